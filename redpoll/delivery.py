@@ -1,0 +1,75 @@
+"""Delivery of one status id to, or its removal from, the timelines of the
+author's followers and of the lists that hold the author.
+
+Work goes in steps of at most ``fanout_batch`` targets. A step reads the next
+batch from a cursor (the unique follow-time score of the last target served)
+so steps resume exactly where the previous one stopped; the scripts it runs
+(``deliver.lua`` / ``undeliver.lua``) are idempotent, so repeating a step
+after a crash reaches nobody twice in effect.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import keys, limits
+from .store import Store
+
+HOME, LISTS = "home", "lists"
+
+
+@dataclass(frozen=True)
+class Cursor:
+    phase: str = HOME
+    after: int = 0  # score of the last target served; 0 = from the start
+
+    def to_job(self) -> dict:
+        return {"ph": self.phase, "cur": self.after}
+
+    @classmethod
+    def from_job(cls, job: dict) -> "Cursor":
+        return cls(job.get("ph", HOME), int(job.get("cur", 0)))
+
+
+async def _followers_batch(store: Store, author: int, after: int, batch: int):
+    rows = await store.client.zrangebyscore(
+        keys.followers(author), f"({after}" if after else "-inf", "+inf",
+        start=0, num=batch, withscores=True)
+    return [keys.home(int(m)) for m, _ in rows], rows
+
+
+async def _lists_batch(store: Store, author: int, after: int, batch: int):
+    rows = await store.client.zrangebyscore(
+        keys.listed_in(author), f"({after}" if after else "-inf", "+inf",
+        start=0, num=batch, withscores=True)
+    if not rows:
+        return [], rows
+    entries = [keys.parse_listed_member(m) for m, _ in rows]
+    pipe = store.pipeline()
+    for owner, lid in entries:
+        pipe.hexists(keys.lists(owner), lid)
+    alive = await pipe.execute()
+    stale = [m for (m, _), ok in zip(rows, alive) if not ok]
+    if stale:  # a list deleted while its reverse index was being cleaned
+        await store.client.zrem(keys.listed_in(author), *stale)
+    targets = [keys.list_timeline(o, l) for (o, l), ok in zip(entries, alive) if ok]
+    return targets, rows
+
+
+async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
+               batch: int, also: tuple[str, ...] = ()) -> Cursor | None:
+    """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
+    continue from, or None when every target has been served."""
+    if cursor.phase == HOME:
+        targets, rows = await _followers_batch(store, author, cursor.after, batch)
+        targets = list(also) + targets
+        if targets:
+            await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+        if len(rows) == batch:
+            return Cursor(HOME, int(rows[-1][1]))
+        cursor = Cursor(LISTS, 0)
+    targets, rows = await _lists_batch(store, author, cursor.after, batch)
+    if targets:
+        await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+    if len(rows) == batch:
+        return Cursor(LISTS, int(rows[-1][1]))
+    return None

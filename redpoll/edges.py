@@ -1,0 +1,109 @@
+"""The two-sided edges: follows (following:{a} / followers:{b}) and list
+memberships (list members of {owner} / listed:{member}).
+
+Each side lives in its own user's hash slot, so no one script can change both
+on a Redis Cluster. Instead the owner's side is authoritative and written
+first (``edge_source.lua``, atomic with its counter); the other side is then
+set to the same state (``edge_target.lua``, atomic with its counter); the
+timeline change (``merge.lua`` / ``unmerge.lua``) re-checks the owner's side
+atomically with the change. If that check shows a concurrent call flipped the
+edge meanwhile, the other side is synced again until both agree. Every step is
+idempotent, so a follow or unfollow that was cut short is repaired by calling
+it again. Counters always equal their set sizes (same script as the set).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redis.exceptions import ResponseError
+
+from . import keys, limits
+from .errors import Forbidden, ListNotFound, UserNotFound
+from .models import now_us
+from .store import Store
+
+#: Rounds of re-syncing the far side when concurrent calls keep flipping an edge.
+MAX_SYNC_ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class Edge:
+    owner: int            # a (follower) or the list owner
+    member: int           # b (followee) or the list member
+    source: str           # following:{a} or list members
+    owner_hash: str       # u:{a} or lists:{owner}
+    owner_field: str      # field proving the owner (list) exists
+    owner_counter: str    # 'following' or ''
+    timeline: str         # home:{a} or the list timeline
+    target_member: str    # str(a) or "owner:lid"
+    target: str           # followers:{b} or listed:{member}
+    target_counter: str   # 'followers' or ''
+    max_size: int         # 0 = unbounded
+    missing: type = UserNotFound
+
+
+def follow_edge(a: int, b: int) -> Edge:
+    return Edge(a, b, keys.following(a), keys.user(a), "id", "following", keys.home(a),
+                str(a), keys.followers(b), "followers", 0)
+
+
+def list_edge(owner: int, lid: int, member: int) -> Edge:
+    return Edge(owner, member, keys.list_members(owner, lid), keys.lists(owner), str(lid), "",
+                keys.list_timeline(owner, lid), keys.listed_member(owner, lid),
+                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound)
+
+
+async def _source(store: Store, e: Edge, present: bool) -> tuple[bool, str]:
+    try:
+        changed, tail = await store.run(
+            "edge_source", [e.source, e.owner_hash, e.timeline],
+            [e.member, int(present), e.owner_field, e.owner_counter, now_us(), e.max_size])
+    except ResponseError as exc:
+        if "FULL" in str(exc):
+            raise Forbidden(f"the list already has {e.max_size} members") from exc
+        raise e.missing(f"{'user' if e.missing is UserNotFound else 'list'} "
+                        f"of {e.owner} does not exist") from exc
+    return bool(changed), (tail.decode() if isinstance(tail, bytes) else tail)
+
+
+async def _target(store: Store, e: Edge, present: bool, count: int, lowest: str) -> list[bytes]:
+    try:
+        reply = await store.run(
+            "edge_target", [e.target, keys.user(e.member), keys.profile(e.member)],
+            [e.target_member, int(present), e.target_counter, now_us(), count, lowest])
+    except ResponseError as exc:
+        raise UserNotFound(f"user {e.member} does not exist") from exc
+    return reply[1:]
+
+
+async def _resync(store: Store, e: Edge) -> None:
+    """Copy the owner's side to the far side until a re-read shows they agree."""
+    for _ in range(MAX_SYNC_ROUNDS):
+        present = await store.client.zscore(e.source, e.member) is not None
+        await _target(store, e, present, 0, "+inf")
+        if (await store.client.zscore(e.source, e.member) is not None) == present:
+            return
+
+
+async def add(store: Store, e: Edge) -> bool:
+    """Create the edge and backfill the owner's timeline; True if it is new."""
+    changed, _ = await _source(store, e, True)
+    try:
+        ids = await _target(store, e, True, limits.BACKFILL, "-inf")
+    except UserNotFound:
+        await _source(store, e, False)  # undo: the member does not exist
+        raise
+    if not await store.run("merge", [e.timeline, e.source], [limits.HOME_CAP, e.member, *ids]):
+        await _resync(store, e)  # removed again meanwhile: that call won
+    return changed
+
+
+async def remove(store: Store, e: Edge) -> bool:
+    """Remove the edge and the member's statuses from the owner's timeline;
+    True if it existed (the caller then queues a refill)."""
+    changed, tail = await _source(store, e, False)
+    lowest = tail if tail else "-inf"
+    ids = await _target(store, e, False, 2 * limits.HOME_CAP, lowest)
+    if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:
+        await _resync(store, e)  # re-added meanwhile: that call won
+    return changed

@@ -1,0 +1,169 @@
+"""The Python API: one object that owns the connection (and, by default, the
+embedded server) and offers every action of the SPEC as a method.
+
+    async with await Redpoll.open() as rp:
+        alice = await rp.sign_up("alice")
+        ...
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from . import deleting, follows, keys, lists, posting, statuses, timelines, users
+from .jobs import JobQueue
+from .models import Status, User
+from .server import EmbeddedServer
+from .settings import Settings
+from .store import Store
+from .worker import Worker
+
+
+class Redpoll:
+    def __init__(self, store: Store, settings: Settings, server: EmbeddedServer | None = None):
+        self.store = store
+        self.settings = settings
+        self.server = server
+        self.queue = JobQueue(store)
+
+    @classmethod
+    async def open(cls, settings: Settings | None = None) -> "Redpoll":
+        """Connect to ``settings.redis_url``, or start the embedded server."""
+        settings = settings or Settings.from_env()
+        server = None
+        url = settings.redis_url
+        if url is None:
+            server = EmbeddedServer(settings.data_dir, fsync=settings.fsync)
+            await asyncio.to_thread(server.start)
+            url = server.url
+        store = Store.connect(url, settings.cluster)
+        self = cls(store, settings, server)
+        await self.queue.ensure_groups()
+        return self
+
+    async def close(self) -> None:
+        await self.store.close()
+        if self.server is not None:
+            await asyncio.to_thread(self.server.stop)
+
+    async def __aenter__(self) -> "Redpoll":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # --- users -------------------------------------------------------------
+    async def sign_up(self, login: str, **fields: Any) -> User:
+        return await users.sign_up(self.store, login, **fields)
+
+    async def get_user(self, uid) -> User:
+        return await users.get_user(self.store, uid)
+
+    async def get_users(self, uids) -> list[User]:
+        return await users.get_users(self.store, uids)
+
+    async def lookup(self, login: str) -> User:
+        return await users.lookup(self.store, login)
+
+    async def update_profile(self, uid, **fields: Any) -> User:
+        return await users.update_profile(self.store, uid, **fields)
+
+    async def check_password(self, login: str, password: str) -> User | None:
+        return await users.check_password(self.store, login, password)
+
+    # --- statuses ------------------------------------------------------------
+    async def post(self, author_id, text, extra=None) -> Status:
+        return await posting.post(self.store, self.queue, self.settings, author_id, text, extra)
+
+    async def get_status(self, sid) -> Status:
+        return await statuses.get_status(self.store, sid)
+
+    async def get_statuses(self, ids) -> list[Status]:
+        return await statuses.get_statuses(self.store, ids)
+
+    async def delete_status(self, sid, by_user) -> None:
+        await deleting.delete_status(self.store, self.queue, sid, by_user)
+
+    # --- timelines -------------------------------------------------------------
+    async def home_timeline(self, uid, **cursors: Any) -> list[Status]:
+        return await timelines.home(self.store, uid, **cursors)
+
+    async def profile_timeline(self, uid, **cursors: Any) -> list[Status]:
+        return await timelines.profile(self.store, uid, **cursors)
+
+    async def list_timeline(self, owner, lid, **cursors: Any) -> list[Status]:
+        return await timelines.list_timeline(self.store, owner, lid, **cursors)
+
+    # --- following ---------------------------------------------------------------
+    async def follow(self, uid, target) -> bool:
+        return await follows.follow(self.store, uid, target)
+
+    async def unfollow(self, uid, target) -> bool:
+        return await follows.unfollow(self.store, self.queue, uid, target)
+
+    async def is_following(self, uid, target) -> bool:
+        return await follows.is_following(self.store, uid, target)
+
+    async def followers(self, uid, **page: Any):
+        return await follows.followers(self.store, uid, **page)
+
+    async def following(self, uid, **page: Any):
+        return await follows.following(self.store, uid, **page)
+
+    # --- lists ---------------------------------------------------------------------
+    async def create_list(self, owner, title) -> lists.UserList:
+        return await lists.create_list(self.store, owner, title)
+
+    async def get_lists(self, owner) -> list[lists.UserList]:
+        return await lists.get_lists(self.store, owner)
+
+    async def get_list(self, owner, lid) -> lists.UserList:
+        return await lists.get_list(self.store, owner, lid)
+
+    async def rename_list(self, owner, lid, title) -> lists.UserList:
+        return await lists.rename_list(self.store, owner, lid, title)
+
+    async def delete_list(self, owner, lid) -> None:
+        await lists.delete_list(self.store, owner, lid)
+
+    async def add_to_list(self, owner, lid, member) -> bool:
+        return await lists.add_member(self.store, owner, lid, member)
+
+    async def remove_from_list(self, owner, lid, member) -> bool:
+        return await lists.remove_member(self.store, self.queue, owner, lid, member)
+
+    async def list_members(self, owner, lid) -> list[User]:
+        return await lists.members(self.store, owner, lid)
+
+    # --- background work ---------------------------------------------------------------
+    def worker(self, name: str | None = None) -> Worker:
+        return Worker(self.store, self.settings, name)
+
+    async def drain(self, timeout: float = 60.0) -> None:
+        """Run jobs in this process until the queue is empty (demo and tests)."""
+        stop = asyncio.Event()
+        task = asyncio.create_task(self.worker("drain").run(stop))
+        try:
+            deadline = asyncio.get_running_loop().time() + timeout
+            while await self.queue.depth() > 0:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TimeoutError("jobs still queued after drain timeout")
+                await asyncio.sleep(0.02)
+        finally:
+            stop.set()
+            await task
+
+    async def stats(self) -> dict:
+        raw = await self.store.client.hgetall(keys.STATS)
+        counts = {k.decode(): int(v) for k, v in raw.items()}
+        memory = 0
+        info = await self.store.client.info("memory")
+        if self.store.cluster:  # one dict per node
+            memory = sum(node.get("used_memory", 0) for node in info.values()) \
+                if isinstance(next(iter(info.values()), None), dict) else info.get("used_memory", 0)
+        else:
+            memory = info["used_memory"]
+        return {"users": counts.get("users", 0),
+                "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
+                "queue_depth": await self.queue.depth(),
+                "used_memory_bytes": memory}

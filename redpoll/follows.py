@@ -1,0 +1,61 @@
+"""Following and unfollowing (SPEC 4, 6)."""
+from __future__ import annotations
+
+from . import edges, keys, validate
+from .errors import ValidationError
+from .jobs import JobQueue
+from .models import User
+from .store import Store
+from .users import get_users
+
+
+def _pair(a, b) -> tuple[int, int]:
+    a = validate.an_id(a, "user_id")
+    b = validate.an_id(b, "target_id")
+    if a == b:
+        raise ValidationError("target_id", "a user cannot follow or unfollow themselves")
+    return a, b
+
+
+async def follow(store: Store, a, b) -> bool:
+    """``a`` follows ``b``; b's newest statuses are merged into a's home at once.
+    Following again is a no-op that returns False."""
+    a, b = _pair(a, b)
+    return await edges.add(store, edges.follow_edge(a, b))
+
+
+async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
+    """``a`` stops following ``b``; b's statuses leave a's home now and a job
+    refills the home from the people a still follows. Unfollowing a stranger
+    is a no-op that returns False."""
+    a, b = _pair(a, b)
+    changed = await edges.remove(store, edges.follow_edge(a, b))
+    if changed:
+        await queue.enqueue({"t": "refill", "uid": a})
+    return changed
+
+
+async def is_following(store: Store, a, b) -> bool:
+    a, b = validate.an_id(a, "user_id"), validate.an_id(b, "target_id")
+    return await store.client.zscore(keys.following(a), b) is not None
+
+
+async def _page(store: Store, key: str, max_score, limit) -> list[tuple[int, int]]:
+    limit = validate.page_limit(limit)
+    top = f"({int(max_score)}" if max_score else "+inf"
+    rows = await store.client.zrevrangebyscore(key, top, "-inf", start=0, num=limit,
+                                               withscores=True)
+    return [(int(m), int(s)) for m, s in rows]
+
+
+async def followers(store: Store, uid, *, max_score=None, limit=None) -> tuple[list[User], int | None]:
+    """Followers, newest follow first, and the cursor for the next page."""
+    uid = validate.an_id(uid, "user_id")
+    rows = await _page(store, keys.followers(uid), max_score, limit)
+    return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)
+
+
+async def following(store: Store, uid, *, max_score=None, limit=None) -> tuple[list[User], int | None]:
+    uid = validate.an_id(uid, "user_id")
+    rows = await _page(store, keys.following(uid), max_score, limit)
+    return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)

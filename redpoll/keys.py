@@ -1,0 +1,107 @@
+"""Every Redis key and channel name redpoll uses, built here and nowhere else.
+
+Cluster layout: everything that belongs to one user carries the hash tag
+``{<uid>}``, so a script touching one user's record, follow sets, timelines
+and lists stays in one slot. Statuses are tagged by their own id. Scripts that
+touch many users (delivery) are called once per slot group, see ``store.py``.
+"""
+from __future__ import annotations
+
+from . import limits
+
+# global counters / indexes (each a key of its own; one slot each)
+USER_SEQ = "seq:user"
+STATUS_SEQ = "seq:status"
+LIST_SEQ = "seq:list"
+STATS = "stats"  # hash: users, statuses (created), deleted
+
+
+def login(login_lower: str) -> str:
+    """Case-folded login -> user id; SET NX on it is the uniqueness lock."""
+    return f"login:{{{login_lower}}}"
+
+
+# --- one user: all tagged {uid} ----------------------------------------------
+def user(uid: int) -> str:
+    """Hash: the public user record (no secrets, ever)."""
+    return f"u:{{{uid}}}"
+
+
+def secrets(uid: int) -> str:
+    """Hash: password hash, e-mail and other secrets, apart from the record."""
+    return f"sec:{{{uid}}}"
+
+
+def following(uid: int) -> str:
+    """ZSET followee id -> time the follow started (unique microseconds)."""
+    return f"fing:{{{uid}}}"
+
+
+def followers(uid: int) -> str:
+    """ZSET follower id -> time the follow started (unique microseconds)."""
+    return f"fers:{{{uid}}}"
+
+
+def home(uid: int) -> str:
+    """LIST of status ids, newest first, at most HOME_CAP."""
+    return f"home:{{{uid}}}"
+
+
+def profile(uid: int) -> str:
+    """ZSET status id -> status id: every status of the user."""
+    return f"prof:{{{uid}}}"
+
+
+def lists(uid: int) -> str:
+    """Hash list id -> title, the lists the user owns."""
+    return f"lists:{{{uid}}}"
+
+
+def list_members(owner: int, lid: int) -> str:
+    """ZSET member uid -> time added."""
+    return f"lm:{{{owner}}}:{lid}"
+
+
+def list_timeline(owner: int, lid: int) -> str:
+    """LIST of status ids like a home timeline, fed by the members' posts."""
+    return f"ltl:{{{owner}}}:{lid}"
+
+
+def listed_in(uid: int) -> str:
+    """ZSET ``"<owner>:<lid>"`` -> time added: the lists that hold the user."""
+    return f"listed:{{{uid}}}"
+
+
+def listed_member(owner: int, lid: int) -> str:
+    return f"{owner}:{lid}"
+
+
+def parse_listed_member(member: bytes | str) -> tuple[int, int]:
+    text = member.decode() if isinstance(member, bytes) else member
+    owner, lid = text.split(":", 1)
+    return int(owner), int(lid)
+
+
+# --- statuses -------------------------------------------------------------------
+def status(sid: int) -> str:
+    """Hash: one status (text, author id and login copied in, extras)."""
+    return f"st:{{{sid}}}"
+
+
+# --- jobs -------------------------------------------------------------------------
+JOB_GROUP = "workers"
+
+
+def job_stream(shard: int) -> str:
+    return f"jobs:{{{shard}}}"
+
+
+def all_job_streams() -> list[str]:
+    return [job_stream(i) for i in range(limits.JOB_SHARDS)]
+
+
+DEAD_JOBS = "jobs:dead"
+
+
+# --- pub/sub ----------------------------------------------------------------------
+STATUS_CHANNEL = "events:statuses"

@@ -1,0 +1,30 @@
+-- merge: add a batch of status ids (follow backfill, refill) to a timeline,
+-- keeping it newest-first, duplicate-free and at most `cap` long; only while
+-- a guard set still holds a member (the follow or list membership that the
+-- ids come from), so a concurrent unfollow wins. Idempotent.
+-- KEYS[1]: timeline list
+-- KEYS[2]: guard zset (following:{uid} or list members)
+-- ARGV[1]: cap
+-- ARGV[2]: guard member, or '' for no guard
+-- ARGV[3..]: status ids, newest first
+-- returns: 1 if the guard held (ids merged), 0 if it did not
+local key = KEYS[1]
+local cap = tonumber(ARGV[1])
+if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
+if #ARGV < 3 then return 1 end
+local old = redis.call('LRANGE', key, 0, -1)
+local merged, seen = {}, {}
+local i, j = 1, 3
+while #merged < cap and (i <= #old or j <= #ARGV) do
+  local pick
+  if j > #ARGV then pick = old[i]; i = i + 1
+  elseif i > #old then pick = ARGV[j]; j = j + 1
+  elseif tonumber(old[i]) >= tonumber(ARGV[j]) then pick = old[i]; i = i + 1
+  else pick = ARGV[j]; j = j + 1 end
+  if not seen[pick] then seen[pick] = true; merged[#merged + 1] = pick end
+end
+redis.call('DEL', key)
+for k = 1, #merged, 500 do
+  redis.call('RPUSH', key, unpack(merged, k, math.min(k + 499, #merged)))
+end
+return 1

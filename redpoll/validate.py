@@ -1,0 +1,115 @@
+"""Input checks. Each raises ValidationError naming the field; none touches Redis."""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Mapping
+
+from . import limits
+from .errors import ValidationError
+
+_LOGIN = re.compile(r"[A-Za-z0-9_]+")
+_EXTRA_NAME = re.compile(r"[a-z][a-z0-9_]*")
+#: Status fields redpoll owns; extras cannot shadow them.
+RESERVED_FIELDS = frozenset({"id", "text", "at", "uid", "login", "deleted", "user", "user_id", "created_at"})
+
+
+def text(value: Any, field: str, max_chars: int, *, allow_empty: bool = False) -> str:
+    """A str or UTF-8 bytes, well-formed, at most ``max_chars`` characters."""
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError(field, "is not valid UTF-8") from None
+    if not isinstance(value, str):
+        raise ValidationError(field, "must be a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates smuggled into a str
+        raise ValidationError(field, "is not valid UTF-8") from None
+    if "\x00" in value:
+        raise ValidationError(field, "must not contain NUL characters")
+    if not allow_empty and not value.strip():
+        raise ValidationError(field, "must not be empty")
+    if len(value) > max_chars:
+        raise ValidationError(field, f"is longer than {max_chars} characters")
+    return value
+
+
+def status_text(value: Any) -> str:
+    return text(value, "text", limits.STATUS_MAX_CHARS)
+
+
+def login(value: Any) -> str:
+    value = text(value, "login", limits.LOGIN_MAX_CHARS)
+    if not _LOGIN.fullmatch(value):
+        raise ValidationError("login", "may contain only letters, digits and underscores")
+    return value
+
+
+def an_id(value: Any, field: str = "id") -> int:
+    """A positive integer id, given as int or decimal string, below 2**53."""
+    if isinstance(value, bool):
+        raise ValidationError(field, "must be a numeric id")
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("ascii", "replace")
+    if isinstance(value, str):
+        if not value.isascii() or not value.isdigit() or len(value) > 16:
+            raise ValidationError(field, "must be a numeric id")
+        value = int(value)
+    if not isinstance(value, int):
+        raise ValidationError(field, "must be a numeric id")
+    if not 0 < value <= limits.MAX_ID:
+        raise ValidationError(field, f"must be between 1 and {limits.MAX_ID}")
+    return value
+
+
+def optional_id(value: Any, field: str) -> int | None:
+    return None if value is None or value == "" else an_id(value, field)
+
+
+def page_limit(value: Any) -> int:
+    if value is None or value == "":
+        return limits.PAGE_DEFAULT
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValidationError("limit", "must be an integer") from None
+    if number < 1:
+        raise ValidationError("limit", "must be at least 1")
+    return min(number, limits.PAGE_MAX)
+
+
+def location(value: str) -> str:
+    """``"lat,lon"`` in degrees, as the SPEC stores a status's location."""
+    parts = value.split(",")
+    try:
+        lat, lon = (float(p) for p in parts)
+    except ValueError:
+        raise ValidationError("location", 'must be "lat,lon" in degrees') from None
+    if not (math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90 and -180 <= lon <= 180):
+        raise ValidationError("location", "is outside -90..90 latitude / -180..180 longitude")
+    return f"{lat:g},{lon:g}"
+
+
+def extra_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:
+    if not extra:
+        return {}
+    if not isinstance(extra, Mapping):
+        raise ValidationError("extra", "must be a mapping of names to strings")
+    if len(extra) > limits.EXTRA_MAX_FIELDS:
+        raise ValidationError("extra", f"has more than {limits.EXTRA_MAX_FIELDS} fields")
+    clean: dict[str, str] = {}
+    for name, value in extra.items():
+        if not isinstance(name, str) or len(name) > limits.EXTRA_NAME_MAX or not _EXTRA_NAME.fullmatch(name):
+            raise ValidationError("extra", f"field name {name!r} must match [a-z][a-z0-9_]* "
+                                           f"and be at most {limits.EXTRA_NAME_MAX} characters")
+        if name in RESERVED_FIELDS:
+            raise ValidationError("extra", f"field name {name!r} is reserved")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = str(value)
+        value = text(value, f"extra.{name}", limits.EXTRA_VALUE_MAX_BYTES)
+        if len(value.encode("utf-8")) > limits.EXTRA_VALUE_MAX_BYTES:
+            raise ValidationError(f"extra.{name}", f"is longer than {limits.EXTRA_VALUE_MAX_BYTES} bytes")
+        clean[name] = location(value) if name == "location" else value
+    return clean
