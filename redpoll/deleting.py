@@ -32,10 +32,8 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     uncounted = await store.run(
         "delete_own", [keys.profile(author), keys.home(author), keys.user(author)], [sid])
     await queue.enqueue({"t": "cleanup", "sid": sid, "aid": author, "ph": "home", "cur": 0})
-    pipe = store.pipeline()
     if uncounted:
-        pipe.hincrby(keys.STATS, "deleted", 1)
+        await store.client.hincrby(keys.STATS, "deleted", 1)
     if first and raw:
-        pipe.publish(keys.STATUS_CHANNEL, events.delete_event(Status.from_hash(raw)))
-    pipe.delete(keys.status(sid))
-    await pipe.execute()
+        await events.publish(store, events.delete_event(Status.from_hash(raw)))
+    await store.client.delete(keys.status(sid))

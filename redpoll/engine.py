@@ -28,10 +28,13 @@ class Redpoll:
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> "Redpoll":
-        """Connect to ``settings.redis_url``, or start the embedded server."""
+        """Connect to ``settings.redis_url``; else attach to the embedded server
+        already running on ``settings.data_dir``, or start it (and own it)."""
         settings = settings or Settings.from_env()
         server = None
         url = settings.redis_url
+        if url is None:
+            url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
         if url is None:
             server = EmbeddedServer(settings.data_dir, fsync=settings.fsync)
             await asyncio.to_thread(server.start)

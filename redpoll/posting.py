@@ -42,8 +42,6 @@ async def post(store: Store, queue: JobQueue, settings: Settings, author_id, tex
                                  settings.fanout_batch, also=(keys.home(author_id),))
     if cursor is not None:
         await queue.enqueue({"t": "fanout", "sid": sid, "aid": author_id, **cursor.to_job()})
-    pipe = store.pipeline()
-    pipe.hincrby(keys.STATS, "statuses", 1)
-    pipe.publish(keys.STATUS_CHANNEL, events.update_event(status))
-    await pipe.execute()
+    await store.client.hincrby(keys.STATS, "statuses", 1)
+    await events.publish(store, events.update_event(status))
     return status

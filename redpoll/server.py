@@ -21,6 +21,9 @@ import redis
 from .errors import ConfigError
 
 START_TIMEOUT_S = 15.0
+#: Where a running embedded server leaves its port, so that other redpoll
+#: processes on the same data directory (a worker, `redpoll stats`) attach to it.
+PORT_FILE = "server.port"
 
 
 def binary(name: str = "valkey-server") -> str:
@@ -90,7 +93,20 @@ class EmbeddedServer:
             [binary(), str(conf_path)], stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
         self._wait_ready()
+        (self.data_dir / PORT_FILE).write_text(str(self.port))
         return self
+
+    @classmethod
+    def running_in(cls, data_dir: str | os.PathLike) -> str | None:
+        """URL of a server another redpoll process runs on ``data_dir``, if any."""
+        port_file = Path(data_dir) / PORT_FILE
+        try:
+            port = int(port_file.read_text())
+            if redis.Redis(port=port, socket_timeout=1).ping():
+                return f"redis://127.0.0.1:{port}/0"
+        except (OSError, ValueError, redis.RedisError):
+            pass
+        return None
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -119,6 +135,7 @@ class EmbeddedServer:
         """Graceful: SHUTDOWN flushes and fsyncs the AOF before exiting."""
         if self.process is None or self.process.poll() is not None:
             return
+        (self.data_dir / PORT_FILE).unlink(missing_ok=True)
         try:
             redis.Redis(port=self.port, socket_timeout=5).shutdown(nosave=False)
         except (redis.ConnectionError, redis.ResponseError):
@@ -150,6 +167,9 @@ class EmbeddedCluster:
         self.nodes = [
             EmbeddedServer(self.data_dir / f"node{i}", fsync=fsync,
                            extra={"cluster-enabled": "yes",
+                                  # explicit bus port: the default (port + 10000)
+                                  # overflows for high ephemeral ports
+                                  "cluster-port": str(free_port()),
                                   "cluster-config-file": "nodes.conf",
                                   "cluster-node-timeout": "5000"})
             for i in range(masters)

@@ -1,0 +1,95 @@
+"""The ``redpoll`` command line."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import sys
+
+import click
+
+from . import __version__
+from .engine import Redpoll
+from .errors import ConfigError, RedpollError
+from .settings import Settings
+
+
+def load_settings(**overrides) -> Settings:
+    try:
+        settings = Settings.from_env()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    return settings.with_(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def run(coro):
+    try:
+        return asyncio.run(coro)
+    except (RedpollError, ConfigError) as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+async def wait_for_signal() -> None:
+    """Block until SIGINT or SIGTERM."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+@click.group()
+@click.version_option(__version__)
+def main() -> None:
+    """Redpoll: a Twitter-style social network back end on Redis.
+
+    Configuration comes from the environment (see README): REDIS_URL,
+    REDPOLL_CLUSTER, REDPOLL_DATA_DIR, REDPOLL_FSYNC and friends. Without
+    REDIS_URL an embedded Valkey server keeps its data in REDPOLL_DATA_DIR.
+    """
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+
+@main.command()
+@click.option("--concurrency", type=click.IntRange(1, 256), default=None,
+              help="Jobs run at once per queue shard (default: REDPOLL_WORKER_CONCURRENCY or 4).")
+def worker(concurrency: int | None) -> None:
+    """Run the background jobs (fan-out, cleanup, refill) until SIGINT/SIGTERM."""
+    async def go():
+        async with await Redpoll.open(load_settings(worker_concurrency=concurrency)) as rp:
+            stop = asyncio.Event()
+            task = asyncio.create_task(rp.worker().run(stop))
+            click.echo("worker running; Ctrl-C stops it after the jobs in hand", err=True)
+            await wait_for_signal()
+            stop.set()
+            await task
+    run(go())
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def stats(as_json: bool) -> None:
+    """Users, statuses, queue depth and memory."""
+    async def go():
+        async with await Redpoll.open(load_settings()) as rp:
+            return await rp.stats()
+    figures = run(go())
+    if as_json:
+        click.echo(json.dumps(figures))
+    else:
+        for name, value in figures.items():
+            click.echo(f"{name:>18}: {value:,}")
+
+
+@main.command()
+def demo() -> None:
+    """Seed a small network on the embedded server, run the workers, print a home timeline."""
+    from .demo import run_demo
+    run(run_demo(load_settings()))
+
+
+from .seed import seed  # noqa: E402
+
+main.add_command(seed)
