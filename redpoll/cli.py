@@ -91,5 +91,7 @@ def demo() -> None:
 
 
 from .seed import seed  # noqa: E402
+from .bench import bench  # noqa: E402
 
 main.add_command(seed)
+main.add_command(bench)

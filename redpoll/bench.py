@@ -1,0 +1,635 @@
+"""`redpoll bench`: redpoll against a naive client that follows the SPEC's
+design literally, side by side on one server in one run.
+
+Four figures, each a ratio of two rates measured in the same process against
+the same server, so the noise of a shared machine mostly cancels out:
+
+fan-out
+    One post delivered to every follower of an author (``--followers``).
+    *redpoll*: the real delivery path, ``delivery.step`` with ``deliver.lua``
+    called in a loop with its cursor, first step with the author's own home,
+    exactly the work of ``post`` plus its chained fan-out jobs (without the
+    job queue's latency and without creating the status hash).
+    *naive*: for each page of 1,000 followers (ZRANGE by rank), one pipeline
+    with ZADD status -> time and ZREMRANGEBYRANK 0 -1001 per follower's ZSET.
+    *limit*: a Lua loop that only LPUSHes the id into the same LIST keys
+    (key names computed beforehand, 1,000 keys a call, no reads, no checks,
+    no trim): what inserting the ids costs at the least.
+    Every contender starts from empty timelines and delivers the same ids.
+read
+    Pages of 20 from home timelines at their cap, over many users and pages.
+    *redpoll*: ``rp.home_timeline(uid, limit=20, max_id=...)``.
+    *naive*: ZREVRANGE of the ZSET, then one HGETALL per status, each awaited
+    in turn. A pipelined naive variant is printed for information.
+follow
+    ``a`` follows ``b`` who has 1,000 statuses; a's home already holds 500.
+    *redpoll*: ``rp.follow``. *naive*: ZADD following, ZADD followers, two
+    HINCRBY, ZREVRANGE posts 0 999 WITHSCORES, ZADD into the home ZSET,
+    ZREMRANGEBYRANK, each awaited in turn.
+memory
+    MEMORY USAGE (SAMPLES 0) per entry of full (1,000 entries) home timelines:
+    redpoll's LIST against naive's ZSET, same ids in both.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+
+import click
+
+from . import delivery, keys, limits
+from .engine import Redpoll
+from .models import Status
+from .server import EmbeddedServer
+from .settings import Settings
+
+#: target name -> (op, bound): the ratio must be >= (or <=) the bound.
+TARGETS = {
+    "fanout_ratio": (">=", 4.0),
+    "fanout_vs_limit": (">=", 0.7),
+    "read_ratio": (">=", 2.0),
+    "follow_ratio": (">=", 3.0),
+    "memory_ratio": ("<=", 0.35),
+}
+
+#: Bench ids: users and statuses far from the ids a fresh server hands out,
+#: and "a few million" like a live site's.
+UID_BASE = 7_000_000
+SID_BASE = 3_000_000
+
+PROBE_LUA = """
+local sid = ARGV[1]
+for _, key in ipairs(KEYS) do redis.call('LPUSH', key, sid) end
+return #KEYS
+"""
+
+WORDS = ("the quick brown fox jumps over lazy dog redis valkey timeline status follow "
+         "post home list cap fan out batch page cursor stream filter sample track "
+         "coffee morning rain train city night music photo today news").split()
+
+
+@dataclass
+class Sizes:
+    followers: int = 100_000
+    posts: int = 4            # fan-out posts per contender per round
+    rounds: int = 2
+    authors: int = 40         # followees, each with HOME_CAP statuses
+    readers: int = 500        # users with full timelines (reads, memory)
+    read_seconds: float = 2.0  # per contender per round
+    follows: int = 300        # per contender per round
+    memory_sample: int = 200
+    prefill: int = 500        # entries in a home before a follow
+
+    @classmethod
+    def quick(cls) -> "Sizes":
+        return cls(followers=2_000, posts=2, rounds=1, authors=4, readers=40,
+                   read_seconds=0.3, follows=20, memory_sample=20, prefill=200)
+
+
+def nv_home(uid) -> str:
+    return f"nv:home:{{{uid}}}"
+
+
+def nv_user(uid) -> str:
+    return f"nv:u:{{{uid}}}"
+
+
+def nv_following(uid) -> str:
+    return f"nv:fing:{{{uid}}}"
+
+
+def nv_followers(uid) -> str:
+    return f"nv:fers:{{{uid}}}"
+
+
+def nv_posts(uid) -> str:
+    return f"nv:posts:{{{uid}}}"
+
+
+def chunks(seq, n):
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]
+
+
+class Bench:
+    def __init__(self, rp: Redpoll, sizes: Sizes, seed: int, say):
+        self.rp = rp
+        self.store = rp.store
+        self.r = rp.store.client
+        self.sizes = sizes
+        self.rng = random.Random(seed)
+        self.say = say
+        self.created: list[str] = []  # every key we wrote, for the clean-up
+        self.next_uid = UID_BASE
+        self.next_sid = SID_BASE
+        self.clock_ms = 1_700_000_000_000
+        self.probe = self.r.register_script(PROBE_LUA)
+        self.status_time: dict[int, int] = {}
+
+    # --- data ------------------------------------------------------------------
+    def uids(self, n: int) -> list[int]:
+        first = self.next_uid
+        self.next_uid += n
+        return list(range(first, first + n))
+
+    def new_sids(self, n: int) -> list[int]:
+        """Increasing ids with small random gaps (other users' posts)."""
+        out = []
+        for _ in range(n):
+            self.next_sid += self.rng.randint(1, 4)
+            self.clock_ms += self.rng.randint(1, 50)
+            out.append(self.next_sid)
+            self.status_time[self.next_sid] = self.clock_ms
+        return out
+
+    def text(self) -> str:
+        return " ".join(self.rng.choices(WORDS, k=self.rng.randint(8, 22)))
+
+    async def flush_pipe(self, ops, per_pipe: int = 2000) -> None:
+        """Run ``(method, args)`` pairs in pipelines (setup only, not timed)."""
+        for part in chunks(ops, per_pipe):
+            pipe = self.store.pipeline()
+            for method, args in part:
+                getattr(pipe, method)(*args)
+            await pipe.execute()
+
+    async def make_users(self, uids: list[int], naive: bool = True) -> None:
+        ops = []
+        for uid in uids:
+            login = f"bench{uid}"
+            ops.append(("hset", (keys.user(uid), None, None,
+                                {"id": uid, "login": login, "name": login, "bio": "",
+                                 "at": self.clock_ms, "followers": 0, "following": 0,
+                                 "posts": 0})))
+            self.created.append(keys.user(uid))
+            if naive:
+                ops.append(("hset", (nv_user(uid), None, None,
+                                     {"id": uid, "login": login, "followers": 0,
+                                      "following": 0, "posts": 0})))
+                self.created.append(nv_user(uid))
+        await self.flush_pipe(ops)
+
+    async def make_statuses(self, sids: list[int], authors: list[int]) -> None:
+        ops = []
+        for sid, uid in zip(sids, authors):
+            st = Status(id=sid, text=self.text(), created_at=self.status_time[sid],
+                        user_id=uid, login=f"bench{uid}")
+            ops.append(("hset", (keys.status(sid), None, None, st.to_hash())))
+            self.created.append(keys.status(sid))
+        await self.flush_pipe(ops)
+
+    async def set_timeline(self, uid: int, ids_desc: list[int]) -> None:
+        """The same entries in redpoll's LIST and naive's ZSET (setup only)."""
+        pipe = self.store.pipeline()
+        for key in (keys.home(uid), nv_home(uid)):
+            pipe.delete(key)
+            self.created.append(key)
+        for part in chunks(ids_desc, 500):
+            pipe.rpush(keys.home(uid), *part)
+            pipe.zadd(nv_home(uid), {sid: self.status_time[sid] for sid in part})
+        await pipe.execute()
+
+    async def build_authors(self) -> None:
+        """Followees with HOME_CAP statuses each: the pool every timeline uses."""
+        s = self.sizes
+        self.authors = self.uids(s.authors)
+        await self.make_users(self.authors)
+        n = s.authors * limits.HOME_CAP
+        self.pool = self.new_sids(n)
+        owners = [self.authors[i % s.authors] for i in range(n)]
+        self.rng.shuffle(owners)
+        await self.make_statuses(self.pool, owners)
+        per_author: dict[int, list[int]] = {a: [] for a in self.authors}
+        for sid, a in zip(self.pool, owners):
+            per_author[a].append(sid)
+        pipe = self.store.pipeline()
+        for a, sids in per_author.items():
+            # redpoll's profile (score = id, as record_post writes it) and
+            # naive's posts ZSET (score = posted time)
+            pipe.zadd(keys.profile(a), {sid: sid for sid in sids})
+            pipe.zadd(nv_posts(a), {sid: self.status_time[sid] for sid in sids})
+            pipe.hset(keys.user(a), "posts", len(sids))
+            pipe.hset(nv_user(a), "posts", len(sids))
+            self.created += [keys.profile(a), nv_posts(a)]
+        await pipe.execute()
+
+    # --- fan-out -----------------------------------------------------------------
+    async def fanout(self) -> dict:
+        s = self.sizes
+        author = self.uids(1)[0]
+        followers = self.uids(s.followers)
+        await self.make_users([author])
+        # the follow scores: unique, increasing microseconds, as edge_target writes
+        start_us = self.clock_ms * 1000
+        pipe_ops = []
+        for part in chunks(followers, 1000):
+            pipe_ops.append(("zadd", (keys.followers(author),
+                                      {f: start_us + (f - followers[0]) * 7 for f in part})))
+        await self.flush_pipe(pipe_ops, 50)
+        await self.r.hset(keys.user(author), "followers", s.followers)
+        self.created.append(keys.followers(author))
+        sids = self.new_sids(s.posts)
+        await self.make_statuses(sids, [author] * len(sids))
+
+        rp_homes = [keys.home(author)] + [keys.home(f) for f in followers]
+        nv_homes = [nv_home(author)] + [nv_home(f) for f in followers]
+        self.created += rp_homes + nv_homes
+        probe_batches = [rp_homes[:1 + 1000]] + list(chunks(rp_homes[1 + 1000:], 1000))
+        batch = self.rp.settings.fanout_batch
+        targets = s.followers + 1
+
+        async def reset(homes):
+            for part in chunks(homes, 10_000):
+                pipe = self.store.pipeline()
+                for sub in chunks(part, 1000):
+                    pipe.delete(*sub)
+                await pipe.execute()
+
+        async def redpoll_one(sid):
+            cursor, also = delivery.Cursor(), (keys.home(author),)
+            while cursor is not None:
+                cursor = await delivery.step(self.store, "deliver", sid, author, cursor,
+                                             batch, also=also)
+                also = ()
+
+        async def naive_one(sid):
+            at = self.status_time[sid]
+            fers = keys.followers(author)
+            await self.r.zadd(nv_home(author), {sid: at})
+            await self.r.zremrangebyrank(nv_home(author), 0, -(limits.HOME_CAP + 1))
+            start = 0
+            while True:
+                page = await self.r.zrange(fers, start, start + 999)
+                if not page:
+                    break
+                pipe = self.r.pipeline(transaction=False)
+                for m in page:
+                    home = nv_home(int(m))
+                    pipe.zadd(home, {sid: at})
+                    pipe.zremrangebyrank(home, 0, -(limits.HOME_CAP + 1))
+                await pipe.execute()
+                start += 1000
+
+        async def limit_one(sid):
+            for part in probe_batches:
+                await self.probe(keys=part, args=[sid])
+
+        contenders = {"redpoll": (redpoll_one, rp_homes), "naive": (naive_one, nv_homes),
+                      "limit": (limit_one, rp_homes)}
+        rates: dict[str, list[float]] = {name: [] for name in contenders}
+        totals = {name: [0, 0.0] for name in contenders}
+        order = list(contenders)
+        for rnd in range(s.rounds):
+            for name in order:
+                run_one, homes = contenders[name]
+                await reset(homes)
+                for sid in sids:
+                    t0 = time.perf_counter()
+                    await run_one(sid)
+                    dt = time.perf_counter() - t0
+                    rates[name].append(targets / dt)
+                    totals[name][0] += targets
+                    totals[name][1] += dt
+                self.say(f"  fan-out round {rnd + 1}: {name:8s} "
+                         f"{statistics.median(rates[name][-len(sids):]):>12,.0f} deliveries/s")
+            order = order[1:] + order[:1]
+        # check the work was really done: every timeline holds every post
+        lens = await self._lens([rp_homes[0], rp_homes[-1]], "llen")
+        assert all(n == len(sids) for n in lens), lens
+        await reset(rp_homes)
+        await reset(nv_homes)
+        out = {name: statistics.median(v) for name, v in rates.items()}
+        return {"followers": s.followers, "posts_per_round": s.posts, "rounds": s.rounds,
+                "batch": batch,
+                "redpoll_per_s": out["redpoll"], "naive_per_s": out["naive"],
+                "limit_per_s": out["limit"],
+                "total_per_s": {k: v[0] / v[1] for k, v in totals.items()}}
+
+    async def _lens(self, keys_, cmd):
+        pipe = self.store.pipeline()
+        for k in keys_:
+            getattr(pipe, cmd)(k)
+        return await pipe.execute()
+
+    # --- reads ---------------------------------------------------------------------
+    async def build_readers(self) -> None:
+        """Readers whose homes are at the cap, same ids in both layouts; then 20
+        more posts delivered through each path, so both timelines have been
+        pushed and trimmed the way they are in use."""
+        s = self.sizes
+        self.readers = self.uids(s.readers)
+        await self.make_users(self.readers, naive=False)
+        for uid in self.readers:
+            ids = sorted(self.rng.sample(self.pool, limits.HOME_CAP), reverse=True)
+            await self.set_timeline(uid, ids)
+        churn = self.new_sids(20)
+        await self.make_statuses(churn, self.rng.choices(self.authors, k=len(churn)))
+        for sid in churn:
+            await self.store.run("deliver", [keys.home(u) for u in self.readers],
+                                 [sid, limits.HOME_CAP])
+            pipe = self.store.pipeline()
+            for u in self.readers:
+                pipe.zadd(nv_home(u), {sid: self.status_time[sid]})
+                pipe.zremrangebyrank(nv_home(u), 0, -(limits.HOME_CAP + 1))
+            await pipe.execute()
+        pipe = self.store.pipeline()
+        for u in self.readers:
+            pipe.lrange(keys.home(u), 0, -1)
+        self.reader_ids = {u: [int(x) for x in ids]
+                           for u, ids in zip(self.readers, await pipe.execute())}
+
+    async def reads(self) -> dict:
+        s = self.sizes
+        pages = 10
+        plan = [(self.rng.choice(self.readers), self.rng.randrange(pages)) for _ in range(20_000)]
+        # the max_id of page p is the id just above it (pages hold ids < max_id)
+        rp_plan = [(u, self.reader_ids[u][20 * p - 1] if p else None) for u, p in plan]
+
+        async def redpoll_run(i):
+            uid, max_id = rp_plan[i]
+            page = await self.rp.home_timeline(uid, limit=20, max_id=max_id)
+            return len(page)
+
+        async def naive_run(i):
+            uid, p = plan[i]
+            ids = await self.r.zrevrange(nv_home(uid), 20 * p, 20 * p + 19)
+            out = []
+            for sid in ids:
+                st = Status.from_hash(await self.r.hgetall(keys.status(int(sid))))
+                if st is not None:
+                    out.append(st)
+            return len(out)
+
+        async def naive_piped_run(i):
+            uid, p = plan[i]
+            ids = await self.r.zrevrange(nv_home(uid), 20 * p, 20 * p + 19)
+            pipe = self.r.pipeline(transaction=False)
+            for sid in ids:
+                pipe.hgetall(keys.status(int(sid)))
+            found = (Status.from_hash(raw) for raw in await pipe.execute())
+            return len([st for st in found if st is not None])
+
+        # same pages, same answers
+        for i in range(5):
+            a, b = await redpoll_run(i), await naive_run(i)
+            assert a == b == 20, (a, b)
+        contenders = {"redpoll": redpoll_run, "naive": naive_run, "naive_pipelined": naive_piped_run}
+        done = {name: [0, 0.0] for name in contenders}
+        order = list(contenders)
+        for rnd in range(s.rounds):
+            for name in order:
+                run = contenders[name]
+                i0 = done[name][0]
+                t0 = time.perf_counter()
+                end = t0 + s.read_seconds
+                n = 0
+                while True:
+                    await run((i0 + n) % len(plan))
+                    n += 1
+                    if n % 8 == 0 and time.perf_counter() >= end:
+                        break
+                dt = time.perf_counter() - t0
+                done[name][0] += n
+                done[name][1] += dt
+                self.say(f"  read round {rnd + 1}: {name:16s} {n / dt:>10,.0f} pages/s")
+            order = order[1:] + order[:1]
+        rate = {name: n / dt for name, (n, dt) in done.items()}
+        return {"readers": s.readers, "page": 20, "pages_per_user": pages,
+                "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"],
+                "naive_pipelined_per_s": rate["naive_pipelined"],
+                "requests": {name: n for name, (n, _) in done.items()}}
+
+    # --- follows ---------------------------------------------------------------------
+    async def follows(self) -> dict:
+        s = self.sizes
+
+        async def fresh_followers():
+            uids = self.uids(s.follows)
+            await self.make_users(uids)
+            for uid in uids:
+                await self.set_timeline(uid, sorted(self.rng.sample(self.pool, s.prefill),
+                                                     reverse=True))
+            for uid in uids:
+                self.created += [keys.following(uid), nv_following(uid)]
+            return uids
+
+        async def redpoll_run(a, b):
+            assert await self.rp.follow(a, b)
+
+        async def naive_run(a, b):
+            r = self.r
+            now = time.time()
+            await r.zadd(nv_following(a), {b: now})
+            await r.zadd(nv_followers(b), {a: now})
+            await r.hincrby(nv_user(a), "following", 1)
+            await r.hincrby(nv_user(b), "followers", 1)
+            posts = await r.zrevrange(nv_posts(b), 0, limits.HOME_CAP - 1, withscores=True)
+            if posts:
+                await r.zadd(nv_home(a), dict(posts))
+            await r.zremrangebyrank(nv_home(a), 0, -(limits.HOME_CAP + 1))
+
+        self.created += [keys.followers(b) for b in self.authors]
+        self.created += [nv_followers(b) for b in self.authors]
+        contenders = {"redpoll": redpoll_run, "naive": naive_run}
+        done = {name: [0, 0.0] for name in contenders}
+        order = list(contenders)
+        checked = []
+        for rnd in range(s.rounds):
+            for name in order:
+                uids = await fresh_followers()
+                run = contenders[name]
+                t0 = time.perf_counter()
+                for i, a in enumerate(uids):
+                    await run(a, self.authors[i % len(self.authors)])
+                dt = time.perf_counter() - t0
+                done[name][0] += len(uids)
+                done[name][1] += dt
+                checked.append((name, uids[0]))
+                self.say(f"  follow round {rnd + 1}: {name:8s} {len(uids) / dt:>10,.0f} follows/s")
+            order = order[1:] + order[:1]
+        for name, uid in checked:  # the backfill filled the home to the cap
+            n = await (self.r.llen(keys.home(uid)) if name == "redpoll"
+                       else self.r.zcard(nv_home(uid)))
+            assert n == limits.HOME_CAP, (name, n)
+        rate = {name: n / dt for name, (n, dt) in done.items()}
+        return {"follows": done["redpoll"][0], "backfill": limits.HOME_CAP,
+                "home_before": s.prefill,
+                "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"]}
+
+    # --- memory ------------------------------------------------------------------------
+    async def memory(self) -> dict:
+        sample = self.readers[:self.sizes.memory_sample]
+        pipe = self.store.pipeline()
+        for u in sample:
+            pipe.memory_usage(keys.home(u), samples=0)
+            pipe.llen(keys.home(u))
+            pipe.memory_usage(nv_home(u), samples=0)
+            pipe.zcard(nv_home(u))
+        raw = await pipe.execute()
+        rp_bytes, rp_n = sum(raw[0::4]), sum(raw[1::4])
+        nv_bytes, nv_n = sum(raw[2::4]), sum(raw[3::4])
+        assert rp_n == nv_n == len(sample) * limits.HOME_CAP, (rp_n, nv_n)
+        enc = await self.r.object("encoding", keys.home(sample[0]))
+        nv_enc = await self.r.object("encoding", nv_home(sample[0]))
+        return {"timelines": len(sample), "entries_each": limits.HOME_CAP,
+                "redpoll_bytes_per_entry": rp_bytes / rp_n,
+                "naive_bytes_per_entry": nv_bytes / nv_n,
+                "redpoll_encoding": enc.decode() if isinstance(enc, bytes) else enc,
+                "naive_encoding": nv_enc.decode() if isinstance(nv_enc, bytes) else nv_enc}
+
+    async def cleanup(self) -> None:
+        for part in chunks(self.created, 10_000):
+            pipe = self.store.pipeline()
+            for sub in chunks(part, 1000):
+                pipe.unlink(*sub)
+            await pipe.execute()
+
+
+def verdict(name: str, value: float) -> bool:
+    op, bound = TARGETS[name]
+    return value >= bound if op == ">=" else value <= bound
+
+
+async def run_bench(settings: Settings, sizes: Sizes, seed: int, say) -> dict:
+    started = time.perf_counter()
+    tmp = None
+    if settings.redis_url is None:
+        tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-")
+        # the production config, except that no AOF rewrite may fork in the
+        # middle of one contender's timing
+        server = EmbeddedServer(tmp.name, fsync=settings.fsync,
+                                extra={"auto-aof-rewrite-percentage": "0"})
+        await asyncio.to_thread(server.start)
+        settings = settings.with_(redis_url=server.url)
+    else:
+        server = None
+        if settings.cluster:
+            raise click.ClickException("redpoll bench runs against one server, not a cluster")
+    try:
+        rp = await Redpoll.open(settings)
+        try:
+            if server is None and await rp.store.client.exists(
+                    keys.user(UID_BASE), keys.status(SID_BASE + 1)):
+                raise click.ClickException(
+                    f"{settings.redis_url} already holds bench-range keys (user {UID_BASE}...); "
+                    "run the bench on an empty server")
+            b = Bench(rp, sizes, seed, say)
+            try:
+                say("building authors and statuses ...")
+                await b.build_authors()
+                say("building reader timelines ...")
+                await b.build_readers()
+                say(f"fan-out to {sizes.followers:,} followers ...")
+                fan = await b.fanout()
+                say("home-timeline pages ...")
+                read = await b.reads()
+                say("follows with backfill ...")
+                fol = await b.follows()
+                say("memory ...")
+                mem = await b.memory()
+                info = await rp.store.client.info("server")
+            finally:
+                if server is None:
+                    await b.cleanup()
+        finally:
+            await rp.close()
+    finally:
+        if server is not None:
+            await asyncio.to_thread(server.stop)
+        if tmp is not None:
+            tmp.cleanup()
+    result = {
+        "fanout_ratio": fan["redpoll_per_s"] / fan["naive_per_s"],
+        "fanout_vs_limit": fan["redpoll_per_s"] / fan["limit_per_s"],
+        "read_ratio": read["redpoll_per_s"] / read["naive_per_s"],
+        "follow_ratio": fol["redpoll_per_s"] / fol["naive_per_s"],
+        "memory_ratio": mem["redpoll_bytes_per_entry"] / mem["naive_bytes_per_entry"],
+    }
+    result["targets"] = {k: f"{op} {bound}" for k, (op, bound) in TARGETS.items()}
+    result["pass"] = {k: verdict(k, result[k]) for k in TARGETS}
+    result.update({"fanout": fan, "read": read, "follow": fol, "memory": mem,
+                   "server": f"{info.get('server_name', 'redis')} "
+                             f"{info.get('valkey_version', info.get('redis_version'))}",
+                   "embedded": server is not None, "seed": seed,
+                   "seconds": time.perf_counter() - started})
+    return result
+
+
+def table(res: dict) -> str:
+    f, r, fo, m = res["fanout"], res["read"], res["follow"], res["memory"]
+    rows = [
+        ("fan-out deliveries/s", f["redpoll_per_s"], f["naive_per_s"], "fanout_ratio"),
+        ("fan-out vs limit probe", f["redpoll_per_s"], f["limit_per_s"], "fanout_vs_limit"),
+        ("home pages of 20/s", r["redpoll_per_s"], r["naive_per_s"], "read_ratio"),
+        ("follows (1,000 backfill)/s", fo["redpoll_per_s"], fo["naive_per_s"], "follow_ratio"),
+        ("bytes per timeline entry", m["redpoll_bytes_per_entry"], m["naive_bytes_per_entry"],
+         "memory_ratio"),
+    ]
+    head = f"{'figure':<28}{'redpoll':>14}{'other':>14}{'ratio':>9}  {'target':<9}{'':4}"
+    lines = [head, "-" * len(head)]
+    for label, ours, other, key in rows:
+        fmt = ",.1f" if key == "memory_ratio" else ",.0f"
+        op, bound = TARGETS[key]
+        lines.append(f"{label:<28}{ours:>14{fmt}}{other:>14{fmt}}{res[key]:>9.2f}  "
+                     f"{op + ' ' + str(bound):<9}{'PASS' if res['pass'][key] else 'FAIL':>4}")
+    lines += [
+        "",
+        f"other = naive client, except 'vs limit probe' where it is the LPUSH-only Lua loop.",
+        f"fan-out: {f['followers']:,} followers (+ the author's home), {f['posts_per_round']} posts"
+        f" x {f['rounds']} round(s) per contender, median per post; batch {f['batch']}.",
+        f"         totals: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in f["total_per_s"].items()),
+        f"read: {r['readers']} users, pages 1-{r['pages_per_user']}; naive with its HGETALLs "
+        f"pipelined: {r['naive_pipelined_per_s']:,.0f} pages/s (information only).",
+        f"follow: {fo['follows']} follows per contender, home held {fo['home_before']} entries "
+        f"before.",
+        f"memory: {m['timelines']} full timelines each; encodings {m['redpoll_encoding']} / "
+        f"{m['naive_encoding']}.",
+        f"{res['server']}, {'embedded' if res['embedded'] else 'REDIS_URL'} server; "
+        f"{res['seconds']:.0f} s in all.",
+    ]
+    return "\n".join(lines)
+
+
+@click.command()
+@click.option("--followers", type=click.IntRange(1, 10_000_000), default=None,
+              help="Followers of the posting author (default 100,000).")
+@click.option("--posts", type=click.IntRange(1, 100), default=None,
+              help="Fan-out posts per contender per round (default 4).")
+@click.option("--rounds", type=click.IntRange(1, 20), default=None,
+              help="Rounds; contenders alternate their order each round (default 2).")
+@click.option("--readers", type=click.IntRange(1, 100_000), default=None,
+              help="Users with full home timelines for reads and memory (default 500).")
+@click.option("--read-seconds", type=click.FloatRange(0.05, 60), default=None,
+              help="Reading time per contender per round (default 2).")
+@click.option("--follows", type=click.IntRange(1, 100_000), default=None,
+              help="Follows per contender per round (default 300).")
+@click.option("--quick", is_flag=True, help="A small run (seconds), for tests and smoke checks.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def bench(followers, posts, rounds, readers, read_seconds, follows, quick, seed, as_json) -> None:
+    """Measure redpoll against a naive client of the SPEC's design, side by side.
+
+    Starts its own embedded server in a temporary directory unless REDIS_URL
+    is set (then it writes bench keys there and removes them afterwards).
+    Prints rates, ratios and the targets each ratio must meet.
+    """
+    from .cli import load_settings, run
+
+    sizes = Sizes.quick() if quick else Sizes()
+    for name, value in (("followers", followers), ("posts", posts), ("rounds", rounds),
+                        ("readers", readers), ("read_seconds", read_seconds),
+                        ("follows", follows)):
+        if value is not None:
+            setattr(sizes, name, value)
+    sizes.memory_sample = min(sizes.memory_sample, sizes.readers)
+    say = lambda msg: click.echo(msg, err=True)  # noqa: E731
+    result = run(run_bench(load_settings(), sizes, seed, say))
+    if as_json:
+        click.echo(json.dumps(result))
+    else:
+        click.echo(table(result))
