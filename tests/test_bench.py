@@ -1,0 +1,32 @@
+"""`redpoll bench --quick --json` runs end to end on its own embedded server.
+
+Only checks that the run works and reports every figure: no speed
+assertions (timings on a shared machine are not test material).
+"""
+from __future__ import annotations
+
+import json
+import math
+
+from click.testing import CliRunner
+
+from redpoll.cli import main
+
+RATIOS = ("fanout_ratio", "read_ratio", "follow_ratio", "memory_ratio", "fanout_vs_limit")
+
+
+def test_quick_bench_prints_ratios_as_json():
+    # REDIS_URL unset: the bench must start (and stop) its own server
+    result = CliRunner().invoke(main, ["bench", "--quick", "--json"], env={"REDIS_URL": ""})
+    assert result.exit_code == 0, (result.output, result.exception)
+    figures = json.loads(result.stdout)
+    for key in RATIOS:
+        value = figures[key]
+        assert isinstance(value, float) and math.isfinite(value) and value > 0, (key, value)
+        assert key in figures["targets"] and isinstance(figures["pass"][key], bool)
+    for part in ("fanout", "read", "follow"):
+        assert figures[part]["redpoll_per_s"] > 0 and figures[part]["naive_per_s"] > 0
+    assert figures["fanout"]["limit_per_s"] > 0
+    assert figures["memory"]["redpoll_bytes_per_entry"] > 0
+    assert figures["memory"]["naive_bytes_per_entry"] > 0
+    assert figures["embedded"] is True
