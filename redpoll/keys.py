@@ -103,5 +103,61 @@ def all_job_streams() -> list[str]:
 DEAD_JOBS = "jobs:dead"
 
 
-# --- pub/sub ----------------------------------------------------------------------
-STATUS_CHANNEL = "events:statuses"
+# --- the real-time stream (SPEC 8) ------------------------------------------------
+#: The event log: a capped Redis Stream every posted/deleted status is appended
+#: to (one key, one slot, so cluster-safe). Streaming processes read it with
+#: XREAD BLOCK (one reader per process) and replay it for resume/backfill.
+EVENT_LOG = "events:{stream}"
+
+
+# --- global timeline ----------------------------------------------------------------
+#: LIST of status ids, newest first, at most HOME_CAP: every public status
+#: (fed on post next to the author's home, cleaned on delete). One key, one slot.
+PUBLIC_TIMELINE = "tl:{public}"
+
+
+# --- API: OAuth apps, tokens, codes (redpoll/auth.py) ---------------------------------
+# Secrets are never stored: a token, client secret or authorization code is
+# looked up by the sha256 hex digest of its value, which is the hash tag.
+APP_SEQ = "seq:app"
+
+
+def app(client_id: str) -> str:
+    """Hash: one OAuth application (name, redirect uris, scopes, secret digest)."""
+    return f"app:{{{client_id}}}"
+
+
+def token(digest: str) -> str:
+    """Hash: one access token (user id or 0, client id, scopes), by token digest."""
+    return f"tok:{{{digest}}}"
+
+
+def token_rate(digest: str, window: int) -> str:
+    """Counter of a token's requests in one fixed rate-limit window (same slot as
+    the token, so the token check and the count are one script)."""
+    return f"rl:{{{digest}}}:{window}"
+
+
+def user_tokens(uid: int) -> str:
+    """SET of the digests of a user's live tokens (for revoking them all)."""
+    return f"utok:{{{uid}}}"
+
+
+def auth_code(digest: str) -> str:
+    """String (JSON): one authorization code, short-lived, taken once with GETDEL."""
+    return f"code:{{{digest}}}"
+
+
+def email(email_lower: str) -> str:
+    """Case-folded e-mail -> user id (or a short-lived pending claim)."""
+    return f"email:{{{email_lower}}}"
+
+
+def rate(bucket: str, window: int) -> str:
+    """Counter of one rate-limit bucket (``ip:<addr>:<family>``) in one window."""
+    return f"rl:{{{bucket}}}:{window}"
+
+
+def idempotency(uid: int, digest: str) -> str:
+    """String: status id posted under an Idempotency-Key (or 'pending'), per user."""
+    return f"idem:{{{uid}}}:{digest}"

@@ -56,3 +56,63 @@ JOB_MAX_ATTEMPTS = 20
 #: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,
 #: both doubles, exact only up to 2**53.
 MAX_ID = 2**53 - 1
+
+# --- streaming (SPEC 8; Twitter v1.1 / Mastodon streaming) -----------------------
+#: Events kept in the capped event log (a Redis Stream, trimmed approximately):
+#: what ``count`` backfill and SSE ``Last-Event-ID`` resume can reach.
+EVENT_LOG_MAXLEN = 100_000
+#: ``count`` backfill accepted on the v1.1 endpoints, as Twitter had it (416 outside).
+STREAM_COUNT_MAX = 150_000
+#: Twitter v1.1 filter limits: 400 track phrases of 1..60 bytes, 5,000 follow
+#: entries, 25 location boxes (over -> 413, malformed -> 406).
+TRACK_MAX_PHRASES = 400
+TRACK_PHRASE_MAX_BYTES = 60
+FOLLOW_MAX = 5000
+BOXES_MAX = 25
+#: Longest ``identifier`` a client may give.
+IDENTIFIER_MAX_BYTES = 256
+#: Default per-connection queue (events waiting to be written); settings override.
+STREAM_QUEUE_MAX = 1000
+#: A FALLING_BEHIND warning is sent at this fraction of the queue ...
+STALL_WARNING_FRACTION = 0.6
+#: ... at most once per this many seconds per connection (Twitter: about 5 minutes).
+STALL_WARNING_INTERVAL_S = 300
+#: Keep-alive newline on v1.1 streams (Twitter: 30 s) and SSE heartbeat comment
+#: (Mastodon: 15 s); settings override.
+STREAM_KEEPALIVE_S = 30.0
+SSE_HEARTBEAT_S = 15.0
+#: A connection cut off for stalling gets this long to flush its disconnect
+#: message before its socket is closed under it.
+STALL_CLOSE_GRACE_S = 2.0
+#: Entries one XREAD of the event log returns at most, and how long it blocks.
+EVENT_READ_COUNT = 500
+EVENT_READ_BLOCK_MS = 5000
+#: Reconnect back-off of the event reader after losing Redis: first, max.
+RECONNECT_FIRST_S = 0.05
+RECONNECT_MAX_S = 2.0
+#: Mastodon user/list streams re-read the followed users / list members this often.
+MEMBERSHIP_REFRESH_S = 10.0
+
+# --- HTTP API (redpoll/api) ------------------------------------------------------
+#: Largest request body the API reads; larger ones get 413 before parsing.
+API_MAX_BODY_BYTES = 64 * 1024
+#: Longest Idempotency-Key header accepted on POST /api/v1/statuses.
+IDEMPOTENCY_KEY_MAX_CHARS = 256
+#: How long an Idempotency-Key remembers its status (Mastodon: 1 hour).
+IDEMPOTENCY_WINDOW_S = 3600
+#: How long an authorization code from /oauth/authorize can be exchanged.
+AUTH_CODE_TTL_S = 600
+#: A pending e-mail claim of a registration that died expires after this.
+EMAIL_CLAIM_TTL_S = 60
+#: Ids in one GET /api/v1/accounts/relationships or list membership change.
+API_IDS_PER_REQUEST = 40
+#: Application name, website and redirect-uri bounds on POST /api/v1/apps.
+APP_NAME_MAX_CHARS = 200
+APP_URI_MAX_CHARS = 2000
+APP_REDIRECT_URIS_MAX = 10
+#: Passwords: Mastodon's minimum; the maximum bounds the argon2 input.
+PASSWORD_MIN_CHARS = 8
+PASSWORD_MAX_CHARS = 1024
+EMAIL_MAX_CHARS = 254
+#: Seconds instance statistics may be served from a per-process cache.
+INSTANCE_STATS_CACHE_S = 60

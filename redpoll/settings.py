@@ -30,6 +30,22 @@ def _int(env: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> i
     return value
 
 
+def _rate(env: Mapping[str, str], name: str, default: tuple[int, int] | None):
+    """A rate limit "COUNT/SECONDS" (e.g. "300/300"), or "off"."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if raw.strip().lower() == "off":
+        return None
+    try:
+        count, seconds = (int(part) for part in raw.split("/"))
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} must be COUNT/SECONDS (e.g. 300/300) or off") from None
+    if not (1 <= count <= 10**9 and 1 <= seconds <= 86_400 * 7):
+        raise ConfigError(f"{name}={raw!r}: COUNT must be 1..1e9 and SECONDS 1..604800")
+    return count, seconds
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None:
@@ -56,6 +72,27 @@ class Settings:
     fanout_batch: int = limits.FANOUT_BATCH
     #: Concurrent jobs one worker process runs.
     worker_concurrency: int = 4
+    # --- HTTP API (redpoll serve); rate limits are (requests, seconds) or None = off.
+    # Defaults are Mastodon's (rack_attack.rb, see shared notes A9).
+    #: Requests per access token.
+    rate_token: tuple[int, int] | None = (300, 300)
+    #: Unauthenticated requests (and requests with a bad token) per client IP.
+    rate_ip: tuple[int, int] | None = (300, 300)
+    #: Account registrations per client IP.
+    rate_signup: tuple[int, int] | None = (5, 1800)
+    #: Log-in attempts (password grant, authorize form) per client IP.
+    rate_login: tuple[int, int] | None = (25, 300)
+    #: Run the background job worker inside each HTTP worker process.
+    serve_jobs: bool = True
+    #: Instance title shown by /api/v1/instance.
+    instance_title: str = "Redpoll"
+    #: Streaming (SPEC 8): events one connection may have waiting before it is
+    #: cut off as stalled (FALLING_BEHIND warning at 60% of it).
+    stream_queue_max: int = limits.STREAM_QUEUE_MAX
+    #: Seconds between keep-alive newlines on v1.1 streams (Twitter: 30).
+    stream_keepalive_s: int = int(limits.STREAM_KEEPALIVE_S)
+    #: Seconds between SSE heartbeat comments on Mastodon streams (Mastodon: 15).
+    sse_heartbeat_s: int = int(limits.SSE_HEARTBEAT_S)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -77,6 +114,16 @@ class Settings:
             job_claim_ms=_int(env, "REDPOLL_JOB_CLAIM_MS", 30_000, 100, 3_600_000),
             fanout_batch=_int(env, "REDPOLL_FANOUT_BATCH", limits.FANOUT_BATCH, 1, 10_000),
             worker_concurrency=_int(env, "REDPOLL_WORKER_CONCURRENCY", 4, 1, 256),
+            rate_token=_rate(env, "REDPOLL_RATE_TOKEN", (300, 300)),
+            rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),
+            rate_signup=_rate(env, "REDPOLL_RATE_SIGNUP", (5, 1800)),
+            rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
+            serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
+            instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
+            stream_queue_max=_int(env, "REDPOLL_STREAM_QUEUE", limits.STREAM_QUEUE_MAX, 2, 1_000_000),
+            stream_keepalive_s=_int(env, "REDPOLL_STREAM_KEEPALIVE_S",
+                                    int(limits.STREAM_KEEPALIVE_S), 1, 3600),
+            sse_heartbeat_s=_int(env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600),
         )
 
     def with_(self, **changes) -> "Settings":

@@ -1,0 +1,105 @@
+"""An in-process index from filter predicates to subscribers.
+
+Checking every client's filter against every event costs clients x events;
+this index instead looks up the event's keys (id mod 100, author id, author
+login and mentions, hashtags, words) and only tests the few candidates it
+finds, so an event costs about what it matches. Boxes are few and only
+events with a location look at them. :meth:`Filter.matches` is the reference
+the index is tested against.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .filters import Event, Filter
+
+
+class FilterIndex:
+    def __init__(self) -> None:
+        self._by_residue: list[set] = [set() for _ in range(100)]
+        self._by_uid: dict[int, set] = defaultdict(set)
+        self._by_login: dict[str, set] = defaultdict(set)
+        self._by_tag: dict[str, set] = defaultdict(set)
+        #: first word of each phrase -> subscribers (verified with track_matches)
+        self._by_word: dict[str, set] = defaultdict(set)
+        self._geo: set = set()
+        self._filters: dict = {}
+
+    def __len__(self) -> int:
+        return len(self._filters)
+
+    def __contains__(self, sub) -> bool:
+        return sub in self._filters
+
+    def subscribers(self):
+        return self._filters.keys()
+
+    def _keys(self, f: Filter):
+        if f.sample:
+            for r in f.sample:
+                yield self._by_residue[r], None
+        for uid in f.user_ids | f.authors:
+            yield self._by_uid, uid
+        for login in f.logins:
+            yield self._by_login, login
+        for tag in f.tags:
+            yield self._by_tag, tag
+        for word in {p[0] for p in f.phrases if p}:
+            yield self._by_word, word
+
+    def add(self, sub, f: Filter) -> None:
+        if sub in self._filters:
+            self.remove(sub)
+        self._filters[sub] = f
+        for table, key in self._keys(f):
+            (table if key is None else table[key]).add(sub)
+        if f.boxes:
+            self._geo.add(sub)
+
+    def remove(self, sub) -> None:
+        f = self._filters.pop(sub, None)
+        if f is None:
+            return
+        for table, key in self._keys(f):
+            if key is None:
+                table.discard(sub)
+            else:
+                bucket = table.get(key)
+                if bucket is not None:
+                    bucket.discard(sub)
+                    if not bucket:
+                        del table[key]
+        self._geo.discard(sub)
+
+    def match(self, ev: Event) -> set:
+        """Every subscriber whose filter matches ``ev``."""
+        found = set(self._by_residue[ev.sid % 100])
+        bucket = self._by_uid.get(ev.uid)
+        if bucket:
+            found |= bucket
+        if self._by_login:
+            bucket = self._by_login.get(ev.login)
+            if bucket:
+                found |= bucket
+            for name in ev.mentions:
+                bucket = self._by_login.get(name)
+                if bucket:
+                    found |= bucket
+        if self._by_tag:
+            for tag in ev.tags:
+                bucket = self._by_tag.get(tag)
+                if bucket:
+                    found |= bucket
+        if self._by_word:
+            tokens = ev.tokens
+            for word in tokens:
+                bucket = self._by_word.get(word)
+                if bucket:
+                    for sub in bucket:
+                        if sub not in found and self._filters[sub].track_matches(tokens):
+                            found.add(sub)
+        if self._geo and ev.point is not None:
+            for sub in self._geo:
+                if sub not in found and self._filters[sub].in_boxes(ev.point):
+                    found.add(sub)
+        return found
