@@ -24,12 +24,12 @@ async def post(store: Store, queue: JobQueue, settings: Settings, author_id, tex
     text = validate.status_text(text)
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
-    pipe = store.pipeline()
-    pipe.hget(keys.user(author_id), "login")
-    pipe.incr(keys.STATUS_SEQ)
-    login, sid = await pipe.execute()
+    # Check the author before taking an id: a failed post must write nothing,
+    # not even a counter bump (errors.py's promise).
+    login = await store.client.hget(keys.user(author_id), "login")
     if login is None:
         raise UserNotFound(f"user {author_id} does not exist")
+    sid = await store.client.incr(keys.STATUS_SEQ)
     status = Status(id=sid, text=text, created_at=now_ms(), user_id=author_id,
                     login=login.decode(), extra=extra)
     await store.client.hset(keys.status(sid), mapping=status.to_hash())
@@ -39,7 +39,7 @@ async def post(store: Store, queue: JobQueue, settings: Settings, author_id, tex
         await store.client.delete(keys.status(sid))
         raise UserNotFound(f"user {author_id} does not exist") from exc
     cursor = await delivery.step(store, "deliver", sid, author_id, delivery.Cursor(),
-                                 settings.fanout_batch, also=(keys.home(author_id),))
+                                 settings.fanout_batch, also=(keys.home(author_id), keys.PUBLIC_TIMELINE))
     if cursor is not None:
         await queue.enqueue({"t": "fanout", "sid": sid, "aid": author_id, **cursor.to_job()})
     await store.client.hincrby(keys.STATS, "statuses", 1)

@@ -11,7 +11,7 @@ from .store import Store
 
 async def get_statuses(store: Store, ids: Iterable) -> list[Status]:
     """Statuses in the order given; deleted or unknown ids are skipped."""
-    ids = [int(i) for i in ids]
+    ids = [validate.an_id(i, "status_id") for i in ids]
     if not ids:
         return []
     pipe = store.pipeline()

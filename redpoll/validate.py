@@ -71,6 +71,10 @@ def optional_id(value: Any, field: str) -> int | None:
 def page_limit(value: Any) -> int:
     if value is None or value == "":
         return limits.PAGE_DEFAULT
+    # int() would quietly turn True into 1 and 2.5 into 2, and raise
+    # OverflowError (not a ValidationError) on infinity
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValidationError("limit", "must be an integer")
     try:
         number = int(value)
     except (TypeError, ValueError):
@@ -89,7 +93,15 @@ def location(value: str) -> str:
         raise ValidationError("location", 'must be "lat,lon" in degrees') from None
     if not (math.isfinite(lat) and math.isfinite(lon) and -90 <= lat <= 90 and -180 <= lon <= 180):
         raise ValidationError("location", "is outside -90..90 latitude / -180..180 longitude")
-    return f"{lat:g},{lon:g}"
+    return f"{_degrees(lat)},{_degrees(lon)}"
+
+
+def _degrees(value: float) -> str:
+    """Fixed-point, at most 7 decimals (about 1 cm): ``:g`` kept only 6
+    significant digits, which moved a longitude like 151.209296 by ~30 m, and
+    wrote tiny values in exponent form."""
+    text = f"{value:.7f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def extra_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:
