@@ -1,0 +1,296 @@
+"""The per-process hub: one reader of the event log, fanned out in-process.
+
+One task reads the event log (``keys.EVENT_LOG``, a capped Redis Stream) with
+XREAD BLOCK from its own connection, decodes each event once, finds the
+subscribers whose filter matches through a :class:`FilterIndex`, renders the
+event once per output format and appends it to each subscriber's bounded
+queue. Appending never waits: a subscriber whose queue is full is cut off
+(disconnect code 4, "Stall") and nobody else notices; at 60% full it gets a
+FALLING_BEHIND warning if it asked for stall warnings.
+
+Losing Redis: the reader retries with back-off from the last entry id it
+handled, so subscribers stay connected and miss nothing the log still holds.
+Resume: :meth:`Hub.replay` splices the recent past (v1.1 ``count``, SSE
+``Last-Event-ID``) in front of the live events a new subscriber has already
+queued, without duplicates.
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+import time
+from collections import deque
+from typing import Any, Awaitable, Callable
+
+import redis.asyncio as aredis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import RedisError
+
+from .. import keys, limits
+from ..events import FIELD
+from .filters import Event, Filter
+from .index import FilterIndex
+
+log = logging.getLogger("redpoll.stream")
+
+#: fmt name -> renderer(Event) -> bytes (or an awaitable of bytes, or None to skip)
+Renderer = Callable[[Event], "bytes | None | Awaitable[bytes | None]"]
+
+
+def entry_key(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class Subscriber:
+    """One streaming connection's side of the hub: its filter and its queue.
+
+    Items are ``(name, entry_id, payload)``: ``name`` is "update"/"delete" for
+    events (payload: rendered bytes) or a control message name ("warning",
+    "disconnect"; payload: a dict) that the connection renders itself.
+    """
+
+    __slots__ = ("filter", "fmt", "maxsize", "stall_warnings", "items", "wake", "closing",
+                 "warned_at", "task", "hub", "name", "stalled", "__weakref__")
+
+    def __init__(self, filt: Filter, fmt: str, maxsize: int, *, stall_warnings: bool = False,
+                 name: str = "") -> None:
+        self.filter = filt
+        self.fmt = fmt
+        self.maxsize = maxsize
+        self.stall_warnings = stall_warnings
+        self.items: deque = deque()
+        self.wake = asyncio.Event()
+        self.closing = False  # write what is queued, then end the response
+        self.stalled = False
+        self.warned_at = -1e18
+        self.task: asyncio.Task | None = None  # the writer, cancelled if a stall cannot flush
+        self.hub: Hub | None = None
+        self.name = name
+
+    # called by the hub; never blocks
+    def offer(self, item: tuple) -> None:
+        if self.closing:
+            return
+        size = len(self.items)
+        if size >= self.maxsize:
+            self.stall()
+            return
+        self.items.append(item)
+        if self.stall_warnings and size + 1 >= self.maxsize * limits.STALL_WARNING_FRACTION:
+            now = time.monotonic()
+            if now - self.warned_at >= limits.STALL_WARNING_INTERVAL_S:
+                self.warned_at = now
+                percent = (size + 1) * 100 // self.maxsize
+                self.items.append(("warning", None, {"warning": {
+                    "code": "FALLING_BEHIND",
+                    "message": f"Your connection is falling behind and messages are being queued "
+                               f"for delivery to you. Your queue is now over "
+                               f"{int(limits.STALL_WARNING_FRACTION * 100)}% full. You will be "
+                               f"disconnected when the queue is full.",
+                    "percent_full": percent}}))
+        self.wake.set()
+
+    def finish(self, code: int, reason: str) -> None:
+        """Queue a disconnect message and end after it (codes as Twitter v1.1)."""
+        if self.closing:
+            return
+        self.items.append(("disconnect", None, {"disconnect": {
+            "code": code, "stream_name": self.name, "reason": reason}}))
+        self.closing = True
+        self.wake.set()
+        if self.hub is not None:
+            self.hub.unsubscribe(self)
+
+    def stall(self) -> None:
+        """The queue is full: drop it, say why, and close even if that cannot be written."""
+        self.items.clear()
+        self.stalled = True
+        self.finish(4, "Stall: the client is not reading fast enough; its queue is full")
+        if self.hub is not None:
+            self.hub.stalls += 1
+        task = self.task
+        if task is not None:
+            asyncio.get_running_loop().call_later(limits.STALL_CLOSE_GRACE_S, task.cancel)
+
+
+class Hub:
+    def __init__(self, url: str, cluster: bool, renderers: dict[str, Renderer]) -> None:
+        self.url = url
+        self.cluster = cluster
+        self.renderers = renderers
+        self.index = FilterIndex()
+        self.cursor: str | None = None
+        self._task: asyncio.Task | None = None
+        self._reader = None
+        self._client = None
+        self.connected = asyncio.Event()
+        # figures
+        self.events = 0
+        self.deliveries = 0
+        self.stalls = 0
+        self.reconnects = 0
+
+    # --- lifecycle -----------------------------------------------------------------------
+    def _connect(self, blocking: bool):
+        if self.cluster:
+            return RedisCluster.from_url(self.url)
+        return aredis.Redis.from_url(self.url, socket_timeout=None if blocking else 10,
+                                     socket_connect_timeout=5)
+
+    async def start(self) -> None:
+        self._reader = self._connect(True)
+        self._client = self._connect(False)
+        self._task = asyncio.create_task(self._run(), name="redpoll-stream-hub")
+
+    async def stop(self) -> None:
+        for sub in list(self.index.subscribers()):
+            sub.finish(1, "Shutdown: the server is going down")
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+        for client in (self._reader, self._client):
+            if client is not None:
+                try:
+                    await client.aclose()
+                except Exception:
+                    pass
+
+    # --- subscribers -----------------------------------------------------------------------
+    def subscribe(self, sub: Subscriber) -> None:
+        sub.hub = self
+        self.index.add(sub, sub.filter)
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self.index.remove(sub)
+
+    def refilter(self, sub: Subscriber, filt: Filter) -> None:
+        """Change a live subscriber's filter (Mastodon home/list membership)."""
+        sub.filter = filt
+        if sub in self.index:
+            self.index.add(sub, filt)
+
+    @property
+    def subscribers(self) -> int:
+        return len(self.index)
+
+    # --- rendering -------------------------------------------------------------------------
+    async def render(self, ev: Event, fmt: str) -> bytes | None:
+        key = (fmt, ev.kind)
+        if key in ev.rendered:
+            return ev.rendered[key]
+        out = self.renderers[fmt](ev)
+        if inspect.isawaitable(out):
+            out = await out
+        ev.rendered[key] = out
+        return out
+
+    # --- the reader ------------------------------------------------------------------------
+    async def _run(self) -> None:
+        delay = limits.RECONNECT_FIRST_S
+        while True:
+            try:
+                if self.cursor is None:
+                    last = await self._reader.xrevrange(keys.EVENT_LOG, count=1)
+                    self.cursor = _text(last[0][0]) if last else "0-0"
+                self.connected.set()
+                reply = await self._reader.xread({keys.EVENT_LOG: self.cursor},
+                                                 count=limits.EVENT_READ_COUNT,
+                                                 block=limits.EVENT_READ_BLOCK_MS)
+                delay = limits.RECONNECT_FIRST_S
+                if reply:
+                    entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
+                    for entry_id, fields in entries:
+                        self.cursor = _text(entry_id)
+                        await self._dispatch(self.cursor, fields)
+            except asyncio.CancelledError:
+                raise
+            except (RedisError, OSError) as exc:
+                self.connected.clear()
+                self.reconnects += 1
+                log.warning("event log reader lost Redis (%s); retrying in %.2fs", exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, limits.RECONNECT_MAX_S)
+            except Exception:  # a bad entry must not stop the stream for everyone
+                log.exception("event log reader failed on an entry; skipping it")
+
+    def _decode(self, entry_id: str, fields: dict) -> Event | None:
+        payload = fields.get(FIELD.encode(), fields.get(FIELD))
+        if payload is None:
+            return None
+        try:
+            return Event.from_json(entry_id, payload)
+        except (ValueError, KeyError, TypeError):
+            log.warning("unreadable event %s", entry_id)
+            return None
+
+    async def _dispatch(self, entry_id: str, fields: dict) -> None:
+        ev = self._decode(entry_id, fields)
+        if ev is None:
+            return
+        self.events += 1
+        matched = self.index.match(ev)
+        if not matched:
+            return
+        by_fmt: dict[str, list[Subscriber]] = {}
+        for sub in matched:
+            by_fmt.setdefault(sub.fmt, []).append(sub)
+        for fmt, subs in by_fmt.items():
+            data = await self.render(ev, fmt)
+            if data is None:
+                continue
+            item = (ev.kind, ev.id, data)
+            for sub in subs:
+                sub.offer(item)
+            self.deliveries += len(subs)
+
+    # --- resume ------------------------------------------------------------------------------
+    async def replay(self, sub: Subscriber, *, count: int = 0, after: str | None = None) -> int:
+        """Put the recent past in front of ``sub``'s queue: the last ``count``
+        events (v1.1 backfill; filtered, so fewer may match) or every retained
+        event after entry id ``after`` (SSE Last-Event-ID). Returns the number
+        of events queued. Call after :meth:`subscribe` so nothing falls between."""
+        entries: list = []
+        if count:
+            entries = await self._client.xrevrange(keys.EVENT_LOG, count=min(abs(count), limits.EVENT_LOG_MAXLEN))
+            entries.reverse()
+        elif after is not None:
+            start = "(" + after
+            while len(entries) < limits.EVENT_LOG_MAXLEN:
+                page = await self._client.xrange(keys.EVENT_LOG, min=start, count=1000)
+                if not page:
+                    break
+                entries.extend(page)
+                start = "(" + _text(page[-1][0])
+        rendered = []
+        for entry_id, fields in entries:
+            ev = self._decode(_text(entry_id), fields)
+            if ev is not None and sub.filter.matches(ev):
+                data = await self.render(ev, sub.fmt)
+                if data is not None:
+                    rendered.append((ev.kind, ev.id, data))
+        if not entries:
+            return 0
+        last = entry_key(_text(entries[-1][0]))
+        live = list(sub.items)
+        sub.items.clear()
+        for item in rendered:
+            sub.offer(item)
+        for item in live:
+            if item[1] is None or entry_key(item[1]) > last:
+                sub.offer(item)
+        return len(rendered)
+
+    def stats(self) -> dict[str, Any]:
+        return {"subscribers": self.subscribers, "events": self.events,
+                "deliveries": self.deliveries, "stalls": self.stalls,
+                "reconnects": self.reconnects, "cursor": self.cursor}

@@ -1,0 +1,86 @@
+"""The streaming service an app mounts: one hub per process, its routes, the
+keep-alive tickers, and the injected token verifier.
+
+    service = StreamService(settings, url, verify=my_verify)
+    app = Starlette(routes=[*service.routes(), ...], lifespan=...)
+    # in the lifespan: await service.start() ... await service.stop()
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Callable
+
+from starlette.routing import Route
+
+from ..settings import Settings
+from .http import Verifier
+from .hub import Hub, Subscriber
+from .render import render_v1
+from .v1 import FMT as V1_FMT
+from .v1 import V1Endpoint
+
+
+class StreamService:
+    def __init__(self, settings: Settings, url: str | None = None, *, verify: Verifier | None = None,
+                 mastodon_renderer: Callable | None = None, engine=None):
+        self.settings = settings
+        self.url = url
+        self.verify = verify
+        #: the Redpoll engine, for Mastodon user/list streams (who follows whom)
+        self.engine = engine
+        self.renderers = {V1_FMT: render_v1}
+        if mastodon_renderer is not None:
+            self.renderers["mastodon"] = mastodon_renderer
+        #: created by :meth:`start` (routes can be built before the URL is known)
+        self.hub: Hub | None = None
+        self._tracked: dict[float, set[Subscriber]] = {}
+        self._tickers: list[asyncio.Task] = []
+
+    # --- lifecycle ------------------------------------------------------------------------
+    async def start(self, url: str | None = None) -> None:
+        self.url = url or self.url or self.settings.redis_url
+        if self.url is None:
+            raise RuntimeError("StreamService needs the Redis URL")
+        self.hub = Hub(self.url, self.settings.cluster, self.renderers)
+        await self.hub.start()
+        for interval in {float(self.settings.stream_keepalive_s), float(self.settings.sse_heartbeat_s)}:
+            self._tracked.setdefault(interval, set())
+            self._tickers.append(asyncio.create_task(self._tick(interval)))
+
+    async def stop(self) -> None:
+        for task in self._tickers:
+            task.cancel()
+        for task in self._tickers:
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+        if self.hub is not None:
+            await self.hub.stop()
+
+    # --- keep-alives ----------------------------------------------------------------------
+    def track(self, sub: Subscriber, interval: float | None = None) -> None:
+        interval = float(self.settings.stream_keepalive_s if interval is None else interval)
+        self._tracked.setdefault(interval, set()).add(sub)
+
+    def untrack(self, sub: Subscriber) -> None:
+        for subs in self._tracked.values():
+            subs.discard(sub)
+
+    async def _tick(self, interval: float) -> None:
+        """Every ``interval``: each idle connection of this interval gets a keep-alive."""
+        while True:
+            await asyncio.sleep(interval)
+            for sub in self._tracked.get(interval, ()):
+                if not sub.items and not sub.closing:
+                    sub.items.append(("keepalive", None, None))
+                    sub.wake.set()
+
+    # --- routes ---------------------------------------------------------------------------
+    def routes(self) -> list[Route]:
+        sample = V1Endpoint(self, sample=True)
+        filt = V1Endpoint(self, sample=False)
+        return [
+            Route("/1.1/statuses/sample.json", sample, methods=["GET", "POST"]),
+            Route("/1.1/statuses/filter.json", filt, methods=["GET", "POST"]),
+        ]

@@ -1,0 +1,91 @@
+"""The Twitter v1.1 streaming endpoints (SPEC 8):
+
+* ``GET|POST /1.1/statuses/sample.json``: ``percent`` sample (default 10,
+  seeded by the client identifier; 100 is the firehose).
+* ``POST|GET /1.1/statuses/filter.json``: ``track``, ``follow``,
+  ``locations`` (or ``location``), ORed; none -> 406.
+
+Common parameters: ``identifier`` (or a bearer token; neither -> 401),
+``delimited=length`` (any other value: not delimited), ``stall_warnings=true``,
+``count`` (-150000..150000, backfill from the event log; negative: disconnect
+code 9 after it). The body is chunked JSON, one document per line ending in
+``\\r\\n``, with a keep-alive ``\\r\\n`` every ``stream_keepalive_s``.
+"""
+from __future__ import annotations
+
+import json
+
+from .filters import ParamError, parse_count, parse_filter
+from .http import HTTPError, identify, pump, read_params, send_error
+from .hub import Subscriber
+
+FMT = "v1"
+
+
+def frame_line(item: tuple) -> bytes:
+    name, _, payload = item
+    if name == "keepalive":
+        return b"\r\n"
+    if isinstance(payload, dict):
+        payload = json.dumps(payload, separators=(",", ":")).encode()
+    return payload + b"\r\n"
+
+
+def frame_length(item: tuple) -> bytes:
+    """delimited=length: the byte count of the message including its \\r\\n,
+    then \\r\\n, then the message. Keep-alives stay bare newlines."""
+    data = frame_line(item)
+    if item[0] == "keepalive":
+        return data
+    return b"%d\r\n%s" % (len(data), data)
+
+
+class V1Endpoint:
+    def __init__(self, service, sample: bool):
+        self.service = service
+        self.sample = sample
+        self.name = "statuses/sample" if sample else "statuses/filter"
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["method"] not in ("GET", "POST", "HEAD"):
+            await send_error(send, 405, "Use GET or POST", [(b"allow", b"GET, POST")])
+            return
+        try:
+            params = await read_params(scope, receive)
+            principal = await identify(scope, params, self.service.verify)
+            filt = parse_filter(params, principal.identifier, sample=self.sample)
+            count = parse_count(params.get("count"))
+        except HTTPError as exc:
+            await send_error(send, exc.status, exc.message, exc.headers)
+            return
+        except ParamError as exc:
+            await send_error(send, exc.status, exc.message)
+            return
+        delimited = params.get("delimited", "") == "length"
+        stall_warnings = params.get("stall_warnings", "").strip().lower() in ("true", "1")
+        settings = self.service.settings
+        sub = Subscriber(filt, FMT, settings.stream_queue_max, stall_warnings=stall_warnings,
+                         name=self.name)
+        hub = self.service.hub
+        hub.subscribe(sub)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json; charset=utf-8"),
+                                (b"cache-control", b"no-store"),
+                                (b"x-accel-buffering", b"no")]})
+        if scope["method"] == "HEAD":
+            hub.unsubscribe(sub)
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if count:
+            if count < 0:
+                hub.unsubscribe(sub)
+            await hub.replay(sub, count=count)
+            if count < 0:
+                sub.finish(9, "Max message limit: the backfill is complete")
+        self.service.track(sub)
+        try:
+            await pump(sub, send, receive, frame_length if delimited else frame_line)
+        finally:
+            self.service.untrack(sub)
