@@ -1,0 +1,196 @@
+"""Deleting statuses: ownership, at-once removal, exactly-once uncounting,
+batched cleanup of follower and list timelines (SPEC 5, 6)."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from redpoll import Redpoll, keys
+from redpoll.errors import Forbidden, StatusNotFound, ValidationError
+
+
+async def raw_list(rp, key) -> list[int]:
+    return [int(x) for x in await rp.store.client.lrange(key, 0, -1)]
+
+
+async def profile_ids(rp, uid) -> list[int]:
+    return [int(x) for x in await rp.store.client.zrange(keys.profile(uid), 0, -1)]
+
+
+async def drain_counting(rp, timeout=60.0) -> int:
+    """Like rp.drain(), but returns how many jobs the worker finished."""
+    worker = rp.worker("counting")
+    stop = asyncio.Event()
+    task = asyncio.create_task(worker.run(stop))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    try:
+        while await rp.queue.depth() > 0:
+            assert loop.time() < deadline, "jobs still queued"
+            await asyncio.sleep(0.02)
+    finally:
+        stop.set()
+        await task
+    return worker.done
+
+
+@pytest.fixture
+async def rp3(settings):
+    engine = await Redpoll.open(settings.with_(fanout_batch=3))
+    yield engine
+    await engine.close()
+
+
+async def test_only_the_owner_can_delete(rp):
+    a = await rp.sign_up("alice")
+    b = await rp.sign_up("bob")
+    await rp.follow(b.id, a.id)
+    s = await rp.post(a.id, "mine")
+    with pytest.raises(Forbidden):
+        await rp.delete_status(s.id, b.id)
+    with pytest.raises(Forbidden):  # an unknown user is not the owner either
+        await rp.delete_status(s.id, b.id + 100)
+    assert (await rp.get_status(s.id)).text == "mine"
+    assert (await rp.get_user(a.id)).posts == 1
+    assert await profile_ids(rp, a.id) == [s.id]
+    assert await raw_list(rp, keys.home(b.id)) == [s.id]
+    assert await rp.queue.depth() == 0
+
+
+async def test_unknown_and_bad_ids(rp):
+    a = await rp.sign_up("alice")
+    s = await rp.post(a.id, "x")
+    with pytest.raises(StatusNotFound):
+        await rp.delete_status(s.id + 1000, a.id)
+    for bad in (0, -5, "abc", "12a", None, 2**53, True, 1.5):
+        with pytest.raises(ValidationError):
+            await rp.delete_status(bad, a.id)
+        with pytest.raises(ValidationError):
+            await rp.delete_status(s.id, bad)
+    assert (await rp.get_user(a.id)).posts == 1
+    assert (await rp.get_status(s.id)).id == s.id
+
+
+async def test_delete_removes_status_at_once_and_uncounts(rp):
+    a = await rp.sign_up("alice")
+    keep = await rp.post(a.id, "keep")
+    gone = await rp.post(a.id, "gone")
+    stats_before = (await rp.stats())["statuses"]
+    await rp.delete_status(gone.id, a.id)
+
+    with pytest.raises(StatusNotFound):
+        await rp.get_status(gone.id)
+    assert [s.id for s in await rp.profile_timeline(a.id)] == [keep.id]
+    assert [s.id for s in await rp.home_timeline(a.id)] == [keep.id]
+    assert await profile_ids(rp, a.id) == [keep.id]
+    assert await raw_list(rp, keys.home(a.id)) == [keep.id]
+    assert not await rp.store.client.exists(keys.status(gone.id))
+    assert (await rp.get_user(a.id)).posts == 1
+    assert (await rp.stats())["statuses"] == stats_before - 1
+    assert await rp.get_statuses([gone.id, keep.id]) == [keep]
+
+    with pytest.raises(StatusNotFound):
+        await rp.delete_status(gone.id, a.id)
+    assert (await rp.get_user(a.id)).posts == 1
+
+
+async def test_concurrent_deletes_uncount_once(rp):
+    a = await rp.sign_up("alice")
+    f = await rp.sign_up("fan")
+    await rp.follow(f.id, a.id)
+    others = [await rp.post(a.id, f"o{i}") for i in range(3)]
+    target = await rp.post(a.id, "contested")
+    before = (await rp.stats())["statuses"]
+
+    results = await asyncio.gather(*(rp.delete_status(target.id, a.id) for _ in range(10)),
+                                   return_exceptions=True)
+    for r in results:
+        assert r is None or isinstance(r, StatusNotFound), repr(r)
+    assert any(r is None for r in results)
+    user = await rp.get_user(a.id)
+    assert user.posts == 3 == await rp.store.client.zcard(keys.profile(a.id))
+    assert (await rp.stats())["statuses"] == before - 1
+    await rp.drain()
+    expected = sorted((s.id for s in others), reverse=True)
+    assert await raw_list(rp, keys.home(f.id)) == expected
+    assert await raw_list(rp, keys.home(a.id)) == expected
+
+
+async def test_cleanup_reaches_every_home_and_list_in_several_jobs(rp3):
+    rp = rp3
+    author = await rp.sign_up("author")
+    fans = []
+    for i in range(12):
+        fan = await rp.sign_up(f"fan{i}")
+        await rp.follow(fan.id, author.id)
+        fans.append(fan)
+    lists = []
+    for i in range(5):
+        owner = fans[i] if i < 3 else await rp.sign_up(f"owner{i}")
+        lst = await rp.create_list(owner.id, f"l{i}")
+        await rp.add_to_list(owner.id, lst.id, author.id)
+        lists.append((owner.id, lst.id))
+    keep = await rp.post(author.id, "stays")
+    gone = await rp.post(author.id, "goes")
+    await rp.drain()
+    timelines = [keys.home(f.id) for f in fans] + [keys.list_timeline(o, l) for o, l in lists]
+    for key in timelines:
+        assert await raw_list(rp, key) == [gone.id, keep.id], key
+
+    await rp.delete_status(gone.id, author.id)
+    # reads skip it at once, whatever the jobs have done so far
+    for f in fans:
+        assert [s.id for s in await rp.home_timeline(f.id)] == [keep.id]
+    for o, l in lists:
+        assert [s.id for s in await rp.list_timeline(o, l)] == [keep.id]
+    assert await rp.queue.depth() >= 1
+
+    jobs = await drain_counting(rp)
+    # 12 homes and 5 lists in batches of 3 cannot be done in fewer than 4 steps
+    assert jobs >= 4
+    for key in timelines:
+        assert await raw_list(rp, key) == [keep.id], key
+    assert await raw_list(rp, keys.home(author.id)) == [keep.id]
+    with pytest.raises(StatusNotFound):
+        await rp.delete_status(gone.id, author.id)
+    assert (await rp.get_user(author.id)).posts == 1
+
+
+async def test_delete_while_fanout_is_still_running(rp3):
+    """Deleted before its fan-out chain finished: the chain stops and the
+    cleanup takes back what the first batch delivered."""
+    rp = rp3
+    author = await rp.sign_up("author")
+    fans = []
+    for i in range(10):
+        fan = await rp.sign_up(f"fan{i}")
+        await rp.follow(fan.id, author.id)
+        fans.append(fan)
+    s = await rp.post(author.id, "oops")
+    assert [s.id in await raw_list(rp, keys.home(f.id)) for f in fans] == [True] * 3 + [False] * 7
+    await rp.delete_status(s.id, author.id)
+    await rp.drain()
+    for f in [author] + fans:
+        assert await raw_list(rp, keys.home(f.id)) == [], f.login
+    assert (await rp.get_user(author.id)).posts == 0
+
+
+async def test_cleanup_job_run_again_is_harmless(rp3):
+    rp = rp3
+    author = await rp.sign_up("author")
+    fans = []
+    for i in range(7):
+        fan = await rp.sign_up(f"fan{i}")
+        await rp.follow(fan.id, author.id)
+        fans.append(fan)
+    a = await rp.post(author.id, "a")
+    b = await rp.post(author.id, "b")
+    await rp.drain()
+    await rp.delete_status(a.id, author.id)
+    await rp.drain()
+    await rp.queue.enqueue({"t": "cleanup", "sid": a.id, "aid": author.id, "ph": "home", "cur": 0})
+    await rp.drain()
+    for f in fans:
+        assert await raw_list(rp, keys.home(f.id)) == [b.id]
+    assert (await rp.get_user(author.id)).posts == 1
