@@ -1,0 +1,280 @@
+"""Lists: lifecycle, membership with backfill/removal/refill, reverse index,
+limits and owner scoping (SPEC 6)."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from redpoll import keys, limits
+from redpoll.errors import Forbidden, ListNotFound, UserNotFound, ValidationError
+
+
+async def raw_list(rp, key) -> list[int]:
+    return [int(x) for x in await rp.store.client.lrange(key, 0, -1)]
+
+
+async def listed_in(rp, uid) -> set[str]:
+    return {x.decode() for x in await rp.store.client.zrange(keys.listed_in(uid), 0, -1)}
+
+
+async def member_ids(rp, owner, lid) -> set[int]:
+    return {int(x) for x in await rp.store.client.zrange(keys.list_members(owner, lid), 0, -1)}
+
+
+async def post_concurrently(rp, uid, n, prefix) -> list[int]:
+    ids = []
+    for start in range(0, n, 100):
+        posted = await asyncio.gather(*(rp.post(uid, f"{prefix} {start + i}")
+                                        for i in range(min(100, n - start))))
+        ids += [s.id for s in posted]
+    return ids
+
+
+async def test_create_get_rename_get_lists_delete(rp):
+    o = await rp.sign_up("owner")
+    assert await rp.get_lists(o.id) == []
+    news = await rp.create_list(o.id, "News")
+    pals = await rp.create_list(o.id, "Pals ✨")
+    assert (news.owner, news.title) == (o.id, "News")
+    assert news.id != pals.id
+    assert await rp.get_list(o.id, news.id) == news
+    assert await rp.get_list(str(o.id), str(pals.id)) == pals
+    assert await rp.get_lists(o.id) == [news, pals]
+
+    renamed = await rp.rename_list(o.id, news.id, "Headlines")
+    assert renamed.title == "Headlines" and renamed.id == news.id
+    assert (await rp.get_list(o.id, news.id)).title == "Headlines"
+
+    await rp.delete_list(o.id, news.id)
+    assert await rp.get_lists(o.id) == [pals]
+    with pytest.raises(ListNotFound):
+        await rp.get_list(o.id, news.id)
+    with pytest.raises(ListNotFound):
+        await rp.delete_list(o.id, news.id)
+    # ids are not reused after a delete
+    again = await rp.create_list(o.id, "News")
+    assert again.id not in (news.id, pals.id)
+
+
+async def test_create_list_checks_owner_and_title(rp):
+    o = await rp.sign_up("owner")
+    with pytest.raises(UserNotFound):
+        await rp.create_list(o.id + 50, "nobody's")
+    for bad in ("", "   ", "x" * (limits.LIST_TITLE_MAX_CHARS + 1), None, 5, "a\x00b"):
+        with pytest.raises(ValidationError):
+            await rp.create_list(o.id, bad)
+    lst = await rp.create_list(o.id, "y" * limits.LIST_TITLE_MAX_CHARS)
+    with pytest.raises(ValidationError):
+        await rp.rename_list(o.id, lst.id, "z" * (limits.LIST_TITLE_MAX_CHARS + 1))
+    assert (await rp.get_list(o.id, lst.id)).title == "y" * limits.LIST_TITLE_MAX_CHARS
+    assert not await rp.store.client.exists(keys.lists(o.id + 50))
+    assert len(await rp.get_lists(o.id)) == 1
+
+
+async def test_lists_per_user_limit(rp):
+    o = await rp.sign_up("owner")
+    made = await asyncio.gather(*(rp.create_list(o.id, f"l{i}")
+                                  for i in range(limits.LISTS_PER_USER)))
+    assert len({m.id for m in made}) == limits.LISTS_PER_USER
+    with pytest.raises(Forbidden):
+        await rp.create_list(o.id, "one too many")
+    assert len(await rp.get_lists(o.id)) == limits.LISTS_PER_USER
+    # concurrent creations racing for the last slot: exactly one wins
+    await rp.delete_list(o.id, made[0].id)
+    results = await asyncio.gather(*(rp.create_list(o.id, f"race{i}") for i in range(8)),
+                                   return_exceptions=True)
+    assert sum(not isinstance(r, BaseException) for r in results) == 1
+    assert all(isinstance(r, Forbidden) for r in results if isinstance(r, BaseException))
+    assert len(await rp.get_lists(o.id)) == limits.LISTS_PER_USER
+
+
+async def test_list_member_limit(rp):
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    lst = await rp.create_list(o.id, "huge")
+    # fill the member set directly: the members need not exist for the bound
+    fake = {str(10_000_000 + i): i + 1 for i in range(limits.LIST_MAX_MEMBERS)}
+    await rp.store.client.zadd(keys.list_members(o.id, lst.id), fake)
+    with pytest.raises(Forbidden):
+        await rp.add_to_list(o.id, lst.id, m.id)
+    assert m.id not in await member_ids(rp, o.id, lst.id)
+    assert await listed_in(rp, m.id) == set()
+
+
+async def test_unknown_list_raises_list_not_found(rp):
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    missing = 987654
+    calls = [rp.get_list(o.id, missing), rp.rename_list(o.id, missing, "t"),
+             rp.delete_list(o.id, missing), rp.add_to_list(o.id, missing, m.id),
+             rp.remove_from_list(o.id, missing, m.id), rp.list_timeline(o.id, missing),
+             rp.list_members(o.id, missing)]
+    for call in calls:
+        with pytest.raises(ListNotFound):
+            await call
+    assert await listed_in(rp, m.id) == set()
+    assert not await rp.store.client.exists(keys.list_members(o.id, missing),
+                                            keys.list_timeline(o.id, missing), keys.lists(o.id))
+    assert await rp.queue.depth() == 0
+
+
+async def test_lists_are_owner_scoped(rp):
+    alice = await rp.sign_up("alice")
+    mallory = await rp.sign_up("mallory")
+    m = await rp.sign_up("member")
+    s = await rp.post(m.id, "hi")
+    lst = await rp.create_list(alice.id, "private")
+    await rp.add_to_list(alice.id, lst.id, m.id)
+    for call in (rp.get_list(mallory.id, lst.id), rp.rename_list(mallory.id, lst.id, "mine"),
+                 rp.delete_list(mallory.id, lst.id), rp.list_timeline(mallory.id, lst.id),
+                 rp.list_members(mallory.id, lst.id), rp.add_to_list(mallory.id, lst.id, m.id),
+                 rp.remove_from_list(mallory.id, lst.id, m.id)):
+        with pytest.raises(ListNotFound):
+            await call
+    assert await rp.get_lists(mallory.id) == []
+    assert (await rp.get_list(alice.id, lst.id)).title == "private"
+    assert [x.id for x in await rp.list_timeline(alice.id, lst.id)] == [s.id]
+    assert await member_ids(rp, alice.id, lst.id) == {m.id}
+    assert await listed_in(rp, m.id) == {keys.listed_member(alice.id, lst.id)}
+
+
+async def test_add_member_backfills_and_indexes(rp):
+    o = await rp.sign_up("owner")
+    m1 = await rp.sign_up("m1")
+    m2 = await rp.sign_up("m2")
+    ids1, ids2 = [], []
+    for i in range(4):
+        ids1.append((await rp.post(m1.id, f"one {i}")).id)
+        ids2.append((await rp.post(m2.id, f"two {i}")).id)
+    lst = await rp.create_list(o.id, "mine")
+    assert await rp.add_to_list(o.id, lst.id, m1.id) is True
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == sorted(ids1, reverse=True)
+    assert await rp.add_to_list(o.id, lst.id, m2.id) is True
+    both = sorted(ids1 + ids2, reverse=True)
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == both
+    assert [s.id for s in await rp.list_timeline(o.id, lst.id)] == both
+
+    assert await rp.add_to_list(o.id, lst.id, m1.id) is False  # no-op
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == both
+    assert [u.id for u in await rp.list_members(o.id, lst.id)] == [m1.id, m2.id]
+    for m in (m1, m2):
+        assert await listed_in(rp, m.id) == {keys.listed_member(o.id, lst.id)}
+    # listing is not following, and the owner's home is untouched
+    assert (await rp.get_user(o.id)).following == 0
+    assert await raw_list(rp, keys.home(o.id)) == []
+
+
+async def test_add_unknown_member_leaves_no_trace(rp):
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    lst = await rp.create_list(o.id, "l")
+    await rp.add_to_list(o.id, lst.id, m.id)
+    ghost = m.id + 300
+    with pytest.raises(UserNotFound):
+        await rp.add_to_list(o.id, lst.id, ghost)
+    assert await member_ids(rp, o.id, lst.id) == {m.id}
+    assert not await rp.store.client.exists(keys.listed_in(ghost))
+    with pytest.raises(ValidationError):
+        await rp.add_to_list(o.id, lst.id, "nope")
+
+
+async def test_remove_member_removes_at_once_then_refills(rp):
+    """A full list timeline loses one member's statuses at once; the refill
+    job then takes the remaining member's older statuses."""
+    o = await rp.sign_up("owner")
+    loud = await rp.sign_up("loud")
+    quiet = await rp.sign_up("quiet")
+    old_quiet = await post_concurrently(rp, quiet.id, 20, "old quiet")
+    loud_ids, new_quiet = [], []
+    for start in range(0, 1000, 100):  # interleave the two members' ids
+        posted = await asyncio.gather(*(rp.post(loud.id if i % 10 else quiet.id, f"p{start + i}")
+                                        for i in range(100)))
+        for s in posted:
+            (loud_ids if s.user_id == loud.id else new_quiet).append(s.id)
+    lst = await rp.create_list(o.id, "both")
+    await rp.add_to_list(o.id, lst.id, quiet.id)
+    await rp.add_to_list(o.id, lst.id, loud.id)
+    timeline = keys.list_timeline(o.id, lst.id)
+    everything = sorted(old_quiet + new_quiet + loud_ids, reverse=True)
+    assert await raw_list(rp, timeline) == everything[:limits.HOME_CAP]
+    assert not set(old_quiet) & set(await raw_list(rp, timeline))  # pushed out by the cap
+
+    assert await rp.remove_from_list(o.id, lst.id, loud.id) is True
+    assert await raw_list(rp, timeline) == sorted(new_quiet, reverse=True)
+    assert loud.id not in await member_ids(rp, o.id, lst.id)
+    assert await listed_in(rp, loud.id) == set()
+    assert await rp.queue.depth() >= 1
+
+    await rp.drain()
+    after = await raw_list(rp, timeline)
+    assert after == sorted(old_quiet + new_quiet, reverse=True)
+    assert len(after) == len(set(after))
+    assert await rp.remove_from_list(o.id, lst.id, loud.id) is False
+
+
+async def test_delete_list_removes_keys_and_reverse_index(rp):
+    o = await rp.sign_up("owner")
+    members = [await rp.sign_up(f"m{i}") for i in range(4)]
+    for m in members:
+        await rp.post(m.id, f"by {m.login}")
+    lst = await rp.create_list(o.id, "doomed")
+    keeper = await rp.create_list(o.id, "kept")
+    for m in members:
+        await rp.add_to_list(o.id, lst.id, m.id)
+    await rp.add_to_list(o.id, keeper.id, members[0].id)
+    client = rp.store.client
+    assert await client.exists(keys.list_members(o.id, lst.id), keys.list_timeline(o.id, lst.id)) == 2
+
+    await rp.delete_list(o.id, lst.id)
+    assert not await client.exists(keys.list_members(o.id, lst.id))
+    assert not await client.exists(keys.list_timeline(o.id, lst.id))
+    assert await listed_in(rp, members[0].id) == {keys.listed_member(o.id, keeper.id)}
+    for m in members[1:]:
+        assert await listed_in(rp, m.id) == set()
+    # a later post reaches the surviving list and does not resurrect the dead one
+    s = await rp.post(members[0].id, "after")
+    await rp.drain()
+    assert not await client.exists(keys.list_timeline(o.id, lst.id))
+    assert (await raw_list(rp, keys.list_timeline(o.id, keeper.id)))[0] == s.id
+
+
+async def test_stale_reverse_index_entry_is_healed_by_delivery(rp):
+    """A delete_list cut short after its script leaves listed_in entries behind;
+    the next delivery that meets one drops it instead of writing to the list."""
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    lst = await rp.create_list(o.id, "gone soon")
+    await rp.add_to_list(o.id, lst.id, m.id)
+    await rp.store.run("list_drop", [keys.lists(o.id), keys.list_members(o.id, lst.id),
+                                     keys.list_timeline(o.id, lst.id)], [lst.id])
+    assert await listed_in(rp, m.id) == {keys.listed_member(o.id, lst.id)}
+    await rp.post(m.id, "hello")
+    await rp.drain()
+    assert await listed_in(rp, m.id) == set()
+    assert not await rp.store.client.exists(keys.list_timeline(o.id, lst.id))
+
+
+async def test_concurrent_add_remove_keeps_both_sides_in_agreement(rp):
+    o = await rp.sign_up("owner")
+    ms = [await rp.sign_up(f"m{i}") for i in range(5)]
+    for m in ms:
+        await rp.post(m.id, f"s {m.login}")
+    lst = await rp.create_list(o.id, "busy")
+    calls = []
+    for round_ in range(12):
+        for i, m in enumerate(ms):
+            add = (round_ + i) % 2 == 0
+            calls.append(rp.add_to_list(o.id, lst.id, m.id) if add
+                         else rp.remove_from_list(o.id, lst.id, m.id))
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    assert [r for r in results if isinstance(r, BaseException)] == []
+    await rp.drain()
+    inside = await member_ids(rp, o.id, lst.id)
+    tag = keys.listed_member(o.id, lst.id)
+    posts = {}
+    for m in ms:
+        assert (m.id in inside) == (tag in await listed_in(rp, m.id)), m.login
+        posts[m.id] = {int(x) for x in await rp.store.client.zrange(keys.profile(m.id), 0, -1)}
+    want = set().union(*(posts[uid] for uid in inside))
+    assert set(await raw_list(rp, keys.list_timeline(o.id, lst.id))) == want
