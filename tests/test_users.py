@@ -1,0 +1,158 @@
+"""Users (SPEC 1): sign-up, unique logins in any case, secrets kept apart."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from redpoll import keys
+from redpoll.errors import LoginTaken, UserNotFound, ValidationError
+from redpoll.models import now_ms
+
+
+async def raw_hash(rp, key: str) -> dict[str, str]:
+    raw = await rp.store.client.hgetall(key)
+    return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+async def test_sign_up_returns_a_fresh_record(rp):
+    before = now_ms()
+    alice = await rp.sign_up("AliceW")
+    assert alice.id > 0
+    assert alice.login == "AliceW"  # as typed, not folded
+    assert alice.display_name == "AliceW"  # defaults to the login
+    assert (alice.followers, alice.following, alice.posts) == (0, 0, 0)
+    assert before <= alice.created_at <= now_ms()
+    assert await rp.get_user(alice.id) == alice
+
+    bob = await rp.sign_up("bob", display_name="Bob B.", bio="hi there")
+    assert bob.id != alice.id
+    assert (bob.display_name, bob.bio) == ("Bob B.", "hi there")
+    assert await rp.get_user(bob.id) == bob
+    assert (await rp.stats())["users"] == 2
+
+
+async def test_concurrent_sign_ups_in_any_case_make_one_user(rp):
+    variants = ["Alice", "alice", "ALICE", "aLiCe", "alicE"]
+    logins = [variants[i % len(variants)] for i in range(100)]
+    results = await asyncio.gather(*(rp.sign_up(login) for login in logins),
+                                   return_exceptions=True)
+    winners = [r for r in results if not isinstance(r, BaseException)]
+    losers = [r for r in results if isinstance(r, BaseException)]
+    assert len(winners) == 1, winners
+    assert len(losers) == 99
+    assert all(isinstance(e, LoginTaken) for e in losers), {type(e) for e in losers}
+    winner = winners[0]
+    assert winner.login in variants
+    for login in variants + ["ALIce"]:
+        assert await rp.lookup(login) == winner
+    assert (await rp.stats())["users"] == 1
+    # the losers' ids never became users
+    seq = int(await rp.store.client.get(keys.USER_SEQ))
+    others = [uid for uid in range(1, seq + 1) if uid != winner.id]
+    assert await rp.get_users(others) == []
+
+
+async def test_taken_login_is_refused_later_too(rp):
+    first = await rp.sign_up("carol")
+    for login in ("carol", "Carol", "CAROL"):
+        with pytest.raises(LoginTaken):
+            await rp.sign_up(login, password="other")
+    assert await rp.lookup("cArOl") == first
+    assert (await rp.stats())["users"] == 1
+
+
+async def test_lookup_unknown_and_invalid_logins(rp):
+    await rp.sign_up("dave")
+    with pytest.raises(UserNotFound):
+        await rp.lookup("davey")
+    with pytest.raises(ValidationError):
+        await rp.lookup("not a login")
+
+
+async def test_secrets_never_reach_the_user_record(rp):
+    user = await rp.sign_up("erin", password="correct horse", email="erin@example.org")
+    record = await raw_hash(rp, keys.user(user.id))
+    assert set(record) == {"id", "login", "name", "bio", "at", "followers", "following", "posts"}
+    for value in record.values():
+        assert "correct horse" not in value and "erin@example.org" not in value
+        assert not value.startswith("$argon2")
+    secrets = await raw_hash(rp, keys.secrets(user.id))
+    assert secrets["email"] == "erin@example.org"
+    assert secrets["password"].startswith("$argon2")
+    assert "correct horse" not in secrets["password"]  # hashed, not stored
+    assert "password" not in user.to_dict() and "email" not in user.to_dict()
+
+
+async def test_user_without_secrets_has_no_secrets_key(rp):
+    user = await rp.sign_up("frank")
+    assert not await rp.store.client.exists(keys.secrets(user.id))
+    assert await rp.check_password("frank", "") is None
+    assert await rp.check_password("frank", "anything") is None
+
+
+async def test_check_password(rp):
+    grace = await rp.sign_up("Grace", password="s3cret!")
+    await rp.sign_up("heidi", password="other")
+    assert await rp.check_password("Grace", "s3cret!") == grace
+    assert await rp.check_password("GRACE", "s3cret!") == grace  # login in any case
+    assert await rp.check_password("Grace", "s3cret") is None
+    assert await rp.check_password("Grace", "S3CRET!") is None
+    assert await rp.check_password("Grace", "other") is None  # someone else's password
+    assert await rp.check_password("nobody", "s3cret!") is None
+    assert await rp.check_password("not a login", "s3cret!") is None
+
+
+async def test_update_profile(rp):
+    ivan = await rp.sign_up("ivan", password="pw")
+    updated = await rp.update_profile(ivan.id, display_name="Ivan the Great", bio="Tsar")
+    assert (updated.display_name, updated.bio) == ("Ivan the Great", "Tsar")
+    assert (updated.id, updated.login, updated.created_at) == (ivan.id, ivan.login, ivan.created_at)
+    assert await rp.get_user(ivan.id) == updated
+    # only the given field changes
+    again = await rp.update_profile(ivan.id, bio="")
+    assert (again.display_name, again.bio) == ("Ivan the Great", "")
+    # nothing given: nothing changes, the user is returned
+    assert await rp.update_profile(str(ivan.id)) == again
+    # the password still works and the record gained no secrets
+    assert await rp.check_password("ivan", "pw") == again
+    assert "password" not in await raw_hash(rp, keys.user(ivan.id))
+
+
+async def test_update_profile_of_unknown_user(rp):
+    with pytest.raises(UserNotFound):
+        await rp.update_profile(424242, display_name="ghost")
+    with pytest.raises(UserNotFound):
+        await rp.update_profile(424242)
+    assert not await rp.store.client.exists(keys.user(424242))
+
+
+async def test_get_user_unknown(rp):
+    await rp.sign_up("judy")
+    with pytest.raises(UserNotFound):
+        await rp.get_user(987654)
+    with pytest.raises(UserNotFound) as info:
+        await rp.get_user("987654")
+    assert info.value.status == 404
+
+
+async def test_get_users_keeps_order_and_skips_unknown(rp):
+    a = await rp.sign_up("ann")
+    b = await rp.sign_up("ben")
+    c = await rp.sign_up("cat")
+    found = await rp.get_users([c.id, 999_001, a.id, str(b.id), 999_002, c.id])
+    assert [u.login for u in found] == ["cat", "ann", "ben", "cat"]
+    assert found[0] == c
+    assert await rp.get_users([]) == []
+    assert await rp.get_users([999_003]) == []
+
+
+async def test_counters_follow_activity(rp):
+    kim = await rp.sign_up("kim")
+    lee = await rp.sign_up("lee")
+    await rp.follow(kim.id, lee.id)
+    await rp.post(lee.id, "one")
+    await rp.post(lee.id, "two")
+    kim, lee = await rp.get_users([kim.id, lee.id])
+    assert (kim.following, kim.followers, kim.posts) == (1, 0, 0)
+    assert (lee.following, lee.followers, lee.posts) == (0, 1, 2)
