@@ -118,7 +118,10 @@ class Worker:
         try:
             job = decode(fields)
             handler = HANDLERS[job["t"]]
-        except (KeyError, ValueError) as exc:
+        except (KeyError, ValueError, TypeError) as exc:
+            # TypeError: JSON that is not an object, or an unhashable type. It
+            # must not escape: it would abort the rest of the batch read with
+            # it, and those jobs would be re-claimed until parked as dead.
             await self.queue.park(stream, entry_id, fields, f"malformed job: {exc!r}")
             return
         try:

@@ -1,11 +1,15 @@
 -- job_next: finish one job and queue its continuation in one atomic step, so a
 -- worker that dies between the two can neither lose the chain nor fork it.
+-- Only the first finisher queues the continuation: a slow worker whose job was
+-- claimed and finished meanwhile by another (it stalled past job_claim_ms)
+-- finds the entry no longer pending (XACK returns 0) and must not queue the
+-- next step a second time, which would fork the chain.
 -- KEYS[1]: job stream
 -- ARGV[1]: consumer group
 -- ARGV[2]: id of the finished entry
 -- ARGV[3..]: field/value pairs of the next job ('' alone = no next job)
 -- returns: the new entry's id, or '' if there was none
-redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
+local acked = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[1], ARGV[2])
-if #ARGV < 4 then return '' end
+if acked == 0 or #ARGV < 4 then return '' end
 return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
