@@ -8,7 +8,11 @@ from . import keys, limits
 from .store import Store
 
 
-async def _refill(store: Store, timeline: str, sources: list[int]) -> int:
+async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
+                  own: int | None = None) -> int:
+    """Fill ``timeline`` up to the cap from the profiles of ``sources``, which
+    must be members of the ``guard`` set (following / list members) unless
+    they are ``own``."""
     pipe = store.pipeline()
     pipe.llen(timeline)
     pipe.lindex(timeline, -1)
@@ -31,7 +35,28 @@ async def _refill(store: Store, timeline: str, sources: list[int]) -> int:
             break
     if picked:
         await store.run("merge", [timeline, timeline], [limits.HOME_CAP, "", *picked])
+        await _drop_departed(store, timeline, guard, sources, per_source, set(picked), own)
     return len(picked)
+
+
+async def _drop_departed(store: Store, timeline: str, guard: str, sources: list[int],
+                         per_source: list[list[int]], picked: set[int], own: int | None) -> None:
+    """The sources were read before the merge. One unfollowed (or removed from
+    the list, or the list deleted) meanwhile has had its statuses taken out
+    already, and the merge may just have put some back: take them out again.
+    unmerge.lua removes them only while the source is still absent, and an
+    unfollow that lands after this check removes them itself."""
+    mine = [(uid, [i for i in ids if i in picked])
+            for uid, ids in zip(sources, per_source) if uid != own]
+    mine = [(uid, ids) for uid, ids in mine if ids]
+    if not mine:
+        return
+    pipe = store.pipeline()
+    for uid, _ in mine:
+        pipe.zscore(guard, uid)
+    for (uid, ids), score in zip(mine, await pipe.execute()):
+        if score is None:
+            await store.run("unmerge", [timeline, guard], [uid, *ids])
 
 
 async def refill_home(store: Store, uid: int) -> int:
@@ -39,7 +64,7 @@ async def refill_home(store: Store, uid: int) -> int:
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
     if not await store.client.exists(keys.user(uid)):
         return 0  # vanished: nothing to do
-    return await _refill(store, keys.home(uid), sources + [uid])
+    return await _refill(store, keys.home(uid), keys.following(uid), sources + [uid], own=uid)
 
 
 async def refill_list(store: Store, owner: int, lid: int) -> int:
@@ -47,4 +72,5 @@ async def refill_list(store: Store, owner: int, lid: int) -> int:
         return 0
     sources = [int(i) for i in await store.client.zrange(
         keys.list_members(owner, lid), 0, limits.REFILL_MAX_SOURCES - 1)]
-    return await _refill(store, keys.list_timeline(owner, lid), sources)
+    return await _refill(store, keys.list_timeline(owner, lid), keys.list_members(owner, lid),
+                         sources)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import asyncio
 import random
 
-from redpoll import keys, limits
+from redpoll import keys, limits, refill
 
 
 async def raw_home(rp, uid) -> list[int]:
@@ -116,3 +116,38 @@ async def test_refill_job_for_vanished_or_unfollowing_user_is_harmless(rp):
     assert await raw_home(rp, r.id) == []
     assert not await rp.store.client.exists(keys.home(r.id + 999))
     assert await rp.queue.depth() == 0
+
+
+async def test_refill_racing_an_unfollow_does_not_bring_the_unfollowed_back(rp):
+    """A refill job reads the followees, then the user unfollows one of them
+    before the job writes. Forced here by handing the job's step the followee
+    list as it was read before the unfollow."""
+    r = await rp.sign_up("reader")
+    b = await rp.sign_up("b")
+    c = await rp.sign_up("c")
+    ids = await post_interleaved(rp, {b.id: 600, c.id: 600})
+    await rp.follow(r.id, b.id)
+    await rp.follow(r.id, c.id)
+    stale_sources = [b.id, c.id, r.id]
+    await rp.unfollow(r.id, c.id)
+    assert not set(await raw_home(rp, r.id)) & set(ids[c.id])
+
+    await refill._refill(rp.store, keys.home(r.id), keys.following(r.id), stale_sources, own=r.id)
+    home = await raw_home(rp, r.id)
+    assert not set(home) & set(ids[c.id])
+    await rp.drain()
+    assert await raw_home(rp, r.id) == newest(ids[b.id])
+
+
+async def test_list_refill_racing_a_list_delete_leaves_no_orphan_timeline(rp):
+    """The list refill job checked the list and read its members, then the
+    list was deleted before the job wrote (forced as above)."""
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    await post_interleaved(rp, {m.id: 30})
+    lst = await rp.create_list(o.id, "short-lived")
+    await rp.add_to_list(o.id, lst.id, m.id)
+    await rp.delete_list(o.id, lst.id)
+    await refill._refill(rp.store, keys.list_timeline(o.id, lst.id),
+                         keys.list_members(o.id, lst.id), [m.id])
+    assert not await rp.store.client.exists(keys.list_timeline(o.id, lst.id))
