@@ -95,3 +95,36 @@ from .bench import bench  # noqa: E402
 
 main.add_command(seed)
 main.add_command(bench)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on (0.0.0.0 for every interface).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
+              help="TCP port; 0 picks a free one (the chosen URL is printed on stdout).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="HTTP worker processes sharing the port.")
+@click.option("--jobs/--no-jobs", default=True, show_default=True,
+              help="Run the background job worker (fan-out, cleanup, refill) inside each "
+                   "HTTP worker; with --no-jobs run `redpoll worker` yourself.")
+@click.option("--access-log/--no-access-log", default=None,
+              help="One JSON log line per request (default: REDPOLL_ACCESS_LOG or on).")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]),
+              default="info", show_default=True, help="Level of the JSON log lines on stderr.")
+def serve(host: str, port: int, workers: int, jobs: bool, access_log: bool | None,
+          log_level: str) -> None:
+    """Serve the Mastodon client API (REST, JSON) on HTTP.
+
+    Starts the embedded server unless REDIS_URL is set, the HTTP workers and
+    the background jobs, then prints "Redpoll listening on URL". Logs are JSON
+    lines on stderr. SIGINT/SIGTERM stop it cleanly: open requests and the
+    jobs in hand finish, queued jobs stay in Redis. Rate limits and the rest
+    come from the environment (REDPOLL_RATE_TOKEN, REDPOLL_RATE_IP,
+    REDPOLL_RATE_SIGNUP, REDPOLL_RATE_LOGIN as COUNT/SECONDS or off; see
+    settings.py). Point Mastodon.py at the printed URL.
+    """
+    from .api.serve import serve as run_serve
+    settings = load_settings()
+    run_serve(settings, host=host, port=port, workers=workers, jobs=jobs,
+              access_log=settings.access_log if access_log is None else access_log,
+              log_level=log_level.upper())

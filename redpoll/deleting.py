@@ -31,6 +31,7 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     author = int(author)
     uncounted = await store.run(
         "delete_own", [keys.profile(author), keys.home(author), keys.user(author)], [sid])
+    await store.run("undeliver", [keys.PUBLIC_TIMELINE], [sid])  # idempotent
     await queue.enqueue({"t": "cleanup", "sid": sid, "aid": author, "ph": "home", "cur": 0})
     if uncounted:
         await store.client.hincrby(keys.STATS, "deleted", 1)

@@ -94,6 +94,9 @@ class Redpoll:
     async def profile_timeline(self, uid, **cursors: Any) -> list[Status]:
         return await timelines.profile(self.store, uid, **cursors)
 
+    async def public_timeline(self, **cursors: Any) -> list[Status]:
+        return await timelines.public(self.store, **cursors)
+
     async def list_timeline(self, owner, lid, **cursors: Any) -> list[Status]:
         return await timelines.list_timeline(self.store, owner, lid, **cursors)
 

@@ -138,11 +138,6 @@ def token_rate(digest: str, window: int) -> str:
     return f"rl:{{{digest}}}:{window}"
 
 
-def user_tokens(uid: int) -> str:
-    """SET of the digests of a user's live tokens (for revoking them all)."""
-    return f"utok:{{{uid}}}"
-
-
 def auth_code(digest: str) -> str:
     """String (JSON): one authorization code, short-lived, taken once with GETDEL."""
     return f"code:{{{digest}}}"

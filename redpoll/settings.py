@@ -86,6 +86,8 @@ class Settings:
     serve_jobs: bool = True
     #: Instance title shown by /api/v1/instance.
     instance_title: str = "Redpoll"
+    #: Log one JSON line per HTTP request (method, path, status, duration).
+    access_log: bool = True
     #: Streaming (SPEC 8): events one connection may have waiting before it is
     #: cut off as stalled (FALLING_BEHIND warning at 60% of it).
     stream_queue_max: int = limits.STREAM_QUEUE_MAX
@@ -120,6 +122,7 @@ class Settings:
             rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
             instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
+            access_log=_bool(env, "REDPOLL_ACCESS_LOG", True),
             stream_queue_max=_int(env, "REDPOLL_STREAM_QUEUE", limits.STREAM_QUEUE_MAX, 2, 1_000_000),
             stream_keepalive_s=_int(env, "REDPOLL_STREAM_KEEPALIVE_S",
                                     int(limits.STREAM_KEEPALIVE_S), 1, 3600),

@@ -79,6 +79,14 @@ async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None,
         raise ListNotFound(f"list {lid} does not exist") from exc
 
 
+async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
+                 limit=None) -> list[Status]:
+    """The global timeline: every status, newest first, capped like a home."""
+    cursors = _cursors(max_id, since_id, min_id, limit)
+    ids = await _list_page(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
+    return await get_statuses(store, ids)
+
+
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
                   limit=None) -> list[Status]:
     """A user's own statuses; the profile is a sorted set scored by id."""

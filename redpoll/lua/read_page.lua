@@ -8,9 +8,9 @@
 -- ARGV[2]: since_id or ''
 -- ARGV[3]: min_id or ''
 -- ARGV[4]: limit
--- ARGV[5]: field of KEYS[2]
+-- ARGV[5]: field of KEYS[2] ('' = no owner: the global timeline)
 -- returns: ids newest first, or error 'NOOWNER'
-if redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
+if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
 local key = KEYS[1]
 local limit = tonumber(ARGV[4])
 local n = redis.call('LLEN', key)

@@ -1,0 +1,149 @@
+"""The ASGI application: Starlette routes over the engine facade.
+
+``create_app()`` is the factory uvicorn runs in each HTTP worker process. Its
+lifespan opens the engine (REDIS_URL from the environment, set by
+``redpoll serve``) and, unless REDPOLL_SERVE_JOBS=0, runs the background job
+worker in the same process; on shutdown the worker finishes the jobs in hand
+(queued ones stay in Redis for the next start).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from contextlib import asynccontextmanager
+
+from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeout
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from ..engine import Redpoll
+from ..errors import RedpollError
+from ..settings import Settings
+from . import accounts, instance, lists, oauth, openapi, statuses
+from .http import JSON, ApiError, error_response
+
+log = logging.getLogger("redpoll.api")
+access = logging.getLogger("redpoll.access")
+
+ROUTES = [
+    Route("/api/v1/instance", instance.instance_v1, methods=["GET"]),
+    Route("/api/v2/instance", instance.instance_v2, methods=["GET"]),
+    Route("/api/v1/apps", oauth.create_app, methods=["POST"]),
+    Route("/api/v1/apps/verify_credentials", oauth.verify_app, methods=["GET"]),
+    Route("/oauth/token", oauth.token, methods=["POST"]),
+    Route("/oauth/revoke", oauth.revoke, methods=["POST"]),
+    Route("/oauth/authorize", oauth.authorize_page, methods=["GET"]),
+    Route("/oauth/authorize", oauth.authorize_submit, methods=["POST"]),
+    Route("/.well-known/oauth-authorization-server", oauth.server_metadata, methods=["GET"]),
+    Route("/api/v1/accounts", accounts.register, methods=["POST"]),
+    Route("/api/v1/accounts/verify_credentials", accounts.verify_credentials, methods=["GET"]),
+    Route("/api/v1/accounts/lookup", accounts.lookup, methods=["GET"]),
+    Route("/api/v1/accounts/relationships", accounts.relationships, methods=["GET"]),
+    Route("/api/v1/accounts/{id}", accounts.get_account, methods=["GET"]),
+    Route("/api/v1/accounts/{id}/statuses", accounts.account_statuses, methods=["GET"]),
+    Route("/api/v1/accounts/{id}/follow", accounts.follow, methods=["POST"]),
+    Route("/api/v1/accounts/{id}/unfollow", accounts.unfollow, methods=["POST"]),
+    Route("/api/v1/accounts/{id}/followers", accounts.followers, methods=["GET"]),
+    Route("/api/v1/accounts/{id}/following", accounts.following, methods=["GET"]),
+    Route("/api/v1/statuses", statuses.post_status, methods=["POST"]),
+    Route("/api/v1/statuses", statuses.get_statuses, methods=["GET"]),
+    Route("/api/v1/statuses/{id}", statuses.get_status, methods=["GET"]),
+    Route("/api/v1/statuses/{id}", statuses.delete_status, methods=["DELETE"]),
+    Route("/api/v1/timelines/home", statuses.home, methods=["GET"]),
+    Route("/api/v1/timelines/public", statuses.public, methods=["GET"]),
+    Route("/api/v1/timelines/list/{list_id}", statuses.list_timeline, methods=["GET"]),
+    Route("/api/v1/lists", lists.get_lists, methods=["GET"]),
+    Route("/api/v1/lists", lists.create_list, methods=["POST"]),
+    Route("/api/v1/lists/{id}", lists.get_list, methods=["GET"]),
+    Route("/api/v1/lists/{id}", lists.update_list, methods=["PUT"]),
+    Route("/api/v1/lists/{id}", lists.delete_list, methods=["DELETE"]),
+    Route("/api/v1/lists/{id}/accounts", lists.list_accounts, methods=["GET"]),
+    Route("/api/v1/lists/{id}/accounts", lists.add_accounts, methods=["POST"]),
+    Route("/api/v1/lists/{id}/accounts", lists.remove_accounts, methods=["DELETE"]),
+    Route("/openapi.json", openapi.document, methods=["GET"]),
+]
+
+
+async def _api_error(request: Request, exc: ApiError) -> Response:
+    return exc.response()
+
+
+async def _redpoll_error(request: Request, exc: RedpollError) -> Response:
+    return error_response(exc)
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    message = {404: "Not found", 405: "Method not allowed"}.get(exc.status_code, exc.detail)
+    return JSON({"error": message}, status_code=exc.status_code, headers=exc.headers)
+
+
+async def _unavailable(request: Request, exc: Exception) -> Response:
+    log.warning("database unavailable: %s", type(exc).__name__)
+    return JSON({"error": "Service temporarily unavailable"}, status_code=503,
+                headers={"Retry-After": "1"})
+
+
+async def _crash(request: Request, exc: Exception) -> Response:
+    log.error("unhandled error on %s %s", request.method, request.url.path,
+              exc_info=(type(exc), exc, exc.__traceback__))
+    return JSON({"error": "Internal server error"}, status_code=500)
+
+
+class AccessLog:
+    """One JSON line per request: method, path (no query), status, duration."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        start = time.perf_counter()
+        status = [0]
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            client = scope.get("client")
+            access.info("request", extra={
+                "method": scope["method"], "path": scope["path"][:200], "status": status[0],
+                "ms": round((time.perf_counter() - start) * 1000, 2),
+                "ip": client[0] if client else None})
+
+
+def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):
+        rp = await Redpoll.open(settings)
+        app.state.rp, app.state.settings = rp, settings
+        stop = asyncio.Event()
+        jobs = asyncio.create_task(rp.worker().run(stop)) if settings.serve_jobs else None
+        log.info("api process ready", extra={"jobs": bool(jobs)})
+        try:
+            yield
+        finally:
+            stop.set()
+            if jobs is not None:
+                await jobs  # let in-flight jobs finish; queued ones stay in Redis
+            await rp.close()
+            log.info("api process stopped")
+
+    app = Starlette(routes=ROUTES, lifespan=lifespan, exception_handlers={
+        ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
+        RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
+        BusyLoadingError: _unavailable, Exception: _crash})
+    app.state.settings = settings
+    if settings.access_log if access_log is None else access_log:
+        app.add_middleware(AccessLog)
+    return app

@@ -1,0 +1,127 @@
+"""Engine records rendered as Mastodon entities (docs: "API > Entities").
+
+Ids are strings, times ISO 8601 in UTC, text HTML-escaped into paragraphs.
+Features redpoll does not have are rendered as Mastodon renders their
+absence (empty lists, null, false, zero).
+"""
+from __future__ import annotations
+
+import html
+import time
+
+from .. import __version__
+from ..lists import UserList
+from ..models import Status, User
+
+MASTODON_VERSION = "4.3.0"
+VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"
+
+
+def iso(ms: int) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+def day(ms: int) -> str:
+    return time.strftime("%Y-%m-%dT00:00:00.000Z", time.gmtime(ms // 1000))
+
+
+def html_text(text: str) -> str:
+    """Plain text as Mastodon formats it: escaped, blank lines split
+    paragraphs, single newlines become <br />."""
+    paragraphs = [p for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    return "".join("<p>" + html.escape(p, quote=True).replace("\n", "<br />") + "</p>"
+                   for p in paragraphs) or "<p></p>"
+
+
+def account(user: User, base: str) -> dict:
+    avatar = f"{base}/avatars/original/missing.png"
+    header = f"{base}/headers/original/missing.png"
+    return {
+        "id": str(user.id),
+        "username": user.login,
+        "acct": user.login,
+        "display_name": user.display_name,
+        "locked": False,
+        "bot": False,
+        "discoverable": True,
+        "indexable": False,
+        "group": False,
+        "created_at": day(user.created_at),
+        "note": html_text(user.bio) if user.bio else "",
+        "url": f"{base}/@{user.login}",
+        "uri": f"{base}/users/{user.login}",
+        "avatar": avatar,
+        "avatar_static": avatar,
+        "header": header,
+        "header_static": header,
+        "followers_count": user.followers,
+        "following_count": user.following,
+        "statuses_count": user.posts,
+        "last_status_at": None,
+        "hide_collections": False,
+        "noindex": False,
+        "emojis": [],
+        "roles": [],
+        "fields": [],
+    }
+
+
+def credential_account(user: User, base: str) -> dict:
+    return account(user, base) | {"source": {
+        "privacy": "public", "sensitive": False, "language": None, "note": user.bio,
+        "fields": [], "follow_requests_count": 0}}
+
+
+def placeholder_user(status: Status) -> User:
+    """For a status whose author record cannot be read: what the status knows."""
+    return User(id=status.user_id, login=status.login, display_name=status.login, bio="",
+                created_at=status.created_at, followers=0, following=0, posts=0)
+
+
+def status(s: Status, author: dict, base: str, *, viewer: bool = False,
+           with_source: bool = False) -> dict:
+    out = {
+        "id": str(s.id),
+        "uri": f"{base}/users/{s.login}/statuses/{s.id}",
+        "url": f"{base}/@{s.login}/{s.id}",
+        "created_at": iso(s.created_at),
+        "account": author,
+        "content": html_text(s.text),
+        "visibility": "public",
+        "sensitive": False,
+        "spoiler_text": "",
+        "media_attachments": [],
+        "application": None,
+        "mentions": [],
+        "tags": [],
+        "emojis": [],
+        "reblogs_count": 0,
+        "favourites_count": 0,
+        "replies_count": 0,
+        "in_reply_to_id": None,
+        "in_reply_to_account_id": None,
+        "reblog": None,
+        "poll": None,
+        "card": None,
+        "language": None,
+        "edited_at": None,
+    }
+    if viewer:
+        out |= {"favourited": False, "reblogged": False, "muted": False, "bookmarked": False,
+                "pinned": False}
+    if with_source:
+        out["text"] = s.text
+    return out
+
+
+def relationship(target: int, following: bool, followed_by: bool) -> dict:
+    return {"id": str(target), "following": following, "showing_reblogs": following,
+            "notifying": False, "languages": None, "followed_by": followed_by,
+            "blocking": False, "blocked_by": False, "muting": False,
+            "muting_notifications": False, "requested": False, "requested_by": False,
+            "domain_blocking": False, "endorsed": False, "note": ""}
+
+
+def user_list(item: UserList) -> dict:
+    return {"id": str(item.id), "title": item.title, "replies_policy": "list",
+            "exclusive": False}

@@ -1,0 +1,340 @@
+"""HTTP plumbing shared by every endpoint: JSON responses, errors in Mastodon's
+shape, bounded body parsing, parameters, and the ``endpoint`` decorator that
+authenticates, rate-limits and checks scopes before a handler runs.
+
+Nothing here talks to Redis directly: tokens and rate limits are domain calls
+(``redpoll.auth``, ``redpoll.ratelimit``).
+"""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, Awaitable, Callable
+from urllib.parse import parse_qsl, urlencode
+
+import orjson
+from starlette.datastructures import UploadFile
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import auth, limits, ratelimit, validate
+from ..auth import Token
+from ..errors import RedpollError, ValidationError
+from ..settings import Settings
+
+
+class JSON(Response):
+    media_type = "application/json; charset=utf-8"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content)
+
+
+class ApiError(Exception):
+    """An answer other than success: ``status`` and Mastodon's {"error": ...} body."""
+
+    def __init__(self, status: int, message: str, headers: dict | None = None, **extra):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+        self.extra = extra
+
+    def response(self) -> JSON:
+        return JSON({"error": self.message, **self.extra}, status_code=self.status,
+                    headers=self.headers)
+
+
+NOT_FOUND = "Record not found"
+
+
+def error_response(exc: RedpollError) -> JSON:
+    """The engine's errors as Mastodon answers them."""
+    if isinstance(exc, auth.OAuthError):
+        return JSON({"error": exc.code, "error_description": exc.message}, status_code=exc.status)
+    if isinstance(exc, ValidationError):
+        return JSON({"error": f"Validation failed: {exc.message}"}, status_code=422)
+    status = exc.status if 400 <= exc.status < 600 else 500
+    if status == 404:
+        return JSON({"error": NOT_FOUND}, status_code=404)
+    if status == 409:  # a taken name or clashing state: Mastodon says 422
+        return JSON({"error": f"Validation failed: {exc.message}"}, status_code=422)
+    return JSON({"error": exc.message}, status_code=status)
+
+
+# --- request parameters ---------------------------------------------------------------
+class Params:
+    """Query and body parameters merged (body wins), as Mastodon reads them.
+
+    Form keys ending in ``[]`` are lists (``id[]=1&id[]=2``); a JSON body may
+    hold any JSON type, so every getter checks the type it gets.
+    """
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+
+    def has(self, name: str) -> bool:
+        return self.data.get(name) not in (None, "")
+
+    def raw(self, name: str) -> Any:
+        return self.data.get(name)
+
+    def str(self, name: str, *, required: bool = False, max_chars: int = 10_000,
+            allow_empty: bool = True) -> str | None:
+        value = self.data.get(name)
+        if value is None or (value == "" and not required):
+            if required:
+                raise ValidationError(name, "is missing")
+            return None
+        if isinstance(value, list):
+            raise ValidationError(name, "must be a single value")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ValidationError(name, "must be a string")
+        if not isinstance(value, str):
+            value = str(value) if not isinstance(value, float) or math.isfinite(value) else ""
+        return validate.text(value, name, max_chars, allow_empty=allow_empty and not required)
+
+    def bool(self, name: str, default: bool = False) -> bool:
+        value = self.data.get(name)
+        if value is None or value == "":
+            return default
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "1", "on", "yes"):
+            return True
+        if isinstance(value, str) and value.lower() in ("false", "0", "off", "no"):
+            return False
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        raise ValidationError(name, "must be a boolean")
+
+    def number(self, name: str) -> float | None:
+        value = self.data.get(name)
+        if value is None or value == "":
+            return None
+        if isinstance(value, bool) or isinstance(value, list):
+            raise ValidationError(name, "must be a number")
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ValidationError(name, "must be a number") from None
+        if not math.isfinite(number):
+            raise ValidationError(name, "must be a finite number")
+        return number
+
+    def cursor(self, name: str) -> int | None:
+        value = self.data.get(name)
+        if value is None or value == "":
+            return None
+        if isinstance(value, list):
+            raise ValidationError(name, "must be a single id")
+        return validate.an_id(value, name)
+
+    def ids(self, name: str, *, max_count: int = limits.API_IDS_PER_REQUEST) -> list[int]:
+        value = self.data.get(name)
+        if value is None or value == "":
+            return []
+        items = value if isinstance(value, list) else [value]
+        if len(items) > max_count:
+            raise ValidationError(name, f"at most {max_count} ids")
+        return [validate.an_id(item, name) for item in items]
+
+    def cursors(self) -> dict:
+        """max_id / since_id / min_id / limit for the engine (it validates them)."""
+        out = {}
+        for name in ("max_id", "since_id", "min_id", "limit"):
+            value = self.data.get(name)
+            if isinstance(value, list):
+                raise ValidationError(name, "must be a single value")
+            if value is not None and value != "":
+                out[name] = value
+        return out
+
+
+def _merge(data: dict[str, Any], pairs) -> None:
+    for key, value in pairs:
+        if key.endswith("[]"):
+            data.setdefault(key[:-2], [])
+            if not isinstance(data[key[:-2]], list):
+                data[key[:-2]] = [data[key[:-2]]]
+            data[key[:-2]].append(value)
+        else:
+            data[key] = value
+
+
+async def read_body(request: Request) -> bytes:
+    """The body, refused with 413 once it passes ``limits.API_MAX_BODY_BYTES``."""
+    cached = getattr(request, "_body", None)
+    if cached is not None:
+        return cached
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise ApiError(400, "Invalid Content-Length")
+        if int(length) > limits.API_MAX_BODY_BYTES:
+            raise ApiError(413, f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limits.API_MAX_BODY_BYTES:
+            raise ApiError(413, f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    request._body = body  # starlette's own cache: request.form() reads it from here
+    return body
+
+
+async def parse_params(request: Request) -> Params:
+    data: dict[str, Any] = {}
+    _merge(data, request.query_params.multi_items())
+    if request.method in ("GET", "HEAD"):
+        return Params(data)
+    body = await read_body(request)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if not body.strip():
+        return Params(data)
+    if kind == "application/json" or kind.endswith("+json"):
+        try:
+            parsed = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            raise ApiError(400, "The request body is not valid JSON") from None
+        if not isinstance(parsed, dict):
+            raise ApiError(422, "The request body must be a JSON object")
+        for key, value in parsed.items():
+            data[key[:-2] if key.endswith("[]") else key] = value
+    elif kind in ("application/x-www-form-urlencoded", ""):
+        try:
+            text = body.decode("utf-8")
+            pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False,
+                              max_num_fields=1000, errors="strict")
+        except (UnicodeDecodeError, ValueError):
+            raise ApiError(400, "The request body is not valid form data") from None
+        _merge(data, pairs)
+    elif kind == "multipart/form-data":
+        try:
+            form = await request.form(max_files=0, max_fields=1000)
+        except Exception:  # python-multipart / starlette parse errors
+            raise ApiError(400, "The request body is not valid multipart form data") from None
+        items = form.multi_items()
+        if any(isinstance(v, UploadFile) for _, v in items):
+            raise ApiError(422, "File uploads are not supported")
+        _merge(data, items)
+    else:
+        raise ApiError(415, f"Unsupported content type {kind[:60]!r}")
+    return Params(data)
+
+
+# --- the per-request context and the endpoint decorator -----------------------------------
+class Ctx:
+    """What a handler gets: the engine, the caller, the parameters."""
+
+    def __init__(self, request: Request):
+        self.request = request
+        self.rp = request.app.state.rp
+        self.settings: Settings = request.app.state.settings
+        self.token: Token | None = None
+        self.rate: ratelimit.RateState | None = None
+        self.params = Params({})
+
+    @property
+    def uid(self) -> int:
+        assert self.token is not None and self.token.uid is not None
+        return self.token.uid
+
+    @property
+    def viewer(self) -> int | None:
+        return self.token.uid if self.token is not None else None
+
+    @property
+    def ip(self) -> str:
+        client = self.request.client
+        return client.host if client else "unknown"
+
+    @property
+    def base(self) -> str:
+        return str(self.request.base_url).rstrip("/")
+
+    def path_id(self, name: str = "id") -> int:
+        """A numeric id from the path; a malformed one is just an unknown record."""
+        try:
+            return validate.an_id(self.request.path_params[name], name)
+        except ValidationError:
+            raise ApiError(404, NOT_FOUND) from None
+
+    async def limit(self, family: str, rate) -> None:
+        """Count this request against a stricter per-IP family (signup, login)."""
+        state = await ratelimit.hit(self.rp.store, f"ip:{self.ip}:{family}", rate)
+        if state is not None:
+            self.rate = state
+            if state.exceeded:
+                raise ApiError(429, "Too many requests", headers=state.headers())
+
+    async def authenticate(self, required: bool, scope, user: bool) -> None:
+        header = self.request.headers.get("authorization", "")
+        kind, _, token = header.partition(" ")
+        if header and kind.lower() == "bearer" and token.strip():
+            self.token, self.rate = await auth.authenticate(self.rp.store, token.strip(),
+                                                            self.settings.rate_token)
+            if self.token is None:
+                await self._ip_hit()
+                raise ApiError(401, "The access token is invalid",
+                               headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        else:
+            await self._ip_hit()
+            if required:
+                raise ApiError(401, "The access token is invalid",
+                               headers={"WWW-Authenticate": "Bearer"})
+        if self.rate is not None and self.rate.exceeded:
+            raise ApiError(429, "Too many requests", headers=self.rate.headers())
+        if self.token is not None:
+            wanted = (scope,) if isinstance(scope, str) else scope
+            if wanted and not any(self.token.allows(s) for s in wanted):
+                raise ApiError(403, "This action is outside the authorized scopes")
+            if user and self.token.uid is None and required:
+                raise ApiError(422, "This method requires an authenticated user")
+
+    async def _ip_hit(self) -> None:
+        self.rate = await ratelimit.hit(self.rp.store, f"ip:{self.ip}:api", self.settings.rate_ip)
+        if self.rate is not None and self.rate.exceeded:
+            raise ApiError(429, "Too many requests", headers=self.rate.headers())
+
+
+Handler = Callable[[Ctx], Awaitable[Response]]
+
+
+def endpoint(*, auth: str = "optional", scope: str | tuple | None = None, user: bool = True,
+             params: bool = True):
+    """Wrap a handler: ``auth`` is 'required' (401 without a valid token),
+    'optional' (a token, when sent, must be valid) or 'none'; ``scope`` is the
+    scope a token must grant (a tuple: any one of them); ``user`` means a user token (not an app token)
+    is needed when auth is required."""
+    def wrap(fn: Handler):
+        @functools.wraps(fn)
+        async def handler(request: Request) -> Response:
+            ctx = Ctx(request)
+            if auth != "none":
+                await ctx.authenticate(auth == "required", scope, user)
+            else:
+                await ctx._ip_hit()
+            if params:
+                ctx.params = await parse_params(request)
+            response = await fn(ctx)
+            if ctx.rate is not None:
+                response.headers.update(ctx.rate.headers())
+            return response
+        handler.spec = {"auth": auth, "scope": scope}  # read by the OpenAPI builder
+        return handler
+    return wrap
+
+
+def link_header(ctx: Ctx, items: list, key=lambda item: item.id, *, prev: bool = True) -> dict:
+    """Mastodon's Link header: next = older (max_id), prev = newer (min_id)."""
+    if not items:
+        return {}
+    url = ctx.base + ctx.request.url.path
+    keep = {k: v for k, v in ctx.request.query_params.multi_items()
+            if k not in ("max_id", "min_id", "since_id")}
+    links = [f'<{url}?{urlencode({**keep, "max_id": key(items[-1])})}>; rel="next"']
+    if prev:
+        links.append(f'<{url}?{urlencode({**keep, "min_id": key(items[0])})}>; rel="prev"')
+    return {"Link": ", ".join(links)}

@@ -1,0 +1,84 @@
+"""Instance information (v1 and v2), with statistics cached per process."""
+from __future__ import annotations
+
+import time
+
+from starlette.responses import Response
+
+from .. import __version__, limits
+from .entities import VERSION
+from .http import JSON, Ctx, endpoint
+
+SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
+_stats: dict = {"at": -1e9, "users": 0, "statuses": 0}
+
+
+async def _cached_stats(ctx: Ctx) -> dict:
+    now = time.monotonic()
+    if now - _stats["at"] > limits.INSTANCE_STATS_CACHE_S:
+        figures = await ctx.rp.stats()
+        _stats.update(at=now, users=figures["users"], statuses=figures["statuses"])
+    return _stats
+
+
+def _statuses_config() -> dict:
+    return {"max_characters": limits.STATUS_MAX_CHARS, "max_media_attachments": 0,
+            "characters_reserved_per_url": 23}
+
+
+def _media_config() -> dict:
+    return {"supported_mime_types": [], "image_size_limit": 0, "image_matrix_limit": 0,
+            "video_size_limit": 0, "video_frame_rate_limit": 0, "video_matrix_limit": 0}
+
+
+def _polls_config() -> dict:
+    return {"max_options": 0, "max_characters_per_option": 0, "min_expiration": 0,
+            "max_expiration": 0}
+
+
+DESCRIPTION = "A Twitter-style social network on Redis, speaking the Mastodon client API."
+
+
+@endpoint(auth="none", params=False)
+async def instance_v1(ctx: Ctx) -> Response:
+    stats = await _cached_stats(ctx)
+    host = ctx.request.url.netloc
+    return JSON({
+        "uri": host, "title": ctx.settings.instance_title,
+        "short_description": DESCRIPTION, "description": DESCRIPTION, "email": "",
+        "version": VERSION, "urls": {"streaming_api": ctx.base.replace("http", "ws", 1)},
+        "stats": {"user_count": stats["users"], "status_count": stats["statuses"],
+                  "domain_count": 0},
+        "thumbnail": None, "languages": ["en"], "registrations": True,
+        "approval_required": False, "invites_enabled": False,
+        "configuration": {"accounts": {"max_featured_tags": 0},
+                          "statuses": _statuses_config(),
+                          "media_attachments": _media_config(), "polls": _polls_config()},
+        "contact_account": None, "rules": [],
+    })
+
+
+@endpoint(auth="none", params=False)
+async def instance_v2(ctx: Ctx) -> Response:
+    stats = await _cached_stats(ctx)
+    return JSON({
+        "domain": ctx.request.url.netloc, "title": ctx.settings.instance_title,
+        "version": VERSION, "source_url": SOURCE_URL, "description": DESCRIPTION,
+        "usage": {"users": {"active_month": stats["users"]}},
+        "thumbnail": {"url": f"{ctx.base}/thumbnail.png"},
+        "icon": [], "languages": ["en"],
+        "configuration": {
+            "urls": {"streaming": ctx.base.replace("http", "ws", 1)},
+            "vapid": {"public_key": ""},
+            "accounts": {"max_featured_tags": 0, "max_pinned_statuses": 0},
+            "statuses": _statuses_config(),
+            "media_attachments": _media_config(),
+            "polls": _polls_config(),
+            "translation": {"enabled": False},
+        },
+        "registrations": {"enabled": True, "approval_required": False, "message": None},
+        "api_versions": {"mastodon": 2},
+        "contact": {"email": "", "account": None},
+        "rules": [],
+        "redpoll": {"version": __version__},
+    })

@@ -1,0 +1,109 @@
+"""Lists: CRUD and membership (GET/POST/DELETE /api/v1/lists/:id/accounts)."""
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from .. import limits
+from ..errors import ValidationError
+from . import entities
+from .http import JSON, Ctx, endpoint, link_header
+
+REPLIES_POLICIES = ("followed", "list", "none")
+
+
+def _options(ctx: Ctx) -> None:
+    policy = ctx.params.str("replies_policy", max_chars=20)
+    if policy not in (None, *REPLIES_POLICIES):
+        raise ValidationError("replies_policy", "must be one of " + ", ".join(REPLIES_POLICIES))
+    ctx.params.bool("exclusive")
+
+
+@endpoint(auth="required", scope="read:lists")
+async def get_lists(ctx: Ctx) -> Response:
+    return JSON([entities.user_list(item) for item in await ctx.rp.get_lists(ctx.uid)])
+
+
+@endpoint(auth="required", scope="write:lists")
+async def create_list(ctx: Ctx) -> Response:
+    _options(ctx)
+    title = ctx.params.str("title", required=True, max_chars=limits.LIST_TITLE_MAX_CHARS)
+    return JSON(entities.user_list(await ctx.rp.create_list(ctx.uid, title)))
+
+
+@endpoint(auth="required", scope="read:lists")
+async def get_list(ctx: Ctx) -> Response:
+    return JSON(entities.user_list(await ctx.rp.get_list(ctx.uid, ctx.path_id())))
+
+
+@endpoint(auth="required", scope="write:lists")
+async def update_list(ctx: Ctx) -> Response:
+    _options(ctx)
+    lid = ctx.path_id()
+    title = ctx.params.str("title", max_chars=limits.LIST_TITLE_MAX_CHARS)
+    if title is None:  # only options changed, and redpoll keeps none: the list as it is
+        return JSON(entities.user_list(await ctx.rp.get_list(ctx.uid, lid)))
+    return JSON(entities.user_list(await ctx.rp.rename_list(ctx.uid, lid, title)))
+
+
+@endpoint(auth="required", scope="write:lists")
+async def delete_list(ctx: Ctx) -> Response:
+    await ctx.rp.delete_list(ctx.uid, ctx.path_id())
+    return JSON({})
+
+
+@endpoint(auth="required", scope="read:lists")
+async def list_accounts(ctx: Ctx) -> Response:
+    """Members in the order they were added; ``limit=0`` returns all of them,
+    else pages of ``limit`` (default 40) continued with ``max_id``."""
+    members = await ctx.rp.list_members(ctx.uid, ctx.path_id())
+    p = ctx.params
+    raw = p.raw("limit")
+    if raw in (None, ""):
+        limit = 40
+    else:
+        try:
+            limit = int(raw)
+        except (TypeError, ValueError):
+            raise ValidationError("limit", "must be an integer") from None
+        if isinstance(raw, bool) or limit < 0:
+            raise ValidationError("limit", "must be a non-negative integer")
+    after = p.cursor("max_id")
+    p.cursor("since_id")
+    p.cursor("min_id")
+    if after is not None:
+        ids = [m.id for m in members]
+        members = members[ids.index(after) + 1:] if after in ids else []
+    page = members if limit == 0 else members[:min(limit, 80)]
+    headers = link_header(ctx, page, prev=False) if len(page) < len(members) else {}
+    return JSON([entities.account(u, ctx.base) for u in page], headers=headers)
+
+
+def _account_ids(ctx: Ctx) -> list[int]:
+    ids = ctx.params.ids("account_ids")
+    if not ids:
+        raise ValidationError("account_ids", "is missing")
+    return list(dict.fromkeys(ids))
+
+
+@endpoint(auth="required", scope="write:lists")
+async def add_accounts(ctx: Ctx) -> Response:
+    lid = ctx.path_id()
+    ids = _account_ids(ctx)
+    await ctx.rp.get_list(ctx.uid, lid)
+    found = {u.id for u in await ctx.rp.get_users(ids)}
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise ValidationError("account_ids", f"unknown account {missing[0]}")
+    for member in ids:
+        await ctx.rp.add_to_list(ctx.uid, lid, member)
+    return JSON({})
+
+
+@endpoint(auth="required", scope="write:lists")
+async def remove_accounts(ctx: Ctx) -> Response:
+    lid = ctx.path_id()
+    ids = _account_ids(ctx)
+    await ctx.rp.get_list(ctx.uid, lid)
+    for member in ids:
+        await ctx.rp.remove_from_list(ctx.uid, lid, member)
+    return JSON({})

@@ -1,0 +1,216 @@
+"""OAuth 2 for Mastodon clients: apps, tokens (password, client_credentials,
+authorization_code), the authorize page, revocation, server metadata."""
+from __future__ import annotations
+
+import base64
+import html
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from .. import auth
+from ..auth import OOB, OAuthError
+from ..errors import RedpollError
+from .http import JSON, ApiError, Ctx, endpoint, parse_params
+
+GRANT_TYPES = ("authorization_code", "password", "client_credentials")
+
+
+def app_entity(app: auth.App, secret: str | None = None) -> dict:
+    out = {"id": str(app.id), "name": app.name, "website": app.website or None,
+           "scopes": list(app.scopes), "redirect_uri": "\n".join(app.redirect_uris),
+           "redirect_uris": list(app.redirect_uris), "vapid_key": "", "client_id": app.client_id}
+    if secret is not None:
+        out |= {"client_secret": secret, "client_secret_expires_at": 0}
+    return out
+
+
+def token_entity(token: str, scopes, created: int) -> dict:
+    return {"access_token": token, "token_type": "Bearer", "scope": " ".join(scopes),
+            "created_at": created}
+
+
+@endpoint(auth="none")
+async def create_app(ctx: Ctx) -> Response:
+    p = ctx.params
+    app, secret = await auth.create_app(
+        ctx.rp.store, p.str("client_name", required=True, allow_empty=False),
+        p.raw("redirect_uris") if p.has("redirect_uris") else None,
+        p.str("scopes"), p.str("website"))
+    return JSON(app_entity(app, secret))
+
+
+@endpoint(auth="required", user=False)
+async def verify_app(ctx: Ctx) -> Response:
+    app = await auth.get_app(ctx.rp.store, ctx.token.client_id)
+    if app is None:
+        raise ApiError(401, "The access token is invalid")
+    return JSON(app_entity(app))
+
+
+def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
+    """client_id / client_secret from the body or an HTTP Basic header."""
+    header = ctx.request.headers.get("authorization", "")
+    if header[:6].lower() == "basic ":
+        try:
+            cid, _, secret = base64.b64decode(header[6:], validate=True).decode().partition(":")
+            return cid, secret
+        except (ValueError, UnicodeDecodeError):
+            raise OAuthError("invalid_client", "Malformed Basic authorization", 401) from None
+    return ctx.params.str("client_id"), ctx.params.str("client_secret")
+
+
+@endpoint(auth="none")
+async def token(ctx: Ctx) -> Response:
+    p = ctx.params
+    grant = p.str("grant_type")
+    if grant not in GRANT_TYPES:
+        raise OAuthError("unsupported_grant_type", "The authorization grant type is not "
+                         "supported by the authorization server.")
+    if grant == "password":
+        await ctx.limit("login", ctx.settings.rate_login)
+    app = await auth.check_client(ctx.rp.store, *_client_credentials(ctx))
+    if grant == "authorization_code":
+        uid, scopes = await auth.redeem_code(ctx.rp.store, app, p.str("code"), p.str("redirect_uri"))
+    else:
+        scopes = auth.parse_scopes(p.str("scope") or p.str("scopes"))
+        if not auth.within(scopes, app.scopes):
+            raise OAuthError("invalid_scope", "The requested scope is invalid, unknown, or malformed.")
+        uid = None
+        if grant == "password":
+            user = await auth.password_login(ctx.rp, p.raw("username"), p.raw("password"))
+            if user is None:
+                raise OAuthError("invalid_grant", "The provided authorization grant is invalid, "
+                                 "expired, revoked, does not match the redirection URI used in "
+                                 "the authorization request, or was issued to another client.")
+            uid = user.id
+    access, created = await auth.issue_token(ctx.rp.store, app, uid, scopes)
+    return JSON(token_entity(access, scopes, created), headers={"Cache-Control": "no-store"})
+
+
+@endpoint(auth="none")
+async def revoke(ctx: Ctx) -> Response:
+    app = await auth.check_client(ctx.rp.store, *_client_credentials(ctx))
+    await auth.revoke(ctx.rp.store, app, ctx.params.raw("token"))
+    return JSON({})
+
+
+@endpoint(auth="none", params=False)
+async def server_metadata(ctx: Ctx) -> Response:
+    base = ctx.base
+    return JSON({
+        "issuer": base + "/",
+        "service_documentation": "https://docs.joinmastodon.org/",
+        "authorization_endpoint": f"{base}/oauth/authorize",
+        "token_endpoint": f"{base}/oauth/token",
+        "revocation_endpoint": f"{base}/oauth/revoke",
+        "app_registration_endpoint": f"{base}/api/v1/apps",
+        "scopes_supported": list(auth.TOP_SCOPES) + sorted(auth.READ_SCOPES | auth.WRITE_SCOPES),
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query", "fragment", "form_post"],
+        "code_challenge_methods_supported": [],
+        "grant_types_supported": list(GRANT_TYPES),
+        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+    })
+
+
+# --- the authorize page -----------------------------------------------------------------
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+                               "frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
+STYLE = ("body{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}"
+         "input{display:block;width:100%;margin:.3em 0 1em;padding:.4em}"
+         "button{padding:.5em 1.5em}.error{color:#b00}code{font-size:1.2em;word-break:break-all}")
+
+
+def page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    doc = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+           f"<meta name=viewport content='width=device-width'><title>{html.escape(title)}</title>"
+           f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
+    return HTMLResponse(doc, status_code=status, headers=PAGE_HEADERS)
+
+
+class _Refused(Exception):
+    def __init__(self, message: str):
+        self.message = message
+
+
+async def _authorize_request(ctx: Ctx) -> tuple[auth.App, str, tuple[str, ...], str]:
+    """Check the client's request; an error here must not redirect anywhere."""
+    p = ctx.params
+    try:
+        if p.str("response_type") != "code":
+            raise _Refused("response_type must be code")
+        app = await auth.get_app(ctx.rp.store, p.str("client_id", max_chars=200))
+        if app is None:
+            raise _Refused("Unknown client_id")
+        redirect_uri = p.str("redirect_uri", max_chars=2000) or (
+            app.redirect_uris[0] if len(app.redirect_uris) == 1 else "")
+        if redirect_uri not in app.redirect_uris:
+            raise _Refused("The redirect_uri is not registered for this application")
+        scopes = auth.parse_scopes(p.str("scope", max_chars=2000))
+        if not auth.within(scopes, app.scopes):
+            raise _Refused("The requested scope is not allowed for this application")
+        state = p.str("state", max_chars=2000) or ""
+    except (RedpollError, ) as exc:
+        raise _Refused(exc.message) from None
+    return app, redirect_uri, scopes, state
+
+
+def _form(app: auth.App, redirect_uri: str, scopes, state: str, error: str = "") -> str:
+    e = html.escape
+    hidden = "".join(f"<input type=hidden name={name} value=\"{e(value)}\">" for name, value in (
+        ("response_type", "code"), ("client_id", app.client_id), ("redirect_uri", redirect_uri),
+        ("scope", " ".join(scopes)), ("state", state)))
+    err = f"<p class=error role=alert>{e(error)}</p>" if error else ""
+    return (f"<p><strong>{e(app.name)}</strong> would like to use your account with the "
+            f"permissions: <code>{e(' '.join(scopes))}</code>.</p>{err}"
+            f"<form method=post action=/oauth/authorize>{hidden}"
+            f"<label>Username or e-mail<input name=username autocomplete=username required></label>"
+            f"<label>Password<input name=password type=password autocomplete=current-password required></label>"
+            f"<button type=submit>Authorize</button></form>")
+
+
+async def authorize_page(request: Request) -> Response:
+    ctx = Ctx(request)
+    try:
+        await ctx._ip_hit()
+        ctx.params = await parse_params(request)
+        app, redirect_uri, scopes, state = await _authorize_request(ctx)
+    except _Refused as exc:
+        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", 400)
+    except ApiError as exc:
+        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>",
+                    exc.status)
+    return page("Authorize " + app.name, _form(app, redirect_uri, scopes, state))
+
+
+async def authorize_submit(request: Request) -> Response:
+    ctx = Ctx(request)
+    try:
+        await ctx.limit("login", ctx.settings.rate_login)
+        ctx.params = await parse_params(request)
+        app, redirect_uri, scopes, state = await _authorize_request(ctx)
+    except _Refused as exc:
+        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", 400)
+    except ApiError as exc:
+        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>",
+                    exc.status)
+    user = await auth.password_login(ctx.rp, ctx.params.raw("username"), ctx.params.raw("password"))
+    if user is None:
+        return page("Authorize " + app.name,
+                    _form(app, redirect_uri, scopes, state, "Invalid username or password."), 401)
+    code = await auth.create_code(ctx.rp.store, app, user.id, redirect_uri, scopes)
+    if redirect_uri == OOB:
+        return page("Authorization code",
+                    "<p>Copy this code and paste it into the application:</p>"
+                    f"<p><code id=code>{html.escape(code)}</code></p>")
+    query = urlencode({"code": code, **({"state": state} if state else {})})
+    sep = "&" if "?" in redirect_uri else "?"
+    return RedirectResponse(f"{redirect_uri}{sep}{query}", status_code=302, headers=PAGE_HEADERS)

@@ -1,0 +1,99 @@
+"""``redpoll serve``: everything on one machine in one command.
+
+1. The database: REDIS_URL if set; else the embedded server already running
+   on the data directory, or a new one started (and stopped) by this process.
+2. The listening socket is bound here, before any worker starts, so
+   ``--port 0`` picks a free port that is known (and printed) up front.
+3. The HTTP side: uvicorn running ``redpoll.api.app:create_app`` in this
+   process (``--workers 1``) or in N child processes sharing the socket.
+   Each HTTP process also runs the background job worker (``--jobs``).
+4. SIGINT/SIGTERM: uvicorn stops accepting, finishes open requests, then
+   each process's lifespan stops its job worker after the jobs in hand;
+   queued jobs live in Redis and are picked up at the next start. Then the
+   embedded server (if ours) shuts down, flushing its append-only file.
+"""
+from __future__ import annotations
+
+import logging
+import logging.config
+import os
+import signal
+import socket
+import sys
+from urllib.parse import urlsplit, urlunsplit
+
+import uvicorn
+from uvicorn.supervisors import Multiprocess
+
+from ..server import EmbeddedServer
+from ..settings import Settings
+from . import logs
+
+log = logging.getLogger("redpoll.serve")
+
+APP = "redpoll.api.app:create_app"
+
+
+def redact(url: str) -> str:
+    """A database URL without its password, for logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
+          access_log: bool, log_level: str, backlog: int = 2048) -> None:
+    logging.config.dictConfig(logs.config(log_level))
+    embedded = None
+    url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)
+    if url is None:
+        embedded = EmbeddedServer(settings.data_dir, fsync=settings.fsync).start()
+        url = embedded.url
+        log.info("embedded server started", extra={"redis": url, "data_dir": settings.data_dir})
+    # The HTTP processes read their settings from the environment.
+    os.environ["REDIS_URL"] = url
+    os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
+    os.environ["REDPOLL_ACCESS_LOG"] = "1" if access_log else "0"
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        if embedded is not None:
+            embedded.stop()
+        raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
+    chosen = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
+    public = f"http://{shown}:{chosen}"
+    print(f"Redpoll listening on {public}", flush=True)
+    log.info("listening", extra={"url": public, "workers": workers, "jobs": jobs,
+                                 "redis": redact(url), "cluster": settings.cluster})
+    config = uvicorn.Config(
+        APP, factory=True, workers=workers, log_config=logs.config(log_level),
+        log_level=log_level.lower(), access_log=False, proxy_headers=False,
+        server_header=False, lifespan="on", timeout_graceful_shutdown=30, backlog=backlog)
+    try:
+        if workers == 1:
+            # uvicorn re-raises the signal it caught once it has shut down;
+            # these handlers make that a no-op so the cleanup below runs.
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, lambda *_: None)
+            uvicorn.Server(config).run(sockets=[sock])
+        else:
+            Multiprocess(config, sockets=[sock]).run()
+    finally:
+        sock.close()
+        if embedded is not None:
+            embedded.stop()
+            log.info("embedded server stopped")
+        log.info("stopped")
+        sys.stderr.flush()
