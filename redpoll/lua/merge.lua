@@ -6,21 +6,27 @@
 -- KEYS[2]: guard zset (following:{uid} or list members)
 -- ARGV[1]: cap
 -- ARGV[2]: guard member, or '' for no guard
--- ARGV[3..]: status ids, newest first
+-- ARGV[3..]: status ids, newest first; an argument may hold several ids
+--           separated by commas (one argument for a whole backfill: a client
+--           encodes 1,000 arguments far slower than one string)
 -- returns: 1 if the guard held (ids merged), 0 if it did not
 local key = KEYS[1]
 local cap = tonumber(ARGV[1])
 if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
-if #ARGV < 3 then return 1 end
+local new = {}
+for k = 3, #ARGV do
+  for id in string.gmatch(ARGV[k], '[^,]+') do new[#new + 1] = id end
+end
+if #new == 0 then return 1 end
 local old = redis.call('LRANGE', key, 0, -1)
 local merged, seen = {}, {}
-local i, j = 1, 3
-while #merged < cap and (i <= #old or j <= #ARGV) do
+local i, j = 1, 1
+while #merged < cap and (i <= #old or j <= #new) do
   local pick
-  if j > #ARGV then pick = old[i]; i = i + 1
-  elseif i > #old then pick = ARGV[j]; j = j + 1
-  elseif tonumber(old[i]) >= tonumber(ARGV[j]) then pick = old[i]; i = i + 1
-  else pick = ARGV[j]; j = j + 1 end
+  if j > #new then pick = old[i]; i = i + 1
+  elseif i > #old then pick = new[j]; j = j + 1
+  elseif tonumber(old[i]) >= tonumber(new[j]) then pick = old[i]; i = i + 1
+  else pick = new[j]; j = j + 1 end
   if not seen[pick] then seen[pick] = true; merged[#merged + 1] = pick end
 end
 redis.call('DEL', key)
