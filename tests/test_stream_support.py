@@ -20,8 +20,8 @@ WAIT = 30.0
 
 
 class StreamProc:
-    """``redpoll serve`` when it exists, else ``python -m redpoll.stream``, as a
-    real child process on a loopback port."""
+    """``redpoll serve`` (the API app with the stream routes mounted) as a real
+    child process on a loopback port."""
 
     def __init__(self, redis_url: str, cluster: bool, log_dir: Path, **env: str):
         self.redis_url = redis_url
@@ -38,7 +38,11 @@ class StreamProc:
         return f"http://127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "redpoll.stream", "--port", str(self.port)]
+        script = Path(sys.executable).with_name("redpoll")
+        head = [str(script)] if script.exists() else \
+            [sys.executable, "-c", "from redpoll.cli import main; main()"]
+        return head + ["serve", "--port", str(self.port), "--no-jobs", "--no-access-log",
+                       "--log-level", "warning"]
 
     def start(self) -> "StreamProc":
         self._log = open(self.log_path, "wb")

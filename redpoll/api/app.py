@@ -23,6 +23,7 @@ from starlette.routing import Route
 from ..engine import Redpoll
 from ..errors import RedpollError
 from ..settings import Settings
+from ..stream.service import StreamService
 from . import accounts, instance, lists, oauth, openapi, statuses
 from .http import JSON, ApiError, error_response
 
@@ -122,11 +123,13 @@ class AccessLog:
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
     settings = settings or Settings.from_env()
+    stream = StreamService(settings)  # the streaming routes (redpoll/stream)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
         rp = await Redpoll.open(settings)
         app.state.rp, app.state.settings = rp, settings
+        await stream.start_for(rp)
         stop = asyncio.Event()
         jobs = asyncio.create_task(rp.worker().run(stop)) if settings.serve_jobs else None
         log.info("api process ready", extra={"jobs": bool(jobs)})
@@ -136,10 +139,11 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
             stop.set()
             if jobs is not None:
                 await jobs  # let in-flight jobs finish; queued ones stay in Redis
+            await stream.stop()
             await rp.close()
             log.info("api process stopped")
 
-    app = Starlette(routes=ROUTES, lifespan=lifespan, exception_handlers={
+    app = Starlette(routes=[*ROUTES, *stream.routes()], lifespan=lifespan, exception_handlers={
         ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
         RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
         BusyLoadingError: _unavailable, Exception: _crash})

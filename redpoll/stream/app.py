@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 
 from starlette.applications import Starlette
-from starlette.responses import PlainTextResponse
-from starlette.routing import Route
 
 from ..engine import Redpoll
 from ..server import EmbeddedServer
@@ -37,7 +34,7 @@ def create_app(settings: Settings | None = None, verify: Verifier | None = None)
     async def lifespan(app):
         url = await resolve_url(settings)
         engine = await Redpoll.open(settings.with_(redis_url=url))
-        service.engine = engine
+        service.attach(engine)
         await service.start(url)
         try:
             yield
@@ -45,9 +42,6 @@ def create_app(settings: Settings | None = None, verify: Verifier | None = None)
             await service.stop()
             await engine.close()
 
-    async def stats(request):
-        return PlainTextResponse(json.dumps(service.hub.stats()))
-
-    app = Starlette(routes=[*service.routes(), Route("/stream/stats", stats)], lifespan=lifespan)
+    app = Starlette(routes=service.routes(), lifespan=lifespan)
     app.state.stream = service
     return app

@@ -33,8 +33,27 @@ class StreamService:
             self.renderers["mastodon"] = mastodon_renderer
         #: created by :meth:`start` (routes can be built before the URL is known)
         self.hub: Hub | None = None
+        if engine is not None:
+            self.attach(engine)
+        #: scheme://host of the Mastodon streams, for the URLs in rendered entities
+        self.base = "http://localhost"
         self._tracked: dict[float, set[Subscriber]] = {}
         self._tickers: list[asyncio.Task] = []
+
+    def attach(self, engine) -> None:
+        """Use ``engine`` (a Redpoll) for Mastodon streams: its tokens verify
+        bearer tokens (unless a verifier was injected), its users and follows
+        feed the rendering and the user/list streams."""
+        from .mastodon import FMT as M_FMT, MastodonRenderer
+        self.engine = engine
+        if self.verify is None:
+            self.verify = api_verifier(engine.store)
+        self.renderers[M_FMT] = MastodonRenderer(self)
+
+    def note_base(self, scope) -> None:
+        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+        if host:
+            self.base = f"{scope.get('scheme', 'http')}://{host}"
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self, url: str | None = None) -> None:
@@ -76,11 +95,48 @@ class StreamService:
                     sub.items.append(("keepalive", None, None))
                     sub.wake.set()
 
+    async def start_for(self, engine) -> None:
+        """Attach ``engine`` and start on the Redis it talks to (the API's lifespan)."""
+        from ..server import EmbeddedServer
+        self.attach(engine)
+        url = engine.settings.redis_url
+        if url is None and engine.server is not None:
+            url = engine.server.url
+        if url is None:
+            url = await asyncio.to_thread(EmbeddedServer.running_in, engine.settings.data_dir)
+        await self.start(url)
+
+    async def _stats(self, request):
+        """Counters of this process's hub (subscribers, events, deliveries, stalls, reconnects)."""
+        from starlette.responses import JSONResponse
+        return JSONResponse(self.hub.stats() if self.hub else {})
+
     # --- routes ---------------------------------------------------------------------------
     def routes(self) -> list[Route]:
+        from .mastodon import Health, SSEEndpoint
         sample = V1Endpoint(self, sample=True)
         filt = V1Endpoint(self, sample=False)
-        return [
+        routes = [
             Route("/1.1/statuses/sample.json", sample, methods=["GET", "POST"]),
             Route("/1.1/statuses/filter.json", filt, methods=["GET", "POST"]),
+            Route("/api/v1/streaming/health", Health(), methods=["GET"]),
+            Route("/stream/stats", self._stats, methods=["GET"]),
         ]
+        for path, channel in [("user", "user"), ("public", "public"), ("public/local", "public"),
+                              ("hashtag", "hashtag"), ("hashtag/local", "hashtag"), ("list", "list")]:
+            routes.append(Route(f"/api/v1/streaming/{path}", SSEEndpoint(self, channel), methods=["GET"]))
+        return routes
+
+
+def api_verifier(store) -> Verifier:
+    """Bearer tokens of the Mastodon API (``redpoll.auth``) as stream principals."""
+    from .. import auth
+    from .http import Principal
+
+    async def verify(token: str):
+        info, _ = await auth.authenticate(store, token, None)
+        if info is None:
+            return None
+        ident = f"user:{info.uid}" if info.uid is not None else f"app:{info.client_id}"
+        return Principal(identifier=ident, user_id=info.uid, scopes=frozenset(info.scopes))
+    return verify

@@ -1,0 +1,187 @@
+"""Mastodon streaming over Server-Sent Events (docs: "Methods > streaming").
+
+``GET /api/v1/streaming/health`` (no auth, body ``OK``) and the SSE streams
+``user`` (the caller's home: people they follow and themselves), ``public``
+(and ``public/local``: one instance, so the same), ``hashtag?tag=`` (and
+``hashtag/local``) and ``list?list=`` (a list of the caller's). A user token
+is required (``Authorization: Bearer`` or ``access_token``), as Mastodon 4.2+.
+
+Wire format, as Mastodon.py parses it strictly: LF line endings, ``field:
+value`` with one space, an ``event:`` line in every event block; ``:)`` first,
+then a ``:thump`` comment every ``sse_heartbeat_s``. Events are ``update``
+(a Mastodon Status entity) and ``delete`` (the bare id); each carries ``id:``,
+the event-log entry id, so a reconnecting client sending ``Last-Event-ID``
+is replayed what it missed (filtered as usual).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+import unicodedata
+
+from .. import keys, limits
+from ..errors import NotFound, UserNotFound
+from ..models import Status
+from .filters import Event, Filter
+from .http import HTTPError, Principal, header, identify, pump, read_params
+from .hub import Subscriber
+
+FMT = "mastodon"
+_ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
+_TAG_OK = re.compile(r"[\w·\u200c]+")
+_CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
+
+
+def normalize_tag(tag: str) -> str:
+    """As Mastodon: NFKC, lowercased, ``#`` dropped."""
+    return unicodedata.normalize("NFKC", tag).lstrip("#").lower()
+
+
+def frame_sse(item: tuple) -> bytes | None:
+    name, entry_id, payload = item
+    if name == "keepalive":
+        return b":thump\n"
+    if isinstance(payload, dict):  # v1.1 control messages have no Mastodon form
+        return None
+    if entry_id:
+        return b"event: %s\nid: %s\ndata: %s\n\n" % (name.encode(), entry_id.encode(), payload)
+    return b"event: %s\ndata: %s\n\n" % (name.encode(), payload)
+
+
+class MastodonRenderer:
+    """Event -> Mastodon Status JSON (the API's own entity rendering), with the
+    author's account read once per author per few seconds."""
+
+    TTL_S = 5.0
+
+    def __init__(self, service):
+        self.service = service
+        self._accounts: dict[int, tuple[float, dict]] = {}
+
+    async def account(self, status: Status, base: str) -> dict:
+        from ..api import entities
+        hit = self._accounts.get(status.user_id)
+        now = time.monotonic()
+        if hit is not None and now - hit[0] < self.TTL_S:
+            return hit[1]
+        try:
+            user = await self.service.engine.get_user(status.user_id)
+        except UserNotFound:
+            user = entities.placeholder_user(status)
+        acct = entities.account(user, base)
+        if len(self._accounts) > 10_000:
+            self._accounts.clear()
+        self._accounts[status.user_id] = (now, acct)
+        return acct
+
+    async def __call__(self, ev: Event) -> bytes:
+        if ev.deleted:
+            return str(ev.sid).encode()
+        from ..api import entities
+        raw = ev.status
+        status = Status(id=ev.sid, text=ev.text, created_at=int(raw.get("created_at", 0)),
+                        user_id=ev.uid, login=str(raw.get("login", "")),
+                        extra={k: v for k, v in raw.items() if k not in _CORE})
+        base = self.service.base
+        body = entities.status(status, await self.account(status, base), base)
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+async def send_json_error(send, status: int, message: str, headers=None) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())] + (headers or [])})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Health:
+    async def __call__(self, scope, receive, send) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/plain"), (b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"OK"})
+
+
+class SSEEndpoint:
+    def __init__(self, service, channel: str):
+        self.service = service
+        self.channel = channel  # user | public | hashtag | list
+
+    async def members(self, principal: Principal, params: dict) -> frozenset[int]:
+        client = self.service.engine.store.client
+        uid = principal.user_id
+        if self.channel == "user":
+            ids = await client.zrange(keys.following(uid), 0, -1)
+            return frozenset(int(i) for i in ids) | {uid}
+        lid = params.get("list", "")
+        if not lid.isdigit():
+            raise HTTPError(400, "Missing list parameter")
+        try:
+            await self.service.engine.get_list(uid, int(lid))
+        except NotFound:
+            raise HTTPError(404, "Record not found") from None
+        ids = await client.zrange(keys.list_members(uid, int(lid)), 0, -1)
+        return frozenset(int(i) for i in ids)
+
+    async def build_filter(self, principal: Principal, params: dict) -> Filter:
+        if self.channel == "public":
+            return Filter(sample=frozenset(range(100)))
+        if self.channel == "hashtag":
+            tag = normalize_tag(params.get("tag", ""))
+            if not tag or not _TAG_OK.fullmatch(tag):
+                raise HTTPError(400, "Missing tag name parameter")
+            return Filter(tags=frozenset({tag}))
+        if principal.user_id is None:
+            raise HTTPError(422, "This method requires an authenticated user")
+        return Filter(authors=await self.members(principal, params))
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return
+        try:
+            params = await read_params(scope, receive)
+            if not (header(scope, b"authorization") or params.get("access_token")):
+                raise HTTPError(401, "Error: Missing access token")
+            principal = await identify(scope, params, self.service.verify)
+            filt = await self.build_filter(principal, params)
+        except HTTPError as exc:
+            await send_json_error(send, exc.status, exc.message, exc.headers)
+            return
+        self.service.note_base(scope)
+        hub = self.service.hub
+        sub = Subscriber(filt, FMT, self.service.settings.stream_queue_max, name=self.channel)
+        hub.subscribe(sub)
+        last = header(scope, b"last-event-id")
+        if last and _ENTRY_ID.fullmatch(last.strip()):
+            await hub.replay(sub, after=last.strip())
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/event-stream"),
+                                (b"cache-control", b"no-store"),
+                                (b"x-accel-buffering", b"no")]})
+        self.service.track(sub, self.service.settings.sse_heartbeat_s)
+        refresher = None
+        if self.channel in ("user", "list"):
+            import asyncio
+            refresher = asyncio.create_task(self._refresh(sub, principal, params))
+        try:
+            await pump(sub, send, receive, frame_sse, first=b":)\n")
+        finally:
+            self.service.untrack(sub)
+            if refresher is not None:
+                refresher.cancel()
+
+    async def _refresh(self, sub: Subscriber, principal: Principal, params: dict) -> None:
+        """Follows and list members change while a stream is open: re-read them."""
+        import asyncio
+        while True:
+            await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
+            try:
+                authors = await self.members(principal, params)
+            except HTTPError:  # the list is gone
+                sub.finish(1, "list deleted")
+                return
+            except Exception:  # Redis away: keep the last known members
+                continue
+            if authors != sub.filter.authors:
+                self.service.hub.refilter(sub, Filter(authors=authors))
