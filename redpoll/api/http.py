@@ -88,10 +88,8 @@ class Params:
             return None
         if isinstance(value, list):
             raise ValidationError(name, "must be a single value")
-        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-            raise ValidationError(name, "must be a string")
         if not isinstance(value, str):
-            value = str(value) if not isinstance(value, float) or math.isfinite(value) else ""
+            raise ValidationError(name, "must be a string")
         return validate.text(value, name, max_chars, allow_empty=allow_empty and not required)
 
     def bool(self, name: str, default: bool = False) -> bool:

@@ -6,7 +6,7 @@ from starlette.responses import Response
 from .. import limits
 from ..errors import ValidationError
 from . import entities
-from .http import JSON, Ctx, endpoint, link_header
+from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
 REPLIES_POLICIES = ("followed", "list", "none")
 
@@ -93,7 +93,7 @@ async def add_accounts(ctx: Ctx) -> Response:
     found = {u.id for u in await ctx.rp.get_users(ids)}
     missing = [i for i in ids if i not in found]
     if missing:
-        raise ValidationError("account_ids", f"unknown account {missing[0]}")
+        raise ApiError(404, NOT_FOUND)
     for member in ids:
         await ctx.rp.add_to_list(ctx.uid, lid, member)
     return JSON({})

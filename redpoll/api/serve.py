@@ -43,11 +43,14 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def bind(host: str, port: int) -> socket.socket:
+def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    # Listen at once: connections made as soon as the URL is printed wait in
+    # the backlog until the workers accept, instead of being refused.
+    sock.listen(backlog)
     sock.set_inheritable(True)
     return sock
 
@@ -66,7 +69,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
     os.environ["REDPOLL_ACCESS_LOG"] = "1" if access_log else "0"
     try:
-        sock = bind(host, port)
+        sock = bind(host, port, backlog)
     except OSError as exc:
         if embedded is not None:
             embedded.stop()

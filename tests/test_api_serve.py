@@ -1,0 +1,79 @@
+"""``redpoll serve`` as a process: JSON logs without secrets, clean shutdown on
+SIGTERM/SIGINT that keeps queued work in Redis, several HTTP workers.
+
+No other serve process is running while these tests run (the other API test
+modules' servers are module-scoped), so queued jobs stay queued.
+"""
+from __future__ import annotations
+
+import json
+import signal
+
+import httpx
+
+from redpoll import Redpoll, Settings
+from redpoll.api.process import ServeProcess
+
+from test_api_http import PASSWORD, bearer, make_app, sign_up, unique
+from test_api_mastodon import serve_env
+
+
+async def test_sigterm_shuts_down_cleanly_and_keeps_queued_work(server):
+    url, cluster, _ = server
+    # no in-process jobs and a fan-out batch of 1: a post leaves jobs queued
+    env = serve_env(server, REDPOLL_FANOUT_BATCH="1")
+    srv = ServeProcess(env, args=["--no-jobs"]).start()
+    try:
+        async with httpx.AsyncClient(base_url=srv.url, timeout=30) as http:
+            app = (await http.post("/api/v1/apps", data={
+                "client_name": "t", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                "scopes": "read write follow"})).json()
+            creds = {"client_id": app["client_id"], "client_secret": app["client_secret"]}
+            tok = (await http.post("/oauth/token", data={"grant_type": "client_credentials",
+                                                         "scope": "read write follow", **creds})).json()
+            tokens, ids = [], []
+            for _ in range(4):
+                name = unique("sd")
+                r = await http.post("/api/v1/accounts", headers=bearer(tok["access_token"]), data={
+                    "username": name, "email": f"{name}@example.com", "password": PASSWORD,
+                    "agreement": "true"})
+                tokens.append(r.json()["access_token"])
+                ids.append((await http.get("/api/v1/accounts/verify_credentials",
+                                           headers=bearer(tokens[-1]))).json()["id"])
+            for t in tokens[1:]:
+                assert (await http.post(f"/api/v1/accounts/{ids[0]}/follow", headers=bearer(t))).status_code == 200
+            status = (await http.post("/api/v1/statuses", headers=bearer(tokens[0]),
+                                      data={"status": "fan me out"})).json()
+    finally:
+        code = srv.stop()
+    logs = srv.logs()
+    srv.close()
+    assert code == 0, logs[-3000:]
+    lines = [json.loads(line) for line in logs.splitlines() if line.strip()]
+    assert any(line.get("msg") == "request" and line.get("path") == "/api/v1/statuses" for line in lines)
+    assert lines[-1]["msg"] == "stopped"
+    for secret in (PASSWORD, app["client_secret"], tok["access_token"], *tokens):
+        assert secret not in logs
+
+    rp = await Redpoll.open(Settings(redis_url=url, cluster=cluster, job_claim_ms=500))
+    try:
+        assert await rp.queue.depth() > 0  # the fan-out still waits, in Redis
+        homes = [[s.id for s in await rp.home_timeline(i)] for i in ids[1:]]
+        assert sum(int(status["id"]) in h for h in homes) < 3
+        await rp.drain(timeout=60)  # what the next start's workers do
+        for i in ids[1:]:
+            assert int(status["id"]) in [s.id for s in await rp.home_timeline(i)]
+    finally:
+        await rp.close()
+
+
+def test_workers_option_serves_from_several_processes(server):
+    with ServeProcess(serve_env(server), args=["--workers", "2"]) as srv, \
+            httpx.Client(base_url=srv.url, timeout=30) as http:
+        for _ in range(10):
+            assert http.get("/api/v1/instance").status_code == 200
+        app = make_app(http)
+        token, _ = sign_up(http, app)
+        assert http.post("/api/v1/statuses", headers=bearer(token), data={"status": "hi"}).status_code == 200
+        srv.process.send_signal(signal.SIGINT)
+        assert srv.process.wait(60) == 0
