@@ -13,24 +13,29 @@
 local key = KEYS[1]
 local cap = tonumber(ARGV[1])
 if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
-local new = {}
+local new, nn = {}, 0
 for k = 3, #ARGV do
-  for id in string.gmatch(ARGV[k], '[^,]+') do new[#new + 1] = id end
+  for id in string.gmatch(ARGV[k], '[^,]+') do nn = nn + 1; new[nn] = id end
 end
-if #new == 0 then return 1 end
+if nn == 0 then return 1 end
 local old = redis.call('LRANGE', key, 0, -1)
-local merged, seen = {}, {}
+local no = #old
+-- lengths kept in locals (# is a search in Lua 5.1) and each id converted to
+-- a number once, not at every comparison
+local merged, seen, m = {}, {}, 0
 local i, j = 1, 1
-while #merged < cap and (i <= #old or j <= #new) do
+local oi, nj = tonumber(old[1]), tonumber(new[1])
+while m < cap and (i <= no or j <= nn) do
   local pick
-  if j > #new then pick = old[i]; i = i + 1
-  elseif i > #old then pick = new[j]; j = j + 1
-  elseif tonumber(old[i]) >= tonumber(new[j]) then pick = old[i]; i = i + 1
-  else pick = new[j]; j = j + 1 end
-  if not seen[pick] then seen[pick] = true; merged[#merged + 1] = pick end
+  if j > nn or (i <= no and oi >= nj) then
+    pick = old[i]; i = i + 1; oi = tonumber(old[i])
+  else
+    pick = new[j]; j = j + 1; nj = tonumber(new[j])
+  end
+  if not seen[pick] then seen[pick] = true; m = m + 1; merged[m] = pick end
 end
 redis.call('DEL', key)
-for k = 1, #merged, 500 do
-  redis.call('RPUSH', key, unpack(merged, k, math.min(k + 499, #merged)))
+for k = 1, m, 500 do
+  redis.call('RPUSH', key, unpack(merged, k, math.min(k + 499, m)))
 end
 return 1
