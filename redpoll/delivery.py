@@ -68,12 +68,14 @@ async def _lists_batch(store: Store, author: int, after: int, batch: int):
 
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
-               batch: int, also: tuple[str, ...] = ()) -> Cursor | None:
+               batch: int) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
-    continue from, or None when every target has been served."""
+    continue from, or None when every target has been served. The first step
+    also serves the author's own home and the public timeline."""
     if cursor.phase == HOME:
         targets, rows = await _followers_batch(store, author, cursor.after, batch)
-        targets = list(also) + targets
+        if cursor == Cursor():
+            targets = [keys.home(author), keys.PUBLIC_TIMELINE] + targets
         if targets:
             await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
         if len(rows) == batch:

@@ -96,8 +96,18 @@ def job_stream(shard: int) -> str:
     return f"jobs:{{{shard}}}"
 
 
+def held_job_stream(shard: int) -> str:
+    """Jobs taken by their producer when queued (see job_hold.lua); workers
+    only take them over when the producer died. Same slot as the shard."""
+    return f"jobs:{{{shard}}}:held"
+
+
 def all_job_streams() -> list[str]:
     return [job_stream(i) for i in range(limits.JOB_SHARDS)]
+
+
+def all_held_job_streams() -> list[str]:
+    return [held_job_stream(i) for i in range(limits.JOB_SHARDS)]
 
 
 DEAD_JOBS = "jobs:dead"

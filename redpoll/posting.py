@@ -16,9 +16,10 @@ async def post(store: Store, queue: JobQueue, settings: Settings, author_id, tex
     """Create a status and deliver it.
 
     The status hash is one HSET (atomic); recording it in the author's profile
-    and counter is one script; delivery to the author's own home and the first
-    batch of followers happens here, the rest in chained jobs. A crash after
-    the HSET leaves an uncounted status that no timeline shows.
+    and counter is one script; delivery to the author's own home, the public
+    timeline and the first batch of followers happens here, the rest in
+    chained jobs. A crash after the HSET and before the fan-out job is held
+    leaves an uncounted or undelivered status; after that, nothing is lost.
     """
     author_id = validate.an_id(author_id, "author_id")
     text = validate.status_text(text)
@@ -38,10 +39,14 @@ async def post(store: Store, queue: JobQueue, settings: Settings, author_id, tex
     except ResponseError as exc:  # NOUSER: the author vanished between reads
         await store.client.delete(keys.status(sid))
         raise UserNotFound(f"user {author_id} does not exist") from exc
+    # The whole fan-out is queued first, held by this call (job_hold.lua): the
+    # call runs the first step itself and then hands the rest to the workers;
+    # if the call dies in between, a worker takes the held job over.
+    job = {"t": "fanout", "sid": sid, "aid": author_id, **delivery.Cursor().to_job()}
+    held = await queue.hold(job)
     cursor = await delivery.step(store, "deliver", sid, author_id, delivery.Cursor(),
-                                 settings.fanout_batch, also=(keys.home(author_id), keys.PUBLIC_TIMELINE))
-    if cursor is not None:
-        await queue.enqueue({"t": "fanout", "sid": sid, "aid": author_id, **cursor.to_job()})
+                                 settings.fanout_batch)
+    await queue.release(held, None if cursor is None else {**job, **cursor.to_job()})
     await store.client.hincrby(keys.STATS, "statuses", 1)
     await events.publish(store, events.update_event(status))
     return status

@@ -61,8 +61,8 @@ class Worker:
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.queue.ensure_groups()
-        tasks = [asyncio.create_task(self._consume(stream, f"{self.name}-{i}", stop))
-                 for stream in keys.all_job_streams()
+        tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
+                 for shard in range(limits.JOB_SHARDS)
                  for i in range(self.settings.worker_concurrency)]
         try:
             await stop.wait()
@@ -71,7 +71,8 @@ class Worker:
             # re-run after the claim timeout, but there is no reason to wait for that.
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _consume(self, stream: str, consumer: str, stop: asyncio.Event) -> None:
+    async def _consume(self, shard: int, consumer: str, stop: asyncio.Event) -> None:
+        stream, held = keys.job_stream(shard), keys.held_job_stream(shard)
         client = self.store.client
         claim_every = max(self.settings.job_claim_ms / 2000, 0.05)
         last_claim = 0.0
@@ -81,14 +82,16 @@ class Worker:
                 entries = []
                 if loop.time() - last_claim >= claim_every:
                     last_claim = loop.time()
-                    entries = await self._claim(stream, consumer)
+                    # held jobs are only ever claimed: their producer died
+                    for source in (held, stream):
+                        entries += [(source, *e) for e in await self._claim(source, consumer)]
                 if not entries:
                     reply = await client.xreadgroup(
                         keys.JOB_GROUP, consumer, {stream: ">"},
                         count=limits.WORKER_READ_COUNT, block=200)
-                    entries = reply[0][1] if reply else []
-                for entry_id, fields in entries:
-                    await self._handle(stream, entry_id, fields)
+                    entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
+                for source, entry_id, fields in entries:
+                    await self._handle(source, stream, entry_id, fields)
             except asyncio.CancelledError:
                 raise
             except Exception:  # connection lost, server restarting: retry soon
@@ -114,7 +117,7 @@ class Worker:
                 fresh.append((entry_id, fields))
         return fresh
 
-    async def _handle(self, stream: str, entry_id: bytes, fields: dict) -> None:
+    async def _handle(self, stream: str, next_stream: str, entry_id: bytes, fields: dict) -> None:
         try:
             job = decode(fields)
             handler = HANDLERS[job["t"]]
@@ -130,5 +133,5 @@ class Worker:
             # left pending: retried after job_claim_ms by whichever worker claims it
             log.exception("job %s failed; it will be retried", job)
             return
-        await self.queue.finish(stream, entry_id, next_job)
+        await self.queue.finish(stream, entry_id, next_job, next_stream)
         self.done += 1

@@ -244,3 +244,38 @@ async def test_small_audience_list_is_fed_during_the_call(rp):
     s = await rp.post(author.id, "breaking")
     assert await raw_list(rp, keys.list_timeline(owner.id, lst.id)) == [s.id]
     assert await rp.queue.depth() == 0
+
+
+async def test_fanout_held_by_a_posting_call_that_died_is_taken_over(rp10):
+    """Posting holds its fan-out job (job_hold.lua) while it runs the first
+    step itself. If the posting process dies before handing the rest over,
+    the held entry goes idle and a worker takes it over: nobody is missed."""
+    author = await rp10.sign_up("held_author")
+    status = await rp10.post(author.id, "before the audience arrived")
+    fans = await make_audience(rp10, author, 25)
+    for fan in fans:  # the follow backfill delivered it; take it out again
+        await rp10.store.client.lrem(keys.home(fan.id), 0, status.id)
+    # what post() does before its first step, and then "dies"
+    held = await rp10.queue.hold({"t": "fanout", "sid": status.id, "aid": author.id,
+                                  **delivery.Cursor().to_job()})
+    assert held.stream in keys.all_held_job_streams()
+    pending = await rp10.store.client.xpending(held.stream, keys.JOB_GROUP)
+    assert pending["pending"] == 1  # taken at once: no worker reads it as new
+    assert await rp10.queue.depth() == 1
+    await rp10.drain(timeout=60)  # claim timeout is 500 ms in the test settings
+    for fan in fans:
+        assert await count_in(rp10, keys.home(fan.id), status.id) == 1
+    assert await rp10.queue.depth() == 0
+
+
+async def test_posting_releases_its_held_job(rp10):
+    author = await rp10.sign_up("releaser")
+    fans = await make_audience(rp10, author, 25)
+    await rp10.post(author.id, "big enough for a continuation")
+    for stream in keys.all_held_job_streams():
+        assert await rp10.store.client.xlen(stream) == 0
+    jobs = await queued_jobs(rp10)
+    assert len(jobs) == 1 and jobs[0]["cur"] > 0  # only the continuation is queued
+    await rp10.drain()
+    for fan in fans:
+        assert len(await rp10.home_timeline(fan.id)) == 1

@@ -4,7 +4,8 @@
 -- claimed and finished meanwhile by another (it stalled past job_claim_ms)
 -- finds the entry no longer pending (XACK returns 0) and must not queue the
 -- next step a second time, which would fork the chain.
--- KEYS[1]: job stream
+-- KEYS[1]: job stream of the finished entry (a shard's stream or its held stream)
+-- KEYS[2]: job stream for the next job (the shard's stream; same slot)
 -- ARGV[1]: consumer group
 -- ARGV[2]: id of the finished entry
 -- ARGV[3..]: field/value pairs of the next job ('' alone = no next job)
@@ -12,4 +13,4 @@
 local acked = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[1], ARGV[2])
 if acked == 0 or #ARGV < 4 then return '' end
-return redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
+return redis.call('XADD', KEYS[2], '*', unpack(ARGV, 3))
