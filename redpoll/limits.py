@@ -52,6 +52,14 @@ WORKER_READ_COUNT = 16
 #: A job is retried at most this often before it is parked as dead.
 JOB_MAX_ATTEMPTS = 20
 
+# --- connections ----------------------------------------------------------------
+#: Connections one process opens to a single server; more calls wait.
+REDIS_MAX_CONNECTIONS = 256
+#: Longest wait for a free connection before the call fails.
+REDIS_POOL_WAIT_S = 30
+#: Connections per cluster node (redis-py's cluster client cannot wait).
+CLUSTER_MAX_CONNECTIONS = 2048
+
 # --- ids -----------------------------------------------------------------------
 #: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,
 #: both doubles, exact only up to 2**53.

@@ -16,6 +16,7 @@ import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.cluster import key_slot
 
+from . import limits
 from .settings import Settings
 
 LUA_DIR = Path(__file__).with_name("lua")
@@ -36,9 +37,16 @@ class Store:
     @classmethod
     def connect(cls, url: str, cluster: bool = False) -> "Store":
         if cluster:
-            client = RedisCluster.from_url(url, max_connections=256)
+            # redis-py's cluster client cannot wait for a free connection (it
+            # raises at the limit), so its per-node limit is set high and the
+            # callers bound their own concurrency (HTTP server, run_grouped).
+            client = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS)
         else:
-            client = aredis.Redis.from_url(url, max_connections=256)
+            # A burst of calls waits for a free connection instead of failing.
+            pool = aredis.BlockingConnectionPool.from_url(
+                url, max_connections=limits.REDIS_MAX_CONNECTIONS,
+                timeout=limits.REDIS_POOL_WAIT_S)
+            client = aredis.Redis(connection_pool=pool)
         return cls(client, cluster)
 
     @classmethod
