@@ -1,15 +1,335 @@
-"""The OpenAPI 3.1 document of the API (GET /openapi.json). Filled in below."""
+"""The OpenAPI 3.1 document of the API, served at GET /openapi.json.
+
+Written out here (not inferred) so it states what clients may rely on: the
+parameters of each operation, the entity shapes, and every status an
+operation can answer. The schemathesis test drives every operation listed
+here with generated good and bad input and checks the answers against it;
+``test_api_fuzz`` also checks that every route of the app is listed.
+"""
 from __future__ import annotations
+
+from functools import lru_cache
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from .. import __version__, limits
 from .http import JSON
 
+ID = {"type": "string", "pattern": "^[0-9]{1,16}$", "examples": ["1"]}
+NULLABLE_STR = {"type": ["string", "null"]}
+STR = {"type": "string"}
+INT = {"type": "integer"}
+BOOL = {"type": "boolean"}
+ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
-def build(base: str = "") -> dict:
-    return {"openapi": "3.1.0", "info": {"title": "Redpoll", "version": "0.1.0"}, "paths": {}}
+
+def _obj(required: dict, optional: dict | None = None) -> dict:
+    return {"type": "object", "required": list(required),
+            "properties": {**required, **(optional or {})}}
+
+
+def _ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _array(item: dict) -> dict:
+    return {"type": "array", "items": item}
+
+
+ACCOUNT = _obj({
+    "id": ID, "username": STR, "acct": STR, "display_name": STR, "locked": BOOL, "bot": BOOL,
+    "group": BOOL, "discoverable": {"type": ["boolean", "null"]},
+    "created_at": {"type": "string", "format": "date-time"}, "note": STR, "url": STR, "uri": STR,
+    "avatar": STR, "avatar_static": STR, "header": STR, "header_static": STR,
+    "followers_count": INT, "following_count": INT, "statuses_count": INT,
+    "last_status_at": NULLABLE_STR, "emojis": _array({}), "fields": _array({})})
+CREDENTIAL_ACCOUNT = {"allOf": [_ref("Account"), _obj({"source": _obj({
+    "privacy": STR, "sensitive": BOOL, "language": NULLABLE_STR, "note": STR,
+    "fields": _array({}), "follow_requests_count": INT})})]}
+STATUS = _obj({
+    "id": ID, "uri": STR, "url": NULLABLE_STR,
+    "created_at": {"type": "string", "format": "date-time"},
+    "account": _ref("Account"), "content": STR,
+    "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
+    "sensitive": BOOL, "spoiler_text": STR, "media_attachments": _array({}),
+    "mentions": _array({}), "tags": _array({}), "emojis": _array({}),
+    "reblogs_count": INT, "favourites_count": INT, "replies_count": INT,
+    "in_reply_to_id": NULLABLE_STR, "in_reply_to_account_id": NULLABLE_STR,
+    "reblog": {"type": ["object", "null"]}, "poll": {"type": ["object", "null"]},
+    "card": {"type": ["object", "null"]}, "language": NULLABLE_STR,
+    "edited_at": NULLABLE_STR}, {"text": STR})
+RELATIONSHIP = _obj({k: BOOL for k in (
+    "following", "showing_reblogs", "notifying", "followed_by", "blocking", "blocked_by",
+    "muting", "muting_notifications", "requested", "requested_by", "domain_blocking",
+    "endorsed")} | {"id": ID, "note": STR})
+LIST = _obj({"id": ID, "title": STR, "replies_policy": {"enum": ["followed", "list", "none"]},
+             "exclusive": BOOL})
+APPLICATION = _obj({"id": ID, "name": STR, "website": NULLABLE_STR, "scopes": _array(STR),
+                    "redirect_uris": _array(STR), "redirect_uri": STR, "client_id": STR},
+                   {"client_secret": STR, "client_secret_expires_at": INT})
+TOKEN = _obj({"access_token": STR, "token_type": {"const": "Bearer"}, "scope": STR,
+              "created_at": INT})
+ERROR = _obj({"error": STR}, {"error_description": STR, "details": {"type": "object"}})
+STATUSES_CONFIG = _obj({"max_characters": INT, "max_media_attachments": INT,
+                        "characters_reserved_per_url": INT})
+INSTANCE_V1 = _obj({"uri": STR, "title": STR, "version": STR, "description": STR,
+                    "short_description": STR, "email": STR, "urls": {"type": "object"},
+                    "stats": _obj({"user_count": INT, "status_count": INT, "domain_count": INT}),
+                    "languages": _array(STR), "registrations": BOOL,
+                    "approval_required": BOOL, "invites_enabled": BOOL,
+                    "configuration": _obj({"statuses": STATUSES_CONFIG}), "rules": _array({})})
+INSTANCE_V2 = _obj({"domain": STR, "title": STR, "version": STR, "source_url": STR,
+                    "description": STR, "usage": {"type": "object"},
+                    "thumbnail": {"type": "object"}, "languages": _array(STR),
+                    "configuration": _obj({"statuses": STATUSES_CONFIG,
+                                           "urls": {"type": "object"}}),
+                    "registrations": {"type": "object"}, "contact": {"type": "object"},
+                    "rules": _array({}), "api_versions": _obj({"mastodon": INT})})
+EMPTY = {"type": "object", "maxProperties": 0}
+OAUTH_METADATA = _obj({"issuer": STR, "authorization_endpoint": STR, "token_endpoint": STR,
+                       "grant_types_supported": _array(STR), "scopes_supported": _array(STR)})
+
+SCHEMAS = {"Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
+           "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,
+           "Token": TOKEN, "Error": ERROR, "InstanceV1": INSTANCE_V1, "InstanceV2": INSTANCE_V2,
+           "Empty": EMPTY, "OAuthMetadata": OAUTH_METADATA}
+
+# Every operation may answer these (bad token, scope, unknown record, bad or
+# too big body, rate limit); listed on each so clients and the fuzzer know.
+ERRORS = {"400": "Malformed request body", "401": "Missing, invalid or revoked token",
+          "403": "Token lacks the scope", "404": "Record not found",
+          "413": f"Body larger than {limits.API_MAX_BODY_BYTES} bytes",
+          "415": "Unsupported body content type",
+          "422": "Validation failed (wrong type, missing or over-long field)",
+          "429": "Rate limit exceeded (X-RateLimit-* headers)",
+          "503": "Database unavailable; retry"}
+RATE_HEADERS = {name: {"schema": STR, "description": desc} for name, desc in (
+    ("X-RateLimit-Limit", "Requests allowed in the window"),
+    ("X-RateLimit-Remaining", "Requests left in the window"),
+    ("X-RateLimit-Reset", "ISO 8601 time the window ends"))}
+LINK_HEADER = {"Link": {"schema": STR,
+                        "description": 'Pagination: <...max_id=>; rel="next", <...min_id=>; rel="prev"'}}
+
+
+def _query(name: str, schema: dict, description: str = "", required: bool = False) -> dict:
+    param = {"name": name, "in": "query", "schema": schema, "required": required}
+    if description:
+        param["description"] = description
+    if schema.get("type") == "array":
+        param |= {"style": "form", "explode": True}
+    return param
+
+
+def _path(name: str = "id") -> dict:
+    return {"name": name, "in": "path", "required": True, "schema": ID}
+
+
+PAGE = [_query("max_id", ID, "Older than this id"), _query("since_id", ID, "Newer than this id"),
+        _query("min_id", ID, "Immediately newer than this id"),
+        _query("limit", {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX},
+               f"Page size (default {limits.PAGE_DEFAULT}, at most {limits.PAGE_MAX})")]
+
+
+def _body(properties: dict, required: tuple = ()) -> dict:
+    schema = {"type": "object", "properties": properties, "required": list(required)}
+    return {"required": bool(required), "content": {
+        "application/x-www-form-urlencoded": {"schema": schema},
+        "application/json": {"schema": schema}}}
+
+
+def op(summary: str, tag: str, ok: dict | None, *, scope: str | None = None,
+       auth: str = "optional", params: list | None = None, body: dict | None = None,
+       paged: bool = False, ok_type: str = "application/json", ok_status: str = "200",
+       extra_headers: dict | None = None) -> dict:
+    headers = dict(RATE_HEADERS) | (LINK_HEADER if paged else {}) | (extra_headers or {})
+    content = {ok_type: {"schema": ok if ok is not None else STR}}
+    responses = {ok_status: {"description": "Success", "headers": headers, "content": content}}
+    err_type = "text/html" if ok_type == "text/html" else "application/json"
+    for code, text in ERRORS.items():
+        schema = STR if err_type == "text/html" else ERROR_REF
+        responses[code] = {"description": text, "content": {err_type: {"schema": schema}}}
+    out = {"summary": summary, "tags": [tag], "parameters": params or [], "responses": responses}
+    if body is not None:
+        out["requestBody"] = body
+    if auth == "required":
+        out["security"] = [{"bearer": [scope] if scope else []}]
+    elif auth == "optional":
+        out["security"] = [{"bearer": [scope] if scope else []}, {}]
+    else:
+        out["security"] = []
+    if scope:
+        out["x-required-scope"] = scope
+    return out
+
+
+def _paths() -> dict:
+    status, account, lst = _ref("Status"), _ref("Account"), _ref("List")
+    statuses, accounts = _array(status), _array(account)
+    instance = "Instance"
+    return {
+        "/api/v1/instance": {"get": op("Instance information (v1)", instance, _ref("InstanceV1"),
+                                       auth="none")},
+        "/api/v2/instance": {"get": op("Instance information (v2)", instance, _ref("InstanceV2"),
+                                       auth="none")},
+        "/.well-known/oauth-authorization-server": {"get": op(
+            "OAuth server metadata (RFC 8414)", "OAuth", _ref("OAuthMetadata"), auth="none")},
+        "/api/v1/apps": {"post": op("Register an application", "OAuth", _ref("Application"),
+                                    auth="none", body=_body({
+                                        "client_name": STR, "redirect_uris": STR,
+                                        "scopes": STR, "website": STR},
+                                        ("client_name", "redirect_uris")))},
+        "/api/v1/apps/verify_credentials": {"get": op("The token's application", "OAuth",
+                                                      _ref("Application"), auth="required")},
+        "/oauth/token": {"post": op(
+            "Obtain a token (password, client_credentials, authorization_code)", "OAuth",
+            _ref("Token"), auth="none", body=_body({
+                "grant_type": {"enum": ["password", "client_credentials", "authorization_code"]},
+                "client_id": STR, "client_secret": STR, "scope": STR, "username": STR,
+                "password": STR, "code": STR, "redirect_uri": STR},
+                ("grant_type", "client_id", "client_secret")))},
+        "/oauth/revoke": {"post": op("Revoke a token", "OAuth", _ref("Empty"), auth="none",
+                                     body=_body({"client_id": STR, "client_secret": STR,
+                                                 "token": STR},
+                                                ("client_id", "client_secret", "token")))},
+        "/oauth/authorize": {
+            "get": op("The authorization page (HTML log-in and approve form)", "OAuth", STR,
+                      auth="none", ok_type="text/html", params=[
+                          _query("response_type", {"const": "code"}, required=True),
+                          _query("client_id", STR, required=True),
+                          _query("redirect_uri", STR), _query("scope", STR),
+                          _query("state", STR)]),
+            "post": op("Submit the authorization form: redirect with a code, or show it (oob)",
+                       "OAuth", STR, auth="none", ok_type="text/html",
+                       body={"required": True, "content": {"application/x-www-form-urlencoded": {
+                           "schema": {"type": "object", "properties": {
+                               "response_type": STR, "client_id": STR, "redirect_uri": STR,
+                               "scope": STR, "state": STR, "username": STR, "password": STR},
+                               "required": ["client_id", "username", "password"]}}}}),
+        },
+        "/api/v1/accounts": {"post": op(
+            "Register an account (app token with write:accounts); returns a user token",
+            "Accounts", _ref("Token"), auth="required", scope="write:accounts",
+            body=_body({"username": STR, "email": STR, "password": STR,
+                        "agreement": {"type": ["boolean", "string"]}, "locale": STR,
+                        "reason": STR}, ("username", "email", "password", "agreement")))},
+        "/api/v1/accounts/verify_credentials": {"get": op(
+            "The token's account", "Accounts", _ref("CredentialAccount"), auth="required",
+            scope="read:accounts")},
+        "/api/v1/accounts/lookup": {"get": op(
+            "Find an account by username", "Accounts", account, scope="read:accounts",
+            params=[_query("acct", STR, required=True)])},
+        "/api/v1/accounts/relationships": {"get": op(
+            "Relationships with the given accounts", "Accounts", _array(_ref("Relationship")),
+            auth="required", scope="read:follows", params=[_query(
+                "id[]", {"type": "array", "items": ID,
+                         "maxItems": limits.API_IDS_PER_REQUEST})])},
+        "/api/v1/accounts/{id}": {"get": op("An account", "Accounts", account,
+                                            scope="read:accounts", params=[_path()])},
+        "/api/v1/accounts/{id}/statuses": {"get": op(
+            "An account's statuses", "Accounts", statuses, scope="read:statuses", paged=True,
+            params=[_path(), *PAGE, _query("pinned", BOOL), _query("only_media", BOOL),
+                    _query("exclude_replies", BOOL), _query("exclude_reblogs", BOOL)])},
+        "/api/v1/accounts/{id}/follow": {"post": op(
+            "Follow an account", "Accounts", _ref("Relationship"), auth="required",
+            scope="write:follows", params=[_path()],
+            body=_body({"reblogs": BOOL, "notify": BOOL}))},
+        "/api/v1/accounts/{id}/unfollow": {"post": op(
+            "Unfollow an account", "Accounts", _ref("Relationship"), auth="required",
+            scope="write:follows", params=[_path()])},
+        "/api/v1/accounts/{id}/followers": {"get": op(
+            "An account's followers, newest first", "Accounts", accounts,
+            scope="read:accounts", paged=True, params=[_path(), *PAGE])},
+        "/api/v1/accounts/{id}/following": {"get": op(
+            "The accounts an account follows, newest first", "Accounts", accounts,
+            scope="read:accounts", paged=True, params=[_path(), *PAGE])},
+        "/api/v1/statuses": {
+            "post": op("Post a status (Idempotency-Key honoured; lat/long stored as location)",
+                       "Statuses", status, auth="required", scope="write:statuses",
+                       params=[{"name": "Idempotency-Key", "in": "header", "required": False,
+                                "schema": {"type": "string",
+                                           "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
+                       body=_body({"status": {"type": "string",
+                                              "maxLength": limits.STATUS_MAX_CHARS},
+                                   "visibility": {"enum": ["public"]},
+                                   "sensitive": BOOL, "language": STR,
+                                   "lat": {"type": "number", "minimum": -90, "maximum": 90},
+                                   "long": {"type": "number", "minimum": -180, "maximum": 180}},
+                                  ("status",))),
+            "get": op("Several statuses by id", "Statuses", statuses, scope="read:statuses",
+                      params=[_query("id[]", {"type": "array", "items": ID,
+                                              "maxItems": limits.API_IDS_PER_REQUEST})]),
+        },
+        "/api/v1/statuses/{id}": {
+            "get": op("A status", "Statuses", status, scope="read:statuses", params=[_path()]),
+            "delete": op("Delete your status; returns it with its source text", "Statuses",
+                         status, auth="required", scope="write:statuses", params=[_path()]),
+        },
+        "/api/v1/timelines/home": {"get": op(
+            "Home timeline", "Timelines", statuses, auth="required", scope="read:statuses",
+            paged=True, params=PAGE)},
+        "/api/v1/timelines/public": {"get": op(
+            "Public timeline: every status, newest first", "Timelines", statuses,
+            scope="read:statuses", paged=True,
+            params=[*PAGE, _query("local", BOOL), _query("remote", BOOL),
+                    _query("only_media", BOOL)])},
+        "/api/v1/timelines/list/{list_id}": {"get": op(
+            "A list's timeline", "Timelines", statuses, auth="required", scope="read:lists",
+            paged=True, params=[_path("list_id"), *PAGE])},
+        "/api/v1/lists": {
+            "get": op("Your lists", "Lists", _array(lst), auth="required", scope="read:lists"),
+            "post": op("Create a list", "Lists", lst, auth="required", scope="write:lists",
+                       body=_body({"title": {"type": "string",
+                                             "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                                   "replies_policy": {"enum": ["followed", "list", "none"]},
+                                   "exclusive": BOOL}, ("title",))),
+        },
+        "/api/v1/lists/{id}": {
+            "get": op("A list", "Lists", lst, auth="required", scope="read:lists",
+                      params=[_path()]),
+            "put": op("Rename a list", "Lists", lst, auth="required", scope="write:lists",
+                      params=[_path()], body=_body({
+                          "title": {"type": "string", "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                          "replies_policy": {"enum": ["followed", "list", "none"]},
+                          "exclusive": BOOL})),
+            "delete": op("Delete a list", "Lists", _ref("Empty"), auth="required",
+                         scope="write:lists", params=[_path()]),
+        },
+        "/api/v1/lists/{id}/accounts": {
+            "get": op("A list's members (limit=0: all)", "Lists", accounts, auth="required",
+                      scope="read:lists", paged=True, params=[
+                          _path(), _query("max_id", ID),
+                          _query("limit", {"type": "integer", "minimum": 0, "maximum": 80})]),
+            "post": op("Add members", "Lists", _ref("Empty"), auth="required",
+                       scope="write:lists", params=[_path()], body=_body({
+                           "account_ids": {"type": "array", "items": ID, "minItems": 1,
+                                           "maxItems": limits.API_IDS_PER_REQUEST}},
+                           ("account_ids",))),
+            "delete": op("Remove members", "Lists", _ref("Empty"), auth="required",
+                         scope="write:lists", params=[_path(), _query(
+                             "account_ids[]", {"type": "array", "items": ID,
+                                               "maxItems": limits.API_IDS_PER_REQUEST})]),
+        },
+        "/openapi.json": {"get": op("This document", "Meta", {"type": "object"}, auth="none")},
+    }
+
+
+@lru_cache(maxsize=1)
+def build() -> dict:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Redpoll: the Mastodon client API", "version": __version__,
+                 "description": "A Twitter-style social network on Redis. Paths, parameters "
+                                "and entities follow docs.joinmastodon.org; ids are strings. "
+                                "Errors are {\"error\": \"...\"}."},
+        "paths": _paths(),
+        "components": {
+            "schemas": SCHEMAS,
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
+                                           "description": "An OAuth access token"}},
+        },
+    }
 
 
 async def document(request: Request) -> Response:
-    return JSON(build(str(request.base_url).rstrip("/")))
+    return JSON(build())
