@@ -1,6 +1,7 @@
 """Users: sign-up with case-insensitive unique logins, reading, passwords."""
 from __future__ import annotations
 
+import asyncio
 from typing import Iterable
 
 from argon2 import PasswordHasher
@@ -39,7 +40,8 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
         await _take_over_orphan_claim(store, index, claim, login)
     secrets = {}
     if password is not None:
-        secrets["password"] = _hasher.hash(password)
+        # argon2 is deliberately slow: keep it off the event loop
+        secrets["password"] = await asyncio.to_thread(_hasher.hash, password)
     if email is not None:
         secrets["email"] = email
     record = {"id": uid, "login": login, "name": display_name or login, "bio": bio,
@@ -132,7 +134,7 @@ async def check_password(store: Store, login: str, password: str) -> User | None
     if stored is None:
         return None
     try:
-        _hasher.verify(stored.decode(), password)
+        await asyncio.to_thread(_hasher.verify, stored.decode(), password)
     except (VerificationError, InvalidHashError):
         return None
     return user

@@ -21,13 +21,23 @@ log = logging.getLogger("redpoll.worker")
 Handler = Callable[[Store, Settings, Job], Awaitable[Job | None]]
 
 
+async def _gone(store: Store, sid: int) -> bool:
+    """Deleted (marked or already removed)."""
+    found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
+    return found is None or deleted is not None
+
+
 async def _fanout(store: Store, settings: Settings, job: Job) -> Job | None:
     sid, author = int(job["sid"]), int(job["aid"])
-    raw = await store.client.hmget(keys.status(sid), ["id", "deleted"])
-    if raw[0] is None or raw[1] is not None:
+    if await _gone(store, sid):
         return None  # deleted meanwhile: its cleanup chain takes over
-    cursor = await delivery.step(store, "deliver", sid, author, delivery.Cursor.from_job(job),
-                                 settings.fanout_batch)
+    start = delivery.Cursor.from_job(job)
+    cursor = await delivery.step(store, "deliver", sid, author, start, settings.fanout_batch)
+    if await _gone(store, sid):
+        # Deleted while this batch was being delivered: its cleanup chain may
+        # already have passed these timelines, so take the id back out here.
+        await delivery.step(store, "undeliver", sid, author, start, settings.fanout_batch)
+        return None
     return None if cursor is None else {**job, **cursor.to_job()}
 
 

@@ -194,3 +194,35 @@ async def test_cleanup_job_run_again_is_harmless(rp3):
     for f in fans:
         assert await raw_list(rp, keys.home(f.id)) == [b.id]
     assert (await rp.get_user(author.id)).posts == 1
+
+
+async def test_delete_racing_the_fanout_leaves_no_id_behind(rp3):
+    """Deletes land at random points of a running fan-out chain (a worker
+    running while the delete and its cleanup happen). Whatever the
+    interleaving, no follower timeline keeps the id once the jobs are done:
+    a fan-out step that finds its status deleted after delivering takes the
+    batch back out."""
+    author = await rp3.sign_up("racer")
+    fans = [await rp3.sign_up(f"rf{i}") for i in range(20)]
+    for fan in fans:
+        await rp3.follow(fan.id, author.id)
+    stop = asyncio.Event()
+    worker = asyncio.create_task(rp3.worker("racing").run(stop))
+    try:
+        posted = []
+        for round_ in range(12):
+            status = await rp3.post(author.id, f"doomed {round_}")
+            posted.append(status.id)
+            await asyncio.sleep(0.001 * (round_ % 4))  # land at different steps
+            await rp3.delete_status(status.id, author.id)
+        for _ in range(3000):
+            if await rp3.queue.depth() == 0:
+                break
+            await asyncio.sleep(0.02)
+        assert await rp3.queue.depth() == 0
+    finally:
+        stop.set()
+        await worker
+    for fan in fans:
+        left = set(await raw_list(rp3, keys.home(fan.id))) & set(posted)
+        assert not left, f"deleted ids {left} left in the home of {fan.id}"
