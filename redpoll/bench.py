@@ -2,20 +2,22 @@
 design literally, side by side on one server in one run.
 
 Four figures, each a ratio of two rates measured in the same process against
-the same server, so the noise of a shared machine mostly cancels out:
+the same server, the contenders taking turns in short slices so that the load
+of a shared machine hits them alike:
 
 fan-out
-    One post delivered to every follower of an author (``--followers``).
+    One post delivered to every follower of an author (``--followers``), and
+    to the author's own home. Every home starts with the same 5 older entries
+    in both layouts; the contenders deliver the same ids, post by post.
     *redpoll*: the real delivery path, ``delivery.step`` with ``deliver.lua``
-    called in a loop with its cursor, first step with the author's own home,
-    exactly the work of ``post`` plus its chained fan-out jobs (without the
-    job queue's latency and without creating the status hash).
+    called in a loop with its cursor (the first step also serves the author's
+    home), exactly the work of ``post`` plus its chained fan-out jobs, without
+    the job queue's latency and without creating the status hash.
     *naive*: for each page of 1,000 followers (ZRANGE by rank), one pipeline
     with ZADD status -> time and ZREMRANGEBYRANK 0 -1001 per follower's ZSET.
-    *limit*: a Lua loop that only LPUSHes the id into the same LIST keys
-    (key names computed beforehand, 1,000 keys a call, no reads, no checks,
-    no trim): what inserting the ids costs at the least.
-    Every contender starts from empty timelines and delivers the same ids.
+    *limit*: a Lua loop that only LPUSHes the id into redpoll's LIST keys
+    (key names computed beforehand, 1,000 keys a call; no follower reads, no
+    checks, no trim): what inserting the ids costs at the least.
 read
     Pages of 20 from home timelines at their cap, over many users and pages.
     *redpoll*: ``rp.home_timeline(uid, limit=20, max_id=...)``.
@@ -33,6 +35,7 @@ memory
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import random
 import statistics
@@ -60,6 +63,12 @@ TARGETS = {
 #: Bench ids: users and statuses far from the ids a fresh server hands out,
 #: and "a few million" like a live site's.
 UID_BASE = 7_000_000
+#: Entries every home holds before the fan-out posts.
+FANOUT_PREFILL = 5
+#: Reading time slice of one contender before the next takes its turn.
+READ_SLICE_S = 0.25
+#: Follows one contender makes before the next takes its turn.
+FOLLOW_BLOCK = 25
 SID_BASE = 3_000_000
 
 PROBE_LUA = """
@@ -76,18 +85,17 @@ WORDS = ("the quick brown fox jumps over lazy dog redis valkey timeline status f
 @dataclass
 class Sizes:
     followers: int = 100_000
-    posts: int = 4            # fan-out posts per contender per round
-    rounds: int = 2
+    posts: int = 8            # fan-out posts timed (after one warm-up post)
     authors: int = 40         # followees, each with HOME_CAP statuses
     readers: int = 500        # users with full timelines (reads, memory)
-    read_seconds: float = 2.0  # per contender per round
-    follows: int = 300        # per contender per round
+    read_seconds: float = 5.0  # reading time per contender
+    follows: int = 600        # follows per contender
     memory_sample: int = 200
     prefill: int = 500        # entries in a home before a follow
 
     @classmethod
     def quick(cls) -> "Sizes":
-        return cls(followers=2_000, posts=2, rounds=1, authors=4, readers=40,
+        return cls(followers=2_000, posts=2, authors=4, readers=40,
                    read_seconds=0.3, follows=20, memory_sample=20, prefill=200)
 
 
@@ -130,6 +138,7 @@ class Bench:
         self.clock_ms = 1_700_000_000_000
         self.probe = self.r.register_script(PROBE_LUA)
         self.status_time: dict[int, int] = {}
+        self.fanout_sids: list[int] = []
 
     # --- data ------------------------------------------------------------------
     def uids(self, n: int) -> list[int]:
@@ -183,15 +192,19 @@ class Bench:
             self.created.append(keys.status(sid))
         await self.flush_pipe(ops)
 
-    async def set_timeline(self, uid: int, ids_desc: list[int]) -> None:
+    async def set_timeline(self, uid: int, ids_desc: list[int], rp: bool = True,
+                           naive: bool = True) -> None:
         """The same entries in redpoll's LIST and naive's ZSET (setup only)."""
         pipe = self.store.pipeline()
-        for key in (keys.home(uid), nv_home(uid)):
-            pipe.delete(key)
-            self.created.append(key)
+        for key, wanted in ((keys.home(uid), rp), (nv_home(uid), naive)):
+            if wanted:
+                pipe.delete(key)
+                self.created.append(key)
         for part in chunks(ids_desc, 500):
-            pipe.rpush(keys.home(uid), *part)
-            pipe.zadd(nv_home(uid), {sid: self.status_time[sid] for sid in part})
+            if rp:
+                pipe.rpush(keys.home(uid), *part)
+            if naive:
+                pipe.zadd(nv_home(uid), {sid: self.status_time[sid] for sid in part})
         await pipe.execute()
 
     async def build_authors(self) -> None:
@@ -233,29 +246,39 @@ class Bench:
         await self.flush_pipe(pipe_ops, 50)
         await self.r.hset(keys.user(author), "followers", s.followers)
         self.created.append(keys.followers(author))
-        sids = self.new_sids(s.posts)
+        sids = self.new_sids(s.posts + 1)  # + the warm-up post
+        self.fanout_sids = sids
         await self.make_statuses(sids, [author] * len(sids))
 
         rp_homes = [keys.home(author)] + [keys.home(f) for f in followers]
         nv_homes = [nv_home(author)] + [nv_home(f) for f in followers]
         self.created += rp_homes + nv_homes
+        # every home starts with the same few older entries in both layouts
+        # (real homes are rarely empty, and no contender pays for creating keys)
+        old = sorted(self.rng.sample(self.pool, FANOUT_PREFILL), reverse=True)
+        old_scores = {sid: self.status_time[sid] for sid in old}
+        for part in chunks(list(zip(rp_homes, nv_homes)), 5000):
+            pipe = self.store.pipeline()
+            for rk, nk in part:
+                pipe.rpush(rk, *old)
+                pipe.zadd(nk, old_scores)
+            await pipe.execute()
         probe_batches = [rp_homes[:1 + 1000]] + list(chunks(rp_homes[1 + 1000:], 1000))
         batch = self.rp.settings.fanout_batch
         targets = s.followers + 1
 
-        async def reset(homes):
-            for part in chunks(homes, 10_000):
-                pipe = self.store.pipeline()
-                for sub in chunks(part, 1000):
-                    pipe.delete(*sub)
-                await pipe.execute()
+        # the first step serves the author's own home (and the public
+        # timeline) besides the first batch of followers, as ``post`` does;
+        # older engines passed the author's home in ``also``
+        first = ({"also": (keys.home(author),)}
+                 if "also" in inspect.signature(delivery.step).parameters else {})
 
         async def redpoll_one(sid):
-            cursor, also = delivery.Cursor(), (keys.home(author),)
+            cursor, extra = delivery.Cursor(), first
             while cursor is not None:
                 cursor = await delivery.step(self.store, "deliver", sid, author, cursor,
-                                             batch, also=also)
-                also = ()
+                                             batch, **extra)
+                extra = {}
 
         async def naive_one(sid):
             at = self.status_time[sid]
@@ -279,42 +302,51 @@ class Bench:
             for part in probe_batches:
                 await self.probe(keys=part, args=[sid])
 
-        contenders = {"redpoll": (redpoll_one, rp_homes), "naive": (naive_one, nv_homes),
-                      "limit": (limit_one, rp_homes)}
-        rates: dict[str, list[float]] = {name: [] for name in contenders}
-        totals = {name: [0, 0.0] for name in contenders}
-        order = list(contenders)
-        for rnd in range(s.rounds):
+        # Post by post, the contenders take turns, so a burst of load on the
+        # shared machine hits them alike. The probe pushes into redpoll's
+        # lists, so it runs right after redpoll (had it run first, redpoll
+        # would find the id already there and skip the work); naive runs
+        # before or after that pair, alternately. The first post warms up.
+        run = {"redpoll": redpoll_one, "naive": naive_one, "limit": limit_one}
+        rates: dict[str, list[float]] = {name: [] for name in run}
+        totals = {name: [0, 0.0] for name in run}
+        for k, sid in enumerate(sids):
+            order = ["redpoll", "limit", "naive"] if k % 2 else ["naive", "redpoll", "limit"]
+            line = []
             for name in order:
-                run_one, homes = contenders[name]
-                await reset(homes)
-                for sid in sids:
-                    t0 = time.perf_counter()
-                    await run_one(sid)
-                    dt = time.perf_counter() - t0
-                    rates[name].append(targets / dt)
-                    totals[name][0] += targets
-                    totals[name][1] += dt
-                self.say(f"  fan-out round {rnd + 1}: {name:8s} "
-                         f"{statistics.median(rates[name][-len(sids):]):>12,.0f} deliveries/s")
-            order = order[1:] + order[:1]
-        # check the work was really done: every timeline holds every post
-        lens = await self._lens([rp_homes[0], rp_homes[-1]], "llen")
-        assert all(n == len(sids) for n in lens), lens
-        await reset(rp_homes)
-        await reset(nv_homes)
+                t0 = time.perf_counter()
+                await run[name](sid)
+                dt = time.perf_counter() - t0
+                line.append(f"{name} {targets / dt:,.0f}")
+                if k == 0:
+                    continue
+                rates[name].append(targets / dt)
+                totals[name][0] += targets
+                totals[name][1] += dt
+            self.say(f"  post {k + 1}{' (warm-up)' if k == 0 else ''}: " + ", ".join(line)
+                     + " deliveries/s")
+        # the work was really done: the newest post heads both layouts, everywhere
+        checks = [rp_homes[0], rp_homes[len(rp_homes) // 2], rp_homes[-1]]
+        pipe = self.store.pipeline()
+        for key in checks:
+            pipe.lindex(key, 0)
+        for key in (nv_homes[0], nv_homes[len(nv_homes) // 2], nv_homes[-1]):
+            pipe.zrevrange(key, 0, 0)
+        heads = await pipe.execute()
+        want = str(sids[-1]).encode()
+        assert heads[:3] == [want] * 3 and heads[3:] == [[want]] * 3, heads
+        for homes in (rp_homes, nv_homes):
+            for part in chunks(homes, 10_000):
+                pipe = self.store.pipeline()
+                for sub in chunks(part, 1000):
+                    pipe.unlink(*sub)
+                await pipe.execute()
         out = {name: statistics.median(v) for name, v in rates.items()}
-        return {"followers": s.followers, "posts_per_round": s.posts, "rounds": s.rounds,
-                "batch": batch,
+        return {"followers": s.followers, "posts": s.posts, "batch": batch,
+                "home_before": FANOUT_PREFILL,
                 "redpoll_per_s": out["redpoll"], "naive_per_s": out["naive"],
                 "limit_per_s": out["limit"],
                 "total_per_s": {k: v[0] / v[1] for k, v in totals.items()}}
-
-    async def _lens(self, keys_, cmd):
-        pipe = self.store.pipeline()
-        for k in keys_:
-            getattr(pipe, cmd)(k)
-        return await pipe.execute()
 
     # --- reads ---------------------------------------------------------------------
     async def build_readers(self) -> None:
@@ -378,28 +410,31 @@ class Bench:
         for i in range(5):
             a, b = await redpoll_run(i), await naive_run(i)
             assert a == b == 20, (a, b)
+        # the contenders take turns in short slices (order rotating), so load
+        # from elsewhere on the machine hits them alike
         contenders = {"redpoll": redpoll_run, "naive": naive_run, "naive_pipelined": naive_piped_run}
         done = {name: [0, 0.0] for name in contenders}
         order = list(contenders)
-        for rnd in range(s.rounds):
+        slices = max(1, round(s.read_seconds / READ_SLICE_S))
+        for _ in range(slices):
             for name in order:
                 run = contenders[name]
                 i0 = done[name][0]
                 t0 = time.perf_counter()
-                end = t0 + s.read_seconds
+                end = t0 + s.read_seconds / slices
                 n = 0
                 while True:
                     await run((i0 + n) % len(plan))
                     n += 1
-                    if n % 8 == 0 and time.perf_counter() >= end:
+                    if n % 4 == 0 and time.perf_counter() >= end:
                         break
-                dt = time.perf_counter() - t0
                 done[name][0] += n
-                done[name][1] += dt
-                self.say(f"  read round {rnd + 1}: {name:16s} {n / dt:>10,.0f} pages/s")
+                done[name][1] += time.perf_counter() - t0
             order = order[1:] + order[:1]
         rate = {name: n / dt for name, (n, dt) in done.items()}
+        self.say("  " + ", ".join(f"{name} {r:,.0f}" for name, r in rate.items()) + " pages/s")
         return {"readers": s.readers, "page": 20, "pages_per_user": pages,
+                "seconds_each": s.read_seconds,
                 "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"],
                 "naive_pipelined_per_s": rate["naive_pipelined"],
                 "requests": {name: n for name, (n, _) in done.items()}}
@@ -407,16 +442,18 @@ class Bench:
     # --- follows ---------------------------------------------------------------------
     async def follows(self) -> dict:
         s = self.sizes
-
-        async def fresh_followers():
-            uids = self.uids(s.follows)
+        contenders = ("redpoll", "naive")
+        # each contender gets its own fresh followers, whose homes hold the
+        # same number of older entries; b is one of the authors, round robin
+        users = {name: self.uids(s.follows) for name in contenders}
+        for name, uids in users.items():
             await self.make_users(uids)
             for uid in uids:
-                await self.set_timeline(uid, sorted(self.rng.sample(self.pool, s.prefill),
-                                                     reverse=True))
-            for uid in uids:
+                ids = sorted(self.rng.sample(self.pool, s.prefill), reverse=True)
+                await self.set_timeline(uid, ids, rp=name == "redpoll", naive=name == "naive")
                 self.created += [keys.following(uid), nv_following(uid)]
-            return uids
+        self.created += [keys.followers(b) for b in self.authors]
+        self.created += [nv_followers(b) for b in self.authors]
 
         async def redpoll_run(a, b):
             assert await self.rp.follow(a, b)
@@ -433,32 +470,30 @@ class Bench:
                 await r.zadd(nv_home(a), dict(posts))
             await r.zremrangebyrank(nv_home(a), 0, -(limits.HOME_CAP + 1))
 
-        self.created += [keys.followers(b) for b in self.authors]
-        self.created += [nv_followers(b) for b in self.authors]
-        contenders = {"redpoll": redpoll_run, "naive": naive_run}
+        # blocks of a few follows each, taking turns, order rotating
+        run = {"redpoll": redpoll_run, "naive": naive_run}
         done = {name: [0, 0.0] for name in contenders}
         order = list(contenders)
-        checked = []
-        for rnd in range(s.rounds):
+        for lo in range(0, s.follows, FOLLOW_BLOCK):
             for name in order:
-                uids = await fresh_followers()
-                run = contenders[name]
+                block = users[name][lo:lo + FOLLOW_BLOCK]
                 t0 = time.perf_counter()
-                for i, a in enumerate(uids):
-                    await run(a, self.authors[i % len(self.authors)])
-                dt = time.perf_counter() - t0
-                done[name][0] += len(uids)
-                done[name][1] += dt
-                checked.append((name, uids[0]))
-                self.say(f"  follow round {rnd + 1}: {name:8s} {len(uids) / dt:>10,.0f} follows/s")
+                for i, a in enumerate(block, start=lo):
+                    await run[name](a, self.authors[i % len(self.authors)])
+                done[name][0] += len(block)
+                done[name][1] += time.perf_counter() - t0
             order = order[1:] + order[:1]
-        for name, uid in checked:  # the backfill filled the home to the cap
-            n = await (self.r.llen(keys.home(uid)) if name == "redpoll"
-                       else self.r.zcard(nv_home(uid)))
-            assert n == limits.HOME_CAP, (name, n)
+        # the backfill filled every home to the cap
+        pipe = self.store.pipeline()
+        for uid in users["redpoll"]:
+            pipe.llen(keys.home(uid))
+        for uid in users["naive"]:
+            pipe.zcard(nv_home(uid))
+        sizes = await pipe.execute()
+        assert set(sizes) == {limits.HOME_CAP}, set(sizes)
         rate = {name: n / dt for name, (n, dt) in done.items()}
-        return {"follows": done["redpoll"][0], "backfill": limits.HOME_CAP,
-                "home_before": s.prefill,
+        self.say("  " + ", ".join(f"{name} {r:,.0f}" for name, r in rate.items()) + " follows/s")
+        return {"follows": s.follows, "backfill": limits.HOME_CAP, "home_before": s.prefill,
                 "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"]}
 
     # --- memory ------------------------------------------------------------------------
@@ -483,6 +518,12 @@ class Bench:
                 "naive_encoding": nv_enc.decode() if isinstance(nv_enc, bytes) else nv_enc}
 
     async def cleanup(self) -> None:
+        public = getattr(keys, "PUBLIC_TIMELINE", None)
+        if public and self.fanout_sids:  # bench posts went to the global timeline
+            pipe = self.store.pipeline()
+            for sid in self.fanout_sids:
+                pipe.lrem(public, 0, sid)
+            await pipe.execute()
         for part in chunks(self.created, 10_000):
             pipe = self.store.pipeline()
             for sub in chunks(part, 1000):
@@ -580,13 +621,13 @@ def table(res: dict) -> str:
     lines += [
         "",
         f"other = naive client, except 'vs limit probe' where it is the LPUSH-only Lua loop.",
-        f"fan-out: {f['followers']:,} followers (+ the author's home), {f['posts_per_round']} posts"
-        f" x {f['rounds']} round(s) per contender, median per post; batch {f['batch']}.",
+        f"fan-out: {f['followers']:,} followers (+ the author's home), {f['posts']} posts after a"
+        f" warm-up, median per post; batch {f['batch']}; homes held {f['home_before']} entries.",
         f"         totals: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in f["total_per_s"].items()),
         f"read: {r['readers']} users, pages 1-{r['pages_per_user']}; naive with its HGETALLs "
         f"pipelined: {r['naive_pipelined_per_s']:,.0f} pages/s (information only).",
-        f"follow: {fo['follows']} follows per contender, home held {fo['home_before']} entries "
-        f"before.",
+        f"follow: {fo['follows']} follows per contender, each home held {fo['home_before']} "
+        f"entries before.",
         f"memory: {m['timelines']} full timelines each; encodings {m['redpoll_encoding']} / "
         f"{m['naive_encoding']}.",
         f"{res['server']}, {'embedded' if res['embedded'] else 'REDIS_URL'} server; "
@@ -599,19 +640,17 @@ def table(res: dict) -> str:
 @click.option("--followers", type=click.IntRange(1, 10_000_000), default=None,
               help="Followers of the posting author (default 100,000).")
 @click.option("--posts", type=click.IntRange(1, 100), default=None,
-              help="Fan-out posts per contender per round (default 4).")
-@click.option("--rounds", type=click.IntRange(1, 20), default=None,
-              help="Rounds; contenders alternate their order each round (default 2).")
+              help="Fan-out posts timed, after a warm-up post (default 8).")
 @click.option("--readers", type=click.IntRange(1, 100_000), default=None,
               help="Users with full home timelines for reads and memory (default 500).")
 @click.option("--read-seconds", type=click.FloatRange(0.05, 60), default=None,
-              help="Reading time per contender per round (default 2).")
+              help="Reading time per contender, in turns of 0.25 s (default 5).")
 @click.option("--follows", type=click.IntRange(1, 100_000), default=None,
-              help="Follows per contender per round (default 300).")
+              help="Follows per contender, in turns of 25 (default 600).")
 @click.option("--quick", is_flag=True, help="A small run (seconds), for tests and smoke checks.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def bench(followers, posts, rounds, readers, read_seconds, follows, quick, seed, as_json) -> None:
+def bench(followers, posts, readers, read_seconds, follows, quick, seed, as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
@@ -621,7 +660,7 @@ def bench(followers, posts, rounds, readers, read_seconds, follows, quick, seed,
     from .cli import load_settings, run
 
     sizes = Sizes.quick() if quick else Sizes()
-    for name, value in (("followers", followers), ("posts", posts), ("rounds", rounds),
+    for name, value in (("followers", followers), ("posts", posts),
                         ("readers", readers), ("read_seconds", read_seconds),
                         ("follows", follows)):
         if value is not None:
