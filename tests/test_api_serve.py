@@ -77,3 +77,13 @@ def test_workers_option_serves_from_several_processes(server):
         assert http.post("/api/v1/statuses", headers=bearer(token), data={"status": "hi"}).status_code == 200
         srv.process.send_signal(signal.SIGINT)
         assert srv.process.wait(60) == 0
+
+
+async def test_http_bench_runs_bounded():
+    from redpoll.api.bench_http import format_report, run_http_bench
+    result = await run_http_bench(users=6, follows=2, posts=2, requests=60, seconds=10,
+                                  concurrency=4)
+    assert result["home"]["requests"] == 60 and result["home"]["errors"] == 0
+    assert result["instance"]["requests"] == 60 and result["instance"]["errors"] == 0
+    assert result["home"]["p99_ms"] >= result["home"]["p50_ms"] > 0
+    assert "home / instance" in format_report(result)
