@@ -48,7 +48,7 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
 
 async def _followers_batch(store: Store, author: int, after: int, batch: int):
     rows = await _scored_after(store, keys.followers(author), after, batch)
-    return [keys.home(int(m)) for m, _ in rows], rows
+    return keys.homes([m for m, _ in rows]), rows
 
 
 async def _lists_batch(store: Store, author: int, after: int, batch: int):
@@ -67,6 +67,16 @@ async def _lists_batch(store: Store, author: int, after: int, batch: int):
     return targets, rows
 
 
+async def _run(store: Store, script: str, sid: int, targets: list[str], batch_name: str) -> None:
+    if not targets:
+        return
+    if script == "deliver" and not store.cluster:
+        await store.run(script, [keys.FANOUT_WATERMARK, keys.fanout_done(sid), *targets],
+                        [sid, limits.HOME_CAP, "1", batch_name, limits.FANOUT_DONE_TTL_S])
+    else:
+        await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+
+
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
                batch: int) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
@@ -76,14 +86,12 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         targets, rows = await _followers_batch(store, author, cursor.after, batch)
         if cursor == Cursor():
             targets = [keys.home(author), keys.PUBLIC_TIMELINE] + targets
-        if targets:
-            await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+        await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))
         cursor = Cursor(LISTS, 0)
     targets, rows = await _lists_batch(store, author, cursor.after, batch)
-    if targets:
-        await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+    await _run(store, script, sid, targets, f"{LISTS}:{cursor.after}")
     if len(rows) == batch:
         return Cursor(LISTS, int(float(rows[-1][1])))
     return None

@@ -95,7 +95,7 @@ async def add(store: Store, e: Edge) -> bool:
         raise
     # the ids as one comma-separated argument: merge.lua splits it, and the
     # client skips encoding 1,000 arguments (~2 ms, a third of a follow)
-    if not await store.run("merge", [e.timeline, e.source],
+    if not await store.run("merge", [e.timeline, e.source, *store.watermark()],
                            [limits.HOME_CAP, e.member, b",".join(ids)]):
         await _resync(store, e)  # removed again meanwhile: that call won
     return changed

@@ -47,6 +47,12 @@ def home(uid: int) -> str:
     return f"home:{{{uid}}}"
 
 
+def homes(uids: list[bytes]) -> list[bytes]:
+    """``home(uid)`` for many ids as read raw from a ZSET, without a round
+    trip through int and str: a delivery step builds 1,000 of these."""
+    return [b"home:{" + uid + b"}" for uid in uids]
+
+
 def profile(uid: int) -> str:
     """ZSET status id -> status id: every status of the user."""
     return f"prof:{{{uid}}}"
@@ -80,6 +86,20 @@ def parse_listed_member(member: bytes | str) -> tuple[int, int]:
     text = member.decode() if isinstance(member, bytes) else member
     owner, lid = text.split(":", 1)
     return int(owner), int(lid)
+
+
+# --- delivery -------------------------------------------------------------------
+#: Highest status id any delivery or merge has put into a timeline. Single
+#: server only (a script reading it touches timelines of every slot): a status
+#: newer than it cannot meet a newer id at any timeline's head, nor be there
+#: already, so deliver.lua can push it without looking (see that script).
+FANOUT_WATERMARK = "fanout:watermark"
+
+
+def fanout_done(sid: int) -> str:
+    """SET of the batches of a status's fan-out that went down the fast path
+    (single server only): a batch is pushed without looking at most once."""
+    return f"fanout:{{{sid}}}:done"
 
 
 # --- statuses -------------------------------------------------------------------

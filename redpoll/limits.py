@@ -18,6 +18,9 @@ BACKFILL = HOME_CAP
 #: Followers (or list timelines) served by one delivery step: the first step
 #: runs inside the posting call, each later one is a deferred job (SPEC 5).
 FANOUT_BATCH = 1000
+#: How long a status remembers which of its delivery batches took the fast
+#: path (deliver.lua); a re-run within this time checks before it pushes.
+FANOUT_DONE_TTL_S = 7 * 24 * 3600
 #: Upper bound on followees scanned by one refill job.
 REFILL_MAX_SOURCES = 5000
 

@@ -12,17 +12,46 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import hiredis
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.cluster import key_slot
 
-from . import limits
+from . import keys, limits
 from .settings import Settings
 
 LUA_DIR = Path(__file__).with_name("lua")
 #: Script calls in flight at once for one run_grouped (bounds the connections
 #: a fan-out opens per cluster node).
 GROUP_CONCURRENCY = 32
+
+
+class _HiredisPacking:
+    """Encode commands with hiredis's C packer instead of redis-py's asyncio
+    one, which is pure Python: a delivery step sends 1,000 keys in one
+    command, and packing them took ~1 ms in Python against ~0.1 ms in C."""
+
+    def pack_command(self, *args):
+        # redis-py passes some commands with their subcommand in one string
+        # ("SCRIPT LOAD"): split it the way its own packer does
+        head = args[0]
+        if isinstance(head, str):
+            args = (*head.encode().split(), *args[1:])
+        elif b" " in head:
+            args = (*head.split(), *args[1:])
+        try:
+            return [hiredis.pack_command(args)]
+        except TypeError:  # types only redis-py knows (memoryview...)
+            return super().pack_command(*args)
+
+
+class FastConnection(_HiredisPacking, Connection):
+    pass
+
+
+class FastUnixConnection(_HiredisPacking, UnixDomainSocketConnection):
+    pass
 
 
 class Store:
@@ -40,12 +69,15 @@ class Store:
             # redis-py's cluster client cannot wait for a free connection (it
             # raises at the limit), so its per-node limit is set high and the
             # callers bound their own concurrency (HTTP server, run_grouped).
-            client = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS)
+            client = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS,
+                                           connection_class=FastConnection)
         else:
             # A burst of calls waits for a free connection instead of failing.
             pool = aredis.BlockingConnectionPool.from_url(
                 url, max_connections=limits.REDIS_MAX_CONNECTIONS,
                 timeout=limits.REDIS_POOL_WAIT_S)
+            pool.connection_class = (FastUnixConnection if url.startswith("unix://")
+                                     else FastConnection)
             client = aredis.Redis(connection_pool=pool)
         return cls(client, cluster)
 
@@ -64,12 +96,17 @@ class Store:
         """Run one script; all ``keys`` must share a hash slot."""
         return await self.scripts[name](keys=list(keys), args=list(args))
 
-    def slot_groups(self, keys: Sequence[str]) -> list[list[str]]:
+    def watermark(self) -> list[str]:
+        """The delivery watermark key to pass to deliver/merge: single server
+        only, since on a cluster it would be a slot of its own."""
+        return [] if self.cluster else [keys.FANOUT_WATERMARK]
+
+    def slot_groups(self, keys: Sequence[str | bytes]) -> list[list[str | bytes]]:
         if not self.cluster:
             return [list(keys)] if keys else []
         groups: dict[int, list[str]] = defaultdict(list)
         for key in keys:
-            groups[key_slot(key.encode())].append(key)
+            groups[key_slot(key if isinstance(key, bytes) else key.encode())].append(key)
         return list(groups.values())
 
     async def run_grouped(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> list[Any]:

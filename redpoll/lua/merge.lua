@@ -4,6 +4,8 @@
 -- ids come from), so a concurrent unfollow wins. Idempotent.
 -- KEYS[1]: timeline list
 -- KEYS[2]: guard zset (following:{uid} or list members)
+-- KEYS[3]: the delivery watermark, single server only (see deliver.lua):
+--          raised to the newest id merged in, marked 'm' (merged)
 -- ARGV[1]: cap
 -- ARGV[2]: guard member, or '' for no guard
 -- ARGV[3..]: status ids, newest first; an argument may hold several ids
@@ -18,6 +20,14 @@ for k = 3, #ARGV do
   for id in string.gmatch(ARGV[k], '[^,]+') do nn = nn + 1; new[nn] = id end
 end
 if nn == 0 then return 1 end
+if KEYS[3] then
+  local top = 0
+  for k = 1, nn do local v = tonumber(new[k]); if v > top then top = v end end
+  local mark = redis.call('GET', KEYS[3]) or '0:d'
+  local wid = tonumber(string.sub(mark, 1, string.find(mark, ':', 1, true) - 1))
+  -- 'm': a fan-out of this very id must now look before it pushes
+  if top >= wid then redis.call('SET', KEYS[3], string.format('%d', top) .. ':m') end
+end
 local old = redis.call('LRANGE', key, 0, -1)
 local no = #old
 -- lengths kept in locals (# is a search in Lua 5.1) and each id converted to
