@@ -37,7 +37,9 @@ class Redpoll:
             url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
         if url is None:
             server = EmbeddedServer(settings.data_dir, fsync=settings.fsync)
-            await asyncio.to_thread(server.start)
+            # started from this (the main) thread on purpose: the server is
+            # told to exit when the thread that started it ends (PDEATHSIG)
+            server.start()
             url = server.url
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server)

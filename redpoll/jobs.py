@@ -58,8 +58,10 @@ class JobQueue:
         self._depth_checked_at = 0.0
         self._groups_ready = False
 
-    async def ensure_groups(self) -> None:
-        if self._groups_ready:
+    async def ensure_groups(self, force: bool = False) -> None:
+        """Create the consumer groups (once per process, or again when a
+        worker finds them gone, e.g. after the data was flushed)."""
+        if self._groups_ready and not force:
             return
         for stream in keys.all_job_streams() + keys.all_held_job_streams():
             try:

@@ -91,7 +91,10 @@ class EmbeddedServer:
         conf_path.write_text("\n".join(lines) + "\n")
         self.process = subprocess.Popen(
             [binary(), str(conf_path)], stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+            stderr=subprocess.PIPE, preexec_fn=_die_with_parent,
+            # its own session: a Ctrl-C in the terminal goes to redpoll, which
+            # then stops the server after in-flight work, not to both at once
+            start_new_session=True)
         self._wait_ready()
         (self.data_dir / PORT_FILE).write_text(str(self.port))
         return self

@@ -11,6 +11,8 @@ import os
 import socket
 from typing import Awaitable, Callable
 
+from redis.exceptions import ResponseError
+
 from . import delivery, keys, limits, refill
 from .jobs import Job, JobQueue, decode
 from .settings import Settings
@@ -104,6 +106,13 @@ class Worker:
                     await self._handle(source, stream, entry_id, fields)
             except asyncio.CancelledError:
                 raise
+            except ResponseError as exc:
+                if "NOGROUP" not in str(exc):
+                    log.exception("worker loop error on %s", stream)
+                else:  # the streams were lost (flush, data loss): recreate
+                    log.warning("job groups missing on %s; recreating them", stream)
+                    await self.queue.ensure_groups(force=True)
+                await asyncio.sleep(0.5)
             except Exception:  # connection lost, server restarting: retry soon
                 log.exception("worker loop error on %s", stream)
                 await asyncio.sleep(0.5)

@@ -11,6 +11,11 @@
 -- ARGV[2]: holder (consumer name)
 -- ARGV[3..]: field/value pairs of the job
 -- returns: the entry id
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  -- the stream is gone (data lost or flushed): recreate it with its group
+  -- rather than leave an entry no consumer group knows of
+  redis.call('XGROUP', 'CREATE', KEYS[1], ARGV[1], '0', 'MKSTREAM')
+end
 local id = redis.call('XADD', KEYS[1], '*', unpack(ARGV, 3))
 redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, id, 'FORCE', 'JUSTID')
 return id
