@@ -649,26 +649,72 @@ def table(res: dict) -> str:
               help="Follows per contender, in turns of 25 (default 600).")
 @click.option("--quick", is_flag=True, help="A small run (seconds), for tests and smoke checks.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--engine/--no-engine", default=True, show_default=True,
+              help="Run the engine part (redpoll against the naive client).")
+@click.option("--http", "with_http", is_flag=True,
+              help="Also run the HTTP part: home timeline vs /api/v1/instance on a real "
+                   "`redpoll serve`, requests/s and p50/p99.")
+@click.option("--http-requests", type=click.IntRange(100, 1_000_000), default=4000,
+              show_default=True, help="HTTP part: requests per endpoint (bounded by --http-seconds).")
+@click.option("--http-seconds", type=click.FloatRange(1, 600), default=20.0, show_default=True,
+              help="HTTP part: longest time per endpoint.")
+@click.option("--stream", "with_stream", is_flag=True,
+              help="Also run the stream part: N stream clients with mixed filters on one "
+                   "`redpoll serve` while statuses are posted at a steady rate.")
+@click.option("--stream-clients", type=click.IntRange(1, 20_000), default=2000, show_default=True)
+@click.option("--stream-rate", type=click.FloatRange(1, 5000), default=100.0, show_default=True,
+              help="Stream part: statuses posted per second.")
+@click.option("--stream-seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
+              help="Stream part: how long statuses are posted.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def bench(followers, posts, readers, read_seconds, follows, quick, seed, as_json) -> None:
+def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine, with_http,
+          http_requests, http_seconds, with_stream, stream_clients, stream_rate, stream_seconds,
+          as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
     is set (then it writes bench keys there and removes them afterwards).
-    Prints rates, ratios and the targets each ratio must meet.
+    Prints rates, ratios and the targets each ratio must meet. --http and
+    --stream add the HTTP and streaming parts, each on its own server.
     """
     from .cli import load_settings, run
 
-    sizes = Sizes.quick() if quick else Sizes()
-    for name, value in (("followers", followers), ("posts", posts),
-                        ("readers", readers), ("read_seconds", read_seconds),
-                        ("follows", follows)):
-        if value is not None:
-            setattr(sizes, name, value)
-    sizes.memory_sample = min(sizes.memory_sample, sizes.readers)
+    result: dict = {}
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731
-    result = run(run_bench(load_settings(), sizes, seed, say))
+    if engine:
+        sizes = Sizes.quick() if quick else Sizes()
+        for name, value in (("followers", followers), ("posts", posts),
+                            ("readers", readers), ("read_seconds", read_seconds),
+                            ("follows", follows)):
+            if value is not None:
+                setattr(sizes, name, value)
+        sizes.memory_sample = min(sizes.memory_sample, sizes.readers)
+        result = run(run_bench(load_settings(), sizes, seed, say))
+    if with_http:
+        from .api.bench_http import run_http_bench
+        say("HTTP part ...")
+        result["http"] = run(run_http_bench(requests=http_requests, seconds=http_seconds))
+    if with_stream:
+        from .stream.bench import run as run_stream_bench
+        say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")
+        result["stream"] = run_stream_bench(stream_clients, stream_rate, stream_seconds)
     if as_json:
         click.echo(json.dumps(result))
     else:
-        click.echo(table(result))
+        click.echo(full_table(result))
+
+
+def full_table(result: dict) -> str:
+    parts = []
+    if "fanout_ratio" in result:
+        parts.append(table(result))
+    if "http" in result:
+        from .api.bench_http import format_report
+        parts.append(format_report(result["http"]))
+    if "stream" in result:
+        parts.append(stream_table(result["stream"]))
+    return "\n\n".join(parts)
+
+
+def stream_table(res: dict) -> str:
+    return "\n".join(f"{'stream ' + name:<34}{value}" for name, value in res.items())

@@ -17,6 +17,7 @@ import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.cluster import key_slot
+from redis.exceptions import NoScriptError
 
 from . import keys, limits
 from .settings import Settings
@@ -95,6 +96,25 @@ class Store:
     async def run(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> Any:
         """Run one script; all ``keys`` must share a hash slot."""
         return await self.scripts[name](keys=list(keys), args=list(args))
+
+    async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]]) -> list[Any]:
+        """Several scripts in one round trip, run in the order given; each
+        result, or the error it raised, in a list. Single server only: on a
+        cluster a pipeline spans nodes and their order is not kept."""
+        if self.cluster:
+            raise RuntimeError("run_many needs a single server")
+        for attempt in range(2):
+            pipe = self.client.pipeline(transaction=False)
+            for name, script_keys, args in calls:
+                pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
+            results = await pipe.execute(raise_on_error=False)
+            if attempt or not any(isinstance(r, NoScriptError) for r in results):
+                return results
+            # the server lost its script cache (restart): load and run again;
+            # callers only batch idempotent scripts, so a partial run is harmless
+            for script in self.scripts.values():
+                await self.client.script_load(script.script)
+        return results
 
     def watermark(self) -> list[str]:
         """The delivery watermark key to pass to deliver/merge: single server

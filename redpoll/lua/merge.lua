@@ -8,41 +8,51 @@
 --          raised to the newest id merged in, marked 'm' (merged)
 -- ARGV[1]: cap
 -- ARGV[2]: guard member, or '' for no guard
--- ARGV[3..]: status ids, newest first; an argument may hold several ids
---           separated by commas (one argument for a whole backfill: a client
---           encodes 1,000 arguments far slower than one string)
+-- KEYS[4]: (single server only) the profile zset to take the ids from,
+--          instead of ARGV, so a whole follow is one round trip
+-- ARGV[3..]: status ids, newest first, each once; with KEYS[4], ARGV[3] is
+--            how many of the profile's newest ids to take
 -- returns: 1 if the guard held (ids merged), 0 if it did not
 local key = KEYS[1]
 local cap = tonumber(ARGV[1])
 if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
-local new, nn = {}, 0
-for k = 3, #ARGV do
-  for id in string.gmatch(ARGV[k], '[^,]+') do nn = nn + 1; new[nn] = id end
+local ids, first, last = ARGV, 3, #ARGV
+if KEYS[4] then
+  ids = redis.call('ZREVRANGEBYSCORE', KEYS[4], '+inf', '-inf', 'LIMIT', 0, tonumber(ARGV[3]))
+  first, last = 1, #ids
 end
-if nn == 0 then return 1 end
+if last < first then return 1 end
 if KEYS[3] then
-  local top = 0
-  for k = 1, nn do local v = tonumber(new[k]); if v > top then top = v end end
+  -- ids come newest first: ids[first] is the newest
   local mark = redis.call('GET', KEYS[3]) or '0:d'
   local wid = tonumber(string.sub(mark, 1, string.find(mark, ':', 1, true) - 1))
   -- 'm': a fan-out of this very id must now look before it pushes
-  if top >= wid then redis.call('SET', KEYS[3], string.format('%d', top) .. ':m') end
+  if tonumber(ids[first]) >= wid then redis.call('SET', KEYS[3], ids[first] .. ':m') end
+end
+local no = redis.call('LLEN', key)
+if no > 0 and tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) then
+  -- all older than the oldest entry (a refill): append what fits
+  local stop = math.min(last, first - 1 + cap - no)
+  for k = first, stop, 500 do
+    redis.call('RPUSH', key, unpack(ids, k, math.min(k + 499, stop)))
+  end
+  return 1
 end
 local old = redis.call('LRANGE', key, 0, -1)
-local no = #old
--- lengths kept in locals (# is a search in Lua 5.1) and each id converted to
--- a number once, not at every comparison
-local merged, seen, m = {}, {}, 0
-local i, j = 1, 1
-local oi, nj = tonumber(old[1]), tonumber(new[1])
-while m < cap and (i <= no or j <= nn) do
-  local pick
-  if j > nn or (i <= no and oi >= nj) then
-    pick = old[i]; i = i + 1; oi = tonumber(old[i])
+-- a two-way merge of sorted runs; an id in both is kept once. Each id is
+-- converted to a number once, lengths are kept in locals.
+local merged, m = {}, 0
+local i, j = 1, first
+local oi, nj = tonumber(old[1]), tonumber(ids[first])
+while m < cap and (i <= no or j <= last) do
+  m = m + 1
+  if j > last or (i <= no and oi > nj) then
+    merged[m] = old[i]; i = i + 1; oi = tonumber(old[i])
+  elseif i > no or nj > oi then
+    merged[m] = ids[j]; j = j + 1; nj = tonumber(ids[j])
   else
-    pick = new[j]; j = j + 1; nj = tonumber(new[j])
+    merged[m] = old[i]; i = i + 1; oi = tonumber(old[i]); j = j + 1; nj = tonumber(ids[j])
   end
-  if not seen[pick] then seen[pick] = true; m = m + 1; merged[m] = pick end
 end
 redis.call('DEL', key)
 for k = 1, m, 500 do
