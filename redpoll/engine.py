@@ -43,6 +43,7 @@ class Redpoll:
             url = server.url
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server)
+        await store.load_scripts()
         await self.queue.ensure_groups()
         return self
 

@@ -97,24 +97,35 @@ class Store:
         """Run one script; all ``keys`` must share a hash slot."""
         return await self.scripts[name](keys=list(keys), args=list(args))
 
+    async def load_scripts(self) -> None:
+        """Load every script (on every primary of a cluster) so that batches
+        of EVALSHA in one pipeline (``run_many``) find them."""
+        for script in self.scripts.values():
+            await self.client.script_load(script.script)
+
     async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]]) -> list[Any]:
         """Several scripts in one round trip, run in the order given; each
         result, or the error it raised, in a list. Single server only: on a
-        cluster a pipeline spans nodes and their order is not kept."""
+        cluster a pipeline spans nodes and their order is not kept.
+
+        If the server lost its script cache (a restart), the scripts are
+        loaded and the whole batch runs again; callers only batch idempotent
+        scripts. A call that did run the first time keeps its first result
+        (say, "changed"), since the second run only confirms it."""
         if self.cluster:
             raise RuntimeError("run_many needs a single server")
-        for attempt in range(2):
-            pipe = self.client.pipeline(transaction=False)
-            for name, script_keys, args in calls:
-                pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
-            results = await pipe.execute(raise_on_error=False)
-            if attempt or not any(isinstance(r, NoScriptError) for r in results):
-                return results
-            # the server lost its script cache (restart): load and run again;
-            # callers only batch idempotent scripts, so a partial run is harmless
-            for script in self.scripts.values():
-                await self.client.script_load(script.script)
-        return results
+        first = await self._pipeline_scripts(calls)
+        if not any(isinstance(r, NoScriptError) for r in first):
+            return first
+        await self.load_scripts()
+        again = await self._pipeline_scripts(calls)
+        return [b if isinstance(a, NoScriptError) else a for a, b in zip(first, again)]
+
+    async def _pipeline_scripts(self, calls) -> list[Any]:
+        pipe = self.client.pipeline(transaction=False)
+        for name, script_keys, args in calls:
+            pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
+        return await pipe.execute(raise_on_error=False)
 
     def watermark(self) -> list[str]:
         """The delivery watermark key to pass to deliver/merge: single server

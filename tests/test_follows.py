@@ -333,3 +333,19 @@ async def test_follow_storm_keeps_both_sides_and_counters_consistent(rp):
         assert len(home) == len(set(home))
         assert set(home) == want, a
         assert home == sorted(home, reverse=True)
+
+
+async def test_follows_after_the_server_lost_its_scripts(rp, server):
+    """A restarted server has no scripts cached: concurrent follows reload
+    them and each still reports a new follow exactly once."""
+    import redis as sync_redis
+    from redpoll.server import EmbeddedCluster
+
+    handle = server[2]
+    for node in handle.nodes if isinstance(handle, EmbeddedCluster) else [handle]:
+        sync_redis.Redis(port=node.port).script_flush()
+    star = await rp.sign_up("scriptless_star")
+    fans = [await rp.sign_up(f"scriptless{i}") for i in range(20)]
+    results = await asyncio.gather(*(rp.follow(f.id, star.id) for f in fans))
+    assert results == [True] * len(fans)
+    assert (await rp.get_user(star.id)).followers == len(fans)
