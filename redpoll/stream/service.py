@@ -107,8 +107,13 @@ class StreamService:
         await self.start(url)
 
     async def _stats(self, request):
-        """Counters of this process's hub (subscribers, events, deliveries, stalls, reconnects)."""
+        """Counters of this process's hub (subscribers, events, deliveries,
+        stalls, reconnects), for the benchmark and operators on the machine
+        itself: answered on loopback only."""
         from starlette.responses import JSONResponse
+        client = request.client.host if request.client else ""
+        if client not in ("127.0.0.1", "::1"):
+            return JSONResponse({"error": "Record not found"}, status_code=404)
         return JSONResponse(self.hub.stats() if self.hub else {})
 
     # --- routes ---------------------------------------------------------------------------
