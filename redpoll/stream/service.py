@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Callable
 
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from ..settings import Settings
 from .http import Verifier
@@ -117,8 +117,9 @@ class StreamService:
         return JSONResponse(self.hub.stats() if self.hub else {})
 
     # --- routes ---------------------------------------------------------------------------
-    def routes(self) -> list[Route]:
+    def routes(self) -> list[Route | WebSocketRoute]:
         from .mastodon import Health, SSEEndpoint
+        from .websocket import WebSocketEndpoint
         sample = V1Endpoint(self, sample=True)
         filt = V1Endpoint(self, sample=False)
         routes = [
@@ -130,6 +131,8 @@ class StreamService:
         for path, channel in [("user", "user"), ("public", "public"), ("public/local", "public"),
                               ("hashtag", "hashtag"), ("hashtag/local", "hashtag"), ("list", "list")]:
             routes.append(Route(f"/api/v1/streaming/{path}", SSEEndpoint(self, channel), methods=["GET"]))
+        # Mastodon's multiplexed WebSocket (redpoll/stream/websocket.py)
+        routes.append(WebSocketRoute("/api/v1/streaming", WebSocketEndpoint(self)))
         return routes
 
 
