@@ -35,7 +35,6 @@ memory
 from __future__ import annotations
 
 import asyncio
-import inspect
 import json
 import random
 import statistics
@@ -267,18 +266,12 @@ class Bench:
         batch = self.rp.settings.fanout_batch
         targets = s.followers + 1
 
-        # the first step serves the author's own home (and the public
-        # timeline) besides the first batch of followers, as ``post`` does;
-        # older engines passed the author's home in ``also``
-        first = ({"also": (keys.home(author),)}
-                 if "also" in inspect.signature(delivery.step).parameters else {})
-
+        # the first step serves the author's own home and the public
+        # timeline besides the first batch of followers, as ``post`` does
         async def redpoll_one(sid):
-            cursor, extra = delivery.Cursor(), first
+            cursor = delivery.Cursor()
             while cursor is not None:
-                cursor = await delivery.step(self.store, "deliver", sid, author, cursor,
-                                             batch, **extra)
-                extra = {}
+                cursor = await delivery.step(self.store, "deliver", sid, author, cursor, batch)
 
         async def naive_one(sid):
             at = self.status_time[sid]

@@ -92,6 +92,8 @@ STALL_WARNING_INTERVAL_S = 300
 #: (Mastodon: 15 s); settings override.
 STREAM_KEEPALIVE_S = 30.0
 SSE_HEARTBEAT_S = 15.0
+#: Seconds between WebSocket pings (and how long a pong may take), as Mastodon.
+WS_PING_INTERVAL_S = 30.0
 #: A connection cut off for stalling gets this long to flush its disconnect
 #: message before its socket is closed under it.
 STALL_CLOSE_GRACE_S = 2.0
