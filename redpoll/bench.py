@@ -236,7 +236,7 @@ class Bench:
         author = self.uids(1)[0]
         followers = self.uids(s.followers)
         await self.make_users([author])
-        # the follow scores: unique, increasing microseconds, as edge_target writes
+        # the follow scores: unique, increasing microseconds, as edge_set.lua writes
         start_us = self.clock_ms * 1000
         pipe_ops = []
         for part in chunks(followers, 1000):

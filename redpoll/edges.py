@@ -3,8 +3,8 @@ memberships (list members of {owner} / listed:{member}).
 
 Each side lives in its own user's hash slot, so no one script can change both
 on a Redis Cluster. Instead the owner's side is authoritative and written
-first (``edge_source.lua``, atomic with its counter); the other side is then
-set to the same state (``edge_target.lua``, atomic with its counter); the
+first (``edge_set.lua``, atomic with its counter); the other side is then
+set to the same state (``edge_set.lua`` again, atomic with its counter); the
 timeline change (``merge.lua`` / ``unmerge.lua``) re-checks the owner's side
 atomically with the change. If that check shows a concurrent call flipped the
 edge meanwhile, the other side is synced again until both agree. Every step is
@@ -54,13 +54,13 @@ def list_edge(owner: int, lid: int, member: int) -> Edge:
 
 
 def _source_call(e: Edge, present: bool) -> tuple:
-    return ("edge_source", [e.source, e.owner_hash, e.timeline],
+    return ("edge_set", [e.source, e.owner_hash, e.timeline],
             [e.member, int(present), e.owner_field, e.owner_counter, now_us(), e.max_size])
 
 
 def _target_call(e: Edge, present: bool) -> tuple:
-    return ("edge_target", [e.target, keys.user(e.member)],
-            [e.target_member, int(present), e.target_counter, now_us()])
+    return ("edge_set", [e.target, keys.user(e.member)],
+            [e.target_member, int(present), "id", e.target_counter, now_us(), 0])
 
 
 def _source_error(e: Edge, exc: ResponseError) -> Exception:

@@ -1,19 +1,22 @@
--- edge_source: set the owner's side of a follow (following:{a} has b) or of a
--- list membership (list members has m), with the owner's counter. This side
--- is authoritative; edge_target copies its state to the other user's slot.
--- KEYS[1]: source zset (following:{a} / list members)
--- KEYS[2]: owner hash that must exist with field ARGV[3] (u:{a} / lists:{a})
--- KEYS[3]: the owner's timeline (home:{a} / list timeline)
+-- edge_set: set one side of a two-sided edge, with that side's counter. Used
+-- for both sides of a follow (following:{a} has b, then followers:{b} has a)
+-- and of a list membership (the list's members has m, then listed:{m} has
+-- "owner:list"); edges.py runs the owner's side first (it is the truth) and
+-- then copies its state to the other user's slot.
+-- KEYS[1]: the zset of this side
+-- KEYS[2]: hash that must hold field ARGV[3] (proves the owner, list or user
+--          exists: u:{a} 'id', lists:{owner} '<lid>', u:{b} 'id')
+-- KEYS[3]: (optional) a timeline of this slot whose oldest id is returned
 -- ARGV[1]: member
 -- ARGV[2]: '1' to add, '0' to remove
--- ARGV[3]: field of KEYS[2] that proves the owner exists
+-- ARGV[3]: field of KEYS[2] that must exist
 -- ARGV[4]: counter field in KEYS[2] ('' for none)
 -- ARGV[5]: now in microseconds
 -- ARGV[6]: maximum size of the set (0 = unbounded)
--- returns: {changed (0/1), oldest id in the timeline or ''}, or an error reply
---          'NOOWNER' / 'FULL'
+-- returns: {changed (0/1), oldest id in KEYS[3] or ''}, or an error reply
+--          'MISSING' (no such owner) / 'FULL'
 if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 0 then
-  return redis.error_reply('NOOWNER')
+  return redis.error_reply('MISSING')
 end
 local changed = 0
 if ARGV[2] == '1' then
@@ -35,5 +38,5 @@ end
 if changed == 1 and ARGV[4] ~= '' then
   redis.call('HINCRBY', KEYS[2], ARGV[4], ARGV[2] == '1' and 1 or -1)
 end
-local tail = redis.call('LINDEX', KEYS[3], -1) or ''
+local tail = KEYS[3] and redis.call('LINDEX', KEYS[3], -1) or ''
 return {changed, tail}
