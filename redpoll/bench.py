@@ -651,6 +651,8 @@ def table(res: dict) -> str:
               show_default=True, help="HTTP part: requests per endpoint (bounded by --http-seconds).")
 @click.option("--http-seconds", type=click.FloatRange(1, 600), default=20.0, show_default=True,
               help="HTTP part: longest time per endpoint.")
+@click.option("--http-users", type=click.IntRange(2, 100_000), default=200, show_default=True,
+              help="HTTP part: distinct users whose home timelines are read.")
 @click.option("--stream", "with_stream", is_flag=True,
               help="Also run the stream part: N stream clients with mixed filters on one "
                    "`redpoll serve` while statuses are posted at a steady rate.")
@@ -661,7 +663,7 @@ def table(res: dict) -> str:
               help="Stream part: how long statuses are posted.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine, with_http,
-          http_requests, http_seconds, with_stream, stream_clients, stream_rate, stream_seconds,
+          http_requests, http_seconds, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
           as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
@@ -686,7 +688,8 @@ def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine,
     if with_http:
         from .api.bench_http import run_http_bench
         say("HTTP part ...")
-        result["http"] = run(run_http_bench(requests=http_requests, seconds=http_seconds))
+        result["http"] = run(run_http_bench(users=http_users, follows=min(10, http_users - 1),
+                                            requests=http_requests, seconds=http_seconds))
     if with_stream:
         from .stream.bench import run as run_stream_bench
         say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")

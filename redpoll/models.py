@@ -16,11 +16,11 @@ def now_us() -> int:
     return time.time_ns() // 1_000
 
 
-def _s(raw: Mapping, name: str, default: str = "") -> str:
-    value = raw.get(name.encode(), raw.get(name))
-    if value is None:
-        return default
-    return value.decode() if isinstance(value, bytes) else str(value)
+def _text(raw: Mapping) -> dict[str, str]:
+    """A hash as read from Redis (bytes) or built in Python (str), as str -> str;
+    decoded in one pass: this runs for every status and author of a page."""
+    return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else str(v))
+            for k, v in raw.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +36,11 @@ class User:
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
-        return cls(
-            id=int(_s(raw, "id")),
-            login=_s(raw, "login"),
-            display_name=_s(raw, "name"),
-            bio=_s(raw, "bio"),
-            created_at=int(_s(raw, "at", "0")),
-            followers=int(_s(raw, "followers", "0")),
-            following=int(_s(raw, "following", "0")),
-            posts=int(_s(raw, "posts", "0")),
-        )
+        h = _text(raw)
+        return cls(id=int(h["id"]), login=h.get("login", ""), display_name=h.get("name", ""),
+                   bio=h.get("bio", ""), created_at=int(h.get("at", 0)),
+                   followers=int(h.get("followers", 0)), following=int(h.get("following", 0)),
+                   posts=int(h.get("posts", 0)))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
@@ -65,15 +60,14 @@ class Status:
     @classmethod
     def from_hash(cls, raw: Mapping) -> "Status | None":
         """None for a missing or deleted status: readers skip those."""
-        if not raw or b"deleted" in raw or "deleted" in raw:
+        if not raw:
             return None
-        extra = {}
-        for k, v in raw.items():
-            name = k.decode() if isinstance(k, bytes) else k
-            if name.startswith(EXTRA_PREFIX):
-                extra[name[len(EXTRA_PREFIX):]] = v.decode() if isinstance(v, bytes) else v
-        return cls(id=int(_s(raw, "id")), text=_s(raw, "text"), created_at=int(_s(raw, "at")),
-                   user_id=int(_s(raw, "uid")), login=_s(raw, "login"), extra=extra)
+        h = _text(raw)
+        if "deleted" in h:
+            return None
+        extra = {k[len(EXTRA_PREFIX):]: v for k, v in h.items() if k.startswith(EXTRA_PREFIX)}
+        return cls(id=int(h["id"]), text=h.get("text", ""), created_at=int(h["at"]),
+                   user_id=int(h["uid"]), login=h.get("login", ""), extra=extra)
 
     def to_hash(self) -> dict[str, str]:
         data = {"id": str(self.id), "text": self.text, "at": str(self.created_at),

@@ -14,10 +14,8 @@ async def get_statuses(store: Store, ids: Iterable) -> list[Status]:
     ids = [validate.an_id(i, "status_id") for i in ids]
     if not ids:
         return []
-    pipe = store.pipeline()
-    for sid in ids:
-        pipe.hgetall(keys.status(sid))
-    found = (Status.from_hash(raw) for raw in await pipe.execute())
+    found = (Status.from_hash(raw) for raw in
+             await store.hgetall_many([keys.status(sid) for sid in ids]))
     return [s for s in found if s is not None]
 
 

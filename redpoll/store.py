@@ -127,6 +127,19 @@ class Store:
             pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
         return await pipe.execute(raise_on_error=False)
 
+    async def hgetall_many(self, hash_keys: Sequence[str]) -> list[dict]:
+        """HGETALL of each key, in order, in one round trip: one script call on
+        a single server, a pipeline on a cluster (where the keys span slots)."""
+        if not hash_keys:
+            return []
+        if self.cluster:
+            pipe = self.pipeline()
+            for key in hash_keys:
+                pipe.hgetall(key)
+            return await pipe.execute()
+        flat = await self.run("hgetall_many", hash_keys)
+        return [dict(zip(f[0::2], f[1::2])) for f in flat]
+
     def watermark(self) -> list[str]:
         """The delivery watermark key to pass to deliver/merge: single server
         only, since on a cluster it would be a slot of its own."""

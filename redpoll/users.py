@@ -85,10 +85,8 @@ async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
     uids = [validate.an_id(u, "user_id") for u in uids]
     if not uids:
         return []
-    pipe = store.pipeline()
-    for uid in uids:
-        pipe.hgetall(keys.user(uid))
-    return [User.from_hash(raw) for raw in await pipe.execute() if raw]
+    found = await store.hgetall_many([keys.user(uid) for uid in uids])
+    return [User.from_hash(raw) for raw in found if raw]
 
 
 async def lookup(store: Store, login: str) -> User:

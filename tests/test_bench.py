@@ -30,3 +30,17 @@ def test_quick_bench_prints_ratios_as_json():
     assert figures["memory"]["redpoll_bytes_per_entry"] > 0
     assert figures["memory"]["naive_bytes_per_entry"] > 0
     assert figures["embedded"] is True
+
+
+def test_http_part_reports_both_endpoints():
+    """`--no-engine --http` on a tiny load: both endpoints answered, the
+    figures are there (again no speed assertion)."""
+    result = CliRunner().invoke(main, ["bench", "--no-engine", "--http", "--http-users", "8",
+                                       "--http-requests", "200", "--http-seconds", "10",
+                                       "--json"], env={"REDIS_URL": ""})
+    assert result.exit_code == 0, (result.output, result.exception)
+    http = json.loads(result.stdout)["http"]
+    for name in ("home", "instance"):
+        assert http[name]["requests"] > 0 and http[name]["errors"] == 0, http[name]
+        assert http[name]["rps"] > 0 and http[name]["p99_ms"] >= http[name]["p50_ms"] > 0
+    assert http["ratio"] > 0 and isinstance(http["meets_target"], bool)
