@@ -177,17 +177,23 @@ def _form(app: auth.App, redirect_uri: str, scopes, state: str, error: str = "")
             f"<button type=submit>Authorize</button></form>")
 
 
+async def _read_authorize_request(ctx: Ctx, request: Request):
+    ctx.params = await parse_params(request)
+    return await _authorize_request(ctx)
+
+
+def _failure_page(exc: Exception) -> Response:
+    status = exc.status if isinstance(exc, ApiError) else 400
+    return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", status)
+
+
 async def authorize_page(request: Request) -> Response:
     ctx = Ctx(request)
     try:
         await ctx._ip_hit()
-        ctx.params = await parse_params(request)
-        app, redirect_uri, scopes, state = await _authorize_request(ctx)
-    except _Refused as exc:
-        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", 400)
-    except ApiError as exc:
-        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>",
-                    exc.status)
+        app, redirect_uri, scopes, state = await _read_authorize_request(ctx, request)
+    except (_Refused, ApiError) as exc:
+        return _failure_page(exc)
     return page("Authorize " + app.name, _form(app, redirect_uri, scopes, state))
 
 
@@ -195,13 +201,9 @@ async def authorize_submit(request: Request) -> Response:
     ctx = Ctx(request)
     try:
         await ctx.limit("login", ctx.settings.rate_login)
-        ctx.params = await parse_params(request)
-        app, redirect_uri, scopes, state = await _authorize_request(ctx)
-    except _Refused as exc:
-        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", 400)
-    except ApiError as exc:
-        return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>",
-                    exc.status)
+        app, redirect_uri, scopes, state = await _read_authorize_request(ctx, request)
+    except (_Refused, ApiError) as exc:
+        return _failure_page(exc)
     user = await auth.password_login(ctx.rp, ctx.params.raw("username"), ctx.params.raw("password"))
     if user is None:
         return page("Authorize " + app.name,
