@@ -94,6 +94,9 @@ STREAM_KEEPALIVE_S = 30.0
 SSE_HEARTBEAT_S = 15.0
 #: Seconds between WebSocket pings (and how long a pong may take), as Mastodon.
 WS_PING_INTERVAL_S = 30.0
+#: Seconds `redpoll serve` lets open requests (streams above all) run on
+#: after SIGTERM before it cuts them and stops.
+GRACEFUL_SHUTDOWN_S = 5
 #: A connection cut off for stalling gets this long to flush its disconnect
 #: message before its socket is closed under it.
 STALL_CLOSE_GRACE_S = 2.0

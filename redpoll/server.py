@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from .errors import ConfigError
 
@@ -140,7 +142,10 @@ class EmbeddedServer:
             return
         (self.data_dir / PORT_FILE).unlink(missing_ok=True)
         try:
-            redis.Redis(port=self.port, socket_timeout=5).shutdown(nosave=False)
+            # no retries: the server closing the connection is the success,
+            # and redis-py's default retries spend seconds reconnecting to it
+            redis.Redis(port=self.port, socket_timeout=5,
+                        retry=Retry(NoBackoff(), 0)).shutdown(nosave=False)
         except (redis.ConnectionError, redis.ResponseError):
             pass
         try:

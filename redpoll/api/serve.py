@@ -84,7 +84,9 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     config = uvicorn.Config(
         APP, factory=True, workers=workers, log_config=logs.config(log_level),
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
-        server_header=False, lifespan="on", timeout_graceful_shutdown=30, backlog=backlog,
+        server_header=False, lifespan="on", backlog=backlog,
+        # open streams never end by themselves: they are cut after this long
+        timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s
         ws_ping_interval=limits.WS_PING_INTERVAL_S, ws_ping_timeout=limits.WS_PING_INTERVAL_S)
     try:
