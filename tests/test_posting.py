@@ -279,3 +279,23 @@ async def test_posting_releases_its_held_job(rp10):
     await rp10.drain()
     for fan in fans:
         assert len(await rp10.home_timeline(fan.id)) == 1
+
+
+async def test_full_queue_refuses_new_posts_and_writes_nothing(rp, monkeypatch):
+    """Past limits.QUEUE_MAX_JOBS queued jobs, posting answers QueueFull (a
+    Busy: retry later) before it writes anything."""
+    from redpoll.errors import QueueFull
+
+    author = await rp.sign_up("too_busy")
+    monkeypatch.setattr(limits, "QUEUE_MAX_JOBS", 3)
+    for n in range(3):
+        await rp.queue.enqueue({"t": "refill", "uid": author.id + 1000 + n})
+    rp.queue._depth_checked_at = 0.0  # the depth is re-read at most once a second
+    before = await rp.store.client.get(keys.STATUS_SEQ)
+    with pytest.raises(QueueFull):
+        await rp.post(author.id, "one too many")
+    assert await rp.store.client.get(keys.STATUS_SEQ) == before
+    assert (await rp.get_user(author.id)).posts == 0
+    await rp.drain()
+    rp.queue._depth_checked_at = 0.0
+    assert (await rp.post(author.id, "room again")).text == "room again"
