@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from redis.asyncio.cluster import RedisCluster
+
 from . import deleting, follows, keys, lists, posting, statuses, timelines, users
 from .jobs import JobQueue
 from .models import Status, User
@@ -165,13 +167,11 @@ class Redpoll:
     async def stats(self) -> dict:
         raw = await self.store.client.hgetall(keys.STATS)
         counts = {k.decode(): int(v) for k, v in raw.items()}
-        memory = 0
-        info = await self.store.client.info("memory")
-        if self.store.cluster:  # one dict per node
-            memory = sum(node.get("used_memory", 0) for node in info.values()) \
-                if isinstance(next(iter(info.values()), None), dict) else info.get("used_memory", 0)
+        if self.store.cluster:  # every primary's figure, summed
+            info = await self.store.client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+            memory = sum(node["used_memory"] for node in info.values())
         else:
-            memory = info["used_memory"]
+            memory = (await self.store.client.info("memory"))["used_memory"]
         return {"users": counts.get("users", 0),
                 "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
                 "queue_depth": await self.queue.depth(),

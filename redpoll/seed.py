@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import sys
 
 import click
 
@@ -36,7 +37,7 @@ def draw_follows(rng: random.Random, n: int, avg: int, alpha: float) -> list[set
 
 async def _gather_bounded(label: str, jobs: list, total: int) -> None:
     gate = asyncio.Semaphore(SEED_CONCURRENCY)
-    with click.progressbar(length=total, label=label, file=click.get_text_stream("stderr")) as bar:
+    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
         async def one(make):
             async with gate:
                 await make()
