@@ -19,8 +19,9 @@ def now_us() -> int:
 def _text(raw: Mapping) -> dict[str, str]:
     """A hash as read from Redis (bytes) or built in Python (str), as str -> str;
     decoded in one pass: this runs for every status and author of a page."""
-    return {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else str(v))
-            for k, v in raw.items()}
+    if raw and isinstance(next(iter(raw)), bytes):  # as read from Redis: all bytes
+        return {k.decode(): v.decode() for k, v in raw.items()}
+    return {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in raw.items()}
 
 
 @dataclass(frozen=True, slots=True)
