@@ -613,10 +613,10 @@ def table(res: dict) -> str:
                      f"{op + ' ' + str(bound):<9}{'PASS' if res['pass'][key] else 'FAIL':>4}")
     lines += [
         "",
-        f"other = naive client, except 'vs limit probe' where it is the LPUSH-only Lua loop.",
+        "other = naive client, except 'vs limit probe' where it is the LPUSH-only Lua loop.",
         f"fan-out: {f['followers']:,} followers (+ the author's home), {f['posts']} posts after a"
         f" warm-up, median per post; batch {f['batch']}; homes held {f['home_before']} entries.",
-        f"         totals: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in f["total_per_s"].items()),
+        "         totals: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in f["total_per_s"].items()),
         f"read: {r['readers']} users, pages 1-{r['pages_per_user']}; naive with its HGETALLs "
         f"pipelined: {r['naive_pipelined_per_s']:,.0f} pages/s (information only).",
         f"follow: {fo['follows']} follows per contender, each home held {fo['home_before']} "

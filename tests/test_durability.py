@@ -32,7 +32,7 @@ import redis
 import redis.exceptions
 
 from redpoll import ConfigError, Redpoll, Settings
-from redpoll import keys, limits
+from redpoll import keys
 from redpoll.jobs import decode, encode, shard_of
 from redpoll.server import PORT_FILE, EmbeddedServer, _die_with_parent
 

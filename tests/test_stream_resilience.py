@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 
 import pytest
 
 from redpoll import Redpoll, Settings
 from redpoll.server import EmbeddedServer
-from test_stream_support import WAIT, Conn, StreamProc
+from test_stream_support import WAIT, Conn, StreamProc, read_until_closed
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -48,15 +47,7 @@ async def test_slow_client_is_disconnected_and_nobody_else_notices(server, rp, t
             assert sorted(got_ids) == sorted(posted + [end.id]) and len(set(got_ids)) == len(got_ids)
             assert not any("disconnect" in m or "warning" in m for m in got)
         # the server closed the slow client's socket: reading it now reaches EOF
-        slow.settimeout(WAIT)
-        deadline = time.monotonic() + WAIT
-        data = b""
-        while True:
-            chunk = await asyncio.to_thread(slow.recv, 65536)
-            if not chunk:
-                break
-            data += chunk
-            assert time.monotonic() < deadline
+        data = await read_until_closed(slow)
         assert data.startswith(b"HTTP/1.1 200")
     finally:
         if slow is not None:

@@ -175,3 +175,17 @@ async def marker(rp, uid: int, tag: str):
     """Post a status every client in a test matches (sample 100 / track 'sentinel')
     so a test can tell that everything before it has been delivered."""
     return await rp.post(uid, sentinel_text(tag))
+
+
+async def read_until_closed(sock) -> bytes:
+    """All a raw socket receives until the server closes it (within WAIT):
+    how the slow-client tests see that the server cut them off."""
+    sock.settimeout(WAIT)
+    deadline = time.monotonic() + WAIT
+    data = b""
+    while True:
+        chunk = await asyncio.to_thread(sock.recv, 65536)
+        if not chunk:
+            return data
+        data += chunk
+        assert time.monotonic() < deadline, "the server did not close the connection"

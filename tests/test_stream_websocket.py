@@ -7,14 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-import time
 
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
-from test_stream_support import WAIT, StreamProc
+from test_stream_support import WAIT, StreamProc, read_until_closed
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -305,15 +304,7 @@ async def test_slow_socket_is_cut_off_and_nobody_else_notices(server, rp, tmp_pa
             assert sorted(got) == sorted(posted + [end.id]) and len(set(got)) == len(got)
             assert not [m for m in fast.messages if "error" in m]
         # the server closed the slow client's socket: reading it now reaches EOF
-        slow.settimeout(WAIT)
-        deadline = time.monotonic() + WAIT
-        data = b""
-        while True:
-            chunk = await asyncio.to_thread(slow.recv, 65536)
-            if not chunk:
-                break
-            data += chunk
-            assert time.monotonic() < deadline
+        data = await read_until_closed(slow)
         assert data.startswith(b"HTTP/1.1 101")
     finally:
         if slow is not None:
