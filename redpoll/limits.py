@@ -31,8 +31,13 @@ STATUS_MAX_CHARS = 500
 EXTRA_MAX_FIELDS = 8
 EXTRA_NAME_MAX = 32
 EXTRA_VALUE_MAX_BYTES = 256
+#: Status records kept decoded per process (a status never changes once
+#: posted; a page still reads every hash, to see deletes at once).
+STATUS_RECORDS_KEPT = 20_000
 
 # --- users -------------------------------------------------------------------
+#: User records kept decoded per process, keyed by their exact contents.
+USER_RECORDS_KEPT = 20_000
 LOGIN_MAX_CHARS = 30
 DISPLAY_NAME_MAX_CHARS = 64
 BIO_MAX_CHARS = 500
@@ -62,6 +67,11 @@ REDIS_MAX_CONNECTIONS = 256
 REDIS_POOL_WAIT_S = 30
 #: Connections per cluster node (redis-py's cluster client cannot wait).
 CLUSTER_MAX_CONNECTIONS = 2048
+#: Calls awaiting their reply on one multiplexed connection (redpoll.mux);
+#: more wait for a slot. Also the largest batch ``Store.run_many`` sends.
+MUX_MAX_IN_FLIGHT = 4096
+#: Longest wait for a new connection to the server.
+REDIS_CONNECT_TIMEOUT_S = 10
 
 # --- ids -----------------------------------------------------------------------
 #: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,
@@ -122,6 +132,9 @@ AUTH_CODE_TTL_S = 600
 EMAIL_CLAIM_TTL_S = 60
 #: Ids in one GET /api/v1/accounts/relationships or list membership change.
 API_IDS_PER_REQUEST = 40
+#: Status entities kept rendered (JSON bytes) per HTTP process; a status
+#: never changes once posted, so one rendering serves every page it is on.
+API_RENDERED_STATUSES = 20_000
 #: Application name, website and redirect-uri bounds on POST /api/v1/apps.
 APP_NAME_MAX_CHARS = 200
 APP_URI_MAX_CHARS = 2000

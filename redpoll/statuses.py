@@ -10,13 +10,32 @@ from .store import Store
 
 
 async def get_statuses(store: Store, ids: Iterable) -> list[Status]:
-    """Statuses in the order given; deleted or unknown ids are skipped."""
-    ids = [validate.an_id(i, "status_id") for i in ids]
+    """Statuses in the order given; deleted or unknown ids are skipped.
+
+    Every hash is read (that is how a delete is seen at once), but a status
+    never changes once posted, so one already decoded is taken from
+    ``store.status_records`` instead of decoded again."""
+    return await read_statuses(store, [validate.an_id(i, "status_id") for i in ids])
+
+
+async def read_statuses(store: Store, ids: list[int]) -> list[Status]:
+    """As :func:`get_statuses`, for ids already known to be well formed
+    (read from a timeline)."""
     if not ids:
         return []
-    found = (Status.from_hash(raw) for raw in
-             await store.hgetall_many([keys.status(sid) for sid in ids]))
-    return [s for s in found if s is not None]
+    records = store.status_records
+    out = []
+    for sid, row in zip(ids, await store.hash_rows([keys.status(sid) for sid in ids])):
+        if not row or b"deleted" in row[0::2]:
+            continue
+        status = records.get(sid)
+        if status is None:
+            status = Status.from_hash(dict(zip(row[0::2], row[1::2])))
+            if status is None:
+                continue
+            records.put(sid, status)
+        out.append(status)
+    return out
 
 
 async def get_status(store: Store, sid) -> Status:

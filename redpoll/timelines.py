@@ -12,7 +12,7 @@ from redis.exceptions import ResponseError
 from . import keys, validate
 from .errors import ListNotFound, UserNotFound
 from .models import Status
-from .statuses import get_statuses
+from .statuses import read_statuses
 from .store import Store
 
 
@@ -47,7 +47,7 @@ async def _live_page(store: Store, timeline: str, owner_hash: str, field: str,
     for _ in range(TOP_UP_ROUNDS):
         ids = await _list_page(store, timeline, owner_hash, field,
                                [max_id, since_id, min_id, limit])
-        statuses = await get_statuses(store, ids)
+        statuses = await read_statuses(store, [int(i) for i in ids])
         if min_id:
             found = statuses + found
             min_id = int(ids[0]) if ids else min_id
@@ -84,7 +84,7 @@ async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
     """The global timeline: every status, newest first, capped like a home."""
     cursors = _cursors(max_id, since_id, min_id, limit)
     ids = await _list_page(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
-    return await get_statuses(store, ids)
+    return await read_statuses(store, [int(i) for i in ids])
 
 
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
@@ -105,4 +105,4 @@ async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
         raise UserNotFound(f"user {uid} does not exist")
     if min_id:
         ids.reverse()
-    return await get_statuses(store, ids)
+    return await read_statuses(store, [int(i) for i in ids])

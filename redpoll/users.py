@@ -81,12 +81,26 @@ async def get_user(store: Store, uid) -> User:
 
 
 async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
-    """Users in the order asked, unknown ids skipped; one round trip."""
+    """Users in the order asked, unknown ids skipped; one round trip.
+
+    A page shows the same few authors again and again: a record read with
+    exactly the bytes of one decoded before is taken from
+    ``store.user_records`` (keyed by those bytes, so never stale)."""
     uids = [validate.an_id(u, "user_id") for u in uids]
     if not uids:
         return []
-    found = await store.hgetall_many([keys.user(uid) for uid in uids])
-    return [User.from_hash(raw) for raw in found if raw]
+    records = store.user_records
+    out = []
+    for row in await store.hash_rows([keys.user(uid) for uid in uids]):
+        if not row:
+            continue
+        seen = tuple(row)
+        user = records.get(seen)
+        if user is None:
+            user = User.from_hash(dict(zip(row[0::2], row[1::2])))
+            records.put(seen, user)
+        out.append(user)
+    return out
 
 
 async def lookup(store: Store, login: str) -> User:

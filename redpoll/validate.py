@@ -49,6 +49,8 @@ def login(value: Any) -> str:
 
 def an_id(value: Any, field: str = "id") -> int:
     """A positive integer id, given as int or decimal string, below 2**53."""
+    if type(value) is int and 0 < value <= limits.MAX_ID:  # the common case, first
+        return value
     if isinstance(value, bool):
         raise ValidationError(field, "must be a numeric id")
     if isinstance(value, (bytes, bytearray)):

@@ -248,8 +248,9 @@ class Ctx:
         client = self.request.client
         return client.host if client else "unknown"
 
-    @property
+    @functools.cached_property
     def base(self) -> str:
+        """scheme://host[:port] the client used (links and entity URLs)."""
         return str(self.request.base_url).rstrip("/")
 
     def path_id(self, name: str = "id") -> int:
@@ -330,9 +331,11 @@ def link_header(ctx: Ctx, items: list, key=lambda item: item.id, *, prev: bool =
     if not items:
         return {}
     url = ctx.base + ctx.request.url.path
-    keep = {k: v for k, v in ctx.request.query_params.multi_items()
-            if k not in ("max_id", "min_id", "since_id")}
-    links = [f'<{url}?{urlencode({**keep, "max_id": key(items[-1])})}>; rel="next"']
+    keep = urlencode({k: v for k, v in ctx.request.query_params.multi_items()
+                      if k not in ("max_id", "min_id", "since_id")})
+    url += f"?{keep}&" if keep else "?"
+    # cursors are integers: nothing in them to quote
+    links = [f'<{url}max_id={int(key(items[-1]))}>; rel="next"']
     if prev:
-        links.append(f'<{url}?{urlencode({**keep, "min_id": key(items[0])})}>; rel="prev"')
+        links.append(f'<{url}min_id={int(key(items[0]))}>; rel="prev"')
     return {"Link": ", ".join(links)}

@@ -30,7 +30,14 @@ async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool
 
 
 async def timeline_response(ctx: Ctx, statuses: list[Status]) -> Response:
-    return JSON(await render_statuses(ctx, statuses), headers=link_header(ctx, statuses))
+    """A page of statuses, from the process's kept renderings (api/rendered.py)."""
+    authors = {}
+    if statuses:
+        authors = {u.id: u for u in
+                   await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in statuses)))}
+    viewer = ctx.token is not None and ctx.token.uid is not None
+    body = ctx.request.app.state.rendered.array(statuses, authors, ctx.base, viewer)
+    return Response(body, media_type=JSON.media_type, headers=link_header(ctx, statuses))
 
 
 # --- statuses -------------------------------------------------------------------------------

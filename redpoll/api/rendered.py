@@ -1,0 +1,45 @@
+"""Status entities rendered to JSON once per HTTP process.
+
+A status never changes after it is posted (deleting removes it; nothing
+edits it), so its entity's JSON is made once and its bytes reused for every
+page that shows it. The entity embeds the author's account, which does
+change (counts, profile): a kept rendering is used only while the author
+record it was made from equals the one the request just read, so nothing
+served is staler than the records the request itself read.
+"""
+from __future__ import annotations
+
+import orjson
+
+from .. import limits
+from ..memo import Bounded
+from ..models import Status, User
+from . import entities
+
+
+class RenderedStatuses:
+    def __init__(self, limit: int = limits.API_RENDERED_STATUSES):
+        self._kept: Bounded[tuple[User, bytes]] = Bounded(limit)
+
+    def json(self, status: Status, author: User, base: str, viewer: bool) -> bytes:
+        """The status entity as JSON bytes, as ``entities.status`` renders it."""
+        key = (status.id, base, viewer)
+        kept = self._kept.get(key)
+        # an unchanged author is most often the very same object (users.py
+        # keeps decoded records), which makes the check one comparison
+        if kept is not None and (kept[0] is author or kept[0] == author):
+            return kept[1]
+        body = orjson.dumps(entities.status(status, entities.account(author, base), base,
+                                            viewer=viewer))
+        self._kept.put(key, (author, body))
+        return body
+
+    def array(self, statuses: list[Status], authors: dict[int, User], base: str,
+              viewer: bool) -> bytes:
+        """A JSON array of status entities; ``authors`` by id (a status whose
+        author record is gone is shown with what the status itself knows)."""
+        parts = []
+        for status in statuses:
+            author = authors.get(status.user_id) or entities.placeholder_user(status)
+            parts.append(self.json(status, author, base, viewer))
+        return b"[" + b",".join(parts) + b"]"
