@@ -108,6 +108,12 @@ def status(sid: int) -> str:
     return f"st:{{{sid}}}"
 
 
+#: ``status(sid)`` split around the id, for a script that builds status keys
+#: from ids it reads itself (read_page.lua; single server only).
+STATUS_AFFIXES = ("st:{", "}")
+assert status(12).join(("", "")) == STATUS_AFFIXES[0] + "12" + STATUS_AFFIXES[1]
+
+
 # --- jobs -------------------------------------------------------------------------
 JOB_GROUP = "workers"
 

@@ -3,7 +3,9 @@
 Cursors work as Mastodon's: ``max_id`` returns statuses older than it,
 ``since_id`` the newest ones newer than it, ``min_id`` the ones right above
 it; a page never repeats or skips a status when new ones arrive. The ids of a
-page come from one script, the statuses from one pipelined round trip.
+page come from one script, the statuses from one pipelined round trip; on a
+single server the script also skips deleted statuses, and statuses already
+decoded in this process are not read again.
 """
 from __future__ import annotations
 
@@ -23,12 +25,18 @@ def _cursors(max_id, since_id, min_id, limit) -> list:
             validate.page_limit(limit)]
 
 
-async def _list_page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list):
-    return await store.run("read_page", [timeline, owner_hash], [*cursors, field])
-
-
 #: Reads of one page at most, when deleted ids make it come up short.
 TOP_UP_ROUNDS = 8
+
+
+async def _list_page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list,
+                     *, live: bool = False):
+    """The page's ids; ``live`` (single server only) leaves out deleted
+    statuses, reading on past them for up to ``TOP_UP_ROUNDS`` pages of ids."""
+    args = [*cursors, field]
+    if live:
+        args += [*keys.STATUS_AFFIXES, cursors[3] * TOP_UP_ROUNDS]
+    return await store.run("read_page", [timeline, owner_hash], args)
 
 
 async def _live_page(store: Store, timeline: str, owner_hash: str, field: str,
@@ -41,7 +49,13 @@ async def _live_page(store: Store, timeline: str, owner_hash: str, field: str,
     for being caught up) and never sees the statuses beyond it. So while ids
     were dropped, read on from where the raw page stopped, in the page's own
     direction, and keep the ``limit`` closest to the cursor.
+
+    On a single server read_page.lua does that itself in one call; on a
+    cluster the status keys are in other slots, so it is done here in rounds.
     """
+    if not store.cluster:
+        ids = await _list_page(store, timeline, owner_hash, field, cursors, live=True)
+        return await read_statuses(store, [int(i) for i in ids], seen_live=True)
     max_id, since_id, min_id, limit = cursors
     found: list[Status] = []
     for _ in range(TOP_UP_ROUNDS):
@@ -83,8 +97,10 @@ async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
                  limit=None) -> list[Status]:
     """The global timeline: every status, newest first, capped like a home."""
     cursors = _cursors(max_id, since_id, min_id, limit)
-    ids = await _list_page(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
-    return await read_statuses(store, [int(i) for i in ids])
+    live = not store.cluster
+    ids = await _list_page(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors,
+                           live=live)
+    return await read_statuses(store, [int(i) for i in ids], seen_live=live)
 
 
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,

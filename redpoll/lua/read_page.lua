@@ -9,6 +9,12 @@
 -- ARGV[3]: min_id or ''
 -- ARGV[4]: limit
 -- ARGV[5]: field of KEYS[2] ('' = no owner: the global timeline)
+-- ARGV[6]: status key prefix, ARGV[7]: its suffix (keys.STATUS_AFFIXES), or
+--          none or '' to return the ids as stored. Otherwise (single server
+--          only: those keys are not in KEYS) ids of deleted statuses, which
+--          stay in timelines until their cleanup job reaches them, are
+--          skipped and the page reads on past them, in its own direction.
+-- ARGV[8]: with ARGV[6], the most ids looked at (bounds a page of deleted ids)
 -- returns: ids newest first, or error 'NOOWNER'
 if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
 local key = KEYS[1]
@@ -23,16 +29,59 @@ local function first_below(bound)
   end
   return lo
 end
-local start = 0
+local start = 0           -- newest index in range
 if ARGV[1] ~= '' then start = first_below(tonumber(ARGV[1])) end
-local stop = n            -- exclusive
+local stop = n            -- exclusive: the range is [start, stop)
 local lower = nil
 if ARGV[3] ~= '' then lower = tonumber(ARGV[3]) elseif ARGV[2] ~= '' then lower = tonumber(ARGV[2]) end
 if lower then stop = math.max(start, first_below(lower + 1)) end
-if ARGV[3] ~= '' then
-  -- min_id: the page just above the cursor, i.e. the oldest `limit` of the range
-  start = math.max(start, stop - limit)
+local upward = ARGV[3] ~= ''  -- min_id: the oldest `limit` of the range
+
+if (ARGV[6] or '') == '' then
+  if upward then start = math.max(start, stop - limit) end
+  stop = math.min(stop, start + limit)
+  if stop <= start then return {} end
+  return redis.call('LRANGE', key, start, stop - 1)
 end
-stop = math.min(stop, start + limit)
-if stop <= start then return {} end
-return redis.call('LRANGE', key, start, stop - 1)
+
+local prefix, suffix = ARGV[6], ARGV[7]
+local budget = tonumber(ARGV[8])
+local found = {}
+local function take(id)
+  local s = redis.call('HMGET', prefix .. id .. suffix, 'id', 'deleted')
+  if s[1] and not s[2] then found[#found + 1] = id end
+  budget = budget - 1
+  return #found < limit and budget > 0
+end
+if upward then
+  -- from just above the cursor up towards the newest, in chunks of `limit`
+  local hi = stop - 1
+  while hi >= start do
+    local lo = math.max(start, hi - limit + 1)
+    local ids = redis.call('LRANGE', key, lo, hi)
+    local more = true
+    for i = #ids, 1, -1 do
+      more = take(ids[i])
+      if not more then break end
+    end
+    if not more then break end
+    hi = lo - 1
+  end
+  -- found is oldest first: the page is newest first
+  local page = {}
+  for i = #found, 1, -1 do page[#page + 1] = found[i] end
+  return page
+end
+local lo = start
+while lo < stop do
+  local hi = math.min(stop, lo + limit) - 1
+  local ids = redis.call('LRANGE', key, lo, hi)
+  local more = true
+  for i = 1, #ids do
+    more = take(ids[i])
+    if not more then break end
+  end
+  if not more then break end
+  lo = hi + 1
+end
+return found
