@@ -14,9 +14,9 @@ class Bounded(Generic[V]):
             raise ValueError("limit must be at least 1")
         self.limit = limit
         self._items: dict[Hashable, V] = {}
-
-    def get(self, key: Hashable) -> V | None:
-        return self._items.get(key)
+        #: the value for a key, or None (the dict's own C method: pages call
+        #: this for every status they show)
+        self.get = self._items.get
 
     def put(self, key: Hashable, value: V) -> None:
         items = self._items

@@ -330,7 +330,7 @@ def link_header(ctx: Ctx, items: list, key=lambda item: item.id, *, prev: bool =
     """Mastodon's Link header: next = older (max_id), prev = newer (min_id)."""
     if not items:
         return {}
-    url = ctx.base + ctx.request.url.path
+    url = ctx.base + ctx.request.scope["path"]  # what request.url.path is, unparsed
     keep = urlencode({k: v for k, v in ctx.request.query_params.multi_items()
                       if k not in ("max_id", "min_id", "since_id")})
     url += f"?{keep}&" if keep else "?"
