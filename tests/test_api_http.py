@@ -226,6 +226,23 @@ def test_pagination_link_headers_and_relationships(http):
         assert r.status_code == 200 and r.json()["following"] is False
 
 
+def test_timeline_pages_show_the_author_as_it_is_now(http):
+    """Rendered statuses are kept per process; the account embedded in them
+    must still follow the author's record (here, counts) at once."""
+    app = make_app(http)
+    token, uid = sign_up(http, app)
+    other, other_id = sign_up(http, app)
+    h = bearer(token)
+    sid = http.post("/api/v1/statuses", headers=h, data={"status": "mine"}).json()["id"]
+    for expected in (0, 1):
+        page = http.get("/api/v1/timelines/home", headers=h).json()
+        assert [s["id"] for s in page] == [sid]
+        assert page[0]["account"]["following_count"] == expected
+        assert http.post(f"/api/v1/accounts/{other_id}/follow", headers=h).status_code == 200
+    assert http.delete(f"/api/v1/statuses/{sid}", headers=h).status_code == 200
+    assert http.get("/api/v1/timelines/home", headers=h).json() == []
+
+
 def test_json_bodies_and_lists_over_http(http):
     app = make_app(http)
     token, uid = sign_up(http, app)

@@ -9,8 +9,9 @@ It starts its own embedded server in a temporary directory (or uses
 ``redis_url``, whose data it adds to) and its own ``redpoll serve`` process
 with rate limits and access logs off. Setup goes through the engine and the
 auth module directly (signing up hundreds of users over HTTP would mostly
-measure argon2). Every phase is bounded by a request count and a time limit.
-Target: home requests/s >= 0.5 x instance requests/s.
+measure argon2). Every phase is bounded by a request count and a time limit;
+the two endpoints take turns over a few rounds, so that drift in a shared
+machine's speed weighs on both alike. Target: home requests/s >= 0.5 x instance requests/s.
 """
 from __future__ import annotations
 
@@ -64,6 +65,8 @@ async def _setup(rp: Redpoll, users: int, follows: int, posts: int) -> list[str]
 
 async def _load(url: str, make_request, *, requests: int, seconds: float,
                 concurrency: int) -> dict[str, Any]:
+    """One phase: up to ``requests`` requests or ``seconds``, whichever ends
+    first; the latencies of each and the phase's length."""
     # aiohttp's client rather than httpx: at a few thousand requests a second
     # httpx itself was the bottleneck on 2 cores and flattened both rates
     latencies: list[float] = []
@@ -94,17 +97,39 @@ async def _load(url: str, make_request, *, requests: int, seconds: float,
         start = time.perf_counter()
         await asyncio.gather(*(runner() for _ in range(concurrency)))
         elapsed = time.perf_counter() - start
-    latencies.sort()
-    return {"requests": len(latencies), "errors": errors, "seconds": round(elapsed, 2),
+    return {"latencies": latencies, "errors": errors, "seconds": elapsed}
+
+
+def _summary(phases: list[dict[str, Any]]) -> dict[str, Any]:
+    latencies = sorted(x for p in phases for x in p["latencies"])
+    elapsed = sum(p["seconds"] for p in phases)
+    return {"requests": len(latencies), "errors": sum(p["errors"] for p in phases),
+            "seconds": round(elapsed, 2),
             "rps": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
             "p50_ms": round(_percentile(latencies, 0.50), 2),
             "p99_ms": round(_percentile(latencies, 0.99), 2)}
 
 
+async def _side_by_side(url: str, contenders: dict[str, Any], *, requests: int, seconds: float,
+                        concurrency: int, rounds: int) -> dict[str, dict[str, Any]]:
+    """Each contender's requests and time split into ``rounds`` phases, run
+    in turn (A B A B ...): a shared machine that slows down or speeds up
+    during the run then weighs on every contender alike, instead of on
+    whichever ran in the slow stretch."""
+    phases: dict[str, list] = {name: [] for name in contenders}
+    for r in range(rounds):
+        share = requests // rounds + (1 if r < requests % rounds else 0)
+        for name, make_request in contenders.items():
+            phases[name].append(await _load(url, make_request, requests=share,
+                                            seconds=seconds / rounds,
+                                            concurrency=concurrency))
+    return {name: _summary(p) for name, p in phases.items()}
+
+
 async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
                          users: int = 200, follows: int = 10, posts: int = 3,
                          requests: int = 4000, seconds: float = 20.0, concurrency: int = 32,
-                         workers: int = 1) -> dict[str, Any]:
+                         workers: int = 1, rounds: int = 4) -> dict[str, Any]:
     embedded = None
     tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-http-")
     try:
@@ -130,16 +155,17 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
             # warm up both paths (connections, caches), then measure
             await _load(srv.url, home, requests=200, seconds=5, concurrency=concurrency)
             await _load(srv.url, instance, requests=200, seconds=5, concurrency=concurrency)
-            home_result = await _load(srv.url, home, requests=requests, seconds=seconds,
-                                      concurrency=concurrency)
-            instance_result = await _load(srv.url, instance, requests=requests, seconds=seconds,
-                                          concurrency=concurrency)
+            measured = await _side_by_side(srv.url, {"home": home, "instance": instance},
+                                           requests=requests, seconds=seconds,
+                                           concurrency=concurrency,
+                                           rounds=max(1, min(rounds, requests)))
+            home_result, instance_result = measured["home"], measured["instance"]
     finally:
         if embedded is not None:
             embedded.stop()
         tmp.cleanup()
     ratio = home_result["rps"] / instance_result["rps"] if instance_result["rps"] else 0.0
-    return {"users": users, "concurrency": concurrency, "workers": workers,
+    return {"users": users, "concurrency": concurrency, "workers": workers, "rounds": rounds,
             "home": home_result, "instance": instance_result,
             "ratio": round(ratio, 3), "target_ratio": TARGET_RATIO,
             "meets_target": ratio >= TARGET_RATIO}
@@ -147,7 +173,8 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
 
 def format_report(result: dict[str, Any]) -> str:
     lines = [f"HTTP bench: {result['users']} users, concurrency {result['concurrency']}, "
-             f"{result['workers']} HTTP worker(s), loopback",
+             f"{result['workers']} HTTP worker(s), loopback, endpoints in turn over "
+             f"{result['rounds']} rounds",
              f"{'endpoint':<34}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'requests':>10}{'errors':>8}"]
     for name, label in (("home", "GET /api/v1/timelines/home (20)"),
                         ("instance", "GET /api/v1/instance")):

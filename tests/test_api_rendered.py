@@ -1,0 +1,65 @@
+"""redpoll.api.rendered: status entities rendered once and reused while the
+author record they were made from is unchanged."""
+from __future__ import annotations
+
+import orjson
+
+from redpoll.api import entities
+from redpoll.api.rendered import RenderedStatuses
+from redpoll.models import Status, User
+
+BASE = "http://example.test"
+
+
+def user(**changes) -> User:
+    fields = dict(id=7, login="ann", display_name="Ann", bio="", created_at=1_700_000_000_000,
+                  followers=1, following=2, posts=3)
+    return User(**(fields | changes))
+
+
+def status(sid=41) -> Status:
+    return Status(id=sid, text="hello <world>", created_at=1_700_000_000_123, user_id=7,
+                  login="ann")
+
+
+def test_same_bytes_as_rendering_the_entity_directly():
+    kept = RenderedStatuses()
+    body = kept.json(status(), user(), BASE, viewer=True)
+    assert orjson.loads(body) == entities.status(status(), entities.account(user(), BASE), BASE,
+                                                 viewer=True)
+
+
+def test_reused_while_the_author_is_unchanged_and_remade_when_it_changes():
+    kept = RenderedStatuses()
+    first = kept.json(status(), user(), BASE, viewer=False)
+    assert kept.json(status(), user(), BASE, viewer=False) is first  # equal record: reused
+    changed = kept.json(status(), user(followers=2, display_name="Ann B"), BASE, viewer=False)
+    entity = orjson.loads(changed)
+    assert entity["account"]["followers_count"] == 2
+    assert entity["account"]["display_name"] == "Ann B"
+
+
+def test_viewer_and_host_are_part_of_the_key():
+    kept = RenderedStatuses()
+    anonymous = orjson.loads(kept.json(status(), user(), BASE, viewer=False))
+    viewer = orjson.loads(kept.json(status(), user(), BASE, viewer=True))
+    other_host = orjson.loads(kept.json(status(), user(), "http://other.test", viewer=False))
+    assert "favourited" not in anonymous and viewer["favourited"] is False
+    assert other_host["url"].startswith("http://other.test/")
+    assert anonymous["url"].startswith(BASE + "/")
+
+
+def test_array_with_a_missing_author_uses_what_the_status_knows():
+    kept = RenderedStatuses()
+    body = kept.array([status(1), status(2)], {}, BASE, viewer=False)
+    page = orjson.loads(body)
+    assert [s["id"] for s in page] == ["1", "2"]
+    assert page[0]["account"]["username"] == "ann" and page[0]["account"]["followers_count"] == 0
+    assert kept.array([], {}, BASE, viewer=False) == b"[]"
+
+
+def test_bounded():
+    kept = RenderedStatuses(limit=2)
+    for sid in (1, 2, 3):
+        kept.json(status(sid), user(), BASE, viewer=False)
+    assert len(kept._kept) == 2
