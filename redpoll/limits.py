@@ -135,6 +135,9 @@ API_IDS_PER_REQUEST = 40
 #: Status entities kept rendered (JSON bytes) per HTTP process; a status
 #: never changes once posted, so one rendering serves every page it is on.
 API_RENDERED_STATUSES = 20_000
+#: Base URLs (scheme://host) kept per HTTP process, by the Host header and
+#: scheme that gave them.
+API_BASE_URLS_KEPT = 256
 #: Application name, website and redirect-uri bounds on POST /api/v1/apps.
 APP_NAME_MAX_CHARS = 200
 APP_URI_MAX_CHARS = 2000

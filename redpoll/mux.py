@@ -136,7 +136,8 @@ class Multiplexed:
         self._protocol: _Protocol | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._connecting: asyncio.Future | None = None
-        self._slots: asyncio.Semaphore | None = None
+        self._in_flight = 0
+        self._slot_waiters: deque[asyncio.Future] = deque()
 
     @staticmethod
     def supports(url: str) -> bool:
@@ -144,11 +145,7 @@ class Multiplexed:
 
     async def call(self, *args: Any) -> Any:
         """Send one command and return its reply; an error reply raises."""
-        protocol = self._protocol
-        if protocol is None or protocol.closed or self._loop is not asyncio.get_running_loop():
-            protocol = await self._connect()
-        async with self._slots:
-            reply = await protocol.send([args])
+        reply = await self._request([args], False)
         if isinstance(reply, ResponseError):
             raise error_from_reply(reply)
         return reply
@@ -156,17 +153,51 @@ class Multiplexed:
     async def call_many(self, commands: list[tuple]) -> list[Any]:
         """Send several commands back to back and return every reply in
         order, an error reply as its exception object (not raised). At most
-        ``max_in_flight`` commands; together they take one slot."""
+        ``max_in_flight`` commands; together they count as one call."""
         if not commands:
             return []
         if len(commands) > self.max_in_flight:
             raise DataError(f"at most {self.max_in_flight} commands in one batch")
+        replies = await self._request(commands, True)
+        return [error_from_reply(r) if isinstance(r, ResponseError) else r for r in replies]
+
+    async def _request(self, commands: list[tuple], batch: bool) -> Any:
         protocol = self._protocol
         if protocol is None or protocol.closed or self._loop is not asyncio.get_running_loop():
             protocol = await self._connect()
-        async with self._slots:
-            replies = await protocol.send(commands, batch=True)
-        return [error_from_reply(r) if isinstance(r, ResponseError) else r for r in replies]
+        # a counter, not an asyncio.Semaphore: this runs for every call, and
+        # only a full connection needs to wait
+        if self._in_flight >= self.max_in_flight:
+            await self._free_slot()
+        self._in_flight += 1
+        try:
+            return await protocol.send(commands, batch)
+        finally:
+            self._in_flight -= 1
+            if self._slot_waiters:
+                self._wake_one()
+
+    async def _free_slot(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._in_flight >= self.max_in_flight:
+            waiter = loop.create_future()
+            self._slot_waiters.append(waiter)
+            try:
+                await waiter
+            except asyncio.CancelledError:
+                if waiter.done() and not waiter.cancelled():
+                    self._wake_one()  # woken, then cancelled: pass the turn on
+                raise
+            finally:
+                if waiter in self._slot_waiters:
+                    self._slot_waiters.remove(waiter)
+
+    def _wake_one(self) -> None:
+        while self._slot_waiters:
+            waiter = self._slot_waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
 
     async def _connect(self) -> _Protocol:
         loop = asyncio.get_running_loop()
@@ -174,7 +205,7 @@ class Multiplexed:
             # a new event loop (tests run one per test): the old transport
             # belongs to the old loop and cannot be used from this one
             self._loop, self._protocol, self._connecting = loop, None, None
-            self._slots = asyncio.Semaphore(self.max_in_flight)
+            self._in_flight, self._slot_waiters = 0, deque()
         if self._connecting is None:
             self._connecting = loop.create_task(self._open(loop))
         connecting = self._connecting

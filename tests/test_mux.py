@@ -100,7 +100,15 @@ async def test_in_flight_calls_are_bounded(single):
         assert await conn.call("PING") == b"PONG"
         replies = await asyncio.gather(*(conn.call("ECHO", str(i)) for i in range(50)))
         assert replies == [str(i).encode() for i in range(50)]
-        assert conn._slots._value == 2  # every slot given back
+        assert conn._in_flight == 0 and not conn._slot_waiters  # every slot given back
+        # waiting for a slot and being cancelled there leaves the others going
+        calls = [asyncio.create_task(conn.call("ECHO", str(i))) for i in range(6)]
+        await asyncio.sleep(0)
+        calls[4].cancel()
+        done = await asyncio.gather(*calls, return_exceptions=True)
+        assert isinstance(done[4], asyncio.CancelledError)
+        assert [d for i, d in enumerate(done) if i != 4] == [b"0", b"1", b"2", b"3", b"5"]
+        assert conn._in_flight == 0 and not conn._slot_waiters
     finally:
         await conn.close()
 
