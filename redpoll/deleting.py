@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from redis.exceptions import ResponseError
 
-from . import events, keys, validate
+from . import events, keys, limits, validate
 from .errors import Forbidden, StatusNotFound
 from .jobs import JobQueue
-from .models import Status
+from .models import Status, now_ms
 from .store import Store
 
 
@@ -23,7 +23,11 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     by_user = validate.an_id(by_user, "user_id")
     raw = await store.client.hgetall(keys.status(sid))
     try:
-        first, author = await store.run("delete_mark", [keys.status(sid)], [by_user])
+        mark = ([keys.status(sid)], [by_user]) if store.cluster else (
+            [keys.status(sid), keys.DELETED_STATUSES],
+            [by_user, now_ms(), now_ms() - limits.DELETED_IDS_KEPT_S * 1000,
+             limits.DELETED_IDS_MAX])
+        first, author = await store.run("delete_mark", *mark)
     except ResponseError as exc:
         if "FORBIDDEN" in str(exc):
             raise Forbidden(f"status {sid} belongs to another user") from exc

@@ -14,7 +14,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from . import deleting, follows, keys, lists, posting, statuses, timelines, users
 from .jobs import JobQueue
-from .models import Status, User
+from .models import Page, Status, User
 from .server import EmbeddedServer
 from .settings import Settings
 from .store import Store
@@ -93,16 +93,16 @@ class Redpoll:
         await deleting.delete_status(self.store, self.queue, sid, by_user)
 
     # --- timelines -------------------------------------------------------------
-    async def home_timeline(self, uid, **cursors: Any) -> list[Status]:
+    async def home_timeline(self, uid, **cursors: Any) -> Page:
         return await timelines.home(self.store, uid, **cursors)
 
-    async def profile_timeline(self, uid, **cursors: Any) -> list[Status]:
+    async def profile_timeline(self, uid, **cursors: Any) -> Page:
         return await timelines.profile(self.store, uid, **cursors)
 
-    async def public_timeline(self, **cursors: Any) -> list[Status]:
+    async def public_timeline(self, **cursors: Any) -> Page:
         return await timelines.public(self.store, **cursors)
 
-    async def list_timeline(self, owner, lid, **cursors: Any) -> list[Status]:
+    async def list_timeline(self, owner, lid, **cursors: Any) -> Page:
         return await timelines.list_timeline(self.store, owner, lid, **cursors)
 
     # --- following ---------------------------------------------------------------

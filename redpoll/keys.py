@@ -108,10 +108,11 @@ def status(sid: int) -> str:
     return f"st:{{{sid}}}"
 
 
-#: ``status(sid)`` split around the id, for a script that builds status keys
-#: from ids it reads itself (read_page.lua; single server only).
-STATUS_AFFIXES = ("st:{", "}")
-assert status(12).join(("", "")) == STATUS_AFFIXES[0] + "12" + STATUS_AFFIXES[1]
+#: ZSET status id -> ms of its delete: statuses deleted lately, whose ids may
+#: still sit in follower and list timelines until their cleanup gets there.
+#: Single server only (delete_mark.lua, read_page.lua): a page checks its ids
+#: here in one command instead of reading each status.
+DELETED_STATUSES = "statuses:deleted"
 
 
 # --- jobs -------------------------------------------------------------------------

@@ -31,6 +31,11 @@ STATUS_MAX_CHARS = 500
 EXTRA_MAX_FIELDS = 8
 EXTRA_NAME_MAX = 32
 EXTRA_VALUE_MAX_BYTES = 256
+#: A deleted status's id is remembered this long (and at most this many ids
+#: in all) for pages that check ids against keys.DELETED_STATUSES; its
+#: cleanup takes seconds to minutes.
+DELETED_IDS_KEPT_S = 86_400
+DELETED_IDS_MAX = 1_000_000
 #: Status records kept decoded per process (a status never changes once
 #: posted; a page still reads every hash, to see deletes at once).
 STATUS_RECORDS_KEPT = 20_000

@@ -79,3 +79,17 @@ class Status:
     def to_dict(self) -> dict:
         return {"id": self.id, "text": self.text, "created_at": self.created_at,
                 "user_id": self.user_id, "login": self.login, **self.extra}
+
+
+class Page(list):
+    """One timeline page: its statuses, newest first (it is that list), and
+    ``authors``, the records of some or all of their authors by id when the
+    read brought them along (on a single server it brings all of them, read
+    in the same call as the page). Callers read the missing ones themselves.
+    """
+
+    __slots__ = ("authors",)
+
+    def __init__(self, statuses=(), authors: dict[int, User] | None = None):
+        super().__init__(statuses)
+        self.authors: dict[int, User] = authors if authors is not None else {}

@@ -18,30 +18,22 @@ async def get_statuses(store: Store, ids: Iterable) -> list[Status]:
     return await read_statuses(store, [validate.an_id(i, "status_id") for i in ids])
 
 
-async def read_statuses(store: Store, ids: list[int], *, seen_live: bool = False) -> list[Status]:
+async def read_statuses(store: Store, ids: list[int]) -> list[Status]:
     """As :func:`get_statuses`, for ids already known to be well formed
-    (read from a timeline). ``seen_live``: the caller has just seen each of
-    them exist undeleted (read_page.lua), so only those not yet decoded in
-    this process are read."""
+    (read from a timeline)."""
     if not ids:
         return []
-    records = store.status_records
-    if seen_live:
-        kept = [records.get(sid) for sid in ids]
-        missing = [sid for sid, status in zip(ids, kept) if status is None]
-        if not missing:
-            return kept
-        fetched = dict(zip(missing, await _decode(store, missing)))
-        return [s for s in (k or fetched[sid] for sid, k in zip(ids, kept)) if s is not None]
-    return [s for s in await _decode(store, ids) if s is not None]
+    rows = await store.hash_rows([keys.status(sid) for sid in ids])
+    return [s for s in decode_statuses(store, ids, rows) if s is not None]
 
 
-async def _decode(store: Store, ids: list[int]) -> list[Status | None]:
-    """Each status read and decoded (kept in ``store.status_records``); None
-    for a missing or deleted one."""
+def decode_statuses(store: Store, ids: list[int], rows: list[list]) -> list[Status | None]:
+    """Statuses from their HGETALL rows, None for a missing or deleted one; a
+    status already decoded in this process is taken from
+    ``store.status_records`` (a status never changes once posted)."""
     records = store.status_records
     out: list[Status | None] = []
-    for sid, row in zip(ids, await store.hash_rows([keys.status(sid) for sid in ids])):
+    for sid, row in zip(ids, rows):
         if not row or b"deleted" in row[0::2]:
             out.append(None)
             continue

@@ -69,6 +69,8 @@ class Store:
         self.status_records = Bounded(limits.STATUS_RECORDS_KEPT)
         #: decoded user records by their exact hash contents (redpoll.users)
         self.user_records = Bounded(limits.USER_RECORDS_KEPT)
+        #: decoded user records by id, with the 'rev' they had (users.current)
+        self.user_revs = Bounded(limits.USER_RECORDS_KEPT)
         self.scripts = {
             path.stem: client.register_script(path.read_text())
             for path in sorted(LUA_DIR.glob("*.lua"))
@@ -152,6 +154,23 @@ class Store:
             pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
         return await pipe.execute(raise_on_error=False)
 
+    async def batch(self, commands: Sequence[tuple]) -> list[Any]:
+        """Plain commands in one round trip (per node on a cluster, where each
+        command's keys must share a slot), replies in order; an error reply
+        raises. Not a transaction: for reads, or writes safe to repeat."""
+        if not commands:
+            return []
+        if self.mux is not None:
+            replies = await self.mux.call_many(list(commands))
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            return replies
+        pipe = self.pipeline()
+        for command in commands:
+            pipe.execute_command(*command)
+        return await pipe.execute()
+
     async def hash_rows(self, hash_keys: Sequence[str]) -> list[list]:
         """HGETALL of each key, in order, in one round trip, each hash as the
         flat [field, value, ...] list HGETALL sends (empty if absent): callers
@@ -163,11 +182,7 @@ class Store:
             # plain HGETALLs in one batch: the server spends a third of what
             # the same reads cost inside a script (each call from Lua is
             # converted to Lua values and back)
-            rows = await self.mux.call_many([("HGETALL", key) for key in hash_keys])
-            for row in rows:
-                if isinstance(row, Exception):
-                    raise row
-            return rows
+            return await self.batch([("HGETALL", key) for key in hash_keys])
         pipe = self.pipeline()
         for key in hash_keys:
             pipe.hgetall(key)

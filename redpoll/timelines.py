@@ -13,9 +13,10 @@ from redis.exceptions import ResponseError
 
 from . import keys, validate
 from .errors import ListNotFound, UserNotFound
-from .models import Status
-from .statuses import read_statuses
+from .models import Page, Status
+from .statuses import decode_statuses, read_statuses
 from .store import Store
+from .users import current, rev_reads
 
 
 def _cursors(max_id, since_id, min_id, limit) -> list:
@@ -29,18 +30,38 @@ def _cursors(max_id, since_id, min_id, limit) -> list:
 TOP_UP_ROUNDS = 8
 
 
-async def _list_page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list,
-                     *, live: bool = False):
-    """The page's ids; ``live`` (single server only) leaves out deleted
-    statuses, reading on past them for up to ``TOP_UP_ROUNDS`` pages of ids."""
-    args = [*cursors, field]
-    if live:
-        args += [*keys.STATUS_AFFIXES, cursors[3] * TOP_UP_ROUNDS]
-    return await store.run("read_page", [timeline, owner_hash], args)
+async def _list_page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list):
+    """The page's ids, as stored (deleted statuses included)."""
+    return await store.run("read_page", [timeline, owner_hash], [*cursors, field])
+
+
+async def _page_here(store: Store, timeline: str, owner_hash: str, field: str,
+                     cursors: list) -> Page:
+    """Single server only. One script call reads the ids, leaving out those
+    of statuses deleted lately (keys.DELETED_STATUSES) and reading on past
+    them for up to ``TOP_UP_ROUNDS`` pages of ids. One batch then reads the
+    statuses not yet decoded in this process and the 'rev' of the authors of
+    those that are; authors are decoded again only when their record changed
+    (users.current)."""
+    ids = await store.run("read_page", [timeline, owner_hash, keys.DELETED_STATUSES],
+                          [*cursors, field, cursors[3] * TOP_UP_ROUNDS])
+    records = store.status_records
+    sids = [int(i) for i in ids]
+    kept = [records.get(sid) for sid in sids]
+    missing = [sid for sid, status in zip(sids, kept) if status is None]
+    known = list(dict.fromkeys(status.user_id for status in kept if status is not None))
+    replies = await store.batch([*(("HGETALL", keys.status(sid)) for sid in missing),
+                                 *rev_reads(known)])
+    fresh = dict(zip(missing, decode_statuses(store, missing, replies[:len(missing)])))
+    statuses = [status or fresh[sid] for sid, status in zip(sids, kept)]
+    statuses = [status for status in statuses if status is not None]
+    revs = dict(zip(known, replies[len(missing):]))
+    authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
+    return Page(statuses, authors)
 
 
 async def _live_page(store: Store, timeline: str, owner_hash: str, field: str,
-                     cursors: list) -> list[Status]:
+                     cursors: list) -> Page:
     """A page of statuses that reads on past deleted ones.
 
     A deleted status's id stays in follower and list timelines until its
@@ -54,8 +75,7 @@ async def _live_page(store: Store, timeline: str, owner_hash: str, field: str,
     cluster the status keys are in other slots, so it is done here in rounds.
     """
     if not store.cluster:
-        ids = await _list_page(store, timeline, owner_hash, field, cursors, live=True)
-        return await read_statuses(store, [int(i) for i in ids], seen_live=True)
+        return await _page_here(store, timeline, owner_hash, field, cursors)
     max_id, since_id, min_id, limit = cursors
     found: list[Status] = []
     for _ in range(TOP_UP_ROUNDS):
@@ -70,10 +90,10 @@ async def _live_page(store: Store, timeline: str, owner_hash: str, field: str,
             max_id = int(ids[-1]) if ids else max_id
         if len(ids) < limit or len(found) >= limit:
             break
-    return found[-limit:] if min_id else found[:limit]
+    return Page(found[-limit:] if min_id else found[:limit])
 
 
-async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None) -> list[Status]:
+async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None) -> Page:
     uid = validate.an_id(uid, "user_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
     try:
@@ -83,7 +103,7 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
 
 
 async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,
-                        limit=None) -> list[Status]:
+                        limit=None) -> Page:
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
     try:
@@ -94,17 +114,17 @@ async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None,
 
 
 async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
-                 limit=None) -> list[Status]:
+                 limit=None) -> Page:
     """The global timeline: every status, newest first, capped like a home."""
     cursors = _cursors(max_id, since_id, min_id, limit)
-    live = not store.cluster
-    ids = await _list_page(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors,
-                           live=live)
-    return await read_statuses(store, [int(i) for i in ids], seen_live=live)
+    if not store.cluster:
+        return await _page_here(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
+    ids = await _list_page(store, keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
+    return Page(await read_statuses(store, [int(i) for i in ids]))
 
 
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
-                  limit=None) -> list[Status]:
+                  limit=None) -> Page:
     """A user's own statuses; the profile is a sorted set scored by id."""
     uid = validate.an_id(uid, "user_id")
     max_id, since_id, min_id, limit = _cursors(max_id, since_id, min_id, limit)
@@ -121,4 +141,4 @@ async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
         raise UserNotFound(f"user {uid} does not exist")
     if min_id:
         ids.reverse()
-    return await read_statuses(store, [int(i) for i in ids])
+    return Page(await read_statuses(store, [int(i) for i in ids]))

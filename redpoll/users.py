@@ -89,10 +89,49 @@ async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
     uids = [validate.an_id(u, "user_id") for u in uids]
     if not uids:
         return []
+    return decode_rows(store, await store.hash_rows([keys.user(uid) for uid in uids]))
+
+
+def rev_reads(uids: Iterable[int]) -> list[tuple]:
+    """Commands reading each user's 'rev' (bumped by every change to the
+    record), for a caller to send in its own batch before :func:`current`."""
+    return [("HGET", keys.user(uid), "rev") for uid in uids]
+
+
+async def current(store: Store, uids: Iterable[int], revs: dict[int, bytes | None]
+                  ) -> dict[int, User]:
+    """Users as they are now, by id (unknown ids left out). ``revs`` holds the
+    'rev' just read for some of them (:func:`rev_reads`): a user decoded
+    earlier in this process at that same rev is taken from
+    ``store.user_revs``; the others are read whole, in one round trip."""
+    kept = store.user_revs
+    out: dict[int, User] = {}
+    stale = []
+    for uid in uids:
+        rev = revs.get(uid)
+        hit = kept.get(uid) if rev is not None else None
+        if hit is not None and hit[0] == rev:
+            out[uid] = hit[1]
+        else:
+            stale.append(uid)
+    if stale:
+        rows = await store.hash_rows([keys.user(uid) for uid in stale])
+        for uid, row, user in zip(stale, rows, _decode_each(store, rows)):
+            if user is None:
+                continue
+            out[uid] = user
+            fields = row[0::2]
+            if b"rev" in fields:
+                kept.put(uid, (row[2 * fields.index(b"rev") + 1], user))
+    return out
+
+
+def _decode_each(store: Store, rows: list[list]) -> list[User | None]:
     records = store.user_records
-    out = []
-    for row in await store.hash_rows([keys.user(uid) for uid in uids]):
+    out: list[User | None] = []
+    for row in rows:
         if not row:
+            out.append(None)
             continue
         seen = tuple(row)
         user = records.get(seen)
@@ -101,6 +140,12 @@ async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
             records.put(seen, user)
         out.append(user)
     return out
+
+
+def decode_rows(store: Store, rows: list[list]) -> list[User]:
+    """User records from HGETALL rows as Redis sent them; empty rows (no
+    such user) are skipped."""
+    return [user for user in _decode_each(store, rows) if user is not None]
 
 
 async def lookup(store: Store, login: str) -> User:
@@ -132,7 +177,12 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
         changes["bio"] = validate.text(bio, "bio", limits.BIO_MAX_CHARS, allow_empty=True)
     if changes:
         await require_users(store, uid)
-        await store.client.hset(keys.user(uid), mapping=changes)  # one command: atomic
+        # one transaction (a single slot): the fields and the record's rev
+        # change together, so no reader keeps the old record (users.current)
+        pipe = store.client.pipeline(transaction=True)
+        pipe.hset(keys.user(uid), mapping=changes)
+        pipe.hincrby(keys.user(uid), "rev", 1)
+        await pipe.execute()
     return await get_user(store, uid)
 
 

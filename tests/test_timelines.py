@@ -384,3 +384,23 @@ async def test_paging_past_a_run_of_deleted_statuses(world):
         assert up == kept_desc[:-1]
         assert ids(await read(max_id=posted[25], limit=3)) == [posted[4], posted[3], posted[2]]
         assert ids(await read(min_id=posted[4], limit=3)) == [posted[27], posted[26], posted[25]]
+
+
+async def test_a_page_brings_its_authors_as_they_are_now(world):
+    """On a single server the page's read brings the authors' records along
+    (the HTTP API then needs no second read); on a cluster it cannot (other
+    slots) and brings none. Either way the statuses are the same."""
+    rp = world.rp
+    await world.post("a")
+    await rp.post(world.bob.id, "b")
+    page = await rp.home_timeline(world.bob.id)
+    assert sorted({s.user_id for s in page}) == sorted([world.alice.id, world.bob.id])
+    if rp.store.cluster:
+        assert page.authors == {}
+        return
+    assert page.authors == {u.id: u for u in await rp.get_users([world.alice.id, world.bob.id])}
+    await rp.follow(world.dave.id, world.alice.id)  # alice's record changes
+    again = await rp.home_timeline(world.bob.id)
+    assert again.authors[world.alice.id].followers == page.authors[world.alice.id].followers + 1
+    public = await rp.public_timeline()
+    assert set(public.authors) == {s.user_id for s in public}

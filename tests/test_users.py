@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from redpoll import keys
+from redpoll import keys, users
 from redpoll.errors import LoginTaken, UserNotFound, ValidationError
 from redpoll.models import now_ms
 
@@ -73,7 +73,7 @@ async def test_lookup_unknown_and_invalid_logins(rp):
 async def test_secrets_never_reach_the_user_record(rp):
     user = await rp.sign_up("erin", password="correct horse", email="erin@example.org")
     record = await raw_hash(rp, keys.user(user.id))
-    assert set(record) == {"id", "login", "name", "bio", "at", "followers", "following", "posts"}
+    assert set(record) == {"id", "login", "name", "bio", "at", "followers", "following", "posts", "rev"}
     for value in record.values():
         assert "correct horse" not in value and "erin@example.org" not in value
         assert not value.startswith("$argon2")
@@ -156,3 +156,48 @@ async def test_counters_follow_activity(rp):
     kim, lee = await rp.get_users([kim.id, lee.id])
     assert (kim.following, kim.followers, kim.posts) == (1, 0, 0)
     assert (lee.following, lee.followers, lee.posts) == (0, 1, 2)
+
+
+async def test_every_change_to_a_user_record_bumps_its_rev(rp):
+    """users.current trusts a kept record while 'rev' is unchanged, so each
+    change to the record must bump it: counts (follow, unfollow, post,
+    delete) and the profile."""
+    ann, bob = await rp.sign_up("ann_rev"), await rp.sign_up("bob_rev")
+
+    async def revs():
+        a, b = await rp.store.batch(users.rev_reads([ann.id, bob.id]))
+        return int(a), int(b)
+
+    seen = [await revs()]
+    await rp.follow(ann.id, bob.id)              # ann following, bob followers
+    seen.append(await revs())
+    status = await rp.post(bob.id, "hello")      # bob posts
+    seen.append(await revs())
+    await rp.delete_status(status.id, bob.id)    # bob uncounted
+    seen.append(await revs())
+    await rp.update_profile(ann.id, display_name="Ann")
+    seen.append(await revs())
+    await rp.unfollow(ann.id, bob.id)
+    seen.append(await revs())
+    assert seen[0] == (1, 1)
+    ann_revs, bob_revs = [a for a, _ in seen], [b for _, b in seen]
+    assert ann_revs == sorted(ann_revs) and len(set(ann_revs)) == 4   # follow, profile, unfollow
+    assert bob_revs == sorted(bob_revs) and len(set(bob_revs)) == 5   # follow, post, delete, unfollow
+
+
+async def test_current_users_are_reused_while_unchanged_and_reread_after(rp):
+    ann, bob = await rp.sign_up("ann_cur"), await rp.sign_up("bob_cur")
+
+    async def now():
+        uids = [ann.id, bob.id, 999_999]
+        revs = dict(zip(uids, await rp.store.batch(users.rev_reads(uids))))
+        return await users.current(rp.store, uids, revs)
+
+    first = await now()
+    assert set(first) == {ann.id, bob.id}  # the unknown id is left out
+    again = await now()
+    assert again[ann.id] is first[ann.id] and again[bob.id] is first[bob.id]
+    await rp.follow(ann.id, bob.id)
+    after = await now()
+    assert after[bob.id].followers == 1 and after[ann.id].following == 1
+    assert (await users.current(rp.store, [ann.id], {}))[ann.id] == after[ann.id]  # no rev: read

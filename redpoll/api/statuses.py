@@ -5,7 +5,7 @@ from starlette.responses import Response
 
 from .. import idempotency
 from ..errors import Forbidden, ValidationError
-from ..models import Status
+from ..models import Page, Status
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
@@ -29,12 +29,13 @@ async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool
     return out
 
 
-async def timeline_response(ctx: Ctx, statuses: list[Status]) -> Response:
-    """A page of statuses, from the process's kept renderings (api/rendered.py)."""
-    authors = {}
-    if statuses:
-        authors = {u.id: u for u in
-                   await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in statuses)))}
+async def timeline_response(ctx: Ctx, statuses: Page) -> Response:
+    """A page of statuses, from the process's kept renderings (api/rendered.py);
+    authors the page did not bring along are read here."""
+    authors = statuses.authors
+    missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
+    if missing:
+        authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
     viewer = ctx.token is not None and ctx.token.uid is not None
     body = ctx.request.app.state.rendered.array(statuses, authors, ctx.base, viewer)
     return Response(body, media_type=JSON.media_type, headers=link_header(ctx, statuses))

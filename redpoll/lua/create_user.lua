@@ -8,6 +8,7 @@
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.error_reply('EXISTS') end
 local n = tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], unpack(ARGV, 2, 2 * n + 1))
+redis.call('HSET', KEYS[1], 'rev', 1)  -- bumped on every change (users.current)
 if #ARGV > 2 * n + 1 then
   redis.call('HSET', KEYS[2], unpack(ARGV, 2 * n + 2))
 end

@@ -9,4 +9,5 @@
 redis.call('LREM', KEYS[2], 0, ARGV[1])
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[3], 'posts', -1)
+redis.call('HINCRBY', KEYS[3], 'rev', 1)  -- the user record changed (users.current)
 return 1

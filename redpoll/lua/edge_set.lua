@@ -37,6 +37,9 @@ else
 end
 if changed == 1 and ARGV[4] ~= '' then
   redis.call('HINCRBY', KEYS[2], ARGV[4], ARGV[2] == '1' and 1 or -1)
+  -- a counter lives in a user record: mark the record changed (readers that
+  -- keep decoded users compare 'rev', users.current)
+  redis.call('HINCRBY', KEYS[2], 'rev', 1)
 end
 local tail = KEYS[3] and redis.call('LINDEX', KEYS[3], -1) or ''
 return {changed, tail}

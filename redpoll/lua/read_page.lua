@@ -4,17 +4,17 @@
 -- KEYS[1]: timeline list
 -- KEYS[2]: hash whose field ARGV[5] proves the timeline's owner exists
 --          (u:{uid} 'id' for a home, lists:{owner} '<lid>' for a list)
+-- KEYS[3]: (optional, single server) statuses deleted lately, ZSET id -> ms
+--          (keys.DELETED_STATUSES). Given, ids found there (deleted statuses
+--          whose ids stay in follower and list timelines until their cleanup
+--          gets there) are skipped and the page reads on past them, in its
+--          own direction.
 -- ARGV[1]: max_id or ''
 -- ARGV[2]: since_id or ''
 -- ARGV[3]: min_id or ''
 -- ARGV[4]: limit
 -- ARGV[5]: field of KEYS[2] ('' = no owner: the global timeline)
--- ARGV[6]: status key prefix, ARGV[7]: its suffix (keys.STATUS_AFFIXES), or
---          none or '' to return the ids as stored. Otherwise (single server
---          only: those keys are not in KEYS) ids of deleted statuses, which
---          stay in timelines until their cleanup job reaches them, are
---          skipped and the page reads on past them, in its own direction.
--- ARGV[8]: with ARGV[6], the most ids looked at (bounds a page of deleted ids)
+-- ARGV[6]: with KEYS[3], the most ids looked at (bounds a page of deleted ids)
 -- returns: ids newest first, or error 'NOOWNER'
 if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
 local key = KEYS[1]
@@ -37,34 +37,35 @@ if ARGV[3] ~= '' then lower = tonumber(ARGV[3]) elseif ARGV[2] ~= '' then lower 
 if lower then stop = math.max(start, first_below(lower + 1)) end
 local upward = ARGV[3] ~= ''  -- min_id: the oldest `limit` of the range
 
-if (ARGV[6] or '') == '' then
+if not KEYS[3] then
   if upward then start = math.max(start, stop - limit) end
   stop = math.min(stop, start + limit)
   if stop <= start then return {} end
   return redis.call('LRANGE', key, start, stop - 1)
 end
 
-local prefix, suffix = ARGV[6], ARGV[7]
-local budget = tonumber(ARGV[8])
+local budget = tonumber(ARGV[6])
 local found = {}
-local function take(id)
-  local s = redis.call('HMGET', prefix .. id .. suffix, 'id', 'deleted')
-  if s[1] and not s[2] then found[#found + 1] = id end
-  budget = budget - 1
-  return #found < limit and budget > 0
+-- keeps the live ones of `ids` in the order given; false once the page is
+-- full or the budget spent
+local function take(ids)
+  local deleted = redis.call('ZMSCORE', KEYS[3], unpack(ids))
+  for i = 1, #ids do
+    if not deleted[i] then found[#found + 1] = ids[i] end
+    budget = budget - 1
+    if #found >= limit or budget <= 0 then return false end
+  end
+  return true
 end
 if upward then
   -- from just above the cursor up towards the newest, in chunks of `limit`
   local hi = stop - 1
   while hi >= start do
     local lo = math.max(start, hi - limit + 1)
-    local ids = redis.call('LRANGE', key, lo, hi)
-    local more = true
-    for i = #ids, 1, -1 do
-      more = take(ids[i])
-      if not more then break end
-    end
-    if not more then break end
+    local chunk = redis.call('LRANGE', key, lo, hi)
+    local reversed = {}
+    for i = #chunk, 1, -1 do reversed[#reversed + 1] = chunk[i] end
+    if not take(reversed) then break end
     hi = lo - 1
   end
   -- found is oldest first: the page is newest first
@@ -75,13 +76,7 @@ end
 local lo = start
 while lo < stop do
   local hi = math.min(stop, lo + limit) - 1
-  local ids = redis.call('LRANGE', key, lo, hi)
-  local more = true
-  for i = 1, #ids do
-    more = take(ids[i])
-    if not more then break end
-  end
-  if not more then break end
+  if not take(redis.call('LRANGE', key, lo, hi)) then break end
   lo = hi + 1
 end
 return found

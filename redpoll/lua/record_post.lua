@@ -9,4 +9,5 @@ if redis.call('HEXISTS', KEYS[2], 'id') == 0 then
 end
 if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[2], 'posts', 1)
+redis.call('HINCRBY', KEYS[2], 'rev', 1)  -- the user record changed (users.current)
 return 1
