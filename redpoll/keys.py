@@ -108,6 +108,12 @@ def status(sid: int) -> str:
     return f"st:{{{sid}}}"
 
 
+#: String: a random value set once per database. Ids are counters, so a
+#: wiped database hands out the same ids again: a process that keeps decoded
+#: records by id compares this value to the one it started with and drops
+#: what it kept when it changed (Store.memos_valid).
+EPOCH = "db:epoch"
+
 #: ZSET status id -> ms of its delete: statuses deleted lately, whose ids may
 #: still sit in follower and list timelines until their cleanup gets there.
 #: Single server only (delete_mark.lua, read_page.lua): a page checks its ids

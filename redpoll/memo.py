@@ -24,6 +24,9 @@ class Bounded(Generic[V]):
             del items[next(iter(items))]
         items[key] = value
 
+    def clear(self) -> None:
+        self._items.clear()
+
     def discard(self, key: Hashable) -> None:
         self._items.pop(key, None)
 

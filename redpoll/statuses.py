@@ -23,14 +23,17 @@ async def read_statuses(store: Store, ids: list[int]) -> list[Status]:
     (read from a timeline)."""
     if not ids:
         return []
-    rows = await store.hash_rows([keys.status(sid) for sid in ids])
+    epoch, *rows = await store.batch([("GET", keys.EPOCH),
+                                      *(("HGETALL", keys.status(sid)) for sid in ids)])
+    await store.memos_valid(epoch)
     return [s for s in decode_statuses(store, ids, rows) if s is not None]
 
 
 def decode_statuses(store: Store, ids: list[int], rows: list[list]) -> list[Status | None]:
     """Statuses from their HGETALL rows, None for a missing or deleted one; a
     status already decoded in this process is taken from
-    ``store.status_records`` (a status never changes once posted)."""
+    ``store.status_records`` (a status never changes once posted). The
+    caller has checked ``store.memos_valid`` in the batch that read the rows."""
     records = store.status_records
     out: list[Status | None] = []
     for sid, row in zip(ids, rows):

@@ -8,6 +8,7 @@ server there are no slots, so it is one call).
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -71,6 +72,8 @@ class Store:
         self.user_records = Bounded(limits.USER_RECORDS_KEPT)
         #: decoded user records by id, with the 'rev' they had (users.current)
         self.user_revs = Bounded(limits.USER_RECORDS_KEPT)
+        #: keys.EPOCH as this process knows it: the records above belong to it
+        self.epoch: bytes | None = None
         self.scripts = {
             path.stem: client.register_script(path.read_text())
             for path in sorted(LUA_DIR.glob("*.lua"))
@@ -154,6 +157,22 @@ class Store:
             pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
         return await pipe.execute(raise_on_error=False)
 
+    async def memos_valid(self, seen: bytes | None) -> bool:
+        """Whether the records kept by id (``status_records``, ``user_revs``)
+        still belong to this database, given keys.EPOCH as just read in the
+        caller's batch. If it changed or is gone (the database was wiped and
+        will hand out the same ids again), they are dropped, a new epoch is
+        set if needed, and False is returned: the caller reads afresh."""
+        if seen is not None and seen == self.epoch:
+            return True
+        self.status_records.clear()
+        self.user_revs.clear()
+        if seen is None:
+            _, seen = await self.batch([("SET", keys.EPOCH, uuid.uuid4().hex, "NX"),
+                                        ("GET", keys.EPOCH)])
+        self.epoch = seen
+        return False
+
     async def batch(self, commands: Sequence[tuple]) -> list[Any]:
         """Plain commands in one round trip (per node on a cluster, where each
         command's keys must share a slot), replies in order; an error reply
@@ -169,7 +188,9 @@ class Store:
         pipe = self.pipeline()
         for command in commands:
             pipe.execute_command(*command)
-        return await pipe.execute()
+        # redis-py turns HGETALL replies into dicts; callers get them as sent
+        return [[x for item in r.items() for x in item] if isinstance(r, dict) else r
+                for r in await pipe.execute()]
 
     async def hash_rows(self, hash_keys: Sequence[str]) -> list[list]:
         """HGETALL of each key, in order, in one round trip, each hash as the

@@ -50,8 +50,13 @@ async def _page_here(store: Store, timeline: str, owner_hash: str, field: str,
     kept = [records.get(sid) for sid in sids]
     missing = [sid for sid, status in zip(sids, kept) if status is None]
     known = list(dict.fromkeys(status.user_id for status in kept if status is not None))
-    replies = await store.batch([*(("HGETALL", keys.status(sid)) for sid in missing),
-                                 *rev_reads(known)])
+    epoch, *replies = await store.batch([("GET", keys.EPOCH),
+                                         *(("HGETALL", keys.status(sid)) for sid in missing),
+                                         *rev_reads(known)])
+    if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
+        statuses = await read_statuses(store, sids)
+        uids = list(dict.fromkeys(s.user_id for s in statuses))
+        return Page(statuses, await current(store, uids, {}))
     fresh = dict(zip(missing, decode_statuses(store, missing, replies[:len(missing)])))
     statuses = [status or fresh[sid] for sid, status in zip(sids, kept)]
     statuses = [status for status in statuses if status is not None]

@@ -63,3 +63,14 @@ def test_bounded():
     for sid in (1, 2, 3):
         kept.json(status(sid), user(), BASE, viewer=False)
     assert len(kept._kept) == 2
+
+
+def test_another_status_under_the_same_id_is_rendered_anew():
+    """A wiped database hands out the same ids again."""
+    kept = RenderedStatuses()
+    kept.json(status(), user(), BASE, viewer=False)
+    other = Status(id=41, text="something else", created_at=1_800_000_000_000, user_id=7,
+                   login="ann")
+    assert orjson.loads(kept.json(other, user(), BASE, viewer=False))["content"] == \
+        "<p>something else</p>"
+    assert b"something else" in kept.array([other], {7: user()}, BASE, viewer=False)

@@ -404,3 +404,29 @@ async def test_a_page_brings_its_authors_as_they_are_now(world):
     assert again.authors[world.alice.id].followers == page.authors[world.alice.id].followers + 1
     public = await rp.public_timeline()
     assert set(public.authors) == {s.user_id for s in public}
+
+
+async def test_a_wiped_database_handing_out_the_same_ids_is_not_served_from_memory(rp, server):
+    """Ids are counters: after a wipe the same ids come back for other
+    statuses and users. What the process kept by id must not answer for them."""
+    from conftest import flush
+
+    async def scene(text):
+        a, b = await rp.sign_up(f"wipe_a{len(text)}"), await rp.sign_up(f"wipe_b{len(text)}")
+        await rp.follow(b.id, a.id)
+        await rp.post(a.id, text)
+        return a, b
+
+    a, b = await scene("before the wipe")
+    before = await rp.home_timeline(b.id)
+    assert [s.text for s in before] == ["before the wipe"]
+    flush(server[2])
+    await rp.queue.ensure_groups()
+    a2, b2 = await scene("after the wipe, longer")
+    assert (a2.id, b2.id) == (a.id, b.id)  # the same ids again
+    after = await rp.home_timeline(b2.id)
+    assert [s.id for s in after] == [s.id for s in before]
+    assert [s.text for s in after] == ["after the wipe, longer"]
+    assert [s.text for s in await rp.get_statuses([after[0].id])] == ["after the wipe, longer"]
+    if not rp.store.cluster:
+        assert after.authors[a2.id].login == a2.login

@@ -3,9 +3,10 @@
 A status never changes after it is posted (deleting removes it; nothing
 edits it), so its entity's JSON is made once and its bytes reused for every
 page that shows it. The entity embeds the author's account, which does
-change (counts, profile): a kept rendering is used only while the author
-record it was made from equals the one the request just read, so nothing
-served is staler than the records the request itself read.
+change (counts, profile): a kept rendering is used only while the status and
+author records it was made from equal the ones the request just read, so
+nothing served is staler than the records the request itself read (and a
+wiped database that hands out the same status id again is no trap).
 """
 from __future__ import annotations
 
@@ -19,19 +20,20 @@ from . import entities
 
 class RenderedStatuses:
     def __init__(self, limit: int = limits.API_RENDERED_STATUSES):
-        self._kept: Bounded[tuple[User, bytes]] = Bounded(limit)
+        self._kept: Bounded[tuple[Status, User, bytes]] = Bounded(limit)
 
     def json(self, status: Status, author: User, base: str, viewer: bool) -> bytes:
         """The status entity as JSON bytes, as ``entities.status`` renders it."""
         key = (status.id, base, viewer)
         kept = self._kept.get(key)
-        # an unchanged author is most often the very same object (users.py
-        # keeps decoded records), which makes the check one comparison
-        if kept is not None and (kept[0] is author or kept[0] == author):
-            return kept[1]
+        # unchanged records are most often the very same objects (the engine
+        # keeps decoded ones), which makes the check two comparisons
+        if kept is not None and (kept[0] is status or kept[0] == status) and (
+                kept[1] is author or kept[1] == author):
+            return kept[2]
         body = orjson.dumps(entities.status(status, entities.account(author, base), base,
                                             viewer=viewer))
-        self._kept.put(key, (author, body))
+        self._kept.put(key, (status, author, body))
         return body
 
     def array(self, statuses: list[Status], authors: dict[int, User], base: str,
@@ -43,8 +45,8 @@ class RenderedStatuses:
         for status in statuses:
             author = authors.get(status.user_id) or entities.placeholder_user(status)
             kept = kept_get((status.id, base, viewer))  # json()'s hit path, inline
-            if kept is not None and kept[0] is author:
-                parts.append(kept[1])
+            if kept is not None and kept[0] is status and kept[1] is author:
+                parts.append(kept[2])
             else:
                 parts.append(self.json(status, author, base, viewer))
         return b"[" + b",".join(parts) + b"]"
