@@ -46,6 +46,7 @@ class Redpoll:
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server)
         await store.load_scripts()
+        await store.adopt_epoch()
         await self.queue.ensure_groups()
         return self
 

@@ -168,10 +168,16 @@ class Store:
         self.status_records.clear()
         self.user_revs.clear()
         if seen is None:
-            _, seen = await self.batch([("SET", keys.EPOCH, uuid.uuid4().hex, "NX"),
-                                        ("GET", keys.EPOCH)])
-        self.epoch = seen
+            await self.adopt_epoch()
+        else:
+            self.epoch = seen
         return False
+
+    async def adopt_epoch(self) -> None:
+        """Set keys.EPOCH if the database has none yet (at open, or after a
+        wipe), and remember its value."""
+        _, self.epoch = await self.batch([("SET", keys.EPOCH, uuid.uuid4().hex, "NX"),
+                                          ("GET", keys.EPOCH)])
 
     async def batch(self, commands: Sequence[tuple]) -> list[Any]:
         """Plain commands in one round trip (per node on a cluster, where each
