@@ -74,3 +74,19 @@ def test_another_status_under_the_same_id_is_rendered_anew():
     assert orjson.loads(kept.json(other, user(), BASE, viewer=False))["content"] == \
         "<p>something else</p>"
     assert b"something else" in kept.array([other], {7: user()}, BASE, viewer=False)
+
+
+def test_a_kept_rendering_holds_only_its_own_bytes():
+    """orjson's output can carry a much larger buffer than its length; what
+    is kept 20,000 times over must not."""
+    import tracemalloc
+
+    kept = RenderedStatuses()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        bodies = [kept.json(status(sid), user(), BASE, viewer=True) for sid in range(1, 201)]
+        per_entry = (tracemalloc.get_traced_memory()[0] - before) / len(bodies)
+    finally:
+        tracemalloc.stop()
+    assert per_entry < 4 * len(bodies[0]), per_entry
