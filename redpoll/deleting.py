@@ -23,10 +23,10 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     by_user = validate.an_id(by_user, "user_id")
     raw = await store.client.hgetall(keys.status(sid))
     try:
+        now = now_ms()
         mark = ([keys.status(sid)], [by_user]) if store.cluster else (
             [keys.status(sid), keys.DELETED_STATUSES],
-            [by_user, now_ms(), now_ms() - limits.DELETED_IDS_KEPT_S * 1000,
-             limits.DELETED_IDS_MAX])
+            [by_user, now, now - limits.DELETED_IDS_KEPT_S * 1000, limits.DELETED_IDS_MAX])
         first, author = await store.run("delete_mark", *mark)
     except ResponseError as exc:
         if "FORBIDDEN" in str(exc):
