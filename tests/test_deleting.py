@@ -18,6 +18,16 @@ async def profile_ids(rp, uid) -> list[int]:
     return [int(x) for x in await rp.store.client.zrange(keys.profile(uid), 0, -1)]
 
 
+async def signed_up_fans(rp, author, n: int) -> list:
+    """``n`` new users following ``author``, in order."""
+    fans = []
+    for i in range(n):
+        fan = await rp.sign_up(f"fan{i}")
+        await rp.follow(fan.id, author.id)
+        fans.append(fan)
+    return fans
+
+
 async def drain_counting(rp, timeout=60.0) -> int:
     """Like rp.drain(), but returns how many jobs the worker finished."""
     worker = rp.worker("counting")
@@ -120,11 +130,7 @@ async def test_concurrent_deletes_uncount_once(rp):
 async def test_cleanup_reaches_every_home_and_list_in_several_jobs(rp3):
     rp = rp3
     author = await rp.sign_up("author")
-    fans = []
-    for i in range(12):
-        fan = await rp.sign_up(f"fan{i}")
-        await rp.follow(fan.id, author.id)
-        fans.append(fan)
+    fans = await signed_up_fans(rp, author, 12)
     lists = []
     for i in range(5):
         owner = fans[i] if i < 3 else await rp.sign_up(f"owner{i}")
@@ -162,11 +168,7 @@ async def test_delete_while_fanout_is_still_running(rp3):
     cleanup takes back what the first batch delivered."""
     rp = rp3
     author = await rp.sign_up("author")
-    fans = []
-    for i in range(10):
-        fan = await rp.sign_up(f"fan{i}")
-        await rp.follow(fan.id, author.id)
-        fans.append(fan)
+    fans = await signed_up_fans(rp, author, 10)
     s = await rp.post(author.id, "oops")
     assert [s.id in await raw_list(rp, keys.home(f.id)) for f in fans] == [True] * 3 + [False] * 7
     await rp.delete_status(s.id, author.id)
@@ -179,11 +181,7 @@ async def test_delete_while_fanout_is_still_running(rp3):
 async def test_cleanup_job_run_again_is_harmless(rp3):
     rp = rp3
     author = await rp.sign_up("author")
-    fans = []
-    for i in range(7):
-        fan = await rp.sign_up(f"fan{i}")
-        await rp.follow(fan.id, author.id)
-        fans.append(fan)
+    fans = await signed_up_fans(rp, author, 7)
     a = await rp.post(author.id, "a")
     b = await rp.post(author.id, "b")
     await rp.drain()

@@ -553,14 +553,19 @@ async def test_acknowledged_writes_survive_server_sigkill(tmp_path, fsync):
         servers.append(start_server(data, fsync, port=servers[0].port))
         rp = await Redpoll.open(settings)
         assert snapshot(servers[1].port) == before_keys
-        after = await engine_view(rp, world)
-        assert after == before
-        # and it is the world that was built, not an empty one equal to itself
-        check_world(after, world)
+        await assert_same_world(rp, world, before)
     finally:
         await rp.close()
         for srv in servers:
             srv.kill()
+
+
+async def assert_same_world(rp: Redpoll, world: dict, before: dict) -> None:
+    """What the engine reads now equals ``before``, and it is the world that
+    was built, not an empty one equal to itself."""
+    after = await engine_view(rp, world)
+    assert after == before
+    check_world(after, world)
 
 
 def check_world(view: dict, world: dict) -> None:
@@ -689,9 +694,7 @@ async def test_clean_stop_and_restart_keeps_everything(tmp_path):
         servers.append(start_server(data))  # any port: the data is in the directory
         rp = await Redpoll.open(Settings(redis_url=servers[1].url))
         assert snapshot(servers[1].port) == before_keys
-        after = await engine_view(rp, world)
-        assert after == before
-        check_world(after, world)
+        await assert_same_world(rp, world, before)
     finally:
         await rp.close()
         for srv in servers:
@@ -728,9 +731,7 @@ async def test_redpoll_open_reuses_its_data_dir(tmp_path):
     again = await Redpoll.open(settings)
     try:
         assert again.server is not None and again.server.data_dir == data.resolve()
-        after = await engine_view(again, world)
-        assert after == before
-        check_world(after, world)
+        await assert_same_world(again, world, before)
         assert (await again.lookup("LATECOMER")).id == extra.id
     finally:
         await again.close()
