@@ -9,6 +9,8 @@ import pytest
 from redpoll import Redpoll, keys
 from redpoll.errors import Forbidden, StatusNotFound, ValidationError
 
+from test_delivery import audience
+
 
 async def raw_list(rp, key) -> list[int]:
     return [int(x) for x in await rp.store.client.lrange(key, 0, -1)]
@@ -16,16 +18,6 @@ async def raw_list(rp, key) -> list[int]:
 
 async def profile_ids(rp, uid) -> list[int]:
     return [int(x) for x in await rp.store.client.zrange(keys.profile(uid), 0, -1)]
-
-
-async def signed_up_fans(rp, author, n: int) -> list:
-    """``n`` new users following ``author``, in order."""
-    fans = []
-    for i in range(n):
-        fan = await rp.sign_up(f"fan{i}")
-        await rp.follow(fan.id, author.id)
-        fans.append(fan)
-    return fans
 
 
 async def drain_counting(rp, timeout=60.0) -> int:
@@ -130,7 +122,7 @@ async def test_concurrent_deletes_uncount_once(rp):
 async def test_cleanup_reaches_every_home_and_list_in_several_jobs(rp3):
     rp = rp3
     author = await rp.sign_up("author")
-    fans = await signed_up_fans(rp, author, 12)
+    fans = await audience(rp, author, 12, "fan")
     lists = []
     for i in range(5):
         owner = fans[i] if i < 3 else await rp.sign_up(f"owner{i}")
@@ -168,7 +160,7 @@ async def test_delete_while_fanout_is_still_running(rp3):
     cleanup takes back what the first batch delivered."""
     rp = rp3
     author = await rp.sign_up("author")
-    fans = await signed_up_fans(rp, author, 10)
+    fans = await audience(rp, author, 10, "fan")
     s = await rp.post(author.id, "oops")
     assert [s.id in await raw_list(rp, keys.home(f.id)) for f in fans] == [True] * 3 + [False] * 7
     await rp.delete_status(s.id, author.id)
@@ -181,7 +173,7 @@ async def test_delete_while_fanout_is_still_running(rp3):
 async def test_cleanup_job_run_again_is_harmless(rp3):
     rp = rp3
     author = await rp.sign_up("author")
-    fans = await signed_up_fans(rp, author, 7)
+    fans = await audience(rp, author, 7, "fan")
     a = await rp.post(author.id, "a")
     b = await rp.post(author.id, "b")
     await rp.drain()
