@@ -9,7 +9,8 @@ import sys
 
 import click
 
-from . import __version__
+from . import __version__, tools
+from .tools import bench as tools_bench, seed as tools_seed
 from .engine import Redpoll
 from .errors import ConfigError, RedpollError
 from .settings import Settings
@@ -41,7 +42,8 @@ async def wait_for_signal() -> None:
 
 @click.group()
 @click.version_option(__version__)
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Redpoll: a Twitter-style social network back end on Redis.
 
     Configuration comes from the environment (see README): REDIS_URL,
@@ -50,6 +52,7 @@ def main() -> None:
     """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    ctx.obj = tools.Console(settings=load_settings, run=run)
 
 
 @main.command()
@@ -86,15 +89,12 @@ def stats(as_json: bool) -> None:
 @main.command()
 def demo() -> None:
     """Seed a small network on the embedded server, run the workers, print a home timeline."""
-    from .demo import run_demo
+    from .tools.demo import run_demo
     run(run_demo(load_settings()))
 
 
-from .seed import seed  # noqa: E402
-from .bench import bench  # noqa: E402
-
-main.add_command(seed)
-main.add_command(bench)
+main.add_command(tools_seed.seed)
+main.add_command(tools_bench.bench)
 
 
 @main.command()

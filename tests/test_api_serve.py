@@ -80,7 +80,7 @@ def test_workers_option_serves_from_several_processes(server):
 
 
 async def test_http_bench_runs_bounded():
-    from redpoll.api.bench_http import format_report, run_http_bench
+    from redpoll.tools.bench_http import format_report, run_http_bench
     result = await run_http_bench(users=6, follows=2, posts=2, requests=60, seconds=10,
                                   concurrency=4)
     assert result["home"]["requests"] == 60 and result["home"]["errors"] == 0

@@ -3,6 +3,6 @@
 Modules: ``app`` (routes, lifespan), ``http`` (params, errors, auth and rate
 limits per endpoint), ``entities`` (Mastodon JSON shapes), one module per
 resource (``oauth``, ``accounts``, ``statuses``, ``lists``, ``instance``),
-``openapi`` (the served document), ``serve`` (the process supervisor) and
-``bench_http`` (the HTTP load generator).
+``openapi`` (the served document) and ``serve`` (the process supervisor).
+The HTTP load generator is ``redpoll.tools.bench_http``.
 """

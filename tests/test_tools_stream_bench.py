@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from redpoll.stream import bench
+from redpoll.tools import stream_bench as bench
 
 pytestmark = pytest.mark.timeout(240)
 

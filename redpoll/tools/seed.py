@@ -8,7 +8,8 @@ import sys
 
 import click
 
-from .engine import Redpoll
+from ..engine import Redpoll
+from . import Console
 
 #: Requests the seeder keeps in flight.
 SEED_CONCURRENCY = 64
@@ -73,15 +74,14 @@ async def build(rp: Redpoll, users: int, posts: int, avg_follows: int, alpha: fl
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--drain/--no-drain", default=True, show_default=True,
               help="Run the deferred fan-out jobs before returning.")
-def seed(users: int, posts: int, avg_follows: int, alpha: float, seed: int, drain: bool) -> None:
+@click.pass_obj
+def seed(console: Console, users: int, posts: int, avg_follows: int, alpha: float, seed: int, drain: bool) -> None:
     """Build a synthetic network: N users, heavy-tailed follows, M posts."""
-    from .cli import load_settings, run
-
     async def go():
-        async with await Redpoll.open(load_settings()) as rp:
+        async with await Redpoll.open(console.settings()) as rp:
             summary = await build(rp, users, posts, avg_follows, alpha, seed)
             if drain:
                 await rp.drain(timeout=3600)
             return summary | await rp.stats()
-    for name, value in run(go()).items():
+    for name, value in console.run(go()).items():
         click.echo(f"{name:>18}: {value:,}")

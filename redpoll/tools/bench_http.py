@@ -2,7 +2,7 @@
 home-timeline reads at limit=20 for many distinct users vs GET
 /api/v1/instance on the same server, side by side, on loopback only.
 
-    from redpoll.api.bench_http import run_http_bench, format_report
+    from redpoll.tools.bench_http import run_http_bench, format_report
     print(format_report(asyncio.run(run_http_bench())))
 
 It starts its own embedded server in a temporary directory (or uses
@@ -27,7 +27,7 @@ from .. import auth
 from ..engine import Redpoll
 from ..server import EmbeddedServer
 from ..settings import Settings
-from .process import ServeProcess
+from ..api.process import ServeProcess
 
 TARGET_RATIO = 0.5
 

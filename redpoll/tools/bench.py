@@ -35,6 +35,7 @@ memory
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import random
 import statistics
@@ -44,11 +45,12 @@ from dataclasses import dataclass
 
 import click
 
-from . import delivery, keys, limits
-from .engine import Redpoll
-from .models import Status
-from .server import EmbeddedServer
-from .settings import Settings
+from .. import delivery, keys, limits
+from ..engine import Redpoll
+from ..models import Status
+from ..server import EmbeddedServer
+from ..settings import Settings
+from . import Console
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
 TARGETS = {
@@ -662,7 +664,8 @@ def table(res: dict) -> str:
 @click.option("--stream-seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
               help="Stream part: how long statuses are posted.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
-def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine, with_http,
+@click.pass_obj
+def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, seed, engine, with_http,
           http_requests, http_seconds, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
           as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
@@ -672,8 +675,7 @@ def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine,
     Prints rates, ratios and the targets each ratio must meet. --http and
     --stream add the HTTP and streaming parts, each on its own server.
     """
-    from .cli import load_settings, run
-
+    run = console.run
     result: dict = {}
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731
     if engine:
@@ -684,14 +686,14 @@ def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine,
             if value is not None:
                 setattr(sizes, name, value)
         sizes.memory_sample = min(sizes.memory_sample, sizes.readers)
-        result = run(run_bench(load_settings(), sizes, seed, say))
+        result = run(run_bench(console.settings(), sizes, seed, say))
     if with_http:
-        from .api.bench_http import run_http_bench
+        run_http_bench = load_generator("bench_http").run_http_bench
         say("HTTP part ...")
         result["http"] = run(run_http_bench(users=http_users, follows=min(10, http_users - 1),
                                             requests=http_requests, seconds=http_seconds))
     if with_stream:
-        from .stream.bench import run as run_stream_bench
+        run_stream_bench = load_generator("stream_bench").run
         say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")
         result["stream"] = run_stream_bench(stream_clients, stream_rate, stream_seconds)
     if as_json:
@@ -700,12 +702,21 @@ def bench(followers, posts, readers, read_seconds, follows, quick, seed, engine,
         click.echo(full_table(result))
 
 
+def load_generator(name: str):
+    """A load generator module; a one-line error when the tools extra is missing."""
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ImportError as exc:
+        raise click.ClickException(f"{exc}: the load generators need the tools extra "
+                                   "(pip install -e '.[tools]')") from None
+
+
 def full_table(result: dict) -> str:
     parts = []
     if "fanout_ratio" in result:
         parts.append(table(result))
     if "http" in result:
-        from .api.bench_http import format_report
+        from .bench_http import format_report
         parts.append(format_report(result["http"]))
     if "stream" in result:
         parts.append(stream_table(result["stream"]))

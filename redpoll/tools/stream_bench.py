@@ -22,10 +22,12 @@ import resource
 import tempfile
 import time
 
+import httpx
+
 from ..engine import Redpoll
 from ..server import EmbeddedServer
 from ..settings import Settings
-from .filters import Event, parse_filter
+from ..stream.filters import Event, parse_filter
 
 VOCAB = [f"word{i}" for i in range(50)]
 AUTHORS = 100
@@ -196,7 +198,7 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             return round(lat[min(len(lat) - 1, int(len(lat) * p))], 1) if lat else None
 
         stats = json.loads((await asyncio.to_thread(
-            __import__("httpx").get, srv.url + "/stream/stats")).text)
+            httpx.get, srv.url + "/stream/stats")).text)
         return {
             "clients": clients, "connect_s": round(connect_s, 2),
             "posts": len(posted), "post_rate": round(len(posted) / post_s, 1),
