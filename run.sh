@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
 # Starts redpoll (HTTP API, stream and workers) on the embedded default server,
-# data in ./redpoll-data unless REDPOLL_DATA_DIR says otherwise. Installs what
-# it needs into .venv first. Options go to `redpoll serve` (see --help).
+# data in ./redpoll-data unless REDPOLL_DATA_DIR says otherwise. Installs into
+# .venv first, but only when the install there is older than pyproject.toml
+# (or missing): a restart does not spend seconds in pip. Options go to
+# `redpoll serve` (see --help).
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
+STAMP=.venv/.redpoll-installed  # touched after each install of this checkout
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e .
+if [ ! -e "$STAMP" ] || [ ! -x .venv/bin/redpoll ] || [ pyproject.toml -nt "$STAMP" ]; then
+    echo "run.sh: installing redpoll into .venv (pyproject.toml is newer than the install)" >&2
+    .venv/bin/python -m pip install -q --disable-pip-version-check -e .
+    touch "$STAMP"
+fi
+export REDPOLL_DATA_DIR="${REDPOLL_DATA_DIR:-$PWD/redpoll-data}"
 exec .venv/bin/redpoll serve "$@"

@@ -48,7 +48,9 @@ def main(ctx: click.Context) -> None:
 
     Configuration comes from the environment (see README): REDIS_URL,
     REDPOLL_CLUSTER, REDPOLL_DATA_DIR, REDPOLL_FSYNC and friends. Without
-    REDIS_URL an embedded Valkey server keeps its data in REDPOLL_DATA_DIR.
+    REDIS_URL an embedded Valkey server keeps its data in REDPOLL_DATA_DIR,
+    by default $XDG_DATA_HOME/redpoll (~/.local/share/redpoll). Every command
+    logs which database it uses on stderr.
     """
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
@@ -88,9 +90,16 @@ def stats(as_json: bool) -> None:
 
 @main.command()
 def demo() -> None:
-    """Seed a small network on the embedded server, run the workers, print a home timeline."""
+    """Seed a small network, run the workers, print a home timeline.
+
+    Without REDIS_URL or REDPOLL_DATA_DIR the demo keeps its own embedded
+    server's data in redpoll-demo beside the default data directory, apart
+    from the data `redpoll serve` uses; it can run any number of times."""
     from .tools.demo import run_demo
-    run(run_demo(load_settings()))
+    settings = load_settings()
+    if settings.redis_url is None and settings.data_dir_origin == "default":
+        settings = settings.with_(data_dir=settings.data_dir + "-demo")
+    run(run_demo(settings))
 
 
 main.add_command(tools_seed.seed)
@@ -125,6 +134,9 @@ def serve(host: str, port: int, workers: int, jobs: bool, access_log: bool | Non
     """
     from .api.serve import serve as run_serve
     settings = load_settings()
-    run_serve(settings, host=host, port=port, workers=workers, jobs=jobs,
-              access_log=settings.access_log if access_log is None else access_log,
-              log_level=log_level.upper())
+    try:
+        run_serve(settings, host=host, port=port, workers=workers, jobs=jobs,
+                  access_log=settings.access_log if access_log is None else access_log,
+                  log_level=log_level.upper())
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None

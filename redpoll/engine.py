@@ -8,17 +8,24 @@ embedded server) and offers every action of the SPEC as a method.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
+                              RedisError, TimeoutError as RedisTimeout)
 
 from . import deleting, follows, keys, lists, posting, statuses, timelines, users
+from .errors import ConfigError
 from .jobs import JobQueue
 from .models import Page, Status, User
 from .server import EmbeddedServer
 from .settings import Settings
 from .store import Store
 from .worker import Worker
+
+
+log = logging.getLogger("redpoll.engine")
 
 
 class Redpoll:
@@ -35,19 +42,33 @@ class Redpoll:
         settings = settings or Settings.from_env()
         server = None
         url = settings.redis_url
+        where = settings.database()
         if url is None:
             url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
+            if url is not None:
+                where += f", server already running at {url}"
         if url is None:
-            server = EmbeddedServer(settings.data_dir, fsync=settings.fsync)
+            server = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync)
             # started from this (the main) thread on purpose: the server is
             # told to exit when the thread that started it ends (PDEATHSIG)
             server.start()
             url = server.url
+            where += f", server started at {url}"
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server)
-        await store.load_scripts()
-        await store.adopt_epoch()
-        await self.queue.ensure_groups()
+        try:
+            await store.load_scripts()
+            await store.adopt_epoch()
+            await self.queue.ensure_groups()
+        except (RedisError, RedisClusterException, OSError) as exc:
+            await self.close()
+            if not isinstance(exc, (RedisConnectionError, RedisTimeout, RedisClusterException,
+                                    OSError)):
+                raise
+            # one line naming the setting, not a traceback (issue 13 item 11)
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise ConfigError(f"cannot reach the database, {where}: {message}") from None
+        log.info("database: %s", where)
         return self
 
     async def close(self) -> None:

@@ -43,6 +43,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_is_free(port: int) -> bool:
+    """Whether a server could listen on loopback ``port`` now (SO_REUSEADDR,
+    as valkey-server binds: connections left in TIME_WAIT do not count)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def _die_with_parent() -> None:  # runs in the child between fork and exec
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
@@ -68,6 +80,40 @@ def base_config(fsync: str) -> dict[str, str]:
     }
 
 
+def answers(url: str, cluster: bool = False, timeout: float = 1.0) -> bool:
+    """Whether the server at ``url`` answers PING, asked once: no retries, so a
+    dead port costs one refused connection (~0 ms), not redis-py's default
+    retry-with-backoff (~4 s)."""
+    try:
+        reach(url, cluster, timeout)
+        return True
+    except ConfigError:
+        return False
+
+
+def reach(url: str, cluster: bool = False, timeout: float = 2.0) -> None:
+    """PING the server at ``url`` once; ConfigError in one line if it does not answer."""
+    from .settings import redact
+    try:
+        if cluster:
+            from redis.cluster import RedisCluster
+            client = RedisCluster.from_url(url, socket_timeout=timeout,
+                                           socket_connect_timeout=timeout,
+                                           retry=Retry(NoBackoff(), 0))
+        else:
+            client = redis.Redis.from_url(url, socket_timeout=timeout,
+                                          socket_connect_timeout=timeout,
+                                          retry=Retry(NoBackoff(), 0))
+        try:
+            client.ping()
+        finally:
+            client.close()
+    except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
+        what = "Redis Cluster" if cluster else "Redis"
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise ConfigError(f"cannot reach {what} at {redact(url)}: {message}") from None
+
+
 class EmbeddedServer:
     """One valkey-server process with its data in ``data_dir``."""
 
@@ -78,19 +124,36 @@ class EmbeddedServer:
         self.config = base_config(fsync) | (extra or {})
         self.process: subprocess.Popen | None = None
 
+    @classmethod
+    def for_data_dir(cls, data_dir: str | os.PathLike, *, fsync: str = "everysec") -> "EmbeddedServer":
+        """A server for ``data_dir`` on the port its previous server used when
+        that port is free (processes still attached to that URL reconnect by
+        themselves), else on a free port."""
+        port = cls.recorded_port(data_dir)
+        return cls(data_dir, port=port if port and port_is_free(port) else None, fsync=fsync)
+
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> "EmbeddedServer":
-        self.data_dir.mkdir(parents=True, exist_ok=True)
         conf = self.config | {"port": str(self.port), "dir": str(self.data_dir),
                               "logfile": str(self.data_dir / "valkey.log")}
         lines = []
         for key, value in conf.items():
             lines.append(f'{key} "{value}"' if value == "" else f"{key} {value}")
         conf_path = self.data_dir / "valkey.conf"
-        conf_path.write_text("\n".join(lines) + "\n")
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            conf_path.write_text("\n".join(lines) + "\n")
+            probe = self.data_dir / ".redpoll-write-check"
+            probe.write_text("ok")
+            probe.unlink()
+        except OSError as exc:
+            where = exc.filename if exc.filename and str(exc.filename) != str(self.data_dir) else ""
+            raise ConfigError(f"data directory {self.data_dir} is not usable: {exc.strerror or exc}"
+                              f"{' (' + str(where) + ')' if where else ''}; set REDPOLL_DATA_DIR "
+                              "to a writable directory") from None
         self.process = subprocess.Popen(
             [binary(), str(conf_path)], stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, preexec_fn=_die_with_parent,
@@ -104,14 +167,18 @@ class EmbeddedServer:
     @classmethod
     def running_in(cls, data_dir: str | os.PathLike) -> str | None:
         """URL of a server another redpoll process runs on ``data_dir``, if any."""
-        port_file = Path(data_dir) / PORT_FILE
-        try:
-            port = int(port_file.read_text())
-            if redis.Redis(port=port, socket_timeout=1).ping():
-                return f"redis://127.0.0.1:{port}/0"
-        except (OSError, ValueError, redis.RedisError):
-            pass
+        port = cls.recorded_port(data_dir)
+        if port is not None and answers(f"redis://127.0.0.1:{port}/0"):
+            return f"redis://127.0.0.1:{port}/0"
         return None
+
+    @staticmethod
+    def recorded_port(data_dir: str | os.PathLike) -> int | None:
+        """The port the last server on ``data_dir`` used (it may be dead)."""
+        try:
+            return int((Path(data_dir) / PORT_FILE).read_text())
+        except (OSError, ValueError):
+            return None
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT_S
@@ -121,8 +188,10 @@ class EmbeddedServer:
                 if self.process.poll() is not None:
                     err = self.process.stderr.read().decode(errors="replace")
                     log = self.data_dir / "valkey.log"
-                    tail = log.read_text()[-2000:] if log.exists() else ""
-                    raise ConfigError(f"valkey-server exited at start: {err}{tail}")
+                    tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                    said = [line.strip() for line in (err + tail).splitlines() if line.strip()]
+                    raise ConfigError(f"valkey-server in {self.data_dir} exited at start: "
+                                      f"{said[-1] if said else 'no message'} (see {log})")
                 try:
                     if client.ping():
                         # still loading the AOF after a restart?

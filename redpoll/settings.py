@@ -6,8 +6,9 @@ so a typo stops the process at start-up instead of misbehaving later.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Mapping
+from urllib.parse import urlsplit, urlunsplit
 
 from . import limits
 from .errors import ConfigError
@@ -58,13 +59,35 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
 
 
+def default_data_dir(env: Mapping[str, str] | None = None) -> str:
+    """Where the embedded server keeps its data when REDPOLL_DATA_DIR is not
+    set: ``$XDG_DATA_HOME/redpoll``, else ``~/.local/share/redpoll``. One
+    absolute place, so a command run from another directory finds the same
+    database instead of creating an empty one where it stands."""
+    env = os.environ if env is None else env
+    home = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.abspath(os.path.join(home, "redpoll"))
+
+
+def redact(url: str) -> str:
+    """A database URL without its password, for logs and messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
 @dataclass(frozen=True)
 class Settings:
     #: ``None`` means: start the embedded server in ``data_dir``.
     redis_url: str | None = None
     #: Talk Redis Cluster protocol to ``redis_url`` (a seed node).
     cluster: bool = False
-    data_dir: str = "redpoll-data"
+    #: Absolute; resolved once (REDPOLL_DATA_DIR or :func:`default_data_dir`).
+    data_dir: str = field(default_factory=default_data_dir)
+    #: Where ``data_dir`` came from, for messages: "REDPOLL_DATA_DIR" or "default".
+    data_dir_origin: str = "default"
     #: AOF fsync policy of the embedded server (see README, "Durability").
     fsync: str = "everysec"
     #: A job unacknowledged this long is taken over by another worker.
@@ -107,11 +130,15 @@ class Settings:
             raise ConfigError(f"REDPOLL_FSYNC={fsync!r} must be one of {', '.join(_FSYNC)}")
         cluster = _bool(env, "REDPOLL_CLUSTER", False)
         if cluster and url is None:
-            raise ConfigError("REDPOLL_CLUSTER=1 needs REDIS_URL pointing at a cluster node")
+            raise ConfigError(f"REDPOLL_CLUSTER={env['REDPOLL_CLUSTER']!r} needs REDIS_URL "
+                              "pointing at a cluster node")
+        data_dir = env.get("REDPOLL_DATA_DIR") or None
         return cls(
             redis_url=url,
             cluster=cluster,
-            data_dir=env.get("REDPOLL_DATA_DIR") or "redpoll-data",
+            data_dir=(os.path.abspath(os.path.expanduser(data_dir)) if data_dir
+                      else default_data_dir(env)),
+            data_dir_origin="REDPOLL_DATA_DIR" if data_dir else "default",
             fsync=fsync,
             job_claim_ms=_int(env, "REDPOLL_JOB_CLAIM_MS", 30_000, 100, 3_600_000),
             fanout_batch=_int(env, "REDPOLL_FANOUT_BATCH", limits.FANOUT_BATCH, 1, 10_000),
@@ -128,6 +155,15 @@ class Settings:
                                     int(limits.STREAM_KEEPALIVE_S), 1, 3600),
             sse_heartbeat_s=_int(env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600),
         )
+
+    def database(self) -> str:
+        """Which server this configuration uses, in words, for messages."""
+        if self.redis_url is not None:
+            kind = "Redis Cluster node" if self.cluster else "Redis"
+            return f"{kind} {redact(self.redis_url)} (REDIS_URL)"
+        origin = ("REDPOLL_DATA_DIR" if self.data_dir_origin == "REDPOLL_DATA_DIR"
+                  else "default; set REDPOLL_DATA_DIR to change it")
+        return f"embedded Valkey, data in {self.data_dir} ({origin})"
 
     def with_(self, **changes) -> "Settings":
         return replace(self, **changes)

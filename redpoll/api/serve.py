@@ -20,28 +20,18 @@ import os
 import signal
 import socket
 import sys
-from urllib.parse import urlsplit, urlunsplit
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
 from .. import limits
-from ..server import EmbeddedServer
-from ..settings import Settings
+from ..server import EmbeddedServer, reach
+from ..settings import Settings, redact
 from . import logs
 
 log = logging.getLogger("redpoll.serve")
 
 APP = "redpoll.api.app:create_app"
-
-
-def redact(url: str) -> str:
-    """A database URL without its password, for logs."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
@@ -60,11 +50,20 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
           access_log: bool, log_level: str, backlog: int = 2048) -> None:
     logging.config.dictConfig(logs.config(log_level))
     embedded = None
+    where = settings.database()
     url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)
     if url is None:
-        embedded = EmbeddedServer(settings.data_dir, fsync=settings.fsync).start()
+        embedded = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync).start()
         url = embedded.url
+        where += f", server started at {url}"
         log.info("embedded server started", extra={"redis": url, "data_dir": settings.data_dir})
+    else:
+        # "listening" is printed only once the database answered; a server
+        # that does not answer stops us here with one line (ConfigError)
+        reach(url, settings.cluster)
+        if settings.redis_url is None:
+            where += f", server already running at {url}"
+    log.info("database", extra={"database": redact(where)})
     # The HTTP processes read their settings from the environment.
     os.environ["REDIS_URL"] = url
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"

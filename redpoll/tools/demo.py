@@ -16,11 +16,12 @@ LINES = ["shipping it", "reading about skip lists", "coffee first", "who broke m
 
 async def run_demo(settings: Settings) -> None:
     async with await Redpoll.open(settings) as rp:
-        click.echo(f"server: {settings.redis_url or 'embedded, data in ' + settings.data_dir}")
         rng = random.Random(7)
+        # a new set of logins each run: the demo can run again on the same data
+        run_tag = random.SystemRandom().randrange(36**6)
         users = []
         for name in PEOPLE:
-            login = f"{name}{rng.randrange(10**6)}"
+            login = f"{name}_{run_tag:x}"
             users.append(await rp.sign_up(login, display_name=name.title()))
         for u in users:
             for v in rng.sample(users, 4):
