@@ -78,14 +78,16 @@ async def _run(store: Store, script: str, sid: int, targets: list[str], batch_na
 
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
-               batch: int) -> Cursor | None:
+               batch: int, *, listed: bool = True) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
-    also serves the author's own home and the public timeline."""
+    also serves the author's own home and, for a ``listed`` status (not
+    unlisted), the public timeline."""
     if cursor.phase == HOME:
         targets, rows = await _followers_batch(store, author, cursor.after, batch)
         if cursor == Cursor():
-            targets = [keys.home(author), keys.PUBLIC_TIMELINE] + targets
+            own = [keys.home(author), keys.PUBLIC_TIMELINE] if listed else [keys.home(author)]
+            targets = own + targets
         await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))

@@ -31,6 +31,10 @@ STATUS_MAX_CHARS = 500
 EXTRA_MAX_FIELDS = 8
 EXTRA_NAME_MAX = 32
 EXTRA_VALUE_MAX_BYTES = 256
+#: A content warning (``spoiler_text``), kept as a status extra: 64
+#: characters fit EXTRA_VALUE_MAX_BYTES in any UTF-8. Text and warning
+#: together stay within STATUS_MAX_CHARS, as Mastodon counts them.
+SPOILER_TEXT_MAX_CHARS = 64
 #: A deleted status's id is remembered this long (and at most this many ids
 #: in all) for pages that check ids against keys.DELETED_STATUSES; its
 #: cleanup takes seconds to minutes.

@@ -70,6 +70,13 @@ class Status:
         return cls(id=int(h["id"]), text=h.get("text", ""), created_at=int(h["at"]),
                    user_id=int(h["uid"]), login=h.get("login", ""), extra=extra)
 
+    @property
+    def listed(self) -> bool:
+        """Shown in public places (public timeline, public and filter streams):
+        not so for an ``unlisted`` status, which only its author's followers,
+        profile and direct links show."""
+        return self.extra.get("visibility", "public") == "public"
+
     def to_hash(self) -> dict[str, str]:
         data = {"id": str(self.id), "text": self.text, "at": str(self.created_at),
                 "uid": str(self.user_id), "login": self.login}

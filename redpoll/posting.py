@@ -43,9 +43,11 @@ async def post(store: Store, queue: JobQueue, settings: Settings, author_id, tex
     # call runs the first step itself and then hands the rest to the workers;
     # if the call dies in between, a worker takes the held job over.
     job = {"t": "fanout", "sid": sid, "aid": author_id, **delivery.Cursor().to_job()}
+    if not status.listed:
+        job["unl"] = 1  # unlisted: kept off the public timeline (delivery.step)
     held = await queue.hold(job)
     cursor = await delivery.step(store, "deliver", sid, author_id, delivery.Cursor(),
-                                 settings.fanout_batch)
+                                 settings.fanout_batch, listed=status.listed)
     await queue.release(held, None if cursor is None else {**job, **cursor.to_job()})
     await store.client.hincrby(keys.STATS, "statuses", 1)
     await events.publish(store, events.update_event(status))

@@ -34,7 +34,8 @@ async def _fanout(store: Store, settings: Settings, job: Job) -> Job | None:
     if await _gone(store, sid):
         return None  # deleted meanwhile: its cleanup chain takes over
     start = delivery.Cursor.from_job(job)
-    cursor = await delivery.step(store, "deliver", sid, author, start, settings.fanout_batch)
+    cursor = await delivery.step(store, "deliver", sid, author, start, settings.fanout_batch,
+                                 listed=not job.get("unl"))
     if await _gone(store, sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.

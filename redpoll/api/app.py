@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeout
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -24,7 +25,7 @@ from ..engine import Redpoll
 from ..errors import RedpollError
 from ..settings import Settings
 from ..stream.service import StreamService
-from . import accounts, instance, lists, oauth, openapi, statuses
+from . import accounts, instance, lists, oauth, openapi, pages, startup, statuses
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
 
@@ -67,8 +68,41 @@ ROUTES = [
     Route("/api/v1/lists/{id}/accounts", lists.list_accounts, methods=["GET"]),
     Route("/api/v1/lists/{id}/accounts", lists.add_accounts, methods=["POST"]),
     Route("/api/v1/lists/{id}/accounts", lists.remove_accounts, methods=["DELETE"]),
+    Route("/api/v1/custom_emojis", startup.custom_emojis, methods=["GET"]),
+    Route("/api/v1/filters", startup.filters_v1, methods=["GET"]),
+    Route("/api/v2/filters", startup.filters_v2, methods=["GET"]),
+    Route("/api/v1/announcements", startup.announcements, methods=["GET"]),
+    Route("/api/v1/preferences", startup.preferences, methods=["GET"]),
+    Route("/api/v1/follow_requests", startup.follow_requests, methods=["GET"]),
+    Route("/avatars/original/missing.png", pages.avatar_image, methods=["GET"]),
+    Route("/headers/original/missing.png", pages.header_image, methods=["GET"]),
+    Route("/@{login}", pages.web_page, methods=["GET"]),
+    Route("/@{login}/{id}", pages.web_page, methods=["GET"]),
     Route("/openapi.json", openapi.document, methods=["GET"]),
 ]
+
+#: Paths browser clients on other origins may call (Mastodon's CORS set): the
+#: API, OAuth token endpoints, well-known documents. Tokens travel in the
+#: Authorization header, never in cookies, so any origin may ask.
+CORS_PREFIXES = ("/api/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/openapi.json")
+
+
+class ApiCors:
+    """Starlette's CORSMiddleware (preflight answers, Access-Control-* headers)
+    on the API paths only; the HTML pages are not for other origins."""
+
+    def __init__(self, app):
+        self.app = app
+        self.cors = CORSMiddleware(
+            app, allow_origins=["*"], allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+            allow_headers=["*"], allow_credentials=False, max_age=600,
+            expose_headers=["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+                            "X-RateLimit-Reset", "Retry-After"])
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["path"].startswith(CORS_PREFIXES):
+            return await self.cors(scope, receive, send)
+        return await self.app(scope, receive, send)
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
@@ -151,6 +185,7 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
         BusyLoadingError: _unavailable, Exception: _crash})
     app.state.settings = settings
     app.state.rendered = RenderedStatuses()
+    app.add_middleware(ApiCors)
     if settings.access_log if access_log is None else access_log:
         app.add_middleware(AccessLog)
     return app

@@ -80,6 +80,7 @@ def placeholder_user(status: Status) -> User:
 
 def status(s: Status, author: dict, base: str, *, viewer: bool = False,
            with_source: bool = False) -> dict:
+    extra = s.extra  # what POST /api/v1/statuses stored beyond the text
     out = {
         "id": str(s.id),
         "uri": f"{base}/users/{s.login}/statuses/{s.id}",
@@ -87,9 +88,9 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "created_at": iso(s.created_at),
         "account": author,
         "content": html_text(s.text),
-        "visibility": "public",
-        "sensitive": False,
-        "spoiler_text": "",
+        "visibility": extra.get("visibility", "public"),
+        "sensitive": extra.get("sensitive") == "true",
+        "spoiler_text": extra.get("spoiler_text", ""),
         "media_attachments": [],
         "application": None,
         "mentions": [],
@@ -103,7 +104,7 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "reblog": None,
         "poll": None,
         "card": None,
-        "language": None,
+        "language": extra.get("language"),
         "edited_at": None,
     }
     if viewer:

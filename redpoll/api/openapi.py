@@ -131,6 +131,15 @@ PAGE = [_query("max_id", ID, "Older than this id"), _query("since_id", ID, "Newe
                f"Page size (default {limits.PAGE_DEFAULT}, at most {limits.PAGE_MAX})")]
 
 
+LOGIN_PARAM = {"name": "login", "in": "path", "required": True,
+               "schema": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,30}$"}}
+PREFERENCES = _obj({"posting:default:visibility": {"enum": ["public", "unlisted", "private",
+                                                            "direct"]},
+                    "posting:default:sensitive": BOOL, "posting:default:language": NULLABLE_STR,
+                    "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
+                    "reading:expand:spoilers": BOOL})
+
+
 def _body(properties: dict, required: tuple = ()) -> dict:
     schema = {"type": "object", "properties": properties, "required": list(required)}
     return {"required": bool(required), "content": {
@@ -244,15 +253,22 @@ def _paths() -> dict:
             "The accounts an account follows, newest first", "Accounts", accounts,
             scope="read:accounts", paged=True, params=[_path(), *PAGE])},
         "/api/v1/statuses": {
-            "post": op("Post a status (Idempotency-Key honoured; lat/long stored as location)",
+            "post": op("Post a status (Idempotency-Key honoured; lat/long stored as location; "
+                       "visibility public or unlisted, private/direct refused with 422)",
                        "Statuses", status, auth="required", scope="write:statuses",
                        params=[{"name": "Idempotency-Key", "in": "header", "required": False,
                                 "schema": {"type": "string",
                                            "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
                        body=_body({"status": {"type": "string",
                                               "maxLength": limits.STATUS_MAX_CHARS},
-                                   "visibility": {"enum": ["public"]},
-                                   "sensitive": BOOL, "language": STR,
+                                   "visibility": {"enum": ["public", "unlisted"]},
+                                   "sensitive": BOOL,
+                                   "spoiler_text": {"type": "string",
+                                                    "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
+                                   "language": {"type": "string",
+                                                "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
+                                   "media_ids": {"type": "array", "maxItems": 0,
+                                                 "description": "Accepted empty (no media)"},
                                    "lat": {"type": "number", "minimum": -90, "maximum": 90},
                                    "long": {"type": "number", "minimum": -180, "maximum": 180}},
                                   ("status",))),
@@ -310,6 +326,31 @@ def _paths() -> dict:
                              "account_ids[]", {"type": "array", "items": ID,
                                                "maxItems": limits.API_IDS_PER_REQUEST})]),
         },
+        "/api/v1/custom_emojis": {"get": op("Custom emojis (none)", "Instance", _array({}),
+                                            auth="none")},
+        "/api/v1/filters": {"get": op("Your filters, v1 (none yet)", "Filters", _array({}),
+                                      auth="required", scope="read:filters")},
+        "/api/v2/filters": {"get": op("Your filters, v2 (none yet)", "Filters", _array({}),
+                                      auth="required", scope="read:filters")},
+        "/api/v1/announcements": {"get": op(
+            "Instance announcements (none)", "Instance", _array({}), auth="required",
+            params=[_query("with_dismissed", BOOL)])},
+        "/api/v1/preferences": {"get": op(
+            "Your posting and reading defaults", "Accounts", PREFERENCES, auth="required",
+            scope="read:accounts")},
+        "/api/v1/follow_requests": {"get": op(
+            "Pending requests to follow you (none until accounts can be locked)", "Accounts",
+            accounts, auth="required", scope="read:follows", paged=True, params=PAGE)},
+        "/avatars/original/missing.png": {"get": op(
+            "The default avatar", "Pages", {"type": "string", "format": "binary"}, auth="none",
+            ok_type="image/png")},
+        "/headers/original/missing.png": {"get": op(
+            "The default header image", "Pages", {"type": "string", "format": "binary"},
+            auth="none", ok_type="image/png")},
+        "/@{login}": {"get": op("An account's page (HTML)", "Pages", STR, auth="none",
+                                ok_type="text/html", params=[LOGIN_PARAM])},
+        "/@{login}/{id}": {"get": op("A status's page (HTML)", "Pages", STR, auth="none",
+                                     ok_type="text/html", params=[LOGIN_PARAM, _path()])},
         "/openapi.json": {"get": op("This document", "Meta", {"type": "object"}, auth="none")},
     }
 

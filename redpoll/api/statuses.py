@@ -1,9 +1,11 @@
 """Statuses and timelines."""
 from __future__ import annotations
 
+import re
+
 from starlette.responses import Response
 
-from .. import idempotency
+from .. import idempotency, limits
 from ..errors import Forbidden, ValidationError
 from ..models import Page, Status
 from . import entities
@@ -42,10 +44,21 @@ async def timeline_response(ctx: Ctx, statuses: Page) -> Response:
 
 
 # --- statuses -------------------------------------------------------------------------------
-def _unsupported(ctx: Ctx) -> None:
-    """Reject, rather than silently drop, what redpoll cannot do."""
+#: Visibilities a status may be posted with now. ``private`` and ``direct``
+#: are refused (422) rather than stored: a status stored as private but shown
+#: to everyone would be a privacy breach (the privacy issue gives them meaning).
+POSTABLE = ("public", "unlisted")
+_LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?")
+
+
+def _post_options(ctx: Ctx, text_chars: int) -> dict:
+    """The documented POST /api/v1/statuses parameters beyond ``status``, as
+    the engine's status extras (echoed by the entity). Clients send them all
+    with every post, empty or false; what redpoll cannot do is refused with a
+    422 naming the parameter, never silently dropped."""
     p = ctx.params
-    if p.has("media_ids"):
+    media = p.raw("media_ids")
+    if media not in (None, "", []):  # clients send an empty list with every post
         raise ValidationError("media_ids", "media attachments are not supported")
     if p.has("poll"):
         raise ValidationError("poll", "polls are not supported")
@@ -53,15 +66,30 @@ def _unsupported(ctx: Ctx) -> None:
         raise ValidationError("in_reply_to_id", "replies are not supported")
     if p.has("scheduled_at"):
         raise ValidationError("scheduled_at", "scheduled statuses are not supported")
-    if p.str("spoiler_text", max_chars=500):
-        raise ValidationError("spoiler_text", "content warnings are not supported")
+    extra = {}
     visibility = p.str("visibility", max_chars=20)
     if visibility not in (None, "public"):
-        if visibility in VISIBILITIES:
-            raise ValidationError("visibility", f"{visibility} is not supported; only public")
-        raise ValidationError("visibility", "must be one of " + ", ".join(VISIBILITIES))
-    p.bool("sensitive")
-    p.str("language", max_chars=16)
+        if visibility not in VISIBILITIES:
+            raise ValidationError("visibility", "must be one of " + ", ".join(VISIBILITIES))
+        if visibility not in POSTABLE:
+            raise ValidationError("visibility", f"{visibility} is not supported yet; "
+                                                "use public or unlisted")
+        extra["visibility"] = visibility
+    spoiler = (p.str("spoiler_text", max_chars=limits.SPOILER_TEXT_MAX_CHARS) or "").strip()
+    if spoiler:
+        if len(spoiler) + text_chars > limits.STATUS_MAX_CHARS:
+            raise ValidationError("spoiler_text", "the text and the content warning together "
+                                                  f"exceed {limits.STATUS_MAX_CHARS} characters")
+        extra["spoiler_text"] = spoiler
+    if p.bool("sensitive") or spoiler:  # a content warning hides the text (Mastodon)
+        extra["sensitive"] = "true"
+    language = p.str("language", max_chars=16)
+    if language:
+        language = language.lower()
+        if not _LANGUAGE.fullmatch(language):
+            raise ValidationError("language", "must be an ISO 639 language code")
+        extra["language"] = language
+    return extra
 
 
 def _location(ctx: Ctx) -> dict:
@@ -80,9 +108,8 @@ def _location(ctx: Ctx) -> dict:
 
 @endpoint(auth="required", scope="write:statuses")
 async def post_status(ctx: Ctx) -> Response:
-    _unsupported(ctx)
     text = ctx.params.str("status", required=True, max_chars=100_000)
-    extra = _location(ctx)
+    extra = _post_options(ctx, len(text)) | _location(ctx)
     key = ctx.request.headers.get("idempotency-key")
     if key is not None:
         status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra)

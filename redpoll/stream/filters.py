@@ -95,7 +95,7 @@ class Event:
     """One entry of the event log, decoded once and shared by every client."""
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text",
-                 "_words", "point", "rendered")
+                 "_words", "point", "rendered", "listed")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -107,6 +107,9 @@ class Event:
         self.text = str(status.get("text", ""))
         self._words = None
         self.point = parse_point(status.get("location"))
+        #: an unlisted status reaches followers (follow/authors) and the
+        #: mentioned, never the public places: sample, track, tags, boxes
+        self.listed = status.get("visibility", "public") == "public"
         #: format name -> bytes, filled by the renderers (one rendering per event)
         self.rendered: dict = {}
 
@@ -174,12 +177,14 @@ class Filter:
         return any(a <= lon <= c and b <= lat <= d for a, b, c, d in self.boxes)
 
     def matches(self, ev: Event) -> bool:
-        if self.sample is not None and ev.sid % 100 in self.sample:
+        if self.sample is not None and ev.listed and ev.sid % 100 in self.sample:
             return True
         if ev.uid in self.user_ids or ev.uid in self.authors:
             return True
         if self.logins and (ev.login in self.logins or not self.logins.isdisjoint(ev.mentions)):
             return True
+        if not ev.listed:
+            return False
         if self.boxes and self.in_boxes(ev.point):
             return True
         if self.tags and not self.tags.isdisjoint(ev.tags):

@@ -1,0 +1,63 @@
+"""What the URLs in entities point at: an account's page (``/@login``), a
+status's page (``/@login/:id``) and the default avatar and header images.
+
+``web_page`` is one small route function on purpose: the web app (issue 11)
+replaces it with its own page at the same two paths.
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..errors import RedpollError
+from . import entities
+from .http import ApiError, Ctx
+from .oauth import page
+
+STATIC = Path(__file__).with_name("static")
+IMAGES = {name: (STATIC / f"{name}.png").read_bytes() for name in ("avatar", "header")}
+IMAGE_HEADERS = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
+
+
+async def web_page(request: Request) -> Response:
+    """``/@login``: the account; ``/@login/:id``: one of its statuses (a
+    status id of another account is not found here, as on Mastodon)."""
+    ctx = Ctx(request)
+    e = html.escape
+    try:
+        await ctx._ip_hit()
+        user = await ctx.rp.lookup(request.path_params["login"])
+        sid = request.path_params.get("id")
+        status = None
+        if sid is not None:
+            status = await ctx.rp.get_status(ctx.path_id())
+            if status.user_id != user.id:
+                raise ApiError(404, "Record not found")
+    except ApiError as exc:  # rate limit, bad id
+        return page("Error" if exc.status != 404 else "Not found", f"<p>{e(exc.message)}</p>",
+                    exc.status)
+    except RedpollError:  # no such login (or not a login at all), no such status
+        return page("Not found", "<p>Nothing here.</p>", 404)
+    who = (f"<p><strong>{e(user.display_name)}</strong> @{e(user.login)}</p>"
+           f"{entities.html_text(user.bio) if user.bio else ''}"
+           f"<p>{user.posts} posts · {user.following} following · {user.followers} followers</p>")
+    if status is None:
+        return page(f"{user.display_name} (@{user.login})", who)
+    when = entities.iso(status.created_at)
+    return page(f"{user.display_name}: status {status.id}",
+                f"{who}<article>{entities.html_text(status.text)}"
+                f"<p><time datetime={when}>{when}</time></p></article>")
+
+
+def _image(name: str):
+    async def serve(request: Request) -> Response:
+        return Response(IMAGES[name], media_type="image/png", headers=IMAGE_HEADERS)
+    serve.__name__ = f"{name}_image"
+    return serve
+
+
+avatar_image = _image("avatar")
+header_image = _image("header")
