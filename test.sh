@@ -7,6 +7,20 @@ cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,tools]"
+# The web app's browser tests drive Debian's chromium (Playwright never downloads one).
+if [ ! -x /usr/bin/chromium ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "== installing chromium (apt) =="
+        if ! { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive \
+                apt-get install -y -qq --no-install-recommends chromium >/dev/null; }; then
+            echo "test.sh: 'apt-get install chromium' failed; the browser tests need /usr/bin/chromium" >&2
+            exit 1
+        fi
+    else
+        echo "test.sh: the browser tests need Debian's chromium at /usr/bin/chromium: run 'sudo apt-get install chromium'" >&2
+        exit 1
+    fi
+fi
 echo "== single server =="
 .venv/bin/python -m pytest -q "$@"
 echo "== 3-master Redis Cluster =="

@@ -22,6 +22,7 @@ each is on one key or one slot, so all of it is Redis Cluster safe):
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -249,16 +250,75 @@ async def revoke(store: Store, app: App, token) -> bool:
 
 
 # --- authorization codes -------------------------------------------------------------------
-async def create_code(store: Store, app: App, uid: int, redirect_uri: str, scopes) -> str:
+#: RFC 7636 section 4.1: a code verifier is 43 to 128 unreserved characters;
+#: an S256 challenge is the base64url (no padding) of its SHA-256, 43 characters.
+_VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def s256(verifier: str) -> str:
+    """The S256 code challenge of a PKCE code verifier (RFC 7636 section 4.2)."""
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()
+                                    ).rstrip(b"=").decode("ascii")
+
+
+def pkce_challenge(challenge, method) -> str | None:
+    """A checked PKCE challenge from an authorization request, or None when the
+    client sent none. Only S256 is supported (a missing method means "plain",
+    RFC 7636 section 4.3, which is refused)."""
+    if challenge in (None, ""):
+        if method not in (None, ""):
+            raise OAuthError("invalid_request", "code_challenge_method without code_challenge")
+        return None
+    if method != "S256":
+        raise OAuthError("invalid_request", "code_challenge_method must be S256")
+    if not isinstance(challenge, str) or not _CHALLENGE.fullmatch(challenge):
+        raise OAuthError("invalid_request", "code_challenge must be 43 base64url characters")
+    return challenge
+
+
+@dataclass(frozen=True, slots=True)
+class CodeGrant:
+    """What an authorization code stands for, stored with it."""
+    uid: int
+    client_id: str
+    redirect_uri: str
+    #: the authorization request named redirect_uri (RFC 6749 4.1.3: then the
+    #: token request must name the same one)
+    redirect_given: bool
+    scopes: tuple[str, ...]
+    challenge: str | None  # PKCE S256 challenge, if the client sent one
+
+
+async def create_code(store: Store, app: App, uid: int, redirect_uri: str, scopes, *,
+                      redirect_given: bool = True, challenge: str | None = None) -> str:
     code = new_secret()
     payload = json.dumps({"uid": uid, "app": app.client_id, "redirect_uri": redirect_uri,
-                          "scopes": " ".join(scopes)})
+                          "redirect_given": redirect_given, "scopes": " ".join(scopes),
+                          "challenge": challenge})
     await store.client.set(keys.auth_code(digest(code)), payload, ex=limits.AUTH_CODE_TTL_S)
     return code
 
 
-async def redeem_code(store: Store, app: App, code, redirect_uri) -> tuple[int, tuple[str, ...]]:
-    """(user id, scopes) of a code issued to ``app``; a code works once (GETDEL)."""
+def _grant_matches(grant: CodeGrant, app: App, redirect_uri, verifier) -> bool:
+    if grant.client_id != app.client_id:
+        return False
+    # RFC 6749 4.1.3: a code issued for a named redirect_uri needs that same
+    # redirect_uri here; without one named, a redirect_uri given must be the one used
+    if grant.redirect_given and redirect_uri in (None, ""):
+        return False
+    if redirect_uri not in (None, "") and redirect_uri != grant.redirect_uri:
+        return False
+    if grant.challenge is None:
+        return verifier in (None, "")  # a verifier for a code without a challenge: refused
+    return (isinstance(verifier, str) and bool(_VERIFIER.fullmatch(verifier))
+            and secrets.compare_digest(s256(verifier), grant.challenge))
+
+
+async def redeem_code(store: Store, app: App, code, redirect_uri, verifier=None
+                      ) -> tuple[int, tuple[str, ...]]:
+    """(user id, scopes) of a code issued to ``app``; a code works once (GETDEL),
+    so a failed attempt (wrong redirect_uri, wrong PKCE verifier) burns it too."""
     bad = OAuthError("invalid_grant", "The provided authorization grant is invalid, expired, "
                      "revoked, does not match the redirection URI used in the authorization "
                      "request, or was issued to another client.")
@@ -268,9 +328,12 @@ async def redeem_code(store: Store, app: App, code, redirect_uri) -> tuple[int, 
     if raw is None:
         raise bad
     data = json.loads(raw)
-    if data["app"] != app.client_id or (redirect_uri or data["redirect_uri"]) != data["redirect_uri"]:
+    grant = CodeGrant(int(data["uid"]), data["app"], data["redirect_uri"],
+                      bool(data.get("redirect_given", True)), tuple(data["scopes"].split()),
+                      data.get("challenge"))
+    if not _grant_matches(grant, app, redirect_uri, verifier):
         raise bad
-    return int(data["uid"]), tuple(data["scopes"].split())
+    return grant.uid, grant.scopes
 
 
 # --- registration and log-in ---------------------------------------------------------------
@@ -333,4 +396,5 @@ async def password_login(rp: "Redpoll", username, password) -> User | None:
 
 __all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginTaken", "OOB", "parse_scopes",
            "within", "create_app", "get_app", "check_client", "issue_token", "authenticate",
-           "revoke", "create_code", "redeem_code", "register", "password_login"]
+           "revoke", "create_code", "redeem_code", "pkce_challenge", "s256", "CodeGrant",
+           "register", "password_login"]

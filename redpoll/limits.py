@@ -157,3 +157,8 @@ PASSWORD_MAX_CHARS = 1024
 EMAIL_MAX_CHARS = 254
 #: Seconds instance statistics may be served from a per-process cache.
 INSTANCE_STATS_CACHE_S = 60
+
+# --- web app (redpoll/web) -------------------------------------------------------
+#: Bytes of HTML/JS/CSS/SVG the web app ships (issue 11: the page under 512 KB);
+#: checked when the package is imported.
+WEB_ASSETS_MAX_BYTES = 512 * 1024

@@ -25,6 +25,7 @@ from ..engine import Redpoll
 from ..errors import RedpollError
 from ..settings import Settings
 from ..stream.service import StreamService
+from .. import web
 from . import accounts, instance, lists, oauth, openapi, pages, startup, statuses
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
@@ -76,8 +77,6 @@ ROUTES = [
     Route("/api/v1/follow_requests", startup.follow_requests, methods=["GET"]),
     Route("/avatars/original/missing.png", pages.avatar_image, methods=["GET"]),
     Route("/headers/original/missing.png", pages.header_image, methods=["GET"]),
-    Route("/@{login}", pages.web_page, methods=["GET"]),
-    Route("/@{login}/{id}", pages.web_page, methods=["GET"]),
     Route("/openapi.json", openapi.document, methods=["GET"]),
 ]
 
@@ -179,7 +178,7 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
             await rp.close()
             log.info("api process stopped")
 
-    app = Starlette(routes=[*ROUTES, *stream.routes()], lifespan=lifespan, exception_handlers={
+    app = Starlette(routes=[*ROUTES, *stream.routes(), *web.routes(pages.web_page)], lifespan=lifespan, exception_handlers={
         ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
         RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
         BusyLoadingError: _unavailable, Exception: _crash})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -72,7 +73,8 @@ async def token(ctx: Ctx) -> Response:
         await ctx.limit("login", ctx.settings.rate_login)
     app = await auth.check_client(ctx.rp.store, *_client_credentials(ctx))
     if grant == "authorization_code":
-        uid, scopes = await auth.redeem_code(ctx.rp.store, app, p.str("code"), p.str("redirect_uri"))
+        uid, scopes = await auth.redeem_code(ctx.rp.store, app, p.str("code"), p.str("redirect_uri"),
+                                             p.str("code_verifier", max_chars=200))
     else:
         scopes = auth.parse_scopes(p.str("scope") or p.str("scopes"))
         if not auth.within(scopes, app.scopes):
@@ -109,7 +111,7 @@ async def server_metadata(ctx: Ctx) -> Response:
         "scopes_supported": list(auth.TOP_SCOPES) + sorted(auth.READ_SCOPES | auth.WRITE_SCOPES),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query", "fragment", "form_post"],
-        "code_challenge_methods_supported": [],
+        "code_challenge_methods_supported": ["S256"],
         "grant_types_supported": list(GRANT_TYPES),
         "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
     })
@@ -126,7 +128,9 @@ PAGE_HEADERS = {
 }
 STYLE = ("body{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}"
          "input{display:block;width:100%;margin:.3em 0 1em;padding:.4em}"
-         "button{padding:.5em 1.5em}.error{color:#b00}code{font-size:1.2em;word-break:break-all}")
+         "button{padding:.5em 1.5em}.error{color:#b00}code{font-size:1.2em;word-break:break-all}"
+         ":root{color-scheme:light dark}"
+         "@media (prefers-color-scheme:dark){body{background:#111318;color:#e8eaef}.error{color:#ff6b7d}}")
 
 
 def page(title: str, body: str, status: int = 200) -> HTMLResponse:
@@ -141,7 +145,17 @@ class _Refused(Exception):
         self.message = message
 
 
-async def _authorize_request(ctx: Ctx) -> tuple[auth.App, str, tuple[str, ...], str]:
+@dataclass(frozen=True, slots=True)
+class _AuthorizeRequest:
+    app: auth.App
+    redirect_uri: str
+    redirect_given: bool  # the request named it (RFC 6749 4.1.3 at the token endpoint)
+    scopes: tuple[str, ...]
+    state: str
+    challenge: str | None  # PKCE S256 (RFC 7636)
+
+
+async def _authorize_request(ctx: Ctx) -> _AuthorizeRequest:
     """Check the client's request; an error here must not redirect anywhere."""
     p = ctx.params
     try:
@@ -150,31 +164,38 @@ async def _authorize_request(ctx: Ctx) -> tuple[auth.App, str, tuple[str, ...], 
         app = await auth.get_app(ctx.rp.store, p.str("client_id", max_chars=200))
         if app is None:
             raise _Refused("Unknown client_id")
-        redirect_uri = p.str("redirect_uri", max_chars=2000) or (
-            app.redirect_uris[0] if len(app.redirect_uris) == 1 else "")
+        given = p.str("redirect_uri", max_chars=2000) or ""
+        redirect_uri = given or (app.redirect_uris[0] if len(app.redirect_uris) == 1 else "")
         if redirect_uri not in app.redirect_uris:
             raise _Refused("The redirect_uri is not registered for this application")
         scopes = auth.parse_scopes(p.str("scope", max_chars=2000))
         if not auth.within(scopes, app.scopes):
             raise _Refused("The requested scope is not allowed for this application")
         state = p.str("state", max_chars=2000) or ""
+        challenge = auth.pkce_challenge(p.str("code_challenge", max_chars=200),
+                                        p.str("code_challenge_method", max_chars=20))
     except (RedpollError, ) as exc:
         raise _Refused(exc.message) from None
-    return app, redirect_uri, scopes, state
+    return _AuthorizeRequest(app, redirect_uri, bool(given), scopes, state, challenge)
 
 
-def _form(app: auth.App, redirect_uri: str, scopes, state: str, error: str = "") -> str:
+def _form(req: _AuthorizeRequest, error: str = "") -> str:
     e = html.escape
-    hidden = "".join(f"<input type=hidden name={name} value=\"{e(value)}\">" for name, value in (
-        ("response_type", "code"), ("client_id", app.client_id), ("redirect_uri", redirect_uri),
-        ("scope", " ".join(scopes)), ("state", state)))
+    fields = [("response_type", "code"), ("client_id", req.app.client_id),
+              ("scope", " ".join(req.scopes)), ("state", req.state)]
+    if req.redirect_given:
+        fields.append(("redirect_uri", req.redirect_uri))
+    if req.challenge:
+        fields += [("code_challenge", req.challenge), ("code_challenge_method", "S256")]
+    hidden = "".join(f"<input type=hidden name={name} value=\"{e(value)}\">"
+                     for name, value in fields)
     err = f"<p class=error role=alert>{e(error)}</p>" if error else ""
-    return (f"<p><strong>{e(app.name)}</strong> would like to use your account with the "
-            f"permissions: <code>{e(' '.join(scopes))}</code>.</p>{err}"
+    return (f"<p><strong>{e(req.app.name)}</strong> would like to use your account with the "
+            f"permissions: <code>{e(' '.join(req.scopes))}</code>.</p>{err}"
             f"<form method=post action=/oauth/authorize>{hidden}"
             f"<label>Username or e-mail<input name=username autocomplete=username required></label>"
             f"<label>Password<input name=password type=password autocomplete=current-password required></label>"
-            f"<button type=submit>Authorize</button></form>")
+            f"<button type=submit>Sign in</button></form>")
 
 
 async def _read_authorize_request(ctx: Ctx, request: Request):
@@ -191,24 +212,25 @@ async def authorize_page(request: Request) -> Response:
     ctx = Ctx(request)
     try:
         await ctx._ip_hit()
-        app, redirect_uri, scopes, state = await _read_authorize_request(ctx, request)
+        req = await _read_authorize_request(ctx, request)
     except (_Refused, ApiError) as exc:
         return _failure_page(exc)
-    return page("Authorize " + app.name, _form(app, redirect_uri, scopes, state))
+    return page("Authorize " + req.app.name, _form(req))
 
 
 async def authorize_submit(request: Request) -> Response:
     ctx = Ctx(request)
     try:
         await ctx.limit("login", ctx.settings.rate_login)
-        app, redirect_uri, scopes, state = await _read_authorize_request(ctx, request)
+        req = await _read_authorize_request(ctx, request)
     except (_Refused, ApiError) as exc:
         return _failure_page(exc)
     user = await auth.password_login(ctx.rp, ctx.params.raw("username"), ctx.params.raw("password"))
     if user is None:
-        return page("Authorize " + app.name,
-                    _form(app, redirect_uri, scopes, state, "Invalid username or password."), 401)
-    code = await auth.create_code(ctx.rp.store, app, user.id, redirect_uri, scopes)
+        return page("Authorize " + req.app.name, _form(req, "Invalid username or password."), 401)
+    code = await auth.create_code(ctx.rp.store, req.app, user.id, req.redirect_uri, req.scopes,
+                                  redirect_given=req.redirect_given, challenge=req.challenge)
+    redirect_uri, state = req.redirect_uri, req.state
     if redirect_uri == OOB:
         return page("Authorization code",
                     "<p>Copy this code and paste it into the application:</p>"

@@ -195,7 +195,7 @@ def _paths() -> dict:
             _ref("Token"), auth="none", body=_body({
                 "grant_type": {"enum": ["password", "client_credentials", "authorization_code"]},
                 "client_id": STR, "client_secret": STR, "scope": STR, "username": STR,
-                "password": STR, "code": STR, "redirect_uri": STR},
+                "password": STR, "code": STR, "redirect_uri": STR, "code_verifier": STR},
                 ("grant_type", "client_id", "client_secret")))},
         "/oauth/revoke": {"post": op("Revoke a token", "OAuth", _ref("Empty"), auth="none",
                                      body=_body({"client_id": STR, "client_secret": STR,
@@ -207,13 +207,15 @@ def _paths() -> dict:
                           _query("response_type", {"const": "code"}, required=True),
                           _query("client_id", STR, required=True),
                           _query("redirect_uri", STR), _query("scope", STR),
-                          _query("state", STR)]),
+                          _query("state", STR), _query("code_challenge", STR),
+                          _query("code_challenge_method", {"const": "S256"})]),
             "post": op("Submit the authorization form: redirect with a code, or show it (oob)",
                        "OAuth", STR, auth="none", ok_type="text/html",
                        body={"required": True, "content": {"application/x-www-form-urlencoded": {
                            "schema": {"type": "object", "properties": {
                                "response_type": STR, "client_id": STR, "redirect_uri": STR,
-                               "scope": STR, "state": STR, "username": STR, "password": STR},
+                               "scope": STR, "state": STR, "username": STR, "password": STR,
+                               "code_challenge": STR, "code_challenge_method": STR},
                                "required": ["client_id", "username", "password"]}}}}),
         },
         "/api/v1/accounts": {"post": op(

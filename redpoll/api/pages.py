@@ -1,8 +1,9 @@
 """What the URLs in entities point at: an account's page (``/@login``), a
 status's page (``/@login/:id``) and the default avatar and header images.
 
-``web_page`` is one small route function on purpose: the web app (issue 11)
-replaces it with its own page at the same two paths.
+``web_page`` answers with the web app's shell (``redpoll.web``), the app
+starting on the page; the summary here shows until it does, and to readers
+and link previews that run no JavaScript.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from starlette.responses import Response
 from ..errors import RedpollError
 from . import entities
 from .http import ApiError, Ctx
-from .oauth import page
+from .. import web
 
 STATIC = Path(__file__).with_name("static")
 IMAGES = {name: (STATIC / f"{name}.png").read_bytes() for name in ("avatar", "header")}
@@ -37,19 +38,19 @@ async def web_page(request: Request) -> Response:
             if status.user_id != user.id:
                 raise ApiError(404, "Record not found")
     except ApiError as exc:  # rate limit, bad id
-        return page("Error" if exc.status != 404 else "Not found", f"<p>{e(exc.message)}</p>",
-                    exc.status)
+        return web.document("Error" if exc.status != 404 else "Not found",
+                            f"<p>{e(exc.message)}</p>", exc.status)
     except RedpollError:  # no such login (or not a login at all), no such status
-        return page("Not found", "<p>Nothing here.</p>", 404)
+        return web.document("Not found", "<p>Nothing here.</p>", 404)
     who = (f"<p><strong>{e(user.display_name)}</strong> @{e(user.login)}</p>"
            f"{entities.html_text(user.bio) if user.bio else ''}"
            f"<p>{user.posts} posts · {user.following} following · {user.followers} followers</p>")
     if status is None:
-        return page(f"{user.display_name} (@{user.login})", who)
+        return web.document(f"{user.display_name} (@{user.login})", who)
     when = entities.iso(status.created_at)
-    return page(f"{user.display_name}: status {status.id}",
-                f"{who}<article>{entities.html_text(status.text)}"
-                f"<p><time datetime={when}>{when}</time></p></article>")
+    return web.document(f"{user.display_name}: status {status.id}",
+                        f"{who}<article>{entities.html_text(status.text)}"
+                        f"<p><time datetime={when}>{when}</time></p></article>")
 
 
 def _image(name: str):

@@ -1,0 +1,116 @@
+"""The web app served at ``/``: a client of Redpoll's own public Mastodon API
+and streaming API on the same origin (no private endpoints).
+
+What ``pip install`` puts in place is what is served: plain ES modules, CSS
+and an SVG icon in ``redpoll/web/static/`` (package data, no build step).
+Every asset lives under ``/assets/<version>/``, where the version is a digest
+of the whole static folder, so relative ``import``s between modules stay in
+one version and the files can be cached for a year (``immutable``); the HTML
+shell (one document for every app path, the router runs in the browser) is
+``no-cache`` and carries a Content-Security-Policy that allows only this
+origin: scripts, styles, images and fetch/WebSocket connections.
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from .. import limits
+
+STATIC = Path(__file__).with_name("static")
+TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+         ".svg": "image/svg+xml"}
+
+
+def _load() -> tuple[str, dict[str, bytes]]:
+    files = {p.name: p.read_bytes() for p in sorted(STATIC.iterdir())
+             if p.is_file() and p.suffix in TYPES}
+    total = sum(len(b) for b in files.values())
+    if total > limits.WEB_ASSETS_MAX_BYTES:  # the issue's page budget, checked at import
+        raise RuntimeError(f"web assets are {total} bytes, over {limits.WEB_ASSETS_MAX_BYTES}")
+    h = hashlib.sha256()
+    for name, body in files.items():
+        h.update(name.encode() + b"\0" + body + b"\0")
+    return h.hexdigest()[:16], files
+
+
+VERSION, FILES = _load()
+ASSETS = f"/assets/{VERSION}"
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; "
+       "frame-ancestors 'none'")
+SHELL_HEADERS = {
+    "Cache-Control": "no-cache",
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+}
+ASSET_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable",
+                 "X-Content-Type-Options": "nosniff"}
+
+def _document(title: str, fallback: str) -> bytes:
+    """The HTML shell; ``fallback`` (escaped HTML) shows until the app starts,
+    and to a reader without JavaScript."""
+    return (
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        "<meta name=viewport content='width=device-width, initial-scale=1'>"
+        "<meta name=color-scheme content='light dark'>"
+        f"<title>{html.escape(title)}</title>"
+        f"<link rel=icon href='{ASSETS}/icon.svg' type='image/svg+xml'>"
+        f"<link rel=stylesheet href='{ASSETS}/style.css'>"
+        f"<link rel=modulepreload href='{ASSETS}/api.js'>"
+        f"<script type=module src='{ASSETS}/app.js'></script>"
+        "</head><body><a class=skip href='#main'>Skip to content</a>"
+        f"<div id=app><div class=fallback>{fallback}</div></div>"
+        "<noscript>Redpoll's web app needs JavaScript; any Mastodon client works too.</noscript>"
+        "</body></html>").encode()
+
+
+SHELL = _document("Redpoll", "<p class=loading>Loading Redpoll…</p>")
+
+
+def document(title: str, fallback: str, status: int = 200) -> Response:
+    """The app's shell with a server-rendered summary of the page (an account,
+    a status) for readers and link previews that run no JavaScript."""
+    return HTMLResponse(_document(f"{title} · Redpoll", fallback), status_code=status,
+                        headers=SHELL_HEADERS)
+
+
+async def shell(request: Request) -> Response:
+    if request.method == "HEAD":
+        return Response(b"", media_type="text/html; charset=utf-8", headers=SHELL_HEADERS)
+    return HTMLResponse(SHELL, headers=SHELL_HEADERS)
+
+
+async def asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    body = FILES.get(name)
+    if body is None or request.path_params["version"] != VERSION:
+        # an old version's file is gone: a reload fetches the new shell
+        return Response(b"Not found", status_code=404, media_type="text/plain",
+                        headers={"Cache-Control": "no-store"})
+    return Response(body, media_type=TYPES[Path(name).suffix], headers=ASSET_HEADERS)
+
+
+#: Paths the browser-side router shows (one shell document for all of them);
+#: ``/@login`` and ``/@login/:id`` are the account and status pages that
+#: ``routes(page)`` is given, which answer the same shell with a summary.
+APP_PATHS = ("/", "/signin", "/signup", "/oauth/callback", "/home", "/notifications",
+             "/explore", "/public", "/public/local", "/tags/{tag}", "/lists", "/lists/{id}",
+             "/search", "/settings", "/bookmarks", "/favourites", "/@{login}/followers",
+             "/@{login}/following")
+
+
+def routes(page) -> list[Route]:
+    """The app's routes; ``page`` answers ``/@login`` and ``/@login/:id``."""
+    out = [Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"])]
+    out += [Route(path, shell, methods=["GET", "HEAD"]) for path in APP_PATHS]
+    out += [Route("/@{login}", page, methods=["GET"]), Route("/@{login}/{id}", page, methods=["GET"])]
+    return out

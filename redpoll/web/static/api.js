@@ -1,0 +1,87 @@
+// The Mastodon client API on this origin: fetch with the session's token,
+// errors as ApiError, pages with their Link-header cursors.
+
+const SESSION = 'redpoll.session';
+
+export const session = {
+  get() {
+    try { return JSON.parse(localStorage.getItem(SESSION)); } catch { return null; }
+  },
+  set(value) { localStorage.setItem(SESSION, JSON.stringify(value)); },
+  clear() { localStorage.removeItem(SESSION); },
+  token() { return this.get()?.token || null; },
+  me() { return this.get()?.me || null; },
+};
+
+export const bus = new EventTarget();
+export function emit(name, detail) { bus.dispatchEvent(new CustomEvent(name, { detail })); }
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    const details = body && body.details;
+    let message = (body && (body.error_description || body.error)) || `HTTP ${status}`;
+    if (details) {
+      const first = Object.values(details)[0];
+      if (first && first[0] && first[0].description) message = first[0].description;
+    }
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+function urlFor(path, query) {
+  const url = new URL(path, location.origin);
+  for (const [k, v] of Object.entries(query || {})) {
+    if (v === null || v === undefined || v === '') continue;
+    if (Array.isArray(v)) v.forEach((x) => url.searchParams.append(k + '[]', x));
+    else url.searchParams.set(k, v);
+  }
+  return url;
+}
+
+// One request. `body` is sent as JSON, `form` as application/x-www-form-urlencoded.
+export async function request(path, { method = 'GET', query, body, form, token, headers } = {}) {
+  const h = { Accept: 'application/json', ...(headers || {}) };
+  const t = token === undefined ? session.token() : token;
+  if (t) h.Authorization = 'Bearer ' + t;
+  let payload;
+  if (form) payload = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== undefined && v !== null));
+  else if (body !== undefined) { h['Content-Type'] = 'application/json'; payload = JSON.stringify(body); }
+  let res;
+  try {
+    res = await fetch(urlFor(path, query), { method, headers: h, body: payload,
+      credentials: 'omit', cache: 'no-store', redirect: 'error' });
+  } catch {
+    throw new ApiError(0, { error: 'The server cannot be reached' });
+  }
+  const text = await res.text();
+  let data = null;
+  if (text) { try { data = JSON.parse(text); } catch { data = { error: text.slice(0, 200) }; } }
+  if (res.status === 401 && t && t === session.token()) emit('unauthorized');
+  if (!res.ok) throw new ApiError(res.status, data);
+  return { data, link: parseLink(res.headers.get('Link')) };
+}
+
+export async function api(path, options) { return (await request(path, options)).data; }
+
+// Link: <url>; rel="next", <url>; rel="prev"  ->  {next: '/path?query', prev: ...}
+export function parseLink(header) {
+  const out = {};
+  if (!header) return out;
+  for (const part of header.split(',')) {
+    const m = part.match(/<([^>]+)>\s*;\s*rel="?(\w+)"?/);
+    if (!m) continue;
+    try {
+      const url = new URL(m[1], location.origin);
+      if (url.origin === location.origin) out[m[2]] = url.pathname + url.search;
+    } catch { /* ignore a malformed link */ }
+  }
+  return out;
+}
+
+let instance = null;
+export async function instanceInfo() {
+  if (!instance) instance = api('/api/v2/instance', { token: null }).catch((e) => { instance = null; throw e; });
+  return instance;
+}

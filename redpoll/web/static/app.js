@@ -1,0 +1,219 @@
+// Redpoll's web app: the shell (navigation, page, messages), the router over
+// the History API, the unread-notifications badge and the live stream.
+import { api, session, bus, emit } from './api.js';
+import { h, icon, toast, errorText, clear } from './ui.js';
+import { startStreaming, stopStreaming, resubscribe } from './stream.js';
+import { composer } from './compose.js';
+import * as auth from './auth.js';
+import * as views from './views.js';
+import { loadFeatures, has } from './features.js';
+
+const root = document.getElementById('app');
+const PUBLIC = new Set(['landing', 'signup', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
+
+const ROUTES = [
+  [/^\/(?:home)?$/, 'home', (c) => views.home(c)],
+  [/^\/signin$/, 'landing', (c) => views.landing(c)],
+  [/^\/signup$/, 'signup', (c) => views.signup(c)],
+  [/^\/oauth\/callback$/, 'callback', (c) => views.callback(c)],
+  [/^\/notifications$/, 'notifications', (c) => views.notifications(c)],
+  [/^\/explore$/, 'explore', (c) => views.explore(c, true)],
+  [/^\/public\/local$/, 'explore', (c) => views.explore(c, true)],
+  [/^\/public$/, 'public', (c) => views.explore(c, false)],
+  [/^\/tags\/([^/]+)$/, 'tag', (c, t) => views.tag(c, t)],
+  [/^\/lists$/, 'lists', (c) => views.lists(c)],
+  [/^\/lists\/(\d+)$/, 'lists', (c, id) => views.listView(c, id)],
+  [/^\/search$/, 'search', (c) => views.search(c)],
+  [/^\/settings$/, 'settings', (c) => views.settings(c)],
+  [/^\/bookmarks$/, 'bookmarks', (c) => views.bookmarks(c)],
+  [/^\/favourites$/, 'favourites', (c) => views.favourites(c)],
+  [/^\/@([^/]+)\/(followers|following)$/, 'profile', (c, a, tab) => views.profile(c, a, tab)],
+  [/^\/@([^/]+)\/(\d+)$/, 'thread', (c, a, id) => views.thread(c, a, id)],
+  [/^\/@([^/]+)$/, 'profile', (c, a) => views.profile(c, a)],
+];
+
+// --- the shell ---------------------------------------------------------------------
+const main = h('main', { id: 'main', tabindex: '-1' });
+const badge = h('span', { class: 'badge', id: 'unread', hidden: true });
+const NAV = [
+  ['/', 'Home', 'home', 'home'], ['/notifications', 'Notifications', 'bell', 'notifications'],
+  ['/explore', 'Explore', 'globe', 'explore'], ['/search', 'Search', 'search', 'search'],
+  ['/lists', 'Lists', 'list', 'lists'], [null, 'Profile', 'user', 'profile'],
+];
+const navLinks = {};
+const nav = h('nav', { class: 'nav', 'aria-label': 'Main' });
+const extra = h('div', { class: 'nav-extra' });
+const shell = h('div', { class: 'layout' },
+  h('header', { class: 'brand' }, h('a', { href: '/', class: 'logo', 'aria-label': 'Redpoll' }, h('span', { 'aria-hidden': 'true' }, '●'), ' Redpoll')),
+  nav, main, h('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }));
+
+function buildNav() {
+  clear(nav); clear(extra);
+  const me = session.me();
+  if (!me) {
+    nav.append(h('a', { href: '/explore', class: 'nav-link' }, icon('globe'), h('span', {}, 'Explore')),
+      h('a', { href: '/signin', class: 'nav-link' }, icon('user'), h('span', {}, 'Sign in')));
+    return;
+  }
+  for (const [href, label, ic, key] of NAV) {
+    const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link', dataset: { key } }, icon(ic), h('span', { class: 'label' }, label));
+    if (key === 'notifications') {
+      a.setAttribute('aria-label', 'Notifications');
+      a.setAttribute('aria-describedby', 'unread');
+      a.append(badge);
+    }
+    navLinks[key] = a;
+    nav.append(a);
+  }
+  extra.append(
+    h('a', { href: '/bookmarks', class: 'nav-link' }, icon('bookmark'), h('span', {}, 'Bookmarks')),
+    h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
+    h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
+  nav.append(extra);
+}
+
+// --- unread notifications ---------------------------------------------------------
+let unread = 0, lastRead = null;
+function paintBadge() {
+  badge.textContent = unread > 39 ? '40+' : String(unread);
+  badge.hidden = unread === 0;
+  badge.setAttribute('aria-label', `${unread} unread`);
+}
+async function loadUnread() {
+  if (!has('GET', '/api/v1/notifications')) return;
+  try {
+    if (has('GET', '/api/v1/markers')) {
+      const markers = await api('/api/v1/markers', { query: { timeline: ['notifications'] } });
+      lastRead = markers?.notifications?.last_read_id || null;
+    } else lastRead = localStorage.getItem('redpoll.lastRead');
+    const fresh = await api('/api/v1/notifications', { query: { limit: 40, since_id: lastRead } });
+    unread = fresh.length;
+    paintBadge();
+  } catch { /* no badge without notifications */ }
+}
+bus.addEventListener('stream', (e) => {
+  if (e.detail.event === 'notification' && current.key !== 'notifications') { unread++; paintBadge(); }
+});
+bus.addEventListener('notifications:read', async (e) => {
+  unread = 0;
+  paintBadge();
+  const id = e.detail;
+  if (lastRead && BigInt(id) <= BigInt(lastRead)) return;
+  lastRead = id;
+  localStorage.setItem('redpoll.lastRead', id);
+  if (!has('POST', '/api/v1/markers')) return;
+  try {
+    await api('/api/v1/markers', { method: 'POST', form: { 'notifications[last_read_id]': id } });
+  } catch { /* the badge comes back on the next load */ }
+});
+
+bus.addEventListener('relationship', () => resubscribe({ stream: 'user' }));
+
+// --- reply box ------------------------------------------------------------------------
+function openReply(status, article) {
+  const next = article.nextElementSibling;
+  if (next && next.classList.contains('compose')) { next.querySelector('textarea').focus(); return; }
+  const box = composer({ replyTo: status, autofocus: true,
+    onPosted: (posted) => { box.remove(); article.focus(); emit('posted', posted); },
+    onCancel: () => { box.remove(); article.focus(); } });
+  article.after(box);
+}
+
+// --- router ------------------------------------------------------------------------------
+let current = { key: null, abort: new AbortController() };
+
+function title(text) { document.title = `${text} · Redpoll`; }
+
+export function go(path, { replace = false } = {}) {
+  if (replace) history.replaceState(null, '', path); else history.pushState(null, '', path);
+  render();
+}
+
+function render() {
+  current.abort.abort();
+  const path = location.pathname;
+  let match = null;
+  for (const [re, key, view] of ROUTES) {
+    const m = path.match(re);
+    if (m) { match = { key, view, args: m.slice(1) }; break; }
+  }
+  const signedIn = !!session.token();
+  if (!match) match = { key: 'missing', view: () => [views.heading('Not found'), h('p', {}, 'There is nothing at this address.')], args: [] };
+  if (!signedIn && !PUBLIC.has(match.key) && match.key !== 'missing') {
+    const back = path + location.search;
+    match = { key: 'landing', view: (c) => { c.back = back; return views.landing(c); }, args: [] };
+  }
+  if (signedIn && (match.key === 'landing' || match.key === 'signup')) {
+    history.replaceState(null, '', '/');
+    return render();
+  }
+  const abort = new AbortController();
+  current = { key: match.key, abort };
+  const ctx = { signal: abort.signal, title, go, reply: openReply, signOut, started };
+  document.body.classList.toggle('signed-out', !signedIn);
+  for (const [key, a] of Object.entries(navLinks)) {
+    if (key === match.key || (key === 'explore' && match.key === 'public')) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  let nodes;
+  try { nodes = match.view(ctx, ...match.args); } catch (err) {
+    nodes = [views.heading('Error'), h('p', { role: 'alert' }, errorText(err))];
+  }
+  main.replaceChildren(...nodes);
+  window.scrollTo({ top: 0 });
+  const h1 = main.querySelector('h1');
+  if (rendered++ && h1) h1.focus({ preventScroll: true });
+}
+let rendered = 0;
+
+document.addEventListener('click', (e) => {
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const a = e.target.closest('a[href]');
+  if (!a || a.target || a.hasAttribute('download') || a.getAttribute('href').startsWith('#')) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith('/oauth/authorize') ||
+      url.pathname.startsWith('/api/') || url.pathname.startsWith('/assets/')) return;
+  e.preventDefault();
+  if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search);
+  else render();
+});
+window.addEventListener('popstate', render);
+
+// --- session ---------------------------------------------------------------------------
+function started() {
+  buildNav();
+  startStreaming();
+  loadUnread();
+}
+
+async function signOut() {
+  stopStreaming();
+  try { await auth.signOut(); } catch (err) { toast(`Sign out: ${errorText(err)}`, 'error'); }
+  unread = 0; paintBadge();
+  buildNav();
+  go('/signin');
+  toast('Signed out');
+}
+
+bus.addEventListener('unauthorized', () => {
+  session.clear();
+  stopStreaming();
+  buildNav();
+  go('/signin', { replace: true });
+  toast('Your session has ended: sign in again.', 'error');
+});
+
+async function boot() {
+  root.replaceChildren(shell);
+  await loadFeatures();
+  if (session.token()) {
+    try { await auth.refreshMe(); } catch (err) {
+      if (err.status !== 401) toast(errorText(err), 'error');
+    }
+  }
+  buildNav();
+  if (session.token()) started();
+  render();
+}
+
+boot();

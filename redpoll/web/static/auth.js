@@ -1,0 +1,114 @@
+// Sign up, sign in (OAuth 2 authorization code with PKCE S256, on this
+// origin) and sign out (token revocation), through the public API only.
+import { api, session, ApiError } from './api.js';
+import { sha256 } from './sha256.js';
+
+const APP = 'redpoll.app';
+const PENDING = 'redpoll.pkce';
+export const SCOPES = 'read write follow push';
+
+function redirectUri() { return location.origin + '/oauth/callback'; }
+
+function b64url(bytes) {
+  let s = '';
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function random(n) { return crypto.getRandomValues(new Uint8Array(n)); }
+
+export async function challengeFor(verifier) {
+  const data = new TextEncoder().encode(verifier);
+  const digest = crypto.subtle ? new Uint8Array(await crypto.subtle.digest('SHA-256', data)) : sha256(data);
+  return b64url(digest);
+}
+
+// This browser's registration as an OAuth client (POST /api/v1/apps), kept.
+async function clientApp(fresh = false) {
+  let app = null;
+  try { app = JSON.parse(localStorage.getItem(APP)); } catch { app = null; }
+  if (app && !fresh && app.redirect_uri === redirectUri()) return app;
+  const made = await api('/api/v1/apps', { method: 'POST', token: null, form: {
+    client_name: 'Redpoll web', redirect_uris: redirectUri(), scopes: SCOPES,
+    website: location.origin } });
+  app = { client_id: made.client_id, client_secret: made.client_secret, redirect_uri: redirectUri() };
+  localStorage.setItem(APP, JSON.stringify(app));
+  return app;
+}
+
+// Runs fn(app); if the server no longer knows the app, registers again once.
+async function withApp(fn) {
+  const app = await clientApp();
+  try { return await fn(app); } catch (err) {
+    if (err instanceof ApiError && err.body && err.body.error === 'invalid_client') {
+      return fn(await clientApp(true));
+    }
+    throw err;
+  }
+}
+
+async function start(token) {
+  const me = await api('/api/v1/accounts/verify_credentials', { token });
+  session.set({ token, me });
+  return me;
+}
+
+export async function signIn(back = '/') {
+  const app = await clientApp();
+  const verifier = b64url(random(48));
+  const state = b64url(random(16));
+  sessionStorage.setItem(PENDING, JSON.stringify({ verifier, state, back }));
+  const query = new URLSearchParams({ response_type: 'code', client_id: app.client_id,
+    redirect_uri: app.redirect_uri, scope: SCOPES, state,
+    code_challenge: await challengeFor(verifier), code_challenge_method: 'S256' });
+  location.assign('/oauth/authorize?' + query);
+}
+
+// The authorize page sent the browser back with ?code=&state=.
+export async function finishSignIn() {
+  const params = new URLSearchParams(location.search);
+  let pending = null;
+  try { pending = JSON.parse(sessionStorage.getItem(PENDING)); } catch { pending = null; }
+  sessionStorage.removeItem(PENDING);
+  if (params.get('error')) throw new Error(params.get('error_description') || params.get('error'));
+  if (!pending || !params.get('code') || params.get('state') !== pending.state) {
+    throw new Error('This sign-in link is not valid any more: sign in again.');
+  }
+  const app = await clientApp();
+  const token = await api('/oauth/token', { method: 'POST', token: null, form: {
+    grant_type: 'authorization_code', code: params.get('code'), redirect_uri: app.redirect_uri,
+    client_id: app.client_id, client_secret: app.client_secret, code_verifier: pending.verifier } });
+  await start(token.access_token);
+  return pending.back || '/';
+}
+
+export async function signUp({ username, email, password }) {
+  const token = await withApp(async (app) => {
+    const appToken = await api('/oauth/token', { method: 'POST', token: null, form: {
+      grant_type: 'client_credentials', client_id: app.client_id,
+      client_secret: app.client_secret, scope: SCOPES } });
+    return api('/api/v1/accounts', { method: 'POST', token: appToken.access_token, form: {
+      username, email, password, agreement: 'true', locale: navigator.language || 'en' } });
+  });
+  return start(token.access_token);
+}
+
+export async function signOut() {
+  const token = session.token();
+  session.clear();
+  if (!token) return;
+  let app = null;
+  try { app = JSON.parse(localStorage.getItem(APP)); } catch { app = null; }
+  if (app) {
+    await api('/oauth/revoke', { method: 'POST', token: null, form: {
+      client_id: app.client_id, client_secret: app.client_secret, token } });
+  }
+}
+
+export async function refreshMe() {
+  const s = session.get();
+  if (!s) return null;
+  const me = await api('/api/v1/accounts/verify_credentials');
+  session.set({ ...s, me });
+  return me;
+}

@@ -1,0 +1,152 @@
+// The compose box: live character counter (instance configuration), reply
+// (in_reply_to_id and a prefilled mention), visibility, @ and # completion
+// from the search API, and an Idempotency-Key per draft so a retried post is
+// posted once.
+import { api, request, session, instanceInfo } from './api.js';
+import { h, toast, errorText, displayName } from './ui.js';
+import { VISIBILITY_LABEL } from './status.js';
+import { has } from './features.js';
+
+let seq = 0;
+const RANK = { public: 0, unlisted: 1, private: 2, direct: 3 };
+
+function newKey() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+}
+
+function defaultVisibility() { return session.me()?.source?.privacy || 'public'; }
+
+export function composer({ replyTo = null, onPosted, onCancel, autofocus = false } = {}) {
+  const id = 'compose-' + (++seq);
+  let max = 500;
+  let key = null;
+  const me = session.me();
+  const area = h('textarea', { id, name: 'status', 'aria-label': 'Compose', rows: replyTo ? '3' : '4',
+    placeholder: replyTo ? 'Write your reply' : 'What is happening?', 'aria-autocomplete': 'list',
+    'aria-controls': id + '-suggest', 'aria-describedby': id + '-count' });
+  const counter = h('span', { class: 'counter', id: id + '-count' });
+  const visibility = h('select', { 'aria-label': 'Visibility', name: 'visibility' },
+    Object.entries(VISIBILITY_LABEL).map(([v, label]) => h('option', { value: v }, label)));
+  const post = h('button', { type: 'submit', class: 'primary' }, 'Post');
+  const suggest = h('ul', { id: id + '-suggest', role: 'listbox', class: 'suggestions', hidden: true,
+    'aria-label': 'Suggestions' });
+  const form = h('form', { class: 'compose' + (replyTo ? ' reply' : ''), 'aria-label': replyTo ? 'Reply' : 'New post' },
+    replyTo ? h('p', { class: 'replying' }, 'Replying to ', h('strong', {}, '@' + replyTo.account.acct)) : null,
+    area, suggest,
+    h('div', { class: 'compose-row' }, visibility, counter,
+      onCancel ? h('button', { type: 'button', onclick: () => onCancel() }, 'Cancel') : null, post));
+
+  let vis = defaultVisibility();
+  if (replyTo && RANK[replyTo.visibility] > RANK[vis]) vis = replyTo.visibility;
+  visibility.value = vis;
+  if (replyTo) {
+    const names = [replyTo.account.acct, ...(replyTo.mentions || []).map((m) => m.acct)]
+      .filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);
+    area.value = names.map((n) => '@' + n).join(' ') + (names.length ? ' ' : '');
+  }
+
+  function update() {
+    const left = max - [...area.value].length;
+    counter.textContent = String(left);
+    counter.classList.toggle('over', left < 0);
+    counter.classList.toggle('near', left >= 0 && left <= 20);
+    counter.setAttribute('aria-label', `${left} characters left`);
+    post.disabled = left < 0 || !area.value.trim();
+  }
+  instanceInfo().then((info) => {
+    const n = info?.configuration?.statuses?.max_characters;
+    if (Number.isInteger(n) && n > 0) { max = n; update(); }
+  }).catch(() => {});
+  update();
+
+  // --- completion -----------------------------------------------------------------
+  let options = [], active = -1, timer = null, asked = 0;
+  function closeSuggest() {
+    options = []; active = -1; suggest.hidden = true; suggest.replaceChildren();
+    area.removeAttribute('aria-activedescendant');
+  }
+  function currentToken() {
+    const before = area.value.slice(0, area.selectionStart);
+    const m = before.match(/(^|[^\w@#])([@#])([\p{L}\p{N}_]{1,30})$/u);
+    return m ? { sigil: m[2], word: m[3], start: before.length - m[3].length - 1 } : null;
+  }
+  function choose(i) {
+    const tok = currentToken();
+    const opt = options[i];
+    if (!tok || !opt) return;
+    const end = area.selectionStart;
+    area.setRangeText(opt.insert + ' ', tok.start, end, 'end');
+    closeSuggest();
+    update();
+    area.focus();
+  }
+  function show() {
+    suggest.replaceChildren(...options.map((opt, i) => h('li', { id: `${id}-opt-${i}`, role: 'option',
+      'aria-selected': i === active ? 'true' : 'false',
+      onmousedown: (e) => { e.preventDefault(); choose(i); } }, opt.label)));
+    suggest.hidden = !options.length;
+    if (active >= 0) area.setAttribute('aria-activedescendant', `${id}-opt-${active}`);
+    else area.removeAttribute('aria-activedescendant');
+  }
+  async function lookup() {
+    const tok = currentToken();
+    if (!tok) { closeSuggest(); return; }
+    const mine = ++asked;
+    const type = tok.sigil === '@' ? 'accounts' : 'hashtags';
+    try {
+      const found = await api('/api/v2/search', { query: { q: tok.sigil + tok.word, type, limit: 5, resolve: 'false' } });
+      if (mine !== asked) return;
+      options = type === 'accounts'
+        ? (found.accounts || []).map((a) => ({ insert: '@' + a.acct, label: `${displayName(a)} @${a.acct}` }))
+        : (found.hashtags || []).map((t) => ({ insert: '#' + t.name, label: '#' + t.name }));
+      active = options.length ? 0 : -1;
+      show();
+    } catch { closeSuggest(); }
+  }
+  area.addEventListener('input', () => {
+    update();
+    key = null;  // a changed draft is a new post
+    clearTimeout(timer);
+    if (currentToken() && has('GET', '/api/v2/search')) timer = setTimeout(lookup, 150); else closeSuggest();
+  });
+  area.addEventListener('keydown', (e) => {
+    if (options.length && !suggest.hidden) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        active = (active + (e.key === 'ArrowDown' ? 1 : options.length - 1)) % options.length;
+        show();
+        return;
+      }
+      if (e.key === 'Enter' || e.key === 'Tab') { e.preventDefault(); choose(Math.max(active, 0)); return; }
+      if (e.key === 'Escape') { e.preventDefault(); closeSuggest(); return; }
+    }
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
+    if (e.key === 'Escape' && onCancel) onCancel();
+  });
+  area.addEventListener('blur', () => setTimeout(closeSuggest, 150));
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (post.disabled) return;
+    key = key || newKey();
+    post.disabled = true;
+    try {
+      const { data } = await request('/api/v1/statuses', { method: 'POST',
+        headers: { 'Idempotency-Key': key },
+        form: { status: area.value, visibility: visibility.value,
+          in_reply_to_id: replyTo ? replyTo.id : undefined } });
+      key = null;
+      area.value = '';
+      update();
+      toast(replyTo ? 'Reply posted' : 'Posted');
+      if (onPosted) onPosted(data);
+    } catch (err) {
+      toast(`Post: ${errorText(err)}`, 'error');
+    } finally {
+      update();
+    }
+  });
+  if (autofocus) requestAnimationFrame(() => { area.focus(); area.setSelectionRange(area.value.length, area.value.length); });
+  return form;
+}

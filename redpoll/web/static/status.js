@@ -1,0 +1,142 @@
+// One status as an <article>: author, relative time, text with links, and
+// the Reply / Boost / Favourite / Bookmark buttons (toggles carry
+// aria-pressed), Delete for one's own.
+import { api, session, emit } from './api.js';
+import { has } from './features.js';
+import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural } from './ui.js';
+
+const TOGGLES = {
+  Boost: { field: 'reblogged', count: 'reblogs_count', on: 'reblog', off: 'unreblog', icon: 'boost', noun: ['boost', 'boosts'] },
+  Favourite: { field: 'favourited', count: 'favourites_count', on: 'favourite', off: 'unfavourite', icon: 'favourite', noun: ['favourite', 'favourites'] },
+  Bookmark: { field: 'bookmarked', count: null, on: 'bookmark', off: 'unbookmark', icon: 'bookmark' },
+};
+
+export function profilePath(account) { return '/@' + account.acct; }
+export function statusPath(s) { return `/@${s.account.acct}/${s.id}`; }
+
+function countText(n) { return n ? String(n) : ''; }
+
+function toggleButton(name, s) {
+  const t = TOGGLES[name];
+  const count = t.count ? h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s[t.count])) : null;
+  const btn = h('button', { type: 'button', class: 'action ' + name.toLowerCase(), 'aria-label': name,
+    'aria-pressed': s[t.field] ? 'true' : 'false' }, icon(t.icon), count);
+  const describe = () => {
+    if (t.count) btn.setAttribute('aria-description', plural(s[t.count] || 0, t.noun[0], t.noun[1]));
+  };
+  describe();
+  if (!has('POST', `/api/v1/statuses/{}/${t.on}`)) {
+    btn.disabled = true;
+    btn.title = `${name} is not available on this server`;
+  }
+  btn.addEventListener('click', async () => {
+    const was = btn.getAttribute('aria-pressed') === 'true';
+    btn.setAttribute('aria-pressed', String(!was));
+    btn.disabled = true;
+    try {
+      const fresh = await api(`/api/v1/statuses/${s.id}/${was ? t.off : t.on}`, { method: 'POST' });
+      const inner = name === 'Boost' && fresh.reblog ? fresh.reblog : fresh;
+      s[t.field] = !!inner[t.field] || (name === 'Boost' && !was && !!fresh.reblog);
+      if (t.count && typeof inner[t.count] === 'number') s[t.count] = inner[t.count];
+      else if (t.count) s[t.count] = Math.max(0, (s[t.count] || 0) + (was ? -1 : 1));
+    } catch (err) {
+      toast(`${name}: ${errorText(err)}`, 'error');
+    } finally {
+      btn.disabled = false;
+      btn.setAttribute('aria-pressed', s[t.field] ? 'true' : 'false');
+      if (count) count.textContent = countText(s[t.count]);
+      describe();
+    }
+  });
+  return btn;
+}
+
+function deleteButton(s, article) {
+  let armed = null;
+  const btn = h('button', { type: 'button', class: 'action delete' }, icon('trash'), h('span', {}, 'Delete'));
+  btn.addEventListener('click', async () => {
+    if (!armed) {
+      btn.lastChild.textContent = 'Confirm delete';
+      armed = setTimeout(() => { armed = null; btn.lastChild.textContent = 'Delete'; }, 5000);
+      return;
+    }
+    clearTimeout(armed);
+    btn.disabled = true;
+    try {
+      await api(`/api/v1/statuses/${s.id}`, { method: 'DELETE' });
+      emit('status:deleted', s.id);
+      toast('Post deleted');
+    } catch (err) {
+      btn.disabled = false;
+      toast(`Delete: ${errorText(err)}`, 'error');
+    }
+  });
+  return btn;
+}
+
+export function authorLine(account, extra) {
+  return h('div', { class: 'author' },
+    avatar(account),
+    h('a', { href: profilePath(account), class: 'names' },
+      h('strong', { class: 'display-name' }, displayName(account)), ' ',
+      h('span', { class: 'acct' }, '@' + account.acct)),
+    extra);
+}
+
+// opts: {onReply(status, article), focused}
+export function renderStatus(entry, opts = {}) {
+  const s = entry.reblog || entry;
+  const me = session.me();
+  const article = h('article', { class: 'status' + (opts.focused ? ' focused' : ''),
+    dataset: { id: entry.id, statusId: s.id }, tabindex: '-1',
+    'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80)}` });
+  if (entry.reblog) {
+    article.append(h('p', { class: 'boosted-by' }, icon('boost'), ' ',
+      h('a', { href: profilePath(entry.account) }, displayName(entry.account)), ' boosted'));
+  }
+  article.append(h('header', {}, authorLine(s.account,
+    h('a', { href: statusPath(s), class: 'time' }, timeEl(s.created_at)))));
+  if (s.in_reply_to_id) {
+    const target = (s.mentions || []).find((m) => m.id === s.in_reply_to_account_id);
+    article.append(h('p', { class: 'reply-to' }, 'Replying to ',
+      target ? h('a', { href: '/@' + target.acct }, '@' + target.acct) :
+        h('a', { href: `/@${s.account.acct}/${s.in_reply_to_id}` }, 'a post')));
+  }
+  if (s.spoiler_text) article.append(h('p', { class: 'spoiler' }, s.spoiler_text));
+  article.append(statusContent(s.content));
+  const meta = [];
+  if (s.visibility && s.visibility !== 'public') meta.push(VISIBILITY_LABEL[s.visibility] || s.visibility);
+  if (meta.length) article.append(h('p', { class: 'meta' }, meta.join(' · ')));
+  if (me) {
+    const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': 'Reply',
+      'aria-description': plural(s.replies_count || 0, 'reply', 'replies') },
+    icon('reply'), h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s.replies_count)));
+    reply.addEventListener('click', () => opts.onReply ? opts.onReply(s, article) : emit('reply', { status: s, article }));
+    const bar = h('footer', { class: 'actions' }, reply, toggleButton('Boost', s),
+      toggleButton('Favourite', s), toggleButton('Bookmark', s));
+    if (s.visibility === 'private' || s.visibility === 'direct') {
+      bar.children[1].disabled = true;
+      bar.children[1].title = 'This post cannot be boosted';
+    }
+    if (me && s.account.id === me.id) bar.append(deleteButton(s, article));
+    article.append(bar);
+  } else {
+    article.append(h('footer', { class: 'actions counts' },
+      h('span', {}, plural(s.replies_count || 0, 'reply', 'replies')),
+      h('span', {}, plural(s.reblogs_count || 0, 'boost', 'boosts')),
+      h('span', {}, plural(s.favourites_count || 0, 'favourite', 'favourites'))));
+  }
+  return article;
+}
+
+export const VISIBILITY_LABEL = { public: 'Public', unlisted: 'Unlisted', private: 'Followers only', direct: 'Mentioned people only' };
+
+function textOf(html) {
+  const tpl = document.createElement('template');
+  tpl.innerHTML = html;
+  return (tpl.content.textContent || '').trim();
+}
+
+export function renderAccountRow(account, extra) {
+  return h('div', { class: 'account-row' }, authorLine(account), extra || null);
+}

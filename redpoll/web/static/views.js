@@ -1,0 +1,420 @@
+// The pages: home, explore, tags, lists, notifications, search, settings,
+// profiles, threads, bookmarks, favourites, and the signed-out pages.
+import { api, request, session, bus, emit, ApiError } from './api.js';
+import { h, icon, toast, errorText, timeEl, statusContent, displayName, avatar, plural, clear } from './ui.js';
+import { renderStatus, renderAccountRow, profilePath, statusPath, authorLine, VISIBILITY_LABEL } from './status.js';
+import { composer } from './compose.js';
+import { feed } from './feed.js';
+import * as auth from './auth.js';
+import { has } from './features.js';
+
+function unavailable(what) {
+  return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
+}
+
+export function heading(text, extra) {
+  return h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, text), extra || null);
+}
+
+function statusFeed(ctx, path, query, live, empty, label) {
+  return feed({ path, query, signal: ctx.signal, empty, label,
+    render: (s) => renderStatus(s, { onReply: ctx.reply }), live }).root;
+}
+
+// --- timelines ----------------------------------------------------------------------
+export function home(ctx) {
+  ctx.title('Home');
+  const f = feed({ path: '/api/v1/timelines/home', signal: ctx.signal, label: 'Home timeline',
+    empty: 'Your home timeline is empty: follow people from Explore or Search.',
+    render: (s) => renderStatus(s, { onReply: ctx.reply }),
+    live: { sub: { stream: 'user' }, events: ['update'] } });
+  return [heading('Home'), composer({ onPosted: (s) => f.prepend(s) }), f.root];
+}
+
+export function explore(ctx, local) {
+  ctx.title(local ? 'Explore: this server' : 'Explore: everyone');
+  const tabs = h('nav', { class: 'tabs', 'aria-label': 'Timelines' },
+    h('a', { href: '/explore', 'aria-current': local ? 'page' : null }, 'This server'),
+    h('a', { href: '/public', 'aria-current': local ? null : 'page' }, 'Everyone'));
+  const sub = { stream: local ? 'public:local' : 'public' };
+  return [heading('Explore'), tabs,
+    statusFeed(ctx, '/api/v1/timelines/public', local ? { local: 'true' } : {},
+      session.token() ? { sub, events: ['update'] } : null, 'No public posts yet.', 'Public timeline')];
+}
+
+export function tag(ctx, name) {
+  name = decodeURIComponent(name);
+  ctx.title('#' + name);
+  const head = heading('#' + name);
+  if (!has('GET', '/api/v1/timelines/tag/{}')) return [heading('#' + name), unavailable('The hashtag timeline')];
+  if (session.token() && has('GET', '/api/v1/tags/{}')) {
+    const btn = h('button', { type: 'button', hidden: true }, 'Follow hashtag');
+    head.append(btn);
+    api(`/api/v1/tags/${encodeURIComponent(name)}`).then((t) => {
+      const set = (on) => { btn.textContent = on ? 'Unfollow hashtag' : 'Follow hashtag'; btn.setAttribute('aria-pressed', String(on)); };
+      let following = !!t.following;
+      set(following);
+      btn.hidden = false;
+      btn.addEventListener('click', async () => {
+        try {
+          const r = await api(`/api/v1/tags/${encodeURIComponent(name)}/${following ? 'unfollow' : 'follow'}`, { method: 'POST' });
+          following = !!r.following; set(following);
+        } catch (err) { toast(errorText(err), 'error'); }
+      });
+    }).catch(() => {});
+  }
+  return [head, statusFeed(ctx, `/api/v1/timelines/tag/${encodeURIComponent(name)}`, {},
+    session.token() ? { sub: { stream: 'hashtag', tag: name }, events: ['update'] } : null,
+    'No posts with this hashtag yet.', `Posts tagged #${name}`)];
+}
+
+export function bookmarks(ctx) {
+  ctx.title('Bookmarks');
+  if (!has('GET', '/api/v1/bookmarks')) return [heading('Bookmarks'), unavailable('Bookmarking')];
+  return [heading('Bookmarks'), statusFeed(ctx, '/api/v1/bookmarks', {}, null, 'No bookmarks yet.', 'Bookmarks')];
+}
+
+export function favourites(ctx) {
+  ctx.title('Favourites');
+  if (!has('GET', '/api/v1/favourites')) return [heading('Favourites'), unavailable('Favouriting')];
+  return [heading('Favourites'), statusFeed(ctx, '/api/v1/favourites', {}, null, 'No favourites yet.', 'Favourites')];
+}
+
+// --- thread ---------------------------------------------------------------------------
+export function thread(ctx, acct, id) {
+  ctx.title('Post');
+  const box = h('div', { class: 'thread' }, h('p', { role: 'status' }, 'Loading…'));
+  (async () => {
+    try {
+      const [s, context] = await Promise.all([api(`/api/v1/statuses/${id}`),
+        has('GET', '/api/v1/statuses/{}/context') ? api(`/api/v1/statuses/${id}/context`)
+          : { ancestors: [], descendants: [] }]);
+      if (ctx.signal.aborted) return;
+      const render = (x, focused) => renderStatus(x, { onReply: ctx.reply, focused });
+      box.replaceChildren(...context.ancestors.map((x) => render(x)), render(s, true),
+        ...context.descendants.map((x) => render(x)));
+      ctx.title(`${displayName(s.account)}: post`);
+      bus.addEventListener('status:deleted', (e) => {
+        for (const n of box.querySelectorAll(`article[data-status-id="${CSS.escape(String(e.detail))}"]`)) n.remove();
+      }, { signal: ctx.signal });
+    } catch (err) {
+      box.replaceChildren(h('p', { class: 'error', role: 'alert' }, err.status === 404 ? 'This post does not exist or is not visible to you.' : errorText(err)));
+    }
+  })();
+  return [heading('Post'), box];
+}
+
+// --- notifications ---------------------------------------------------------------------
+const NOTE_TEXT = {
+  favourite: 'favourited your post', reblog: 'boosted your post', follow: 'followed you',
+  follow_request: 'asked to follow you', mention: 'mentioned you', status: 'posted',
+  update: 'edited a post', poll: 'a poll ended',
+};
+
+export function renderNotification(n, ctx) {
+  const who = n.account;
+  const item = h('div', { class: 'notification ' + n.type, dataset: { id: n.id } });
+  if (n.type !== 'mention') {
+    item.append(h('p', { class: 'note-head' }, avatar(who, 'small'), ' ',
+      h('a', { href: profilePath(who) }, displayName(who)), ' ', NOTE_TEXT[n.type] || n.type, ' ',
+      timeEl(n.created_at)));
+  }
+  if (n.type === 'follow_request') {
+    const accept = h('button', { type: 'button', class: 'primary', disabled: !has('POST', '/api/v1/follow_requests/{}/authorize') }, 'Accept');
+    const reject = h('button', { type: 'button', disabled: !has('POST', '/api/v1/follow_requests/{}/reject') }, 'Reject');
+    const act = async (verb) => {
+      try {
+        await api(`/api/v1/follow_requests/${who.id}/${verb}`, { method: 'POST' });
+        item.querySelector('.choices').replaceChildren(verb === 'authorize' ? 'Accepted' : 'Rejected');
+      } catch (err) { toast(errorText(err), 'error'); }
+    };
+    accept.addEventListener('click', () => act('authorize'));
+    reject.addEventListener('click', () => act('reject'));
+    item.append(h('div', { class: 'choices' }, accept, reject));
+  }
+  if (n.status) item.append(renderStatus(n.status, { onReply: ctx.reply }));
+  return item;
+}
+
+export function notifications(ctx) {
+  ctx.title('Notifications');
+  if (!has('GET', '/api/v1/notifications')) return [heading('Notifications'), unavailable('Notifications')];
+  let top = null;
+  const markRead = (id) => {
+    if (!id || (top && BigInt(id) <= BigInt(top))) return;
+    top = id;
+    emit('notifications:read', id);
+  };
+  const f = feed({ path: '/api/v1/notifications', signal: ctx.signal, label: 'Notifications',
+    empty: 'No notifications yet.', keyOf: (n) => n.id,
+    render: (n) => { markRead(n.id); return renderNotification(n, ctx); },
+    live: { sub: null, events: ['notification'] } });
+  return [heading('Notifications'), f.root];
+}
+
+// --- profiles -----------------------------------------------------------------------------
+function relationButtons(account, rel) {
+  const box = h('div', { class: 'relation' });
+  const follow = h('button', { type: 'button', class: 'primary' });
+  const mute = h('button', { type: 'button' });
+  const block = h('button', { type: 'button', class: 'danger' });
+  const note = h('p', { class: 'rel-note' });
+  function paint() {
+    follow.textContent = rel.following ? 'Unfollow' : rel.requested ? 'Requested' : 'Follow';
+    follow.classList.toggle('primary', !rel.following && !rel.requested);
+    follow.hidden = !!rel.blocking;
+    mute.textContent = rel.muting ? 'Unmute' : 'Mute';
+    block.textContent = rel.blocking ? 'Unblock' : 'Block';
+    note.textContent = [rel.followed_by ? 'Follows you' : '', rel.blocking ? 'Blocked' : '',
+      rel.muting ? 'Muted' : ''].filter(Boolean).join(' · ');
+  }
+  async function act(path, btn) {
+    btn.disabled = true;
+    try {
+      rel = await api(`/api/v1/accounts/${account.id}/${path}`, { method: 'POST' });
+      emit('relationship', rel);
+    } catch (err) {
+      toast(errorText(err), 'error');
+    } finally {
+      btn.disabled = false;
+      paint();
+    }
+  }
+  if (!has('POST', '/api/v1/accounts/{}/mute')) mute.hidden = true;
+  if (!has('POST', '/api/v1/accounts/{}/block')) block.hidden = true;
+  follow.addEventListener('click', () => act(rel.following || rel.requested ? 'unfollow' : 'follow', follow));
+  mute.addEventListener('click', () => act(rel.muting ? 'unmute' : 'mute', mute));
+  block.addEventListener('click', () => act(rel.blocking ? 'unblock' : 'block', block));
+  paint();
+  box.append(follow, mute, block, note);
+  return box;
+}
+
+export function profile(ctx, acct, tab = 'posts') {
+  acct = decodeURIComponent(acct);
+  ctx.title('@' + acct);
+  const head = h('div', { class: 'profile' }, h('p', { role: 'status' }, 'Loading…'));
+  const body = h('div', {});
+  (async () => {
+    let account;
+    try {
+      account = await api('/api/v1/accounts/lookup', { query: { acct } });
+    } catch (err) {
+      head.replaceChildren(h('h1', { tabindex: '-1' }, '@' + acct),
+        h('p', { class: 'error', role: 'alert' }, err.status === 404 ? 'No such account.' : errorText(err)));
+      return;
+    }
+    if (ctx.signal.aborted) return;
+    ctx.title(`${displayName(account)} (@${account.acct})`);
+    const me = session.me();
+    const base = profilePath(account);
+    const card = h('div', { class: 'profile-card' },
+      avatar(account, 'large'),
+      h('div', { class: 'profile-names' },
+        h('h1', { tabindex: '-1' }, displayName(account)),
+        h('p', { class: 'acct' }, '@' + account.acct, account.locked ? ' 🔒' : '')),
+      account.note ? statusContent(account.note) : null,
+      h('p', { class: 'profile-stats' },
+        h('a', { href: base, 'aria-current': tab === 'posts' ? 'page' : null }, h('strong', {}, account.statuses_count), ' Posts'),
+        h('a', { href: base + '/following', 'aria-current': tab === 'following' ? 'page' : null }, h('strong', {}, account.following_count), ' Following'),
+        h('a', { href: base + '/followers', 'aria-current': tab === 'followers' ? 'page' : null }, h('strong', {}, account.followers_count), ' Followers')));
+    if (me && me.id === account.id) {
+      card.append(h('p', { class: 'own-links' }, h('a', { href: '/settings' }, 'Edit profile'), ' · ',
+        h('a', { href: '/bookmarks' }, 'Bookmarks'), ' · ', h('a', { href: '/favourites' }, 'Favourites')));
+    } else if (me) {
+      try {
+        const [rel] = await api('/api/v1/accounts/relationships', { query: { id: [account.id] } });
+        if (rel) card.append(relationButtons(account, rel));
+      } catch (err) { toast(errorText(err), 'error'); }
+    }
+    head.replaceChildren(card);
+    if (tab === 'posts') {
+      body.replaceChildren(statusFeed(ctx, `/api/v1/accounts/${account.id}/statuses`, {}, null,
+        'No posts yet.', `Posts by ${displayName(account)}`));
+    } else {
+      body.replaceChildren(h('h2', {}, tab === 'followers' ? 'Followers' : 'Following'),
+        feed({ path: `/api/v1/accounts/${account.id}/${tab}`, signal: ctx.signal,
+          label: tab === 'followers' ? 'Followers' : 'Following', empty: 'Nobody yet.',
+          render: (a) => renderAccountRow(a) }).root);
+    }
+  })();
+  return [head, body];
+}
+
+// --- search -------------------------------------------------------------------------------
+export function search(ctx) {
+  ctx.title('Search');
+  const q = new URLSearchParams(location.search).get('q') || '';
+  const input = h('input', { type: 'search', name: 'q', value: q, 'aria-label': 'Search terms',
+    placeholder: 'People, #hashtags, posts', autocomplete: 'off' });
+  const results = h('div', { class: 'results', 'aria-live': 'polite' });
+  const form = h('form', { role: 'search', class: 'search-form', onsubmit: (e) => {
+    e.preventDefault();
+    ctx.go('/search?q=' + encodeURIComponent(input.value.trim()), { replace: true });
+  } }, input, h('button', { type: 'submit', class: 'primary' }, 'Search'));
+  if (!has('GET', '/api/v2/search')) results.append(unavailable('Search'));
+  else if (q) {
+    results.append(h('p', { role: 'status' }, 'Searching…'));
+    api('/api/v2/search', { query: { q, resolve: 'false', limit: 20 } }).then((r) => {
+      const parts = [];
+      parts.push(h('h2', {}, 'People'), r.accounts?.length
+        ? h('div', { class: 'accounts' }, r.accounts.map((a) => renderAccountRow(a))) : h('p', {}, 'No people found.'));
+      parts.push(h('h2', {}, 'Hashtags'), r.hashtags?.length
+        ? h('ul', { class: 'tags' }, r.hashtags.map((t) => h('li', {}, h('a', { href: '/tags/' + encodeURIComponent(t.name) }, '#' + t.name))))
+        : h('p', {}, 'No hashtags found.'));
+      parts.push(h('h2', {}, 'Posts'), r.statuses?.length
+        ? h('div', { class: 'feed' }, r.statuses.map((s) => renderStatus(s, { onReply: ctx.reply }))) : h('p', {}, 'No posts found.'));
+      results.replaceChildren(...parts);
+    }).catch((err) => results.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(err))));
+  }
+  if (!q) requestAnimationFrame(() => input.focus());
+  return [heading('Search'), form, results];
+}
+
+// --- lists ----------------------------------------------------------------------------------
+export function lists(ctx) {
+  ctx.title('Lists');
+  const box = h('ul', { class: 'lists' });
+  const title = h('input', { name: 'title', 'aria-label': 'New list title', required: true, maxlength: '100' });
+  const load = async () => {
+    try {
+      const all = await api('/api/v1/lists');
+      box.replaceChildren(...(all.length ? all.map((l) => {
+        const del = h('button', { type: 'button', class: 'danger', 'aria-label': `Delete list ${l.title}` }, 'Delete');
+        del.addEventListener('click', async () => {
+          try { await api(`/api/v1/lists/${l.id}`, { method: 'DELETE' }); load(); } catch (err) { toast(errorText(err), 'error'); }
+        });
+        return h('li', {}, h('a', { href: `/lists/${l.id}` }, l.title), del);
+      }) : [h('li', { class: 'empty' }, 'No lists yet.')]));
+    } catch (err) { box.replaceChildren(h('li', { class: 'error' }, errorText(err))); }
+  };
+  const form = h('form', { class: 'inline-form', onsubmit: async (e) => {
+    e.preventDefault();
+    try { await api('/api/v1/lists', { method: 'POST', form: { title: title.value } }); title.value = ''; load(); }
+    catch (err) { toast(errorText(err), 'error'); }
+  } }, title, h('button', { type: 'submit', class: 'primary' }, 'Create list'));
+  load();
+  return [heading('Lists'), form, box];
+}
+
+export function listView(ctx, id) {
+  ctx.title('List');
+  const head = heading('List');
+  const members = h('ul', { class: 'members' });
+  const who = h('input', { name: 'acct', 'aria-label': 'Username to add', placeholder: 'username', required: true });
+  const loadMembers = async () => {
+    try {
+      const accounts = await api(`/api/v1/lists/${id}/accounts`, { query: { limit: 0 } });
+      members.replaceChildren(...accounts.map((a) => {
+        const rm = h('button', { type: 'button', 'aria-label': `Remove @${a.acct} from the list` }, 'Remove');
+        rm.addEventListener('click', async () => {
+          try { await api(`/api/v1/lists/${id}/accounts`, { method: 'DELETE', query: { account_ids: [a.id] } }); loadMembers(); }
+          catch (err) { toast(errorText(err), 'error'); }
+        });
+        return h('li', {}, renderAccountRow(a, rm));
+      }));
+    } catch (err) { members.replaceChildren(h('li', { class: 'error' }, errorText(err))); }
+  };
+  const add = h('form', { class: 'inline-form', onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const a = await api('/api/v1/accounts/lookup', { query: { acct: who.value.trim().replace(/^@/, '') } });
+      await api(`/api/v1/lists/${id}/accounts`, { method: 'POST', form: { 'account_ids[]': a.id } });
+      who.value = '';
+      loadMembers();
+    } catch (err) { toast(err.status === 404 ? 'No such account' : errorText(err), 'error'); }
+  } }, who, h('button', { type: 'submit' }, 'Add to list'));
+  api(`/api/v1/lists/${id}`).then((l) => {
+    head.querySelector('h1').textContent = l.title;
+    ctx.title(l.title);
+  }).catch((err) => toast(errorText(err), 'error'));
+  loadMembers();
+  const details = h('details', { class: 'list-members' }, h('summary', {}, 'Members'), add, members);
+  return [head, details, statusFeed(ctx, `/api/v1/timelines/list/${id}`, {},
+    { sub: { stream: 'list', list: String(id) }, events: ['update'] }, 'No posts in this list yet.', 'List timeline')];
+}
+
+// --- settings ---------------------------------------------------------------------------
+export function settings(ctx) {
+  ctx.title('Settings');
+  const me = session.me() || {};
+  const field = (label, el) => h('label', { class: 'field' }, h('span', {}, label), el);
+  const name = h('input', { name: 'display_name', value: me.display_name || '', maxlength: '30' });
+  const bio = h('textarea', { name: 'note', rows: '4', maxlength: '500' });
+  bio.value = me.source?.note ?? '';
+  const locked = h('input', { type: 'checkbox', name: 'locked' });
+  locked.checked = !!me.locked;
+  const privacy = h('select', { name: 'privacy' },
+    Object.entries(VISIBILITY_LABEL).filter(([v]) => v !== 'direct').map(([v, l]) => h('option', { value: v }, l)));
+  privacy.value = me.source?.privacy || 'public';
+  const form = h('form', { class: 'settings', onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      const updated = await api('/api/v1/accounts/update_credentials', { method: 'PATCH', form: {
+        display_name: name.value, note: bio.value, locked: locked.checked ? 'true' : 'false',
+        'source[privacy]': privacy.value } });
+      session.set({ ...session.get(), me: updated });
+      toast('Settings saved');
+    } catch (err) { toast(errorText(err), 'error'); }
+  } },
+  field('Display name', name), field('Bio', bio),
+  h('label', { class: 'check' }, locked, ' Locked account (approve each follower)'),
+  field('Default visibility', privacy),
+  h('button', { type: 'submit', class: 'primary' }, 'Save'));
+  const out = h('button', { type: 'button', onclick: () => ctx.signOut() }, 'Sign out');
+  const editable = has('PATCH', '/api/v1/accounts/update_credentials');
+  for (const el of form.elements) el.disabled = !editable;
+  return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form, h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
+}
+
+// --- signed out ------------------------------------------------------------------------------
+export function landing(ctx) {
+  ctx.title('Welcome');
+  const go = h('button', { type: 'button', class: 'primary big', onclick: async () => {
+    try { await auth.signIn(ctx.back || '/'); } catch (err) { toast(errorText(err), 'error'); }
+  } }, 'Sign in');
+  return [h('div', { class: 'welcome' },
+    h('h1', { tabindex: '-1' }, 'Redpoll'),
+    h('p', {}, 'A small social network. Post, follow people, talk.'),
+    go,
+    h('p', {}, 'New here? ', h('a', { href: '/signup' }, 'Create an account')),
+    h('p', {}, h('a', { href: '/explore' }, 'See what people post here')))];
+}
+
+export function signup(ctx) {
+  ctx.title('Sign up');
+  const err = h('p', { class: 'error', role: 'alert' });
+  const input = (label, attrs) => h('label', { class: 'field' }, h('span', {}, label), h('input', { required: true, ...attrs }));
+  const form = h('form', { class: 'signup', onsubmit: async (e) => {
+    e.preventDefault();
+    err.textContent = '';
+    const data = Object.fromEntries(new FormData(form));
+    const btn = form.querySelector('button');
+    btn.disabled = true;
+    try {
+      await auth.signUp(data);
+      ctx.started();
+      ctx.go('/', { replace: true });
+    } catch (e2) {
+      err.textContent = errorText(e2);
+      btn.disabled = false;
+    }
+  } },
+  input('Username', { name: 'username', autocomplete: 'username', pattern: '[A-Za-z0-9_]{1,30}', maxlength: '30' }),
+  input('E-mail', { name: 'email', type: 'email', autocomplete: 'email' }),
+  input('Password', { name: 'password', type: 'password', autocomplete: 'new-password', minlength: '8' }),
+  err, h('button', { type: 'submit', class: 'primary' }, 'Sign up'));
+  return [h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, 'Create an account'), form,
+    h('p', {}, 'Have an account? ', h('a', { href: '/signin' }, 'Sign in')))];
+}
+
+export function callback(ctx) {
+  ctx.title('Signing in');
+  const msg = h('p', { role: 'status' }, 'Signing in…');
+  auth.finishSignIn().then((back) => { ctx.started(); ctx.go(back, { replace: true }); })
+    .catch((err) => {
+      msg.setAttribute('role', 'alert');
+      msg.replaceChildren(errorText(err), ' ', h('a', { href: '/signin' }, 'Try again'));
+    });
+  return [h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, 'Signing in'), msg)];
+}

@@ -1,0 +1,303 @@
+"""The web app at ``/`` end to end: a real ``redpoll serve`` on the test
+session's server, driven by Playwright in Debian's Chromium (never a
+downloaded browser). Every page a test opens must log no console error, raise
+no page error and talk to no other origin (checked when the test ends)."""
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+
+from redpoll import limits
+from redpoll.api.process import ServeProcess
+
+from test_api_mastodon import serve_env
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PASSWORD = "correct horse battery"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 360, "height": 740}
+
+
+@pytest.fixture(scope="module")
+def web(server):
+    with ServeProcess(serve_env(server)) as srv:
+        yield srv
+        assert srv.process.poll() is None, srv.logs()[-3000:]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: "
+                    "apt-get install chromium", pytrace=False)
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+class Person:
+    """One browser context (its own storage) and page, watched for errors."""
+
+    def __init__(self, browser, web, viewport: dict):
+        self.web = web
+        self.context = browser.new_context(viewport=viewport, base_url=web.url)
+        self.context.set_default_timeout(15_000)
+        self.page: Page = self.context.new_page()
+        self.problems: list[str] = []
+        self.requests: list[tuple[str, str, str | None]] = []
+        origin = web.url.rstrip("/")
+        ws_origin = origin.replace("http://", "ws://", 1)
+
+        def on_console(msg):
+            if msg.type == "error":
+                self.problems.append(f"console: {msg.text} {msg.location.get('url', '')}")
+
+        def on_request(req):
+            self.requests.append((req.method, req.url, req.post_data))
+            if not (req.url.startswith(origin + "/") or req.url.startswith("data:")):
+                self.problems.append(f"request to another origin: {req.url}")
+
+        def on_socket(ws):
+            if not ws.url.startswith(ws_origin + "/"):
+                self.problems.append(f"WebSocket to another origin: {ws.url}")
+
+        self.page.on("console", on_console)
+        self.page.on("pageerror", lambda exc: self.problems.append(f"page error: {exc}"))
+        self.page.on("request", on_request)
+        self.page.on("websocket", on_socket)
+        self.name = ""
+
+    def sign_up(self, prefix: str) -> str:
+        self.name = f"{prefix}{uuid.uuid4().hex[:8]}"
+        page = self.page
+        page.goto("/")
+        page.get_by_role("link", name="Create an account").click()
+        page.get_by_label("Username").fill(self.name)
+        page.get_by_label("E-mail").fill(f"{self.name}@example.com")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign up").click()
+        expect(page.get_by_role("textbox", name="Compose")).to_be_visible()
+        return self.name
+
+    def expected_error(self, status: int, path: str) -> None:
+        """The browser logs a failed request as a console error: take out the
+        one this test caused on purpose (and fail if it did not happen)."""
+        line = f"status of {status} "
+        found = [p for p in self.problems if line in p and p.split("?")[0].endswith(path)]
+        assert found, (status, path, self.problems)
+        self.problems.remove(found[0])
+
+    def token(self) -> str:
+        return self.page.evaluate("JSON.parse(localStorage.getItem('redpoll.session')).token")
+
+    def api(self, method: str, path: str, **kw) -> httpx.Response:
+        return httpx.request(method, self.web.url + path,
+                             headers={"Authorization": "Bearer " + self.token()}, **kw)
+
+
+@pytest.fixture
+def people(browser, web):
+    made: list[Person] = []
+
+    def make(viewport: dict = DESKTOP) -> Person:
+        made.append(Person(browser, web, viewport))
+        return made[-1]
+
+    yield make
+    for person in made:
+        person.context.close()
+    problems = [p for person in made for p in person.problems]
+    assert not problems, "\n".join(problems)
+
+
+def status_in(page: Page, text: str):
+    return page.locator("article", has_text=text)
+
+
+# --- serving ------------------------------------------------------------------------------
+def test_shell_is_same_origin_cached_and_small(web):
+    with httpx.Client(base_url=web.url) as http:
+        shell = http.get("/")
+        assert shell.status_code == 200 and shell.headers["content-type"].startswith("text/html")
+        assert shell.headers["cache-control"] == "no-cache"
+        csp = shell.headers["content-security-policy"]
+        for directive in ("default-src 'none'", "script-src 'self'", "style-src 'self'",
+                          "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"):
+            assert directive in csp
+        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp and "http" not in csp
+        # every app path is the same shell; unknown paths are not
+        for path in ("/notifications", "/tags/x", "/settings", "/@someone/followers"):
+            assert http.get(path).content == shell.content
+        # account and status pages are the shell with a summary (compat's test has the rest)
+        nobody = http.get("/@nobody_is_called_this")
+        assert nobody.status_code == 404 and "/app.js'" in nobody.text
+        assert nobody.headers["content-security-policy"] == csp
+        assert http.get("/nope/nope").status_code == 404
+        urls = re.findall(r"(?:src|href)='([^']+)'", shell.text)
+        assert urls and all(u.startswith("/assets/") or u == "#main" for u in urls)
+        version = urls[0].split("/")[2]
+        total = len(shell.content)
+        from redpoll.web import FILES
+        for name in FILES:
+            asset = http.get(f"/assets/{version}/{name}")
+            assert asset.status_code == 200
+            assert asset.headers["cache-control"] == "public, max-age=31536000, immutable"
+            total += len(asset.content)
+        assert total < 512 * 1024 and total <= limits.WEB_ASSETS_MAX_BYTES + len(shell.content)
+        stale = http.get("/assets/0000000000000000/app.js")
+        assert stale.status_code == 404 and stale.headers["cache-control"] == "no-store"
+
+
+# --- accounts -----------------------------------------------------------------------------
+def test_sign_up_sign_out_revokes_sign_in_with_pkce(people, web):
+    ann = people()
+    name = ann.sign_up("ann")
+    page = ann.page
+    expect(page.get_by_role("link", name="Profile")).to_be_visible()
+    token = ann.token()
+    assert ann.api("GET", "/api/v1/accounts/verify_credentials").json()["username"] == name
+
+    page.get_by_role("button", name="Sign out").click()
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    gone = httpx.get(web.url + "/api/v1/accounts/verify_credentials",
+                     headers={"Authorization": "Bearer " + token})
+    assert gone.status_code == 401  # revoked, not just forgotten
+    assert page.evaluate("localStorage.getItem('redpoll.session')") is None
+
+    # sign in: the app sends the browser to the authorize page with a PKCE challenge
+    page.get_by_role("button", name="Sign in").click()
+    expect(page).to_have_url(re.compile(r"/oauth/authorize\?"))
+    query = parse_qs(urlsplit(page.url).query)
+    assert query["code_challenge_method"] == ["S256"] and len(query["code_challenge"][0]) == 43
+    page.get_by_label("Username or e-mail").fill(name)
+    page.get_by_label("Password").fill("not the password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("alert")).to_contain_text("Invalid username or password")
+    ann.expected_error(401, "/oauth/authorize")  # the form page answers a wrong password with 401
+    page.get_by_label("Username or e-mail").fill(f"{name}@example.com")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("textbox", name="Compose")).to_be_visible()
+    expect(page).to_have_url(web.url.rstrip("/") + "/")
+    exchange = [body for method, url, body in ann.requests
+                if method == "POST" and url.endswith("/oauth/token") and "authorization_code" in (body or "")]
+    assert len(exchange) == 1 and "code_verifier=" in exchange[0]
+    assert ann.token() != token
+    assert ann.api("GET", "/api/v1/accounts/verify_credentials").json()["username"] == name
+
+
+def test_sign_up_refusal_is_shown_and_nothing_is_created(people, web):
+    ann = people()
+    taken = ann.sign_up("taken")
+    bob = people(PHONE)
+    page = bob.page
+    page.goto("/signup")
+    page.get_by_label("Username").fill(taken)
+    page.get_by_label("E-mail").fill(f"other{uuid.uuid4().hex[:6]}@example.com")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_role("alert")).to_contain_text("taken")
+    assert page.evaluate("localStorage.getItem('redpoll.session')") is None
+    bob.expected_error(422, "/api/v1/accounts")
+
+
+# --- following, posting, live updates -------------------------------------------------------
+def test_follow_from_profile_post_and_see_it_arrive_live(people, web):
+    alice = people(DESKTOP)
+    bob = people(PHONE)
+    alice_name = alice.sign_up("alice")
+    bob_name = bob.sign_up("bob")
+
+    a = alice.page
+    a.goto(f"/@{bob_name}")
+    expect(a.get_by_role("heading", level=1)).to_have_text(bob_name)
+    a.get_by_role("button", name="Follow", exact=True).click()
+    expect(a.get_by_role("button", name="Unfollow", exact=True)).to_be_visible()
+    rel = alice.api("GET", "/api/v1/accounts/relationships",
+                    params={"id[]": bob.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]})
+    assert rel.json()[0]["following"] is True
+
+    # alice reads her home timeline; bob posts from his phone with the compose box
+    a.get_by_role("link", name="Home", exact=True).click()
+    expect(a.get_by_role("textbox", name="Compose")).to_be_visible()
+    a.evaluate("window.__sameDocument = true")
+    b = bob.page
+    compose = b.get_by_role("textbox", name="Compose")
+    compose.fill("hello from bob's phone")
+    expect(b.locator(".counter")).to_have_text(str(500 - len("hello from bob's phone")))
+    b.get_by_role("button", name="Post").click()
+    expect(status_in(b, "hello from bob's phone")).to_be_visible()
+    expect(compose).to_have_value("")
+    # ...and it arrives on alice's page without a reload
+    arrived = status_in(a, "hello from bob's phone")
+    expect(arrived).to_be_visible()
+    assert a.evaluate("window.__sameDocument") is True
+    expect(arrived.get_by_role("link", name=re.compile(bob_name)).first).to_be_visible()
+    for name in ("Reply", "Boost", "Favourite", "Bookmark"):
+        expect(arrived.get_by_role("button", name=name, exact=True)).to_be_visible()
+    for name in ("Boost", "Favourite", "Bookmark"):
+        expect(arrived.get_by_role("button", name=name, exact=True)).to_have_attribute("aria-pressed", "false")
+
+    # scrolled down, a new post waits behind the "new posts" indicator
+    for i in range(12):
+        assert bob.api("POST", "/api/v1/statuses", data={"status": f"filler {i}"}).status_code == 200
+    a.reload()
+    expect(status_in(a, "filler 11")).to_be_visible()
+    expect(a.locator("article")).to_have_count(13)
+    a.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    a.wait_for_function("window.scrollY > 300")
+    assert bob.api("POST", "/api/v1/statuses", data={"status": "while you were reading"}).status_code == 200
+    indicator = a.get_by_role("button", name="1 new post")
+    expect(indicator).to_be_visible()
+    expect(status_in(a, "while you were reading")).to_have_count(0)
+    indicator.click()
+    expect(a.locator("article").first).to_contain_text("while you were reading")
+    a.wait_for_function("window.scrollY < 50")
+
+    # alice's own post appears at the top of her home timeline; the counter follows her typing
+    compose = a.get_by_role("textbox", name="Compose")
+    compose.fill("x" * 510)
+    expect(a.locator(".counter")).to_have_text("-10")
+    expect(a.get_by_role("button", name="Post")).to_be_disabled()
+    compose.fill(f"hi @{bob_name}, from alice #redpoll")
+    a.get_by_role("button", name="Post").click()
+    mine = a.locator("article").first
+    expect(mine).to_contain_text("from alice")
+    expect(mine.get_by_role("link", name=f"@{bob_name}")).to_have_attribute("href", f"/@{bob_name}")
+    expect(mine.get_by_role("link", name="#redpoll")).to_have_attribute("href", "/tags/redpoll")
+    assert alice_name in mine.inner_text()
+
+
+def test_keyboard_only_posting_at_phone_width(people):
+    kim = people(PHONE)
+    kim.sign_up("kim")
+    page = kim.page
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], f"page is {width}px wide at a 360px screen"
+    for name in ("Home", "Notifications", "Explore", "Search", "Lists", "Profile"):
+        expect(page.get_by_role("link", name=name, exact=True)).to_be_visible()
+    page.reload()
+    expect(compose_box := page.get_by_role("textbox", name="Compose")).to_be_visible()
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to content")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+    compose = compose_box
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        if compose.evaluate("el => el === document.activeElement"):
+            break
+    expect(compose).to_be_focused()
+    page.keyboard.type("typed, never clicked")
+    page.keyboard.press("Control+Enter")
+    expect(status_in(page, "typed, never clicked")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
