@@ -301,3 +301,59 @@ def test_keyboard_only_posting_at_phone_width(people):
     page.keyboard.press("Control+Enter")
     expect(status_in(page, "typed, never clicked")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_lists_explore_thread_scroll_and_delete(people, web):
+    cat, dan = people(DESKTOP), people(PHONE)
+    cat.sign_up("cat")
+    dan_name = dan.sign_up("dan")
+    dan_id = dan.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+    assert cat.api("POST", f"/api/v1/accounts/{dan_id}/follow").status_code == 200
+    for i in range(25):
+        assert dan.api("POST", "/api/v1/statuses", data={"status": f"older post {i}"}).status_code == 200
+
+    # a profile pages by the Link header's cursor as the reader scrolls
+    c = cat.page
+    c.goto(f"/@{dan_name}")
+    expect(c.locator("article")).to_have_count(20)
+    c.locator("article").last.scroll_into_view_if_needed()
+    expect(c.locator("article")).to_have_count(25)
+    expect(status_in(c, "older post 0")).to_be_visible()
+    c.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+    expect(c.get_by_text("You have reached the end.")).to_be_visible()
+    expect(c.locator("article")).to_have_count(25)
+    c.get_by_role("link", name=re.compile(r"Followers$")).click()
+    expect(c).to_have_url(re.compile(f"/@{dan_name}/followers$"))
+    expect(c.locator(".account-row")).to_have_count(1)
+
+    # a list: create, add a member, the member's new post arrives live
+    c.get_by_role("link", name="Lists", exact=True).click()
+    c.get_by_label("New list title").fill("Friends")
+    c.get_by_role("button", name="Create list").click()
+    c.get_by_role("link", name="Friends").click()
+    expect(c.get_by_role("heading", level=1)).to_have_text("Friends")
+    c.get_by_text("Members").click()
+    c.get_by_label("Username to add").fill(dan_name)
+    c.get_by_role("button", name="Add to list").click()
+    expect(c.get_by_role("button", name=f"Remove @{dan_name} from the list")).to_be_visible()
+    assert dan.api("POST", "/api/v1/statuses", data={"status": "news for my list"}).status_code == 200
+    expect(status_in(c, "news for my list")).to_be_visible()
+
+    # explore shows it too; its time link opens the thread view
+    c.get_by_role("link", name="Explore", exact=True).click()
+    post = status_in(c, "news for my list")
+    expect(post).to_be_visible()
+    post.locator("a.time").click()
+    expect(c).to_have_url(re.compile(f"/@{dan_name}/\\d+$"))
+    expect(c.locator("article.focused")).to_contain_text("news for my list")
+    expect(c.locator("article.focused").get_by_role("button", name=re.compile("Delete"))).to_have_count(0)
+
+    # delete one's own post: asks once more, then it is gone here and from the API
+    d = dan.page
+    d.get_by_role("link", name="Home", exact=True).click()
+    mine = status_in(d, "news for my list")
+    mine.get_by_role("button", name="Delete").click()
+    mine.get_by_role("button", name="Confirm delete").click()
+    expect(status_in(d, "news for my list")).to_have_count(0)
+    sid = c.url.rsplit("/", 1)[1]
+    assert cat.api("GET", f"/api/v1/statuses/{sid}").status_code == 404

@@ -108,6 +108,7 @@ bus.addEventListener('notifications:read', async (e) => {
 });
 
 bus.addEventListener('relationship', () => resubscribe({ stream: 'user' }));
+bus.addEventListener('list:members', (e) => resubscribe({ stream: 'list', list: e.detail }));
 
 // --- reply box ------------------------------------------------------------------------
 function openReply(status, article) {
@@ -152,7 +153,9 @@ function render() {
   const ctx = { signal: abort.signal, title, go, reply: openReply, signOut, started };
   document.body.classList.toggle('signed-out', !signedIn);
   for (const [key, a] of Object.entries(navLinks)) {
-    if (key === match.key || (key === 'explore' && match.key === 'public')) a.setAttribute('aria-current', 'page');
+    const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
+    if ((key === match.key && key !== 'profile') || (key === 'profile' && own) ||
+        (key === 'explore' && match.key === 'public')) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   let nodes;

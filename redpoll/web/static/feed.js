@@ -58,6 +58,11 @@ export function feed(opts) {
       list.setAttribute('aria-busy', 'false');
       more.hidden = done;
     }
+    // still at the bottom (a short page): the observer sees no change, so ask again
+    requestAnimationFrame(() => {
+      if (!done && !signal.aborted && more.isConnected &&
+          more.getBoundingClientRect().top < window.innerHeight + 600) load();
+    });
   }
   more.addEventListener('click', load);
   const io = new IntersectionObserver((entries) => {

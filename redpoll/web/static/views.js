@@ -275,7 +275,7 @@ export function search(ctx) {
 export function lists(ctx) {
   ctx.title('Lists');
   const box = h('ul', { class: 'lists' });
-  const title = h('input', { name: 'title', 'aria-label': 'New list title', required: true, maxlength: '100' });
+  const title = h('input', { name: 'title', 'aria-label': 'New list title', placeholder: 'New list title', required: true, maxlength: '100' });
   const load = async () => {
     try {
       const all = await api('/api/v1/lists');
@@ -308,7 +308,7 @@ export function listView(ctx, id) {
       members.replaceChildren(...accounts.map((a) => {
         const rm = h('button', { type: 'button', 'aria-label': `Remove @${a.acct} from the list` }, 'Remove');
         rm.addEventListener('click', async () => {
-          try { await api(`/api/v1/lists/${id}/accounts`, { method: 'DELETE', query: { account_ids: [a.id] } }); loadMembers(); }
+          try { await api(`/api/v1/lists/${id}/accounts`, { method: 'DELETE', query: { account_ids: [a.id] } }); emit('list:members', String(id)); loadMembers(); }
           catch (err) { toast(errorText(err), 'error'); }
         });
         return h('li', {}, renderAccountRow(a, rm));
@@ -320,6 +320,7 @@ export function listView(ctx, id) {
     try {
       const a = await api('/api/v1/accounts/lookup', { query: { acct: who.value.trim().replace(/^@/, '') } });
       await api(`/api/v1/lists/${id}/accounts`, { method: 'POST', form: { 'account_ids[]': a.id } });
+      emit('list:members', String(id));
       who.value = '';
       loadMembers();
     } catch (err) { toast(err.status === 404 ? 'No such account' : errorText(err), 'error'); }
