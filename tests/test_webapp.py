@@ -54,6 +54,7 @@ class Person:
         self.page: Page = self.context.new_page()
         self.problems: list[str] = []
         self.requests: list[tuple[str, str, str | None]] = []
+        self.idempotency_keys: list[str | None] = []
         origin = web.url.rstrip("/")
         ws_origin = origin.replace("http://", "ws://", 1)
 
@@ -63,6 +64,8 @@ class Person:
 
         def on_request(req):
             self.requests.append((req.method, req.url, req.post_data))
+            if req.method == "POST" and req.url.endswith("/api/v1/statuses"):
+                self.idempotency_keys.append(req.headers.get("idempotency-key"))
             if not (req.url.startswith(origin + "/") or req.url.startswith("data:")):
                 self.problems.append(f"request to another origin: {req.url}")
 
@@ -300,6 +303,8 @@ def test_keyboard_only_posting_at_phone_width(people):
     page.keyboard.type("typed, never clicked")
     page.keyboard.press("Control+Enter")
     expect(status_in(page, "typed, never clicked")).to_be_visible()
+    # every post went out with an Idempotency-Key of its own
+    assert len(kim.idempotency_keys) == 1 and re.fullmatch(r"[0-9a-f]{32}", kim.idempotency_keys[0])
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
@@ -357,3 +362,4 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     expect(status_in(d, "news for my list")).to_have_count(0)
     sid = c.url.rsplit("/", 1)[1]
     assert cat.api("GET", f"/api/v1/statuses/{sid}").status_code == 404
+

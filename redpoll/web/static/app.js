@@ -79,15 +79,26 @@ function paintBadge() {
   badge.hidden = unread === 0;
   badge.setAttribute('aria-label', `${unread} unread`);
 }
+const UNREAD_POLL_MS = 15000;  // when the stream carries no notification events
+let unreadTimer = null;
 async function loadUnread() {
-  if (!has('GET', '/api/v1/notifications')) return;
+  clearTimeout(unreadTimer);
+  if (!session.token() || !has('GET', '/api/v1/notifications')) return;
+  if (current.key !== 'notifications') unreadTimer = setTimeout(loadUnread, UNREAD_POLL_MS);
+  if (document.hidden) return;
   try {
+    if (has('GET', '/api/v1/notifications/unread_count')) {
+      const { count } = await api('/api/v1/notifications/unread_count', { query: { limit: 40 } });
+      if (current.key !== 'notifications') unread = count;
+      paintBadge();
+      return;
+    }
     if (has('GET', '/api/v1/markers')) {
       const markers = await api('/api/v1/markers', { query: { timeline: ['notifications'] } });
       lastRead = markers?.notifications?.last_read_id || null;
     } else lastRead = localStorage.getItem('redpoll.lastRead');
     const fresh = await api('/api/v1/notifications', { query: { limit: 40, since_id: lastRead } });
-    unread = fresh.length;
+    if (current.key !== 'notifications') unread = fresh.length;
     paintBadge();
   } catch { /* no badge without notifications */ }
 }
@@ -149,7 +160,9 @@ function render() {
     return render();
   }
   const abort = new AbortController();
+  const left = current.key === 'notifications' && match.key !== 'notifications';
   current = { key: match.key, abort };
+  if (left && signedIn) loadUnread();
   const ctx = { signal: abort.signal, title, go, reply: openReply, signOut, started };
   document.body.classList.toggle('signed-out', !signedIn);
   for (const [key, a] of Object.entries(navLinks)) {

@@ -350,10 +350,16 @@ export function settings(ctx) {
   privacy.value = me.source?.privacy || 'public';
   const form = h('form', { class: 'settings', onsubmit: async (e) => {
     e.preventDefault();
+    // only what changed: a server may not support every field (locked, privacy)
+    const now = session.me() || {};
+    const changes = {};
+    if (name.value !== (now.display_name || '')) changes.display_name = name.value;
+    if (bio.value !== (now.source?.note ?? '')) changes.note = bio.value;
+    if (locked.checked !== !!now.locked) changes.locked = locked.checked ? 'true' : 'false';
+    if (privacy.value !== (now.source?.privacy || 'public')) changes['source[privacy]'] = privacy.value;
+    if (!Object.keys(changes).length) { toast('Nothing to save'); return; }
     try {
-      const updated = await api('/api/v1/accounts/update_credentials', { method: 'PATCH', form: {
-        display_name: name.value, note: bio.value, locked: locked.checked ? 'true' : 'false',
-        'source[privacy]': privacy.value } });
+      const updated = await api('/api/v1/accounts/update_credentials', { method: 'PATCH', form: changes });
       session.set({ ...session.get(), me: updated });
       toast('Settings saved');
     } catch (err) { toast(errorText(err), 'error'); }
