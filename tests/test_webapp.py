@@ -363,3 +363,22 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     sid = c.url.rsplit("/", 1)[1]
     assert cat.api("GET", f"/api/v1/statuses/{sid}").status_code == 404
 
+
+
+def test_sha256_fallback_matches_webcrypto(people):
+    """PKCE's challenge where crypto.subtle is missing (not a secure context)
+    comes from sha256.js: it must agree with WebCrypto, padding edges included."""
+    page = people().page
+    page.goto("/signin")
+    same = page.evaluate("""async () => {
+        const src = document.querySelector('script[type=module]').src.replace('app.js', 'sha256.js');
+        const { sha256 } = await import(src);
+        const out = [];
+        for (const n of [0, 1, 3, 55, 56, 63, 64, 65, 119, 120, 1000]) {
+            const data = new Uint8Array(n).map((_, i) => (i * 31 + n) & 255);
+            const mine = Array.from(sha256(data)).join(',');
+            const web = Array.from(new Uint8Array(await crypto.subtle.digest('SHA-256', data))).join(',');
+            out.push(mine === web);
+        }
+        return out; }""")
+    assert same == [True] * 11

@@ -3,7 +3,7 @@
 // aria-pressed), Delete for one's own.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
-import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural } from './ui.js';
+import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
 
 const TOGGLES = {
   Boost: { field: 'reblogged', count: 'reblogs_count', on: 'reblog', off: 'unreblog', icon: 'boost', noun: ['boost', 'boosts'] },
@@ -105,7 +105,8 @@ export function renderStatus(entry, opts = {}) {
   if (s.spoiler_text) article.append(h('p', { class: 'spoiler' }, s.spoiler_text));
   article.append(statusContent(s.content));
   const meta = [];
-  if (s.visibility && s.visibility !== 'public') meta.push(VISIBILITY_LABEL[s.visibility] || s.visibility);
+  if (opts.focused) meta.push(fullDate(s.created_at));
+  if (s.visibility && (s.visibility !== 'public' || opts.focused)) meta.push(VISIBILITY_LABEL[s.visibility] || s.visibility);
   if (meta.length) article.append(h('p', { class: 'meta' }, meta.join(' · ')));
   if (me) {
     const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': 'Reply',

@@ -148,6 +148,8 @@ export function relative(iso, now = Date.now()) {
   return '';
 }
 
+export function fullDate(iso) { return FULL.format(new Date(iso)); }
+
 export function timeEl(iso) {
   return h('time', { datetime: iso, title: FULL.format(new Date(iso)) }, relative(iso));
 }
