@@ -211,6 +211,11 @@ def test_sign_up_refusal_is_shown_and_nothing_is_created(people, web):
     expect(page.get_by_role("alert")).to_contain_text("taken")
     assert page.evaluate("localStorage.getItem('redpoll.session')") is None
     bob.expected_error(422, "/api/v1/accounts")
+    # signed out, the public timeline can still be read
+    page.get_by_role("main").get_by_role("link", name="Sign in").click()
+    page.get_by_role("link", name="See what people post here").click()
+    expect(page.get_by_role("heading", name="Explore")).to_be_visible()
+    expect(page.get_by_role("textbox", name="Compose")).to_have_count(0)
 
 
 # --- following, posting, live updates -------------------------------------------------------

@@ -28,6 +28,7 @@ export function home(ctx) {
     empty: 'Your home timeline is empty: follow people from Explore or Search.',
     render: (s) => renderStatus(s, { onReply: ctx.reply }),
     live: { sub: { stream: 'user' }, events: ['update'] } });
+  bus.addEventListener('posted', (e) => f.prepend(e.detail), { signal: ctx.signal });  // replies
   return [heading('Home'), composer({ onPosted: (s) => f.prepend(s) }), f.root];
 }
 
@@ -94,6 +95,10 @@ export function thread(ctx, acct, id) {
       box.replaceChildren(...context.ancestors.map((x) => render(x)), render(s, true),
         ...context.descendants.map((x) => render(x)));
       ctx.title(`${displayName(s.account)}: post`);
+      bus.addEventListener('posted', (e) => {  // a reply written here goes under its parent
+        const parent = box.querySelector(`article[data-status-id="${CSS.escape(String(e.detail.in_reply_to_id))}"]`);
+        if (parent) parent.after(render(e.detail));
+      }, { signal: ctx.signal });
       bus.addEventListener('status:deleted', (e) => {
         for (const n of box.querySelectorAll(`article[data-status-id="${CSS.escape(String(e.detail))}"]`)) n.remove();
       }, { signal: ctx.signal });
