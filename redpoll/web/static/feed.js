@@ -86,17 +86,33 @@ export function feed(opts) {
   const onScroll = () => { if (atTop() && pending.length) { add(pending.splice(0).reverse(), 'top'); showPending(); } };
   window.addEventListener('scroll', onScroll, { passive: true, signal });
 
+  function arrived(item) {
+    if (!item || seen.has(keyOf(item)) || pending.some((p) => keyOf(p) === keyOf(item))) return;
+    if (atTop()) { add([item], 'top'); status.textContent = ''; } else { pending.push(item); showPending(); }
+  }
   if (opts.live) {
     const { sub, events, accept } = opts.live;
     if (sub) subscribe(sub, signal);
     const onEvent = (e) => {
       const { stream, event, payload } = e.detail;
       if (!events.includes(event) || (sub && !matches(stream, sub))) return;
-      const item = accept ? accept(payload, event) : payload;
-      if (!item || seen.has(keyOf(item)) || pending.some((p) => keyOf(p) === keyOf(item))) return;
-      if (atTop()) { add([item], 'top'); status.textContent = ''; } else { pending.push(item); showPending(); }
+      arrived(accept ? accept(payload, event) : payload);
     };
     bus.addEventListener('stream', onEvent, { signal });
+  }
+  if (opts.pollMs) {
+    // for lists the streaming API does not carry: ask for what is newer than the top
+    const timer = setInterval(async () => {
+      const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
+      if (document.hidden || loading || !newest) return;
+      try {
+        const page = await request(path, { query: { ...query, min_id: newest, limit: 40 } });
+        if (!signal.aborted && Array.isArray(page.data)) {
+          [...page.data].sort((a, b) => (BigInt(keyOf(a)) < BigInt(keyOf(b)) ? -1 : 1)).forEach(arrived);
+        }
+      } catch { /* the next tick tries again */ }
+    }, opts.pollMs);
+    signal.addEventListener('abort', () => clearInterval(timer));
   }
   const onDelete = (e) => {
     for (const node of list.querySelectorAll(`article[data-status-id="${CSS.escape(String(e.detail))}"]`)) node.remove();

@@ -153,7 +153,7 @@ export function notifications(ctx) {
   const f = feed({ path: '/api/v1/notifications', signal: ctx.signal, label: 'Notifications',
     empty: 'No notifications yet.', keyOf: (n) => n.id,
     render: (n) => { markRead(n.id); return renderNotification(n, ctx); },
-    live: { sub: null, events: ['notification'] } });
+    live: { sub: null, events: ['notification'] }, pollMs: 5000 });
   return [heading('Notifications'), f.root];
 }
 
