@@ -49,6 +49,7 @@ class Person:
 
     def __init__(self, browser, web, viewport: dict):
         self.web = web
+        self.width = viewport["width"]
         self.context = browser.new_context(viewport=viewport, base_url=web.url)
         self.context.set_default_timeout(15_000)
         self.page: Page = self.context.new_page()
@@ -117,6 +118,10 @@ def people(browser, web):
 
     yield make
     for person in made:
+        if not person.page.is_closed() and person.page.url.startswith(web.url):
+            wide = person.page.evaluate("document.documentElement.scrollWidth")
+            if wide > person.width:  # the last page each person saw fits their screen
+                person.problems.append(f"{person.page.url} is {wide}px wide on a {person.width}px screen")
         person.context.close()
     problems = [p for person in made for p in person.problems]
     assert not problems, "\n".join(problems)
