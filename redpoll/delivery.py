@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, limits
+from . import keys, limits, metrics
 from .store import Store
 
 HOME, LISTS = "home", "lists"
@@ -75,6 +75,7 @@ async def _run(store: Store, script: str, sid: int, targets: list[str], batch_na
                         [sid, limits.HOME_CAP, "1", batch_name, limits.FANOUT_DONE_TTL_S])
     else:
         await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+    metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,

@@ -17,6 +17,7 @@ from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClus
 
 from . import deleting, follows, keys, lists, posting, statuses, timelines, users
 from .errors import ConfigError
+from .health import DATABASE
 from .jobs import JobQueue
 from .models import Page, Status, User
 from .server import EmbeddedServer
@@ -69,6 +70,7 @@ class Redpoll:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise ConfigError(f"cannot reach the database, {where}: {message}") from None
         log.info("database: %s", where)
+        DATABASE.watch(store.client.ping)  # how this process notices it is back after an outage
         return self
 
     async def close(self) -> None:

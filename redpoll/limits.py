@@ -162,3 +162,21 @@ INSTANCE_STATS_CACHE_S = 60
 #: Bytes of HTML/JS/CSS/SVG the web app ships (issue 11: the page under 512 KB);
 #: checked when the package is imported.
 WEB_ASSETS_MAX_BYTES = 512 * 1024
+
+# --- operating it (redpoll/health.py, redpoll/api/ops.py, redpoll serve) -------------
+#: While the database is unreachable, a process PINGs it this often to notice
+#: that it is back (one log line per change, not one per failed call).
+DB_PROBE_INTERVAL_S = 0.25
+#: Retry-After (seconds) on 503 answers while the database is unreachable.
+RETRY_AFTER_S = 1
+#: /ready and /metrics give up on Redis reads after this long.
+READY_CHECK_TIMEOUT_S = 2.0
+#: /ready: jobs are "flowing" while the oldest queued job is younger than this
+#: (default of REDPOLL_READY_JOB_AGE_S).
+READY_MAX_JOB_AGE_S = 60
+#: How often `redpoll serve` checks that the embedded server it started runs.
+SUPERVISE_INTERVAL_S = 0.1
+#: Longest wait between attempts to restart an embedded server that will not start.
+SUPERVISE_BACKOFF_MAX_S = 5.0
+#: How often each HTTP process copies its stream hub's figures into /metrics.
+METRICS_SAMPLE_S = 1.0

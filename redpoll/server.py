@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -234,6 +235,64 @@ class EmbeddedServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+class Supervisor:
+    """Keeps an embedded server running for the process that started it
+    (``redpoll serve``): a thread checks it every ``SUPERVISE_INTERVAL_S``
+    and, if it died, starts it again on the same port and data directory, so
+    the AOF is loaded back and every client (REST, jobs, stream hub, other
+    processes attached to the port) reconnects to the same URL. Restarts are
+    made from this thread, which lives until :meth:`stop` and stops the
+    server itself (the kernel signals a child when the thread that started
+    it ends, PR_SET_PDEATHSIG). One log line per state change."""
+
+    def __init__(self, server: "EmbeddedServer", log) -> None:
+        self.server = server
+        self.log = log
+        self.restarts = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="redpoll-supervisor", daemon=True)
+
+    def start(self) -> "Supervisor":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop supervising, then stop the server gracefully (AOF flushed)."""
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        from . import limits
+        backoff = limits.SUPERVISE_INTERVAL_S
+        failing = False
+        try:
+            while not self._stop.wait(backoff if failing else limits.SUPERVISE_INTERVAL_S):
+                process = self.server.process
+                if process is None or process.poll() is None:
+                    continue
+                if not failing:
+                    self.log.warning("embedded server exited; restarting it on its data",
+                                     extra={"code": process.returncode, "port": self.server.port,
+                                            "data_dir": str(self.server.data_dir)})
+                started = time.monotonic()
+                try:
+                    self.server.start()
+                except ConfigError as exc:
+                    if not failing:
+                        self.log.error("embedded server does not start again; retrying",
+                                       extra={"error": str(exc)})
+                    failing = True
+                    backoff = min(max(backoff * 2, 0.5), limits.SUPERVISE_BACKOFF_MAX_S)
+                    continue
+                failing, backoff = False, limits.SUPERVISE_INTERVAL_S
+                self.restarts += 1
+                self.log.info("embedded server restarted",
+                              extra={"port": self.server.port, "restarts": self.restarts,
+                                     "took_s": round(time.monotonic() - started, 3)})
+        finally:
+            self.server.stop()
 
 
 class EmbeddedCluster:

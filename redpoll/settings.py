@@ -118,6 +118,8 @@ class Settings:
     stream_keepalive_s: int = int(limits.STREAM_KEEPALIVE_S)
     #: Seconds between SSE heartbeat comments on Mastodon streams (Mastodon: 15).
     sse_heartbeat_s: int = int(limits.SSE_HEARTBEAT_S)
+    #: /ready says "jobs not flowing" once the oldest queued job is older than this.
+    ready_job_age_s: int = int(limits.READY_MAX_JOB_AGE_S)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -154,6 +156,8 @@ class Settings:
             stream_keepalive_s=_int(env, "REDPOLL_STREAM_KEEPALIVE_S",
                                     int(limits.STREAM_KEEPALIVE_S), 1, 3600),
             sse_heartbeat_s=_int(env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600),
+            ready_job_age_s=_int(env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S),
+                                 1, 86_400),
         )
 
     def database(self) -> str:

@@ -20,7 +20,7 @@ from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.cluster import key_slot
 from redis.exceptions import NoScriptError
 
-from . import keys, limits
+from . import keys, limits, metrics
 from .memo import Bounded
 from .mux import Multiplexed
 from .settings import Settings
@@ -78,6 +78,9 @@ class Store:
             path.stem: client.register_script(path.read_text())
             for path in sorted(LUA_DIR.glob("*.lua"))
         }
+        #: the calls counter of each script and of batches, bound once
+        self.counted = {name: metrics.REDIS_CALLS.labels(name)
+                        for name in [*self.scripts, "batch", "run_many"]}
 
     @classmethod
     def connect(cls, url: str, cluster: bool = False) -> "Store":
@@ -115,13 +118,18 @@ class Store:
     async def run(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> Any:
         """Run one script; all ``keys`` must share a hash slot."""
         script = self.scripts[name]
-        if self.mux is None:
-            return await script(keys=list(keys), args=list(args))
+        self.counted[name].inc()  # /metrics: redpoll_redis_calls{op=name}
         try:
-            return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
-        except NoScriptError:  # the server restarted and lost its script cache
-            await self.mux.call("SCRIPT", "LOAD", script.script)
-            return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            if self.mux is None:
+                return await script(keys=list(keys), args=list(args))
+            try:
+                return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
+            except NoScriptError:  # the server restarted and lost its script cache
+                await self.mux.call("SCRIPT", "LOAD", script.script)
+                return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except Exception:
+            metrics.REDIS_ERRORS.labels(name).inc()
+            raise
 
     async def load_scripts(self) -> None:
         """Load every script (on every primary of a cluster) so that batches
@@ -140,6 +148,7 @@ class Store:
         (say, "changed"), since the second run only confirms it."""
         if self.cluster:
             raise RuntimeError("run_many needs a single server")
+        self.counted["run_many"].inc()
         first = await self._pipeline_scripts(calls)
         if not any(isinstance(r, NoScriptError) for r in first):
             return first
@@ -185,6 +194,7 @@ class Store:
         raises. Not a transaction: for reads, or writes safe to repeat."""
         if not commands:
             return []
+        self.counted["batch"].inc()
         if self.mux is not None:
             replies = await self.mux.call_many(list(commands))
             for reply in replies:

@@ -11,9 +11,11 @@ import os
 import socket
 from typing import Awaitable, Callable
 
-from redis.exceptions import ResponseError
+from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
+                              TimeoutError as RedisTimeoutError)
 
 from . import delivery, keys, limits, refill
+from .health import DATABASE
 from .jobs import Job, JobQueue, decode
 from .settings import Settings
 from .store import Store
@@ -105,6 +107,7 @@ class Worker:
                     entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
                 for source, entry_id, fields in entries:
                     await self._handle(source, stream, entry_id, fields)
+                DATABASE.back("worker")
             except asyncio.CancelledError:
                 raise
             except ResponseError as exc:
@@ -114,7 +117,11 @@ class Worker:
                     log.warning("job groups missing on %s; recreating them", stream)
                     await self.queue.ensure_groups(force=True)
                 await asyncio.sleep(0.5)
-            except Exception:  # connection lost, server restarting: retry soon
+            except (RedisConnectionError, RedisTimeoutError) as exc:
+                # server away or restarting: logged once per outage (redpoll.health)
+                DATABASE.lost("worker", exc)
+                await asyncio.sleep(0.5)
+            except Exception:  # anything else: retry soon
                 log.exception("worker loop error on %s", stream)
                 await asyncio.sleep(0.5)
 
@@ -149,6 +156,9 @@ class Worker:
             return
         try:
             next_job = await handler(self.store, self.settings, job)
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            DATABASE.lost("worker", exc)  # left pending, as below
+            return
         except Exception:
             # left pending: retried after job_claim_ms by whichever worker claims it
             log.exception("job %s failed; it will be retried", job)

@@ -21,12 +21,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from .. import limits, metrics, web
 from ..engine import Redpoll
 from ..errors import RedpollError
+from ..health import DATABASE
 from ..settings import Settings
 from ..stream.service import StreamService
-from .. import web
-from . import accounts, instance, lists, oauth, openapi, pages, startup, statuses
+from . import accounts, instance, lists, oauth, openapi, ops, pages, startup, statuses
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
 
@@ -78,6 +79,10 @@ ROUTES = [
     Route("/avatars/original/missing.png", pages.avatar_image, methods=["GET"]),
     Route("/headers/original/missing.png", pages.header_image, methods=["GET"]),
     Route("/openapi.json", openapi.document, methods=["GET"]),
+    # operators and load balancers (redpoll/api/ops.py, docs/operating.md)
+    Route("/health", ops.health, methods=["GET"]),
+    Route("/ready", ops.ready, methods=["GET"]),
+    Route("/metrics", ops.metrics_page, methods=["GET"]),
 ]
 
 #: Paths browser clients on other origins may call (Mastodon's CORS set): the
@@ -118,9 +123,10 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
 
 
 async def _unavailable(request: Request, exc: Exception) -> Response:
-    log.warning("database unavailable: %s", type(exc).__name__)
+    # logged once per outage by redpoll.health, not once per request
+    DATABASE.lost("api", exc)
     return JSON({"error": "Service temporarily unavailable"}, status_code=503,
-                headers={"Retry-After": "1"})
+                headers={"Retry-After": str(limits.RETRY_AFTER_S)})
 
 
 async def _crash(request: Request, exc: Exception) -> Response:
@@ -129,11 +135,14 @@ async def _crash(request: Request, exc: Exception) -> Response:
     return JSON({"error": "Internal server error"}, status_code=500)
 
 
-class AccessLog:
-    """One JSON line per request: method, path (no query), status, duration."""
+class Observe:
+    """Per request: the metrics (count by route template, method and status;
+    latency histogram) and, when ``access_log`` is on, one JSON line
+    (method, path without query, status, duration)."""
 
-    def __init__(self, app):
+    def __init__(self, app, access_log: bool = True):
         self.app = app
+        self.access_log = access_log
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -149,11 +158,17 @@ class AccessLog:
         try:
             await self.app(scope, receive, sending)
         finally:
-            client = scope.get("client")
-            access.info("request", extra={
-                "method": scope["method"], "path": scope["path"][:200], "status": status[0],
-                "ms": round((time.perf_counter() - start) * 1000, 2),
-                "ip": client[0] if client else None})
+            took = time.perf_counter() - start
+            route = scope.get("route")
+            template = getattr(route, "path", None) or "unmatched"
+            method = scope["method"]
+            metrics.HTTP_REQUESTS.labels(template, method, str(status[0])).inc()
+            metrics.HTTP_LATENCY.labels(template, method).observe(took)
+            if self.access_log:
+                client = scope.get("client")
+                access.info("request", extra={
+                    "method": method, "path": scope["path"][:200], "status": status[0],
+                    "ms": round(took * 1000, 2), "ip": client[0] if client else None})
 
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
@@ -164,17 +179,26 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
     async def lifespan(app: Starlette):
         rp = await Redpoll.open(settings)
         app.state.rp, app.state.settings = rp, settings
+        DATABASE.watch(rp.store.client.ping)
         await stream.start_for(rp)
+        app.state.stream_hub = stream.hub
+        try:  # accept requests once the hub reads the event log (streams are gated on it)
+            await asyncio.wait_for(stream.hub.connected.wait(), limits.READY_CHECK_TIMEOUT_S * 5)
+        except asyncio.TimeoutError:
+            log.warning("stream hub not connected yet; streams answer 503 until it is")
         stop = asyncio.Event()
         jobs = asyncio.create_task(rp.worker().run(stop)) if settings.serve_jobs else None
+        sampler = asyncio.create_task(ops.sample_stream_figures(stream))
         log.info("api process ready", extra={"jobs": bool(jobs)})
         try:
             yield
         finally:
             stop.set()
+            sampler.cancel()
             if jobs is not None:
                 await jobs  # let in-flight jobs finish; queued ones stay in Redis
             await stream.stop()
+            DATABASE.watch(None)
             await rp.close()
             log.info("api process stopped")
 
@@ -185,6 +209,7 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
     app.state.settings = settings
     app.state.rendered = RenderedStatuses()
     app.add_middleware(ApiCors)
-    if settings.access_log if access_log is None else access_log:
-        app.add_middleware(AccessLog)
+    # no new stream while the stream hub cannot read the event log (503)
+    app.add_middleware(ops.StreamGate, service=stream)
+    app.add_middleware(Observe, access_log=settings.access_log if access_log is None else access_log)
     return app

@@ -17,15 +17,18 @@ from __future__ import annotations
 import logging
 import logging.config
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
 from .. import limits
-from ..server import EmbeddedServer, reach
+from ..metrics import MULTIPROC_ENV
+from ..server import EmbeddedServer, Supervisor, reach
 from ..settings import Settings, redact
 from . import logs
 
@@ -52,11 +55,14 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     embedded = None
     where = settings.database()
     url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)
+    supervisor = None
     if url is None:
         embedded = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync).start()
         url = embedded.url
         where += f", server started at {url}"
         log.info("embedded server started", extra={"redis": url, "data_dir": settings.data_dir})
+        # restarted on the same port and data if it dies (issue 13 item 7)
+        supervisor = Supervisor(embedded, log).start()
     else:
         # "listening" is printed only once the database answered; a server
         # that does not answer stops us here with one line (ConfigError)
@@ -68,11 +74,19 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     os.environ["REDIS_URL"] = url
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
     os.environ["REDPOLL_ACCESS_LOG"] = "1" if access_log else "0"
+    metrics_dir = None
+    if workers > 1:
+        # several processes answer /metrics: prometheus-client's multiprocess
+        # mode sums their values from files in this directory (redpoll.metrics)
+        metrics_dir = tempfile.mkdtemp(prefix="redpoll-metrics-")
+        os.environ[MULTIPROC_ENV] = metrics_dir
+    else:
+        os.environ.pop(MULTIPROC_ENV, None)
     try:
         sock = bind(host, port, backlog)
     except OSError as exc:
-        if embedded is not None:
-            embedded.stop()
+        if supervisor is not None:
+            supervisor.stop()
         raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
     chosen = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
@@ -99,8 +113,10 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
             Multiprocess(config, sockets=[sock]).run()
     finally:
         sock.close()
-        if embedded is not None:
-            embedded.stop()
+        if supervisor is not None:
+            supervisor.stop()  # stops the embedded server, AOF flushed
             log.info("embedded server stopped")
+        if metrics_dir is not None:
+            shutil.rmtree(metrics_dir, ignore_errors=True)
         log.info("stopped")
         sys.stderr.flush()

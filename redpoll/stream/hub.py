@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 
 from .. import keys, limits
 from ..events import FIELD
+from ..health import DATABASE
 from .filters import Event, Filter
 from .index import FilterIndex
 
@@ -196,16 +197,21 @@ class Hub:
     # --- the reader ------------------------------------------------------------------------
     async def _run(self) -> None:
         delay = limits.RECONNECT_FIRST_S
+        lost = False
         while True:
             try:
                 if self.cursor is None:
                     last = await self._reader.xrevrange(keys.EVENT_LOG, count=1)
                     self.cursor = _text(last[0][0]) if last else "0-0"
+                elif lost:  # connected only once the server answered again
+                    await self._reader.ping()
+                    lost = False
                 self.connected.set()
                 reply = await self._reader.xread({keys.EVENT_LOG: self.cursor},
                                                  count=limits.EVENT_READ_COUNT,
                                                  block=limits.EVENT_READ_BLOCK_MS)
                 delay = limits.RECONNECT_FIRST_S
+                DATABASE.back("stream hub")
                 if reply:
                     entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
                     for entry_id, fields in entries:
@@ -215,8 +221,9 @@ class Hub:
                 raise
             except (RedisError, OSError) as exc:
                 self.connected.clear()
+                lost = True
                 self.reconnects += 1
-                log.warning("event log reader lost Redis (%s); retrying in %.2fs", exc, delay)
+                DATABASE.lost("stream hub", exc)  # one log line per outage, not per retry
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, limits.RECONNECT_MAX_S)
             except Exception:  # a bad entry must not stop the stream for everyone

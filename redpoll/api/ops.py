@@ -1,0 +1,185 @@
+"""Endpoints for operators and load balancers: ``/health``, ``/ready``,
+``/metrics`` (issue 13 item 10; meanings in docs/operating.md).
+
+* ``/health`` -- liveness: 200 while this process runs its event loop; the
+  body also says whether it can reach the database, but a liveness probe
+  should not restart a process because Redis is away (restarting it would
+  not bring Redis back).
+* ``/ready`` -- readiness: 200 only when the database answers a PING now,
+  the stream hub reads the event log, and jobs flow (the oldest queued job
+  is younger than REDPOLL_READY_JOB_AGE_S); else 503 with
+  ``Retry-After`` and the reason in the body.
+* ``/metrics`` -- Prometheus text format (redpoll.metrics).
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import asdict, dataclass
+
+from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .. import keys, limits, metrics
+from ..health import DATABASE
+from .http import JSON
+
+
+@dataclass(frozen=True, slots=True)
+class JobFigures:
+    queued: int          # entries in the job streams (waiting or running)
+    pending: int         # of those, taken by a worker and not yet acknowledged
+    oldest_age_s: float  # age of the oldest of them; 0 when none
+    parked: int          # jobs moved aside after too many failures
+
+
+async def job_figures(store) -> JobFigures:
+    """One round trip (per node on a cluster): XLEN, XPENDING and the first
+    entry of every job stream, and the parked jobs' stream length."""
+    streams = keys.all_job_streams() + keys.all_held_job_streams()
+    pipe = store.pipeline()
+    for stream in streams:
+        pipe.xlen(stream)
+        pipe.xpending(stream, keys.JOB_GROUP)
+        pipe.xrange(stream, count=1)
+    pipe.xlen(keys.DEAD_JOBS)
+    replies = await pipe.execute(raise_on_error=False)
+    queued = pending = 0
+    oldest_ms: int | None = None
+    for i in range(len(streams)):
+        length, info, first = replies[3 * i: 3 * i + 3]
+        queued += length if isinstance(length, int) else 0
+        if isinstance(info, dict):
+            pending += info.get("pending", 0)
+        if isinstance(first, list) and first:
+            entry_id = first[0][0]
+            ms = int((entry_id.decode() if isinstance(entry_id, bytes) else entry_id).split("-")[0])
+            oldest_ms = ms if oldest_ms is None else min(oldest_ms, ms)
+    age = 0.0 if oldest_ms is None else max(0.0, time.time() - oldest_ms / 1000)
+    parked = replies[-1] if isinstance(replies[-1], int) else 0
+    return JobFigures(queued, pending, round(age, 3), parked)
+
+
+async def _read_jobs(store) -> JobFigures:
+    """PING, then the job figures; tried twice, since after a server restart
+    a pooled connection from before it fails once before it is replaced."""
+    for attempt in (1, 2):
+        try:
+            await asyncio.wait_for(store.client.ping(), limits.READY_CHECK_TIMEOUT_S)
+            return await asyncio.wait_for(job_figures(store), limits.READY_CHECK_TIMEOUT_S)
+        except (RedisConnectionError, RedisTimeoutError, asyncio.TimeoutError):
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _stream_connected(request: Request) -> bool:
+    hub = getattr(request.app.state, "stream_hub", None)
+    return hub is not None and hub.connected.is_set()
+
+
+async def health(request: Request) -> Response:
+    return JSON({"status": "ok", "database": "reachable" if DATABASE.up else "unreachable"})
+
+
+async def ready(request: Request) -> Response:
+    problems: list[str] = []
+    jobs: JobFigures | None = None
+    rp = getattr(request.app.state, "rp", None)
+    if rp is None:
+        problems.append("starting")
+    else:
+        try:
+            jobs = await _read_jobs(rp.store)
+            DATABASE.back("ready")
+        except Exception as exc:  # any failure to answer is "not ready"
+            DATABASE.lost("ready", exc)
+            problems.append("database unreachable")
+        if jobs is not None and jobs.oldest_age_s > request.app.state.settings.ready_job_age_s:
+            problems.append(f"jobs not flowing: the oldest queued job is {jobs.oldest_age_s:.0f}s old")
+        if not _stream_connected(request):
+            problems.append("stream hub not reading the event log")
+    body = {"ready": not problems, "problems": problems,
+            "database": "reachable" if jobs is not None else "unreachable",
+            "stream": "connected" if _stream_connected(request) else "disconnected",
+            "jobs": asdict(jobs) if jobs is not None else None}
+    if problems:
+        return JSON(body, status_code=503, headers={"Retry-After": str(limits.RETRY_AFTER_S)})
+    return JSON(body)
+
+
+async def metrics_page(request: Request) -> Response:
+    read: dict[str, tuple[str, float]] = {}
+    rp = getattr(request.app.state, "rp", None)
+    up = 0.0
+    if rp is not None:
+        try:
+            jobs = await _read_jobs(rp.store)
+            up = 1.0
+            read = {
+                "redpoll_jobs_queued": ("Jobs in the queue (waiting or running)", jobs.queued),
+                "redpoll_jobs_pending": ("Jobs taken by a worker, not yet acknowledged", jobs.pending),
+                "redpoll_jobs_oldest_age_seconds": ("Age of the oldest queued job (0: none)",
+                                                    jobs.oldest_age_s),
+                "redpoll_jobs_parked": ("Jobs parked after too many failed attempts", jobs.parked),
+            }
+        except Exception as exc:
+            DATABASE.lost("metrics", exc)
+    read["redpoll_database_up"] = ("1 if the database answered this scrape's reads", up)
+    body = await asyncio.to_thread(metrics.render, read) if metrics.multiprocess() \
+        else metrics.render(read)
+    return Response(body, media_type=metrics.CONTENT_TYPE)
+
+
+#: Paths of the streaming API (v1.1, Mastodon SSE and WebSocket).
+STREAM_PATHS = ("/1.1/statuses/", "/api/v1/streaming")
+
+
+class StreamGate:
+    """While this process's stream hub cannot read the event log (the
+    database is away), a new stream would be accepted and deliver nothing:
+    it gets 503 with Retry-After instead (a WebSocket is refused), and
+    ``/api/v1/streaming/health`` answers 503. Open streams stay open and
+    resume from the hub's cursor when the database is back."""
+
+    def __init__(self, app, service) -> None:
+        self.app = app
+        self.service = service
+
+    def available(self) -> bool:
+        hub = self.service.hub
+        return hub is not None and hub.connected.is_set() and DATABASE.up
+
+    async def __call__(self, scope, receive, send) -> None:
+        if (scope["type"] not in ("http", "websocket") or not scope["path"].startswith(STREAM_PATHS)
+                or self.available()):
+            return await self.app(scope, receive, send)
+        if scope["type"] == "websocket":
+            await receive()  # websocket.connect; closing now refuses the handshake
+            await send({"type": "websocket.close", "code": 1013})
+            return
+        body = b'{"error":"Service temporarily unavailable"}'
+        await send({"type": "http.response.start", "status": 503, "headers": [
+            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+            (b"retry-after", str(limits.RETRY_AFTER_S).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+async def sample_stream_figures(service) -> None:
+    """Copy this process's stream hub figures into the metrics every
+    ``limits.METRICS_SAMPLE_S`` (open clients as a gauge; drops and
+    deliveries as counters, by their increase)."""
+    seen = {"stalls": 0, "deliveries": 0}
+    while True:
+        await asyncio.sleep(limits.METRICS_SAMPLE_S)
+        hub = service.hub
+        if hub is None:
+            continue
+        metrics.STREAM_CLIENTS.set(hub.subscribers)
+        for name, counter in (("stalls", metrics.STREAM_DROPS),
+                              ("deliveries", metrics.STREAM_EVENTS)):
+            now = getattr(hub, name)
+            if now > seen[name]:
+                counter.inc(now - seen[name])
+            seen[name] = now

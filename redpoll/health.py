@@ -1,0 +1,82 @@
+"""Whether this process can reach its database, as its own calls find out.
+
+Every part of a process that talks to Redis (HTTP handlers, the job worker,
+the stream hub) reports a lost connection here instead of logging it: the
+first report logs one WARNING line, and a probe then PINGs the server every
+``limits.DB_PROBE_INTERVAL_S`` until it answers, which logs one INFO line.
+So an outage of any length costs two log lines per process, not a traceback
+per request or per retry (issue 13 item 7), and ``/ready`` and the stream
+health endpoint answer from the same state.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Awaitable, Callable
+
+from . import limits, metrics
+
+log = logging.getLogger("redpoll.health")
+
+Ping = Callable[[], Awaitable[object]]
+
+
+class Reachability:
+    def __init__(self) -> None:
+        self.up = True
+        #: monotonic time of the last change
+        self.since = time.monotonic()
+        self.outages = 0
+        self._ping: Ping | None = None
+        self._probe: asyncio.Task | None = None
+
+    def watch(self, ping: Ping | None) -> None:
+        """How to ask the database whether it is back (the engine's PING);
+        None when the engine closes."""
+        self._ping = ping
+        if ping is None and self._probe is not None:
+            self._probe.cancel()
+            self._probe = None
+
+    def lost(self, who: str, exc: BaseException | str) -> None:
+        if self.up:
+            self.up = False
+            self.since = time.monotonic()
+            self.outages += 1
+            metrics.DATABASE_OUTAGES.inc()
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            log.warning("database unreachable", extra={"noticed_by": who, "error": detail[:300]})
+        self._start_probe()
+
+    def back(self, who: str) -> None:
+        if not self.up:
+            down_s = time.monotonic() - self.since
+            self.up = True
+            self.since = time.monotonic()
+            log.info("database reachable again",
+                     extra={"noticed_by": who, "down_s": round(down_s, 2)})
+
+    def _start_probe(self) -> None:
+        if self._ping is None or (self._probe is not None and not self._probe.done()):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._probe = loop.create_task(self._probing(), name="redpoll-db-probe")
+
+    async def _probing(self) -> None:
+        while not self.up and self._ping is not None:
+            await asyncio.sleep(limits.DB_PROBE_INTERVAL_S)
+            try:
+                await asyncio.wait_for(self._ping(), limits.DB_PROBE_INTERVAL_S * 4)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                continue
+            self.back("probe")
+
+
+#: The one state of this process.
+DATABASE = Reachability()

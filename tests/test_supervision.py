@@ -1,0 +1,235 @@
+"""``redpoll serve`` heals itself (issue 13 items 7 and 9): a real serve on its
+own embedded Valkey, which the test SIGKILLs.
+
+* The owner restarts the server on the same data (AOF) and port; REST, jobs
+  and the stream hub reconnect; no acknowledged post is lost; service is
+  back by itself within 10 s.
+* A second serve attached to the same data directory answers 503 with
+  Retry-After (REST, /ready, stream health, new streams) while the owner is
+  gone, logs one line per state change, and recovers when the owner starts
+  again.
+
+These tests start their own servers in temporary directories, so they run
+the same in the single-server and the cluster pass.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import redis
+
+from redpoll.api.process import ServeProcess
+from redpoll.server import EmbeddedServer
+
+from test_api_http import bearer, make_app, sign_up
+from test_api_mastodon import LOOSE_LIMITS
+
+BACK_WITHIN_S = 10.0
+
+
+def own_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
+    env.update(LOOSE_LIMITS, REDPOLL_DATA_DIR=str(data_dir), REDPOLL_JOB_CLAIM_MS="500", **extra)
+    return env
+
+
+def valkey_pid(data_dir: Path) -> int:
+    port = EmbeddedServer.recorded_port(data_dir)
+    return int(redis.Redis(port=port, socket_timeout=5).info("server")["process_id"])
+
+
+def wait_ready(http: httpx.Client, within: float) -> float:
+    """Seconds until /ready says 200; fails after ``within``."""
+    start = time.monotonic()
+    while True:
+        try:
+            if http.get("/ready").status_code == 200:
+                return time.monotonic() - start
+        except httpx.TransportError:
+            pass
+        if time.monotonic() - start > within:
+            raise AssertionError(f"/ready not 200 within {within}s: {http.get('/ready').text}")
+        time.sleep(0.05)
+
+
+class StreamReader:
+    """A v1.1 sample stream read in a thread; the texts of the statuses seen."""
+
+    def __init__(self, base: str, identifier: str):
+        self.texts: list[str] = []
+        self.status: int | None = None
+        self._client = httpx.Client(base_url=base, timeout=httpx.Timeout(5, read=60))
+        self._thread = threading.Thread(target=self._read, args=(identifier,), daemon=True)
+        self._thread.start()
+
+    def _read(self, identifier: str) -> None:
+        try:
+            with self._client.stream("GET", "/1.1/statuses/sample.json",
+                                     params={"identifier": identifier, "percent": "100"}) as r:
+                self.status = r.status_code
+                for line in r.iter_lines():
+                    if line.strip():
+                        try:
+                            self.texts.append(json.loads(line).get("text", ""))
+                        except ValueError:
+                            pass
+        except (httpx.HTTPError, RuntimeError):
+            pass
+
+    def wait_for(self, text: str, within: float) -> None:
+        deadline = time.monotonic() + within
+        while text not in self.texts:
+            assert time.monotonic() < deadline, f"{text!r} not streamed; saw {self.texts[-5:]}"
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
+    data = tmp_path / "data"
+    with ServeProcess(own_env(data)) as srv, httpx.Client(base_url=srv.url, timeout=10) as http:
+        app = make_app(http)
+        author, author_id = sign_up(http, app)
+        fan, _ = sign_up(http, app)
+        assert http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code == 200
+        stream = StreamReader(srv.url, "watcher")
+        try:
+            http.post("/api/v1/statuses", headers=bearer(author), data={"status": "before"})
+            stream.wait_for("before", 10)
+
+            acknowledged: list[str] = []
+            answers: list[httpx.Response] = []
+            stop = threading.Event()
+
+            def post_all_the_time() -> None:
+                with httpx.Client(base_url=srv.url, timeout=10) as poster:
+                    n = 0
+                    while not stop.is_set():
+                        n += 1
+                        text = f"post {n}"
+                        try:
+                            r = poster.post("/api/v1/statuses", headers={
+                                **bearer(author), "Idempotency-Key": uuid.uuid4().hex},
+                                data={"status": text})
+                        except httpx.TransportError:
+                            continue
+                        answers.append(r)
+                        if r.status_code == 200:
+                            acknowledged.append(r.json()["id"])
+                        else:
+                            time.sleep(0.02)
+
+            poster = threading.Thread(target=post_all_the_time, daemon=True)
+            poster.start()
+            time.sleep(0.5)
+            old_pid, port = valkey_pid(data), EmbeddedServer.recorded_port(data)
+            os.kill(old_pid, signal.SIGKILL)
+            took = wait_ready(http, BACK_WITHIN_S)
+            time.sleep(0.5)  # more posts after the restart
+            stop.set()
+            poster.join(30)
+            assert took < BACK_WITHIN_S
+            assert valkey_pid(data) != old_pid and EmbeddedServer.recorded_port(data) == port
+
+            # while it was away: 503 with Retry-After, never a 500
+            assert {r.status_code for r in answers} <= {200, 503}, {r.status_code for r in answers}
+            for r in answers:
+                if r.status_code == 503:
+                    assert r.headers.get("retry-after") == "1", r.headers
+            assert len(acknowledged) > 5
+            # no acknowledged post lost: each is there, and in the follower's home once jobs ran
+            for sid in acknowledged:
+                assert http.get(f"/api/v1/statuses/{sid}", headers=bearer(fan)).status_code == 200
+            deadline = time.monotonic() + 30
+            while True:
+                home = []
+                max_id = None
+                while True:
+                    page = http.get("/api/v1/timelines/home", headers=bearer(fan),
+                                    params={"limit": 40, **({"max_id": max_id} if max_id else {})}).json()
+                    if not page:
+                        break
+                    home += [s["id"] for s in page]
+                    max_id = page[-1]["id"]
+                if set(acknowledged) <= set(home):
+                    break
+                assert time.monotonic() < deadline, f"missing from home: {set(acknowledged) - set(home)}"
+                time.sleep(0.2)
+
+            # the stream hub reconnected: the open stream delivers new posts
+            assert http.post("/api/v1/statuses", headers=bearer(author),
+                             data={"status": "after"}).status_code == 200
+            stream.wait_for("after", 10)
+            assert http.get("/api/v1/streaming/health").status_code == 200
+            assert http.get("/health").json()["database"] == "reachable"
+        finally:
+            stream.close()
+        logs = srv.logs()
+    lines = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    msgs = [line["msg"] for line in lines]
+    assert "embedded server restarted" in msgs, logs[-3000:]
+    restarted = next(line for line in lines if line["msg"] == "embedded server restarted")
+    assert restarted["took_s"] < 5, restarted
+    assert "Traceback" not in logs, logs[-3000:]
+    assert msgs.count("database unreachable") <= 1, msgs
+
+
+def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_path):
+    data = tmp_path / "data"
+    owner = ServeProcess(own_env(data)).start()
+    attached = ServeProcess(own_env(data))
+    try:
+        attached.start()
+        with httpx.Client(base_url=attached.url, timeout=10) as http:
+            app = make_app(http)
+            token, _ = sign_up(http, app)
+            assert http.get("/ready").status_code == 200
+            owner.process.send_signal(signal.SIGKILL)  # the owner dies; its Valkey with it
+            owner.process.wait(30)
+            deadline = time.monotonic() + 10
+            while http.get("/api/v1/streaming/health").status_code != 503:
+                assert time.monotonic() < deadline, "stream health still 200 with Redis gone"
+                time.sleep(0.05)
+            mark = len(attached.logs())
+            for _ in range(20):  # REST, readiness, streams: 503 with Retry-After
+                r = http.get("/api/v1/timelines/home", headers=bearer(token))
+                assert r.status_code == 503 and r.headers["retry-after"] == "1", (r.status_code, r.text)
+            ready = http.get("/ready")
+            assert ready.status_code == 503 and ready.headers["retry-after"] == "1"
+            assert "database unreachable" in ready.json()["problems"]
+            sample = http.get("/1.1/statuses/sample.json", params={"identifier": "x"})
+            assert sample.status_code == 503 and sample.headers["retry-after"] == "1"
+            assert http.get("/health").status_code == 200  # alive, though not ready
+            time.sleep(2)
+            outage_logs = attached.logs()[mark:]
+            assert "Traceback" not in outage_logs
+            assert len(outage_logs.splitlines()) <= 30, outage_logs[-3000:]  # access lines + state
+
+            owner = ServeProcess(own_env(data)).start()  # the owner restarts on the same data
+            assert wait_ready(http, BACK_WITHIN_S) < BACK_WITHIN_S
+            stream = StreamReader(attached.url, "attached")
+            try:
+                while stream.status is None:
+                    time.sleep(0.05)
+                assert stream.status == 200
+                assert http.post("/api/v1/statuses", headers=bearer(token),
+                                 data={"status": "back again"}).status_code == 200
+                stream.wait_for("back again", 10)
+            finally:
+                stream.close()
+            assert http.get("/api/v1/streaming/health").status_code == 200
+            msgs = [json.loads(line)["msg"] for line in attached.logs().splitlines()
+                    if line.startswith("{")]
+            assert msgs.count("database unreachable") == 1, msgs
+            assert msgs.count("database reachable again") == 1, msgs
+    finally:
+        attached.close()
+        owner.close()
