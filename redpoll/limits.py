@@ -178,5 +178,8 @@ READY_MAX_JOB_AGE_S = 60
 SUPERVISE_INTERVAL_S = 0.1
 #: Longest wait between attempts to restart an embedded server that will not start.
 SUPERVISE_BACKOFF_MAX_S = 5.0
+#: Label sets (route template, method, status) whose metric children an HTTP
+#: process keeps bound; routes are templates, so the set is small in practice.
+METRICS_LABEL_SETS = 4096
 #: How often each HTTP process copies its stream hub's figures into /metrics.
 METRICS_SAMPLE_S = 1.0

@@ -354,6 +354,19 @@ def _paths() -> dict:
         "/@{login}/{id}": {"get": op("A status's page (HTML)", "Pages", STR, auth="none",
                                      ok_type="text/html", params=[LOGIN_PARAM, _path()])},
         "/openapi.json": {"get": op("This document", "Meta", {"type": "object"}, auth="none")},
+        # operators and load balancers (redpoll/api/ops.py)
+        "/health": {"get": op("Liveness: 200 while the process runs; says if the database is reachable",
+                              "Operations", {"type": "object", "required": ["status", "database"],
+                                             "properties": {"status": STR, "database": STR}},
+                              auth="none")},
+        "/ready": {"get": op("Readiness: database answers, stream hub connected, jobs flowing "
+                             "(503 with Retry-After and the problems otherwise)", "Operations",
+                             {"type": "object", "required": ["ready", "problems"],
+                              "properties": {"ready": {"type": "boolean"},
+                                             "problems": {"type": "array", "items": STR}}},
+                             auth="none")},
+        "/metrics": {"get": op("Prometheus text format (docs/operating.md lists each metric)",
+                               "Operations", STR, auth="none", ok_type="text/plain")},
     }
 
 

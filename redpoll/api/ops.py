@@ -101,6 +101,7 @@ async def ready(request: Request) -> Response:
         if not _stream_connected(request):
             problems.append("stream hub not reading the event log")
     body = {"ready": not problems, "problems": problems,
+            **({"error": "Not ready: " + "; ".join(problems)} if problems else {}),
             "database": "reachable" if jobs is not None else "unreachable",
             "stream": "connected" if _stream_connected(request) else "disconnected",
             "jobs": asdict(jobs) if jobs is not None else None}
