@@ -24,6 +24,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 PASSWORD = "correct horse battery"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
+# a loaded 2-core machine runs CI: give each expectation room (it returns as soon as it holds)
+expect.set_options(timeout=15_000)
 
 
 @pytest.fixture(scope="module")
