@@ -315,6 +315,16 @@ def test_keyboard_only_posting_at_phone_width(people):
     page.keyboard.type("typed, never clicked")
     page.keyboard.press("Control+Enter")
     expect(status_in(page, "typed, never clicked")).to_be_visible()
+    # j / k walk the posts, Enter opens one, n goes back to writing
+    page.keyboard.press("Escape")
+    page.keyboard.press("j")
+    expect(page.locator("article").first).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"/@kim\w+/\d+$"))
+    expect(page.locator("article.focused")).to_contain_text("typed, never clicked")
+    page.go_back()
+    page.keyboard.press("n")
+    expect(page.get_by_role("textbox", name="Compose")).to_be_focused()
     # every post went out with an Idempotency-Key of its own
     assert len(kim.idempotency_keys) == 1 and re.fullmatch(r"[0-9a-f]{32}", kim.idempotency_keys[0])
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -122,7 +122,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
       if (e.key === 'Escape') { e.preventDefault(); closeSuggest(); return; }
     }
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
-    if (e.key === 'Escape' && onCancel) onCancel();
+    if (e.key === 'Escape') { if (onCancel) onCancel(); else area.blur(); }
   });
   area.addEventListener('blur', () => setTimeout(closeSuggest, 150));
 
