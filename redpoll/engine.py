@@ -74,6 +74,7 @@ class Redpoll:
         return self
 
     async def close(self) -> None:
+        DATABASE.forget(self.store.client.ping)
         await self.store.close()
         if self.server is not None:
             await asyncio.to_thread(self.server.stop)

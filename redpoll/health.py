@@ -39,6 +39,11 @@ class Reachability:
             self._probe.cancel()
             self._probe = None
 
+    def forget(self, ping: Ping) -> None:
+        """Stop probing with ``ping`` if it is the one watched (its engine closes)."""
+        if self._ping == ping:
+            self.watch(None)
+
     def lost(self, who: str, exc: BaseException | str) -> None:
         if self.up:
             self.up = False

@@ -105,6 +105,12 @@ class Settings:
     rate_signup: tuple[int, int] | None = (5, 1800)
     #: Log-in attempts (password grant, authorize form) per client IP.
     rate_login: tuple[int, int] | None = (25, 300)
+    #: Apps created and tokens issued per client IP (each app and token would
+    #: otherwise bring a fresh per-token bucket).
+    rate_apps: tuple[int, int] | None = (100, 300)
+    #: Authenticated requests per client IP, whatever token they carry
+    #: (Mastodon's per-user figure, 1,500 / 5 min, counted per IP).
+    rate_ip_tokens: tuple[int, int] | None = (1500, 300)
     #: Run the background job worker inside each HTTP worker process.
     serve_jobs: bool = True
     #: Instance title shown by /api/v1/instance.
@@ -149,6 +155,8 @@ class Settings:
             rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),
             rate_signup=_rate(env, "REDPOLL_RATE_SIGNUP", (5, 1800)),
             rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
+            rate_apps=_rate(env, "REDPOLL_RATE_APPS", (100, 300)),
+            rate_ip_tokens=_rate(env, "REDPOLL_RATE_IP_TOKENS", (1500, 300)),
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
             instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
             access_log=_bool(env, "REDPOLL_ACCESS_LOG", True),

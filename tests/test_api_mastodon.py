@@ -13,7 +13,8 @@ from redpoll import Redpoll, Settings
 from redpoll.api.process import ServeProcess
 
 LOOSE_LIMITS = {"REDPOLL_RATE_TOKEN": "100000/60", "REDPOLL_RATE_IP": "100000/60",
-                "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60"}
+                "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60",
+                "REDPOLL_RATE_APPS": "100000/60", "REDPOLL_RATE_IP_TOKENS": "100000/60"}
 
 
 def serve_env(server, **extra) -> dict:

@@ -19,7 +19,8 @@ from test_stream_support import WAIT, StreamProc
 pytestmark = pytest.mark.timeout(180)
 
 LOOSE = {"REDPOLL_RATE_TOKEN": "100000/60", "REDPOLL_RATE_IP": "100000/60",
-         "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60"}
+         "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60",
+         "REDPOLL_RATE_APPS": "100000/60", "REDPOLL_RATE_IP_TOKENS": "100000/60"}
 
 
 @pytest.fixture(scope="module")

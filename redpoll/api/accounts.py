@@ -22,6 +22,8 @@ def _registration_error(field: str, code: str, message: str) -> ApiError:
 
 @endpoint(auth="required", scope="write:accounts", user=False)
 async def register(ctx: Ctx) -> Response:
+    if ctx.token.uid is not None:  # Mastodon's rule: only an app token registers accounts
+        raise ApiError(403, "This method requires an app token, not a user's token")
     await ctx.limit("signup", ctx.settings.rate_signup)
     p = ctx.params
     try:

@@ -211,8 +211,7 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
             if jobs is not None:
                 await jobs  # let in-flight jobs finish; queued ones stay in Redis
             await stream.stop()
-            DATABASE.watch(None)
-            await rp.close()
+            await rp.close()  # and stops watching the database
             log.info("api process stopped")
 
     app = Starlette(routes=[*ROUTES, *stream.routes(), *web.routes(pages.web_page)], lifespan=lifespan, exception_handlers={

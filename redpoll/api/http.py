@@ -305,6 +305,10 @@ class Ctx:
                                headers={"WWW-Authenticate": "Bearer"})
         if self.rate is not None and self.rate.exceeded:
             raise ApiError(429, "Too many requests", headers=self.rate.headers())
+        if self.token is not None and self.settings.rate_ip_tokens is not None:
+            # one IP's requests over all its tokens: many app tokens must not
+            # multiply its allowance (issue 13 item 5)
+            await self.limit("tokens", self.settings.rate_ip_tokens)
         if self.token is not None:
             wanted = (scope,) if isinstance(scope, str) else scope
             if wanted and not any(self.token.allows(s) for s in wanted):

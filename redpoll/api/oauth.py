@@ -34,6 +34,7 @@ def token_entity(token: str, scopes, created: int) -> dict:
 
 @endpoint(auth="none")
 async def create_app(ctx: Ctx) -> Response:
+    await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     p = ctx.params
     app, secret = await auth.create_app(
         ctx.rp.store, p.str("client_name", required=True, allow_empty=False),
@@ -69,6 +70,7 @@ async def token(ctx: Ctx) -> Response:
     if grant not in GRANT_TYPES:
         raise OAuthError("unsupported_grant_type", "The authorization grant type is not "
                          "supported by the authorization server.")
+    await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     if grant == "password":
         await ctx.limit("login", ctx.settings.rate_login)
     app = await auth.check_client(ctx.rp.store, *_client_credentials(ctx))
