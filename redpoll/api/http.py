@@ -307,8 +307,13 @@ class Ctx:
             raise ApiError(429, "Too many requests", headers=self.rate.headers())
         if self.token is not None and self.settings.rate_ip_tokens is not None:
             # one IP's requests over all its tokens: many app tokens must not
-            # multiply its allowance (issue 13 item 5)
-            await self.limit("tokens", self.settings.rate_ip_tokens)
+            # multiply its allowance (issue 13 item 5). The X-RateLimit-*
+            # headers keep showing the token's own bucket until this one is full.
+            ip_state = await ratelimit.hit(self.rp.store, f"ip:{self.ip}:tokens",
+                                           self.settings.rate_ip_tokens)
+            if ip_state is not None and ip_state.exceeded:
+                self.rate = ip_state
+                raise ApiError(429, "Too many requests", headers=ip_state.headers())
         if self.token is not None:
             wanted = (scope,) if isinstance(scope, str) else scope
             if wanted and not any(self.token.allows(s) for s in wanted):
