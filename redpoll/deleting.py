@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from redis.exceptions import ResponseError
 
-from . import events, keys, limits, validate
+from . import conversation, events, keys, limits, validate
 from .errors import Forbidden, StatusNotFound
 from .jobs import JobQueue
 from .models import Status, now_ms
@@ -39,6 +39,9 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     await queue.enqueue({"t": "cleanup", "sid": sid, "aid": author, "ph": "home", "cur": 0})
     if uncounted:
         await store.client.hincrby(keys.STATS, "deleted", 1)
+    if raw:  # out of its thread, hashtags and the mentioned's homes (idempotent)
+        await conversation.after_delete(store, Status.from_hash(
+            {k: v for k, v in raw.items() if k != b"deleted"}))
     if first and raw:
         await events.publish(store, events.delete_event(Status.from_hash(raw)))
     await store.client.delete(keys.status(sid))

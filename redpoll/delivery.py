@@ -46,9 +46,17 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     return rows
 
 
-async def _followers_batch(store: Store, author: int, after: int, batch: int):
+async def _followers_batch(store: Store, author: int, after: int, batch: int,
+                          only_following: int | None = None):
     rows = await _scored_after(store, keys.followers(author), after, batch)
-    return keys.homes([m for m, _ in rows]), rows
+    members = [m for m, _ in rows]
+    if only_following is not None and members:
+        # a reply: only followers who also follow the account replied to
+        # (Mastodon's rule; one ZSCORE per follower, in one round trip)
+        found = await store.batch([("ZSCORE", keys.following(int(m)), only_following)
+                                   for m in members])
+        members = [m for m, score in zip(members, found) if score is not None]
+    return keys.homes(members), rows
 
 
 async def _lists_batch(store: Store, author: int, after: int, batch: int):
@@ -79,13 +87,17 @@ async def _run(store: Store, script: str, sid: int, targets: list[str], batch_na
 
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
-               batch: int, *, listed: bool = True) -> Cursor | None:
+               batch: int, *, listed: bool = True,
+               only_following: int | None = None) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
     also serves the author's own home and, for a ``listed`` status (not
-    unlisted), the public timeline."""
+    unlisted), the public timeline. ``only_following``: followers' homes get
+    the status only where they follow that account too (a reply:
+    conversation.replies_only_to_followers_of); removal skips no one."""
     if cursor.phase == HOME:
-        targets, rows = await _followers_batch(store, author, cursor.after, batch)
+        targets, rows = await _followers_batch(
+            store, author, cursor.after, batch, only_following if script == "deliver" else None)
         if cursor == Cursor():
             own = [keys.home(author), keys.PUBLIC_TIMELINE] if listed else [keys.home(author)]
             targets = own + targets

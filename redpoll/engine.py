@@ -15,7 +15,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
                               RedisError, TimeoutError as RedisTimeout)
 
-from . import deleting, follows, keys, lists, posting, statuses, timelines, users
+from . import (bookmarks, deleting, favourites, follows, interactions, keys, lists,
+               notifications, posting, statuses, timelines, users)
 from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
@@ -105,8 +106,9 @@ class Redpoll:
         return await users.check_password(self.store, login, password)
 
     # --- statuses ------------------------------------------------------------
-    async def post(self, author_id, text, extra=None) -> Status:
-        return await posting.post(self.store, self.queue, self.settings, author_id, text, extra)
+    async def post(self, author_id, text, extra=None, in_reply_to=None) -> Status:
+        return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
+                                  in_reply_to)
 
     async def get_status(self, sid) -> Status:
         return await statuses.get_status(self.store, sid)
@@ -132,7 +134,7 @@ class Redpoll:
 
     # --- following ---------------------------------------------------------------
     async def follow(self, uid, target) -> bool:
-        return await follows.follow(self.store, uid, target)
+        return await follows.follow(self.store, self.queue, uid, target)
 
     async def unfollow(self, uid, target) -> bool:
         return await follows.unfollow(self.store, self.queue, uid, target)
@@ -170,6 +172,25 @@ class Redpoll:
 
     async def list_members(self, owner, lid) -> list[User]:
         return await lists.members(self.store, owner, lid)
+
+    # --- the conversation (issue 9) -------------------------------------------------------
+    async def favourite(self, uid, sid) -> bool:
+        return await favourites.set_favourite(self.store, self.queue, uid, sid, True)
+
+    async def unfavourite(self, uid, sid) -> bool:
+        return await favourites.set_favourite(self.store, self.queue, uid, sid, False)
+
+    async def bookmark(self, uid, sid) -> bool:
+        return await bookmarks.set_bookmark(self.store, uid, sid, True)
+
+    async def unbookmark(self, uid, sid) -> bool:
+        return await bookmarks.set_bookmark(self.store, uid, sid, False)
+
+    async def status_states(self, viewer, sids) -> list[interactions.StatusState]:
+        return await interactions.states(self.store, viewer, list(sids))
+
+    async def notifications(self, uid, **query: Any) -> list[notifications.Notification]:
+        return await notifications.page(self.store, uid, **query)
 
     # --- background work ---------------------------------------------------------------
     def worker(self, name: str | None = None) -> Worker:

@@ -1,12 +1,12 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import edges, keys, validate
-from .errors import ValidationError
+from . import edges, keys, notifications, validate
+from .errors import RedpollError, ValidationError
 from .jobs import JobQueue
 from .models import User
 from .store import Store
-from .users import get_users
+from .users import get_users, require_users
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -17,21 +17,41 @@ def _pair(a, b) -> tuple[int, int]:
     return a, b
 
 
-async def follow(store: Store, a, b) -> bool:
-    """``a`` follows ``b``; b's newest statuses are merged into a's home at once.
-    Following again is a no-op that returns False."""
+async def follow(store: Store, queue: JobQueue, a, b) -> bool:
+    """``a`` follows ``b``; b's newest statuses are merged into a's home at
+    once and b gets a ``follow`` notification. Following again is a no-op
+    that returns False. The notification step is journaled: held as a job
+    around the change, replayed by a worker if the call is cut short."""
     a, b = _pair(a, b)
-    return await edges.add(store, edges.follow_edge(a, b))
+    await require_users(store, a, b)  # an unknown user: nothing written, not even a journal
+    held = await queue.hold({"t": notifications.FOLLOW_JOB, "uid": a, "target": b})
+    try:
+        changed = await edges.add(store, edges.follow_edge(a, b))
+    except RedpollError:  # an unknown user: nothing was written
+        await queue.release(held)
+        raise
+    await notifications.sync_follow(store, a, b)
+    await queue.release(held)
+    return changed
 
 
 async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
-    """``a`` stops following ``b``; b's statuses leave a's home now and a job
-    refills the home from the people a still follows. Unfollowing a stranger
-    is a no-op that returns False."""
+    """``a`` stops following ``b``; b's statuses leave a's home now, a job
+    refills the home from the people a still follows, and b's ``follow``
+    notification about a goes (journaled as :func:`follow`). Unfollowing a
+    stranger is a no-op that returns False."""
     a, b = _pair(a, b)
-    changed = await edges.remove(store, edges.follow_edge(a, b))
+    await require_users(store, a, b)  # an unknown user: nothing written, not even a journal
+    held = await queue.hold({"t": notifications.FOLLOW_JOB, "uid": a, "target": b})
+    try:
+        changed = await edges.remove(store, edges.follow_edge(a, b))
+    except RedpollError:
+        await queue.release(held)
+        raise
     if changed:
         await queue.enqueue({"t": "refill", "uid": a})
+    await notifications.sync_follow(store, a, b)
+    await queue.release(held)
     return changed
 
 

@@ -37,7 +37,8 @@ def check_key(key: Any) -> str:
     return key
 
 
-async def post_once(rp: "Redpoll", uid: int, key: str, text, extra=None) -> Status:
+async def post_once(rp: "Redpoll", uid: int, key: str, text, extra=None,
+                    in_reply_to=None) -> Status:
     client = rp.store.client
     name = keys.idempotency(uid, digest(check_key(key)))
     loop = asyncio.get_running_loop()
@@ -45,7 +46,7 @@ async def post_once(rp: "Redpoll", uid: int, key: str, text, extra=None) -> Stat
     while True:
         if await client.set(name, PENDING, nx=True, ex=CLAIM_TTL_S):
             try:
-                status = await rp.post(uid, text, extra)
+                status = await rp.post(uid, text, extra, in_reply_to)
             except BaseException:
                 await client.delete(name)
                 raise

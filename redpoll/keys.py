@@ -199,3 +199,89 @@ def rate(bucket: str, window: int) -> str:
 def idempotency(uid: int, digest: str) -> str:
     """String: status id posted under an Idempotency-Key (or 'pending'), per user."""
     return f"idem:{{{uid}}}:{digest}"
+
+
+# --- the conversation: favourites, bookmarks, notifications, markers (issue 9) --------
+#: Counter every favourite/boost/notification operation draws its id from: the
+#: id orders operations on one (user, status) pair (a late replay of an older
+#: one is ignored) and is also the favourite's or notification's own id.
+INTERACTION_SEQ = "seq:interaction"
+
+
+def favourited_by(sid: int) -> str:
+    """ZSET user id -> favourite id: who favourited the status (same slot as it)."""
+    return f"favs:{{{sid}}}"
+
+
+def favourite_versions(sid: int) -> str:
+    """Hash user id -> id of the last favourite/unfavourite applied (same slot)."""
+    return f"favv:{{{sid}}}"
+
+
+def status_counts(sid: int) -> str:
+    """Hash of a status's counts, kept by the scripts that change the sets they
+    count (same slot): ``f`` favourites, ``r`` reblogs, ``p`` replies."""
+    return f"cnt:{{{sid}}}"
+
+
+def favourites(uid: int) -> str:
+    """ZSET status id -> favourite id: the statuses the user favourited."""
+    return f"ufav:{{{uid}}}"
+
+
+def favourite_applied(uid: int) -> str:
+    """Hash status id -> operation id last applied to ``favourites(uid)``."""
+    return f"ufavv:{{{uid}}}"
+
+
+def bookmarks(uid: int) -> str:
+    """ZSET status id -> bookmark id (unique microseconds): the user's bookmarks."""
+    return f"bm:{{{uid}}}"
+
+
+def notifications(uid: int) -> str:
+    """ZSET notification id -> the same id: the user's notifications, at most
+    limits.NOTIFICATIONS_MAX."""
+    return f"nt:{{{uid}}}"
+
+
+def notification_records(uid: int) -> str:
+    """Hash notification id -> its record (JSON: type, actor, status, time, key)."""
+    return f"ntr:{{{uid}}}"
+
+
+def notification_index(uid: int) -> str:
+    """Hash ``<type>:<actor>:<target>`` -> ``<operation id>:<notification id>``
+    (0 when undone): what undo finds and removes, and the order of operations."""
+    return f"nti:{{{uid}}}"
+
+
+def markers(uid: int) -> str:
+    """Hash timeline (home, notifications) -> JSON {last_read_id, version, at}."""
+    return f"mk:{{{uid}}}"
+
+
+# --- replies, hashtags (issue 9) ---------------------------------------------------------
+def replies(sid: int) -> str:
+    """ZSET reply id -> reply id: the direct replies to a status (its slot)."""
+    return f"rep:{{{sid}}}"
+
+
+def tag_timeline(name: str) -> str:
+    """LIST of status ids carrying ``#name`` (normalized), newest first."""
+    return f"tagtl:{{{name}}}"
+
+
+def tag_followers(name: str) -> str:
+    """SET of user ids following the hashtag (same slot as its timeline)."""
+    return f"tagfers:{{{name}}}"
+
+
+def followed_tags(uid: int) -> str:
+    """ZSET hashtag name -> time followed: the hashtags a user follows."""
+    return f"ftags:{{{uid}}}"
+
+
+#: ZSET of every hashtag name ever used, all scored 0: prefix search by
+#: ZRANGEBYLEX (one key, one slot).
+TAG_NAMES = "tags:{names}"

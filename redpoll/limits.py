@@ -183,3 +183,31 @@ SUPERVISE_BACKOFF_MAX_S = 5.0
 METRICS_LABEL_SETS = 4096
 #: How often each HTTP process copies its stream hub's figures into /metrics.
 METRICS_SAMPLE_S = 1.0
+
+# --- the conversation (issue 9) ----------------------------------------------------
+#: Notifications kept per user; the oldest go first.
+NOTIFICATIONS_MAX = 2000
+#: Notification records one page read looks at when filters (types,
+#: exclude_types, account_id) leave some out; Mastodon pages 40 at most.
+NOTIFICATIONS_SCAN_MAX = 2000
+#: Page size for /api/v1/notifications (Mastodon: 40 default, 80 max).
+NOTIFICATIONS_PAGE_DEFAULT = 40
+NOTIFICATIONS_PAGE_MAX = 80
+#: Accounts per page of favourited_by / reblogged_by (Mastodon: 40 / 80).
+ACCOUNTS_PAGE_DEFAULT = 40
+ACCOUNTS_PAGE_MAX = 80
+#: Mentions and hashtags one status may carry (more: 422, nothing posted).
+MENTIONS_PER_STATUS = 15
+TAGS_PER_STATUS = 10
+#: Longest hashtag name (characters).
+TAG_MAX_CHARS = 100
+#: Entries kept in one hashtag's timeline (like a home).
+TAG_TIMELINE_CAP = 1000
+#: A thread's context: ancestors walked up, descendants shown at most.
+CONTEXT_ANCESTORS_MAX = 40
+CONTEXT_DESCENDANTS_MAX = 60
+#: Hashtags one user may follow; followers of one tag a post reaches at once.
+FOLLOWED_TAGS_MAX = 100
+TAG_FOLLOWERS_DELIVERED_MAX = 10_000
+#: Names one hashtag-prefix search returns at most.
+TAG_SEARCH_MAX = 40

@@ -55,3 +55,8 @@ async def get_status(store: Store, sid) -> Status:
     if status is None:
         raise StatusNotFound(f"status {sid} does not exist")
     return status
+
+
+async def get_status_or_none(store: Store, sid: int) -> Status | None:
+    """The status, or None when missing or deleted."""
+    return Status.from_hash(await store.client.hgetall(keys.status(sid)))

@@ -128,6 +128,18 @@ async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
     return Page(await read_statuses(store, [int(i) for i in ids]))
 
 
+async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=None,
+              limit=None) -> Page:
+    """A hashtag's timeline (``name`` normalized by conversation.tag_name):
+    the public statuses carrying it, newest first, read like the public one."""
+    cursors = _cursors(max_id, since_id, min_id, limit)
+    key = keys.tag_timeline(name)
+    if not store.cluster:
+        return await _page_here(store, key, key, "", cursors)
+    ids = await _list_page(store, key, key, "", cursors)
+    return Page(await read_statuses(store, [int(i) for i in ids]))
+
+
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
                   limit=None) -> Page:
     """A user's own statuses; the profile is a sorted set scored by id."""

@@ -11,7 +11,9 @@ from .errors import ValidationError
 _LOGIN = re.compile(r"[A-Za-z0-9_]+")
 _EXTRA_NAME = re.compile(r"[a-z][a-z0-9_]*")
 #: Status fields redpoll owns; extras cannot shadow them.
-RESERVED_FIELDS = frozenset({"id", "text", "at", "uid", "login", "deleted", "user", "user_id", "created_at"})
+RESERVED_FIELDS = frozenset({"id", "text", "at", "uid", "login", "deleted", "user", "user_id", "created_at",
+                             # set by the engine from the text and reply (conversation.py)
+                             "in_reply_to_id", "in_reply_to_account_id", "mentions", "tags"})
 
 
 def text(value: Any, field: str, max_chars: int, *, allow_empty: bool = False) -> str:
@@ -70,9 +72,10 @@ def optional_id(value: Any, field: str) -> int | None:
     return None if value is None or value == "" else an_id(value, field)
 
 
-def page_limit(value: Any) -> int:
+def page_limit(value: Any, default: int = limits.PAGE_DEFAULT,
+               maximum: int = limits.PAGE_MAX) -> int:
     if value is None or value == "":
-        return limits.PAGE_DEFAULT
+        return default
     # int() would quietly turn True into 1 and 2.5 into 2, and raise
     # OverflowError (not a ValidationError) on infinity
     if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
@@ -83,7 +86,7 @@ def page_limit(value: Any) -> int:
         raise ValidationError("limit", "must be an integer") from None
     if number < 1:
         raise ValidationError("limit", "must be at least 1")
-    return min(number, limits.PAGE_MAX)
+    return min(number, maximum)
 
 
 def location(value: str) -> str:

@@ -14,8 +14,9 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import delivery, keys, limits, refill
+from . import conversation, delivery, favourites, keys, limits, notifications, refill, tags
 from .health import DATABASE
+from .statuses import get_status_or_none
 from .jobs import Job, JobQueue, decode
 from .settings import Settings
 from .store import Store
@@ -36,8 +37,13 @@ async def _fanout(store: Store, settings: Settings, job: Job) -> Job | None:
     if await _gone(store, sid):
         return None  # deleted meanwhile: its cleanup chain takes over
     start = delivery.Cursor.from_job(job)
+    if start == delivery.Cursor():  # the post's own first step, replayed
+        status = await get_status_or_none(store, sid)
+        if status is not None:
+            await conversation.after_post(store, status)
     cursor = await delivery.step(store, "deliver", sid, author, start, settings.fanout_batch,
-                                 listed=not job.get("unl"))
+                                 listed=not job.get("unl"),
+                                 only_following=int(job["rt"]) if job.get("rt") else None)
     if await _gone(store, sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.
@@ -61,7 +67,10 @@ async def _refill(store: Store, settings: Settings, job: Job) -> Job | None:
     return None
 
 
-HANDLERS: dict[str, Handler] = {"fanout": _fanout, "cleanup": _cleanup, "refill": _refill}
+HANDLERS: dict[str, Handler] = {"fanout": _fanout, "cleanup": _cleanup, "refill": _refill,
+                                favourites.KIND: favourites.replay,
+                                notifications.FOLLOW_JOB: notifications.replay_follow,
+                                tags.JOB: tags.replay}
 
 
 class Worker:

@@ -6,6 +6,7 @@ import orjson
 
 from redpoll.api import entities
 from redpoll.api.rendered import RenderedStatuses
+from redpoll.interactions import StatusState
 from redpoll.models import Status, User
 
 BASE = "http://example.test"
@@ -31,8 +32,8 @@ def test_same_bytes_as_rendering_the_entity_directly():
 
 def test_reused_while_the_author_is_unchanged_and_remade_when_it_changes():
     kept = RenderedStatuses()
-    first = kept.json(status(), user(), BASE, viewer=False)
-    assert kept.json(status(), user(), BASE, viewer=False) is first  # equal record: reused
+    first = kept.head(status(), user(), BASE)
+    assert kept.head(status(), user(), BASE) is first  # equal record: reused
     changed = kept.json(status(), user(followers=2, display_name="Ann B"), BASE, viewer=False)
     entity = orjson.loads(changed)
     assert entity["account"]["followers_count"] == 2
@@ -90,3 +91,21 @@ def test_a_kept_rendering_holds_only_its_own_bytes():
     finally:
         tracemalloc.stop()
     assert per_entry < 4 * len(bodies[0]), per_entry
+
+
+def test_counts_and_flags_are_never_kept():
+    """What changes after posting is appended per call: the same kept head
+    serves a page read before and one read after a favourite."""
+    kept = RenderedStatuses()
+    before = orjson.loads(kept.json(status(), user(), BASE, viewer=True))
+    after = orjson.loads(kept.json(status(), user(), BASE, viewer=True,
+                                   state=StatusState(favourites=3, reblogs=1, replies=2,
+                                                     favourited=True, bookmarked=True)))
+    assert before["favourites_count"] == 0 and before["favourited"] is False
+    assert (after["favourites_count"], after["reblogs_count"], after["replies_count"]) == (3, 1, 2)
+    assert after["favourited"] is True and after["bookmarked"] is True
+    page = orjson.loads(kept.array([status(1), status(2)], {7: user()}, BASE, viewer=False,
+                                   states=[StatusState(favourites=5), StatusState()]))
+    assert [s["favourites_count"] for s in page] == [5, 0]
+    assert "favourited" not in page[0]
+    assert len(kept._kept) == 3

@@ -27,7 +27,8 @@ from ..errors import RedpollError
 from ..health import DATABASE
 from ..settings import Settings
 from ..stream.service import StreamService
-from . import accounts, instance, lists, oauth, openapi, ops, pages, startup, statuses
+from . import (accounts, instance, lists, notifications, oauth, openapi, ops, pages, social,
+               startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
 
@@ -62,6 +63,27 @@ ROUTES = [
     Route("/api/v1/statuses", statuses.get_statuses, methods=["GET"]),
     Route("/api/v1/statuses/{id}", statuses.get_status, methods=["GET"]),
     Route("/api/v1/statuses/{id}", statuses.delete_status, methods=["DELETE"]),
+    Route("/api/v1/statuses/{id}/context", threads.context, methods=["GET"]),
+    Route("/api/v1/timelines/tag/{tag}", threads.tag_timeline, methods=["GET"]),
+    Route("/api/v1/tags/{name}", threads.get_tag, methods=["GET"]),
+    Route("/api/v1/tags/{name}/follow", threads.follow_tag, methods=["POST"]),
+    Route("/api/v1/tags/{name}/unfollow", threads.unfollow_tag, methods=["POST"]),
+    Route("/api/v1/followed_tags", threads.followed_tags, methods=["GET"]),
+    Route("/api/v1/statuses/{id}/favourite", social.favourite, methods=["POST"]),
+    Route("/api/v1/statuses/{id}/unfavourite", social.unfavourite, methods=["POST"]),
+    Route("/api/v1/statuses/{id}/favourited_by", social.favourited_by, methods=["GET"]),
+    Route("/api/v1/statuses/{id}/bookmark", social.bookmark, methods=["POST"]),
+    Route("/api/v1/statuses/{id}/unbookmark", social.unbookmark, methods=["POST"]),
+    Route("/api/v1/favourites", social.favourites_list, methods=["GET"]),
+    Route("/api/v1/bookmarks", social.bookmarks_list, methods=["GET"]),
+    Route("/api/v1/notifications", notifications.list_notifications, methods=["GET"]),
+    Route("/api/v1/notifications/clear", notifications.clear, methods=["POST"]),
+    Route("/api/v1/notifications/unread_count", notifications.unread_count, methods=["GET"]),
+    Route("/api/v1/notifications/{id}", notifications.get_notification, methods=["GET"]),
+    Route("/api/v1/notifications/{id}/dismiss", notifications.dismiss, methods=["POST"]),
+    Route("/api/v2/notifications", notifications.grouped, methods=["GET"]),
+    Route("/api/v1/markers", notifications.get_markers, methods=["GET"]),
+    Route("/api/v1/markers", notifications.set_markers, methods=["POST"]),
     Route("/api/v1/lists", lists.get_lists, methods=["GET"]),
     Route("/api/v1/lists", lists.create_list, methods=["POST"]),
     Route("/api/v1/lists/{id}", lists.get_list, methods=["GET"]),

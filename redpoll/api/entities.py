@@ -10,6 +10,8 @@ import html
 import time
 
 from .. import __version__
+from ..conversation import Conversation
+from ..interactions import NONE, StatusState
 from ..lists import UserList
 from ..models import Status, User
 
@@ -78,9 +80,39 @@ def placeholder_user(status: Status) -> User:
                 created_at=status.created_at, followers=0, following=0, posts=0)
 
 
+#: Status entity fields that change after the status is written: rendered
+#: per request from interactions.StatusState, never kept (api/rendered.py).
+STATE_FIELDS = ("reblogs_count", "favourites_count", "replies_count")
+VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned")
+
+
+def status_state(state: StatusState, viewer: bool) -> dict:
+    out = {"reblogs_count": state.reblogs, "favourites_count": state.favourites,
+           "replies_count": state.replies}
+    if viewer:
+        out |= {"favourited": state.favourited, "reblogged": state.reblogged, "muted": False,
+                "bookmarked": state.bookmarked, "pinned": False}
+    return out
+
+
+def state_json(state: StatusState, viewer: bool) -> bytes:
+    """``status_state`` as the tail of a JSON object (``,"k":v...}``), for
+    appending to a kept rendering cut before its closing brace."""
+    tail = (f',"reblogs_count":{state.reblogs},"favourites_count":{state.favourites},'
+            f'"replies_count":{state.replies}')
+    if viewer:
+        tail += (f',"favourited":{"true" if state.favourited else "false"},'
+                 f'"reblogged":{"true" if state.reblogged else "false"},"muted":false,'
+                 f'"bookmarked":{"true" if state.bookmarked else "false"},"pinned":false')
+    return tail.encode() + b"}"
+
+
 def status(s: Status, author: dict, base: str, *, viewer: bool = False,
-           with_source: bool = False) -> dict:
+           with_source: bool = False, state: StatusState | None = NONE) -> dict:
+    """The Status entity; ``state=None`` leaves out the fields that change
+    after posting (STATE_FIELDS, VIEWER_FIELDS), for a kept rendering."""
     extra = s.extra  # what POST /api/v1/statuses stored beyond the text
+    conv = Conversation.of(s)  # replies, mentions, hashtags (engine: conversation.py)
     out = {
         "id": str(s.id),
         "uri": f"{base}/users/{s.login}/statuses/{s.id}",
@@ -93,23 +125,21 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "spoiler_text": extra.get("spoiler_text", ""),
         "media_attachments": [],
         "application": None,
-        "mentions": [],
-        "tags": [],
+        "mentions": [{"id": str(uid), "username": login, "acct": login,
+                      "url": f"{base}/@{login}"} for uid, login in conv.mentions],
+        "tags": [{"name": t, "url": f"{base}/tags/{t}"} for t in conv.tags],
         "emojis": [],
-        "reblogs_count": 0,
-        "favourites_count": 0,
-        "replies_count": 0,
-        "in_reply_to_id": None,
-        "in_reply_to_account_id": None,
+        "in_reply_to_id": str(conv.in_reply_to_id) if conv.in_reply_to_id else None,
+        "in_reply_to_account_id": (str(conv.in_reply_to_account_id)
+                                   if conv.in_reply_to_id else None),
         "reblog": None,
         "poll": None,
         "card": None,
         "language": extra.get("language"),
         "edited_at": None,
     }
-    if viewer:
-        out |= {"favourited": False, "reblogged": False, "muted": False, "bookmarked": False,
-                "pinned": False}
+    if state is not None:
+        out |= status_state(state, viewer)
     if with_source:
         out["text"] = s.text
     return out

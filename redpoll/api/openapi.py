@@ -90,7 +90,26 @@ EMPTY = {"type": "object", "maxProperties": 0}
 OAUTH_METADATA = _obj({"issuer": STR, "authorization_endpoint": STR, "token_endpoint": STR,
                        "grant_types_supported": _array(STR), "scopes_supported": _array(STR)})
 
-SCHEMAS = {"Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
+NOTIFICATION = _obj({"id": ID, "type": STR, "group_key": STR,
+                     "created_at": {"type": "string", "format": "date-time"},
+                     "account": _ref("Account")}, {"status": _ref("Status")})
+NOTIFICATION_GROUP = _obj({
+    "group_key": STR, "notifications_count": INT, "type": STR,
+    "most_recent_notification_id": ID, "page_min_id": ID, "page_max_id": ID,
+    "latest_page_notification_at": {"type": "string", "format": "date-time"},
+    "sample_account_ids": _array(ID)}, {"status_id": ID})
+GROUPED_NOTIFICATIONS = _obj({"accounts": _array(_ref("Account")),
+                              "statuses": _array(_ref("Status")),
+                              "notification_groups": _array(_ref("NotificationGroup"))})
+MARKER = _obj({"last_read_id": ID, "version": INT,
+               "updated_at": {"type": "string", "format": "date-time"}})
+MARKERS = {"type": "object", "properties": {"home": _ref("Marker"),
+                                            "notifications": _ref("Marker")}}
+TAG = _obj({"name": STR, "url": STR, "history": _array({})}, {"following": BOOL})
+CONTEXT = _obj({"ancestors": _array(_ref("Status")), "descendants": _array(_ref("Status"))})
+SCHEMAS = {"Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
+           "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
+           "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
            "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,
            "Token": TOKEN, "Error": ERROR, "InstanceV1": INSTANCE_V1, "InstanceV2": INSTANCE_V2,
            "Empty": EMPTY, "OAuthMetadata": OAUTH_METADATA}
@@ -271,6 +290,8 @@ def _paths() -> dict:
                                                 "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
                                    "media_ids": {"type": "array", "maxItems": 0,
                                                  "description": "Accepted empty (no media)"},
+                                   "in_reply_to_id": {**ID, "description":
+                                                      "Reply to this status (404 if unknown)"},
                                    "lat": {"type": "number", "minimum": -90, "maximum": 90},
                                    "long": {"type": "number", "minimum": -180, "maximum": 180}},
                                   ("status",))),
@@ -367,6 +388,102 @@ def _paths() -> dict:
                              auth="none")},
         "/metrics": {"get": op("Prometheus text format (docs/operating.md lists each metric)",
                                "Operations", STR, auth="none", ok_type="text/plain")},
+        **_social_paths(),
+    }
+
+
+def _social_paths() -> dict:
+    """Favourites, bookmarks, notifications, markers (issue 9)."""
+    status, accounts = _ref("Status"), _array(_ref("Account"))
+    accounts_page = [_path(), _query("max_id", ID), _query("since_id", ID),
+                     _query("min_id", ID),
+                     _query("limit", {"type": "integer", "minimum": 1,
+                                      "maximum": limits.ACCOUNTS_PAGE_MAX})]
+
+    types = {"type": "array", "maxItems": 12, "items": {"enum": [
+        "mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
+        "update", "admin.sign_up", "admin.report", "severed_relationships",
+        "moderation_warning"]}}
+    notes_query = [*PAGE[:3], _query("limit", {"type": "integer", "minimum": 1,
+                                               "maximum": limits.NOTIFICATIONS_PAGE_MAX}),
+                   _query("types[]", types), _query("exclude_types[]", types),
+                   _query("account_id", ID)]
+
+    def action(summary: str, scope: str) -> dict:
+        return {"post": op(summary, "Statuses", status, auth="required", scope=scope,
+                           params=[_path()])}
+
+    tag_path = {"name": "name", "in": "path", "required": True,
+                "schema": {"type": "string", "maxLength": limits.TAG_MAX_CHARS}}
+    return {
+        "/api/v1/statuses/{id}/context": {"get": op(
+            "A status's thread: ancestors oldest first, descendants depth-first (bounded)",
+            "Statuses", _ref("Context"), scope="read:statuses", params=[_path()])},
+        "/api/v1/timelines/tag/{tag}": {"get": op(
+            "Public statuses carrying a hashtag", "Timelines", _array(status),
+            scope="read:statuses", paged=True,
+            params=[{**tag_path, "name": "tag"}, *PAGE, _query("local", BOOL),
+                    _query("remote", BOOL), _query("only_media", BOOL)])},
+        "/api/v1/tags/{name}": {"get": op(
+            "A hashtag (404 if never used nor followed)", "Tags", _ref("Tag"),
+            scope="read:statuses", params=[tag_path])},
+        "/api/v1/tags/{name}/follow": {"post": op(
+            "Follow a hashtag: its new statuses reach your home", "Tags", _ref("Tag"),
+            auth="required", scope="write:follows", params=[tag_path])},
+        "/api/v1/tags/{name}/unfollow": {"post": op(
+            "Unfollow a hashtag", "Tags", _ref("Tag"), auth="required", scope="write:follows",
+            params=[tag_path])},
+        "/api/v1/followed_tags": {"get": op(
+            "The hashtags you follow", "Tags", _array(_ref("Tag")), auth="required",
+            scope="read:follows")},
+        "/api/v1/statuses/{id}/favourite": action("Favourite a status (again: no change)",
+                                                  "write:favourites"),
+        "/api/v1/statuses/{id}/unfavourite": action("Undo a favourite (and its notification)",
+                                                    "write:favourites"),
+        "/api/v1/statuses/{id}/bookmark": action("Bookmark a status", "write:bookmarks"),
+        "/api/v1/statuses/{id}/unbookmark": action("Remove a bookmark", "write:bookmarks"),
+        "/api/v1/statuses/{id}/favourited_by": {"get": op(
+            "Who favourited a status, newest first", "Statuses", accounts,
+            scope="read:statuses", paged=True, params=accounts_page)},
+        "/api/v1/favourites": {"get": op(
+            "Your favourites, newest favourite first (cursors are favourite ids)", "Statuses",
+            _array(status), auth="required", scope="read:favourites", paged=True, params=PAGE)},
+        "/api/v1/bookmarks": {"get": op(
+            "Your bookmarks, newest first (cursors are bookmark ids)", "Statuses",
+            _array(status), auth="required", scope="read:bookmarks", paged=True, params=PAGE)},
+        "/api/v1/notifications": {"get": op(
+            "Your notifications, newest first", "Notifications", _array(_ref("Notification")),
+            auth="required", scope="read:notifications", paged=True, params=notes_query)},
+        "/api/v1/notifications/{id}": {"get": op(
+            "One notification", "Notifications", _ref("Notification"), auth="required",
+            scope="read:notifications", params=[_path()])},
+        "/api/v1/notifications/{id}/dismiss": {"post": op(
+            "Dismiss one notification", "Notifications", _ref("Empty"), auth="required",
+            scope="write:notifications", params=[_path()])},
+        "/api/v1/notifications/clear": {"post": op(
+            "Dismiss every notification", "Notifications", _ref("Empty"), auth="required",
+            scope="write:notifications")},
+        "/api/v1/notifications/unread_count": {"get": op(
+            "Notifications newer than the notifications marker", "Notifications",
+            _obj({"count": INT}), auth="required", scope="read:notifications",
+            params=[_query("limit", {"type": "integer", "minimum": 1, "maximum": 1000})])},
+        "/api/v2/notifications": {"get": op(
+            "Notifications grouped by type and status", "Notifications",
+            _ref("GroupedNotifications"), auth="required", scope="read:notifications",
+            paged=True, params=[*notes_query, _query("grouped_types[]", types),
+                                _query("expand_accounts", {"enum": ["full", "partial_avatars"]}),
+                                _query("include_filtered", BOOL)])},
+        "/api/v1/markers": {
+            "get": op("Read markers of home and notifications", "Markers", _ref("Markers"),
+                      auth="required", scope="read:statuses",
+                      params=[_query("timeline[]", {"type": "array", "maxItems": 4, "items": {
+                          "enum": ["home", "notifications"]}})]),
+            "post": op("Move read markers", "Markers", _ref("Markers"), auth="required",
+                       scope="write:statuses", body={"required": True, "content": {
+                           "application/json": {"schema": {"type": "object", "properties": {
+                               name: _obj({"last_read_id": ID})
+                               for name in ("home", "notifications")}, "minProperties": 1}}}}),
+        },
     }
 
 

@@ -1,8 +1,10 @@
 """Status entities rendered to JSON once per HTTP process.
 
-A status never changes after it is posted (deleting removes it; nothing
-edits it), so its entity's JSON is made once and its bytes reused for every
-page that shows it. The entity embeds the author's account, which does
+A status's text never changes after it is posted (deleting removes it;
+nothing edits it), so its entity's JSON is made once and its bytes reused for
+every page that shows it. What does change (counts, the viewer's flags:
+``interactions.StatusState``) is never kept: the kept bytes stop before the
+closing brace and each request appends the state it read. The entity embeds the author's account, which does
 change (counts, profile): a kept rendering is used only while the status and
 author records it was made from equal the ones the request just read, so
 nothing served is staler than the records the request itself read (and a
@@ -14,6 +16,7 @@ import orjson
 
 from .. import limits
 from ..memo import Bounded
+from ..interactions import NONE, StatusState
 from ..models import Status, User
 from . import entities
 
@@ -22,9 +25,10 @@ class RenderedStatuses:
     def __init__(self, limit: int = limits.API_RENDERED_STATUSES):
         self._kept: Bounded[tuple[Status, User, bytes]] = Bounded(limit)
 
-    def json(self, status: Status, author: User, base: str, viewer: bool) -> bytes:
-        """The status entity as JSON bytes, as ``entities.status`` renders it."""
-        key = (status.id, base, viewer)
+    def head(self, status: Status, author: User, base: str) -> bytes:
+        """The status entity without its state fields, as JSON bytes cut
+        before the closing brace (``entities.state_json`` closes it)."""
+        key = (status.id, base)
         kept = self._kept.get(key)
         # unchanged records are most often the very same objects (the engine
         # keeps decoded ones), which makes the check two comparisons
@@ -34,21 +38,29 @@ class RenderedStatuses:
         # copied: orjson's bytes keep its whole output buffer (~16 KB here)
         # behind a 1.3 KB entity, 165 MB against 28 MB for 20,000 kept
         body = bytes(memoryview(orjson.dumps(
-            entities.status(status, entities.account(author, base), base, viewer=viewer))))
+            entities.status(status, entities.account(author, base), base, state=None))))[:-1]
         self._kept.put(key, (status, author, body))
         return body
 
+    def json(self, status: Status, author: User, base: str, viewer: bool,
+             state: StatusState = NONE) -> bytes:
+        """The status entity as JSON bytes, as ``entities.status`` renders it."""
+        return self.head(status, author, base) + entities.state_json(state, viewer)
+
     def array(self, statuses: list[Status], authors: dict[int, User], base: str,
-              viewer: bool) -> bytes:
+              viewer: bool, states: list[StatusState] | None = None) -> bytes:
         """A JSON array of status entities; ``authors`` by id (a status whose
-        author record is gone is shown with what the status itself knows)."""
+        author record is gone is shown with what the status itself knows);
+        ``states`` in the order of ``statuses`` (none: zero counts)."""
         parts = []
         kept_get = self._kept.get
-        for status in statuses:
+        state_json = entities.state_json
+        for i, status in enumerate(statuses):
             author = authors.get(status.user_id) or entities.placeholder_user(status)
-            kept = kept_get((status.id, base, viewer))  # json()'s hit path, inline
+            kept = kept_get((status.id, base))  # head()'s hit path, inline
             if kept is not None and kept[0] is status and kept[1] is author:
-                parts.append(kept[2])
+                head = kept[2]
             else:
-                parts.append(self.json(status, author, base, viewer))
+                head = self.head(status, author, base)
+            parts.append(head + state_json(states[i] if states else NONE, viewer))
         return b"[" + b",".join(parts) + b"]"

@@ -5,7 +5,7 @@ import re
 
 from starlette.responses import Response
 
-from .. import idempotency, limits
+from .. import idempotency, interactions, limits
 from ..errors import Forbidden, ValidationError
 from ..models import Page, Status
 from . import entities
@@ -14,33 +14,46 @@ from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 VISIBILITIES = ("public", "unlisted", "private", "direct")
 
 
+async def states(ctx: Ctx, statuses: list[Status]) -> list[interactions.StatusState]:
+    """Counts and the caller's flags for each status (one round trip)."""
+    return await interactions.states(ctx.rp.store, ctx.viewer, [s.id for s in statuses])
+
+
 async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool = False) -> list[dict]:
-    """Statuses with their authors' account entities (one read for all authors)."""
+    """Statuses with their authors' account entities (one read for all authors)
+    and their counts and flags as the caller sees them now."""
     if not statuses:
         return []
     authors = await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in statuses)))
     base = ctx.base
     accounts = {u.id: entities.account(u, base) for u in authors}
-    viewer = ctx.token is not None and ctx.token.uid is not None
+    viewer = ctx.viewer is not None
     out = []
-    for s in statuses:
+    for s, state in zip(statuses, await states(ctx, statuses)):
         author = accounts.get(s.user_id)
         if author is None:
             author = accounts[s.user_id] = entities.account(entities.placeholder_user(s), base)
-        out.append(entities.status(s, author, base, viewer=viewer, with_source=with_source))
+        out.append(entities.status(s, author, base, viewer=viewer, with_source=with_source,
+                                   state=state))
     return out
 
 
-async def timeline_response(ctx: Ctx, statuses: Page) -> Response:
-    """A page of statuses, from the process's kept renderings (api/rendered.py);
-    authors the page did not bring along are read here."""
-    authors = statuses.authors
+async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None
+                            ) -> Response:
+    """A page of statuses, from the process's kept renderings (api/rendered.py)
+    with the counts and flags read now; authors the page did not bring along
+    are read here. ``cursors`` (one per status) go into the Link header
+    instead of the status ids (favourites and bookmarks page by their own)."""
+    authors = getattr(statuses, "authors", {})
     missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
-    viewer = ctx.token is not None and ctx.token.uid is not None
-    body = ctx.request.app.state.rendered.array(statuses, authors, ctx.base, viewer)
-    return Response(body, media_type=JSON.media_type, headers=link_header(ctx, statuses))
+    body = ctx.request.app.state.rendered.array(statuses, authors, ctx.base,
+                                                ctx.viewer is not None,
+                                                await states(ctx, statuses))
+    links = (link_header(ctx, cursors, key=lambda c: c) if cursors is not None
+             else link_header(ctx, statuses))
+    return Response(body, media_type=JSON.media_type, headers=links)
 
 
 # --- statuses -------------------------------------------------------------------------------
@@ -62,8 +75,6 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
         raise ValidationError("media_ids", "media attachments are not supported")
     if p.has("poll"):
         raise ValidationError("poll", "polls are not supported")
-    if p.has("in_reply_to_id"):
-        raise ValidationError("in_reply_to_id", "replies are not supported")
     if p.has("scheduled_at"):
         raise ValidationError("scheduled_at", "scheduled statuses are not supported")
     extra = {}
@@ -110,11 +121,12 @@ def _location(ctx: Ctx) -> dict:
 async def post_status(ctx: Ctx) -> Response:
     text = ctx.params.str("status", required=True, max_chars=100_000)
     extra = _post_options(ctx, len(text)) | _location(ctx)
+    reply_to = ctx.params.cursor("in_reply_to_id")  # an unknown one: 404, nothing posted
     key = ctx.request.headers.get("idempotency-key")
     if key is not None:
-        status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra)
+        status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra, reply_to)
     else:
-        status = await ctx.rp.post(ctx.uid, text, extra)
+        status = await ctx.rp.post(ctx.uid, text, extra, reply_to)
     return JSON((await render_statuses(ctx, [status]))[0])
 
 

@@ -1,0 +1,77 @@
+"""Favourites and bookmarks (issue 9): Mastodon's routes for them."""
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from .. import bookmarks, favourites
+from . import entities
+from .http import JSON, Ctx, endpoint, link_header
+from .statuses import render_statuses, timeline_response
+
+
+async def _status_response(ctx: Ctx, sid: int) -> Response:
+    status = await ctx.rp.get_status(sid)
+    return JSON((await render_statuses(ctx, [status]))[0])
+
+
+@endpoint(auth="required", scope="write:favourites")
+async def favourite(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.get_status(sid)  # 404 before anything is written
+    await ctx.rp.favourite(ctx.uid, sid)
+    return await _status_response(ctx, sid)
+
+
+@endpoint(auth="required", scope="write:favourites")
+async def unfavourite(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.get_status(sid)
+    await ctx.rp.unfavourite(ctx.uid, sid)
+    return await _status_response(ctx, sid)
+
+
+@endpoint(auth="required", scope="write:bookmarks")
+async def bookmark(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.get_status(sid)
+    await ctx.rp.bookmark(ctx.uid, sid)
+    return await _status_response(ctx, sid)
+
+
+@endpoint(auth="required", scope="write:bookmarks")
+async def unbookmark(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.get_status(sid)
+    await ctx.rp.unbookmark(ctx.uid, sid)
+    return await _status_response(ctx, sid)
+
+
+@endpoint(auth="optional", scope="read:statuses")
+async def favourited_by(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.get_status(sid)
+    p = ctx.params
+    for name in ("since_id", "min_id"):
+        p.cursor(name)
+    users, cursor = await favourites.favourited_by(ctx.rp.store, sid, max_id=p.cursor("max_id"),
+                                                   limit=p.raw("limit"))
+    headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
+    return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
+
+
+async def _marked_page(ctx: Ctx, read) -> Response:
+    rows = await read(ctx.rp.store, ctx.uid, **ctx.params.cursors())
+    statuses = await ctx.rp.get_statuses([sid for sid, _ in rows])
+    return await timeline_response(ctx, statuses, cursors=[mark for _, mark in rows])
+
+
+@endpoint(auth="required", scope="read:favourites")
+async def favourites_list(ctx: Ctx) -> Response:
+    return await _marked_page(ctx, favourites.favourites_page)
+
+
+@endpoint(auth="required", scope="read:bookmarks")
+async def bookmarks_list(ctx: Ctx) -> Response:
+    return await _marked_page(ctx, bookmarks.bookmarks_page)
+
+

@@ -1,0 +1,217 @@
+"""The conversation around a status (issue 9): replies, mentions, hashtags.
+
+At post time :func:`prepare` reads the status's text and reply target and
+returns what the status records about them (its ``in_reply_to_id``,
+``in_reply_to_account_id``, ``mentions`` and ``tags`` extras); it only reads,
+so a post refused here (unknown parent, too many mentions) writes nothing.
+After the status exists, :func:`after_post` links it into the conversation:
+the parent's replies and count, the hashtag timelines and name index, the
+homes of the mentioned and of the hashtags' followers, and the ``mention``
+notifications. Every one of those steps is idempotent (deliver.lua,
+reply_link.lua, notify.lua, ZADD), and it runs inside the post's held
+fan-out job, whose replay by a worker runs it again, so a post cut short
+still ends fully linked. :func:`after_delete` undoes the same, idempotently.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from . import keys, limits, notifications, validate
+from .errors import StatusNotFound, ValidationError
+from .models import Status
+from .store import Store
+
+_MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
+_TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
+
+
+def normalize_tag(name: str) -> str:
+    """As Mastodon: NFKC, lowercased, without '#'."""
+    return unicodedata.normalize("NFKC", name).lstrip("#").lower()
+
+
+def tag_name(value) -> str:
+    """A hashtag name from a path or query: validated and normalized."""
+    name = normalize_tag(validate.text(value, "tag", limits.TAG_MAX_CHARS + 1))
+    if not re.fullmatch(r"\w+", name) or name.isdigit():
+        raise ValidationError("tag", "must be letters, digits or underscores, not only digits")
+    return name
+
+
+def parse(text: str) -> tuple[list[str], list[str]]:
+    """(mentioned logins, hashtag names) in order of appearance, once each;
+    a hashtag needs a letter (``#2024`` is not one), as Mastodon."""
+    logins = list(dict.fromkeys(m.lower() for m in _MENTION.findall(text)))
+    tags = list(dict.fromkeys(normalize_tag(t) for t in _TAG.findall(text)
+                              if not t.isdigit()))
+    return logins, tags
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """What a status records about its place in the conversation."""
+    in_reply_to_id: int | None = None
+    in_reply_to_account_id: int | None = None
+    mentions: tuple[tuple[int, str], ...] = ()  # (user id, login)
+    tags: tuple[str, ...] = ()
+
+    def to_extra(self) -> dict[str, str]:
+        out = {}
+        if self.in_reply_to_id:
+            out["in_reply_to_id"] = str(self.in_reply_to_id)
+            out["in_reply_to_account_id"] = str(self.in_reply_to_account_id)
+        if self.mentions:
+            out["mentions"] = " ".join(f"{uid}:{login}" for uid, login in self.mentions)
+        if self.tags:
+            out["tags"] = " ".join(self.tags)
+        return out
+
+    @classmethod
+    def of(cls, status: Status) -> "Conversation":
+        x = status.extra
+        mentions = []
+        for item in x.get("mentions", "").split():
+            uid, _, login = item.partition(":")
+            mentions.append((int(uid), login))
+        reply = x.get("in_reply_to_id")
+        return cls(int(reply) if reply else None,
+                   int(x["in_reply_to_account_id"]) if reply else None,
+                   tuple(mentions), tuple(x.get("tags", "").split()))
+
+
+async def prepare(store: Store, author_id: int, text: str, in_reply_to=None) -> Conversation:
+    """Read what the new status will record; StatusNotFound for a missing
+    parent, ValidationError past the caps. Reads only."""
+    logins, tags = parse(text)
+    if len(logins) > limits.MENTIONS_PER_STATUS:
+        raise ValidationError("text", f"mentions more than {limits.MENTIONS_PER_STATUS} accounts")
+    if len(tags) > limits.TAGS_PER_STATUS:
+        raise ValidationError("text", f"carries more than {limits.TAGS_PER_STATUS} hashtags")
+    parent = validate.optional_id(in_reply_to, "in_reply_to_id")
+    commands: list[tuple] = [("GET", keys.login(login)) for login in logins]
+    if parent:
+        commands.append(("HMGET", keys.status(parent), "uid", "deleted"))
+    replies = await store.batch(commands)
+    parent_author = None
+    if parent:
+        uid, deleted = replies.pop()
+        if uid is None or deleted is not None:
+            raise StatusNotFound(f"status {parent} does not exist")
+        parent_author = int(uid)
+    claims = [(login, int(claim.split(b":", 1)[0])) for login, claim in zip(logins, replies)
+              if claim is not None]
+    exists = await store.batch([("HGET", keys.user(uid), "login") for _, uid in claims])
+    mentions = tuple((uid, real.decode()) for (_, uid), real in zip(claims, exists)
+                     if real is not None)
+    return Conversation(parent, parent_author, mentions, tuple(tags))
+
+
+async def _deliver(store: Store, script: str, sid: int, timelines: list[str], cap: int) -> None:
+    if timelines:
+        await store.run_grouped(script, timelines, [sid, cap])
+
+
+async def _tag_follower_homes(store: Store, tags) -> list[str]:
+    if not tags:
+        return []
+    members = await store.batch([("SRANDMEMBER", keys.tag_followers(t),
+                                  limits.TAG_FOLLOWERS_DELIVERED_MAX) for t in tags])
+    uids = dict.fromkeys(int(m) for group in members for m in group)
+    return [keys.home(uid) for uid in uids]
+
+
+async def after_post(store: Store, status: Status) -> None:
+    """Link a new status into its conversation (idempotent; see the module)."""
+    conv = Conversation.of(status)
+    if not (conv.in_reply_to_id or conv.mentions or conv.tags):
+        return
+    sid = status.id
+    if conv.in_reply_to_id:
+        await store.run("reply_link", [keys.replies(conv.in_reply_to_id),
+                                       keys.status_counts(conv.in_reply_to_id)], [sid, 1])
+    if conv.tags and status.extra.get("visibility", "public") == "public":
+        await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
+        await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in conv.tags],
+                       limits.TAG_TIMELINE_CAP)
+    homes = [keys.home(uid) for uid, _ in conv.mentions if uid != status.user_id]
+    homes += await _tag_follower_homes(store, conv.tags)
+    await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
+    for uid, _ in conv.mentions:
+        op = await store.client.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "mention", status.user_id, sid, op, True,
+                                  status=sid)
+
+
+async def after_delete(store: Store, status: Status) -> None:
+    """Take a deleted status out of its conversation (idempotent)."""
+    conv = Conversation.of(status)
+    sid = status.id
+    if conv.in_reply_to_id:
+        await store.run("reply_link", [keys.replies(conv.in_reply_to_id),
+                                       keys.status_counts(conv.in_reply_to_id)], [sid, 0])
+    timelines = [keys.tag_timeline(t) for t in conv.tags]
+    timelines += [keys.home(uid) for uid, _ in conv.mentions]
+    timelines += await _tag_follower_homes(store, conv.tags)
+    await _deliver(store, "undeliver", sid, list(dict.fromkeys(timelines)), limits.HOME_CAP)
+    for uid, _ in conv.mentions:
+        op = await store.client.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "mention", status.user_id, sid, op, False)
+
+
+def replies_only_to_followers_of(status: Status) -> int | None:
+    """Mastodon's rule for a reply's delivery: the followers of its author
+    get it only if they also follow the account replied to (None: no such
+    condition, for a post or a reply to oneself)."""
+    conv = Conversation.of(status)
+    if conv.in_reply_to_account_id and conv.in_reply_to_account_id != status.user_id:
+        return conv.in_reply_to_account_id
+    return None
+
+
+# --- reading a thread ---------------------------------------------------------------------
+async def context(store: Store, status: Status) -> tuple[list[int], list[int]]:
+    """(ancestor ids oldest first, descendant ids depth-first in posting
+    order), bounded by limits.CONTEXT_ANCESTORS_MAX / _DESCENDANTS_MAX."""
+    from .statuses import read_statuses
+    ancestors: list[int] = []
+    parent = Conversation.of(status).in_reply_to_id
+    while parent and len(ancestors) < limits.CONTEXT_ANCESTORS_MAX:
+        found = await read_statuses(store, [parent])
+        if not found:
+            break
+        ancestors.append(parent)
+        parent = Conversation.of(found[0]).in_reply_to_id
+    ancestors.reverse()
+    # descendants: one batch per level of the tree, then depth-first order
+    children: dict[int, list[int]] = {}
+    level, seen = [status.id], 0
+    while level and seen < limits.CONTEXT_DESCENDANTS_MAX:
+        rows = await store.batch([("ZRANGE", keys.replies(sid), 0,
+                                   limits.CONTEXT_DESCENDANTS_MAX - 1) for sid in level])
+        nxt = []
+        for sid, row in zip(level, rows):
+            kids = [int(x) for x in row]
+            children[sid] = kids
+            nxt += kids
+            seen += len(kids)
+        level = nxt
+    order: list[int] = []
+    stack = list(reversed(children.get(status.id, [])))
+    while stack and len(order) < limits.CONTEXT_DESCENDANTS_MAX:
+        sid = stack.pop()
+        order.append(sid)
+        stack += reversed(children.get(sid, []))
+    return ancestors, order
+
+
+async def search_tags(store: Store, prefix: str, limit: int = limits.TAG_SEARCH_MAX) -> list[str]:
+    """Hashtag names that start with ``prefix`` (normalized, '#' optional), in
+    name order, at most ``limit``: for search (compat's /api/v2/search)."""
+    prefix = normalize_tag(prefix)
+    if not prefix or "[" in prefix or "(" in prefix:
+        return []
+    names = await store.client.zrangebylex(keys.TAG_NAMES, f"[{prefix}", f"[{prefix}\xff",
+                                           start=0, num=min(limit, limits.TAG_SEARCH_MAX))
+    return [n.decode() for n in names]

@@ -1,0 +1,49 @@
+"""What changes on a status after it is written, read per request: its
+counts (favourites, reblogs, replies) and the viewer's own flags
+(favourited, bookmarked, reblogged).
+
+These are never part of a kept status record or rendering (api/rendered.py
+keeps the entity without them): a page reads them for all its statuses in
+one batch, one HMGET per status plus one ZMSCORE per flag for the viewer.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import keys
+from .store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class StatusState:
+    favourites: int = 0
+    reblogs: int = 0
+    replies: int = 0
+    favourited: bool = False
+    bookmarked: bool = False
+    reblogged: bool = False
+
+
+NONE = StatusState()
+
+
+def _count(raw) -> int:
+    return max(int(raw), 0) if raw is not None else 0
+
+
+async def states(store: Store, viewer: int | None, sids: list[int]) -> list[StatusState]:
+    """The state of each status in ``sids`` as ``viewer`` (None: anonymous,
+    no flags) sees it, in one round trip."""
+    if not sids:
+        return []
+    commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p") for sid in sids]
+    if viewer is not None:
+        commands += [("ZMSCORE", keys.favourites(viewer), *sids),
+                     ("ZMSCORE", keys.bookmarks(viewer), *sids)]
+    replies = await store.batch(commands)
+    counts = replies[:len(sids)]
+    if viewer is None:
+        return [StatusState(_count(f), _count(r), _count(p)) for f, r, p in counts]
+    favs, marks = replies[len(sids)], replies[len(sids) + 1]
+    return [StatusState(_count(f), _count(r), _count(p), fav is not None, mark is not None)
+            for (f, r, p), fav, mark in zip(counts, favs, marks)]

@@ -1,0 +1,19 @@
+-- favourite_user: copy a favourite's state into the user's own index (the
+-- `favourited` flag and GET /api/v1/favourites), unless a newer operation on
+-- the same status was copied already. Idempotent.
+-- KEYS[1]: the user's favourites zset ufav:{uid} (sid -> favourite id)
+-- KEYS[2]: versions hash ufavv:{uid} (sid -> operation id applied)
+-- ARGV[1]: status id
+-- ARGV[2]: 1 favourited, 0 not
+-- ARGV[3]: version of that state
+-- ARGV[4]: favourite id (the score) when favourited
+-- returns: 1 applied, 0 stale
+local last = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+if tonumber(ARGV[3]) < last then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+if ARGV[2] == '1' then
+  redis.call('ZADD', KEYS[1], ARGV[4], ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 1

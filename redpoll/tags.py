@@ -1,0 +1,72 @@
+"""Hashtags (issue 9): a tag's timeline is fed at post time
+(conversation.after_post); following a tag puts its new statuses in the
+follower's home.
+
+Following a tag changes two slots (the user's followed tags, the tag's
+followers): journaled like a follow (held job around the change, replayed by
+a worker if the call is cut short; the replay syncs the tag's side to the
+user's, which is written first and is the truth).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import keys, limits
+from .conversation import tag_name
+from .errors import Conflict
+from .jobs import JobQueue
+from .models import now_us
+from .store import Store
+
+JOB = "tag_follow"
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    name: str
+    following: bool
+    used: bool  # has any status carried it
+
+
+async def get_tag(store: Store, uid: int | None, name) -> Tag:
+    name = tag_name(name)
+    commands = [("ZSCORE", keys.TAG_NAMES, name)]
+    if uid is not None:
+        commands.append(("ZSCORE", keys.followed_tags(uid), name))
+    used, *mine = await store.batch(commands)
+    return Tag(name, bool(mine and mine[0] is not None), used is not None)
+
+
+async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool) -> Tag:
+    """Follow (``on``) or unfollow a hashtag; twice is once. Conflict past
+    limits.FOLLOWED_TAGS_MAX followed tags."""
+    name = tag_name(name)
+    if on and await store.client.zcard(keys.followed_tags(uid)) >= limits.FOLLOWED_TAGS_MAX \
+            and await store.client.zscore(keys.followed_tags(uid), name) is None:
+        raise Conflict(f"at most {limits.FOLLOWED_TAGS_MAX} followed hashtags")
+    held = await queue.hold({"t": JOB, "uid": uid, "tag": name})
+    if on:
+        await store.client.zadd(keys.followed_tags(uid), {name: now_us()}, nx=True)
+    else:
+        await store.client.zrem(keys.followed_tags(uid), name)
+    await sync(store, uid, name)
+    await queue.release(held)
+    return await get_tag(store, uid, name)
+
+
+async def sync(store: Store, uid: int, name: str) -> None:
+    """Make the tag's followers agree with the user's followed tags (idempotent)."""
+    if await store.client.zscore(keys.followed_tags(uid), name) is not None:
+        await store.client.sadd(keys.tag_followers(name), uid)
+    else:
+        await store.client.srem(keys.tag_followers(name), uid)
+
+
+async def replay(store: Store, settings, job: dict) -> None:
+    await sync(store, int(job["uid"]), str(job["tag"]))
+    return None
+
+
+async def followed(store: Store, uid: int) -> list[str]:
+    return [n.decode() for n in await store.client.zrevrange(keys.followed_tags(uid), 0,
+                                                             limits.FOLLOWED_TAGS_MAX - 1)]

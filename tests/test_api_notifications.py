@@ -1,0 +1,117 @@
+"""Notifications (v1, grouped v2) and read markers through Mastodon.py
+against a real ``redpoll serve`` (issue 9)."""
+from __future__ import annotations
+
+import pytest
+from mastodon import MastodonAPIError, MastodonNotFoundError
+
+from redpoll.api.process import ServeProcess
+
+from test_api_mastodon import new_app, register, serve_env, unique
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    with ServeProcess(serve_env(server)) as srv:
+        yield srv
+        assert srv.process.poll() is None, srv.logs()[-3000:]
+
+
+@pytest.fixture
+def trio(api):
+    app = new_app(api)
+    return [register(api, app, unique(n)) for n in ("ann", "bob", "cat")]
+
+
+def test_favourite_and_follow_notifications_and_their_undo(trio):
+    ann, bob, cat = trio
+    ann_id, bob_id, cat_id = ann.me().id, bob.me().id, cat.me().id
+    toot = ann.status_post("notify me")
+    bob.status_favourite(toot.id)
+    cat.status_favourite(toot.id)
+    bob.account_follow(ann_id)
+    notes = ann.notifications()
+    assert [(n.type, n.account.id) for n in notes] == [
+        ("follow", bob_id), ("favourite", cat_id), ("favourite", bob_id)]
+    assert notes[1].status.id == toot.id and notes[1].status.favourites_count == 2
+    assert "status" not in notes[0] or notes[0].status is None
+    # one by id, and filters
+    assert ann.notifications(id=notes[1].id).account.id == cat_id
+    assert [n.type for n in ann.notifications(types=["follow"])] == ["follow"]
+    assert [n.type for n in ann.notifications(exclude_types=["follow"])] == ["favourite"] * 2
+    assert [n.account.id for n in ann.notifications(account_id=bob_id)] == [bob_id, bob_id]
+    # undo removes them
+    cat.status_unfavourite(toot.id)
+    bob.account_unfollow(ann_id)
+    assert [(n.type, n.account.id) for n in ann.notifications()] == [("favourite", bob_id)]
+    assert bob.notifications() == []  # nothing about one's own actions
+
+
+def test_paging_dismiss_clear(trio):
+    ann, bob, _ = trio
+    toots = [ann.status_post(f"t{i}") for i in range(5)]
+    for t in toots:
+        bob.status_favourite(t.id)
+    page = ann.notifications(limit=2)
+    assert [n.status.id for n in page] == [toots[4].id, toots[3].id]
+    seen = [n.status.id for n in page]
+    while (page := ann.fetch_next(page)):
+        seen += [n.status.id for n in page]
+    assert seen == [t.id for t in reversed(toots)]
+    newest = ann.notifications(limit=5)
+    ann.notifications_dismiss(newest[0].id)
+    assert newest[0].id not in [n.id for n in ann.notifications()]
+    with pytest.raises(MastodonNotFoundError):
+        ann.notifications(id=newest[0].id)
+    with pytest.raises(MastodonNotFoundError):
+        ann.notifications_dismiss(newest[0].id)
+    ann.notifications_clear()
+    assert ann.notifications() == []
+    with pytest.raises(MastodonAPIError):
+        ann.notifications(types=["no-such-type"])
+
+
+def test_a_deleted_status_takes_its_notifications_along(trio):
+    ann, bob, _ = trio
+    toot = ann.status_post("short-lived")
+    bob.status_favourite(toot.id)
+    assert len(ann.notifications()) == 1
+    ann.status_delete(toot.id)
+    assert ann.notifications() == []
+
+
+def test_grouped_notifications(trio):
+    ann, bob, cat = trio
+    toot = ann.status_post("popular")
+    other = ann.status_post("less so")
+    bob.status_favourite(toot.id)
+    cat.status_favourite(toot.id)
+    bob.status_favourite(other.id)
+    cat.account_follow(ann.me().id)
+    result = ann.grouped_notifications()
+    groups = result.notification_groups
+    assert [(g.type, g.notifications_count) for g in groups] == [
+        ("follow", 1), ("favourite", 1), ("favourite", 2)]
+    assert groups[2].status_id == toot.id
+    assert set(groups[2].sample_account_ids) == {bob.me().id, cat.me().id}
+    assert {s.id for s in result.statuses} == {toot.id, other.id}
+    assert {a.id for a in result.accounts} == {bob.me().id, cat.me().id}
+
+
+def test_markers_and_unread_count(trio):
+    ann, bob, _ = trio
+    toots = [ann.status_post(f"m{i}") for i in range(3)]
+    for t in toots:
+        bob.status_favourite(t.id)
+    assert ann.markers_get(["home", "notifications"]) == {}
+    assert ann.notifications_unread_count().count == 3
+    notes = ann.notifications()
+    set_ = ann.markers_set(["notifications", "home"], [notes[1].id, toots[2].id])
+    assert set_.notifications.last_read_id == notes[1].id and set_.notifications.version == 1
+    assert ann.notifications_unread_count().count == 1
+    again = ann.markers_set("notifications", notes[0].id)
+    assert again.notifications.version == 2
+    got = ann.markers_get(["home", "notifications"])
+    assert got.home.last_read_id == toots[2].id and got.notifications.last_read_id == notes[0].id
+    assert ann.notifications_unread_count().count == 0
+    assert bob.markers_get("home") == {}  # one's own

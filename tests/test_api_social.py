@@ -1,0 +1,87 @@
+"""Favourites, bookmarks and notifications through the Mastodon client API,
+driven by Mastodon.py against a real ``redpoll serve`` (issue 9)."""
+from __future__ import annotations
+
+import pytest
+from mastodon import MastodonNotFoundError
+
+from redpoll.api.process import ServeProcess
+
+from test_api_mastodon import new_app, register, serve_env, unique
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    with ServeProcess(serve_env(server)) as srv:
+        yield srv
+        assert srv.process.poll() is None, srv.logs()[-3000:]
+
+
+@pytest.fixture
+def trio(api):
+    app = new_app(api)
+    return [register(api, app, unique(n)) for n in ("ann", "bob", "cat")]
+
+
+def test_favourite_flags_counts_and_favourited_by(trio):
+    ann, bob, cat = trio
+    toot = ann.status_post("favourite me")
+    faved = bob.status_favourite(toot.id)
+    assert faved.favourited is True and faved.favourites_count == 1
+    assert bob.status_favourite(toot.id).favourites_count == 1  # twice is once
+    cat.status_favourite(toot.id)
+    # each viewer sees their own flag, everyone the count
+    assert ann.status(toot.id).favourited is False
+    assert ann.status(toot.id).favourites_count == 2
+    assert cat.status(toot.id).favourited is True
+    who = ann.status_favourited_by(toot.id)
+    assert [a.id for a in who] == [cat.me().id, bob.me().id]  # newest first
+    # the timeline shows the counts as of now (a kept rendering never holds them)
+    [home] = [s for s in ann.timeline_home() if s.id == toot.id]
+    assert home.favourites_count == 2 and home.favourited is False
+    [seen] = [s for s in bob.timeline_public() if s.id == toot.id]
+    assert seen.favourited is True
+    undone = bob.status_unfavourite(toot.id)
+    assert undone.favourited is False and undone.favourites_count == 1
+    [home] = [s for s in ann.timeline_home() if s.id == toot.id]
+    assert home.favourites_count == 1
+
+
+def test_favourites_list_pages_with_link_headers(trio):
+    ann, bob, _ = trio
+    toots = [ann.status_post(f"n{i}") for i in range(5)]
+    for t in toots:
+        bob.status_favourite(t.id)
+    bob.status_favourite(toots[1].id)  # again: its place in the list stays
+    page = bob.favourites(limit=2)
+    assert [s.id for s in page] == [toots[4].id, toots[3].id]
+    assert all(s.favourited for s in page)
+    seen = [s.id for s in page]
+    while (page := bob.fetch_next(page)):
+        seen += [s.id for s in page]
+    assert seen == [t.id for t in reversed(toots)]
+    assert ann.favourites() == []
+
+
+def test_bookmarks(trio):
+    ann, bob, _ = trio
+    toot = ann.status_post("bookmark me")
+    marked = bob.status_bookmark(toot.id)
+    assert marked.bookmarked is True
+    assert ann.status(toot.id).bookmarked is False
+    assert [s.id for s in bob.bookmarks()] == [toot.id]
+    assert bob.status_unbookmark(toot.id).bookmarked is False
+    assert bob.bookmarks() == []
+
+
+def test_unknown_statuses_are_404_and_write_nothing(trio):
+    ann, bob, _ = trio
+    for call in (bob.status_favourite, bob.status_unfavourite, bob.status_bookmark,
+                 bob.status_unbookmark, bob.status_favourited_by):
+        with pytest.raises(MastodonNotFoundError):
+            call("999999999")
+    assert bob.favourites() == [] and bob.bookmarks() == []
+    toot = ann.status_post("gone soon")
+    bob.status_favourite(toot.id)
+    ann.status_delete(toot.id)
+    assert bob.favourites() == []  # a deleted status leaves the list
