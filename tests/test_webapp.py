@@ -404,3 +404,112 @@ def test_sha256_fallback_matches_webcrypto(people):
         }
         return out; }""")
     assert same == [True] * 11
+
+
+def test_favourite_bookmark_and_notifications_badge(people):
+    eve, fay = people(DESKTOP), people(PHONE)
+    eve_name = eve.sign_up("eve")
+    fay.sign_up("fay")
+    assert eve.api("POST", "/api/v1/statuses", data={"status": "a post worth a star"}).status_code == 200
+
+    # fay follows eve, favourites and bookmarks her post from the profile page
+    f = fay.page
+    f.goto(f"/@{eve_name}")
+    f.get_by_role("button", name="Follow", exact=True).click()
+    expect(f.get_by_role("button", name="Unfollow", exact=True)).to_be_visible()
+    post = status_in(f, "a post worth a star")
+    fav = post.get_by_role("button", name="Favourite", exact=True)
+    mark = post.get_by_role("button", name="Bookmark", exact=True)
+    expect(fav).to_have_attribute("aria-pressed", "false")
+    fav.click()
+    expect(fav).to_have_attribute("aria-pressed", "true")
+    expect(fav).to_have_text("1")
+    mark.click()
+    expect(mark).to_have_attribute("aria-pressed", "true")
+    f.reload()  # the server kept both
+    post = status_in(f, "a post worth a star")
+    expect(post.get_by_role("button", name="Favourite", exact=True)).to_have_attribute("aria-pressed", "true")
+    expect(post.get_by_role("button", name="Bookmark", exact=True)).to_have_attribute("aria-pressed", "true")
+    f.goto("/bookmarks")
+    expect(status_in(f, "a post worth a star")).to_be_visible()
+
+    # eve sees two unread notifications on the badge, reads them, and the badge goes
+    e = eve.page
+    e.goto("/")
+    badge = e.locator("#unread")
+    expect(badge).to_have_text("2")
+    e.get_by_role("link", name="Notifications", exact=True).click()
+    expect(e.locator(".notification", has_text="favourited your post")).to_contain_text("a post worth a star")
+    expect(e.locator(".notification", has_text="followed you")).to_be_visible()
+    expect(badge).to_be_hidden()
+    e.wait_for_function("""async () => {
+        const t = JSON.parse(localStorage.getItem('redpoll.session')).token;
+        const r = await fetch('/api/v1/notifications/unread_count', {headers: {Authorization: 'Bearer ' + t}});
+        return (await r.json()).count === 0; }""")
+    e.get_by_role("link", name="Home", exact=True).click()
+    e.reload()
+    expect(e.get_by_role("textbox", name="Compose")).to_be_visible()
+    e.wait_for_timeout(500)
+    expect(badge).to_be_hidden()
+
+    # un-favouriting takes the star and the count back
+    f.goto(f"/@{eve_name}")
+    fav = status_in(f, "a post worth a star").get_by_role("button", name="Favourite", exact=True)
+    fav.click()
+    expect(fav).to_have_attribute("aria-pressed", "false")
+    expect(fav).to_have_text("")
+
+    # a notification arrives on an open notifications page without a reload
+    second = eve.api("POST", "/api/v1/statuses", data={"status": "second star please"}).json()
+    e.get_by_role("link", name="Notifications", exact=True).click()
+    expect(e.locator(".notification").first).to_be_visible()
+    e.evaluate("window.__sameDocument = true")
+    assert fay.api("POST", f"/api/v1/statuses/{second['id']}/favourite").status_code == 200
+    expect(e.locator(".notification").first).to_contain_text("second star please", timeout=15_000)
+    assert e.evaluate("window.__sameDocument") is True
+
+
+def test_reply_thread_hashtag_and_mention(people):
+    jo, ki = people(DESKTOP), people(PHONE)
+    jo_name = jo.sign_up("jo")
+    ki_name = ki.sign_up("ki")
+    ki_id = ki.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+    assert jo.api("POST", f"/api/v1/accounts/{ki_id}/follow").status_code == 200
+    jo_id = jo.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+    assert ki.api("POST", f"/api/v1/accounts/{jo_id}/follow").status_code == 200
+    asked = jo.api("POST", "/api/v1/statuses", data={"status": "who knows #webapps well?"}).json()
+
+    # ki replies from the home timeline: the mention is prefilled, the reply is linked
+    k = ki.page
+    k.reload()
+    question = status_in(k, "who knows #webapps well?")
+    question.get_by_role("button", name="Reply", exact=True).click()
+    box = k.get_by_role("form", name="Reply").get_by_role("textbox", name="Compose")
+    expect(box).to_be_focused()
+    expect(box).to_have_value(f"@{jo_name} ")
+    box.press_sequentially("I do, ask away")
+    k.get_by_role("form", name="Reply").get_by_role("button", name="Post").click()
+    reply = status_in(k, "I do, ask away")
+    expect(reply).to_be_visible()
+    expect(reply).to_contain_text(f"Replying to @{jo_name}")
+    context = ki.api("GET", f"/api/v1/statuses/{asked['id']}/context").json()
+    assert [s["content"] for s in context["descendants"]] and "ask away" in context["descendants"][0]["content"]
+
+    # the thread view: the question focused, the reply under it; the reply count shows
+    j = jo.page
+    j.goto(f"/@{jo_name}/{asked['id']}")
+    expect(j.locator("article.focused")).to_contain_text("who knows")
+    expect(j.locator("article").nth(1)).to_contain_text("I do, ask away")
+    expect(j.locator("article.focused").get_by_role("button", name="Reply", exact=True)).to_have_text("1")
+
+    # jo is notified of the mention; the hashtag link opens the tag's timeline
+    j.get_by_role("link", name="Notifications", exact=True).click()
+    expect(j.locator(".notification").first).to_contain_text("I do, ask away")
+    j.goto(f"/@{jo_name}/{asked['id']}")
+    j.locator("article.focused").get_by_role("link", name="#webapps").click()
+    expect(j).to_have_url(re.compile("/tags/webapps$"))
+    expect(j.get_by_role("heading", level=1)).to_have_text("#webapps")
+    expect(status_in(j, "who knows")).to_be_visible()
+    follow_tag = j.get_by_role("button", name="Follow hashtag")
+    follow_tag.click()
+    expect(j.get_by_role("button", name="Unfollow hashtag")).to_have_attribute("aria-pressed", "true")
