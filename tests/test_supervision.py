@@ -83,6 +83,15 @@ class StreamReader:
         except (httpx.HTTPError, RuntimeError):
             pass
 
+    def wait_connected(self, within: float) -> None:
+        """Until the response head arrived: the endpoint subscribes to the
+        hub before it sends the head, so a status posted after this is seen
+        (a post sent before it may be missed: the sample stream starts now)."""
+        deadline = time.monotonic() + within
+        while self.status is None:
+            assert time.monotonic() < deadline, "stream did not answer"
+            time.sleep(0.02)
+
     def wait_for(self, text: str, within: float) -> None:
         deadline = time.monotonic() + within
         while text not in self.texts:
@@ -102,6 +111,7 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
         assert http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code == 200
         stream = StreamReader(srv.url, "watcher")
         try:
+            stream.wait_connected(15)
             http.post("/api/v1/statuses", headers=bearer(author), data={"status": "before"})
             stream.wait_for("before", 10)
 
@@ -217,8 +227,7 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             assert wait_ready(http, BACK_WITHIN_S) < BACK_WITHIN_S
             stream = StreamReader(attached.url, "attached")
             try:
-                while stream.status is None:
-                    time.sleep(0.05)
+                stream.wait_connected(15)
                 assert stream.status == 200
                 assert http.post("/api/v1/statuses", headers=bearer(token),
                                  data={"status": "back again"}).status_code == 200
