@@ -64,9 +64,17 @@ def seed(url: str) -> None:
         ("linus", "Release candidate is out, please test it on your odd hardware: https://example.org/rc1"),
         ("margaret", "Good morning! Coffee first, then the #apollo guidance review."),
     ]
+    made = {}
     for who, text in posts:
-        call(who, "POST", "/api/v1/statuses", data={"status": text})
+        made[text[:12]] = call(who, "POST", "/api/v1/statuses", data={"status": text})
         time.sleep(0.05)
+    engine = made["The engine w"]["id"]
+    for who in ("grace", "margaret", "linus"):
+        call(who, "POST", f"/api/v1/statuses/{engine}/favourite")
+    call("grace", "POST", "/api/v1/statuses", data={
+        "status": "@ada it weaves a lot more than flowers these days.", "in_reply_to_id": engine})
+    call("ada", "POST", f"/api/v1/statuses/{made['Good morning']['id']}/favourite")
+    call("ada", "POST", f"/api/v1/statuses/{made['Release cand']['id']}/bookmark")
 
 
 def main() -> int:
@@ -78,49 +86,63 @@ def main() -> int:
         url = srv.url.rstrip("/")
         seed(url)
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+        views = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 360, "height": 760}}
+
+        def signed_in(label, scheme):
+            ctx = browser.new_context(viewport=views[label], base_url=url, color_scheme=scheme,
+                                      device_scale_factor=1 if label == "desktop" else 2)
+            page = ctx.new_page()
+            page.goto("/")
+            if scheme == "light" and label == "desktop":
+                page.screenshot(path=HERE / "signed-out-desktop.png")
+            page.get_by_role("button", name="Sign in").click()
+            if scheme == "light":
+                page.screenshot(path=HERE / f"sign-in-{label}.png")
+            page.get_by_label("Username or e-mail").fill("ada")
+            page.get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            expect(page.locator("article").nth(5)).to_be_visible()
+            return ctx, page
+
+        # home first, while ada's notifications are unread (the badge shows)
         for scheme in ("light", "dark"):
-            for label, viewport in (("desktop", {"width": 1280, "height": 860}),
-                                    ("phone", {"width": 360, "height": 760})):
-                ctx = browser.new_context(viewport=viewport, base_url=url, color_scheme=scheme,
-                                          device_scale_factor=1 if label == "desktop" else 2)
-                page = ctx.new_page()
-                page.goto("/")
-                if scheme == "light" and label == "desktop":
-                    page.screenshot(path=HERE / "signed-out-desktop.png")
-                page.get_by_role("button", name="Sign in").click()
-                if scheme == "light":
-                    page.screenshot(path=HERE / f"sign-in-{label}.png")
-                page.get_by_label("Username or e-mail").fill("ada")
-                page.get_by_label("Password").fill(PASSWORD)
-                page.get_by_role("button", name="Sign in").click()
-                expect(page.locator("article").nth(5)).to_be_visible()
+            for label in views:
+                ctx, page = signed_in(label, scheme)
+                expect(page.locator("#unread")).to_be_visible()
                 page.get_by_role("textbox", name="Compose").fill("Drafting a note about #math and @grace")
                 page.mouse.move(0, 0)
                 page.screenshot(path=HERE / f"home-{label}-{scheme}.png")
-                if scheme == "dark":
-                    ctx.close()
-                    continue
-                page.get_by_role("textbox", name="Compose").fill("")
-                page.locator("article").first.get_by_role("button", name="Reply").click()
-                page.screenshot(path=HERE / f"reply-{label}.png")
-                page.get_by_role("link", name="Explore", exact=True).click()
-                expect(page.locator("article").first).to_be_visible()
-                page.screenshot(path=HERE / f"explore-{label}.png")
-                page.goto("/@margaret")
-                expect(page.get_by_role("button", name="Unfollow")).to_be_visible()
-                expect(page.locator("article").first).to_be_visible()
-                page.screenshot(path=HERE / f"profile-{label}.png")
-                page.locator("article").first.locator("a.time").click()
-                expect(page.locator("article.focused")).to_be_visible()
-                page.screenshot(path=HERE / f"thread-{label}.png")
-                page.get_by_role("link", name="Notifications", exact=True).click()
-                page.screenshot(path=HERE / f"notifications-{label}.png")
-                page.get_by_role("link", name="Lists", exact=True).click()
-                page.get_by_label("New list title").fill("Apollo")
-                page.get_by_role("button", name="Create list").click()
-                expect(page.get_by_role("link", name="Apollo")).to_be_visible()
-                page.screenshot(path=HERE / f"lists-{label}.png")
                 ctx.close()
+        for label in views:
+            ctx, page = signed_in(label, "light")
+            page.locator("article").first.get_by_role("button", name="Reply").click()
+            page.screenshot(path=HERE / f"reply-{label}.png")
+            page.get_by_role("link", name="Explore", exact=True).click()
+            expect(page.locator("article").first).to_be_visible()
+            page.screenshot(path=HERE / f"explore-{label}.png")
+            page.goto("/@margaret")
+            expect(page.get_by_role("button", name="Unfollow")).to_be_visible()
+            expect(page.locator("article").first).to_be_visible()
+            page.screenshot(path=HERE / f"profile-{label}.png")
+            page.goto("/@ada")
+            page.locator("article", has_text="Jacquard").locator("a.time").click()
+            expect(page.locator("article.focused")).to_be_visible()
+            expect(page.locator("article").nth(1)).to_be_visible()
+            page.screenshot(path=HERE / f"thread-{label}.png")
+            page.get_by_role("link", name="Notifications", exact=True).click()
+            expect(page.locator(".notification").first).to_be_visible()
+            page.screenshot(path=HERE / f"notifications-{label}.png")
+            page.get_by_role("link", name="Search", exact=True).click()
+            page.get_by_role("searchbox", name="Search terms").fill("ma")
+            page.get_by_role("button", name="Search", exact=True).click()
+            page.wait_for_timeout(500)
+            page.screenshot(path=HERE / f"search-{label}.png")
+            page.get_by_role("link", name="Lists", exact=True).click()
+            page.get_by_label("New list title").fill("Apollo " + label)
+            page.get_by_role("button", name="Create list").click()
+            expect(page.get_by_role("link", name="Apollo " + label)).to_be_visible()
+            page.screenshot(path=HERE / f"lists-{label}.png")
+            ctx.close()
         browser.close()
     print("screenshots in", HERE)
     return 0
