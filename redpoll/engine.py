@@ -71,8 +71,16 @@ class Redpoll:
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise ConfigError(f"cannot reach the database, {where}: {message}") from None
         log.info("database: %s", where)
-        DATABASE.watch(store.client.ping)  # how this process notices it is back after an outage
+        # how this process notices the database is back after an outage
+        DATABASE.watch(store.client.ping, self._renew_connections)
         return self
+
+    async def _renew_connections(self) -> None:
+        """Close the pooled connections (they reconnect on next use): after a
+        server restart, each idle one would fail once before being replaced."""
+        pool = getattr(self.store.client, "connection_pool", None)  # single server
+        if pool is not None:
+            await pool.disconnect(inuse_connections=False)
 
     async def close(self) -> None:
         DATABASE.forget(self.store.client.ping)

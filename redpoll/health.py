@@ -29,12 +29,16 @@ class Reachability:
         self.since = time.monotonic()
         self.outages = 0
         self._ping: Ping | None = None
+        self._renew: Ping | None = None
         self._probe: asyncio.Task | None = None
 
-    def watch(self, ping: Ping | None) -> None:
-        """How to ask the database whether it is back (the engine's PING);
-        None when the engine closes."""
+    def watch(self, ping: Ping | None, renew: Ping | None = None) -> None:
+        """How to ask the database whether it is back (the engine's PING),
+        and what to run once it is (``renew``: drop the pooled connections
+        opened before the outage, which would each fail once more and
+        report a second outage); None when the engine closes."""
         self._ping = ping
+        self._renew = renew
         if ping is None and self._probe is not None:
             self._probe.cancel()
             self._probe = None
@@ -76,6 +80,8 @@ class Reachability:
             await asyncio.sleep(limits.DB_PROBE_INTERVAL_S)
             try:
                 await asyncio.wait_for(self._ping(), limits.DB_PROBE_INTERVAL_S * 4)
+                if self._renew is not None:
+                    await self._renew()
             except asyncio.CancelledError:
                 raise
             except Exception:
