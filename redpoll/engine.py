@@ -16,7 +16,7 @@ from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClus
                               RedisError, TimeoutError as RedisTimeout)
 
 from . import (bookmarks, deleting, favourites, follows, interactions, keys, lists,
-               notifications, posting, statuses, timelines, users)
+               notifications, posting, search, statuses, timelines, users)
 from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
@@ -112,6 +112,9 @@ class Redpoll:
 
     async def check_password(self, login: str, password: str) -> User | None:
         return await users.check_password(self.store, login, password)
+
+    async def search(self, query: search.Query) -> search.Results:
+        return await search.search(self.store, query)
 
     # --- statuses ------------------------------------------------------------
     async def post(self, author_id, text, extra=None, in_reply_to=None) -> Status:

@@ -21,6 +21,15 @@ def login(login_lower: str) -> str:
     return f"login:{{{login_lower}}}"
 
 
+# --- search (redpoll/search.py) -----------------------------------------------------
+#: ZSET of ``<term>\0<uid>`` (all scored 0, read by prefix with ZRANGE BYLEX):
+#: logins and display names (from each of their words on), case-folded.
+SEARCH_ACCOUNTS = "search:{accounts}"
+#: Hash uid -> ``<rev>\n<term>\n...``: the terms a user has in the index and
+#: the record revision they came from (same slot as SEARCH_ACCOUNTS).
+SEARCH_INDEXED = "search:{accounts}:of"
+
+
 # --- one user: all tagged {uid} ----------------------------------------------
 def user(uid: int) -> str:
     """Hash: the public user record (no secrets, ever)."""

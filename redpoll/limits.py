@@ -50,9 +50,24 @@ USER_RECORDS_KEPT = 20_000
 LOGIN_MAX_CHARS = 30
 DISPLAY_NAME_MAX_CHARS = 64
 BIO_MAX_CHARS = 500
+#: Profile name/value fields (Mastodon's defaults: 4 rows of 255 characters).
+PROFILE_FIELDS_MAX = 4
+PROFILE_FIELD_MAX_CHARS = 255
 #: A login claim whose user record is still missing after this long belongs
 #: to a sign-up that died, and the next sign-up may take it over.
 ORPHAN_CLAIM_MS = 60_000
+
+# --- search --------------------------------------------------------------------
+#: Longest query accepted by /api/v2/search and /api/v1/accounts/search.
+SEARCH_QUERY_MAX_CHARS = 500
+#: Words of a display name a term may start at (an index entry each).
+SEARCH_NAME_WORDS = 8
+#: Index entries one account search reads at most.
+SEARCH_SCAN = 400
+#: offset + limit beyond this finds nothing (searches read a bounded window).
+SEARCH_WINDOW = 200
+#: Newest statuses of the viewer's own a status search looks through.
+SEARCH_STATUSES_SCANNED = 1000
 
 # --- lists -------------------------------------------------------------------
 LIST_TITLE_MAX_CHARS = 100

@@ -1,6 +1,7 @@
 """What the engine returns: plain frozen records built from Redis hashes."""
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -34,19 +35,27 @@ class User:
     followers: int
     following: int
     posts: int
+    bot: bool = False
+    discoverable: bool = True
+    #: profile fields: (name, value) pairs
+    fields: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
         h = _text(raw)
+        fields = h.get("fields")
         return cls(id=int(h["id"]), login=h.get("login", ""), display_name=h.get("name", ""),
                    bio=h.get("bio", ""), created_at=int(h.get("at", 0)),
                    followers=int(h.get("followers", 0)), following=int(h.get("following", 0)),
-                   posts=int(h.get("posts", 0)))
+                   posts=int(h.get("posts", 0)), bot=h.get("bot") == "1",
+                   discoverable=h.get("disc", "1") == "1",
+                   fields=tuple((n, v) for n, v in json.loads(fields)) if fields else ())
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
                 "bio": self.bio, "created_at": self.created_at, "followers": self.followers,
-                "following": self.following, "posts": self.posts}
+                "following": self.following, "posts": self.posts, "bot": self.bot,
+                "discoverable": self.discoverable, "fields": [list(f) for f in self.fields]}
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from typing import Iterable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from . import keys, limits, validate
+from . import keys, limits, search, validate
 from .errors import LoginTaken, UserNotFound, ValidationError
 from .models import User, now_ms
 from .store import Store
@@ -52,6 +52,9 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
             args += [name, value]
     await store.run("create_user", [keys.user(uid), keys.secrets(uid)], args)
     await client.hincrby(keys.STATS, "users", 1)
+    # the search index is another slot: a call cut short here leaves the
+    # user findable by exact login only until its next profile change
+    await search.index_account(store, uid, 1, login, record["name"])
     return User.from_hash({k: str(v) for k, v in record.items()})
 
 
@@ -167,14 +170,25 @@ async def require_users(store: Store, *uids: int) -> None:
 
 
 async def update_profile(store: Store, uid, *, display_name: str | None = None,
-                         bio: str | None = None) -> User:
+                         bio: str | None = None, bot: bool | None = None,
+                         discoverable: bool | None = None,
+                         fields: list[tuple[str, str]] | None = None) -> User:
+    """Change what is given (None: keep). ``fields`` replaces the profile's
+    name/value pairs (an empty list clears them)."""
     uid = validate.an_id(uid, "user_id")
-    changes = {}
+    changes: dict[str, str] = {}
     if display_name is not None:
         changes["name"] = validate.text(display_name, "display_name",
                                         limits.DISPLAY_NAME_MAX_CHARS, allow_empty=True)
     if bio is not None:
         changes["bio"] = validate.text(bio, "bio", limits.BIO_MAX_CHARS, allow_empty=True)
+    for name, flag in (("bot", bot), ("disc", discoverable)):
+        if flag is not None:
+            if not isinstance(flag, bool):
+                raise ValidationError(name, "must be a boolean")
+            changes[name] = "1" if flag else "0"
+    if fields is not None:
+        changes["fields"] = validate.profile_fields(fields)
     if changes:
         await require_users(store, uid)
         # one transaction (a single slot): the fields and the record's rev
@@ -182,7 +196,12 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
         pipe = store.client.pipeline(transaction=True)
         pipe.hset(keys.user(uid), mapping=changes)
         pipe.hincrby(keys.user(uid), "rev", 1)
-        await pipe.execute()
+        pipe.hmget(keys.user(uid), ["login", "name"])
+        _, rev, (login, name) = await pipe.execute()
+        if "name" in changes:
+            # another slot, after the record (see search.py): idempotent, and
+            # a late call never overwrites a newer rename
+            await search.index_account(store, uid, rev, login.decode(), name.decode())
     return await get_user(store, uid)
 
 

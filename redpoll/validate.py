@@ -1,6 +1,7 @@
 """Input checks. Each raises ValidationError naming the field; none touches Redis."""
 from __future__ import annotations
 
+import json
 import math
 import re
 from typing import Any, Mapping
@@ -107,6 +108,23 @@ def _degrees(value: float) -> str:
     wrote tiny values in exponent form."""
     text = f"{value:.7f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
+
+
+def profile_fields(fields: Any) -> str:
+    """A profile's name/value pairs, as the JSON the user record keeps."""
+    if not isinstance(fields, (list, tuple)):
+        raise ValidationError("fields", "must be a list of name/value pairs")
+    if len(fields) > limits.PROFILE_FIELDS_MAX:
+        raise ValidationError("fields", f"at most {limits.PROFILE_FIELDS_MAX} fields")
+    clean = []
+    for pair in fields:
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise ValidationError("fields", "each field is a name and a value")
+        name = text(pair[0], "fields.name", limits.PROFILE_FIELD_MAX_CHARS, allow_empty=True)
+        value = text(pair[1], "fields.value", limits.PROFILE_FIELD_MAX_CHARS, allow_empty=True)
+        if name.strip() or value.strip():  # Mastodon drops blank rows
+            clean.append([name, value])
+    return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
 
 
 def extra_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:

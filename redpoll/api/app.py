@@ -27,8 +27,8 @@ from ..errors import RedpollError
 from ..health import DATABASE
 from ..settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, instance, lists, notifications, oauth, openapi, ops, pages, social,
-               startup, statuses, threads)
+from . import (accounts, instance, lists, notifications, oauth, openapi, ops, pages, profile,
+               search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
 
@@ -53,6 +53,9 @@ ROUTES = [
     Route("/api/v1/accounts/verify_credentials", accounts.verify_credentials, methods=["GET"]),
     Route("/api/v1/accounts/lookup", accounts.lookup, methods=["GET"]),
     Route("/api/v1/accounts/relationships", accounts.relationships, methods=["GET"]),
+    Route("/api/v1/accounts/search", search.accounts_search, methods=["GET"]),
+    Route("/api/v1/accounts/update_credentials", profile.update_credentials, methods=["PATCH"]),
+    Route("/api/v2/search", search.search_v2, methods=["GET"]),
     Route("/api/v1/accounts/{id}", accounts.get_account, methods=["GET"]),
     Route("/api/v1/accounts/{id}/statuses", accounts.account_statuses, methods=["GET"]),
     Route("/api/v1/accounts/{id}/follow", accounts.follow, methods=["POST"]),

@@ -44,8 +44,8 @@ def account(user: User, base: str) -> dict:
         "acct": user.login,
         "display_name": user.display_name,
         "locked": False,
-        "bot": False,
-        "discoverable": True,
+        "bot": user.bot,
+        "discoverable": user.discoverable,
         "indexable": False,
         "group": False,
         "created_at": day(user.created_at),
@@ -64,14 +64,19 @@ def account(user: User, base: str) -> dict:
         "noindex": False,
         "emojis": [],
         "roles": [],
-        "fields": [],
+        "fields": [{"name": html.escape(name), "value": html.escape(value),
+                    "verified_at": None} for name, value in user.fields],
     }
 
 
 def credential_account(user: User, base: str) -> dict:
+    """The account with its ``source``: the plain text as the user wrote it,
+    and the posting defaults (what a post without those parameters gets)."""
     return account(user, base) | {"source": {
         "privacy": "public", "sensitive": False, "language": None, "note": user.bio,
-        "fields": [], "follow_requests_count": 0}}
+        "fields": [{"name": name, "value": value, "verified_at": None}
+                   for name, value in user.fields],
+        "follow_requests_count": 0}}
 
 
 def placeholder_user(status: Status) -> User:

@@ -211,12 +211,14 @@ async def parse_params(request: Request) -> Params:
         _merge(data, pairs)
     elif kind == "multipart/form-data":
         try:
-            form = await request.form(max_files=0, max_fields=1000)
+            # files are allowed through the parser (the body is bounded
+            # already) so that an upload gets the clear 422 below
+            form = await request.form(max_files=8, max_fields=1000)
         except Exception:  # python-multipart / starlette parse errors
             raise ApiError(400, "The request body is not valid multipart form data") from None
         items = form.multi_items()
         if any(isinstance(v, UploadFile) for _, v in items):
-            raise ApiError(422, "File uploads are not supported")
+            raise ApiError(422, "File uploads (media, avatar, header) are not supported")
         _merge(data, items)
     else:
         raise ApiError(415, f"Unsupported content type {kind[:60]!r}")

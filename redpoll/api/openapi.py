@@ -43,10 +43,11 @@ ACCOUNT = _obj({
     "created_at": {"type": "string", "format": "date-time"}, "note": STR, "url": STR, "uri": STR,
     "avatar": STR, "avatar_static": STR, "header": STR, "header_static": STR,
     "followers_count": INT, "following_count": INT, "statuses_count": INT,
-    "last_status_at": NULLABLE_STR, "emojis": _array({}), "fields": _array({})})
+    "last_status_at": NULLABLE_STR, "emojis": _array({}),
+    "fields": _array(_obj({"name": STR, "value": STR, "verified_at": NULLABLE_STR}))})
 CREDENTIAL_ACCOUNT = {"allOf": [_ref("Account"), _obj({"source": _obj({
     "privacy": STR, "sensitive": BOOL, "language": NULLABLE_STR, "note": STR,
-    "fields": _array({}), "follow_requests_count": INT})})]}
+    "fields": _array(_obj({"name": STR, "value": STR})), "follow_requests_count": INT})})]}
 STATUS = _obj({
     "id": ID, "uri": STR, "url": NULLABLE_STR,
     "created_at": {"type": "string", "format": "date-time"},
@@ -152,6 +153,15 @@ PAGE = [_query("max_id", ID, "Older than this id"), _query("since_id", ID, "Newe
 
 LOGIN_PARAM = {"name": "login", "in": "path", "required": True,
                "schema": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,30}$"}}
+PROFILE_FIELD = {"type": "string", "maxLength": limits.PROFILE_FIELD_MAX_CHARS}
+SEARCH = _obj({"accounts": _array(_ref("Account")), "statuses": _array(_ref("Status")),
+               "hashtags": _array(_obj({"name": STR, "url": STR}))})
+SEARCH_PARAMS = [
+    _query("q", {"type": "string", "maxLength": limits.SEARCH_QUERY_MAX_CHARS}, required=True),
+    _query("limit", {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX}),
+    _query("offset", {"type": "integer", "minimum": 0, "maximum": limits.SEARCH_WINDOW}),
+    _query("resolve", BOOL, "Needs a user token; local names only"),
+    _query("following", BOOL, "Only accounts you follow")]
 PREFERENCES = _obj({"posting:default:visibility": {"enum": ["public", "unlisted", "private",
                                                             "direct"]},
                     "posting:default:sensitive": BOOL, "posting:default:language": NULLABLE_STR,
@@ -349,6 +359,26 @@ def _paths() -> dict:
                              "account_ids[]", {"type": "array", "items": ID,
                                                "maxItems": limits.API_IDS_PER_REQUEST})]),
         },
+        "/api/v2/search": {"get": op(
+            "Search accounts (login/display-name prefix, @login, @login@this-host), your "
+            "statuses holding every word, hashtags; never contacts another host",
+            "Search", SEARCH, scope="read:search", params=SEARCH_PARAMS + [
+                _query("type", {"enum": ["accounts", "hashtags", "statuses"]}),
+                _query("account_id", ID), _query("max_id", ID), _query("min_id", ID),
+                _query("exclude_unreviewed", BOOL)])},
+        "/api/v1/accounts/search": {"get": op(
+            "Search accounts by login or display-name prefix", "Accounts", accounts,
+            auth="required", scope="read:accounts", params=SEARCH_PARAMS)},
+        "/api/v1/accounts/update_credentials": {"patch": op(
+            "Change your profile (locked, uploads and other posting defaults: 422)", "Accounts",
+            _ref("CredentialAccount"), auth="required", scope="write:accounts",
+            body=_body({
+                "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
+                "note": {"type": "string", "maxLength": limits.BIO_MAX_CHARS},
+                "locked": {"const": False}, "bot": BOOL, "discoverable": BOOL,
+                "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
+                                      "items": _obj({"name": PROFILE_FIELD,
+                                                     "value": PROFILE_FIELD})}}))},
         "/api/v1/custom_emojis": {"get": op("Custom emojis (none)", "Instance", _array({}),
                                             auth="none")},
         "/api/v1/filters": {"get": op("Your filters, v1 (none yet)", "Filters", _array({}),

@@ -1,0 +1,95 @@
+"""Editing one's profile: PATCH /api/v1/accounts/update_credentials."""
+from __future__ import annotations
+
+import re
+
+from starlette.responses import Response
+
+from .. import limits
+from ..errors import ValidationError
+from . import entities
+from .http import JSON, Ctx, Params, endpoint
+
+_FIELD_KEY = re.compile(r"fields_attributes\[(\d{1,3})\]\[(name|value)\]")
+
+
+def _fields(p: Params) -> list[tuple[str, str]] | None:
+    """``fields_attributes`` as forms send it (``fields_attributes[0][name]``)
+    or as JSON (a list of {name, value}, or an object keyed by index)."""
+    rows: dict[int, dict] = {}
+    for key, value in p.data.items():
+        match = _FIELD_KEY.fullmatch(key)
+        if match:
+            rows.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    raw = p.raw("fields_attributes")
+    if raw is not None:
+        if isinstance(raw, dict):
+            items = []
+            for k, v in raw.items():
+                if not (isinstance(k, str) and k.isdigit() and len(k) <= 3):
+                    raise ValidationError("fields_attributes", "keys must be row numbers")
+                items.append((int(k), v))
+        elif isinstance(raw, list):
+            items = list(enumerate(raw))
+        else:
+            raise ValidationError("fields_attributes", "must be a list of {name, value}")
+        for index, row in items:
+            if not isinstance(row, dict):
+                raise ValidationError("fields_attributes", "each row is {name, value}")
+            rows.setdefault(index, {}).update(row)
+    if not rows:
+        return None
+    if len(rows) > limits.PROFILE_FIELDS_MAX:
+        raise ValidationError("fields_attributes", f"at most {limits.PROFILE_FIELDS_MAX} fields")
+    out = []
+    for index in sorted(rows):
+        row = rows[index]
+        name, value = row.get("name", ""), row.get("value", "")
+        if name is None:
+            name = ""
+        if value is None:
+            value = ""
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise ValidationError("fields_attributes", "names and values are strings")
+        out.append((name, value))
+    return out
+
+
+def _refuse_unless(p: Params, name: str, ok) -> None:
+    value = p.raw(name)
+    if value is None or value == "":
+        return
+    if not ok(value):
+        raise ValidationError(name, "is not supported yet; only the default")
+
+
+@endpoint(auth="required", scope="write:accounts")
+async def update_credentials(ctx: Ctx) -> Response:
+    """display_name, note, bot, discoverable and fields are stored; what
+    redpoll cannot honour yet (locking an account, which needs follow
+    requests; hiding collections; other posting defaults) is refused with a
+    422 naming it, and nothing is written."""
+    p = ctx.params
+    if p.bool("locked"):
+        raise ValidationError("locked", "locked accounts need follow requests, which redpoll "
+                                        "does not have yet")
+    for flag in ("hide_collections", "indexable"):
+        if p.bool(flag):
+            raise ValidationError(flag, "is not supported yet")
+    _refuse_unless(p, "source[privacy]", lambda v: v == "public")
+    _refuse_unless(p, "source[sensitive]", lambda v: str(v).lower() in ("false", "0"))
+    _refuse_unless(p, "source[language]", lambda v: False)
+    _refuse_unless(p, "attribution_domains", lambda v: v == [])
+    changes = {
+        "display_name": p.str("display_name", max_chars=limits.DISPLAY_NAME_MAX_CHARS),
+        "bio": p.str("note", max_chars=limits.BIO_MAX_CHARS),
+        "bot": p.bool("bot") if p.has("bot") else None,
+        "discoverable": p.bool("discoverable") if p.has("discoverable") else None,
+        "fields": _fields(p),
+    }
+    if p.raw("display_name") == "":
+        changes["display_name"] = ""
+    if p.raw("note") == "":
+        changes["bio"] = ""
+    user = await ctx.rp.update_profile(ctx.uid, **changes)
+    return JSON(entities.credential_account(user, ctx.base))

@@ -1,0 +1,58 @@
+"""Search: GET /api/v2/search and GET /api/v1/accounts/search."""
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from .. import limits, search
+from ..errors import ValidationError
+from . import entities
+from .http import JSON, ApiError, Ctx, endpoint
+from .statuses import render_statuses
+
+
+def _count(ctx: Ctx, name: str, default: int, minimum: int) -> int:
+    raw = ctx.params.raw(name)
+    if raw is None or raw == "":
+        return default
+    if isinstance(raw, bool) or isinstance(raw, (list, dict, float)):
+        raise ValidationError(name, "must be an integer")
+    text = str(raw)
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < minimum:
+        raise ValidationError(name, f"must be an integer of at least {minimum}")
+    return int(text)
+
+
+def _query(ctx: Ctx, kind: str | None) -> search.Query:
+    p = ctx.params
+    if p.raw("q") is None:
+        raise ValidationError("q", "is missing")
+    q = p.str("q", max_chars=limits.SEARCH_QUERY_MAX_CHARS) or ""
+    resolve, offset = p.bool("resolve"), _count(ctx, "offset", 0, 0)
+    if ctx.viewer is None and (resolve or offset):  # as Mastodon: these need a user
+        raise ApiError(401, "Search queries with resolve or offset need a user token")
+    if kind is None:
+        kind = p.str("type", max_chars=20)
+    p.bool("exclude_unreviewed")
+    host = ctx.request.url.hostname or ""
+    return search.Query(
+        q=q, viewer=ctx.viewer, type=kind, limit=min(_count(ctx, "limit", 20, 1), limits.PAGE_MAX),
+        offset=offset, resolve=resolve, following=p.bool("following"),
+        account_id=p.cursor("account_id"), max_id=p.cursor("max_id"), min_id=p.cursor("min_id"),
+        hosts=tuple({host.lower(), ctx.request.url.netloc.lower()}))
+
+
+@endpoint(auth="optional", scope="read:search")
+async def search_v2(ctx: Ctx) -> Response:
+    found = await ctx.rp.search(_query(ctx, None))
+    return JSON({
+        "accounts": [entities.account(u, ctx.base) for u in found.accounts],
+        "statuses": await render_statuses(ctx, found.statuses),
+        "hashtags": [{"name": tag, "url": f"{ctx.base}/tags/{tag}", "history": []}
+                     for tag in found.hashtags],
+    })
+
+
+@endpoint(auth="required", scope="read:accounts")
+async def accounts_search(ctx: Ctx) -> Response:
+    found = await ctx.rp.search(_query(ctx, "accounts"))
+    return JSON([entities.account(u, ctx.base) for u in found.accounts])

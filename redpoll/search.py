@@ -1,0 +1,200 @@
+"""Search: accounts by login or display-name prefix, statuses the viewer can
+see that contain the words (the viewer's own so far), hashtags by prefix.
+
+Accounts are found through one sorted set of ``<term>\\0<uid>`` entries, all
+scored 0 and read by prefix with ZRANGE BYLEX (``keys.SEARCH_ACCOUNTS``).
+The terms of a user are its login and its display name from each word on,
+case-folded. ``index_account`` puts a user's terms there; it is one
+script on the index's slot (``index_account.lua``) that applies a user's
+terms only if they come from a newer revision of the user record than the
+terms already there, so calls racing or arriving late never bring back an
+old name. It runs after the record is written (another slot): if the call is
+cut short in between, the index lags by that one change. Reads therefore
+check every hit against the user record as it is now, so a lagging entry
+never gives a wrong answer, it can only miss a renamed user until the next
+profile change (the login, which never changes, still finds it).
+
+Nothing here contacts another host: ``@login@elsewhere`` finds nothing, at
+once, whatever ``resolve`` says.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from . import keys, limits, statuses, users, validate
+from .errors import NotFound, ValidationError
+from .models import Status, User
+from .store import Store
+
+TYPES = ("accounts", "hashtags", "statuses")
+_WORD = re.compile(r"\w+")
+_ACCT = re.compile(r"@?([A-Za-z0-9_]+)(?:@([^@\s/]+))?")
+_PROFILE_PATH = re.compile(r"/@([A-Za-z0-9_]+)(?:/([0-9]{1,16}))?/?")
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a search asks for; ``hosts`` are the names this server answers
+    to (``@login@host`` and URLs on them are local)."""
+    q: str
+    viewer: int | None = None
+    type: str | None = None  # one of TYPES, or None for all
+    limit: int = limits.PAGE_DEFAULT
+    offset: int = 0
+    resolve: bool = False
+    following: bool = False
+    account_id: int | None = None
+    max_id: int | None = None
+    min_id: int | None = None
+    hosts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Results:
+    accounts: list[User] = field(default_factory=list)
+    statuses: list[Status] = field(default_factory=list)
+    hashtags: list[str] = field(default_factory=list)
+
+
+def fold(text: str) -> str:
+    """How terms and queries are compared: NFKC, case-folded, trimmed."""
+    return unicodedata.normalize("NFKC", text).casefold().strip()
+
+
+def account_terms(login: str, display_name: str) -> list[str]:
+    """The index terms of a user: the login, and the display name from each
+    of its first words on ("ann lee", "lee"), so any word or run of words
+    of the name is a prefix of some term."""
+    terms = [fold(login)]
+    words = fold(display_name).split()
+    terms.extend(" ".join(words[i:]) for i in range(min(len(words), limits.SEARCH_NAME_WORDS)))
+    return list(dict.fromkeys(t for t in terms if t))
+
+
+async def index_account(store: Store, uid: int, rev: int, login: str, display_name: str) -> bool:
+    """Make the index hold exactly these terms for ``uid``, unless it already
+    holds terms of revision ``rev`` or newer. Atomic (one script, one slot)
+    and idempotent: callers re-run it freely. True if it changed the index."""
+    return bool(await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
+                                [uid, rev, *account_terms(login, display_name)]))
+
+
+# --- reading -------------------------------------------------------------------------
+def _check(query: Query) -> Query:
+    q = validate.text(query.q, "q", limits.SEARCH_QUERY_MAX_CHARS, allow_empty=True)
+    if query.type is not None and query.type not in TYPES:
+        raise ValidationError("type", "must be one of " + ", ".join(TYPES))
+    if isinstance(query.limit, bool) or not isinstance(query.limit, int) or query.limit < 1:
+        raise ValidationError("limit", "must be a positive integer")
+    if isinstance(query.offset, bool) or not isinstance(query.offset, int) or query.offset < 0:
+        raise ValidationError("offset", "must be a non-negative integer")
+    return Query(**{**query.__dict__, "q": q, "limit": min(query.limit, limits.PAGE_MAX)})
+
+
+async def search(store: Store, query: Query) -> Results:
+    """Accounts, statuses and hashtags matching ``query.q`` (see the module)."""
+    query = _check(query)
+    q = query.q.strip()
+    if not q or query.offset + query.limit > limits.SEARCH_WINDOW:
+        return Results()
+    wants = (lambda kind: query.type in (None, kind))
+    url = await _by_url(store, q, query)
+    if url is not None:
+        return url
+    found_accounts = await _accounts(store, q, query) if wants("accounts") else []
+    found_statuses = await _statuses(store, q, query) if wants("statuses") else []
+    return Results(accounts=found_accounts, statuses=found_statuses,
+                   hashtags=[])  # tags arrive with the hashtag index
+
+
+async def _by_url(store: Store, q: str, query: Query) -> Results | None:
+    """A URL on this server (``/@login``, ``/@login/:id``) names one thing."""
+    if not q.startswith(("http://", "https://")):
+        return None
+    parts = urlsplit(q)
+    local = (parts.hostname or "").lower() in query.hosts or parts.netloc.lower() in query.hosts
+    match = _PROFILE_PATH.fullmatch(parts.path) if local else None
+    if match is None:
+        return Results()  # another host, or not a page: nothing, never a fetch
+    try:
+        user = await users.lookup(store, match.group(1))
+        if match.group(2) is None:
+            return Results(accounts=[user] if query.type in (None, "accounts") else [])
+        status = await statuses.get_status(store, match.group(2))
+    except (NotFound, ValidationError):
+        return Results()
+    if status.user_id != user.id or query.type not in (None, "statuses"):
+        return Results()
+    return Results(statuses=[status])
+
+
+async def _accounts(store: Store, q: str, query: Query) -> list[User]:
+    acct = _ACCT.fullmatch(q)
+    exact: list[User] = []
+    if acct is not None:
+        name, host = acct.group(1), acct.group(2)
+        if host is not None and host.lower() not in query.hosts:
+            return []  # a remote account: redpoll federates with no one
+        try:
+            exact = [await users.lookup(store, name)]
+        except (NotFound, ValidationError):
+            exact = []
+        if host is not None or q.startswith("@"):
+            return _page(await _only_followed(store, exact, query), query)
+    prefix = fold(q.lstrip("@"))
+    wanted = query.offset + query.limit
+    scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
+    entries = await store.client.execute_command(
+        "ZRANGE", keys.SEARCH_ACCOUNTS, b"[" + prefix.encode(), b"[" + prefix.encode() + b"\xff",
+        "BYLEX", "LIMIT", 0, scan)
+    uids = list(dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1])
+                                                       for e in entries]))
+    found = []
+    for user in await users.get_users(store, uids):
+        # the index may lag a rename (see the module): trust the record
+        if any(t.startswith(prefix) for t in account_terms(user.login, user.display_name)):
+            found.append(user)
+    return _page(await _only_followed(store, found, query), query)
+
+
+async def _only_followed(store: Store, found: list[User], query: Query) -> list[User]:
+    if not query.following or not found:
+        return found
+    if query.viewer is None:
+        return []
+    scores = await store.client.zmscore(keys.following(query.viewer), [u.id for u in found])
+    return [u for u, score in zip(found, scores) if score is not None]
+
+
+def _page(items: list, query: Query) -> list:
+    return items[query.offset:query.offset + query.limit]
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(fold(text)))
+
+
+async def _statuses(store: Store, q: str, query: Query) -> list[Status]:
+    """Statuses the viewer can see that hold every word of ``q``: among the
+    newest ``limits.SEARCH_STATUSES_SCANNED`` of the viewer's own."""
+    if query.viewer is None:
+        return []
+    wanted = words(q)
+    if not wanted:
+        return []
+    high = f"({query.max_id}" if query.max_id else "+inf"
+    low = f"({query.min_id}" if query.min_id else "-inf"
+    ids = await store.client.zrange(keys.profile(query.viewer), high, low, byscore=True,
+                                    desc=True, offset=0, num=limits.SEARCH_STATUSES_SCANNED)
+    found = []
+    for status in await statuses.get_statuses(store, [int(i) for i in ids]):
+        if query.account_id is not None and status.user_id != query.account_id:
+            continue
+        if wanted <= words(status.text) | words(status.extra.get("spoiler_text", "")):
+            found.append(status)
+            if len(found) >= query.offset + query.limit:
+                break
+    return _page(found, query)

@@ -1,0 +1,121 @@
+"""Search in the engine: the account index (prefixes, renames, races, a
+lagging index) and status search among the viewer's own."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from redpoll import keys, limits, search
+from redpoll.errors import ValidationError
+from redpoll.search import Query
+
+
+async def find(rp, q, **kw):
+    return await rp.search(Query(q=q, hosts=("redpoll.test",), **kw))
+
+
+async def logins(rp, q, **kw):
+    return [u.login for u in (await find(rp, q, type="accounts", **kw)).accounts]
+
+
+async def indexed_terms(rp, uid) -> set[str]:
+    entries = await rp.store.client.zrange(keys.SEARCH_ACCOUNTS, 0, -1)
+    return {e.rsplit(b"\0", 1)[0].decode() for e in entries
+            if e.rsplit(b"\0", 1)[1] == str(uid).encode()}
+
+
+async def test_accounts_by_login_and_display_name_prefix(rp):
+    owl = await rp.sign_up("owlbert", display_name="Hoot Ünal Night")
+    await rp.sign_up("owlette", display_name="Barn")
+    await rp.sign_up("crow")
+    assert await logins(rp, "owl") == ["owlbert", "owlette"]
+    assert await logins(rp, "OWLE") == ["owlette"]
+    assert await logins(rp, "hoot") == ["owlbert"]
+    assert await logins(rp, "ünal") == ["owlbert"]  # a later word, case-folded
+    assert await logins(rp, "UNAL") == []
+    assert await logins(rp, "hoot ün") == ["owlbert"]  # the whole name too
+    assert await logins(rp, "ünal ni") == ["owlbert"]  # a run of words
+    assert await logins(rp, "barn") == ["owlette"]
+    assert await logins(rp, "@crow") == ["crow"]
+    assert await logins(rp, "crow@redpoll.test") == ["crow"]
+    assert await logins(rp, "@crow@elsewhere.example", resolve=True) == []
+    assert await logins(rp, "zebra") == []
+    assert await indexed_terms(rp, owl.id) == {"owlbert", "hoot ünal night", "ünal night", "night"}
+
+
+async def test_exact_login_first_then_offset_and_limit(rp):
+    for name in ("ann", "anna", "annabel", "annette"):
+        await rp.sign_up(name)
+    await rp.sign_up("zed", display_name="Ann")  # a name word that equals a login
+    assert await logins(rp, "ann") == ["ann", "zed", "anna", "annabel", "annette"]
+    assert await logins(rp, "ann", limit=2) == ["ann", "zed"]
+    assert await logins(rp, "ann", limit=2, offset=2) == ["anna", "annabel"]
+    assert await logins(rp, "ann", offset=limits.SEARCH_WINDOW) == []
+    with pytest.raises(ValidationError):
+        await find(rp, "ann", type="people")
+    with pytest.raises(ValidationError):
+        await find(rp, "x" * (limits.SEARCH_QUERY_MAX_CHARS + 1))
+
+
+async def test_renames_move_the_index_and_late_calls_change_nothing(rp):
+    user = await rp.sign_up("renamer", display_name="Old Name")
+    await rp.update_profile(user.id, display_name="Fresh Name")
+    assert await logins(rp, "old") == []
+    assert await logins(rp, "fresh") == ["renamer"]
+    # a call carrying an older revision of the record arrives late: ignored
+    assert not await search.index_account(rp.store, user.id, 1, "renamer", "Old Name")
+    assert await indexed_terms(rp, user.id) == {"renamer", "fresh name", "name"}
+    assert await logins(rp, "old") == []
+
+
+async def test_a_lagging_index_never_answers_wrong(rp):
+    """The record changed but the index call never ran (cut short): the old
+    name finds nothing, the login still finds the user."""
+    user = await rp.sign_up("lagger", display_name="Before")
+    await rp.store.client.hset(keys.user(user.id), mapping={"name": "After"})
+    assert await logins(rp, "before") == []
+    assert await logins(rp, "lag") == ["lagger"]
+    await rp.update_profile(user.id, display_name="After")  # the next change repairs it
+    assert await logins(rp, "after") == ["lagger"]
+
+
+async def test_concurrent_renames_leave_the_index_equal_to_the_record(rp):
+    user = await rp.sign_up("racer")
+    names = [f"Name{i} Word{i}" for i in range(30)]
+    await asyncio.gather(*(rp.update_profile(user.id, display_name=n) for n in names))
+    final = (await rp.get_user(user.id)).display_name
+    assert await indexed_terms(rp, user.id) == set(search.account_terms("racer", final))
+    for name in names:
+        expected = ["racer"] if name == final else []
+        assert await logins(rp, name.lower()) == expected
+
+
+async def test_following_only(rp):
+    me, a, b = [await rp.sign_up(n) for n in ("me_f", "fol_a", "fol_b")]
+    await rp.follow(me.id, a.id)
+    assert await logins(rp, "fol_", viewer=me.id, following=True) == ["fol_a"]
+    assert await logins(rp, "fol_", viewer=me.id) == ["fol_a", "fol_b"]
+
+
+async def test_statuses_are_the_viewers_own_with_every_word(rp):
+    me, other = await rp.sign_up("seeker"), await rp.sign_up("other")
+    s1 = await rp.post(me.id, "The quick brown fox")
+    s2 = await rp.post(me.id, "a slow brown dog", {"spoiler_text": "Fox"})
+    s3 = await rp.post(me.id, "brown FOX again")
+    await rp.post(other.id, "brown fox from someone else")
+    gone = await rp.post(me.id, "brown fox deleted")
+    await rp.delete_status(gone.id, me.id)
+
+    async def ids(q, **kw):
+        return [s.id for s in (await find(rp, q, viewer=me.id, type="statuses", **kw)).statuses]
+
+    assert await ids("fox brown") == [s3.id, s2.id, s1.id]
+    assert await ids("QUICK") == [s1.id]
+    assert await ids("fox", limit=1, offset=1) == [s2.id]
+    assert await ids("fox", max_id=s3.id) == [s2.id, s1.id]
+    assert await ids("fox", min_id=s1.id) == [s3.id, s2.id]
+    assert await ids("fox", account_id=other.id) == []
+    assert await ids("cat") == []
+    assert (await find(rp, "fox", type="statuses")).statuses == []  # no viewer, no statuses
+    assert (await find(rp, "fox", viewer=me.id, type="accounts")).statuses == []
