@@ -142,7 +142,7 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
             exact = [await users.lookup(store, name)]
         except (NotFound, ValidationError):
             exact = []
-        if host is not None or q.startswith("@"):
+        if host is not None:  # login@host names one account
             return _page(await _only_followed(store, exact, query), query)
     prefix = fold(q.lstrip("@"))
     wanted = query.offset + query.limit
