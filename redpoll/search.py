@@ -145,6 +145,8 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
         if host is not None:  # login@host names one account
             return _page(await _only_followed(store, exact, query), query)
     prefix = fold(q.lstrip("@"))
+    if not prefix:
+        return []
     wanted = query.offset + query.limit
     scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
     entries = await store.client.execute_command(
@@ -152,12 +154,16 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
         "BYLEX", "LIMIT", 0, scan)
     uids = list(dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1])
                                                        for e in entries]))
-    found = []
-    for user in await users.get_users(store, uids):
-        # the index may lag a rename (see the module): trust the record
-        if any(t.startswith(prefix) for t in account_terms(user.login, user.display_name)):
-            found.append(user)
-    return _page(await _only_followed(store, found, query), query)
+    found: list[User] = []
+    # read the records a page needs, more only if some entries were stale or
+    # not followed: the index may lag a rename (see the module), so each
+    # hit is checked against the record as it is now
+    while uids and len(found) < wanted:
+        chunk, uids = uids[:wanted - len(found)], uids[wanted - len(found):]
+        fresh = [u for u in await users.get_users(store, chunk)
+                 if any(t.startswith(prefix) for t in account_terms(u.login, u.display_name))]
+        found.extend(await _only_followed(store, fresh, query))
+    return _page(found, query)
 
 
 async def _only_followed(store: Store, found: list[User], query: Query) -> list[User]:

@@ -41,6 +41,7 @@ async def test_accounts_by_login_and_display_name_prefix(rp):
     assert await logins(rp, "crow@redpoll.test") == ["crow"]
     assert await logins(rp, "@crow@elsewhere.example", resolve=True) == []
     assert await logins(rp, "zebra") == []
+    assert await logins(rp, "@") == [] and await logins(rp, "  ") == []
     assert await indexed_terms(rp, owl.id) == {"owlbert", "hoot ünal night", "ünal night", "night"}
 
 
