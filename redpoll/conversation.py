@@ -212,6 +212,9 @@ async def search_tags(store: Store, prefix: str, limit: int = limits.TAG_SEARCH_
     prefix = normalize_tag(prefix)
     if not prefix or "[" in prefix or "(" in prefix:
         return []
-    names = await store.client.zrangebylex(keys.TAG_NAMES, f"[{prefix}", f"[{prefix}\xff",
+    # the upper bound as bytes: a str "\xff" would be sent as UTF-8 c3 bf,
+    # below every name that goes on with a character past U+00FF
+    names = await store.client.zrangebylex(keys.TAG_NAMES, f"[{prefix}",
+                                           b"[" + prefix.encode() + b"\xff",
                                            start=0, num=min(limit, limits.TAG_SEARCH_MAX))
     return [n.decode() for n in names]

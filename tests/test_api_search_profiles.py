@@ -188,3 +188,27 @@ def test_counts_stay_exact(api):
     me = a.account_verify_credentials()
     assert (me.statuses_count, me.followers_count, me.following_count) == (2, 1, 1)
     assert b.me().following_count == 1 and b.me().followers_count == 1
+
+
+def test_statuses_search_finds_favourited_and_bookmarked(api):
+    app = new_app(api)
+    me, other = register(api, app, unique("me")), register(api, app, unique("other"))
+    word = unique("w")
+    faved, marked = other.status_post(f"{word} one"), other.status_post(f"{word} two")
+    other.status_post(f"{word} three")
+    me.status_favourite(faved.id)
+    me.status_bookmark(marked.id)
+    found = me.search_v2(word, result_type="statuses").statuses
+    assert [s.id for s in found] == [marked.id, faved.id]
+    assert found[0].bookmarked and found[1].favourited
+
+
+def test_hashtags_in_search(api):
+    m = register(api, new_app(api), unique("t"))
+    tag = unique("tag")
+    m.status_post(f"hello #{tag} and #{tag}Two")
+    found = m.search_v2(f"#{tag}", result_type="hashtags").hashtags
+    assert [t.name for t in found] == [tag, f"{tag}two"]
+    assert found[0].url.endswith(f"/tags/{tag}") and found[0].following is False
+    m.tag_follow(tag)
+    assert m.search_v2(tag).hashtags[0].following is True

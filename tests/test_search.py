@@ -120,3 +120,45 @@ async def test_statuses_are_the_viewers_own_with_every_word(rp):
     assert await ids("cat") == []
     assert (await find(rp, "fox", type="statuses")).statuses == []  # no viewer, no statuses
     assert (await find(rp, "fox", viewer=me.id, type="accounts")).statuses == []
+
+
+async def test_statuses_the_viewer_favourited_or_bookmarked_are_found(rp):
+    me, other, third = [await rp.sign_up(n) for n in ("fan", "author", "third")]
+    faved = await rp.post(other.id, "owls at dusk")
+    marked = await rp.post(third.id, "owls at dawn")
+    await rp.post(other.id, "owls at noon")  # neither: not found
+    mine = await rp.post(me.id, "my owls")
+    await rp.favourite(me.id, faved.id)
+    await rp.bookmark(me.id, marked.id)
+    await rp.drain()
+
+    async def ids(q, **kw):
+        return [s.id for s in (await find(rp, q, viewer=me.id, type="statuses", **kw)).statuses]
+
+    assert await ids("owls") == [mine.id, marked.id, faved.id]
+    assert await ids("owls", account_id=third.id) == [marked.id]
+    assert await ids("owls", max_id=mine.id, limit=1) == [marked.id]
+    await rp.unfavourite(me.id, faved.id)
+    await rp.unbookmark(me.id, marked.id)
+    await rp.drain()
+    assert await ids("owls") == [mine.id]
+    # someone else's favourites are theirs
+    assert [s.id for s in (await find(rp, "dusk", viewer=third.id, type="statuses")).statuses] == []
+
+
+async def test_hashtags_by_prefix_with_following(rp):
+    me = await rp.sign_up("tagger")
+    await rp.post(me.id, "#Owls #owlery #owl中 #crows")
+    await rp.drain()
+
+    async def tags(q, **kw):
+        return [(t.name, t.following) for t in
+                (await find(rp, q, viewer=me.id, type="hashtags", **kw)).hashtags]
+
+    assert [n for n, _ in await tags("owl")] == ["owlery", "owls", "owl中"]  # name order
+    assert [n for n, _ in await tags("#OWL", limit=1, offset=1)] == ["owls"]
+    assert await tags("owl中") == [("owl中", False)]  # past U+00FF too
+    assert await tags("zebra") == []
+    await rp.store.client.zadd(keys.followed_tags(me.id), {"owls": 1})
+    assert ("owls", True) in await tags("owl")
+    assert (await find(rp, "owl", viewer=me.id, type="accounts")).hashtags == []

@@ -5,7 +5,7 @@ from starlette.responses import Response
 
 from .. import limits, search
 from ..errors import ValidationError
-from . import entities
+from . import entities, threads
 from .http import JSON, ApiError, Ctx, endpoint
 from .statuses import render_statuses
 
@@ -47,7 +47,7 @@ async def search_v2(ctx: Ctx) -> Response:
     return JSON({
         "accounts": [entities.account(u, ctx.base) for u in found.accounts],
         "statuses": await render_statuses(ctx, found.statuses),
-        "hashtags": [{"name": tag, "url": f"{ctx.base}/tags/{tag}", "history": []}
+        "hashtags": [threads.tag_entity(ctx, tag, ctx.viewer is not None)
                      for tag in found.hashtags],
     })
 

@@ -40,7 +40,8 @@ async def tag_timeline(ctx: Ctx) -> Response:
     return await timeline_response(ctx, await timelines.tag(ctx.rp.store, name, **cursors))
 
 
-def _tag(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
+def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
+    """The Tag entity (search answers with it too)."""
     out = {"name": tag.name, "url": f"{ctx.base}/tags/{tag.name}", "history": []}
     if viewer:
         out["following"] = tag.following
@@ -52,24 +53,24 @@ async def get_tag(ctx: Ctx) -> Response:
     tag = await tags.get_tag(ctx.rp.store, ctx.viewer, _tag_name(ctx, "name"))
     if not (tag.used or tag.following):
         raise ApiError(404, NOT_FOUND)
-    return JSON(_tag(ctx, tag, ctx.viewer is not None))
+    return JSON(tag_entity(ctx, tag, ctx.viewer is not None))
 
 
 @endpoint(auth="required", scope="write:follows")
 async def follow_tag(ctx: Ctx) -> Response:
     tag = await tags.set_following(ctx.rp.store, ctx.rp.queue, ctx.uid, _tag_name(ctx, "name"),
                                    True)
-    return JSON(_tag(ctx, tag, True))
+    return JSON(tag_entity(ctx, tag, True))
 
 
 @endpoint(auth="required", scope="write:follows")
 async def unfollow_tag(ctx: Ctx) -> Response:
     tag = await tags.set_following(ctx.rp.store, ctx.rp.queue, ctx.uid, _tag_name(ctx, "name"),
                                    False)
-    return JSON(_tag(ctx, tag, True))
+    return JSON(tag_entity(ctx, tag, True))
 
 
 @endpoint(auth="required", scope="read:follows")
 async def followed_tags(ctx: Ctx) -> Response:
     names = await tags.followed(ctx.rp.store, ctx.uid)
-    return JSON([_tag(ctx, Tag(n, True, True), True) for n in names])
+    return JSON([tag_entity(ctx, Tag(n, True, True), True) for n in names])
