@@ -24,6 +24,7 @@ from test_api_http import make_app, sign_up
 from test_api_mastodon import serve_env
 
 EXAMPLES = int(os.environ.get("REDPOLL_FUZZ_EXAMPLES", "12"))
+FRAMING_HEADERS = {"content-length", "transfer-encoding", "host", "connection", "expect"}
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
           response_schema_conformance]
 
@@ -66,6 +67,11 @@ def test_every_operation_survives_generated_input(api_schema, fuzz_target, path,
     @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
     def run(case):
+        # Framing headers belong to the HTTP client, not to the API's input:
+        # a generated "Content-Length: g" is refused by uvicorn's HTTP parser
+        # (400, text/plain) before the application sees the request.
+        for name in [n for n in (case.headers or {}) if n.lower() in FRAMING_HEADERS]:
+            del case.headers[name]
         case.call_and_validate(base_url=srv.url, headers=headers, checks=CHECKS)
 
     run()
