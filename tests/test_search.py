@@ -162,3 +162,10 @@ async def test_hashtags_by_prefix_with_following(rp):
     await rp.store.client.zadd(keys.followed_tags(me.id), {"owls": 1})
     assert ("owls", True) in await tags("owl")
     assert (await find(rp, "owl", viewer=me.id, type="accounts")).hashtags == []
+
+
+async def test_the_search_bench_runs():
+    """The benchmark itself (figures in docs/decisions.md), on a tiny index."""
+    from redpoll.tools import search_bench
+    lines = await search_bench.run(users=300, rounds=2)
+    assert lines[-1].startswith("300 users, ") and "hits=" in lines[0]
