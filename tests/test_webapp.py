@@ -513,3 +513,43 @@ def test_reply_thread_hashtag_and_mention(people):
     follow_tag = j.get_by_role("button", name="Follow hashtag")
     follow_tag.click()
     expect(j.get_by_role("button", name="Unfollow hashtag")).to_have_attribute("aria-pressed", "true")
+
+
+def test_search_autocomplete_and_settings(people):
+    gil, hal = people(DESKTOP), people(PHONE)
+    gil_name = gil.sign_up("gil")
+    hal.sign_up("hal")
+    assert gil.api("POST", "/api/v1/statuses", data={"status": "findable words here"}).status_code == 200
+
+    # hal finds gil on the search page and opens the profile
+    h = hal.page
+    h.get_by_role("link", name="Search", exact=True).click()
+    h.get_by_role("searchbox", name="Search terms").fill(gil_name)
+    h.get_by_role("button", name="Search", exact=True).click()
+    expect(h).to_have_url(re.compile(r"/search\?q="))
+    h.locator(".account-row").get_by_role("link", name=re.compile(gil_name)).click()
+    expect(h.get_by_role("heading", level=1)).to_have_text(gil_name)
+
+    # @ completion in the compose box, from the search API, by keyboard
+    h.get_by_role("link", name="Home", exact=True).click()
+    compose = h.get_by_role("textbox", name="Compose")
+    compose.click()
+    compose.press_sequentially("hi @" + gil_name[:5])
+    option = h.get_by_role("option", name=re.compile(f"@{gil_name}"))
+    expect(option).to_be_visible()
+    expect(option).to_have_attribute("aria-selected", "true")
+    compose.press("Enter")
+    expect(compose).to_have_value(f"hi @{gil_name} ")
+
+    # settings: a new display name and bio, shown on the profile
+    g = gil.page
+    g.get_by_role("link", name="Settings", exact=True).click()
+    g.get_by_label("Display name").fill("Gil the Great")
+    g.get_by_label("Bio").fill("Tinkerer. #redpoll")
+    g.get_by_role("button", name="Save").click()
+    expect(g.get_by_role("status").filter(has_text="Settings saved")).to_be_visible()
+    g.goto(f"/@{gil_name}")
+    expect(g.get_by_role("heading", level=1)).to_have_text("Gil the Great")
+    expect(g.locator(".profile-card")).to_contain_text("Tinkerer.")
+    me = gil.api("GET", "/api/v1/accounts/verify_credentials").json()
+    assert me["display_name"] == "Gil the Great" and me["source"]["note"] == "Tinkerer. #redpoll"
