@@ -1,47 +1,61 @@
-"""Deleting a status (SPEC 5, 6)."""
-from __future__ import annotations
+"""Deleting a status (SPEC 5, 6).
 
-from redis.exceptions import ResponseError
+All or nothing, by a journal as posting is: after the owner check (a read),
+the delete is queued as a held job (``jobs.DeleteJob``, one atomic step);
+the call runs its first step (:func:`apply_delete`) and hands the cleanup of
+follower and list timelines on to a chain of jobs. Cut short before the
+journal exists, the status is untouched; after, a worker replays the journal
+(every step idempotent) and the status ends fully deleted.
+
+The status hash becomes a tombstone in the first step (delete_mark.lua): it
+vanishes from every read at once, and a late replay of its post journal
+finds the tombstone and stops. The delete is counted once, by the journal
+whose entry id marked the status, in the step that finishes it.
+"""
+from __future__ import annotations
 
 from . import conversation, events, keys, limits, validate
 from .errors import Forbidden, StatusNotFound
-from .jobs import JobQueue
+from .jobs import CleanupJob, DeleteJob, JobQueue
 from .models import Status, now_ms
 from .store import Store
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
-    """Delete a status as its author.
-
-    Idempotent and re-runnable: ``delete_mark`` marks the status deleted (it
-    vanishes from every read at once) and checks the owner; ``delete_own``
-    uncounts it at most once; the cleanup of follower and list timelines is a
-    chain of jobs; the status hash itself goes last, so a delete cut short by
-    a crash is finished by calling it again.
-    """
+    """Delete a status as its author. A status already marked deleted is
+    not found: its delete journal finishes that delete."""
     sid = validate.an_id(sid, "status_id")
     by_user = validate.an_id(by_user, "user_id")
     raw = await store.client.hgetall(keys.status(sid))
+    if not raw or b"deleted" in raw:
+        raise StatusNotFound(f"status {sid} does not exist")
+    if raw.get(b"uid") != str(by_user).encode():
+        raise Forbidden(f"status {sid} belongs to another user")
+    snapshot = {k.decode(): v.decode() for k, v in raw.items()}
+    job = DeleteJob(sid=sid, author=by_user, snapshot=snapshot)
+    held = await queue.hold(job)  # from here on, the delete happens in full
+    cleanup, mine = await apply_delete(store, job, held.entry_id)
+    await queue.release(held, cleanup, count="deleted" if mine else "")
+
+
+async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
+                       ) -> tuple[CleanupJob | None, bool]:
+    """The journal's first step (idempotent): mark the status (a tombstone),
+    uncount it and take it out of the author's profile and home and the
+    public timeline, publish the delete event. Returns the cleanup job and
+    whether this journal (``marker``, its entry id) marked the status."""
     try:
-        now = now_ms()
-        mark = ([keys.status(sid)], [by_user]) if store.cluster else (
-            [keys.status(sid), keys.DELETED_STATUSES],
-            [by_user, now, now - limits.DELETED_IDS_KEPT_S * 1000, limits.DELETED_IDS_MAX])
-        first, author = await store.run("delete_mark", *mark)
-    except ResponseError as exc:
-        if "FORBIDDEN" in str(exc):
-            raise Forbidden(f"status {sid} belongs to another user") from exc
-        raise StatusNotFound(f"status {sid} does not exist") from exc
+        mine, author = await store.topology.mark_deleted(job.sid, job.author, marker)
+    except StatusNotFound:
+        return None, False  # no such status (its tombstone expired): nothing left to do
     author = int(author)
-    uncounted = await store.run(
-        "delete_own", [keys.profile(author), keys.home(author), keys.user(author)], [sid])
-    await store.run("undeliver", [keys.PUBLIC_TIMELINE], [sid])  # idempotent
-    await queue.enqueue({"t": "cleanup", "sid": sid, "aid": author, "ph": "home", "cur": 0})
-    if uncounted:
-        await store.client.hincrby(keys.STATS, "deleted", 1)
-    if raw:  # out of its thread, hashtags and the mentioned's homes (idempotent)
-        await conversation.after_delete(store, Status.from_hash(
-            {k: v for k, v in raw.items() if k != b"deleted"}))
-    if first and raw:
-        await events.publish(store, events.delete_event(Status.from_hash(raw)))
-    await store.client.delete(keys.status(sid))
+    now = now_ms()
+    await store.run("delete_own", [keys.profile(author), keys.home(author), keys.user(author),
+                                   keys.deleted_by(author)],
+                    [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
+    await store.run("undeliver", [keys.PUBLIC_TIMELINE], [job.sid])
+    # out of its thread, hashtags and the mentioned's homes (idempotent)
+    await conversation.after_delete(store, Status.from_hash(job.snapshot))
+    if mine:
+        await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
+    return CleanupJob(job.sid, author), bool(mine)

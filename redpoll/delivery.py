@@ -4,14 +4,14 @@ author's followers and of the lists that hold the author.
 Work goes in steps of at most ``fanout_batch`` targets. A step reads the next
 batch from a cursor (the unique follow-time score of the last target served)
 so steps resume exactly where the previous one stopped; the scripts it runs
-(``deliver.lua`` / ``undeliver.lua``) are idempotent, so repeating a step
+(``Topology.deliver`` / ``Topology.undeliver``) are idempotent, so repeating a step
 after a crash reaches nobody twice in effect.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, limits, metrics
+from . import keys, metrics
 from .store import Store
 
 HOME, LISTS = "home", "lists"
@@ -22,12 +22,11 @@ class Cursor:
     phase: str = HOME
     after: int = 0  # score of the last target served; 0 = from the start
 
-    def to_job(self) -> dict:
-        return {"ph": self.phase, "cur": self.after}
 
-    @classmethod
-    def from_job(cls, job: dict) -> "Cursor":
-        return cls(job.get("ph", HOME), int(job.get("cur", 0)))
+async def gone(store: Store, sid: int) -> bool:
+    """Deleted (a tombstone) or never written."""
+    found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
+    return found is None or deleted is not None
 
 
 async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
@@ -75,14 +74,11 @@ async def _lists_batch(store: Store, author: int, after: int, batch: int):
     return targets, rows
 
 
-async def _run(store: Store, script: str, sid: int, targets: list[str], batch_name: str) -> None:
-    if not targets:
-        return
-    if script == "deliver" and not store.cluster:
-        await store.run(script, [keys.FANOUT_WATERMARK, keys.fanout_done(sid), *targets],
-                        [sid, limits.HOME_CAP, "1", batch_name, limits.FANOUT_DONE_TTL_S])
+async def _run(store: Store, script: str, sid: int, targets: list, batch_name: str) -> None:
+    if script == "deliver":
+        await store.topology.deliver(sid, targets, batch_name)
     else:
-        await store.run_grouped(script, targets, [sid, limits.HOME_CAP])
+        await store.topology.undeliver(sid, targets)
     metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from redis.exceptions import ResponseError
-
 from . import keys, limits
-from .errors import Forbidden, ListNotFound, UserNotFound
+from .errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
 from .models import now_us
 from .store import Store
 
@@ -41,6 +39,17 @@ class Edge:
     max_size: int         # 0 = unbounded
     missing: type = UserNotFound
 
+    def source_call(self, present: bool) -> tuple:
+        """edge_set.lua on the owner's side, as a (name, keys, args) call."""
+        return ("edge_set", [self.source, self.owner_hash],
+                [self.member, int(present), self.owner_field, self.owner_counter, now_us(),
+                 self.max_size])
+
+    def target_call(self, present: bool) -> tuple:
+        """edge_set.lua on the member's side."""
+        return ("edge_set", [self.target, keys.user(self.member)],
+                [self.target_member, int(present), "id", self.target_counter, now_us(), 0])
+
 
 def follow_edge(a: int, b: int) -> Edge:
     return Edge(a, b, keys.following(a), keys.user(a), "id", "following", keys.home(a),
@@ -53,43 +62,36 @@ def list_edge(owner: int, lid: int, member: int) -> Edge:
                 keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound)
 
 
-def _source_call(e: Edge, present: bool) -> tuple:
-    return ("edge_set", [e.source, e.owner_hash, e.timeline],
-            [e.member, int(present), e.owner_field, e.owner_counter, now_us(), e.max_size])
+def _source_error(e: Edge, exc: Exception) -> Exception:
+    if isinstance(exc, LimitReached):
+        return LimitReached(f"the list already has {e.max_size} members")
+    if isinstance(exc, NotFound):
+        return e.missing(f"{'user' if e.missing is UserNotFound else 'list'} "
+                         f"of {e.owner} does not exist")
+    return exc
 
 
-def _target_call(e: Edge, present: bool) -> tuple:
-    return ("edge_set", [e.target, keys.user(e.member)],
-            [e.target_member, int(present), "id", e.target_counter, now_us(), 0])
+def _target_error(e: Edge, exc: Exception) -> Exception:
+    if isinstance(exc, NotFound):
+        return UserNotFound(f"user {e.member} does not exist")
+    return exc
 
 
-def _source_error(e: Edge, exc: ResponseError) -> Exception:
-    if "FULL" in str(exc):
-        return Forbidden(f"the list already has {e.max_size} members")
-    return e.missing(f"{'user' if e.missing is UserNotFound else 'list'} "
-                     f"of {e.owner} does not exist")
-
-
-def _target_error(e: Edge) -> Exception:
-    return UserNotFound(f"user {e.member} does not exist")
-
-
-async def _source(store: Store, e: Edge, present: bool) -> tuple[bool, str]:
+async def _source(store: Store, e: Edge, present: bool) -> bool:
     try:
-        changed, tail = await store.run(*_source_call(e, present))
-    except ResponseError as exc:
+        return bool(await store.run(*e.source_call(present)))
+    except RedpollError as exc:
         raise _source_error(e, exc) from exc
-    return bool(changed), (tail.decode() if isinstance(tail, bytes) else tail)
 
 
 async def _target(store: Store, e: Edge, present: bool) -> None:
     try:
-        await store.run(*_target_call(e, present))
-    except ResponseError as exc:
-        raise _target_error(e) from exc
+        await store.run(*e.target_call(present))
+    except RedpollError as exc:
+        raise _target_error(e, exc) from exc
 
 
-async def _member_statuses(store: Store, e: Edge, count: int, lowest: str) -> list[bytes]:
+async def _member_statuses(store: Store, e: Edge, count: int, lowest) -> list[bytes]:
     """The member's newest status ids (down to ``lowest``), newest first."""
     return await store.client.zrevrangebyscore(keys.profile(e.member), "+inf", lowest,
                                                start=0, num=count)
@@ -105,53 +107,34 @@ async def _resync(store: Store, e: Edge) -> None:
 
 
 async def add(store: Store, e: Edge) -> bool:
-    """Create the edge and backfill the owner's timeline; True if it is new."""
-    if not store.cluster:
-        return await _add_in_one_trip(store, e)
-    changed, _ = await _source(store, e, True)
-    try:
-        await _target(store, e, True)
-    except UserNotFound:
-        await _source(store, e, False)  # undo: the member does not exist
-        raise
-    ids = await _member_statuses(store, e, limits.BACKFILL, "-inf")
-    if not await store.run("merge", [e.timeline, e.source, *store.watermark()],
-                           [limits.HOME_CAP, e.member, *ids]):
-        await _resync(store, e)  # removed again meanwhile: that call won
-    return changed
+    """Create the edge and backfill the owner's timeline; True if it is new.
 
-
-async def _add_in_one_trip(store: Store, e: Edge) -> bool:
-    """``add`` on a single server: the same three steps, pipelined in order,
-    with merge.lua reading the member's statuses itself. A failed step is
-    undone by its partner as in ``add`` (every step is idempotent)."""
-    source, target, merged = await store.run_many([
-        _source_call(e, True),
-        _target_call(e, True),
-        ("merge", [e.timeline, e.source, keys.FANOUT_WATERMARK, keys.profile(e.member)],
-         [limits.HOME_CAP, e.member, limits.BACKFILL]),
-    ])
-    if isinstance(source, ResponseError):
-        if not isinstance(target, ResponseError):
+    The owner's side, the member's side and the merge of the member's newest
+    statuses, as the topology runs them (pipelined on a single server, in
+    turn on a cluster: ``Topology.add_edge``). A failed side is undone by
+    its partner (every step is idempotent)."""
+    source, target, merged = await store.topology.add_edge(e)
+    if isinstance(source, Exception):
+        if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused
         raise _source_error(e, source) from source
-    if isinstance(target, ResponseError):
+    if isinstance(target, Exception):
         await _source(store, e, False)  # undo: the member does not exist
-        raise _target_error(e) from target
+        raise _target_error(e, target) from target
     if isinstance(merged, Exception):
         raise merged
     if not merged:
         await _resync(store, e)  # removed again meanwhile: that call won
-    return bool(source[0])
+    return bool(source)
 
 
 async def remove(store: Store, e: Edge) -> bool:
     """Remove the edge and the member's statuses from the owner's timeline;
     True if it existed (the caller then queues a refill)."""
-    changed, tail = await _source(store, e, False)
-    lowest = tail if tail else "-inf"
+    changed = await _source(store, e, False)
+    tail = await store.client.lindex(e.timeline, -1)
     await _target(store, e, False)
-    ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, lowest)
+    ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
     if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:
         await _resync(store, e)  # re-added meanwhile: that call won
     return changed

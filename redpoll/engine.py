@@ -11,7 +11,6 @@ import asyncio
 import logging
 from typing import Any
 
-from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
                               RedisError, TimeoutError as RedisTimeout)
 
@@ -223,12 +222,8 @@ class Redpoll:
 
     async def stats(self) -> dict:
         raw = await self.store.client.hgetall(keys.STATS)
-        counts = {k.decode(): int(v) for k, v in raw.items()}
-        if self.store.cluster:  # every primary's figure, summed
-            info = await self.store.client.info("memory", target_nodes=RedisCluster.PRIMARIES)
-            memory = sum(node["used_memory"] for node in info.values())
-        else:
-            memory = (await self.store.client.info("memory"))["used_memory"]
+        counts = {k.decode(): int(v) for k, v in raw.items()} | await self.queue.counts()
+        memory = await self.store.topology.used_memory()
         return {"users": counts.get("users", 0),
                 "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
                 "queue_depth": await self.queue.depth(),

@@ -78,5 +78,43 @@ class QueueFull(Busy):
     pass
 
 
+class LimitReached(Forbidden):
+    """A bounded set is full (list members, lists per user)."""
+
+
+class ScriptError(RedpollError):
+    """A script answered an error reply that SCRIPT_ERRORS does not know:
+    a bug, never an answer to the caller's input."""
+
+
+#: The error replies of redpoll/lua/*.lua (their first word) and the
+#: exception each one is; Store.run raises these in place of redis's
+#: ResponseError, so callers catch a class, never match a message. A caller
+#: that knows more (which user, which list) catches it and says so.
+SCRIPT_ERRORS: dict[str, type[RedpollError]] = {
+    "NOTFOUND": StatusNotFound,  # delete_mark*: no such status
+    "FORBIDDEN": Forbidden,      # delete_mark*: the status is another user's
+    "NOUSER": UserNotFound,      # record_post: no such author
+    "NOOWNER": NotFound,         # read_page*: the timeline's owner is unknown
+    "NOLIST": ListNotFound,      # list_put, list_drop
+    "MISSING": NotFound,         # edge_set: the owner, list or user is unknown
+    "FULL": LimitReached,        # edge_set, list_put
+    "EXISTS": Conflict,          # create_user: the record is there already
+}
+
+
+def from_script(name: str, reply: Exception) -> Exception:
+    """The exception for a script's error reply (SCRIPT_ERRORS); other errors
+    (the server's own: NOSCRIPT, LOADING, connection...) unchanged."""
+    message = str(reply)
+    words = message.split(" ", 2)
+    # the server prefixes a one-word error reply with its generic code 'ERR'
+    code = words[1] if words[0] == "ERR" and len(words) > 1 else words[0]
+    cls = SCRIPT_ERRORS.get(code)
+    if cls is None:
+        return reply
+    return cls(f"{name}: {message}")
+
+
 class ConfigError(RedpollError):
     """A setting has a bad value; raised at start-up, never at request time."""

@@ -6,10 +6,18 @@ the recent past, so a reconnecting stream client can be replayed what it
 missed (v1.1 ``count``, SSE ``Last-Event-ID``). A delete event carries the
 full status marked deleted, so every stream filter decides on a deletion
 exactly as it decided on the post.
+
+This module owns the event's schema (:class:`StatusEvent`): the engine
+writes it with :meth:`StatusEvent.to_json`, the stream reads it with
+:meth:`StatusEvent.parse`, nothing else looks inside. Events are published
+at least once: a post or delete journal replayed after a crash may publish
+its event again (same kind, same status).
 """
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from typing import Any
 
 from . import keys, limits
 from .models import Status
@@ -17,15 +25,47 @@ from .store import Store
 
 #: The one field of an event-log entry: the event's JSON.
 FIELD = "e"
+UPDATE, DELETE = "update", "delete"
+
+
+@dataclass(frozen=True)
+class StatusEvent:
+    """``{"event": "update" | "delete", "status": {...}}``, the status as
+    ``Status.to_dict()`` gives it (``id``, ``user_id``, ``login``, ``text``,
+    ``created_at``, extras...), with ``"deleted": true`` in a delete."""
+    kind: str
+    status: dict[str, Any]
+
+    @classmethod
+    def update(cls, status: Status) -> "StatusEvent":
+        return cls(UPDATE, status.to_dict())
+
+    @classmethod
+    def delete(cls, status: Status) -> "StatusEvent":
+        return cls(DELETE, status.to_dict() | {"deleted": True})
+
+    def to_json(self) -> str:
+        return json.dumps({"event": self.kind, "status": self.status}, separators=(",", ":"))
+
+    @classmethod
+    def parse(cls, payload: str | bytes) -> "StatusEvent":
+        """The event in an entry's payload; ValueError if it is not one."""
+        data = json.loads(payload)
+        if not isinstance(data, dict) or data.get("event") not in (UPDATE, DELETE):
+            raise ValueError("not a status event")
+        status = data.get("status")
+        if not isinstance(status, dict) or not all(
+                type(status.get(name)) is int for name in ("id", "user_id")):
+            raise ValueError("a status event without a status id and author id")
+        return cls(data["event"], status)
 
 
 def update_event(status: Status) -> str:
-    return json.dumps({"event": "update", "status": status.to_dict()}, separators=(",", ":"))
+    return StatusEvent.update(status).to_json()
 
 
 def delete_event(status: Status) -> str:
-    body = status.to_dict() | {"deleted": True}
-    return json.dumps({"event": "delete", "status": body}, separators=(",", ":"))
+    return StatusEvent.delete(status).to_json()
 
 
 async def publish(store: Store, payload: str) -> str:

@@ -12,11 +12,9 @@ applied to the truth.
 """
 from __future__ import annotations
 
-from redis.exceptions import ResponseError
-
 from . import keys, notifications, validate
 from .errors import StatusNotFound
-from .jobs import JobQueue
+from .jobs import FavouriteJob, JobQueue
 from .models import User
 from .store import Store
 from .users import get_users
@@ -37,7 +35,7 @@ async def set_favourite(store: Store, queue: JobQueue, uid, sid, on: bool) -> bo
             raise StatusNotFound(f"status {sid} does not exist")
     await queue.check_capacity()
     op = await store.client.incr(keys.INTERACTION_SEQ)
-    job = {"t": KIND, "uid": uid, "sid": sid, "op": op, "on": 1 if on else 0}
+    job = FavouriteJob(uid, sid, op, bool(on))
     held = await queue.hold(job)
     try:
         changed = await apply(store, job)
@@ -48,19 +46,17 @@ async def set_favourite(store: Store, queue: JobQueue, uid, sid, on: bool) -> bo
     return changed
 
 
-async def apply(store: Store, job: dict) -> bool:
+async def apply(store: Store, job: FavouriteJob) -> bool:
     """The journal's steps, in order; idempotent (a replay after a crash).
     True if the truth changed in this run."""
-    uid, sid, op, on = int(job["uid"]), int(job["sid"]), int(job["op"]), bool(job["on"])
+    uid, sid, op, on = job.uid, job.sid, job.op, job.on
     try:
         state, version, fid, author, changed = await store.run(
             "favourite_status", [keys.status(sid), keys.favourited_by(sid),
                                  keys.favourite_versions(sid), keys.status_counts(sid)],
             [uid, op, "1" if on else "0"])
-    except ResponseError as exc:
-        if "NOTFOUND" in str(exc):
-            raise StatusNotFound(f"status {sid} does not exist") from None
-        raise
+    except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
+        raise StatusNotFound(f"status {sid} does not exist") from None
     await store.run("favourite_user", [keys.favourites(uid), keys.favourite_applied(uid)],
                     [sid, state, version, fid])
     if author:
@@ -69,7 +65,7 @@ async def apply(store: Store, job: dict) -> bool:
     return bool(changed)
 
 
-async def replay(store: Store, settings, job: dict) -> None:
+async def replay(store: Store, settings, job: FavouriteJob) -> None:
     """Worker handler: finish a journal whose call was cut short."""
     try:
         await apply(store, job)

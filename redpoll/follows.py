@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from . import edges, keys, notifications, validate
 from .errors import RedpollError, ValidationError
-from .jobs import JobQueue
+from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User
 from .store import Store
 from .users import get_users, require_users
@@ -24,7 +24,7 @@ async def follow(store: Store, queue: JobQueue, a, b) -> bool:
     around the change, replayed by a worker if the call is cut short."""
     a, b = _pair(a, b)
     await require_users(store, a, b)  # an unknown user: nothing written, not even a journal
-    held = await queue.hold({"t": notifications.FOLLOW_JOB, "uid": a, "target": b})
+    held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.add(store, edges.follow_edge(a, b))
     except RedpollError:  # an unknown user: nothing was written
@@ -42,14 +42,14 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     stranger is a no-op that returns False."""
     a, b = _pair(a, b)
     await require_users(store, a, b)  # an unknown user: nothing written, not even a journal
-    held = await queue.hold({"t": notifications.FOLLOW_JOB, "uid": a, "target": b})
+    held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.remove(store, edges.follow_edge(a, b))
     except RedpollError:
         await queue.release(held)
         raise
     if changed:
-        await queue.enqueue({"t": "refill", "uid": a})
+        await queue.enqueue(RefillJob(a))
     await notifications.sync_follow(store, a, b)
     await queue.release(held)
     return changed

@@ -4,15 +4,27 @@ At-least-once: an entry stays pending until its handler finishes; a worker
 that dies leaves it pending and another worker claims it (XAUTOCLAIM) once it
 has been idle ``job_claim_ms``. Handlers are idempotent, so running twice is
 harmless. A chained job (fan-out batch N+1) is queued in the same atomic step
-that finishes batch N (``job_next.lua``), on the same stream.
+that finishes batch N (``job_next.lua``), on the same stream, and that step
+also counts what the job did (``stats:{shard}``), exactly once.
+
+Jobs are small typed records, one class per kind, each with its own time
+limit and retry budget; on the wire an entry's one field ``j`` holds the
+record as JSON, ``{"kind": ..., <its fields by name>}``.
+
+A *journal* is a job queued before the work it describes and held by its
+producer (``JobQueue.hold``): posting and deleting queue theirs first, then
+do the work in the call; if the call is cut short, a worker replays the
+journal after ``job_claim_ms`` and finishes the effect (every step of the
+replay is idempotent).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.exceptions import ResponseError
 
@@ -20,28 +32,159 @@ from . import keys, limits
 from .errors import QueueFull
 from .store import Store
 
-Job = dict[str, Any]
-
 #: Consumer name under which producers hold the jobs they run themselves.
 HOLDER = "producer"
 
 
+@dataclass(frozen=True)
+class Job:
+    """One kind of deferred work. Subclasses name their ``kind`` and may set
+    their own ``time_limit_s`` (one run) and ``max_attempts`` (runs before
+    the job is parked in keys.DEAD_JOBS)."""
+    kind: ClassVar[str] = ""
+    time_limit_s: ClassVar[float] = 60.0
+    max_attempts: ClassVar[int] = limits.JOB_MAX_ATTEMPTS
+
+    def shard(self) -> int:
+        """Jobs about one thing (a status, a user) use the same shard."""
+        return zlib.crc32(self.subject().encode()) % limits.JOB_SHARDS
+
+    def subject(self) -> str:
+        raise NotImplementedError
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": self.kind, **dataclasses.asdict(self)},
+                          separators=(",", ":"), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class StatusJob(Job):
+    sid: int
+    author: int
+
+    def subject(self) -> str:
+        return f"status:{self.sid}"
+
+
+@dataclass(frozen=True)
+class PostJob(StatusJob):
+    """The journal of a post: the status's record, written by its first run
+    (posting.apply_post), which also delivers the first batch."""
+    kind: ClassVar[str] = "post"
+    record: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DeleteJob(StatusJob):
+    """The journal of a delete; ``snapshot`` is the status's hash as it was
+    (for the delete event)."""
+    kind: ClassVar[str] = "delete"
+    snapshot: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FanoutJob(StatusJob):
+    """Deliver a status to the next batch of targets after ``after``;
+    ``listed`` False for an unlisted status (kept off the public timeline)."""
+    kind: ClassVar[str] = "fanout"
+    phase: str = "home"
+    after: int = 0
+    listed: bool = True
+    #: a reply: only followers who also follow this account get it
+    #: (conversation.replies_only_to_followers_of)
+    only_following: int | None = None
+
+
+@dataclass(frozen=True)
+class CleanupJob(StatusJob):
+    """Take a deleted status out of the next batch of targets."""
+    kind: ClassVar[str] = "cleanup"
+    phase: str = "home"
+    after: int = 0
+
+
+@dataclass(frozen=True)
+class RefillJob(Job):
+    """Refill a home (``lid`` None) or a list timeline after an unfollow."""
+    kind: ClassVar[str] = "refill"
+    time_limit_s: ClassVar[float] = 120.0
+    uid: int
+    lid: int | None = None
+
+    def subject(self) -> str:
+        return f"user:{self.uid}" if self.lid is None else f"list:{self.uid}:{self.lid}"
+
+
+@dataclass(frozen=True)
+class FavouriteJob(Job):
+    """The journal of a favourite (``on``) or unfavourite (favourites.py),
+    ordered by its operation id ``op``."""
+    kind: ClassVar[str] = "favourite"
+    uid: int
+    sid: int
+    op: int
+    on: bool
+
+    def subject(self) -> str:
+        return f"status:{self.sid}"
+
+
+@dataclass(frozen=True)
+class FollowNoteJob(Job):
+    """The journal of a follow or unfollow's notification (follows.py)."""
+    kind: ClassVar[str] = "follow_note"
+    uid: int
+    target: int
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class TagFollowJob(Job):
+    """The journal of following or unfollowing a hashtag (tags.py)."""
+    kind: ClassVar[str] = "tag_follow"
+    uid: int
+    tag: str
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
+                               (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
+                                FavouriteJob, FollowNoteJob, TagFollowJob)}
+
+
+class MalformedJob(ValueError):
+    pass
+
+
 def encode(job: Job) -> str:
-    return json.dumps(job, separators=(",", ":"), sort_keys=True)
+    return job.to_json()
 
 
 def decode(fields: dict) -> Job:
-    return json.loads(fields[b"j"])
-
-
-def shard_index(job: Job) -> int:
-    """Jobs about one thing (a status, a user) always use the same shard."""
-    basis = f"{job.get('sid', '')}:{job.get('uid', '')}:{job.get('lid', '')}"
-    return zlib.crc32(basis.encode()) % limits.JOB_SHARDS
+    """The job of a stream entry; MalformedJob if it is not one."""
+    try:
+        data = json.loads(fields[b"j"])
+        cls = KINDS[data.pop("kind")]
+        names = {f.name: f.type for f in dataclasses.fields(cls)}
+        if set(data) - set(names):
+            raise MalformedJob(f"unknown fields {sorted(set(data) - set(names))}")
+        job = cls(**data)
+        for name in ("sid", "author", "uid", "after", "op", "target"):
+            if hasattr(job, name) and type(getattr(job, name)) is not int:
+                raise MalformedJob(f"{name} must be an integer")
+        return job
+    except MalformedJob:
+        raise
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise MalformedJob(repr(exc)) from None
 
 
 def shard_of(job: Job) -> str:
-    return keys.job_stream(shard_index(job))
+    return keys.job_stream(job.shard())
 
 
 @dataclass(frozen=True)
@@ -50,6 +193,13 @@ class Held:
     stream: str      # the held stream the entry sits in
     entry_id: bytes
     next_stream: str  # where its continuation goes
+    shard: int
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """JobQueue.hold_once found the key claimed already: by this entry."""
+    value: bytes
 
 
 class JobQueue:
@@ -78,6 +228,17 @@ class JobQueue:
             pipe.xlen(stream)
         return sum(await pipe.execute())
 
+    async def counts(self) -> dict[str, int]:
+        """What finished jobs counted (job_next.lua), summed over shards."""
+        pipe = self.store.pipeline()
+        for shard in range(limits.JOB_SHARDS):
+            pipe.hgetall(keys.job_counts(shard))
+        total: dict[str, int] = {}
+        for raw in await pipe.execute():
+            for name, value in raw.items():
+                total[name.decode()] = total.get(name.decode(), 0) + int(value)
+        return total
+
     async def check_capacity(self) -> None:
         """Refuse new work when the queue is full; checked at most once a second."""
         now = time.monotonic()
@@ -98,28 +259,50 @@ class JobQueue:
         work and calls :meth:`release`. If this process dies first, a worker
         takes the job over after ``job_claim_ms`` (``job_hold.lua``)."""
         await self.ensure_groups()
-        shard = shard_index(job)
+        shard = job.shard()
         held = keys.held_job_stream(shard)
         entry = await self.store.run("job_hold", [held], [keys.JOB_GROUP, HOLDER, "j", encode(job)])
-        return Held(held, entry, keys.job_stream(shard))
+        return Held(held, entry, keys.job_stream(shard), shard)
 
-    async def release(self, held: Held, next_job: Job | None = None) -> None:
-        await self.finish(held.stream, held.entry_id, next_job, held.next_stream)
+    async def hold_once(self, job: Job, shard: int, claim_key: str, claim_value: str,
+                        ttl_s: int) -> Held | Claimed:
+        """:meth:`hold` on ``shard``, and claim ``claim_key`` (same slot) in
+        the same step (``job_hold_once.lua``); ``claim_value`` holds '%s'
+        where the entry id goes. Claimed (the value found) if it was taken."""
+        await self.ensure_groups()
+        held = keys.held_job_stream(shard)
+        won, value = await self.store.run(
+            "job_hold_once", [held, claim_key],
+            [keys.JOB_GROUP, HOLDER, claim_value, ttl_s, "j", encode(job)])
+        if not won:
+            return Claimed(value)
+        return Held(held, value, keys.job_stream(shard), shard)
 
-    async def finish(self, stream: str, entry_id: bytes, next_job: Job | None = None,
-                     next_stream: str | None = None) -> None:
-        """Acknowledge and delete an entry and, atomically, queue ``next_job``
-        (only if this call was the one that acknowledged it)."""
-        args: list[Any] = [keys.JOB_GROUP, entry_id]
+    async def entry(self, stream: str, entry_id: bytes | str) -> Job | None:
+        """The job of one entry still in ``stream``, or None (finished)."""
+        rows = await self.store.client.xrange(stream, entry_id, entry_id)
+        return decode(rows[0][1]) if rows else None
+
+    async def release(self, held: Held, next_job: Job | None = None, count: str = "") -> None:
+        await self.finish(held.stream, held.entry_id, held.shard, next_job, count)
+
+    async def finish(self, stream: str, entry_id: bytes, shard: int, next_job: Job | None = None,
+                     count: str = "") -> None:
+        """Acknowledge and delete an entry and, atomically and only if this
+        call was the one that acknowledged it, count ``count`` and queue
+        ``next_job`` (on the shard's stream)."""
+        args: list[Any] = [keys.JOB_GROUP, entry_id, count]
         if next_job is not None:
             args += ["j", encode(next_job)]
-        await self.store.run("job_next", [stream, next_stream or stream], args)
+        await self.store.run("job_next", [stream, keys.job_stream(shard), keys.job_counts(shard)],
+                             args)
 
-    async def park(self, stream: str, entry_id: bytes, fields: dict, reason: str) -> None:
+    async def park(self, stream: str, entry_id: bytes, shard: int, fields: dict,
+                   reason: str) -> None:
         """Move a job that keeps failing aside (idempotent: XADD then finish)."""
         await self.store.client.xadd(keys.DEAD_JOBS, {**fields, b"reason": reason.encode()},
                                      maxlen=10_000, approximate=True)
-        await self.finish(stream, entry_id)
+        await self.finish(stream, entry_id, shard)
 
     async def pending(self) -> int:
         pipe = self.store.pipeline()

@@ -13,7 +13,7 @@ from . import limits
 USER_SEQ = "seq:user"
 STATUS_SEQ = "seq:status"
 LIST_SEQ = "seq:list"
-STATS = "stats"  # hash: users, statuses (created), deleted
+STATS = "stats"  # hash: users (statuses and deletes: keys.job_counts)
 
 
 def login(login_lower: str) -> str:
@@ -82,6 +82,13 @@ def list_timeline(owner: int, lid: int) -> str:
     return f"ltl:{{{owner}}}:{lid}"
 
 
+def deleted_by(uid: int) -> str:
+    """ZSET status id -> ms of its delete: the user's statuses deleted lately
+    (``limits.DELETED_TOMBSTONE_S``), which a late replay of their post
+    journal must not record again (record_post.lua)."""
+    return f"gone:{{{uid}}}"
+
+
 def listed_in(uid: int) -> str:
     """ZSET ``"<owner>:<lid>"`` -> time added: the lists that hold the user."""
     return f"listed:{{{uid}}}"
@@ -113,21 +120,30 @@ def fanout_done(sid: int) -> str:
 
 # --- statuses -------------------------------------------------------------------
 def status(sid: int) -> str:
-    """Hash: one status (text, author id and login copied in, extras)."""
+    """Hash: one status (text, author id and login copied in, extras). A
+    deleted status leaves a tombstone here for ``limits.DELETED_TOMBSTONE_S``:
+    only ``id``, ``uid`` and ``deleted`` (the delete journal entry that
+    marked it), so that a late replay of its post journal stops."""
     return f"st:{{{sid}}}"
 
 
-#: String: a random value set once per database. Ids are counters, so a
-#: wiped database hands out the same ids again: a process that keeps decoded
+#: String: a random value set once per database, and again whenever the
+#: log of changed statuses loses entries. Ids are counters, so a wiped
+#: database hands out the same ids again: a process that keeps decoded
 #: records by id compares this value to the one it started with and drops
-#: what it kept when it changed (Store.memos_valid).
+#: what it kept when it changed (Store.memos_valid, redpoll.memo).
 EPOCH = "db:epoch"
 
-#: ZSET status id -> ms of its delete: statuses deleted lately, whose ids may
-#: still sit in follower and list timelines until their cleanup gets there.
-#: Single server only (delete_mark.lua, read_page.lua): a page checks its ids
-#: here in one command instead of reading each status.
-DELETED_STATUSES = "statuses:deleted"
+#: ZSET status id -> version: the log of changed statuses, single server
+#: only. A deleted status is here with version -1 from its delete
+#: (delete_mark_listed.lua) until its cleanup has taken the id out of every
+#: timeline (forget_deleted.lua); a status whose record changes (an edit)
+#: would be here with its new 'v'. A page checks its ids here in the script
+#: that reads them (read_page_listed.lua): it skips deleted ones and gets
+#: the version of the others (absent = 1), without reading any status. If
+#: the log must drop entries (limits.CHANGED_STATUSES_MAX), keys.EPOCH
+#: changes with it and every process drops what it kept.
+CHANGED_STATUSES = "statuses:changed"
 
 
 # --- jobs -------------------------------------------------------------------------
@@ -153,6 +169,13 @@ def all_held_job_streams() -> list[str]:
 
 
 DEAD_JOBS = "jobs:dead"
+
+
+def job_counts(shard: int) -> str:
+    """Hash of what the shard's finished jobs counted (``statuses`` posted,
+    ``deleted``), added in the step that finishes the job (job_next.lua), so
+    exactly once; same slot as the shard. Summed by JobQueue.counts."""
+    return f"stats:{{{shard}}}"
 
 
 # --- the real-time stream (SPEC 8) ------------------------------------------------
@@ -205,9 +228,12 @@ def rate(bucket: str, window: int) -> str:
     return f"rl:{{{bucket}}}:{window}"
 
 
-def idempotency(uid: int, digest: str) -> str:
-    """String: status id posted under an Idempotency-Key (or 'pending'), per user."""
-    return f"idem:{{{uid}}}:{digest}"
+def idempotency(shard: int, uid: int, digest: str) -> str:
+    """String ``<status id>:<journal entry id>``: the post made under a user's
+    Idempotency-Key. In the slot of the job shard its post journal goes to
+    (``idempotency.shard``), so the key is claimed in the step that holds
+    the journal (job_hold_once.lua)."""
+    return f"idem:{{{shard}}}:{uid}:{digest}"
 
 
 # --- the conversation: favourites, bookmarks, notifications, markers (issue 9) --------

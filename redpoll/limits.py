@@ -35,13 +35,19 @@ EXTRA_VALUE_MAX_BYTES = 256
 #: characters fit EXTRA_VALUE_MAX_BYTES in any UTF-8. Text and warning
 #: together stay within STATUS_MAX_CHARS, as Mastodon counts them.
 SPOILER_TEXT_MAX_CHARS = 64
-#: A deleted status's id is remembered this long (and at most this many ids
-#: in all) for pages that check ids against keys.DELETED_STATUSES; its
-#: cleanup takes seconds to minutes.
-DELETED_IDS_KEPT_S = 86_400
-DELETED_IDS_MAX = 1_000_000
-#: Status records kept decoded per process (a status never changes once
-#: posted; a page still reads every hash, to see deletes at once).
+#: Entries in keys.CHANGED_STATUSES (single server): a deleted status's
+#: stays until its cleanup is done (seconds to minutes); past this many (the
+#: workers stopped for long), the oldest go and keys.EPOCH changes.
+CHANGED_STATUSES_MAX = 1_000_000
+#: ... and a finished delete's entry stays this long after its cleanup: far
+#: longer than one job step (a fan-out step racing the delete).
+DELETED_FORGET_AFTER_S = 3600
+#: A deleted status's tombstone hash (and its entry in keys.deleted_by) is
+#: kept this long: longer than a post journal can wait to be replayed
+#: (job_claim_ms x JOB_MAX_ATTEMPTS with the default settings is 10 minutes).
+DELETED_TOMBSTONE_S = 86_400
+#: Status records kept decoded per process (redpoll.memo's rule: served
+#: only at the version the request read).
 STATUS_RECORDS_KEPT = 20_000
 
 # --- users -------------------------------------------------------------------
@@ -96,6 +102,9 @@ CLUSTER_MAX_CONNECTIONS = 2048
 MUX_MAX_IN_FLIGHT = 4096
 #: Longest wait for a new connection to the server.
 REDIS_CONNECT_TIMEOUT_S = 10
+#: A call on the multiplexed connection (redpoll.mux) that has no reply
+#: after this long fails with TimeoutError, and the connection is dropped.
+MUX_CALL_TIMEOUT_S = 10.0
 
 # --- ids -----------------------------------------------------------------------
 #: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,

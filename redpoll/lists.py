@@ -3,11 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from redis.exceptions import ResponseError
-
 from . import edges, keys, limits, validate
-from .errors import Forbidden, ListNotFound
-from .jobs import JobQueue
+from .errors import LimitReached, ListNotFound
+from .jobs import JobQueue, RefillJob
 from .models import User
 from .store import Store
 from .users import get_users, require_users
@@ -34,8 +32,8 @@ async def create_list(store: Store, owner, title) -> UserList:
     lid = await store.client.incr(keys.LIST_SEQ)
     try:
         await store.run("list_put", [keys.lists(owner)], [lid, title, "create", limits.LISTS_PER_USER])
-    except ResponseError as exc:
-        raise Forbidden(f"a user may own at most {limits.LISTS_PER_USER} lists") from exc
+    except LimitReached as exc:
+        raise LimitReached(f"a user may own at most {limits.LISTS_PER_USER} lists") from exc
     return UserList(lid, owner, title)
 
 
@@ -44,7 +42,7 @@ async def rename_list(store: Store, owner, lid, title) -> UserList:
     title = _title(title)
     try:
         await store.run("list_put", [keys.lists(owner)], [lid, title, "rename", 0])
-    except ResponseError as exc:
+    except ListNotFound as exc:
         raise ListNotFound(f"list {lid} does not exist") from exc
     return UserList(lid, owner, title)
 
@@ -72,7 +70,7 @@ async def delete_list(store: Store, owner, lid) -> None:
     try:
         members = await store.run("list_drop", [keys.lists(owner), keys.list_members(owner, lid),
                                                 keys.list_timeline(owner, lid)], [lid])
-    except ResponseError as exc:
+    except ListNotFound as exc:
         raise ListNotFound(f"list {lid} does not exist") from exc
     pipe = store.pipeline()
     for member in members:
@@ -93,7 +91,7 @@ async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bo
     member = validate.an_id(member, "member_id")
     changed = await edges.remove(store, edges.list_edge(owner, lid, member))
     if changed:
-        await queue.enqueue({"t": "refill", "uid": owner, "lid": lid})
+        await queue.enqueue(RefillJob(owner, lid))
     return changed
 
 

@@ -87,8 +87,10 @@ class Status:
         return self.extra.get("visibility", "public") == "public"
 
     def to_hash(self) -> dict[str, str]:
+        """The hash of a new status; 'v' is its version (redpoll.memo: every
+        later change to the record writes a new one)."""
         data = {"id": str(self.id), "text": self.text, "at": str(self.created_at),
-                "uid": str(self.user_id), "login": self.login}
+                "uid": str(self.user_id), "login": self.login, "v": "1"}
         data.update({EXTRA_PREFIX + k: v for k, v in self.extra.items()})
         return data
 

@@ -16,10 +16,16 @@ transactions and the cluster client stay on redis-py, whose connections give
 each of those a socket to itself.
 
 Failure: a call whose connection is lost before the reply came raises
-redis's ConnectionError (its outcome is unknown, as with any client); the
-next call connects again. A call made while the connection is down waits
-for one connect attempt and fails with ConnectionError if the server is not
-there.
+redis's ConnectionError, saying so (its outcome is unknown, as with any
+client); the next call connects again. A call made while the connection is
+down waits for one connect attempt and fails with ConnectionError if the
+server is not there. Every call has a time limit (``call_timeout_s``): when
+the oldest call in flight has waited that long for its reply, the server is
+taken as hung, every call in flight fails with redis's TimeoutError
+(outcome unknown) and the connection is dropped, so the next call connects
+afresh. One deadline per call, checked by one timer per connection (replies
+come in order, so only the oldest call's deadline needs watching), not a
+timer per call: that would double what a call costs here.
 """
 from __future__ import annotations
 
@@ -30,7 +36,7 @@ from typing import Any
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.exceptions import (AuthenticationError, BusyLoadingError, ConnectionError,
-                              DataError, NoScriptError, ResponseError)
+                              DataError, NoScriptError, ResponseError, TimeoutError)
 
 from . import limits
 
@@ -57,11 +63,15 @@ class _Batch:
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self) -> None:
+    def __init__(self, call_timeout_s: float = limits.MUX_CALL_TIMEOUT_S) -> None:
         self.reader = hiredis.Reader(replyError=ResponseError)
         # what awaits the next replies, in the order the commands were sent:
         # a future (one command) or a _Batch
         self.waiting: deque = deque()
+        # the loop time by which each of them must have its reply (same order)
+        self.deadlines: deque[float] = deque()
+        self.call_timeout_s = call_timeout_s
+        self.watchdog: asyncio.TimerHandle | None = None
         self.transport: asyncio.Transport | None = None
         self.closed = False
         # commands sent in one turn of the event loop leave in one write
@@ -85,17 +95,43 @@ class _Protocol(asyncio.Protocol):
                     replies.append(reply)
                 head, reply = head.future, replies
             waiting.popleft()
+            self.deadlines.popleft()
             if not head.done():  # a cancelled caller still consumes its replies
                 head.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._fail_all(ConnectionError(
+            f"connection to the server lost ({exc or 'closed'}); the outcome of the "
+            f"calls in flight is unknown"))
+
+    def _fail_all(self, error: Exception) -> None:
         self.closed = True
-        error = ConnectionError(f"connection to the server lost ({exc or 'closed'})")
+        if self.watchdog is not None:
+            self.watchdog.cancel()
+            self.watchdog = None
         while self.waiting:
             head = self.waiting.popleft()
             future = head.future if type(head) is _Batch else head
             if not future.done():
                 future.set_exception(error)
+        self.deadlines.clear()
+
+    def _watch(self) -> None:
+        """The timer: fail everything if the oldest call is overdue, else
+        look again when it will be."""
+        self.watchdog = None
+        if not self.deadlines or self.closed:
+            return
+        loop = asyncio.get_running_loop()
+        overdue = loop.time() - self.deadlines[0]
+        if overdue < 0:
+            self.watchdog = loop.call_later(-overdue + 0.01, self._watch)
+            return
+        self._fail_all(TimeoutError(
+            f"no reply from the server within {self.call_timeout_s:g} s; the connection is "
+            f"dropped and the outcome of the calls in flight is unknown"))
+        if self.transport is not None:
+            self.transport.abort()
 
     def send(self, commands: list[tuple], batch: bool = False) -> asyncio.Future:
         """Queue ``commands`` for the next write; the future gets the reply
@@ -109,6 +145,9 @@ class _Protocol(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self.waiting.append(_Batch(future, len(commands)) if batch else future)
+        self.deadlines.append(loop.time() + self.call_timeout_s)
+        if self.watchdog is None:
+            self.watchdog = loop.call_later(self.call_timeout_s + 0.01, self._watch)
         if not self.outgoing:
             loop.call_soon(self.flush)
         self.outgoing.extend(packed)
@@ -124,9 +163,11 @@ class Multiplexed:
     """A lazily connected multiplexed connection for ``redis://`` or
     ``unix://`` URLs (``rediss://`` is not supported: :meth:`supports`)."""
 
-    def __init__(self, url: str, max_in_flight: int = limits.MUX_MAX_IN_FLIGHT):
+    def __init__(self, url: str, max_in_flight: int = limits.MUX_MAX_IN_FLIGHT,
+                 call_timeout_s: float = limits.MUX_CALL_TIMEOUT_S):
         options = parse_url(url)
         self.max_in_flight = max_in_flight
+        self.call_timeout_s = call_timeout_s
         self._path = options.get("path")
         self._host = options.get("host", "localhost")
         self._port = int(options.get("port", 6379))
@@ -218,10 +259,13 @@ class Multiplexed:
 
     async def _open(self, loop: asyncio.AbstractEventLoop) -> _Protocol:
         try:
+            def protocol() -> _Protocol:
+                return _Protocol(self.call_timeout_s)
+
             if self._path:
-                opening = loop.create_unix_connection(_Protocol, self._path)
+                opening = loop.create_unix_connection(protocol, self._path)
             else:
-                opening = loop.create_connection(_Protocol, self._host, self._port)
+                opening = loop.create_connection(protocol, self._host, self._port)
             _, protocol = await asyncio.wait_for(opening, limits.REDIS_CONNECT_TIMEOUT_S)
         except (OSError, asyncio.TimeoutError) as exc:
             raise ConnectionError(f"cannot connect to the server: {exc}") from None

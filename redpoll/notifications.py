@@ -80,10 +80,10 @@ async def sync_follow(store: Store, actor: int, target: int) -> None:
     await apply(store, target, "follow", actor, target, op, on)
 
 
-async def replay_follow(store: Store, settings, job: dict) -> None:
+async def replay_follow(store: Store, settings, job) -> None:
     """Worker handler: the journal of a follow or unfollow whose call was cut
     short (follows.py holds it around the change)."""
-    await sync_follow(store, int(job["uid"]), int(job["target"]))
+    await sync_follow(store, job.uid, job.target)  # a jobs.FollowNoteJob
     return None
 
 

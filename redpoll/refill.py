@@ -34,8 +34,7 @@ async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
         if len(picked) == need:
             break
     if picked:
-        await store.run("merge", [timeline, timeline, *store.watermark()],
-                        [limits.HOME_CAP, "", *picked])
+        await store.topology.merge(timeline, timeline, "", picked)
         await _drop_departed(store, timeline, guard, sources, per_source, set(picked), own)
     return len(picked)
 

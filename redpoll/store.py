@@ -18,10 +18,12 @@ import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.cluster import key_slot
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from . import keys, limits, metrics
-from .memo import Bounded
+from .errors import from_script
+from .memo import Memo
+from .models import Status, User
 from .mux import Multiplexed
 from .settings import Settings
 
@@ -62,16 +64,19 @@ class Store:
     def __init__(self, client: aredis.Redis | RedisCluster, cluster: bool,
                  mux: Multiplexed | None = None):
         self.client = client
+        #: whether this is a cluster: the Store's own business (which client
+        #: call to make); the engine asks ``topology`` instead
         self.cluster = cluster
+        from .topology import Cluster, SingleServer  # (imports the readers, which import Store)
+        #: the operations whose layout differs by topology, chosen here, once
+        self.topology = Cluster(self) if cluster else SingleServer(self)
         #: scripts on a single server go over one multiplexed connection
         #: (redpoll.mux: ~10x less client CPU a call than a pooled one)
         self.mux = mux
-        #: decoded status records by id, for this database (redpoll.statuses)
-        self.status_records = Bounded(limits.STATUS_RECORDS_KEPT)
-        #: decoded user records by their exact hash contents (redpoll.users)
-        self.user_records = Bounded(limits.USER_RECORDS_KEPT)
-        #: decoded user records by id, with the 'rev' they had (users.current)
-        self.user_revs = Bounded(limits.USER_RECORDS_KEPT)
+        #: decoded records kept under redpoll.memo's one rule: statuses by
+        #: id at their 'v', users by id at their 'rev'
+        self.statuses: Memo[Status] = Memo(limits.STATUS_RECORDS_KEPT)
+        self.users: Memo[User] = Memo(limits.USER_RECORDS_KEPT)
         #: keys.EPOCH as this process knows it: the records above belong to it
         self.epoch: bytes | None = None
         self.scripts = {
@@ -116,7 +121,8 @@ class Store:
         return self.client.pipeline(transaction=False)
 
     async def run(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> Any:
-        """Run one script; all ``keys`` must share a hash slot."""
+        """Run one script; all ``keys`` must share a hash slot. A script's
+        error reply raises its exception from errors.SCRIPT_ERRORS."""
         script = self.scripts[name]
         self.counted[name].inc()  # /metrics: redpoll_redis_calls{op=name}
         try:
@@ -127,6 +133,9 @@ class Store:
             except NoScriptError:  # the server restarted and lost its script cache
                 await self.mux.call("SCRIPT", "LOAD", script.script)
                 return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
+        except ResponseError as exc:
+            metrics.REDIS_ERRORS.labels(name).inc()
+            raise from_script(name, exc) from None
         except Exception:
             metrics.REDIS_ERRORS.labels(name).inc()
             raise
@@ -139,7 +148,8 @@ class Store:
 
     async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]]) -> list[Any]:
         """Several scripts in one round trip, run in the order given; each
-        result, or the error it raised, in a list. Single server only: on a
+        result, or the exception its error reply is (errors.SCRIPT_ERRORS),
+        in a list. Single server only: on a
         cluster a pipeline spans nodes and their order is not kept.
 
         If the server lost its script cache (a restart), the scripts are
@@ -150,11 +160,12 @@ class Store:
             raise RuntimeError("run_many needs a single server")
         self.counted["run_many"].inc()
         first = await self._pipeline_scripts(calls)
-        if not any(isinstance(r, NoScriptError) for r in first):
-            return first
-        await self.load_scripts()
-        again = await self._pipeline_scripts(calls)
-        return [b if isinstance(a, NoScriptError) else a for a, b in zip(first, again)]
+        if any(isinstance(r, NoScriptError) for r in first):
+            await self.load_scripts()
+            again = await self._pipeline_scripts(calls)
+            first = [b if isinstance(a, NoScriptError) else a for a, b in zip(first, again)]
+        return [from_script(name, r) if isinstance(r, ResponseError) else r
+                for (name, _, _), r in zip(calls, first)]
 
     async def _pipeline_scripts(self, calls) -> list[Any]:
         if self.mux is not None:
@@ -167,15 +178,16 @@ class Store:
         return await pipe.execute(raise_on_error=False)
 
     async def memos_valid(self, seen: bytes | None) -> bool:
-        """Whether the records kept by id (``status_records``, ``user_revs``)
-        still belong to this database, given keys.EPOCH as just read in the
-        caller's batch. If it changed or is gone (the database was wiped and
-        will hand out the same ids again), they are dropped, a new epoch is
-        set if needed, and False is returned: the caller reads afresh."""
+        """Whether the kept records (``statuses``, ``users``) still belong to
+        this database, given keys.EPOCH as just read in the caller's batch:
+        the epoch part of redpoll.memo's rule. If it changed or is gone (the
+        database was wiped and will hand out the same ids again), they are
+        dropped, a new epoch is set if needed, and False is returned: the
+        caller reads afresh."""
         if seen is not None and seen == self.epoch:
             return True
-        self.status_records.clear()
-        self.user_revs.clear()
+        self.statuses.clear()
+        self.users.clear()
         if seen is None:
             await self.adopt_epoch()
         else:
@@ -197,6 +209,11 @@ class Store:
         self.counted["batch"].inc()
         if self.mux is not None:
             replies = await self.mux.call_many(list(commands))
+            if any(isinstance(r, NoScriptError) for r in replies):
+                # an EVALSHA in the batch, and the server lost its scripts
+                # (a restart): load them and send the batch (reads) again
+                await self.load_scripts()
+                replies = await self.mux.call_many(list(commands))
             for reply in replies:
                 if isinstance(reply, Exception):
                     raise reply
@@ -217,11 +234,6 @@ class Store:
         same reads cost inside one (each call from Lua is converted to Lua
         values and back)."""
         return await self.batch([("HGETALL", key) for key in hash_keys])
-
-    def watermark(self) -> list[str]:
-        """The delivery watermark key to pass to deliver/merge: single server
-        only, since on a cluster it would be a slot of its own."""
-        return [] if self.cluster else [keys.FANOUT_WATERMARK]
 
     def slot_groups(self, keys: Sequence[str | bytes]) -> list[list[str | bytes]]:
         if not self.cluster:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from . import keys, limits
 from .conversation import tag_name
 from .errors import Conflict
-from .jobs import JobQueue
+from .jobs import JobQueue, TagFollowJob
 from .models import now_us
 from .store import Store
 
@@ -44,7 +44,7 @@ async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool)
     if on and await store.client.zcard(keys.followed_tags(uid)) >= limits.FOLLOWED_TAGS_MAX \
             and await store.client.zscore(keys.followed_tags(uid), name) is None:
         raise Conflict(f"at most {limits.FOLLOWED_TAGS_MAX} followed hashtags")
-    held = await queue.hold({"t": JOB, "uid": uid, "tag": name})
+    held = await queue.hold(TagFollowJob(uid, name))
     if on:
         await store.client.zadd(keys.followed_tags(uid), {name: now_us()}, nx=True)
     else:
@@ -62,8 +62,8 @@ async def sync(store: Store, uid: int, name: str) -> None:
         await store.client.srem(keys.tag_followers(name), uid)
 
 
-async def replay(store: Store, settings, job: dict) -> None:
-    await sync(store, int(job["uid"]), str(job["tag"]))
+async def replay(store: Store, settings, job: TagFollowJob) -> None:
+    await sync(store, job.uid, job.tag)
     return None
 
 

@@ -19,10 +19,13 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
                   password: str | None = None, email: str | None = None) -> User:
     """Create a user. Of many concurrent sign-ups for one login (any case), one wins.
 
-    Steps: claim the lowercased login with SET NX (the atomic uniqueness lock),
-    then write the record and the secrets in one MULTI on the user's slot. A
-    claim whose user record never got written (the caller died in between) is
-    taken over by the next sign-up for that login.
+    Steps: claim the lowercased login with SET NX (the atomic uniqueness
+    lock) as "0:<ms>" (no id yet), so a taken login is refused before any
+    write, not even an id from the counter; then draw the id and put it in
+    the claim (compare-and-set), then write the record and the secrets in one
+    script on the user's slot. A claim whose user record never got written
+    (the caller died in between) is taken over by the next sign-up for that
+    login once it is ``limits.ORPHAN_CLAIM_MS`` old.
     """
     login = validate.login(login)
     display_name = validate.text(display_name, "display_name", limits.DISPLAY_NAME_MAX_CHARS,
@@ -33,11 +36,15 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
     if email is not None:
         email = validate.text(email, "email", 254)
     client = store.client
-    uid = await client.incr(keys.USER_SEQ)
     index = keys.login(login.lower())
+    pending = f"0:{now_ms()}"
+    if not await client.set(index, pending, nx=True):
+        await _take_over_orphan_claim(store, index, pending, login)
+    uid = await client.incr(keys.USER_SEQ)
     claim = f"{uid}:{now_ms()}"
-    if not await client.set(index, claim, nx=True):
-        await _take_over_orphan_claim(store, index, claim, login)
+    if not await store.run("swap_login", [index], [pending, claim]):
+        # our claim was taken over: this sign-up stalled past ORPHAN_CLAIM_MS
+        raise LoginTaken(f"login {login!r} is taken")
     secrets = {}
     if password is not None:
         # argon2 is deliberately slow: keep it off the event loop
@@ -66,7 +73,12 @@ async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: s
     """A claim is orphaned when its user was never written and it is old enough
     that its sign-up cannot still be running."""
     holder = await store.client.get(index)
-    if holder is None or await store.client.exists(keys.user(_claim_uid(holder))):
+    if holder is None:  # released meanwhile: race for it again
+        if await store.client.set(index, claim, nx=True):
+            return
+        raise LoginTaken(f"login {login!r} is taken")
+    uid = _claim_uid(holder)
+    if uid and await store.client.exists(keys.user(uid)):
         raise LoginTaken(f"login {login!r} is taken")
     claimed_at = int(holder.split(b":", 1)[1])
     if now_ms() - claimed_at < limits.ORPHAN_CLAIM_MS:
@@ -84,71 +96,65 @@ async def get_user(store: Store, uid) -> User:
 
 
 async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
-    """Users in the order asked, unknown ids skipped; one round trip.
-
-    A page shows the same few authors again and again: a record read with
-    exactly the bytes of one decoded before is taken from
-    ``store.user_records`` (keyed by those bytes, so never stale)."""
+    """Users in the order asked, unknown ids skipped; one round trip. A
+    record decoded before at the 'rev' just read is reused (redpoll.memo)."""
     uids = [validate.an_id(u, "user_id") for u in uids]
     if not uids:
         return []
-    return decode_rows(store, await store.hash_rows([keys.user(uid) for uid in uids]))
+    epoch, *rows = await store.batch([("GET", keys.EPOCH),
+                                      *(("HGETALL", keys.user(uid)) for uid in uids)])
+    await store.memos_valid(epoch)  # rows are whole: they are decoded either way
+    return decode_rows(store, uids, rows)
 
 
 def rev_reads(uids: Iterable[int]) -> list[tuple]:
     """Commands reading each user's 'rev' (bumped by every change to the
-    record), for a caller to send in its own batch before :func:`current`."""
+    record), for a caller to send in its own batch before :func:`current`,
+    after ``GET keys.EPOCH`` (checked with ``store.memos_valid``)."""
     return [("HGET", keys.user(uid), "rev") for uid in uids]
 
 
 async def current(store: Store, uids: Iterable[int], revs: dict[int, bytes | None]
                   ) -> dict[int, User]:
     """Users as they are now, by id (unknown ids left out). ``revs`` holds the
-    'rev' just read for some of them (:func:`rev_reads`): a user decoded
-    earlier in this process at that same rev is taken from
-    ``store.user_revs``; the others are read whole, in one round trip."""
-    kept = store.user_revs
+    'rev' just read for some of them (:func:`rev_reads`): a user kept at
+    that same rev is taken from ``store.users`` (redpoll.memo's rule); the
+    others are read whole, in one round trip."""
+    memo = store.users
     out: dict[int, User] = {}
     stale = []
     for uid in uids:
-        rev = revs.get(uid)
-        hit = kept.get(uid) if rev is not None else None
-        if hit is not None and hit[0] == rev:
-            out[uid] = hit[1]
+        hit = memo.get(uid, revs.get(uid))
+        if hit is not None:
+            out[uid] = hit
         else:
             stale.append(uid)
     if stale:
         rows = await store.hash_rows([keys.user(uid) for uid in stale])
-        for uid, row, user in zip(stale, rows, _decode_each(store, rows)):
-            if user is None:
-                continue
-            out[uid] = user
-            fields = row[0::2]
-            if b"rev" in fields:
-                kept.put(uid, (row[2 * fields.index(b"rev") + 1], user))
+        for user in decode_rows(store, stale, rows):
+            out[user.id] = user
     return out
 
 
-def _decode_each(store: Store, rows: list[list]) -> list[User | None]:
-    records = store.user_records
-    out: list[User | None] = []
-    for row in rows:
+def decode_rows(store: Store, uids: list[int], rows: list[list]) -> list[User]:
+    """User records from whole HGETALL rows of ``uids`` as Redis sent them,
+    read in a request that checked ``store.memos_valid``; empty rows (no such
+    user) are skipped. A row at the 'rev' a record was kept at gives that
+    record (no decoding); others are decoded and kept."""
+    memo = store.users
+    out: list[User] = []
+    for uid, row in zip(uids, rows):
         if not row:
-            out.append(None)
+            memo.discard(uid)
             continue
-        seen = tuple(row)
-        user = records.get(seen)
+        fields = row[0::2]
+        rev = row[2 * fields.index(b"rev") + 1] if b"rev" in fields else None
+        user = memo.get(uid, rev)
         if user is None:
-            user = User.from_hash(dict(zip(row[0::2], row[1::2])))
-            records.put(seen, user)
+            user = User.from_hash(dict(zip(fields, row[1::2])))
+            memo.put(uid, rev, user)
         out.append(user)
     return out
-
-
-def decode_rows(store: Store, rows: list[list]) -> list[User]:
-    """User records from HGETALL rows as Redis sent them; empty rows (no
-    such user) are skipped."""
-    return [user for user in _decode_each(store, rows) if user is not None]
 
 
 async def lookup(store: Store, login: str) -> User:
@@ -157,7 +163,10 @@ async def lookup(store: Store, login: str) -> User:
     claim = await store.client.get(keys.login(login.lower()))
     if claim is None:
         raise UserNotFound(f"no user with login {login!r}")
-    return await get_user(store, _claim_uid(claim))
+    uid = _claim_uid(claim)
+    if not uid:  # claimed by a sign-up still running (or dead)
+        raise UserNotFound(f"no user with login {login!r}")
+    return await get_user(store, uid)
 
 
 async def require_users(store: Store, *uids: int) -> None:

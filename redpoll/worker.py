@@ -1,7 +1,9 @@
-"""The background worker: runs fan-out, cleanup and refill jobs.
+"""The background worker: runs the jobs of redpoll.jobs, one handler per kind.
 
 Each job is thin and safe to run twice; a status or user that has vanished
-means the job has nothing left to do and succeeds.
+means the job has nothing left to do and succeeds. A run is cut off after
+its kind's ``time_limit_s`` (and retried, like a failure); a job retried
+more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS.
 """
 from __future__ import annotations
 
@@ -9,68 +11,99 @@ import asyncio
 import logging
 import os
 import socket
+from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import conversation, delivery, favourites, keys, limits, notifications, refill, tags
+from . import deleting, delivery, favourites, keys, limits, notifications, posting, refill, tags
+from .errors import UserNotFound
 from .health import DATABASE
-from .statuses import get_status_or_none
-from .jobs import Job, JobQueue, decode
+from .jobs import (CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job, JobQueue,
+                   MalformedJob, PostJob, RefillJob, TagFollowJob, decode)
 from .settings import Settings
 from .store import Store
 
 log = logging.getLogger("redpoll.worker")
 
-Handler = Callable[[Store, Settings, Job], Awaitable[Job | None]]
+
+@dataclass(frozen=True)
+class Done:
+    """What a finished job leaves: its continuation, and what to count."""
+    next: Job | None = None
+    count: str = ""
 
 
-async def _gone(store: Store, sid: int) -> bool:
-    """Deleted (marked or already removed)."""
-    found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
-    return found is None or deleted is not None
+Handler = Callable[[Store, Settings, Job, bytes], Awaitable[Done]]
 
 
-async def _fanout(store: Store, settings: Settings, job: Job) -> Job | None:
-    sid, author = int(job["sid"]), int(job["aid"])
-    if await _gone(store, sid):
-        return None  # deleted meanwhile: its cleanup chain takes over
-    start = delivery.Cursor.from_job(job)
-    if start == delivery.Cursor():  # the post's own first step, replayed
-        status = await get_status_or_none(store, sid)
-        if status is not None:
-            await conversation.after_post(store, status)
-    cursor = await delivery.step(store, "deliver", sid, author, start, settings.fanout_batch,
-                                 listed=not job.get("unl"),
-                                 only_following=int(job["rt"]) if job.get("rt") else None)
-    if await _gone(store, sid):
+async def _post(store: Store, settings: Settings, job: PostJob, entry_id: bytes) -> Done:
+    try:
+        return Done(await posting.apply_post(store, settings, job), "statuses")
+    except UserNotFound:
+        return Done()  # the author vanished (a wiped database): nothing to post
+
+
+async def _delete(store: Store, settings: Settings, job: DeleteJob, entry_id: bytes) -> Done:
+    cleanup, mine = await deleting.apply_delete(store, job, entry_id)
+    return Done(cleanup, "deleted" if mine else "")
+
+
+async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: bytes) -> Done:
+    if await delivery.gone(store, job.sid):
+        return Done()  # deleted meanwhile: its cleanup chain takes over
+    start = delivery.Cursor(job.phase, job.after)
+    cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
+                                 settings.fanout_batch, listed=job.listed,
+                                 only_following=job.only_following)
+    if await delivery.gone(store, job.sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.
-        await delivery.step(store, "undeliver", sid, author, start, settings.fanout_batch)
-        return None
-    return None if cursor is None else {**job, **cursor.to_job()}
+        await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
+        return Done()
+    return Done(None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase,
+                                                      cursor.after, job.listed,
+                                                      job.only_following))
 
 
-async def _cleanup(store: Store, settings: Settings, job: Job) -> Job | None:
-    sid, author = int(job["sid"]), int(job["aid"])
-    cursor = await delivery.step(store, "undeliver", sid, author, delivery.Cursor.from_job(job),
-                                 settings.fanout_batch)
-    return None if cursor is None else {**job, **cursor.to_job()}
+async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:
+    cursor = await delivery.step(store, "undeliver", job.sid, job.author,
+                                 delivery.Cursor(job.phase, job.after), settings.fanout_batch)
+    if cursor is None:  # every timeline is clean
+        await store.topology.forget_deleted(job.sid)
+        return Done()
+    return Done(CleanupJob(job.sid, job.author, cursor.phase, cursor.after))
 
 
-async def _refill(store: Store, settings: Settings, job: Job) -> Job | None:
-    if "lid" in job:
-        await refill.refill_list(store, int(job["uid"]), int(job["lid"]))
+async def _refill(store: Store, settings: Settings, job: RefillJob, entry_id: bytes) -> Done:
+    if job.lid is not None:
+        await refill.refill_list(store, job.uid, job.lid)
     else:
-        await refill.refill_home(store, int(job["uid"]))
-    return None
+        await refill.refill_home(store, job.uid)
+    return Done()
 
 
-HANDLERS: dict[str, Handler] = {"fanout": _fanout, "cleanup": _cleanup, "refill": _refill,
-                                favourites.KIND: favourites.replay,
-                                notifications.FOLLOW_JOB: notifications.replay_follow,
-                                tags.JOB: tags.replay}
+async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_id: bytes) -> Done:
+    await favourites.replay(store, settings, job)
+    return Done()
+
+
+async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
+                       entry_id: bytes) -> Done:
+    await notifications.replay_follow(store, settings, job)
+    return Done()
+
+
+async def _tag_follow(store: Store, settings: Settings, job: TagFollowJob, entry_id: bytes) -> Done:
+    await tags.replay(store, settings, job)
+    return Done()
+
+
+HANDLERS: dict[type[Job], Handler] = {PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
+                                      CleanupJob: _cleanup, RefillJob: _refill,
+                                      FavouriteJob: _favourite, FollowNoteJob: _follow_note,
+                                      TagFollowJob: _tag_follow}
 
 
 class Worker:
@@ -108,14 +141,15 @@ class Worker:
                     last_claim = loop.time()
                     # held jobs are only ever claimed: their producer died
                     for source in (held, stream):
-                        entries += [(source, *e) for e in await self._claim(source, consumer)]
+                        entries += [(source, *e) for e in await self._claim(source, shard,
+                                                                            consumer)]
                 if not entries:
                     reply = await client.xreadgroup(
                         keys.JOB_GROUP, consumer, {stream: ">"},
                         count=limits.WORKER_READ_COUNT, block=200)
                     entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
                 for source, entry_id, fields in entries:
-                    await self._handle(source, stream, entry_id, fields)
+                    await self._handle(source, shard, entry_id, fields)
                 DATABASE.back("worker")
             except asyncio.CancelledError:
                 raise
@@ -134,7 +168,7 @@ class Worker:
                 log.exception("worker loop error on %s", stream)
                 await asyncio.sleep(0.5)
 
-    async def _claim(self, stream: str, consumer: str) -> list:
+    async def _claim(self, stream: str, shard: int, consumer: str) -> list:
         """Take over jobs left pending by a worker that died."""
         reply = await self.store.client.xautoclaim(
             stream, keys.JOB_GROUP, consumer, min_idle_time=self.settings.job_claim_ms,
@@ -146,25 +180,28 @@ class Worker:
         for entry_id, fields in entries:
             info = await self.store.client.xpending_range(
                 stream, keys.JOB_GROUP, min=entry_id, max=entry_id, count=1)
-            if info and info[0]["times_delivered"] > limits.JOB_MAX_ATTEMPTS:
-                log.error("parking job %s after %s attempts", entry_id, limits.JOB_MAX_ATTEMPTS)
-                await self.queue.park(stream, entry_id, fields, "too many attempts")
+            try:
+                budget = decode(fields).max_attempts
+            except MalformedJob:
+                budget = 0  # parked when handled
+            if info and budget and info[0]["times_delivered"] > budget:
+                log.error("parking job %s after %s attempts", entry_id, budget)
+                await self.queue.park(stream, entry_id, shard, fields, "too many attempts")
             else:
                 fresh.append((entry_id, fields))
         return fresh
 
-    async def _handle(self, stream: str, next_stream: str, entry_id: bytes, fields: dict) -> None:
+    async def _handle(self, stream: str, shard: int, entry_id: bytes, fields: dict) -> None:
         try:
             job = decode(fields)
-            handler = HANDLERS[job["t"]]
-        except (KeyError, ValueError, TypeError) as exc:
-            # TypeError: JSON that is not an object, or an unhashable type. It
-            # must not escape: it would abort the rest of the batch read with
-            # it, and those jobs would be re-claimed until parked as dead.
-            await self.queue.park(stream, entry_id, fields, f"malformed job: {exc!r}")
+        except MalformedJob as exc:
+            # It must not escape: it would abort the rest of the batch read
+            # with it, and those jobs would be re-claimed until parked as dead.
+            await self.queue.park(stream, entry_id, shard, fields, f"malformed job: {exc}")
             return
         try:
-            next_job = await handler(self.store, self.settings, job)
+            async with asyncio.timeout(job.time_limit_s):
+                done = await HANDLERS[type(job)](self.store, self.settings, job, entry_id)
         except (RedisConnectionError, RedisTimeoutError) as exc:
             DATABASE.lost("worker", exc)  # left pending, as below
             return
@@ -172,5 +209,5 @@ class Worker:
             # left pending: retried after job_claim_ms by whichever worker claims it
             log.exception("job %s failed; it will be retried", job)
             return
-        await self.queue.finish(stream, entry_id, next_job, next_stream)
+        await self.queue.finish(stream, entry_id, shard, done.next, done.count)
         self.done += 1

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from redpoll import Redpoll, keys
+from redpoll import Redpoll, keys, limits
+from redpoll.jobs import CleanupJob
 from redpoll.errors import Forbidden, StatusNotFound, ValidationError
 
 from test_delivery import audience
@@ -87,7 +88,10 @@ async def test_delete_removes_status_at_once_and_uncounts(rp):
     assert [s.id for s in await rp.home_timeline(a.id)] == [keep.id]
     assert await profile_ids(rp, a.id) == [keep.id]
     assert await raw_list(rp, keys.home(a.id)) == [keep.id]
-    assert not await rp.store.client.exists(keys.status(gone.id))
+    # what is left is a tombstone that expires: no text, who owned it, who marked it
+    tomb = await rp.store.client.hgetall(keys.status(gone.id))
+    assert set(tomb) == {b"id", b"uid", b"deleted"} and tomb[b"uid"] == str(a.id).encode()
+    assert 0 < await rp.store.client.ttl(keys.status(gone.id)) <= limits.DELETED_TOMBSTONE_S
     assert (await rp.get_user(a.id)).posts == 1
     assert (await rp.stats())["statuses"] == stats_before - 1
     assert await rp.get_statuses([gone.id, keep.id]) == [keep]
@@ -179,7 +183,7 @@ async def test_cleanup_job_run_again_is_harmless(rp3):
     await rp.drain()
     await rp.delete_status(a.id, author.id)
     await rp.drain()
-    await rp.queue.enqueue({"t": "cleanup", "sid": a.id, "aid": author.id, "ph": "home", "cur": 0})
+    await rp.queue.enqueue(CleanupJob(a.id, author.id))
     await rp.drain()
     for f in fans:
         assert await raw_list(rp, keys.home(f.id)) == [b.id]

@@ -1,6 +1,7 @@
 """delivery.py / deliver.lua: the fast path and the checked path agree."""
 from __future__ import annotations
 
+from redpoll.jobs import FanoutJob
 from redpoll import Redpoll, keys
 
 
@@ -88,7 +89,7 @@ async def test_batch_run_again_after_the_fast_path_is_a_no_op(settings):
         fans = await audience(rp, author, 8, "ag")
         status = await rp.post(author.id, "twice")
         await rp.drain()
-        job = {"t": "fanout", "sid": status.id, "aid": author.id, "ph": "home", "cur": 0}
+        job = FanoutJob(status.id, author.id)
         await rp.queue.enqueue(job)  # the whole chain once more, from the start
         await rp.drain()
         for fan in fans + [author]:

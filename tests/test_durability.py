@@ -33,7 +33,7 @@ import redis.exceptions
 
 from redpoll import ConfigError, Redpoll, Settings
 from redpoll import keys
-from redpoll.jobs import decode, encode, shard_of
+from redpoll.jobs import FanoutJob, decode, shard_of
 from redpoll.server import PORT_FILE, EmbeddedServer, _die_with_parent
 
 #: The console script of this virtualenv.
@@ -148,12 +148,12 @@ async def assert_exactly_once(rp: Redpoll, uids: list[int], sid: int) -> None:
 async def read_by_hand(rp: Redpoll, sid: int, consumer: str):
     """XREADGROUP the fan-out job of ``sid`` as ``consumer``, which never acks:
     a worker that died right after reading it."""
-    stream = shard_of({"sid": sid})
+    stream = shard_of(FanoutJob(sid, 0))
     reply = await rp.store.client.xreadgroup(keys.JOB_GROUP, consumer, {stream: ">"}, count=1)
     assert reply, f"no job queued on {stream} for status {sid}"
     [(entry_id, fields)] = reply[0][1]
     job = decode(fields)
-    assert (job["t"], job["sid"]) == ("fanout", sid)
+    assert isinstance(job, FanoutJob) and job.sid == sid
     return stream, entry_id, fields
 
 
@@ -347,13 +347,15 @@ async def test_failing_jobs_are_parked_not_blocking(settings):
         author, order = await audience(rp, 100, prefix="p")
         client = rp.store.client
         malformed = [
-            {b"j": encode({"t": "no-such-job", "uid": 1}).encode()},  # unknown type
+            {b"j": b'{"kind":"no-such-job","uid":1}'},              # unknown kind
             {b"j": b"{not json"},                                    # not JSON
             {b"x": b"no payload field"},                             # no payload at all
             {b"j": b"[1, 2]"},                                       # JSON, not an object
         ]
-        # a well-formed job whose handler raises every time
-        failing = [{b"j": encode({"t": "fanout", "sid": "abc", "aid": author}).encode()}]
+        # a well-formed job whose handler raises every time: its status key
+        # holds a string, so reading it as a hash fails (WRONGTYPE)
+        await client.set(keys.status(author * 1000), "not a hash")
+        failing = [{b"j": FanoutJob(author * 1000, author).to_json().encode()}]
         for stream in keys.all_job_streams():  # poison every shard, ahead of real work
             for fields in malformed + failing:
                 await client.xadd(stream, fields)

@@ -31,3 +31,53 @@ def test_discard_and_a_refused_limit():
     assert kept.get("a") is None and len(kept) == 0
     with pytest.raises(ValueError):
         Bounded(0)
+
+
+# --- the one caching rule, on real pages ---------------------------------------------
+
+async def test_a_kept_status_is_not_served_after_its_id_left_the_deleted_set(rp, monkeypatch):
+    """Issue 8 item 3: a process keeps a status; the status is deleted and its
+    cleanup job is still queued (or parked), so its id still sits in a
+    follower's home; the id leaves the log of deleted statuses pages check
+    (on a single server; pushed out by size here). The page must not show
+    the status again."""
+    from redpoll import keys, limits
+
+    author = await rp.sign_up("author")
+    reader = await rp.sign_up("reader")
+    await rp.follow(reader.id, author.id)
+    doomed = await rp.post(author.id, "soon gone")
+    page = await rp.home_timeline(reader.id)
+    assert [s.id for s in page] == [doomed.id]  # this process has read it now
+    monkeypatch.setattr(limits, "CHANGED_STATUSES_MAX", 1)
+    await rp.delete_status(doomed.id, author.id)  # its cleanup job stays queued
+    other = await rp.post(author.id, "pushes the first id out of the deleted set")
+    await rp.delete_status(other.id, author.id)
+    assert doomed.id in [int(x) for x in await rp.store.client.lrange(keys.home(reader.id), 0, -1)]
+    assert await rp.store.client.zscore(keys.CHANGED_STATUSES, doomed.id) is None
+    assert [s.id for s in await rp.home_timeline(reader.id)] == []
+    assert await rp.get_statuses([doomed.id]) == []
+    await rp.drain()
+
+
+async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp):
+    """The rule is the same for any change to a status record (an edit, once
+    there are edits: Topology.update_status): every change gives the record a
+    new version ``v``, and a kept record is served only at the version the
+    request just read."""
+    author = await rp.sign_up("author")
+    first = await rp.post(author.id, "first words")
+    one = (await rp.home_timeline(author.id))[0]
+    again = (await rp.home_timeline(author.id))[0]
+    assert again is one  # unchanged: the kept record itself
+    assert await rp.store.topology.update_status(first.id, {"text": "second thoughts"}) == 2
+    for read in (rp.home_timeline(author.id), rp.profile_timeline(author.id),
+                 rp.public_timeline()):
+        assert [s.text for s in await read] == ["second thoughts"]
+    assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
+    assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
+    await rp.delete_status(first.id, author.id)
+    from redpoll.errors import StatusNotFound
+    with pytest.raises(StatusNotFound):  # a deleted status cannot change
+        await rp.store.topology.update_status(first.id, {"text": "third"})
+    assert await rp.home_timeline(author.id) == []

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 import redis
 from redis.exceptions import (AuthenticationError, ConnectionError, DataError, NoScriptError,
-                              ResponseError)
+                              ResponseError, TimeoutError)
 
 from redpoll.mux import Multiplexed
 from redpoll.server import EmbeddedServer
@@ -120,10 +120,34 @@ async def test_lost_connection_fails_calls_in_flight_and_the_next_call_reconnect
     pending = asyncio.create_task(mux.call("BLPOP", "never-pushed", 10))
     await asyncio.sleep(0.05)
     assert await asyncio.to_thread(admin.client_kill_filter, _id=client_id) == 1
-    with pytest.raises(ConnectionError):
+    with pytest.raises(ConnectionError, match="connection to the server lost.*outcome"):
         await asyncio.wait_for(pending, 5)
     assert await mux.call("PING") == b"PONG"  # connected again
     assert await mux.call("CLIENT", "ID") != client_id
+
+
+async def test_a_call_without_a_reply_in_time_fails_and_the_next_call_reconnects(single):
+    """Issue 8 item 2: every call has a time limit. A hung server (here a
+    blocking pop that outlives the limit) fails the calls in flight with a
+    TimeoutError that says so, and the connection is dropped."""
+    conn = Multiplexed(single.url, call_timeout_s=0.3)
+    try:
+        first = await conn.call("CLIENT", "ID")
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        stuck = asyncio.gather(conn.call("BLPOP", "never-pushed", 5), conn.call("PING"),
+                               return_exceptions=True)
+        replies = await asyncio.wait_for(stuck, 3)
+        assert loop.time() - started < 2
+        for reply in replies:
+            assert isinstance(reply, TimeoutError) and "no reply" in str(reply), replies
+        assert await conn.call("PING") == b"PONG"  # a new connection
+        assert await conn.call("CLIENT", "ID") != first
+        # calls that answer in time are never hit by the limit
+        await asyncio.sleep(0.5)
+        assert await conn.call("ECHO", "late but fine") == b"late but fine"
+    finally:
+        await conn.close()
 
 
 async def test_unreachable_server_is_a_connection_error():

@@ -7,7 +7,7 @@ import pytest
 
 from redpoll import Redpoll, delivery, keys, limits
 from redpoll.errors import UserNotFound, ValidationError
-from redpoll.jobs import decode, shard_of
+from redpoll.jobs import FanoutJob, RefillJob, decode, shard_of
 
 
 async def raw_list(rp, key) -> list[int]:
@@ -107,12 +107,11 @@ async def test_rerunning_a_fanout_chain_reaches_nobody_twice(rp10):
 
     # the whole chain again from the start, and once more from mid-way; s1 is
     # no longer at the head of any home, so deliver.lua must find it inside
-    await rp.queue.enqueue({"t": "fanout", "sid": s1.id, "aid": author.id, "ph": "home", "cur": 0})
+    await rp.queue.enqueue(FanoutJob(s1.id, author.id))
     mid = await rp.store.client.zscore(keys.followers(author.id), fans[14].id)
-    await rp.queue.enqueue({"t": "fanout", "sid": s1.id, "aid": author.id,
-                            "ph": "home", "cur": int(mid)})
+    await rp.queue.enqueue(FanoutJob(s1.id, author.id, "home", int(mid)))
     await rp.drain()
-    await rp.queue.enqueue({"t": "fanout", "sid": s2.id, "aid": author.id, "ph": "home", "cur": 0})
+    await rp.queue.enqueue(FanoutJob(s2.id, author.id))
     await rp.drain()
     for f in [author] + fans:
         assert await raw_list(rp, keys.home(f.id)) == [s2.id, s1.id], f.login
@@ -126,13 +125,13 @@ async def test_fanout_job_of_dead_worker_is_taken_over_without_duplicates(rp10):
     fans = await make_audience(rp, author, 25)
     s = await rp.post(author.id, "survive a crash")
 
-    stream = shard_of({"sid": s.id})
+    stream = shard_of(FanoutJob(s.id, author.id))
     reply = await rp.store.client.xreadgroup(keys.JOB_GROUP, "doomed", {stream: ">"}, count=1)
     [(entry_id, fields)] = reply[0][1]
     job = decode(fields)
-    assert job["t"] == "fanout" and job["sid"] == s.id
+    assert isinstance(job, FanoutJob) and job.sid == s.id
     # the dead worker's step did its writes...
-    await delivery.step(rp.store, "deliver", s.id, author.id, delivery.Cursor.from_job(job),
+    await delivery.step(rp.store, "deliver", s.id, author.id, delivery.Cursor(job.phase, job.after),
                         rp.settings.fanout_batch)
     assert [await count_in(rp, keys.home(f.id), s.id) for f in fans] == [1] * 20 + [0] * 5
     # ...but never acknowledged the job: drain must claim it after job_claim_ms
@@ -169,9 +168,8 @@ async def test_post_with_a_million_followers_returns_after_first_batch(rp):
     assert await raw_list(rp, keys.home(author.id)) == [s.id]
     # the rest is one continuation job, starting right after the first batch
     assert await rp.queue.depth() >= 1
-    jobs = [j for j in await queued_jobs(rp) if j.get("sid") == s.id]
-    assert len(jobs) == 1
-    assert jobs[0]["t"] == "fanout" and jobs[0]["ph"] == "home" and jobs[0]["cur"] == batch
+    jobs = [j for j in await queued_jobs(rp) if getattr(j, "sid", None) == s.id]
+    assert jobs == [FanoutJob(s.id, author.id, "home", batch)]
     await client.delete(keys.followers(author.id))  # free the memory early
 
 
@@ -205,7 +203,7 @@ async def test_delivery_trims_home_to_cap(rp):
     assert home[0] == new.id
     assert home == sorted(ids + [new.id], reverse=True)[:limits.HOME_CAP]
     # an old status re-delivered to a full home that has moved past it stays out
-    await rp.queue.enqueue({"t": "fanout", "sid": min(ids), "aid": author.id, "ph": "home", "cur": 0})
+    await rp.queue.enqueue(FanoutJob(min(ids), author.id))
     await rp.drain()
     assert await raw_list(rp, keys.home(reader.id)) == home
 
@@ -256,8 +254,7 @@ async def test_fanout_held_by_a_posting_call_that_died_is_taken_over(rp10):
     for fan in fans:  # the follow backfill delivered it; take it out again
         await rp10.store.client.lrem(keys.home(fan.id), 0, status.id)
     # what post() does before its first step, and then "dies"
-    held = await rp10.queue.hold({"t": "fanout", "sid": status.id, "aid": author.id,
-                                  **delivery.Cursor().to_job()})
+    held = await rp10.queue.hold(FanoutJob(status.id, author.id))
     assert held.stream in keys.all_held_job_streams()
     pending = await rp10.store.client.xpending(held.stream, keys.JOB_GROUP)
     assert pending["pending"] == 1  # taken at once: no worker reads it as new
@@ -275,7 +272,7 @@ async def test_posting_releases_its_held_job(rp10):
     for stream in keys.all_held_job_streams():
         assert await rp10.store.client.xlen(stream) == 0
     jobs = await queued_jobs(rp10)
-    assert len(jobs) == 1 and jobs[0]["cur"] > 0  # only the continuation is queued
+    assert len(jobs) == 1 and jobs[0].after > 0  # only the continuation is queued
     await rp10.drain()
     for fan in fans:
         assert len(await rp10.home_timeline(fan.id)) == 1
@@ -289,7 +286,7 @@ async def test_full_queue_refuses_new_posts_and_writes_nothing(rp, monkeypatch):
     author = await rp.sign_up("too_busy")
     monkeypatch.setattr(limits, "QUEUE_MAX_JOBS", 3)
     for n in range(3):
-        await rp.queue.enqueue({"t": "refill", "uid": author.id + 1000 + n})
+        await rp.queue.enqueue(RefillJob(author.id + 1000 + n))
     rp.queue._depth_checked_at = 0.0  # the depth is re-read at most once a second
     before = await rp.store.client.get(keys.STATUS_SEQ)
     with pytest.raises(QueueFull):

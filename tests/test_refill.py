@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import random
 
+from redpoll.jobs import RefillJob
 from redpoll import keys, limits, refill
 
 
@@ -69,7 +70,7 @@ async def test_full_homes_are_refilled_from_remaining_followees_in_id_order(rp):
 
     # a refill job run again (at-least-once delivery) changes nothing
     for uid in expected:
-        await rp.queue.enqueue({"t": "refill", "uid": uid})
+        await rp.queue.enqueue(RefillJob(uid))
     await rp.drain()
     for uid, want in expected.items():
         assert await raw_home(rp, uid) == want, uid
@@ -110,8 +111,8 @@ async def test_refill_job_for_vanished_or_unfollowing_user_is_harmless(rp):
     r = await rp.sign_up("reader")
     b = await rp.sign_up("b")
     await rp.post(b.id, "x")
-    await rp.queue.enqueue({"t": "refill", "uid": r.id + 999})  # no such user
-    await rp.queue.enqueue({"t": "refill", "uid": r.id})        # follows nobody
+    await rp.queue.enqueue(RefillJob(r.id + 999))  # no such user
+    await rp.queue.enqueue(RefillJob(r.id))  # follows nobody
     await rp.drain()
     assert await raw_home(rp, r.id) == []
     assert not await rp.store.client.exists(keys.home(r.id + 999))

@@ -6,14 +6,13 @@
 -- KEYS[1]: the zset of this side
 -- KEYS[2]: hash that must hold field ARGV[3] (proves the owner, list or user
 --          exists: u:{a} 'id', lists:{owner} '<lid>', u:{b} 'id')
--- KEYS[3]: (optional) a timeline of this slot whose oldest id is returned
 -- ARGV[1]: member
 -- ARGV[2]: '1' to add, '0' to remove
 -- ARGV[3]: field of KEYS[2] that must exist
 -- ARGV[4]: counter field in KEYS[2] ('' for none)
 -- ARGV[5]: now in microseconds
 -- ARGV[6]: maximum size of the set (0 = unbounded)
--- returns: {changed (0/1), oldest id in KEYS[3] or ''}, or an error reply
+-- returns: 1 if changed, 0 if it was so already; or an error reply
 --          'MISSING' (no such owner) / 'FULL'
 if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 0 then
   return redis.error_reply('MISSING')
@@ -41,5 +40,4 @@ if changed == 1 and ARGV[4] ~= '' then
   -- keep decoded users compare 'rev', users.current)
   redis.call('HINCRBY', KEYS[2], 'rev', 1)
 end
-local tail = KEYS[3] and redis.call('LINDEX', KEYS[3], -1) or ''
-return {changed, tail}
+return changed

@@ -1,34 +1,20 @@
 -- merge: add a batch of status ids (follow backfill, refill) to a timeline,
 -- keeping it newest-first, duplicate-free and at most `cap` long; only while
 -- a guard set still holds a member (the follow or list membership that the
--- ids come from), so a concurrent unfollow wins. Idempotent.
+-- ids come from), so a concurrent unfollow wins. Idempotent. On a single
+-- server, mark_merged.lua runs first in the same pipeline (the watermark);
+-- merge_profile.lua is the single server's follow variant.
 -- KEYS[1]: timeline list
 -- KEYS[2]: guard zset (following:{uid} or list members)
--- KEYS[3]: the delivery watermark, single server only (see deliver.lua):
---          raised to the newest id merged in, marked 'm' (merged)
 -- ARGV[1]: cap
 -- ARGV[2]: guard member, or '' for no guard
--- KEYS[4]: (single server only) the profile zset to take the ids from,
---          instead of ARGV, so a whole follow is one round trip
--- ARGV[3..]: status ids, newest first, each once; with KEYS[4], ARGV[3] is
---            how many of the profile's newest ids to take
+-- ARGV[3..]: status ids, newest first, each once
 -- returns: 1 if the guard held (ids merged), 0 if it did not
 local key = KEYS[1]
 local cap = tonumber(ARGV[1])
 if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
 local ids, first, last = ARGV, 3, #ARGV
-if KEYS[4] then
-  ids = redis.call('ZREVRANGEBYSCORE', KEYS[4], '+inf', '-inf', 'LIMIT', 0, tonumber(ARGV[3]))
-  first, last = 1, #ids
-end
 if last < first then return 1 end
-if KEYS[3] then
-  -- ids come newest first: ids[first] is the newest
-  local mark = redis.call('GET', KEYS[3]) or '0:d'
-  local wid = tonumber(string.sub(mark, 1, string.find(mark, ':', 1, true) - 1))
-  -- 'm': a fan-out of this very id must now look before it pushes
-  if tonumber(ids[first]) >= wid then redis.call('SET', KEYS[3], ids[first] .. ':m') end
-end
 local no = redis.call('LLEN', key)
 if no > 0 and tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) then
   -- all older than the oldest entry (a refill): append what fits

@@ -1,20 +1,16 @@
 -- read_page: one page of ids from a newest-first timeline list, by id cursors
 -- as Mastodon pages: max_id (older than), since_id (newer than, newest page),
--- min_id (newer than, the page right above it).
+-- min_id (newer than, the page right above it). Ids of deleted statuses are
+-- returned too (the caller reads on past them); read_page_listed.lua is the
+-- single server's variant that skips them itself.
 -- KEYS[1]: timeline list
 -- KEYS[2]: hash whose field ARGV[5] proves the timeline's owner exists
 --          (u:{uid} 'id' for a home, lists:{owner} '<lid>' for a list)
--- KEYS[3]: (optional, single server) statuses deleted lately, ZSET id -> ms
---          (keys.DELETED_STATUSES). Given, ids found there (deleted statuses
---          whose ids stay in follower and list timelines until their cleanup
---          gets there) are skipped and the page reads on past them, in its
---          own direction.
 -- ARGV[1]: max_id or ''
 -- ARGV[2]: since_id or ''
 -- ARGV[3]: min_id or ''
 -- ARGV[4]: limit
 -- ARGV[5]: field of KEYS[2] ('' = no owner: the global timeline)
--- ARGV[6]: with KEYS[3], the most ids looked at (bounds a page of deleted ids)
 -- returns: ids newest first, or error 'NOOWNER'
 if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
 local key = KEYS[1]
@@ -37,46 +33,7 @@ if ARGV[3] ~= '' then lower = tonumber(ARGV[3]) elseif ARGV[2] ~= '' then lower 
 if lower then stop = math.max(start, first_below(lower + 1)) end
 local upward = ARGV[3] ~= ''  -- min_id: the oldest `limit` of the range
 
-if not KEYS[3] then
-  if upward then start = math.max(start, stop - limit) end
-  stop = math.min(stop, start + limit)
-  if stop <= start then return {} end
-  return redis.call('LRANGE', key, start, stop - 1)
-end
-
-local budget = tonumber(ARGV[6])
-local found = {}
--- keeps the live ones of `ids` in the order given; false once the page is
--- full or the budget spent
-local function take(ids)
-  local deleted = redis.call('ZMSCORE', KEYS[3], unpack(ids))
-  for i = 1, #ids do
-    if not deleted[i] then found[#found + 1] = ids[i] end
-    budget = budget - 1
-    if #found >= limit or budget <= 0 then return false end
-  end
-  return true
-end
-if upward then
-  -- from just above the cursor up towards the newest, in chunks of `limit`
-  local hi = stop - 1
-  while hi >= start do
-    local lo = math.max(start, hi - limit + 1)
-    local chunk = redis.call('LRANGE', key, lo, hi)
-    local reversed = {}
-    for i = #chunk, 1, -1 do reversed[#reversed + 1] = chunk[i] end
-    if not take(reversed) then break end
-    hi = lo - 1
-  end
-  -- found is oldest first: the page is newest first
-  local page = {}
-  for i = #found, 1, -1 do page[#page + 1] = found[i] end
-  return page
-end
-local lo = start
-while lo < stop do
-  local hi = math.min(stop, lo + limit) - 1
-  if not take(redis.call('LRANGE', key, lo, hi)) then break end
-  lo = hi + 1
-end
-return found
+if upward then start = math.max(start, stop - limit) end
+stop = math.min(stop, start + limit)
+if stop <= start then return {} end
+return redis.call('LRANGE', key, start, stop - 1)

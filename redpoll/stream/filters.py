@@ -25,13 +25,13 @@ Kinds, ORed when several are given:
 """
 from __future__ import annotations
 
-import json
 import math
 import random
 import re
 from dataclasses import dataclass, field
 
 from .. import limits
+from ..events import StatusEvent
 
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
     + "\u2018\u2019\u201c\u201d\u2026\u00ab\u00bb\u00bf\u00a1"
@@ -115,8 +115,10 @@ class Event:
 
     @classmethod
     def from_json(cls, entry_id: str, payload: str | bytes) -> "Event":
-        data = json.loads(payload)
-        return cls(entry_id, data["event"], data["status"])
+        """ValueError if the payload is not a status event (its schema is
+        redpoll.events.StatusEvent's)."""
+        event = StatusEvent.parse(payload)
+        return cls(entry_id, event.kind, event.status)
 
     @property
     def deleted(self) -> bool:

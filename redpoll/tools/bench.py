@@ -175,7 +175,7 @@ class Bench:
             ops.append(("hset", (keys.user(uid), None, None,
                                 {"id": uid, "login": login, "name": login, "bio": "",
                                  "at": self.clock_ms, "followers": 0, "following": 0,
-                                 "posts": 0})))
+                                 "posts": 0, "rev": 1})))  # as create_user.lua writes it
             self.created.append(keys.user(uid))
             if naive:
                 ops.append(("hset", (nv_user(uid), None, None,

@@ -1,0 +1,54 @@
+-- merge_profile: merge.lua for a follow on a single server (a fast-path
+-- variant: one round trip for the whole backfill): the ids are the newest
+-- of the followed user's profile, read here, and the delivery watermark is
+-- raised to the newest of them first (as mark_merged.lua does). Single
+-- server only: the profile and the watermark are slots of their own.
+-- KEYS[1]: timeline list
+-- KEYS[2]: guard zset (following:{uid} or list members)
+-- KEYS[3]: the delivery watermark (deliver_fast.lua)
+-- KEYS[4]: the profile zset to take the ids from
+-- ARGV[1]: cap
+-- ARGV[2]: guard member, or '' for no guard
+-- ARGV[3]: how many of the profile's newest ids to take
+-- returns: 1 if the guard held (ids merged), 0 if it did not
+local key = KEYS[1]
+local cap = tonumber(ARGV[1])
+if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
+local ids = redis.call('ZREVRANGEBYSCORE', KEYS[4], '+inf', '-inf', 'LIMIT', 0, tonumber(ARGV[3]))
+local first, last = 1, #ids
+if last < first then return 1 end
+-- ids come newest first: ids[first] is the newest
+local mark = redis.call('GET', KEYS[3]) or '0:d'
+local wid = tonumber(string.sub(mark, 1, string.find(mark, ':', 1, true) - 1))
+-- 'm': a fan-out of this very id must now look before it pushes
+if tonumber(ids[first]) >= wid then redis.call('SET', KEYS[3], ids[first] .. ':m') end
+local no = redis.call('LLEN', key)
+if no > 0 and tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) then
+  -- all older than the oldest entry (a refill): append what fits
+  local stop = math.min(last, first - 1 + cap - no)
+  for k = first, stop, 500 do
+    redis.call('RPUSH', key, unpack(ids, k, math.min(k + 499, stop)))
+  end
+  return 1
+end
+local old = redis.call('LRANGE', key, 0, -1)
+-- a two-way merge of sorted runs; an id in both is kept once. Each id is
+-- converted to a number once, lengths are kept in locals.
+local merged, m = {}, 0
+local i, j = 1, first
+local oi, nj = tonumber(old[1]), tonumber(ids[first])
+while m < cap and (i <= no or j <= last) do
+  m = m + 1
+  if j > last or (i <= no and oi > nj) then
+    merged[m] = old[i]; i = i + 1; oi = tonumber(old[i])
+  elseif i > no or nj > oi then
+    merged[m] = ids[j]; j = j + 1; nj = tonumber(ids[j])
+  else
+    merged[m] = old[i]; i = i + 1; oi = tonumber(old[i]); j = j + 1; nj = tonumber(ids[j])
+  end
+end
+redis.call('DEL', key)
+for k = 1, m, 500 do
+  redis.call('RPUSH', key, unpack(merged, k, math.min(k + 499, m)))
+end
+return 1

@@ -1,0 +1,236 @@
+"""The two topologies redpoll runs on, chosen once when the Store connects
+(``Store.topology``). Each class implements the same named operations; the
+action modules (posting, deleting, delivery, edges, timelines, refill...)
+call them and never ask which topology they are on.
+
+====================  ==============================  ==============================
+operation             SingleServer                    Cluster
+====================  ==============================  ==============================
+deliver               deliver_fast.lua (watermark,    deliver.lua, one call per
+                      blind push), else deliver.lua   hash slot of the targets
+undeliver             undeliver.lua, one call         undeliver.lua per slot
+add_edge              the three steps pipelined;      the three steps in turn; the
+                      merge_profile.lua reads the     member's ids read in between
+                      member's ids itself
+merge                 mark_merged.lua + merge.lua,    merge.lua
+                      pipelined
+read_page             read_page_listed.lua (skips     read_page.lua, statuses read
+                      deleted ids, gives versions),   (each one's version), in
+                      then one batch for statuses     rounds past deleted ids
+                      not kept and authors
+mark_deleted          delete_mark_listed.lua          delete_mark.lua
+forget_deleted        forget_deleted.lua              nothing to do
+update_status         status_update_listed.lua        status_update.lua
+used_memory           INFO memory                     summed over the primaries
+====================  ==============================  ==============================
+
+The single server's extra keys (keys.FANOUT_WATERMARK, keys.fanout_done,
+keys.CHANGED_STATUSES) span every slot, which is why the cluster has none
+of them. What both do alike lives in the base class.
+"""
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any, Sequence
+
+from redis.asyncio.cluster import RedisCluster
+
+from . import keys, limits
+from .models import Page, Status, now_ms
+from .statuses import read_statuses, settle
+from .users import current, rev_reads
+
+if TYPE_CHECKING:
+    from .edges import Edge
+    from .store import Store
+
+#: Reads of one page at most, when deleted ids make it come up short.
+TOP_UP_ROUNDS = 8
+
+
+class Topology:
+    """What both topologies share; the subclasses are the two layouts."""
+
+    name = ""
+
+    def __init__(self, store: "Store"):
+        self.store = store
+
+    async def undeliver(self, sid: int, targets: Sequence) -> None:
+        """Take ``sid`` out of every timeline in ``targets`` (idempotent)."""
+        if targets:
+            await self.store.run_grouped("undeliver", targets, [sid, limits.HOME_CAP])
+
+    async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
+        """Put ``sid`` into every timeline in ``targets`` (idempotent);
+        ``batch_name`` names this batch of this status's delivery."""
+        raise NotImplementedError
+
+    async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
+        """Set the owner's side, the member's side and merge the member's
+        newest statuses into the owner's timeline (edges.add); each reply,
+        or the exception it raised, or None for a step not run."""
+        raise NotImplementedError
+
+    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
+        """merge.lua: ``ids`` (newest first) into ``timeline`` while ``guard``
+        holds ``member`` ('' = no guard); False if it did not."""
+        raise NotImplementedError
+
+    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
+        """A page of live statuses, newest first, reading on past deleted
+        ones (a page of only deleted ids would look like the end); raises
+        redpoll.errors.NotFound if ``owner_hash`` lacks ``field``."""
+        raise NotImplementedError
+
+    async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
+        """The delete's point of no return (delete_mark.lua's reply)."""
+        raise NotImplementedError
+
+    async def forget_deleted(self, sid: int) -> None:
+        """The delete's cleanup reached every timeline."""
+
+    async def update_status(self, sid: int, fields: dict[str, str]) -> int:
+        """Change a live status's record (an edit): its new version, or
+        StatusNotFound. Every process reads it again (redpoll.memo)."""
+        raise NotImplementedError
+
+    async def used_memory(self) -> int:
+        raise NotImplementedError
+
+
+class SingleServer(Topology):
+    name = "single server"
+
+    async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
+        if not targets:
+            return
+        pushed = await self.store.run(
+            "deliver_fast", [keys.FANOUT_WATERMARK, keys.fanout_done(sid), *targets],
+            [sid, limits.HOME_CAP, batch_name, limits.FANOUT_DONE_TTL_S])
+        if pushed == -1:  # not provably safe to push blind: look first
+            await self.store.run("deliver", targets, [sid, limits.HOME_CAP])
+
+    async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
+        return tuple(await self.store.run_many([
+            e.source_call(True),
+            e.target_call(True),
+            ("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
+                               keys.profile(e.member)],
+             [limits.HOME_CAP, e.member, limits.BACKFILL]),
+        ]))
+
+    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
+        if not ids:
+            return await self.store.run("merge", [timeline, guard], [limits.HOME_CAP, member])
+        _, merged = await self.store.run_many([
+            ("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]]),
+            ("merge", [timeline, guard], [limits.HOME_CAP, member, *ids])])
+        if isinstance(merged, Exception):
+            raise merged
+        return bool(merged)
+
+    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
+        """One script call reads the ids with their versions from the log of
+        changed statuses (keys.CHANGED_STATUSES), leaving out deleted ones
+        and reading on past them for up to ``TOP_UP_ROUNDS`` pages of ids.
+        A kept status at that version is served as kept (redpoll.memo's
+        rule); one batch reads the database epoch, the others whole and the
+        'rev' of the kept ones' authors."""
+        store = self.store
+        flat = await store.run("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES],
+                               [*cursors, field, cursors[3] * TOP_UP_ROUNDS])
+        sids = [int(i) for i in flat[0::2]]
+        memo = store.statuses
+        kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
+        missing = [sid for sid, status in zip(sids, kept) if status is None]
+        known = list(dict.fromkeys(status.user_id for status in kept if status is not None))
+        epoch, *replies = await store.batch([("GET", keys.EPOCH),
+                                             *(("HGETALL", keys.status(sid)) for sid in missing),
+                                             *rev_reads(known)])
+        if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
+            statuses = await read_statuses(store, sids)
+            uids = list(dict.fromkeys(s.user_id for s in statuses))
+            return Page(statuses, await current(store, uids, {}))
+        fresh = dict(zip(missing, await settle(store, missing, replies[:len(missing)])))
+        statuses = [status or fresh[sid] for sid, status in zip(sids, kept)]
+        statuses = [status for status in statuses if status is not None]
+        revs = dict(zip(known, replies[len(missing):]))
+        authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
+        return Page(statuses, authors)
+
+    async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
+        return await self.store.run(
+            "delete_mark_listed", [keys.status(sid), keys.CHANGED_STATUSES, keys.EPOCH],
+            [by_user, marker, limits.DELETED_TOMBSTONE_S, limits.CHANGED_STATUSES_MAX,
+             uuid.uuid4().hex, -(now_ms() - limits.DELETED_FORGET_AFTER_S * 1000)])
+
+    async def forget_deleted(self, sid: int) -> None:
+        await self.store.run("forget_deleted", [keys.CHANGED_STATUSES], [sid, now_ms()])
+
+    async def update_status(self, sid: int, fields: dict[str, str]) -> int:
+        return await self.store.run("status_update_listed",
+                                    [keys.status(sid), keys.CHANGED_STATUSES],
+                                    [x for pair in fields.items() for x in pair])
+
+    async def used_memory(self) -> int:
+        return (await self.store.client.info("memory"))["used_memory"]
+
+
+class Cluster(Topology):
+    name = "cluster"
+
+    async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
+        if targets:
+            await self.store.run_grouped("deliver", targets, [sid, limits.HOME_CAP])
+
+    async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
+        store = self.store
+        try:
+            source = await store.run(*e.source_call(True))
+        except Exception as exc:  # noqa: BLE001 - handed back like run_many's
+            return exc, None, None
+        try:
+            target = await store.run(*e.target_call(True))
+        except Exception as exc:  # noqa: BLE001
+            return source, exc, None
+        ids = await store.client.zrevrangebyscore(keys.profile(e.member), "+inf", "-inf",
+                                                  start=0, num=limits.BACKFILL)
+        return source, target, await self.merge(e.timeline, e.source, str(e.member), ids)
+
+    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
+        return bool(await self.store.run("merge", [timeline, guard],
+                                         [limits.HOME_CAP, member, *ids]))
+
+    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
+        """The status keys are in other slots than the timeline, so deleted
+        ids are found by reading the statuses, and the page reads on past
+        them in rounds, in its own direction, keeping the ``limit`` closest
+        to the cursor."""
+        max_id, since_id, min_id, limit = cursors
+        found: list[Status] = []
+        for _ in range(TOP_UP_ROUNDS):
+            ids = await self.store.run("read_page", [timeline, owner_hash],
+                                       [max_id, since_id, min_id, limit, field])
+            statuses = await read_statuses(self.store, [int(i) for i in ids])
+            if min_id:
+                found = statuses + found
+                min_id = int(ids[0]) if ids else min_id
+            else:
+                found += statuses
+                max_id = int(ids[-1]) if ids else max_id
+            if len(ids) < limit or len(found) >= limit:
+                break
+        return Page(found[-limit:] if min_id else found[:limit])
+
+    async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
+        return await self.store.run("delete_mark", [keys.status(sid)],
+                                    [by_user, marker, limits.DELETED_TOMBSTONE_S])
+
+    async def update_status(self, sid: int, fields: dict[str, str]) -> int:
+        return await self.store.run("status_update", [keys.status(sid)],
+                                    [x for pair in fields.items() for x in pair])
+
+    async def used_memory(self) -> int:
+        info = await self.store.client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        return sum(node["used_memory"] for node in info.values())

@@ -1,0 +1,219 @@
+"""All-or-nothing actions (issue 8, "Atomicity that must hold"; issue 13 item 8).
+
+A call is cut short by cancelling it after k turns of the event loop, for
+every k until the call finishes on its own: each await point (and each
+reply in flight) is hit. After the jobs drain, what is left must be one of
+the two clean states: nothing at all, or the whole effect.
+"""
+from __future__ import annotations
+
+import asyncio
+import types
+
+import pytest
+
+from redpoll import Redpoll, idempotency, keys
+from redpoll.errors import LoginTaken, StatusNotFound, ValidationError
+
+#: an await point past every one of the calls tested here (a safety stop)
+MAX_STEPS = 400
+
+
+@pytest.fixture
+async def rp2(settings):
+    engine = await Redpoll.open(settings.with_(fanout_batch=2))
+    yield engine
+    await engine.close()
+
+
+@types.coroutine
+def _cut_after(coro, k: int):
+    """Drive ``coro`` as a task would, but at its k-th await point (once
+    whatever it awaited there has happened) throw CancelledError into it, as
+    a cancel arriving then would. Returns True if it finished before."""
+    suspended, value, error = 0, None, None
+    while True:
+        try:
+            if suspended >= k and error is None:
+                error = asyncio.CancelledError()
+            if error is not None:
+                future, error = coro.throw(error), None
+            else:
+                future = coro.send(value)
+        except StopIteration:
+            return True
+        except asyncio.CancelledError:
+            return False
+        suspended += 1
+        try:
+            value = yield future
+        except BaseException as exc:  # noqa: BLE001 - handed to the call, as a task does
+            error = exc
+
+
+async def cut_short(make_call, k: int) -> bool:
+    """Run the call, cut short at its k-th await point (k = 0: before it
+    starts); True if it finished first (no later k can cut it short). Each
+    await point is one k, whatever the machine's load."""
+    return await _cut_after(make_call(), k)
+
+
+async def ids_in(rp, key) -> set[int]:
+    return {int(x) for x in await rp.store.client.lrange(key, 0, -1)}
+
+
+async def world(rp, author, fans, lst_owner, lst):
+    """Who holds which status id: author's profile, every timeline."""
+    c = rp.store.client
+    return {
+        "profile": {int(x) for x in await c.zrange(keys.profile(author.id), 0, -1)},
+        "author_home": await ids_in(rp, keys.home(author.id)),
+        "public": await ids_in(rp, keys.PUBLIC_TIMELINE),
+        "list": await ids_in(rp, keys.list_timeline(lst_owner.id, lst.id)),
+        "fans": [await ids_in(rp, keys.home(f.id)) for f in fans],
+    }
+
+
+async def live_status(rp, sid) -> bool:
+    raw = await rp.store.client.hgetall(keys.status(sid))
+    return bool(raw) and b"deleted" not in raw
+
+
+async def setup_author(rp):
+    author = await rp.sign_up("poster")
+    fans = []
+    for i in range(5):  # fanout_batch=2: the delivery takes several jobs
+        fan = await rp.sign_up(f"fan{i}")
+        await rp.follow(fan.id, author.id)
+        fans.append(fan)
+    owner = await rp.sign_up("lister")
+    lst = await rp.create_list(owner.id, "watch")
+    await rp.add_to_list(owner.id, lst.id, author.id)
+    return author, fans, owner, lst
+
+
+async def check_all_or_nothing(rp, author, fans, owner, lst, sids, expect_live=None):
+    w = await world(rp, author, fans, owner, lst)
+    user = await rp.get_user(author.id)
+    assert user.posts == len(w["profile"]), "counter equals the profile's size"
+    live = set()
+    for sid in sids:
+        alive = await live_status(rp, sid)
+        holders = [sid in w["profile"], sid in w["author_home"], sid in w["public"],
+                   sid in w["list"], *(sid in f for f in w["fans"])]
+        if alive:
+            assert all(holders), f"status {sid} is live but not everywhere: {holders}"
+            live.add(sid)
+        else:
+            assert not any(holders), f"status {sid} is gone but left in {holders}"
+    assert w["profile"] <= live | set(), "no profile entry without its status"
+    stats = await rp.stats()
+    assert stats["statuses"] == len(live), "stats count exactly the live statuses"
+    if expect_live is not None:
+        assert live == expect_live
+    return live
+
+
+async def test_post_cut_short_anywhere_is_nothing_or_everything(rp2):
+    rp = rp2
+    author, fans, owner, lst = await setup_author(rp)
+    first = int(await rp.store.client.get(keys.STATUS_SEQ) or 0)
+    k = 0
+    while not await cut_short(lambda: rp.post(author.id, f"try {k}"), k):
+        k += 1
+        assert k < MAX_STEPS
+    assert k > 3  # the call really has await points to be cut at
+    await rp.drain(timeout=120)
+    last = int(await rp.store.client.get(keys.STATUS_SEQ))
+    live = await check_all_or_nothing(rp, author, fans, owner, lst, range(first + 1, last + 1))
+    assert last in live  # the call that was not cut short posted
+    # and a status that exists is exactly what was posted
+    for sid in live:
+        assert (await rp.get_status(sid)).text.startswith("try ")
+
+
+async def test_delete_cut_short_anywhere_is_untouched_or_fully_deleted(rp2):
+    rp = rp2
+    author, fans, owner, lst = await setup_author(rp)
+    sids = []
+    k = 0
+    while True:  # a new status for each k, its fan-out maybe still queued
+        sids.append((await rp.post(author.id, f"doomed {k}")).id)
+        sids.append((await rp.post(author.id, f"bystander {k}")).id)
+        if await cut_short(lambda: rp.delete_status(sids[-2], author.id), k):
+            break
+        k += 1
+        assert k < MAX_STEPS
+    assert k > 3
+    await rp.drain(timeout=120)
+    live = await check_all_or_nothing(rp, author, fans, owner, lst, sids)
+    doomed, bystanders = sids[0::2], sids[1::2]
+    assert set(bystanders) <= live
+    assert doomed[-1] not in live  # the call that ran to its end deleted
+    assert live & set(doomed)  # some calls were cut short before the journal...
+    assert set(doomed) - live - {doomed[-1]}  # ...and some after it
+    # what a cut-short call left untouched can be deleted; what it marked
+    # deleted is not found (its journal finished the delete)
+    for sid in doomed[:-1]:
+        if sid in live:
+            await rp.delete_status(sid, author.id)
+        else:
+            with pytest.raises(StatusNotFound):
+                await rp.delete_status(sid, author.id)
+    await rp.drain(timeout=120)
+    await check_all_or_nothing(rp, author, fans, owner, lst, sids, expect_live=set(bystanders))
+
+
+async def test_failed_sign_up_writes_nothing(rp):
+    await rp.sign_up("taken")
+    c = rp.store.client
+
+    async def snapshot():
+        found = {}
+        for key in sorted([k async for k in c.scan_iter(count=1000)]):
+            kind = (await c.type(key)).decode()
+            if kind == "string":
+                found[key] = await c.get(key)
+            elif kind == "hash":
+                found[key] = await c.hgetall(key)
+            else:
+                found[key] = kind
+        return found
+
+    before = await snapshot()
+    for login in ("taken", "TAKEN", "Taken"):
+        with pytest.raises(LoginTaken):
+            await rp.sign_up(login)
+    for bad in ("", "no spaces", "x" * 500):
+        with pytest.raises(ValidationError):
+            await rp.sign_up(bad)
+    with pytest.raises(ValidationError):
+        await rp.sign_up("fine", display_name="x" * 10_000)
+    assert await snapshot() == before  # not even a user id from the counter
+
+
+async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
+    """Issue 13 item 8: the key is claimed in the step that journals the
+    post, so a retry after a call cut short anywhere returns that post, or
+    posts the first time, never twice."""
+    rp = rp2
+    author, fans, owner, lst = await setup_author(rp)
+    k = 0
+    results = {}
+    while True:
+        key = f"retry-{k}"
+        done = await cut_short(lambda: idempotency.post_once(rp, author.id, key, f"once {k}"), k)
+        again = await idempotency.post_once(rp, author.id, key, f"once {k}")
+        assert again.text == f"once {k}"
+        results[k] = again.id
+        if done:
+            break
+        k += 1
+        assert k < MAX_STEPS
+    await rp.drain(timeout=120)
+    first = 0
+    last = int(await rp.store.client.get(keys.STATUS_SEQ))
+    live = await check_all_or_nothing(rp, author, fans, owner, lst, range(first + 1, last + 1))
+    texts = [(await rp.get_status(sid)).text for sid in live]
+    assert sorted(texts) == sorted(f"once {n}" for n in results)  # each key posted once
+    assert live == set(results.values())
