@@ -324,7 +324,7 @@ async def test_late_finish_of_a_claimed_job_does_not_fork_the_chain(settings):
 
         # The slow worker now runs its step to the end, exactly as the worker
         # loop does (handler, then job_next with the continuation).
-        await rp.worker("slow")._handle(stream, stream, entry_id, fields)
+        await rp.worker("slow")._handle(stream, FanoutJob(status.id, 0).shard(), entry_id, fields)
         depth = await rp.queue.depth()
         assert depth == 0, f"the late finish queued {depth} job(s) again: the chain forked"
         await assert_exactly_once(rp, order, status.id)
