@@ -168,6 +168,8 @@ def decode(fields: dict) -> Job:
     """The job of a stream entry; MalformedJob if it is not one."""
     try:
         data = json.loads(fields[b"j"])
+        if isinstance(data, dict) and "t" in data and "kind" not in data:
+            data = _from_old_format(data)
         cls = KINDS[data.pop("kind")]
         names = {f.name: f.type for f in dataclasses.fields(cls)}
         if set(data) - set(names):
@@ -181,6 +183,18 @@ def decode(fields: dict) -> Job:
         raise
     except (KeyError, ValueError, TypeError, AttributeError) as exc:
         raise MalformedJob(repr(exc)) from None
+
+
+#: The one-letter keys jobs had before they were typed records, so that
+#: jobs queued by an older version still run after an upgrade.
+_OLD_NAMES = {"t": "kind", "aid": "author", "ph": "phase", "cur": "after"}
+
+
+def _from_old_format(data: dict) -> dict:
+    new = {_OLD_NAMES.get(k, k): v for k, v in data.items() if k != "unl"}
+    if data.get("t") == "fanout":
+        new["listed"] = not data.get("unl")
+    return new
 
 
 def shard_of(job: Job) -> str:

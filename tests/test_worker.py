@@ -35,3 +35,18 @@ async def test_worker_and_posting_survive_lost_job_streams(server, settings):
         stop.set()
         await task
         await rp.close()
+
+
+def test_jobs_queued_by_the_previous_version_still_decode():
+    """Before jobs were typed records they were dicts with one-letter keys;
+    ones still queued at an upgrade must run, not be parked."""
+    import json
+
+    from redpoll.jobs import FanoutJob, RefillJob, decode
+
+    def old(**job):
+        return {b"j": json.dumps(job).encode()}
+
+    assert decode(old(t="fanout", sid=5, aid=2, ph="lists", cur=77, unl=1)) == \
+        FanoutJob(5, 2, "lists", 77, listed=False)
+    assert decode(old(t="refill", uid=3, lid=9)) == RefillJob(3, 9)
