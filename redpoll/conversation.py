@@ -109,8 +109,12 @@ async def prepare(store: Store, author_id: int, text: str, in_reply_to=None) -> 
 
 
 async def _deliver(store: Store, script: str, sid: int, timelines: list[str], cap: int) -> None:
-    if timelines:
-        await store.run_grouped(script, timelines, [sid, cap])
+    if not timelines:
+        return
+    if script == "deliver":  # besides the fan-out, which must then look first
+        await store.topology.deliver_besides(sid, timelines, cap)
+    else:
+        await store.topology.undeliver(sid, timelines)
 
 
 async def _tag_follower_homes(store: Store, tags) -> list[str]:

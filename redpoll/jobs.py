@@ -187,13 +187,16 @@ def decode(fields: dict) -> Job:
 
 #: The one-letter keys jobs had before they were typed records, so that
 #: jobs queued by an older version still run after an upgrade.
-_OLD_NAMES = {"t": "kind", "aid": "author", "ph": "phase", "cur": "after"}
+_OLD_NAMES = {"t": "kind", "aid": "author", "ph": "phase", "cur": "after",
+              "rt": "only_following"}
 
 
 def _from_old_format(data: dict) -> dict:
     new = {_OLD_NAMES.get(k, k): v for k, v in data.items() if k != "unl"}
     if data.get("t") == "fanout":
         new["listed"] = not data.get("unl")
+    if data.get("t") == "favourite":
+        new["on"] = bool(data.get("on"))
     return new
 
 

@@ -8,6 +8,7 @@ operation             SingleServer                    Cluster
 ====================  ==============================  ==============================
 deliver               deliver_fast.lua (watermark,    deliver.lua, one call per
                       blind push), else deliver.lua   hash slot of the targets
+deliver_besides       mark_merged.lua, deliver.lua    deliver.lua per slot
 undeliver             undeliver.lua, one call         undeliver.lua per slot
 add_edge              the three steps pipelined;      the three steps in turn; the
                       merge_profile.lua reads the     member's ids read in between
@@ -66,6 +67,13 @@ class Topology:
         ``batch_name`` names this batch of this status's delivery."""
         raise NotImplementedError
 
+    async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
+        """Put ``sid`` into timelines outside its fan-out's batches (the
+        homes of those it mentions, tag timelines), checked like deliver.lua
+        does; the fan-out's own batches then check too, since they may meet
+        the same homes."""
+        raise NotImplementedError
+
     async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
         """Set the owner's side, the member's side and merge the member's
         newest statuses into the owner's timeline (edges.add); each reply,
@@ -110,6 +118,11 @@ class SingleServer(Topology):
             [sid, limits.HOME_CAP, batch_name, limits.FANOUT_DONE_TTL_S])
         if pushed == -1:  # not provably safe to push blind: look first
             await self.store.run("deliver", targets, [sid, limits.HOME_CAP])
+
+    async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
+        # the watermark marked first ('m' at this id): no blind push of it follows
+        await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
+        await self.store.run("deliver", targets, [sid, cap])
 
     async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
         return tuple(await self.store.run_many([
@@ -183,6 +196,9 @@ class Cluster(Topology):
     async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
         if targets:
             await self.store.run_grouped("deliver", targets, [sid, limits.HOME_CAP])
+
+    async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
+        await self.store.run_grouped("deliver", targets, [sid, cap])
 
     async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
         store = self.store

@@ -217,3 +217,15 @@ async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
     texts = [(await rp.get_status(sid)).text for sid in live]
     assert sorted(texts) == sorted(f"once {n}" for n in results)  # each key posted once
     assert live == set(results.values())
+
+
+async def test_a_mentioned_follower_gets_the_status_once(rp):
+    """Mentions are delivered besides the fan-out (conversation.after_post);
+    the fan-out's blind push on a single server must not add it again."""
+    author = await rp.sign_up("speaker")
+    fan = await rp.sign_up("listener")
+    await rp.follow(fan.id, author.id)
+    status = await rp.post(author.id, "hello @listener")
+    await rp.drain()
+    home = [int(x) for x in await rp.store.client.lrange(keys.home(fan.id), 0, -1)]
+    assert home.count(status.id) == 1, home
