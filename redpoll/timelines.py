@@ -57,10 +57,7 @@ async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=Non
     the public statuses carrying it, newest first, read like the public one."""
     cursors = _cursors(max_id, since_id, min_id, limit)
     key = keys.tag_timeline(name)
-    if not store.cluster:
-        return await _page_here(store, key, key, "", cursors)
-    ids = await _list_page(store, key, key, "", cursors)
-    return Page(await read_statuses(store, [int(i) for i in ids]))
+    return await store.topology.read_page(key, key, "", cursors)
 
 
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
