@@ -111,12 +111,13 @@ async def test_a_late_replay_of_an_older_operation_changes_nothing(rp):
     """A journal replayed after a newer click (a crashed call's job) must
     not undo the newer choice in any of the three records."""
     from redpoll import favourites
+    from redpoll.jobs import FavouriteJob
     [ann, bob] = await users(rp, "u", 2)
     status = await rp.post(ann.id, "x")
     await rp.favourite(bob.id, status.id)
     old = int(await rp.store.client.get(keys.INTERACTION_SEQ))
     await rp.unfavourite(bob.id, status.id)
-    await favourites.apply(rp.store, {"uid": bob.id, "sid": status.id, "op": old, "on": 1})
+    await favourites.apply(rp.store, FavouriteJob(bob.id, status.id, old, True))
     [state] = await rp.status_states(bob.id, [status.id])
     assert state.favourites == 0 and not state.favourited
     assert await favourite_notes(rp, ann.id) == []
