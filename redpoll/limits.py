@@ -151,6 +151,15 @@ RECONNECT_FIRST_S = 0.05
 RECONNECT_MAX_S = 2.0
 #: Mastodon user/list streams re-read the followed users / list members this often.
 MEMBERSHIP_REFRESH_S = 10.0
+#: A backfill (v1.1 ``count``) or resume (SSE ``Last-Event-ID``) reads the
+#: event log in pages of this many entries, and stops as soon as more events
+#: match than the client's queue can take (issue 13).
+REPLAY_PAGE_ENTRIES = 500
+#: Backfills / resumes one identifier, and one client IP, may start per
+#: window (429 beyond); settings override (REDPOLL_STREAM_REPLAYS_PER_*).
+STREAM_REPLAYS_PER_IDENTIFIER = 10
+STREAM_REPLAYS_PER_IP = 30
+STREAM_REPLAY_WINDOW_S = 60
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body the API reads; larger ones get 413 before parsing.

@@ -47,6 +47,19 @@ def _rate(env: Mapping[str, str], name: str, default: tuple[int, int] | None):
     return count, seconds
 
 
+def _public_url(env: Mapping[str, str]) -> str | None:
+    """REDPOLL_PUBLIC_URL: http(s)://host[:port][/path], no query or fragment."""
+    raw = env.get("REDPOLL_PUBLIC_URL") or None
+    if raw is None:
+        return None
+    parts = urlsplit(raw)
+    if (parts.scheme not in ("http", "https") or not parts.netloc or parts.query
+            or parts.fragment or any(c.isspace() for c in raw)):
+        raise ConfigError(f"REDPOLL_PUBLIC_URL={raw!r} must be an http:// or https:// URL "
+                          "without query or fragment, e.g. https://social.example")
+    return raw.rstrip("/")
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None:
@@ -126,6 +139,15 @@ class Settings:
     sse_heartbeat_s: int = int(limits.SSE_HEARTBEAT_S)
     #: /ready says "jobs not flowing" once the oldest queued job is older than this.
     ready_job_age_s: int = int(limits.READY_MAX_JOB_AGE_S)
+    #: Base of every link the API and the streams send (REDPOLL_PUBLIC_URL,
+    #: e.g. https://social.example); None: each client's own request's.
+    public_url: str | None = None
+    #: Stream backfills / resumes (v1.1 count, SSE Last-Event-ID) per
+    #: identifier and per client IP: (replays, seconds) or None = off.
+    stream_replays_per_identifier: tuple[int, int] | None = (
+        limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)
+    stream_replays_per_ip: tuple[int, int] | None = (
+        limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -166,6 +188,13 @@ class Settings:
             sse_heartbeat_s=_int(env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600),
             ready_job_age_s=_int(env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S),
                                  1, 86_400),
+            public_url=_public_url(env),
+            stream_replays_per_identifier=_rate(
+                env, "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
+                (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)),
+            stream_replays_per_ip=_rate(
+                env, "REDPOLL_STREAM_REPLAYS_PER_IP",
+                (limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)),
         )
 
     def database(self) -> str:

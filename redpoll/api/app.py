@@ -17,7 +17,7 @@ from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
@@ -147,6 +147,14 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
     return JSON({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
 
+async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
+    """The client left before sending its whole body: one INFO line, no answer
+    (there is nobody to send it to)."""
+    log.info("client went away", extra={"method": request.method,
+                                         "path": request.url.path[:200]})
+    return Response(status_code=400)
+
+
 async def _unavailable(request: Request, exc: Exception) -> Response:
     # logged once per outage by redpoll.health, not once per request
     DATABASE.lost("api", exc)
@@ -241,6 +249,7 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
 
     app = Starlette(routes=[*ROUTES, *stream.routes(), *web.routes(pages.web_page)], lifespan=lifespan, exception_handlers={
         ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
+        ClientDisconnect: _client_gone,
         RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
         BusyLoadingError: _unavailable, Exception: _crash})
     app.state.settings = settings

@@ -20,8 +20,8 @@ from starlette.responses import Response
 from .. import auth, limits, ratelimit, validate
 from ..auth import Token
 from ..errors import RedpollError, ValidationError
-from ..memo import Bounded
 from ..settings import Settings
+from ..gateway import links
 
 
 class JSON(Response):
@@ -226,7 +226,6 @@ async def parse_params(request: Request) -> Params:
 
 
 # --- the per-request context and the endpoint decorator -----------------------------------
-_BASES: Bounded[str] = Bounded(limits.API_BASE_URLS_KEPT)
 
 
 class Ctx:
@@ -256,24 +255,9 @@ class Ctx:
 
     @functools.cached_property
     def base(self) -> str:
-        """scheme://host[:port] the client used (links and entity URLs).
-
-        Starlette's ``base_url`` validates the Host header and falls back to
-        the server's address; it costs ~40 µs a request, so its answer is kept
-        for each distinct set of inputs (a bounded few in practice)."""
-        scope = self.request.scope
-        host = None
-        for name, value in scope["headers"]:
-            if name == b"host":
-                host = value
-                break
-        key = (scope.get("scheme"), host, scope.get("root_path"), scope.get("app_root_path"),
-               scope.get("server"))
-        base = _BASES.get(key)
-        if base is None:
-            base = str(self.request.base_url).rstrip("/")
-            _BASES.put(key, base)
-        return base
+        """scheme://host[:port] of links: REDPOLL_PUBLIC_URL, else the one the
+        client used (``redpoll.gateway.links``)."""
+        return links.base_url(self.request.scope, self.settings.public_url)
 
     def path_id(self, name: str = "id") -> int:
         """A numeric id from the path; a malformed one is just an unknown record."""

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 from urllib.parse import parse_qsl, unquote
 
 from .. import limits
 from .hub import Subscriber
+
+log = logging.getLogger("redpoll.stream")
 
 #: Largest request body read (form-encoded filter parameters).
 MAX_BODY = 512 * 1024
@@ -44,8 +47,10 @@ def header(scope, name: bytes) -> str | None:
     return None
 
 
-async def read_params(scope, receive) -> dict[str, str]:
-    """Query string and (for POST) an urlencoded form body, the body winning."""
+async def read_params(scope, receive) -> dict[str, str] | None:
+    """Query string and (for POST) an urlencoded form body, the body winning;
+    None when the client went away before sending all of it (one INFO line:
+    nothing is wrong with the server)."""
     params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
     if scope["method"] == "POST":
         body = bytearray()
@@ -53,7 +58,9 @@ async def read_params(scope, receive) -> dict[str, str]:
         while more:
             msg = await receive()
             if msg["type"] == "http.disconnect":
-                raise HTTPError(400, "client went away")
+                log.info("client went away", extra={"method": scope["method"],
+                                                     "path": scope["path"][:200]})
+                return None
             body += msg.get("body", b"")
             more = msg.get("more_body", False)
             if len(body) > MAX_BODY:

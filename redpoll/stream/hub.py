@@ -35,8 +35,9 @@ from .index import FilterIndex
 
 log = logging.getLogger("redpoll.stream")
 
-#: fmt name -> renderer(Event) -> bytes (or an awaitable of bytes, or None to skip)
-Renderer = Callable[[Event], "bytes | None | Awaitable[bytes | None]"]
+#: fmt name -> renderer(Event, base URL) -> bytes (or an awaitable of bytes, or None
+#: to skip); the base URL (scheme://host) is the one for links in the rendering
+Renderer = Callable[[Event, str], "bytes | None | Awaitable[bytes | None]"]
 
 
 def entry_key(entry_id: str) -> tuple[int, int]:
@@ -56,13 +57,16 @@ class Subscriber:
     "disconnect"; payload: a dict) that the connection renders itself.
     """
 
-    __slots__ = ("filter", "fmt", "maxsize", "stall_warnings", "items", "wake", "closing",
+    __slots__ = ("filter", "fmt", "base", "maxsize", "stall_warnings", "items", "wake", "closing",
                  "warned_at", "task", "hub", "name", "stalled", "__weakref__")
 
     def __init__(self, filt: Filter, fmt: str, maxsize: int, *, stall_warnings: bool = False,
-                 name: str = "") -> None:
+                 name: str = "", base: str = "") -> None:
         self.filter = filt
         self.fmt = fmt
+        #: scheme://host for links in what this subscriber gets: the configured
+        #: public URL or this client's own request, never another client's
+        self.base = base
         self.maxsize = maxsize
         self.stall_warnings = stall_warnings
         self.items: deque = deque()
@@ -184,11 +188,13 @@ class Hub:
         return len(self.index)
 
     # --- rendering -------------------------------------------------------------------------
-    async def render(self, ev: Event, fmt: str) -> bytes | None:
-        key = (fmt, ev.kind)
+    async def render(self, ev: Event, fmt: str, base: str = "") -> bytes | None:
+        """``ev`` in format ``fmt`` with links under ``base``, rendered once per
+        (format, base) and kept on the event for every subscriber alike."""
+        key = (fmt, ev.kind, base)
         if key in ev.rendered:
             return ev.rendered[key]
-        out = self.renderers[fmt](ev)
+        out = self.renderers[fmt](ev, base)
         if inspect.isawaitable(out):
             out = await out
         ev.rendered[key] = out
@@ -247,11 +253,11 @@ class Hub:
         matched = self.index.match(ev)
         if not matched:
             return
-        by_fmt: dict[str, list[Subscriber]] = {}
+        by_fmt: dict[tuple[str, str], list[Subscriber]] = {}
         for sub in matched:
-            by_fmt.setdefault(sub.fmt, []).append(sub)
-        for fmt, subs in by_fmt.items():
-            data = await self.render(ev, fmt)
+            by_fmt.setdefault((sub.fmt, sub.base), []).append(sub)
+        for (fmt, base), subs in by_fmt.items():
+            data = await self.render(ev, fmt, base)
             if data is None:
                 continue
             item = (ev.kind, ev.id, data)
@@ -264,29 +270,50 @@ class Hub:
         """Put the recent past in front of ``sub``'s queue: the last ``count``
         events (v1.1 backfill; filtered, so fewer may match) or every retained
         event after entry id ``after`` (SSE Last-Event-ID). Returns the number
-        of events queued. Call after :meth:`subscribe` so nothing falls between."""
-        entries: list = []
+        of events queued. Call after :meth:`subscribe` so nothing falls between.
+
+        Bounded (issue 13): the log is read in pages of
+        ``limits.REPLAY_PAGE_ENTRIES``, only matching events are kept, and as
+        soon as more match than the queue has room for, the subscriber is cut
+        off as stalled (it could never take them) and reading stops. So one
+        replay holds at most a queue's worth of events and one page."""
+        matched: list[Event] = []
+        newest: str | None = None  # the newest entry id considered
         if count:
-            entries = await self._client.xrevrange(keys.EVENT_LOG, count=min(abs(count), limits.EVENT_LOG_MAXLEN))
-            entries.reverse()
-        elif after is not None:
-            start = "(" + after
-            while len(entries) < limits.EVENT_LOG_MAXLEN:
-                page = await self._client.xrange(keys.EVENT_LOG, min=start, count=1000)
+            want = min(abs(count), limits.EVENT_LOG_MAXLEN)
+            top = "+"
+            while want > 0 and not sub.closing:
+                page = await self._client.xrevrange(keys.EVENT_LOG, max=top,
+                                                    count=min(want, limits.REPLAY_PAGE_ENTRIES))
                 if not page:
                     break
-                entries.extend(page)
-                start = "(" + _text(page[-1][0])
-        rendered = []
-        for entry_id, fields in entries:
-            ev = self._decode(_text(entry_id), fields)
-            if ev is not None and sub.filter.matches(ev):
-                data = await self.render(ev, sub.fmt)
-                if data is not None:
-                    rendered.append((ev.kind, ev.id, data))
-        if not entries:
+                if newest is None:
+                    newest = _text(page[0][0])
+                want -= len(page)
+                top = "(" + _text(page[-1][0])
+                if not self._keep(sub, page, matched):
+                    return 0
+            matched.reverse()
+        elif after is not None:
+            start, seen = "(" + after, 0
+            while seen < limits.EVENT_LOG_MAXLEN and not sub.closing:
+                page = await self._client.xrange(keys.EVENT_LOG, min=start,
+                                                 count=limits.REPLAY_PAGE_ENTRIES)
+                if not page:
+                    break
+                seen += len(page)
+                newest = _text(page[-1][0])
+                start = "(" + newest
+                if not self._keep(sub, page, matched):
+                    return 0
+        if newest is None or sub.closing:
             return 0
-        last = entry_key(_text(entries[-1][0]))
+        rendered = []
+        for ev in matched:
+            data = await self.render(ev, sub.fmt, sub.base)
+            if data is not None:
+                rendered.append((ev.kind, ev.id, data))
+        last = entry_key(newest)
         live = list(sub.items)
         sub.items.clear()
         for item in rendered:
@@ -295,6 +322,20 @@ class Hub:
             if item[1] is None or entry_key(item[1]) > last:
                 sub.offer(item)
         return len(rendered)
+
+    def _keep(self, sub: Subscriber, page: list, matched: list[Event]) -> bool:
+        """Add the events of ``page`` that ``sub`` matches to ``matched``;
+        False (and ``sub`` cut off) once they cannot fit its queue."""
+        room = sub.maxsize - len(sub.items)
+        for entry_id, fields in page:
+            ev = self._decode(_text(entry_id), fields)
+            if ev is not None and sub.filter.matches(ev):
+                matched.append(ev)
+                if len(matched) > room:
+                    matched.clear()
+                    sub.stall()
+                    return False
+        return True
 
     def stats(self) -> dict[str, Any]:
         return {"subscribers": self.subscribers, "events": self.events,

@@ -20,8 +20,8 @@ import re
 import time
 import unicodedata
 
-from .. import keys, limits
-from ..errors import NotFound, UserNotFound
+from .. import keys, limits, validate
+from ..errors import NotFound, UserNotFound, ValidationError
 from ..models import Status
 from .filters import Event, Filter
 from .http import HTTPError, Principal, header, identify, pump, read_params
@@ -36,6 +36,20 @@ _CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
 def normalize_tag(tag: str) -> str:
     """As Mastodon: NFKC, lowercased, ``#`` dropped."""
     return unicodedata.normalize("NFKC", tag).lstrip("#").lower()
+
+
+def last_event_id(scope) -> str | None:
+    """The ``Last-Event-ID`` header as an event-log entry id ("ms-seq", each
+    part below 2**64 as Redis stream ids are), None when absent or empty;
+    HTTPError 400 when it is anything else."""
+    raw = (header(scope, b"last-event-id") or "").strip()
+    if not raw:
+        return None
+    match = _ENTRY_ID.fullmatch(raw)
+    if match is None or any(int(part) >= 2**64 for part in raw.split("-")):
+        raise HTTPError(400, "Last-Event-ID must be an event id as sent in id: lines "
+                             "(milliseconds-sequence, each below 2^64)")
+    return raw
 
 
 def frame_sse(item: tuple) -> bytes | None:
@@ -57,11 +71,12 @@ class MastodonRenderer:
 
     def __init__(self, service):
         self.service = service
-        self._accounts: dict[int, tuple[float, dict]] = {}
+        #: (user id, base) -> (read at, account entity)
+        self._accounts: dict[tuple[int, str], tuple[float, dict]] = {}
 
     async def account(self, status: Status, base: str) -> dict:
         from ..api import entities
-        hit = self._accounts.get(status.user_id)
+        hit = self._accounts.get((status.user_id, base))
         now = time.monotonic()
         if hit is not None and now - hit[0] < self.TTL_S:
             return hit[1]
@@ -72,10 +87,10 @@ class MastodonRenderer:
         acct = entities.account(user, base)
         if len(self._accounts) > 10_000:
             self._accounts.clear()
-        self._accounts[status.user_id] = (now, acct)
+        self._accounts[(status.user_id, base)] = (now, acct)
         return acct
 
-    async def __call__(self, ev: Event) -> bytes:
+    async def __call__(self, ev: Event, base: str) -> bytes:
         if ev.deleted:
             return str(ev.sid).encode()
         from ..api import entities
@@ -83,7 +98,6 @@ class MastodonRenderer:
         status = Status(id=ev.sid, text=ev.text, created_at=int(raw.get("created_at", 0)),
                         user_id=ev.uid, login=str(raw.get("login", "")),
                         extra={k: v for k, v in raw.items() if k not in _CORE})
-        base = self.service.base
         body = entities.status(status, await self.account(status, base), base)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -114,14 +128,15 @@ class SSEEndpoint:
         if self.channel == "user":
             ids = await client.zrange(keys.following(uid), 0, -1)
             return frozenset(int(i) for i in ids) | {uid}
-        lid = params.get("list", "")
-        if not lid.isdigit():
+        raw = params.get("list", "")
+        if not raw.isdigit():
             raise HTTPError(400, "Missing list parameter")
-        try:
-            await self.service.engine.get_list(uid, int(lid))
-        except NotFound:
+        try:  # an id past 2**53 cannot exist: not found, like any unknown list
+            lid = validate.an_id(raw, "list")
+            await self.service.engine.get_list(uid, lid)
+        except (NotFound, ValidationError):
             raise HTTPError(404, "Record not found") from None
-        ids = await client.zrange(keys.list_members(uid, int(lid)), 0, -1)
+        ids = await client.zrange(keys.list_members(uid, lid), 0, -1)
         return frozenset(int(i) for i in ids)
 
     async def build_filter(self, principal: Principal, params: dict) -> Filter:
@@ -141,20 +156,24 @@ class SSEEndpoint:
             return
         try:
             params = await read_params(scope, receive)
+            if params is None:  # the client left mid-body (logged)
+                return
             if not (header(scope, b"authorization") or params.get("access_token")):
                 raise HTTPError(401, "Error: Missing access token")
             principal = await identify(scope, params, self.service.verify)
             filt = await self.build_filter(principal, params)
+            last = last_event_id(scope)
+            if last is not None:
+                await self.service.admit_replay(principal.identifier, scope)
         except HTTPError as exc:
             await send_json_error(send, exc.status, exc.message, exc.headers)
             return
-        self.service.note_base(scope)
         hub = self.service.hub
-        sub = Subscriber(filt, FMT, self.service.settings.stream_queue_max, name=self.channel)
+        sub = Subscriber(filt, FMT, self.service.settings.stream_queue_max, name=self.channel,
+                         base=self.service.base_for(scope))
         hub.subscribe(sub)
-        last = header(scope, b"last-event-id")
-        if last and _ENTRY_ID.fullmatch(last.strip()):
-            await hub.replay(sub, after=last.strip())
+        if last is not None:
+            await hub.replay(sub, after=last)
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"text/event-stream"),
                                 (b"cache-control", b"no-store"),

@@ -87,5 +87,6 @@ def dumps(obj) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def render_v1(ev: Event) -> bytes:
+def render_v1(ev: Event, base: str = "") -> bytes:
+    """The v1.1 shape (it carries no links to this server: ``base`` is unused)."""
     return dumps(v1_delete(ev.status) if ev.deleted else v1_status(ev.status))

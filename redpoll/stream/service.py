@@ -8,12 +8,15 @@ keep-alive tickers, and the injected token verifier.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Callable
 
 from starlette.routing import Route, WebSocketRoute
 
+from .. import ratelimit
 from ..settings import Settings
-from .http import Verifier
+from ..gateway import links
+from .http import HTTPError, Verifier
 from .hub import Hub, Subscriber
 from .render import render_v1
 from .v1 import FMT as V1_FMT
@@ -35,8 +38,6 @@ class StreamService:
         self.hub: Hub | None = None
         if engine is not None:
             self.attach(engine)
-        #: scheme://host of the Mastodon streams, for the URLs in rendered entities
-        self.base = "http://localhost"
         self._tracked: dict[float, set[Subscriber]] = {}
         self._tickers: list[asyncio.Task] = []
 
@@ -50,10 +51,28 @@ class StreamService:
             self.verify = api_verifier(engine.store)
         self.renderers[M_FMT] = MastodonRenderer(self)
 
-    def note_base(self, scope) -> None:
-        host = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
-        if host:
-            self.base = f"{scope.get('scheme', 'http')}://{host}"
+    def base_for(self, scope) -> str:
+        """Link base for what this connection is sent: REDPOLL_PUBLIC_URL, or
+        the connection's own request (never another client's)."""
+        return links.base_url(scope, self.settings.public_url)
+
+    async def admit_replay(self, identifier: str, scope) -> None:
+        """Count a backfill / resume against its identifier and its client IP
+        (one window each, in Redis, so every process shares the count);
+        HTTPError 429 once either has had its share."""
+        ip = scope["client"][0] if scope.get("client") else "unknown"
+        store = self.engine.store
+        budgets = (("identifier", f"stream-replay:id:{identifier}",
+                    self.settings.stream_replays_per_identifier),
+                   ("IP", f"stream-replay:ip:{ip}", self.settings.stream_replays_per_ip))
+        states = await asyncio.gather(*(ratelimit.hit(store, bucket, rate)
+                                        for _, bucket, rate in budgets))
+        for (who, _, rate), state in zip(budgets, states):  # every attempt counts in both
+            if state is not None and state.exceeded:
+                wait = max(1, int(state.reset - time.time()) + 1)
+                raise HTTPError(429, f"Too many backfills (count / Last-Event-ID): at most "
+                                     f"{rate[0]} per {rate[1]} s per {who}; retry in {wait} s",
+                                [(b"retry-after", str(wait).encode())])
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self, url: str | None = None) -> None:

@@ -54,9 +54,13 @@ class V1Endpoint:
             return
         try:
             params = await read_params(scope, receive)
+            if params is None:  # the client left mid-body (logged)
+                return
             principal = await identify(scope, params, self.service.verify)
             filt = parse_filter(params, principal.identifier, sample=self.sample)
             count = parse_count(params.get("count"))
+            if count:
+                await self.service.admit_replay(principal.identifier, scope)
         except HTTPError as exc:
             await send_error(send, exc.status, exc.message, exc.headers)
             return

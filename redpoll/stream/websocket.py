@@ -57,7 +57,7 @@ class Channel(Subscriber):
     __slots__ = ("conn", "label", "key", "refresher")
 
     def __init__(self, conn: "Connection", filt: Filter, label: list, key: tuple) -> None:
-        super().__init__(filt, FMT, conn.queue.maxsize, name=label[0])
+        super().__init__(filt, FMT, conn.queue.maxsize, name=label[0], base=conn.base)
         self.conn = conn
         self.label = label
         self.key = key
@@ -78,9 +78,11 @@ class Channel(Subscriber):
 class Connection:
     """One accepted socket: its subscriptions and its outgoing queue."""
 
-    def __init__(self, service, principal: Principal) -> None:
+    def __init__(self, service, principal: Principal, base: str) -> None:
         self.service = service
         self.principal = principal
+        #: link base of this socket's events (redpoll.gateway.links)
+        self.base = base
         self.queue = Subscriber(Filter(), FMT, service.settings.stream_queue_max, name="websocket")
         self.queue.hub = service.hub  # for the stall counter; never indexed
         self.channels: dict[tuple, Channel] = {}
@@ -230,9 +232,8 @@ class WebSocketEndpoint:
         if principal is None:
             await self.deny(scope, send, 401, "Error: Invalid access token")
             return
-        self.service.note_base(scope)
         await send({"type": "websocket.accept", "subprotocol": subprotocol})
-        conn = Connection(self.service, principal)
+        conn = Connection(self.service, principal, self.service.base_for(scope))
         if params.get("stream"):
             await conn.subscribe(params["stream"], params)
         writer = asyncio.create_task(self._write(conn, send))
