@@ -13,6 +13,7 @@ each is on one key or one slot, so all of it is Redis Cluster safe):
 
 * creating an app or a token is one HSET (atomic);
 * revoking a token is one DEL: the next request with it fails (no cache);
+  then one event closes the streams opened with it (``events.end_streams``);
 * a code is one SET with a TTL and is redeemed with GETDEL (at most once);
 * registration claims the e-mail with SET NX and a short TTL, signs the user
   up (the engine's own atomic login claim), then binds the e-mail to the new
@@ -31,7 +32,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import keys, limits, ratelimit, validate
+from . import events, keys, limits, ratelimit, validate
 from .errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from .models import User
 from .store import Store
@@ -246,7 +247,11 @@ async def revoke(store: Store, app: App, token) -> bool:
         return False
     if owner.decode() != app.client_id:
         raise OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403)
-    return bool(await store.client.delete(key))
+    deleted = bool(await store.client.delete(key))
+    # then its open streams close (events.end_streams); if this process dies
+    # in between, the streams' periodic token check closes them instead
+    await events.end_streams(store, token_digest=digest(token))
+    return deleted
 
 
 # --- authorization codes -------------------------------------------------------------------

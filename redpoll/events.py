@@ -1,4 +1,5 @@
-"""Events for the real-time stream (SPEC 8): posted and deleted statuses.
+"""Events for the real-time stream (SPEC 8): posted and deleted statuses, and
+"end" events that close open streams (a revoked token, a suspended user).
 
 Posting and deleting append one event to the event log, a capped Redis Stream
 (``keys.EVENT_LOG``): one key, so it works the same on a cluster, and it keeps
@@ -73,3 +74,21 @@ async def publish(store: Store, payload: str) -> str:
     entry = await store.client.xadd(keys.EVENT_LOG, {FIELD: payload},
                                     maxlen=limits.EVENT_LOG_MAXLEN, approximate=True)
     return entry.decode() if isinstance(entry, bytes) else entry
+
+
+def end_event(*, token_digest: str | None = None, user_id: int | None = None) -> str:
+    """Every open stream opened with this token (by its digest), or by this
+    user with any token, is to be closed: revocation, suspension."""
+    if (token_digest is None) == (user_id is None):
+        raise ValueError("end_event takes exactly one of token_digest, user_id")
+    body = {"event": "end", "token": token_digest} if token_digest is not None \
+        else {"event": "end", "user": int(user_id)}
+    return json.dumps(body, separators=(",", ":"))
+
+
+async def end_streams(store: Store, *, token_digest: str | None = None,
+                      user_id: int | None = None) -> str:
+    """Close, in every process, the open streams of a token or of a user
+    (within the event reader's latency: milliseconds). One XADD: idempotent,
+    so a caller that is not sure it ran may run it again."""
+    return await publish(store, end_event(token_digest=token_digest, user_id=user_id))

@@ -160,6 +160,20 @@ REPLAY_PAGE_ENTRIES = 500
 STREAM_REPLAYS_PER_IDENTIFIER = 10
 STREAM_REPLAYS_PER_IP = 30
 STREAM_REPLAY_WINDOW_S = 60
+#: Streams (v1.1, SSE, WebSocket) one identifier (v1.1 ``identifier``, a
+#: token's user or app) and one client IP may hold open at once in one
+#: process; beyond, v1.1 answers 420 (identifier) / 429 (IP) as Twitter did,
+#: Mastodon streams 429. Settings override (REDPOLL_STREAM_CONNECTIONS_PER_*).
+STREAM_CONNECTIONS_PER_IDENTIFIER = 10
+STREAM_CONNECTIONS_PER_IP = 100
+#: An "end" event (token revoked, user suspended) also closes a stream that
+#: was being opened as it went by, for this long after it (at most this many
+#: ended tokens/users remembered per process).
+STREAM_ENDED_KEPT_S = 60.0
+STREAM_ENDED_KEPT = 10_000
+#: Open streams' tokens are checked this often, in one batch per process: a
+#: stream whose token is gone (a revocation whose end event was lost) closes.
+STREAM_TOKEN_CHECK_S = 30.0
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body the API reads; larger ones get 413 before parsing.

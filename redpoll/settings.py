@@ -47,6 +47,14 @@ def _rate(env: Mapping[str, str], name: str, default: tuple[int, int] | None):
     return count, seconds
 
 
+def _cap(env: Mapping[str, str], name: str, default: int) -> int | None:
+    """A count limit (1..1e6), or "off" (None)."""
+    raw = env.get(name)
+    if raw is not None and raw.strip().lower() == "off":
+        return None
+    return _int(env, name, default, 1, 1_000_000)
+
+
 def _public_url(env: Mapping[str, str]) -> str | None:
     """REDPOLL_PUBLIC_URL: http(s)://host[:port][/path], no query or fragment."""
     raw = env.get("REDPOLL_PUBLIC_URL") or None
@@ -148,6 +156,10 @@ class Settings:
         limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)
     stream_replays_per_ip: tuple[int, int] | None = (
         limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)
+    #: Open streams (v1.1, SSE, WebSocket) per identifier and per client IP in
+    #: one process; None = no limit.
+    stream_connections_per_identifier: int | None = limits.STREAM_CONNECTIONS_PER_IDENTIFIER
+    stream_connections_per_ip: int | None = limits.STREAM_CONNECTIONS_PER_IP
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -195,6 +207,11 @@ class Settings:
             stream_replays_per_ip=_rate(
                 env, "REDPOLL_STREAM_REPLAYS_PER_IP",
                 (limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)),
+            stream_connections_per_identifier=_cap(
+                env, "REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER",
+                limits.STREAM_CONNECTIONS_PER_IDENTIFIER),
+            stream_connections_per_ip=_cap(env, "REDPOLL_STREAM_CONNECTIONS_PER_IP",
+                                           limits.STREAM_CONNECTIONS_PER_IP),
         )
 
     def database(self) -> str:

@@ -26,6 +26,19 @@ class Principal:
     identifier: str
     user_id: int | None = None
     scopes: frozenset = frozenset()
+    #: digest of the bearer token it came with (None: an identifier parameter)
+    token: str | None = None
+
+    @property
+    def sessions(self) -> tuple[str, ...]:
+        """What an "end" event names to close this principal's streams
+        (``Hub.hold``): its token, and its user."""
+        out = ()
+        if self.token is not None:
+            out += (f"token:{self.token}",)
+        if self.user_id is not None:
+            out += (f"user:{self.user_id}",)
+        return out
 
 
 #: token -> Principal, or None for an unknown / revoked token

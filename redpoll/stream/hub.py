@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import logging
 import time
 from collections import deque
@@ -135,6 +136,11 @@ class Hub:
         self._reader = None
         self._client = None
         self.connected = asyncio.Event()
+        #: "token:<digest>" / "user:<id>" -> open streams an "end" event closes
+        self.sessions: dict[str, set[Subscriber]] = {}
+        #: sessions ended lately -> when (a stream that was being opened as its
+        #: end event went by is closed as soon as it is held)
+        self._ended: dict[str, float] = {}
         # figures
         self.events = 0
         self.deliveries = 0
@@ -182,6 +188,39 @@ class Hub:
         sub.filter = filt
         if sub in self.index:
             self.index.add(sub, filt)
+
+    # --- sessions: streams an "end" event closes (revocation, suspension) -------------------
+    def hold(self, sub: Subscriber, sessions: tuple[str, ...]) -> None:
+        """Close ``sub`` when an end event names one of ``sessions``
+        (``Principal.sessions``); at once if one was ended lately."""
+        now = time.monotonic()
+        for key in sessions:
+            self.sessions.setdefault(key, set()).add(sub)
+        if any(now - self._ended.get(key, -1e18) < limits.STREAM_ENDED_KEPT_S for key in sessions):
+            sub.finish(6, "Token revoked: the access token was revoked or its user suspended")
+
+    def release(self, sub: Subscriber, sessions: tuple[str, ...]) -> None:
+        for key in sessions:
+            held = self.sessions.get(key)
+            if held is not None:
+                held.discard(sub)
+                if not held:
+                    del self.sessions[key]
+
+    def end(self, key: str) -> int:
+        """Close every stream held under ``key``; returns how many."""
+        now = time.monotonic()
+        ended = self._ended
+        ended[key] = now
+        if len(ended) > limits.STREAM_ENDED_KEPT:
+            for old in [k for k, at in ended.items() if now - at >= limits.STREAM_ENDED_KEPT_S]:
+                del ended[old]
+            while len(ended) > limits.STREAM_ENDED_KEPT:
+                del ended[next(iter(ended))]
+        subs = self.sessions.pop(key, ())
+        for sub in subs:
+            sub.finish(6, "Token revoked: the access token was revoked or its user suspended")
+        return len(subs)
 
     @property
     def subscribers(self) -> int:
@@ -235,12 +274,17 @@ class Hub:
             except Exception:  # a bad entry must not stop the stream for everyone
                 log.exception("event log reader failed on an entry; skipping it")
 
-    def _decode(self, entry_id: str, fields: dict) -> Event | None:
+    def _decode(self, entry_id: str, fields: dict) -> Event | dict | None:
+        """A status event as an :class:`Event`; an "end" event as its dict
+        (see ``events.end_event``); None for anything unreadable."""
         payload = fields.get(FIELD.encode(), fields.get(FIELD))
         if payload is None:
             return None
         try:
-            return Event.from_json(entry_id, payload)
+            data = json.loads(payload)
+            if data["event"] == "end":
+                return data
+            return Event(entry_id, data["event"], data["status"])
         except (ValueError, KeyError, TypeError):
             log.warning("unreadable event %s", entry_id)
             return None
@@ -248,6 +292,12 @@ class Hub:
     async def _dispatch(self, entry_id: str, fields: dict) -> None:
         ev = self._decode(entry_id, fields)
         if ev is None:
+            return
+        if isinstance(ev, dict):  # an end event: close the streams it names
+            if ev.get("token"):
+                self.end(f"token:{ev['token']}")
+            if ev.get("user") is not None:
+                self.end(f"user:{int(ev['user'])}")
             return
         self.events += 1
         matched = self.index.match(ev)
@@ -329,7 +379,7 @@ class Hub:
         room = sub.maxsize - len(sub.items)
         for entry_id, fields in page:
             ev = self._decode(_text(entry_id), fields)
-            if ev is not None and sub.filter.matches(ev):
+            if isinstance(ev, Event) and sub.filter.matches(ev):
                 matched.append(ev)
                 if len(matched) > room:
                     matched.clear()

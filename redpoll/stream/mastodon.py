@@ -163,15 +163,36 @@ class SSEEndpoint:
             principal = await identify(scope, params, self.service.verify)
             filt = await self.build_filter(principal, params)
             last = last_event_id(scope)
-            if last is not None:
-                await self.service.admit_replay(principal.identifier, scope)
+            place = self.service.open_stream(principal.identifier, scope)
         except HTTPError as exc:
             await send_json_error(send, exc.status, exc.message, exc.headers)
             return
+        try:
+            if last is not None:
+                try:
+                    await self.service.admit_replay(principal.identifier, scope)
+                except HTTPError as exc:
+                    await send_json_error(send, exc.status, exc.message, exc.headers)
+                    return
+            await self._stream(scope, receive, send, principal, params, filt, last)
+        finally:
+            self.service.close_stream(place)
+
+    async def _stream(self, scope, receive, send, principal: Principal, params: dict,
+                      filt: Filter, last: str | None) -> None:
         hub = self.service.hub
         sub = Subscriber(filt, FMT, self.service.settings.stream_queue_max, name=self.channel,
                          base=self.service.base_for(scope))
         hub.subscribe(sub)
+        hub.hold(sub, principal.sessions)  # closed when its token is revoked
+        try:
+            await self._pump(scope, receive, send, sub, principal, params, last)
+        finally:
+            hub.release(sub, principal.sessions)
+
+    async def _pump(self, scope, receive, send, sub: Subscriber, principal: Principal,
+                    params: dict, last: str | None) -> None:
+        hub = self.service.hub
         if last is not None:
             await hub.replay(sub, after=last)
         await send({"type": "http.response.start", "status": 200,

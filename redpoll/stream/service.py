@@ -8,12 +8,14 @@ keep-alive tickers, and the injected token verifier.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections import Counter
 from typing import Callable
 
 from starlette.routing import Route, WebSocketRoute
 
-from .. import ratelimit
+from .. import limits, ratelimit
 from ..settings import Settings
 from ..gateway import links
 from .http import HTTPError, Verifier
@@ -21,6 +23,9 @@ from .hub import Hub, Subscriber
 from .render import render_v1
 from .v1 import FMT as V1_FMT
 from .v1 import V1Endpoint
+
+
+log = logging.getLogger("redpoll.stream")
 
 
 class StreamService:
@@ -39,6 +44,8 @@ class StreamService:
         if engine is not None:
             self.attach(engine)
         self._tracked: dict[float, set[Subscriber]] = {}
+        #: "id:<identifier>" / "ip:<address>" -> streams open in this process
+        self._open: Counter[str] = Counter()
         self._tickers: list[asyncio.Task] = []
 
     def attach(self, engine) -> None:
@@ -56,11 +63,37 @@ class StreamService:
         the connection's own request (never another client's)."""
         return links.base_url(scope, self.settings.public_url)
 
+    def open_stream(self, identifier: str, scope, over_identifier: int = 429) -> tuple[str, str]:
+        """Take a place for one open stream of ``identifier`` from the scope's
+        client IP; HTTPError ``over_identifier`` (v1.1: 420) or 429 when either
+        already holds its limit. Give it back with :meth:`close_stream`."""
+        settings = self.settings
+        by_id, by_ip = f"id:{identifier}", f"ip:{client_ip(scope)}"
+        held = self._open
+        cap = settings.stream_connections_per_identifier
+        if cap is not None and held[by_id] >= cap:
+            raise HTTPError(over_identifier, f"Exceeded connection limit for this identifier: "
+                                             f"at most {cap} open streams per identifier")
+        cap = settings.stream_connections_per_ip
+        if cap is not None and held[by_ip] >= cap:
+            raise HTTPError(429, f"Exceeded connection limit for this IP: at most {cap} open "
+                                 f"streams per IP")
+        held[by_id] += 1
+        held[by_ip] += 1
+        return by_id, by_ip
+
+    def close_stream(self, place: tuple[str, str]) -> None:
+        held = self._open
+        for key in place:
+            held[key] -= 1
+            if held[key] <= 0:
+                del held[key]
+
     async def admit_replay(self, identifier: str, scope) -> None:
         """Count a backfill / resume against its identifier and its client IP
         (one window each, in Redis, so every process shares the count);
         HTTPError 429 once either has had its share."""
-        ip = scope["client"][0] if scope.get("client") else "unknown"
+        ip = client_ip(scope)
         store = self.engine.store
         budgets = (("identifier", f"stream-replay:id:{identifier}",
                     self.settings.stream_replays_per_identifier),
@@ -84,6 +117,7 @@ class StreamService:
         for interval in {float(self.settings.stream_keepalive_s), float(self.settings.sse_heartbeat_s)}:
             self._tracked.setdefault(interval, set())
             self._tickers.append(asyncio.create_task(self._tick(interval)))
+        self._tickers.append(asyncio.create_task(self._check_tokens()))
 
     async def stop(self) -> None:
         for task in self._tickers:
@@ -113,6 +147,25 @@ class StreamService:
                 if not sub.items and not sub.closing:
                     sub.items.append(("keepalive", None, None))
                     sub.wake.set()
+
+    async def _check_tokens(self) -> None:
+        """Every ``limits.STREAM_TOKEN_CHECK_S``: close the streams whose token
+        no longer exists. Revocation closes them at once through its end event;
+        this catches a revocation that died before publishing it."""
+        from .. import keys
+        while True:
+            await asyncio.sleep(limits.STREAM_TOKEN_CHECK_S)
+            digests = [k[6:] for k in list(self.hub.sessions) if k.startswith("token:")]
+            for start in range(0, len(digests), 1000):
+                chunk = digests[start:start + 1000]
+                try:
+                    found = await self.engine.store.batch([("EXISTS", keys.token(d)) for d in chunk])
+                except Exception as exc:  # Redis away: try again next round
+                    log.warning("stream token check failed: %s", type(exc).__name__)
+                    break
+                for dig, exists in zip(chunk, found):
+                    if not exists:
+                        self.hub.end(f"token:{dig}")
 
     async def start_for(self, engine) -> None:
         """Attach ``engine`` and start on the Redis it talks to (the API's lifespan)."""
@@ -155,6 +208,11 @@ class StreamService:
         return routes
 
 
+def client_ip(scope) -> str:
+    client = scope.get("client")
+    return client[0] if client else "unknown"
+
+
 def api_verifier(store) -> Verifier:
     """Bearer tokens of the Mastodon API (``redpoll.auth``) as stream principals."""
     from .. import auth
@@ -165,5 +223,6 @@ def api_verifier(store) -> Verifier:
         if info is None:
             return None
         ident = f"user:{info.uid}" if info.uid is not None else f"app:{info.client_id}"
-        return Principal(identifier=ident, user_id=info.uid, scopes=frozenset(info.scopes))
+        return Principal(identifier=ident, user_id=info.uid, scopes=frozenset(info.scopes),
+                         token=info.digest)
     return verify

@@ -59,14 +59,26 @@ class V1Endpoint:
             principal = await identify(scope, params, self.service.verify)
             filt = parse_filter(params, principal.identifier, sample=self.sample)
             count = parse_count(params.get("count"))
-            if count:
-                await self.service.admit_replay(principal.identifier, scope)
+            place = self.service.open_stream(principal.identifier, scope, over_identifier=420)
         except HTTPError as exc:
             await send_error(send, exc.status, exc.message, exc.headers)
             return
         except ParamError as exc:
             await send_error(send, exc.status, exc.message)
             return
+        try:
+            if count:
+                try:
+                    await self.service.admit_replay(principal.identifier, scope)
+                except HTTPError as exc:
+                    await send_error(send, exc.status, exc.message, exc.headers)
+                    return
+            await self._stream(scope, receive, send, params, principal, filt, count)
+        finally:
+            self.service.close_stream(place)
+
+    async def _stream(self, scope, receive, send, params: dict, principal, filt,
+                      count: int) -> None:
         delimited = params.get("delimited", "") == "length"
         stall_warnings = params.get("stall_warnings", "").strip().lower() in ("true", "1")
         settings = self.service.settings
@@ -74,6 +86,15 @@ class V1Endpoint:
                          name=self.name)
         hub = self.service.hub
         hub.subscribe(sub)
+        hub.hold(sub, principal.sessions)  # closed when its token is revoked
+        try:
+            await self._pump(scope, receive, send, sub, count, delimited)
+        finally:
+            hub.release(sub, principal.sessions)
+
+    async def _pump(self, scope, receive, send, sub: Subscriber, count: int,
+                    delimited: bool) -> None:
+        hub = self.service.hub
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-type", b"application/json; charset=utf-8"),
                                 (b"cache-control", b"no-store"),

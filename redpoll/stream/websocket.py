@@ -46,6 +46,7 @@ MAX_SUBSCRIPTIONS = 100
 MAX_MESSAGE = 4096
 #: close codes
 CLOSE_UNSUPPORTED = 1003
+CLOSE_REVOKED = 1008  # policy violation: the token was revoked (or its user suspended)
 CLOSE_SHUTDOWN = 1012
 CLOSE_STALL = 1013
 
@@ -232,15 +233,30 @@ class WebSocketEndpoint:
         if principal is None:
             await self.deny(scope, send, 401, "Error: Invalid access token")
             return
+        try:
+            place = self.service.open_stream(principal.identifier, scope)
+        except HTTPError as exc:
+            await self.deny(scope, send, exc.status, exc.message)
+            return
+        try:
+            await self._serve(scope, receive, send, params, principal, subprotocol)
+        finally:
+            self.service.close_stream(place)
+
+    async def _serve(self, scope, receive, send, params: dict, principal: Principal,
+                     subprotocol: str | None) -> None:
         await send({"type": "websocket.accept", "subprotocol": subprotocol})
         conn = Connection(self.service, principal, self.service.base_for(scope))
         if params.get("stream"):
             await conn.subscribe(params["stream"], params)
         writer = asyncio.create_task(self._write(conn, send))
         conn.queue.task = writer
+        hub = self.service.hub
+        hub.hold(conn.queue, principal.sessions)  # the socket closes when its token is revoked
         try:
             await self._read(conn, receive, writer)
         finally:
+            hub.release(conn.queue, principal.sessions)
             if not conn.queue.closing:  # the client left: nothing more to write
                 conn.close()
             try:  # else the writer sends what is queued, then the close frame
@@ -285,7 +301,8 @@ class WebSocketEndpoint:
                 item = items.popleft()
                 if item[0] == "disconnect":
                     info = item[2]["disconnect"]
-                    code = {4: CLOSE_STALL, 1003: CLOSE_UNSUPPORTED}.get(info["code"], CLOSE_SHUTDOWN)
+                    code = {4: CLOSE_STALL, 6: CLOSE_REVOKED,
+                            1003: CLOSE_UNSUPPORTED}.get(info["code"], CLOSE_SHUTDOWN)
                     conn.close()
                     await send({"type": "websocket.close", "code": code,
                                 "reason": info["reason"][:120]})

@@ -148,7 +148,9 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         await asyncio.to_thread(own.start)
         redis_url = own.url
     env = {"REDIS_URL": redis_url, "REDPOLL_CLUSTER": "0",
-           "REDPOLL_STREAM_QUEUE": os.environ.get("REDPOLL_STREAM_QUEUE", "1000")}
+           "REDPOLL_STREAM_QUEUE": os.environ.get("REDPOLL_STREAM_QUEUE", "1000"),
+           # every client comes from loopback: the per-IP stream limit would refuse most
+           "REDPOLL_STREAM_CONNECTIONS_PER_IP": "off"}
     srv = ServeProcess(env, ["--no-jobs", "--no-access-log", "--log-level", "warning"])
     await asyncio.to_thread(srv.start)
     port = int(srv.url.rsplit(":", 1)[1])
