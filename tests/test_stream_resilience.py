@@ -31,7 +31,9 @@ async def test_slow_client_is_disconnected_and_nobody_else_notices(server, rp, t
             await proc.wait_subscribers(2)
             posted = []
             text = "x" * 450
-            reader = asyncio.create_task(fast.lines.until(lambda m: m.get("text") == "the end"))
+            # the reader waits as long as the posting below may take on a loaded machine
+            reader = asyncio.create_task(fast.lines.until(lambda m: m.get("text") == "the end",
+                                                          timeout=200))
             for round_ in range(200):
                 batch = await asyncio.gather(*(rp.post(alice.id, f"{text} {round_} {i}")
                                                for i in range(25)))
