@@ -236,6 +236,12 @@ async def authenticate(store: Store, token: str, rate: ratelimit.Rate | None
     return info, (None if rate is None else ratelimit.state(rate, int(counted), end))
 
 
+async def missing_tokens(store: Store, digests: list[str]) -> list[str]:
+    """The token digests among ``digests`` that no longer exist (revoked)."""
+    found = await store.batch([("EXISTS", keys.token(d)) for d in digests])
+    return [d for d, exists in zip(digests, found) if not exists]
+
+
 async def revoke(store: Store, app: App, token) -> bool:
     """Revoke ``token`` if it belongs to ``app`` (RFC 7009: unknown tokens are
     not an error). One DEL: effective for the very next request."""

@@ -30,10 +30,15 @@ log = logging.getLogger("redpoll.engine")
 
 
 class Redpoll:
-    def __init__(self, store: Store, settings: Settings, server: EmbeddedServer | None = None):
+    def __init__(self, store: Store, settings: Settings, server: EmbeddedServer | None = None,
+                 url: str | None = None):
         self.store = store
         self.settings = settings
         self.server = server
+        #: the Redis URL this engine talks to, as :meth:`open` worked it out
+        #: (REDIS_URL, or the embedded server's): what a component that needs
+        #: its own connection (the stream's event reader) connects to
+        self.url = url or settings.redis_url or (server.url if server is not None else None)
         self.queue = JobQueue(store)
 
     @classmethod
@@ -56,7 +61,7 @@ class Redpoll:
             url = server.url
             where += f", server started at {url}"
         store = Store.connect(url, settings.cluster)
-        self = cls(store, settings, server)
+        self = cls(store, settings, server, url)
         try:
             await store.load_scripts()
             await store.adopt_epoch()
@@ -152,6 +157,9 @@ class Redpoll:
     async def is_following(self, uid, target) -> bool:
         return await follows.is_following(self.store, uid, target)
 
+    async def following_ids(self, uid) -> frozenset[int]:
+        return await follows.following_ids(self.store, uid)
+
     async def followers(self, uid, **page: Any):
         return await follows.followers(self.store, uid, **page)
 
@@ -182,6 +190,9 @@ class Redpoll:
 
     async def list_members(self, owner, lid) -> list[User]:
         return await lists.members(self.store, owner, lid)
+
+    async def list_member_ids(self, owner, lid) -> frozenset[int]:
+        return await lists.member_ids(self.store, owner, lid)
 
     # --- the conversation (issue 9) -------------------------------------------------------
     async def favourite(self, uid, sid) -> bool:

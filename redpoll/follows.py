@@ -60,6 +60,12 @@ async def is_following(store: Store, a, b) -> bool:
     return await store.client.zscore(keys.following(a), b) is not None
 
 
+async def following_ids(store: Store, uid) -> frozenset[int]:
+    """Every user ``uid`` follows (a stream's home filter)."""
+    uid = validate.an_id(uid, "user_id")
+    return frozenset(int(i) for i in await store.client.zrange(keys.following(uid), 0, -1))
+
+
 async def _page(store: Store, key: str, max_score, limit) -> list[tuple[int, int]]:
     limit = validate.page_limit(limit)
     top = f"({int(max_score)}" if max_score else "+inf"

@@ -176,7 +176,8 @@ STREAM_ENDED_KEPT = 10_000
 STREAM_TOKEN_CHECK_S = 30.0
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
-#: Largest request body the API reads; larger ones get 413 before parsing.
+#: Largest request body read, by the REST API and the streams alike
+#: (``redpoll.gateway.body``); larger ones get 413 before parsing.
 API_MAX_BODY_BYTES = 64 * 1024
 #: Longest Idempotency-Key header accepted on POST /api/v1/statuses.
 IDEMPOTENCY_KEY_MAX_CHARS = 256

@@ -95,6 +95,13 @@ async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bo
     return changed
 
 
+async def member_ids(store: Store, owner, lid) -> frozenset[int]:
+    """Ids of a list's members (a stream's list filter); NotFound as get_list."""
+    found = await get_list(store, owner, lid)
+    ids = await store.client.zrange(keys.list_members(found.owner, found.id), 0, -1)
+    return frozenset(int(i) for i in ids)
+
+
 async def members(store: Store, owner, lid) -> list[User]:
     await get_list(store, owner, lid)
     ids = await store.client.zrange(keys.list_members(int(owner), int(lid)), 0, -1)

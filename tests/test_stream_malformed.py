@@ -117,3 +117,17 @@ async def test_a_client_leaving_mid_body_is_one_info_line(server, rp):
     for ln in lines:
         assert json.loads(ln)["level"] == "info", ln
     assert "Traceback" not in logs and '"level":"error"' not in logs, logs[-3000:]
+
+
+async def test_stream_bodies_have_the_apis_body_limit(proc):
+    from redpoll import limits
+    big = {"identifier": "big", "track": "x" * (limits.API_MAX_BODY_BYTES + 10)}
+    async with httpx.AsyncClient(timeout=WAIT) as c:
+        r = await c.post(proc.base + "/1.1/statuses/filter.json", data=big)
+        assert r.status_code == 413
+        assert r.json()["errors"][0]["message"] == \
+            f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes"
+        # the REST API answers the same body the same way
+        r = await c.post(proc.base + "/api/v1/apps", data=big)
+        assert r.status_code == 413 and r.json()["error"] == \
+            f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes"

@@ -219,7 +219,8 @@ class Observe:
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
     settings = settings or Settings.from_env()
-    stream = StreamService(settings)  # the streaming routes (redpoll/stream)
+    rendered = RenderedStatuses()  # status entities, for REST pages and stream events
+    stream = StreamService(settings, rendered=rendered)  # the streaming routes (redpoll/stream)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
@@ -253,7 +254,7 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
         RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
         BusyLoadingError: _unavailable, Exception: _crash})
     app.state.settings = settings
-    app.state.rendered = RenderedStatuses()
+    app.state.rendered = rendered
     app.add_middleware(ApiCors)
     # no new stream while the stream hub cannot read the event log (503)
     app.add_middleware(ops.StreamGate, service=stream)

@@ -21,7 +21,9 @@ from .. import auth, limits, ratelimit, validate
 from ..auth import Token
 from ..errors import RedpollError, ValidationError
 from ..settings import Settings
-from ..gateway import links
+from ..gateway import auth as gateway_auth, links
+from ..gateway.body import read_body  # noqa: F401  (the API's name for it)
+from ..gateway.errors import WebError
 
 
 class JSON(Response):
@@ -31,19 +33,8 @@ class JSON(Response):
         return orjson.dumps(content)
 
 
-class ApiError(Exception):
-    """An answer other than success: ``status`` and Mastodon's {"error": ...} body."""
-
-    def __init__(self, status: int, message: str, headers: dict | None = None, **extra):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
-        self.extra = extra
-
-    def response(self) -> JSON:
-        return JSON({"error": self.message, **self.extra}, status_code=self.status,
-                    headers=self.headers)
+#: The web layer's one error type (``redpoll.gateway.errors``), by its API name.
+ApiError = WebError
 
 
 NOT_FOUND = "Record not found"
@@ -161,28 +152,6 @@ def _merge(data: dict[str, Any], pairs) -> None:
             data[key] = value
 
 
-async def read_body(request: Request) -> bytes:
-    """The body, refused with 413 once it passes ``limits.API_MAX_BODY_BYTES``."""
-    cached = getattr(request, "_body", None)
-    if cached is not None:
-        return cached
-    length = request.headers.get("content-length")
-    if length is not None:
-        if not length.isdigit():
-            raise ApiError(400, "Invalid Content-Length")
-        if int(length) > limits.API_MAX_BODY_BYTES:
-            raise ApiError(413, f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limits.API_MAX_BODY_BYTES:
-            raise ApiError(413, f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes")
-        chunks.append(chunk)
-    body = b"".join(chunks)
-    request._body = body  # starlette's own cache: request.form() reads it from here
-    return body
-
-
 async def parse_params(request: Request) -> Params:
     data: dict[str, Any] = {}
     _merge(data, request.query_params.multi_items())
@@ -275,11 +244,10 @@ class Ctx:
                 raise ApiError(429, "Too many requests", headers=state.headers())
 
     async def authenticate(self, required: bool, scope, user: bool) -> None:
-        header = self.request.headers.get("authorization", "")
-        kind, _, token = header.partition(" ")
-        if header and kind.lower() == "bearer" and token.strip():
-            self.token, self.rate = await auth.authenticate(self.rp.store, token.strip(),
-                                                            self.settings.rate_token)
+        token, _ = gateway_auth.bearer_token(self.request.scope)
+        if token:
+            self.token, self.rate = await gateway_auth.authenticate(self.rp.store, token,
+                                                                    self.settings.rate_token)
             if self.token is None:
                 await self._ip_hit()
                 raise ApiError(401, "The access token is invalid",

@@ -5,25 +5,14 @@ one exists so the stream can run (and be tested, and benchmarked) on its own.
 """
 from __future__ import annotations
 
-import asyncio
 import contextlib
 
 from starlette.applications import Starlette
 
 from ..engine import Redpoll
-from ..server import EmbeddedServer
 from ..settings import Settings
-from .http import Verifier
+from ..gateway.auth import Verifier
 from .service import StreamService
-
-
-async def resolve_url(settings: Settings) -> str:
-    if settings.redis_url:
-        return settings.redis_url
-    url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
-    if url is None:
-        raise RuntimeError("no REDIS_URL and no embedded server running on REDPOLL_DATA_DIR")
-    return url
 
 
 def create_app(settings: Settings | None = None, verify: Verifier | None = None) -> Starlette:
@@ -32,10 +21,8 @@ def create_app(settings: Settings | None = None, verify: Verifier | None = None)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        url = await resolve_url(settings)
-        engine = await Redpoll.open(settings.with_(redis_url=url))
-        service.attach(engine)
-        await service.start(url)
+        engine = await Redpoll.open(settings)  # works out the Redis URL
+        await service.start_for(engine)
         try:
             yield
         finally:

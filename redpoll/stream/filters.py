@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from .. import limits
 from ..events import StatusEvent
 
+from ..gateway.errors import WebError
+
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
     + "\u2018\u2019\u201c\u201d\u2026\u00ab\u00bb\u00bf\u00a1"
 _NAME = re.compile(r"\w+")
@@ -40,14 +42,12 @@ _URL_WORD = re.compile(r"[^\W_]+|_+")
 _LOGIN_OK = re.compile(r"[A-Za-z0-9_]+")
 
 
-class ParamError(Exception):
+class ParamError(WebError):
     """A bad stream request: ``status`` is the HTTP answer (406, 413, 416)."""
 
     def __init__(self, status: int, param: str, message: str):
-        super().__init__(f"Parameter {param} {message}")
-        self.status = status
+        super().__init__(status, f"Parameter {param} {message}")
         self.param = param
-        self.message = f"Parameter {param} {message}"
 
 
 # --- the status side ------------------------------------------------------------------

@@ -6,52 +6,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from dataclasses import dataclass
-from typing import Awaitable, Callable
+from typing import Callable
 from urllib.parse import parse_qsl, unquote
 
+from starlette.requests import ClientDisconnect, Request
+
 from .. import limits
+from ..gateway.auth import Principal, Verifier, bearer_token
+from ..gateway.body import read_body
+from ..gateway.errors import WebError
 from .hub import Subscriber
 
 log = logging.getLogger("redpoll.stream")
-
-#: Largest request body read (form-encoded filter parameters).
-MAX_BODY = 512 * 1024
-
-
-@dataclass(frozen=True)
-class Principal:
-    """Who a bearer token belongs to: ``identifier`` seeds the sample, ``user_id``
-    (when the token is a user's) feeds the Mastodon user and list streams."""
-    identifier: str
-    user_id: int | None = None
-    scopes: frozenset = frozenset()
-    #: digest of the bearer token it came with (None: an identifier parameter)
-    token: str | None = None
-
-    @property
-    def sessions(self) -> tuple[str, ...]:
-        """What an "end" event names to close this principal's streams
-        (``Hub.hold``): its token, and its user."""
-        out = ()
-        if self.token is not None:
-            out += (f"token:{self.token}",)
-        if self.user_id is not None:
-            out += (f"user:{self.user_id}",)
-        return out
-
-
-#: token -> Principal, or None for an unknown / revoked token
-Verifier = Callable[[str], Awaitable["Principal | None"]]
-
-
-class HTTPError(Exception):
-    def __init__(self, status: int, message: str, headers: list | None = None):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or []
-
 
 def header(scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
@@ -66,24 +32,18 @@ async def read_params(scope, receive) -> dict[str, str] | None:
     nothing is wrong with the server)."""
     params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
     if scope["method"] == "POST":
-        body = bytearray()
-        more = True
-        while more:
-            msg = await receive()
-            if msg["type"] == "http.disconnect":
-                log.info("client went away", extra={"method": scope["method"],
-                                                     "path": scope["path"][:200]})
-                return None
-            body += msg.get("body", b"")
-            more = msg.get("more_body", False)
-            if len(body) > MAX_BODY:
-                raise HTTPError(413, f"request body larger than {MAX_BODY} bytes")
+        try:
+            body = await read_body(Request(scope, receive))
+        except ClientDisconnect:
+            log.info("client went away", extra={"method": scope["method"],
+                                                 "path": scope["path"][:200]})
+            return None
         ctype = (header(scope, b"content-type") or "").split(";")[0].strip().lower()
         if body and ctype in ("", "application/x-www-form-urlencoded"):
             try:
-                text = bytes(body).decode("utf-8")
+                text = body.decode("utf-8")
             except UnicodeDecodeError:
-                raise HTTPError(406, "the request body is not UTF-8") from None
+                raise WebError(406, "the request body is not UTF-8") from None
             params.update(parse_qsl(text, keep_blank_values=True))
     # parse_qsl decoded with latin-1 for the query: re-decode as UTF-8 where it was
     for k, v in list(params.items()):
@@ -110,35 +70,32 @@ async def identify(scope, params: dict, verify: Verifier | None) -> Principal:
     """``identifier`` parameter, or a bearer token (header or ``access_token``),
     or an OAuth 1.0a header; none of them -> 401."""
     auth = header(scope, b"authorization") or ""
-    token = None
-    if auth[:7].lower() == "bearer ":
-        token = auth[7:].strip()
-    elif params.get("access_token"):
-        token = params["access_token"]
+    token, _ = bearer_token(scope, params)
     if token:
         principal = await verify(token) if verify is not None else None
         if principal is None:
-            raise HTTPError(401, "The access token is invalid",
-                            [(b"www-authenticate", b'Bearer error="invalid_token"')])
+            raise WebError(401, "The access token is invalid",
+                           {"WWW-Authenticate": 'Bearer error="invalid_token"'})
         return principal
     ident = params.get("identifier")
     if ident:
         if len(ident.encode("utf-8")) > limits.IDENTIFIER_MAX_BYTES:
-            raise HTTPError(406, f"Parameter identifier is longer than {limits.IDENTIFIER_MAX_BYTES} bytes")
+            raise WebError(406, f"Parameter identifier is longer than {limits.IDENTIFIER_MAX_BYTES} bytes")
         return Principal(identifier=ident)
     if auth[:6] == "OAuth ":
         ident = _oauth1_identity(auth)
         if ident:
             return Principal(identifier=ident)
-    raise HTTPError(401, "Authentication required: give an identifier parameter or a bearer token",
-                    [(b"www-authenticate", b'Bearer realm="redpoll"')])
+    raise WebError(401, "Authentication required: give an identifier parameter or a bearer token",
+                   {"WWW-Authenticate": 'Bearer realm="redpoll"'})
 
 
-async def send_error(send, status: int, message: str, headers: list | None = None) -> None:
-    body = json.dumps({"errors": [{"code": status, "message": message}], "error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
+async def send_error(send, exc: WebError, *, twitter: bool = False) -> None:
+    """Answer ``exc`` on a plain ASGI response: Mastodon's body, or v1.1's."""
+    body = json.dumps(exc.twitter_body() if twitter else exc.body()).encode()
+    await send({"type": "http.response.start", "status": exc.status,
                 "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())] + (headers or [])})
+                            (b"content-length", str(len(body)).encode())] + exc.raw_headers()})
     await send({"type": "http.response.body", "body": body})
 
 

@@ -15,16 +15,17 @@ is replayed what it missed (filtered as usual).
 """
 from __future__ import annotations
 
-import json
 import re
-import time
 import unicodedata
 
-from .. import keys, limits, validate
+from .. import limits, validate
 from ..errors import NotFound, UserNotFound, ValidationError
+from ..api.entities import placeholder_user
 from ..models import Status
 from .filters import Event, Filter
-from .http import HTTPError, Principal, header, identify, pump, read_params
+from ..gateway.errors import WebError
+from ..gateway.auth import Principal
+from .http import header, identify, pump, read_params, send_error
 from .hub import Subscriber
 
 FMT = "mastodon"
@@ -41,13 +42,13 @@ def normalize_tag(tag: str) -> str:
 def last_event_id(scope) -> str | None:
     """The ``Last-Event-ID`` header as an event-log entry id ("ms-seq", each
     part below 2**64 as Redis stream ids are), None when absent or empty;
-    HTTPError 400 when it is anything else."""
+    WebError 400 when it is anything else."""
     raw = (header(scope, b"last-event-id") or "").strip()
     if not raw:
         return None
     match = _ENTRY_ID.fullmatch(raw)
     if match is None or any(int(part) >= 2**64 for part in raw.split("-")):
-        raise HTTPError(400, "Last-Event-ID must be an event id as sent in id: lines "
+        raise WebError(400, "Last-Event-ID must be an event id as sent in id: lines "
                              "(milliseconds-sequence, each below 2^64)")
     return raw
 
@@ -64,50 +65,26 @@ def frame_sse(item: tuple) -> bytes | None:
 
 
 class MastodonRenderer:
-    """Event -> Mastodon Status JSON (the API's own entity rendering), with the
-    author's account read once per author per few seconds."""
-
-    TTL_S = 5.0
+    """Event -> Mastodon Status JSON through the API's own renderer
+    (``api.rendered.RenderedStatuses``, shared with the REST pages of the same
+    process): the author as the engine has them now, links under the
+    subscriber's base."""
 
     def __init__(self, service):
         self.service = service
-        #: (user id, base) -> (read at, account entity)
-        self._accounts: dict[tuple[int, str], tuple[float, dict]] = {}
-
-    async def account(self, status: Status, base: str) -> dict:
-        from ..api import entities
-        hit = self._accounts.get((status.user_id, base))
-        now = time.monotonic()
-        if hit is not None and now - hit[0] < self.TTL_S:
-            return hit[1]
-        try:
-            user = await self.service.engine.get_user(status.user_id)
-        except UserNotFound:
-            user = entities.placeholder_user(status)
-        acct = entities.account(user, base)
-        if len(self._accounts) > 10_000:
-            self._accounts.clear()
-        self._accounts[(status.user_id, base)] = (now, acct)
-        return acct
 
     async def __call__(self, ev: Event, base: str) -> bytes:
         if ev.deleted:
             return str(ev.sid).encode()
-        from ..api import entities
         raw = ev.status
         status = Status(id=ev.sid, text=ev.text, created_at=int(raw.get("created_at", 0)),
                         user_id=ev.uid, login=str(raw.get("login", "")),
                         extra={k: v for k, v in raw.items() if k not in _CORE})
-        body = entities.status(status, await self.account(status, base), base)
-        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-async def send_json_error(send, status: int, message: str, headers=None) -> None:
-    body = json.dumps({"error": message}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())] + (headers or [])})
-    await send({"type": "http.response.body", "body": body})
+        try:
+            author = await self.service.engine.get_user(status.user_id)
+        except UserNotFound:
+            author = placeholder_user(status)
+        return self.service.rendered.json(status, author, base, viewer=False)
 
 
 class Health:
@@ -123,21 +100,18 @@ class SSEEndpoint:
         self.channel = channel  # user | public | hashtag | list
 
     async def members(self, principal: Principal, params: dict) -> frozenset[int]:
-        client = self.service.engine.store.client
+        """Whose statuses the user / list stream shows, asked of the engine."""
+        engine = self.service.engine
         uid = principal.user_id
         if self.channel == "user":
-            ids = await client.zrange(keys.following(uid), 0, -1)
-            return frozenset(int(i) for i in ids) | {uid}
+            return await engine.following_ids(uid) | {uid}
         raw = params.get("list", "")
         if not raw.isdigit():
-            raise HTTPError(400, "Missing list parameter")
+            raise WebError(400, "Missing list parameter")
         try:  # an id past 2**53 cannot exist: not found, like any unknown list
-            lid = validate.an_id(raw, "list")
-            await self.service.engine.get_list(uid, lid)
+            return await engine.list_member_ids(uid, validate.an_id(raw, "list"))
         except (NotFound, ValidationError):
-            raise HTTPError(404, "Record not found") from None
-        ids = await client.zrange(keys.list_members(uid, lid), 0, -1)
-        return frozenset(int(i) for i in ids)
+            raise WebError(404, "Record not found") from None
 
     async def build_filter(self, principal: Principal, params: dict) -> Filter:
         if self.channel == "public":
@@ -145,10 +119,10 @@ class SSEEndpoint:
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
-                raise HTTPError(400, "Missing tag name parameter")
+                raise WebError(400, "Missing tag name parameter")
             return Filter(tags=frozenset({tag}))
         if principal.user_id is None:
-            raise HTTPError(422, "This method requires an authenticated user")
+            raise WebError(422, "This method requires an authenticated user")
         return Filter(authors=await self.members(principal, params))
 
     async def __call__(self, scope, receive, send) -> None:
@@ -159,20 +133,20 @@ class SSEEndpoint:
             if params is None:  # the client left mid-body (logged)
                 return
             if not (header(scope, b"authorization") or params.get("access_token")):
-                raise HTTPError(401, "Error: Missing access token")
+                raise WebError(401, "Error: Missing access token")
             principal = await identify(scope, params, self.service.verify)
             filt = await self.build_filter(principal, params)
             last = last_event_id(scope)
             place = self.service.open_stream(principal.identifier, scope)
-        except HTTPError as exc:
-            await send_json_error(send, exc.status, exc.message, exc.headers)
+        except WebError as exc:
+            await send_error(send, exc)
             return
         try:
             if last is not None:
                 try:
                     await self.service.admit_replay(principal.identifier, scope)
-                except HTTPError as exc:
-                    await send_json_error(send, exc.status, exc.message, exc.headers)
+                except WebError as exc:
+                    await send_error(send, exc)
                     return
             await self._stream(scope, receive, send, principal, params, filt, last)
         finally:
@@ -218,7 +192,7 @@ class SSEEndpoint:
             await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
             try:
                 authors = await self.members(principal, params)
-            except HTTPError:  # the list is gone
+            except WebError:  # the list is gone
                 sub.finish(1, "list deleted")
                 return
             except Exception:  # Redis away: keep the last known members

@@ -16,9 +16,11 @@ from typing import Callable
 from starlette.routing import Route, WebSocketRoute
 
 from .. import limits, ratelimit
+from ..api.rendered import RenderedStatuses
 from ..settings import Settings
 from ..gateway import links
-from .http import HTTPError, Verifier
+from ..gateway.errors import WebError
+from ..gateway.auth import Verifier, verifier
 from .hub import Hub, Subscriber
 from .render import render_v1
 from .v1 import FMT as V1_FMT
@@ -30,8 +32,12 @@ log = logging.getLogger("redpoll.stream")
 
 class StreamService:
     def __init__(self, settings: Settings, url: str | None = None, *, verify: Verifier | None = None,
-                 mastodon_renderer: Callable | None = None, engine=None):
+                 mastodon_renderer: Callable | None = None, engine=None,
+                 rendered: RenderedStatuses | None = None):
         self.settings = settings
+        #: Mastodon status entities as JSON, kept per process: the API app
+        #: passes its own, so REST pages and stream events share renderings
+        self.rendered = rendered if rendered is not None else RenderedStatuses()
         self.url = url
         self.verify = verify
         #: the Redpoll engine, for Mastodon user/list streams (who follows whom)
@@ -55,7 +61,7 @@ class StreamService:
         from .mastodon import FMT as M_FMT, MastodonRenderer
         self.engine = engine
         if self.verify is None:
-            self.verify = api_verifier(engine.store)
+            self.verify = verifier(engine.store)
         self.renderers[M_FMT] = MastodonRenderer(self)
 
     def base_for(self, scope) -> str:
@@ -65,19 +71,19 @@ class StreamService:
 
     def open_stream(self, identifier: str, scope, over_identifier: int = 429) -> tuple[str, str]:
         """Take a place for one open stream of ``identifier`` from the scope's
-        client IP; HTTPError ``over_identifier`` (v1.1: 420) or 429 when either
+        client IP; WebError ``over_identifier`` (v1.1: 420) or 429 when either
         already holds its limit. Give it back with :meth:`close_stream`."""
         settings = self.settings
         by_id, by_ip = f"id:{identifier}", f"ip:{client_ip(scope)}"
         held = self._open
         cap = settings.stream_connections_per_identifier
         if cap is not None and held[by_id] >= cap:
-            raise HTTPError(over_identifier, f"Exceeded connection limit for this identifier: "
-                                             f"at most {cap} open streams per identifier")
+            raise WebError(over_identifier, f"Exceeded connection limit for this identifier: "
+                                            f"at most {cap} open streams per identifier")
         cap = settings.stream_connections_per_ip
         if cap is not None and held[by_ip] >= cap:
-            raise HTTPError(429, f"Exceeded connection limit for this IP: at most {cap} open "
-                                 f"streams per IP")
+            raise WebError(429, f"Exceeded connection limit for this IP: at most {cap} open "
+                                f"streams per IP")
         held[by_id] += 1
         held[by_ip] += 1
         return by_id, by_ip
@@ -92,7 +98,7 @@ class StreamService:
     async def admit_replay(self, identifier: str, scope) -> None:
         """Count a backfill / resume against its identifier and its client IP
         (one window each, in Redis, so every process shares the count);
-        HTTPError 429 once either has had its share."""
+        WebError 429 once either has had its share."""
         ip = client_ip(scope)
         store = self.engine.store
         budgets = (("identifier", f"stream-replay:id:{identifier}",
@@ -103,9 +109,9 @@ class StreamService:
         for (who, _, rate), state in zip(budgets, states):  # every attempt counts in both
             if state is not None and state.exceeded:
                 wait = max(1, int(state.reset - time.time()) + 1)
-                raise HTTPError(429, f"Too many backfills (count / Last-Event-ID): at most "
-                                     f"{rate[0]} per {rate[1]} s per {who}; retry in {wait} s",
-                                [(b"retry-after", str(wait).encode())])
+                raise WebError(429, f"Too many backfills (count / Last-Event-ID): at most "
+                                    f"{rate[0]} per {rate[1]} s per {who}; retry in {wait} s",
+                               {"Retry-After": str(wait)})
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self, url: str | None = None) -> None:
@@ -152,31 +158,24 @@ class StreamService:
         """Every ``limits.STREAM_TOKEN_CHECK_S``: close the streams whose token
         no longer exists. Revocation closes them at once through its end event;
         this catches a revocation that died before publishing it."""
-        from .. import keys
+        from .. import auth
         while True:
             await asyncio.sleep(limits.STREAM_TOKEN_CHECK_S)
             digests = [k[6:] for k in list(self.hub.sessions) if k.startswith("token:")]
             for start in range(0, len(digests), 1000):
                 chunk = digests[start:start + 1000]
                 try:
-                    found = await self.engine.store.batch([("EXISTS", keys.token(d)) for d in chunk])
+                    gone = await auth.missing_tokens(self.engine.store, chunk)
                 except Exception as exc:  # Redis away: try again next round
                     log.warning("stream token check failed: %s", type(exc).__name__)
                     break
-                for dig, exists in zip(chunk, found):
-                    if not exists:
-                        self.hub.end(f"token:{dig}")
+                for dig in gone:
+                    self.hub.end(f"token:{dig}")
 
     async def start_for(self, engine) -> None:
         """Attach ``engine`` and start on the Redis it talks to (the API's lifespan)."""
-        from ..server import EmbeddedServer
         self.attach(engine)
-        url = engine.settings.redis_url
-        if url is None and engine.server is not None:
-            url = engine.server.url
-        if url is None:
-            url = await asyncio.to_thread(EmbeddedServer.running_in, engine.settings.data_dir)
-        await self.start(url)
+        await self.start(engine.url)
 
     async def _stats(self, request):
         """Counters of this process's hub (subscribers, events, deliveries,
@@ -211,18 +210,3 @@ class StreamService:
 def client_ip(scope) -> str:
     client = scope.get("client")
     return client[0] if client else "unknown"
-
-
-def api_verifier(store) -> Verifier:
-    """Bearer tokens of the Mastodon API (``redpoll.auth``) as stream principals."""
-    from .. import auth
-    from .http import Principal
-
-    async def verify(token: str):
-        info, _ = await auth.authenticate(store, token, None)
-        if info is None:
-            return None
-        ident = f"user:{info.uid}" if info.uid is not None else f"app:{info.client_id}"
-        return Principal(identifier=ident, user_id=info.uid, scopes=frozenset(info.scopes),
-                         token=info.digest)
-    return verify

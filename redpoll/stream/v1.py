@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import json
 
-from .filters import ParamError, parse_count, parse_filter
-from .http import HTTPError, identify, pump, read_params, send_error
+from .filters import parse_count, parse_filter
+from ..gateway.errors import WebError
+from .http import identify, pump, read_params, send_error
 from .hub import Subscriber
 
 FMT = "v1"
@@ -50,7 +51,8 @@ class V1Endpoint:
         if scope["type"] != "http":
             return
         if scope["method"] not in ("GET", "POST", "HEAD"):
-            await send_error(send, 405, "Use GET or POST", [(b"allow", b"GET, POST")])
+            await send_error(send, WebError(405, "Use GET or POST", {"Allow": "GET, POST"}),
+                             twitter=True)
             return
         try:
             params = await read_params(scope, receive)
@@ -60,18 +62,15 @@ class V1Endpoint:
             filt = parse_filter(params, principal.identifier, sample=self.sample)
             count = parse_count(params.get("count"))
             place = self.service.open_stream(principal.identifier, scope, over_identifier=420)
-        except HTTPError as exc:
-            await send_error(send, exc.status, exc.message, exc.headers)
-            return
-        except ParamError as exc:
-            await send_error(send, exc.status, exc.message)
+        except WebError as exc:  # ParamError too
+            await send_error(send, exc, twitter=True)
             return
         try:
             if count:
                 try:
                     await self.service.admit_replay(principal.identifier, scope)
-                except HTTPError as exc:
-                    await send_error(send, exc.status, exc.message, exc.headers)
+                except WebError as exc:
+                    await send_error(send, exc, twitter=True)
                     return
             await self._stream(scope, receive, send, params, principal, filt, count)
         finally:

@@ -33,7 +33,8 @@ import json
 from urllib.parse import parse_qsl
 
 from .filters import Filter
-from .http import HTTPError, Principal, header
+from ..gateway.errors import WebError
+from ..gateway.auth import Principal, bearer_token
 from .hub import Subscriber
 from .mastodon import FMT, SSEEndpoint, normalize_tag
 
@@ -119,7 +120,7 @@ class Connection:
         endpoint = self.endpoints[STREAMS[stream]]
         try:
             filt = await endpoint.build_filter(self.principal, params)
-        except HTTPError as exc:
+        except WebError as exc:
             self.error(exc.message, exc.status, label)
             return
         if key in self.channels or self.queue.closing:  # raced with itself or a close
@@ -190,19 +191,6 @@ class WebSocketEndpoint:
     def __init__(self, service):
         self.service = service
 
-    @staticmethod
-    def token(scope, params: dict) -> tuple[str | None, str | None]:
-        """(token, subprotocol to echo)."""
-        auth = header(scope, b"authorization") or ""
-        if auth[:7].lower() == "bearer " and auth[7:].strip():
-            return auth[7:].strip(), None
-        if params.get("access_token"):
-            return params["access_token"], None
-        proto = (header(scope, b"sec-websocket-protocol") or "").split(",")[0].strip()
-        if proto:
-            return proto, proto
-        return None, None
-
     async def deny(self, scope, send, status: int, message: str) -> None:
         body = json.dumps({"error": message}).encode()
         if "websocket.http.response" in scope.get("extensions", {}):
@@ -225,7 +213,7 @@ class WebSocketEndpoint:
         msg = await receive()
         if msg["type"] != "websocket.connect":
             return
-        token, subprotocol = self.token(scope, params)
+        token, subprotocol = bearer_token(scope, params, subprotocol=True)
         if not token:
             await self.deny(scope, send, 401, "Error: Missing access token")
             return
@@ -235,7 +223,7 @@ class WebSocketEndpoint:
             return
         try:
             place = self.service.open_stream(principal.identifier, scope)
-        except HTTPError as exc:
+        except WebError as exc:
             await self.deny(scope, send, exc.status, exc.message)
             return
         try:
