@@ -173,7 +173,8 @@ STREAM_ENDED_KEPT_S = 60.0
 STREAM_ENDED_KEPT = 10_000
 #: Open streams' tokens are checked this often, in one batch per process: a
 #: stream whose token is gone (a revocation whose end event was lost) closes.
-STREAM_TOKEN_CHECK_S = 30.0
+#: Settings override (REDPOLL_STREAM_TOKEN_CHECK_S).
+STREAM_TOKEN_CHECK_S = 30
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body read, by the REST API and the streams alike

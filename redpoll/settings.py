@@ -160,6 +160,9 @@ class Settings:
     #: one process; None = no limit.
     stream_connections_per_identifier: int | None = limits.STREAM_CONNECTIONS_PER_IDENTIFIER
     stream_connections_per_ip: int | None = limits.STREAM_CONNECTIONS_PER_IP
+    #: Seconds between the checks of open streams' tokens (a backstop for a
+    #: revocation whose end event was lost).
+    stream_token_check_s: int = int(limits.STREAM_TOKEN_CHECK_S)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -212,6 +215,8 @@ class Settings:
                 limits.STREAM_CONNECTIONS_PER_IDENTIFIER),
             stream_connections_per_ip=_cap(env, "REDPOLL_STREAM_CONNECTIONS_PER_IP",
                                            limits.STREAM_CONNECTIONS_PER_IP),
+            stream_token_check_s=_int(env, "REDPOLL_STREAM_TOKEN_CHECK_S",
+                                      int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
         )
 
     def database(self) -> str:

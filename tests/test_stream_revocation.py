@@ -138,3 +138,24 @@ async def test_ending_a_users_streams_closes_all_of_them(proc, rp):
         _, _, code = await asyncio.wait_for(asyncio.gather(ends(v1), ends(sse), ws_ends(ws)), WAIT)
         assert code == 1008
         await proc.wait_subscribers(3)
+
+
+async def test_a_token_gone_without_its_end_event_still_closes_its_streams(server, rp, tmp_path):
+    """The backstop: a revocation that died between deleting the token and
+    publishing the end event is caught by the periodic token check."""
+    from redpoll import auth, keys
+    url, cluster, _ = server
+    proc = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_TOKEN_CHECK_S="1").start()
+    try:
+        async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c, \
+                contextlib.AsyncExitStack() as stack:
+            _, token, _ = await register(c, proc.base)
+            v1, sse, ws = await open_all(stack, c, proc, token)
+            await proc.wait_subscribers(3)
+            await rp.store.client.delete(keys.token(auth.digest(token)))  # no end event
+            _, _, code = await asyncio.wait_for(asyncio.gather(ends(v1), ends(sse), ws_ends(ws)),
+                                                WAIT)
+            assert code == 1008
+            await proc.wait_subscribers(0)
+    finally:
+        proc.stop()

@@ -155,12 +155,12 @@ class StreamService:
                     sub.wake.set()
 
     async def _check_tokens(self) -> None:
-        """Every ``limits.STREAM_TOKEN_CHECK_S``: close the streams whose token
+        """Every ``stream_token_check_s`` (``limits.STREAM_TOKEN_CHECK_S``): close the streams whose token
         no longer exists. Revocation closes them at once through its end event;
         this catches a revocation that died before publishing it."""
         from .. import auth
         while True:
-            await asyncio.sleep(limits.STREAM_TOKEN_CHECK_S)
+            await asyncio.sleep(self.settings.stream_token_check_s)
             digests = [k[6:] for k in list(self.hub.sessions) if k.startswith("token:")]
             for start in range(0, len(digests), 1000):
                 chunk = digests[start:start + 1000]
