@@ -92,3 +92,35 @@ async def end_streams(store: Store, *, token_digest: str | None = None,
     (within the event reader's latency: milliseconds). One XADD: idempotent,
     so a caller that is not sure it ran may run it again."""
     return await publish(store, end_event(token_digest=token_digest, user_id=user_id))
+
+
+# --- reading the log (the stream hub, on a connection of its own) ------------------------
+# ``client`` is a redis-py client (single server or cluster): the hub blocks
+# on XREAD, which a shared connection must not do. Entries are (id, fields).
+def _id(entry_id) -> str:
+    return entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+
+
+async def newest_id(client) -> str:
+    """The id of the newest entry, "0-0" for an empty log."""
+    last = await client.xrevrange(keys.EVENT_LOG, count=1)
+    return _id(last[0][0]) if last else "0-0"
+
+
+async def read_after(client, cursor: str, count: int, block_ms: int) -> list:
+    """Up to ``count`` entries after ``cursor``, waiting up to ``block_ms``."""
+    reply = await client.xread({keys.EVENT_LOG: cursor}, count=count, block=block_ms)
+    if not reply:
+        return []
+    return reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
+
+
+async def page_back(client, top: str, count: int) -> list:
+    """Up to ``count`` entries at or before ``top`` ("+", or "(id" for before
+    an id), newest first."""
+    return await client.xrevrange(keys.EVENT_LOG, max=top, count=count)
+
+
+async def page_forward(client, start: str, count: int) -> list:
+    """Up to ``count`` entries at or after ``start`` ("(id": after an id), oldest first."""
+    return await client.xrange(keys.EVENT_LOG, min=start, count=count)

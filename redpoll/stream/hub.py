@@ -1,6 +1,6 @@
 """The per-process hub: one reader of the event log, fanned out in-process.
 
-One task reads the event log (``keys.EVENT_LOG``, a capped Redis Stream) with
+One task reads the event log (``redpoll.events``, a capped Redis Stream) with
 XREAD BLOCK from its own connection, decodes each event once, finds the
 subscribers whose filter matches through a :class:`FilterIndex`, renders the
 event once per output format and appends it to each subscriber's bounded
@@ -28,7 +28,7 @@ import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
-from .. import keys, limits
+from .. import events, limits
 from ..events import FIELD
 from ..health import DATABASE
 from .filters import Event, Filter
@@ -246,22 +246,19 @@ class Hub:
         while True:
             try:
                 if self.cursor is None:
-                    last = await self._reader.xrevrange(keys.EVENT_LOG, count=1)
-                    self.cursor = _text(last[0][0]) if last else "0-0"
+                    self.cursor = await events.newest_id(self._reader)
                 elif lost:  # connected only once the server answered again
                     await self._reader.ping()
                     lost = False
                 self.connected.set()
-                reply = await self._reader.xread({keys.EVENT_LOG: self.cursor},
-                                                 count=limits.EVENT_READ_COUNT,
-                                                 block=limits.EVENT_READ_BLOCK_MS)
+                entries = await events.read_after(self._reader, self.cursor,
+                                                  limits.EVENT_READ_COUNT,
+                                                  limits.EVENT_READ_BLOCK_MS)
                 delay = limits.RECONNECT_FIRST_S
                 DATABASE.back("stream hub")
-                if reply:
-                    entries = reply[0][1] if isinstance(reply, list) else next(iter(reply.values()))[0]
-                    for entry_id, fields in entries:
-                        self.cursor = _text(entry_id)
-                        await self._dispatch(self.cursor, fields)
+                for entry_id, fields in entries:
+                    self.cursor = _text(entry_id)
+                    await self._dispatch(self.cursor, fields)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
@@ -333,8 +330,8 @@ class Hub:
             want = min(abs(count), limits.EVENT_LOG_MAXLEN)
             top = "+"
             while want > 0 and not sub.closing:
-                page = await self._client.xrevrange(keys.EVENT_LOG, max=top,
-                                                    count=min(want, limits.REPLAY_PAGE_ENTRIES))
+                page = await events.page_back(self._client, top,
+                                              min(want, limits.REPLAY_PAGE_ENTRIES))
                 if not page:
                     break
                 if newest is None:
@@ -347,8 +344,7 @@ class Hub:
         elif after is not None:
             start, seen = "(" + after, 0
             while seen < limits.EVENT_LOG_MAXLEN and not sub.closing:
-                page = await self._client.xrange(keys.EVENT_LOG, min=start,
-                                                 count=limits.REPLAY_PAGE_ENTRIES)
+                page = await events.page_forward(self._client, start, limits.REPLAY_PAGE_ENTRIES)
                 if not page:
                     break
                 seen += len(page)

@@ -15,7 +15,7 @@ from typing import Callable
 
 from starlette.routing import Route, WebSocketRoute
 
-from .. import limits, ratelimit
+from .. import ratelimit
 from ..api.rendered import RenderedStatuses
 from ..settings import Settings
 from ..gateway import links
