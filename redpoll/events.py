@@ -8,9 +8,9 @@ missed (v1.1 ``count``, SSE ``Last-Event-ID``). A delete event carries the
 full status marked deleted, so every stream filter decides on a deletion
 exactly as it decided on the post.
 
-This module owns the event's schema (:class:`StatusEvent`): the engine
-writes it with :meth:`StatusEvent.to_json`, the stream reads it with
-:meth:`StatusEvent.parse`, nothing else looks inside. Events are published
+This module owns the events' schema (:class:`StatusEvent`, :class:`EndEvent`):
+the engine writes them with ``to_json``, the stream reads them with
+:func:`parse`, nothing else looks inside. Events are published
 at least once: a post or delete journal replayed after a crash may publish
 its event again (same kind, same status).
 """
@@ -51,7 +51,11 @@ class StatusEvent:
     @classmethod
     def parse(cls, payload: str | bytes) -> "StatusEvent":
         """The event in an entry's payload; ValueError if it is not one."""
-        data = json.loads(payload)
+        return cls.from_data(json.loads(payload))
+
+    @classmethod
+    def from_data(cls, data) -> "StatusEvent":
+        """The event in a decoded payload; ValueError if it is not one."""
         if not isinstance(data, dict) or data.get("event") not in (UPDATE, DELETE):
             raise ValueError("not a status event")
         status = data.get("status")
@@ -76,14 +80,48 @@ async def publish(store: Store, payload: str) -> str:
     return entry.decode() if isinstance(entry, bytes) else entry
 
 
+@dataclass(frozen=True)
+class EndEvent:
+    """``{"event": "end", "token": digest}`` or ``{"event": "end", "user": id}``:
+    every open stream opened with this token (by its digest), or by this user
+    with any token, is to be closed (revocation, suspension)."""
+    token: str | None = None
+    user: int | None = None
+
+    def to_json(self) -> str:
+        body = {"event": END, "token": self.token} if self.token is not None \
+            else {"event": END, "user": self.user}
+        return json.dumps(body, separators=(",", ":"))
+
+    @classmethod
+    def from_data(cls, data) -> "EndEvent":
+        token, user = data.get("token"), data.get("user")
+        if (token is None) == (user is None) or not (
+                isinstance(token, str) or type(user) is int):
+            raise ValueError("an end event names exactly one token or user")
+        return cls(token, user)
+
+    @property
+    def sessions(self) -> tuple[str, ...]:
+        """The keys a stream hub holds streams under (``Principal.sessions``)."""
+        return (f"token:{self.token}",) if self.token is not None else (f"user:{self.user}",)
+
+
+END = "end"
+
+
+def parse(payload: str | bytes) -> "StatusEvent | EndEvent":
+    """Any event of the log; ValueError for anything else."""
+    data = json.loads(payload)
+    if isinstance(data, dict) and data.get("event") == END:
+        return EndEvent.from_data(data)
+    return StatusEvent.from_data(data)
+
+
 def end_event(*, token_digest: str | None = None, user_id: int | None = None) -> str:
-    """Every open stream opened with this token (by its digest), or by this
-    user with any token, is to be closed: revocation, suspension."""
     if (token_digest is None) == (user_id is None):
         raise ValueError("end_event takes exactly one of token_digest, user_id")
-    body = {"event": "end", "token": token_digest} if token_digest is not None \
-        else {"event": "end", "user": int(user_id)}
-    return json.dumps(body, separators=(",", ":"))
+    return EndEvent(token_digest, None if user_id is None else int(user_id)).to_json()
 
 
 async def end_streams(store: Store, *, token_digest: str | None = None,

@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 
 from .. import limits
 from ..events import StatusEvent
-
 from ..gateway.errors import WebError
 
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 import logging
 import time
 from collections import deque
@@ -271,30 +270,28 @@ class Hub:
             except Exception:  # a bad entry must not stop the stream for everyone
                 log.exception("event log reader failed on an entry; skipping it")
 
-    def _decode(self, entry_id: str, fields: dict) -> Event | dict | None:
-        """A status event as an :class:`Event`; an "end" event as its dict
-        (see ``events.end_event``); None for anything unreadable."""
+    def _decode(self, entry_id: str, fields: dict) -> Event | events.EndEvent | None:
+        """A status event as an :class:`Event`, an end event as itself
+        (schemas: ``redpoll.events``); None for anything unreadable."""
         payload = fields.get(FIELD.encode(), fields.get(FIELD))
         if payload is None:
             return None
         try:
-            data = json.loads(payload)
-            if data["event"] == "end":
-                return data
-            return Event(entry_id, data["event"], data["status"])
+            event = events.parse(payload)
         except (ValueError, KeyError, TypeError):
             log.warning("unreadable event %s", entry_id)
             return None
+        if isinstance(event, events.EndEvent):
+            return event
+        return Event(entry_id, event.kind, event.status)
 
     async def _dispatch(self, entry_id: str, fields: dict) -> None:
         ev = self._decode(entry_id, fields)
         if ev is None:
             return
-        if isinstance(ev, dict):  # an end event: close the streams it names
-            if ev.get("token"):
-                self.end(f"token:{ev['token']}")
-            if ev.get("user") is not None:
-                self.end(f"user:{int(ev['user'])}")
+        if isinstance(ev, events.EndEvent):  # close the streams it names
+            for key in ev.sessions:
+                self.end(key)
             return
         self.events += 1
         matched = self.index.match(ev)
