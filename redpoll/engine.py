@@ -66,6 +66,8 @@ class Redpoll:
             await store.load_scripts()
             await store.adopt_epoch()
             await self.queue.ensure_groups()
+            # once per database: users from before the search index existed
+            await search.index_missing(store)
         except (RedisError, RedisClusterException, OSError) as exc:
             await self.close()
             if not isinstance(exc, (RedisConnectionError, RedisTimeout, RedisClusterException,

@@ -28,6 +28,9 @@ SEARCH_ACCOUNTS = "search:{accounts}"
 #: Hash uid -> ``<rev>\n<term>\n...``: the terms a user has in the index and
 #: the record revision they came from (same slot as SEARCH_ACCOUNTS).
 SEARCH_INDEXED = "search:{accounts}:of"
+#: String: set once the users from before the index existed were indexed
+#: (search.index_missing, run when an engine opens a database without it).
+SEARCH_BUILT = "search:{accounts}:built"
 
 
 # --- one user: all tagged {uid} ----------------------------------------------

@@ -74,6 +74,8 @@ SEARCH_SCAN = 400
 SEARCH_WINDOW = 200
 #: Newest statuses of the viewer's own a status search looks through.
 SEARCH_STATUSES_SCANNED = 1000
+#: Users read per round trip when indexing a database's older users.
+SEARCH_BACKFILL_BATCH = 500
 
 # --- lists -------------------------------------------------------------------
 LIST_TITLE_MAX_CHARS = 100

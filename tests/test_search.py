@@ -169,3 +169,23 @@ async def test_the_search_bench_runs():
     from redpoll.tools import search_bench
     lines = await search_bench.run(users=300, rounds=2)
     assert lines[-1].startswith("300 users, ") and "hits=" in lines[0]
+
+
+async def test_users_from_before_the_index_are_indexed_once_when_an_engine_opens(rp, settings):
+    old = await rp.sign_up("oldtimer", display_name="Early Bird")
+    renamed = await rp.sign_up("mover", display_name="First")
+    # as a database written before the index existed: no entries, no marker
+    await rp.store.client.delete(keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED, keys.SEARCH_BUILT)
+    assert await logins(rp, "early") == []
+    await rp.store.client.hset(keys.user(renamed.id), mapping={"name": "Second"})
+    await rp.store.client.hincrby(keys.user(renamed.id), "rev", 1)
+    from redpoll import Redpoll
+    again = await Redpoll.open(settings)
+    try:
+        assert await logins(again, "early") == ["oldtimer"]
+        assert await logins(again, "second") == ["mover"] and await logins(again, "first") == []
+        assert await indexed_terms(again, old.id) == {"oldtimer", "early bird", "bird"}
+        assert await rp.store.client.exists(keys.SEARCH_BUILT)
+        assert await search.index_missing(again.store) == 0  # once
+    finally:
+        await again.close()
