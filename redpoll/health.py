@@ -59,6 +59,11 @@ class Reachability:
         self._start_probe()
 
     def back(self, who: str) -> None:
+        """A call succeeded. With a probe running, only the probe says the
+        database is back: it first renews the pooled connections, so that
+        one from before the outage cannot fail right after."""
+        if self._ping is not None and who != "probe":
+            return
         if not self.up:
             down_s = time.monotonic() - self.since
             self.up = True

@@ -87,3 +87,19 @@ async def test_http_bench_runs_bounded():
     assert result["instance"]["requests"] == 60 and result["instance"]["errors"] == 0
     assert result["home"]["p99_ms"] >= result["home"]["p50_ms"] > 0
     assert "home / instance" in format_report(result)
+
+
+def test_sigterm_right_after_the_url_is_printed_still_stops_it(tmp_path):
+    """`Redpoll listening on` is printed before uvicorn has installed its
+    signal handlers: a SIGTERM in that moment used to be swallowed and the
+    process ran on."""
+    import os
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
+    env["REDPOLL_DATA_DIR"] = str(tmp_path / "data")
+    for args in ([], [], ["--workers", "2"]):
+        srv = ServeProcess(env, args=args).start()
+        srv.process.send_signal(signal.SIGTERM)
+        try:
+            assert srv.process.wait(30) == 0, srv.logs()[-2000:]
+        finally:
+            srv.close()

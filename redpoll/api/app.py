@@ -226,7 +226,6 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
     async def lifespan(app: Starlette):
         rp = await Redpoll.open(settings)
         app.state.rp, app.state.settings = rp, settings
-        DATABASE.watch(rp.store.client.ping)
         await stream.start_for(rp)
         app.state.stream_hub = stream.hub
         try:  # accept requests once the hub reads the event log (streams are gated on it)

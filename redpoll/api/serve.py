@@ -91,9 +91,6 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     chosen = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
     public = f"http://{shown}:{chosen}"
-    print(f"Redpoll listening on {public}", flush=True)
-    log.info("listening", extra={"url": public, "workers": workers, "jobs": jobs,
-                                 "redis": redact(url), "cluster": settings.cluster})
     config = uvicorn.Config(
         APP, factory=True, workers=workers, log_config=logs.config(log_level),
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
@@ -102,15 +99,29 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s
         ws_ping_interval=limits.WS_PING_INTERVAL_S, ws_ping_timeout=limits.WS_PING_INTERVAL_S)
+    # Signal handlers are in place before the URL is printed: a SIGTERM sent
+    # as soon as it appears stops the server instead of being lost.
+    if workers == 1:
+        runner = uvicorn.Server(config)
+
+        def stop_soon(*_) -> None:
+            # Until uvicorn installs its own handlers a signal asks it to stop
+            # once started; after its shutdown uvicorn re-raises the signal it
+            # caught, which lands here too, so the cleanup below runs.
+            runner.should_exit = True
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, stop_soon)
+    else:
+        runner = Multiprocess(config, sockets=[sock])  # installs its handlers here
+    print(f"Redpoll listening on {public}", flush=True)
+    log.info("listening", extra={"url": public, "workers": workers, "jobs": jobs,
+                                 "redis": redact(url), "cluster": settings.cluster})
     try:
         if workers == 1:
-            # uvicorn re-raises the signal it caught once it has shut down;
-            # these handlers make that a no-op so the cleanup below runs.
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, lambda *_: None)
-            uvicorn.Server(config).run(sockets=[sock])
+            runner.run(sockets=[sock])
         else:
-            Multiprocess(config, sockets=[sock]).run()
+            runner.run()
     finally:
         sock.close()
         if supervisor is not None:
