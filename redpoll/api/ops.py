@@ -150,7 +150,9 @@ class StreamGate:
 
     def available(self) -> bool:
         hub = self.service.hub
-        return hub is not None and hub.connected.is_set() and DATABASE.up
+        # the hub's own reader is what a stream depends on (it reconnects and
+        # says so at once; the process-wide flag can lag by a probe interval)
+        return hub is not None and hub.connected.is_set()
 
     async def __call__(self, scope, receive, send) -> None:
         if (scope["type"] not in ("http", "websocket") or not scope["path"].startswith(STREAM_PATHS)
