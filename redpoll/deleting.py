@@ -14,7 +14,7 @@ whose entry id marked the status, in the step that finishes it.
 """
 from __future__ import annotations
 
-from . import conversation, events, keys, limits, validate
+from . import boosts, conversation, events, keys, limits, validate
 from .errors import Forbidden, StatusNotFound
 from .jobs import CleanupJob, DeleteJob, JobQueue
 from .models import Status, now_ms
@@ -55,7 +55,12 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
                     [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
     await store.run("undeliver", [keys.PUBLIC_TIMELINE], [job.sid])
     # out of its thread, hashtags and the mentioned's homes (idempotent)
-    await conversation.after_delete(store, Status.from_hash(job.snapshot))
+    status = Status.from_hash(job.snapshot)
+    await conversation.after_delete(store, status)
+    if boosts.original_of(status):  # a boost: its count, flag, notification go
+        await boosts.forget(store, status)
+    else:  # an original: its boosts go with it
+        await boosts.remove_boosts_of(store, JobQueue(store), job.sid)
     if mine:
         await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
     return CleanupJob(job.sid, author), bool(mine)

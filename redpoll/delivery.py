@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, metrics
+from . import keys, limits, metrics
 from .store import Store
 
 HOME, LISTS = "home", "lists"
@@ -82,22 +82,35 @@ async def _run(store: Store, script: str, sid: int, targets: list, batch_name: s
     metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 
+async def _run_boost(store: Store, sid: int, homes: list, original: int, booster: int) -> None:
+    """deliver_boost.lua on each home with its boost bookkeeping keys."""
+    triples = [key for home in homes for key in keys.boost_triple(home)]
+    if triples:
+        await store.topology.deliver_boost(
+            sid, triples, [sid, limits.HOME_CAP, original, booster, limits.REBLOG_WINDOW])
+
+
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
-               batch: int, *, listed: bool = True,
-               only_following: int | None = None) -> Cursor | None:
+               batch: int, *, listed: bool = True, only_following: int | None = None,
+               boost_of: int | None = None) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
     also serves the author's own home and, for a ``listed`` status (not
     unlisted), the public timeline. ``only_following``: followers' homes get
     the status only where they follow that account too (a reply:
-    conversation.replies_only_to_followers_of); removal skips no one."""
+    conversation.replies_only_to_followers_of); removal skips no one.
+    ``boost_of``: the status is a boost of that one (boosts.py): homes get
+    it through deliver_boost.lua (never twice, not where boosts are hidden)."""
     if cursor.phase == HOME:
         targets, rows = await _followers_batch(
             store, author, cursor.after, batch, only_following if script == "deliver" else None)
         if cursor == Cursor():
             own = [keys.home(author), keys.PUBLIC_TIMELINE] if listed else [keys.home(author)]
             targets = own + targets
-        await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
+        if boost_of is not None and script == "deliver":  # a boost: homes that want it
+            await _run_boost(store, sid, targets, boost_of, author)
+        else:
+            await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))
         cursor = Cursor(LISTS, 0)

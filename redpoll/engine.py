@@ -14,7 +14,7 @@ from typing import Any
 from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
                               RedisError, TimeoutError as RedisTimeout)
 
-from . import (bookmarks, deleting, favourites, follows, interactions, keys, lists,
+from . import (bookmarks, boosts, deleting, favourites, follows, interactions, keys, lists,
                notifications, posting, search, statuses, timelines, users)
 from .errors import ConfigError
 from .health import DATABASE
@@ -202,6 +202,12 @@ class Redpoll:
 
     async def unfavourite(self, uid, sid) -> bool:
         return await favourites.set_favourite(self.store, self.queue, uid, sid, False)
+
+    async def boost(self, uid, sid) -> int:
+        return await boosts.boost(self.store, self.queue, self.settings, uid, sid)
+
+    async def unboost(self, uid, sid) -> bool:
+        return await boosts.unboost(self.store, self.queue, uid, sid)
 
     async def bookmark(self, uid, sid) -> bool:
         return await bookmarks.set_bookmark(self.store, uid, sid, True)

@@ -5,6 +5,7 @@ counts (favourites, reblogs, replies) and the viewer's own flags
 These are never part of a kept status record or rendering (api/rendered.py
 keeps the entity without them): a page reads them for all its statuses in
 one batch, one HMGET per status plus one ZMSCORE per flag for the viewer.
+A boost's counts and flags are its original's (the API reads those).
 """
 from __future__ import annotations
 
@@ -39,11 +40,13 @@ async def states(store: Store, viewer: int | None, sids: list[int]) -> list[Stat
     commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p") for sid in sids]
     if viewer is not None:
         commands += [("ZMSCORE", keys.favourites(viewer), *sids),
-                     ("ZMSCORE", keys.bookmarks(viewer), *sids)]
+                     ("ZMSCORE", keys.bookmarks(viewer), *sids),
+                     ("ZMSCORE", keys.reblogs(viewer), *sids)]
     replies = await store.batch(commands)
     counts = replies[:len(sids)]
     if viewer is None:
         return [StatusState(_count(f), _count(r), _count(p)) for f, r, p in counts]
-    favs, marks = replies[len(sids)], replies[len(sids) + 1]
-    return [StatusState(_count(f), _count(r), _count(p), fav is not None, mark is not None)
-            for (f, r, p), fav, mark in zip(counts, favs, marks)]
+    favs, marks, boosts = replies[len(sids):]
+    return [StatusState(_count(f), _count(r), _count(p), fav is not None, mark is not None,
+                        boost is not None)
+            for (f, r, p), fav, mark, boost in zip(counts, favs, marks, boosts)]

@@ -93,6 +93,8 @@ class FanoutJob(StatusJob):
     #: a reply: only followers who also follow this account get it
     #: (conversation.replies_only_to_followers_of)
     only_following: int | None = None
+    #: a boost of this status (boosts.py): homes get it through deliver_boost.lua
+    boost_of: int | None = None
 
 
 @dataclass(frozen=True)
@@ -151,9 +153,25 @@ class TagFollowJob(Job):
         return f"user:{self.uid}"
 
 
+@dataclass(frozen=True)
+class BoostJob(Job):
+    """The journal of a boost (boosts.py): ``bid`` the boost status's id,
+    ``op`` the operation id, ``at`` its time, ``login`` the booster's."""
+    kind: ClassVar[str] = "boost"
+    uid: int
+    sid: int
+    op: int
+    bid: int
+    login: str
+    at: int
+
+    def subject(self) -> str:
+        return f"status:{self.sid}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
-                                FavouriteJob, FollowNoteJob, TagFollowJob)}
+                                FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob)}
 
 
 class MalformedJob(ValueError):
@@ -175,7 +193,7 @@ def decode(fields: dict) -> Job:
         if set(data) - set(names):
             raise MalformedJob(f"unknown fields {sorted(set(data) - set(names))}")
         job = cls(**data)
-        for name in ("sid", "author", "uid", "after", "op", "target"):
+        for name in ("sid", "author", "uid", "after", "op", "target", "bid"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

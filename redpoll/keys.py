@@ -323,3 +323,44 @@ def followed_tags(uid: int) -> str:
 #: ZSET of every hashtag name ever used, all scored 0: prefix search by
 #: ZRANGEBYLEX (one key, one slot).
 TAG_NAMES = "tags:{names}"
+
+
+# --- boosts (issue 9) ----------------------------------------------------------------------
+def reblogged_by(sid: int) -> str:
+    """ZSET booster id -> id of the boost status: who boosted a status (its slot)."""
+    return f"rbs:{{{sid}}}"
+
+
+def reblog_versions(sid: int) -> str:
+    """Hash booster id -> id of the last boost/unboost operation applied (same slot)."""
+    return f"rbv:{{{sid}}}"
+
+
+def reblogs(uid: int) -> str:
+    """ZSET original status id -> boost id: what a user boosted (the ``reblogged`` flag)."""
+    return f"ureb:{{{uid}}}"
+
+
+def reblog_applied(uid: int) -> str:
+    """Hash original status id -> operation id last applied to ``reblogs(uid)``."""
+    return f"urebv:{{{uid}}}"
+
+
+def home_reblogs(uid: int) -> str:
+    """Hash original status id -> the boost of it put into the user's home
+    last (same slot as the home): the recent-window check of deliver_boost.lua."""
+    return f"hreb:{{{uid}}}"
+
+
+def hidden_reblogs(uid: int) -> str:
+    """SET of followee ids whose boosts the user does not want in their home
+    (``follow(reblogs=false)``), same slot as the home."""
+    return f"noreb:{{{uid}}}"
+
+
+def boost_triple(home: str | bytes) -> list[bytes]:
+    """``[home, home_reblogs, hidden_reblogs]`` of the user whose home key is
+    given (as ``home``/``homes`` build it): the keys deliver_boost.lua takes."""
+    raw = home.encode() if isinstance(home, str) else home
+    tag = raw[raw.index(b"{"):]
+    return [raw, b"hreb:" + tag, b"noreb:" + tag]

@@ -262,3 +262,8 @@ FOLLOWED_TAGS_MAX = 100
 TAG_FOLLOWERS_DELIVERED_MAX = 10_000
 #: Names one hashtag-prefix search returns at most.
 TAG_SEARCH_MAX = 40
+#: A boost is not put into a home whose newest this-many entries already hold
+#: its original or another boost of it (Mastodon's REBLOG_FALLOFF is 40).
+REBLOG_WINDOW = 40
+#: Boosts of one status taken down with it in the delete call itself.
+BOOSTS_REMOVED_PER_DELETE = 10_000

@@ -57,6 +57,16 @@ class Topology:
     def __init__(self, store: "Store"):
         self.store = store
 
+    async def deliver_boost(self, sid: int, triples: Sequence, args: list) -> None:
+        """deliver_boost.lua over (home, hreb, noreb) triples (boosts.py), one
+        call per hash slot, after what this topology needs before a checked
+        insert (the single server's watermark)."""
+        await self._before_checked_insert(sid)
+        await self.store.run_grouped("deliver_boost", list(triples), args)
+
+    async def _before_checked_insert(self, sid: int) -> None:
+        return None
+
     async def undeliver(self, sid: int, targets: Sequence) -> None:
         """Take ``sid`` out of every timeline in ``targets`` (idempotent)."""
         if targets:
@@ -123,6 +133,10 @@ class SingleServer(Topology):
         # the watermark marked first ('m' at this id): no blind push of it follows
         await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
         await self.store.run("deliver", targets, [sid, cap])
+
+    async def _before_checked_insert(self, sid: int) -> None:
+        # as deliver_besides: an older id's blind push must not land above it
+        await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
 
     async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
         return tuple(await self.store.run_many([

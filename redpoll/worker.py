@@ -17,11 +17,12 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import deleting, delivery, favourites, keys, limits, notifications, posting, refill, tags
+from . import (boosts, deleting, delivery, favourites, keys, limits, notifications, posting,
+               refill, tags)
 from .errors import UserNotFound
 from .health import DATABASE
-from .jobs import (CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job, JobQueue,
-                   MalformedJob, PostJob, RefillJob, TagFollowJob, decode)
+from .jobs import (BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
+                   JobQueue, MalformedJob, PostJob, RefillJob, TagFollowJob, decode)
 from .settings import Settings
 from .store import Store
 
@@ -56,7 +57,7 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
     start = delivery.Cursor(job.phase, job.after)
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
                                  settings.fanout_batch, listed=job.listed,
-                                 only_following=job.only_following)
+                                 only_following=job.only_following, boost_of=job.boost_of)
     if await delivery.gone(store, job.sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.
@@ -64,7 +65,7 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
         return Done()
     return Done(None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase,
                                                       cursor.after, job.listed,
-                                                      job.only_following))
+                                                      job.only_following, job.boost_of))
 
 
 async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:
@@ -100,7 +101,11 @@ async def _tag_follow(store: Store, settings: Settings, job: TagFollowJob, entry
     return Done()
 
 
-HANDLERS: dict[type[Job], Handler] = {PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
+async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: bytes) -> Done:
+    return Done(await boosts.replay(store, settings, job))
+
+
+HANDLERS: dict[type[Job], Handler] = {BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
                                       TagFollowJob: _tag_follow}

@@ -85,3 +85,50 @@ def test_unknown_statuses_are_404_and_write_nothing(trio):
     bob.status_favourite(toot.id)
     ann.status_delete(toot.id)
     assert bob.favourites() == []  # a deleted status leaves the list
+
+
+def test_boosts_wrap_count_flag_and_undo(trio):
+    ann, bob, cat = trio
+    cat.account_follow(bob.me().id)
+    toot = ann.status_post("boost me")
+    boost = bob.status_reblog(toot.id)
+    assert boost.reblog.id == toot.id and boost.account.id == bob.me().id
+    assert boost.reblog.reblogs_count == 1 and boost.reblog.reblogged is True
+    assert bob.status_reblog(toot.id).id == boost.id  # twice is once
+    assert [a.id for a in ann.status_reblogged_by(toot.id)] == [bob.me().id]
+    [note] = ann.notifications(types=["reblog"])
+    assert note.account.id == bob.me().id and note.status.id == toot.id
+    # in cat's home as a boost of the original, which cat does not follow
+    home = cat.timeline_home()
+    [seen] = [s for s in home if s.id == boost.id]
+    assert seen.reblog.id == toot.id and seen.reblog.account.id == ann.me().id
+    assert toot.id not in [s.id for s in ann.timeline_public() if s.reblog]
+    undone = bob.status_unreblog(toot.id)
+    assert undone.id == toot.id and undone.reblogged is False and undone.reblogs_count == 0
+    assert boost.id not in [s.id for s in cat.timeline_home()]
+    assert ann.notifications(types=["reblog"]) == []
+    assert ann.status_reblogged_by(toot.id) == []
+
+
+def test_follow_without_reblogs(trio):
+    ann, bob, cat = trio
+    rel = cat.account_follow(bob.me().id, reblogs=False)
+    assert rel.following is True and rel.showing_reblogs is False
+    toot = ann.status_post("not for cat")
+    boost = bob.status_reblog(toot.id)
+    own = bob.status_post("bob's own")
+    home = [s.id for s in cat.timeline_home()]
+    assert own.id in home and boost.id not in home
+    assert cat.account_follow(bob.me().id, reblogs=True).showing_reblogs is True
+
+
+def test_deleting_the_original_takes_boosts_along(trio):
+    ann, bob, cat = trio
+    cat.account_follow(bob.me().id)
+    toot = ann.status_post("going")
+    boost = bob.status_reblog(toot.id)
+    ann.status_delete(toot.id)
+    with pytest.raises(MastodonNotFoundError):
+        bob.status(boost.id)
+    assert boost.id not in [s.id for s in cat.timeline_home()]
+    assert bob.account_statuses(bob.me().id) == []

@@ -5,7 +5,7 @@ import asyncio
 
 from starlette.responses import Response
 
-from .. import auth
+from .. import auth, boosts
 from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
@@ -90,17 +90,22 @@ async def account_statuses(ctx: Ctx) -> Response:
 
 
 async def _relationship(ctx: Ctx, target: int) -> dict:
-    following, followed_by = await asyncio.gather(ctx.rp.is_following(ctx.uid, target),
-                                                  ctx.rp.is_following(target, ctx.uid))
-    return entities.relationship(target, following, followed_by)
+    following, followed_by, reblogs = await asyncio.gather(
+        ctx.rp.is_following(ctx.uid, target), ctx.rp.is_following(target, ctx.uid),
+        boosts.shows_reblogs(ctx.rp.store, ctx.uid, target))
+    return entities.relationship(target, following, followed_by) | {
+        "showing_reblogs": following and reblogs}
 
 
 @endpoint(auth="required", scope="write:follows")
 async def follow(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    for flag in ("reblogs", "notify"):
-        ctx.params.bool(flag, True)
-    await ctx.rp.follow(ctx.uid, target)
+    ctx.params.bool("notify", False)
+    reblogs = ctx.params.bool("reblogs", True) if ctx.params.has("reblogs") else None
+    new = await ctx.rp.follow(ctx.uid, target)
+    if reblogs is not None or new:  # as Mastodon: unchanged when following again without it
+        await boosts.set_show_reblogs(ctx.rp.store, ctx.uid, target,
+                                      True if reblogs is None else reblogs)
     return JSON(await _relationship(ctx, target))
 
 

@@ -466,6 +466,16 @@ def _social_paths() -> dict:
         "/api/v1/followed_tags": {"get": op(
             "The hashtags you follow", "Tags", _array(_ref("Tag")), auth="required",
             scope="read:follows")},
+        "/api/v1/statuses/{id}/reblog": {"post": op(
+            "Boost a status (again: the same boost); returns the boost wrapping it",
+            "Statuses", status, auth="required", scope="write:statuses", params=[_path()],
+            body=_body({"visibility": {"enum": ["public", "unlisted"]}}))},
+        "/api/v1/statuses/{id}/unreblog": action(
+            "Undo a boost (it leaves every timeline); returns the original",
+            "write:statuses"),
+        "/api/v1/statuses/{id}/reblogged_by": {"get": op(
+            "Who boosted a status, newest first", "Statuses", accounts,
+            scope="read:statuses", paged=True, params=accounts_page)},
         "/api/v1/statuses/{id}/favourite": action("Favourite a status (again: no change)",
                                                   "write:favourites"),
         "/api/v1/statuses/{id}/unfavourite": action("Undo a favourite (and its notification)",

@@ -48,14 +48,19 @@ class RenderedStatuses:
         return self.head(status, author, base) + entities.state_json(state, viewer)
 
     def array(self, statuses: list[Status], authors: dict[int, User], base: str,
-              viewer: bool, states: list[StatusState] | None = None) -> bytes:
+              viewer: bool, states: list[StatusState] | None = None,
+              whole: dict[int, bytes] | None = None) -> bytes:
         """A JSON array of status entities; ``authors`` by id (a status whose
         author record is gone is shown with what the status itself knows);
-        ``states`` in the order of ``statuses`` (none: zero counts)."""
+        ``states`` in the order of ``statuses`` (none: zero counts);
+        ``whole``: entities rendered by the caller, by id (boosts)."""
         parts = []
         kept_get = self._kept.get
         state_json = entities.state_json
         for i, status in enumerate(statuses):
+            if whole and status.id in whole:
+                parts.append(whole[status.id])
+                continue
             author = authors.get(status.user_id) or entities.placeholder_user(status)
             kept = kept_get((status.id, base))  # head()'s hit path, inline
             if kept is not None and kept[0] is status and kept[1] is author:

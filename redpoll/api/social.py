@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import bookmarks, favourites
+from .. import bookmarks, boosts, favourites
 from . import entities
+from ..errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import render_statuses, timeline_response
 
@@ -75,3 +76,37 @@ async def bookmarks_list(ctx: Ctx) -> Response:
     return await _marked_page(ctx, bookmarks.bookmarks_page)
 
 
+
+
+@endpoint(auth="required", scope="write:statuses")
+async def reblog(ctx: Ctx) -> Response:
+    """Boost; the answer is the boost status, wrapping the original."""
+    p = ctx.params
+    visibility = p.str("visibility", max_chars=20)
+    if visibility not in (None, "public", "unlisted"):
+        raise ValidationError("visibility", "must be public or unlisted")
+    bid = await ctx.rp.boost(ctx.uid, ctx.path_id())
+    return await _status_response(ctx, bid)
+
+
+@endpoint(auth="required", scope="write:statuses")
+async def unreblog(ctx: Ctx) -> Response:
+    """Undo a boost; the answer is the original status."""
+    sid = ctx.path_id()
+    status = await ctx.rp.get_status(sid)
+    original = boosts.original_of(status) or sid
+    await ctx.rp.unboost(ctx.uid, original)
+    return await _status_response(ctx, original)
+
+
+@endpoint(auth="optional", scope="read:statuses")
+async def reblogged_by(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.get_status(sid)
+    p = ctx.params
+    for name in ("since_id", "min_id"):
+        p.cursor(name)
+    users, cursor = await boosts.reblogged_by(ctx.rp.store, sid, max_id=p.cursor("max_id"),
+                                              limit=p.raw("limit"))
+    headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
+    return JSON([entities.account(u, ctx.base) for u in users], headers=headers)

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import re
 
+import orjson
 from starlette.responses import Response
 
-from .. import idempotency, interactions, limits
+from .. import boosts, idempotency, interactions, limits
 from ..errors import Forbidden, ValidationError
 from ..models import Page, Status
 from . import entities
@@ -19,11 +20,46 @@ async def states(ctx: Ctx, statuses: list[Status]) -> list[interactions.StatusSt
     return await interactions.states(ctx.rp.store, ctx.viewer, [s.id for s in statuses])
 
 
+async def render_boosts(ctx: Ctx, statuses: list[Status]) -> dict[int, dict]:
+    """The entities of the boosts among ``statuses``, by id: each wraps its
+    original's entity in ``reblog`` and shows the original's counts and
+    flags (as Mastodon's clients read them). A boost whose original is gone
+    is left out."""
+    boosts_ = [s for s in statuses if boosts.original_of(s)]
+    if not boosts_:
+        return {}
+    originals = await ctx.rp.get_statuses(list(dict.fromkeys(boosts.original_of(s)
+                                                              for s in boosts_)))
+    inner = {int(e["id"]): e for e in await render_statuses(ctx, originals)}
+    users = await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in boosts_)))
+    accounts = {u.id: entities.account(u, ctx.base) for u in users}
+    out = {}
+    for s in boosts_:
+        entity = inner.get(boosts.original_of(s))
+        if entity is None:
+            continue
+        account = accounts.get(s.user_id) or entities.account(entities.placeholder_user(s),
+                                                              ctx.base)
+        outer = entities.status(s, account, ctx.base, viewer=ctx.viewer is not None)
+        outer |= {k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS)
+                  if k in entity}
+        outer["reblog"] = entity
+        out[s.id] = outer
+    return out
+
+
 async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool = False) -> list[dict]:
     """Statuses with their authors' account entities (one read for all authors)
-    and their counts and flags as the caller sees them now."""
+    and their counts and flags as the caller sees them now; boosts wrap
+    their original (render_boosts)."""
     if not statuses:
         return []
+    wrapped = await render_boosts(ctx, statuses)
+    if wrapped or any(boosts.original_of(s) for s in statuses):
+        plain = await render_statuses(ctx, [s for s in statuses if not boosts.original_of(s)],
+                                      with_source=with_source)
+        by_id = {int(e["id"]): e for e in plain} | wrapped
+        return [by_id[s.id] for s in statuses if s.id in by_id]
     authors = await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in statuses)))
     base = ctx.base
     accounts = {u.id: entities.account(u, base) for u in authors}
@@ -48,11 +84,15 @@ async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list |
     missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
-    body = ctx.request.app.state.rendered.array(statuses, authors, ctx.base,
-                                                ctx.viewer is not None,
-                                                await states(ctx, statuses))
+    page = statuses  # the Link header pages on what was read
+    wrapped = await render_boosts(ctx, statuses)
+    if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
+        statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
+    body = ctx.request.app.state.rendered.array(
+        statuses, authors, ctx.base, ctx.viewer is not None, await states(ctx, statuses),
+        whole={sid: orjson.dumps(entity) for sid, entity in wrapped.items()})
     links = (link_header(ctx, cursors, key=lambda c: c) if cursors is not None
-             else link_header(ctx, statuses))
+             else link_header(ctx, page))
     return Response(body, media_type=JSON.media_type, headers=links)
 
 

@@ -1,0 +1,197 @@
+"""Boosts (Mastodon's reblogs, issue 9).
+
+A boost is a status of its own (its record names the original in the
+``reblog_of`` extra), delivered to the booster's followers and lists like a
+post but never to the public timeline, and through deliver_boost.lua, which
+keeps a home from showing the same status twice (the original or another
+boost of it among the home's newest limits.REBLOG_WINDOW entries) and
+leaves out the boosts of accounts followed with ``reblogs=false``.
+
+Boosting changes, like a favourite, three records on three slots: who boosted
+the original and its count (reblog_status.lua, the truth), the user's own
+index (the ``reblogged`` flag) and the author's ``reblog`` notification,
+each versioned by the operation's id; then the boost status is written and
+delivered. All of it is journaled: queued as a held job first, replayed by a
+worker if the call is cut short (every step idempotent).
+
+Unboosting deletes the boost status (deleting.delete_status, which takes it
+out of every timeline); deleting a boost, by either way, calls
+:func:`forget`, which undoes the three records. Deleting an original
+deletes its boosts (:func:`remove_boosts_of`); a boost racing that delete
+checks the original again once its status exists and deletes itself if the
+original is gone, so no boost outlives its original.
+"""
+from __future__ import annotations
+
+from . import delivery, keys, limits, notifications, posting, validate
+from .errors import StatusNotFound
+from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
+from .models import Status, now_ms
+from .settings import Settings
+from .statuses import get_status_or_none
+from .store import Store
+
+KIND = "reblog"
+
+
+def original_of(status: Status) -> int | None:
+    """The id a boost boosts, None for a status that is not a boost."""
+    value = status.extra.get("reblog_of")
+    return int(value) if value else None
+
+
+async def _resolve(store: Store, sid: int) -> Status:
+    """The status to boost: a boost of a boost boosts the original."""
+    status = await get_status_or_none(store, sid)
+    if status is not None and original_of(status):
+        status = await get_status_or_none(store, original_of(status))
+    if status is None:
+        raise StatusNotFound(f"status {sid} does not exist")
+    return status
+
+
+async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> int:
+    """``uid`` boosts status ``sid``; the id of the boost status (the one
+    made before, when boosted already). StatusNotFound, nothing written, for
+    a missing or deleted status."""
+    uid = validate.an_id(uid, "user_id")
+    original = await _resolve(store, validate.an_id(sid, "status_id"))
+    standing = await store.client.zscore(keys.reblogged_by(original.id), uid)
+    if standing is not None:
+        return int(standing)
+    login = await store.client.hget(keys.user(uid), "login")
+    if login is None:
+        raise StatusNotFound(f"user {uid} does not exist")
+    await queue.check_capacity()
+    op = await store.client.incr(keys.INTERACTION_SEQ)
+    bid = await store.client.incr(keys.STATUS_SEQ)
+    job = BoostJob(uid=uid, sid=original.id, op=op, bid=bid, login=login.decode(), at=now_ms())
+    held = await queue.hold(job)
+    try:
+        standing, next_job = await apply(store, queue, settings, job)
+    except StatusNotFound:
+        await queue.release(held)
+        raise
+    await queue.release(held, next_job)
+    return standing
+
+
+async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
+                ) -> tuple[int, FanoutJob | None]:
+    """The journal's steps (idempotent): the truth, the user's index, the
+    notification, then (if this boost is the standing one) the boost status
+    and its first delivery step. Returns the standing boost id and the
+    fan-out job that continues the delivery."""
+    uid, orig, op, bid = job.uid, job.sid, job.op, job.bid
+    try:
+        state, version, standing, author, _ = await store.run(
+            "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
+                              keys.reblog_versions(orig), keys.status_counts(orig)],
+            [uid, op, "1", bid])
+    except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
+        raise StatusNotFound(f"status {orig} does not exist") from None
+    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid)],
+                    [orig, state, version, standing])
+    if author:
+        await notifications.apply(store, int(author), KIND, uid, orig, int(version),
+                                  bool(state), status=orig)
+    if not state or int(standing) != bid:
+        return int(standing), None
+    status = Status(id=bid, text="", created_at=job.at, user_id=uid, login=job.login,
+                    extra={"reblog_of": str(orig), "visibility": "public"})
+    # the status and the booster's profile and count, as a post's (one step
+    # each, idempotent; a boost deleted meanwhile is not revived)
+    if not await posting.create(store, PostJob(sid=bid, author=uid, record=status.to_hash())):
+        return bid, None
+    cursor = await delivery.step(store, "deliver", bid, uid, delivery.Cursor(),
+                                 settings.fanout_batch, listed=False, boost_of=orig)
+    if await get_status_or_none(store, orig) is None:
+        # the original was deleted meanwhile: its delete may have looked for
+        # boosts before this one existed, so this boost takes itself down
+        await _delete(store, queue, bid, uid)
+        return bid, None
+    next_job = None if cursor is None else FanoutJob(bid, uid, cursor.phase, cursor.after,
+                                                     False, None, orig)
+    return bid, next_job
+
+
+async def _delete(store: Store, queue: JobQueue, bid: int, uid: int) -> None:
+    from .deleting import delete_status  # deleting calls back into this module
+    try:
+        await delete_status(store, queue, bid, uid)
+    except StatusNotFound:
+        pass  # deleted already
+
+
+async def unboost(store: Store, queue: JobQueue, uid, sid) -> bool:
+    """``uid`` takes back their boost of ``sid`` (or of what the boost ``sid``
+    boosts): the boost status is deleted, which takes it out of every timeline
+    and undoes the count, flag and notification (:func:`forget`). True if
+    there was a boost."""
+    uid = validate.an_id(uid, "user_id")
+    original = await _resolve(store, validate.an_id(sid, "status_id"))
+    standing = await store.client.zscore(keys.reblogged_by(original.id), uid)
+    if standing is None:
+        return False
+    await _delete(store, queue, int(standing), uid)
+    return True
+
+
+async def forget(store: Store, boost: Status) -> None:
+    """A boost status is being deleted: take it out of its original's
+    boosters and count, the booster's flag and the author's notification
+    (idempotent; versioned like any unboost)."""
+    orig, uid = original_of(boost), boost.user_id
+    op = await store.client.incr(keys.INTERACTION_SEQ)
+    state, version, standing, author, _ = await store.run(
+        "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
+                          keys.reblog_versions(orig), keys.status_counts(orig)],
+        [uid, op, "0", 0])
+    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid)],
+                    [orig, state, version, standing])
+    if author:
+        await notifications.apply(store, int(author), KIND, uid, orig, int(version),
+                                  bool(state), status=orig)
+
+
+async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:
+    """An original is being deleted: delete every boost of it (bounded)."""
+    rows = await store.client.zrange(keys.reblogged_by(sid), 0,
+                                     limits.BOOSTS_REMOVED_PER_DELETE - 1, withscores=True)
+    for uid, bid in rows:
+        await _delete(store, queue, int(bid), int(uid))
+
+
+async def replay(store: Store, settings, job: BoostJob) -> FanoutJob | None:
+    """Worker handler: finish a boost whose call was cut short; its fan-out
+    continues as the chained job."""
+    try:
+        _, next_job = await apply(store, JobQueue(store), settings, job)
+    except StatusNotFound:
+        return None
+    return next_job
+
+
+async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:
+    """``follow(reblogs=...)``: whether ``target``'s boosts reach uid's home
+    (one SET on uid's slot, read by deliver_boost.lua)."""
+    if show:
+        await store.client.srem(keys.hidden_reblogs(uid), target)
+    else:
+        await store.client.sadd(keys.hidden_reblogs(uid), target)
+
+
+async def shows_reblogs(store: Store, uid: int, target: int) -> bool:
+    return not await store.client.sismember(keys.hidden_reblogs(uid), target)
+
+
+async def reblogged_by(store: Store, sid, *, max_id=None, limit=None):
+    """Who boosted a status, newest first, and the cursor (a boost id)."""
+    from .users import get_users
+    sid = validate.an_id(sid, "status_id")
+    top = validate.optional_id(max_id, "max_id")
+    size = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)
+    rows = await store.client.zrevrangebyscore(keys.reblogged_by(sid),
+                                               f"({top}" if top else "+inf", "-inf",
+                                               start=0, num=size, withscores=True)
+    return await get_users(store, [int(m) for m, _ in rows]), (int(rows[-1][1]) if rows else None)

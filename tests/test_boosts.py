@@ -1,0 +1,104 @@
+"""Boosts in the engine (issue 9): delivered like posts, never twice in a
+home, hidden per follow, undone everywhere, gone with their original."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from redpoll import boosts, keys
+from redpoll.errors import StatusNotFound
+
+
+async def ids_in(rp, key) -> list[int]:
+    return [int(x) for x in await rp.store.client.lrange(key, 0, -1)]
+
+
+async def test_boost_reaches_followers_counts_and_notifies(rp):
+    ann, bob, fan = [await rp.sign_up(n) for n in ("ann", "bob", "fan")]
+    await rp.follow(fan.id, bob.id)
+    status = await rp.post(ann.id, "boost me")
+    bid = await rp.boost(bob.id, status.id)
+    assert await rp.boost(bob.id, status.id) == bid  # twice is once
+    assert await rp.boost(bob.id, bid) == bid  # boosting the boost boosts the original
+    await rp.drain()
+    assert bid in await ids_in(rp, keys.home(fan.id))
+    assert bid not in await ids_in(rp, keys.PUBLIC_TIMELINE)
+    [state] = await rp.status_states(bob.id, [status.id])
+    assert state.reblogs == 1 and state.reblogged
+    [note] = await rp.notifications(ann.id)
+    assert (note.type, note.actor, note.status) == ("reblog", bob.id, status.id)
+    assert boosts.original_of(await rp.get_status(bid)) == status.id
+
+    assert await rp.unboost(bob.id, status.id) is True
+    assert await rp.unboost(bob.id, status.id) is False
+    await rp.drain()
+    assert bid not in await ids_in(rp, keys.home(fan.id))
+    assert bid not in await ids_in(rp, keys.home(bob.id))
+    [state] = await rp.status_states(bob.id, [status.id])
+    assert state.reblogs == 0 and not state.reblogged
+    assert await rp.notifications(ann.id) == []
+
+
+async def test_a_home_never_shows_a_status_twice_because_of_boosts(rp):
+    ann, bob, cat, fan = [await rp.sign_up(n) for n in ("ann", "bob", "cat", "fan")]
+    for who in (ann, bob, cat):
+        await rp.follow(fan.id, who.id)
+    status = await rp.post(ann.id, "original")
+    await rp.boost(bob.id, status.id)  # the original is at the top of fan's home
+    await rp.drain()
+    assert await ids_in(rp, keys.home(fan.id)) == [status.id]
+    other = await rp.post(cat.id, "unrelated")
+    first = await rp.boost(bob.id, other.id)
+    second = await rp.boost(ann.id, other.id)  # another boost of the same: skipped
+    await rp.drain()
+    home = await ids_in(rp, keys.home(fan.id))
+    assert first not in home and second not in home  # the original is near the top
+    assert home.count(other.id) == 1
+
+
+async def test_follow_without_reblogs_hides_boosts(rp):
+    ann, bob, fan = [await rp.sign_up(n) for n in ("ann", "bob", "fan")]
+    await rp.follow(fan.id, bob.id)
+    await boosts.set_show_reblogs(rp.store, fan.id, bob.id, False)
+    status = await rp.post(ann.id, "x")
+    bid = await rp.boost(bob.id, status.id)
+    await rp.drain()
+    assert bid not in await ids_in(rp, keys.home(fan.id))
+    assert bid in await ids_in(rp, keys.home(bob.id))
+
+
+async def test_deleting_the_original_removes_its_boosts_and_notifications(rp):
+    ann, bob, fan = [await rp.sign_up(n) for n in ("ann", "bob", "fan")]
+    await rp.follow(fan.id, bob.id)
+    status = await rp.post(ann.id, "soon gone")
+    bid = await rp.boost(bob.id, status.id)
+    await rp.favourite(bob.id, status.id)
+    await rp.delete_status(status.id, ann.id)
+    await rp.drain()
+    assert bid not in await ids_in(rp, keys.home(fan.id))
+    assert await rp.get_statuses([bid]) == []
+    assert await rp.store.client.zcard(keys.profile(bob.id)) == 0
+    with pytest.raises(StatusNotFound):
+        await rp.boost(bob.id, status.id)
+
+
+async def test_boost_and_delete_racing_leave_no_boost_behind(rp):
+    ann = await rp.sign_up("ann")
+    fans = [await rp.sign_up(f"b{i}") for i in range(20)]
+    for round_ in range(5):
+        status = await rp.post(ann.id, f"race {round_}")
+
+        async def try_boost(u):
+            try:
+                return await rp.boost(u.id, status.id)
+            except StatusNotFound:
+                return None
+
+        results = await asyncio.gather(rp.delete_status(status.id, ann.id),
+                                       *(try_boost(f) for f in fans))
+        await rp.drain()
+        made = [bid for bid in results[1:] if bid]
+        assert await rp.get_statuses(made) == []  # every boost made is gone
+        for f in fans:
+            assert await rp.store.client.zcard(keys.profile(f.id)) == 0
