@@ -23,7 +23,7 @@ original is gone, so no boost outlives its original.
 """
 from __future__ import annotations
 
-from . import delivery, keys, limits, notifications, posting, validate
+from . import delivery, events, keys, limits, notifications, posting, validate
 from .errors import StatusNotFound
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
 from .models import Status, now_ms
@@ -112,6 +112,9 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
         return bid, None
     next_job = None if cursor is None else FanoutJob(bid, uid, cursor.phase, cursor.after,
                                                      False, None, orig)
+    original = await get_status_or_none(store, orig)
+    if original is not None:  # at least once: a replay may publish it again
+        await events.publish(store, events.update_event(status, reblog=original))
     return bid, next_job
 
 

@@ -65,12 +65,43 @@ class StatusEvent:
         return cls(data["event"], status)
 
 
-def update_event(status: Status) -> str:
-    return StatusEvent.update(status).to_json()
+def update_event(status: Status, reblog: Status | None = None) -> str:
+    """``reblog``: for a boost, the status it boosts, carried along whole so
+    every stream renders the boost without a read (v1.1 retweeted_status)."""
+    event = StatusEvent.update(status)
+    if reblog is not None:
+        event.status["reblog"] = reblog.to_dict()
+    return event.to_json()
 
 
 def delete_event(status: Status) -> str:
     return StatusEvent.delete(status).to_json()
+
+
+NOTIFICATION = "notification"
+
+
+@dataclass(frozen=True)
+class NotificationEvent:
+    """``{"event": "notification", "owner": uid, "notification": {...}}``: a
+    notification made for ``owner`` (the record of notifications.py with its
+    ``id``); only that user's Mastodon user streams get it."""
+    owner: int
+    notification: dict[str, Any]
+
+    @classmethod
+    def from_data(cls, data) -> "NotificationEvent":
+        note = data.get("notification")
+        if type(data.get("owner")) is not int or not isinstance(note, dict) or not all(
+                name in note for name in ("id", "type", "actor", "at")):
+            raise ValueError("a notification event needs its owner and record")
+        return cls(data["owner"], note)
+
+
+def notification_event(owner: int, nid: int, record: str) -> str:
+    note = json.loads(record) | {"id": nid}
+    return json.dumps({"event": NOTIFICATION, "owner": owner, "notification": note},
+                      separators=(",", ":"))
 
 
 async def publish(store: Store, payload: str) -> str:
@@ -110,11 +141,13 @@ class EndEvent:
 END = "end"
 
 
-def parse(payload: str | bytes) -> "StatusEvent | EndEvent":
+def parse(payload: str | bytes) -> "StatusEvent | EndEvent | NotificationEvent":
     """Any event of the log; ValueError for anything else."""
     data = json.loads(payload)
     if isinstance(data, dict) and data.get("event") == END:
         return EndEvent.from_data(data)
+    if isinstance(data, dict) and data.get("event") == NOTIFICATION:
+        return NotificationEvent.from_data(data)
     return StatusEvent.from_data(data)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from . import keys, limits, validate
+from . import events, keys, limits, validate
 from .errors import NotFound, ValidationError
 from .models import now_ms
 from .store import Store
@@ -63,6 +63,8 @@ async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op
     made = await store.run("notify", [keys.notifications(owner), keys.notification_records(owner),
                                       keys.notification_index(owner)],
                            [name, op, "1" if on else "0", record, limits.NOTIFICATIONS_MAX])
+    if made:  # the owner's open user streams get it (at least once: a replay may repeat it)
+        await events.publish(store, events.notification_event(owner, int(made), record))
     return int(made)
 
 

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import limits
-from ..events import StatusEvent
+from .. import events
 from ..gateway.errors import WebError
 
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
@@ -94,7 +94,7 @@ class Event:
     """One entry of the event log, decoded once and shared by every client."""
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text",
-                 "_words", "point", "rendered", "listed")
+                 "_words", "point", "rendered", "listed", "owner", "notification")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -111,13 +111,29 @@ class Event:
         self.listed = status.get("visibility", "public") == "public"
         #: format name -> bytes, filled by the renderers (one rendering per event)
         self.rendered: dict = {}
+        #: a ``notification`` event: the one user it is for, and its record
+        self.owner: int | None = None
+        self.notification: dict | None = None
 
     @classmethod
     def from_json(cls, entry_id: str, payload: str | bytes) -> "Event":
         """ValueError if the payload is not a status event (its schema is
-        redpoll.events.StatusEvent's)."""
-        event = StatusEvent.parse(payload)
+        redpoll.events.StatusEvent's) nor a notification event."""
+        event = events.parse(payload)
+        if isinstance(event, events.NotificationEvent):
+            return cls.for_notification(entry_id, event)
+        if isinstance(event, events.EndEvent):
+            raise ValueError("an end event is not a status event")
         return cls(entry_id, event.kind, event.status)
+
+    @classmethod
+    def for_notification(cls, entry_id: str, event) -> "Event":
+        """A notification event (redpoll.events.NotificationEvent): matched
+        only by its owner's user streams (Filter.owner)."""
+        note = event.notification
+        ev = cls(entry_id, "notification", {"id": note["id"], "user_id": note["actor"]})
+        ev.owner, ev.notification, ev.listed = event.owner, note, False
+        return ev
 
     @property
     def deleted(self) -> bool:
@@ -162,11 +178,13 @@ class Filter:
     #: Mastodon: hashtags (lowercased, no '#') and author ids (home / list)
     tags: frozenset[str] = frozenset()
     authors: frozenset[int] = field(default_factory=frozenset)
+    #: Mastodon user stream: the user whose notification events it gets
+    owner: int | None = None
 
     @property
     def empty(self) -> bool:
         return not (self.phrases or self.user_ids or self.logins or self.boxes
-                    or self.sample or self.tags or self.authors)
+                    or self.sample or self.tags or self.authors or self.owner)
 
     def track_matches(self, tokens: frozenset[str]) -> bool:
         return any(all(w in tokens for w in phrase) for phrase in self.phrases)
@@ -178,6 +196,8 @@ class Filter:
         return any(a <= lon <= c and b <= lat <= d for a, b, c, d in self.boxes)
 
     def matches(self, ev: Event) -> bool:
+        if ev.owner is not None:  # a notification: its owner's user streams only
+            return ev.owner == self.owner
         if self.sample is not None and ev.listed and ev.sid % 100 in self.sample:
             return True
         if ev.uid in self.user_ids or ev.uid in self.authors:

@@ -283,6 +283,8 @@ class Hub:
             return None
         if isinstance(event, events.EndEvent):
             return event
+        if isinstance(event, events.NotificationEvent):
+            return Event.for_notification(entry_id, event)
         return Event(entry_id, event.kind, event.status)
 
     async def _dispatch(self, entry_id: str, fields: dict) -> None:

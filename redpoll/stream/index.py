@@ -23,6 +23,7 @@ class FilterIndex:
         #: first word of each phrase -> subscribers (verified with track_matches)
         self._by_word: dict[str, set] = defaultdict(set)
         self._geo: set = set()
+        self._by_owner: dict[int, set] = defaultdict(set)
         self._filters: dict = {}
 
     def __len__(self) -> int:
@@ -46,6 +47,8 @@ class FilterIndex:
             yield self._by_tag, tag
         for word in {p[0] for p in f.phrases if p}:
             yield self._by_word, word
+        if f.owner is not None:
+            yield self._by_owner, f.owner
 
     def add(self, sub, f: Filter) -> None:
         if sub in self._filters:
@@ -73,6 +76,8 @@ class FilterIndex:
 
     def match(self, ev: Event) -> set:
         """Every subscriber whose filter matches ``ev``."""
+        if ev.owner is not None:  # a notification: its owner's user streams only
+            return set(self._by_owner.get(ev.owner, ()))
         found = set(self._by_residue[ev.sid % 100])
         bucket = self._by_uid.get(ev.uid)
         if bucket:

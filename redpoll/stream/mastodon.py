@@ -9,12 +9,15 @@ is required (``Authorization: Bearer`` or ``access_token``), as Mastodon 4.2+.
 Wire format, as Mastodon.py parses it strictly: LF line endings, ``field:
 value`` with one space, an ``event:`` line in every event block; ``:)`` first,
 then a ``:thump`` comment every ``sse_heartbeat_s``. Events are ``update``
-(a Mastodon Status entity) and ``delete`` (the bare id); each carries ``id:``,
+(a Mastodon Status entity; a boost wraps its original in ``reblog``),
+``delete`` (the bare id) and, on ``user`` only, ``notification`` (the
+caller's own Notification entities); each carries ``id:``,
 the event-log entry id, so a reconnecting client sending ``Last-Event-ID``
 is replayed what it missed (filtered as usual).
 """
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
@@ -76,15 +79,51 @@ class MastodonRenderer:
     async def __call__(self, ev: Event, base: str) -> bytes:
         if ev.deleted:
             return str(ev.sid).encode()
+        if ev.notification is not None:
+            return await self.notification(ev.notification, base)
         raw = ev.status
-        status = Status(id=ev.sid, text=ev.text, created_at=int(raw.get("created_at", 0)),
-                        user_id=ev.uid, login=str(raw.get("login", "")),
-                        extra={k: v for k, v in raw.items() if k not in _CORE})
+        if isinstance(raw.get("reblog"), dict):  # a boost: its original rendered inside
+            return json.dumps(await self.entity(raw, base), separators=(",", ":"),
+                              ensure_ascii=False).encode()
+        status = _status(raw)
+        return self.service.rendered.json(status, await self._author(status), base, viewer=False)
+
+    async def _author(self, status: Status):
         try:
-            author = await self.service.engine.get_user(status.user_id)
+            return await self.service.engine.get_user(status.user_id)
         except UserNotFound:
-            author = placeholder_user(status)
-        return self.service.rendered.json(status, author, base, viewer=False)
+            return placeholder_user(status)
+
+    async def entity(self, raw: dict, base: str) -> dict:
+        """A status of the event log as the API's entity; a boost carries its
+        original (redpoll.events.update_event), rendered into ``reblog``."""
+        from ..api import entities
+        status = _status(raw)
+        body = entities.status(status, entities.account(await self._author(status), base), base)
+        if isinstance(raw.get("reblog"), dict):
+            body["reblog"] = await self.entity(raw["reblog"], base)
+        return body
+
+    async def notification(self, note: dict, base: str) -> bytes:
+        """A Mastodon Notification entity (redpoll.events.notification_event)."""
+        from ..api import entities
+        from ..statuses import get_status_or_none
+        actor = Status(id=0, text="", created_at=0, user_id=int(note["actor"]), login="")
+        body = {"id": str(note["id"]), "type": note["type"], "group_key": f"ungrouped-{note['id']}",
+                "created_at": entities.iso(int(note["at"])),
+                "account": entities.account(await self._author(actor), base)}
+        if note.get("status"):
+            status = await get_status_or_none(self.service.engine.store, int(note["status"]))
+            if status is not None:
+                body["status"] = await self.entity(status.to_dict(), base)
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def _status(raw: dict) -> Status:
+    return Status(id=int(raw["id"]), text=str(raw.get("text", "")),
+                  created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
+                  login=str(raw.get("login", "")),
+                  extra={k: v for k, v in raw.items() if k not in _CORE and k != "reblog"})
 
 
 class Health:
@@ -123,7 +162,8 @@ class SSEEndpoint:
             return Filter(tags=frozenset({tag}))
         if principal.user_id is None:
             raise WebError(422, "This method requires an authenticated user")
-        return Filter(authors=await self.members(principal, params))
+        owner = principal.user_id if self.channel == "user" else None
+        return Filter(authors=await self.members(principal, params), owner=owner)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -198,4 +238,4 @@ class SSEEndpoint:
             except Exception:  # Redis away: keep the last known members
                 continue
             if authors != sub.filter.authors:
-                self.service.hub.refilter(sub, Filter(authors=authors))
+                self.service.hub.refilter(sub, Filter(authors=authors, owner=sub.filter.owner))

@@ -70,10 +70,44 @@ def v1_status(status: dict) -> dict:
             out["coordinates"] = {"type": "Point", "coordinates": [lon, lat]}
         except ValueError:
             pass
-    extras = {k: v for k, v in status.items() if k not in _CORE}
+    _conversation(out, status)
+    extras = {k: v for k, v in status.items() if k not in _CORE and k not in _CONVERSATION}
     if extras:
         out["redpoll_extra"] = extras
     return out
+
+
+#: fields the engine sets from replies, mentions, hashtags and boosts
+#: (redpoll.conversation, redpoll.boosts), rendered in Twitter's own fields
+_CONVERSATION = ("in_reply_to_id", "in_reply_to_account_id", "mentions", "tags", "reblog_of",
+                 "reblog")
+
+
+def _conversation(out: dict, status: dict) -> None:
+    """Twitter's reply fields, mention ids and ``retweeted_status``."""
+    reply = status.get("in_reply_to_id")
+    if reply:
+        to = str(status.get("in_reply_to_account_id", ""))
+        out |= {"in_reply_to_status_id": int(reply), "in_reply_to_status_id_str": str(reply),
+                "in_reply_to_user_id": int(to) if to.isdigit() else None,
+                "in_reply_to_user_id_str": to or None}
+    ids = {}
+    for item in str(status.get("mentions", "")).split():
+        uid, _, login = item.partition(":")
+        ids[login.lower()] = uid
+    for mention in out["entities"]["user_mentions"]:
+        uid = ids.get(mention["screen_name"].lower())
+        if uid:
+            mention |= {"id": int(uid), "id_str": uid}
+        if reply and uid == out["in_reply_to_user_id_str"]:
+            out["in_reply_to_screen_name"] = mention["screen_name"]
+    original = status.get("reblog")
+    if isinstance(original, dict):
+        inner = v1_status(original)
+        out["retweeted_status"] = inner
+        out["text"] = f"RT @{inner['user']['screen_name']}: {inner['text']}"
+        out["entities"] = entities(out["text"])
+        out["retweet_count"] = 0
 
 
 def v1_delete(status: dict) -> dict:

@@ -11,7 +11,8 @@ As Mastodon serves it (docs: "Methods > streaming > WebSocket"):
   "list":...}``. Streams: ``user``, ``public``, ``public:local``,
   ``hashtag``, ``hashtag:local``, ``list``; several per socket.
 * Server messages are text frames ``{"stream":["hashtag","redis"],
-  "event":"update","payload":"<Status JSON as a string>"}`` (``delete``: the
+  "event":"update","payload":"<Status JSON as a string>"}`` (``notification``:
+  a Notification, user stream only; ``delete``: the
   bare id as the payload). A bad request (unknown stream, missing tag or list,
   someone else's list, bad JSON) is answered with ``{"error":...,"status":N}``
   and the socket stays open. Binary frames close with 1003.
@@ -176,7 +177,7 @@ class Connection:
 
 def frame(item: tuple) -> str | None:
     name, _, payload = item
-    if name in ("update", "delete"):
+    if name in ("update", "delete", "notification"):
         label, data = payload
         return json.dumps({"stream": label, "event": name, "payload": data.decode()},
                           separators=(",", ":"), ensure_ascii=False)

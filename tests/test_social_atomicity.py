@@ -1,0 +1,112 @@
+"""All or nothing for the conversation's actions (issue 9): each call is cut
+short at its k-th await point, for every k until it finishes on its own;
+after the jobs drain, the world is either untouched or fully changed, and
+the records on the different slots agree."""
+from __future__ import annotations
+
+import asyncio
+import types
+
+from redpoll import keys
+
+MAX_STEPS = 300
+
+
+@types.coroutine
+def _drive(coro, k: int):
+    """Run ``coro`` as a task would, throwing CancelledError into it at its
+    k-th suspension; True if it finished before that."""
+    steps, value, error = 0, None, None
+    while True:
+        try:
+            if steps >= k and error is None:
+                error = asyncio.CancelledError()
+            if error is not None:
+                future, error = coro.throw(error), None
+            else:
+                future = coro.send(value)
+        except StopIteration:
+            return True
+        except asyncio.CancelledError:
+            return False
+        steps += 1
+        try:
+            value = yield future
+        except BaseException as exc:  # noqa: BLE001 - handed on, as a task does
+            error = exc
+
+
+async def every_cut(make_call, check):
+    for k in range(MAX_STEPS):
+        finished = await _drive(make_call(k), k)
+        await check(k, finished)
+        if finished:
+            return k
+    raise AssertionError("the call never finished")
+
+
+async def test_favourite_cut_short_anywhere(rp):
+    ann = await rp.sign_up("ann")
+    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    status = await rp.post(ann.id, "x")
+    c = rp.store.client
+
+    async def check(k, finished):
+        await rp.drain()
+        fan = fans[k]
+        truth = await c.zscore(keys.favourited_by(status.id), fan.id) is not None
+        flag = await c.zscore(keys.favourites(fan.id), status.id) is not None
+        noted = any(n.actor == fan.id for n in await rp.notifications(ann.id, limit=80,
+                                                                      account_id=fan.id))
+        assert truth == flag == noted, (k, truth, flag, noted)
+        assert truth or not finished
+        members = await c.zcard(keys.favourited_by(status.id))
+        [state] = await rp.status_states(None, [status.id])
+        assert state.favourites == members
+
+    steps = await every_cut(lambda k: rp.favourite(fans[k].id, status.id), check)
+    assert steps > 0  # (how many await points there are depends on the client)
+
+
+async def test_boost_cut_short_anywhere(rp):
+    ann, fan = await rp.sign_up("ann"), await rp.sign_up("fan")
+    boosters = [await rp.sign_up(f"b{i}") for i in range(MAX_STEPS)]
+    for b in boosters[:40]:
+        await rp.follow(fan.id, b.id)
+    status = await rp.post(ann.id, "x")
+    c = rp.store.client
+
+    async def check(k, finished):
+        await rp.drain()
+        b = boosters[k]
+        bid = await c.zscore(keys.reblogged_by(status.id), b.id)
+        flag = await c.zscore(keys.reblogs(b.id), status.id)
+        noted = bool(await rp.notifications(ann.id, account_id=b.id))
+        profile = [int(x) for x in await c.zrange(keys.profile(b.id), 0, -1)]
+        assert (bid is None) == (flag is None) == (not noted) == (not profile), (k, bid, flag)
+        assert bid is not None or not finished
+        if bid is not None:
+            assert profile == [int(bid)] and await rp.get_statuses([int(bid)])
+
+    await every_cut(lambda k: rp.boost(boosters[k].id, status.id), check)
+    # the fan follows the first 40 boosters: their home holds one boost of it
+    standing = {int(s) for _, s in await c.zrange(keys.reblogged_by(status.id), 0, -1,
+                                                 withscores=True)}
+    home = [int(x) for x in await c.lrange(keys.home(fan.id), 0, -1)]
+    assert len(standing & set(home)) == 1
+
+
+async def test_follow_notification_cut_short_anywhere(rp):
+    ann = await rp.sign_up("ann")
+    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    c = rp.store.client
+
+    async def check(k, finished):
+        await rp.drain()
+        fan = fans[k]
+        follows = await c.zscore(keys.following(fan.id), ann.id) is not None
+        noted = bool(await rp.notifications(ann.id, account_id=fan.id))
+        assert follows == noted, (k, follows, noted)
+        assert follows or not finished
+
+    await every_cut(lambda k: rp.follow(fans[k].id, ann.id), check)
