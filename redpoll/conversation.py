@@ -7,10 +7,11 @@ so a post refused here (unknown parent, too many mentions) writes nothing.
 After the status exists, :func:`after_post` links it into the conversation:
 the parent's replies and count, the hashtag timelines and name index, the
 homes of the mentioned and of the hashtags' followers, and the ``mention``
-notifications. Every one of those steps is idempotent (deliver.lua,
-reply_link.lua, notify.lua, ZADD), and it runs inside the post's held
-fan-out job, whose replay by a worker runs it again, so a post cut short
-still ends fully linked. :func:`after_delete` undoes the same, idempotently.
+and ``status`` (follow with notify=true) notifications. Every one of those
+steps is idempotent (deliver.lua, reply_link.lua, notify.lua, ZADD), and it
+runs inside the post's held fan-out job, whose replay by a worker runs it
+again, so a post cut short still ends fully linked. :func:`after_delete` undoes the same, idempotently,
+and takes back the notifications about the status.
 """
 from __future__ import annotations
 
@@ -126,12 +127,26 @@ async def _tag_follower_homes(store: Store, tags) -> list[str]:
     return [keys.home(uid) for uid in uids]
 
 
+async def _notifiers(store: Store, status: Status) -> list[int]:
+    """Who gets a ``status`` notification for it: followers with notify=true,
+    for a post or a reply to oneself (as Mastodon, not for replies to others)."""
+    if replies_only_to_followers_of(status) is not None or status.extra.get("reblog_of"):
+        return []
+    members = await store.client.srandmember(keys.notifiers(status.user_id),
+                                             limits.STATUS_NOTIFY_MAX)
+    return [int(m) for m in members or []]
+
+
 async def after_post(store: Store, status: Status) -> None:
     """Link a new status into its conversation (idempotent; see the module)."""
     conv = Conversation.of(status)
+    sid = status.id
+    for uid in await _notifiers(store, status):
+        op = await store.client.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "status", status.user_id, sid, op, True,
+                                  status=sid)
     if not (conv.in_reply_to_id or conv.mentions or conv.tags):
         return
-    sid = status.id
     if conv.in_reply_to_id:
         await store.run("reply_link", [keys.replies(conv.in_reply_to_id),
                                        keys.status_counts(conv.in_reply_to_id)], [sid, 1])
@@ -162,6 +177,15 @@ async def after_delete(store: Store, status: Status) -> None:
     for uid, _ in conv.mentions:
         op = await store.client.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, False)
+    for uid in await _notifiers(store, status):
+        op = await store.client.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "status", status.user_id, sid, op, False)
+    # the author's favourite notifications about it (boosts take theirs along)
+    fans = await store.client.zrange(keys.favourited_by(sid), 0,
+                                     limits.NOTIFICATIONS_UNDONE_PER_DELETE - 1)
+    for fan in fans:
+        op = await store.client.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, status.user_id, "favourite", int(fan), sid, op, False)
 
 
 def replies_only_to_followers_of(status: Status) -> int | None:

@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 from . import edges, keys, notifications, validate
-from .errors import RedpollError, ValidationError
+from .errors import RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User
 from .store import Store
-from .users import get_users, require_users
+from .users import get_users
+
+
+async def _require(store: Store, *uids: int) -> None:
+    for uid, found in zip(uids, await store.batch([("EXISTS", keys.user(u)) for u in uids])):
+        if not found:
+            raise UserNotFound(f"user {uid} does not exist")
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -23,7 +29,7 @@ async def follow(store: Store, queue: JobQueue, a, b) -> bool:
     that returns False. The notification step is journaled: held as a job
     around the change, replayed by a worker if the call is cut short."""
     a, b = _pair(a, b)
-    await require_users(store, a, b)  # an unknown user: nothing written, not even a journal
+    await _require(store, a, b)  # an unknown user: nothing written, not even a journal
     held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.add(store, edges.follow_edge(a, b))
@@ -41,7 +47,7 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     notification about a goes (journaled as :func:`follow`). Unfollowing a
     stranger is a no-op that returns False."""
     a, b = _pair(a, b)
-    await require_users(store, a, b)  # an unknown user: nothing written, not even a journal
+    await _require(store, a, b)  # an unknown user: nothing written, not even a journal
     held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.remove(store, edges.follow_edge(a, b))
@@ -50,6 +56,7 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
         raise
     if changed:
         await queue.enqueue(RefillJob(a))
+    await notifications.set_notify(store, a, b, False)  # no status notifications any more
     await notifications.sync_follow(store, a, b)
     await queue.release(held)
     return changed

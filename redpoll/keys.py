@@ -364,3 +364,9 @@ def boost_triple(home: str | bytes) -> list[bytes]:
     raw = home.encode() if isinstance(home, str) else home
     tag = raw[raw.index(b"{"):]
     return [raw, b"hreb:" + tag, b"noreb:" + tag]
+
+
+def notifiers(uid: int) -> str:
+    """SET of user ids who follow ``uid`` with ``notify=true``: each gets a
+    ``status`` notification when uid posts (uid's slot)."""
+    return f"ntf:{{{uid}}}"

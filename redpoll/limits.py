@@ -267,3 +267,7 @@ TAG_SEARCH_MAX = 40
 REBLOG_WINDOW = 40
 #: Boosts of one status taken down with it in the delete call itself.
 BOOSTS_REMOVED_PER_DELETE = 10_000
+#: ``status`` notifications one post makes (followers with notify=true), and
+#: favourite notifications one delete takes back, at most.
+STATUS_NOTIFY_MAX = 10_000
+NOTIFICATIONS_UNDONE_PER_DELETE = 10_000

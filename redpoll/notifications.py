@@ -77,9 +77,9 @@ async def sync_follow(store: Store, actor: int, target: int) -> None:
     follow changed and before its state is read, so of calls racing on the
     same pair, the one with the highest id read the final state last, and
     notify.lua keeps only the highest (idempotent; a replay just syncs)."""
-    op = await store.client.incr(keys.INTERACTION_SEQ)
-    on = await store.client.zscore(keys.following(actor), target) is not None
-    await apply(store, target, "follow", actor, target, op, on)
+    [op] = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    [score] = await store.batch([("ZSCORE", keys.following(actor), target)])
+    await apply(store, target, "follow", actor, target, int(op), score is not None)
 
 
 async def replay_follow(store: Store, settings, job) -> None:
@@ -87,6 +87,19 @@ async def replay_follow(store: Store, settings, job) -> None:
     short (follows.py holds it around the change)."""
     await sync_follow(store, job.uid, job.target)  # a jobs.FollowNoteJob
     return None
+
+
+async def set_notify(store: Store, uid: int, target: int, on: bool) -> None:
+    """``follow(notify=...)``: whether ``uid`` gets a ``status`` notification
+    for each post of ``target`` (one SADD/SREM on target's slot: atomic)."""
+    if on:
+        await store.client.sadd(keys.notifiers(target), uid)
+    else:
+        await store.client.srem(keys.notifiers(target), uid)
+
+
+async def notifies(store: Store, uid: int, target: int) -> bool:
+    return bool(await store.client.sismember(keys.notifiers(target), uid))
 
 
 def _types(values, name: str) -> list[str]:

@@ -115,3 +115,21 @@ def test_markers_and_unread_count(trio):
     assert got.home.last_read_id == toots[2].id and got.notifications.last_read_id == notes[0].id
     assert ann.notifications_unread_count().count == 0
     assert bob.markers_get("home") == {}  # one's own
+
+
+def test_follow_with_notify_gets_status_notifications(trio):
+    ann, bob, _ = trio
+    bob_id = bob.me().id
+    rel = ann.account_follow(bob_id, notify=True)
+    assert rel.notifying is True
+    toot = bob.status_post("news from bob")
+    bob.status_post("a reply to someone else", in_reply_to_id=ann.status_post("q").id)
+    [note] = ann.notifications(types=["status"])
+    assert note.status.id == toot.id and note.account.id == bob_id
+    bob.status_delete(toot.id)
+    assert ann.notifications(types=["status"]) == []
+    assert ann.account_follow(bob_id, notify=True).notifying is True
+    assert ann.account_unfollow(bob_id).notifying is False
+    bob.status_post("after the unfollow")
+    assert ann.notifications(types=["status"]) == []
+    assert ann.account_follow(bob_id).notifying is False

@@ -5,7 +5,7 @@ import asyncio
 
 from starlette.responses import Response
 
-from .. import auth, boosts
+from .. import auth, boosts, notifications
 from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
@@ -90,22 +90,27 @@ async def account_statuses(ctx: Ctx) -> Response:
 
 
 async def _relationship(ctx: Ctx, target: int) -> dict:
-    following, followed_by, reblogs = await asyncio.gather(
+    following, followed_by, reblogs, notify = await asyncio.gather(
         ctx.rp.is_following(ctx.uid, target), ctx.rp.is_following(target, ctx.uid),
-        boosts.shows_reblogs(ctx.rp.store, ctx.uid, target))
+        boosts.shows_reblogs(ctx.rp.store, ctx.uid, target),
+        notifications.notifies(ctx.rp.store, ctx.uid, target))
     return entities.relationship(target, following, followed_by) | {
-        "showing_reblogs": following and reblogs}
+        "showing_reblogs": following and reblogs, "notifying": following and notify}
 
 
 @endpoint(auth="required", scope="write:follows")
 async def follow(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    ctx.params.bool("notify", False)
-    reblogs = ctx.params.bool("reblogs", True) if ctx.params.has("reblogs") else None
+    p = ctx.params
+    reblogs = p.bool("reblogs", True) if p.has("reblogs") else None
+    notify = p.bool("notify", False) if p.has("notify") else None
     new = await ctx.rp.follow(ctx.uid, target)
-    if reblogs is not None or new:  # as Mastodon: unchanged when following again without it
+    # as Mastodon: each option unchanged when following again without it
+    if reblogs is not None or new:
         await boosts.set_show_reblogs(ctx.rp.store, ctx.uid, target,
                                       True if reblogs is None else reblogs)
+    if notify is not None or new:
+        await notifications.set_notify(ctx.rp.store, ctx.uid, target, bool(notify))
     return JSON(await _relationship(ctx, target))
 
 
