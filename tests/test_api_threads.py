@@ -95,3 +95,19 @@ def test_hashtags_timeline_tag_and_follow(trio):
     assert bob.followed_tags() == []
     with pytest.raises(MastodonNotFoundError):
         bob.tag(unique("never"))
+
+
+def test_account_statuses_exclude_replies_and_reblogs(trio):
+    ann, bob, _ = trio
+    other = bob.status_post("bob's")
+    own = ann.status_post("ann's own")
+    thread = ann.status_post("ann continues", in_reply_to_id=own.id)
+    reply = ann.status_post("ann answers bob", in_reply_to_id=other.id)
+    boost = ann.status_reblog(other.id)
+    me = ann.me().id
+    everything = [s.id for s in ann.account_statuses(me)]
+    assert everything == [boost.id, reply.id, thread.id, own.id]
+    assert [s.id for s in ann.account_statuses(me, exclude_replies=True)] == [
+        boost.id, thread.id, own.id]
+    assert [s.id for s in ann.account_statuses(me, exclude_reblogs=True)] == [
+        reply.id, thread.id, own.id]

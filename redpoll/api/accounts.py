@@ -5,7 +5,7 @@ import asyncio
 
 from starlette.responses import Response
 
-from .. import auth, boosts, notifications
+from .. import auth, boosts, conversation, notifications
 from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
@@ -83,10 +83,15 @@ async def account_statuses(ctx: Ctx) -> Response:
     if p.bool("pinned") or p.bool("only_media"):  # redpoll has neither pins nor media
         await ctx.rp.get_user(uid)
         return JSON([])
-    for flag in ("exclude_replies", "exclude_reblogs"):
-        p.bool(flag)
-    statuses = await ctx.rp.profile_timeline(uid, **p.cursors())
-    return await timeline_response(ctx, statuses)
+    no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
+    page = await ctx.rp.profile_timeline(uid, **p.cursors())
+    if not (no_replies or no_reblogs):
+        return await timeline_response(ctx, page)
+    # as Mastodon: replies to oneself (threads) stay; the Link pages on what was read
+    kept = [s for s in page
+            if not (no_reblogs and boosts.original_of(s))
+            and not (no_replies and conversation.replies_only_to_followers_of(s))]
+    return await timeline_response(ctx, kept, cursors=[s.id for s in page])
 
 
 async def _relationship(ctx: Ctx, target: int) -> dict:
