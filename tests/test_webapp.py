@@ -553,3 +553,43 @@ def test_search_autocomplete_and_settings(people):
     expect(g.locator(".profile-card")).to_contain_text("Tinkerer.")
     me = gil.api("GET", "/api/v1/accounts/verify_credentials").json()
     assert me["display_name"] == "Gil the Great" and me["source"]["note"] == "Tinkerer. #redpoll"
+
+
+def test_boost_shows_to_followers_and_notifies_live(people):
+    lu, mo, no = people(DESKTOP), people(PHONE), people(DESKTOP)
+    lu_name = lu.sign_up("lu")
+    mo_name = mo.sign_up("mo")
+    no.sign_up("no")
+    mo_id = mo.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+    assert no.api("POST", f"/api/v1/accounts/{mo_id}/follow").status_code == 200
+    assert lu.api("POST", "/api/v1/statuses", data={"status": "boost me, please"}).status_code == 200
+
+    # lu waits on the home page; the badge counts live notifications
+    lu.page.get_by_role("link", name="Home", exact=True).click()
+    badge = lu.page.locator("#unread")
+    expect(badge).to_be_hidden()
+
+    m = mo.page
+    m.goto(f"/@{lu_name}")
+    boost = status_in(m, "boost me, please").get_by_role("button", name="Boost", exact=True)
+    expect(boost).to_have_attribute("aria-pressed", "false")
+    boost.click()
+    expect(boost).to_have_attribute("aria-pressed", "true")
+    expect(boost).to_have_text("1")
+
+    # no follows mo: the boost is in no's home, marked as a boost by mo
+    n = no.page
+    n.reload()
+    boosted = status_in(n, "boost me, please")
+    expect(boosted).to_contain_text(f"{mo_name} boosted")
+    expect(boosted.get_by_role("link", name=re.compile(lu_name)).first).to_be_visible()
+
+    # lu: the badge went up without a reload, the notification says who boosted
+    expect(badge).to_have_text("1")
+    lu.page.get_by_role("link", name="Notifications", exact=True).click()
+    expect(lu.page.locator(".notification").first).to_contain_text("boosted your post")
+
+    # un-boost
+    boost.click()
+    expect(boost).to_have_attribute("aria-pressed", "false")
+    expect(boost).to_have_text("")
