@@ -254,7 +254,9 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
 def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_path):
     """Both processes die at once mid-way through posting (SIGKILL, no handler
     runs); a new serve on the same data has every acknowledged post, in the
-    followers' homes too once the held fan-out jobs are taken over."""
+    followers' homes too once the held fan-out jobs are taken over; and a
+    client that retries every unacknowledged Idempotency-Key gets no
+    duplicate (issue 13's crash test: 0 lost, 0 duplicates)."""
     data = tmp_path / "data"
     first = ServeProcess(own_env(data)).start()
     try:
@@ -266,12 +268,14 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
                 assert http.post(f"/api/v1/accounts/{author_id}/follow",
                                  headers=bearer(fan)).status_code == 200
         acknowledged: dict[str, str] = {}  # Idempotency-Key -> status id
+        sent: list[str] = []  # every key sent, answered or not
         stop = threading.Event()
 
         def post_all_the_time() -> None:
             with httpx.Client(base_url=first.url, timeout=10) as poster:
                 while not stop.is_set():
                     key = uuid.uuid4().hex
+                    sent.append(key)
                     try:
                         r = poster.post("/api/v1/statuses", headers={
                             **bearer(author), "Idempotency-Key": key}, data={"status": key})
@@ -280,14 +284,17 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
                     if r.status_code == 200:
                         acknowledged[key] = r.json()["id"]
 
-        poster = threading.Thread(target=post_all_the_time, daemon=True)
-        poster.start()
+        # several clients at once, so that several posts are cut short mid-way
+        posters = [threading.Thread(target=post_all_the_time, daemon=True) for _ in range(4)]
+        for poster in posters:
+            poster.start()
         time.sleep(1.0)
         os.kill(valkey_pid(data), signal.SIGKILL)
         first.process.send_signal(signal.SIGKILL)
         first.process.wait(30)
         stop.set()
-        poster.join(30)
+        for poster in posters:
+            poster.join(30)
         assert len(acknowledged) > 3
     finally:
         first.close()
@@ -312,3 +319,20 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
                     break
                 assert time.monotonic() < deadline, f"missing from a home: {wanted - home}"
                 time.sleep(0.2)
+        # the client retries what it never heard back about, with the same key
+        for key in sent:
+            if key in acknowledged:
+                continue
+            r = http.post("/api/v1/statuses", data={"status": key},
+                          headers={**bearer(author), "Idempotency-Key": key})
+            assert r.status_code == 200, r.text
+            acknowledged[key] = r.json()["id"]
+        texts, max_id = [], None
+        while True:
+            page = http.get(f"/api/v1/accounts/{author_id}/statuses", headers=bearer(author),
+                            params={"limit": 40, **({"max_id": max_id} if max_id else {})}).json()
+            if not page:
+                break
+            texts += [next(k for k in sent if k in st["content"]) for st in page]
+            max_id = page[-1]["id"]
+        assert sorted(texts) == sorted(sent), "a key is missing or posted twice"
