@@ -294,6 +294,14 @@ def notification_index(uid: int) -> str:
     return f"nti:{{{uid}}}"
 
 
+def notification_group_index(uid: int) -> str:
+    """ZSET, all scored 0, of ``<prefix>\\0<bucket>\\0<id>\\0<actor>`` (bucket and
+    id zero-padded): the user's grouped notifications by group, read by
+    ZRANGEBYLEX to count and sample a group (notify.lua; Mastodon 4.3's
+    grouped notifications). One entry per notification in ``notifications``."""
+    return f"ntg:{{{uid}}}"
+
+
 def markers(uid: int) -> str:
     """Hash timeline (home, notifications) -> JSON {last_read_id, version, at}."""
     return f"mk:{{{uid}}}"

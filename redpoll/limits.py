@@ -241,9 +241,21 @@ NOTIFICATIONS_MAX = 2000
 #: Notification records one page read looks at when filters (types,
 #: exclude_types, account_id) leave some out; Mastodon pages 40 at most.
 NOTIFICATIONS_SCAN_MAX = 2000
-#: Page size for /api/v1/notifications (Mastodon: 40 default, 80 max).
+#: Page size for /api/v1/notifications (Mastodon: 40 default, 80 max);
+#: for /api/v2/notifications the same numbers count groups.
 NOTIFICATIONS_PAGE_DEFAULT = 40
 NOTIFICATIONS_PAGE_MAX = 80
+#: Grouped notifications (Mastodon 4.3): a group of one kind about one status
+#: goes on while it started less than this many hours ago ...
+NOTIFICATION_GROUP_SPAN_H = 12
+#: ... and shows this many of its newest accounts (Mastodon: 8).
+NOTIFICATION_GROUP_SAMPLE = 8
+#: Notifications GET /api/v2/notifications/:group_key renders at most, and
+#: accounts .../:group_key/accounts lists at most.
+NOTIFICATION_GROUP_READ_MAX = 80
+#: /api/v2/notifications/unread_count: groups counted (Mastodon: 100 / 1000).
+NOTIFICATIONS_UNREAD_DEFAULT = 100
+NOTIFICATIONS_UNREAD_MAX = 1000
 #: Accounts per page of favourited_by / reblogged_by (Mastodon: 40 / 80).
 ACCOUNTS_PAGE_DEFAULT = 40
 ACCOUNTS_PAGE_MAX = 80

@@ -11,7 +11,8 @@ themselves: the API leaves out notifications whose status is gone.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from . import events, keys, limits, validate
 from .errors import NotFound, ValidationError
@@ -22,6 +23,14 @@ from .store import Store
 TYPES = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
          "update", "admin.sign_up", "admin.report", "severed_relationships",
          "moderation_warning")
+
+
+#: Kinds grouped in /api/v2/notifications (Mastodon 4.3: favourite, follow,
+#: reblog; admin.sign_up has no meaning here).
+GROUPABLE = ("favourite", "follow", "reblog")
+#: A group key as notify.lua makes them, or ``ungrouped-<id>``.
+GROUP_KEY = re.compile(r"(?:ungrouped-[0-9]{1,16}|(?:favourite|reblog)-[0-9]{1,16}-[0-9]{1,10}"
+                       r"|follow-[0-9]{1,10})\Z")
 
 
 class NotificationNotFound(NotFound):
@@ -36,18 +45,57 @@ class Notification:
     status: int | None
     created_at: int  # ms
     key: str
+    #: Mastodon's group key: made by notify.lua for GROUPABLE kinds,
+    #: ``ungrouped-<id>`` for the others.
+    group_key: str = ""
 
     @classmethod
     def from_json(cls, nid: int, raw: bytes | str) -> "Notification":
         data = json.loads(raw)
         return cls(id=nid, type=data["type"], actor=int(data["actor"]),
                    status=int(data["status"]) if data.get("status") else None,
-                   created_at=int(data["at"]), key=data["key"])
+                   created_at=int(data["at"]), key=data["key"],
+                   group_key=data.get("group_key") or f"ungrouped-{nid}")
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One notification group of a grouped page (Mastodon's NotificationGroup):
+    ``first`` is the notification that stands for it on the page."""
+    key: str
+    first: Notification
+    count: int
+    most_recent_id: int
+    page_min_id: int
+    sample_account_ids: list[int] = field(default_factory=list)
+    latest_at: int = 0  # ms: when the most recent notification was made
+
+
+@dataclass(frozen=True, slots=True)
+class WholeGroup:
+    """A group read whole (GET /api/v2/notifications/:group_key)."""
+    key: str
+    count: int
+    notifications: list[Notification]  # newest first, at most the bound asked for
 
 
 def key(kind: str, actor: int, target: int) -> str:
     """The notification's index key: what undo looks up."""
     return f"{kind}:{actor}:{target}"
+
+
+def group_prefix(kind: str, status: int | None) -> str:
+    """The part of a group key before its hour bucket (Mastodon's type
+    prefix): ``favourite-<status>``, ``reblog-<status>``, ``follow``; '' for
+    kinds that are not grouped."""
+    if kind in ("favourite", "reblog") and status:
+        return f"{kind}-{status}"
+    return "follow" if kind == "follow" else ""
+
+
+def _keys(uid: int) -> list[str]:
+    return [keys.notifications(uid), keys.notification_records(uid),
+            keys.notification_group_index(uid)]
 
 
 async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op: int,
@@ -61,11 +109,18 @@ async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op
     record = json.dumps({"type": kind, "actor": str(actor), "status": status, "at": now_ms(),
                          "key": name}, separators=(",", ":")) if on else ""
     made = await store.run("notify", [keys.notifications(owner), keys.notification_records(owner),
-                                      keys.notification_index(owner)],
-                           [name, op, "1" if on else "0", record, limits.NOTIFICATIONS_MAX])
-    if made:  # the owner's open user streams get it (at least once: a replay may repeat it)
-        await events.publish(store, events.notification_event(owner, int(made), record))
-    return int(made)
+                                      keys.notification_index(owner),
+                                      keys.notification_group_index(owner)],
+                           [name, op, "1" if on else "0", record, limits.NOTIFICATIONS_MAX,
+                            group_prefix(kind, status) if on else "", now_ms() // 3_600_000,
+                            limits.NOTIFICATION_GROUP_SPAN_H])
+    if not made:
+        return 0
+    nid, stored = int(made[0]), made[1]
+    stored = stored.decode() if isinstance(stored, bytes) else stored
+    # the owner's open user streams get it (at least once: a replay may repeat it)
+    await events.publish(store, events.notification_event(owner, nid, stored))
+    return nid
 
 
 FOLLOW_JOB = "follow_note"
@@ -144,16 +199,15 @@ async def dismiss(store: Store, uid: int, nid) -> None:
     """Remove one notification (its index entry stays: a repeat of the action
     that made it does not make it again). Dismissing an unknown one is 404."""
     nid = validate.an_id(nid, "notification_id")
-    removed = await store.run("notification_dismiss",
-                              [keys.notifications(uid), keys.notification_records(uid)], [nid])
+    removed = await store.run("notification_dismiss", _keys(uid), [nid])
     if not removed:
         raise NotificationNotFound(f"notification {nid} does not exist")
 
 
 async def clear(store: Store, uid: int) -> None:
-    """Remove every notification of the user (one DEL of all three keys)."""
+    """Remove every notification of the user (one DEL of all four keys)."""
     await store.client.delete(keys.notifications(uid), keys.notification_records(uid),
-                              keys.notification_index(uid))
+                              keys.notification_index(uid), keys.notification_group_index(uid))
 
 
 async def count_after(store: Store, uid: int, after: int, cap: int) -> int:
@@ -161,3 +215,96 @@ async def count_after(store: Store, uid: int, after: int, cap: int) -> int:
     ids = await store.client.zrangebyscore(keys.notifications(uid), f"({after}", "+inf",
                                            start=0, num=cap)
     return len(ids)
+
+
+def _group_key(value) -> str:
+    if not isinstance(value, str) or not GROUP_KEY.match(value):
+        raise NotificationNotFound("no such notification group")
+    return value
+
+
+def _grouped_types(values) -> str:
+    if values is None:
+        return ",".join(GROUPABLE)
+    return ",".join(t for t in _types(values, "grouped_types") if t in GROUPABLE)
+
+
+async def group_page(store: Store, uid: int, *, max_id=None, since_id=None, min_id=None,
+                     limit=None, types=None, exclude_types=None, account_id=None,
+                     grouped_types=None) -> list[Group]:
+    """One page of grouped notifications, newest first (Mastodon 4.3's
+    GET /api/v2/notifications): at most ``limit`` groups, each counted,
+    sampled and bounded by what the group holds up to the page's newest
+    notification, so a group spread over pages counts all of its older
+    notifications on each. ``grouped_types`` None = every GROUPABLE kind."""
+    uid = validate.an_id(uid, "user_id")
+    cursors = [validate.optional_id(max_id, "max_id") or "",
+               validate.optional_id(since_id, "since_id") or "",
+               validate.optional_id(min_id, "min_id") or ""]
+    size = validate.page_limit(limit, limits.NOTIFICATIONS_PAGE_DEFAULT,
+                               limits.NOTIFICATIONS_PAGE_MAX)
+    include = _types(types, "types")
+    exclude = _types(exclude_types, "exclude_types")
+    account = validate.optional_id(account_id, "account_id") or ""
+    grouped = _grouped_types(grouped_types)
+    reps, info = await store.run("notification_groups", _keys(uid), [
+        *cursors, size, ",".join(include), ",".join(exclude), account,
+        limits.NOTIFICATIONS_SCAN_MAX, grouped, limits.NOTIFICATION_GROUP_SAMPLE, "0"])
+    known = {}
+    for i in range(0, len(info), 6):
+        gk, count, recent, low, actors, at = (
+            v.decode() if isinstance(v, bytes) else v for v in info[i:i + 6])
+        known[gk] = (int(count), int(recent), int(low),
+                     [int(a) for a in actors.split(",") if a], int(at) if at else None)
+    out = []
+    for i in range(0, len(reps), 3):
+        nid, raw, gk = int(reps[i]), reps[i + 1], reps[i + 2]
+        gk = gk.decode() if isinstance(gk, bytes) else gk
+        note = Notification.from_json(nid, raw)
+        count, recent, low, sample, at = known.get(gk, (1, nid, nid, [note.actor], None))
+        out.append(Group(key=gk, first=note, count=count, most_recent_id=recent,
+                         page_min_id=low, sample_account_ids=sample or [note.actor],
+                         latest_at=at or note.created_at))
+    return out
+
+
+async def unread_groups(store: Store, uid: int, after: int, cap, *, types=None,
+                        exclude_types=None, account_id=None, grouped_types=None) -> int:
+    """How many groups have a notification newer than ``after`` (the
+    notifications marker), at most ``cap`` (Mastodon: 100 default, 1000 max)."""
+    cap = validate.page_limit(cap, limits.NOTIFICATIONS_UNREAD_DEFAULT,
+                              limits.NOTIFICATIONS_UNREAD_MAX)
+    include = _types(types, "types")
+    exclude = _types(exclude_types, "exclude_types")
+    account = validate.optional_id(account_id, "account_id") or ""
+    return int(await store.run("notification_groups", _keys(uid), [
+        "", str(after) if after else "", "", cap, ",".join(include), ",".join(exclude), account,
+        limits.NOTIFICATIONS_SCAN_MAX, _grouped_types(grouped_types),
+        limits.NOTIFICATION_GROUP_SAMPLE, "1"]))
+
+
+async def group(store: Store, uid: int, group_key, most: int) -> WholeGroup:
+    """One group whole: its count and newest ``most`` notifications; 404 when
+    it holds none."""
+    gk = _group_key(group_key)
+    total, rows = await store.run("notification_group",
+                                  [keys.notification_records(uid),
+                                   keys.notification_group_index(uid)], [gk, most])
+    notes = [Notification.from_json(int(nid), raw) for nid, raw in zip(rows[0::2], rows[1::2])]
+    if not notes:
+        raise NotificationNotFound(f"notification group {gk} does not exist")
+    return WholeGroup(key=gk, count=int(total), notifications=notes)
+
+
+async def dismiss_group(store: Store, uid: int, group_key) -> int:
+    """Remove every notification of one group (one script: atomic); how
+    many went (Mastodon answers an empty or unknown group like any other)."""
+    if not isinstance(group_key, str) or not GROUP_KEY.match(group_key):
+        return 0
+    if group_key.startswith("ungrouped-"):
+        try:
+            await dismiss(store, uid, group_key.removeprefix("ungrouped-"))
+        except NotificationNotFound:
+            return 0
+        return 1
+    return int(await store.run("notification_group_dismiss", _keys(uid), [group_key]))

@@ -23,6 +23,12 @@ def trio(api):
     return [register(api, app, unique(n)) for n in ("ann", "bob", "cat")]
 
 
+@pytest.fixture
+def four(api):
+    app = new_app(api)
+    return [register(api, app, unique(n)) for n in ("ann", "bob", "cat", "dan")]
+
+
 def test_favourite_and_follow_notifications_and_their_undo(trio):
     ann, bob, cat = trio
     ann_id, bob_id, cat_id = ann.me().id, bob.me().id, cat.me().id
@@ -93,9 +99,90 @@ def test_grouped_notifications(trio):
     assert [(g.type, g.notifications_count) for g in groups] == [
         ("follow", 1), ("favourite", 1), ("favourite", 2)]
     assert groups[2].status_id == toot.id
-    assert set(groups[2].sample_account_ids) == {bob.me().id, cat.me().id}
+    assert groups[2].sample_account_ids == [cat.me().id, bob.me().id]  # newest first
     assert {s.id for s in result.statuses} == {toot.id, other.id}
     assert {a.id for a in result.accounts} == {bob.me().id, cat.me().id}
+    # Mastodon's group keys: "<type>-<status>-<hour bucket>", "follow-<hour bucket>";
+    # the v1 entities carry the same keys
+    assert groups[2].group_key.startswith(f"favourite-{toot.id}-")
+    assert groups[0].group_key.startswith("follow-")
+    v1 = ann.notifications()
+    assert [n.group_key for n in v1] == [groups[0].group_key, groups[1].group_key,
+                                        groups[2].group_key, groups[2].group_key]
+    assert groups[2].most_recent_notification_id == v1[2].id
+    assert (groups[2].page_min_id, groups[2].page_max_id) == (v1[3].id, v1[2].id)
+    assert groups[2].latest_page_notification_at == v1[2].created_at
+    # grouped_types leaves the others ungrouped
+    flat = ann.grouped_notifications(grouped_types=["follow"]).notification_groups
+    assert [g.group_key for g in flat] == [groups[0].group_key] + [
+        f"ungrouped-{n.id}" for n in v1[1:]]
+
+
+def test_groups_span_pages(four):
+    """A group whose notifications are spread over pages is counted, on each
+    page, with all of its notifications up to that page's newest."""
+    ann, bob, cat, dan = four
+    toot = ann.status_post("spread")
+    other = ann.status_post("between")
+    bob.status_favourite(toot.id)
+    cat.status_favourite(other.id)
+    dan.status_favourite(toot.id)
+    first = ann.grouped_notifications(limit=1)
+    [g] = first.notification_groups
+    assert g.status_id == toot.id and g.notifications_count == 2
+    assert g.sample_account_ids == [dan.me().id, bob.me().id]
+    assert {a.id for a in first.accounts} == {dan.me().id, bob.me().id}
+    second = ann.fetch_next(first)
+    [g2] = second.notification_groups
+    assert g2.status_id == other.id and g2.notifications_count == 1
+    third = ann.fetch_next(second)
+    [g3] = third.notification_groups
+    assert g3.group_key == g.group_key and g3.notifications_count == 1  # up to this page
+    assert g3.sample_account_ids == [bob.me().id]
+    assert ann.fetch_next(third) is None or ann.fetch_next(third).notification_groups == []
+    # newer groups by min_id
+    back = ann.grouped_notifications(min_id=g3.most_recent_notification_id)
+    assert [x.status_id for x in back.notification_groups] == [toot.id, other.id]
+
+
+def test_one_group_its_accounts_dismiss_and_unread(trio):
+    ann, bob, cat = trio
+    toot = ann.status_post("one group")
+    bob.status_favourite(toot.id)
+    cat.status_favourite(toot.id)
+    bob.account_follow(ann.me().id)
+    groups = ann.grouped_notifications().notification_groups
+    fav = next(g for g in groups if g.type == "favourite")
+    one = ann.grouped_notification(fav.group_key)
+    [whole] = one.notification_groups
+    assert whole.notifications_count == 2 and whole.sample_account_ids == [cat.me().id, bob.me().id]
+    assert [s.id for s in one.statuses] == [toot.id]
+    assert [a.id for a in ann.grouped_notification_accounts(fav.group_key)] == [
+        cat.me().id, bob.me().id]
+    assert ann.unread_grouped_notifications_count() == 2  # two groups, three notifications
+    assert ann.notifications_unread_count().count == 3
+    assert ann.unread_grouped_notifications_count(grouped_types=["follow"]) == 3
+    assert ann.unread_grouped_notifications_count(types=["favourite"]) == 1
+    ann.dismiss_grouped_notification(fav.group_key)
+    assert [n.type for n in ann.notifications()] == ["follow"]
+    with pytest.raises(MastodonNotFoundError):
+        ann.grouped_notification(fav.group_key)
+    ann.dismiss_grouped_notification(fav.group_key)  # gone already: Mastodon answers {} too
+    with pytest.raises(MastodonNotFoundError):
+        ann.grouped_notification("no-such-group")
+    # another user cannot read or dismiss the group by its key
+    [follow] = ann.grouped_notifications().notification_groups
+    with pytest.raises(MastodonNotFoundError):
+        bob.grouped_notification(follow.group_key)
+    bob.dismiss_grouped_notification(follow.group_key)
+    assert [n.type for n in ann.notifications()] == ["follow"]
+    # an ungrouped key is one notification
+    [note] = ann.notifications()
+    ann.dismiss_grouped_notification(f"ungrouped-{note.id}")
+    assert ann.notifications() == [] and ann.unread_grouped_notifications_count() == 0
+    # a repeat of the action does not bring a dismissed group back
+    bob.status_favourite(toot.id)
+    assert ann.notifications() == []
 
 
 def test_markers_and_unread_count(trio):

@@ -149,6 +149,10 @@ async def test_notification_filters_and_bound(rp, monkeypatch):
     notes = await rp.notifications(author.id)
     assert [n.actor for n in notes] == [f.id for f in reversed(fans)][:5]  # newest kept
     assert await rp.store.client.hlen(keys.notification_index(author.id)) == 5
+    # the group index of grouped notifications is trimmed with them
+    assert await rp.store.client.zcard(keys.notification_group_index(author.id)) == 5
+    [group] = await notifications.group_page(rp.store, author.id)
+    assert group.count == 5 and group.sample_account_ids == [f.id for f in reversed(fans)][:5]
     assert await rp.notifications(author.id, types=["mention"]) == []
     assert len(await rp.notifications(author.id, exclude_types=["mention"])) == 5
     [one] = await rp.notifications(author.id, account_id=fans[-2].id)
@@ -160,6 +164,7 @@ async def test_notification_filters_and_bound(rp, monkeypatch):
     with pytest.raises(ValidationError):
         await rp.notifications(author.id, types=["nonsense"])
     await notifications.dismiss(rp.store, author.id, notes[0].id)
+    assert await rp.store.client.zcard(keys.notification_group_index(author.id)) == 4
     with pytest.raises(notifications.NotificationNotFound):
         await notifications.dismiss(rp.store, author.id, notes[0].id)
     # a repeated favourite does not bring a dismissed notification back

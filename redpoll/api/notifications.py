@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import markers, notifications, validate
+from .. import limits, markers, notifications, validate
 from ..errors import ValidationError
 from ..notifications import Notification
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import render_statuses
 
-#: Types grouped in /api/v2/notifications unless ``grouped_types`` says otherwise.
-GROUPABLE = ("favourite", "follow", "reblog")
 #: Types whose notification is about a status (left out when it is gone).
 WITH_STATUS = ("mention", "status", "reblog", "favourite", "poll", "update")
 
@@ -49,7 +47,7 @@ async def _context(ctx: Ctx, notes: list[Notification]):
 
 
 def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
-    out = {"id": str(n.id), "type": n.type, "group_key": f"ungrouped-{n.id}",
+    out = {"id": str(n.id), "type": n.type, "group_key": n.group_key,
            "created_at": entities.iso(n.created_at), "account": accounts[n.actor]}
     if n.status:
         out["status"] = statuses[n.status]
@@ -103,42 +101,127 @@ def _limit(value, maximum: int) -> int:
     return validate.page_limit(value, maximum, maximum)
 
 
+def _grouped_query(ctx: Ctx) -> dict:
+    """The grouped endpoints' extra parameters: ``grouped_types[]`` (absent
+    = every groupable kind), and ``expand_accounts`` / ``include_filtered``
+    accepted (accounts are always full; nothing is filtered)."""
+    expand = ctx.params.str("expand_accounts", max_chars=40)
+    if expand not in (None, "", "full", "partial_avatars"):
+        raise ValidationError("expand_accounts", "must be full or partial_avatars")
+    ctx.params.bool("include_filtered")
+    ctx.params.raw("supported_types")
+    return {"grouped_types": _types(ctx, "grouped_types") if ctx.params.has("grouped_types")
+            else None}
+
+
+async def _side_lists(ctx: Ctx, account_ids, status_ids) -> tuple[dict, dict]:
+    """Accounts and rendered statuses by id, each once (GroupedNotificationsResults)."""
+    users = await ctx.rp.get_users(list(dict.fromkeys(account_ids)))
+    accounts = {u.id: entities.account(u, ctx.base) for u in users}
+    rendered = await render_statuses(ctx, await ctx.rp.get_statuses(list(dict.fromkeys(status_ids))))
+    return accounts, {int(s["id"]): s for s in rendered}
+
+
+def _group_entity(key: str, first: Notification, count: int, recent: int, sample: list[int],
+                  accounts: dict) -> dict:
+    out = {"group_key": key, "notifications_count": count, "type": first.type,
+           "most_recent_notification_id": str(recent),
+           "sample_account_ids": [str(a) for a in sample if a in accounts]}
+    if first.status:
+        out["status_id"] = str(first.status)
+    return out
+
+
+def _results(groups: list[dict], accounts: dict, statuses: dict) -> dict:
+    used_accounts = {a for g in groups for a in g["sample_account_ids"]}
+    used_statuses = {g.get("status_id") for g in groups}
+    return {"accounts": [a for a in accounts.values() if a["id"] in used_accounts],
+            "statuses": [s for s in statuses.values() if s["id"] in used_statuses],
+            "notification_groups": groups}
+
+
+def _shown(n: Notification, accounts: dict, statuses: dict) -> bool:
+    return n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
+
+
 @endpoint(auth="required", scope="read:notifications")
 async def grouped(ctx: Ctx) -> Response:
-    """GET /api/v2/notifications: the page's notifications grouped by type and
-    status (for ``grouped_types``), with the accounts and statuses they name
-    listed once."""
-    grouped_types = _types(ctx, "grouped_types") or list(GROUPABLE)
-    for name in ("expand_accounts",):
-        ctx.params.str(name, max_chars=40)
-    ctx.params.bool("include_filtered")
-    notes = await ctx.rp.notifications(ctx.uid, **_query(ctx))
-    kept, accounts, statuses = await _context(ctx, notes)
-    groups: dict[str, dict] = {}
-    for n in kept:  # newest first
-        if n.type in grouped_types and n.type in GROUPABLE:
-            key = f"{n.type}-{n.status}" if n.status else n.type
-        else:
-            key = f"ungrouped-{n.id}"
-        group = groups.get(key)
-        if group is None:
-            group = groups[key] = {
-                "group_key": key, "notifications_count": 0, "type": n.type,
-                "most_recent_notification_id": str(n.id), "page_max_id": str(n.id),
-                "latest_page_notification_at": entities.iso(n.created_at),
-                "sample_account_ids": []}
-            if n.status:
-                group["status_id"] = str(n.status)
-        group["notifications_count"] += 1
-        group["page_min_id"] = str(n.id)
-        if len(group["sample_account_ids"]) < 8 and str(n.actor) not in group["sample_account_ids"]:
-            group["sample_account_ids"].append(str(n.actor))
-    used_accounts = {a for g in groups.values() for a in g["sample_account_ids"]}
-    used_statuses = {g.get("status_id") for g in groups.values()}
-    body = {"accounts": [a for a in accounts.values() if a["id"] in used_accounts],
-            "statuses": [s for s in statuses.values() if s["id"] in used_statuses],
-            "notification_groups": list(groups.values())}
-    return JSON(body, headers=link_header(ctx, notes))
+    """GET /api/v2/notifications: one page of notification groups (Mastodon
+    4.3): each group once per page, counted and sampled over all of its
+    notifications up to the page's newest, with the accounts and statuses
+    they name listed once beside them."""
+    extra = _grouped_query(ctx)
+    groups = await notifications.group_page(ctx.rp.store, ctx.uid, **_query(ctx), **extra)
+    accounts, statuses = await _side_lists(
+        ctx, [a for g in groups for a in (g.first.actor, *g.sample_account_ids)],
+        [g.first.status for g in groups if g.first.status])
+    body = []
+    for g in groups:
+        if not _shown(g.first, accounts, statuses):
+            continue
+        entity = _group_entity(g.key, g.first, g.count, g.most_recent_id,
+                               g.sample_account_ids, accounts)
+        entity.update({"page_min_id": str(g.page_min_id), "page_max_id": str(g.most_recent_id),
+                       "latest_page_notification_at": entities.iso(g.latest_at)})
+        body.append(entity)
+    return JSON(_results(body, accounts, statuses),
+                headers=link_header(ctx, groups, key=lambda g: g.first.id))
+
+
+async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
+    try:
+        whole = await notifications.group(ctx.rp.store, ctx.uid,
+                                          ctx.request.path_params["group_key"],
+                                          limits.NOTIFICATION_GROUP_READ_MAX)
+    except notifications.NotificationNotFound:
+        raise ApiError(404, NOT_FOUND) from None
+    first = whole.notifications[0]
+    accounts, statuses = await _side_lists(ctx, [n.actor for n in whole.notifications],
+                                           [first.status] if first.status else [])
+    if not _shown(first, accounts, statuses):
+        raise ApiError(404, NOT_FOUND)
+    return whole, accounts, statuses
+
+
+@endpoint(auth="required", scope="read:notifications")
+async def get_group(ctx: Ctx) -> Response:
+    """GET /api/v2/notifications/:group_key: one group whole."""
+    whole, accounts, statuses = await _whole(ctx)
+    first = whole.notifications[0]
+    sample = [n.actor for n in whole.notifications][:limits.NOTIFICATION_GROUP_SAMPLE]
+    entity = _group_entity(whole.key, first, whole.count, first.id, sample, accounts)
+    return JSON(_results([entity], accounts, statuses))
+
+
+@endpoint(auth="required", scope="read:notifications")
+async def group_accounts(ctx: Ctx) -> Response:
+    """GET /api/v2/notifications/:group_key/accounts: the group's accounts,
+    newest first (at most limits.NOTIFICATION_GROUP_READ_MAX)."""
+    whole, accounts, _ = await _whole(ctx)
+    return JSON([accounts[a] for a in dict.fromkeys(n.actor for n in whole.notifications)
+                 if a in accounts])
+
+
+@endpoint(auth="required", scope="write:notifications")
+async def dismiss_group(ctx: Ctx) -> Response:
+    """POST /api/v2/notifications/:group_key/dismiss: every notification of
+    the group goes (one script). As Mastodon's, an empty or unknown group
+    answers the same."""
+    await notifications.dismiss_group(ctx.rp.store, ctx.uid, ctx.request.path_params["group_key"])
+    return JSON({})
+
+
+@endpoint(auth="required", scope="read:notifications")
+async def unread_groups(ctx: Ctx) -> Response:
+    """GET /api/v2/notifications/unread_count: groups with a notification
+    newer than the ``notifications`` marker (``limit``: 100 default, 1000 max)."""
+    p = ctx.params
+    extra = _grouped_query(ctx)
+    after = await markers.last_read(ctx.rp.store, ctx.uid, "notifications")
+    count = await notifications.unread_groups(
+        ctx.rp.store, ctx.uid, after, p.raw("limit"), types=_types(ctx, "types"),
+        exclude_types=_types(ctx, "exclude_types"), account_id=p.cursor("account_id"), **extra)
+    return JSON({"count": count})
 
 
 # --- markers ---------------------------------------------------------------------------

@@ -96,9 +96,9 @@ NOTIFICATION = _obj({"id": ID, "type": STR, "group_key": STR,
                      "account": _ref("Account")}, {"status": _ref("Status")})
 NOTIFICATION_GROUP = _obj({
     "group_key": STR, "notifications_count": INT, "type": STR,
-    "most_recent_notification_id": ID, "page_min_id": ID, "page_max_id": ID,
-    "latest_page_notification_at": {"type": "string", "format": "date-time"},
-    "sample_account_ids": _array(ID)}, {"status_id": ID})
+    "most_recent_notification_id": ID, "sample_account_ids": _array(ID)}, {
+    "status_id": ID, "page_min_id": ID, "page_max_id": ID,  # the last three on pages only
+    "latest_page_notification_at": {"type": "string", "format": "date-time"}})
 GROUPED_NOTIFICATIONS = _obj({"accounts": _array(_ref("Account")),
                               "statuses": _array(_ref("Status")),
                               "notification_groups": _array(_ref("NotificationGroup"))})
@@ -438,6 +438,8 @@ def _social_paths() -> dict:
                                                "maximum": limits.NOTIFICATIONS_PAGE_MAX}),
                    _query("types[]", types), _query("exclude_types[]", types),
                    _query("account_id", ID)]
+    group_key = {"name": "group_key", "in": "path", "required": True,
+                 "schema": {"type": "string", "maxLength": 60}}
 
     def action(summary: str, scope: str) -> dict:
         return {"post": op(summary, "Statuses", status, auth="required", scope=scope,
@@ -513,6 +515,21 @@ def _social_paths() -> dict:
             paged=True, params=[*notes_query, _query("grouped_types[]", types),
                                 _query("expand_accounts", {"enum": ["full", "partial_avatars"]}),
                                 _query("include_filtered", BOOL)])},
+        "/api/v2/notifications/unread_count": {"get": op(
+            "Notification groups with a notification newer than the notifications marker",
+            "Notifications", _obj({"count": INT}), auth="required", scope="read:notifications",
+            params=[_query("limit", {"type": "integer", "minimum": 1,
+                                     "maximum": limits.NOTIFICATIONS_UNREAD_MAX}),
+                    *notes_query[4:], _query("grouped_types[]", types)])},
+        "/api/v2/notifications/{group_key}": {"get": op(
+            "One notification group whole", "Notifications", _ref("GroupedNotifications"),
+            auth="required", scope="read:notifications", params=[group_key])},
+        "/api/v2/notifications/{group_key}/accounts": {"get": op(
+            "The accounts of one notification group, newest first", "Notifications",
+            accounts, auth="required", scope="read:notifications", params=[group_key])},
+        "/api/v2/notifications/{group_key}/dismiss": {"post": op(
+            "Dismiss every notification of one group", "Notifications", _ref("Empty"),
+            auth="required", scope="write:notifications", params=[group_key])},
         "/api/v1/markers": {
             "get": op("Read markers of home and notifications", "Markers", _ref("Markers"),
                       auth="required", scope="read:statuses",

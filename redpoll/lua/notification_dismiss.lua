@@ -1,8 +1,20 @@
--- notification_dismiss: remove one notification of a user, id and record
--- together (its index entry stays, see notify.lua).
+-- notification_dismiss: remove one notification of a user: id, record and
+-- group index entry together (its index entry in nti stays, see notify.lua).
 -- KEYS[1]: notification ids zset nt:{uid}
 -- KEYS[2]: records hash ntr:{uid}
+-- KEYS[3]: group index zset ntg:{uid} (see notify.lua)
 -- ARGV[1]: notification id
 -- returns: 1 removed, 0 unknown
+local raw = redis.call('HGET', KEYS[2], ARGV[1])
+if raw then
+  local r = cjson.decode(raw)
+  local gk = r['group_key']
+  local sep = type(gk) == 'string' and string.find(gk, '-[0-9]+$')
+  if sep then
+    redis.call('ZREM', KEYS[3], string.sub(gk, 1, sep - 1) .. '\0'
+               .. string.format('%010d', tonumber(string.sub(gk, sep + 1))) .. '\0'
+               .. string.format('%016d', tonumber(ARGV[1])) .. '\0' .. tostring(r['actor']))
+  end
+end
 redis.call('HDEL', KEYS[2], ARGV[1])
 return redis.call('ZREM', KEYS[1], ARGV[1])

@@ -109,7 +109,7 @@ class MastodonRenderer:
         from ..api import entities
         from ..statuses import get_status_or_none
         actor = Status(id=0, text="", created_at=0, user_id=int(note["actor"]), login="")
-        body = {"id": str(note["id"]), "type": note["type"], "group_key": f"ungrouped-{note['id']}",
+        body = {"id": str(note["id"]), "type": note["type"], "group_key": note.get("group_key") or f"ungrouped-{note['id']}",
                 "created_at": entities.iso(int(note["at"])),
                 "account": entities.account(await self._author(actor), base)}
         if note.get("status"):
