@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from . import keys, limits, notifications, validate
+from . import keys, limits, notifications, tag_history as tags_history, validate
 from .errors import StatusNotFound, ValidationError
 from .models import Status
 from .store import Store
@@ -152,6 +152,7 @@ async def after_post(store: Store, status: Status) -> None:
                                        keys.status_counts(conv.in_reply_to_id)], [sid, 1])
     if conv.tags and status.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
+        await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
         await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in conv.tags],
                        limits.TAG_TIMELINE_CAP)
     homes = [keys.home(uid) for uid, _ in conv.mentions if uid != status.user_id]

@@ -328,6 +328,18 @@ def followed_tags(uid: int) -> str:
     return f"ftags:{{{uid}}}"
 
 
+def tag_day_uses(name: str, day: int) -> str:
+    """HyperLogLog of the ids of public statuses that carried ``#name`` on
+    one UTC day (days since the epoch): the tag's ``history`` uses. Expires
+    after limits.TAG_HISTORY_DAYS + 1 days; same slot as the tag."""
+    return f"taguse:{{{name}}}:{day}"
+
+
+def tag_day_accounts(name: str, day: int) -> str:
+    """HyperLogLog of the authors of those statuses (``history`` accounts)."""
+    return f"tagacc:{{{name}}}:{day}"
+
+
 #: ZSET of every hashtag name ever used, all scored 0: prefix search by
 #: ZRANGEBYLEX (one key, one slot).
 TAG_NAMES = "tags:{names}"

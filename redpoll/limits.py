@@ -274,6 +274,15 @@ FOLLOWED_TAGS_MAX = 100
 TAG_FOLLOWERS_DELIVERED_MAX = 10_000
 #: Names one hashtag-prefix search returns at most.
 TAG_SEARCH_MAX = 40
+#: Days of a hashtag's ``history`` (uses and accounts per day), as Mastodon.
+TAG_HISTORY_DAYS = 7
+#: Hashtags in each of a tag timeline's ``any[]``, ``all[]``, ``none[]``
+#: (Mastodon's TagFeed: 4 per mode).
+TAG_TIMELINE_COMBINE_MAX = 4
+#: Statuses a combined tag timeline page (any/all/none) reads at most to
+#: fill itself; the candidates are the newest of the tag's and the any[]
+#: tags' timelines (each at most TAG_TIMELINE_CAP).
+TAG_TIMELINE_COMBINE_SCAN = 400
 #: A boost is not put into a home whose newest this-many entries already hold
 #: its original or another boost of it (Mastodon's REBLOG_FALLOFF is 40).
 REBLOG_WINDOW = 40

@@ -29,7 +29,7 @@ from . import conversation, keys, limits, statuses, users, validate
 from .errors import NotFound, ValidationError
 from .models import Status, User
 from .store import Store
-from .tags import Tag
+from .tags import Tag, with_history
 
 TYPES = ("accounts", "hashtags", "statuses")
 _WORD = re.compile(r"\w+")
@@ -147,7 +147,8 @@ async def _hashtags(store: Store, q: str, query: Query) -> list[Tag]:
     following = [None] * len(names)
     if query.viewer is not None:
         following = await store.client.zmscore(keys.followed_tags(query.viewer), names)
-    return [Tag(name, score is not None, True) for name, score in zip(names, following)]
+    return await with_history(store, [Tag(name, score is not None, True)
+                                      for name, score in zip(names, following)])
 
 
 async def _by_url(store: Store, q: str, query: Query) -> Results | None:

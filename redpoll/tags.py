@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, limits
+from . import keys, limits, tag_history
 from .conversation import tag_name
 from .errors import Conflict
 from .jobs import JobQueue, TagFollowJob
@@ -26,6 +26,8 @@ class Tag:
     name: str
     following: bool
     used: bool  # has any status carried it
+    #: uses and accounts per day, today first (tag_history), when read
+    history: tuple[tag_history.TagDay, ...] = ()
 
 
 async def get_tag(store: Store, uid: int | None, name) -> Tag:
@@ -34,7 +36,14 @@ async def get_tag(store: Store, uid: int | None, name) -> Tag:
     if uid is not None:
         commands.append(("ZSCORE", keys.followed_tags(uid), name))
     used, *mine = await store.batch(commands)
-    return Tag(name, bool(mine and mine[0] is not None), used is not None)
+    history = (await tag_history.histories(store, [name]))[name]
+    return Tag(name, bool(mine and mine[0] is not None), used is not None, history)
+
+
+async def with_history(store: Store, found: list[Tag]) -> list[Tag]:
+    """The same tags with their histories read (one batch)."""
+    days = await tag_history.histories(store, [t.name for t in found])
+    return [Tag(t.name, t.following, t.used, days[t.name]) for t in found]
 
 
 async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool) -> Tag:

@@ -9,7 +9,7 @@ reads past deleted ids).
 """
 from __future__ import annotations
 
-from . import keys, validate
+from . import keys, limits, validate
 from .errors import ListNotFound, NotFound, UserNotFound
 from .models import Page
 from .statuses import read_statuses
@@ -58,6 +58,40 @@ async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=Non
     cursors = _cursors(max_id, since_id, min_id, limit)
     key = keys.tag_timeline(name)
     return await store.topology.read_page(key, key, "", cursors)
+
+
+async def tag_combined(store: Store, name: str, *, any_=(), all_=(), none=(), max_id=None,
+                       since_id=None, min_id=None, limit=None) -> Page:
+    """A hashtag's timeline combined as Mastodon's ``any[]``/``all[]``/``none[]``:
+    public statuses carrying ``name`` or one of ``any_``, and every tag of
+    ``all_``, and none of ``none``, newest first by the same id cursors.
+    Candidates are the newest ids of the timelines of ``name`` and ``any_``
+    (each at most limits.TAG_TIMELINE_CAP, read in one batch: each tag is
+    its own slot); each candidate's own tags decide, read from its record, at
+    most limits.TAG_TIMELINE_COMBINE_SCAN records per page."""
+    max_id, since_id, min_id, size = _cursors(max_id, since_id, min_id, limit)
+    names = list(dict.fromkeys([name, *any_]))
+    lists = await store.batch([("LRANGE", keys.tag_timeline(n), 0, limits.TAG_TIMELINE_CAP - 1)
+                               for n in names])
+    top = int(max_id) if max_id else limits.MAX_ID + 1
+    bottom = int(min_id or since_id or 0)
+    ids = sorted({int(i) for ids in lists for i in ids if bottom < int(i) < top},
+                 reverse=not min_id)  # min_id: the ones just above it, oldest first
+    need, without = set(all_), set(none)
+    found: list = []
+    scanned = 0
+    while ids and len(found) < size and scanned < limits.TAG_TIMELINE_COMBINE_SCAN:
+        chunk = ids[:min(size * 2, limits.TAG_TIMELINE_COMBINE_SCAN - scanned)]
+        ids = ids[len(chunk):]
+        scanned += len(chunk)
+        for status in await read_statuses(store, chunk):
+            carried = set(status.extra.get("tags", "").split())
+            if need <= carried and not (without & carried):
+                found.append(status)
+                if len(found) == size:
+                    break
+    found.sort(key=lambda s: s.id, reverse=True)
+    return Page(found)
 
 
 async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 from mastodon import MastodonNotFoundError
 
@@ -95,6 +96,73 @@ def test_hashtags_timeline_tag_and_follow(trio):
     assert bob.followed_tags() == []
     with pytest.raises(MastodonNotFoundError):
         bob.tag(unique("never"))
+
+
+def test_tag_history_in_tag_search_and_followed_tags(trio):
+    """``history``: uses and accounts per day for the last 7 days, today
+    first, as strings (Mastodon's Tag entity)."""
+    ann, bob, cat = trio
+    name = unique("Hist").lower()
+    posts = [ann.status_post(f"one #{name}"), ann.status_post(f"two #{name}"),
+             bob.status_post(f"three #{name}")]
+    cat.status_post(f"not public #{name}", visibility="unlisted")
+    tag = cat.tag(name)
+    assert len(tag.history) == 7
+    day = int(tag.history[0].day.timestamp())  # Mastodon.py reads unix time as a datetime
+    assert day % 86400 == 0 and abs(time.time() - day) < 86400 + 60
+    assert [int(h.day.timestamp()) for h in tag.history] == [day - i * 86400 for i in range(7)]
+    assert sum(int(h.uses) for h in tag.history) == 3
+    days = {int(p.created_at.timestamp()) // 86400 * 86400 for p in posts}
+    if len(days) == 1:  # not posted across midnight UTC
+        [posted] = [h for h in tag.history if int(h.day.timestamp()) in days]
+        assert (posted.uses, posted.accounts) == ("3", "2")
+        assert all((h.uses, h.accounts) == ("0", "0") for h in tag.history if h is not posted)
+    [found] = cat.search_v2(f"#{name}", result_type="hashtags").hashtags
+    assert [(h.day, h.uses) for h in found.history] == [(h.day, h.uses) for h in tag.history]
+    cat.tag_follow(name)
+    [followed] = cat.followed_tags()
+    assert sum(int(h.uses) for h in followed.history) == 3
+
+
+def test_tag_timeline_any_all_none(api, trio):
+    """``any[]``, ``all[]``, ``none[]`` combine hashtags as Mastodon's tag
+    timeline does, with the same id cursors; more than 4 per mode is 422."""
+    ann, bob, _ = trio
+    a, b, c = (unique(n).lower() for n in ("cola", "colb", "colc"))
+    only_a = ann.status_post(f"#{a}")
+    a_b = ann.status_post(f"#{a} #{b}")
+    only_b = bob.status_post(f"#{b}")
+    a_c = ann.status_post(f"#{a} #{c}")
+    b_c = bob.status_post(f"#{b} #{c}")
+    ann.status_post(f"#{c} only")
+
+    def tl(params):
+        with httpx.Client(base_url=api.url, timeout=30) as client:
+            r = client.get(f"/api/v1/timelines/tag/{a}", params=params,
+                           headers={"Authorization": f"Bearer {bob.access_token}"})
+        return r
+
+    def ids(params):
+        r = tl(params)
+        assert r.status_code == 200, r.text
+        return [s["id"] for s in r.json()]
+
+    assert ids({}) == [a_c.id, a_b.id, only_a.id]
+    assert ids({"any[]": [b]}) == [b_c.id, a_c.id, only_b.id, a_b.id, only_a.id]
+    assert ids({"all[]": [b]}) == [a_b.id]
+    assert ids({"none[]": [c]}) == [a_b.id, only_a.id]
+    assert ids({"any[]": [b], "none[]": [c]}) == [only_b.id, a_b.id, only_a.id]
+    assert ids({"any[]": [b], "all[]": [c]}) == [b_c.id, a_c.id]
+    # cursors and limit over the combined timeline
+    assert ids({"any[]": [b], "limit": 2}) == [b_c.id, a_c.id]
+    assert ids({"any[]": [b], "max_id": a_c.id, "limit": 2}) == [only_b.id, a_b.id]
+    assert ids({"any[]": [b], "min_id": only_b.id, "limit": 2}) == [b_c.id, a_c.id]
+    assert ids({"any[]": [b], "since_id": only_b.id}) == [b_c.id, a_c.id]
+    r = tl({"any[]": [b], "limit": 2})
+    assert f"max_id={a_c.id}" in r.headers["link"]
+    # bad input: a clear 422
+    assert tl({"any[]": [unique(f"x{i}") for i in range(5)]}).status_code == 422
+    assert tl({"none[]": ["not a tag!"]}).status_code == 422
 
 
 def test_account_statuses_exclude_replies_and_reblogs(trio):

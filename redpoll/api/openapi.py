@@ -106,7 +106,9 @@ MARKER = _obj({"last_read_id": ID, "version": INT,
                "updated_at": {"type": "string", "format": "date-time"}})
 MARKERS = {"type": "object", "properties": {"home": _ref("Marker"),
                                             "notifications": _ref("Marker")}}
-TAG = _obj({"name": STR, "url": STR, "history": _array({})}, {"following": BOOL})
+TAG_DAY = _obj({"day": STR, "uses": STR, "accounts": STR})  # numbers as strings, as Mastodon
+TAG = _obj({"name": STR, "url": STR, "history": {**_array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
+           {"following": BOOL})
 CONTEXT = _obj({"ancestors": _array(_ref("Status")), "descendants": _array(_ref("Status"))})
 SCHEMAS = {"Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
@@ -455,7 +457,13 @@ def _social_paths() -> dict:
             "Public statuses carrying a hashtag", "Timelines", _array(status),
             scope="read:statuses", paged=True,
             params=[{**tag_path, "name": "tag"}, *PAGE, _query("local", BOOL),
-                    _query("remote", BOOL), _query("only_media", BOOL)])},
+                    _query("remote", BOOL), _query("only_media", BOOL),
+                    *(_query(f"{mode}[]", {"type": "array", "items": STR,
+                                           "maxItems": limits.TAG_TIMELINE_COMBINE_MAX},
+                             text) for mode, text in (
+                        ("any", "Or carrying one of these hashtags"),
+                        ("all", "And carrying all of these"),
+                        ("none", "And none of these")))])},
         "/api/v1/tags/{name}": {"get": op(
             "A hashtag (404 if never used nor followed)", "Tags", _ref("Tag"),
             scope="read:statuses", params=[tag_path])},

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import conversation, tags, timelines
+from .. import conversation, limits, tags, timelines
 from ..errors import ValidationError
 from ..tags import Tag
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
@@ -30,19 +30,44 @@ def _tag_name(ctx: Ctx, name: str = "tag") -> str:
 async def tag_timeline(ctx: Ctx) -> Response:
     name = _tag_name(ctx)
     p = ctx.params
-    for unsupported in ("any", "all", "none"):
-        if p.has(unsupported):
-            raise ValidationError(unsupported, "combining hashtags is not supported")
+    combine = {mode: _tag_list(ctx, mode) for mode in ("any", "all", "none")}
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
     cursors = p.cursors()
     if (remote and not local) or only_media:  # no remote statuses, no media here
         return JSON([])
-    return await timeline_response(ctx, await timelines.tag(ctx.rp.store, name, **cursors))
+    if any(combine.values()):
+        page = await timelines.tag_combined(ctx.rp.store, name, any_=combine["any"],
+                                            all_=combine["all"], none=combine["none"], **cursors)
+    else:
+        page = await timelines.tag(ctx.rp.store, name, **cursors)
+    return await timeline_response(ctx, page)
+
+
+def _tag_list(ctx: Ctx, mode: str) -> list[str]:
+    """``any[]``/``all[]``/``none[]``: hashtag names (a single value or a
+    comma-separated one is taken too), at most limits.TAG_TIMELINE_COMBINE_MAX."""
+    value = ctx.params.raw(mode)
+    if value in (None, ""):
+        return []
+    items = value if isinstance(value, list) else str(value).split(",")
+    if len(items) > limits.TAG_TIMELINE_COMBINE_MAX:
+        raise ValidationError(mode, f"at most {limits.TAG_TIMELINE_COMBINE_MAX} hashtags")
+    names = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ValidationError(mode, "must be hashtag names")
+        try:
+            names.append(conversation.tag_name(item.removeprefix("#")))
+        except ValidationError:
+            raise ValidationError(mode, "must be hashtag names") from None
+    return list(dict.fromkeys(names))
 
 
 def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
     """The Tag entity (search answers with it too)."""
-    out = {"name": tag.name, "url": f"{ctx.base}/tags/{tag.name}", "history": []}
+    out = {"name": tag.name, "url": f"{ctx.base}/tags/{tag.name}",
+           "history": [{"day": str(d.day), "uses": str(d.uses), "accounts": str(d.accounts)}
+                       for d in tag.history]}
     if viewer:
         out["following"] = tag.following
     return out
@@ -73,4 +98,5 @@ async def unfollow_tag(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="read:follows")
 async def followed_tags(ctx: Ctx) -> Response:
     names = await tags.followed(ctx.rp.store, ctx.uid)
-    return JSON([tag_entity(ctx, Tag(n, True, True), True) for n in names])
+    found = await tags.with_history(ctx.rp.store, [Tag(n, True, True) for n in names])
+    return JSON([tag_entity(ctx, t, True) for t in found])
