@@ -47,6 +47,25 @@ async def test_track_matches_hashtags_and_mentions(stream, rp):
     assert [m["id"] for m in got if "id" in m] == [tagged.id, mentioned.id, end.id]
 
 
+async def test_track_matches_boosts_by_their_original(stream, rp):
+    """A boost's own text is empty; track matches it by the boosted status's
+    text, hashtags and mentions, as Twitter matched retweets."""
+    ann, bob = await rp.sign_up("ann"), await rp.sign_up("bob")
+    plain = await rp.post(ann.id, "nothing to track here")
+    tagged = await rp.post(ann.id, "about #Valkey and @bob")
+    worded = await rp.post(ann.id, "a Keyspace story")
+    async with Conn(stream, "filter", track="valkey,keyspace story") as c:
+        b_plain = await rp.boost(bob.id, plain.id)
+        b_tagged = await rp.boost(bob.id, tagged.id)
+        b_worded = await rp.boost(bob.id, worded.id)
+        end = await rp.post(ann.id, "#valkey end")
+        got = await c.lines.until(lambda m: m.get("id") == end.id)
+    assert [m["id"] for m in got if "id" in m] == [b_tagged, b_worded, end.id]
+    assert b_plain not in [m.get("id") for m in got]
+    boost = next(m for m in got if m.get("id") == b_tagged)
+    assert boost["retweeted_status"]["id"] == tagged.id
+
+
 # --- Mastodon streaming: boosts and notification events -----------------------------------
 import asyncio  # noqa: E402
 import json  # noqa: E402

@@ -93,8 +93,8 @@ def parse_point(location: str | None) -> tuple[float, float] | None:
 class Event:
     """One entry of the event log, decoded once and shared by every client."""
 
-    __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text",
-                 "_words", "point", "rendered", "listed", "owner", "notification")
+    __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
+                 "_words", "_tokens", "point", "rendered", "listed", "owner", "notification")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -104,7 +104,13 @@ class Event:
         self.uid = int(status["user_id"])
         self.login = str(status.get("login", "")).lower()
         self.text = str(status.get("text", ""))
+        #: a boost's own text is empty: ``track`` matches it by the text of
+        #: the status it boosts, as Twitter matched a retweet by its
+        #: retweeted_status (hashtag streams and mentions stay the boost's own)
+        reblog = status.get("reblog")
+        self.boosted_text = str(reblog.get("text", "")) if isinstance(reblog, dict) else ""
         self._words = None
+        self._tokens = None
         self.point = parse_point(status.get("location"))
         #: an unlisted status reaches followers (follow/authors) and the
         #: mentioned, never the public places: sample, track, tags, boxes
@@ -146,7 +152,12 @@ class Event:
 
     @property
     def tokens(self) -> frozenset[str]:
-        return self._split()[0]
+        """What ``track`` phrases match: the text's words, hashtags and
+        mentions, and for a boost its original's."""
+        if self._tokens is None:
+            own = self._split()[0]
+            self._tokens = own | words(self.boosted_text)[0] if self.boosted_text else own
+        return self._tokens
 
     @property
     def mentions(self) -> frozenset[str]:
