@@ -1,9 +1,10 @@
 """Bookmarks (issue 9): private to their user, so one key on the user's slot
-and one write each way (ZADD NX / ZREM: atomic, idempotent)."""
+and one write each way (bookmark.lua: the bound's check and ZADD NX in one
+step / ZREM: atomic, idempotent). At most limits.BOOKMARKS_MAX per user."""
 from __future__ import annotations
 
-from . import keys, validate
-from .errors import StatusNotFound
+from . import keys, limits, validate
+from .errors import LimitReached, StatusNotFound, ValidationError
 from .favourites import scored_page
 from .store import Store
 
@@ -19,7 +20,11 @@ async def set_bookmark(store: Store, uid, sid, on: bool) -> bool:
         if found is None or deleted is not None:
             raise StatusNotFound(f"status {sid} does not exist")
         mark = await store.client.incr(keys.INTERACTION_SEQ)  # unique, ordered: the cursor
-        return bool(await store.client.zadd(keys.bookmarks(uid), {sid: mark}, nx=True))
+        try:  # the cap's check and the add in one script (bookmark.lua)
+            return bool(await store.run("bookmark", [keys.bookmarks(uid)],
+                                        [sid, mark, limits.BOOKMARKS_MAX]))
+        except LimitReached:
+            raise ValidationError("id", f"at most {limits.BOOKMARKS_MAX} bookmarks") from None
     return bool(await store.client.zrem(keys.bookmarks(uid), sid))
 
 

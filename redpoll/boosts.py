@@ -86,12 +86,14 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
     try:
         state, version, standing, author, _ = await store.run(
             "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
-                              keys.reblog_versions(orig), keys.status_counts(orig)],
-            [uid, op, "1", bid])
+                              keys.reblog_versions(orig), keys.status_counts(orig),
+                              keys.versions_undone(keys.reblog_versions(orig))],
+            [uid, op, "1", bid, limits.VERSIONS_UNDONE_KEPT])
     except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
         raise StatusNotFound(f"status {orig} does not exist") from None
-    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid)],
-                    [orig, state, version, standing])
+    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
+                                       keys.versions_undone(keys.reblog_applied(uid))],
+                    [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
     if author:
         await notifications.apply(store, int(author), KIND, uid, orig, int(version),
                                   bool(state), status=orig)
@@ -148,10 +150,12 @@ async def forget(store: Store, boost: Status) -> None:
     op = await store.client.incr(keys.INTERACTION_SEQ)
     state, version, standing, author, _ = await store.run(
         "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
-                          keys.reblog_versions(orig), keys.status_counts(orig)],
-        [uid, op, "0", 0])
-    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid)],
-                    [orig, state, version, standing])
+                          keys.reblog_versions(orig), keys.status_counts(orig),
+                          keys.versions_undone(keys.reblog_versions(orig))],
+        [uid, op, "0", 0, limits.VERSIONS_UNDONE_KEPT])
+    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
+                                       keys.versions_undone(keys.reblog_applied(uid))],
+                    [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
     if author:
         await notifications.apply(store, int(author), KIND, uid, orig, int(version),
                                   bool(state), status=orig)

@@ -87,7 +87,8 @@ async def _run_boost(store: Store, sid: int, homes: list, original: int, booster
     triples = [key for home in homes for key in keys.boost_triple(home)]
     if triples:
         await store.topology.deliver_boost(
-            sid, triples, [sid, limits.HOME_CAP, original, booster, limits.REBLOG_WINDOW])
+            sid, triples, [sid, limits.HOME_CAP, original, booster, limits.REBLOG_WINDOW,
+                           limits.HOME_REBLOGS_KEPT])
 
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,

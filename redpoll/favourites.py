@@ -12,8 +12,8 @@ applied to the truth.
 """
 from __future__ import annotations
 
-from . import keys, notifications, validate
-from .errors import StatusNotFound
+from . import keys, limits, notifications, validate
+from .errors import StatusNotFound, ValidationError
 from .jobs import FavouriteJob, JobQueue
 from .models import User
 from .store import Store
@@ -33,6 +33,14 @@ async def set_favourite(store: Store, queue: JobQueue, uid, sid, on: bool) -> bo
         found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
         if found is None or deleted is not None:
             raise StatusNotFound(f"status {sid} does not exist")
+        # the user's bound (limits.FAVOURITES_MAX), checked before anything is
+        # written: the truth is on the status's slot, the index on the user's,
+        # so this check is not in the same step as the add; favourites of one
+        # user racing each other may pass it by at most their number in flight
+        count, mine = await store.batch([("ZCARD", keys.favourites(uid)),
+                                         ("ZSCORE", keys.favourites(uid), sid)])
+        if mine is None and int(count) >= limits.FAVOURITES_MAX:
+            raise ValidationError("id", f"at most {limits.FAVOURITES_MAX} favourites")
     await queue.check_capacity()
     op = await store.client.incr(keys.INTERACTION_SEQ)
     job = FavouriteJob(uid, sid, op, bool(on))
@@ -53,12 +61,14 @@ async def apply(store: Store, job: FavouriteJob) -> bool:
     try:
         state, version, fid, author, changed = await store.run(
             "favourite_status", [keys.status(sid), keys.favourited_by(sid),
-                                 keys.favourite_versions(sid), keys.status_counts(sid)],
-            [uid, op, "1" if on else "0"])
+                                 keys.favourite_versions(sid), keys.status_counts(sid),
+                                 keys.versions_undone(keys.favourite_versions(sid))],
+            [uid, op, "1" if on else "0", limits.VERSIONS_UNDONE_KEPT])
     except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
         raise StatusNotFound(f"status {sid} does not exist") from None
-    await store.run("favourite_user", [keys.favourites(uid), keys.favourite_applied(uid)],
-                    [sid, state, version, fid])
+    await store.run("favourite_user", [keys.favourites(uid), keys.favourite_applied(uid),
+                                       keys.versions_undone(keys.favourite_applied(uid))],
+                    [sid, state, version, fid, limits.VERSIONS_UNDONE_KEPT])
     if author:
         await notifications.apply(store, int(author), KIND, uid, sid, int(version), bool(state),
                                   status=sid)

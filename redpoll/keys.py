@@ -256,6 +256,16 @@ def favourite_versions(sid: int) -> str:
     return f"favv:{{{sid}}}"
 
 
+def versions_undone(versions: str) -> str:
+    """ZSET member -> operation id, beside a versions hash (favourite_versions,
+    favourite_applied, reblog_versions, reblog_applied; same slot): the
+    members whose last operation was an undo. Only the newest
+    limits.VERSIONS_UNDONE_KEPT stay, the older ones leave the versions hash
+    with them, so the hash holds the favourites/boosts that stand plus a
+    bounded few undone."""
+    return f"{versions}:u"
+
+
 def status_counts(sid: int) -> str:
     """Hash of a status's counts, kept by the scripts that change the sets they
     count (same slot): ``f`` favourites, ``r`` reblogs, ``p`` replies."""
@@ -292,6 +302,14 @@ def notification_index(uid: int) -> str:
     """Hash ``<type>:<actor>:<target>`` -> ``<operation id>:<notification id>``
     (0 when undone): what undo finds and removes, and the order of operations."""
     return f"nti:{{{uid}}}"
+
+
+def notification_index_done(uid: int) -> str:
+    """ZSET ``<type>:<actor>:<target>`` -> operation or notification id: the
+    entries of ``notification_index`` that stand for no listed notification
+    (undone or dismissed); past limits.NOTIFICATION_INDEX_DONE_KEPT the oldest
+    leave the index (notify.lua)."""
+    return f"nti:{{{uid}}}:u"
 
 
 def notification_group_index(uid: int) -> str:
@@ -367,9 +385,12 @@ def reblog_applied(uid: int) -> str:
 
 
 def home_reblogs(uid: int) -> str:
-    """Hash original status id -> the boost of it put into the user's home
-    last (same slot as the home): the recent-window check of deliver_boost.lua."""
-    return f"hreb:{{{uid}}}"
+    """ZSET original status id -> the boost of it put into the user's home
+    last, scored by that boost's id (same slot as the home): the
+    recent-window check of deliver_boost.lua, the newest
+    limits.HOME_REBLOGS_KEPT kept. (``hreb:{uid}``, its unbounded hash
+    forerunner, is no longer read.)"""
+    return f"hrb:{{{uid}}}"
 
 
 def hidden_reblogs(uid: int) -> str:
@@ -383,7 +404,7 @@ def boost_triple(home: str | bytes) -> list[bytes]:
     given (as ``home``/``homes`` build it): the keys deliver_boost.lua takes."""
     raw = home.encode() if isinstance(home, str) else home
     tag = raw[raw.index(b"{"):]
-    return [raw, b"hreb:" + tag, b"noreb:" + tag]
+    return [raw, b"hrb:" + tag, b"noreb:" + tag]
 
 
 def notifiers(uid: int) -> str:

@@ -238,6 +238,10 @@ METRICS_SAMPLE_S = 1.0
 # --- the conversation (issue 9) ----------------------------------------------------
 #: Notifications kept per user; the oldest go first.
 NOTIFICATIONS_MAX = 2000
+#: Entries of a user's notification index that stand for no listed
+#: notification (undone or dismissed) kept, so that repeating the action
+#: does not notify again; the oldest go past this many (keys.notification_index_done).
+NOTIFICATION_INDEX_DONE_KEPT = 2000
 #: Notification records one page read looks at when filters (types,
 #: exclude_types, account_id) leave some out; Mastodon pages 40 at most.
 NOTIFICATIONS_SCAN_MAX = 2000
@@ -286,6 +290,18 @@ TAG_TIMELINE_COMBINE_SCAN = 400
 #: A boost is not put into a home whose newest this-many entries already hold
 #: its original or another boost of it (Mastodon's REBLOG_FALLOFF is 40).
 REBLOG_WINDOW = 40
+#: Boosts a home remembers for that check (keys.home_reblogs), the newest
+#: by boost id: each one delivered is a home entry, so older ones are below
+#: the window (twice the window leaves room for boosts taken back since).
+HOME_REBLOGS_KEPT = 2 * REBLOG_WINDOW
+#: Undone favourites/boosts whose operation id is still remembered, per
+#: status and per user (keys.versions_undone): a journal replayed later
+#: than this many undos of the same status (or by the same user) could
+#: apply again; journals are replayed within minutes.
+VERSIONS_UNDONE_KEPT = 1000
+#: Statuses one user may have favourited, and bookmarked, at once (more: 422).
+FAVOURITES_MAX = 100_000
+BOOKMARKS_MAX = 100_000
 #: Boosts of one status taken down with it in the delete call itself.
 BOOSTS_REMOVED_PER_DELETE = 10_000
 #: ``status`` notifications one post makes (followers with notify=true), and

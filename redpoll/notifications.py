@@ -94,8 +94,10 @@ def group_prefix(kind: str, status: int | None) -> str:
 
 
 def _keys(uid: int) -> list[str]:
+    """The keys of the dismiss and grouped-read scripts (the reads use the
+    first three)."""
     return [keys.notifications(uid), keys.notification_records(uid),
-            keys.notification_group_index(uid)]
+            keys.notification_group_index(uid), keys.notification_index_done(uid)]
 
 
 async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op: int,
@@ -110,10 +112,11 @@ async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op
                          "key": name}, separators=(",", ":")) if on else ""
     made = await store.run("notify", [keys.notifications(owner), keys.notification_records(owner),
                                       keys.notification_index(owner),
-                                      keys.notification_group_index(owner)],
+                                      keys.notification_group_index(owner),
+                                      keys.notification_index_done(owner)],
                            [name, op, "1" if on else "0", record, limits.NOTIFICATIONS_MAX,
                             group_prefix(kind, status) if on else "", now_ms() // 3_600_000,
-                            limits.NOTIFICATION_GROUP_SPAN_H])
+                            limits.NOTIFICATION_GROUP_SPAN_H, limits.NOTIFICATION_INDEX_DONE_KEPT])
     if not made:
         return 0
     nid, stored = int(made[0]), made[1]
@@ -205,9 +208,10 @@ async def dismiss(store: Store, uid: int, nid) -> None:
 
 
 async def clear(store: Store, uid: int) -> None:
-    """Remove every notification of the user (one DEL of all four keys)."""
+    """Remove every notification of the user (one DEL of all five keys)."""
     await store.client.delete(keys.notifications(uid), keys.notification_records(uid),
-                              keys.notification_index(uid), keys.notification_group_index(uid))
+                              keys.notification_index(uid), keys.notification_group_index(uid),
+                              keys.notification_index_done(uid))
 
 
 async def count_after(store: Store, uid: int, after: int, cap: int) -> int:
@@ -247,7 +251,7 @@ async def group_page(store: Store, uid: int, *, max_id=None, since_id=None, min_
     exclude = _types(exclude_types, "exclude_types")
     account = validate.optional_id(account_id, "account_id") or ""
     grouped = _grouped_types(grouped_types)
-    reps, info = await store.run("notification_groups", _keys(uid), [
+    reps, info = await store.run("notification_groups", _keys(uid)[:3], [
         *cursors, size, ",".join(include), ",".join(exclude), account,
         limits.NOTIFICATIONS_SCAN_MAX, grouped, limits.NOTIFICATION_GROUP_SAMPLE, "0"])
     known = {}
@@ -277,7 +281,7 @@ async def unread_groups(store: Store, uid: int, after: int, cap, *, types=None,
     include = _types(types, "types")
     exclude = _types(exclude_types, "exclude_types")
     account = validate.optional_id(account_id, "account_id") or ""
-    return int(await store.run("notification_groups", _keys(uid), [
+    return int(await store.run("notification_groups", _keys(uid)[:3], [
         "", str(after) if after else "", "", cap, ",".join(include), ",".join(exclude), account,
         limits.NOTIFICATIONS_SCAN_MAX, _grouped_types(grouped_types),
         limits.NOTIFICATION_GROUP_SAMPLE, "1"]))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from . import keys, limits, tag_history
 from .conversation import tag_name
-from .errors import Conflict
+from .errors import Conflict, LimitReached
 from .jobs import JobQueue, TagFollowJob
 from .models import now_us
 from .store import Store
@@ -47,15 +47,18 @@ async def with_history(store: Store, found: list[Tag]) -> list[Tag]:
 
 
 async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool) -> Tag:
-    """Follow (``on``) or unfollow a hashtag; twice is once. Conflict past
-    limits.FOLLOWED_TAGS_MAX followed tags."""
+    """Follow (``on``) or unfollow a hashtag; twice is once. Conflict (nothing
+    written) past limits.FOLLOWED_TAGS_MAX followed tags."""
     name = tag_name(name)
-    if on and await store.client.zcard(keys.followed_tags(uid)) >= limits.FOLLOWED_TAGS_MAX \
-            and await store.client.zscore(keys.followed_tags(uid), name) is None:
-        raise Conflict(f"at most {limits.FOLLOWED_TAGS_MAX} followed hashtags")
     held = await queue.hold(TagFollowJob(uid, name))
     if on:
-        await store.client.zadd(keys.followed_tags(uid), {name: now_us()}, nx=True)
+        try:  # the cap's check and the add in one script (tag_follow.lua): racing
+            # follows never pass it
+            await store.run("tag_follow", [keys.followed_tags(uid)],
+                            [name, now_us(), limits.FOLLOWED_TAGS_MAX])
+        except LimitReached:
+            await queue.release(held)  # nothing was written
+            raise Conflict(f"at most {limits.FOLLOWED_TAGS_MAX} followed hashtags") from None
     else:
         await store.client.zrem(keys.followed_tags(uid), name)
     await sync(store, uid, name)

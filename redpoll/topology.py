@@ -58,7 +58,7 @@ class Topology:
         self.store = store
 
     async def deliver_boost(self, sid: int, triples: Sequence, args: list) -> None:
-        """deliver_boost.lua over (home, hreb, noreb) triples (boosts.py), one
+        """deliver_boost.lua over (home, hrb, noreb) triples (boosts.py), one
         call per hash slot, after what this topology needs before a checked
         insert (the single server's watermark)."""
         await self._before_checked_insert(sid)

@@ -3,16 +3,19 @@
 -- (follow reblogs=false), or the original or another boost of it is among
 -- the home's newest `window` entries (Mastodon's recent-window check), so a
 -- home never shows the same status twice because of boosts. Idempotent.
--- KEYS: triples per home, all in one hash slot: home:{u}, hreb:{u}, noreb:{u}
+-- The boosts it put into a home are remembered (original -> boost) for the
+-- check, the newest `kept` of them (older ones are far below the window).
+-- KEYS: triples per home, all in one hash slot: home:{u}, hrb:{u}, noreb:{u}
 -- ARGV[1]: boost status id
 -- ARGV[2]: cap
 -- ARGV[3]: original status id
 -- ARGV[4]: booster id
 -- ARGV[5]: window
+-- ARGV[6]: kept: boosts remembered per home
 -- returns: number of homes the boost was inserted into
 local call = redis.call
 local sid, cap, orig, booster = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local window = tonumber(ARGV[5])
+local window, kept = tonumber(ARGV[5]), tonumber(ARGV[6])
 local id = tonumber(sid)
 local added = 0
 for i = 1, #KEYS, 3 do
@@ -21,7 +24,7 @@ for i = 1, #KEYS, 3 do
     or call('LPOS', home, sid) ~= false
     or call('LPOS', home, orig, 'MAXLEN', window) ~= false
   if not skip then
-    local other = call('HGET', seen, orig)
+    local other = call('ZSCORE', seen, orig)
     skip = other and other ~= sid and call('LPOS', home, other, 'MAXLEN', window) ~= false
   end
   if not skip then
@@ -42,7 +45,9 @@ for i = 1, #KEYS, 3 do
         call('RPUSH', home, sid)
       end
     end
-    call('HSET', seen, orig, sid)
+    call('ZADD', seen, sid, orig)
+    local n = call('ZCARD', seen)
+    if n > kept then call('ZREMRANGEBYRANK', seen, 0, n - kept - 1) end
     added = added + 1
   end
 end

@@ -3,11 +3,13 @@
 -- KEYS[1]: notification ids zset nt:{uid}
 -- KEYS[2]: records hash ntr:{uid}
 -- KEYS[3]: group index zset ntg:{uid} (see notify.lua)
+-- KEYS[4]: done zset nti:{uid}:u (see notify.lua): the index entry joins it
 -- ARGV[1]: notification id
 -- returns: 1 removed, 0 unknown
 local raw = redis.call('HGET', KEYS[2], ARGV[1])
 if raw then
   local r = cjson.decode(raw)
+  if type(r['key']) == 'string' then redis.call('ZADD', KEYS[4], ARGV[1], r['key']) end
   local gk = r['group_key']
   local sep = type(gk) == 'string' and string.find(gk, '-[0-9]+$')
   if sep then

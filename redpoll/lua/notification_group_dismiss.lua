@@ -5,6 +5,7 @@
 -- KEYS[1]: notification ids zset nt:{uid}
 -- KEYS[2]: records hash ntr:{uid}
 -- KEYS[3]: group index zset ntg:{uid} (see notify.lua)
+-- KEYS[4]: done zset nti:{uid}:u (see notify.lua): their index entries join it
 -- ARGV[1]: group key "<prefix>-<bucket>" ("ungrouped-<id>" is one
 --          notification: notification_dismiss.lua)
 -- returns: how many notifications were removed
@@ -17,6 +18,11 @@ local lo, hi = '[' .. base, '(' .. base .. '\255'
 local removed = 0
 for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], lo, hi)) do
   local id = tostring(tonumber(string.sub(m, #base + 1, #base + 16)))
+  local raw = redis.call('HGET', KEYS[2], id)
+  if raw then
+    local r = cjson.decode(raw)
+    if type(r['key']) == 'string' then redis.call('ZADD', KEYS[4], id, r['key']) end
+  end
   redis.call('HDEL', KEYS[2], id)
   removed = removed + redis.call('ZREM', KEYS[1], id)
 end

@@ -14,6 +14,10 @@
 -- KEYS[3]: index hash nti:{uid} (key -> "<operation id>:<notification id or 0>")
 -- KEYS[4]: group index zset ntg:{uid}, all scored 0, members
 --          "<prefix>\0<bucket, 10 digits>\0<id, 16 digits>\0<actor>"
+-- KEYS[5]: done zset nti:{uid}:u (key -> operation id): index entries that
+--          stand for no listed notification (undone, or dismissed by
+--          notification_dismiss*.lua); past `kept` of them the oldest leave
+--          the index (a repeat of that action long after may notify again)
 -- ARGV[1]: key
 -- ARGV[2]: operation id (also the new notification's id)
 -- ARGV[3]: '1' make, '0' undo
@@ -22,6 +26,7 @@
 -- ARGV[6]: group prefix ("favourite-<status>", "follow", ...) or '' (not grouped)
 -- ARGV[7]: this hour (ms since the epoch / 3,600,000)
 -- ARGV[8]: longest span of one group in hours
+-- ARGV[9]: kept (KEYS[5])
 -- returns: {notification id, record as stored} when one was made now, else 0
 local key, op = ARGV[1], tonumber(ARGV[2])
 
@@ -77,6 +82,7 @@ if ARGV[3] == '1' then
   redis.call('ZADD', KEYS[1], op, op)
   redis.call('HSET', KEYS[2], op, record)
   redis.call('HSET', KEYS[3], key, op .. ':' .. op)
+  redis.call('ZREM', KEYS[5], key)
   local cap = tonumber(ARGV[5])
   while redis.call('ZCARD', KEYS[1]) > cap do
     local oldest = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
@@ -91,4 +97,16 @@ if ARGV[3] == '1' then
 end
 if cn ~= '0' then forget(cn) end
 redis.call('HSET', KEYS[3], key, op .. ':0')
+redis.call('ZADD', KEYS[5], op, key)
+local n, kept = redis.call('ZCARD', KEYS[5]), tonumber(ARGV[9])
+if n > kept then
+  for _, old in ipairs(redis.call('ZRANGE', KEYS[5], 0, n - kept - 1)) do
+    local at = redis.call('HGET', KEYS[3], old)
+    if at then
+      local nid = string.sub(at, string.find(at, ':', 1, true) + 1)
+      if nid == '0' or not redis.call('ZSCORE', KEYS[1], nid) then redis.call('HDEL', KEYS[3], old) end
+    end
+  end
+  redis.call('ZREMRANGEBYRANK', KEYS[5], 0, n - kept - 1)
+end
 return 0

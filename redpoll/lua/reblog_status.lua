@@ -5,10 +5,13 @@
 -- KEYS[2]: boosters zset rbs:{sid} (uid -> boost status id)
 -- KEYS[3]: versions hash rbv:{sid}
 -- KEYS[4]: counts hash cnt:{sid}
+-- KEYS[5]: undone zset rbv:{sid}:u (uid -> operation id), trimmed to `kept`
+--          with their versions, as in favourite_status.lua
 -- ARGV[1]: user id
 -- ARGV[2]: operation id
 -- ARGV[3]: '1' boost, '0' unboost
 -- ARGV[4]: id of the new boost status (when boosting)
+-- ARGV[5]: kept
 -- returns: {boosted 1/0, version, boost status id or 0, author id, 1 if changed}
 --          error 'NOTFOUND' when boosting a missing or deleted status
 local uid, op = ARGV[1], tonumber(ARGV[2])
@@ -29,6 +32,18 @@ if op >= last then
   end
   redis.call('HSET', KEYS[3], uid, op)
   last = op
+  if ARGV[3] == '1' then
+    redis.call('ZREM', KEYS[5], uid)
+  else
+    redis.call('ZADD', KEYS[5], op, uid)
+    local n = redis.call('ZCARD', KEYS[5])
+    if n > tonumber(ARGV[5]) then
+      for _, old in ipairs(redis.call('ZRANGE', KEYS[5], 0, n - tonumber(ARGV[5]) - 1)) do
+        redis.call('HDEL', KEYS[3], old)
+      end
+      redis.call('ZREMRANGEBYRANK', KEYS[5], 0, n - tonumber(ARGV[5]) - 1)
+    end
+  end
 end
 local boost = redis.call('ZSCORE', KEYS[2], uid)
 return {boost and 1 or 0, last, boost and tonumber(boost) or 0, tonumber(author or '0'), changed}
