@@ -593,3 +593,44 @@ def test_boost_shows_to_followers_and_notifies_live(people):
     boost.click()
     expect(boost).to_have_attribute("aria-pressed", "false")
     expect(boost).to_have_text("")
+
+
+def test_compose_and_settings_offer_what_the_server_takes(people, web):
+    """The compose box offers the visibilities POST /api/v1/statuses takes,
+    and settings show `locked` and the default visibility only where
+    update_credentials takes them, as the server's /openapi.json says."""
+    doc = httpx.get(web.url + "/openapi.json").json()
+
+    def body(path, method):
+        return doc["paths"][path][method]["requestBody"]["content"]["application/json"][
+            "schema"]["properties"]
+
+    offered = body("/api/v1/statuses", "post")["visibility"]["enum"]
+    creds = body("/api/v1/accounts/update_credentials", "patch")
+    lockable = creds.get("locked", {}).get("const", True) is not False and "locked" in creds
+    privacy = creds.get("source[privacy]") or creds.get("source", {}).get("properties", {}).get("privacy")
+    labels = {"public": "Public", "unlisted": "Unlisted", "private": "Followers only",
+              "direct": "Mentioned people only"}
+
+    ivy = people(DESKTOP)
+    ivy.sign_up("ivy")
+    page = ivy.page
+    select = page.get_by_role("combobox", name="Visibility")
+    expect(select.locator("option")).to_have_text([labels[v] for v in labels if v in offered])
+    expect(select).to_have_value("public")
+    # a post with each visibility offered is posted with it
+    for value in offered:
+        select.select_option(value)
+        page.get_by_role("textbox", name="Compose").fill(f"posted {value} from the web")
+        page.get_by_role("button", name="Post").click()
+        expect(page.get_by_role("textbox", name="Compose")).to_have_value("")
+    mine = ivy.api("GET", "/api/v1/accounts/" + ivy.api(
+        "GET", "/api/v1/accounts/verify_credentials").json()["id"] + "/statuses").json()
+    assert {s["content"].split("posted ")[1].split(" ")[0]: s["visibility"] for s in mine} == {
+        v: v for v in offered}
+
+    page.get_by_role("link", name="Settings", exact=True).click()
+    expect(page.get_by_label("Display name")).to_be_visible()
+    expect(page.get_by_label("Locked account (approve each follower)")).to_have_count(
+        1 if lockable else 0)
+    expect(page.get_by_label("Default visibility")).to_have_count(1 if privacy else 0)

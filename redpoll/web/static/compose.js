@@ -5,7 +5,7 @@
 import { api, request, session, instanceInfo } from './api.js';
 import { h, toast, errorText, displayName } from './ui.js';
 import { VISIBILITY_LABEL } from './status.js';
-import { has } from './features.js';
+import { has, choices } from './features.js';
 
 let seq = 0;
 const RANK = { public: 0, unlisted: 1, private: 2, direct: 3 };
@@ -26,8 +26,11 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     placeholder: replyTo ? 'Write your reply' : 'What is happening?', 'aria-autocomplete': 'list',
     'aria-controls': id + '-suggest', 'aria-describedby': id + '-count' });
   const counter = h('span', { class: 'counter', id: id + '-count' });
+  // the visibilities this server takes (its OpenAPI document says which)
+  const offered = choices('POST', '/api/v1/statuses', 'visibility');
   const visibility = h('select', { 'aria-label': 'Visibility', name: 'visibility' },
-    Object.entries(VISIBILITY_LABEL).map(([v, label]) => h('option', { value: v }, label)));
+    Object.entries(VISIBILITY_LABEL).filter(([v]) => !offered || offered.includes(v))
+      .map(([v, label]) => h('option', { value: v }, label)));
   const post = h('button', { type: 'submit', class: 'primary' }, 'Post');
   const suggest = h('ul', { id: id + '-suggest', role: 'listbox', class: 'suggestions', hidden: true,
     'aria-label': 'Suggestions' });
@@ -39,6 +42,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
 
   let vis = defaultVisibility();
   if (replyTo && RANK[replyTo.visibility] > RANK[vis]) vis = replyTo.visibility;
+  if (offered && !offered.includes(vis)) vis = 'public';
   visibility.value = vis;
   if (replyTo) {
     const names = [replyTo.account.acct, ...(replyTo.mentions || []).map((m) => m.acct)]

@@ -1,9 +1,12 @@
 // Which API routes this server has, read from its own OpenAPI document
 // (/openapi.json): the app never calls a route the server does not list, so a
 // server without (say) bookmarks shows the button disabled instead of failing.
+// The same document says which values a body field takes (the visibilities a
+// post may have, whether an account may be locked), so the app offers only those.
 import { api } from './api.js';
 
 let routes = null;
+let bodies = null;
 
 function norm(path) { return path.replace(/\{[^}]*\}/g, '{}'); }
 
@@ -11,14 +14,40 @@ export async function loadFeatures() {
   try {
     const doc = await api('/openapi.json', { token: null });
     const found = [];
+    const schemas = new Map();
     for (const [path, ops] of Object.entries(doc.paths || {})) {
-      for (const method of Object.keys(ops)) found.push(method.toUpperCase() + ' ' + norm(path));
+      for (const [method, op] of Object.entries(ops)) {
+        const key = method.toUpperCase() + ' ' + norm(path);
+        found.push(key);
+        const content = op?.requestBody?.content || {};
+        const schema = (content['application/json'] || Object.values(content)[0] || {}).schema;
+        if (schema && schema.properties) schemas.set(key, schema.properties);
+      }
     }
     routes = new Set(found);
+    bodies = schemas;
   } catch {
     routes = null;  // no document: assume everything Mastodon documents
+    bodies = null;
   }
 }
 
 // has('POST', '/api/v1/statuses/{}/favourite')
 export function has(method, path) { return routes === null || routes.has(method + ' ' + norm(path)); }
+
+// The values a body field takes: its enum, [false] for a field the server
+// pins to false, null when the document does not say (then: anything
+// Mastodon documents), [] when the route or the field is absent. A nested
+// field is named as a form sends it: 'source[privacy]'.
+export function choices(method, path, field) {
+  if (bodies === null) return null;
+  const props = bodies.get(method + ' ' + norm(path));
+  if (!props) return has(method, path) ? null : [];
+  let schema = props[field];
+  const nested = /^(\w+)\[(\w+)\]$/.exec(field);
+  if (!schema && nested) schema = props[nested[1]]?.properties?.[nested[2]];
+  if (!schema) return [];
+  if (Array.isArray(schema.enum)) return schema.enum;
+  if ('const' in schema) return [schema.const];
+  return null;
+}

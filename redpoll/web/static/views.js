@@ -6,7 +6,7 @@ import { renderStatus, renderAccountRow, profilePath, statusPath, authorLine, VI
 import { composer } from './compose.js';
 import { feed } from './feed.js';
 import * as auth from './auth.js';
-import { has } from './features.js';
+import { has, choices } from './features.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -350,8 +350,14 @@ export function settings(ctx) {
   bio.value = me.source?.note ?? '';
   const locked = h('input', { type: 'checkbox', name: 'locked' });
   locked.checked = !!me.locked;
+  // offered only where the server takes them (its OpenAPI document): a
+  // server that cannot lock accounts pins `locked` to false
+  const lockable = choices('PATCH', '/api/v1/accounts/update_credentials', 'locked');
+  const canLock = lockable === null || lockable.includes(true);
+  const privacies = choices('PATCH', '/api/v1/accounts/update_credentials', 'source[privacy]');
   const privacy = h('select', { name: 'privacy' },
-    Object.entries(VISIBILITY_LABEL).filter(([v]) => v !== 'direct').map(([v, l]) => h('option', { value: v }, l)));
+    Object.entries(VISIBILITY_LABEL).filter(([v]) => v !== 'direct' && (!privacies || privacies.includes(v)))
+      .map(([v, l]) => h('option', { value: v }, l)));
   privacy.value = me.source?.privacy || 'public';
   const form = h('form', { class: 'settings', onsubmit: async (e) => {
     e.preventDefault();
@@ -370,8 +376,8 @@ export function settings(ctx) {
     } catch (err) { toast(errorText(err), 'error'); }
   } },
   field('Display name', name), field('Bio', bio),
-  h('label', { class: 'check' }, locked, ' Locked account (approve each follower)'),
-  field('Default visibility', privacy),
+  canLock ? h('label', { class: 'check' }, locked, ' Locked account (approve each follower)') : null,
+  privacies === null || privacies.length ? field('Default visibility', privacy) : null,
   h('button', { type: 'submit', class: 'primary' }, 'Save'));
   const out = h('button', { type: 'button', onclick: () => ctx.signOut() }, 'Sign out');
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
