@@ -103,6 +103,12 @@ async def test_user_stream_gets_boosts_and_its_own_notifications(mstream, rp):
         assert (fav["type"], fav["account"]["id"], fav["status"]["id"]) == (
             "favourite", bob_id, toot["id"])
         assert (reb["type"], reb["account"]["id"]) == ("reblog", bob_id)
+        # the group keys grouped notifications use (v2), as Mastodon's streams carry them
+        assert fav["group_key"].startswith(f"favourite-{toot['id']}-")
+        assert reb["group_key"].startswith(f"reblog-{toot['id']}-")
+        grouped = await asyncio.to_thread(ann.grouped_notifications)
+        assert {g["group_key"] for g in grouped["notification_groups"]} == {
+            fav["group_key"], reb["group_key"]}
         # cat follows bob: the boost arrives wrapping ann's status; no notifications
         await wait_for(lambda: any(s["id"] == boost["id"] for s in cat_l.updates), "the boost")
         [seen] = [s for s in cat_l.updates if s["id"] == boost["id"]]
