@@ -631,6 +631,7 @@ def test_compose_and_settings_offer_what_the_server_takes(people, web):
 
     page.get_by_role("link", name="Settings", exact=True).click()
     expect(page.get_by_label("Display name")).to_be_visible()
+    assert "null" not in page.locator("main").inner_text()  # what is left out leaves no trace
     expect(page.get_by_label("Locked account (approve each follower)")).to_have_count(
         1 if lockable else 0)
     expect(page.get_by_label("Default visibility")).to_have_count(1 if privacy else 0)

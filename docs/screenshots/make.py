@@ -96,6 +96,7 @@ def main() -> int:
             if scheme == "light" and label == "desktop":
                 page.screenshot(path=HERE / "signed-out-desktop.png")
             page.get_by_role("button", name="Sign in").click()
+            expect(page.get_by_label("Username or e-mail")).to_be_visible()  # the form, not the landing
             if scheme == "light":
                 page.screenshot(path=HERE / f"sign-in-{label}.png")
             page.get_by_label("Username or e-mail").fill("ada")
@@ -142,6 +143,9 @@ def main() -> int:
             page.get_by_role("button", name="Create list").click()
             expect(page.get_by_role("link", name="Apollo " + label)).to_be_visible()
             page.screenshot(path=HERE / f"lists-{label}.png")
+            page.goto("/settings")  # on a phone the link is in the menu
+            expect(page.get_by_label("Display name")).to_be_visible()
+            page.screenshot(path=HERE / f"settings-{label}.png")
             ctx.close()
         browser.close()
     print("screenshots in", HERE)

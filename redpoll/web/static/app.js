@@ -175,7 +175,8 @@ function render() {
   try { nodes = match.view(ctx, ...match.args); } catch (err) {
     nodes = [views.heading('Error'), h('p', { role: 'alert' }, errorText(err))];
   }
-  main.replaceChildren(...nodes);
+  // a view leaves out what the server lacks as null: not a "null" text node
+  main.replaceChildren(...nodes.filter((n) => n !== null && n !== undefined && n !== false));
   window.scrollTo({ top: 0 });
   const h1 = main.querySelector('h1');
   if (rendered++ && h1) h1.focus({ preventScroll: true });
