@@ -23,8 +23,8 @@ original is gone, so no boost outlives its original.
 """
 from __future__ import annotations
 
-from . import delivery, events, keys, limits, notifications, posting, validate
-from .errors import StatusNotFound
+from . import delivery, events, keys, limits, notifications, posting, validate, visibility
+from .errors import Forbidden, StatusNotFound
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
 from .models import Status, now_ms
 from .settings import Settings
@@ -56,6 +56,8 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
     a missing or deleted status."""
     uid = validate.an_id(uid, "user_id")
     original = await _resolve(store, validate.an_id(sid, "status_id"))
+    if not visibility.can_boost(uid, original):
+        raise Forbidden(f"a {visibility.of(original)} status cannot be boosted")
     standing = await store.client.zscore(keys.reblogged_by(original.id), uid)
     if standing is not None:
         return int(standing)
@@ -99,21 +101,27 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
                                   bool(state), status=orig)
     if not state or int(standing) != bid:
         return int(standing), None
+    original = await get_status_or_none(store, orig)
+    # a boost is public, but a self-boost of a private status stays private
+    # (visibility.can_boost allows no other boost of a hidden status)
+    audience = visibility.PRIVATE if original is not None and \
+        visibility.of(original) == visibility.PRIVATE else visibility.PUBLIC
     status = Status(id=bid, text="", created_at=job.at, user_id=uid, login=job.login,
-                    extra={"reblog_of": str(orig), "visibility": "public"})
+                    extra={"reblog_of": str(orig), "visibility": audience})
     # the status and the booster's profile and count, as a post's (one step
     # each, idempotent; a boost deleted meanwhile is not revived)
     if not await posting.create(store, PostJob(sid=bid, author=uid, record=status.to_hash())):
         return bid, None
     cursor = await delivery.step(store, "deliver", bid, uid, delivery.Cursor(),
-                                 settings.fanout_batch, listed=False, boost_of=orig)
+                                 settings.fanout_batch, listed=False, boost_of=orig,
+                                 audience=audience)
     if await get_status_or_none(store, orig) is None:
         # the original was deleted meanwhile: its delete may have looked for
         # boosts before this one existed, so this boost takes itself down
         await _delete(store, queue, bid, uid)
         return bid, None
     next_job = None if cursor is None else FanoutJob(bid, uid, cursor.phase, cursor.after,
-                                                     False, None, orig)
+                                                     False, None, orig, audience)
     original = await get_status_or_none(store, orig)
     if original is not None:  # at least once: a replay may publish it again
         await events.publish(store, events.update_event(status, reblog=original))
@@ -135,6 +143,8 @@ async def unboost(store: Store, queue: JobQueue, uid, sid) -> bool:
     there was a boost."""
     uid = validate.an_id(uid, "user_id")
     original = await _resolve(store, validate.an_id(sid, "status_id"))
+    if not visibility.can_boost(uid, original):
+        raise Forbidden(f"a {visibility.of(original)} status cannot be boosted")
     standing = await store.client.zscore(keys.reblogged_by(original.id), uid)
     if standing is None:
         return False

@@ -132,6 +132,8 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
     for a post or a reply to oneself (as Mastodon, not for replies to others)."""
     if replies_only_to_followers_of(status) is not None or status.extra.get("reblog_of"):
         return []
+    if status.extra.get("visibility") == "direct":  # only the mentioned may see it
+        return []
     members = await store.client.srandmember(keys.notifiers(status.user_id),
                                              limits.STATUS_NOTIFY_MAX)
     return [int(m) for m in members or []]
@@ -156,7 +158,8 @@ async def after_post(store: Store, status: Status) -> None:
         await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in conv.tags],
                        limits.TAG_TIMELINE_CAP)
     homes = [keys.home(uid) for uid, _ in conv.mentions if uid != status.user_id]
-    homes += await _tag_follower_homes(store, conv.tags)
+    if status.extra.get("visibility", "public") == "public":  # followed tags: public only
+        homes += await _tag_follower_homes(store, conv.tags)
     await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
     for uid, _ in conv.mentions:
         op = await store.client.incr(keys.INTERACTION_SEQ)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, limits, metrics
+from . import keys, limits, metrics, visibility
 from .store import Store
 
 HOME, LISTS = "home", "lists"
@@ -58,7 +58,11 @@ async def _followers_batch(store: Store, author: int, after: int, batch: int,
     return keys.homes(members), rows
 
 
-async def _lists_batch(store: Store, author: int, after: int, batch: int):
+async def _lists_batch(store: Store, author: int, after: int, batch: int,
+                       need_follow: bool = False):
+    """The next batch of list timelines holding ``author``; ``need_follow``
+    (a private status, visibility.lists_need_follow): only lists whose
+    owner follows the author."""
     rows = await _scored_after(store, keys.listed_in(author), after, batch)
     if not rows:
         return [], rows
@@ -70,6 +74,10 @@ async def _lists_batch(store: Store, author: int, after: int, batch: int):
     stale = [m for (m, _), ok in zip(rows, alive) if not ok]
     if stale:  # a list deleted while its reverse index was being cleaned
         await store.client.zrem(keys.listed_in(author), *stale)
+    if need_follow:
+        owners = [o for o, _ in entries]
+        follows = await store.batch([("ZSCORE", keys.following(o), author) for o in owners])
+        alive = [ok and score is not None for ok, score in zip(alive, follows)]
     targets = [keys.list_timeline(o, l) for (o, l), ok in zip(entries, alive) if ok]
     return targets, rows
 
@@ -93,7 +101,7 @@ async def _run_boost(store: Store, sid: int, homes: list, original: int, booster
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
                batch: int, *, listed: bool = True, only_following: int | None = None,
-               boost_of: int | None = None) -> Cursor | None:
+               boost_of: int | None = None, audience: str = visibility.PUBLIC) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
     also serves the author's own home and, for a ``listed`` status (not
@@ -101,7 +109,15 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
     the status only where they follow that account too (a reply:
     conversation.replies_only_to_followers_of); removal skips no one.
     ``boost_of``: the status is a boost of that one (boosts.py): homes get
-    it through deliver_boost.lua (never twice, not where boosts are hidden)."""
+    it through deliver_boost.lua (never twice, not where boosts are hidden).
+    ``audience``: the status's visibility (redpoll.visibility): a direct
+    one reaches only its author's home here (the mentioned get it from
+    conversation.after_post), a private one only lists whose owner follows
+    the author. Removal always serves every target."""
+    if script == "deliver" and not visibility.fans_out(audience):
+        if cursor == Cursor():
+            await _run(store, script, sid, [keys.home(author)], f"{HOME}:0")
+        return None
     if cursor.phase == HOME:
         targets, rows = await _followers_batch(
             store, author, cursor.after, batch, only_following if script == "deliver" else None)
@@ -115,7 +131,9 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))
         cursor = Cursor(LISTS, 0)
-    targets, rows = await _lists_batch(store, author, cursor.after, batch)
+    targets, rows = await _lists_batch(
+        store, author, cursor.after, batch,
+        script == "deliver" and visibility.lists_need_follow(audience))
     await _run(store, script, sid, targets, f"{LISTS}:{cursor.after}")
     if len(rows) == batch:
         return Cursor(LISTS, int(float(rows[-1][1])))

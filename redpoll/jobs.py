@@ -95,6 +95,8 @@ class FanoutJob(StatusJob):
     only_following: int | None = None
     #: a boost of this status (boosts.py): homes get it through deliver_boost.lua
     boost_of: int | None = None
+    #: the status's visibility (redpoll.visibility): who the fan-out reaches
+    audience: str = "public"
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ class User:
     discoverable: bool = True
     #: profile fields: (name, value) pairs
     fields: tuple[tuple[str, str], ...] = ()
+    #: the visibility of a post that names none (Mastodon's source.privacy)
+    privacy: str = "public"
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
@@ -49,13 +51,15 @@ class User:
                    followers=int(h.get("followers", 0)), following=int(h.get("following", 0)),
                    posts=int(h.get("posts", 0)), bot=h.get("bot") == "1",
                    discoverable=h.get("disc", "1") == "1",
-                   fields=tuple((n, v) for n, v in json.loads(fields)) if fields else ())
+                   fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
+                   privacy=h.get("privacy", "public"))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
                 "bio": self.bio, "created_at": self.created_at, "followers": self.followers,
                 "following": self.following, "posts": self.posts, "bot": self.bot,
-                "discoverable": self.discoverable, "fields": [list(f) for f in self.fields]}
+                "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
+                "privacy": self.privacy}
 
 
 @dataclass(frozen=True, slots=True)

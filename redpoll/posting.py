@@ -16,8 +16,8 @@ a replay after a crash may publish it again.
 """
 from __future__ import annotations
 
-from . import conversation, delivery, events, keys, limits, validate
-from .errors import StatusNotFound, UserNotFound
+from . import conversation, delivery, events, keys, limits, validate, visibility
+from .errors import StatusNotFound, UserNotFound, ValidationError
 from .jobs import Claimed, FanoutJob, JobQueue, PostJob
 from .models import Status, now_ms
 from .settings import Settings
@@ -34,9 +34,15 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
-    login = await store.client.hget(keys.user(author_id), "login")
+    login, privacy = await store.client.hmget(keys.user(author_id), ["login", "privacy"])
     if login is None:
         raise UserNotFound(f"user {author_id} does not exist")
+    if extra.get("visibility", visibility.PUBLIC) not in visibility.ALL:
+        raise ValidationError("visibility", "must be one of " + ", ".join(visibility.ALL))
+    if "visibility" not in extra and privacy and privacy != b"public":
+        extra = {**extra, "visibility": privacy.decode()}  # the author's default
+    if extra.get("visibility") == visibility.PUBLIC:  # public is the field's absence
+        extra = {k: v for k, v in extra.items() if k != "visibility"}
     # replies, mentions, hashtags: read (and refused) before anything is written
     conv = await conversation.prepare(store, author_id, text, in_reply_to)
     extra = {**extra, **conv.to_extra()}
@@ -97,17 +103,19 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     status = Status.from_hash(job.record)
     await conversation.after_post(store, status)
     start = delivery.Cursor()
-    listed = status.listed  # unlisted: not on the public timeline
+    listed = status.listed  # unlisted, private, direct: not on the public timeline
+    audience = visibility.of(status)
     only = conversation.replies_only_to_followers_of(status)
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
-                                 settings.fanout_batch, listed=listed, only_following=only)
+                                 settings.fanout_batch, listed=listed, only_following=only,
+                                 audience=audience)
     if await delivery.gone(store, job.sid):
         # deleted while this batch was delivered: its cleanup may have passed
         await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
         return None
     await events.publish(store, events.update_event(status))
     return None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase, cursor.after,
-                                                 listed, only)
+                                                 listed, only, audience=audience)
 
 
 async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,

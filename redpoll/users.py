@@ -7,7 +7,7 @@ from typing import Iterable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from . import keys, limits, search, validate
+from . import keys, limits, search, validate, visibility
 from .errors import LoginTaken, UserNotFound, ValidationError
 from .models import User, now_ms
 from .store import Store
@@ -181,9 +181,11 @@ async def require_users(store: Store, *uids: int) -> None:
 async def update_profile(store: Store, uid, *, display_name: str | None = None,
                          bio: str | None = None, bot: bool | None = None,
                          discoverable: bool | None = None,
-                         fields: list[tuple[str, str]] | None = None) -> User:
+                         fields: list[tuple[str, str]] | None = None,
+                         privacy: str | None = None) -> User:
     """Change what is given (None: keep). ``fields`` replaces the profile's
-    name/value pairs (an empty list clears them)."""
+    name/value pairs (an empty list clears them); ``privacy`` is the
+    visibility of posts that name none (redpoll.visibility)."""
     uid = validate.an_id(uid, "user_id")
     changes: dict[str, str] = {}
     if display_name is not None:
@@ -198,6 +200,10 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
             changes[name] = "1" if flag else "0"
     if fields is not None:
         changes["fields"] = validate.profile_fields(fields)
+    if privacy is not None:
+        if privacy not in visibility.ALL:
+            raise ValidationError("privacy", "must be one of " + ", ".join(visibility.ALL))
+        changes["privacy"] = privacy
     if changes:
         await require_users(store, uid)
         # one transaction (a single slot): the fields and the record's rev

@@ -57,7 +57,8 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
     start = delivery.Cursor(job.phase, job.after)
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
                                  settings.fanout_batch, listed=job.listed,
-                                 only_following=job.only_following, boost_of=job.boost_of)
+                                 only_following=job.only_following, boost_of=job.boost_of,
+                                 audience=job.audience)
     if await delivery.gone(store, job.sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.
@@ -65,7 +66,8 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
         return Done()
     return Done(None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase,
                                                       cursor.after, job.listed,
-                                                      job.only_following, job.boost_of))
+                                                      job.only_following, job.boost_of,
+                                                      job.audience))
 
 
 async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:

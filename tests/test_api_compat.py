@@ -66,8 +66,6 @@ def test_status_parameters_clients_send_are_accepted_and_echoed(api, http):
 
 
 @pytest.mark.parametrize(("body", "field"), [
-    ({"visibility": "private"}, "visibility"),
-    ({"visibility": "direct"}, "visibility"),
     ({"visibility": "everyone"}, "visibility"),
     ({"media_ids": ["1"]}, "media_ids"),
     ({"poll": {"options": ["a", "b"], "expires_in": 600}}, "poll"),
@@ -99,6 +97,8 @@ def test_unlisted_reaches_followers_and_profile_but_not_the_public_timeline(api)
 
 
 def test_unlisted_events_reach_followers_streams_never_public_ones():
+    """Unlisted: on the Mastodon user/list streams of those following the
+    author, never on the public places nor the v1.1 streams (issue 10)."""
     def event(visibility: str | None) -> Event:
         status = {"id": "7", "user_id": "3", "login": "alice", "text": "#owls by @bob",
                   "location": "1,1", "created_at": "0"}
@@ -107,9 +107,10 @@ def test_unlisted_events_reach_followers_streams_never_public_ones():
         return Event("1-0", "update", status)
 
     public = [Filter(sample=frozenset(range(100))), Filter(tags=frozenset({"owls"})),
-              Filter(phrases=(("owls",),)), Filter(boxes=((0, 0, 2, 2),))]
-    personal = [Filter(authors=frozenset({3})), Filter(user_ids=frozenset({3})),
-                Filter(logins=frozenset({"bob"}))]
+              Filter(phrases=(("owls",),)), Filter(boxes=((0, 0, 2, 2),)),
+              Filter(user_ids=frozenset({3})), Filter(logins=frozenset({"bob"}))]
+    personal = [Filter(authors=frozenset({3}), viewer=5, followed=frozenset({3}), owner=5),
+                Filter(authors=frozenset({3}), viewer=5, followed=frozenset({3}))]
     for f in public + personal:
         assert f.matches(event(None)) and f.matches(event("public"))
     for f in public:

@@ -141,7 +141,7 @@ def test_bad_input_gets_4xx_never_5xx(http):
                            content=b"{nope"), 400)
     assert_error(http.post("/api/v1/statuses", headers=h | {"Content-Type": "text/plain"},
                            content=b"status=hi"), 415)
-    assert_error(http.post("/api/v1/statuses", headers=h, data={"status": "hi", "visibility": "direct"}), 422)
+    assert_error(http.post("/api/v1/statuses", headers=h, data={"status": "hi", "visibility": "secret"}), 422)
     assert_error(http.post("/api/v1/statuses", headers=h, data={"status": "hi", "lat": "91", "long": "0"}), 422)
     assert_error(http.post("/api/v1/statuses", headers=h, data={"status": "hi", "lat": "10"}), 422)
     assert_error(http.post("/api/v1/statuses", headers=h, data={"status": "hi", "lat": "nan", "long": "1"}), 422)

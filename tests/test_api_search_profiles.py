@@ -145,7 +145,7 @@ def test_update_credentials_json_body(api, http):
     {"note": "n" * (limits.BIO_MAX_CHARS + 1)},
     {"bot": "sometimes"},
     {"hide_collections": "true"},
-    {"source[privacy]": "private"},
+    {"source[privacy]": "friends"},
     {"fields_attributes[0][name]": "n" * (limits.PROFILE_FIELD_MAX_CHARS + 1),
      "fields_attributes[0][value]": "v"},
     {f"fields_attributes[{i}][name]": f"n{i}" for i in range(limits.PROFILE_FIELDS_MAX + 1)},

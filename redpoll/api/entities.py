@@ -73,7 +73,7 @@ def credential_account(user: User, base: str) -> dict:
     """The account with its ``source``: the plain text as the user wrote it,
     and the posting defaults (what a post without those parameters gets)."""
     return account(user, base) | {"source": {
-        "privacy": "public", "sensitive": False, "language": None, "note": user.bio,
+        "privacy": user.privacy, "sensitive": False, "language": None, "note": user.bio,
         "fields": [{"name": name, "value": value, "verified_at": None}
                    for name, value in user.fields],
         "follow_requests_count": 0}}

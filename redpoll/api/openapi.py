@@ -120,7 +120,7 @@ SCHEMAS = {"Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "Notifi
 # Every operation may answer these (bad token, scope, unknown record, bad or
 # too big body, rate limit); listed on each so clients and the fuzzer know.
 ERRORS = {"400": "Malformed request body", "401": "Missing, invalid or revoked token",
-          "403": "Token lacks the scope", "404": "Record not found",
+          "403": "Token lacks the scope, or the action is not allowed", "404": "Record not found",
           "413": f"Body larger than {limits.API_MAX_BODY_BYTES} bytes",
           "415": "Unsupported body content type",
           "422": "Validation failed (wrong type, missing or over-long field)",
@@ -287,14 +287,16 @@ def _paths() -> dict:
             scope="read:accounts", paged=True, params=[_path(), *PAGE])},
         "/api/v1/statuses": {
             "post": op("Post a status (Idempotency-Key honoured; lat/long stored as location; "
-                       "visibility public or unlisted, private/direct refused with 422)",
+                       "visibility public, unlisted, private (followers and mentioned) "
+                       "or direct (mentioned only))",
                        "Statuses", status, auth="required", scope="write:statuses",
                        params=[{"name": "Idempotency-Key", "in": "header", "required": False,
                                 "schema": {"type": "string",
                                            "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
                        body=_body({"status": {"type": "string",
                                               "maxLength": limits.STATUS_MAX_CHARS},
-                                   "visibility": {"enum": ["public", "unlisted"]},
+                                   "visibility": {"enum": ["public", "unlisted", "private",
+                                                           "direct"]},
                                    "sensitive": BOOL,
                                    "spoiler_text": {"type": "string",
                                                     "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
@@ -372,12 +374,14 @@ def _paths() -> dict:
             "Search accounts by login or display-name prefix", "Accounts", accounts,
             auth="required", scope="read:accounts", params=SEARCH_PARAMS)},
         "/api/v1/accounts/update_credentials": {"patch": op(
-            "Change your profile (locked, uploads and other posting defaults: 422)", "Accounts",
+            "Change your profile; source[privacy] is the visibility of posts that name "
+            "none (locked, uploads and other posting defaults: 422)", "Accounts",
             _ref("CredentialAccount"), auth="required", scope="write:accounts",
             body=_body({
                 "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
                 "note": {"type": "string", "maxLength": limits.BIO_MAX_CHARS},
                 "locked": {"const": False}, "bot": BOOL, "discoverable": BOOL,
+                "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
                 "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
                                       "items": _obj({"name": PROFILE_FIELD,
                                                      "value": PROFILE_FIELD})}}))},
@@ -477,7 +481,8 @@ def _social_paths() -> dict:
             "The hashtags you follow", "Tags", _array(_ref("Tag")), auth="required",
             scope="read:follows")},
         "/api/v1/statuses/{id}/reblog": {"post": op(
-            "Boost a status (again: the same boost); returns the boost wrapping it",
+            "Boost a status (again: the same boost); returns the boost wrapping it; "
+            "a private status only by its author, a direct one never (403)",
             "Statuses", status, auth="required", scope="write:statuses", params=[_path()],
             body=_body({"visibility": {"enum": ["public", "unlisted"]}}))},
         "/api/v1/statuses/{id}/unreblog": action(

@@ -16,6 +16,7 @@ from starlette.responses import Response
 from ..errors import RedpollError
 from . import entities
 from .http import ApiError, Ctx
+from .statuses import seen_status
 from .. import web
 
 STATIC = Path(__file__).with_name("static")
@@ -34,7 +35,7 @@ async def web_page(request: Request) -> Response:
         sid = request.path_params.get("id")
         status = None
         if sid is not None:
-            status = await ctx.rp.get_status(ctx.path_id())
+            status = await seen_status(ctx, ctx.path_id())
             if status.user_id != user.id:
                 raise ApiError(404, "Record not found")
     except ApiError as exc:  # rate limit, bad id

@@ -5,7 +5,7 @@ import re
 
 from starlette.responses import Response
 
-from .. import limits
+from .. import limits, visibility
 from ..errors import ValidationError
 from . import entities
 from .http import JSON, Ctx, Params, endpoint
@@ -76,7 +76,14 @@ async def update_credentials(ctx: Ctx) -> Response:
     for flag in ("hide_collections", "indexable"):
         if p.bool(flag):
             raise ValidationError(flag, "is not supported yet")
-    _refuse_unless(p, "source[privacy]", lambda v: v == "public")
+    privacy = p.raw("source[privacy]")
+    source = p.raw("source")
+    if privacy is None and isinstance(source, dict):  # a JSON body nests it
+        privacy = source.get("privacy")
+    if privacy in ("", None):
+        privacy = None
+    elif privacy not in visibility.ALL:
+        raise ValidationError("source[privacy]", "must be one of " + ", ".join(visibility.ALL))
     _refuse_unless(p, "source[sensitive]", lambda v: str(v).lower() in ("false", "0"))
     _refuse_unless(p, "source[language]", lambda v: False)
     _refuse_unless(p, "attribution_domains", lambda v: v == [])
@@ -86,6 +93,7 @@ async def update_credentials(ctx: Ctx) -> Response:
         "bot": p.bool("bot") if p.has("bot") else None,
         "discoverable": p.bool("discoverable") if p.has("discoverable") else None,
         "fields": _fields(p),
+        "privacy": privacy,
     }
     if p.raw("display_name") == "":
         changes["display_name"] = ""

@@ -7,18 +7,18 @@ from .. import bookmarks, boosts, favourites
 from . import entities
 from ..errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
-from .statuses import render_statuses, timeline_response
+from .statuses import render_statuses, seen_status, timeline_response
 
 
 async def _status_response(ctx: Ctx, sid: int) -> Response:
-    status = await ctx.rp.get_status(sid)
+    status = await seen_status(ctx, sid)
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
 @endpoint(auth="required", scope="write:favourites")
 async def favourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.get_status(sid)  # 404 before anything is written
+    await seen_status(ctx, sid)  # 404 before anything is written
     await ctx.rp.favourite(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
@@ -26,7 +26,7 @@ async def favourite(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="write:favourites")
 async def unfavourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.get_status(sid)
+    await seen_status(ctx, sid)
     await ctx.rp.unfavourite(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
@@ -34,7 +34,7 @@ async def unfavourite(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="write:bookmarks")
 async def bookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.get_status(sid)
+    await seen_status(ctx, sid)
     await ctx.rp.bookmark(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
@@ -42,7 +42,7 @@ async def bookmark(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="write:bookmarks")
 async def unbookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.get_status(sid)
+    await seen_status(ctx, sid)
     await ctx.rp.unbookmark(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
@@ -50,7 +50,7 @@ async def unbookmark(ctx: Ctx) -> Response:
 @endpoint(auth="optional", scope="read:statuses")
 async def favourited_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.get_status(sid)
+    await seen_status(ctx, sid)
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
@@ -85,6 +85,7 @@ async def reblog(ctx: Ctx) -> Response:
     visibility = p.str("visibility", max_chars=20)
     if visibility not in (None, "public", "unlisted"):
         raise ValidationError("visibility", "must be public or unlisted")
+    await seen_status(ctx, ctx.path_id())  # one may not see it: 404, as Mastodon
     bid = await ctx.rp.boost(ctx.uid, ctx.path_id())
     return await _status_response(ctx, bid)
 
@@ -93,7 +94,7 @@ async def reblog(ctx: Ctx) -> Response:
 async def unreblog(ctx: Ctx) -> Response:
     """Undo a boost; the answer is the original status."""
     sid = ctx.path_id()
-    status = await ctx.rp.get_status(sid)
+    status = await seen_status(ctx, sid)
     original = boosts.original_of(status) or sid
     await ctx.rp.unboost(ctx.uid, original)
     return await _status_response(ctx, original)
@@ -102,7 +103,7 @@ async def unreblog(ctx: Ctx) -> Response:
 @endpoint(auth="optional", scope="read:statuses")
 async def reblogged_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.get_status(sid)
+    await seen_status(ctx, sid)
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)

@@ -39,7 +39,8 @@ async def announcements(ctx: Ctx) -> Response:
 async def preferences(ctx: Ctx) -> Response:
     """The defaults a client pre-fills its compose box with: what a post
     without those parameters gets."""
-    return JSON({"posting:default:visibility": "public", "posting:default:sensitive": False,
+    user = await ctx.rp.get_user(ctx.uid)
+    return JSON({"posting:default:visibility": user.privacy, "posting:default:sensitive": False,
                  "posting:default:language": None, "reading:expand:media": "default",
                  "reading:expand:spoilers": False})
 

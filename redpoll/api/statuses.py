@@ -6,13 +6,19 @@ import re
 import orjson
 from starlette.responses import Response
 
-from .. import boosts, idempotency, interactions, limits
+from .. import boosts, idempotency, interactions, limits, visibility
 from ..errors import Forbidden, ValidationError
 from ..models import Page, Status
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
-VISIBILITIES = ("public", "unlisted", "private", "direct")
+VISIBILITIES = visibility.ALL
+
+
+async def seen_status(ctx: Ctx, sid: int) -> Status:
+    """The status ``sid`` if the caller may see it (redpoll.visibility);
+    404 otherwise, as for a status that does not exist."""
+    return await visibility.require(ctx.rp.store, ctx.viewer, await ctx.rp.get_status(sid))
 
 
 async def states(ctx: Ctx, statuses: list[Status]) -> list[interactions.StatusState]:
@@ -52,6 +58,7 @@ async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool
     """Statuses with their authors' account entities (one read for all authors)
     and their counts and flags as the caller sees them now; boosts wrap
     their original (render_boosts)."""
+    statuses = await visibility.visible(ctx.rp.store, ctx.viewer, statuses)
     if not statuses:
         return []
     wrapped = await render_boosts(ctx, statuses)
@@ -85,6 +92,7 @@ async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list |
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
     page = statuses  # the Link header pages on what was read
+    statuses = await visibility.visible(ctx.rp.store, ctx.viewer, statuses)
     wrapped = await render_boosts(ctx, statuses)
     if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
         statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
@@ -97,10 +105,6 @@ async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list |
 
 
 # --- statuses -------------------------------------------------------------------------------
-#: Visibilities a status may be posted with now. ``private`` and ``direct``
-#: are refused (422) rather than stored: a status stored as private but shown
-#: to everyone would be a privacy breach (the privacy issue gives them meaning).
-POSTABLE = ("public", "unlisted")
 _LANGUAGE = re.compile(r"[a-z]{2,3}(?:[-_][a-z0-9]{2,8})?")
 
 
@@ -119,12 +123,9 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
         raise ValidationError("scheduled_at", "scheduled statuses are not supported")
     extra = {}
     visibility = p.str("visibility", max_chars=20)
-    if visibility not in (None, "public"):
+    if visibility is not None:  # none named: the author's default (posting.prepare)
         if visibility not in VISIBILITIES:
             raise ValidationError("visibility", "must be one of " + ", ".join(VISIBILITIES))
-        if visibility not in POSTABLE:
-            raise ValidationError("visibility", f"{visibility} is not supported yet; "
-                                                "use public or unlisted")
         extra["visibility"] = visibility
     spoiler = (p.str("spoiler_text", max_chars=limits.SPOILER_TEXT_MAX_CHARS) or "").strip()
     if spoiler:
@@ -162,6 +163,8 @@ async def post_status(ctx: Ctx) -> Response:
     text = ctx.params.str("status", required=True, max_chars=100_000)
     extra = _post_options(ctx, len(text)) | _location(ctx)
     reply_to = ctx.params.cursor("in_reply_to_id")  # an unknown one: 404, nothing posted
+    if reply_to is not None:  # nor a reply to what the caller may not see
+        await seen_status(ctx, reply_to)
     key = ctx.request.headers.get("idempotency-key")
     if key is not None:
         status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra, reply_to)
@@ -172,7 +175,7 @@ async def post_status(ctx: Ctx) -> Response:
 
 @endpoint(auth="optional", scope="read:statuses")
 async def get_status(ctx: Ctx) -> Response:
-    status = await ctx.rp.get_status(ctx.path_id())
+    status = await seen_status(ctx, ctx.path_id())
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
@@ -184,7 +187,7 @@ async def get_statuses(ctx: Ctx) -> Response:
 
 @endpoint(auth="required", scope="write:statuses")
 async def delete_status(ctx: Ctx) -> Response:
-    status = await ctx.rp.get_status(ctx.path_id())
+    status = await seen_status(ctx, ctx.path_id())
     try:
         await ctx.rp.delete_status(status.id, ctx.uid)
     except Forbidden:  # Mastodon answers 404 for statuses that are not yours

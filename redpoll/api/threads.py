@@ -7,12 +7,12 @@ from .. import conversation, limits, tags, timelines
 from ..errors import ValidationError
 from ..tags import Tag
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
-from .statuses import render_statuses, timeline_response
+from .statuses import render_statuses, seen_status, timeline_response
 
 
 @endpoint(auth="optional", scope="read:statuses")
 async def context(ctx: Ctx) -> Response:
-    status = await ctx.rp.get_status(ctx.path_id())
+    status = await seen_status(ctx, ctx.path_id())
     ancestors, descendants = await conversation.context(ctx.rp.store, status)
     up = await render_statuses(ctx, await ctx.rp.get_statuses(ancestors))
     down = await render_statuses(ctx, await ctx.rp.get_statuses(descendants))

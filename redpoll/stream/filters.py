@@ -30,7 +30,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from .. import limits
+from .. import limits, visibility
 from .. import events
 from ..gateway.errors import WebError
 
@@ -94,7 +94,8 @@ class Event:
     """One entry of the event log, decoded once and shared by every client."""
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
-                 "_words", "_tokens", "point", "rendered", "listed", "owner", "notification")
+                 "_words", "_tokens", "point", "rendered", "listed", "owner", "notification",
+                 "visibility", "mentioned")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -112,9 +113,12 @@ class Event:
         self._words = None
         self._tokens = None
         self.point = parse_point(status.get("location"))
-        #: an unlisted status reaches followers (follow/authors) and the
-        #: mentioned, never the public places: sample, track, tags, boxes
-        self.listed = status.get("visibility", "public") == "public"
+        #: who may see it (redpoll.visibility): a status that is not public
+        #: reaches only the Mastodon user/list streams of those who may see
+        #: it, never the public places nor the v1.1 streams
+        self.visibility = str(status.get("visibility", visibility.PUBLIC))
+        self.listed = visibility.listed(self.visibility)
+        self.mentioned = visibility.mentioned_ids(str(status.get("mentions", "")))
         #: format name -> bytes, filled by the renderers (one rendering per event)
         self.rendered: dict = {}
         #: a ``notification`` event: the one user it is for, and its record
@@ -191,6 +195,10 @@ class Filter:
     authors: frozenset[int] = field(default_factory=frozenset)
     #: Mastodon user stream: the user whose notification events it gets
     owner: int | None = None
+    #: Mastodon user and list streams: whose stream it is, and whom they
+    #: follow (the private statuses they may see: redpoll.visibility)
+    viewer: int | None = None
+    followed: frozenset[int] = field(default_factory=frozenset)
 
     @property
     def empty(self) -> bool:
@@ -209,14 +217,18 @@ class Filter:
     def matches(self, ev: Event) -> bool:
         if ev.owner is not None:  # a notification: its owner's user streams only
             return ev.owner == self.owner
-        if self.sample is not None and ev.listed and ev.sid % 100 in self.sample:
+        if not ev.listed:  # the one decision, for the stream's own user only
+            if self.viewer is None or not (ev.uid in self.authors or (
+                    self.owner is not None and self.owner in ev.mentioned)):
+                return False
+            return visibility.can_see(self.viewer, ev.uid, ev.visibility, ev.mentioned,
+                                      ev.uid in self.followed)
+        if self.sample is not None and ev.sid % 100 in self.sample:
             return True
         if ev.uid in self.user_ids or ev.uid in self.authors:
             return True
         if self.logins and (ev.login in self.logins or not self.logins.isdisjoint(ev.mentions)):
             return True
-        if not ev.listed:
-            return False
         if self.boxes and self.in_boxes(ev.point):
             return True
         if self.tags and not self.tags.isdisjoint(ev.tags):

@@ -78,6 +78,14 @@ class FilterIndex:
         """Every subscriber whose filter matches ``ev``."""
         if ev.owner is not None:  # a notification: its owner's user streams only
             return set(self._by_owner.get(ev.owner, ()))
+        if not ev.listed:
+            # unlisted, private, direct: only user/list streams of the author's
+            # followers or of the mentioned, each asked the one visibility
+            # decision (Filter.matches -> redpoll.visibility.can_see)
+            found = set(self._by_uid.get(ev.uid, ()))
+            for uid in ev.mentioned:
+                found |= self._by_owner.get(uid, set())
+            return {sub for sub in found if self._filters[sub].matches(ev)}
         found = set(self._by_residue[ev.sid % 100])
         bucket = self._by_uid.get(ev.uid)
         if bucket:

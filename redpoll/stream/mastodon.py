@@ -162,8 +162,17 @@ class SSEEndpoint:
             return Filter(tags=frozenset({tag}))
         if principal.user_id is None:
             raise WebError(422, "This method requires an authenticated user")
-        owner = principal.user_id if self.channel == "user" else None
-        return Filter(authors=await self.members(principal, params), owner=owner)
+        return await self.personal_filter(principal, params)
+
+    async def personal_filter(self, principal: Principal, params: dict) -> Filter:
+        """A user or list stream's filter: its authors, and who its user is
+        and follows (redpoll.visibility decides on private statuses by it)."""
+        uid = principal.user_id
+        owner = uid if self.channel == "user" else None
+        authors = await self.members(principal, params)
+        followed = authors if self.channel == "user" else \
+            await self.service.engine.following_ids(uid)
+        return Filter(authors=authors, owner=owner, viewer=uid, followed=frozenset(followed))
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -231,11 +240,11 @@ class SSEEndpoint:
         while True:
             await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
             try:
-                authors = await self.members(principal, params)
+                fresh = await self.personal_filter(principal, params)
             except WebError:  # the list is gone
                 sub.finish(1, "list deleted")
                 return
             except Exception:  # Redis away: keep the last known members
                 continue
-            if authors != sub.filter.authors:
-                self.service.hub.refilter(sub, Filter(authors=authors, owner=sub.filter.owner))
+            if (fresh.authors, fresh.followed) != (sub.filter.authors, sub.filter.followed):
+                self.service.hub.refilter(sub, fresh)

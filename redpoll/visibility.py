@@ -1,0 +1,111 @@
+"""Who may see a status: the one visibility decision (issue 10).
+
+Every read path asks this module, never decides by itself: status by id,
+context, the timelines (home, list, profile, public, tag), favourited_by /
+reblogged_by, notifications, search, and the streams (SSE, WebSocket, v1.1,
+through :func:`can_see` on each event).
+
+The rule (Mastodon's), for a viewer V and a status S by author A:
+
+* ``public``   - everyone, anonymous included; on every public place.
+* ``unlisted`` - everyone who asks for it (by id, on A's profile), but never
+  on the public or tag timelines, nor the public, hashtag, sample or
+  filter streams (``listed`` is False).
+* ``private``  - A, A's followers and the accounts S mentions.
+* ``direct``   - A and the accounts S mentions, nobody else.
+
+Invariant: a viewer sees a status only if :func:`can_see` says so for that
+viewer at read time; caches (redpoll.memo, api/rendered.py) keep renderings
+per status, never per viewer, so this check runs after any cache and on
+every request. A follow that ends takes a private status away at once
+(the check reads the follow now), whatever a timeline still holds.
+
+Delivery writes to follower timelines by the same rule (:func:`fans_out`,
+:func:`lists_need_follow`), so a home never holds what its owner may not
+see; reads check anyway (defence in depth, and follows change).
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from . import keys
+from .errors import StatusNotFound
+from .models import Status
+
+PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
+#: in Mastodon's order, most open first
+ALL = (PUBLIC, UNLISTED, PRIVATE, DIRECT)
+
+
+def of(status: Status) -> str:
+    """The status's visibility (statuses written before visibility existed are public)."""
+    return status.extra.get("visibility", PUBLIC)
+
+
+def mentioned_ids(mentions: str) -> frozenset[int]:
+    """User ids of a status's ``mentions`` extra ("uid:login uid:login")."""
+    return frozenset(int(item.partition(":")[0]) for item in mentions.split() if item)
+
+
+def can_see(viewer: int | None, author: int, visibility: str, mentioned: frozenset[int],
+            follows_author: bool) -> bool:
+    """The decision itself (pure). ``follows_author``: the viewer follows the
+    author now (only read for ``private``)."""
+    if visibility in (PUBLIC, UNLISTED):
+        return True
+    if viewer is None:
+        return False
+    if viewer == author or viewer in mentioned:
+        return True
+    return visibility == PRIVATE and follows_author
+
+
+def listed(visibility: str) -> bool:
+    """Shown in public places (public/tag timelines, public/hashtag/sample/filter streams)."""
+    return visibility == PUBLIC
+
+
+def fans_out(visibility: str) -> bool:
+    """Delivered to the author's followers (direct: only to the mentioned)."""
+    return visibility != DIRECT
+
+
+def lists_need_follow(visibility: str) -> bool:
+    """A list holds accounts its owner need not follow: a private status
+    reaches a list only where the owner follows its author."""
+    return visibility == PRIVATE
+
+
+def can_boost(booster: int, status: Status) -> bool:
+    """Mastodon's rule: private and direct statuses cannot be boosted, except
+    a private one by its own author."""
+    vis = of(status)
+    return vis in (PUBLIC, UNLISTED) or (vis == PRIVATE and status.user_id == booster)
+
+
+def _undecided(viewer: int | None, status: Status) -> bool:
+    """Whether the decision needs to know if the viewer follows the author."""
+    return (viewer is not None and of(status) == PRIVATE and viewer != status.user_id
+            and viewer not in mentioned_ids(status.extra.get("mentions", "")))
+
+
+async def visible(store, viewer: int | None, statuses: Iterable[Status]) -> list[Status]:
+    """``statuses`` the viewer may see, in order (one round trip at most, for
+    the follows of private statuses' authors)."""
+    statuses = list(statuses)
+    ask = list(dict.fromkeys(s.user_id for s in statuses if _undecided(viewer, s)))
+    follows: set[int] = set()
+    if ask:
+        scores = await store.batch([("ZSCORE", keys.following(viewer), a) for a in ask])
+        follows = {a for a, score in zip(ask, scores) if score is not None}
+    return [s for s in statuses
+            if can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),
+                       s.user_id in follows)]
+
+
+async def require(store, viewer: int | None, status: Status) -> Status:
+    """``status`` if the viewer may see it; StatusNotFound otherwise (a
+    status one may not see does not exist for them: 404, as Mastodon)."""
+    if not await visible(store, viewer, [status]):
+        raise StatusNotFound(f"status {status.id} does not exist")
+    return status

@@ -1,0 +1,178 @@
+"""The leak matrix (issue 10): for every read path x visibility x
+relationship, exactly who sees a status, through Mastodon.py 2.3.3 against a
+real ``redpoll serve`` (REST and SSE streams), on one server and on the
+cluster.
+
+The scenario, built once: alice posts one status of each visibility, each a
+reply to her own public root, mentioning @men and tagged #leak...; ``fol``
+follows alice; ``men`` is mentioned but does not follow; ``oth`` follows
+nobody but keeps alice on a list; ``anon`` has no user token. Rows for
+blocked / blocking / muted / suspended relationships are one line each in
+SEES once those features exist.
+"""
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
+
+from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
+from test_stream_support import StreamProc
+
+pytestmark = pytest.mark.timeout(240)
+
+VIS = ("public", "unlisted", "private", "direct")
+ALL = frozenset({"alice", "fol", "men", "oth", "anon"})
+#: who sees a status of each visibility by id, in its thread and on alice's profile
+SEES = {
+    "public": ALL,
+    "unlisted": ALL,
+    "private": frozenset({"alice", "fol", "men"}),
+    "direct": frozenset({"alice", "men"}),
+}
+#: whose home holds it (the author, followers, the mentioned: as delivered)
+HOME = {
+    "public": {"alice", "fol", "men"},
+    "unlisted": {"alice", "fol", "men"},
+    "private": {"alice", "fol", "men"},
+    "direct": {"alice", "men"},
+}
+
+
+@pytest.fixture(scope="module")
+def srv(server, tmp_path_factory):
+    url, cluster, _ = server
+    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("leaks"), **LOOSE).start()
+    yield proc
+    proc.stop()
+
+
+async def test_leak_matrix(srv, rp):
+    base = srv.base
+    alice, fol, men, oth = await asyncio.to_thread(accounts, base, 4)
+    anon = Mastodon(api_base_url=base)
+    who = {"alice": alice, "fol": fol, "men": men, "oth": oth, "anon": anon}
+    me = {k: (await asyncio.to_thread(m.me)) for k, m in who.items() if k != "anon"}
+    alice_id = me["alice"]["id"]
+    await asyncio.to_thread(fol.account_follow, alice_id)
+    lst = await asyncio.to_thread(oth.list_create, "watching")
+    await asyncio.to_thread(oth.list_accounts_add, lst["id"], [alice_id])
+    tag = "leak" + uuid.uuid4().hex[:8]
+
+    streams = {"fol:user": Listener(), "oth:user": Listener(), "oth:list": Listener(),
+               "oth:public": Listener(), "oth:hashtag": Listener()}
+    handles = [
+        await asyncio.to_thread(fol.stream_user, streams["fol:user"], run_async=True),
+        await asyncio.to_thread(oth.stream_user, streams["oth:user"], run_async=True),
+        await asyncio.to_thread(oth.stream_list, lst["id"], streams["oth:list"], run_async=True),
+        await asyncio.to_thread(oth.stream_public, streams["oth:public"], run_async=True),
+        await asyncio.to_thread(oth.stream_hashtag, tag, streams["oth:hashtag"], run_async=True),
+    ]
+    try:
+        await srv.wait_subscribers(len(handles))
+        root = await asyncio.to_thread(alice.status_post, "the root")
+        sid = {}
+        for vis in VIS:
+            status = await asyncio.to_thread(
+                alice.status_post, f"a {vis} note for @{me['men']['username']} #{tag}",
+                in_reply_to_id=root["id"], visibility=vis)
+            assert status["visibility"] == vis
+            sid[vis] = status["id"]
+        end = await asyncio.to_thread(alice.status_post, f"the end #{tag}")
+        mine = await asyncio.to_thread(oth.status_post, "oth's own end")
+
+        def got(name):
+            return {s["id"] for s in streams[name].updates}
+
+        for name in streams:
+            marker = mine["id"] if name == "oth:user" else end["id"]
+            await wait_for(lambda: marker in got(name), f"{name} end marker")
+        # the streams: the public places carry only the public status; a
+        # user stream what its user may see; a list of an unfollowed author
+        # never its private status; the v1.1-like public filters nothing else
+        notes = set(sid.values())
+        assert got("fol:user") & notes == {sid["public"], sid["unlisted"], sid["private"]}
+        assert got("oth:user") & notes == set()
+        assert got("oth:list") & notes == {sid["public"], sid["unlisted"]}
+        assert got("oth:public") & notes == {sid["public"]}
+        assert got("oth:hashtag") & notes == {sid["public"]}
+    finally:
+        for h in handles:
+            h.close()
+    await srv.wait_subscribers(0)
+
+    def by_id(m: Mastodon, status_id) -> bool:
+        try:
+            return m.status(status_id)["id"] == status_id
+        except MastodonNotFoundError:
+            return False
+
+    for vis in VIS:
+        for name, m in who.items():
+            seen = name in SEES[vis]
+            assert by_id(m, sid[vis]) == seen, (vis, name, "status by id")
+            thread = {s["id"] for s in m.status_context(root["id"])["descendants"]}
+            assert (sid[vis] in thread) == seen, (vis, name, "context")
+            profile = {s["id"] for s in m.account_statuses(alice_id, limit=40)}
+            assert (sid[vis] in profile) == seen, (vis, name, "profile")
+            public = {s["id"] for s in m.timeline_public(limit=40)}
+            assert (sid[vis] in public) == (vis == "public"), (vis, name, "public timeline")
+            tagged = {s["id"] for s in m.timeline_hashtag(tag, limit=40)}
+            assert (sid[vis] in tagged) == (vis == "public"), (vis, name, "tag timeline")
+            if not seen:  # nothing about it answers either
+                with pytest.raises(MastodonNotFoundError):
+                    m.status_favourited_by(sid[vis])
+                with pytest.raises(MastodonNotFoundError):
+                    m.status_reblogged_by(sid[vis])
+                if name != "anon":
+                    with pytest.raises(MastodonNotFoundError):
+                        m.status_favourite(sid[vis])
+                    with pytest.raises(MastodonNotFoundError):
+                        m.status_post("a reply to what I cannot see", in_reply_to_id=sid[vis])
+            if name != "anon":
+                home = {s["id"] for s in m.timeline_home(limit=40)}
+                assert (sid[vis] in home) == (name in HOME[vis]), (vis, name, "home")
+                found = {s["id"] for s in m.search_v2(f"{vis} note", result_type="statuses")
+                         ["statuses"]}
+                assert found <= {sid[v] for v in VIS if name in SEES[v]}, (vis, name, "search")
+    # notifications: each mention reached the mentioned, and only them
+    mentions = {n["status"]["id"] for n in men.notifications(types=["mention"])}
+    assert mentions == set(sid.values())
+    assert fol.notifications(types=["mention"]) == []
+    # boosts: Mastodon's rule (private: its author only; direct: nobody)
+    fol.status_reblog(sid["public"])
+    fol.status_reblog(sid["unlisted"])
+    with pytest.raises(MastodonAPIError) as refused:
+        fol.status_reblog(sid["private"])
+    assert refused.value.args[1] == 403
+    with pytest.raises(MastodonNotFoundError):
+        fol.status_reblog(sid["direct"])
+    with pytest.raises(MastodonAPIError) as refused:
+        men.status_reblog(sid["direct"])
+    assert refused.value.args[1] == 403
+    boost = alice.status_reblog(sid["private"])
+    assert boost["visibility"] == "private"
+    assert oth.timeline_public(limit=40) and boost["id"] not in {
+        s["id"] for s in oth.timeline_public(limit=40)}
+    with pytest.raises(MastodonNotFoundError):
+        oth.status(boost["id"])  # the boost of a private status is as private
+
+
+async def test_default_visibility_through_the_api(srv, rp):
+    base = srv.base
+    alice, bob = await asyncio.to_thread(accounts, base, 2)
+    assert alice.me()["source"]["privacy"] == "public"
+    me = alice.account_update_credentials(default_privacy="private")
+    assert me["source"]["privacy"] == "private"
+    assert alice.preferences()["posting:default:visibility"] == "private"
+    plain = alice.status_post("no visibility named")
+    assert plain["visibility"] == "private"
+    with pytest.raises(MastodonNotFoundError):
+        bob.status(plain["id"])
+    assert alice.status_post("named", visibility="public")["visibility"] == "public"
+    with pytest.raises(MastodonAPIError) as refused:
+        alice.account_update_credentials(default_privacy="friends")
+    assert refused.value.args[1] == 422
+    assert alice.me()["source"]["privacy"] == "private"

@@ -1,0 +1,109 @@
+"""redpoll/visibility.py: the one decision, and delivery by the same rule
+(issue 10). Engine level, both modes; the read paths are in test_leak_matrix."""
+from __future__ import annotations
+
+import pytest
+
+from redpoll import Redpoll, visibility
+from redpoll.errors import Forbidden, StatusNotFound, ValidationError
+
+
+def test_the_rule():
+    men = frozenset({7})
+    for vis in ("public", "unlisted"):
+        assert visibility.can_see(None, 1, vis, men, False)
+    for vis in ("private", "direct"):
+        assert not visibility.can_see(None, 1, vis, men, False)
+        assert visibility.can_see(1, 1, vis, men, False)  # the author
+        assert visibility.can_see(7, 1, vis, men, False)  # the mentioned
+        assert not visibility.can_see(9, 1, vis, men, False)
+    assert visibility.can_see(9, 1, "private", men, True)  # a follower
+    assert not visibility.can_see(9, 1, "direct", men, True)
+    assert visibility.mentioned_ids("7:men 12:bob") == {7, 12}
+
+
+async def _people(rp, prefix, n):
+    return [await rp.sign_up(f"{prefix}{i}") for i in range(n)]
+
+
+async def test_direct_and_private_reach_only_their_audience_across_batches(settings):
+    # a fan-out batch of 2: the follower list is served in several jobs
+    rp = await Redpoll.open(settings.with_(fanout_batch=2))
+    try:
+        author, mentioned, stranger, lister = await _people(rp, "vis", 4)
+        fans = await _people(rp, "visfan", 5)
+        for fan in fans:
+            await rp.follow(fan.id, author.id)
+        fan_list = await rp.create_list(fans[0].id, "a fan's list")
+        await rp.add_to_list(fans[0].id, fan_list.id, author.id)
+        other_list = await rp.create_list(lister.id, "not following")
+        await rp.add_to_list(lister.id, other_list.id, author.id)
+        posted = {vis: await rp.post(author.id, f"{vis} for @{mentioned.login}",
+                                     {"visibility": vis})
+                  for vis in visibility.ALL}
+        await rp.drain()
+
+        async def home(user):
+            return {s.id for s in await rp.home_timeline(user.id, limit=40)}
+        ids = {vis: s.id for vis, s in posted.items()}
+        for fan in fans:
+            assert await home(fan) == {ids["public"], ids["unlisted"], ids["private"]}
+        assert await home(mentioned) == set(ids.values())
+        assert await home(author) == set(ids.values())
+        assert await home(stranger) == set()
+        fan_lt = {s.id for s in await rp.list_timeline(fans[0].id, fan_list.id, limit=40)}
+        assert fan_lt == {ids["public"], ids["unlisted"], ids["private"]}
+        other_lt = {s.id for s in await rp.list_timeline(lister.id, other_list.id, limit=40)}
+        assert other_lt == {ids["public"], ids["unlisted"]}  # never a private one
+        public = {s.id for s in await rp.public_timeline(limit=40)}
+        assert ids["public"] in public and not public & {ids[v] for v in visibility.ALL[1:]}
+        # reads decide again: no follow, no private status, whatever a page holds
+        statuses = list(posted.values())
+        seen = {s.id for s in await visibility.visible(rp.store, stranger.id, statuses)}
+        assert seen == {ids["public"], ids["unlisted"]}
+        seen = {s.id for s in await visibility.visible(rp.store, None, statuses)}
+        assert seen == {ids["public"], ids["unlisted"]}
+        await rp.unfollow(fans[1].id, author.id)
+        seen = {s.id for s in await visibility.visible(rp.store, fans[1].id, statuses)}
+        assert seen == {ids["public"], ids["unlisted"]}
+        with pytest.raises(StatusNotFound):
+            await visibility.require(rp.store, fans[1].id, posted["private"])
+    finally:
+        await rp.close()
+
+
+async def test_boosting_hidden_statuses_is_refused_and_writes_nothing(rp):
+    author, fan = await _people(rp, "boo", 2)
+    await rp.follow(fan.id, author.id)
+    private = await rp.post(author.id, "followers only", {"visibility": "private"})
+    direct = await rp.post(author.id, f"just @{fan.login}", {"visibility": "direct"})
+    for status in (private, direct):
+        with pytest.raises(Forbidden):
+            await rp.boost(fan.id, status.id)
+        assert await rp.status_states(fan.id, [status.id]) == \
+            await rp.status_states(author.id, [status.id])  # no count, no flag
+    with pytest.raises(Forbidden):
+        await rp.boost(author.id, direct.id)
+    bid = await rp.boost(author.id, private.id)  # a self-boost of a private one
+    await rp.drain()
+    boost = await rp.get_status(bid)
+    assert boost.extra["visibility"] == "private"
+    assert bid not in {s.id for s in await rp.public_timeline(limit=40)}
+
+
+async def test_default_visibility_and_bad_visibility(rp):
+    (author,) = await _people(rp, "def", 1)
+    assert (await rp.get_user(author.id)).privacy == "public"
+    await rp.update_profile(author.id, privacy="private")
+    assert (await rp.get_user(author.id)).privacy == "private"
+    plain = await rp.post(author.id, "no visibility named")
+    assert visibility.of(plain) == "private"
+    named = await rp.post(author.id, "named", {"visibility": "public"})
+    assert visibility.of(named) == "public" and "visibility" not in named.extra
+    before = (await rp.get_user(author.id)).posts
+    with pytest.raises(ValidationError):
+        await rp.post(author.id, "odd", {"visibility": "friends"})
+    with pytest.raises(ValidationError):
+        await rp.update_profile(author.id, privacy="friends")
+    assert (await rp.get_user(author.id)).posts == before
+    assert (await rp.get_user(author.id)).privacy == "private"
