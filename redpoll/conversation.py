@@ -157,11 +157,16 @@ async def after_post(store: Store, status: Status) -> None:
         await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
         await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in conv.tags],
                        limits.TAG_TIMELINE_CAP)
-    homes = [keys.home(uid) for uid, _ in conv.mentions if uid != status.user_id]
+    mentioned = [uid for uid, _ in conv.mentions if uid != status.user_id]
+    if mentioned:  # nothing reaches across a block (redpoll.relations)
+        blocked = await store.batch([("ZMSCORE", keys.blocking(status.user_id), *mentioned),
+                                     ("ZMSCORE", keys.blocked_by(status.user_id), *mentioned)])
+        mentioned = [uid for uid, x, y in zip(mentioned, *blocked) if x is None and y is None]
+    homes = [keys.home(uid) for uid in mentioned]
     if status.extra.get("visibility", "public") == "public":  # followed tags: public only
         homes += await _tag_follower_homes(store, conv.tags)
     await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
-    for uid, _ in conv.mentions:
+    for uid in mentioned:
         op = await store.client.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, True,
                                   status=sid)

@@ -14,7 +14,7 @@ from typing import Any
 from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
                               RedisError, TimeoutError as RedisTimeout)
 
-from . import (bookmarks, boosts, deleting, favourites, follows, interactions, keys, lists,
+from . import (relations, bookmarks, boosts, deleting, favourites, follows, interactions, keys, lists,
                notifications, posting, search, statuses, timelines, users)
 from .errors import ConfigError
 from .health import DATABASE
@@ -161,6 +161,25 @@ class Redpoll:
 
     async def following_ids(self, uid) -> frozenset[int]:
         return await follows.following_ids(self.store, uid)
+
+    # blocks and mutes
+    async def block(self, uid, target) -> None:
+        await relations.block(self.store, self.queue, uid, target)
+
+    async def unblock(self, uid, target) -> None:
+        await relations.unblock(self.store, uid, target)
+
+    async def mute(self, uid, target, duration_s=0, notifications: bool = True):
+        return await relations.mute(self.store, uid, target, duration_s, notifications)
+
+    async def unmute(self, uid, target) -> None:
+        await relations.unmute(self.store, uid, target)
+
+    async def relation(self, uid, target) -> relations.Relation:
+        return await relations.relation(self.store, uid, target)
+
+    async def hidden_ids(self, uid) -> frozenset[int]:
+        return await relations.hidden_ids(self.store, uid)
 
     async def followers(self, uid, **page: Any):
         return await follows.followers(self.store, uid, **page)

@@ -2,17 +2,25 @@
 from __future__ import annotations
 
 from . import edges, keys, notifications, validate
-from .errors import RedpollError, UserNotFound, ValidationError
+from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User
 from .store import Store
 from .users import get_users
 
 
-async def _require(store: Store, *uids: int) -> None:
-    for uid, found in zip(uids, await store.batch([("EXISTS", keys.user(u)) for u in uids])):
+async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> None:
+    """Both users exist; ``unblocked``: and neither blocks the other
+    (redpoll.relations; Forbidden, as Mastodon's 403). One round trip."""
+    commands = [("EXISTS", keys.user(a)), ("EXISTS", keys.user(b))]
+    if unblocked:
+        commands += [("ZSCORE", keys.blocking(a), b), ("ZSCORE", keys.blocked_by(a), b)]
+    replies = await store.batch(commands)
+    for uid, found in zip((a, b), replies):
         if not found:
             raise UserNotFound(f"user {uid} does not exist")
+    if unblocked and any(x is not None for x in replies[2:]):
+        raise Forbidden("one of you blocks the other")
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -29,7 +37,8 @@ async def follow(store: Store, queue: JobQueue, a, b) -> bool:
     that returns False. The notification step is journaled: held as a job
     around the change, replayed by a worker if the call is cut short."""
     a, b = _pair(a, b)
-    await _require(store, a, b)  # an unknown user: nothing written, not even a journal
+    # an unknown user or a block: nothing written, not even a journal
+    await _require(store, a, b, unblocked=True)
     held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.add(store, edges.follow_edge(a, b))

@@ -145,6 +145,19 @@ class FollowNoteJob(Job):
 
 
 @dataclass(frozen=True)
+class BlockJob(Job):
+    """The journal of a block (relations.py): both sides' block sets, then
+    the follows both ways undone; every step idempotent, replayed whole."""
+    kind: ClassVar[str] = "block"
+    uid: int
+    target: int
+    op: int
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
 class TagFollowJob(Job):
     """The journal of following or unfollowing a hashtag (tags.py)."""
     kind: ClassVar[str] = "tag_follow"
@@ -173,7 +186,7 @@ class BoostJob(Job):
 
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
-                                FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob)}
+                                FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob)}
 
 
 class MalformedJob(ValueError):

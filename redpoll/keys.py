@@ -411,3 +411,25 @@ def notifiers(uid: int) -> str:
     """SET of user ids who follow ``uid`` with ``notify=true``: each gets a
     ``status`` notification when uid posts (uid's slot)."""
     return f"ntf:{{{uid}}}"
+
+
+# --- blocks and mutes (redpoll/relations.py) ------------------------------------------
+def blocking(uid: int) -> str:
+    """ZSET account id -> block id (seq:interaction): whom ``uid`` blocks."""
+    return f"blk:{{{uid}}}"
+
+
+def blocked_by(uid: int) -> str:
+    """ZSET account id -> block id: who blocks ``uid`` (the mirror of
+    :func:`blocking`, in uid's slot so uid's reads ask one slot)."""
+    return f"blkby:{{{uid}}}"
+
+
+def muting(uid: int) -> str:
+    """ZSET account id -> mute id: whom ``uid`` mutes (paging order)."""
+    return f"mute:{{{uid}}}"
+
+
+def mute_terms(uid: int) -> str:
+    """HASH account id -> ``<expires ms, 0 = never>:<1 if notifications are muted too>``."""
+    return f"mute:{{{uid}}}:t"

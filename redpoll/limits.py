@@ -308,3 +308,8 @@ BOOSTS_REMOVED_PER_DELETE = 10_000
 #: favourite notifications one delete takes back, at most.
 STATUS_NOTIFY_MAX = 10_000
 NOTIFICATIONS_UNDONE_PER_DELETE = 10_000
+#: Accounts one user may block, and mute, at once (more: 422).
+BLOCKS_MAX = 10_000
+MUTES_MAX = 10_000
+#: A mute's ``duration`` at most (seconds; 0 = until unmuted).
+MUTE_DURATION_MAX_S = 10 * 365 * 86_400

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from . import keys
+from . import keys, relations
 from .errors import StatusNotFound
 from .models import Status
 
@@ -89,18 +89,28 @@ def _undecided(viewer: int | None, status: Status) -> bool:
             and viewer not in mentioned_ids(status.extra.get("mentions", "")))
 
 
-async def visible(store, viewer: int | None, statuses: Iterable[Status]) -> list[Status]:
-    """``statuses`` the viewer may see, in order (one round trip at most, for
-    the follows of private statuses' authors)."""
+async def visible(store, viewer: int | None, statuses: Iterable[Status], *,
+                  muted: bool = False) -> list[Status]:
+    """``statuses`` the viewer may see, in order: by :func:`can_see`, and
+    none by an account blocked either way (redpoll.relations), nor, where
+    ``muted`` (timelines, not a profile or a status asked for by id), by one
+    the viewer mutes. One round trip (the viewer's slot and the follows of
+    private statuses' authors), none for an anonymous viewer."""
     statuses = list(statuses)
+    if viewer is None or not statuses:
+        return [s for s in statuses if can_see(None, s.user_id, of(s), frozenset(), False)]
     ask = list(dict.fromkeys(s.user_id for s in statuses if _undecided(viewer, s)))
-    follows: set[int] = set()
-    if ask:
-        scores = await store.batch([("ZSCORE", keys.following(viewer), a) for a in ask])
-        follows = {a for a, score in zip(ask, scores) if score is not None}
+    authors = list(dict.fromkeys(s.user_id for s in statuses if s.user_id != viewer))
+    commands = [("ZSCORE", keys.following(viewer), a) for a in ask]
+    if authors:
+        commands += relations.hidden_commands(viewer, authors)
+    replies = await store.batch(commands)
+    follows = {a for a, score in zip(ask, replies) if score is not None}
+    hidden = relations.hidden_from(authors, replies[len(ask):], muted=muted) if authors else set()
     return [s for s in statuses
-            if can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),
-                       s.user_id in follows)]
+            if s.user_id not in hidden
+            and can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),
+                        s.user_id in follows)]
 
 
 async def require(store, viewer: int | None, status: Status) -> Status:

@@ -17,11 +17,11 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import (boosts, deleting, delivery, favourites, keys, limits, notifications, posting,
+from . import (boosts, relations, deleting, delivery, favourites, keys, limits, notifications, posting,
                refill, tags)
 from .errors import UserNotFound
 from .health import DATABASE
-from .jobs import (BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
+from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
                    JobQueue, MalformedJob, PostJob, RefillJob, TagFollowJob, decode)
 from .settings import Settings
 from .store import Store
@@ -103,6 +103,11 @@ async def _tag_follow(store: Store, settings: Settings, job: TagFollowJob, entry
     return Done()
 
 
+async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: bytes) -> Done:
+    await relations.apply_block(store, job)
+    return Done()
+
+
 async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: bytes) -> Done:
     return Done(await boosts.replay(store, settings, job))
 
@@ -110,7 +115,7 @@ async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: byte
 HANDLERS: dict[type[Job], Handler] = {BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
-                                      TagFollowJob: _tag_follow}
+                                      TagFollowJob: _tag_follow, BlockJob: _block}
 
 
 class Worker:

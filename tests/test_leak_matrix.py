@@ -6,9 +6,9 @@ cluster.
 The scenario, built once: alice posts one status of each visibility, each a
 reply to her own public root, mentioning @men and tagged #leak...; ``fol``
 follows alice; ``men`` is mentioned but does not follow; ``oth`` follows
-nobody but keeps alice on a list; ``anon`` has no user token. Rows for
-blocked / blocking / muted / suspended relationships are one line each in
-SEES once those features exist.
+nobody but keeps alice on a list; ``anon`` has no user token;
+``blk`` followed alice and is blocked by her; ``blkr`` blocks alice; ``mut``
+follows alice and mutes her. A row of SEES / HOME is one relationship.
 """
 from __future__ import annotations
 
@@ -24,14 +24,19 @@ from test_stream_support import StreamProc
 pytestmark = pytest.mark.timeout(240)
 
 VIS = ("public", "unlisted", "private", "direct")
-ALL = frozenset({"alice", "fol", "men", "oth", "anon"})
+ALL = frozenset({"alice", "fol", "men", "oth", "anon", "blk", "blkr", "mut"})
+#: blocked either way: nothing of alice's anywhere
+BLOCKED = frozenset({"blk", "blkr"})
 #: who sees a status of each visibility by id, in its thread and on alice's profile
 SEES = {
-    "public": ALL,
-    "unlisted": ALL,
-    "private": frozenset({"alice", "fol", "men"}),
+    "public": ALL - BLOCKED,
+    "unlisted": ALL - BLOCKED,
+    "private": frozenset({"alice", "fol", "men", "mut"}),
     "direct": frozenset({"alice", "men"}),
 }
+#: who finds alice's public status on the public and tag timelines
+#: (muting hides an account from timelines, not from its profile)
+LISTS_PUBLIC = ALL - BLOCKED - {"mut"}
 #: whose home holds it (the author, followers, the mentioned: as delivered)
 HOME = {
     "public": {"alice", "fol", "men"},
@@ -51,12 +56,21 @@ def srv(server, tmp_path_factory):
 
 async def test_leak_matrix(srv, rp):
     base = srv.base
-    alice, fol, men, oth = await asyncio.to_thread(accounts, base, 4)
+    alice, fol, men, oth, blk, blkr, mut = await asyncio.to_thread(accounts, base, 7)
     anon = Mastodon(api_base_url=base)
-    who = {"alice": alice, "fol": fol, "men": men, "oth": oth, "anon": anon}
+    who = {"alice": alice, "fol": fol, "men": men, "oth": oth, "anon": anon, "blk": blk,
+           "blkr": blkr, "mut": mut}
     me = {k: (await asyncio.to_thread(m.me)) for k, m in who.items() if k != "anon"}
     alice_id = me["alice"]["id"]
-    await asyncio.to_thread(fol.account_follow, alice_id)
+    for follower in (fol, blk, blkr, mut):
+        await asyncio.to_thread(follower.account_follow, alice_id)
+    rel = await asyncio.to_thread(alice.account_block, me["blk"]["id"])
+    assert rel["blocking"] and not rel["following"] and not rel["followed_by"]
+    rel = await asyncio.to_thread(blkr.account_block, alice_id)
+    assert rel["blocking"] and not rel["following"]
+    rel = await asyncio.to_thread(mut.account_mute, alice_id)
+    assert rel["muting"] and rel["muting_notifications"] and rel["following"]
+    assert (await asyncio.to_thread(alice.me))["followers_count"] == 2  # fol and mut
     lst = await asyncio.to_thread(oth.list_create, "watching")
     await asyncio.to_thread(oth.list_accounts_add, lst["id"], [alice_id])
     tag = "leak" + uuid.uuid4().hex[:8]
@@ -113,14 +127,19 @@ async def test_leak_matrix(srv, rp):
         for name, m in who.items():
             seen = name in SEES[vis]
             assert by_id(m, sid[vis]) == seen, (vis, name, "status by id")
-            thread = {s["id"] for s in m.status_context(root["id"])["descendants"]}
+            try:
+                thread = {s["id"] for s in m.status_context(root["id"])["descendants"]}
+            except MastodonNotFoundError:  # the root is alice's too
+                assert name in BLOCKED
+                thread = set()
             assert (sid[vis] in thread) == seen, (vis, name, "context")
             profile = {s["id"] for s in m.account_statuses(alice_id, limit=40)}
             assert (sid[vis] in profile) == seen, (vis, name, "profile")
+            listed = vis == "public" and name in LISTS_PUBLIC
             public = {s["id"] for s in m.timeline_public(limit=40)}
-            assert (sid[vis] in public) == (vis == "public"), (vis, name, "public timeline")
+            assert (sid[vis] in public) == listed, (vis, name, "public timeline")
             tagged = {s["id"] for s in m.timeline_hashtag(tag, limit=40)}
-            assert (sid[vis] in tagged) == (vis == "public"), (vis, name, "tag timeline")
+            assert (sid[vis] in tagged) == listed, (vis, name, "tag timeline")
             if not seen:  # nothing about it answers either
                 with pytest.raises(MastodonNotFoundError):
                     m.status_favourited_by(sid[vis])
@@ -137,6 +156,17 @@ async def test_leak_matrix(srv, rp):
                 found = {s["id"] for s in m.search_v2(f"{vis} note", result_type="statuses")
                          ["statuses"]}
                 assert found <= {sid[v] for v in VIS if name in SEES[v]}, (vis, name, "search")
+    # a block refuses follows both ways and mentions across it
+    for a, b in ((blk, alice_id), (alice, me["blk"]["id"]), (blkr, alice_id)):
+        with pytest.raises(MastodonAPIError) as refused:
+            a.account_follow(b)
+        assert refused.value.args[1] == 403
+    blk.status_post(f"hey @{me['alice']['username']}")
+    mut.status_post(f"hey @{me['alice']['username']}")
+    assert {n["account"]["id"] for n in alice.notifications(types=["mention"])} == {
+        me["mut"]["id"]}
+    assert [a["id"] for a in alice.blocks()] == [me["blk"]["id"]]
+    assert [a["id"] for a in mut.mutes()] == [alice_id]
     # notifications: each mention reached the mentioned, and only them
     mentions = {n["status"]["id"] for n in men.notifications(types=["mention"])}
     assert mentions == set(sid.values())

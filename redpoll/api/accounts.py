@@ -94,13 +94,17 @@ async def account_statuses(ctx: Ctx) -> Response:
     return await timeline_response(ctx, kept, cursors=[s.id for s in page])
 
 
-async def _relationship(ctx: Ctx, target: int) -> dict:
-    following, followed_by, reblogs, notify = await asyncio.gather(
+async def relationship_of(ctx: Ctx, target: int) -> dict:
+    """The caller's Relationship to ``target`` (follows, blocks, mutes)."""
+    following, followed_by, reblogs, notify, rel = await asyncio.gather(
         ctx.rp.is_following(ctx.uid, target), ctx.rp.is_following(target, ctx.uid),
         boosts.shows_reblogs(ctx.rp.store, ctx.uid, target),
-        notifications.notifies(ctx.rp.store, ctx.uid, target))
+        notifications.notifies(ctx.rp.store, ctx.uid, target),
+        ctx.rp.relation(ctx.uid, target))
     return entities.relationship(target, following, followed_by) | {
-        "showing_reblogs": following and reblogs, "notifying": following and notify}
+        "showing_reblogs": following and reblogs, "notifying": following and notify,
+        "blocking": rel.blocking, "blocked_by": rel.blocked_by, "muting": rel.mute is not None,
+        "muting_notifications": rel.mute is not None and rel.mute.notifications}
 
 
 @endpoint(auth="required", scope="write:follows")
@@ -116,7 +120,7 @@ async def follow(ctx: Ctx) -> Response:
                                       True if reblogs is None else reblogs)
     if notify is not None or new:
         await notifications.set_notify(ctx.rp.store, ctx.uid, target, bool(notify))
-    return JSON(await _relationship(ctx, target))
+    return JSON(await relationship_of(ctx, target))
 
 
 @endpoint(auth="required", scope="write:follows")
@@ -124,14 +128,14 @@ async def unfollow(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.get_user(target)
     await ctx.rp.unfollow(ctx.uid, target)
-    return JSON(await _relationship(ctx, target))
+    return JSON(await relationship_of(ctx, target))
 
 
 @endpoint(auth="required", scope="read:follows")
 async def relationships(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     users = await ctx.rp.get_users(ids)
-    return JSON(list(await asyncio.gather(*(_relationship(ctx, u.id) for u in users))))
+    return JSON(list(await asyncio.gather(*(relationship_of(ctx, u.id) for u in users))))
 
 
 async def _follow_page(ctx: Ctx, which: str) -> Response:
@@ -159,5 +163,5 @@ async def following(ctx: Ctx) -> Response:
 
 
 __all__ = ["register", "verify_credentials", "get_account", "lookup", "account_statuses",
-           "follow", "unfollow", "relationships", "followers", "following", "render_statuses",
+           "follow", "unfollow", "relationships", "relationship_of", "followers", "following", "render_statuses",
            "Conflict", "UserNotFound"]

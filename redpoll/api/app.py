@@ -28,7 +28,7 @@ from ..health import DATABASE
 from ..settings import Settings
 from ..stream.service import StreamService
 from . import (accounts, instance, lists, notifications, oauth, openapi, ops, pages, profile,
-               search, social, startup, statuses, threads)
+               relations, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
 
@@ -61,6 +61,12 @@ ROUTES = [
     Route("/api/v1/accounts/{id}/follow", accounts.follow, methods=["POST"]),
     Route("/api/v1/accounts/{id}/unfollow", accounts.unfollow, methods=["POST"]),
     Route("/api/v1/accounts/{id}/followers", accounts.followers, methods=["GET"]),
+    Route("/api/v1/accounts/{id}/block", relations.block, methods=["POST"]),
+    Route("/api/v1/accounts/{id}/unblock", relations.unblock, methods=["POST"]),
+    Route("/api/v1/accounts/{id}/mute", relations.mute, methods=["POST"]),
+    Route("/api/v1/accounts/{id}/unmute", relations.unmute, methods=["POST"]),
+    Route("/api/v1/blocks", relations.blocks, methods=["GET"]),
+    Route("/api/v1/mutes", relations.mutes, methods=["GET"]),
     Route("/api/v1/accounts/{id}/following", accounts.following, methods=["GET"]),
     Route("/api/v1/statuses", statuses.post_status, methods=["POST"]),
     Route("/api/v1/statuses", statuses.get_statuses, methods=["GET"]),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits, markers, notifications, validate
+from .. import limits, markers, notifications, relations, validate
 from ..errors import ValidationError
 from ..notifications import Notification
 from . import entities
@@ -33,9 +33,22 @@ def _query(ctx: Ctx) -> dict:
             "account_id": p.cursor("account_id")}
 
 
+async def _hidden(ctx: Ctx, uids: list[int]) -> set[int]:
+    """Accounts whose notifications the caller does not get: blocked either
+    way, or muted with notifications (redpoll.relations)."""
+    uids = [u for u in dict.fromkeys(uids) if u != ctx.uid]
+    if not uids:
+        return set()
+    replies = await ctx.rp.store.batch(relations.hidden_commands(ctx.uid, uids))
+    return relations.hidden_from(uids, replies, muted=True, notifications_only=True)
+
+
 async def _context(ctx: Ctx, notes: list[Notification]):
     """The accounts and rendered statuses the notifications name, by id;
-    notifications whose account or status is gone are left out."""
+    notifications whose account or status is gone, or whose account the
+    caller blocks, is blocked by or mutes with notifications, are left out."""
+    hidden = await _hidden(ctx, [n.actor for n in notes])
+    notes = [n for n in notes if n.actor not in hidden]
     users = await ctx.rp.get_users(list(dict.fromkeys(n.actor for n in notes)))
     accounts = {u.id: entities.account(u, ctx.base) for u in users}
     sids = list(dict.fromkeys(n.status for n in notes if n.status))
@@ -116,7 +129,9 @@ def _grouped_query(ctx: Ctx) -> dict:
 
 async def _side_lists(ctx: Ctx, account_ids, status_ids) -> tuple[dict, dict]:
     """Accounts and rendered statuses by id, each once (GroupedNotificationsResults)."""
-    users = await ctx.rp.get_users(list(dict.fromkeys(account_ids)))
+    account_ids = list(account_ids)
+    hidden = await _hidden(ctx, account_ids)
+    users = await ctx.rp.get_users([a for a in dict.fromkeys(account_ids) if a not in hidden])
     accounts = {u.id: entities.account(u, ctx.base) for u in users}
     rendered = await render_statuses(ctx, await ctx.rp.get_statuses(list(dict.fromkeys(status_ids))))
     return accounts, {int(s["id"]): s for s in rendered}

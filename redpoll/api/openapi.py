@@ -279,6 +279,28 @@ def _paths() -> dict:
         "/api/v1/accounts/{id}/unfollow": {"post": op(
             "Unfollow an account", "Accounts", _ref("Relationship"), auth="required",
             scope="write:follows", params=[_path()])},
+        "/api/v1/accounts/{id}/block": {"post": op(
+            "Block an account: follows both ways end, neither sees the other", "Accounts",
+            _ref("Relationship"), auth="required", scope="write:blocks", params=[_path()])},
+        "/api/v1/accounts/{id}/unblock": {"post": op(
+            "Unblock an account", "Accounts", _ref("Relationship"), auth="required",
+            scope="write:blocks", params=[_path()])},
+        "/api/v1/accounts/{id}/mute": {"post": op(
+            "Mute an account (duration seconds, 0 = until unmuted; notifications too "
+            "unless notifications=false)", "Accounts", _ref("Relationship"), auth="required",
+            scope="write:mutes", params=[_path()],
+            body=_body({"duration": {"type": "integer", "minimum": 0,
+                                     "maximum": limits.MUTE_DURATION_MAX_S},
+                        "notifications": BOOL}))},
+        "/api/v1/accounts/{id}/unmute": {"post": op(
+            "Unmute an account", "Accounts", _ref("Relationship"), auth="required",
+            scope="write:mutes", params=[_path()])},
+        "/api/v1/blocks": {"get": op(
+            "Accounts you block, newest block first (cursors are block ids)", "Accounts",
+            accounts, auth="required", scope="read:blocks", paged=True, params=PAGE)},
+        "/api/v1/mutes": {"get": op(
+            "Accounts you mute now, newest mute first (cursors are mute ids)", "Accounts",
+            accounts, auth="required", scope="read:mutes", paged=True, params=PAGE)},
         "/api/v1/accounts/{id}/followers": {"get": op(
             "An account's followers, newest first", "Accounts", accounts,
             scope="read:accounts", paged=True, params=[_path(), *PAGE])},

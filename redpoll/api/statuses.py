@@ -81,18 +81,20 @@ async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool
     return out
 
 
-async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None
-                            ) -> Response:
+async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None,
+                            muted: bool = False) -> Response:
     """A page of statuses, from the process's kept renderings (api/rendered.py)
     with the counts and flags read now; authors the page did not bring along
     are read here. ``cursors`` (one per status) go into the Link header
-    instead of the status ids (favourites and bookmarks page by their own)."""
+    instead of the status ids (favourites and bookmarks page by their own).
+    ``muted``: accounts the caller mutes are left out too (the home, list,
+    public and tag timelines; not a profile)."""
     authors = getattr(statuses, "authors", {})
     missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
     page = statuses  # the Link header pages on what was read
-    statuses = await visibility.visible(ctx.rp.store, ctx.viewer, statuses)
+    statuses = await visibility.visible(ctx.rp.store, ctx.viewer, statuses, muted=muted)
     wrapped = await render_boosts(ctx, statuses)
     if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
         statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
@@ -198,7 +200,8 @@ async def delete_status(ctx: Ctx) -> Response:
 # --- timelines ------------------------------------------------------------------------------
 @endpoint(auth="required", scope="read:statuses")
 async def home(ctx: Ctx) -> Response:
-    return await timeline_response(ctx, await ctx.rp.home_timeline(ctx.uid, **ctx.params.cursors()))
+    return await timeline_response(ctx, await ctx.rp.home_timeline(ctx.uid, **ctx.params.cursors()),
+                                   muted=True)
 
 
 @endpoint(auth="optional", scope="read:statuses")
@@ -208,10 +211,10 @@ async def public(ctx: Ctx) -> Response:
     cursors = p.cursors()
     if (remote and not local) or only_media:  # no remote statuses, no media here
         return JSON([])
-    return await timeline_response(ctx, await ctx.rp.public_timeline(**cursors))
+    return await timeline_response(ctx, await ctx.rp.public_timeline(**cursors), muted=True)
 
 
 @endpoint(auth="required", scope="read:lists")
 async def list_timeline(ctx: Ctx) -> Response:
     statuses = await ctx.rp.list_timeline(ctx.uid, ctx.path_id("list_id"), **ctx.params.cursors())
-    return await timeline_response(ctx, statuses)
+    return await timeline_response(ctx, statuses, muted=True)

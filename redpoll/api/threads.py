@@ -40,7 +40,7 @@ async def tag_timeline(ctx: Ctx) -> Response:
                                             all_=combine["all"], none=combine["none"], **cursors)
     else:
         page = await timelines.tag(ctx.rp.store, name, **cursors)
-    return await timeline_response(ctx, page)
+    return await timeline_response(ctx, page, muted=True)
 
 
 def _tag_list(ctx: Ctx, mode: str) -> list[str]:

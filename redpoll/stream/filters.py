@@ -95,7 +95,7 @@ class Event:
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
                  "_words", "_tokens", "point", "rendered", "listed", "owner", "notification",
-                 "visibility", "mentioned")
+                 "visibility", "mentioned", "boosted_uid")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -110,6 +110,7 @@ class Event:
         #: retweeted_status (hashtag streams and mentions stay the boost's own)
         reblog = status.get("reblog")
         self.boosted_text = str(reblog.get("text", "")) if isinstance(reblog, dict) else ""
+        self.boosted_uid = int(reblog.get("user_id", 0)) if isinstance(reblog, dict) else 0
         self._words = None
         self._tokens = None
         self.point = parse_point(status.get("location"))
@@ -199,6 +200,13 @@ class Filter:
     #: follow (the private statuses they may see: redpoll.visibility)
     viewer: int | None = None
     followed: frozenset[int] = field(default_factory=frozenset)
+    #: accounts the stream's user blocks, is blocked by or mutes
+    #: (redpoll.relations.hidden_ids): none of their statuses or boosts,
+    #: nor boosts of their statuses
+    hidden: frozenset[int] = field(default_factory=frozenset)
+
+    def hides(self, ev: "Event") -> bool:
+        return bool(self.hidden) and (ev.uid in self.hidden or ev.boosted_uid in self.hidden)
 
     @property
     def empty(self) -> bool:
@@ -217,6 +225,8 @@ class Filter:
     def matches(self, ev: Event) -> bool:
         if ev.owner is not None:  # a notification: its owner's user streams only
             return ev.owner == self.owner
+        if self.hides(ev):
+            return False
         if not ev.listed:  # the one decision, for the stream's own user only
             if self.viewer is None or not (ev.uid in self.authors or (
                     self.owner is not None and self.owner in ev.mentioned)):

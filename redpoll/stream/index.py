@@ -25,6 +25,8 @@ class FilterIndex:
         self._geo: set = set()
         self._by_owner: dict[int, set] = defaultdict(set)
         self._filters: dict = {}
+        #: subscribers whose filter hides some accounts (blocks, mutes)
+        self._hiding: set = set()
 
     def __len__(self) -> int:
         return len(self._filters)
@@ -58,6 +60,8 @@ class FilterIndex:
             (table if key is None else table[key]).add(sub)
         if f.boxes:
             self._geo.add(sub)
+        if f.hidden:
+            self._hiding.add(sub)
 
     def remove(self, sub) -> None:
         f = self._filters.pop(sub, None)
@@ -73,9 +77,17 @@ class FilterIndex:
                     if not bucket:
                         del table[key]
         self._geo.discard(sub)
+        self._hiding.discard(sub)
 
     def match(self, ev: Event) -> set:
         """Every subscriber whose filter matches ``ev``."""
+        found = self._match(ev)
+        if self._hiding and ev.owner is None:  # blocks and mutes: Filter.hides
+            found = {sub for sub in found
+                     if sub not in self._hiding or not self._filters[sub].hides(ev)}
+        return found
+
+    def _match(self, ev: Event) -> set:
         if ev.owner is not None:  # a notification: its owner's user streams only
             return set(self._by_owner.get(ev.owner, ()))
         if not ev.listed:

@@ -153,13 +153,16 @@ class SSEEndpoint:
             raise WebError(404, "Record not found") from None
 
     async def build_filter(self, principal: Principal, params: dict) -> Filter:
+        hidden = frozenset()
+        if principal.user_id is not None:  # blocks and mutes (redpoll.relations)
+            hidden = await self.service.engine.hidden_ids(principal.user_id)
         if self.channel == "public":
-            return Filter(sample=frozenset(range(100)))
+            return Filter(sample=frozenset(range(100)), hidden=hidden)
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
                 raise WebError(400, "Missing tag name parameter")
-            return Filter(tags=frozenset({tag}))
+            return Filter(tags=frozenset({tag}), hidden=hidden)
         if principal.user_id is None:
             raise WebError(422, "This method requires an authenticated user")
         return await self.personal_filter(principal, params)
@@ -172,7 +175,9 @@ class SSEEndpoint:
         authors = await self.members(principal, params)
         followed = authors if self.channel == "user" else \
             await self.service.engine.following_ids(uid)
-        return Filter(authors=authors, owner=owner, viewer=uid, followed=frozenset(followed))
+        hidden = await self.service.engine.hidden_ids(uid)
+        return Filter(authors=authors, owner=owner, viewer=uid, followed=frozenset(followed),
+                      hidden=hidden)
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -246,5 +251,6 @@ class SSEEndpoint:
                 return
             except Exception:  # Redis away: keep the last known members
                 continue
-            if (fresh.authors, fresh.followed) != (sub.filter.authors, sub.filter.followed):
+            if (fresh.authors, fresh.followed, fresh.hidden) != (
+                    sub.filter.authors, sub.filter.followed, sub.filter.hidden):
                 self.service.hub.refilter(sub, fresh)

@@ -1,0 +1,69 @@
+"""Blocks and mutes (issue 10): Mastodon's routes for them. The rules are
+redpoll/relations.py's; what they hide, redpoll/visibility.py decides."""
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from .. import relations
+from . import entities
+from .accounts import relationship_of
+from ..errors import ValidationError
+from .http import JSON, Ctx, endpoint, link_header
+
+
+@endpoint(auth="required", scope="write:blocks")
+async def block(ctx: Ctx) -> Response:
+    target = ctx.path_id()
+    await ctx.rp.block(ctx.uid, target)
+    return JSON(await relationship_of(ctx, target))
+
+
+@endpoint(auth="required", scope="write:blocks")
+async def unblock(ctx: Ctx) -> Response:
+    target = ctx.path_id()
+    await ctx.rp.unblock(ctx.uid, target)
+    return JSON(await relationship_of(ctx, target))
+
+
+@endpoint(auth="required", scope="write:mutes")
+async def mute(ctx: Ctx) -> Response:
+    """``duration`` seconds (0 or absent: until unmuted), ``notifications``
+    (default true: their notifications are hidden too)."""
+    target = ctx.path_id()
+    p = ctx.params
+    seconds = p.number("duration")
+    if seconds is not None and not float(seconds).is_integer():
+        raise ValidationError("duration", "must be a whole number of seconds")
+    duration = int(seconds or 0)
+    notes = p.bool("notifications", True) if p.has("notifications") else True
+    await ctx.rp.mute(ctx.uid, target, duration, notes)
+    return JSON(await relationship_of(ctx, target))
+
+
+@endpoint(auth="required", scope="write:mutes")
+async def unmute(ctx: Ctx) -> Response:
+    target = ctx.path_id()
+    await ctx.rp.unmute(ctx.uid, target)
+    return JSON(await relationship_of(ctx, target))
+
+
+async def _accounts_page(ctx: Ctx, read) -> Response:
+    p = ctx.params
+    for name in ("since_id", "min_id"):
+        p.cursor(name)
+    rows = await read(ctx.rp.store, ctx.uid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
+    users = {u.id: u for u in await ctx.rp.get_users([uid for uid, _ in rows])}
+    kept = [(uid, mark) for uid, mark in rows if uid in users]
+    headers = link_header(ctx, [mark for _, mark in rows], key=lambda c: c, prev=False) \
+        if rows else {}
+    return JSON([entities.account(users[uid], ctx.base) for uid, _ in kept], headers=headers)
+
+
+@endpoint(auth="required", scope="read:blocks")
+async def blocks(ctx: Ctx) -> Response:
+    return await _accounts_page(ctx, relations.blocked_page)
+
+
+@endpoint(auth="required", scope="read:mutes")
+async def mutes(ctx: Ctx) -> Response:
+    return await _accounts_page(ctx, relations.muted_page)
