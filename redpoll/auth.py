@@ -204,6 +204,8 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
     """A new access token (returned once, stored as a digest) and its creation time."""
     token = new_secret()
     created = int(time.time())
+    if uid:  # indexed first: a token that exists is always in its user's index
+        await store.batch([("SADD", keys.user_tokens(uid), digest(token))])
     await store.client.hset(keys.token(digest(token)), mapping={  # one command: atomic
         "uid": uid or 0, "app": app.client_id, "scopes": " ".join(scopes), "at": created})
     return token, created

@@ -10,6 +10,7 @@ import sys
 import click
 
 from . import __version__, tools
+from .admin import admin
 from .tools import bench as tools_bench, seed as tools_seed
 from .engine import Redpoll
 from .errors import ConfigError, RedpollError
@@ -140,3 +141,6 @@ def serve(host: str, port: int, workers: int, jobs: bool, access_log: bool | Non
                   log_level=log_level.upper())
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+main.add_command(admin)

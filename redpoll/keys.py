@@ -433,3 +433,24 @@ def muting(uid: int) -> str:
 def mute_terms(uid: int) -> str:
     """HASH account id -> ``<expires ms, 0 = never>:<1 if notifications are muted too>``."""
     return f"mute:{{{uid}}}:t"
+
+
+# --- moderation (redpoll/moderation.py) ------------------------------------------------
+def user_tokens(uid: int) -> str:
+    """SET of the digests of the access tokens issued to ``uid`` (so a
+    suspension or a password reset can revoke them all); may name tokens
+    already revoked."""
+    return f"utok:{{{uid}}}"
+
+
+#: ZSET report id -> report id: every report, in one slot with its records
+REPORTS = "rep:{reports}"
+#: ZSET of the unresolved ones
+REPORTS_OPEN = "rep:{reports}:open"
+#: report ids (same slot: a report is written in one transaction)
+REPORT_SEQ = "rep:{reports}:seq"
+
+
+def report(rid: int) -> str:
+    """HASH one report: reporter, account, statuses, comment, category, at, resolved_at."""
+    return f"rep:{{reports}}:{rid}"

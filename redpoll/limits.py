@@ -313,3 +313,6 @@ BLOCKS_MAX = 10_000
 MUTES_MAX = 10_000
 #: A mute's ``duration`` at most (seconds; 0 = until unmuted).
 MUTE_DURATION_MAX_S = 10 * 365 * 86_400
+#: A report's comment (characters) and statuses, at most (Mastodon: 1,000 and no cap).
+REPORT_COMMENT_MAX_CHARS = 1000
+REPORT_STATUSES_MAX = 50

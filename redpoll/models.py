@@ -41,6 +41,10 @@ class User:
     fields: tuple[tuple[str, str], ...] = ()
     #: the visibility of a post that names none (Mastodon's source.privacy)
     privacy: str = "public"
+    #: suspended by a moderator (redpoll.moderation): hidden everywhere
+    suspended: bool = False
+    #: "" or "admin" (redpoll admin grant-admin)
+    role: str = ""
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
@@ -52,14 +56,15 @@ class User:
                    posts=int(h.get("posts", 0)), bot=h.get("bot") == "1",
                    discoverable=h.get("disc", "1") == "1",
                    fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
-                   privacy=h.get("privacy", "public"))
+                   privacy=h.get("privacy", "public"), suspended=h.get("susp") == "1",
+                   role=h.get("role", ""))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
                 "bio": self.bio, "created_at": self.created_at, "followers": self.followers,
                 "following": self.following, "posts": self.posts, "bot": self.bot,
                 "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
-                "privacy": self.privacy}
+                "privacy": self.privacy, "suspended": self.suspended, "role": self.role}
 
 
 @dataclass(frozen=True, slots=True)

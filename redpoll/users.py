@@ -226,6 +226,8 @@ async def check_password(store: Store, login: str, password: str) -> User | None
         user = await lookup(store, login)
     except (UserNotFound, ValidationError):
         return None
+    if user.suspended:  # a suspended account cannot sign in (redpoll.moderation)
+        return None
     stored = await store.client.hget(keys.secrets(user.id), "password")
     if stored is None:
         return None

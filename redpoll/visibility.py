@@ -91,22 +91,33 @@ def _undecided(viewer: int | None, status: Status) -> bool:
 
 async def visible(store, viewer: int | None, statuses: Iterable[Status], *,
                   muted: bool = False) -> list[Status]:
-    """``statuses`` the viewer may see, in order: by :func:`can_see`, and
-    none by an account blocked either way (redpoll.relations), nor, where
+    """``statuses`` the viewer may see, in order: by :func:`can_see`, none
+    by a suspended account (redpoll.moderation), none by an account blocked
+    either way (redpoll.relations), nor, where
     ``muted`` (timelines, not a profile or a status asked for by id), by one
     the viewer mutes. One round trip (the viewer's slot and the follows of
-    private statuses' authors), none for an anonymous viewer."""
+    private statuses' authors, and whether the authors are suspended)."""
     statuses = list(statuses)
-    if viewer is None or not statuses:
-        return [s for s in statuses if can_see(None, s.user_id, of(s), frozenset(), False)]
+    if not statuses:
+        return []
+    everyone = list(dict.fromkeys(s.user_id for s in statuses))
+    # suspended authors (redpoll.moderation) are hidden from everyone
+    commands = [("HGET", keys.user(a), "susp") for a in everyone]
+    if viewer is None:
+        suspended = {a for a, flag in zip(everyone, await store.batch(commands)) if flag}
+        return [s for s in statuses if s.user_id not in suspended
+                and can_see(None, s.user_id, of(s), frozenset(), False)]
     ask = list(dict.fromkeys(s.user_id for s in statuses if _undecided(viewer, s)))
-    authors = list(dict.fromkeys(s.user_id for s in statuses if s.user_id != viewer))
-    commands = [("ZSCORE", keys.following(viewer), a) for a in ask]
+    authors = [a for a in everyone if a != viewer]
+    commands += [("ZSCORE", keys.following(viewer), a) for a in ask]
     if authors:
         commands += relations.hidden_commands(viewer, authors)
     replies = await store.batch(commands)
+    hidden = {a for a, flag in zip(everyone, replies) if flag}
+    replies = replies[len(everyone):]
     follows = {a for a, score in zip(ask, replies) if score is not None}
-    hidden = relations.hidden_from(authors, replies[len(ask):], muted=muted) if authors else set()
+    if authors:
+        hidden |= relations.hidden_from(authors, replies[len(ask):], muted=muted)
     return [s for s in statuses
             if s.user_id not in hidden
             and can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),

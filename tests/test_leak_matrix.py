@@ -206,3 +206,35 @@ async def test_default_visibility_through_the_api(srv, rp):
         alice.account_update_credentials(default_privacy="friends")
     assert refused.value.args[1] == 422
     assert alice.me()["source"]["privacy"] == "private"
+
+
+async def test_a_suspended_author_vanishes_from_every_read_path(srv, rp):
+    """The "suspended author" row: alice's statuses of every visibility, as
+    everyone saw them, are gone for everyone once a moderator suspends her."""
+    from test_moderation import admin, ok
+    base = srv.base
+    alice, fol, men = await asyncio.to_thread(accounts, base, 3)
+    me = {k: await asyncio.to_thread(m.me) for k, m in
+          (("alice", alice), ("fol", fol), ("men", men))}
+    await asyncio.to_thread(fol.account_follow, me["alice"]["id"])
+    tag = "susp" + uuid.uuid4().hex[:8]
+    root = await asyncio.to_thread(alice.status_post, f"root #{tag}")
+    sids = [root["id"]] + [(await asyncio.to_thread(
+        alice.status_post, f"{vis} @{me['men']['username']} #{tag}", visibility=vis,
+        in_reply_to_id=root["id"]))["id"] for vis in VIS]
+    assert fol.status(sids[1])["id"] == sids[1]  # seen before
+    ok(admin(srv, "suspend", me["alice"]["username"]))
+    viewers = {"fol": fol, "men": men, "anon": Mastodon(api_base_url=base)}
+    for name, m in viewers.items():
+        for sid in sids:
+            with pytest.raises(MastodonNotFoundError):
+                m.status(sid)
+        with pytest.raises(MastodonNotFoundError):
+            m.status_context(root["id"])
+        assert m.account_statuses(me["alice"]["id"]) == []
+        assert not {s["id"] for s in m.timeline_public(limit=40)} & set(sids)
+        assert m.timeline_hashtag(tag) == []
+        if name != "anon":
+            assert not {s["id"] for s in m.timeline_home(limit=40)} & set(sids)
+            assert not {n.get("status", {}) and n["status"]["id"]
+                        for n in m.notifications()} & set(sids)

@@ -28,7 +28,7 @@ from ..health import DATABASE
 from ..settings import Settings
 from ..stream.service import StreamService
 from . import (accounts, instance, lists, notifications, oauth, openapi, ops, pages, profile,
-               relations, search, social, startup, statuses, threads)
+               relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
 
@@ -66,6 +66,7 @@ ROUTES = [
     Route("/api/v1/accounts/{id}/mute", relations.mute, methods=["POST"]),
     Route("/api/v1/accounts/{id}/unmute", relations.unmute, methods=["POST"]),
     Route("/api/v1/blocks", relations.blocks, methods=["GET"]),
+    Route("/api/v1/reports", reports.create, methods=["POST"]),
     Route("/api/v1/mutes", relations.mutes, methods=["GET"]),
     Route("/api/v1/accounts/{id}/following", accounts.following, methods=["GET"]),
     Route("/api/v1/statuses", statuses.post_status, methods=["POST"]),

@@ -63,10 +63,14 @@ def account(user: User, base: str) -> dict:
         "hide_collections": False,
         "noindex": False,
         "emojis": [],
-        "roles": [],
+        "roles": [ADMIN_ROLE] if user.role == "admin" else [],
         "fields": [{"name": html.escape(name), "value": html.escape(value),
                     "verified_at": None} for name, value in user.fields],
-    }
+    } | ({"suspended": True} if user.suspended else {})
+
+
+#: Mastodon 4's role of an admin (redpoll admin grant-admin), as accounts show it
+ADMIN_ROLE = {"id": "3", "name": "Admin", "color": ""}
 
 
 def credential_account(user: User, base: str) -> dict:
@@ -76,7 +80,8 @@ def credential_account(user: User, base: str) -> dict:
         "privacy": user.privacy, "sensitive": False, "language": None, "note": user.bio,
         "fields": [{"name": name, "value": value, "verified_at": None}
                    for name, value in user.fields],
-        "follow_requests_count": 0}}
+        "follow_requests_count": 0}} | ({"role": ADMIN_ROLE | {
+            "permissions": "1", "highlighted": True}} if user.role == "admin" else {})
 
 
 def placeholder_user(status: Status) -> User:

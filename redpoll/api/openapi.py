@@ -295,6 +295,17 @@ def _paths() -> dict:
         "/api/v1/accounts/{id}/unmute": {"post": op(
             "Unmute an account", "Accounts", _ref("Relationship"), auth="required",
             scope="write:mutes", params=[_path()])},
+        "/api/v1/reports": {"post": op(
+            "Report an account (and some of its statuses) to the moderators", "Accounts",
+            _obj({"id": STR, "category": STR, "comment": STR, "action_taken": BOOL}),
+            auth="required", scope="write:reports",
+            body=_body({"account_id": ID,
+                        "status_ids": {"type": "array", "items": ID,
+                                       "maxItems": limits.REPORT_STATUSES_MAX},
+                        "comment": {"type": "string",
+                                    "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
+                        "category": {"enum": ["spam", "legal", "violation", "other"]},
+                        "forward": BOOL}, required=("account_id",)))},
         "/api/v1/blocks": {"get": op(
             "Accounts you block, newest block first (cursors are block ids)", "Accounts",
             accounts, auth="required", scope="read:blocks", paged=True, params=PAGE)},

@@ -1,0 +1,35 @@
+"""Reports (issue 10): POST /api/v1/reports. Moderators read and resolve
+them with ``redpoll admin reports`` / ``resolve`` (redpoll/moderation.py)."""
+from __future__ import annotations
+
+from starlette.responses import Response
+
+from .. import limits, moderation
+from ..errors import ValidationError
+from . import entities
+from .http import JSON, Ctx, endpoint
+
+
+def report_entity(r: moderation.Report, target: dict) -> dict:
+    """Mastodon's Report entity."""
+    return {"id": str(r.id), "action_taken": r.resolved_at is not None,
+            "action_taken_at": entities.iso(r.resolved_at) if r.resolved_at else None,
+            "category": r.category, "comment": r.comment, "forwarded": False,
+            "created_at": entities.iso(r.created_at),
+            "status_ids": [str(s) for s in r.statuses] or None, "rule_ids": None,
+            "target_account": target}
+
+
+@endpoint(auth="required", scope="write:reports")
+async def create(ctx: Ctx) -> Response:
+    p = ctx.params
+    account = p.cursor("account_id")
+    if account is None:
+        raise ValidationError("account_id", "is missing")
+    status_ids = p.ids("status_ids", max_count=limits.REPORT_STATUSES_MAX)
+    p.bool("forward")
+    category = p.str("category", max_chars=20) or "other"
+    comment = p.str("comment", max_chars=100_000) or ""
+    r = await moderation.report(ctx.rp.store, ctx.uid, account, status_ids, comment, category)
+    user = await ctx.rp.get_user(r.account)
+    return JSON(report_entity(r, entities.account(user, ctx.base)))

@@ -1,0 +1,163 @@
+"""Reports and moderation (issue 10): what ``redpoll admin`` and
+``POST /api/v1/reports`` do.
+
+* A report is written in one MULTI (every report key carries the hash tag
+  ``{reports}``: one slot): its id, its record, the two indexes.
+* A suspension sets ``susp`` on the user record (with ``rev``: kept records
+  are re-read, redpoll.users), revokes every token of the account
+  (``utok:{uid}``), then ends its open streams in every process
+  (events.end_streams). Each step is idempotent: a suspension cut short is
+  finished by running it again, and reads hide the account from the first
+  step on (redpoll.visibility asks the record). Nothing is deleted, so
+  :func:`unsuspend` restores everything but the tokens (sign in again).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+
+from . import events, keys, limits, users, validate
+from .errors import NotFound, ValidationError
+from .models import User, now_ms
+from .store import Store
+
+CATEGORIES = ("spam", "legal", "violation", "other")
+
+
+class ReportNotFound(NotFound):
+    """No report by that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    id: int
+    reporter: int
+    account: int
+    statuses: tuple[int, ...]
+    comment: str
+    category: str
+    created_at: int
+    resolved_at: int | None = None
+
+    @classmethod
+    def from_hash(cls, raw: dict) -> "Report":
+        h = {k.decode(): v.decode() for k, v in raw.items()}
+        return cls(int(h["id"]), int(h["reporter"]), int(h["account"]),
+                   tuple(json.loads(h["statuses"])), h["comment"], h["category"], int(h["at"]),
+                   int(h["resolved"]) if h.get("resolved") else None)
+
+
+async def report(store: Store, reporter, account, status_ids=(), comment: str = "",
+                 category: str = "other") -> Report:
+    """File a report; ValidationError (nothing written) for bad input."""
+    reporter = validate.an_id(reporter, "user_id")
+    account = validate.an_id(account, "account_id")
+    if not isinstance(comment, str) or len(comment) > limits.REPORT_COMMENT_MAX_CHARS:
+        raise ValidationError("comment", f"at most {limits.REPORT_COMMENT_MAX_CHARS} characters")
+    if category not in CATEGORIES:
+        raise ValidationError("category", "must be one of " + ", ".join(CATEGORIES))
+    ids = [validate.an_id(s, "status_ids") for s in status_ids]
+    if len(ids) > limits.REPORT_STATUSES_MAX:
+        raise ValidationError("status_ids", f"at most {limits.REPORT_STATUSES_MAX} statuses")
+    await users.get_user(store, account)  # UserNotFound: 404
+    if ids:
+        found = await store.batch([("HMGET", keys.status(s), "uid", "deleted") for s in ids])
+        if any(uid is None or deleted is not None or int(uid) != account
+               for uid, deleted in found):
+            raise ValidationError("status_ids", "must be statuses of the reported account")
+    rid, = await store.batch([("INCR", keys.REPORT_SEQ)])
+    rid = int(rid)
+    at = now_ms()
+    pipe = store.client.pipeline(transaction=True)  # one slot: {reports}
+    pipe.hset(keys.report(rid), mapping={
+        "id": rid, "reporter": reporter, "account": account, "statuses": json.dumps(ids),
+        "comment": comment, "category": category, "at": at})
+    pipe.zadd(keys.REPORTS, {str(rid): rid})
+    pipe.zadd(keys.REPORTS_OPEN, {str(rid): rid})
+    await pipe.execute()
+    return Report(rid, reporter, account, tuple(ids), comment, category, at)
+
+
+async def reports(store: Store, *, unresolved: bool = False, limit: int = 100) -> list[Report]:
+    """Newest first."""
+    key = keys.REPORTS_OPEN if unresolved else keys.REPORTS
+    ids = await store.client.zrevrange(key, 0, limit - 1)
+    rows = await store.batch([("HGETALL", keys.report(int(i))) for i in ids])
+    out = []
+    for raw in rows:
+        if isinstance(raw, list):  # RESP2
+            raw = dict(zip(raw[0::2], raw[1::2]))
+        if raw:
+            out.append(Report.from_hash(raw))
+    return out
+
+
+async def resolve(store: Store, rid) -> Report:
+    rid = validate.an_id(rid, "report_id")
+    pipe = store.client.pipeline(transaction=True)
+    pipe.hsetnx(keys.report(rid), "resolved", now_ms())
+    pipe.zrem(keys.REPORTS_OPEN, str(rid))
+    pipe.hgetall(keys.report(rid))
+    *_, raw = await pipe.execute()
+    if not raw or b"id" not in raw:
+        await store.client.delete(keys.report(rid))  # HSETNX made a stray hash
+        raise ReportNotFound(f"report {rid} does not exist")
+    return Report.from_hash(raw)
+
+
+# --- accounts --------------------------------------------------------------------------
+async def _set(store: Store, uid: int, **fields) -> None:
+    """Change the user record and its ``rev`` in one transaction (one slot)."""
+    pipe = store.client.pipeline(transaction=True)
+    drop = [k for k, v in fields.items() if v is None]
+    keep = {k: v for k, v in fields.items() if v is not None}
+    if keep:
+        pipe.hset(keys.user(uid), mapping=keep)
+    if drop:
+        pipe.hdel(keys.user(uid), *drop)
+    pipe.hincrby(keys.user(uid), "rev", 1)
+    await pipe.execute()
+
+
+async def revoke_tokens(store: Store, uid: int) -> int:
+    """Revoke every token issued to ``uid`` and close its open streams
+    (idempotent). How many tokens were still valid."""
+    digests = await store.client.smembers(keys.user_tokens(uid))
+    gone = 0
+    for d in digests:
+        gone += await store.client.delete(keys.token(d.decode()))
+    await store.client.srem(keys.user_tokens(uid), *digests) if digests else None
+    await events.end_streams(store, user_id=uid)
+    return gone
+
+
+async def suspend(store: Store, login: str) -> User:
+    user = await users.lookup(store, login)
+    await _set(store, user.id, susp="1")
+    await revoke_tokens(store, user.id)
+    return await users.get_user(store, user.id)
+
+
+async def unsuspend(store: Store, login: str) -> User:
+    user = await users.lookup(store, login)
+    await _set(store, user.id, susp=None)
+    return await users.get_user(store, user.id)
+
+
+async def grant_admin(store: Store, login: str) -> User:
+    user = await users.lookup(store, login)
+    await _set(store, user.id, role="admin")
+    return await users.get_user(store, user.id)
+
+
+async def reset_password(store: Store, login: str, password: str) -> User:
+    """A new password; every token of the account is revoked."""
+    user = await users.lookup(store, login)
+    password = validate.text(password, "password", limits.PASSWORD_MAX_CHARS)
+    if len(password) < limits.PASSWORD_MIN_CHARS:
+        raise ValidationError("password", f"is shorter than {limits.PASSWORD_MIN_CHARS} characters")
+    hashed = await asyncio.to_thread(users._hasher.hash, password)
+    await store.client.hset(keys.secrets(user.id), "password", hashed)
+    await revoke_tokens(store, user.id)
+    return user

@@ -1,0 +1,130 @@
+"""Reports and the moderation command line (issue 10): ``redpoll admin``
+run as a real subprocess on the database a real ``redpoll serve`` uses,
+with Mastodon.py 2.3.3 and SSE streams as the users; both modes."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from mastodon import (Mastodon, MastodonAPIError, MastodonIllegalArgumentError,
+                      MastodonNotFoundError, MastodonUnauthorizedError)
+
+from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
+from test_stream_support import StreamProc
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def srv(server, tmp_path_factory):
+    url, cluster, _ = server
+    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("moderation"), **LOOSE).start()
+    yield proc
+    proc.stop()
+
+
+def admin(srv, *args, stdin: str | None = None) -> subprocess.CompletedProcess:
+    script = Path(sys.executable).with_name("redpoll")
+    env = dict(os.environ, REDIS_URL=srv.redis_url, REDPOLL_CLUSTER="1" if srv.cluster else "0")
+    return subprocess.run([str(script), "admin", *args], env=env, input=stdin,
+                          capture_output=True, text=True, timeout=60)
+
+
+def ok(done: subprocess.CompletedProcess) -> str:
+    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
+    return done.stdout
+
+
+def sign_in(base: str, app, login: str, password: str) -> Mastodon:
+    m = Mastodon(client_id=app[0], client_secret=app[1], api_base_url=base)
+    m.log_in(login, password, scopes=["read", "write", "follow"], allow_http=True)
+    return m
+
+
+async def test_reports_suspension_and_accounts(srv, rp):
+    base = srv.base
+    alice, bob, carol = await asyncio.to_thread(accounts, base, 3)
+    me = {k: await asyncio.to_thread(m.me) for k, m in
+          (("alice", alice), ("bob", bob), ("carol", carol))}
+    alice_id = me["alice"]["id"]
+    await asyncio.to_thread(bob.account_follow, alice_id)
+    status = await asyncio.to_thread(alice.status_post, "something reportable")
+    other = await asyncio.to_thread(bob.status_post, "bob's own")
+
+    # a report, and what is refused without writing
+    r = await asyncio.to_thread(carol.report, alice_id, [status["id"]], "spam from alice",
+                                category="spam")
+    assert (r["category"], r["comment"], r["action_taken"]) == ("spam", "spam from alice", False)
+    assert r["target_account"]["id"] == alice_id and r["status_ids"] == [str(status["id"])]
+    raw = httpx.post(base + "/api/v1/reports", json={"account_id": alice_id, "category": "rude"},
+                     headers={"Authorization": f"Bearer {carol.access_token}"})
+    assert raw.status_code == 422 and "category" in raw.json()["error"], raw.text
+    for bad in ({"status_ids": [other["id"]]}, {"comment": "x" * 1001}):
+        args = {"status_ids": None, "comment": None, "category": None} | bad
+        with pytest.raises(MastodonAPIError) as refused:
+            await asyncio.to_thread(carol.report, alice_id, **args)
+        assert refused.value.args[1] == 422
+    listed = [json.loads(line) for line in ok(admin(srv, "reports", "--json")).splitlines()]
+    mine = [x for x in listed if x["id"] == int(r["id"])]
+    assert len(mine) == 1 and mine[0]["account"] == me["alice"]["username"]
+    assert mine[0]["reporter"] == me["carol"]["username"]
+    assert f"#{r['id']}" in ok(admin(srv, "reports", "--unresolved"))
+    assert "resolved" in ok(admin(srv, "resolve", str(r["id"])))
+    assert f"#{r['id']} " not in ok(admin(srv, "reports", "--unresolved"))
+    failed = admin(srv, "resolve", "99999999")
+    assert failed.returncode != 0 and "99999999" in failed.stderr
+
+    # suspension: open streams close, tokens stop, the statuses vanish
+    own = Listener()
+    handle = await asyncio.to_thread(alice.stream_user, own, run_async=True)
+    try:
+        await srv.wait_subscribers(1)
+        assert "suspended" in ok(admin(srv, "suspend", me["alice"]["username"]))
+        deadline = time.monotonic() + 5
+        while handle.is_alive() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        await srv.wait_subscribers(0)  # the server closed it
+    finally:
+        handle.close()
+    with pytest.raises(MastodonUnauthorizedError):
+        await asyncio.to_thread(alice.me)
+    with pytest.raises(MastodonNotFoundError):
+        await asyncio.to_thread(bob.status, status["id"])
+    assert status["id"] not in {s["id"] for s in await asyncio.to_thread(bob.timeline_home)}
+    assert await asyncio.to_thread(bob.account_statuses, alice_id) == []
+    assert (await asyncio.to_thread(bob.account, alice_id))["suspended"] is True
+    app = Mastodon.create_app("moderation-test", api_base_url=base,
+                              scopes=["read", "write", "follow"])
+    with pytest.raises(MastodonIllegalArgumentError):
+        sign_in(base, app, me["alice"]["username"], "correct horse battery")
+    ok(admin(srv, "unsuspend", me["alice"]["username"]))
+    assert (await asyncio.to_thread(bob.status, status["id"]))["id"] == status["id"]
+    alice = sign_in(base, app, me["alice"]["username"], "correct horse battery")
+    assert alice.me()["id"] == alice_id
+
+    # roles, passwords, new accounts; unknown logins fail in one line
+    ok(admin(srv, "grant-admin", me["carol"]["username"]))
+    assert carol.me()["role"]["name"] == "Admin"
+    ok(admin(srv, "reset-password", me["carol"]["username"], "--password", "a new secret 1"))
+    with pytest.raises(MastodonUnauthorizedError):
+        carol.me()
+    assert sign_in(base, app, me["carol"]["username"], "a new secret 1").me()["id"] == \
+        me["carol"]["id"]
+    login = "dave" + me["carol"]["username"][-8:]
+    out = ok(admin(srv, "create-user", login, f"{login}@example.com", stdin="dave's secret\n"))
+    assert login in out
+    assert sign_in(base, app, login, "dave's secret").me()["username"] == login
+    for args in (("suspend", "nobody_here"), ("create-user", login, "x@example.com",
+                                               "--password", "long enough 1")):
+        failed = admin(srv, *args)
+        # one line saying why (after the line naming the database), no traceback
+        assert failed.returncode != 0, failed
+        assert failed.stderr.strip().splitlines()[-1].startswith("Error: "), failed.stderr
+        assert "Traceback" not in failed.stderr
