@@ -19,7 +19,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from . import keys, limits, notifications, tag_history as tags_history, validate
+from . import direct_messages, keys, limits, notifications, tag_history as tags_history, validate
 from .errors import StatusNotFound, ValidationError
 from .models import Status
 from .store import Store
@@ -57,6 +57,8 @@ class Conversation:
     in_reply_to_account_id: int | None = None
     mentions: tuple[tuple[int, str], ...] = ()  # (user id, login)
     tags: tuple[str, ...] = ()
+    #: the parent's direct conversation (its ``conv`` extra), if it has one
+    parent_conversation: int | None = None
 
     def to_extra(self) -> dict[str, str]:
         out = {}
@@ -93,11 +95,11 @@ async def prepare(store: Store, author_id: int, text: str, in_reply_to=None) -> 
     parent = validate.optional_id(in_reply_to, "in_reply_to_id")
     commands: list[tuple] = [("GET", keys.login(login)) for login in logins]
     if parent:
-        commands.append(("HMGET", keys.status(parent), "uid", "deleted"))
+        commands.append(("HMGET", keys.status(parent), "uid", "deleted", "x:conv"))
     replies = await store.batch(commands)
-    parent_author = None
+    parent_author = parent_conv = None
     if parent:
-        uid, deleted = replies.pop()
+        uid, deleted, parent_conv = replies.pop()
         if uid is None or deleted is not None:
             raise StatusNotFound(f"status {parent} does not exist")
         parent_author = int(uid)
@@ -106,7 +108,8 @@ async def prepare(store: Store, author_id: int, text: str, in_reply_to=None) -> 
     exists = await store.batch([("HGET", keys.user(uid), "login") for _, uid in claims])
     mentions = tuple((uid, real.decode()) for (_, uid), real in zip(claims, exists)
                      if real is not None)
-    return Conversation(parent, parent_author, mentions, tuple(tags))
+    return Conversation(parent, parent_author, mentions, tuple(tags),
+                        int(parent_conv) if parent_conv else None)
 
 
 async def _deliver(store: Store, script: str, sid: int, timelines: list[str], cap: int) -> None:
@@ -148,6 +151,8 @@ async def after_post(store: Store, status: Status) -> None:
         await notifications.apply(store, uid, "status", status.user_id, sid, op, True,
                                   status=sid)
     if not (conv.in_reply_to_id or conv.mentions or conv.tags):
+        if status.extra.get("visibility") == "direct":
+            await direct_messages.after_post(store, status, [])
         return
     if conv.in_reply_to_id:
         await store.run("reply_link", [keys.replies(conv.in_reply_to_id),
@@ -170,6 +175,8 @@ async def after_post(store: Store, status: Status) -> None:
         op = await store.client.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, True,
                                   status=sid)
+    if status.extra.get("visibility") == "direct":
+        await direct_messages.after_post(store, status, mentioned)
 
 
 async def after_delete(store: Store, status: Status) -> None:

@@ -454,3 +454,14 @@ REPORT_SEQ = "rep:{reports}:seq"
 def report(rid: int) -> str:
     """HASH one report: reporter, account, statuses, comment, category, at, resolved_at."""
     return f"rep:{{reports}}:{rid}"
+
+
+# --- direct messages (redpoll/direct_messages.py) --------------------------------------
+def dm_conversations(uid: int) -> str:
+    """ZSET conversation id -> its last status id: uid's direct conversations."""
+    return f"dm:{{{uid}}}"
+
+
+def dm_states(uid: int) -> str:
+    """HASH conversation id -> ``<last status id>:<unread 1/0>`` (same slot)."""
+    return f"dm:{{{uid}}}:s"

@@ -316,3 +316,5 @@ MUTE_DURATION_MAX_S = 10 * 365 * 86_400
 #: A report's comment (characters) and statuses, at most (Mastodon: 1,000 and no cap).
 REPORT_COMMENT_MAX_CHARS = 1000
 REPORT_STATUSES_MAX = 50
+#: Direct conversations one user keeps (the oldest beyond are forgotten).
+DM_CONVERSATIONS_MAX = 2000

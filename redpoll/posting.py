@@ -47,6 +47,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     conv = await conversation.prepare(store, author_id, text, in_reply_to)
     extra = {**extra, **conv.to_extra()}
     sid = await store.client.incr(keys.STATUS_SEQ)
+    if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
+        extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
     return Status(id=sid, text=text, created_at=now_ms(), user_id=author_id,
                   login=login.decode(), extra=extra)
 

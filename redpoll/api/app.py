@@ -27,7 +27,7 @@ from ..errors import RedpollError
 from ..health import DATABASE
 from ..settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, instance, lists, notifications, oauth, openapi, ops, pages, profile,
+from . import (accounts, conversations, instance, lists, notifications, oauth, openapi, ops, pages, profile,
                relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
@@ -67,6 +67,9 @@ ROUTES = [
     Route("/api/v1/accounts/{id}/unmute", relations.unmute, methods=["POST"]),
     Route("/api/v1/blocks", relations.blocks, methods=["GET"]),
     Route("/api/v1/reports", reports.create, methods=["POST"]),
+    Route("/api/v1/conversations", conversations.conversations, methods=["GET"]),
+    Route("/api/v1/conversations/{id}/read", conversations.read, methods=["POST"]),
+    Route("/api/v1/conversations/{id}", conversations.remove, methods=["DELETE"]),
     Route("/api/v1/mutes", relations.mutes, methods=["GET"]),
     Route("/api/v1/accounts/{id}/following", accounts.following, methods=["GET"]),
     Route("/api/v1/statuses", statuses.post_status, methods=["POST"]),

@@ -295,6 +295,18 @@ def _paths() -> dict:
         "/api/v1/accounts/{id}/unmute": {"post": op(
             "Unmute an account", "Accounts", _ref("Relationship"), auth="required",
             scope="write:mutes", params=[_path()])},
+        "/api/v1/conversations": {"get": op(
+            "Your direct conversations, the one with the newest status first (cursors are "
+            "last status ids)", "Statuses",
+            _array(_obj({"id": ID, "unread": BOOL, "accounts": accounts})),
+            auth="required", scope="read:statuses", paged=True, params=PAGE)},
+        "/api/v1/conversations/{id}/read": {"post": op(
+            "Mark a conversation read", "Statuses",
+            _obj({"id": ID, "unread": BOOL, "accounts": accounts}), auth="required",
+            scope="write:conversations", params=[_path()])},
+        "/api/v1/conversations/{id}": {"delete": op(
+            "Take a conversation off your list", "Statuses", _obj({}), auth="required",
+            scope="write:conversations", params=[_path()])},
         "/api/v1/reports": {"post": op(
             "Report an account (and some of its statuses) to the moderators", "Accounts",
             _obj({"id": STR, "category": STR, "comment": STR, "action_taken": BOOL}),
