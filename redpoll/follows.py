@@ -1,7 +1,7 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import edges, keys, notifications, validate
+from . import edges, follow_requests, keys, notifications, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User
@@ -9,18 +9,22 @@ from .store import Store
 from .users import get_users
 
 
-async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> None:
+async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> bool:
     """Both users exist; ``unblocked``: and neither blocks the other
-    (redpoll.relations; Forbidden, as Mastodon's 403). One round trip."""
+    (redpoll.relations; Forbidden, as Mastodon's 403). One round trip.
+    Whether a follow of ``b`` by ``a`` needs b's approval (``b`` is locked
+    and ``a`` does not follow it yet)."""
     commands = [("EXISTS", keys.user(a)), ("EXISTS", keys.user(b))]
     if unblocked:
-        commands += [("ZSCORE", keys.blocking(a), b), ("ZSCORE", keys.blocked_by(a), b)]
+        commands += [("ZSCORE", keys.blocking(a), b), ("ZSCORE", keys.blocked_by(a), b),
+                     ("HGET", keys.user(b), "locked"), ("ZSCORE", keys.following(a), b)]
     replies = await store.batch(commands)
     for uid, found in zip((a, b), replies):
         if not found:
             raise UserNotFound(f"user {uid} does not exist")
-    if unblocked and any(x is not None for x in replies[2:]):
+    if unblocked and any(x is not None for x in replies[2:4]):
         raise Forbidden("one of you blocks the other")
+    return unblocked and replies[4] == b"1" and replies[5] is None
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -31,14 +35,18 @@ def _pair(a, b) -> tuple[int, int]:
     return a, b
 
 
-async def follow(store: Store, queue: JobQueue, a, b) -> bool:
+async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False) -> bool:
     """``a`` follows ``b``; b's newest statuses are merged into a's home at
     once and b gets a ``follow`` notification. Following again is a no-op
     that returns False. The notification step is journaled: held as a job
-    around the change, replayed by a worker if the call is cut short."""
+    around the change, replayed by a worker if the call is cut short. A
+    locked ``b`` gets a follow request instead (follow_requests.py; False),
+    unless ``approved`` (b authorizing it)."""
     a, b = _pair(a, b)
     # an unknown user or a block: nothing written, not even a journal
-    await _require(store, a, b, unblocked=True)
+    if await _require(store, a, b, unblocked=True) and not approved:
+        await follow_requests.request(store, a, b)
+        return False
     held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.add(store, edges.follow_edge(a, b))
@@ -57,6 +65,7 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     stranger is a no-op that returns False."""
     a, b = _pair(a, b)
     await _require(store, a, b)  # an unknown user: nothing written, not even a journal
+    await follow_requests.withdraw(store, a, b)  # a pending request goes too
     held = await queue.hold(FollowNoteJob(a, b))
     try:
         changed = await edges.remove(store, edges.follow_edge(a, b))

@@ -465,3 +465,14 @@ def dm_conversations(uid: int) -> str:
 def dm_states(uid: int) -> str:
     """HASH conversation id -> ``<last status id>:<unread 1/0>`` (same slot)."""
     return f"dm:{{{uid}}}:s"
+
+
+# --- follow requests (redpoll/follow_requests.py) ----------------------------------------
+def follow_requests(uid: int) -> str:
+    """ZSET requester id -> request id: pending requests to follow ``uid`` (a locked account)."""
+    return f"freq:{{{uid}}}"
+
+
+def follow_requested(uid: int) -> str:
+    """ZSET target id -> request id: ``uid``'s own pending requests (its slot)."""
+    return f"freqout:{{{uid}}}"

@@ -318,3 +318,5 @@ REPORT_COMMENT_MAX_CHARS = 1000
 REPORT_STATUSES_MAX = 50
 #: Direct conversations one user keeps (the oldest beyond are forgotten).
 DM_CONVERSATIONS_MAX = 2000
+#: Pending follow requests one locked account holds at most (more: 422).
+FOLLOW_REQUESTS_MAX = 10_000

@@ -45,6 +45,8 @@ class User:
     suspended: bool = False
     #: "" or "admin" (redpoll admin grant-admin)
     role: str = ""
+    #: follows need the account's approval (redpoll.follow_requests)
+    locked: bool = False
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
@@ -57,14 +59,15 @@ class User:
                    discoverable=h.get("disc", "1") == "1",
                    fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
                    privacy=h.get("privacy", "public"), suspended=h.get("susp") == "1",
-                   role=h.get("role", ""))
+                   role=h.get("role", ""), locked=h.get("locked") == "1")
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
                 "bio": self.bio, "created_at": self.created_at, "followers": self.followers,
                 "following": self.following, "posts": self.posts, "bot": self.bot,
                 "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
-                "privacy": self.privacy, "suspended": self.suspended, "role": self.role}
+                "privacy": self.privacy, "suspended": self.suspended, "role": self.role,
+                "locked": self.locked}
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import edges, keys, limits, notifications, validate
+from . import edges, follow_requests, keys, limits, notifications, validate
 from .errors import UserNotFound, ValidationError
 from .jobs import BlockJob, JobQueue
 from .models import now_ms
@@ -64,6 +64,7 @@ async def apply_block(store: Store, job: BlockJob) -> None:
     await store.batch([("ZADD", keys.blocking(a), "NX", job.op, b)])
     await store.batch([("ZADD", keys.blocked_by(b), "NX", job.op, a)])
     for src, dst in ((a, b), (b, a)):
+        await follow_requests.withdraw(store, src, dst)
         if await edges.remove(store, edges.follow_edge(src, dst)):
             await notifications.set_notify(store, src, dst, False)
         await notifications.sync_follow(store, src, dst)

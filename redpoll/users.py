@@ -182,7 +182,7 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
                          bio: str | None = None, bot: bool | None = None,
                          discoverable: bool | None = None,
                          fields: list[tuple[str, str]] | None = None,
-                         privacy: str | None = None) -> User:
+                         privacy: str | None = None, locked: bool | None = None) -> User:
     """Change what is given (None: keep). ``fields`` replaces the profile's
     name/value pairs (an empty list clears them); ``privacy`` is the
     visibility of posts that name none (redpoll.visibility)."""
@@ -193,7 +193,7 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
                                         limits.DISPLAY_NAME_MAX_CHARS, allow_empty=True)
     if bio is not None:
         changes["bio"] = validate.text(bio, "bio", limits.BIO_MAX_CHARS, allow_empty=True)
-    for name, flag in (("bot", bot), ("disc", discoverable)):
+    for name, flag in (("bot", bot), ("disc", discoverable), ("locked", locked)):
         if flag is not None:
             if not isinstance(flag, bool):
                 raise ValidationError(name, "must be a boolean")

@@ -5,7 +5,7 @@ import asyncio
 
 from starlette.responses import Response
 
-from .. import auth, boosts, conversation, notifications
+from .. import auth, boosts, conversation, follow_requests, notifications
 from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
@@ -54,7 +54,8 @@ async def register(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope=("read:accounts", "profile"))
 async def verify_credentials(ctx: Ctx) -> Response:
     user = await ctx.rp.get_user(ctx.uid)
-    return JSON(entities.credential_account(user, ctx.base))
+    count = await follow_requests.count(ctx.rp.store, user.id)
+    return JSON(entities.credential_account(user, ctx.base, follow_requests=count))
 
 
 @endpoint(auth="optional", scope="read:accounts")
@@ -96,15 +97,16 @@ async def account_statuses(ctx: Ctx) -> Response:
 
 async def relationship_of(ctx: Ctx, target: int) -> dict:
     """The caller's Relationship to ``target`` (follows, blocks, mutes)."""
-    following, followed_by, reblogs, notify, rel = await asyncio.gather(
+    following, followed_by, reblogs, notify, rel, (requested, requested_by) = await asyncio.gather(
         ctx.rp.is_following(ctx.uid, target), ctx.rp.is_following(target, ctx.uid),
         boosts.shows_reblogs(ctx.rp.store, ctx.uid, target),
         notifications.notifies(ctx.rp.store, ctx.uid, target),
-        ctx.rp.relation(ctx.uid, target))
+        ctx.rp.relation(ctx.uid, target), follow_requests.state(ctx.rp.store, ctx.uid, target))
     return entities.relationship(target, following, followed_by) | {
         "showing_reblogs": following and reblogs, "notifying": following and notify,
         "blocking": rel.blocking, "blocked_by": rel.blocked_by, "muting": rel.mute is not None,
-        "muting_notifications": rel.mute is not None and rel.mute.notifications}
+        "muting_notifications": rel.mute is not None and rel.mute.notifications,
+        "requested": requested, "requested_by": requested_by}
 
 
 @endpoint(auth="required", scope="write:follows")

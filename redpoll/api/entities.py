@@ -43,7 +43,7 @@ def account(user: User, base: str) -> dict:
         "username": user.login,
         "acct": user.login,
         "display_name": user.display_name,
-        "locked": False,
+        "locked": user.locked,
         "bot": user.bot,
         "discoverable": user.discoverable,
         "indexable": False,
@@ -73,14 +73,14 @@ def account(user: User, base: str) -> dict:
 ADMIN_ROLE = {"id": "3", "name": "Admin", "color": ""}
 
 
-def credential_account(user: User, base: str) -> dict:
+def credential_account(user: User, base: str, follow_requests: int = 0) -> dict:
     """The account with its ``source``: the plain text as the user wrote it,
     and the posting defaults (what a post without those parameters gets)."""
     return account(user, base) | {"source": {
         "privacy": user.privacy, "sensitive": False, "language": None, "note": user.bio,
         "fields": [{"name": name, "value": value, "verified_at": None}
                    for name, value in user.fields],
-        "follow_requests_count": 0}} | ({"role": ADMIN_ROLE | {
+        "follow_requests_count": follow_requests}} | ({"role": ADMIN_ROLE | {
             "permissions": "1", "highlighted": True}} if user.role == "admin" else {})
 
 

@@ -419,13 +419,14 @@ def _paths() -> dict:
             "Search accounts by login or display-name prefix", "Accounts", accounts,
             auth="required", scope="read:accounts", params=SEARCH_PARAMS)},
         "/api/v1/accounts/update_credentials": {"patch": op(
-            "Change your profile; source[privacy] is the visibility of posts that name "
-            "none (locked, uploads and other posting defaults: 422)", "Accounts",
+            "Change your profile; locked: follows need your approval; source[privacy] is "
+            "the visibility of posts that name none (uploads and other posting defaults: "
+            "422)", "Accounts",
             _ref("CredentialAccount"), auth="required", scope="write:accounts",
             body=_body({
                 "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
                 "note": {"type": "string", "maxLength": limits.BIO_MAX_CHARS},
-                "locked": {"const": False}, "bot": BOOL, "discoverable": BOOL,
+                "locked": BOOL, "bot": BOOL, "discoverable": BOOL,
                 "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
                 "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
                                       "items": _obj({"name": PROFILE_FIELD,
@@ -443,8 +444,18 @@ def _paths() -> dict:
             "Your posting and reading defaults", "Accounts", PREFERENCES, auth="required",
             scope="read:accounts")},
         "/api/v1/follow_requests": {"get": op(
-            "Pending requests to follow you (none until accounts can be locked)", "Accounts",
+            "Pending requests to follow you (a locked account), newest first (cursors are "
+            "request ids)", "Accounts",
             accounts, auth="required", scope="read:follows", paged=True, params=PAGE)},
+        "/api/v1/follow_requests/{id}/authorize": {"post": op(
+            "Let an account that asked follow you", "Accounts", _ref("Relationship"),
+            auth="required", scope="write:follows", params=[_path()])},
+        "/api/v1/follow_requests/{id}/reject": {"post": op(
+            "Refuse an account's request to follow you", "Accounts", _ref("Relationship"),
+            auth="required", scope="write:follows", params=[_path()])},
+        "/api/v1/accounts/{id}/remove_from_followers": {"post": op(
+            "Make an account stop following you", "Accounts", _ref("Relationship"),
+            auth="required", scope="write:follows", params=[_path()])},
         "/avatars/original/missing.png": {"get": op(
             "The default avatar", "Pages", {"type": "string", "format": "binary"}, auth="none",
             ok_type="image/png")},

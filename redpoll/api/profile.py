@@ -70,9 +70,6 @@ async def update_credentials(ctx: Ctx) -> Response:
     requests; hiding collections; other posting defaults) is refused with a
     422 naming it, and nothing is written."""
     p = ctx.params
-    if p.bool("locked"):
-        raise ValidationError("locked", "locked accounts need follow requests, which redpoll "
-                                        "does not have yet")
     for flag in ("hide_collections", "indexable"):
         if p.bool(flag):
             raise ValidationError(flag, "is not supported yet")
@@ -94,6 +91,7 @@ async def update_credentials(ctx: Ctx) -> Response:
         "discoverable": p.bool("discoverable") if p.has("discoverable") else None,
         "fields": _fields(p),
         "privacy": privacy,
+        "locked": p.bool("locked") if p.has("locked") else None,
     }
     if p.raw("display_name") == "":
         changes["display_name"] = ""

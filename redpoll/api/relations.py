@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import relations
+from .. import follow_requests, relations
 from . import entities
 from .accounts import relationship_of
 from ..errors import ValidationError
@@ -67,3 +67,35 @@ async def blocks(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="read:mutes")
 async def mutes(ctx: Ctx) -> Response:
     return await _accounts_page(ctx, relations.muted_page)
+
+
+# --- follow requests (locked accounts) ---------------------------------------------------
+@endpoint(auth="required", scope="read:follows")
+async def follow_requests_list(ctx: Ctx) -> Response:
+    """Pending requests to follow the caller, newest first (by request ids)."""
+    return await _accounts_page(ctx, follow_requests.pending_page)
+
+
+@endpoint(auth="required", scope="write:follows")
+async def authorize(ctx: Ctx) -> Response:
+    requester = ctx.path_id()
+    await ctx.rp.get_user(requester)
+    await follow_requests.authorize(ctx.rp.store, ctx.rp.queue, ctx.uid, requester)
+    return JSON(await relationship_of(ctx, requester))
+
+
+@endpoint(auth="required", scope="write:follows")
+async def reject(ctx: Ctx) -> Response:
+    requester = ctx.path_id()
+    await ctx.rp.get_user(requester)
+    await follow_requests.reject(ctx.rp.store, ctx.uid, requester)
+    return JSON(await relationship_of(ctx, requester))
+
+
+@endpoint(auth="required", scope="write:follows")
+async def remove_from_followers(ctx: Ctx) -> Response:
+    """Make an account stop following the caller."""
+    follower = ctx.path_id()
+    await ctx.rp.get_user(follower)
+    await ctx.rp.unfollow(follower, ctx.uid)
+    return JSON(await relationship_of(ctx, follower))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import validate
 from .http import JSON, Ctx, endpoint
 
 
@@ -44,13 +43,3 @@ async def preferences(ctx: Ctx) -> Response:
                  "posting:default:language": None, "reading:expand:media": "default",
                  "reading:expand:spoilers": False})
 
-
-@endpoint(auth="required", scope="read:follows")
-async def follow_requests(ctx: Ctx) -> Response:
-    """Pending requests to follow the caller: none until accounts can be
-    locked (every follow is accepted at once today)."""
-    p = ctx.params
-    for name in ("max_id", "since_id", "min_id"):
-        p.cursor(name)
-    validate.page_limit(p.raw("limit"))
-    return JSON([])

@@ -8,7 +8,7 @@ from starlette.responses import Response
 
 from .. import boosts, idempotency, interactions, limits, visibility
 from ..errors import Forbidden, ValidationError
-from ..models import Page, Status
+from ..models import Status
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 

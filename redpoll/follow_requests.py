@@ -1,0 +1,94 @@
+"""Locked accounts and follow requests (issue 10).
+
+Following a locked account (``locked`` on its record) makes a request
+instead of a follow (:func:`request`, from follows.follow): the request in
+both sides' sets (each side's slot, ``ZADD NX``: idempotent) and a
+``follow_request`` notification. :func:`authorize` makes the follow first
+(follows.follow, as the target allows it: idempotent, so two authorizations
+at once make one follow) and only then takes the request out; cut short in
+between, the request is still pending and authorizing it again finishes.
+:func:`reject` and withdrawing (unfollow) take it out of both sets.
+"""
+from __future__ import annotations
+
+from . import keys, limits, notifications, validate
+from .errors import ValidationError
+from .jobs import JobQueue
+from .store import Store
+
+KIND = "follow_request"
+
+
+async def request(store: Store, a: int, b: int) -> bool:
+    """``a`` asks to follow the locked ``b``; False if already pending."""
+    count, = await store.batch([("ZCARD", keys.follow_requests(b))])
+    if count >= limits.FOLLOW_REQUESTS_MAX:
+        raise ValidationError("id", "this account has too many pending follow requests")
+    op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    added, = await store.batch([("ZADD", keys.follow_requests(b), "NX", op, a)])
+    await store.batch([("ZADD", keys.follow_requested(a), "NX", op, b)])
+    if added:
+        await notifications.apply(store, b, KIND, a, b, int(op), True)
+    return bool(added)
+
+
+async def _drop(store: Store, a: int, b: int) -> bool:
+    """Take ``a``'s request to follow ``b`` out of both sets and its notification."""
+    removed, = await store.batch([("ZREM", keys.follow_requests(b), a)])
+    await store.batch([("ZREM", keys.follow_requested(a), b)])
+    op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    await notifications.apply(store, b, KIND, a, b, int(op), False)
+    return bool(removed)
+
+
+async def withdraw(store: Store, a: int, b: int) -> bool:
+    """Take back ``a``'s request to follow ``b``, if there is one (one read
+    when there is none: every unfollow asks)."""
+    out, inc = await store.batch([("ZSCORE", keys.follow_requested(a), b),
+                                  ("ZSCORE", keys.follow_requests(b), a)])
+    if out is None and inc is None:
+        return False
+    return await _drop(store, a, b)
+
+
+async def authorize(store: Store, queue: JobQueue, owner, requester) -> bool:
+    """``owner`` lets ``requester`` follow; False if no request was pending."""
+    from .follows import follow  # follows calls back into this module
+    owner = validate.an_id(owner, "user_id")
+    requester = validate.an_id(requester, "account_id")
+    pending, = await store.batch([("ZSCORE", keys.follow_requests(owner), requester)])
+    if pending is None:
+        return False
+    await follow(store, queue, requester, owner, approved=True)
+    await _drop(store, requester, owner)
+    return True
+
+
+async def reject(store: Store, owner, requester) -> bool:
+    owner = validate.an_id(owner, "user_id")
+    requester = validate.an_id(requester, "account_id")
+    return await _drop(store, requester, owner)
+
+
+async def pending_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[int, int]]:
+    """(requester id, request id), newest first, below ``max_id`` (a request id)."""
+    uid = validate.an_id(uid, "user_id")
+    limit = validate.page_limit(limit)
+    top = f"({int(max_id)}" if max_id else "+inf"
+    rows, = await store.batch([("ZRANGE", keys.follow_requests(uid), top, "-inf", "BYSCORE",
+                                "REV", "LIMIT", 0, limit, "WITHSCORES")])
+    if rows and not isinstance(rows[0], (list, tuple)):
+        rows = list(zip(rows[0::2], rows[1::2]))
+    return [(int(m), int(float(s))) for m, s in rows]
+
+
+async def state(store: Store, a: int, b: int) -> tuple[bool, bool]:
+    """(a has asked to follow b, b has asked to follow a): one slot, a's."""
+    out, inc = await store.batch([("ZSCORE", keys.follow_requested(a), b),
+                                  ("ZSCORE", keys.follow_requests(a), b)])
+    return out is not None, inc is not None
+
+
+async def count(store: Store, uid: int) -> int:
+    n, = await store.batch([("ZCARD", keys.follow_requests(uid))])
+    return int(n)
