@@ -120,3 +120,21 @@ def reset_password(ctx, login: str, password: str | None) -> None:
     secret = _password(password)
     user = _engine(ctx, lambda rp: moderation.reset_password(rp.store, login, secret))
     click.echo(f"@{user.login}: password reset, tokens revoked")
+
+
+@admin.command("delete-account")
+@click.argument("login")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+def delete_account(ctx, login: str, yes: bool) -> None:
+    """Delete an account for good: its statuses everywhere, its follows, its
+    favourites and boosts, every key of it. Run it again if it is cut short."""
+    if not yes:
+        click.confirm(f"Delete @{login} and everything of it for good?", abort=True)
+
+    async def act(rp):
+        uid = await moderation.delete_account(rp.store, rp.queue, login)
+        await rp.drain(timeout=600)  # the deletes' cleanup jobs, before the keys go
+        return uid, await moderation.purge_account_keys(rp.store, uid, login)
+    uid, gone = _engine(ctx, act)
+    click.echo(f"@{login} (id {uid}) deleted; {gone} keys removed")

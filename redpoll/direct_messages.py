@@ -56,6 +56,9 @@ async def page(store: Store, uid, max_id=None, since_id=None, min_id=None, limit
     paged by last status id."""
     uid = validate.an_id(uid, "user_id")
     limit = validate.page_limit(limit)
+    max_id = validate.optional_id(max_id, "max_id")
+    since_id = validate.optional_id(since_id, "since_id")
+    min_id = validate.optional_id(min_id, "min_id")
     top = f"({int(max_id)}" if max_id else "+inf"
     low = min_id or since_id
     bottom = f"({int(low)}" if low else "-inf"

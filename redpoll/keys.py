@@ -476,3 +476,24 @@ def follow_requests(uid: int) -> str:
 def follow_requested(uid: int) -> str:
     """ZSET target id -> request id: ``uid``'s own pending requests (its slot)."""
     return f"freqout:{{{uid}}}"
+
+
+def user_key_prefixes() -> frozenset[str]:
+    """The prefixes (``home:``, ``fing:`` ...) of every key that belongs to
+    one user: those this module builds from a user id given first. Found by
+    asking the builders themselves, so a key added here is never forgotten
+    when an account is deleted (moderation.purge_account_keys). A status's
+    keys carry ``{sid}`` and are not among them, even when a status id
+    equals a user id."""
+    import inspect
+    out = set()
+    for name, build in list(globals().items()):
+        if not inspect.isfunction(build) or name == "user_key_prefixes":
+            continue
+        params = list(inspect.signature(build).parameters)
+        if not params or params[0] not in ("uid", "owner"):
+            continue
+        key = build(*([0] * len(params)))
+        if "{" in key:
+            out.add(key.split("{", 1)[0])
+    return frozenset(out)

@@ -161,3 +161,87 @@ async def reset_password(store: Store, login: str, password: str) -> User:
     await store.client.hset(keys.secrets(user.id), "password", hashed)
     await revoke_tokens(store, user.id)
     return user
+
+
+# --- deleting an account -----------------------------------------------------------------
+async def _members(store: Store, key: str) -> list[int]:
+    return [int(m) for m in await store.client.zrange(key, 0, -1)]
+
+
+async def delete_account(store: Store, queue, login: str) -> int:
+    """Delete an account for good: its statuses from every timeline, its
+    follows both ways, its favourites and boosts (others' counts stay exact
+    because each goes through its undo), its place in others' lists, blocks
+    and requests, then every key carrying its hash tag. Idempotent, step by
+    step: cut short, it is run again (the account stays suspended, so hidden,
+    from the first step). Returns the user id; the caller drains the jobs."""
+    from . import bookmarks, boosts, deleting, favourites, follow_requests, follows, lists
+    from .errors import StatusNotFound, UserNotFound
+    user = await users.lookup(store, login)
+    uid = user.id
+    await _set(store, uid, susp="1")
+    await revoke_tokens(store, uid)
+    for orig in await _members(store, keys.reblogs(uid)):
+        try:
+            await boosts.unboost(store, queue, uid, orig)
+        except StatusNotFound:
+            pass
+    for sid in await _members(store, keys.favourites(uid)):
+        try:
+            await favourites.set_favourite(store, queue, uid, sid, False)
+        except StatusNotFound:
+            pass
+    for sid in await _members(store, keys.bookmarks(uid)):
+        await bookmarks.set_bookmark(store, uid, sid, False)
+    for sid in reversed(await _members(store, keys.profile(uid))):
+        try:
+            await deleting.delete_status(store, queue, sid, uid)
+        except StatusNotFound:
+            pass
+    for other in await _members(store, keys.following(uid)):
+        await follows.unfollow(store, queue, uid, other)
+    for other in await _members(store, keys.followers(uid)):
+        try:
+            await follows.unfollow(store, queue, other, uid)
+        except UserNotFound:
+            pass
+    for other in await _members(store, keys.follow_requested(uid)):
+        await follow_requests.withdraw(store, uid, other)
+    for other in await _members(store, keys.follow_requests(uid)):
+        await follow_requests.withdraw(store, other, uid)
+    for other in await _members(store, keys.blocking(uid)):
+        await store.batch([("ZREM", keys.blocked_by(other), uid)])
+    for other in await _members(store, keys.blocked_by(uid)):
+        await store.batch([("ZREM", keys.blocking(other), uid)])
+    for member in await store.client.zrange(keys.listed_in(uid), 0, -1):
+        owner, lid = keys.parse_listed_member(member)
+        try:
+            await lists.remove_member(store, queue, owner, lid, uid)
+        except NotFound:
+            pass
+    return uid
+
+
+async def purge_account_keys(store: Store, uid: int, login: str) -> int:
+    """The last step of :func:`delete_account`, once its jobs have drained:
+    every key carrying the account's hash tag (every master's), the indexes
+    that name it, and last its record and login, so that a run cut short
+    finds the account again and finishes. Idempotent. How many keys went."""
+    record = keys.user(uid)
+    gone = 0
+    mine = keys.user_key_prefixes()
+    for key in await store.topology.keys_matching(f"*:{{{uid}}}*"):
+        if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):
+            gone += await store.client.delete(key)
+    await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
+                    [uid, 2 ** 50])
+    await store.batch([("HDEL", keys.SEARCH_INDEXED, uid)])
+    email, = await store.batch([("HGET", keys.secrets(uid), "email")])
+    if email:
+        await store.client.delete(keys.email(email.decode().lower()))
+    gone += await store.client.delete(keys.secrets(uid))
+    removed = await store.client.delete(record)
+    if removed:  # once: a second run finds no record to count
+        await store.client.hincrby(keys.STATS, "users", -1)
+    gone += removed + await store.client.delete(keys.login(login.lower()))
+    return gone

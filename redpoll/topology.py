@@ -113,6 +113,12 @@ class Topology:
         StatusNotFound. Every process reads it again (redpoll.memo)."""
         raise NotImplementedError
 
+    async def keys_matching(self, pattern: str) -> list[str]:
+        """Every key matching ``pattern`` (SCAN, on every master of a
+        cluster); for rare administrative work, never a request's."""
+        return [k.decode() if isinstance(k, bytes) else k
+                async for k in self.store.client.scan_iter(match=pattern, count=1000)]
+
     async def used_memory(self) -> int:
         raise NotImplementedError
 

@@ -82,3 +82,10 @@ async def test_touch_is_idempotent_and_order_proof(rp):
     assert conv.last_status == reply.id and conv.unread
     assert await rp.store.client.zcard(keys.dm_conversations(a.id)) <= \
         limits.DM_CONVERSATIONS_MAX
+
+
+async def test_bad_cursors_are_a_422(srv, rp):
+    (ann,) = await asyncio.to_thread(accounts, srv.base, 1)
+    r = httpx.get(srv.base + "/api/v1/conversations?max_id=%F3%B2%B7%A4&min_id=4",
+                  headers={"Authorization": f"Bearer {ann.access_token}"})
+    assert r.status_code == 422 and "max_id" in r.json()["error"], r.text

@@ -121,10 +121,69 @@ async def test_reports_suspension_and_accounts(srv, rp):
     out = ok(admin(srv, "create-user", login, f"{login}@example.com", stdin="dave's secret\n"))
     assert login in out
     assert sign_in(base, app, login, "dave's secret").me()["username"] == login
-    for args in (("suspend", "nobody_here"), ("create-user", login, "x@example.com",
-                                               "--password", "long enough 1")):
+    out = ok(admin(srv, "delete-account", login, "--yes"))
+    assert "deleted" in out
+    with pytest.raises(MastodonIllegalArgumentError):
+        sign_in(base, app, login, "dave's secret")
+    for args in (("suspend", "nobody_here"), ("delete-account", login, "--yes"), ("create-user", me["carol"]["username"],
+                                               "x@example.com", "--password", "long enough 1")):
         failed = admin(srv, *args)
         # one line saying why (after the line naming the database), no traceback
         assert failed.returncode != 0, failed
         assert failed.stderr.strip().splitlines()[-1].startswith("Error: "), failed.stderr
         assert "Traceback" not in failed.stderr
+
+
+async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
+    from redpoll import keys, moderation
+    from redpoll.errors import UserNotFound
+    gone, friend, fan = [await rp.sign_up(f"del{i}x{time.time_ns() % 10**6}") for i in range(3)]
+    users_before = (await rp.stats())["users"]
+    await rp.follow(gone.id, friend.id)
+    await rp.follow(fan.id, gone.id)
+    own = [await rp.post(gone.id, f"mine {i}") for i in range(3)]
+    theirs = await rp.post(friend.id, "friend's")
+    await rp.favourite(gone.id, theirs.id)
+    await rp.boost(gone.id, theirs.id)
+    await rp.bookmark(gone.id, theirs.id)
+    await rp.favourite(fan.id, own[0].id)
+    lst = await rp.create_list(fan.id, "watch")
+    await rp.add_to_list(fan.id, lst.id, gone.id)
+    await rp.mute(fan.id, friend.id)
+    blocked, blocker = [await rp.sign_up(f"delb{i}x{time.time_ns() % 10**6}") for i in range(2)]
+    await rp.block(gone.id, blocked.id)
+    await rp.block(blocker.id, gone.id)
+    await rp.drain()
+    assert own[0].id in {s.id for s in await rp.home_timeline(fan.id)}
+
+    # cut short after its steps: a second run finishes it
+    await moderation.delete_account(rp.store, rp.queue, gone.login)
+    await rp.drain()
+    uid = await moderation.delete_account(rp.store, rp.queue, gone.login)
+    await rp.drain()
+    found = await rp.store.topology.keys_matching(f"*:{{{uid}}}*")
+    assert {keys.user(uid), keys.deleted_by(uid), keys.blocking(uid)} <= set(found)
+    # the scan reaches every master: users' records live in many slots
+    records = set(await rp.store.topology.keys_matching("u:{*"))
+    assert {keys.user(u.id) for u in (gone, friend, fan, blocked, blocker)} <= records
+    assert await moderation.purge_account_keys(rp.store, uid, gone.login) > 0
+    assert await moderation.purge_account_keys(rp.store, uid, gone.login) == 0  # idempotent
+
+    with pytest.raises(UserNotFound):
+        await rp.lookup(gone.login)
+    mine = keys.user_key_prefixes()
+    left = [k for k in await rp.store.topology.keys_matching(f"*:{{{uid}}}*")
+            if k.split("{", 1)[0] in mine]
+    assert left == []
+    for s in own:
+        raw = await rp.store.client.hgetall(keys.status(s.id))
+        assert not raw or b"deleted" in raw
+    state = (await rp.status_states(friend.id, [theirs.id]))[0]
+    assert (state.favourites, state.reblogs) == (0, 0)
+    assert (await rp.get_user(friend.id)).followers == 0
+    assert (await rp.get_user(fan.id)).following == 0
+    assert not {s.id for s in await rp.home_timeline(fan.id)} & {s.id for s in own}
+    assert await rp.list_member_ids(fan.id, lst.id) == frozenset()
+    assert (await rp.stats())["users"] == users_before + 2 - 1
+    assert await rp.hidden_ids(blocked.id) == frozenset()
+    assert await rp.hidden_ids(blocker.id) == frozenset()
