@@ -320,3 +320,6 @@ REPORT_STATUSES_MAX = 50
 DM_CONVERSATIONS_MAX = 2000
 #: Pending follow requests one locked account holds at most (more: 422).
 FOLLOW_REQUESTS_MAX = 10_000
+#: Further reads a home or list page makes to stay full when entries are
+#: hidden from its reader (mutes, blocks, ended follows): at most this many.
+HIDDEN_REFILL_READS = 3

@@ -140,7 +140,7 @@ def test_update_credentials_json_body(api, http):
 
 
 @pytest.mark.parametrize("change", [
-    {"locked": "true"},
+    {"locked": "sometimes"},
     {"display_name": "d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)},
     {"note": "n" * (limits.BIO_MAX_CHARS + 1)},
     {"bot": "sometimes"},

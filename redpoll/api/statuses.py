@@ -6,9 +6,9 @@ import re
 import orjson
 from starlette.responses import Response
 
-from .. import boosts, idempotency, interactions, limits, visibility
+from .. import boosts, idempotency, interactions, limits, validate, visibility
 from ..errors import Forbidden, ValidationError
-from ..models import Status
+from ..models import Page, Status
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
@@ -81,20 +81,48 @@ async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool
     return out
 
 
+async def filled_timeline(ctx: Ctx, read, cursors: dict) -> Response:
+    """A home or list page as :func:`timeline_response` gives it (mutes
+    applied), but reading on past what the caller may not see (muted or
+    blocked accounts, private statuses of an ended follow) so that a page is
+    still full: at most ``limits.HIDDEN_REFILL_READS`` more reads, downward
+    only (a ``min_id``/``since_id`` page is what it is)."""
+    page = await read(**cursors)
+    limit = validate.page_limit(cursors.get("limit"))
+    shown = await visibility.visible(ctx.rp.store, ctx.viewer, page, muted=True)
+    if "min_id" in cursors or "since_id" in cursors:
+        return await timeline_response(ctx, page, checked=shown)
+    everything, authors = list(page), dict(getattr(page, "authors", {}))
+    for _ in range(limits.HIDDEN_REFILL_READS):
+        if len(shown) >= limit or len(page) < limit:
+            break  # full, or the timeline's end
+        page = await read(**{**cursors, "max_id": page[-1].id})
+        everything += page
+        authors.update(getattr(page, "authors", {}))
+        shown += await visibility.visible(ctx.rp.store, ctx.viewer, page, muted=True)
+    shown = shown[:limit]
+    if len(shown) == limit:  # the Link goes on from the last one shown
+        everything = [s for s in everything if s.id >= shown[-1].id]
+    return await timeline_response(ctx, Page(everything, authors), checked=shown)
+
+
 async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None,
-                            muted: bool = False) -> Response:
+                            muted: bool = False, checked: list[Status] | None = None
+                            ) -> Response:
     """A page of statuses, from the process's kept renderings (api/rendered.py)
     with the counts and flags read now; authors the page did not bring along
     are read here. ``cursors`` (one per status) go into the Link header
     instead of the status ids (favourites and bookmarks page by their own).
     ``muted``: accounts the caller mutes are left out too (the home, list,
-    public and tag timelines; not a profile)."""
+    public and tag timelines; not a profile). ``checked``: what of
+    ``statuses`` the visibility decision let through already."""
     authors = getattr(statuses, "authors", {})
     missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
     page = statuses  # the Link header pages on what was read
-    statuses = await visibility.visible(ctx.rp.store, ctx.viewer, statuses, muted=muted)
+    statuses = checked if checked is not None else \
+        await visibility.visible(ctx.rp.store, ctx.viewer, statuses, muted=muted)
     wrapped = await render_boosts(ctx, statuses)
     if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
         statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
@@ -200,8 +228,8 @@ async def delete_status(ctx: Ctx) -> Response:
 # --- timelines ------------------------------------------------------------------------------
 @endpoint(auth="required", scope="read:statuses")
 async def home(ctx: Ctx) -> Response:
-    return await timeline_response(ctx, await ctx.rp.home_timeline(ctx.uid, **ctx.params.cursors()),
-                                   muted=True)
+    return await filled_timeline(ctx, lambda **c: ctx.rp.home_timeline(ctx.uid, **c),
+                                 ctx.params.cursors())
 
 
 @endpoint(auth="optional", scope="read:statuses")
@@ -216,5 +244,6 @@ async def public(ctx: Ctx) -> Response:
 
 @endpoint(auth="required", scope="read:lists")
 async def list_timeline(ctx: Ctx) -> Response:
-    statuses = await ctx.rp.list_timeline(ctx.uid, ctx.path_id("list_id"), **ctx.params.cursors())
-    return await timeline_response(ctx, statuses, muted=True)
+    lid = ctx.path_id("list_id")
+    return await filled_timeline(ctx, lambda **c: ctx.rp.list_timeline(ctx.uid, lid, **c),
+                                 ctx.params.cursors())

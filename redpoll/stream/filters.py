@@ -204,6 +204,8 @@ class Filter:
     #: (redpoll.relations.hidden_ids): none of their statuses or boosts,
     #: nor boosts of their statuses
     hidden: frozenset[int] = field(default_factory=frozenset)
+    #: Mastodon direct stream: only direct statuses of ``viewer``'s conversations
+    direct: bool = False
 
     def hides(self, ev: "Event") -> bool:
         return bool(self.hidden) and (ev.uid in self.hidden or ev.boosted_uid in self.hidden)
@@ -211,7 +213,7 @@ class Filter:
     @property
     def empty(self) -> bool:
         return not (self.phrases or self.user_ids or self.logins or self.boxes
-                    or self.sample or self.tags or self.authors or self.owner)
+                    or self.sample or self.tags or self.authors or self.owner or self.direct)
 
     def track_matches(self, tokens: frozenset[str]) -> bool:
         return any(all(w in tokens for w in phrase) for phrase in self.phrases)
@@ -227,6 +229,9 @@ class Filter:
             return ev.owner == self.owner
         if self.hides(ev):
             return False
+        if self.direct:
+            return ev.visibility == visibility.DIRECT and self.viewer is not None and (
+                ev.uid == self.viewer or self.viewer in ev.mentioned)
         if not ev.listed:  # the one decision, for the stream's own user only
             if self.viewer is None or not (ev.uid in self.authors or (
                     self.owner is not None and self.owner in ev.mentioned)):

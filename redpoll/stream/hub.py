@@ -45,6 +45,18 @@ def entry_key(entry_id: str) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
+#: the format of a Mastodon direct stream, followed by its user's id
+DIRECT_FMT = "direct:"
+
+
+def event_name(ev: Event, fmt: str) -> str:
+    """What a client calls the event: a direct stream's new status is a
+    ``conversation`` (Mastodon), everything else its kind."""
+    if fmt.startswith(DIRECT_FMT) and not ev.deleted:
+        return "conversation"
+    return ev.kind
+
+
 def _text(value) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -232,7 +244,10 @@ class Hub:
         key = (fmt, ev.kind, base)
         if key in ev.rendered:
             return ev.rendered[key]
-        out = self.renderers[fmt](ev, base)
+        if fmt.startswith(DIRECT_FMT):  # "direct:<uid>": a conversation as its user sees it
+            out = self.renderers[DIRECT_FMT](ev, base, int(fmt[len(DIRECT_FMT):]))
+        else:
+            out = self.renderers[fmt](ev, base)
         if inspect.isawaitable(out):
             out = await out
         ev.rendered[key] = out
@@ -306,7 +321,7 @@ class Hub:
             data = await self.render(ev, fmt, base)
             if data is None:
                 continue
-            item = (ev.kind, ev.id, data)
+            item = (event_name(ev, fmt), ev.id, data)
             for sub in subs:
                 sub.offer(item)
             self.deliveries += len(subs)
@@ -357,7 +372,7 @@ class Hub:
         for ev in matched:
             data = await self.render(ev, sub.fmt, sub.base)
             if data is not None:
-                rendered.append((ev.kind, ev.id, data))
+                rendered.append((event_name(ev, sub.fmt), ev.id, data))
         last = entry_key(newest)
         live = list(sub.items)
         sub.items.clear()

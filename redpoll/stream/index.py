@@ -24,6 +24,8 @@ class FilterIndex:
         self._by_word: dict[str, set] = defaultdict(set)
         self._geo: set = set()
         self._by_owner: dict[int, set] = defaultdict(set)
+        #: direct streams by their user
+        self._by_direct: dict[int, set] = defaultdict(set)
         self._filters: dict = {}
         #: subscribers whose filter hides some accounts (blocks, mutes)
         self._hiding: set = set()
@@ -51,6 +53,8 @@ class FilterIndex:
             yield self._by_word, word
         if f.owner is not None:
             yield self._by_owner, f.owner
+        if f.direct and f.viewer is not None:
+            yield self._by_direct, f.viewer
 
     def add(self, sub, f: Filter) -> None:
         if sub in self._filters:
@@ -95,8 +99,10 @@ class FilterIndex:
             # followers or of the mentioned, each asked the one visibility
             # decision (Filter.matches -> redpoll.visibility.can_see)
             found = set(self._by_uid.get(ev.uid, ()))
+            found |= self._by_direct.get(ev.uid, set())
             for uid in ev.mentioned:
                 found |= self._by_owner.get(uid, set())
+                found |= self._by_direct.get(uid, set())
             return {sub for sub in found if self._filters[sub].matches(ev)}
         found = set(self._by_residue[ev.sid % 100])
         bucket = self._by_uid.get(ev.uid)

@@ -29,7 +29,7 @@ from .filters import Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
 from .http import header, identify, pump, read_params, send_error
-from .hub import Subscriber
+from .hub import DIRECT_FMT, Subscriber
 
 FMT = "mastodon"
 _ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
@@ -54,6 +54,13 @@ def last_event_id(scope) -> str | None:
         raise WebError(400, "Last-Event-ID must be an event id as sent in id: lines "
                              "(milliseconds-sequence, each below 2^64)")
     return raw
+
+
+def fmt_for(filt: Filter) -> str:
+    """The rendering a subscriber gets: a direct stream's is its user's own
+    (the Conversation entity names the other participants), every other
+    Mastodon stream shares FMT."""
+    return f"{DIRECT_FMT}{filt.viewer}" if filt.direct else FMT
 
 
 def frame_sse(item: tuple) -> bytes | None:
@@ -119,6 +126,28 @@ class MastodonRenderer:
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+class ConversationRenderer:
+    """A direct stream's event: Mastodon's Conversation entity as one of its
+    participants sees it (the others in ``accounts``; ``unread`` unless they
+    wrote it); a delete is the bare id, as on every stream."""
+
+    def __init__(self, statuses: MastodonRenderer):
+        self.statuses = statuses
+
+    async def __call__(self, ev: Event, base: str, viewer: int) -> bytes:
+        from ..api import entities
+        from ..direct_messages import conversation_of, participants
+        if ev.deleted:
+            return str(ev.sid).encode()
+        status = _status(ev.status)
+        others = [u for u in participants(status) if u != viewer]
+        users = await self.statuses.service.engine.get_users(others)
+        body = {"id": str(conversation_of(status)), "unread": status.user_id != viewer,
+                "accounts": [entities.account(u, base) for u in users],
+                "last_status": await self.statuses.entity(ev.status, base)}
+        return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 def _status(raw: dict) -> Status:
     return Status(id=int(raw["id"]), text=str(raw.get("text", "")),
                   created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
@@ -165,6 +194,8 @@ class SSEEndpoint:
             return Filter(tags=frozenset({tag}), hidden=hidden)
         if principal.user_id is None:
             raise WebError(422, "This method requires an authenticated user")
+        if self.channel == "direct":
+            return Filter(direct=True, viewer=principal.user_id, hidden=hidden)
         return await self.personal_filter(principal, params)
 
     async def personal_filter(self, principal: Principal, params: dict) -> Filter:
@@ -209,7 +240,8 @@ class SSEEndpoint:
     async def _stream(self, scope, receive, send, principal: Principal, params: dict,
                       filt: Filter, last: str | None) -> None:
         hub = self.service.hub
-        sub = Subscriber(filt, FMT, self.service.settings.stream_queue_max, name=self.channel,
+        sub = Subscriber(filt, fmt_for(filt), self.service.settings.stream_queue_max,
+                         name=self.channel,
                          base=self.service.base_for(scope))
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked

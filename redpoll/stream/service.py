@@ -58,11 +58,13 @@ class StreamService:
         """Use ``engine`` (a Redpoll) for Mastodon streams: its tokens verify
         bearer tokens (unless a verifier was injected), its users and follows
         feed the rendering and the user/list streams."""
-        from .mastodon import FMT as M_FMT, MastodonRenderer
+        from .hub import DIRECT_FMT
+        from .mastodon import FMT as M_FMT, ConversationRenderer, MastodonRenderer
         self.engine = engine
         if self.verify is None:
             self.verify = verifier(engine.store)
         self.renderers[M_FMT] = MastodonRenderer(self)
+        self.renderers[DIRECT_FMT] = ConversationRenderer(self.renderers[M_FMT])
 
     def base_for(self, scope) -> str:
         """Link base for what this connection is sent: REDPOLL_PUBLIC_URL, or
@@ -200,7 +202,8 @@ class StreamService:
             Route("/stream/stats", self._stats, methods=["GET"]),
         ]
         for path, channel in [("user", "user"), ("public", "public"), ("public/local", "public"),
-                              ("hashtag", "hashtag"), ("hashtag/local", "hashtag"), ("list", "list")]:
+                              ("hashtag", "hashtag"), ("hashtag/local", "hashtag"), ("list", "list"),
+                              ("direct", "direct")]:
             routes.append(Route(f"/api/v1/streaming/{path}", SSEEndpoint(self, channel), methods=["GET"]))
         # Mastodon's multiplexed WebSocket (redpoll/stream/websocket.py)
         routes.append(WebSocketRoute("/api/v1/streaming", WebSocketEndpoint(self)))

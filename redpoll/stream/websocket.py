@@ -37,11 +37,11 @@ from .filters import Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token
 from .hub import Subscriber
-from .mastodon import FMT, SSEEndpoint, normalize_tag
+from .mastodon import FMT, SSEEndpoint, fmt_for, normalize_tag
 
 #: stream name -> the SSE endpoint channel whose filter it uses
 STREAMS = {"user": "user", "public": "public", "public:local": "public",
-           "hashtag": "hashtag", "hashtag:local": "hashtag", "list": "list"}
+           "hashtag": "hashtag", "hashtag:local": "hashtag", "list": "list", "direct": "direct"}
 #: subscriptions one socket may hold at once
 MAX_SUBSCRIPTIONS = 100
 #: largest client message read (subscribe messages are tiny)
@@ -60,7 +60,7 @@ class Channel(Subscriber):
     __slots__ = ("conn", "label", "key", "refresher")
 
     def __init__(self, conn: "Connection", filt: Filter, label: list, key: tuple) -> None:
-        super().__init__(filt, FMT, conn.queue.maxsize, name=label[0], base=conn.base)
+        super().__init__(filt, fmt_for(filt), conn.queue.maxsize, name=label[0], base=conn.base)
         self.conn = conn
         self.label = label
         self.key = key
@@ -177,7 +177,7 @@ class Connection:
 
 def frame(item: tuple) -> str | None:
     name, _, payload = item
-    if name in ("update", "delete", "notification"):
+    if name in ("update", "delete", "notification", "conversation"):
         label, data = payload
         return json.dumps({"stream": label, "event": name, "payload": data.decode()},
                           separators=(",", ":"), ensure_ascii=False)

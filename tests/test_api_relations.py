@@ -1,0 +1,39 @@
+"""Blocks and mutes through the Mastodon API (issue 10), beyond the leak
+matrix: a home page stays full when muted entries are skipped; both modes."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from test_stream_mastodon import LOOSE, accounts
+from test_stream_support import StreamProc
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture(scope="module")
+def srv(server, tmp_path_factory):
+    url, cluster, _ = server
+    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("relations"), **LOOSE).start()
+    yield proc
+    proc.stop()
+
+
+async def test_a_home_page_stays_full_past_muted_entries(srv, rp):
+    me, loud, quiet = await asyncio.to_thread(accounts, srv.base, 3)
+    for other in (loud, quiet):
+        me.account_follow(other.me()["id"])
+    old = [loud.status_post(f"loud {i}")["id"] for i in range(6)]
+    for i in range(3):
+        quiet.status_post(f"quiet {i}")  # the newest: on top of the home
+    rel = me.account_mute(quiet.me()["id"], notifications=False)
+    assert rel["muting"] and not rel["muting_notifications"]
+    first = me.timeline_home(limit=4)
+    assert [s["id"] for s in first] == old[::-1][:4]  # full, though 3 of 4 read were muted
+    rest = me.fetch_next(first)
+    assert [s["id"] for s in rest] == old[::-1][4:]
+    # the muted account's profile still shows everything
+    assert len(me.account_statuses(quiet.me()["id"])) == 3
+    me.account_unmute(quiet.me()["id"])
+    assert len(me.timeline_home(limit=40)) == 9
