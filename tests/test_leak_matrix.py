@@ -13,13 +13,16 @@ follows alice and mutes her. A row of SEES / HOME is one relationship.
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
+
+import websockets
 
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
 
 from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
-from test_stream_support import StreamProc
+from test_stream_support import Conn, StreamProc
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -84,34 +87,57 @@ async def test_leak_matrix(srv, rp):
         await asyncio.to_thread(oth.stream_public, streams["oth:public"], run_async=True),
         await asyncio.to_thread(oth.stream_hashtag, tag, streams["oth:hashtag"], run_async=True),
     ]
+    ws_url = srv.base.replace("http", "ws") + "/api/v1/streaming?access_token=" + fol.access_token
+    v1_params = {"identifier": None, "access_token": fol.access_token}
     try:
-        await srv.wait_subscribers(len(handles))
-        root = await asyncio.to_thread(alice.status_post, "the root")
-        sid = {}
-        for vis in VIS:
-            status = await asyncio.to_thread(
-                alice.status_post, f"a {vis} note for @{me['men']['username']} #{tag}",
-                in_reply_to_id=root["id"], visibility=vis)
-            assert status["visibility"] == vis
-            sid[vis] = status["id"]
-        end = await asyncio.to_thread(alice.status_post, f"the end #{tag}")
-        mine = await asyncio.to_thread(oth.status_post, "oth's own end")
+        async with websockets.connect(ws_url) as ws, \
+                Conn(srv, "filter", follow=str(alice_id), **v1_params) as v1_follow, \
+                Conn(srv, "filter", track=tag, **v1_params) as v1_track, \
+                Conn(srv, "sample", method="GET", percent="100", **v1_params) as v1_sample:
+            await ws.send(json.dumps({"type": "subscribe", "stream": "user"}))
+            await srv.wait_subscribers(len(handles) + 4)
+            root = await asyncio.to_thread(alice.status_post, "the root")
+            sid = {}
+            for vis in VIS:
+                status = await asyncio.to_thread(
+                    alice.status_post, f"a {vis} note for @{me['men']['username']} #{tag}",
+                    in_reply_to_id=root["id"], visibility=vis)
+                assert status["visibility"] == vis
+                sid[vis] = status["id"]
+            end = await asyncio.to_thread(alice.status_post, f"the end #{tag}")
+            mine = await asyncio.to_thread(oth.status_post, "oth's own end")
 
-        def got(name):
-            return {s["id"] for s in streams[name].updates}
+            def got(name):
+                return {s["id"] for s in streams[name].updates}
 
-        for name in streams:
-            marker = mine["id"] if name == "oth:user" else end["id"]
-            await wait_for(lambda: marker in got(name), f"{name} end marker")
-        # the streams: the public places carry only the public status; a
-        # user stream what its user may see; a list of an unfollowed author
-        # never its private status; the v1.1-like public filters nothing else
-        notes = set(sid.values())
-        assert got("fol:user") & notes == {sid["public"], sid["unlisted"], sid["private"]}
-        assert got("oth:user") & notes == set()
-        assert got("oth:list") & notes == {sid["public"], sid["unlisted"]}
-        assert got("oth:public") & notes == {sid["public"]}
-        assert got("oth:hashtag") & notes == {sid["public"]}
+            for name in streams:
+                marker = mine["id"] if name == "oth:user" else end["id"]
+                await wait_for(lambda: marker in got(name), f"{name} end marker")
+            # the streams: the public places carry only the public status; a
+            # user stream what its user may see; a list of an unfollowed author
+            # never its private status; the v1.1-like public filters nothing else
+            notes = set(sid.values())
+            assert got("fol:user") & notes == {sid["public"], sid["unlisted"], sid["private"]}
+            assert got("oth:user") & notes == set()
+            assert got("oth:list") & notes == {sid["public"], sid["unlisted"]}
+            assert got("oth:public") & notes == {sid["public"]}
+            assert got("oth:hashtag") & notes == {sid["public"]}
+            # WebSocket: fol's user stream as over SSE
+            ws_ids = set()
+            while end["id"] not in ws_ids:
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if frame.get("event") == "update":
+                    ws_ids.add(json.loads(frame["payload"])["id"])
+            assert ws_ids & notes == {sid["public"], sid["unlisted"], sid["private"]}
+            # the v1.1 streams (follow, track, sample), even a follower's: public only
+            for conn in (v1_follow, v1_track):
+                seen = await conn.lines.until(lambda m: m.get("id_str") == str(end["id"]))
+                assert {m["id_str"] for m in seen if "id_str" in m} & {str(x) for x in notes} == \
+                    {str(sid["public"])}
+            seen = await v1_sample.lines.until(lambda m: m.get("id_str") == str(mine["id"]))
+            sampled = {m["id_str"] for m in seen if "id_str" in m}
+            assert str(sid["public"]) in sampled and not sampled & {
+                str(sid[v]) for v in ("unlisted", "private", "direct")}
     finally:
         for h in handles:
             h.close()

@@ -635,3 +635,40 @@ def test_compose_and_settings_offer_what_the_server_takes(people, web):
     expect(page.get_by_label("Locked account (approve each follower)")).to_have_count(
         1 if lockable else 0)
     expect(page.get_by_label("Default visibility")).to_have_count(1 if privacy else 0)
+
+
+def test_locked_account_requests_mute_and_block_from_the_profile(people):
+    kim, lee = people(DESKTOP), people(PHONE)
+    kim_name = kim.sign_up("kim")
+    lee.sign_up("lee")
+    k, l_ = kim.page, lee.page
+
+    # kim locks her account in the settings
+    k.get_by_role("link", name="Settings", exact=True).click()
+    k.get_by_label("Locked account (approve each follower)").check()
+    k.get_by_role("button", name="Save").click()
+    expect(k.get_by_role("status").filter(has_text="Settings saved")).to_be_visible()
+    assert kim.api("GET", "/api/v1/accounts/verify_credentials").json()["locked"] is True
+
+    # lee asks to follow; kim accepts from her notifications
+    l_.goto(f"/@{kim_name}")
+    expect(l_.get_by_role("heading", level=1)).to_have_text(kim_name)
+    l_.get_by_role("button", name="Follow", exact=True).click()
+    expect(l_.get_by_role("button", name="Requested", exact=True)).to_be_visible()
+    k.get_by_role("link", name="Notifications", exact=True).click()
+    request = k.locator(".notification.follow_request").first
+    expect(request).to_contain_text("asked to follow you")
+    request.get_by_role("button", name="Accept").click()
+    expect(request).to_contain_text("Accepted")
+    l_.reload()
+    expect(l_.get_by_role("button", name="Unfollow", exact=True)).to_be_visible()
+
+    # lee mutes, then blocks kim: the follow ends and the Follow button goes
+    l_.get_by_role("button", name="Mute", exact=True).click()
+    expect(l_.get_by_role("button", name="Unmute", exact=True)).to_be_visible()
+    l_.get_by_role("button", name="Block", exact=True).click()
+    expect(l_.get_by_role("button", name="Unblock", exact=True)).to_be_visible()
+    expect(l_.get_by_role("button", name="Unfollow", exact=True)).to_have_count(0)
+    kim_id = kim.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+    rel = lee.api("GET", "/api/v1/accounts/relationships", params={"id[]": kim_id}).json()[0]
+    assert (rel["blocking"], rel["muting"], rel["following"]) == (True, True, False)
