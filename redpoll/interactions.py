@@ -10,6 +10,7 @@ A boost's counts and flags are its original's (the API reads those).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from . import keys
 from .store import Store
@@ -32,21 +33,31 @@ def _count(raw) -> int:
     return max(int(raw), 0) if raw is not None else 0
 
 
-async def states(store: Store, viewer: int | None, sids: list[int]) -> list[StatusState]:
-    """The state of each status in ``sids`` as ``viewer`` (None: anonymous,
-    no flags) sees it, in one round trip."""
+def state_check(viewer: int | None, sids: list[int]
+                ) -> tuple[list[tuple], Callable[[list], list[StatusState]]]:
+    """The reads :func:`states` makes and what to do with their replies,
+    for callers that batch them with their own (a timeline page)."""
     if not sids:
-        return []
+        return [], lambda replies: []
     commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p") for sid in sids]
     if viewer is not None:
         commands += [("ZMSCORE", keys.favourites(viewer), *sids),
                      ("ZMSCORE", keys.bookmarks(viewer), *sids),
                      ("ZMSCORE", keys.reblogs(viewer), *sids)]
-    replies = await store.batch(commands)
-    counts = replies[:len(sids)]
-    if viewer is None:
-        return [StatusState(_count(f), _count(r), _count(p)) for f, r, p in counts]
-    favs, marks, boosts = replies[len(sids):]
-    return [StatusState(_count(f), _count(r), _count(p), fav is not None, mark is not None,
-                        boost is not None)
-            for (f, r, p), fav, mark, boost in zip(counts, favs, marks, boosts)]
+
+    def parse(replies: list) -> list[StatusState]:
+        counts = replies[:len(sids)]
+        if viewer is None:
+            return [StatusState(_count(f), _count(r), _count(p)) for f, r, p in counts]
+        favs, marks, boosts = replies[len(sids):]
+        return [StatusState(_count(f), _count(r), _count(p), fav is not None, mark is not None,
+                            boost is not None)
+                for (f, r, p), fav, mark, boost in zip(counts, favs, marks, boosts)]
+    return commands, parse
+
+
+async def states(store: Store, viewer: int | None, sids: list[int]) -> list[StatusState]:
+    """The state of each status in ``sids`` as ``viewer`` (None: anonymous,
+    no flags) sees it, in one round trip."""
+    commands, parse = state_check(viewer, sids)
+    return parse(await store.batch(commands)) if commands else []

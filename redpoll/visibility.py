@@ -26,7 +26,7 @@ see; reads check anyway (defence in depth, and follows change).
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from . import keys, relations
 from .errors import StatusNotFound
@@ -89,39 +89,52 @@ def _undecided(viewer: int | None, status: Status) -> bool:
             and viewer not in mentioned_ids(status.extra.get("mentions", "")))
 
 
-async def visible(store, viewer: int | None, statuses: Iterable[Status], *,
-                  muted: bool = False) -> list[Status]:
-    """``statuses`` the viewer may see, in order: by :func:`can_see`, none
-    by a suspended account (redpoll.moderation), none by an account blocked
-    either way (redpoll.relations), nor, where
-    ``muted`` (timelines, not a profile or a status asked for by id), by one
-    the viewer mutes. One round trip (the viewer's slot and the follows of
-    private statuses' authors, and whether the authors are suspended)."""
-    statuses = list(statuses)
+def check(viewer: int | None, statuses: list[Status], *, muted: bool = False
+          ) -> tuple[list[tuple], Callable[[list], list[Status]]]:
+    """The reads the decision needs for ``statuses`` and what to do with
+    their replies: ``(commands, decide)``; ``decide(replies)`` gives the
+    statuses the viewer may see, in order. For callers that batch these
+    reads with their own in one round trip (a timeline page with its
+    counts); :func:`visible` is the plain form. The rule: :func:`can_see`,
+    none by a suspended account (redpoll.moderation), none by an account
+    blocked either way (redpoll.relations), nor, where ``muted`` (timelines,
+    not a profile or a status asked for by id), by one the viewer mutes."""
     if not statuses:
-        return []
+        return [], lambda replies: []
     everyone = list(dict.fromkeys(s.user_id for s in statuses))
     # suspended authors (redpoll.moderation) are hidden from everyone
     commands = [("HGET", keys.user(a), "susp") for a in everyone]
     if viewer is None:
-        suspended = {a for a, flag in zip(everyone, await store.batch(commands)) if flag}
-        return [s for s in statuses if s.user_id not in suspended
-                and can_see(None, s.user_id, of(s), frozenset(), False)]
+        def decide_anonymous(replies: list) -> list[Status]:
+            suspended = {a for a, flag in zip(everyone, replies) if flag}
+            return [s for s in statuses if s.user_id not in suspended
+                    and can_see(None, s.user_id, of(s), frozenset(), False)]
+        return commands, decide_anonymous
     ask = list(dict.fromkeys(s.user_id for s in statuses if _undecided(viewer, s)))
     authors = [a for a in everyone if a != viewer]
     commands += [("ZSCORE", keys.following(viewer), a) for a in ask]
     if authors:
         commands += relations.hidden_commands(viewer, authors)
-    replies = await store.batch(commands)
-    hidden = {a for a, flag in zip(everyone, replies) if flag}
-    replies = replies[len(everyone):]
-    follows = {a for a, score in zip(ask, replies) if score is not None}
-    if authors:
-        hidden |= relations.hidden_from(authors, replies[len(ask):], muted=muted)
-    return [s for s in statuses
-            if s.user_id not in hidden
-            and can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),
-                        s.user_id in follows)]
+
+    def decide(replies: list) -> list[Status]:
+        hidden = {a for a, flag in zip(everyone, replies) if flag}
+        replies = replies[len(everyone):]
+        follows = {a for a, score in zip(ask, replies) if score is not None}
+        if authors:
+            hidden |= relations.hidden_from(authors, replies[len(ask):], muted=muted)
+        return [s for s in statuses
+                if s.user_id not in hidden
+                and can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),
+                            s.user_id in follows)]
+    return commands, decide
+
+
+async def visible(store, viewer: int | None, statuses: Iterable[Status], *,
+                  muted: bool = False) -> list[Status]:
+    """``statuses`` the viewer may see, in order (:func:`check`'s rule), in
+    one round trip."""
+    commands, decide = check(viewer, list(statuses), muted=muted)
+    return decide(await store.batch(commands)) if commands else []
 
 
 async def require(store, viewer: int | None, status: Status) -> Status:

@@ -81,6 +81,21 @@ async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool
     return out
 
 
+Checked = tuple[list[Status], dict[int, interactions.StatusState]]
+
+
+async def checked(ctx: Ctx, statuses: list[Status], *, muted: bool = False) -> Checked:
+    """What of ``statuses`` the caller may see (redpoll.visibility) and the
+    counts and flags of each (redpoll.interactions), in one round trip."""
+    if not statuses:
+        return [], {}
+    vis, decide = visibility.check(ctx.viewer, statuses, muted=muted)
+    sids = [s.id for s in statuses]
+    counts, parse = interactions.state_check(ctx.viewer, sids)
+    replies = await ctx.rp.store.batch(vis + counts)
+    return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
+
+
 async def filled_timeline(ctx: Ctx, read, cursors: dict) -> Response:
     """A home or list page as :func:`timeline_response` gives it (mutes
     applied), but reading on past what the caller may not see (muted or
@@ -89,9 +104,9 @@ async def filled_timeline(ctx: Ctx, read, cursors: dict) -> Response:
     only (a ``min_id``/``since_id`` page is what it is)."""
     page = await read(**cursors)
     limit = validate.page_limit(cursors.get("limit"))
-    shown = await visibility.visible(ctx.rp.store, ctx.viewer, page, muted=True)
+    shown, known = await checked(ctx, page, muted=True)
     if "min_id" in cursors or "since_id" in cursors:
-        return await timeline_response(ctx, page, checked=shown)
+        return await timeline_response(ctx, page, seen=(shown, known))
     everything, authors = list(page), dict(getattr(page, "authors", {}))
     for _ in range(limits.HIDDEN_REFILL_READS):
         if len(shown) >= limit or len(page) < limit:
@@ -99,35 +114,34 @@ async def filled_timeline(ctx: Ctx, read, cursors: dict) -> Response:
         page = await read(**{**cursors, "max_id": page[-1].id})
         everything += page
         authors.update(getattr(page, "authors", {}))
-        shown += await visibility.visible(ctx.rp.store, ctx.viewer, page, muted=True)
+        more, more_known = await checked(ctx, page, muted=True)
+        shown, known = shown + more, known | more_known
     shown = shown[:limit]
     if len(shown) == limit:  # the Link goes on from the last one shown
         everything = [s for s in everything if s.id >= shown[-1].id]
-    return await timeline_response(ctx, Page(everything, authors), checked=shown)
+    return await timeline_response(ctx, Page(everything, authors), seen=(shown, known))
 
 
 async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None,
-                            muted: bool = False, checked: list[Status] | None = None
-                            ) -> Response:
+                            muted: bool = False, seen: Checked | None = None) -> Response:
     """A page of statuses, from the process's kept renderings (api/rendered.py)
     with the counts and flags read now; authors the page did not bring along
     are read here. ``cursors`` (one per status) go into the Link header
     instead of the status ids (favourites and bookmarks page by their own).
     ``muted``: accounts the caller mutes are left out too (the home, list,
-    public and tag timelines; not a profile). ``checked``: what of
-    ``statuses`` the visibility decision let through already."""
+    public and tag timelines; not a profile). ``seen``: :func:`checked`'s
+    answer for ``statuses`` when the caller has it already."""
     authors = getattr(statuses, "authors", {})
     missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
     page = statuses  # the Link header pages on what was read
-    statuses = checked if checked is not None else \
-        await visibility.visible(ctx.rp.store, ctx.viewer, statuses, muted=muted)
+    statuses, known = seen if seen is not None else await checked(ctx, statuses, muted=muted)
     wrapped = await render_boosts(ctx, statuses)
     if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
         statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
     body = ctx.request.app.state.rendered.array(
-        statuses, authors, ctx.base, ctx.viewer is not None, await states(ctx, statuses),
+        statuses, authors, ctx.base, ctx.viewer is not None, [known[s.id] for s in statuses],
         whole={sid: orjson.dumps(entity) for sid, entity in wrapped.items()})
     links = (link_header(ctx, cursors, key=lambda c: c) if cursors is not None
              else link_header(ctx, page))
