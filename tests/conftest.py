@@ -44,3 +44,16 @@ async def rp(settings):
     engine = await Redpoll.open(settings)
     yield engine
     await engine.close()
+
+
+@pytest.fixture(scope="module")
+def srv(server, tmp_path_factory):
+    """A real ``redpoll serve`` (API and streams, no job workers: tests
+    drain with ``rp``) on the session's database, one per test module,
+    rate limits loose."""
+    from test_stream_mastodon import LOOSE
+    from test_stream_support import StreamProc
+    url, cluster, _ = server
+    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("serve"), **LOOSE).start()
+    yield proc
+    proc.stop()

@@ -6,18 +6,9 @@ import asyncio
 
 import pytest
 
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
+from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(180)
-
-
-@pytest.fixture(scope="module")
-def srv(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("relations"), **LOOSE).start()
-    yield proc
-    proc.stop()
 
 
 async def test_a_home_page_stays_full_past_muted_entries(srv, rp):

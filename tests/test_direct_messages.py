@@ -11,18 +11,9 @@ from mastodon import MastodonNotFoundError
 
 from redpoll import direct_messages, keys, limits
 
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
+from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture(scope="module")
-def srv(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("dms"), **LOOSE).start()
-    yield proc
-    proc.stop()
 
 
 async def test_conversations_list_read_and_delete(srv, rp):

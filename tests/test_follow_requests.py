@@ -9,18 +9,9 @@ import pytest
 
 from redpoll import follow_requests, keys
 
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
+from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture(scope="module")
-def srv(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("locked"), **LOOSE).start()
-    yield proc
-    proc.stop()
 
 
 async def test_locked_account_requests_authorize_reject_withdraw(srv, rp):

@@ -21,8 +21,8 @@ import websockets
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
 
-from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
-from test_stream_support import Conn, StreamProc
+from test_stream_mastodon import Listener, accounts, wait_for
+from test_stream_support import Conn
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -47,14 +47,6 @@ HOME = {
     "private": {"alice", "fol", "men"},
     "direct": {"alice", "men"},
 }
-
-
-@pytest.fixture(scope="module")
-def srv(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("leaks"), **LOOSE).start()
-    yield proc
-    proc.stop()
 
 
 async def test_leak_matrix(srv, rp):

@@ -16,18 +16,9 @@ import pytest
 from mastodon import (Mastodon, MastodonAPIError, MastodonIllegalArgumentError,
                       MastodonNotFoundError, MastodonUnauthorizedError)
 
-from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
-from test_stream_support import StreamProc
+from test_stream_mastodon import Listener, accounts
 
 pytestmark = pytest.mark.timeout(240)
-
-
-@pytest.fixture(scope="module")
-def srv(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("moderation"), **LOOSE).start()
-    yield proc
-    proc.stop()
 
 
 def admin(srv, *args, stdin: str | None = None) -> subprocess.CompletedProcess:

@@ -11,18 +11,9 @@ import pytest
 import websockets
 from mastodon import StreamListener
 
-from test_stream_mastodon import LOOSE, accounts, wait_for
-from test_stream_support import StreamProc
+from test_stream_mastodon import accounts, wait_for
 
 pytestmark = pytest.mark.timeout(180)
-
-
-@pytest.fixture(scope="module")
-def srv(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("direct"), **LOOSE).start()
-    yield proc
-    proc.stop()
 
 
 class Conversations(StreamListener):
