@@ -112,8 +112,8 @@ main.add_command(tools_bench.bench)
               help="Address to listen on (0.0.0.0 for every interface).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8080, show_default=True,
               help="TCP port; 0 picks a free one (the chosen URL is printed on stdout).")
-@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="HTTP worker processes sharing the port.")
+@click.option("--workers", type=click.IntRange(1, 256), default=None,
+              help="HTTP worker processes sharing the port (default: one per core).")
 @click.option("--jobs/--no-jobs", default=True, show_default=True,
               help="Run the background job worker (fan-out, cleanup, refill) inside each "
                    "HTTP worker; with --no-jobs run `redpoll worker` yourself.")
@@ -133,8 +133,9 @@ def serve(host: str, port: int, workers: int, jobs: bool, access_log: bool | Non
     REDPOLL_RATE_SIGNUP, REDPOLL_RATE_LOGIN as COUNT/SECONDS or off; see
     settings.py). Point Mastodon.py at the printed URL.
     """
-    from .api.serve import serve as run_serve
+    from .api.serve import default_workers, serve as run_serve
     settings = load_settings()
+    workers = workers or default_workers()
     try:
         run_serve(settings, host=host, port=port, workers=workers, jobs=jobs,
                   access_log=settings.access_log if access_log is None else access_log,

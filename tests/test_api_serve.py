@@ -82,11 +82,39 @@ def test_workers_option_serves_from_several_processes(server):
 async def test_http_bench_runs_bounded():
     from redpoll.tools.bench_http import format_report, run_http_bench
     result = await run_http_bench(users=6, follows=2, posts=2, requests=60, seconds=10,
-                                  concurrency=4)
-    assert result["home"]["requests"] == 60 and result["home"]["errors"] == 0
-    assert result["instance"]["requests"] == 60 and result["instance"]["errors"] == 0
-    assert result["home"]["p99_ms"] >= result["home"]["p50_ms"] > 0
-    assert "home / instance" in format_report(result)
+                                  concurrency=4, workers=2, rounds=2)
+    for name in ("home", "instance", "probe", "home_all_processes"):
+        r = result[name]
+        assert r["requests"] == 60 and r["errors"] == 0, (name, r)
+        assert r["p99_ms"] >= r["p50_ms"] > 0, (name, r)
+        assert r["generator_cpu_us_per_request"] > 0
+    # the probe answers with the body of a real home page (pages differ a
+    # little from user to user, and so do the headers)
+    assert result["probe"]["bytes_per_response"] > 1000
+    assert abs(result["probe"]["bytes_per_response"] / result["home"]["bytes_per_response"] - 1) < 0.1
+    assert result["home_vs_probe"] == round(result["home_rps"] / result["probe_rps"], 3)
+    assert result["workers"] == 2
+    assert "home / probe" in format_report(result)
+
+
+def test_serve_defaults_to_one_http_process_per_core(tmp_path):
+    """Without --workers, serve runs one HTTP process per core it may use."""
+    import os
+    import subprocess
+    cores = len(os.sched_getaffinity(0))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
+    env["REDPOLL_DATA_DIR"] = str(tmp_path / "data")
+    with ServeProcess(env, args=["--no-jobs"], workers=None) as srv:
+        with httpx.Client(base_url=srv.url, timeout=30) as http:
+            assert http.get("/api/v1/instance").status_code == 200
+        children = subprocess.run(["pgrep", "-P", str(srv.process.pid)], capture_output=True,
+                                  text=True).stdout.split()
+        # the HTTP workers are spawned children (the embedded Valkey and
+        # multiprocessing's resource tracker are children too)
+        workers = [c for c in children
+                   if "spawn_main" in open(f"/proc/{c}/cmdline", "rb").read().decode(errors="replace")]
+        # one process serves in the parent itself; more are its children
+        assert len(workers) == (cores if cores > 1 else 0), children
 
 
 def test_sigterm_right_after_the_url_is_printed_still_stops_it(tmp_path):

@@ -41,8 +41,9 @@ class StreamProc:
         script = Path(sys.executable).with_name("redpoll")
         head = [str(script)] if script.exists() else \
             [sys.executable, "-c", "from redpoll.cli import main; main()"]
-        return head + ["serve", "--port", str(self.port), "--no-jobs", "--no-access-log",
-                       "--log-level", "warning"]
+        # one process: the per-process stream limits are what these tests count
+        return head + ["serve", "--port", str(self.port), "--workers", "1", "--no-jobs",
+                       "--no-access-log", "--log-level", "warning"]
 
     def start(self) -> "StreamProc":
         self._log = open(self.log_path, "wb")

@@ -18,9 +18,15 @@ LISTENING = "Redpoll listening on "
 
 class ServeProcess:
     def __init__(self, env: dict[str, str] | None = None, args: list[str] | None = None,
-                 start_timeout: float = 60.0):
+                 start_timeout: float = 60.0, workers: int | None = 1):
         self.env = {**os.environ, **(env or {})}
-        self.args = ["--port", "0", *(args or [])]
+        args = list(args or [])
+        # One HTTP process unless asked (``workers=None``: serve's own default,
+        # one per core): on a test machine running many servers, more costs
+        # more than it shows. tests/test_api_serve.py checks that default.
+        if workers is not None and "--workers" not in args:
+            args += ["--workers", str(workers)]
+        self.args = ["--port", "0", *args]
         self.start_timeout = start_timeout
         self.process: subprocess.Popen | None = None
         self.url = ""

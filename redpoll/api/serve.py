@@ -4,8 +4,9 @@
    on the data directory, or a new one started (and stopped) by this process.
 2. The listening socket is bound here, before any worker starts, so
    ``--port 0`` picks a free port that is known (and printed) up front.
-3. The HTTP side: uvicorn running ``redpoll.api.app:create_app`` in this
-   process (``--workers 1``) or in N child processes sharing the socket.
+3. The HTTP side: uvicorn (httptools + uvloop) running
+   ``redpoll.api.app:create_app`` in this process (``--workers 1``) or in N
+   child processes sharing the socket (the default: one per core).
    Each HTTP process also runs the background job worker (``--jobs``).
 4. SIGINT/SIGTERM: uvicorn stops accepting, finishes open requests, then
    each process's lifespan stops its job worker after the jobs in hand;
@@ -35,6 +36,21 @@ from . import logs
 log = logging.getLogger("redpoll.serve")
 
 APP = "redpoll.api.app:create_app"
+#: The HTTP stack (issue 12, measured in docs/decisions.md): uvicorn with the
+#: httptools parser and the uvloop event loop, named rather than left to
+#: uvicorn's "auto", which silently falls back to the pure-Python h11 parser
+#: (a third of the speed) when httptools is missing.
+HTTP_PARSER = "httptools"
+EVENT_LOOP = "uvloop"
+STACK = f"uvicorn-{HTTP_PARSER}-{EVENT_LOOP}"
+
+
+def default_workers() -> int:
+    """One HTTP process per core this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
@@ -93,6 +109,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     public = f"http://{shown}:{chosen}"
     config = uvicorn.Config(
         APP, factory=True, workers=workers, log_config=logs.config(log_level),
+        http=HTTP_PARSER, loop=EVENT_LOOP,
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
         server_header=False, lifespan="on", backlog=backlog,
         # open streams never end by themselves: they are cut after this long

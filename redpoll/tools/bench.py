@@ -647,12 +647,15 @@ def table(res: dict) -> str:
 @click.option("--engine/--no-engine", default=True, show_default=True,
               help="Run the engine part (redpoll against the naive client).")
 @click.option("--http", "with_http", is_flag=True,
-              help="Also run the HTTP part: home timeline vs /api/v1/instance on a real "
-                   "`redpoll serve`, requests/s and p50/p99.")
-@click.option("--http-requests", type=click.IntRange(100, 1_000_000), default=4000,
+              help="Also run the HTTP part: the home page of 20 against /api/v1/instance and a "
+                   "fixed limit probe on a real `redpoll serve`, then on one process per core; "
+                   "requests/s and p50/p99.")
+@click.option("--http-requests", type=click.IntRange(100, 10_000_000), default=1_000_000,
               show_default=True, help="HTTP part: requests per endpoint (bounded by --http-seconds).")
-@click.option("--http-seconds", type=click.FloatRange(1, 600), default=20.0, show_default=True,
+@click.option("--http-seconds", type=click.FloatRange(1, 600), default=10.0, show_default=True,
               help="HTTP part: longest time per endpoint.")
+@click.option("--http-workers", type=click.IntRange(1, 256), default=None,
+              help="HTTP part: serve processes of the all-process pass (default: one per core).")
 @click.option("--http-users", type=click.IntRange(2, 100_000), default=200, show_default=True,
               help="HTTP part: distinct users whose home timelines are read.")
 @click.option("--stream", "with_stream", is_flag=True,
@@ -666,7 +669,7 @@ def table(res: dict) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
 def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, seed, engine, with_http,
-          http_requests, http_seconds, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
+          http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
           as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
@@ -691,7 +694,8 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
         run_http_bench = load_generator("bench_http").run_http_bench
         say("HTTP part ...")
         result["http"] = run(run_http_bench(users=http_users, follows=min(10, http_users - 1),
-                                            requests=http_requests, seconds=http_seconds))
+                                            requests=http_requests, seconds=http_seconds,
+                                            workers=http_workers))
     if with_stream:
         run_stream_bench = load_generator("stream_bench").run
         say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")

@@ -1,6 +1,6 @@
-"""HTTP load generator for ``redpoll bench --http`` (to be wired by the CLI):
-home-timeline reads at limit=20 for many distinct users vs GET
-/api/v1/instance on the same server, side by side, on loopback only.
+"""``redpoll bench --http``: the home page of 20 (many distinct users) against
+GET /api/v1/instance and against a fixed limit probe, side by side, on
+loopback; then the home page again on one serve process per core.
 
     from redpoll.tools.bench_http import run_http_bench, format_report
     print(format_report(asyncio.run(run_http_bench())))
@@ -9,27 +9,39 @@ It starts its own embedded server in a temporary directory (or uses
 ``redis_url``, whose data it adds to) and its own ``redpoll serve`` process
 with rate limits and access logs off. Setup goes through the engine and the
 auth module directly (signing up hundreds of users over HTTP would mostly
-measure argon2). Every phase is bounded by a request count and a time limit;
-the two endpoints take turns over a few rounds, so that drift in a shared
-machine's speed weighs on both alike. Target: home requests/s >= 0.5 x instance requests/s.
+measure argon2). The probe (redpoll/tools/probe_app.py) is a bare ASGI app
+answering every request with the bytes of a real home page, on uvicorn +
+httptools + uvloop, one process: what no app on that stack can beat. The
+load comes from redpoll/tools/loadgen.py in its own process (about 16 µs of
+CPU a request, reported per contender). Every phase is bounded by a request
+count and a time limit; the contenders take turns over a few rounds, so that
+drift in a shared machine's speed weighs on all alike.
+Target (issue 12): home requests/s >= 0.5 x the probe's, 0 errors.
 """
 from __future__ import annotations
 
 import asyncio
 import random
+import socket
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 from typing import Any
 
-import aiohttp
-
 from .. import auth
+from ..api.process import ServeProcess
+from ..api.serve import STACK as SERVE_STACK, default_workers
 from ..engine import Redpoll
 from ..server import EmbeddedServer
 from ..settings import Settings
-from ..api.process import ServeProcess
+from . import loadgen
 
-TARGET_RATIO = 0.5
+#: home page of 20 requests/s against the fixed probe's (issue 12)
+TARGET_VS_PROBE = 0.5
+#: the probe's stack: uvicorn + httptools + uvloop, one process, as the issue fixes it
+PROBE_STACK = "uvicorn-httptools"
 
 
 def _percentile(sorted_ms: list[float], q: float) -> float:
@@ -63,75 +75,99 @@ async def _setup(rp: Redpoll, users: int, follows: int, posts: int) -> list[str]
     return list(tokens)
 
 
-async def _load(url: str, make_request, *, requests: int, seconds: float,
+async def _load(spec_for, name: str, *, requests: int, seconds: float,
                 concurrency: int) -> dict[str, Any]:
-    """One phase: up to ``requests`` requests or ``seconds``, whichever ends
-    first; the latencies of each and the phase's length."""
-    # aiohttp's client rather than httpx: at a few thousand requests a second
-    # httpx itself was the bottleneck on 2 cores and flattened both rates
-    latencies: list[float] = []
-    errors = 0
-    issued = 0
-    connector = aiohttp.TCPConnector(limit=concurrency)
-    timeout = aiohttp.ClientTimeout(total=30)
-    async with aiohttp.ClientSession(url, connector=connector, timeout=timeout) as client:
-        deadline = time.perf_counter() + seconds
-
-        async def runner() -> None:
-            nonlocal issued, errors
-            while issued < requests and time.perf_counter() < deadline:
-                n = issued
-                issued += 1
-                path, headers = make_request(n)
-                t0 = time.perf_counter()
-                try:
-                    async with client.get(path, headers=headers) as r:
-                        await r.read()
-                        ok = r.status == 200
-                except (aiohttp.ClientError, asyncio.TimeoutError):
-                    ok = False
-                latencies.append((time.perf_counter() - t0) * 1000)
-                if not ok:
-                    errors += 1
-
-        start = time.perf_counter()
-        await asyncio.gather(*(runner() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - start
-    return {"latencies": latencies, "errors": errors, "seconds": elapsed}
+    """One phase of one contender in its own load-generator process."""
+    host, port, payloads = spec_for(name)
+    spec = loadgen.Spec(host, port, payloads, requests, seconds, concurrency)
+    result = await asyncio.to_thread(loadgen.run_in_child, spec)
+    return {"latencies": result.latencies_ms, "errors": result.errors,
+            "seconds": result.seconds, "cpu_us": result.cpu_us_per_request,
+            "bytes": result.bytes}
 
 
 def _summary(phases: list[dict[str, Any]]) -> dict[str, Any]:
     latencies = sorted(x for p in phases for x in p["latencies"])
     elapsed = sum(p["seconds"] for p in phases)
-    return {"requests": len(latencies), "errors": sum(p["errors"] for p in phases),
+    n = len(latencies)
+    return {"requests": n, "errors": sum(p["errors"] for p in phases),
             "seconds": round(elapsed, 2),
-            "rps": round(len(latencies) / elapsed, 1) if elapsed else 0.0,
+            "rps": round(n / elapsed, 1) if elapsed else 0.0,
             "p50_ms": round(_percentile(latencies, 0.50), 2),
-            "p99_ms": round(_percentile(latencies, 0.99), 2)}
+            "p99_ms": round(_percentile(latencies, 0.99), 2),
+            "bytes_per_response": round(sum(p["bytes"] for p in phases) / n) if n else 0,
+            "generator_cpu_us_per_request": round(
+                sum(p["cpu_us"] * len(p["latencies"]) for p in phases) / n, 1) if n else 0.0}
 
 
-async def _side_by_side(url: str, contenders: dict[str, Any], *, requests: int, seconds: float,
+async def _side_by_side(spec_for, names: list[str], *, requests: int, seconds: float,
                         concurrency: int, rounds: int) -> dict[str, dict[str, Any]]:
     """Each contender's requests and time split into ``rounds`` phases, run
-    in turn (A B A B ...): a shared machine that slows down or speeds up
+    in turn (A B C A B C ...): a shared machine that slows down or speeds up
     during the run then weighs on every contender alike, instead of on
     whichever ran in the slow stretch."""
-    phases: dict[str, list] = {name: [] for name in contenders}
+    phases: dict[str, list] = {name: [] for name in names}
     for r in range(rounds):
         share = requests // rounds + (1 if r < requests % rounds else 0)
-        for name, make_request in contenders.items():
-            phases[name].append(await _load(url, make_request, requests=share,
-                                            seconds=seconds / rounds,
-                                            concurrency=concurrency))
+        for name in names:
+            phases[name].append(await _load(spec_for, name, requests=share,
+                                            seconds=seconds / rounds, concurrency=concurrency))
     return {name: _summary(p) for name, p in phases.items()}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Probe:
+    """The fixed limit probe (redpoll/tools/probe_app.py) in its own process."""
+
+    def __init__(self, body: bytes, stack: str = PROBE_STACK):
+        self.body = tempfile.NamedTemporaryFile(prefix="redpoll-probe-", suffix=".json")
+        self.body.write(body)
+        self.body.flush()
+        self.port = _free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "redpoll.tools.probe_app", "--port", str(self.port),
+             "--body", self.body.name, "--stack", stack], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.close()
+                    raise RuntimeError("the limit probe did not start")
+                time.sleep(0.05)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(30)
+        self.body.close()
+
+
+def _get(url: str, path: str, headers: dict[str, str]) -> bytes:
+    request = urllib.request.Request(url + path, headers=headers)
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return r.read()
 
 
 async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
                          users: int = 200, follows: int = 10, posts: int = 3,
-                         requests: int = 4000, seconds: float = 20.0, concurrency: int = 32,
-                         workers: int = 1, rounds: int = 4) -> dict[str, Any]:
+                         requests: int = 1_000_000, seconds: float = 10.0, concurrency: int = 32,
+                         workers: int | None = None, rounds: int = 4) -> dict[str, Any]:
+    """The home page of 20 against /api/v1/instance and the fixed limit probe,
+    on one serve process, then the home page on ``workers`` processes (default:
+    one per core, as ``redpoll serve`` runs). ``requests`` and ``seconds``
+    bound each contender's measured phases together."""
+    workers = workers or default_workers()
     embedded = None
     tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-http-")
+    probe = None
     try:
         if redis_url is None:
             embedded = EmbeddedServer(tmp.name + "/data").start()
@@ -146,46 +182,76 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
                # per-token, per-IP or per-IP-over-all-tokens budget applies
                "REDPOLL_RATE_TOKEN": "off", "REDPOLL_RATE_IP": "off",
                "REDPOLL_RATE_IP_TOKENS": "off"}
-        with ServeProcess(env, args=["--no-access-log", "--log-level", "warning",
-                                     "--workers", str(workers)]) as srv:
-            def home(n: int):
-                return ("/api/v1/timelines/home?limit=20",
-                        {"Authorization": f"Bearer {tokens[n % len(tokens)]}"})
-
-            def instance(n: int):
-                return "/api/v1/instance", {}
-
-            # warm up both paths (connections, caches), then measure
-            await _load(srv.url, home, requests=200, seconds=5, concurrency=concurrency)
-            await _load(srv.url, instance, requests=200, seconds=5, concurrency=concurrency)
-            measured = await _side_by_side(srv.url, {"home": home, "instance": instance},
-                                           requests=requests, seconds=seconds,
-                                           concurrency=concurrency,
-                                           rounds=max(1, min(rounds, requests)))
-            home_result, instance_result = measured["home"], measured["instance"]
+        args = ["--no-access-log", "--log-level", "warning"]
+        home_path = "/api/v1/timelines/home?limit=20"
+        results: dict[str, Any] = {}
+        for procs in dict.fromkeys([1, workers]):
+            with ServeProcess(env, args=[*args, "--workers", str(procs)]) as srv:
+                host, port = srv.url.removeprefix("http://").rsplit(":", 1)
+                hosthdr = f"{host}:{port}"
+                if probe is None:
+                    # the probe answers with the bytes of a real home page
+                    body = await asyncio.to_thread(
+                        _get, srv.url, home_path, {"Authorization": f"Bearer {tokens[0]}"})
+                    probe = await asyncio.to_thread(Probe, body)
+                homes = [loadgen.get(home_path, hosthdr, {"Authorization": f"Bearer {t}"})
+                         for t in tokens]
+                targets = {"home": (host, int(port), homes),
+                           "instance": (host, int(port), [loadgen.get("/api/v1/instance", hosthdr)]),
+                           "probe": ("127.0.0.1", probe.port,
+                                     [loadgen.get(home_path, f"127.0.0.1:{probe.port}")])}
+                names = ["home", "instance", "probe"] if procs == 1 else ["home"]
+                spec_for = targets.__getitem__
+                for name in names:  # warm up: connections, caches, renderings
+                    await _load(spec_for, name, requests=concurrency * 20, seconds=5,
+                                concurrency=concurrency)
+                measured = await _side_by_side(spec_for, names, requests=requests,
+                                               seconds=seconds, concurrency=concurrency,
+                                               rounds=max(1, min(rounds, requests)))
+                if procs == 1:
+                    results.update(measured)
+                results[f"home_{procs}_processes"] = measured["home"]
     finally:
+        if probe is not None:
+            probe.close()
         if embedded is not None:
             embedded.stop()
         tmp.cleanup()
-    ratio = home_result["rps"] / instance_result["rps"] if instance_result["rps"] else 0.0
+    home, instance, probe_r = results["home"], results["instance"], results["probe"]
+    vs_probe = home["rps"] / probe_r["rps"] if probe_r["rps"] else 0.0
+    all_cores = results[f"home_{workers}_processes"]
     return {"users": users, "concurrency": concurrency, "workers": workers, "rounds": rounds,
-            "home": home_result, "instance": instance_result,
-            "ratio": round(ratio, 3), "target_ratio": TARGET_RATIO,
-            "meets_target": ratio >= TARGET_RATIO}
+            "stack": SERVE_STACK, "probe_stack": PROBE_STACK,
+            "home": home, "instance": instance, "probe": probe_r,
+            "home_all_processes": all_cores,
+            "home_rps": home["rps"], "instance_rps": instance["rps"], "probe_rps": probe_r["rps"],
+            "home_all_processes_rps": all_cores["rps"],
+            "home_vs_probe": round(vs_probe, 3),
+            "home_vs_instance": round(home["rps"] / instance["rps"], 3) if instance["rps"] else 0.0,
+            "target_home_vs_probe": TARGET_VS_PROBE,
+            "meets_target": vs_probe >= TARGET_VS_PROBE
+                            and home["errors"] == 0 and all_cores["errors"] == 0}
 
 
 def format_report(result: dict[str, Any]) -> str:
-    lines = [f"HTTP bench: {result['users']} users, concurrency {result['concurrency']}, "
-             f"{result['workers']} HTTP worker(s), loopback, endpoints in turn over "
-             f"{result['rounds']} rounds",
-             f"{'endpoint':<34}{'req/s':>10}{'p50 ms':>10}{'p99 ms':>10}{'requests':>10}{'errors':>8}"]
-    for name, label in (("home", "GET /api/v1/timelines/home (20)"),
-                        ("instance", "GET /api/v1/instance")):
+    lines = [f"HTTP bench: {result['users']} users, {result['concurrency']} connections, "
+             f"loopback, contenders in turn over {result['rounds']} rounds; serve on "
+             f"{result['stack']}, probe on {result['probe_stack']}; load from a separate process",
+             f"{'endpoint':<40}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'requests':>10}"
+             f"{'errors':>8}{'gen µs':>8}"]
+    rows = (("home", "GET /api/v1/timelines/home (20)"),
+            ("instance", "GET /api/v1/instance"),
+            ("probe", "limit probe (same bytes, bare ASGI)"),
+            ("home_all_processes", f"home (20), {result['workers']} serve processes"))
+    for name, label in rows:
         r = result[name]
-        lines.append(f"{label:<34}{r['rps']:>10}{r['p50_ms']:>10}{r['p99_ms']:>10}"
-                     f"{r['requests']:>10}{r['errors']:>8}")
+        lines.append(f"{label:<40}{r['rps']:>10,.0f}{r['p50_ms']:>9}{r['p99_ms']:>9}"
+                     f"{r['requests']:>10}{r['errors']:>8}{r['generator_cpu_us_per_request']:>8}")
     verdict = "meets" if result["meets_target"] else "MISSES"
-    lines.append(f"home / instance = {result['ratio']} ({verdict} the {result['target_ratio']} target)")
+    lines.append(f"home / probe = {result['home_vs_probe']} ({verdict} the "
+                 f"{result['target_home_vs_probe']} target); home / instance = "
+                 f"{result['home_vs_instance']}; home page {result['home']['bytes_per_response']:,}"
+                 " bytes; gen µs = the load generator's CPU per request")
     return "\n".join(lines)
 
 
