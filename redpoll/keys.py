@@ -33,6 +33,15 @@ SEARCH_INDEXED = "search:{accounts}:of"
 SEARCH_BUILT = "search:{accounts}:built"
 
 
+def key_parts(make) -> tuple[str, str]:
+    """The text before and after the id in the names ``make`` gives, for the
+    one script that builds such names itself (read_page_listed.lua, on a
+    single server: a cluster refuses keys a script was not given)."""
+    marker = "918273645"
+    before, _, after = make(marker).partition(marker)
+    return before, after
+
+
 # --- one user: all tagged {uid} ----------------------------------------------
 def user(uid: int) -> str:
     """Hash: the public user record (no secrets, ever)."""

@@ -16,9 +16,9 @@ add_edge              the three steps pipelined;      the three steps in turn; t
 merge                 mark_merged.lua + merge.lua,    merge.lua
                       pipelined
 read_page             read_page_listed.lua (skips     read_page.lua, statuses read
-                      deleted ids, gives versions),   (each one's version), in
-                      then one batch for statuses     rounds past deleted ids
-                      not kept and authors
+                      deleted ids, gives versions,    (each one's version), in
+                      the epoch and authors' revs);   rounds past deleted ids
+                      one batch for what is not kept
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -39,7 +39,7 @@ from redis.asyncio.cluster import RedisCluster
 from . import keys, limits
 from .models import Page, Status, now_ms
 from .statuses import read_statuses, settle
-from .users import current, rev_reads
+from .users import current
 
 if TYPE_CHECKING:
     from .edges import Edge
@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 
 #: Reads of one page at most, when deleted ids make it come up short.
 TOP_UP_ROUNDS = 8
+#: The name parts read_page_listed.lua builds status and user keys from.
+STATUS_PARTS = keys.key_parts(keys.status)
+USER_PARTS = keys.key_parts(keys.user)
 
 
 class Topology:
@@ -166,29 +169,29 @@ class SingleServer(Topology):
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
         """One script call reads the ids with their versions from the log of
         changed statuses (keys.CHANGED_STATUSES), leaving out deleted ones
-        and reading on past them for up to ``TOP_UP_ROUNDS`` pages of ids.
-        A kept status at that version is served as kept (redpoll.memo's
-        rule); one batch reads the database epoch, the others whole and the
-        'rev' of the kept ones' authors."""
+        and reading on past them for up to ``TOP_UP_ROUNDS`` pages of ids,
+        and with them the database epoch and the 'rev' of each status's
+        author. Kept statuses and authors at those versions are served as
+        kept (redpoll.memo's rule): a page of kept records is one round
+        trip. Only the others are read, whole, in one more."""
         store = self.store
-        flat = await store.run("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES],
-                               [*cursors, field, cursors[3] * TOP_UP_ROUNDS])
+        flat, epoch, author_revs = await store.run(
+            "read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES, keys.EPOCH],
+            [*cursors, field, cursors[3] * TOP_UP_ROUNDS, *STATUS_PARTS, *USER_PARTS])
         sids = [int(i) for i in flat[0::2]]
-        memo = store.statuses
-        kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
-        missing = [sid for sid, status in zip(sids, kept) if status is None]
-        known = list(dict.fromkeys(status.user_id for status in kept if status is not None))
-        epoch, *replies = await store.batch([("GET", keys.EPOCH),
-                                             *(("HGETALL", keys.status(sid)) for sid in missing),
-                                             *rev_reads(known)])
         if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
             statuses = await read_statuses(store, sids)
             uids = list(dict.fromkeys(s.user_id for s in statuses))
             return Page(statuses, await current(store, uids, {}))
-        fresh = dict(zip(missing, await settle(store, missing, replies[:len(missing)])))
-        statuses = [status or fresh[sid] for sid, status in zip(sids, kept)]
-        statuses = [status for status in statuses if status is not None]
-        revs = dict(zip(known, replies[len(missing):]))
+        memo = store.statuses
+        kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
+        missing = [sid for sid, status in zip(sids, kept) if status is None]
+        if missing:
+            replies = await store.batch([("HGETALL", keys.status(sid)) for sid in missing])
+            fresh = dict(zip(missing, await settle(store, missing, replies)))
+            kept = [status or fresh[sid] for sid, status in zip(sids, kept)]
+        statuses = [status for status in kept if status is not None]
+        revs = {int(uid): rev or None for uid, rev in zip(author_revs[0::2], author_revs[1::2])}
         authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
         return Page(statuses, authors)
 

@@ -28,14 +28,18 @@ def test_quick_bench_prints_ratios_as_json():
     for part in ("fanout", "read", "follow"):
         assert figures[part]["redpoll_per_s"] > 0 and figures[part]["naive_per_s"] > 0
     assert figures["fanout"]["limit_per_s"] > 0
+    # the seed's own read on a synchronous client, for the per-status figure
+    assert figures["read"]["seed_sync_per_s"] > 0
+    assert set(figures["read"]["statuses_per_s"]) == {"redpoll", "naive", "seed_sync"}
     assert figures["memory"]["redpoll_bytes_per_entry"] > 0
     assert figures["memory"]["naive_bytes_per_entry"] > 0
     assert figures["embedded"] is True
 
 
-def test_http_part_reports_both_endpoints():
-    """`--no-engine --http` on a small load: both endpoints answered, the
-    figures are there (again no speed assertion). The home requests outnumber
+def test_http_part_reports_every_contender():
+    """`--no-engine --http` on a small load: the home page, the instance
+    endpoint, the fixed probe and the all-process pass answered, the figures
+    are there (again no speed assertion). The home requests outnumber
     one IP's default request budget over all its tokens, which the bench's
     server must not apply (its load comes from one address)."""
     over_ip_budget = Settings().rate_ip_tokens[0] + 100
@@ -45,7 +49,8 @@ def test_http_part_reports_both_endpoints():
                                        "--json"], env={"REDIS_URL": ""})
     assert result.exit_code == 0, (result.output, result.exception)
     http = json.loads(result.stdout)["http"]
-    for name in ("home", "instance"):
+    for name in ("home", "instance", "probe", "home_all_processes"):
         assert http[name]["requests"] > 0 and http[name]["errors"] == 0, http[name]
         assert http[name]["rps"] > 0 and http[name]["p99_ms"] >= http[name]["p50_ms"] > 0
-    assert http["ratio"] > 0 and isinstance(http["meets_target"], bool)
+    assert http["home_vs_probe"] > 0 and isinstance(http["meets_target"], bool)
+    assert http["home_rps"] == http["home"]["rps"] and http["probe_rps"] == http["probe"]["rps"]

@@ -4,18 +4,28 @@
 -- their cleanup gets there) are skipped and the page reads on past them, in
 -- its own direction, so a page of deleted ids is not empty; the others come
 -- with their version from the log ('' = never changed: version 1), which is
--- what a kept record is checked against (redpoll.memo's rule).
+-- what a kept record is checked against (redpoll.memo's rule). It also
+-- reads what a page needs to be served from kept records in this one round
+-- trip: the database epoch and the 'rev' of each status's author. For that
+-- it reads keys it builds itself (each status's 'uid', then its author's
+-- 'rev'), from the name parts in ARGV[7..10] (redpoll.keys.key_parts):
+-- allowed on a single server only, which is the only topology using it.
 -- KEYS[1]: timeline list
 -- KEYS[2]: hash whose field ARGV[5] proves the timeline's owner exists
 --          (u:{uid} 'id' for a home, lists:{owner} '<lid>' for a list)
 -- KEYS[3]: the log of changed statuses (< 0 = deleted)
+-- KEYS[4]: the database epoch (keys.EPOCH)
 -- ARGV[1]: max_id or ''
 -- ARGV[2]: since_id or ''
 -- ARGV[3]: min_id or ''
 -- ARGV[4]: limit
 -- ARGV[5]: field of KEYS[2] ('' = no owner: the global timeline)
 -- ARGV[6]: the most ids looked at (bounds a page of deleted ids)
--- returns: {id, version, id, version, ...} newest first, or error 'NOOWNER'
+-- ARGV[7], ARGV[8]: a status key's text before and after its id
+-- ARGV[9], ARGV[10]: a user key's text before and after its id
+-- returns: {{id, version, id, version, ...} newest first, epoch or false,
+--           {author id, rev, ...} for each distinct author, in page order}
+--          or error 'NOOWNER'
 if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
 local key = KEYS[1]
 local limit = tonumber(ARGV[4])
@@ -54,6 +64,19 @@ local function take(ids)
   end
   return true
 end
+-- the page with the epoch and its authors' revs
+local function answer(page)
+  local revs, seen = {}, {}
+  for i = 1, #page, 2 do
+    local uid = redis.call('HGET', ARGV[7] .. page[i] .. ARGV[8], 'uid')
+    if uid and not seen[uid] then
+      seen[uid] = true
+      revs[#revs + 1] = uid
+      revs[#revs + 1] = redis.call('HGET', ARGV[9] .. uid .. ARGV[10], 'rev') or ''
+    end
+  end
+  return {page, redis.call('GET', KEYS[4]), revs}
+end
 if upward then
   -- from just above the cursor up towards the newest, in chunks of `limit`
   local hi = stop - 1
@@ -71,7 +94,7 @@ if upward then
     page[#page + 1] = found[i]
     page[#page + 1] = versions[i]
   end
-  return page
+  return answer(page)
 end
 local lo = start
 while lo < stop do
@@ -84,4 +107,4 @@ for i = 1, #found do
   page[#page + 1] = found[i]
   page[#page + 1] = versions[i]
 end
-return page
+return answer(page)

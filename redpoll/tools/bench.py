@@ -21,13 +21,17 @@ fan-out
 read
     Pages of 20 from home timelines at their cap, over many users and pages.
     *redpoll*: ``rp.home_timeline(uid, limit=20, max_id=...)``.
-    *naive*: ZREVRANGE of the ZSET, then one HGETALL per status, each awaited
-    in turn. A pipelined naive variant is printed for information.
+    *naive*: the design source's ``get_status_messages``: ZREVRANGE of the
+    ZSET, then one pipeline of the page's HGETALLs (non-transactional: the
+    source's MULTI/EXEC only adds work), on the same asyncio client.
+    *seed (sync)*: the same code on a plain synchronous redis-py client, as
+    the source runs it; printed in statuses/s (information, not a target).
 follow
     ``a`` follows ``b`` who has 1,000 statuses; a's home already holds 500.
-    *redpoll*: ``rp.follow``. *naive*: ZADD following, ZADD followers, two
-    HINCRBY, ZREVRANGE posts 0 999 WITHSCORES, ZADD into the home ZSET,
-    ZREMRANGEBYRANK, each awaited in turn.
+    *redpoll*: ``rp.follow``. *naive*: the source's ``follow_user``: a
+    ZSCORE check, then one MULTI/EXEC pipeline (ZADD following, ZADD
+    followers, ZREVRANGE of b's 1,000 newest WITHSCORES) and a second one
+    (two HINCRBY, ZADD into the home ZSET, ZREMRANGEBYRANK).
 memory
     MEMORY USAGE (SAMPLES 0) per entry of full (1,000 entries) home timelines:
     redpoll's LIST against naive's ZSET, same ids in both.
@@ -140,6 +144,13 @@ class Bench:
         self.probe = self.r.register_script(PROBE_LUA)
         self.status_time: dict[int, int] = {}
         self.fanout_sids: list[int] = []
+
+    def sync_client(self):
+        """A plain synchronous redis-py client on the same server (the seed's way)."""
+        import redis
+        pool = self.store.client.connection_pool.connection_kwargs
+        return redis.Redis(host=pool.get("host", "127.0.0.1"), port=pool.get("port", 6379),
+                           db=pool.get("db", 0), password=pool.get("password"))
 
     # --- data ------------------------------------------------------------------
     def uids(self, n: int) -> list[int]:
@@ -383,16 +394,7 @@ class Bench:
             return len(page)
 
         async def naive_run(i):
-            uid, p = plan[i]
-            ids = await self.r.zrevrange(nv_home(uid), 20 * p, 20 * p + 19)
-            out = []
-            for sid in ids:
-                st = Status.from_hash(await self.r.hgetall(keys.status(int(sid))))
-                if st is not None:
-                    out.append(st)
-            return len(out)
-
-        async def naive_piped_run(i):
+            # the design source's get_status_messages, pipelines as it has them
             uid, p = plan[i]
             ids = await self.r.zrevrange(nv_home(uid), 20 * p, 20 * p + 19)
             pipe = self.r.pipeline(transaction=False)
@@ -401,13 +403,26 @@ class Bench:
             found = (Status.from_hash(raw) for raw in await pipe.execute())
             return len([st for st in found if st is not None])
 
+        sync = self.sync_client()
+
+        async def seed_sync_run(i):
+            # the same code on a plain synchronous client, as the source runs
+            # it (blocks the loop for its slice; nothing else runs then)
+            uid, p = plan[i]
+            ids = sync.zrevrange(nv_home(uid), 20 * p, 20 * p + 19)
+            pipe = sync.pipeline(transaction=False)
+            for sid in ids:
+                pipe.hgetall(keys.status(int(sid)))
+            found = (Status.from_hash(raw) for raw in pipe.execute())
+            return len([st for st in found if st is not None])
+
         # same pages, same answers
         for i in range(5):
-            a, b = await redpoll_run(i), await naive_run(i)
-            assert a == b == 20, (a, b)
+            a, b, c = await redpoll_run(i), await naive_run(i), await seed_sync_run(i)
+            assert a == b == c == 20, (a, b, c)
         # the contenders take turns in short slices (order rotating), so load
         # from elsewhere on the machine hits them alike
-        contenders = {"redpoll": redpoll_run, "naive": naive_run, "naive_pipelined": naive_piped_run}
+        contenders = {"redpoll": redpoll_run, "naive": naive_run, "seed_sync": seed_sync_run}
         done = {name: [0, 0.0] for name in contenders}
         order = list(contenders)
         slices = max(1, round(s.read_seconds / READ_SLICE_S))
@@ -426,12 +441,14 @@ class Bench:
                 done[name][0] += n
                 done[name][1] += time.perf_counter() - t0
             order = order[1:] + order[:1]
+        sync.close()
         rate = {name: n / dt for name, (n, dt) in done.items()}
         self.say("  " + ", ".join(f"{name} {r:,.0f}" for name, r in rate.items()) + " pages/s")
         return {"readers": s.readers, "page": 20, "pages_per_user": pages,
                 "seconds_each": s.read_seconds,
                 "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"],
-                "naive_pipelined_per_s": rate["naive_pipelined"],
+                "seed_sync_per_s": rate["seed_sync"],
+                "statuses_per_s": {name: 20 * r for name, r in rate.items()},
                 "requests": {name: n for name, (n, _) in done.items()}}
 
     # --- follows ---------------------------------------------------------------------
@@ -454,16 +471,24 @@ class Bench:
             assert await self.rp.follow(a, b)
 
         async def naive_run(a, b):
+            # the design source's follow_user: a check, then two MULTI/EXEC
+            # pipelines (the second needs the first's counts and statuses)
             r = self.r
+            if await r.zscore(nv_following(a), b):
+                return
             now = time.time()
-            await r.zadd(nv_following(a), {b: now})
-            await r.zadd(nv_followers(b), {a: now})
-            await r.hincrby(nv_user(a), "following", 1)
-            await r.hincrby(nv_user(b), "followers", 1)
-            posts = await r.zrevrange(nv_posts(b), 0, limits.HOME_CAP - 1, withscores=True)
+            pipe = r.pipeline(transaction=True)
+            pipe.zadd(nv_following(a), {b: now})
+            pipe.zadd(nv_followers(b), {a: now})
+            pipe.zrevrange(nv_posts(b), 0, limits.HOME_CAP - 1, withscores=True)
+            following, followers, posts = (await pipe.execute())[-3:]
+            pipe = r.pipeline(transaction=True)
+            pipe.hincrby(nv_user(a), "following", int(following))
+            pipe.hincrby(nv_user(b), "followers", int(followers))
             if posts:
-                await r.zadd(nv_home(a), dict(posts))
-            await r.zremrangebyrank(nv_home(a), 0, -(limits.HOME_CAP + 1))
+                pipe.zadd(nv_home(a), dict(posts))
+            pipe.zremrangebyrank(nv_home(a), 0, -(limits.HOME_CAP + 1))
+            await pipe.execute()
 
         # blocks of a few follows each, taking turns, order rotating
         run = {"redpoll": redpoll_run, "naive": naive_run}
@@ -619,8 +644,10 @@ def table(res: dict) -> str:
         f"fan-out: {f['followers']:,} followers (+ the author's home), {f['posts']} posts after a"
         f" warm-up, median per post; batch {f['batch']}; homes held {f['home_before']} entries.",
         "         totals: " + ", ".join(f"{k} {v:,.0f}/s" for k, v in f["total_per_s"].items()),
-        f"read: {r['readers']} users, pages 1-{r['pages_per_user']}; naive with its HGETALLs "
-        f"pipelined: {r['naive_pipelined_per_s']:,.0f} pages/s (information only).",
+        f"read: {r['readers']} users, pages 1-{r['pages_per_user']}; naive = the source's "
+        f"pipelined read; statuses/s: "
+        + ", ".join(f"{k} {v:,.0f}" for k, v in r["statuses_per_s"].items())
+        + " (seed_sync: the same on a synchronous client).",
         f"follow: {fo['follows']} follows per contender, each home held {fo['home_before']} "
         f"entries before.",
         f"memory: {m['timelines']} full timelines each; encodings {m['redpoll_encoding']} / "
