@@ -9,15 +9,15 @@ A boost's counts and flags are its original's (the API reads those).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from . import keys
 from .store import Store
 
 
-@dataclass(frozen=True, slots=True)
-class StatusState:
+class StatusState(NamedTuple):
+    """Immutable and hashable; a tuple rather than a frozen dataclass because
+    a page builds one per status per request (a third of the cost)."""
     favourites: int = 0
     reblogs: int = 0
     replies: int = 0

@@ -195,6 +195,9 @@ API_IDS_PER_REQUEST = 40
 #: Status entities kept rendered (JSON bytes) per HTTP process; a status
 #: never changes once posted, so one rendering serves every page it is on.
 API_RENDERED_STATUSES = 20_000
+#: JSON tails of a status's counts and flags kept per HTTP process, by value
+#: (api/entities.state_json): a few hundred bytes each at most.
+API_STATE_TAILS = 4096
 #: Base URLs (scheme://host) kept per HTTP process, by the Host header and
 #: scheme that gave them.
 API_BASE_URLS_KEPT = 256

@@ -26,11 +26,11 @@ see; reads check anyway (defence in depth, and follows change).
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from . import keys, relations
 from .errors import StatusNotFound
-from .models import Status
+from .models import Status, User
 
 PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
 #: in Mastodon's order, most open first
@@ -89,7 +89,8 @@ def _undecided(viewer: int | None, status: Status) -> bool:
             and viewer not in mentioned_ids(status.extra.get("mentions", "")))
 
 
-def check(viewer: int | None, statuses: list[Status], *, muted: bool = False
+def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
+          authors: Mapping[int, User] | None = None
           ) -> tuple[list[tuple], Callable[[list], list[Status]]]:
     """The reads the decision needs for ``statuses`` and what to do with
     their replies: ``(commands, decide)``; ``decide(replies)`` gives the
@@ -98,30 +99,40 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False
     counts); :func:`visible` is the plain form. The rule: :func:`can_see`,
     none by a suspended account (redpoll.moderation), none by an account
     blocked either way (redpoll.relations), nor, where ``muted`` (timelines,
-    not a profile or a status asked for by id), by one the viewer mutes."""
+    not a profile or a status asked for by id), by one the viewer mutes.
+    ``authors``: author records this request read (a page's, current at the
+    'rev' read with it: a suspension bumps it), whose ``suspended`` is then
+    used instead of reading the flag again."""
     if not statuses:
         return [], lambda replies: []
+    known = authors or {}
     everyone = list(dict.fromkeys(s.user_id for s in statuses))
     # suspended authors (redpoll.moderation) are hidden from everyone
-    commands = [("HGET", keys.user(a), "susp") for a in everyone]
+    unknown = [a for a in everyone if a not in known]
+    suspended_known = {a for a in everyone if a in known and known[a].suspended}
+    commands = [("HGET", keys.user(a), "susp") for a in unknown]
+
+    def suspended(replies: list) -> set[int]:
+        return suspended_known | {a for a, flag in zip(unknown, replies) if flag}
+
     if viewer is None:
         def decide_anonymous(replies: list) -> list[Status]:
-            suspended = {a for a, flag in zip(everyone, replies) if flag}
-            return [s for s in statuses if s.user_id not in suspended
+            hidden = suspended(replies)
+            return [s for s in statuses if s.user_id not in hidden
                     and can_see(None, s.user_id, of(s), frozenset(), False)]
         return commands, decide_anonymous
     ask = list(dict.fromkeys(s.user_id for s in statuses if _undecided(viewer, s)))
-    authors = [a for a in everyone if a != viewer]
+    others = [a for a in everyone if a != viewer]
     commands += [("ZSCORE", keys.following(viewer), a) for a in ask]
-    if authors:
-        commands += relations.hidden_commands(viewer, authors)
+    if others:
+        commands += relations.hidden_commands(viewer, others)
 
     def decide(replies: list) -> list[Status]:
-        hidden = {a for a, flag in zip(everyone, replies) if flag}
-        replies = replies[len(everyone):]
+        hidden = suspended(replies)
+        replies = replies[len(unknown):]
         follows = {a for a, score in zip(ask, replies) if score is not None}
-        if authors:
-            hidden |= relations.hidden_from(authors, replies[len(ask):], muted=muted)
+        if others:
+            hidden |= relations.hidden_from(others, replies[len(ask):], muted=muted)
         return [s for s in statuses
                 if s.user_id not in hidden
                 and can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),

@@ -6,10 +6,12 @@ absence (empty lists, null, false, zero).
 """
 from __future__ import annotations
 
+import functools
+
 import html
 import time
 
-from .. import __version__
+from .. import __version__, limits
 from ..conversation import Conversation
 from ..interactions import NONE, StatusState
 from ..lists import UserList
@@ -105,9 +107,12 @@ def status_state(state: StatusState, viewer: bool) -> dict:
     return out
 
 
+@functools.lru_cache(maxsize=limits.API_STATE_TAILS)
 def state_json(state: StatusState, viewer: bool) -> bytes:
     """``status_state`` as the tail of a JSON object (``,"k":v...}``), for
-    appending to a kept rendering cut before its closing brace."""
+    appending to a kept rendering cut before its closing brace. Kept by
+    value: the same counts and flags always give the same bytes, and most
+    statuses on a page share a few small combinations."""
     tail = (f',"reblogs_count":{state.reblogs},"favourites_count":{state.favourites},'
             f'"replies_count":{state.replies}')
     if viewer:

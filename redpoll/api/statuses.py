@@ -89,7 +89,9 @@ async def checked(ctx: Ctx, statuses: list[Status], *, muted: bool = False) -> C
     counts and flags of each (redpoll.interactions), in one round trip."""
     if not statuses:
         return [], {}
-    vis, decide = visibility.check(ctx.viewer, statuses, muted=muted)
+    # a page's authors were read with it (current at the rev it read)
+    vis, decide = visibility.check(ctx.viewer, statuses, muted=muted,
+                                   authors=getattr(statuses, "authors", None))
     sids = [s.id for s in statuses]
     counts, parse = interactions.state_check(ctx.viewer, sids)
     replies = await ctx.rp.store.batch(vis + counts)
