@@ -27,6 +27,9 @@ class StatusState(NamedTuple):
 
 
 NONE = StatusState()
+NO_COUNTS = (0, 0, 0)
+#: the HMGET reply for a status without counts
+ABSENT = [None, None, None]
 
 
 def _count(raw) -> int:
@@ -46,13 +49,14 @@ def state_check(viewer: int | None, sids: list[int]
                      ("ZMSCORE", keys.reblogs(viewer), *sids)]
 
     def parse(replies: list) -> list[StatusState]:
-        counts = replies[:len(sids)]
+        # a status nobody touched has no counts at all: one shared zero state
+        counts = [NO_COUNTS if c == ABSENT else (_count(c[0]), _count(c[1]), _count(c[2]))
+                  for c in replies[:len(sids)]]
         if viewer is None:
-            return [StatusState(_count(f), _count(r), _count(p)) for f, r, p in counts]
+            return [StatusState(*c) for c in counts]
         favs, marks, boosts = replies[len(sids):]
-        return [StatusState(_count(f), _count(r), _count(p), fav is not None, mark is not None,
-                            boost is not None)
-                for (f, r, p), fav, mark, boost in zip(counts, favs, marks, boosts)]
+        return [StatusState(*c, fav is not None, mark is not None, boost is not None)
+                for c, fav, mark, boost in zip(counts, favs, marks, boosts)]
     return commands, parse
 
 

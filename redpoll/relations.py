@@ -178,9 +178,9 @@ def hidden_from(uids: list[int], replies: list, *, muted: bool, notifications_on
     now (``notifications_only``: muted with notifications), from the
     replies to :func:`hidden_commands`."""
     blk, blkby, terms = replies
-    now = now_ms()
     out = {u for u, x, y in zip(uids, blk, blkby) if x is not None or y is not None}
-    if muted:
+    if muted and any(t is not None for t in terms):
+        now = now_ms()
         for u, t in zip(uids, terms):
             m = Mute.parse(t)
             if m and m.active(now) and (m.notifications or not notifications_only):

@@ -35,6 +35,8 @@ from .models import Status, User
 PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
 #: in Mastodon's order, most open first
 ALL = (PUBLIC, UNLISTED, PRIVATE, DIRECT)
+#: seen by anyone who can see the author at all (can_see's first answer)
+OPEN = frozenset((PUBLIC, UNLISTED))
 
 
 def of(status: Status) -> str:
@@ -51,7 +53,7 @@ def can_see(viewer: int | None, author: int, visibility: str, mentioned: frozens
             follows_author: bool) -> bool:
     """The decision itself (pure). ``follows_author``: the viewer follows the
     author now (only read for ``private``)."""
-    if visibility in (PUBLIC, UNLISTED):
+    if visibility in OPEN:
         return True
     if viewer is None:
         return False
@@ -85,7 +87,8 @@ def can_boost(booster: int, status: Status) -> bool:
 
 def _undecided(viewer: int | None, status: Status) -> bool:
     """Whether the decision needs to know if the viewer follows the author."""
-    return (viewer is not None and of(status) == PRIVATE and viewer != status.user_id
+    return (viewer is not None and status.extra.get("visibility") == PRIVATE
+            and viewer != status.user_id
             and viewer not in mentioned_ids(status.extra.get("mentions", "")))
 
 
@@ -133,10 +136,17 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
         follows = {a for a, score in zip(ask, replies) if score is not None}
         if others:
             hidden |= relations.hidden_from(others, replies[len(ask):], muted=muted)
-        return [s for s in statuses
-                if s.user_id not in hidden
-                and can_see(viewer, s.user_id, of(s), mentioned_ids(s.extra.get("mentions", "")),
-                            s.user_id in follows)]
+        out = []
+        for s in statuses:
+            if s.user_id in hidden:
+                continue
+            vis = s.extra.get("visibility", PUBLIC)
+            # most statuses are public: the rule needs no mentions for those
+            if vis in OPEN or can_see(viewer, s.user_id, vis,
+                                      mentioned_ids(s.extra.get("mentions", "")),
+                                      s.user_id in follows):
+                out.append(s)
+        return out
     return commands, decide
 
 
