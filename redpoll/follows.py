@@ -37,36 +37,42 @@ def _pair(a, b) -> tuple[int, int]:
 
 async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False) -> bool:
     """``a`` follows ``b``; b's newest statuses are merged into a's home at
-    once and b gets a ``follow`` notification. Following again is a no-op
-    that returns False. The notification step is journaled: held as a job
-    around the change, replayed by a worker if the call is cut short. A
-    locked ``b`` gets a follow request instead (follow_requests.py; False),
-    unless ``approved`` (b authorizing it)."""
+    once and b gets a ``follow`` notification from a worker, moments later
+    (Mastodon notifies from a job too). Following again is a no-op that
+    returns False. The notification is journaled: held as a job before the
+    change, handed to the workers after it (one step: ``release`` with the
+    job as the next one), taken over by a worker if the call is cut short in
+    between; the job syncs the notification with the follow as it is then,
+    so replays and races end the same. A locked ``b`` gets a follow request
+    instead (follow_requests.py; False), unless ``approved`` (b authorizing
+    it)."""
     a, b = _pair(a, b)
     # an unknown user or a block: nothing written, not even a journal
     if await _require(store, a, b, unblocked=True) and not approved:
         await follow_requests.request(store, a, b)
         return False
-    held = await queue.hold(FollowNoteJob(a, b))
+    note = FollowNoteJob(a, b)
+    held = await queue.hold(note)
     try:
         changed = await edges.add(store, edges.follow_edge(a, b))
     except RedpollError:  # an unknown user: nothing was written
         await queue.release(held)
         raise
-    await notifications.sync_follow(store, a, b)
-    await queue.release(held)
+    # following again changed nothing: the first follow's job saw to it
+    await queue.release(held, next_job=note if changed else None)
     return changed
 
 
 async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     """``a`` stops following ``b``; b's statuses leave a's home now, a job
     refills the home from the people a still follows, and b's ``follow``
-    notification about a goes (journaled as :func:`follow`). Unfollowing a
+    notification about a goes, from a worker (journaled as :func:`follow`). Unfollowing a
     stranger is a no-op that returns False."""
     a, b = _pair(a, b)
     await _require(store, a, b)  # an unknown user: nothing written, not even a journal
     await follow_requests.withdraw(store, a, b)  # a pending request goes too
-    held = await queue.hold(FollowNoteJob(a, b))
+    note = FollowNoteJob(a, b)
+    held = await queue.hold(note)
     try:
         changed = await edges.remove(store, edges.follow_edge(a, b))
     except RedpollError:
@@ -75,8 +81,8 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     if changed:
         await queue.enqueue(RefillJob(a))
     await notifications.set_notify(store, a, b, False)  # no status notifications any more
-    await notifications.sync_follow(store, a, b)
-    await queue.release(held)
+    # a worker takes the notification back; a stranger had none
+    await queue.release(held, next_job=note if changed else None)
     return changed
 
 

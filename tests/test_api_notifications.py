@@ -2,12 +2,24 @@
 against a real ``redpoll serve`` (issue 9)."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
 
 from redpoll.api.process import ServeProcess
 
 from test_api_mastodon import new_app, register, serve_env, unique
+
+
+def settled(api, follow: bool, seconds: float = 15.0) -> None:
+    """Wait until ``api``'s follow notifications agree with ``follow`` (one
+    there or none): a follow's notification comes from a job, moments after
+    the call (redpoll.follows)."""
+    deadline = time.monotonic() + seconds
+    while any(n.type == "follow" for n in api.notifications()) != follow:
+        assert time.monotonic() < deadline, "the follow notification never settled"
+        time.sleep(0.02)
 
 
 @pytest.fixture(scope="module")
@@ -36,6 +48,7 @@ def test_favourite_and_follow_notifications_and_their_undo(trio):
     bob.status_favourite(toot.id)
     cat.status_favourite(toot.id)
     bob.account_follow(ann_id)
+    settled(ann, True)
     notes = ann.notifications()
     assert [(n.type, n.account.id) for n in notes] == [
         ("follow", bob_id), ("favourite", cat_id), ("favourite", bob_id)]
@@ -49,6 +62,7 @@ def test_favourite_and_follow_notifications_and_their_undo(trio):
     # undo removes them
     cat.status_unfavourite(toot.id)
     bob.account_unfollow(ann_id)
+    settled(ann, False)
     assert [(n.type, n.account.id) for n in ann.notifications()] == [("favourite", bob_id)]
     assert bob.notifications() == []  # nothing about one's own actions
 
@@ -94,6 +108,7 @@ def test_grouped_notifications(trio):
     cat.status_favourite(toot.id)
     bob.status_favourite(other.id)
     cat.account_follow(ann.me().id)
+    settled(ann, True)
     result = ann.grouped_notifications()
     groups = result.notification_groups
     assert [(g.type, g.notifications_count) for g in groups] == [
@@ -151,6 +166,7 @@ def test_one_group_its_accounts_dismiss_and_unread(trio):
     bob.status_favourite(toot.id)
     cat.status_favourite(toot.id)
     bob.account_follow(ann.me().id)
+    settled(ann, True)
     groups = ann.grouped_notifications().notification_groups
     fav = next(g for g in groups if g.type == "favourite")
     one = ann.grouped_notification(fav.group_key)

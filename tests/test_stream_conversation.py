@@ -127,6 +127,7 @@ async def test_websocket_user_stream_gets_notifications(mstream, rp):
     async with connect(url) as ws:
         await mstream.wait_subscribers(1)
         await asyncio.to_thread(bob.account_follow, (await asyncio.to_thread(ann.me))["id"])
+        await rp.drain()  # the follow notification comes from a job (this server runs none)
         while True:
             msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
             if msg.get("event") == "notification":
