@@ -7,7 +7,6 @@ server there are no slots, so it is one call).
 """
 from __future__ import annotations
 
-import asyncio
 import uuid
 from collections import defaultdict
 from pathlib import Path
@@ -28,10 +27,6 @@ from .mux import Multiplexed
 from .settings import Settings
 
 LUA_DIR = Path(__file__).with_name("lua")
-#: Script calls in flight at once for one run_grouped (bounds the connections
-#: a fan-out opens per cluster node).
-GROUP_CONCURRENCY = 32
-
 
 class _HiredisPacking:
     """Encode commands with hiredis's C packer instead of redis-py's asyncio
@@ -244,15 +239,35 @@ class Store:
         return list(groups.values())
 
     async def run_grouped(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> list[Any]:
-        """Run a script over keys of many slots, one call per slot, concurrently."""
+        """Run a script over keys of many slots, one call per slot. On a
+        cluster the calls go as one pipeline (redis-py sends one batch per
+        node, in parallel): as many round trips as nodes, not as slots,
+        which is what a fan-out batch spread over a thousand slots needs.
+        Each call is idempotent (callers rely on it): a node that lost its
+        scripts gets them and the calls are sent again."""
         args = list(args)
         groups = self.slot_groups(keys)
         if len(groups) == 1:
             return [await self.run(name, groups[0], args)]
-        gate = asyncio.Semaphore(GROUP_CONCURRENCY)
+        sha = self.scripts[name].sha
+        self.counted[name].inc(len(groups))
 
-        async def one(group: list[str]) -> Any:
-            async with gate:
-                return await self.run(name, group, args)
+        async def send() -> list[Any]:
+            pipe = self.client.pipeline(transaction=False)
+            for group in groups:
+                # (the named evalsha is blocked on cluster pipelines; the
+                # command routes by its keys all the same)
+                pipe.execute_command("EVALSHA", sha, len(group), *group, *args)
+            return await pipe.execute(raise_on_error=False)
 
-        return list(await asyncio.gather(*(one(g) for g in groups)))
+        replies = await send()
+        if any(isinstance(r, NoScriptError) for r in replies):
+            await self.load_scripts()
+            replies = await send()
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                metrics.REDIS_ERRORS.labels(name).inc()
+                raise from_script(name, reply)
+            if isinstance(reply, Exception):
+                raise reply
+        return replies

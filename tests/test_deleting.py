@@ -49,6 +49,7 @@ async def test_only_the_owner_can_delete(rp):
     a = await rp.sign_up("alice")
     b = await rp.sign_up("bob")
     await rp.follow(b.id, a.id)
+    await rp.drain()  # the follow notification's job
     s = await rp.post(a.id, "mine")
     with pytest.raises(Forbidden):
         await rp.delete_status(s.id, b.id)

@@ -15,6 +15,7 @@ async def audience(rp, author, n, prefix):
         fan = await rp.sign_up(f"{prefix}{i}")
         await rp.follow(fan.id, author.id)
         fans.append(fan)
+    await rp.drain()  # the follow notifications' jobs: tests count the queue
     return fans
 
 

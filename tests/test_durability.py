@@ -120,6 +120,7 @@ async def audience(rp: Redpoll, n: int, prefix: str = "f") -> tuple[int, list[in
             assert await rp.follow(user.id, author.id)
 
     await asyncio.gather(*(one(i) for i in range(n)))
+    await rp.drain()  # the follow notifications' jobs: tests watch the queue
     order = [int(m) for m in await rp.store.client.zrange(keys.followers(author.id), 0, -1)]
     assert len(order) == n
     return author.id, order

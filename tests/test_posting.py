@@ -39,6 +39,7 @@ async def make_audience(rp, author, n, prefix="f"):
         fan = await rp.sign_up(f"{prefix}{i}")
         await rp.follow(fan.id, author.id)
         fans.append(fan)
+    await rp.drain()  # the follow notifications' jobs: tests count the queue
     return fans
 
 

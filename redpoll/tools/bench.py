@@ -55,9 +55,9 @@ import click
 from .. import delivery, keys, limits
 from ..engine import Redpoll
 from ..models import Status
-from ..server import EmbeddedServer
+from ..server import EmbeddedCluster, EmbeddedServer
 from ..settings import Settings
-from . import Console
+from . import Console, bench_cluster
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
 TARGETS = {
@@ -78,6 +78,9 @@ READ_SLICE_S = 0.25
 #: Follows one contender makes before the next takes its turn.
 FOLLOW_BLOCK = 25
 SID_BASE = 3_000_000
+#: Fan-out followers on a cluster by default: delivery there is one script
+#: call per hash slot of a batch, so 100,000 would take minutes.
+CLUSTER_FOLLOWERS = 20_000
 
 PROBE_LUA = """
 local sid = ARGV[1]
@@ -151,9 +154,19 @@ class Bench:
     def sync_client(self):
         """A plain synchronous redis-py client on the same server (the seed's way)."""
         import redis
-        pool = self.store.client.connection_pool.connection_kwargs
-        return redis.Redis(host=pool.get("host", "127.0.0.1"), port=pool.get("port", 6379),
-                           db=pool.get("db", 0), password=pool.get("password"))
+        from redis.cluster import RedisCluster
+        url = self.rp.settings.redis_url
+        return RedisCluster.from_url(url) if self.store.cluster else redis.Redis.from_url(url)
+
+    async def unlink_all(self, names: list[str]) -> None:
+        """Delete keys in bulk (setup and clean-up, not timed); one key per
+        command on a cluster, whose multi-key commands must stay in a slot."""
+        per = 1 if self.store.cluster else 1000
+        for part in chunks(names, 10_000):
+            pipe = self.store.pipeline()
+            for sub in chunks(part, per):
+                pipe.unlink(*sub)
+            await pipe.execute()
 
     # --- data ------------------------------------------------------------------
     def uids(self, n: int) -> list[int]:
@@ -279,6 +292,8 @@ class Bench:
                 pipe.zadd(nk, old_scores)
             await pipe.execute()
         probe_batches = [rp_homes[:1 + 1000]] + list(chunks(rp_homes[1 + 1000:], 1000))
+        # a script's keys share a slot on a cluster: the probe pushes per slot
+        probe_batches = [g for part in probe_batches for g in self.store.slot_groups(part)]
         batch = self.rp.settings.fanout_batch
         targets = s.followers + 1
 
@@ -345,11 +360,7 @@ class Bench:
         want = str(sids[-1]).encode()
         assert heads[:3] == [want] * 3 and heads[3:] == [[want]] * 3, heads
         for homes in (rp_homes, nv_homes):
-            for part in chunks(homes, 10_000):
-                pipe = self.store.pipeline()
-                for sub in chunks(part, 1000):
-                    pipe.unlink(*sub)
-                await pipe.execute()
+            await self.unlink_all(homes)
         out = {name: statistics.median(v) for name, v in rates.items()}
         return {"followers": s.followers, "posts": s.posts, "batch": batch,
                 "home_before": FANOUT_PREFILL,
@@ -371,8 +382,8 @@ class Bench:
         churn = self.new_sids(20)
         await self.make_statuses(churn, self.rng.choices(self.authors, k=len(churn)))
         for sid in churn:
-            await self.store.run("deliver", [keys.home(u) for u in self.readers],
-                                 [sid, limits.HOME_CAP])
+            await self.store.run_grouped("deliver", [keys.home(u) for u in self.readers],
+                                         [sid, limits.HOME_CAP])
             pipe = self.store.pipeline()
             for u in self.readers:
                 pipe.zadd(nv_home(u), {sid: self.status_time[sid]})
@@ -473,6 +484,8 @@ class Bench:
         async def redpoll_run(a, b):
             assert await self.rp.follow(a, b)
 
+        multi = not self.store.cluster
+
         async def naive_run(a, b):
             # the design source's follow_user: a check, then two MULTI/EXEC
             # pipelines (the second needs the first's counts and statuses)
@@ -480,12 +493,13 @@ class Bench:
             if await r.zscore(nv_following(a), b):
                 return
             now = time.time()
-            pipe = r.pipeline(transaction=True)
+            # a cluster cannot run a MULTI over two users' slots
+            pipe = r.pipeline(transaction=multi)
             pipe.zadd(nv_following(a), {b: now})
             pipe.zadd(nv_followers(b), {a: now})
             pipe.zrevrange(nv_posts(b), 0, limits.HOME_CAP - 1, withscores=True)
             following, followers, posts = (await pipe.execute())[-3:]
-            pipe = r.pipeline(transaction=True)
+            pipe = r.pipeline(transaction=multi)
             pipe.hincrby(nv_user(a), "following", int(following))
             pipe.hincrby(nv_user(b), "followers", int(followers))
             if posts:
@@ -550,11 +564,7 @@ class Bench:
             for sid in self.fanout_sids:
                 pipe.lrem(public, 0, sid)
             await pipe.execute()
-        for part in chunks(self.created, 10_000):
-            pipe = self.store.pipeline()
-            for sub in chunks(part, 1000):
-                pipe.unlink(*sub)
-            await pipe.execute()
+        await self.unlink_all(self.created)
 
 
 def verdict(name: str, value: float) -> bool:
@@ -562,21 +572,29 @@ def verdict(name: str, value: float) -> bool:
     return value >= bound if op == ">=" else value <= bound
 
 
-async def run_bench(settings: Settings, sizes: Sizes, seed: int, say) -> dict:
+async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
+                    cluster: bool = False) -> dict:
+    """The engine bench; ``cluster``: on a Redis Cluster (the embedded
+    3-master one unless REDIS_URL names a cluster), with the cluster's own
+    figures (redpoll/tools/bench_cluster.py)."""
     started = time.perf_counter()
     tmp = None
+    cluster = cluster or settings.cluster
     if settings.redis_url is None:
         tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-")
-        # the production config, except that no AOF rewrite may fork in the
-        # middle of one contender's timing
-        server = EmbeddedServer(tmp.name, fsync=settings.fsync,
-                                extra={"auto-aof-rewrite-percentage": "0"})
+        if cluster:
+            server = EmbeddedCluster(tmp.name, fsync=settings.fsync)
+        else:
+            # the production config, except that no AOF rewrite may fork in
+            # the middle of one contender's timing
+            server = EmbeddedServer(tmp.name, fsync=settings.fsync,
+                                    extra={"auto-aof-rewrite-percentage": "0"})
         await asyncio.to_thread(server.start)
-        settings = settings.with_(redis_url=server.url)
+        settings = settings.with_(redis_url=server.url, cluster=cluster)
     else:
         server = None
-        if settings.cluster:
-            raise click.ClickException("redpoll bench runs against one server, not a cluster")
+        if cluster and not settings.cluster:
+            raise click.ClickException("--cluster with REDIS_URL needs REDPOLL_CLUSTER=1")
     try:
         rp = await Redpoll.open(settings)
         try:
@@ -586,20 +604,38 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say) -> dict:
                     f"{settings.redis_url} already holds bench-range keys (user {UID_BASE}...); "
                     "run the bench on an empty server")
             b = Bench(rp, sizes, seed, say)
+            nodes = bench_cluster.Nodes(rp.store.client) if cluster else None
+            phases: dict[str, dict] = {}
+
+            async def phase(name, run):
+                if nodes is None:
+                    return await run()
+                result, phases[name] = await bench_cluster.measured(nodes, run)
+                return result
             try:
                 say("building authors and statuses ...")
                 await b.build_authors()
                 say("building reader timelines ...")
                 await b.build_readers()
                 say(f"fan-out to {sizes.followers:,} followers ...")
-                fan = await b.fanout()
+                fan = await phase("fan-out", b.fanout)
                 say("home-timeline pages ...")
-                read = await b.reads()
+                read = await phase("reads", b.reads)
                 say("follows with backfill ...")
-                fol = await b.follows()
+                fol = await phase("follows", b.follows)
                 say("memory ...")
                 mem = await b.memory()
+                if nodes is not None:
+                    keys_per_master = await nodes.keys_per_master()
+                    hot = await bench_cluster.hot_keys(rp, b, say)
+                    phases["posts"] = {k: hot["public_timeline"][k] for k in
+                                       ("commands", "command_share", "cpu_share",
+                                        "max_over_even")}
+                    phases["celebrity"] = hot["celebrity_profile"]["one"]
                 info = await rp.store.client.info("server")
+                if cluster:  # one node's answer stands for all
+                    info = next(iter(info.values())) if isinstance(
+                        next(iter(info.values()), None), dict) else info
             finally:
                 if server is None:
                     await b.cleanup()
@@ -624,6 +660,9 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say) -> dict:
                              f"{info.get('valkey_version', info.get('redis_version'))}",
                    "embedded": server is not None, "seed": seed,
                    "seconds": time.perf_counter() - started})
+    if cluster:
+        result["cluster"] = {"masters": len(keys_per_master), "phases": phases,
+                             "keys": keys_per_master, "hot": hot}
     return result
 
 
@@ -658,9 +697,11 @@ def table(res: dict) -> str:
         f"entries before.",
         f"memory: {m['timelines']} full timelines each; encodings {m['redpoll_encoding']} / "
         f"{m['naive_encoding']}.",
-        f"{res['server']}, {'embedded' if res['embedded'] else 'REDIS_URL'} server; "
-        f"{res['seconds']:.0f} s in all.",
+        f"{res['server']}, {'embedded' if res['embedded'] else 'REDIS_URL'} "
+        f"{'cluster' if 'cluster' in res else 'server'}; {res['seconds']:.0f} s in all.",
     ]
+    if "cluster" in res:
+        lines += ["", bench_cluster.table(res["cluster"])]
     return "\n".join(lines)
 
 
@@ -676,6 +717,10 @@ def table(res: dict) -> str:
 @click.option("--follows", type=click.IntRange(1, 100_000), default=None,
               help="Follows per contender, in turns of 25 (default 600).")
 @click.option("--quick", is_flag=True, help="A small run (seconds), for tests and smoke checks.")
+@click.option("--cluster", "on_cluster", is_flag=True,
+              help="Run the engine part on a Redis Cluster (an embedded 3-master one unless "
+                   "REDIS_URL names one), with how keys and commands spread over the masters "
+                   "and what a hot key costs.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--engine/--no-engine", default=True, show_default=True,
               help="Run the engine part (redpoll against the naive client).")
@@ -701,7 +746,7 @@ def table(res: dict) -> str:
               help="Stream part: how long statuses are posted.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
-def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, seed, engine, with_http,
+def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, on_cluster, seed, engine, with_http,
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
           as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
@@ -722,7 +767,9 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
             if value is not None:
                 setattr(sizes, name, value)
         sizes.memory_sample = min(sizes.memory_sample, sizes.readers)
-        result = run(run_bench(console.settings(), sizes, seed, say))
+        if on_cluster and not quick and followers is None:
+            sizes.followers = CLUSTER_FOLLOWERS
+        result = run(run_bench(console.settings(), sizes, seed, say, cluster=on_cluster))
     if with_http:
         run_http_bench = load_generator("bench_http").run_http_bench
         say("HTTP part ...")
