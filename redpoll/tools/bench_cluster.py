@@ -11,7 +11,9 @@ keys
     Keys each master holds once the bench data is built (``DBSIZE``).
 hot keys
     *posts*: many authors posting (``rp.post``, no followers): every listed
-    status also goes to the one public timeline key, on one master.
+    status also goes to the one public timeline key, and every post writes
+    the status id counter and the stream's event log, each one key on one
+    master (printed: which).
     *celebrity*: reads of one account's profile (one key, one master)
     against reads of many accounts' profiles, pages of 20.
     For each: the rates, and each master's share of the commands; the hot
@@ -119,6 +121,11 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
     rate, spread = await measured(nodes, post_all)
     public_node = nodes.node_of(keys.PUBLIC_TIMELINE)
     h = hot_share(spread, public_node)
+    # every post writes these one-of-a-kind keys: where each of them lives
+    singles = {name: nodes.node_of(key) for name, key in (
+        ("public timeline", keys.PUBLIC_TIMELINE), ("status id counter", keys.STATUS_SEQ),
+        ("stream event log", keys.EVENT_LOG), ("hashtag names", keys.TAG_NAMES))}
+    out["post_single_keys"] = singles
     out["public_timeline"] = {"posts_per_s": round(rate), "node": public_node, **spread,
                               "hot_share": round(h, 3),
                               "largest_share_3": projection(h, 3),
@@ -163,6 +170,8 @@ def table(res: dict) -> str:
     lines.append(f"  public timeline ({pt['node']}): {pt['posts_per_s']:,} posts/s, its own share "
                  f"{pt['hot_share']:.3f}: busiest master carries {pt['largest_share_3']:.2f} of 3, "
                  f"{pt[f'largest_share_{PROJECT_TO}']:.2f} of {PROJECT_TO} masters")
+    lines.append("  one-of-a-kind keys every post writes: " + ", ".join(
+        f"{name} on {node}" for name, node in res["hot"]["post_single_keys"].items()))
     lines.append(f"  celebrity profile ({cp['node']}): {cp['one_profile_pages_per_s']:,} pages/s of "
                  f"one profile vs {cp['many_profiles_pages_per_s']:,} of many; own share "
                  f"{cp['hot_share']:.3f}: busiest carries {cp['largest_share_3']:.2f} of 3, "
