@@ -177,6 +177,11 @@ STREAM_ENDED_KEPT = 10_000
 #: stream whose token is gone (a revocation whose end event was lost) closes.
 #: Settings override (REDPOLL_STREAM_TOKEN_CHECK_S).
 STREAM_TOKEN_CHECK_S = 30
+#: `redpoll serve` raises its open-file limit (soft -> hard) at start and warns
+#: when it stays below this: 10,000 concurrent streams (issue 12) plus this
+#: many spare descriptors (Redis connections, the embedded server, logs).
+SERVE_OPEN_FILES_SPARE = 1024
+SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body read, by the REST API and the streams alike
