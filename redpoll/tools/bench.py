@@ -658,8 +658,11 @@ def table(res: dict) -> str:
 @click.option("--stream", "with_stream", is_flag=True,
               help="Also run the stream part: N stream clients with mixed filters on one "
                    "`redpoll serve` while statuses are posted at a steady rate.")
-@click.option("--stream-clients", type=click.IntRange(1, 20_000), default=2000, show_default=True)
-@click.option("--stream-rate", type=click.FloatRange(1, 5000), default=100.0, show_default=True,
+@click.option("--stream-clients", "--clients", "stream_clients", type=click.IntRange(1, 20_000),
+              default=2000, show_default=True,
+              help="Stream part: concurrent clients (60% v1.1, 20% SSE, 20% WebSocket), "
+                   "opened from load-generator processes of their own.")
+@click.option("--stream-rate", type=click.FloatRange(1, 5000), default=50.0, show_default=True,
               help="Stream part: statuses posted per second.")
 @click.option("--stream-seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
               help="Stream part: how long statuses are posted.")
