@@ -109,7 +109,7 @@ async def watch_disconnect(receive, sub: Subscriber) -> None:
         sub.hub.unsubscribe(sub)
     sub.items.clear()
     sub.closing = True
-    sub.wake.set()
+    sub.wakeup()
 
 
 async def pump(sub: Subscriber, send, receive, frame: Callable[[tuple], bytes | None],
@@ -122,15 +122,16 @@ async def pump(sub: Subscriber, send, receive, frame: Callable[[tuple], bytes | 
     try:
         if first:
             await send({"type": "http.response.body", "body": first, "more_body": True})
-        items = sub.items
         while True:
-            if not items:
+            if not sub.items:
                 if sub.closing:
                     break
-                sub.wake.clear()
-                await sub.wake.wait()
+                await sub.wait()
                 continue
-            data = frame(items.popleft())
+            # everything queued goes out in one write: one system call for
+            # several events when a client is behind (the costly part of a
+            # delivery, issue 12), one per event when it keeps up
+            data = b"".join([x for x in map(frame, sub.take()) if x])
             if data:
                 await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

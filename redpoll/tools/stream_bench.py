@@ -66,11 +66,16 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
-def _cpu_s(pid: int) -> float:
-    """utime + stime of ``pid`` in seconds (/proc/<pid>/stat fields 14, 15)."""
+def _cpu(pid: int) -> tuple[float, float]:
+    """(utime, stime) of ``pid`` in seconds (/proc/<pid>/stat fields 14, 15)."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def _cpu_s(pid: int) -> float:
+    return sum(_cpu(pid))
 
 
 def _v1_params(i: int, author_ids: list[int]) -> dict[str, str]:
@@ -481,11 +486,13 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         # post at a steady rate, from a process of its own
         parent, child = ctx.Pipe(duplex=False)
         poster = ctx.Process(target=_poster, args=(redis_url, author_ids, rate, duration, child))
-        cpu0, start = _cpu_s(pid), time.monotonic()
+        cpu0, start = _cpu(pid), time.monotonic()
+        gen0 = sum(_cpu_s(p.pid) for p in procs)
         poster.start()
         raw = await asyncio.to_thread(parent.recv)
-        await asyncio.to_thread(poster.join)
         post_s = time.monotonic() - start
+        gen_s = sum(_cpu_s(p.pid) for p in procs) - gen0
+        await asyncio.to_thread(poster.join)
         posted = [Event("0-0", "update", d) for d in raw]
         created = {e.sid: int(d["created_at"]) for e, d in zip(posted, raw)}
         expected_total = 0
@@ -498,7 +505,9 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             pipe.send((mine, created, 15.0))
         results = [(await asyncio.to_thread(p.recv))[1] for p in pipes]
         drained_s = time.monotonic() - start
-        cpu_s = _cpu_s(pid) - cpu0
+        cpu1 = _cpu(pid)
+        cpu_user, cpu_sys = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+        cpu_s = cpu_user + cpu_sys
         peak_rss = _rss_kb(pid)
         lat = sorted(x for r in results for x in r["latencies"])
         delivered = sum(r["delivered"] for r in results)
@@ -522,9 +531,11 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             "disconnected_clients": sum(r["disconnected"] for r in results),
             "latency_ms_p50": pct(0.50), "latency_ms_p99": pct(0.99),
             "latency_ms_max": round(lat[-1], 1) if lat else None,
-            "server_cpu_s": round(cpu_s, 2),
+            "server_cpu_s": round(cpu_s, 2), "server_cpu_sys_s": round(cpu_sys, 2),
             "server_cpu_percent": round(100 * cpu_s / drained_s, 1),
             "server_cpu_us_per_event": round(cpu_s * 1e6 / delivered, 1) if delivered else None,
+            # the clients' processes, while statuses were posted (not the server's)
+            "load_generator_cpu_s": round(gen_s, 2),
             "server_rss_idle_mb": round(base_rss / 1024, 1),
             "server_rss_connected_mb": round(conn_rss / 1024, 1),
             "server_rss_end_mb": round(peak_rss / 1024, 1),
