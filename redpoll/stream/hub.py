@@ -73,7 +73,8 @@ class Subscriber:
     # a 64-slot block, ~760 B, up front) and a future made only while the
     # writer waits.
     __slots__ = ("filter", "fmt", "base", "maxsize", "stall_warnings", "items", "waiter",
-                 "closing", "warned_at", "task", "hub", "name", "stalled", "__weakref__")
+                 "direct", "closing", "warned_at", "task", "hub", "name", "stalled",
+                 "__weakref__")
 
     def __init__(self, filt: Filter, fmt: str, maxsize: int, *, stall_warnings: bool = False,
                  name: str = "", base: str = "") -> None:
@@ -87,6 +88,9 @@ class Subscriber:
         #: queued items, oldest first; the writer takes them all at once (take)
         self.items: list = []
         self.waiter: asyncio.Future | None = None
+        #: set by an idle writer that can write at once (http.pump): called
+        #: instead of waking its task, so a delivery costs no task switch
+        self.direct: Callable[[], None] | None = None
         self.closing = False  # write what is queued, then end the response
         self.stalled = False
         self.warned_at = -1e18
@@ -95,7 +99,14 @@ class Subscriber:
         self.name = name
 
     def wakeup(self) -> None:
-        """Wake the writer if it waits (something was queued, or closing)."""
+        """Something was queued, or the subscriber is closing: an idle writer
+        that writes directly does so now; else wake the writer if it waits."""
+        if self.direct is not None and not self.closing:
+            self.direct()
+            return
+        self.wake_writer()
+
+    def wake_writer(self) -> None:
         waiter = self.waiter
         if waiter is not None:
             self.waiter = None

@@ -492,6 +492,7 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         raw = await asyncio.to_thread(parent.recv)
         post_s = time.monotonic() - start
         gen_s = sum(_cpu_s(p.pid) for p in procs) - gen0
+        posting_cpu_s = sum(_cpu(pid)) - sum(cpu0)
         await asyncio.to_thread(poster.join)
         posted = [Event("0-0", "update", d) for d in raw]
         created = {e.sid: int(d["created_at"]) for e, d in zip(posted, raw)}
@@ -533,6 +534,9 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             "latency_ms_max": round(lat[-1], 1) if lat else None,
             "server_cpu_s": round(cpu_s, 2), "server_cpu_sys_s": round(cpu_sys, 2),
             "server_cpu_percent": round(100 * cpu_s / drained_s, 1),
+            # while statuses were posted: ~100 means the server was the bottleneck,
+            # well under 100 with growing latencies means it waited for a CPU
+            "server_cpu_percent_posting": round(100 * posting_cpu_s / post_s, 1),
             "server_cpu_us_per_event": round(cpu_s * 1e6 / delivered, 1) if delivered else None,
             # the clients' processes, while statuses were posted (not the server's)
             "load_generator_cpu_s": round(gen_s, 2),
