@@ -37,6 +37,7 @@ from .. import limits
 from .filters import Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token
+from .http import _Resume
 from .hub import Subscriber
 from .mastodon import FMT, fmt_for, normalize_tag
 
@@ -292,12 +293,52 @@ class WebSocketEndpoint:
         """Drain the socket's queue into text frames until it closes; a
         ``disconnect`` item (stall, shutdown, binary frame) closes the socket."""
         queue = conn.queue
+        handed: list = []  # at most one: a direct send that waits, or its error
+
+        def direct() -> None:
+            """Called by the hub while this writer waits: send what was queued
+            now, with no task switch (as http.pump); a close, or a send that
+            must wait for the client, goes back to this task with the rest."""
+            items = queue.take()
+            try:
+                for k, item in enumerate(items):
+                    if item[0] == "disconnect":
+                        queue.items[:0] = items[k:]
+                        break
+                    text = frame(item)
+                    if text is None:
+                        continue
+                    coro = send({"type": "websocket.send", "text": text})
+                    try:
+                        fut = coro.send(None)
+                    except StopIteration:
+                        continue  # written
+                    handed.append(_Resume(coro, fut))
+                    queue.items[:0] = items[k + 1:]
+                    break
+                else:
+                    return
+            except BaseException as exc:  # the task raises it (the client went away)
+                handed.append(exc)
+            queue.direct = None
+            queue.wake_writer()
+
         try:
             while True:
+                if handed:
+                    work = handed.pop()
+                    if isinstance(work, BaseException):
+                        raise work
+                    await work
+                    continue
                 if not queue.items:
                     if queue.closing:
                         return
-                    await queue.wait()
+                    queue.direct = direct
+                    try:
+                        await queue.wait()
+                    finally:
+                        queue.direct = None
                     continue
                 for item in queue.take():
                     if queue.stalled and item[0] != "disconnect":
