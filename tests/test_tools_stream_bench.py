@@ -48,3 +48,10 @@ def test_stream_bench_cli_json_mixed_clients():
     assert 0 < res["latency_ms_p50"] <= res["latency_ms_p99"]
     assert res["memory_per_connection_kb"] > 0 and res["server_cpu_us_per_event"] > 0
     assert res["hub"]["deliveries"] == res["delivered"]
+    # the table form marks the targets against these figures
+    from redpoll.tools.bench import stream_table
+    table = stream_table(res)
+    p99_line = next(x for x in table.splitlines() if x.startswith("stream latency_ms_p99 "))
+    assert p99_line.endswith("PASS" if res["latency_ms_p99"] < 250 else "MISS")
+    lost_line = next(x for x in table.splitlines() if "lost_by_kept_up_clients" in x)
+    assert lost_line.endswith("target == 0  PASS")

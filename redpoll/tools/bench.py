@@ -726,5 +726,21 @@ def full_table(result: dict) -> str:
     return "\n\n".join(parts)
 
 
+#: the stream part's targets (issue 12, at 10,000 clients and 50 posts/s)
+STREAM_TARGETS = {"latency_ms_p99": ("<", 250), "memory_per_connection_kb": ("<=", 12),
+                  "lost_by_kept_up_clients": ("==", 0)}
+
+
 def stream_table(res: dict) -> str:
-    return "\n".join(f"{'stream ' + name:<34}{value}" for name, value in res.items())
+    checks = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b}
+    lines = []
+    for name, value in res.items():
+        shown = ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) \
+            else value
+        line = f"{'stream ' + name:<42}{shown}"
+        if name in STREAM_TARGETS and value is not None:
+            op, limit = STREAM_TARGETS[name]
+            ok = checks[op](value, limit)
+            line = f"{line:<58}target {op} {limit}  {'PASS' if ok else 'MISS'}"
+        lines.append(line)
+    return "\n".join(lines)
