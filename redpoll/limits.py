@@ -153,6 +153,11 @@ RECONNECT_FIRST_S = 0.05
 RECONNECT_MAX_S = 2.0
 #: Mastodon user/list streams re-read the followed users / list members this often.
 MEMBERSHIP_REFRESH_S = 10.0
+#: ... by one task per process, this many (user, stream) groups at a time.
+MEMBERSHIP_REFRESH_BATCH = 32
+#: WebSocket stream messages kept built per process (one per stream label and
+#: event, shared by every socket on that stream; the cache is emptied when full).
+WS_MESSAGES_KEPT = 1024
 #: A backfill (v1.1 ``count``) or resume (SSE ``Last-Event-ID``) reads the
 #: event log in pages of this many entries, and stops as soon as more events
 #: match than the client's queue can take (issue 13).
@@ -177,6 +182,11 @@ STREAM_ENDED_KEPT = 10_000
 #: stream whose token is gone (a revocation whose end event was lost) closes.
 #: Settings override (REDPOLL_STREAM_TOKEN_CHECK_S).
 STREAM_TOKEN_CHECK_S = 30
+#: `redpoll serve` raises its open-file limit (soft -> hard) at start and warns
+#: when it stays below this: 10,000 concurrent streams (issue 12) plus this
+#: many spare descriptors (Redis connections, the embedded server, logs).
+SERVE_OPEN_FILES_SPARE = 1024
+SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body read, by the REST API and the streams alike

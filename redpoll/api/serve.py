@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import logging.config
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -65,9 +66,37 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
     return sock
 
 
+def raise_open_files(need: int = limits.SERVE_OPEN_FILES_NEEDED) -> tuple[int, int]:
+    """Raise this process's open-file limit (RLIMIT_NOFILE) from its soft value
+    to its hard one: every open stream holds a socket, and the usual soft
+    default (1,024) would refuse connections long before the streams' own
+    limits do. The HTTP worker processes inherit it. Logs what it did, and a
+    warning naming the figure when the limit stays below ``need``
+    (``limits.SERVE_OPEN_FILES_NEEDED``). Returns (before, after)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else max(soft, need)
+    now = soft
+    if want > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+            now = want
+        except (ValueError, OSError) as exc:  # e.g. a hard limit above the kernel's nr_open
+            log.warning("cannot raise the open-file limit",
+                        extra={"open_files": soft, "hard_limit": hard, "error": str(exc)})
+    log.info("open-file limit", extra={"open_files": now, "was": soft, "hard_limit": hard})
+    if now < need:
+        log.warning(f"open-file limit {now} is below the {need} this process needs for "
+                    f"about {need - limits.SERVE_OPEN_FILES_SPARE} concurrent streams: "
+                    f"connections beyond it are refused; raise the hard limit "
+                    f"(ulimit -Hn, systemd LimitNOFILE=)",
+                    extra={"open_files": now, "needed": need, "hard_limit": hard})
+    return soft, now
+
+
 def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
           access_log: bool, log_level: str, backlog: int = 2048) -> None:
     logging.config.dictConfig(logs.config(log_level))
+    raise_open_files()
     embedded = None
     where = settings.database()
     url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)

@@ -181,7 +181,7 @@ def residues(identifier: str, percent: int) -> frozenset[int]:
     return frozenset(order[:percent])
 
 
-@dataclass
+@dataclass(slots=True)  # one per stream: no instance dict (issue 12, memory per connection)
 class Filter:
     #: phrases, each a tuple of lowercased words (AND); the list is an OR
     phrases: tuple[tuple[str, ...], ...] = ()

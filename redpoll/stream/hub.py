@@ -20,7 +20,6 @@ import asyncio
 import inspect
 import logging
 import time
-from collections import deque
 from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aredis
@@ -69,8 +68,13 @@ class Subscriber:
     "disconnect"; payload: a dict) that the connection renders itself.
     """
 
-    __slots__ = ("filter", "fmt", "base", "maxsize", "stall_warnings", "items", "wake", "closing",
-                 "warned_at", "task", "hub", "name", "stalled", "__weakref__")
+    # Memory per connection (issue 12: 10,000 streams in one process): slots,
+    # a plain list for the queue (a deque and an asyncio.Event each allocate
+    # a 64-slot block, ~760 B, up front) and a future made only while the
+    # writer waits.
+    __slots__ = ("filter", "fmt", "base", "maxsize", "stall_warnings", "items", "waiter",
+                 "direct", "closing", "warned_at", "task", "hub", "name", "stalled",
+                 "__weakref__")
 
     def __init__(self, filt: Filter, fmt: str, maxsize: int, *, stall_warnings: bool = False,
                  name: str = "", base: str = "") -> None:
@@ -81,14 +85,49 @@ class Subscriber:
         self.base = base
         self.maxsize = maxsize
         self.stall_warnings = stall_warnings
-        self.items: deque = deque()
-        self.wake = asyncio.Event()
+        #: queued items, oldest first; the writer takes them all at once (take)
+        self.items: list = []
+        self.waiter: asyncio.Future | None = None
+        #: set by an idle writer that can write at once (http.pump): called
+        #: instead of waking its task, so a delivery costs no task switch
+        self.direct: Callable[[], None] | None = None
         self.closing = False  # write what is queued, then end the response
         self.stalled = False
         self.warned_at = -1e18
         self.task: asyncio.Task | None = None  # the writer, cancelled if a stall cannot flush
         self.hub: Hub | None = None
         self.name = name
+
+    def wakeup(self) -> None:
+        """Something was queued, or the subscriber is closing: an idle writer
+        that writes directly does so now; else wake the writer if it waits."""
+        if self.direct is not None and not self.closing:
+            self.direct()
+            return
+        self.wake_writer()
+
+    def wake_writer(self) -> None:
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    async def wait(self) -> None:
+        """Until something is queued or the subscriber is closing."""
+        if self.items or self.closing:
+            return
+        waiter = self.waiter = asyncio.get_running_loop().create_future()
+        try:
+            await waiter
+        finally:
+            self.waiter = None
+
+    def take(self) -> list:
+        """Everything queued, oldest first; the queue is empty after."""
+        items = self.items
+        self.items = []
+        return items
 
     # called by the hub; never blocks
     def offer(self, item: tuple) -> None:
@@ -111,7 +150,7 @@ class Subscriber:
                                f"{int(limits.STALL_WARNING_FRACTION * 100)}% full. You will be "
                                f"disconnected when the queue is full.",
                     "percent_full": percent}}))
-        self.wake.set()
+        self.wakeup()
 
     def finish(self, code: int, reason: str) -> None:
         """Queue a disconnect message and end after it (codes as Twitter v1.1)."""
@@ -120,7 +159,7 @@ class Subscriber:
         self.items.append(("disconnect", None, {"disconnect": {
             "code": code, "stream_name": self.name, "reason": reason}}))
         self.closing = True
-        self.wake.set()
+        self.wakeup()
         if self.hub is not None:
             self.hub.unsubscribe(self)
 

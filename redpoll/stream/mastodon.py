@@ -21,7 +21,7 @@ import json
 import re
 import unicodedata
 
-from .. import limits, validate
+from .. import validate
 from ..errors import NotFound, UserNotFound, ValidationError
 from ..api.entities import placeholder_user
 from ..models import Status
@@ -260,29 +260,11 @@ class SSEEndpoint:
                                 (b"cache-control", b"no-store"),
                                 (b"x-accel-buffering", b"no")]})
         self.service.track(sub, self.service.settings.sse_heartbeat_s)
-        refresher = None
         if self.channel in ("user", "list"):
-            import asyncio
-            refresher = asyncio.create_task(self._refresh(sub, principal, params))
+            # follows and list members change while the stream is open
+            self.service.watch_members(sub, self, principal, params)
         try:
             await pump(sub, send, receive, frame_sse, first=b":)\n")
         finally:
             self.service.untrack(sub)
-            if refresher is not None:
-                refresher.cancel()
-
-    async def _refresh(self, sub: Subscriber, principal: Principal, params: dict) -> None:
-        """Follows and list members change while a stream is open: re-read them."""
-        import asyncio
-        while True:
-            await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
-            try:
-                fresh = await self.personal_filter(principal, params)
-            except WebError:  # the list is gone
-                sub.finish(1, "list deleted")
-                return
-            except Exception:  # Redis away: keep the last known members
-                continue
-            if (fresh.authors, fresh.followed, fresh.hidden) != (
-                    sub.filter.authors, sub.filter.followed, sub.filter.hidden):
-                self.service.hub.refilter(sub, fresh)
+            self.service.unwatch_members(sub)

@@ -15,7 +15,7 @@ from typing import Callable
 
 from starlette.routing import Route, WebSocketRoute
 
-from .. import ratelimit
+from .. import limits, ratelimit
 from ..api.rendered import RenderedStatuses
 from ..settings import Settings
 from ..gateway import links
@@ -53,6 +53,10 @@ class StreamService:
         #: "id:<identifier>" / "ip:<address>" -> streams open in this process
         self._open: Counter[str] = Counter()
         self._tickers: list[asyncio.Task] = []
+        self._endpoints: dict | None = None
+        #: open user/list streams -> (their SSE endpoint, principal, params),
+        #: re-read by one task (_refresh_members) instead of one task each
+        self._members: dict[Subscriber, tuple] = {}
 
     def attach(self, engine) -> None:
         """Use ``engine`` (a Redpoll) for Mastodon streams: its tokens verify
@@ -65,6 +69,15 @@ class StreamService:
             self.verify = verifier(engine.store)
         self.renderers[M_FMT] = MastodonRenderer(self)
         self.renderers[DIRECT_FMT] = ConversationRenderer(self.renderers[M_FMT])
+
+    def endpoints(self) -> dict:
+        """channel -> its SSE endpoint (which builds that channel's filters),
+        made once and shared by every WebSocket."""
+        if self._endpoints is None:
+            from .mastodon import SSEEndpoint
+            from .websocket import STREAMS
+            self._endpoints = {c: SSEEndpoint(self, c) for c in set(STREAMS.values())}
+        return self._endpoints
 
     def base_for(self, scope) -> str:
         """Link base for what this connection is sent: REDPOLL_PUBLIC_URL, or
@@ -126,6 +139,7 @@ class StreamService:
             self._tracked.setdefault(interval, set())
             self._tickers.append(asyncio.create_task(self._tick(interval)))
         self._tickers.append(asyncio.create_task(self._check_tokens()))
+        self._tickers.append(asyncio.create_task(self._refresh_members()))
 
     async def stop(self) -> None:
         for task in self._tickers:
@@ -154,7 +168,49 @@ class StreamService:
             for sub in self._tracked.get(interval, ()):
                 if not sub.items and not sub.closing:
                     sub.items.append(("keepalive", None, None))
-                    sub.wake.set()
+                    sub.wakeup()
+
+    # --- user / list stream members ---------------------------------------------------------
+    def watch_members(self, sub: Subscriber, endpoint, principal, params: dict) -> None:
+        """Re-read ``sub``'s authors (who its user follows, its list's members)
+        every ``limits.MEMBERSHIP_REFRESH_S`` while it is open."""
+        self._members[sub] = (endpoint, principal, params)
+
+    def unwatch_members(self, sub: Subscriber) -> None:
+        self._members.pop(sub, None)
+
+    async def _refresh_members(self) -> None:
+        """Every ``limits.MEMBERSHIP_REFRESH_S``: each open user/list stream's
+        filter is built afresh, once per (channel, user, list) however many
+        streams share it, a few at a time; a stream whose list is gone ends.
+        One task for all of them: a task per stream cost memory (issue 12)."""
+        while True:
+            await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
+            groups: dict[tuple, tuple] = {}
+            for sub, (endpoint, principal, params) in list(self._members.items()):
+                key = (endpoint.channel, principal.user_id, params.get("list", ""))
+                groups.setdefault(key, (endpoint, principal, params, []))[3].append(sub)
+            todo = list(groups.values())
+            for start in range(0, len(todo), limits.MEMBERSHIP_REFRESH_BATCH):
+                await asyncio.gather(*(self._refresh_group(*group) for group in
+                                       todo[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
+
+    async def _refresh_group(self, endpoint, principal, params: dict, subs: list) -> None:
+        try:
+            fresh = await endpoint.personal_filter(principal, params)
+        except WebError:  # the list is gone
+            for sub in subs:
+                if sub in self._members:
+                    self.unwatch_members(sub)
+                    sub.finish(1, "list deleted")
+            return
+        except Exception:  # Redis away: keep the last known members
+            return
+        for sub in subs:
+            old = sub.filter
+            if sub in self._members and (fresh.authors, fresh.followed, fresh.hidden) != (
+                    old.authors, old.followed, old.hidden):
+                self.hub.refilter(sub, fresh)
 
     async def _check_tokens(self) -> None:
         """Every ``stream_token_check_s`` (``limits.STREAM_TOKEN_CHECK_S``): close the streams whose token

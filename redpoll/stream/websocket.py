@@ -33,11 +33,13 @@ import asyncio
 import json
 from urllib.parse import parse_qsl
 
+from .. import limits
 from .filters import Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token
+from .http import _Resume
 from .hub import Subscriber
-from .mastodon import FMT, SSEEndpoint, fmt_for, normalize_tag
+from .mastodon import FMT, fmt_for, normalize_tag
 
 #: stream name -> the SSE endpoint channel whose filter it uses
 STREAMS = {"user": "user", "public": "public", "public:local": "public",
@@ -57,14 +59,14 @@ class Channel(Subscriber):
     """One subscription of a socket: matched by the hub with its own filter,
     queued into the socket's shared bounded queue with its stream label."""
 
-    __slots__ = ("conn", "label", "key", "refresher")
+    __slots__ = ("conn", "label", "key")
 
     def __init__(self, conn: "Connection", filt: Filter, label: list, key: tuple) -> None:
         super().__init__(filt, fmt_for(filt), conn.queue.maxsize, name=label[0], base=conn.base)
         self.conn = conn
-        self.label = label
+        #: the stream label as JSON, encoded once (frame() puts it in every message)
+        self.label = json.dumps(label, separators=(",", ":"), ensure_ascii=False)
         self.key = key
-        self.refresher: asyncio.Task | None = None
 
     def offer(self, item: tuple) -> None:
         name, entry_id, data = item
@@ -89,7 +91,7 @@ class Connection:
         self.queue = Subscriber(Filter(), FMT, service.settings.stream_queue_max, name="websocket")
         self.queue.hub = service.hub  # for the stall counter; never indexed
         self.channels: dict[tuple, Channel] = {}
-        self.endpoints = {c: SSEEndpoint(service, c) for c in set(STREAMS.values())}
+        self.endpoints = service.endpoints()  # shared by every socket
 
     def error(self, message: str, status: int = 400, stream: list | None = None) -> None:
         body = {"error": message, "status": status}
@@ -131,7 +133,7 @@ class Connection:
         self.service.hub.subscribe(chan)
         if endpoint.channel in ("user", "list"):
             # follows and list members change while the socket is open
-            chan.refresher = asyncio.create_task(endpoint._refresh(chan, self.principal, params))
+            self.service.watch_members(chan, endpoint, self.principal, params)
 
     def unsubscribe(self, stream, params: dict) -> None:
         if not isinstance(stream, str) or stream not in STREAMS:
@@ -146,15 +148,14 @@ class Connection:
         if self.channels.get(chan.key) is chan:
             del self.channels[chan.key]
         self.service.hub.unsubscribe(chan)
-        if chan.refresher is not None and chan.refresher is not asyncio.current_task():
-            chan.refresher.cancel()
+        self.service.unwatch_members(chan)
 
     def close(self) -> None:
         for chan in list(self.channels.values()):
             self.drop(chan)
         self.queue.closing = True
         self.queue.items.clear()
-        self.queue.wake.set()
+        self.queue.wakeup()
 
     async def handle(self, text: str) -> None:
         try:
@@ -175,12 +176,26 @@ class Connection:
             self.error("Unknown message type")
 
 
+#: (label JSON, event name, rendered payload) -> the message text: every
+#: socket on the same stream gets the same text for an event, built once
+#: (the payload's JSON escaping was a per-socket cost); cleared when full
+_TEXTS: dict[tuple, str] = {}
+
+
 def frame(item: tuple) -> str | None:
     name, _, payload = item
     if name in ("update", "delete", "notification", "conversation"):
-        label, data = payload
-        return json.dumps({"stream": label, "event": name, "payload": data.decode()},
-                          separators=(",", ":"), ensure_ascii=False)
+        key = (payload[0], name, payload[1])  # bytes hash once per object, then cached
+        text = _TEXTS.get(key)
+        if text is None:
+            if len(_TEXTS) >= limits.WS_MESSAGES_KEPT:
+                _TEXTS.clear()
+            label, data = payload
+            # as json.dumps({"stream": label, "event": name, "payload": data.decode()},
+            # separators=(",", ":"), ensure_ascii=False)
+            text = _TEXTS[key] = (f'{{"stream":{label},"event":{json.dumps(name)},"payload":'
+                                  f'{json.dumps(data.decode(), ensure_ascii=False)}}}')
+        return text
     if name == "error":
         return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     return None  # keep-alives and warnings: the WebSocket pings instead
@@ -278,27 +293,67 @@ class WebSocketEndpoint:
         """Drain the socket's queue into text frames until it closes; a
         ``disconnect`` item (stall, shutdown, binary frame) closes the socket."""
         queue = conn.queue
-        items = queue.items
+        handed: list = []  # at most one: a direct send that waits, or its error
+
+        def direct() -> None:
+            """Called by the hub while this writer waits: send what was queued
+            now, with no task switch (as http.pump); a close, or a send that
+            must wait for the client, goes back to this task with the rest."""
+            items = queue.take()
+            try:
+                for k, item in enumerate(items):
+                    if item[0] == "disconnect":
+                        queue.items[:0] = items[k:]
+                        break
+                    text = frame(item)
+                    if text is None:
+                        continue
+                    coro = send({"type": "websocket.send", "text": text})
+                    try:
+                        fut = coro.send(None)
+                    except StopIteration:
+                        continue  # written
+                    handed.append(_Resume(coro, fut))
+                    queue.items[:0] = items[k + 1:]
+                    break
+                else:
+                    return
+            except BaseException as exc:  # the task raises it (the client went away)
+                handed.append(exc)
+            queue.direct = None
+            queue.wake_writer()
+
         try:
             while True:
-                if not items:
+                if handed:
+                    work = handed.pop()
+                    if isinstance(work, BaseException):
+                        raise work
+                    await work
+                    continue
+                if not queue.items:
                     if queue.closing:
                         return
-                    queue.wake.clear()
-                    await queue.wake.wait()
+                    queue.direct = direct
+                    try:
+                        await queue.wait()
+                    finally:
+                        queue.direct = None
                     continue
-                item = items.popleft()
-                if item[0] == "disconnect":
-                    info = item[2]["disconnect"]
-                    code = {4: CLOSE_STALL, 6: CLOSE_REVOKED,
-                            1003: CLOSE_UNSUPPORTED}.get(info["code"], CLOSE_SHUTDOWN)
-                    conn.close()
-                    await send({"type": "websocket.close", "code": code,
-                                "reason": info["reason"][:120]})
-                    return
-                text = frame(item)
-                if text is not None:
-                    await send({"type": "websocket.send", "text": text})
+                for item in queue.take():
+                    if queue.stalled and item[0] != "disconnect":
+                        break  # cut off: what was queued is dropped, the close is queued
+                    if item[0] == "disconnect":
+                        info = item[2]["disconnect"]
+                        code = {4: CLOSE_STALL, 6: CLOSE_REVOKED,
+                                1003: CLOSE_UNSUPPORTED}.get(info["code"], CLOSE_SHUTDOWN)
+                        conn.close()
+                        await send({"type": "websocket.close", "code": code,
+                                    "reason": info["reason"][:120]})
+                        return
+                    text = frame(item)
+                    if text is not None:
+                        await send({"type": "websocket.send", "text": text})
         except asyncio.CancelledError:
             if not queue.stalled:
                 raise
