@@ -87,7 +87,8 @@ async def test_http_bench_runs_bounded():
         r = result[name]
         assert r["requests"] == 60 and r["errors"] == 0, (name, r)
         assert r["p99_ms"] >= r["p50_ms"] > 0, (name, r)
-        assert r["generator_cpu_us_per_request"] > 0
+        # the server's CPU comes in clock ticks (10 ms): 60 requests may round to 0
+        assert r["generator_cpu_us_per_request"] > 0 and r["server_cpu_us_per_request"] >= 0
     # the probe answers with the body of a real home page (pages differ a
     # little from user to user, and so do the headers)
     assert result["probe"]["bytes_per_response"] > 1000
