@@ -104,21 +104,28 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
     # posts: every public status also goes to the one public timeline key
     posted: list[int] = []
 
-    async def post_all():
-        queue = list(range(HOT_POSTS))
+    def post_all(visibility: str):
+        async def run():
+            queue = list(range(HOT_POSTS))
+            extra = {"visibility": visibility}
 
-        async def one(worker: int):
-            while queue:
-                n = queue.pop()
-                status = await rp.post(authors[(worker + n) % len(authors)], f"hot post {n}")
-                posted.append(status.id)
+            async def one(worker: int):
+                while queue:
+                    n = queue.pop()
+                    status = await rp.post(authors[(worker + n) % len(authors)],
+                                           f"hot post {n}", extra)
+                    posted.append(status.id)
 
-        t0 = time.perf_counter()
-        await asyncio.gather(*(one(w) for w in range(HOT_CONCURRENCY)))
-        return HOT_POSTS / (time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            await asyncio.gather(*(one(w) for w in range(HOT_CONCURRENCY)))
+            return HOT_POSTS / (time.perf_counter() - t0)
+        return run
 
-    say(f"  hot key: {HOT_POSTS} posts onto the public timeline ...")
-    rate, spread = await measured(nodes, post_all)
+    # unlisted posts skip the public timeline and nothing else: the
+    # difference on its master is what the public timeline itself costs
+    say(f"  hot key: {HOT_POSTS} unlisted posts, then {HOT_POSTS} public ones ...")
+    _, unlisted = await measured(nodes, post_all("unlisted"))
+    rate, spread = await measured(nodes, post_all("public"))
     public_node = nodes.node_of(keys.PUBLIC_TIMELINE)
     h = hot_share(spread, public_node)
     # every post writes these one-of-a-kind keys: where each of them lives
@@ -126,7 +133,9 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
         ("public timeline", keys.PUBLIC_TIMELINE), ("status id counter", keys.STATUS_SEQ),
         ("stream event log", keys.EVENT_LOG), ("hashtag names", keys.TAG_NAMES))}
     out["post_single_keys"] = singles
+    out["unlisted_posts"] = unlisted
     out["public_timeline"] = {"posts_per_s": round(rate), "node": public_node, **spread,
+                              "node_share_unlisted": unlisted["command_share"][public_node],
                               "hot_share": round(h, 3),
                               "largest_share_3": projection(h, 3),
                               f"largest_share_{PROJECT_TO}": projection(h, PROJECT_TO)}
@@ -170,6 +179,8 @@ def table(res: dict) -> str:
     lines.append(f"  public timeline ({pt['node']}): {pt['posts_per_s']:,} posts/s, its own share "
                  f"{pt['hot_share']:.3f}: busiest master carries {pt['largest_share_3']:.2f} of 3, "
                  f"{pt[f'largest_share_{PROJECT_TO}']:.2f} of {PROJECT_TO} masters")
+    lines.append(f"  its master's share of post commands: {pt['command_share'][pt['node']]:.2f} "
+                 f"public, {pt['node_share_unlisted']:.2f} unlisted (no public timeline)")
     lines.append("  one-of-a-kind keys every post writes: " + ", ".join(
         f"{name} on {node}" for name, node in res["hot"]["post_single_keys"].items()))
     lines.append(f"  celebrity profile ({cp['node']}): {cp['one_profile_pages_per_s']:,} pages/s of "
