@@ -1,7 +1,7 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import edges, follow_requests, keys, notifications, validate
+from . import edges, follow_requests, hybrid, keys, notifications, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User
@@ -53,6 +53,7 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     except RedpollError:  # an unknown user: nothing was written
         await queue.release(held)
         raise
+    await hybrid.after_follow(store, a, b)  # a large account: merged when a reads
     await notifications.sync_follow(store, a, b)
     await queue.release(held)
     return changed
@@ -73,6 +74,7 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
         await queue.release(held)
         raise
     if changed:
+        await hybrid.after_unfollow(store, a, b)
         await queue.enqueue(RefillJob(a))
     await notifications.set_notify(store, a, b, False)  # no status notifications any more
     await notifications.sync_follow(store, a, b)

@@ -19,6 +19,9 @@ read_page             read_page_listed.lua (skips     read_page.lua, statuses re
                       deleted ids, gives versions),   (each one's version), in
                       then one batch for statuses     rounds past deleted ids
                       not kept and authors
+read_page_with        a script and read_page_listed   the script, then read_page
+                      in one round trip (a home page
+                      and its large followees)
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -101,6 +104,14 @@ class Topology:
         redpoll.errors.NotFound if ``owner_hash`` lacks ``field``."""
         raise NotImplementedError
 
+    async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
+                             cursors: list) -> tuple[Any, Page]:
+        """``call`` (a script: name, keys, args; idempotent) and
+        :meth:`read_page`: its reply and the page. One round trip on a
+        single server (the home page and its large followees, redpoll.hybrid)."""
+        return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
+                                                                 cursors)
+
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         """The delete's point of no return (delete_mark.lua's reply)."""
         raise NotImplementedError
@@ -170,9 +181,24 @@ class SingleServer(Topology):
         A kept status at that version is served as kept (redpoll.memo's
         rule); one batch reads the database epoch, the others whole and the
         'rev' of the kept ones' authors."""
+        flat = await self.store.run("read_page_listed",
+                                    [timeline, owner_hash, keys.CHANGED_STATUSES],
+                                    [*cursors, field, cursors[3] * TOP_UP_ROUNDS])
+        return await self._page(flat)
+
+    async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
+                             cursors: list) -> tuple[Any, Page]:
+        reply, flat = await self.store.run_many([
+            call, ("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES],
+                   [*cursors, field, cursors[3] * TOP_UP_ROUNDS])])
+        for result in (reply, flat):
+            if isinstance(result, Exception):
+                raise result
+        return reply, await self._page(flat)
+
+    async def _page(self, flat: list) -> Page:
+        """read_page_listed.lua's reply (ids and versions) as a page."""
         store = self.store
-        flat = await store.run("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES],
-                               [*cursors, field, cursors[3] * TOP_UP_ROUNDS])
         sids = [int(i) for i in flat[0::2]]
         memo = store.statuses
         kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]

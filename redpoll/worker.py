@@ -58,7 +58,7 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
                                  settings.fanout_batch, listed=job.listed,
                                  only_following=job.only_following, boost_of=job.boost_of,
-                                 audience=job.audience)
+                                 audience=job.audience, policy=delivery.policy(settings))
     if await delivery.gone(store, job.sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.

@@ -1,0 +1,261 @@
+"""Hybrid fan-out and idle users (issue 12, item 3).
+
+**Large accounts.** An author with more followers than the threshold
+(``Settings.fanout_threshold``, limits.FANOUT_THRESHOLD) is not fanned out
+to their followers' homes: a status of theirs goes to their own home, the
+public timeline and lists only, and each follower's home page merges it at
+read time from the author's profile (keys.profile, scored by id). A
+follower's large accounts are a set in their own slot
+(keys.large_following), so a page learns them in the same round trip as its
+home ids (Topology.read_page_with), then reads each profile (one batch: on
+a cluster, each profile is in its author's slot), merges by id (a status in
+both the home and a profile is shown once), and applies to the merged
+statuses the rules fan-out applies to a home (:func:`merged_home`).
+
+Crossing the threshold is decided per status, atomically with the follower
+count (fanout_mode.lua): the status whose post sees the count cross walks
+every follower in its own fan-out, adding the author to their large sets
+(growing) or merging the author's newest statuses into their homes and
+taking the author out (shrinking), and only then flips the mode. While it
+walks, statuses are still fanned out, so every follower sees every status
+either way; homes keep what they held before, and the merge dedupes by id.
+A follow of a large (or growing) account adds it to the follower's set
+(:func:`after_follow`: the mode is read after the follow exists, so a walk
+that starts later sees the follow); an unfollow takes it out, and a page
+ignores an entry whose follow has gone (large_followees.lua).
+
+**Idle users.** A home read is recorded (keys.HOME_SEEN, at most once per
+quarter of the idle period per process: :func:`touch`); fan-out skips a
+follower whose record is older than the idle period (delivery._wanted).
+The first home read after that rebuilds the home from the profiles of the
+accounts followed (refill.rebuild_home) before the page is read. A status
+that fan-out skipped a user for is in its author's profile before the skip
+(record_post runs first), and the rebuild reads the profiles after the
+record of the read, so nothing is lost between the two.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import weakref
+
+from . import conversation, keys, limits, visibility
+from .models import Page, Status, now_ms
+from .statuses import read_statuses
+from .store import Store
+
+#: fanout_mode.lua's answers
+FAN, BIG, MARK, UNMARK = "fan", "big", "mark", "unmark"
+
+
+def _original_of(status: Status) -> int | None:
+    """_original_of (boosts imports delivery, which imports this)."""
+    value = status.extra.get("reblog_of")
+    return int(value) if value else None
+
+
+async def fanout_mode(store: Store, sid: int, author: int, threshold: int, shrink_below: float,
+                      op: str) -> str:
+    """fanout_mode.lua: how this status's fan-out treats the homes."""
+    mode = await store.run("fanout_mode", [keys.user(author), keys.followers(author)],
+                           [sid, threshold, shrink_below, op])
+    return mode.decode() if isinstance(mode, bytes) else mode
+
+
+async def switch_followers(store: Store, author: int, members: list[bytes], mode: str) -> None:
+    """One batch of a mode switch's walk (fanout_mode.lua), idempotent:
+    MARK adds ``author`` to each follower's large set; UNMARK merges the
+    author's newest statuses into each follower's home (guarded by the
+    follow, as a follow's backfill) and then takes the author out of the
+    set, so that no status of theirs is missing from the home meanwhile."""
+    if not members:
+        return
+    if mode == MARK:
+        await store.batch([("SADD", key, author) for key in keys.large_followings(members)])
+        return
+    ids = [int(i) for i in await store.client.zrevrangebyscore(
+        keys.profile(author), "+inf", "-inf", start=0, num=limits.BACKFILL)]
+    for member in members:
+        uid = int(member)
+        await store.topology.merge(keys.home(uid), keys.following(uid), str(author), ids)
+    await store.batch([("SREM", key, author) for key in keys.large_followings(members)])
+
+
+async def after_follow(store: Store, follower: int, target: int) -> None:
+    """``follower`` now follows ``target``: if the target is large or
+    becoming so, its statuses are merged into the follower's home from now
+    on. Read after the follow exists: a walk that begins later finds it."""
+    mode = await store.client.hget(keys.user(target), keys.FANOUT_MODE_FIELD)
+    if mode is not None and (mode == b"big" or mode.startswith(b"mark:")):
+        await store.client.sadd(keys.large_following(follower), target)
+
+
+async def after_unfollow(store: Store, follower: int, target: int) -> None:
+    """Tidy only: a page ignores large accounts no longer followed."""
+    await store.client.srem(keys.large_following(follower), target)
+
+
+# --- idle users ---------------------------------------------------------------------------
+_TOUCHED: "weakref.WeakKeyDictionary[Store, dict[int, int]]" = weakref.WeakKeyDictionary()
+
+
+async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
+    """Record that ``uid`` reads their home now; if they had been idle (so
+    fan-out skipped them), rebuild their home first. True if it was rebuilt.
+    Written at most once per HOME_SEEN_TOUCH_FRACTION of the idle period by
+    this process: a read that skips the write comes less than that after
+    one that wrote, so the user was not idle (fan-out never skipped them)."""
+    from .refill import rebuild_home  # refill reads through this module's rules
+    now = now_ms()
+    touched = _TOUCHED.setdefault(store, {})
+    last = touched.get(uid)
+    if last is not None and now - last < idle_after_ms * limits.HOME_SEEN_TOUCH_FRACTION:
+        return False
+    if len(touched) >= limits.HOME_SEEN_KEPT:
+        touched.clear()
+    idle = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
+    touched[uid] = now
+    if idle:
+        await rebuild_home(store, uid)
+    return bool(idle)
+
+
+# --- reading a home page with large accounts merged -----------------------------------------
+def followed_only(status: Status, follows: dict[int, bool]) -> bool:
+    """A reply reaches the followers who also follow the account replied to
+    (conversation.replies_only_to_followers_of): whether this viewer does."""
+    other = conversation.replies_only_to_followers_of(status)
+    return other is None or follows.get(other, False)
+
+
+async def accepted(store: Store, uid: int, statuses: list[Status], hidden_boosters: set[int]
+                   ) -> list[Status]:
+    """Of statuses from the profiles of large accounts ``uid`` follows, the
+    ones fan-out would have put into uid's home: not direct (the mentioned
+    get those in their home anyway), a reply only if uid also follows the
+    account replied to, a boost only if uid shows that booster's boosts."""
+    statuses = [s for s in statuses if visibility.fans_out(visibility.of(s))
+                and not (_original_of(s) and s.user_id in hidden_boosters)]
+    others = list(dict.fromkeys(o for o in map(conversation.replies_only_to_followers_of,
+                                               statuses) if o is not None))
+    follows: dict[int, bool] = {}
+    if others:
+        found = await store.batch([("ZMSCORE", keys.following(uid), *others)])
+        follows = {o: score is not None for o, score in zip(others, found[0])}
+    return [s for s in statuses if followed_only(s, follows)]
+
+
+async def left_out_boosts(store: Store, uid: int, found: list[Status], large: list[int],
+                          hidden_boosters: set[int]) -> dict[int, bool]:
+    """Mastodon's recent-window check for boosts (deliver_boost.lua), as a
+    merged home would have met it: a boost is left out when its original,
+    or another boost of it (not by a hidden booster), is among the
+    REBLOG_WINDOW newest ids below it in the home and the merged profiles.
+    For a boost the home holds this only differs from what its delivery
+    checked when the original came from a profile. One round trip for all
+    of ``found`` (boosts); boost id -> left out."""
+    window = limits.REBLOG_WINDOW
+    sha = store.scripts["read_page"].sha
+    commands: list[tuple] = []
+    for b in found:
+        commands.append(("EVALSHA", sha, 2, keys.home(uid), keys.user(uid), b.id, "", "",
+                         window, "id"))
+        commands += [("ZRANGE", keys.profile(a), f"({b.id}", "-inf", "BYSCORE", "REV",
+                      "LIMIT", 0, window) for a in large]
+        commands.append(("ZRANGE", keys.reblogged_by(_original_of(b)), f"({b.id}", "-inf",
+                         "BYSCORE", "REV", "LIMIT", 0, window, "WITHSCORES"))
+    replies = await store.batch(commands)
+    out: dict[int, bool] = {}
+    step = len(large) + 2
+    for n, b in enumerate(found):
+        part = replies[n * step:(n + 1) * step]
+        below = heapq.merge(*([int(i) for i in ids] for ids in part[:-1]), reverse=True)
+        recent = set(itertools.islice(_unique(below), window))
+        rows = part[-1]
+        if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
+            rows = list(zip(rows[0::2], rows[1::2]))
+        others = {int(float(score)) for booster, score in rows
+                  if int(booster) not in hidden_boosters}
+        out[b.id] = _original_of(b) in recent or bool(others & recent)
+    return out
+
+
+def _unique(ids):
+    last = None
+    for i in ids:
+        if i != last:
+            yield i
+        last = i
+
+
+async def merged_home(store: Store, uid: int, page: Page, large: list[int], cursors: list,
+                      hidden_boosters: set[int]) -> Page:
+    """The home page ``page`` (read by ``cursors``) with the statuses of the
+    large accounts ``uid`` follows merged in by id, as if they had been
+    fanned out. Each profile is read in the page's window (below max_id,
+    above since_id / min_id, and not past the home page's last status when
+    that page is full: nothing beyond it can be among the newest ``limit``),
+    ``limit`` ids at a time, and read on while statuses left out (deleted,
+    direct, replies, hidden boosts, boosts within the window of their
+    original) leave the page short."""
+    max_id, since_id, min_id, limit = cursors
+    up = bool(min_id)  # min_id: the page right above it, read upward
+    home_ids = {s.id for s in page}
+    hi = int(max_id) if max_id else limits.MAX_ID + 1  # exclusive bounds
+    lo = int(min_id or since_id or 0)
+    if len(page) >= limit and page:
+        if up:
+            hi = min(hi, max(home_ids))
+        else:
+            lo = max(lo, min(home_ids))
+    frontier: dict[int, int] = {}  # source -> the last id read from it
+    open_sources = list(dict.fromkeys(large))
+    found: dict[int, Status] = {s.id: s for s in page}
+    refused: set[int] = set()
+    boosts_out: dict[int, bool] = {}
+
+    def pick() -> list[Status]:
+        """The page as far as it is known: nothing unread from an open
+        profile can come before the least advanced of them."""
+        ids = sorted((i for i in found if not boosts_out.get(i)), reverse=not up)
+        if open_sources:
+            edge = (min if up else max)(frontier[a] for a in open_sources)
+            ids = [i for i in ids if (i <= edge if up else i >= edge)]
+        return [found[i] for i in ids[:limit]]
+
+    for _ in range(limits.HIDDEN_REFILL_READS + 2):
+        if open_sources:
+            commands = []
+            for a in open_sources:
+                if up:
+                    commands.append(("ZRANGE", keys.profile(a), f"({frontier.get(a, lo)}",
+                                     f"({hi}", "BYSCORE", "LIMIT", 0, limit))
+                else:
+                    commands.append(("ZRANGE", keys.profile(a), f"({frontier.get(a, hi)}",
+                                     f"({lo}", "BYSCORE", "REV", "LIMIT", 0, limit))
+            fresh: set[int] = set()
+            still = []
+            for a, ids in zip(open_sources, await store.batch(commands)):
+                ids = [int(i) for i in ids]
+                fresh.update(i for i in ids if i not in found and i not in refused)
+                if len(ids) == limit:
+                    frontier[a] = ids[-1]
+                    still.append(a)
+            open_sources = still
+            new = sorted(fresh)
+            statuses = await read_statuses(store, new)
+            ok = {s.id for s in await accepted(store, uid, statuses, hidden_boosters)}
+            refused.update(i for i in new if i not in ok)
+            found.update((s.id, s) for s in statuses if s.id in ok)
+        while True:
+            shown = pick()
+            undecided = [s for s in shown if _original_of(s) and s.id not in boosts_out]
+            if not undecided:
+                break
+            boosts_out.update(await left_out_boosts(store, uid, undecided, large,
+                                                    hidden_boosters))
+        if len(shown) >= limit or not open_sources:
+            break
+    if up:
+        shown.reverse()  # newest first, as every page
+    return Page(shown, page.authors)
