@@ -136,6 +136,8 @@ async def accepted(store: Store, uid: int, statuses: list[Status], hidden_booste
     account replied to, a boost only if uid shows that booster's boosts."""
     statuses = [s for s in statuses if visibility.fans_out(visibility.of(s))
                 and not (_original_of(s) and s.user_id in hidden_boosters)]
+    if not any("in_reply_to_id" in s.extra for s in statuses):
+        return statuses  # no replies: nothing more to check
     others = list(dict.fromkeys(o for o in map(conversation.replies_only_to_followers_of,
                                                statuses) if o is not None))
     follows: dict[int, bool] = {}
@@ -188,74 +190,162 @@ def _unique(ids):
         last = i
 
 
-async def merged_home(store: Store, uid: int, page: Page, large: list[int], cursors: list,
-                      hidden_boosters: set[int]) -> Page:
-    """The home page ``page`` (read by ``cursors``) with the statuses of the
-    large accounts ``uid`` follows merged in by id, as if they had been
-    fanned out. Each profile is read in the page's window (below max_id,
-    above since_id / min_id, and not past the home page's last status when
-    that page is full: nothing beyond it can be among the newest ``limit``),
-    ``limit`` ids at a time, and read on while statuses left out (deleted,
+def _profile_read(author: int, up: bool, lo: int, hi: int, count: int) -> tuple:
+    """The ids of ``author``'s profile strictly between ``lo`` and ``hi``:
+    the lowest ``count`` upward, else the highest."""
+    if up:
+        return ("ZRANGE", keys.profile(author), f"({lo}", f"({hi}", "BYSCORE", "LIMIT", 0, count)
+    return ("ZRANGE", keys.profile(author), f"({hi}", f"({lo}", "BYSCORE", "REV", "LIMIT", 0,
+            count)
+
+
+def _window(cursors: list) -> tuple[bool, int, int]:
+    max_id, since_id, min_id, _ = cursors
+    return (bool(min_id), int(min_id or since_id or 0),
+            int(max_id) if max_id else limits.MAX_ID + 1)
+
+
+#: uid -> the large accounts a page merged last (per process, per Store):
+#: what the next page of that user reads ahead (prefetch), checked against
+#: the set read with the home (a change costs one more round trip, never a
+#: wrong page).
+_LARGE_SEEN: "weakref.WeakKeyDictionary[Store, dict[int, tuple[int, ...]]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def expected_large(store: Store, uid: int) -> tuple[int, ...]:
+    return _LARGE_SEEN.get(store, {}).get(uid, ())
+
+
+def first_read(limit: int, sources: int) -> int:
+    """Ids a page reads first from each of ``sources`` profiles: twice its
+    share of the page, at least limits.MERGE_FIRST_READ_MIN (later reads,
+    for the profiles that turn out denser, take ``limit``)."""
+    return min(limit, max(limits.MERGE_FIRST_READ_MIN, -(-2 * limit // max(1, sources))))
+
+
+async def prefetch(store: Store, authors: tuple[int, ...], cursors: list
+                   ) -> dict[int, tuple[list, int]]:
+    """The first read of each profile a page of these authors merges, sent
+    while the home is read (the two overlap on the connection): author ->
+    (ids, how many were asked)."""
+    up, lo, hi = _window(cursors)
+    count = first_read(cursors[3], len(authors))
+    replies = await store.batch([_profile_read(a, up, lo, hi, count) for a in authors])
+    return {a: (ids, count) for a, ids in zip(authors, replies)}
+
+
+def remember_large(store: Store, uid: int, large: list[int]) -> None:
+    seen = _LARGE_SEEN.setdefault(store, {})
+    if len(seen) >= limits.HOME_SEEN_KEPT:
+        seen.clear()
+    if large:
+        seen[uid] = tuple(large)
+    else:
+        seen.pop(uid, None)
+
+
+async def merged_home(store: Store, uid: int, handle, large: list[int], cursors: list,
+                      hidden_boosters: set[int],
+                      read_ahead: dict[int, tuple[list, int]] | None = None) -> Page:
+    """The home page read by ``cursors`` (``handle``: Topology.read_page_with)
+    with the statuses of the large accounts ``uid`` follows merged in by id,
+    as if they had been fanned out. Each profile is read in the page's
+    window (below max_id, above since_id / min_id, and not past the home
+    page's last status when that page is full: nothing beyond it can be
+    among the newest ``limit``), a few ids first (:func:`first_read`), and
+    read on while the page is not settled or statuses left out (deleted,
     direct, replies, hidden boosts, boosts within the window of their
-    original) leave the page short."""
-    max_id, since_id, min_id, limit = cursors
-    up = bool(min_id)  # min_id: the page right above it, read upward
-    home_ids = {s.id for s in page}
-    hi = int(max_id) if max_id else limits.MAX_ID + 1  # exclusive bounds
-    lo = int(min_id or since_id or 0)
-    if len(page) >= limit and page:
+    original) leave it short. ``read_ahead``: first reads already made
+    (:func:`prefetch`), by author. The statuses from profiles that can be on
+    the page are read with the home page's (Topology.page_with)."""
+    limit = cursors[3]
+    up, lo, hi = _window(cursors)
+    topology = store.topology
+    home_ids = topology.page_ids(handle)
+    if len(home_ids) >= limit:
         if up:
             hi = min(hi, max(home_ids))
         else:
             lo = max(lo, min(home_ids))
     frontier: dict[int, int] = {}  # source -> the last id read from it
     open_sources = list(dict.fromkeys(large))
-    found: dict[int, Status] = {s.id: s for s in page}
+    home: set[int] = set(home_ids)
+    page: Page | None = None      # the home page's statuses, once read
+    found: dict[int, Status] = {}  # statuses from profiles, taken
     refused: set[int] = set()
     boosts_out: dict[int, bool] = {}
+    read_ahead = {a: ids for a, ids in (read_ahead or {}).items() if a in set(open_sources)}
+    #: sorted runs of ids, in the page's order: the home page's, then each
+    #: read of a profile (merged lazily: a page looks at ~limit of them)
+    runs: list[list[int]] = [sorted(home_ids, reverse=not up)]
+    owner: dict[int, int] = {}  # id read from a profile -> its author
 
-    def pick() -> list[Status]:
-        """The page as far as it is known: nothing unread from an open
-        profile can come before the least advanced of them."""
-        ids = sorted((i for i in found if not boosts_out.get(i)), reverse=not up)
+    def top() -> list[int]:
+        """The page's ids as far as they are known: nothing unread from an
+        open profile can come before the least advanced of them."""
+        edge = None
         if open_sources:
             edge = (min if up else max)(frontier[a] for a in open_sources)
-            ids = [i for i in ids if (i <= edge if up else i >= edge)]
-        return [found[i] for i in ids[:limit]]
+        out: list[int] = []
+        last = None
+        for i in heapq.merge(*runs, reverse=not up):
+            if i == last:
+                continue
+            last = i
+            if edge is not None and (i > edge if up else i < edge):
+                break
+            if i in refused or boosts_out.get(i):
+                continue
+            out.append(i)
+            if len(out) == limit:
+                break
+        return out
 
+    count = first_read(limit, len(open_sources))
     for _ in range(limits.HIDDEN_REFILL_READS + 2):
         if open_sources:
-            commands = []
-            for a in open_sources:
-                if up:
-                    commands.append(("ZRANGE", keys.profile(a), f"({frontier.get(a, lo)}",
-                                     f"({hi}", "BYSCORE", "LIMIT", 0, limit))
-                else:
-                    commands.append(("ZRANGE", keys.profile(a), f"({frontier.get(a, hi)}",
-                                     f"({lo}", "BYSCORE", "REV", "LIMIT", 0, limit))
-            fresh: set[int] = set()
+            unread = [a for a in open_sources if a not in read_ahead]
+            replies = await store.batch([
+                _profile_read(a, up, frontier.get(a, lo) if up else lo,
+                              hi if up else frontier.get(a, hi), count) for a in unread])
+            got = {a: (ids, count) for a, ids in zip(unread, replies)} | read_ahead
+            read_ahead = {}
+            count = limit  # a profile read again is a dense one
             still = []
-            for a, ids in zip(open_sources, await store.batch(commands)):
+            for a, (ids, asked) in ((a, got[a]) for a in open_sources):
                 ids = [int(i) for i in ids]
-                fresh.update(i for i in ids if i not in found and i not in refused)
-                if len(ids) == limit:
+                runs.append(ids)
+                owner.update(dict.fromkeys(ids, a))
+                if len(ids) == asked:
                     frontier[a] = ids[-1]
                     still.append(a)
             open_sources = still
-            new = sorted(fresh)
-            statuses = await read_statuses(store, new)
-            ok = {s.id for s in await accepted(store, uid, statuses, hidden_boosters)}
-            refused.update(i for i in new if i not in ok)
-            found.update((s.id, s) for s in statuses if s.id in ok)
-        while True:
-            shown = pick()
-            undecided = [s for s in shown if _original_of(s) and s.id not in boosts_out]
+        while True:  # only what can be on the page is read and checked
+            ids = top()
+            unseen = [i for i in ids if i not in home and i not in found]
+            if unseen or page is None:
+                if page is None:
+                    page, statuses = await topology.page_with(
+                        handle, unseen, list(dict.fromkeys(owner[i] for i in unseen)))
+                    found.update((s.id, s) for s in page)
+                else:
+                    statuses = await read_statuses(store, unseen)
+                ok = {s.id for s in await accepted(store, uid, statuses, hidden_boosters)}
+                refused.update(i for i in unseen if i not in ok)
+                found.update((s.id, s) for s in statuses if s.id in ok)
+                home = {i for i in home if i in found}  # deleted meanwhile: gone
+                if unseen:
+                    continue
+            undecided = [found[i] for i in ids if i not in boosts_out and i in found
+                         and _original_of(found[i])]
             if not undecided:
                 break
             boosts_out.update(await left_out_boosts(store, uid, undecided, large,
                                                     hidden_boosters))
+        shown = [found[i] for i in ids if i in found]
         if len(shown) >= limit or not open_sources:
             break
     if up:
         shown.reverse()  # newest first, as every page
-    return Page(shown, page.authors)
+    return Page(shown, page.authors if page is not None else {})

@@ -38,8 +38,11 @@ HOME_SEEN_TOUCH_FRACTION = 0.25
 HOME_SEEN_KEPT = 100_000
 #: Statuses of each followed account a returning idle user's home is rebuilt from.
 REBUILD_PER_SOURCE = 200
-#: Large accounts one home page merges at most (the newest followed first).
+#: Large accounts one home page merges at most.
 MERGED_ACCOUNTS_MAX = 200
+#: Ids a home page reads first from each merged profile, at least (it
+#: reads twice each profile's share of the page; more where one is denser).
+MERGE_FIRST_READ_MIN = 4
 #: How long a status remembers which of its delivery batches took the fast
 #: path (deliver.lua); a re-run within this time checks before it pushes.
 FANOUT_DONE_TTL_S = 7 * 24 * 3600

@@ -9,6 +9,8 @@ reads past deleted ids).
 """
 from __future__ import annotations
 
+import asyncio
+
 from . import hybrid, keys, limits, validate
 from .errors import ListNotFound, NotFound, UserNotFound
 from .models import Page
@@ -34,18 +36,28 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
     call = ("large_followees",
             [keys.large_following(uid), keys.following(uid), keys.hidden_reblogs(uid)],
             [limits.MERGED_ACCOUNTS_MAX])
+    expected = hybrid.expected_large(store, uid)
+    read_ahead: dict = {}
+    topology = store.topology
     try:
-        (large, hidden), page = await store.topology.read_page_with(
-            call, keys.home(uid), keys.user(uid), "id", cursors)
+        read = topology.read_page_with(call, keys.home(uid), keys.user(uid), "id", cursors)
+        if expected:  # the profiles it merged last time, read alongside the home
+            ((large, hidden), handle), read_ahead = await asyncio.gather(
+                read, hybrid.prefetch(store, expected, cursors))
+        else:
+            (large, hidden), handle = await read
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):
-            (large, hidden), page = await store.topology.read_page_with(  # rebuilt: again
+            (large, hidden), handle = await topology.read_page_with(  # rebuilt: again
                 call, keys.home(uid), keys.user(uid), "id", cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
-    if large:
-        page = await hybrid.merged_home(store, uid, page, [int(a) for a in large], cursors,
-                                        {int(h) for h in hidden})
-    return page
+    large = [int(a) for a in large]
+    if large or expected:
+        hybrid.remember_large(store, uid, large)
+    if not large:
+        return (await topology.page_with(handle, []))[0]
+    return await hybrid.merged_home(store, uid, handle, large, cursors, {int(h) for h in hidden},
+                                    read_ahead)
 
 
 async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,

@@ -41,7 +41,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from . import keys, limits
 from .models import Page, Status, now_ms
-from .statuses import read_statuses, settle
+from .statuses import read_statuses, reads, settle
 from .users import current, rev_reads
 
 if TYPE_CHECKING:
@@ -105,12 +105,25 @@ class Topology:
         raise NotImplementedError
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Page]:
-        """``call`` (a script: name, keys, args; idempotent) and
-        :meth:`read_page`: its reply and the page. One round trip on a
-        single server (the home page and its large followees, redpoll.hybrid)."""
+                             cursors: list) -> tuple[Any, Any]:
+        """``call`` (a script: name, keys, args; idempotent) and the ids of
+        :meth:`read_page`: its reply and a handle on the page, for
+        :meth:`page_ids` and :meth:`page_with`. One round trip on a single
+        server (the home page and its large followees, redpoll.hybrid)."""
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
+
+    def page_ids(self, handle) -> list[int]:
+        """The ids of the page :meth:`read_page_with` read, newest first."""
+        return [s.id for s in handle]
+
+    async def page_with(self, handle, more: list[int], authors: list[int] = ()
+                        ) -> tuple[Page, list[Status]]:
+        """The page :meth:`read_page_with` read, and the statuses ``more``
+        (deleted or missing ones left out) whose ``authors`` the page then
+        brings along too, read together where it can (one round trip on a
+        single server)."""
+        return handle, await read_statuses(self.store, more)
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         """The delete's point of no return (delete_mark.lua's reply)."""
@@ -187,36 +200,54 @@ class SingleServer(Topology):
         return await self._page(flat)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Page]:
+                             cursors: list) -> tuple[Any, Any]:
         reply, flat = await self.store.run_many([
             call, ("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES],
                    [*cursors, field, cursors[3] * TOP_UP_ROUNDS])])
         for result in (reply, flat):
             if isinstance(result, Exception):
                 raise result
-        return reply, await self._page(flat)
+        return reply, flat
 
-    async def _page(self, flat: list) -> Page:
-        """read_page_listed.lua's reply (ids and versions) as a page."""
+    def page_ids(self, handle) -> list[int]:
+        return [int(i) for i in handle[0::2]]
+
+    async def page_with(self, handle, more: list[int], authors: list[int] = ()
+                        ) -> tuple[Page, list[Status]]:
+        if not more:
+            return await self._page(handle, (), authors), []
+        return await self._page(handle, more, authors)
+
+    async def _page(self, flat: list, more: list[int] = (), more_authors: list[int] = ()
+                    ) -> Page | tuple[Page, list[Status]]:
+        """read_page_listed.lua's reply (ids and versions) as a page; with
+        ``more``, also those statuses (and ``more_authors``), read in the
+        same batch."""
         store = self.store
         sids = [int(i) for i in flat[0::2]]
         memo = store.statuses
         kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
         missing = [sid for sid, status in zip(sids, kept) if status is None]
-        known = list(dict.fromkeys(status.user_id for status in kept if status is not None))
+        known = list(dict.fromkeys([*(status.user_id for status in kept if status is not None),
+                                    *more_authors]))
         epoch, *replies = await store.batch([("GET", keys.EPOCH),
                                              *(("HGETALL", keys.status(sid)) for sid in missing),
-                                             *rev_reads(known)])
+                                             *rev_reads(known), *reads(store, more)])
         if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
             statuses = await read_statuses(store, sids)
             uids = list(dict.fromkeys(s.user_id for s in statuses))
-            return Page(statuses, await current(store, uids, {}))
+            page = Page(statuses, await current(store, uids, {}))
+            return (page, await read_statuses(store, list(more))) if more else page
         fresh = dict(zip(missing, await settle(store, missing, replies[:len(missing)])))
         statuses = [status or fresh[sid] for sid, status in zip(sids, kept)]
         statuses = [status for status in statuses if status is not None]
-        revs = dict(zip(known, replies[len(missing):]))
-        authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
-        return Page(statuses, authors)
+        revs = dict(zip(known, replies[len(missing):len(missing) + len(known)]))
+        authors = await current(store, list(dict.fromkeys(
+            [*(s.user_id for s in statuses), *more_authors])), revs)
+        if not more:
+            return Page(statuses, authors)
+        extra = await settle(store, list(more), replies[len(missing) + len(known):])
+        return Page(statuses, authors), [s for s in extra if s is not None]
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         return await self.store.run(

@@ -27,6 +27,11 @@ async def walks(read, top: list) -> dict:
         down.append([s.id for s in page])
         page = await read(limit=4, max_id=page[-1].id)
     out["down"] = down
+    pages20, page = [], await read(limit=20)  # a page of 20: profiles read a few ids first
+    while page:
+        pages20.append([s.id for s in page])
+        page = await read(limit=20, max_id=page[-1].id)
+    out["down20"] = pages20
     every = [i for p in down for i in p]
     if len(every) > 6:
         out["since"] = [s.id for s in await read(limit=4, since_id=every[6])]
