@@ -190,15 +190,6 @@ def _unique(ids):
         last = i
 
 
-def _profile_read(author: int, up: bool, lo: int, hi: int, count: int) -> tuple:
-    """The ids of ``author``'s profile strictly between ``lo`` and ``hi``:
-    the lowest ``count`` upward, else the highest."""
-    if up:
-        return ("ZRANGE", keys.profile(author), f"({lo}", f"({hi}", "BYSCORE", "LIMIT", 0, count)
-    return ("ZRANGE", keys.profile(author), f"({hi}", f"({lo}", "BYSCORE", "REV", "LIMIT", 0,
-            count)
-
-
 def _window(cursors: list) -> tuple[bool, int, int]:
     max_id, since_id, min_id, _ = cursors
     return (bool(min_id), int(min_id or since_id or 0),
@@ -231,7 +222,7 @@ async def prefetch(store: Store, authors: tuple[int, ...], cursors: list
     (ids, how many were asked)."""
     up, lo, hi = _window(cursors)
     count = first_read(cursors[3], len(authors))
-    replies = await store.batch([_profile_read(a, up, lo, hi, count) for a in authors])
+    replies = await store.topology.read_profiles([(a, lo, hi) for a in authors], up, count)
     return {a: (ids, count) for a, ids in zip(authors, replies)}
 
 
@@ -280,6 +271,7 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
     #: read of a profile (merged lazily: a page looks at ~limit of them)
     runs: list[list[int]] = [sorted(home_ids, reverse=not up)]
     owner: dict[int, int] = {}  # id read from a profile -> its author
+    order: list[int] = [0]  # [len(runs) when sorted, every id in the page's order]
 
     def top() -> list[int]:
         """The page's ids as far as they are known: nothing unread from an
@@ -287,12 +279,10 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
         edge = None
         if open_sources:
             edge = (min if up else max)(frontier[a] for a in open_sources)
+        if order[0] != len(runs):  # runs came in: sort again (a hundred ids or so)
+            order[:] = [len(runs), *sorted(set(itertools.chain(*runs)), reverse=not up)]
         out: list[int] = []
-        last = None
-        for i in heapq.merge(*runs, reverse=not up):
-            if i == last:
-                continue
-            last = i
+        for i in itertools.islice(order, 1, None):
             if edge is not None and (i > edge if up else i < edge):
                 break
             if i in refused or boosts_out.get(i):
@@ -306,9 +296,9 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
     for _ in range(limits.HIDDEN_REFILL_READS + 2):
         if open_sources:
             unread = [a for a in open_sources if a not in read_ahead]
-            replies = await store.batch([
-                _profile_read(a, up, frontier.get(a, lo) if up else lo,
-                              hi if up else frontier.get(a, hi), count) for a in unread])
+            replies = await topology.read_profiles(
+                [(a, frontier.get(a, lo) if up else lo, hi if up else frontier.get(a, hi))
+                 for a in unread], up, count)
             got = {a: (ids, count) for a, ids in zip(unread, replies)} | read_ahead
             read_ahead = {}
             count = limit  # a profile read again is a dense one

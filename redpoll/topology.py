@@ -113,6 +113,22 @@ class Topology:
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
 
+    async def read_profiles(self, reads: list[tuple[int, int, int]], up: bool, count: int
+                            ) -> list[list]:
+        """For each (author, low, high): the ids of the author's profile
+        strictly between low and high, the lowest ``count`` if ``up`` else
+        the highest (a merged home page, redpoll.hybrid). One batch: each
+        profile is in its author's slot. (Not a script on a single server:
+        plain ZRANGEs cost the server a quarter of what the same reads cost
+        inside one.)"""
+        def one(a, lo, hi):
+            if up:
+                return ("ZRANGE", keys.profile(a), f"({lo}", f"({hi}", "BYSCORE", "LIMIT", 0,
+                        count)
+            return ("ZRANGE", keys.profile(a), f"({hi}", f"({lo}", "BYSCORE", "REV", "LIMIT", 0,
+                    count)
+        return await self.store.batch([one(*r) for r in reads])
+
     def page_ids(self, handle) -> list[int]:
         """The ids of the page :meth:`read_page_with` read, newest first."""
         return [s.id for s in handle]

@@ -6,9 +6,12 @@
 -- KEYS[3]: keys.hidden_reblogs(uid)
 -- ARGV[1]: at most this many large accounts
 -- returns: {large account ids, hidden boosters' ids}
+local members = redis.call('SMEMBERS', KEYS[1])
+if #members == 0 then return {{}, {}} end
+local scores = redis.call('ZMSCORE', KEYS[2], unpack(members))
 local out, cap = {}, tonumber(ARGV[1])
-for _, uid in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if redis.call('ZSCORE', KEYS[2], uid) then
+for i, uid in ipairs(members) do
+  if scores[i] then
     out[#out + 1] = uid
     if #out >= cap then break end
   end
