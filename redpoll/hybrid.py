@@ -313,19 +313,22 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
             open_sources = still
         while True:  # only what can be on the page is read and checked
             ids = top()
-            unseen = [i for i in ids if i not in home and i not in found]
+            unseen = [i for i in ids if i not in found]
             if unseen or page is None:
-                if page is None:
+                mine = [i for i in unseen if i not in home]  # from profiles: checked
+                if page is None:  # the home page's statuses that can be on it, with these
                     page, statuses = await topology.page_with(
-                        handle, unseen, list(dict.fromkeys(owner[i] for i in unseen)))
-                    found.update((s.id, s) for s in page)
+                        handle, mine, list(dict.fromkeys(owner[i] for i in mine)),
+                        only={i for i in ids if i in home})
+                    statuses += page
                 else:
                     statuses = await read_statuses(store, unseen)
-                ok = {s.id for s in await accepted(store, uid, statuses, hidden_boosters)}
+                ok = {s.id for s in await accepted(
+                    store, uid, [s for s in statuses if s.id not in home], hidden_boosters)}
+                ok.update(s.id for s in statuses if s.id in home)
                 refused.update(i for i in unseen if i not in ok)
                 found.update((s.id, s) for s in statuses if s.id in ok)
-                home = {i for i in home if i in found}  # deleted meanwhile: gone
-                if unseen:
+                if any(i not in found for i in ids):
                     continue
             undecided = [found[i] for i in ids if i not in boosts_out and i in found
                          and _original_of(found[i])]

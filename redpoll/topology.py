@@ -133,13 +133,15 @@ class Topology:
         """The ids of the page :meth:`read_page_with` read, newest first."""
         return [s.id for s in handle]
 
-    async def page_with(self, handle, more: list[int], authors: list[int] = ()
-                        ) -> tuple[Page, list[Status]]:
-        """The page :meth:`read_page_with` read, and the statuses ``more``
-        (deleted or missing ones left out) whose ``authors`` the page then
-        brings along too, read together where it can (one round trip on a
-        single server)."""
-        return handle, await read_statuses(self.store, more)
+    async def page_with(self, handle, more: list[int], authors: list[int] = (),
+                        only: set[int] | None = None) -> tuple[Page, list[Status]]:
+        """The page :meth:`read_page_with` read (``only`` those of its ids,
+        if given), and the statuses ``more`` (deleted or missing ones left
+        out) whose ``authors`` the page then brings along too, read together
+        where it can (one round trip on a single server)."""
+        page = handle if only is None else Page([s for s in handle if s.id in only],
+                                                handle.authors)
+        return page, await read_statuses(self.store, more)
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         """The delete's point of no return (delete_mark.lua's reply)."""
@@ -228,8 +230,11 @@ class SingleServer(Topology):
     def page_ids(self, handle) -> list[int]:
         return [int(i) for i in handle[0::2]]
 
-    async def page_with(self, handle, more: list[int], authors: list[int] = ()
-                        ) -> tuple[Page, list[Status]]:
+    async def page_with(self, handle, more: list[int], authors: list[int] = (),
+                        only: set[int] | None = None) -> tuple[Page, list[Status]]:
+        if only is not None:
+            handle = [x for sid, version in zip(handle[0::2], handle[1::2])
+                      if int(sid) in only for x in (sid, version)]
         if not more:
             return await self._page(handle, (), authors), []
         return await self._page(handle, more, authors)
