@@ -41,7 +41,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from . import keys, limits
 from .models import Page, Status, now_ms
-from .statuses import read_statuses, reads, settle
+from .statuses import read_statuses, settle
 from .users import current, rev_reads
 
 if TYPE_CHECKING:
@@ -253,7 +253,9 @@ class SingleServer(Topology):
                                     *more_authors]))
         epoch, *replies = await store.batch([("GET", keys.EPOCH),
                                              *(("HGETALL", keys.status(sid)) for sid in missing),
-                                             *rev_reads(known), *reads(store, more)])
+                                             *rev_reads(known),
+                                             *([("ZMSCORE", keys.CHANGED_STATUSES, *more)]
+                                               if more else [])])
         if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
             statuses = await read_statuses(store, sids)
             uids = list(dict.fromkeys(s.user_id for s in statuses))
@@ -267,8 +269,19 @@ class SingleServer(Topology):
             [*(s.user_id for s in statuses), *more_authors])), revs)
         if not more:
             return Page(statuses, authors)
-        extra = await settle(store, list(more), replies[len(missing) + len(known):])
-        return Page(statuses, authors), [s for s in extra if s is not None]
+        # ``more``'s versions from the log, as the page script gets its own
+        # (absent: never changed, version 1; < 0: deleted): kept records
+        # at that version are served, the others read whole
+        extra, unkept = [], []
+        for sid, score in zip(more, replies[-1]):
+            if score is not None and float(score) < 0:
+                continue
+            status = memo.get(sid, b"1" if score is None else b"%d" % int(float(score)))
+            if status is None:
+                unkept.append(sid)
+            else:
+                extra.append(status)
+        return Page(statuses, authors), extra + await read_statuses(store, unkept)
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         return await self.store.run(
