@@ -304,7 +304,7 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
             count = limit  # a profile read again is a dense one
             still = []
             for a, (ids, asked) in ((a, got[a]) for a in open_sources):
-                ids = [int(i) for i in ids]
+                ids = list(map(int, ids))
                 runs.append(ids)
                 owner.update(dict.fromkeys(ids, a))
                 if len(ids) == asked:

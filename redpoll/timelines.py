@@ -42,8 +42,11 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
     try:
         read = topology.read_page_with(call, keys.home(uid), keys.user(uid), "id", cursors)
         if expected:  # the profiles it merged last time, read alongside the home
-            ((large, hidden), handle), read_ahead = await asyncio.gather(
-                read, hybrid.prefetch(store, expected, cursors))
+            ahead = asyncio.ensure_future(hybrid.prefetch(store, expected, cursors))
+            try:
+                (large, hidden), handle = await read
+            finally:
+                read_ahead = await ahead
         else:
             (large, hidden), handle = await read
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):

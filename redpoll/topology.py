@@ -121,13 +121,15 @@ class Topology:
         profile is in its author's slot. (Not a script on a single server:
         plain ZRANGEs cost the server a quarter of what the same reads cost
         inside one.)"""
-        def one(a, lo, hi):
-            if up:
-                return ("ZRANGE", keys.profile(a), f"({lo}", f"({hi}", "BYSCORE", "LIMIT", 0,
-                        count)
-            return ("ZRANGE", keys.profile(a), f"({hi}", f"({lo}", "BYSCORE", "REV", "LIMIT", 0,
-                    count)
-        return await self.store.batch([one(*r) for r in reads])
+        tail = ("BYSCORE", "LIMIT", 0, count) if up else ("BYSCORE", "REV", "LIMIT", 0, count)
+        bounds: dict[tuple[int, int], tuple[str, str]] = {}  # most reads share one window
+        commands = []
+        for a, lo, hi in reads:
+            pair = bounds.get((lo, hi))
+            if pair is None:
+                pair = bounds[lo, hi] = (f"({lo}", f"({hi}") if up else (f"({hi}", f"({lo}")
+            commands.append(("ZRANGE", keys.profile(a), *pair, *tail))
+        return await self.store.batch(commands)
 
     def page_ids(self, handle) -> list[int]:
         """The ids of the page :meth:`read_page_with` read, newest first."""
