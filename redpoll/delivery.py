@@ -69,13 +69,15 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
 
 
 async def _wanted(store: Store, members: list, only_following: int | None,
-                  policy: Policy | None) -> list:
+                  policy: Policy | None) -> tuple[list, list[tuple[bytes, float]], int]:
     """The followers among ``members`` whose homes get the status: a reply
     only reaches those who also follow the account replied to (Mastodon's
     rule; one ZSCORE per follower), and idle followers are skipped (their
-    home is rebuilt when they come back: hybrid.touch). One round trip."""
+    home is rebuilt when they come back: hybrid.touch). One round trip.
+    Also the idle ones whose homes are still there (follower, last read),
+    and the idle cutoff (ms)."""
     if not members or (only_following is None and policy is None):
-        return members
+        return members, [], 0
     commands = []
     if policy is not None:
         commands.append(("ZMSCORE", keys.HOME_SEEN, *members))
@@ -83,14 +85,19 @@ async def _wanted(store: Store, members: list, only_following: int | None,
         commands += [("ZSCORE", keys.following(int(m)), only_following) for m in members]
     replies = await store.batch(commands)
     keep = [True] * len(members)
+    newly_idle: list[tuple[bytes, float]] = []
+    cutoff = 0
     if policy is not None:
         seen, replies = replies[0], replies[1:]
-        active_since = now_ms() - policy.idle_after_ms
-        # no record: a user who has not read their home since records began
-        keep = [score is None or float(score) >= active_since for score in seen]
+        cutoff = now_ms() - policy.idle_after_ms
+        # no record: a user who has not read their home since records began;
+        # < 0: idle, home dropped already (idle_mark.lua)
+        keep = [score is None or float(score) >= cutoff for score in seen]
+        newly_idle = [(m, float(score)) for m, score in zip(members, seen)
+                      if score is not None and 0 < float(score) < cutoff]
     if only_following is not None:
         keep = [k and score is not None for k, score in zip(keep, replies)]
-    return [m for m, k in zip(members, keep) if k]
+    return [m for m, k in zip(members, keep) if k], newly_idle, cutoff
 
 
 async def _lists_batch(store: Store, author: int, after: int, batch: int,
@@ -164,8 +171,10 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         rows = [] if mode == hybrid.BIG else await _scored_after(
             store, keys.followers(author), cursor.after, batch)
         members = [m for m, _ in rows]
+        newly_idle: list = []
         if script == "deliver":
-            targets = keys.homes(await _wanted(store, members, only_following, policy))
+            wanted, newly_idle, cutoff = await _wanted(store, members, only_following, policy)
+            targets = keys.homes(wanted)
         else:
             targets = keys.homes(members)
         if first:
@@ -177,6 +186,8 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
             await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
         if mode in (hybrid.MARK, hybrid.UNMARK):  # every follower, idle ones too
             await hybrid.switch_followers(store, author, members, mode)
+        if newly_idle:
+            await hybrid.drop_idle_homes(store, newly_idle, cutoff)
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))
         if mode in (hybrid.MARK, hybrid.UNMARK):  # walked them all

@@ -24,9 +24,11 @@ A follow of a large (or growing) account adds it to the follower's set
 that starts later sees the follow); an unfollow takes it out, and a page
 ignores an entry whose follow has gone (large_followees.lua).
 
-**Idle users.** A home read is recorded (keys.HOME_SEEN, at most once per
-quarter of the idle period per process: :func:`touch`); fan-out skips a
-follower whose record is older than the idle period (delivery._wanted).
+**Idle users.** A home read is recorded (keys.home_read in the user's slot,
+then keys.HOME_SEEN, at most once per quarter of the idle period per
+process: :func:`touch`); fan-out skips a follower whose record is older
+than the idle period (delivery._wanted) and drops their home once
+(:func:`drop_idle_homes`).
 The first home read after that rebuilds the home from the profiles of the
 accounts followed (refill.rebuild_home) before the page is read. A status
 that fan-out skipped a user for is in its author's profile before the skip
@@ -113,11 +115,32 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
         return False
     if len(touched) >= limits.HOME_SEEN_KEPT:
         touched.clear()
+    # the user's own record first (drop_idle_home.lua checks it), then the
+    # one fan-out reads; the rebuild comes after both
+    await store.client.set(keys.home_read(uid), now)
     idle = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
     touched[uid] = now
     if idle:
         await rebuild_home(store, uid)
     return bool(idle)
+
+
+async def drop_idle_homes(store: Store, idle: list[tuple[bytes, float]], cutoff: int) -> int:
+    """Fan-out met these followers idle (follower, last read): drop their
+    homes (drop_idle_home.lua, per slot: only where the user's own record
+    of their last read is still older than ``cutoff``), then mark the
+    dropped ones in keys.HOME_SEEN (idle_mark.lua, only where unchanged), so
+    that no later fan-out looks at them again. Safe against a user coming
+    back meanwhile: their read writes their own record before the shared
+    one and rebuilds their home after both. How many were dropped."""
+    last = {keys.homes([m])[0]: (m, score) for m, score in idle}
+    pairs = [k for m, _ in idle for k in (keys.homes([m])[0], keys.home_read(int(m)))]
+    dropped = [key for reply in await store.run_grouped("drop_idle_home", pairs, [cutoff])
+               for key in reply]
+    if dropped:
+        marks = [x for key in dropped for x in (last[key][0], int(last[key][1]))]
+        await store.run("idle_mark", [keys.HOME_SEEN], marks)
+    return len(dropped)
 
 
 # --- reading a home page with large accounts merged -----------------------------------------

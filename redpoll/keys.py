@@ -84,9 +84,17 @@ def large_followings(uids: list[bytes]) -> list[bytes]:
 FANOUT_MODE_FIELD = "fan"
 
 #: ZSET user id -> ms of the user's last recorded home read (redpoll.hybrid):
-#: fan-out skips followers whose score is older than the idle period. One
+#: fan-out skips followers whose score is older than the idle period, and
+#: drops their homes once (then the score is the negative of that read). One
 #: key: a fan-out batch checks its 1,000 followers with one ZMSCORE.
 HOME_SEEN = "home:seen"
+
+
+def home_read(uid: int) -> str:
+    """String: ms of the user's last recorded home read, in their own slot
+    (redpoll.hybrid): what drop_idle_home.lua checks before it drops an idle
+    user's home, atomically with the drop."""
+    return f"hseen:{{{uid}}}"
 
 
 def profile(uid: int) -> str:

@@ -230,12 +230,15 @@ async def test_idle_users_are_skipped_then_rebuilt(settings):
                   (await rp.post(other, "missed other")).id,
                   (await rp.post(author, "missed 2")).id]
         await rp.drain()
-        assert await home_ids(rp, keys.home(idle)) == [before]  # skipped by fan-out
+        # skipped by fan-out, and the home dropped once (its score marks it)
+        assert not await rp.store.client.exists(keys.home(idle))
+        assert await rp.store.client.zscore(keys.HOME_SEEN, idle) < 0
         for fan in (active, unknown):
             assert await home_ids(rp, keys.home(fan)) == [*reversed(missed), before]
         page = [s.id for s in await rp.home_timeline(idle)]  # back: rebuilt first
         assert page == [*reversed(missed), before]
         assert await home_ids(rp, keys.home(idle)) == page
+        assert await rp.store.client.zscore(keys.HOME_SEEN, idle) > 0
         newest = (await rp.post(author, "now active")).id
         assert (await home_ids(rp, keys.home(idle)))[0] == newest  # fanned out again
     finally:
@@ -251,3 +254,29 @@ def test_settings_name_the_threshold_and_the_idle_period():
     assert (d.fanout_threshold, d.idle_after_s) == (limits.FANOUT_THRESHOLD, limits.IDLE_AFTER_S)
     with pytest.raises(ConfigError, match="REDPOLL_IDLE_AFTER_S"):
         Settings.from_env({"REDPOLL_IDLE_AFTER_S": "0"})
+
+
+async def test_a_user_back_while_fan_out_drops_idle_homes_keeps_theirs(settings):
+    """The shared record says idle, the user's own (written first when they
+    read) says not: the drop, atomic with that check, leaves the home, and
+    the shared record is not marked."""
+    rp = await Redpoll.open(settings.with_(idle_after_s=1))
+    try:
+        author = (await rp.sign_up("poster")).id
+        back, gone = (await rp.sign_up("back")).id, (await rp.sign_up("gone")).id
+        for fan in (back, gone):
+            await rp.follow(fan, author)
+        first = (await rp.post(author, "first")).id
+        long_ago = 1_000
+        await rp.store.client.zadd(keys.HOME_SEEN, {back: long_ago, gone: long_ago})
+        await rp.store.client.set(keys.home_read(gone), long_ago)
+        await rp.store.client.set(keys.home_read(back), 2**50)  # read just now, elsewhere
+        second = (await rp.post(author, "second")).id
+        assert await home_ids(rp, keys.home(back)) == [first]  # skipped, kept
+        assert not await rp.store.client.exists(keys.home(gone))
+        assert await rp.store.client.zscore(keys.HOME_SEEN, back) == long_ago
+        assert await rp.store.client.zscore(keys.HOME_SEEN, gone) == -long_ago
+        for fan in (back, gone):
+            assert [s.id for s in await rp.home_timeline(fan)] == [second, first]
+    finally:
+        await rp.close()
