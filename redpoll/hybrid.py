@@ -289,7 +289,8 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
     found: dict[int, Status] = {}  # statuses from profiles, taken
     refused: set[int] = set()
     boosts_out: dict[int, bool] = {}
-    read_ahead = {a: ids for a, ids in (read_ahead or {}).items() if a in set(open_sources)}
+    sources = set(open_sources)
+    read_ahead = {a: ids for a, ids in (read_ahead or {}).items() if a in sources}
     #: sorted runs of ids, in the page's order: the home page's, then each
     #: read of a profile (merged lazily: a page looks at ~limit of them)
     runs: list[list[int]] = [sorted(home_ids, reverse=not up)]
