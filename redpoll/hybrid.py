@@ -92,6 +92,17 @@ async def after_follow(store: Store, follower: int, target: int) -> None:
         await store.client.sadd(keys.large_following(follower), target)
 
 
+async def sync_follow(store: Store, follower: int, target: int) -> None:
+    """A follow or unfollow's journal replayed (worker, FollowNoteJob): the
+    follower's large set agrees with the follow and the target's mode as
+    they are now (idempotent; the follow is read before the mode, as in
+    :func:`after_follow`)."""
+    if await store.client.zscore(keys.following(follower), target) is not None:
+        await after_follow(store, follower, target)
+    else:
+        await after_unfollow(store, follower, target)
+
+
 async def after_unfollow(store: Store, follower: int, target: int) -> None:
     """Tidy only: a page ignores large accounts no longer followed."""
     await store.client.srem(keys.large_following(follower), target)

@@ -17,8 +17,8 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import (boosts, relations, deleting, delivery, favourites, keys, limits, notifications, posting,
-               refill, tags)
+from . import (boosts, relations, deleting, delivery, favourites, hybrid, keys, limits, notifications,
+               posting, refill, tags)
 from .errors import UserNotFound
 from .health import DATABASE
 from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
@@ -95,6 +95,7 @@ async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_
 async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
                        entry_id: bytes) -> Done:
     await notifications.replay_follow(store, settings, job)
+    await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
     return Done()
 
 

@@ -10,7 +10,8 @@ import pytest
 from mastodon import Mastodon
 
 from conftest import flush
-from redpoll import Redpoll, auth, boosts, keys, limits
+from redpoll import Redpoll, auth, boosts, edges, keys, limits
+from redpoll.jobs import FollowNoteJob
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
 
@@ -278,5 +279,27 @@ async def test_a_user_back_while_fan_out_drops_idle_homes_keeps_theirs(settings)
         assert await rp.store.client.zscore(keys.HOME_SEEN, gone) == -long_ago
         for fan in (back, gone):
             assert [s.id for s in await rp.home_timeline(fan)] == [second, first]
+    finally:
+        await rp.close()
+
+
+async def test_a_follow_cut_short_is_marked_by_its_replayed_journal(settings):
+    """A follow of a large account whose call died after the edge was
+    written: its journal's replay adds the account to the follower's large
+    set, so the follower's home merges it."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        star = (await rp.sign_up("star")).id
+        for i in range(2):
+            await rp.follow((await rp.sign_up(f"f{i}")).id, star)
+        sid = (await rp.post(star, "walks, then big")).id
+        late = (await rp.sign_up("late")).id
+        await edges.add(rp.store, edges.follow_edge(late, star))  # the call died here
+        assert not await rp.store.client.smembers(keys.large_following(late))
+        await rp.queue.enqueue(FollowNoteJob(late, star))
+        await rp.drain()
+        assert await rp.store.client.smembers(keys.large_following(late)) == {str(star).encode()}
+        newer = (await rp.post(star, "merged")).id
+        assert [s.id for s in await rp.home_timeline(late)] == [newer, sid]
     finally:
         await rp.close()
