@@ -51,7 +51,7 @@ FAN, BIG, MARK, UNMARK = "fan", "big", "mark", "unmark"
 
 
 def _original_of(status: Status) -> int | None:
-    """_original_of (boosts imports delivery, which imports this)."""
+    """boosts.original_of (boosts imports delivery, which imports this)."""
     value = status.extra.get("reblog_of")
     return int(value) if value else None
 
@@ -129,10 +129,15 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
     # the user's own record first (drop_idle_home.lua checks it), then the
     # one fan-out reads; the rebuild comes after both
     await store.client.set(keys.home_read(uid), now)
-    idle = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
-    touched[uid] = now
+    idle, before = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
     if idle:
-        await rebuild_home(store, uid)
+        try:
+            await rebuild_home(store, uid)
+        except BaseException:
+            # not rebuilt: put the old record back, so the next read tries again
+            await store.client.zadd(keys.HOME_SEEN, {uid: float(before)})
+            raise
+    touched[uid] = now
     return bool(idle)
 
 
