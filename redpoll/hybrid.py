@@ -41,6 +41,8 @@ import heapq
 import itertools
 import weakref
 
+from redis.exceptions import NoScriptError
+
 from . import conversation, keys, limits, visibility
 from .models import Page, Status, now_ms
 from .statuses import read_statuses
@@ -205,7 +207,11 @@ async def left_out_boosts(store: Store, uid: int, found: list[Status], large: li
                       "LIMIT", 0, window) for a in large]
         commands.append(("ZRANGE", keys.reblogged_by(_original_of(b)), f"({b.id}", "-inf",
                          "BYSCORE", "REV", "LIMIT", 0, window, "WITHSCORES"))
-    replies = await store.batch(commands)
+    try:
+        replies = await store.batch(commands)
+    except NoScriptError:  # a cluster node restarted and lost its scripts
+        await store.load_scripts()
+        replies = await store.batch(commands)
     out: dict[int, bool] = {}
     step = len(large) + 2
     for n, b in enumerate(found):
