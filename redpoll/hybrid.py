@@ -273,7 +273,7 @@ async def prefetch(store: Store, authors: tuple[int, ...], cursors: list
 
 def remember_large(store: Store, uid: int, large: list[int]) -> None:
     seen = _LARGE_SEEN.setdefault(store, {})
-    if len(seen) >= limits.HOME_SEEN_KEPT:
+    if len(seen) >= limits.MERGE_READERS_KEPT:
         seen.clear()
     if large:
         seen[uid] = tuple(large)

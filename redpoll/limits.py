@@ -40,6 +40,9 @@ HOME_SEEN_KEPT = 100_000
 REBUILD_PER_SOURCE = 200
 #: Large accounts one home page merges at most.
 MERGED_ACCOUNTS_MAX = 200
+#: Users whose large accounts one process remembers (a page reads their
+#: profiles alongside the home: redpoll.hybrid.prefetch).
+MERGE_READERS_KEPT = 100_000
 #: Ids a home page reads first from each merged profile, at least (it
 #: reads twice each profile's share of the page; more where one is denser).
 MERGE_FIRST_READ_MIN = 4
