@@ -114,7 +114,7 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
         return bid, None
     cursor = await delivery.step(store, "deliver", bid, uid, delivery.Cursor(),
                                  settings.fanout_batch, listed=False, boost_of=orig,
-                                 audience=audience)
+                                 audience=audience, policy=delivery.policy(settings))
     if await get_status_or_none(store, orig) is None:
         # the original was deleted meanwhile: its delete may have looked for
         # boosts before this one existed, so this boost takes itself down

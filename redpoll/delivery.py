@@ -6,15 +6,38 @@ batch from a cursor (the unique follow-time score of the last target served)
 so steps resume exactly where the previous one stopped; the scripts it runs
 (``Topology.deliver`` / ``Topology.undeliver``) are idempotent, so repeating a step
 after a crash reaches nobody twice in effect.
+
+Hybrid fan-out (redpoll.hybrid, :class:`Policy`): a large author's statuses
+skip the followers' homes (fanout_mode.lua decides, per status), and a
+follower idle for longer than the idle period is skipped; removal always
+walks every follower (homes may hold a large author's older statuses).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import keys, limits, metrics, visibility
+from . import hybrid, keys, limits, metrics, visibility
+from .models import now_ms
 from .store import Store
 
 HOME, LISTS = "home", "lists"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Who a status's delivery skips (redpoll.hybrid): the followers of an
+    author with more than ``threshold`` followers, and followers who have
+    not read their home for ``idle_after_ms``."""
+    threshold: int = limits.FANOUT_THRESHOLD
+    idle_after_ms: int = limits.IDLE_AFTER_S * 1000
+
+    @property
+    def shrink_below(self) -> float:
+        return self.threshold * limits.FANOUT_SHRINK_FRACTION
+
+
+def policy(settings) -> Policy:
+    return Policy(settings.fanout_threshold, settings.idle_after_s * 1000)
 
 
 @dataclass(frozen=True)
@@ -45,17 +68,36 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     return rows
 
 
-async def _followers_batch(store: Store, author: int, after: int, batch: int,
-                          only_following: int | None = None):
-    rows = await _scored_after(store, keys.followers(author), after, batch)
-    members = [m for m, _ in rows]
-    if only_following is not None and members:
-        # a reply: only followers who also follow the account replied to
-        # (Mastodon's rule; one ZSCORE per follower, in one round trip)
-        found = await store.batch([("ZSCORE", keys.following(int(m)), only_following)
-                                   for m in members])
-        members = [m for m, score in zip(members, found) if score is not None]
-    return keys.homes(members), rows
+async def _wanted(store: Store, members: list, only_following: int | None,
+                  policy: Policy | None) -> tuple[list, list[tuple[bytes, float]], int]:
+    """The followers among ``members`` whose homes get the status: a reply
+    only reaches those who also follow the account replied to (Mastodon's
+    rule; one ZSCORE per follower), and idle followers are skipped (their
+    home is rebuilt when they come back: hybrid.touch). One round trip.
+    Also the idle ones whose homes are still there (follower, last read),
+    and the idle cutoff (ms)."""
+    if not members or (only_following is None and policy is None):
+        return members, [], 0
+    commands = []
+    if policy is not None:
+        commands.append(("ZMSCORE", keys.HOME_SEEN, *members))
+    if only_following is not None:
+        commands += [("ZSCORE", keys.following(int(m)), only_following) for m in members]
+    replies = await store.batch(commands)
+    keep = [True] * len(members)
+    newly_idle: list[tuple[bytes, float]] = []
+    cutoff = 0
+    if policy is not None:
+        seen, replies = replies[0], replies[1:]
+        cutoff = now_ms() - policy.idle_after_ms
+        # no record: a user who has not read their home since records began;
+        # < 0: idle, home dropped already (idle_mark.lua)
+        keep = [score is None or float(score) >= cutoff for score in seen]
+        newly_idle = [(m, float(score)) for m, score in zip(members, seen)
+                      if score is not None and 0 < float(score) < cutoff]
+    if only_following is not None:
+        keep = [k and score is not None for k, score in zip(keep, replies)]
+    return [m for m, k in zip(members, keep) if k], newly_idle, cutoff
 
 
 async def _lists_batch(store: Store, author: int, after: int, batch: int,
@@ -101,7 +143,8 @@ async def _run_boost(store: Store, sid: int, homes: list, original: int, booster
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
                batch: int, *, listed: bool = True, only_following: int | None = None,
-               boost_of: int | None = None, audience: str = visibility.PUBLIC) -> Cursor | None:
+               boost_of: int | None = None, audience: str = visibility.PUBLIC,
+               policy: Policy | None = None) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
     also serves the author's own home and, for a ``listed`` status (not
@@ -113,23 +156,43 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
     ``audience``: the status's visibility (redpoll.visibility): a direct
     one reaches only its author's home here (the mentioned get it from
     conversation.after_post), a private one only lists whose owner follows
-    the author. Removal always serves every target."""
+    the author. Removal always serves every target. ``policy``: the hybrid
+    fan-out's (None: every follower, as before it existed)."""
     if script == "deliver" and not visibility.fans_out(audience):
         if cursor == Cursor():
             await _run(store, script, sid, [keys.home(author)], f"{HOME}:0")
         return None
     if cursor.phase == HOME:
-        targets, rows = await _followers_batch(
-            store, author, cursor.after, batch, only_following if script == "deliver" else None)
-        if cursor == Cursor():
+        first = cursor == Cursor()
+        mode = hybrid.FAN
+        if script == "deliver" and policy is not None:
+            mode = await hybrid.fanout_mode(store, sid, author, policy.threshold,
+                                            policy.shrink_below, "start" if first else "step")
+        rows = [] if mode == hybrid.BIG else await _scored_after(
+            store, keys.followers(author), cursor.after, batch)
+        members = [m for m, _ in rows]
+        newly_idle: list = []
+        if script == "deliver":
+            wanted, newly_idle, cutoff = await _wanted(store, members, only_following, policy)
+            targets = keys.homes(wanted)
+        else:
+            targets = keys.homes(members)
+        if first:
             own = [keys.home(author), keys.PUBLIC_TIMELINE] if listed else [keys.home(author)]
             targets = own + targets
         if boost_of is not None and script == "deliver":  # a boost: homes that want it
             await _run_boost(store, sid, targets, boost_of, author)
         else:
             await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
+        if mode in (hybrid.MARK, hybrid.UNMARK):  # every follower, idle ones too
+            await hybrid.switch_followers(store, author, members, mode)
+        if newly_idle:
+            await hybrid.drop_idle_homes(store, newly_idle, cutoff)
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))
+        if mode in (hybrid.MARK, hybrid.UNMARK):  # walked them all
+            await hybrid.fanout_mode(store, sid, author, policy.threshold,
+                                     policy.shrink_below, "end")
         cursor = Cursor(LISTS, 0)
     targets, rows = await _lists_batch(
         store, author, cursor.after, batch,

@@ -138,7 +138,8 @@ class Redpoll:
 
     # --- timelines -------------------------------------------------------------
     async def home_timeline(self, uid, **cursors: Any) -> Page:
-        return await timelines.home(self.store, uid, **cursors)
+        return await timelines.home(self.store, uid, idle_after_s=self.settings.idle_after_s,
+                                    **cursors)
 
     async def profile_timeline(self, uid, **cursors: Any) -> Page:
         return await timelines.profile(self.store, uid, **cursors)

@@ -58,7 +58,9 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     except RedpollError:  # an unknown user: nothing was written
         await queue.release(held)
         raise
-    # following again changed nothing: the first follow's job saw to it
+    # the job also puts a large ``b`` in a's set of accounts merged at read
+    # time (redpoll.hybrid; the backfill above already brought b's newest).
+    # Following again changed nothing: the first follow's job saw to it.
     await queue.release(held, next_job=note if changed else None)
     return changed
 
@@ -81,7 +83,8 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     if changed:
         await queue.enqueue(RefillJob(a))
     await notifications.set_notify(store, a, b, False)  # no status notifications any more
-    # a worker takes the notification back; a stranger had none
+    # a worker takes the notification back and tidies a's set of large
+    # accounts (a page ignores those not followed); a stranger had none
     await queue.release(held, next_job=note if changed else None)
     return changed
 

@@ -74,6 +74,38 @@ def homes(uids: list[bytes]) -> list[bytes]:
     return [b"home:{" + uid + b"}" for uid in uids]
 
 
+def large_following(uid: int) -> str:
+    """SET of the large accounts the user follows (redpoll.hybrid): their
+    statuses are merged into the user's home page at read time. Same slot
+    as the home and the follow set (a read checks each is still followed)."""
+    return f"fbig:{{{uid}}}"
+
+
+def large_followings(uids: list[bytes]) -> list[bytes]:
+    """``large_following(uid)`` for ids read raw from a ZSET (as ``homes``)."""
+    return [b"fbig:{" + uid + b"}" for uid in uids]
+
+
+#: Field of the user record (keys.user) holding the author's fan-out mode
+#: (redpoll.hybrid): absent = fanned out; ``big`` = merged at read time;
+#: ``mark:<sid>`` / ``unmark:<sid>`` = that status's fan-out is walking the
+#: followers to switch them over.
+FANOUT_MODE_FIELD = "fan"
+
+#: ZSET user id -> ms of the user's last recorded home read (redpoll.hybrid):
+#: fan-out skips followers whose score is older than the idle period, and
+#: drops their homes once (then the score is the negative of that read). One
+#: key: a fan-out batch checks its 1,000 followers with one ZMSCORE.
+HOME_SEEN = "home:seen"
+
+
+def home_read(uid: int) -> str:
+    """String: ms of the user's last recorded home read, in their own slot
+    (redpoll.hybrid): what drop_idle_home.lua checks before it drops an idle
+    user's home, atomically with the drop."""
+    return f"hseen:{{{uid}}}"
+
+
 def profile(uid: int) -> str:
     """ZSET status id -> status id: every status of the user."""
     return f"prof:{{{uid}}}"

@@ -18,6 +18,34 @@ BACKFILL = HOME_CAP
 #: Followers (or list timelines) served by one delivery step: the first step
 #: runs inside the posting call, each later one is a deferred job (SPEC 5).
 FANOUT_BATCH = 1000
+#: Hybrid fan-out (redpoll.hybrid): an author with more followers than this
+#: is not fanned out to their followers' homes; their statuses are merged
+#: into each follower's home page at read time from their profile (Twitter's
+#: design for large accounts). Settings override (REDPOLL_FANOUT_THRESHOLD).
+FANOUT_THRESHOLD = 10_000
+#: ... and goes back to fan-out once their followers fall below this share
+#: of the threshold: a gap, so that an account hovering at the threshold
+#: does not walk its followers at every follow and unfollow.
+FANOUT_SHRINK_FRACTION = 0.5
+#: Idle users (redpoll.hybrid): a user who has not read their home for this
+#: long is skipped by fan-out; the first home read after it rebuilds their
+#: home from the accounts they follow. Settings override (REDPOLL_IDLE_AFTER_S).
+IDLE_AFTER_S = 30 * 86_400
+#: A process records a user's home read (keys.HOME_SEEN) at most once per
+#: this share of the idle period (one write per user per few days, not per page).
+HOME_SEEN_TOUCH_FRACTION = 0.25
+#: Users whose last recorded home read one process remembers (to skip the write).
+HOME_SEEN_KEPT = 100_000
+#: Statuses of each followed account a returning idle user's home is rebuilt from.
+REBUILD_PER_SOURCE = 200
+#: Large accounts one home page merges at most.
+MERGED_ACCOUNTS_MAX = 200
+#: Users whose large accounts one process remembers (a page reads their
+#: profiles alongside the home: redpoll.hybrid.prefetch).
+MERGE_READERS_KEPT = 100_000
+#: Ids a home page reads first from each merged profile, at least (it
+#: reads twice each profile's share of the page; more where one is denser).
+MERGE_FIRST_READ_MIN = 4
 #: How long a status remembers which of its delivery batches took the fast
 #: path (deliver.lua); a re-run within this time checks before it pushes.
 FANOUT_DONE_TTL_S = 7 * 24 * 3600

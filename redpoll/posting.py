@@ -110,7 +110,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     only = conversation.replies_only_to_followers_of(status)
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
                                  settings.fanout_batch, listed=listed, only_following=only,
-                                 audience=audience)
+                                 audience=audience, policy=delivery.policy(settings))
     if await delivery.gone(store, job.sid):
         # deleted while this batch was delivered: its cleanup may have passed
         await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)

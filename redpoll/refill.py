@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 
 from . import keys, limits
+from .statuses import read_statuses
 from .store import Store
 
 
@@ -74,3 +75,37 @@ async def refill_list(store: Store, owner: int, lid: int) -> int:
         keys.list_members(owner, lid), 0, limits.REFILL_MAX_SOURCES - 1)]
     return await _refill(store, keys.list_timeline(owner, lid), keys.list_members(owner, lid),
                          sources)
+
+
+async def rebuild_home(store: Store, uid: int) -> int:
+    """A returning idle user's home (redpoll.hybrid.touch): fan-out skipped
+    them, so what is missing is newer than the home's newest entry. The
+    newest limits.REBUILD_PER_SOURCE statuses above it of each account they
+    follow (and their own) are merged in, by the rules fan-out delivers by
+    (hybrid.accepted: no direct statuses, replies only where they follow
+    the account replied to, no boosts they hide). Large accounts are left
+    out: a page merges them anyway. Idempotent (merge.lua dedupes); an
+    account unfollowed meanwhile is taken out again (_drop_departed)."""
+    from . import hybrid  # hybrid imports this module lazily, and the reverse
+    sources = [int(i) for i in await store.client.zrange(
+        keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
+    head, large, hidden = await store.batch([
+        ("LINDEX", keys.home(uid), 0), ("SMEMBERS", keys.large_following(uid)),
+        ("SMEMBERS", keys.hidden_reblogs(uid))])
+    large_ids = {int(a) for a in large}
+    sources = [s for s in sources if s not in large_ids]
+    bottom = f"({int(head)}" if head is not None else "-inf"
+    per_source = [[int(i) for i in ids] for ids in await store.batch(
+        [("ZRANGE", keys.profile(s), "+inf", bottom, "BYSCORE", "REV", "LIMIT", 0,
+          limits.REBUILD_PER_SOURCE) for s in sources])]
+    newest = list(dict.fromkeys(heapq.merge(*per_source, reverse=True)))[:limits.HOME_CAP]
+    statuses = await read_statuses(store, newest)
+    wanted = {s.id for s in await hybrid.accepted(store, uid, [s for s in statuses
+                                                               if s.user_id != uid],
+                                                  {int(h) for h in hidden})}
+    picked = [s.id for s in statuses if s.id in wanted]
+    if picked:
+        await store.topology.merge(keys.home(uid), keys.following(uid), "", picked)
+        await _drop_departed(store, keys.home(uid), keys.following(uid), sources, per_source,
+                             set(picked), uid)
+    return len(picked)

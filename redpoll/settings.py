@@ -114,6 +114,11 @@ class Settings:
     #: A job unacknowledged this long is taken over by another worker.
     job_claim_ms: int = 30_000
     fanout_batch: int = limits.FANOUT_BATCH
+    #: Followers above which an author's statuses are merged at read time
+    #: instead of fanned out (redpoll.hybrid); MAX_ID = never.
+    fanout_threshold: int = limits.FANOUT_THRESHOLD
+    #: Seconds without a home read after which fan-out skips a user.
+    idle_after_s: int = limits.IDLE_AFTER_S
     #: Concurrent jobs one worker process runs.
     worker_concurrency: int = 4
     # --- HTTP API (redpoll serve); rate limits are (requests, seconds) or None = off.
@@ -187,6 +192,10 @@ class Settings:
             fsync=fsync,
             job_claim_ms=_int(env, "REDPOLL_JOB_CLAIM_MS", 30_000, 100, 3_600_000),
             fanout_batch=_int(env, "REDPOLL_FANOUT_BATCH", limits.FANOUT_BATCH, 1, 10_000),
+            fanout_threshold=_int(env, "REDPOLL_FANOUT_THRESHOLD", limits.FANOUT_THRESHOLD, 0,
+                                  limits.MAX_ID),
+            idle_after_s=_int(env, "REDPOLL_IDLE_AFTER_S", limits.IDLE_AFTER_S, 1,
+                              10 * 365 * 86_400),
             worker_concurrency=_int(env, "REDPOLL_WORKER_CONCURRENCY", 4, 1, 256),
             rate_token=_rate(env, "REDPOLL_RATE_TOKEN", (300, 300)),
             rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),

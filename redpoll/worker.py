@@ -17,8 +17,8 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import (boosts, relations, deleting, delivery, favourites, keys, limits, notifications, posting,
-               refill, tags)
+from . import (boosts, relations, deleting, delivery, favourites, hybrid, keys, limits, notifications,
+               posting, refill, tags)
 from .errors import UserNotFound
 from .health import DATABASE
 from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
@@ -58,7 +58,7 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
                                  settings.fanout_batch, listed=job.listed,
                                  only_following=job.only_following, boost_of=job.boost_of,
-                                 audience=job.audience)
+                                 audience=job.audience, policy=delivery.policy(settings))
     if await delivery.gone(store, job.sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.
@@ -95,6 +95,7 @@ async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_
 async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
                        entry_id: bytes) -> Done:
     await notifications.replay_follow(store, settings, job)
+    await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
     return Done()
 
 

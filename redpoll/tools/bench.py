@@ -747,11 +747,14 @@ def table(res: dict) -> str:
               help="Stream part: statuses posted per second.")
 @click.option("--stream-seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
               help="Stream part: how long statuses are posted.")
+@click.option("--scale", "with_scale", is_flag=True,
+              help="Also run the scale part (bench_scale.py): posts by authors with 1k to 1M "
+                   "followers, home pages merging 0/5/20 large accounts, idle users.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
 def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, on_cluster, seed, engine, with_http,
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
-          as_json) -> None:
+          with_scale, as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
@@ -783,6 +786,10 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
         run_stream_bench = load_generator("stream_bench").run
         say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")
         result["stream"] = run_stream_bench(stream_clients, stream_rate, stream_seconds)
+    if with_scale:
+        from .bench_scale import run_scale
+        say("scale part ...")
+        result["scale"] = run(run_scale(console.settings(), quick, say, seed))
     if as_json:
         click.echo(json.dumps(result))
     else:
@@ -807,6 +814,9 @@ def full_table(result: dict) -> str:
         parts.append(format_report(result["http"]))
     if "stream" in result:
         parts.append(stream_table(result["stream"]))
+    if "scale" in result:
+        from .bench_scale import format_report as scale_report
+        parts.append(scale_report(result["scale"]))
     return "\n\n".join(parts)
 
 

@@ -1,0 +1,305 @@
+"""Hybrid fan-out and idle users (redpoll.hybrid, issue 12 item 3): a large
+account's statuses merged at read time give the same pages as fanned out
+ones, through the engine and through a real ``redpoll serve`` read by
+Mastodon.py; crossing the threshold both ways; idle users skipped and rebuilt."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from mastodon import Mastodon
+
+from conftest import flush
+from redpoll import Redpoll, auth, boosts, edges, keys, limits
+from redpoll.jobs import FollowNoteJob
+
+NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
+
+
+async def home_ids(rp, key) -> list[int]:
+    return [int(x) for x in await rp.store.client.lrange(key, 0, -1)]
+
+
+async def walks(read, top: list) -> dict:
+    """Every way of paging a home: down by max_id, since_id, up by min_id."""
+    out = {"top": [s.id for s in top]}
+    down, page = [], await read(limit=4)
+    while page:
+        down.append([s.id for s in page])
+        page = await read(limit=4, max_id=page[-1].id)
+    out["down"] = down
+    pages20, page = [], await read(limit=20)  # a page of 20: profiles read a few ids first
+    while page:
+        pages20.append([s.id for s in page])
+        page = await read(limit=20, max_id=page[-1].id)
+    out["down20"] = pages20
+    every = [i for p in down for i in p]
+    if len(every) > 6:
+        out["since"] = [s.id for s in await read(limit=4, since_id=every[6])]
+        up, page = [], await read(limit=3, min_id=every[-1])
+        while page:
+            up.append([s.id for s in page])
+            page = await read(limit=3, min_id=page[0].id)
+        out["up"] = up
+    return out
+
+
+def api_reader(m: Mastodon):
+    async def read(**cursors):
+        page = await asyncio.to_thread(m.timeline_home, **cursors)
+        return [type("S", (), {"id": int(s["id"])}) for s in page]
+    return read
+
+
+async def scenario(rp, srv, threshold: int) -> dict:
+    """The same actions whatever the threshold; the pages each viewer reads."""
+    s = {}
+    for name in ("viewer", "viewer2", "big1", "big2", "big3", "small1", "small2", "stranger"):
+        s[name] = (await rp.sign_up(name)).id
+    fans = [(await rp.sign_up(f"fan{i}")).id for i in range(4)]
+    for big in ("big1", "big2", "big3"):
+        for fan in fans:  # 5 followers with the viewer: large at threshold 3
+            await rp.follow(fan, s[big])
+    for target in ("big1", "big2", "big3", "small1", "small2"):
+        await rp.follow(s["viewer"], s[target])
+    for target in ("big1", "small1"):
+        await rp.follow(s["viewer2"], s[target])
+    await boosts.set_show_reblogs(rp.store, s["viewer"], s["big3"], False)  # reblogs=false
+    texts = {}
+
+    async def post(who, text, **extra):
+        reply = extra.pop("in_reply_to", None)
+        status = await rp.post(s[who], text, extra or None, reply)
+        texts[text] = status.id
+        return status.id
+
+    await post("small1", "s1 first")
+    await post("big1", "b1 first")        # the walk that makes big1 large
+    await post("stranger", "not followed")
+    for i in range(4):
+        await post("big1", f"b1 {i}")
+        await post("small1", f"s1 {i}")
+        await post("big2", f"b2 {i}")
+    await post("big2", "b2 private", visibility="private")
+    await post("big2", "@small2 b2 direct", visibility="direct")
+    await post("big1", "b1 unlisted", visibility="unlisted")
+    await post("big1", "@stranger b1 reply to a stranger", in_reply_to=texts["not followed"])
+    await post("big1", "@small1 b1 reply to small1", in_reply_to=texts["s1 0"])
+    await rp.boost(s["big2"], texts["s1 3"])        # its original just below: left out
+    await rp.boost(s["big2"], texts["not followed"])  # shown
+    await rp.boost(s["small2"], texts["b1 3"])       # original (a big one's) just below
+    await rp.boost(s["big3"], texts["s1 2"])          # viewer hides big3's boosts
+    await post("big3", "b3 own")
+    await rp.delete_status(texts["b1 1"], s["big1"])
+    await rp.delete_status(texts["s1 1"], s["small1"])
+    for i in range(3):
+        await post("small2", f"s2 {i}")
+        await post("big1", f"b1 late {i}")
+    await rp.mute(s["viewer"], s["small2"])
+    await rp.drain()
+    pages = {"viewer": await walks(lambda **c: rp.home_timeline(s["viewer"], **c),
+                                   await rp.home_timeline(s["viewer"])),
+             "viewer2": await walks(lambda **c: rp.home_timeline(s["viewer2"], **c),
+                                    await rp.home_timeline(s["viewer2"]))}
+    await rp.block(s["viewer"], s["big2"])
+    await rp.drain()
+    pages["blocked"] = await walks(lambda **c: rp.home_timeline(s["viewer"], **c),
+                                   await rp.home_timeline(s["viewer"]))
+    app, _ = await auth.create_app(rp.store, "hybrid", "urn:ietf:wg:oauth:2.0:oob", "read")
+    token, _ = await auth.issue_token(rp.store, app, s["viewer"], ("read",))
+    m = Mastodon(access_token=token, api_base_url=srv.base, ratelimit_method="throw")
+    read = api_reader(m)
+    pages["api"] = await walks(read, await read())
+    pages["big_homes"] = sum(
+        [(await home_ids(rp, keys.home(s["viewer"]))).count(texts[t]) for t in texts
+         if t.startswith("b1")])
+    pages["texts"] = texts
+    return pages
+
+
+@pytest.mark.parametrize("threshold", [0, 3])
+async def test_merged_pages_equal_fanned_out_pages(settings, server, srv, threshold):
+    got = {}
+    for t in (NEVER, threshold):
+        flush(server[2])
+        rp = await Redpoll.open(settings.with_(fanout_threshold=t))
+        try:
+            got[t] = await scenario(rp, srv, t)
+        finally:
+            await rp.close()
+    fanned, merged = got[NEVER], got[threshold]
+    texts = fanned["texts"]
+    # the merge did happen: big1's later statuses never reached the viewer's home
+    assert fanned["big_homes"] == 8 and merged["big_homes"] <= 1
+    for view in ("viewer", "viewer2", "blocked", "api"):
+        assert merged[view] == fanned[view], view
+    # and the pages say what fan-out decides (so "equal" is not "equally wrong")
+    shown = [i for p in fanned["viewer"]["down"] for i in p]
+    assert len(shown) == len(set(shown))
+    assert texts["b1 late 2"] == shown[0]
+    for gone in ("b1 1", "s1 1", "@small2 b2 direct", "@stranger b1 reply to a stranger",
+                 "not followed"):
+        assert texts[gone] not in shown, gone
+    for there in ("b2 private", "@small1 b1 reply to small1", "b1 unlisted", "b3 own"):
+        assert texts[there] in shown, there
+    assert len(shown) == 23  # with big2's boost of the stranger's status; no other boost
+    blocked = [i for p in fanned["blocked"]["down"] for i in p]
+    assert texts["b2 0"] not in blocked and texts["b1 0"] in blocked
+    api_shown = [i for p in fanned["api"]["down"] for i in p]
+    assert texts["s2 0"] not in api_shown  # muted, at the API
+    assert fanned["viewer"]["up"][0][-1] == shown[-2]  # the one above the oldest
+
+
+async def test_crossing_the_threshold_both_ways(settings):
+    rp = await Redpoll.open(settings.with_(fanout_threshold=3))  # back below 1.5 followers
+    try:
+        author = (await rp.sign_up("grower")).id
+        fans = [(await rp.sign_up(f"gfan{i}")).id for i in range(5)]
+        for fan in fans[:2]:
+            await rp.follow(fan, author)
+        first = (await rp.post(author, "small still")).id
+        for fan in fans[2:]:
+            await rp.follow(fan, author)  # 5 > 3
+        walker = (await rp.post(author, "the walk")).id  # still fanned out, marks everyone
+        user = await rp.store.client.hget(keys.user(author), keys.FANOUT_MODE_FIELD)
+        assert user == b"big"
+        for fan in fans:
+            assert await rp.store.client.smembers(keys.large_following(fan)) == {str(author).encode()}
+            assert {first, walker} <= set(await home_ids(rp, keys.home(fan)))
+        merged = [(await rp.post(author, f"merged {i}")).id for i in range(3)]
+        late = (await rp.sign_up("late")).id
+        await rp.follow(late, author)  # follows a large account: marked at once
+        assert await rp.store.client.smembers(keys.large_following(late)) == {str(author).encode()}
+        for fan in fans + [late]:
+            home = await home_ids(rp, keys.home(fan))
+            if fan != late:
+                assert not set(merged) & set(home)
+            page = [s.id for s in await rp.home_timeline(fan)]
+            assert page == [*reversed(merged), walker, first], fan
+        for fan in fans[1:] + [late]:
+            await rp.unfollow(fan, author)  # 1 follower left: < 1.5
+        await rp.drain()
+        back = (await rp.post(author, "fanned out again")).id
+        assert await rp.store.client.hget(keys.user(author), keys.FANOUT_MODE_FIELD) is None
+        assert not await rp.store.client.smembers(keys.large_following(fans[0]))
+        home = await home_ids(rp, keys.home(fans[0]))
+        assert home == [back, *reversed(merged), walker, first]  # once each, in the home now
+        assert [s.id for s in await rp.home_timeline(fans[0])] == home
+        assert [s.id for s in await rp.home_timeline(fans[1])] == []  # unfollowed
+    finally:
+        await rp.close()
+
+
+async def test_a_post_by_a_large_author_writes_o1(settings):
+    """The posting call of a large author touches its own home and the
+    public timeline, not its followers' homes, however many they are."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=10, fanout_batch=7))
+    try:
+        author = (await rp.sign_up("star")).id
+        fans = [(await rp.sign_up(f"sfan{i}")).id for i in range(30)]
+        for fan in fans:
+            await rp.follow(fan, author)
+        await rp.post(author, "walk")  # marks the 30 (several batches, jobs)
+        await rp.drain()
+        sid = (await rp.post(author, "cheap")).id
+        assert await rp.queue.depth() == 0  # no continuation of its fan-out
+        for fan in fans:
+            assert sid not in await home_ids(rp, keys.home(fan))
+            assert (await rp.home_timeline(fan, limit=1))[0].id == sid
+        assert (await home_ids(rp, keys.home(author)))[0] == sid
+        assert (await home_ids(rp, keys.PUBLIC_TIMELINE))[0] == sid
+    finally:
+        await rp.close()
+
+
+async def test_idle_users_are_skipped_then_rebuilt(settings):
+    rp = await Redpoll.open(settings.with_(idle_after_s=1))
+    try:
+        author = (await rp.sign_up("poster")).id
+        other = (await rp.sign_up("poster2")).id
+        idle = (await rp.sign_up("sleeper")).id
+        active = (await rp.sign_up("reader")).id
+        unknown = (await rp.sign_up("never")).id  # never read: not known to be idle
+        for fan in (idle, active, unknown):
+            await rp.follow(fan, author)
+            await rp.follow(fan, other)
+        before = (await rp.post(author, "before")).id
+        await rp.home_timeline(idle)
+        await asyncio.sleep(1.2)
+        await rp.home_timeline(active)  # read lately: not idle
+        missed = [(await rp.post(author, "missed 1")).id,
+                  (await rp.post(other, "missed other")).id,
+                  (await rp.post(author, "missed 2")).id]
+        await rp.drain()
+        # skipped by fan-out, and the home dropped once (its score marks it)
+        assert not await rp.store.client.exists(keys.home(idle))
+        assert await rp.store.client.zscore(keys.HOME_SEEN, idle) < 0
+        for fan in (active, unknown):
+            assert await home_ids(rp, keys.home(fan)) == [*reversed(missed), before]
+        page = [s.id for s in await rp.home_timeline(idle)]  # back: rebuilt first
+        assert page == [*reversed(missed), before]
+        assert await home_ids(rp, keys.home(idle)) == page
+        assert await rp.store.client.zscore(keys.HOME_SEEN, idle) > 0
+        newest = (await rp.post(author, "now active")).id
+        assert (await home_ids(rp, keys.home(idle)))[0] == newest  # fanned out again
+    finally:
+        await rp.close()
+
+
+def test_settings_name_the_threshold_and_the_idle_period():
+    from redpoll import Settings
+    from redpoll.errors import ConfigError
+    s = Settings.from_env({"REDPOLL_FANOUT_THRESHOLD": "0", "REDPOLL_IDLE_AFTER_S": "60"})
+    assert (s.fanout_threshold, s.idle_after_s) == (0, 60)
+    d = Settings.from_env({})
+    assert (d.fanout_threshold, d.idle_after_s) == (limits.FANOUT_THRESHOLD, limits.IDLE_AFTER_S)
+    with pytest.raises(ConfigError, match="REDPOLL_IDLE_AFTER_S"):
+        Settings.from_env({"REDPOLL_IDLE_AFTER_S": "0"})
+
+
+async def test_a_user_back_while_fan_out_drops_idle_homes_keeps_theirs(settings):
+    """The shared record says idle, the user's own (written first when they
+    read) says not: the drop, atomic with that check, leaves the home, and
+    the shared record is not marked."""
+    rp = await Redpoll.open(settings.with_(idle_after_s=1))
+    try:
+        author = (await rp.sign_up("poster")).id
+        back, gone = (await rp.sign_up("back")).id, (await rp.sign_up("gone")).id
+        for fan in (back, gone):
+            await rp.follow(fan, author)
+        first = (await rp.post(author, "first")).id
+        long_ago = 1_000
+        await rp.store.client.zadd(keys.HOME_SEEN, {back: long_ago, gone: long_ago})
+        await rp.store.client.set(keys.home_read(gone), long_ago)
+        await rp.store.client.set(keys.home_read(back), 2**50)  # read just now, elsewhere
+        second = (await rp.post(author, "second")).id
+        assert await home_ids(rp, keys.home(back)) == [first]  # skipped, kept
+        assert not await rp.store.client.exists(keys.home(gone))
+        assert await rp.store.client.zscore(keys.HOME_SEEN, back) == long_ago
+        assert await rp.store.client.zscore(keys.HOME_SEEN, gone) == -long_ago
+        for fan in (back, gone):
+            assert [s.id for s in await rp.home_timeline(fan)] == [second, first]
+    finally:
+        await rp.close()
+
+
+async def test_a_follow_cut_short_is_marked_by_its_replayed_journal(settings):
+    """A follow of a large account whose call died after the edge was
+    written: its journal's replay adds the account to the follower's large
+    set, so the follower's home merges it."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        star = (await rp.sign_up("star")).id
+        for i in range(2):
+            await rp.follow((await rp.sign_up(f"f{i}")).id, star)
+        sid = (await rp.post(star, "walks, then big")).id
+        late = (await rp.sign_up("late")).id
+        await edges.add(rp.store, edges.follow_edge(late, star))  # the call died here
+        assert not await rp.store.client.smembers(keys.large_following(late))
+        await rp.queue.enqueue(FollowNoteJob(late, star))
+        await rp.drain()
+        assert await rp.store.client.smembers(keys.large_following(late)) == {str(star).encode()}
+        newer = (await rp.post(star, "merged")).id
+        assert [s.id for s in await rp.home_timeline(late)] == [newer, sid]
+    finally:
+        await rp.close()
