@@ -4,7 +4,7 @@ a naive client) and its load generators ``bench_http`` (REST) and
 ``stream_bench`` (streams).
 
 The server never imports this package. The load generators need the
-``tools`` extra (``pip install -e '.[tools]'``: aiohttp, httpx).
+``tools`` extra (``pip install -e '.[tools]'``: httpx).
 
 The command line (``redpoll.cli``) hands each tool command a :class:`Console`
 as click's context object, so tools never import the command line (no
