@@ -66,6 +66,16 @@ def _rss_kb(pid: int) -> int:
     return 0
 
 
+def _open_files_limit(pid: int) -> int | None:
+    """The soft open-file limit of ``pid`` (/proc/<pid>/limits)."""
+    with open(f"/proc/{pid}/limits") as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                value = line.split()[3]
+                return int(value) if value.isdigit() else None
+    return None
+
+
 def _cpu(pid: int) -> tuple[float, float]:
     """(utime, stime) of ``pid`` in seconds (/proc/<pid>/stat fields 14, 15)."""
     with open(f"/proc/{pid}/stat") as f:
@@ -381,7 +391,8 @@ async def _worker_main(port: int, specs: list[dict], pipe) -> None:
         c.transport.close()
     pipe.send(("result", {"latencies": lat, "lost": lost, "disconnected": disconnected,
                           "unexpected": unexpected, "delivered": delivered,
-                          "kinds": [c.kind for c in conns if c.disconnected is not None][:20]}))
+                          "disconnected_kinds": [c.kind for c in conns
+                                                 if c.disconnected is not None]}))
 
 
 def _worker(port: int, specs: list[dict], pipe) -> None:
@@ -522,6 +533,8 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         per_conn_end = (peak_rss - base_rss) / clients
         return {
             "clients": clients,
+            # raised by the serve process itself at start (soft -> hard)
+            "server_open_files_limit": _open_files_limit(pid),
             "mix": {k: sum(1 for s in specs if s["kind"] == k) for k in ("v1", "sse", "ws")},
             "load_processes": workers, "connect_s": round(connect_s, 2),
             "posts": len(posted), "post_rate": round(len(posted) / post_s, 1),
@@ -530,6 +543,8 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             "lost_by_kept_up_clients": sum(r["lost"] for r in results),
             "unexpected": sum(r["unexpected"] for r in results),
             "disconnected_clients": sum(r["disconnected"] for r in results),
+            "disconnected_by_kind": {k: n for k in ("v1", "sse", "ws") if (n := sum(
+                r["disconnected_kinds"].count(k) for r in results))},
             "latency_ms_p50": pct(0.50), "latency_ms_p99": pct(0.99),
             "latency_ms_max": round(lat[-1], 1) if lat else None,
             "server_cpu_s": round(cpu_s, 2), "server_cpu_sys_s": round(cpu_sys, 2),
@@ -567,11 +582,9 @@ def default_workers(clients: int) -> int:
 
 def run(clients: int = 2000, rate: float = 100.0, duration: float = 20.0,
         redis_url: str | None = None, workers: int | None = None) -> dict:
-    """Run the stream benchmark; returns the figures as a dict (see module doc)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = min(hard, max(soft, 2 * clients + 1024))
-    if want > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    """Run the stream benchmark; returns the figures as a dict (see module doc).
+    The serve process raises its own open-file limit (api/serve.py); each
+    load-generator process raises its own."""
     return asyncio.run(_bench(clients, rate, duration, redis_url,
                               workers or default_workers(clients)))
 
