@@ -53,6 +53,7 @@ def test_stream_bench_cli_json_mixed_clients():
     assert res["lost_by_kept_up_clients"] == 0
     assert res["delivered"] >= res["expected"] > 0
     assert 0 < res["latency_ms_p50"] <= res["latency_ms_p99"]
+    assert 0 < res["server_lag_ms_p50"] <= res["server_lag_ms_p99"]
     assert res["memory_per_connection_kb"] > 0 and res["server_cpu_us_per_event"] > 0
     assert res["hub"]["deliveries"] == res["delivered"]
     # the table form marks the targets against these figures

@@ -20,6 +20,7 @@ import asyncio
 import inspect
 import logging
 import time
+from collections import deque
 from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aredis
@@ -196,6 +197,10 @@ class Hub:
         self.deliveries = 0
         self.stalls = 0
         self.reconnects = 0
+        #: ms from a status's creation to the hub's last write of it (or its
+        #: last queueing, for a writer that was busy), latest events only:
+        #: the server's share of the delivery latency (issue 12)
+        self.lags: deque = deque(maxlen=limits.STREAM_LAG_SAMPLES)
 
     # --- lifecycle -----------------------------------------------------------------------
     def _connect(self, blocking: bool):
@@ -364,6 +369,10 @@ class Hub:
             for sub in subs:
                 sub.offer(item)
             self.deliveries += len(subs)
+        if ev.owner is None and not ev.deleted:
+            created = ev.status.get("created_at")
+            if isinstance(created, int):
+                self.lags.append(time.time() * 1000 - created)
 
     # --- resume ------------------------------------------------------------------------------
     async def replay(self, sub: Subscriber, *, count: int = 0, after: str | None = None) -> int:
@@ -437,6 +446,13 @@ class Hub:
         return True
 
     def stats(self) -> dict[str, Any]:
+        lags = sorted(self.lags)
+
+        def pct(p: float):
+            return round(lags[min(len(lags) - 1, int(len(lags) * p))], 1) if lags else None
+
         return {"subscribers": self.subscribers, "events": self.events,
                 "deliveries": self.deliveries, "stalls": self.stalls,
-                "reconnects": self.reconnects, "cursor": self.cursor}
+                "reconnects": self.reconnects, "cursor": self.cursor,
+                "lag_ms_p50": pct(0.5), "lag_ms_p99": pct(0.99),
+                "lag_ms_max": round(lags[-1], 1) if lags else None}

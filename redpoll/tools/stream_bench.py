@@ -17,7 +17,9 @@ own and reports:
 
 * delivered events, and events lost by clients that kept up (expected from
   the same filter code, so it must be 0);
-* p50 / p99 / max delivery latency (status creation -> the client read it);
+* p50 / p99 / max delivery latency (status creation -> the client read it),
+  and the server's share of it (creation -> the hub's last write of the
+  event, from /stream/stats);
 * server memory per connection: the serve process's RSS growth over its idle
   baseline / N, once all are connected (``_idle_kb``) and at the end of the
   run, after the deliveries (``memory_per_connection_kb``, the larger);
@@ -547,6 +549,9 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
                 r["disconnected_kinds"].count(k) for r in results))},
             "latency_ms_p50": pct(0.50), "latency_ms_p99": pct(0.99),
             "latency_ms_max": round(lat[-1], 1) if lat else None,
+            # the server's share: creation -> the hub's last write of the event
+            "server_lag_ms_p50": stats.get("lag_ms_p50"),
+            "server_lag_ms_p99": stats.get("lag_ms_p99"),
             "server_cpu_s": round(cpu_s, 2), "server_cpu_sys_s": round(cpu_sys, 2),
             "server_cpu_percent": round(100 * cpu_s / drained_s, 1),
             # while statuses were posted: ~100 means the server was the bottleneck,
