@@ -183,6 +183,9 @@ RECONNECT_MAX_S = 2.0
 MEMBERSHIP_REFRESH_S = 10.0
 #: ... by one task per process, this many (user, stream) groups at a time.
 MEMBERSHIP_REFRESH_BATCH = 32
+#: Latest events whose lag (creation -> the hub's last write of it) each
+#: process keeps for /stream/stats' lag_ms_p50/p99/max.
+STREAM_LAG_SAMPLES = 4096
 #: WebSocket stream messages kept built per process (one per stream label and
 #: event, shared by every socket on that stream; the cache is emptied when full).
 WS_MESSAGES_KEPT = 1024

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,10 @@ def test_stream_bench_cli_json_mixed_clients():
     head = [str(script)] if script.exists() else \
         [sys.executable, "-c", "from redpoll.cli import main; main()"]
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDPOLL_CLUSTER")}
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    hard = 1 << 20 if hard == resource.RLIM_INFINITY else hard
+    # started with a low soft open-file limit: the serve process raises its own
+    head = ["prlimit", f"--nofile=1024:{hard}", *head]
     out = subprocess.run(head + ["bench", "--no-engine", "--stream", "--clients", "200",
                                  "--stream-rate", "20", "--stream-seconds", "3", "--json"],
                          env=env, capture_output=True, text=True, timeout=200)
@@ -43,9 +48,12 @@ def test_stream_bench_cli_json_mixed_clients():
     assert res["clients"] == 200 and res["load_processes"] >= 1
     assert res["mix"] == {"v1": 120, "sse": 40, "ws": 40}
     assert res["disconnected_clients"] == 0 and res["unexpected"] == 0
+    assert res["disconnected_by_kind"] == {}
+    assert res["server_open_files_limit"] == hard  # from 1,024, by serve itself
     assert res["lost_by_kept_up_clients"] == 0
     assert res["delivered"] >= res["expected"] > 0
     assert 0 < res["latency_ms_p50"] <= res["latency_ms_p99"]
+    assert 0 < res["server_lag_ms_p50"] <= res["server_lag_ms_p99"]
     assert res["memory_per_connection_kb"] > 0 and res["server_cpu_us_per_event"] > 0
     assert res["hub"]["deliveries"] == res["delivered"]
     # the table form marks the targets against these figures

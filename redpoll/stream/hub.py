@@ -20,6 +20,7 @@ import asyncio
 import inspect
 import logging
 import time
+from collections import deque
 from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aredis
@@ -102,6 +103,10 @@ class Subscriber:
         """Something was queued, or the subscriber is closing: an idle writer
         that writes directly does so now; else wake the writer if it waits."""
         if self.direct is not None and not self.closing:
+            hub = self.hub
+            if hub is not None and hub.deferred is not None:
+                hub.deferred.add(self)  # written once, after the hub's whole batch
+                return
             self.direct()
             return
         self.wake_writer()
@@ -186,6 +191,9 @@ class Hub:
         self._reader = None
         self._client = None
         self.connected = asyncio.Event()
+        #: while the hub dispatches a backlog (one read returned several
+        #: events), the idle writers it queued for; each writes once after
+        self.deferred: set | None = None
         #: "token:<digest>" / "user:<id>" -> open streams an "end" event closes
         self.sessions: dict[str, set[Subscriber]] = {}
         #: sessions ended lately -> when (a stream that was being opened as its
@@ -196,6 +204,11 @@ class Hub:
         self.deliveries = 0
         self.stalls = 0
         self.reconnects = 0
+        self.backlog_reads = 0  # reads of the log that returned several events
+        #: ms from a status's creation to the hub's last write of it (or its
+        #: last queueing, for a writer that was busy), latest events only:
+        #: the server's share of the delivery latency (issue 12)
+        self.lags: deque = deque(maxlen=limits.STREAM_LAG_SAMPLES)
 
     # --- lifecycle -----------------------------------------------------------------------
     def _connect(self, blocking: bool):
@@ -309,9 +322,21 @@ class Hub:
                                                   limits.EVENT_READ_BLOCK_MS)
                 delay = limits.RECONNECT_FIRST_S
                 DATABASE.back("stream hub")
-                for entry_id, fields in entries:
-                    self.cursor = _text(entry_id)
-                    await self._dispatch(self.cursor, fields)
+                # Behind (several events in one read): queue them all, then
+                # write each connection once, so a backlog costs a system call
+                # per connection rather than per delivery and is caught up
+                # sooner; in step (one event a read), each is written at once.
+                deferred = self.deferred = set() if len(entries) > 1 else None
+                if deferred is not None:
+                    self.backlog_reads += 1
+                try:
+                    for entry_id, fields in entries:
+                        self.cursor = _text(entry_id)
+                        await self._dispatch(self.cursor, fields)
+                finally:
+                    self.deferred = None
+                    for sub in deferred or ():
+                        sub.wakeup()
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:
@@ -364,6 +389,10 @@ class Hub:
             for sub in subs:
                 sub.offer(item)
             self.deliveries += len(subs)
+        if ev.owner is None and not ev.deleted:
+            created = ev.status.get("created_at")
+            if isinstance(created, int):
+                self.lags.append(time.time() * 1000 - created)
 
     # --- resume ------------------------------------------------------------------------------
     async def replay(self, sub: Subscriber, *, count: int = 0, after: str | None = None) -> int:
@@ -437,6 +466,14 @@ class Hub:
         return True
 
     def stats(self) -> dict[str, Any]:
+        lags = sorted(self.lags)
+
+        def pct(p: float):
+            return round(lags[min(len(lags) - 1, int(len(lags) * p))], 1) if lags else None
+
         return {"subscribers": self.subscribers, "events": self.events,
                 "deliveries": self.deliveries, "stalls": self.stalls,
-                "reconnects": self.reconnects, "cursor": self.cursor}
+                "reconnects": self.reconnects, "cursor": self.cursor,
+                "backlog_reads": self.backlog_reads,
+                "lag_ms_p50": pct(0.5), "lag_ms_p99": pct(0.99),
+                "lag_ms_max": round(lags[-1], 1) if lags else None}

@@ -17,7 +17,9 @@ own and reports:
 
 * delivered events, and events lost by clients that kept up (expected from
   the same filter code, so it must be 0);
-* p50 / p99 / max delivery latency (status creation -> the client read it);
+* p50 / p99 / max delivery latency (status creation -> the client read it),
+  and the server's share of it (creation -> the hub's last write of the
+  event, from /stream/stats);
 * server memory per connection: the serve process's RSS growth over its idle
   baseline / N, once all are connected (``_idle_kb``) and at the end of the
   run, after the deliveries (``memory_per_connection_kb``, the larger);
@@ -64,6 +66,16 @@ def _rss_kb(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def _open_files_limit(pid: int) -> int | None:
+    """The soft open-file limit of ``pid`` (/proc/<pid>/limits)."""
+    with open(f"/proc/{pid}/limits") as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                value = line.split()[3]
+                return int(value) if value.isdigit() else None
+    return None
 
 
 def _cpu(pid: int) -> tuple[float, float]:
@@ -381,7 +393,8 @@ async def _worker_main(port: int, specs: list[dict], pipe) -> None:
         c.transport.close()
     pipe.send(("result", {"latencies": lat, "lost": lost, "disconnected": disconnected,
                           "unexpected": unexpected, "delivered": delivered,
-                          "kinds": [c.kind for c in conns if c.disconnected is not None][:20]}))
+                          "disconnected_kinds": [c.kind for c in conns
+                                                 if c.disconnected is not None]}))
 
 
 def _worker(port: int, specs: list[dict], pipe) -> None:
@@ -522,6 +535,8 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         per_conn_end = (peak_rss - base_rss) / clients
         return {
             "clients": clients,
+            # raised by the serve process itself at start (soft -> hard)
+            "server_open_files_limit": _open_files_limit(pid),
             "mix": {k: sum(1 for s in specs if s["kind"] == k) for k in ("v1", "sse", "ws")},
             "load_processes": workers, "connect_s": round(connect_s, 2),
             "posts": len(posted), "post_rate": round(len(posted) / post_s, 1),
@@ -530,8 +545,13 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             "lost_by_kept_up_clients": sum(r["lost"] for r in results),
             "unexpected": sum(r["unexpected"] for r in results),
             "disconnected_clients": sum(r["disconnected"] for r in results),
+            "disconnected_by_kind": {k: n for k in ("v1", "sse", "ws") if (n := sum(
+                r["disconnected_kinds"].count(k) for r in results))},
             "latency_ms_p50": pct(0.50), "latency_ms_p99": pct(0.99),
             "latency_ms_max": round(lat[-1], 1) if lat else None,
+            # the server's share: creation -> the hub's last write of the event
+            "server_lag_ms_p50": stats.get("lag_ms_p50"),
+            "server_lag_ms_p99": stats.get("lag_ms_p99"),
             "server_cpu_s": round(cpu_s, 2), "server_cpu_sys_s": round(cpu_sys, 2),
             "server_cpu_percent": round(100 * cpu_s / drained_s, 1),
             # while statuses were posted: ~100 means the server was the bottleneck,
@@ -567,11 +587,9 @@ def default_workers(clients: int) -> int:
 
 def run(clients: int = 2000, rate: float = 100.0, duration: float = 20.0,
         redis_url: str | None = None, workers: int | None = None) -> dict:
-    """Run the stream benchmark; returns the figures as a dict (see module doc)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    want = min(hard, max(soft, 2 * clients + 1024))
-    if want > soft:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    """Run the stream benchmark; returns the figures as a dict (see module doc).
+    The serve process raises its own open-file limit (api/serve.py); each
+    load-generator process raises its own."""
     return asyncio.run(_bench(clients, rate, duration, redis_url,
                               workers or default_workers(clients)))
 
