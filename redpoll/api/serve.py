@@ -96,7 +96,6 @@ def raise_open_files(need: int = limits.SERVE_OPEN_FILES_NEEDED) -> tuple[int, i
 def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
           access_log: bool, log_level: str, backlog: int = 2048) -> None:
     logging.config.dictConfig(logs.config(log_level))
-    raise_open_files()
     embedded = None
     where = settings.database()
     url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)
@@ -115,6 +114,8 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         if settings.redis_url is None:
             where += f", server already running at {url}"
     log.info("database", extra={"database": redact(where)})
+    # after the database answered: a start-up failure stays one line
+    raise_open_files()
     # The HTTP processes read their settings from the environment.
     os.environ["REDIS_URL"] = url
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
