@@ -53,7 +53,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     await store.run("delete_own", [keys.profile(author), keys.home(author), keys.user(author),
                                    keys.deleted_by(author)],
                     [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
-    await store.run("undeliver", [keys.PUBLIC_TIMELINE], [job.sid])
+    await store.run("undeliver", [store.topology.public_key(job.sid)], [job.sid])
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)

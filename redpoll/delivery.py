@@ -178,7 +178,8 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         else:
             targets = keys.homes(members)
         if first:
-            own = [keys.home(author), keys.PUBLIC_TIMELINE] if listed else [keys.home(author)]
+            own = ([keys.home(author), store.topology.public_key(sid)] if listed
+                   else [keys.home(author)])
             targets = own + targets
         if boost_of is not None and script == "deliver":  # a boost: homes that want it
             await _run_boost(store, sid, targets, boost_of, author)

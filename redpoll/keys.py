@@ -231,8 +231,16 @@ EVENT_LOG = "events:{stream}"
 
 # --- global timeline ----------------------------------------------------------------
 #: LIST of status ids, newest first, at most HOME_CAP: every public status
-#: (fed on post next to the author's home, cleaned on delete). One key, one slot.
+#: (fed on post next to the author's home, cleaned on delete). One key on a
+#: single server; on a cluster the first of the shards below.
 PUBLIC_TIMELINE = "tl:{public}"
+
+
+def public_timeline_shards(n: int) -> list[str]:
+    """The public timeline as ``n`` LISTs in slots of their own (a cluster:
+    Topology.public_key picks one by status id), the first being
+    PUBLIC_TIMELINE itself so that what it held stays readable."""
+    return [PUBLIC_TIMELINE] + [f"tl:{{public.{i}}}" for i in range(1, n)]
 
 
 # --- API: OAuth apps, tokens, codes (redpoll/auth.py) ---------------------------------

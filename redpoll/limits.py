@@ -239,6 +239,10 @@ API_RENDERED_STATUSES = 20_000
 #: JSON tails of a status's counts and flags kept per HTTP process, by value
 #: (api/entities.state_json): a few hundred bytes each at most.
 API_STATE_TAILS = 4096
+#: LISTs the public timeline is spread over on a cluster (one key would put
+#: every public post on one master: `redpoll bench --cluster`); each holds
+#: at most HOME_CAP ids and a page reads all of them.
+PUBLIC_TIMELINE_SHARDS = 8
 #: Base URLs (scheme://host) kept per HTTP process, by the Host header and
 #: scheme that gave them.
 API_BASE_URLS_KEPT = 256

@@ -76,10 +76,9 @@ async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None,
 
 async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
                  limit=None) -> Page:
-    """The global timeline: every status, newest first, capped like a home."""
-    cursors = _cursors(max_id, since_id, min_id, limit)
-    return await store.topology.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "",
-                                          cursors)
+    """The global timeline: every status, newest first, capped like a home
+    (on a cluster, each of its shards is: Topology.read_public)."""
+    return await store.topology.read_public(_cursors(max_id, since_id, min_id, limit))
 
 
 async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=None,

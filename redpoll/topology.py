@@ -26,6 +26,8 @@ mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
 used_memory           INFO memory                     summed over the primaries
+public_key            the one public timeline         one of PUBLIC_TIMELINE_SHARDS
+read_public           read_page of it                 each shard's page, merged
 ====================  ==============================  ==============================
 
 The single server's extra keys (keys.FANOUT_WATERMARK, keys.fanout_done,
@@ -50,6 +52,8 @@ if TYPE_CHECKING:
 
 #: Reads of one page at most, when deleted ids make it come up short.
 TOP_UP_ROUNDS = 8
+#: The public timeline's LISTs on a cluster (Cluster.public_key).
+PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 #: The name parts read_page_listed.lua builds status and user keys from.
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
@@ -106,6 +110,14 @@ class Topology:
         ones (a page of only deleted ids would look like the end); raises
         redpoll.errors.NotFound if ``owner_hash`` lacks ``field``."""
         raise NotImplementedError
+
+    def public_key(self, sid: int) -> str:
+        """The public timeline's LIST that status ``sid`` goes to."""
+        return keys.PUBLIC_TIMELINE
+
+    async def read_public(self, cursors: list) -> Page:
+        """A page of the public timeline (as :meth:`read_page`)."""
+        return await self.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
                              cursors: list) -> tuple[Any, Any]:
@@ -313,6 +325,38 @@ class SingleServer(Topology):
 
 class Cluster(Topology):
     name = "cluster"
+
+    def public_key(self, sid: int) -> str:
+        """Public statuses go to one of ``limits.PUBLIC_TIMELINE_SHARDS`` LISTs
+        by id, each in its own slot: posting spreads over the masters instead
+        of putting every public post on the one holding a single key."""
+        return PUBLIC_SHARDS[sid % len(PUBLIC_SHARDS)]
+
+    async def read_public(self, cursors: list) -> Page:
+        """Each shard's page of ids for the cursors (one read_page.lua call
+        per shard, sent as one pipeline: a round trip per master), merged by
+        id: the ``limit`` nearest the cursor of all of them, which the union
+        of each shard's ``limit`` nearest holds. The statuses are read as on
+        one timeline, in rounds past deleted ids."""
+        max_id, since_id, min_id, limit = cursors
+        found: list[Status] = []
+        pairs = [k for shard in PUBLIC_SHARDS for k in (shard, shard)]  # KEYS[1], KEYS[2]
+        for _ in range(TOP_UP_ROUNDS):
+            replies = await self.store.run_grouped("read_page", pairs,
+                                                   [max_id, since_id, min_id, limit, ""])
+            merged = {int(i) for reply in replies for i in reply}
+            # min_id: the ones right above it; otherwise the newest below the top
+            ids = sorted(merged)[:limit] if min_id else sorted(merged, reverse=True)[:limit]
+            statuses = await read_statuses(self.store, sorted(ids, reverse=True))
+            if min_id:
+                found = statuses + found
+                min_id = max(ids) if ids else min_id
+            else:
+                found += statuses
+                max_id = min(ids) if ids else max_id
+            if len(ids) < limit or len(found) >= limit:
+                break
+        return Page(found[-limit:] if min_id else found[:limit])
 
     async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
         if targets:

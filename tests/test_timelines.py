@@ -430,3 +430,43 @@ async def test_a_wiped_database_handing_out_the_same_ids_is_not_served_from_memo
     assert [s.text for s in await rp.get_statuses([after[0].id])] == ["after the wipe, longer"]
     if not rp.store.cluster:
         assert after.authors[a2.id].login == a2.login
+
+
+async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
+    """The public timeline: one LIST on a single server, PUBLIC_TIMELINE_SHARDS
+    LISTs in slots of their own on a cluster (so that public posts spread
+    over the masters). Either way every cursor gives what Mastodon gives over
+    the one newest-first timeline, deleted statuses left out, unlisted ones
+    never in it."""
+    from redis.cluster import key_slot
+    authors = [await rp.sign_up(f"pub{i}") for i in range(3)]
+    posted = []
+    for n in range(60):
+        extra = {"visibility": "unlisted"} if n % 7 == 3 else None
+        s = await rp.post(authors[n % 3].id, f"public {n}", extra)
+        if extra is None:
+            posted.append(s.id)
+    for sid in posted[5:50:9]:  # a few deleted, spread over the shards
+        author = (await rp.get_status(sid)).user_id
+        await rp.delete_status(sid, author)
+        posted.remove(sid)
+    await rp.drain()
+    expected = sorted(posted, reverse=True)
+    slots = {key_slot(rp.store.topology.public_key(sid).encode()) for sid in posted}
+    assert len(slots) == (limits.PUBLIC_TIMELINE_SHARDS if rp.store.cluster else 1)
+    # a walk by max_id, pages of 7: the whole timeline once, in order
+    walked, max_id = [], None
+    while True:
+        page = ids(await rp.public_timeline(limit=7, max_id=max_id))
+        if not page:
+            break
+        walked += page
+        max_id = page[-1]
+    assert walked == expected
+    rng = random.Random(5)
+    for _ in range(25):
+        cursor = rng.choice(expected)
+        limit = rng.choice([1, 4, 20])
+        for name in ("max_id", "since_id", "min_id"):
+            got = ids(await rp.public_timeline(limit=limit, **{name: cursor}))
+            assert got == mastodon_page(expected, limit=limit, **{name: cursor}), (name, cursor)

@@ -558,11 +558,10 @@ class Bench:
                 "naive_encoding": nv_enc.decode() if isinstance(nv_enc, bytes) else nv_enc}
 
     async def cleanup(self) -> None:
-        public = getattr(keys, "PUBLIC_TIMELINE", None)
-        if public and self.fanout_sids:  # bench posts went to the global timeline
+        if self.fanout_sids:  # bench posts went to the public timeline
             pipe = self.store.pipeline()
             for sid in self.fanout_sids:
-                pipe.lrem(public, 0, sid)
+                pipe.lrem(self.store.topology.public_key(sid), 0, sid)
             await pipe.execute()
         await self.unlink_all(self.created)
 
