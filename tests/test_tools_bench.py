@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
+
 from click.testing import CliRunner
 
 from redpoll.cli import main
@@ -54,3 +56,27 @@ def test_http_part_reports_every_contender():
         assert http[name]["rps"] > 0 and http[name]["p99_ms"] >= http[name]["p50_ms"] > 0
     assert http["home_vs_probe"] > 0 and isinstance(http["meets_target"], bool)
     assert http["home_rps"] == http["home"]["rps"] and http["probe_rps"] == http["probe"]["rps"]
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # e.g. a cluster command never awaited
+def test_cluster_bench_reports_spread_and_hot_keys():
+    """`redpoll bench --quick --cluster --json` starts its own 3-master
+    cluster and reports, beside the ratios, each master's share per phase,
+    the keys per master and the hot spots. The shares are checked as shares
+    (they add up to 1 over three masters), not as speeds."""
+    result = CliRunner().invoke(main, ["bench", "--quick", "--cluster", "--json"],
+                                env={"REDIS_URL": "", "REDPOLL_CLUSTER": ""})
+    assert result.exit_code == 0, (result.output, result.exception)
+    figures = json.loads(result.stdout)
+    for key in RATIOS:
+        assert figures[key] > 0, key
+    cluster = figures["cluster"]
+    assert cluster["masters"] == 3 and len(cluster["keys"]) == 3
+    assert all(n > 0 for n in cluster["keys"].values())
+    for phase in ("fan-out", "reads", "follows", "posts", "celebrity"):
+        shares = cluster["phases"][phase]["command_share"]
+        assert len(shares) == 3 and abs(sum(shares.values()) - 1) < 0.01, (phase, shares)
+    hot = cluster["hot"]
+    assert hot["public_timeline"]["posts_per_s"] > 0
+    assert hot["celebrity_profile"]["one_profile_pages_per_s"] > 0
+    assert hot["post_single_keys"]["public timeline shards"].endswith("masters")

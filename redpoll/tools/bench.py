@@ -165,7 +165,9 @@ class Bench:
         for part in chunks(names, 10_000):
             pipe = self.store.pipeline()
             for sub in chunks(part, per):
-                pipe.unlink(*sub)
+                # (the cluster pipeline's own unlink is a coroutine that
+                # splits by slot; the plain command is queued like any other)
+                pipe.execute_command("UNLINK", *sub)
             await pipe.execute()
 
     # --- data ------------------------------------------------------------------
