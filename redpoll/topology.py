@@ -115,6 +115,10 @@ class Topology:
         """The public timeline's LIST that status ``sid`` goes to."""
         return keys.PUBLIC_TIMELINE
 
+    def public_keys(self) -> list[str]:
+        """Every LIST of the public timeline."""
+        return [keys.PUBLIC_TIMELINE]
+
     async def read_public(self, cursors: list) -> Page:
         """A page of the public timeline (as :meth:`read_page`)."""
         return await self.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
@@ -331,6 +335,9 @@ class Cluster(Topology):
         by id, each in its own slot: posting spreads over the masters instead
         of putting every public post on the one holding a single key."""
         return PUBLIC_SHARDS[sid % len(PUBLIC_SHARDS)]
+
+    def public_keys(self) -> list[str]:
+        return list(PUBLIC_SHARDS)
 
     async def read_public(self, cursors: list) -> Page:
         """Each shard's page of ids for the cursors (one read_page.lua call

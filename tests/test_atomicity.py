@@ -68,7 +68,7 @@ async def world(rp, author, fans, lst_owner, lst):
     return {
         "profile": {int(x) for x in await c.zrange(keys.profile(author.id), 0, -1)},
         "author_home": await ids_in(rp, keys.home(author.id)),
-        "public": await ids_in(rp, keys.PUBLIC_TIMELINE),
+        "public": {i for key in rp.store.topology.public_keys() for i in await ids_in(rp, key)},
         "list": await ids_in(rp, keys.list_timeline(lst_owner.id, lst.id)),
         "fans": [await ids_in(rp, keys.home(f.id)) for f in fans],
     }

@@ -209,7 +209,7 @@ async def test_a_post_by_a_large_author_writes_o1(settings):
             assert sid not in await home_ids(rp, keys.home(fan))
             assert (await rp.home_timeline(fan, limit=1))[0].id == sid
         assert (await home_ids(rp, keys.home(author)))[0] == sid
-        assert (await home_ids(rp, keys.PUBLIC_TIMELINE))[0] == sid
+        assert (await home_ids(rp, rp.store.topology.public_key(sid)))[0] == sid
     finally:
         await rp.close()
 
