@@ -159,15 +159,16 @@ class Bench:
         return RedisCluster.from_url(url) if self.store.cluster else redis.Redis.from_url(url)
 
     async def unlink_all(self, names: list[str]) -> None:
-        """Delete keys in bulk (setup and clean-up, not timed); one key per
-        command on a cluster, whose multi-key commands must stay in a slot."""
-        per = 1 if self.store.cluster else 1000
+        """Delete keys in bulk (setup and clean-up, not timed): one UNLINK
+        per slot group (Store.slot_groups: one group on a single server), at
+        most 1,000 keys each, in pipelines."""
         for part in chunks(names, 10_000):
             pipe = self.store.pipeline()
-            for sub in chunks(part, per):
-                # (the cluster pipeline's own unlink is a coroutine that
-                # splits by slot; the plain command is queued like any other)
-                pipe.execute_command("UNLINK", *sub)
+            for group in self.store.slot_groups(part):
+                for sub in chunks(group, 1000):
+                    # (the cluster pipeline's own unlink is a coroutine that
+                    # splits by slot; the plain command is queued like any other)
+                    pipe.execute_command("UNLINK", *sub)
             await pipe.execute()
 
     # --- data ------------------------------------------------------------------
