@@ -153,11 +153,11 @@ async def create_app(store: Store, name, redirect_uris, scopes=None, website=Non
     website = "" if website in (None, "") else validate.text(website, "website",
                                                             limits.APP_URI_MAX_CHARS)
     client_id, client_secret = new_secret(), new_secret()
-    app_id = await store.client.incr(keys.APP_SEQ)
+    app_id = await store.incr(keys.APP_SEQ)
     record = {"id": app_id, "name": name, "website": website, "redirect_uris": "\n".join(uris),
               "scopes": " ".join(scope_list), "secret": digest(client_secret),
               "at": int(time.time())}
-    await store.client.hset(keys.app(client_id), mapping=record)  # one command: atomic
+    await store.hset(keys.app(client_id), mapping=record)  # one command: atomic
     return App(app_id, client_id, name, website, uris, scope_list, record["secret"]), client_secret
 
 
@@ -169,7 +169,7 @@ def _str(raw: dict, name: str) -> str:
 async def get_app(store: Store, client_id) -> App | None:
     if not isinstance(client_id, str) or not 0 < len(client_id) <= 100:
         return None
-    raw = await store.client.hgetall(keys.app(client_id))
+    raw = await store.hgetall(keys.app(client_id))
     if not raw:
         return None
     return App(int(_str(raw, "id")), client_id, _str(raw, "name"), _str(raw, "website"),
@@ -206,7 +206,7 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
     created = int(time.time())
     if uid:  # indexed first: a token that exists is always in its user's index
         await store.batch([("SADD", keys.user_tokens(uid), digest(token))])
-    await store.client.hset(keys.token(digest(token)), mapping={  # one command: atomic
+    await store.hset(keys.token(digest(token)), mapping={  # one command: atomic
         "uid": uid or 0, "app": app.client_id, "scopes": " ".join(scopes), "at": created})
     return token, created
 
@@ -250,12 +250,12 @@ async def revoke(store: Store, app: App, token) -> bool:
     if not isinstance(token, str) or not token or len(token) > 200:
         return False
     key = keys.token(digest(token))
-    owner = await store.client.hget(key, "app")
+    owner = await store.hget(key, "app")
     if owner is None:
         return False
     if owner.decode() != app.client_id:
         raise OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403)
-    deleted = bool(await store.client.delete(key))
+    deleted = bool(await store.delete(key))
     # then its open streams close (events.end_streams); if this process dies
     # in between, the streams' periodic token check closes them instead
     await events.end_streams(store, token_digest=digest(token))
@@ -309,7 +309,7 @@ async def create_code(store: Store, app: App, uid: int, redirect_uri: str, scope
     payload = json.dumps({"uid": uid, "app": app.client_id, "redirect_uri": redirect_uri,
                           "redirect_given": redirect_given, "scopes": " ".join(scopes),
                           "challenge": challenge})
-    await store.client.set(keys.auth_code(digest(code)), payload, ex=limits.AUTH_CODE_TTL_S)
+    await store.set(keys.auth_code(digest(code)), payload, ex=limits.AUTH_CODE_TTL_S)
     return code
 
 
@@ -337,7 +337,7 @@ async def redeem_code(store: Store, app: App, code, redirect_uri, verifier=None
                      "request, or was issued to another client.")
     if not isinstance(code, str) or not code or len(code) > 200:
         raise bad
-    raw = await store.client.getdel(keys.auth_code(digest(code)))
+    raw = await store.getdel(keys.auth_code(digest(code)))
     if raw is None:
         raise bad
     data = json.loads(raw)
@@ -376,7 +376,7 @@ async def register(rp: "Redpoll", username, email, password) -> User:
     login = validate.login(username)
     email = _email(email)
     password = _password(password)
-    client = rp.store.client
+    client = rp.store
     index = keys.email(email.lower())
     if not await client.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):
         raise EmailTaken("email has already been taken")
@@ -397,7 +397,7 @@ async def password_login(rp: "Redpoll", username, password) -> User | None:
         return None
     login = username
     if "@" in username:
-        raw = await rp.store.client.get(keys.email(username.lower()))
+        raw = await rp.store.get(keys.email(username.lower()))
         if raw is None or not raw.isdigit():
             return None
         try:

@@ -16,16 +16,16 @@ async def set_bookmark(store: Store, uid, sid, on: bool) -> bool:
     uid = validate.an_id(uid, "user_id")
     sid = validate.an_id(sid, "status_id")
     if on:
-        found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
+        found, deleted = await store.hmget(keys.status(sid), ["id", "deleted"])
         if found is None or deleted is not None:
             raise StatusNotFound(f"status {sid} does not exist")
-        mark = await store.client.incr(keys.INTERACTION_SEQ)  # unique, ordered: the cursor
+        mark = await store.incr(keys.INTERACTION_SEQ)  # unique, ordered: the cursor
         try:  # the cap's check and the add in one script (bookmark.lua)
             return bool(await store.run("bookmark", [keys.bookmarks(uid)],
                                         [sid, mark, limits.BOOKMARKS_MAX]))
         except LimitReached:
             raise ValidationError("id", f"at most {limits.BOOKMARKS_MAX} bookmarks") from None
-    return bool(await store.client.zrem(keys.bookmarks(uid), sid))
+    return bool(await store.zrem(keys.bookmarks(uid), sid))
 
 
 async def bookmarks_page(store: Store, uid, **cursors) -> list[tuple[int, int]]:

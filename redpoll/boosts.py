@@ -58,15 +58,15 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
     original = await _resolve(store, validate.an_id(sid, "status_id"))
     if not visibility.can_boost(uid, original):
         raise Forbidden(f"a {visibility.of(original)} status cannot be boosted")
-    standing = await store.client.zscore(keys.reblogged_by(original.id), uid)
+    standing = await store.zscore(keys.reblogged_by(original.id), uid)
     if standing is not None:
         return int(standing)
-    login = await store.client.hget(keys.user(uid), "login")
+    login = await store.hget(keys.user(uid), "login")
     if login is None:
         raise StatusNotFound(f"user {uid} does not exist")
     await queue.check_capacity()
-    op = await store.client.incr(keys.INTERACTION_SEQ)
-    bid = await store.client.incr(keys.STATUS_SEQ)
+    op = await store.incr(keys.INTERACTION_SEQ)
+    bid = await store.incr(keys.STATUS_SEQ)
     job = BoostJob(uid=uid, sid=original.id, op=op, bid=bid, login=login.decode(), at=now_ms())
     held = await queue.hold(job)
     try:
@@ -145,7 +145,7 @@ async def unboost(store: Store, queue: JobQueue, uid, sid) -> bool:
     original = await _resolve(store, validate.an_id(sid, "status_id"))
     if not visibility.can_boost(uid, original):
         raise Forbidden(f"a {visibility.of(original)} status cannot be boosted")
-    standing = await store.client.zscore(keys.reblogged_by(original.id), uid)
+    standing = await store.zscore(keys.reblogged_by(original.id), uid)
     if standing is None:
         return False
     await _delete(store, queue, int(standing), uid)
@@ -157,7 +157,7 @@ async def forget(store: Store, boost: Status) -> None:
     boosters and count, the booster's flag and the author's notification
     (idempotent; versioned like any unboost)."""
     orig, uid = original_of(boost), boost.user_id
-    op = await store.client.incr(keys.INTERACTION_SEQ)
+    op = await store.incr(keys.INTERACTION_SEQ)
     state, version, standing, author, _ = await store.run(
         "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
                           keys.reblog_versions(orig), keys.status_counts(orig),
@@ -173,7 +173,7 @@ async def forget(store: Store, boost: Status) -> None:
 
 async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:
     """An original is being deleted: delete every boost of it (bounded)."""
-    rows = await store.client.zrange(keys.reblogged_by(sid), 0,
+    rows = await store.zrange(keys.reblogged_by(sid), 0,
                                      limits.BOOSTS_REMOVED_PER_DELETE - 1, withscores=True)
     for uid, bid in rows:
         await _delete(store, queue, int(bid), int(uid))
@@ -193,13 +193,13 @@ async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> N
     """``follow(reblogs=...)``: whether ``target``'s boosts reach uid's home
     (one SET on uid's slot, read by deliver_boost.lua)."""
     if show:
-        await store.client.srem(keys.hidden_reblogs(uid), target)
+        await store.srem(keys.hidden_reblogs(uid), target)
     else:
-        await store.client.sadd(keys.hidden_reblogs(uid), target)
+        await store.sadd(keys.hidden_reblogs(uid), target)
 
 
 async def shows_reblogs(store: Store, uid: int, target: int) -> bool:
-    return not await store.client.sismember(keys.hidden_reblogs(uid), target)
+    return not await store.sismember(keys.hidden_reblogs(uid), target)
 
 
 async def reblogged_by(store: Store, sid, *, max_id=None, limit=None):
@@ -208,7 +208,7 @@ async def reblogged_by(store: Store, sid, *, max_id=None, limit=None):
     sid = validate.an_id(sid, "status_id")
     top = validate.optional_id(max_id, "max_id")
     size = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)
-    rows = await store.client.zrevrangebyscore(keys.reblogged_by(sid),
+    rows = await store.zrevrangebyscore(keys.reblogged_by(sid),
                                                f"({top}" if top else "+inf", "-inf",
                                                start=0, num=size, withscores=True)
     return await get_users(store, [int(m) for m, _ in rows]), (int(rows[-1][1]) if rows else None)

@@ -137,7 +137,7 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
         return []
     if status.extra.get("visibility") == "direct":  # only the mentioned may see it
         return []
-    members = await store.client.srandmember(keys.notifiers(status.user_id),
+    members = await store.srandmember(keys.notifiers(status.user_id),
                                              limits.STATUS_NOTIFY_MAX)
     return [int(m) for m in members or []]
 
@@ -147,7 +147,7 @@ async def after_post(store: Store, status: Status) -> None:
     conv = Conversation.of(status)
     sid = status.id
     for uid in await _notifiers(store, status):
-        op = await store.client.incr(keys.INTERACTION_SEQ)
+        op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "status", status.user_id, sid, op, True,
                                   status=sid)
     if not (conv.in_reply_to_id or conv.mentions or conv.tags):
@@ -172,7 +172,7 @@ async def after_post(store: Store, status: Status) -> None:
         homes += await _tag_follower_homes(store, conv.tags)
     await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
     for uid in mentioned:
-        op = await store.client.incr(keys.INTERACTION_SEQ)
+        op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, True,
                                   status=sid)
     if status.extra.get("visibility") == "direct":
@@ -191,16 +191,16 @@ async def after_delete(store: Store, status: Status) -> None:
     timelines += await _tag_follower_homes(store, conv.tags)
     await _deliver(store, "undeliver", sid, list(dict.fromkeys(timelines)), limits.HOME_CAP)
     for uid, _ in conv.mentions:
-        op = await store.client.incr(keys.INTERACTION_SEQ)
+        op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, False)
     for uid in await _notifiers(store, status):
-        op = await store.client.incr(keys.INTERACTION_SEQ)
+        op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "status", status.user_id, sid, op, False)
     # the author's favourite notifications about it (boosts take theirs along)
-    fans = await store.client.zrange(keys.favourited_by(sid), 0,
+    fans = await store.zrange(keys.favourited_by(sid), 0,
                                      limits.NOTIFICATIONS_UNDONE_PER_DELETE - 1)
     for fan in fans:
-        op = await store.client.incr(keys.INTERACTION_SEQ)
+        op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, status.user_id, "favourite", int(fan), sid, op, False)
 
 
@@ -258,7 +258,7 @@ async def search_tags(store: Store, prefix: str, limit: int = limits.TAG_SEARCH_
         return []
     # the upper bound as bytes: a str "\xff" would be sent as UTF-8 c3 bf,
     # below every name that goes on with a character past U+00FF
-    names = await store.client.zrangebylex(keys.TAG_NAMES, f"[{prefix}",
+    names = await store.zrangebylex(keys.TAG_NAMES, f"[{prefix}",
                                            b"[" + prefix.encode() + b"\xff",
                                            start=0, num=min(limit, limits.TAG_SEARCH_MAX))
     return [n.decode() for n in names]

@@ -26,7 +26,7 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     not found: its delete journal finishes that delete."""
     sid = validate.an_id(sid, "status_id")
     by_user = validate.an_id(by_user, "user_id")
-    raw = await store.client.hgetall(keys.status(sid))
+    raw = await store.hgetall(keys.status(sid))
     if not raw or b"deleted" in raw:
         raise StatusNotFound(f"status {sid} does not exist")
     if raw.get(b"uid") != str(by_user).encode():

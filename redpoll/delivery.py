@@ -48,7 +48,7 @@ class Cursor:
 
 async def gone(store: Store, sid: int) -> bool:
     """Deleted (a tombstone) or never written."""
-    found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
+    found, deleted = await store.hmget(keys.status(sid), ["id", "deleted"])
     return found is None or deleted is not None
 
 
@@ -60,7 +60,7 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     a float (~1.5 us a row, more than half the client time of a fan-out step);
     raw, hiredis hands over native floats. Works on a RESP2 connection too.
     """
-    rows = await store.client.execute_command(
+    rows = await store.execute_command(
         "ZRANGE", key, f"({after}" if after else "-inf", "+inf", "BYSCORE",
         "LIMIT", 0, batch, "WITHSCORES")
     if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
@@ -115,7 +115,7 @@ async def _lists_batch(store: Store, author: int, after: int, batch: int,
     alive = await pipe.execute()
     stale = [m for (m, _), ok in zip(rows, alive) if not ok]
     if stale:  # a list deleted while its reverse index was being cleaned
-        await store.client.zrem(keys.listed_in(author), *stale)
+        await store.zrem(keys.listed_in(author), *stale)
     if need_follow:
         owners = [o for o, _ in entries]
         follows = await store.batch([("ZSCORE", keys.following(o), author) for o in owners])

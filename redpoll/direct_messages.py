@@ -101,7 +101,7 @@ async def remove(store: Store, uid, conv) -> None:
     """Take a conversation off the user's list (a new status brings it back)."""
     uid, conv = validate.an_id(uid, "user_id"), validate.an_id(conv, "id")
     await get(store, uid, conv)
-    pipe = store.client.pipeline(transaction=True)  # one slot: uid's
+    pipe = store.pipeline(transaction=True)  # one slot: uid's
     pipe.zrem(keys.dm_conversations(uid), conv)
     pipe.hdel(keys.dm_states(uid), conv)
     await pipe.execute()

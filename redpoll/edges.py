@@ -93,16 +93,16 @@ async def _target(store: Store, e: Edge, present: bool) -> None:
 
 async def _member_statuses(store: Store, e: Edge, count: int, lowest) -> list[bytes]:
     """The member's newest status ids (down to ``lowest``), newest first."""
-    return await store.client.zrevrangebyscore(keys.profile(e.member), "+inf", lowest,
+    return await store.zrevrangebyscore(keys.profile(e.member), "+inf", lowest,
                                                start=0, num=count)
 
 
 async def _resync(store: Store, e: Edge) -> None:
     """Copy the owner's side to the far side until a re-read shows they agree."""
     for _ in range(MAX_SYNC_ROUNDS):
-        present = await store.client.zscore(e.source, e.member) is not None
+        present = await store.zscore(e.source, e.member) is not None
         await _target(store, e, present)
-        if (await store.client.zscore(e.source, e.member) is not None) == present:
+        if (await store.zscore(e.source, e.member) is not None) == present:
             return
 
 
@@ -132,7 +132,7 @@ async def remove(store: Store, e: Edge) -> bool:
     """Remove the edge and the member's statuses from the owner's timeline;
     True if it existed (the caller then queues a refill)."""
     changed = await _source(store, e, False)
-    tail = await store.client.lindex(e.timeline, -1)
+    tail = await store.lindex(e.timeline, -1)
     await _target(store, e, False)
     ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
     if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:

@@ -78,18 +78,11 @@ class Redpoll:
             raise ConfigError(f"cannot reach the database, {where}: {message}") from None
         log.info("database: %s", where)
         # how this process notices the database is back after an outage
-        DATABASE.watch(store.client.ping, self._renew_connections)
+        DATABASE.watch(store.ping, store.renew_connections)
         return self
 
-    async def _renew_connections(self) -> None:
-        """Close the pooled connections (they reconnect on next use): after a
-        server restart, each idle one would fail once before being replaced."""
-        pool = getattr(self.store.client, "connection_pool", None)  # single server
-        if pool is not None:
-            await pool.disconnect(inuse_connections=False)
-
     async def close(self) -> None:
-        DATABASE.forget(self.store.client.ping)
+        DATABASE.forget(self.store.ping)
         await self.store.close()
         if self.server is not None:
             await asyncio.to_thread(self.server.stop)
@@ -260,7 +253,7 @@ class Redpoll:
             await task
 
     async def stats(self) -> dict:
-        raw = await self.store.client.hgetall(keys.STATS)
+        raw = await self.store.hgetall(keys.STATS)
         counts = {k.decode(): int(v) for k, v in raw.items()} | await self.queue.counts()
         memory = await self.store.topology.used_memory()
         return {"users": counts.get("users", 0),

@@ -106,7 +106,7 @@ def notification_event(owner: int, nid: int, record: str) -> str:
 
 async def publish(store: Store, payload: str) -> str:
     """Append one event to the log; returns its entry id."""
-    entry = await store.client.xadd(keys.EVENT_LOG, {FIELD: payload},
+    entry = await store.xadd(keys.EVENT_LOG, {FIELD: payload},
                                     maxlen=limits.EVENT_LOG_MAXLEN, approximate=True)
     return entry.decode() if isinstance(entry, bytes) else entry
 

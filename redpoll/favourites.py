@@ -30,7 +30,7 @@ async def set_favourite(store: Store, queue: JobQueue, uid, sid, on: bool) -> bo
     uid = validate.an_id(uid, "user_id")
     sid = validate.an_id(sid, "status_id")
     if on:
-        found, deleted = await store.client.hmget(keys.status(sid), ["id", "deleted"])
+        found, deleted = await store.hmget(keys.status(sid), ["id", "deleted"])
         if found is None or deleted is not None:
             raise StatusNotFound(f"status {sid} does not exist")
         # the user's bound (limits.FAVOURITES_MAX), checked before anything is
@@ -42,7 +42,7 @@ async def set_favourite(store: Store, queue: JobQueue, uid, sid, on: bool) -> bo
         if mine is None and int(count) >= limits.FAVOURITES_MAX:
             raise ValidationError("id", f"at most {limits.FAVOURITES_MAX} favourites")
     await queue.check_capacity()
-    op = await store.client.incr(keys.INTERACTION_SEQ)
+    op = await store.incr(keys.INTERACTION_SEQ)
     job = FavouriteJob(uid, sid, op, bool(on))
     held = await queue.hold(job)
     try:
@@ -91,7 +91,7 @@ async def favourited_by(store: Store, sid, *, max_id=None, limit=None
     sid = validate.an_id(sid, "status_id")
     top = validate.optional_id(max_id, "max_id")
     size = validate.page_limit(limit, 40, 80)
-    rows = await store.client.zrevrangebyscore(keys.favourited_by(sid), f"({top}" if top else "+inf",
+    rows = await store.zrevrangebyscore(keys.favourited_by(sid), f"({top}" if top else "+inf",
                                                "-inf", start=0, num=size, withscores=True)
     users = await get_users(store, [int(m) for m, _ in rows])
     return users, (int(rows[-1][1]) if rows else None)
@@ -115,10 +115,10 @@ async def scored_page(store: Store, key: str, *, max_id=None, min_id=None, since
     size = validate.page_limit(limit)
     upper = f"({top}" if top else "+inf"
     if low:
-        rows = await store.client.zrangebyscore(key, f"({low}", upper, start=0, num=size,
+        rows = await store.zrangebyscore(key, f"({low}", upper, start=0, num=size,
                                                 withscores=True)
         rows.reverse()
     else:
-        rows = await store.client.zrevrangebyscore(key, upper, f"({since}" if since else "-inf",
+        rows = await store.zrevrangebyscore(key, upper, f"({since}" if since else "-inf",
                                                    start=0, num=size, withscores=True)
     return [(int(m), int(s)) for m, s in rows]

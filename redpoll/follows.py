@@ -91,19 +91,19 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
 
 async def is_following(store: Store, a, b) -> bool:
     a, b = validate.an_id(a, "user_id"), validate.an_id(b, "target_id")
-    return await store.client.zscore(keys.following(a), b) is not None
+    return await store.zscore(keys.following(a), b) is not None
 
 
 async def following_ids(store: Store, uid) -> frozenset[int]:
     """Every user ``uid`` follows (a stream's home filter)."""
     uid = validate.an_id(uid, "user_id")
-    return frozenset(int(i) for i in await store.client.zrange(keys.following(uid), 0, -1))
+    return frozenset(int(i) for i in await store.zrange(keys.following(uid), 0, -1))
 
 
 async def _page(store: Store, key: str, max_score, limit) -> list[tuple[int, int]]:
     limit = validate.page_limit(limit)
     top = f"({int(max_score)}" if max_score else "+inf"
-    rows = await store.client.zrevrangebyscore(key, top, "-inf", start=0, num=limit,
+    rows = await store.zrevrangebyscore(key, top, "-inf", start=0, num=limit,
                                                withscores=True)
     return [(int(m), int(s)) for m, s in rows]
 

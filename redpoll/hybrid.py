@@ -77,7 +77,7 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
     if mode == MARK:
         await store.batch([("SADD", key, author) for key in keys.large_followings(members)])
         return
-    ids = [int(i) for i in await store.client.zrevrangebyscore(
+    ids = [int(i) for i in await store.zrevrangebyscore(
         keys.profile(author), "+inf", "-inf", start=0, num=limits.BACKFILL)]
     for member in members:
         uid = int(member)
@@ -89,9 +89,9 @@ async def after_follow(store: Store, follower: int, target: int) -> None:
     """``follower`` now follows ``target``: if the target is large or
     becoming so, its statuses are merged into the follower's home from now
     on. Read after the follow exists: a walk that begins later finds it."""
-    mode = await store.client.hget(keys.user(target), keys.FANOUT_MODE_FIELD)
+    mode = await store.hget(keys.user(target), keys.FANOUT_MODE_FIELD)
     if mode is not None and (mode == b"big" or mode.startswith(b"mark:")):
-        await store.client.sadd(keys.large_following(follower), target)
+        await store.sadd(keys.large_following(follower), target)
 
 
 async def sync_follow(store: Store, follower: int, target: int) -> None:
@@ -99,7 +99,7 @@ async def sync_follow(store: Store, follower: int, target: int) -> None:
     follower's large set agrees with the follow and the target's mode as
     they are now (idempotent; the follow is read before the mode, as in
     :func:`after_follow`)."""
-    if await store.client.zscore(keys.following(follower), target) is not None:
+    if await store.zscore(keys.following(follower), target) is not None:
         await after_follow(store, follower, target)
     else:
         await after_unfollow(store, follower, target)
@@ -107,7 +107,7 @@ async def sync_follow(store: Store, follower: int, target: int) -> None:
 
 async def after_unfollow(store: Store, follower: int, target: int) -> None:
     """Tidy only: a page ignores large accounts no longer followed."""
-    await store.client.srem(keys.large_following(follower), target)
+    await store.srem(keys.large_following(follower), target)
 
 
 # --- idle users ---------------------------------------------------------------------------
@@ -130,14 +130,14 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
         touched.clear()
     # the user's own record first (drop_idle_home.lua checks it), then the
     # one fan-out reads; the rebuild comes after both
-    await store.client.set(keys.home_read(uid), now)
+    await store.set(keys.home_read(uid), now)
     idle, before = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
     if idle:
         try:
             await rebuild_home(store, uid)
         except BaseException:
             # not rebuilt: put the old record back, so the next read tries again
-            await store.client.zadd(keys.HOME_SEEN, {uid: float(before)})
+            await store.zadd(keys.HOME_SEEN, {uid: float(before)})
             raise
     touched[uid] = now
     return bool(idle)

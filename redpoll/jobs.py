@@ -265,7 +265,7 @@ class JobQueue:
             return
         for stream in keys.all_job_streams() + keys.all_held_job_streams():
             try:
-                await self.store.client.xgroup_create(stream, keys.JOB_GROUP, id="0", mkstream=True)
+                await self.store.xgroup_create(stream, keys.JOB_GROUP, id="0", mkstream=True)
             except ResponseError as exc:
                 if "BUSYGROUP" not in str(exc):
                     raise
@@ -301,7 +301,7 @@ class JobQueue:
 
     async def enqueue(self, job: Job) -> str:
         await self.ensure_groups()
-        entry = await self.store.client.xadd(shard_of(job), {"j": encode(job)})
+        entry = await self.store.xadd(shard_of(job), {"j": encode(job)})
         return entry.decode() if isinstance(entry, bytes) else entry
 
     async def hold(self, job: Job) -> Held:
@@ -330,7 +330,7 @@ class JobQueue:
 
     async def entry(self, stream: str, entry_id: bytes | str) -> Job | None:
         """The job of one entry still in ``stream``, or None (finished)."""
-        rows = await self.store.client.xrange(stream, entry_id, entry_id)
+        rows = await self.store.xrange(stream, entry_id, entry_id)
         return decode(rows[0][1]) if rows else None
 
     async def release(self, held: Held, next_job: Job | None = None, count: str = "") -> None:
@@ -350,7 +350,7 @@ class JobQueue:
     async def park(self, stream: str, entry_id: bytes, shard: int, fields: dict,
                    reason: str) -> None:
         """Move a job that keeps failing aside (idempotent: XADD then finish)."""
-        await self.store.client.xadd(keys.DEAD_JOBS, {**fields, b"reason": reason.encode()},
+        await self.store.xadd(keys.DEAD_JOBS, {**fields, b"reason": reason.encode()},
                                      maxlen=10_000, approximate=True)
         await self.finish(stream, entry_id, shard)
 

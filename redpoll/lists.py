@@ -29,7 +29,7 @@ async def create_list(store: Store, owner, title) -> UserList:
     owner = validate.an_id(owner, "user_id")
     title = _title(title)
     await require_users(store, owner)
-    lid = await store.client.incr(keys.LIST_SEQ)
+    lid = await store.incr(keys.LIST_SEQ)
     try:
         await store.run("list_put", [keys.lists(owner)], [lid, title, "create", limits.LISTS_PER_USER])
     except LimitReached as exc:
@@ -49,14 +49,14 @@ async def rename_list(store: Store, owner, lid, title) -> UserList:
 
 async def get_lists(store: Store, owner) -> list[UserList]:
     owner = validate.an_id(owner, "user_id")
-    raw = await store.client.hgetall(keys.lists(owner))
+    raw = await store.hgetall(keys.lists(owner))
     found = [UserList(int(k), owner, v.decode()) for k, v in raw.items()]
     return sorted(found, key=lambda item: item.id)
 
 
 async def get_list(store: Store, owner, lid) -> UserList:
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
-    title = await store.client.hget(keys.lists(owner), lid)
+    title = await store.hget(keys.lists(owner), lid)
     if title is None:
         raise ListNotFound(f"list {lid} does not exist")
     return UserList(lid, owner, title.decode())
@@ -98,11 +98,11 @@ async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bo
 async def member_ids(store: Store, owner, lid) -> frozenset[int]:
     """Ids of a list's members (a stream's list filter); NotFound as get_list."""
     found = await get_list(store, owner, lid)
-    ids = await store.client.zrange(keys.list_members(found.owner, found.id), 0, -1)
+    ids = await store.zrange(keys.list_members(found.owner, found.id), 0, -1)
     return frozenset(int(i) for i in ids)
 
 
 async def members(store: Store, owner, lid) -> list[User]:
     await get_list(store, owner, lid)
-    ids = await store.client.zrange(keys.list_members(int(owner), int(lid)), 0, -1)
+    ids = await store.zrange(keys.list_members(int(owner), int(lid)), 0, -1)
     return await get_users(store, [int(i) for i in ids])

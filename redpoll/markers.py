@@ -38,7 +38,7 @@ async def get_markers(store: Store, uid: int, timelines) -> list[Marker]:
     names = list(dict.fromkeys(_timeline(t) for t in timelines))
     if not names:
         return []
-    values = await store.client.hmget(keys.markers(uid), names)
+    values = await store.hmget(keys.markers(uid), names)
     return [Marker.parse(n, v) for n, v in zip(names, values) if v is not None]
 
 

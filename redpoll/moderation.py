@@ -69,7 +69,7 @@ async def report(store: Store, reporter, account, status_ids=(), comment: str = 
     rid, = await store.batch([("INCR", keys.REPORT_SEQ)])
     rid = int(rid)
     at = now_ms()
-    pipe = store.client.pipeline(transaction=True)  # one slot: {reports}
+    pipe = store.pipeline(transaction=True)  # one slot: {reports}
     pipe.hset(keys.report(rid), mapping={
         "id": rid, "reporter": reporter, "account": account, "statuses": json.dumps(ids),
         "comment": comment, "category": category, "at": at})
@@ -82,7 +82,7 @@ async def report(store: Store, reporter, account, status_ids=(), comment: str = 
 async def reports(store: Store, *, unresolved: bool = False, limit: int = 100) -> list[Report]:
     """Newest first."""
     key = keys.REPORTS_OPEN if unresolved else keys.REPORTS
-    ids = await store.client.zrevrange(key, 0, limit - 1)
+    ids = await store.zrevrange(key, 0, limit - 1)
     rows = await store.batch([("HGETALL", keys.report(int(i))) for i in ids])
     out = []
     for raw in rows:
@@ -95,13 +95,13 @@ async def reports(store: Store, *, unresolved: bool = False, limit: int = 100) -
 
 async def resolve(store: Store, rid) -> Report:
     rid = validate.an_id(rid, "report_id")
-    pipe = store.client.pipeline(transaction=True)
+    pipe = store.pipeline(transaction=True)
     pipe.hsetnx(keys.report(rid), "resolved", now_ms())
     pipe.zrem(keys.REPORTS_OPEN, str(rid))
     pipe.hgetall(keys.report(rid))
     *_, raw = await pipe.execute()
     if not raw or b"id" not in raw:
-        await store.client.delete(keys.report(rid))  # HSETNX made a stray hash
+        await store.delete(keys.report(rid))  # HSETNX made a stray hash
         raise ReportNotFound(f"report {rid} does not exist")
     return Report.from_hash(raw)
 
@@ -109,7 +109,7 @@ async def resolve(store: Store, rid) -> Report:
 # --- accounts --------------------------------------------------------------------------
 async def _set(store: Store, uid: int, **fields) -> None:
     """Change the user record and its ``rev`` in one transaction (one slot)."""
-    pipe = store.client.pipeline(transaction=True)
+    pipe = store.pipeline(transaction=True)
     drop = [k for k, v in fields.items() if v is None]
     keep = {k: v for k, v in fields.items() if v is not None}
     if keep:
@@ -123,11 +123,11 @@ async def _set(store: Store, uid: int, **fields) -> None:
 async def revoke_tokens(store: Store, uid: int) -> int:
     """Revoke every token issued to ``uid`` and close its open streams
     (idempotent). How many tokens were still valid."""
-    digests = await store.client.smembers(keys.user_tokens(uid))
+    digests = await store.smembers(keys.user_tokens(uid))
     gone = 0
     for d in digests:
-        gone += await store.client.delete(keys.token(d.decode()))
-    await store.client.srem(keys.user_tokens(uid), *digests) if digests else None
+        gone += await store.delete(keys.token(d.decode()))
+    await store.srem(keys.user_tokens(uid), *digests) if digests else None
     await events.end_streams(store, user_id=uid)
     return gone
 
@@ -158,14 +158,14 @@ async def reset_password(store: Store, login: str, password: str) -> User:
     if len(password) < limits.PASSWORD_MIN_CHARS:
         raise ValidationError("password", f"is shorter than {limits.PASSWORD_MIN_CHARS} characters")
     hashed = await asyncio.to_thread(users._hasher.hash, password)
-    await store.client.hset(keys.secrets(user.id), "password", hashed)
+    await store.hset(keys.secrets(user.id), "password", hashed)
     await revoke_tokens(store, user.id)
     return user
 
 
 # --- deleting an account -----------------------------------------------------------------
 async def _members(store: Store, key: str) -> list[int]:
-    return [int(m) for m in await store.client.zrange(key, 0, -1)]
+    return [int(m) for m in await store.zrange(key, 0, -1)]
 
 
 async def delete_account(store: Store, queue, login: str) -> int:
@@ -213,7 +213,7 @@ async def delete_account(store: Store, queue, login: str) -> int:
         await store.batch([("ZREM", keys.blocked_by(other), uid)])
     for other in await _members(store, keys.blocked_by(uid)):
         await store.batch([("ZREM", keys.blocking(other), uid)])
-    for member in await store.client.zrange(keys.listed_in(uid), 0, -1):
+    for member in await store.zrange(keys.listed_in(uid), 0, -1):
         owner, lid = keys.parse_listed_member(member)
         try:
             await lists.remove_member(store, queue, owner, lid, uid)
@@ -232,16 +232,16 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     mine = keys.user_key_prefixes()
     for key in await store.topology.keys_matching(f"*:{{{uid}}}*"):
         if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):
-            gone += await store.client.delete(key)
+            gone += await store.delete(key)
     await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
                     [uid, 2 ** 50])
     await store.batch([("HDEL", keys.SEARCH_INDEXED, uid)])
     email, = await store.batch([("HGET", keys.secrets(uid), "email")])
     if email:
-        await store.client.delete(keys.email(email.decode().lower()))
-    gone += await store.client.delete(keys.secrets(uid))
-    removed = await store.client.delete(record)
+        await store.delete(keys.email(email.decode().lower()))
+    gone += await store.delete(keys.secrets(uid))
+    removed = await store.delete(record)
     if removed:  # once: a second run finds no record to count
-        await store.client.hincrby(keys.STATS, "users", -1)
-    gone += removed + await store.client.delete(keys.login(login.lower()))
+        await store.hincrby(keys.STATS, "users", -1)
+    gone += removed + await store.delete(keys.login(login.lower()))
     return gone

@@ -151,13 +151,13 @@ async def set_notify(store: Store, uid: int, target: int, on: bool) -> None:
     """``follow(notify=...)``: whether ``uid`` gets a ``status`` notification
     for each post of ``target`` (one SADD/SREM on target's slot: atomic)."""
     if on:
-        await store.client.sadd(keys.notifiers(target), uid)
+        await store.sadd(keys.notifiers(target), uid)
     else:
-        await store.client.srem(keys.notifiers(target), uid)
+        await store.srem(keys.notifiers(target), uid)
 
 
 async def notifies(store: Store, uid: int, target: int) -> bool:
-    return bool(await store.client.sismember(keys.notifiers(target), uid))
+    return bool(await store.sismember(keys.notifiers(target), uid))
 
 
 def _types(values, name: str) -> list[str]:
@@ -192,7 +192,7 @@ async def page(store: Store, uid: int, *, max_id=None, since_id=None, min_id=Non
 
 async def get(store: Store, uid: int, nid) -> Notification:
     nid = validate.an_id(nid, "notification_id")
-    raw = await store.client.hget(keys.notification_records(uid), nid)
+    raw = await store.hget(keys.notification_records(uid), nid)
     if raw is None:
         raise NotificationNotFound(f"notification {nid} does not exist")
     return Notification.from_json(nid, raw)
@@ -209,14 +209,14 @@ async def dismiss(store: Store, uid: int, nid) -> None:
 
 async def clear(store: Store, uid: int) -> None:
     """Remove every notification of the user (one DEL of all five keys)."""
-    await store.client.delete(keys.notifications(uid), keys.notification_records(uid),
+    await store.delete(keys.notifications(uid), keys.notification_records(uid),
                               keys.notification_index(uid), keys.notification_group_index(uid),
                               keys.notification_index_done(uid))
 
 
 async def count_after(store: Store, uid: int, after: int, cap: int) -> int:
     """How many notifications are newer than ``after``, at most ``cap``."""
-    ids = await store.client.zrangebyscore(keys.notifications(uid), f"({after}", "+inf",
+    ids = await store.zrangebyscore(keys.notifications(uid), f"({after}", "+inf",
                                            start=0, num=cap)
     return len(ids)
 

@@ -34,7 +34,7 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
-    login, privacy = await store.client.hmget(keys.user(author_id), ["login", "privacy"])
+    login, privacy = await store.hmget(keys.user(author_id), ["login", "privacy"])
     if login is None:
         raise UserNotFound(f"user {author_id} does not exist")
     if extra.get("visibility", visibility.PUBLIC) not in visibility.ALL:
@@ -46,7 +46,7 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     # replies, mentions, hashtags: read (and refused) before anything is written
     conv = await conversation.prepare(store, author_id, text, in_reply_to)
     extra = {**extra, **conv.to_extra()}
-    sid = await store.client.incr(keys.STATUS_SEQ)
+    sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
     return Status(id=sid, text=text, created_at=now_ms(), user_id=author_id,
@@ -89,7 +89,7 @@ async def create(store: Store, job: PostJob) -> bool:
         recorded = await store.run("record_post", [keys.profile(job.author), keys.user(job.author),
                                                    keys.deleted_by(job.author)], [job.sid])
     except UserNotFound:  # the author vanished (a wiped database)
-        await store.client.delete(keys.status(job.sid))
+        await store.delete(keys.status(job.sid))
         raise
     return recorded != -1
 
@@ -127,7 +127,7 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     before (a retry, after a crash or not), the status posted under it is
     returned; if its journal is still waiting to be replayed, its first step
     is run here (idempotent), so the status exists when this returns."""
-    value = await store.client.get(claim_key)  # a retry: no id drawn for it
+    value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
         status = await prepare(store, queue, author_id, text, extra, in_reply_to)
         job = journal(status)
@@ -141,7 +141,7 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     first = await queue.entry(keys.held_job_stream(shard), entry_id)
     if isinstance(first, PostJob) and first.sid == int(sid):
         await create(store, first)  # its journal is still held: make it exist now
-    raw = await store.client.hgetall(keys.status(int(sid)))
+    raw = await store.hgetall(keys.status(int(sid)))
     found = Status.from_hash(raw)
     if found is None:
         raise StatusNotFound(f"status {int(sid)} posted under this key was deleted")

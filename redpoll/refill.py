@@ -61,17 +61,17 @@ async def _drop_departed(store: Store, timeline: str, guard: str, sources: list[
 
 
 async def refill_home(store: Store, uid: int) -> int:
-    sources = [int(i) for i in await store.client.zrange(
+    sources = [int(i) for i in await store.zrange(
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
-    if not await store.client.exists(keys.user(uid)):
+    if not await store.exists(keys.user(uid)):
         return 0  # vanished: nothing to do
     return await _refill(store, keys.home(uid), keys.following(uid), sources + [uid], own=uid)
 
 
 async def refill_list(store: Store, owner: int, lid: int) -> int:
-    if not await store.client.hexists(keys.lists(owner), lid):
+    if not await store.hexists(keys.lists(owner), lid):
         return 0
-    sources = [int(i) for i in await store.client.zrange(
+    sources = [int(i) for i in await store.zrange(
         keys.list_members(owner, lid), 0, limits.REFILL_MAX_SOURCES - 1)]
     return await _refill(store, keys.list_timeline(owner, lid), keys.list_members(owner, lid),
                          sources)
@@ -87,7 +87,7 @@ async def rebuild_home(store: Store, uid: int) -> int:
     out: a page merges them anyway. Idempotent (merge.lua dedupes); an
     account unfollowed meanwhile is taken out again (_drop_departed)."""
     from . import hybrid  # hybrid imports this module lazily, and the reverse
-    sources = [int(i) for i in await store.client.zrange(
+    sources = [int(i) for i in await store.zrange(
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
     head, large, hidden = await store.batch([
         ("LINDEX", keys.home(uid), 0), ("SMEMBERS", keys.large_following(uid)),

@@ -121,7 +121,7 @@ async def mute(store: Store, a, b, duration_s=0, mute_notifications: bool = True
         raise ValidationError("id", f"you mute {limits.MUTES_MAX} accounts already")
     terms = Mute(now_ms() + duration_s * 1000 if duration_s else 0, bool(mute_notifications))
     op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
-    pipe = store.client.pipeline(transaction=True)  # one slot: a's
+    pipe = store.pipeline(transaction=True)  # one slot: a's
     pipe.zadd(keys.muting(a), {str(b): int(op)})
     pipe.hset(keys.mute_terms(a), str(b), f"{terms.expires_at}:{int(terms.notifications)}")
     await pipe.execute()
@@ -131,7 +131,7 @@ async def mute(store: Store, a, b, duration_s=0, mute_notifications: bool = True
 async def unmute(store: Store, a, b) -> None:
     a, b = _pair(a, b)
     await _require(store, b)
-    pipe = store.client.pipeline(transaction=True)
+    pipe = store.pipeline(transaction=True)
     pipe.zrem(keys.muting(a), str(b))
     pipe.hdel(keys.mute_terms(a), str(b))
     await pipe.execute()

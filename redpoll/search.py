@@ -90,7 +90,7 @@ async def index_missing(store: Store) -> int:
     every sign-up since indexes itself). Idempotent and safe beside live
     changes: each user goes in with the rev read together with its name
     (one HMGET), so a newer rename is never undone. Returns users indexed."""
-    client = store.client
+    client = store
     if await client.exists(keys.SEARCH_BUILT):
         return 0
     last = int(await client.get(keys.USER_SEQ) or 0)
@@ -146,7 +146,7 @@ async def _hashtags(store: Store, q: str, query: Query) -> list[Tag]:
         return []
     following = [None] * len(names)
     if query.viewer is not None:
-        following = await store.client.zmscore(keys.followed_tags(query.viewer), names)
+        following = await store.zmscore(keys.followed_tags(query.viewer), names)
     return await with_history(store, [Tag(name, score is not None, True)
                                       for name, score in zip(names, following)])
 
@@ -190,7 +190,7 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
         return []
     wanted = query.offset + query.limit
     scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
-    entries = await store.client.execute_command(
+    entries = await store.execute_command(
         "ZRANGE", keys.SEARCH_ACCOUNTS, b"[" + prefix.encode(), b"[" + prefix.encode() + b"\xff",
         "BYLEX", "LIMIT", 0, scan)
     uids = list(dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1])
@@ -212,7 +212,7 @@ async def _only_followed(store: Store, found: list[User], query: Query) -> list[
         return found
     if query.viewer is None:
         return []
-    scores = await store.client.zmscore(keys.following(query.viewer), [u.id for u in found])
+    scores = await store.zmscore(keys.following(query.viewer), [u.id for u in found])
     return [u for u, score in zip(found, scores) if score is not None]
 
 

@@ -74,7 +74,7 @@ async def read_statuses(store: Store, ids: list[int]) -> list[Status]:
 
 async def get_status(store: Store, sid) -> Status:
     sid = validate.an_id(sid, "status_id")
-    status = Status.from_hash(await store.client.hgetall(keys.status(sid)))
+    status = Status.from_hash(await store.hgetall(keys.status(sid)))
     if status is None:
         raise StatusNotFound(f"status {sid} does not exist")
     return status
@@ -82,4 +82,4 @@ async def get_status(store: Store, sid) -> Status:
 
 async def get_status_or_none(store: Store, sid: int) -> Status | None:
     """The status, or None when missing or deleted."""
-    return Status.from_hash(await store.client.hgetall(keys.status(sid)))
+    return Status.from_hash(await store.hgetall(keys.status(sid)))

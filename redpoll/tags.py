@@ -60,7 +60,7 @@ async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool)
             await queue.release(held)  # nothing was written
             raise Conflict(f"at most {limits.FOLLOWED_TAGS_MAX} followed hashtags") from None
     else:
-        await store.client.zrem(keys.followed_tags(uid), name)
+        await store.zrem(keys.followed_tags(uid), name)
     await sync(store, uid, name)
     await queue.release(held)
     return await get_tag(store, uid, name)
@@ -68,10 +68,10 @@ async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool)
 
 async def sync(store: Store, uid: int, name: str) -> None:
     """Make the tag's followers agree with the user's followed tags (idempotent)."""
-    if await store.client.zscore(keys.followed_tags(uid), name) is not None:
-        await store.client.sadd(keys.tag_followers(name), uid)
+    if await store.zscore(keys.followed_tags(uid), name) is not None:
+        await store.sadd(keys.tag_followers(name), uid)
     else:
-        await store.client.srem(keys.tag_followers(name), uid)
+        await store.srem(keys.tag_followers(name), uid)
 
 
 async def replay(store: Store, settings, job: TagFollowJob) -> None:
@@ -80,5 +80,5 @@ async def replay(store: Store, settings, job: TagFollowJob) -> None:
 
 
 async def followed(store: Store, uid: int) -> list[str]:
-    return [n.decode() for n in await store.client.zrevrange(keys.followed_tags(uid), 0,
+    return [n.decode() for n in await store.zrevrange(keys.followed_tags(uid), 0,
                                                              limits.FOLLOWED_TAGS_MAX - 1)]

@@ -180,7 +180,7 @@ class Topology:
         """Every key matching ``pattern`` (SCAN, on every master of a
         cluster); for rare administrative work, never a request's."""
         return [k.decode() if isinstance(k, bytes) else k
-                async for k in self.store.client.scan_iter(match=pattern, count=1000)]
+                async for k in self.store.scan_iter(match=pattern, count=1000)]
 
     async def used_memory(self) -> int:
         raise NotImplementedError
@@ -324,7 +324,7 @@ class SingleServer(Topology):
                                     [x for pair in fields.items() for x in pair])
 
     async def used_memory(self) -> int:
-        return (await self.store.client.info("memory"))["used_memory"]
+        return (await self.store.info("memory"))["used_memory"]
 
 
 class Cluster(Topology):
@@ -382,7 +382,7 @@ class Cluster(Topology):
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
             return source, exc, None
-        ids = await store.client.zrevrangebyscore(keys.profile(e.member), "+inf", "-inf",
+        ids = await store.zrevrangebyscore(keys.profile(e.member), "+inf", "-inf",
                                                   start=0, num=limits.BACKFILL)
         return source, target, await self.merge(e.timeline, e.source, str(e.member), ids)
 
@@ -420,5 +420,5 @@ class Cluster(Topology):
                                     [x for pair in fields.items() for x in pair])
 
     async def used_memory(self) -> int:
-        info = await self.store.client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)
         return sum(node["used_memory"] for node in info.values())

@@ -35,7 +35,7 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
         password = validate.text(password, "password", 1024)
     if email is not None:
         email = validate.text(email, "email", 254)
-    client = store.client
+    client = store
     index = keys.login(login.lower())
     pending = f"0:{now_ms()}"
     if not await client.set(index, pending, nx=True):
@@ -72,13 +72,13 @@ def _claim_uid(claim: bytes) -> int:
 async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: str) -> None:
     """A claim is orphaned when its user was never written and it is old enough
     that its sign-up cannot still be running."""
-    holder = await store.client.get(index)
+    holder = await store.get(index)
     if holder is None:  # released meanwhile: race for it again
-        if await store.client.set(index, claim, nx=True):
+        if await store.set(index, claim, nx=True):
             return
         raise LoginTaken(f"login {login!r} is taken")
     uid = _claim_uid(holder)
-    if uid and await store.client.exists(keys.user(uid)):
+    if uid and await store.exists(keys.user(uid)):
         raise LoginTaken(f"login {login!r} is taken")
     claimed_at = int(holder.split(b":", 1)[1])
     if now_ms() - claimed_at < limits.ORPHAN_CLAIM_MS:
@@ -89,7 +89,7 @@ async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: s
 
 async def get_user(store: Store, uid) -> User:
     uid = validate.an_id(uid, "user_id")
-    raw = await store.client.hgetall(keys.user(uid))
+    raw = await store.hgetall(keys.user(uid))
     if not raw:
         raise UserNotFound(f"user {uid} does not exist")
     return User.from_hash(raw)
@@ -160,7 +160,7 @@ def decode_rows(store: Store, uids: list[int], rows: list[list]) -> list[User]:
 async def lookup(store: Store, login: str) -> User:
     """Find a user by login, any case."""
     login = validate.login(login)
-    claim = await store.client.get(keys.login(login.lower()))
+    claim = await store.get(keys.login(login.lower()))
     if claim is None:
         raise UserNotFound(f"no user with login {login!r}")
     uid = _claim_uid(claim)
@@ -208,7 +208,7 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
         await require_users(store, uid)
         # one transaction (a single slot): the fields and the record's rev
         # change together, so no reader keeps the old record (users.current)
-        pipe = store.client.pipeline(transaction=True)
+        pipe = store.pipeline(transaction=True)
         pipe.hset(keys.user(uid), mapping=changes)
         pipe.hincrby(keys.user(uid), "rev", 1)
         pipe.hmget(keys.user(uid), ["login", "name"])
@@ -228,7 +228,7 @@ async def check_password(store: Store, login: str, password: str) -> User | None
         return None
     if user.suspended:  # a suspended account cannot sign in (redpoll.moderation)
         return None
-    stored = await store.client.hget(keys.secrets(user.id), "password")
+    stored = await store.hget(keys.secrets(user.id), "password")
     if stored is None:
         return None
     try:

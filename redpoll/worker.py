@@ -143,7 +143,7 @@ class Worker:
 
     async def _consume(self, shard: int, consumer: str, stop: asyncio.Event) -> None:
         stream, held = keys.job_stream(shard), keys.held_job_stream(shard)
-        client = self.store.client
+        client = self.store
         claim_every = max(self.settings.job_claim_ms / 2000, 0.05)
         last_claim = 0.0
         loop = asyncio.get_running_loop()
@@ -183,7 +183,7 @@ class Worker:
 
     async def _claim(self, stream: str, shard: int, consumer: str) -> list:
         """Take over jobs left pending by a worker that died."""
-        reply = await self.store.client.xautoclaim(
+        reply = await self.store.xautoclaim(
             stream, keys.JOB_GROUP, consumer, min_idle_time=self.settings.job_claim_ms,
             start_id="0-0", count=limits.WORKER_READ_COUNT)
         entries = [e for e in reply[1] if e and e[1]]
@@ -191,7 +191,7 @@ class Worker:
             return []
         fresh = []
         for entry_id, fields in entries:
-            info = await self.store.client.xpending_range(
+            info = await self.store.xpending_range(
                 stream, keys.JOB_GROUP, min=entry_id, max=entry_id, count=1)
             try:
                 budget = decode(fields).max_attempts

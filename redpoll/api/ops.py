@@ -66,7 +66,7 @@ async def _read_jobs(store) -> JobFigures:
     a pooled connection from before it fails once before it is replaced."""
     for attempt in (1, 2):
         try:
-            await asyncio.wait_for(store.client.ping(), limits.READY_CHECK_TIMEOUT_S)
+            await asyncio.wait_for(store.ping(), limits.READY_CHECK_TIMEOUT_S)
             return await asyncio.wait_for(job_figures(store), limits.READY_CHECK_TIMEOUT_S)
         except (RedisConnectionError, RedisTimeoutError, asyncio.TimeoutError):
             if attempt == 2:
