@@ -135,6 +135,6 @@ def delete_account(ctx, login: str, yes: bool) -> None:
     async def act(rp):
         uid = await moderation.delete_account(rp.store, rp.queue, login)
         await rp.drain(timeout=600)  # the deletes' cleanup jobs, before the keys go
-        return uid, await moderation.purge_account_keys(rp.store, uid, login)
+        return uid, await moderation.purge_account(rp.store, rp.queue, uid, login)
     uid, gone = _engine(ctx, act)
     click.echo(f"@{login} (id {uid}) deleted; {gone} keys removed")

@@ -95,7 +95,7 @@ class Redpoll:
 
     # --- users -------------------------------------------------------------
     async def sign_up(self, login: str, **fields: Any) -> User:
-        return await users.sign_up(self.store, login, **fields)
+        return await users.sign_up(self.store, self.queue, login, **fields)
 
     async def get_user(self, uid) -> User:
         return await users.get_user(self.store, uid)
@@ -253,10 +253,16 @@ class Redpoll:
             await task
 
     async def stats(self) -> dict:
+        # users: counted by their sign-up's journal (jobs.SignUpJob) and by an
+        # account's purge (moderation.purge_account), each exactly once in the
+        # step that finishes the job; keys.STATS holds what was counted before
+        # (a database from an older version), adding the same way
         raw = await self.store.hgetall(keys.STATS)
-        counts = {k.decode(): int(v) for k, v in raw.items()} | await self.queue.counts()
+        before = {k.decode(): int(v) for k, v in raw.items()}
+        counts = await self.queue.counts()
         memory = await self.store.topology.used_memory()
-        return {"users": counts.get("users", 0),
+        users = before.get("users", 0) + counts.get("users", 0) - counts.get("users_gone", 0)
+        return {"users": users,
                 "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
                 "queue_depth": await self.queue.depth(),
                 "used_memory_bytes": memory}

@@ -78,6 +78,11 @@ class QueueFull(Busy):
     pass
 
 
+class SignUpAbandoned(Busy):
+    """The sign-up stalled so long that a worker gave it up (its journal,
+    jobs.SignUpJob); nothing of it stays: try again."""
+
+
 class LimitReached(Forbidden):
     """A bounded set is full (list members, lists per user)."""
 
@@ -100,6 +105,7 @@ SCRIPT_ERRORS: dict[str, type[RedpollError]] = {
     "MISSING": NotFound,         # edge_set: the owner, list or user is unknown
     "FULL": LimitReached,        # edge_set, list_put
     "EXISTS": Conflict,          # create_user: the record is there already
+    "ABANDONED": SignUpAbandoned,  # create_user: a worker gave the sign-up up
 }
 
 

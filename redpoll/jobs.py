@@ -184,9 +184,37 @@ class BoostJob(Job):
         return f"status:{self.sid}"
 
 
+@dataclass(frozen=True)
+class SignUpJob(Job):
+    """The journal of a sign-up (users.py), held from the id's draw to the
+    user's record: released with the user counted; if its caller died, a
+    worker settles it (users.settle_sign_up): counted if the user was
+    written, else made void and the login freed."""
+    kind: ClassVar[str] = "sign_up"
+    uid: int
+    login: str
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class PurgeAccountJob(Job):
+    """The journal of an account's purge (moderation.purge_account): every
+    step idempotent, replayed whole; released with the account counted out
+    of the users, once (held with a claim, job_hold_once.lua)."""
+    kind: ClassVar[str] = "purge_account"
+    uid: int
+    login: str
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
-                                FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob)}
+                                FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
+                                SignUpJob, PurgeAccountJob)}
 
 
 class MalformedJob(ValueError):

@@ -53,6 +53,13 @@ def secrets(uid: int) -> str:
     return f"sec:{{{uid}}}"
 
 
+def sign_up_void(uid: int) -> str:
+    """String: set when a worker gave the sign-up that drew ``uid`` up as
+    dead (settle_sign_up.lua); create_user.lua then refuses it. In the
+    user's slot. Only ever exists for an id that has no user."""
+    return f"void:{{{uid}}}"
+
+
 def following(uid: int) -> str:
     """ZSET followee id -> time the follow started (unique microseconds)."""
     return f"fing:{{{uid}}}"
@@ -286,6 +293,14 @@ def idempotency(shard: int, uid: int, digest: str) -> str:
     (``idempotency.shard``), so the key is claimed in the step that holds
     the journal (job_hold_once.lua)."""
     return f"idem:{{{shard}}}:{uid}:{digest}"
+
+
+def purge_claim(shard: int, uid: int) -> str:
+    """String: the journal entry of the purge of account ``uid``
+    (moderation.purge_account): claimed in the step that holds the journal
+    (job_hold_once.lua), so the account leaves the user count once however
+    often the purge is run. In the slot of the journal's job shard."""
+    return f"purge:{{{shard}}}:{uid}"
 
 
 # --- the conversation: favourites, bookmarks, notifications, markers (issue 9) --------

@@ -49,6 +49,9 @@ MERGE_FIRST_READ_MIN = 4
 #: How long a status remembers which of its delivery batches took the fast
 #: path (deliver.lua); a re-run within this time checks before it pushes.
 FANOUT_DONE_TTL_S = 7 * 24 * 3600
+#: how long an account purge's claim (keys.purge_claim) is kept: far longer
+#: than any re-run of a purge cut short, after which the account is gone
+PURGE_CLAIM_TTL_S = 30 * 24 * 3600
 #: Upper bound on followees scanned by one refill job.
 REFILL_MAX_SOURCES = 5000
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from . import events, keys, limits, users, validate
 from .errors import NotFound, ValidationError
+from .jobs import Held, JobQueue, PurgeAccountJob
 from .models import User, now_ms
 from .store import Store
 
@@ -222,9 +223,26 @@ async def delete_account(store: Store, queue, login: str) -> int:
     return uid
 
 
-async def purge_account_keys(store: Store, uid: int, login: str) -> int:
+async def purge_account(store: Store, queue: JobQueue, uid: int, login: str) -> int:
     """The last step of :func:`delete_account`, once its jobs have drained:
-    every key carrying the account's hash tag (every master's), the indexes
+    :func:`purge_account_keys` under a journal (jobs.PurgeAccountJob) held
+    with a claim on the account (keys.purge_claim), so the account leaves
+    the user count exactly once: when the journal is released, here or, if
+    this call is cut short, by the worker that replays it. A second run
+    (the operator's re-run) purges again, idempotently, and counts nothing.
+    How many keys went."""
+    job = PurgeAccountJob(uid, login)
+    shard = job.shard()
+    held = await queue.hold_once(job, shard, keys.purge_claim(shard, uid), "%s",
+                                 limits.PURGE_CLAIM_TTL_S)
+    gone = await purge_account_keys(store, uid, login)
+    if isinstance(held, Held):
+        await queue.release(held, count="users_gone")
+    return gone
+
+
+async def purge_account_keys(store: Store, uid: int, login: str) -> int:
+    """The work of :func:`purge_account`: every key carrying the account's hash tag (every master's), the indexes
     that name it, and last its record and login, so that a run cut short
     finds the account again and finishes. Idempotent. How many keys went."""
     record = keys.user(uid)
@@ -240,8 +258,6 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     if email:
         await store.delete(keys.email(email.decode().lower()))
     gone += await store.delete(keys.secrets(uid))
-    removed = await store.delete(record)
-    if removed:  # once: a second run finds no record to count
-        await store.hincrby(keys.STATS, "users", -1)
-    gone += removed + await store.delete(keys.login(login.lower()))
+    gone += await store.delete(record)
+    gone += await store.delete(keys.login(login.lower()))
     return gone

@@ -9,23 +9,28 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from . import keys, limits, search, validate, visibility
 from .errors import LoginTaken, UserNotFound, ValidationError
+from .jobs import JobQueue, SignUpJob
 from .models import User, now_ms
 from .store import Store
 
 _hasher = PasswordHasher()  # argon2id with the library's recommended costs
 
 
-async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str = "",
-                  password: str | None = None, email: str | None = None) -> User:
+async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: str = "",
+                  bio: str = "", password: str | None = None, email: str | None = None) -> User:
     """Create a user. Of many concurrent sign-ups for one login (any case), one wins.
 
     Steps: claim the lowercased login with SET NX (the atomic uniqueness
-    lock) as "0:<ms>" (no id yet), so a taken login is refused before any
-    write, not even an id from the counter; then draw the id and put it in
-    the claim (compare-and-set), then write the record and the secrets in one
-    script on the user's slot. A claim whose user record never got written
-    (the caller died in between) is taken over by the next sign-up for that
-    login once it is ``limits.ORPHAN_CLAIM_MS`` old.
+    lock) as "0:<ms>" (no id yet), so a taken login or bad input is refused
+    before any write, not even an id from the counter; then draw the id,
+    hold the sign-up's journal (jobs.SignUpJob) and put the id in the claim
+    (compare-and-set); then write the record and the secrets in one script on
+    the user's slot, index the name for search, and release the journal,
+    which counts the user (job_next.lua: exactly once). A claim whose user
+    record never got written (the caller died in between) is taken over by
+    the next sign-up for that login once it is ``limits.ORPHAN_CLAIM_MS``
+    old; the journal of a caller that died is settled by a worker
+    (:func:`settle_sign_up`): counted if the user was written, else void.
     """
     login = validate.login(login)
     display_name = validate.text(display_name, "display_name", limits.DISPLAY_NAME_MAX_CHARS,
@@ -35,15 +40,16 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
         password = validate.text(password, "password", 1024)
     if email is not None:
         email = validate.text(email, "email", 254)
-    client = store
     index = keys.login(login.lower())
     pending = f"0:{now_ms()}"
-    if not await client.set(index, pending, nx=True):
+    if not await store.set(index, pending, nx=True):
         await _take_over_orphan_claim(store, index, pending, login)
-    uid = await client.incr(keys.USER_SEQ)
+    uid = await store.incr(keys.USER_SEQ)
+    held = await queue.hold(SignUpJob(uid, login))
     claim = f"{uid}:{now_ms()}"
     if not await store.run("swap_login", [index], [pending, claim]):
         # our claim was taken over: this sign-up stalled past ORPHAN_CLAIM_MS
+        await queue.release(held)
         raise LoginTaken(f"login {login!r} is taken")
     secrets = {}
     if password is not None:
@@ -57,12 +63,28 @@ async def sign_up(store: Store, login: str, *, display_name: str = "", bio: str 
     for pairs in (record, secrets):
         for name, value in pairs.items():
             args += [name, value]
-    await store.run("create_user", [keys.user(uid), keys.secrets(uid)], args)
-    await client.hincrby(keys.STATS, "users", 1)
-    # the search index is another slot: a call cut short here leaves the
-    # user findable by exact login only until its next profile change
+    await store.run("create_user", [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)],
+                    args)
+    # the search index is another slot: a call cut short here is finished
+    # by the journal's replay (settle_sign_up indexes the user again)
     await search.index_account(store, uid, 1, login, record["name"])
+    await queue.release(held, count="users")
     return User.from_hash({k: str(v) for k, v in record.items()})
+
+
+async def settle_sign_up(store: Store, job: SignUpJob) -> bool:
+    """A sign-up whose caller never released its journal (it died or stalled
+    past the claim time): True if its user was written (then indexed again,
+    idempotent, and the caller of this counts it), else False, and it never
+    will be: its id is void (create_user.lua refuses it) and its login
+    claim is freed if still its own. Each step idempotent."""
+    if await store.run("settle_sign_up", [keys.user(job.uid), keys.sign_up_void(job.uid)]):
+        rev, login, name = await store.hmget(keys.user(job.uid), ["rev", "login", "name"])
+        if rev is not None:  # (else deleted meanwhile: nothing to index)
+            await search.index_account(store, job.uid, int(rev), login.decode(), name.decode())
+        return True
+    await store.run("drop_login_claim", [keys.login(job.login.lower())], [f"{job.uid}:"])
+    return False
 
 
 def _claim_uid(claim: bytes) -> int:

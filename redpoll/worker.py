@@ -17,12 +17,13 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import (boosts, relations, deleting, delivery, favourites, hybrid, keys, limits, notifications,
-               posting, refill, tags)
+from . import (boosts, relations, deleting, delivery, favourites, hybrid, keys, limits, moderation,
+               notifications, posting, refill, tags, users)
 from .errors import UserNotFound
 from .health import DATABASE
 from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
-                   JobQueue, MalformedJob, PostJob, RefillJob, TagFollowJob, decode)
+                   JobQueue, MalformedJob, PostJob, PurgeAccountJob, RefillJob, SignUpJob, TagFollowJob,
+                   decode)
 from .settings import Settings
 from .store import Store
 
@@ -109,6 +110,16 @@ async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: byte
     return Done()
 
 
+async def _sign_up(store: Store, settings: Settings, job: SignUpJob, entry_id: bytes) -> Done:
+    return Done(count="users") if await users.settle_sign_up(store, job) else Done()
+
+
+async def _purge_account(store: Store, settings: Settings, job: PurgeAccountJob,
+                         entry_id: bytes) -> Done:
+    await moderation.purge_account_keys(store, job.uid, job.login)
+    return Done(count="users_gone")
+
+
 async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: bytes) -> Done:
     return Done(await boosts.replay(store, settings, job))
 
@@ -116,6 +127,7 @@ async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: byte
 HANDLERS: dict[type[Job], Handler] = {BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
+                                      SignUpJob: _sign_up, PurgeAccountJob: _purge_account,
                                       TagFollowJob: _tag_follow, BlockJob: _block}
 
 

@@ -12,8 +12,9 @@ import types
 
 import pytest
 
-from redpoll import Redpoll, idempotency, keys
-from redpoll.errors import LoginTaken, StatusNotFound, ValidationError
+from redpoll import Redpoll, idempotency, keys, search
+from redpoll.errors import (LoginTaken, SignUpAbandoned, StatusNotFound, UserNotFound,
+                            ValidationError)
 
 #: an await point past every one of the calls tested here (a safety stop)
 MAX_STEPS = 400
@@ -190,6 +191,39 @@ async def test_failed_sign_up_writes_nothing(rp):
     with pytest.raises(ValidationError):
         await rp.sign_up("fine", display_name="x" * 10_000)
     assert await snapshot() == before  # not even a user id from the counter
+
+
+async def test_sign_up_cut_short_anywhere_is_counted_exactly_when_it_made_a_user(rp):
+    """The users count moves with the users (issue 8): a sign-up cut short at
+    any await point either made no user and counted none, or, after the jobs
+    drain (its journal, jobs.SignUpJob, replayed), made one that is counted
+    once and found by search; one whose id is given up cannot finish late."""
+    before = (await rp.stats())["users"]
+    made = []
+    k = 0
+    while not await cut_short(lambda: rp.sign_up(f"cut{k}", password="pw"), k):
+        k += 1
+        assert k < MAX_STEPS
+    assert k >= 4
+    await rp.drain(timeout=120)
+    for i in range(k + 1):
+        try:
+            made.append(await rp.lookup(f"cut{i}"))
+        except UserNotFound:
+            pass
+    assert f"cut{k}" in {u.login for u in made}  # the call not cut short
+    assert 1 < len(made) < k + 1  # some cut made a user, some did not
+    assert (await rp.stats())["users"] == before + len(made)
+    for user in made:
+        found = await rp.search(search.Query(q=user.login, type="accounts"))
+        assert user.id in {u.id for u in found.accounts}
+    # a given-up id refuses its record: the late caller gets a clear error
+    seq = int(await rp.store.get(keys.USER_SEQ))
+    void = [uid for uid in range(1, seq + 1) if await rp.store.exists(keys.sign_up_void(uid))]
+    assert void and not any([await rp.store.exists(keys.user(uid)) for uid in void])
+    with pytest.raises(SignUpAbandoned):
+        await rp.store.run("create_user", [keys.user(void[0]), keys.secrets(void[0]),
+                                           keys.sign_up_void(void[0])], [1, "id", void[0]])
 
 
 async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
