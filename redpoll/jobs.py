@@ -221,6 +221,17 @@ class MalformedJob(ValueError):
     pass
 
 
+class NotYet(Exception):
+    """A handler's answer that its job cannot be decided yet: left pending
+    and taken up again after job_claim_ms, not logged as a failure."""
+
+
+def entry_ms(entry_id: bytes | str) -> int:
+    """When a stream entry was added (the first part of its id)."""
+    raw = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(raw.split("-", 1)[0])
+
+
 def encode(job: Job) -> str:
     return job.to_json()
 

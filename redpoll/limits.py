@@ -93,6 +93,11 @@ PROFILE_FIELD_MAX_CHARS = 255
 #: A login claim whose user record is still missing after this long belongs
 #: to a sign-up that died, and the next sign-up may take it over.
 ORPHAN_CLAIM_MS = 60_000
+#: A sign-up's journal (jobs.SignUpJob) whose user is missing is given up as
+#: dead only once it is this many job claim periods (Settings.job_claim_ms)
+#: old: a caller merely slowed down (a busy machine) has that long to write
+#: its user before the id is made void.
+SIGN_UP_SETTLE_CLAIMS = 3
 
 # --- search --------------------------------------------------------------------
 #: Longest query accepted by /api/v2/search and /api/v1/accounts/search.

@@ -9,7 +9,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from . import keys, limits, search, validate, visibility
 from .errors import LoginTaken, UserNotFound, ValidationError
-from .jobs import JobQueue, SignUpJob
+from .jobs import JobQueue, NotYet, SignUpJob, entry_ms
 from .models import User, now_ms
 from .store import Store
 
@@ -22,15 +22,16 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
 
     Steps: claim the lowercased login with SET NX (the atomic uniqueness
     lock) as "0:<ms>" (no id yet), so a taken login or bad input is refused
-    before any write, not even an id from the counter; then draw the id,
-    hold the sign-up's journal (jobs.SignUpJob) and put the id in the claim
+    before any write, not even an id from the counter; then hash the
+    password, draw the id, hold the sign-up's journal (jobs.SignUpJob) and put the id in the claim
     (compare-and-set); then write the record and the secrets in one script on
     the user's slot, index the name for search, and release the journal,
     which counts the user (job_next.lua: exactly once). A claim whose user
     record never got written (the caller died in between) is taken over by
     the next sign-up for that login once it is ``limits.ORPHAN_CLAIM_MS``
     old; the journal of a caller that died is settled by a worker
-    (:func:`settle_sign_up`): counted if the user was written, else void.
+    (:func:`settle_sign_up`): counted if the user was written, else, once
+    it is old enough that its caller cannot be merely slow, void.
     """
     login = validate.login(login)
     display_name = validate.text(display_name, "display_name", limits.DISPLAY_NAME_MAX_CHARS,
@@ -44,6 +45,13 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
     pending = f"0:{now_ms()}"
     if not await store.set(index, pending, nx=True):
         await _take_over_orphan_claim(store, index, pending, login)
+    secrets = {}
+    if password is not None:
+        # argon2 is deliberately slow: keep it off the event loop, and out of
+        # the journal's time (below), which only holds a few quick writes
+        secrets["password"] = await asyncio.to_thread(_hasher.hash, password)
+    if email is not None:
+        secrets["email"] = email
     uid = await store.incr(keys.USER_SEQ)
     held = await queue.hold(SignUpJob(uid, login))
     claim = f"{uid}:{now_ms()}"
@@ -51,12 +59,6 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
         # our claim was taken over: this sign-up stalled past ORPHAN_CLAIM_MS
         await queue.release(held)
         raise LoginTaken(f"login {login!r} is taken")
-    secrets = {}
-    if password is not None:
-        # argon2 is deliberately slow: keep it off the event loop
-        secrets["password"] = await asyncio.to_thread(_hasher.hash, password)
-    if email is not None:
-        secrets["email"] = email
     record = {"id": uid, "login": login, "name": display_name or login, "bio": bio,
               "at": now_ms(), "followers": 0, "following": 0, "posts": 0}
     args = [len(record)]
@@ -72,12 +74,18 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
     return User.from_hash({k: str(v) for k, v in record.items()})
 
 
-async def settle_sign_up(store: Store, job: SignUpJob) -> bool:
-    """A sign-up whose caller never released its journal (it died or stalled
-    past the claim time): True if its user was written (then indexed again,
-    idempotent, and the caller of this counts it), else False, and it never
-    will be: its id is void (create_user.lua refuses it) and its login
+async def settle_sign_up(store: Store, job: SignUpJob, entry_id: bytes,
+                         settle_after_ms: int) -> bool:
+    """A sign-up whose caller never released its journal (entry ``entry_id``):
+    it died, or stalled past the claim time. True if its user was written
+    (then indexed again, idempotent, and the caller of this counts it). If
+    not, and the journal is younger than ``settle_after_ms``, NotYet (the
+    caller may only be slow); else False, and the user never will be
+    written: its id is void (create_user.lua refuses it) and its login
     claim is freed if still its own. Each step idempotent."""
+    if (not await store.exists(keys.user(job.uid))
+            and now_ms() - entry_ms(entry_id) < settle_after_ms):
+        raise NotYet(f"sign-up of user {job.uid} may still be running")
     if await store.run("settle_sign_up", [keys.user(job.uid), keys.sign_up_void(job.uid)]):
         rev, login, name = await store.hmget(keys.user(job.uid), ["rev", "login", "name"])
         if rev is not None:  # (else deleted meanwhile: nothing to index)

@@ -22,7 +22,7 @@ from . import (boosts, relations, deleting, delivery, favourites, hybrid, keys, 
 from .errors import UserNotFound
 from .health import DATABASE
 from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
-                   JobQueue, MalformedJob, PostJob, PurgeAccountJob, RefillJob, SignUpJob, TagFollowJob,
+                   JobQueue, MalformedJob, NotYet, PostJob, PurgeAccountJob, RefillJob, SignUpJob, TagFollowJob,
                    decode)
 from .settings import Settings
 from .store import Store
@@ -111,7 +111,9 @@ async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: byte
 
 
 async def _sign_up(store: Store, settings: Settings, job: SignUpJob, entry_id: bytes) -> Done:
-    return Done(count="users") if await users.settle_sign_up(store, job) else Done()
+    settle_after_ms = settings.job_claim_ms * limits.SIGN_UP_SETTLE_CLAIMS
+    return (Done(count="users") if await users.settle_sign_up(store, job, entry_id, settle_after_ms)
+            else Done())
 
 
 async def _purge_account(store: Store, settings: Settings, job: PurgeAccountJob,
@@ -230,6 +232,8 @@ class Worker:
         except (RedisConnectionError, RedisTimeoutError) as exc:
             DATABASE.lost("worker", exc)  # left pending, as below
             return
+        except NotYet:
+            return  # left pending, as below, and decided on a later claim
         except Exception:
             # left pending: retried after job_claim_ms by whichever worker claims it
             log.exception("job %s failed; it will be retried", job)

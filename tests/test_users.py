@@ -201,3 +201,43 @@ async def test_current_users_are_reused_while_unchanged_and_reread_after(rp):
     after = await now()
     assert after[bob.id].followers == 1 and after[ann.id].following == 1
     assert (await users.current(rp.store, [ann.id], {}))[ann.id] == after[ann.id]  # no rev: read
+
+
+async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
+    """A worker that finds a sign-up's journal with no user yet leaves it be
+    while its caller may only be slow (SIGN_UP_SETTLE_CLAIMS claim periods),
+    then gives the id up: void, so the caller cannot write it late."""
+    from redpoll.jobs import NotYet, SignUpJob
+    from redpoll.errors import SignUpAbandoned
+    uid = await rp.store.incr(keys.USER_SEQ)
+    job = SignUpJob(uid, "slowpoke")
+    held = await rp.queue.hold(job)
+    with pytest.raises(NotYet):
+        await users.settle_sign_up(rp.store, job, held.entry_id, 60_000)
+    assert not await rp.store.exists(keys.sign_up_void(uid))
+    assert await users.settle_sign_up(rp.store, job, held.entry_id, 0) is False
+    with pytest.raises(SignUpAbandoned):
+        await rp.store.run("create_user", [keys.user(uid), keys.secrets(uid),
+                                           keys.sign_up_void(uid)], [1, "id", uid])
+    assert not await rp.store.exists(keys.user(uid))
+
+
+async def test_a_sign_up_whose_caller_died_after_its_record_is_counted_once(rp):
+    """Its journal held and its record written, the caller gone: a worker's
+    replay counts the user and indexes it for search."""
+    from redpoll import search
+    from redpoll.jobs import SignUpJob
+    before = (await rp.stats())["users"]
+    uid = await rp.store.incr(keys.USER_SEQ)
+    await rp.queue.hold(SignUpJob(uid, "ghostly"))
+    await rp.store.set(keys.login("ghostly"), f"{uid}:{now_ms()}")
+    await rp.store.run("create_user", [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)],
+                       [4, "id", uid, "login", "ghostly", "name", "Ghostly", "at", now_ms()])
+    assert (await rp.stats())["users"] == before  # not yet: the journal is held
+    await rp.drain(timeout=60)  # a worker takes the journal over after job_claim_ms
+    assert (await rp.stats())["users"] == before + 1
+    assert (await rp.lookup("ghostly")).id == uid
+    found = await rp.search(search.Query(q="ghostly", type="accounts"))
+    assert [u.id for u in found.accounts] == [uid]
+    await rp.drain(timeout=60)
+    assert (await rp.stats())["users"] == before + 1  # once
