@@ -93,7 +93,8 @@ async def checked(ctx: Ctx, statuses: list[Status], *, muted: bool = False) -> C
     vis, decide = visibility.check(ctx.viewer, statuses, muted=muted,
                                    authors=getattr(statuses, "authors", None))
     sids = [s.id for s in statuses]
-    counts, parse = interactions.state_check(ctx.viewer, sids)
+    counts, parse = interactions.state_check(ctx.viewer, sids,
+                                             getattr(statuses, "counts", None))
     replies = await ctx.rp.store.batch(vis + counts)
     return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
 
