@@ -157,8 +157,9 @@ async def rendered_entities(ctx: Ctx, statuses: list[Status],
     missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
     if missing:
         authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
-    wrapped = await render_boosts(ctx, statuses)
-    if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
+    wrapped: dict = {}
+    if any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
+        wrapped = await render_boosts(ctx, statuses)
         statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
     return ctx.request.app.state.rendered.parts(
         statuses, authors, ctx.base, ctx.viewer is not None, [known[s.id] for s in statuses],
