@@ -1,8 +1,9 @@
 """Status entities rendered to JSON once per HTTP process.
 
-A status's text never changes after it is posted (deleting removes it;
-nothing edits it), so its entity's JSON is made once and its bytes reused for
-every page that shows it. What does change (counts, the viewer's flags:
+A status's record rarely changes after it is posted (an edit,
+Topology.update_status, gives it a new version; a delete removes it), so its
+entity's JSON is made once and its bytes reused for every page, and every
+single-status answer (api/statuses.rendered_entities), that shows it. What does change (counts, the viewer's flags:
 ``interactions.StatusState``) is never kept: the kept bytes stop before the
 closing brace and each request appends the state it read. The entity embeds the author's account, which does
 change (counts, profile): a kept rendering is used only while the status and
