@@ -24,6 +24,7 @@ each is on one key or one slot, so all of it is Redis Cluster safe):
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import re
@@ -89,9 +90,16 @@ def expand(scopes) -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=limits.SCOPE_SETS_KEPT)
+def _expanded(granted: tuple[str, ...]) -> frozenset[str]:
+    """:func:`expand` of a token's scopes, kept by value: every request
+    checks one, and tokens share a few combinations."""
+    return expand(granted)
+
+
 def within(requested, granted) -> bool:
     """Every requested scope is covered by a granted one."""
-    have = expand(granted)
+    have = _expanded(granted) if type(granted) is tuple else expand(granted)
     return all(scope in have for scope in requested)
 
 

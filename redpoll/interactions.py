@@ -36,25 +36,35 @@ def _count(raw) -> int:
     return max(int(raw), 0) if raw is not None else 0
 
 
-def state_check(viewer: int | None, sids: list[int]
+def state_check(viewer: int | None, sids: list[int], counts: dict[int, list] | None = None
                 ) -> tuple[list[tuple], Callable[[list], list[StatusState]]]:
     """The reads :func:`states` makes and what to do with their replies,
-    for callers that batch them with their own (a timeline page)."""
+    for callers that batch them with their own (a timeline page).
+    ``counts``: the counts of some of ``sids`` (``HMGET status_counts f r p``
+    replies by id) that the caller read in this request already (a page
+    script reads them with the page): those are not read again."""
     if not sids:
         return [], lambda replies: []
-    commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p") for sid in sids]
+    known = counts or {}
+    unknown = [sid for sid in sids if sid not in known]
+    commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p")
+                             for sid in unknown]
     if viewer is not None:
         commands += [("ZMSCORE", keys.favourites(viewer), *sids),
                      ("ZMSCORE", keys.bookmarks(viewer), *sids),
                      ("ZMSCORE", keys.reblogs(viewer), *sids)]
 
     def parse(replies: list) -> list[StatusState]:
+        read = replies[:len(unknown)]
+        if known:
+            fresh = dict(zip(unknown, read))
+            read = [known[sid] if sid in known else fresh[sid] for sid in sids]
         # a status nobody touched has no counts at all: one shared zero state
         counts = [NO_COUNTS if c == ABSENT else (_count(c[0]), _count(c[1]), _count(c[2]))
-                  for c in replies[:len(sids)]]
+                  for c in read]
         if viewer is None:
             return [StatusState(*c) for c in counts]
-        favs, marks, boosts = replies[len(sids):]
+        favs, marks, boosts = replies[len(unknown):]
         return [StatusState(*c, fav is not None, mark is not None, boost is not None)
                 for c, fav, mark, boost in zip(counts, favs, marks, boosts)]
     return commands, parse

@@ -247,6 +247,9 @@ API_RENDERED_STATUSES = 20_000
 #: JSON tails of a status's counts and flags kept per HTTP process, by value
 #: (api/entities.state_json): a few hundred bytes each at most.
 API_STATE_TAILS = 4096
+#: distinct token scope sets whose expansion (auth.expand) a process keeps:
+#: tokens share a few combinations; more are expanded again, never wrong
+SCOPE_SETS_KEPT = 256
 #: LISTs the public timeline is spread over on a cluster (one key would put
 #: every public post on one master: `redpoll bench --cluster`); each holds
 #: at most HOME_CAP ids and a page reads all of them.

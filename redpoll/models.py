@@ -116,10 +116,15 @@ class Page(list):
     ``authors``, the records of some or all of their authors by id when the
     read brought them along (on a single server it brings all of them, read
     in the same call as the page). Callers read the missing ones themselves.
+    ``counts``: the raw counts (interactions.state_check's ``counts``) of
+    some of its statuses by id, when the read brought them along (a single
+    server's page script does).
     """
 
-    __slots__ = ("authors",)
+    __slots__ = ("authors", "counts")
 
-    def __init__(self, statuses=(), authors: dict[int, User] | None = None):
+    def __init__(self, statuses=(), authors: dict[int, User] | None = None,
+                 counts: dict[int, list] | None = None):
         super().__init__(statuses)
         self.authors: dict[int, User] = authors if authors is not None else {}
+        self.counts: dict[int, list] = counts if counts is not None else {}

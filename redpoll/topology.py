@@ -57,6 +57,7 @@ PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 #: The name parts read_page_listed.lua builds status and user keys from.
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
+COUNTS_PARTS = keys.key_parts(keys.status_counts)
 
 
 class Topology:
@@ -240,7 +241,8 @@ class SingleServer(Topology):
     @staticmethod
     def _page_call(timeline: str, owner_hash: str, field: str, cursors: list) -> tuple:
         return ("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES, keys.EPOCH],
-                [*cursors, field, cursors[3] * TOP_UP_ROUNDS, *STATUS_PARTS, *USER_PARTS])
+                [*cursors, field, cursors[3] * TOP_UP_ROUNDS, *STATUS_PARTS, *USER_PARTS,
+                 *COUNTS_PARTS])
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
                              cursors: list) -> tuple[Any, Any]:
@@ -257,9 +259,10 @@ class SingleServer(Topology):
     async def page_with(self, handle, more: list[int], authors: list[int] = (),
                         only: set[int] | None = None) -> tuple[Page, list[Status]]:
         if only is not None:
-            flat = handle[0]
-            handle = [[x for sid, version in zip(flat[0::2], flat[1::2])
-                       if int(sid) in only for x in (sid, version)], *handle[1:]]
+            flat, counts = handle[0], handle[3]
+            keep = [i for i, sid in enumerate(flat[0::2]) if int(sid) in only]
+            handle = [[x for i in keep for x in flat[2 * i:2 * i + 2]], handle[1], handle[2],
+                      [counts[i] for i in keep]]
         if not more:
             return await self._page(handle, (), authors), []
         return await self._page(handle, more, authors)
@@ -271,12 +274,14 @@ class SingleServer(Topology):
         ``more_authors``), read in the one batch that what is not kept needs
         (none when everything is)."""
         store = self.store
-        flat, epoch, author_revs = handle
+        flat, epoch, author_revs, counts = handle
         sids = [int(i) for i in flat[0::2]]
+        # each status's counts as the script read them (interactions.state_check)
+        counts = dict(zip(sids, counts))
         if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
             statuses = await read_statuses(store, sids)
             uids = list(dict.fromkeys([*(s.user_id for s in statuses), *more_authors]))
-            page = Page(statuses, await current(store, uids, {}))
+            page = Page(statuses, await current(store, uids, {}), counts)
             return (page, await read_statuses(store, list(more))) if more else page
         memo = store.statuses
         kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
@@ -294,7 +299,7 @@ class SingleServer(Topology):
         authors = await current(store, list(dict.fromkeys(
             [*(s.user_id for s in statuses), *more_authors])), revs)
         if not more:
-            return Page(statuses, authors)
+            return Page(statuses, authors, counts)
         # ``more``'s versions from the log, as the page script gets its own
         # (absent: never changed, version 1; < 0: deleted): kept records
         # at that version are served, the others read whole
@@ -307,7 +312,7 @@ class SingleServer(Topology):
                 unkept.append(sid)
             else:
                 extra.append(status)
-        return Page(statuses, authors), extra + await read_statuses(store, unkept)
+        return Page(statuses, authors, counts), extra + await read_statuses(store, unkept)
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         return await self.store.run(

@@ -470,3 +470,30 @@ async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
         for name in ("max_id", "since_id", "min_id"):
             got = ids(await rp.public_timeline(limit=limit, **{name: cursor}))
             assert got == mastodon_page(expected, limit=limit, **{name: cursor}), (name, cursor)
+
+
+async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
+    """On a single server the page script reads each status's counts with the
+    page (Page.counts), so the request's next round trip does not ask for
+    them one by one; a cluster's page leaves them to that round trip. Either
+    way the counts are the ones of this read."""
+    from redpoll import interactions
+    ann, bob = await rp.sign_up("counts_a"), await rp.sign_up("counts_b")
+    first = await rp.post(ann.id, "one")
+    second = await rp.post(ann.id, "two")
+    await rp.favourite(bob.id, second.id)
+    page = await rp.home_timeline(ann.id)
+    assert [s.id for s in page] == [second.id, first.id]
+    if rp.store.cluster:
+        assert page.counts == {}
+    else:
+        assert set(page.counts) == {first.id, second.id}
+    commands, parse = interactions.state_check(ann.id, [s.id for s in page], page.counts)
+    assert any(c[0] == "HMGET" for c in commands) == bool(rp.store.cluster)
+    states = parse(await rp.store.batch(commands))
+    assert [s.favourites for s in states] == [1, 0]
+    await rp.favourite(ann.id, first.id)  # a later page shows the later count
+    page = await rp.home_timeline(ann.id)
+    commands, parse = interactions.state_check(ann.id, [s.id for s in page], page.counts)
+    states = parse(await rp.store.batch(commands))
+    assert [(s.favourites, s.favourited) for s in states] == [(1, False), (1, True)]

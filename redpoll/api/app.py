@@ -15,7 +15,9 @@ from contextlib import asynccontextmanager
 
 from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeout
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -139,22 +141,15 @@ ROUTES = [
 CORS_PREFIXES = ("/api/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/openapi.json")
 
 
-class ApiCors:
-    """Starlette's CORSMiddleware (preflight answers, Access-Control-* headers)
-    on the API paths only; the HTML pages are not for other origins."""
-
-    def __init__(self, app):
-        self.app = app
-        self.cors = CORSMiddleware(
-            app, allow_origins=["*"], allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-            allow_headers=["*"], allow_credentials=False, max_age=600,
-            expose_headers=["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-                            "X-RateLimit-Reset", "Retry-After"])
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["path"].startswith(CORS_PREFIXES):
-            return await self.cors(scope, receive, send)
-        return await self.app(scope, receive, send)
+def api_cors() -> CORSMiddleware:
+    """Starlette's CORS rules as the API applies them (its preflight answers
+    and Access-Control-* headers; :class:`Edge` applies them on the API
+    paths only: the HTML pages are not for other origins)."""
+    return CORSMiddleware(
+        None, allow_origins=["*"], allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        allow_headers=["*"], allow_credentials=False, max_age=600,
+        expose_headers=["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining",
+                        "X-RateLimit-Reset", "Retry-After"])
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
@@ -191,17 +186,37 @@ async def _crash(request: Request, exc: Exception) -> Response:
     return JSON({"error": "Internal server error"}, status_code=500)
 
 
-class Observe:
-    """Per request: the metrics (count by route template, method and status;
-    latency histogram) and, when ``access_log`` is on, one JSON line
-    (method, path without query, status, duration)."""
+class Edge:
+    """The one layer between the server and the routes, as pure ASGI: it does
+    what five stacked middlewares did (Starlette's ServerErrorMiddleware and
+    CORSMiddleware, and Observe, StreamGate, ApiCors), with one wrapper
+    around ``send`` instead of four (docs/decisions.md, "The home page's
+    CPU"). In order, for an HTTP request:
 
-    def __init__(self, app, access_log: bool = True):
+    * the stream gate (``ops.StreamGate``): a new stream while this process's
+      hub cannot read the event log gets 503 (a WebSocket is refused);
+    * CORS on the API paths (``CORS_PREFIXES``): a preflight is answered
+      here, other answers get Starlette's Access-Control-* headers and Vary;
+    * an unhandled error: logged with its traceback, answered 500 in the API's
+      shape if nothing was sent yet, and raised on (the server logs it too);
+    * per request, the metrics (count by route template, method and status;
+      latency histogram) and, when ``access_log`` is on, one JSON line
+      (method, path without query, status, duration).
+    """
+
+    def __init__(self, app, stream, access_log: bool = True):
         self.app = app
+        self.gate = ops.StreamGate(app, service=stream)
+        self.cors = api_cors()
         self.access_log = access_log
         #: (route, method, status) -> the bound counter and histogram: binding
         #: labels costs ~5 us a request, the bound pair ~3 us (docs/decisions.md)
         self.bound: dict[tuple, tuple] = {}
+        # what CORSMiddleware.send adds to an answer, as header bytes: a
+        # request with an Origin gets its simple headers; every answer (all
+        # origins allowed, no credentials) gets Origin added to Vary
+        self.cors_headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
+                             for name, value in self.cors.simple_headers.items()]
 
     def count(self, route: str, method: str, status: int, took: float) -> None:
         key = (route, method, status)
@@ -215,29 +230,100 @@ class Observe:
         pair[1].observe(took)
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
+        kind = scope["type"]
+        if kind != "http":  # WebSockets pass the gate; lifespan goes straight through
+            if kind == "websocket":
+                return await self.gate(scope, receive, send)
             return await self.app(scope, receive, send)
         start = time.perf_counter()
-        status = [0]
+        path = scope["path"]
+        status = 0
+        origin: bytes | None = None
+        cors = path.startswith(CORS_PREFIXES)
+        if cors:
+            for key, value in scope["headers"]:
+                if key == b"origin":
+                    origin = value
+                    break
 
         async def sending(message):
+            nonlocal status
             if message["type"] == "http.response.start":
-                status[0] = message["status"]
+                status = message["status"]
+                if cors:
+                    self._cors_headers(message, origin is not None)
+            await send(message)
+
+        async def plain(message):  # what the gate answers: no CORS headers (as before)
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
             await send(message)
 
         try:
-            await self.app(scope, receive, sending)
+            if path.startswith(ops.STREAM_PATHS) and not self.gate.available():
+                await self.gate(scope, receive, plain)
+            elif (origin is not None and scope["method"] == "OPTIONS"
+                  and any(k == b"access-control-request-method" for k, _ in scope["headers"])):
+                # answered here, as CORSMiddleware did (without its headers pass)
+                await self.cors.preflight_response(Headers(scope=scope))(scope, receive, plain)
+            else:
+                await self.app(scope, receive, sending)
+        except Exception as exc:
+            started = status != 0
+            response = await _crash(Request(scope), exc)
+            if not started:
+                await response(scope, receive, sending)
+            raise  # the server logs it too, as Starlette's ServerErrorMiddleware does
         finally:
             took = time.perf_counter() - start
             route = scope.get("route")
             template = getattr(route, "path", None) or "unmatched"
             method = scope["method"]
-            self.count(template, method, status[0], took)
+            self.count(template, method, status, took)
             if self.access_log:
                 client = scope.get("client")
                 access.info("request", extra={
-                    "method": method, "path": scope["path"][:200], "status": status[0],
+                    "method": method, "path": path[:200], "status": status,
                     "ms": round(took * 1000, 2), "ip": client[0] if client else None})
+
+    def _cors_headers(self, message, with_origin: bool) -> None:
+        """CORSMiddleware.send's change to an answer's headers, in place
+        (MutableHeaders' rules: a header set replaces every earlier one of
+        that name, at the first one's place)."""
+        headers = message["headers"] = list(message.get("headers", ()))
+        if with_origin:
+            for name, value in self.cors_headers:
+                _set_header(headers, name, value)
+        vary = [v.decode("latin-1") for k, v in headers if k == b"vary"]
+        _set_header(headers, b"vary", ", ".join([*vary, "Origin"]).encode("latin-1"))
+
+
+def _set_header(headers: list, name: bytes, value: bytes) -> None:
+    found = [i for i, (k, _) in enumerate(headers) if k == name]
+    for i in reversed(found[1:]):
+        del headers[i]
+    if found:
+        headers[found[0]] = (name, value)
+    else:
+        headers.append((name, value))
+
+
+class App(Starlette):
+    """Starlette with :class:`Edge` as its whole outer middleware stack (in
+    place of ServerErrorMiddleware and the user middleware): Edge, then
+    Starlette's ExceptionMiddleware (the handlers by exception type), then
+    the router."""
+
+    def __init__(self, *args, stream: StreamService, access_log: bool, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.edge_options = {"stream": stream, "access_log": access_log}
+
+    def build_middleware_stack(self):
+        handlers = {k: v for k, v in self.exception_handlers.items() if k not in (500, Exception)}
+        assert not self.user_middleware, "the outer layers live in Edge"
+        return Edge(ExceptionMiddleware(self.router, handlers=handlers, debug=self.debug),
+                    **self.edge_options)
 
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
@@ -270,15 +356,14 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
             await rp.close()  # and stops watching the database
             log.info("api process stopped")
 
-    app = Starlette(routes=[*ROUTES, *stream.routes(), *web.routes(pages.web_page)], lifespan=lifespan, exception_handlers={
-        ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
-        ClientDisconnect: _client_gone,
-        RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
-        BusyLoadingError: _unavailable, Exception: _crash})
+    # the gate, CORS, errors and metrics: one layer (Edge)
+    app = App(routes=[*ROUTES, *stream.routes(), *web.routes(pages.web_page)], lifespan=lifespan,
+              exception_handlers={
+                  ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
+                  ClientDisconnect: _client_gone,
+                  RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
+                  BusyLoadingError: _unavailable, Exception: _crash},
+              stream=stream, access_log=settings.access_log if access_log is None else access_log)
     app.state.settings = settings
     app.state.rendered = rendered
-    app.add_middleware(ApiCors)
-    # no new stream while the stream hub cannot read the event log (503)
-    app.add_middleware(ops.StreamGate, service=stream)
-    app.add_middleware(Observe, access_log=settings.access_log if access_log is None else access_log)
     return app

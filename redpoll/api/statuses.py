@@ -93,7 +93,8 @@ async def checked(ctx: Ctx, statuses: list[Status], *, muted: bool = False) -> C
     vis, decide = visibility.check(ctx.viewer, statuses, muted=muted,
                                    authors=getattr(statuses, "authors", None))
     sids = [s.id for s in statuses]
-    counts, parse = interactions.state_check(ctx.viewer, sids)
+    counts, parse = interactions.state_check(ctx.viewer, sids,
+                                             getattr(statuses, "counts", None))
     replies = await ctx.rp.store.batch(vis + counts)
     return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
 
@@ -133,21 +134,36 @@ async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list |
     ``muted``: accounts the caller mutes are left out too (the home, list,
     public and tag timelines; not a profile). ``seen``: :func:`checked`'s
     answer for ``statuses`` when the caller has it already."""
-    authors = getattr(statuses, "authors", {})
-    missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
-    if missing:
-        authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
     page = statuses  # the Link header pages on what was read
     statuses, known = seen if seen is not None else await checked(ctx, statuses, muted=muted)
-    wrapped = await render_boosts(ctx, statuses)
-    if wrapped or any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
-        statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
-    body = ctx.request.app.state.rendered.array(
-        statuses, authors, ctx.base, ctx.viewer is not None, [known[s.id] for s in statuses],
-        whole={sid: orjson.dumps(entity) for sid, entity in wrapped.items()})
+    body = b"[" + b",".join(await rendered_entities(ctx, statuses, known,
+                                                     getattr(page, "authors", {}))) + b"]"
     links = (link_header(ctx, cursors, key=lambda c: c) if cursors is not None
              else link_header(ctx, page))
     return Response(body, media_type=JSON.media_type, headers=links)
+
+
+async def rendered_entities(ctx: Ctx, statuses: list[Status],
+                            known: dict[int, interactions.StatusState],
+                            authors: dict | None = None) -> list[bytes]:
+    """The JSON entities of ``statuses`` (already checked visible, with
+    their ``known`` counts and flags: :func:`checked`), in order, from the
+    process's kept renderings (api/rendered.py: a kept one is served only
+    while the status and author records this request read equal the ones it
+    was made from); the authors ``authors`` does not hold are read here.
+    Boosts are rendered whole (render_boosts); one whose original is gone is
+    left out."""
+    authors = authors or {}
+    missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
+    if missing:
+        authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
+    wrapped: dict = {}
+    if any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
+        wrapped = await render_boosts(ctx, statuses)
+        statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
+    return ctx.request.app.state.rendered.parts(
+        statuses, authors, ctx.base, ctx.viewer is not None, [known[s.id] for s in statuses],
+        whole={sid: orjson.dumps(entity) for sid, entity in wrapped.items()})
 
 
 # --- statuses -------------------------------------------------------------------------------
@@ -221,14 +237,24 @@ async def post_status(ctx: Ctx) -> Response:
 
 @endpoint(auth="optional", scope="read:statuses")
 async def get_status(ctx: Ctx) -> Response:
-    status = await seen_status(ctx, ctx.path_id())
-    return JSON((await render_statuses(ctx, [status]))[0])
+    """From the kept renderings the timelines use, under the same rule
+    (:func:`rendered_entities`); visibility and the counts and flags in one
+    round trip (:func:`checked`). A status the caller may not see, or a
+    boost whose original is gone, is a 404."""
+    status = await ctx.rp.get_status(ctx.path_id())
+    shown, known = await checked(ctx, [status])
+    entities_ = await rendered_entities(ctx, shown, known) if shown else []
+    if not entities_:
+        raise ApiError(404, NOT_FOUND)
+    return Response(entities_[0], media_type=JSON.media_type)
 
 
 @endpoint(auth="optional", scope="read:statuses")
 async def get_statuses(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    return JSON(await render_statuses(ctx, await ctx.rp.get_statuses(ids)))
+    shown, known = await checked(ctx, await ctx.rp.get_statuses(ids))  # as get_status
+    return Response(b"[" + b",".join(await rendered_entities(ctx, shown, known)) + b"]",
+                    media_type=JSON.media_type)
 
 
 @endpoint(auth="required", scope="write:statuses")

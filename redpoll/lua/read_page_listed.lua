@@ -6,10 +6,13 @@
 -- with their version from the log ('' = never changed: version 1), which is
 -- what a kept record is checked against (redpoll.memo's rule). It also
 -- reads what a page needs to be served from kept records in this one round
--- trip: the database epoch and the 'rev' of each status's author. For that
--- it reads keys it builds itself (each status's 'uid', then its author's
--- 'rev'), from the name parts in ARGV[7..10] (redpoll.keys.key_parts):
--- allowed on a single server only, which is the only topology using it.
+-- trip: the database epoch and the 'rev' of each status's author; and each
+-- status's counts (favourites, reblogs, replies), which every page shows, so
+-- that the request's next round trip need not ask for them one by one. For
+-- that it reads keys it builds itself (each status's 'uid', then its
+-- author's 'rev'; each status's counts hash), from the name parts in
+-- ARGV[7..12] (redpoll.keys.key_parts): allowed on a single server only,
+-- which is the only topology using it.
 -- KEYS[1]: timeline list
 -- KEYS[2]: hash whose field ARGV[5] proves the timeline's owner exists
 --          (u:{uid} 'id' for a home, lists:{owner} '<lid>' for a list)
@@ -23,8 +26,10 @@
 -- ARGV[6]: the most ids looked at (bounds a page of deleted ids)
 -- ARGV[7], ARGV[8]: a status key's text before and after its id
 -- ARGV[9], ARGV[10]: a user key's text before and after its id
+-- ARGV[11], ARGV[12]: a status counts key's text before and after its id
 -- returns: {{id, version, id, version, ...} newest first, epoch or false,
---           {author id, rev, ...} for each distinct author, in page order}
+--           {author id, rev, ...} for each distinct author, in page order,
+--           {{favourites, reblogs, replies} for each id of the page, in order}}
 --          or error 'NOOWNER'
 if ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return redis.error_reply('NOOWNER') end
 local key = KEYS[1]
@@ -64,10 +69,11 @@ local function take(ids)
   end
   return true
 end
--- the page with the epoch and its authors' revs
+-- the page with the epoch, its authors' revs and its statuses' counts
 local function answer(page)
-  local revs, seen = {}, {}
+  local revs, seen, counts = {}, {}, {}
   for i = 1, #page, 2 do
+    counts[#counts + 1] = redis.call('HMGET', ARGV[11] .. page[i] .. ARGV[12], 'f', 'r', 'p')
     local uid = redis.call('HGET', ARGV[7] .. page[i] .. ARGV[8], 'uid')
     if uid and not seen[uid] then
       seen[uid] = true
@@ -75,7 +81,7 @@ local function answer(page)
       revs[#revs + 1] = redis.call('HGET', ARGV[9] .. uid .. ARGV[10], 'rev') or ''
     end
   end
-  return {page, redis.call('GET', KEYS[4]), revs}
+  return {page, redis.call('GET', KEYS[4]), revs, counts}
 end
 if upward then
   -- from just above the cursor up towards the newest, in chunks of `limit`
