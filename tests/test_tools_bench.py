@@ -80,3 +80,21 @@ def test_cluster_bench_reports_spread_and_hot_keys():
     assert hot["public_timeline"]["posts_per_s"] > 0
     assert hot["celebrity_profile"]["one_profile_pages_per_s"] > 0
     assert hot["post_single_keys"]["public timeline shards"].endswith("masters")
+
+
+def test_load_generator_returns_every_latency_of_a_long_phase():
+    """A phase's result (every latency) is hundreds of KB: it comes back
+    whole from the child process (read from a pipe it was twice cut off at
+    64 KB under a heavy load), every request answered."""
+    from redpoll.tools import loadgen
+    from redpoll.tools.bench_http import Probe
+    probe = Probe(b'{"ok": true}')
+    try:
+        spec = loadgen.Spec("127.0.0.1", probe.port, [loadgen.get("/", f"127.0.0.1:{probe.port}")],
+                            count=30_000, seconds=60, concurrency=8)
+        result = loadgen.run_in_child(spec)
+    finally:
+        probe.close()
+    assert result.errors == 0
+    assert len(result.latencies_ms) == result.requests == 30_000
+    assert len(json.dumps(result.latencies_ms)) > 65_536

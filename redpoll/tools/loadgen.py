@@ -20,8 +20,10 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 
 #: Longest a child may run beyond its phase (start-up, connecting, draining).
 CHILD_GRACE_S = 30.0
@@ -161,12 +163,17 @@ def get(path: str, host: str, headers: dict[str, str] | None = None) -> str:
 
 
 def run_in_child(spec: Spec) -> Result:
-    """Run one phase in a fresh ``python -m redpoll.tools.loadgen`` process."""
-    done = subprocess.run([sys.executable, "-m", __name__], input=json.dumps(asdict(spec)),
-                          capture_output=True, text=True, timeout=spec.seconds + CHILD_GRACE_S)
-    if done.returncode != 0:
-        raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
-    return Result(**json.loads(done.stdout))
+    """Run one phase in a fresh ``python -m redpoll.tools.loadgen`` process.
+    The result (every latency: hundreds of KB) comes back in a file, not
+    through the child's stdout: under a heavy load a result read from the
+    pipe was twice cut off at 64 KB."""
+    with tempfile.NamedTemporaryFile(prefix="redpoll-loadgen-", suffix=".json") as out:
+        done = subprocess.run([sys.executable, "-m", __name__, out.name],
+                              input=json.dumps(asdict(spec)), capture_output=True, text=True,
+                              timeout=spec.seconds + CHILD_GRACE_S)
+        if done.returncode != 0:
+            raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
+        return Result(**json.loads(Path(out.name).read_text()))
 
 
 def main() -> None:
@@ -177,7 +184,7 @@ def main() -> None:
     except ImportError:  # the plain loop still works, at some CPU cost
         runner = asyncio.run
     result = runner(_Run(spec).go())
-    sys.stdout.write(json.dumps(asdict(result)))
+    Path(sys.argv[1]).write_text(json.dumps(asdict(result)))
 
 
 if __name__ == "__main__":
