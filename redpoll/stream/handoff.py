@@ -307,9 +307,9 @@ class LeanSocket(asyncio.Protocol):
         since the last ping drops the socket, as uvicorn's keep-alive does."""
         if self.transport is None or self.closing_sent:
             return
-        if self.pinged:
+        if self.pinged:  # close 1011, and the connection once it is written (or the timer)
             self.fail(CLOSE_INTERNAL, "keepalive ping timeout")
-            self.cancel()
+            self.transport.close()
             return
         self.pinged = True
         self.transport.write(ws_frame(OP_PING, b"redpoll"))
