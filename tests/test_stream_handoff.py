@@ -237,3 +237,18 @@ async def test_websocket_client_library_sees_the_shutdown_close(server, tmp_path
             assert info.value.rcvd is not None and info.value.rcvd.code == 1012
     finally:
         proc.stop()
+
+
+async def test_head_of_an_sse_stream_is_not_handed_off(hstream):
+    """A HEAD response has no body: it stays uvicorn's, which writes none."""
+    (alice,) = await asyncio.to_thread(accounts, hstream.base, 1)
+    sock = raw_request(hstream.port, f"HEAD /api/v1/streaming/public?access_token="
+                                     f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    try:
+        head, rest = await read_head(sock)
+        assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head
+        assert b"connection: close" not in head.lower() and rest == b""
+        await hstream.wait_subscribers(1)
+    finally:
+        sock.close()
+    await hstream.wait_subscribers(0)

@@ -234,7 +234,7 @@ async def pump(sub: Subscriber, send, receive, frame: Callable[[tuple], bytes | 
 def can_hand_off(scope) -> bool:
     """Whether the server can take this response over once started
     (``handoff.StreamHttpProtocol``, what ``redpoll serve`` runs)."""
-    return HANDOFF in (scope.get("extensions") or {})
+    return HANDOFF in (scope.get("extensions") or {}) and scope.get("method") != "HEAD"
 
 
 #: the response header of a stream that is handed off: the connection ends
@@ -252,11 +252,11 @@ async def stream_out(scope, receive, send, sub: Subscriber, frame: Callable[[tup
     member tracking when it ends. Elsewhere it writes through the ASGI
     ``send`` (:func:`pump`) and returns False once the stream is over; the
     caller releases them."""
-    handoff = (scope.get("extensions") or {}).get(HANDOFF)
-    if handoff is None:
+    if not can_hand_off(scope):  # (a HEAD response has no body to hand off: uvicorn drops it)
         await pump(sub, send, receive, frame, first)
         return False
     lean = LeanStream(sub, frame, service, place, sessions)
+    handoff = scope["extensions"][HANDOFF]
     handoff(lean)
     if first:
         lean.write(first)
