@@ -25,7 +25,7 @@ from .. import validate
 from ..errors import NotFound, UserNotFound, ValidationError
 from ..api.entities import placeholder_user
 from ..models import Status
-from .filters import Event, Filter
+from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
 from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
@@ -186,7 +186,7 @@ class SSEEndpoint:
         if principal.user_id is not None:  # blocks and mutes (redpoll.relations)
             hidden = await self.service.engine.hidden_ids(principal.user_id)
         if self.channel == "public":
-            return Filter(sample=frozenset(range(100)), hidden=hidden)
+            return Filter(sample=ALL_RESIDUES, hidden=hidden)
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
