@@ -175,6 +175,13 @@ STREAM_KEEPALIVE_S = 30.0
 SSE_HEARTBEAT_S = 15.0
 #: Seconds between WebSocket pings (and how long a pong may take), as Mastodon.
 WS_PING_INTERVAL_S = 30.0
+#: Largest WebSocket message (all its frames) a handed-off socket reads from
+#: its client (redpoll/stream/handoff.py); beyond it the socket closes with
+#: 1009. Client messages are subscribe/unsubscribe requests of a few dozen bytes.
+WS_INBOUND_MAX_BYTES = 65536
+#: How long a handed-off socket waits for the client's close frame after
+#: sending its own before it drops the connection.
+WS_CLOSE_TIMEOUT_S = 5.0
 #: Seconds `redpoll serve` lets open requests (streams above all) run on
 #: after SIGTERM before it cuts them and stops.
 GRACEFUL_SHUTDOWN_S = 5

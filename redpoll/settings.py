@@ -168,6 +168,9 @@ class Settings:
     #: Seconds between the checks of open streams' tokens (a backstop for a
     #: revocation whose end event was lost).
     stream_token_check_s: int = int(limits.STREAM_TOKEN_CHECK_S)
+    #: Seconds between WebSocket pings; a socket that has not answered the
+    #: last one when the next is due is dropped (Mastodon: 30).
+    ws_ping_s: int = int(limits.WS_PING_INTERVAL_S)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -226,6 +229,7 @@ class Settings:
                                            limits.STREAM_CONNECTIONS_PER_IP),
             stream_token_check_s=_int(env, "REDPOLL_STREAM_TOKEN_CHECK_S",
                                       int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
+            ws_ping_s=_int(env, "REDPOLL_WS_PING_S", int(limits.WS_PING_INTERVAL_S), 1, 3600),
         )
 
     def database(self) -> str:

@@ -187,3 +187,16 @@ def test_index_matches_reference_on_random_filters_and_events():
 def test_empty_filter_flag():
     assert Filter().empty
     assert not flt(track="x").empty
+
+
+def test_filters_share_their_empty_sets_and_the_full_sample():
+    """Memory per connection (issue 12): an empty set field is one shared
+    object, not a 216-byte frozenset per stream; equality is unchanged."""
+    from redpoll.stream.filters import ALL_RESIDUES, EMPTY, Filter, parse_filter
+    a = parse_filter({"track": "redis"}, "a", sample=False)
+    b = parse_filter({"follow": "12"}, "b", sample=False)
+    for name in ("logins", "tags", "authors", "followed", "hidden"):
+        assert getattr(a, name) is EMPTY and getattr(b, name) is EMPTY
+    assert a.user_ids is EMPTY and b.user_ids == frozenset({12})
+    assert Filter(sample=frozenset(range(100))).sample is ALL_RESIDUES
+    assert Filter(tags=frozenset()) == Filter()

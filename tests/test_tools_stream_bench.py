@@ -55,6 +55,9 @@ def test_stream_bench_cli_json_mixed_clients():
     assert 0 < res["latency_ms_p50"] <= res["latency_ms_p99"]
     assert 0 < res["server_lag_ms_p50"] <= res["server_lag_ms_p99"]
     assert res["memory_per_connection_kb"] > 0 and res["server_cpu_us_per_event"] > 0
+    # how long the server's loop waited for a CPU while posting (/proc schedstat)
+    assert 0 <= res["server_cpu_wait_s_posting"] <= res["duration_s"] + 1
+    assert res["server_cpu_wait_percent_posting"] >= 0
     assert res["hub"]["deliveries"] == res["delivered"]
     # the table form marks the targets against these figures
     from redpoll.tools.bench import stream_table

@@ -18,8 +18,10 @@ async def test_stream_memory_probe_attributes_connection_memory(kind):
     assert res["kind"] == kind and res["connections"] == 40
     # a connection holds at least uvicorn's protocol and our subscriber
     assert res["bytes_per_connection"] > 2000
-    files = [name for name, _ in res["by_file"]]
-    assert any("uvicorn" in name for name in files)
+    # a started v1.1 / SSE stream and an accepted WebSocket are handed off to
+    # the connection (redpoll/stream/handoff.py): uvicorn's request state is gone
+    uvicorn = sum(size for name, size in res["by_file"] if "uvicorn" in name or "websockets" in name)
+    assert uvicorn < 0.1 * res["bytes_per_connection"], res["by_file"]
     assert sum(size for _, size in res["by_file"]) <= res["bytes_per_connection"] * 1.5
 
 

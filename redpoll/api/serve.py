@@ -29,6 +29,7 @@ import uvicorn
 from uvicorn.supervisors import Multiprocess
 
 from .. import limits
+from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from ..metrics import MULTIPROC_ENV
 from ..server import EmbeddedServer, Supervisor, reach
 from ..settings import Settings, redact
@@ -139,13 +140,18 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     public = f"http://{shown}:{chosen}"
     config = uvicorn.Config(
         APP, factory=True, workers=workers, log_config=logs.config(log_level),
-        http=HTTP_PARSER, loop=EVENT_LOOP,
+        # httptools, plus the hand-off of started streams (redpoll/stream/handoff.py)
+        http=StreamHttpProtocol, loop=EVENT_LOOP, ws=StreamWebSocketProtocol,
+        # No per-message compression, as Mastodon's streaming server: its zlib
+        # state costs tens of KB a socket, and a socket without it can be
+        # handed off (redpoll/stream/handoff.py)
+        ws_per_message_deflate=False,
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
         server_header=False, lifespan="on", backlog=backlog,
         # open streams never end by themselves: they are cut after this long
         timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s
-        ws_ping_interval=limits.WS_PING_INTERVAL_S, ws_ping_timeout=limits.WS_PING_INTERVAL_S)
+        ws_ping_interval=settings.ws_ping_s, ws_ping_timeout=settings.ws_ping_s)
     # Signal handlers are in place before the URL is printed: a SIGTERM sent
     # as soon as it appears stops the server instead of being lost.
     if workers == 1:

@@ -6,6 +6,7 @@ import argparse
 import uvicorn
 
 from .app import create_app
+from .handoff import StreamHttpProtocol, StreamWebSocketProtocol
 
 
 def main() -> None:
@@ -15,6 +16,8 @@ def main() -> None:
     parser.add_argument("--log-level", default="warning")
     args = parser.parse_args()
     uvicorn.run(create_app(), host=args.host, port=args.port, log_level=args.log_level,
+                http=StreamHttpProtocol, ws=StreamWebSocketProtocol,
+                ws_per_message_deflate=False,
                 lifespan="on", timeout_graceful_shutdown=2)
 
 

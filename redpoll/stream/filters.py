@@ -181,6 +181,16 @@ def residues(identifier: str, percent: int) -> frozenset[int]:
     return frozenset(order[:percent])
 
 
+#: One empty set for every filter's empty fields: CPython makes each
+#: ``frozenset()`` a new 216-byte object the GC walks, and a v1.1 filter had
+#: six of them (issue 12: memory per connection, and full collections'
+#: length at 10,000 streams).
+EMPTY: frozenset = frozenset()
+#: every residue: the Mastodon public stream's sample, shared likewise
+ALL_RESIDUES: frozenset[int] = frozenset(range(100))
+_SET_FIELDS = ("user_ids", "logins", "tags", "authors", "followed", "hidden")
+
+
 @dataclass(slots=True)  # one per stream: no instance dict (issue 12, memory per connection)
 class Filter:
     #: phrases, each a tuple of lowercased words (AND); the list is an OR
@@ -206,6 +216,13 @@ class Filter:
     hidden: frozenset[int] = field(default_factory=frozenset)
     #: Mastodon direct stream: only direct statuses of ``viewer``'s conversations
     direct: bool = False
+
+    def __post_init__(self) -> None:
+        for name in _SET_FIELDS:
+            if not getattr(self, name):
+                setattr(self, name, EMPTY)
+        if self.sample is not None and len(self.sample) == 100:
+            self.sample = ALL_RESIDUES
 
     def hides(self, ev: "Event") -> bool:
         return bool(self.hidden) and (ev.uid in self.hidden or ev.boosted_uid in self.hidden)

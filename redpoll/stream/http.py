@@ -15,6 +15,7 @@ from .. import limits
 from ..gateway.auth import Principal, Verifier, bearer_token
 from ..gateway.body import read_body
 from ..gateway.errors import WebError
+from .handoff import HANDOFF, LeanStream
 from .hub import Subscriber
 
 log = logging.getLogger("redpoll.stream")
@@ -160,6 +161,10 @@ class _Writer:
 
     def direct(self) -> None:
         sub = self.sub
+        if sub.closing:  # the task writes the rest and ends the response
+            sub.direct = None
+            sub.wake_writer()
+            return
         try:  # nothing raised here may reach the hub: it would stop other deliveries
             data = self.body(sub.take())
             if not data:
@@ -224,3 +229,36 @@ async def pump(sub: Subscriber, send, receive, frame: Callable[[tuple], bytes | 
         watcher.cancel()
         if sub.hub is not None:
             sub.hub.unsubscribe(sub)
+
+
+def can_hand_off(scope) -> bool:
+    """Whether the server can take this response over once started
+    (``handoff.StreamHttpProtocol``, what ``redpoll serve`` runs)."""
+    return HANDOFF in (scope.get("extensions") or {}) and scope.get("method") != "HEAD"
+
+
+#: the response header of a stream that is handed off: the connection ends
+#: with the stream (it is the stream's own from then on)
+CLOSE_AFTER = (b"connection", b"close")
+
+
+async def stream_out(scope, receive, send, sub: Subscriber, frame: Callable[[tuple], bytes | None],
+                     service, place: tuple, sessions: tuple, first: bytes | None = None) -> bool:
+    """Write ``sub``'s queue to the started response until the stream ends.
+
+    Where the server offers it (:func:`can_hand_off`), the connection takes
+    the stream over (``handoff.LeanStream``) and this returns True at once:
+    the connection releases ``place``, ``sessions``, the keep-alive and
+    member tracking when it ends. Elsewhere it writes through the ASGI
+    ``send`` (:func:`pump`) and returns False once the stream is over; the
+    caller releases them."""
+    if not can_hand_off(scope):  # (a HEAD response has no body to hand off: uvicorn drops it)
+        await pump(sub, send, receive, frame, first)
+        return False
+    lean = LeanStream(sub, frame, service, place, sessions)
+    handoff = scope["extensions"][HANDOFF]
+    handoff(lean)
+    if first:
+        lean.write(first)
+    lean.flush()  # what was queued meanwhile (a backfill, live events)
+    return True

@@ -101,8 +101,10 @@ class Subscriber:
 
     def wakeup(self) -> None:
         """Something was queued, or the subscriber is closing: an idle writer
-        that writes directly does so now; else wake the writer if it waits."""
-        if self.direct is not None and not self.closing:
+        that writes directly does so now (a closing one hands itself back to
+        its task, or ends the stream: handoff.LeanStream); else wake the
+        writer if it waits."""
+        if self.direct is not None:
             hub = self.hub
             if hub is not None and hub.deferred is not None:
                 hub.deferred.add(self)  # written once, after the hub's whole batch

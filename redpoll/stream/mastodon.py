@@ -25,10 +25,10 @@ from .. import validate
 from ..errors import NotFound, UserNotFound, ValidationError
 from ..api.entities import placeholder_user
 from ..models import Status
-from .filters import Event, Filter
+from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
-from .http import header, identify, pump, read_params, send_error
+from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
 from .hub import DIRECT_FMT, Subscriber
 
 FMT = "mastodon"
@@ -186,7 +186,7 @@ class SSEEndpoint:
         if principal.user_id is not None:  # blocks and mutes (redpoll.relations)
             hidden = await self.service.engine.hidden_ids(principal.user_id)
         if self.channel == "public":
-            return Filter(sample=frozenset(range(100)), hidden=hidden)
+            return Filter(sample=ALL_RESIDUES, hidden=hidden)
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
@@ -226,6 +226,7 @@ class SSEEndpoint:
         except WebError as exc:
             await send_error(send, exc)
             return
+        handed = False  # True: the connection holds the place and releases it
         try:
             if last is not None:
                 try:
@@ -233,38 +234,48 @@ class SSEEndpoint:
                 except WebError as exc:
                     await send_error(send, exc)
                     return
-            await self._stream(scope, receive, send, principal, params, filt, last)
+            handed = await self._stream(scope, receive, send, principal, params, filt, last,
+                                        place)
         finally:
-            self.service.close_stream(place)
+            if not handed:
+                self.service.close_stream(place)
 
     async def _stream(self, scope, receive, send, principal: Principal, params: dict,
-                      filt: Filter, last: str | None) -> None:
+                      filt: Filter, last: str | None, place: tuple) -> bool:
         hub = self.service.hub
         sub = Subscriber(filt, fmt_for(filt), self.service.settings.stream_queue_max,
                          name=self.channel,
                          base=self.service.base_for(scope))
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked
+        handed = False
         try:
-            await self._pump(scope, receive, send, sub, principal, params, last)
+            handed = await self._pump(scope, receive, send, sub, principal, params, last, place)
+            return handed
         finally:
-            hub.release(sub, principal.sessions)
+            if not handed:
+                hub.release(sub, principal.sessions)
 
     async def _pump(self, scope, receive, send, sub: Subscriber, principal: Principal,
-                    params: dict, last: str | None) -> None:
+                    params: dict, last: str | None, place: tuple) -> bool:
         hub = self.service.hub
         if last is not None:
             await hub.replay(sub, after=last)
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream"),
-                                (b"cache-control", b"no-store"),
-                                (b"x-accel-buffering", b"no")]})
+        headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"),
+                   (b"x-accel-buffering", b"no")]
+        if can_hand_off(scope):
+            headers.append(CLOSE_AFTER)
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
         self.service.track(sub, self.service.settings.sse_heartbeat_s)
         if self.channel in ("user", "list"):
             # follows and list members change while the stream is open
             self.service.watch_members(sub, self, principal, params)
+        handed = False
         try:
-            await pump(sub, send, receive, frame_sse, first=b":)\n")
+            handed = await stream_out(scope, receive, send, sub, frame_sse, self.service, place,
+                                      principal.sessions, first=b":)\n")
+            return handed
         finally:
-            self.service.untrack(sub)
-            self.service.unwatch_members(sub)
+            if not handed:
+                self.service.untrack(sub)
+                self.service.unwatch_members(sub)

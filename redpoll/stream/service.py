@@ -57,6 +57,8 @@ class StreamService:
         #: open user/list streams -> (their SSE endpoint, principal, params),
         #: re-read by one task (_refresh_members) instead of one task each
         self._members: dict[Subscriber, tuple] = {}
+        #: handed-off WebSockets (handoff.LeanSocket), pinged by one task
+        self.sockets: set = set()
 
     def attach(self, engine) -> None:
         """Use ``engine`` (a Redpoll) for Mastodon streams: its tokens verify
@@ -103,6 +105,17 @@ class StreamService:
         held[by_ip] += 1
         return by_id, by_ip
 
+    def stream_closed(self, sub: Subscriber, place: tuple[str, str], sessions: tuple) -> None:
+        """A handed-off stream's connection ended (``handoff.LeanStream``):
+        release all its endpoint held, as the endpoint's own clean-up does."""
+        hub = self.hub
+        if hub is not None:
+            hub.unsubscribe(sub)
+            hub.release(sub, sessions)
+        self.untrack(sub)
+        self.unwatch_members(sub)
+        self.close_stream(place)
+
     def close_stream(self, place: tuple[str, str]) -> None:
         held = self._open
         for key in place:
@@ -140,6 +153,7 @@ class StreamService:
             self._tickers.append(asyncio.create_task(self._tick(interval)))
         self._tickers.append(asyncio.create_task(self._check_tokens()))
         self._tickers.append(asyncio.create_task(self._refresh_members()))
+        self._tickers.append(asyncio.create_task(self._ping_sockets()))
 
     async def stop(self) -> None:
         for task in self._tickers:
@@ -169,6 +183,16 @@ class StreamService:
                 if not sub.items and not sub.closing:
                     sub.items.append(("keepalive", None, None))
                     sub.wakeup()
+
+    async def _ping_sockets(self) -> None:
+        """Every ``ws_ping_s`` (``limits.WS_PING_INTERVAL_S``): a ping to each
+        handed-off WebSocket; one that has not answered the last one is
+        dropped (as uvicorn's own keep-alive, which pings the sockets it
+        still holds)."""
+        while True:
+            await asyncio.sleep(self.settings.ws_ping_s)
+            for sock in list(self.sockets):
+                sock.ping()
 
     # --- user / list stream members ---------------------------------------------------------
     def watch_members(self, sub: Subscriber, endpoint, principal, params: dict) -> None:

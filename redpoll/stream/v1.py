@@ -17,7 +17,7 @@ import json
 
 from .filters import parse_count, parse_filter
 from ..gateway.errors import WebError
-from .http import identify, pump, read_params, send_error
+from .http import CLOSE_AFTER, can_hand_off, identify, read_params, send_error, stream_out
 from .hub import Subscriber
 
 FMT = "v1"
@@ -65,6 +65,7 @@ class V1Endpoint:
         except WebError as exc:  # ParamError too
             await send_error(send, exc, twitter=True)
             return
+        handed = False  # True: the connection holds the place and releases it
         try:
             if count:
                 try:
@@ -72,12 +73,14 @@ class V1Endpoint:
                 except WebError as exc:
                     await send_error(send, exc, twitter=True)
                     return
-            await self._stream(scope, receive, send, params, principal, filt, count)
+            handed = await self._stream(scope, receive, send, params, principal, filt, count,
+                                        place)
         finally:
-            self.service.close_stream(place)
+            if not handed:
+                self.service.close_stream(place)
 
     async def _stream(self, scope, receive, send, params: dict, principal, filt,
-                      count: int) -> None:
+                      count: int, place: tuple) -> bool:
         delimited = params.get("delimited", "") == "length"
         stall_warnings = params.get("stall_warnings", "").strip().lower() in ("true", "1")
         settings = self.service.settings
@@ -86,22 +89,28 @@ class V1Endpoint:
         hub = self.service.hub
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked
+        handed = False
         try:
-            await self._pump(scope, receive, send, sub, count, delimited)
+            handed = await self._pump(scope, receive, send, sub, count, delimited, place,
+                                      principal.sessions)
+            return handed
         finally:
-            hub.release(sub, principal.sessions)
+            if not handed:
+                hub.release(sub, principal.sessions)
 
     async def _pump(self, scope, receive, send, sub: Subscriber, count: int,
-                    delimited: bool) -> None:
+                    delimited: bool, place: tuple, sessions: tuple) -> bool:
         hub = self.service.hub
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"application/json; charset=utf-8"),
-                                (b"cache-control", b"no-store"),
-                                (b"x-accel-buffering", b"no")]})
-        if scope["method"] == "HEAD":
+        head = scope["method"] == "HEAD"
+        headers = [(b"content-type", b"application/json; charset=utf-8"),
+                   (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")]
+        if not head and can_hand_off(scope):
+            headers.append(CLOSE_AFTER)
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        if head:
             hub.unsubscribe(sub)
             await send({"type": "http.response.body", "body": b""})
-            return
+            return False
         if count:
             if count < 0:
                 hub.unsubscribe(sub)
@@ -109,7 +118,12 @@ class V1Endpoint:
             if count < 0:
                 sub.finish(9, "Max message limit: the backfill is complete")
         self.service.track(sub)
+        handed = False
         try:
-            await pump(sub, send, receive, frame_length if delimited else frame_line)
+            handed = await stream_out(scope, receive, send, sub,
+                                      frame_length if delimited else frame_line,
+                                      self.service, place, sessions)
+            return handed
         finally:
-            self.service.untrack(sub)
+            if not handed:
+                self.service.untrack(sub)

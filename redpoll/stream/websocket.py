@@ -37,6 +37,7 @@ from .. import limits
 from .filters import Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token
+from .handoff import HANDOFF, OP_TEXT, LeanSocket, ws_frame
 from .http import _Resume
 from .hub import Subscriber
 from .mastodon import FMT, fmt_for, normalize_tag
@@ -82,6 +83,8 @@ class Channel(Subscriber):
 
 class Connection:
     """One accepted socket: its subscriptions and its outgoing queue."""
+
+    __slots__ = ("service", "principal", "base", "queue", "channels", "endpoints")
 
     def __init__(self, service, principal: Principal, base: str) -> None:
         self.service = service
@@ -182,6 +185,31 @@ class Connection:
 _TEXTS: dict[tuple, str] = {}
 
 
+#: the same messages as whole server frames, for handed-off sockets
+_WIRE: dict[tuple, bytes] = {}
+
+
+def wire(item: tuple) -> bytes | None:
+    """``item`` as the bytes of a text frame (handoff.LeanSocket); an event's
+    frame is built once for every socket on the same stream."""
+    name, _, payload = item
+    if name in ("update", "delete", "notification", "conversation"):
+        key = (payload[0], name, payload[1])
+        data = _WIRE.get(key)
+        if data is None:
+            if len(_WIRE) >= limits.WS_MESSAGES_KEPT:
+                _WIRE.clear()
+            data = _WIRE[key] = ws_frame(OP_TEXT, frame(item).encode())
+        return data
+    text = frame(item)
+    return None if text is None else ws_frame(OP_TEXT, text.encode())
+
+
+def close_code(code: int) -> int:
+    """A v1.1 disconnect code (hub.Subscriber.finish) as a WebSocket close code."""
+    return {4: CLOSE_STALL, 6: CLOSE_REVOKED, 1003: CLOSE_UNSUPPORTED}.get(code, CLOSE_SHUTDOWN)
+
+
 def frame(item: tuple) -> str | None:
     name, _, payload = item
     if name in ("update", "delete", "notification", "conversation"):
@@ -242,15 +270,29 @@ class WebSocketEndpoint:
         except WebError as exc:
             await self.deny(scope, send, exc.status, exc.message)
             return
+        handed = False  # True: the connection holds the place and releases it
         try:
-            await self._serve(scope, receive, send, params, principal, subprotocol)
+            handed = await self._serve(scope, receive, send, params, principal, subprotocol,
+                                       place)
         finally:
-            self.service.close_stream(place)
+            if not handed:
+                self.service.close_stream(place)
 
     async def _serve(self, scope, receive, send, params: dict, principal: Principal,
-                     subprotocol: str | None) -> None:
+                     subprotocol: str | None, place: tuple) -> bool:
         await send({"type": "websocket.accept", "subprotocol": subprotocol})
         conn = Connection(self.service, principal, self.service.base_for(scope))
+        handoff = (scope.get("extensions") or {}).get(HANDOFF)
+        if handoff is not None:
+            # At once after the accept (no await between): the socket is the
+            # connection's own from here (handoff.LeanSocket; issue 12: a
+            # socket's memory), which subscribes to ?stream= and reads the
+            # client's messages; the token's revocation still closes it.
+            lean = LeanSocket(conn, place)
+            if handoff(lean):
+                self.service.hub.hold(conn.queue, principal.sessions)
+                lean.start(params if params.get("stream") else None)
+                return True
         if params.get("stream"):
             await conn.subscribe(params["stream"], params)
         writer = asyncio.create_task(self._write(conn, send))
@@ -268,6 +310,7 @@ class WebSocketEndpoint:
             except (asyncio.CancelledError, Exception):
                 pass
             conn.close()
+        return False
 
     async def _read(self, conn: Connection, receive, writer: asyncio.Task) -> None:
         """Client messages until it leaves or the writer is done (the queue closed)."""
@@ -299,6 +342,10 @@ class WebSocketEndpoint:
             """Called by the hub while this writer waits: send what was queued
             now, with no task switch (as http.pump); a close, or a send that
             must wait for the client, goes back to this task with the rest."""
+            if queue.closing:  # the task writes the rest and the close frame
+                queue.direct = None
+                queue.wake_writer()
+                return
             items = queue.take()
             try:
                 for k, item in enumerate(items):
@@ -345,8 +392,7 @@ class WebSocketEndpoint:
                         break  # cut off: what was queued is dropped, the close is queued
                     if item[0] == "disconnect":
                         info = item[2]["disconnect"]
-                        code = {4: CLOSE_STALL, 6: CLOSE_REVOKED,
-                                1003: CLOSE_UNSUPPORTED}.get(info["code"], CLOSE_SHUTDOWN)
+                        code = close_code(info["code"])
                         conn.close()
                         await send({"type": "websocket.close", "code": code,
                                     "reason": info["reason"][:120]})

@@ -86,6 +86,17 @@ def _cpu(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def _waited_s(pid: int) -> float:
+    """Seconds the main thread of ``pid`` (the serve process's event loop) has
+    spent runnable but waiting for a CPU (/proc/<pid>/schedstat, field 2):
+    on a shared machine, the part of the latency that is the machine's."""
+    try:
+        with open(f"/proc/{pid}/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):  # no schedstats in this kernel
+        return float("nan")
+
+
 def _cpu_s(pid: int) -> float:
     return sum(_cpu(pid))
 
@@ -499,13 +510,14 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         # post at a steady rate, from a process of its own
         parent, child = ctx.Pipe(duplex=False)
         poster = ctx.Process(target=_poster, args=(redis_url, author_ids, rate, duration, child))
-        cpu0, start = _cpu(pid), time.monotonic()
+        cpu0, start, wait0 = _cpu(pid), time.monotonic(), _waited_s(pid)
         gen0 = sum(_cpu_s(p.pid) for p in procs)
         poster.start()
         raw = await asyncio.to_thread(parent.recv)
         post_s = time.monotonic() - start
         gen_s = sum(_cpu_s(p.pid) for p in procs) - gen0
         posting_cpu_s = sum(_cpu(pid)) - sum(cpu0)
+        posting_wait_s = _waited_s(pid) - wait0
         await asyncio.to_thread(poster.join)
         posted = [Event("0-0", "update", d) for d in raw]
         created = {e.sid: int(d["created_at"]) for e, d in zip(posted, raw)}
@@ -558,6 +570,11 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             # well under 100 with growing latencies means it waited for a CPU
             "server_cpu_percent_posting": round(100 * posting_cpu_s / post_s, 1),
             "server_cpu_us_per_event": round(cpu_s * 1e6 / delivered, 1) if delivered else None,
+            # while statuses were posted: how long the server's event loop was
+            # ready to run but waited for a CPU taken by other processes (the
+            # load generator, Valkey, the poster, anything else on the machine)
+            "server_cpu_wait_s_posting": round(posting_wait_s, 2),
+            "server_cpu_wait_percent_posting": round(100 * posting_wait_s / post_s, 1),
             # the clients' processes, while statuses were posted (not the server's)
             "load_generator_cpu_s": round(gen_s, 2),
             "server_rss_idle_mb": round(base_rss / 1024, 1),

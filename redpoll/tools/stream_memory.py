@@ -33,8 +33,11 @@ async def _measure(kind: str, n: int, url: str, top: int) -> dict:
     from .. import limits
     from ..engine import Redpoll
     from ..settings import Settings
+    from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
+    # as `redpoll serve` runs it: streams handed off to the connection once started
     config = uvicorn.Config("redpoll.api.app:create_app", factory=True, host="127.0.0.1",
-                            port=0, log_level="warning", lifespan="on", access_log=False,
+                            port=0, http=StreamHttpProtocol, ws=StreamWebSocketProtocol,
+                            ws_per_message_deflate=False, log_level="warning", lifespan="on", access_log=False,
                             ws_ping_interval=limits.WS_PING_INTERVAL_S,
                             ws_ping_timeout=limits.WS_PING_INTERVAL_S)
     server = uvicorn.Server(config)
