@@ -70,12 +70,39 @@ class StreamHttpProtocol(HttpToolsProtocol):
         transport.set_protocol(lean)
 
 
-class LeanStream(asyncio.Protocol):
+class _Lean(asyncio.Protocol):
+    """What both handed-off kinds share: their place in uvicorn's connection
+    set (for shutdown), the transport, and its flow control (a paused
+    transport queues in the subscriber, which cuts a client that stays
+    behind)."""
+
+    __slots__ = ("transport", "connections", "paused", "__weakref__")
+
+    def _attach(self, transport, connections: set, paused: bool) -> None:
+        self.transport = transport
+        self.connections = connections
+        self.paused = paused
+        connections.add(self)
+
+    def flush(self) -> None:
+        raise NotImplementedError
+
+    def eof_received(self) -> None:
+        return None  # the client is gone: close
+
+    def pause_writing(self) -> None:
+        self.paused = True
+
+    def resume_writing(self) -> None:
+        self.paused = False
+        self.flush()
+
+
+class LeanStream(_Lean):
     """One handed-off v1.1 / SSE stream: writes what its subscriber queued as
     HTTP chunks, straight from the hub's call (``Subscriber.direct``)."""
 
-    __slots__ = ("sub", "frame", "service", "place", "sessions", "transport", "connections",
-                 "paused", "__weakref__")
+    __slots__ = ("sub", "frame", "service", "place", "sessions")
 
     def __init__(self, sub, frame: Callable[[tuple], bytes | None], service,
                  place: tuple, sessions: tuple) -> None:
@@ -90,10 +117,7 @@ class LeanStream(asyncio.Protocol):
         self.paused = False
 
     def attach(self, transport, connections: set, paused: bool) -> None:
-        self.transport = transport
-        self.connections = connections
-        self.paused = paused
-        connections.add(self)
+        self._attach(transport, connections, paused)
         sub = self.sub
         sub.task = self  # a stall that cannot be written is cut by cancel()
         sub.direct = self.flush
@@ -127,16 +151,6 @@ class LeanStream(asyncio.Protocol):
     # --- asyncio.Protocol ----------------------------------------------------------------
     def data_received(self, data: bytes) -> None:
         pass  # a stream's request is complete; nothing more is read from its client
-
-    def eof_received(self) -> None:
-        return None  # the client is gone: close
-
-    def pause_writing(self) -> None:
-        self.paused = True
-
-    def resume_writing(self) -> None:
-        self.paused = False
-        self.flush()
 
     def connection_lost(self, exc: Exception | None) -> None:
         sub = self.sub
@@ -229,13 +243,12 @@ class StreamWebSocketProtocol(WebSocketsSansIOProtocol):
         return True
 
 
-class LeanSocket(asyncio.Protocol):
+class LeanSocket(_Lean):
     """One handed-off Mastodon WebSocket (``websocket.Connection``): reads the
     client's frames (subscribe / unsubscribe messages, pings, close) and
     writes the hub's events as text frames straight from the hub's call."""
 
-    __slots__ = ("conn", "place", "transport", "connections", "paused", "buf", "frags",
-                 "inbox", "pinged", "closing_sent", "timer", "__weakref__")
+    __slots__ = ("conn", "place", "buf", "frags", "inbox", "pinged", "closing_sent", "timer")
 
     def __init__(self, conn, place: tuple) -> None:
         self.conn = conn
@@ -251,10 +264,7 @@ class LeanSocket(asyncio.Protocol):
         self.timer = None
 
     def attach(self, transport, connections: set, paused: bool) -> None:
-        self.transport = transport
-        self.connections = connections
-        self.paused = paused
-        connections.add(self)
+        self._attach(transport, connections, paused)
         queue = self.conn.queue
         queue.task = self  # a stall that cannot be written is cut by cancel()
         queue.direct = self.flush
@@ -435,16 +445,6 @@ class LeanSocket(asyncio.Protocol):
             self.inbox = None
 
     # --- asyncio.Protocol ------------------------------------------------------------------
-    def eof_received(self) -> None:
-        return None
-
-    def pause_writing(self) -> None:
-        self.paused = True
-
-    def resume_writing(self) -> None:
-        self.paused = False
-        self.flush()
-
     def connection_lost(self, exc: Exception | None) -> None:
         conn = self.conn
         self.connections.discard(self)
