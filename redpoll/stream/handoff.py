@@ -182,6 +182,18 @@ def ws_frame(op: int, payload: bytes) -> bytes:
     return bytes((0x80 | op, 127)) + n.to_bytes(8, "big") + payload
 
 
+def frame_size(buf, pos: int, end: int) -> tuple[int, int] | None:
+    """The payload length of the frame at ``buf[pos:end]`` and its header's
+    length before any mask key (RFC 6455 5.2: 7 bits, or 126 + 16 bits, or
+    127 + 64 bits), or None while the length itself is not all there."""
+    size = buf[pos + 1] & 0x7F
+    if size == 126:
+        return (int.from_bytes(buf[pos + 2:pos + 4], "big"), 4) if end - pos >= 4 else None
+    if size == 127:
+        return (int.from_bytes(buf[pos + 2:pos + 10], "big"), 10) if end - pos >= 10 else None
+    return size, 2
+
+
 def close_frame(code: int, reason: str = "") -> bytes:
     return ws_frame(OP_CLOSE, code.to_bytes(2, "big") + reason.encode()[:123])
 
@@ -330,15 +342,10 @@ class LeanSocket(_Lean):
         pos, end = 0, len(buf)
         while end - pos >= 2 and self.transport is not None:
             b0, b1 = buf[pos], buf[pos + 1]
-            size, head = b1 & 0x7F, 2
-            if size == 126:
-                if end - pos < 4:
-                    break
-                size, head = int.from_bytes(buf[pos + 2:pos + 4], "big"), 4
-            elif size == 127:
-                if end - pos < 10:
-                    break
-                size, head = int.from_bytes(buf[pos + 2:pos + 10], "big"), 10
+            sized = frame_size(buf, pos, end)
+            if sized is None:
+                break
+            size, head = sized
             if b0 & 0x70 or not b1 & 0x80:  # reserved bits (no extension) or unmasked
                 self.fail(CLOSE_PROTOCOL_ERROR, "protocol error")
                 return

@@ -45,6 +45,7 @@ from ..engine import Redpoll
 from ..server import EmbeddedServer
 from ..settings import Settings
 from ..stream.filters import Event, Filter, parse_filter
+from ..stream.handoff import frame_size
 
 VOCAB = [f"word{i}" for i in range(50)]
 TAGS = [f"tag{i}" for i in range(20)]
@@ -298,15 +299,10 @@ class Conn(asyncio.Protocol):
         buf += data
         pos, end = 0, len(buf)
         while end - pos >= 2:
-            op, size, head = buf[pos] & 0x0F, buf[pos + 1] & 0x7F, 2
-            if size == 126:
-                if end - pos < 4:
-                    break
-                size, head = int.from_bytes(buf[pos + 2:pos + 4], "big"), 4
-            elif size == 127:
-                if end - pos < 10:
-                    break
-                size, head = int.from_bytes(buf[pos + 2:pos + 10], "big"), 10
+            op, sized = buf[pos] & 0x0F, frame_size(buf, pos, end)
+            if sized is None:
+                break
+            size, head = sized
             if end - pos < head + size:
                 break
             payload = bytes(buf[pos + head:pos + head + size])
