@@ -27,6 +27,13 @@ START_TIMEOUT_S = 15.0
 #: Where a running embedded server leaves its port, so that other redpoll
 #: processes on the same data directory (a worker, `redpoll stats`) attach to it.
 PORT_FILE = "server.port"
+#: The embedded server's Unix socket, in its data directory: the URL its own
+#: processes use (a round trip over it costs both ends less than over
+#: loopback TCP; docs/decisions.md "The embedded server's socket").
+SOCKET_FILE = "valkey.sock"
+#: The longest socket path the kernel takes (sun_path is 108 bytes with its
+#: NUL); a data directory deeper than that is reached over TCP instead.
+SOCKET_PATH_MAX = 107
 
 
 def binary(name: str = "valkey-server") -> str:
@@ -119,10 +126,16 @@ class EmbeddedServer:
     """One valkey-server process with its data in ``data_dir``."""
 
     def __init__(self, data_dir: str | os.PathLike, *, port: int | None = None,
-                 fsync: str = "everysec", extra: dict[str, str] | None = None):
+                 fsync: str = "everysec", extra: dict[str, str] | None = None,
+                 unix_socket: bool = True):
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         self.config = base_config(fsync) | (extra or {})
+        socket = self.data_dir / SOCKET_FILE
+        #: the Unix socket it also listens on (None: TCP only)
+        self.socket = socket if unix_socket and len(str(socket)) <= SOCKET_PATH_MAX else None
+        if self.socket is not None:
+            self.config |= {"unixsocket": str(self.socket), "unixsocketperm": "700"}
         self.process: subprocess.Popen | None = None
 
     @classmethod
@@ -135,6 +148,11 @@ class EmbeddedServer:
 
     @property
     def url(self) -> str:
+        """What its clients use: the Unix socket when it has one, else TCP."""
+        return f"unix://{self.socket}" if self.socket is not None else self.tcp_url
+
+    @property
+    def tcp_url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> "EmbeddedServer":
@@ -170,6 +188,9 @@ class EmbeddedServer:
         """URL of a server another redpoll process runs on ``data_dir``, if any."""
         port = cls.recorded_port(data_dir)
         if port is not None and answers(f"redis://127.0.0.1:{port}/0"):
+            socket = (Path(data_dir) / SOCKET_FILE).resolve()
+            if len(str(socket)) <= SOCKET_PATH_MAX and answers(f"unix://{socket}"):
+                return f"unix://{socket}"
             return f"redis://127.0.0.1:{port}/0"
         return None
 
@@ -302,6 +323,7 @@ class EmbeddedCluster:
         self.data_dir = Path(data_dir).resolve()
         self.nodes = [
             EmbeddedServer(self.data_dir / f"node{i}", fsync=fsync,
+                           unix_socket=False,  # cluster nodes meet (and redirect) by address
                            extra={"cluster-enabled": "yes",
                                   # explicit bus port: the default (port + 10000)
                                   # overflows for high ephemeral ports
