@@ -37,6 +37,7 @@ record of the read, so nothing is lost between the two.
 """
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 import weakref
@@ -44,7 +45,7 @@ import weakref
 from redis.exceptions import NoScriptError
 
 from . import conversation, keys, limits, visibility
-from .models import Page, Status, now_ms
+from .models import HomeRead, Page, Status, now_ms
 from .statuses import read_statuses
 from .store import Store
 
@@ -281,10 +282,35 @@ def remember_large(store: Store, uid: int, large: list[int]) -> None:
         seen.pop(uid, None)
 
 
-async def merged_home(store: Store, uid: int, handle, large: list[int], cursors: list,
-                      hidden_boosters: set[int],
-                      read_ahead: dict[int, tuple[list, int]] | None = None) -> Page:
-    """The home page read by ``cursors`` (``handle``: Topology.read_page_with)
+async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
+    """Topology.read_home where the large accounts' profiles cannot be read
+    in the home page's script (a cluster: each is in its owner's slot): the
+    large accounts with the home's page, and the first read of the profiles
+    this process merged for the user last time sent alongside (a change of
+    that set costs one more round trip, never a wrong page)."""
+    topology = store.topology
+    call = ("large_followees",
+            [keys.large_following(uid), keys.following(uid), keys.hidden_reblogs(uid)],
+            [limits.MERGED_ACCOUNTS_MAX])
+    expected = expected_large(store, uid)
+    read_ahead: dict = {}
+    read = topology.read_page_with(call, keys.home(uid), keys.user(uid), "id", cursors)
+    if expected:  # the profiles it merged last time, read alongside the home
+        ahead = asyncio.ensure_future(prefetch(store, expected, cursors))
+        try:
+            (large, hidden), handle = await read
+        finally:
+            read_ahead = await ahead
+    else:
+        (large, hidden), handle = await read
+    large = [int(a) for a in large]
+    if large or expected:
+        remember_large(store, uid, large)
+    return HomeRead(large, {int(h) for h in hidden}, handle, read_ahead)
+
+
+async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) -> Page:
+    """The home page read by ``cursors`` (``first``: Topology.read_home)
     with the statuses of the large accounts ``uid`` follows merged in by id,
     as if they had been fanned out. Each profile is read in the page's
     window (below max_id, above since_id / min_id, and not past the home
@@ -292,9 +318,11 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
     among the newest ``limit``), a few ids first (:func:`first_read`), and
     read on while the page is not settled or statuses left out (deleted,
     direct, replies, hidden boosts, boosts within the window of their
-    original) leave it short. ``read_ahead``: first reads already made
-    (:func:`prefetch`), by author. The statuses from profiles that can be on
-    the page are read with the home page's (Topology.page_with)."""
+    original) leave it short. ``first.read_ahead``: first reads already
+    made (:func:`prefetch`, or the single server's page script), by author.
+    The statuses from profiles that can be on the page are read with the
+    home page's (Topology.page_with), with what ``first`` knows of them."""
+    handle, large, hidden_boosters = first.handle, first.large, first.hidden
     limit = cursors[3]
     up, lo, hi = _window(cursors)
     topology = store.topology
@@ -312,7 +340,7 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
     refused: set[int] = set()
     boosts_out: dict[int, bool] = {}
     sources = set(open_sources)
-    read_ahead = {a: ids for a, ids in (read_ahead or {}).items() if a in sources}
+    read_ahead = {a: ids for a, ids in first.read_ahead.items() if a in sources}
     #: sorted runs of ids, in the page's order: the home page's, then each
     #: read of a profile (merged lazily: a page looks at ~limit of them)
     runs: list[list[int]] = [sorted(home_ids, reverse=not up)]
@@ -365,7 +393,7 @@ async def merged_home(store: Store, uid: int, handle, large: list[int], cursors:
                 if page is None:  # the home page's statuses that can be on it, with these
                     page, statuses = await topology.page_with(
                         handle, mine, list(dict.fromkeys(owner[i] for i in mine)),
-                        only={i for i in ids if i in home})
+                        only={i for i in ids if i in home}, known=first)
                     statuses += page
                 else:
                     statuses = await read_statuses(store, unseen)

@@ -9,8 +9,6 @@ reads past deleted ids).
 """
 from __future__ import annotations
 
-import asyncio
-
 from . import hybrid, keys, limits, validate
 from .errors import ListNotFound, NotFound, UserNotFound
 from .models import Page
@@ -33,34 +31,16 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
     the user had been idle that long (fan-out skipped them)."""
     uid = validate.an_id(uid, "user_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
-    call = ("large_followees",
-            [keys.large_following(uid), keys.following(uid), keys.hidden_reblogs(uid)],
-            [limits.MERGED_ACCOUNTS_MAX])
-    expected = hybrid.expected_large(store, uid)
-    read_ahead: dict = {}
     topology = store.topology
     try:
-        read = topology.read_page_with(call, keys.home(uid), keys.user(uid), "id", cursors)
-        if expected:  # the profiles it merged last time, read alongside the home
-            ahead = asyncio.ensure_future(hybrid.prefetch(store, expected, cursors))
-            try:
-                (large, hidden), handle = await read
-            finally:
-                read_ahead = await ahead
-        else:
-            (large, hidden), handle = await read
+        first = await topology.read_home(uid, cursors)
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):
-            (large, hidden), handle = await topology.read_page_with(  # rebuilt: again
-                call, keys.home(uid), keys.user(uid), "id", cursors)
+            first = await topology.read_home(uid, cursors)  # rebuilt: again
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
-    large = [int(a) for a in large]
-    if large or expected:
-        hybrid.remember_large(store, uid, large)
-    if not large:
-        return (await topology.page_with(handle, []))[0]
-    return await hybrid.merged_home(store, uid, handle, large, cursors, {int(h) for h in hidden},
-                                    read_ahead)
+    if not first.large:
+        return (await topology.page_with(first.handle, []))[0]
+    return await hybrid.merged_home(store, uid, first, cursors)
 
 
 async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,

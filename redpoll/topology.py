@@ -20,8 +20,12 @@ read_page             read_page_listed.lua (skips     read_page.lua, statuses re
                       the epoch and authors' revs);   rounds past deleted ids
                       one batch for what is not kept
 read_page_with        a script and read_page_listed   the script, then read_page
-                      in one round trip (a home page
-                      and its large followees)
+                      in one round trip
+read_home             large_profiles.lua (the large   large_followees.lua and the
+                      accounts, their profiles'       page, the profiles merged
+                      first reads with versions and   last time read alongside
+                      revs) and read_page_listed in   (hybrid.read_home_apart)
+                      one round trip
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -42,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from redis.asyncio.cluster import RedisCluster
 
 from . import keys, limits
-from .models import Page, Status, now_ms
+from .models import HomeRead, Page, Status, now_ms
 from .statuses import read_statuses, settle
 from .users import current, rev_reads
 
@@ -58,6 +62,8 @@ PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
 COUNTS_PARTS = keys.key_parts(keys.status_counts)
+#: The name parts large_profiles.lua builds profile keys from.
+PROFILE_PARTS = keys.key_parts(keys.profile)
 
 
 class Topology:
@@ -133,6 +139,14 @@ class Topology:
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
 
+    async def read_home(self, uid: int, cursors: list) -> HomeRead:
+        """A home page's first round trip (redpoll.timelines.home): the home's
+        page and the large accounts it merges, with the first read of their
+        profiles when this process knows them from the user's last page
+        (hybrid.read_home_apart); raises NotFound for an unknown user."""
+        from . import hybrid  # hybrid reads through the topology
+        return await hybrid.read_home_apart(self.store, uid, cursors)
+
     async def read_profiles(self, reads: list[tuple[int, int, int]], up: bool, count: int
                             ) -> list[list]:
         """For each (author, low, high): the ids of the author's profile
@@ -156,11 +170,14 @@ class Topology:
         return [s.id for s in handle]
 
     async def page_with(self, handle, more: list[int], authors: list[int] = (),
-                        only: set[int] | None = None) -> tuple[Page, list[Status]]:
+                        only: set[int] | None = None, known: HomeRead | None = None
+                        ) -> tuple[Page, list[Status]]:
         """The page :meth:`read_page_with` read (``only`` those of its ids,
         if given), and the statuses ``more`` (deleted or missing ones left
         out) whose ``authors`` the page then brings along too, read together
-        where it can (one round trip on a single server)."""
+        where it can (one round trip on a single server; none when ``known``,
+        the home's first read, brought their versions and authors' revs and
+        the records are kept)."""
         page = handle if only is None else Page([s for s in handle if s.id in only],
                                                 handle.authors)
         return page, await read_statuses(self.store, more)
@@ -256,8 +273,30 @@ class SingleServer(Topology):
     def page_ids(self, handle) -> list[int]:
         return [int(i) for i in handle[0][0::2]]
 
+    async def read_home(self, uid: int, cursors: list) -> HomeRead:
+        """One round trip: large_profiles.lua (the large accounts, their
+        profiles' first reads with versions and revs) and the home's page."""
+        max_id, since_id, min_id, limit = cursors
+        up = bool(min_id)
+        low = int(min_id or since_id or 0)
+        high = int(max_id) if max_id else limits.MAX_ID + 1
+        call = ("large_profiles", [keys.large_following(uid), keys.following(uid),
+                                   keys.hidden_reblogs(uid), keys.CHANGED_STATUSES],
+                [limits.MERGED_ACCOUNTS_MAX, "1" if up else "", low, high, limit,
+                 limits.MERGE_FIRST_READ_MIN, *PROFILE_PARTS, *USER_PARTS])
+        (large, hidden, count, profiles, versions, revs), handle = await self.read_page_with(
+            call, keys.home(uid), keys.user(uid), "id", cursors)
+        if not large:
+            return HomeRead([], set(), handle)
+        large = [int(a) for a in large]
+        read_ahead = {a: (ids, count) for a, ids in zip(large, profiles)}
+        return HomeRead(large, {int(h) for h in hidden}, handle, read_ahead,
+                        dict(zip((int(i) for ids in profiles for i in ids), versions)),
+                        {a: rev or None for a, rev in zip(large, revs)})
+
     async def page_with(self, handle, more: list[int], authors: list[int] = (),
-                        only: set[int] | None = None) -> tuple[Page, list[Status]]:
+                        only: set[int] | None = None, known: HomeRead | None = None
+                        ) -> tuple[Page, list[Status]]:
         if only is not None:
             flat, counts = handle[0], handle[3]
             keep = [i for i, sid in enumerate(flat[0::2]) if int(sid) in only]
@@ -265,14 +304,15 @@ class SingleServer(Topology):
                       [counts[i] for i in keep]]
         if not more:
             return await self._page(handle, (), authors), []
-        return await self._page(handle, more, authors)
+        return await self._page(handle, more, authors, known)
 
-    async def _page(self, handle: list, more: list[int] = (), more_authors: list[int] = ()
-                    ) -> Page | tuple[Page, list[Status]]:
+    async def _page(self, handle: list, more: list[int] = (), more_authors: list[int] = (),
+                    known: HomeRead | None = None) -> Page | tuple[Page, list[Status]]:
         """read_page_listed.lua's reply (ids and versions, the epoch, the
         authors' revs) as a page; with ``more``, also those statuses (and
         ``more_authors``), read in the one batch that what is not kept needs
-        (none when everything is)."""
+        (none when everything is: ``known`` may hold their versions and
+        authors' revs, read in the same round trip as the page)."""
         store = self.store
         flat, epoch, author_revs, counts = handle
         sids = [int(i) for i in flat[0::2]]
@@ -287,9 +327,14 @@ class SingleServer(Topology):
         kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
         missing = [sid for sid, status in zip(sids, kept) if status is None]
         revs = {int(uid): rev or None for uid, rev in zip(author_revs[0::2], author_revs[1::2])}
+        scores: dict[int, Any] = {}
+        if known is not None:
+            revs = known.revs | revs
+            scores = known.versions
         unknown = [a for a in dict.fromkeys(more_authors) if a not in revs]
+        unversioned = [sid for sid in more if sid not in scores]
         commands = [*(("HGETALL", keys.status(sid)) for sid in missing), *rev_reads(unknown),
-                    *([("ZMSCORE", keys.CHANGED_STATUSES, *more)] if more else [])]
+                    *([("ZMSCORE", keys.CHANGED_STATUSES, *unversioned)] if unversioned else [])]
         replies = await store.batch(commands) if commands else []
         if missing:
             fresh = dict(zip(missing, await settle(store, missing, replies[:len(missing)])))
@@ -303,8 +348,11 @@ class SingleServer(Topology):
         # ``more``'s versions from the log, as the page script gets its own
         # (absent: never changed, version 1; < 0: deleted): kept records
         # at that version are served, the others read whole
+        if unversioned:
+            scores = scores | dict(zip(unversioned, replies[-1]))
         extra, unkept = [], []
-        for sid, score in zip(more, replies[-1]):
+        for sid in more:
+            score = scores.get(sid)
             if score is not None and float(score) < 0:
                 continue
             status = memo.get(sid, b"1" if score is None else b"%d" % int(float(score)))
