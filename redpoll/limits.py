@@ -46,6 +46,10 @@ MERGE_READERS_KEPT = 100_000
 #: Ids a home page reads first from each merged profile, at least (it
 #: reads twice each profile's share of the page; more where one is denser).
 MERGE_FIRST_READ_MIN = 4
+#: Timeline entries a page's script scans for its cursor (LPOS: a page's
+#: cursor is usually the last id of the page before, near the top) before it
+#: searches by halves instead (read_page_listed.lua).
+CURSOR_SCAN_MAX = 200
 #: How long a status remembers which of its delivery batches took the fast
 #: path (deliver.lua); a re-run within this time checks before it pushes.
 FANOUT_DONE_TTL_S = 7 * 24 * 3600

@@ -259,7 +259,7 @@ class SingleServer(Topology):
     def _page_call(timeline: str, owner_hash: str, field: str, cursors: list) -> tuple:
         return ("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES, keys.EPOCH],
                 [*cursors, field, cursors[3] * TOP_UP_ROUNDS, *STATUS_PARTS, *USER_PARTS,
-                 *COUNTS_PARTS])
+                 *COUNTS_PARTS, limits.CURSOR_SCAN_MAX])
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
                              cursors: list) -> tuple[Any, Any]:

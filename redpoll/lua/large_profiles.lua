@@ -42,12 +42,6 @@ local limit = tonumber(ARGV[5])
 -- minimum, at most the page
 local count = math.min(limit, math.max(tonumber(ARGV[6]), math.ceil(2 * limit / #large)))
 local low, high = '(' .. ARGV[3], '(' .. ARGV[4]
--- every large account's rev in one command (the set's members, each with
--- the 'rev' of its user record) instead of one HGET each
-local pairs_ = redis.call('SORT_RO', KEYS[1], 'BY', 'nosort', 'GET', '#',
-                          'GET', ARGV[9] .. '*' .. ARGV[10] .. '->rev')
-local rev_of = {}
-for i = 1, #pairs_, 2 do rev_of[pairs_[i]] = pairs_[i + 1] end
 local profiles, all, revs = {}, {}, {}
 for i, uid in ipairs(large) do
   local key = ARGV[7] .. uid .. ARGV[8]
@@ -59,7 +53,8 @@ for i, uid in ipairs(large) do
   end
   profiles[i] = ids
   for _, id in ipairs(ids) do all[#all + 1] = id end
-  revs[i] = rev_of[uid] or false
+  -- (an HGET each: ~0.5 us; a SORT_RO ... GET over the set measured twice that)
+  revs[i] = redis.call('HGET', ARGV[9] .. uid .. ARGV[10], 'rev')
 end
 local versions = {}
 if #all > 0 then versions = redis.call('ZMSCORE', KEYS[4], unpack(all)) end

@@ -30,6 +30,8 @@
 -- ARGV[7], ARGV[8]: a status key's text before and after its id
 -- ARGV[9], ARGV[10]: a user key's text before and after its id
 -- ARGV[11], ARGV[12]: a status counts key's text before and after its id
+-- ARGV[13]: how far into the timeline a cursor is looked for by LPOS
+--           (limits.CURSOR_SCAN_MAX) before the binary search takes over
 -- returns: {{id, version, id, version, ...} newest first, epoch or false,
 --           {author id, rev, ...} for each distinct author, in page order,
 --           {{favourites, reblogs, replies} for each id of the page, in order}}
@@ -51,15 +53,20 @@ end
 -- cursor sits when the list holds it (the usual case: the last page's last
 -- id), found by one LPOS scan in C instead of a Lua binary search (the list
 -- is duplicate-free, deliver.lua and merge.lua keep it so); else searched
+-- (a cursor the list does not hold, e.g. a status merged from a profile
+-- into a home page, would cost a scan of the whole list: MAXLEN bounds it)
+local function find(cursor)
+  return redis.call('LPOS', key, cursor, 'MAXLEN', ARGV[13])
+end
 local function at_or_below(cursor)
-  local at = redis.call('LPOS', key, cursor)
+  local at = find(cursor)
   if at then return at end
   return first_below(tonumber(cursor) + 1)
 end
 local start = 0           -- newest index in range
 if ARGV[1] ~= '' then
   -- just below the cursor: past it when the list holds it
-  local at = redis.call('LPOS', key, ARGV[1])
+  local at = find(ARGV[1])
   start = at and at + 1 or first_below(tonumber(ARGV[1]))
 end
 local stop = n            -- exclusive: the range is [start, stop)
