@@ -7,10 +7,13 @@ public timeline and lists only, and each follower's home page merges it at
 read time from the author's profile (keys.profile, scored by id). A
 follower's large accounts are a set in their own slot
 (keys.large_following), so a page learns them in the same round trip as its
-home ids (Topology.read_page_with), then reads each profile (one batch: on
-a cluster, each profile is in its author's slot), merges by id (a status in
-both the home and a profile is shown once), and applies to the merged
-statuses the rules fan-out applies to a home (:func:`merged_home`).
+home ids (Topology.read_home) and reads each profile's first ids: on a
+single server in a script sent with the page's (large_profiles.lua); on a
+cluster (each profile in its author's slot) in one batch sent alongside
+when the process knows the set from the user's last page, else after. It
+merges by id (a status in both the home and a profile is shown once) and
+applies to the merged statuses the rules fan-out applies to a home
+(:func:`merged_home`).
 
 Crossing the threshold is decided per status, atomically with the follower
 count (fanout_mode.lua): the status whose post sees the count cross walks
@@ -378,10 +381,15 @@ async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) ->
             count = limit  # a profile read again is a dense one
             still = []
             for a, (ids, asked) in ((a, got[a]) for a in open_sources):
-                ids = list(map(int, ids))
+                read = len(ids)
+                # a first read made before the home page was known (read
+                # ahead) may reach past its last status, which nothing
+                # beyond can come before: such ids are dropped, and a read
+                # that reached there has nothing more for this page
+                ids = [i for i in map(int, ids) if lo < i < hi]
                 runs.append(ids)
                 owner.update(dict.fromkeys(ids, a))
-                if len(ids) == asked:
+                if read == asked and len(ids) == read:
                     frontier[a] = ids[-1]
                     still.append(a)
             open_sources = still
