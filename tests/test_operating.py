@@ -116,6 +116,35 @@ def test_a_dead_server_port_file_costs_no_probing_time(tmp_path):
     assert time.monotonic() - started < 0.5
 
 
+def test_the_embedded_server_is_reached_over_a_unix_socket_when_its_path_fits(tmp_path):
+    """redpoll's own processes reach the embedded server over a Unix socket in
+    its data directory (docs/decisions.md: a round trip costs both ends less
+    than loopback TCP); the loopback port answers too, and a data directory
+    too deep for a socket path (sun_path: 107 bytes) is reached over TCP."""
+    import redis
+
+    from redpoll.server import SOCKET_PATH_MAX
+
+    server = EmbeddedServer(tmp_path / "data").start()
+    try:
+        assert server.url == f"unix://{tmp_path.resolve() / 'data' / 'valkey.sock'}"
+        assert redis.Redis.from_url(server.url).ping()
+        assert redis.Redis.from_url(server.tcp_url).ping()
+        assert oct((tmp_path / "data" / "valkey.sock").stat().st_mode & 0o777) == "0o700"
+        # another redpoll process on the same data directory attaches by the socket
+        assert EmbeddedServer.running_in(tmp_path / "data") == server.url
+    finally:
+        server.stop()
+    deep = tmp_path / ("d" * (SOCKET_PATH_MAX - len(str(tmp_path.resolve())))) / "data"
+    far = EmbeddedServer(deep).start()
+    try:
+        assert far.url == far.tcp_url and far.url.startswith("redis://127.0.0.1:")
+        assert redis.Redis.from_url(far.url).ping()
+        assert EmbeddedServer.running_in(deep) == far.tcp_url
+    finally:
+        far.stop()
+
+
 def test_run_sh_installs_only_when_pyproject_is_newer():
     """./run.sh (issue 13 item 13): pip runs when the install is older than
     pyproject.toml, not on every start. Runs the real script in this checkout
