@@ -423,4 +423,6 @@ async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) ->
             break
     if up:
         shown.reverse()  # newest first, as every page
-    return Page(shown, page.authors if page is not None else {})
+    # the home statuses' counts as the page's script read them (the API
+    # reads the others'): interactions.state_check
+    return Page(shown, *((page.authors, page.counts) if page is not None else ()))

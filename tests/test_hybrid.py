@@ -96,6 +96,8 @@ async def scenario(rp, srv, threshold: int) -> dict:
         await post("small2", f"s2 {i}")
         await post("big1", f"b1 late {i}")
     await rp.mute(s["viewer"], s["small2"])
+    for fan, text in ((fans[0], "b1 0"), (fans[1], "b1 0"), (fans[0], "s1 0")):
+        await rp.favourite(fan, texts[text])  # counts a page shows
     await rp.drain()
     pages = {"viewer": await walks(lambda **c: rp.home_timeline(s["viewer"], **c),
                                    await rp.home_timeline(s["viewer"])),
@@ -110,6 +112,8 @@ async def scenario(rp, srv, threshold: int) -> dict:
     m = Mastodon(access_token=token, api_base_url=srv.base, ratelimit_method="throw")
     read = api_reader(m)
     pages["api"] = await walks(read, await read())
+    pages["api_counts"] = {int(st["id"]): (st["favourites_count"], st["reblogs_count"])
+                           for st in await asyncio.to_thread(m.timeline_home, limit=40)}
     pages["big_homes"] = sum(
         [(await home_ids(rp, keys.home(s["viewer"]))).count(texts[t]) for t in texts
          if t.startswith("b1")])
@@ -131,8 +135,11 @@ async def test_merged_pages_equal_fanned_out_pages(settings, server, srv, thresh
     texts = fanned["texts"]
     # the merge did happen: big1's later statuses never reached the viewer's home
     assert fanned["big_homes"] == 8 and merged["big_homes"] <= 1
-    for view in ("viewer", "viewer2", "blocked", "api"):
+    for view in ("viewer", "viewer2", "blocked", "api", "api_counts"):
         assert merged[view] == fanned[view], view
+    counts = fanned["api_counts"]
+    assert counts[texts["b1 0"]] == (2, 0) and counts[texts["s1 0"]] == (1, 0)
+    assert counts[texts["b1 3"]][1] == 1  # small2 boosted it
     # and the pages say what fan-out decides (so "equal" is not "equally wrong")
     shown = [i for p in fanned["viewer"]["down"] for i in p]
     assert len(shown) == len(set(shown))
