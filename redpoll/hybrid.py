@@ -124,7 +124,6 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
     Written at most once per HOME_SEEN_TOUCH_FRACTION of the idle period by
     this process: a read that skips the write comes less than that after
     one that wrote, so the user was not idle (fan-out never skipped them)."""
-    from .refill import rebuild_home  # refill reads through this module's rules
     now = now_ms()
     touched = _TOUCHED.setdefault(store, {})
     last = touched.get(uid)
@@ -137,6 +136,9 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
     await store.set(keys.home_read(uid), now)
     idle, before = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
     if idle:
+        # (imported here, and only here: refill reads through this module's
+        # rules, and an import statement run on every page costs ~2% of it)
+        from .refill import rebuild_home
         try:
             await rebuild_home(store, uid)
         except BaseException:
@@ -272,7 +274,7 @@ async def prefetch(store: Store, authors: tuple[int, ...], cursors: list
     up, lo, hi = _window(cursors)
     count = first_read(cursors[3], len(authors))
     replies = await store.topology.read_profiles([(a, lo, hi) for a in authors], up, count)
-    return {a: (ids, count) for a, ids in zip(authors, replies)}
+    return {a: ([int(i) for i in ids], count) for a, ids in zip(authors, replies)}
 
 
 def remember_large(store: Store, uid: int, large: list[int]) -> None:
@@ -322,7 +324,8 @@ async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) ->
     read on while the page is not settled or statuses left out (deleted,
     direct, replies, hidden boosts, boosts within the window of their
     original) leave it short. ``first.read_ahead``: first reads already
-    made (:func:`prefetch`, or the single server's page script), by author.
+    made (:func:`prefetch`, or the single server's page script), by author,
+    ids as ints.
     The statuses from profiles that can be on the page are read with the
     home page's (Topology.page_with), with what ``first`` knows of them."""
     handle, large, hidden_boosters = first.handle, first.large, first.hidden
@@ -376,7 +379,8 @@ async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) ->
             replies = await topology.read_profiles(
                 [(a, frontier.get(a, lo) if up else lo, hi if up else frontier.get(a, hi))
                  for a in unread], up, count)
-            got = {a: (ids, count) for a, ids in zip(unread, replies)} | read_ahead
+            got = {a: ([int(i) for i in ids], count)
+                   for a, ids in zip(unread, replies)} | read_ahead
             read_ahead = {}
             count = limit  # a profile read again is a dense one
             still = []
@@ -386,7 +390,7 @@ async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) ->
                 # ahead) may reach past its last status, which nothing
                 # beyond can come before: such ids are dropped, and a read
                 # that reached there has nothing more for this page
-                ids = [i for i in map(int, ids) if lo < i < hi]
+                ids = [i for i in ids if lo < i < hi]
                 runs.append(ids)
                 owner.update(dict.fromkeys(ids, a))
                 if read == asked and len(ids) == read:

@@ -136,7 +136,7 @@ class HomeRead:
     accounts the user follows that the page merges (redpoll.hybrid) and the
     boosters whose boosts the user hides, the handle on the home's own page
     (Topology.page_ids / page_with), and what was read ahead of the merge:
-    ``read_ahead`` the first read of each large profile (author -> (ids,
+    ``read_ahead`` the first read of each large profile (author -> (int ids,
     how many were asked)); ``versions`` those ids' versions from the log of
     changed statuses (id -> the raw score: None = never changed, < 0 =
     deleted) and ``revs`` the large accounts' 'rev', when the topology read

@@ -40,6 +40,7 @@ of them. What both do alike lives in the base class.
 """
 from __future__ import annotations
 
+import itertools
 import uuid
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -289,9 +290,10 @@ class SingleServer(Topology):
         if not large:
             return HomeRead([], set(), handle)
         large = [int(a) for a in large]
+        profiles = [[int(i) for i in ids] for ids in profiles]
         read_ahead = {a: (ids, count) for a, ids in zip(large, profiles)}
         return HomeRead(large, {int(h) for h in hidden}, handle, read_ahead,
-                        dict(zip((int(i) for ids in profiles for i in ids), versions)),
+                        dict(zip(itertools.chain.from_iterable(profiles), versions)),
                         {a: rev or None for a, rev in zip(large, revs)})
 
     async def page_with(self, handle, more: list[int], authors: list[int] = (),
