@@ -149,7 +149,8 @@ MUX_CALL_TIMEOUT_S = 10.0
 #: often; then its error is the caller's. Such a reply means it did not run.
 CLUSTER_REDIRECTS = 5
 #: Wait before sending again a command the cluster turned away (TRYAGAIN
-#: while a slot's keys move, CLUSTERDOWN while it elects or heals).
+#: while a slot's keys move, CLUSTERDOWN while it elects or heals), times
+#: the attempt: 1.5 s in all over CLUSTER_REDIRECTS attempts.
 CLUSTER_RETRY_WAIT_S = 0.1
 #: The slot map is read again from the cluster (after a lost master or a
 #: CLUSTERDOWN) at most this often: during an outage every call would

@@ -175,6 +175,8 @@ class Multiplexed:
         self._path = options.get("path")
         self._host = host or options.get("host", "localhost")
         self._port = int(port or options.get("port", 6379))
+        #: where it connects (a cluster's map tells its masters apart by it)
+        self.address = (self._host, self._port)
         self._username = options.get("username")
         self._password = options.get("password")
         self._db = int(options.get("db") or 0)
@@ -357,7 +359,8 @@ class ClusterMultiplexed:
       the reply and the command is sent there; ASK (the slot is moving and
       the key is already at the other end): sent there after ASKING, on the
       same connection; TRYAGAIN, CLUSTERDOWN: the map is read again, and the
-      command sent again after ``limits.CLUSTER_RETRY_WAIT_S``. Each of
+      command sent again after ``limits.CLUSTER_RETRY_WAIT_S`` (times the
+      attempt). Each of
       these replies means the command did not run, so sending it again runs
       it once (scripts included); at most ``limits.CLUSTER_REDIRECTS``
       times, then the caller gets redis-py's exception for it (MovedError,
@@ -558,8 +561,8 @@ class ClusterMultiplexed:
             if refresh:
                 self.stale = True
                 await self._ready()
-            if wait:
-                await asyncio.sleep(limits.CLUSTER_RETRY_WAIT_S)
+            if wait:  # (longer each time: a restarted master takes a second to rejoin)
+                await asyncio.sleep(limits.CLUSTER_RETRY_WAIT_S * (attempt + 1))
         return replies  # (not reached: the last attempt sends nothing again)
 
     def _groups(self, commands: list[tuple], todo, asking: dict) -> dict:
