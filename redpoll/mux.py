@@ -30,12 +30,13 @@ timer per call: that would double what a call costs here.
 from __future__ import annotations
 
 import asyncio
+from binascii import crc_hqx
 from collections import deque
 from typing import Any
 
 import hiredis
 from redis.asyncio.connection import parse_url
-from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS
 from redis.exceptions import (AskError, AuthenticationError, BusyLoadingError, ClusterDownError,
                               ConnectionError, DataError, MovedError, NoScriptError,
                               ResponseError, TimeoutError, TryAgainError)
@@ -311,9 +312,22 @@ class Unroutable(Exception):
 
 #: Marks the commands whose keys follow their ``numkeys`` argument.
 _NUMKEYS = (-1, 0, 0)
+#: The commands of one key, right after their name (HGETALL, GET, ZADD...).
+_ONE_KEY = (1, 1, 1)
 #: Error replies that say a command did not run (redirected, or turned away
 #: for now): the prefix and what it means here.
 _REDIRECTED = ("MOVED ", "ASK ", "TRYAGAIN", "CLUSTERDOWN")
+
+
+def _slot(key: bytes) -> int:
+    """redis.crc.key_slot with its hash-tag rule, inlined: it runs for every
+    command a cluster batch sends."""
+    start = key.find(b"{")
+    if start > -1:
+        end = key.find(b"}", start + 1)
+        if end > start + 1:
+            key = key[start + 1:end]
+    return crc_hqx(key, 0) & 16383
 
 
 def _key_bytes(key: Any) -> bytes:
@@ -430,8 +444,8 @@ class ClusterMultiplexed:
                     positions[name.upper()] = _NUMKEYS
                 elif (spec["first_key_pos"] > 0 and "movablekeys" not in spec["flags"]
                       and "pubsub" not in spec["flags"]):
-                    positions[name.upper()] = (spec["first_key_pos"], spec["last_key_pos"],
-                                               spec["step_count"] or 1)
+                    where = (spec["first_key_pos"], spec["last_key_pos"], spec["step_count"] or 1)
+                    positions[name.upper()] = _ONE_KEY if where == _ONE_KEY else where
             self.key_positions = positions
         else:
             await client.nodes_manager.initialize()  # CLUSTER SLOTS again
@@ -465,6 +479,9 @@ class ClusterMultiplexed:
         (known without asking the server) or they are in several."""
         name = command[0]
         spec = self.key_positions.get(name) or self.key_positions.get(name.upper())
+        if spec is _ONE_KEY and len(command) > 1:  # most commands: this is all it takes
+            key = command[1]
+            return _slot(key.encode() if type(key) is str else _key_bytes(key))
         if spec is None:
             raise Unroutable(f"{name}: no key to route by")
         first, last, step = spec
@@ -476,9 +493,9 @@ class ClusterMultiplexed:
             keys = command[first:last + 1:step]
         if not keys:
             raise Unroutable(f"{name}: no key to route by")
-        slot = key_slot(_key_bytes(keys[0]))
+        slot = _slot(_key_bytes(keys[0]))
         for key in keys[1:]:
-            if key_slot(_key_bytes(key)) != slot:
+            if _slot(_key_bytes(key)) != slot:
                 raise Unroutable(f"{name}: keys in several slots")
         return slot
 
