@@ -12,6 +12,7 @@ import redis.asyncio as aredis
 from redis.crc import key_slot
 from redis.exceptions import ClusterDownError, ConnectionError
 
+from redpoll.mux import Unroutable
 from redpoll.server import EmbeddedCluster
 from redpoll.store import Store
 
@@ -235,3 +236,22 @@ async def test_cluster_master_restarted(routed):
             await asyncio.sleep(0.1)
     assert await store.run("deliver", [f"{{{down_key}}}tl"], [2, 100]) == 1
     assert await store.batch([("GET", k) for k in key_of.values()]) == [b"1"] * 3
+
+
+async def test_cluster_slot_of_a_command(routed):
+    """Which slot a command goes to, by its keys as COMMAND places them (the
+    wrong master would still answer, with MOVED, so this is checked here)."""
+    store, _ = routed
+    await store.get("anything")  # (reads the map and where commands' keys are)
+    mux = store.mux
+    for key in ["a", "status:123", "tl:{42}", "{}a", "x{y}{z}", "{a", "é{ü}", b"\xff{\x00}"]:
+        raw = key if isinstance(key, bytes) else key.encode()
+        assert mux.slot_of(("GET", key)) == key_slot(raw)
+        assert mux.slot_of(("ZADD", key, 1, "m")) == key_slot(raw)
+    assert mux.slot_of(("EVALSHA", "0" * 40, 2, "{u1}a", "{u1}b", "arg")) == key_slot(b"u1")
+    assert mux.slot_of(("MGET", "{t}1", "{t}2")) == key_slot(b"t")
+    assert mux.slot_of(("GET", 12)) == key_slot(b"12")
+    for unroutable in [("PING",), ("EVALSHA", "0" * 40, 0), ("MGET", "a", "b"),
+                       ("EVALSHA", "0" * 40, 2, "a", "b"), ("ZUNIONSTORE", "d", 1, "s")]:
+        with pytest.raises(Unroutable):
+            mux.slot_of(unroutable)
