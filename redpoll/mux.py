@@ -11,9 +11,12 @@ page makes 3-4 calls, so that difference is most of its cost.
 
 The parsing is hiredis's (the same C parser redis-py uses); what lives here is
 only the queue of waiting futures. It carries short non-blocking commands
-(scripts, HGETALL...) on a single server: blocking reads, pub/sub,
-transactions and the cluster client stay on redis-py, whose connections give
-each of those a socket to itself.
+(scripts, HGETALL...): on a single server one connection, on a cluster one
+per master, each command sent to the master of its key's slot
+(:class:`ClusterMultiplexed`). Blocking reads, pub/sub, transactions,
+pipelines and keyless or cross-slot commands stay on redis-py (its pool, or
+its cluster client), whose connections give each of those a socket to
+itself.
 
 Failure: a call whose connection is lost before the reply came raises
 redis's ConnectionError, saying so (its outcome is unknown, as with any
