@@ -244,15 +244,16 @@ class Store:
     async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]]) -> list[Any]:
         """Several scripts in one round trip, run in the order given; each
         result, or the exception its error reply is (errors.SCRIPT_ERRORS),
-        in a list. Single server only: on a
-        cluster a pipeline spans nodes and their order is not kept.
+        in a list. On a cluster each goes to its keys' master, so the order
+        holds among calls on one master only: callers that need it pass
+        calls of one hash slot (one user's keys).
 
         If the server lost its script cache (a restart), the scripts are
         loaded and the whole batch runs again; callers only batch idempotent
         scripts. A call that did run the first time keeps its first result
         (say, "changed"), since the second run only confirms it."""
-        if self.cluster:
-            raise RuntimeError("run_many needs a single server")
+        if self.cluster and self.mux is None:  # (a cluster pipeline keeps no order)
+            raise RuntimeError("run_many on a cluster needs its multiplexed connections")
         self.counted["run_many"].inc()
         first = await self._pipeline_scripts(calls)
         if any(isinstance(r, NoScriptError) for r in first):

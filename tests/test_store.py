@@ -255,3 +255,14 @@ async def test_cluster_slot_of_a_command(routed):
                        ("EVALSHA", "0" * 40, 2, "a", "b"), ("ZUNIONSTORE", "d", 1, "s")]:
         with pytest.raises(Unroutable):
             mux.slot_of(unroutable)
+
+
+async def test_run_many_keeps_the_order_of_one_slots_calls(pair):
+    """Scripts in one round trip run in the order given: on a cluster, calls
+    on one master (here one slot) do, on its one connection."""
+    store, plain = pair
+    timeline = "tl:{run-many}"
+    calls = [("deliver", [timeline], [5, 100]), ("deliver", [timeline], [5, 100]),
+             ("deliver", [timeline], [9, 100]), ("undeliver", [timeline], [5, 100])]
+    assert await store.run_many(calls) == [1, 0, 1, 1]
+    assert await plain.lrange(timeline, 0, -1) == [b"9"]
