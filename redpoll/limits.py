@@ -156,6 +156,9 @@ CLUSTER_RETRY_WAIT_S = 0.1
 #: CLUSTERDOWN) at most this often: during an outage every call would
 #: otherwise ask every node for it.
 CLUSTER_REFRESH_MIN_S = 0.5
+#: Keys whose hash slot a process keeps (redpoll.mux.ClusterMultiplexed):
+#: ~100 bytes each; when full it starts again empty.
+CLUSTER_KEY_SLOTS_KEPT = 50_000
 
 # --- ids -----------------------------------------------------------------------
 #: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,

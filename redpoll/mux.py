@@ -403,6 +403,9 @@ class ClusterMultiplexed:
         #: command name -> (first key, last key, step) as COMMAND gives
         #: them, or _NUMKEYS; commands absent here are Unroutable
         self.key_positions: dict[str, tuple[int, int, int]] = {}
+        #: slots of keys met lately (a page reads the same statuses and
+        #: users again and again): a dict look-up instead of a CRC
+        self.key_slots: dict[Any, int] = {}
         self.stale = False
         self._refreshed_at = -1e9
         self._refreshing: asyncio.Future | None = None
@@ -484,7 +487,13 @@ class ClusterMultiplexed:
         spec = self.key_positions.get(name) or self.key_positions.get(name.upper())
         if spec is _ONE_KEY and len(command) > 1:  # most commands: this is all it takes
             key = command[1]
-            return _slot(key.encode() if type(key) is str else _key_bytes(key))
+            slot = self.key_slots.get(key)
+            if slot is None:
+                slot = _slot(key.encode() if type(key) is str else _key_bytes(key))
+                if len(self.key_slots) >= limits.CLUSTER_KEY_SLOTS_KEPT:
+                    self.key_slots.clear()
+                self.key_slots[key] = slot
+            return slot
         if spec is None:
             raise Unroutable(f"{name}: no key to route by")
         first, last, step = spec
