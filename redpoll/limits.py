@@ -147,6 +147,22 @@ REDIS_CONNECT_TIMEOUT_S = 10
 #: A call on the multiplexed connection (redpoll.mux) that has no reply
 #: after this long fails with TimeoutError, and the connection is dropped.
 MUX_CALL_TIMEOUT_S = 10.0
+#: A command sent over a cluster's multiplexed connections
+#: (redpoll.mux.ClusterMultiplexed) that the cluster redirects (MOVED, ASK)
+#: or turns away for now (TRYAGAIN, CLUSTERDOWN) is sent again at most this
+#: often; then its error is the caller's. Such a reply means it did not run.
+CLUSTER_REDIRECTS = 5
+#: Wait before sending again a command the cluster turned away (TRYAGAIN
+#: while a slot's keys move, CLUSTERDOWN while it elects or heals), times
+#: the attempt: 1.5 s in all over CLUSTER_REDIRECTS attempts.
+CLUSTER_RETRY_WAIT_S = 0.1
+#: The slot map is read again from the cluster (after a lost master or a
+#: CLUSTERDOWN) at most this often: during an outage every call would
+#: otherwise ask every node for it.
+CLUSTER_REFRESH_MIN_S = 0.5
+#: Keys whose hash slot a process keeps (redpoll.mux.ClusterMultiplexed):
+#: ~100 bytes each; when full it starts again empty.
+CLUSTER_KEY_SLOTS_KEPT = 50_000
 
 # --- ids -----------------------------------------------------------------------
 #: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,

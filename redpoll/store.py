@@ -27,7 +27,7 @@ from . import keys, limits, metrics
 from .errors import from_script
 from .memo import Memo
 from .models import Status, User
-from .mux import Multiplexed
+from .mux import ClusterMultiplexed, Multiplexed, Unroutable
 from .settings import Settings
 
 LUA_DIR = Path(__file__).with_name("lua")
@@ -71,28 +71,34 @@ OWN_CONNECTION = frozenset({
 
 class _MuxCommands(AsyncCoreCommands):
     """redis-py's command methods (their names, arguments and reply shapes)
-    sent over the multiplexed connection: ~12 µs of client CPU a call
+    sent over the multiplexed connection(s): ~12 µs of client CPU a call
     instead of a pooled connection's 100-170 (redpoll.mux). Commands in
-    OWN_CONNECTION go to redis-py's pool. A reply is shaped by redis-py's
-    own response callbacks for RESP2 (what the multiplexed connection
-    speaks) in its default shapes, so a caller gets the same value either
-    way."""
+    OWN_CONNECTION go to redis-py's client (its pool on a single server;
+    its cluster client, which gives them a connection of their own, on a
+    cluster), and on a cluster so do those the slot map cannot route alone
+    (no key, keys in several slots: the cluster client splits DEL and the
+    like by slot, and sends keyless ones where its policies say). A reply is
+    shaped by redis-py's own response callbacks for RESP2 (what the
+    multiplexed connection speaks) in its default shapes, so a caller gets
+    the same value either way."""
 
     #: redis-py's reply shapes, from the RESP2 wire
     CALLBACKS = CaseInsensitiveDict(get_response_callbacks(user_protocol=2, legacy_responses=True))
 
-    def __init__(self, mux: Multiplexed, pooled: aredis.Redis):
+    def __init__(self, mux: Multiplexed | ClusterMultiplexed, pooled: aredis.Redis | RedisCluster):
         self.mux, self.pooled = mux, pooled
         self.callbacks = self.CALLBACKS
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         name = args[0]
-        if name in OWN_CONNECTION or NEVER_DECODE in options:
+        if name in OWN_CONNECTION or NEVER_DECODE in options or "target_nodes" in options:
             return await self.pooled.execute_command(*args, **options)
         # redis-py passes some commands with their subcommand in one string
         wire = (*name.split(), *args[1:]) if " " in name else args
         try:
             reply = await self.mux.call(*wire)
+        except Unroutable:  # (cluster only)
+            return await self.pooled.execute_command(*args, **options)
         except ResponseError:
             if EMPTY_RESPONSE in options:
                 return options[EMPTY_RESPONSE]
@@ -105,6 +111,10 @@ class _MuxCommands(AsyncCoreCommands):
 
 #: What ``Store.<command>`` offers: redis-py's command methods, by name.
 COMMANDS = frozenset(name for name in dir(AsyncCoreCommands) if not name.startswith("_"))
+#: Those the cluster client has its own way of (DEL, EXISTS, UNLINK, TOUCH by
+#: slot; SCAN over every master...): on a cluster the Store calls its.
+CLUSTER_OWN = frozenset(name for name in COMMANDS
+                        if getattr(RedisCluster, name, None) is not getattr(AsyncCoreCommands, name))
 
 
 class Store:
@@ -113,11 +123,13 @@ class Store:
     pipelines (:meth:`pipeline`) and plain commands by redis-py's names and
     arguments (``await store.hget(key, field)``); which connection carries
     each is decided here, once, when the store connects: the multiplexed
-    connection on a single server, redis-py's cluster client on a cluster
-    (which also splits multi-key commands such as DEL by slot)."""
+    connection on a single server, one per master on a cluster, routed by
+    slot (redpoll.mux.ClusterMultiplexed); redis-py's client (pool, or
+    cluster client) for what those do not carry (``_MuxCommands``) and for
+    pipelines."""
 
     def __init__(self, client: aredis.Redis | RedisCluster, cluster: bool,
-                 mux: Multiplexed | None = None):
+                 mux: Multiplexed | ClusterMultiplexed | None = None):
         self.client = client
         #: whether this is a cluster: the Store's own business (which client
         #: call to make); the engine asks ``topology`` instead
@@ -125,11 +137,14 @@ class Store:
         from .topology import Cluster, SingleServer  # (imports the readers, which import Store)
         #: the operations whose layout differs by topology, chosen here, once
         self.topology = Cluster(self) if cluster else SingleServer(self)
-        #: scripts on a single server go over one multiplexed connection
-        #: (redpoll.mux: ~10x less client CPU a call than a pooled one)
+        #: scripts, batches and commands go over the multiplexed
+        #: connection(s) (redpoll.mux: ~10x less client CPU a call than a
+        #: pooled one); same calls on both topologies
         self.mux = mux
         #: what carries plain commands (``__getattr__``)
         self.commands = _MuxCommands(mux, client) if mux is not None else client
+        #: command methods taken from the client as they are (cluster only)
+        self.client_own = CLUSTER_OWN if cluster and mux is not None else frozenset()
         #: decoded records kept under redpoll.memo's one rule: statuses by
         #: id at their 'v', users by id at their 'rev'
         self.statuses: Memo[Status] = Memo(limits.STATUS_RECORDS_KEPT)
@@ -152,6 +167,8 @@ class Store:
             # callers bound their own concurrency (HTTP server, run_grouped).
             client = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS,
                                            connection_class=FastConnection)
+            if Multiplexed.supports(url):
+                return cls(client, cluster, ClusterMultiplexed(client, url))
         else:
             # A burst of calls waits for a free connection instead of failing.
             pool = aredis.BlockingConnectionPool.from_url(
@@ -176,15 +193,18 @@ class Store:
     async def renew_connections(self) -> None:
         """Close the pooled connections (they reconnect on next use): after a
         server restart, each idle one would fail once before being replaced.
-        (The multiplexed connection reconnects on its own.)"""
+        (The multiplexed connections reconnect on their own; a cluster's
+        slot map is read again, where a master may have changed.)"""
         pool = getattr(self.client, "connection_pool", None)  # single server
         if pool is not None:
             await pool.disconnect(inuse_connections=False)
+        if isinstance(self.mux, ClusterMultiplexed):
+            await self.mux.refresh(force=True)
 
     def __getattr__(self, name: str) -> Any:
         # (only for names not found on the Store itself) a Redis command
         if name in COMMANDS:
-            return getattr(self.commands, name)
+            return getattr(self.client if name in self.client_own else self.commands, name)
         raise AttributeError(f"Store has no attribute {name!r}")
 
     def pipeline(self, transaction: bool = False):
@@ -200,10 +220,13 @@ class Store:
         try:
             if self.mux is None:
                 return await script(keys=list(keys), args=list(args))
+            # (on a cluster: to the master of the keys' slot; a redirection
+            # is followed there, which is safe for every script: a MOVED or
+            # ASK reply means it did not run, redpoll.mux.ClusterMultiplexed)
             try:
                 return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
             except NoScriptError:  # the server restarted and lost its script cache
-                await self.mux.call("SCRIPT", "LOAD", script.script)
+                await self.mux.load_script(script.script, keys)
                 return await self.mux.call("EVALSHA", script.sha, len(keys), *keys, *args)
         except ResponseError as exc:
             metrics.REDIS_ERRORS.labels(name).inc()
@@ -221,15 +244,16 @@ class Store:
     async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]]) -> list[Any]:
         """Several scripts in one round trip, run in the order given; each
         result, or the exception its error reply is (errors.SCRIPT_ERRORS),
-        in a list. Single server only: on a
-        cluster a pipeline spans nodes and their order is not kept.
+        in a list. On a cluster each goes to its keys' master, so the order
+        holds among calls on one master only: callers that need it pass
+        calls of one hash slot (one user's keys).
 
         If the server lost its script cache (a restart), the scripts are
         loaded and the whole batch runs again; callers only batch idempotent
         scripts. A call that did run the first time keeps its first result
         (say, "changed"), since the second run only confirms it."""
-        if self.cluster:
-            raise RuntimeError("run_many needs a single server")
+        if self.cluster and self.mux is None:  # (a cluster pipeline keeps no order)
+            raise RuntimeError("run_many on a cluster needs its multiplexed connections")
         self.counted["run_many"].inc()
         first = await self._pipeline_scripts(calls)
         if any(isinstance(r, NoScriptError) for r in first):
@@ -317,9 +341,10 @@ class Store:
 
     async def run_grouped(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> list[Any]:
         """Run a script over keys of many slots, one call per slot. On a
-        cluster the calls go as one pipeline (redis-py sends one batch per
-        node, in parallel): as many round trips as nodes, not as slots,
-        which is what a fan-out batch spread over a thousand slots needs.
+        cluster the calls go as one batch per master (on its multiplexed
+        connection), all masters at once: as many round trips as masters,
+        not as slots, which is what a fan-out batch spread over a thousand
+        slots needs.
         Each call is idempotent (callers rely on it): a node that lost its
         scripts gets them and the calls are sent again."""
         args = list(args)
@@ -330,6 +355,9 @@ class Store:
         self.counted[name].inc(len(groups))
 
         async def send() -> list[Any]:
+            if self.mux is not None:  # one batch per master, all at once
+                return await self.mux.call_many(
+                    [("EVALSHA", sha, len(group), *group, *args) for group in groups])
             pipe = self.client.pipeline(transaction=False)
             for group in groups:
                 # (the named evalsha is blocked on cluster pipelines; the

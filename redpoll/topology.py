@@ -446,15 +446,36 @@ class Cluster(Topology):
                                          [limits.HOME_CAP, member, *ids]))
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
+        return await self._rounds(timeline, owner_hash, field, cursors)
+
+    async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
+                             cursors: list) -> tuple[Any, Any]:
+        """``call`` and the page's first ids in one round trip when they are
+        on one master (a home page: the user's keys share their hash tag),
+        as the single server does; else one after the other."""
+        store = self.store
+        first = ("read_page", [timeline, owner_hash], [*cursors, field])
+        if len(store.slot_groups([*call[1], timeline, owner_hash])) > 1:
+            return await store.run(*call), await self._rounds(timeline, owner_hash, field,
+                                                              cursors)
+        reply, ids = await store.run_many([call, first])
+        for result in (reply, ids):
+            if isinstance(result, Exception):
+                raise result
+        return reply, await self._rounds(timeline, owner_hash, field, cursors, ids)
+
+    async def _rounds(self, timeline: str, owner_hash: str, field: str, cursors: list,
+                      ids: list | None = None) -> Page:
         """The status keys are in other slots than the timeline, so deleted
         ids are found by reading the statuses, and the page reads on past
         them in rounds, in its own direction, keeping the ``limit`` closest
-        to the cursor."""
+        to the cursor (``ids``: the first round's, if already read)."""
         max_id, since_id, min_id, limit = cursors
         found: list[Status] = []
         for _ in range(TOP_UP_ROUNDS):
-            ids = await self.store.run("read_page", [timeline, owner_hash],
-                                       [max_id, since_id, min_id, limit, field])
+            if ids is None:
+                ids = await self.store.run("read_page", [timeline, owner_hash],
+                                           [max_id, since_id, min_id, limit, field])
             statuses = await read_statuses(self.store, [int(i) for i in ids])
             if min_id:
                 found = statuses + found
@@ -464,6 +485,7 @@ class Cluster(Topology):
                 max_id = int(ids[-1]) if ids else max_id
             if len(ids) < limit or len(found) >= limit:
                 break
+            ids = None
         return Page(found[-limit:] if min_id else found[:limit])
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
