@@ -9,22 +9,33 @@ from .store import Store
 from .users import get_users
 
 
-async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> bool:
-    """Both users exist; ``unblocked``: and neither blocks the other
-    (redpoll.relations; Forbidden, as Mastodon's 403). One round trip.
-    Whether a follow of ``b`` by ``a`` needs b's approval (``b`` is locked
-    and ``a`` does not follow it yet)."""
+def _checks(a: int, b: int, *, unblocked: bool = False) -> list[tuple]:
+    """The reads :func:`_verdict` judges: both users exist; ``unblocked``:
+    the blocks both ways, b's ``locked`` and whether a follows b."""
     commands = [("EXISTS", keys.user(a)), ("EXISTS", keys.user(b))]
     if unblocked:
         commands += [("ZSCORE", keys.blocking(a), b), ("ZSCORE", keys.blocked_by(a), b),
                      ("HGET", keys.user(b), "locked"), ("ZSCORE", keys.following(a), b)]
-    replies = await store.batch(commands)
+    return commands
+
+
+def _verdict(a: int, b: int, replies: list, *, unblocked: bool = False) -> bool:
+    """Both users exist; ``unblocked``: and neither blocks the other
+    (redpoll.relations; Forbidden, as Mastodon's 403). Whether a follow of
+    ``b`` by ``a`` needs b's approval (``b`` is locked and ``a`` does not
+    follow it yet)."""
     for uid, found in zip((a, b), replies):
         if not found:
             raise UserNotFound(f"user {uid} does not exist")
     if unblocked and any(x is not None for x in replies[2:4]):
         raise Forbidden("one of you blocks the other")
     return unblocked and replies[4] == b"1" and replies[5] is None
+
+
+async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> bool:
+    """:func:`_verdict` of :func:`_checks`, read in one round trip."""
+    return _verdict(a, b, await store.batch(_checks(a, b, unblocked=unblocked)),
+                    unblocked=unblocked)
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -47,12 +58,20 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     instead (follow_requests.py; False), unless ``approved`` (b authorizing
     it)."""
     a, b = _pair(a, b)
-    # an unknown user or a block: nothing written, not even a journal
-    if await _require(store, a, b, unblocked=True) and not approved:
+    note = FollowNoteJob(a, b)
+    # the journal is held in the round trip of the checks (one trip fewer);
+    # an unknown user, a block or a request: it is released at once, and
+    # nothing else is written but the request
+    held, replies = await queue.hold_after(note, _checks(a, b, unblocked=True))
+    try:
+        needs_approval = _verdict(a, b, replies, unblocked=True) and not approved
+    except RedpollError:
+        await queue.release(held)
+        raise
+    if needs_approval:
+        await queue.release(held)
         await follow_requests.request(store, a, b)
         return False
-    note = FollowNoteJob(a, b)
-    held = await queue.hold(note)
     try:
         changed = await edges.add(store, edges.follow_edge(a, b))
     except RedpollError:  # an unknown user: nothing was written

@@ -24,7 +24,7 @@ import json
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Sequence
 
 from redis.exceptions import ResponseError
 
@@ -352,6 +352,17 @@ class JobQueue:
         held = keys.held_job_stream(shard)
         entry = await self.store.run("job_hold", [held], [keys.JOB_GROUP, HOLDER, "j", encode(job)])
         return Held(held, entry, keys.job_stream(shard), shard)
+
+    async def hold_after(self, job: Job, commands: Sequence[tuple]) -> tuple[Held, list]:
+        """:meth:`hold`, in one round trip with a caller's ``commands`` (the
+        reads it checks before its change), sent first: the held job and
+        their replies. A caller whose checks fail releases the job at once."""
+        await self.ensure_groups()
+        shard = job.shard()
+        held = keys.held_job_stream(shard)
+        *replies, entry = await self.store.batch_run(
+            commands, "job_hold", [held], [keys.JOB_GROUP, HOLDER, "j", encode(job)])
+        return Held(held, entry, keys.job_stream(shard), shard), replies
 
     async def hold_once(self, job: Job, shard: int, claim_key: str, claim_value: str,
                         ttl_s: int) -> Held | Claimed:
