@@ -4,7 +4,7 @@ from __future__ import annotations
 from . import edges, follow_requests, keys, notifications, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
-from .models import User
+from .models import User, now_us
 from .store import Store
 from .users import get_users
 
@@ -72,16 +72,30 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
         await queue.release(held)
         await follow_requests.request(store, a, b)
         return False
+    # The release goes in the round trip of the change (edges.add's
+    # ``then``), before the call knows whether the follow is new: its job
+    # carries the follow's own score, and the worker syncs the notification
+    # only if the follow it finds is this one (or later). Following again
+    # changes nothing: the first follow's job saw to it. The job also puts a
+    # large ``b`` in a's set of accounts merged at read time (redpoll.hybrid;
+    # the backfill already brought b's newest).
+    at = now_us()
+    release = queue.release_call(held, next_job=FollowNoteJob(a, b, since=at))
     try:
-        changed = await edges.add(store, edges.follow_edge(a, b))
+        return await edges.add(store, edges.follow_edge(a, b, at=at), then=release)
     except RedpollError:  # an unknown user: nothing was written
-        await queue.release(held)
+        await queue.release(held)  # (nothing if the release above ran: it acks once)
         raise
-    # the job also puts a large ``b`` in a's set of accounts merged at read
-    # time (redpoll.hybrid; the backfill above already brought b's newest).
-    # Following again changed nothing: the first follow's job saw to it.
-    await queue.release(held, next_job=note if changed else None)
-    return changed
+
+
+async def note_due(store: Store, job: FollowNoteJob) -> bool:
+    """Whether a worker syncs the notification of ``job`` (see
+    FollowNoteJob.since): a journal taken over always does; one queued by a
+    follow only if that follow (or a later one) is there."""
+    if not job.since:
+        return True
+    score = await store.zscore(keys.following(job.uid), job.target)
+    return score is not None and score >= job.since
 
 
 async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
