@@ -53,7 +53,10 @@ class Job:
         raise NotImplementedError
 
     def to_json(self) -> str:
-        return json.dumps({"kind": self.kind, **dataclasses.asdict(self)},
+        # the fields as they are (vars: the instance's fields, no ClassVars):
+        # they hold plain values, so asdict's deep copy only cost time (~20
+        # µs a job, twice a follow)
+        return json.dumps({"kind": self.kind, **vars(self)},
                           separators=(",", ":"), sort_keys=True)
 
 
