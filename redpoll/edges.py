@@ -38,12 +38,13 @@ class Edge:
     target_counter: str   # 'followers' or ''
     max_size: int         # 0 = unbounded
     missing: type = UserNotFound
+    at: int = 0           # the time (µs) an added edge's score starts from; 0: now
 
     def source_call(self, present: bool) -> tuple:
         """edge_set.lua on the owner's side, as a (name, keys, args) call."""
         return ("edge_set", [self.source, self.owner_hash],
-                [self.member, int(present), self.owner_field, self.owner_counter, now_us(),
-                 self.max_size])
+                [self.member, int(present), self.owner_field, self.owner_counter,
+                 self.at or now_us(), self.max_size])
 
     def target_call(self, present: bool) -> tuple:
         """edge_set.lua on the member's side."""
@@ -51,9 +52,10 @@ class Edge:
                 [self.target_member, int(present), "id", self.target_counter, now_us(), 0])
 
 
-def follow_edge(a: int, b: int) -> Edge:
+def follow_edge(a: int, b: int, at: int = 0) -> Edge:
+    """``at``: see Edge.at (follows.follow's journal compares it)."""
     return Edge(a, b, keys.following(a), keys.user(a), "id", "following", keys.home(a),
-                str(a), keys.followers(b), "followers", 0)
+                str(a), keys.followers(b), "followers", 0, at=at)
 
 
 def list_edge(owner: int, lid: int, member: int) -> Edge:
@@ -106,14 +108,16 @@ async def _resync(store: Store, e: Edge) -> None:
             return
 
 
-async def add(store: Store, e: Edge) -> bool:
+async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     """Create the edge and backfill the owner's timeline; True if it is new.
 
     The owner's side, the member's side and the merge of the member's newest
     statuses, as the topology runs them (pipelined on a single server, in
     turn on a cluster: ``Topology.add_edge``). A failed side is undone by
-    its partner (every step is idempotent)."""
-    source, target, merged = await store.topology.add_edge(e)
+    its partner (every step is idempotent). ``then``: an idempotent script
+    call sent after them in the same round trip (a journal's release), run
+    whatever they returned; its error reply raises last."""
+    source, target, merged, after = await store.topology.add_edge(e, then)
     if isinstance(source, Exception):
         if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused
@@ -125,6 +129,8 @@ async def add(store: Store, e: Edge) -> bool:
         raise merged
     if not merged:
         await _resync(store, e)  # removed again meanwhile: that call won
+    if isinstance(after, Exception):
+        raise after
     return bool(source)
 
 

@@ -4,27 +4,38 @@ from __future__ import annotations
 from . import edges, follow_requests, keys, notifications, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
-from .models import User
+from .models import User, now_us
 from .store import Store
 from .users import get_users
 
 
-async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> bool:
-    """Both users exist; ``unblocked``: and neither blocks the other
-    (redpoll.relations; Forbidden, as Mastodon's 403). One round trip.
-    Whether a follow of ``b`` by ``a`` needs b's approval (``b`` is locked
-    and ``a`` does not follow it yet)."""
+def _checks(a: int, b: int, *, unblocked: bool = False) -> list[tuple]:
+    """The reads :func:`_verdict` judges: both users exist; ``unblocked``:
+    the blocks both ways, b's ``locked`` and whether a follows b."""
     commands = [("EXISTS", keys.user(a)), ("EXISTS", keys.user(b))]
     if unblocked:
         commands += [("ZSCORE", keys.blocking(a), b), ("ZSCORE", keys.blocked_by(a), b),
                      ("HGET", keys.user(b), "locked"), ("ZSCORE", keys.following(a), b)]
-    replies = await store.batch(commands)
+    return commands
+
+
+def _verdict(a: int, b: int, replies: list, *, unblocked: bool = False) -> bool:
+    """Both users exist; ``unblocked``: and neither blocks the other
+    (redpoll.relations; Forbidden, as Mastodon's 403). Whether a follow of
+    ``b`` by ``a`` needs b's approval (``b`` is locked and ``a`` does not
+    follow it yet)."""
     for uid, found in zip((a, b), replies):
         if not found:
             raise UserNotFound(f"user {uid} does not exist")
     if unblocked and any(x is not None for x in replies[2:4]):
         raise Forbidden("one of you blocks the other")
     return unblocked and replies[4] == b"1" and replies[5] is None
+
+
+async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> bool:
+    """:func:`_verdict` of :func:`_checks`, read in one round trip."""
+    return _verdict(a, b, await store.batch(_checks(a, b, unblocked=unblocked)),
+                    unblocked=unblocked)
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -47,22 +58,44 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     instead (follow_requests.py; False), unless ``approved`` (b authorizing
     it)."""
     a, b = _pair(a, b)
-    # an unknown user or a block: nothing written, not even a journal
-    if await _require(store, a, b, unblocked=True) and not approved:
-        await follow_requests.request(store, a, b)
-        return False
     note = FollowNoteJob(a, b)
-    held = await queue.hold(note)
+    # the journal is held in the round trip of the checks (one trip fewer);
+    # an unknown user, a block or a request: it is released at once, and
+    # nothing else is written but the request
+    held, replies = await queue.hold_after(note, _checks(a, b, unblocked=True))
     try:
-        changed = await edges.add(store, edges.follow_edge(a, b))
-    except RedpollError:  # an unknown user: nothing was written
+        needs_approval = _verdict(a, b, replies, unblocked=True) and not approved
+    except RedpollError:
         await queue.release(held)
         raise
-    # the job also puts a large ``b`` in a's set of accounts merged at read
-    # time (redpoll.hybrid; the backfill above already brought b's newest).
-    # Following again changed nothing: the first follow's job saw to it.
-    await queue.release(held, next_job=note if changed else None)
-    return changed
+    if needs_approval:
+        await queue.release(held)
+        await follow_requests.request(store, a, b)
+        return False
+    # The release goes in the round trip of the change (edges.add's
+    # ``then``), before the call knows whether the follow is new: its job
+    # carries the follow's own score, and the worker syncs the notification
+    # only if the follow it finds is this one (or later). Following again
+    # changes nothing: the first follow's job saw to it. The job also puts a
+    # large ``b`` in a's set of accounts merged at read time (redpoll.hybrid;
+    # the backfill already brought b's newest).
+    at = now_us()
+    release = queue.release_call(held, next_job=FollowNoteJob(a, b, since=at))
+    try:
+        return await edges.add(store, edges.follow_edge(a, b, at=at), then=release)
+    except RedpollError:  # an unknown user: nothing was written
+        await queue.release(held)  # (nothing if the release above ran: it acks once)
+        raise
+
+
+async def note_due(store: Store, job: FollowNoteJob) -> bool:
+    """Whether a worker syncs the notification of ``job`` (see
+    FollowNoteJob.since): a journal taken over always does; one queued by a
+    follow only if that follow (or a later one) is there."""
+    if not job.since:
+        return True
+    score = await store.zscore(keys.following(job.uid), job.target)
+    return score is not None and score >= job.since
 
 
 async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:

@@ -321,6 +321,23 @@ class Store:
         return [[x for item in r.items() for x in item] if isinstance(r, dict) else r
                 for r in await pipe.execute()]
 
+    async def batch_run(self, commands: Sequence[tuple], name: str, script_keys: Sequence[str],
+                        args: Iterable[Any] = ()) -> list[Any]:
+        """Plain ``commands`` (reads, or writes safe to repeat), then script
+        ``name``, in one round trip (:meth:`batch`): their replies, the
+        script's last. An error reply raises; if the server lost its scripts
+        (a restart) they are loaded and all is sent again (the script did
+        not run the first time)."""
+        self.counted[name].inc()
+        call = ("EVALSHA", self.scripts[name].sha, len(script_keys), *script_keys, *args)
+        try:
+            return await self.batch([*commands, call])
+        except NoScriptError:  # a cluster node restarted (the multiplexed batch reloads itself)
+            await self.load_scripts()
+            return await self.batch([*commands, call])
+        except ResponseError as exc:
+            raise from_script(name, exc) from None
+
     async def hash_rows(self, hash_keys: Sequence[str]) -> list[list]:
         """HGETALL of each key, in order, in one round trip, each hash as the
         flat [field, value, ...] list HGETALL sends (empty if absent): callers

@@ -10,8 +10,9 @@ deliver               deliver_fast.lua (watermark,    deliver.lua, one call per
                       blind push), else deliver.lua   hash slot of the targets
 deliver_besides       mark_merged.lua, deliver.lua    deliver.lua per slot
 undeliver             undeliver.lua, one call         undeliver.lua per slot
-add_edge              the three steps pipelined;      the three steps in turn; the
-                      merge_profile.lua reads the     member's ids read in between
+add_edge              the three steps (and a          the three steps in turn; the
+                      journal's release) pipelined;   member's ids read in between
+                      merge_profile.lua reads the
                       member's ids itself
 merge                 mark_merged.lua + merge.lua,    merge.lua
                       pipelined
@@ -102,11 +103,20 @@ class Topology:
         the same homes."""
         raise NotImplementedError
 
-    async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
+    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
         """Set the owner's side, the member's side and merge the member's
-        newest statuses into the owner's timeline (edges.add); each reply,
-        or the exception it raised, or None for a step not run."""
+        newest statuses into the owner's timeline (edges.add), then run
+        ``then`` (a script call; run whatever the steps returned); each
+        reply, or the exception it raised, or None for a step not run."""
         raise NotImplementedError
+
+    async def _then(self, then: tuple | None) -> Any:
+        if then is None:
+            return None
+        try:
+            return await self.store.run(*then)
+        except Exception as exc:  # noqa: BLE001 - handed back like run_many's
+            return exc
 
     async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
         """merge.lua: ``ids`` (newest first) into ``timeline`` while ``guard``
@@ -226,14 +236,17 @@ class SingleServer(Topology):
         # as deliver_besides: an older id's blind push must not land above it
         await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
 
-    async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
-        return tuple(await self.store.run_many([
+    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
+        # one round trip, ``then`` included (a pipeline runs every call)
+        replies = await self.store.run_many([
             e.source_call(True),
             e.target_call(True),
             ("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
                                keys.profile(e.member)],
              [limits.HOME_CAP, e.member, limits.BACKFILL]),
-        ]))
+            *([then] if then is not None else []),
+        ])
+        return (*replies[:3], replies[3] if then is not None else None)
 
     async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
         if not ids:
@@ -427,19 +440,20 @@ class Cluster(Topology):
     async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
         await self.store.run_grouped("deliver", targets, [sid, cap])
 
-    async def add_edge(self, e: "Edge") -> tuple[Any, Any, Any]:
+    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
         store = self.store
         try:
             source = await store.run(*e.source_call(True))
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
-            return exc, None, None
+            return exc, None, None, await self._then(then)
         try:
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
-            return source, exc, None
+            return source, exc, None, await self._then(then)
         ids = await store.zrevrangebyscore(keys.profile(e.member), "+inf", "-inf",
                                                   start=0, num=limits.BACKFILL)
-        return source, target, await self.merge(e.timeline, e.source, str(e.member), ids)
+        merged = await self.merge(e.timeline, e.source, str(e.member), ids)
+        return source, target, merged, await self._then(then)
 
     async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
         return bool(await self.store.run("merge", [timeline, guard],

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable
 from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
                               TimeoutError as RedisTimeoutError)
 
-from . import (boosts, relations, deleting, delivery, favourites, hybrid, keys, limits, moderation,
+from . import (boosts, relations, deleting, delivery, favourites, follows, hybrid, keys, limits, moderation,
                notifications, posting, refill, tags, users)
 from .errors import UserNotFound
 from .health import DATABASE
@@ -95,6 +95,8 @@ async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_
 
 async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
                        entry_id: bytes) -> Done:
+    if not await follows.note_due(store, job):
+        return Done()  # a follow that was there already: its own job saw to it
     await notifications.replay_follow(store, settings, job)
     await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
     return Done()

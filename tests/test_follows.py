@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from redpoll import keys, limits
+from redpoll import follows, keys, limits
 from redpoll.errors import UserNotFound, ValidationError
+from redpoll.jobs import FollowNoteJob
 
 
 async def raw_home(rp, uid) -> list[int]:
@@ -91,6 +92,37 @@ async def test_follow_twice_is_a_noop(rp):
     assert (await raw_home(rp, a.id)).count(s.id) == 1
     await assert_counters_match(rp, a.id)
     await assert_counters_match(rp, b.id)
+
+
+async def test_follow_note_job_syncs_only_for_its_own_follow(rp):
+    """The follow's journal is released in the round trip of the change,
+    before the call knows whether the follow is new: the queued job names the
+    follow's score (FollowNoteJob.since) and a worker syncs the notification
+    only for that follow (following again costs the worker no sync); a
+    journal taken over (since 0) always syncs."""
+    a = await rp.sign_up("a")
+    b = await rp.sign_up("b")
+    assert await rp.follow(a.id, b.id) is True
+    await rp.drain()
+    assert [n.type for n in await rp.notifications(b.id)] == ["follow"]
+    # a sync draws an operation id (notifications.sync_follow): none drawn
+    ops = await rp.store.client.get(keys.INTERACTION_SEQ)
+    assert await rp.follow(a.id, b.id) is False
+    await rp.drain()
+    assert await rp.store.client.get(keys.INTERACTION_SEQ) == ops
+    assert [n.type for n in await rp.notifications(b.id)] == ["follow"]
+    score = int(await rp.store.client.zscore(keys.following(a.id), b.id))
+    assert await follows.note_due(rp.store, FollowNoteJob(a.id, b.id, since=score))
+    assert not await follows.note_due(rp.store, FollowNoteJob(a.id, b.id, since=score + 1))
+    assert await follows.note_due(rp.store, FollowNoteJob(a.id, b.id))
+    assert not await follows.note_due(rp.store, FollowNoteJob(b.id, a.id, since=1))  # no follow
+    # unfollowed and followed again: a new follow, notified again
+    assert await rp.unfollow(a.id, b.id) is True
+    await rp.drain()
+    assert [n.type for n in await rp.notifications(b.id)] == []
+    assert await rp.follow(a.id, b.id) is True
+    await rp.drain()
+    assert [n.type for n in await rp.notifications(b.id)] == ["follow"]
 
 
 async def test_follow_or_unfollow_self_is_rejected_and_writes_nothing(rp):

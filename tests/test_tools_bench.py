@@ -30,6 +30,10 @@ def test_quick_bench_prints_ratios_as_json():
     for part in ("fanout", "read", "follow"):
         assert figures[part]["redpoll_per_s"] > 0 and figures[part]["naive_per_s"] > 0
     assert figures["fanout"]["limit_per_s"] > 0
+    # CPU a follow, each contender: this process and the server's main thread
+    for side in ("redpoll", "naive"):
+        cpu = figures["follow"]["cpu_us_per_follow"][side]
+        assert cpu["client"] > 0 and cpu["server"] > 0, (side, cpu)
     # the seed's own read on a synchronous client, for the per-status figure
     assert figures["read"]["seed_sync_per_s"] > 0
     assert set(figures["read"]["statuses_per_s"]) == {"redpoll", "naive", "seed_sync"}
@@ -70,6 +74,8 @@ def test_cluster_bench_reports_spread_and_hot_keys():
     figures = json.loads(result.stdout)
     for key in RATIOS:
         assert figures[key] > 0, key
+    # the server's CPU summed over the masters
+    assert figures["follow"]["cpu_us_per_follow"]["redpoll"]["server"] > 0
     cluster = figures["cluster"]
     assert cluster["masters"] == 3 and len(cluster["keys"]) == 3
     assert all(n > 0 for n in cluster["keys"].values())

@@ -23,8 +23,9 @@ local wid = tonumber(string.sub(mark, 1, string.find(mark, ':', 1, true) - 1))
 -- 'm': a fan-out of this very id must now look before it pushes
 if tonumber(ids[first]) >= wid then redis.call('SET', KEYS[3], ids[first] .. ':m') end
 local no = redis.call('LLEN', key)
-if no > 0 and tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) then
-  -- all older than the oldest entry (a refill): append what fits
+if no == 0 or tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) then
+  -- an empty timeline, or all older than the oldest entry (a refill):
+  -- append what fits
   local stop = math.min(last, first - 1 + cap - no)
   for k = first, stop, 500 do
     redis.call('RPUSH', key, unpack(ids, k, math.min(k + 499, stop)))
@@ -33,21 +34,29 @@ if no > 0 and tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) the
 end
 local old = redis.call('LRANGE', key, 0, -1)
 -- a two-way merge of sorted runs; an id in both is kept once. Each id is
--- converted to a number once, lengths are kept in locals.
-local merged, m = {}, 0
+-- converted to a number once, by arithmetic coercion (`s + 0`: no function
+-- call, unlike tonumber); ids are positive, so -1 marks a run used up and
+-- the loop needs no index checks.
 local i, j = 1, first
-local oi, nj = tonumber(old[1]), tonumber(ids[first])
-while m < cap and (i <= no or j <= last) do
-  m = m + 1
-  if j > last or (i <= no and oi > nj) then
-    merged[m] = old[i]; i = i + 1; oi = tonumber(old[i])
-  elseif i > no or nj > oi then
-    merged[m] = ids[j]; j = j + 1; nj = tonumber(ids[j])
+local o, n = old[1] + 0, ids[first] + 0
+-- the entries newer than every id keep their place: the list is trimmed to
+-- them and only what follows is written again
+while o > n do i = i + 1; o = (old[i] or -1) + 0 end
+local keep = math.min(i - 1, cap)  -- (a list longer than the cap is cut)
+local merged, m, room = {}, 0, cap - keep
+while m < room do
+  if o > n then
+    m = m + 1; merged[m] = old[i]; i = i + 1; o = (old[i] or -1) + 0
+  elseif n > o then
+    m = m + 1; merged[m] = ids[j]; j = j + 1; n = (ids[j] or -1) + 0
+  elseif o < 0 then
+    break  -- both runs used up
   else
-    merged[m] = old[i]; i = i + 1; oi = tonumber(old[i]); j = j + 1; nj = tonumber(ids[j])
+    m = m + 1; merged[m] = old[i]; i = i + 1; o = (old[i] or -1) + 0
+    j = j + 1; n = (ids[j] or -1) + 0
   end
 end
-redis.call('DEL', key)
+if keep > 0 then redis.call('LTRIM', key, 0, keep - 1) else redis.call('DEL', key) end
 for k = 1, m, 500 do
   redis.call('RPUSH', key, unpack(merged, k, math.min(k + 499, m)))
 end

@@ -45,6 +45,7 @@ import asyncio
 import importlib
 import json
 import random
+import resource
 import statistics
 import tempfile
 import time
@@ -128,6 +129,12 @@ def nv_followers(uid) -> str:
 
 def nv_posts(uid) -> str:
     return f"nv:posts:{{{uid}}}"
+
+
+def client_cpu() -> float:
+    """Seconds of CPU this process has used."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def chunks(seq, n):
@@ -510,18 +517,24 @@ class Bench:
             pipe.zremrangebyrank(nv_home(a), 0, -(limits.HOME_CAP + 1))
             await pipe.execute()
 
-        # blocks of a few follows each, taking turns, order rotating
+        # blocks of a few follows each, taking turns, order rotating; the
+        # CPU each block cost this process and the server's main thread (it
+        # survives a busy machine better than the rates: information)
         run = {"redpoll": redpoll_run, "naive": naive_run}
         done = {name: [0, 0.0] for name in contenders}
+        cpu = {name: [0.0, 0.0] for name in contenders}
         order = list(contenders)
         for lo in range(0, s.follows, FOLLOW_BLOCK):
             for name in order:
                 block = users[name][lo:lo + FOLLOW_BLOCK]
+                server0, client0 = await self.server_cpu(), client_cpu()
                 t0 = time.perf_counter()
                 for i, a in enumerate(block, start=lo):
                     await run[name](a, self.authors[i % len(self.authors)])
-                done[name][0] += len(block)
                 done[name][1] += time.perf_counter() - t0
+                cpu[name][0] += client_cpu() - client0
+                cpu[name][1] += await self.server_cpu() - server0
+                done[name][0] += len(block)
             order = order[1:] + order[:1]
         # the follow notifications' jobs (not timed: deferred work, as a
         # worker runs it apart from the call)
@@ -535,9 +548,22 @@ class Bench:
         sizes = await pipe.execute()
         assert set(sizes) == {limits.HOME_CAP}, set(sizes)
         rate = {name: n / dt for name, (n, dt) in done.items()}
+        cpu_us = {name: {"client": 1e6 * c / s.follows, "server": 1e6 * v / s.follows}
+                  for name, (c, v) in cpu.items()}
         self.say("  " + ", ".join(f"{name} {r:,.0f}" for name, r in rate.items()) + " follows/s")
         return {"follows": s.follows, "backfill": limits.HOME_CAP, "home_before": s.prefill,
-                "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"]}
+                "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"],
+                "cpu_us_per_follow": cpu_us}
+
+    async def server_cpu(self) -> float:
+        """Seconds of CPU the server's main thread (summed over a cluster's
+        nodes) has used: INFO cpu."""
+        info = await self.r.info("cpu")
+        nodes = list(info.values()) if info and all(isinstance(v, dict) for v in info.values()) \
+            else [info]
+        return sum(float(n.get("used_cpu_user_main_thread", n.get("used_cpu_user", 0)))
+                   + float(n.get("used_cpu_sys_main_thread", n.get("used_cpu_sys", 0)))
+                   for n in nodes)
 
     # --- memory ------------------------------------------------------------------------
     async def memory(self) -> dict:
@@ -696,7 +722,9 @@ def table(res: dict) -> str:
         + ", ".join(f"{k} {v:,.0f}" for k, v in r["statuses_per_s"].items())
         + " (seed_sync: the same on a synchronous client).",
         f"follow: {fo['follows']} follows per contender, each home held {fo['home_before']} "
-        f"entries before.",
+        f"entries before; CPU µs a follow (client + server main thread): "
+        + ", ".join(f"{k} {v['client']:,.0f} + {v['server']:,.0f}"
+                    for k, v in fo["cpu_us_per_follow"].items()) + ".",
         f"memory: {m['timelines']} full timelines each; encodings {m['redpoll_encoding']} / "
         f"{m['naive_encoding']}.",
         f"{res['server']}, {'embedded' if res['embedded'] else 'REDIS_URL'} "
