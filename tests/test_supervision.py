@@ -336,3 +336,56 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
             texts += [next(k for k in sent if k in st["content"]) for st in page]
             max_id = page[-1]["id"]
         assert sorted(texts) == sorted(sent), "a key is missing or posted twice"
+
+
+def _slot_ranges(node) -> list[tuple[int, int]]:
+    """The slot ranges ``node`` serves, from its own CLUSTER SLOTS."""
+    rows = redis.Redis(port=node.port).execute_command("CLUSTER", "SLOTS")
+    return [(start, end) for start, end, owner, *_ in rows if int(owner[1]) == node.port]
+
+
+def _wait_state(nodes, state: str, within: float = 20.0) -> None:
+    deadline = time.monotonic() + within
+    while any(redis.Redis(port=n.port).cluster("info")["cluster_state"] != state for n in nodes):
+        assert time.monotonic() < deadline, f"cluster not {state} in {within} s"
+        time.sleep(0.05)
+
+
+def test_a_cluster_that_is_down_answers_503_then_serves_again(tmp_path):
+    """A cluster that answers CLUSTERDOWN (here its masters give up their
+    slots, as while a failed master is being replaced) is an outage: the API
+    answers 503 with Retry-After, as for an unreachable server, not 500 (a
+    crash); once the slots are served again, so are requests."""
+    from redpoll.server import EmbeddedCluster
+
+    cluster = EmbeddedCluster(tmp_path / "cluster").start()
+    serve = ServeProcess(own_env(tmp_path / "data", REDIS_URL=cluster.url, REDPOLL_CLUSTER="1"))
+    try:
+        serve.start()
+        with httpx.Client(base_url=serve.url, timeout=30) as http:
+            token, _ = sign_up(http, make_app(http))
+            home = "/api/v1/timelines/home"
+            assert http.get(home, headers=bearer(token)).status_code == 200
+            ranges = {node.port: _slot_ranges(node) for node in cluster.nodes}
+            for node in cluster.nodes:
+                for start, end in ranges[node.port]:
+                    redis.Redis(port=node.port).execute_command(
+                        "CLUSTER", "DELSLOTSRANGE", start, end)
+            _wait_state(cluster.nodes, "fail")
+            down = http.get(home, headers=bearer(token))
+            assert down.status_code == 503, (down.status_code, down.text)
+            assert down.headers["retry-after"] == "1"
+            for node in cluster.nodes:
+                for start, end in ranges[node.port]:
+                    redis.Redis(port=node.port).execute_command(
+                        "CLUSTER", "ADDSLOTSRANGE", start, end)
+            _wait_state(cluster.nodes, "ok")
+            deadline = time.monotonic() + BACK_WITHIN_S
+            while (r := http.get(home, headers=bearer(token))).status_code != 200:
+                assert r.status_code == 503, (r.status_code, r.text)
+                assert time.monotonic() < deadline, "not served again"
+                time.sleep(0.1)
+        assert "unhandled error" not in serve.logs()  # the API's crash path (500) never ran
+    finally:
+        serve.stop()
+        cluster.stop()

@@ -13,7 +13,8 @@ import logging
 import time
 from contextlib import asynccontextmanager
 
-from redis.exceptions import BusyLoadingError, ConnectionError as RedisConnectionError, TimeoutError as RedisTimeout
+from redis.exceptions import (BusyLoadingError, ClusterDownError, ConnectionError as RedisConnectionError,
+                              TimeoutError as RedisTimeout, TryAgainError)
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -362,7 +363,11 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
                   ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
                   ClientDisconnect: _client_gone,
                   RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
-                  BusyLoadingError: _unavailable, Exception: _crash},
+                  BusyLoadingError: _unavailable,
+                  # a cluster without a master for some slots (one failed and
+                  # not replaced yet) or moving them: an outage, not a crash
+                  ClusterDownError: _unavailable, TryAgainError: _unavailable,
+                  Exception: _crash},
               stream=stream, access_log=settings.access_log if access_log is None else access_log)
     app.state.settings = settings
     app.state.rendered = rendered
