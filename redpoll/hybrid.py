@@ -3,17 +3,18 @@
 **Large accounts.** An author with more followers than the threshold
 (``Settings.fanout_threshold``, limits.FANOUT_THRESHOLD) is not fanned out
 to their followers' homes: a status of theirs goes to their own home, the
-public timeline and lists only, and each follower's home page merges it at
-read time from the author's profile (keys.profile, scored by id). A
-follower's large accounts are a set in their own slot
-(keys.large_following), so a page learns them in the same round trip as its
-home ids (Topology.read_home) and reads each profile's first ids: on a
-single server in a script sent with the page's (large_profiles.lua); on a
-cluster (each profile in its author's slot) in one batch sent alongside
-when the process knows the set from the user's last page, else after. It
-merges by id (a status in both the home and a profile is shown once) and
-applies to the merged statuses the rules fan-out applies to a home
-(:func:`merged_home`).
+public timeline and lists only, and each follower's home catches up with
+it when the follower reads their home (:func:`catch_up`): the home page's
+own round trip (Topology.read_home) learns which of the large accounts the
+user follows (keys.large_following, in the user's slot) posted since the
+home last caught up with them (each author's profile sequence, 'pseq',
+against the user's keys.large_marks) and reads those accounts' newest ids;
+the statuses that fan-out's rules let through go into the home, the marks
+move, and the page is read again. A page whose large accounts posted
+nothing since reads no profile and is a plain page: a celebrity posts far
+less often than their followers read. What comes in is then in the home
+as if fanned out: deletes, unfollows, blocks, mutes, cursors and the
+home's cap treat it alike.
 
 Crossing the threshold is decided per status, atomically with the follower
 count (fanout_mode.lua): the status whose post sees the count cross walks
@@ -24,8 +25,9 @@ walks, statuses are still fanned out, so every follower sees every status
 either way; homes keep what they held before, and the merge dedupes by id.
 A follow of a large (or growing) account adds it to the follower's set
 (:func:`after_follow`: the mode is read after the follow exists, so a walk
-that starts later sees the follow); an unfollow takes it out, and a page
-ignores an entry whose follow has gone (large_followees.lua).
+that starts later sees the follow); an unfollow takes it out (and its
+statuses out of the home, as any account's), and a page ignores an entry
+whose follow has gone (large_news.lua, large_followees.lua).
 
 **Idle users.** A home read is recorded (keys.home_read in the user's slot,
 then keys.HOME_SEEN, at most once per quarter of the idle period per
@@ -40,7 +42,6 @@ record of the read, so nothing is lost between the two.
 """
 from __future__ import annotations
 
-import asyncio
 import heapq
 import itertools
 import weakref
@@ -48,7 +49,7 @@ import weakref
 from redis.exceptions import NoScriptError
 
 from . import conversation, keys, limits, visibility
-from .models import HomeRead, Page, Status, now_ms
+from .models import HomeRead, Status, now_ms
 from .statuses import read_statuses
 from .store import Store
 
@@ -86,7 +87,8 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
     for member in members:
         uid = int(member)
         await store.topology.merge(keys.home(uid), keys.following(uid), str(author), ids)
-    await store.batch([("SREM", key, author) for key in keys.large_followings(members)])
+    await store.batch([*(("SREM", key, author) for key in keys.large_followings(members)),
+                       *(("HDEL", key, author) for key in keys.large_marks_many(members))])
 
 
 async def after_follow(store: Store, follower: int, target: int) -> None:
@@ -110,8 +112,10 @@ async def sync_follow(store: Store, follower: int, target: int) -> None:
 
 
 async def after_unfollow(store: Store, follower: int, target: int) -> None:
-    """Tidy only: a page ignores large accounts no longer followed."""
-    await store.srem(keys.large_following(follower), target)
+    """Tidy only: a page ignores large accounts no longer followed (and the
+    unfollow took their statuses out of the home, as any account's)."""
+    await store.batch([("SREM", keys.large_following(follower), target),
+                       ("HDEL", keys.large_marks(follower), target)])
 
 
 # --- idle users ---------------------------------------------------------------------------
@@ -167,7 +171,7 @@ async def drop_idle_homes(store: Store, idle: list[tuple[bytes, float]], cutoff:
     return len(dropped)
 
 
-# --- reading a home page with large accounts merged -----------------------------------------
+# --- a home catching up with its large accounts --------------------------------------------------------
 def followed_only(status: Status, follows: dict[int, bool]) -> bool:
     """A reply reaches the followers who also follow the account replied to
     (conversation.replies_only_to_followers_of): whether this viewer does."""
@@ -196,13 +200,12 @@ async def accepted(store: Store, uid: int, statuses: list[Status], hidden_booste
 
 async def left_out_boosts(store: Store, uid: int, found: list[Status], large: list[int],
                           hidden_boosters: set[int]) -> dict[int, bool]:
-    """Mastodon's recent-window check for boosts (deliver_boost.lua), as a
-    merged home would have met it: a boost is left out when its original,
-    or another boost of it (not by a hidden booster), is among the
-    REBLOG_WINDOW newest ids below it in the home and the merged profiles.
-    For a boost the home holds this only differs from what its delivery
-    checked when the original came from a profile. One round trip for all
-    of ``found`` (boosts); boost id -> left out."""
+    """Mastodon's recent-window check for boosts (deliver_boost.lua), for
+    boosts a catch-up brings from the profiles of large accounts: a boost is
+    left out when its original, or another boost of it (not by a hidden
+    booster), is among the REBLOG_WINDOW newest ids below it in the home and
+    those profiles (what the home holds once caught up). One round trip for
+    all of ``found`` (boosts); boost id -> left out."""
     window = limits.REBLOG_WINDOW
     sha = store.scripts["read_page"].sha
     commands: list[tuple] = []
@@ -241,192 +244,75 @@ def _unique(ids):
         last = i
 
 
-def _window(cursors: list) -> tuple[bool, int, int]:
-    max_id, since_id, min_id, _ = cursors
-    return (bool(min_id), int(min_id or since_id or 0),
-            int(max_id) if max_id else limits.MAX_ID + 1)
-
-
-#: uid -> the large accounts a page merged last (per process, per Store):
-#: what the next page of that user reads ahead (prefetch), checked against
-#: the set read with the home (a change costs one more round trip, never a
-#: wrong page).
-_LARGE_SEEN: "weakref.WeakKeyDictionary[Store, dict[int, tuple[int, ...]]]" = \
-    weakref.WeakKeyDictionary()
-
-
-def expected_large(store: Store, uid: int) -> tuple[int, ...]:
-    return _LARGE_SEEN.get(store, {}).get(uid, ())
-
-
-def first_read(limit: int, sources: int) -> int:
-    """Ids a page reads first from each of ``sources`` profiles: twice its
-    share of the page, at least limits.MERGE_FIRST_READ_MIN (later reads,
-    for the profiles that turn out denser, take ``limit``)."""
-    return min(limit, max(limits.MERGE_FIRST_READ_MIN, -(-2 * limit // max(1, sources))))
-
-
-async def prefetch(store: Store, authors: tuple[int, ...], cursors: list
-                   ) -> dict[int, tuple[list, int]]:
-    """The first read of each profile a page of these authors merges, sent
-    while the home is read (the two overlap on the connection): author ->
-    (ids, how many were asked)."""
-    up, lo, hi = _window(cursors)
-    count = first_read(cursors[3], len(authors))
-    replies = await store.topology.read_profiles([(a, lo, hi) for a in authors], up, count)
-    return {a: ([int(i) for i in ids], count) for a, ids in zip(authors, replies)}
-
-
-def remember_large(store: Store, uid: int, large: list[int]) -> None:
-    seen = _LARGE_SEEN.setdefault(store, {})
-    if len(seen) >= limits.MERGE_READERS_KEPT:
-        seen.clear()
-    if large:
-        seen[uid] = tuple(large)
-    else:
-        seen.pop(uid, None)
+def news_count(seq: bytes, mark: bytes | None) -> int:
+    """Ids to read of an account whose profile sequence is ``seq`` for a
+    home caught up with it to ``mark`` (large_news.lua's rule, which the
+    single server applies in its script): what it posted since, plus
+    limits.CATCH_UP_OVERLAP, at most limits.CATCH_UP_PER_ACCOUNT."""
+    most = limits.CATCH_UP_PER_ACCOUNT
+    if mark is None:
+        return most
+    posted = int(seq) - int(mark)
+    return min(most, posted + limits.CATCH_UP_OVERLAP) if posted > 0 else most
 
 
 async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
-    """Topology.read_home where the large accounts' profiles cannot be read
-    in the home page's script (a cluster: each is in its owner's slot): the
-    large accounts with the home's page, and the first read of the profiles
-    this process merged for the user last time sent alongside (a change of
-    that set costs one more round trip, never a wrong page)."""
-    topology = store.topology
-    call = ("large_followees",
-            [keys.large_following(uid), keys.following(uid), keys.hidden_reblogs(uid)],
+    """Topology.read_home where the large accounts' records and profiles are
+    in other slots than the home (a cluster): the large accounts and the
+    home's marks with the home's page (one slot), then each account's
+    profile sequence, then the news of those that posted since the home
+    caught up with them. A user who follows no large account reads one
+    round trip, as on a single server."""
+    call = ("large_followees", [keys.large_following(uid), keys.following(uid),
+                                keys.hidden_reblogs(uid), keys.large_marks(uid)],
             [limits.MERGED_ACCOUNTS_MAX])
-    expected = expected_large(store, uid)
-    read_ahead: dict = {}
-    read = topology.read_page_with(call, keys.home(uid), keys.user(uid), "id", cursors)
-    if expected:  # the profiles it merged last time, read alongside the home
-        ahead = asyncio.ensure_future(prefetch(store, expected, cursors))
-        try:
-            (large, hidden), handle = await read
-        finally:
-            read_ahead = await ahead
-    else:
-        (large, hidden), handle = await read
+    (large, marks, hidden), handle = await store.topology.read_page_with(
+        call, keys.home(uid), keys.user(uid), "id", cursors)
+    if not large:
+        return HomeRead([], set(), handle)
     large = [int(a) for a in large]
-    if large or expected:
-        remember_large(store, uid, large)
-    return HomeRead(large, {int(h) for h in hidden}, handle, read_ahead)
+    seqs = await store.batch([("HGET", keys.user(a), "pseq") for a in large])
+    stale = [(a, seq, mark) for a, seq, mark in zip(large, seqs, marks)
+             if seq is not None and seq != mark]
+    news = []
+    if stale:
+        reads = await store.batch([("ZRANGE", keys.profile(a), 0, news_count(seq, mark) - 1,
+                                    "REV") for a, seq, mark in stale])
+        news = [(a, seq, [int(i) for i in ids]) for (a, seq, _), ids in zip(stale, reads)]
+    return HomeRead(large, {int(h) for h in hidden}, handle, news)
 
 
-async def merged_home(store: Store, uid: int, first: HomeRead, cursors: list) -> Page:
-    """The home page read by ``cursors`` (``first``: Topology.read_home)
-    with the statuses of the large accounts ``uid`` follows merged in by id,
-    as if they had been fanned out. Each profile is read in the page's
-    window (below max_id, above since_id / min_id, and not past the home
-    page's last status when that page is full: nothing beyond it can be
-    among the newest ``limit``), a few ids first (:func:`first_read`), and
-    read on while the page is not settled or statuses left out (deleted,
-    direct, replies, hidden boosts, boosts within the window of their
-    original) leave it short. ``first.read_ahead``: first reads already
-    made (:func:`prefetch`, or the single server's page script), by author,
-    ids as ints.
-    The statuses from profiles that can be on the page are read with the
-    home page's (Topology.page_with), with what ``first`` knows of them."""
-    handle, large, hidden_boosters = first.handle, first.large, first.hidden
-    limit = cursors[3]
-    up, lo, hi = _window(cursors)
-    topology = store.topology
-    home_ids = topology.page_ids(handle)
-    if len(home_ids) >= limit:
-        if up:
-            hi = min(hi, max(home_ids))
-        else:
-            lo = max(lo, min(home_ids))
-    frontier: dict[int, int] = {}  # source -> the last id read from it
-    open_sources = list(dict.fromkeys(large))
-    home: set[int] = set(home_ids)
-    page: Page | None = None      # the home page's statuses, once read
-    found: dict[int, Status] = {}  # statuses from profiles, taken
-    refused: set[int] = set()
-    boosts_out: dict[int, bool] = {}
-    sources = set(open_sources)
-    read_ahead = {a: ids for a, ids in first.read_ahead.items() if a in sources}
-    #: sorted runs of ids, in the page's order: the home page's, then each
-    #: read of a profile (merged lazily: a page looks at ~limit of them)
-    runs: list[list[int]] = [sorted(home_ids, reverse=not up)]
-    owner: dict[int, int] = {}  # id read from a profile -> its author
-    order: list[int] = [0]  # [len(runs) when sorted, every id in the page's order]
-
-    def top() -> list[int]:
-        """The page's ids as far as they are known: nothing unread from an
-        open profile can come before the least advanced of them."""
-        edge = None
-        if open_sources:
-            edge = (min if up else max)(frontier[a] for a in open_sources)
-        if order[0] != len(runs):  # runs came in: sort again (a hundred ids or so)
-            order[:] = [len(runs), *sorted(set(itertools.chain(*runs)), reverse=not up)]
-        out: list[int] = []
-        for i in itertools.islice(order, 1, None):
-            if edge is not None and (i > edge if up else i < edge):
-                break
-            if i in refused or boosts_out.get(i):
-                continue
-            out.append(i)
-            if len(out) == limit:
-                break
-        return out
-
-    count = first_read(limit, len(open_sources))
-    for _ in range(limits.HIDDEN_REFILL_READS + 2):
-        if open_sources:
-            unread = [a for a in open_sources if a not in read_ahead]
-            replies = await topology.read_profiles(
-                [(a, frontier.get(a, lo) if up else lo, hi if up else frontier.get(a, hi))
-                 for a in unread], up, count)
-            got = {a: ([int(i) for i in ids], count)
-                   for a, ids in zip(unread, replies)} | read_ahead
-            read_ahead = {}
-            count = limit  # a profile read again is a dense one
-            still = []
-            for a, (ids, asked) in ((a, got[a]) for a in open_sources):
-                read = len(ids)
-                # a first read made before the home page was known (read
-                # ahead) may reach past its last status, which nothing
-                # beyond can come before: such ids are dropped, and a read
-                # that reached there has nothing more for this page
-                ids = [i for i in ids if lo < i < hi]
-                runs.append(ids)
-                owner.update(dict.fromkeys(ids, a))
-                if read == asked and len(ids) == read:
-                    frontier[a] = ids[-1]
-                    still.append(a)
-            open_sources = still
-        while True:  # only what can be on the page is read and checked
-            ids = top()
-            unseen = [i for i in ids if i not in found]
-            if unseen or page is None:
-                mine = [i for i in unseen if i not in home]  # from profiles: checked
-                if page is None:  # the home page's statuses that can be on it, with these
-                    page, statuses = await topology.page_with(
-                        handle, mine, list(dict.fromkeys(owner[i] for i in mine)),
-                        only={i for i in ids if i in home}, known=first)
-                    statuses += page
-                else:
-                    statuses = await read_statuses(store, unseen)
-                ok = {s.id for s in await accepted(
-                    store, uid, [s for s in statuses if s.id not in home], hidden_boosters)}
-                ok.update(s.id for s in statuses if s.id in home)
-                refused.update(i for i in unseen if i not in ok)
-                found.update((s.id, s) for s in statuses if s.id in ok)
-                if any(i not in found for i in ids):
-                    continue
-            undecided = [found[i] for i in ids if i not in boosts_out and i in found
-                         and _original_of(found[i])]
-            if not undecided:
-                break
-            boosts_out.update(await left_out_boosts(store, uid, undecided, large,
-                                                    hidden_boosters))
-        shown = [found[i] for i in ids if i in found]
-        if len(shown) >= limit or not open_sources:
-            break
-    if up:
-        shown.reverse()  # newest first, as every page
-    # the home statuses' counts as the page's script read them (the API
-    # reads the others'): interactions.state_check
-    return Page(shown, *((page.authors, page.counts) if page is not None else ()))
+async def catch_up(store: Store, uid: int, first: HomeRead) -> int:
+    """Bring into ``uid``'s home what the large accounts it merges posted
+    since it last caught up with each (``first.news``, Topology.read_home),
+    by the rules fan-out delivers by: :func:`accepted` (no direct statuses,
+    replies only where uid follows the account replied to, no boosts uid
+    hides) and :func:`left_out_boosts` (a boost whose original is just
+    below it). A boost already in the home whose original comes in within
+    the window below it is taken out, as fan-out would not have delivered
+    it. One script (catch_up.lua) writes it all and moves the marks:
+    atomic, so a catch-up cut short leaves the marks as they were and the
+    next page catches up again (idempotent: ids already there stay once).
+    How many entries of the home changed."""
+    wanted = list(dict.fromkeys(i for _, _, ids in first.news for i in ids))
+    statuses = await read_statuses(store, wanted)  # deleted ones left out
+    ok = await accepted(store, uid, statuses, first.hidden)
+    boosts = [s for s in ok if _original_of(s)]
+    out = await left_out_boosts(store, uid, boosts, first.large, first.hidden) if boosts else {}
+    take = {s.id for s in ok if not out.get(s.id)}
+    originals = [s.id for s in ok if s.id in take and not _original_of(s)]
+    pairs: list[int] = []
+    if originals:  # boosts of them above them, lowest first: those the home may hold
+        rows = await store.batch([("ZRANGE", keys.reblogged_by(o), f"({o}", "+inf", "BYSCORE",
+                                   "LIMIT", 0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES")
+                                  for o in originals])
+        for o, found in zip(originals, rows):
+            if found and not isinstance(found[0], (list, tuple)):  # RESP2: flat list
+                found = list(zip(found[0::2], found[1::2]))
+            pairs += [x for booster, score in found if int(booster) not in first.hidden
+                      for x in (int(float(score)), o)]
+    args: list = [limits.REBLOG_WINDOW, len(first.news)]
+    for author, seq, ids in first.news:
+        mine = [i for i in ids if i in take]
+        args += [author, seq, len(mine), *mine]
+    return await store.topology.catch_up(uid, [*args, *pairs], max(take, default=0))

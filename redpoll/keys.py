@@ -88,6 +88,18 @@ def large_following(uid: int) -> str:
     return f"fbig:{{{uid}}}"
 
 
+def large_marks(uid: int) -> str:
+    """HASH large account id -> the profile sequence ('pseq' of its user
+    record) up to which the user's home has caught up with that account's
+    statuses (redpoll.hybrid.catch_up). Same slot as the home."""
+    return f"fbigm:{{{uid}}}"
+
+
+def large_marks_many(uids: list[bytes]) -> list[bytes]:
+    """``large_marks(uid)`` for ids read raw from a ZSET (as ``homes``)."""
+    return [b"fbigm:{" + uid + b"}" for uid in uids]
+
+
 def large_followings(uids: list[bytes]) -> list[bytes]:
     """``large_following(uid)`` for ids read raw from a ZSET (as ``homes``)."""
     return [b"fbig:{" + uid + b"}" for uid in uids]

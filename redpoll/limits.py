@@ -40,12 +40,16 @@ HOME_SEEN_KEPT = 100_000
 REBUILD_PER_SOURCE = 200
 #: Large accounts one home page merges at most.
 MERGED_ACCOUNTS_MAX = 200
-#: Users whose large accounts one process remembers (a page reads their
-#: profiles alongside the home: redpoll.hybrid.prefetch).
-MERGE_READERS_KEPT = 100_000
-#: Ids a home page reads first from each merged profile, at least (it
-#: reads twice each profile's share of the page; more where one is denser).
-MERGE_FIRST_READ_MIN = 4
+#: Ids of one large account a home's catch-up reads at most
+#: (redpoll.hybrid.catch_up): an account that posted more since the
+#: follower's last read shows its newest this many (as a rebuild does).
+CATCH_UP_PER_ACCOUNT = REBUILD_PER_SOURCE
+#: Ids a catch-up reads below an account's news: a status recorded in its
+#: profile after a newer one of the same author (its id was taken first).
+CATCH_UP_OVERLAP = 8
+#: Boosts of a status coming into a home by a catch-up that it reads (the
+#: lowest ids above it): those the home may hold within the window above it.
+CATCH_UP_BOOSTS_READ = 100
 #: Timeline entries a page's script scans for its cursor (LPOS: a page's
 #: cursor is usually the last id of the page before, near the top) before it
 #: searches by halves instead (read_page_listed.lua).

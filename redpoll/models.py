@@ -133,17 +133,12 @@ class Page(list):
 @dataclass
 class HomeRead:
     """A home page's first round trip (Topology.read_home): the large
-    accounts the user follows that the page merges (redpoll.hybrid) and the
-    boosters whose boosts the user hides, the handle on the home's own page
-    (Topology.page_ids / page_with), and what was read ahead of the merge:
-    ``read_ahead`` the first read of each large profile (author -> (int ids,
-    how many were asked)); ``versions`` those ids' versions from the log of
-    changed statuses (id -> the raw score: None = never changed, < 0 =
-    deleted) and ``revs`` the large accounts' 'rev', when the topology read
-    them in the same round trip (the single server), else empty."""
+    accounts the user follows (redpoll.hybrid), the boosters whose boosts
+    the user hides, the handle on the home's own page (Topology.page_of),
+    and ``news``: each large account that posted since the home
+    last caught up with it, with the profile sequence read and its newest
+    ids (int), newest first."""
     large: list[int]
     hidden: set[int]
     handle: object
-    read_ahead: dict[int, tuple[list, int]] = field(default_factory=dict)
-    versions: dict[int, object] = field(default_factory=dict)
-    revs: dict[int, bytes | None] = field(default_factory=dict)
+    news: list[tuple[int, bytes, list[int]]] = field(default_factory=list)

@@ -84,14 +84,15 @@ async def rebuild_home(store: Store, uid: int) -> int:
     follow (and their own) are merged in, by the rules fan-out delivers by
     (hybrid.accepted: no direct statuses, replies only where they follow
     the account replied to, no boosts they hide). Large accounts are left
-    out: a page merges them anyway. Idempotent (merge.lua dedupes); an
+    out: their marks are dropped, so the page that follows catches up with
+    each (hybrid.catch_up) from its newest statuses. Idempotent (merge.lua dedupes); an
     account unfollowed meanwhile is taken out again (_drop_departed)."""
     from . import hybrid  # hybrid imports this module lazily, and the reverse
     sources = [int(i) for i in await store.zrange(
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
-    head, large, hidden = await store.batch([
+    head, large, hidden, _ = await store.batch([
         ("LINDEX", keys.home(uid), 0), ("SMEMBERS", keys.large_following(uid)),
-        ("SMEMBERS", keys.hidden_reblogs(uid))])
+        ("SMEMBERS", keys.hidden_reblogs(uid)), ("DEL", keys.large_marks(uid))])
     large_ids = {int(a) for a in large}
     sources = [s for s in sources if s not in large_ids]
     bottom = f"({int(head)}" if head is not None else "-inf"

@@ -22,11 +22,11 @@ read_page             read_page_listed.lua (skips     read_page.lua, statuses re
                       one batch for what is not kept
 read_page_with        a script and read_page_listed   the script, then read_page
                       in one round trip
-read_home             large_profiles.lua (the large   large_followees.lua and the
-                      accounts, their profiles'       page, the profiles merged
-                      first reads with versions and   last time read alongside
-                      revs) and read_page_listed in   (hybrid.read_home_apart)
-                      one round trip
+read_home             large_news.lua (the large       large_followees.lua with the
+                      accounts and what each posted   page, then the accounts'
+                      since the home caught up) and   sequences, then the news
+                      read_page_listed, one trip      (hybrid.read_home_apart)
+catch_up              mark_merged.lua, catch_up.lua   catch_up.lua
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -41,7 +41,6 @@ of them. What both do alike lives in the base class.
 """
 from __future__ import annotations
 
-import itertools
 import uuid
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -50,7 +49,7 @@ from redis.asyncio.cluster import RedisCluster
 from . import keys, limits
 from .models import HomeRead, Page, Status, now_ms
 from .statuses import read_statuses, settle
-from .users import current, rev_reads
+from .users import current
 
 if TYPE_CHECKING:
     from .edges import Edge
@@ -64,7 +63,7 @@ PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
 COUNTS_PARTS = keys.key_parts(keys.status_counts)
-#: The name parts large_profiles.lua builds profile keys from.
+#: The name parts large_news.lua builds profile keys from.
 PROFILE_PARTS = keys.key_parts(keys.profile)
 
 
@@ -145,53 +144,34 @@ class Topology:
                              cursors: list) -> tuple[Any, Any]:
         """``call`` (a script: name, keys, args; idempotent) and the ids of
         :meth:`read_page`: its reply and a handle on the page, for
-        :meth:`page_ids` and :meth:`page_with`. One round trip on a single
-        server (the home page and its large followees, redpoll.hybrid)."""
+        :meth:`page_of`. One round trip on a single server (the home page
+        and its large followees, redpoll.hybrid)."""
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
 
     async def read_home(self, uid: int, cursors: list) -> HomeRead:
         """A home page's first round trip (redpoll.timelines.home): the home's
-        page and the large accounts it merges, with the first read of their
-        profiles when this process knows them from the user's last page
-        (hybrid.read_home_apart); raises NotFound for an unknown user."""
+        page and the large accounts it merges, with each one's news since the
+        home last caught up (hybrid.read_home_apart: more round trips where
+        the accounts are in other slots); raises NotFound for an unknown
+        user."""
         from . import hybrid  # hybrid reads through the topology
         return await hybrid.read_home_apart(self.store, uid, cursors)
 
-    async def read_profiles(self, reads: list[tuple[int, int, int]], up: bool, count: int
-                            ) -> list[list]:
-        """For each (author, low, high): the ids of the author's profile
-        strictly between low and high, the lowest ``count`` if ``up`` else
-        the highest (a merged home page, redpoll.hybrid). One batch: each
-        profile is in its author's slot. (Not a script on a single server:
-        plain ZRANGEs cost the server a quarter of what the same reads cost
-        inside one.)"""
-        tail = ("BYSCORE", "LIMIT", 0, count) if up else ("BYSCORE", "REV", "LIMIT", 0, count)
-        bounds: dict[tuple[int, int], tuple[str, str]] = {}  # most reads share one window
-        commands = []
-        for a, lo, hi in reads:
-            pair = bounds.get((lo, hi))
-            if pair is None:
-                pair = bounds[lo, hi] = (f"({lo}", f"({hi}") if up else (f"({hi}", f"({lo}")
-            commands.append(("ZRANGE", keys.profile(a), *pair, *tail))
-        return await self.store.batch(commands)
+    async def page_of(self, handle) -> Page:
+        """The page :meth:`read_page_with` read."""
+        return handle
 
-    def page_ids(self, handle) -> list[int]:
-        """The ids of the page :meth:`read_page_with` read, newest first."""
-        return [s.id for s in handle]
+    async def catch_up(self, uid: int, args: list, newest: int) -> int:
+        """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
+        ARGV[2] on); ``newest``: the newest id it may put in. The ids it
+        put in that were not there."""
+        return await self.store.run("catch_up", self._catch_up_keys(uid),
+                                    [limits.HOME_CAP, *args])
 
-    async def page_with(self, handle, more: list[int], authors: list[int] = (),
-                        only: set[int] | None = None, known: HomeRead | None = None
-                        ) -> tuple[Page, list[Status]]:
-        """The page :meth:`read_page_with` read (``only`` those of its ids,
-        if given), and the statuses ``more`` (deleted or missing ones left
-        out) whose ``authors`` the page then brings along too, read together
-        where it can (one round trip on a single server; none when ``known``,
-        the home's first read, brought their versions and authors' revs and
-        the records are kept)."""
-        page = handle if only is None else Page([s for s in handle if s.id in only],
-                                                handle.authors)
-        return page, await read_statuses(self.store, more)
+    @staticmethod
+    def _catch_up_keys(uid: int) -> list[str]:
+        return [keys.home(uid), keys.following(uid), keys.large_marks(uid)]
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         """The delete's point of no return (delete_mark.lua's reply)."""
@@ -284,50 +264,38 @@ class SingleServer(Topology):
                 raise result
         return reply, handle
 
-    def page_ids(self, handle) -> list[int]:
-        return [int(i) for i in handle[0][0::2]]
-
     async def read_home(self, uid: int, cursors: list) -> HomeRead:
-        """One round trip: large_profiles.lua (the large accounts, their
-        profiles' first reads with versions and revs) and the home's page."""
-        max_id, since_id, min_id, limit = cursors
-        up = bool(min_id)
-        low = int(min_id or since_id or 0)
-        high = int(max_id) if max_id else limits.MAX_ID + 1
-        call = ("large_profiles", [keys.large_following(uid), keys.following(uid),
-                                   keys.hidden_reblogs(uid), keys.CHANGED_STATUSES],
-                [limits.MERGED_ACCOUNTS_MAX, "1" if up else "", low, high, limit,
-                 limits.MERGE_FIRST_READ_MIN, *PROFILE_PARTS, *USER_PARTS])
-        (large, hidden, count, profiles, versions, revs), handle = await self.read_page_with(
+        """One round trip: large_news.lua (the large accounts and what each
+        posted since the home caught up with it) and the home's page."""
+        call = ("large_news", [keys.large_following(uid), keys.following(uid),
+                               keys.hidden_reblogs(uid), keys.large_marks(uid)],
+                [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
+                 limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS])
+        (large, hidden, news), handle = await self.read_page_with(
             call, keys.home(uid), keys.user(uid), "id", cursors)
         if not large:
             return HomeRead([], set(), handle)
-        large = [int(a) for a in large]
-        profiles = [[int(i) for i in ids] for ids in profiles]
-        read_ahead = {a: (ids, count) for a, ids in zip(large, profiles)}
-        return HomeRead(large, {int(h) for h in hidden}, handle, read_ahead,
-                        dict(zip(itertools.chain.from_iterable(profiles), versions)),
-                        {a: rev or None for a, rev in zip(large, revs)})
+        return HomeRead([int(a) for a in large], {int(h) for h in hidden}, handle,
+                        [(int(a), seq, [int(i) for i in ids]) for a, seq, ids in news])
 
-    async def page_with(self, handle, more: list[int], authors: list[int] = (),
-                        only: set[int] | None = None, known: HomeRead | None = None
-                        ) -> tuple[Page, list[Status]]:
-        if only is not None:
-            flat, counts = handle[0], handle[3]
-            keep = [i for i, sid in enumerate(flat[0::2]) if int(sid) in only]
-            handle = [[x for i in keep for x in flat[2 * i:2 * i + 2]], handle[1], handle[2],
-                      [counts[i] for i in keep]]
-        if not more:
-            return await self._page(handle, (), authors), []
-        return await self._page(handle, more, authors, known)
+    async def page_of(self, handle) -> Page:
+        return await self._page(handle)
 
-    async def _page(self, handle: list, more: list[int] = (), more_authors: list[int] = (),
-                    known: HomeRead | None = None) -> Page | tuple[Page, list[Status]]:
+    async def catch_up(self, uid: int, args: list, newest: int) -> int:
+        # the watermark first, as a merge (merge.lua): no blind push of an
+        # older id lands above what comes in
+        _, added = await self.store.run_many([
+            ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
+            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])])
+        if isinstance(added, Exception):
+            raise added
+        return added
+
+    async def _page(self, handle: list) -> Page:
         """read_page_listed.lua's reply (ids and versions, the epoch, the
-        authors' revs) as a page; with ``more``, also those statuses (and
-        ``more_authors``), read in the one batch that what is not kept needs
-        (none when everything is: ``known`` may hold their versions and
-        authors' revs, read in the same round trip as the page)."""
+        authors' revs, the counts) as a page: kept records at those versions
+        are served as kept (redpoll.memo's rule), the others read whole, in
+        one more round trip."""
         store = self.store
         flat, epoch, author_revs, counts = handle
         sids = [int(i) for i in flat[0::2]]
@@ -335,47 +303,19 @@ class SingleServer(Topology):
         counts = dict(zip(sids, counts))
         if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
             statuses = await read_statuses(store, sids)
-            uids = list(dict.fromkeys([*(s.user_id for s in statuses), *more_authors]))
-            page = Page(statuses, await current(store, uids, {}), counts)
-            return (page, await read_statuses(store, list(more))) if more else page
+            uids = list(dict.fromkeys(s.user_id for s in statuses))
+            return Page(statuses, await current(store, uids, {}), counts)
         memo = store.statuses
         kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
         missing = [sid for sid, status in zip(sids, kept) if status is None]
         revs = {int(uid): rev or None for uid, rev in zip(author_revs[0::2], author_revs[1::2])}
-        scores: dict[int, Any] = {}
-        if known is not None:
-            revs = known.revs | revs
-            scores = known.versions
-        unknown = [a for a in dict.fromkeys(more_authors) if a not in revs]
-        unversioned = [sid for sid in more if sid not in scores]
-        commands = [*(("HGETALL", keys.status(sid)) for sid in missing), *rev_reads(unknown),
-                    *([("ZMSCORE", keys.CHANGED_STATUSES, *unversioned)] if unversioned else [])]
-        replies = await store.batch(commands) if commands else []
         if missing:
-            fresh = dict(zip(missing, await settle(store, missing, replies[:len(missing)])))
+            replies = await store.batch([("HGETALL", keys.status(sid)) for sid in missing])
+            fresh = dict(zip(missing, await settle(store, missing, replies)))
             kept = [status or fresh[sid] for sid, status in zip(sids, kept)]
         statuses = [status for status in kept if status is not None]
-        revs.update(zip(unknown, replies[len(missing):len(missing) + len(unknown)]))
-        authors = await current(store, list(dict.fromkeys(
-            [*(s.user_id for s in statuses), *more_authors])), revs)
-        if not more:
-            return Page(statuses, authors, counts)
-        # ``more``'s versions from the log, as the page script gets its own
-        # (absent: never changed, version 1; < 0: deleted): kept records
-        # at that version are served, the others read whole
-        if unversioned:
-            scores = scores | dict(zip(unversioned, replies[-1]))
-        extra, unkept = [], []
-        for sid in more:
-            score = scores.get(sid)
-            if score is not None and float(score) < 0:
-                continue
-            status = memo.get(sid, b"1" if score is None else b"%d" % int(float(score)))
-            if status is None:
-                unkept.append(sid)
-            else:
-                extra.append(status)
-        return Page(statuses, authors, counts), extra + await read_statuses(store, unkept)
+        authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
+        return Page(statuses, authors, counts)
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         return await self.store.run(

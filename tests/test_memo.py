@@ -84,11 +84,11 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
 
 
 async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
-    """A home page merges a large account's statuses at read time
-    (redpoll.hybrid); on a single server their versions and their author's
-    rev come in the page's own round trip (Topology.read_home). Kept records
-    of them are served only at those versions: an edit, a rename of the
-    author and a delete each show on the next page."""
+    """A home catches up with a large account's statuses when it is read
+    (redpoll.hybrid.catch_up); from then on they are read with the home's
+    page, at their versions. Kept records of them are served only at those
+    versions: an edit, a rename of the author and a delete each show on the
+    next page."""
     from redpoll import Redpoll, keys
 
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
@@ -105,7 +105,7 @@ async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
         assert await rp.store.client.smembers(keys.large_following(reader.id)) == \
             {str(big.id).encode()}
         home = [int(i) for i in await rp.store.client.lrange(keys.home(reader.id), 0, -1)]
-        assert second.id not in home  # merged at read time, not fanned out
+        assert second.id not in home  # caught up with at read time, not fanned out
 
         async def page():
             return await rp.home_timeline(reader.id, limit=20)

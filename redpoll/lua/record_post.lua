@@ -6,6 +6,9 @@
 -- KEYS[2]: user hash u:{a}
 -- KEYS[3]: the author's lately deleted ids, zset gone:{a} (delete_own.lua)
 -- ARGV[1]: status id
+-- The author's 'pseq' counts what their profile ever recorded (never
+-- down: a delete leaves it): a home merging a large account's statuses
+-- catches up when it moves (large_news.lua).
 -- returns: 1 recorded, 0 already recorded, -1 deleted meanwhile,
 --          error 'NOUSER' if a is unknown
 if redis.call('HEXISTS', KEYS[2], 'id') == 0 then
@@ -14,5 +17,6 @@ end
 if redis.call('ZSCORE', KEYS[3], ARGV[1]) then return -1 end
 if redis.call('ZADD', KEYS[1], 'NX', ARGV[1], ARGV[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[2], 'posts', 1)
+redis.call('HINCRBY', KEYS[2], 'pseq', 1)
 redis.call('HINCRBY', KEYS[2], 'rev', 1)  -- the user record changed (users.current)
 return 1
