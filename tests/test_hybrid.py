@@ -318,3 +318,113 @@ async def test_a_follow_cut_short_is_marked_by_its_replayed_journal(settings):
         assert [s.id for s in await rp.home_timeline(late)] == [newer, sid]
     finally:
         await rp.close()
+
+
+async def large_setup(rp, name: str):
+    """A large account (threshold 1, two followers: the walk made it large)
+    and the reader following it; its first status came in by the walk."""
+    big = (await rp.sign_up(f"{name}big")).id
+    reader = (await rp.sign_up(f"{name}reader")).id
+    other = (await rp.sign_up(f"{name}other")).id
+    for fan in (reader, other):
+        await rp.follow(fan, big)
+    walk = (await rp.post(big, "the walk")).id
+    await rp.drain()
+    assert await rp.store.client.smembers(keys.large_following(reader)) == {str(big).encode()}
+    return big, reader, walk
+
+
+async def test_a_page_reads_a_large_accounts_news_once(settings):
+    """A page learns in its own round trip which large accounts posted since
+    the home caught up (their 'pseq' against the home's marks); it catches
+    up once, and the pages after read no profile until the account posts."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        big, reader, walk = await large_setup(rp, "news")
+        topology = rp.store.topology
+        cursors = ["", "", "", 20]
+        posted = [(await rp.post(big, f"news {i}")).id for i in range(3)]
+        await rp.drain()
+        first = await topology.read_home(reader, cursors)
+        assert first.large == [big]
+        [(author, seq, ids)] = first.news
+        assert author == big and ids[:3] == posted[::-1] and walk in ids
+        assert [s.id for s in await rp.home_timeline(reader)] == [*reversed(posted), walk]
+        assert await rp.store.client.hget(keys.large_marks(reader), big) == seq
+        assert (await topology.read_home(reader, cursors)).news == []  # nothing new: no profile read
+        assert await home_ids(rp, keys.home(reader)) == [*reversed(posted), walk]
+        newer = (await rp.post(big, "one more")).id
+        await rp.drain()
+        [(_, _, ids)] = (await topology.read_home(reader, cursors)).news
+        # the one posted since, and up to CATCH_UP_OVERLAP below it (all there are)
+        assert ids == [newer, *reversed(posted), walk] and len(ids) < 1 + limits.CATCH_UP_OVERLAP
+        assert (await rp.home_timeline(reader, limit=1))[0].id == newer
+        assert (await topology.read_home(reader, cursors)).news == []
+    finally:
+        await rp.close()
+
+
+async def test_a_catch_up_cut_short_leaves_nothing_and_the_next_page_catches_up(settings):
+    """catch_up.lua is the catch-up's one write: a page that dies before it
+    leaves the home and the marks as they were; the next page catches up."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        big, reader, walk = await large_setup(rp, "cut")
+        sid = (await rp.post(big, "not yet")).id
+        await rp.drain()
+        topology = rp.store.topology
+
+        async def dies(*_args, **_kw):
+            raise ConnectionError("cut short")
+
+        topology.catch_up = dies  # this instance only
+        with pytest.raises(ConnectionError):
+            await rp.home_timeline(reader)
+        assert await home_ids(rp, keys.home(reader)) == [walk]
+        assert not await rp.store.client.hgetall(keys.large_marks(reader))
+        del topology.catch_up
+        assert [s.id for s in await rp.home_timeline(reader)] == [sid, walk]
+    finally:
+        await rp.close()
+
+
+async def test_unfollowing_a_large_account_takes_what_came_in_out(settings):
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        big, reader, walk = await large_setup(rp, "unf")
+        sid = (await rp.post(big, "caught up with"))
+        await rp.drain()
+        assert [s.id for s in await rp.home_timeline(reader)] == [sid.id, walk]
+        await rp.unfollow(reader, big)
+        await rp.drain()
+        assert await home_ids(rp, keys.home(reader)) == []
+        assert not await rp.store.client.hgetall(keys.large_marks(reader))
+        assert not await rp.store.client.smembers(keys.large_following(reader))
+        await rp.post(big, "after the unfollow")
+        await rp.drain()
+        assert await rp.home_timeline(reader) == []
+    finally:
+        await rp.close()
+
+
+async def test_a_status_recorded_after_a_newer_one_still_comes_in(settings):
+    """Ids are taken before the profile write, so an author's status can
+    reach their profile after a newer one did (two posts at once). A home
+    that caught up in between reads limits.CATCH_UP_OVERLAP ids below the
+    news, and so still finds the older one."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        big, reader, walk = await large_setup(rp, "late")
+        older = (await rp.post(big, "older, recorded late")).id
+        newer = (await rp.post(big, "newer, recorded first")).id
+        await rp.drain()
+        r = rp.store.client
+        # as it stood between the two profile writes: the older not recorded yet
+        await r.zrem(keys.profile(big), older)
+        await r.hincrby(keys.user(big), "pseq", -1)
+        assert [s.id for s in await rp.home_timeline(reader)] == [newer, walk]
+        await r.zadd(keys.profile(big), {older: older})  # its record_post now
+        await r.hincrby(keys.user(big), "pseq", 1)
+        assert [s.id for s in await rp.home_timeline(reader)] == [newer, older, walk]
+    finally:
+        await rp.close()
