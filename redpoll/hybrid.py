@@ -42,6 +42,7 @@ record of the read, so nothing is lost between the two.
 """
 from __future__ import annotations
 
+import asyncio
 import heapq
 import itertools
 import weakref
@@ -244,16 +245,19 @@ def _unique(ids):
         last = i
 
 
+def news_posted(seq: bytes, mark: bytes | None) -> int:
+    """What an account whose profile sequence is ``seq`` posted since a home
+    caught up with it to ``mark`` (limits.CATCH_UP_PER_ACCOUNT when there is
+    no mark, or it is not below ``seq``). large_news.lua's rule, which the
+    single server applies in its script."""
+    posted = int(seq) - int(mark) if mark is not None else 0
+    return posted if posted > 0 else limits.CATCH_UP_PER_ACCOUNT
+
+
 def news_count(seq: bytes, mark: bytes | None) -> int:
-    """Ids to read of an account whose profile sequence is ``seq`` for a
-    home caught up with it to ``mark`` (large_news.lua's rule, which the
-    single server applies in its script): what it posted since, plus
+    """Ids to read of that account: what it posted since, plus
     limits.CATCH_UP_OVERLAP, at most limits.CATCH_UP_PER_ACCOUNT."""
-    most = limits.CATCH_UP_PER_ACCOUNT
-    if mark is None:
-        return most
-    posted = int(seq) - int(mark)
-    return min(most, posted + limits.CATCH_UP_OVERLAP) if posted > 0 else most
+    return min(limits.CATCH_UP_PER_ACCOUNT, news_posted(seq, mark) + limits.CATCH_UP_OVERLAP)
 
 
 async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
@@ -275,14 +279,21 @@ async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
     stale = [(a, seq, mark) for a, seq, mark in zip(large, seqs, marks)
              if seq is not None and seq != mark]
     news = []
-    if stale:
-        reads = await store.batch([("ZRANGE", keys.profile(a), 0, news_count(seq, mark) - 1,
-                                    "REV") for a, seq, mark in stale])
-        news = [(a, seq, [int(i) for i in ids]) for (a, seq, _), ids in zip(stale, reads)]
+    if stale:  # as large_news.lua: the news, less what the home's top holds
+        *reads, held = await store.batch(
+            [*(("ZRANGE", keys.profile(a), 0, news_count(seq, mark) - 1, "REV")
+               for a, seq, mark in stale),
+             ("LRANGE", keys.home(uid), 0, limits.CATCH_UP_HOME_CHECK - 1)])
+        top = [int(i) for i in held]
+        held = set(top)
+        floor = top[-1] if len(top) == limits.CATCH_UP_HOME_CHECK else 0
+        news = [(a, seq, [i for k, i in enumerate(map(int, ids))
+                          if i not in held and (k < news_posted(seq, mark) or i > floor)])
+                for (a, seq, mark), ids in zip(stale, reads)]
     return HomeRead(large, {int(h) for h in hidden}, handle, news)
 
 
-async def catch_up(store: Store, uid: int, first: HomeRead) -> int:
+async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> object:
     """Bring into ``uid``'s home what the large accounts it merges posted
     since it last caught up with each (``first.news``, Topology.read_home),
     by the rules fan-out delivers by: :func:`accepted` (no direct statuses,
@@ -293,21 +304,23 @@ async def catch_up(store: Store, uid: int, first: HomeRead) -> int:
     it. One script (catch_up.lua) writes it all and moves the marks:
     atomic, so a catch-up cut short leaves the marks as they were and the
     next page catches up again (idempotent: ids already there stay once).
-    How many entries of the home changed."""
+    Returns the home's page read again by ``cursors`` (a handle for
+    Topology.page_of), in the script's round trip."""
     wanted = list(dict.fromkeys(i for _, _, ids in first.news for i in ids))
-    statuses = await read_statuses(store, wanted)  # deleted ones left out
+    # each one's boosts above it (the lowest: those the home may hold
+    # within the window above it), read with the statuses
+    statuses, boosted = await asyncio.gather(
+        read_statuses(store, wanted),  # deleted ones left out
+        store.batch([("ZRANGE", keys.reblogged_by(i), f"({i}", "+inf", "BYSCORE", "LIMIT", 0,
+                      limits.CATCH_UP_BOOSTS_READ, "WITHSCORES") for i in wanted]))
     ok = await accepted(store, uid, statuses, first.hidden)
     boosts = [s for s in ok if _original_of(s)]
     out = await left_out_boosts(store, uid, boosts, first.large, first.hidden) if boosts else {}
     take = {s.id for s in ok if not out.get(s.id)}
-    originals = [s.id for s in ok if s.id in take and not _original_of(s)]
     pairs: list[int] = []
-    if originals:  # boosts of them above them, lowest first: those the home may hold
-        rows = await store.batch([("ZRANGE", keys.reblogged_by(o), f"({o}", "+inf", "BYSCORE",
-                                   "LIMIT", 0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES")
-                                  for o in originals])
-        for o, found in zip(originals, rows):
-            if found and not isinstance(found[0], (list, tuple)):  # RESP2: flat list
+    for o, found in zip(wanted, boosted):
+        if found and o in take:
+            if not isinstance(found[0], (list, tuple)):  # RESP2: flat list
                 found = list(zip(found[0::2], found[1::2]))
             pairs += [x for booster, score in found if int(booster) not in first.hidden
                       for x in (int(float(score)), o)]
@@ -315,4 +328,4 @@ async def catch_up(store: Store, uid: int, first: HomeRead) -> int:
     for author, seq, ids in first.news:
         mine = [i for i in ids if i in take]
         args += [author, seq, len(mine), *mine]
-    return await store.topology.catch_up(uid, [*args, *pairs], max(take, default=0))
+    return await store.topology.catch_up(uid, [*args, *pairs], max(take, default=0), cursors)

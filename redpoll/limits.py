@@ -47,6 +47,9 @@ CATCH_UP_PER_ACCOUNT = REBUILD_PER_SOURCE
 #: Ids a catch-up reads below an account's news: a status recorded in its
 #: profile after a newer one of the same author (its id was taken first).
 CATCH_UP_OVERLAP = 8
+#: Entries at the top of a home whose ids a catch-up does not read again
+#: (the ids read below the news are mostly there already).
+CATCH_UP_HOME_CHECK = 200
 #: Boosts of a status coming into a home by a catch-up that it reads (the
 #: lowest ids above it): those the home may hold within the window above it.
 CATCH_UP_BOOSTS_READ = 100

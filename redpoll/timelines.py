@@ -28,7 +28,7 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
     """A home page. Its first round trip also learns what the large accounts
     the user follows posted since the home last caught up with them
     (redpoll.hybrid); when they did, the home catches up first and the page
-    is read again. ``idle_after_s``: record the read, and rebuild the home
+    is read again in the catch-up's round trip. ``idle_after_s``: record the read, and rebuild the home
     first if the user had been idle that long (fan-out skipped them)."""
     uid = validate.an_id(uid, "user_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
@@ -37,11 +37,12 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
         first = await topology.read_home(uid, cursors)
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):
             first = await topology.read_home(uid, cursors)  # rebuilt: again
-        if first.news and await hybrid.catch_up(store, uid, first):
-            first = await topology.read_home(uid, cursors)  # caught up: again
+        handle = first.handle
+        if first.news:
+            handle = await hybrid.catch_up(store, uid, first, cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
-    return await topology.page_of(first.handle)
+    return await topology.page_of(handle)
 
 
 async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,

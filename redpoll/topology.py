@@ -26,7 +26,8 @@ read_home             large_news.lua (the large       large_followees.lua with t
                       accounts and what each posted   page, then the accounts'
                       since the home caught up) and   sequences, then the news
                       read_page_listed, one trip      (hybrid.read_home_apart)
-catch_up              mark_merged.lua, catch_up.lua   catch_up.lua
+catch_up              mark_merged.lua, catch_up.lua   catch_up.lua, then the page
+                      and the page, one round trip
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -162,12 +163,12 @@ class Topology:
         """The page :meth:`read_page_with` read."""
         return handle
 
-    async def catch_up(self, uid: int, args: list, newest: int) -> int:
+    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
-        ARGV[2] on); ``newest``: the newest id it may put in. The ids it
-        put in that were not there."""
-        return await self.store.run("catch_up", self._catch_up_keys(uid),
-                                    [limits.HOME_CAP, *args])
+        ARGV[2] on; ``newest``: the newest id it may put in), then the home's
+        page read again by ``cursors``: a handle for :meth:`page_of`."""
+        await self.store.run("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])
+        return await self.read_page(keys.home(uid), keys.user(uid), "id", cursors)
 
     @staticmethod
     def _catch_up_keys(uid: int) -> list[str]:
@@ -268,9 +269,10 @@ class SingleServer(Topology):
         """One round trip: large_news.lua (the large accounts and what each
         posted since the home caught up with it) and the home's page."""
         call = ("large_news", [keys.large_following(uid), keys.following(uid),
-                               keys.hidden_reblogs(uid), keys.large_marks(uid)],
+                               keys.hidden_reblogs(uid), keys.large_marks(uid), keys.home(uid)],
                 [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
-                 limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS])
+                 limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS,
+                 limits.CATCH_UP_HOME_CHECK])
         (large, hidden, news), handle = await self.read_page_with(
             call, keys.home(uid), keys.user(uid), "id", cursors)
         if not large:
@@ -281,15 +283,18 @@ class SingleServer(Topology):
     async def page_of(self, handle) -> Page:
         return await self._page(handle)
 
-    async def catch_up(self, uid: int, args: list, newest: int) -> int:
-        # the watermark first, as a merge (merge.lua): no blind push of an
-        # older id lands above what comes in
-        _, added = await self.store.run_many([
+    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
+        # one round trip: the watermark first, as a merge (merge.lua: no
+        # blind push of an older id lands above what comes in), then the
+        # catch-up, then the page
+        replies = await self.store.run_many([
             ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
-            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])])
-        if isinstance(added, Exception):
-            raise added
-        return added
+            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args]),
+            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        for result in replies:
+            if isinstance(result, Exception):
+                raise result
+        return replies[-1]
 
     async def _page(self, handle: list) -> Page:
         """read_page_listed.lua's reply (ids and versions, the epoch, the

@@ -30,5 +30,9 @@ def test_quick_scale_bench_reports_its_figures():
     pages = scale["pages"]
     assert set(pages["page_ms"]) == {"large_0", "large_5", "large_20"}
     assert all(n == 20 for n in pages["statuses_per_page"].values())
+    # the pages were read twice: with news before every visit, and steady
+    assert set(pages["steady"]["page_ms"]) == set(pages["page_ms"])
+    assert all(n == 20 for n in pages["steady"]["statuses_per_page"].values())
+    assert all(v > 0 for v in pages["visits"].values())
     assert scale["idle_return"]["first_page_ms_p50"] > 0
     assert scale["memory"]["active_user_bytes"] > 0

@@ -14,11 +14,16 @@ posting
     An author above the threshold is seeded in the state its switch walk
     (redpoll.hybrid) leaves: mode ``big``.
 pages
-    ``rp.home_timeline(uid, limit=20)`` and the next pages by ``max_id``,
-    for readers following 10 fanned-out authors (their home at 1,000
-    entries) and 0, 5 or 20 large accounts (merged at read time), the three
-    classes taking turns in short slices. merge20_page_cost_ratio = time
-    of a page with 20 large accounts / time of a plain page.
+    ``rp.home_timeline(uid, limit=20)`` and the next pages by ``max_id``
+    (a visit: 5 pages), for readers following 10 fanned-out authors (their
+    home at 1,000 entries) and 0, 5 or 20 large accounts (caught up with at
+    read time), the three classes taking turns in short slices. Twice:
+    with news, where before each round of a class's visits every large
+    account it follows posts one status (through ``rp.post``, untimed), so
+    that every visit's first page catches up with each of them; and steady,
+    where nothing is posted (a page catches up with nothing).
+    merge20_page_cost_ratio = time of a page with 20 large accounts / time
+    of a plain page, with news (the steady ratio beside it).
 idle return
     Readers idle past the period (their last-read records set far back),
     200 statuses posted meanwhile (fan-out skips them and drops their
@@ -126,6 +131,9 @@ class Graph:
         rp, r, rng = self.rp, self.r, self.rng
         self.small = [(await rp.sign_up(f"small{i}")).id for i in range(40)]
         self.large = [(await rp.sign_up(f"large{i}")).id for i in range(20)]
+        for a in self.large:  # past the threshold, as posting() seeds them
+            await seed_followers(r, a, rp.settings.fanout_threshold + 1)
+            await r.hset(keys.user(a), keys.FANOUT_MODE_FIELD, "big")
         authors = self.small + self.large
         per_author = 500
         first = int(await r.incrby(keys.STATUS_SEQ, len(authors) * per_author)) - \
@@ -145,8 +153,9 @@ class Graph:
             if k % 2000 == 1999:
                 await pipe.execute()
                 pipe = r.pipeline(transaction=False)
-        for a, sids in by_author.items():
+        for a, sids in by_author.items():  # as record_post.lua leaves them
             pipe.zadd(keys.profile(a), {s: s for s in sids})
+            pipe.hset(keys.user(a), mapping={"posts": len(sids), "pseq": len(sids)})
         await pipe.execute()
         self.classes: dict[int, list[int]] = {}
         say(f"  {3 * self.readers} readers ...")
@@ -170,9 +179,11 @@ class Graph:
                 uids.append(uid)
             self.classes[k] = uids
 
-    async def read_rates(self, seconds: float) -> dict:
-        """Pages of 20 per second per class: pages 1-5 of each reader by
-        max_id, the classes taking turns in slices of PAGE_SLICE_S."""
+    async def read_rates(self, seconds: float, news: bool) -> dict:
+        """Pages of 20 per second per class: a visit reads pages 1-5 of a
+        reader by max_id, the classes taking turns in slices of
+        PAGE_SLICE_S; with ``news``, each large account a class follows
+        posts once before each round of that class's visits (untimed)."""
         rp = self.rp
         done = {k: 0 for k in self.classes}
         spent = {k: 0.0 for k in self.classes}
@@ -185,6 +196,12 @@ class Graph:
             for k, uids in self.classes.items():
                 t0 = time.perf_counter()
                 while time.perf_counter() - t0 < PAGE_SLICE_S:
+                    if news and k and cursor[k] % len(uids) == 0:
+                        paused = time.perf_counter()
+                        for a in self.large[:k]:
+                            await rp.post(a, " ".join(self.rng.choices(WORDS, k=10)))
+                        await rp.drain()
+                        t0 += time.perf_counter() - paused
                     uid = uids[cursor[k] % len(uids)]
                     cursor[k] += 1
                     max_id = None
@@ -198,6 +215,7 @@ class Graph:
         return {"pages_per_s": {f"large_{k}": rates[k] for k in rates},
                 "page_ms": {f"large_{k}": 1000 / rates[k] for k in rates},
                 "statuses_per_page": {f"large_{k}": statistics.mean(sizes[k]) for k in sizes},
+                "visits": {f"large_{k}": cursor[k] for k in cursor},
                 "merge5_page_cost_ratio": rates[0] / rates[5],
                 "merge20_page_cost_ratio": rates[0] / rates[20]}
 
@@ -266,7 +284,8 @@ async def run_scale(settings: Settings, quick: bool, say, seed: int = 1) -> dict
             say("pages: readers following 0, 5 and 20 large accounts ...")
             graph = Graph(rp, 20 if quick else 100, seed)
             await graph.build(say)
-            pages = await graph.read_rates(0.4 if quick else 4.0)
+            pages = await graph.read_rates(0.4 if quick else 4.0, news=True)
+            pages["steady"] = await graph.read_rates(0.4 if quick else 4.0, news=False)
             say("idle users coming back ...")
             idle = await graph.idle_return(5 if quick else 20)
             memory = await graph.memory()
@@ -307,7 +326,13 @@ def format_report(res: dict) -> str:
     lines.append("home page of 20: " + ", ".join(
         f"{k.replace('large_', '')} large {p['page_ms'][k]:.2f} ms" for k in p["page_ms"])
         + f"; cost ratio 5: {p['merge5_page_cost_ratio']:.2f}, "
-          f"20: {p['merge20_page_cost_ratio']:.2f}")
+          f"20: {p['merge20_page_cost_ratio']:.2f} (each large account posting before "
+          f"every visit)")
+    q = p["steady"]
+    lines.append("  steady (nothing posted): " + ", ".join(
+        f"{k.replace('large_', '')} large {q['page_ms'][k]:.2f} ms" for k in q["page_ms"])
+        + f"; cost ratio 5: {q['merge5_page_cost_ratio']:.2f}, "
+          f"20: {q['merge20_page_cost_ratio']:.2f}")
     i, m = res["idle_return"], res["memory"]
     lines.append(f"idle user's first page back (rebuild + page): p50 {i['first_page_ms_p50']:.1f} "
                  f"ms, max {i['first_page_ms_max']:.1f} ms")
