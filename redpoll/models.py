@@ -142,3 +142,8 @@ class HomeRead:
     hidden: set[int]
     handle: object
     news: list[tuple[int, bytes, list[int]]] = field(default_factory=list)
+    #: what the single server's script read with the news, by id: each
+    #: status's HGETALL (for statuses.settle) and its boosts above it
+    #: (booster, boost id as score); empty where the catch-up reads them
+    records: dict[int, list] = field(default_factory=dict)
+    boosts: dict[int, list] = field(default_factory=dict)

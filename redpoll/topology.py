@@ -66,6 +66,7 @@ USER_PARTS = keys.key_parts(keys.user)
 COUNTS_PARTS = keys.key_parts(keys.status_counts)
 #: The name parts large_news.lua builds profile keys from.
 PROFILE_PARTS = keys.key_parts(keys.profile)
+REBLOGGED_BY_PARTS = keys.key_parts(keys.reblogged_by)
 
 
 class Topology:
@@ -272,13 +273,16 @@ class SingleServer(Topology):
                                keys.hidden_reblogs(uid), keys.large_marks(uid), keys.home(uid)],
                 [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
                  limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS,
-                 limits.CATCH_UP_HOME_CHECK])
-        (large, hidden, news), handle = await self.read_page_with(
+                 limits.CATCH_UP_HOME_CHECK, *STATUS_PARTS, *REBLOGGED_BY_PARTS,
+                 limits.CATCH_UP_BOOSTS_READ])
+        (large, hidden, news, rows, boosts), handle = await self.read_page_with(
             call, keys.home(uid), keys.user(uid), "id", cursors)
         if not large:
             return HomeRead([], set(), handle)
-        return HomeRead([int(a) for a in large], {int(h) for h in hidden}, handle,
-                        [(int(a), seq, [int(i) for i in ids]) for a, seq, ids in news])
+        news = [(int(a), seq, [int(i) for i in ids]) for a, seq, ids in news]
+        ids = [i for _, _, some in news for i in some]
+        return HomeRead([int(a) for a in large], {int(h) for h in hidden}, handle, news,
+                        dict(zip(ids, rows)), dict(zip(ids, boosts)))
 
     async def page_of(self, handle) -> Page:
         return await self._page(handle)

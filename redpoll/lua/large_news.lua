@@ -12,7 +12,8 @@
 -- entries (a status recorded late is one of the newest), so that the
 -- catch-up reads only what may be new. A page whose accounts have no news reads no profile.
 -- Single server only: it reads keys it builds itself (user records,
--- profiles) from the name parts in ARGV[4..7] (redpoll.keys.key_parts).
+-- profiles, statuses, boosts) from the name parts in ARGV[4..7] and
+-- ARGV[9..12] (redpoll.keys.key_parts).
 -- An entry left behind by an unfollow or a block cut short is not returned
 -- (the follow set decides), as in large_followees.lua.
 -- KEYS[1]: keys.large_following(uid); KEYS[2]: keys.following(uid);
@@ -24,25 +25,39 @@
 -- ARGV[4], ARGV[5]: a user key's text before and after the user id
 -- ARGV[6], ARGV[7]: a profile key's text before and after the user id
 -- ARGV[8]: entries of the home checked (limits.CATCH_UP_HOME_CHECK)
+-- ARGV[9], ARGV[10]: a status key's text before and after the status id
+-- ARGV[11], ARGV[12]: the same for keys.reblogged_by
+-- ARGV[13]: boosts read of each (limits.CATCH_UP_BOOSTS_READ)
 -- returns: {large account ids, hidden boosters' ids (only when there are
 --           large accounts), {account, its pseq, {its newest ids}} for each
---           account with news, but not those ids the home's top holds}
-local members = redis.call('SMEMBERS', KEYS[1])
-if #members == 0 then return {{}, {}, {}} end
+--           account with news, but not those ids the home's top holds,
+--           {each of those ids' HGETALL, in the same order, flattened},
+--           {each one's boosts: booster, boost id, ...; same order}}
+-- the members with each one's pseq, in one call (an HGET each costs a call
+-- apiece in the loop)
+local found = redis.call('SORT_RO', KEYS[1], 'BY', 'nosort', 'GET', '#',
+                          'GET', ARGV[4] .. '*' .. ARGV[5] .. '->pseq')
+if #found == 0 then return {{}, {}, {}, {}, {}} end
+local members, seqs = {}, {}
+for i = 1, #found, 2 do
+  members[#members + 1] = found[i]
+  seqs[#seqs + 1] = found[i + 1]
+end
 local scores = redis.call('ZMSCORE', KEYS[2], unpack(members))
-local large, cap = {}, tonumber(ARGV[1])
+local large, seq_of, cap = {}, {}, tonumber(ARGV[1])
 for i, uid in ipairs(members) do
   if scores[i] then
     large[#large + 1] = uid
+    seq_of[#large] = seqs[i]
     if #large >= cap then break end
   end
 end
-if #large == 0 then return {{}, {}, {}} end
+if #large == 0 then return {{}, {}, {}, {}, {}} end
 local marks = redis.call('HMGET', KEYS[4], unpack(large))
 local most, overlap = tonumber(ARGV[2]), tonumber(ARGV[3])
-local news, held, floor = {}, nil, 0
+local news, held, floor, rows, boosts = {}, nil, 0, {}, {}
 for i, uid in ipairs(large) do
-  local seq = redis.call('HGET', ARGV[4] .. uid .. ARGV[5], 'pseq')
+  local seq = seq_of[i]
   if seq and seq ~= marks[i] then
     local count, posted = most, most
     if marks[i] then
@@ -59,9 +74,14 @@ for i, uid in ipairs(large) do
     end
     local new = {}
     for k, v in ipairs(ids) do
-      if not held[v] and (k <= posted or v + 0 > floor) then new[#new + 1] = v end
+      if not held[v] and (k <= posted or v + 0 > floor) then
+        new[#new + 1] = v
+        rows[#rows + 1] = redis.call('HGETALL', ARGV[9] .. v .. ARGV[10])
+        boosts[#boosts + 1] = redis.call('ZRANGE', ARGV[11] .. v .. ARGV[12], '(' .. v, '+inf',
+                                         'BYSCORE', 'LIMIT', 0, ARGV[13], 'WITHSCORES')
+      end
     end
     news[#news + 1] = {uid, seq, new}
   end
 end
-return {large, redis.call('SMEMBERS', KEYS[3]), news}
+return {large, redis.call('SMEMBERS', KEYS[3]), news, rows, boosts}
