@@ -51,7 +51,7 @@ from redis.exceptions import NoScriptError
 
 from . import conversation, keys, limits, visibility
 from .models import HomeRead, Status, now_ms
-from .statuses import read_statuses, settle
+from .statuses import read_statuses
 from .store import Store
 
 #: fanout_mode.lua's answers
@@ -307,16 +307,12 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     Returns the home's page read again by ``cursors`` (a handle for
     Topology.page_of), in the script's round trip."""
     wanted = list(dict.fromkeys(i for _, _, ids in first.news for i in ids))
-    if all(i in first.records for i in wanted):  # read with the news (a single server)
-        statuses = [s for s in await settle(store, wanted, [first.records[i] for i in wanted])
-                    if s is not None]
-        boosted = [first.boosts[i] for i in wanted]
-    else:  # each one's boosts above it (the lowest: those the home may hold
-        # within the window above it), read with the statuses
-        statuses, boosted = await asyncio.gather(
-            read_statuses(store, wanted),  # deleted ones left out
-            store.batch([("ZRANGE", keys.reblogged_by(i), f"({i}", "+inf", "BYSCORE", "LIMIT",
-                          0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES") for i in wanted]))
+    # each one's boosts above it (the lowest: those the home may hold
+    # within the window above it), read with the statuses
+    statuses, boosted = await asyncio.gather(
+        read_statuses(store, wanted),  # deleted ones left out
+        store.batch([("ZRANGE", keys.reblogged_by(i), f"({i}", "+inf", "BYSCORE", "LIMIT",
+                      0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES") for i in wanted]))
     ok = await accepted(store, uid, statuses, first.hidden)
     boosts = [s for s in ok if _original_of(s)]
     out = await left_out_boosts(store, uid, boosts, first.large, first.hidden) if boosts else {}
@@ -332,4 +328,4 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     for author, seq, ids in first.news:
         mine = [i for i in ids if i in take]
         args += [author, seq, len(mine), *mine]
-    return await store.topology.catch_up(uid, [*args, *pairs], max(take, default=0), cursors)
+    return await store.topology.catch_up(uid, [*args, *pairs], cursors)

@@ -135,15 +135,11 @@ class HomeRead:
     """A home page's first round trip (Topology.read_home): the large
     accounts the user follows (redpoll.hybrid), the boosters whose boosts
     the user hides, the handle on the home's own page (Topology.page_of),
-    and ``news``: each large account that posted since the home
+    and ``news`` (a cluster: a single server caught up in that very round
+    trip, catch_up_listed.lua): each large account that posted since the home
     last caught up with it, with the profile sequence read and its newest
     ids (int), newest first."""
     large: list[int]
     hidden: set[int]
     handle: object
     news: list[tuple[int, bytes, list[int]]] = field(default_factory=list)
-    #: what the single server's script read with the news, by id: each
-    #: status's HGETALL (for statuses.settle) and its boosts above it
-    #: (booster, boost id as score); empty where the catch-up reads them
-    records: dict[int, list] = field(default_factory=dict)
-    boosts: dict[int, list] = field(default_factory=dict)

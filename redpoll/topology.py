@@ -22,12 +22,12 @@ read_page             read_page_listed.lua (skips     read_page.lua, statuses re
                       one batch for what is not kept
 read_page_with        a script and read_page_listed   the script, then read_page
                       in one round trip
-read_home             large_news.lua (the large       large_followees.lua with the
-                      accounts and what each posted   page, then the accounts'
-                      since the home caught up) and   sequences, then the news
-                      read_page_listed, one trip      (hybrid.read_home_apart)
-catch_up              mark_merged.lua, catch_up.lua   catch_up.lua, then the page
-                      and the page, one round trip
+read_home             catch_up_listed.lua (the home   large_followees.lua with the
+                      catches up with its large       page, then the accounts'
+                      accounts: news, fan-out's       sequences, then the news;
+                      rules, the write) and then      hybrid.catch_up applies the
+                      read_page_listed: one trip      rules, catch_up.lua writes,
+                                                      then the page again
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from redis.asyncio.cluster import RedisCluster
 
 from . import keys, limits
-from .models import HomeRead, Page, Status, now_ms
+from .models import EXTRA_PREFIX, HomeRead, Page, Status, now_ms
 from .statuses import read_statuses, settle
 from .users import current
 
@@ -67,6 +67,9 @@ COUNTS_PARTS = keys.key_parts(keys.status_counts)
 #: The name parts large_news.lua builds profile keys from.
 PROFILE_PARTS = keys.key_parts(keys.profile)
 REBLOGGED_BY_PARTS = keys.key_parts(keys.reblogged_by)
+#: The status fields catch_up_listed.lua applies fan-out's rules by.
+CATCH_UP_FIELDS = (EXTRA_PREFIX + "visibility", EXTRA_PREFIX + "in_reply_to_account_id",
+                   EXTRA_PREFIX + "reblog_of")
 
 
 class Topology:
@@ -164,10 +167,11 @@ class Topology:
         """The page :meth:`read_page_with` read."""
         return handle
 
-    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
+    async def catch_up(self, uid: int, args: list, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
-        ARGV[2] on; ``newest``: the newest id it may put in), then the home's
-        page read again by ``cursors``: a handle for :meth:`page_of`."""
+        ARGV[2] on), then the home's page read again by ``cursors``: a
+        handle for :meth:`page_of`. (A cluster's: a single server catches
+        up in read_home's own script, catch_up_listed.lua.)"""
         await self.store.run("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])
         return await self.read_page(keys.home(uid), keys.user(uid), "id", cursors)
 
@@ -267,38 +271,23 @@ class SingleServer(Topology):
         return reply, handle
 
     async def read_home(self, uid: int, cursors: list) -> HomeRead:
-        """One round trip: large_news.lua (the large accounts and what each
-        posted since the home caught up with it) and the home's page."""
-        call = ("large_news", [keys.large_following(uid), keys.following(uid),
-                               keys.hidden_reblogs(uid), keys.large_marks(uid), keys.home(uid)],
+        """One round trip: catch_up_listed.lua (the home catches up with the
+        large accounts it merges, when they posted since) and then the
+        home's page, which reads the caught-up home."""
+        call = ("catch_up_listed", [keys.large_following(uid), keys.following(uid),
+                                    keys.hidden_reblogs(uid), keys.large_marks(uid),
+                                    keys.home(uid), keys.FANOUT_WATERMARK],
                 [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
                  limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS,
                  limits.CATCH_UP_HOME_CHECK, *STATUS_PARTS, *REBLOGGED_BY_PARTS,
-                 limits.CATCH_UP_BOOSTS_READ])
-        (large, hidden, news, rows, boosts), handle = await self.read_page_with(
+                 limits.CATCH_UP_BOOSTS_READ, limits.HOME_CAP, limits.REBLOG_WINDOW,
+                 *CATCH_UP_FIELDS])
+        (large, _), handle = await self.read_page_with(
             call, keys.home(uid), keys.user(uid), "id", cursors)
-        if not large:
-            return HomeRead([], set(), handle)
-        news = [(int(a), seq, [int(i) for i in ids]) for a, seq, ids in news]
-        ids = [i for _, _, some in news for i in some]
-        return HomeRead([int(a) for a in large], {int(h) for h in hidden}, handle, news,
-                        dict(zip(ids, rows)), dict(zip(ids, boosts)))
+        return HomeRead([int(a) for a in large], set(), handle)
 
     async def page_of(self, handle) -> Page:
         return await self._page(handle)
-
-    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
-        # one round trip: the watermark first, as a merge (merge.lua: no
-        # blind push of an older id lands above what comes in), then the
-        # catch-up, then the page
-        replies = await self.store.run_many([
-            ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
-            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args]),
-            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
-        for result in replies:
-            if isinstance(result, Exception):
-                raise result
-        return replies[-1]
 
     async def _page(self, handle: list) -> Page:
         """read_page_listed.lua's reply (ids and versions, the epoch, the

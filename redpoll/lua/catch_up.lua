@@ -8,8 +8,9 @@
 -- taken out, as fan-out would have left it out (deliver_boost.lua).
 -- Atomic, and idempotent (ids already there are kept once; a mark set
 -- again to the same value): a catch-up cut short leaves the marks where
--- they were, and the next page catches up again. On a single server
--- mark_merged.lua runs first in the same pipeline (the watermark).
+-- they were, and the next page catches up again. A cluster's (whose
+-- delivery pushes no id blind: no watermark); a single server does all of
+-- it in catch_up_listed.lua.
 -- KEYS[1]: keys.home(uid); KEYS[2]: keys.following(uid);
 -- KEYS[3]: keys.large_marks(uid)
 -- ARGV[1]: the home's cap; ARGV[2]: the boost window (limits.REBLOG_WINDOW)
