@@ -306,7 +306,9 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     next page catches up again (idempotent: ids already there stay once).
     Returns the home's page read again by ``cursors`` (a handle for
     Topology.page_of), in the script's round trip."""
-    wanted = list(dict.fromkeys(i for _, _, ids in first.news for i in ids))
+    # the newest HOME_CAP (no older one could stay in the home)
+    wanted = sorted(set(i for _, _, ids in first.news for i in ids),
+                    reverse=True)[:limits.HOME_CAP]
     # each one's boosts above it (the lowest: those the home may hold
     # within the window above it), read with the statuses
     statuses, boosted = await asyncio.gather(

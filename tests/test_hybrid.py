@@ -436,3 +436,21 @@ async def test_a_status_recorded_after_a_newer_one_still_comes_in(settings):
         assert [s.id for s in await rp.home_timeline(reader)] == [newer, older, walk]
     finally:
         await rp.close()
+
+
+async def test_a_catch_up_keeps_the_homes_cap(settings, monkeypatch):
+    """A home with no mark yet (a rebuilt idle home) catches up with up to
+    CATCH_UP_PER_ACCOUNT ids of each account, more than its cap: it ends
+    at its cap, with the newest."""
+    monkeypatch.setattr(limits, "HOME_CAP", 4)
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1))
+    try:
+        big, reader, walk = await large_setup(rp, "cap")
+        posted = [(await rp.post(big, f"cap {i}")).id for i in range(6)]
+        await rp.drain()
+        await rp.store.client.delete(keys.large_marks(reader))  # as a rebuild leaves it
+        page = [s.id for s in await rp.home_timeline(reader)]
+        assert page == posted[::-1][:4]
+        assert await home_ids(rp, keys.home(reader)) == page
+    finally:
+        await rp.close()

@@ -8,7 +8,8 @@
 -- (a status recorded after a newer one of the same author: ids are taken
 -- before the profile write), at most ARGV[2] (no mark yet: ARGV[2]), less
 -- those the top ARGV[8] entries of the home hold and, below the news, those
--- older than all of them. A page whose accounts have no news reads no
+-- older than all of them; of all accounts' news, the newest ARGV[14] (the
+-- home's cap: no older one could stay in it). A page whose accounts have no news reads no
 -- profile and writes nothing.
 -- The news pass the rules fan-out delivers by (hybrid.accepted and
 -- left_out_boosts do the same on a cluster, where a script cannot build
@@ -93,6 +94,13 @@ for i, uid in ipairs(large) do
   end
 end
 if #moved == 0 then return {large, 0} end
+local home_cap = tonumber(ARGV[14])
+if #news > home_cap then
+  -- the home keeps its newest `cap`: no older id can stay in it, so none is
+  -- checked (bounds the work of a home with many accounts and no marks)
+  table.sort(news, function(a, b) return a + 0 > b + 0 end)
+  for k = #news, home_cap + 1, -1 do news[k] = nil end
+end
 
 -- the rules fan-out delivers by
 local hidden = {}
@@ -117,7 +125,6 @@ end
 -- the statuses into the home: only its head down to the first entry below
 -- every one is written again (news go near the top)
 local changed, window = 0, tonumber(ARGV[15])
-local home_cap = tonumber(ARGV[14])
 local newest = 0
 if #originals > 0 then
   table.sort(originals, function(a, b) return a > b end)
