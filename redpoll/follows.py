@@ -77,7 +77,7 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     # carries the follow's own score, and the worker syncs the notification
     # only if the follow it finds is this one (or later). Following again
     # changes nothing: the first follow's job saw to it. The job also puts a
-    # large ``b`` in a's set of accounts merged at read time (redpoll.hybrid;
+    # large ``b`` in a's set of accounts caught up with at read (redpoll.hybrid;
     # the backfill already brought b's newest).
     at = now_us()
     release = queue.release_call(held, next_job=FollowNoteJob(a, b, since=at))

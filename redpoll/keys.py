@@ -106,7 +106,7 @@ def large_followings(uids: list[bytes]) -> list[bytes]:
 
 
 #: Field of the user record (keys.user) holding the author's fan-out mode
-#: (redpoll.hybrid): absent = fanned out; ``big`` = merged at read time;
+#: (redpoll.hybrid): absent = fanned out; ``big`` = caught up with at read time;
 #: ``mark:<sid>`` / ``unmark:<sid>`` = that status's fan-out is walking the
 #: followers to switch them over.
 FANOUT_MODE_FIELD = "fan"

@@ -114,8 +114,9 @@ class Settings:
     #: A job unacknowledged this long is taken over by another worker.
     job_claim_ms: int = 30_000
     fanout_batch: int = limits.FANOUT_BATCH
-    #: Followers above which an author's statuses are merged at read time
-    #: instead of fanned out (redpoll.hybrid); MAX_ID = never.
+    #: Followers above which an author's statuses are not fanned out: each
+    #: follower's home catches up with them when read (redpoll.hybrid);
+    #: MAX_ID = never.
     fanout_threshold: int = limits.FANOUT_THRESHOLD
     #: Seconds without a home read after which fan-out skips a user.
     idle_after_s: int = limits.IDLE_AFTER_S

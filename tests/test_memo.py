@@ -97,7 +97,7 @@ async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
         reader = await rp.sign_up("mreader")
         other = await rp.sign_up("mother")
         await rp.follow(other.id, big.id)
-        await rp.follow(reader.id, big.id)  # 2 followers > 1: merged at read time
+        await rp.follow(reader.id, big.id)  # 2 followers > 1: caught up with at read time
         await rp.drain()
         first = await rp.post(big.id, "first words")
         second = await rp.post(big.id, "second words")

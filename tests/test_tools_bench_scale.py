@@ -20,7 +20,7 @@ def test_quick_scale_bench_reports_its_figures():
     for key in ("post_ms_1m", "writes_per_post_1m", "merge20_page_cost_ratio"):
         assert scale[key] > 0 and key in scale["targets"] and isinstance(scale["pass"][key], bool)
     small, *_, large = scale["posting"]
-    assert small["mode"] == "fanned out" and large["mode"] == "merged at read"
+    assert small["mode"] == "fanned out" and large["mode"] == "caught up at read"
     # every follower's home got each fanned-out post (warm-up + timed ones) ...
     assert small["first_follower_home_entries"] == small["posts"] + 1
     assert small["writes_per_post"] >= small["followers"]

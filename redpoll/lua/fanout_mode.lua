@@ -2,7 +2,8 @@
 -- homes (redpoll.hybrid), and the author's switch between the two modes,
 -- decided atomically with the follower count it rests on.
 -- The mode field (keys.FANOUT_MODE_FIELD of the user record): absent =
--- fanned out; 'big' = not fanned out, merged at read time from the profile;
+-- fanned out; 'big' = not fanned out (each follower's home catches up with
+-- the author's statuses when read);
 -- 'mark:<sid>' = the fan-out of <sid> is adding the author to every
 -- follower's large set (keys.large_following) and turns the mode to 'big'
 -- when it has walked them all; 'unmark:<sid>' = the fan-out of <sid> is

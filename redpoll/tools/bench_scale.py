@@ -110,7 +110,7 @@ async def posting(rp: Redpoll, n: int, posts: int, say) -> dict:
     homes = [keys.home(FOLLOWER_BASE + i) for i in range(n)]
     for part in range(0, len(homes), 5000):
         await r.unlink(*homes[part:part + 5000])
-    return {"followers": n, "mode": "merged at read" if big else "fanned out",
+    return {"followers": n, "mode": "caught up at read" if big else "fanned out",
             "post_ms_p50": statistics.median(times), "post_ms_max": max(times),
             "writes_per_post": statistics.median(writes),
             "writes_per_follower": statistics.median(writes) / n,
