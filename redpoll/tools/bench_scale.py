@@ -316,10 +316,10 @@ async def run_scale(settings: Settings, quick: bool, say, seed: int = 1) -> dict
 def format_report(res: dict) -> str:
     lines = [f"scale (threshold {res['threshold']:,} followers; "
              f"{'quick run, ' if res['quick'] else ''}{res['server']}, {res['seconds']:.0f} s)",
-             f"{'followers':>10}  {'mode':<15}{'post p50 ms':>12}{'max ms':>9}"
+             f"{'followers':>10}  {'mode':<18}{'post p50 ms':>12}{'max ms':>9}"
              f"{'writes/post':>13}{'per follower':>14}"]
     for row in res["posting"]:
-        lines.append(f"{row['followers']:>10,}  {row['mode']:<15}{row['post_ms_p50']:>12.2f}"
+        lines.append(f"{row['followers']:>10,}  {row['mode']:<18}{row['post_ms_p50']:>12.2f}"
                      f"{row['post_ms_max']:>9.2f}{row['writes_per_post']:>13,.0f}"
                      f"{row['writes_per_follower']:>14.4f}")
     p = res["pages"]
