@@ -313,6 +313,13 @@ async def run_scale(settings: Settings, quick: bool, say, seed: int = 1) -> dict
     return result
 
 
+def _pages_line(head: str, p: dict, tail: str = "") -> str:
+    return (head + ", ".join(f"{k.replace('large_', '')} large {p['page_ms'][k]:.2f} ms"
+                             for k in p["page_ms"])
+            + f"; cost ratio 5: {p['merge5_page_cost_ratio']:.2f}, "
+              f"20: {p['merge20_page_cost_ratio']:.2f}{tail}")
+
+
 def format_report(res: dict) -> str:
     lines = [f"scale (threshold {res['threshold']:,} followers; "
              f"{'quick run, ' if res['quick'] else ''}{res['server']}, {res['seconds']:.0f} s)",
@@ -323,16 +330,9 @@ def format_report(res: dict) -> str:
                      f"{row['post_ms_max']:>9.2f}{row['writes_per_post']:>13,.0f}"
                      f"{row['writes_per_follower']:>14.4f}")
     p = res["pages"]
-    lines.append("home page of 20: " + ", ".join(
-        f"{k.replace('large_', '')} large {p['page_ms'][k]:.2f} ms" for k in p["page_ms"])
-        + f"; cost ratio 5: {p['merge5_page_cost_ratio']:.2f}, "
-          f"20: {p['merge20_page_cost_ratio']:.2f} (each large account posting before "
-          f"every visit)")
-    q = p["steady"]
-    lines.append("  steady (nothing posted): " + ", ".join(
-        f"{k.replace('large_', '')} large {q['page_ms'][k]:.2f} ms" for k in q["page_ms"])
-        + f"; cost ratio 5: {q['merge5_page_cost_ratio']:.2f}, "
-          f"20: {q['merge20_page_cost_ratio']:.2f}")
+    lines.append(_pages_line("home page of 20: ", p, " (each large account posting before "
+                                                     "every visit)"))
+    lines.append(_pages_line("  steady (nothing posted): ", p["steady"]))
     i, m = res["idle_return"], res["memory"]
     lines.append(f"idle user's first page back (rebuild + page): p50 {i['first_page_ms_p50']:.1f} "
                  f"ms, max {i['first_page_ms_max']:.1f} ms")
