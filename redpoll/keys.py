@@ -83,7 +83,7 @@ def homes(uids: list[bytes]) -> list[bytes]:
 
 def large_following(uid: int) -> str:
     """SET of the large accounts the user follows (redpoll.hybrid): their
-    statuses are merged into the user's home page at read time. Same slot
+    statuses the user's home catches up with when read. Same slot
     as the home and the follow set (a read checks each is still followed)."""
     return f"fbig:{{{uid}}}"
 

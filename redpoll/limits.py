@@ -38,7 +38,7 @@ HOME_SEEN_TOUCH_FRACTION = 0.25
 HOME_SEEN_KEPT = 100_000
 #: Statuses of each followed account a returning idle user's home is rebuilt from.
 REBUILD_PER_SOURCE = 200
-#: Large accounts one home page merges at most.
+#: Large accounts a home catches up with at most (more are not read).
 MERGED_ACCOUNTS_MAX = 200
 #: Ids of one large account a home's catch-up reads at most
 #: (redpoll.hybrid.catch_up): an account that posted more since the

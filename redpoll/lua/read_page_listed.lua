@@ -53,8 +53,9 @@ end
 -- cursor sits when the list holds it (the usual case: the last page's last
 -- id), found by one LPOS scan in C instead of a Lua binary search (the list
 -- is duplicate-free, deliver.lua and merge.lua keep it so); else searched
--- (a cursor the list does not hold, e.g. a status merged from a profile
--- into a home page, would cost a scan of the whole list: MAXLEN bounds it)
+-- (a cursor the list does not hold, e.g. a deleted status's id or one
+-- from another timeline, would cost a scan of the whole list: MAXLEN
+-- bounds it)
 local function find(cursor)
   return redis.call('LPOS', key, cursor, 'MAXLEN', ARGV[13])
 end
