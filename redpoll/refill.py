@@ -79,7 +79,9 @@ async def refill_list(store: Store, owner: int, lid: int) -> int:
 
 async def rebuild_home(store: Store, uid: int) -> int:
     """A returning idle user's home (redpoll.hybrid.touch): fan-out skipped
-    them, so what is missing is newer than the home's newest entry. The
+    them, so what is missing is newer than the home's newest entry (for a
+    user with large accounts, whose home a page's catch-up may have written
+    after the drop: anything). The
     newest limits.REBUILD_PER_SOURCE statuses above it of each account they
     follow (and their own) are merged in, by the rules fan-out delivers by
     (hybrid.accepted: no direct statuses, replies only where they follow
@@ -95,7 +97,10 @@ async def rebuild_home(store: Store, uid: int) -> int:
         ("SMEMBERS", keys.hidden_reblogs(uid)), ("DEL", keys.large_marks(uid))])
     large_ids = {int(a) for a in large}
     sources = [s for s in sources if s not in large_ids]
-    bottom = f"({int(head)}" if head is not None else "-inf"
+    # what is missing is newer than the home's newest entry, unless the user
+    # follows large accounts: a page's catch-up may have put one of theirs
+    # there, newer than what fan-out skipped (then each source's newest)
+    bottom = f"({int(head)}" if head is not None and not large else "-inf"
     per_source = [[int(i) for i in ids] for ids in await store.batch(
         [("ZRANGE", keys.profile(s), "+inf", bottom, "BYSCORE", "REV", "LIMIT", 0,
           limits.REBUILD_PER_SOURCE) for s in sources])]

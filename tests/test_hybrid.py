@@ -454,3 +454,25 @@ async def test_a_catch_up_keeps_the_homes_cap(settings, monkeypatch):
         assert await home_ids(rp, keys.home(reader)) == page
     finally:
         await rp.close()
+
+
+async def test_an_idle_user_back_gets_both_their_large_and_their_small_accounts(settings):
+    """An idle user's home was dropped by fan-out; while they were away a
+    small account and a large one posted. Their first page rebuilds the
+    home from the small one and catches up with the large one: both show."""
+    rp = await Redpoll.open(settings.with_(fanout_threshold=1, idle_after_s=1))
+    try:
+        big, reader, walk = await large_setup(rp, "idle")
+        small = (await rp.sign_up("idlesmall")).id
+        await rp.follow(reader, small)
+        await rp.home_timeline(reader)  # read, then away
+        await asyncio.sleep(1.2)
+        missed = (await rp.post(small, "while away")).id  # skipped: the home dropped
+        await rp.drain()
+        assert not await rp.store.client.exists(keys.home(reader))
+        later = (await rp.post(big, "large, later")).id
+        await rp.drain()
+        page = [s.id for s in await rp.home_timeline(reader)]
+        assert page == [later, missed, walk]
+    finally:
+        await rp.close()
