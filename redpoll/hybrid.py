@@ -326,8 +326,10 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
                 found = list(zip(found[0::2], found[1::2]))
             pairs += [x for booster, score in found if int(booster) not in first.hidden
                       for x in (int(float(score)), o)]
-    args: list = [limits.REBLOG_WINDOW, len(first.news)]
+    args: list = [limits.REBLOG_WINDOW, limits.HOME_REBLOGS_KEPT, len(first.news)]
     for author, seq, ids in first.news:
         mine = [i for i in ids if i in take]
         args += [author, seq, len(mine), *mine]
+    taken_boosts = [(s.id, _original_of(s)) for s in boosts if s.id in take]
+    args += [len(taken_boosts), *(x for pair in taken_boosts for x in pair)]
     return await store.topology.catch_up(uid, [*args, *pairs], cursors)

@@ -177,7 +177,8 @@ class Topology:
 
     @staticmethod
     def _catch_up_keys(uid: int) -> list[str]:
-        return [keys.home(uid), keys.following(uid), keys.large_marks(uid)]
+        return [keys.home(uid), keys.following(uid), keys.large_marks(uid),
+                keys.home_reblogs(uid)]
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         """The delete's point of no return (delete_mark.lua's reply)."""
@@ -276,12 +277,13 @@ class SingleServer(Topology):
         home's page, which reads the caught-up home."""
         call = ("catch_up_listed", [keys.large_following(uid), keys.following(uid),
                                     keys.hidden_reblogs(uid), keys.large_marks(uid),
-                                    keys.home(uid), keys.FANOUT_WATERMARK],
+                                    keys.home(uid), keys.FANOUT_WATERMARK,
+                                    keys.home_reblogs(uid)],
                 [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
                  limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS,
                  limits.CATCH_UP_HOME_CHECK, *STATUS_PARTS, *REBLOGGED_BY_PARTS,
                  limits.CATCH_UP_BOOSTS_READ, limits.HOME_CAP, limits.REBLOG_WINDOW,
-                 *CATCH_UP_FIELDS])
+                 *CATCH_UP_FIELDS, limits.HOME_REBLOGS_KEPT])
         (large, _), handle = await self.read_page_with(
             call, keys.home(uid), keys.user(uid), "id", cursors)
         return HomeRead([int(a) for a in large], set(), handle)

@@ -5,24 +5,28 @@
 -- the user still follows (a concurrent unfollow wins, its unmerge.lua then
 -- finds nothing or what it removes). Then a boost in the home whose
 -- original has just come in within the REBLOG_WINDOW entries below it is
--- taken out, as fan-out would have left it out (deliver_boost.lua).
+-- taken out, as fan-out would have left it out (deliver_boost.lua); and a
+-- boost put in is remembered in KEYS[4] as deliver_boost.lua remembers its
+-- own, so that a later boost of the same status is left out.
 -- Atomic, and idempotent (ids already there are kept once; a mark set
 -- again to the same value): a catch-up cut short leaves the marks where
 -- they were, and the next page catches up again. A cluster's (whose
 -- delivery pushes no id blind: no watermark); a single server does all of
 -- it in catch_up_listed.lua.
 -- KEYS[1]: keys.home(uid); KEYS[2]: keys.following(uid);
--- KEYS[3]: keys.large_marks(uid)
+-- KEYS[3]: keys.large_marks(uid); KEYS[4]: keys.home_reblogs(uid)
 -- ARGV[1]: the home's cap; ARGV[2]: the boost window (limits.REBLOG_WINDOW)
--- ARGV[3]: n, the accounts; then n times: account id, its pseq, k, then k
+-- ARGV[3]: boosts remembered per home (limits.HOME_REBLOGS_KEPT)
+-- ARGV[4]: n, the accounts; then n times: account id, its pseq, k, then k
 --          status ids (any order)
+-- then m, and m pairs of (boost id, original id): the boosts among those ids
 -- ARGV[after]: pairs of (boost id, original id): boosts to take out when
 --          their original is within the window below them
 -- returns: how many entries of the home changed (ids put in that were not
 --          there, boosts taken out)
 local key = KEYS[1]
-local cap, window = tonumber(ARGV[1]), tonumber(ARGV[2])
-local n, at = tonumber(ARGV[3]), 4
+local cap, window, kept = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local n, at = tonumber(ARGV[4]), 5
 local ids, seen = {}, {}
 for _ = 1, n do
   local uid, seq, k = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
@@ -35,6 +39,17 @@ for _ = 1, n do
   end
   at = at + 3 + k
 end
+local m = tonumber(ARGV[at])
+for x = at + 1, at + 2 * m, 2 do
+  if seen[ARGV[x]] then  -- its account still followed: it goes in (or is there)
+    redis.call('ZADD', KEYS[4], ARGV[x], ARGV[x + 1])
+  end
+end
+if m > 0 then
+  local count = redis.call('ZCARD', KEYS[4])
+  if count > kept then redis.call('ZREMRANGEBYRANK', KEYS[4], 0, count - kept - 1) end
+end
+at = at + 1 + 2 * m
 local added = 0
 if #ids > 0 then
   table.sort(ids, function(a, b) return a > b end)

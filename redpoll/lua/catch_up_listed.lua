@@ -19,7 +19,9 @@
 -- by age, left out when its original or another boost of it is among the
 -- ARGV[15] entries below it (Mastodon's recent-window check); a boost the
 -- home held whose original just came in within that window below it is
--- taken out (fan-out would not have delivered it). The marks move to the
+-- taken out (fan-out would not have delivered it). A boost put in is
+-- remembered in KEYS[7] as deliver_boost.lua remembers its own, so that a
+-- later boost of the same status is left out. The marks move to the
 -- sequences read; the delivery watermark is raised to the newest id put in
 -- (mark_merged.lua's rule: no blind push of an older id lands above it).
 -- Atomic, and idempotent (what is there stays once): cut short, it left
@@ -30,7 +32,8 @@
 -- (the follow set decides), as in large_followees.lua.
 -- KEYS[1]: keys.large_following(uid); KEYS[2]: keys.following(uid);
 -- KEYS[3]: keys.hidden_reblogs(uid); KEYS[4]: keys.large_marks(uid);
--- KEYS[5]: keys.home(uid); KEYS[6]: keys.FANOUT_WATERMARK
+-- KEYS[5]: keys.home(uid); KEYS[6]: keys.FANOUT_WATERMARK;
+-- KEYS[7]: keys.home_reblogs(uid)
 -- ARGV[1]: at most this many large accounts (limits.MERGED_ACCOUNTS_MAX)
 -- ARGV[2]: at most this many ids read of one account (limits.CATCH_UP_PER_ACCOUNT)
 -- ARGV[3]: ids read below the news (limits.CATCH_UP_OVERLAP)
@@ -43,6 +46,7 @@
 -- ARGV[14]: the home's cap; ARGV[15]: the boost window (limits.REBLOG_WINDOW)
 -- ARGV[16], ARGV[17], ARGV[18]: the status fields of the visibility, the
 --           account replied to and the original of a boost
+-- ARGV[19]: boosts remembered per home (limits.HOME_REBLOGS_KEPT)
 -- returns: {large account ids, how many entries of the home changed}
 local call = redis.call
 local home = KEYS[5]
@@ -199,6 +203,9 @@ for _, pair in ipairs(boosts) do
       if head[at] then call('LINSERT', home, 'BEFORE', head[at], sid)
       else call('RPUSH', home, sid) end
       call('LTRIM', home, 0, home_cap - 1)
+      call('ZADD', KEYS[7], sid, original)  -- deliver_boost.lua's record
+      local kept, n = tonumber(ARGV[19]), call('ZCARD', KEYS[7])
+      if n > kept then call('ZREMRANGEBYRANK', KEYS[7], 0, n - kept - 1) end
       changed = changed + 1
       if id > newest then newest = id end
     end
