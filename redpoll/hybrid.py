@@ -27,7 +27,7 @@ A follow of a large (or growing) account adds it to the follower's set
 (:func:`after_follow`: the mode is read after the follow exists, so a walk
 that starts later sees the follow); an unfollow takes it out (and its
 statuses out of the home, as any account's), and a page ignores an entry
-whose follow has gone (large_news.lua, large_followees.lua).
+whose follow has gone (catch_up_listed.lua, large_followees.lua).
 
 **Idle users.** A home read is recorded (keys.home_read in the user's slot,
 then keys.HOME_SEEN, at most once per quarter of the idle period per
@@ -248,8 +248,8 @@ def _unique(ids):
 def news_posted(seq: bytes, mark: bytes | None) -> int:
     """What an account whose profile sequence is ``seq`` posted since a home
     caught up with it to ``mark`` (limits.CATCH_UP_PER_ACCOUNT when there is
-    no mark, or it is not below ``seq``). large_news.lua's rule, which the
-    single server applies in its script."""
+    no mark, or it is not below ``seq``). catch_up_listed.lua's rule, which
+    the single server applies in its script."""
     posted = int(seq) - int(mark) if mark is not None else 0
     return posted if posted > 0 else limits.CATCH_UP_PER_ACCOUNT
 
@@ -279,7 +279,7 @@ async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
     stale = [(a, seq, mark) for a, seq, mark in zip(large, seqs, marks)
              if seq is not None and seq != mark]
     news = []
-    if stale:  # as large_news.lua: the news, less what the home's top holds
+    if stale:  # as catch_up_listed.lua: the news, less what the home's top holds
         *reads, held = await store.batch(
             [*(("ZRANGE", keys.profile(a), 0, news_count(seq, mark) - 1, "REV")
                for a, seq, mark in stale),
@@ -294,8 +294,10 @@ async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
 
 
 async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> object:
-    """Bring into ``uid``'s home what the large accounts it merges posted
-    since it last caught up with each (``first.news``, Topology.read_home),
+    """On a cluster (a single server does all of it in read_home's own
+    script, catch_up_listed.lua): bring into ``uid``'s home what the large
+    accounts it merges posted since it last caught up with each
+    (``first.news``, Topology.read_home),
     by the rules fan-out delivers by: :func:`accepted` (no direct statuses,
     replies only where uid follows the account replied to, no boosts uid
     hides) and :func:`left_out_boosts` (a boost whose original is just

@@ -64,7 +64,7 @@ PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
 COUNTS_PARTS = keys.key_parts(keys.status_counts)
-#: The name parts large_news.lua builds profile keys from.
+#: The name parts catch_up_listed.lua also builds profile and boost keys from.
 PROFILE_PARTS = keys.key_parts(keys.profile)
 REBLOGGED_BY_PARTS = keys.key_parts(keys.reblogged_by)
 #: The status fields catch_up_listed.lua applies fan-out's rules by.

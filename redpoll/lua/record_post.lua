@@ -8,7 +8,7 @@
 -- ARGV[1]: status id
 -- The author's 'pseq' counts what their profile ever recorded (never
 -- down: a delete leaves it): a home merging a large account's statuses
--- catches up when it moves (large_news.lua).
+-- catches up when it moves (catch_up_listed.lua, hybrid.read_home_apart).
 -- returns: 1 recorded, 0 already recorded, -1 deleted meanwhile,
 --          error 'NOUSER' if a is unknown
 if redis.call('HEXISTS', KEYS[2], 'id') == 0 then
