@@ -172,7 +172,7 @@ async def drop_idle_homes(store: Store, idle: list[tuple[bytes, float]], cutoff:
     return len(dropped)
 
 
-# --- a home catching up with its large accounts --------------------------------------------------------
+# --- a home catching up with its large accounts ------------------------------------------
 def followed_only(status: Status, follows: dict[int, bool]) -> bool:
     """A reply reaches the followers who also follow the account replied to
     (conversation.replies_only_to_followers_of): whether this viewer does."""

@@ -81,14 +81,14 @@ async def rebuild_home(store: Store, uid: int) -> int:
     """A returning idle user's home (redpoll.hybrid.touch): fan-out skipped
     them, so what is missing is newer than the home's newest entry (for a
     user with large accounts, whose home a page's catch-up may have written
-    after the drop: anything). The
-    newest limits.REBUILD_PER_SOURCE statuses above it of each account they
-    follow (and their own) are merged in, by the rules fan-out delivers by
-    (hybrid.accepted: no direct statuses, replies only where they follow
-    the account replied to, no boosts they hide). Large accounts are left
-    out: their marks are dropped, so the page that follows catches up with
-    each (hybrid.catch_up) from its newest statuses. Idempotent (merge.lua dedupes); an
-    account unfollowed meanwhile is taken out again (_drop_departed)."""
+    after the drop: anything). The newest limits.REBUILD_PER_SOURCE
+    statuses above it of each account they follow (and their own) are
+    merged in, by the rules fan-out delivers by (hybrid.accepted: no direct
+    statuses, replies only where they follow the account replied to, no
+    boosts they hide). Large accounts are left out: their marks are
+    dropped, so the page that follows catches up with each from its newest
+    statuses. Idempotent (merge.lua dedupes); an account unfollowed
+    meanwhile is taken out again (_drop_departed)."""
     from . import hybrid  # hybrid imports this module lazily, and the reverse
     sources = [int(i) for i in await store.zrange(
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]

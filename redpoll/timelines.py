@@ -25,11 +25,12 @@ def _cursors(max_id, since_id, min_id, limit) -> list:
 
 async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None,
                idle_after_s: int | None = None) -> Page:
-    """A home page. Its first round trip also learns what the large accounts
-    the user follows posted since the home last caught up with them
-    (redpoll.hybrid); when they did, the home catches up first and the page
-    is read again in the catch-up's round trip. ``idle_after_s``: record the read, and rebuild the home
-    first if the user had been idle that long (fan-out skipped them)."""
+    """A home page, after the home caught up with what the large accounts
+    the user follows posted since it last did (redpoll.hybrid): on a single
+    server in the page's own round trip, on a cluster in the rounds
+    Topology.read_home and hybrid.catch_up take. ``idle_after_s``: record
+    the read, and rebuild the home first if the user had been idle that
+    long (fan-out skipped them)."""
     uid = validate.an_id(uid, "user_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
     topology = store.topology
