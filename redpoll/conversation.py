@@ -139,7 +139,12 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
         return []
     members = await store.srandmember(keys.notifiers(status.user_id),
                                              limits.STATUS_NOTIFY_MAX)
-    return [int(m) for m in members or []]
+    if not members:
+        return []
+    # only those who follow the author now (the set is kept with the follow,
+    # but a follower gone since must not hear of a post)
+    since = await store.batch([("ZMSCORE", keys.followers(status.user_id), *members)])
+    return [int(m) for m, at in zip(members, since[0]) if at is not None]
 
 
 async def after_post(store: Store, status: Status) -> None:

@@ -11,7 +11,7 @@ between, the request is still pending and authorizing it again finishes.
 """
 from __future__ import annotations
 
-from . import keys, limits, notifications, validate
+from . import boosts, keys, limits, notifications, validate
 from .errors import ValidationError
 from .jobs import JobQueue
 from .store import Store
@@ -32,9 +32,28 @@ async def request(store: Store, a: int, b: int) -> bool:
     return bool(added)
 
 
+async def keep_options(store: Store, a: int, b: int, reblogs: bool | None,
+                       notify: bool | None) -> None:
+    """The options ``a`` asked for with a pending request to follow ``b``
+    (None: the default, boosts shown and no status notifications), kept
+    until the request is authorized (:func:`options`) or dropped. One HSET
+    on b's slot; written after the request, so a call cut short between
+    leaves the defaults, never more."""
+    value = f"{0 if reblogs is False else 1}{1 if notify else 0}"
+    await store.batch([("HSET", keys.follow_request_options(b), a, value)])
+
+
+async def options(store: Store, a: int, b: int) -> tuple[bool, bool]:
+    """(reblogs, notify) of ``a``'s request to follow ``b``."""
+    raw, = await store.batch([("HGET", keys.follow_request_options(b), a)])
+    raw = raw.decode() if isinstance(raw, bytes) else (raw or "10")
+    return raw[:1] == "1", raw[1:2] == "1"
+
+
 async def _drop(store: Store, a: int, b: int) -> bool:
     """Take ``a``'s request to follow ``b`` out of both sets and its notification."""
-    removed, = await store.batch([("ZREM", keys.follow_requests(b), a)])
+    removed, _ = await store.batch([("ZREM", keys.follow_requests(b), a),
+                                    ("HDEL", keys.follow_request_options(b), a)])
     await store.batch([("ZREM", keys.follow_requested(a), b)])
     op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
     await notifications.apply(store, b, KIND, a, b, int(op), False)
@@ -52,7 +71,10 @@ async def withdraw(store: Store, a: int, b: int) -> bool:
 
 
 async def authorize(store: Store, queue: JobQueue, owner, requester) -> bool:
-    """``owner`` lets ``requester`` follow; False if no request was pending."""
+    """``owner`` lets ``requester`` follow, with the options the request
+    asked for; False if no request was pending. Idempotent: cut short
+    anywhere, the request is still pending and authorizing it again ends
+    the same."""
     from .follows import follow  # follows calls back into this module
     owner = validate.an_id(owner, "user_id")
     requester = validate.an_id(requester, "account_id")
@@ -60,6 +82,9 @@ async def authorize(store: Store, queue: JobQueue, owner, requester) -> bool:
     if pending is None:
         return False
     await follow(store, queue, requester, owner, approved=True)
+    reblogs, notify = await options(store, requester, owner)
+    await boosts.set_show_reblogs(store, requester, owner, reblogs)
+    await notifications.set_notify(store, requester, owner, notify)
     await _drop(store, requester, owner)
     return True
 

@@ -549,6 +549,13 @@ def follow_requests(uid: int) -> str:
     return f"freq:{{{uid}}}"
 
 
+def follow_request_options(uid: int) -> str:
+    """HASH requester id -> the options of their pending request to follow
+    ``uid`` (``reblogs,notify`` as two 0/1 digits), applied when it is
+    authorized (uid's slot, beside follow_requests)."""
+    return f"freqopt:{{{uid}}}"
+
+
 def follow_requested(uid: int) -> str:
     """ZSET target id -> request id: ``uid``'s own pending requests (its slot)."""
     return f"freqout:{{{uid}}}"

@@ -214,13 +214,6 @@ async def clear(store: Store, uid: int) -> None:
                               keys.notification_index_done(uid))
 
 
-async def count_after(store: Store, uid: int, after: int, cap: int) -> int:
-    """How many notifications are newer than ``after``, at most ``cap``."""
-    ids = await store.zrangebyscore(keys.notifications(uid), f"({after}", "+inf",
-                                           start=0, num=cap)
-    return len(ids)
-
-
 def _group_key(value) -> str:
     if not isinstance(value, str) or not GROUP_KEY.match(value):
         raise NotificationNotFound("no such notification group")
@@ -270,21 +263,6 @@ async def group_page(store: Store, uid: int, *, max_id=None, since_id=None, min_
                          page_min_id=low, sample_account_ids=sample or [note.actor],
                          latest_at=at or note.created_at))
     return out
-
-
-async def unread_groups(store: Store, uid: int, after: int, cap, *, types=None,
-                        exclude_types=None, account_id=None, grouped_types=None) -> int:
-    """How many groups have a notification newer than ``after`` (the
-    notifications marker), at most ``cap`` (Mastodon: 100 default, 1000 max)."""
-    cap = validate.page_limit(cap, limits.NOTIFICATIONS_UNREAD_DEFAULT,
-                              limits.NOTIFICATIONS_UNREAD_MAX)
-    include = _types(types, "types")
-    exclude = _types(exclude_types, "exclude_types")
-    account = validate.optional_id(account_id, "account_id") or ""
-    return int(await store.run("notification_groups", _keys(uid)[:3], [
-        "", str(after) if after else "", "", cap, ",".join(include), ",".join(exclude), account,
-        limits.NOTIFICATIONS_SCAN_MAX, _grouped_types(grouped_types),
-        limits.NOTIFICATION_GROUP_SAMPLE, "1"]))
 
 
 async def group(store: Store, uid: int, group_key, most: int) -> WholeGroup:

@@ -116,6 +116,10 @@ async def follow(ctx: Ctx) -> Response:
     reblogs = p.bool("reblogs", True) if p.has("reblogs") else None
     notify = p.bool("notify", False) if p.has("notify") else None
     new = await ctx.rp.follow(ctx.uid, target)
+    if not new and not await ctx.rp.is_following(ctx.uid, target):
+        # a request to a locked account: its options wait for the answer
+        await follow_requests.keep_options(ctx.rp.store, ctx.uid, target, reblogs, notify)
+        return JSON(await relationship_of(ctx, target))
     # as Mastodon: each option unchanged when following again without it
     if reblogs is not None or new:
         await boosts.set_show_reblogs(ctx.rp.store, ctx.uid, target,

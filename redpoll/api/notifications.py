@@ -3,15 +3,13 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits, markers, notifications, relations, validate
+from .. import limits, markers, notification_view, notifications, validate
 from ..errors import ValidationError
+from ..notification_view import WITH_STATUS
 from ..notifications import Notification
 from . import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import render_statuses
-
-#: Types whose notification is about a status (left out when it is gone).
-WITH_STATUS = ("mention", "status", "reblog", "favourite", "poll", "update")
 
 
 def _types(ctx: Ctx, name: str) -> list:
@@ -34,25 +32,17 @@ def _query(ctx: Ctx) -> dict:
 
 
 async def _hidden(ctx: Ctx, uids: list[int]) -> set[int]:
-    """Accounts whose notifications the caller does not get: blocked either
-    way, or muted with notifications (redpoll.relations)."""
-    uids = [u for u in dict.fromkeys(uids) if u != ctx.uid]
-    if not uids:
-        return set()
-    replies = await ctx.rp.store.batch(relations.hidden_commands(ctx.uid, uids))
-    return relations.hidden_from(uids, replies, muted=True, notifications_only=True)
+    return await notification_view.hidden_actors(ctx.rp.store, ctx.uid, uids)
 
 
 async def _context(ctx: Ctx, notes: list[Notification]):
     """The accounts and rendered statuses the notifications name, by id;
-    notifications whose account or status is gone, or whose account the
-    caller blocks, is blocked by or mutes with notifications, are left out."""
-    hidden = await _hidden(ctx, [n.actor for n in notes])
-    notes = [n for n in notes if n.actor not in hidden]
+    only the notifications shown to the caller now (redpoll.notification_view)
+    whose account still exists."""
+    notes, visible = await notification_view.shown(ctx.rp.store, ctx.uid, notes)
     users = await ctx.rp.get_users(list(dict.fromkeys(n.actor for n in notes)))
     accounts = {u.id: entities.account(u, ctx.base) for u in users}
-    sids = list(dict.fromkeys(n.status for n in notes if n.status))
-    rendered = await render_statuses(ctx, await ctx.rp.get_statuses(sids))
+    rendered = await render_statuses(ctx, list(visible.values()))
     statuses = {int(s["id"]): s for s in rendered}
     kept = [n for n in notes if n.actor in accounts and (
         n.type not in WITH_STATUS or n.status in statuses)]
@@ -106,8 +96,7 @@ async def unread_count(ctx: Ctx) -> Response:
     cap = ctx.params.raw("limit")
     cap = 100 if cap in (None, "") else _limit(cap, 1000)
     after = await markers.last_read(ctx.rp.store, ctx.uid, "notifications")
-    count = await notifications.count_after(ctx.rp.store, ctx.uid, after, cap)
-    return JSON({"count": count})
+    return JSON({"count": len(await notification_view.unread(ctx.rp.store, ctx.uid, after, cap))})
 
 
 def _limit(value, maximum: int) -> int:
@@ -233,10 +222,9 @@ async def unread_groups(ctx: Ctx) -> Response:
     p = ctx.params
     extra = _grouped_query(ctx)
     after = await markers.last_read(ctx.rp.store, ctx.uid, "notifications")
-    count = await notifications.unread_groups(
+    return JSON({"count": await notification_view.unread_groups(
         ctx.rp.store, ctx.uid, after, p.raw("limit"), types=_types(ctx, "types"),
-        exclude_types=_types(ctx, "exclude_types"), account_id=p.cursor("account_id"), **extra)
-    return JSON({"count": count})
+        exclude_types=_types(ctx, "exclude_types"), account_id=p.cursor("account_id"), **extra)})
 
 
 # --- markers ---------------------------------------------------------------------------

@@ -21,10 +21,11 @@ import json
 import re
 import unicodedata
 
-from .. import validate
+from .. import notification_view, validate
 from ..errors import NotFound, UserNotFound, ValidationError
 from ..api.entities import placeholder_user
 from ..models import Status
+from ..notifications import Notification
 from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
@@ -87,7 +88,7 @@ class MastodonRenderer:
         if ev.deleted:
             return str(ev.sid).encode()
         if ev.notification is not None:
-            return await self.notification(ev.notification, base)
+            return await self.notification(ev.notification, base, ev.owner)
         raw = ev.status
         if isinstance(raw.get("reblog"), dict):  # a boost: its original rendered inside
             return json.dumps(await self.entity(raw, base), separators=(",", ":"),
@@ -111,18 +112,22 @@ class MastodonRenderer:
             body["reblog"] = await self.entity(raw["reblog"], base)
         return body
 
-    async def notification(self, note: dict, base: str) -> bytes:
-        """A Mastodon Notification entity (redpoll.events.notification_event)."""
+    async def notification(self, note: dict, base: str, owner: int) -> bytes | None:
+        """A Mastodon Notification entity (redpoll.events.notification_event),
+        or None when it is not shown to its owner now (its account hidden, its
+        status gone or not visible to them: redpoll.notification_view), live
+        and replayed alike."""
         from ..api import entities
-        from ..statuses import get_status_or_none
-        actor = Status(id=0, text="", created_at=0, user_id=int(note["actor"]), login="")
-        body = {"id": str(note["id"]), "type": note["type"], "group_key": note.get("group_key") or f"ungrouped-{note['id']}",
-                "created_at": entities.iso(int(note["at"])),
+        record = Notification.from_json(int(note["id"]), json.dumps(note))
+        status = await notification_view.shown_one(self.service.engine.store, owner, record)
+        if status is False:
+            return None
+        actor = Status(id=0, text="", created_at=0, user_id=record.actor, login="")
+        body = {"id": str(record.id), "type": record.type, "group_key": record.group_key,
+                "created_at": entities.iso(record.created_at),
                 "account": entities.account(await self._author(actor), base)}
-        if note.get("status"):
-            status = await get_status_or_none(self.service.engine.store, int(note["status"]))
-            if status is not None:
-                body["status"] = await self.entity(status.to_dict(), base)
+        if status is not None:
+            body["status"] = await self.entity(status.to_dict(), base)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
