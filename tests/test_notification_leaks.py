@@ -12,7 +12,7 @@ import pytest
 
 from test_stream_mastodon import Listener, accounts, wait_for
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
 
 class Notes(Listener):
