@@ -130,6 +130,13 @@ def profile(uid: int) -> str:
     return f"prof:{{{uid}}}"
 
 
+def direct_posts(uid: int) -> str:
+    """ZSET status id -> status id: the user's direct statuses, beside their
+    profile (same slot): what a follow's backfill and a refill leave out of
+    a home (record_post.lua adds, delete_own.lua removes)."""
+    return f"profdm:{{{uid}}}"
+
+
 def lists(uid: int) -> str:
     """Hash list id -> title, the lists the user owns."""
     return f"lists:{{{uid}}}"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from . import conversation, delivery, events, keys, limits, validate, visibility
 from .errors import StatusNotFound, UserNotFound, ValidationError
 from .jobs import Claimed, FanoutJob, JobQueue, PostJob
-from .models import Status, now_ms
+from .models import EXTRA_PREFIX, Status, now_ms
 from .settings import Settings
 from .store import Store
 
@@ -86,8 +86,11 @@ async def create(store: Store, job: PostJob) -> bool:
     if created == -1:
         return False
     try:
+        direct = job.record.get(EXTRA_PREFIX + "visibility") == visibility.DIRECT
         recorded = await store.run("record_post", [keys.profile(job.author), keys.user(job.author),
-                                                   keys.deleted_by(job.author)], [job.sid])
+                                                   keys.deleted_by(job.author),
+                                                   keys.direct_posts(job.author)],
+                                   [job.sid, "1" if direct else "0"])
     except UserNotFound:  # the author vanished (a wiped database)
         await store.delete(keys.status(job.sid))
         raise

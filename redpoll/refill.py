@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 
 from . import keys, limits
-from .statuses import read_statuses
+from .statuses import home_candidates, profile_reads, read_statuses
 from .store import Store
 
 
@@ -23,10 +23,9 @@ async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
         return 0
     # everything newer than the tail is already there; take older ones
     top = f"({int(tail)}" if tail is not None else "+inf"
-    pipe = store.pipeline()
-    for uid in sources:
-        pipe.zrevrangebyscore(keys.profile(uid), top, "-inf", start=0, num=need)
-    per_source = [[int(i) for i in ids] for ids in await pipe.execute()]
+    replies = await store.batch([c for uid in sources for c in profile_reads(uid, top, need)])
+    per_source = [home_candidates(ids, direct)
+                  for ids, direct in zip(replies[0::2], replies[1::2])]
     merged = heapq.merge(*per_source, reverse=True)
     picked: list[int] = []
     for sid in merged:

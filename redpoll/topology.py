@@ -49,7 +49,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from . import keys, limits
 from .models import EXTRA_PREFIX, HomeRead, Page, Status, now_ms
-from .statuses import read_statuses, settle
+from .statuses import profile_newest, read_statuses, settle
 from .users import current
 
 if TYPE_CHECKING:
@@ -229,7 +229,7 @@ class SingleServer(Topology):
             e.source_call(True),
             e.target_call(True),
             ("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
-                               keys.profile(e.member)],
+                               keys.profile(e.member), keys.direct_posts(e.member)],
              [limits.HOME_CAP, e.member, limits.BACKFILL]),
             *([then] if then is not None else []),
         ])
@@ -390,8 +390,7 @@ class Cluster(Topology):
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
             return source, exc, None, await self._then(then)
-        ids = await store.zrevrangebyscore(keys.profile(e.member), "+inf", "-inf",
-                                                  start=0, num=limits.BACKFILL)
+        ids = await profile_newest(store, e.member, "+inf", limits.BACKFILL)
         merged = await self.merge(e.timeline, e.source, str(e.member), ids)
         return source, target, merged, await self._then(then)
 

@@ -381,3 +381,31 @@ async def test_follows_after_the_server_lost_its_scripts(rp, server):
     results = await asyncio.gather(*(rp.follow(f.id, star.id) for f in fans))
     assert results == [True] * len(fans)
     assert (await rp.get_user(star.id)).followers == len(fans)
+
+
+async def test_follow_backfill_and_refill_leave_out_direct_statuses(rp):
+    """A direct status goes to its mentioned users only: neither a new
+    follower's backfill nor the refill after an unfollow puts it in a home
+    (reads would hide it, but the home list must not hold it either)."""
+    a, b, c, friend = [await rp.sign_up(n) for n in ("dfa", "dfb", "dfc", "dff")]
+    public = await rp.post(b.id, "for all")
+    direct = await rp.post(b.id, f"@{friend.login} just you", {"visibility": "direct"})
+    await rp.drain()
+    assert await rp.follow(a.id, b.id) is True
+    home = await raw_home(rp, a.id)
+    assert public.id in home and direct.id not in home
+    # the refill after an unfollow of another account reads b's profile again
+    await rp.follow(a.id, c.id)
+    await post_many(rp, c.id, 3, "c")
+    await rp.drain()
+    assert await rp.unfollow(a.id, c.id) is True
+    await rp.drain()
+    home = await raw_home(rp, a.id)
+    assert public.id in home and direct.id not in home
+    # the mentioned friend has it; the author too
+    assert direct.id in await raw_home(rp, friend.id)
+    assert direct.id in await raw_home(rp, b.id)
+    # deleted: it leaves the author's set of direct statuses with its profile
+    await rp.delete_status(direct.id, b.id)
+    await rp.drain()
+    assert direct.id not in await zmembers(rp, keys.direct_posts(b.id))

@@ -7,6 +7,8 @@
 -- KEYS[2]: guard zset (following:{uid} or list members)
 -- KEYS[3]: the delivery watermark (deliver_fast.lua)
 -- KEYS[4]: the profile zset to take the ids from
+-- KEYS[5]: that user's direct statuses (left out: they reach only the
+--          mentioned, whose homes have them already)
 -- ARGV[1]: cap
 -- ARGV[2]: guard member, or '' for no guard
 -- ARGV[3]: how many of the profile's newest ids to take
@@ -15,6 +17,14 @@ local key = KEYS[1]
 local cap = tonumber(ARGV[1])
 if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
 local ids = redis.call('ZREVRANGEBYSCORE', KEYS[4], '+inf', '-inf', 'LIMIT', 0, tonumber(ARGV[3]))
+if #ids > 0 and redis.call('EXISTS', KEYS[5]) == 1 then
+  local direct = redis.call('ZMSCORE', KEYS[5], unpack(ids))
+  local kept = {}
+  for k = 1, #ids do
+    if not direct[k] then kept[#kept + 1] = ids[k] end
+  end
+  ids = kept
+end
 local first, last = 1, #ids
 if last < first then return 1 end
 -- ids come newest first: ids[first] is the newest
