@@ -24,7 +24,7 @@ original is gone, so no boost outlives its original.
 from __future__ import annotations
 
 from . import delivery, events, keys, limits, notifications, posting, validate, visibility
-from .errors import Forbidden, StatusNotFound
+from .errors import Forbidden, StatusNotFound, ValidationError
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
 from .models import Status, now_ms
 from .settings import Settings
@@ -61,9 +61,15 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
     standing = await store.zscore(keys.reblogged_by(original.id), uid)
     if standing is not None:
         return int(standing)
-    login = await store.hget(keys.user(uid), "login")
+    # the user's bound, checked before anything is written (as favourites:
+    # the truth is on the status's slot, the index on the user's, so boosts
+    # of one user racing each other may pass it by their number in flight)
+    login, count = await store.batch([("HGET", keys.user(uid), "login"),
+                                      ("ZCARD", keys.reblogs(uid))])
     if login is None:
         raise StatusNotFound(f"user {uid} does not exist")
+    if int(count) >= limits.REBLOGS_MAX:
+        raise ValidationError("id", f"at most {limits.REBLOGS_MAX} boosts")
     await queue.check_capacity()
     op = await store.incr(keys.INTERACTION_SEQ)
     bid = await store.incr(keys.STATUS_SEQ)

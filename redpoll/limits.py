@@ -392,9 +392,12 @@ HOME_REBLOGS_KEPT = 2 * REBLOG_WINDOW
 #: than this many undos of the same status (or by the same user) could
 #: apply again; journals are replayed within minutes.
 VERSIONS_UNDONE_KEPT = 1000
-#: Statuses one user may have favourited, and bookmarked, at once (more: 422).
+#: Statuses one user may have favourited, bookmarked, and boosted, at once
+#: (more: 422). The per-user version hashes (keys.favourite_applied,
+#: keys.reblog_applied) hold at most these plus VERSIONS_UNDONE_KEPT.
 FAVOURITES_MAX = 100_000
 BOOKMARKS_MAX = 100_000
+REBLOGS_MAX = 100_000
 #: Boosts of one status taken down with it in the delete call itself.
 BOOSTS_REMOVED_PER_DELETE = 10_000
 #: ``status`` notifications one post makes (followers with notify=true), and

@@ -126,3 +126,20 @@ async def test_favourites_cap_refuses_and_writes_nothing(rp, monkeypatch):
     assert (state.favourites, state.favourited) == (0, False)
     assert await rp.store.client.zcard(keys.favourites(fan.id)) == 2
     assert len(await rp.notifications(author.id)) == 2
+
+
+async def test_boosts_cap_refuses_and_writes_nothing(rp, monkeypatch):
+    monkeypatch.setattr(limits, "REBLOGS_MAX", 2)
+    [author, fan] = await users(rp, "bv", 2)
+    posts = [await rp.post(author.id, f"b{i}") for i in range(3)]
+    first = await rp.boost(fan.id, posts[0].id)
+    await rp.boost(fan.id, posts[1].id)
+    assert await rp.boost(fan.id, posts[0].id) == first  # boosted already: not refused
+    with pytest.raises(ValidationError):
+        await rp.boost(fan.id, posts[2].id)
+    [state] = await rp.status_states(fan.id, [posts[2].id])
+    assert (state.reblogs, state.reblogged) == (0, False)
+    assert await rp.store.client.zcard(keys.reblogs(fan.id)) == 2
+    await rp.unboost(fan.id, posts[0].id)  # room again
+    await rp.boost(fan.id, posts[2].id)
+    assert await rp.store.client.zcard(keys.reblogs(fan.id)) == 2
