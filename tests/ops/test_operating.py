@@ -149,7 +149,7 @@ def test_run_sh_installs_only_when_pyproject_is_newer():
     """./run.sh (issue 13 item 13): pip runs when the install is older than
     pyproject.toml, not on every start. Runs the real script in this checkout
     (whose .venv runs these tests, as test.sh sets up)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     assert Path(sys.prefix).resolve() == (root / ".venv").resolve(), \
         "run this suite with the checkout's .venv (./test.sh does)"
     stamp = root / ".venv" / ".redpoll-installed"

@@ -24,7 +24,7 @@ from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
 from test_stream_mastodon import Listener, accounts, wait_for
 from test_stream_support import Conn
 
-pytestmark = pytest.mark.timeout(240)
+pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
 VIS = ("public", "unlisted", "private", "direct")
 ALL = frozenset({"alice", "fol", "men", "oth", "anon", "blk", "blkr", "mut"})
