@@ -1,6 +1,12 @@
 """A started HTTP stream handed from the ASGI request to the connection itself.
 
-Issue 12 (10,000 streams in one process, at most 12 KB each): an open v1.1
+This module is the one place redpoll extends uvicorn's protocol classes
+(their request cycle, flow control, keep-alive and connection set are not a
+public API): uvicorn is pinned to the minor version they were read from
+(pyproject.toml, :data:`TESTED_WITH`), and tests/storage/test_adapters.py
+fails when an upgrade moves what is used here.
+
+10,000 streams in one process, at most 12 KB each: an open v1.1
 or SSE stream used to keep its whole ASGI request alive for as long as it
 was open: uvicorn's request cycle, scope, parser and ``asyncio.Event``, the
 request's task with the frames of the middleware chain and the endpoint,
@@ -33,6 +39,7 @@ import asyncio
 import logging
 from typing import Callable
 
+import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
@@ -44,6 +51,16 @@ except ImportError:  # pragma: no cover - pure Python build of websockets
     from websockets.utils import apply_mask as _unmask
 
 log = logging.getLogger("redpoll.stream")
+
+#: The uvicorn minor version this module was written against (pyproject.toml
+#: pins the same).
+TESTED_WITH = "0.54"
+
+
+def version_ok(version: str = uvicorn.__version__) -> bool:
+    """Whether the installed uvicorn is the minor version read here."""
+    return version.split(".")[:2] == TESTED_WITH.split(".")
+
 
 #: the ASGI scope extension a server offers the hand-off under
 HANDOFF = "redpoll.handoff"
