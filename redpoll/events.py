@@ -1,5 +1,7 @@
-"""Events for the real-time stream (SPEC 8): posted and deleted statuses, and
-"end" events that close open streams (a revoked token, a suspended user).
+"""Events for the real-time stream (SPEC 8): posted and deleted statuses,
+"end" events that close open streams (a revoked token, a suspended user), and
+"relation" and "members" events that change open streams' filters (follows,
+blocks, mutes; list members).
 
 Posting and deleting append one event to the event log, a capped Redis Stream
 (``keys.EVENT_LOG``): one key, so it works the same on a cluster, and it keeps
@@ -8,7 +10,8 @@ missed (v1.1 ``count``, SSE ``Last-Event-ID``). A delete event carries the
 full status marked deleted, so every stream filter decides on a deletion
 exactly as it decided on the post.
 
-This module owns the events' schema (:class:`StatusEvent`, :class:`EndEvent`):
+This module owns the events' schema (:class:`StatusEvent`, :class:`EndEvent`,
+:class:`NotificationEvent`, :class:`RelationEvent`, :class:`MembersEvent`):
 the engine writes them with ``to_json``, the stream reads them with
 :func:`parse`, nothing else looks inside. Events are published
 at least once: a post or delete journal replayed after a crash may publish
@@ -139,15 +142,81 @@ class EndEvent:
 
 
 END = "end"
+RELATION = "relation"
 
 
-def parse(payload: str | bytes) -> "StatusEvent | EndEvent | NotificationEvent":
+@dataclass(frozen=True)
+class RelationEvent:
+    """``{"event": "relation", "users": [a, b], "follows": [bool, bool],
+    "hides": [bool, bool]}``: how two users stand now, each way, read after a
+    follow, unfollow, removal, block, unblock, mute or unmute changed it:
+    ``follows[0]``: a follows b, ``hides[0]``: b is hidden from a (blocked
+    either way, or muted by a; redpoll.relations.hidden_from), and the same
+    from b's side at index 1. Open streams of both users take it at once
+    (no read: it carries the state, so applying it twice changes nothing)."""
+    users: tuple[int, int]
+    follows: tuple[bool, bool]
+    hides: tuple[bool, bool]
+
+    def to_json(self) -> str:
+        return json.dumps({"event": RELATION, "users": list(self.users),
+                           "follows": list(self.follows), "hides": list(self.hides)},
+                          separators=(",", ":"))
+
+    @classmethod
+    def from_data(cls, data) -> "RelationEvent":
+        users, follows, hides = data.get("users"), data.get("follows"), data.get("hides")
+        if not (isinstance(users, list) and len(users) == 2 and all(type(u) is int for u in users)
+                and all(isinstance(x, list) and len(x) == 2 and all(type(f) is bool for f in x)
+                        for x in (follows, hides))):
+            raise ValueError("a relation event names two users and how each stands to the other")
+        return cls(tuple(users), tuple(follows), tuple(hides))
+
+    def sides(self):
+        """(viewer, other, viewer follows other, other is hidden from viewer), each way."""
+        a, b = self.users
+        yield a, b, self.follows[0], self.hides[0]
+        yield b, a, self.follows[1], self.hides[1]
+
+
+MEMBERS = "members"
+
+
+@dataclass(frozen=True)
+class MembersEvent:
+    """``{"event": "members", "user": id}``: the user's lists changed (a
+    member added or removed, a list deleted); their open list streams read
+    their members again now."""
+    user: int
+
+    def to_json(self) -> str:
+        return json.dumps({"event": MEMBERS, "user": self.user}, separators=(",", ":"))
+
+    @classmethod
+    def from_data(cls, data) -> "MembersEvent":
+        if type(data.get("user")) is not int:
+            raise ValueError("a members event names its user")
+        return cls(data["user"])
+
+
+async def lists_changed(store: Store, user: int) -> str:
+    """Tell every process's open list streams of ``user`` to read their
+    members again (one XADD: idempotent, as it names no change)."""
+    return await publish(store, MembersEvent(user).to_json())
+
+
+def parse(payload: str | bytes
+          ) -> "StatusEvent | EndEvent | NotificationEvent | RelationEvent | MembersEvent":
     """Any event of the log; ValueError for anything else."""
     data = json.loads(payload)
     if isinstance(data, dict) and data.get("event") == END:
         return EndEvent.from_data(data)
     if isinstance(data, dict) and data.get("event") == NOTIFICATION:
         return NotificationEvent.from_data(data)
+    if isinstance(data, dict) and data.get("event") == RELATION:
+        return RelationEvent.from_data(data)
+    if isinstance(data, dict) and data.get("event") == MEMBERS:
+        return MembersEvent.from_data(data)
     return StatusEvent.from_data(data)
 
 

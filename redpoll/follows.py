@@ -1,7 +1,7 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import edges, follow_requests, keys, notifications, validate
+from . import edges, follow_requests, keys, notifications, relations, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User, now_us
@@ -82,10 +82,12 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     at = now_us()
     release = queue.release_call(held, next_job=FollowNoteJob(a, b, since=at))
     try:
-        return await edges.add(store, edges.follow_edge(a, b, at=at), then=release)
+        added = await edges.add(store, edges.follow_edge(a, b, at=at), then=release)
     except RedpollError:  # an unknown user: nothing was written
         await queue.release(held)  # (nothing if the release above ran: it acks once)
         raise
+    await relations.announce(store, a, b)  # open streams of a show b's posts from now on
+    return added
 
 
 async def note_due(store: Store, job: FollowNoteJob) -> bool:
@@ -115,6 +117,7 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
         raise
     if changed:
         await queue.enqueue(RefillJob(a))
+        await relations.announce(store, a, b)  # open streams of a lose b's private posts now
     await notifications.set_notify(store, a, b, False)  # no status notifications any more
     # a worker takes the notification back and tidies a's set of large
     # accounts (a page ignores those not followed); a stranger had none

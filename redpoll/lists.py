@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import edges, keys, limits, validate
+from . import edges, events, keys, limits, validate
 from .errors import LimitReached, ListNotFound
 from .jobs import JobQueue, RefillJob
 from .models import User
@@ -77,13 +77,16 @@ async def delete_list(store: Store, owner, lid) -> None:
         pipe.zrem(keys.listed_in(int(member)), keys.listed_member(owner, lid))
     if members:
         await pipe.execute()
+    await events.lists_changed(store, owner)  # its open streams end now
 
 
 async def add_member(store: Store, owner, lid, member) -> bool:
     """Add ``member`` to the list; their newest statuses fill its timeline."""
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     member = validate.an_id(member, "member_id")
-    return await edges.add(store, edges.list_edge(owner, lid, member))
+    added = await edges.add(store, edges.list_edge(owner, lid, member))
+    await events.lists_changed(store, owner)  # its open streams show the member now
+    return added
 
 
 async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bool:
@@ -92,6 +95,7 @@ async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bo
     changed = await edges.remove(store, edges.list_edge(owner, lid, member))
     if changed:
         await queue.enqueue(RefillJob(owner, lid))
+        await events.lists_changed(store, owner)  # its open streams drop the member now
     return changed
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import edges, follow_requests, keys, limits, notifications, validate
+from . import edges, events, follow_requests, keys, limits, notifications, validate
 from .errors import UserNotFound, ValidationError
 from .jobs import BlockJob, JobQueue
 from .models import now_ms
@@ -68,6 +68,7 @@ async def apply_block(store: Store, job: BlockJob) -> None:
         if await edges.remove(store, edges.follow_edge(src, dst)):
             await notifications.set_notify(store, src, dst, False)
         await notifications.sync_follow(store, src, dst)
+    await announce(store, a, b)
 
 
 async def unblock(store: Store, a, b) -> None:
@@ -76,6 +77,7 @@ async def unblock(store: Store, a, b) -> None:
     await _require(store, b)
     await store.batch([("ZREM", keys.blocking(a), b)])
     await store.batch([("ZREM", keys.blocked_by(b), a)])
+    await announce(store, a, b)
 
 
 async def blocks_between(store: Store, a: int, b: int) -> bool:
@@ -125,6 +127,7 @@ async def mute(store: Store, a, b, duration_s=0, mute_notifications: bool = True
     pipe.zadd(keys.muting(a), {str(b): int(op)})
     pipe.hset(keys.mute_terms(a), str(b), f"{terms.expires_at}:{int(terms.notifications)}")
     await pipe.execute()
+    await announce(store, a, b)
     return terms
 
 
@@ -135,6 +138,7 @@ async def unmute(store: Store, a, b) -> None:
     pipe.zrem(keys.muting(a), str(b))
     pipe.hdel(keys.mute_terms(a), str(b))
     await pipe.execute()
+    await announce(store, a, b)
 
 
 async def muted_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[int, int]]:
@@ -186,6 +190,31 @@ def hidden_from(uids: list[int], replies: list, *, muted: bool, notifications_on
             if m and m.active(now) and (m.notifications or not notifications_only):
                 out.add(u)
     return out
+
+
+async def pair_state(store: Store, a: int, b: int
+                     ) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
+    """How ``a`` and ``b`` stand now, each way: (a follows b, b follows a),
+    (b is hidden from a, a is hidden from b) (:func:`hidden_from`, mutes
+    included). One round trip; each side's reads are in its own slot."""
+    replies = await store.batch(
+        [("ZSCORE", keys.following(a), b), *hidden_commands(a, [b]),
+         ("ZSCORE", keys.following(b), a), *hidden_commands(b, [a])])
+    a_side, b_side = replies[:4], replies[4:]
+    return ((a_side[0] is not None, b_side[0] is not None),
+            (bool(hidden_from([b], a_side[1:], muted=True)),
+             bool(hidden_from([a], b_side[1:], muted=True))))
+
+
+async def announce(store: Store, a: int, b: int) -> str:
+    """Tell the open streams of every process how ``a`` and ``b`` stand now
+    (a :class:`redpoll.events.RelationEvent`, read after the caller's
+    change): a follow, unfollow, removal, block or mute reaches them at
+    once. Idempotent, as the event carries state rather than a change: a
+    step replayed after a crash announces again; a stale announcement (two
+    changes racing) is put right by the streams' membership refresh."""
+    follows, hides = await pair_state(store, a, b)
+    return await events.publish(store, events.RelationEvent((a, b), follows, hides).to_json())
 
 
 async def hidden_ids(store: Store, viewer: int) -> frozenset[int]:

@@ -61,6 +61,16 @@ class Principal:
     scopes: frozenset = frozenset()
     #: digest of the bearer token it came with (None: an identifier parameter)
     token: str | None = None
+    #: named by the client alone (an ``identifier`` parameter, an OAuth 1.0a
+    #: header), not by a token
+    anonymous: bool = False
+
+    @property
+    def counted_as(self) -> str:
+        """The name its open streams and replays are counted under: a
+        token's ``identifier``, or an anonymous one in a namespace of its
+        own (``identifier=user:25`` is not user 25's budget)."""
+        return f"anon:{self.identifier}" if self.anonymous else self.identifier
 
     @property
     def sessions(self) -> tuple[str, ...]:

@@ -95,7 +95,7 @@ class Event:
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
                  "_words", "_tokens", "point", "rendered", "listed", "owner", "notification",
-                 "visibility", "mentioned", "boosted_uid")
+                 "visibility", "mentioned", "boosted_uid", "boost")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -111,6 +111,9 @@ class Event:
         reblog = status.get("reblog")
         self.boosted_text = str(reblog.get("text", "")) if isinstance(reblog, dict) else ""
         self.boosted_uid = int(reblog.get("user_id", 0)) if isinstance(reblog, dict) else 0
+        #: a boost (its deletion carries ``reblog_of`` only): never on
+        #: Mastodon's public and hashtag streams (Filter.boosts)
+        self.boost = isinstance(reblog, dict) or "reblog_of" in status
         self._words = None
         self._tokens = None
         self.point = parse_point(status.get("location"))
@@ -118,7 +121,11 @@ class Event:
         #: reaches only the Mastodon user/list streams of those who may see
         #: it, never the public places nor the v1.1 streams
         self.visibility = str(status.get("visibility", visibility.PUBLIC))
-        self.listed = visibility.listed(self.visibility)
+        #: a boost is listed only with its original (a boost of an unlisted
+        #: status is public itself, the status it carries is not)
+        self.listed = visibility.listed(self.visibility) and not (
+            isinstance(reblog, dict) and not visibility.listed(
+                str(reblog.get("visibility", visibility.PUBLIC))))
         self.mentioned = visibility.mentioned_ids(str(status.get("mentions", "")))
         #: format name -> bytes, filled by the renderers (one rendering per event)
         self.rendered: dict = {}
@@ -206,8 +213,10 @@ class Filter:
     authors: frozenset[int] = field(default_factory=frozenset)
     #: Mastodon user stream: the user whose notification events it gets
     owner: int | None = None
-    #: Mastodon user and list streams: whose stream it is, and whom they
-    #: follow (the private statuses they may see: redpoll.visibility)
+    #: the signed-in user whose stream it is (None: anonymous), whose blocks,
+    #: mutes and follows change it (redpoll.events.RelationEvent); on user
+    #: and list streams also whom they follow (the private statuses they may
+    #: see: redpoll.visibility)
     viewer: int | None = None
     followed: frozenset[int] = field(default_factory=frozenset)
     #: accounts the stream's user blocks, is blocked by or mutes
@@ -216,6 +225,12 @@ class Filter:
     hidden: frozenset[int] = field(default_factory=frozenset)
     #: Mastodon direct stream: only direct statuses of ``viewer``'s conversations
     direct: bool = False
+    #: False on Mastodon's public and hashtag streams: boosts never go out
+    #: there (Event.boost)
+    boosts: bool = True
+    #: False on a user stream whose token may not read notifications
+    #: (Mastodon: ``read`` or ``read:notifications``): no notification events
+    notifications: bool = True
 
     def __post_init__(self) -> None:
         for name in _SET_FIELDS:
@@ -243,8 +258,8 @@ class Filter:
 
     def matches(self, ev: Event) -> bool:
         if ev.owner is not None:  # a notification: its owner's user streams only
-            return ev.owner == self.owner
-        if self.hides(ev):
+            return ev.owner == self.owner and self.notifications
+        if self.hides(ev) or (ev.boost and not self.boosts):
             return False
         if self.direct:
             return ev.visibility == visibility.DIRECT and self.viewer is not None and (

@@ -82,11 +82,11 @@ async def identify(scope, params: dict, verify: Verifier | None) -> Principal:
     if ident:
         if len(ident.encode("utf-8")) > limits.IDENTIFIER_MAX_BYTES:
             raise WebError(406, f"Parameter identifier is longer than {limits.IDENTIFIER_MAX_BYTES} bytes")
-        return Principal(identifier=ident)
+        return Principal(identifier=ident, anonymous=True)
     if auth[:6] == "OAuth ":
         ident = _oauth1_identity(auth)
         if ident:
-            return Principal(identifier=ident)
+            return Principal(identifier=ident, anonymous=True)
     raise WebError(401, "Authentication required: give an identifier parameter or a bearer token",
                    {"WWW-Authenticate": 'Bearer realm="redpoll"'})
 

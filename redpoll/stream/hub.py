@@ -21,6 +21,7 @@ import inspect
 import logging
 import time
 from collections import deque
+from dataclasses import replace
 from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aredis
@@ -182,11 +183,23 @@ class Subscriber:
             asyncio.get_running_loop().call_later(limits.STALL_CLOSE_GRACE_S, task.cancel)
 
 
+#: (subscriber, replayed events) -> those of them shown now (StreamService.shown_now)
+Shown = Callable[[Subscriber, list], Awaitable[list]]
+
+
 class Hub:
-    def __init__(self, url: str, cluster: bool, renderers: dict[str, Renderer]) -> None:
+    def __init__(self, url: str, cluster: bool, renderers: dict[str, Renderer],
+                 shown: Shown | None = None,
+                 members: Callable[[int], None] | None = None) -> None:
         self.url = url
         self.cluster = cluster
         self.renderers = renderers
+        #: told of a members event (a user's lists changed): it schedules
+        #: the re-read of their list streams, never awaited here
+        self.members = members
+        #: asked at replay time which of the replayed events are shown now
+        #: (statuses deleted since, suspended authors, the visibility decision)
+        self.shown = shown
         self.index = FilterIndex()
         self.cursor: str | None = None
         self._task: asyncio.Task | None = None
@@ -253,6 +266,30 @@ class Hub:
         sub.filter = filt
         if sub in self.index:
             self.index.add(sub, filt)
+
+    def relate(self, ev: events.RelationEvent) -> int:
+        """Apply a relation event to the open streams of both its users, at
+        once and without a read (the event carries the state): whom a user
+        stream shows (its authors), whose private statuses a user or list
+        stream may show (followed), and whom every stream of the user hides
+        (hidden). Returns how many streams changed. Applying it again
+        changes nothing; the membership refresh (StreamService) re-reads
+        what a stale event may have left."""
+        changed = 0
+        for viewer, other, follows, hides in ev.sides():
+            for sub in list(self.index.viewing(viewer)):
+                f = sub.filter
+                authors, followed, hidden = f.authors, f.followed, f.hidden
+                if f.owner == viewer:  # a user stream: the home's authors
+                    authors = authors | {other} if follows else authors - {other}
+                if f.owner == viewer or f.authors or f.followed:  # user and list streams
+                    followed = followed | {other} if follows else followed - {other}
+                hidden = hidden | {other} if hides else hidden - {other}
+                if (authors, followed, hidden) != (f.authors, f.followed, f.hidden):
+                    self.refilter(sub, replace(f, authors=authors, followed=followed,
+                                               hidden=hidden))
+                    changed += 1
+        return changed
 
     # --- sessions: streams an "end" event closes (revocation, suspension) -------------------
     def hold(self, sub: Subscriber, sessions: tuple[str, ...]) -> None:
@@ -351,8 +388,9 @@ class Hub:
             except Exception:  # a bad entry must not stop the stream for everyone
                 log.exception("event log reader failed on an entry; skipping it")
 
-    def _decode(self, entry_id: str, fields: dict) -> Event | events.EndEvent | None:
-        """A status event as an :class:`Event`, an end event as itself
+    def _decode(self, entry_id: str, fields: dict
+                ) -> Event | events.EndEvent | events.RelationEvent | events.MembersEvent | None:
+        """A status event as an :class:`Event`, an end, relation or members event as itself
         (schemas: ``redpoll.events``); None for anything unreadable."""
         payload = fields.get(FIELD.encode(), fields.get(FIELD))
         if payload is None:
@@ -362,7 +400,7 @@ class Hub:
         except (ValueError, KeyError, TypeError):
             log.warning("unreadable event %s", entry_id)
             return None
-        if isinstance(event, events.EndEvent):
+        if isinstance(event, (events.EndEvent, events.RelationEvent, events.MembersEvent)):
             return event
         if isinstance(event, events.NotificationEvent):
             return Event.for_notification(entry_id, event)
@@ -375,6 +413,13 @@ class Hub:
         if isinstance(ev, events.EndEvent):  # close the streams it names
             for key in ev.sessions:
                 self.end(key)
+            return
+        if isinstance(ev, events.RelationEvent):  # before any later event is matched
+            self.relate(ev)
+            return
+        if isinstance(ev, events.MembersEvent):
+            if self.members is not None and self.index.viewing(ev.user):
+                self.members(ev.user)
             return
         self.events += 1
         matched = self.index.match(ev)
@@ -438,6 +483,10 @@ class Hub:
                     return 0
         if newest is None or sub.closing:
             return 0
+        if self.shown is not None and matched:
+            # what REST would show now: the log still holds statuses deleted
+            # since, by accounts suspended since, or no longer visible
+            matched = await self.shown(sub, matched)
         rendered = []
         for ev in matched:
             data = await self.render(ev, sub.fmt, sub.base)

@@ -29,6 +29,10 @@ class FilterIndex:
         self._filters: dict = {}
         #: subscribers whose filter hides some accounts (blocks, mutes)
         self._hiding: set = set()
+        #: Mastodon public and hashtag streams: no boosts
+        self._no_boosts: set = set()
+        #: streams by the signed-in user they belong to (relation events)
+        self._by_viewer: dict[int, set] = defaultdict(set)
 
     def __len__(self) -> int:
         return len(self._filters)
@@ -38,6 +42,10 @@ class FilterIndex:
 
     def subscribers(self):
         return self._filters.keys()
+
+    def viewing(self, uid: int):
+        """The subscribers whose streams ``uid`` opened."""
+        return self._by_viewer.get(uid, ())
 
     def _keys(self, f: Filter):
         if f.sample:
@@ -55,6 +63,8 @@ class FilterIndex:
             yield self._by_owner, f.owner
         if f.direct and f.viewer is not None:
             yield self._by_direct, f.viewer
+        if f.viewer is not None:
+            yield self._by_viewer, f.viewer
 
     def add(self, sub, f: Filter) -> None:
         if sub in self._filters:
@@ -66,6 +76,8 @@ class FilterIndex:
             self._geo.add(sub)
         if f.hidden:
             self._hiding.add(sub)
+        if not f.boosts:
+            self._no_boosts.add(sub)
 
     def remove(self, sub) -> None:
         f = self._filters.pop(sub, None)
@@ -82,10 +94,13 @@ class FilterIndex:
                         del table[key]
         self._geo.discard(sub)
         self._hiding.discard(sub)
+        self._no_boosts.discard(sub)
 
     def match(self, ev: Event) -> set:
         """Every subscriber whose filter matches ``ev``."""
         found = self._match(ev)
+        if ev.boost and self._no_boosts and found:  # Filter.boosts
+            found -= self._no_boosts
         if self._hiding and ev.owner is None:  # blocks and mutes: Filter.hides
             found = {sub for sub in found
                      if sub not in self._hiding or not self._filters[sub].hides(ev)}
@@ -93,7 +108,8 @@ class FilterIndex:
 
     def _match(self, ev: Event) -> set:
         if ev.owner is not None:  # a notification: its owner's user streams only
-            return set(self._by_owner.get(ev.owner, ()))
+            return {sub for sub in self._by_owner.get(ev.owner, ())
+                    if self._filters[sub].notifications}
         if not ev.listed:
             # unlisted, private, direct: only user/list streams of the author's
             # followers or of the mentioned, each asked the one visibility

@@ -21,7 +21,7 @@ import json
 import re
 import unicodedata
 
-from .. import notification_view, validate
+from .. import auth, notification_view, validate
 from ..errors import NotFound, UserNotFound, ValidationError
 from ..api.entities import placeholder_user
 from ..models import Status
@@ -167,6 +167,18 @@ class Health:
         await send({"type": "http.response.body", "body": b"OK"})
 
 
+#: channel -> the scope its stream needs (Mastodon's streaming server:
+#: ``read`` covers it; the public and hashtag streams need none)
+SCOPED = {"user": "read:statuses", "list": "read:statuses", "direct": "read:statuses"}
+
+
+def may_read(principal: Principal, scope: str) -> bool:
+    """Whether the principal's token grants ``scope`` (``read`` grants every
+    ``read:*``: redpoll.auth.within). A user stream carries notifications
+    only with ``read:notifications``, as Mastodon's."""
+    return auth.within((scope,), principal.scopes)
+
+
 class SSEEndpoint:
     def __init__(self, service, channel: str):
         self.service = service
@@ -187,20 +199,25 @@ class SSEEndpoint:
             raise WebError(404, "Record not found") from None
 
     async def build_filter(self, principal: Principal, params: dict) -> Filter:
+        """The filter of this channel's stream for ``principal``; WebError
+        when it may not have one (scopes, a missing tag or list)."""
+        uid = principal.user_id
+        if self.channel in SCOPED and not may_read(principal, SCOPED[self.channel]):
+            raise WebError(401, "Access token does not have the required scopes")
         hidden = frozenset()
-        if principal.user_id is not None:  # blocks and mutes (redpoll.relations)
-            hidden = await self.service.engine.hidden_ids(principal.user_id)
-        if self.channel == "public":
-            return Filter(sample=ALL_RESIDUES, hidden=hidden)
+        if uid is not None:  # blocks and mutes (redpoll.relations)
+            hidden = await self.service.engine.hidden_ids(uid)
+        if self.channel == "public":  # no boosts on public streams, as Mastodon
+            return Filter(sample=ALL_RESIDUES, hidden=hidden, viewer=uid, boosts=False)
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
                 raise WebError(400, "Missing tag name parameter")
-            return Filter(tags=frozenset({tag}), hidden=hidden)
-        if principal.user_id is None:
+            return Filter(tags=frozenset({tag}), hidden=hidden, viewer=uid, boosts=False)
+        if uid is None:
             raise WebError(422, "This method requires an authenticated user")
         if self.channel == "direct":
-            return Filter(direct=True, viewer=principal.user_id, hidden=hidden)
+            return Filter(direct=True, viewer=uid, hidden=hidden)
         return await self.personal_filter(principal, params)
 
     async def personal_filter(self, principal: Principal, params: dict) -> Filter:
@@ -213,7 +230,8 @@ class SSEEndpoint:
             await self.service.engine.following_ids(uid)
         hidden = await self.service.engine.hidden_ids(uid)
         return Filter(authors=authors, owner=owner, viewer=uid, followed=frozenset(followed),
-                      hidden=hidden)
+                      hidden=hidden,
+                      notifications=may_read(principal, "read:notifications"))
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -227,7 +245,7 @@ class SSEEndpoint:
             principal = await identify(scope, params, self.service.verify)
             filt = await self.build_filter(principal, params)
             last = last_event_id(scope)
-            place = self.service.open_stream(principal.identifier, scope)
+            place = self.service.open_stream(principal.counted_as, scope)
         except WebError as exc:
             await send_error(send, exc)
             return
@@ -235,7 +253,7 @@ class SSEEndpoint:
         try:
             if last is not None:
                 try:
-                    await self.service.admit_replay(principal.identifier, scope)
+                    await self.service.admit_replay(principal.counted_as, scope)
                 except WebError as exc:
                     await send_error(send, exc)
                     return

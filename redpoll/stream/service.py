@@ -59,6 +59,10 @@ class StreamService:
         self._members: dict[Subscriber, tuple] = {}
         #: handed-off WebSockets (handoff.LeanSocket), pinged by one task
         self.sockets: set = set()
+        #: users whose list streams are being read again (members_changed) ->
+        #: whether another members event came meanwhile; and those tasks
+        self._rereading: dict[int, bool] = {}
+        self._rereads: set[asyncio.Task] = set()
 
     def attach(self, engine) -> None:
         """Use ``engine`` (a Redpoll) for Mastodon streams: its tokens verify
@@ -87,9 +91,10 @@ class StreamService:
         return links.base_url(scope, self.settings.public_url)
 
     def open_stream(self, identifier: str, scope, over_identifier: int = 429) -> tuple[str, str]:
-        """Take a place for one open stream of ``identifier`` from the scope's
-        client IP; WebError ``over_identifier`` (v1.1: 420) or 429 when either
-        already holds its limit. Give it back with :meth:`close_stream`."""
+        """Take a place for one open stream of ``identifier`` (a principal's
+        ``counted_as``) from the scope's client IP; WebError
+        ``over_identifier`` (v1.1: 420) or 429 when either already holds its
+        limit. Give it back with :meth:`close_stream`."""
         settings = self.settings
         by_id, by_ip = f"id:{identifier}", f"ip:{client_ip(scope)}"
         held = self._open
@@ -124,9 +129,10 @@ class StreamService:
                 del held[key]
 
     async def admit_replay(self, identifier: str, scope) -> None:
-        """Count a backfill / resume against its identifier and its client IP
-        (one window each, in Redis, so every process shares the count);
-        WebError 429 once either has had its share."""
+        """Count a backfill / resume against its identifier (a principal's
+        ``counted_as``) and its client IP (one window each, in Redis, so
+        every process shares the count); WebError 429 once either has had
+        its share."""
         ip = client_ip(scope)
         store = self.engine.store
         budgets = (("identifier", f"stream-replay:id:{identifier}",
@@ -146,7 +152,9 @@ class StreamService:
         self.url = url or self.url or self.settings.redis_url
         if self.url is None:
             raise RuntimeError("StreamService needs the Redis URL")
-        self.hub = Hub(self.url, self.settings.cluster, self.renderers)
+        self.hub = Hub(self.url, self.settings.cluster, self.renderers,
+                       shown=self.shown_now if self.engine is not None else None,
+                       members=self.members_changed)
         await self.hub.start()
         for interval in {float(self.settings.stream_keepalive_s), float(self.settings.sse_heartbeat_s)}:
             self._tracked.setdefault(interval, set())
@@ -219,7 +227,37 @@ class StreamService:
                 await asyncio.gather(*(self._refresh_group(*group) for group in
                                        todo[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
 
+    def members_changed(self, uid: int) -> None:
+        """A members event for ``uid`` (Hub.members): their open user and
+        list streams read their members again now, in a task of their own
+        (the hub's reader goes on); one at a time per user."""
+        if uid in self._rereading:
+            self._rereading[uid] = True  # once more when the running one is done
+            return
+        self._rereading[uid] = False
+        task = asyncio.create_task(self._reread(uid))
+        self._rereads.add(task)
+        task.add_done_callback(self._rereads.discard)
+
+    async def _reread(self, uid: int) -> None:
+        try:
+            while True:
+                groups: dict[tuple, tuple] = {}
+                for sub, (endpoint, principal, params) in list(self._members.items()):
+                    if principal.user_id == uid:
+                        key = (endpoint.channel, params.get("list", ""))
+                        groups.setdefault(key, (endpoint, principal, params, []))[3].append(sub)
+                await asyncio.gather(*(self._refresh_group(*g) for g in groups.values()))
+                if not self._rereading.get(uid):
+                    return
+                self._rereading[uid] = False
+        finally:
+            self._rereading.pop(uid, None)
+
     async def _refresh_group(self, endpoint, principal, params: dict, subs: list) -> None:
+        # a relation event applied while this reads (Hub.relate) is newer
+        # than what it reads: those streams keep it, the next pass re-reads
+        before = {sub: sub.filter for sub in subs}
         try:
             fresh = await endpoint.personal_filter(principal, params)
         except WebError:  # the list is gone
@@ -232,9 +270,43 @@ class StreamService:
             return
         for sub in subs:
             old = sub.filter
-            if sub in self._members and (fresh.authors, fresh.followed, fresh.hidden) != (
+            if sub in self._members and old is before[sub] and (
+                    fresh.authors, fresh.followed, fresh.hidden) != (
                     old.authors, old.followed, old.hidden):
                 self.hub.refilter(sub, fresh)
+
+    async def shown_now(self, sub: Subscriber, evs: list) -> list:
+        """Of the events a replay found for ``sub`` (``Hub.replay``), those
+        REST would show its user now: a status (and a boost's original)
+        that still exists, whose author is not suspended, that the one
+        visibility decision lets the stream's user see (redpoll.visibility,
+        mutes included, as on every stream; anonymous: public and unlisted
+        only). Deletions pass (a bare id), and notifications pass to their
+        renderer, which asks the same when it renders them. A few round
+        trips for at most a queue's worth of events."""
+        from .. import statuses, visibility
+        sids: list[int] = []
+        for ev in evs:
+            if ev.owner is None and not ev.deleted:
+                sids.append(ev.sid)
+                reblog = ev.status.get("reblog")
+                if isinstance(reblog, dict):
+                    sids.append(int(reblog["id"]))
+        if not sids:
+            return evs
+        store = self.engine.store
+        found = await statuses.get_statuses(store, list(dict.fromkeys(sids)))
+        seen = {s.id for s in await visibility.visible(store, sub.filter.viewer, found,
+                                                       muted=True)}
+        out = []
+        for ev in evs:
+            if ev.owner is not None or ev.deleted:
+                out.append(ev)
+                continue
+            reblog = ev.status.get("reblog")
+            if ev.sid in seen and (not isinstance(reblog, dict) or int(reblog["id"]) in seen):
+                out.append(ev)
+        return out
 
     async def _check_tokens(self) -> None:
         """Every ``stream_token_check_s`` (``limits.STREAM_TOKEN_CHECK_S``): close the streams whose token

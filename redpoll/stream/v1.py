@@ -14,6 +14,7 @@ code 9 after it). The body is chunked JSON, one document per line ending in
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from .filters import parse_count, parse_filter
 from ..gateway.errors import WebError
@@ -60,8 +61,14 @@ class V1Endpoint:
                 return
             principal = await identify(scope, params, self.service.verify)
             filt = parse_filter(params, principal.identifier, sample=self.sample)
+            engine = self.service.engine
+            if principal.user_id is not None and engine is not None:
+                # a user's stream: whom they block, are blocked by or mute
+                # stays hidden, and relation events keep it so (Filter.viewer)
+                filt = replace(filt, viewer=principal.user_id,
+                               hidden=await engine.hidden_ids(principal.user_id))
             count = parse_count(params.get("count"))
-            place = self.service.open_stream(principal.identifier, scope, over_identifier=420)
+            place = self.service.open_stream(principal.counted_as, scope, over_identifier=420)
         except WebError as exc:  # ParamError too
             await send_error(send, exc, twitter=True)
             return
@@ -69,7 +76,7 @@ class V1Endpoint:
         try:
             if count:
                 try:
-                    await self.service.admit_replay(principal.identifier, scope)
+                    await self.service.admit_replay(principal.counted_as, scope)
                 except WebError as exc:
                     await send_error(send, exc, twitter=True)
                     return

@@ -266,7 +266,7 @@ class WebSocketEndpoint:
             await self.deny(scope, send, 401, "Error: Invalid access token")
             return
         try:
-            place = self.service.open_stream(principal.identifier, scope)
+            place = self.service.open_stream(principal.counted_as, scope)
         except WebError as exc:
             await self.deny(scope, send, exc.status, exc.message)
             return
