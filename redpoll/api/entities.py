@@ -40,6 +40,8 @@ def html_text(text: str) -> str:
 def account(user: User, base: str) -> dict:
     avatar = f"{base}/avatars/original/missing.png"
     header = f"{base}/headers/original/missing.png"
+    if user.suspended:
+        return suspended_account(user, base)
     return {
         "id": str(user.id),
         "username": user.login,
@@ -68,7 +70,24 @@ def account(user: User, base: str) -> dict:
         "roles": [ADMIN_ROLE] if user.role == "admin" else [],
         "fields": [{"name": html.escape(name), "value": html.escape(value),
                     "verified_at": None} for name, value in user.fields],
-    } | ({"suspended": True} if user.suspended else {})
+    }
+
+
+def suspended_account(user: User, base: str) -> dict:
+    """A suspended account as Mastodon shows it: who it is (ids, names,
+    links), and nothing it wrote or gathered (no display name, bio or
+    fields, the default images, zero counts)."""
+    avatar = f"{base}/avatars/original/missing.png"
+    header = f"{base}/headers/original/missing.png"
+    return {
+        "id": str(user.id), "username": user.login, "acct": user.login, "display_name": "",
+        "locked": False, "bot": False, "discoverable": False, "indexable": False,
+        "group": False, "created_at": day(user.created_at), "note": "",
+        "url": f"{base}/@{user.login}", "uri": f"{base}/users/{user.login}",
+        "avatar": avatar, "avatar_static": avatar, "header": header, "header_static": header,
+        "followers_count": 0, "following_count": 0, "statuses_count": 0,
+        "last_status_at": None, "hide_collections": False, "noindex": True, "emojis": [],
+        "roles": [], "fields": [], "suspended": True}
 
 
 #: Mastodon 4's role of an admin (redpoll admin grant-admin), as accounts show it
