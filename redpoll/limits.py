@@ -123,6 +123,9 @@ SEARCH_WINDOW = 200
 SEARCH_STATUSES_SCANNED = 1000
 #: Users read per round trip when indexing a database's older users.
 SEARCH_BACKFILL_BATCH = 500
+#: Statuses whose replies are recounted per round trip, once per database
+#: (conversation.recount_replies).
+REPLY_RECOUNT_BATCH = 200
 
 # --- lists -------------------------------------------------------------------
 LIST_TITLE_MAX_CHARS = 100
