@@ -132,6 +132,8 @@ class Settings:
     rate_signup: tuple[int, int] | None = (5, 1800)
     #: Log-in attempts (password grant, authorize form) per client IP.
     rate_login: tuple[int, int] | None = (25, 300)
+    #: Log-in attempts per account, from any IP (Mastodon: 25 an hour).
+    rate_login_account: tuple[int, int] | None = (25, 3600)
     #: Apps created and tokens issued per client IP (each app and token would
     #: otherwise bring a fresh per-token bucket).
     rate_apps: tuple[int, int] | None = (100, 300)
@@ -205,6 +207,7 @@ class Settings:
             rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),
             rate_signup=_rate(env, "REDPOLL_RATE_SIGNUP", (5, 1800)),
             rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
+            rate_login_account=_rate(env, "REDPOLL_RATE_LOGIN_ACCOUNT", (25, 3600)),
             rate_apps=_rate(env, "REDPOLL_RATE_APPS", (100, 300)),
             rate_ip_tokens=_rate(env, "REDPOLL_RATE_IP_TOKENS", (1500, 300)),
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
