@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import events, keys, limits, ratelimit, validate
+from . import events, keys, limits, ratelimit, users, validate
 from .errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from .models import User
 from .store import Store
@@ -414,7 +414,8 @@ async def password_login(rp: "Redpoll", username, password,
     ``rate``: attempts per account, whatever the address (LoginLimited past
     it); the login and the e-mail of an account share its count, and a name
     that is no account is counted as one would be, so the limit does not
-    tell which exist."""
+    tell which exist. Neither does the time taken: an unknown account is
+    checked against a dummy hash (users.verify_password)."""
     if not isinstance(username, str) or not isinstance(password, str):
         return None
     if not username or len(username) > limits.EMAIL_MAX_CHARS or len(password) > limits.PASSWORD_MAX_CHARS:
@@ -434,7 +435,7 @@ async def password_login(rp: "Redpoll", username, password,
     state = await ratelimit.hit(rp.store, bucket, rate)
     if state is not None and state.exceeded:
         raise LoginLimited(state)
-    return await rp.check_password(user.login, password) if user is not None else None
+    return await users.verify_password(rp.store, user, password)
 
 
 __all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",
