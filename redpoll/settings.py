@@ -68,6 +68,16 @@ def _public_url(env: Mapping[str, str]) -> str | None:
     return raw.rstrip("/")
 
 
+def _metrics_token(env: Mapping[str, str]) -> str | None:
+    """REDPOLL_METRICS_TOKEN: unset or empty means no scraping."""
+    raw = env.get("REDPOLL_METRICS_TOKEN") or None
+    if raw is not None and (len(raw) < limits.METRICS_TOKEN_MIN_CHARS
+                            or not raw.isascii() or any(c.isspace() for c in raw)):
+        raise ConfigError(f"REDPOLL_METRICS_TOKEN must be at least "
+                          f"{limits.METRICS_TOKEN_MIN_CHARS} ASCII characters without spaces")
+    return raw
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None:
@@ -171,6 +181,9 @@ class Settings:
     #: Seconds between the checks of open streams' tokens (a backstop for a
     #: revocation whose end event was lost).
     stream_token_check_s: int = int(limits.STREAM_TOKEN_CHECK_S)
+    #: Bearer token a scraper sends to read ``/metrics``; None: ``/metrics``
+    #: answers 404 (its figures are for the operator, not the public).
+    metrics_token: str | None = None
     #: Seconds between WebSocket pings; a socket that has not answered the
     #: last one when the next is due is dropped (Mastodon: 30).
     ws_ping_s: int = int(limits.WS_PING_INTERVAL_S)
@@ -234,6 +247,7 @@ class Settings:
             stream_token_check_s=_int(env, "REDPOLL_STREAM_TOKEN_CHECK_S",
                                       int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
             ws_ping_s=_int(env, "REDPOLL_WS_PING_S", int(limits.WS_PING_INTERVAL_S), 1, 3600),
+            metrics_token=_metrics_token(env),
         )
 
     def database(self) -> str:
