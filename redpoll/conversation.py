@@ -26,8 +26,9 @@ from .errors import StatusNotFound, ValidationError
 from .models import EXTRA_PREFIX, Status
 from .store import Store
 
-_MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
-_TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
+#: a mention and a hashtag in a status's text (also where its content links them)
+MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
+TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
 
 
 def normalize_tag(name: str) -> str:
@@ -46,8 +47,8 @@ def tag_name(value) -> str:
 def parse(text: str) -> tuple[list[str], list[str]]:
     """(mentioned logins, hashtag names) in order of appearance, once each;
     a hashtag needs a letter (``#2024`` is not one), as Mastodon."""
-    logins = list(dict.fromkeys(m.lower() for m in _MENTION.findall(text)))
-    tags = list(dict.fromkeys(normalize_tag(t) for t in _TAG.findall(text)
+    logins = list(dict.fromkeys(m.lower() for m in MENTION.findall(text)))
+    tags = list(dict.fromkeys(normalize_tag(t) for t in TAG.findall(text)
                               if not t.isdigit()))
     return logins, tags
 
