@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from . import events, keys, limits, ratelimit, validate
+from . import events, keys, limits, ratelimit, users, validate
 from .errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from .models import User
 from .store import Store
@@ -397,25 +397,48 @@ async def register(rp: "Redpoll", username, email, password) -> User:
     return user
 
 
-async def password_login(rp: "Redpoll", username, password) -> User | None:
-    """The user whose login (or e-mail) and password these are, else None."""
+class LoginLimited(RedpollError):
+    """Too many log-in attempts for one account (``state``: its bucket)."""
+
+    status = 429
+
+    def __init__(self, state: ratelimit.RateState):
+        super().__init__("Too many requests")
+        self.state = state
+
+
+async def password_login(rp: "Redpoll", username, password,
+                         rate: ratelimit.Rate | None = None) -> User | None:
+    """The user whose login (or e-mail) and password these are, else None.
+
+    ``rate``: attempts per account, whatever the address (LoginLimited past
+    it); the login and the e-mail of an account share its count, and a name
+    that is no account is counted as one would be, so the limit does not
+    tell which exist. Neither does the time taken: an unknown account is
+    checked against a dummy hash (users.verify_password)."""
     if not isinstance(username, str) or not isinstance(password, str):
         return None
     if not username or len(username) > limits.EMAIL_MAX_CHARS or len(password) > limits.PASSWORD_MAX_CHARS:
         return None
-    login = username
-    if "@" in username:
-        raw = await rp.store.get(keys.email(username.lower()))
-        if raw is None or not raw.isdigit():
-            return None
-        try:
-            login = (await rp.get_user(int(raw))).login
-        except UserNotFound:
-            return None
-    return await rp.check_password(login, password)
+    user = None
+    try:
+        if "@" in username:
+            raw = await rp.store.get(keys.email(username.lower()))
+            if raw is not None and raw.isdigit():
+                user = await rp.get_user(int(raw))
+        else:
+            user = await rp.lookup(username)
+    except (UserNotFound, ValidationError):
+        user = None
+    bucket = (f"account:{user.id}:login" if user is not None
+              else f"name:{digest(username.lower())[:32]}:login")
+    state = await ratelimit.hit(rp.store, bucket, rate)
+    if state is not None and state.exceeded:
+        raise LoginLimited(state)
+    return await users.verify_password(rp.store, user, password)
 
 
-__all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginTaken", "OOB", "parse_scopes",
+__all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",
            "within", "create_app", "get_app", "check_client", "issue_token", "authenticate",
            "revoke", "create_code", "redeem_code", "pkce_challenge", "s256", "CodeGrant",
            "register", "password_login"]

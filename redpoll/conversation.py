@@ -5,7 +5,8 @@ returns what the status records about them (its ``in_reply_to_id``,
 ``in_reply_to_account_id``, ``mentions`` and ``tags`` extras); it only reads,
 so a post refused here (unknown parent, too many mentions) writes nothing.
 After the status exists, :func:`after_post` links it into the conversation:
-the parent's replies and count, the hashtag timelines and name index, the
+the parent's replies and count (public and unlisted replies only:
+:func:`counts_as_reply`), the hashtag timelines and name index, the
 homes of the mentioned and of the hashtags' followers, and the ``mention``
 and ``status`` (follow with notify=true) notifications. Every one of those
 steps is idempotent (deliver.lua, reply_link.lua, notify.lua, ZADD), and it
@@ -19,13 +20,15 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from . import direct_messages, keys, limits, notifications, tag_history as tags_history, validate
+from . import (direct_messages, keys, limits, notifications, tag_history as tags_history,
+               validate, visibility)
 from .errors import StatusNotFound, ValidationError
-from .models import Status
+from .models import EXTRA_PREFIX, Status
 from .store import Store
 
-_MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
-_TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
+#: a mention and a hashtag in a status's text (also where its content links them)
+MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
+TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
 
 
 def normalize_tag(name: str) -> str:
@@ -44,8 +47,8 @@ def tag_name(value) -> str:
 def parse(text: str) -> tuple[list[str], list[str]]:
     """(mentioned logins, hashtag names) in order of appearance, once each;
     a hashtag needs a letter (``#2024`` is not one), as Mastodon."""
-    logins = list(dict.fromkeys(m.lower() for m in _MENTION.findall(text)))
-    tags = list(dict.fromkeys(normalize_tag(t) for t in _TAG.findall(text)
+    logins = list(dict.fromkeys(m.lower() for m in MENTION.findall(text)))
+    tags = list(dict.fromkeys(normalize_tag(t) for t in TAG.findall(text)
                               if not t.isdigit()))
     return logins, tags
 
@@ -147,6 +150,57 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
     return [int(m) for m, at in zip(members, since[0]) if at is not None]
 
 
+def counts_as_reply(status: Status) -> bool:
+    """Whether its parent's ``replies_count`` counts it: public and unlisted
+    replies only, as Mastodon (a followers-only or direct reply must not
+    show anyone that it exists)."""
+    return visibility.of(status) in visibility.OPEN
+
+
+async def _reply_link(store: Store, status: Status, parent: int, link: bool) -> None:
+    await store.run("reply_link", [keys.replies(parent), keys.replies_counted(parent),
+                                   keys.status_counts(parent)],
+                    [status.id, 1 if link else 0, 1 if counts_as_reply(status) else 0])
+
+
+_REPLIES_KEY = re.compile(r"rep:\{([0-9]+)\}")
+
+
+async def recount_replies(store: Store) -> int:
+    """Recount the replies of every status that has some under the rule of
+    :func:`counts_as_reply`, for counts kept when every reply was counted;
+    runs once per database (``keys.REPLY_COUNTS_DONE`` records that it
+    finished; every reply since is counted by that rule as it is linked).
+    Each status is recounted by one script on its slot (reply_recount.lua):
+    atomic, idempotent, and safe beside replies being posted and deleted,
+    so a run cut short is simply run again. Returns statuses recounted."""
+    if await store.exists(keys.REPLY_COUNTS_DONE):
+        return 0
+    parents = [int(m.group(1)) for m in map(_REPLIES_KEY.fullmatch,
+                                            await store.topology.keys_matching("rep:{*}"))
+               if m is not None]
+    for first in range(0, len(parents), limits.REPLY_RECOUNT_BATCH):
+        batch = parents[first:first + limits.REPLY_RECOUNT_BATCH]
+        rows = await store.batch([("ZRANGE", keys.replies(p), 0, -1) for p in batch])
+        reply_ids = [[int(r) for r in row] for row in rows]
+        found = await store.batch([("HMGET", keys.status(r), "uid", "deleted",
+                                    f"{EXTRA_PREFIX}visibility")
+                                   for ids in reply_ids for r in ids])
+        at = 0
+        for parent, ids in zip(batch, reply_ids):
+            counted = []
+            for rid in ids:
+                uid, deleted, vis = found[at]
+                at += 1
+                if uid is not None and deleted is None and (
+                        vis is None or vis.decode() in visibility.OPEN):
+                    counted.append(rid)
+            await store.run("reply_recount", [keys.replies(parent), keys.replies_counted(parent),
+                                              keys.status_counts(parent)], counted)
+    await store.set(keys.REPLY_COUNTS_DONE, len(parents))
+    return len(parents)
+
+
 async def after_post(store: Store, status: Status) -> None:
     """Link a new status into its conversation (idempotent; see the module)."""
     conv = Conversation.of(status)
@@ -160,8 +214,7 @@ async def after_post(store: Store, status: Status) -> None:
             await direct_messages.after_post(store, status, [])
         return
     if conv.in_reply_to_id:
-        await store.run("reply_link", [keys.replies(conv.in_reply_to_id),
-                                       keys.status_counts(conv.in_reply_to_id)], [sid, 1])
+        await _reply_link(store, status, conv.in_reply_to_id, True)
     if conv.tags and status.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
         await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
@@ -189,8 +242,7 @@ async def after_delete(store: Store, status: Status) -> None:
     conv = Conversation.of(status)
     sid = status.id
     if conv.in_reply_to_id:
-        await store.run("reply_link", [keys.replies(conv.in_reply_to_id),
-                                       keys.status_counts(conv.in_reply_to_id)], [sid, 0])
+        await _reply_link(store, status, conv.in_reply_to_id, False)
     timelines = [keys.tag_timeline(t) for t in conv.tags]
     timelines += [keys.home(uid) for uid, _ in conv.mentions]
     timelines += await _tag_follower_homes(store, conv.tags)

@@ -14,8 +14,9 @@ from typing import Any
 from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
                               RedisError, TimeoutError as RedisTimeout)
 
-from . import (relations, bookmarks, boosts, deleting, favourites, follows, interactions, keys, lists,
-               notifications, posting, search, statuses, timelines, users)
+from . import (relations, bookmarks, boosts, conversation, deleting, favourites, follows,
+               interactions, keys, lists, notifications, posting, search, statuses, timelines,
+               users)
 from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
@@ -68,6 +69,8 @@ class Redpoll:
             await self.queue.ensure_groups()
             # once per database: users from before the search index existed
             await search.index_missing(store)
+            # once per database: reply counts from before hidden replies were left out
+            await conversation.recount_replies(store)
         except (RedisError, RedisClusterException, OSError) as exc:
             await self.close()
             if not isinstance(exc, (RedisConnectionError, RedisTimeout, RedisClusterException,

@@ -414,6 +414,18 @@ def replies(sid: int) -> str:
     return f"rep:{{{sid}}}"
 
 
+def replies_counted(sid: int) -> str:
+    """ZSET reply id -> reply id: of ``replies(sid)``, the public and unlisted
+    ones, which its ``replies_count`` counts (``p`` of ``status_counts``)."""
+    return f"rpc:{{{sid}}}"
+
+
+#: String: set once every status's reply count was recounted under the rule
+#: that counts public and unlisted replies only (conversation.recount_replies,
+#: run when an engine opens a database without it).
+REPLY_COUNTS_DONE = "rpc:built"
+
+
 def tag_timeline(name: str) -> str:
     """LIST of status ids carrying ``#name`` (normalized), newest first."""
     return f"tagtl:{{{name}}}"

@@ -123,6 +123,11 @@ SEARCH_WINDOW = 200
 SEARCH_STATUSES_SCANNED = 1000
 #: Users read per round trip when indexing a database's older users.
 SEARCH_BACKFILL_BATCH = 500
+#: Statuses whose replies are recounted per round trip, once per database
+#: (conversation.recount_replies).
+REPLY_RECOUNT_BATCH = 200
+#: The shortest REDPOLL_METRICS_TOKEN accepted (a scraper's shared secret).
+METRICS_TOKEN_MIN_CHARS = 16
 
 # --- lists -------------------------------------------------------------------
 LIST_TITLE_MAX_CHARS = 100

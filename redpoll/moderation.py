@@ -17,7 +17,7 @@ import asyncio
 import json
 from dataclasses import dataclass
 
-from . import events, keys, limits, users, validate
+from . import events, keys, limits, statuses, users, validate, visibility
 from .errors import NotFound, ValidationError
 from .jobs import Held, JobQueue, PurgeAccountJob
 from .models import User, now_ms
@@ -63,9 +63,11 @@ async def report(store: Store, reporter, account, status_ids=(), comment: str = 
         raise ValidationError("status_ids", f"at most {limits.REPORT_STATUSES_MAX} statuses")
     await users.get_user(store, account)  # UserNotFound: 404
     if ids:
-        found = await store.batch([("HMGET", keys.status(s), "uid", "deleted") for s in ids])
-        if any(uid is None or deleted is not None or int(uid) != account
-               for uid, deleted in found):
+        # read through what the reporter may see (redpoll.visibility): a
+        # status hidden from them is refused as a missing one is, so that a
+        # report cannot tell whether it exists
+        seen = await visibility.visible(store, reporter, await statuses.get_statuses(store, ids))
+        if {s.id for s in seen if s.user_id == account} != set(ids):
             raise ValidationError("status_ids", "must be statuses of the reported account")
     rid, = await store.batch([("INCR", keys.REPORT_SEQ)])
     rid = int(rid)

@@ -15,6 +15,9 @@ check every hit against the user record as it is now, so a lagging entry
 never gives a wrong answer, it can only miss a renamed user until the next
 profile change (the login, which never changes, still finds it).
 
+Suspended accounts (redpoll.moderation) are never found: each hit's record,
+read anyway, says whether it is.
+
 Nothing here contacts another host: ``@login@elsewhere`` finds nothing, at
 once, whatever ``resolve`` says.
 """
@@ -162,6 +165,8 @@ async def _by_url(store: Store, q: str, query: Query) -> Results | None:
         return Results()  # another host, or not a page: nothing, never a fetch
     try:
         user = await users.lookup(store, match.group(1))
+        if user.suspended:  # left out of search, as Mastodon
+            return Results()
         if match.group(2) is None:
             return Results(accounts=[user] if query.type in (None, "accounts") else [])
         status = await statuses.get_status(store, match.group(2))
@@ -180,7 +185,7 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
         if host is not None and host.lower() not in query.hosts:
             return []  # a remote account: redpoll federates with no one
         try:
-            exact = [await users.lookup(store, name)]
+            exact = [u for u in [await users.lookup(store, name)] if not u.suspended]
         except (NotFound, ValidationError):
             exact = []
         if host is not None:  # login@host names one account
@@ -201,8 +206,8 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
     # hit is checked against the record as it is now
     while uids and len(found) < wanted:
         chunk, uids = uids[:wanted - len(found)], uids[wanted - len(found):]
-        fresh = [u for u in await users.get_users(store, chunk)
-                 if any(t.startswith(prefix) for t in account_terms(u.login, u.display_name))]
+        fresh = [u for u in await users.get_users(store, chunk) if not u.suspended
+                 and any(t.startswith(prefix) for t in account_terms(u.login, u.display_name))]
         found.extend(await _only_followed(store, fresh, query))
     return _page(found, query)
 

@@ -68,6 +68,16 @@ def _public_url(env: Mapping[str, str]) -> str | None:
     return raw.rstrip("/")
 
 
+def _metrics_token(env: Mapping[str, str]) -> str | None:
+    """REDPOLL_METRICS_TOKEN: unset or empty means no scraping."""
+    raw = env.get("REDPOLL_METRICS_TOKEN") or None
+    if raw is not None and (len(raw) < limits.METRICS_TOKEN_MIN_CHARS
+                            or not raw.isascii() or any(c.isspace() for c in raw)):
+        raise ConfigError(f"REDPOLL_METRICS_TOKEN must be at least "
+                          f"{limits.METRICS_TOKEN_MIN_CHARS} ASCII characters without spaces")
+    return raw
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None:
@@ -132,6 +142,8 @@ class Settings:
     rate_signup: tuple[int, int] | None = (5, 1800)
     #: Log-in attempts (password grant, authorize form) per client IP.
     rate_login: tuple[int, int] | None = (25, 300)
+    #: Log-in attempts per account, from any IP (Mastodon: 25 an hour).
+    rate_login_account: tuple[int, int] | None = (25, 3600)
     #: Apps created and tokens issued per client IP (each app and token would
     #: otherwise bring a fresh per-token bucket).
     rate_apps: tuple[int, int] | None = (100, 300)
@@ -169,6 +181,9 @@ class Settings:
     #: Seconds between the checks of open streams' tokens (a backstop for a
     #: revocation whose end event was lost).
     stream_token_check_s: int = int(limits.STREAM_TOKEN_CHECK_S)
+    #: Bearer token a scraper sends to read ``/metrics``; None: ``/metrics``
+    #: answers 404 (its figures are for the operator, not the public).
+    metrics_token: str | None = None
     #: Seconds between WebSocket pings; a socket that has not answered the
     #: last one when the next is due is dropped (Mastodon: 30).
     ws_ping_s: int = int(limits.WS_PING_INTERVAL_S)
@@ -205,6 +220,7 @@ class Settings:
             rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),
             rate_signup=_rate(env, "REDPOLL_RATE_SIGNUP", (5, 1800)),
             rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
+            rate_login_account=_rate(env, "REDPOLL_RATE_LOGIN_ACCOUNT", (25, 3600)),
             rate_apps=_rate(env, "REDPOLL_RATE_APPS", (100, 300)),
             rate_ip_tokens=_rate(env, "REDPOLL_RATE_IP_TOKENS", (1500, 300)),
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
@@ -231,6 +247,7 @@ class Settings:
             stream_token_check_s=_int(env, "REDPOLL_STREAM_TOKEN_CHECK_S",
                                       int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
             ws_ping_s=_int(env, "REDPOLL_WS_PING_S", int(limits.WS_PING_INTERVAL_S), 1, 3600),
+            metrics_token=_metrics_token(env),
         )
 
     def database(self) -> str:

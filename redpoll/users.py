@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+from secrets import token_urlsafe
 from typing import Iterable
 
 from argon2 import PasswordHasher
@@ -255,14 +257,34 @@ async def check_password(store: Store, login: str, password: str) -> User | None
     try:
         user = await lookup(store, login)
     except (UserNotFound, ValidationError):
-        return None
-    if user.suspended:  # a suspended account cannot sign in (redpoll.moderation)
-        return None
-    stored = await store.hget(keys.secrets(user.id), "password")
-    if stored is None:
-        return None
+        user = None
+    return await verify_password(store, user, password)
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    """A hash of a random password nobody knows, made with the same costs
+    as every user's (on first use, off the event loop)."""
+    return _hasher.hash(token_urlsafe(32))
+
+
+def _verify(stored: str | None, password: str) -> bool:
     try:
-        await asyncio.to_thread(_hasher.verify, stored.decode(), password)
+        _hasher.verify(stored or _dummy_hash(), password)
     except (VerificationError, InvalidHashError):
-        return None
-    return user
+        return False
+    return stored is not None
+
+
+async def verify_password(store: Store, user: User | None, password: str) -> User | None:
+    """``user`` if the password is its password, else None. No account
+    (None), a suspended one (redpoll.moderation: it cannot sign in) and one
+    without a password are checked against a dummy hash and refused: every
+    refusal takes the time of a hash check, so the time does not tell which
+    logins and e-mails are registered."""
+    stored = None
+    if user is not None and not user.suspended:
+        raw = await store.hget(keys.secrets(user.id), "password")
+        stored = raw.decode() if raw is not None else None
+    # argon2 is deliberately slow: off the event loop
+    return user if await asyncio.to_thread(_verify, stored, password) else None

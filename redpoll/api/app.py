@@ -200,6 +200,7 @@ class Edge:
       here, other answers get Starlette's Access-Control-* headers and Vary;
     * an unhandled error: logged with its traceback, answered 500 in the API's
       shape if nothing was sent yet, and raised on (the server logs it too);
+    * every answer gets ``X-Content-Type-Options: nosniff``;
     * per request, the metrics (count by route template, method and status;
       latency histogram) and, when ``access_log`` is on, one JSON line
       (method, path without query, status, duration).
@@ -253,12 +254,14 @@ class Edge:
                 status = message["status"]
                 if cors:
                     self._cors_headers(message, origin is not None)
+                _no_sniffing(message)
             await send(message)
 
         async def plain(message):  # what the gate answers: no CORS headers (as before)
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                _no_sniffing(message)
             await send(message)
 
         try:
@@ -298,6 +301,17 @@ class Edge:
                 _set_header(headers, name, value)
         vary = [v.decode("latin-1") for k, v in headers if k == b"vary"]
         _set_header(headers, b"vary", ", ".join([*vary, "Origin"]).encode("latin-1"))
+
+
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
+def _no_sniffing(message) -> None:
+    """Every answer says its Content-Type is what it is (as Mastodon's): a
+    browser must not run JSON or text it was tricked into loading."""
+    headers = message["headers"] = list(message.get("headers", ()))
+    if not any(k == NOSNIFF[0] for k, _ in headers):
+        headers.append(NOSNIFF)
 
 
 def _set_header(headers: list, name: bytes, value: bytes) -> None:

@@ -1,17 +1,19 @@
 """Engine records rendered as Mastodon entities (docs: "API > Entities").
 
-Ids are strings, times ISO 8601 in UTC, text HTML-escaped into paragraphs.
+Ids are strings, times ISO 8601 in UTC, text HTML-escaped into paragraphs
+(a status's URLs, mentions and hashtags as Mastodon's links).
 Features redpoll does not have are rendered as Mastodon renders their
 absence (empty lists, null, false, zero).
 """
 from __future__ import annotations
 
 import functools
-
 import html
+import re
 import time
+from urllib.parse import quote
 
-from .. import __version__, limits
+from .. import __version__, conversation, limits
 from ..conversation import Conversation
 from ..interactions import NONE, StatusState
 from ..lists import UserList
@@ -37,9 +39,85 @@ def html_text(text: str) -> str:
                    for p in paragraphs) or "<p></p>"
 
 
+_URL = re.compile(r"https?://[^\s<>\"'`\\]+", re.IGNORECASE)
+_URL_PREFIX = re.compile(r"(https?://(www\.)?)", re.IGNORECASE)
+#: characters a URL does not end with (a sentence goes on after it)
+_URL_TRAILING = ".,:;!?"
+#: shown of a URL after its scheme (and www.), as Mastodon shows it
+URL_SHOWN_CHARS = 30
+_REL = "nofollow noopener noreferrer"
+
+
+def _url_end(url: str) -> str:
+    """A URL found in text without what ends the sentence around it: trailing
+    punctuation, and a closing parenthesis that opens nowhere in it."""
+    while url:
+        if url[-1] in _URL_TRAILING:
+            url = url[:-1]
+        elif url[-1] == ")" and url.count("(") < url.count(")"):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def _link_url(url: str) -> str:
+    e = functools.partial(html.escape, quote=True)
+    prefix = _URL_PREFIX.match(url).group(1)
+    rest = url[len(prefix):]
+    cutoff = "ellipsis" if len(rest) > URL_SHOWN_CHARS else ""
+    return (f'<a href="{e(url)}" target="_blank" rel="{_REL}">'
+            f'<span class="invisible">{e(prefix)}</span>'
+            f'<span class="{cutoff}">{e(rest[:URL_SHOWN_CHARS])}</span>'
+            f'<span class="invisible">{e(rest[URL_SHOWN_CHARS:])}</span></a>')
+
+
+def status_html(text: str, mentions, base: str) -> str:
+    """A status's text as Mastodon formats it (TextFormatter): URLs, the
+    mentions of accounts it recorded (``mentions``: (id, login) pairs) and
+    hashtags become links with Mastodon's markup; everything else is
+    escaped; paragraphs and line breaks as :func:`html_text`."""
+    text = text.replace("\r\n", "\n")
+    e = functools.partial(html.escape, quote=True)
+    found: list[tuple[int, int, str]] = []  # (start, end, html), not overlapping
+    taken = []
+    for m in _URL.finditer(text):
+        url = _url_end(m.group())
+        if _URL_PREFIX.fullmatch(url):
+            continue  # a scheme alone
+        found.append((m.start(), m.start() + len(url), _link_url(url)))
+        taken.append((m.start(), m.start() + len(url)))
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= a or start >= b for a, b in taken)
+
+    logins = {login.lower(): login for _, login in mentions}
+    for m in conversation.MENTION.finditer(text):
+        login = logins.get(m.group(1).lower())
+        if login is not None and free(m.start(), m.end()):
+            found.append((m.start(), m.end(),
+                          f'<span class="h-card"><a href="{e(base)}/@{e(login)}" '
+                          f'class="u-url mention">@<span>{e(login)}</span></a></span>'))
+    for m in conversation.TAG.finditer(text):
+        tag = m.group(1)
+        if not tag.isdigit() and free(m.start(), m.end()):
+            found.append((m.start(), m.end(),
+                          f'<a href="{e(base)}/tags/{e(quote(tag, safe=""))}" '
+                          f'class="mention hashtag" rel="tag">#<span>{e(tag)}</span></a>'))
+    out, at = [], 0
+    for start, end, piece in sorted(found):
+        out += [e(text[at:start]), piece]
+        at = end
+    out.append(e(text[at:]))
+    paragraphs = [p for p in "".join(out).split("\n\n") if p.strip()]
+    return "".join("<p>" + p.replace("\n", "<br />") + "</p>" for p in paragraphs) or "<p></p>"
+
+
 def account(user: User, base: str) -> dict:
     avatar = f"{base}/avatars/original/missing.png"
     header = f"{base}/headers/original/missing.png"
+    if user.suspended:
+        return suspended_account(user, base)
     return {
         "id": str(user.id),
         "username": user.login,
@@ -66,9 +144,27 @@ def account(user: User, base: str) -> dict:
         "noindex": False,
         "emojis": [],
         "roles": [ADMIN_ROLE] if user.role == "admin" else [],
-        "fields": [{"name": html.escape(name), "value": html.escape(value),
+        # as Mastodon: a field's name is plain text, its value HTML
+        "fields": [{"name": name, "value": html.escape(value),
                     "verified_at": None} for name, value in user.fields],
-    } | ({"suspended": True} if user.suspended else {})
+    }
+
+
+def suspended_account(user: User, base: str) -> dict:
+    """A suspended account as Mastodon shows it: who it is (ids, names,
+    links), and nothing it wrote or gathered (no display name, bio or
+    fields, the default images, zero counts)."""
+    avatar = f"{base}/avatars/original/missing.png"
+    header = f"{base}/headers/original/missing.png"
+    return {
+        "id": str(user.id), "username": user.login, "acct": user.login, "display_name": "",
+        "locked": False, "bot": False, "discoverable": False, "indexable": False,
+        "group": False, "created_at": day(user.created_at), "note": "",
+        "url": f"{base}/@{user.login}", "uri": f"{base}/users/{user.login}",
+        "avatar": avatar, "avatar_static": avatar, "header": header, "header_static": header,
+        "followers_count": 0, "following_count": 0, "statuses_count": 0,
+        "last_status_at": None, "hide_collections": False, "noindex": True, "emojis": [],
+        "roles": [], "fields": [], "suspended": True}
 
 
 #: Mastodon 4's role of an admin (redpoll admin grant-admin), as accounts show it
@@ -134,7 +230,7 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "url": f"{base}/@{s.login}/{s.id}",
         "created_at": iso(s.created_at),
         "account": author,
-        "content": html_text(s.text),
+        "content": status_html(s.text, conv.mentions, base),
         "visibility": extra.get("visibility", "public"),
         "sensitive": extra.get("sensitive") == "true",
         "spoiler_text": extra.get("spoiler_text", ""),

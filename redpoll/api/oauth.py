@@ -63,6 +63,16 @@ def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
     return ctx.params.str("client_id"), ctx.params.str("client_secret")
 
 
+async def password_login(ctx: Ctx, username, password) -> auth.User | None:
+    """auth.password_login with the per-account limit (429 past it)."""
+    try:
+        return await auth.password_login(ctx.rp, username, password,
+                                         rate=ctx.settings.rate_login_account)
+    except auth.LoginLimited as exc:
+        ctx.rate = exc.state
+        raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
+
+
 @endpoint(auth="none")
 async def token(ctx: Ctx) -> Response:
     p = ctx.params
@@ -83,7 +93,7 @@ async def token(ctx: Ctx) -> Response:
             raise OAuthError("invalid_scope", "The requested scope is invalid, unknown, or malformed.")
         uid = None
         if grant == "password":
-            user = await auth.password_login(ctx.rp, p.raw("username"), p.raw("password"))
+            user = await password_login(ctx, p.raw("username"), p.raw("password"))
             if user is None:
                 raise OAuthError("invalid_grant", "The provided authorization grant is invalid, "
                                  "expired, revoked, does not match the redirection URI used in "
@@ -227,7 +237,10 @@ async def authorize_submit(request: Request) -> Response:
         req = await _read_authorize_request(ctx, request)
     except (_Refused, ApiError) as exc:
         return _failure_page(exc)
-    user = await auth.password_login(ctx.rp, ctx.params.raw("username"), ctx.params.raw("password"))
+    try:
+        user = await password_login(ctx, ctx.params.raw("username"), ctx.params.raw("password"))
+    except ApiError as exc:
+        return _failure_page(exc)
     if user is None:
         return page("Authorize " + req.app.name, _form(req, "Invalid username or password."), 401)
     code = await auth.create_code(ctx.rp.store, req.app, user.id, req.redirect_uri, req.scopes,

@@ -9,11 +9,13 @@
   the stream hub reads the event log, and jobs flow (the oldest queued job
   is younger than REDPOLL_READY_JOB_AGE_S); else 503 with
   ``Retry-After`` and the reason in the body.
-* ``/metrics`` -- Prometheus text format (redpoll.metrics).
+* ``/metrics`` -- Prometheus text format (redpoll.metrics), for a scraper
+  that sends REDPOLL_METRICS_TOKEN as a bearer token; 404 while none is set.
 """
 from __future__ import annotations
 
 import asyncio
+import hmac
 import time
 from dataclasses import asdict, dataclass
 
@@ -110,7 +112,25 @@ async def ready(request: Request) -> Response:
     return JSON(body)
 
 
+def _scraper(request: Request) -> Response | None:
+    """None if the request carries REDPOLL_METRICS_TOKEN as its bearer
+    token; else the answer: 404 while no token is set (there is no metrics
+    page), 401 for a missing or wrong one."""
+    expected = request.app.state.settings.metrics_token
+    if expected is None:
+        return JSON({"error": "Not found"}, status_code=404)
+    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(),
+                                                          expected.encode()):
+        return None
+    return JSON({"error": "The access token is invalid"}, status_code=401,
+                headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
+
+
 async def metrics_page(request: Request) -> Response:
+    refused = _scraper(request)
+    if refused is not None:
+        return refused
     read: dict[str, tuple[str, float]] = {}
     rp = getattr(request.app.state, "rp", None)
     up = 0.0

@@ -43,6 +43,9 @@ async def web_page(request: Request) -> Response:
                             f"<p>{e(exc.message)}</p>", exc.status)
     except RedpollError:  # no such login (or not a login at all), no such status
         return web.document("Not found", "<p>Nothing here.</p>", 404)
+    if user.suspended:  # as the API shows it (entities.suspended_account): the login only
+        return web.document(f"@{user.login}",
+                            f"<p>@{e(user.login)}</p><p>This account is suspended.</p>")
     who = (f"<p><strong>{e(user.display_name)}</strong> @{e(user.login)}</p>"
            f"{entities.html_text(user.bio) if user.bio else ''}"
            f"<p>{user.posts} posts · {user.following} following · {user.followers} followers</p>")

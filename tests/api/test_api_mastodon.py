@@ -14,7 +14,8 @@ from redpoll.api.process import ServeProcess
 
 LOOSE_LIMITS = {"REDPOLL_RATE_TOKEN": "100000/60", "REDPOLL_RATE_IP": "100000/60",
                 "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60",
-                "REDPOLL_RATE_APPS": "100000/60", "REDPOLL_RATE_IP_TOKENS": "100000/60"}
+                "REDPOLL_RATE_APPS": "100000/60", "REDPOLL_RATE_IP_TOKENS": "100000/60",
+                "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60"}
 
 
 def serve_env(server, **extra) -> dict:

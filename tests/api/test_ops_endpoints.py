@@ -17,8 +17,12 @@ from test_api_http import bearer, make_app, sign_up
 from test_api_mastodon import serve_env
 
 
+#: the scraper's token (REDPOLL_METRICS_TOKEN) of every serve here
+METRICS_TOKEN = "test-metrics-token-0123456789"
+
+
 def scrape(http: httpx.Client) -> dict[tuple[str, tuple], float]:
-    r = http.get("/metrics")
+    r = http.get("/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain"), r.text
     samples = {}
     for family in text_string_to_metric_families(r.text):
@@ -32,7 +36,8 @@ def value(samples, name: str, **labels) -> float:
 
 
 def test_health_ready_and_metrics(server):
-    with ServeProcess(serve_env(server)) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
+    env = serve_env(server, REDPOLL_METRICS_TOKEN=METRICS_TOKEN)
+    with ServeProcess(env) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
         health = http.get("/health")
         assert health.status_code == 200 and health.json() == {"status": "ok", "database": "reachable"}
         ready = http.get("/ready")
@@ -82,7 +87,8 @@ def test_health_ready_and_metrics(server):
 
 def test_ready_says_when_jobs_do_not_flow(server):
     """No job worker runs (--no-jobs): queued fan-out ages and /ready says so."""
-    env = serve_env(server, REDPOLL_FANOUT_BATCH="1", REDPOLL_READY_JOB_AGE_S="1")
+    env = serve_env(server, REDPOLL_FANOUT_BATCH="1", REDPOLL_READY_JOB_AGE_S="1",
+                    REDPOLL_METRICS_TOKEN=METRICS_TOKEN)
     with ServeProcess(env, args=["--no-jobs"]) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
         app = make_app(http)
         author, author_id = sign_up(http, app)
@@ -111,7 +117,8 @@ def test_ready_says_when_jobs_do_not_flow(server):
 
 
 def test_metrics_count_every_worker_process(server):
-    with ServeProcess(serve_env(server), args=["--workers", "2"]) as srv, \
+    with ServeProcess(serve_env(server, REDPOLL_METRICS_TOKEN=METRICS_TOKEN),
+                      args=["--workers", "2"]) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as http:
         for _ in range(6):  # wait until both workers answer (each opens its engine)
             http.get("/health")
