@@ -1,4 +1,4 @@
-"""``redpoll admin``: the moderation command line (issue 10). Each command is
+"""``redpoll admin``: the moderation command line. Each command is
 one call of redpoll/moderation.py (or of sign-up) on the database the
 environment names, as every other command (REDIS_URL, REDPOLL_DATA_DIR)."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Bookmarks (issue 9): private to their user, so one key on the user's slot
+"""Bookmarks: private to their user, so one key on the user's slot
 and one write each way (bookmark.lua: the bound's check and ZADD NX in one
 step / ZREM: atomic, idempotent). At most limits.BOOKMARKS_MAX per user."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Boosts (Mastodon's reblogs, issue 9).
+"""Boosts (Mastodon's reblogs).
 
 A boost is a status of its own (its record names the original in the
 ``reblog_of`` extra), delivered to the booster's followers and lists like a

@@ -1,4 +1,4 @@
-"""The conversation around a status (issue 9): replies, mentions, hashtags.
+"""The conversation around a status: replies, mentions, hashtags.
 
 At post time :func:`prepare` reads the status's text and reply target and
 returns what the status records about them (its ``in_reply_to_id``,

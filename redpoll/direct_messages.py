@@ -1,4 +1,4 @@
-"""Direct messages (issue 10): each user's list of direct conversations.
+"""Direct messages: each user's list of direct conversations.
 
 A direct status belongs to a conversation: the one of the status it
 replies to, else its own (``x:conv``, written when the status is, see

@@ -1,4 +1,4 @@
-"""Favourites (issue 9): favourite / unfavourite a status.
+"""Favourites: favourite / unfavourite a status.
 
 Three records change, on three slots: who favourited the status and its
 count (the truth, favourite_status.lua on the status's slot), the user's own

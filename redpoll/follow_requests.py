@@ -1,4 +1,4 @@
-"""Locked accounts and follow requests (issue 10).
+"""Locked accounts and follow requests.
 
 Following a locked account (``locked`` on its record) makes a request
 instead of a follow (:func:`request`, from follows.follow): the request in

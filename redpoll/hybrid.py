@@ -1,4 +1,4 @@
-"""Hybrid fan-out and idle users (issue 12, item 3).
+"""Hybrid fan-out and idle users.
 
 **Large accounts.** An author with more followers than the threshold
 (``Settings.fanout_threshold``, limits.FANOUT_THRESHOLD) is not fanned out

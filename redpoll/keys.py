@@ -322,7 +322,7 @@ def purge_claim(shard: int, uid: int) -> str:
     return f"purge:{{{shard}}}:{uid}"
 
 
-# --- the conversation: favourites, bookmarks, notifications, markers (issue 9) --------
+# --- the conversation: favourites, bookmarks, notifications, markers --------
 #: Counter every favourite/boost/notification operation draws its id from: the
 #: id orders operations on one (user, status) pair (a late replay of an older
 #: one is ignored) and is also the favourite's or notification's own id.
@@ -408,7 +408,7 @@ def markers(uid: int) -> str:
     return f"mk:{{{uid}}}"
 
 
-# --- replies, hashtags (issue 9) ---------------------------------------------------------
+# --- replies, hashtags ---------------------------------------------------------
 def replies(sid: int) -> str:
     """ZSET reply id -> reply id: the direct replies to a status (its slot)."""
     return f"rep:{{{sid}}}"
@@ -458,7 +458,7 @@ def tag_day_accounts(name: str, day: int) -> str:
 TAG_NAMES = "tags:{names}"
 
 
-# --- boosts (issue 9) ----------------------------------------------------------------------
+# --- boosts ----------------------------------------------------------------------
 def reblogged_by(sid: int) -> str:
     """ZSET booster id -> id of the boost status: who boosted a status (its slot)."""
     return f"rbs:{{{sid}}}"

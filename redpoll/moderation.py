@@ -1,4 +1,4 @@
-"""Reports and moderation (issue 10): what ``redpoll admin`` and
+"""Reports and moderation: what ``redpoll admin`` and
 ``POST /api/v1/reports`` do.
 
 * A report is written in one MULTI (every report key carries the hash tag

@@ -1,4 +1,4 @@
-"""Notifications (issue 9): one bounded list per user, each notification
+"""Notifications: one bounded list per user, each notification
 found again by its key ``<type>:<actor>:<target>`` so that undoing the
 action (unfavourite, unboost, unfollow) removes it.
 

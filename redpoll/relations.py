@@ -1,4 +1,4 @@
-"""Blocks and mutes (issue 10): one user keeping another away.
+"""Blocks and mutes: one user keeping another away.
 
 A block (:func:`block`) is journaled: a ``BlockJob`` is held around its
 steps and replayed whole by a worker if the call is cut short. Every step is

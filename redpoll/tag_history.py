@@ -1,4 +1,4 @@
-"""A hashtag's ``history`` (issue 9): for each of the last
+"""A hashtag's ``history``: for each of the last
 limits.TAG_HISTORY_DAYS UTC days, how many public statuses carried it and
 how many accounts wrote them, as Mastodon's Tag entity shows.
 

@@ -1,4 +1,4 @@
-"""Hashtags (issue 9): a tag's timeline is fed at post time
+"""Hashtags: a tag's timeline is fed at post time
 (conversation.after_post); following a tag puts its new statuses in the
 follower's home.
 

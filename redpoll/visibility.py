@@ -1,4 +1,4 @@
-"""Who may see a status: the one visibility decision (issue 10).
+"""Who may see a status: the one visibility decision.
 
 Every read path asks this module, never decides by itself: status by id,
 context, the timelines (home, list, profile, public, tag), favourited_by /

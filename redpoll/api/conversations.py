@@ -1,4 +1,4 @@
-"""Direct conversations (issue 10): GET /api/v1/conversations, POST
+"""Direct conversations: GET /api/v1/conversations, POST
 /api/v1/conversations/:id/read, DELETE /api/v1/conversations/:id."""
 from __future__ import annotations
 

@@ -261,7 +261,7 @@ class Ctx:
             raise ApiError(429, "Too many requests", headers=self.rate.headers())
         if self.token is not None and self.settings.rate_ip_tokens is not None:
             # one IP's requests over all its tokens: many app tokens must not
-            # multiply its allowance (issue 13 item 5). The X-RateLimit-*
+            # multiply its allowance. The X-RateLimit-*
             # headers keep showing the token's own bucket until this one is full.
             ip_state = await ratelimit.hit(self.rp.store, f"ip:{self.ip}:tokens",
                                            self.settings.rate_ip_tokens)

@@ -1,4 +1,4 @@
-"""Notifications (v1 and grouped v2) and read markers (issue 9)."""
+"""Notifications (v1 and grouped v2) and read markers."""
 from __future__ import annotations
 
 from starlette.responses import Response

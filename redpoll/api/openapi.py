@@ -485,7 +485,7 @@ def _paths() -> dict:
 
 
 def _social_paths() -> dict:
-    """Favourites, bookmarks, notifications, markers (issue 9)."""
+    """Favourites, bookmarks, notifications, markers."""
     status, accounts = _ref("Status"), _array(_ref("Account"))
     accounts_page = [_path(), _query("max_id", ID), _query("since_id", ID),
                      _query("min_id", ID),

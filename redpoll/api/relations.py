@@ -1,4 +1,4 @@
-"""Blocks and mutes (issue 10): Mastodon's routes for them. The rules are
+"""Blocks and mutes: Mastodon's routes for them. The rules are
 redpoll/relations.py's; what they hide, redpoll/visibility.py decides."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reports (issue 10): POST /api/v1/reports. Moderators read and resolve
+"""Reports: POST /api/v1/reports. Moderators read and resolve
 them with ``redpoll admin reports`` / ``resolve`` (redpoll/moderation.py)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Favourites and bookmarks (issue 9): Mastodon's routes for them."""
+"""Favourites and bookmarks: Mastodon's routes for them."""
 from __future__ import annotations
 
 from starlette.responses import Response

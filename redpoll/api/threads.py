@@ -1,4 +1,4 @@
-"""Threads and hashtags (issue 9): status context, tag timelines, tags."""
+"""Threads and hashtags: status context, tag timelines, tags."""
 from __future__ import annotations
 
 from starlette.responses import Response

@@ -4,7 +4,7 @@
 base. Otherwise each client gets the base of its own request (its ``Host``
 header and scheme, validated by Starlette as ``request.base_url`` does), so
 one client's ``Host`` never shows up in what another client is sent, on REST
-pages and on stream events alike (issue 13, item 3).
+pages and on stream events alike.
 """
 from __future__ import annotations
 

@@ -190,7 +190,7 @@ def residues(identifier: str, percent: int) -> frozenset[int]:
 
 #: One empty set for every filter's empty fields: CPython makes each
 #: ``frozenset()`` a new 216-byte object the GC walks, and a v1.1 filter had
-#: six of them (issue 12: memory per connection, and full collections'
+#: six of them (memory per connection, and full collections'
 #: length at 10,000 streams).
 EMPTY: frozenset = frozenset()
 #: every residue: the Mastodon public stream's sample, shared likewise
@@ -198,7 +198,7 @@ ALL_RESIDUES: frozenset[int] = frozenset(range(100))
 _SET_FIELDS = ("user_ids", "logins", "tags", "authors", "followed", "hidden")
 
 
-@dataclass(slots=True)  # one per stream: no instance dict (issue 12, memory per connection)
+@dataclass(slots=True)  # one per stream: no instance dict (memory per connection)
 class Filter:
     #: phrases, each a tuple of lowercased words (AND); the list is an OR
     phrases: tuple[tuple[str, ...], ...] = ()

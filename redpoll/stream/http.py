@@ -189,7 +189,7 @@ async def pump(sub: Subscriber, send, receive, frame: Callable[[tuple], bytes | 
 
     While it waits, the writer lets the hub write for it (``sub.direct``):
     what was queued is sent at once from the hub's own call, with no task
-    switch (issue 12: at 10,000 streams the wake-up and the resumption of
+    switch (at 10,000 streams the wake-up and the resumption of
     this task's ~15 nested coroutines were a quarter of a delivery's CPU). A
     send that has to wait for the client (flow control) is handed back to
     this task, which finishes it and writes whatever queued meanwhile."""

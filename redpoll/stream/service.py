@@ -215,7 +215,7 @@ class StreamService:
         """Every ``limits.MEMBERSHIP_REFRESH_S``: each open user/list stream's
         filter is built afresh, once per (channel, user, list) however many
         streams share it, a few at a time; a stream whose list is gone ends.
-        One task for all of them: a task per stream cost memory (issue 12)."""
+        One task for all of them: a task per stream cost memory."""
         while True:
             await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
             groups: dict[tuple, tuple] = {}

@@ -285,7 +285,7 @@ class WebSocketEndpoint:
         handoff = (scope.get("extensions") or {}).get(HANDOFF)
         if handoff is not None:
             # At once after the accept (no await between): the socket is the
-            # connection's own from here (handoff.LeanSocket; issue 12: a
+            # connection's own from here (handoff.LeanSocket; a
             # socket's memory), which subscribes to ?stream= and reads the
             # client's messages; the token's revocation still closes it.
             lean = LeanSocket(conn, place)

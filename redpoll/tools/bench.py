@@ -850,7 +850,7 @@ def full_table(result: dict) -> str:
     return "\n\n".join(parts)
 
 
-#: the stream part's targets (issue 12, at 10,000 clients and 50 posts/s)
+#: the stream part's targets (at 10,000 clients and 50 posts/s)
 STREAM_TARGETS = {"latency_ms_p99": ("<", 250), "memory_per_connection_kb": ("<=", 12),
                   "lost_by_kept_up_clients": ("==", 0)}
 

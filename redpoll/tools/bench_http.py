@@ -16,7 +16,7 @@ load comes from redpoll/tools/loadgen.py in its own process (about 16 µs of
 CPU a request, reported per contender). Every phase is bounded by a request
 count and a time limit; the contenders take turns over a few rounds, so that
 drift in a shared machine's speed weighs on all alike.
-Target (issue 12): home requests/s >= 0.5 x the probe's, 0 errors.
+Target: home requests/s >= 0.5 x the probe's, 0 errors.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from ..server import EmbeddedServer
 from ..settings import Settings
 from . import loadgen
 
-#: home page of 20 requests/s against the fixed probe's (issue 12)
+#: home page of 20 requests/s against the fixed probe's
 TARGET_VS_PROBE = 0.5
 #: the probe's stack: uvicorn + httptools + uvloop, one process, as the issue fixes it
 PROBE_STACK = "uvicorn-httptools"

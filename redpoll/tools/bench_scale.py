@@ -1,4 +1,4 @@
-"""`redpoll bench --scale`: large accounts and idle users (issue 12, item 3).
+"""`redpoll bench --scale`: large accounts and idle users.
 
 Runs on its own embedded server in a temporary directory (the 1M-follower
 graph is not something to write into a live database).
@@ -51,7 +51,7 @@ from ..settings import Settings
 #: Followers of the posting authors, and (quick) a small run for tests.
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
 QUICK_SIZES = (1_000, 10_000, 30_000)
-#: Targets (issue 12): the 1M post's call, its writes, the page with 20 large accounts.
+#: Targets: the 1M post's call, its writes, the page with 20 large accounts.
 TARGETS = {"post_ms_1m": ("<", 50.0), "writes_per_post_1m": ("<=", 100),
            "merge20_page_cost_ratio": ("<=", 2.0)}
 #: Commands that write (counted in INFO commandstats, from scripts too).

@@ -1,5 +1,5 @@
-"""What any Mastodon client needs to start and post (issue 9, "Compatibility
-first"), through Mastodon.py 2.3.3 and raw HTTP against a real ``redpoll
+"""What any Mastodon client needs to start and post,
+through Mastodon.py 2.3.3 and raw HTTP against a real ``redpoll
 serve``: every documented status parameter, CORS, the URLs in entities, the
 start-up endpoints."""
 from __future__ import annotations
@@ -98,7 +98,7 @@ def test_unlisted_reaches_followers_and_profile_but_not_the_public_timeline(api)
 
 def test_unlisted_events_reach_followers_streams_never_public_ones():
     """Unlisted: on the Mastodon user/list streams of those following the
-    author, never on the public places nor the v1.1 streams (issue 10)."""
+    author, never on the public places nor the v1.1 streams."""
     def event(visibility: str | None) -> Event:
         status = {"id": "7", "user_id": "3", "login": "alice", "text": "#owls by @bob",
                   "location": "1,1", "created_at": "0"}

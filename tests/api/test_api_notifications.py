@@ -1,5 +1,5 @@
 """Notifications (v1, grouped v2) and read markers through Mastodon.py
-against a real ``redpoll serve`` (issue 9)."""
+against a real ``redpoll serve``."""
 from __future__ import annotations
 
 import time

@@ -1,4 +1,4 @@
-"""Blocks and mutes through the Mastodon API (issue 10), beyond the leak
+"""Blocks and mutes through the Mastodon API, beyond the leak
 matrix: a home page stays full when muted entries are skipped; both modes."""
 from __future__ import annotations
 

@@ -138,7 +138,7 @@ def api(server):
 
 async def test_single_status_endpoints_never_serve_a_stale_kept_rendering(api, rp):
     """GET /api/v1/statuses/:id and /api/v1/statuses?id[]= render from the
-    kept renderings the timelines use (issue 8, one caching rule): after a
+    kept renderings the timelines use (one caching rule): after a
     favourite, a change of the author's profile, an edit of the status and a
     delete, each answer is what the records are now."""
     app = new_app(api)

@@ -1,5 +1,5 @@
 """Favourites, bookmarks and notifications through the Mastodon client API,
-driven by Mastodon.py against a real ``redpoll serve`` (issue 9)."""
+driven by Mastodon.py against a real ``redpoll serve``."""
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,5 @@
 """Replies, threads, mentions and hashtags through Mastodon.py against a
-real ``redpoll serve`` (issue 9)."""
+real ``redpoll serve``."""
 from __future__ import annotations
 
 import time

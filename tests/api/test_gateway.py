@@ -1,4 +1,4 @@
-"""One web layer for REST and streams (issue 8, item 4): one error type, one
+"""One web layer for REST and streams: one error type, one
 body reader, one authentication backend, one entity renderer, and streams
 that ask the engine instead of reading Redis keys themselves."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The leak matrix (issue 10): for every read path x visibility x
+"""The leak matrix: for every read path x visibility x
 relationship, exactly who sees a status, through Mastodon.py 2.3.3 against a
 real ``redpoll serve`` (REST and SSE streams), on one server and on the
 cluster.

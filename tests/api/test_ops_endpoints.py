@@ -1,4 +1,4 @@
-"""/health, /ready and /metrics of a real ``redpoll serve`` (issue 13 item 10).
+"""/health, /ready and /metrics of a real ``redpoll serve``.
 
 Metrics are read with prometheus-client's own parser. With several HTTP
 worker processes a scrape reaches one of them and must still count every

@@ -1,4 +1,4 @@
-"""Cheap abuse of apps and tokens (issue 13 item 5), against a real serve.
+"""Cheap abuse of apps and tokens, against a real serve.
 
 Before: app tokens were free to create and each had its own rate bucket, so
 one IP got hundreds of times the per-token limit; and a user's token with

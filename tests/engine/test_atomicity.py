@@ -1,4 +1,4 @@
-"""All-or-nothing actions (issue 8, "Atomicity that must hold"; issue 13 item 8).
+"""All-or-nothing actions.
 
 A call is cut short by cancelling it after k turns of the event loop, for
 every k until the call finishes on its own: each await point (and each
@@ -193,7 +193,7 @@ async def test_failed_sign_up_writes_nothing(rp):
 
 
 async def test_sign_up_cut_short_anywhere_is_counted_exactly_when_it_made_a_user(rp):
-    """The users count moves with the users (issue 8): a sign-up cut short at
+    """The users count moves with the users: a sign-up cut short at
     any await point either made no user and counted none, or, after the jobs
     drain (its journal, jobs.SignUpJob, replayed), made one that is counted
     once and found by search."""
@@ -225,7 +225,7 @@ async def test_sign_up_cut_short_anywhere_is_counted_exactly_when_it_made_a_user
 
 
 async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
-    """Issue 13 item 8: the key is claimed in the step that journals the
+    """The key is claimed in the step that journals the
     post, so a retry after a call cut short anywhere returns that post, or
     posts the first time, never twice."""
     rp = rp2

@@ -1,4 +1,4 @@
-"""Boosts in the engine (issue 9): delivered like posts, never twice in a
+"""Boosts in the engine: delivered like posts, never twice in a
 home, hidden per follow, undone everywhere, gone with their original."""
 from __future__ import annotations
 

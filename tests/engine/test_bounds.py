@@ -1,4 +1,4 @@
-"""Named bounds of the conversation's growing structures (issue 9): each
+"""Named bounds of the conversation's growing structures: each
 test goes past one bound (lowered for the test) and checks the structure
 stays within it, and that caps checked in a script hold under races."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Replies, mentions and hashtags in the engine (issue 9)."""
+"""Replies, mentions and hashtags in the engine."""
 from __future__ import annotations
 
 import pytest

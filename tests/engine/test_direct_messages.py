@@ -1,4 +1,4 @@
-"""Direct messages (issue 10): conversations through Mastodon.py 2.3.3
+"""Direct messages: conversations through Mastodon.py 2.3.3
 against a real ``redpoll serve``, both modes; who sees a direct status is
 the leak matrix's, this is the conversation list."""
 from __future__ import annotations

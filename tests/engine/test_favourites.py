@@ -1,4 +1,4 @@
-"""Favourites and bookmarks in the engine (issue 9): idempotent, counted
+"""Favourites and bookmarks in the engine: idempotent, counted
 exactly under races, per-viewer flags, the favourite notification and its
 undo."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Locked accounts and follow requests (issue 10): Mastodon.py 2.3.3 against
+"""Locked accounts and follow requests: Mastodon.py 2.3.3 against
 a real ``redpoll serve``, and the concurrent-authorization race at engine
 level; both modes."""
 from __future__ import annotations

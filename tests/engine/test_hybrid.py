@@ -1,4 +1,4 @@
-"""Hybrid fan-out and idle users (redpoll.hybrid, issue 12 item 3): a home
+"""Hybrid fan-out and idle users (redpoll.hybrid): a home
 catching up with a large account's statuses when read gives the same pages
 as fanned-out ones, through the engine and through a real ``redpoll serve`` read by
 Mastodon.py; crossing the threshold both ways; idle users skipped and rebuilt."""

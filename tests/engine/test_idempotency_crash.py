@@ -1,4 +1,4 @@
-"""Issue 13 item 8: a client that retries a post with the same
+"""A client that retries a post with the same
 Idempotency-Key across a crash of ``redpoll serve`` gets the first status,
 never a second one.
 

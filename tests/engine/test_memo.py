@@ -36,7 +36,7 @@ def test_discard_and_a_refused_limit():
 # --- the one caching rule, on real pages ---------------------------------------------
 
 async def test_a_kept_status_is_not_served_after_its_id_left_the_deleted_set(rp, monkeypatch):
-    """Issue 8 item 3: a process keeps a status; the status is deleted and its
+    """A process keeps a status; the status is deleted and its
     cleanup job is still queued (or parked), so its id still sits in a
     follower's home; the id leaves the log of deleted statuses pages check
     (on a single server; pushed out by size here). The page must not show

@@ -1,4 +1,4 @@
-"""Reports and the moderation command line (issue 10): ``redpoll admin``
+"""Reports and the moderation command line: ``redpoll admin``
 run as a real subprocess on the database a real ``redpoll serve`` uses,
 with Mastodon.py 2.3.3 and SSE streams as the users; both modes."""
 from __future__ import annotations

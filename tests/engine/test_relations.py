@@ -1,4 +1,4 @@
-"""redpoll/relations.py: blocks and mutes at engine level (issue 10), both
+"""redpoll/relations.py: blocks and mutes at engine level, both
 modes; what they hide through every read path is in test_leak_matrix."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""All or nothing for the conversation's actions (issue 9): each call is cut
+"""All or nothing for the conversation's actions: each call is cut
 short at its k-th await point, for every k until it finishes on its own;
 after the jobs drain, the world is either untouched or fully changed, and
 the records on the different slots agree."""

@@ -1,5 +1,5 @@
-"""redpoll/visibility.py: the one decision, and delivery by the same rule
-(issue 10). Engine level, both modes; the read paths are in test_leak_matrix."""
+"""redpoll/visibility.py: the one decision, and delivery by the same rule.
+Engine level, both modes; the read paths are in test_leak_matrix."""
 from __future__ import annotations
 
 import pytest

@@ -127,7 +127,7 @@ async def test_lost_connection_fails_calls_in_flight_and_the_next_call_reconnect
 
 
 async def test_a_call_without_a_reply_in_time_fails_and_the_next_call_reconnects(single):
-    """Issue 8 item 2: every call has a time limit. A hung server (here a
+    """every call has a time limit. A hung server (here a
     blocking pop that outlives the limit) fails the calls in flight with a
     TimeoutError that says so, and the connection is dropped."""
     conn = Multiplexed(single.url, call_timeout_s=0.3)

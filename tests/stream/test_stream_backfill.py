@@ -1,5 +1,5 @@
-"""What a v1.1 ``count`` backfill or an SSE ``Last-Event-ID`` resume may cost
-(issue 13, item 1): read in pages, stopped at what the client's queue can
+"""What a v1.1 ``count`` backfill or an SSE ``Last-Event-ID`` resume may cost:
+read in pages, stopped at what the client's queue can
 take, and counted per identifier and per IP in a window. Against a real
 ``redpoll serve`` and an event log filled to its cap."""
 from __future__ import annotations

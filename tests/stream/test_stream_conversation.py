@@ -1,4 +1,4 @@
-"""The v1.1 stream carries the conversation (issue 9): replies with
+"""The v1.1 stream carries the conversation: replies with
 in_reply_to_status_id / in_reply_to_user_id, boosts as retweeted_status,
 mentions and hashtags in Twitter's entities, and track matching hashtags and
 mentions as Twitter did."""

@@ -1,4 +1,4 @@
-"""The ``direct`` stream (issue 10): conversation events over SSE
+"""The ``direct`` stream: conversation events over SSE
 (Mastodon.py 2.3.3) and the multiplexed WebSocket, only to the participants;
 both modes."""
 from __future__ import annotations

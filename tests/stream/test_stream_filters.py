@@ -190,7 +190,7 @@ def test_empty_filter_flag():
 
 
 def test_filters_share_their_empty_sets_and_the_full_sample():
-    """Memory per connection (issue 12): an empty set field is one shared
+    """Memory per connection: an empty set field is one shared
     object, not a 216-byte frozenset per stream; equality is unchanged."""
     from redpoll.stream.filters import ALL_RESIDUES, EMPTY, Filter, parse_filter
     a = parse_filter({"track": "redis"}, "a", sample=False)

@@ -1,5 +1,5 @@
-"""Streams handed off to their connection once started (redpoll/stream/handoff.py,
-issue 12): `redpoll serve` writes v1.1 and SSE streams and accepted
+"""Streams handed off to their connection once started (redpoll/stream/handoff.py):
+`redpoll serve` writes v1.1 and SSE streams and accepted
 WebSockets without the ASGI request behind them. What that must keep (the
 stream tests check the rest through the same server): the connection ends
 with the stream, a server shutdown ends each stream with its close, and the

@@ -1,5 +1,5 @@
-"""Open stream connections per identifier and per client IP are bounded
-(issue 13, item 4), answered as Twitter did: 420 for one identifier's
+"""Open stream connections per identifier and per client IP are bounded,
+answered as Twitter did: 420 for one identifier's
 connections, 429 for one IP's (Mastodon streams: 429 for both), each with a
 body that says which limit was hit."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Links in stream events come from REDPOLL_PUBLIC_URL or from the client's own
-request, never from another client's Host header (issue 13, item 3)."""
+request, never from another client's Host header."""
 from __future__ import annotations
 
 import asyncio

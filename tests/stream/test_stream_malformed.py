@@ -1,5 +1,5 @@
-"""Malformed stream input gets a clear answer, never a 5xx or a dropped socket
-(issue 13, item 6): Last-Event-ID out of range, list ids past 2^53 on SSE and
+"""Malformed stream input gets a clear answer, never a 5xx or a dropped socket:
+Last-Event-ID out of range, list ids past 2^53 on SSE and
 WebSocket, and clients that leave in the middle of a request body."""
 from __future__ import annotations
 

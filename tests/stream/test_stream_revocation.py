@@ -1,5 +1,5 @@
-"""Revoking a token closes every stream opened with it, within a second
-(issue 13, item 2): v1.1 with a bearer token, SSE and WebSocket; streams of
+"""Revoking a token closes every stream opened with it, within a second:
+v1.1 with a bearer token, SSE and WebSocket; streams of
 the same user opened with another token stay open. The same mechanism ends
 every stream of a user (what suspension uses)."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`redpoll bench --no-engine --scale --quick --json` runs end to end on its
-own embedded server and reports the scale figures (issue 12, item 3). No
+own embedded server and reports the scale figures. No
 speed assertions; the counts it reports are checked, since they are exact:
 a large author's post reaches no follower's home, a fanned-out one reaches
 every follower's."""
