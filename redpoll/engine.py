@@ -11,8 +11,7 @@ import asyncio
 import logging
 from typing import Any
 
-from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
-                              RedisError, TimeoutError as RedisTimeout)
+from redis.exceptions import RedisClusterException, RedisError
 
 from . import (relations, bookmarks, boosts, deleting, favourites, follows, interactions, keys, lists,
                notifications, posting, search, statuses, timelines, users)
@@ -20,8 +19,8 @@ from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
 from .models import Page, Status, User
-from .server import EmbeddedServer
-from .settings import Settings
+from .server import EmbeddedServer, reach
+from .settings import Settings, redact
 from .store import Store
 from .worker import Worker
 
@@ -60,6 +59,13 @@ class Redpoll:
             server.start()
             url = server.url
             where += f", server started at {url}"
+        if settings.redis_url is not None:
+            # one PING with a time limit first: a URL where nothing answers,
+            # or something that is not Redis, is one line (ConfigError)
+            try:
+                await asyncio.to_thread(reach, url, settings.cluster)
+            except ConfigError as exc:
+                raise ConfigError(f"{exc} (REDIS_URL)") from None
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server, url)
         try:
@@ -70,13 +76,10 @@ class Redpoll:
             await search.index_missing(store)
         except (RedisError, RedisClusterException, OSError) as exc:
             await self.close()
-            if not isinstance(exc, (RedisConnectionError, RedisTimeout, RedisClusterException,
-                                    OSError)):
-                raise
-            # one line naming the setting, not a traceback (issue 13 item 11)
+            # one line naming the setting, not a traceback
             message = " ".join(str(exc).split()) or type(exc).__name__
-            raise ConfigError(f"cannot reach the database, {where}: {message}") from None
-        log.info("database: %s", where)
+            raise ConfigError(f"cannot reach the database, {redact(where)}: {message}") from None
+        log.info("database: %s", redact(where))
         # how this process notices the database is back after an outage
         DATABASE.watch(store.ping, store.renew_connections)
         return self

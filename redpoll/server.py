@@ -119,6 +119,8 @@ def reach(url: str, cluster: bool = False, timeout: float = 2.0) -> None:
     except (redis.RedisError, redis.exceptions.RedisClusterException, OSError) as exc:
         what = "Redis Cluster" if cluster else "Redis"
         message = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, redis.exceptions.InvalidResponse):
+            message = f"it does not answer as Redis does ({message})"
         raise ConfigError(f"cannot reach {what} at {redact(url)}: {message}") from None
 
 

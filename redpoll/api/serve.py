@@ -31,6 +31,7 @@ from uvicorn.supervisors import Multiprocess
 from .. import limits
 from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from ..metrics import MULTIPROC_ENV
+from ..errors import ConfigError
 from ..server import EmbeddedServer, Supervisor, reach
 from ..settings import Settings, redact
 from . import logs
@@ -111,7 +112,10 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     else:
         # "listening" is printed only once the database answered; a server
         # that does not answer stops us here with one line (ConfigError)
-        reach(url, settings.cluster)
+        try:
+            reach(url, settings.cluster)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (REDIS_URL)" if settings.redis_url else str(exc)) from None
         if settings.redis_url is None:
             where += f", server already running at {url}"
     log.info("database", extra={"database": redact(where)})
