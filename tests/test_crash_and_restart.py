@@ -310,13 +310,18 @@ def test_attached_serve_takes_over_when_the_owner_stops(tmp_path):
 def test_run_sh_and_the_command_use_the_same_data(tmp_path):
     """``./run.sh`` then ``redpoll stats`` (as the README says to): the
     account made through run.sh's server is counted, and both say where the
-    data is. Runs a copy of run.sh beside this checkout's .venv, so no data
-    lands in the checkout."""
+    data is. Runs a copy of run.sh in a checkout of its own whose .venv
+    holds this one's commands and an install stamp newer than its
+    pyproject.toml (so it installs nothing, and no data lands here)."""
     place = tmp_path / "checkout"
-    place.mkdir()
+    (place / ".venv" / "bin").mkdir(parents=True)
     shutil.copy2(ROOT / "run.sh", place / "run.sh")
-    (place / ".venv").symlink_to(ROOT / ".venv")
-    (place / "pyproject.toml").symlink_to(ROOT / "pyproject.toml")
+    shutil.copy2(ROOT / "pyproject.toml", place / "pyproject.toml")
+    for name in ("python", "redpoll"):
+        (place / ".venv" / "bin" / name).symlink_to(Path(sys.executable).with_name(name))
+    past = time.time() - 3600
+    os.utime(place / "pyproject.toml", (past, past))
+    (place / ".venv" / ".redpoll-installed").touch()
     env = own_env(tmp_path)
     home = tmp_path / "xdg" / "redpoll"
     srv = ServeProcess(env)
