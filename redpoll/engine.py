@@ -51,14 +51,14 @@ class Redpoll:
         if url is None:
             url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
             if url is not None:
-                where += f", server already running at {url}"
+                where += f", server already running at {redact(url)}"
         if url is None:
             server = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync)
             # started from this (the main) thread on purpose: the server is
             # told to exit when the thread that started it ends (PDEATHSIG)
             server.start()
             url = server.url
-            where += f", server started at {url}"
+            where += f", server started at {redact(url)}"
         if settings.redis_url is not None:
             # one PING with a time limit first: a URL where nothing answers,
             # or something that is not Redis, is one line (ConfigError)
@@ -78,8 +78,8 @@ class Redpoll:
             await self.close()
             # one line naming the setting, not a traceback
             message = " ".join(str(exc).split()) or type(exc).__name__
-            raise ConfigError(f"cannot reach the database, {redact(where)}: {message}") from None
-        log.info("database: %s", redact(where))
+            raise ConfigError(f"cannot reach the database, {where}: {message}") from None
+        log.info("database: %s", where)
         # how this process notices the database is back after an outage
         DATABASE.watch(store.ping, store.renew_connections)
         return self

@@ -322,6 +322,10 @@ READY_MAX_JOB_AGE_S = 60
 SUPERVISE_INTERVAL_S = 0.1
 #: Longest wait between attempts to restart an embedded server that will not start.
 SUPERVISE_BACKOFF_MAX_S = 5.0
+#: How often a serve attached to another's embedded server checks whether
+#: that server and its starter are gone (the data directory's lock is free),
+#: to take it over.
+STANDBY_INTERVAL_S = 0.25
 #: Label sets (route template, method, status) whose metric children an HTTP
 #: process keeps bound; routes are templates, so the set is small in practice.
 METRICS_LABEL_SETS = 4096

@@ -95,7 +95,8 @@ def redact(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    netloc = (f"{parts.username or ''}:***@{parts.hostname or ''}"
+              + (f":{parts.port}" if parts.port else ""))
     return urlunsplit(parts._replace(netloc=netloc))
 
 

@@ -26,7 +26,7 @@ import httpx
 import redis
 
 from redpoll.api.process import ServeProcess
-from redpoll.server import EmbeddedServer
+from redpoll.server import EmbeddedServer, read_password
 
 from test_api_http import bearer, make_app, sign_up
 from test_api_mastodon import LOOSE_LIMITS
@@ -42,7 +42,8 @@ def own_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 def valkey_pid(data_dir: Path) -> int:
     port = EmbeddedServer.recorded_port(data_dir)
-    return int(redis.Redis(port=port, socket_timeout=5).info("server")["process_id"])
+    return int(redis.Redis(port=port, password=read_password(data_dir),
+                           socket_timeout=5).info("server")["process_id"])
 
 
 def wait_ready(http: httpx.Client, within: float) -> float:

@@ -105,8 +105,8 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     if url is None:
         embedded = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync).start()
         url = embedded.url
-        where += f", server started at {url}"
-        log.info("embedded server started", extra={"redis": url, "data_dir": settings.data_dir})
+        where += f", server started at {redact(url)}"
+        log.info("embedded server started", extra={"redis": redact(url), "data_dir": settings.data_dir})
         # restarted on the same port and data if it dies (issue 13 item 7)
         supervisor = Supervisor(embedded, log).start()
     else:
@@ -117,8 +117,8 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         except ConfigError as exc:
             raise ConfigError(f"{exc} (REDIS_URL)" if settings.redis_url else str(exc)) from None
         if settings.redis_url is None:
-            where += f", server already running at {url}"
-    log.info("database", extra={"database": redact(where)})
+            where += f", server already running at {redact(url)}"
+    log.info("database", extra={"database": where})
     # after the database answered: a start-up failure stays one line
     raise_open_files()
     # The HTTP processes read their settings from the environment.
