@@ -260,6 +260,13 @@ STREAM_TOKEN_CHECK_S = 30
 #: many spare descriptors (Redis connections, the embedded server, logs).
 SERVE_OPEN_FILES_SPARE = 1024
 SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
+#: How long `redpoll serve` waits for its port while it is in use (the HTTP
+#: processes of a serve that was just killed close it within a second or two)
+#: before it gives up with one line.
+SERVE_BIND_WAIT_S = 5.0
+#: How often an HTTP worker process checks that its serve still runs (where
+#: the kernel cannot be asked to signal it, PR_SET_PDEATHSIG, and as a backstop).
+PARENT_WATCH_S = 1.0
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body read, by the REST API and the streams alike

@@ -95,6 +95,16 @@ def gone(proc: psutil.Process) -> bool:
         return True
 
 
+def reap(procs: list[psutil.Process]) -> None:
+    """Kill whichever of ``procs`` still runs (a failed test leaves nothing)."""
+    for p in procs:
+        try:
+            if not gone(p):
+                p.kill()
+        except psutil.NoSuchProcess:
+            pass
+
+
 def wait_gone(procs: list[psutil.Process], within: float) -> None:
     deadline = time.monotonic() + within
     while not all(gone(p) for p in procs):
@@ -215,7 +225,7 @@ def test_sigkilled_serve_leaves_nothing_behind_and_restarts_at_once(tmp_path):
     env = own_env(tmp_path, REDPOLL_DATA_DIR=str(data))
     # (ServeProcess puts --port 0 first: the last one given wins)
     first = ServeProcess(env, args=["--port", str(port)], workers=2).start()
-    again = None
+    again, left = None, descendants(first.process.pid)
     try:
         assert first.url.endswith(f":{port}")
         with httpx.Client(base_url=first.url, timeout=10) as http:
@@ -270,6 +280,7 @@ def test_sigkilled_serve_leaves_nothing_behind_and_restarts_at_once(tmp_path):
             survivors = descendants(again.process.pid)
             again.close()
             wait_gone(survivors, 30)
+        reap(left)
 
 
 # --- a second serve on the same data -------------------------------------------------------
@@ -279,12 +290,12 @@ def test_attached_serve_takes_over_when_the_owner_stops(tmp_path):
     env = own_env(tmp_path, REDPOLL_DATA_DIR=str(data))
     owner = ServeProcess(env).start()
     attached = ServeProcess(env)
+    owner_children = descendants(owner.process.pid)
     try:
         attached.start()
         assert "already running" in attached.logs()
         with httpx.Client(base_url=attached.url, timeout=10) as http:
             token, _ = sign_up(http, make_app(http))
-            owner_children = descendants(owner.process.pid)
             assert owner.stop() == 0  # a clean stop: its Valkey shuts down with it
             wait_gone(owner_children, 30)
             wait_ready(attached.url, BACK_WITHIN_S)
@@ -301,8 +312,10 @@ def test_attached_serve_takes_over_when_the_owner_stops(tmp_path):
         assert attached.stop() == 0
         wait_gone(children, 30)
     finally:
+        children = descendants(attached.process.pid) if attached.process else []
         attached.close()
         owner.close()
+        reap(children + owner_children)
 
 
 # --- one data directory for run.sh and the command ------------------------------------------

@@ -4,10 +4,11 @@ own embedded Valkey, which the test SIGKILLs.
 * The owner restarts the server on the same data (AOF) and port; REST, jobs
   and the stream hub reconnect; no acknowledged post is lost; service is
   back by itself within 10 s.
-* A second serve attached to the same data directory answers 503 with
+* A second serve using that server through REDIS_URL answers 503 with
   Retry-After (REST, /ready, stream health, new streams) while the owner is
   gone, logs one line per state change, and recovers when the owner starts
-  again.
+  again. (A serve attached by the data directory instead takes the server
+  over: tests/test_crash_and_restart.py.)
 
 These tests start their own servers in temporary directories, so they run
 the same in the single-server and the cluster pass.
@@ -202,7 +203,9 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
 def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_path):
     data = tmp_path / "data"
     owner = ServeProcess(own_env(data)).start()
-    attached = ServeProcess(own_env(data))
+    # by its URL: a serve attached by the data directory would take it over
+    attached = ServeProcess(own_env(tmp_path / "other",
+                                    REDIS_URL=EmbeddedServer.running_in(data)))
     try:
         attached.start()
         with httpx.Client(base_url=attached.url, timeout=10) as http:

@@ -34,6 +34,7 @@ from . import (accounts, conversations, instance, lists, notifications, oauth, o
                relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
+from .serve import follow_serve, watch_serve
 
 log = logging.getLogger("redpoll.api")
 access = logging.getLogger("redpoll.access")
@@ -328,12 +329,14 @@ class App(Starlette):
 
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
+    serve_pid = follow_serve()  # a worker process of `redpoll serve` ends with it
     settings = settings or Settings.from_env()
     rendered = RenderedStatuses()  # status entities, for REST pages and stream events
     stream = StreamService(settings, rendered=rendered)  # the streaming routes (redpoll/stream)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
+        watch = asyncio.create_task(watch_serve(serve_pid)) if serve_pid else None
         rp = await Redpoll.open(settings)
         app.state.rp, app.state.settings = rp, settings
         await stream.start_for(rp)
@@ -351,6 +354,8 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
         finally:
             stop.set()
             sampler.cancel()
+            if watch is not None:
+                watch.cancel()
             if jobs is not None:
                 await jobs  # let in-flight jobs finish; queued ones stay in Redis
             await stream.stop()
