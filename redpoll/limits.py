@@ -264,6 +264,19 @@ SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
 #: processes of a serve that was just killed close it within a second or two)
 #: before it gives up with one line.
 SERVE_BIND_WAIT_S = 5.0
+#: Seconds a connection may take to send a request's line and headers, from
+#: when it opens or its previous response ends; then it is closed (a client
+#: that sends nothing, or a byte at a time, holds no connection for ever).
+#: Settings override (REDPOLL_HEADER_TIMEOUT_S).
+HEADER_TIMEOUT_S = 10
+#: Open connections (streams included) one HTTP process serves at once;
+#: a request beyond them is answered 503 at once. Settings override
+#: (REDPOLL_CONNECTIONS_MAX); serve lowers it to the open-file limit less
+#: SERVE_FDS_RESERVED, so the cap, not a failing accept, is what clients meet.
+SERVE_CONNECTIONS_MAX = 10_500
+#: Descriptors an HTTP process keeps for other than client connections
+#: (Redis connections, the embedded server, logs, metrics files).
+SERVE_FDS_RESERVED = 512
 #: How often an HTTP worker process checks that its serve still runs (where
 #: the kernel cannot be asked to signal it, PR_SET_PDEATHSIG, and as a backstop).
 PARENT_WATCH_S = 1.0

@@ -171,7 +171,11 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
                 port=EmbeddedServer.recorded_port(settings.data_dir)).start()
     log.info("database", extra={"database": where})
     # after the database answered: a start-up failure stays one line
-    raise_open_files()
+    _, open_files = raise_open_files()
+    # a request beyond the cap is answered 503 at once, before the process
+    # runs out of descriptors and accepting fails
+    connections = min(settings.connections_max,
+                      max(64, open_files - limits.SERVE_FDS_RESERVED))
     # The HTTP processes read their settings from the environment.
     os.environ["REDIS_URL"] = url
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
@@ -205,6 +209,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         ws_per_message_deflate=False,
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
         server_header=False, lifespan="on", backlog=backlog,
+        limit_concurrency=connections,
         # open streams never end by themselves: they are cut after this long
         timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s
@@ -226,6 +231,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         runner = Multiprocess(config, sockets=[sock])  # installs its handlers here
     print(f"Redpoll listening on {public}", flush=True)
     log.info("listening", extra={"url": public, "workers": workers, "jobs": jobs,
+                                 "connections_max": connections,
                                  "redis": redact(url), "cluster": settings.cluster})
     try:
         if workers == 1:
