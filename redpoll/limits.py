@@ -331,6 +331,10 @@ WEB_ASSETS_MAX_BYTES = 512 * 1024
 #: While the database is unreachable, a process PINGs it this often to notice
 #: that it is back (one log line per change, not one per failed call).
 DB_PROBE_INTERVAL_S = 0.25
+#: Loops that talk to the database (job worker, probe) wait this long after
+#: a failure while it is away, doubling up to OUTAGE_BACKOFF_MAX_S.
+OUTAGE_BACKOFF_FIRST_S = 0.25
+OUTAGE_BACKOFF_MAX_S = 2.0
 #: Retry-After (seconds) on 503 answers while the database is unreachable.
 RETRY_AFTER_S = 1
 #: /ready and /metrics give up on Redis reads after this long.

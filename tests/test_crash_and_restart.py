@@ -408,14 +408,19 @@ def test_a_database_outage_backs_off_and_logs_each_change_once(tmp_path):
     db, extra = _own_database(tmp_path)
     env = own_env(tmp_path, REDIS_URL=db.url, **extra)
     srv = ServeProcess(env)
-    worker = None
+    worker, worker_log = None, tmp_path / "worker.log"
+    worker_log.touch()
     try:
         srv.start()
         worker = subprocess.Popen([str(REDPOLL), "worker"], env=env, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, text=True)
+                                  stderr=worker_log.open("w"))
         with httpx.Client(base_url=srv.url, timeout=10) as http:
             token, _ = sign_up(http, make_app(http))
             wait_ready(srv.url, 30)
+            deadline = time.monotonic() + 60
+            while "worker running" not in worker_log.read_text():
+                assert worker.poll() is None and time.monotonic() < deadline, worker_log.read_text()
+                time.sleep(0.1)
             mark = len(srv.logs())
             for node in _nodes(db):
                 node.kill()
@@ -429,16 +434,27 @@ def test_a_database_outage_backs_off_and_logs_each_change_once(tmp_path):
             for node in _nodes(db):
                 node.start()
             wait_ready(srv.url, 60)
-            r = http.get("/api/v1/timelines/home", headers=bearer(token))
-            assert r.status_code == 200, r.text
-        assert max(used) / span < 0.25, (used, span)
+            deadline = time.monotonic() + 30  # (a cluster's slot map is read again)
+            while (r := http.get("/api/v1/timelines/home", headers=bearer(token))).status_code != 200:
+                assert r.status_code == 503 and time.monotonic() < deadline, srv.logs()[mark:][-3000:]
+                time.sleep(0.2)
+        assert max(used) / span < 0.25, (used, span, srv.logs()[mark:][-3000:])
+        deadline = time.monotonic() + 30  # the probe's next PING says it is back
+        while "database reachable again" not in srv.logs()[mark:]:
+            assert time.monotonic() < deadline, srv.logs()[mark:][-3000:]
+            time.sleep(0.2)
         outage = srv.logs()[mark:]
         assert "Traceback" not in outage, outage[-3000:]
         msgs = [line["msg"] for line in json_lines(outage)]
         assert msgs.count("database unreachable") == 1, msgs
         assert msgs.count("database reachable again") == 1, msgs
+        deadline = time.monotonic() + 30  # the worker's probe, likewise
+        while "database reachable again" not in worker_log.read_text():
+            assert time.monotonic() < deadline, worker_log.read_text()[-3000:]
+            time.sleep(0.2)
         worker.send_signal(signal.SIGTERM)
-        _, err = worker.communicate(timeout=60)
+        assert worker.wait(60) == 0
+        err = worker_log.read_text()
         assert "Traceback" not in err, err[-3000:]
         assert err.count("database unreachable") == 1, err[-3000:]
         assert err.count("database reachable again") == 1, err[-3000:]

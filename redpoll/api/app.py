@@ -14,7 +14,7 @@ import time
 from contextlib import asynccontextmanager
 
 from redis.exceptions import (BusyLoadingError, ClusterDownError, ConnectionError as RedisConnectionError,
-                              TimeoutError as RedisTimeout, TryAgainError)
+                              RedisClusterException, TimeoutError as RedisTimeout, TryAgainError)
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -372,6 +372,8 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
                   # a cluster without a master for some slots (one failed and
                   # not replaced yet) or moving them: an outage, not a crash
                   ClusterDownError: _unavailable, TryAgainError: _unavailable,
+                  # a cluster none of whose nodes answers
+                  RedisClusterException: _unavailable,
                   Exception: _crash},
               stream=stream, access_log=settings.access_log if access_log is None else access_log)
     app.state.settings = settings

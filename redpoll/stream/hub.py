@@ -25,7 +25,7 @@ from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from .. import events, limits
 from ..events import FIELD
@@ -341,7 +341,7 @@ class Hub:
                         sub.wakeup()
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:
+            except (RedisError, RedisClusterException, OSError) as exc:
                 self.connected.clear()
                 lost = True
                 self.reconnects += 1
