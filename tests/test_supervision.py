@@ -245,6 +245,11 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             finally:
                 stream.close()
             assert http.get("/api/v1/streaming/health").status_code == 200
+            # the probe, backing off during the outage, says so at its next PING
+            deadline = time.monotonic() + BACK_WITHIN_S
+            while "database reachable again" not in attached.logs():
+                assert time.monotonic() < deadline, attached.logs()[-3000:]
+                time.sleep(0.1)
             msgs = [json.loads(line)["msg"] for line in attached.logs().splitlines()
                     if line.startswith("{")]
             assert msgs.count("database unreachable") == 1, [
