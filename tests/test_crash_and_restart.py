@@ -267,7 +267,8 @@ def test_sigkilled_serve_leaves_nothing_behind_and_restarts_at_once(tmp_path):
         again = ServeProcess(env, args=["--port", str(port)], workers=2).start()
         assert again.url.endswith(f":{port}")
         wait_ready(again.url, BACK_WITHIN_S)
-        assert time.monotonic() - killed < BACK_WITHIN_S + 5
+        back_after = time.monotonic() - killed
+        assert back_after < BACK_WITHIN_S, f"answering again {back_after:.1f} s after the kill"
         wait_gone(left, 30)
         with httpx.Client(base_url=again.url, timeout=10) as http:
             for sid in before_restart:
