@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts redpoll (HTTP API, stream and workers) on the embedded default server,
-# data in ./redpoll-data unless REDPOLL_DATA_DIR says otherwise. Installs into
+# with its data where every `redpoll` command looks for it: REDPOLL_DATA_DIR,
+# else $XDG_DATA_HOME/redpoll (~/.local/share/redpoll). Installs into
 # .venv first, but only when the install there is older than pyproject.toml
 # (or missing): a restart does not spend seconds in pip. Options go to
 # `redpoll serve` (see --help).
@@ -14,5 +15,8 @@ if [ ! -e "$STAMP" ] || [ ! -x .venv/bin/redpoll ] || [ pyproject.toml -nt "$STA
     .venv/bin/python -m pip install -q --disable-pip-version-check -e .
     touch "$STAMP"
 fi
-export REDPOLL_DATA_DIR="${REDPOLL_DATA_DIR:-$PWD/redpoll-data}"
+if [ -z "${REDPOLL_DATA_DIR:-}" ] && [ -d redpoll-data ]; then
+    echo "run.sh: ./redpoll-data is not used; the data is where every redpoll command looks" \
+         "(REDPOLL_DATA_DIR=$PWD/redpoll-data to keep using that one)" >&2
+fi
 exec .venv/bin/redpoll serve "$@"

@@ -11,8 +11,7 @@ import asyncio
 import logging
 from typing import Any
 
-from redis.exceptions import (ConnectionError as RedisConnectionError, RedisClusterException,
-                              RedisError, TimeoutError as RedisTimeout)
+from redis.exceptions import RedisClusterException, RedisError
 
 from . import (relations, bookmarks, boosts, conversation, deleting, favourites, follows,
                interactions, keys, lists, notifications, posting, search, statuses, timelines,
@@ -21,8 +20,8 @@ from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
 from .models import Page, Status, User
-from .server import EmbeddedServer
-from .settings import Settings
+from .server import EmbeddedServer, reach
+from .settings import Settings, redact
 from .store import Store
 from .worker import Worker
 
@@ -53,14 +52,21 @@ class Redpoll:
         if url is None:
             url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
             if url is not None:
-                where += f", server already running at {url}"
+                where += f", server already running at {redact(url)}"
         if url is None:
             server = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync)
             # started from this (the main) thread on purpose: the server is
             # told to exit when the thread that started it ends (PDEATHSIG)
             server.start()
             url = server.url
-            where += f", server started at {url}"
+            where += f", server started at {redact(url)}"
+        if settings.redis_url is not None:
+            # one PING with a time limit first: a URL where nothing answers,
+            # or something that is not Redis, is one line (ConfigError)
+            try:
+                await asyncio.to_thread(reach, url, settings.cluster)
+            except ConfigError as exc:
+                raise ConfigError(f"{exc} (REDIS_URL)") from None
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server, url)
         try:
@@ -73,19 +79,16 @@ class Redpoll:
             await conversation.recount_replies(store)
         except (RedisError, RedisClusterException, OSError) as exc:
             await self.close()
-            if not isinstance(exc, (RedisConnectionError, RedisTimeout, RedisClusterException,
-                                    OSError)):
-                raise
-            # one line naming the setting, not a traceback (issue 13 item 11)
+            # one line naming the setting, not a traceback
             message = " ".join(str(exc).split()) or type(exc).__name__
             raise ConfigError(f"cannot reach the database, {where}: {message}") from None
         log.info("database: %s", where)
         # how this process notices the database is back after an outage
-        DATABASE.watch(store.ping, store.renew_connections)
+        DATABASE.watch(store.alive, store.renew_connections)
         return self
 
     async def close(self) -> None:
-        DATABASE.forget(self.store.ping)
+        DATABASE.forget(self.store.alive)
         await self.store.close()
         if self.server is not None:
             await asyncio.to_thread(self.server.stop)

@@ -15,11 +15,42 @@ import logging
 import time
 from typing import Awaitable, Callable
 
+from redis.exceptions import (BusyLoadingError, ClusterDownError, ConnectionError,
+                              RedisClusterException, TimeoutError, TryAgainError)
+
 from . import limits, metrics
 
 log = logging.getLogger("redpoll.health")
 
 Ping = Callable[[], Awaitable[object]]
+
+#: What a call raises while the database is away, as opposed to a bug: a
+#: lost or refused connection, no reply in time, a cluster none of whose
+#: nodes answers or that has no master for some slots, a server still
+#: loading its data. Loops that talk to the database report these with
+#: :meth:`Reachability.lost` and wait (:class:`Backoff`), without a traceback.
+OUTAGE = (ConnectionError, TimeoutError, RedisClusterException, ClusterDownError,
+          TryAgainError, BusyLoadingError, OSError)
+
+
+class Backoff:
+    """Bounded exponential waits between a loop's attempts while the database
+    is away: ``limits.OUTAGE_BACKOFF_FIRST_S``, doubling up to
+    ``limits.OUTAGE_BACKOFF_MAX_S``; :meth:`reset` after a success. (Each
+    attempt on a cluster that is gone costs a reading of its slot map from
+    every node it knows: retried without a pause, that spun a CPU.)"""
+
+    def __init__(self, first: float = limits.OUTAGE_BACKOFF_FIRST_S,
+                 most: float = limits.OUTAGE_BACKOFF_MAX_S) -> None:
+        self.first, self.most = first, most
+        self.next = first
+
+    def reset(self) -> None:
+        self.next = self.first
+
+    async def wait(self) -> None:
+        delay, self.next = self.next, min(self.next * 2, self.most)
+        await asyncio.sleep(delay)
 
 
 class Reachability:
@@ -81,8 +112,9 @@ class Reachability:
         self._probe = loop.create_task(self._probing(), name="redpoll-db-probe")
 
     async def _probing(self) -> None:
+        backoff = Backoff(limits.DB_PROBE_INTERVAL_S)
         while not self.up and self._ping is not None:
-            await asyncio.sleep(limits.DB_PROBE_INTERVAL_S)
+            await backoff.wait()
             try:
                 await asyncio.wait_for(self._ping(), limits.DB_PROBE_INTERVAL_S * 4)
                 if self._renew is not None:

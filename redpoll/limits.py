@@ -265,6 +265,26 @@ STREAM_TOKEN_CHECK_S = 30
 #: many spare descriptors (Redis connections, the embedded server, logs).
 SERVE_OPEN_FILES_SPARE = 1024
 SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
+#: How long `redpoll serve` waits for its port while it is in use (the HTTP
+#: processes of a serve that was just killed close it within a second or two)
+#: before it gives up with one line.
+SERVE_BIND_WAIT_S = 5.0
+#: Seconds a connection may take to send a request's line and headers, from
+#: when it opens or its previous response ends; then it is closed (a client
+#: that sends nothing, or a byte at a time, holds no connection for ever).
+#: Settings override (REDPOLL_HEADER_TIMEOUT_S).
+HEADER_TIMEOUT_S = 10
+#: Open connections (streams included) one HTTP process serves at once;
+#: a request beyond them is answered 503 at once. Settings override
+#: (REDPOLL_CONNECTIONS_MAX); serve lowers it to the open-file limit less
+#: SERVE_FDS_RESERVED, so the cap, not a failing accept, is what clients meet.
+SERVE_CONNECTIONS_MAX = 10_500
+#: Descriptors an HTTP process keeps for other than client connections
+#: (Redis connections, the embedded server, logs, metrics files).
+SERVE_FDS_RESERVED = 512
+#: How often an HTTP worker process checks that its serve still runs (where
+#: the kernel cannot be asked to signal it, PR_SET_PDEATHSIG, and as a backstop).
+PARENT_WATCH_S = 1.0
 
 # --- HTTP API (redpoll/api) ------------------------------------------------------
 #: Largest request body read, by the REST API and the streams alike
@@ -316,6 +336,10 @@ WEB_ASSETS_MAX_BYTES = 512 * 1024
 #: While the database is unreachable, a process PINGs it this often to notice
 #: that it is back (one log line per change, not one per failed call).
 DB_PROBE_INTERVAL_S = 0.25
+#: Loops that talk to the database (job worker, probe) wait this long after
+#: a failure while it is away, doubling up to OUTAGE_BACKOFF_MAX_S.
+OUTAGE_BACKOFF_FIRST_S = 0.25
+OUTAGE_BACKOFF_MAX_S = 2.0
 #: Retry-After (seconds) on 503 answers while the database is unreachable.
 RETRY_AFTER_S = 1
 #: /ready and /metrics give up on Redis reads after this long.
@@ -327,6 +351,10 @@ READY_MAX_JOB_AGE_S = 60
 SUPERVISE_INTERVAL_S = 0.1
 #: Longest wait between attempts to restart an embedded server that will not start.
 SUPERVISE_BACKOFF_MAX_S = 5.0
+#: How often a serve attached to another's embedded server checks whether
+#: that server and its starter are gone (the data directory's lock is free),
+#: to take it over.
+STANDBY_INTERVAL_S = 0.25
 #: Label sets (route template, method, status) whose metric children an HTTP
 #: process keeps bound; routes are templates, so the set is small in practice.
 METRICS_LABEL_SETS = 4096

@@ -105,7 +105,8 @@ def redact(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (f":{parts.port}" if parts.port else "")
+    netloc = (f"{parts.username or ''}:***@{parts.hostname or ''}"
+              + (f":{parts.port}" if parts.port else ""))
     return urlunsplit(parts._replace(netloc=netloc))
 
 
@@ -187,6 +188,10 @@ class Settings:
     #: Seconds between WebSocket pings; a socket that has not answered the
     #: last one when the next is due is dropped (Mastodon: 30).
     ws_ping_s: int = int(limits.WS_PING_INTERVAL_S)
+    #: Seconds a connection may take to send its request headers (serve).
+    header_timeout_s: int = limits.HEADER_TIMEOUT_S
+    #: Open connections one HTTP process serves; beyond them 503 (serve).
+    connections_max: int = limits.SERVE_CONNECTIONS_MAX
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -248,6 +253,9 @@ class Settings:
                                       int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
             ws_ping_s=_int(env, "REDPOLL_WS_PING_S", int(limits.WS_PING_INTERVAL_S), 1, 3600),
             metrics_token=_metrics_token(env),
+            header_timeout_s=_int(env, "REDPOLL_HEADER_TIMEOUT_S", limits.HEADER_TIMEOUT_S, 1, 3600),
+            connections_max=_int(env, "REDPOLL_CONNECTIONS_MAX", limits.SERVE_CONNECTIONS_MAX,
+                                 1, 1_000_000),
         )
 
     def database(self) -> str:

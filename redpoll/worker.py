@@ -14,13 +14,12 @@ import socket
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
-from redis.exceptions import (ConnectionError as RedisConnectionError, ResponseError,
-                              TimeoutError as RedisTimeoutError)
+from redis.exceptions import ResponseError
 
 from . import (boosts, relations, deleting, delivery, favourites, follows, hybrid, keys, limits, moderation,
                notifications, posting, refill, tags, users)
 from .errors import UserNotFound
-from .health import DATABASE
+from .health import DATABASE, OUTAGE, Backoff
 from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob, FollowNoteJob, Job,
                    JobQueue, MalformedJob, NotYet, PostJob, PurgeAccountJob, RefillJob, SignUpJob, TagFollowJob,
                    decode)
@@ -163,6 +162,7 @@ class Worker:
         claim_every = max(self.settings.job_claim_ms / 2000, 0.05)
         last_claim = 0.0
         loop = asyncio.get_running_loop()
+        backoff = Backoff()
         while not stop.is_set():
             try:
                 entries = []
@@ -180,18 +180,20 @@ class Worker:
                 for source, entry_id, fields in entries:
                     await self._handle(source, shard, entry_id, fields)
                 DATABASE.back("worker")
+                backoff.reset()
             except asyncio.CancelledError:
                 raise
+            except OUTAGE as exc:
+                # server or cluster away or restarting: logged once per
+                # outage (redpoll.health), retried less and less often
+                DATABASE.lost("worker", exc)
+                await backoff.wait()
             except ResponseError as exc:
                 if "NOGROUP" not in str(exc):
                     log.exception("worker loop error on %s", stream)
                 else:  # the streams were lost (flush, data loss): recreate
                     log.warning("job groups missing on %s; recreating them", stream)
                     await self.queue.ensure_groups(force=True)
-                await asyncio.sleep(0.5)
-            except (RedisConnectionError, RedisTimeoutError) as exc:
-                # server away or restarting: logged once per outage (redpoll.health)
-                DATABASE.lost("worker", exc)
                 await asyncio.sleep(0.5)
             except Exception:  # anything else: retry soon
                 log.exception("worker loop error on %s", stream)
@@ -231,7 +233,7 @@ class Worker:
         try:
             async with asyncio.timeout(job.time_limit_s):
                 done = await HANDLERS[type(job)](self.store, self.settings, job, entry_id)
-        except (RedisConnectionError, RedisTimeoutError) as exc:
+        except OUTAGE as exc:
             DATABASE.lost("worker", exc)  # left pending, as below
             return
         except NotYet:

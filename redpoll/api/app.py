@@ -14,7 +14,7 @@ import time
 from contextlib import asynccontextmanager
 
 from redis.exceptions import (BusyLoadingError, ClusterDownError, ConnectionError as RedisConnectionError,
-                              TimeoutError as RedisTimeout, TryAgainError)
+                              RedisClusterException, TimeoutError as RedisTimeout, TryAgainError)
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -34,6 +34,7 @@ from . import (accounts, conversations, instance, lists, notifications, oauth, o
                relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .rendered import RenderedStatuses
+from .serve import follow_serve, watch_serve
 
 log = logging.getLogger("redpoll.api")
 access = logging.getLogger("redpoll.access")
@@ -342,12 +343,14 @@ class App(Starlette):
 
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
+    serve_pid = follow_serve()  # a worker process of `redpoll serve` ends with it
     settings = settings or Settings.from_env()
     rendered = RenderedStatuses()  # status entities, for REST pages and stream events
     stream = StreamService(settings, rendered=rendered)  # the streaming routes (redpoll/stream)
 
     @asynccontextmanager
     async def lifespan(app: Starlette):
+        watch = asyncio.create_task(watch_serve(serve_pid)) if serve_pid else None
         rp = await Redpoll.open(settings)
         app.state.rp, app.state.settings = rp, settings
         await stream.start_for(rp)
@@ -365,6 +368,8 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
         finally:
             stop.set()
             sampler.cancel()
+            if watch is not None:
+                watch.cancel()
             if jobs is not None:
                 await jobs  # let in-flight jobs finish; queued ones stay in Redis
             await stream.stop()
@@ -381,6 +386,8 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
                   # a cluster without a master for some slots (one failed and
                   # not replaced yet) or moving them: an outage, not a crash
                   ClusterDownError: _unavailable, TryAgainError: _unavailable,
+                  # a cluster none of whose nodes answers
+                  RedisClusterException: _unavailable,
                   Exception: _crash},
               stream=stream, access_log=settings.access_log if access_log is None else access_log)
     app.state.settings = settings

@@ -19,12 +19,11 @@ import hmac
 import time
 from dataclasses import asdict, dataclass
 
-from redis.exceptions import ConnectionError as RedisConnectionError, TimeoutError as RedisTimeoutError
 from starlette.requests import Request
 from starlette.responses import Response
 
 from .. import keys, limits, metrics
-from ..health import DATABASE
+from ..health import DATABASE, OUTAGE
 from .http import JSON
 
 
@@ -70,7 +69,7 @@ async def _read_jobs(store) -> JobFigures:
         try:
             await asyncio.wait_for(store.ping(), limits.READY_CHECK_TIMEOUT_S)
             return await asyncio.wait_for(job_figures(store), limits.READY_CHECK_TIMEOUT_S)
-        except (RedisConnectionError, RedisTimeoutError, asyncio.TimeoutError):
+        except (*OUTAGE, asyncio.TimeoutError):
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")

@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+import asyncio
+import errno
 import logging
 import logging.config
 import os
@@ -24,6 +26,7 @@ import signal
 import socket
 import sys
 import tempfile
+import time
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
@@ -31,13 +34,16 @@ from uvicorn.supervisors import Multiprocess
 from .. import limits
 from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from ..metrics import MULTIPROC_ENV
-from ..server import EmbeddedServer, Supervisor, reach
+from ..errors import ConfigError
+from ..server import EmbeddedServer, Supervisor, die_with_parent, reach
 from ..settings import Settings, redact
 from . import logs
 
 log = logging.getLogger("redpoll.serve")
 
 APP = "redpoll.api.app:create_app"
+#: The serve process's pid, for its HTTP worker processes to watch.
+SERVE_PID_ENV = "REDPOLL_SERVE_PID"
 #: The HTTP stack (issue 12, measured in docs/decisions.md): uvicorn with the
 #: httptools parser and the uvloop event loop, named rather than left to
 #: uvicorn's "auto", which silently falls back to the pure-Python h11 parser
@@ -45,6 +51,29 @@ APP = "redpoll.api.app:create_app"
 HTTP_PARSER = "httptools"
 EVENT_LOOP = "uvloop"
 STACK = f"uvicorn-{HTTP_PARSER}-{EVENT_LOOP}"
+
+
+def follow_serve() -> int | None:
+    """In an HTTP worker process of ``redpoll serve`` (not serve itself, with
+    ``--workers 1``): ask the kernel to send SIGTERM when serve dies, even by
+    SIGKILL (PR_SET_PDEATHSIG, Linux), so the worker stops (its listening
+    socket first) instead of holding the port with no database behind it.
+    Returns serve's pid for :func:`watch_serve`, or None."""
+    raw = os.environ.get(SERVE_PID_ENV)
+    if not raw or not raw.isdigit() or int(raw) == os.getpid():
+        return None
+    die_with_parent(signal.SIGTERM)
+    return int(raw)
+
+
+async def watch_serve(serve_pid: int) -> None:
+    """Where the kernel does not signal a worker whose serve died (not
+    Linux, or serve died before :func:`follow_serve` asked it to), notice
+    it: the worker's parent is no longer serve. Then stop, as SIGTERM would."""
+    while os.getppid() == serve_pid:
+        await asyncio.sleep(limits.PARENT_WATCH_S)
+    log.warning("serve process gone; stopping", extra={"serve_pid": serve_pid})
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def default_workers() -> int:
@@ -65,6 +94,25 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
     sock.listen(backlog)
     sock.set_inheritable(True)
     return sock
+
+
+def bind_soon(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """:func:`bind`, waiting up to ``limits.SERVE_BIND_WAIT_S`` while the
+    port is in use: a serve restarted at once after a crash finds it held
+    until the old HTTP processes have seen their parent go and closed it."""
+    deadline = time.monotonic() + limits.SERVE_BIND_WAIT_S
+    waiting = False
+    while True:
+        try:
+            return bind(host, port, backlog)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or port == 0 or time.monotonic() > deadline:
+                raise
+            if not waiting:
+                log.warning("port in use; waiting for it",
+                            extra={"port": port, "wait_s": limits.SERVE_BIND_WAIT_S})
+                waiting = True
+            time.sleep(0.1)
 
 
 def raise_open_files(need: int = limits.SERVE_OPEN_FILES_NEEDED) -> tuple[int, int]:
@@ -104,23 +152,36 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     if url is None:
         embedded = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync).start()
         url = embedded.url
-        where += f", server started at {url}"
-        log.info("embedded server started", extra={"redis": url, "data_dir": settings.data_dir})
+        where += f", server started at {redact(url)}"
+        log.info("embedded server started", extra={"redis": redact(url), "data_dir": settings.data_dir})
         # restarted on the same port and data if it dies (issue 13 item 7)
         supervisor = Supervisor(embedded, log).start()
     else:
         # "listening" is printed only once the database answered; a server
         # that does not answer stops us here with one line (ConfigError)
-        reach(url, settings.cluster)
+        try:
+            reach(url, settings.cluster)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (REDIS_URL)" if settings.redis_url else str(exc)) from None
         if settings.redis_url is None:
-            where += f", server already running at {url}"
-    log.info("database", extra={"database": redact(where)})
+            where += f", server already running at {redact(url)}"
+            # takes the server over if its owner stops or dies
+            supervisor = Supervisor.standby_for(
+                settings.data_dir, log, fsync=settings.fsync,
+                port=EmbeddedServer.recorded_port(settings.data_dir)).start()
+    log.info("database", extra={"database": where})
     # after the database answered: a start-up failure stays one line
-    raise_open_files()
+    _, open_files = raise_open_files()
+    # a request beyond the cap is answered 503 at once, before the process
+    # runs out of descriptors and accepting fails
+    connections = min(settings.connections_max,
+                      max(64, open_files - limits.SERVE_FDS_RESERVED))
     # The HTTP processes read their settings from the environment.
     os.environ["REDIS_URL"] = url
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
     os.environ["REDPOLL_ACCESS_LOG"] = "1" if access_log else "0"
+    # HTTP worker processes end when this one does, however it ends (app.py)
+    os.environ[SERVE_PID_ENV] = str(os.getpid())
     metrics_dir = None
     if workers > 1:
         # several processes answer /metrics: prometheus-client's multiprocess
@@ -130,7 +191,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     else:
         os.environ.pop(MULTIPROC_ENV, None)
     try:
-        sock = bind(host, port, backlog)
+        sock = bind_soon(host, port, backlog)
     except OSError as exc:
         if supervisor is not None:
             supervisor.stop()
@@ -148,6 +209,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         ws_per_message_deflate=False,
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
         server_header=False, lifespan="on", backlog=backlog,
+        limit_concurrency=connections,
         # open streams never end by themselves: they are cut after this long
         timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s
@@ -169,6 +231,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         runner = Multiprocess(config, sockets=[sock])  # installs its handlers here
     print(f"Redpoll listening on {public}", flush=True)
     log.info("listening", extra={"url": public, "workers": workers, "jobs": jobs,
+                                 "connections_max": connections,
                                  "redis": redact(url), "cluster": settings.cluster})
     try:
         if workers == 1:
@@ -178,8 +241,10 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     finally:
         sock.close()
         if supervisor is not None:
-            supervisor.stop()  # stops the embedded server, AOF flushed
-            log.info("embedded server stopped")
+            ours = not supervisor.standby
+            supervisor.stop()  # stops the embedded server (if ours), AOF flushed
+            if ours:
+                log.info("embedded server stopped")
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
         log.info("stopped")

@@ -67,16 +67,62 @@ HANDOFF = "redpoll.handoff"
 
 
 class StreamHttpProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol, able to hand a started response over."""
+    """uvicorn's httptools protocol, able to hand a started response over,
+    and with a time limit on request headers: a connection whose request
+    line and headers have not all arrived ``header_timeout_s`` after it was
+    opened (or after its previous response) is closed, so clients that send
+    nothing, or their headers a byte at a time, do not hold connections for
+    ever (uvicorn's keep-alive timeout stops at the first byte)."""
+
+    #: REDPOLL_HEADER_TIMEOUT_S, read once per process (header_timeout())
+    header_timeout_s: float | None = None
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._arm_header_timer()
+
+    def _arm_header_timer(self) -> None:
+        if self.header_timeout_s is None:
+            type(self).header_timeout_s = header_timeout()
+        self._headers_in = False
+        self._header_timer = self.loop.call_later(self.header_timeout_s, self._headers_late)
+
+    def _disarm_header_timer(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if not self._headers_in and not self.transport.is_closing():
+            self.transport.close()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self.scope["extensions"] = {HANDOFF: self.handoff}
 
+    def on_headers_complete(self) -> None:
+        self._headers_in = True
+        self._disarm_header_timer()
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and not self.pipeline and self.cycle is not None \
+                and self.cycle.response_complete:
+            self._disarm_header_timer()
+            self._arm_header_timer()  # for the next request on this connection
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm_header_timer()
+        super().connection_lost(exc)
+
     def handoff(self, lean: "LeanStream") -> None:
         """Give this connection to ``lean``: uvicorn forgets the response
         (the app may return without ending it), ``lean`` becomes the
         transport's protocol and the server's connection for shutdown."""
+        self._disarm_header_timer()
         cycle = self.cycle
         cycle.response_complete = True  # run_asgi: the app may return; receive(): nothing more
         self.connections.discard(self)
@@ -85,6 +131,12 @@ class StreamHttpProtocol(HttpToolsProtocol):
         transport = self.transport
         lean.attach(transport, self.connections, self.flow.write_paused)
         transport.set_protocol(lean)
+
+
+def header_timeout() -> float:
+    """Seconds a connection may take to send its request headers."""
+    from ..settings import Settings
+    return float(Settings.from_env().header_timeout_s)
 
 
 class _Lean(asyncio.Protocol):

@@ -26,7 +26,7 @@ from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from .. import events, limits
 from ..events import FIELD
@@ -378,7 +378,7 @@ class Hub:
                         sub.wakeup()
             except asyncio.CancelledError:
                 raise
-            except (RedisError, OSError) as exc:
+            except (RedisError, RedisClusterException, OSError) as exc:
                 self.connected.clear()
                 lost = True
                 self.reconnects += 1

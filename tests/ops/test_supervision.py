@@ -4,10 +4,11 @@ own embedded Valkey, which the test SIGKILLs.
 * The owner restarts the server on the same data (AOF) and port; REST, jobs
   and the stream hub reconnect; no acknowledged post is lost; service is
   back by itself within 10 s.
-* A second serve attached to the same data directory answers 503 with
+* A second serve using that server through REDIS_URL answers 503 with
   Retry-After (REST, /ready, stream health, new streams) while the owner is
   gone, logs one line per state change, and recovers when the owner starts
-  again.
+  again. (A serve attached by the data directory instead takes the server
+  over: tests/test_crash_and_restart.py.)
 
 These tests start their own servers in temporary directories, so they run
 the same in the single-server and the cluster pass.
@@ -26,7 +27,7 @@ import httpx
 import redis
 
 from redpoll.api.process import ServeProcess
-from redpoll.server import EmbeddedServer
+from redpoll.server import EmbeddedServer, read_password
 
 from test_api_http import bearer, make_app, sign_up
 from test_api_mastodon import LOOSE_LIMITS
@@ -42,7 +43,8 @@ def own_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 def valkey_pid(data_dir: Path) -> int:
     port = EmbeddedServer.recorded_port(data_dir)
-    return int(redis.Redis(port=port, socket_timeout=5).info("server")["process_id"])
+    return int(redis.Redis(port=port, password=read_password(data_dir),
+                           socket_timeout=5).info("server")["process_id"])
 
 
 def wait_ready(http: httpx.Client, within: float) -> float:
@@ -201,7 +203,9 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
 def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_path):
     data = tmp_path / "data"
     owner = ServeProcess(own_env(data)).start()
-    attached = ServeProcess(own_env(data))
+    # by its URL: a serve attached by the data directory would take it over
+    attached = ServeProcess(own_env(tmp_path / "other",
+                                    REDIS_URL=EmbeddedServer.running_in(data)))
     try:
         attached.start()
         with httpx.Client(base_url=attached.url, timeout=10) as http:
@@ -241,6 +245,11 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             finally:
                 stream.close()
             assert http.get("/api/v1/streaming/health").status_code == 200
+            # the probe, backing off during the outage, says so at its next PING
+            deadline = time.monotonic() + BACK_WITHIN_S
+            while "database reachable again" not in attached.logs():
+                assert time.monotonic() < deadline, attached.logs()[-3000:]
+                time.sleep(0.1)
             msgs = [json.loads(line)["msg"] for line in attached.logs().splitlines()
                     if line.startswith("{")]
             assert msgs.count("database unreachable") == 1, [
