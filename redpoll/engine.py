@@ -215,7 +215,7 @@ class Redpoll:
     async def list_member_ids(self, owner, lid) -> frozenset[int]:
         return await lists.member_ids(self.store, owner, lid)
 
-    # --- the conversation (issue 9) -------------------------------------------------------
+    # --- the conversation -------------------------------------------------------
     async def favourite(self, uid, sid) -> bool:
         return await favourites.set_favourite(self.store, self.queue, uid, sid, True)
 

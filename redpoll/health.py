@@ -5,7 +5,7 @@ the stream hub) reports a lost connection here instead of logging it: the
 first report logs one WARNING line, and a probe then PINGs the server every
 ``limits.DB_PROBE_INTERVAL_S`` until it answers, which logs one INFO line.
 So an outage of any length costs two log lines per process, not a traceback
-per request or per retry (issue 13 item 7), and ``/ready`` and the stream
+per request or per retry, and ``/ready`` and the stream
 health endpoint answer from the same state.
 """
 from __future__ import annotations

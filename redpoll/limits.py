@@ -238,7 +238,7 @@ STREAM_LAG_SAMPLES = 4096
 WS_MESSAGES_KEPT = 1024
 #: A backfill (v1.1 ``count``) or resume (SSE ``Last-Event-ID``) reads the
 #: event log in pages of this many entries, and stops as soon as more events
-#: match than the client's queue can take (issue 13).
+#: match than the client's queue can take.
 REPLAY_PAGE_ENTRIES = 500
 #: Backfills / resumes one identifier, and one client IP, may start per
 #: window (429 beyond); settings override (REDPOLL_STREAM_REPLAYS_PER_*).
@@ -261,7 +261,7 @@ STREAM_ENDED_KEPT = 10_000
 #: Settings override (REDPOLL_STREAM_TOKEN_CHECK_S).
 STREAM_TOKEN_CHECK_S = 30
 #: `redpoll serve` raises its open-file limit (soft -> hard) at start and warns
-#: when it stays below this: 10,000 concurrent streams (issue 12) plus this
+#: when it stays below this: 10,000 concurrent streams plus this
 #: many spare descriptors (Redis connections, the embedded server, logs).
 SERVE_OPEN_FILES_SPARE = 1024
 SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
@@ -328,7 +328,7 @@ EMAIL_MAX_CHARS = 254
 INSTANCE_STATS_CACHE_S = 60
 
 # --- web app (redpoll/web) -------------------------------------------------------
-#: Bytes of HTML/JS/CSS/SVG the web app ships (issue 11: the page under 512 KB);
+#: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);
 #: checked when the package is imported.
 WEB_ASSETS_MAX_BYTES = 512 * 1024
 
@@ -361,7 +361,7 @@ METRICS_LABEL_SETS = 4096
 #: How often each HTTP process copies its stream hub's figures into /metrics.
 METRICS_SAMPLE_S = 1.0
 
-# --- the conversation (issue 9) ----------------------------------------------------
+# --- the conversation ----------------------------------------------------
 #: Notifications kept per user; the oldest go first.
 NOTIFICATIONS_MAX = 2000
 #: Entries of a user's notification index that stand for no listed

@@ -41,7 +41,8 @@ START_TIMEOUT_S = 15.0
 PORT_FILE = "server.port"
 #: The embedded server's Unix socket, in its data directory: the URL its own
 #: processes use (a round trip over it costs both ends less than over
-#: loopback TCP; docs/decisions.md "The embedded server's socket").
+#: loopback TCP; docs/decisions.md, "Single-server fast paths that read
+#: undeclared keys").
 SOCKET_FILE = "valkey.sock"
 #: The password of a data directory's server (mode 0600), made at its first start.
 PASSWORD_FILE = "server.pass"
@@ -160,7 +161,7 @@ def _url(host_or_socket: str, port: int | None, password: str | None) -> str:
 
 
 def base_config(fsync: str) -> dict[str, str]:
-    """Settings every redpoll server gets; why each one is in README 'Durability'."""
+    """Settings every redpoll server gets; why each one is in docs/design.md, "Durability"."""
     return {
         "bind": "127.0.0.1",
         "protected-mode": "yes",

@@ -120,7 +120,7 @@ class Settings:
     data_dir: str = field(default_factory=default_data_dir)
     #: Where ``data_dir`` came from, for messages: "REDPOLL_DATA_DIR" or "default".
     data_dir_origin: str = "default"
-    #: AOF fsync policy of the embedded server (see README, "Durability").
+    #: AOF fsync policy of the embedded server (see docs/design.md, "Durability").
     fsync: str = "everysec"
     #: A job unacknowledged this long is taken over by another worker.
     job_claim_ms: int = 30_000

@@ -192,8 +192,8 @@ class Edge:
     """The one layer between the server and the routes, as pure ASGI: it does
     what five stacked middlewares did (Starlette's ServerErrorMiddleware and
     CORSMiddleware, and Observe, StreamGate, ApiCors), with one wrapper
-    around ``send`` instead of four (docs/decisions.md, "The home page's
-    CPU"). In order, for an HTTP request:
+    around ``send`` instead of four (docs/decisions.md, "One outer ASGI
+    layer, and the home page's CPU"). In order, for an HTTP request:
 
     * the stream gate (``ops.StreamGate``): a new stream while this process's
       hub cannot read the event log gets 503 (a WebSocket is refused);

@@ -1,5 +1,5 @@
 """Endpoints for operators and load balancers: ``/health``, ``/ready``,
-``/metrics`` (issue 13 item 10; meanings in docs/operating.md).
+``/metrics`` (meanings in docs/operating.md).
 
 * ``/health`` -- liveness: 200 while this process runs its event loop; the
   body also says whether it can reach the database, but a liveness probe

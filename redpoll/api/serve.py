@@ -44,7 +44,7 @@ log = logging.getLogger("redpoll.serve")
 APP = "redpoll.api.app:create_app"
 #: The serve process's pid, for its HTTP worker processes to watch.
 SERVE_PID_ENV = "REDPOLL_SERVE_PID"
-#: The HTTP stack (issue 12, measured in docs/decisions.md): uvicorn with the
+#: The HTTP stack (measured in docs/decisions.md): uvicorn with the
 #: httptools parser and the uvloop event loop, named rather than left to
 #: uvicorn's "auto", which silently falls back to the pure-Python h11 parser
 #: (a third of the speed) when httptools is missing.
@@ -154,7 +154,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         url = embedded.url
         where += f", server started at {redact(url)}"
         log.info("embedded server started", extra={"redis": redact(url), "data_dir": settings.data_dir})
-        # restarted on the same port and data if it dies (issue 13 item 7)
+        # restarted on the same port and data if it dies
         supervisor = Supervisor(embedded, log).start()
     else:
         # "listening" is printed only once the database answered; a server

@@ -70,7 +70,7 @@ class Subscriber:
     "disconnect"; payload: a dict) that the connection renders itself.
     """
 
-    # Memory per connection (issue 12: 10,000 streams in one process): slots,
+    # Memory per connection (10,000 streams in one process): slots,
     # a plain list for the queue (a deque and an asyncio.Event each allocate
     # a 64-slot block, ~760 B, up front) and a future made only while the
     # writer waits.
@@ -222,7 +222,7 @@ class Hub:
         self.backlog_reads = 0  # reads of the log that returned several events
         #: ms from a status's creation to the hub's last write of it (or its
         #: last queueing, for a writer that was busy), latest events only:
-        #: the server's share of the delivery latency (issue 12)
+        #: the server's share of the delivery latency
         self.lags: deque = deque(maxlen=limits.STREAM_LAG_SAMPLES)
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -448,7 +448,7 @@ class Hub:
         event after entry id ``after`` (SSE Last-Event-ID). Returns the number
         of events queued. Call after :meth:`subscribe` so nothing falls between.
 
-        Bounded (issue 13): the log is read in pages of
+        Bounded: the log is read in pages of
         ``limits.REPLAY_PAGE_ENTRIES``, only matching events are kept, and as
         soon as more match than the queue has room for, the subscriber is cut
         off as stalled (it could never take them) and reading stops. So one

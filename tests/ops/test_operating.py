@@ -1,4 +1,4 @@
-"""The command line as an operator meets it (issue 13 items 9, 11, 12): real
+"""The command line as an operator meets it: real
 ``redpoll`` processes, real embedded servers in temporary directories.
 
 Start-up failures are one line naming the variable or path; every command
@@ -107,7 +107,7 @@ def test_demo_runs_twice_on_its_own_data(tmp_path):
 def test_a_dead_server_port_file_costs_no_probing_time(tmp_path):
     """After a crash the data directory still names the dead server's port:
     finding out that nothing answers there is one refused connection, not
-    seconds of retries (issue 13 item 9: restart took ~4 s)."""
+    seconds of retries (restart took ~4 s)."""
     server = EmbeddedServer(tmp_path / "data").start()
     server.kill()  # as a crash would: the port file stays
     assert EmbeddedServer.recorded_port(tmp_path / "data") == server.port
@@ -146,7 +146,7 @@ def test_the_embedded_server_is_reached_over_a_unix_socket_when_its_path_fits(tm
 
 
 def test_run_sh_installs_only_when_pyproject_is_newer():
-    """./run.sh (issue 13 item 13): pip runs when the install is older than
+    """./run.sh: pip runs when the install is older than
     pyproject.toml, not on every start. Runs the real script in this checkout
     (whose .venv runs these tests, as test.sh sets up)."""
     root = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""``redpoll serve`` heals itself (issue 13 items 7 and 9): a real serve on its
+"""``redpoll serve`` heals itself: a real serve on its
 own embedded Valkey, which the test SIGKILLs.
 
 * The owner restarts the server on the same data (AOF) and port; REST, jobs
@@ -265,7 +265,7 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
     runs); a new serve on the same data has every acknowledged post, in the
     followers' homes too once the held fan-out jobs are taken over; and a
     client that retries every unacknowledged Idempotency-Key gets no
-    duplicate (issue 13's crash test: 0 lost, 0 duplicates)."""
+    duplicate (0 lost, 0 duplicates)."""
     data = tmp_path / "data"
     first = ServeProcess(own_env(data)).start()
     try:
