@@ -45,7 +45,7 @@ from test_api_http import bearer, make_app, sign_up
 from test_api_mastodon import LOOSE_LIMITS
 
 REDPOLL = Path(sys.executable).with_name("redpoll")
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BACK_WITHIN_S = 10.0
 
 
