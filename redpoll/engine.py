@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from . import (relations, bookmarks, boosts, conversation, deleting, favourites, follows,
+from . import (account_index, relations, bookmarks, boosts, conversation, deleting, favourites, follows,
                interactions, keys, lists, notifications, posting, search, statuses, timelines,
                users)
 from .errors import ConfigError
@@ -74,7 +74,7 @@ class Redpoll:
             await store.adopt_epoch()
             await self.queue.ensure_groups()
             # once per database: users from before the search index existed
-            await search.index_missing(store)
+            await account_index.index_missing(store)
             # once per database: reply counts from before hidden replies were left out
             await conversation.recount_replies(store)
         except (RedisError, RedisClusterException, OSError) as exc:

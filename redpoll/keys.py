@@ -29,7 +29,7 @@ SEARCH_ACCOUNTS = "search:{accounts}"
 #: the record revision they came from (same slot as SEARCH_ACCOUNTS).
 SEARCH_INDEXED = "search:{accounts}:of"
 #: String: set once the users from before the index existed were indexed
-#: (search.index_missing, run when an engine opens a database without it).
+#: (account_index.index_missing, run when an engine opens a database without it).
 SEARCH_BUILT = "search:{accounts}:built"
 
 

@@ -9,7 +9,7 @@ from typing import Iterable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from . import keys, limits, search, validate, visibility
+from . import account_index, keys, limits, validate, visibility
 from .errors import LoginTaken, UserNotFound, ValidationError
 from .jobs import JobQueue, NotYet, SignUpJob, entry_ms
 from .models import User, now_ms
@@ -71,7 +71,7 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
                     args)
     # the search index is another slot: a call cut short here is finished
     # by the journal's replay (settle_sign_up indexes the user again)
-    await search.index_account(store, uid, 1, login, record["name"])
+    await account_index.index_account(store, uid, 1, login, record["name"])
     await queue.release(held, count="users")
     return User.from_hash({k: str(v) for k, v in record.items()})
 
@@ -91,7 +91,7 @@ async def settle_sign_up(store: Store, job: SignUpJob, entry_id: bytes,
     if await store.run("settle_sign_up", [keys.user(job.uid), keys.sign_up_void(job.uid)]):
         rev, login, name = await store.hmget(keys.user(job.uid), ["rev", "login", "name"])
         if rev is not None:  # (else deleted meanwhile: nothing to index)
-            await search.index_account(store, job.uid, int(rev), login.decode(), name.decode())
+            await account_index.index_account(store, job.uid, int(rev), login.decode(), name.decode())
         return True
     await store.run("drop_login_claim", [keys.login(job.login.lower())], [f"{job.uid}:"])
     return False
@@ -248,7 +248,7 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
         if "name" in changes:
             # another slot, after the record (see search.py): idempotent, and
             # a late call never overwrites a newer rename
-            await search.index_account(store, uid, rev, login.decode(), name.decode())
+            await account_index.index_account(store, uid, rev, login.decode(), name.decode())
     return await get_user(store, uid)
 
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import Redpoll, Settings, keys, search
+from .. import Redpoll, Settings, account_index, keys, search
 from ..server import EmbeddedServer
 
 
@@ -40,7 +40,7 @@ async def run(users: int, rounds: int) -> list[str]:
                                                "at": 0, "followers": 0, "following": 0,
                                                "posts": 0, "rev": 1})
             pipe.evalsha(sha, 2, keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED, uid, 1,
-                         *search.account_terms(login, name))
+                         *account_index.account_terms(login, name))
             if uid % 2000 == 0:
                 await pipe.execute()
                 pipe = rp.store.client.pipeline(transaction=False)

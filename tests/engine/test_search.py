@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from redpoll import keys, limits, search
+from redpoll import account_index, keys, limits, search
 from redpoll.errors import ValidationError
 from redpoll.search import Query
 
@@ -65,7 +65,7 @@ async def test_renames_move_the_index_and_late_calls_change_nothing(rp):
     assert await logins(rp, "old") == []
     assert await logins(rp, "fresh") == ["renamer"]
     # a call carrying an older revision of the record arrives late: ignored
-    assert not await search.index_account(rp.store, user.id, 1, "renamer", "Old Name")
+    assert not await account_index.index_account(rp.store, user.id, 1, "renamer", "Old Name")
     assert await indexed_terms(rp, user.id) == {"renamer", "fresh name", "name"}
     assert await logins(rp, "old") == []
 
@@ -86,7 +86,7 @@ async def test_concurrent_renames_leave_the_index_equal_to_the_record(rp):
     names = [f"Name{i} Word{i}" for i in range(30)]
     await asyncio.gather(*(rp.update_profile(user.id, display_name=n) for n in names))
     final = (await rp.get_user(user.id)).display_name
-    assert await indexed_terms(rp, user.id) == set(search.account_terms("racer", final))
+    assert await indexed_terms(rp, user.id) == set(account_index.account_terms("racer", final))
     for name in names:
         expected = ["racer"] if name == final else []
         assert await logins(rp, name.lower()) == expected
@@ -186,6 +186,6 @@ async def test_users_from_before_the_index_are_indexed_once_when_an_engine_opens
         assert await logins(again, "second") == ["mover"] and await logins(again, "first") == []
         assert await indexed_terms(again, old.id) == {"oldtimer", "early bird", "bird"}
         assert await rp.store.client.exists(keys.SEARCH_BUILT)
-        assert await search.index_missing(again.store) == 0  # once
+        assert await account_index.index_missing(again.store) == 0  # once
     finally:
         await again.close()
