@@ -3,17 +3,14 @@
 Following a locked account (``locked`` on its record) makes a request
 instead of a follow (:func:`request`, from follows.follow): the request in
 both sides' sets (each side's slot, ``ZADD NX``: idempotent) and a
-``follow_request`` notification. :func:`authorize` makes the follow first
-(follows.follow, as the target allows it: idempotent, so two authorizations
-at once make one follow) and only then takes the request out; cut short in
-between, the request is still pending and authorizing it again finishes.
+``follow_request`` notification. Authorizing one is a follow
+(follows.authorize_request) that then takes the request out here;
 :func:`reject` and withdrawing (unfollow) take it out of both sets.
 """
 from __future__ import annotations
 
-from . import boosts, keys, limits, notifications, validate
+from . import keys, limits, notifications, validate
 from .errors import ValidationError
-from .jobs import JobQueue
 from .store import Store
 
 KIND = "follow_request"
@@ -50,7 +47,7 @@ async def options(store: Store, a: int, b: int) -> tuple[bool, bool]:
     return raw[:1] == "1", raw[1:2] == "1"
 
 
-async def _drop(store: Store, a: int, b: int) -> bool:
+async def drop(store: Store, a: int, b: int) -> bool:
     """Take ``a``'s request to follow ``b`` out of both sets and its notification."""
     removed, _ = await store.batch([("ZREM", keys.follow_requests(b), a),
                                     ("HDEL", keys.follow_request_options(b), a)])
@@ -67,32 +64,19 @@ async def withdraw(store: Store, a: int, b: int) -> bool:
                                   ("ZSCORE", keys.follow_requests(b), a)])
     if out is None and inc is None:
         return False
-    return await _drop(store, a, b)
+    return await drop(store, a, b)
 
 
-async def authorize(store: Store, queue: JobQueue, owner, requester) -> bool:
-    """``owner`` lets ``requester`` follow, with the options the request
-    asked for; False if no request was pending. Idempotent: cut short
-    anywhere, the request is still pending and authorizing it again ends
-    the same."""
-    from .follows import follow  # follows calls back into this module
-    owner = validate.an_id(owner, "user_id")
-    requester = validate.an_id(requester, "account_id")
-    pending, = await store.batch([("ZSCORE", keys.follow_requests(owner), requester)])
-    if pending is None:
-        return False
-    await follow(store, queue, requester, owner, approved=True)
-    reblogs, notify = await options(store, requester, owner)
-    await boosts.set_show_reblogs(store, requester, owner, reblogs)
-    await notifications.set_notify(store, requester, owner, notify)
-    await _drop(store, requester, owner)
-    return True
+async def pending(store: Store, a: int, b: int) -> bool:
+    """Whether ``a``'s request to follow ``b`` is pending (b's slot)."""
+    score, = await store.batch([("ZSCORE", keys.follow_requests(b), a)])
+    return score is not None
 
 
 async def reject(store: Store, owner, requester) -> bool:
     owner = validate.an_id(owner, "user_id")
     requester = validate.an_id(requester, "account_id")
-    return await _drop(store, requester, owner)
+    return await drop(store, requester, owner)
 
 
 async def pending_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[int, int]]:

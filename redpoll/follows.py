@@ -1,7 +1,7 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import edges, follow_requests, keys, notifications, relations, validate
+from . import boosts, edges, follow_requests, keys, notifications, relations, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User, now_us
@@ -123,6 +123,25 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     # accounts (a page ignores those not followed); a stranger had none
     await queue.release(held, next_job=note if changed else None)
     return changed
+
+
+async def authorize_request(store: Store, queue: JobQueue, owner, requester) -> bool:
+    """``owner`` lets ``requester`` follow, with the options the request
+    asked for (follow_requests.keep_options); False if no request was
+    pending. The follow is made first (as the target allows it: idempotent,
+    so two authorizations at once make one follow), then the options, and
+    only then is the request taken out: cut short anywhere, the request is
+    still pending and authorizing it again ends the same."""
+    owner = validate.an_id(owner, "user_id")
+    requester = validate.an_id(requester, "account_id")
+    if not await follow_requests.pending(store, requester, owner):
+        return False
+    await follow(store, queue, requester, owner, approved=True)
+    reblogs, notify = await follow_requests.options(store, requester, owner)
+    await boosts.set_show_reblogs(store, requester, owner, reblogs)
+    await notifications.set_notify(store, requester, owner, notify)
+    await follow_requests.drop(store, requester, owner)
+    return True
 
 
 async def is_following(store: Store, a, b) -> bool:

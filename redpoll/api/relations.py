@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import follow_requests, relations
+from .. import follow_requests, follows, relations
 from . import entities
 from .accounts import relationship_of
 from ..errors import ValidationError
@@ -80,7 +80,7 @@ async def follow_requests_list(ctx: Ctx) -> Response:
 async def authorize(ctx: Ctx) -> Response:
     requester = ctx.path_id()
     await ctx.rp.get_user(requester)
-    await follow_requests.authorize(ctx.rp.store, ctx.rp.queue, ctx.uid, requester)
+    await follows.authorize_request(ctx.rp.store, ctx.rp.queue, ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from redpoll import follow_requests, keys
+from redpoll import follow_requests, follows, keys
 
 from test_stream_mastodon import accounts
 
@@ -70,14 +70,14 @@ async def test_a_request_authorized_twice_at_once_makes_one_follow(rp):
     asker = await rp.sign_up("lockd1")
     assert not await rp.follow(asker.id, owner.id)  # a request, not a follow
     assert await rp.store.client.zscore(keys.follow_requests(owner.id), asker.id) is not None
-    done = await asyncio.gather(*(follow_requests.authorize(rp.store, rp.queue, owner.id, asker.id)
+    done = await asyncio.gather(*(follows.authorize_request(rp.store, rp.queue, owner.id, asker.id)
                                   for _ in range(2)))
     assert any(done)
     assert (await rp.get_user(owner.id)).followers == 1
     assert (await rp.get_user(asker.id)).following == 1
     assert await rp.is_following(asker.id, owner.id)
     assert await follow_requests.state(rp.store, asker.id, owner.id) == (False, False)
-    assert await follow_requests.authorize(rp.store, rp.queue, owner.id, asker.id) is False
+    assert await follows.authorize_request(rp.store, rp.queue, owner.id, asker.id) is False
     # a block takes pending requests away too
     other = await rp.sign_up("lockd2")
     await rp.follow(other.id, owner.id)
