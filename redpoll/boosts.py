@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from . import delivery, events, keys, limits, notifications, posting, validate, visibility
 from .errors import Forbidden, StatusNotFound, ValidationError
+from .home_rule import original_of
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
 from .models import Status, now_ms
 from .settings import Settings
@@ -34,10 +35,6 @@ from .store import Store
 KIND = "reblog"
 
 
-def original_of(status: Status) -> int | None:
-    """The id a boost boosts, None for a status that is not a boost."""
-    value = status.extra.get("reblog_of")
-    return int(value) if value else None
 
 
 async def _resolve(store: Store, sid: int) -> Status:

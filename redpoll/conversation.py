@@ -25,6 +25,7 @@ from . import (direct_messages, keys, limits, notifications, tag_history as tags
 from .errors import StatusNotFound, ValidationError
 from .models import EXTRA_PREFIX, Status
 from .store import Store
+from . import topology
 
 #: a mention and a hashtag in a status's text (also where its content links them)
 MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
@@ -119,9 +120,9 @@ async def _deliver(store: Store, script: str, sid: int, timelines: list[str], ca
     if not timelines:
         return
     if script == "deliver":  # besides the fan-out, which must then look first
-        await store.topology.deliver_besides(sid, timelines, cap)
+        await topology.of(store).deliver_besides(sid, timelines, cap)
     else:
-        await store.topology.undeliver(sid, timelines)
+        await topology.of(store).undeliver(sid, timelines)
 
 
 async def _tag_follower_homes(store: Store, tags) -> list[str]:
@@ -177,7 +178,7 @@ async def recount_replies(store: Store) -> int:
     if await store.exists(keys.REPLY_COUNTS_DONE):
         return 0
     parents = [int(m.group(1)) for m in map(_REPLIES_KEY.fullmatch,
-                                            await store.topology.keys_matching("rep:{*}"))
+                                            await topology.of(store).keys_matching("rep:{*}"))
                if m is not None]
     for first in range(0, len(parents), limits.REPLY_RECOUNT_BATCH):
         batch = parents[first:first + limits.REPLY_RECOUNT_BATCH]

@@ -19,6 +19,7 @@ from .errors import Forbidden, StatusNotFound
 from .jobs import CleanupJob, DeleteJob, JobQueue
 from .models import Status, now_ms
 from .store import Store
+from . import topology
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
@@ -45,7 +46,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     public timeline, publish the delete event. Returns the cleanup job and
     whether this journal (``marker``, its entry id) marked the status."""
     try:
-        mine, author = await store.topology.mark_deleted(job.sid, job.author, marker)
+        mine, author = await topology.of(store).mark_deleted(job.sid, job.author, marker)
     except StatusNotFound:
         return None, False  # no such status (its tombstone expired): nothing left to do
     author = int(author)
@@ -53,7 +54,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     await store.run("delete_own", [keys.profile(author), keys.home(author), keys.user(author),
                                    keys.deleted_by(author), keys.direct_posts(author)],
                     [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
-    await store.run("undeliver", [store.topology.public_key(job.sid)], [job.sid])
+    await store.run("undeliver", [topology.of(store).public_key(job.sid)], [job.sid])
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)

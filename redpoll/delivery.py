@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from . import hybrid, keys, limits, metrics, visibility
 from .models import now_ms
 from .store import Store
+from . import topology
 
 HOME, LISTS = "home", "lists"
 
@@ -126,9 +127,9 @@ async def _lists_batch(store: Store, author: int, after: int, batch: int,
 
 async def _run(store: Store, script: str, sid: int, targets: list, batch_name: str) -> None:
     if script == "deliver":
-        await store.topology.deliver(sid, targets, batch_name)
+        await topology.of(store).deliver(sid, targets, batch_name)
     else:
-        await store.topology.undeliver(sid, targets)
+        await topology.of(store).undeliver(sid, targets)
     metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 
@@ -136,7 +137,7 @@ async def _run_boost(store: Store, sid: int, homes: list, original: int, booster
     """deliver_boost.lua on each home with its boost bookkeeping keys."""
     triples = [key for home in homes for key in keys.boost_triple(home)]
     if triples:
-        await store.topology.deliver_boost(
+        await topology.of(store).deliver_boost(
             sid, triples, [sid, limits.HOME_CAP, original, booster, limits.REBLOG_WINDOW,
                            limits.HOME_REBLOGS_KEPT])
 
@@ -178,7 +179,7 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         else:
             targets = keys.homes(members)
         if first:
-            own = ([keys.home(author), store.topology.public_key(sid)] if listed
+            own = ([keys.home(author), topology.of(store).public_key(sid)] if listed
                    else [keys.home(author)])
             targets = own + targets
         if boost_of is not None and script == "deliver":  # a boost: homes that want it

@@ -19,6 +19,7 @@ from . import keys, limits
 from .errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
 from .models import now_us
 from .store import Store
+from . import topology
 
 #: Rounds of re-syncing the far side when concurrent calls keep flipping an edge.
 MAX_SYNC_ROUNDS = 20
@@ -117,7 +118,7 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     its partner (every step is idempotent). ``then``: an idempotent script
     call sent after them in the same round trip (a journal's release), run
     whatever they returned; its error reply raises last."""
-    source, target, merged, after = await store.topology.add_edge(e, then)
+    source, target, merged, after = await topology.of(store).add_edge(e, then)
     if isinstance(source, Exception):
         if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused

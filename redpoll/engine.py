@@ -24,6 +24,7 @@ from .server import EmbeddedServer, reach
 from .settings import Settings, redact
 from .store import Store
 from .worker import Worker
+from . import topology
 
 
 log = logging.getLogger("redpoll.engine")
@@ -266,7 +267,7 @@ class Redpoll:
         raw = await self.store.hgetall(keys.STATS)
         before = {k.decode(): int(v) for k, v in raw.items()}
         counts = await self.queue.counts()
-        memory = await self.store.topology.used_memory()
+        memory = await topology.of(self.store).used_memory()
         users = before.get("users", 0) + counts.get("users", 0) - counts.get("users_gone", 0)
         return {"users": users,
                 "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),

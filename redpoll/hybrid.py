@@ -49,19 +49,15 @@ import weakref
 
 from redis.exceptions import NoScriptError
 
-from . import conversation, keys, limits, visibility
+from . import home_rule, keys, limits, refill
 from .models import HomeRead, Status, now_ms
+from .home_rule import original_of
 from .statuses import read_statuses
 from .store import Store
+from . import topology
 
 #: fanout_mode.lua's answers
 FAN, BIG, MARK, UNMARK = "fan", "big", "mark", "unmark"
-
-
-def _original_of(status: Status) -> int | None:
-    """boosts.original_of (boosts imports delivery, which imports this)."""
-    value = status.extra.get("reblog_of")
-    return int(value) if value else None
 
 
 async def fanout_mode(store: Store, sid: int, author: int, threshold: int, shrink_below: float,
@@ -87,7 +83,7 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
         keys.profile(author), "+inf", "-inf", start=0, num=limits.BACKFILL)]
     for member in members:
         uid = int(member)
-        await store.topology.merge(keys.home(uid), keys.following(uid), str(author), ids)
+        await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author), ids)
     await store.batch([*(("SREM", key, author) for key in keys.large_followings(members)),
                        *(("HDEL", key, author) for key in keys.large_marks_many(members))])
 
@@ -143,9 +139,8 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
     if idle:
         # (imported here, and only here: refill reads through this module's
         # rules, and an import statement run on every page costs ~2% of it)
-        from .refill import rebuild_home
         try:
-            await rebuild_home(store, uid)
+            await refill.rebuild_home(store, uid)
         except BaseException:
             # not rebuilt: put the old record back, so the next read tries again
             await store.zadd(keys.HOME_SEEN, {uid: float(before)})
@@ -173,32 +168,6 @@ async def drop_idle_homes(store: Store, idle: list[tuple[bytes, float]], cutoff:
 
 
 # --- a home catching up with its large accounts ------------------------------------------
-def followed_only(status: Status, follows: dict[int, bool]) -> bool:
-    """A reply reaches the followers who also follow the account replied to
-    (conversation.replies_only_to_followers_of): whether this viewer does."""
-    other = conversation.replies_only_to_followers_of(status)
-    return other is None or follows.get(other, False)
-
-
-async def accepted(store: Store, uid: int, statuses: list[Status], hidden_boosters: set[int]
-                   ) -> list[Status]:
-    """Of statuses from the profiles of large accounts ``uid`` follows, the
-    ones fan-out would have put into uid's home: not direct (the mentioned
-    get those in their home anyway), a reply only if uid also follows the
-    account replied to, a boost only if uid shows that booster's boosts."""
-    statuses = [s for s in statuses if visibility.fans_out(visibility.of(s))
-                and not (_original_of(s) and s.user_id in hidden_boosters)]
-    if not any("in_reply_to_id" in s.extra for s in statuses):
-        return statuses  # no replies: nothing more to check
-    others = list(dict.fromkeys(o for o in map(conversation.replies_only_to_followers_of,
-                                               statuses) if o is not None))
-    follows: dict[int, bool] = {}
-    if others:
-        found = await store.batch([("ZMSCORE", keys.following(uid), *others)])
-        follows = {o: score is not None for o, score in zip(others, found[0])}
-    return [s for s in statuses if followed_only(s, follows)]
-
-
 async def left_out_boosts(store: Store, uid: int, found: list[Status], large: list[int],
                           hidden_boosters: set[int]) -> dict[int, bool]:
     """Mastodon's recent-window check for boosts (deliver_boost.lua), for
@@ -215,7 +184,7 @@ async def left_out_boosts(store: Store, uid: int, found: list[Status], large: li
                          window, "id"))
         commands += [("ZRANGE", keys.profile(a), f"({b.id}", "-inf", "BYSCORE", "REV",
                       "LIMIT", 0, window) for a in large]
-        commands.append(("ZRANGE", keys.reblogged_by(_original_of(b)), f"({b.id}", "-inf",
+        commands.append(("ZRANGE", keys.reblogged_by(original_of(b)), f"({b.id}", "-inf",
                          "BYSCORE", "REV", "LIMIT", 0, window, "WITHSCORES"))
     try:
         replies = await store.batch(commands)
@@ -233,7 +202,7 @@ async def left_out_boosts(store: Store, uid: int, found: list[Status], large: li
             rows = list(zip(rows[0::2], rows[1::2]))
         others = {int(float(score)) for booster, score in rows
                   if int(booster) not in hidden_boosters}
-        out[b.id] = _original_of(b) in recent or bool(others & recent)
+        out[b.id] = original_of(b) in recent or bool(others & recent)
     return out
 
 
@@ -260,6 +229,18 @@ def news_count(seq: bytes, mark: bytes | None) -> int:
     return min(limits.CATCH_UP_PER_ACCOUNT, news_posted(seq, mark) + limits.CATCH_UP_OVERLAP)
 
 
+async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
+    """A home page's first round trip (redpoll.timelines.home): the home's
+    page and the large accounts it merges, with each one's news since the
+    home last caught up. On a single server one script (Topology.read_home);
+    where the accounts are in other slots, :func:`read_home_apart`'s rounds.
+    Raises NotFound for an unknown user."""
+    topo = topology.of(store)
+    if topo.reads_home_at_once:
+        return await topo.read_home(uid, cursors)
+    return await read_home_apart(store, uid, cursors)
+
+
 async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
     """Topology.read_home where the large accounts' records and profiles are
     in other slots than the home (a cluster): the large accounts and the
@@ -270,7 +251,7 @@ async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
     call = ("large_followees", [keys.large_following(uid), keys.following(uid),
                                 keys.hidden_reblogs(uid), keys.large_marks(uid)],
             [limits.MERGED_ACCOUNTS_MAX])
-    (large, marks, hidden), handle = await store.topology.read_page_with(
+    (large, marks, hidden), handle = await topology.of(store).read_page_with(
         call, keys.home(uid), keys.user(uid), "id", cursors)
     if not large:
         return HomeRead([], set(), handle)
@@ -317,8 +298,8 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
         read_statuses(store, wanted),  # deleted ones left out
         store.batch([("ZRANGE", keys.reblogged_by(i), f"({i}", "+inf", "BYSCORE", "LIMIT",
                       0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES") for i in wanted]))
-    ok = await accepted(store, uid, statuses, first.hidden)
-    boosts = [s for s in ok if _original_of(s)]
+    ok = await home_rule.accepted(store, uid, statuses, first.hidden)
+    boosts = [s for s in ok if original_of(s)]
     out = await left_out_boosts(store, uid, boosts, first.large, first.hidden) if boosts else {}
     take = {s.id for s in ok if not out.get(s.id)}
     pairs: list[int] = []
@@ -332,6 +313,6 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     for author, seq, ids in first.news:
         mine = [i for i in ids if i in take]
         args += [author, seq, len(mine), *mine]
-    taken_boosts = [(s.id, _original_of(s)) for s in boosts if s.id in take]
+    taken_boosts = [(s.id, original_of(s)) for s in boosts if s.id in take]
     args += [len(taken_boosts), *(x for pair in taken_boosts for x in pair)]
-    return await store.topology.catch_up(uid, [*args, *pairs], cursors)
+    return await topology.of(store).catch_up(uid, [*args, *pairs], cursors)

@@ -8,6 +8,11 @@ from typing import Mapping
 
 EXTRA_PREFIX = "x:"
 
+#: A status's visibility (who may see it: redpoll.visibility decides).
+PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
+#: in Mastodon's order, most open first
+VISIBILITIES = (PUBLIC, UNLISTED, PRIVATE, DIRECT)
+
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000

@@ -22,6 +22,7 @@ from .errors import NotFound, ValidationError
 from .jobs import Held, JobQueue, PurgeAccountJob
 from .models import User, now_ms
 from .store import Store
+from . import topology
 
 CATEGORIES = ("spam", "legal", "violation", "other")
 
@@ -250,7 +251,7 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     record = keys.user(uid)
     gone = 0
     mine = keys.user_key_prefixes()
-    for key in await store.topology.keys_matching(f"*:{{{uid}}}*"):
+    for key in await topology.of(store).keys_matching(f"*:{{{uid}}}*"):
         if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):
             gone += await store.delete(key)
     await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import heapq
 
-from . import keys, limits
+from . import home_rule, keys, limits
 from .statuses import home_candidates, profile_reads, read_statuses
 from .store import Store
+from . import topology
 
 
 async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
@@ -34,7 +35,7 @@ async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
         if len(picked) == need:
             break
     if picked:
-        await store.topology.merge(timeline, timeline, "", picked)
+        await topology.of(store).merge(timeline, timeline, "", picked)
         await _drop_departed(store, timeline, guard, sources, per_source, set(picked), own)
     return len(picked)
 
@@ -82,13 +83,12 @@ async def rebuild_home(store: Store, uid: int) -> int:
     user with large accounts, whose home a page's catch-up may have written
     after the drop: anything). The newest limits.REBUILD_PER_SOURCE
     statuses above it of each account they follow (and their own) are
-    merged in, by the rules fan-out delivers by (hybrid.accepted: no direct
+    merged in, by the rules fan-out delivers by (home_rule.accepted: no direct
     statuses, replies only where they follow the account replied to, no
     boosts they hide). Large accounts are left out: their marks are
     dropped, so the page that follows catches up with each from its newest
     statuses. Idempotent (merge.lua dedupes); an account unfollowed
     meanwhile is taken out again (_drop_departed)."""
-    from . import hybrid  # hybrid imports this module lazily, and the reverse
     sources = [int(i) for i in await store.zrange(
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
     head, large, hidden, _ = await store.batch([
@@ -105,12 +105,12 @@ async def rebuild_home(store: Store, uid: int) -> int:
           limits.REBUILD_PER_SOURCE) for s in sources])]
     newest = list(dict.fromkeys(heapq.merge(*per_source, reverse=True)))[:limits.HOME_CAP]
     statuses = await read_statuses(store, newest)
-    wanted = {s.id for s in await hybrid.accepted(store, uid, [s for s in statuses
+    wanted = {s.id for s in await home_rule.accepted(store, uid, [s for s in statuses
                                                                if s.user_id != uid],
                                                   {int(h) for h in hidden})}
     picked = [s.id for s in statuses if s.id in wanted]
     if picked:
-        await store.topology.merge(keys.home(uid), keys.following(uid), "", picked)
+        await topology.of(store).merge(keys.home(uid), keys.following(uid), "", picked)
         await _drop_departed(store, keys.home(uid), keys.following(uid), sources, per_source,
                              set(picked), uid)
     return len(picked)

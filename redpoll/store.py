@@ -44,11 +44,8 @@ class Store:
                  mux: Multiplexed | ClusterMultiplexed | None = None):
         self.client = client
         #: whether this is a cluster: the Store's own business (which client
-        #: call to make); the engine asks ``topology`` instead
+        #: call to make); the engine asks ``redpoll.topology.of(store)`` instead
         self.cluster = cluster
-        from .topology import Cluster, SingleServer  # (imports the readers, which import Store)
-        #: the operations whose layout differs by topology, chosen here, once
-        self.topology = Cluster(self) if cluster else SingleServer(self)
         #: scripts, batches and commands go over the multiplexed
         #: connection(s) (redpoll.mux: ~10x less client CPU a call than a
         #: pooled one); same calls on both topologies

@@ -14,6 +14,7 @@ from .errors import ListNotFound, NotFound, UserNotFound
 from .models import Page
 from .statuses import read_statuses
 from .store import Store
+from . import topology
 
 
 def _cursors(max_id, since_id, min_id, limit) -> list:
@@ -28,22 +29,21 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
     """A home page, after the home caught up with what the large accounts
     the user follows posted since it last did (redpoll.hybrid): on a single
     server in the page's own round trip, on a cluster in the rounds
-    Topology.read_home and hybrid.catch_up take. ``idle_after_s``: record
+    hybrid.read_home and hybrid.catch_up take. ``idle_after_s``: record
     the read, and rebuild the home first if the user had been idle that
     long (fan-out skipped them)."""
     uid = validate.an_id(uid, "user_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
-    topology = store.topology
     try:
-        first = await topology.read_home(uid, cursors)
+        first = await hybrid.read_home(store, uid, cursors)
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):
-            first = await topology.read_home(uid, cursors)  # rebuilt: again
+            first = await hybrid.read_home(store, uid, cursors)  # rebuilt: again
         handle = first.handle
         if first.news:
             handle = await hybrid.catch_up(store, uid, first, cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
-    return await topology.page_of(handle)
+    return await topology.of(store).page_of(handle)
 
 
 async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,
@@ -51,7 +51,7 @@ async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None,
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
     try:
-        return await store.topology.read_page(keys.list_timeline(owner, lid), keys.lists(owner),
+        return await topology.of(store).read_page(keys.list_timeline(owner, lid), keys.lists(owner),
                                               str(lid), cursors)
     except NotFound as exc:
         raise ListNotFound(f"list {lid} does not exist") from exc
@@ -61,7 +61,7 @@ async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
                  limit=None) -> Page:
     """The global timeline: every status, newest first, capped like a home
     (on a cluster, each of its shards is: Topology.read_public)."""
-    return await store.topology.read_public(_cursors(max_id, since_id, min_id, limit))
+    return await topology.of(store).read_public(_cursors(max_id, since_id, min_id, limit))
 
 
 async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=None,
@@ -70,7 +70,7 @@ async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=Non
     the public statuses carrying it, newest first, read like the public one."""
     cursors = _cursors(max_id, since_id, min_id, limit)
     key = keys.tag_timeline(name)
-    return await store.topology.read_page(key, key, "", cursors)
+    return await topology.of(store).read_page(key, key, "", cursors)
 
 
 async def tag_combined(store: Store, name: str, *, any_=(), all_=(), none=(), max_id=None,

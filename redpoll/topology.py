@@ -1,7 +1,8 @@
-"""The two topologies redpoll runs on, chosen once when the Store connects
-(``Store.topology``). Each class implements the same named operations; the
-action modules (posting, deleting, delivery, edges, timelines, refill...)
-call them and never ask which topology they are on.
+"""The two topologies redpoll runs on, chosen once per Store (:func:`of`).
+Each class implements the same named operations; the action modules
+(posting, deleting, delivery, edges, timelines, refill...) call them and
+never ask which topology they are on. The Store itself knows nothing of
+them: it carries commands and scripts, this module says which.
 
 ====================  ==============================  ==============================
 operation             SingleServer                    Cluster
@@ -43,6 +44,7 @@ of them. What both do alike lives in the base class.
 from __future__ import annotations
 
 import uuid
+import weakref
 from typing import TYPE_CHECKING, Any, Sequence
 
 from redis.asyncio.cluster import RedisCluster
@@ -76,6 +78,9 @@ class Topology:
     """What both topologies share; the subclasses are the two layouts."""
 
     name = ""
+    #: whether :meth:`read_home` reads a home page and its large accounts'
+    #: news in one round trip (else hybrid.read_home_apart does, in rounds)
+    reads_home_at_once = False
 
     def __init__(self, store: "Store"):
         self.store = store
@@ -154,15 +159,6 @@ class Topology:
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
 
-    async def read_home(self, uid: int, cursors: list) -> HomeRead:
-        """A home page's first round trip (redpoll.timelines.home): the home's
-        page and the large accounts it merges, with each one's news since the
-        home last caught up (hybrid.read_home_apart: more round trips where
-        the accounts are in other slots); raises NotFound for an unknown
-        user."""
-        from . import hybrid  # hybrid reads through the topology
-        return await hybrid.read_home_apart(self.store, uid, cursors)
-
     async def page_of(self, handle) -> Page:
         """The page :meth:`read_page_with` read."""
         return handle
@@ -204,6 +200,8 @@ class Topology:
 
 class SingleServer(Topology):
     name = "single server"
+    #: a home page's first round trip is :meth:`read_home` (hybrid.read_home)
+    reads_home_at_once = True
 
     async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
         if not targets:
@@ -452,3 +450,14 @@ class Cluster(Topology):
     async def used_memory(self) -> int:
         info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)
         return sum(node["used_memory"] for node in info.values())
+
+
+_CHOSEN: "weakref.WeakKeyDictionary[Store, Topology]" = weakref.WeakKeyDictionary()
+
+
+def of(store: "Store") -> Topology:
+    """The topology of ``store``'s database, made once per store."""
+    topology = _CHOSEN.get(store)
+    if topology is None:
+        topology = _CHOSEN[store] = Cluster(store) if store.cluster else SingleServer(store)
+    return topology

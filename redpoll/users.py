@@ -9,10 +9,10 @@ from typing import Iterable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from . import account_index, keys, limits, validate, visibility
+from . import account_index, keys, limits, validate
 from .errors import LoginTaken, UserNotFound, ValidationError
 from .jobs import JobQueue, NotYet, SignUpJob, entry_ms
-from .models import User, now_ms
+from .models import VISIBILITIES, User, now_ms
 from .store import Store
 
 _hasher = PasswordHasher()  # argon2id with the library's recommended costs
@@ -233,8 +233,8 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
     if fields is not None:
         changes["fields"] = validate.profile_fields(fields)
     if privacy is not None:
-        if privacy not in visibility.ALL:
-            raise ValidationError("privacy", "must be one of " + ", ".join(visibility.ALL))
+        if privacy not in VISIBILITIES:
+            raise ValidationError("privacy", "must be one of " + ", ".join(VISIBILITIES))
         changes["privacy"] = privacy
     if changes:
         await require_users(store, uid)

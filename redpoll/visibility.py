@@ -30,11 +30,7 @@ from typing import Callable, Iterable, Mapping
 
 from . import keys, relations
 from .errors import StatusNotFound
-from .models import Status, User
-
-PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
-#: in Mastodon's order, most open first
-ALL = (PUBLIC, UNLISTED, PRIVATE, DIRECT)
+from .models import DIRECT, PRIVATE, PUBLIC, UNLISTED, VISIBILITIES as ALL, Status, User
 #: seen by anyone who can see the author at all (can_see's first answer)
 OPEN = frozenset((PUBLIC, UNLISTED))
 

@@ -25,6 +25,7 @@ from .jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, Favouri
                    decode)
 from .settings import Settings
 from .store import Store
+from . import topology
 
 log = logging.getLogger("redpoll.worker")
 
@@ -74,7 +75,7 @@ async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: 
     cursor = await delivery.step(store, "undeliver", job.sid, job.author,
                                  delivery.Cursor(job.phase, job.after), settings.fanout_batch)
     if cursor is None:  # every timeline is clean
-        await store.topology.forget_deleted(job.sid)
+        await topology.of(store).forget_deleted(job.sid)
         return Done()
     return Done(CleanupJob(job.sid, job.author, cursor.phase, cursor.after))
 

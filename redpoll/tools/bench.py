@@ -59,6 +59,7 @@ from ..models import Status
 from ..server import EmbeddedCluster, EmbeddedServer
 from ..settings import Settings
 from . import Console, bench_cluster
+from .. import topology
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
 TARGETS = {
@@ -590,7 +591,7 @@ class Bench:
         if self.fanout_sids:  # bench posts went to the public timeline
             pipe = self.store.pipeline()
             for sid in self.fanout_sids:
-                pipe.lrem(self.store.topology.public_key(sid), 0, sid)
+                pipe.lrem(topology.of(self.store).public_key(sid), 0, sid)
             await pipe.execute()
         await self.unlink_all(self.created)
 

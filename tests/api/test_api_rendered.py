@@ -6,6 +6,7 @@ import httpx
 import orjson
 import pytest
 
+from redpoll import topology
 from redpoll.api import entities
 from redpoll.api.process import ServeProcess
 from redpoll.api.rendered import RenderedStatuses
@@ -173,7 +174,7 @@ async def test_single_status_endpoints_never_serve_a_stale_kept_rendering(api, r
         for entity in (one(bob).json(), *many(bob)):
             assert entity["account"]["display_name"] == "Ann Renamed"
 
-        await rp.store.topology.update_status(int(toot.id), {"text": "second thoughts"})
+        await topology.of(rp.store).update_status(int(toot.id), {"text": "second thoughts"})
         for entity in (one(bob).json(), *many(bob), one(ann).json()):
             assert entity["content"] == "<p>second thoughts</p>"
 

@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from redpoll import Redpoll, idempotency, keys, search
+from redpoll import Redpoll, idempotency, keys, search, topology
 from redpoll.errors import LoginTaken, StatusNotFound, UserNotFound, ValidationError
 
 #: an await point past every one of the calls tested here (a safety stop)
@@ -68,7 +68,7 @@ async def world(rp, author, fans, lst_owner, lst):
     return {
         "profile": {int(x) for x in await c.zrange(keys.profile(author.id), 0, -1)},
         "author_home": await ids_in(rp, keys.home(author.id)),
-        "public": {i for key in rp.store.topology.public_keys() for i in await ids_in(rp, key)},
+        "public": {i for key in topology.of(rp.store).public_keys() for i in await ids_in(rp, key)},
         "list": await ids_in(rp, keys.list_timeline(lst_owner.id, lst.id)),
         "fans": [await ids_in(rp, keys.home(f.id)) for f in fans],
     }

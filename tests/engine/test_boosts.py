@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from redpoll import boosts, keys
+from redpoll import boosts, keys, topology
 from redpoll.errors import StatusNotFound
 
 
@@ -23,7 +23,7 @@ async def test_boost_reaches_followers_counts_and_notifies(rp):
     assert await rp.boost(bob.id, bid) == bid  # boosting the boost boosts the original
     await rp.drain()
     assert bid in await ids_in(rp, keys.home(fan.id))
-    assert bid not in await ids_in(rp, rp.store.topology.public_key(bid))
+    assert bid not in await ids_in(rp, topology.of(rp.store).public_key(bid))
     [state] = await rp.status_states(bob.id, [status.id])
     assert state.reblogs == 1 and state.reblogged
     [note] = await rp.notifications(ann.id)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from redpoll.jobs import FanoutJob
-from redpoll import Redpoll, keys
+from redpoll import Redpoll, keys, topology
 
 
 async def raw(rp, key) -> list[int]:
@@ -95,6 +95,6 @@ async def test_batch_run_again_after_the_fast_path_is_a_no_op(settings):
         await rp.drain()
         for fan in fans + [author]:
             assert (await raw(rp, keys.home(fan.id))).count(status.id) == 1
-        assert (await raw(rp, rp.store.topology.public_key(status.id))).count(status.id) == 1
+        assert (await raw(rp, topology.of(rp.store).public_key(status.id))).count(status.id) == 1
     finally:
         await rp.close()

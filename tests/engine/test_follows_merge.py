@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from redpoll import edges, keys, limits
+from redpoll import edges, keys, limits, topology
 
 
 def model(home: list[int], ids: list[int], cap: int) -> list[int]:
@@ -94,7 +94,7 @@ async def test_follow_backfill_matches_the_model(rp):
             await store.client.zadd(keys.profile(b), {i: i for i in profile})
         if before:
             await store.client.rpush(keys.home(a), *before)
-        source, target, merged, _ = await store.topology.add_edge(edges.follow_edge(a, b))
+        source, target, merged, _ = await topology.of(store).add_edge(edges.follow_edge(a, b))
         assert (source, target, bool(merged)) == (1, 1, True), name
         after = [int(x) for x in await store.client.lrange(keys.home(a), 0, -1)]
         newest = sorted(profile, reverse=True)[:limits.BACKFILL]

@@ -11,7 +11,7 @@ from mastodon import Mastodon
 from redis.asyncio.cluster import RedisCluster
 
 from conftest import flush
-from redpoll import Redpoll, auth, boosts, edges, keys, limits
+from redpoll import Redpoll, auth, boosts, edges, keys, limits, topology
 from redpoll.jobs import FollowNoteJob
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
@@ -223,7 +223,7 @@ async def test_a_post_by_a_large_author_writes_o1(settings):
             assert sid not in await home_ids(rp, keys.home(fan))
             assert (await rp.home_timeline(fan, limit=1))[0].id == sid
         assert (await home_ids(rp, keys.home(author)))[0] == sid
-        assert (await home_ids(rp, rp.store.topology.public_key(sid)))[0] == sid
+        assert (await home_ids(rp, topology.of(rp.store).public_key(sid)))[0] == sid
     finally:
         await rp.close()
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+
+from redpoll import topology
 from redpoll.memo import Bounded
 
 
@@ -70,7 +72,7 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
     one = (await rp.home_timeline(author.id))[0]
     again = (await rp.home_timeline(author.id))[0]
     assert again is one  # unchanged: the kept record itself
-    assert await rp.store.topology.update_status(first.id, {"text": "second thoughts"}) == 2
+    assert await topology.of(rp.store).update_status(first.id, {"text": "second thoughts"}) == 2
     for read in (rp.home_timeline(author.id), rp.profile_timeline(author.id),
                  rp.public_timeline()):
         assert [s.text for s in await read] == ["second thoughts"]
@@ -79,7 +81,7 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
     await rp.delete_status(first.id, author.id)
     from redpoll.errors import StatusNotFound
     with pytest.raises(StatusNotFound):  # a deleted status cannot change
-        await rp.store.topology.update_status(first.id, {"text": "third"})
+        await topology.of(rp.store).update_status(first.id, {"text": "third"})
     assert await rp.home_timeline(author.id) == []
 
 
@@ -114,7 +116,7 @@ async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
         assert [s.text for s in one][:2] == ["second words", "first words"]
         again = await page()
         assert again[0] is one[0]  # unchanged: the kept record itself
-        assert await rp.store.topology.update_status(second.id, {"text": "edited"}) == 2
+        assert await topology.of(rp.store).update_status(second.id, {"text": "edited"}) == 2
         assert [s.text for s in await page()][:2] == ["edited", "first words"]
         await rp.update_profile(big.id, display_name="Renamed")
         shown = await page()

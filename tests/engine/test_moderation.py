@@ -17,6 +17,7 @@ from mastodon import (Mastodon, MastodonAPIError, MastodonIllegalArgumentError,
                       MastodonNotFoundError, MastodonUnauthorizedError)
 
 from test_stream_mastodon import Listener, accounts
+from redpoll import topology
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -152,10 +153,10 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     await rp.drain()
     uid = await moderation.delete_account(rp.store, rp.queue, gone.login)
     await rp.drain()
-    found = await rp.store.topology.keys_matching(f"*:{{{uid}}}*")
+    found = await topology.of(rp.store).keys_matching(f"*:{{{uid}}}*")
     assert {keys.user(uid), keys.deleted_by(uid), keys.blocking(uid)} <= set(found)
     # the scan reaches every master: users' records live in many slots
-    records = set(await rp.store.topology.keys_matching("u:{*"))
+    records = set(await topology.of(rp.store).keys_matching("u:{*"))
     assert {keys.user(u.id) for u in (gone, friend, fan, blocked, blocker)} <= records
     assert await moderation.purge_account(rp.store, rp.queue, uid, gone.login) > 0
     # idempotent, and the account leaves the user count once (its journal's claim)
@@ -164,7 +165,7 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     with pytest.raises(UserNotFound):
         await rp.lookup(gone.login)
     mine = keys.user_key_prefixes()
-    left = [k for k in await rp.store.topology.keys_matching(f"*:{{{uid}}}*")
+    left = [k for k in await topology.of(rp.store).keys_matching(f"*:{{{uid}}}*")
             if k.split("{", 1)[0] in mine]
     assert left == []
     for s in own:

@@ -1,0 +1,57 @@
+"""The home rule: which status belongs in a follower's home. Fan-out puts a
+status into the homes of its author's followers unless
+
+- it is direct (only the mentioned see it, and their homes get it from the
+  conversation: redpoll.conversation);
+- it is a reply to another account, and the follower does not follow that
+  account too (Mastodon's rule; conversation.replies_only_to_followers_of);
+- it is a boost by an account whose boosts the follower hides
+  (``follow(reblogs=false)``: keys.hidden_reblogs);
+
+and a boost is left out where the home already holds its original or
+another boost of it among the newest entries (Mastodon's recent window,
+applied where the boost is written: deliver_boost.lua, the catch-ups).
+
+:func:`accepted` is the rule for a batch of statuses and one follower, used
+by the cluster's catch-up and the idle rebuild (redpoll.hybrid,
+redpoll.refill). Fan-out decides the same per batch of followers
+(redpoll.delivery, deliver_boost.lua), and the single server's catch-up
+inside its one-round-trip script (catch_up_listed.lua).
+"""
+from __future__ import annotations
+
+from . import conversation, keys, visibility
+from .models import Status
+from .store import Store
+
+
+def original_of(status: Status) -> int | None:
+    """The status a boost boosts, or None for an original."""
+    value = status.extra.get("reblog_of")
+    return int(value) if value else None
+
+
+def followed_only(status: Status, follows: dict[int, bool]) -> bool:
+    """A reply reaches the followers who also follow the account replied to
+    (conversation.replies_only_to_followers_of): whether this viewer does."""
+    other = conversation.replies_only_to_followers_of(status)
+    return other is None or follows.get(other, False)
+
+
+async def accepted(store: Store, uid: int, statuses: list[Status], hidden_boosters: set[int]
+                   ) -> list[Status]:
+    """Of statuses from the profiles of large accounts ``uid`` follows, the
+    ones fan-out would have put into uid's home: not direct (the mentioned
+    get those in their home anyway), a reply only if uid also follows the
+    account replied to, a boost only if uid shows that booster's boosts."""
+    statuses = [s for s in statuses if visibility.fans_out(visibility.of(s))
+                and not (original_of(s) and s.user_id in hidden_boosters)]
+    if not any("in_reply_to_id" in s.extra for s in statuses):
+        return statuses  # no replies: nothing more to check
+    others = list(dict.fromkeys(o for o in map(conversation.replies_only_to_followers_of,
+                                               statuses) if o is not None))
+    follows: dict[int, bool] = {}
+    if others:
+        found = await store.batch([("ZMSCORE", keys.following(uid), *others)])
+        follows = {o: score is not None for o, score in zip(others, found[0])}
+    return [s for s in statuses if followed_only(s, follows)]
