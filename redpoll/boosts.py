@@ -16,14 +16,14 @@ worker if the call is cut short (every step idempotent).
 
 Unboosting deletes the boost status (deleting.delete_status, which takes it
 out of every timeline); deleting a boost, by either way, calls
-:func:`forget`, which undoes the three records. Deleting an original
-deletes its boosts (:func:`remove_boosts_of`); a boost racing that delete
+deleting.forget_boost, which undoes the three records. Deleting an original
+deletes its boosts (deleting.remove_boosts_of); a boost racing that delete
 checks the original again once its status exists and deletes itself if the
 original is gone, so no boost outlives its original.
 """
 from __future__ import annotations
 
-from . import delivery, events, keys, limits, notifications, posting, validate, visibility
+from . import deleting, delivery, events, keys, limits, notifications, posting, validate, visibility
 from .errors import Forbidden, StatusNotFound, ValidationError
 from .home_rule import original_of
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
@@ -32,7 +32,8 @@ from .settings import Settings
 from .statuses import get_status_or_none
 from .store import Store
 
-KIND = "reblog"
+#: the notification kind of a boost
+KIND = deleting.BOOST_KIND
 
 
 
@@ -132,9 +133,8 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
 
 
 async def _delete(store: Store, queue: JobQueue, bid: int, uid: int) -> None:
-    from .deleting import delete_status  # deleting calls back into this module
     try:
-        await delete_status(store, queue, bid, uid)
+        await deleting.delete_status(store, queue, bid, uid)
     except StatusNotFound:
         pass  # deleted already
 
@@ -142,7 +142,7 @@ async def _delete(store: Store, queue: JobQueue, bid: int, uid: int) -> None:
 async def unboost(store: Store, queue: JobQueue, uid, sid) -> bool:
     """``uid`` takes back their boost of ``sid`` (or of what the boost ``sid``
     boosts): the boost status is deleted, which takes it out of every timeline
-    and undoes the count, flag and notification (:func:`forget`). True if
+    and undoes the count, flag and notification (deleting.forget_boost). True if
     there was a boost."""
     uid = validate.an_id(uid, "user_id")
     original = await _resolve(store, validate.an_id(sid, "status_id"))
@@ -153,33 +153,6 @@ async def unboost(store: Store, queue: JobQueue, uid, sid) -> bool:
         return False
     await _delete(store, queue, int(standing), uid)
     return True
-
-
-async def forget(store: Store, boost: Status) -> None:
-    """A boost status is being deleted: take it out of its original's
-    boosters and count, the booster's flag and the author's notification
-    (idempotent; versioned like any unboost)."""
-    orig, uid = original_of(boost), boost.user_id
-    op = await store.incr(keys.INTERACTION_SEQ)
-    state, version, standing, author, _ = await store.run(
-        "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
-                          keys.reblog_versions(orig), keys.status_counts(orig),
-                          keys.versions_undone(keys.reblog_versions(orig))],
-        [uid, op, "0", 0, limits.VERSIONS_UNDONE_KEPT])
-    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
-                                       keys.versions_undone(keys.reblog_applied(uid))],
-                    [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
-    if author:
-        await notifications.apply(store, int(author), KIND, uid, orig, int(version),
-                                  bool(state), status=orig)
-
-
-async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:
-    """An original is being deleted: delete every boost of it (bounded)."""
-    rows = await store.zrange(keys.reblogged_by(sid), 0,
-                                     limits.BOOSTS_REMOVED_PER_DELETE - 1, withscores=True)
-    for uid, bid in rows:
-        await _delete(store, queue, int(bid), int(uid))
 
 
 async def replay(store: Store, settings, job: BoostJob) -> FanoutJob | None:

@@ -14,9 +14,10 @@ whose entry id marked the status, in the step that finishes it.
 """
 from __future__ import annotations
 
-from . import boosts, conversation, events, keys, limits, validate
+from . import conversation, events, keys, limits, notifications, validate
 from .errors import Forbidden, StatusNotFound
 from .jobs import CleanupJob, DeleteJob, JobQueue
+from .home_rule import original_of
 from .models import Status, now_ms
 from .store import Store
 from . import topology
@@ -58,10 +59,44 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)
-    if boosts.original_of(status):  # a boost: its count, flag, notification go
-        await boosts.forget(store, status)
+    if original_of(status):  # a boost: its count, flag, notification go
+        await forget_boost(store, status)
     else:  # an original: its boosts go with it
-        await boosts.remove_boosts_of(store, JobQueue(store), job.sid)
+        await remove_boosts_of(store, JobQueue(store), job.sid)
     if mine:
         await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
     return CleanupJob(job.sid, author), bool(mine)
+
+
+#: the notification kind of a boost (redpoll.boosts)
+BOOST_KIND = "reblog"
+
+
+async def forget_boost(store: Store, boost: Status) -> None:
+    """A boost status is being deleted: take it out of its original's
+    boosters and count, the booster's flag and the author's notification
+    (idempotent; versioned like any unboost)."""
+    orig, uid = original_of(boost), boost.user_id
+    op = await store.incr(keys.INTERACTION_SEQ)
+    state, version, standing, author, _ = await store.run(
+        "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
+                          keys.reblog_versions(orig), keys.status_counts(orig),
+                          keys.versions_undone(keys.reblog_versions(orig))],
+        [uid, op, "0", 0, limits.VERSIONS_UNDONE_KEPT])
+    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
+                                       keys.versions_undone(keys.reblog_applied(uid))],
+                    [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
+    if author:
+        await notifications.apply(store, int(author), BOOST_KIND, uid, orig, int(version),
+                                  bool(state), status=orig)
+
+
+async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:
+    """An original is being deleted: delete every boost of it (bounded)."""
+    rows = await store.zrange(keys.reblogged_by(sid), 0,
+                                     limits.BOOSTS_REMOVED_PER_DELETE - 1, withscores=True)
+    for uid, bid in rows:
+        try:
+            await delete_status(store, queue, int(bid), int(uid))
+        except StatusNotFound:
+            pass  # deleted already
