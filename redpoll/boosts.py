@@ -31,6 +31,7 @@ from .models import Status, now_ms
 from .settings import Settings
 from .statuses import get_status_or_none
 from .store import Store
+from .users import get_users
 
 #: the notification kind of a boost
 KIND = deleting.BOOST_KIND
@@ -180,7 +181,6 @@ async def shows_reblogs(store: Store, uid: int, target: int) -> bool:
 
 async def reblogged_by(store: Store, sid, *, max_id=None, limit=None):
     """Who boosted a status, newest first, and the cursor (a boost id)."""
-    from .users import get_users
     sid = validate.an_id(sid, "status_id")
     top = validate.optional_id(max_id, "max_id")
     size = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)

@@ -24,6 +24,7 @@ from . import (direct_messages, keys, limits, notifications, tag_history as tags
                validate, visibility)
 from .errors import StatusNotFound, ValidationError
 from .models import EXTRA_PREFIX, Status
+from .statuses import read_statuses
 from .store import Store
 from . import topology
 
@@ -276,7 +277,6 @@ def replies_only_to_followers_of(status: Status) -> int | None:
 async def context(store: Store, status: Status) -> tuple[list[int], list[int]]:
     """(ancestor ids oldest first, descendant ids depth-first in posting
     order), bounded by limits.CONTEXT_ANCESTORS_MAX / _DESCENDANTS_MAX."""
-    from .statuses import read_statuses
     ancestors: list[int] = []
     parent = Conversation.of(status).in_reply_to_id
     while parent and len(ancestors) < limits.CONTEXT_ANCESTORS_MAX:

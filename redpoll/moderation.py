@@ -17,8 +17,9 @@ import asyncio
 import json
 from dataclasses import dataclass
 
-from . import events, keys, limits, statuses, users, validate, visibility
-from .errors import NotFound, ValidationError
+from . import (bookmarks, boosts, deleting, events, favourites, follow_requests, follows, keys,
+               limits, lists, statuses, users, validate, visibility)
+from .errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from .jobs import Held, JobQueue, PurgeAccountJob
 from .models import User, now_ms
 from .store import Store
@@ -179,8 +180,6 @@ async def delete_account(store: Store, queue, login: str) -> int:
     and requests, then every key carrying its hash tag. Idempotent, step by
     step: cut short, it is run again (the account stays suspended, so hidden,
     from the first step). Returns the user id; the caller drains the jobs."""
-    from . import bookmarks, boosts, deleting, favourites, follow_requests, follows, lists
-    from .errors import StatusNotFound, UserNotFound
     user = await users.lookup(store, login)
     uid = user.id
     await _set(store, uid, susp="1")

@@ -33,7 +33,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from . import limits
 from .errors import ConfigError
+from .settings import redact
 
 START_TIMEOUT_S = 15.0
 #: Where a running embedded server leaves its port, so that other redpoll
@@ -190,7 +192,6 @@ def answers(url: str, cluster: bool = False, timeout: float = 1.0) -> bool:
 
 def reach(url: str, cluster: bool = False, timeout: float = 2.0) -> None:
     """PING the server at ``url`` once; ConfigError in one line if it does not answer."""
-    from .settings import redact
     try:
         if cluster:
             from redis.cluster import RedisCluster
@@ -457,7 +458,6 @@ class Supervisor:
         return True
 
     def _run(self) -> None:
-        from . import limits
         backoff = limits.SUPERVISE_INTERVAL_S
         failing = False
         try:
