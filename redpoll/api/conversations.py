@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from .. import direct_messages
-from . import entities
+from ..render import entities
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import render_statuses
 

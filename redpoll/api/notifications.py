@@ -7,7 +7,7 @@ from .. import limits, markers, notification_view, notifications, validate
 from ..errors import ValidationError
 from ..notification_view import WITH_STATUS
 from ..notifications import Notification
-from . import entities
+from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import render_statuses
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from .. import follow_requests, relations
-from . import entities
+from ..render import entities
 from .accounts import relationship_of
 from ..errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header

@@ -22,10 +22,11 @@ import re
 import unicodedata
 
 from .. import auth, notification_view, validate
+from ..direct_messages import conversation_of, participants
 from ..errors import NotFound, UserNotFound, ValidationError
-from ..api.entities import placeholder_user
 from ..models import Status
 from ..notifications import Notification
+from ..render import entities
 from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
@@ -76,9 +77,9 @@ def frame_sse(item: tuple) -> bytes | None:
 
 
 class MastodonRenderer:
-    """Event -> Mastodon Status JSON through the API's own renderer
-    (``api.rendered.RenderedStatuses``, shared with the REST pages of the same
-    process): the author as the engine has them now, links under the
+    """Event -> Mastodon Status JSON through the renderer REST uses
+    (``render.rendered.RenderedStatuses``, shared with the REST pages of the
+    same process): the author as the engine has them now, links under the
     subscriber's base."""
 
     def __init__(self, service):
@@ -100,12 +101,11 @@ class MastodonRenderer:
         try:
             return await self.service.engine.get_user(status.user_id)
         except UserNotFound:
-            return placeholder_user(status)
+            return entities.placeholder_user(status)
 
     async def entity(self, raw: dict, base: str) -> dict:
         """A status of the event log as the API's entity; a boost carries its
         original (redpoll.events.update_event), rendered into ``reblog``."""
-        from ..api import entities
         status = _status(raw)
         body = entities.status(status, entities.account(await self._author(status), base), base)
         if isinstance(raw.get("reblog"), dict):
@@ -117,7 +117,6 @@ class MastodonRenderer:
         or None when it is not shown to its owner now (its account hidden, its
         status gone or not visible to them: redpoll.notification_view), live
         and replayed alike."""
-        from ..api import entities
         record = Notification.from_json(int(note["id"]), json.dumps(note))
         status = await notification_view.shown_one(self.service.engine.store, owner, record)
         if status is False:
@@ -140,8 +139,6 @@ class ConversationRenderer:
         self.statuses = statuses
 
     async def __call__(self, ev: Event, base: str, viewer: int) -> bytes:
-        from ..api import entities
-        from ..direct_messages import conversation_of, participants
         if ev.deleted:
             return str(ev.sid).encode()
         status = _status(ev.status)

@@ -16,10 +16,10 @@ from typing import Callable
 from starlette.routing import Route, WebSocketRoute
 
 from .. import limits, ratelimit
-from ..api.rendered import RenderedStatuses
 from ..settings import Settings
 from ..gateway import links
 from ..gateway.errors import WebError
+from ..render.rendered import RenderedStatuses
 from ..gateway.auth import Verifier, verifier
 from .hub import Hub, Subscriber
 from .render import render_v1

@@ -189,7 +189,7 @@ def placeholder_user(status: Status) -> User:
 
 
 #: Status entity fields that change after the status is written: rendered
-#: per request from interactions.StatusState, never kept (api/rendered.py).
+#: per request from interactions.StatusState, never kept (render/rendered.py).
 STATE_FIELDS = ("reblogs_count", "favourites_count", "replies_count")
 VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned")
 
