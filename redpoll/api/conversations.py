@@ -24,9 +24,9 @@ async def _entities(ctx: Ctx, convs: list[direct_messages.Conversation]) -> list
         status = by_id.get(c.last_status)
         others = [users[u] for u in direct_messages.participants(status)
                   if u != ctx.uid and u in users] if status is not None else []
-        out.append({"id": str(c.id), "unread": c.unread,
-                    "accounts": [entities.account(u, ctx.base) for u in others],
-                    "last_status": rendered.get(c.last_status)})
+        out.append(entities.direct_conversation(
+            c.id, c.unread, [entities.account(u, ctx.base) for u in others],
+            rendered.get(c.last_status)))
     return out
 
 

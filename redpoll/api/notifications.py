@@ -50,11 +50,7 @@ async def _context(ctx: Ctx, notes: list[Notification]):
 
 
 def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
-    out = {"id": str(n.id), "type": n.type, "group_key": n.group_key,
-           "created_at": entities.iso(n.created_at), "account": accounts[n.actor]}
-    if n.status:
-        out["status"] = statuses[n.status]
-    return out
+    return entities.notification(n, accounts[n.actor], statuses[n.status] if n.status else None)
 
 
 @endpoint(auth="required", scope="read:notifications")

@@ -122,11 +122,9 @@ class MastodonRenderer:
         if status is False:
             return None
         actor = Status(id=0, text="", created_at=0, user_id=record.actor, login="")
-        body = {"id": str(record.id), "type": record.type, "group_key": record.group_key,
-                "created_at": entities.iso(record.created_at),
-                "account": entities.account(await self._author(actor), base)}
-        if status is not None:
-            body["status"] = await self.entity(status.to_dict(), base)
+        account = entities.account(await self._author(actor), base)
+        shown = await self.entity(status.to_dict(), base) if status is not None else None
+        body = entities.notification(record, account, shown)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -144,9 +142,9 @@ class ConversationRenderer:
         status = _status(ev.status)
         others = [u for u in participants(status) if u != viewer]
         users = await self.statuses.service.engine.get_users(others)
-        body = {"id": str(conversation_of(status)), "unread": status.user_id != viewer,
-                "accounts": [entities.account(u, base) for u in users],
-                "last_status": await self.statuses.entity(ev.status, base)}
+        body = entities.direct_conversation(conversation_of(status), status.user_id != viewer,
+                                            [entities.account(u, base) for u in users],
+                                            await self.statuses.entity(ev.status, base))
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
