@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 
 from .. import auth, notification_view, validate
+from ..conversation import normalize_tag
 from ..direct_messages import conversation_of, participants
 from ..errors import NotFound, UserNotFound, ValidationError
 from ..models import Status
@@ -31,17 +31,11 @@ from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
 from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
-from .hub import DIRECT_FMT, Subscriber
+from .hub import Subscriber, fmt_for
 
-FMT = "mastodon"
 _ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
 _TAG_OK = re.compile(r"[\w·\u200c]+")
 _CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
-
-
-def normalize_tag(tag: str) -> str:
-    """As Mastodon: NFKC, lowercased, ``#`` dropped."""
-    return unicodedata.normalize("NFKC", tag).lstrip("#").lower()
 
 
 def last_event_id(scope) -> str | None:
@@ -56,13 +50,6 @@ def last_event_id(scope) -> str | None:
         raise WebError(400, "Last-Event-ID must be an event id as sent in id: lines "
                              "(milliseconds-sequence, each below 2^64)")
     return raw
-
-
-def fmt_for(filt: Filter) -> str:
-    """The rendering a subscriber gets: a direct stream's is its user's own
-    (the Conversation entity names the other participants), every other
-    Mastodon stream shares FMT."""
-    return f"{DIRECT_FMT}{filt.viewer}" if filt.direct else FMT
 
 
 def frame_sse(item: tuple) -> bytes | None:
