@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from .. import auth, boosts, conversation, follow_requests, notifications
 from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
-from . import entities
+from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import render_statuses, timeline_response
 

@@ -28,12 +28,12 @@ from .. import limits, metrics, web
 from ..engine import Redpoll
 from ..errors import RedpollError
 from ..health import DATABASE
+from ..render.rendered import RenderedStatuses
 from ..settings import Settings
 from ..stream.service import StreamService
 from . import (accounts, conversations, instance, lists, notifications, oauth, openapi, ops, pages, profile,
                relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
-from .rendered import RenderedStatuses
 from .serve import follow_serve, watch_serve
 
 log = logging.getLogger("redpoll.api")

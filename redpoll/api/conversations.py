@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from .. import direct_messages
-from . import entities
+from ..render import entities
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import render_statuses
 
@@ -24,9 +24,9 @@ async def _entities(ctx: Ctx, convs: list[direct_messages.Conversation]) -> list
         status = by_id.get(c.last_status)
         others = [users[u] for u in direct_messages.participants(status)
                   if u != ctx.uid and u in users] if status is not None else []
-        out.append({"id": str(c.id), "unread": c.unread,
-                    "accounts": [entities.account(u, ctx.base) for u in others],
-                    "last_status": rendered.get(c.last_status)})
+        out.append(entities.direct_conversation(
+            c.id, c.unread, [entities.account(u, ctx.base) for u in others],
+            rendered.get(c.last_status)))
     return out
 
 

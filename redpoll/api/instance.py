@@ -6,7 +6,7 @@ import time
 from starlette.responses import Response
 
 from .. import __version__, limits
-from .entities import VERSION
+from ..render.entities import VERSION
 from .http import JSON, Ctx, endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet

@@ -5,7 +5,7 @@ from starlette.responses import Response
 
 from .. import limits
 from ..errors import ValidationError
-from . import entities
+from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
 REPLIES_POLICIES = ("followed", "list", "none")

@@ -7,7 +7,7 @@ from .. import limits, markers, notification_view, notifications, validate
 from ..errors import ValidationError
 from ..notification_view import WITH_STATUS
 from ..notifications import Notification
-from . import entities
+from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import render_statuses
 
@@ -50,11 +50,7 @@ async def _context(ctx: Ctx, notes: list[Notification]):
 
 
 def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
-    out = {"id": str(n.id), "type": n.type, "group_key": n.group_key,
-           "created_at": entities.iso(n.created_at), "account": accounts[n.actor]}
-    if n.status:
-        out["status"] = statuses[n.status]
-    return out
+    return entities.notification(n, accounts[n.actor], statuses[n.status] if n.status else None)
 
 
 @endpoint(auth="required", scope="read:notifications")

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..errors import RedpollError
-from . import entities
+from ..render import entities
 from .http import ApiError, Ctx
 from .statuses import seen_status
 from .. import web

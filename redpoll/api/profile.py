@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from .. import limits, visibility
 from ..errors import ValidationError
-from . import entities
+from ..render import entities
 from .http import JSON, Ctx, Params, endpoint
 
 _FIELD_KEY = re.compile(r"fields_attributes\[(\d{1,3})\]\[(name|value)\]")

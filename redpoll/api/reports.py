@@ -6,7 +6,7 @@ from starlette.responses import Response
 
 from .. import limits, moderation
 from ..errors import ValidationError
-from . import entities
+from ..render import entities
 from .http import JSON, Ctx, endpoint
 
 

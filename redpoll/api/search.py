@@ -5,7 +5,8 @@ from starlette.responses import Response
 
 from .. import limits, search
 from ..errors import ValidationError
-from . import entities, threads
+from ..render import entities
+from . import threads
 from .http import JSON, ApiError, Ctx, endpoint
 from .statuses import render_statuses
 

@@ -9,7 +9,7 @@ from starlette.responses import Response
 from .. import boosts, idempotency, interactions, limits, validate, visibility
 from ..errors import Forbidden, ValidationError
 from ..models import Page, Status
-from . import entities
+from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
 VISIBILITIES = visibility.ALL
@@ -127,7 +127,7 @@ async def filled_timeline(ctx: Ctx, read, cursors: dict) -> Response:
 
 async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None,
                             muted: bool = False, seen: Checked | None = None) -> Response:
-    """A page of statuses, from the process's kept renderings (api/rendered.py)
+    """A page of statuses, from the process's kept renderings (render/rendered.py)
     with the counts and flags read now; authors the page did not bring along
     are read here. ``cursors`` (one per status) go into the Link header
     instead of the status ids (favourites and bookmarks page by their own).
@@ -148,7 +148,7 @@ async def rendered_entities(ctx: Ctx, statuses: list[Status],
                             authors: dict | None = None) -> list[bytes]:
     """The JSON entities of ``statuses`` (already checked visible, with
     their ``known`` counts and flags: :func:`checked`), in order, from the
-    process's kept renderings (api/rendered.py: a kept one is served only
+    process's kept renderings (render/rendered.py: a kept one is served only
     while the status and author records this request read equal the ones it
     was made from); the authors ``authors`` does not hold are read here.
     Boosts are rendered whole (render_boosts); one whose original is gone is

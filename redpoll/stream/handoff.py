@@ -44,6 +44,10 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .. import limits
+from ..settings import Settings
+from .frames import (CLOSE_BAD_DATA, CLOSE_INTERNAL, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG,
+                     CLOSE_UNSUPPORTED, MAX_MESSAGE, OP_BINARY, OP_CLOSE, OP_CONT, OP_PING,
+                     OP_PONG, OP_TEXT, close_code, close_frame, frame_size, wire, ws_frame)
 
 try:  # the websockets library's C helper (uvicorn's WebSocket dependency)
     from websockets.speedups import apply_mask as _unmask
@@ -135,7 +139,6 @@ class StreamHttpProtocol(HttpToolsProtocol):
 
 def header_timeout() -> float:
     """Seconds a connection may take to send its request headers."""
-    from ..settings import Settings
     return float(Settings.from_env().header_timeout_s)
 
 
@@ -237,36 +240,6 @@ class LeanStream(_Lean):
 
 
 # --- WebSocket -----------------------------------------------------------------------------
-OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0, 1, 2, 8, 9, 10
-CLOSE_PROTOCOL_ERROR, CLOSE_BAD_DATA, CLOSE_TOO_BIG, CLOSE_INTERNAL = 1002, 1007, 1009, 1011
-
-
-def ws_frame(op: int, payload: bytes) -> bytes:
-    """A server frame (FIN, never masked: RFC 6455 5.1)."""
-    n = len(payload)
-    if n < 126:
-        return bytes((0x80 | op, n)) + payload
-    if n < 65536:
-        return bytes((0x80 | op, 126)) + n.to_bytes(2, "big") + payload
-    return bytes((0x80 | op, 127)) + n.to_bytes(8, "big") + payload
-
-
-def frame_size(buf, pos: int, end: int) -> tuple[int, int] | None:
-    """The payload length of the frame at ``buf[pos:end]`` and its header's
-    length before any mask key (RFC 6455 5.2: 7 bits, or 126 + 16 bits, or
-    127 + 64 bits), or None while the length itself is not all there."""
-    size = buf[pos + 1] & 0x7F
-    if size == 126:
-        return (int.from_bytes(buf[pos + 2:pos + 4], "big"), 4) if end - pos >= 4 else None
-    if size == 127:
-        return (int.from_bytes(buf[pos + 2:pos + 10], "big"), 10) if end - pos >= 10 else None
-    return size, 2
-
-
-def close_frame(code: int, reason: str = "") -> bytes:
-    return ws_frame(OP_CLOSE, code.to_bytes(2, "big") + reason.encode()[:123])
-
-
 class _Released:
     """What uvicorn's WebSocket protocol holds as its transport once the
     socket is handed off: the app returning must not close the real one."""
@@ -362,7 +335,6 @@ class LeanSocket(_Lean):
         transport = self.transport
         if transport is None or self.paused or self.closing_sent:
             return
-        from .websocket import close_code, wire
         queue = self.conn.queue
         out = []
         for item in queue.take():
@@ -480,11 +452,9 @@ class LeanSocket(_Lean):
         self.message(text)
 
     def binary(self) -> None:
-        from .websocket import CLOSE_UNSUPPORTED
         self.conn.queue.finish(CLOSE_UNSUPPORTED, "Binary frames are not supported")
 
     def message(self, text: str) -> None:
-        from .websocket import MAX_MESSAGE
         if self.closing_sent or self.conn.queue.closing:
             return
         if len(text) > MAX_MESSAGE:

@@ -16,7 +16,7 @@ from ..gateway.auth import Principal, Verifier, bearer_token
 from ..gateway.body import read_body
 from ..gateway.errors import WebError
 from .handoff import HANDOFF, LeanStream
-from .hub import Subscriber
+from .hub import PendingSend, Subscriber
 
 log = logging.getLogger("redpoll.stream")
 
@@ -113,34 +113,6 @@ async def watch_disconnect(receive, sub: Subscriber) -> None:
     sub.wakeup()
 
 
-class _Resume:
-    """Awaits, in the writer's own task, a send that a direct write started
-    and that had to wait (the transport's flow control): it hands the futures
-    the send waits on to the task, as an ``await`` inside the task would."""
-
-    __slots__ = ("coro", "fut")
-
-    def __init__(self, coro, fut) -> None:
-        self.coro = coro
-        self.fut = fut
-
-    def __await__(self):
-        coro, fut = self.coro, self.fut
-        while True:
-            try:
-                yield fut
-            except BaseException as exc:  # cancelled (a stall) while it waited
-                try:
-                    fut = coro.throw(exc)
-                except StopIteration:
-                    return
-                continue
-            try:
-                fut = coro.send(None)
-            except StopIteration:
-                return
-
-
 class _Writer:
     """A response's write path, for the hub to call while the writer waits
     (an object with slots: closures cost a connection more memory)."""
@@ -176,7 +148,7 @@ class _Writer:
         except BaseException as exc:  # the task raises it
             self.handed.append(exc)
         else:
-            self.handed.append(_Resume(coro, fut))
+            self.handed.append(PendingSend(coro, fut))
         sub.direct = None
         sub.wake_writer()
 

@@ -46,8 +46,17 @@ def entry_key(entry_id: str) -> tuple[int, int]:
     return int(ms), int(seq or 0)
 
 
+#: the format of every Mastodon stream but a direct one
+MASTODON_FMT = "mastodon"
 #: the format of a Mastodon direct stream, followed by its user's id
 DIRECT_FMT = "direct:"
+
+
+def fmt_for(filt: Filter) -> str:
+    """The rendering a Mastodon subscriber gets: a direct stream's is its
+    user's own (the Conversation entity names the other participants), every
+    other Mastodon stream shares MASTODON_FMT."""
+    return f"{DIRECT_FMT}{filt.viewer}" if filt.direct else MASTODON_FMT
 
 
 def event_name(ev: Event, fmt: str) -> str:
@@ -181,6 +190,34 @@ class Subscriber:
         task = self.task
         if task is not None:
             asyncio.get_running_loop().call_later(limits.STALL_CLOSE_GRACE_S, task.cancel)
+
+
+class PendingSend:
+    """Awaits, in the writer's own task, a send that a direct write started
+    and that had to wait (the transport's flow control): it hands the futures
+    the send waits on to the task, as an ``await`` inside the task would."""
+
+    __slots__ = ("coro", "fut")
+
+    def __init__(self, coro, fut) -> None:
+        self.coro = coro
+        self.fut = fut
+
+    def __await__(self):
+        coro, fut = self.coro, self.fut
+        while True:
+            try:
+                yield fut
+            except BaseException as exc:  # cancelled (a stall) while it waited
+                try:
+                    fut = coro.throw(exc)
+                except StopIteration:
+                    return
+                continue
+            try:
+                fut = coro.send(None)
+            except StopIteration:
+                return
 
 
 #: (subscriber, replayed events) -> those of them shown now (StreamService.shown_now)

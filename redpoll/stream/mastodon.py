@@ -19,28 +19,23 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 
 from .. import auth, notification_view, validate
+from ..conversation import normalize_tag
+from ..direct_messages import conversation_of, participants
 from ..errors import NotFound, UserNotFound, ValidationError
-from ..api.entities import placeholder_user
 from ..models import Status
 from ..notifications import Notification
+from ..render import entities
 from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
 from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
-from .hub import DIRECT_FMT, Subscriber
+from .hub import Subscriber, fmt_for
 
-FMT = "mastodon"
 _ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
 _TAG_OK = re.compile(r"[\w·\u200c]+")
 _CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
-
-
-def normalize_tag(tag: str) -> str:
-    """As Mastodon: NFKC, lowercased, ``#`` dropped."""
-    return unicodedata.normalize("NFKC", tag).lstrip("#").lower()
 
 
 def last_event_id(scope) -> str | None:
@@ -57,13 +52,6 @@ def last_event_id(scope) -> str | None:
     return raw
 
 
-def fmt_for(filt: Filter) -> str:
-    """The rendering a subscriber gets: a direct stream's is its user's own
-    (the Conversation entity names the other participants), every other
-    Mastodon stream shares FMT."""
-    return f"{DIRECT_FMT}{filt.viewer}" if filt.direct else FMT
-
-
 def frame_sse(item: tuple) -> bytes | None:
     name, entry_id, payload = item
     if name == "keepalive":
@@ -76,9 +64,9 @@ def frame_sse(item: tuple) -> bytes | None:
 
 
 class MastodonRenderer:
-    """Event -> Mastodon Status JSON through the API's own renderer
-    (``api.rendered.RenderedStatuses``, shared with the REST pages of the same
-    process): the author as the engine has them now, links under the
+    """Event -> Mastodon Status JSON through the renderer REST uses
+    (``render.rendered.RenderedStatuses``, shared with the REST pages of the
+    same process): the author as the engine has them now, links under the
     subscriber's base."""
 
     def __init__(self, service):
@@ -100,12 +88,11 @@ class MastodonRenderer:
         try:
             return await self.service.engine.get_user(status.user_id)
         except UserNotFound:
-            return placeholder_user(status)
+            return entities.placeholder_user(status)
 
     async def entity(self, raw: dict, base: str) -> dict:
         """A status of the event log as the API's entity; a boost carries its
         original (redpoll.events.update_event), rendered into ``reblog``."""
-        from ..api import entities
         status = _status(raw)
         body = entities.status(status, entities.account(await self._author(status), base), base)
         if isinstance(raw.get("reblog"), dict):
@@ -117,17 +104,14 @@ class MastodonRenderer:
         or None when it is not shown to its owner now (its account hidden, its
         status gone or not visible to them: redpoll.notification_view), live
         and replayed alike."""
-        from ..api import entities
         record = Notification.from_json(int(note["id"]), json.dumps(note))
         status = await notification_view.shown_one(self.service.engine.store, owner, record)
         if status is False:
             return None
         actor = Status(id=0, text="", created_at=0, user_id=record.actor, login="")
-        body = {"id": str(record.id), "type": record.type, "group_key": record.group_key,
-                "created_at": entities.iso(record.created_at),
-                "account": entities.account(await self._author(actor), base)}
-        if status is not None:
-            body["status"] = await self.entity(status.to_dict(), base)
+        account = entities.account(await self._author(actor), base)
+        shown = await self.entity(status.to_dict(), base) if status is not None else None
+        body = entities.notification(record, account, shown)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -140,16 +124,14 @@ class ConversationRenderer:
         self.statuses = statuses
 
     async def __call__(self, ev: Event, base: str, viewer: int) -> bytes:
-        from ..api import entities
-        from ..direct_messages import conversation_of, participants
         if ev.deleted:
             return str(ev.sid).encode()
         status = _status(ev.status)
         others = [u for u in participants(status) if u != viewer]
         users = await self.statuses.service.engine.get_users(others)
-        body = {"id": str(conversation_of(status)), "unread": status.user_id != viewer,
-                "accounts": [entities.account(u, base) for u in users],
-                "last_status": await self.statuses.entity(ev.status, base)}
+        body = entities.direct_conversation(conversation_of(status), status.user_id != viewer,
+                                            [entities.account(u, base) for u in users],
+                                            await self.statuses.entity(ev.status, base))
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 

@@ -13,18 +13,21 @@ import time
 from collections import Counter
 from typing import Callable
 
+from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
-from .. import limits, ratelimit
-from ..api.rendered import RenderedStatuses
+from .. import auth, limits, ratelimit, statuses, visibility
 from ..settings import Settings
 from ..gateway import links
 from ..gateway.errors import WebError
+from ..render.rendered import RenderedStatuses
 from ..gateway.auth import Verifier, verifier
-from .hub import Hub, Subscriber
+from .hub import DIRECT_FMT, MASTODON_FMT, Hub, Subscriber
+from .mastodon import ConversationRenderer, Health, MastodonRenderer, SSEEndpoint
 from .render import render_v1
 from .v1 import FMT as V1_FMT
 from .v1 import V1Endpoint
+from .websocket import STREAMS, WebSocketEndpoint
 
 
 log = logging.getLogger("redpoll.stream")
@@ -44,7 +47,7 @@ class StreamService:
         self.engine = engine
         self.renderers = {V1_FMT: render_v1}
         if mastodon_renderer is not None:
-            self.renderers["mastodon"] = mastodon_renderer
+            self.renderers[MASTODON_FMT] = mastodon_renderer
         #: created by :meth:`start` (routes can be built before the URL is known)
         self.hub: Hub | None = None
         if engine is not None:
@@ -68,20 +71,16 @@ class StreamService:
         """Use ``engine`` (a Redpoll) for Mastodon streams: its tokens verify
         bearer tokens (unless a verifier was injected), its users and follows
         feed the rendering and the user/list streams."""
-        from .hub import DIRECT_FMT
-        from .mastodon import FMT as M_FMT, ConversationRenderer, MastodonRenderer
         self.engine = engine
         if self.verify is None:
             self.verify = verifier(engine.store)
-        self.renderers[M_FMT] = MastodonRenderer(self)
-        self.renderers[DIRECT_FMT] = ConversationRenderer(self.renderers[M_FMT])
+        self.renderers[MASTODON_FMT] = MastodonRenderer(self)
+        self.renderers[DIRECT_FMT] = ConversationRenderer(self.renderers[MASTODON_FMT])
 
     def endpoints(self) -> dict:
         """channel -> its SSE endpoint (which builds that channel's filters),
         made once and shared by every WebSocket."""
         if self._endpoints is None:
-            from .mastodon import SSEEndpoint
-            from .websocket import STREAMS
             self._endpoints = {c: SSEEndpoint(self, c) for c in set(STREAMS.values())}
         return self._endpoints
 
@@ -284,7 +283,6 @@ class StreamService:
         only). Deletions pass (a bare id), and notifications pass to their
         renderer, which asks the same when it renders them. A few round
         trips for at most a queue's worth of events."""
-        from .. import statuses, visibility
         sids: list[int] = []
         for ev in evs:
             if ev.owner is None and not ev.deleted:
@@ -312,7 +310,6 @@ class StreamService:
         """Every ``stream_token_check_s`` (``limits.STREAM_TOKEN_CHECK_S``): close the streams whose token
         no longer exists. Revocation closes them at once through its end event;
         this catches a revocation that died before publishing it."""
-        from .. import auth
         while True:
             await asyncio.sleep(self.settings.stream_token_check_s)
             digests = [k[6:] for k in list(self.hub.sessions) if k.startswith("token:")]
@@ -335,7 +332,6 @@ class StreamService:
         """Counters of this process's hub (subscribers, events, deliveries,
         stalls, reconnects), for the benchmark and operators on the machine
         itself: answered on loopback only."""
-        from starlette.responses import JSONResponse
         client = request.client.host if request.client else ""
         if client not in ("127.0.0.1", "::1"):
             return JSONResponse({"error": "Record not found"}, status_code=404)
@@ -343,8 +339,6 @@ class StreamService:
 
     # --- routes ---------------------------------------------------------------------------
     def routes(self) -> list[Route | WebSocketRoute]:
-        from .mastodon import Health, SSEEndpoint
-        from .websocket import WebSocketEndpoint
         sample = V1Endpoint(self, sample=True)
         filt = V1Endpoint(self, sample=False)
         routes = [

@@ -33,27 +33,19 @@ import asyncio
 import json
 from urllib.parse import parse_qsl
 
-from .. import limits
+from ..conversation import normalize_tag
 from .filters import Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token
-from .handoff import HANDOFF, OP_TEXT, LeanSocket, ws_frame
-from .http import _Resume
-from .hub import Subscriber
-from .mastodon import FMT, fmt_for, normalize_tag
+from .frames import CLOSE_UNSUPPORTED, MAX_MESSAGE, close_code, frame
+from .handoff import HANDOFF, LeanSocket
+from .hub import MASTODON_FMT, PendingSend, Subscriber, fmt_for
 
 #: stream name -> the SSE endpoint channel whose filter it uses
 STREAMS = {"user": "user", "public": "public", "public:local": "public",
            "hashtag": "hashtag", "hashtag:local": "hashtag", "list": "list", "direct": "direct"}
 #: subscriptions one socket may hold at once
 MAX_SUBSCRIPTIONS = 100
-#: largest client message read (subscribe messages are tiny)
-MAX_MESSAGE = 4096
-#: close codes
-CLOSE_UNSUPPORTED = 1003
-CLOSE_REVOKED = 1008  # policy violation: the token was revoked (or its user suspended)
-CLOSE_SHUTDOWN = 1012
-CLOSE_STALL = 1013
 
 
 class Channel(Subscriber):
@@ -65,7 +57,7 @@ class Channel(Subscriber):
     def __init__(self, conn: "Connection", filt: Filter, label: list, key: tuple) -> None:
         super().__init__(filt, fmt_for(filt), conn.queue.maxsize, name=label[0], base=conn.base)
         self.conn = conn
-        #: the stream label as JSON, encoded once (frame() puts it in every message)
+        #: the stream label as JSON, encoded once (frames.frame puts it in every message)
         self.label = json.dumps(label, separators=(",", ":"), ensure_ascii=False)
         self.key = key
 
@@ -91,7 +83,8 @@ class Connection:
         self.principal = principal
         #: link base of this socket's events (redpoll.gateway.links)
         self.base = base
-        self.queue = Subscriber(Filter(), FMT, service.settings.stream_queue_max, name="websocket")
+        self.queue = Subscriber(Filter(), MASTODON_FMT, service.settings.stream_queue_max,
+                                name="websocket")
         self.queue.hub = service.hub  # for the stall counter; never indexed
         self.channels: dict[tuple, Channel] = {}
         self.endpoints = service.endpoints()  # shared by every socket
@@ -177,56 +170,6 @@ class Connection:
             self.unsubscribe(msg.get("stream"), params)
         else:
             self.error("Unknown message type")
-
-
-#: (label JSON, event name, rendered payload) -> the message text: every
-#: socket on the same stream gets the same text for an event, built once
-#: (the payload's JSON escaping was a per-socket cost); cleared when full
-_TEXTS: dict[tuple, str] = {}
-
-
-#: the same messages as whole server frames, for handed-off sockets
-_WIRE: dict[tuple, bytes] = {}
-
-
-def wire(item: tuple) -> bytes | None:
-    """``item`` as the bytes of a text frame (handoff.LeanSocket); an event's
-    frame is built once for every socket on the same stream."""
-    name, _, payload = item
-    if name in ("update", "delete", "notification", "conversation"):
-        key = (payload[0], name, payload[1])
-        data = _WIRE.get(key)
-        if data is None:
-            if len(_WIRE) >= limits.WS_MESSAGES_KEPT:
-                _WIRE.clear()
-            data = _WIRE[key] = ws_frame(OP_TEXT, frame(item).encode())
-        return data
-    text = frame(item)
-    return None if text is None else ws_frame(OP_TEXT, text.encode())
-
-
-def close_code(code: int) -> int:
-    """A v1.1 disconnect code (hub.Subscriber.finish) as a WebSocket close code."""
-    return {4: CLOSE_STALL, 6: CLOSE_REVOKED, 1003: CLOSE_UNSUPPORTED}.get(code, CLOSE_SHUTDOWN)
-
-
-def frame(item: tuple) -> str | None:
-    name, _, payload = item
-    if name in ("update", "delete", "notification", "conversation"):
-        key = (payload[0], name, payload[1])  # bytes hash once per object, then cached
-        text = _TEXTS.get(key)
-        if text is None:
-            if len(_TEXTS) >= limits.WS_MESSAGES_KEPT:
-                _TEXTS.clear()
-            label, data = payload
-            # as json.dumps({"stream": label, "event": name, "payload": data.decode()},
-            # separators=(",", ":"), ensure_ascii=False)
-            text = _TEXTS[key] = (f'{{"stream":{label},"event":{json.dumps(name)},"payload":'
-                                  f'{json.dumps(data.decode(), ensure_ascii=False)}}}')
-        return text
-    if name == "error":
-        return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-    return None  # keep-alives and warnings: the WebSocket pings instead
 
 
 class WebSocketEndpoint:
@@ -360,7 +303,7 @@ class WebSocketEndpoint:
                         fut = coro.send(None)
                     except StopIteration:
                         continue  # written
-                    handed.append(_Resume(coro, fut))
+                    handed.append(PendingSend(coro, fut))
                     queue.items[:0] = items[k + 1:]
                     break
                 else:

@@ -45,7 +45,7 @@ from ..engine import Redpoll
 from ..server import EmbeddedServer
 from ..settings import Settings
 from ..stream.filters import Event, Filter, parse_filter
-from ..stream.handoff import frame_size
+from ..stream.frames import frame_size
 
 VOCAB = [f"word{i}" for i in range(50)]
 TAGS = [f"tag{i}" for i in range(20)]

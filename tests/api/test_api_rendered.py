@@ -1,4 +1,4 @@
-"""redpoll.api.rendered: status entities rendered once and reused while the
+"""redpoll.render.rendered: status entities rendered once and reused while the
 author record they were made from is unchanged."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import orjson
 import pytest
 
 from redpoll import topology
-from redpoll.api import entities
 from redpoll.api.process import ServeProcess
-from redpoll.api.rendered import RenderedStatuses
+from redpoll.render import entities
+from redpoll.render.rendered import RenderedStatuses
 from redpoll.interactions import StatusState
 from redpoll.models import Status, User
 

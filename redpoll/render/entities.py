@@ -18,6 +18,7 @@ from ..conversation import Conversation
 from ..interactions import NONE, StatusState
 from ..lists import UserList
 from ..models import Status, User
+from ..notifications import Notification
 
 MASTODON_VERSION = "4.3.0"
 VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"
@@ -189,7 +190,7 @@ def placeholder_user(status: Status) -> User:
 
 
 #: Status entity fields that change after the status is written: rendered
-#: per request from interactions.StatusState, never kept (api/rendered.py).
+#: per request from interactions.StatusState, never kept (render/rendered.py).
 STATE_FIELDS = ("reblogs_count", "favourites_count", "replies_count")
 VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned")
 
@@ -267,3 +268,20 @@ def relationship(target: int, following: bool, followed_by: bool) -> dict:
 def user_list(item: UserList) -> dict:
     return {"id": str(item.id), "title": item.title, "replies_policy": "list",
             "exclusive": False}
+
+
+def notification(note: Notification, account: dict, status: dict | None) -> dict:
+    """The Notification entity: ``account`` its actor's entity, ``status``
+    the entity of the status it is about (None: none shown)."""
+    out = {"id": str(note.id), "type": note.type, "group_key": note.group_key,
+           "created_at": iso(note.created_at), "account": account}
+    if status is not None:
+        out["status"] = status
+    return out
+
+
+def direct_conversation(cid: int, unread: bool, accounts: list[dict], last_status: dict | None) -> dict:
+    """The Conversation entity of a direct conversation: ``accounts`` the
+    other participants' entities, ``last_status`` its last status's entity
+    (None when the viewer may not see it)."""
+    return {"id": str(cid), "unread": unread, "accounts": accounts, "last_status": last_status}
