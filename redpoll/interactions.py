@@ -2,7 +2,7 @@
 counts (favourites, reblogs, replies) and the viewer's own flags
 (favourited, bookmarked, reblogged).
 
-These are never part of a kept status record or rendering (api/rendered.py
+These are never part of a kept status record or rendering (render/rendered.py
 keeps the entity without them): a page reads them for all its statuses in
 one batch, one HMGET per status plus one ZMSCORE per flag for the viewer.
 A boost's counts and flags are its original's (the API reads those).

@@ -304,7 +304,7 @@ API_IDS_PER_REQUEST = 40
 #: never changes once posted, so one rendering serves every page it is on.
 API_RENDERED_STATUSES = 20_000
 #: JSON tails of a status's counts and flags kept per HTTP process, by value
-#: (api/entities.state_json): a few hundred bytes each at most.
+#: (render/entities.state_json): a few hundred bytes each at most.
 API_STATE_TAILS = 4096
 #: distinct token scope sets whose expansion (auth.expand) a process keeps:
 #: tokens share a few combinations; more are expanded again, never wrong

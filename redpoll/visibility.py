@@ -15,7 +15,7 @@ The rule (Mastodon's), for a viewer V and a status S by author A:
 * ``direct``   - A and the accounts S mentions, nobody else.
 
 Invariant: a viewer sees a status only if :func:`can_see` says so for that
-viewer at read time; caches (redpoll.memo, api/rendered.py) keep renderings
+viewer at read time; caches (redpoll.memo, render/rendered.py) keep renderings
 per status, never per viewer, so this check runs after any cache and on
 every request. A follow that ends takes a private status away at once
 (the check reads the follow now), whatever a timeline still holds.

@@ -4,13 +4,8 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-<<<<<<< HEAD
 from .. import follow_requests, follows, relations
-from . import entities
-=======
-from .. import follow_requests, relations
 from ..render import entities
->>>>>>> render
 from .accounts import relationship_of
 from ..errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
