@@ -150,7 +150,7 @@ def test_the_checks_see_what_they_guard():
     """The reader finds the imports it judges (a check that saw nothing
     would pass on anything)."""
     modules, found = _imports()
-    assert "store" in modules and "topology" in found and "store" in found["topology"]
+    assert "store" in modules and "store" in found["statuses"] and "hybrid" in found["timelines"]
     assert "stream.hub" in modules and "events" in found["stream.hub"]
     assert layer_of("store") == "storage" and layer_of("follows") == "features"
     assert layer_of("api.app") == "web" and layer_of("tools.bench") == "tools"
