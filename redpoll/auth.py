@@ -219,6 +219,16 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
     return token, created
 
 
+async def token_for_app(store: Store, client_id, uid: int | None, scopes
+                        ) -> tuple[str, int] | None:
+    """A new access token of the app ``client_id`` for ``uid`` (:func:`issue_token`);
+    None when the app is gone."""
+    app = await get_app(store, client_id)
+    if app is None:
+        return None
+    return await issue_token(store, app, uid, scopes)
+
+
 async def authenticate(store: Store, token: str, rate: ratelimit.Rate | None
                        ) -> tuple[Token | None, ratelimit.RateState | None]:
     """The token's record and its rate-limit state after counting this request,
@@ -395,6 +405,15 @@ async def register(rp: "Redpoll", username, email, password) -> User:
         raise
     await client.set(index, user.id)  # bind for good (drops the claim's TTL)
     return user
+
+
+async def register_with_token(rp: "Redpoll", client_id, scopes, username, email, password
+                              ) -> tuple[User, tuple[str, int] | None]:
+    """:func:`register`, then a new access token of the app ``client_id``
+    for the new user with ``scopes`` (:func:`token_for_app`; None when the
+    app is gone: the account stays registered)."""
+    user = await register(rp, username, email, password)
+    return user, await token_for_app(rp.store, client_id, user.id, scopes)
 
 
 class LoginLimited(RedpollError):

@@ -13,9 +13,10 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from . import (account_index, relations, bookmarks, boosts, conversation, deleting, favourites, follows,
-               interactions, keys, lists, notifications, posting, search, statuses, timelines,
-               users)
+from . import (account_index, relations, auth, bookmarks, boosts, conversation, deleting,
+               direct_messages, favourites, follow_requests, follows, interactions, jobs, keys,
+               lists, markers, moderation, notification_view, notifications, pages, posting,
+               ratelimit, relationship, search, statuses, tags, timelines, users, visibility)
 from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
@@ -240,6 +241,224 @@ class Redpoll:
 
     async def notifications(self, uid, **query: Any) -> list[notifications.Notification]:
         return await notifications.page(self.store, uid, **query)
+
+    # --- what a viewer is shown (redpoll.pages) ---------------------------------------------
+    async def seen_status(self, viewer, sid) -> Status:
+        """The status ``sid`` if ``viewer`` may see it; StatusNotFound
+        otherwise, as for a status that does not exist."""
+        return await visibility.require(self.store, viewer, await self.get_status(sid))
+
+    async def show(self, viewer, statuses, *, also_users=()) -> pages.Shown:
+        return await pages.show(self.store, viewer, statuses, also_users=also_users)
+
+    async def status_page(self, viewer, sid) -> pages.Shown:
+        return await pages.one(self.store, viewer, sid)
+
+    async def statuses_page(self, viewer, sids) -> pages.Shown:
+        return await pages.by_id(self.store, viewer, sids)
+
+    async def home_page(self, uid, **cursors: Any) -> pages.Shown:
+        return await pages.filled(self.store, uid,
+                                  lambda **c: self.home_timeline(uid, **c), cursors)
+
+    async def list_page(self, owner, lid, **cursors: Any) -> pages.Shown:
+        return await pages.filled(self.store, owner,
+                                  lambda **c: self.list_timeline(owner, lid, **c), cursors)
+
+    async def public_page(self, viewer, **cursors: Any) -> pages.Shown:
+        return await pages.timeline(self.store, viewer, await self.public_timeline(**cursors),
+                                    muted=True)
+
+    async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(),
+                       **cursors: Any) -> pages.Shown:
+        """A hashtag's timeline (with ``any_``/``all_``/``none``: combined
+        with other hashtags) as ``viewer`` is shown it."""
+        if any_ or all_ or none:
+            page = await timelines.tag_combined(self.store, name, any_=any_, all_=all_,
+                                                none=none, **cursors)
+        else:
+            page = await timelines.tag(self.store, name, **cursors)
+        return await pages.timeline(self.store, viewer, page, muted=True)
+
+    async def profile_page(self, viewer, uid, *, no_replies: bool = False,
+                           no_reblogs: bool = False, **cursors: Any) -> pages.Shown:
+        return await pages.profile(self.store, viewer, await self.profile_timeline(uid, **cursors),
+                                   no_replies=no_replies, no_reblogs=no_reblogs)
+
+    async def favourites_page(self, uid, **cursors: Any) -> pages.Shown:
+        rows = await favourites.favourites_page(self.store, uid, **cursors)
+        return await pages.marked(self.store, uid, rows)
+
+    async def bookmarks_page(self, uid, **cursors: Any) -> pages.Shown:
+        rows = await bookmarks.bookmarks_page(self.store, uid, **cursors)
+        return await pages.marked(self.store, uid, rows)
+
+    async def thread(self, viewer, sid) -> tuple[pages.Shown, frozenset[int]]:
+        return await pages.thread(self.store, viewer, sid)
+
+    async def favourited_by(self, sid, **page: Any):
+        """Who favourited the status ``sid``: (users, cursor)."""
+        return await favourites.favourited_by(self.store, sid, **page)
+
+    async def reblogged_by(self, sid, **page: Any):
+        """Who boosted the status ``sid``: (users, cursor)."""
+        return await boosts.reblogged_by(self.store, sid, **page)
+
+    # --- relationships and account pages --------------------------------------------------
+    async def relationship(self, uid, target) -> relationship.Relationship:
+        return await relationship.relationship(self.store, uid, target)
+
+    async def relationships(self, uid, targets) -> list[relationship.Relationship]:
+        return await relationship.relationships(self.store, uid, list(targets))
+
+    async def follow_with_options(self, uid, target, reblogs: bool | None = None,
+                                  notify: bool | None = None) -> relationship.Relationship:
+        return await relationship.follow(self.store, self.queue, uid, target, reblogs, notify)
+
+    async def credentials(self, uid) -> tuple[User, int]:
+        """The user ``uid`` and how many follow requests wait for them."""
+        user = await self.get_user(uid)
+        return user, await follow_requests.count(self.store, user.id)
+
+    async def blocked_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
+        return await pages.accounts(self.store, await relations.blocked_page(self.store, uid, **page))
+
+    async def muted_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
+        return await pages.accounts(self.store, await relations.muted_page(self.store, uid, **page))
+
+    async def follow_requesters(self, uid, **page: Any) -> tuple[list[User], list[int]]:
+        return await pages.accounts(self.store,
+                                    await follow_requests.pending_page(self.store, uid, **page))
+
+    async def authorize_follow(self, owner, requester) -> bool:
+        """``owner`` lets ``requester`` follow them (UserNotFound for an unknown requester)."""
+        await self.get_user(requester)
+        return await follows.authorize_request(self.store, self.queue, owner, requester)
+
+    async def reject_follow(self, owner, requester) -> bool:
+        """``owner`` turns down ``requester``'s request (UserNotFound for an unknown requester)."""
+        await self.get_user(requester)
+        return await follow_requests.reject(self.store, owner, requester)
+
+    # --- hashtags ---------------------------------------------------------------------------
+    async def get_tag(self, viewer, name) -> tags.Tag:
+        return await tags.get_tag(self.store, viewer, name)
+
+    async def follow_tag(self, uid, name, on: bool = True) -> tags.Tag:
+        return await tags.set_following(self.store, self.queue, uid, name, on)
+
+    async def followed_tags(self, uid) -> list[tags.Tag]:
+        names = await tags.followed(self.store, uid)
+        return await tags.with_history(self.store, [tags.Tag(n, True, True) for n in names])
+
+    # --- direct conversations ---------------------------------------------------------------
+    async def conversations(self, uid, **cursors: Any
+                            ) -> tuple[list[direct_messages.Conversation], pages.Shown, dict]:
+        """A page of ``uid``'s direct conversations and what they show
+        (redpoll.pages.conversations)."""
+        convs = await direct_messages.page(self.store, uid, **cursors)
+        return (convs, *await pages.conversations(self.store, uid, convs))
+
+    async def read_conversation(self, uid, conv) -> tuple[direct_messages.Conversation,
+                                                          pages.Shown, dict]:
+        """Mark a conversation read; the conversation and what it shows."""
+        found = await direct_messages.mark_read(self.store, uid, conv)
+        return (found, *await pages.conversations(self.store, uid, [found]))
+
+    async def remove_conversation(self, uid, conv) -> None:
+        await direct_messages.remove(self.store, uid, conv)
+
+    # --- notifications and markers --------------------------------------------------------
+    async def notification_page(self, uid, **query: Any):
+        return await pages.notification_page(self.store, uid, **query)
+
+    async def notification(self, uid, nid):
+        return await pages.notification(self.store, uid, nid)
+
+    async def notification_groups(self, uid, **query: Any):
+        return await pages.notification_groups(self.store, uid, **query)
+
+    async def notification_group(self, uid, group_key, most: int):
+        return await pages.notification_group(self.store, uid, group_key, most)
+
+    async def dismiss_notification(self, uid, nid) -> None:
+        await notifications.dismiss(self.store, uid, nid)
+
+    async def dismiss_notification_group(self, uid, group_key) -> int:
+        return await notifications.dismiss_group(self.store, uid, group_key)
+
+    async def clear_notifications(self, uid) -> None:
+        await notifications.clear(self.store, uid)
+
+    async def unread_notifications(self, uid, cap: int) -> int:
+        """Notifications newer than the ``notifications`` marker, at most ``cap``."""
+        after = await markers.last_read(self.store, uid, "notifications")
+        return len(await notification_view.unread(self.store, uid, after, cap))
+
+    async def unread_notification_groups(self, uid, limit, **query: Any) -> int:
+        """Notification groups with one newer than the ``notifications`` marker."""
+        after = await markers.last_read(self.store, uid, "notifications")
+        return await notification_view.unread_groups(self.store, uid, after, limit, **query)
+
+    async def get_markers(self, uid, timelines_) -> list[markers.Marker]:
+        return await markers.get_markers(self.store, uid, timelines_)
+
+    async def set_markers(self, uid, positions: dict) -> list[markers.Marker]:
+        return await markers.set_markers(self.store, uid, positions)
+
+    # --- reports --------------------------------------------------------------------------
+    async def report(self, reporter, account, status_ids=(), comment: str = "",
+                     category: str = "other") -> tuple[moderation.Report, User]:
+        """File a report; the report and the account it is about."""
+        r = await moderation.report(self.store, reporter, account, status_ids, comment, category)
+        return r, await self.get_user(r.account)
+
+    # --- apps, tokens, rate limits --------------------------------------------------------
+    async def create_app(self, name, redirect_uris, scopes=None, website=None):
+        return await auth.create_app(self.store, name, redirect_uris, scopes, website)
+
+    async def get_app(self, client_id) -> auth.App | None:
+        return await auth.get_app(self.store, client_id)
+
+    async def check_client(self, client_id, client_secret) -> auth.App:
+        return await auth.check_client(self.store, client_id, client_secret)
+
+    async def issue_token(self, app: auth.App, uid, scopes) -> tuple[str, int]:
+        return await auth.issue_token(self.store, app, uid, scopes)
+
+    async def app_token(self, client_id, uid, scopes) -> tuple[str, int] | None:
+        return await auth.token_for_app(self.store, client_id, uid, scopes)
+
+    async def register_with_token(self, client_id, scopes, username, email, password):
+        return await auth.register_with_token(self, client_id, scopes, username, email, password)
+
+    async def redeem_code(self, app: auth.App, code, redirect_uri, verifier=None):
+        return await auth.redeem_code(self.store, app, code, redirect_uri, verifier)
+
+    async def create_code(self, app: auth.App, uid, redirect_uri, scopes, **grant: Any) -> str:
+        return await auth.create_code(self.store, app, uid, redirect_uri, scopes, **grant)
+
+    async def revoke_token(self, client_id, client_secret, token) -> bool:
+        """Revoke ``token`` for the client these credentials authenticate
+        (OAuthError invalid_client when they do not)."""
+        app = await self.check_client(client_id, client_secret)
+        return await auth.revoke(self.store, app, token)
+
+    async def authenticate(self, token: str, rate: ratelimit.Rate | None):
+        """The token's record and its rate-limit state (auth.authenticate)."""
+        return await auth.authenticate(self.store, token, rate)
+
+    async def rate_hit(self, bucket: str, rate: ratelimit.Rate | None
+                       ) -> ratelimit.RateState | None:
+        """Count a request against ``bucket`` (redpoll.ratelimit)."""
+        return await ratelimit.hit(self.store, bucket, rate)
+
+    # --- health -------------------------------------------------------------------------
+    async def ping(self) -> None:
+        await self.store.ping()
+
+    async def job_figures(self) -> jobs.JobFigures:
+        return await jobs.job_figures(self.store)
 
     # --- background work ---------------------------------------------------------------
     def worker(self, name: str | None = None) -> Worker:

@@ -431,3 +431,38 @@ class JobQueue:
         for info in await pipe.execute():
             total += info["pending"] if isinstance(info, dict) else 0
         return total
+
+
+@dataclass(frozen=True, slots=True)
+class JobFigures:
+    queued: int          # entries in the job streams (waiting or running)
+    pending: int         # of those, taken by a worker and not yet acknowledged
+    oldest_age_s: float  # age of the oldest of them; 0 when none
+    parked: int          # jobs moved aside after too many failures
+
+
+async def job_figures(store: Store) -> JobFigures:
+    """One round trip (per node on a cluster): XLEN, XPENDING and the first
+    entry of every job stream, and the parked jobs' stream length."""
+    streams = keys.all_job_streams() + keys.all_held_job_streams()
+    pipe = store.pipeline()
+    for stream in streams:
+        pipe.xlen(stream)
+        pipe.xpending(stream, keys.JOB_GROUP)
+        pipe.xrange(stream, count=1)
+    pipe.xlen(keys.DEAD_JOBS)
+    replies = await pipe.execute(raise_on_error=False)
+    queued = pending = 0
+    oldest_ms: int | None = None
+    for i in range(len(streams)):
+        length, info, first = replies[3 * i: 3 * i + 3]
+        queued += length if isinstance(length, int) else 0
+        if isinstance(info, dict):
+            pending += info.get("pending", 0)
+        if isinstance(first, list) and first:
+            entry_id = first[0][0]
+            ms = int((entry_id.decode() if isinstance(entry_id, bytes) else entry_id).split("-")[0])
+            oldest_ms = ms if oldest_ms is None else min(oldest_ms, ms)
+    age = 0.0 if oldest_ms is None else max(0.0, time.time() - oldest_ms / 1000)
+    parked = replies[-1] if isinstance(replies[-1], int) else 0
+    return JobFigures(queued, pending, round(age, 3), parked)

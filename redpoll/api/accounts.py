@@ -1,13 +1,12 @@
 """Accounts: registration, credentials, lookup, follows, relationships."""
 from __future__ import annotations
 
-import asyncio
-
 from starlette.responses import Response
 
-from .. import auth, boosts, conversation, follow_requests, notifications
+from .. import auth
 from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from ..render import entities
+from ..relationship import Relationship
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import render_statuses, timeline_response
 
@@ -34,7 +33,9 @@ async def register(ctx: Ctx) -> Response:
                 raise _registration_error(name, "ERR_BLANK", f"{name} can't be blank")
         p.str("locale", max_chars=16)
         p.str("reason", max_chars=1000)
-        user = await auth.register(ctx.rp, p.raw("username"), p.raw("email"), p.raw("password"))
+        user, issued = await ctx.rp.register_with_token(ctx.token.client_id, ctx.token.scopes,
+                                                        p.raw("username"), p.raw("email"),
+                                                        p.raw("password"))
     except LoginTaken:
         raise _registration_error("username", "ERR_TAKEN", "Username has already been taken") from None
     except auth.EmailTaken:
@@ -42,10 +43,9 @@ async def register(ctx: Ctx) -> Response:
     except ValidationError as exc:
         field = _FIELD_OF.get(exc.field, exc.field)
         raise _registration_error(field, "ERR_INVALID", exc.message) from None
-    app = await auth.get_app(ctx.rp.store, ctx.token.client_id)
-    if app is None:  # the app was removed while its token lived
+    if issued is None:  # the app was removed while its token lived
         raise ApiError(401, "The access token is invalid")
-    access, created = await auth.issue_token(ctx.rp.store, app, user.id, ctx.token.scopes)
+    access, created = issued
     from .oauth import token_entity
     return JSON(token_entity(access, ctx.token.scopes, created),
                 headers={"Cache-Control": "no-store"})
@@ -53,8 +53,7 @@ async def register(ctx: Ctx) -> Response:
 
 @endpoint(auth="required", scope=("read:accounts", "profile"))
 async def verify_credentials(ctx: Ctx) -> Response:
-    user = await ctx.rp.get_user(ctx.uid)
-    count = await follow_requests.count(ctx.rp.store, user.id)
+    user, count = await ctx.rp.credentials(ctx.uid)
     return JSON(entities.credential_account(user, ctx.base, follow_requests=count))
 
 
@@ -85,28 +84,22 @@ async def account_statuses(ctx: Ctx) -> Response:
         await ctx.rp.get_user(uid)
         return JSON([])
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
-    page = await ctx.rp.profile_timeline(uid, **p.cursors())
-    if not (no_replies or no_reblogs):
-        return await timeline_response(ctx, page)
-    # as Mastodon: replies to oneself (threads) stay; the Link pages on what was read
-    kept = [s for s in page
-            if not (no_reblogs and boosts.original_of(s))
-            and not (no_replies and conversation.replies_only_to_followers_of(s))]
-    return await timeline_response(ctx, kept, cursors=[s.id for s in page])
+    return timeline_response(ctx, await ctx.rp.profile_page(
+        ctx.viewer, uid, no_replies=no_replies, no_reblogs=no_reblogs, **p.cursors()))
+
+
+def relationship_entity(r: Relationship) -> dict:
+    """Mastodon's Relationship entity."""
+    return entities.relationship(r.target, r.following, r.followed_by) | {
+        "showing_reblogs": r.showing_reblogs, "notifying": r.notifying,
+        "blocking": r.blocking, "blocked_by": r.blocked_by, "muting": r.muting,
+        "muting_notifications": r.muting_notifications,
+        "requested": r.requested, "requested_by": r.requested_by}
 
 
 async def relationship_of(ctx: Ctx, target: int) -> dict:
     """The caller's Relationship to ``target`` (follows, blocks, mutes)."""
-    following, followed_by, reblogs, notify, rel, (requested, requested_by) = await asyncio.gather(
-        ctx.rp.is_following(ctx.uid, target), ctx.rp.is_following(target, ctx.uid),
-        boosts.shows_reblogs(ctx.rp.store, ctx.uid, target),
-        notifications.notifies(ctx.rp.store, ctx.uid, target),
-        ctx.rp.relation(ctx.uid, target), follow_requests.state(ctx.rp.store, ctx.uid, target))
-    return entities.relationship(target, following, followed_by) | {
-        "showing_reblogs": following and reblogs, "notifying": following and notify,
-        "blocking": rel.blocking, "blocked_by": rel.blocked_by, "muting": rel.mute is not None,
-        "muting_notifications": rel.mute is not None and rel.mute.notifications,
-        "requested": requested, "requested_by": requested_by}
+    return relationship_entity(await ctx.rp.relationship(ctx.uid, target))
 
 
 @endpoint(auth="required", scope="write:follows")
@@ -115,18 +108,8 @@ async def follow(ctx: Ctx) -> Response:
     p = ctx.params
     reblogs = p.bool("reblogs", True) if p.has("reblogs") else None
     notify = p.bool("notify", False) if p.has("notify") else None
-    new = await ctx.rp.follow(ctx.uid, target)
-    if not new and not await ctx.rp.is_following(ctx.uid, target):
-        # a request to a locked account: its options wait for the answer
-        await follow_requests.keep_options(ctx.rp.store, ctx.uid, target, reblogs, notify)
-        return JSON(await relationship_of(ctx, target))
-    # as Mastodon: each option unchanged when following again without it
-    if reblogs is not None or new:
-        await boosts.set_show_reblogs(ctx.rp.store, ctx.uid, target,
-                                      True if reblogs is None else reblogs)
-    if notify is not None or new:
-        await notifications.set_notify(ctx.rp.store, ctx.uid, target, bool(notify))
-    return JSON(await relationship_of(ctx, target))
+    return JSON(relationship_entity(
+        await ctx.rp.follow_with_options(ctx.uid, target, reblogs, notify)))
 
 
 @endpoint(auth="required", scope="write:follows")
@@ -140,8 +123,7 @@ async def unfollow(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="read:follows")
 async def relationships(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    users = await ctx.rp.get_users(ids)
-    return JSON(list(await asyncio.gather(*(relationship_of(ctx, u.id) for u in users))))
+    return JSON([relationship_entity(r) for r in await ctx.rp.relationships(ctx.uid, ids)])
 
 
 async def _follow_page(ctx: Ctx, which: str) -> Response:
@@ -169,5 +151,5 @@ async def following(ctx: Ctx) -> Response:
 
 
 __all__ = ["register", "verify_credentials", "get_account", "lookup", "account_statuses",
-           "follow", "unfollow", "relationships", "relationship_of", "followers", "following", "render_statuses",
+           "follow", "unfollow", "relationships", "relationship_of", "relationship_entity", "followers", "following", "render_statuses",
            "Conflict", "UserNotFound"]

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import direct_messages
+from .. import direct_messages, pages
 from ..render import entities
 from .http import JSON, Ctx, endpoint, link_header
-from .statuses import render_statuses
+from .statuses import status_entities
 
 
-async def _entities(ctx: Ctx, convs: list[direct_messages.Conversation]) -> list[dict]:
-    """Mastodon's Conversation entities; a conversation whose last status the
-    caller may no longer see (deleted, a block) shows none and only the
-    accounts it can."""
-    statuses = await ctx.rp.get_statuses([c.last_status for c in convs])
-    rendered = {int(e["id"]): e for e in await render_statuses(ctx, statuses)}
-    by_id = {s.id: s for s in statuses}
-    people = {uid for s in statuses for uid in direct_messages.participants(s)} - {ctx.uid}
-    users = {u.id: u for u in await ctx.rp.get_users(sorted(people))}
+def _entities(ctx: Ctx, convs: list[direct_messages.Conversation], shown: pages.Shown,
+              by_id: dict) -> list[dict]:
+    """Mastodon's Conversation entities (from redpoll.pages.conversations's
+    answer); a conversation whose last status the caller may no longer see
+    (deleted, a block) shows none and only the accounts it can."""
+    rendered = {int(e["id"]): e for e in status_entities(ctx, shown)}
+    users = shown.users
     out = []
     for c in convs:
         status = by_id.get(c.last_status)
@@ -32,18 +30,18 @@ async def _entities(ctx: Ctx, convs: list[direct_messages.Conversation]) -> list
 
 @endpoint(auth="required", scope="read:statuses")
 async def conversations(ctx: Ctx) -> Response:
-    convs = await direct_messages.page(ctx.rp.store, ctx.uid, **ctx.params.cursors())
+    convs, shown, by_id = await ctx.rp.conversations(ctx.uid, **ctx.params.cursors())
     headers = link_header(ctx, [c.last_status for c in convs], key=lambda sid: sid)
-    return JSON(await _entities(ctx, convs), headers=headers)
+    return JSON(_entities(ctx, convs, shown, by_id), headers=headers)
 
 
 @endpoint(auth="required", scope="write:conversations")
 async def read(ctx: Ctx) -> Response:
-    conv = await direct_messages.mark_read(ctx.rp.store, ctx.uid, ctx.path_id())
-    return JSON((await _entities(ctx, [conv]))[0])
+    conv, shown, by_id = await ctx.rp.read_conversation(ctx.uid, ctx.path_id())
+    return JSON(_entities(ctx, [conv], shown, by_id)[0])
 
 
 @endpoint(auth="required", scope="write:conversations")
 async def remove(ctx: Ctx) -> Response:
-    await direct_messages.remove(ctx.rp.store, ctx.uid, ctx.path_id())
+    await ctx.rp.remove_conversation(ctx.uid, ctx.path_id())
     return JSON({})

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits, markers, notification_view, notifications, validate
+from .. import limits, markers, notifications, pages, validate
 from ..errors import ValidationError
 from ..notification_view import WITH_STATUS
 from ..notifications import Notification
 from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
-from .statuses import render_statuses
+from .statuses import status_entities
 
 
 def _types(ctx: Ctx, name: str) -> list:
@@ -31,19 +31,18 @@ def _query(ctx: Ctx) -> dict:
             "account_id": p.cursor("account_id")}
 
 
-async def _hidden(ctx: Ctx, uids: list[int]) -> set[int]:
-    return await notification_view.hidden_actors(ctx.rp.store, ctx.uid, uids)
+def _accounts(ctx: Ctx, ids, shown: pages.Shown) -> dict[int, dict]:
+    """The account entities of ``ids`` that ``shown`` read, by id, in order."""
+    return {uid: entities.account(shown.users[uid], ctx.base)
+            for uid in dict.fromkeys(ids) if uid in shown.users}
 
 
-async def _context(ctx: Ctx, notes: list[Notification]):
+def _context(ctx: Ctx, notes: list[Notification], shown: pages.Shown):
     """The accounts and rendered statuses the notifications name, by id;
-    only the notifications shown to the caller now (redpoll.notification_view)
+    only the notifications shown to the caller now (redpoll.pages.notes_shown)
     whose account still exists."""
-    notes, visible = await notification_view.shown(ctx.rp.store, ctx.uid, notes)
-    users = await ctx.rp.get_users(list(dict.fromkeys(n.actor for n in notes)))
-    accounts = {u.id: entities.account(u, ctx.base) for u in users}
-    rendered = await render_statuses(ctx, list(visible.values()))
-    statuses = {int(s["id"]): s for s in rendered}
+    accounts = _accounts(ctx, (n.actor for n in notes), shown)
+    statuses = {int(s["id"]): s for s in status_entities(ctx, shown)}
     kept = [n for n in notes if n.actor in accounts and (
         n.type not in WITH_STATUS or n.status in statuses)]
     return kept, accounts, statuses
@@ -55,8 +54,8 @@ def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
 
 @endpoint(auth="required", scope="read:notifications")
 async def list_notifications(ctx: Ctx) -> Response:
-    notes = await ctx.rp.notifications(ctx.uid, **_query(ctx))
-    kept, accounts, statuses = await _context(ctx, notes)
+    notes, shown_notes, shown = await ctx.rp.notification_page(ctx.uid, **_query(ctx))
+    kept, accounts, statuses = _context(ctx, shown_notes, shown)
     return JSON([_entity(n, accounts, statuses) for n in kept],
                 headers=link_header(ctx, notes))
 
@@ -64,24 +63,24 @@ async def list_notifications(ctx: Ctx) -> Response:
 @endpoint(auth="required", scope="read:notifications")
 async def get_notification(ctx: Ctx) -> Response:
     try:
-        note = await notifications.get(ctx.rp.store, ctx.uid, ctx.path_id())
+        notes, shown = await ctx.rp.notification(ctx.uid, ctx.path_id())
     except notifications.NotificationNotFound:
         raise ApiError(404, NOT_FOUND) from None
-    kept, accounts, statuses = await _context(ctx, [note])
+    kept, accounts, statuses = _context(ctx, notes, shown)
     if not kept:
         raise ApiError(404, NOT_FOUND)
-    return JSON(_entity(note, accounts, statuses))
+    return JSON(_entity(kept[0], accounts, statuses))
 
 
 @endpoint(auth="required", scope="write:notifications")
 async def dismiss(ctx: Ctx) -> Response:
-    await notifications.dismiss(ctx.rp.store, ctx.uid, ctx.path_id())
+    await ctx.rp.dismiss_notification(ctx.uid, ctx.path_id())
     return JSON({})
 
 
 @endpoint(auth="required", scope="write:notifications")
 async def clear(ctx: Ctx) -> Response:
-    await notifications.clear(ctx.rp.store, ctx.uid)
+    await ctx.rp.clear_notifications(ctx.uid)
     return JSON({})
 
 
@@ -91,8 +90,7 @@ async def unread_count(ctx: Ctx) -> Response:
     ``limit`` (Mastodon: default 100, at most 1000)."""
     cap = ctx.params.raw("limit")
     cap = 100 if cap in (None, "") else _limit(cap, 1000)
-    after = await markers.last_read(ctx.rp.store, ctx.uid, "notifications")
-    return JSON({"count": len(await notification_view.unread(ctx.rp.store, ctx.uid, after, cap))})
+    return JSON({"count": await ctx.rp.unread_notifications(ctx.uid, cap)})
 
 
 def _limit(value, maximum: int) -> int:
@@ -112,14 +110,11 @@ def _grouped_query(ctx: Ctx) -> dict:
             else None}
 
 
-async def _side_lists(ctx: Ctx, account_ids, status_ids) -> tuple[dict, dict]:
-    """Accounts and rendered statuses by id, each once (GroupedNotificationsResults)."""
-    account_ids = list(account_ids)
-    hidden = await _hidden(ctx, account_ids)
-    users = await ctx.rp.get_users([a for a in dict.fromkeys(account_ids) if a not in hidden])
-    accounts = {u.id: entities.account(u, ctx.base) for u in users}
-    rendered = await render_statuses(ctx, await ctx.rp.get_statuses(list(dict.fromkeys(status_ids))))
-    return accounts, {int(s["id"]): s for s in rendered}
+def _side_lists(ctx: Ctx, account_ids: list[int], shown: pages.Shown) -> tuple[dict, dict]:
+    """Accounts and rendered statuses by id, each once
+    (GroupedNotificationsResults), from redpoll.pages.side_lists's answer."""
+    return (_accounts(ctx, account_ids, shown),
+            {int(s["id"]): s for s in status_entities(ctx, shown)})
 
 
 def _group_entity(key: str, first: Notification, count: int, recent: int, sample: list[int],
@@ -151,10 +146,8 @@ async def grouped(ctx: Ctx) -> Response:
     notifications up to the page's newest, with the accounts and statuses
     they name listed once beside them."""
     extra = _grouped_query(ctx)
-    groups = await notifications.group_page(ctx.rp.store, ctx.uid, **_query(ctx), **extra)
-    accounts, statuses = await _side_lists(
-        ctx, [a for g in groups for a in (g.first.actor, *g.sample_account_ids)],
-        [g.first.status for g in groups if g.first.status])
+    groups, ids, shown = await ctx.rp.notification_groups(ctx.uid, **_query(ctx), **extra)
+    accounts, statuses = _side_lists(ctx, ids, shown)
     body = []
     for g in groups:
         if not _shown(g.first, accounts, statuses):
@@ -170,14 +163,12 @@ async def grouped(ctx: Ctx) -> Response:
 
 async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
     try:
-        whole = await notifications.group(ctx.rp.store, ctx.uid,
-                                          ctx.request.path_params["group_key"],
-                                          limits.NOTIFICATION_GROUP_READ_MAX)
+        whole, ids, shown = await ctx.rp.notification_group(
+            ctx.uid, ctx.request.path_params["group_key"], limits.NOTIFICATION_GROUP_READ_MAX)
     except notifications.NotificationNotFound:
         raise ApiError(404, NOT_FOUND) from None
     first = whole.notifications[0]
-    accounts, statuses = await _side_lists(ctx, [n.actor for n in whole.notifications],
-                                           [first.status] if first.status else [])
+    accounts, statuses = _side_lists(ctx, ids, shown)
     if not _shown(first, accounts, statuses):
         raise ApiError(404, NOT_FOUND)
     return whole, accounts, statuses
@@ -207,7 +198,7 @@ async def dismiss_group(ctx: Ctx) -> Response:
     """POST /api/v2/notifications/:group_key/dismiss: every notification of
     the group goes (one script). As Mastodon's, an empty or unknown group
     answers the same."""
-    await notifications.dismiss_group(ctx.rp.store, ctx.uid, ctx.request.path_params["group_key"])
+    await ctx.rp.dismiss_notification_group(ctx.uid, ctx.request.path_params["group_key"])
     return JSON({})
 
 
@@ -217,9 +208,8 @@ async def unread_groups(ctx: Ctx) -> Response:
     newer than the ``notifications`` marker (``limit``: 100 default, 1000 max)."""
     p = ctx.params
     extra = _grouped_query(ctx)
-    after = await markers.last_read(ctx.rp.store, ctx.uid, "notifications")
-    return JSON({"count": await notification_view.unread_groups(
-        ctx.rp.store, ctx.uid, after, p.raw("limit"), types=_types(ctx, "types"),
+    return JSON({"count": await ctx.rp.unread_notification_groups(
+        ctx.uid, p.raw("limit"), types=_types(ctx, "types"),
         exclude_types=_types(ctx, "exclude_types"), account_id=p.cursor("account_id"), **extra)})
 
 
@@ -235,8 +225,7 @@ async def get_markers(ctx: Ctx) -> Response:
     names = value if isinstance(value, list) else ([] if value in (None, "") else [value])
     if len(names) > len(markers.TIMELINES) * 2:
         raise ValidationError("timeline", "too many timelines")
-    found = await markers.get_markers(ctx.rp.store, ctx.uid,
-                                      [n for n in names if n in markers.TIMELINES])
+    found = await ctx.rp.get_markers(ctx.uid, [n for n in names if n in markers.TIMELINES])
     return JSON({m.timeline: _marker(m) for m in found})
 
 
@@ -254,5 +243,5 @@ async def set_markers(ctx: Ctx) -> Response:
         if last is not None:
             positions[name] = last
     return JSON({m.timeline: _marker(m)
-                 for m in await markers.set_markers(ctx.rp.store, ctx.uid, positions)})
+                 for m in await ctx.rp.set_markers(ctx.uid, positions)})
 

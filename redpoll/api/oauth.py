@@ -36,8 +36,8 @@ def token_entity(token: str, scopes, created: int) -> dict:
 async def create_app(ctx: Ctx) -> Response:
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     p = ctx.params
-    app, secret = await auth.create_app(
-        ctx.rp.store, p.str("client_name", required=True, allow_empty=False),
+    app, secret = await ctx.rp.create_app(
+        p.str("client_name", required=True, allow_empty=False),
         p.raw("redirect_uris") if p.has("redirect_uris") else None,
         p.str("scopes"), p.str("website"))
     return JSON(app_entity(app, secret))
@@ -45,7 +45,7 @@ async def create_app(ctx: Ctx) -> Response:
 
 @endpoint(auth="required", user=False)
 async def verify_app(ctx: Ctx) -> Response:
-    app = await auth.get_app(ctx.rp.store, ctx.token.client_id)
+    app = await ctx.rp.get_app(ctx.token.client_id)
     if app is None:
         raise ApiError(401, "The access token is invalid")
     return JSON(app_entity(app))
@@ -83,10 +83,10 @@ async def token(ctx: Ctx) -> Response:
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     if grant == "password":
         await ctx.limit("login", ctx.settings.rate_login)
-    app = await auth.check_client(ctx.rp.store, *_client_credentials(ctx))
+    app = await ctx.rp.check_client(*_client_credentials(ctx))
     if grant == "authorization_code":
-        uid, scopes = await auth.redeem_code(ctx.rp.store, app, p.str("code"), p.str("redirect_uri"),
-                                             p.str("code_verifier", max_chars=200))
+        uid, scopes = await ctx.rp.redeem_code(app, p.str("code"), p.str("redirect_uri"),
+                                               p.str("code_verifier", max_chars=200))
     else:
         scopes = auth.parse_scopes(p.str("scope") or p.str("scopes"))
         if not auth.within(scopes, app.scopes):
@@ -99,14 +99,13 @@ async def token(ctx: Ctx) -> Response:
                                  "expired, revoked, does not match the redirection URI used in "
                                  "the authorization request, or was issued to another client.")
             uid = user.id
-    access, created = await auth.issue_token(ctx.rp.store, app, uid, scopes)
+    access, created = await ctx.rp.issue_token(app, uid, scopes)
     return JSON(token_entity(access, scopes, created), headers={"Cache-Control": "no-store"})
 
 
 @endpoint(auth="none")
 async def revoke(ctx: Ctx) -> Response:
-    app = await auth.check_client(ctx.rp.store, *_client_credentials(ctx))
-    await auth.revoke(ctx.rp.store, app, ctx.params.raw("token"))
+    await ctx.rp.revoke_token(*_client_credentials(ctx), ctx.params.raw("token"))
     return JSON({})
 
 
@@ -173,7 +172,7 @@ async def _authorize_request(ctx: Ctx) -> _AuthorizeRequest:
     try:
         if p.str("response_type") != "code":
             raise _Refused("response_type must be code")
-        app = await auth.get_app(ctx.rp.store, p.str("client_id", max_chars=200))
+        app = await ctx.rp.get_app(p.str("client_id", max_chars=200))
         if app is None:
             raise _Refused("Unknown client_id")
         given = p.str("redirect_uri", max_chars=2000) or ""
@@ -243,8 +242,8 @@ async def authorize_submit(request: Request) -> Response:
         return _failure_page(exc)
     if user is None:
         return page("Authorize " + req.app.name, _form(req, "Invalid username or password."), 401)
-    code = await auth.create_code(ctx.rp.store, req.app, user.id, req.redirect_uri, req.scopes,
-                                  redirect_given=req.redirect_given, challenge=req.challenge)
+    code = await ctx.rp.create_code(req.app, user.id, req.redirect_uri, req.scopes,
+                                    redirect_given=req.redirect_given, challenge=req.challenge)
     redirect_uri, state = req.redirect_uri, req.state
     if redirect_uri == OOB:
         return page("Authorization code",

@@ -16,59 +16,24 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import keys, limits, metrics
+from .. import limits, metrics
 from ..health import DATABASE, OUTAGE
+from ..jobs import JobFigures
 from .http import JSON
 
 
-@dataclass(frozen=True, slots=True)
-class JobFigures:
-    queued: int          # entries in the job streams (waiting or running)
-    pending: int         # of those, taken by a worker and not yet acknowledged
-    oldest_age_s: float  # age of the oldest of them; 0 when none
-    parked: int          # jobs moved aside after too many failures
-
-
-async def job_figures(store) -> JobFigures:
-    """One round trip (per node on a cluster): XLEN, XPENDING and the first
-    entry of every job stream, and the parked jobs' stream length."""
-    streams = keys.all_job_streams() + keys.all_held_job_streams()
-    pipe = store.pipeline()
-    for stream in streams:
-        pipe.xlen(stream)
-        pipe.xpending(stream, keys.JOB_GROUP)
-        pipe.xrange(stream, count=1)
-    pipe.xlen(keys.DEAD_JOBS)
-    replies = await pipe.execute(raise_on_error=False)
-    queued = pending = 0
-    oldest_ms: int | None = None
-    for i in range(len(streams)):
-        length, info, first = replies[3 * i: 3 * i + 3]
-        queued += length if isinstance(length, int) else 0
-        if isinstance(info, dict):
-            pending += info.get("pending", 0)
-        if isinstance(first, list) and first:
-            entry_id = first[0][0]
-            ms = int((entry_id.decode() if isinstance(entry_id, bytes) else entry_id).split("-")[0])
-            oldest_ms = ms if oldest_ms is None else min(oldest_ms, ms)
-    age = 0.0 if oldest_ms is None else max(0.0, time.time() - oldest_ms / 1000)
-    parked = replies[-1] if isinstance(replies[-1], int) else 0
-    return JobFigures(queued, pending, round(age, 3), parked)
-
-
-async def _read_jobs(store) -> JobFigures:
+async def _read_jobs(rp) -> JobFigures:
     """PING, then the job figures; tried twice, since after a server restart
     a pooled connection from before it fails once before it is replaced."""
     for attempt in (1, 2):
         try:
-            await asyncio.wait_for(store.ping(), limits.READY_CHECK_TIMEOUT_S)
-            return await asyncio.wait_for(job_figures(store), limits.READY_CHECK_TIMEOUT_S)
+            await asyncio.wait_for(rp.ping(), limits.READY_CHECK_TIMEOUT_S)
+            return await asyncio.wait_for(rp.job_figures(), limits.READY_CHECK_TIMEOUT_S)
         except (*OUTAGE, asyncio.TimeoutError):
             if attempt == 2:
                 raise
@@ -92,7 +57,7 @@ async def ready(request: Request) -> Response:
         problems.append("starting")
     else:
         try:
-            jobs = await _read_jobs(rp.store)
+            jobs = await _read_jobs(rp)
             DATABASE.back("ready")
         except Exception as exc:  # any failure to answer is "not ready"
             DATABASE.lost("ready", exc)
@@ -135,7 +100,7 @@ async def metrics_page(request: Request) -> Response:
     up = 0.0
     if rp is not None:
         try:
-            jobs = await _read_jobs(rp.store)
+            jobs = await _read_jobs(rp)
             up = 1.0
             read = {
                 "redpoll_jobs_queued": ("Jobs in the queue (waiting or running)", jobs.queued),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import follow_requests, follows, relations
 from ..render import entities
 from .accounts import relationship_of
 from ..errors import ValidationError
@@ -48,47 +47,43 @@ async def unmute(ctx: Ctx) -> Response:
 
 
 async def _accounts_page(ctx: Ctx, read) -> Response:
+    """``read``: one of the engine's account pages, (accounts, marks)."""
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    rows = await read(ctx.rp.store, ctx.uid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
-    users = {u.id: u for u in await ctx.rp.get_users([uid for uid, _ in rows])}
-    kept = [(uid, mark) for uid, mark in rows if uid in users]
-    headers = link_header(ctx, [mark for _, mark in rows], key=lambda c: c, prev=False) \
-        if rows else {}
-    return JSON([entities.account(users[uid], ctx.base) for uid, _ in kept], headers=headers)
+    users, marks = await read(ctx.uid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
+    headers = link_header(ctx, marks, key=lambda c: c, prev=False) if marks else {}
+    return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
 @endpoint(auth="required", scope="read:blocks")
 async def blocks(ctx: Ctx) -> Response:
-    return await _accounts_page(ctx, relations.blocked_page)
+    return await _accounts_page(ctx, ctx.rp.blocked_accounts)
 
 
 @endpoint(auth="required", scope="read:mutes")
 async def mutes(ctx: Ctx) -> Response:
-    return await _accounts_page(ctx, relations.muted_page)
+    return await _accounts_page(ctx, ctx.rp.muted_accounts)
 
 
 # --- follow requests (locked accounts) ---------------------------------------------------
 @endpoint(auth="required", scope="read:follows")
 async def follow_requests_list(ctx: Ctx) -> Response:
     """Pending requests to follow the caller, newest first (by request ids)."""
-    return await _accounts_page(ctx, follow_requests.pending_page)
+    return await _accounts_page(ctx, ctx.rp.follow_requesters)
 
 
 @endpoint(auth="required", scope="write:follows")
 async def authorize(ctx: Ctx) -> Response:
     requester = ctx.path_id()
-    await ctx.rp.get_user(requester)
-    await follows.authorize_request(ctx.rp.store, ctx.rp.queue, ctx.uid, requester)
+    await ctx.rp.authorize_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
 @endpoint(auth="required", scope="write:follows")
 async def reject(ctx: Ctx) -> Response:
     requester = ctx.path_id()
-    await ctx.rp.get_user(requester)
-    await follow_requests.reject(ctx.rp.store, ctx.uid, requester)
+    await ctx.rp.reject_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 

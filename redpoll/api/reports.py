@@ -30,6 +30,5 @@ async def create(ctx: Ctx) -> Response:
     p.bool("forward")
     category = p.str("category", max_chars=20) or "other"
     comment = p.str("comment", max_chars=100_000) or ""
-    r = await moderation.report(ctx.rp.store, ctx.uid, account, status_ids, comment, category)
-    user = await ctx.rp.get_user(r.account)
+    r, user = await ctx.rp.report(ctx.uid, account, status_ids, comment, category)
     return JSON(report_entity(r, entities.account(user, ctx.base)))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import bookmarks, boosts, favourites
+from .. import boosts
 from ..render import entities
 from ..errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
@@ -50,30 +50,24 @@ async def unbookmark(ctx: Ctx) -> Response:
 @endpoint(auth="optional", scope="read:statuses")
 async def favourited_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await seen_status(ctx, sid)
+    await seen_status(ctx, sid)  # 404 before the parameters are read
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await favourites.favourited_by(ctx.rp.store, sid, max_id=p.cursor("max_id"),
-                                                   limit=p.raw("limit"))
+    users, cursor = await ctx.rp.favourited_by(sid, max_id=p.cursor("max_id"),
+                                               limit=p.raw("limit"))
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-async def _marked_page(ctx: Ctx, read) -> Response:
-    rows = await read(ctx.rp.store, ctx.uid, **ctx.params.cursors())
-    statuses = await ctx.rp.get_statuses([sid for sid, _ in rows])
-    return await timeline_response(ctx, statuses, cursors=[mark for _, mark in rows])
-
-
 @endpoint(auth="required", scope="read:favourites")
 async def favourites_list(ctx: Ctx) -> Response:
-    return await _marked_page(ctx, favourites.favourites_page)
+    return timeline_response(ctx, await ctx.rp.favourites_page(ctx.uid, **ctx.params.cursors()))
 
 
 @endpoint(auth="required", scope="read:bookmarks")
 async def bookmarks_list(ctx: Ctx) -> Response:
-    return await _marked_page(ctx, bookmarks.bookmarks_page)
+    return timeline_response(ctx, await ctx.rp.bookmarks_page(ctx.uid, **ctx.params.cursors()))
 
 
 
@@ -103,11 +97,11 @@ async def unreblog(ctx: Ctx) -> Response:
 @endpoint(auth="optional", scope="read:statuses")
 async def reblogged_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await seen_status(ctx, sid)
+    await seen_status(ctx, sid)  # 404 before the parameters are read
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await boosts.reblogged_by(ctx.rp.store, sid, max_id=p.cursor("max_id"),
+    users, cursor = await ctx.rp.reblogged_by(sid, max_id=p.cursor("max_id"),
                                               limit=p.raw("limit"))
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)

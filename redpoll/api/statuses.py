@@ -6,9 +6,9 @@ import re
 import orjson
 from starlette.responses import Response
 
-from .. import boosts, idempotency, interactions, limits, validate, visibility
+from .. import boosts, idempotency, limits, pages, visibility
 from ..errors import Forbidden, ValidationError
-from ..models import Page, Status
+from ..models import Status
 from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
@@ -18,152 +18,101 @@ VISIBILITIES = visibility.ALL
 async def seen_status(ctx: Ctx, sid: int) -> Status:
     """The status ``sid`` if the caller may see it (redpoll.visibility);
     404 otherwise, as for a status that does not exist."""
-    return await visibility.require(ctx.rp.store, ctx.viewer, await ctx.rp.get_status(sid))
+    return await ctx.rp.seen_status(ctx.viewer, sid)
 
 
-async def states(ctx: Ctx, statuses: list[Status]) -> list[interactions.StatusState]:
-    """Counts and the caller's flags for each status (one round trip)."""
-    return await interactions.states(ctx.rp.store, ctx.viewer, [s.id for s in statuses])
-
-
-async def render_boosts(ctx: Ctx, statuses: list[Status]) -> dict[int, dict]:
-    """The entities of the boosts among ``statuses``, by id: each wraps its
+def status_entities(ctx: Ctx, shown: pages.Shown, *, with_source: bool = False) -> list[dict]:
+    """The entities of ``shown.statuses``, in order, with their authors'
+    account entities and their counts and flags; a boost wraps its
     original's entity in ``reblog`` and shows the original's counts and
-    flags (as Mastodon's clients read them). A boost whose original is gone
-    is left out."""
-    boosts_ = [s for s in statuses if boosts.original_of(s)]
-    if not boosts_:
-        return {}
-    originals = await ctx.rp.get_statuses(list(dict.fromkeys(boosts.original_of(s)
-                                                              for s in boosts_)))
-    inner = {int(e["id"]): e for e in await render_statuses(ctx, originals)}
-    users = await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in boosts_)))
-    accounts = {u.id: entities.account(u, ctx.base) for u in users}
-    out = {}
-    for s in boosts_:
-        entity = inner.get(boosts.original_of(s))
-        if entity is None:
+    flags (as Mastodon's clients read them). A boost whose original the
+    caller may not see (or that is gone) is left out."""
+    base, viewer = ctx.base, ctx.viewer is not None
+    accounts: dict[int, dict] = {}
+    inner: dict[int, dict] = {}
+
+    def plain(s: Status, source: bool) -> dict:
+        author = accounts.get(s.user_id)
+        if author is None:
+            author = accounts[s.user_id] = entities.account(
+                shown.users.get(s.user_id) or entities.placeholder_user(s), base)
+        return entities.status(s, author, base, viewer=viewer, with_source=source,
+                               state=shown.states[s.id])
+
+    out = []
+    for s in shown.statuses:
+        original = boosts.original_of(s)
+        if not original:
+            out.append(plain(s, with_source))
             continue
-        account = accounts.get(s.user_id) or entities.account(entities.placeholder_user(s),
-                                                              ctx.base)
-        outer = entities.status(s, account, ctx.base, viewer=ctx.viewer is not None)
-        outer |= {k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS)
-                  if k in entity}
-        outer["reblog"] = entity
-        out[s.id] = outer
+        entity = boosted_entity(ctx, shown, s, inner, plain)
+        if entity is not None:
+            out.append(entity)
     return out
+
+
+def boosted_entity(ctx: Ctx, shown: pages.Shown, boost: Status, inner: dict, plain) -> dict | None:
+    """The entity of the boost ``boost``, wrapping its original's
+    (``plain`` renders that; kept in ``inner`` by id); None when the
+    original is not in ``shown.originals``."""
+    oid = boosts.original_of(boost)
+    original = shown.originals.get(oid)
+    if original is None:
+        return None
+    entity = inner.get(oid)
+    if entity is None:
+        entity = inner[oid] = plain(original, False)
+    booster = shown.users.get(boost.user_id) or entities.placeholder_user(boost)
+    outer = entities.status(boost, entities.account(booster, ctx.base), ctx.base,
+                            viewer=ctx.viewer is not None)
+    outer |= {k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS)
+              if k in entity}
+    outer["reblog"] = entity
+    return outer
 
 
 async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool = False) -> list[dict]:
-    """Statuses with their authors' account entities (one read for all authors)
-    and their counts and flags as the caller sees them now; boosts wrap
-    their original (render_boosts)."""
-    statuses = await visibility.visible(ctx.rp.store, ctx.viewer, statuses)
-    if not statuses:
-        return []
-    wrapped = await render_boosts(ctx, statuses)
-    if wrapped or any(boosts.original_of(s) for s in statuses):
-        plain = await render_statuses(ctx, [s for s in statuses if not boosts.original_of(s)],
-                                      with_source=with_source)
-        by_id = {int(e["id"]): e for e in plain} | wrapped
-        return [by_id[s.id] for s in statuses if s.id in by_id]
-    authors = await ctx.rp.get_users(list(dict.fromkeys(s.user_id for s in statuses)))
-    base = ctx.base
-    accounts = {u.id: entities.account(u, base) for u in authors}
-    viewer = ctx.viewer is not None
-    out = []
-    for s, state in zip(statuses, await states(ctx, statuses)):
-        author = accounts.get(s.user_id)
-        if author is None:
-            author = accounts[s.user_id] = entities.account(entities.placeholder_user(s), base)
-        out.append(entities.status(s, author, base, viewer=viewer, with_source=with_source,
-                                   state=state))
-    return out
+    """Statuses as the caller is shown them where they were asked for
+    (redpoll.pages.show), rendered (:func:`status_entities`)."""
+    return status_entities(ctx, await ctx.rp.show(ctx.viewer, statuses), with_source=with_source)
 
 
-Checked = tuple[list[Status], dict[int, interactions.StatusState]]
-
-
-async def checked(ctx: Ctx, statuses: list[Status], *, muted: bool = False) -> Checked:
-    """What of ``statuses`` the caller may see (redpoll.visibility) and the
-    counts and flags of each (redpoll.interactions), in one round trip."""
-    if not statuses:
-        return [], {}
-    # a page's authors were read with it (current at the rev it read)
-    vis, decide = visibility.check(ctx.viewer, statuses, muted=muted,
-                                   authors=getattr(statuses, "authors", None))
-    sids = [s.id for s in statuses]
-    counts, parse = interactions.state_check(ctx.viewer, sids,
-                                             getattr(statuses, "counts", None))
-    replies = await ctx.rp.store.batch(vis + counts)
-    return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
-
-
-async def filled_timeline(ctx: Ctx, read, cursors: dict) -> Response:
-    """A home or list page as :func:`timeline_response` gives it (mutes
-    applied), but reading on past what the caller may not see (muted or
-    blocked accounts, private statuses of an ended follow) so that a page is
-    still full: at most ``limits.HIDDEN_REFILL_READS`` more reads, downward
-    only (a ``min_id``/``since_id`` page is what it is)."""
-    page = await read(**cursors)
-    limit = validate.page_limit(cursors.get("limit"))
-    shown, known = await checked(ctx, page, muted=True)
-    if "min_id" in cursors or "since_id" in cursors:
-        return await timeline_response(ctx, page, seen=(shown, known))
-    everything, authors = list(page), dict(getattr(page, "authors", {}))
-    for _ in range(limits.HIDDEN_REFILL_READS):
-        if len(shown) >= limit or len(page) < limit:
-            break  # full, or the timeline's end
-        page = await read(**{**cursors, "max_id": page[-1].id})
-        everything += page
-        authors.update(getattr(page, "authors", {}))
-        more, more_known = await checked(ctx, page, muted=True)
-        shown, known = shown + more, known | more_known
-    shown = shown[:limit]
-    if len(shown) == limit:  # the Link goes on from the last one shown
-        everything = [s for s in everything if s.id >= shown[-1].id]
-    return await timeline_response(ctx, Page(everything, authors), seen=(shown, known))
-
-
-async def timeline_response(ctx: Ctx, statuses: list[Status], *, cursors: list | None = None,
-                            muted: bool = False, seen: Checked | None = None) -> Response:
-    """A page of statuses, from the process's kept renderings (render/rendered.py)
-    with the counts and flags read now; authors the page did not bring along
-    are read here. ``cursors`` (one per status) go into the Link header
-    instead of the status ids (favourites and bookmarks page by their own).
-    ``muted``: accounts the caller mutes are left out too (the home, list,
-    public and tag timelines; not a profile). ``seen``: :func:`checked`'s
-    answer for ``statuses`` when the caller has it already."""
-    page = statuses  # the Link header pages on what was read
-    statuses, known = seen if seen is not None else await checked(ctx, statuses, muted=muted)
-    body = b"[" + b",".join(await rendered_entities(ctx, statuses, known,
-                                                     getattr(page, "authors", {}))) + b"]"
-    links = (link_header(ctx, cursors, key=lambda c: c) if cursors is not None
-             else link_header(ctx, page))
+def timeline_response(ctx: Ctx, shown: pages.Shown) -> Response:
+    """A page of statuses (redpoll.pages), from the process's kept
+    renderings (:func:`rendered_entities`). The Link header pages on the
+    page's own cursors when it has them (favourites and bookmarks), else on
+    what was read."""
+    body = b"[" + b",".join(rendered_entities(ctx, shown)) + b"]"
+    links = (link_header(ctx, shown.cursors, key=lambda c: c) if shown.cursors is not None
+             else link_header(ctx, shown.read))
     return Response(body, media_type=JSON.media_type, headers=links)
 
 
-async def rendered_entities(ctx: Ctx, statuses: list[Status],
-                            known: dict[int, interactions.StatusState],
-                            authors: dict | None = None) -> list[bytes]:
-    """The JSON entities of ``statuses`` (already checked visible, with
-    their ``known`` counts and flags: :func:`checked`), in order, from the
+def rendered_entities(ctx: Ctx, shown: pages.Shown) -> list[bytes]:
+    """The JSON entities of ``shown.statuses``, in order, from the
     process's kept renderings (render/rendered.py: a kept one is served only
-    while the status and author records this request read equal the ones it
-    was made from); the authors ``authors`` does not hold are read here.
-    Boosts are rendered whole (render_boosts); one whose original is gone is
-    left out."""
-    authors = authors or {}
-    missing = [uid for uid in dict.fromkeys(s.user_id for s in statuses) if uid not in authors]
-    if missing:
-        authors = {**authors, **{u.id: u for u in await ctx.rp.get_users(missing)}}
-    wrapped: dict = {}
+    while the status and author records this request read equal the ones
+    it was made from). Boosts are rendered whole (:func:`boosted_entity`);
+    one whose original is gone is left out."""
+    statuses = shown.statuses
+    whole: dict[int, bytes] = {}
     if any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
-        wrapped = await render_boosts(ctx, statuses)
-        statuses = [s for s in statuses if not boosts.original_of(s) or s.id in wrapped]
+        viewer, inner = ctx.viewer is not None, {}
+
+        def plain(s: Status, source: bool) -> dict:
+            author = shown.users.get(s.user_id) or entities.placeholder_user(s)
+            return entities.status(s, entities.account(author, ctx.base), ctx.base,
+                                   viewer=viewer, with_source=source, state=shown.states[s.id])
+
+        for s in statuses:
+            if boosts.original_of(s):
+                entity = boosted_entity(ctx, shown, s, inner, plain)
+                if entity is not None:
+                    whole[s.id] = orjson.dumps(entity)
+        statuses = [s for s in statuses if not boosts.original_of(s) or s.id in whole]
     return ctx.request.app.state.rendered.parts(
-        statuses, authors, ctx.base, ctx.viewer is not None, [known[s.id] for s in statuses],
-        whole={sid: orjson.dumps(entity) for sid, entity in wrapped.items()})
+        statuses, shown.users, ctx.base, ctx.viewer is not None,
+        [shown.states[s.id] for s in statuses], whole=whole)
 
 
 # --- statuses -------------------------------------------------------------------------------
@@ -239,11 +188,9 @@ async def post_status(ctx: Ctx) -> Response:
 async def get_status(ctx: Ctx) -> Response:
     """From the kept renderings the timelines use, under the same rule
     (:func:`rendered_entities`); visibility and the counts and flags in one
-    round trip (:func:`checked`). A status the caller may not see, or a
+    round trip (redpoll.pages.checked). A status the caller may not see, or a
     boost whose original is gone, is a 404."""
-    status = await ctx.rp.get_status(ctx.path_id())
-    shown, known = await checked(ctx, [status])
-    entities_ = await rendered_entities(ctx, shown, known) if shown else []
+    entities_ = rendered_entities(ctx, await ctx.rp.status_page(ctx.viewer, ctx.path_id()))
     if not entities_:
         raise ApiError(404, NOT_FOUND)
     return Response(entities_[0], media_type=JSON.media_type)
@@ -252,8 +199,8 @@ async def get_status(ctx: Ctx) -> Response:
 @endpoint(auth="optional", scope="read:statuses")
 async def get_statuses(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    shown, known = await checked(ctx, await ctx.rp.get_statuses(ids))  # as get_status
-    return Response(b"[" + b",".join(await rendered_entities(ctx, shown, known)) + b"]",
+    shown = await ctx.rp.statuses_page(ctx.viewer, ids)  # as get_status
+    return Response(b"[" + b",".join(rendered_entities(ctx, shown)) + b"]",
                     media_type=JSON.media_type)
 
 
@@ -270,8 +217,7 @@ async def delete_status(ctx: Ctx) -> Response:
 # --- timelines ------------------------------------------------------------------------------
 @endpoint(auth="required", scope="read:statuses")
 async def home(ctx: Ctx) -> Response:
-    return await filled_timeline(ctx, lambda **c: ctx.rp.home_timeline(ctx.uid, **c),
-                                 ctx.params.cursors())
+    return timeline_response(ctx, await ctx.rp.home_page(ctx.uid, **ctx.params.cursors()))
 
 
 @endpoint(auth="optional", scope="read:statuses")
@@ -281,11 +227,10 @@ async def public(ctx: Ctx) -> Response:
     cursors = p.cursors()
     if (remote and not local) or only_media:  # no remote statuses, no media here
         return JSON([])
-    return await timeline_response(ctx, await ctx.rp.public_timeline(**cursors), muted=True)
+    return timeline_response(ctx, await ctx.rp.public_page(ctx.viewer, **cursors))
 
 
 @endpoint(auth="required", scope="read:lists")
 async def list_timeline(ctx: Ctx) -> Response:
     lid = ctx.path_id("list_id")
-    return await filled_timeline(ctx, lambda **c: ctx.rp.list_timeline(ctx.uid, lid, **c),
-                                 ctx.params.cursors())
+    return timeline_response(ctx, await ctx.rp.list_page(ctx.uid, lid, **ctx.params.cursors()))

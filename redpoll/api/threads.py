@@ -3,20 +3,19 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import conversation, limits, tags, timelines
+from .. import conversation, limits
 from ..errors import ValidationError
 from ..tags import Tag
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
-from .statuses import render_statuses, seen_status, timeline_response
+from .statuses import status_entities, timeline_response
 
 
 @endpoint(auth="optional", scope="read:statuses")
 async def context(ctx: Ctx) -> Response:
-    status = await seen_status(ctx, ctx.path_id())
-    ancestors, descendants = await conversation.context(ctx.rp.store, status)
-    up = await render_statuses(ctx, await ctx.rp.get_statuses(ancestors))
-    down = await render_statuses(ctx, await ctx.rp.get_statuses(descendants))
-    return JSON({"ancestors": up, "descendants": down})
+    shown, ancestors = await ctx.rp.thread(ctx.viewer, ctx.path_id())
+    rendered = status_entities(ctx, shown)
+    return JSON({"ancestors": [e for e in rendered if int(e["id"]) in ancestors],
+                 "descendants": [e for e in rendered if int(e["id"]) not in ancestors]})
 
 
 def _tag_name(ctx: Ctx, name: str = "tag") -> str:
@@ -35,12 +34,9 @@ async def tag_timeline(ctx: Ctx) -> Response:
     cursors = p.cursors()
     if (remote and not local) or only_media:  # no remote statuses, no media here
         return JSON([])
-    if any(combine.values()):
-        page = await timelines.tag_combined(ctx.rp.store, name, any_=combine["any"],
-                                            all_=combine["all"], none=combine["none"], **cursors)
-    else:
-        page = await timelines.tag(ctx.rp.store, name, **cursors)
-    return await timeline_response(ctx, page, muted=True)
+    return timeline_response(ctx, await ctx.rp.tag_page(
+        ctx.viewer, name, any_=combine["any"], all_=combine["all"], none=combine["none"],
+        **cursors))
 
 
 def _tag_list(ctx: Ctx, mode: str) -> list[str]:
@@ -75,7 +71,7 @@ def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
 
 @endpoint(auth="optional", scope="read:statuses")
 async def get_tag(ctx: Ctx) -> Response:
-    tag = await tags.get_tag(ctx.rp.store, ctx.viewer, _tag_name(ctx, "name"))
+    tag = await ctx.rp.get_tag(ctx.viewer, _tag_name(ctx, "name"))
     if not (tag.used or tag.following):
         raise ApiError(404, NOT_FOUND)
     return JSON(tag_entity(ctx, tag, ctx.viewer is not None))
@@ -83,20 +79,16 @@ async def get_tag(ctx: Ctx) -> Response:
 
 @endpoint(auth="required", scope="write:follows")
 async def follow_tag(ctx: Ctx) -> Response:
-    tag = await tags.set_following(ctx.rp.store, ctx.rp.queue, ctx.uid, _tag_name(ctx, "name"),
-                                   True)
+    tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), True)
     return JSON(tag_entity(ctx, tag, True))
 
 
 @endpoint(auth="required", scope="write:follows")
 async def unfollow_tag(ctx: Ctx) -> Response:
-    tag = await tags.set_following(ctx.rp.store, ctx.rp.queue, ctx.uid, _tag_name(ctx, "name"),
-                                   False)
+    tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), False)
     return JSON(tag_entity(ctx, tag, True))
 
 
 @endpoint(auth="required", scope="read:follows")
 async def followed_tags(ctx: Ctx) -> Response:
-    names = await tags.followed(ctx.rp.store, ctx.uid)
-    found = await tags.with_history(ctx.rp.store, [Tag(n, True, True) for n in names])
-    return JSON([tag_entity(ctx, t, True) for t in found])
+    return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.followed_tags(ctx.uid)])

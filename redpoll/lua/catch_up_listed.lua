@@ -11,7 +11,7 @@
 -- older than all of them; of all accounts' news, the newest ARGV[14] (the
 -- home's cap: no older one could stay in it). A page whose accounts have no news reads no
 -- profile and writes nothing.
--- The news pass the rules fan-out delivers by (hybrid.accepted and
+-- The news pass the rules fan-out delivers by (home_rule.accepted and
 -- left_out_boosts do the same on a cluster, where a script cannot build
 -- keys): no deleted or direct status, no boost by a booster the user hides,
 -- a reply only if the user follows the account replied to; the statuses go
