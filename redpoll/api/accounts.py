@@ -8,6 +8,7 @@ from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from ..render import entities
 from ..relationship import Relationship
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
+from .oauth import token_entity
 from .statuses import render_statuses, timeline_response
 
 _FIELD_OF = {"login": "username", "username": "username", "email": "email",
@@ -46,7 +47,6 @@ async def register(ctx: Ctx) -> Response:
     if issued is None:  # the app was removed while its token lived
         raise ApiError(401, "The access token is invalid")
     access, created = issued
-    from .oauth import token_entity
     return JSON(token_entity(access, ctx.token.scopes, created),
                 headers={"Cache-Control": "no-store"})
 
