@@ -2,8 +2,9 @@
 # Runs the test suite: every test against one embedded Valkey server, then
 # the tests that depend on the topology (marked `topology`: tests/storage,
 # tests/engine, the leak tests) against a 3-master Redis Cluster of embedded
-# servers on loopback. Independent test files run in parallel, one worker per
-# core, each worker with its own embedded server. `./test.sh --full` runs
+# servers on loopback. Test files run in parallel, one worker more than the
+# cores (the tests wait on servers about half the time; each worker has its
+# own embedded server; REDPOLL_TEST_WORKERS overrides). `./test.sh --full` runs
 # every test on both topologies. Other arguments go to pytest. Installs what
 # the tests need (extras test and tools) into .venv first; assumes no Redis
 # on the machine.
@@ -31,7 +32,7 @@ ARGS=()
 for arg in "$@"; do
     if [ "$arg" = "--full" ]; then FULL=1; else ARGS+=("$arg"); fi
 done
-WORKERS=${REDPOLL_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(max(1, min(4, len(os.sched_getaffinity(0)))))')}
+WORKERS=${REDPOLL_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(min(4, len(os.sched_getaffinity(0)) + 1))')}
 PAR=()
 [ "$WORKERS" -gt 1 ] && PAR=(-n "$WORKERS" --dist loadfile)
 echo "== single server =="
