@@ -152,11 +152,13 @@ class RelationEvent:
     follow, unfollow, removal, block, unblock, mute or unmute changed it:
     ``follows[0]``: a follows b, ``hides[0]``: b is hidden from a (blocked
     either way, or muted by a; redpoll.relations.hidden_from), and the same
-    from b's side at index 1. Open streams of both users take it at once
-    (no read: it carries the state, so applying it twice changes nothing)."""
+    from b's side at index 1; ``null`` where the change that sent it left
+    that part as it was (a follow knows a follows b, not the rest, and
+    sends no read for it). Open streams of both users take it at once (no
+    read: it carries the state, so applying it twice changes nothing)."""
     users: tuple[int, int]
-    follows: tuple[bool, bool]
-    hides: tuple[bool, bool]
+    follows: tuple[bool | None, bool | None]
+    hides: tuple[bool | None, bool | None]
 
     def to_json(self) -> str:
         return json.dumps({"event": RELATION, "users": list(self.users),
@@ -167,13 +169,15 @@ class RelationEvent:
     def from_data(cls, data) -> "RelationEvent":
         users, follows, hides = data.get("users"), data.get("follows"), data.get("hides")
         if not (isinstance(users, list) and len(users) == 2 and all(type(u) is int for u in users)
-                and all(isinstance(x, list) and len(x) == 2 and all(type(f) is bool for f in x)
+                and all(isinstance(x, list) and len(x) == 2
+                        and all(f is None or type(f) is bool for f in x)
                         for x in (follows, hides))):
             raise ValueError("a relation event names two users and how each stands to the other")
         return cls(tuple(users), tuple(follows), tuple(hides))
 
     def sides(self):
-        """(viewer, other, viewer follows other, other is hidden from viewer), each way."""
+        """(viewer, other, viewer follows other, other is hidden from viewer),
+        each way; None where it is unchanged."""
         a, b = self.users
         yield a, b, self.follows[0], self.hides[0]
         yield b, a, self.follows[1], self.hides[1]

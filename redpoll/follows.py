@@ -86,7 +86,9 @@ async def follow(store: Store, queue: JobQueue, a, b, *, approved: bool = False)
     except RedpollError:  # an unknown user: nothing was written
         await queue.release(held)  # (nothing if the release above ran: it acks once)
         raise
-    await relations.announce(store, a, b)  # open streams of a show b's posts from now on
+    # open streams of a show b's posts from now on: in the event log before
+    # the call returns, so before anything b posts after it
+    await relations.announce_follow(store, a, b, True)
     return added
 
 
@@ -117,7 +119,8 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
         raise
     if changed:
         await queue.enqueue(RefillJob(a))
-        await relations.announce(store, a, b)  # open streams of a lose b's private posts now
+        # open streams of a lose b's private posts now (after the change)
+        await relations.announce_follow(store, a, b, False)
     await notifications.set_notify(store, a, b, False)  # no status notifications any more
     # a worker takes the notification back and tidies a's set of large
     # accounts (a page ignores those not followed); a stranger had none

@@ -217,6 +217,14 @@ async def announce(store: Store, a: int, b: int) -> str:
     return await events.publish(store, events.RelationEvent((a, b), follows, hides).to_json())
 
 
+async def announce_follow(store: Store, a: int, b: int, follows: bool) -> str:
+    """Tell the open streams that ``a`` now follows ``b`` (or no longer
+    does), without a read: the rest of how they stand is left as it was (a
+    follow or unfollow changes no block or mute, nor whether b follows a)."""
+    return await events.publish(store, events.RelationEvent(
+        (a, b), (follows, None), (None, None)).to_json())
+
+
 async def hidden_ids(store: Store, viewer: int) -> frozenset[int]:
     """Every account the viewer blocks, is blocked by, or mutes now (an open
     stream's filter; bounded by BLOCKS_MAX and MUTES_MAX)."""

@@ -317,11 +317,13 @@ class Hub:
             for sub in list(self.index.viewing(viewer)):
                 f = sub.filter
                 authors, followed, hidden = f.authors, f.followed, f.hidden
-                if f.owner == viewer:  # a user stream: the home's authors
-                    authors = authors | {other} if follows else authors - {other}
-                if f.owner == viewer or f.authors or f.followed:  # user and list streams
-                    followed = followed | {other} if follows else followed - {other}
-                hidden = hidden | {other} if hides else hidden - {other}
+                if follows is not None:
+                    if f.owner == viewer:  # a user stream: the home's authors
+                        authors = authors | {other} if follows else authors - {other}
+                    if f.owner == viewer or f.authors or f.followed:  # user and list streams
+                        followed = followed | {other} if follows else followed - {other}
+                if hides is not None:
+                    hidden = hidden | {other} if hides else hidden - {other}
                 if (authors, followed, hidden) != (f.authors, f.followed, f.hidden):
                     self.refilter(sub, replace(f, authors=authors, followed=followed,
                                                hidden=hidden))
