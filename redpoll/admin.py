@@ -107,7 +107,7 @@ def _password(given: str | None) -> str:
 def create_user(ctx, login: str, email: str, password: str | None) -> None:
     """Sign an account up (as POST /api/v1/accounts does)."""
     secret = _password(password)
-    user = _engine(ctx, lambda rp: auth.register(rp, login, email, secret))
+    user = _engine(ctx, lambda rp: auth.register(rp.store, rp.queue, login, email, secret))
     click.echo(f"@{user.login} created, id {user.id}")
 
 

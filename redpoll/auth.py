@@ -31,15 +31,13 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from . import events, keys, limits, ratelimit, users, validate
 from .errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from .models import User
+from .jobs import JobQueue
 from .store import Store
 
-if TYPE_CHECKING:
-    from .engine import Redpoll
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 
@@ -389,17 +387,17 @@ class EmailTaken(Conflict):
     pass
 
 
-async def register(rp: "Redpoll", username, email, password) -> User:
+async def register(store: Store, queue: JobQueue, username, email, password) -> User:
     """Sign a user up with a unique login and a unique e-mail (see module doc)."""
     login = validate.login(username)
     email = _email(email)
     password = _password(password)
-    client = rp.store
+    client = store
     index = keys.email(email.lower())
     if not await client.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):
         raise EmailTaken("email has already been taken")
     try:
-        user = await rp.sign_up(login, password=password, email=email)
+        user = await users.sign_up(store, queue, login, password=password, email=email)
     except BaseException:
         await client.delete(index)
         raise
@@ -407,13 +405,13 @@ async def register(rp: "Redpoll", username, email, password) -> User:
     return user
 
 
-async def register_with_token(rp: "Redpoll", client_id, scopes, username, email, password
-                              ) -> tuple[User, tuple[str, int] | None]:
+async def register_with_token(store: Store, queue: JobQueue, client_id, scopes, username, email,
+                              password) -> tuple[User, tuple[str, int] | None]:
     """:func:`register`, then a new access token of the app ``client_id``
     for the new user with ``scopes`` (:func:`token_for_app`; None when the
     app is gone: the account stays registered)."""
-    user = await register(rp, username, email, password)
-    return user, await token_for_app(rp.store, client_id, user.id, scopes)
+    user = await register(store, queue, username, email, password)
+    return user, await token_for_app(store, client_id, user.id, scopes)
 
 
 class LoginLimited(RedpollError):
@@ -426,7 +424,7 @@ class LoginLimited(RedpollError):
         self.state = state
 
 
-async def password_login(rp: "Redpoll", username, password,
+async def password_login(store: Store, username, password,
                          rate: ratelimit.Rate | None = None) -> User | None:
     """The user whose login (or e-mail) and password these are, else None.
 
@@ -442,19 +440,19 @@ async def password_login(rp: "Redpoll", username, password,
     user = None
     try:
         if "@" in username:
-            raw = await rp.store.get(keys.email(username.lower()))
+            raw = await store.get(keys.email(username.lower()))
             if raw is not None and raw.isdigit():
-                user = await rp.get_user(int(raw))
+                user = await users.get_user(store, int(raw))
         else:
-            user = await rp.lookup(username)
+            user = await users.lookup(store, username)
     except (UserNotFound, ValidationError):
         user = None
     bucket = (f"account:{user.id}:login" if user is not None
               else f"name:{digest(username.lower())[:32]}:login")
-    state = await ratelimit.hit(rp.store, bucket, rate)
+    state = await ratelimit.hit(store, bucket, rate)
     if state is not None and state.exceeded:
         raise LoginLimited(state)
-    return await users.verify_password(rp.store, user, password)
+    return await users.verify_password(store, user, password)
 
 
 __all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",

@@ -430,7 +430,12 @@ class Redpoll:
         return await auth.token_for_app(self.store, client_id, uid, scopes)
 
     async def register_with_token(self, client_id, scopes, username, email, password):
-        return await auth.register_with_token(self, client_id, scopes, username, email, password)
+        return await auth.register_with_token(self.store, self.queue, client_id, scopes, username,
+                                             email, password)
+
+    async def password_login(self, username, password, rate=None):
+        """The user these credentials are, else None (auth.password_login)."""
+        return await auth.password_login(self.store, username, password, rate)
 
     async def redeem_code(self, app: auth.App, code, redirect_uri, verifier=None):
         return await auth.redeem_code(self.store, app, code, redirect_uri, verifier)

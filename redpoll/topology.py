@@ -45,18 +45,26 @@ from __future__ import annotations
 
 import uuid
 import weakref
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Protocol, Sequence
 
 from redis.asyncio.cluster import RedisCluster
 
 from . import keys, limits
 from .models import EXTRA_PREFIX, HomeRead, Page, Status, now_ms
 from .statuses import profile_newest, read_statuses, settle
+from .store import Store
 from .users import current
 
-if TYPE_CHECKING:
-    from .edges import Edge
-    from .store import Store
+
+class Edge(Protocol):
+    """What :meth:`Topology.add_edge` needs of an edge (redpoll.edges.Edge)."""
+    member: int
+    source: str
+    timeline: str
+
+    def source_call(self, present: bool) -> tuple: ...
+
+    def target_call(self, present: bool) -> tuple: ...
 
 #: Reads of one page at most, when deleted ids make it come up short.
 TOP_UP_ROUNDS = 8
@@ -82,7 +90,7 @@ class Topology:
     #: news in one round trip (else hybrid.read_home_apart does, in rounds)
     reads_home_at_once = False
 
-    def __init__(self, store: "Store"):
+    def __init__(self, store: Store):
         self.store = store
 
     async def deliver_boost(self, sid: int, triples: Sequence, args: list) -> None:
@@ -455,7 +463,7 @@ class Cluster(Topology):
 _CHOSEN: "weakref.WeakKeyDictionary[Store, Topology]" = weakref.WeakKeyDictionary()
 
 
-def of(store: "Store") -> Topology:
+def of(store: Store) -> Topology:
     """The topology of ``store``'s database, made once per store."""
     topology = _CHOSEN.get(store)
     if topology is None:

@@ -66,8 +66,8 @@ def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
 async def password_login(ctx: Ctx, username, password) -> auth.User | None:
     """auth.password_login with the per-account limit (429 past it)."""
     try:
-        return await auth.password_login(ctx.rp, username, password,
-                                         rate=ctx.settings.rate_login_account)
+        return await ctx.rp.password_login(username, password,
+                                           rate=ctx.settings.rate_login_account)
     except auth.LoginLimited as exc:
         ctx.rate = exc.state
         raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
