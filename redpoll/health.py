@@ -48,9 +48,17 @@ class Backoff:
     def reset(self) -> None:
         self.next = self.first
 
-    async def wait(self) -> None:
+    async def wait(self, nudge: asyncio.Event | None = None) -> None:
+        """Wait the next delay, or until ``nudge`` is set (then cleared)."""
         delay, self.next = self.next, min(self.next * 2, self.most)
-        await asyncio.sleep(delay)
+        if nudge is None:
+            await asyncio.sleep(delay)
+            return
+        try:
+            await asyncio.wait_for(nudge.wait(), delay)
+        except asyncio.TimeoutError:
+            pass
+        nudge.clear()
 
 
 class Reachability:
@@ -62,6 +70,8 @@ class Reachability:
         self._ping: Ping | None = None
         self._renew: Ping | None = None
         self._probe: asyncio.Task | None = None
+        #: set by a call that succeeded while the probe waits: it tries now
+        self._nudge: asyncio.Event | None = None
 
     def watch(self, ping: Ping | None, renew: Ping | None = None) -> None:
         """How to ask the database whether it is back (the engine's PING),
@@ -92,8 +102,11 @@ class Reachability:
     def back(self, who: str) -> None:
         """A call succeeded. With a probe running, only the probe says the
         database is back: it first renews the pooled connections, so that
-        one from before the outage cannot fail right after."""
+        one from before the outage cannot fail right after; the success
+        has it try at once rather than wait out its back-off."""
         if self._ping is not None and who != "probe":
+            if not self.up and self._nudge is not None:
+                self._nudge.set()
             return
         if not self.up:
             down_s = time.monotonic() - self.since
@@ -112,9 +125,10 @@ class Reachability:
         self._probe = loop.create_task(self._probing(), name="redpoll-db-probe")
 
     async def _probing(self) -> None:
-        backoff = Backoff(limits.DB_PROBE_INTERVAL_S)
+        backoff = Backoff(limits.DB_PROBE_INTERVAL_S, limits.OUTAGE_BACKOFF_MAX_S)
+        self._nudge = asyncio.Event()
         while not self.up and self._ping is not None:
-            await backoff.wait()
+            await backoff.wait(self._nudge)
             try:
                 await asyncio.wait_for(self._ping(), limits.DB_PROBE_INTERVAL_S * 4)
                 if self._renew is not None:
