@@ -6,23 +6,12 @@ against a real ``redpoll serve``; both topologies."""
 from __future__ import annotations
 
 import asyncio
-import threading
 
 import pytest
 
-from test_stream_mastodon import Listener, accounts, wait_for
+from test_stream_mastodon import NoteListener, accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
-
-
-class Notes(Listener):
-    def __init__(self):
-        super().__init__()
-        self.notifications: list = []
-
-    def on_notification(self, notification):
-        with self.lock:
-            self.notifications.append(notification)
 
 
 def _status_notes(api) -> list:
@@ -34,7 +23,7 @@ async def test_a_follow_request_with_notify_reads_no_private_post(srv, rp):
     lou_id = (await asyncio.to_thread(lou.me))["id"]
     await asyncio.to_thread(lou.account_update_credentials, locked=True)
     await asyncio.to_thread(req.account_follow, lou_id, notify=True)
-    listener = Notes()
+    listener = NoteListener()
     handle = await asyncio.to_thread(req.stream_user, listener, run_async=True)
     try:
         await srv.wait_subscribers(1)

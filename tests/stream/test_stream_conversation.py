@@ -72,17 +72,8 @@ import json  # noqa: E402
 
 from websockets.asyncio.client import connect  # noqa: E402
 
-from test_stream_mastodon import Listener, accounts, mstream, wait_for  # noqa: E402,F401
-
-
-class NoteListener(Listener):
-    def __init__(self):
-        super().__init__()
-        self.notifications: list = []
-
-    def on_notification(self, notification):
-        with self.lock:
-            self.notifications.append(notification)
+from test_stream_mastodon import (Listener, NoteListener, accounts, mstream,  # noqa: E402,F401
+                                  wait_for)
 
 
 async def test_user_stream_gets_boosts_and_its_own_notifications(mstream, rp):

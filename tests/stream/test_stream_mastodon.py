@@ -51,6 +51,18 @@ class Listener(StreamListener):
         self.heartbeats += 1
 
 
+class NoteListener(Listener):
+    """A Listener that keeps the notification events too."""
+
+    def __init__(self):
+        super().__init__()
+        self.notifications: list = []
+
+    def on_notification(self, notification):
+        with self.lock:
+            self.notifications.append(notification)
+
+
 async def wait_for(predicate, what: str):
     deadline = time.monotonic() + WAIT
     while not predicate():
