@@ -53,7 +53,8 @@ def api_reader(m: Mastodon):
 
 
 async def scenario(rp, srv, threshold: int) -> dict:
-    """The same actions whatever the threshold; the pages each viewer reads."""
+    """The same actions whatever the threshold; the pages each viewer reads
+    (through a real serve too, unless ``srv`` is None)."""
     s = {}
     for name in ("viewer", "viewer2", "big1", "big2", "big3", "small1", "small2", "stranger"):
         s[name] = (await rp.sign_up(name)).id
@@ -114,6 +115,10 @@ async def scenario(rp, srv, threshold: int) -> dict:
     await rp.drain()
     pages["blocked"] = await walks(lambda **c: rp.home_timeline(s["viewer"], **c),
                                    await rp.home_timeline(s["viewer"]))
+    pages["big_homes"] = (posted, await big_homes())
+    pages["texts"] = texts
+    if srv is None:  # the engine only
+        return pages
     app, _ = await auth.create_app(rp.store, "hybrid", "urn:ietf:wg:oauth:2.0:oob", "read")
     token, _ = await auth.issue_token(rp.store, app, s["viewer"], ("read",))
     m = Mastodon(access_token=token, api_base_url=srv.base, ratelimit_method="throw")
@@ -121,8 +126,6 @@ async def scenario(rp, srv, threshold: int) -> dict:
     pages["api"] = await walks(read, await read())
     pages["api_counts"] = {int(st["id"]): (st["favourites_count"], st["reblogs_count"])
                            for st in await asyncio.to_thread(m.timeline_home, limit=40)}
-    pages["big_homes"] = (posted, await big_homes())
-    pages["texts"] = texts
     return pages
 
 
