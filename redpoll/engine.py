@@ -86,11 +86,11 @@ class Redpoll:
             raise ConfigError(f"cannot reach the database, {where}: {message}") from None
         log.info("database: %s", where)
         # how this process notices the database is back after an outage
-        DATABASE.watch(store.alive, store.renew_connections)
+        DATABASE.watch(topology.of(store).alive, store.renew_connections)
         return self
 
     async def close(self) -> None:
-        DATABASE.forget(self.store.alive)
+        DATABASE.forget(topology.of(self.store).alive)
         await self.store.close()
         if self.server is not None:
             await asyncio.to_thread(self.server.stop)

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Sequence
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.cluster import key_slot
-from redis.exceptions import ClusterDownError, NoScriptError, ResponseError
+from redis.exceptions import NoScriptError, ResponseError
 
 from . import keys, limits, metrics
 from .errors import from_script
@@ -98,16 +98,6 @@ class Store:
         if self.mux is not None:
             await self.mux.close()
         await self.client.aclose()
-
-    async def alive(self) -> None:
-        """PING; on a cluster, also that the answering node has every slot
-        served (cluster_state:ok): nodes that came back answer before they
-        agree again, and calls meanwhile get CLUSTERDOWN. Raises if not."""
-        await self.ping()
-        if self.cluster:
-            info = await self.client.cluster_info()
-            if info.get("cluster_state", "ok") != "ok":
-                raise ClusterDownError("CLUSTERDOWN the cluster is not serving every slot yet")
 
     async def renew_connections(self) -> None:
         """Close the pooled connections (they reconnect on next use): after a

@@ -48,6 +48,7 @@ import weakref
 from typing import Any, Protocol, Sequence
 
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterDownError
 
 from . import keys, limits
 from .models import EXTRA_PREFIX, HomeRead, Page, Status, now_ms
@@ -204,6 +205,11 @@ class Topology:
 
     async def used_memory(self) -> int:
         raise NotImplementedError
+
+    async def alive(self) -> None:
+        """Whether the database serves again after an outage (the health
+        probe's question, redpoll.health); raises if not."""
+        await self.store.ping()
 
 
 class SingleServer(Topology):
@@ -458,6 +464,15 @@ class Cluster(Topology):
     async def used_memory(self) -> int:
         info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)
         return sum(node["used_memory"] for node in info.values())
+
+    async def alive(self) -> None:
+        """PING, and the answering node has every slot served
+        (cluster_state:ok): nodes that came back answer before they agree
+        again, and calls meanwhile get CLUSTERDOWN."""
+        await self.store.ping()
+        info = await self.store.client.cluster_info()
+        if info.get("cluster_state", "ok") != "ok":
+            raise ClusterDownError("CLUSTERDOWN the cluster is not serving every slot yet")
 
 
 _CHOSEN: "weakref.WeakKeyDictionary[Store, Topology]" = weakref.WeakKeyDictionary()
