@@ -246,7 +246,7 @@ async def group_page(store: Store, uid: int, *, max_id=None, since_id=None, min_
     grouped = _grouped_types(grouped_types)
     reps, info = await store.run("notification_groups", _keys(uid)[:3], [
         *cursors, size, ",".join(include), ",".join(exclude), account,
-        limits.NOTIFICATIONS_SCAN_MAX, grouped, limits.NOTIFICATION_GROUP_SAMPLE, "0"])
+        limits.NOTIFICATIONS_SCAN_MAX, grouped, limits.NOTIFICATION_GROUP_SAMPLE])
     known = {}
     for i in range(0, len(info), 6):
         gk, count, recent, low, actors, at = (

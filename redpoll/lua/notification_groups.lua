@@ -19,8 +19,7 @@
 -- ARGV[8]: most notifications looked at
 -- ARGV[9]: types that may be grouped, comma-separated
 -- ARGV[10]: sample size (accounts per group)
--- ARGV[11]: '1' = count the groups only
--- returns: the number of groups (ARGV[11] = '1'), else {reps, groups}:
+-- returns: {reps, groups}:
 --   reps   flat {id, record, group key, ...} newest first
 --   groups flat {group key, count, most recent id, page min id, "actor,actor,...",
 --          ms of the most recent or ''}
@@ -71,7 +70,6 @@ while count < limit and budget > 0 do
   end
   if #ids < n then break end
 end
-if ARGV[11] == '1' then return count end
 if upward then  -- found oldest first: the page is newest first
   local back = {}
   for i = #reps, 1, -1 do back[#back + 1] = reps[i] end
