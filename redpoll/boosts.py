@@ -23,7 +23,7 @@ original is gone, so no boost outlives its original.
 """
 from __future__ import annotations
 
-from . import deleting, delivery, events, keys, limits, notifications, posting, validate, visibility
+from . import deleting, delivery, events, keys, limits, posting, validate, visibility
 from .errors import Forbidden, StatusNotFound, ValidationError
 from .home_rule import original_of
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
@@ -90,20 +90,7 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
     and its first delivery step. Returns the standing boost id and the
     fan-out job that continues the delivery."""
     uid, orig, op, bid = job.uid, job.sid, job.op, job.bid
-    try:
-        state, version, standing, author, _ = await store.run(
-            "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
-                              keys.reblog_versions(orig), keys.status_counts(orig),
-                              keys.versions_undone(keys.reblog_versions(orig))],
-            [uid, op, "1", bid, limits.VERSIONS_UNDONE_KEPT])
-    except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
-        raise StatusNotFound(f"status {orig} does not exist") from None
-    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
-                                       keys.versions_undone(keys.reblog_applied(uid))],
-                    [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
-    if author:
-        await notifications.apply(store, int(author), KIND, uid, orig, int(version),
-                                  bool(state), status=orig)
+    state, _, standing = await deleting.record_reblog(store, uid, orig, op, True, bid)
     if not state or int(standing) != bid:
         return int(standing), None
     original = await get_status_or_none(store, orig)

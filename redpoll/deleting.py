@@ -72,23 +72,37 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
 BOOST_KIND = "reblog"
 
 
-async def forget_boost(store: Store, boost: Status) -> None:
-    """A boost status is being deleted: take it out of its original's
-    boosters and count, the booster's flag and the author's notification
-    (idempotent; versioned like any unboost)."""
-    orig, uid = original_of(boost), boost.user_id
-    op = await store.incr(keys.INTERACTION_SEQ)
-    state, version, standing, author, _ = await store.run(
-        "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
-                          keys.reblog_versions(orig), keys.status_counts(orig),
-                          keys.versions_undone(keys.reblog_versions(orig))],
-        [uid, op, "0", 0, limits.VERSIONS_UNDONE_KEPT])
+async def record_reblog(store: Store, uid: int, orig: int, op: int, on: bool, bid: int = 0
+                        ) -> tuple[int, int, int]:
+    """A boost (``on``) or its undo as operation ``op``, in the three records
+    it changes: the truth on the original's slot (reblog_status.lua), the
+    booster's index (favourite_user.lua) and the author's notification.
+    Each step is idempotent and versioned, so a replay or a race ends at
+    the last operation applied. Returns (state, version, standing boost id);
+    StatusNotFound (nothing written) for a missing original when boosting."""
+    try:
+        state, version, standing, author, _ = await store.run(
+            "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
+                              keys.reblog_versions(orig), keys.status_counts(orig),
+                              keys.versions_undone(keys.reblog_versions(orig))],
+            [uid, op, "1" if on else "0", bid, limits.VERSIONS_UNDONE_KEPT])
+    except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
+        raise StatusNotFound(f"status {orig} does not exist") from None
     await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
                                        keys.versions_undone(keys.reblog_applied(uid))],
                     [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
     if author:
         await notifications.apply(store, int(author), BOOST_KIND, uid, orig, int(version),
                                   bool(state), status=orig)
+    return state, version, standing
+
+
+async def forget_boost(store: Store, boost: Status) -> None:
+    """A boost status is being deleted: take it out of its original's
+    boosters and count, the booster's flag and the author's notification
+    (idempotent; versioned like any unboost)."""
+    op = await store.incr(keys.INTERACTION_SEQ)
+    await record_reblog(store, boost.user_id, original_of(boost), op, False)
 
 
 async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:
