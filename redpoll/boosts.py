@@ -33,9 +33,6 @@ from .statuses import get_status_or_none
 from .store import Store
 from .users import get_users
 
-#: the notification kind of a boost
-KIND = deleting.BOOST_KIND
-
 
 
 
