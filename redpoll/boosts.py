@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from . import deleting, delivery, events, keys, limits, posting, validate, visibility
 from .errors import Forbidden, StatusNotFound, ValidationError
-from .home_rule import original_of
 from .jobs import BoostJob, FanoutJob, JobQueue, PostJob
 from .models import Status, now_ms
 from .settings import Settings
@@ -39,8 +38,8 @@ from .users import get_users
 async def _resolve(store: Store, sid: int) -> Status:
     """The status to boost: a boost of a boost boosts the original."""
     status = await get_status_or_none(store, sid)
-    if status is not None and original_of(status):
-        status = await get_status_or_none(store, original_of(status))
+    if status is not None and status.reblog_of:
+        status = await get_status_or_none(store, status.reblog_of)
     if status is None:
         raise StatusNotFound(f"status {sid} does not exist")
     return status
@@ -148,19 +147,6 @@ async def replay(store: Store, settings, job: BoostJob) -> FanoutJob | None:
     except StatusNotFound:
         return None
     return next_job
-
-
-async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:
-    """``follow(reblogs=...)``: whether ``target``'s boosts reach uid's home
-    (one SET on uid's slot, read by deliver_boost.lua)."""
-    if show:
-        await store.srem(keys.hidden_reblogs(uid), target)
-    else:
-        await store.sadd(keys.hidden_reblogs(uid), target)
-
-
-async def shows_reblogs(store: Store, uid: int, target: int) -> bool:
-    return not await store.sismember(keys.hidden_reblogs(uid), target)
 
 
 async def reblogged_by(store: Store, sid, *, max_id=None, limit=None):

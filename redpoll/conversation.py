@@ -138,7 +138,7 @@ async def _tag_follower_homes(store: Store, tags) -> list[str]:
 async def _notifiers(store: Store, status: Status) -> list[int]:
     """Who gets a ``status`` notification for it: followers with notify=true,
     for a post or a reply to oneself (as Mastodon, not for replies to others)."""
-    if replies_only_to_followers_of(status) is not None or status.extra.get("reblog_of"):
+    if status.replies_to_other is not None or status.reblog_of:
         return []
     if status.extra.get("visibility") == "direct":  # only the mentioned may see it
         return []
@@ -261,16 +261,6 @@ async def after_delete(store: Store, status: Status) -> None:
     for fan in fans:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, status.user_id, "favourite", int(fan), sid, op, False)
-
-
-def replies_only_to_followers_of(status: Status) -> int | None:
-    """Mastodon's rule for a reply's delivery: the followers of its author
-    get it only if they also follow the account replied to (None: no such
-    condition, for a post or a reply to oneself)."""
-    conv = Conversation.of(status)
-    if conv.in_reply_to_account_id and conv.in_reply_to_account_id != status.user_id:
-        return conv.in_reply_to_account_id
-    return None
 
 
 # --- reading a thread ---------------------------------------------------------------------

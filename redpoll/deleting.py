@@ -17,7 +17,6 @@ from __future__ import annotations
 from . import conversation, events, keys, limits, notifications, validate
 from .errors import Forbidden, StatusNotFound
 from .jobs import CleanupJob, DeleteJob, JobQueue
-from .home_rule import original_of
 from .models import Status, now_ms
 from .store import Store
 from . import topology
@@ -59,7 +58,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)
-    if original_of(status):  # a boost: its count, flag, notification go
+    if status.reblog_of:  # a boost: its count, flag, notification go
         await forget_boost(store, status)
     else:  # an original: its boosts go with it
         await remove_boosts_of(store, JobQueue(store), job.sid)
@@ -102,7 +101,7 @@ async def forget_boost(store: Store, boost: Status) -> None:
     boosters and count, the booster's flag and the author's notification
     (idempotent; versioned like any unboost)."""
     op = await store.incr(keys.INTERACTION_SEQ)
-    await record_reblog(store, boost.user_id, original_of(boost), op, False)
+    await record_reblog(store, boost.user_id, boost.reblog_of, op, False)
 
 
 async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:

@@ -151,7 +151,7 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
     also serves the author's own home and, for a ``listed`` status (not
     unlisted), the public timeline. ``only_following``: followers' homes get
     the status only where they follow that account too (a reply:
-    conversation.replies_only_to_followers_of); removal skips no one.
+    Status.replies_to_other); removal skips no one.
     ``boost_of``: the status is a boost of that one (boosts.py): homes get
     it through deliver_boost.lua (never twice, not where boosts are hidden).
     ``audience``: the status's visibility (redpoll.visibility): a direct

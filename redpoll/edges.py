@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from . import keys, limits
 from .errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
 from .models import now_us
+from .statuses import profile_newest
 from .store import Store
 from . import topology
 
@@ -51,6 +52,10 @@ class Edge:
         """edge_set.lua on the member's side."""
         return ("edge_set", [self.target, keys.user(self.member)],
                 [self.target_member, int(present), "id", self.target_counter, now_us(), 0])
+
+    async def member_newest(self, store: Store) -> list[int]:
+        """The member's newest ids that may enter the owner's timeline."""
+        return await profile_newest(store, self.member, "+inf", limits.BACKFILL)
 
 
 def follow_edge(a: int, b: int, at: int = 0) -> Edge:

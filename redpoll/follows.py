@@ -1,7 +1,7 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import boosts, edges, follow_requests, keys, notifications, relations, validate
+from . import edges, follow_requests, keys, notifications, relations, validate
 from .errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from .jobs import FollowNoteJob, JobQueue, RefillJob
 from .models import User, now_us
@@ -141,7 +141,7 @@ async def authorize_request(store: Store, queue: JobQueue, owner, requester) -> 
         return False
     await follow(store, queue, requester, owner, approved=True)
     reblogs, notify = await follow_requests.options(store, requester, owner)
-    await boosts.set_show_reblogs(store, requester, owner, reblogs)
+    await set_show_reblogs(store, requester, owner, reblogs)
     await notifications.set_notify(store, requester, owner, notify)
     await follow_requests.drop(store, requester, owner)
     return True
@@ -177,3 +177,16 @@ async def following(store: Store, uid, *, max_score=None, limit=None) -> tuple[l
     uid = validate.an_id(uid, "user_id")
     rows = await _page(store, keys.following(uid), max_score, limit)
     return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)
+
+
+async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:
+    """``follow(reblogs=...)``: whether ``target``'s boosts reach uid's home
+    (one SET on uid's slot, read by deliver_boost.lua)."""
+    if show:
+        await store.srem(keys.hidden_reblogs(uid), target)
+    else:
+        await store.sadd(keys.hidden_reblogs(uid), target)
+
+
+async def shows_reblogs(store: Store, uid: int, target: int) -> bool:
+    return not await store.sismember(keys.hidden_reblogs(uid), target)

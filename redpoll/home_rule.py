@@ -4,7 +4,7 @@ status into the homes of its author's followers unless
 - it is direct (only the mentioned see it, and their homes get it from the
   conversation: redpoll.conversation);
 - it is a reply to another account, and the follower does not follow that
-  account too (Mastodon's rule; conversation.replies_only_to_followers_of);
+  account too (Mastodon's rule; Status.replies_to_other);
 - it is a boost by an account whose boosts the follower hides
   (``follow(reblogs=false)``: keys.hidden_reblogs);
 
@@ -20,21 +20,15 @@ inside its one-round-trip script (catch_up_listed.lua).
 """
 from __future__ import annotations
 
-from . import conversation, keys, visibility
+from . import keys, visibility
 from .models import Status
 from .store import Store
 
 
-def original_of(status: Status) -> int | None:
-    """The status a boost boosts, or None for an original."""
-    value = status.extra.get("reblog_of")
-    return int(value) if value else None
-
-
 def followed_only(status: Status, follows: dict[int, bool]) -> bool:
     """A reply reaches the followers who also follow the account replied to
-    (conversation.replies_only_to_followers_of): whether this viewer does."""
-    other = conversation.replies_only_to_followers_of(status)
+    (Status.replies_to_other): whether this viewer does."""
+    other = status.replies_to_other
     return other is None or follows.get(other, False)
 
 
@@ -45,11 +39,11 @@ async def accepted(store: Store, uid: int, statuses: list[Status], hidden_booste
     get those in their home anyway), a reply only if uid also follows the
     account replied to, a boost only if uid shows that booster's boosts."""
     statuses = [s for s in statuses if visibility.fans_out(visibility.of(s))
-                and not (original_of(s) and s.user_id in hidden_boosters)]
+                and not (s.reblog_of and s.user_id in hidden_boosters)]
     if not any("in_reply_to_id" in s.extra for s in statuses):
         return statuses  # no replies: nothing more to check
-    others = list(dict.fromkeys(o for o in map(conversation.replies_only_to_followers_of,
-                                               statuses) if o is not None))
+    others = list(dict.fromkeys(s.replies_to_other for s in statuses
+                                 if s.replies_to_other is not None))
     follows: dict[int, bool] = {}
     if others:
         found = await store.batch([("ZMSCORE", keys.following(uid), *others)])

@@ -51,7 +51,6 @@ from redis.exceptions import NoScriptError
 
 from . import home_rule, keys, limits, refill
 from .models import HomeRead, Status, now_ms
-from .home_rule import original_of
 from .statuses import read_statuses
 from .store import Store
 from . import topology
@@ -184,7 +183,7 @@ async def left_out_boosts(store: Store, uid: int, found: list[Status], large: li
                          window, "id"))
         commands += [("ZRANGE", keys.profile(a), f"({b.id}", "-inf", "BYSCORE", "REV",
                       "LIMIT", 0, window) for a in large]
-        commands.append(("ZRANGE", keys.reblogged_by(original_of(b)), f"({b.id}", "-inf",
+        commands.append(("ZRANGE", keys.reblogged_by(b.reblog_of), f"({b.id}", "-inf",
                          "BYSCORE", "REV", "LIMIT", 0, window, "WITHSCORES"))
     try:
         replies = await store.batch(commands)
@@ -202,7 +201,7 @@ async def left_out_boosts(store: Store, uid: int, found: list[Status], large: li
             rows = list(zip(rows[0::2], rows[1::2]))
         others = {int(float(score)) for booster, score in rows
                   if int(booster) not in hidden_boosters}
-        out[b.id] = original_of(b) in recent or bool(others & recent)
+        out[b.id] = b.reblog_of in recent or bool(others & recent)
     return out
 
 
@@ -299,7 +298,7 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
         store.batch([("ZRANGE", keys.reblogged_by(i), f"({i}", "+inf", "BYSCORE", "LIMIT",
                       0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES") for i in wanted]))
     ok = await home_rule.accepted(store, uid, statuses, first.hidden)
-    boosts = [s for s in ok if original_of(s)]
+    boosts = [s for s in ok if s.reblog_of]
     out = await left_out_boosts(store, uid, boosts, first.large, first.hidden) if boosts else {}
     take = {s.id for s in ok if not out.get(s.id)}
     pairs: list[int] = []
@@ -313,6 +312,6 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     for author, seq, ids in first.news:
         mine = [i for i in ids if i in take]
         args += [author, seq, len(mine), *mine]
-    taken_boosts = [(s.id, original_of(s)) for s in boosts if s.id in take]
+    taken_boosts = [(s.id, s.reblog_of) for s in boosts if s.id in take]
     args += [len(taken_boosts), *(x for pair in taken_boosts for x in pair)]
     return await topology.of(store).catch_up(uid, [*args, *pairs], cursors)

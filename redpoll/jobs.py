@@ -94,7 +94,7 @@ class FanoutJob(StatusJob):
     after: int = 0
     listed: bool = True
     #: a reply: only followers who also follow this account get it
-    #: (conversation.replies_only_to_followers_of)
+    #: (Status.replies_to_other)
     only_following: int | None = None
     #: a boost of this status (boosts.py): homes get it through deliver_boost.lua
     boost_of: int | None = None

@@ -103,6 +103,20 @@ class Status:
         profile and direct links show."""
         return self.extra.get("visibility", "public") == "public"
 
+    @property
+    def reblog_of(self) -> int | None:
+        """The status a boost boosts; None for an original."""
+        value = self.extra.get("reblog_of")
+        return int(value) if value else None
+
+    @property
+    def replies_to_other(self) -> int | None:
+        """The account this status replies to, when it is not its author's
+        own (a post or a reply to oneself: None)."""
+        other = self.extra.get("in_reply_to_account_id") if "in_reply_to_id" in self.extra \
+            else None
+        return int(other) if other and int(other) != self.user_id else None
+
     def to_hash(self) -> dict[str, str]:
         """The hash of a new status; 'v' is its version (redpoll.memo: every
         later change to the record writes a new one)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Sequence
 
-from . import (boosts, conversation, direct_messages, interactions, limits, notification_view,
+from . import (conversation, direct_messages, interactions, limits, notification_view,
                notifications, statuses as statuses_, validate, visibility)
 from .direct_messages import Conversation
 from .interactions import StatusState
@@ -71,7 +71,7 @@ async def complete(store: Store, viewer: int | None, statuses: list[Status],
     already) does not hold, with ``also_users``, in one read."""
     users = dict(authors or {})
     originals: dict[int, Status] = {}
-    wrapped = list(dict.fromkeys(o for s in statuses if (o := boosts.original_of(s))))
+    wrapped = list(dict.fromkeys(o for s in statuses if (o := s.reblog_of)))
     if wrapped:
         seen, more = await checked(store, viewer, await statuses_.get_statuses(store, wrapped))
         originals = {s.id: s for s in seen}
@@ -153,8 +153,8 @@ async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: b
     if not (no_replies or no_reblogs):
         return await timeline(store, viewer, page)
     kept = [s for s in page
-            if not (no_reblogs and boosts.original_of(s))
-            and not (no_replies and conversation.replies_only_to_followers_of(s))]
+            if not (no_reblogs and s.reblog_of)
+            and not (no_replies and s.replies_to_other)]
     return await timeline(store, viewer, kept, read=page)
 
 

@@ -110,7 +110,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     start = delivery.Cursor()
     listed = status.listed  # unlisted, private, direct: not on the public timeline
     audience = visibility.of(status)
-    only = conversation.replies_only_to_followers_of(status)
+    only = status.replies_to_other
     cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
                                  settings.fanout_batch, listed=listed, only_following=only,
                                  audience=audience, policy=delivery.policy(settings))

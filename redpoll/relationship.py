@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from . import boosts, follow_requests, follows, notifications, relations
+from . import follow_requests, follows, notifications, relations
 from .jobs import JobQueue
 from .store import Store
 from .users import get_users
@@ -33,7 +33,7 @@ async def relationship(store: Store, uid: int, target: int) -> Relationship:
     """``uid``'s relationship to ``target`` (its reads sent together)."""
     following, followed_by, reblogs, notify, rel, (requested, requested_by) = await asyncio.gather(
         follows.is_following(store, uid, target), follows.is_following(store, target, uid),
-        boosts.shows_reblogs(store, uid, target), notifications.notifies(store, uid, target),
+        follows.shows_reblogs(store, uid, target), notifications.notifies(store, uid, target),
         relations.relation(store, uid, target), follow_requests.state(store, uid, target))
     return Relationship(target, following, followed_by, following and reblogs,
                         following and notify, rel.blocking, rel.blocked_by, rel.mute is not None,
@@ -61,7 +61,7 @@ async def follow(store: Store, queue: JobQueue, uid: int, target: int,
         return await relationship(store, uid, target)
     # as Mastodon: each option unchanged when following again without it
     if reblogs is not None or new:
-        await boosts.set_show_reblogs(store, uid, target, True if reblogs is None else reblogs)
+        await follows.set_show_reblogs(store, uid, target, True if reblogs is None else reblogs)
     if notify is not None or new:
         await notifications.set_notify(store, uid, target, bool(notify))
     return await relationship(store, uid, target)

@@ -9,12 +9,55 @@ reads past deleted ids).
 """
 from __future__ import annotations
 
-from . import hybrid, keys, limits, validate
+from . import hybrid, keys, limits, topology, validate
 from .errors import ListNotFound, NotFound, UserNotFound
 from .models import Page
-from .statuses import read_statuses
+from .statuses import read_statuses, settle
 from .store import Store
-from . import topology
+from .users import current
+
+
+class Records:
+    """How a page read's ids become statuses (topology.Records), for the
+    storage layer, which knows no statuses."""
+
+    def __init__(self, store: Store):
+        self.store = store
+
+    async def live(self, ids: list[int]) -> list:
+        return await read_statuses(self.store, ids)
+
+    async def listed(self, reply) -> Page:
+        """read_page_listed.lua's reply (ids and versions, the epoch, the
+        authors' revs, the counts) as a page: kept records at those versions
+        are served as kept (redpoll.memo's rule), the others read whole, in
+        one more round trip."""
+        store = self.store
+        flat, epoch, author_revs, counts = reply
+        sids = [int(i) for i in flat[0::2]]
+        # each status's counts as the script read them (interactions.state_check)
+        counts = dict(zip(sids, counts))
+        if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
+            statuses = await read_statuses(store, sids)
+            uids = list(dict.fromkeys(s.user_id for s in statuses))
+            return Page(statuses, await current(store, uids, {}), counts)
+        memo = store.statuses
+        kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
+        missing = [sid for sid, status in zip(sids, kept) if status is None]
+        revs = {int(uid): rev or None for uid, rev in zip(author_revs[0::2], author_revs[1::2])}
+        if missing:
+            replies = await store.batch([("HGETALL", keys.status(sid)) for sid in missing])
+            fresh = dict(zip(missing, await settle(store, missing, replies)))
+            kept = [status or fresh[sid] for sid, status in zip(sids, kept)]
+        statuses = [status for status in kept if status is not None]
+        authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
+        return Page(statuses, authors, counts)
+
+
+async def _page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
+    topo = topology.of(store)
+    return await topo.page_of(await topo.read_page(timeline, owner_hash, field, cursors),
+                              Records(store))
 
 
 def _cursors(max_id, since_id, min_id, limit) -> list:
@@ -43,7 +86,7 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
             handle = await hybrid.catch_up(store, uid, first, cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
-    return await topology.of(store).page_of(handle)
+    return await topology.of(store).page_of(handle, Records(store))
 
 
 async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,
@@ -51,8 +94,8 @@ async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None,
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
     try:
-        return await topology.of(store).read_page(keys.list_timeline(owner, lid), keys.lists(owner),
-                                              str(lid), cursors)
+        return await _page(store, keys.list_timeline(owner, lid), keys.lists(owner), str(lid),
+                           cursors)
     except NotFound as exc:
         raise ListNotFound(f"list {lid} does not exist") from exc
 
@@ -61,7 +104,8 @@ async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
                  limit=None) -> Page:
     """The global timeline: every status, newest first, capped like a home
     (on a cluster, each of its shards is: Topology.read_public)."""
-    return await topology.of(store).read_public(_cursors(max_id, since_id, min_id, limit))
+    return await topology.of(store).read_public(_cursors(max_id, since_id, min_id, limit),
+                                                Records(store))
 
 
 async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=None,
@@ -70,7 +114,7 @@ async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=Non
     the public statuses carrying it, newest first, read like the public one."""
     cursors = _cursors(max_id, since_id, min_id, limit)
     key = keys.tag_timeline(name)
-    return await topology.of(store).read_page(key, key, "", cursors)
+    return await _page(store, key, key, "", cursors)
 
 
 async def tag_combined(store: Store, name: str, *, any_=(), all_=(), none=(), max_id=None,

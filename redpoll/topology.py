@@ -51,10 +51,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ClusterDownError
 
 from . import keys, limits
-from .models import EXTRA_PREFIX, HomeRead, Page, Status, now_ms
-from .statuses import profile_newest, read_statuses, settle
+from .models import EXTRA_PREFIX, HomeRead, Page, now_ms
 from .store import Store
-from .users import current
 
 
 class Edge(Protocol):
@@ -66,6 +64,22 @@ class Edge(Protocol):
     def source_call(self, present: bool) -> tuple: ...
 
     def target_call(self, present: bool) -> tuple: ...
+
+    async def member_newest(self, store: Store) -> list[int]:
+        """The member's newest ids that the merge takes (a cluster reads
+        them between the steps; a single server's script reads them)."""
+
+
+class Records(Protocol):
+    """How the ids a page read found become statuses. The storage layer
+    knows no statuses: the caller hands this in (redpoll.timelines)."""
+
+    async def listed(self, reply: Any) -> Page:
+        """read_page_listed.lua's reply (ids with versions, the epoch, the
+        authors' revs, the counts) made a page."""
+
+    async def live(self, ids: list[int]) -> list:
+        """The statuses of ``ids`` still there, in their order."""
 
 #: Reads of one page at most, when deleted ids make it come up short.
 TOP_UP_ROUNDS = 8
@@ -141,10 +155,15 @@ class Topology:
         holds ``member`` ('' = no guard); False if it did not."""
         raise NotImplementedError
 
-    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
-        """A page of live statuses, newest first, reading on past deleted
-        ones (a page of only deleted ids would look like the end); raises
+    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
+        """A handle on a page of ``timeline`` for :meth:`page_of`; raises
         redpoll.errors.NotFound if ``owner_hash`` lacks ``field``."""
+        raise NotImplementedError
+
+    async def page_of(self, handle: Any, records: Records) -> Page:
+        """The page a handle stands for: live statuses, newest first,
+        reading on past deleted ones (a page of only deleted ids would look
+        like the end)."""
         raise NotImplementedError
 
     def public_key(self, sid: int) -> str:
@@ -155,9 +174,10 @@ class Topology:
         """Every LIST of the public timeline."""
         return [keys.PUBLIC_TIMELINE]
 
-    async def read_public(self, cursors: list) -> Page:
-        """A page of the public timeline (as :meth:`read_page`)."""
-        return await self.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors)
+    async def read_public(self, cursors: list, records: Records) -> Page:
+        """A page of the public timeline."""
+        return await self.page_of(await self.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE,
+                                                       "", cursors), records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
                              cursors: list) -> tuple[Any, Any]:
@@ -167,10 +187,6 @@ class Topology:
         and its large followees, redpoll.hybrid)."""
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
-
-    async def page_of(self, handle) -> Page:
-        """The page :meth:`read_page_with` read."""
-        return handle
 
     async def catch_up(self, uid: int, args: list, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
@@ -257,16 +273,14 @@ class SingleServer(Topology):
             raise merged
         return bool(merged)
 
-    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
+    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """One script call reads the ids with their versions from the log of
         changed statuses (keys.CHANGED_STATUSES), leaving out deleted ones
         and reading on past them for up to ``TOP_UP_ROUNDS`` pages of ids,
         and with them the database epoch and the 'rev' of each status's
-        author. Kept statuses and authors at those versions are served as
-        kept (redpoll.memo's rule): a page of kept records is one round
-        trip. Only the others are read, whole, in one more."""
-        return await self._page(await self.store.run(*self._page_call(timeline, owner_hash,
-                                                                        field, cursors)))
+        author: the handle (Records.listed makes it a page, serving kept
+        records at those versions as kept: redpoll.memo's rule)."""
+        return await self.store.run(*self._page_call(timeline, owner_hash, field, cursors))
 
     @staticmethod
     def _page_call(timeline: str, owner_hash: str, field: str, cursors: list) -> tuple:
@@ -300,34 +314,8 @@ class SingleServer(Topology):
             call, keys.home(uid), keys.user(uid), "id", cursors)
         return HomeRead([int(a) for a in large], set(), handle)
 
-    async def page_of(self, handle) -> Page:
-        return await self._page(handle)
-
-    async def _page(self, handle: list) -> Page:
-        """read_page_listed.lua's reply (ids and versions, the epoch, the
-        authors' revs, the counts) as a page: kept records at those versions
-        are served as kept (redpoll.memo's rule), the others read whole, in
-        one more round trip."""
-        store = self.store
-        flat, epoch, author_revs, counts = handle
-        sids = [int(i) for i in flat[0::2]]
-        # each status's counts as the script read them (interactions.state_check)
-        counts = dict(zip(sids, counts))
-        if not await store.memos_valid(epoch):  # the database was wiped: nothing kept holds
-            statuses = await read_statuses(store, sids)
-            uids = list(dict.fromkeys(s.user_id for s in statuses))
-            return Page(statuses, await current(store, uids, {}), counts)
-        memo = store.statuses
-        kept = [memo.get(sid, version or b"1") for sid, version in zip(sids, flat[1::2])]
-        missing = [sid for sid, status in zip(sids, kept) if status is None]
-        revs = {int(uid): rev or None for uid, rev in zip(author_revs[0::2], author_revs[1::2])}
-        if missing:
-            replies = await store.batch([("HGETALL", keys.status(sid)) for sid in missing])
-            fresh = dict(zip(missing, await settle(store, missing, replies)))
-            kept = [status or fresh[sid] for sid, status in zip(sids, kept)]
-        statuses = [status for status in kept if status is not None]
-        authors = await current(store, list(dict.fromkeys(s.user_id for s in statuses)), revs)
-        return Page(statuses, authors, counts)
+    async def page_of(self, handle: Any, records: Records) -> Page:
+        return await records.listed(handle)
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         return await self.store.run(
@@ -359,14 +347,14 @@ class Cluster(Topology):
     def public_keys(self) -> list[str]:
         return list(PUBLIC_SHARDS)
 
-    async def read_public(self, cursors: list) -> Page:
+    async def read_public(self, cursors: list, records: Records) -> Page:
         """Each shard's page of ids for the cursors (one read_page.lua call
         per shard, sent as one pipeline: a round trip per master), merged by
         id: the ``limit`` nearest the cursor of all of them, which the union
         of each shard's ``limit`` nearest holds. The statuses are read as on
         one timeline, in rounds past deleted ids."""
         max_id, since_id, min_id, limit = cursors
-        found: list[Status] = []
+        found: list = []
         pairs = [k for shard in PUBLIC_SHARDS for k in (shard, shard)]  # KEYS[1], KEYS[2]
         for _ in range(TOP_UP_ROUNDS):
             replies = await self.store.run_grouped("read_page", pairs,
@@ -374,7 +362,7 @@ class Cluster(Topology):
             merged = {int(i) for reply in replies for i in reply}
             # min_id: the ones right above it; otherwise the newest below the top
             ids = sorted(merged)[:limit] if min_id else sorted(merged, reverse=True)[:limit]
-            statuses = await read_statuses(self.store, sorted(ids, reverse=True))
+            statuses = await records.live(sorted(ids, reverse=True))
             if min_id:
                 found = statuses + found
                 min_id = max(ids) if ids else min_id
@@ -402,7 +390,7 @@ class Cluster(Topology):
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
             return source, exc, None, await self._then(then)
-        ids = await profile_newest(store, e.member, "+inf", limits.BACKFILL)
+        ids = await e.member_newest(store)
         merged = await self.merge(e.timeline, e.source, str(e.member), ids)
         return source, target, merged, await self._then(then)
 
@@ -410,8 +398,14 @@ class Cluster(Topology):
         return bool(await self.store.run("merge", [timeline, guard],
                                          [limits.HOME_CAP, member, *ids]))
 
-    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
-        return await self._rounds(timeline, owner_hash, field, cursors)
+    async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
+        """The first round's ids (the statuses are in other slots: page_of
+        reads them, in rounds)."""
+        ids = await self.store.run("read_page", [timeline, owner_hash], [*cursors, field])
+        return (timeline, owner_hash, field, cursors, ids)
+
+    async def page_of(self, handle: Any, records: Records) -> Page:
+        return await self._rounds(*handle, records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
                              cursors: list) -> tuple[Any, Any]:
@@ -421,27 +415,27 @@ class Cluster(Topology):
         store = self.store
         first = ("read_page", [timeline, owner_hash], [*cursors, field])
         if len(store.slot_groups([*call[1], timeline, owner_hash])) > 1:
-            return await store.run(*call), await self._rounds(timeline, owner_hash, field,
-                                                              cursors)
+            return await store.run(*call), await self.read_page(timeline, owner_hash, field,
+                                                                cursors)
         reply, ids = await store.run_many([call, first])
         for result in (reply, ids):
             if isinstance(result, Exception):
                 raise result
-        return reply, await self._rounds(timeline, owner_hash, field, cursors, ids)
+        return reply, (timeline, owner_hash, field, cursors, ids)
 
     async def _rounds(self, timeline: str, owner_hash: str, field: str, cursors: list,
-                      ids: list | None = None) -> Page:
+                      ids: list | None, records: Records) -> Page:
         """The status keys are in other slots than the timeline, so deleted
         ids are found by reading the statuses, and the page reads on past
         them in rounds, in its own direction, keeping the ``limit`` closest
         to the cursor (``ids``: the first round's, if already read)."""
         max_id, since_id, min_id, limit = cursors
-        found: list[Status] = []
+        found: list = []
         for _ in range(TOP_UP_ROUNDS):
             if ids is None:
                 ids = await self.store.run("read_page", [timeline, owner_hash],
                                            [max_id, since_id, min_id, limit, field])
-            statuses = await read_statuses(self.store, [int(i) for i in ids])
+            statuses = await records.live([int(i) for i in ids])
             if min_id:
                 found = statuses + found
                 min_id = int(ids[0]) if ids else min_id

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import boosts
 from ..render import entities
 from ..errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
@@ -89,7 +88,7 @@ async def unreblog(ctx: Ctx) -> Response:
     """Undo a boost; the answer is the original status."""
     sid = ctx.path_id()
     status = await seen_status(ctx, sid)
-    original = boosts.original_of(status) or sid
+    original = status.reblog_of or sid
     await ctx.rp.unboost(ctx.uid, original)
     return await _status_response(ctx, original)
 

@@ -6,7 +6,7 @@ import re
 import orjson
 from starlette.responses import Response
 
-from .. import boosts, idempotency, limits, pages, visibility
+from .. import idempotency, limits, pages, visibility
 from ..errors import Forbidden, ValidationError
 from ..models import Status
 from ..render import entities
@@ -41,7 +41,7 @@ def status_entities(ctx: Ctx, shown: pages.Shown, *, with_source: bool = False) 
 
     out = []
     for s in shown.statuses:
-        original = boosts.original_of(s)
+        original = s.reblog_of
         if not original:
             out.append(plain(s, with_source))
             continue
@@ -55,7 +55,7 @@ def boosted_entity(ctx: Ctx, shown: pages.Shown, boost: Status, inner: dict, pla
     """The entity of the boost ``boost``, wrapping its original's
     (``plain`` renders that; kept in ``inner`` by id); None when the
     original is not in ``shown.originals``."""
-    oid = boosts.original_of(boost)
+    oid = boost.reblog_of
     original = shown.originals.get(oid)
     if original is None:
         return None
@@ -96,7 +96,7 @@ def rendered_entities(ctx: Ctx, shown: pages.Shown) -> list[bytes]:
     one whose original is gone is left out."""
     statuses = shown.statuses
     whole: dict[int, bytes] = {}
-    if any(boosts.original_of(s) for s in statuses):  # boosts: rendered whole
+    if any(s.reblog_of for s in statuses):  # boosts: rendered whole
         viewer, inner = ctx.viewer is not None, {}
 
         def plain(s: Status, source: bool) -> dict:
@@ -105,11 +105,11 @@ def rendered_entities(ctx: Ctx, shown: pages.Shown) -> list[bytes]:
                                    viewer=viewer, with_source=source, state=shown.states[s.id])
 
         for s in statuses:
-            if boosts.original_of(s):
+            if s.reblog_of:
                 entity = boosted_entity(ctx, shown, s, inner, plain)
                 if entity is not None:
                     whole[s.id] = orjson.dumps(entity)
-        statuses = [s for s in statuses if not boosts.original_of(s) or s.id in whole]
+        statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
     return ctx.request.app.state.rendered.parts(
         statuses, shown.users, ctx.base, ctx.viewer is not None,
         [shown.states[s.id] for s in statuses], whole=whole)

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from redpoll import boosts, keys, topology
+from redpoll import follows, keys, topology
 from redpoll.errors import StatusNotFound
 
 
@@ -28,7 +28,7 @@ async def test_boost_reaches_followers_counts_and_notifies(rp):
     assert state.reblogs == 1 and state.reblogged
     [note] = await rp.notifications(ann.id)
     assert (note.type, note.actor, note.status) == ("reblog", bob.id, status.id)
-    assert boosts.original_of(await rp.get_status(bid)) == status.id
+    assert (await rp.get_status(bid)).reblog_of == status.id
 
     assert await rp.unboost(bob.id, status.id) is True
     assert await rp.unboost(bob.id, status.id) is False
@@ -60,7 +60,7 @@ async def test_a_home_never_shows_a_status_twice_because_of_boosts(rp):
 async def test_follow_without_reblogs_hides_boosts(rp):
     ann, bob, fan = [await rp.sign_up(n) for n in ("ann", "bob", "fan")]
     await rp.follow(fan.id, bob.id)
-    await boosts.set_show_reblogs(rp.store, fan.id, bob.id, False)
+    await follows.set_show_reblogs(rp.store, fan.id, bob.id, False)
     status = await rp.post(ann.id, "x")
     bid = await rp.boost(bob.id, status.id)
     await rp.drain()

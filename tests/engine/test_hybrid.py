@@ -11,7 +11,7 @@ from mastodon import Mastodon
 from redis.asyncio.cluster import RedisCluster
 
 from conftest import flush
-from redpoll import Redpoll, auth, boosts, edges, keys, limits, topology
+from redpoll import Redpoll, auth, edges, follows, keys, limits, topology
 from redpoll.jobs import FollowNoteJob
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
@@ -66,7 +66,7 @@ async def scenario(rp, srv, threshold: int) -> dict:
         await rp.follow(s["viewer"], s[target])
     for target in ("big1", "small1"):
         await rp.follow(s["viewer2"], s[target])
-    await boosts.set_show_reblogs(rp.store, s["viewer"], s["big3"], False)  # reblogs=false
+    await follows.set_show_reblogs(rp.store, s["viewer"], s["big3"], False)  # reblogs=false
     texts = {}
 
     async def post(who, text, **extra):
