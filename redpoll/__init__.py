@@ -1,11 +1,12 @@
 """Redpoll: a Twitter-style social network back end on Redis."""
-from .engine import Redpoll
-from .errors import (Busy, ConfigError, Conflict, Forbidden, ListNotFound, LoginTaken, NotFound,
-                     QueueFull, RedpollError, StatusNotFound, UserNotFound, ValidationError)
-from .models import Status, User
-from .settings import Settings
+from .engine.engine import Redpoll
+from .core.errors import (Busy, ConfigError, Conflict, Forbidden, ListNotFound, LoginTaken,
+                          NotFound, QueueFull, RedpollError, StatusNotFound, UserNotFound,
+                          ValidationError)
+from .core.models import Status, User
+from .core.settings import Settings
+from .core.version import __version__
 
 __all__ = ["Redpoll", "Settings", "Status", "User", "RedpollError", "ValidationError", "NotFound",
            "UserNotFound", "StatusNotFound", "ListNotFound", "Forbidden", "Conflict",
            "LoginTaken", "Busy", "QueueFull", "ConfigError"]
-__version__ = "0.1.0"

@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from redpoll import Redpoll, Settings
-from redpoll.server import EmbeddedCluster, EmbeddedServer
+from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
 
 CLUSTER = os.environ.get("REDPOLL_TEST_CLUSTER", "") == "1"
 

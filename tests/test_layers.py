@@ -15,17 +15,19 @@ import redpoll
 ROOT = Path(redpoll.__file__).resolve().parent
 
 #: Layers from the bottom up; a module may import its own layer and those
-#: below. A module of the package root not named here is a feature module.
-BASE = {"limits", "errors", "models", "validate", "keys", "settings", "metrics", "memo",
-        "health"}
-STORAGE = {"mux", "redispy", "server", "store"}
-APPLICATION = {"engine", "worker", "auth", "admin", "idempotency", "__init__"}
+#: below. A package of the root not named here is a feature package.
+BASE = {"core"}
+STORAGE = {"storage"}
+APPLICATION = {"engine", "__init__"}
+WEB = {"gateway", "render", "api", "stream", "web"}
+TOOLS = {"tools"}
 LAYERS = ("base", "storage", "features", "application", "web", "tools")
 
 #: Where an import inside a function is the point, not a dodge: the command
-#: line imports what a command runs when it runs (``redpoll --help`` loads no
-#: server), and the tools load their load generators the same way.
-LAZY_OK = ("cli", "tools")
+#: line (tools.cli) imports what a command runs when it runs (``redpoll
+#: --help`` loads no server), and the tools load their load generators the
+#: same way.
+LAZY_OK = ("tools",)
 
 
 def _name(path: Path) -> str:
@@ -44,9 +46,9 @@ def layer_of(module: str) -> str:
         return "storage"
     if head in APPLICATION:
         return "application"
-    if head in ("gateway", "render", "api", "stream", "web"):
+    if head in WEB:
         return "web"
-    if head in ("tools", "cli"):
+    if head in TOOLS:
         return "tools"
     return "features"
 
@@ -139,6 +141,54 @@ def test_no_circle():
     assert circles == [], f"import circles: {circles}"
 
 
+def packages_imported() -> dict[str, set[str]]:
+    """Each package of the root (or root module) -> the others it imports."""
+    _, found = _imports()
+    out: dict[str, set[str]] = defaultdict(set)
+    for a, targets in found.items():
+        for b in targets:
+            if a.split(".")[0] != b.split(".")[0]:
+                out[a.split(".")[0]].add(b.split(".")[0])
+    return out
+
+
+def test_no_circle_between_packages():
+    """Packages are the rooms a reader walks through: no two of them import
+    each other, through any chain."""
+    graph = packages_imported()
+
+    def reach(start: str) -> set[str]:
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    circles = sorted(p for p in list(graph) if p in reach(p))
+    assert circles == [], f"packages in a circle: {circles}"
+
+
+def floors() -> dict[str, int]:
+    """Each package's floor: one above the highest it imports."""
+    graph = packages_imported()
+    memo: dict[str, int] = {}
+
+    def floor(p: str) -> int:
+        if p not in memo:
+            memo[p] = 1 + max((floor(q) for q in graph.get(p, ())), default=0)
+        return memo[p]
+
+    return {p: floor(p) for p in {*graph, *(q for qs in graph.values() for q in qs)}}
+
+
+def test_at_most_twelve_floors():
+    """A request's way down stays short: at most 12 floors of packages, from
+    core at the bottom to the tools at the top."""
+    assert max(floors().values()) <= 12, sorted(floors().items(), key=lambda kv: kv[1])
+
+
 def test_no_import_hides_inside_a_function():
     _, found = _imports()
     hidden = sorted(f"{a} -> {b}" for a, targets in found.items() for b, inside in targets.items()
@@ -150,7 +200,9 @@ def test_the_checks_see_what_they_guard():
     """The reader finds the imports it judges (a check that saw nothing
     would pass on anything)."""
     modules, found = _imports()
-    assert "store" in modules and "store" in found["statuses"] and "hybrid" in found["timelines"]
-    assert "stream.hub" in modules and "events" in found["stream.hub"]
-    assert layer_of("store") == "storage" and layer_of("follows") == "features"
+    assert "storage.store" in modules and "storage.store" in found["statuses.statuses"]
+    assert "timelines.hybrid" in found["timelines.timelines"]
+    assert "stream.hub" in modules and "bus.events" in found["stream.hub"]
+    assert layer_of("storage.store") == "storage" and layer_of("relations.follows") == "features"
     assert layer_of("api.app") == "web" and layer_of("tools.bench") == "tools"
+    assert floors()["core"] == 1 and floors()["tools"] > floors()["api"]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from redpoll import Redpoll, Settings, keys
-from redpoll.server import EmbeddedCluster, EmbeddedServer
+from redpoll import Redpoll, Settings
+from redpoll.core import keys
+from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
 
 from test_hybrid import NEVER, home_ids, scenario
 

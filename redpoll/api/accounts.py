@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import auth
-from ..errors import Conflict, LoginTaken, UserNotFound, ValidationError
+from ..accounts import auth
+from ..core.errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from ..render import entities
-from ..relationship import Relationship
+from ..relations.relationship import Relationship
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .oauth import token_entity
 from .statuses import render_statuses, timeline_response

@@ -24,15 +24,16 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from .. import limits, metrics, web
-from ..engine import Redpoll
-from ..errors import RedpollError
-from ..health import DATABASE
+from ..core import limits, metrics
+from .. import web
+from ..engine.engine import Redpoll
+from ..core.errors import RedpollError
+from ..core.health import DATABASE
 from ..render.rendered import RenderedStatuses
-from ..settings import Settings
+from ..core.settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, conversations, instance, lists, notifications, oauth, openapi, ops, pages, profile,
-               relations, reports, search, social, startup, statuses, threads)
+from . import (accounts, conversations, instance, lists, notifications, oauth, openapi, ops, pages,
+               profile, relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response
 from .serve import follow_serve, watch_serve
 
@@ -176,7 +177,7 @@ async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
 
 
 async def _unavailable(request: Request, exc: Exception) -> Response:
-    # logged once per outage by redpoll.health, not once per request
+    # logged once per outage by redpoll.core.health, not once per request
     DATABASE.lost("api", exc)
     return JSON({"error": "Service temporarily unavailable"}, status_code=503,
                 headers={"Retry-After": str(limits.RETRY_AFTER_S)})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import direct_messages, pages
+from ..conversations import direct_messages
+from ..reading import pages
 from ..render import entities
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import status_entities
@@ -12,7 +13,7 @@ from .statuses import status_entities
 
 def _entities(ctx: Ctx, convs: list[direct_messages.Conversation], shown: pages.Shown,
               by_id: dict) -> list[dict]:
-    """Mastodon's Conversation entities (from redpoll.pages.conversations's
+    """Mastodon's Conversation entities (from redpoll.reading.pages.conversations's
     answer); a conversation whose last status the caller may no longer see
     (deleted, a block) shows none and only the accounts it can."""
     rendered = {int(e["id"]): e for e in status_entities(ctx, shown)}

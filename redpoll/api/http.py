@@ -3,7 +3,7 @@ shape, bounded body parsing, parameters, and the ``endpoint`` decorator that
 authenticates, rate-limits and checks scopes before a handler runs.
 
 Nothing here talks to Redis directly: tokens and rate limits are domain calls
-(``redpoll.auth``, ``redpoll.ratelimit``).
+(``redpoll.accounts.auth``, ``redpoll.accounts.ratelimit``).
 """
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import auth, limits, ratelimit, validate
-from ..auth import Token
-from ..errors import RedpollError, ValidationError
-from ..settings import Settings
+from ..accounts import auth, ratelimit
+from ..core import limits, validate
+from ..accounts.auth import Token
+from ..core.errors import RedpollError, ValidationError
+from ..core.settings import Settings
 from ..gateway import auth as gateway_auth, links
-from ..gateway.body import read_body  # noqa: F401  (the API's name for it)
+from ..gateway.body import read_body
 from ..gateway.errors import WebError
 
 

@@ -5,7 +5,8 @@ import time
 
 from starlette.responses import Response
 
-from .. import __version__, limits
+from ..core.version import __version__
+from ..core import limits
 from ..render.entities import VERSION
 from .http import JSON, Ctx, endpoint
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits
-from ..errors import ValidationError
+from ..core import limits
+from ..core.errors import ValidationError
 from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits, markers, notifications, pages, validate
-from ..errors import ValidationError
-from ..notification_view import WITH_STATUS
-from ..notifications import Notification
+from ..core import limits, validate
+from ..accounts import markers
+from ..notifications import notifications
+from ..reading import pages
+from ..core.errors import ValidationError
+from ..reading.notification_view import WITH_STATUS
+from ..notifications.notifications import Notification
 from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import status_entities
@@ -39,7 +42,7 @@ def _accounts(ctx: Ctx, ids, shown: pages.Shown) -> dict[int, dict]:
 
 def _context(ctx: Ctx, notes: list[Notification], shown: pages.Shown):
     """The accounts and rendered statuses the notifications name, by id;
-    only the notifications shown to the caller now (redpoll.pages.notes_shown)
+    only the notifications shown to the caller now (redpoll.reading.pages.notes_shown)
     whose account still exists."""
     accounts = _accounts(ctx, (n.actor for n in notes), shown)
     statuses = {int(s["id"]): s for s in status_entities(ctx, shown)}
@@ -112,7 +115,7 @@ def _grouped_query(ctx: Ctx) -> dict:
 
 def _side_lists(ctx: Ctx, account_ids: list[int], shown: pages.Shown) -> tuple[dict, dict]:
     """Accounts and rendered statuses by id, each once
-    (GroupedNotificationsResults), from redpoll.pages.side_lists's answer."""
+    (GroupedNotificationsResults), from redpoll.reading.pages.side_lists's answer."""
     return (_accounts(ctx, account_ids, shown),
             {int(s["id"]): s for s in status_entities(ctx, shown)})
 

@@ -10,9 +10,9 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from .. import auth
-from ..auth import OOB, OAuthError
-from ..errors import RedpollError
+from ..accounts import auth
+from ..accounts.auth import OOB, OAuthError
+from ..core.errors import RedpollError
 from .http import JSON, ApiError, Ctx, endpoint, parse_params
 
 GRANT_TYPES = ("authorization_code", "password", "client_credentials")

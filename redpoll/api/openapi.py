@@ -13,7 +13,8 @@ from functools import lru_cache
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import __version__, limits
+from ..core.version import __version__
+from ..core import limits
 from .http import JSON
 
 ID = {"type": "string", "pattern": "^[0-9]{1,16}$", "examples": ["1"]}

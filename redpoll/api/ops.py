@@ -9,7 +9,7 @@
   the stream hub reads the event log, and jobs flow (the oldest queued job
   is younger than REDPOLL_READY_JOB_AGE_S); else 503 with
   ``Retry-After`` and the reason in the body.
-* ``/metrics`` -- Prometheus text format (redpoll.metrics), for a scraper
+* ``/metrics`` -- Prometheus text format (redpoll.core.metrics), for a scraper
   that sends REDPOLL_METRICS_TOKEN as a bearer token; 404 while none is set.
 """
 from __future__ import annotations
@@ -21,9 +21,9 @@ from dataclasses import asdict
 from starlette.requests import Request
 from starlette.responses import Response
 
-from .. import limits, metrics
-from ..health import DATABASE, OUTAGE
-from ..jobs import JobFigures
+from ..core import limits, metrics
+from ..core.health import DATABASE, OUTAGE
+from ..bus.jobs import JobFigures
 from .http import JSON
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..errors import RedpollError
+from ..core.errors import RedpollError
 from ..render import entities
 from .http import ApiError, Ctx
 from .statuses import seen_status

@@ -37,7 +37,7 @@ class ServeProcess:
         script = Path(sys.executable).with_name("redpoll")
         if script.exists():
             return [str(script), "serve", *self.args]
-        return [sys.executable, "-c", "from redpoll.cli import main; main()", "serve", *self.args]
+        return [sys.executable, "-c", "from redpoll.tools.cli import main; main()", "serve", *self.args]
 
     def start(self) -> "ServeProcess":
         self.process = subprocess.Popen(self.command(), env=self.env, stdout=subprocess.PIPE,

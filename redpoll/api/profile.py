@@ -5,8 +5,9 @@ import re
 
 from starlette.responses import Response
 
-from .. import limits, visibility
-from ..errors import ValidationError
+from ..core import limits
+from ..relations import visibility
+from ..core.errors import ValidationError
 from ..render import entities
 from .http import JSON, Ctx, Params, endpoint
 

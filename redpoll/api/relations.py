@@ -1,12 +1,12 @@
 """Blocks and mutes: Mastodon's routes for them. The rules are
-redpoll/relations.py's; what they hide, redpoll/visibility.py decides."""
+redpoll/relations/relations.py's; what they hide, redpoll/relations/visibility.py decides."""
 from __future__ import annotations
 
 from starlette.responses import Response
 
 from ..render import entities
 from .accounts import relationship_of
-from ..errors import ValidationError
+from ..core.errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
 
 

@@ -1,11 +1,12 @@
 """Reports: POST /api/v1/reports. Moderators read and resolve
-them with ``redpoll admin reports`` / ``resolve`` (redpoll/moderation.py)."""
+them with ``redpoll admin reports`` / ``resolve`` (redpoll/moderation/moderation.py)."""
 from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits, moderation
-from ..errors import ValidationError
+from ..core import limits
+from ..moderation import moderation
+from ..core.errors import ValidationError
 from ..render import entities
 from .http import JSON, Ctx, endpoint
 

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import limits, search
-from ..errors import ValidationError
+from ..core import limits
+from ..search import search
+from ..core.errors import ValidationError
 from ..render import entities
 from . import threads
 from .http import JSON, ApiError, Ctx, endpoint

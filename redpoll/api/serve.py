@@ -31,12 +31,12 @@ import time
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
-from .. import limits
+from ..core import limits
 from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
-from ..metrics import MULTIPROC_ENV
-from ..errors import ConfigError
-from ..server import EmbeddedServer, Supervisor, die_with_parent, reach
-from ..settings import Settings, redact
+from ..core.metrics import MULTIPROC_ENV
+from ..core.errors import ConfigError
+from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
+from ..core.settings import Settings, redact
 from . import logs
 
 log = logging.getLogger("redpoll.serve")
@@ -185,7 +185,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     metrics_dir = None
     if workers > 1:
         # several processes answer /metrics: prometheus-client's multiprocess
-        # mode sums their values from files in this directory (redpoll.metrics)
+        # mode sums their values from files in this directory (redpoll.core.metrics)
         metrics_dir = tempfile.mkdtemp(prefix="redpoll-metrics-")
         os.environ[MULTIPROC_ENV] = metrics_dir
     else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..render import entities
-from ..errors import ValidationError
+from ..core.errors import ValidationError
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import render_statuses, seen_status, timeline_response
 

@@ -6,9 +6,12 @@ import re
 import orjson
 from starlette.responses import Response
 
-from .. import idempotency, limits, pages, visibility
-from ..errors import Forbidden, ValidationError
-from ..models import Status
+from ..posting import idempotency
+from ..core import limits
+from ..reading import pages
+from ..relations import visibility
+from ..core.errors import Forbidden, ValidationError
+from ..core.models import Status
 from ..render import entities
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
@@ -16,7 +19,7 @@ VISIBILITIES = visibility.ALL
 
 
 async def seen_status(ctx: Ctx, sid: int) -> Status:
-    """The status ``sid`` if the caller may see it (redpoll.visibility);
+    """The status ``sid`` if the caller may see it (redpoll.relations.visibility);
     404 otherwise, as for a status that does not exist."""
     return await ctx.rp.seen_status(ctx.viewer, sid)
 
@@ -73,12 +76,12 @@ def boosted_entity(ctx: Ctx, shown: pages.Shown, boost: Status, inner: dict, pla
 
 async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool = False) -> list[dict]:
     """Statuses as the caller is shown them where they were asked for
-    (redpoll.pages.show), rendered (:func:`status_entities`)."""
+    (redpoll.reading.pages.show), rendered (:func:`status_entities`)."""
     return status_entities(ctx, await ctx.rp.show(ctx.viewer, statuses), with_source=with_source)
 
 
 def timeline_response(ctx: Ctx, shown: pages.Shown) -> Response:
-    """A page of statuses (redpoll.pages), from the process's kept
+    """A page of statuses (redpoll.reading.pages), from the process's kept
     renderings (:func:`rendered_entities`). The Link header pages on the
     page's own cursors when it has them (favourites and bookmarks), else on
     what was read."""
@@ -188,7 +191,7 @@ async def post_status(ctx: Ctx) -> Response:
 async def get_status(ctx: Ctx) -> Response:
     """From the kept renderings the timelines use, under the same rule
     (:func:`rendered_entities`); visibility and the counts and flags in one
-    round trip (redpoll.pages.checked). A status the caller may not see, or a
+    round trip (redpoll.reading.pages.checked). A status the caller may not see, or a
     boost whose original is gone, is a 404."""
     entities_ = rendered_entities(ctx, await ctx.rp.status_page(ctx.viewer, ctx.path_id()))
     if not entities_:

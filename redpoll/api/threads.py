@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from .. import conversation, limits
-from ..errors import ValidationError
-from ..tags import Tag
+from ..conversations import conversation
+from ..core import limits
+from ..core.errors import ValidationError
+from ..conversations.tags import Tag
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
 from .statuses import status_entities, timeline_response
 

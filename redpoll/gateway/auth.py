@@ -1,6 +1,6 @@
 """The one authentication backend of the HTTP edge: REST, SSE, WebSocket and
 the v1.1 streams find a bearer token the same way and turn it into the same
-records through ``redpoll.auth`` (a token is one Redis lookup, never cached,
+records through ``redpoll.accounts.auth`` (a token is one Redis lookup, never cached,
 so a revoked token fails on the very next request).
 
 * :func:`bearer_token`: ``Authorization: Bearer``; where the surface allows
@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
-from .. import auth, ratelimit
-from ..auth import Token
-from ..store import Store
+from ..accounts import auth, ratelimit
+from ..accounts.auth import Token
+from ..storage.store import Store
 
 
 def _header(scope, name: bytes) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.requests import Request
 
-from .. import limits
+from ..core import limits
 from .errors import WebError
 
 

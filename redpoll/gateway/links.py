@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from starlette.requests import HTTPConnection
 
-from .. import limits
-from ..memo import Bounded
+from ..core import limits
+from ..core.memo import Bounded
 
 #: Starlette's base_url costs ~40 µs; its answer is kept per distinct inputs.
 _BASES: Bounded[str] = Bounded(limits.API_BASE_URLS_KEPT)

@@ -13,12 +13,14 @@ import re
 import time
 from urllib.parse import quote
 
-from .. import __version__, conversation, limits
-from ..conversation import Conversation
-from ..interactions import NONE, StatusState
-from ..lists import UserList
-from ..models import Status, User
-from ..notifications import Notification
+from ..core.version import __version__
+from ..conversations import conversation
+from ..core import limits
+from ..conversations.conversation import Conversation
+from ..interactions.interactions import NONE, StatusState
+from ..lists.lists import UserList
+from ..core.models import Status, User
+from ..notifications.notifications import Notification
 
 MASTODON_VERSION = "4.3.0"
 VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import orjson
 
-from .. import limits
-from ..memo import Bounded
-from ..interactions import NONE, StatusState
-from ..models import Status, User
+from ..core import limits
+from ..core.memo import Bounded
+from ..interactions.interactions import NONE, StatusState
+from ..core.models import Status, User
 from . import entities
 
 

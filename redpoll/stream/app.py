@@ -9,8 +9,8 @@ import contextlib
 
 from starlette.applications import Starlette
 
-from ..engine import Redpoll
-from ..settings import Settings
+from ..engine.engine import Redpoll
+from ..core.settings import Settings
 from ..gateway.auth import Verifier
 from .service import StreamService
 

@@ -30,8 +30,9 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from .. import limits, visibility
-from .. import events
+from ..core import limits
+from ..relations import visibility
+from ..bus import events
 from ..gateway.errors import WebError
 
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
@@ -117,7 +118,7 @@ class Event:
         self._words = None
         self._tokens = None
         self.point = parse_point(status.get("location"))
-        #: who may see it (redpoll.visibility): a status that is not public
+        #: who may see it (redpoll.relations.visibility): a status that is not public
         #: reaches only the Mastodon user/list streams of those who may see
         #: it, never the public places nor the v1.1 streams
         self.visibility = str(status.get("visibility", visibility.PUBLIC))
@@ -136,7 +137,7 @@ class Event:
     @classmethod
     def from_json(cls, entry_id: str, payload: str | bytes) -> "Event":
         """ValueError if the payload is not a status event (its schema is
-        redpoll.events.StatusEvent's) nor a notification event."""
+        redpoll.bus.events.StatusEvent's) nor a notification event."""
         event = events.parse(payload)
         if isinstance(event, events.NotificationEvent):
             return cls.for_notification(entry_id, event)
@@ -146,7 +147,7 @@ class Event:
 
     @classmethod
     def for_notification(cls, entry_id: str, event) -> "Event":
-        """A notification event (redpoll.events.NotificationEvent): matched
+        """A notification event (redpoll.bus.events.NotificationEvent): matched
         only by its owner's user streams (Filter.owner)."""
         note = event.notification
         ev = cls(entry_id, "notification", {"id": note["id"], "user_id": note["actor"]})
@@ -214,13 +215,13 @@ class Filter:
     #: Mastodon user stream: the user whose notification events it gets
     owner: int | None = None
     #: the signed-in user whose stream it is (None: anonymous), whose blocks,
-    #: mutes and follows change it (redpoll.events.RelationEvent); on user
+    #: mutes and follows change it (redpoll.bus.events.RelationEvent); on user
     #: and list streams also whom they follow (the private statuses they may
-    #: see: redpoll.visibility)
+    #: see: redpoll.relations.visibility)
     viewer: int | None = None
     followed: frozenset[int] = field(default_factory=frozenset)
     #: accounts the stream's user blocks, is blocked by or mutes
-    #: (redpoll.relations.hidden_ids): none of their statuses or boosts,
+    #: (redpoll.relations.relations.hidden_ids): none of their statuses or boosts,
     #: nor boosts of their statuses
     hidden: frozenset[int] = field(default_factory=frozenset)
     #: Mastodon direct stream: only direct statuses of ``viewer``'s conversations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from .. import limits
+from ..core import limits
 
 OP_CONT, OP_TEXT, OP_BINARY, OP_CLOSE, OP_PING, OP_PONG = 0, 1, 2, 8, 9, 10
 #: close codes

@@ -43,11 +43,11 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from .. import limits
-from ..settings import Settings
+from ..core import limits
+from ..core.settings import Settings
 from .frames import (CLOSE_BAD_DATA, CLOSE_INTERNAL, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG,
-                     CLOSE_UNSUPPORTED, MAX_MESSAGE, OP_BINARY, OP_CLOSE, OP_CONT, OP_PING,
-                     OP_PONG, OP_TEXT, close_code, close_frame, frame_size, wire, ws_frame)
+                     CLOSE_UNSUPPORTED, MAX_MESSAGE, OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_PONG,
+                     OP_TEXT, close_code, close_frame, frame_size, wire, ws_frame)
 
 try:  # the websockets library's C helper (uvicorn's WebSocket dependency)
     from websockets.speedups import apply_mask as _unmask

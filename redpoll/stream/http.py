@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, unquote
 
 from starlette.requests import ClientDisconnect, Request
 
-from .. import limits
+from ..core import limits
 from ..gateway.auth import Principal, Verifier, bearer_token
 from ..gateway.body import read_body
 from ..gateway.errors import WebError

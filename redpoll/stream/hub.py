@@ -1,6 +1,6 @@
 """The per-process hub: one reader of the event log, fanned out in-process.
 
-One task reads the event log (``redpoll.events``, a capped Redis Stream) with
+One task reads the event log (``redpoll.bus.events``, a capped Redis Stream) with
 XREAD BLOCK from its own connection, decodes each event once, finds the
 subscribers whose filter matches through a :class:`FilterIndex`, renders the
 event once per output format and appends it to each subscriber's bounded
@@ -28,9 +28,10 @@ import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
 
-from .. import events, limits
-from ..events import FIELD
-from ..health import DATABASE
+from ..bus import events
+from ..core import limits
+from ..bus.events import FIELD
+from ..core.health import DATABASE
 from .filters import Event, Filter
 from .index import FilterIndex
 
@@ -430,7 +431,7 @@ class Hub:
     def _decode(self, entry_id: str, fields: dict
                 ) -> Event | events.EndEvent | events.RelationEvent | events.MembersEvent | None:
         """A status event as an :class:`Event`, an end, relation or members event as itself
-        (schemas: ``redpoll.events``); None for anything unreadable."""
+        (schemas: ``redpoll.bus.events``); None for anything unreadable."""
         payload = fields.get(FIELD.encode(), fields.get(FIELD))
         if payload is None:
             return None

@@ -113,7 +113,7 @@ class FilterIndex:
         if not ev.listed:
             # unlisted, private, direct: only user/list streams of the author's
             # followers or of the mentioned, each asked the one visibility
-            # decision (Filter.matches -> redpoll.visibility.can_see)
+            # decision (Filter.matches -> redpoll.relations.visibility.can_see)
             found = set(self._by_uid.get(ev.uid, ()))
             found |= self._by_direct.get(ev.uid, set())
             for uid in ev.mentioned:

@@ -20,12 +20,14 @@ from __future__ import annotations
 import json
 import re
 
-from .. import auth, notification_view, validate
-from ..conversation import normalize_tag
-from ..direct_messages import conversation_of, participants
-from ..errors import NotFound, UserNotFound, ValidationError
-from ..models import Status
-from ..notifications import Notification
+from ..accounts import auth
+from ..reading import notification_view
+from ..core import validate
+from ..conversations.conversation import normalize_tag
+from ..conversations.direct_messages import conversation_of, participants
+from ..core.errors import NotFound, UserNotFound, ValidationError
+from ..core.models import Status
+from ..notifications.notifications import Notification
 from ..render import entities
 from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
@@ -92,7 +94,7 @@ class MastodonRenderer:
 
     async def entity(self, raw: dict, base: str) -> dict:
         """A status of the event log as the API's entity; a boost carries its
-        original (redpoll.events.update_event), rendered into ``reblog``."""
+        original (redpoll.bus.events.update_event), rendered into ``reblog``."""
         status = _status(raw)
         body = entities.status(status, entities.account(await self._author(status), base), base)
         if isinstance(raw.get("reblog"), dict):
@@ -100,9 +102,9 @@ class MastodonRenderer:
         return body
 
     async def notification(self, note: dict, base: str, owner: int) -> bytes | None:
-        """A Mastodon Notification entity (redpoll.events.notification_event),
+        """A Mastodon Notification entity (redpoll.bus.events.notification_event),
         or None when it is not shown to its owner now (its account hidden, its
-        status gone or not visible to them: redpoll.notification_view), live
+        status gone or not visible to them: redpoll.reading.notification_view), live
         and replayed alike."""
         record = Notification.from_json(int(note["id"]), json.dumps(note))
         status = await notification_view.shown_one(self.service.engine.store, owner, record)
@@ -156,7 +158,7 @@ SCOPED = {"user": "read:statuses", "list": "read:statuses", "direct": "read:stat
 
 def may_read(principal: Principal, scope: str) -> bool:
     """Whether the principal's token grants ``scope`` (``read`` grants every
-    ``read:*``: redpoll.auth.within). A user stream carries notifications
+    ``read:*``: redpoll.accounts.auth.within). A user stream carries notifications
     only with ``read:notifications``, as Mastodon's."""
     return auth.within((scope,), principal.scopes)
 
@@ -187,7 +189,7 @@ class SSEEndpoint:
         if self.channel in SCOPED and not may_read(principal, SCOPED[self.channel]):
             raise WebError(401, "Access token does not have the required scopes")
         hidden = frozenset()
-        if uid is not None:  # blocks and mutes (redpoll.relations)
+        if uid is not None:  # blocks and mutes (redpoll.relations.relations)
             hidden = await self.service.engine.hidden_ids(uid)
         if self.channel == "public":  # no boosts on public streams, as Mastodon
             return Filter(sample=ALL_RESIDUES, hidden=hidden, viewer=uid, boosts=False)
@@ -204,7 +206,7 @@ class SSEEndpoint:
 
     async def personal_filter(self, principal: Principal, params: dict) -> Filter:
         """A user or list stream's filter: its authors, and who its user is
-        and follows (redpoll.visibility decides on private statuses by it)."""
+        and follows (redpoll.relations.visibility decides on private statuses by it)."""
         uid = principal.user_id
         owner = uid if self.channel == "user" else None
         authors = await self.members(principal, params)

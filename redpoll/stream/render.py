@@ -78,7 +78,7 @@ def v1_status(status: dict) -> dict:
 
 
 #: fields the engine sets from replies, mentions, hashtags and boosts
-#: (redpoll.conversation, redpoll.boosts), rendered in Twitter's own fields
+#: (redpoll.conversations.conversation, redpoll.posting.boosts), rendered in Twitter's own fields
 _CONVERSATION = ("in_reply_to_id", "in_reply_to_account_id", "mentions", "tags", "reblog_of",
                  "reblog")
 

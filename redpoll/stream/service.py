@@ -16,8 +16,11 @@ from typing import Callable
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
-from .. import auth, limits, ratelimit, statuses, visibility
-from ..settings import Settings
+from ..accounts import auth, ratelimit
+from ..core import limits
+from ..statuses import statuses
+from ..relations import visibility
+from ..core.settings import Settings
 from ..gateway import links
 from ..gateway.errors import WebError
 from ..render.rendered import RenderedStatuses
@@ -278,7 +281,7 @@ class StreamService:
         """Of the events a replay found for ``sub`` (``Hub.replay``), those
         REST would show its user now: a status (and a boost's original)
         that still exists, whose author is not suspended, that the one
-        visibility decision lets the stream's user see (redpoll.visibility,
+        visibility decision lets the stream's user see (redpoll.relations.visibility,
         mutes included, as on every stream; anonymous: public and unlisted
         only). Deletions pass (a bare id), and notifications pass to their
         renderer, which asks the same when it renders them. A few round

@@ -33,7 +33,7 @@ import asyncio
 import json
 from urllib.parse import parse_qsl
 
-from ..conversation import normalize_tag
+from ..conversations.conversation import normalize_tag
 from .filters import Filter
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token

@@ -6,7 +6,7 @@ a naive client) and its load generators ``bench_http`` (REST) and
 The server never imports this package. The load generators need the
 ``tools`` extra (``pip install -e '.[tools]'``: httpx).
 
-The command line (``redpoll.cli``) hands each tool command a :class:`Console`
+The command line (``redpoll.tools.cli``) hands each tool command a :class:`Console`
 as click's context object, so tools never import the command line (no
 cli -> tool -> cli circle).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Coroutine
 
-from ..settings import Settings
+from ..core.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -53,13 +53,14 @@ from dataclasses import dataclass
 
 import click
 
-from .. import delivery, keys, limits
-from ..engine import Redpoll
-from ..models import Status
-from ..server import EmbeddedCluster, EmbeddedServer
-from ..settings import Settings
+from ..timelines import delivery
+from ..core import keys, limits
+from ..engine.engine import Redpoll
+from ..core.models import Status
+from ..storage.server import EmbeddedCluster, EmbeddedServer
+from ..core.settings import Settings
 from . import Console, bench_cluster
-from .. import topology
+from ..storage import topology
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
 TARGETS = {

@@ -33,7 +33,7 @@ from typing import Any
 
 from redis.asyncio.cluster import RedisCluster
 
-from .. import keys, limits
+from ..core import keys, limits
 
 #: Posts of the hot public-timeline run, and their concurrency.
 HOT_POSTS = 600

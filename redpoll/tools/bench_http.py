@@ -31,12 +31,12 @@ import time
 import urllib.request
 from typing import Any
 
-from .. import auth
+from ..accounts import auth
 from ..api.process import ServeProcess
 from ..api.serve import STACK as SERVE_STACK, default_workers
-from ..engine import Redpoll
-from ..server import EmbeddedServer
-from ..settings import Settings
+from ..engine.engine import Redpoll
+from ..storage.server import EmbeddedServer
+from ..core.settings import Settings
 from . import loadgen
 
 #: home page of 20 requests/s against the fixed probe's

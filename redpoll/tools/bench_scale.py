@@ -12,7 +12,7 @@ posting
     The follower graph is seeded: the followers ZSET written directly with
     pipelines (the followers need no records: fan-out only writes homes).
     An author above the threshold is seeded in the state its switch walk
-    (redpoll.hybrid) leaves: mode ``big``.
+    (redpoll.timelines.hybrid) leaves: mode ``big``.
 pages
     ``rp.home_timeline(uid, limit=20)`` and the next pages by ``max_id``
     (a visit: 5 pages), for readers following 10 fanned-out authors (their
@@ -42,11 +42,11 @@ import statistics
 import tempfile
 import time
 
-from .. import keys, limits
-from ..engine import Redpoll
-from ..models import Status
-from ..server import EmbeddedServer
-from ..settings import Settings
+from ..core import keys, limits
+from ..engine.engine import Redpoll
+from ..core.models import Status
+from ..storage.server import EmbeddedServer
+from ..core.settings import Settings
 
 #: Followers of the posting authors, and (quick) a small run for tests.
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
@@ -93,7 +93,7 @@ async def posting(rp: Redpoll, n: int, posts: int, say) -> dict:
     await seed_followers(r, author, n)
     seeded_s = time.perf_counter() - t0
     big = n > rp.settings.fanout_threshold
-    if big:  # the switch walk's end state (redpoll.hybrid)
+    if big:  # the switch walk's end state (redpoll.timelines.hybrid)
         await r.hset(keys.user(author), keys.FANOUT_MODE_FIELD, "big")
     await rp.post(author, "warm-up")
     await rp.drain(timeout=600)
@@ -234,7 +234,7 @@ class Graph:
             await rp.post(authors[i % len(authors)], f"while away {i}")
         await rp.drain()
         self.idle_bytes = await self.held(uids[0])
-        from ..hybrid import _TOUCHED  # this process's record of its own writes
+        from ..timelines.hybrid import _TOUCHED
         _TOUCHED.get(rp.store, {}).clear()
         times = []
         for uid in uids:

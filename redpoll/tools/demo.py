@@ -6,8 +6,8 @@ import random
 
 import click
 
-from ..engine import Redpoll
-from ..settings import Settings
+from ..engine.engine import Redpoll
+from ..core.settings import Settings
 
 PEOPLE = ["ada", "grace", "alan", "edsger", "barbara", "ken", "dennis", "margaret"]
 LINES = ["shipping it", "reading about skip lists", "coffee first", "who broke main?",

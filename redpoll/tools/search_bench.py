@@ -19,8 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from .. import Redpoll, Settings, account_index, keys, search
-from ..server import EmbeddedServer
+from .. import Redpoll, Settings
+from ..accounts import account_index
+from ..core import keys
+from ..search import search
+from ..storage.server import EmbeddedServer
 
 
 async def run(users: int, rounds: int) -> list[str]:

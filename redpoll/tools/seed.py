@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from ..engine import Redpoll
+from ..engine.engine import Redpoll
 from . import Console
 
 #: Requests the seeder keeps in flight.

@@ -41,9 +41,9 @@ import time
 
 import httpx
 
-from ..engine import Redpoll
-from ..server import EmbeddedServer
-from ..settings import Settings
+from ..engine.engine import Redpoll
+from ..storage.server import EmbeddedServer
+from ..core.settings import Settings
 from ..stream.filters import Event, Filter, parse_filter
 from ..stream.frames import frame_size
 
@@ -417,7 +417,7 @@ def _worker(port: int, specs: list[dict], pipe) -> None:
 # --- the run -------------------------------------------------------------------------------
 async def _seed(rp: Redpoll, clients: int) -> tuple[list[int], list[dict]]:
     """Authors, Mastodon users (tokens, follows) and each client's spec."""
-    from .. import auth
+    from ..accounts import auth
     tag = os.getpid()
     author_ids = [(await rp.sign_up(f"bench{i}_{tag}")).id for i in range(AUTHORS)]
     kinds = [plan(i) for i in range(clients)]

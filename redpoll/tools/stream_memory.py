@@ -30,9 +30,9 @@ from . import stream_bench as sb
 async def _measure(kind: str, n: int, url: str, top: int) -> dict:
     import uvicorn
 
-    from .. import limits
-    from ..engine import Redpoll
-    from ..settings import Settings
+    from ..core import limits
+    from ..engine.engine import Redpoll
+    from ..core.settings import Settings
     from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
     # as `redpoll serve` runs it: streams handed off to the connection once started
     config = uvicorn.Config("redpoll.api.app:create_app", factory=True, host="127.0.0.1",
@@ -86,7 +86,7 @@ async def _measure(kind: str, n: int, url: str, top: int) -> dict:
 
 def run(kind: str = "v1", n: int = 1000, top: int = 12) -> dict:
     """Traced bytes per connection of ``n`` clients of ``kind`` (v1, sse, ws)."""
-    from ..server import EmbeddedServer
+    from ..storage.server import EmbeddedServer
     if kind not in ("v1", "sse", "ws"):
         raise ValueError("kind is v1, sse or ws")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

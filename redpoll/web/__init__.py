@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from .. import limits
+from ..core import limits
 
 STATIC = Path(__file__).with_name("static")
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",

@@ -14,7 +14,8 @@ import httpx
 import pytest
 from mastodon import Mastodon
 
-from redpoll import Redpoll, keys
+from redpoll import Redpoll
+from redpoll.core import keys
 from redpoll.api.process import ServeProcess
 
 from test_api_http import PASSWORD, make_app, sign_up

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError
 
-from redpoll import limits
+from redpoll.core import limits
 from redpoll.api.process import ServeProcess
 from redpoll.stream.filters import Event, Filter
 

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
-from redpoll import metrics
+from redpoll.core import metrics
 from redpoll.api.app import App, api_cors
 
 

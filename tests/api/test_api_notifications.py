@@ -15,7 +15,7 @@ from test_api_mastodon import new_app, register, serve_env, unique
 def settled(api, follow: bool, seconds: float = 15.0) -> None:
     """Wait until ``api``'s follow notifications agree with ``follow`` (one
     there or none): a follow's notification comes from a job, moments after
-    the call (redpoll.follows)."""
+    the call (redpoll.relations.follows)."""
     deadline = time.monotonic() + seconds
     while any(n.type == "follow" for n in api.notifications()) != follow:
         assert time.monotonic() < deadline, "the follow notification never settled"

@@ -6,12 +6,12 @@ import httpx
 import orjson
 import pytest
 
-from redpoll import topology
+from redpoll.storage import topology
 from redpoll.api.process import ServeProcess
 from redpoll.render import entities
 from redpoll.render.rendered import RenderedStatuses
-from redpoll.interactions import StatusState
-from redpoll.models import Status, User
+from redpoll.interactions.interactions import StatusState
+from redpoll.core.models import Status, User
 
 from test_api_mastodon import new_app, register, serve_env, unique
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonUnauthorizedError
 
-from redpoll import limits
+from redpoll.core import limits
 from redpoll.api.process import ServeProcess
 
 from test_api_mastodon import client, new_app, register, serve_env, unique

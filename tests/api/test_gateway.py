@@ -34,7 +34,7 @@ def test_one_error_type_and_one_body_reader():
 
 def test_streams_read_no_redis_keys():
     """Who follows whom, list members, tokens: the stream asks the engine;
-    even the event log is read through ``redpoll.events``."""
+    even the event log is read through ``redpoll.bus.events``."""
     for path in STREAM.glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):

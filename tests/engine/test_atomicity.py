@@ -12,8 +12,12 @@ import types
 
 import pytest
 
-from redpoll import Redpoll, idempotency, keys, search, topology
-from redpoll.errors import LoginTaken, StatusNotFound, UserNotFound, ValidationError
+from redpoll import Redpoll
+from redpoll.posting import idempotency
+from redpoll.core import keys
+from redpoll.search import search
+from redpoll.storage import topology
+from redpoll.core.errors import LoginTaken, StatusNotFound, UserNotFound, ValidationError
 
 #: an await point past every one of the calls tested here (a safety stop)
 MAX_STEPS = 400

@@ -6,8 +6,10 @@ import asyncio
 
 import pytest
 
-from redpoll import follows, keys, topology
-from redpoll.errors import StatusNotFound
+from redpoll.relations import follows
+from redpoll.core import keys
+from redpoll.storage import topology
+from redpoll.core.errors import StatusNotFound
 
 
 async def ids_in(rp, key) -> list[int]:

@@ -7,8 +7,9 @@ import asyncio
 
 import pytest
 
-from redpoll import keys, limits, tags
-from redpoll.errors import Conflict, ValidationError
+from redpoll.core import keys, limits
+from redpoll.conversations import tags
+from redpoll.core.errors import Conflict, ValidationError
 
 
 async def users(rp, prefix, n):
@@ -50,7 +51,7 @@ async def test_favourite_and_boost_versions_keep_a_bounded_few_undone(rp, monkey
 
 
 async def test_notification_index_keeps_a_bounded_few_undone_or_dismissed(rp, monkeypatch):
-    from redpoll import notifications
+    from redpoll.notifications import notifications
     monkeypatch.setattr(limits, "NOTIFICATION_INDEX_DONE_KEPT", 3)
     [author] = await users(rp, "nauthor", 1)
     fans = await users(rp, "nfan", 6)

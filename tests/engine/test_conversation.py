@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from redpoll import conversation, keys, timelines
-from redpoll.errors import StatusNotFound, ValidationError
+from redpoll.conversations import conversation
+from redpoll.core import keys
+from redpoll.timelines import timelines
+from redpoll.core.errors import StatusNotFound, ValidationError
 
 
 async def ids_in(rp, key) -> list[int]:
@@ -51,7 +53,7 @@ async def test_mentions_reach_the_home_and_notify_and_delete_undoes(rp):
 
 async def test_hashtag_timeline_index_and_followers(rp):
     ann, bob = await rp.sign_up("ann"), await rp.sign_up("bob")
-    from redpoll import tags
+    from redpoll.conversations import tags
     await tags.set_following(rp.store, rp.queue, bob.id, "Redis", True)
     first = await rp.post(ann.id, "#Redis is fast")
     second = await rp.post(ann.id, "#redis #rust")
@@ -83,7 +85,7 @@ async def test_context_ancestors_and_depth_first_descendants(rp):
 
 
 async def test_bad_replies_and_caps_write_nothing(rp, monkeypatch):
-    from redpoll import limits
+    from redpoll.core import limits
     ann = await rp.sign_up("ann")
     before = await rp.store.client.get(keys.STATUS_SEQ)
     with pytest.raises(StatusNotFound):

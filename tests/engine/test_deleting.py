@@ -6,9 +6,10 @@ import asyncio
 
 import pytest
 
-from redpoll import Redpoll, keys, limits
-from redpoll.jobs import CleanupJob
-from redpoll.errors import Forbidden, StatusNotFound, ValidationError
+from redpoll import Redpoll
+from redpoll.core import keys, limits
+from redpoll.bus.jobs import CleanupJob
+from redpoll.core.errors import Forbidden, StatusNotFound, ValidationError
 
 from test_delivery import audience
 

@@ -1,8 +1,10 @@
 """delivery.py / deliver.lua: the fast path and the checked path agree."""
 from __future__ import annotations
 
-from redpoll.jobs import FanoutJob
-from redpoll import Redpoll, keys, topology
+from redpoll.bus.jobs import FanoutJob
+from redpoll import Redpoll
+from redpoll.core import keys
+from redpoll.storage import topology
 
 
 async def raw(rp, key) -> list[int]:

@@ -9,7 +9,8 @@ import httpx
 import pytest
 from mastodon import MastodonNotFoundError
 
-from redpoll import direct_messages, keys, limits
+from redpoll.conversations import direct_messages
+from redpoll.core import keys, limits
 
 from test_stream_mastodon import accounts
 

@@ -32,9 +32,9 @@ import redis
 import redis.exceptions
 
 from redpoll import ConfigError, Redpoll, Settings
-from redpoll import keys
-from redpoll.jobs import FanoutJob, decode, shard_of
-from redpoll.server import PORT_FILE, EmbeddedServer, _die_with_parent
+from redpoll.core import keys
+from redpoll.bus.jobs import FanoutJob, decode, shard_of
+from redpoll.storage.server import PORT_FILE, EmbeddedServer, _die_with_parent
 
 #: The console script of this virtualenv.
 REDPOLL = Path(sys.executable).with_name("redpoll")
@@ -455,7 +455,7 @@ async def test_worker_rides_out_a_server_crash_and_restart(tmp_path):
         async def complained() -> bool:
             if not worker.alive():
                 raise AssertionError(f"worker died with the server\n{worker.tail()}")
-            # one line per outage (redpoll.health), not a traceback per retry
+            # one line per outage (redpoll.core.health), not a traceback per retry
             return "database unreachable" in worker.log()
 
         await wait_for(complained, "the worker to log the lost server", interval=0.1,
@@ -551,7 +551,7 @@ async def test_acknowledged_writes_survive_server_sigkill(tmp_path, fsync):
     try:
         world = await build_world(rp)
         before = await engine_view(rp, world)
-        # after the reads: a home read records its time (redpoll.hybrid), a write too
+        # after the reads: a home read records its time (redpoll.timelines.hybrid), a write too
         before_keys = snapshot(servers[0].port)
         servers[0].kill()
         assert servers[0].process.returncode == -signal.SIGKILL
@@ -692,7 +692,7 @@ async def test_clean_stop_and_restart_keeps_everything(tmp_path):
     try:
         world = await build_world(rp)
         before = await engine_view(rp, world)
-        # after the reads: a home read records its time (redpoll.hybrid), a write too
+        # after the reads: a home read records its time (redpoll.timelines.hybrid), a write too
         before_keys = snapshot(servers[0].port)
         await rp.close()
         servers[0].stop()

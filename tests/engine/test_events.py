@@ -1,11 +1,11 @@
-"""The event schema (redpoll.events.StatusEvent): what the engine writes to
+"""The event schema (redpoll.bus.events.StatusEvent): what the engine writes to
 the event log is what the stream parses, and nothing else parses."""
 from __future__ import annotations
 
 import pytest
 
-from redpoll import keys
-from redpoll.events import FIELD, StatusEvent
+from redpoll.core import keys
+from redpoll.bus.events import FIELD, StatusEvent
 from redpoll.stream.filters import Event
 
 

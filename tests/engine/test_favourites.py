@@ -7,8 +7,9 @@ import asyncio
 
 import pytest
 
-from redpoll import keys, notifications
-from redpoll.errors import StatusNotFound, ValidationError
+from redpoll.core import keys
+from redpoll.notifications import notifications
+from redpoll.core.errors import StatusNotFound, ValidationError
 
 
 async def users(rp, prefix, n):
@@ -110,8 +111,8 @@ async def test_favourite_unfavourite_storm_ends_with_count_equal_to_set(rp):
 async def test_a_late_replay_of_an_older_operation_changes_nothing(rp):
     """A journal replayed after a newer click (a crashed call's job) must
     not undo the newer choice in any of the three records."""
-    from redpoll import favourites
-    from redpoll.jobs import FavouriteJob
+    from redpoll.interactions import favourites
+    from redpoll.bus.jobs import FavouriteJob
     [ann, bob] = await users(rp, "u", 2)
     status = await rp.post(ann.id, "x")
     await rp.favourite(bob.id, status.id)
@@ -139,7 +140,7 @@ async def test_bookmarks_are_private_and_idempotent(rp):
 
 
 async def test_notification_filters_and_bound(rp, monkeypatch):
-    from redpoll import limits
+    from redpoll.core import limits
     monkeypatch.setattr(limits, "NOTIFICATIONS_MAX", 5)
     [author] = await users(rp, "author", 1)
     fans = await users(rp, "fan", 8)

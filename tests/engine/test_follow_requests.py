@@ -7,7 +7,8 @@ import asyncio
 
 import pytest
 
-from redpoll import follow_requests, follows, keys
+from redpoll.relations import follow_requests, follows
+from redpoll.core import keys
 
 from test_stream_mastodon import accounts
 

@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from redpoll import follows, keys, limits
-from redpoll.errors import UserNotFound, ValidationError
-from redpoll.jobs import FollowNoteJob
+from redpoll.relations import follows
+from redpoll.core import keys, limits
+from redpoll.core.errors import UserNotFound, ValidationError
+from redpoll.bus.jobs import FollowNoteJob
 
 
 async def raw_home(rp, uid) -> list[int]:
@@ -371,7 +372,7 @@ async def test_follows_after_the_server_lost_its_scripts(rp, server):
     """A restarted server has no scripts cached: concurrent follows reload
     them and each still reports a new follow exactly once."""
     import redis as sync_redis
-    from redpoll.server import EmbeddedCluster
+    from redpoll.storage.server import EmbeddedCluster
 
     handle = server[2]
     for node in handle.nodes if isinstance(handle, EmbeddedCluster) else [handle]:

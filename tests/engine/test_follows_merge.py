@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 
-from redpoll import edges, keys, limits, topology
+from redpoll.relations import edges
+from redpoll.core import keys, limits
+from redpoll.storage import topology
 
 
 def model(home: list[int], ids: list[int], cap: int) -> list[int]:

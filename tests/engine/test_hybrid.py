@@ -1,4 +1,4 @@
-"""Hybrid fan-out and idle users (redpoll.hybrid): a home
+"""Hybrid fan-out and idle users (redpoll.timelines.hybrid): a home
 catching up with a large account's statuses when read gives the same pages
 as fanned-out ones, through the engine and through a real ``redpoll serve`` read by
 Mastodon.py; crossing the threshold both ways; idle users skipped and rebuilt."""
@@ -11,8 +11,12 @@ from mastodon import Mastodon
 from redis.asyncio.cluster import RedisCluster
 
 from conftest import flush
-from redpoll import Redpoll, auth, edges, follows, keys, limits, topology
-from redpoll.jobs import FollowNoteJob
+from redpoll import Redpoll
+from redpoll.accounts import auth
+from redpoll.relations import edges, follows
+from redpoll.core import keys, limits
+from redpoll.storage import topology
+from redpoll.bus.jobs import FollowNoteJob
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
 
@@ -267,7 +271,7 @@ async def test_idle_users_are_skipped_then_rebuilt(settings):
 
 def test_settings_name_the_threshold_and_the_idle_period():
     from redpoll import Settings
-    from redpoll.errors import ConfigError
+    from redpoll.core.errors import ConfigError
     s = Settings.from_env({"REDPOLL_FANOUT_THRESHOLD": "0", "REDPOLL_IDLE_AFTER_S": "60"})
     assert (s.fanout_threshold, s.idle_after_s) == (0, 60)
     d = Settings.from_env({})

@@ -15,7 +15,8 @@ from collections import Counter
 
 import httpx
 
-from redpoll import Redpoll, Settings, keys
+from redpoll import Redpoll, Settings
+from redpoll.core import keys
 from redpoll.api.process import ServeProcess
 
 from test_api_http import PASSWORD, bearer, unique

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from redpoll import keys, limits
-from redpoll.errors import Forbidden, ListNotFound, UserNotFound, ValidationError
+from redpoll.core import keys, limits
+from redpoll.core.errors import Forbidden, ListNotFound, UserNotFound, ValidationError
 
 
 async def raw_list(rp, key) -> list[int]:

@@ -1,11 +1,11 @@
-"""redpoll.memo.Bounded: a bounded map that drops its oldest entry."""
+"""redpoll.core.memo.Bounded: a bounded map that drops its oldest entry."""
 from __future__ import annotations
 
 import pytest
 
 
-from redpoll import topology
-from redpoll.memo import Bounded
+from redpoll.storage import topology
+from redpoll.core.memo import Bounded
 
 
 def test_keeps_at_most_its_limit_dropping_the_oldest():
@@ -43,7 +43,7 @@ async def test_a_kept_status_is_not_served_after_its_id_left_the_deleted_set(rp,
     follower's home; the id leaves the log of deleted statuses pages check
     (on a single server; pushed out by size here). The page must not show
     the status again."""
-    from redpoll import keys, limits
+    from redpoll.core import keys, limits
 
     author = await rp.sign_up("author")
     reader = await rp.sign_up("reader")
@@ -79,7 +79,7 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
     assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
     assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
     await rp.delete_status(first.id, author.id)
-    from redpoll.errors import StatusNotFound
+    from redpoll.core.errors import StatusNotFound
     with pytest.raises(StatusNotFound):  # a deleted status cannot change
         await topology.of(rp.store).update_status(first.id, {"text": "third"})
     assert await rp.home_timeline(author.id) == []
@@ -87,11 +87,12 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
 
 async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
     """A home catches up with a large account's statuses when it is read
-    (redpoll.hybrid.catch_up); from then on they are read with the home's
+    (redpoll.timelines.hybrid.catch_up); from then on they are read with the home's
     page, at their versions. Kept records of them are served only at those
     versions: an edit, a rename of the author and a delete each show on the
     next page."""
-    from redpoll import Redpoll, keys
+    from redpoll import Redpoll
+    from redpoll.core import keys
 
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
     try:

@@ -17,7 +17,7 @@ from mastodon import (Mastodon, MastodonAPIError, MastodonIllegalArgumentError,
                       MastodonNotFoundError, MastodonUnauthorizedError)
 
 from test_stream_mastodon import Listener, accounts
-from redpoll import topology
+from redpoll.storage import topology
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -127,8 +127,9 @@ async def test_reports_suspension_and_accounts(srv, rp):
 
 
 async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
-    from redpoll import keys, moderation
-    from redpoll.errors import UserNotFound
+    from redpoll.core import keys
+    from redpoll.moderation import moderation
+    from redpoll.core.errors import UserNotFound
     gone, friend, fan = [await rp.sign_up(f"del{i}x{time.time_ns() % 10**6}") for i in range(3)]
     users_before = (await rp.stats())["users"]
     await rp.follow(gone.id, friend.id)

@@ -5,9 +5,11 @@ import asyncio
 
 import pytest
 
-from redpoll import Redpoll, delivery, keys, limits
-from redpoll.errors import UserNotFound, ValidationError
-from redpoll.jobs import FanoutJob, RefillJob, decode, shard_of
+from redpoll import Redpoll
+from redpoll.timelines import delivery
+from redpoll.core import keys, limits
+from redpoll.core.errors import UserNotFound, ValidationError
+from redpoll.bus.jobs import FanoutJob, RefillJob, decode, shard_of
 
 
 async def raw_list(rp, key) -> list[int]:
@@ -282,7 +284,7 @@ async def test_posting_releases_its_held_job(rp10):
 async def test_full_queue_refuses_new_posts_and_writes_nothing(rp, monkeypatch):
     """Past limits.QUEUE_MAX_JOBS queued jobs, posting answers QueueFull (a
     Busy: retry later) before it writes anything."""
-    from redpoll.errors import QueueFull
+    from redpoll.core.errors import QueueFull
 
     author = await rp.sign_up("too_busy")
     monkeypatch.setattr(limits, "QUEUE_MAX_JOBS", 3)

@@ -4,8 +4,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-from redpoll.jobs import RefillJob
-from redpoll import keys, limits, refill
+from redpoll.bus.jobs import RefillJob
+from redpoll.core import keys, limits
+from redpoll.timelines import refill
 
 
 async def raw_home(rp, uid) -> list[int]:

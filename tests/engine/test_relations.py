@@ -1,4 +1,4 @@
-"""redpoll/relations.py: blocks and mutes at engine level, both
+"""redpoll/relations/relations.py: blocks and mutes at engine level, both
 modes; what they hide through every read path is in test_leak_matrix."""
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import asyncio
 
 import pytest
 
-from redpoll import Redpoll, keys, relations, visibility
-from redpoll.errors import Forbidden, ValidationError
-from redpoll.jobs import BlockJob
+from redpoll import Redpoll
+from redpoll.core import keys
+from redpoll.relations import relations, visibility
+from redpoll.core.errors import Forbidden, ValidationError
+from redpoll.bus.jobs import BlockJob
 
 
 async def _people(rp, prefix, n):

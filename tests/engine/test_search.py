@@ -6,9 +6,11 @@ import asyncio
 
 import pytest
 
-from redpoll import account_index, keys, limits, search
-from redpoll.errors import ValidationError
-from redpoll.search import Query
+from redpoll.accounts import account_index
+from redpoll.core import keys, limits
+from redpoll.search import search
+from redpoll.core.errors import ValidationError
+from redpoll.search.search import Query
 
 
 async def find(rp, q, **kw):

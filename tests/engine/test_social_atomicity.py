@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import types
 
-from redpoll import keys
+from redpoll.core import keys
 
 MAX_STEPS = 300
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from redpoll import keys
-from redpoll.errors import StatusNotFound, UserNotFound
-from redpoll.models import now_ms
+from redpoll.core import keys
+from redpoll.core.errors import StatusNotFound, UserNotFound
+from redpoll.core.models import now_ms
 
 
 async def test_post_and_read_back(rp):

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from redpoll import keys, limits, topology
-from redpoll.errors import ListNotFound, UserNotFound
+from redpoll.core import keys, limits
+from redpoll.storage import topology
+from redpoll.core.errors import ListNotFound, UserNotFound
 
 KINDS = ["home", "profile", "list"]
 
@@ -477,7 +478,7 @@ async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
     page (Page.counts), so the request's next round trip does not ask for
     them one by one; a cluster's page leaves them to that round trip. Either
     way the counts are the ones of this read."""
-    from redpoll import interactions
+    from redpoll.interactions import interactions
     ann, bob = await rp.sign_up("counts_a"), await rp.sign_up("counts_b")
     first = await rp.post(ann.id, "one")
     second = await rp.post(ann.id, "two")

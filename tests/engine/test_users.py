@@ -5,9 +5,10 @@ import asyncio
 
 import pytest
 
-from redpoll import keys, users
-from redpoll.errors import LoginTaken, UserNotFound, ValidationError
-from redpoll.models import now_ms
+from redpoll.core import keys
+from redpoll.accounts import users
+from redpoll.core.errors import LoginTaken, UserNotFound, ValidationError
+from redpoll.core.models import now_ms
 
 
 async def raw_hash(rp, key: str) -> dict[str, str]:
@@ -207,8 +208,8 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
     """A worker that finds a sign-up's journal with no user yet leaves it be
     while its caller may only be slow (SIGN_UP_SETTLE_CLAIMS claim periods),
     then gives the id up: void, so the caller cannot write it late."""
-    from redpoll.jobs import NotYet, SignUpJob
-    from redpoll.errors import SignUpAbandoned
+    from redpoll.bus.jobs import NotYet, SignUpJob
+    from redpoll.core.errors import SignUpAbandoned
     uid = await rp.store.incr(keys.USER_SEQ)
     job = SignUpJob(uid, "slowpoke")
     held = await rp.queue.hold(job)
@@ -225,8 +226,8 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
 async def test_a_sign_up_whose_caller_died_after_its_record_is_counted_once(rp):
     """Its journal held and its record written, the caller gone: a worker's
     replay counts the user and indexes it for search."""
-    from redpoll import search
-    from redpoll.jobs import SignUpJob
+    from redpoll.search import search
+    from redpoll.bus.jobs import SignUpJob
     before = (await rp.stats())["users"]
     uid = await rp.store.incr(keys.USER_SEQ)
     await rp.queue.hold(SignUpJob(uid, "ghostly"))

@@ -1,5 +1,5 @@
-"""Input validation: the pure checks in redpoll.validate, and the promise of
-redpoll.errors that an operation which raises has written nothing, proven by
+"""Input validation: the pure checks in redpoll.core.validate, and the promise of
+redpoll.core.errors that an operation which raises has written nothing, proven by
 comparing every key and value on every server node before and after."""
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import math
 import pytest
 import redis
 
-from redpoll import errors, limits, validate
-from redpoll.server import EmbeddedCluster
+from redpoll.core import errors, limits, validate
+from redpoll.storage.server import EmbeddedCluster
 
 BAD_IDS = ["abc", "12x", "", " 7", "7 ", "+7", "-1", "１２", "1e3", -1, 0, 2**60, limits.MAX_ID + 1,
            True, False, None, 1.0, 2.5, float("nan"), [1], b"\xff"]

@@ -1,11 +1,12 @@
-"""redpoll/visibility.py: the one decision, and delivery by the same rule.
+"""redpoll/relations/visibility.py: the one decision, and delivery by the same rule.
 Engine level, both modes; the read paths are in test_leak_matrix."""
 from __future__ import annotations
 
 import pytest
 
-from redpoll import Redpoll, visibility
-from redpoll.errors import Forbidden, StatusNotFound, ValidationError
+from redpoll import Redpoll
+from redpoll.relations import visibility
+from redpoll.core.errors import Forbidden, StatusNotFound, ValidationError
 
 
 def test_the_rule():

@@ -5,7 +5,8 @@ import asyncio
 
 from conftest import flush
 
-from redpoll import Redpoll, keys
+from redpoll import Redpoll
+from redpoll.core import keys
 
 
 async def test_worker_and_posting_survive_lost_job_streams(server, settings):
@@ -42,7 +43,7 @@ def test_jobs_queued_by_the_previous_version_still_decode():
     ones still queued at an upgrade must run, not be parked."""
     import json
 
-    from redpoll.jobs import FanoutJob, RefillJob, decode
+    from redpoll.bus.jobs import FanoutJob, RefillJob, decode
 
     def old(**job):
         return {b"j": json.dumps(job).encode()}

@@ -5,7 +5,7 @@ import json
 
 from click.testing import CliRunner
 
-from redpoll.cli import main
+from redpoll.tools.cli import main
 
 
 def env_for(server) -> dict:

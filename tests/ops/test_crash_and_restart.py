@@ -38,7 +38,7 @@ import pytest
 import redis
 
 from redpoll.api.process import ServeProcess
-from redpoll.server import EmbeddedCluster, EmbeddedServer, free_port
+from redpoll.storage.server import EmbeddedCluster, EmbeddedServer, free_port
 
 from conftest import CLUSTER
 from test_api_http import bearer, make_app, sign_up

@@ -1,4 +1,4 @@
-"""The process's database flag (redpoll.health) follows the database: once
+"""The process's database flag (redpoll.core.health) follows the database: once
 a real embedded server is back, the first call that succeeds has the probe
 confirm it at once, instead of the flag waiting out the probe's back-off
 (/health would answer "unreachable" while every request is served)."""
@@ -9,9 +9,9 @@ import time
 
 import redis.asyncio as aredis
 
-from redpoll import limits
-from redpoll.health import Reachability
-from redpoll.server import EmbeddedServer
+from redpoll.core import limits
+from redpoll.core.health import Reachability
+from redpoll.storage.server import EmbeddedServer
 
 
 async def test_a_success_after_an_outage_is_confirmed_without_waiting_out_the_backoff(

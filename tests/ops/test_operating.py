@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from redpoll.server import EmbeddedServer, free_port
+from redpoll.storage.server import EmbeddedServer, free_port
 
 REDPOLL = Path(sys.executable).with_name("redpoll")
 
@@ -123,7 +123,7 @@ def test_the_embedded_server_is_reached_over_a_unix_socket_when_its_path_fits(tm
     too deep for a socket path (sun_path: 107 bytes) is reached over TCP."""
     import redis
 
-    from redpoll.server import SOCKET_PATH_MAX
+    from redpoll.storage.server import SOCKET_PATH_MAX
 
     server = EmbeddedServer(tmp_path / "data").start()
     try:

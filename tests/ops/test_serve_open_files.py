@@ -10,7 +10,7 @@ import resource
 import httpx
 import pytest
 
-from redpoll import limits
+from redpoll.core import limits
 from test_stream_support import StreamProc
 
 pytestmark = pytest.mark.timeout(120)

@@ -27,7 +27,7 @@ import httpx
 import redis
 
 from redpoll.api.process import ServeProcess
-from redpoll.server import EmbeddedServer, read_password
+from redpoll.storage.server import EmbeddedServer, read_password
 
 from test_api_http import bearer, make_app, sign_up
 from test_api_mastodon import LOOSE_LIMITS
@@ -164,7 +164,7 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
             for sid in acknowledged:
                 r = http.get(f"/api/v1/statuses/{sid}", headers=bearer(fan))
                 assert r.status_code == 200, (r.text, [line for line in srv.logs().splitlines()
-                                                       if "redpoll.health" in line])
+                                                       if "redpoll.core.health" in line])
             deadline = time.monotonic() + 30
             while True:
                 home = []
@@ -196,7 +196,7 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
     restarted = next(line for line in lines if line["msg"] == "embedded server restarted")
     assert restarted["took_s"] < 5, restarted
     assert "Traceback" not in logs, logs[-3000:]
-    changes = [line for line in lines if line.get("logger") in ("redpoll.health", "redpoll.serve")]
+    changes = [line for line in lines if line.get("logger") in ("redpoll.core.health", "redpoll.serve")]
     assert msgs.count("database unreachable") <= 1, "\n".join(map(json.dumps, changes))
 
 
@@ -253,7 +253,7 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             msgs = [json.loads(line)["msg"] for line in attached.logs().splitlines()
                     if line.startswith("{")]
             assert msgs.count("database unreachable") == 1, [
-                line for line in attached.logs().splitlines() if "redpoll.health" in line]
+                line for line in attached.logs().splitlines() if "redpoll.core.health" in line]
             assert msgs.count("database reachable again") == 1, msgs
     finally:
         attached.close()
@@ -365,7 +365,7 @@ def test_a_cluster_that_is_down_answers_503_then_serves_again(tmp_path):
     slots, as while a failed master is being replaced) is an outage: the API
     answers 503 with Retry-After, as for an unreachable server, not 500 (a
     crash); once the slots are served again, so are requests."""
-    from redpoll.server import EmbeddedCluster
+    from redpoll.storage.server import EmbeddedCluster
 
     cluster = EmbeddedCluster(tmp_path / "cluster").start()
     serve = ServeProcess(own_env(tmp_path / "data", REDIS_URL=cluster.url, REDPOLL_CLUSTER="1"))

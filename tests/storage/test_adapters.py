@@ -1,4 +1,4 @@
-"""The two adapters over libraries' internals: redpoll/redispy.py (redis-py)
+"""The two adapters over libraries' internals: redpoll/storage/redispy.py (redis-py)
 and redpoll/stream/handoff.py (uvicorn). Each library is pinned to the minor
 version its adapter was read from; these tests fail when an upgrade moves
 what the adapters use, before a subtler failure elsewhere does."""
@@ -13,7 +13,7 @@ from redis.asyncio.connection import Connection
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from redpoll import redispy, store
+from redpoll.storage import redispy, store
 from redpoll.stream import handoff
 
 
@@ -23,7 +23,7 @@ def _assigned(cls) -> set[str]:
 
 
 def test_the_pins_match_the_adapters():
-    assert redispy.version_ok(), f"redis-py {redis.__version__}: redpoll/redispy.py reads " \
+    assert redispy.version_ok(), f"redis-py {redis.__version__}: redpoll/storage/redispy.py reads " \
         f"{redispy.TESTED_WITH}; check its internals and move the pin"
     assert handoff.version_ok(), f"uvicorn {uvicorn.__version__}: handoff.py reads " \
         f"{handoff.TESTED_WITH}; check its protocol classes and move the pin"

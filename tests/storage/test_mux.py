@@ -1,4 +1,4 @@
-"""redpoll.mux: many calls in flight on one connection, against a real server
+"""redpoll.storage.mux: many calls in flight on one connection, against a real server
 of its own (the multiplexed connection is for single servers only, so this
 module starts one even when the suite runs on a cluster)."""
 from __future__ import annotations
@@ -10,8 +10,8 @@ import redis
 from redis.exceptions import (AuthenticationError, ConnectionError, DataError, NoScriptError,
                               ResponseError, TimeoutError)
 
-from redpoll.mux import Multiplexed
-from redpoll.server import EmbeddedServer
+from redpoll.storage.mux import Multiplexed
+from redpoll.storage.server import EmbeddedServer
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""redpoll.store: the engine's one way to the database. Plain commands go by
+"""redpoll.storage.store: the engine's one way to the database. Plain commands go by
 redis-py's names and arguments through the Store, which picks the
 connection (the multiplexed one on a single server, redis-py's cluster
 client on a cluster); replies come back in redis-py's shapes either way."""
@@ -12,9 +12,9 @@ import redis.asyncio as aredis
 from redis.crc import key_slot
 from redis.exceptions import ClusterDownError, ConnectionError
 
-from redpoll.mux import Unroutable
-from redpoll.server import EmbeddedCluster
-from redpoll.store import Store
+from redpoll.storage.mux import Unroutable
+from redpoll.storage.server import EmbeddedCluster
+from redpoll.storage.store import Store
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from redpoll import events, keys, limits
-from redpoll.models import Status
+from redpoll.bus import events
+from redpoll.core import keys, limits
+from redpoll.core.models import Status
 from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(300)

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from redpoll import limits
-from redpoll.stream.filters import (Event, Filter, ParamError, parse_count, parse_filter,
-                                    residues, words)
+from redpoll.core import limits
+from redpoll.stream.filters import (Event, Filter, ParamError, parse_count, parse_filter, residues,
+                                    words)
 from redpoll.stream.index import FilterIndex
 
 

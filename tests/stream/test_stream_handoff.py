@@ -17,7 +17,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from redpoll import limits
+from redpoll.core import limits
 from test_stream_mastodon import LOOSE, accounts
 from test_stream_support import WAIT, StreamProc, read_until_closed
 

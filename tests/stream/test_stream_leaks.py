@@ -19,7 +19,7 @@ from mastodon import Mastodon
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from redpoll import moderation
+from redpoll.moderation import moderation
 from test_stream_mastodon import LOOSE, accounts, wait_for
 from test_stream_support import WAIT, StreamProc
 

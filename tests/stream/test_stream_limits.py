@@ -13,8 +13,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from redpoll import limits
-from redpoll.settings import Settings
+from redpoll.core import limits
+from redpoll.core.settings import Settings
 from test_stream_malformed import user_token
 from test_stream_support import WAIT, StreamProc
 

@@ -83,8 +83,8 @@ async def test_public_url_is_every_links_base(server, rp, tmp_path):
 
 
 def test_a_bad_public_url_is_refused_with_its_name():
-    from redpoll.errors import ConfigError
-    from redpoll.settings import Settings
+    from redpoll.core.errors import ConfigError
+    from redpoll.core.settings import Settings
     for bad in ("social.example", "ftp://social.example", "https://social.example/?a=1",
                 "https://"):
         with pytest.raises(ConfigError, match="REDPOLL_PUBLIC_URL"):

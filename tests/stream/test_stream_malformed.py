@@ -120,7 +120,7 @@ async def test_a_client_leaving_mid_body_is_one_info_line(server, rp):
 
 
 async def test_stream_bodies_have_the_apis_body_limit(proc):
-    from redpoll import limits
+    from redpoll.core import limits
     big = {"identifier": "big", "track": "x" * (limits.API_MAX_BODY_BYTES + 10)}
     async with httpx.AsyncClient(timeout=WAIT) as c:
         r = await c.post(proc.base + "/1.1/statuses/filter.json", data=big)

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from redpoll import limits
+from redpoll.core import limits
 from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(180)

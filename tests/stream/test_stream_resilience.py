@@ -9,7 +9,7 @@ import socket
 import pytest
 
 from redpoll import Redpoll, Settings
-from redpoll.server import EmbeddedServer
+from redpoll.storage.server import EmbeddedServer
 from test_stream_support import WAIT, Conn, StreamProc, read_until_closed
 
 pytestmark = pytest.mark.timeout(240)

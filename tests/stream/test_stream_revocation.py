@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from redpoll import events
+from redpoll.bus import events
 from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(180)
@@ -143,7 +143,8 @@ async def test_ending_a_users_streams_closes_all_of_them(proc, rp):
 async def test_a_token_gone_without_its_end_event_still_closes_its_streams(server, rp, tmp_path):
     """The backstop: a revocation that died between deleting the token and
     publishing the end event is caught by the periodic token check."""
-    from redpoll import auth, keys
+    from redpoll.accounts import auth
+    from redpoll.core import keys
     url, cluster, _ = server
     proc = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_TOKEN_CHECK_S="1").start()
     try:

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from redpoll.server import free_port
+from redpoll.storage.server import free_port
 
 #: generous bound for anything a test waits on (never a timing assertion)
 WAIT = 30.0
@@ -40,7 +40,7 @@ class StreamProc:
     def command(self) -> list[str]:
         script = Path(sys.executable).with_name("redpoll")
         head = [str(script)] if script.exists() else \
-            [sys.executable, "-c", "from redpoll.cli import main; main()"]
+            [sys.executable, "-c", "from redpoll.tools.cli import main; main()"]
         # one process: the per-process stream limits are what these tests count
         return head + ["serve", "--port", str(self.port), "--workers", "1", "--no-jobs",
                        "--no-access-log", "--log-level", "warning"]

@@ -15,8 +15,8 @@ def loaded_after(code: str) -> set[str]:
 
 
 def test_server_and_cli_load_no_load_generator():
-    mods = loaded_after("import redpoll.cli, redpoll.api.app, redpoll.stream.app, redpoll.api.serve")
-    assert "redpoll.cli" in mods and "redpoll.api.app" in mods
+    mods = loaded_after("import redpoll.tools.cli, redpoll.api.app, redpoll.stream.app, redpoll.api.serve")
+    assert "redpoll.tools.cli" in mods and "redpoll.api.app" in mods
     assert not {"aiohttp", "httpx"} & mods
     assert not {"redpoll.tools.bench_http", "redpoll.tools.stream_bench"} & mods
 
@@ -24,4 +24,4 @@ def test_server_and_cli_load_no_load_generator():
 def test_tools_do_not_import_the_command_line():
     mods = loaded_after("import redpoll.tools.bench, redpoll.tools.seed, redpoll.tools.demo, "
                         "redpoll.tools.bench_http, redpoll.tools.stream_bench")
-    assert "redpoll.tools.bench" in mods and "redpoll.cli" not in mods
+    assert "redpoll.tools.bench" in mods and "redpoll.tools.cli" not in mods

@@ -12,8 +12,8 @@ import pytest
 
 from click.testing import CliRunner
 
-from redpoll.cli import main
-from redpoll.settings import Settings
+from redpoll.tools.cli import main
+from redpoll.core.settings import Settings
 
 RATIOS = ("fanout_ratio", "read_ratio", "follow_ratio", "memory_ratio", "fanout_vs_limit")
 

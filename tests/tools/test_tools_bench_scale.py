@@ -9,7 +9,7 @@ import json
 
 from click.testing import CliRunner
 
-from redpoll.cli import main
+from redpoll.tools.cli import main
 
 
 def test_quick_scale_bench_reports_its_figures():

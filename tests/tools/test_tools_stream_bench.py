@@ -31,7 +31,7 @@ async def test_stream_bench_small_run_loses_nothing():
 def test_stream_bench_cli_json_mixed_clients():
     script = Path(sys.executable).with_name("redpoll")
     head = [str(script)] if script.exists() else \
-        [sys.executable, "-c", "from redpoll.cli import main; main()"]
+        [sys.executable, "-c", "from redpoll.tools.cli import main; main()"]
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDPOLL_CLUSTER")}
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     hard = 1 << 20 if hard == resource.RLIM_INFINITY else hard

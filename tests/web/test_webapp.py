@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
-from redpoll import limits
+from redpoll.core import limits
 from redpoll.api.process import ServeProcess
 
 from test_api_mastodon import serve_env

@@ -1,0 +1,463 @@
+"""Accounts for the HTTP API: OAuth applications, access tokens, authorization
+codes, registration with an e-mail index, and log-in.
+
+Secrets never reach Redis in the clear: tokens, client secrets and codes are
+random (``secrets.token_urlsafe(32)``, 256 bits) and stored only as their
+sha256 hex digest, which is also the key (``keys.token(digest)``), so a token
+is found with one lookup and a dump of the database yields no usable token.
+Passwords are argon2id hashes kept by the engine (``users.sign_up``), in the
+user's secrets hash, never in the user record.
+
+Atomicity, step by step (every step is one Redis command or one script, and
+each is on one key or one slot, so all of it is Redis Cluster safe):
+
+* creating an app or a token is one HSET (atomic);
+* revoking a token is one DEL: the next request with it fails (no cache);
+  then one event closes the streams opened with it (``events.end_streams``);
+* a code is one SET with a TTL and is redeemed with GETDEL (at most once);
+* registration claims the e-mail with SET NX and a short TTL, signs the user
+  up (the engine's own atomic login claim), then binds the e-mail to the new
+  id. A registration that dies in between leaves a claim that expires by
+  itself (``limits.EMAIL_CLAIM_TTL_S``): the steps are retried by the client
+  by registering again.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass
+
+from ..bus import events
+from ..core import keys, limits, validate
+from . import ratelimit, users
+from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
+from ..core.models import User
+from ..bus.jobs import JobQueue
+from ..storage.store import Store
+
+
+OOB = "urn:ietf:wg:oauth:2.0:oob"
+
+# --- scopes (Mastodon's, docs "OAuth scopes") ------------------------------------
+READ_SCOPES = frozenset(f"read:{s}" for s in (
+    "accounts", "blocks", "bookmarks", "favourites", "filters", "follows", "lists", "mutes",
+    "notifications", "search", "statuses"))
+WRITE_SCOPES = frozenset(f"write:{s}" for s in (
+    "accounts", "blocks", "bookmarks", "conversations", "favourites", "filters", "follows",
+    "lists", "media", "mutes", "notifications", "reports", "statuses"))
+FOLLOW_SCOPES = frozenset({"read:blocks", "write:blocks", "read:follows", "write:follows",
+                           "read:mutes", "write:mutes"})
+TOP_SCOPES = ("read", "write", "follow", "push", "profile")
+KNOWN_SCOPES = frozenset(TOP_SCOPES) | READ_SCOPES | WRITE_SCOPES
+_EXPANSION = {"read": READ_SCOPES, "write": WRITE_SCOPES, "follow": FOLLOW_SCOPES}
+
+
+class OAuthError(RedpollError):
+    """An OAuth 2 error (RFC 6749 section 5.2): ``code`` is the error code."""
+
+    def __init__(self, code: str, description: str, status: int = 400):
+        super().__init__(description)
+        self.code = code
+        self.status = status
+
+
+def parse_scopes(raw, default: str = "read") -> tuple[str, ...]:
+    """Space-separated scopes, each known; duplicates dropped, order kept."""
+    if raw is None or raw == "":
+        raw = default
+    if not isinstance(raw, str):
+        raise OAuthError("invalid_scope", "scope must be a space-separated string")
+    found: list[str] = []
+    for scope in raw.split():
+        if scope not in KNOWN_SCOPES:
+            raise OAuthError("invalid_scope", f"unknown scope {scope[:40]!r}")
+        if scope not in found:
+            found.append(scope)
+    if not found:
+        raise OAuthError("invalid_scope", "no scope requested")
+    return tuple(found)
+
+
+def expand(scopes) -> frozenset[str]:
+    out = set(scopes)
+    for scope in scopes:
+        out |= _EXPANSION.get(scope, frozenset())
+    return frozenset(out)
+
+
+@functools.lru_cache(maxsize=limits.SCOPE_SETS_KEPT)
+def _expanded(granted: tuple[str, ...]) -> frozenset[str]:
+    """:func:`expand` of a token's scopes, kept by value: every request
+    checks one, and tokens share a few combinations."""
+    return expand(granted)
+
+
+def within(requested, granted) -> bool:
+    """Every requested scope is covered by a granted one."""
+    have = _expanded(granted) if type(granted) is tuple else expand(granted)
+    return all(scope in have for scope in requested)
+
+
+# --- secrets ------------------------------------------------------------------------
+def new_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# --- applications ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class App:
+    id: int
+    client_id: str
+    name: str
+    website: str
+    redirect_uris: tuple[str, ...]
+    scopes: tuple[str, ...]
+    secret_digest: str
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
+
+
+def _redirect_uris(raw) -> tuple[str, ...]:
+    if isinstance(raw, (list, tuple)):
+        parts = [p for p in raw]
+    elif isinstance(raw, str):
+        parts = raw.split()
+    else:
+        raise ValidationError("redirect_uris", "must be a string or a list of strings")
+    uris = []
+    for uri in parts:
+        uri = validate.text(uri, "redirect_uris", limits.APP_URI_MAX_CHARS)
+        if uri != OOB:
+            if not _SCHEME.fullmatch(uri) or "#" in uri:
+                raise ValidationError("redirect_uris", "must be absolute URIs without fragments")
+            if uri.split(":", 1)[0].lower() in ("javascript", "data", "vbscript", "file"):
+                raise ValidationError("redirect_uris", "uses a forbidden scheme")
+        uris.append(uri)
+    if not uris:
+        raise ValidationError("redirect_uris", "must not be empty")
+    if len(uris) > limits.APP_REDIRECT_URIS_MAX:
+        raise ValidationError("redirect_uris", f"at most {limits.APP_REDIRECT_URIS_MAX}")
+    return tuple(uris)
+
+
+async def create_app(store: Store, name, redirect_uris, scopes=None, website=None) -> tuple[App, str]:
+    """Register an application; returns it and its client secret (shown once)."""
+    name = validate.text(name, "client_name", limits.APP_NAME_MAX_CHARS)
+    uris = _redirect_uris(redirect_uris)
+    try:
+        scope_list = parse_scopes(scopes)
+    except OAuthError as exc:
+        raise ValidationError("scopes", exc.message) from None
+    website = "" if website in (None, "") else validate.text(website, "website",
+                                                            limits.APP_URI_MAX_CHARS)
+    client_id, client_secret = new_secret(), new_secret()
+    app_id = await store.incr(keys.APP_SEQ)
+    record = {"id": app_id, "name": name, "website": website, "redirect_uris": "\n".join(uris),
+              "scopes": " ".join(scope_list), "secret": digest(client_secret),
+              "at": int(time.time())}
+    await store.hset(keys.app(client_id), mapping=record)  # one command: atomic
+    return App(app_id, client_id, name, website, uris, scope_list, record["secret"]), client_secret
+
+
+def _str(raw: dict, name: str) -> str:
+    value = raw.get(name.encode())
+    return value.decode() if value is not None else ""
+
+
+async def get_app(store: Store, client_id) -> App | None:
+    if not isinstance(client_id, str) or not 0 < len(client_id) <= 100:
+        return None
+    raw = await store.hgetall(keys.app(client_id))
+    if not raw:
+        return None
+    return App(int(_str(raw, "id")), client_id, _str(raw, "name"), _str(raw, "website"),
+               tuple(_str(raw, "redirect_uris").split("\n")), tuple(_str(raw, "scopes").split()),
+               _str(raw, "secret"))
+
+
+async def check_client(store: Store, client_id, client_secret) -> App:
+    """The app whose id and secret these are, else OAuthError invalid_client (401)."""
+    app = await get_app(store, client_id)
+    if app is None or not isinstance(client_secret, str) or not secrets.compare_digest(
+            app.secret_digest, digest(client_secret)):
+        raise OAuthError("invalid_client", "Client authentication failed due to unknown "
+                         "client, no client authentication included, or unsupported "
+                         "authentication method.", 401)
+    return app
+
+
+# --- tokens -------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Token:
+    digest: str
+    uid: int | None  # None for an app (client credentials) token
+    client_id: str
+    scopes: tuple[str, ...]
+
+    def allows(self, required: str) -> bool:
+        return within((required,), self.scopes)
+
+
+async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[str, int]:
+    """A new access token (returned once, stored as a digest) and its creation time."""
+    token = new_secret()
+    created = int(time.time())
+    if uid:  # indexed first: a token that exists is always in its user's index
+        await store.batch([("SADD", keys.user_tokens(uid), digest(token))])
+    await store.hset(keys.token(digest(token)), mapping={  # one command: atomic
+        "uid": uid or 0, "app": app.client_id, "scopes": " ".join(scopes), "at": created})
+    return token, created
+
+
+async def token_for_app(store: Store, client_id, uid: int | None, scopes
+                        ) -> tuple[str, int] | None:
+    """A new access token of the app ``client_id`` for ``uid`` (:func:`issue_token`);
+    None when the app is gone."""
+    app = await get_app(store, client_id)
+    if app is None:
+        return None
+    return await issue_token(store, app, uid, scopes)
+
+
+async def authenticate(store: Store, token: str, rate: ratelimit.Rate | None
+                       ) -> tuple[Token | None, ratelimit.RateState | None]:
+    """The token's record and its rate-limit state after counting this request,
+    in one script call (one plain read when tokens are not rate limited);
+    (None, None) for an unknown or revoked token."""
+    if not token or len(token) > 200:
+        return None, None
+    dig = digest(token)
+    if rate is None:
+        # nothing to count: one plain read (a script costs the server ~10x)
+        (reply,) = await store.batch([("HMGET", keys.token(dig), "uid", "app", "scopes")])
+        if reply[0] is None:
+            return None, None
+        reply.append(0)
+        end = 0.0
+    else:
+        index, end, ttl_ms = ratelimit.window(rate)
+        reply = await store.run("auth_hit", [keys.token(dig), keys.token_rate(dig, index)],
+                                [ttl_ms])
+    if not reply:
+        return None, None
+    uid, client_id, scopes, counted = reply
+    uid = int(uid)
+    info = Token(dig, uid or None, client_id.decode(), tuple(scopes.decode().split()))
+    return info, (None if rate is None else ratelimit.state(rate, int(counted), end))
+
+
+async def missing_tokens(store: Store, digests: list[str]) -> list[str]:
+    """The token digests among ``digests`` that no longer exist (revoked)."""
+    found = await store.batch([("EXISTS", keys.token(d)) for d in digests])
+    return [d for d, exists in zip(digests, found) if not exists]
+
+
+async def revoke(store: Store, app: App, token) -> bool:
+    """Revoke ``token`` if it belongs to ``app`` (RFC 7009: unknown tokens are
+    not an error). One DEL: effective for the very next request."""
+    if not isinstance(token, str) or not token or len(token) > 200:
+        return False
+    key = keys.token(digest(token))
+    owner = await store.hget(key, "app")
+    if owner is None:
+        return False
+    if owner.decode() != app.client_id:
+        raise OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403)
+    deleted = bool(await store.delete(key))
+    # then its open streams close (events.end_streams); if this process dies
+    # in between, the streams' periodic token check closes them instead
+    await events.end_streams(store, token_digest=digest(token))
+    return deleted
+
+
+# --- authorization codes -------------------------------------------------------------------
+#: RFC 7636 section 4.1: a code verifier is 43 to 128 unreserved characters;
+#: an S256 challenge is the base64url (no padding) of its SHA-256, 43 characters.
+_VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
+_CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
+
+
+def s256(verifier: str) -> str:
+    """The S256 code challenge of a PKCE code verifier (RFC 7636 section 4.2)."""
+    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()
+                                    ).rstrip(b"=").decode("ascii")
+
+
+def pkce_challenge(challenge, method) -> str | None:
+    """A checked PKCE challenge from an authorization request, or None when the
+    client sent none. Only S256 is supported (a missing method means "plain",
+    RFC 7636 section 4.3, which is refused)."""
+    if challenge in (None, ""):
+        if method not in (None, ""):
+            raise OAuthError("invalid_request", "code_challenge_method without code_challenge")
+        return None
+    if method != "S256":
+        raise OAuthError("invalid_request", "code_challenge_method must be S256")
+    if not isinstance(challenge, str) or not _CHALLENGE.fullmatch(challenge):
+        raise OAuthError("invalid_request", "code_challenge must be 43 base64url characters")
+    return challenge
+
+
+@dataclass(frozen=True, slots=True)
+class CodeGrant:
+    """What an authorization code stands for, stored with it."""
+    uid: int
+    client_id: str
+    redirect_uri: str
+    #: the authorization request named redirect_uri (RFC 6749 4.1.3: then the
+    #: token request must name the same one)
+    redirect_given: bool
+    scopes: tuple[str, ...]
+    challenge: str | None  # PKCE S256 challenge, if the client sent one
+
+
+async def create_code(store: Store, app: App, uid: int, redirect_uri: str, scopes, *,
+                      redirect_given: bool = True, challenge: str | None = None) -> str:
+    code = new_secret()
+    payload = json.dumps({"uid": uid, "app": app.client_id, "redirect_uri": redirect_uri,
+                          "redirect_given": redirect_given, "scopes": " ".join(scopes),
+                          "challenge": challenge})
+    await store.set(keys.auth_code(digest(code)), payload, ex=limits.AUTH_CODE_TTL_S)
+    return code
+
+
+def _grant_matches(grant: CodeGrant, app: App, redirect_uri, verifier) -> bool:
+    if grant.client_id != app.client_id:
+        return False
+    # RFC 6749 4.1.3: a code issued for a named redirect_uri needs that same
+    # redirect_uri here; without one named, a redirect_uri given must be the one used
+    if grant.redirect_given and redirect_uri in (None, ""):
+        return False
+    if redirect_uri not in (None, "") and redirect_uri != grant.redirect_uri:
+        return False
+    if grant.challenge is None:
+        return verifier in (None, "")  # a verifier for a code without a challenge: refused
+    return (isinstance(verifier, str) and bool(_VERIFIER.fullmatch(verifier))
+            and secrets.compare_digest(s256(verifier), grant.challenge))
+
+
+async def redeem_code(store: Store, app: App, code, redirect_uri, verifier=None
+                      ) -> tuple[int, tuple[str, ...]]:
+    """(user id, scopes) of a code issued to ``app``; a code works once (GETDEL),
+    so a failed attempt (wrong redirect_uri, wrong PKCE verifier) burns it too."""
+    bad = OAuthError("invalid_grant", "The provided authorization grant is invalid, expired, "
+                     "revoked, does not match the redirection URI used in the authorization "
+                     "request, or was issued to another client.")
+    if not isinstance(code, str) or not code or len(code) > 200:
+        raise bad
+    raw = await store.getdel(keys.auth_code(digest(code)))
+    if raw is None:
+        raise bad
+    data = json.loads(raw)
+    grant = CodeGrant(int(data["uid"]), data["app"], data["redirect_uri"],
+                      bool(data.get("redirect_given", True)), tuple(data["scopes"].split()),
+                      data.get("challenge"))
+    if not _grant_matches(grant, app, redirect_uri, verifier):
+        raise bad
+    return grant.uid, grant.scopes
+
+
+# --- registration and log-in ---------------------------------------------------------------
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def _email(value) -> str:
+    value = validate.text(value, "email", limits.EMAIL_MAX_CHARS)
+    if not _EMAIL.fullmatch(value):
+        raise ValidationError("email", "is not an e-mail address")
+    return value
+
+
+def _password(value) -> str:
+    value = validate.text(value, "password", limits.PASSWORD_MAX_CHARS)
+    if len(value) < limits.PASSWORD_MIN_CHARS:
+        raise ValidationError("password", f"is shorter than {limits.PASSWORD_MIN_CHARS} characters")
+    return value
+
+
+class EmailTaken(Conflict):
+    pass
+
+
+async def register(store: Store, queue: JobQueue, username, email, password) -> User:
+    """Sign a user up with a unique login and a unique e-mail (see module doc)."""
+    login = validate.login(username)
+    email = _email(email)
+    password = _password(password)
+    client = store
+    index = keys.email(email.lower())
+    if not await client.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):
+        raise EmailTaken("email has already been taken")
+    try:
+        user = await users.sign_up(store, queue, login, password=password, email=email)
+    except BaseException:
+        await client.delete(index)
+        raise
+    await client.set(index, user.id)  # bind for good (drops the claim's TTL)
+    return user
+
+
+async def register_with_token(store: Store, queue: JobQueue, client_id, scopes, username, email,
+                              password) -> tuple[User, tuple[str, int] | None]:
+    """:func:`register`, then a new access token of the app ``client_id``
+    for the new user with ``scopes`` (:func:`token_for_app`; None when the
+    app is gone: the account stays registered)."""
+    user = await register(store, queue, username, email, password)
+    return user, await token_for_app(store, client_id, user.id, scopes)
+
+
+class LoginLimited(RedpollError):
+    """Too many log-in attempts for one account (``state``: its bucket)."""
+
+    status = 429
+
+    def __init__(self, state: ratelimit.RateState):
+        super().__init__("Too many requests")
+        self.state = state
+
+
+async def password_login(store: Store, username, password,
+                         rate: ratelimit.Rate | None = None) -> User | None:
+    """The user whose login (or e-mail) and password these are, else None.
+
+    ``rate``: attempts per account, whatever the address (LoginLimited past
+    it); the login and the e-mail of an account share its count, and a name
+    that is no account is counted as one would be, so the limit does not
+    tell which exist. Neither does the time taken: an unknown account is
+    checked against a dummy hash (users.verify_password)."""
+    if not isinstance(username, str) or not isinstance(password, str):
+        return None
+    if not username or len(username) > limits.EMAIL_MAX_CHARS or len(password) > limits.PASSWORD_MAX_CHARS:
+        return None
+    user = None
+    try:
+        if "@" in username:
+            raw = await store.get(keys.email(username.lower()))
+            if raw is not None and raw.isdigit():
+                user = await users.get_user(store, int(raw))
+        else:
+            user = await users.lookup(store, username)
+    except (UserNotFound, ValidationError):
+        user = None
+    bucket = (f"account:{user.id}:login" if user is not None
+              else f"name:{digest(username.lower())[:32]}:login")
+    state = await ratelimit.hit(store, bucket, rate)
+    if state is not None and state.exceeded:
+        raise LoginLimited(state)
+    return await users.verify_password(store, user, password)
+
+
+__all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",
+           "within", "create_app", "get_app", "check_client", "issue_token", "authenticate",
+           "revoke", "create_code", "redeem_code", "pkce_challenge", "s256", "CodeGrant",
+           "register", "password_login"]

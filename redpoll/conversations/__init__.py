@@ -1,0 +1,2 @@
+"""The conversation around a status: replies and threads, mentions, hashtags and
+their timelines, direct messages."""

@@ -1,0 +1,315 @@
+"""The conversation around a status: replies, mentions, hashtags.
+
+At post time :func:`prepare` reads the status's text and reply target and
+returns what the status records about them (its ``in_reply_to_id``,
+``in_reply_to_account_id``, ``mentions`` and ``tags`` extras); it only reads,
+so a post refused here (unknown parent, too many mentions) writes nothing.
+After the status exists, :func:`after_post` links it into the conversation:
+the parent's replies and count (public and unlisted replies only:
+:func:`counts_as_reply`), the hashtag timelines and name index, the
+homes of the mentioned and of the hashtags' followers, and the ``mention``
+and ``status`` (follow with notify=true) notifications. Every one of those
+steps is idempotent (deliver.lua, reply_link.lua, notify.lua, ZADD), and it
+runs inside the post's held fan-out job, whose replay by a worker runs it
+again, so a post cut short still ends fully linked. :func:`after_delete` undoes the same, idempotently,
+and takes back the notifications about the status.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from . import direct_messages
+from ..core import keys, limits, validate
+from ..notifications import notifications
+from ..statuses import tag_history as tags_history
+from ..relations import visibility
+from ..core.errors import StatusNotFound, ValidationError
+from ..core.models import EXTRA_PREFIX, Status
+from ..statuses.statuses import read_statuses
+from ..storage.store import Store
+from ..storage import topology
+
+#: a mention and a hashtag in a status's text (also where its content links them)
+MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
+TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
+
+
+def normalize_tag(name: str) -> str:
+    """As Mastodon: NFKC, lowercased, without '#'."""
+    return unicodedata.normalize("NFKC", name).lstrip("#").lower()
+
+
+def tag_name(value) -> str:
+    """A hashtag name from a path or query: validated and normalized."""
+    name = normalize_tag(validate.text(value, "tag", limits.TAG_MAX_CHARS + 1))
+    if not re.fullmatch(r"\w+", name) or name.isdigit():
+        raise ValidationError("tag", "must be letters, digits or underscores, not only digits")
+    return name
+
+
+def parse(text: str) -> tuple[list[str], list[str]]:
+    """(mentioned logins, hashtag names) in order of appearance, once each;
+    a hashtag needs a letter (``#2024`` is not one), as Mastodon."""
+    logins = list(dict.fromkeys(m.lower() for m in MENTION.findall(text)))
+    tags = list(dict.fromkeys(normalize_tag(t) for t in TAG.findall(text)
+                              if not t.isdigit()))
+    return logins, tags
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """What a status records about its place in the conversation."""
+    in_reply_to_id: int | None = None
+    in_reply_to_account_id: int | None = None
+    mentions: tuple[tuple[int, str], ...] = ()  # (user id, login)
+    tags: tuple[str, ...] = ()
+    #: the parent's direct conversation (its ``conv`` extra), if it has one
+    parent_conversation: int | None = None
+
+    def to_extra(self) -> dict[str, str]:
+        out = {}
+        if self.in_reply_to_id:
+            out["in_reply_to_id"] = str(self.in_reply_to_id)
+            out["in_reply_to_account_id"] = str(self.in_reply_to_account_id)
+        if self.mentions:
+            out["mentions"] = " ".join(f"{uid}:{login}" for uid, login in self.mentions)
+        if self.tags:
+            out["tags"] = " ".join(self.tags)
+        return out
+
+    @classmethod
+    def of(cls, status: Status) -> "Conversation":
+        x = status.extra
+        mentions = []
+        for item in x.get("mentions", "").split():
+            uid, _, login = item.partition(":")
+            mentions.append((int(uid), login))
+        reply = x.get("in_reply_to_id")
+        return cls(int(reply) if reply else None,
+                   int(x["in_reply_to_account_id"]) if reply else None,
+                   tuple(mentions), tuple(x.get("tags", "").split()))
+
+
+async def prepare(store: Store, author_id: int, text: str, in_reply_to=None) -> Conversation:
+    """Read what the new status will record; StatusNotFound for a missing
+    parent, ValidationError past the caps. Reads only."""
+    logins, tags = parse(text)
+    if len(logins) > limits.MENTIONS_PER_STATUS:
+        raise ValidationError("text", f"mentions more than {limits.MENTIONS_PER_STATUS} accounts")
+    if len(tags) > limits.TAGS_PER_STATUS:
+        raise ValidationError("text", f"carries more than {limits.TAGS_PER_STATUS} hashtags")
+    parent = validate.optional_id(in_reply_to, "in_reply_to_id")
+    commands: list[tuple] = [("GET", keys.login(login)) for login in logins]
+    if parent:
+        commands.append(("HMGET", keys.status(parent), "uid", "deleted", "x:conv"))
+    replies = await store.batch(commands)
+    parent_author = parent_conv = None
+    if parent:
+        uid, deleted, parent_conv = replies.pop()
+        if uid is None or deleted is not None:
+            raise StatusNotFound(f"status {parent} does not exist")
+        parent_author = int(uid)
+    claims = [(login, int(claim.split(b":", 1)[0])) for login, claim in zip(logins, replies)
+              if claim is not None]
+    exists = await store.batch([("HGET", keys.user(uid), "login") for _, uid in claims])
+    mentions = tuple((uid, real.decode()) for (_, uid), real in zip(claims, exists)
+                     if real is not None)
+    return Conversation(parent, parent_author, mentions, tuple(tags),
+                        int(parent_conv) if parent_conv else None)
+
+
+async def _deliver(store: Store, script: str, sid: int, timelines: list[str], cap: int) -> None:
+    if not timelines:
+        return
+    if script == "deliver":  # besides the fan-out, which must then look first
+        await topology.of(store).deliver_besides(sid, timelines, cap)
+    else:
+        await topology.of(store).undeliver(sid, timelines)
+
+
+async def _tag_follower_homes(store: Store, tags) -> list[str]:
+    if not tags:
+        return []
+    members = await store.batch([("SRANDMEMBER", keys.tag_followers(t),
+                                  limits.TAG_FOLLOWERS_DELIVERED_MAX) for t in tags])
+    uids = dict.fromkeys(int(m) for group in members for m in group)
+    return [keys.home(uid) for uid in uids]
+
+
+async def _notifiers(store: Store, status: Status) -> list[int]:
+    """Who gets a ``status`` notification for it: followers with notify=true,
+    for a post or a reply to oneself (as Mastodon, not for replies to others)."""
+    if status.replies_to_other is not None or status.reblog_of:
+        return []
+    if status.extra.get("visibility") == "direct":  # only the mentioned may see it
+        return []
+    members = await store.srandmember(keys.notifiers(status.user_id),
+                                             limits.STATUS_NOTIFY_MAX)
+    if not members:
+        return []
+    # only those who follow the author now (the set is kept with the follow,
+    # but a follower gone since must not hear of a post)
+    since = await store.batch([("ZMSCORE", keys.followers(status.user_id), *members)])
+    return [int(m) for m, at in zip(members, since[0]) if at is not None]
+
+
+def counts_as_reply(status: Status) -> bool:
+    """Whether its parent's ``replies_count`` counts it: public and unlisted
+    replies only, as Mastodon (a followers-only or direct reply must not
+    show anyone that it exists)."""
+    return visibility.of(status) in visibility.OPEN
+
+
+async def _reply_link(store: Store, status: Status, parent: int, link: bool) -> None:
+    await store.run("reply_link", [keys.replies(parent), keys.replies_counted(parent),
+                                   keys.status_counts(parent)],
+                    [status.id, 1 if link else 0, 1 if counts_as_reply(status) else 0])
+
+
+_REPLIES_KEY = re.compile(r"rep:\{([0-9]+)\}")
+
+
+async def recount_replies(store: Store) -> int:
+    """Recount the replies of every status that has some under the rule of
+    :func:`counts_as_reply`, for counts kept when every reply was counted;
+    runs once per database (``keys.REPLY_COUNTS_DONE`` records that it
+    finished; every reply since is counted by that rule as it is linked).
+    Each status is recounted by one script on its slot (reply_recount.lua):
+    atomic, idempotent, and safe beside replies being posted and deleted,
+    so a run cut short is simply run again. Returns statuses recounted."""
+    if await store.exists(keys.REPLY_COUNTS_DONE):
+        return 0
+    parents = [int(m.group(1)) for m in map(_REPLIES_KEY.fullmatch,
+                                            await topology.of(store).keys_matching("rep:{*}"))
+               if m is not None]
+    for first in range(0, len(parents), limits.REPLY_RECOUNT_BATCH):
+        batch = parents[first:first + limits.REPLY_RECOUNT_BATCH]
+        rows = await store.batch([("ZRANGE", keys.replies(p), 0, -1) for p in batch])
+        reply_ids = [[int(r) for r in row] for row in rows]
+        found = await store.batch([("HMGET", keys.status(r), "uid", "deleted",
+                                    f"{EXTRA_PREFIX}visibility")
+                                   for ids in reply_ids for r in ids])
+        at = 0
+        for parent, ids in zip(batch, reply_ids):
+            counted = []
+            for rid in ids:
+                uid, deleted, vis = found[at]
+                at += 1
+                if uid is not None and deleted is None and (
+                        vis is None or vis.decode() in visibility.OPEN):
+                    counted.append(rid)
+            await store.run("reply_recount", [keys.replies(parent), keys.replies_counted(parent),
+                                              keys.status_counts(parent)], counted)
+    await store.set(keys.REPLY_COUNTS_DONE, len(parents))
+    return len(parents)
+
+
+async def after_post(store: Store, status: Status) -> None:
+    """Link a new status into its conversation (idempotent; see the module)."""
+    conv = Conversation.of(status)
+    sid = status.id
+    for uid in await _notifiers(store, status):
+        op = await store.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "status", status.user_id, sid, op, True,
+                                  status=sid)
+    if not (conv.in_reply_to_id or conv.mentions or conv.tags):
+        if status.extra.get("visibility") == "direct":
+            await direct_messages.after_post(store, status, [])
+        return
+    if conv.in_reply_to_id:
+        await _reply_link(store, status, conv.in_reply_to_id, True)
+    if conv.tags and status.extra.get("visibility", "public") == "public":
+        await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
+        await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
+        await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in conv.tags],
+                       limits.TAG_TIMELINE_CAP)
+    mentioned = [uid for uid, _ in conv.mentions if uid != status.user_id]
+    if mentioned:  # nothing reaches across a block (redpoll.relations.relations)
+        blocked = await store.batch([("ZMSCORE", keys.blocking(status.user_id), *mentioned),
+                                     ("ZMSCORE", keys.blocked_by(status.user_id), *mentioned)])
+        mentioned = [uid for uid, x, y in zip(mentioned, *blocked) if x is None and y is None]
+    homes = [keys.home(uid) for uid in mentioned]
+    if status.extra.get("visibility", "public") == "public":  # followed tags: public only
+        homes += await _tag_follower_homes(store, conv.tags)
+    await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
+    for uid in mentioned:
+        op = await store.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "mention", status.user_id, sid, op, True,
+                                  status=sid)
+    if status.extra.get("visibility") == "direct":
+        await direct_messages.after_post(store, status, mentioned)
+
+
+async def after_delete(store: Store, status: Status) -> None:
+    """Take a deleted status out of its conversation (idempotent)."""
+    conv = Conversation.of(status)
+    sid = status.id
+    if conv.in_reply_to_id:
+        await _reply_link(store, status, conv.in_reply_to_id, False)
+    timelines = [keys.tag_timeline(t) for t in conv.tags]
+    timelines += [keys.home(uid) for uid, _ in conv.mentions]
+    timelines += await _tag_follower_homes(store, conv.tags)
+    await _deliver(store, "undeliver", sid, list(dict.fromkeys(timelines)), limits.HOME_CAP)
+    for uid, _ in conv.mentions:
+        op = await store.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "mention", status.user_id, sid, op, False)
+    for uid in await _notifiers(store, status):
+        op = await store.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "status", status.user_id, sid, op, False)
+    # the author's favourite notifications about it (boosts take theirs along)
+    fans = await store.zrange(keys.favourited_by(sid), 0,
+                                     limits.NOTIFICATIONS_UNDONE_PER_DELETE - 1)
+    for fan in fans:
+        op = await store.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, status.user_id, "favourite", int(fan), sid, op, False)
+
+
+# --- reading a thread ---------------------------------------------------------------------
+async def context(store: Store, status: Status) -> tuple[list[int], list[int]]:
+    """(ancestor ids oldest first, descendant ids depth-first in posting
+    order), bounded by limits.CONTEXT_ANCESTORS_MAX / _DESCENDANTS_MAX."""
+    ancestors: list[int] = []
+    parent = Conversation.of(status).in_reply_to_id
+    while parent and len(ancestors) < limits.CONTEXT_ANCESTORS_MAX:
+        found = await read_statuses(store, [parent])
+        if not found:
+            break
+        ancestors.append(parent)
+        parent = Conversation.of(found[0]).in_reply_to_id
+    ancestors.reverse()
+    # descendants: one batch per level of the tree, then depth-first order
+    children: dict[int, list[int]] = {}
+    level, seen = [status.id], 0
+    while level and seen < limits.CONTEXT_DESCENDANTS_MAX:
+        rows = await store.batch([("ZRANGE", keys.replies(sid), 0,
+                                   limits.CONTEXT_DESCENDANTS_MAX - 1) for sid in level])
+        nxt = []
+        for sid, row in zip(level, rows):
+            kids = [int(x) for x in row]
+            children[sid] = kids
+            nxt += kids
+            seen += len(kids)
+        level = nxt
+    order: list[int] = []
+    stack = list(reversed(children.get(status.id, [])))
+    while stack and len(order) < limits.CONTEXT_DESCENDANTS_MAX:
+        sid = stack.pop()
+        order.append(sid)
+        stack += reversed(children.get(sid, []))
+    return ancestors, order
+
+
+async def search_tags(store: Store, prefix: str, limit: int = limits.TAG_SEARCH_MAX) -> list[str]:
+    """Hashtag names that start with ``prefix`` (normalized, '#' optional), in
+    name order, at most ``limit``: for search (compat's /api/v2/search)."""
+    prefix = normalize_tag(prefix)
+    if not prefix or "[" in prefix or "(" in prefix:
+        return []
+    # the upper bound as bytes: a str "\xff" would be sent as UTF-8 c3 bf,
+    # below every name that goes on with a character past U+00FF
+    names = await store.zrangebylex(keys.TAG_NAMES, f"[{prefix}",
+                                           b"[" + prefix.encode() + b"\xff",
+                                           start=0, num=min(limit, limits.TAG_SEARCH_MAX))
+    return [n.decode() for n in names]

@@ -1,0 +1,454 @@
+"""Every bound redpoll enforces, named in one place.
+
+Settings may override the few that a deployment tunes (see ``settings.py``);
+everything else is a constant because changing it changes the data layout or
+the public API.
+"""
+
+# --- timelines -------------------------------------------------------------
+#: Entries kept in a home or list timeline (the SPEC's source uses 1,000).
+HOME_CAP = 1000
+#: Default and maximum page size for timeline reads (Mastodon: 20 / 40).
+PAGE_DEFAULT = 20
+PAGE_MAX = 40
+#: Statuses copied into a home timeline when following someone (SPEC 4).
+BACKFILL = HOME_CAP
+
+# --- delivery ----------------------------------------------------------------
+#: Followers (or list timelines) served by one delivery step: the first step
+#: runs inside the posting call, each later one is a deferred job (SPEC 5).
+FANOUT_BATCH = 1000
+#: Hybrid fan-out (redpoll.timelines.hybrid): an author with more followers than this
+#: is not fanned out to their followers' homes; their statuses are merged
+#: into each follower's home page at read time from their profile (Twitter's
+#: design for large accounts). Settings override (REDPOLL_FANOUT_THRESHOLD).
+FANOUT_THRESHOLD = 10_000
+#: ... and goes back to fan-out once their followers fall below this share
+#: of the threshold: a gap, so that an account hovering at the threshold
+#: does not walk its followers at every follow and unfollow.
+FANOUT_SHRINK_FRACTION = 0.5
+#: Idle users (redpoll.timelines.hybrid): a user who has not read their home for this
+#: long is skipped by fan-out; the first home read after it rebuilds their
+#: home from the accounts they follow. Settings override (REDPOLL_IDLE_AFTER_S).
+IDLE_AFTER_S = 30 * 86_400
+#: A process records a user's home read (keys.HOME_SEEN) at most once per
+#: this share of the idle period (one write per user per few days, not per page).
+HOME_SEEN_TOUCH_FRACTION = 0.25
+#: Users whose last recorded home read one process remembers (to skip the write).
+HOME_SEEN_KEPT = 100_000
+#: Statuses of each followed account a returning idle user's home is rebuilt from.
+REBUILD_PER_SOURCE = 200
+#: Large accounts a home catches up with at most (more are not read).
+MERGED_ACCOUNTS_MAX = 200
+#: Ids of one large account a home's catch-up reads at most
+#: (redpoll.timelines.hybrid.catch_up): an account that posted more since the
+#: follower's last read shows its newest this many (as a rebuild does).
+CATCH_UP_PER_ACCOUNT = REBUILD_PER_SOURCE
+#: Ids a catch-up reads below an account's news: a status recorded in its
+#: profile after a newer one of the same author (its id was taken first).
+CATCH_UP_OVERLAP = 8
+#: Entries at the top of a home whose ids a catch-up does not read again
+#: (the ids read below the news are mostly there already).
+CATCH_UP_HOME_CHECK = 200
+#: Boosts of a status coming into a home by a catch-up that it reads (the
+#: lowest ids above it): those the home may hold within the window above it.
+CATCH_UP_BOOSTS_READ = 100
+#: Timeline entries a page's script scans for its cursor (LPOS: a page's
+#: cursor is usually the last id of the page before, near the top) before it
+#: searches by halves instead (read_page_listed.lua).
+CURSOR_SCAN_MAX = 200
+#: How long a status remembers which of its delivery batches took the fast
+#: path (deliver.lua); a re-run within this time checks before it pushes.
+FANOUT_DONE_TTL_S = 7 * 24 * 3600
+#: how long an account purge's claim (keys.purge_claim) is kept: far longer
+#: than any re-run of a purge cut short, after which the account is gone
+PURGE_CLAIM_TTL_S = 30 * 24 * 3600
+#: Upper bound on followees scanned by one refill job.
+REFILL_MAX_SOURCES = 5000
+
+# --- statuses ----------------------------------------------------------------
+#: Characters in a status text (Mastodon's default limit).
+STATUS_MAX_CHARS = 500
+#: Extra fields on a status (``location`` and the like).
+EXTRA_MAX_FIELDS = 8
+EXTRA_NAME_MAX = 32
+EXTRA_VALUE_MAX_BYTES = 256
+#: A content warning (``spoiler_text``), kept as a status extra: 64
+#: characters fit EXTRA_VALUE_MAX_BYTES in any UTF-8. Text and warning
+#: together stay within STATUS_MAX_CHARS, as Mastodon counts them.
+SPOILER_TEXT_MAX_CHARS = 64
+#: Entries in keys.CHANGED_STATUSES (single server): a deleted status's
+#: stays until its cleanup is done (seconds to minutes); past this many (the
+#: workers stopped for long), the oldest go and keys.EPOCH changes.
+CHANGED_STATUSES_MAX = 1_000_000
+#: ... and a finished delete's entry stays this long after its cleanup: far
+#: longer than one job step (a fan-out step racing the delete).
+DELETED_FORGET_AFTER_S = 3600
+#: A deleted status's tombstone hash (and its entry in keys.deleted_by) is
+#: kept this long: longer than a post journal can wait to be replayed
+#: (job_claim_ms x JOB_MAX_ATTEMPTS with the default settings is 10 minutes).
+DELETED_TOMBSTONE_S = 86_400
+#: Status records kept decoded per process (redpoll.core.memo's rule: served
+#: only at the version the request read).
+STATUS_RECORDS_KEPT = 20_000
+
+# --- users -------------------------------------------------------------------
+#: User records kept decoded per process, keyed by their exact contents.
+USER_RECORDS_KEPT = 20_000
+LOGIN_MAX_CHARS = 30
+DISPLAY_NAME_MAX_CHARS = 64
+BIO_MAX_CHARS = 500
+#: Profile name/value fields (Mastodon's defaults: 4 rows of 255 characters).
+PROFILE_FIELDS_MAX = 4
+PROFILE_FIELD_MAX_CHARS = 255
+#: A login claim whose user record is still missing after this long belongs
+#: to a sign-up that died, and the next sign-up may take it over.
+ORPHAN_CLAIM_MS = 60_000
+#: A sign-up's journal (jobs.SignUpJob) whose user is missing is given up as
+#: dead only once it is this many job claim periods (Settings.job_claim_ms)
+#: old: a caller merely slowed down (a busy machine) has that long to write
+#: its user before the id is made void.
+SIGN_UP_SETTLE_CLAIMS = 3
+
+# --- search --------------------------------------------------------------------
+#: Longest query accepted by /api/v2/search and /api/v1/accounts/search.
+SEARCH_QUERY_MAX_CHARS = 500
+#: Words of a display name a term may start at (an index entry each).
+SEARCH_NAME_WORDS = 8
+#: Index entries one account search reads at most.
+SEARCH_SCAN = 400
+#: offset + limit beyond this finds nothing (searches read a bounded window).
+SEARCH_WINDOW = 200
+#: Newest statuses of the viewer's own a status search looks through.
+SEARCH_STATUSES_SCANNED = 1000
+#: Users read per round trip when indexing a database's older users.
+SEARCH_BACKFILL_BATCH = 500
+#: Statuses whose replies are recounted per round trip, once per database
+#: (conversation.recount_replies).
+REPLY_RECOUNT_BATCH = 200
+#: The shortest REDPOLL_METRICS_TOKEN accepted (a scraper's shared secret).
+METRICS_TOKEN_MIN_CHARS = 16
+
+# --- lists -------------------------------------------------------------------
+LIST_TITLE_MAX_CHARS = 100
+LISTS_PER_USER = 100
+LIST_MAX_MEMBERS = 5000
+
+# --- jobs --------------------------------------------------------------------
+#: Streams the job queue is sharded over, so a cluster spreads the queue.
+JOB_SHARDS = 4
+#: New work is refused (QueueFull) once this many jobs wait, summed over shards.
+QUEUE_MAX_JOBS = 1_000_000
+#: Jobs a worker reads per shard per round trip.
+WORKER_READ_COUNT = 16
+#: A job is retried at most this often before it is parked as dead.
+JOB_MAX_ATTEMPTS = 20
+
+# --- connections ----------------------------------------------------------------
+#: Connections one process opens to a single server; more calls wait.
+REDIS_MAX_CONNECTIONS = 256
+#: Longest wait for a free connection before the call fails.
+REDIS_POOL_WAIT_S = 30
+#: Connections per cluster node (redis-py's cluster client cannot wait).
+CLUSTER_MAX_CONNECTIONS = 2048
+#: Calls awaiting their reply on one multiplexed connection (redpoll.storage.mux);
+#: more wait for a slot. Also the largest batch ``Store.run_many`` sends.
+MUX_MAX_IN_FLIGHT = 4096
+#: Longest wait for a new connection to the server.
+REDIS_CONNECT_TIMEOUT_S = 10
+#: A call on the multiplexed connection (redpoll.storage.mux) that has no reply
+#: after this long fails with TimeoutError, and the connection is dropped.
+MUX_CALL_TIMEOUT_S = 10.0
+#: A command sent over a cluster's multiplexed connections
+#: (redpoll.storage.mux.ClusterMultiplexed) that the cluster redirects (MOVED, ASK)
+#: or turns away for now (TRYAGAIN, CLUSTERDOWN) is sent again at most this
+#: often; then its error is the caller's. Such a reply means it did not run.
+CLUSTER_REDIRECTS = 5
+#: Wait before sending again a command the cluster turned away (TRYAGAIN
+#: while a slot's keys move, CLUSTERDOWN while it elects or heals), times
+#: the attempt: 1.5 s in all over CLUSTER_REDIRECTS attempts.
+CLUSTER_RETRY_WAIT_S = 0.1
+#: The slot map is read again from the cluster (after a lost master or a
+#: CLUSTERDOWN) at most this often: during an outage every call would
+#: otherwise ask every node for it.
+CLUSTER_REFRESH_MIN_S = 0.5
+#: Keys whose hash slot a process keeps (redpoll.storage.mux.ClusterMultiplexed):
+#: ~100 bytes each; when full it starts again empty.
+CLUSTER_KEY_SLOTS_KEPT = 50_000
+
+# --- ids -----------------------------------------------------------------------
+#: Largest id accepted anywhere: ids are sorted-set scores and Lua numbers,
+#: both doubles, exact only up to 2**53.
+MAX_ID = 2**53 - 1
+
+# --- streaming (SPEC 8; Twitter v1.1 / Mastodon streaming) -----------------------
+#: Events kept in the capped event log (a Redis Stream, trimmed approximately):
+#: what ``count`` backfill and SSE ``Last-Event-ID`` resume can reach.
+EVENT_LOG_MAXLEN = 100_000
+#: ``count`` backfill accepted on the v1.1 endpoints, as Twitter had it (416 outside).
+STREAM_COUNT_MAX = 150_000
+#: Twitter v1.1 filter limits: 400 track phrases of 1..60 bytes, 5,000 follow
+#: entries, 25 location boxes (over -> 413, malformed -> 406).
+TRACK_MAX_PHRASES = 400
+TRACK_PHRASE_MAX_BYTES = 60
+FOLLOW_MAX = 5000
+BOXES_MAX = 25
+#: Longest ``identifier`` a client may give.
+IDENTIFIER_MAX_BYTES = 256
+#: Default per-connection queue (events waiting to be written); settings override.
+STREAM_QUEUE_MAX = 1000
+#: A FALLING_BEHIND warning is sent at this fraction of the queue ...
+STALL_WARNING_FRACTION = 0.6
+#: ... at most once per this many seconds per connection (Twitter: about 5 minutes).
+STALL_WARNING_INTERVAL_S = 300
+#: Keep-alive newline on v1.1 streams (Twitter: 30 s) and SSE heartbeat comment
+#: (Mastodon: 15 s); settings override.
+STREAM_KEEPALIVE_S = 30.0
+SSE_HEARTBEAT_S = 15.0
+#: Seconds between WebSocket pings (and how long a pong may take), as Mastodon.
+WS_PING_INTERVAL_S = 30.0
+#: Largest WebSocket message (all its frames) a handed-off socket reads from
+#: its client (redpoll/stream/handoff.py); beyond it the socket closes with
+#: 1009. Client messages are subscribe/unsubscribe requests of a few dozen bytes.
+WS_INBOUND_MAX_BYTES = 65536
+#: How long a handed-off socket waits for the client's close frame after
+#: sending its own before it drops the connection.
+WS_CLOSE_TIMEOUT_S = 5.0
+#: Seconds `redpoll serve` lets open requests (streams above all) run on
+#: after SIGTERM before it cuts them and stops.
+GRACEFUL_SHUTDOWN_S = 5
+#: A connection cut off for stalling gets this long to flush its disconnect
+#: message before its socket is closed under it.
+STALL_CLOSE_GRACE_S = 2.0
+#: Entries one XREAD of the event log returns at most, and how long it blocks.
+EVENT_READ_COUNT = 500
+EVENT_READ_BLOCK_MS = 5000
+#: Reconnect back-off of the event reader after losing Redis: first, max.
+RECONNECT_FIRST_S = 0.05
+RECONNECT_MAX_S = 2.0
+#: Mastodon user/list streams re-read the followed users / list members this often.
+MEMBERSHIP_REFRESH_S = 10.0
+#: ... by one task per process, this many (user, stream) groups at a time.
+MEMBERSHIP_REFRESH_BATCH = 32
+#: Latest events whose lag (creation -> the hub's last write of it) each
+#: process keeps for /stream/stats' lag_ms_p50/p99/max.
+STREAM_LAG_SAMPLES = 4096
+#: WebSocket stream messages kept built per process (one per stream label and
+#: event, shared by every socket on that stream; the cache is emptied when full).
+WS_MESSAGES_KEPT = 1024
+#: A backfill (v1.1 ``count``) or resume (SSE ``Last-Event-ID``) reads the
+#: event log in pages of this many entries, and stops as soon as more events
+#: match than the client's queue can take.
+REPLAY_PAGE_ENTRIES = 500
+#: Backfills / resumes one identifier, and one client IP, may start per
+#: window (429 beyond); settings override (REDPOLL_STREAM_REPLAYS_PER_*).
+STREAM_REPLAYS_PER_IDENTIFIER = 10
+STREAM_REPLAYS_PER_IP = 30
+STREAM_REPLAY_WINDOW_S = 60
+#: Streams (v1.1, SSE, WebSocket) one identifier (v1.1 ``identifier``, a
+#: token's user or app) and one client IP may hold open at once in one
+#: process; beyond, v1.1 answers 420 (identifier) / 429 (IP) as Twitter did,
+#: Mastodon streams 429. Settings override (REDPOLL_STREAM_CONNECTIONS_PER_*).
+STREAM_CONNECTIONS_PER_IDENTIFIER = 10
+STREAM_CONNECTIONS_PER_IP = 100
+#: An "end" event (token revoked, user suspended) also closes a stream that
+#: was being opened as it went by, for this long after it (at most this many
+#: ended tokens/users remembered per process).
+STREAM_ENDED_KEPT_S = 60.0
+STREAM_ENDED_KEPT = 10_000
+#: Open streams' tokens are checked this often, in one batch per process: a
+#: stream whose token is gone (a revocation whose end event was lost) closes.
+#: Settings override (REDPOLL_STREAM_TOKEN_CHECK_S).
+STREAM_TOKEN_CHECK_S = 30
+#: `redpoll serve` raises its open-file limit (soft -> hard) at start and warns
+#: when it stays below this: 10,000 concurrent streams plus this
+#: many spare descriptors (Redis connections, the embedded server, logs).
+SERVE_OPEN_FILES_SPARE = 1024
+SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
+#: How long `redpoll serve` waits for its port while it is in use (the HTTP
+#: processes of a serve that was just killed close it within a second or two)
+#: before it gives up with one line.
+SERVE_BIND_WAIT_S = 5.0
+#: Seconds a connection may take to send a request's line and headers, from
+#: when it opens or its previous response ends; then it is closed (a client
+#: that sends nothing, or a byte at a time, holds no connection for ever).
+#: Settings override (REDPOLL_HEADER_TIMEOUT_S).
+HEADER_TIMEOUT_S = 10
+#: Open connections (streams included) one HTTP process serves at once;
+#: a request beyond them is answered 503 at once. Settings override
+#: (REDPOLL_CONNECTIONS_MAX); serve lowers it to the open-file limit less
+#: SERVE_FDS_RESERVED, so the cap, not a failing accept, is what clients meet.
+SERVE_CONNECTIONS_MAX = 10_500
+#: Descriptors an HTTP process keeps for other than client connections
+#: (Redis connections, the embedded server, logs, metrics files).
+SERVE_FDS_RESERVED = 512
+#: How often an HTTP worker process checks that its serve still runs (where
+#: the kernel cannot be asked to signal it, PR_SET_PDEATHSIG, and as a backstop).
+PARENT_WATCH_S = 1.0
+
+# --- HTTP API (redpoll/api) ------------------------------------------------------
+#: Largest request body read, by the REST API and the streams alike
+#: (``redpoll.gateway.body``); larger ones get 413 before parsing.
+API_MAX_BODY_BYTES = 64 * 1024
+#: Longest Idempotency-Key header accepted on POST /api/v1/statuses.
+IDEMPOTENCY_KEY_MAX_CHARS = 256
+#: How long an Idempotency-Key remembers its status (Mastodon: 1 hour).
+IDEMPOTENCY_WINDOW_S = 3600
+#: How long an authorization code from /oauth/authorize can be exchanged.
+AUTH_CODE_TTL_S = 600
+#: A pending e-mail claim of a registration that died expires after this.
+EMAIL_CLAIM_TTL_S = 60
+#: Ids in one GET /api/v1/accounts/relationships or list membership change.
+API_IDS_PER_REQUEST = 40
+#: Status entities kept rendered (JSON bytes) per HTTP process; a status
+#: never changes once posted, so one rendering serves every page it is on.
+API_RENDERED_STATUSES = 20_000
+#: JSON tails of a status's counts and flags kept per HTTP process, by value
+#: (render/entities.state_json): a few hundred bytes each at most.
+API_STATE_TAILS = 4096
+#: distinct token scope sets whose expansion (auth.expand) a process keeps:
+#: tokens share a few combinations; more are expanded again, never wrong
+SCOPE_SETS_KEPT = 256
+#: LISTs the public timeline is spread over on a cluster (one key would put
+#: every public post on one master: `redpoll bench --cluster`); each holds
+#: at most HOME_CAP ids and a page reads all of them.
+PUBLIC_TIMELINE_SHARDS = 8
+#: Base URLs (scheme://host) kept per HTTP process, by the Host header and
+#: scheme that gave them.
+API_BASE_URLS_KEPT = 256
+#: Application name, website and redirect-uri bounds on POST /api/v1/apps.
+APP_NAME_MAX_CHARS = 200
+APP_URI_MAX_CHARS = 2000
+APP_REDIRECT_URIS_MAX = 10
+#: Passwords: Mastodon's minimum; the maximum bounds the argon2 input.
+PASSWORD_MIN_CHARS = 8
+PASSWORD_MAX_CHARS = 1024
+EMAIL_MAX_CHARS = 254
+#: Seconds instance statistics may be served from a per-process cache.
+INSTANCE_STATS_CACHE_S = 60
+
+# --- web app (redpoll/web) -------------------------------------------------------
+#: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);
+#: checked when the package is imported.
+WEB_ASSETS_MAX_BYTES = 512 * 1024
+
+# --- operating it (redpoll/core/health.py, redpoll/api/ops.py, redpoll serve) -------------
+#: While the database is unreachable, a process PINGs it this often to notice
+#: that it is back (one log line per change, not one per failed call).
+DB_PROBE_INTERVAL_S = 0.25
+#: Loops that talk to the database (job worker, probe) wait this long after
+#: a failure while it is away, doubling up to OUTAGE_BACKOFF_MAX_S.
+OUTAGE_BACKOFF_FIRST_S = 0.25
+OUTAGE_BACKOFF_MAX_S = 2.0
+#: Retry-After (seconds) on 503 answers while the database is unreachable.
+RETRY_AFTER_S = 1
+#: /ready and /metrics give up on Redis reads after this long.
+READY_CHECK_TIMEOUT_S = 2.0
+#: /ready: jobs are "flowing" while the oldest queued job is younger than this
+#: (default of REDPOLL_READY_JOB_AGE_S).
+READY_MAX_JOB_AGE_S = 60
+#: How often `redpoll serve` checks that the embedded server it started runs.
+SUPERVISE_INTERVAL_S = 0.1
+#: Longest wait between attempts to restart an embedded server that will not start.
+SUPERVISE_BACKOFF_MAX_S = 5.0
+#: How often a serve attached to another's embedded server checks whether
+#: that server and its starter are gone (the data directory's lock is free),
+#: to take it over.
+STANDBY_INTERVAL_S = 0.25
+#: Label sets (route template, method, status) whose metric children an HTTP
+#: process keeps bound; routes are templates, so the set is small in practice.
+METRICS_LABEL_SETS = 4096
+#: How often each HTTP process copies its stream hub's figures into /metrics.
+METRICS_SAMPLE_S = 1.0
+
+# --- the conversation ----------------------------------------------------
+#: Notifications kept per user; the oldest go first.
+NOTIFICATIONS_MAX = 2000
+#: Entries of a user's notification index that stand for no listed
+#: notification (undone or dismissed) kept, so that repeating the action
+#: does not notify again; the oldest go past this many (keys.notification_index_done).
+NOTIFICATION_INDEX_DONE_KEPT = 2000
+#: Notification records one page read looks at when filters (types,
+#: exclude_types, account_id) leave some out; Mastodon pages 40 at most.
+NOTIFICATIONS_SCAN_MAX = 2000
+#: Page size for /api/v1/notifications (Mastodon: 40 default, 80 max);
+#: for /api/v2/notifications the same numbers count groups.
+NOTIFICATIONS_PAGE_DEFAULT = 40
+NOTIFICATIONS_PAGE_MAX = 80
+#: Grouped notifications (Mastodon 4.3): a group of one kind about one status
+#: goes on while it started less than this many hours ago ...
+NOTIFICATION_GROUP_SPAN_H = 12
+#: ... and shows this many of its newest accounts (Mastodon: 8).
+NOTIFICATION_GROUP_SAMPLE = 8
+#: Notifications GET /api/v2/notifications/:group_key renders at most, and
+#: accounts .../:group_key/accounts lists at most.
+NOTIFICATION_GROUP_READ_MAX = 80
+#: /api/v2/notifications/unread_count: groups counted (Mastodon: 100 / 1000).
+NOTIFICATIONS_UNREAD_DEFAULT = 100
+NOTIFICATIONS_UNREAD_MAX = 1000
+#: Accounts per page of favourited_by / reblogged_by (Mastodon: 40 / 80).
+ACCOUNTS_PAGE_DEFAULT = 40
+ACCOUNTS_PAGE_MAX = 80
+#: Mentions and hashtags one status may carry (more: 422, nothing posted).
+MENTIONS_PER_STATUS = 15
+TAGS_PER_STATUS = 10
+#: Longest hashtag name (characters).
+TAG_MAX_CHARS = 100
+#: Entries kept in one hashtag's timeline (like a home).
+TAG_TIMELINE_CAP = 1000
+#: A thread's context: ancestors walked up, descendants shown at most.
+CONTEXT_ANCESTORS_MAX = 40
+CONTEXT_DESCENDANTS_MAX = 60
+#: Hashtags one user may follow; followers of one tag a post reaches at once.
+FOLLOWED_TAGS_MAX = 100
+TAG_FOLLOWERS_DELIVERED_MAX = 10_000
+#: Names one hashtag-prefix search returns at most.
+TAG_SEARCH_MAX = 40
+#: Days of a hashtag's ``history`` (uses and accounts per day), as Mastodon.
+TAG_HISTORY_DAYS = 7
+#: Hashtags in each of a tag timeline's ``any[]``, ``all[]``, ``none[]``
+#: (Mastodon's TagFeed: 4 per mode).
+TAG_TIMELINE_COMBINE_MAX = 4
+#: Statuses a combined tag timeline page (any/all/none) reads at most to
+#: fill itself; the candidates are the newest of the tag's and the any[]
+#: tags' timelines (each at most TAG_TIMELINE_CAP).
+TAG_TIMELINE_COMBINE_SCAN = 400
+#: A boost is not put into a home whose newest this-many entries already hold
+#: its original or another boost of it (Mastodon's REBLOG_FALLOFF is 40).
+REBLOG_WINDOW = 40
+#: Boosts a home remembers for that check (keys.home_reblogs), the newest
+#: by boost id: each one delivered is a home entry, so older ones are below
+#: the window (twice the window leaves room for boosts taken back since).
+HOME_REBLOGS_KEPT = 2 * REBLOG_WINDOW
+#: Undone favourites/boosts whose operation id is still remembered, per
+#: status and per user (keys.versions_undone): a journal replayed later
+#: than this many undos of the same status (or by the same user) could
+#: apply again; journals are replayed within minutes.
+VERSIONS_UNDONE_KEPT = 1000
+#: Statuses one user may have favourited, bookmarked, and boosted, at once
+#: (more: 422). The per-user version hashes (keys.favourite_applied,
+#: keys.reblog_applied) hold at most these plus VERSIONS_UNDONE_KEPT.
+FAVOURITES_MAX = 100_000
+BOOKMARKS_MAX = 100_000
+REBLOGS_MAX = 100_000
+#: Boosts of one status taken down with it in the delete call itself.
+BOOSTS_REMOVED_PER_DELETE = 10_000
+#: ``status`` notifications one post makes (followers with notify=true), and
+#: favourite notifications one delete takes back, at most.
+STATUS_NOTIFY_MAX = 10_000
+NOTIFICATIONS_UNDONE_PER_DELETE = 10_000
+#: Accounts one user may block, and mute, at once (more: 422).
+BLOCKS_MAX = 10_000
+MUTES_MAX = 10_000
+#: A mute's ``duration`` at most (seconds; 0 = until unmuted).
+MUTE_DURATION_MAX_S = 10 * 365 * 86_400
+#: A report's comment (characters) and statuses, at most (Mastodon: 1,000 and no cap).
+REPORT_COMMENT_MAX_CHARS = 1000
+REPORT_STATUSES_MAX = 50
+#: Direct conversations one user keeps (the oldest beyond are forgotten).
+DM_CONVERSATIONS_MAX = 2000
+#: Pending follow requests one locked account holds at most (more: 422).
+FOLLOW_REQUESTS_MAX = 10_000
+#: Further reads a home or list page makes to stay full when entries are
+#: hidden from its reader (mutes, blocks, ended follows): at most this many.
+HIDDEN_REFILL_READS = 3

@@ -1,0 +1,164 @@
+"""What the engine returns: plain frozen records built from Redis hashes."""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Mapping
+
+EXTRA_PREFIX = "x:"
+
+#: A status's visibility (who may see it: redpoll.relations.visibility decides).
+PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
+#: in Mastodon's order, most open first
+VISIBILITIES = (PUBLIC, UNLISTED, PRIVATE, DIRECT)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def now_us() -> int:
+    return time.time_ns() // 1_000
+
+
+def _text(raw: Mapping) -> dict[str, str]:
+    """A hash as read from Redis (bytes) or built in Python (str), as str -> str;
+    decoded in one pass: this runs for every status and author of a page."""
+    if raw and isinstance(next(iter(raw)), bytes):  # as read from Redis: all bytes
+        return {k.decode(): v.decode() for k, v in raw.items()}
+    return {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in raw.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    id: int
+    login: str
+    display_name: str
+    bio: str
+    created_at: int  # ms since the epoch
+    followers: int
+    following: int
+    posts: int
+    bot: bool = False
+    discoverable: bool = True
+    #: profile fields: (name, value) pairs
+    fields: tuple[tuple[str, str], ...] = ()
+    #: the visibility of a post that names none (Mastodon's source.privacy)
+    privacy: str = "public"
+    #: suspended by a moderator (redpoll.moderation.moderation): hidden everywhere
+    suspended: bool = False
+    #: "" or "admin" (redpoll admin grant-admin)
+    role: str = ""
+    #: follows need the account's approval (redpoll.relations.follow_requests)
+    locked: bool = False
+
+    @classmethod
+    def from_hash(cls, raw: Mapping) -> "User":
+        h = _text(raw)
+        fields = h.get("fields")
+        return cls(id=int(h["id"]), login=h.get("login", ""), display_name=h.get("name", ""),
+                   bio=h.get("bio", ""), created_at=int(h.get("at", 0)),
+                   followers=int(h.get("followers", 0)), following=int(h.get("following", 0)),
+                   posts=int(h.get("posts", 0)), bot=h.get("bot") == "1",
+                   discoverable=h.get("disc", "1") == "1",
+                   fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
+                   privacy=h.get("privacy", "public"), suspended=h.get("susp") == "1",
+                   role=h.get("role", ""), locked=h.get("locked") == "1")
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "login": self.login, "display_name": self.display_name,
+                "bio": self.bio, "created_at": self.created_at, "followers": self.followers,
+                "following": self.following, "posts": self.posts, "bot": self.bot,
+                "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
+                "privacy": self.privacy, "suspended": self.suspended, "role": self.role,
+                "locked": self.locked}
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    id: int
+    text: str
+    created_at: int  # ms since the epoch
+    user_id: int
+    login: str
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_hash(cls, raw: Mapping) -> "Status | None":
+        """None for a missing or deleted status: readers skip those."""
+        if not raw:
+            return None
+        h = _text(raw)
+        if "deleted" in h:
+            return None
+        extra = {k[len(EXTRA_PREFIX):]: v for k, v in h.items() if k.startswith(EXTRA_PREFIX)}
+        return cls(id=int(h["id"]), text=h.get("text", ""), created_at=int(h["at"]),
+                   user_id=int(h["uid"]), login=h.get("login", ""), extra=extra)
+
+    @property
+    def listed(self) -> bool:
+        """Shown in public places (public timeline, public and filter streams):
+        not so for an ``unlisted`` status, which only its author's followers,
+        profile and direct links show."""
+        return self.extra.get("visibility", "public") == "public"
+
+    @property
+    def reblog_of(self) -> int | None:
+        """The status a boost boosts; None for an original."""
+        value = self.extra.get("reblog_of")
+        return int(value) if value else None
+
+    @property
+    def replies_to_other(self) -> int | None:
+        """The account this status replies to, when it is not its author's
+        own (a post or a reply to oneself: None)."""
+        other = self.extra.get("in_reply_to_account_id") if "in_reply_to_id" in self.extra \
+            else None
+        return int(other) if other and int(other) != self.user_id else None
+
+    def to_hash(self) -> dict[str, str]:
+        """The hash of a new status; 'v' is its version (redpoll.core.memo: every
+        later change to the record writes a new one)."""
+        data = {"id": str(self.id), "text": self.text, "at": str(self.created_at),
+                "uid": str(self.user_id), "login": self.login, "v": "1"}
+        data.update({EXTRA_PREFIX + k: v for k, v in self.extra.items()})
+        return data
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "text": self.text, "created_at": self.created_at,
+                "user_id": self.user_id, "login": self.login, **self.extra}
+
+
+class Page(list):
+    """One timeline page: its statuses, newest first (it is that list), and
+    ``authors``, the records of some or all of their authors by id when the
+    read brought them along (on a single server it brings all of them, read
+    in the same call as the page). Callers read the missing ones themselves.
+    ``counts``: the raw counts (interactions.state_check's ``counts``) of
+    some of its statuses by id, when the read brought them along (a single
+    server's page script does).
+    """
+
+    __slots__ = ("authors", "counts")
+
+    def __init__(self, statuses=(), authors: dict[int, User] | None = None,
+                 counts: dict[int, list] | None = None):
+        super().__init__(statuses)
+        self.authors: dict[int, User] = authors if authors is not None else {}
+        self.counts: dict[int, list] = counts if counts is not None else {}
+
+
+@dataclass
+class HomeRead:
+    """A home page's first round trip (Topology.read_home): the large
+    accounts the user follows (redpoll.timelines.hybrid), the boosters whose boosts
+    the user hides, the handle on the home's own page (Topology.page_of),
+    and ``news`` (a cluster: a single server caught up in that very round
+    trip, catch_up_listed.lua): each large account that posted since the home
+    last caught up with it, with the profile sequence read and its newest
+    ids (int), newest first."""
+    large: list[int]
+    hidden: set[int]
+    handle: object
+    news: list[tuple[int, bytes, list[int]]] = field(default_factory=list)

@@ -1,0 +1,271 @@
+"""The one settings object. Read from the environment, checked at once.
+
+A bad value raises :class:`~redpoll.core.errors.ConfigError` naming the variable,
+so a typo stops the process at start-up instead of misbehaving later.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+from . import limits
+from .errors import ConfigError
+
+_FSYNC = ("always", "everysec", "no")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+
+
+def _int(env: Mapping[str, str], name: str, default: int, lo: int, hi: int) -> int:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not an integer") from None
+    if not lo <= value <= hi:
+        raise ConfigError(f"{name}={value} is outside {lo}..{hi}")
+    return value
+
+
+def _rate(env: Mapping[str, str], name: str, default: tuple[int, int] | None):
+    """A rate limit "COUNT/SECONDS" (e.g. "300/300"), or "off"."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    if raw.strip().lower() == "off":
+        return None
+    try:
+        count, seconds = (int(part) for part in raw.split("/"))
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} must be COUNT/SECONDS (e.g. 300/300) or off") from None
+    if not (1 <= count <= 10**9 and 1 <= seconds <= 86_400 * 7):
+        raise ConfigError(f"{name}={raw!r}: COUNT must be 1..1e9 and SECONDS 1..604800")
+    return count, seconds
+
+
+def _cap(env: Mapping[str, str], name: str, default: int) -> int | None:
+    """A count limit (1..1e6), or "off" (None)."""
+    raw = env.get(name)
+    if raw is not None and raw.strip().lower() == "off":
+        return None
+    return _int(env, name, default, 1, 1_000_000)
+
+
+def _public_url(env: Mapping[str, str]) -> str | None:
+    """REDPOLL_PUBLIC_URL: http(s)://host[:port][/path], no query or fragment."""
+    raw = env.get("REDPOLL_PUBLIC_URL") or None
+    if raw is None:
+        return None
+    parts = urlsplit(raw)
+    if (parts.scheme not in ("http", "https") or not parts.netloc or parts.query
+            or parts.fragment or any(c.isspace() for c in raw)):
+        raise ConfigError(f"REDPOLL_PUBLIC_URL={raw!r} must be an http:// or https:// URL "
+                          "without query or fragment, e.g. https://social.example")
+    return raw.rstrip("/")
+
+
+def _metrics_token(env: Mapping[str, str]) -> str | None:
+    """REDPOLL_METRICS_TOKEN: unset or empty means no scraping."""
+    raw = env.get("REDPOLL_METRICS_TOKEN") or None
+    if raw is not None and (len(raw) < limits.METRICS_TOKEN_MIN_CHARS
+                            or not raw.isascii() or any(c.isspace() for c in raw)):
+        raise ConfigError(f"REDPOLL_METRICS_TOKEN must be at least "
+                          f"{limits.METRICS_TOKEN_MIN_CHARS} ASCII characters without spaces")
+    return raw
+
+
+def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    low = raw.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise ConfigError(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
+
+
+def default_data_dir(env: Mapping[str, str] | None = None) -> str:
+    """Where the embedded server keeps its data when REDPOLL_DATA_DIR is not
+    set: ``$XDG_DATA_HOME/redpoll``, else ``~/.local/share/redpoll``. One
+    absolute place, so a command run from another directory finds the same
+    database instead of creating an empty one where it stands."""
+    env = os.environ if env is None else env
+    home = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.abspath(os.path.join(home, "redpoll"))
+
+
+def redact(url: str) -> str:
+    """A database URL without its password, for logs and messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = (f"{parts.username or ''}:***@{parts.hostname or ''}"
+              + (f":{parts.port}" if parts.port else ""))
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: ``None`` means: start the embedded server in ``data_dir``.
+    redis_url: str | None = None
+    #: Talk Redis Cluster protocol to ``redis_url`` (a seed node).
+    cluster: bool = False
+    #: Absolute; resolved once (REDPOLL_DATA_DIR or :func:`default_data_dir`).
+    data_dir: str = field(default_factory=default_data_dir)
+    #: Where ``data_dir`` came from, for messages: "REDPOLL_DATA_DIR" or "default".
+    data_dir_origin: str = "default"
+    #: AOF fsync policy of the embedded server (see docs/design.md, "Durability").
+    fsync: str = "everysec"
+    #: A job unacknowledged this long is taken over by another worker.
+    job_claim_ms: int = 30_000
+    fanout_batch: int = limits.FANOUT_BATCH
+    #: Followers above which an author's statuses are not fanned out: each
+    #: follower's home catches up with them when read (redpoll.timelines.hybrid);
+    #: MAX_ID = never.
+    fanout_threshold: int = limits.FANOUT_THRESHOLD
+    #: Seconds without a home read after which fan-out skips a user.
+    idle_after_s: int = limits.IDLE_AFTER_S
+    #: Concurrent jobs one worker process runs.
+    worker_concurrency: int = 4
+    # --- HTTP API (redpoll serve); rate limits are (requests, seconds) or None = off.
+    # Defaults are Mastodon's (rack_attack.rb, see shared notes A9).
+    #: Requests per access token.
+    rate_token: tuple[int, int] | None = (300, 300)
+    #: Unauthenticated requests (and requests with a bad token) per client IP.
+    rate_ip: tuple[int, int] | None = (300, 300)
+    #: Account registrations per client IP.
+    rate_signup: tuple[int, int] | None = (5, 1800)
+    #: Log-in attempts (password grant, authorize form) per client IP.
+    rate_login: tuple[int, int] | None = (25, 300)
+    #: Log-in attempts per account, from any IP (Mastodon: 25 an hour).
+    rate_login_account: tuple[int, int] | None = (25, 3600)
+    #: Apps created and tokens issued per client IP (each app and token would
+    #: otherwise bring a fresh per-token bucket).
+    rate_apps: tuple[int, int] | None = (100, 300)
+    #: Authenticated requests per client IP, whatever token they carry
+    #: (Mastodon's per-user figure, 1,500 / 5 min, counted per IP).
+    rate_ip_tokens: tuple[int, int] | None = (1500, 300)
+    #: Run the background job worker inside each HTTP worker process.
+    serve_jobs: bool = True
+    #: Instance title shown by /api/v1/instance.
+    instance_title: str = "Redpoll"
+    #: Log one JSON line per HTTP request (method, path, status, duration).
+    access_log: bool = True
+    #: Streaming (SPEC 8): events one connection may have waiting before it is
+    #: cut off as stalled (FALLING_BEHIND warning at 60% of it).
+    stream_queue_max: int = limits.STREAM_QUEUE_MAX
+    #: Seconds between keep-alive newlines on v1.1 streams (Twitter: 30).
+    stream_keepalive_s: int = int(limits.STREAM_KEEPALIVE_S)
+    #: Seconds between SSE heartbeat comments on Mastodon streams (Mastodon: 15).
+    sse_heartbeat_s: int = int(limits.SSE_HEARTBEAT_S)
+    #: /ready says "jobs not flowing" once the oldest queued job is older than this.
+    ready_job_age_s: int = int(limits.READY_MAX_JOB_AGE_S)
+    #: Base of every link the API and the streams send (REDPOLL_PUBLIC_URL,
+    #: e.g. https://social.example); None: each client's own request's.
+    public_url: str | None = None
+    #: Stream backfills / resumes (v1.1 count, SSE Last-Event-ID) per
+    #: identifier and per client IP: (replays, seconds) or None = off.
+    stream_replays_per_identifier: tuple[int, int] | None = (
+        limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)
+    stream_replays_per_ip: tuple[int, int] | None = (
+        limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)
+    #: Open streams (v1.1, SSE, WebSocket) per identifier and per client IP in
+    #: one process; None = no limit.
+    stream_connections_per_identifier: int | None = limits.STREAM_CONNECTIONS_PER_IDENTIFIER
+    stream_connections_per_ip: int | None = limits.STREAM_CONNECTIONS_PER_IP
+    #: Seconds between the checks of open streams' tokens (a backstop for a
+    #: revocation whose end event was lost).
+    stream_token_check_s: int = int(limits.STREAM_TOKEN_CHECK_S)
+    #: Bearer token a scraper sends to read ``/metrics``; None: ``/metrics``
+    #: answers 404 (its figures are for the operator, not the public).
+    metrics_token: str | None = None
+    #: Seconds between WebSocket pings; a socket that has not answered the
+    #: last one when the next is due is dropped (Mastodon: 30).
+    ws_ping_s: int = int(limits.WS_PING_INTERVAL_S)
+    #: Seconds a connection may take to send its request headers (serve).
+    header_timeout_s: int = limits.HEADER_TIMEOUT_S
+    #: Open connections one HTTP process serves; beyond them 503 (serve).
+    connections_max: int = limits.SERVE_CONNECTIONS_MAX
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        url = env.get("REDIS_URL") or None
+        if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError(f"REDIS_URL={url!r} must start with redis://, rediss:// or unix://")
+        fsync = env.get("REDPOLL_FSYNC", "everysec")
+        if fsync not in _FSYNC:
+            raise ConfigError(f"REDPOLL_FSYNC={fsync!r} must be one of {', '.join(_FSYNC)}")
+        cluster = _bool(env, "REDPOLL_CLUSTER", False)
+        if cluster and url is None:
+            raise ConfigError(f"REDPOLL_CLUSTER={env['REDPOLL_CLUSTER']!r} needs REDIS_URL "
+                              "pointing at a cluster node")
+        data_dir = env.get("REDPOLL_DATA_DIR") or None
+        return cls(
+            redis_url=url,
+            cluster=cluster,
+            data_dir=(os.path.abspath(os.path.expanduser(data_dir)) if data_dir
+                      else default_data_dir(env)),
+            data_dir_origin="REDPOLL_DATA_DIR" if data_dir else "default",
+            fsync=fsync,
+            job_claim_ms=_int(env, "REDPOLL_JOB_CLAIM_MS", 30_000, 100, 3_600_000),
+            fanout_batch=_int(env, "REDPOLL_FANOUT_BATCH", limits.FANOUT_BATCH, 1, 10_000),
+            fanout_threshold=_int(env, "REDPOLL_FANOUT_THRESHOLD", limits.FANOUT_THRESHOLD, 0,
+                                  limits.MAX_ID),
+            idle_after_s=_int(env, "REDPOLL_IDLE_AFTER_S", limits.IDLE_AFTER_S, 1,
+                              10 * 365 * 86_400),
+            worker_concurrency=_int(env, "REDPOLL_WORKER_CONCURRENCY", 4, 1, 256),
+            rate_token=_rate(env, "REDPOLL_RATE_TOKEN", (300, 300)),
+            rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),
+            rate_signup=_rate(env, "REDPOLL_RATE_SIGNUP", (5, 1800)),
+            rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
+            rate_login_account=_rate(env, "REDPOLL_RATE_LOGIN_ACCOUNT", (25, 3600)),
+            rate_apps=_rate(env, "REDPOLL_RATE_APPS", (100, 300)),
+            rate_ip_tokens=_rate(env, "REDPOLL_RATE_IP_TOKENS", (1500, 300)),
+            serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
+            instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
+            access_log=_bool(env, "REDPOLL_ACCESS_LOG", True),
+            stream_queue_max=_int(env, "REDPOLL_STREAM_QUEUE", limits.STREAM_QUEUE_MAX, 2, 1_000_000),
+            stream_keepalive_s=_int(env, "REDPOLL_STREAM_KEEPALIVE_S",
+                                    int(limits.STREAM_KEEPALIVE_S), 1, 3600),
+            sse_heartbeat_s=_int(env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600),
+            ready_job_age_s=_int(env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S),
+                                 1, 86_400),
+            public_url=_public_url(env),
+            stream_replays_per_identifier=_rate(
+                env, "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
+                (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)),
+            stream_replays_per_ip=_rate(
+                env, "REDPOLL_STREAM_REPLAYS_PER_IP",
+                (limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)),
+            stream_connections_per_identifier=_cap(
+                env, "REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER",
+                limits.STREAM_CONNECTIONS_PER_IDENTIFIER),
+            stream_connections_per_ip=_cap(env, "REDPOLL_STREAM_CONNECTIONS_PER_IP",
+                                           limits.STREAM_CONNECTIONS_PER_IP),
+            stream_token_check_s=_int(env, "REDPOLL_STREAM_TOKEN_CHECK_S",
+                                      int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
+            ws_ping_s=_int(env, "REDPOLL_WS_PING_S", int(limits.WS_PING_INTERVAL_S), 1, 3600),
+            metrics_token=_metrics_token(env),
+            header_timeout_s=_int(env, "REDPOLL_HEADER_TIMEOUT_S", limits.HEADER_TIMEOUT_S, 1, 3600),
+            connections_max=_int(env, "REDPOLL_CONNECTIONS_MAX", limits.SERVE_CONNECTIONS_MAX,
+                                 1, 1_000_000),
+        )
+
+    def database(self) -> str:
+        """Which server this configuration uses, in words, for messages."""
+        if self.redis_url is not None:
+            kind = "Redis Cluster node" if self.cluster else "Redis"
+            return f"{kind} {redact(self.redis_url)} (REDIS_URL)"
+        origin = ("REDPOLL_DATA_DIR" if self.data_dir_origin == "REDPOLL_DATA_DIR"
+                  else "default; set REDPOLL_DATA_DIR to change it")
+        return f"embedded Valkey, data in {self.data_dir} ({origin})"
+
+    def with_(self, **changes) -> "Settings":
+        return replace(self, **changes)

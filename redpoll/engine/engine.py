@@ -1,0 +1,509 @@
+"""The Python API: one object that owns the connection (and, by default, the
+embedded server) and offers every action of the SPEC as a method.
+
+    async with await Redpoll.open() as rp:
+        alice = await rp.sign_up("alice")
+        ...
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from redis.exceptions import RedisClusterException, RedisError
+
+from ..accounts import account_index, auth, markers, ratelimit, users
+from ..relations import relations, follow_requests, follows, relationship, visibility
+from ..interactions import bookmarks, favourites, interactions
+from ..posting import boosts, deleting, posting
+from ..conversations import conversation, direct_messages, tags
+from ..bus import jobs
+from ..core import keys
+from ..lists import lists
+from ..moderation import moderation
+from ..reading import notification_view, pages
+from ..notifications import notifications
+from ..search import search
+from ..statuses import statuses
+from ..timelines import timelines
+from ..core.errors import ConfigError
+from ..core.health import DATABASE
+from ..bus.jobs import JobQueue
+from ..core.models import Page, Status, User
+from ..storage.server import EmbeddedServer, reach
+from ..core.settings import Settings, redact
+from ..storage.store import Store
+from .worker import Worker
+from ..storage import topology
+
+
+log = logging.getLogger("redpoll.engine")
+
+
+class Redpoll:
+    def __init__(self, store: Store, settings: Settings, server: EmbeddedServer | None = None,
+                 url: str | None = None):
+        self.store = store
+        self.settings = settings
+        self.server = server
+        #: the Redis URL this engine talks to, as :meth:`open` worked it out
+        #: (REDIS_URL, or the embedded server's): what a component that needs
+        #: its own connection (the stream's event reader) connects to
+        self.url = url or settings.redis_url or (server.url if server is not None else None)
+        self.queue = JobQueue(store)
+
+    @classmethod
+    async def open(cls, settings: Settings | None = None) -> "Redpoll":
+        """Connect to ``settings.redis_url``; else attach to the embedded server
+        already running on ``settings.data_dir``, or start it (and own it)."""
+        settings = settings or Settings.from_env()
+        server = None
+        url = settings.redis_url
+        where = settings.database()
+        if url is None:
+            url = await asyncio.to_thread(EmbeddedServer.running_in, settings.data_dir)
+            if url is not None:
+                where += f", server already running at {redact(url)}"
+        if url is None:
+            server = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync)
+            # started from this (the main) thread on purpose: the server is
+            # told to exit when the thread that started it ends (PDEATHSIG)
+            server.start()
+            url = server.url
+            where += f", server started at {redact(url)}"
+        if settings.redis_url is not None:
+            # one PING with a time limit first: a URL where nothing answers,
+            # or something that is not Redis, is one line (ConfigError)
+            try:
+                await asyncio.to_thread(reach, url, settings.cluster)
+            except ConfigError as exc:
+                raise ConfigError(f"{exc} (REDIS_URL)") from None
+        store = Store.connect(url, settings.cluster)
+        self = cls(store, settings, server, url)
+        try:
+            await store.load_scripts()
+            await store.adopt_epoch()
+            await self.queue.ensure_groups()
+            # once per database: users from before the search index existed
+            await account_index.index_missing(store)
+            # once per database: reply counts from before hidden replies were left out
+            await conversation.recount_replies(store)
+        except (RedisError, RedisClusterException, OSError) as exc:
+            await self.close()
+            # one line naming the setting, not a traceback
+            message = " ".join(str(exc).split()) or type(exc).__name__
+            raise ConfigError(f"cannot reach the database, {where}: {message}") from None
+        log.info("database: %s", where)
+        # how this process notices the database is back after an outage
+        DATABASE.watch(topology.of(store).alive, store.renew_connections)
+        return self
+
+    async def close(self) -> None:
+        DATABASE.forget(topology.of(self.store).alive)
+        await self.store.close()
+        if self.server is not None:
+            await asyncio.to_thread(self.server.stop)
+
+    async def __aenter__(self) -> "Redpoll":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # --- users -------------------------------------------------------------
+    async def sign_up(self, login: str, **fields: Any) -> User:
+        return await users.sign_up(self.store, self.queue, login, **fields)
+
+    async def get_user(self, uid) -> User:
+        return await users.get_user(self.store, uid)
+
+    async def get_users(self, uids) -> list[User]:
+        return await users.get_users(self.store, uids)
+
+    async def lookup(self, login: str) -> User:
+        return await users.lookup(self.store, login)
+
+    async def update_profile(self, uid, **fields: Any) -> User:
+        return await users.update_profile(self.store, uid, **fields)
+
+    async def check_password(self, login: str, password: str) -> User | None:
+        return await users.check_password(self.store, login, password)
+
+    async def search(self, query: search.Query) -> search.Results:
+        return await search.search(self.store, query)
+
+    # --- statuses ------------------------------------------------------------
+    async def post(self, author_id, text, extra=None, in_reply_to=None) -> Status:
+        return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
+                                  in_reply_to)
+
+    async def get_status(self, sid) -> Status:
+        return await statuses.get_status(self.store, sid)
+
+    async def get_statuses(self, ids) -> list[Status]:
+        return await statuses.get_statuses(self.store, ids)
+
+    async def delete_status(self, sid, by_user) -> None:
+        await deleting.delete_status(self.store, self.queue, sid, by_user)
+
+    # --- timelines -------------------------------------------------------------
+    async def home_timeline(self, uid, **cursors: Any) -> Page:
+        return await timelines.home(self.store, uid, idle_after_s=self.settings.idle_after_s,
+                                    **cursors)
+
+    async def profile_timeline(self, uid, **cursors: Any) -> Page:
+        return await timelines.profile(self.store, uid, **cursors)
+
+    async def public_timeline(self, **cursors: Any) -> Page:
+        return await timelines.public(self.store, **cursors)
+
+    async def list_timeline(self, owner, lid, **cursors: Any) -> Page:
+        return await timelines.list_timeline(self.store, owner, lid, **cursors)
+
+    # --- following ---------------------------------------------------------------
+    async def follow(self, uid, target) -> bool:
+        return await follows.follow(self.store, self.queue, uid, target)
+
+    async def unfollow(self, uid, target) -> bool:
+        return await follows.unfollow(self.store, self.queue, uid, target)
+
+    async def is_following(self, uid, target) -> bool:
+        return await follows.is_following(self.store, uid, target)
+
+    async def following_ids(self, uid) -> frozenset[int]:
+        return await follows.following_ids(self.store, uid)
+
+    # blocks and mutes
+    async def block(self, uid, target) -> None:
+        await relations.block(self.store, self.queue, uid, target)
+
+    async def unblock(self, uid, target) -> None:
+        await relations.unblock(self.store, uid, target)
+
+    async def mute(self, uid, target, duration_s=0, notifications: bool = True):
+        return await relations.mute(self.store, uid, target, duration_s, notifications)
+
+    async def unmute(self, uid, target) -> None:
+        await relations.unmute(self.store, uid, target)
+
+    async def relation(self, uid, target) -> relations.Relation:
+        return await relations.relation(self.store, uid, target)
+
+    async def hidden_ids(self, uid) -> frozenset[int]:
+        return await relations.hidden_ids(self.store, uid)
+
+    async def followers(self, uid, **page: Any):
+        return await follows.followers(self.store, uid, **page)
+
+    async def following(self, uid, **page: Any):
+        return await follows.following(self.store, uid, **page)
+
+    # --- lists ---------------------------------------------------------------------
+    async def create_list(self, owner, title) -> lists.UserList:
+        return await lists.create_list(self.store, owner, title)
+
+    async def get_lists(self, owner) -> list[lists.UserList]:
+        return await lists.get_lists(self.store, owner)
+
+    async def get_list(self, owner, lid) -> lists.UserList:
+        return await lists.get_list(self.store, owner, lid)
+
+    async def rename_list(self, owner, lid, title) -> lists.UserList:
+        return await lists.rename_list(self.store, owner, lid, title)
+
+    async def delete_list(self, owner, lid) -> None:
+        await lists.delete_list(self.store, owner, lid)
+
+    async def add_to_list(self, owner, lid, member) -> bool:
+        return await lists.add_member(self.store, owner, lid, member)
+
+    async def remove_from_list(self, owner, lid, member) -> bool:
+        return await lists.remove_member(self.store, self.queue, owner, lid, member)
+
+    async def list_members(self, owner, lid) -> list[User]:
+        return await lists.members(self.store, owner, lid)
+
+    async def list_member_ids(self, owner, lid) -> frozenset[int]:
+        return await lists.member_ids(self.store, owner, lid)
+
+    # --- the conversation -------------------------------------------------------
+    async def favourite(self, uid, sid) -> bool:
+        return await favourites.set_favourite(self.store, self.queue, uid, sid, True)
+
+    async def unfavourite(self, uid, sid) -> bool:
+        return await favourites.set_favourite(self.store, self.queue, uid, sid, False)
+
+    async def boost(self, uid, sid) -> int:
+        return await boosts.boost(self.store, self.queue, self.settings, uid, sid)
+
+    async def unboost(self, uid, sid) -> bool:
+        return await boosts.unboost(self.store, self.queue, uid, sid)
+
+    async def bookmark(self, uid, sid) -> bool:
+        return await bookmarks.set_bookmark(self.store, uid, sid, True)
+
+    async def unbookmark(self, uid, sid) -> bool:
+        return await bookmarks.set_bookmark(self.store, uid, sid, False)
+
+    async def status_states(self, viewer, sids) -> list[interactions.StatusState]:
+        return await interactions.states(self.store, viewer, list(sids))
+
+    async def notifications(self, uid, **query: Any) -> list[notifications.Notification]:
+        return await notifications.page(self.store, uid, **query)
+
+    # --- what a viewer is shown (redpoll.reading.pages) ---------------------------------------------
+    async def seen_status(self, viewer, sid) -> Status:
+        """The status ``sid`` if ``viewer`` may see it; StatusNotFound
+        otherwise, as for a status that does not exist."""
+        return await visibility.require(self.store, viewer, await self.get_status(sid))
+
+    async def show(self, viewer, statuses, *, also_users=()) -> pages.Shown:
+        return await pages.show(self.store, viewer, statuses, also_users=also_users)
+
+    async def status_page(self, viewer, sid) -> pages.Shown:
+        return await pages.one(self.store, viewer, sid)
+
+    async def statuses_page(self, viewer, sids) -> pages.Shown:
+        return await pages.by_id(self.store, viewer, sids)
+
+    async def home_page(self, uid, **cursors: Any) -> pages.Shown:
+        return await pages.filled(self.store, uid,
+                                  lambda **c: self.home_timeline(uid, **c), cursors)
+
+    async def list_page(self, owner, lid, **cursors: Any) -> pages.Shown:
+        return await pages.filled(self.store, owner,
+                                  lambda **c: self.list_timeline(owner, lid, **c), cursors)
+
+    async def public_page(self, viewer, **cursors: Any) -> pages.Shown:
+        return await pages.timeline(self.store, viewer, await self.public_timeline(**cursors),
+                                    muted=True)
+
+    async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(),
+                       **cursors: Any) -> pages.Shown:
+        """A hashtag's timeline (with ``any_``/``all_``/``none``: combined
+        with other hashtags) as ``viewer`` is shown it."""
+        if any_ or all_ or none:
+            page = await timelines.tag_combined(self.store, name, any_=any_, all_=all_,
+                                                none=none, **cursors)
+        else:
+            page = await timelines.tag(self.store, name, **cursors)
+        return await pages.timeline(self.store, viewer, page, muted=True)
+
+    async def profile_page(self, viewer, uid, *, no_replies: bool = False,
+                           no_reblogs: bool = False, **cursors: Any) -> pages.Shown:
+        return await pages.profile(self.store, viewer, await self.profile_timeline(uid, **cursors),
+                                   no_replies=no_replies, no_reblogs=no_reblogs)
+
+    async def favourites_page(self, uid, **cursors: Any) -> pages.Shown:
+        rows = await favourites.favourites_page(self.store, uid, **cursors)
+        return await pages.marked(self.store, uid, rows)
+
+    async def bookmarks_page(self, uid, **cursors: Any) -> pages.Shown:
+        rows = await bookmarks.bookmarks_page(self.store, uid, **cursors)
+        return await pages.marked(self.store, uid, rows)
+
+    async def thread(self, viewer, sid) -> tuple[pages.Shown, frozenset[int]]:
+        return await pages.thread(self.store, viewer, sid)
+
+    async def favourited_by(self, sid, **page: Any):
+        """Who favourited the status ``sid``: (users, cursor)."""
+        return await favourites.favourited_by(self.store, sid, **page)
+
+    async def reblogged_by(self, sid, **page: Any):
+        """Who boosted the status ``sid``: (users, cursor)."""
+        return await boosts.reblogged_by(self.store, sid, **page)
+
+    # --- relationships and account pages --------------------------------------------------
+    async def relationship(self, uid, target) -> relationship.Relationship:
+        return await relationship.relationship(self.store, uid, target)
+
+    async def relationships(self, uid, targets) -> list[relationship.Relationship]:
+        return await relationship.relationships(self.store, uid, list(targets))
+
+    async def follow_with_options(self, uid, target, reblogs: bool | None = None,
+                                  notify: bool | None = None) -> relationship.Relationship:
+        return await relationship.follow(self.store, self.queue, uid, target, reblogs, notify)
+
+    async def credentials(self, uid) -> tuple[User, int]:
+        """The user ``uid`` and how many follow requests wait for them."""
+        user = await self.get_user(uid)
+        return user, await follow_requests.count(self.store, user.id)
+
+    async def blocked_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
+        return await pages.accounts(self.store, await relations.blocked_page(self.store, uid, **page))
+
+    async def muted_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
+        return await pages.accounts(self.store, await relations.muted_page(self.store, uid, **page))
+
+    async def follow_requesters(self, uid, **page: Any) -> tuple[list[User], list[int]]:
+        return await pages.accounts(self.store,
+                                    await follow_requests.pending_page(self.store, uid, **page))
+
+    async def authorize_follow(self, owner, requester) -> bool:
+        """``owner`` lets ``requester`` follow them (UserNotFound for an unknown requester)."""
+        await self.get_user(requester)
+        return await follows.authorize_request(self.store, self.queue, owner, requester)
+
+    async def reject_follow(self, owner, requester) -> bool:
+        """``owner`` turns down ``requester``'s request (UserNotFound for an unknown requester)."""
+        await self.get_user(requester)
+        return await follow_requests.reject(self.store, owner, requester)
+
+    # --- hashtags ---------------------------------------------------------------------------
+    async def get_tag(self, viewer, name) -> tags.Tag:
+        return await tags.get_tag(self.store, viewer, name)
+
+    async def follow_tag(self, uid, name, on: bool = True) -> tags.Tag:
+        return await tags.set_following(self.store, self.queue, uid, name, on)
+
+    async def followed_tags(self, uid) -> list[tags.Tag]:
+        names = await tags.followed(self.store, uid)
+        return await tags.with_history(self.store, [tags.Tag(n, True, True) for n in names])
+
+    # --- direct conversations ---------------------------------------------------------------
+    async def conversations(self, uid, **cursors: Any
+                            ) -> tuple[list[direct_messages.Conversation], pages.Shown, dict]:
+        """A page of ``uid``'s direct conversations and what they show
+        (redpoll.reading.pages.conversations)."""
+        convs = await direct_messages.page(self.store, uid, **cursors)
+        return (convs, *await pages.conversations(self.store, uid, convs))
+
+    async def read_conversation(self, uid, conv) -> tuple[direct_messages.Conversation,
+                                                          pages.Shown, dict]:
+        """Mark a conversation read; the conversation and what it shows."""
+        found = await direct_messages.mark_read(self.store, uid, conv)
+        return (found, *await pages.conversations(self.store, uid, [found]))
+
+    async def remove_conversation(self, uid, conv) -> None:
+        await direct_messages.remove(self.store, uid, conv)
+
+    # --- notifications and markers --------------------------------------------------------
+    async def notification_page(self, uid, **query: Any):
+        return await pages.notification_page(self.store, uid, **query)
+
+    async def notification(self, uid, nid):
+        return await pages.notification(self.store, uid, nid)
+
+    async def notification_groups(self, uid, **query: Any):
+        return await pages.notification_groups(self.store, uid, **query)
+
+    async def notification_group(self, uid, group_key, most: int):
+        return await pages.notification_group(self.store, uid, group_key, most)
+
+    async def dismiss_notification(self, uid, nid) -> None:
+        await notifications.dismiss(self.store, uid, nid)
+
+    async def dismiss_notification_group(self, uid, group_key) -> int:
+        return await notifications.dismiss_group(self.store, uid, group_key)
+
+    async def clear_notifications(self, uid) -> None:
+        await notifications.clear(self.store, uid)
+
+    async def unread_notifications(self, uid, cap: int) -> int:
+        """Notifications newer than the ``notifications`` marker, at most ``cap``."""
+        after = await markers.last_read(self.store, uid, "notifications")
+        return len(await notification_view.unread(self.store, uid, after, cap))
+
+    async def unread_notification_groups(self, uid, limit, **query: Any) -> int:
+        """Notification groups with one newer than the ``notifications`` marker."""
+        after = await markers.last_read(self.store, uid, "notifications")
+        return await notification_view.unread_groups(self.store, uid, after, limit, **query)
+
+    async def get_markers(self, uid, timelines_) -> list[markers.Marker]:
+        return await markers.get_markers(self.store, uid, timelines_)
+
+    async def set_markers(self, uid, positions: dict) -> list[markers.Marker]:
+        return await markers.set_markers(self.store, uid, positions)
+
+    # --- reports --------------------------------------------------------------------------
+    async def report(self, reporter, account, status_ids=(), comment: str = "",
+                     category: str = "other") -> tuple[moderation.Report, User]:
+        """File a report; the report and the account it is about."""
+        r = await moderation.report(self.store, reporter, account, status_ids, comment, category)
+        return r, await self.get_user(r.account)
+
+    # --- apps, tokens, rate limits --------------------------------------------------------
+    async def create_app(self, name, redirect_uris, scopes=None, website=None):
+        return await auth.create_app(self.store, name, redirect_uris, scopes, website)
+
+    async def get_app(self, client_id) -> auth.App | None:
+        return await auth.get_app(self.store, client_id)
+
+    async def check_client(self, client_id, client_secret) -> auth.App:
+        return await auth.check_client(self.store, client_id, client_secret)
+
+    async def issue_token(self, app: auth.App, uid, scopes) -> tuple[str, int]:
+        return await auth.issue_token(self.store, app, uid, scopes)
+
+    async def app_token(self, client_id, uid, scopes) -> tuple[str, int] | None:
+        return await auth.token_for_app(self.store, client_id, uid, scopes)
+
+    async def register_with_token(self, client_id, scopes, username, email, password):
+        return await auth.register_with_token(self.store, self.queue, client_id, scopes, username,
+                                             email, password)
+
+    async def password_login(self, username, password, rate=None):
+        """The user these credentials are, else None (auth.password_login)."""
+        return await auth.password_login(self.store, username, password, rate)
+
+    async def redeem_code(self, app: auth.App, code, redirect_uri, verifier=None):
+        return await auth.redeem_code(self.store, app, code, redirect_uri, verifier)
+
+    async def create_code(self, app: auth.App, uid, redirect_uri, scopes, **grant: Any) -> str:
+        return await auth.create_code(self.store, app, uid, redirect_uri, scopes, **grant)
+
+    async def revoke_token(self, client_id, client_secret, token) -> bool:
+        """Revoke ``token`` for the client these credentials authenticate
+        (OAuthError invalid_client when they do not)."""
+        app = await self.check_client(client_id, client_secret)
+        return await auth.revoke(self.store, app, token)
+
+    async def authenticate(self, token: str, rate: ratelimit.Rate | None):
+        """The token's record and its rate-limit state (auth.authenticate)."""
+        return await auth.authenticate(self.store, token, rate)
+
+    async def rate_hit(self, bucket: str, rate: ratelimit.Rate | None
+                       ) -> ratelimit.RateState | None:
+        """Count a request against ``bucket`` (redpoll.accounts.ratelimit)."""
+        return await ratelimit.hit(self.store, bucket, rate)
+
+    # --- health -------------------------------------------------------------------------
+    async def ping(self) -> None:
+        await self.store.ping()
+
+    async def job_figures(self) -> jobs.JobFigures:
+        return await jobs.job_figures(self.store)
+
+    # --- background work ---------------------------------------------------------------
+    def worker(self, name: str | None = None) -> Worker:
+        return Worker(self.store, self.settings, name)
+
+    async def drain(self, timeout: float = 60.0) -> None:
+        """Run jobs in this process until the queue is empty (demo and tests)."""
+        stop = asyncio.Event()
+        task = asyncio.create_task(self.worker("drain").run(stop))
+        try:
+            deadline = asyncio.get_running_loop().time() + timeout
+            while await self.queue.depth() > 0:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise TimeoutError("jobs still queued after drain timeout")
+                await asyncio.sleep(0.02)
+        finally:
+            stop.set()
+            await task
+
+    async def stats(self) -> dict:
+        # users: counted by their sign-up's journal (jobs.SignUpJob) and by an
+        # account's purge (moderation.purge_account), each exactly once in the
+        # step that finishes the job; keys.STATS holds what was counted before
+        # (a database from an older version), adding the same way
+        raw = await self.store.hgetall(keys.STATS)
+        before = {k.decode(): int(v) for k, v in raw.items()}
+        counts = await self.queue.counts()
+        memory = await topology.of(self.store).used_memory()
+        users = before.get("users", 0) + counts.get("users", 0) - counts.get("users_gone", 0)
+        return {"users": users,
+                "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
+                "queue_depth": await self.queue.depth(),
+                "used_memory_bytes": memory}

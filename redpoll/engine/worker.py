@@ -1,0 +1,254 @@
+"""The background worker: runs the jobs of redpoll.bus.jobs, one handler per kind.
+
+Each job is thin and safe to run twice; a status or user that has vanished
+means the job has nothing left to do and succeeds. A run is cut off after
+its kind's ``time_limit_s`` (and retried, like a failure); a job retried
+more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from dataclasses import dataclass
+from typing import Awaitable, Callable
+
+from redis.exceptions import ResponseError
+
+from ..posting import boosts, deleting, posting
+from ..relations import relations, follows
+from ..timelines import delivery, hybrid, refill
+from ..interactions import favourites
+from ..core import keys, limits
+from ..moderation import moderation
+from ..notifications import notifications
+from ..conversations import tags
+from ..accounts import users
+from ..core.errors import UserNotFound
+from ..core.health import DATABASE, OUTAGE, Backoff
+from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob,
+                        FollowNoteJob, Job, JobQueue, MalformedJob, NotYet, PostJob,
+                        PurgeAccountJob, RefillJob, SignUpJob, TagFollowJob, decode)
+from ..core.settings import Settings
+from ..storage.store import Store
+from ..storage import topology
+
+log = logging.getLogger("redpoll.worker")
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a finished job leaves: its continuation, and what to count."""
+    next: Job | None = None
+    count: str = ""
+
+
+Handler = Callable[[Store, Settings, Job, bytes], Awaitable[Done]]
+
+
+async def _post(store: Store, settings: Settings, job: PostJob, entry_id: bytes) -> Done:
+    try:
+        return Done(await posting.apply_post(store, settings, job), "statuses")
+    except UserNotFound:
+        return Done()  # the author vanished (a wiped database): nothing to post
+
+
+async def _delete(store: Store, settings: Settings, job: DeleteJob, entry_id: bytes) -> Done:
+    cleanup, mine = await deleting.apply_delete(store, job, entry_id)
+    return Done(cleanup, "deleted" if mine else "")
+
+
+async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: bytes) -> Done:
+    if await delivery.gone(store, job.sid):
+        return Done()  # deleted meanwhile: its cleanup chain takes over
+    start = delivery.Cursor(job.phase, job.after)
+    cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
+                                 settings.fanout_batch, listed=job.listed,
+                                 only_following=job.only_following, boost_of=job.boost_of,
+                                 audience=job.audience, policy=delivery.policy(settings))
+    if await delivery.gone(store, job.sid):
+        # Deleted while this batch was being delivered: its cleanup chain may
+        # already have passed these timelines, so take the id back out here.
+        await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
+        return Done()
+    return Done(None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase,
+                                                      cursor.after, job.listed,
+                                                      job.only_following, job.boost_of,
+                                                      job.audience))
+
+
+async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:
+    cursor = await delivery.step(store, "undeliver", job.sid, job.author,
+                                 delivery.Cursor(job.phase, job.after), settings.fanout_batch)
+    if cursor is None:  # every timeline is clean
+        await topology.of(store).forget_deleted(job.sid)
+        return Done()
+    return Done(CleanupJob(job.sid, job.author, cursor.phase, cursor.after))
+
+
+async def _refill(store: Store, settings: Settings, job: RefillJob, entry_id: bytes) -> Done:
+    if job.lid is not None:
+        await refill.refill_list(store, job.uid, job.lid)
+    else:
+        await refill.refill_home(store, job.uid)
+    return Done()
+
+
+async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_id: bytes) -> Done:
+    await favourites.replay(store, settings, job)
+    return Done()
+
+
+async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
+                       entry_id: bytes) -> Done:
+    if not await follows.note_due(store, job):
+        return Done()  # a follow that was there already: its own job saw to it
+    await notifications.replay_follow(store, settings, job)
+    await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
+    return Done()
+
+
+async def _tag_follow(store: Store, settings: Settings, job: TagFollowJob, entry_id: bytes) -> Done:
+    await tags.replay(store, settings, job)
+    return Done()
+
+
+async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: bytes) -> Done:
+    await relations.apply_block(store, job)
+    return Done()
+
+
+async def _sign_up(store: Store, settings: Settings, job: SignUpJob, entry_id: bytes) -> Done:
+    settle_after_ms = settings.job_claim_ms * limits.SIGN_UP_SETTLE_CLAIMS
+    return (Done(count="users") if await users.settle_sign_up(store, job, entry_id, settle_after_ms)
+            else Done())
+
+
+async def _purge_account(store: Store, settings: Settings, job: PurgeAccountJob,
+                         entry_id: bytes) -> Done:
+    await moderation.purge_account_keys(store, job.uid, job.login)
+    return Done(count="users_gone")
+
+
+async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: bytes) -> Done:
+    return Done(await boosts.replay(store, settings, job))
+
+
+HANDLERS: dict[type[Job], Handler] = {BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
+                                      CleanupJob: _cleanup, RefillJob: _refill,
+                                      FavouriteJob: _favourite, FollowNoteJob: _follow_note,
+                                      SignUpJob: _sign_up, PurgeAccountJob: _purge_account,
+                                      TagFollowJob: _tag_follow, BlockJob: _block}
+
+
+class Worker:
+    """Consumes every job shard with ``concurrency`` readers per shard."""
+
+    def __init__(self, store: Store, settings: Settings, name: str | None = None):
+        self.store = store
+        self.settings = settings
+        self.queue = JobQueue(store)
+        self.name = name or f"{socket.gethostname()}-{os.getpid()}"
+        self.done = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.queue.ensure_groups()
+        tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
+                 for shard in range(limits.JOB_SHARDS)
+                 for i in range(self.settings.worker_concurrency)]
+        try:
+            await stop.wait()
+        finally:
+            # Let running jobs finish their step: an interrupted one would only be
+            # re-run after the claim timeout, but there is no reason to wait for that.
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _consume(self, shard: int, consumer: str, stop: asyncio.Event) -> None:
+        stream, held = keys.job_stream(shard), keys.held_job_stream(shard)
+        client = self.store
+        claim_every = max(self.settings.job_claim_ms / 2000, 0.05)
+        last_claim = 0.0
+        loop = asyncio.get_running_loop()
+        backoff = Backoff()
+        while not stop.is_set():
+            try:
+                entries = []
+                if loop.time() - last_claim >= claim_every:
+                    last_claim = loop.time()
+                    # held jobs are only ever claimed: their producer died
+                    for source in (held, stream):
+                        entries += [(source, *e) for e in await self._claim(source, shard,
+                                                                            consumer)]
+                if not entries:
+                    reply = await client.xreadgroup(
+                        keys.JOB_GROUP, consumer, {stream: ">"},
+                        count=limits.WORKER_READ_COUNT, block=200)
+                    entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
+                for source, entry_id, fields in entries:
+                    await self._handle(source, shard, entry_id, fields)
+                DATABASE.back("worker")
+                backoff.reset()
+            except asyncio.CancelledError:
+                raise
+            except OUTAGE as exc:
+                # server or cluster away or restarting: logged once per
+                # outage (redpoll.core.health), retried less and less often
+                DATABASE.lost("worker", exc)
+                await backoff.wait()
+            except ResponseError as exc:
+                if "NOGROUP" not in str(exc):
+                    log.exception("worker loop error on %s", stream)
+                else:  # the streams were lost (flush, data loss): recreate
+                    log.warning("job groups missing on %s; recreating them", stream)
+                    await self.queue.ensure_groups(force=True)
+                await asyncio.sleep(0.5)
+            except Exception:  # anything else: retry soon
+                log.exception("worker loop error on %s", stream)
+                await asyncio.sleep(0.5)
+
+    async def _claim(self, stream: str, shard: int, consumer: str) -> list:
+        """Take over jobs left pending by a worker that died."""
+        reply = await self.store.xautoclaim(
+            stream, keys.JOB_GROUP, consumer, min_idle_time=self.settings.job_claim_ms,
+            start_id="0-0", count=limits.WORKER_READ_COUNT)
+        entries = [e for e in reply[1] if e and e[1]]
+        if not entries:
+            return []
+        fresh = []
+        for entry_id, fields in entries:
+            info = await self.store.xpending_range(
+                stream, keys.JOB_GROUP, min=entry_id, max=entry_id, count=1)
+            try:
+                budget = decode(fields).max_attempts
+            except MalformedJob:
+                budget = 0  # parked when handled
+            if info and budget and info[0]["times_delivered"] > budget:
+                log.error("parking job %s after %s attempts", entry_id, budget)
+                await self.queue.park(stream, entry_id, shard, fields, "too many attempts")
+            else:
+                fresh.append((entry_id, fields))
+        return fresh
+
+    async def _handle(self, stream: str, shard: int, entry_id: bytes, fields: dict) -> None:
+        try:
+            job = decode(fields)
+        except MalformedJob as exc:
+            # It must not escape: it would abort the rest of the batch read
+            # with it, and those jobs would be re-claimed until parked as dead.
+            await self.queue.park(stream, entry_id, shard, fields, f"malformed job: {exc}")
+            return
+        try:
+            async with asyncio.timeout(job.time_limit_s):
+                done = await HANDLERS[type(job)](self.store, self.settings, job, entry_id)
+        except OUTAGE as exc:
+            DATABASE.lost("worker", exc)  # left pending, as below
+            return
+        except NotYet:
+            return  # left pending, as below, and decided on a later claim
+        except Exception:
+            # left pending: retried after job_claim_ms by whichever worker claims it
+            log.exception("job %s failed; it will be retried", job)
+            return
+        await self.queue.finish(stream, entry_id, shard, done.next, done.count)
+        self.done += 1

@@ -1,0 +1,1 @@
+"""Lists: named sets of accounts with their own timelines."""

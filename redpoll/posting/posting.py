@@ -1,0 +1,155 @@
+"""Posting a status (SPEC 2 and 5).
+
+All or nothing, on one server and on a cluster, by a journal: the post is
+first queued as a held job (``jobs.PostJob``, ``job_hold.lua``: one atomic
+step) that carries the whole status; the call then runs the journal's first
+step itself (:func:`apply_post`) and hands the rest of the fan-out on. If the
+call is cut short anywhere after the journal exists, a worker replays the
+journal after ``job_claim_ms``: every step of :func:`apply_post` is
+idempotent (status_create.lua, record_post.lua, deliver.lua), so the replay
+finishes exactly the effect the call would have had. Cut short before the
+journal, the call leaves nothing but a skipped status id.
+
+The status is counted (``JobQueue.counts``) in the step that finishes the
+journal (job_next.lua), once. The update event is published at least once:
+a replay after a crash may publish it again.
+"""
+from __future__ import annotations
+
+from ..conversations import conversation
+from ..timelines import delivery
+from ..bus import events
+from ..core import keys, limits, validate
+from ..relations import visibility
+from ..core.errors import StatusNotFound, UserNotFound, ValidationError
+from ..bus.jobs import Claimed, FanoutJob, JobQueue, PostJob
+from ..core.models import EXTRA_PREFIX, Status, now_ms
+from ..core.settings import Settings
+from ..storage.store import Store
+
+
+async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
+                  in_reply_to=None) -> Status:
+    """Check the input and the author (and what the status replies to,
+    mentions, tags) and draw an id: the status to post. Writes nothing but
+    the id counter."""
+    author_id = validate.an_id(author_id, "author_id")
+    text = validate.status_text(text)
+    extra = validate.extra_fields(extra)
+    await queue.check_capacity()
+    # Check the author before taking an id: a failed post writes nothing.
+    login, privacy = await store.hmget(keys.user(author_id), ["login", "privacy"])
+    if login is None:
+        raise UserNotFound(f"user {author_id} does not exist")
+    if extra.get("visibility", visibility.PUBLIC) not in visibility.ALL:
+        raise ValidationError("visibility", "must be one of " + ", ".join(visibility.ALL))
+    if "visibility" not in extra and privacy and privacy != b"public":
+        extra = {**extra, "visibility": privacy.decode()}  # the author's default
+    if extra.get("visibility") == visibility.PUBLIC:  # public is the field's absence
+        extra = {k: v for k, v in extra.items() if k != "visibility"}
+    # replies, mentions, hashtags: read (and refused) before anything is written
+    conv = await conversation.prepare(store, author_id, text, in_reply_to)
+    extra = {**extra, **conv.to_extra()}
+    sid = await store.incr(keys.STATUS_SEQ)
+    if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
+        extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
+    return Status(id=sid, text=text, created_at=now_ms(), user_id=author_id,
+                  login=login.decode(), extra=extra)
+
+
+def journal(status: Status) -> PostJob:
+    return PostJob(sid=status.id, author=status.user_id, record=status.to_hash())
+
+
+async def post(store: Store, queue: JobQueue, settings: Settings, author_id, text,
+               extra=None, in_reply_to=None) -> Status:
+    """Create a status and deliver it (the first batch in the call, the rest
+    in chained jobs)."""
+    status = await prepare(store, queue, author_id, text, extra, in_reply_to)
+    job = journal(status)
+    held = await queue.hold(job)  # from here on, the post happens in full
+    await finish(store, queue, settings, job, held)
+    return status
+
+
+async def finish(store: Store, queue: JobQueue, settings: Settings, job: PostJob, held) -> None:
+    """Run the journal's first step in the call and release it."""
+    try:
+        next_job = await apply_post(store, settings, job)
+    except UserNotFound:  # the author vanished (a wiped database): nothing posted
+        await queue.release(held)
+        raise
+    await queue.release(held, next_job, count="statuses")
+
+
+async def create(store: Store, job: PostJob) -> bool:
+    """The status hash and the author's profile and counter (idempotent);
+    False if the status was deleted meanwhile."""
+    created = await store.run("status_create", [keys.status(job.sid)],
+                              [x for pair in job.record.items() for x in pair])
+    if created == -1:
+        return False
+    try:
+        direct = job.record.get(EXTRA_PREFIX + "visibility") == visibility.DIRECT
+        recorded = await store.run("record_post", [keys.profile(job.author), keys.user(job.author),
+                                                   keys.deleted_by(job.author),
+                                                   keys.direct_posts(job.author)],
+                                   [job.sid, "1" if direct else "0"])
+    except UserNotFound:  # the author vanished (a wiped database)
+        await store.delete(keys.status(job.sid))
+        raise
+    return recorded != -1
+
+
+async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJob | None:
+    """The journal's first step: create the status, deliver it to the
+    author's home, the public timeline and the first batch of followers,
+    publish the update event; link it into its conversation (thread,
+    mentions, hashtags: conversation.after_post). Idempotent; returns the
+    continuation."""
+    if not await create(store, job):
+        return None  # deleted meanwhile: its delete journal cleans up
+    status = Status.from_hash(job.record)
+    await conversation.after_post(store, status)
+    start = delivery.Cursor()
+    listed = status.listed  # unlisted, private, direct: not on the public timeline
+    audience = visibility.of(status)
+    only = status.replies_to_other
+    cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
+                                 settings.fanout_batch, listed=listed, only_following=only,
+                                 audience=audience, policy=delivery.policy(settings))
+    if await delivery.gone(store, job.sid):
+        # deleted while this batch was delivered: its cleanup may have passed
+        await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
+        return None
+    await events.publish(store, events.update_event(status))
+    return None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase, cursor.after,
+                                                 listed, only, audience=audience)
+
+
+async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,
+                    shard: int, text, extra=None, in_reply_to=None) -> Status:
+    """:func:`post`, at most once per ``claim_key``: the key is claimed in the
+    step that holds the journal (job_hold_once.lua). If it was claimed
+    before (a retry, after a crash or not), the status posted under it is
+    returned; if its journal is still waiting to be replayed, its first step
+    is run here (idempotent), so the status exists when this returns."""
+    value = await store.get(claim_key)  # a retry: no id drawn for it
+    if value is None:
+        status = await prepare(store, queue, author_id, text, extra, in_reply_to)
+        job = journal(status)
+        held = await queue.hold_once(job, shard, claim_key, f"{status.id}:%s",
+                                     limits.IDEMPOTENCY_WINDOW_S)
+        if not isinstance(held, Claimed):
+            await finish(store, queue, settings, job, held)
+            return status
+        value = held.value  # claimed meanwhile by a concurrent request
+    sid, entry_id = value.split(b":", 1)
+    first = await queue.entry(keys.held_job_stream(shard), entry_id)
+    if isinstance(first, PostJob) and first.sid == int(sid):
+        await create(store, first)  # its journal is still held: make it exist now
+    raw = await store.hgetall(keys.status(int(sid)))
+    found = Status.from_hash(raw)
+    if found is None:
+        raise StatusNotFound(f"status {int(sid)} posted under this key was deleted")
+    return found

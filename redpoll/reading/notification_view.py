@@ -1,0 +1,99 @@
+"""Which of a user's notifications are shown to them now: the one answer
+that REST pages, the user stream (live and replayed) and the unread counts
+all ask at the moment they show or count something, never when the
+notification was made.
+
+A notification is shown when its account is not hidden from the owner
+(blocked either way, muted with notifications: redpoll.relations.relations) and, for
+a kind about a status, when that status still exists and the owner may see
+it now (redpoll.relations.visibility). A follower removed, blocked or unfollowed
+keeps the notifications of the private statuses they saw, but no longer
+sees them, as the statuses themselves answer 404.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..core import limits, validate
+from ..relations import relations, visibility
+from ..core.models import Status
+from ..notifications.notifications import Notification, _grouped_types, page
+from ..statuses.statuses import get_statuses
+from ..storage.store import Store
+
+#: Kinds about a status (left out when it is gone or hidden).
+WITH_STATUS = frozenset({"mention", "status", "reblog", "favourite", "poll", "update"})
+
+
+async def hidden_actors(store: Store, owner: int, actors: Sequence[int]) -> set[int]:
+    """Accounts whose notifications ``owner`` does not get now."""
+    uids = [u for u in dict.fromkeys(actors) if u != owner]
+    if not uids:
+        return set()
+    replies = await store.batch(relations.hidden_commands(owner, uids))
+    return relations.hidden_from(uids, replies, muted=True, notifications_only=True)
+
+
+async def shown(store: Store, owner: int, notes: Sequence[Notification]
+                ) -> tuple[list[Notification], dict[int, Status]]:
+    """The notifications of ``notes`` shown to ``owner`` now, in order, and
+    the statuses they name that ``owner`` may see, by id."""
+    if not notes:
+        return [], {}
+    hidden = await hidden_actors(store, owner, [n.actor for n in notes])
+    notes = [n for n in notes if n.actor not in hidden]
+    sids = list(dict.fromkeys(n.status for n in notes if n.status))
+    statuses = {s.id: s for s in await visibility.visible(
+        store, owner, await get_statuses(store, sids))} if sids else {}
+    kept = [n for n in notes if n.type not in WITH_STATUS or n.status in statuses]
+    return kept, statuses
+
+
+async def shown_one(store: Store, owner: int, note: Notification) -> Status | None | bool:
+    """False when ``note`` is not shown to ``owner`` now; else its status
+    (None for a kind without one)."""
+    kept, statuses = await shown(store, owner, [note])
+    if not kept:
+        return False
+    return statuses.get(note.status) if note.status else None
+
+
+async def unread(store: Store, owner: int, after: int, cap: int, *, types=None,
+                 exclude_types=None, account_id=None) -> list[Notification]:
+    """The notifications newer than ``after`` shown to ``owner`` now, oldest
+    first, at most ``cap``; reads on past hidden ones up to
+    limits.NOTIFICATIONS_SCAN_MAX."""
+    out: list[Notification] = []
+    cursor, scanned = after, 0
+    while len(out) < cap and scanned < limits.NOTIFICATIONS_SCAN_MAX:
+        batch = await page(store, owner, min_id=cursor or None,
+                           limit=limits.NOTIFICATIONS_PAGE_MAX, types=types,
+                           exclude_types=exclude_types, account_id=account_id)
+        if not batch:
+            break
+        batch.sort(key=lambda n: n.id)
+        scanned += len(batch)
+        cursor = batch[-1].id
+        kept, _ = await shown(store, owner, batch)
+        out.extend(kept)
+        if len(batch) < limits.NOTIFICATIONS_PAGE_MAX:
+            break
+    return out[:cap]
+
+
+async def unread_groups(store: Store, owner: int, after: int, cap, *, types=None,
+                        exclude_types=None, account_id=None, grouped_types=None) -> int:
+    """How many notification groups hold a notification newer than
+    ``after`` shown to ``owner`` now, at most ``cap`` (Mastodon: 100 by
+    default, 1000 at most); ``grouped_types`` None: every groupable kind."""
+    cap = validate.page_limit(cap, limits.NOTIFICATIONS_UNREAD_DEFAULT,
+                              limits.NOTIFICATIONS_UNREAD_MAX)
+    grouped = set(_grouped_types(grouped_types).split(","))
+    groups: set[str] = set()
+    for note in await unread(store, owner, after, limits.NOTIFICATIONS_SCAN_MAX, types=types,
+                             exclude_types=exclude_types, account_id=account_id):
+        groups.add(note.group_key if note.type in grouped else f"ungrouped-{note.id}")
+        if len(groups) >= cap:
+            break
+    return len(groups)
+

@@ -1,0 +1,274 @@
+"""Pages as a viewer is shown them: what of a read the viewer may see, with
+everything rendering needs beside it (counts and flags, authors, the
+originals boosts wrap), read in as few round trips as the reads allow.
+
+The HTTP layer renders a :class:`Shown` without reading anything itself:
+a status entity needs the status, its author and its state; a boost's
+entity wraps its original's (when the viewer may see the original; a boost
+whose original is gone or hidden is left out).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, Iterable, Sequence
+
+from ..conversations import conversation, direct_messages
+from ..interactions import interactions
+from ..core import limits, validate
+from . import notification_view
+from ..notifications import notifications
+from ..statuses import statuses as statuses_
+from ..relations import visibility
+from ..conversations.direct_messages import Conversation
+from ..interactions.interactions import StatusState
+from ..core.models import Page, Status, User
+from ..notifications.notifications import Notification
+from ..storage.store import Store
+from ..accounts.users import get_users
+
+Checked = tuple[list[Status], dict[int, StatusState]]
+
+
+@dataclass
+class Shown:
+    """What a viewer is shown of some statuses.
+
+    ``statuses``: the ones the viewer may see, in order; ``states``: the
+    counts and flags of each (and of each original), by status id;
+    ``users``: the authors of ``statuses`` and of the originals (and any
+    other accounts the read was asked for), by id, unknown ones left out;
+    ``originals``: the statuses the boosts among ``statuses`` wrap, by id,
+    those the viewer may see; ``read``: the statuses as read, before
+    anything was left out (a page's Link header pages on them);
+    ``cursors``: a page's own cursors (favourites and bookmarks page by the
+    time they were marked), one per status read, or None."""
+    statuses: list[Status]
+    states: dict[int, StatusState]
+    users: dict[int, User]
+    originals: dict[int, Status] = field(default_factory=dict)
+    read: Sequence = ()
+    cursors: list | None = None
+
+
+async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
+                  muted: bool = False) -> Checked:
+    """What of ``statuses`` the viewer may see (redpoll.relations.visibility) and the
+    counts and flags of each (redpoll.interactions.interactions), in one round trip.
+    ``muted``: accounts the viewer mutes are left out too."""
+    if not statuses:
+        return [], {}
+    # a page's authors were read with it (current at the rev it read)
+    vis, decide = visibility.check(viewer, statuses, muted=muted,
+                                   authors=getattr(statuses, "authors", None))
+    sids = [s.id for s in statuses]
+    counts, parse = interactions.state_check(viewer, sids, getattr(statuses, "counts", None))
+    replies = await store.batch(vis + counts)
+    return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
+
+
+async def complete(store: Store, viewer: int | None, statuses: list[Status],
+                   states: dict[int, StatusState], *, authors: dict[int, User] | None = None,
+                   also_users: Iterable[int] = ()) -> Shown:
+    """``statuses`` (checked visible already, with their ``states``) with
+    what rendering them needs: the originals their boosts wrap that the
+    viewer may see, with their states (one round trip after reading them),
+    and the authors of both that ``authors`` (records this request read
+    already) does not hold, with ``also_users``, in one read."""
+    users = dict(authors or {})
+    originals: dict[int, Status] = {}
+    wrapped = list(dict.fromkeys(o for s in statuses if (o := s.reblog_of)))
+    if wrapped:
+        seen, more = await checked(store, viewer, await statuses_.get_statuses(store, wrapped))
+        originals = {s.id: s for s in seen}
+        states = {**states, **more}
+    wanted = [uid for uid in dict.fromkeys((*(s.user_id for s in statuses),
+                                            *(s.user_id for s in originals.values()),
+                                            *also_users))
+              if uid not in users]
+    if wanted:
+        users.update({u.id: u for u in await get_users(store, wanted)})
+    return Shown(statuses, states, users, originals)
+
+
+async def show(store: Store, viewer: int | None, statuses: list[Status], *,
+               also_users: Iterable[int] = ()) -> Shown:
+    """``statuses`` as the viewer is shown them where they were asked for
+    (by id, a thread, a notification, a search): no mutes applied.
+    ``also_users``: more accounts to read with the authors."""
+    shown, states = await checked(store, viewer, statuses)
+    out = await complete(store, viewer, shown, states, also_users=also_users)
+    out.read = statuses
+    return out
+
+
+async def timeline(store: Store, viewer: int | None, statuses: list[Status], *,
+                   muted: bool = False, read: Sequence | None = None,
+                   cursors: list | None = None) -> Shown:
+    """A page of statuses as the viewer is shown it. ``muted``: accounts the
+    viewer mutes are left out too (the home, list, public and tag
+    timelines; not a profile); the authors a :class:`~redpoll.core.models.Page`
+    brought along are not read again. ``read``: what the Link header pages
+    on, when not ``statuses``; ``cursors``: the page's own cursors."""
+    shown, states = await checked(store, viewer, statuses, muted=muted)
+    out = await complete(store, viewer, shown, states,
+                         authors=getattr(statuses, "authors", None))
+    out.read, out.cursors = (statuses if read is None else read), cursors
+    return out
+
+
+async def filled(store: Store, viewer: int, read: Callable[..., Awaitable[Page]],
+                 cursors: dict) -> Shown:
+    """A home or list page (``read(**cursors)`` reads one) as
+    :func:`timeline` gives it (mutes applied), but reading on past what the
+    viewer may not see (muted or blocked accounts, private statuses of an
+    ended follow) so that a page is still full: at most
+    ``limits.HIDDEN_REFILL_READS`` more reads, downward only (a
+    ``min_id``/``since_id`` page is what it is)."""
+    page = await read(**cursors)
+    limit = validate.page_limit(cursors.get("limit"))
+    shown, known = await checked(store, viewer, page, muted=True)
+    if "min_id" in cursors or "since_id" in cursors:
+        out = await complete(store, viewer, shown, known,
+                             authors=getattr(page, "authors", None))
+        out.read = page
+        return out
+    everything, authors = list(page), dict(getattr(page, "authors", {}))
+    for _ in range(limits.HIDDEN_REFILL_READS):
+        if len(shown) >= limit or len(page) < limit:
+            break  # full, or the timeline's end
+        page = await read(**{**cursors, "max_id": page[-1].id})
+        everything += page
+        authors.update(getattr(page, "authors", {}))
+        more, more_known = await checked(store, viewer, page, muted=True)
+        shown, known = shown + more, known | more_known
+    shown = shown[:limit]
+    if len(shown) == limit:  # the Link goes on from the last one shown
+        everything = [s for s in everything if s.id >= shown[-1].id]
+    out = await complete(store, viewer, shown, known, authors=authors)
+    out.read = Page(everything, authors)
+    return out
+
+
+async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: bool = False,
+                  no_reblogs: bool = False) -> Shown:
+    """A profile page as the viewer is shown it (no mutes applied);
+    ``no_replies`` leaves out replies to others (as Mastodon: replies to
+    oneself, threads, stay), ``no_reblogs`` leaves out boosts. The Link
+    header pages on what was read."""
+    if not (no_replies or no_reblogs):
+        return await timeline(store, viewer, page)
+    kept = [s for s in page
+            if not (no_reblogs and s.reblog_of)
+            and not (no_replies and s.replies_to_other)]
+    return await timeline(store, viewer, kept, read=page)
+
+
+async def by_id(store: Store, viewer: int | None, sids: list[int]) -> Shown:
+    """The statuses ``sids`` the viewer may see (unknown ones left out), as
+    :func:`timeline` gives them."""
+    return await timeline(store, viewer, await statuses_.get_statuses(store, sids))
+
+
+async def one(store: Store, viewer: int | None, sid) -> Shown:
+    """The status ``sid`` (StatusNotFound when there is none), as
+    :func:`timeline` gives it: ``statuses`` is empty when the viewer may not
+    see it."""
+    return await timeline(store, viewer, [await statuses_.get_status(store, sid)])
+
+
+async def marked(store: Store, viewer: int, rows: list[tuple[int, int]]) -> Shown:
+    """Favourites or bookmarks: ``rows`` are (status id, mark) as their page
+    read them; the page goes on by the marks."""
+    found = await statuses_.get_statuses(store, [sid for sid, _ in rows])
+    return await timeline(store, viewer, found, cursors=[mark for _, mark in rows])
+
+
+async def thread(store: Store, viewer: int | None, sid) -> tuple[Shown, frozenset[int]]:
+    """The thread around the status ``sid`` (StatusNotFound when the viewer
+    may not see it): its ancestors then its descendants as the viewer is
+    shown them (:func:`show`), and the ids of the ancestors."""
+    status = await visibility.require(store, viewer, await statuses_.get_status(store, sid))
+    ancestors, descendants = await conversation.context(store, status)
+    found = await statuses_.get_statuses(store, [*ancestors, *descendants])
+    return await show(store, viewer, found), frozenset(ancestors)
+
+
+async def accounts(store: Store, rows: list[tuple[int, int]]) -> tuple[list[User], list[int]]:
+    """A page of (user id, mark) rows (blocks, mutes, follow requests): the
+    accounts that still exist, in order, and every row's mark (the page goes
+    on by them)."""
+    found = {u.id: u for u in await get_users(store, [uid for uid, _ in rows])}
+    return [found[uid] for uid, _ in rows if uid in found], [mark for _, mark in rows]
+
+
+async def conversations(store: Store, viewer: int, convs: list[Conversation]
+                        ) -> tuple[Shown, dict[int, Status]]:
+    """What direct conversations show: their last statuses as the viewer is
+    shown them (:func:`show`), read with the accounts taking part in them
+    (``users``), and every last status read, by id (the accounts of one the
+    viewer may no longer see still show)."""
+    found = await statuses_.get_statuses(store, [c.last_status for c in convs])
+    people = {uid for s in found for uid in direct_messages.participants(s)} - {viewer}
+    shown = await show(store, viewer, found, also_users=sorted(people))
+    return shown, {s.id: s for s in found}
+
+
+async def notes_shown(store: Store, owner: int, notes: Sequence[Notification]
+                      ) -> tuple[list[Notification], Shown]:
+    """The notifications shown to ``owner`` now (redpoll.reading.notification_view),
+    and the statuses they name as the owner is shown them, read with the
+    accounts that acted (``users``: those that still exist)."""
+    notes, visible = await notification_view.shown(store, owner, notes)
+    actors = list(dict.fromkeys(n.actor for n in notes))
+    return notes, await show(store, owner, list(visible.values()), also_users=actors)
+
+
+async def notification_page(store: Store, owner: int, **query) -> tuple[
+        list[Notification], list[Notification], Shown]:
+    """A page of notifications (redpoll.notifications.notifications.page): as read (the
+    Link header pages on it), those shown (:func:`notes_shown`) and what
+    they name."""
+    notes = await notifications.page(store, owner, **query)
+    return (notes, *await notes_shown(store, owner, notes))
+
+
+async def notification(store: Store, owner: int, nid) -> tuple[list[Notification], Shown]:
+    """One notification (NotificationNotFound when there is none), as
+    :func:`notes_shown` gives it: none when it is not shown now."""
+    return await notes_shown(store, owner, [await notifications.get(store, owner, nid)])
+
+
+async def side_lists(store: Store, owner: int, account_ids: Iterable[int],
+                     status_ids: Iterable[int]) -> tuple[list[int], Shown]:
+    """The accounts and statuses grouped notifications name, each once: the
+    ids of the accounts not hidden from ``owner`` (in order), and the
+    statuses as the owner is shown them, read with those accounts
+    (``users``: those that still exist)."""
+    account_ids = list(account_ids)
+    hidden = await notification_view.hidden_actors(store, owner, account_ids)
+    shown_ids = [a for a in dict.fromkeys(account_ids) if a not in hidden]
+    found = await statuses_.get_statuses(store, list(dict.fromkeys(status_ids)))
+    return shown_ids, await show(store, owner, found, also_users=shown_ids)
+
+
+async def notification_groups(store: Store, owner: int, **query) -> tuple[
+        list[notifications.Group], list[int], Shown]:
+    """A page of notification groups (redpoll.notifications.notifications.group_page) and
+    what they name (:func:`side_lists`)."""
+    groups = await notifications.group_page(store, owner, **query)
+    ids, shown = await side_lists(
+        store, owner, [a for g in groups for a in (g.first.actor, *g.sample_account_ids)],
+        [g.first.status for g in groups if g.first.status])
+    return groups, ids, shown
+
+
+async def notification_group(store: Store, owner: int, group_key, most: int) -> tuple[
+        notifications.WholeGroup, list[int], Shown]:
+    """One notification group whole, its newest ``most`` notifications
+    (NotificationNotFound when there is none), and what it names
+    (:func:`side_lists`)."""
+    whole = await notifications.group(store, owner, group_key, most)
+    first = whole.notifications[0]
+    ids, shown = await side_lists(store, owner, [n.actor for n in whole.notifications],
+                                  [first.status] if first.status else [])
+    return whole, ids, shown

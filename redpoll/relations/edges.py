@@ -1,0 +1,152 @@
+"""The two-sided edges: follows (following:{a} / followers:{b}) and list
+memberships (list members of {owner} / listed:{member}).
+
+Each side lives in its own user's hash slot, so no one script can change both
+on a Redis Cluster. Instead the owner's side is authoritative and written
+first (``edge_set.lua``, atomic with its counter); the other side is then
+set to the same state (``edge_set.lua`` again, atomic with its counter); the
+timeline change (``merge.lua`` / ``unmerge.lua``) re-checks the owner's side
+atomically with the change. If that check shows a concurrent call flipped the
+edge meanwhile, the other side is synced again until both agree. Every step is
+idempotent, so a follow or unfollow that was cut short is repaired by calling
+it again. Counters always equal their set sizes (same script as the set).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core import keys, limits
+from ..core.errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
+from ..core.models import now_us
+from ..statuses.statuses import profile_newest
+from ..storage.store import Store
+from ..storage import topology
+
+#: Rounds of re-syncing the far side when concurrent calls keep flipping an edge.
+MAX_SYNC_ROUNDS = 20
+
+
+@dataclass(frozen=True)
+class Edge:
+    owner: int            # a (follower) or the list owner
+    member: int           # b (followee) or the list member
+    source: str           # following:{a} or list members
+    owner_hash: str       # u:{a} or lists:{owner}
+    owner_field: str      # field proving the owner (list) exists
+    owner_counter: str    # 'following' or ''
+    timeline: str         # home:{a} or the list timeline
+    target_member: str    # str(a) or "owner:lid"
+    target: str           # followers:{b} or listed:{member}
+    target_counter: str   # 'followers' or ''
+    max_size: int         # 0 = unbounded
+    missing: type = UserNotFound
+    at: int = 0           # the time (µs) an added edge's score starts from; 0: now
+
+    def source_call(self, present: bool) -> tuple:
+        """edge_set.lua on the owner's side, as a (name, keys, args) call."""
+        return ("edge_set", [self.source, self.owner_hash],
+                [self.member, int(present), self.owner_field, self.owner_counter,
+                 self.at or now_us(), self.max_size])
+
+    def target_call(self, present: bool) -> tuple:
+        """edge_set.lua on the member's side."""
+        return ("edge_set", [self.target, keys.user(self.member)],
+                [self.target_member, int(present), "id", self.target_counter, now_us(), 0])
+
+    async def member_newest(self, store: Store) -> list[int]:
+        """The member's newest ids that may enter the owner's timeline."""
+        return await profile_newest(store, self.member, "+inf", limits.BACKFILL)
+
+
+def follow_edge(a: int, b: int, at: int = 0) -> Edge:
+    """``at``: see Edge.at (follows.follow's journal compares it)."""
+    return Edge(a, b, keys.following(a), keys.user(a), "id", "following", keys.home(a),
+                str(a), keys.followers(b), "followers", 0, at=at)
+
+
+def list_edge(owner: int, lid: int, member: int) -> Edge:
+    return Edge(owner, member, keys.list_members(owner, lid), keys.lists(owner), str(lid), "",
+                keys.list_timeline(owner, lid), keys.listed_member(owner, lid),
+                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound)
+
+
+def _source_error(e: Edge, exc: Exception) -> Exception:
+    if isinstance(exc, LimitReached):
+        return LimitReached(f"the list already has {e.max_size} members")
+    if isinstance(exc, NotFound):
+        return e.missing(f"{'user' if e.missing is UserNotFound else 'list'} "
+                         f"of {e.owner} does not exist")
+    return exc
+
+
+def _target_error(e: Edge, exc: Exception) -> Exception:
+    if isinstance(exc, NotFound):
+        return UserNotFound(f"user {e.member} does not exist")
+    return exc
+
+
+async def _source(store: Store, e: Edge, present: bool) -> bool:
+    try:
+        return bool(await store.run(*e.source_call(present)))
+    except RedpollError as exc:
+        raise _source_error(e, exc) from exc
+
+
+async def _target(store: Store, e: Edge, present: bool) -> None:
+    try:
+        await store.run(*e.target_call(present))
+    except RedpollError as exc:
+        raise _target_error(e, exc) from exc
+
+
+async def _member_statuses(store: Store, e: Edge, count: int, lowest) -> list[bytes]:
+    """The member's newest status ids (down to ``lowest``), newest first."""
+    return await store.zrevrangebyscore(keys.profile(e.member), "+inf", lowest,
+                                               start=0, num=count)
+
+
+async def _resync(store: Store, e: Edge) -> None:
+    """Copy the owner's side to the far side until a re-read shows they agree."""
+    for _ in range(MAX_SYNC_ROUNDS):
+        present = await store.zscore(e.source, e.member) is not None
+        await _target(store, e, present)
+        if (await store.zscore(e.source, e.member) is not None) == present:
+            return
+
+
+async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
+    """Create the edge and backfill the owner's timeline; True if it is new.
+
+    The owner's side, the member's side and the merge of the member's newest
+    statuses, as the topology runs them (pipelined on a single server, in
+    turn on a cluster: ``Topology.add_edge``). A failed side is undone by
+    its partner (every step is idempotent). ``then``: an idempotent script
+    call sent after them in the same round trip (a journal's release), run
+    whatever they returned; its error reply raises last."""
+    source, target, merged, after = await topology.of(store).add_edge(e, then)
+    if isinstance(source, Exception):
+        if target is not None and not isinstance(target, Exception):
+            await _target(store, e, False)  # undo: the owner's side refused
+        raise _source_error(e, source) from source
+    if isinstance(target, Exception):
+        await _source(store, e, False)  # undo: the member does not exist
+        raise _target_error(e, target) from target
+    if isinstance(merged, Exception):
+        raise merged
+    if not merged:
+        await _resync(store, e)  # removed again meanwhile: that call won
+    if isinstance(after, Exception):
+        raise after
+    return bool(source)
+
+
+async def remove(store: Store, e: Edge) -> bool:
+    """Remove the edge and the member's statuses from the owner's timeline;
+    True if it existed (the caller then queues a refill)."""
+    changed = await _source(store, e, False)
+    tail = await store.lindex(e.timeline, -1)
+    await _target(store, e, False)
+    ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
+    if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:
+        await _resync(store, e)  # re-added meanwhile: that call won
+    return changed

@@ -1,0 +1,1 @@
+"""Search: accounts by prefix, the viewer's statuses by words, hashtags by prefix."""

@@ -1,0 +1,213 @@
+"""Search: accounts by login or display-name prefix, statuses the viewer can
+see that contain the words (its own, favourited and bookmarked ones),
+hashtags by prefix.
+
+Accounts are found through one sorted set of ``<term>\\0<uid>`` entries, all
+scored 0 and read by prefix with ZRANGE BYLEX (``keys.SEARCH_ACCOUNTS``).
+The index is written by redpoll.accounts.account_index (on sign-up and every
+profile change); it may lag a change by one, so reads here check every hit
+against the user record as it is now: a lagging entry never gives a wrong
+answer, it can only miss a renamed user until the next profile change (the
+login, which never changes, still finds it).
+
+Suspended accounts (redpoll.moderation.moderation) are never found: each hit's record,
+read anyway, says whether it is.
+
+Nothing here contacts another host: ``@login@elsewhere`` finds nothing, at
+once, whatever ``resolve`` says.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..conversations import conversation
+from ..core import keys, limits, validate
+from ..statuses import statuses
+from ..accounts import users
+from ..accounts.account_index import account_terms, fold
+from ..core.errors import NotFound, ValidationError
+from ..core.models import Status, User
+from ..storage.store import Store
+from ..conversations.tags import Tag, with_history
+
+TYPES = ("accounts", "hashtags", "statuses")
+_WORD = re.compile(r"\w+")
+_ACCT = re.compile(r"@?([A-Za-z0-9_]+)(?:@([^@\s/]+))?")
+_PROFILE_PATH = re.compile(r"/@([A-Za-z0-9_]+)(?:/([0-9]{1,16}))?/?")
+
+
+@dataclass(frozen=True)
+class Query:
+    """What a search asks for; ``hosts`` are the names this server answers
+    to (``@login@host`` and URLs on them are local)."""
+    q: str
+    viewer: int | None = None
+    type: str | None = None  # one of TYPES, or None for all
+    limit: int = limits.PAGE_DEFAULT
+    offset: int = 0
+    resolve: bool = False
+    following: bool = False
+    account_id: int | None = None
+    max_id: int | None = None
+    min_id: int | None = None
+    hosts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Results:
+    accounts: list[User] = field(default_factory=list)
+    statuses: list[Status] = field(default_factory=list)
+    hashtags: list[Tag] = field(default_factory=list)
+
+
+# --- reading -------------------------------------------------------------------------
+def _check(query: Query) -> Query:
+    q = validate.text(query.q, "q", limits.SEARCH_QUERY_MAX_CHARS, allow_empty=True)
+    if query.type is not None and query.type not in TYPES:
+        raise ValidationError("type", "must be one of " + ", ".join(TYPES))
+    if isinstance(query.limit, bool) or not isinstance(query.limit, int) or query.limit < 1:
+        raise ValidationError("limit", "must be a positive integer")
+    if isinstance(query.offset, bool) or not isinstance(query.offset, int) or query.offset < 0:
+        raise ValidationError("offset", "must be a non-negative integer")
+    return Query(**{**query.__dict__, "q": q, "limit": min(query.limit, limits.PAGE_MAX)})
+
+
+async def search(store: Store, query: Query) -> Results:
+    """Accounts, statuses and hashtags matching ``query.q`` (see the module)."""
+    query = _check(query)
+    q = query.q.strip()
+    if not q or query.offset + query.limit > limits.SEARCH_WINDOW:
+        return Results()
+    wants = (lambda kind: query.type in (None, kind))
+    url = await _by_url(store, q, query)
+    if url is not None:
+        return url
+    found_accounts = await _accounts(store, q, query) if wants("accounts") else []
+    found_statuses = await _statuses(store, q, query) if wants("statuses") else []
+    found_tags = await _hashtags(store, q, query) if wants("hashtags") else []
+    return Results(accounts=found_accounts, statuses=found_statuses, hashtags=found_tags)
+
+
+async def _hashtags(store: Store, q: str, query: Query) -> list[Tag]:
+    """Hashtags ever used whose name starts with ``q`` ('#' optional), in name
+    order (the hashtag index of conversation.py), with whether the viewer
+    follows each."""
+    names = _page(await conversation.search_tags(store, q, query.offset + query.limit), query)
+    if not names:
+        return []
+    following = [None] * len(names)
+    if query.viewer is not None:
+        following = await store.zmscore(keys.followed_tags(query.viewer), names)
+    return await with_history(store, [Tag(name, score is not None, True)
+                                      for name, score in zip(names, following)])
+
+
+async def _by_url(store: Store, q: str, query: Query) -> Results | None:
+    """A URL on this server (``/@login``, ``/@login/:id``) names one thing."""
+    if not q.startswith(("http://", "https://")):
+        return None
+    parts = urlsplit(q)
+    local = (parts.hostname or "").lower() in query.hosts or parts.netloc.lower() in query.hosts
+    match = _PROFILE_PATH.fullmatch(parts.path) if local else None
+    if match is None:
+        return Results()  # another host, or not a page: nothing, never a fetch
+    try:
+        user = await users.lookup(store, match.group(1))
+        if user.suspended:  # left out of search, as Mastodon
+            return Results()
+        if match.group(2) is None:
+            return Results(accounts=[user] if query.type in (None, "accounts") else [])
+        status = await statuses.get_status(store, match.group(2))
+    except (NotFound, ValidationError):
+        return Results()
+    if status.user_id != user.id or query.type not in (None, "statuses"):
+        return Results()
+    return Results(statuses=[status])
+
+
+async def _accounts(store: Store, q: str, query: Query) -> list[User]:
+    acct = _ACCT.fullmatch(q)
+    exact: list[User] = []
+    if acct is not None:
+        name, host = acct.group(1), acct.group(2)
+        if host is not None and host.lower() not in query.hosts:
+            return []  # a remote account: redpoll federates with no one
+        try:
+            exact = [u for u in [await users.lookup(store, name)] if not u.suspended]
+        except (NotFound, ValidationError):
+            exact = []
+        if host is not None:  # login@host names one account
+            return _page(await _only_followed(store, exact, query), query)
+    prefix = fold(q.lstrip("@"))
+    if not prefix:
+        return []
+    wanted = query.offset + query.limit
+    scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
+    entries = await store.execute_command(
+        "ZRANGE", keys.SEARCH_ACCOUNTS, b"[" + prefix.encode(), b"[" + prefix.encode() + b"\xff",
+        "BYLEX", "LIMIT", 0, scan)
+    uids = list(dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1])
+                                                       for e in entries]))
+    found: list[User] = []
+    # read the records a page needs, more only if some entries were stale or
+    # not followed: the index may lag a rename (see the module), so each
+    # hit is checked against the record as it is now
+    while uids and len(found) < wanted:
+        chunk, uids = uids[:wanted - len(found)], uids[wanted - len(found):]
+        fresh = [u for u in await users.get_users(store, chunk) if not u.suspended
+                 and any(t.startswith(prefix) for t in account_terms(u.login, u.display_name))]
+        found.extend(await _only_followed(store, fresh, query))
+    return _page(found, query)
+
+
+async def _only_followed(store: Store, found: list[User], query: Query) -> list[User]:
+    if not query.following or not found:
+        return found
+    if query.viewer is None:
+        return []
+    scores = await store.zmscore(keys.following(query.viewer), [u.id for u in found])
+    return [u for u, score in zip(found, scores) if score is not None]
+
+
+def _page(items: list, query: Query) -> list:
+    return items[query.offset:query.offset + query.limit]
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(fold(text)))
+
+
+async def _statuses(store: Store, q: str, query: Query) -> list[Status]:
+    """Statuses the viewer can see that hold every word of ``q`` (in the
+    text or the content warning), newest first: among the newest
+    ``limits.SEARCH_STATUSES_SCANNED`` of the viewer's own, of those it
+    favourited and of those it bookmarked, as Mastodon without a search
+    engine. All three sets are the viewer's, one slot: one batch."""
+    if query.viewer is None:
+        return []
+    wanted = words(q)
+    if not wanted:
+        return []
+    n = limits.SEARCH_STATUSES_SCANNED
+    high = f"({query.max_id}" if query.max_id else "+inf"
+    low = f"({query.min_id}" if query.min_id else "-inf"
+    own, faved, marked = await store.batch([
+        ("ZRANGE", keys.profile(query.viewer), high, low, "BYSCORE", "REV", "LIMIT", 0, n),
+        ("ZRANGE", keys.favourites(query.viewer), 0, n - 1, "REV"),
+        ("ZRANGE", keys.bookmarks(query.viewer), 0, n - 1, "REV")])
+    ids = sorted({int(i) for i in (*own, *faved, *marked)}, reverse=True)
+    ids = [i for i in ids if (query.max_id is None or i < query.max_id)
+           and (query.min_id is None or i > query.min_id)]
+    found: list[Status] = []
+    step = max(query.offset + query.limit, limits.PAGE_MAX)
+    for start in range(0, len(ids), step):  # read on only while the page is short
+        for status in await statuses.get_statuses(store, ids[start:start + step]):
+            if query.account_id is not None and status.user_id != query.account_id:
+                continue
+            if wanted <= words(status.text) | words(status.extra.get("spoiler_text", "")):
+                found.append(status)
+        if len(found) >= query.offset + query.limit:
+            break
+    return _page(found, query)

@@ -1,0 +1,141 @@
+"""``redpoll admin``: the moderation command line. Each command is
+one call of redpoll/moderation/moderation.py (or of sign-up) on the database the
+environment names, as every other command (REDIS_URL, REDPOLL_DATA_DIR)."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import click
+
+from ..accounts import auth
+from ..moderation import moderation
+from ..engine.engine import Redpoll
+
+
+def _when(ms: int | None) -> str:
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M") \
+        if ms else "-"
+
+
+def _engine(ctx: click.Context, action):
+    """Open the engine, run ``action(rp)``, close; engine errors -> one line, exit 1."""
+    console = ctx.find_root().obj
+
+    async def go():
+        async with await Redpoll.open(console.settings()) as rp:
+            return await action(rp)
+    return console.run(go())
+
+
+@click.group()
+def admin() -> None:
+    """Moderation: reports, suspensions, accounts."""
+
+
+@admin.command("reports")
+@click.option("--unresolved", is_flag=True, help="Only reports not resolved yet.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.pass_context
+def reports(ctx, unresolved: bool, as_json: bool) -> None:
+    """List reports, newest first."""
+    async def act(rp):
+        found = await moderation.reports(rp.store, unresolved=unresolved)
+        people = {u.id: u.login for u in await rp.get_users(
+            list({r.reporter for r in found} | {r.account for r in found}))}
+        return found, people
+    found, people = _engine(ctx, act)
+    for r in found:
+        if as_json:
+            click.echo(json.dumps({"id": r.id, "reporter": people.get(r.reporter),
+                                   "account": people.get(r.account), "category": r.category,
+                                   "comment": r.comment, "status_ids": list(r.statuses),
+                                   "created_at": r.created_at, "resolved_at": r.resolved_at}))
+        else:
+            state = f"resolved {_when(r.resolved_at)}" if r.resolved_at else "open"
+            click.echo(f"#{r.id} {_when(r.created_at)} {people.get(r.reporter, r.reporter)} -> "
+                       f"{people.get(r.account, r.account)} [{r.category}] {state}: "
+                       f"{r.comment!r} statuses={list(r.statuses)}")
+
+
+@admin.command("resolve")
+@click.argument("report_id")
+@click.pass_context
+def resolve(ctx, report_id: str) -> None:
+    """Mark a report resolved."""
+    r = _engine(ctx, lambda rp: moderation.resolve(rp.store, report_id))
+    click.echo(f"report #{r.id} resolved")
+
+
+@admin.command("suspend")
+@click.argument("login")
+@click.pass_context
+def suspend(ctx, login: str) -> None:
+    """Hide an account everywhere, revoke its tokens, close its streams."""
+    user = _engine(ctx, lambda rp: moderation.suspend(rp.store, login))
+    click.echo(f"@{user.login} suspended")
+
+
+@admin.command("unsuspend")
+@click.argument("login")
+@click.pass_context
+def unsuspend(ctx, login: str) -> None:
+    """Lift a suspension (the account signs in again)."""
+    user = _engine(ctx, lambda rp: moderation.unsuspend(rp.store, login))
+    click.echo(f"@{user.login} unsuspended")
+
+
+@admin.command("grant-admin")
+@click.argument("login")
+@click.pass_context
+def grant_admin(ctx, login: str) -> None:
+    """Give an account the admin role."""
+    user = _engine(ctx, lambda rp: moderation.grant_admin(rp.store, login))
+    click.echo(f"@{user.login} is an admin")
+
+
+def _password(given: str | None) -> str:
+    if given is not None:
+        return given
+    return click.get_text_stream("stdin").readline().rstrip("\n")
+
+
+@admin.command("create-user")
+@click.argument("login")
+@click.argument("email")
+@click.option("--password", default=None, help="Else read from the first line of stdin.")
+@click.pass_context
+def create_user(ctx, login: str, email: str, password: str | None) -> None:
+    """Sign an account up (as POST /api/v1/accounts does)."""
+    secret = _password(password)
+    user = _engine(ctx, lambda rp: auth.register(rp.store, rp.queue, login, email, secret))
+    click.echo(f"@{user.login} created, id {user.id}")
+
+
+@admin.command("reset-password")
+@click.argument("login")
+@click.option("--password", default=None, help="Else read from the first line of stdin.")
+@click.pass_context
+def reset_password(ctx, login: str, password: str | None) -> None:
+    """Set a new password; every token of the account is revoked."""
+    secret = _password(password)
+    user = _engine(ctx, lambda rp: moderation.reset_password(rp.store, login, secret))
+    click.echo(f"@{user.login}: password reset, tokens revoked")
+
+
+@admin.command("delete-account")
+@click.argument("login")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.pass_context
+def delete_account(ctx, login: str, yes: bool) -> None:
+    """Delete an account for good: its statuses everywhere, its follows, its
+    favourites and boosts, every key of it. Run it again if it is cut short."""
+    if not yes:
+        click.confirm(f"Delete @{login} and everything of it for good?", abort=True)
+
+    async def act(rp):
+        uid = await moderation.delete_account(rp.store, rp.queue, login)
+        await rp.drain(timeout=600)  # the deletes' cleanup jobs, before the keys go
+        return uid, await moderation.purge_account(rp.store, rp.queue, uid, login)
+    uid, gone = _engine(ctx, act)
+    click.echo(f"@{login} (id {uid}) deleted; {gone} keys removed")
