@@ -5,7 +5,7 @@ Secrets never reach Redis in the clear: tokens, client secrets and codes are
 random (``secrets.token_urlsafe(32)``, 256 bits) and stored only as their
 sha256 hex digest, which is also the key (``keys.token(digest)``), so a token
 is found with one lookup and a dump of the database yields no usable token.
-Passwords are argon2id hashes kept by the engine (``users.sign_up``), in the
+Passwords are argon2id hashes kept by the engine (``account.sign_up``), in the
 user's secrets hash, never in the user record.
 
 Atomicity, step by step (every step is one Redis command or one script, and
@@ -34,7 +34,8 @@ from dataclasses import dataclass
 
 from ..bus import events
 from ..core import keys, limits, validate
-from . import ratelimit, users
+from . import account, ratelimit
+from ..records import users
 from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from ..core.models import User
 from ..bus.jobs import JobQueue
@@ -399,7 +400,7 @@ async def register(store: Store, queue: JobQueue, username, email, password) -> 
     if not await client.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):
         raise EmailTaken("email has already been taken")
     try:
-        user = await users.sign_up(store, queue, login, password=password, email=email)
+        user = await account.sign_up(store, queue, login, password=password, email=email)
     except BaseException:
         await client.delete(index)
         raise
@@ -434,7 +435,7 @@ async def password_login(store: Store, username, password,
     it); the login and the e-mail of an account share its count, and a name
     that is no account is counted as one would be, so the limit does not
     tell which exist. Neither does the time taken: an unknown account is
-    checked against a dummy hash (users.verify_password)."""
+    checked against a dummy hash (account.verify_password)."""
     if not isinstance(username, str) or not isinstance(password, str):
         return None
     if not username or len(username) > limits.EMAIL_MAX_CHARS or len(password) > limits.PASSWORD_MAX_CHARS:
@@ -454,7 +455,7 @@ async def password_login(store: Store, username, password,
     state = await ratelimit.hit(store, bucket, rate)
     if state is not None and state.exceeded:
         raise LoginLimited(state)
-    return await users.verify_password(store, user, password)
+    return await account.verify_password(store, user, password)
 
 
 __all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",

@@ -197,7 +197,7 @@ class BoostJob(Job):
 class SignUpJob(Job):
     """The journal of a sign-up (users.py), held from the id's draw to the
     user's record: released with the user counted; if its caller died, a
-    worker settles it (users.settle_sign_up): counted if the user was
+    worker settles it (account.settle_sign_up): counted if the user was
     written, else made void and the login freed."""
     kind: ClassVar[str] = "sign_up"
     uid: int

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from . import direct_messages
 from ..core import keys, limits, validate
 from ..notifications import notifications
-from ..statuses import tag_history as tags_history
+from . import tag_history as tags_history
 from ..relations import visibility
 from ..core.errors import StatusNotFound, ValidationError
 from ..core.models import EXTRA_PREFIX, Status
-from ..statuses.statuses import read_statuses
+from ..records.statuses import read_statuses
 from ..storage.store import Store
 from ..storage import topology
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core import keys, limits
-from ..statuses import tag_history
+from . import tag_history
 from .conversation import tag_name
 from ..core.errors import Conflict, LimitReached
 from ..bus.jobs import JobQueue, TagFollowJob

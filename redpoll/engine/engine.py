@@ -13,9 +13,11 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account_index, auth, markers, ratelimit, users
+from ..accounts import account, account_index, auth, markers, ratelimit
+from ..records import users
 from ..relations import relations, follow_requests, follows, relationship, visibility
-from ..interactions import bookmarks, favourites, interactions
+from ..interactions import bookmarks, favourites
+from ..records import state
 from ..posting import boosts, deleting, posting
 from ..conversations import conversation, direct_messages, tags
 from ..bus import jobs
@@ -25,7 +27,7 @@ from ..moderation import moderation
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
-from ..statuses import statuses
+from ..records import statuses
 from ..timelines import timelines
 from ..core.errors import ConfigError
 from ..core.health import DATABASE
@@ -113,7 +115,7 @@ class Redpoll:
 
     # --- users -------------------------------------------------------------
     async def sign_up(self, login: str, **fields: Any) -> User:
-        return await users.sign_up(self.store, self.queue, login, **fields)
+        return await account.sign_up(self.store, self.queue, login, **fields)
 
     async def get_user(self, uid) -> User:
         return await users.get_user(self.store, uid)
@@ -125,10 +127,10 @@ class Redpoll:
         return await users.lookup(self.store, login)
 
     async def update_profile(self, uid, **fields: Any) -> User:
-        return await users.update_profile(self.store, uid, **fields)
+        return await account.update_profile(self.store, uid, **fields)
 
     async def check_password(self, login: str, password: str) -> User | None:
-        return await users.check_password(self.store, login, password)
+        return await account.check_password(self.store, login, password)
 
     async def search(self, query: search.Query) -> search.Results:
         return await search.search(self.store, query)
@@ -246,8 +248,8 @@ class Redpoll:
     async def unbookmark(self, uid, sid) -> bool:
         return await bookmarks.set_bookmark(self.store, uid, sid, False)
 
-    async def status_states(self, viewer, sids) -> list[interactions.StatusState]:
-        return await interactions.states(self.store, viewer, list(sids))
+    async def status_states(self, viewer, sids) -> list[state.StatusState]:
+        return await state.states(self.store, viewer, list(sids))
 
     async def notifications(self, uid, **query: Any) -> list[notifications.Notification]:
         return await notifications.page(self.store, uid, **query)

@@ -24,7 +24,7 @@ from ..core import keys, limits
 from ..moderation import moderation
 from ..notifications import notifications
 from ..conversations import tags
-from ..accounts import users
+from ..accounts import account
 from ..core.errors import UserNotFound
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob,
@@ -121,7 +121,7 @@ async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: byte
 
 async def _sign_up(store: Store, settings: Settings, job: SignUpJob, entry_id: bytes) -> Done:
     settle_after_ms = settings.job_claim_ms * limits.SIGN_UP_SETTLE_CLAIMS
-    return (Done(count="users") if await users.settle_sign_up(store, job, entry_id, settle_after_ms)
+    return (Done(count="users") if await account.settle_sign_up(store, job, entry_id, settle_after_ms)
             else Done())
 
 

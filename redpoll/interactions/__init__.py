@@ -1,2 +1,2 @@
-"""Favourites and bookmarks, and what changes on a status after it is written: its
-counts and the viewer's own flags."""
+"""Favourites and bookmarks: a viewer marking a status for themselves (its
+counts and flags are read with the record: redpoll.records.state)."""

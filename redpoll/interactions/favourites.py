@@ -18,7 +18,7 @@ from ..core.errors import StatusNotFound, ValidationError
 from ..bus.jobs import FavouriteJob, JobQueue
 from ..core.models import User
 from ..storage.store import Store
-from ..accounts.users import get_users
+from ..records.users import get_users
 
 KIND = "favourite"
 

@@ -10,7 +10,7 @@ from ..core.errors import LimitReached, ListNotFound
 from ..bus.jobs import JobQueue, RefillJob
 from ..core.models import User
 from ..storage.store import Store
-from ..accounts.users import get_users, require_users
+from ..records.users import get_users, require_users
 
 
 @dataclass(frozen=True, slots=True)

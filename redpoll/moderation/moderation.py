@@ -4,7 +4,7 @@
 * A report is written in one MULTI (every report key carries the hash tag
   ``{reports}``: one slot): its id, its record, the two indexes.
 * A suspension sets ``susp`` on the user record (with ``rev``: kept records
-  are re-read, redpoll.accounts.users), revokes every token of the account
+  are re-read, redpoll.records.users), revokes every token of the account
   (``utok:{uid}``), then ends its open streams in every process
   (events.end_streams). Each step is idempotent: a suspension cut short is
   finished by running it again, and reads hide the account from the first
@@ -23,8 +23,9 @@ from ..bus import events
 from ..relations import follow_requests, follows, visibility
 from ..core import keys, limits, validate
 from ..lists import lists
-from ..statuses import statuses
-from ..accounts import users
+from ..records import statuses
+from ..accounts import account
+from ..records import users
 from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from ..bus.jobs import Held, JobQueue, PurgeAccountJob
 from ..core.models import User, now_ms
@@ -168,7 +169,7 @@ async def reset_password(store: Store, login: str, password: str) -> User:
     password = validate.text(password, "password", limits.PASSWORD_MAX_CHARS)
     if len(password) < limits.PASSWORD_MIN_CHARS:
         raise ValidationError("password", f"is shorter than {limits.PASSWORD_MIN_CHARS} characters")
-    hashed = await asyncio.to_thread(users._hasher.hash, password)
+    hashed = await asyncio.to_thread(account._hasher.hash, password)
     await store.hset(keys.secrets(user.id), "password", hashed)
     await revoke_tokens(store, user.id)
     return user

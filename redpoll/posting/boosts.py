@@ -32,9 +32,9 @@ from ..core.errors import Forbidden, StatusNotFound, ValidationError
 from ..bus.jobs import BoostJob, FanoutJob, JobQueue, PostJob
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
-from ..statuses.statuses import get_status_or_none
+from ..records.statuses import get_status_or_none
 from ..storage.store import Store
-from ..accounts.users import get_users
+from ..records.users import get_users
 
 
 

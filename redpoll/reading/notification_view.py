@@ -18,7 +18,7 @@ from ..core import limits, validate
 from ..relations import relations, visibility
 from ..core.models import Status
 from ..notifications.notifications import Notification, _grouped_types, page
-from ..statuses.statuses import get_statuses
+from ..records.statuses import get_statuses
 from ..storage.store import Store
 
 #: Kinds about a status (left out when it is gone or hidden).

@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Sequence
 
 from ..conversations import conversation, direct_messages
-from ..interactions import interactions
+from ..records import state
 from ..core import limits, validate
 from . import notification_view
 from ..notifications import notifications
-from ..statuses import statuses as statuses_
+from ..records import statuses as statuses_
 from ..relations import visibility
 from ..conversations.direct_messages import Conversation
-from ..interactions.interactions import StatusState
+from ..records.state import StatusState
 from ..core.models import Page, Status, User
 from ..notifications.notifications import Notification
 from ..storage.store import Store
-from ..accounts.users import get_users
+from ..records.users import get_users
 
 Checked = tuple[list[Status], dict[int, StatusState]]
 
@@ -53,7 +53,7 @@ class Shown:
 async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
                   muted: bool = False) -> Checked:
     """What of ``statuses`` the viewer may see (redpoll.relations.visibility) and the
-    counts and flags of each (redpoll.interactions.interactions), in one round trip.
+    counts and flags of each (redpoll.records.state), in one round trip.
     ``muted``: accounts the viewer mutes are left out too."""
     if not statuses:
         return [], {}
@@ -61,7 +61,7 @@ async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
     vis, decide = visibility.check(viewer, statuses, muted=muted,
                                    authors=getattr(statuses, "authors", None))
     sids = [s.id for s in statuses]
-    counts, parse = interactions.state_check(viewer, sids, getattr(statuses, "counts", None))
+    counts, parse = state.state_check(viewer, sids, getattr(statuses, "counts", None))
     replies = await store.batch(vis + counts)
     return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
 

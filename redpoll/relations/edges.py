@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from ..core import keys, limits
 from ..core.errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
 from ..core.models import now_us
-from ..statuses.statuses import profile_newest
+from ..records.statuses import profile_newest
 from ..storage.store import Store
 from ..storage import topology
 

@@ -8,7 +8,7 @@ from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from ..bus.jobs import FollowNoteJob, JobQueue, RefillJob
 from ..core.models import User, now_us
 from ..storage.store import Store
-from ..accounts.users import get_users
+from ..records.users import get_users
 
 
 def _checks(a: int, b: int, *, unblocked: bool = False) -> list[tuple]:

@@ -10,7 +10,7 @@ from . import follow_requests, follows, relations
 from ..notifications import notifications
 from ..bus.jobs import JobQueue
 from ..storage.store import Store
-from ..accounts.users import get_users
+from ..records.users import get_users
 
 
 @dataclass(frozen=True, slots=True)

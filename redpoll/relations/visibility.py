@@ -32,6 +32,8 @@ from ..core import keys
 from . import relations
 from ..core.errors import StatusNotFound
 from ..core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED, Status, User
+from ..core.models import VISIBILITIES as ALL  # noqa: F401 - the names, handed on
+
 #: seen by anyone who can see the author at all (can_see's first answer)
 OPEN = frozenset((PUBLIC, UNLISTED))
 

@@ -17,7 +17,7 @@ from ..core.version import __version__
 from ..conversations import conversation
 from ..core import limits
 from ..conversations.conversation import Conversation
-from ..interactions.interactions import NONE, StatusState
+from ..records.state import NONE, StatusState
 from ..lists.lists import UserList
 from ..core.models import Status, User
 from ..notifications.notifications import Notification

@@ -17,7 +17,7 @@ import orjson
 
 from ..core import limits
 from ..core.memo import Bounded
-from ..interactions.interactions import NONE, StatusState
+from ..records.state import NONE, StatusState
 from ..core.models import Status, User
 from . import entities
 

@@ -24,8 +24,8 @@ from urllib.parse import urlsplit
 
 from ..conversations import conversation
 from ..core import keys, limits, validate
-from ..statuses import statuses
-from ..accounts import users
+from ..records import statuses
+from ..records import users
 from ..accounts.account_index import account_terms, fold
 from ..core.errors import NotFound, ValidationError
 from ..core.models import Status, User

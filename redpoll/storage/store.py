@@ -24,8 +24,7 @@ from ..core.errors import from_script
 from ..core.memo import Memo
 from ..core.models import Status, User
 from .mux import ClusterMultiplexed, Multiplexed
-from .redispy import (CLUSTER_OWN, COMMANDS, FastConnection, FastUnixConnection,
-                      MuxCommands)
+from .redispy import CLUSTER_OWN, COMMANDS, FastConnection, FastUnixConnection, MuxCommands
 from ..core.settings import Settings
 
 #: the package root: each package's scripts are in its ``lua/`` folder

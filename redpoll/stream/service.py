@@ -18,7 +18,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from ..accounts import auth, ratelimit
 from ..core import limits
-from ..statuses import statuses
+from ..records import statuses
 from ..relations import visibility
 from ..core.settings import Settings
 from ..gateway import links

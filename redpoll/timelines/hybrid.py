@@ -52,7 +52,7 @@ from redis.exceptions import NoScriptError
 from . import home_rule, refill
 from ..core import keys, limits
 from ..core.models import HomeRead, Status, now_ms
-from ..statuses.statuses import read_statuses
+from ..records.statuses import read_statuses
 from ..storage.store import Store
 from ..storage import topology
 

@@ -6,7 +6,7 @@ import heapq
 
 from . import home_rule
 from ..core import keys, limits
-from ..statuses.statuses import home_candidates, profile_reads, read_statuses
+from ..records.statuses import home_candidates, profile_reads, read_statuses
 from ..storage.store import Store
 from ..storage import topology
 

@@ -14,9 +14,9 @@ from ..core import keys, limits, validate
 from ..storage import topology
 from ..core.errors import ListNotFound, NotFound, UserNotFound
 from ..core.models import Page
-from ..statuses.statuses import read_statuses, settle
+from ..records.statuses import read_statuses, settle
 from ..storage.store import Store
-from ..accounts.users import current
+from ..records.users import current
 
 
 class Records:

@@ -10,7 +10,7 @@ from redpoll.storage import topology
 from redpoll.api.process import ServeProcess
 from redpoll.render import entities
 from redpoll.render.rendered import RenderedStatuses
-from redpoll.interactions.interactions import StatusState
+from redpoll.records.state import StatusState
 from redpoll.core.models import Status, User
 
 from test_api_mastodon import new_app, register, serve_env, unique

@@ -478,7 +478,7 @@ async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
     page (Page.counts), so the request's next round trip does not ask for
     them one by one; a cluster's page leaves them to that round trip. Either
     way the counts are the ones of this read."""
-    from redpoll.interactions import interactions
+    from redpoll.records import state
     ann, bob = await rp.sign_up("counts_a"), await rp.sign_up("counts_b")
     first = await rp.post(ann.id, "one")
     second = await rp.post(ann.id, "two")
@@ -489,12 +489,12 @@ async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
         assert page.counts == {}
     else:
         assert set(page.counts) == {first.id, second.id}
-    commands, parse = interactions.state_check(ann.id, [s.id for s in page], page.counts)
+    commands, parse = state.state_check(ann.id, [s.id for s in page], page.counts)
     assert any(c[0] == "HMGET" for c in commands) == bool(rp.store.cluster)
     states = parse(await rp.store.batch(commands))
     assert [s.favourites for s in states] == [1, 0]
     await rp.favourite(ann.id, first.id)  # a later page shows the later count
     page = await rp.home_timeline(ann.id)
-    commands, parse = interactions.state_check(ann.id, [s.id for s in page], page.counts)
+    commands, parse = state.state_check(ann.id, [s.id for s in page], page.counts)
     states = parse(await rp.store.batch(commands))
     assert [(s.favourites, s.favourited) for s in states] == [(1, False), (1, True)]

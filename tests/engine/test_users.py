@@ -6,7 +6,8 @@ import asyncio
 import pytest
 
 from redpoll.core import keys
-from redpoll.accounts import users
+from redpoll.accounts import account
+from redpoll.records import users
 from redpoll.core.errors import LoginTaken, UserNotFound, ValidationError
 from redpoll.core.models import now_ms
 
@@ -214,9 +215,9 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
     job = SignUpJob(uid, "slowpoke")
     held = await rp.queue.hold(job)
     with pytest.raises(NotYet):
-        await users.settle_sign_up(rp.store, job, held.entry_id, 60_000)
+        await account.settle_sign_up(rp.store, job, held.entry_id, 60_000)
     assert not await rp.store.exists(keys.sign_up_void(uid))
-    assert await users.settle_sign_up(rp.store, job, held.entry_id, 0) is False
+    assert await account.settle_sign_up(rp.store, job, held.entry_id, 0) is False
     with pytest.raises(SignUpAbandoned):
         await rp.store.run("create_user", [keys.user(uid), keys.secrets(uid),
                                            keys.sign_up_void(uid)], [1, "id", uid])

@@ -1,10 +1,10 @@
-"""Users: sign-up with case-insensitive unique logins, reading, passwords."""
+"""An account's own changes: signing up with a case-insensitive unique login,
+its profile, its password."""
 from __future__ import annotations
 
 import asyncio
 import functools
 from secrets import token_urlsafe
-from typing import Iterable
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -15,6 +15,8 @@ from ..core.errors import LoginTaken, UserNotFound, ValidationError
 from ..bus.jobs import JobQueue, NotYet, SignUpJob, entry_ms
 from ..core.models import VISIBILITIES, User, now_ms
 from ..storage.store import Store
+from ..records.users import claim_uid, get_user, lookup, require_users
+
 
 _hasher = PasswordHasher()  # argon2id with the library's recommended costs
 
@@ -98,10 +100,6 @@ async def settle_sign_up(store: Store, job: SignUpJob, entry_id: bytes,
     return False
 
 
-def _claim_uid(claim: bytes) -> int:
-    return int(claim.split(b":", 1)[0])
-
-
 async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: str) -> None:
     """A claim is orphaned when its user was never written and it is old enough
     that its sign-up cannot still be running."""
@@ -110,7 +108,7 @@ async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: s
         if await store.set(index, claim, nx=True):
             return
         raise LoginTaken(f"login {login!r} is taken")
-    uid = _claim_uid(holder)
+    uid = claim_uid(holder)
     if uid and await store.exists(keys.user(uid)):
         raise LoginTaken(f"login {login!r} is taken")
     claimed_at = int(holder.split(b":", 1)[1])
@@ -118,97 +116,6 @@ async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: s
         raise LoginTaken(f"login {login!r} is taken")
     if not await store.run("swap_login", [index], [holder, claim]):
         raise LoginTaken(f"login {login!r} is taken")
-
-
-async def get_user(store: Store, uid) -> User:
-    uid = validate.an_id(uid, "user_id")
-    raw = await store.hgetall(keys.user(uid))
-    if not raw:
-        raise UserNotFound(f"user {uid} does not exist")
-    return User.from_hash(raw)
-
-
-async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
-    """Users in the order asked, unknown ids skipped; one round trip. A
-    record decoded before at the 'rev' just read is reused (redpoll.core.memo)."""
-    uids = [validate.an_id(u, "user_id") for u in uids]
-    if not uids:
-        return []
-    epoch, *rows = await store.batch([("GET", keys.EPOCH),
-                                      *(("HGETALL", keys.user(uid)) for uid in uids)])
-    await store.memos_valid(epoch)  # rows are whole: they are decoded either way
-    return decode_rows(store, uids, rows)
-
-
-def rev_reads(uids: Iterable[int]) -> list[tuple]:
-    """Commands reading each user's 'rev' (bumped by every change to the
-    record), for a caller to send in its own batch before :func:`current`,
-    after ``GET keys.EPOCH`` (checked with ``store.memos_valid``)."""
-    return [("HGET", keys.user(uid), "rev") for uid in uids]
-
-
-async def current(store: Store, uids: Iterable[int], revs: dict[int, bytes | None]
-                  ) -> dict[int, User]:
-    """Users as they are now, by id (unknown ids left out). ``revs`` holds the
-    'rev' just read for some of them (:func:`rev_reads`): a user kept at
-    that same rev is taken from ``store.users`` (redpoll.core.memo's rule); the
-    others are read whole, in one round trip."""
-    memo = store.users
-    out: dict[int, User] = {}
-    stale = []
-    for uid in uids:
-        hit = memo.get(uid, revs.get(uid))
-        if hit is not None:
-            out[uid] = hit
-        else:
-            stale.append(uid)
-    if stale:
-        rows = await store.hash_rows([keys.user(uid) for uid in stale])
-        for user in decode_rows(store, stale, rows):
-            out[user.id] = user
-    return out
-
-
-def decode_rows(store: Store, uids: list[int], rows: list[list]) -> list[User]:
-    """User records from whole HGETALL rows of ``uids`` as Redis sent them,
-    read in a request that checked ``store.memos_valid``; empty rows (no such
-    user) are skipped. A row at the 'rev' a record was kept at gives that
-    record (no decoding); others are decoded and kept."""
-    memo = store.users
-    out: list[User] = []
-    for uid, row in zip(uids, rows):
-        if not row:
-            memo.discard(uid)
-            continue
-        fields = row[0::2]
-        rev = row[2 * fields.index(b"rev") + 1] if b"rev" in fields else None
-        user = memo.get(uid, rev)
-        if user is None:
-            user = User.from_hash(dict(zip(fields, row[1::2])))
-            memo.put(uid, rev, user)
-        out.append(user)
-    return out
-
-
-async def lookup(store: Store, login: str) -> User:
-    """Find a user by login, any case."""
-    login = validate.login(login)
-    claim = await store.get(keys.login(login.lower()))
-    if claim is None:
-        raise UserNotFound(f"no user with login {login!r}")
-    uid = _claim_uid(claim)
-    if not uid:  # claimed by a sign-up still running (or dead)
-        raise UserNotFound(f"no user with login {login!r}")
-    return await get_user(store, uid)
-
-
-async def require_users(store: Store, *uids: int) -> None:
-    pipe = store.pipeline()
-    for uid in uids:
-        pipe.exists(keys.user(uid))
-    for uid, found in zip(uids, await pipe.execute()):
-        if not found:
-            raise UserNotFound(f"user {uid} does not exist")
 
 
 async def update_profile(store: Store, uid, *, display_name: str | None = None,
