@@ -4,9 +4,12 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..accounts import auth
+from ..core import limits
 from ..core.errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from ..render import entities
 from ..relations.relationship import Relationship
+from .contract import (ACCOUNTS_REF, ACCOUNT_REF, BOOL, Doc, ID, PAGE, STATUSES_REF, STR, array,
+                       path_param, query_param, ref, request_body)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .oauth import token_entity
 from .statuses import render_statuses, timeline_response
@@ -20,7 +23,13 @@ def _registration_error(field: str, code: str, message: str) -> ApiError:
                     details={field: [{"error": code, "description": message}]})
 
 
-@endpoint(auth="required", scope="write:accounts", user=False)
+@endpoint("POST", "/api/v1/accounts", auth="required", scope="write:accounts", user=False,
+          doc=Doc(
+                  "Register an account (app token with write:accounts); returns a user token",
+                  "Accounts", ref("Token"),
+                  body=request_body({"username": STR, "email": STR, "password": STR,
+                              "agreement": {"type": ["boolean", "string"]}, "locale": STR,
+                              "reason": STR}, ("username", "email", "password", "agreement"))))
 async def register(ctx: Ctx) -> Response:
     if ctx.token.uid is not None:  # Mastodon's rule: only an app token registers accounts
         raise ApiError(403, "This method requires an app token, not a user's token")
@@ -51,19 +60,25 @@ async def register(ctx: Ctx) -> Response:
                 headers={"Cache-Control": "no-store"})
 
 
-@endpoint(auth="required", scope=("read:accounts", "profile"))
+@endpoint("GET", "/api/v1/accounts/verify_credentials", auth="required", scope=("read:accounts", "profile"),
+          doc=Doc(
+                  "The token's account", "Accounts", ref("CredentialAccount")))
 async def verify_credentials(ctx: Ctx) -> Response:
     user, count = await ctx.rp.credentials(ctx.uid)
     return JSON(entities.credential_account(user, ctx.base, follow_requests=count))
 
 
-@endpoint(auth="optional", scope="read:accounts")
+@endpoint("GET", "/api/v1/accounts/{id}", auth="optional", scope="read:accounts",
+          doc=Doc("An account", "Accounts", ACCOUNT_REF, params=[path_param()]))
 async def get_account(ctx: Ctx) -> Response:
     user = await ctx.rp.get_user(ctx.path_id())
     return JSON(entities.account(user, ctx.base))
 
 
-@endpoint(auth="optional", scope="read:accounts")
+@endpoint("GET", "/api/v1/accounts/lookup", auth="optional", scope="read:accounts",
+          doc=Doc(
+                  "Find an account by username", "Accounts", ACCOUNT_REF,
+                  params=[query_param("acct", STR, required=True)]))
 async def lookup(ctx: Ctx) -> Response:
     acct = ctx.params.str("acct", required=True, max_chars=300)
     name, _, domain = acct.lstrip("@").partition("@")
@@ -76,7 +91,11 @@ async def lookup(ctx: Ctx) -> Response:
     return JSON(entities.account(user, ctx.base))
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/accounts/{id}/statuses", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "An account's statuses", "Accounts", STATUSES_REF, paged=True,
+                  params=[path_param(), *PAGE, query_param("pinned", BOOL), query_param("only_media", BOOL),
+                          query_param("exclude_replies", BOOL), query_param("exclude_reblogs", BOOL)]))
 async def account_statuses(ctx: Ctx) -> Response:
     uid = ctx.path_id()
     p = ctx.params
@@ -102,7 +121,10 @@ async def relationship_of(ctx: Ctx, target: int) -> dict:
     return relationship_entity(await ctx.rp.relationship(ctx.uid, target))
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/accounts/{id}/follow", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Follow an account", "Accounts", ref("Relationship"), params=[path_param()],
+                  body=request_body({"reblogs": BOOL, "notify": BOOL})))
 async def follow(ctx: Ctx) -> Response:
     target = ctx.path_id()
     p = ctx.params
@@ -112,7 +134,9 @@ async def follow(ctx: Ctx) -> Response:
         await ctx.rp.follow_with_options(ctx.uid, target, reblogs, notify)))
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/accounts/{id}/unfollow", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Unfollow an account", "Accounts", ref("Relationship"), params=[path_param()]))
 async def unfollow(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.get_user(target)
@@ -120,7 +144,11 @@ async def unfollow(ctx: Ctx) -> Response:
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint(auth="required", scope="read:follows")
+@endpoint("GET", "/api/v1/accounts/relationships", auth="required", scope="read:follows",
+          doc=Doc(
+                  "Relationships with the given accounts", "Accounts", array(ref("Relationship")), params=[query_param(
+                      "id[]", {"type": "array", "items": ID,
+                               "maxItems": limits.API_IDS_PER_REQUEST})]))
 async def relationships(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     return JSON([relationship_entity(r) for r in await ctx.rp.relationships(ctx.uid, ids)])
@@ -140,12 +168,16 @@ async def _follow_page(ctx: Ctx, which: str) -> Response:
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-@endpoint(auth="optional", scope="read:accounts")
+@endpoint("GET", "/api/v1/accounts/{id}/followers", auth="optional", scope="read:accounts",
+          doc=Doc(
+                  "An account's followers, newest first", "Accounts", ACCOUNTS_REF, paged=True, params=[path_param(), *PAGE]))
 async def followers(ctx: Ctx) -> Response:
     return await _follow_page(ctx, "followers")
 
 
-@endpoint(auth="optional", scope="read:accounts")
+@endpoint("GET", "/api/v1/accounts/{id}/following", auth="optional", scope="read:accounts",
+          doc=Doc(
+                  "The accounts an account follows, newest first", "Accounts", ACCOUNTS_REF, paged=True, params=[path_param(), *PAGE]))
 async def following(ctx: Ctx) -> Response:
     return await _follow_page(ctx, "following")
 

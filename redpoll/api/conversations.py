@@ -7,6 +7,7 @@ from starlette.responses import Response
 from ..conversations import direct_messages
 from ..reading import pages
 from ..render import entities
+from .contract import ACCOUNTS_REF, BOOL, Doc, ID, PAGE, array, obj, path_param
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import status_entities
 
@@ -29,20 +30,29 @@ def _entities(ctx: Ctx, convs: list[direct_messages.Conversation], shown: pages.
     return out
 
 
-@endpoint(auth="required", scope="read:statuses")
+@endpoint("GET", "/api/v1/conversations", auth="required", scope="read:statuses",
+          doc=Doc(
+                  "Your direct conversations, the one with the newest status first (cursors are "
+                  "last status ids)", "Statuses",
+                  array(obj({"id": ID, "unread": BOOL, "accounts": ACCOUNTS_REF})), paged=True, params=PAGE))
 async def conversations(ctx: Ctx) -> Response:
     convs, shown, by_id = await ctx.rp.conversations(ctx.uid, **ctx.params.cursors())
     headers = link_header(ctx, [c.last_status for c in convs], key=lambda sid: sid)
     return JSON(_entities(ctx, convs, shown, by_id), headers=headers)
 
 
-@endpoint(auth="required", scope="write:conversations")
+@endpoint("POST", "/api/v1/conversations/{id}/read", auth="required", scope="write:conversations",
+          doc=Doc(
+                  "Mark a conversation read", "Statuses",
+                  obj({"id": ID, "unread": BOOL, "accounts": ACCOUNTS_REF}), params=[path_param()]))
 async def read(ctx: Ctx) -> Response:
     conv, shown, by_id = await ctx.rp.read_conversation(ctx.uid, ctx.path_id())
     return JSON(_entities(ctx, [conv], shown, by_id)[0])
 
 
-@endpoint(auth="required", scope="write:conversations")
+@endpoint("DELETE", "/api/v1/conversations/{id}", auth="required", scope="write:conversations",
+          doc=Doc(
+                  "Take a conversation off your list", "Statuses", obj({}), params=[path_param()]))
 async def remove(ctx: Ctx) -> Response:
     await ctx.rp.remove_conversation(ctx.uid, ctx.path_id())
     return JSON({})

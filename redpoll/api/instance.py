@@ -8,6 +8,7 @@ from starlette.responses import Response
 from ..core.version import __version__
 from ..core import limits
 from ..render.entities import VERSION
+from .contract import Doc, INSTANCE_TAG, ref
 from .http import JSON, Ctx, endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
@@ -40,7 +41,8 @@ def _polls_config() -> dict:
 DESCRIPTION = "A Twitter-style social network on Redis, speaking the Mastodon client API."
 
 
-@endpoint(auth="none", params=False)
+@endpoint("GET", "/api/v1/instance", auth="none", params=False,
+          doc=Doc("Instance information (v1)", INSTANCE_TAG, ref("InstanceV1")))
 async def instance_v1(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
     host = ctx.request.url.netloc
@@ -59,7 +61,8 @@ async def instance_v1(ctx: Ctx) -> Response:
     })
 
 
-@endpoint(auth="none", params=False)
+@endpoint("GET", "/api/v2/instance", auth="none", params=False,
+          doc=Doc("Instance information (v2)", INSTANCE_TAG, ref("InstanceV2")))
 async def instance_v2(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
     return JSON({

@@ -6,6 +6,8 @@ from starlette.responses import Response
 from ..core import limits
 from ..core.errors import ValidationError
 from ..render import entities
+from .contract import (ACCOUNTS_REF, BOOL, Doc, ID, LIST_REF, array, path_param, query_param, ref,
+                       request_body)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
 REPLIES_POLICIES = ("followed", "list", "none")
@@ -18,24 +20,37 @@ def _options(ctx: Ctx) -> None:
     ctx.params.bool("exclusive")
 
 
-@endpoint(auth="required", scope="read:lists")
+@endpoint("GET", "/api/v1/lists", auth="required", scope="read:lists",
+          doc=Doc("Your lists", "Lists", array(LIST_REF)))
 async def get_lists(ctx: Ctx) -> Response:
     return JSON([entities.user_list(item) for item in await ctx.rp.get_lists(ctx.uid)])
 
 
-@endpoint(auth="required", scope="write:lists")
+@endpoint("POST", "/api/v1/lists", auth="required", scope="write:lists",
+          doc=Doc("Create a list", "Lists", LIST_REF,
+                  body=request_body({"title": {"type": "string",
+                                        "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                              "replies_policy": {"enum": ["followed", "list", "none"]},
+                              "exclusive": BOOL}, ("title",))))
 async def create_list(ctx: Ctx) -> Response:
     _options(ctx)
     title = ctx.params.str("title", required=True, max_chars=limits.LIST_TITLE_MAX_CHARS)
     return JSON(entities.user_list(await ctx.rp.create_list(ctx.uid, title)))
 
 
-@endpoint(auth="required", scope="read:lists")
+@endpoint("GET", "/api/v1/lists/{id}", auth="required", scope="read:lists",
+          doc=Doc("A list", "Lists", LIST_REF,
+                  params=[path_param()]))
 async def get_list(ctx: Ctx) -> Response:
     return JSON(entities.user_list(await ctx.rp.get_list(ctx.uid, ctx.path_id())))
 
 
-@endpoint(auth="required", scope="write:lists")
+@endpoint("PUT", "/api/v1/lists/{id}", auth="required", scope="write:lists",
+          doc=Doc("Rename a list", "Lists", LIST_REF,
+                  params=[path_param()], body=request_body({
+                      "title": {"type": "string", "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                      "replies_policy": {"enum": ["followed", "list", "none"]},
+                      "exclusive": BOOL})))
 async def update_list(ctx: Ctx) -> Response:
     _options(ctx)
     lid = ctx.path_id()
@@ -45,13 +60,17 @@ async def update_list(ctx: Ctx) -> Response:
     return JSON(entities.user_list(await ctx.rp.rename_list(ctx.uid, lid, title)))
 
 
-@endpoint(auth="required", scope="write:lists")
+@endpoint("DELETE", "/api/v1/lists/{id}", auth="required", scope="write:lists",
+          doc=Doc("Delete a list", "Lists", ref("Empty"), params=[path_param()]))
 async def delete_list(ctx: Ctx) -> Response:
     await ctx.rp.delete_list(ctx.uid, ctx.path_id())
     return JSON({})
 
 
-@endpoint(auth="required", scope="read:lists")
+@endpoint("GET", "/api/v1/lists/{id}/accounts", auth="required", scope="read:lists",
+          doc=Doc("A list's members (limit=0: all)", "Lists", ACCOUNTS_REF, paged=True, params=[
+                  path_param(), query_param("max_id", ID),
+                  query_param("limit", {"type": "integer", "minimum": 0, "maximum": 80})]))
 async def list_accounts(ctx: Ctx) -> Response:
     """Members in the order they were added; ``limit=0`` returns all of them,
     else pages of ``limit`` (default 40) continued with ``max_id``."""
@@ -85,7 +104,11 @@ def _account_ids(ctx: Ctx) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
-@endpoint(auth="required", scope="write:lists")
+@endpoint("POST", "/api/v1/lists/{id}/accounts", auth="required", scope="write:lists",
+          doc=Doc("Add members", "Lists", ref("Empty"), params=[path_param()], body=request_body({
+                  "account_ids": {"type": "array", "items": ID, "minItems": 1,
+                                  "maxItems": limits.API_IDS_PER_REQUEST}},
+                  ("account_ids",))))
 async def add_accounts(ctx: Ctx) -> Response:
     lid = ctx.path_id()
     ids = _account_ids(ctx)
@@ -99,7 +122,10 @@ async def add_accounts(ctx: Ctx) -> Response:
     return JSON({})
 
 
-@endpoint(auth="required", scope="write:lists")
+@endpoint("DELETE", "/api/v1/lists/{id}/accounts", auth="required", scope="write:lists",
+          doc=Doc("Remove members", "Lists", ref("Empty"), params=[path_param(), query_param(
+                  "account_ids[]", {"type": "array", "items": ID,
+                                    "maxItems": limits.API_IDS_PER_REQUEST})]))
 async def remove_accounts(ctx: Ctx) -> Response:
     lid = ctx.path_id()
     ids = _account_ids(ctx)

@@ -11,6 +11,8 @@ from ..core.errors import ValidationError
 from ..reading.notification_view import WITH_STATUS
 from ..notifications.notifications import Notification
 from ..render import entities
+from .contract import (ACCOUNTS_REF, BOOL, Doc, GROUP_KEY, ID, INT, NOTIFICATIONS_QUERY,
+                       NOTIFICATION_TYPES, array, obj, path_param, query_param, ref)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import status_entities
 
@@ -55,7 +57,9 @@ def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
     return entities.notification(n, accounts[n.actor], statuses[n.status] if n.status else None)
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v1/notifications", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "Your notifications, newest first", "Notifications", array(ref("Notification")), paged=True, params=NOTIFICATIONS_QUERY))
 async def list_notifications(ctx: Ctx) -> Response:
     notes, shown_notes, shown = await ctx.rp.notification_page(ctx.uid, **_query(ctx))
     kept, accounts, statuses = _context(ctx, shown_notes, shown)
@@ -63,7 +67,9 @@ async def list_notifications(ctx: Ctx) -> Response:
                 headers=link_header(ctx, notes))
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v1/notifications/{id}", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "One notification", "Notifications", ref("Notification"), params=[path_param()]))
 async def get_notification(ctx: Ctx) -> Response:
     try:
         notes, shown = await ctx.rp.notification(ctx.uid, ctx.path_id())
@@ -75,19 +81,27 @@ async def get_notification(ctx: Ctx) -> Response:
     return JSON(_entity(kept[0], accounts, statuses))
 
 
-@endpoint(auth="required", scope="write:notifications")
+@endpoint("POST", "/api/v1/notifications/{id}/dismiss", auth="required", scope="write:notifications",
+          doc=Doc(
+                  "Dismiss one notification", "Notifications", ref("Empty"), params=[path_param()]))
 async def dismiss(ctx: Ctx) -> Response:
     await ctx.rp.dismiss_notification(ctx.uid, ctx.path_id())
     return JSON({})
 
 
-@endpoint(auth="required", scope="write:notifications")
+@endpoint("POST", "/api/v1/notifications/clear", auth="required", scope="write:notifications",
+          doc=Doc(
+                  "Dismiss every notification", "Notifications", ref("Empty")))
 async def clear(ctx: Ctx) -> Response:
     await ctx.rp.clear_notifications(ctx.uid)
     return JSON({})
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v1/notifications/unread_count", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "Notifications newer than the notifications marker", "Notifications",
+                  obj({"count": INT}),
+                  params=[query_param("limit", {"type": "integer", "minimum": 1, "maximum": 1000})]))
 async def unread_count(ctx: Ctx) -> Response:
     """Notifications newer than the ``notifications`` marker, at most
     ``limit`` (Mastodon: default 100, at most 1000)."""
@@ -142,7 +156,13 @@ def _shown(n: Notification, accounts: dict, statuses: dict) -> bool:
     return n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v2/notifications", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "Notifications grouped by type and status", "Notifications",
+                  ref("GroupedNotifications"),
+                  paged=True, params=[*NOTIFICATIONS_QUERY, query_param("grouped_types[]", NOTIFICATION_TYPES),
+                                      query_param("expand_accounts", {"enum": ["full", "partial_avatars"]}),
+                                      query_param("include_filtered", BOOL)]))
 async def grouped(ctx: Ctx) -> Response:
     """GET /api/v2/notifications: one page of notification groups (Mastodon
     4.3): each group once per page, counted and sampled over all of its
@@ -177,7 +197,9 @@ async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
     return whole, accounts, statuses
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v2/notifications/{group_key}", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "One notification group whole", "Notifications", ref("GroupedNotifications"), params=[GROUP_KEY]))
 async def get_group(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key: one group whole."""
     whole, accounts, statuses = await _whole(ctx)
@@ -187,7 +209,10 @@ async def get_group(ctx: Ctx) -> Response:
     return JSON(_results([entity], accounts, statuses))
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v2/notifications/{group_key}/accounts", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "The accounts of one notification group, newest first", "Notifications",
+                  ACCOUNTS_REF, params=[GROUP_KEY]))
 async def group_accounts(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key/accounts: the group's accounts,
     newest first (at most limits.NOTIFICATION_GROUP_READ_MAX)."""
@@ -196,7 +221,9 @@ async def group_accounts(ctx: Ctx) -> Response:
                  if a in accounts])
 
 
-@endpoint(auth="required", scope="write:notifications")
+@endpoint("POST", "/api/v2/notifications/{group_key}/dismiss", auth="required", scope="write:notifications",
+          doc=Doc(
+                  "Dismiss every notification of one group", "Notifications", ref("Empty"), params=[GROUP_KEY]))
 async def dismiss_group(ctx: Ctx) -> Response:
     """POST /api/v2/notifications/:group_key/dismiss: every notification of
     the group goes (one script). As Mastodon's, an empty or unknown group
@@ -205,7 +232,13 @@ async def dismiss_group(ctx: Ctx) -> Response:
     return JSON({})
 
 
-@endpoint(auth="required", scope="read:notifications")
+@endpoint("GET", "/api/v2/notifications/unread_count", auth="required", scope="read:notifications",
+          doc=Doc(
+                  "Notification groups with a notification newer than the notifications marker",
+                  "Notifications", obj({"count": INT}),
+                  params=[query_param("limit", {"type": "integer", "minimum": 1,
+                                           "maximum": limits.NOTIFICATIONS_UNREAD_MAX}),
+                          *NOTIFICATIONS_QUERY[4:], query_param("grouped_types[]", NOTIFICATION_TYPES)]))
 async def unread_groups(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/unread_count: groups with a notification
     newer than the ``notifications`` marker (``limit``: 100 default, 1000 max)."""
@@ -222,7 +255,10 @@ def _marker(m: markers.Marker) -> dict:
             "updated_at": entities.iso(m.updated_at)}
 
 
-@endpoint(auth="required", scope="read:statuses")
+@endpoint("GET", "/api/v1/markers", auth="required", scope="read:statuses",
+          doc=Doc("Read markers of home and notifications", "Markers", ref("Markers"),
+                  params=[query_param("timeline[]", {"type": "array", "maxItems": 4, "items": {
+                      "enum": ["home", "notifications"]}})]))
 async def get_markers(ctx: Ctx) -> Response:
     value = ctx.params.raw("timeline")
     names = value if isinstance(value, list) else ([] if value in (None, "") else [value])
@@ -232,7 +268,11 @@ async def get_markers(ctx: Ctx) -> Response:
     return JSON({m.timeline: _marker(m) for m in found})
 
 
-@endpoint(auth="required", scope="write:statuses")
+@endpoint("POST", "/api/v1/markers", auth="required", scope="write:statuses",
+          doc=Doc("Move read markers", "Markers", ref("Markers"), body={"required": True, "content": {
+                  "application/json": {"schema": {"type": "object", "properties": {
+                      name: obj({"last_read_id": ID})
+                      for name in ("home", "notifications")}, "minProperties": 1}}}}))
 async def set_markers(ctx: Ctx) -> Response:
     """Body ``{"home": {"last_read_id": "1"}}`` (JSON) or
     ``home[last_read_id]=1`` (form); unknown timelines are ignored."""

@@ -13,7 +13,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from ..accounts import auth
 from ..accounts.auth import OOB, OAuthError
 from ..core.errors import RedpollError
-from .http import JSON, ApiError, Ctx, endpoint, parse_params
+from .contract import Doc, STR, query_param, ref, request_body
+from .http import route, JSON, ApiError, Ctx, endpoint, parse_params
 
 GRANT_TYPES = ("authorization_code", "password", "client_credentials")
 
@@ -32,7 +33,11 @@ def token_entity(token: str, scopes, created: int) -> dict:
             "created_at": created}
 
 
-@endpoint(auth="none")
+@endpoint("POST", "/api/v1/apps", auth="none",
+          doc=Doc("Register an application", "OAuth", ref("Application"), body=request_body({
+                  "client_name": STR, "redirect_uris": STR,
+                  "scopes": STR, "website": STR},
+                  ("client_name", "redirect_uris"))))
 async def create_app(ctx: Ctx) -> Response:
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     p = ctx.params
@@ -43,7 +48,9 @@ async def create_app(ctx: Ctx) -> Response:
     return JSON(app_entity(app, secret))
 
 
-@endpoint(auth="required", user=False)
+@endpoint("GET", "/api/v1/apps/verify_credentials", auth="required", user=False,
+          doc=Doc("The token's application", "OAuth",
+                  ref("Application")))
 async def verify_app(ctx: Ctx) -> Response:
     app = await ctx.rp.get_app(ctx.token.client_id)
     if app is None:
@@ -73,7 +80,14 @@ async def password_login(ctx: Ctx, username, password) -> auth.User | None:
         raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
 
 
-@endpoint(auth="none")
+@endpoint("POST", "/oauth/token", auth="none",
+          doc=Doc(
+                  "Obtain a token (password, client_credentials, authorization_code)", "OAuth",
+                  ref("Token"), body=request_body({
+                      "grant_type": {"enum": ["password", "client_credentials", "authorization_code"]},
+                      "client_id": STR, "client_secret": STR, "scope": STR, "username": STR,
+                      "password": STR, "code": STR, "redirect_uri": STR, "code_verifier": STR},
+                      ("grant_type", "client_id", "client_secret"))))
 async def token(ctx: Ctx) -> Response:
     p = ctx.params
     grant = p.str("grant_type")
@@ -103,13 +117,19 @@ async def token(ctx: Ctx) -> Response:
     return JSON(token_entity(access, scopes, created), headers={"Cache-Control": "no-store"})
 
 
-@endpoint(auth="none")
+@endpoint("POST", "/oauth/revoke", auth="none",
+          doc=Doc("Revoke a token", "OAuth", ref("Empty"),
+                  body=request_body({"client_id": STR, "client_secret": STR,
+                              "token": STR},
+                             ("client_id", "client_secret", "token"))))
 async def revoke(ctx: Ctx) -> Response:
     await ctx.rp.revoke_token(*_client_credentials(ctx), ctx.params.raw("token"))
     return JSON({})
 
 
-@endpoint(auth="none", params=False)
+@endpoint("GET", "/.well-known/oauth-authorization-server", auth="none", params=False,
+          doc=Doc(
+                  "OAuth server metadata (RFC 8414)", "OAuth", ref("OAuthMetadata")))
 async def server_metadata(ctx: Ctx) -> Response:
     base = ctx.base
     return JSON({
@@ -219,6 +239,13 @@ def _failure_page(exc: Exception) -> Response:
     return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", status)
 
 
+@route("GET", "/oauth/authorize", auth="none",
+       doc=Doc("The authorization page (HTML log-in and approve form)", "OAuth", STR, ok_type="text/html", params=[
+               query_param("response_type", {"const": "code"}, required=True),
+               query_param("client_id", STR, required=True),
+               query_param("redirect_uri", STR), query_param("scope", STR),
+               query_param("state", STR), query_param("code_challenge", STR),
+               query_param("code_challenge_method", {"const": "S256"})]))
 async def authorize_page(request: Request) -> Response:
     ctx = Ctx(request)
     try:
@@ -229,6 +256,15 @@ async def authorize_page(request: Request) -> Response:
     return page("Authorize " + req.app.name, _form(req))
 
 
+@route("POST", "/oauth/authorize", auth="none",
+       doc=Doc("Submit the authorization form: redirect with a code, or show it (oob)",
+               "OAuth", STR, ok_type="text/html",
+               body={"required": True, "content": {"application/x-www-form-urlencoded": {
+                   "schema": {"type": "object", "properties": {
+                       "response_type": STR, "client_id": STR, "redirect_uri": STR,
+                       "scope": STR, "state": STR, "username": STR, "password": STR,
+                       "code_challenge": STR, "code_challenge_method": STR},
+                       "required": ["client_id", "username", "password"]}}}}))
 async def authorize_submit(request: Request) -> Response:
     ctx = Ctx(request)
     try:

@@ -24,7 +24,9 @@ from starlette.responses import Response
 from ..core import limits, metrics
 from ..core.health import DATABASE, OUTAGE
 from ..bus.jobs import JobFigures
-from .http import JSON
+from . import contract
+from .contract import Doc, STR
+from .http import route, JSON
 
 
 async def _read_jobs(rp) -> JobFigures:
@@ -45,10 +47,20 @@ def _stream_connected(request: Request) -> bool:
     return hub is not None and hub.connected.is_set()
 
 
+@route("GET", "/health", auth="none",
+       doc=Doc("Liveness: 200 while the process runs; says if the database is reachable",
+               "Operations", {"type": "object", "required": ["status", "database"],
+                              "properties": {"status": STR, "database": STR}}))
 async def health(request: Request) -> Response:
     return JSON({"status": "ok", "database": "reachable" if DATABASE.up else "unreachable"})
 
 
+@route("GET", "/ready", auth="none",
+       doc=Doc("Readiness: database answers, stream hub connected, jobs flowing "
+               "(503 with Retry-After and the problems otherwise)", "Operations",
+               {"type": "object", "required": ["ready", "problems"],
+                "properties": {"ready": {"type": "boolean"},
+                               "problems": {"type": "array", "items": STR}}}))
 async def ready(request: Request) -> Response:
     problems: list[str] = []
     jobs: JobFigures | None = None
@@ -91,6 +103,9 @@ def _scraper(request: Request) -> Response | None:
                 headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
 
 
+@route("GET", "/metrics", auth="none",
+       doc=Doc("Prometheus text format (docs/operating.md lists each metric)",
+               "Operations", STR, ok_type="text/plain"))
 async def metrics_page(request: Request) -> Response:
     refused = _scraper(request)
     if refused is not None:
@@ -170,3 +185,12 @@ async def sample_stream_figures(service) -> None:
             if now > seen[name]:
                 counter.inc(now - seen[name])
             seen[name] = now
+
+
+@route("GET", "/openapi.json", doc=Doc("This document", "Meta", {"type": "object"}))
+async def document(request: Request) -> Response:
+    """The OpenAPI document of the routes this app declares (built once)."""
+    state = request.app.state
+    if getattr(state, "openapi", None) is None:
+        state.openapi = contract.build(request.app.routes)
+    return JSON(state.openapi)

@@ -15,7 +15,8 @@ from starlette.responses import Response
 
 from ..core.errors import RedpollError
 from ..render import entities
-from .http import ApiError, Ctx
+from .contract import LOGIN_PARAM, STR, Doc, path_param
+from .http import route, ApiError, Ctx
 from .statuses import seen_status
 from .. import web
 
@@ -24,6 +25,12 @@ IMAGES = {name: (STATIC / f"{name}.png").read_bytes() for name in ("avatar", "he
 IMAGE_HEADERS = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
 
 
+@route("GET", "/@{login}",
+       doc=Doc("An account's page (HTML)", "Pages", STR, ok_type="text/html",
+               params=[LOGIN_PARAM]))
+@route("GET", "/@{login}/{id}",
+       doc=Doc("A status's page (HTML)", "Pages", STR, ok_type="text/html",
+               params=[LOGIN_PARAM, path_param()]))
 async def web_page(request: Request) -> Response:
     """``/@login``: the account; ``/@login/:id``: one of its statuses (a
     status id of another account is not found here, as on Mastodon)."""
@@ -64,5 +71,10 @@ def _image(name: str):
     return serve
 
 
-avatar_image = _image("avatar")
-header_image = _image("header")
+PNG = {"type": "string", "format": "binary"}
+avatar_image = route("GET", "/avatars/original/missing.png",
+                     doc=Doc("The default avatar", "Pages", PNG, ok_type="image/png")
+                     )(_image("avatar"))
+header_image = route("GET", "/headers/original/missing.png",
+                     doc=Doc("The default header image", "Pages", PNG, ok_type="image/png")
+                     )(_image("header"))

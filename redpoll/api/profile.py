@@ -9,6 +9,7 @@ from ..core import limits
 from ..relations import visibility
 from ..core.errors import ValidationError
 from ..render import entities
+from .contract import BOOL, Doc, PROFILE_FIELD, obj, ref, request_body
 from .http import JSON, Ctx, Params, endpoint
 
 _FIELD_KEY = re.compile(r"fields_attributes\[(\d{1,3})\]\[(name|value)\]")
@@ -64,7 +65,20 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
         raise ValidationError(name, "is not supported yet; only the default")
 
 
-@endpoint(auth="required", scope="write:accounts")
+@endpoint("PATCH", "/api/v1/accounts/update_credentials", auth="required", scope="write:accounts",
+          doc=Doc(
+                  "Change your profile; locked: follows need your approval; source[privacy] is "
+                  "the visibility of posts that name none (uploads and other posting defaults: "
+                  "422)", "Accounts",
+                  ref("CredentialAccount"),
+                  body=request_body({
+                      "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
+                      "note": {"type": "string", "maxLength": limits.BIO_MAX_CHARS},
+                      "locked": BOOL, "bot": BOOL, "discoverable": BOOL,
+                      "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
+                      "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
+                                            "items": obj({"name": PROFILE_FIELD,
+                                                           "value": PROFILE_FIELD})}})))
 async def update_credentials(ctx: Ctx) -> Response:
     """display_name, note, bot, discoverable and fields are stored; what
     redpoll cannot honour yet (locking an account, which needs follow

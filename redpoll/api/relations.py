@@ -6,25 +6,38 @@ from starlette.responses import Response
 
 from ..render import entities
 from .accounts import relationship_of
+from ..core import limits
 from ..core.errors import ValidationError
+from .contract import ACCOUNTS_REF, BOOL, Doc, PAGE, path_param, ref, request_body
 from .http import JSON, Ctx, endpoint, link_header
 
 
-@endpoint(auth="required", scope="write:blocks")
+@endpoint("POST", "/api/v1/accounts/{id}/block", auth="required", scope="write:blocks",
+          doc=Doc(
+                  "Block an account: follows both ways end, neither sees the other", "Accounts",
+                  ref("Relationship"), params=[path_param()]))
 async def block(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.block(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint(auth="required", scope="write:blocks")
+@endpoint("POST", "/api/v1/accounts/{id}/unblock", auth="required", scope="write:blocks",
+          doc=Doc(
+                  "Unblock an account", "Accounts", ref("Relationship"), params=[path_param()]))
 async def unblock(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.unblock(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint(auth="required", scope="write:mutes")
+@endpoint("POST", "/api/v1/accounts/{id}/mute", auth="required", scope="write:mutes",
+          doc=Doc(
+                  "Mute an account (duration seconds, 0 = until unmuted; notifications too "
+                  "unless notifications=false)", "Accounts", ref("Relationship"), params=[path_param()],
+                  body=request_body({"duration": {"type": "integer", "minimum": 0,
+                                           "maximum": limits.MUTE_DURATION_MAX_S},
+                              "notifications": BOOL})))
 async def mute(ctx: Ctx) -> Response:
     """``duration`` seconds (0 or absent: until unmuted), ``notifications``
     (default true: their notifications are hidden too)."""
@@ -39,7 +52,9 @@ async def mute(ctx: Ctx) -> Response:
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint(auth="required", scope="write:mutes")
+@endpoint("POST", "/api/v1/accounts/{id}/unmute", auth="required", scope="write:mutes",
+          doc=Doc(
+                  "Unmute an account", "Accounts", ref("Relationship"), params=[path_param()]))
 async def unmute(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.unmute(ctx.uid, target)
@@ -56,38 +71,54 @@ async def _accounts_page(ctx: Ctx, read) -> Response:
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-@endpoint(auth="required", scope="read:blocks")
+@endpoint("GET", "/api/v1/blocks", auth="required", scope="read:blocks",
+          doc=Doc(
+                  "Accounts you block, newest block first (cursors are block ids)", "Accounts",
+                  ACCOUNTS_REF, paged=True, params=PAGE))
 async def blocks(ctx: Ctx) -> Response:
     return await _accounts_page(ctx, ctx.rp.blocked_accounts)
 
 
-@endpoint(auth="required", scope="read:mutes")
+@endpoint("GET", "/api/v1/mutes", auth="required", scope="read:mutes",
+          doc=Doc(
+                  "Accounts you mute now, newest mute first (cursors are mute ids)", "Accounts",
+                  ACCOUNTS_REF, paged=True, params=PAGE))
 async def mutes(ctx: Ctx) -> Response:
     return await _accounts_page(ctx, ctx.rp.muted_accounts)
 
 
 # --- follow requests (locked accounts) ---------------------------------------------------
-@endpoint(auth="required", scope="read:follows")
+@endpoint("GET", "/api/v1/follow_requests", auth="required", scope="read:follows",
+          doc=Doc(
+                  "Pending requests to follow you (a locked account), newest first (cursors are "
+                  "request ids)", "Accounts",
+                  ACCOUNTS_REF, paged=True, params=PAGE))
 async def follow_requests_list(ctx: Ctx) -> Response:
     """Pending requests to follow the caller, newest first (by request ids)."""
     return await _accounts_page(ctx, ctx.rp.follow_requesters)
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/follow_requests/{id}/authorize", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Let an account that asked follow you", "Accounts", ref("Relationship"), params=[path_param()]))
 async def authorize(ctx: Ctx) -> Response:
     requester = ctx.path_id()
     await ctx.rp.authorize_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/follow_requests/{id}/reject", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Refuse an account's request to follow you", "Accounts", ref("Relationship"), params=[path_param()]))
 async def reject(ctx: Ctx) -> Response:
     requester = ctx.path_id()
     await ctx.rp.reject_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/accounts/{id}/remove_from_followers", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Make an account stop following you", "Accounts", ref("Relationship"), params=[path_param()]))
 async def remove_from_followers(ctx: Ctx) -> Response:
     """Make an account stop following the caller."""
     follower = ctx.path_id()

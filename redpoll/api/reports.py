@@ -8,6 +8,7 @@ from ..core import limits
 from ..moderation import moderation
 from ..core.errors import ValidationError
 from ..render import entities
+from .contract import BOOL, Doc, ID, STR, obj, request_body
 from .http import JSON, Ctx, endpoint
 
 
@@ -21,7 +22,17 @@ def report_entity(r: moderation.Report, target: dict) -> dict:
             "target_account": target}
 
 
-@endpoint(auth="required", scope="write:reports")
+@endpoint("POST", "/api/v1/reports", auth="required", scope="write:reports",
+          doc=Doc(
+                  "Report an account (and some of its statuses) to the moderators", "Accounts",
+                  obj({"id": STR, "category": STR, "comment": STR, "action_taken": BOOL}),
+                  body=request_body({"account_id": ID,
+                              "status_ids": {"type": "array", "items": ID,
+                                             "maxItems": limits.REPORT_STATUSES_MAX},
+                              "comment": {"type": "string",
+                                          "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
+                              "category": {"enum": ["spam", "legal", "violation", "other"]},
+                              "forward": BOOL}, required=("account_id",))))
 async def create(ctx: Ctx) -> Response:
     p = ctx.params
     account = p.cursor("account_id")

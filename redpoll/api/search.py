@@ -8,6 +8,7 @@ from ..search import search
 from ..core.errors import ValidationError
 from ..render import entities
 from . import threads
+from .contract import ACCOUNTS_REF, BOOL, Doc, ID, SEARCH, SEARCH_PARAMS, query_param
 from .http import JSON, ApiError, Ctx, endpoint
 from .statuses import render_statuses
 
@@ -43,7 +44,14 @@ def _query(ctx: Ctx, kind: str | None) -> search.Query:
         hosts=tuple({host.lower(), ctx.request.url.netloc.lower()}))
 
 
-@endpoint(auth="optional", scope="read:search")
+@endpoint("GET", "/api/v2/search", auth="optional", scope="read:search",
+          doc=Doc(
+                  "Search accounts (login/display-name prefix, @login, @login@this-host), your "
+                  "statuses holding every word, hashtags; never contacts another host",
+                  "Search", SEARCH, params=SEARCH_PARAMS + [
+                      query_param("type", {"enum": ["accounts", "hashtags", "statuses"]}),
+                      query_param("account_id", ID), query_param("max_id", ID), query_param("min_id", ID),
+                      query_param("exclude_unreviewed", BOOL)]))
 async def search_v2(ctx: Ctx) -> Response:
     found = await ctx.rp.search(_query(ctx, None))
     return JSON({
@@ -54,7 +62,9 @@ async def search_v2(ctx: Ctx) -> Response:
     })
 
 
-@endpoint(auth="required", scope="read:accounts")
+@endpoint("GET", "/api/v1/accounts/search", auth="required", scope="read:accounts",
+          doc=Doc(
+                  "Search accounts by login or display-name prefix", "Accounts", ACCOUNTS_REF, params=SEARCH_PARAMS))
 async def accounts_search(ctx: Ctx) -> Response:
     found = await ctx.rp.search(_query(ctx, "accounts"))
     return JSON([entities.account(u, ctx.base) for u in found.accounts])

@@ -5,6 +5,8 @@ from starlette.responses import Response
 
 from ..render import entities
 from ..core.errors import ValidationError
+from .contract import (ACCOUNTS_PAGE, ACCOUNTS_REF, Doc, PAGE, STATUS_REF, array, path_param,
+                       request_body)
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import render_statuses, seen_status, timeline_response
 
@@ -14,7 +16,8 @@ async def _status_response(ctx: Ctx, sid: int) -> Response:
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
-@endpoint(auth="required", scope="write:favourites")
+@endpoint("POST", "/api/v1/statuses/{id}/favourite", auth="required", scope="write:favourites",
+          doc=Doc("Favourite a status (again: no change)", "Statuses", STATUS_REF, params=[path_param()]))
 async def favourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before anything is written
@@ -22,7 +25,8 @@ async def favourite(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint(auth="required", scope="write:favourites")
+@endpoint("POST", "/api/v1/statuses/{id}/unfavourite", auth="required", scope="write:favourites",
+          doc=Doc("Undo a favourite (and its notification)", "Statuses", STATUS_REF, params=[path_param()]))
 async def unfavourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
@@ -30,7 +34,8 @@ async def unfavourite(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint(auth="required", scope="write:bookmarks")
+@endpoint("POST", "/api/v1/statuses/{id}/bookmark", auth="required", scope="write:bookmarks",
+          doc=Doc("Bookmark a status", "Statuses", STATUS_REF, params=[path_param()]))
 async def bookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
@@ -38,7 +43,8 @@ async def bookmark(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint(auth="required", scope="write:bookmarks")
+@endpoint("POST", "/api/v1/statuses/{id}/unbookmark", auth="required", scope="write:bookmarks",
+          doc=Doc("Remove a bookmark", "Statuses", STATUS_REF, params=[path_param()]))
 async def unbookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
@@ -46,7 +52,9 @@ async def unbookmark(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/statuses/{id}/favourited_by", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "Who favourited a status, newest first", "Statuses", ACCOUNTS_REF, paged=True, params=ACCOUNTS_PAGE))
 async def favourited_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before the parameters are read
@@ -59,19 +67,30 @@ async def favourited_by(ctx: Ctx) -> Response:
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-@endpoint(auth="required", scope="read:favourites")
+@endpoint("GET", "/api/v1/favourites", auth="required", scope="read:favourites",
+          doc=Doc(
+                  "Your favourites, newest favourite first (cursors are favourite ids)", "Statuses",
+                  array(STATUS_REF), paged=True, params=PAGE))
 async def favourites_list(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.favourites_page(ctx.uid, **ctx.params.cursors()))
 
 
-@endpoint(auth="required", scope="read:bookmarks")
+@endpoint("GET", "/api/v1/bookmarks", auth="required", scope="read:bookmarks",
+          doc=Doc(
+                  "Your bookmarks, newest first (cursors are bookmark ids)", "Statuses",
+                  array(STATUS_REF), paged=True, params=PAGE))
 async def bookmarks_list(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.bookmarks_page(ctx.uid, **ctx.params.cursors()))
 
 
 
 
-@endpoint(auth="required", scope="write:statuses")
+@endpoint("POST", "/api/v1/statuses/{id}/reblog", auth="required", scope="write:statuses",
+          doc=Doc(
+                  "Boost a status (again: the same boost); returns the boost wrapping it; "
+                  "a private status only by its author, a direct one never (403)",
+                  "Statuses", STATUS_REF, params=[path_param()],
+                  body=request_body({"visibility": {"enum": ["public", "unlisted"]}})))
 async def reblog(ctx: Ctx) -> Response:
     """Boost; the answer is the boost status, wrapping the original."""
     p = ctx.params
@@ -83,7 +102,8 @@ async def reblog(ctx: Ctx) -> Response:
     return await _status_response(ctx, bid)
 
 
-@endpoint(auth="required", scope="write:statuses")
+@endpoint("POST", "/api/v1/statuses/{id}/unreblog", auth="required", scope="write:statuses",
+          doc=Doc("Undo a boost (it leaves every timeline); returns the original", "Statuses", STATUS_REF, params=[path_param()]))
 async def unreblog(ctx: Ctx) -> Response:
     """Undo a boost; the answer is the original status."""
     sid = ctx.path_id()
@@ -93,7 +113,9 @@ async def unreblog(ctx: Ctx) -> Response:
     return await _status_response(ctx, original)
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/statuses/{id}/reblogged_by", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "Who boosted a status, newest first", "Statuses", ACCOUNTS_REF, paged=True, params=ACCOUNTS_PAGE))
 async def reblogged_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before the parameters are read

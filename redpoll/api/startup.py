@@ -10,31 +10,40 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
+from .contract import BOOL, Doc, PREFERENCES, array, query_param
 from .http import JSON, Ctx, endpoint
 
 
-@endpoint(auth="none", params=False)
+@endpoint("GET", "/api/v1/custom_emojis", auth="none", params=False,
+          doc=Doc("Custom emojis (none)", "Instance", array({})))
 async def custom_emojis(ctx: Ctx) -> Response:
     return JSON([])
 
 
-@endpoint(auth="required", scope="read:filters")
+@endpoint("GET", "/api/v1/filters", auth="required", scope="read:filters",
+          doc=Doc("Your filters, v1 (none yet)", "Filters", array({})))
 async def filters_v1(ctx: Ctx) -> Response:
     return JSON([])
 
 
-@endpoint(auth="required", scope="read:filters")
+@endpoint("GET", "/api/v2/filters", auth="required", scope="read:filters",
+          doc=Doc("Your filters, v2 (none yet)", "Filters", array({})))
 async def filters_v2(ctx: Ctx) -> Response:
     return JSON([])
 
 
-@endpoint(auth="required")
+@endpoint("GET", "/api/v1/announcements", auth="required",
+          doc=Doc(
+                  "Instance announcements (none)", "Instance", array({}),
+                  params=[query_param("with_dismissed", BOOL)]))
 async def announcements(ctx: Ctx) -> Response:
     ctx.params.bool("with_dismissed")
     return JSON([])
 
 
-@endpoint(auth="required", scope="read:accounts")
+@endpoint("GET", "/api/v1/preferences", auth="required", scope="read:accounts",
+          doc=Doc(
+                  "Your posting and reading defaults", "Accounts", PREFERENCES))
 async def preferences(ctx: Ctx) -> Response:
     """The defaults a client pre-fills its compose box with: what a post
     without those parameters gets."""

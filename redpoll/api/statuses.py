@@ -13,6 +13,8 @@ from ..relations import visibility
 from ..core.errors import Forbidden, ValidationError
 from ..core.models import Status
 from ..render import entities
+from .contract import (BOOL, Doc, ID, PAGE, STATUSES_REF, STATUS_REF, path_param, query_param,
+                       request_body)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
 VISIBILITIES = visibility.ALL
@@ -172,7 +174,30 @@ def _location(ctx: Ctx) -> dict:
     return {"location": f"{lat!r},{lon!r}"}
 
 
-@endpoint(auth="required", scope="write:statuses")
+@endpoint("POST", "/api/v1/statuses", auth="required", scope="write:statuses",
+          doc=Doc("Post a status (Idempotency-Key honoured; lat/long stored as location; "
+                  "visibility public, unlisted, private (followers and mentioned) "
+                  "or direct (mentioned only))",
+                  "Statuses", STATUS_REF,
+                  params=[{"name": "Idempotency-Key", "in": "header", "required": False,
+                           "schema": {"type": "string",
+                                      "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
+                  body=request_body({"status": {"type": "string",
+                                         "maxLength": limits.STATUS_MAX_CHARS},
+                              "visibility": {"enum": ["public", "unlisted", "private",
+                                                      "direct"]},
+                              "sensitive": BOOL,
+                              "spoiler_text": {"type": "string",
+                                               "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
+                              "language": {"type": "string",
+                                           "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
+                              "media_ids": {"type": "array", "maxItems": 0,
+                                            "description": "Accepted empty (no media)"},
+                              "in_reply_to_id": {**ID, "description":
+                                                 "Reply to this status (404 if unknown)"},
+                              "lat": {"type": "number", "minimum": -90, "maximum": 90},
+                              "long": {"type": "number", "minimum": -180, "maximum": 180}},
+                             ("status",))))
 async def post_status(ctx: Ctx) -> Response:
     text = ctx.params.str("status", required=True, max_chars=100_000)
     extra = _post_options(ctx, len(text)) | _location(ctx)
@@ -187,7 +212,8 @@ async def post_status(ctx: Ctx) -> Response:
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/statuses/{id}", auth="optional", scope="read:statuses",
+          doc=Doc("A status", "Statuses", STATUS_REF, params=[path_param()]))
 async def get_status(ctx: Ctx) -> Response:
     """From the kept renderings the timelines use, under the same rule
     (:func:`rendered_entities`); visibility and the counts and flags in one
@@ -199,7 +225,10 @@ async def get_status(ctx: Ctx) -> Response:
     return Response(entities_[0], media_type=JSON.media_type)
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/statuses", auth="optional", scope="read:statuses",
+          doc=Doc("Several statuses by id", "Statuses", STATUSES_REF,
+                  params=[query_param("id[]", {"type": "array", "items": ID,
+                                          "maxItems": limits.API_IDS_PER_REQUEST})]))
 async def get_statuses(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     shown = await ctx.rp.statuses_page(ctx.viewer, ids)  # as get_status
@@ -207,7 +236,9 @@ async def get_statuses(ctx: Ctx) -> Response:
                     media_type=JSON.media_type)
 
 
-@endpoint(auth="required", scope="write:statuses")
+@endpoint("DELETE", "/api/v1/statuses/{id}", auth="required", scope="write:statuses",
+          doc=Doc("Delete your status; returns it with its source text", "Statuses",
+                  STATUS_REF, params=[path_param()]))
 async def delete_status(ctx: Ctx) -> Response:
     status = await seen_status(ctx, ctx.path_id())
     try:
@@ -218,12 +249,19 @@ async def delete_status(ctx: Ctx) -> Response:
 
 
 # --- timelines ------------------------------------------------------------------------------
-@endpoint(auth="required", scope="read:statuses")
+@endpoint("GET", "/api/v1/timelines/home", auth="required", scope="read:statuses",
+          doc=Doc(
+                  "Home timeline", "Timelines", STATUSES_REF,
+                  paged=True, params=PAGE))
 async def home(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.home_page(ctx.uid, **ctx.params.cursors()))
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/timelines/public", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "Public timeline: every status, newest first", "Timelines", STATUSES_REF, paged=True,
+                  params=[*PAGE, query_param("local", BOOL), query_param("remote", BOOL),
+                          query_param("only_media", BOOL)]))
 async def public(ctx: Ctx) -> Response:
     p = ctx.params
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
@@ -233,7 +271,10 @@ async def public(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.public_page(ctx.viewer, **cursors))
 
 
-@endpoint(auth="required", scope="read:lists")
+@endpoint("GET", "/api/v1/timelines/list/{list_id}", auth="required", scope="read:lists",
+          doc=Doc(
+                  "A list's timeline", "Timelines", STATUSES_REF,
+                  paged=True, params=[path_param("list_id"), *PAGE]))
 async def list_timeline(ctx: Ctx) -> Response:
     lid = ctx.path_id("list_id")
     return timeline_response(ctx, await ctx.rp.list_page(ctx.uid, lid, **ctx.params.cursors()))

@@ -7,11 +7,16 @@ from ..conversations import conversation
 from ..core import limits
 from ..core.errors import ValidationError
 from ..conversations.tags import Tag
+from .contract import (BOOL, Doc, PAGE, STATUS_REF, STR, TAG_PATH, array, path_param, query_param,
+                       ref)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
 from .statuses import status_entities, timeline_response
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/statuses/{id}/context", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "A status's thread: ancestors oldest first, descendants depth-first (bounded)",
+                  "Statuses", ref("Context"), params=[path_param()]))
 async def context(ctx: Ctx) -> Response:
     shown, ancestors = await ctx.rp.thread(ctx.viewer, ctx.path_id())
     rendered = status_entities(ctx, shown)
@@ -26,7 +31,17 @@ def _tag_name(ctx: Ctx, name: str = "tag") -> str:
         raise ApiError(404, NOT_FOUND) from None
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/timelines/tag/{tag}", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "Public statuses carrying a hashtag", "Timelines", array(STATUS_REF), paged=True,
+                  params=[{**TAG_PATH, "name": "tag"}, *PAGE, query_param("local", BOOL),
+                          query_param("remote", BOOL), query_param("only_media", BOOL),
+                          *(query_param(f"{mode}[]", {"type": "array", "items": STR,
+                                                 "maxItems": limits.TAG_TIMELINE_COMBINE_MAX},
+                                   text) for mode, text in (
+                              ("any", "Or carrying one of these hashtags"),
+                              ("all", "And carrying all of these"),
+                              ("none", "And none of these")))]))
 async def tag_timeline(ctx: Ctx) -> Response:
     name = _tag_name(ctx)
     p = ctx.params
@@ -70,7 +85,9 @@ def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
     return out
 
 
-@endpoint(auth="optional", scope="read:statuses")
+@endpoint("GET", "/api/v1/tags/{name}", auth="optional", scope="read:statuses",
+          doc=Doc(
+                  "A hashtag (404 if never used nor followed)", "Tags", ref("Tag"), params=[TAG_PATH]))
 async def get_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.get_tag(ctx.viewer, _tag_name(ctx, "name"))
     if not (tag.used or tag.following):
@@ -78,18 +95,25 @@ async def get_tag(ctx: Ctx) -> Response:
     return JSON(tag_entity(ctx, tag, ctx.viewer is not None))
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/tags/{name}/follow", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Follow a hashtag: its new statuses reach your home", "Tags", ref("Tag"), params=[TAG_PATH]))
 async def follow_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), True)
     return JSON(tag_entity(ctx, tag, True))
 
 
-@endpoint(auth="required", scope="write:follows")
+@endpoint("POST", "/api/v1/tags/{name}/unfollow", auth="required", scope="write:follows",
+          doc=Doc(
+                  "Unfollow a hashtag", "Tags", ref("Tag"),
+                  params=[TAG_PATH]))
 async def unfollow_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), False)
     return JSON(tag_entity(ctx, tag, True))
 
 
-@endpoint(auth="required", scope="read:follows")
+@endpoint("GET", "/api/v1/followed_tags", auth="required", scope="read:follows",
+          doc=Doc(
+                  "The hashtags you follow", "Tags", array(ref("Tag"))))
 async def followed_tags(ctx: Ctx) -> Response:
     return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.followed_tags(ctx.uid)])

@@ -100,17 +100,17 @@ async def asset(request: Request) -> Response:
 
 
 #: Paths the browser-side router shows (one shell document for all of them);
-#: ``/@login`` and ``/@login/:id`` are the account and status pages that
-#: ``routes(page)`` is given, which answer the same shell with a summary.
+#: ``/@login`` and ``/@login/:id``, the account and status pages, are the
+#: API's (redpoll.api.pages.web_page), which answer the same shell with a
+#: summary.
 APP_PATHS = ("/", "/signin", "/signup", "/oauth/callback", "/home", "/notifications",
              "/explore", "/public", "/public/local", "/tags/{tag}", "/lists", "/lists/{id}",
              "/search", "/settings", "/bookmarks", "/favourites", "/@{login}/followers",
              "/@{login}/following")
 
 
-def routes(page) -> list[Route]:
-    """The app's routes; ``page`` answers ``/@login`` and ``/@login/:id``."""
+def routes() -> list[Route]:
+    """The app's routes: its assets and the shell of every path it shows."""
     out = [Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"])]
     out += [Route(path, shell, methods=["GET", "HEAD"]) for path in APP_PATHS]
-    out += [Route("/@{login}", page, methods=["GET"]), Route("/@{login}/{id}", page, methods=["GET"])]
     return out
