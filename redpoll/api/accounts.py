@@ -28,8 +28,8 @@ def _registration_error(field: str, code: str, message: str) -> ApiError:
                   "Register an account (app token with write:accounts); returns a user token",
                   "Accounts", ref("Token"),
                   body=request_body({"username": STR, "email": STR, "password": STR,
-                              "agreement": {"type": ["boolean", "string"]}, "locale": STR,
-                              "reason": STR}, ("username", "email", "password", "agreement"))))
+                                     "agreement": {"type": ["boolean", "string"]}, "locale": STR,
+                                     "reason": STR}, ("username", "email", "password", "agreement"))))
 async def register(ctx: Ctx) -> Response:
     if ctx.token.uid is not None:  # Mastodon's rule: only an app token registers accounts
         raise ApiError(403, "This method requires an app token, not a user's token")

@@ -66,50 +66,50 @@ RELATIONSHIP = obj({k: BOOL for k in (
     "muting", "muting_notifications", "requested", "requested_by", "domain_blocking",
     "endorsed")} | {"id": ID, "note": STR})
 LIST = obj({"id": ID, "title": STR, "replies_policy": {"enum": ["followed", "list", "none"]},
-             "exclusive": BOOL})
+            "exclusive": BOOL})
 APPLICATION = obj({"id": ID, "name": STR, "website": NULLABLE_STR, "scopes": array(STR),
-                    "redirect_uris": array(STR), "redirect_uri": STR, "client_id": STR},
-                   {"client_secret": STR, "client_secret_expires_at": INT})
+                   "redirect_uris": array(STR), "redirect_uri": STR, "client_id": STR},
+                  {"client_secret": STR, "client_secret_expires_at": INT})
 TOKEN = obj({"access_token": STR, "token_type": {"const": "Bearer"}, "scope": STR,
-              "created_at": INT})
+             "created_at": INT})
 ERROR = obj({"error": STR}, {"error_description": STR, "details": {"type": "object"}})
 STATUSES_CONFIG = obj({"max_characters": INT, "max_media_attachments": INT,
-                        "characters_reserved_per_url": INT})
+                       "characters_reserved_per_url": INT})
 INSTANCE_V1 = obj({"uri": STR, "title": STR, "version": STR, "description": STR,
-                    "short_description": STR, "email": STR, "urls": {"type": "object"},
-                    "stats": obj({"user_count": INT, "status_count": INT, "domain_count": INT}),
-                    "languages": array(STR), "registrations": BOOL,
-                    "approval_required": BOOL, "invites_enabled": BOOL,
-                    "configuration": obj({"statuses": STATUSES_CONFIG}), "rules": array({})})
+                   "short_description": STR, "email": STR, "urls": {"type": "object"},
+                   "stats": obj({"user_count": INT, "status_count": INT, "domain_count": INT}),
+                   "languages": array(STR), "registrations": BOOL,
+                   "approval_required": BOOL, "invites_enabled": BOOL,
+                   "configuration": obj({"statuses": STATUSES_CONFIG}), "rules": array({})})
 INSTANCE_V2 = obj({"domain": STR, "title": STR, "version": STR, "source_url": STR,
-                    "description": STR, "usage": {"type": "object"},
-                    "thumbnail": {"type": "object"}, "languages": array(STR),
-                    "configuration": obj({"statuses": STATUSES_CONFIG,
-                                           "urls": {"type": "object"}}),
-                    "registrations": {"type": "object"}, "contact": {"type": "object"},
-                    "rules": array({}), "api_versions": obj({"mastodon": INT})})
+                   "description": STR, "usage": {"type": "object"},
+                   "thumbnail": {"type": "object"}, "languages": array(STR),
+                   "configuration": obj({"statuses": STATUSES_CONFIG,
+                                         "urls": {"type": "object"}}),
+                   "registrations": {"type": "object"}, "contact": {"type": "object"},
+                   "rules": array({}), "api_versions": obj({"mastodon": INT})})
 EMPTY = {"type": "object", "maxProperties": 0}
 OAUTH_METADATA = obj({"issuer": STR, "authorization_endpoint": STR, "token_endpoint": STR,
-                       "grant_types_supported": array(STR), "scopes_supported": array(STR)})
+                      "grant_types_supported": array(STR), "scopes_supported": array(STR)})
 
 NOTIFICATION = obj({"id": ID, "type": STR, "group_key": STR,
-                     "created_at": {"type": "string", "format": "date-time"},
-                     "account": ref("Account")}, {"status": ref("Status")})
+                    "created_at": {"type": "string", "format": "date-time"},
+                    "account": ref("Account")}, {"status": ref("Status")})
 NOTIFICATION_GROUP = obj({
     "group_key": STR, "notifications_count": INT, "type": STR,
     "most_recent_notification_id": ID, "sample_account_ids": array(ID)}, {
     "status_id": ID, "page_min_id": ID, "page_max_id": ID,  # the last three on pages only
     "latest_page_notification_at": {"type": "string", "format": "date-time"}})
 GROUPED_NOTIFICATIONS = obj({"accounts": array(ref("Account")),
-                              "statuses": array(ref("Status")),
-                              "notification_groups": array(ref("NotificationGroup"))})
+                             "statuses": array(ref("Status")),
+                             "notification_groups": array(ref("NotificationGroup"))})
 MARKER = obj({"last_read_id": ID, "version": INT,
-               "updated_at": {"type": "string", "format": "date-time"}})
+              "updated_at": {"type": "string", "format": "date-time"}})
 MARKERS = {"type": "object", "properties": {"home": ref("Marker"),
                                             "notifications": ref("Marker")}}
 TAG_DAY = obj({"day": STR, "uses": STR, "accounts": STR})  # numbers as strings, as Mastodon
 TAG = obj({"name": STR, "url": STR, "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
-           {"following": BOOL})
+          {"following": BOOL})
 CONTEXT = obj({"ancestors": array(ref("Status")), "descendants": array(ref("Status"))})
 SCHEMAS = {"Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
@@ -151,14 +151,14 @@ def path_param(name: str = "id") -> dict:
 PAGE = [query_param("max_id", ID, "Older than this id"), query_param("since_id", ID, "Newer than this id"),
         query_param("min_id", ID, "Immediately newer than this id"),
         query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX},
-               f"Page size (default {limits.PAGE_DEFAULT}, at most {limits.PAGE_MAX})")]
+                    f"Page size (default {limits.PAGE_DEFAULT}, at most {limits.PAGE_MAX})")]
 
 
 LOGIN_PARAM = {"name": "login", "in": "path", "required": True,
                "schema": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,30}$"}}
 PROFILE_FIELD = {"type": "string", "maxLength": limits.PROFILE_FIELD_MAX_CHARS}
 SEARCH = obj({"accounts": array(ref("Account")), "statuses": array(ref("Status")),
-               "hashtags": array(obj({"name": STR, "url": STR}))})
+              "hashtags": array(obj({"name": STR, "url": STR}))})
 SEARCH_PARAMS = [
     query_param("q", {"type": "string", "maxLength": limits.SEARCH_QUERY_MAX_CHARS}, required=True),
     query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX}),
@@ -166,10 +166,10 @@ SEARCH_PARAMS = [
     query_param("resolve", BOOL, "Needs a user token; local names only"),
     query_param("following", BOOL, "Only accounts you follow")]
 PREFERENCES = obj({"posting:default:visibility": {"enum": ["public", "unlisted", "private",
-                                                            "direct"]},
-                    "posting:default:sensitive": BOOL, "posting:default:language": NULLABLE_STR,
-                    "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
-                    "reading:expand:spoilers": BOOL})
+                                                           "direct"]},
+                   "posting:default:sensitive": BOOL, "posting:default:language": NULLABLE_STR,
+                   "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
+                   "reading:expand:spoilers": BOOL})
 
 
 def request_body(properties: dict, required: tuple = ()) -> dict:
@@ -227,15 +227,17 @@ INSTANCE_TAG = "Instance"
 ACCOUNTS_PAGE = [path_param(), query_param("max_id", ID), query_param("since_id", ID),
                  query_param("min_id", ID),
                  query_param("limit", {"type": "integer", "minimum": 1,
-                                  "maximum": limits.ACCOUNTS_PAGE_MAX})]
+                                       "maximum": limits.ACCOUNTS_PAGE_MAX})]
 NOTIFICATION_TYPES = {"type": "array", "maxItems": 12, "items": {"enum": [
     "mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
     "update", "admin.sign_up", "admin.report", "severed_relationships",
     "moderation_warning"]}}
-NOTIFICATIONS_QUERY = [*PAGE[:3], query_param("limit", {"type": "integer", "minimum": 1,
-                                           "maximum": limits.NOTIFICATIONS_PAGE_MAX}),
-               query_param("types[]", NOTIFICATION_TYPES), query_param("exclude_types[]", NOTIFICATION_TYPES),
-               query_param("account_id", ID)]
+NOTIFICATIONS_QUERY = [*PAGE[:3],
+                       query_param("limit", {"type": "integer", "minimum": 1,
+                                             "maximum": limits.NOTIFICATIONS_PAGE_MAX}),
+                       query_param("types[]", NOTIFICATION_TYPES),
+                       query_param("exclude_types[]", NOTIFICATION_TYPES),
+                       query_param("account_id", ID)]
 GROUP_KEY = {"name": "group_key", "in": "path", "required": True,
              "schema": {"type": "string", "maxLength": 60}}
 TAG_PATH = {"name": "name", "in": "path", "required": True,

@@ -29,9 +29,9 @@ async def get_lists(ctx: Ctx) -> Response:
 @endpoint("POST", "/api/v1/lists", auth="required", scope="write:lists",
           doc=Doc("Create a list", "Lists", LIST_REF,
                   body=request_body({"title": {"type": "string",
-                                        "maxLength": limits.LIST_TITLE_MAX_CHARS},
-                              "replies_policy": {"enum": ["followed", "list", "none"]},
-                              "exclusive": BOOL}, ("title",))))
+                                               "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                                     "replies_policy": {"enum": ["followed", "list", "none"]},
+                                     "exclusive": BOOL}, ("title",))))
 async def create_list(ctx: Ctx) -> Response:
     _options(ctx)
     title = ctx.params.str("title", required=True, max_chars=limits.LIST_TITLE_MAX_CHARS)

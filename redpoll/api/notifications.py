@@ -237,7 +237,7 @@ async def dismiss_group(ctx: Ctx) -> Response:
                   "Notification groups with a notification newer than the notifications marker",
                   "Notifications", obj({"count": INT}),
                   params=[query_param("limit", {"type": "integer", "minimum": 1,
-                                           "maximum": limits.NOTIFICATIONS_UNREAD_MAX}),
+                                                "maximum": limits.NOTIFICATIONS_UNREAD_MAX}),
                           *NOTIFICATIONS_QUERY[4:], query_param("grouped_types[]", NOTIFICATION_TYPES)]))
 async def unread_groups(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/unread_count: groups with a notification

@@ -120,8 +120,8 @@ async def token(ctx: Ctx) -> Response:
 @endpoint("POST", "/oauth/revoke", auth="none",
           doc=Doc("Revoke a token", "OAuth", ref("Empty"),
                   body=request_body({"client_id": STR, "client_secret": STR,
-                              "token": STR},
-                             ("client_id", "client_secret", "token"))))
+                                     "token": STR},
+                                    ("client_id", "client_secret", "token"))))
 async def revoke(ctx: Ctx) -> Response:
     await ctx.rp.revoke_token(*_client_credentials(ctx), ctx.params.raw("token"))
     return JSON({})

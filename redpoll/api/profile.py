@@ -78,7 +78,7 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
                       "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
                       "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
                                             "items": obj({"name": PROFILE_FIELD,
-                                                           "value": PROFILE_FIELD})}})))
+                                                          "value": PROFILE_FIELD})}})))
 async def update_credentials(ctx: Ctx) -> Response:
     """display_name, note, bot, discoverable and fields are stored; what
     redpoll cannot honour yet (locking an account, which needs follow

@@ -36,8 +36,8 @@ async def unblock(ctx: Ctx) -> Response:
                   "Mute an account (duration seconds, 0 = until unmuted; notifications too "
                   "unless notifications=false)", "Accounts", ref("Relationship"), params=[path_param()],
                   body=request_body({"duration": {"type": "integer", "minimum": 0,
-                                           "maximum": limits.MUTE_DURATION_MAX_S},
-                              "notifications": BOOL})))
+                                                  "maximum": limits.MUTE_DURATION_MAX_S},
+                                     "notifications": BOOL})))
 async def mute(ctx: Ctx) -> Response:
     """``duration`` seconds (0 or absent: until unmuted), ``notifications``
     (default true: their notifications are hidden too)."""

@@ -27,12 +27,12 @@ def report_entity(r: moderation.Report, target: dict) -> dict:
                   "Report an account (and some of its statuses) to the moderators", "Accounts",
                   obj({"id": STR, "category": STR, "comment": STR, "action_taken": BOOL}),
                   body=request_body({"account_id": ID,
-                              "status_ids": {"type": "array", "items": ID,
-                                             "maxItems": limits.REPORT_STATUSES_MAX},
-                              "comment": {"type": "string",
-                                          "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
-                              "category": {"enum": ["spam", "legal", "violation", "other"]},
-                              "forward": BOOL}, required=("account_id",))))
+                                     "status_ids": {"type": "array", "items": ID,
+                                                    "maxItems": limits.REPORT_STATUSES_MAX},
+                                     "comment": {"type": "string",
+                                                 "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
+                                     "category": {"enum": ["spam", "legal", "violation", "other"]},
+                                     "forward": BOOL}, required=("account_id",))))
 async def create(ctx: Ctx) -> Response:
     p = ctx.params
     account = p.cursor("account_id")

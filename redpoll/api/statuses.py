@@ -183,21 +183,21 @@ def _location(ctx: Ctx) -> dict:
                            "schema": {"type": "string",
                                       "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
                   body=request_body({"status": {"type": "string",
-                                         "maxLength": limits.STATUS_MAX_CHARS},
-                              "visibility": {"enum": ["public", "unlisted", "private",
-                                                      "direct"]},
-                              "sensitive": BOOL,
-                              "spoiler_text": {"type": "string",
-                                               "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
-                              "language": {"type": "string",
-                                           "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
-                              "media_ids": {"type": "array", "maxItems": 0,
-                                            "description": "Accepted empty (no media)"},
-                              "in_reply_to_id": {**ID, "description":
-                                                 "Reply to this status (404 if unknown)"},
-                              "lat": {"type": "number", "minimum": -90, "maximum": 90},
-                              "long": {"type": "number", "minimum": -180, "maximum": 180}},
-                             ("status",))))
+                                                "maxLength": limits.STATUS_MAX_CHARS},
+                                     "visibility": {"enum": ["public", "unlisted", "private",
+                                                             "direct"]},
+                                     "sensitive": BOOL,
+                                     "spoiler_text": {"type": "string",
+                                                      "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
+                                     "language": {"type": "string",
+                                                  "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
+                                     "media_ids": {"type": "array", "maxItems": 0,
+                                                   "description": "Accepted empty (no media)"},
+                                     "in_reply_to_id": {**ID, "description":
+                                                        "Reply to this status (404 if unknown)"},
+                                     "lat": {"type": "number", "minimum": -90, "maximum": 90},
+                                     "long": {"type": "number", "minimum": -180, "maximum": 180}},
+                                    ("status",))))
 async def post_status(ctx: Ctx) -> Response:
     text = ctx.params.str("status", required=True, max_chars=100_000)
     extra = _post_options(ctx, len(text)) | _location(ctx)
@@ -228,7 +228,7 @@ async def get_status(ctx: Ctx) -> Response:
 @endpoint("GET", "/api/v1/statuses", auth="optional", scope="read:statuses",
           doc=Doc("Several statuses by id", "Statuses", STATUSES_REF,
                   params=[query_param("id[]", {"type": "array", "items": ID,
-                                          "maxItems": limits.API_IDS_PER_REQUEST})]))
+                                               "maxItems": limits.API_IDS_PER_REQUEST})]))
 async def get_statuses(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     shown = await ctx.rp.statuses_page(ctx.viewer, ids)  # as get_status

@@ -37,8 +37,8 @@ def _tag_name(ctx: Ctx, name: str = "tag") -> str:
                   params=[{**TAG_PATH, "name": "tag"}, *PAGE, query_param("local", BOOL),
                           query_param("remote", BOOL), query_param("only_media", BOOL),
                           *(query_param(f"{mode}[]", {"type": "array", "items": STR,
-                                                 "maxItems": limits.TAG_TIMELINE_COMBINE_MAX},
-                                   text) for mode, text in (
+                                                      "maxItems": limits.TAG_TIMELINE_COMBINE_MAX},
+                                        text) for mode, text in (
                               ("any", "Or carrying one of these hashtags"),
                               ("all", "And carrying all of these"),
                               ("none", "And none of these")))]))
