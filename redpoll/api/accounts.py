@@ -99,7 +99,9 @@ async def lookup(ctx: Ctx) -> Response:
 async def account_statuses(ctx: Ctx) -> Response:
     uid = ctx.path_id()
     p = ctx.params
-    if p.bool("pinned") or p.bool("only_media"):  # redpoll has neither pins nor media
+    if p.bool("pinned"):  # the pins, all of them (at most limits.PINS_MAX)
+        return timeline_response(ctx, await ctx.rp.pinned_page(ctx.viewer, uid))
+    if p.bool("only_media"):  # redpoll has no media yet
         await ctx.rp.get_user(uid)
         return JSON([])
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")

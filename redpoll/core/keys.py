@@ -365,6 +365,12 @@ def favourite_applied(uid: int) -> str:
     return f"ufavv:{{{uid}}}"
 
 
+def pins(uid: int) -> str:
+    """ZSET status id -> pin time (ms): the statuses ``uid`` pinned to their
+    profile (redpoll.pins)."""
+    return f"pins:{{{uid}}}"
+
+
 def bookmarks(uid: int) -> str:
     """ZSET status id -> bookmark id (unique microseconds): the user's bookmarks."""
     return f"bm:{{{uid}}}"

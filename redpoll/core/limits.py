@@ -430,6 +430,8 @@ VERSIONS_UNDONE_KEPT = 1000
 #: keys.reblog_applied) hold at most these plus VERSIONS_UNDONE_KEPT.
 FAVOURITES_MAX = 100_000
 BOOKMARKS_MAX = 100_000
+#: Statuses one account may pin to its profile (Mastodon: MAX_PINNED_TOOTS, 5).
+PINS_MAX = 5
 REBLOGS_MAX = 100_000
 #: Boosts of one status taken down with it in the delete call itself.
 BOOSTS_REMOVED_PER_DELETE = 10_000

@@ -24,6 +24,7 @@ from ..bus import jobs
 from ..core import keys
 from ..lists import lists
 from ..moderation import moderation
+from ..pins import pins
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
@@ -248,6 +249,12 @@ class Redpoll:
     async def unbookmark(self, uid, sid) -> bool:
         return await bookmarks.set_bookmark(self.store, uid, sid, False)
 
+    async def pin(self, uid, sid) -> Status:
+        return await pins.pin(self.store, uid, sid)
+
+    async def unpin(self, uid, sid) -> Status:
+        return await pins.unpin(self.store, uid, sid)
+
     async def status_states(self, viewer, sids) -> list[state.StatusState]:
         return await state.states(self.store, viewer, list(sids))
 
@@ -296,6 +303,11 @@ class Redpoll:
                            no_reblogs: bool = False, **cursors: Any) -> pages.Shown:
         return await pages.profile(self.store, viewer, await self.profile_timeline(uid, **cursors),
                                    no_replies=no_replies, no_reblogs=no_reblogs)
+
+    async def pinned_page(self, viewer, uid) -> pages.Shown:
+        """``uid``'s pinned statuses that ``viewer`` may see, the last pinned first."""
+        await users.get_user(self.store, uid)  # an unknown account: UserNotFound
+        return await pages.show(self.store, viewer, await pins.pinned(self.store, uid))
 
     async def favourites_page(self, uid, **cursors: Any) -> pages.Shown:
         rows = await favourites.favourites_page(self.store, uid, **cursors)

@@ -24,6 +24,8 @@ class StatusState(NamedTuple):
     favourited: bool = False
     bookmarked: bool = False
     reblogged: bool = False
+    #: pinned to the viewer's profile (their own statuses only can be: redpoll.pins)
+    pinned: bool = False
 
 
 NONE = StatusState()
@@ -52,7 +54,8 @@ def state_check(viewer: int | None, sids: list[int], counts: dict[int, list] | N
     if viewer is not None:
         commands += [("ZMSCORE", keys.favourites(viewer), *sids),
                      ("ZMSCORE", keys.bookmarks(viewer), *sids),
-                     ("ZMSCORE", keys.reblogs(viewer), *sids)]
+                     ("ZMSCORE", keys.reblogs(viewer), *sids),
+                     ("ZMSCORE", keys.pins(viewer), *sids)]
 
     def parse(replies: list) -> list[StatusState]:
         read = replies[:len(unknown)]
@@ -64,9 +67,10 @@ def state_check(viewer: int | None, sids: list[int], counts: dict[int, list] | N
                   for c in read]
         if viewer is None:
             return [StatusState(*c) for c in counts]
-        favs, marks, boosts = replies[len(unknown):]
-        return [StatusState(*c, fav is not None, mark is not None, boost is not None)
-                for c, fav, mark, boost in zip(counts, favs, marks, boosts)]
+        favs, marks, boosts, pins = replies[len(unknown):]
+        return [StatusState(*c, fav is not None, mark is not None, boost is not None,
+                            pin is not None)
+                for c, fav, mark, boost, pin in zip(counts, favs, marks, boosts, pins)]
     return commands, parse
 
 

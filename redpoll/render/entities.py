@@ -202,7 +202,7 @@ def status_state(state: StatusState, viewer: bool) -> dict:
            "replies_count": state.replies}
     if viewer:
         out |= {"favourited": state.favourited, "reblogged": state.reblogged, "muted": False,
-                "bookmarked": state.bookmarked, "pinned": False}
+                "bookmarked": state.bookmarked, "pinned": state.pinned}
     return out
 
 
@@ -217,7 +217,8 @@ def state_json(state: StatusState, viewer: bool) -> bytes:
     if viewer:
         tail += (f',"favourited":{"true" if state.favourited else "false"},'
                  f'"reblogged":{"true" if state.reblogged else "false"},"muted":false,'
-                 f'"bookmarked":{"true" if state.bookmarked else "false"},"pinned":false')
+                 f'"bookmarked":{"true" if state.bookmarked else "false"},'
+                 f'"pinned":{"true" if state.pinned else "false"}')
     return tail.encode() + b"}"
 
 
