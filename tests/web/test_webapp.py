@@ -672,3 +672,48 @@ def test_locked_account_requests_mute_and_block_from_the_profile(people):
     kim_id = kim.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
     rel = lee.api("GET", "/api/v1/accounts/relationships", params={"id[]": kim_id}).json()[0]
     assert (rel["blocking"], rel["muting"], rel["following"]) == (True, True, False)
+
+
+def test_content_warning_hides_the_text_and_pins_show_first_on_the_profile(people):
+    gus, hal = people(DESKTOP), people(PHONE)
+    gus_name = gus.sign_up("gus")
+    hal.sign_up("hal")
+    g = gus.page
+    # a post behind a content warning, written with the composer's CW field
+    g.get_by_role("button", name="CW").click()
+    g.get_by_label("Content warning").fill("spoilers for the finale")
+    g.get_by_role("textbox", name="Compose").fill("the butler did it")
+    g.get_by_role("button", name="Post", exact=True).click()
+    post = status_in(g, "spoilers for the finale")
+    expect(post).to_be_visible()
+    sent = [data for method, url, data in gus.requests
+            if method == "POST" and url.endswith("/api/v1/statuses")]
+    assert sent and "spoiler_text=spoilers" in sent[-1]
+
+    # another reader sees the warning, not the text, until they ask for it
+    older = gus.api("POST", "/api/v1/statuses", data={"status": "an older plain post"}).json()
+    h_ = hal.page
+    h_.goto(f"/@{gus_name}")
+    cw = status_in(h_, "spoilers for the finale")
+    expect(cw.get_by_text("the butler did it")).to_be_hidden()
+    more = cw.get_by_role("button", name="Show more")
+    expect(more).to_have_attribute("aria-expanded", "false")
+    more.click()
+    expect(cw.get_by_text("the butler did it")).to_be_visible()
+    expect(cw.get_by_role("button", name="Show less")).to_have_attribute("aria-expanded", "true")
+
+    # gus pins the older post from his profile; it shows first, marked, for everyone
+    g.goto(f"/@{gus_name}")
+    plain = status_in(g, "an older plain post").first
+    pin = plain.get_by_role("button", name="Pin", exact=True)
+    expect(pin).to_have_attribute("aria-pressed", "false")
+    pin.click()
+    expect(pin).to_have_attribute("aria-pressed", "true")
+    assert gus.api("GET", f"/api/v1/statuses/{older['id']}").json()["pinned"] is True
+    h_.goto(f"/@{gus_name}")
+    pinned = h_.get_by_role("region", name="Pinned posts")
+    expect(pinned).to_contain_text("an older plain post")
+    expect(pinned).to_contain_text("Pinned")
+    h_.screenshot(path="/tmp/redpoll-pinned-phone.png", full_page=True)
+    # nobody else gets a Pin button for gus's posts
+    expect(status_in(h_, "an older plain post").first.get_by_role("button", name="Pin", exact=True)).to_have_count(0)

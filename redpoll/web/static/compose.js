@@ -1,5 +1,6 @@
 // The compose box: live character counter (instance configuration), reply
-// (in_reply_to_id and a prefilled mention), visibility, @ and # completion
+// (in_reply_to_id and a prefilled mention), visibility, a content warning
+// (spoiler_text, behind the CW toggle), @ and # completion
 // from the search API, and an Idempotency-Key per draft so a retried post is
 // posted once.
 import { api, request, session, instanceInfo } from './api.js';
@@ -32,12 +33,29 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     Object.entries(VISIBILITY_LABEL).filter(([v]) => !offered || offered.includes(v))
       .map(([v, label]) => h('option', { value: v }, label)));
   const post = h('button', { type: 'submit', class: 'primary' }, 'Post');
+  // a content warning: shown first, the text behind "Show more" (counted with it, as Mastodon)
+  const warning = h('input', { type: 'text', name: 'spoiler_text', class: 'content-warning',
+    'aria-label': 'Content warning', placeholder: 'Content warning', hidden: true, maxlength: '500' });
+  const cw = h('button', { type: 'button', class: 'cw-toggle', 'aria-pressed': 'false',
+    title: 'Add a content warning' }, 'CW');
+  function setWarning(on) {
+    cw.setAttribute('aria-pressed', String(on));
+    warning.hidden = !on;
+    if (!on) warning.value = '';
+    update();
+  }
+  cw.addEventListener('click', () => {
+    const on = cw.getAttribute('aria-pressed') !== 'true';
+    setWarning(on);
+    if (on) warning.focus();
+  });
+  warning.addEventListener('input', () => { update(); key = null; });
   const suggest = h('ul', { id: id + '-suggest', role: 'listbox', class: 'suggestions', hidden: true,
     'aria-label': 'Suggestions' });
   const form = h('form', { class: 'compose' + (replyTo ? ' reply' : ''), 'aria-label': replyTo ? 'Reply' : 'New post' },
     replyTo ? h('p', { class: 'replying' }, 'Replying to ', h('strong', {}, '@' + replyTo.account.acct)) : null,
-    area, suggest,
-    h('div', { class: 'compose-row' }, visibility, counter,
+    warning, area, suggest,
+    h('div', { class: 'compose-row' }, visibility, cw, counter,
       onCancel ? h('button', { type: 'button', onclick: () => onCancel() }, 'Cancel') : null, post));
 
   let vis = defaultVisibility();
@@ -48,10 +66,15 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     const names = [replyTo.account.acct, ...(replyTo.mentions || []).map((m) => m.acct)]
       .filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);
     area.value = names.map((n) => '@' + n).join(' ') + (names.length ? ' ' : '');
+    if (replyTo.spoiler_text) {  // a reply keeps the warning it answers (Mastodon)
+      warning.hidden = false;
+      warning.value = replyTo.spoiler_text;
+      cw.setAttribute('aria-pressed', 'true');
+    }
   }
 
   function update() {
-    const left = max - [...area.value].length;
+    const left = max - [...area.value].length - [...warning.value].length;
     counter.textContent = String(left);
     counter.classList.toggle('over', left < 0);
     counter.classList.toggle('near', left >= 0 && left <= 20);
@@ -139,9 +162,11 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
       const { data } = await request('/api/v1/statuses', { method: 'POST',
         headers: { 'Idempotency-Key': key },
         form: { status: area.value, visibility: visibility.value,
+          spoiler_text: warning.value.trim() || undefined,
           in_reply_to_id: replyTo ? replyTo.id : undefined } });
       key = null;
       area.value = '';
+      if (!replyTo) setWarning(false);
       update();
       toast(replyTo ? 'Reply posted' : 'Posted');
       if (onPosted) onPosted(data);

@@ -1,6 +1,7 @@
-// One status as an <article>: author, relative time, text with links, and
-// the Reply / Boost / Favourite / Bookmark buttons (toggles carry
-// aria-pressed), Delete for one's own.
+// One status as an <article>: author, relative time, text with links (behind
+// "Show more" when it carries a content warning), and the Reply / Boost /
+// Favourite / Bookmark buttons (toggles carry aria-pressed), Pin and Delete
+// for one's own.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
@@ -9,6 +10,7 @@ const TOGGLES = {
   Boost: { field: 'reblogged', count: 'reblogs_count', on: 'reblog', off: 'unreblog', icon: 'boost', noun: ['boost', 'boosts'] },
   Favourite: { field: 'favourited', count: 'favourites_count', on: 'favourite', off: 'unfavourite', icon: 'favourite', noun: ['favourite', 'favourites'] },
   Bookmark: { field: 'bookmarked', count: null, on: 'bookmark', off: 'unbookmark', icon: 'bookmark' },
+  Pin: { field: 'pinned', count: null, on: 'pin', off: 'unpin', icon: 'pin' },
 };
 
 export function profilePath(account) { return '/@' + account.acct; }
@@ -90,6 +92,7 @@ export function renderStatus(entry, opts = {}) {
   const article = h('article', { class: 'status' + (opts.focused ? ' focused' : ''),
     dataset: { id: entry.id, statusId: s.id }, tabindex: '-1',
     'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80)}` });
+  if (opts.pinned) article.append(h('p', { class: 'boosted-by pinned-label' }, icon('pin'), ' Pinned'));
   if (entry.reblog) {
     article.append(h('p', { class: 'boosted-by' }, icon('boost'), ' ',
       h('a', { href: profilePath(entry.account) }, displayName(entry.account)), ' boosted'));
@@ -102,8 +105,22 @@ export function renderStatus(entry, opts = {}) {
       target ? h('a', { href: '/@' + target.acct }, '@' + target.acct) :
         h('a', { href: `/@${s.account.acct}/${s.in_reply_to_id}` }, 'a post')));
   }
-  if (s.spoiler_text) article.append(h('p', { class: 'spoiler' }, s.spoiler_text));
-  article.append(statusContent(s.content));
+  if (s.spoiler_text) {
+    // a content warning hides the text until asked (Mastodon's "Show more")
+    const body = h('div', { class: 'behind-warning', id: `cw-${entry.id}-${s.id}`, hidden: true },
+      statusContent(s.content));
+    const more = h('button', { type: 'button', class: 'show-more', 'aria-expanded': 'false',
+      'aria-controls': body.id }, 'Show more');
+    more.addEventListener('click', () => {
+      const open = more.getAttribute('aria-expanded') !== 'true';
+      body.hidden = !open;
+      more.setAttribute('aria-expanded', String(open));
+      more.textContent = open ? 'Show less' : 'Show more';
+    });
+    article.append(h('p', { class: 'spoiler' }, s.spoiler_text, ' ', more), body);
+  } else {
+    article.append(statusContent(s.content));
+  }
   const meta = [];
   if (opts.focused) meta.push(fullDate(s.created_at));
   if (s.visibility && (s.visibility !== 'public' || opts.focused)) meta.push(VISIBILITY_LABEL[s.visibility] || s.visibility);
@@ -118,6 +135,9 @@ export function renderStatus(entry, opts = {}) {
     if (s.visibility === 'private' || s.visibility === 'direct') {
       bar.children[1].disabled = true;
       bar.children[1].title = 'This post cannot be boosted';
+    }
+    if (me && s.account.id === me.id && !entry.reblog && s.visibility !== 'direct') {
+      bar.append(toggleButton('Pin', s));
     }
     if (me && s.account.id === me.id) bar.append(deleteButton(s, article));
     article.append(bar);

@@ -234,8 +234,16 @@ export function profile(ctx, acct, tab = 'posts') {
     }
     head.replaceChildren(card);
     if (tab === 'posts') {
-      body.replaceChildren(statusFeed(ctx, `/api/v1/accounts/${account.id}/statuses`, {}, null,
+      const pinned = h('section', { class: 'pinned-section', 'aria-label': 'Pinned posts', hidden: true });
+      body.replaceChildren(pinned, statusFeed(ctx, `/api/v1/accounts/${account.id}/statuses`, {}, null,
         'No posts yet.', `Posts by ${displayName(account)}`));
+      try {
+        const pins = await api(`/api/v1/accounts/${account.id}/statuses`, { query: { pinned: 'true' } });
+        if (pins.length && !ctx.signal.aborted) {
+          pinned.replaceChildren(...pins.map((s) => renderStatus(s, { onReply: ctx.reply, pinned: true })));
+          pinned.hidden = false;
+        }
+      } catch (err) { /* the posts below still show */ }
     } else {
       body.replaceChildren(h('h2', {}, tab === 'followers' ? 'Followers' : 'Following'),
         feed({ path: `/api/v1/accounts/${account.id}/${tab}`, signal: ctx.signal,
