@@ -64,8 +64,6 @@ def _imports():
 
         def visit(node, in_function: bool) -> None:
             for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.If) and getattr(child.test, "id", "") == "TYPE_CHECKING":
-                    continue
                 if isinstance(child, ast.ImportFrom) and child.level:
                     base = package[:len(package) - child.level + 1]
                     mod = ".".join(base + (child.module.split(".") if child.module else []))

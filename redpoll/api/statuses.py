@@ -6,7 +6,6 @@ import re
 import orjson
 from starlette.responses import Response
 
-from ..posting import idempotency
 from ..core import limits
 from ..reading import pages
 from ..relations import visibility
@@ -206,7 +205,7 @@ async def post_status(ctx: Ctx) -> Response:
         await seen_status(ctx, reply_to)
     key = ctx.request.headers.get("idempotency-key")
     if key is not None:
-        status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra, reply_to)
+        status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to)
     else:
         status = await ctx.rp.post(ctx.uid, text, extra, reply_to)
     return JSON((await render_statuses(ctx, [status]))[0])

@@ -18,7 +18,7 @@ from ..records import users
 from ..relations import relations, follow_requests, follows, relationship, visibility
 from ..interactions import bookmarks, favourites
 from ..records import state
-from ..posting import boosts, deleting, posting
+from ..posting import boosts, deleting, idempotency, posting
 from ..conversations import conversation, direct_messages, tags
 from ..bus import jobs
 from ..core import keys
@@ -140,6 +140,11 @@ class Redpoll:
     async def post(self, author_id, text, extra=None, in_reply_to=None) -> Status:
         return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
                                   in_reply_to)
+
+    async def post_once(self, author_id, key: str, text, extra=None, in_reply_to=None) -> Status:
+        """Post at most once per Idempotency-Key (redpoll.posting.idempotency)."""
+        return await idempotency.post_once(self.store, self.queue, self.settings, author_id, key,
+                                           text, extra, in_reply_to)
 
     async def get_status(self, sid) -> Status:
         return await statuses.get_status(self.store, sid)

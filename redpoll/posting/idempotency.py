@@ -12,16 +12,16 @@ never a status without its claim.
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core import keys, limits, validate
 from . import posting
 from ..accounts.auth import digest
 from ..core.errors import ValidationError
 from ..core.models import Status
-
-if TYPE_CHECKING:
-    from ..engine.engine import Redpoll
+from ..core.settings import Settings
+from ..bus.jobs import JobQueue
+from ..storage.store import Store
 
 
 def check_key(key: Any) -> str:
@@ -37,10 +37,10 @@ def shard(uid: int, key_digest: str) -> int:
     return zlib.crc32(f"{uid}:{key_digest}".encode()) % limits.JOB_SHARDS
 
 
-async def post_once(rp: "Redpoll", uid: int, key: str, text, extra=None,
-                    in_reply_to=None) -> Status:
+async def post_once(store: Store, queue: JobQueue, settings: Settings, uid: int, key: str,
+                    text, extra=None, in_reply_to=None) -> Status:
     uid = validate.an_id(uid, "author_id")
     dig = digest(check_key(key))
     n = shard(uid, dig)
-    return await posting.post_once(rp.store, rp.queue, rp.settings, uid,
-                                   keys.idempotency(n, uid, dig), n, text, extra, in_reply_to)
+    return await posting.post_once(store, queue, settings, uid, keys.idempotency(n, uid, dig), n,
+                                   text, extra, in_reply_to)

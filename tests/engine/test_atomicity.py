@@ -13,7 +13,6 @@ import types
 import pytest
 
 from redpoll import Redpoll
-from redpoll.posting import idempotency
 from redpoll.core import keys
 from redpoll.search import search
 from redpoll.storage import topology
@@ -238,8 +237,8 @@ async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
     results = {}
     while True:
         key = f"retry-{k}"
-        done = await cut_short(lambda: idempotency.post_once(rp, author.id, key, f"once {k}"), k)
-        again = await idempotency.post_once(rp, author.id, key, f"once {k}")
+        done = await cut_short(lambda: rp.post_once(author.id, key, f"once {k}"), k)
+        again = await rp.post_once(author.id, key, f"once {k}")
         assert again.text == f"once {k}"
         results[k] = again.id
         if done:
