@@ -18,6 +18,7 @@ from . import conversation, events, keys, limits, notifications, validate
 from .errors import Forbidden, StatusNotFound
 from .jobs import CleanupJob, DeleteJob, JobQueue
 from .home_rule import original_of
+from .media import uploads
 from .models import Status, now_ms
 from .store import Store
 from . import topology
@@ -61,8 +62,9 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     await conversation.after_delete(store, status)
     if original_of(status):  # a boost: its count, flag, notification go
         await forget_boost(store, status)
-    else:  # an original: its boosts go with it
+    else:  # an original: its boosts go with it, and its uploads (records now, files by a job)
         await remove_boosts_of(store, JobQueue(store), job.sid)
+        await uploads.forget_status(store, JobQueue(store), status)
     if mine:
         await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
     return CleanupJob(job.sid, author), bool(mine)

@@ -13,13 +13,15 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from . import (account_index, relations, auth, bookmarks, boosts, conversation, deleting,
+from . import (account_index, relations, auth, validate, bookmarks, boosts, conversation, deleting,
                direct_messages, favourites, follow_requests, follows, interactions, jobs, keys,
                lists, markers, moderation, notification_view, notifications, pages, posting,
                ratelimit, relationship, search, statuses, tags, timelines, users, visibility)
 from .errors import ConfigError
 from .health import DATABASE
 from .jobs import JobQueue
+from .media import profile_images, uploads
+from .media.storage import LocalStorage, open_storage
 from .models import Page, Status, User
 from .server import EmbeddedServer, reach
 from .settings import Settings, redact
@@ -42,6 +44,8 @@ class Redpoll:
         #: its own connection (the stream's event reader) connects to
         self.url = url or settings.redis_url or (server.url if server is not None else None)
         self.queue = JobQueue(store)
+        #: where uploaded files go (redpoll.media.storage)
+        self.media_storage = open_storage(settings)
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> "Redpoll":
@@ -124,9 +128,10 @@ class Redpoll:
         return await search.search(self.store, query)
 
     # --- statuses ------------------------------------------------------------
-    async def post(self, author_id, text, extra=None, in_reply_to=None) -> Status:
+    async def post(self, author_id, text, extra=None, in_reply_to=None, media=()) -> Status:
+        """``media``: ids of the author's uploads to attach (at most 4)."""
         return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
-                                  in_reply_to)
+                                  in_reply_to, media)
 
     async def get_status(self, sid) -> Status:
         return await statuses.get_status(self.store, sid)
@@ -136,6 +141,49 @@ class Redpoll:
 
     async def delete_status(self, sid, by_user) -> None:
         await deleting.delete_status(self.store, self.queue, sid, by_user)
+
+    # --- media (redpoll.media) ---------------------------------------------------
+    async def upload_media(self, owner, data: bytes, *, description=None, focus=None,
+                           wait: bool = True) -> uploads.Upload:
+        """Upload an image as an attachment to come: processed before this
+        returns (``wait``), or after (the record says processing until then)."""
+        upload, task = await uploads.start(
+            self.store, self.queue, self.media_storage, validate.an_id(owner, "owner"), data,
+            desc=uploads.description(description), focus_xy=uploads.focus(focus))
+        return await uploads.wait(task) if wait else upload
+
+    async def media_attachment(self, owner, mid, *, description=None,
+                               focus=None) -> uploads.Upload:
+        """``owner``'s upload ``mid`` not yet attached to a status, with a new
+        description or focus when given (NotFound otherwise)."""
+        changes = {}
+        if description is not None:
+            changes["desc"] = uploads.description(description)
+        if focus is not None:
+            changes["focus"] = uploads.focus(focus) or "0,0"
+        return await uploads.get(self.store, validate.an_id(owner, "owner"),
+                                 validate.an_id(mid, "id"), changes)
+
+    async def sweep_media(self, now_ms: int | None = None) -> int:
+        """Remove uploads never attached, older than a day as of ``now_ms``."""
+        return await uploads.sweep(self.store, self.media_storage, now_ms)
+
+    def media_file(self, name: str):
+        """The local file of a stored name (None: not one, or not stored locally)."""
+        storage = self.media_storage
+        return storage.path(name) if isinstance(storage, LocalStorage) else None
+
+    async def update_credentials(self, uid, changes: dict, images: dict[str, bytes]) -> User:
+        """The profile's fields (``update_profile``) and new profile images
+        (``images``: kind avatar/header -> the uploaded bytes). Every image is
+        checked and processed first, then the fields written, then the
+        images stored: a refusal (422) leaves everything as it was."""
+        prepared = [await profile_images.prepare(kind, data) for kind, data in images.items()]
+        user = await self.update_profile(uid, **changes)
+        for image in prepared:
+            await profile_images.store_image(self.store, self.queue, self.media_storage,
+                                             user.id, image)
+        return await self.get_user(user.id) if prepared else user
 
     # --- timelines -------------------------------------------------------------
     async def home_timeline(self, uid, **cursors: Any) -> Page:
@@ -281,9 +329,11 @@ class Redpoll:
         return await pages.timeline(self.store, viewer, page, muted=True)
 
     async def profile_page(self, viewer, uid, *, no_replies: bool = False,
-                           no_reblogs: bool = False, **cursors: Any) -> pages.Shown:
+                           no_reblogs: bool = False, only_media: bool = False,
+                           **cursors: Any) -> pages.Shown:
         return await pages.profile(self.store, viewer, await self.profile_timeline(uid, **cursors),
-                                   no_replies=no_replies, no_reblogs=no_reblogs)
+                                   no_replies=no_replies, no_reblogs=no_reblogs,
+                                   only_media=only_media)
 
     async def favourites_page(self, uid, **cursors: Any) -> pages.Shown:
         rows = await favourites.favourites_page(self.store, uid, **cursors)

@@ -37,9 +37,10 @@ def shard(uid: int, key_digest: str) -> int:
 
 
 async def post_once(rp: "Redpoll", uid: int, key: str, text, extra=None,
-                    in_reply_to=None) -> Status:
+                    in_reply_to=None, media=()) -> Status:
     uid = validate.an_id(uid, "author_id")
     dig = digest(check_key(key))
     n = shard(uid, dig)
     return await posting.post_once(rp.store, rp.queue, rp.settings, uid,
-                                   keys.idempotency(n, uid, dig), n, text, extra, in_reply_to)
+                                   keys.idempotency(n, uid, dig), n, text, extra, in_reply_to,
+                                   media)

@@ -38,6 +38,8 @@ def _name(path: Path) -> str:
 
 def layer_of(module: str) -> str:
     head = module.split(".")[0]
+    if module.endswith(".routes"):  # a feature package's HTTP endpoints (media.routes)
+        return "web"
     if head in BASE:
         return "base"
     if head in STORAGE:
@@ -154,3 +156,5 @@ def test_the_checks_see_what_they_guard():
     assert "stream.hub" in modules and "events" in found["stream.hub"]
     assert layer_of("store") == "storage" and layer_of("follows") == "features"
     assert layer_of("api.app") == "web" and layer_of("tools.bench") == "tools"
+    assert layer_of("media.uploads") == "features" and layer_of("media.routes") == "web"
+    assert "media.uploads" in found["posting"] and "api.http" in found["media.routes"]

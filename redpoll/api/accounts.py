@@ -80,12 +80,13 @@ async def lookup(ctx: Ctx) -> Response:
 async def account_statuses(ctx: Ctx) -> Response:
     uid = ctx.path_id()
     p = ctx.params
-    if p.bool("pinned") or p.bool("only_media"):  # redpoll has neither pins nor media
+    if p.bool("pinned"):  # redpoll has no pins
         await ctx.rp.get_user(uid)
         return JSON([])
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
     return timeline_response(ctx, await ctx.rp.profile_page(
-        ctx.viewer, uid, no_replies=no_replies, no_reblogs=no_reblogs, **p.cursors()))
+        ctx.viewer, uid, no_replies=no_replies, no_reblogs=no_reblogs,
+        only_media=p.bool("only_media"), **p.cursors()))
 
 
 def relationship_entity(r: Relationship) -> dict:

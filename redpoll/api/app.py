@@ -28,6 +28,7 @@ from .. import limits, metrics, web
 from ..engine import Redpoll
 from ..errors import RedpollError
 from ..health import DATABASE
+from ..media import routes as media_routes
 from ..render.rendered import RenderedStatuses
 from ..settings import Settings
 from ..stream.service import StreamService
@@ -128,6 +129,7 @@ ROUTES = [
     Route("/api/v1/follow_requests/{id}/reject", relations.reject, methods=["POST"]),
     Route("/api/v1/accounts/{id}/remove_from_followers", relations.remove_from_followers,
           methods=["POST"]),
+    *media_routes.ROUTES,
     Route("/avatars/original/missing.png", pages.avatar_image, methods=["GET"]),
     Route("/headers/original/missing.png", pages.header_image, methods=["GET"]),
     Route("/openapi.json", openapi.document, methods=["GET"]),

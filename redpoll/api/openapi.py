@@ -53,7 +53,7 @@ STATUS = _obj({
     "created_at": {"type": "string", "format": "date-time"},
     "account": _ref("Account"), "content": STR,
     "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
-    "sensitive": BOOL, "spoiler_text": STR, "media_attachments": _array({}),
+    "sensitive": BOOL, "spoiler_text": STR, "media_attachments": _array(_ref("MediaAttachment")),
     "mentions": _array({}), "tags": _array({}), "emojis": _array({}),
     "reblogs_count": INT, "favourites_count": INT, "replies_count": INT,
     "in_reply_to_id": NULLABLE_STR, "in_reply_to_account_id": NULLABLE_STR,
@@ -110,7 +110,15 @@ TAG_DAY = _obj({"day": STR, "uses": STR, "accounts": STR})  # numbers as strings
 TAG = _obj({"name": STR, "url": STR, "history": {**_array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
            {"following": BOOL})
 CONTEXT = _obj({"ancestors": _array(_ref("Status")), "descendants": _array(_ref("Status"))})
-SCHEMAS = {"Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
+MEDIA_SIZE = _obj({"width": INT, "height": INT, "size": STR, "aspect": {"type": "number"}})
+MEDIA_ATTACHMENT = _obj({
+    "id": ID, "type": {"enum": ["image"]}, "url": NULLABLE_STR, "preview_url": NULLABLE_STR,
+    "remote_url": {"type": "null"}, "preview_remote_url": {"type": "null"},
+    "text_url": {"type": "null"}, "description": NULLABLE_STR, "blurhash": NULLABLE_STR,
+    "meta": {"type": ["object", "null"], "properties": {
+        "original": MEDIA_SIZE, "small": MEDIA_SIZE,
+        "focus": _obj({"x": {"type": "number"}, "y": {"type": "number"}})}}})
+SCHEMAS = {"MediaAttachment": MEDIA_ATTACHMENT, "Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
            "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
            "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,
@@ -347,13 +355,16 @@ def _paths() -> dict:
                                                     "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
                                    "language": {"type": "string",
                                                 "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
-                                   "media_ids": {"type": "array", "maxItems": 0,
-                                                 "description": "Accepted empty (no media)"},
+                                   "media_ids": {"type": "array", "items": ID,
+                                                 "maxItems": limits.MEDIA_PER_STATUS,
+                                                 "description": "Your uploads not attached "
+                                                                "elsewhere; with them the "
+                                                                "text may be empty"},
                                    "in_reply_to_id": {**ID, "description":
                                                       "Reply to this status (404 if unknown)"},
                                    "lat": {"type": "number", "minimum": -90, "maximum": 90},
                                    "long": {"type": "number", "minimum": -180, "maximum": 180}},
-                                  ("status",))),
+                                  ())),
             "get": op("Several statuses by id", "Statuses", statuses, scope="read:statuses",
                       params=[_query("id[]", {"type": "array", "items": ID,
                                               "maxItems": limits.API_IDS_PER_REQUEST})]),
@@ -420,8 +431,8 @@ def _paths() -> dict:
             auth="required", scope="read:accounts", params=SEARCH_PARAMS)},
         "/api/v1/accounts/update_credentials": {"patch": op(
             "Change your profile; locked: follows need your approval; source[privacy] is "
-            "the visibility of posts that name none (uploads and other posting defaults: "
-            "422)", "Accounts",
+            "the visibility of posts that name none (other posting defaults: 422); "
+            "avatar and header images as multipart form data", "Accounts",
             _ref("CredentialAccount"), auth="required", scope="write:accounts",
             body=_body({
                 "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
@@ -431,6 +442,7 @@ def _paths() -> dict:
                 "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
                                       "items": _obj({"name": PROFILE_FIELD,
                                                      "value": PROFILE_FIELD})}}))},
+        **_media_paths(),
         "/api/v1/custom_emojis": {"get": op("Custom emojis (none)", "Instance", _array({}),
                                             auth="none")},
         "/api/v1/filters": {"get": op("Your filters, v1 (none yet)", "Filters", _array({}),
@@ -481,6 +493,45 @@ def _paths() -> dict:
         "/metrics": {"get": op("Prometheus text format (docs/operating.md lists each metric)",
                                "Operations", STR, auth="none", ok_type="text/plain")},
         **_social_paths(),
+    }
+
+
+def _media_paths() -> dict:
+    """Uploads (redpoll/media/routes.py)."""
+    media = _ref("MediaAttachment")
+    upload = {"required": True, "content": {"multipart/form-data": {"schema": {
+        "type": "object", "required": ["file"], "properties": {
+            "file": {"type": "string", "format": "binary",
+                     "description": "JPEG, PNG, WebP or GIF, at most "
+                                    f"{limits.MEDIA_IMAGE_MAX_BYTES} bytes and "
+                                    f"{limits.MEDIA_IMAGE_MATRIX_MAX} pixels"},
+            "description": {"type": "string", "maxLength": limits.MEDIA_DESCRIPTION_MAX_CHARS},
+            "focus": {"type": "string", "pattern": "^-?[0-9.]+,-?[0-9.]+$"}}}}}}
+    described = _body({"description": {"type": "string",
+                                       "maxLength": limits.MEDIA_DESCRIPTION_MAX_CHARS},
+                       "focus": {"type": "string", "pattern": "^-?[0-9.]+,-?[0-9.]+$"}})
+    v2 = op("Upload an image; 202 with url null while it is processed", "Media", media,
+            auth="required", scope="write:media", body=upload, ok_status="202")
+    v2["responses"]["200"] = v2["responses"]["202"]
+    one = op("One of your uploads not attached to a status: 206 while processing, 200 ready",
+             "Media", media, auth="required", scope="write:media", params=[_path()])
+    one["responses"]["206"] = one["responses"]["200"]
+    put = op("Describe an upload not attached yet (description, focus)", "Media", media,
+             auth="required", scope="write:media", params=[_path()], body=described)
+    put["responses"]["206"] = put["responses"]["200"]
+    return {
+        "/api/v2/media": {"post": v2},
+        "/api/v1/media": {"post": op("Upload an image, processed before the answer", "Media",
+                                     media, auth="required", scope="write:media", body=upload)},
+        "/api/v1/media/{id}": {"get": one, "put": put},
+        "/system/media/{d1}/{d2}/{file}": {"get": op(
+            "A stored file (by its unguessable name; cached for a year)", "Media",
+            {"type": "string", "format": "binary"}, auth="none", ok_type="image/jpeg",
+            params=[*({"name": d, "in": "path", "required": True,
+                       "schema": {"type": "string", "pattern": "^[0-9a-f]{2}$"}}
+                      for d in ("d1", "d2")),
+                    {"name": "file", "in": "path", "required": True, "schema": {
+                        "type": "string", "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif)$"}}])},
     }
 
 

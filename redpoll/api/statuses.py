@@ -125,9 +125,6 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
     with every post, empty or false; what redpoll cannot do is refused with a
     422 naming the parameter, never silently dropped."""
     p = ctx.params
-    media = p.raw("media_ids")
-    if media not in (None, "", []):  # clients send an empty list with every post
-        raise ValidationError("media_ids", "media attachments are not supported")
     if p.has("poll"):
         raise ValidationError("poll", "polls are not supported")
     if p.has("scheduled_at"):
@@ -169,18 +166,28 @@ def _location(ctx: Ctx) -> dict:
     return {"location": f"{lat!r},{lon!r}"}
 
 
+def _media_ids(ctx: Ctx) -> list[int]:
+    """``media_ids`` (JSON list, or form ``media_ids[]``); clients send an
+    empty list with every post. More than four: 422 (the engine says so)."""
+    raw = ctx.params.raw("media_ids")
+    if raw in (None, "", []):
+        return []
+    return ctx.params.ids("media_ids", max_count=limits.MEDIA_PER_STATUS * 4)
+
+
 @endpoint(auth="required", scope="write:statuses")
 async def post_status(ctx: Ctx) -> Response:
-    text = ctx.params.str("status", required=True, max_chars=100_000)
+    media = _media_ids(ctx)  # with attachments, the text may be empty (Mastodon)
+    text = ctx.params.str("status", required=not media, max_chars=100_000) or ""
     extra = _post_options(ctx, len(text)) | _location(ctx)
     reply_to = ctx.params.cursor("in_reply_to_id")  # an unknown one: 404, nothing posted
     if reply_to is not None:  # nor a reply to what the caller may not see
         await seen_status(ctx, reply_to)
     key = ctx.request.headers.get("idempotency-key")
     if key is not None:
-        status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra, reply_to)
+        status = await idempotency.post_once(ctx.rp, ctx.uid, key, text, extra, reply_to, media)
     else:
-        status = await ctx.rp.post(ctx.uid, text, extra, reply_to)
+        status = await ctx.rp.post(ctx.uid, text, extra, reply_to, media)
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
