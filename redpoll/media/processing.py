@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import math
 import os
 import threading
 import warnings
@@ -155,8 +156,11 @@ def _clean(img: Image.Image) -> Image.Image:
 def _upright(img: Image.Image, bound: int | None) -> Image.Image:
     """The first frame decoded (a JPEG at a reduced scale when it will be
     scaled down anyway), the EXIF orientation applied to its pixels."""
-    if bound is not None and img.format == "JPEG":
-        img.draft("RGB", (bound, bound))
+    if bound is not None and img.format == "JPEG" and max(img.size) > bound:
+        # libjpeg decodes at 1/2, 1/4 or 1/8 scale when the result still
+        # covers the size asked for (the bound, in the image's own proportions)
+        scale = bound / max(img.size)
+        img.draft("RGB", (math.ceil(img.width * scale), math.ceil(img.height * scale)))
     img.load()
     turned = ImageOps.exif_transpose(img)
     return turned if turned is not None else img

@@ -68,7 +68,8 @@ class Upload:
                                                            else str(v))
              for k, v in (raw.items() if isinstance(raw, dict) else
                           zip(raw[0::2], raw[1::2]))}
-        return cls(int(h["id"]), int(h["owner"]), h.get("state", GONE), h)
+        # (a tombstone may know neither its id nor its owner)
+        return cls(int(h.get("id", 0)), int(h.get("owner", 0)), h.get("state", GONE), h)
 
     @property
     def ready(self) -> bool:
