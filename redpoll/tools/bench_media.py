@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import http.client
 import io
+import logging
 import multiprocessing
 import statistics
 import tempfile
@@ -108,6 +109,7 @@ async def _upload_ready(http: httpx.AsyncClient, token: str, data: bytes) -> flo
 async def run_media_bench(*, redis_url: str | None = None, cluster: bool = False,
                           singles: int = 5, burst: int = 20, workers: int | None = None
                           ) -> dict[str, Any]:
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per poll
     tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-media-")
     embedded = None
     try:
