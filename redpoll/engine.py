@@ -522,7 +522,9 @@ class Redpoll:
     async def drain(self, timeout: float = 60.0) -> None:
         """Run jobs in this process until the queue is empty (demo and tests)."""
         stop = asyncio.Event()
-        task = asyncio.create_task(self.worker("drain").run(stop))
+        # (no periodic jobs: a drain ends when the queue is empty)
+        task = asyncio.create_task(Worker(self.store, self.settings, "drain",
+                                          periodic=False).run(stop))
         try:
             deadline = asyncio.get_running_loop().time() + timeout
             while await self.queue.depth() > 0:

@@ -172,8 +172,11 @@ HANDLERS: dict[type[Job], Handler] = {MediaJob: _media, ProfileImageJob: _profil
 class Worker:
     """Consumes every job shard with ``concurrency`` readers per shard."""
 
-    def __init__(self, store: Store, settings: Settings, name: str | None = None):
+    def __init__(self, store: Store, settings: Settings, name: str | None = None,
+                 periodic: bool = True):
         self.store = store
+        #: also queue the periodic jobs (the media sweep); not a drain's
+        self.periodic = periodic
         self.settings = settings
         self.queue = JobQueue(store)
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
@@ -184,7 +187,8 @@ class Worker:
         tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
                  for shard in range(limits.JOB_SHARDS)
                  for i in range(self.settings.worker_concurrency)]
-        tasks.append(asyncio.create_task(self._sweeps(stop)))
+        if self.periodic:
+            tasks.append(asyncio.create_task(self._sweeps(stop)))
         try:
             await stop.wait()
         finally:

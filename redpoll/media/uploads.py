@@ -114,7 +114,8 @@ async def start(store: Store, queue: JobQueue, storage: MediaStorage, owner: int
     not a supported image or is over the bounds, Busy (503) when this
     process has too many uploads in hand."""
     global _in_hand
-    probe = await processing.run(processing.inspect, data)
+    # (the header only: not queued behind other uploads' processing)
+    probe = await asyncio.to_thread(processing.inspect, data)
     if _in_hand >= limits.MEDIA_PROCESSING_QUEUE:
         raise Busy("too many uploads are being processed; try again in a moment")
     await queue.check_capacity()

@@ -117,3 +117,22 @@ async def test_a_profile_image_cut_short_keeps_what_the_record_names(mrp):
         await mrp.media_storage.delete(name)
     assert stored(mrp) == set(current)
     assert (await mrp.get_user(alice.id)).avatar.endswith(current[0])
+
+
+async def test_workers_queue_the_sweep_once_per_interval(mrp):
+    import asyncio
+    from redpoll.media import keys as mk
+    alice = await mrp.sign_up("alice")
+    upload = await mrp.upload_media(alice.id, jpeg())
+    stop = asyncio.Event()
+    runs = [asyncio.create_task(mrp.worker(f"w{i}").run(stop)) for i in range(2)]
+    for _ in range(100):
+        if await mrp.store.exists(mk.SWEEP_DUE) and await mrp.queue.depth() == 0:
+            break
+        await asyncio.sleep(0.02)
+    stop.set()
+    await asyncio.gather(*runs)
+    assert 0 < await mrp.store.ttl(mk.SWEEP_DUE) <= 600
+    assert await mrp.queue.depth() == 0
+    # the sweep ran as of now: a fresh upload stays
+    assert (await mrp.media_attachment(alice.id, upload.id)).ready
