@@ -136,3 +136,22 @@ async def test_workers_queue_the_sweep_once_per_interval(mrp):
     assert await mrp.queue.depth() == 0
     # the sweep ran as of now: a fresh upload stays
     assert (await mrp.media_attachment(alice.id, upload.id)).ready
+
+
+async def test_a_deleted_account_takes_its_uploads_avatar_and_header_along(mrp):
+    from redpoll import moderation
+    alice = await mrp.sign_up("alice")
+    shown = await mrp.upload_media(alice.id, jpeg((800, 600)))
+    loose = await mrp.upload_media(alice.id, jpeg((700, 500)))
+    await mrp.post(alice.id, "with a picture", media=[shown.id])
+    await mrp.update_credentials(alice.id, {}, {"avatar": jpeg((500, 500)),
+                                                "header": jpeg((1600, 600))})
+    await mrp.drain()
+    assert len(stored(mrp)) == 6  # two uploads of two files, an avatar, a header
+    uid = await moderation.delete_account(mrp.store, mrp.queue, "alice")
+    await mrp.drain()
+    await moderation.purge_account(mrp.store, mrp.queue, uid, "alice")
+    await mrp.drain()
+    assert stored(mrp) == set()
+    for mid in (shown.id, loose.id):
+        assert (await mrp.store.hgetall(media_keys.record(uid, mid)))[b"state"] == b"gone"
