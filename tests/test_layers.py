@@ -204,6 +204,7 @@ def test_the_checks_see_what_they_guard():
     assert layer_of("storage.store") == "storage" and layer_of("relations.follows") == "features"
     assert layer_of("api.app") == "web" and layer_of("tools.bench") == "tools"
     assert floors()["core"] == 1 and floors()["tools"] > floors()["api"]
+    assert layer_of("media.uploads") == "features" and "media.uploads" in found["posting.posting"]
 
 
 def test_the_design_document_names_each_package_imports():

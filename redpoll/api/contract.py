@@ -54,7 +54,7 @@ STATUS = obj({
     "created_at": {"type": "string", "format": "date-time"},
     "account": ref("Account"), "content": STR,
     "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
-    "sensitive": BOOL, "spoiler_text": STR, "media_attachments": array({}),
+    "sensitive": BOOL, "spoiler_text": STR, "media_attachments": array(ref("MediaAttachment")),
     "mentions": array({}), "tags": array({}), "emojis": array({}),
     "reblogs_count": INT, "favourites_count": INT, "replies_count": INT,
     "in_reply_to_id": NULLABLE_STR, "in_reply_to_account_id": NULLABLE_STR,
@@ -111,7 +111,15 @@ TAG_DAY = obj({"day": STR, "uses": STR, "accounts": STR})  # numbers as strings,
 TAG = obj({"name": STR, "url": STR, "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
           {"following": BOOL})
 CONTEXT = obj({"ancestors": array(ref("Status")), "descendants": array(ref("Status"))})
-SCHEMAS = {"Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
+MEDIA_SIZE = obj({"width": INT, "height": INT, "size": STR, "aspect": {"type": "number"}})
+MEDIA_ATTACHMENT = obj({
+    "id": ID, "type": {"enum": ["image"]}, "url": NULLABLE_STR, "preview_url": NULLABLE_STR,
+    "remote_url": {"type": "null"}, "preview_remote_url": {"type": "null"},
+    "text_url": {"type": "null"}, "description": NULLABLE_STR, "blurhash": NULLABLE_STR,
+    "meta": {"type": ["object", "null"], "properties": {
+        "original": MEDIA_SIZE, "small": MEDIA_SIZE,
+        "focus": obj({"x": {"type": "number"}, "y": {"type": "number"}})}}})
+SCHEMAS = {"MediaAttachment": MEDIA_ATTACHMENT, "Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
            "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
            "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,
@@ -192,14 +200,16 @@ class Doc:
     paged: bool = False
     ok_type: str = "application/json"
     ok_status: str = "200"
+    #: more success statuses answered with the same content (202 then 200, 206)
+    also: tuple[str, ...] = ()
     extra_headers: dict | None = field(default=None, hash=False)
 
 
 def operation(doc: Doc, auth: str, scope: str | tuple | None) -> dict:
     headers = dict(RATE_HEADERS) | (LINK_HEADER if doc.paged else {}) | (doc.extra_headers or {})
     content = {doc.ok_type: {"schema": doc.ok if doc.ok is not None else STR}}
-    responses = {doc.ok_status: {"description": "Success", "headers": headers,
-                                 "content": content}}
+    responses = {code: {"description": "Success", "headers": headers, "content": content}
+                 for code in (doc.ok_status, *doc.also)}
     err_type = "text/html" if doc.ok_type == "text/html" else "application/json"
     for code, text in ERRORS.items():
         schema = STR if err_type == "text/html" else ERROR_REF

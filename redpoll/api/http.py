@@ -162,12 +162,16 @@ def _merge(data: dict[str, Any], pairs) -> None:
             data[key] = value
 
 
-async def parse_params(request: Request) -> Params:
+async def parse_params(request: Request, files: dict[str, bytes] | None = None,
+                       max_bytes: int = limits.API_MAX_BODY_BYTES, too_big: str = "") -> Params:
+    """The request's parameters. A multipart body's files are refused (422)
+    unless ``files`` is given, which gets them by field name (the bytes);
+    the body is bounded by ``max_bytes`` (413 ``too_big`` beyond)."""
     data: dict[str, Any] = {}
     _merge(data, request.query_params.multi_items())
     if request.method in ("GET", "HEAD"):
         return Params(data)
-    body = await read_body(request)
+    body = await read_body(request, max_bytes, too_big)
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if not body.strip():
         return Params(data)
@@ -196,9 +200,14 @@ async def parse_params(request: Request) -> Params:
         except Exception:  # python-multipart / starlette parse errors
             raise ApiError(400, "The request body is not valid multipart form data") from None
         items = form.multi_items()
-        if any(isinstance(v, UploadFile) for _, v in items):
-            raise ApiError(422, "File uploads (media, avatar, header) are not supported")
-        _merge(data, items)
+        sent = [(k, v) for k, v in items if isinstance(v, UploadFile)]
+        if sent and files is None:
+            raise ApiError(422, "File uploads are only taken by POST /api/v1/media, "
+                                "POST /api/v2/media and update_credentials (avatar, header)")
+        for key, upload in sent:
+            files[key] = await upload.read()
+            await upload.close()
+        _merge(data, [(k, v) for k, v in items if not isinstance(v, UploadFile)])
     else:
         raise ApiError(415, f"Unsupported content type {kind[:60]!r}")
     return Params(data)

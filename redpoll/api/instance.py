@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from ..core.version import __version__
 from ..core import limits
+from ..media.processing import SUPPORTED_MIME_TYPES
 from ..render.entities import VERSION
 from .contract import Doc, INSTANCE_TAG, ref
 from .http import JSON, Ctx, endpoint
@@ -24,12 +25,17 @@ async def _cached_stats(ctx: Ctx) -> dict:
 
 
 def _statuses_config() -> dict:
-    return {"max_characters": limits.STATUS_MAX_CHARS, "max_media_attachments": 0,
+    return {"max_characters": limits.STATUS_MAX_CHARS,
+            "max_media_attachments": limits.MEDIA_PER_STATUS,
             "characters_reserved_per_url": 23}
 
 
 def _media_config() -> dict:
-    return {"supported_mime_types": [], "image_size_limit": 0, "image_matrix_limit": 0,
+    """Images only (no video or audio yet: their limits are 0)."""
+    return {"supported_mime_types": SUPPORTED_MIME_TYPES,
+            "image_size_limit": limits.MEDIA_IMAGE_MAX_BYTES,
+            "image_matrix_limit": limits.MEDIA_IMAGE_MATRIX_MAX,
+            "description_limit": limits.MEDIA_DESCRIPTION_MAX_CHARS,
             "video_size_limit": 0, "video_frame_rate_limit": 0, "video_matrix_limit": 0}
 
 

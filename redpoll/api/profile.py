@@ -10,7 +10,10 @@ from ..relations import visibility
 from ..core.errors import ValidationError
 from ..render import entities
 from .contract import BOOL, Doc, PROFILE_FIELD, obj, ref, request_body
-from .http import JSON, Ctx, Params, endpoint
+from .http import JSON, Ctx, Params, endpoint, parse_params
+
+TOO_BIG = (f"Request body too large: an avatar and a header of up to "
+           f"{limits.MEDIA_IMAGE_MAX_BYTES} bytes each are accepted")
 
 _FIELD_KEY = re.compile(r"fields_attributes\[(\d{1,3})\]\[(name|value)\]")
 
@@ -66,10 +69,11 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
 
 
 @endpoint("PATCH", "/api/v1/accounts/update_credentials", auth="required", scope="write:accounts",
+          params=False,
           doc=Doc(
                   "Change your profile; locked: follows need your approval; source[privacy] is "
-                  "the visibility of posts that name none (uploads and other posting defaults: "
-                  "422)", "Accounts",
+                  "the visibility of posts that name none (other posting defaults: 422); "
+                  "avatar and header images as multipart form data", "Accounts",
                   ref("CredentialAccount"),
                   body=request_body({
                       "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
@@ -80,11 +84,17 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
                                             "items": obj({"name": PROFILE_FIELD,
                                                           "value": PROFILE_FIELD})}})))
 async def update_credentials(ctx: Ctx) -> Response:
-    """display_name, note, bot, discoverable and fields are stored; what
-    redpoll cannot honour yet (locking an account, which needs follow
-    requests; hiding collections; other posting defaults) is refused with a
-    422 naming it, and nothing is written."""
-    p = ctx.params
+    """display_name, note, bot, discoverable, locked, fields, the default
+    visibility, and an ``avatar`` and ``header`` image (multipart) are
+    stored; what redpoll cannot honour yet (hiding collections; other
+    posting defaults) is refused with a 422 naming it, and nothing is
+    written."""
+    files: dict[str, bytes] = {}
+    ctx.params = p = await parse_params(ctx.request, files, limits.PROFILE_UPLOAD_MAX_BODY_BYTES,
+                                        TOO_BIG)
+    unknown = sorted(set(files) - {"avatar", "header"})
+    if unknown:
+        raise ValidationError(unknown[0], "is not a file this endpoint takes (avatar, header)")
     for flag in ("hide_collections", "indexable"):
         if p.bool(flag):
             raise ValidationError(flag, "is not supported yet")
@@ -112,5 +122,5 @@ async def update_credentials(ctx: Ctx) -> Response:
         changes["display_name"] = ""
     if p.raw("note") == "":
         changes["bio"] = ""
-    user = await ctx.rp.update_profile(ctx.uid, **changes)
+    user = await ctx.rp.update_credentials(ctx.uid, changes, files)
     return JSON(entities.credential_account(user, ctx.base))

@@ -129,9 +129,6 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
     with every post, empty or false; what redpoll cannot do is refused with a
     422 naming the parameter, never silently dropped."""
     p = ctx.params
-    media = p.raw("media_ids")
-    if media not in (None, "", []):  # clients send an empty list with every post
-        raise ValidationError("media_ids", "media attachments are not supported")
     if p.has("poll"):
         raise ValidationError("poll", "polls are not supported")
     if p.has("scheduled_at"):
@@ -173,6 +170,15 @@ def _location(ctx: Ctx) -> dict:
     return {"location": f"{lat!r},{lon!r}"}
 
 
+def _media_ids(ctx: Ctx) -> list[int]:
+    """``media_ids`` (JSON list, or form ``media_ids[]``); clients send an
+    empty list with every post. More than four: 422 (the engine says so)."""
+    raw = ctx.params.raw("media_ids")
+    if raw in (None, "", []):
+        return []
+    return ctx.params.ids("media_ids", max_count=limits.MEDIA_PER_STATUS * 4)
+
+
 @endpoint("POST", "/api/v1/statuses", auth="required", scope="write:statuses",
           doc=Doc("Post a status (Idempotency-Key honoured; lat/long stored as location; "
                   "visibility public, unlisted, private (followers and mentioned) "
@@ -190,24 +196,28 @@ def _location(ctx: Ctx) -> dict:
                                                       "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
                                      "language": {"type": "string",
                                                   "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
-                                     "media_ids": {"type": "array", "maxItems": 0,
-                                                   "description": "Accepted empty (no media)"},
+                                     "media_ids": {"type": "array", "items": ID,
+                                                   "maxItems": limits.MEDIA_PER_STATUS,
+                                                   "description": "Your uploads not attached "
+                                                                  "elsewhere; with them the "
+                                                                  "text may be empty"},
                                      "in_reply_to_id": {**ID, "description":
                                                         "Reply to this status (404 if unknown)"},
                                      "lat": {"type": "number", "minimum": -90, "maximum": 90},
                                      "long": {"type": "number", "minimum": -180, "maximum": 180}},
-                                    ("status",))))
+                                    ())))
 async def post_status(ctx: Ctx) -> Response:
-    text = ctx.params.str("status", required=True, max_chars=100_000)
+    media = _media_ids(ctx)  # with attachments, the text may be empty (Mastodon)
+    text = ctx.params.str("status", required=not media, max_chars=100_000) or ""
     extra = _post_options(ctx, len(text)) | _location(ctx)
     reply_to = ctx.params.cursor("in_reply_to_id")  # an unknown one: 404, nothing posted
     if reply_to is not None:  # nor a reply to what the caller may not see
         await seen_status(ctx, reply_to)
     key = ctx.request.headers.get("idempotency-key")
     if key is not None:
-        status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to)
+        status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to, media)
     else:
-        status = await ctx.rp.post(ctx.uid, text, extra, reply_to)
+        status = await ctx.rp.post(ctx.uid, text, extra, reply_to, media)
     return JSON((await render_statuses(ctx, [status]))[0])
 
 

@@ -220,10 +220,65 @@ class PurgeAccountJob(Job):
         return f"user:{self.uid}"
 
 
+@dataclass(frozen=True)
+class MediaJob(Job):
+    """The journal of an upload (redpoll.media.uploads), held from before
+    its record is written until it is ready: if its producer dies, a worker
+    settles it: a finished upload stays, an unfinished one is given up (its
+    record a tombstone, its files deleted)."""
+    kind: ClassVar[str] = "media"
+    owner: int
+    mid: int
+
+    def subject(self) -> str:
+        return f"user:{self.owner}"
+
+
+@dataclass(frozen=True)
+class ProfileImageJob(Job):
+    """The journal of a new avatar or header (redpoll.media.profile_images):
+    ``files`` the new stored names, ``old`` those it replaces (space-separated).
+    Settled by a worker if its producer died: of both, the files the user
+    record does not name are deleted."""
+    kind: ClassVar[str] = "profile_image"
+    uid: int
+    image: str
+    files: str
+    old: str = ""
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class MediaFilesJob(Job):
+    """Delete stored media files whose records are gone (a deleted status,
+    a replaced avatar, a purged account); idempotent."""
+    kind: ClassVar[str] = "media_files"
+    owner: int
+    names: tuple[str, ...] = ()
+
+    def subject(self) -> str:
+        return f"user:{self.owner}"
+
+
+@dataclass(frozen=True)
+class MediaSweepJob(Job):
+    """Remove uploads never attached to a status once they are
+    limits.MEDIA_UNATTACHED_TTL_S old, as of ``now`` (ms; 0: the clock)."""
+    kind: ClassVar[str] = "media_sweep"
+    time_limit_s: ClassVar[float] = 300.0
+    now: int = 0
+
+    def subject(self) -> str:
+        return "media:sweep"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
-                                SignUpJob, PurgeAccountJob)}
+                                SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
+                                MediaFilesJob, MediaSweepJob)}
 
 
 class MalformedJob(ValueError):
@@ -256,7 +311,10 @@ def decode(fields: dict) -> Job:
         if set(data) - set(names):
             raise MalformedJob(f"unknown fields {sorted(set(data) - set(names))}")
         job = cls(**data)
-        for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since"):
+        if isinstance(getattr(job, "names", None), list):  # JSON has no tuples
+            job = dataclasses.replace(job, names=tuple(job.names))
+        for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
+                     "mid", "now"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

@@ -327,6 +327,64 @@ EMAIL_MAX_CHARS = 254
 #: Seconds instance statistics may be served from a per-process cache.
 INSTANCE_STATS_CACHE_S = 60
 
+# --- media (redpoll/media) ---------------------------------------------------
+#: Largest image file accepted (Mastodon's image_size_limit, 16 MB); a
+#: larger upload is answered 413 before its body is read.
+MEDIA_IMAGE_MAX_BYTES = 16 * 1024 * 1024
+#: Request body of an upload at most: the file plus its form fields.
+MEDIA_UPLOAD_MAX_BODY_BYTES = MEDIA_IMAGE_MAX_BYTES + 64 * 1024
+#: ... and of update_credentials with an avatar and a header.
+PROFILE_UPLOAD_MAX_BODY_BYTES = 2 * MEDIA_IMAGE_MAX_BYTES + 64 * 1024
+#: The decompression-bomb guard: an image whose header declares more pixels
+#: than this (Mastodon's image_matrix_limit, 7680 x 4320) is refused with a
+#: 422 before a pixel is decoded.
+MEDIA_IMAGE_MATRIX_MAX = 33_177_600
+#: An animated GIF: frames at most, and pixels over all its frames at most
+#: (what decoding and re-encoding it costs).
+MEDIA_GIF_FRAMES_MAX = 600
+MEDIA_GIF_TOTAL_PIXELS_MAX = 150_000_000
+#: Longest side of a stored original (larger ones are scaled down) and of
+#: its preview (``small``).
+MEDIA_ORIGINAL_MAX_SIDE = 1920
+MEDIA_SMALL_MAX_SIDE = 400
+#: Avatars and headers are cropped to these sizes (Mastodon's).
+AVATAR_SIZE = (400, 400)
+HEADER_SIZE = (1500, 500)
+#: JPEG and WebP quality of what is stored.
+MEDIA_QUALITY = 85
+#: Width of the copy a blurhash is computed from, and its components
+#: (Mastodon: 4 x 4).
+MEDIA_BLURHASH_SOURCE_SIDE = 32
+MEDIA_BLURHASH_COMPONENTS = (4, 4)
+#: Alt text (Mastodon: 1,500 characters).
+MEDIA_DESCRIPTION_MAX_CHARS = 1500
+#: Attachments on one status (Mastodon: 4).
+MEDIA_PER_STATUS = 4
+#: Images decoded at once by one HTTP process (each in a thread of lower
+#: priority: the event loop keeps a core's share); more uploads wait ...
+MEDIA_PROCESSING_THREADS = 1
+#: ... at most this many per process; beyond, an upload is answered 503.
+MEDIA_PROCESSING_QUEUE = 64
+#: Uploads never attached to a status are removed after this long ...
+MEDIA_UNATTACHED_TTL_S = 86_400
+#: ... by a sweep queued at most once per this many seconds (over all workers).
+MEDIA_SWEEP_INTERVAL_S = 600
+#: Stale entries one sweep handles at most (the next sweep goes on).
+MEDIA_SWEEP_BATCH = 1000
+#: A removed upload's record stays a tombstone this long (it names its files,
+#: so that a replayed step deletes them again, and refuses a late write).
+MEDIA_TOMBSTONE_S = 86_400
+#: An upload's journal (jobs.MediaJob) whose producer went quiet is given up
+#: (its files and record removed) only once it is this many job claim
+#: periods old: a slow upload on a busy machine still finishes.
+MEDIA_SETTLE_CLAIMS = 20
+#: Written files whose write was cut short (temporary names) are removed by
+#: the sweep once they are this old.
+MEDIA_PARTIAL_FILE_S = 3600
+#: Stored files are served with this Cache-Control max-age: a file's name
+#: is its content's, so it never changes.
+MEDIA_CACHE_MAX_AGE_S = 365 * 86_400
+
 # --- web app (redpoll/web) -------------------------------------------------------
 #: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);
 #: checked when the package is imported.

@@ -52,6 +52,12 @@ class User:
     role: str = ""
     #: follows need the account's approval (redpoll.relations.follow_requests)
     locked: bool = False
+    #: URLs of the avatar and header and of their stills ("": the default
+    #: images; redpoll.media.profile_images)
+    avatar: str = ""
+    avatar_static: str = ""
+    header: str = ""
+    header_static: str = ""
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
@@ -64,7 +70,9 @@ class User:
                    discoverable=h.get("disc", "1") == "1",
                    fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
                    privacy=h.get("privacy", "public"), suspended=h.get("susp") == "1",
-                   role=h.get("role", ""), locked=h.get("locked") == "1")
+                   role=h.get("role", ""), locked=h.get("locked") == "1",
+                   avatar=h.get("avatar", ""), avatar_static=h.get("avatar_s", ""),
+                   header=h.get("header", ""), header_static=h.get("header_s", ""))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
@@ -72,7 +80,8 @@ class User:
                 "following": self.following, "posts": self.posts, "bot": self.bot,
                 "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
                 "privacy": self.privacy, "suspended": self.suspended, "role": self.role,
-                "locked": self.locked}
+                "locked": self.locked, "avatar": self.avatar, "avatar_static": self.avatar_static,
+                "header": self.header, "header_static": self.header_static}
 
 
 @dataclass(frozen=True, slots=True)

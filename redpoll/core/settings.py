@@ -192,6 +192,13 @@ class Settings:
     header_timeout_s: int = limits.HEADER_TIMEOUT_S
     #: Open connections one HTTP process serves; beyond them 503 (serve).
     connections_max: int = limits.SERVE_CONNECTIONS_MAX
+    #: Where uploaded media files are kept (REDPOLL_MEDIA_DIR); None: the
+    #: ``media`` folder of ``data_dir`` (:attr:`media_root`).
+    media_dir: str | None = None
+
+    @property
+    def media_root(self) -> str:
+        return self.media_dir or os.path.join(self.data_dir, "media")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -256,6 +263,8 @@ class Settings:
             header_timeout_s=_int(env, "REDPOLL_HEADER_TIMEOUT_S", limits.HEADER_TIMEOUT_S, 1, 3600),
             connections_max=_int(env, "REDPOLL_CONNECTIONS_MAX", limits.SERVE_CONNECTIONS_MAX,
                                  1, 1_000_000),
+            media_dir=(os.path.abspath(os.path.expanduser(env["REDPOLL_MEDIA_DIR"]))
+                       if env.get("REDPOLL_MEDIA_DIR") else None),
         )
 
     def database(self) -> str:

@@ -21,7 +21,7 @@ from ..records import state
 from ..posting import boosts, deleting, idempotency, posting
 from ..conversations import conversation, direct_messages, tags
 from ..bus import jobs
-from ..core import keys
+from ..core import keys, validate
 from ..lists import lists
 from ..moderation import moderation
 from ..pins import pins
@@ -37,6 +37,8 @@ from ..core.models import Page, Status, User
 from ..storage.server import EmbeddedServer, reach
 from ..core.settings import Settings, redact
 from ..storage.store import Store
+from ..media import profile_images, uploads
+from ..media.storage import LocalStorage, open_storage
 from .worker import Worker
 from ..storage import topology
 
@@ -55,6 +57,8 @@ class Redpoll:
         #: its own connection (the stream's event reader) connects to
         self.url = url or settings.redis_url or (server.url if server is not None else None)
         self.queue = JobQueue(store)
+        #: where uploaded files go (redpoll.media.storage)
+        self.media_storage = open_storage(settings)
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> "Redpoll":
@@ -137,14 +141,16 @@ class Redpoll:
         return await search.search(self.store, query)
 
     # --- statuses ------------------------------------------------------------
-    async def post(self, author_id, text, extra=None, in_reply_to=None) -> Status:
+    async def post(self, author_id, text, extra=None, in_reply_to=None, media=()) -> Status:
+        """``media``: ids of the author's uploads to attach (at most 4)."""
         return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
-                                  in_reply_to)
+                                  in_reply_to, media)
 
-    async def post_once(self, author_id, key: str, text, extra=None, in_reply_to=None) -> Status:
+    async def post_once(self, author_id, key: str, text, extra=None, in_reply_to=None,
+                        media=()) -> Status:
         """Post at most once per Idempotency-Key (redpoll.posting.idempotency)."""
         return await idempotency.post_once(self.store, self.queue, self.settings, author_id, key,
-                                           text, extra, in_reply_to)
+                                           text, extra, in_reply_to, media)
 
     async def get_status(self, sid) -> Status:
         return await statuses.get_status(self.store, sid)
@@ -154,6 +160,49 @@ class Redpoll:
 
     async def delete_status(self, sid, by_user) -> None:
         await deleting.delete_status(self.store, self.queue, sid, by_user)
+
+    # --- media (redpoll.media) ---------------------------------------------------
+    async def upload_media(self, owner, data: bytes, *, description=None, focus=None,
+                           wait: bool = True) -> uploads.Upload:
+        """Upload an image as an attachment to come: processed before this
+        returns (``wait``), or after (the record says processing until then)."""
+        upload, task = await uploads.start(
+            self.store, self.queue, self.media_storage, validate.an_id(owner, "owner"), data,
+            desc=uploads.description(description), focus_xy=uploads.focus(focus))
+        return await uploads.wait(task) if wait else upload
+
+    async def media_attachment(self, owner, mid, *, description=None,
+                               focus=None) -> uploads.Upload:
+        """``owner``'s upload ``mid`` not yet attached to a status, with a new
+        description or focus when given (NotFound otherwise)."""
+        changes = {}
+        if description is not None:
+            changes["desc"] = uploads.description(description)
+        if focus is not None:
+            changes["focus"] = uploads.focus(focus) or "0,0"
+        return await uploads.get(self.store, validate.an_id(owner, "owner"),
+                                 validate.an_id(mid, "id"), changes)
+
+    async def sweep_media(self, now_ms: int | None = None) -> int:
+        """Remove uploads never attached, older than a day as of ``now_ms``."""
+        return await uploads.sweep(self.store, self.media_storage, now_ms)
+
+    def media_file(self, name: str):
+        """The local file of a stored name (None: not one, or not stored locally)."""
+        storage = self.media_storage
+        return storage.path(name) if isinstance(storage, LocalStorage) else None
+
+    async def update_credentials(self, uid, changes: dict, images: dict[str, bytes]) -> User:
+        """The profile's fields (``update_profile``) and new profile images
+        (``images``: kind avatar/header -> the uploaded bytes). Every image is
+        checked and processed first, then the fields written, then the
+        images stored: a refusal (422) leaves everything as it was."""
+        prepared = [await profile_images.prepare(kind, data) for kind, data in images.items()]
+        user = await self.update_profile(uid, **changes)
+        for image in prepared:
+            await profile_images.store_image(self.store, self.queue, self.media_storage,
+                                             user.id, image)
+        return await self.get_user(user.id) if prepared else user
 
     # --- timelines -------------------------------------------------------------
     async def home_timeline(self, uid, **cursors: Any) -> Page:
@@ -305,9 +354,11 @@ class Redpoll:
         return await pages.timeline(self.store, viewer, page, muted=True)
 
     async def profile_page(self, viewer, uid, *, no_replies: bool = False,
-                           no_reblogs: bool = False, **cursors: Any) -> pages.Shown:
+                           no_reblogs: bool = False, only_media: bool = False,
+                           **cursors: Any) -> pages.Shown:
         return await pages.profile(self.store, viewer, await self.profile_timeline(uid, **cursors),
-                                   no_replies=no_replies, no_reblogs=no_reblogs)
+                                   no_replies=no_replies, no_reblogs=no_reblogs,
+                                   only_media=only_media)
 
     async def pinned_page(self, viewer, uid) -> pages.Shown:
         """``uid``'s pinned statuses that ``viewer`` may see, the last pinned first."""
@@ -501,7 +552,9 @@ class Redpoll:
     async def drain(self, timeout: float = 60.0) -> None:
         """Run jobs in this process until the queue is empty (demo and tests)."""
         stop = asyncio.Event()
-        task = asyncio.create_task(self.worker("drain").run(stop))
+        # (no periodic jobs: a drain ends when the queue is empty)
+        task = asyncio.create_task(Worker(self.store, self.settings, "drain",
+                                          periodic=False).run(stop))
         try:
             deadline = asyncio.get_running_loop().time() + timeout
             while await self.queue.depth() > 0:

@@ -25,14 +25,17 @@ from ..moderation import moderation
 from ..notifications import notifications
 from ..conversations import tags
 from ..accounts import account
-from ..core.errors import UserNotFound
+from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob,
-                        FollowNoteJob, Job, JobQueue, MalformedJob, NotYet, PostJob,
-                        PurgeAccountJob, RefillJob, SignUpJob, TagFollowJob, decode)
+                        FollowNoteJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
+                        MediaSweepJob, NotYet, PostJob, ProfileImageJob, PurgeAccountJob,
+                        RefillJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
 from ..storage.store import Store
 from ..storage import topology
+from ..media import profile_images, uploads
+from ..media.storage import open_storage
 
 log = logging.getLogger("redpoll.worker")
 
@@ -52,6 +55,8 @@ async def _post(store: Store, settings: Settings, job: PostJob, entry_id: bytes)
         return Done(await posting.apply_post(store, settings, job), "statuses")
     except UserNotFound:
         return Done()  # the author vanished (a wiped database): nothing to post
+    except ValidationError:
+        return Done()  # an upload could not be attached: the post never happened
 
 
 async def _delete(store: Store, settings: Settings, job: DeleteJob, entry_id: bytes) -> Done:
@@ -135,7 +140,37 @@ async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: byte
     return Done(await boosts.replay(store, settings, job))
 
 
-HANDLERS: dict[type[Job], Handler] = {BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
+def _media_settle_after_ms(settings: Settings) -> int:
+    return settings.job_claim_ms * limits.MEDIA_SETTLE_CLAIMS
+
+
+async def _media(store: Store, settings: Settings, job: MediaJob, entry_id: bytes) -> Done:
+    await uploads.settle(store, open_storage(settings), job, entry_id,
+                         _media_settle_after_ms(settings))
+    return Done()
+
+
+async def _profile_image(store: Store, settings: Settings, job: ProfileImageJob,
+                         entry_id: bytes) -> Done:
+    names = await profile_images.settle(store, job, entry_id, _media_settle_after_ms(settings))
+    await uploads.delete_files(open_storage(settings), names)
+    return Done()
+
+
+async def _media_files(store: Store, settings: Settings, job: MediaFilesJob,
+                       entry_id: bytes) -> Done:
+    await uploads.delete_files(open_storage(settings), job.names)
+    return Done()
+
+
+async def _media_sweep(store: Store, settings: Settings, job: MediaSweepJob,
+                       entry_id: bytes) -> Done:
+    await uploads.sweep(store, open_storage(settings), job.now or None)
+    return Done()
+
+
+HANDLERS: dict[type[Job], Handler] = {MediaJob: _media, ProfileImageJob: _profile_image,
+                                      MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
                                       SignUpJob: _sign_up, PurgeAccountJob: _purge_account,
@@ -145,8 +180,11 @@ HANDLERS: dict[type[Job], Handler] = {BoostJob: _boost, PostJob: _post, DeleteJo
 class Worker:
     """Consumes every job shard with ``concurrency`` readers per shard."""
 
-    def __init__(self, store: Store, settings: Settings, name: str | None = None):
+    def __init__(self, store: Store, settings: Settings, name: str | None = None,
+                 periodic: bool = True):
         self.store = store
+        #: also queue the periodic jobs (the media sweep); not a drain's
+        self.periodic = periodic
         self.settings = settings
         self.queue = JobQueue(store)
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
@@ -157,12 +195,30 @@ class Worker:
         tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
                  for shard in range(limits.JOB_SHARDS)
                  for i in range(self.settings.worker_concurrency)]
+        if self.periodic:
+            tasks.append(asyncio.create_task(self._sweeps(stop)))
         try:
             await stop.wait()
         finally:
             # Let running jobs finish their step: an interrupted one would only be
             # re-run after the claim timeout, but there is no reason to wait for that.
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _sweeps(self, stop: asyncio.Event) -> None:
+        """Queue the sweep of never-attached uploads once per interval (one
+        worker process of all does it: uploads.sweep_due)."""
+        while not stop.is_set():
+            try:
+                if await uploads.sweep_due(self.store):
+                    await self.queue.enqueue(MediaSweepJob())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # an outage: the next interval tries again
+                log.warning("could not queue the media sweep: %s", exc)
+            try:
+                await asyncio.wait_for(stop.wait(), limits.MEDIA_SWEEP_INTERVAL_S / 10)
+            except asyncio.TimeoutError:
+                pass
 
     async def _consume(self, shard: int, consumer: str, stop: asyncio.Event) -> None:
         stream, held = keys.job_stream(shard), keys.held_job_stream(shard)

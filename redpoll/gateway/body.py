@@ -8,25 +8,27 @@ from ..core import limits
 from .errors import WebError
 
 
-async def read_body(request: Request) -> bytes:
-    """The body, refused with 413 once it passes ``limits.API_MAX_BODY_BYTES``
-    (at once when Content-Length says so). A client that leaves mid-body
-    raises Starlette's ``ClientDisconnect``."""
+async def read_body(request: Request, max_bytes: int = limits.API_MAX_BODY_BYTES,
+                    too_big: str = "") -> bytes:
+    """The body, refused with 413 once it passes ``max_bytes`` (by default
+    ``limits.API_MAX_BODY_BYTES``; uploads have their own bound), at once
+    when Content-Length says so, with the message ``too_big``. A client
+    that leaves mid-body raises Starlette's ``ClientDisconnect``."""
     cached = getattr(request, "_body", None)
     if cached is not None:
         return cached
-    too_big = WebError(413, f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes")
+    refused = WebError(413, too_big or f"Request body larger than {max_bytes} bytes")
     length = request.headers.get("content-length")
     if length is not None:
         if not length.isdigit():
             raise WebError(400, "Invalid Content-Length")
-        if int(length) > limits.API_MAX_BODY_BYTES:
-            raise too_big
+        if int(length) > max_bytes:
+            raise refused
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
-        if size > limits.API_MAX_BODY_BYTES:
-            raise too_big
+        if size > max_bytes:
+            raise refused
         chunks.append(chunk)
     body = b"".join(chunks)
     request._body = body  # starlette's own cache: request.form() reads it from here

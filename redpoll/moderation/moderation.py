@@ -31,6 +31,7 @@ from ..bus.jobs import Held, JobQueue, PurgeAccountJob
 from ..core.models import User, now_ms
 from ..storage.store import Store
 from ..storage import topology
+from ..media import keys as media_keys, profile_images, uploads
 
 CATEGORIES = ("spam", "legal", "violation", "other")
 
@@ -256,6 +257,11 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     finds the account again and finishes. Idempotent. How many keys went."""
     record = keys.user(uid)
     gone = 0
+    # its uploads, avatar and header: records now, files by a job (before
+    # the user record goes, which names the avatar's and header's)
+    await uploads.forget_account(store, JobQueue(store), uid,
+                                 await topology.of(store).keys_matching(media_keys.record_pattern(uid)),
+                                 await profile_images.names_of(store, uid))
     mine = keys.user_key_prefixes()
     for key in await topology.of(store).keys_matching(f"*:{{{uid}}}*"):
         if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):

@@ -23,6 +23,7 @@ from ..bus.jobs import CleanupJob, DeleteJob, JobQueue
 from ..core.models import Status, now_ms
 from ..storage.store import Store
 from ..storage import topology
+from ..media import uploads
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
@@ -63,8 +64,9 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     await conversation.after_delete(store, status)
     if status.reblog_of:  # a boost: its count, flag, notification go
         await forget_boost(store, status)
-    else:  # an original: its boosts go with it
+    else:  # an original: its boosts go with it, and its uploads (records now, files by a job)
         await remove_boosts_of(store, JobQueue(store), job.sid)
+        await uploads.forget_status(store, JobQueue(store), status)
     if mine:
         await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
     return CleanupJob(job.sid, author), bool(mine)

@@ -26,15 +26,18 @@ from ..bus.jobs import Claimed, FanoutJob, JobQueue, PostJob
 from ..core.models import EXTRA_PREFIX, Status, now_ms
 from ..core.settings import Settings
 from ..storage.store import Store
+from ..media import uploads
 
 
 async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
-                  in_reply_to=None) -> Status:
+                  in_reply_to=None, media=()) -> Status:
     """Check the input and the author (and what the status replies to,
-    mentions, tags) and draw an id: the status to post. Writes nothing but
-    the id counter."""
+    mentions, tags, and the author's uploads it attaches: ``media``, ids)
+    and draw an id: the status to post. Writes nothing but the id counter.
+    A status with attachments may have no text."""
     author_id = validate.an_id(author_id, "author_id")
-    text = validate.status_text(text)
+    media = uploads.requested(media or ())
+    text = validate.text(text, "text", limits.STATUS_MAX_CHARS, allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
@@ -50,6 +53,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     # replies, mentions, hashtags: read (and refused) before anything is written
     conv = await conversation.prepare(store, author_id, text, in_reply_to)
     extra = {**extra, **conv.to_extra()}
+    if media:  # what the status shows of them, copied now (checked again when attached)
+        extra["media"] = await uploads.for_post(store, author_id, media)
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
@@ -62,10 +67,10 @@ def journal(status: Status) -> PostJob:
 
 
 async def post(store: Store, queue: JobQueue, settings: Settings, author_id, text,
-               extra=None, in_reply_to=None) -> Status:
+               extra=None, in_reply_to=None, media=()) -> Status:
     """Create a status and deliver it (the first batch in the call, the rest
     in chained jobs)."""
-    status = await prepare(store, queue, author_id, text, extra, in_reply_to)
+    status = await prepare(store, queue, author_id, text, extra, in_reply_to, media)
     job = journal(status)
     held = await queue.hold(job)  # from here on, the post happens in full
     await finish(store, queue, settings, job, held)
@@ -76,19 +81,29 @@ async def finish(store: Store, queue: JobQueue, settings: Settings, job: PostJob
     """Run the journal's first step in the call and release it."""
     try:
         next_job = await apply_post(store, settings, job)
-    except UserNotFound:  # the author vanished (a wiped database): nothing posted
+    except (UserNotFound, ValidationError):
+        # the author vanished (a wiped database), or an upload could not be
+        # attached (attached elsewhere meanwhile): nothing posted
         await queue.release(held)
         raise
     await queue.release(held, next_job, count="statuses")
 
 
 async def create(store: Store, job: PostJob) -> bool:
-    """The status hash and the author's profile and counter (idempotent);
-    False if the status was deleted meanwhile."""
+    """The status hash, its uploads attached, and the author's profile and
+    counter (idempotent); False if the status was deleted meanwhile.
+    ValidationError, the status hash taken back, when an upload cannot be
+    attached (all or none: media_attach.lua; a replay finds them attached
+    to this status already)."""
     created = await store.run("status_create", [keys.status(job.sid)],
                               [x for pair in job.record.items() for x in pair])
     if created == -1:
         return False
+    try:
+        await uploads.attach(store, Status.from_hash(job.record))
+    except ValidationError:  # (in no timeline, profile nor count yet)
+        await store.delete(keys.status(job.sid))
+        raise
     try:
         direct = job.record.get(EXTRA_PREFIX + "visibility") == visibility.DIRECT
         recorded = await store.run("record_post", [keys.profile(job.author), keys.user(job.author),
@@ -128,7 +143,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
 
 
 async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,
-                    shard: int, text, extra=None, in_reply_to=None) -> Status:
+                    shard: int, text, extra=None, in_reply_to=None, media=()) -> Status:
     """:func:`post`, at most once per ``claim_key``: the key is claimed in the
     step that holds the journal (job_hold_once.lua). If it was claimed
     before (a retry, after a crash or not), the status posted under it is
@@ -136,7 +151,7 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     is run here (idempotent), so the status exists when this returns."""
     value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
-        status = await prepare(store, queue, author_id, text, extra, in_reply_to)
+        status = await prepare(store, queue, author_id, text, extra, in_reply_to, media)
         job = journal(status)
         held = await queue.hold_once(job, shard, claim_key, f"{status.id}:%s",
                                      limits.IDEMPOTENCY_WINDOW_S)

@@ -150,16 +150,18 @@ async def filled(store: Store, viewer: int, read: Callable[..., Awaitable[Page]]
 
 
 async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: bool = False,
-                  no_reblogs: bool = False) -> Shown:
+                  no_reblogs: bool = False, only_media: bool = False) -> Shown:
     """A profile page as the viewer is shown it (no mutes applied);
     ``no_replies`` leaves out replies to others (as Mastodon: replies to
-    oneself, threads, stay), ``no_reblogs`` leaves out boosts. The Link
-    header pages on what was read."""
-    if not (no_replies or no_reblogs):
+    oneself, threads, stay), ``no_reblogs`` leaves out boosts,
+    ``only_media`` statuses without attachments. The Link header pages on
+    what was read."""
+    if not (no_replies or no_reblogs or only_media):
         return await timeline(store, viewer, page)
     kept = [s for s in page
             if not (no_reblogs and s.reblog_of)
-            and not (no_replies and s.replies_to_other)]
+            and not (no_replies and s.replies_to_other)
+            and not (only_media and "media" not in s.extra)]
     return await timeline(store, viewer, kept, read=page)
 
 

@@ -21,6 +21,7 @@ from ..records.state import NONE, StatusState
 from ..lists.lists import UserList
 from ..core.models import Status, User
 from ..notifications.notifications import Notification
+from ..media import entity as media_entity
 
 MASTODON_VERSION = "4.3.0"
 VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"
@@ -117,10 +118,10 @@ def status_html(text: str, mentions, base: str) -> str:
 
 
 def account(user: User, base: str) -> dict:
-    avatar = f"{base}/avatars/original/missing.png"
-    header = f"{base}/headers/original/missing.png"
     if user.suspended:
         return suspended_account(user, base)
+    avatar = media_entity.full_url(user.avatar, base) or f"{base}/avatars/original/missing.png"
+    header = media_entity.full_url(user.header, base) or f"{base}/headers/original/missing.png"
     return {
         "id": str(user.id),
         "username": user.login,
@@ -136,9 +137,9 @@ def account(user: User, base: str) -> dict:
         "url": f"{base}/@{user.login}",
         "uri": f"{base}/users/{user.login}",
         "avatar": avatar,
-        "avatar_static": avatar,
+        "avatar_static": media_entity.full_url(user.avatar_static, base) or avatar,
         "header": header,
-        "header_static": header,
+        "header_static": media_entity.full_url(user.header_static, base) or header,
         "followers_count": user.followers,
         "following_count": user.following,
         "statuses_count": user.posts,
@@ -234,11 +235,12 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "url": f"{base}/@{s.login}/{s.id}",
         "created_at": iso(s.created_at),
         "account": author,
-        "content": status_html(s.text, conv.mentions, base),
+        # (a status of attachments only has no text: Mastodon's content is then empty)
+        "content": status_html(s.text, conv.mentions, base) if s.text else "",
         "visibility": extra.get("visibility", "public"),
         "sensitive": extra.get("sensitive") == "true",
         "spoiler_text": extra.get("spoiler_text", ""),
-        "media_attachments": [],
+        "media_attachments": media_entity.attachments(extra.get("media"), base),
         "application": None,
         "mentions": [{"id": str(uid), "username": login, "acct": login,
                       "url": f"{base}/@{login}"} for uid, login in conv.mentions],

@@ -11,6 +11,7 @@ import json
 import re
 import time
 
+from ..media import entity as media_entity
 from .filters import Event
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -41,7 +42,26 @@ def entities(text: str) -> dict:
     return {"hashtags": tags, "urls": urls, "user_mentions": mentions, "symbols": []}
 
 
-def v1_status(status: dict) -> dict:
+def v1_media(raw: str | None, text: str, base: str) -> list[dict]:
+    """A status's attachments as Twitter's media entities (``photo``), each
+    pointing at the end of the text (there is no t.co link in it)."""
+    out = []
+    for item in media_entity.attachments(raw, base):
+        mid, meta = int(item["id"]), item.get("meta") or {}
+        sizes = {}
+        for name, size in (("large", meta.get("original")), ("medium", meta.get("original")),
+                           ("small", meta.get("small")), ("thumb", meta.get("small"))):
+            if size:
+                sizes[name] = {"w": size["width"], "h": size["height"], "resize": "fit"}
+        out.append({"id": mid, "id_str": str(mid), "indices": [len(text), len(text)],
+                    "media_url": item["url"], "media_url_https": item["url"],
+                    "url": item["url"], "display_url": (item["url"] or "").split("://", 1)[-1],
+                    "expanded_url": item["url"], "type": "photo", "sizes": sizes,
+                    "ext_alt_text": item["description"]})
+    return out
+
+
+def v1_status(status: dict, base: str = "") -> dict:
     sid, uid = int(status["id"]), int(status["user_id"])
     login = status.get("login", "")
     text = status.get("text", "")
@@ -70,8 +90,13 @@ def v1_status(status: dict) -> dict:
             out["coordinates"] = {"type": "Point", "coordinates": [lon, lat]}
         except ValueError:
             pass
-    _conversation(out, status)
-    extras = {k: v for k, v in status.items() if k not in _CORE and k not in _CONVERSATION}
+    media = v1_media(status.get("media"), text, base)
+    if media:  # Twitter: the first in entities, all of them in extended_entities
+        out["entities"]["media"] = media[:1]
+        out["extended_entities"] = {"media": media}
+    _conversation(out, status, base)
+    extras = {k: v for k, v in status.items()
+              if k not in _CORE and k not in _CONVERSATION and k != "media"}
     if extras:
         out["redpoll_extra"] = extras
     return out
@@ -83,7 +108,7 @@ _CONVERSATION = ("in_reply_to_id", "in_reply_to_account_id", "mentions", "tags",
                  "reblog")
 
 
-def _conversation(out: dict, status: dict) -> None:
+def _conversation(out: dict, status: dict, base: str = "") -> None:
     """Twitter's reply fields, mention ids and ``retweeted_status``."""
     reply = status.get("in_reply_to_id")
     if reply:
@@ -103,7 +128,7 @@ def _conversation(out: dict, status: dict) -> None:
             out["in_reply_to_screen_name"] = mention["screen_name"]
     original = status.get("reblog")
     if isinstance(original, dict):
-        inner = v1_status(original)
+        inner = v1_status(original, base)
         out["retweeted_status"] = inner
         out["text"] = f"RT @{inner['user']['screen_name']}: {inner['text']}"
         out["entities"] = entities(out["text"])
@@ -122,5 +147,5 @@ def dumps(obj) -> bytes:
 
 
 def render_v1(ev: Event, base: str = "") -> bytes:
-    """The v1.1 shape (it carries no links to this server: ``base`` is unused)."""
-    return dumps(v1_delete(ev.status) if ev.deleted else v1_status(ev.status))
+    """The v1.1 shape (its only links to this server are attachments', under ``base``)."""
+    return dumps(v1_delete(ev.status) if ev.deleted else v1_status(ev.status, base))

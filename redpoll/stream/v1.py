@@ -92,7 +92,7 @@ class V1Endpoint:
         stall_warnings = params.get("stall_warnings", "").strip().lower() in ("true", "1")
         settings = self.service.settings
         sub = Subscriber(filt, FMT, settings.stream_queue_max, stall_warnings=stall_warnings,
-                         name=self.name)
+                         name=self.name, base=self.service.base_for(scope))  # (attachments' links)
         hub = self.service.hub
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked

@@ -779,6 +779,9 @@ def table(res: dict) -> str:
               help="Stream part: statuses posted per second.")
 @click.option("--stream-seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
               help="Stream part: how long statuses are posted.")
+@click.option("--media", "with_media", is_flag=True,
+              help="Also run the media part (bench_media.py): a 4 MB JPEG's ready time, and "
+                   "the p99 of /api/v1/instance while 20 uploads run at once.")
 @click.option("--scale", "with_scale", is_flag=True,
               help="Also run the scale part (bench_scale.py): posts by authors with 1k to 1M "
                    "followers, home pages merging 0/5/20 large accounts, idle users.")
@@ -786,7 +789,7 @@ def table(res: dict) -> str:
 @click.pass_obj
 def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, on_cluster, seed, engine, with_http,
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
-          with_scale, as_json) -> None:
+          with_media, with_scale, as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
@@ -818,6 +821,10 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
         run_stream_bench = load_generator("stream_bench").run
         say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")
         result["stream"] = run_stream_bench(stream_clients, stream_rate, stream_seconds)
+    if with_media:
+        run_media_bench = load_generator("bench_media").run_media_bench
+        say("media part ...")
+        result["media"] = run(run_media_bench(workers=http_workers))
     if with_scale:
         from .bench_scale import run_scale
         say("scale part ...")
@@ -846,6 +853,9 @@ def full_table(result: dict) -> str:
         parts.append(format_report(result["http"]))
     if "stream" in result:
         parts.append(stream_table(result["stream"]))
+    if "media" in result:
+        from .bench_media import format_report as media_report
+        parts.append(media_report(result["media"]))
     if "scale" in result:
         from .bench_scale import format_report as scale_report
         parts.append(scale_report(result["scale"]))

@@ -178,10 +178,11 @@ def test_start_up_endpoints_answer_real_data(api):
     assert prefs["reading:expand:spoilers"] is False
     config = m.instance_v2().configuration
     assert config.statuses.max_characters == limits.STATUS_MAX_CHARS
-    # what posting refuses is advertised as absent
-    assert config.statuses.max_media_attachments == 0
+    # what posting refuses is advertised as absent; what it takes, as it is
+    assert config.statuses.max_media_attachments == limits.MEDIA_PER_STATUS
     assert config.polls.max_options == 0
-    assert config.media_attachments.supported_mime_types == []
+    assert config.media_attachments.supported_mime_types == [
+        "image/jpeg", "image/png", "image/webp", "image/gif"]
     assert config.urls.streaming.startswith("ws://")
 
 

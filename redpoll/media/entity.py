@@ -1,0 +1,63 @@
+"""Mastodon's MediaAttachment entity, from an upload's record or from what a
+status keeps of its attachments (its ``media`` extra, a JSON list copied
+from the records when it was posted: :func:`snapshot`)."""
+from __future__ import annotations
+
+import json
+
+#: every attachment is an image; a GIF too (Mastodon turns GIFs into video,
+#: "gifv"; redpoll keeps them as images)
+IMAGE = "image"
+
+
+def full_url(url: str | None, base: str) -> str | None:
+    """A stored file's URL as clients get it: storage gives a path under the
+    server (``/system/media/...``) or an absolute URL (another backend)."""
+    if not url:
+        return None
+    return base + url if url.startswith("/") else url
+
+
+def focus_of(raw: str | None) -> dict:
+    x, y = (float(v) for v in (raw or "0,0").split(","))
+    return {"x": x, "y": y}
+
+
+def attachment(item: dict, base: str) -> dict:
+    """The entity of one attachment: ``item`` is a :func:`snapshot` item, or
+    an upload record's fields as :func:`record_item` gives them."""
+    meta = item.get("meta")
+    if meta is not None:
+        meta = {**meta, "focus": focus_of(item.get("focus"))}
+    return {"id": str(item["id"]), "type": IMAGE, "url": full_url(item.get("url"), base),
+            "preview_url": full_url(item.get("purl"), base), "remote_url": None,
+            "preview_remote_url": None, "text_url": None, "meta": meta,
+            "description": item.get("desc") or None, "blurhash": item.get("bh") or None}
+
+
+def attachments(raw: str | None, base: str) -> list[dict]:
+    """The entities of a status's ``media`` extra (none: an empty list)."""
+    if not raw:
+        return []
+    return [attachment(item, base) for item in json.loads(raw)]
+
+
+def record_item(record: dict[str, str]) -> dict:
+    """An upload record (decoded hash) as the item :func:`attachment` takes;
+    a record still processing has no URLs nor meta yet."""
+    ready = record.get("state") == "ready"
+    return {"id": int(record["id"]), "url": record.get("url") if ready else None,
+            "purl": record.get("purl") if ready else None,
+            "meta": json.loads(record["meta"]) if ready and record.get("meta") else None,
+            "desc": record.get("desc", ""), "bh": record.get("blurhash") if ready else None,
+            "focus": record.get("focus"), "v": record.get("v", "0")}
+
+
+def snapshot(records: list[dict[str, str]]) -> str:
+    """What a status keeps of its attachments, in order: JSON, one item per
+    record (with the record's version, checked when they are attached)."""
+    return json.dumps([record_item(r) for r in records], separators=(",", ":"))
+
+
+def snapshot_items(raw: str | None) -> list[dict]:
+    return json.loads(raw) if raw else []

@@ -1,0 +1,90 @@
+"""Avatars and headers (PATCH /api/v1/accounts/update_credentials): an
+image processed as uploads are (checked, upright, stripped), cropped to
+Mastodon's sizes, stored, and named on the user record (fields ``avatar``,
+``avatar_s`` (the still: for an animated GIF its first frame as PNG),
+``avatar_f`` (its files); the same for ``header``).
+
+Steps (:func:`prepare` writes nothing; :func:`store_image` writes):
+
+1. check and process the image (nothing written);
+2. draw an id (INCR), read the files the user record names now;
+3. hold the journal (jobs.ProfileImageJob, atomic) naming the new files and
+   the old;
+4. write the files (temporary name, then rename: atomic per file; idempotent);
+5. point the user record at them (profile_image.lua: atomic, a compare-and-set
+   on the old files, with the record's ``rev``);
+6. release the journal, queueing the deletion of the old files (job_next.lua:
+   atomic with the release).
+
+If the call dies after 3, a worker settles the journal: of the new and the
+old files, those the user record does not name are deleted.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core import keys as base_keys
+from ..core.errors import Conflict, UserNotFound, ValidationError
+from ..bus.jobs import JobQueue, MediaFilesJob, NotYet, ProfileImageJob, entry_ms
+from ..core.models import now_ms
+from ..storage.store import Store
+from . import files, keys, processing
+from .storage import MediaStorage
+
+
+@dataclass(frozen=True)
+class Prepared:
+    kind: str
+    processed: processing.Processed
+
+
+async def prepare(kind: str, data: bytes) -> Prepared:
+    """Step 1: ValidationError (422) for what is not a supported image."""
+    assert kind in keys.PROFILE_KINDS
+    try:
+        probe = await processing.run(processing.inspect, data)
+        return Prepared(kind, await processing.run(processing.process, data, probe, kind))
+    except ValidationError as exc:  # named by the field it came in
+        raise ValidationError(kind, exc.message.removeprefix("file: ")) from None
+
+
+async def store_image(store: Store, queue: JobQueue, storage: MediaStorage, uid: int,
+                      image: Prepared) -> None:
+    """Steps 2-6. Conflict if another upload of the same image won meanwhile."""
+    kind = image.kind
+    mid = await store.incr(keys.MEDIA_SEQ)
+    names = await files.names(store, mid, image.processed.files)
+    old = await store.hget(base_keys.user(uid), f"{kind}_f")
+    old = old.decode() if old else ""
+    new = " ".join(names)
+    held = await queue.hold(ProfileImageJob(uid=uid, image=kind, files=new, old=old))
+    for name, out in zip(names, image.processed.files):
+        await storage.put(name, out.data)
+    done = await store.run("profile_image", [base_keys.user(uid)],
+                           [kind, old, storage.url(names[0]), storage.url(names[-1]), new])
+    if done != 1:
+        await queue.release(held, MediaFilesJob(owner=uid, names=tuple(names)))
+        if done == -1:
+            raise UserNotFound(f"user {uid} does not exist")
+        raise Conflict(f"{kind}: another upload changed it meanwhile; try again")
+    gone = tuple(n for n in old.split() if n not in names)
+    await queue.release(held, MediaFilesJob(owner=uid, names=gone) if gone else None)
+
+
+async def settle(store: Store, job: ProfileImageJob, entry_id: bytes, settle_after_ms: int,
+                 now: int | None = None) -> tuple[str, ...]:
+    """The journal of a profile image whose producer went quiet: NotYet
+    while it is younger than ``settle_after_ms``; then the names, of its new
+    and old files, that the user record does not name (to delete)."""
+    if (now or now_ms()) - entry_ms(entry_id) < settle_after_ms:
+        raise NotYet(f"the {job.image} of user {job.uid} may still be being stored")
+    current = await store.hget(base_keys.user(job.uid), f"{job.image}_f")
+    current = set((current or b"").decode().split())
+    return tuple(n for n in dict.fromkeys(job.files.split() + job.old.split())
+                 if n not in current)
+
+
+async def names_of(store: Store, uid: int) -> tuple[str, ...]:
+    """The files the user's avatar and header name now (an account's purge)."""
+    raw = await store.hmget(base_keys.user(uid), [f"{k}_f" for k in keys.PROFILE_KINDS])
+    return tuple(n for value in raw if value for n in value.decode().split())

@@ -1,0 +1,158 @@
+"""An upload or a profile image whose producer died part way: its journal is
+settled by a worker, leaving no file and no record of what did not finish
+(and keeping what did). The producer's death is played by stopping after a
+step; the settle is driven with a time argument, not by waiting."""
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from redpoll import Redpoll
+from redpoll.core import keys
+from redpoll.core.errors import ValidationError
+from redpoll.bus.jobs import MediaJob, NotYet, ProfileImageJob
+from redpoll.media import files, keys as media_keys, processing, profile_images, uploads
+from redpoll.moderation import moderation
+from redpoll.core.models import now_ms
+
+SETTLE_MS = 60_000
+
+
+def jpeg(size=(64, 48)) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", size, (1, 200, 3)).save(out, "JPEG")
+    return out.getvalue()
+
+
+@pytest.fixture
+async def mrp(settings, tmp_path):
+    engine = await Redpoll.open(settings.with_(media_dir=str(tmp_path / "media")))
+    yield engine
+    await engine.close()
+
+
+def stored(rp: Redpoll) -> set[str]:
+    root = rp.media_storage.root
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} if root.exists() \
+        else set()
+
+
+async def test_an_upload_cut_short_after_its_files_is_given_up_whole(mrp):
+    alice = await mrp.sign_up("alice")
+    data = jpeg()
+    probe = processing.inspect(data)
+    done = processing.process(data, probe)
+    # the producer's steps 2-8 by hand, then it "dies" before marking the record ready
+    mid = await mrp.store.incr(media_keys.MEDIA_SEQ)
+    held = await mrp.queue.hold(MediaJob(owner=alice.id, mid=mid))
+    await mrp.store.zadd(media_keys.PENDING, {media_keys.pending_member(alice.id, mid): now_ms()})
+    key = media_keys.record(alice.id, mid)
+    assert await mrp.store.run("media_create", [key], ["id", mid, "owner", alice.id,
+                                                       "state", "processing", "at", now_ms()])
+    names = await files.names(mrp.store, mid, done.files)
+    assert await mrp.store.run("media_step", [key], ["files", " ".join(names)])
+    for name, out in zip(names, done.files):
+        await mrp.media_storage.put(name, out.data)
+    assert stored(mrp) == set(names)
+
+    job = MediaJob(owner=alice.id, mid=mid)
+    with pytest.raises(NotYet):  # the producer may only be slow
+        await uploads.settle(mrp.store, mrp.media_storage, job, held.entry_id, SETTLE_MS)
+    finished = await uploads.settle(mrp.store, mrp.media_storage, job, held.entry_id, SETTLE_MS,
+                                    now=now_ms() + SETTLE_MS + 1)
+    assert finished is False
+    assert stored(mrp) == set()
+    assert (await mrp.store.hgetall(key))[b"state"] == b"gone"
+    assert await mrp.store.zcard(media_keys.PENDING) == 0
+    # the slow producer's last step is refused, and nothing can be attached
+    assert not await mrp.store.run("media_step", [key], ["state", "ready"])
+    with pytest.raises(ValidationError):
+        await mrp.post(alice.id, "with it", media=[mid])
+    # settling again is harmless
+    await uploads.settle(mrp.store, mrp.media_storage, job, held.entry_id, 0)
+
+
+async def test_an_upload_cut_short_before_its_record_leaves_only_a_tombstone(mrp):
+    alice = await mrp.sign_up("alice")
+    mid = await mrp.store.incr(media_keys.MEDIA_SEQ)
+    held = await mrp.queue.hold(MediaJob(owner=alice.id, mid=mid))
+    await uploads.settle(mrp.store, mrp.media_storage, MediaJob(owner=alice.id, mid=mid),
+                         held.entry_id, 0)
+    key = media_keys.record(alice.id, mid)
+    assert not await mrp.store.run("media_create", [key], ["id", mid, "state", "processing"])
+    assert 0 < await mrp.store.ttl(key) <= 86_400
+
+
+async def test_a_finished_upload_survives_its_journal_being_settled(mrp):
+    alice = await mrp.sign_up("alice")
+    upload = await mrp.upload_media(alice.id, jpeg((800, 600)), description="kept")
+    assert upload.ready
+    job = MediaJob(owner=alice.id, mid=upload.id)
+    assert await uploads.settle(mrp.store, mrp.media_storage, job, b"1-0", 0) is True
+    status = await mrp.post(alice.id, "", media=[upload.id])
+    assert len(stored(mrp)) == 2 and "media" in status.extra
+    await mrp.drain()  # (the journal was released by the upload itself)
+    assert await mrp.queue.depth() == 0
+
+
+async def test_a_profile_image_cut_short_keeps_what_the_record_names(mrp):
+    alice = await mrp.sign_up("alice")
+    first = await profile_images.prepare("avatar", jpeg((500, 500)))
+    await profile_images.store_image(mrp.store, mrp.queue, mrp.media_storage, alice.id, first)
+    current = (await mrp.store.hget(keys.user(alice.id), "avatar_f")).decode().split()
+    assert set(current) == stored(mrp)
+    # a second avatar: its files written, then the producer dies before the swap
+    second = await profile_images.prepare("avatar", jpeg((300, 300)))
+    mid = await mrp.store.incr(media_keys.MEDIA_SEQ)
+    names = await files.names(mrp.store, mid, second.processed.files)
+    job = ProfileImageJob(uid=alice.id, image="avatar", files=" ".join(names),
+                          old=" ".join(current))
+    held = await mrp.queue.hold(job)
+    for name, out in zip(names, second.processed.files):
+        await mrp.media_storage.put(name, out.data)
+    gone = await profile_images.settle(mrp.store, job, held.entry_id, 0)
+    assert set(gone) == set(names)  # the record still names the first avatar
+    await mrp.queue.release(held)
+    for name in gone:
+        await mrp.media_storage.delete(name)
+    assert stored(mrp) == set(current)
+    assert (await mrp.get_user(alice.id)).avatar.endswith(current[0])
+
+
+async def test_workers_queue_the_sweep_once_per_interval(mrp):
+    import asyncio
+    from redpoll.media import keys as mk
+    alice = await mrp.sign_up("alice")
+    upload = await mrp.upload_media(alice.id, jpeg())
+    stop = asyncio.Event()
+    runs = [asyncio.create_task(mrp.worker(f"w{i}").run(stop)) for i in range(2)]
+    for _ in range(100):
+        if await mrp.store.exists(mk.SWEEP_DUE) and await mrp.queue.depth() == 0:
+            break
+        await asyncio.sleep(0.02)
+    stop.set()
+    await asyncio.gather(*runs)
+    assert 0 < await mrp.store.ttl(mk.SWEEP_DUE) <= 600
+    assert await mrp.queue.depth() == 0
+    # the sweep ran as of now: a fresh upload stays
+    assert (await mrp.media_attachment(alice.id, upload.id)).ready
+
+
+async def test_a_deleted_account_takes_its_uploads_avatar_and_header_along(mrp):
+    alice = await mrp.sign_up("alice")
+    shown = await mrp.upload_media(alice.id, jpeg((800, 600)))
+    loose = await mrp.upload_media(alice.id, jpeg((700, 500)))
+    await mrp.post(alice.id, "with a picture", media=[shown.id])
+    await mrp.update_credentials(alice.id, {}, {"avatar": jpeg((500, 500)),
+                                                "header": jpeg((1600, 600))})
+    await mrp.drain()
+    assert len(stored(mrp)) == 6  # two uploads of two files, an avatar, a header
+    uid = await moderation.delete_account(mrp.store, mrp.queue, "alice")
+    await mrp.drain()
+    await moderation.purge_account(mrp.store, mrp.queue, uid, "alice")
+    await mrp.drain()
+    assert stored(mrp) == set()
+    for mid in (shown.id, loose.id):
+        assert (await mrp.store.hgetall(media_keys.record(uid, mid)))[b"state"] == b"gone"
