@@ -32,8 +32,8 @@ from ..core.health import DATABASE
 from ..render.rendered import RenderedStatuses
 from ..core.settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, conversations, instance, lists, media, notifications, oauth, ops, pages,
-               pins, profile, relations, reports, search, social, startup, statuses, threads)
+from . import (accounts, conversations, instance, lists, media, nodeinfo, notifications, oauth,
+               ops, pages, pins, profile, relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response, declared, in_order
 from .serve import follow_serve, watch_serve
 
@@ -43,7 +43,8 @@ access = logging.getLogger("redpoll.access")
 #: The modules whose handlers declare the API's routes (redpoll.api.http):
 #: the app assembles them, in_order sorts them.
 MODULES = (statuses, instance, oauth, accounts, profile, search, relations, reports,
-           conversations, threads, social, pins, media, notifications, lists, startup, pages, ops)
+           conversations, threads, social, pins, media, notifications, lists, startup, pages, ops,
+           nodeinfo)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 #: Tried first (Starlette tries routes in order, ~2 µs each): the most requested.
 HOT = ("/api/v1/timelines/home", "/api/v1/timelines/public", "/api/v1/timelines/list/{list_id}",
@@ -54,7 +55,8 @@ HOT = ("/api/v1/timelines/home", "/api/v1/timelines/public", "/api/v1/timelines/
 #: Paths browser clients on other origins may call (Mastodon's CORS set): the
 #: API, OAuth token endpoints, well-known documents. Tokens travel in the
 #: Authorization header, never in cookies, so any origin may ask.
-CORS_PREFIXES = ("/api/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/openapi.json")
+CORS_PREFIXES = ("/api/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/nodeinfo/",
+                 "/openapi.json")
 
 
 def api_cors() -> CORSMiddleware:

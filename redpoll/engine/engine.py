@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account, account_index, auth, markers, ratelimit
+from ..accounts import account, account_index, activity, auth, markers, ratelimit
 from ..records import users
 from ..relations import relations, follow_requests, follows, relationship, visibility
 from ..interactions import bookmarks, favourites
@@ -564,6 +564,16 @@ class Redpoll:
         finally:
             stop.set()
             await task
+
+    async def usage(self) -> dict:
+        """NodeInfo's usage: accounts, statuses, and accounts active in the
+        last 30 and 180 days (redpoll.accounts.activity)."""
+        figures = await self.stats()
+        month, half_year = await asyncio.gather(activity.active_since(self.store, 30),
+                                                activity.active_since(self.store, 180))
+        return {"users": {"total": figures["users"], "activeMonth": month,
+                          "activeHalfyear": half_year},
+                "localPosts": figures["statuses"]}
 
     async def stats(self) -> dict:
         # users: counted by their sign-up's journal (jobs.SignUpJob) and by an

@@ -1,0 +1,21 @@
+"""How many accounts used the server lately, for NodeInfo's ``usage``: read
+from the home reads that hybrid fan-out records anyway (keys.HOME_SEEN:
+user id -> ms of the last recorded read, negated once an idle user's home
+was dropped), so counting costs two ZCOUNTs and nothing is kept for it."""
+from __future__ import annotations
+
+from ..core import keys
+from ..core.models import now_ms
+from ..storage.store import Store
+
+DAY_MS = 86_400_000
+
+
+async def active_since(store: Store, days: int) -> int:
+    """Accounts whose last home read is at most ``days`` old (a read is
+    recorded at most once per quarter of the idle period: the count is exact
+    to that)."""
+    cutoff = now_ms() - days * DAY_MS
+    recent, dropped = await store.batch([("ZCOUNT", keys.HOME_SEEN, cutoff, "+inf"),
+                                         ("ZCOUNT", keys.HOME_SEEN, "-inf", -cutoff)])
+    return int(recent) + int(dropped)
