@@ -45,6 +45,8 @@ def reports(ctx, unresolved: bool, as_json: bool) -> None:
             list({r.reporter for r in found} | {r.account for r in found}))}
         return found, people
     found, people = _engine(ctx, act)
+    if not found and not as_json:
+        click.echo("no open reports" if unresolved else "no reports")
     for r in found:
         if as_json:
             click.echo(json.dumps({"id": r.id, "reporter": people.get(r.reporter),

@@ -70,6 +70,8 @@ async def test_reports_suspension_and_accounts(srv, rp):
     assert f"#{r['id']}" in ok(admin(srv, "reports", "--unresolved"))
     assert "resolved" in ok(admin(srv, "resolve", str(r["id"])))
     assert f"#{r['id']} " not in ok(admin(srv, "reports", "--unresolved"))
+    assert [x["id"] for x in listed] == [int(r["id"])]  # the refused ones made none
+    assert ok(admin(srv, "reports", "--unresolved")).strip() == "no open reports"
     failed = admin(srv, "resolve", "99999999")
     assert failed.returncode != 0 and "99999999" in failed.stderr
 

@@ -717,3 +717,29 @@ def test_content_warning_hides_the_text_and_pins_show_first_on_the_profile(peopl
     h_.screenshot(path="/tmp/redpoll-pinned-phone.png", full_page=True)
     # nobody else gets a Pin button for gus's posts
     expect(status_in(h_, "an older plain post").first.get_by_role("button", name="Pin", exact=True)).to_have_count(0)
+
+
+def test_visibility_resets_after_a_post_and_counts_read_as_words(people):
+    ivy = people(DESKTOP)
+    ivy_name = ivy.sign_up("ivy")
+    i = ivy.page
+    # a one-off followers-only post: the selector returns to the default after it
+    i.get_by_role("combobox", name="Visibility").select_option("private")
+    i.get_by_role("textbox", name="Compose").fill("just for my followers")
+    i.get_by_role("button", name="Post", exact=True).click()
+    expect(status_in(i, "just for my followers")).to_be_visible()
+    expect(i.get_by_role("combobox", name="Visibility")).to_have_value("public")
+    sent = [data for method, url, data in ivy.requests
+            if method == "POST" and url.endswith("/api/v1/statuses")]
+    assert "visibility=private" in sent[-1]
+    # one post, one follower: singular words
+    other = people(DESKTOP)
+    other.sign_up("jay")
+    me = ivy.api("GET", "/api/v1/accounts/verify_credentials").json()
+    assert other.api("POST", f"/api/v1/accounts/{me['id']}/follow").status_code == 200
+    i.goto(f"/@{ivy_name}")
+    stats = i.locator(".profile-stats")
+    expect(stats).to_contain_text("1 Post")
+    expect(stats).not_to_contain_text("1 Posts")
+    expect(stats).to_contain_text("1 Follower")
+    expect(stats).not_to_contain_text("1 Followers")

@@ -166,7 +166,13 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
           in_reply_to_id: replyTo ? replyTo.id : undefined } });
       key = null;
       area.value = '';
-      if (!replyTo) setWarning(false);
+      if (!replyTo) {
+        setWarning(false);
+        // the next post starts from the account's default again (Mastodon)
+        let next = defaultVisibility();
+        if (offered && !offered.includes(next)) next = 'public';
+        visibility.value = next;
+      }
       update();
       toast(replyTo ? 'Reply posted' : 'Posted');
       if (onPosted) onPosted(data);

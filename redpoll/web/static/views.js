@@ -220,9 +220,9 @@ export function profile(ctx, acct, tab = 'posts') {
         h('p', { class: 'acct' }, '@' + account.acct, account.locked ? ' 🔒' : '')),
       account.note ? statusContent(account.note) : null,
       h('p', { class: 'profile-stats' },
-        h('a', { href: base, 'aria-current': tab === 'posts' ? 'page' : null }, h('strong', {}, account.statuses_count), ' Posts'),
+        h('a', { href: base, 'aria-current': tab === 'posts' ? 'page' : null }, h('strong', {}, account.statuses_count), account.statuses_count === 1 ? ' Post' : ' Posts'),
         h('a', { href: base + '/following', 'aria-current': tab === 'following' ? 'page' : null }, h('strong', {}, account.following_count), ' Following'),
-        h('a', { href: base + '/followers', 'aria-current': tab === 'followers' ? 'page' : null }, h('strong', {}, account.followers_count), ' Followers')));
+        h('a', { href: base + '/followers', 'aria-current': tab === 'followers' ? 'page' : null }, h('strong', {}, account.followers_count), account.followers_count === 1 ? ' Follower' : ' Followers')));
     if (me && me.id === account.id) {
       card.append(h('p', { class: 'own-links' }, h('a', { href: '/settings' }, 'Edit profile'), ' · ',
         h('a', { href: '/bookmarks' }, 'Bookmarks'), ' · ', h('a', { href: '/favourites' }, 'Favourites')));
