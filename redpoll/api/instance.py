@@ -58,7 +58,7 @@ async def instance_v1(ctx: Ctx) -> Response:
         "version": VERSION, "urls": {"streaming_api": ctx.base.replace("http", "ws", 1)},
         "stats": {"user_count": stats["users"], "status_count": stats["statuses"],
                   "domain_count": 0},
-        "thumbnail": None, "languages": ["en"], "registrations": True,
+        "thumbnail": f"{ctx.base}/thumbnail.png", "languages": ["en"], "registrations": True,
         "approval_required": False, "invites_enabled": False,
         "configuration": {"accounts": {"max_featured_tags": 0},
                           "statuses": _statuses_config(),

@@ -210,7 +210,9 @@ async def _authorize_request(ctx: Ctx) -> _AuthorizeRequest:
     return _AuthorizeRequest(app, redirect_uri, bool(given), scopes, state, challenge)
 
 
-def _form(req: _AuthorizeRequest, error: str = "") -> str:
+def _form(req: _AuthorizeRequest, error: str = "", username: str = "") -> str:
+    """The log-in and approve form; after a refusal it keeps the username
+    typed (never the password)."""
     e = html.escape
     fields = [("response_type", "code"), ("client_id", req.app.client_id),
               ("scope", " ".join(req.scopes)), ("state", req.state)]
@@ -224,7 +226,8 @@ def _form(req: _AuthorizeRequest, error: str = "") -> str:
     return (f"<p><strong>{e(req.app.name)}</strong> would like to use your account with the "
             f"permissions: <code>{e(' '.join(req.scopes))}</code>.</p>{err}"
             f"<form method=post action=/oauth/authorize>{hidden}"
-            f"<label>Username or e-mail<input name=username autocomplete=username required></label>"
+            f"<label>Username or e-mail<input name=username autocomplete=username required"
+            f" value=\"{e(username)}\"></label>"
             f"<label>Password<input name=password type=password autocomplete=current-password required></label>"
             f"<button type=submit>Sign in</button></form>")
 
@@ -277,7 +280,10 @@ async def authorize_submit(request: Request) -> Response:
     except ApiError as exc:
         return _failure_page(exc)
     if user is None:
-        return page("Authorize " + req.app.name, _form(req, "Invalid username or password."), 401)
+        typed = ctx.params.raw("username")
+        return page("Authorize " + req.app.name,
+                    _form(req, "Invalid username or password.",
+                          typed if isinstance(typed, str) else ""), 401)
     code = await ctx.rp.create_code(req.app, user.id, req.redirect_uri, req.scopes,
                                     redirect_given=req.redirect_given, challenge=req.challenge)
     redirect_uri, state = req.redirect_uri, req.state

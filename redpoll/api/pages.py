@@ -75,6 +75,10 @@ PNG = {"type": "string", "format": "binary"}
 avatar_image = route("GET", "/avatars/original/missing.png",
                      doc=Doc("The default avatar", "Pages", PNG, ok_type="image/png")
                      )(_image("avatar"))
+thumbnail_image = route("GET", "/thumbnail.png",
+                        doc=Doc("The server's thumbnail (instance v1 and v2)", "Pages", PNG,
+                                ok_type="image/png")
+                        )(_image("header"))
 header_image = route("GET", "/headers/original/missing.png",
                      doc=Doc("The default header image", "Pages", PNG, ok_type="image/png")
                      )(_image("header"))

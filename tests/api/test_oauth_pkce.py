@@ -151,3 +151,27 @@ def test_code_without_redirect_uri_for_an_app_with_one(api):
     works(api, token(api, app, code), name)  # none named: none needed
     code = code_from(authorize(api, app, name, scope="read"))
     assert token(api, app, code, redirect_uri=OTHER).status_code == 400  # but never another
+
+
+def test_a_wrong_password_keeps_the_username_typed_never_the_password(api, app_user):
+    app, name = app_user
+    refused = authorize(api, app, name, password="not the password",
+                        code_challenge=challenge("v" * 43), code_challenge_method="S256",
+                        redirect_uri=CB)
+    assert refused.status_code == 401 and "Invalid username or password" in refused.text
+    assert f'name=username autocomplete=username required value="{name}"' in refused.text
+    assert "not the password" not in refused.text
+    # the page still carries the request (the hidden fields), so a second try signs in
+    assert f'name=client_id value="{app[0]}"' in refused.text
+    assert code_from(authorize(api, app, name, code_challenge=challenge("v" * 43),
+                               code_challenge_method="S256", redirect_uri=CB))
+
+
+def test_the_instance_thumbnail_is_an_image(api):
+    info = Mastodon(api_base_url=api.url).instance()  # v2 (Mastodon.py 2.x)
+    with httpx.Client() as http:
+        for url in (info["thumbnail"]["url"],
+                    http.get(api.url + "/api/v1/instance").json()["thumbnail"]):
+            got = http.get(url)
+            assert got.status_code == 200 and got.headers["content-type"] == "image/png"
+            assert got.content.startswith(b"\x89PNG")
