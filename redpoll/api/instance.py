@@ -9,19 +9,30 @@ from ..core.version import __version__
 from ..core import limits
 from ..media.processing import SUPPORTED_MIME_TYPES
 from ..render.entities import VERSION
-from .contract import Doc, INSTANCE_TAG, ref
+from ..render import entities
+from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
 from .http import JSON, Ctx, endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
-_stats: dict = {"at": -1e9, "users": 0, "statuses": 0}
+_stats: dict = {"at": -1e9, "users": 0, "statuses": 0, "active": 0, "rules": []}
 
 
 async def _cached_stats(ctx: Ctx) -> dict:
+    """The figures and rules the instance entities show, read at most once
+    per limits.INSTANCE_STATS_CACHE_S per process (the entities are the
+    most requested; /api/v1/instance/rules reads the rules fresh)."""
     now = time.monotonic()
     if now - _stats["at"] > limits.INSTANCE_STATS_CACHE_S:
-        figures = await ctx.rp.stats()
-        _stats.update(at=now, users=figures["users"], statuses=figures["statuses"])
+        usage = await ctx.rp.usage()
+        _stats.update(at=now, users=usage["users"]["total"], statuses=usage["localPosts"],
+                      active=usage["users"]["activeMonth"],
+                      rules=[rule_entity(r) for r in await ctx.rp.rules()])
     return _stats
+
+
+def rule_entity(rule) -> dict:
+    """Mastodon's Rule entity."""
+    return {"id": str(rule.id), "text": rule.text, "hint": rule.hint}
 
 
 def _statuses_config() -> dict:
@@ -45,6 +56,13 @@ def _polls_config() -> dict:
 
 
 DESCRIPTION = "A Twitter-style social network on Redis, speaking the Mastodon client API."
+#: What /api/v1/instance/languages offers: the most used languages on the
+#: fediverse (a post may carry any ISO 639 code; these are the ones named).
+LANGUAGES = (("en", "English"), ("de", "German"), ("es", "Spanish"), ("fr", "French"),
+             ("ja", "Japanese"), ("pt", "Portuguese"), ("it", "Italian"), ("nl", "Dutch"),
+             ("pl", "Polish"), ("ru", "Russian"), ("zh", "Chinese"), ("ko", "Korean"),
+             ("sv", "Swedish"), ("fi", "Finnish"), ("uk", "Ukrainian"), ("tr", "Turkish"),
+             ("ca", "Catalan"), ("cs", "Czech"), ("da", "Danish"), ("no", "Norwegian"))
 
 
 @endpoint("GET", "/api/v1/instance", auth="none", params=False,
@@ -63,7 +81,7 @@ async def instance_v1(ctx: Ctx) -> Response:
         "configuration": {"accounts": {"max_featured_tags": 0},
                           "statuses": _statuses_config(),
                           "media_attachments": _media_config(), "polls": _polls_config()},
-        "contact_account": None, "rules": [],
+        "contact_account": None, "rules": stats["rules"],
     })
 
 
@@ -74,13 +92,13 @@ async def instance_v2(ctx: Ctx) -> Response:
     return JSON({
         "domain": ctx.request.url.netloc, "title": ctx.settings.instance_title,
         "version": VERSION, "source_url": SOURCE_URL, "description": DESCRIPTION,
-        "usage": {"users": {"active_month": stats["users"]}},
+        "usage": {"users": {"active_month": stats["active"]}},
         "thumbnail": {"url": f"{ctx.base}/thumbnail.png"},
         "icon": [], "languages": ["en"],
         "configuration": {
             "urls": {"streaming": ctx.base.replace("http", "ws", 1)},
             "vapid": {"public_key": ""},
-            "accounts": {"max_featured_tags": 0, "max_pinned_statuses": 0},
+            "accounts": {"max_featured_tags": 0, "max_pinned_statuses": limits.PINS_MAX},
             "statuses": _statuses_config(),
             "media_attachments": _media_config(),
             "polls": _polls_config(),
@@ -89,6 +107,29 @@ async def instance_v2(ctx: Ctx) -> Response:
         "registrations": {"enabled": True, "approval_required": False, "message": None},
         "api_versions": {"mastodon": 2},
         "contact": {"email": "", "account": None},
-        "rules": [],
+        "rules": stats["rules"],
         "redpoll": {"version": __version__},
     })
+
+
+@endpoint("GET", "/api/v1/instance/rules", auth="none", params=False,
+          doc=Doc("The server's rules, in their order (set by redpoll admin rules-add)",
+                  INSTANCE_TAG, array(obj({"id": STR, "text": STR, "hint": STR}))))
+async def rules(ctx: Ctx) -> Response:
+    return JSON([rule_entity(r) for r in await ctx.rp.rules()])
+
+
+@endpoint("GET", "/api/v1/instance/extended_description", auth="none", params=False,
+          doc=Doc("The server's extended description (redpoll admin describe)", INSTANCE_TAG,
+                  obj({"updated_at": {"type": ["string", "null"]}, "content": STR})))
+async def extended_description(ctx: Ctx) -> Response:
+    content, at = await ctx.rp.description()
+    return JSON({"updated_at": entities.iso(at) if at else None,
+                 "content": entities.html_text(content) if content else ""})
+
+
+@endpoint("GET", "/api/v1/instance/languages", auth="none", params=False,
+          doc=Doc("Languages a post may be tagged with (ISO 639-1 codes and names)",
+                  INSTANCE_TAG, array(obj({"code": STR, "name": STR}))))
+async def languages(ctx: Ctx) -> Response:
+    return JSON([{"code": code, "name": name} for code, name in LANGUAGES])

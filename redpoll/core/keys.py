@@ -117,6 +117,12 @@ FANOUT_MODE_FIELD = "fan"
 #: key: a fan-out batch checks its 1,000 followers with one ZMSCORE.
 HOME_SEEN = "home:seen"
 
+#: HASH: the server's rules (redpoll.instance): "seq" (the last id) and
+#: "r:<id>" -> the rule's JSON.
+INSTANCE_RULES = "instance:rules"
+#: HASH: the server's extended description: "content" and "at" (ms).
+INSTANCE_DESCRIPTION = "instance:description"
+
 
 def home_read(uid: int) -> str:
     """String: ms of the user's last recorded home read, in their own slot

@@ -488,6 +488,11 @@ VERSIONS_UNDONE_KEPT = 1000
 #: keys.reblog_applied) hold at most these plus VERSIONS_UNDONE_KEPT.
 FAVOURITES_MAX = 100_000
 BOOKMARKS_MAX = 100_000
+#: The server's rules (redpoll admin rules-add) and the length of each, and
+#: of the extended description.
+INSTANCE_RULES_MAX = 50
+INSTANCE_RULE_MAX_CHARS = 1_000
+INSTANCE_DESCRIPTION_MAX_CHARS = 100_000
 #: Statuses one account may pin to its profile (Mastodon: MAX_PINNED_TOOTS, 5).
 PINS_MAX = 5
 REBLOGS_MAX = 100_000

@@ -24,6 +24,7 @@ from ..bus import jobs
 from ..core import keys, validate
 from ..lists import lists
 from ..moderation import moderation
+from ..instance import instance
 from ..pins import pins
 from ..reading import notification_view, pages
 from ..notifications import notifications
@@ -564,6 +565,22 @@ class Redpoll:
         finally:
             stop.set()
             await task
+
+    # --- what the server says about itself (redpoll.instance) ------------------------------------
+    async def rules(self) -> list[instance.Rule]:
+        return await instance.rules(self.store)
+
+    async def add_rule(self, text: str, hint: str = "") -> instance.Rule:
+        return await instance.add_rule(self.store, text, hint)
+
+    async def remove_rule(self, rid) -> None:
+        await instance.remove_rule(self.store, rid)
+
+    async def description(self) -> tuple[str, int | None]:
+        return await instance.description(self.store)
+
+    async def describe(self, content: str) -> None:
+        await instance.describe(self.store, content)
 
     async def usage(self) -> dict:
         """NodeInfo's usage: accounts, statuses, and accounts active in the

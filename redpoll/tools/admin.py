@@ -30,7 +30,7 @@ def _engine(ctx: click.Context, action):
 
 @click.group()
 def admin() -> None:
-    """Moderation: reports, suspensions, accounts."""
+    """Moderation: reports, suspensions, accounts; the server's rules and description."""
 
 
 @admin.command("reports")
@@ -141,3 +141,43 @@ def delete_account(ctx, login: str, yes: bool) -> None:
         return uid, await moderation.purge_account(rp.store, rp.queue, uid, login)
     uid, gone = _engine(ctx, act)
     click.echo(f"@{login} (id {uid}) deleted; {gone} keys removed")
+
+
+@admin.command("rules")
+@click.pass_context
+def rules(ctx) -> None:
+    """List the server's rules (GET /api/v1/instance/rules shows them)."""
+    found = _engine(ctx, lambda rp: rp.rules())
+    if not found:
+        click.echo("no rules")
+    for rule in found:
+        click.echo(f"#{rule.id} {rule.text}" + (f" ({rule.hint})" if rule.hint else ""))
+
+
+@admin.command("rules-add")
+@click.argument("text")
+@click.option("--hint", default="", help="A longer explanation, shown under the rule.")
+@click.pass_context
+def rules_add(ctx, text: str, hint: str) -> None:
+    """Add a rule at the end."""
+    rule = _engine(ctx, lambda rp: rp.add_rule(text, hint))
+    click.echo(f"added rule #{rule.id}")
+
+
+@admin.command("rules-remove")
+@click.argument("rule_id")
+@click.pass_context
+def rules_remove(ctx, rule_id: str) -> None:
+    """Remove a rule by its id."""
+    _engine(ctx, lambda rp: rp.remove_rule(rule_id))
+    click.echo(f"removed rule #{rule_id}")
+
+
+@admin.command("describe")
+@click.argument("source", type=click.File("r"))
+@click.pass_context
+def describe(ctx, source) -> None:
+    """Set the server's extended description from a file ('-': standard input)."""
+    content = source.read()
+    _engine(ctx, lambda rp: rp.describe(content))
+    click.echo(f"description set ({len(content)} characters)")

@@ -1,0 +1,66 @@
+"""The server's rules and extended description, as Mastodon's Rule and
+ExtendedDescription entities show them. Rules are one hash
+(keys.INSTANCE_RULES: a counter and each rule's JSON), added by one script
+(rule_add.lua), removed by one HDEL; the description is one hash
+(keys.INSTANCE_DESCRIPTION: content and when it was set), set by one HSET.
+Each write is a single atomic command or script."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..core import keys, limits, validate
+from ..core.errors import LimitReached, NotFound, ValidationError
+from ..core.models import now_ms
+from ..storage.store import Store
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: int
+    text: str
+    hint: str
+
+
+async def rules(store: Store) -> list[Rule]:
+    """The rules in the order they were added."""
+    raw = await store.hgetall(keys.INSTANCE_RULES)
+    out = []
+    for field, value in raw.items():
+        name = field.decode()
+        if name.startswith("r:"):
+            data = json.loads(value)
+            out.append(Rule(int(name[2:]), data["text"], data.get("hint", "")))
+    return sorted(out, key=lambda r: r.id)
+
+
+async def add_rule(store: Store, text: str, hint: str = "") -> Rule:
+    text = validate.text(text, "text", limits.INSTANCE_RULE_MAX_CHARS, allow_empty=True).strip()
+    hint = validate.text(hint, "hint", limits.INSTANCE_RULE_MAX_CHARS, allow_empty=True).strip()
+    if not text:
+        raise ValidationError("text", "must not be empty")
+    try:
+        rid = await store.run("rule_add", [keys.INSTANCE_RULES],
+                              [json.dumps({"text": text, "hint": hint}), limits.INSTANCE_RULES_MAX])
+    except LimitReached:
+        raise ValidationError("text", f"at most {limits.INSTANCE_RULES_MAX} rules") from None
+    return Rule(int(rid), text, hint)
+
+
+async def remove_rule(store: Store, rid) -> None:
+    rid = validate.an_id(rid, "rule_id")
+    if not await store.hdel(keys.INSTANCE_RULES, f"r:{rid}"):
+        raise NotFound(f"no rule {rid}")
+
+
+async def description(store: Store) -> tuple[str, int | None]:
+    """The extended description (HTML as the operator wrote it, escaped
+    when rendered) and when it was set (ms; None: never)."""
+    content, at = await store.hmget(keys.INSTANCE_DESCRIPTION, ["content", "at"])
+    return (content.decode() if content else ""), (int(at) if at else None)
+
+
+async def describe(store: Store, content: str) -> None:
+    content = validate.text(content, "content", limits.INSTANCE_DESCRIPTION_MAX_CHARS,
+                            allow_empty=True)
+    await store.hset(keys.INSTANCE_DESCRIPTION, mapping={"content": content, "at": now_ms()})
