@@ -743,3 +743,27 @@ def test_visibility_resets_after_a_post_and_counts_read_as_words(people):
     expect(stats).not_to_contain_text("1 Posts")
     expect(stats).to_contain_text("1 Follower")
     expect(stats).not_to_contain_text("1 Followers")
+
+
+def test_a_draft_survives_a_reload_and_goes_once_posted(people):
+    kim = people(PHONE)
+    kim.sign_up("kim")
+    k = kim.page
+    box = k.get_by_role("textbox", name="Compose")
+    box.fill("half a thought")
+    k.get_by_role("button", name="CW").click()
+    k.get_by_label("Content warning").fill("musings")
+    k.wait_for_timeout(600)  # the draft is kept a moment after the last key
+    k.reload()
+    box = k.get_by_role("textbox", name="Compose")
+    expect(box).to_have_value("half a thought")
+    expect(k.get_by_label("Content warning")).to_have_value("musings")
+    k.get_by_role("link", name="Explore").click()  # another view and back
+    k.get_by_role("link", name="Home", exact=True).click()
+    expect(k.get_by_role("textbox", name="Compose")).to_have_value("half a thought")
+    k.get_by_role("textbox", name="Compose").fill("a whole thought")
+    k.get_by_role("button", name="Post", exact=True).click()
+    expect(status_in(k, "musings")).to_be_visible()
+    k.reload()
+    expect(k.get_by_role("textbox", name="Compose")).to_have_value("")
+    expect(k.get_by_label("Content warning")).to_be_hidden()

@@ -2,7 +2,9 @@
 // (in_reply_to_id and a prefilled mention), visibility, a content warning
 // (spoiler_text, behind the CW toggle), @ and # completion
 // from the search API, and an Idempotency-Key per draft so a retried post is
-// posted once.
+// posted once. A draft (text, warning, visibility) is kept in localStorage
+// per account and reply target until it is posted or emptied, so switching
+// views or reloading never loses it.
 import { api, request, session, instanceInfo } from './api.js';
 import { h, toast, errorText, displayName } from './ui.js';
 import { VISIBILITY_LABEL } from './status.js';
@@ -17,6 +19,20 @@ function newKey() {
 }
 
 function defaultVisibility() { return session.me()?.source?.privacy || 'public'; }
+
+function draftKey(replyTo) {
+  return `redpoll.draft.${session.me()?.id || ''}.${replyTo ? replyTo.id : 'new'}`;
+}
+function loadDraft(replyTo) {
+  try { return JSON.parse(localStorage.getItem(draftKey(replyTo))); } catch { return null; }
+}
+function saveDraft(replyTo, draft) {
+  try {
+    if (draft && (draft.text.trim() || draft.warning.trim())) {
+      localStorage.setItem(draftKey(replyTo), JSON.stringify(draft));
+    } else localStorage.removeItem(draftKey(replyTo));
+  } catch { /* storage full or refused: the draft lives on screen only */ }
+}
 
 export function composer({ replyTo = null, onPosted, onCancel, autofocus = false } = {}) {
   const id = 'compose-' + (++seq);
@@ -62,7 +78,12 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   if (replyTo && RANK[replyTo.visibility] > RANK[vis]) vis = replyTo.visibility;
   if (offered && !offered.includes(vis)) vis = 'public';
   visibility.value = vis;
-  if (replyTo) {
+  const draft = loadDraft(replyTo);
+  if (draft) {
+    area.value = draft.text || '';
+    if (draft.warning) { warning.hidden = false; warning.value = draft.warning; cw.setAttribute('aria-pressed', 'true'); }
+    if (draft.visibility && (!offered || offered.includes(draft.visibility))) visibility.value = draft.visibility;
+  } else if (replyTo) {
     const names = [replyTo.account.acct, ...(replyTo.mentions || []).map((m) => m.acct)]
       .filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);
     area.value = names.map((n) => '@' + n).join(' ') + (names.length ? ' ' : '');
@@ -131,8 +152,17 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
       show();
     } catch { closeSuggest(); }
   }
+  let saving = null;
+  const keep = () => {
+    clearTimeout(saving);
+    saving = setTimeout(() => saveDraft(replyTo, { text: area.value, warning: warning.value,
+      visibility: visibility.value }), 300);
+  };
+  warning.addEventListener('input', keep);
+  visibility.addEventListener('change', keep);
   area.addEventListener('input', () => {
     update();
+    keep();
     key = null;  // a changed draft is a new post
     clearTimeout(timer);
     if (currentToken() && has('GET', '/api/v2/search')) timer = setTimeout(lookup, 150); else closeSuggest();
@@ -165,6 +195,8 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
           spoiler_text: warning.value.trim() || undefined,
           in_reply_to_id: replyTo ? replyTo.id : undefined } });
       key = null;
+      clearTimeout(saving);
+      saveDraft(replyTo, null);
       area.value = '';
       if (!replyTo) {
         setWarning(false);
