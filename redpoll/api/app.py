@@ -32,7 +32,7 @@ from ..core.health import DATABASE
 from ..render.rendered import RenderedStatuses
 from ..core.settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, conversations, instance, lists, media, notifications, oauth, ops, pages,
+from . import (accounts, conversations, edits, instance, lists, media, notifications, oauth, ops, pages,
                pins, profile, relations, reports, search, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response, declared, in_order
 from .serve import follow_serve, watch_serve
@@ -42,7 +42,7 @@ access = logging.getLogger("redpoll.access")
 
 #: The modules whose handlers declare the API's routes (redpoll.api.http):
 #: the app assembles them, in_order sorts them.
-MODULES = (statuses, instance, oauth, accounts, profile, search, relations, reports,
+MODULES = (statuses, edits, instance, oauth, accounts, profile, search, relations, reports,
            conversations, threads, social, pins, media, notifications, lists, startup, pages, ops)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 #: Tried first (Starlette tries routes in order, ~2 µs each): the most requested.
