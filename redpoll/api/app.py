@@ -32,8 +32,9 @@ from ..core.health import DATABASE
 from ..render.rendered import RenderedStatuses
 from ..core.settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, conversations, instance, lists, media, nodeinfo, notifications, oauth,
-               ops, pages, pins, profile, relations, reports, search, social, startup, statuses, threads)
+from . import (accounts, conversations, edits, instance, lists, media, nodeinfo, notifications,
+               oauth, ops, pages, pins, profile, relations, reports, search, social, startup,
+               statuses, threads)
 from .http import JSON, ApiError, error_response, declared, in_order
 from .serve import follow_serve, watch_serve
 
@@ -42,7 +43,7 @@ access = logging.getLogger("redpoll.access")
 
 #: The modules whose handlers declare the API's routes (redpoll.api.http):
 #: the app assembles them, in_order sorts them.
-MODULES = (statuses, instance, oauth, accounts, profile, search, relations, reports,
+MODULES = (statuses, edits, instance, oauth, accounts, profile, search, relations, reports,
            conversations, threads, social, pins, media, notifications, lists, startup, pages, ops,
            nodeinfo)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]

@@ -119,7 +119,13 @@ MEDIA_ATTACHMENT = obj({
     "meta": {"type": ["object", "null"], "properties": {
         "original": MEDIA_SIZE, "small": MEDIA_SIZE,
         "focus": obj({"x": {"type": "number"}, "y": {"type": "number"}})}}})
-SCHEMAS = {"MediaAttachment": MEDIA_ATTACHMENT, "Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
+STATUS_EDIT = obj({"content": STR, "spoiler_text": STR, "sensitive": BOOL,
+                   "created_at": {"type": "string", "format": "date-time"},
+                   "account": ref("Account"), "poll": {"type": ["object", "null"]},
+                   "media_attachments": array(ref("MediaAttachment")), "emojis": array({})})
+STATUS_SOURCE = obj({"id": ID, "text": STR, "spoiler_text": STR})
+SCHEMAS = {"MediaAttachment": MEDIA_ATTACHMENT, "StatusEdit": STATUS_EDIT,
+           "StatusSource": STATUS_SOURCE, "Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
            "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
            "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,

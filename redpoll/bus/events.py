@@ -30,11 +30,14 @@ from ..storage.store import Store
 #: The one field of an event-log entry: the event's JSON.
 FIELD = "e"
 UPDATE, DELETE = "update", "delete"
+#: a status edited (Mastodon's ``status.update``): the status as it is now
+STATUS_UPDATE = "status.update"
 
 
 @dataclass(frozen=True)
 class StatusEvent:
-    """``{"event": "update" | "delete", "status": {...}}``, the status as
+    """``{"event": "update" | "status.update" | "delete", "status": {...}}``
+    (posted, edited, deleted), the status as
     ``Status.to_dict()`` gives it (``id``, ``user_id``, ``login``, ``text``,
     ``created_at``, extras...), with ``"deleted": true`` in a delete."""
     kind: str
@@ -59,7 +62,7 @@ class StatusEvent:
     @classmethod
     def from_data(cls, data) -> "StatusEvent":
         """The event in a decoded payload; ValueError if it is not one."""
-        if not isinstance(data, dict) or data.get("event") not in (UPDATE, DELETE):
+        if not isinstance(data, dict) or data.get("event") not in (UPDATE, DELETE, STATUS_UPDATE):
             raise ValueError("not a status event")
         status = data.get("status")
         if not isinstance(status, dict) or not all(
@@ -75,6 +78,11 @@ def update_event(status: Status, reblog: Status | None = None) -> str:
     if reblog is not None:
         event.status["reblog"] = reblog.to_dict()
     return event.to_json()
+
+
+def status_update_event(status: Status) -> str:
+    """An edit: the status as it is after it (Mastodon streams only)."""
+    return StatusEvent(STATUS_UPDATE, status.to_dict()).to_json()
 
 
 def delete_event(status: Status) -> str:

@@ -78,6 +78,18 @@ class PostJob(StatusJob):
 
 
 @dataclass(frozen=True)
+class EditJob(StatusJob):
+    """The journal of an edit (posting.editing): the status as it was and as
+    the edit makes it (Status.to_hash) and when the edit was made (its
+    ``edited_at``). Its first run is the call itself; a replay does what
+    follows the edit if, and only if, the record holds this edit."""
+    kind: ClassVar[str] = "edit"
+    old: dict = dataclasses.field(default_factory=dict)
+    new: dict = dataclasses.field(default_factory=dict)
+    at: int = 0
+
+
+@dataclass(frozen=True)
 class DeleteJob(StatusJob):
     """The journal of a delete; ``snapshot`` is the status's hash as it was
     (for the delete event)."""
@@ -278,7 +290,7 @@ KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
-                                MediaFilesJob, MediaSweepJob)}
+                                MediaFilesJob, MediaSweepJob, EditJob)}
 
 
 class MalformedJob(ValueError):

@@ -266,6 +266,42 @@ async def after_delete(store: Store, status: Status) -> None:
         await notifications.apply(store, status.user_id, "favourite", int(fan), sid, op, False)
 
 
+async def after_edit(store: Store, before: Status, after: Status) -> None:
+    """An edit changed the hashtags or mentions of a status (its record
+    already holds the new ones): out of the tag timelines and homes of those
+    it no longer names (and their mention notifications undone), into the
+    tag timelines (public statuses) and homes of those it names anew, with a
+    mention notification, as after_post; nothing across a block.
+    Idempotent. Tag history and followed-tag homes are left as posted, and
+    a direct conversation keeps the participants it was posted with."""
+    old, new = Conversation.of(before), Conversation.of(after)
+    sid, author = after.id, after.user_id
+    gone_tags = [t for t in old.tags if t not in new.tags]
+    added_tags = [t for t in new.tags if t not in old.tags]
+    old_uids = {uid for uid, _ in old.mentions}
+    new_uids = {uid for uid, _ in new.mentions}
+    gone = [uid for uid in old_uids - new_uids if uid != author]
+    added = [uid for uid in new_uids - old_uids if uid != author]
+    await _deliver(store, "undeliver", sid,
+                   [keys.tag_timeline(t) for t in gone_tags] + [keys.home(u) for u in gone],
+                   limits.HOME_CAP)
+    for uid in gone:
+        op = await store.incr(keys.INTERACTION_SEQ)
+        await notifications.apply(store, uid, "mention", author, sid, op, False)
+    if added_tags and after.extra.get("visibility", "public") == "public":
+        await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in added_tags])
+        await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in added_tags],
+                       limits.TAG_TIMELINE_CAP)
+    if added:  # nothing reaches across a block (redpoll.relations.relations)
+        blocked = await store.batch([("ZMSCORE", keys.blocking(author), *added),
+                                     ("ZMSCORE", keys.blocked_by(author), *added)])
+        added = [uid for uid, x, y in zip(added, *blocked) if x is None and y is None]
+        await _deliver(store, "deliver", sid, [keys.home(u) for u in added], limits.HOME_CAP)
+        for uid in added:
+            op = await store.incr(keys.INTERACTION_SEQ)
+            await notifications.apply(store, uid, "mention", author, sid, op, True, status=sid)
+
+
 # --- reading a thread ---------------------------------------------------------------------
 async def context(store: Store, status: Status) -> tuple[list[int], list[int]]:
     """(ancestor ids oldest first, descendant ids depth-first in posting

@@ -98,12 +98,13 @@ class ScriptError(RedpollError):
 #: that knows more (which user, which list) catches it and says so.
 SCRIPT_ERRORS: dict[str, type[RedpollError]] = {
     "NOTFOUND": StatusNotFound,  # delete_mark*: no such status
-    "FORBIDDEN": Forbidden,      # delete_mark*: the status is another user's
+    "FORBIDDEN": Forbidden,      # delete_mark*, status_edit*: the status is another user's
     "NOUSER": UserNotFound,      # record_post: no such author
     "NOOWNER": NotFound,         # read_page*: the timeline's owner is unknown
     "NOLIST": ListNotFound,      # list_put, list_drop
     "MISSING": NotFound,         # edge_set: the owner, list or user is unknown
-    "FULL": LimitReached,        # edge_set, list_put
+    "FULL": LimitReached,        # edge_set, list_put, status_edit*: the history is full
+    "CHANGED": Conflict,         # status_edit*: the record changed since it was read
     "EXISTS": Conflict,          # create_user: the record is there already
     "ABANDONED": SignUpAbandoned,  # create_user: a worker gave the sign-up up
 }

@@ -377,6 +377,14 @@ def pins(uid: int) -> str:
     return f"pins:{{{uid}}}"
 
 
+def status_edits(sid: int) -> str:
+    """List, oldest first: a status's versions once it was edited (the
+    original, then one per edit), each a JSON object (text, spoiler_text,
+    sensitive, media, at); written with the edit itself (status_edit*.lua),
+    at most ``limits.EDITS_MAX + 1`` entries (redpoll.posting.editing)."""
+    return f"edits:{{{sid}}}"
+
+
 def bookmarks(uid: int) -> str:
     """ZSET status id -> bookmark id (unique microseconds): the user's bookmarks."""
     return f"bm:{{{uid}}}"

@@ -495,6 +495,11 @@ INSTANCE_RULE_MAX_CHARS = 1_000
 INSTANCE_DESCRIPTION_MAX_CHARS = 100_000
 #: Statuses one account may pin to its profile (Mastodon: MAX_PINNED_TOOTS, 5).
 PINS_MAX = 5
+#: Edits one status may have (more: 422); its history (keys.status_edits)
+#: holds the original and these, at most EDITS_MAX + 1 versions.
+EDITS_MAX = 50
+#: Boosters of a status told of an edit (Mastodon's ``update`` notification).
+EDIT_NOTIFIED_BOOSTERS_MAX = 10_000
 REBLOGS_MAX = 100_000
 #: Boosts of one status taken down with it in the delete call itself.
 BOOSTS_REMOVED_PER_DELETE = 10_000

@@ -18,7 +18,7 @@ from ..records import users
 from ..relations import relations, follow_requests, follows, relationship, visibility
 from ..interactions import bookmarks, favourites
 from ..records import state
-from ..posting import boosts, deleting, idempotency, posting
+from ..posting import boosts, deleting, editing, idempotency, posting
 from ..conversations import conversation, direct_messages, tags
 from ..bus import jobs
 from ..core import keys, validate
@@ -31,7 +31,7 @@ from ..notifications import notifications
 from ..search import search
 from ..records import statuses
 from ..timelines import timelines
-from ..core.errors import ConfigError
+from ..core.errors import ConfigError, StatusNotFound
 from ..core.health import DATABASE
 from ..bus.jobs import JobQueue
 from ..core.models import Page, Status, User
@@ -161,6 +161,29 @@ class Redpoll:
 
     async def delete_status(self, sid, by_user) -> None:
         await deleting.delete_status(self.store, self.queue, sid, by_user)
+
+    async def edit_status(self, uid, sid, text, *, spoiler_text: str = "",
+                          sensitive: bool = False, language: str | None = None,
+                          media=None) -> Status:
+        """Edit one's own status (redpoll.posting.editing); the status as edited."""
+        return await editing.edit(self.store, self.queue, uid, sid, text, spoiler_text=spoiler_text,
+                                  sensitive=sensitive, language=language, media=media)
+
+    async def status_history(self, viewer, sid) -> tuple[Status, User | None, list[dict]]:
+        """The versions of status ``sid`` if ``viewer`` may see it (the one
+        visibility decision; StatusNotFound otherwise), oldest first, with
+        the status and its author's record (None when gone)."""
+        status = await self.seen_status(viewer, sid)
+        found = await users.get_users(self.store, [status.user_id])
+        return status, (found[0] if found else None), await editing.history(self.store, status)
+
+    async def status_source(self, uid, sid) -> Status:
+        """One's own status, for its source text; StatusNotFound for
+        another's (as Mastodon: 404), or a missing one."""
+        status = await self.get_status(sid)
+        if status.user_id != validate.an_id(uid, "user_id"):
+            raise StatusNotFound(f"status {sid} does not exist")
+        return status
 
     # --- media (redpoll.media) ---------------------------------------------------
     async def upload_media(self, owner, data: bytes, *, description=None, focus=None,

@@ -16,7 +16,7 @@ from typing import Awaitable, Callable
 
 from redis.exceptions import ResponseError
 
-from ..posting import boosts, deleting, posting
+from ..posting import boosts, deleting, editing, posting
 from ..relations import relations, follows
 from ..timelines import delivery, hybrid, refill
 from ..interactions import favourites
@@ -27,7 +27,7 @@ from ..conversations import tags
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
-from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, FanoutJob, FavouriteJob,
+from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, EditJob, FanoutJob, FavouriteJob,
                         FollowNoteJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
                         MediaSweepJob, NotYet, PostJob, ProfileImageJob, PurgeAccountJob,
                         RefillJob, SignUpJob, TagFollowJob, decode)
@@ -136,6 +136,11 @@ async def _purge_account(store: Store, settings: Settings, job: PurgeAccountJob,
     return Done(count="users_gone")
 
 
+async def _edit(store: Store, settings: Settings, job: EditJob, entry_id: bytes) -> Done:
+    await editing.replay(store, job)
+    return Done()
+
+
 async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: bytes) -> Done:
     return Done(await boosts.replay(store, settings, job))
 
@@ -170,7 +175,8 @@ async def _media_sweep(store: Store, settings: Settings, job: MediaSweepJob,
 
 
 HANDLERS: dict[type[Job], Handler] = {MediaJob: _media, ProfileImageJob: _profile_image,
-                                      MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
+                                      MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
+                                      EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
                                       SignUpJob: _sign_up, PurgeAccountJob: _purge_account,

@@ -59,6 +59,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
                                    keys.deleted_by(author), keys.direct_posts(author)],
                     [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
     await store.run("undeliver", [topology.of(store).public_key(job.sid)], [job.sid])
+    await store.delete(keys.status_edits(job.sid))  # its history (redpoll.posting.editing)
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)

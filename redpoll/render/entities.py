@@ -253,13 +253,29 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "poll": None,
         "card": None,
         "language": extra.get("language"),
-        "edited_at": None,
+        "edited_at": iso(int(extra["edited_at"])) if extra.get("edited_at") else None,
     }
     if state is not None:
         out |= status_state(state, viewer)
     if with_source:
         out["text"] = s.text
     return out
+
+
+def status_edit(version: dict, author: dict, base: str) -> dict:
+    """Mastodon's StatusEdit entity: one version of a status's history
+    (redpoll.posting.editing.history), ``author`` its author's entity."""
+    mentions = Conversation.of(Status(id=0, text="", created_at=0, user_id=0, login="",
+                                      extra={"mentions": version.get("mentions", "")})).mentions
+    text = version.get("text", "")
+    return {"content": status_html(text, mentions, base) if text else "",
+            "spoiler_text": version.get("spoiler_text", ""),
+            "sensitive": bool(version.get("sensitive")),
+            "created_at": iso(int(version.get("at", 0))),
+            "account": author,
+            "poll": None,
+            "media_attachments": media_entity.attachments(version.get("media") or None, base),
+            "emojis": []}
 
 
 def relationship(target: int, following: bool, followed_by: bool) -> dict:

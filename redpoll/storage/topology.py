@@ -32,6 +32,7 @@ read_home             catch_up_listed.lua (the home   large_followees.lua with t
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
+edit_status           status_edit_listed.lua          status_edit.lua
 used_memory           INFO memory                     summed over the primaries
 public_key            the one public timeline         one of PUBLIC_TIMELINE_SHARDS
 read_public           read_page of it                 each shard's page, merged
@@ -213,6 +214,25 @@ class Topology:
         StatusNotFound. Every process reads it again (redpoll.core.memo)."""
         raise NotImplementedError
 
+    async def edit_status(self, sid: int, author: int, version: str, entries: tuple[str, str],
+                          fields: dict[str, str], drop: Sequence[str] = ()) -> int:
+        """An edit of a live status by ``author``, in one step: the history
+        (keys.status_edits) gets ``entries`` (the original's, pushed only
+        when the history is empty, and this edit's), the record's ``drop``
+        fields go and ``fields`` are set, and it gets a new version, which
+        it returns. Refused with nothing written: StatusNotFound, Forbidden
+        (another's), Conflict (the record is no longer at ``version``),
+        LimitReached (the history holds limits.EDITS_MAX edits)."""
+        return await self.store.run(self._edit_script, self._edit_keys(sid),
+                                    [author, version, limits.EDITS_MAX + 1, *entries,
+                                     len(drop), *drop,
+                                     *[x for pair in fields.items() for x in pair]])
+
+    _edit_script = "status_edit"
+
+    def _edit_keys(self, sid: int) -> list[str]:
+        return [keys.status(sid), keys.status_edits(sid)]
+
     async def keys_matching(self, pattern: str) -> list[str]:
         """Every key matching ``pattern`` (SCAN, on every master of a
         cluster); for rare administrative work, never a request's."""
@@ -330,6 +350,11 @@ class SingleServer(Topology):
         return await self.store.run("status_update_listed",
                                     [keys.status(sid), keys.CHANGED_STATUSES],
                                     [x for pair in fields.items() for x in pair])
+
+    _edit_script = "status_edit_listed"
+
+    def _edit_keys(self, sid: int) -> list[str]:
+        return [keys.status(sid), keys.status_edits(sid), keys.CHANGED_STATUSES]
 
     async def used_memory(self) -> int:
         return (await self.store.info("memory"))["used_memory"]

@@ -50,6 +50,9 @@ def close_frame(code: int, reason: str = "") -> bytes:
     return ws_frame(OP_CLOSE, code.to_bytes(2, "big") + reason.encode()[:123])
 
 
+#: the events whose payload is an entity's JSON (or a deleted id)
+STATUS_EVENTS = frozenset({"update", "status.update", "delete", "notification", "conversation"})
+
 #: (label JSON, event name, rendered payload) -> the message text: every
 #: socket on the same stream gets the same text for an event, built once
 #: (the payload's JSON escaping was a per-socket cost); cleared when full
@@ -64,7 +67,7 @@ def wire(item: tuple) -> bytes | None:
     """``item`` as the bytes of a text frame (handoff.LeanSocket); an event's
     frame is built once for every socket on the same stream."""
     name, _, payload = item
-    if name in ("update", "delete", "notification", "conversation"):
+    if name in STATUS_EVENTS:
         key = (payload[0], name, payload[1])
         data = _WIRE.get(key)
         if data is None:
@@ -83,7 +86,7 @@ def close_code(code: int) -> int:
 
 def frame(item: tuple) -> str | None:
     name, _, payload = item
-    if name in ("update", "delete", "notification", "conversation"):
+    if name in STATUS_EVENTS:
         key = (payload[0], name, payload[1])  # bytes hash once per object, then cached
         text = _TEXTS.get(key)
         if text is None:

@@ -476,7 +476,7 @@ class Hub:
             for sub in subs:
                 sub.offer(item)
             self.deliveries += len(subs)
-        if ev.owner is None and not ev.deleted:
+        if ev.kind == events.UPDATE:  # a post's lag (not an edit's, nor a deletion's)
             created = ev.status.get("created_at")
             if isinstance(created, int):
                 self.lags.append(time.time() * 1000 - created)

@@ -10,6 +10,8 @@ Wire format, as Mastodon.py parses it strictly: LF line endings, ``field:
 value`` with one space, an ``event:`` line in every event block; ``:)`` first,
 then a ``:thump`` comment every ``sse_heartbeat_s``. Events are ``update``
 (a Mastodon Status entity; a boost wraps its original in ``reblog``),
+``status.update`` (an edited status, the entity as edited; not on the
+direct stream),
 ``delete`` (the bare id) and, on ``user`` only, ``notification`` (the
 caller's own Notification entities); each carries ``id:``,
 the event-log entry id, so a reconnecting client sending ``Last-Event-ID``
@@ -21,6 +23,7 @@ import json
 import re
 
 from ..accounts import auth
+from ..bus import events
 from ..reading import notification_view
 from ..core import validate
 from ..conversations.conversation import normalize_tag
@@ -125,9 +128,11 @@ class ConversationRenderer:
     def __init__(self, statuses: MastodonRenderer):
         self.statuses = statuses
 
-    async def __call__(self, ev: Event, base: str, viewer: int) -> bytes:
+    async def __call__(self, ev: Event, base: str, viewer: int) -> bytes | None:
         if ev.deleted:
             return str(ev.sid).encode()
+        if ev.kind == events.STATUS_UPDATE:  # as Mastodon: edits are not conversation events
+            return None
         status = _status(ev.status)
         others = [u for u in participants(status) if u != viewer]
         users = await self.statuses.service.engine.get_users(others)

@@ -11,6 +11,7 @@ import json
 import re
 import time
 
+from ..bus import events
 from ..media import entity as media_entity
 from .filters import Event
 
@@ -146,6 +147,9 @@ def dumps(obj) -> bytes:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def render_v1(ev: Event, base: str = "") -> bytes:
-    """The v1.1 shape (its only links to this server are attachments', under ``base``)."""
+def render_v1(ev: Event, base: str = "") -> bytes | None:
+    """The v1.1 shape (its only links to this server are attachments', under
+    ``base``); an edit (``status.update``) has none: not sent."""
+    if ev.kind == events.STATUS_UPDATE:
+        return None
     return dumps(v1_delete(ev.status) if ev.deleted else v1_status(ev.status, base))

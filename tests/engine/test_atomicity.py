@@ -264,3 +264,37 @@ async def test_a_mentioned_follower_gets_the_status_once(rp):
     await rp.drain()
     home = [int(x) for x in await rp.store.client.lrange(keys.home(fan.id), 0, -1)]
     assert home.count(status.id) == 1, home
+
+
+async def test_an_edit_cut_short_anywhere_is_all_or_nothing_once_the_jobs_drain(rp2):
+    """An edit journals what follows its atomic step: cut short at any
+    await, then the jobs drained, the status is either as it was with none
+    of the edit's effects, or edited with all of them (the newly mentioned
+    reader has it in their home and a mention, the booster an update
+    notification)."""
+    rp = rp2
+    author = await rp.sign_up("editor")
+    reader = await rp.sign_up("reader")
+    booster = await rp.sign_up("booster")
+    k = 0
+    while True:
+        status = await rp.post(author.id, f"draft {k}")
+        await rp.boost(booster.id, status.id)
+        await rp.drain(timeout=60)
+        done = await cut_short(lambda: rp.edit_status(author.id, status.id, f"@reader now {k}"), k)
+        await rp.drain(timeout=60)
+        now = await rp.get_status(status.id)
+        home = {int(x) for x in await rp.store.client.lrange(keys.home(reader.id), 0, -1)}
+        reader_notes = await rp.notifications(reader.id)
+        booster_notes = await rp.notifications(booster.id)
+        mentioned = any(n.type == "mention" and n.status == status.id for n in reader_notes)
+        updated = [n for n in booster_notes if n.type == "update" and n.status == status.id]
+        if now.text == f"draft {k}":  # nothing of the edit
+            assert status.id not in home and not mentioned and not updated, k
+        else:  # the whole edit, once
+            assert now.text == f"@reader now {k}", k
+            assert status.id in home and mentioned and len(updated) == 1, (k, home, updated)
+        if done:
+            break
+        k += 1
+        assert k < MAX_STEPS

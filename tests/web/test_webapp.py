@@ -767,3 +767,37 @@ def test_a_draft_survives_a_reload_and_goes_once_posted(people):
     k.reload()
     expect(k.get_by_role("textbox", name="Compose")).to_have_value("")
     expect(k.get_by_label("Content warning")).to_be_hidden()
+
+
+def test_edit_a_post_in_place_and_read_its_history(people):
+    ivy, jon = people(DESKTOP), people(PHONE)
+    ivy_name = ivy.sign_up("ivy")
+    jon.sign_up("jon")
+    ivy.api("POST", "/api/v1/statuses", data={"status": "a first draft"})
+    i = ivy.page
+    i.goto(f"/@{ivy_name}")
+    post = status_in(i, "a first draft").first
+    post.get_by_role("button", name="Edit", exact=True).click()
+    form = i.get_by_role("form", name="Edit post")
+    expect(form.get_by_role("textbox", name="Edit post")).to_have_value("a first draft")
+    form.get_by_role("textbox", name="Edit post").fill("a better second draft")
+    form.get_by_label("Content warning").fill("drafts")
+    form.get_by_role("button", name="Save").click()
+    edited = status_in(i, "drafts").first
+    expect(edited.get_by_role("button", name="Edited")).to_be_visible()
+    sent = [data for method, url, data in ivy.requests if method == "PUT"]
+    assert sent and "a better second draft" in sent[-1]
+    i.screenshot(path="/tmp/redpoll-edited-desktop.png", full_page=True)
+
+    # another reader sees the edit and its history; no Edit button on another's post
+    j = jon.page
+    j.goto(f"/@{ivy_name}")
+    theirs = status_in(j, "drafts").first
+    expect(theirs.get_by_role("button", name="Edit", exact=True)).to_have_count(0)
+    label = theirs.get_by_role("button", name="Edited")
+    label.click()
+    expect(label).to_have_attribute("aria-expanded", "true")
+    history = theirs.get_by_role("list", name="Edit history")
+    expect(history).to_contain_text("a first draft")
+    expect(history).to_contain_text("a better second draft")
+    j.screenshot(path="/tmp/redpoll-history-phone.png", full_page=True)

@@ -1,7 +1,7 @@
 // One status as an <article>: author, relative time, text with links (behind
 // "Show more" when it carries a content warning), and the Reply / Boost /
-// Favourite / Bookmark buttons (toggles carry aria-pressed), Pin and Delete
-// for one's own.
+// Favourite / Bookmark buttons (toggles carry aria-pressed), Pin, Edit and
+// Delete for one's own; an edited status says so, with its history a click away.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
@@ -76,6 +76,77 @@ function deleteButton(s, article) {
   return btn;
 }
 
+// Edit in place: the source text and content warning in a small form; saved,
+// the article is rendered again from the answer.
+function editButton(s, article, opts) {
+  const btn = h('button', { type: 'button', class: 'action edit', 'aria-label': 'Edit' }, 'Edit');
+  btn.addEventListener('click', async () => {
+    btn.disabled = true;
+    let source;
+    try {
+      source = await api(`/api/v1/statuses/${s.id}/source`);
+    } catch (err) {
+      btn.disabled = false;
+      toast(`Edit: ${errorText(err)}`, 'error');
+      return;
+    }
+    const cw = h('input', { type: 'text', class: 'edit-cw', 'aria-label': 'Content warning',
+      placeholder: 'Content warning (optional)', maxlength: '64', value: source.spoiler_text || '' });
+    const text = h('textarea', { class: 'edit-text', 'aria-label': 'Edit post', rows: '4' });
+    text.value = source.text;
+    const save = h('button', { type: 'submit', class: 'primary' }, 'Save');
+    const cancel = h('button', { type: 'button' }, 'Cancel');
+    const form = h('form', { class: 'edit-form', 'aria-label': 'Edit post' }, cw, text,
+      h('div', { class: 'edit-buttons' }, save, ' ', cancel));
+    cancel.addEventListener('click', () => { form.remove(); btn.disabled = false; });
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      save.disabled = true;
+      try {
+        const body = { status: text.value, spoiler_text: cw.value.trim() };
+        if (s.language) body.language = s.language;
+        if ((s.media_attachments || []).length) body.media_ids = s.media_attachments.map((m) => m.id);
+        const updated = await api(`/api/v1/statuses/${s.id}`, { method: 'PUT', body });
+        article.replaceWith(renderStatus(updated, opts));
+        toast('Post edited');
+      } catch (err) {
+        save.disabled = false;
+        toast(`Edit: ${errorText(err)}`, 'error');
+      }
+    });
+    article.querySelector('footer.actions').before(form);
+    text.focus();
+  });
+  return btn;
+}
+
+// "Edited": shows the status's versions, oldest first, below it
+function editedButton(s, article) {
+  const btn = h('button', { type: 'button', class: 'edited-label', 'aria-expanded': 'false' }, 'Edited');
+  let list = null;
+  btn.addEventListener('click', async () => {
+    if (list) {
+      list.remove();
+      list = null;
+      btn.setAttribute('aria-expanded', 'false');
+      return;
+    }
+    try {
+      const versions = await api(`/api/v1/statuses/${s.id}/history`);
+      list = h('ol', { class: 'edit-history', 'aria-label': 'Edit history' },
+        ...versions.map((v, i) => h('li', {},
+          h('p', { class: 'meta' }, i === 0 ? 'Original · ' : 'Edited · ', timeEl(v.created_at)),
+          v.spoiler_text ? h('p', { class: 'spoiler' }, v.spoiler_text) : null,
+          statusContent(v.content))));
+      btn.after(list);
+      btn.setAttribute('aria-expanded', 'true');
+    } catch (err) {
+      toast(`History: ${errorText(err)}`, 'error');
+    }
+  });
+  return btn;
+}
+
 export function authorLine(account, extra) {
   return h('div', { class: 'author' },
     avatar(account),
@@ -124,7 +195,11 @@ export function renderStatus(entry, opts = {}) {
   const meta = [];
   if (opts.focused) meta.push(fullDate(s.created_at));
   if (s.visibility && (s.visibility !== 'public' || opts.focused)) meta.push(VISIBILITY_LABEL[s.visibility] || s.visibility);
-  if (meta.length) article.append(h('p', { class: 'meta' }, meta.join(' · ')));
+  if (meta.length || s.edited_at) {
+    const line = h('p', { class: 'meta' }, meta.join(' · '));
+    if (s.edited_at) line.append(meta.length ? ' · ' : '', editedButton(s, article));
+    article.append(line);
+  }
   if (me) {
     const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': 'Reply',
       'aria-description': plural(s.replies_count || 0, 'reply', 'replies') },
@@ -138,6 +213,9 @@ export function renderStatus(entry, opts = {}) {
     }
     if (me && s.account.id === me.id && !entry.reblog && s.visibility !== 'direct') {
       bar.append(toggleButton('Pin', s));
+    }
+    if (me && s.account.id === me.id && !entry.reblog && has('PUT', '/api/v1/statuses/{}')) {
+      bar.append(editButton(s, article, opts));
     }
     if (me && s.account.id === me.id) bar.append(deleteButton(s, article));
     article.append(bar);
