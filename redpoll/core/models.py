@@ -151,14 +151,17 @@ class Page(list):
 
 @dataclass
 class HomeRead:
-    """A home page's first round trip (Topology.read_home): the large
-    accounts the user follows (redpoll.timelines.hybrid), the boosters whose boosts
-    the user hides, the handle on the home's own page (Topology.page_of),
-    and ``news`` (a cluster: a single server caught up in that very round
-    trip, catch_up_listed.lua): each large account that posted since the home
-    last caught up with it, with the profile sequence read and its newest
-    ids (int), newest first."""
+    """What a home page reads before its catch-up (redpoll.timelines.hybrid.read_home):
+    the large accounts the user follows, the boosters whose boosts the user
+    hides, the handle on the home's own page (Topology.page_of), and, when
+    some of those accounts posted since the home last caught up with them,
+    ``news``: each such account with the profile sequence read and what the
+    home rule reads of its newest statuses (redpoll.timelines.home_rule.Candidate),
+    newest first; then the home as read (ids, newest first) and its boost
+    record (original -> boost id, keys.home_reblogs)."""
     large: list[int]
     hidden: set[int]
     handle: object
-    news: list[tuple[int, bytes, list[int]]] = field(default_factory=list)
+    news: list[tuple[int, bytes, list]] = field(default_factory=list)
+    held: list[int] = field(default_factory=list)
+    boosts: dict[int, int] = field(default_factory=dict)

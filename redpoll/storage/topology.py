@@ -10,25 +10,23 @@ operation             SingleServer                    Cluster
 deliver               deliver_fast.lua (watermark,    deliver.lua, one call per
                       blind push), else deliver.lua   hash slot of the targets
 deliver_besides       mark_merged.lua, deliver.lua    deliver.lua per slot
+deliver_boost         mark_merged.lua, then           deliver_boost.lua per slot,
+                      deliver_boost.lua               one batch per master
 undeliver             undeliver.lua, one call         undeliver.lua per slot
-add_edge              the three steps (and a          the three steps in turn; the
-                      journal's release) pipelined;   member's ids read in between
-                      merge_profile.lua reads the
-                      member's ids itself
-merge                 mark_merged.lua + merge.lua,    merge.lua
+add_edge              both sides and the reads the    both sides in turn, then the
+                      merge needs, pipelined          reads
+merge, merge_then     mark_merged.lua + merge.lua     merge.lua, then the journal's
+                      (+ the journal's release),      release
                       pipelined
 read_page             read_page_listed.lua (skips     read_page.lua, statuses read
                       deleted ids, gives versions,    (each one's version), in
                       the epoch and authors' revs);   rounds past deleted ids
                       one batch for what is not kept
-read_page_with        a script and read_page_listed   the script, then read_page
-                      in one round trip
-read_home             catch_up_listed.lua (the home   large_followees.lua with the
-                      catches up with its large       page, then the accounts'
-                      accounts: news, fan-out's       sequences, then the news;
-                      rules, the write) and then      hybrid.catch_up applies the
-                      read_page_listed: one trip      rules, catch_up.lua writes,
-                                                      then the page again
+read_page_with        a script and read_page_listed   the script and read_page in
+                      in one round trip               one trip (one slot), else in
+                                                      turn
+catch_up              mark_merged.lua, catch_up.lua   catch_up.lua, then the page
+                      and the page, pipelined
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -39,7 +37,9 @@ read_public           read_page of it                 each shard's page, merged
 
 The single server's extra keys (keys.FANOUT_WATERMARK, keys.fanout_done,
 keys.CHANGED_STATUSES) span every slot, which is why the cluster has none
-of them. What both do alike lives in the base class.
+of them. What both do alike lives in the base class. Which status enters
+which timeline is decided above this module (redpoll.timelines.home_rule),
+the same way on both: the scripts here only write.
 """
 from __future__ import annotations
 
@@ -48,26 +48,20 @@ import weakref
 from typing import Any, Protocol, Sequence
 
 from redis.asyncio.cluster import RedisCluster
+from redis.cluster import key_slot
 from redis.exceptions import ClusterDownError
 
 from ..core import keys, limits
-from ..core.models import EXTRA_PREFIX, HomeRead, Page, now_ms
+from ..core.models import Page, now_ms
 from .store import Store
 
 
 class Edge(Protocol):
     """What :meth:`Topology.add_edge` needs of an edge (redpoll.relations.edges.Edge)."""
-    member: int
-    source: str
-    timeline: str
 
     def source_call(self, present: bool) -> tuple: ...
 
     def target_call(self, present: bool) -> tuple: ...
-
-    async def member_newest(self, store: Store) -> list[int]:
-        """The member's newest ids that the merge takes (a cluster reads
-        them between the steps; a single server's script reads them)."""
 
 
 class Records(Protocol):
@@ -89,31 +83,42 @@ PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
 COUNTS_PARTS = keys.key_parts(keys.status_counts)
-#: The name parts catch_up_listed.lua also builds profile and boost keys from.
-PROFILE_PARTS = keys.key_parts(keys.profile)
-REBLOGGED_BY_PARTS = keys.key_parts(keys.reblogged_by)
-#: The status fields catch_up_listed.lua applies fan-out's rules by.
-CATCH_UP_FIELDS = (EXTRA_PREFIX + "visibility", EXTRA_PREFIX + "in_reply_to_account_id",
-                   EXTRA_PREFIX + "reblog_of")
 
 
 class Topology:
     """What both topologies share; the subclasses are the two layouts."""
 
     name = ""
-    #: whether :meth:`read_home` reads a home page and its large accounts'
-    #: news in one round trip (else hybrid.read_home_apart does, in rounds)
-    reads_home_at_once = False
 
     def __init__(self, store: Store):
         self.store = store
 
-    async def deliver_boost(self, sid: int, triples: Sequence, args: list) -> None:
-        """deliver_boost.lua over (home, hrb, noreb) triples (boosts.py), one
-        call per hash slot, after what this topology needs before a checked
-        insert (the single server's watermark)."""
+    async def deliver_boost(self, sid: int, pairs: Sequence, seen: Sequence[str],
+                            args: list) -> None:
+        """deliver_boost.lua over (home, hrb) pairs, each home with its guard
+        value in ``seen`` (that script's ARGV after ``args``): one call per
+        hash slot, sent as one batch per master, after what this topology
+        needs before a checked insert (the single server's watermark)."""
+        if not pairs:
+            return
         await self._before_checked_insert(sid)
-        await self.store.run_grouped("deliver_boost", list(triples), args)
+        groups: dict[int, tuple[list, list]] = {}
+        for n, home in enumerate(pairs[0::2]):
+            group_keys, group_seen = groups.setdefault(self._slot(home), ([], []))
+            group_keys.extend(pairs[2 * n:2 * n + 2])
+            group_seen.append(seen[n])
+        calls = [("deliver_boost", group_keys, [*args, *group_seen])
+                 for group_keys, group_seen in groups.values()]
+        if len(calls) == 1:
+            await self.store.run(*calls[0])
+            return
+        for reply in await self.store.run_many(calls):
+            if isinstance(reply, Exception):
+                raise reply
+
+    def _slot(self, key) -> int:
+        """The hash slot of ``key`` where slots matter (a cluster)."""
+        return 0
 
     async def _before_checked_insert(self, sid: int) -> None:
         return None
@@ -135,14 +140,15 @@ class Topology:
         the same homes."""
         raise NotImplementedError
 
-    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
-        """Set the owner's side, the member's side and merge the member's
-        newest statuses into the owner's timeline (edges.add), then run
-        ``then`` (a script call; run whatever the steps returned); each
-        reply, or the exception it raised, or None for a step not run."""
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple]) -> tuple[Any, Any, list | None]:
+        """Set the owner's side and the member's side of an edge (edges.add),
+        then send ``reads`` (plain commands: what the merge that follows
+        needs to know): each side's reply, or the exception it raised, or
+        None for a step not run; the reads' replies (None if not sent)."""
         raise NotImplementedError
 
-    async def _then(self, then: tuple | None) -> Any:
+    async def run_then(self, then: tuple | None) -> Any:
+        """``then`` (a script call), its reply or the exception it raised."""
         if then is None:
             return None
         try:
@@ -153,6 +159,16 @@ class Topology:
     async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
         """merge.lua: ``ids`` (newest first) into ``timeline`` while ``guard``
         holds ``member`` ('' = no guard); False if it did not."""
+        merged, _ = await self.merge_then(timeline, guard, member, ids, None)
+        if isinstance(merged, Exception):
+            raise merged
+        return merged
+
+    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
+                         then: tuple | None) -> tuple[Any, Any]:
+        """:meth:`merge`, then ``then`` (a script call, run whatever the
+        merge returned): the merge's answer (or the exception it raised)
+        and ``then``'s reply (or exception, or None)."""
         raise NotImplementedError
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
@@ -188,11 +204,10 @@ class Topology:
         return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
                                                                  cursors)
 
-    async def catch_up(self, uid: int, args: list, cursors: list) -> Any:
+    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
-        ARGV[2] on), then the home's page read again by ``cursors``: a
-        handle for :meth:`page_of`. (A cluster's: a single server catches
-        up in read_home's own script, catch_up_listed.lua.)"""
+        ARGV[2] on; ``newest``: the newest id it may put in), then the
+        home's page read again by ``cursors``: a handle for :meth:`page_of`."""
         await self.store.run("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])
         return await self.read_page(keys.home(uid), keys.user(uid), "id", cursors)
 
@@ -230,8 +245,6 @@ class Topology:
 
 class SingleServer(Topology):
     name = "single server"
-    #: a home page's first round trip is :meth:`read_home` (hybrid.read_home)
-    reads_home_at_once = True
 
     async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
         if not targets:
@@ -251,27 +264,36 @@ class SingleServer(Topology):
         # as deliver_besides: an older id's blind push must not land above it
         await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
 
-    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
-        # one round trip, ``then`` included (a pipeline runs every call)
-        replies = await self.store.run_many([
-            e.source_call(True),
-            e.target_call(True),
-            ("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
-                               keys.profile(e.member), keys.direct_posts(e.member)],
-             [limits.HOME_CAP, e.member, limits.BACKFILL]),
-            *([then] if then is not None else []),
-        ])
-        return (*replies[:3], replies[3] if then is not None else None)
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple]) -> tuple[Any, Any, list | None]:
+        # one round trip, the reads included (a pipeline runs every call)
+        source, target, *read = await self.store.run_many(
+            [e.source_call(True), e.target_call(True)], reads)
+        return source, target, read
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
-        if not ids:
-            return await self.store.run("merge", [timeline, guard], [limits.HOME_CAP, member])
-        _, merged = await self.store.run_many([
-            ("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]]),
-            ("merge", [timeline, guard], [limits.HOME_CAP, member, *ids])])
-        if isinstance(merged, Exception):
-            raise merged
-        return bool(merged)
+    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
+                         then: tuple | None) -> tuple[Any, Any]:
+        # one round trip: the watermark first, then the merge and ``then``
+        calls = [("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]])] if ids else []
+        calls.append(("merge", [timeline, guard], [limits.HOME_CAP, member, *ids]))
+        if then is not None:
+            calls.append(then)
+        replies = await self.store.run_many(calls)
+        merged = replies[1 if ids else 0]
+        return (merged if isinstance(merged, Exception) else bool(merged),
+                replies[-1] if then is not None else None)
+
+    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
+        # one round trip: the watermark (mark_merged.lua's rule: no blind
+        # push of an older id lands above what comes in), the catch-up and
+        # the page, which reads the caught-up home
+        replies = await self.store.run_many([
+            ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
+            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args]),
+            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies[-1]
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """One script call reads the ids with their versions from the log of
@@ -296,23 +318,6 @@ class SingleServer(Topology):
             if isinstance(result, Exception):
                 raise result
         return reply, handle
-
-    async def read_home(self, uid: int, cursors: list) -> HomeRead:
-        """One round trip: catch_up_listed.lua (the home catches up with the
-        large accounts it merges, when they posted since) and then the
-        home's page, which reads the caught-up home."""
-        call = ("catch_up_listed", [keys.large_following(uid), keys.following(uid),
-                                    keys.hidden_reblogs(uid), keys.large_marks(uid),
-                                    keys.home(uid), keys.FANOUT_WATERMARK,
-                                    keys.home_reblogs(uid)],
-                [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
-                 limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS,
-                 limits.CATCH_UP_HOME_CHECK, *STATUS_PARTS, *REBLOGGED_BY_PARTS,
-                 limits.CATCH_UP_BOOSTS_READ, limits.HOME_CAP, limits.REBLOG_WINDOW,
-                 *CATCH_UP_FIELDS, limits.HOME_REBLOGS_KEPT])
-        (large, _), handle = await self.read_page_with(
-            call, keys.home(uid), keys.user(uid), "id", cursors)
-        return HomeRead([int(a) for a in large], set(), handle)
 
     async def page_of(self, handle: Any, records: Records) -> Page:
         return await records.listed(handle)
@@ -380,23 +385,29 @@ class Cluster(Topology):
     async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
         await self.store.run_grouped("deliver", targets, [sid, cap])
 
-    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple]) -> tuple[Any, Any, list | None]:
         store = self.store
         try:
             source = await store.run(*e.source_call(True))
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
-            return exc, None, None, await self._then(then)
+            return exc, None, None
         try:
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
-            return source, exc, None, await self._then(then)
-        ids = await e.member_newest(store)
-        merged = await self.merge(e.timeline, e.source, str(e.member), ids)
-        return source, target, merged, await self._then(then)
+            return source, exc, None
+        return source, target, await store.batch(list(reads)) if reads else []
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
-        return bool(await self.store.run("merge", [timeline, guard],
-                                         [limits.HOME_CAP, member, *ids]))
+    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
+                         then: tuple | None) -> tuple[Any, Any]:
+        try:
+            merged: Any = bool(await self.store.run("merge", [timeline, guard],
+                                                    [limits.HOME_CAP, member, *ids]))
+        except Exception as exc:  # noqa: BLE001 - handed back like run_many's
+            merged = exc
+        return merged, await self.run_then(then)
+
+    def _slot(self, key) -> int:
+        return key_slot(key if isinstance(key, bytes) else key.encode())
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """The first round's ids (the statuses are in other slots: page_of

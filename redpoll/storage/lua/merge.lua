@@ -1,9 +1,10 @@
 -- merge: add a batch of status ids (follow backfill, refill) to a timeline,
 -- keeping it newest-first, duplicate-free and at most `cap` long; only while
 -- a guard set still holds a member (the follow or list membership that the
--- ids come from), so a concurrent unfollow wins. Idempotent. On a single
--- server, mark_merged.lua runs first in the same pipeline (the watermark);
--- merge_profile.lua is the single server's follow variant.
+-- ids come from), so a concurrent unfollow wins. Idempotent. Which ids come
+-- in was decided before (redpoll.timelines.home_rule); this only writes. On a
+-- single server, mark_merged.lua runs first in the same pipeline (the
+-- watermark).
 -- KEYS[1]: timeline list
 -- KEYS[2]: guard zset (following:{uid} or list members)
 -- ARGV[1]: cap
