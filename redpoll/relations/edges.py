@@ -137,8 +137,9 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     else:
         found = home_rule.profile_candidates(e.member, *read)
         taken = await home_rule.take(store, found, e.owner, e.lid)
-        merged, after = await topo.merge_then(e.timeline, e.source, str(e.member),
-                                              [c.id for c in taken], then)
+        merged, after = await topo.merge_then(
+            e.timeline, e.source, str(e.member), [c.id for c in taken], then,
+            home_rule.boost_record(e.owner, e.lid), home_rule.boost_pairs(taken))
     if isinstance(source, Exception):
         if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused

@@ -156,20 +156,33 @@ class Topology:
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
             return exc
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
+    async def merge(self, timeline: str, guard: str, member: str, ids: list[int],
+                    record: str | None = None, boosts: Sequence[tuple[int, int]] = ()) -> bool:
         """merge.lua: ``ids`` (newest first) into ``timeline`` while ``guard``
-        holds ``member`` ('' = no guard); False if it did not."""
-        merged, _ = await self.merge_then(timeline, guard, member, ids, None)
+        holds ``member`` ('' = no guard); False if it did not. ``boosts``:
+        the (boost, original) pairs among the ids, recorded in ``record`` (a
+        home's boost record) where they went in."""
+        merged, _ = await self.merge_then(timeline, guard, member, ids, None, record, boosts)
         if isinstance(merged, Exception):
             raise merged
         return merged
 
     async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
-                         then: tuple | None) -> tuple[Any, Any]:
+                         then: tuple | None, record: str | None = None,
+                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
         """:meth:`merge`, then ``then`` (a script call, run whatever the
         merge returned): the merge's answer (or the exception it raised)
         and ``then``'s reply (or exception, or None)."""
         raise NotImplementedError
+
+    @staticmethod
+    def _merge_call(timeline: str, guard: str, member: str, ids: list[int], record: str | None,
+                    boosts: Sequence[tuple[int, int]]) -> tuple:
+        if record is None or not boosts:
+            return ("merge", [timeline, guard], [limits.HOME_CAP, member, *ids])
+        return ("merge", [timeline, guard, record],
+                [limits.HOME_CAP, member, limits.HOME_REBLOGS_KEPT, len(boosts),
+                 *(x for pair in boosts for x in pair), *ids])
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """A handle on a page of ``timeline`` for :meth:`page_of`; raises
@@ -271,10 +284,11 @@ class SingleServer(Topology):
         return source, target, read
 
     async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
-                         then: tuple | None) -> tuple[Any, Any]:
+                         then: tuple | None, record: str | None = None,
+                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
         # one round trip: the watermark first, then the merge and ``then``
         calls = [("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]])] if ids else []
-        calls.append(("merge", [timeline, guard], [limits.HOME_CAP, member, *ids]))
+        calls.append(self._merge_call(timeline, guard, member, ids, record, boosts))
         if then is not None:
             calls.append(then)
         replies = await self.store.run_many(calls)
@@ -398,10 +412,11 @@ class Cluster(Topology):
         return source, target, await store.batch(list(reads)) if reads else []
 
     async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
-                         then: tuple | None) -> tuple[Any, Any]:
+                         then: tuple | None, record: str | None = None,
+                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
         try:
-            merged: Any = bool(await self.store.run("merge", [timeline, guard],
-                                                    [limits.HOME_CAP, member, *ids]))
+            merged: Any = bool(await self.store.run(
+                *self._merge_call(timeline, guard, member, ids, record, boosts)))
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
             merged = exc
         return merged, await self.run_then(then)

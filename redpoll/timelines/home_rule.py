@@ -188,6 +188,17 @@ def timeline_key(viewer: int, lid: int | None) -> str:
     return keys.home(viewer) if lid is None else keys.list_timeline(viewer, lid)
 
 
+def boost_record(viewer: int, lid: int | None) -> str | None:
+    """Where a merge records the boosts it puts in (a home's; a list keeps
+    none)."""
+    return keys.home_reblogs(viewer) if lid is None else None
+
+
+def boost_pairs(cs: Sequence[Candidate]) -> list[tuple[int, int]]:
+    """(boost, original) of the boosts among ``cs``, for that record."""
+    return [(c.id, c.reblog_of) for c in cs if c.reblog_of is not None]
+
+
 # --- facts of a viewer, for a batch of candidates into one timeline ----------------------
 def viewer_reads(cs: Sequence[Candidate], viewer: int, lid: int | None = None,
                  hidden_known: bool = False) -> list[tuple]:

@@ -79,7 +79,8 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
         uid = int(member)
         taken = await home_rule.take(store, found, uid)
         await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author),
-                                       [c.id for c in taken])
+                                       [c.id for c in taken], keys.home_reblogs(uid),
+                                       home_rule.boost_pairs(taken))
     await store.batch([*(("SREM", key, author) for key in keys.large_followings(members)),
                        *(("HDEL", key, author) for key in keys.large_marks_many(members))])
 

@@ -49,7 +49,9 @@ async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
     taken = await home_rule.take(store, _newest(per_source, need), viewer, lid)
     picked = [c.id for c in taken]
     if picked:
-        await topology.of(store).merge(timeline, timeline, "", picked)
+        record = home_rule.boost_record(viewer, lid) if viewer is not None else None
+        await topology.of(store).merge(timeline, timeline, "", picked, record,
+                                       home_rule.boost_pairs(taken))
         await _drop_departed(store, timeline, guard, sources,
                              [[c.id for c in cs] for cs in per_source], set(picked), own)
     return len(picked)
@@ -122,7 +124,8 @@ async def rebuild_home(store: Store, uid: int) -> int:
                                  hidden=frozenset(int(h) for h in hidden))
     picked = [c.id for c in taken]
     if picked:
-        await topology.of(store).merge(keys.home(uid), keys.following(uid), "", picked)
+        await topology.of(store).merge(keys.home(uid), keys.following(uid), "", picked,
+                                       keys.home_reblogs(uid), home_rule.boost_pairs(taken))
         await _drop_departed(store, keys.home(uid), keys.following(uid), sources,
                              [[c.id for c in cs] for cs in per_source], set(picked), uid)
     return len(picked)

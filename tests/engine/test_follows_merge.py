@@ -99,3 +99,19 @@ async def test_follow_backfill_matches_the_model(rp):
         after = [int(x) for x in await store.client.lrange(keys.home(a), 0, -1)]
         newest = sorted(profile, reverse=True)[:limits.BACKFILL]
         assert after == model(before, newest, cap), name
+
+
+async def test_a_merge_into_a_home_records_the_boosts_that_went_in(rp):
+    """merge.lua with the home's boost record: the boosts among the ids are
+    recorded (original -> boost) where they are in the home after the merge
+    (one cut by the cap is not), as deliver_boost.lua records its own."""
+    store = rp.store
+    uid, member = 43, "44"
+    home, guard, record = keys.home(uid), keys.following(uid), keys.home_reblogs(uid)
+    await store.client.zadd(guard, {member: 1})
+    await store.client.rpush(home, 90, 80, 70)
+    args = [3, member, limits.HOME_REBLOGS_KEPT, 2, 85, 5, 60, 6, 85, 60]
+    for _ in range(2):  # idempotent
+        assert await store.run("merge", [home, guard, record], args) == 1
+    assert [int(x) for x in await store.client.lrange(home, 0, -1)] == [90, 85, 80]
+    assert await store.client.zrange(record, 0, -1, withscores=True) == [(b"5", 85.0)]
