@@ -156,8 +156,8 @@ class HomeRead:
     hides, the handle on the home's own page (Topology.page_of), and, when
     some of those accounts posted since the home last caught up with them,
     ``news``: each such account with the profile sequence read and what the
-    home rule reads of its newest statuses (redpoll.timelines.home_rule.Candidate),
-    newest first; then the home as read (ids, newest first) and its boost
+    home rule reads of its newest statuses (a redpoll.timelines.home_rule.Batch,
+    newest first); then the home as read (ids, newest first) and its boost
     record (original -> boost id, keys.home_reblogs)."""
     large: list[int]
     hidden: set[int]

@@ -120,26 +120,44 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     """Create the edge and backfill the owner's timeline; True if it is new.
 
     The owner's side and the member's side, with the member's newest
-    statuses read (in one round trip on a single server, in turn on a
-    cluster: ``Topology.add_edge``); those the home rule lets into the
+    statuses read (``Topology.add_edge``: in one round trip on a single
+    server, in turn on a cluster); those the home rule lets into the
     owner's timeline (its facts read first, only if some status needs
-    them); then the merge of those (merge.lua, guarded by the edge). A
-    failed side is undone by its partner (every step is idempotent).
-    ``then``: an idempotent script call sent after the merge, in its round
-    trip on a single server (a journal's release), run whatever the steps
-    returned; its error reply raises last."""
+    them); then the merge of those (merge.lua, guarded by the edge). On a
+    single server the member's plain statuses, which the rule answers for
+    all at once, are merged in the edges' round trip (merge_profile.lua)
+    and only the ruled ones are read, decided and merged after. A failed
+    side is undone by its partner (every step is idempotent). ``then``: an
+    idempotent script call (a journal's release) sent with the last write
+    of the call, in its round trip where the topology pipelines, run
+    whatever the steps returned; its error reply raises last."""
     topo = topology.of(store)
-    source, target, read = await topo.add_edge(
-        e, home_rule.profile_reads(e.member, "+inf", limits.BACKFILL))
-    merged: object = None
-    if isinstance(source, Exception) or isinstance(target, Exception):
-        after = await topo.run_then(then)
+    record = home_rule.boost_record(e.owner, e.lid)
+    plain = topo.merges_profiles and home_rule.plain_taken(e.member, e.owner, e.lid)
+    if plain:
+        source, target, merged, after, read = await topo.add_edge(
+            e, [home_rule.ruled_read(e.member, limits.BACKFILL)], limits.BACKFILL, then)
     else:
-        found = home_rule.profile_candidates(e.member, *read)
-        taken = await home_rule.take(store, found, e.owner, e.lid)
-        merged, after = await topo.merge_then(
-            e.timeline, e.source, str(e.member), [c.id for c in taken], then,
-            home_rule.boost_record(e.owner, e.lid), home_rule.boost_pairs(taken))
+        source, target, merged, after, read = await topo.add_edge(
+            e, home_rule.profile_reads(e.member, "+inf", limits.BACKFILL))
+    if isinstance(source, Exception) or isinstance(target, Exception):
+        if not plain:
+            after = await topo.run_then(then)
+    elif plain:
+        if not isinstance(merged, Exception):
+            held, lowest = merged
+            merged = bool(held)
+            if held and lowest:
+                found = home_rule.ruled_batch(e.member, read[0], int(lowest))
+                ids, boosts = await home_rule.take(store, found, e.owner, e.lid)
+                if ids:
+                    merged = await topo.merge(e.timeline, e.source, str(e.member), ids, record,
+                                              home_rule.boost_pairs(boosts))
+    else:
+        found = home_rule.profile_batch(e.member, *read, raw=True)
+        ids, boosts = await home_rule.take(store, found, e.owner, e.lid)
+        merged, after = await topo.merge_then(e.timeline, e.source, str(e.member), ids, then,
+                                              record, home_rule.boost_pairs(boosts))
     if isinstance(source, Exception):
         if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused

@@ -13,8 +13,12 @@ deliver_besides       mark_merged.lua, deliver.lua    deliver.lua per slot
 deliver_boost         mark_merged.lua, then           deliver_boost.lua per slot,
                       deliver_boost.lua               one batch per master
 undeliver             undeliver.lua, one call         undeliver.lua per slot
-add_edge              both sides and the reads the    both sides in turn, then the
-                      merge needs, pipelined          reads
+add_edge              both sides, merge_profile.lua   both sides in turn, then the
+                      (the member's plain statuses)   reads (the member's newest
+                      and the journal's release, and  statuses, the ruled ones
+                      the read of the ruled ones,     among them); the merge
+                      pipelined; then merge.lua for   follows (merge_then)
+                      the ruled ones taken
 merge, merge_then     mark_merged.lua + merge.lua     merge.lua, then the journal's
                       (+ the journal's release),      release
                       pipelined
@@ -58,6 +62,9 @@ from .store import Store
 
 class Edge(Protocol):
     """What :meth:`Topology.add_edge` needs of an edge (redpoll.relations.edges.Edge)."""
+    member: int
+    source: str
+    timeline: str
 
     def source_call(self, present: bool) -> tuple: ...
 
@@ -89,6 +96,9 @@ class Topology:
     """What both topologies share; the subclasses are the two layouts."""
 
     name = ""
+    #: whether :meth:`add_edge` merges the member's plain statuses itself
+    #: (merge_profile.lua; else the caller reads them and merges: merge_then)
+    merges_profiles = False
 
     def __init__(self, store: Store):
         self.store = store
@@ -140,11 +150,16 @@ class Topology:
         the same homes."""
         raise NotImplementedError
 
-    async def add_edge(self, e: "Edge", reads: Sequence[tuple]) -> tuple[Any, Any, list | None]:
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
+                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
         """Set the owner's side and the member's side of an edge (edges.add),
-        then send ``reads`` (plain commands: what the merge that follows
-        needs to know): each side's reply, or the exception it raised, or
-        None for a step not run; the reads' replies (None if not sent)."""
+        then send ``reads`` (plain commands: what the backfill needs to
+        know). Where :attr:`merges_profiles`, also merge the newest
+        ``plain`` (if not 0) of the member's profile less its ruled
+        statuses (merge_profile.lua) and run ``then`` (a script call), in
+        the same round trip. Each side's reply, the merge's, ``then``'s (or
+        the exception it raised, or None for a step not run), and the
+        reads' replies (None if not sent)."""
         raise NotImplementedError
 
     async def run_then(self, then: tuple | None) -> Any:
@@ -277,11 +292,23 @@ class SingleServer(Topology):
         # as deliver_besides: an older id's blind push must not land above it
         await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
 
-    async def add_edge(self, e: "Edge", reads: Sequence[tuple]) -> tuple[Any, Any, list | None]:
+    merges_profiles = True
+
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
+                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
         # one round trip, the reads included (a pipeline runs every call)
-        source, target, *read = await self.store.run_many(
-            [e.source_call(True), e.target_call(True)], reads)
-        return source, target, read
+        calls = [e.source_call(True), e.target_call(True)]
+        if plain:
+            calls.append(("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
+                                            keys.profile(e.member), keys.ruled_posts(e.member)],
+                          [limits.HOME_CAP, e.member, plain]))
+        if then is not None:
+            calls.append(then)
+        replies = await self.store.run_many(calls, reads)
+        source, target = replies[:2]
+        merged = replies[2] if plain else None
+        after = replies[len(calls) - 1] if then is not None else None
+        return source, target, merged, after, replies[len(calls):]
 
     async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
                          then: tuple | None, record: str | None = None,
@@ -399,17 +426,18 @@ class Cluster(Topology):
     async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
         await self.store.run_grouped("deliver", targets, [sid, cap])
 
-    async def add_edge(self, e: "Edge", reads: Sequence[tuple]) -> tuple[Any, Any, list | None]:
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
+                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
         store = self.store
         try:
             source = await store.run(*e.source_call(True))
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
-            return exc, None, None
+            return exc, None, None, None, None
         try:
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
-            return source, exc, None
-        return source, target, await store.batch(list(reads)) if reads else []
+            return source, exc, None, None, None
+        return source, target, None, None, await store.batch(list(reads)) if reads else []
 
     async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
                          then: tuple | None, record: str | None = None,

@@ -37,6 +37,7 @@ commands and their parsing are below (``*_reads`` / ``*_facts``).
 from __future__ import annotations
 
 import bisect
+import heapq
 from dataclasses import dataclass, field, replace
 from typing import Mapping, Sequence
 
@@ -199,6 +200,54 @@ def boost_pairs(cs: Sequence[Candidate]) -> list[tuple[int, int]]:
     return [(c.id, c.reblog_of) for c in cs if c.reblog_of is not None]
 
 
+@dataclass(slots=True)
+class Batch:
+    """Candidates read from profiles (:func:`profile_reads`): their ids,
+    newest first, each with its author, and what the rule reads of the
+    ruled ones (keys.ruled_posts). An id not among those is plain: the rule
+    gives every plain status of one author the same answer, so none is
+    made a Candidate (a backfill takes a thousand). ``ids`` may be the
+    raw replies of the profile read (bytes): a backfill whose candidates
+    are all plain and all taken hands them on to its merge unconverted."""
+    ids: list = field(default_factory=list)
+    authors: list[int] = field(default_factory=list)
+    ruled: dict[int, Candidate] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def int_ids(self) -> list[int]:
+        return [int(i) for i in self.ids]
+
+    def only(self, keep) -> "Batch":
+        """The candidates whose id ``keep`` accepts, in order."""
+        out = Batch()
+        for sid, author in zip(self.int_ids(), self.authors):
+            if keep(sid):
+                out.ids.append(sid)
+                out.authors.append(author)
+                if sid in self.ruled:
+                    out.ruled[sid] = self.ruled[sid]
+        return out
+
+    @classmethod
+    def newest(cls, batches: Sequence["Batch"], count: int) -> "Batch":
+        """The newest ``count`` candidates of all ``batches``, each once."""
+        merged = heapq.merge(*(zip(b.int_ids(), b.authors) for b in batches), reverse=True)
+        out = cls()
+        ruled = {sid: c for b in batches for sid, c in b.ruled.items()}
+        for sid, author in merged:
+            if out.ids and out.ids[-1] == sid:
+                continue
+            out.ids.append(sid)
+            out.authors.append(author)
+            if sid in ruled:
+                out.ruled[sid] = ruled[sid]
+            if len(out.ids) == count:
+                break
+        return out
+
+
 # --- facts of a viewer, for a batch of candidates into one timeline ----------------------
 def viewer_reads(cs: Sequence[Candidate], viewer: int, lid: int | None = None,
                  hidden_known: bool = False) -> list[tuple]:
@@ -259,64 +308,76 @@ def boost_ids(rows) -> frozenset[int]:
     return frozenset(int(float(score)) for _, score in rows)
 
 
-def boosters(rows) -> list[tuple[int, int]]:
-    """(booster, boost id) of a WITHSCORES read of keys.reblogged_by."""
-    if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
-        rows = list(zip(rows[0::2], rows[1::2]))
-    return [(int(b), int(float(score))) for b, score in rows]
-
-
 def below(view: list[int], sid: int) -> frozenset[int]:
     """The WINDOW entries just below ``sid`` in ``view`` (ascending ids)."""
     at = bisect.bisect_left(view, sid)
     return frozenset(view[max(0, at - WINDOW):at])
 
 
-def decide(cs: Sequence[Candidate], viewer: int, lid: int | None, facts: Facts,
+def decide(batch: Batch, viewer: int, lid: int | None, facts: Facts,
            held: Sequence[int] = (), others: Mapping[int, frozenset[int]] | None = None
-           ) -> list[Candidate]:
-    """The candidates that enter ``viewer``'s home (``lid`` None) or list,
-    newest first: each asked of the rule with ``facts``; a boost, by age,
-    also with the window below its place in what the timeline will hold
-    (``held``, the timeline as read, and what goes in before it);
-    ``others``: boost id -> the other boosts of its original known."""
+           ) -> tuple[list[int], list[Candidate]]:
+    """The candidates of ``batch`` that enter ``viewer``'s home (``lid``
+    None) or list: each asked of the rule with ``facts`` (a plain one once
+    per author); a boost, by age, also with the window below its place in
+    what the timeline will hold (``held``, the timeline as read, and what
+    goes in before it); ``others``: boost id -> the other boosts of its
+    original known. Their ids, newest first (as the batch holds them when
+    all are taken), and the boosts taken."""
     ask = rule(lid)
-    taken = [c for c in cs if c.reblog_of is None and ask(c, viewer, facts)]
-    boosts = sorted((c for c in cs if c.reblog_of is not None), key=lambda c: c.id)
+    # the answer for a plain status of each author (its id plays no part)
+    plain = {a: ask(Candidate(0, a), viewer, facts) for a in set(batch.authors)}
+    taken: list[int] = []
+    boosts: list[Candidate] = []
+    if not batch.ruled and all(plain.values()):  # the common case: all plain, all in
+        taken = list(batch.ids)
+    else:
+        for sid, author in zip(batch.int_ids(), batch.authors):
+            c = batch.ruled.get(sid)
+            if c is None:
+                if plain[author]:
+                    taken.append(sid)
+            elif c.reblog_of is not None:
+                boosts.append(c)
+            elif ask(c, viewer, facts):
+                taken.append(sid)
+    took: list[Candidate] = []
     if boosts:
-        view = sorted({*map(int, held), *(c.id for c in taken)})
+        view = sorted({*map(int, held), *taken})
         others = others or {}
-        for c in boosts:
+        for c in sorted(boosts, key=lambda c: c.id):
             seen = replace(facts, window={c.id: below(view, c.id)},
                            boosts_of={c.reblog_of: others.get(c.id, frozenset())})
             if ask(c, viewer, seen):
-                taken.append(c)
+                took.append(c)
                 bisect.insort(view, c.id)
-    return sorted(taken, key=lambda c: c.id, reverse=True)
+        taken = sorted([*taken, *(c.id for c in took)], reverse=True)
+    return taken, took
 
 
-async def take(store: Store, cs: Sequence[Candidate], viewer: int, lid: int | None = None,
-               hidden: frozenset[int] | None = None) -> list[Candidate]:
+async def take(store: Store, batch: Batch, viewer: int, lid: int | None = None,
+               hidden: frozenset[int] | None = None) -> tuple[list[int], list[Candidate]]:
     """:func:`decide` with the facts it needs read first, in one round trip
     (none when no candidate needs any): the merges' way (backfill, refill,
     rebuild). ``hidden``: the viewer's hidden boosters, if known."""
-    commands = viewer_reads(cs, viewer, lid, hidden is not None)
+    ruled = list(batch.ruled.values())
+    commands = viewer_reads(ruled, viewer, lid, hidden is not None)
     n = len(commands)
-    commands += window_reads(cs, timeline_key(viewer, lid))
+    commands += window_reads(ruled, timeline_key(viewer, lid))
     replies = await store.batch(commands) if commands else []
-    facts = viewer_facts(cs, viewer, lid, replies[:n], hidden)
+    facts = viewer_facts(ruled, viewer, lid, replies[:n], hidden)
     held: list = []
     others: dict[int, frozenset[int]] = {}
     if len(replies) > n:
         held = replies[n]
-        boosts = [c for c in cs if c.reblog_of is not None]
+        boosts = [c for c in ruled if c.reblog_of is not None]
         others = {c.id: boost_ids(rows) for c, rows in zip(boosts, replies[n + 1:])}
-    return decide(cs, viewer, lid, facts, held, others)
+    return decide(batch, viewer, lid, facts, held, others)
 
 
 # --- candidates read from profiles --------------------------------------------------------
 def profile_reads(uid: int, top, count: int, bottom="-inf") -> list[tuple]:
-    """The two reads (one slot: uid's) of :func:`profile_candidates`, for a
+    """The two reads (one slot: uid's) of :func:`profile_batch`, for a
     caller's batch: the newest ``count`` profile ids between ``top`` and
     ``bottom`` (score bounds: '+inf', '(123') and the ruled ones among as
     many."""
@@ -324,12 +385,31 @@ def profile_reads(uid: int, top, count: int, bottom="-inf") -> list[tuple]:
             ("ZRANGE", keys.ruled_posts(uid), top, bottom, "BYSCORE", "REV", "LIMIT", 0, count)]
 
 
-def profile_candidates(uid: int, ids: list, ruled: list) -> list[Candidate]:
-    """The replies to :func:`profile_reads` as candidates, newest first. The
-    ruled read covers every ruled id of the profile read, as it takes as
-    many of the newest below the same top; an id not in it is plain."""
-    known = {c.id: c for c in (Candidate.parse(uid, m) for m in ruled)}
-    return [known.get(int(i)) or Candidate(int(i), uid) for i in ids]
+def plain_taken(author: int, viewer: int, lid: int | None = None) -> bool:
+    """The rule's answer for every plain status of ``author``."""
+    return rule(lid)(Candidate(0, author), viewer, EMPTY)
+
+
+def ruled_read(uid: int, count: int) -> tuple:
+    """The newest ``count`` of uid's ruled statuses (:func:`ruled_batch`)."""
+    return ("ZRANGE", keys.ruled_posts(uid), "+inf", "-inf", "BYSCORE", "REV", "LIMIT", 0, count)
+
+
+def ruled_batch(uid: int, ruled: list, lowest: int) -> Batch:
+    """The reply to :func:`ruled_read` as candidates, those from ``lowest``
+    up (the plain ones went in another way: merge_profile.lua)."""
+    found = sorted((c for c in (Candidate.parse(uid, m) for m in ruled) if c.id >= lowest),
+                   key=lambda c: c.id, reverse=True)
+    return Batch([c.id for c in found], [uid] * len(found), {c.id: c for c in found})
+
+
+def profile_batch(uid: int, ids: list, ruled: list, raw: bool = False) -> Batch:
+    """The replies to :func:`profile_reads` as candidates. The ruled read
+    covers every ruled id of the profile read, as it takes as many of the
+    newest below the same top; an id not in it is plain. ``raw``: the ids
+    are kept as read (see Batch)."""
+    return Batch(list(ids) if raw else [int(i) for i in ids], [uid] * len(ids),
+                 {c.id: c for c in (Candidate.parse(uid, m) for m in ruled)})
 
 
 # --- facts for a status pushed to many homes ----------------------------------------------

@@ -73,14 +73,13 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
     if mode == MARK:
         await store.batch([("SADD", key, author) for key in keys.large_followings(members)])
         return
-    found = home_rule.profile_candidates(author, *await store.batch(
-        home_rule.profile_reads(author, "+inf", limits.BACKFILL)))
+    found = home_rule.profile_batch(author, *await store.batch(
+        home_rule.profile_reads(author, "+inf", limits.BACKFILL)), raw=True)
     for member in members:  # each home takes what the home rule lets in
         uid = int(member)
-        taken = await home_rule.take(store, found, uid)
-        await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author),
-                                       [c.id for c in taken], keys.home_reblogs(uid),
-                                       home_rule.boost_pairs(taken))
+        ids, boosts = await home_rule.take(store, found, uid)
+        await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author), ids,
+                                       keys.home_reblogs(uid), home_rule.boost_pairs(boosts))
     await store.batch([*(("SREM", key, author) for key in keys.large_followings(members)),
                        *(("HDEL", key, author) for key in keys.large_marks_many(members))])
 
@@ -212,10 +211,11 @@ async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
     floor = top[-1] if len(top) == limits.CATCH_UP_HOME_CHECK else 0
     news = []
     for (a, seq, mark), ids, ruled in zip(stale, reads[0::2], reads[1::2]):
-        found = home_rule.profile_candidates(a, ids, ruled)
+        found = home_rule.profile_batch(a, ids, ruled)
         posted = news_posted(seq, mark)
-        news.append((a, seq, [c for k, c in enumerate(found)
-                              if c.id not in known and (k < posted or c.id > floor)]))
+        rank = {sid: k for k, sid in enumerate(found.ids)}
+        news.append((a, seq, found.only(
+            lambda sid: sid not in known and (rank[sid] < posted or sid > floor))))
     if record and not isinstance(record[0], (list, tuple)):  # RESP2: flat list
         record = list(zip(record[0::2], record[1::2]))
     boosts = {int(o): int(float(b)) for o, b in record}
@@ -239,32 +239,32 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     topologies; a single server sends the watermark, the script and the
     page in one pipeline (Topology.catch_up)."""
     # the newest HOME_CAP (no older one could stay in the home)
-    wanted = sorted({c.id: c for _, _, cs in first.news for c in cs}.values(),
-                    key=lambda c: c.id, reverse=True)[:limits.HOME_CAP]
+    wanted = home_rule.Batch.newest([news for _, _, news in first.news], limits.HOME_CAP)
+    ruled = list(wanted.ruled.values())
     hidden = frozenset(first.hidden)
-    commands = home_rule.viewer_reads(wanted, uid, None, hidden_known=True)
+    commands = home_rule.viewer_reads(ruled, uid, None, hidden_known=True)
     n = len(commands)
-    commands += home_rule.window_reads(wanted, None)
+    commands += home_rule.window_reads(ruled, None)
     replies = await store.batch(commands) if commands else []
-    facts = home_rule.viewer_facts(wanted, uid, None, replies[:n], hidden)
-    boosts = [c for c in wanted if c.reblog_of is not None]
+    facts = home_rule.viewer_facts(ruled, uid, None, replies[:n], hidden)
+    boosts = [c for c in ruled if c.reblog_of is not None]
     others = {c.id: home_rule.boost_ids(rows) for c, rows in zip(boosts, replies[n:])}
-    taken = home_rule.decide(wanted, uid, None, facts, first.held, others)
-    take = {c.id for c in taken}
+    ids, took = home_rule.decide(wanted, uid, None, facts, first.held, others)
+    take = set(ids)
     # boosts the home holds whose original now comes in below them
     view = sorted(set(first.held) | take)
     held = set(first.held)
+    boosted = {c.id for c in took}
     out: list[int] = []
-    for c in taken:
-        boost = first.boosts.get(c.id)
-        if c.reblog_of is None and boost in held and home_rule.shown_already(
-                home_rule.Candidate(boost, 0, reblog_of=c.id),
+    for sid in ids:
+        boost = first.boosts.get(sid)
+        if sid not in boosted and boost in held and home_rule.shown_already(
+                home_rule.Candidate(boost, 0, reblog_of=sid),
                 home_rule.Facts(window={boost: home_rule.below(view, boost)})):
             out.append(boost)
     args: list = [limits.HOME_REBLOGS_KEPT, len(first.news)]
-    for author, seq, cs in first.news:
-        mine = [c.id for c in cs if c.id in take]
+    for author, seq, news in first.news:
+        mine = [sid for sid in news.ids if sid in take]
         args += [author, seq, len(mine), *mine]
-    taken_boosts = [(c.id, c.reblog_of) for c in taken if c.reblog_of is not None]
-    args += [len(taken_boosts), *(x for pair in taken_boosts for x in pair), *out]
+    args += [len(took), *(x for pair in home_rule.boost_pairs(took) for x in pair), *out]
     return await topology.of(store).catch_up(uid, args, max(take, default=0), cursors)

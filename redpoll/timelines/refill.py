@@ -5,25 +5,10 @@ What comes in is what the home rule lets in (redpoll.timelines.home_rule),
 as Mastodon's populate_home and merges apply its feed filters."""
 from __future__ import annotations
 
-import heapq
-
 from . import home_rule
 from ..core import keys, limits
 from ..storage.store import Store
 from ..storage import topology
-
-
-def _newest(per_source: list[list[home_rule.Candidate]], count: int
-            ) -> list[home_rule.Candidate]:
-    """The newest ``count`` candidates of all sources, each once."""
-    merged = heapq.merge(*per_source, key=lambda c: c.id, reverse=True)
-    picked: list[home_rule.Candidate] = []
-    for c in merged:
-        if not picked or picked[-1].id != c.id:
-            picked.append(c)
-        if len(picked) == count:
-            break
-    return picked
 
 
 async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
@@ -44,16 +29,16 @@ async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
     top = f"({int(tail)}" if tail is not None else "+inf"
     replies = await store.batch([c for uid in sources
                                  for c in home_rule.profile_reads(uid, top, need)])
-    per_source = [home_rule.profile_candidates(uid, ids, ruled)
+    per_source = [home_rule.profile_batch(uid, ids, ruled)
                   for uid, ids, ruled in zip(sources, replies[0::2], replies[1::2])]
-    taken = await home_rule.take(store, _newest(per_source, need), viewer, lid)
-    picked = [c.id for c in taken]
+    picked, boosts = await home_rule.take(store, home_rule.Batch.newest(per_source, need),
+                                          viewer, lid)
     if picked:
         record = home_rule.boost_record(viewer, lid) if viewer is not None else None
         await topology.of(store).merge(timeline, timeline, "", picked, record,
-                                       home_rule.boost_pairs(taken))
+                                       home_rule.boost_pairs(boosts))
         await _drop_departed(store, timeline, guard, sources,
-                             [[c.id for c in cs] for cs in per_source], set(picked), own)
+                             [b.ids for b in per_source], set(picked), own)
     return len(picked)
 
 
@@ -118,14 +103,14 @@ async def rebuild_home(store: Store, uid: int) -> int:
     bottom = f"({int(head)}" if head is not None and not large else "-inf"
     replies = await store.batch([c for s in sources for c in home_rule.profile_reads(
         s, "+inf", limits.REBUILD_PER_SOURCE, bottom)])
-    per_source = [home_rule.profile_candidates(s, ids, ruled)
+    per_source = [home_rule.profile_batch(s, ids, ruled)
                   for s, ids, ruled in zip(sources, replies[0::2], replies[1::2])]
-    taken = await home_rule.take(store, _newest(per_source, limits.HOME_CAP), uid,
-                                 hidden=frozenset(int(h) for h in hidden))
-    picked = [c.id for c in taken]
+    picked, boosts = await home_rule.take(
+        store, home_rule.Batch.newest(per_source, limits.HOME_CAP), uid,
+        hidden=frozenset(int(h) for h in hidden))
     if picked:
         await topology.of(store).merge(keys.home(uid), keys.following(uid), "", picked,
-                                       keys.home_reblogs(uid), home_rule.boost_pairs(taken))
+                                       keys.home_reblogs(uid), home_rule.boost_pairs(boosts))
         await _drop_departed(store, keys.home(uid), keys.following(uid), sources,
-                             [[c.id for c in cs] for cs in per_source], set(picked), uid)
+                             [b.ids for b in per_source], set(picked), uid)
     return len(picked)

@@ -12,8 +12,8 @@ import pytest
 from redpoll import Redpoll
 from redpoll.core import keys, limits
 from redpoll.core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED
-from redpoll.timelines.home_rule import (EMPTY, Candidate, Facts, decide, in_home, in_list,
-                                         reaches_followers)
+from redpoll.timelines.home_rule import (EMPTY, Batch, Candidate, Facts, decide, in_home,
+                                         in_list, reaches_followers)
 
 V, A, B, O = 10, 20, 30, 40  # viewer (or list owner), author, another account, owner
 
@@ -62,20 +62,29 @@ def test_a_list_takes_replies_to_its_owner_or_to_followed_members():
     assert not in_list(Candidate(5, A, reblog_of=1), O, Facts(hidden=frozenset({A})))
 
 
+def batch(*cs: Candidate) -> Batch:
+    """Candidates as a merge reads them: plain ones by id only."""
+    return Batch([c.id for c in cs], [c.author for c in cs], {c.id: c for c in cs if c.ruled})
+
+
 def test_decide_places_each_boost_by_age_in_what_the_timeline_will_hold():
     held = [100, 90]
     original, boost, late = Candidate(95, A), Candidate(96, B, reblog_of=95), \
         Candidate(200, B, reblog_of=95)
     # the original comes in with the boost just above it: the boost stays out
-    assert [c.id for c in decide([boost, original], V, None, EMPTY, held)] == [95]
+    assert decide(batch(boost, original), V, None, EMPTY, held)[0] == [95]
     # far enough above it (WINDOW entries between), a later boost goes in
     filler = list(range(101, 101 + limits.REBLOG_WINDOW))
-    got = decide([late, original], V, None, EMPTY, held + filler)
-    assert [c.id for c in got] == [200, 95]
+    ids, took = decide(batch(late, original), V, None, EMPTY, held + filler)
+    assert ids == [200, 95] and took == [late]
     # two boosts of one original: the older goes in, the newer stays out
-    twins = [Candidate(96, B, reblog_of=1), Candidate(97, A, reblog_of=1)]
-    assert [c.id for c in decide(twins, V, None, EMPTY, held,
-                                 {96: frozenset(), 97: frozenset({96})})] == [96]
+    twins = batch(Candidate(97, A, reblog_of=1), Candidate(96, B, reblog_of=1))
+    assert decide(twins, V, None, EMPTY, held, {96: frozenset(), 97: frozenset({96})})[0] == [96]
+    # plain statuses: one answer per author, asked once; ruled ones each
+    mixed = batch(Candidate(9, A), Candidate(8, A, replies_to=B), Candidate(7, A),
+                  Candidate(6, A, DIRECT))
+    assert decide(mixed, V, None, EMPTY)[0] == [9, 7]
+    assert decide(mixed, V, None, Facts(follows=frozenset({B})))[0] == [9, 8, 7]
 
 
 def test_ruled_members_round_trip():
