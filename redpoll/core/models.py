@@ -153,15 +153,15 @@ class Page(list):
 class HomeRead:
     """What a home page reads before its catch-up (redpoll.timelines.hybrid.read_home):
     the large accounts the user follows, the boosters whose boosts the user
-    hides, the handle on the home's own page (Topology.page_of), and, when
-    some of those accounts posted since the home last caught up with them,
-    ``news``: each such account with the profile sequence read and what the
-    home rule reads of its newest statuses (a redpoll.timelines.home_rule.Batch,
-    newest first); then the home as read (ids, newest first) and its boost
-    record (original -> boost id, keys.home_reblogs)."""
+    hides, the handle on the home's own page (Topology.page_of), and
+    ``stale``: each of those accounts that posted since the home last
+    caught up with it, with its profile sequence as read and the home's
+    mark for it (None: no mark yet); or ``rest``, where a single server's
+    first round trip caught up as far as no rule was needed: what is left
+    for the home rule (the news that need it; the ids put in of which the
+    home holds a boost)."""
     large: list[int]
     hidden: set[int]
     handle: object
-    news: list[tuple[int, bytes, list]] = field(default_factory=list)
-    held: list[int] = field(default_factory=list)
-    boosts: dict[int, int] = field(default_factory=dict)
+    stale: list[tuple[int, bytes, bytes | None]] = field(default_factory=list)
+    rest: object = None

@@ -27,10 +27,15 @@ read_page             read_page_listed.lua (skips     read_page.lua, statuses re
                       the epoch and authors' revs);   rounds past deleted ids
                       one batch for what is not kept
 read_page_with        a script and read_page_listed   the script and read_page in
-                      in one round trip               one trip (one slot), else in
-                                                      turn
+                      in one round trip, with the     one trip (one slot), else in
+                      members' fields (SORT_RO GET)   turn; the members' fields
+                                                      are read after, by the caller
 catch_up              mark_merged.lua, catch_up.lua   catch_up.lua, then the page
                       and the page, pipelined
+catch_up_plain        catch_up_plain.lua (the large   (none: large_followees.lua
+                      accounts' news, the plain ones  with the page, the accounts'
+                      written) and the page, in the   sequences, the news, then
+                      page's one round trip           catch_up)
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -99,6 +104,9 @@ class Topology:
     #: whether :meth:`add_edge` merges the member's plain statuses itself
     #: (merge_profile.lua; else the caller reads them and merges: merge_then)
     merges_profiles = False
+    #: whether :meth:`catch_up_plain` reads a home's news from the large
+    #: accounts' profiles and writes the plain ones in one script
+    catches_up_plain = False
 
     def __init__(self, store: Store):
         self.store = store
@@ -224,13 +232,17 @@ class Topology:
                                                        "", cursors), records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Any]:
+                             cursors: list, members: tuple | None = None
+                             ) -> tuple[Any, Any, dict | None]:
         """``call`` (a script: name, keys, args; idempotent) and the ids of
-        :meth:`read_page`: its reply and a handle on the page, for
-        :meth:`page_of`. One round trip on a single server (the home page
-        and its large followees, redpoll.timelines.hybrid)."""
-        return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
-                                                                 cursors)
+        :meth:`read_page`: its reply, a handle on the page, for
+        :meth:`page_of`, and, where the topology reads them in that round
+        trip, for ``members`` = (set key, key maker, field), each member of
+        the set with that field of its key (else None: the caller reads
+        them). One round trip on a single server (the home page, its large
+        followees and their profile sequences, redpoll.timelines.hybrid)."""
+        return (await self.store.run(*call),
+                await self.read_page(timeline, owner_hash, field, cursors), None)
 
     async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
@@ -238,6 +250,14 @@ class Topology:
         home's page read again by ``cursors``: a handle for :meth:`page_of`."""
         await self.store.run("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])
         return await self.read_page(keys.home(uid), keys.user(uid), "id", cursors)
+
+    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list
+                             ) -> tuple[Any, Any]:
+        """catch_up_plain.lua on ``uid``'s home with the large ``accounts``
+        it expects, then the home's page read by ``cursors``: the script's
+        reply and a handle for :meth:`page_of`. Where
+        :attr:`catches_up_plain` only."""
+        raise NotImplementedError
 
     @staticmethod
     def _catch_up_keys(uid: int) -> list[str]:
@@ -323,6 +343,25 @@ class SingleServer(Topology):
         return (merged if isinstance(merged, Exception) else bool(merged),
                 replies[-1] if then is not None else None)
 
+    catches_up_plain = True
+
+    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list
+                             ) -> tuple[Any, Any]:
+        # one round trip: the script, then the page, which reads its writes
+        script_keys = [*self._catch_up_keys(uid), keys.FANOUT_WATERMARK,
+                       keys.large_following(uid), keys.hidden_reblogs(uid),
+                       *(k for a in accounts
+                         for k in (keys.user(a), keys.profile(a), keys.ruled_posts(a)))]
+        reply, handle = await self.store.run_many([
+            ("catch_up_plain", script_keys,
+             [limits.HOME_CAP, limits.CATCH_UP_HOME_CHECK, limits.CATCH_UP_PER_ACCOUNT,
+              limits.CATCH_UP_OVERLAP, *accounts]),
+            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        for result in (reply, handle):
+            if isinstance(result, Exception):
+                raise result
+        return reply, handle
+
     async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
         # one round trip: the watermark (mark_merged.lua's rule: no blind
         # push of an older id lands above what comes in), the catch-up and
@@ -352,13 +391,26 @@ class SingleServer(Topology):
                  *COUNTS_PARTS, limits.CURSOR_SCAN_MAX])
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Any]:
-        reply, handle = await self.store.run_many([
-            call, self._page_call(timeline, owner_hash, field, cursors)])
+                             cursors: list, members: tuple | None = None
+                             ) -> tuple[Any, Any, dict | None]:
+        # the members' fields by SORT_RO ... GET, a plain read whose keys
+        # span slots: one server only (a read, no rule in it)
+        reads = []
+        if members is not None:
+            set_key, make, name = members
+            before, after = keys.key_parts(make)
+            reads = [("SORT_RO", set_key, "BY", "nosort", "GET", "#",
+                      "GET", f"{before}*{after}->{name}")]
+        reply, handle, *found = await self.store.run_many([
+            call, self._page_call(timeline, owner_hash, field, cursors)], reads)
         for result in (reply, handle):
             if isinstance(result, Exception):
                 raise result
-        return reply, handle
+        fields = None
+        if found:
+            rows = found[0]
+            fields = {int(m): v for m, v in zip(rows[0::2], rows[1::2])}
+        return reply, handle, fields
 
     async def page_of(self, handle: Any, records: Records) -> Page:
         return await records.listed(handle)
@@ -462,20 +514,22 @@ class Cluster(Topology):
         return await self._rounds(*handle, records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Any]:
+                             cursors: list, members: tuple | None = None
+                             ) -> tuple[Any, Any, dict | None]:
         """``call`` and the page's first ids in one round trip when they are
         on one master (a home page: the user's keys share their hash tag),
-        as the single server does; else one after the other."""
+        as the single server does; else one after the other. The members'
+        fields are the caller's to read (their keys are in other slots)."""
         store = self.store
         first = ("read_page", [timeline, owner_hash], [*cursors, field])
         if len(store.slot_groups([*call[1], timeline, owner_hash])) > 1:
-            return await store.run(*call), await self.read_page(timeline, owner_hash, field,
-                                                                cursors)
+            return (await store.run(*call),
+                    await self.read_page(timeline, owner_hash, field, cursors), None)
         reply, ids = await store.run_many([call, first])
         for result in (reply, ids):
             if isinstance(result, Exception):
                 raise result
-        return reply, (timeline, owner_hash, field, cursors, ids)
+        return reply, (timeline, owner_hash, field, cursors, ids), None
 
     async def _rounds(self, timeline: str, owner_hash: str, field: str, cursors: list,
                       ids: list | None, records: Records) -> Page:

@@ -178,34 +178,86 @@ def news_count(seq: bytes, mark: bytes | None) -> int:
     return min(limits.CATCH_UP_PER_ACCOUNT, news_posted(seq, mark) + limits.CATCH_UP_OVERLAP)
 
 
+#: Per store: user -> the large accounts their last home page found (a
+#: single server's catch_up_plain.lua names them; it checks them).
+_LARGE: "weakref.WeakKeyDictionary[Store, dict[int, list[int]]]" = weakref.WeakKeyDictionary()
+
+
 async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
-    """A home page's first round trip (redpoll.reading.timelines.home): the
-    home's page with the large accounts it merges (large_followees.lua, in
-    the page's round trip: Topology.read_page_with); for a user who follows
-    some, each one's profile sequence, then the news of those that posted
-    since the home caught up with them (as home_rule candidates, less what
-    the home's top holds), with the home as it is and its boost record, in
-    one more round trip. Raises NotFound for an unknown user."""
+    """A home page's first round trip (redpoll.timelines.timelines.home):
+    the home's page with the large accounts it merges (large_followees.lua,
+    in the page's round trip: Topology.read_page_with) and their profile
+    sequences (in that round trip on a single server, in one more on a
+    cluster, only for a user who follows some): which of them posted since
+    the home caught up with them (``stale``). Raises NotFound for an unknown
+    user.
+
+    On a single server whose process saw this user's large accounts on an
+    earlier page, the round trip is instead catch_up_plain.lua with the
+    page: it checks they are still those, and catches up with them as far
+    as no rule is needed (the plain news; the home rule was asked about
+    those first); what needs the rule is left in ``rest`` for
+    :func:`catch_up`."""
+    topo = topology.of(store)
+    known = _LARGE.setdefault(store, {}).get(uid) if topo.catches_up_plain else None
+    if known is not None and all(home_rule.plain_taken(a, uid) for a in known):
+        reply, handle = await topo.catch_up_plain(uid, known, cursors)
+        if reply[0]:
+            _, large, ruled, hits, hidden, _ = reply
+            large = [int(a) for a in large]
+            rest = None
+            if ruled or hits:
+                news = [(int(row[0]), row[1], home_rule.ruled_batch(int(row[0]), row[2:], 0))
+                        for row in ruled]
+                rest = (news, {int(i): int(float(b)) for i, b in zip(hits[0::2], hits[1::2])})
+            return HomeRead(large, {int(h) for h in hidden}, handle, rest=rest)
+    first = await _read_home(store, uid, cursors)
+    if topo.catches_up_plain:
+        remembered = _LARGE[store]
+        if len(remembered) >= limits.HOME_SEEN_KEPT:
+            remembered.clear()
+        if len(first.large) < limits.MERGED_ACCOUNTS_MAX:
+            remembered[uid] = first.large
+    return first
+
+
+async def _read_home(store: Store, uid: int, cursors: list) -> HomeRead:
+    """:func:`read_home` without a single server's shortcut."""
     call = ("large_followees", [keys.large_following(uid), keys.following(uid),
                                 keys.hidden_reblogs(uid), keys.large_marks(uid)],
             [limits.MERGED_ACCOUNTS_MAX])
-    (large, marks, hidden), handle = await topology.of(store).read_page_with(
-        call, keys.home(uid), keys.user(uid), "id", cursors)
+    (large, marks, hidden), handle, seq_of = await topology.of(store).read_page_with(
+        call, keys.home(uid), keys.user(uid), "id", cursors,
+        (keys.large_following(uid), keys.user, "pseq"))
     if not large:
         return HomeRead([], set(), handle)
     large = [int(a) for a in large]
-    seqs = await store.batch([("HGET", keys.user(a), "pseq") for a in large])
+    if seq_of is not None:  # read with the page (a single server)
+        seqs = [seq_of.get(a) for a in large]
+    else:
+        seqs = await store.batch([("HGET", keys.user(a), "pseq") for a in large])
     stale = [(a, seq, mark) for a, seq, mark in zip(large, seqs, marks)
              if seq is not None and seq != mark]
-    if not stale:
-        return HomeRead(large, {int(h) for h in hidden}, handle)
+    return HomeRead(large, {int(h) for h in hidden}, handle, stale)
+
+
+def _record(rows) -> dict[int, int]:
+    """A home's boost record as read (ZRANGE WITHSCORES): original -> boost."""
+    if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
+        rows = list(zip(rows[0::2], rows[1::2]))
+    return {int(o): int(float(b)) for o, b in rows}
+
+
+async def _read_news(store: Store, uid: int, stale: list) -> tuple[list, list[int], dict]:
+    """The news of the ``stale`` accounts as home_rule candidates, less what
+    the home's top holds, with that top and the home's boost record, in one
+    round trip."""
     *reads, held, record = await store.batch(
         [*(c for a, seq, mark in stale
            for c in home_rule.profile_reads(a, "+inf", news_count(seq, mark))),
-         ("LRANGE", keys.home(uid), 0, -1),
+         ("LRANGE", keys.home(uid), 0, limits.CATCH_UP_HOME_CHECK - 1),
          ("ZRANGE", keys.home_reblogs(uid), 0, -1, "WITHSCORES")])
-    home = [int(i) for i in held]
-    top = home[:limits.CATCH_UP_HOME_CHECK]
+    top = [int(i) for i in held]
     known = set(top)
     # below the top's last entry, only a full top rules out a late one
     floor = top[-1] if len(top) == limits.CATCH_UP_HOME_CHECK else 0
@@ -216,55 +268,85 @@ async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
         rank = {sid: k for k, sid in enumerate(found.ids)}
         news.append((a, seq, found.only(
             lambda sid: sid not in known and (rank[sid] < posted or sid > floor))))
-    if record and not isinstance(record[0], (list, tuple)):  # RESP2: flat list
-        record = list(zip(record[0::2], record[1::2]))
-    boosts = {int(o): int(float(b)) for o, b in record}
-    return HomeRead(large, {int(h) for h in hidden}, handle, news, home, boosts)
+    return news, top, _record(record)
 
 
 async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> object:
     """Bring into ``uid``'s home what the large accounts it merges posted
-    since it last caught up with each (``first.news``, :func:`read_home`):
-    the statuses the home rule lets in (redpoll.timelines.home_rule, its
-    facts read in one round trip when a status needs any), a boost with
-    the window below its place in the home as it will be. A boost the home
-    holds (its boost record, keys.home_reblogs) whose original comes in
-    within the window below it is taken out: the rule's window, which
-    fan-out would have applied had the original come first. One script
-    (catch_up.lua) writes it all and moves the marks: atomic, so a
-    catch-up cut short leaves the marks as they were and the next page
-    catches up again (idempotent: ids already there stay once). Returns
-    the home's page read again by ``cursors`` (a handle for
-    Topology.page_of), in the script's round trip. The same on both
-    topologies; a single server sends the watermark, the script and the
-    page in one pipeline (Topology.catch_up)."""
+    since it last caught up with each (``first.stale``, :func:`read_home`):
+    the statuses the home rule lets in (redpoll.timelines.home_rule), a
+    boost with the window below its place in the home as it will be. A
+    boost the home holds (its boost record, keys.home_reblogs) whose
+    original comes in within the window below it is taken out: the rule's
+    window, which fan-out would have applied had the original come first.
+    Returns the home's page read again by ``cursors`` (a handle for
+    Topology.page_of), in the round trip of the last write.
+
+    The news are read (:func:`_read_news`), decided, and written with the
+    marks moved by one script (catch_up.lua): atomic, so a catch-up cut
+    short leaves the marks as they were and the next page catches up again
+    (idempotent: ids already there stay once). Where a single server's
+    first round trip wrote the plain news (``first.rest``, read_home), only
+    the rest is decided and written this way: the ruled news, and the plain
+    ones of which the home holds a boost (the window)."""
+    if first.rest is not None:  # a single server wrote the plain news already
+        news, came = first.rest
+        return await _rule_news(store, uid, first, news, None, came, cursors)
+    news, top, record = await _read_news(store, uid, first.stale)
+    return await _rule_news(store, uid, first, news, (top, record), {}, cursors)
+
+
+async def _rule_news(store: Store, uid: int, first: HomeRead, news: list,
+                     read: tuple[list[int], dict] | None, came: dict[int, int],
+                     cursors: list) -> object:
+    """:func:`catch_up`'s decision and write: ``news`` (account, sequence,
+    Batch) by the home rule, its facts read in one round trip when a
+    status needs any (with the home as a whole and its boost record where
+    the window needs them, or ``read`` is None: not read yet); ``came``:
+    ids already put in (original -> the boost the home recorded of it)."""
     # the newest HOME_CAP (no older one could stay in the home)
-    wanted = home_rule.Batch.newest([news for _, _, news in first.news], limits.HOME_CAP)
+    wanted = home_rule.Batch.newest([b for _, _, b in news], limits.HOME_CAP)
     ruled = list(wanted.ruled.values())
     hidden = frozenset(first.hidden)
     commands = home_rule.viewer_reads(ruled, uid, None, hidden_known=True)
     n = len(commands)
+    top, record = read if read is not None else ([], {})
+    boosts = [c for c in ruled if c.reblog_of is not None]
+    # the window needs the home as a whole: for a boost coming in, or an
+    # original coming in of which it holds a boost
+    whole = read is None or bool(boosts or came) or any(
+        sid in record for sid in wanted.int_ids())
+    if whole:
+        commands.append(("LRANGE", keys.home(uid), 0, -1))
+        if read is None:
+            commands.append(("ZRANGE", keys.home_reblogs(uid), 0, -1, "WITHSCORES"))
     commands += home_rule.window_reads(ruled, None)
     replies = await store.batch(commands) if commands else []
     facts = home_rule.viewer_facts(ruled, uid, None, replies[:n], hidden)
-    boosts = [c for c in ruled if c.reblog_of is not None]
-    others = {c.id: home_rule.boost_ids(rows) for c, rows in zip(boosts, replies[n:])}
-    ids, took = home_rule.decide(wanted, uid, None, facts, first.held, others)
+    at = n
+    home = top
+    if whole:
+        home, at = [int(i) for i in replies[at]], at + 1
+        if read is None:
+            record, at = _record(replies[at]), at + 1
+    others = {c.id: home_rule.boost_ids(rows) for c, rows in zip(boosts, replies[at:])}
+    ids, took = home_rule.decide(wanted, uid, None, facts, home, others)
     take = set(ids)
     # boosts the home holds whose original now comes in below them
-    view = sorted(set(first.held) | take)
-    held = set(first.held)
+    view = sorted(set(home) | take)
+    held = set(home)
     boosted = {c.id for c in took}
+    arriving = {sid: record.get(sid) for sid in ids if sid not in boosted}
+    arriving.update(came)
     out: list[int] = []
-    for sid in ids:
-        boost = first.boosts.get(sid)
-        if sid not in boosted and boost in held and home_rule.shown_already(
+    for sid, boost in arriving.items():
+        if boost in held and home_rule.shown_already(
                 home_rule.Candidate(boost, 0, reblog_of=sid),
                 home_rule.Facts(window={boost: home_rule.below(view, boost)})):
             out.append(boost)
-    args: list = [limits.HOME_REBLOGS_KEPT, len(first.news)]
-    for author, seq, news in first.news:
-        mine = [sid for sid in news.ids if sid in take]
+    args: list = [limits.HOME_REBLOGS_KEPT, len(news)]
+    for author, seq, batch in news:
+        mine = [sid for sid in batch.int_ids() if sid in take]
         args += [author, seq, len(mine), *mine]
     args += [len(took), *(x for pair in home_rule.boost_pairs(took) for x in pair), *out]
     return await topology.of(store).catch_up(uid, args, max(take, default=0), cursors)

@@ -85,7 +85,7 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):
             first = await hybrid.read_home(store, uid, cursors)  # rebuilt: again
         handle = first.handle
-        if first.news:
+        if first.stale or first.rest is not None:
             handle = await hybrid.catch_up(store, uid, first, cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
