@@ -169,8 +169,7 @@ def asked_follows(cs: Sequence[Candidate], viewer: int, lid: int | None) -> list
     """The accounts whose follow by ``viewer`` the rule may ask about."""
     out = {c.replies_to for c in cs
            if c.replies_to is not None and c.replies_to != viewer and c.author != viewer}
-    if lid is not None:
-        out.update(c.replies_to for c in cs if c.replies_to is not None and c.replies_to != viewer)
+    if lid is not None:  # a list's private statuses: does its owner follow the author
         out.update(c.author for c in cs if c.visibility == PRIVATE and c.author != viewer)
     return sorted(out)
 
@@ -406,10 +405,12 @@ def ruled_batch(uid: int, ruled: list, lowest: int) -> Batch:
 def profile_batch(uid: int, ids: list, ruled: list, raw: bool = False) -> Batch:
     """The replies to :func:`profile_reads` as candidates. The ruled read
     covers every ruled id of the profile read, as it takes as many of the
-    newest below the same top; an id not in it is plain. ``raw``: the ids
-    are kept as read (see Batch)."""
+    newest below the same top (those below the profile read's are left
+    out); an id not in it is plain. ``raw``: the ids are kept as read (see
+    Batch)."""
+    lowest = int(ids[-1]) if ids else 0
     return Batch(list(ids) if raw else [int(i) for i in ids], [uid] * len(ids),
-                 {c.id: c for c in (Candidate.parse(uid, m) for m in ruled)})
+                 {c.id: c for c in (Candidate.parse(uid, m) for m in ruled) if c.id >= lowest})
 
 
 # --- facts for a status pushed to many homes ----------------------------------------------
