@@ -108,7 +108,8 @@ class FanoutJob(StatusJob):
     #: a reply: only followers who also follow this account get it
     #: (Status.replies_to_other)
     only_following: int | None = None
-    #: a boost of this status (boosts.py): homes get it through deliver_boost.lua
+    #: a boost of this status (boosts.py): the homes that take it (the home
+    #: rule) get it through deliver_boost.lua
     boost_of: int | None = None
     #: the status's visibility (redpoll.relations.visibility): who the fan-out reaches
     audience: str = "public"

@@ -136,10 +136,16 @@ def profile(uid: int) -> str:
     return f"prof:{{{uid}}}"
 
 
-def direct_posts(uid: int) -> str:
-    """ZSET status id -> status id: the user's direct statuses, beside their
-    profile (same slot): what a follow's backfill and a refill leave out of
-    a home (record_post.lua adds, delete_own.lua removes)."""
+def ruled_posts(uid: int) -> str:
+    """ZSET status id -> status id: the user's statuses the home rule has to
+    look at before they enter a timeline (direct, private, replies to
+    another account, boosts), beside their profile (same slot), each member
+    naming what the rule reads of it (redpoll.timelines.home_rule.Candidate:
+    ``"<id>:<visibility>:<account replied to>:<original>"``; a bare ``"<id>"``,
+    as older records wrote them, is a direct status). A merge reads the
+    profile and this in one round trip and needs no status record: a profile
+    id not in here passes the rule by itself (record_post.lua adds,
+    delete_own.lua removes)."""
     return f"profdm:{{{uid}}}"
 
 
@@ -501,25 +507,25 @@ def reblog_applied(uid: int) -> str:
 
 def home_reblogs(uid: int) -> str:
     """ZSET original status id -> the boost of it put into the user's home
-    last, scored by that boost's id (same slot as the home): the
-    recent-window check of deliver_boost.lua, the newest
-    limits.HOME_REBLOGS_KEPT kept. (``hreb:{uid}``, its unbounded hash
-    forerunner, is no longer read.)"""
+    last, scored by that boost's id (same slot as the home): a fact of the
+    home rule's recent window (redpoll.timelines.home_rule), and the guard
+    of deliver_boost.lua's write; the newest limits.HOME_REBLOGS_KEPT kept.
+    (``hreb:{uid}``, its unbounded hash forerunner, is no longer read.)"""
     return f"hrb:{{{uid}}}"
 
 
 def hidden_reblogs(uid: int) -> str:
     """SET of followee ids whose boosts the user does not want in their home
-    (``follow(reblogs=false)``), same slot as the home."""
+    (``follow(reblogs=false)``), same slot as the home: a fact of the home
+    rule (redpoll.timelines.home_rule)."""
     return f"noreb:{{{uid}}}"
 
 
-def boost_triple(home: str | bytes) -> list[bytes]:
-    """``[home, home_reblogs, hidden_reblogs]`` of the user whose home key is
-    given (as ``home``/``homes`` build it): the keys deliver_boost.lua takes."""
+def boost_pair(home: str | bytes) -> list[bytes]:
+    """``[home, home_reblogs]`` of the user whose home key is given (as
+    ``home``/``homes`` build it): the keys deliver_boost.lua takes."""
     raw = home.encode() if isinstance(home, str) else home
-    tag = raw[raw.index(b"{"):]
-    return [raw, b"hrb:" + tag, b"noreb:" + tag]
+    return [raw, b"hrb:" + raw[raw.index(b"{"):]]
 
 
 def notifiers(uid: int) -> str:

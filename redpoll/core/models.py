@@ -160,14 +160,17 @@ class Page(list):
 
 @dataclass
 class HomeRead:
-    """A home page's first round trip (Topology.read_home): the large
-    accounts the user follows (redpoll.timelines.hybrid), the boosters whose boosts
-    the user hides, the handle on the home's own page (Topology.page_of),
-    and ``news`` (a cluster: a single server caught up in that very round
-    trip, catch_up_listed.lua): each large account that posted since the home
-    last caught up with it, with the profile sequence read and its newest
-    ids (int), newest first."""
+    """What a home page reads before its catch-up (redpoll.timelines.hybrid.read_home):
+    the large accounts the user follows, the boosters whose boosts the user
+    hides, the handle on the home's own page (Topology.page_of), and
+    ``stale``: each of those accounts that posted since the home last
+    caught up with it, with its profile sequence as read and the home's
+    mark for it (None: no mark yet); or ``rest``, where a single server's
+    first round trip caught up as far as no rule was needed: what is left
+    for the home rule (the news that need it; the ids put in of which the
+    home holds a boost)."""
     large: list[int]
     hidden: set[int]
     handle: object
-    news: list[tuple[int, bytes, list[int]]] = field(default_factory=list)
+    stale: list[tuple[int, bytes, bytes | None]] = field(default_factory=list)
+    rest: object = None

@@ -2,10 +2,11 @@
 
 A boost is a status of its own (its record names the original in the
 ``reblog_of`` extra), delivered to the booster's followers and lists like a
-post but never to the public timeline, and through deliver_boost.lua, which
-keeps a home from showing the same status twice (the original or another
-boost of it among the home's newest limits.REBLOG_WINDOW entries) and
-leaves out the boosts of accounts followed with ``reblogs=false``.
+post but never to the public timeline: to the homes the home rule lets it
+into (redpoll.timelines.home_rule: not where the original or another boost
+of it is among the home's newest limits.REBLOG_WINDOW entries, so a home
+never shows the same status twice because of boosts, nor for those who
+follow the booster with ``reblogs=false``), through deliver_boost.lua.
 
 Boosting changes, like a favourite, three records on three slots: who boosted
 the original and its count (reblog_status.lua, the truth), the user's own

@@ -56,7 +56,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     author = int(author)
     now = now_ms()
     await store.run("delete_own", [keys.profile(author), keys.home(author), keys.user(author),
-                                   keys.deleted_by(author), keys.direct_posts(author)],
+                                   keys.deleted_by(author), keys.ruled_posts(author)],
                     [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
     await store.run("undeliver", [topology.of(store).public_key(job.sid)], [job.sid])
     await store.delete(keys.status_edits(job.sid))  # its history (redpoll.posting.editing)

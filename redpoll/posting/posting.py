@@ -17,13 +17,13 @@ a replay after a crash may publish it again.
 from __future__ import annotations
 
 from ..conversations import conversation
-from ..timelines import delivery
+from ..timelines import delivery, home_rule
 from ..bus import events
 from ..core import keys, limits, validate
 from ..relations import visibility
 from ..core.errors import StatusNotFound, UserNotFound, ValidationError
 from ..bus.jobs import Claimed, FanoutJob, JobQueue, PostJob
-from ..core.models import EXTRA_PREFIX, Status, now_ms
+from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..storage.store import Store
 from ..media import uploads
@@ -105,11 +105,12 @@ async def create(store: Store, job: PostJob) -> bool:
         await store.delete(keys.status(job.sid))
         raise
     try:
-        direct = job.record.get(EXTRA_PREFIX + "visibility") == visibility.DIRECT
+        # what the home rule reads of it, beside the profile, if it needs a look
+        ruled = home_rule.Candidate.of(Status.from_hash(job.record))
         recorded = await store.run("record_post", [keys.profile(job.author), keys.user(job.author),
                                                    keys.deleted_by(job.author),
-                                                   keys.direct_posts(job.author)],
-                                   [job.sid, "1" if direct else "0"])
+                                                   keys.ruled_posts(job.author)],
+                                   [job.sid, ruled.member() if ruled.ruled else ""])
     except UserNotFound:  # the author vanished (a wiped database)
         await store.delete(keys.status(job.sid))
         raise

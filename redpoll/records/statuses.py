@@ -80,30 +80,6 @@ async def get_status(store: Store, sid) -> Status:
     return status
 
 
-def profile_reads(uid: int, top, count: int) -> list[tuple]:
-    """The two reads (one slot: uid's) of :func:`home_candidates`, for a
-    caller's batch: the newest ``count`` profile ids at or below ``top``
-    (a score bound: '+inf', '(123') and the direct ones among as many."""
-    return [("ZRANGE", keys.profile(uid), top, "-inf", "BYSCORE", "REV", "LIMIT", 0, count),
-            ("ZRANGE", keys.direct_posts(uid), top, "-inf", "BYSCORE", "REV", "LIMIT", 0, count)]
-
-
-def home_candidates(ids: list, direct: list) -> list[int]:
-    """From the replies to :func:`profile_reads`, the ids that may go into
-    a follower's home, newest first: direct statuses left out (they reach
-    only the mentioned). The direct read covers every direct id of the
-    profile read, as it takes as many of the newest below the same top."""
-    skip = {int(d) for d in direct}
-    return [int(i) for i in ids if int(i) not in skip]
-
-
-async def profile_newest(store: Store, uid: int, top, count: int) -> list[int]:
-    """uid's newest profile ids at or below ``top`` that may go into a
-    follower's home (:func:`home_candidates`); one round trip."""
-    ids, direct = await store.batch(profile_reads(uid, top, count))
-    return home_candidates(ids, direct)
-
-
 async def get_status_or_none(store: Store, sid: int) -> Status | None:
     """The status, or None when missing or deleted."""
     return Status.from_hash(await store.hgetall(keys.status(sid)))

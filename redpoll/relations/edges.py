@@ -10,6 +10,11 @@ atomically with the change. If that check shows a concurrent call flipped the
 edge meanwhile, the other side is synced again until both agree. Every step is
 idempotent, so a follow or unfollow that was cut short is repaired by calling
 it again. Counters always equal their set sizes (same script as the set).
+
+The timeline change of a new edge (the backfill) takes the member's newest
+statuses that the home rule lets into the owner's home or list
+(redpoll.timelines.home_rule: Mastodon's merge_into_home / merge_into_list
+apply the same filters as a push).
 """
 from __future__ import annotations
 
@@ -18,9 +23,9 @@ from dataclasses import dataclass
 from ..core import keys, limits
 from ..core.errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
 from ..core.models import now_us
-from ..records.statuses import profile_newest
 from ..storage.store import Store
 from ..storage import topology
+from ..timelines import home_rule
 
 #: Rounds of re-syncing the far side when concurrent calls keep flipping an edge.
 MAX_SYNC_ROUNDS = 20
@@ -41,6 +46,7 @@ class Edge:
     max_size: int         # 0 = unbounded
     missing: type = UserNotFound
     at: int = 0           # the time (µs) an added edge's score starts from; 0: now
+    lid: int | None = None  # the list, for a list membership (its timeline's rule)
 
     def source_call(self, present: bool) -> tuple:
         """edge_set.lua on the owner's side, as a (name, keys, args) call."""
@@ -53,10 +59,6 @@ class Edge:
         return ("edge_set", [self.target, keys.user(self.member)],
                 [self.target_member, int(present), "id", self.target_counter, now_us(), 0])
 
-    async def member_newest(self, store: Store) -> list[int]:
-        """The member's newest ids that may enter the owner's timeline."""
-        return await profile_newest(store, self.member, "+inf", limits.BACKFILL)
-
 
 def follow_edge(a: int, b: int, at: int = 0) -> Edge:
     """``at``: see Edge.at (follows.follow's journal compares it)."""
@@ -67,7 +69,7 @@ def follow_edge(a: int, b: int, at: int = 0) -> Edge:
 def list_edge(owner: int, lid: int, member: int) -> Edge:
     return Edge(owner, member, keys.list_members(owner, lid), keys.lists(owner), str(lid), "",
                 keys.list_timeline(owner, lid), keys.listed_member(owner, lid),
-                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound)
+                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound, lid=lid)
 
 
 def _source_error(e: Edge, exc: Exception) -> Exception:
@@ -117,13 +119,45 @@ async def _resync(store: Store, e: Edge) -> None:
 async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     """Create the edge and backfill the owner's timeline; True if it is new.
 
-    The owner's side, the member's side and the merge of the member's newest
-    statuses, as the topology runs them (pipelined on a single server, in
-    turn on a cluster: ``Topology.add_edge``). A failed side is undone by
-    its partner (every step is idempotent). ``then``: an idempotent script
-    call sent after them in the same round trip (a journal's release), run
-    whatever they returned; its error reply raises last."""
-    source, target, merged, after = await topology.of(store).add_edge(e, then)
+    The owner's side and the member's side, with the member's newest
+    statuses read (``Topology.add_edge``: in one round trip on a single
+    server, in turn on a cluster); those the home rule lets into the
+    owner's timeline (its facts read first, only if some status needs
+    them); then the merge of those (merge.lua, guarded by the edge). On a
+    single server the member's plain statuses, which the rule answers for
+    all at once, are merged in the edges' round trip (merge_profile.lua)
+    and only the ruled ones are read, decided and merged after. A failed
+    side is undone by its partner (every step is idempotent). ``then``: an
+    idempotent script call (a journal's release) sent with the last write
+    of the call, in its round trip where the topology pipelines, run
+    whatever the steps returned; its error reply raises last."""
+    topo = topology.of(store)
+    record = home_rule.boost_record(e.owner, e.lid)
+    plain = topo.merges_profiles and home_rule.plain_taken(e.member, e.owner, e.lid)
+    if plain:
+        source, target, merged, after, read = await topo.add_edge(
+            e, [home_rule.ruled_read(e.member, limits.BACKFILL)], limits.BACKFILL, then)
+    else:
+        source, target, merged, after, read = await topo.add_edge(
+            e, home_rule.profile_reads(e.member, "+inf", limits.BACKFILL))
+    if isinstance(source, Exception) or isinstance(target, Exception):
+        if not plain:
+            after = await topo.run_then(then)
+    elif plain:
+        if not isinstance(merged, Exception):
+            held, lowest = merged
+            merged = bool(held)
+            if held and lowest:
+                found = home_rule.ruled_batch(e.member, read[0], int(lowest))
+                ids, boosts = await home_rule.take(store, found, e.owner, e.lid)
+                if ids:
+                    merged = await topo.merge(e.timeline, e.source, str(e.member), ids, record,
+                                              home_rule.boost_pairs(boosts))
+    else:
+        found = home_rule.profile_batch(e.member, *read, raw=True)
+        ids, boosts = await home_rule.take(store, found, e.owner, e.lid)
+        merged, after = await topo.merge_then(e.timeline, e.source, str(e.member), ids, then,
+                                              record, home_rule.boost_pairs(boosts))
     if isinstance(source, Exception):
         if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused

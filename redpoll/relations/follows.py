@@ -133,17 +133,18 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
 async def authorize_request(store: Store, queue: JobQueue, owner, requester) -> bool:
     """``owner`` lets ``requester`` follow, with the options the request
     asked for (follow_requests.keep_options); False if no request was
-    pending. The follow is made first (as the target allows it: idempotent,
-    so two authorizations at once make one follow), then the options, and
-    only then is the request taken out: cut short anywhere, the request is
+    pending. The show-reblogs option is set first (the follow's backfill
+    asks it), then the follow is made (as the target allows it:
+    idempotent, so two authorizations at once make one follow), then the
+    notify option, and only then is the request taken out: cut short anywhere, the request is
     still pending and authorizing it again ends the same."""
     owner = validate.an_id(owner, "user_id")
     requester = validate.an_id(requester, "account_id")
     if not await follow_requests.pending(store, requester, owner):
         return False
-    await follow(store, queue, requester, owner, approved=True)
     reblogs, notify = await follow_requests.options(store, requester, owner)
-    await set_show_reblogs(store, requester, owner, reblogs)
+    await set_show_reblogs(store, requester, owner, reblogs)  # the backfill reads it
+    await follow(store, queue, requester, owner, approved=True)
     await notifications.set_notify(store, requester, owner, notify)
     await follow_requests.drop(store, requester, owner)
     return True
@@ -183,7 +184,7 @@ async def following(store: Store, uid, *, max_score=None, limit=None) -> tuple[l
 
 async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:
     """``follow(reblogs=...)``: whether ``target``'s boosts reach uid's home
-    (one SET on uid's slot, read by deliver_boost.lua)."""
+    (one SET on uid's slot, a fact of the home rule: redpoll.timelines.home_rule)."""
     if show:
         await store.srem(keys.hidden_reblogs(uid), target)
     else:

@@ -55,6 +55,8 @@ async def follow(store: Store, queue: JobQueue, uid: int, target: int,
     already following, and sets the default (boosts shown, no
     notifications) on a new follow. A request to a locked account keeps
     the options until it is answered. The answer: the relationship after."""
+    if reblogs is False:  # before the follow: its backfill leaves their boosts out
+        await follows.set_show_reblogs(store, uid, target, False)
     new = await follows.follow(store, queue, uid, target)
     if not new and not await follows.is_following(store, uid, target):
         # a request to a locked account: its options wait for the answer

@@ -20,9 +20,10 @@ per status, never per viewer, so this check runs after any cache and on
 every request. A follow that ends takes a private status away at once
 (the check reads the follow now), whatever a timeline still holds.
 
-Delivery writes to follower timelines by the same rule (:func:`fans_out`,
-:func:`lists_need_follow`), so a home never holds what its owner may not
-see; reads check anyway (defence in depth, and follows change).
+Delivery writes to follower timelines by the home rule
+(redpoll.timelines.home_rule), which lets in nothing its owner may not see
+(no direct status; a private one in a list only where the owner follows
+its author); reads check anyway (defence in depth, and follows change).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ from typing import Callable, Iterable, Mapping
 from ..core import keys
 from . import relations
 from ..core.errors import StatusNotFound
-from ..core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED, Status, User
+from ..core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED, Status, User  # noqa: F401 - DIRECT handed on
 from ..core.models import VISIBILITIES as ALL  # noqa: F401 - the names, handed on
 
 #: seen by anyone who can see the author at all (can_see's first answer)
@@ -64,17 +65,6 @@ def can_see(viewer: int | None, author: int, visibility: str, mentioned: frozens
 def listed(visibility: str) -> bool:
     """Shown in public places (public/tag timelines, public/hashtag/sample/filter streams)."""
     return visibility == PUBLIC
-
-
-def fans_out(visibility: str) -> bool:
-    """Delivered to the author's followers (direct: only to the mentioned)."""
-    return visibility != DIRECT
-
-
-def lists_need_follow(visibility: str) -> bool:
-    """A list holds accounts its owner need not follow: a private status
-    reaches a list only where the owner follows its author."""
-    return visibility == PRIVATE
 
 
 def can_boost(booster: int, status: Status) -> bool:

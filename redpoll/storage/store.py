@@ -166,12 +166,15 @@ class Store:
         for script in self.scripts.values():
             await self.client.script_load(script.script)
 
-    async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]]) -> list[Any]:
+    async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]],
+                       reads: Sequence[tuple] = ()) -> list[Any]:
         """Several scripts in one round trip, run in the order given; each
         result, or the exception its error reply is (errors.SCRIPT_ERRORS),
         in a list. On a cluster each goes to its keys' master, so the order
         holds among calls on one master only: callers that need it pass
-        calls of one hash slot (one user's keys).
+        calls of one hash slot (one user's keys). ``reads``: plain commands
+        (reads only) sent after the scripts in the same round trip, their
+        replies after the scripts' in the list (an error reply raises).
 
         If the server lost its script cache (a restart), the scripts are
         loaded and the whole batch runs again; callers only batch idempotent
@@ -180,22 +183,29 @@ class Store:
         if self.cluster and self.mux is None:  # (a cluster pipeline keeps no order)
             raise RuntimeError("run_many on a cluster needs its multiplexed connections")
         self.counted["run_many"].inc()
-        first = await self._pipeline_scripts(calls)
+        first = await self._pipeline_scripts(calls, reads)
         if any(isinstance(r, NoScriptError) for r in first):
             await self.load_scripts()
-            again = await self._pipeline_scripts(calls)
+            again = await self._pipeline_scripts(calls, reads)
             first = [b if isinstance(a, NoScriptError) else a for a, b in zip(first, again)]
-        return [from_script(name, r) if isinstance(r, ResponseError) else r
-                for (name, _, _), r in zip(calls, first)]
+        out = [from_script(name, r) if isinstance(r, ResponseError) else r
+               for (name, _, _), r in zip(calls, first)]
+        for reply in first[len(calls):]:
+            if isinstance(reply, Exception):
+                raise reply
+        return out + [[x for item in r.items() for x in item] if isinstance(r, dict) else r
+                      for r in first[len(calls):]]
 
-    async def _pipeline_scripts(self, calls) -> list[Any]:
+    async def _pipeline_scripts(self, calls, reads: Sequence[tuple] = ()) -> list[Any]:
         if self.mux is not None:
             return await self.mux.call_many(
-                [("EVALSHA", self.scripts[name].sha, len(script_keys), *script_keys, *args)
-                 for name, script_keys, args in calls])
+                [*(("EVALSHA", self.scripts[name].sha, len(script_keys), *script_keys, *args)
+                   for name, script_keys, args in calls), *reads])
         pipe = self.client.pipeline(transaction=False)
         for name, script_keys, args in calls:
             pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
+        for command in reads:
+            pipe.execute_command(*command)
         return await pipe.execute(raise_on_error=False)
 
     async def memos_valid(self, seen: bytes | None) -> bool:

@@ -10,25 +10,32 @@ operation             SingleServer                    Cluster
 deliver               deliver_fast.lua (watermark,    deliver.lua, one call per
                       blind push), else deliver.lua   hash slot of the targets
 deliver_besides       mark_merged.lua, deliver.lua    deliver.lua per slot
+deliver_boost         mark_merged.lua, then           deliver_boost.lua per slot,
+                      deliver_boost.lua               one batch per master
 undeliver             undeliver.lua, one call         undeliver.lua per slot
-add_edge              the three steps (and a          the three steps in turn; the
-                      journal's release) pipelined;   member's ids read in between
-                      merge_profile.lua reads the
-                      member's ids itself
-merge                 mark_merged.lua + merge.lua,    merge.lua
+add_edge              both sides, merge_profile.lua   both sides in turn, then the
+                      (the member's plain statuses)   reads (the member's newest
+                      and the journal's release, and  statuses, the ruled ones
+                      the read of the ruled ones,     among them); the merge
+                      pipelined; then merge.lua for   follows (merge_then)
+                      the ruled ones taken
+merge, merge_then     mark_merged.lua + merge.lua     merge.lua, then the journal's
+                      (+ the journal's release),      release
                       pipelined
 read_page             read_page_listed.lua (skips     read_page.lua, statuses read
                       deleted ids, gives versions,    (each one's version), in
                       the epoch and authors' revs);   rounds past deleted ids
                       one batch for what is not kept
-read_page_with        a script and read_page_listed   the script, then read_page
-                      in one round trip
-read_home             catch_up_listed.lua (the home   large_followees.lua with the
-                      catches up with its large       page, then the accounts'
-                      accounts: news, fan-out's       sequences, then the news;
-                      rules, the write) and then      hybrid.catch_up applies the
-                      read_page_listed: one trip      rules, catch_up.lua writes,
-                                                      then the page again
+read_page_with        a script and read_page_listed   the script and read_page in
+                      in one round trip, with the     one trip (one slot), else in
+                      members' fields (SORT_RO GET)   turn; the members' fields
+                                                      are read after, by the caller
+catch_up              mark_merged.lua, catch_up.lua   catch_up.lua, then the page
+                      and the page, pipelined
+catch_up_plain        catch_up_plain.lua (the large   (none: large_followees.lua
+                      accounts' news, the plain ones  with the page, the accounts'
+                      written) and the page, in the   sequences, the news, then
+                      page's one round trip           catch_up)
 mark_deleted          delete_mark_listed.lua          delete_mark.lua
 forget_deleted        forget_deleted.lua              nothing to do
 update_status         status_update_listed.lua        status_update.lua
@@ -40,7 +47,9 @@ read_public           read_page of it                 each shard's page, merged
 
 The single server's extra keys (keys.FANOUT_WATERMARK, keys.fanout_done,
 keys.CHANGED_STATUSES) span every slot, which is why the cluster has none
-of them. What both do alike lives in the base class.
+of them. What both do alike lives in the base class. Which status enters
+which timeline is decided above this module (redpoll.timelines.home_rule),
+the same way on both: the scripts here only write.
 """
 from __future__ import annotations
 
@@ -49,10 +58,11 @@ import weakref
 from typing import Any, Protocol, Sequence
 
 from redis.asyncio.cluster import RedisCluster
+from redis.cluster import key_slot
 from redis.exceptions import ClusterDownError
 
 from ..core import keys, limits
-from ..core.models import EXTRA_PREFIX, HomeRead, Page, now_ms
+from ..core.models import Page, now_ms
 from .store import Store
 
 
@@ -65,10 +75,6 @@ class Edge(Protocol):
     def source_call(self, present: bool) -> tuple: ...
 
     def target_call(self, present: bool) -> tuple: ...
-
-    async def member_newest(self, store: Store) -> list[int]:
-        """The member's newest ids that the merge takes (a cluster reads
-        them between the steps; a single server's script reads them)."""
 
 
 class Records(Protocol):
@@ -90,31 +96,48 @@ PUBLIC_SHARDS = keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)
 STATUS_PARTS = keys.key_parts(keys.status)
 USER_PARTS = keys.key_parts(keys.user)
 COUNTS_PARTS = keys.key_parts(keys.status_counts)
-#: The name parts catch_up_listed.lua also builds profile and boost keys from.
-PROFILE_PARTS = keys.key_parts(keys.profile)
-REBLOGGED_BY_PARTS = keys.key_parts(keys.reblogged_by)
-#: The status fields catch_up_listed.lua applies fan-out's rules by.
-CATCH_UP_FIELDS = (EXTRA_PREFIX + "visibility", EXTRA_PREFIX + "in_reply_to_account_id",
-                   EXTRA_PREFIX + "reblog_of")
 
 
 class Topology:
     """What both topologies share; the subclasses are the two layouts."""
 
     name = ""
-    #: whether :meth:`read_home` reads a home page and its large accounts'
-    #: news in one round trip (else hybrid.read_home_apart does, in rounds)
-    reads_home_at_once = False
+    #: whether :meth:`add_edge` merges the member's plain statuses itself
+    #: (merge_profile.lua; else the caller reads them and merges: merge_then)
+    merges_profiles = False
+    #: whether :meth:`catch_up_plain` reads a home's news from the large
+    #: accounts' profiles and writes the plain ones in one script
+    catches_up_plain = False
 
     def __init__(self, store: Store):
         self.store = store
 
-    async def deliver_boost(self, sid: int, triples: Sequence, args: list) -> None:
-        """deliver_boost.lua over (home, hrb, noreb) triples (boosts.py), one
-        call per hash slot, after what this topology needs before a checked
-        insert (the single server's watermark)."""
+    async def deliver_boost(self, sid: int, pairs: Sequence, seen: Sequence[str],
+                            args: list) -> None:
+        """deliver_boost.lua over (home, hrb) pairs, each home with its guard
+        value in ``seen`` (that script's ARGV after ``args``): one call per
+        hash slot, sent as one batch per master, after what this topology
+        needs before a checked insert (the single server's watermark)."""
+        if not pairs:
+            return
         await self._before_checked_insert(sid)
-        await self.store.run_grouped("deliver_boost", list(triples), args)
+        groups: dict[int, tuple[list, list]] = {}
+        for n, home in enumerate(pairs[0::2]):
+            group_keys, group_seen = groups.setdefault(self._slot(home), ([], []))
+            group_keys.extend(pairs[2 * n:2 * n + 2])
+            group_seen.append(seen[n])
+        calls = [("deliver_boost", group_keys, [*args, *group_seen])
+                 for group_keys, group_seen in groups.values()]
+        if len(calls) == 1:
+            await self.store.run(*calls[0])
+            return
+        for reply in await self.store.run_many(calls):
+            if isinstance(reply, Exception):
+                raise reply
+
+    def _slot(self, key) -> int:
+        """The hash slot of ``key`` where slots matter (a cluster)."""
+        return 0
 
     async def _before_checked_insert(self, sid: int) -> None:
         return None
@@ -136,14 +159,20 @@ class Topology:
         the same homes."""
         raise NotImplementedError
 
-    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
-        """Set the owner's side, the member's side and merge the member's
-        newest statuses into the owner's timeline (edges.add), then run
-        ``then`` (a script call; run whatever the steps returned); each
-        reply, or the exception it raised, or None for a step not run."""
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
+                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
+        """Set the owner's side and the member's side of an edge (edges.add),
+        then send ``reads`` (plain commands: what the backfill needs to
+        know). Where :attr:`merges_profiles`, also merge the newest
+        ``plain`` (if not 0) of the member's profile less its ruled
+        statuses (merge_profile.lua) and run ``then`` (a script call), in
+        the same round trip. Each side's reply, the merge's, ``then``'s (or
+        the exception it raised, or None for a step not run), and the
+        reads' replies (None if not sent)."""
         raise NotImplementedError
 
-    async def _then(self, then: tuple | None) -> Any:
+    async def run_then(self, then: tuple | None) -> Any:
+        """``then`` (a script call), its reply or the exception it raised."""
         if then is None:
             return None
         try:
@@ -151,10 +180,33 @@ class Topology:
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
             return exc
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
+    async def merge(self, timeline: str, guard: str, member: str, ids: list[int],
+                    record: str | None = None, boosts: Sequence[tuple[int, int]] = ()) -> bool:
         """merge.lua: ``ids`` (newest first) into ``timeline`` while ``guard``
-        holds ``member`` ('' = no guard); False if it did not."""
+        holds ``member`` ('' = no guard); False if it did not. ``boosts``:
+        the (boost, original) pairs among the ids, recorded in ``record`` (a
+        home's boost record) where they went in."""
+        merged, _ = await self.merge_then(timeline, guard, member, ids, None, record, boosts)
+        if isinstance(merged, Exception):
+            raise merged
+        return merged
+
+    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
+                         then: tuple | None, record: str | None = None,
+                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
+        """:meth:`merge`, then ``then`` (a script call, run whatever the
+        merge returned): the merge's answer (or the exception it raised)
+        and ``then``'s reply (or exception, or None)."""
         raise NotImplementedError
+
+    @staticmethod
+    def _merge_call(timeline: str, guard: str, member: str, ids: list[int], record: str | None,
+                    boosts: Sequence[tuple[int, int]]) -> tuple:
+        if record is None or not boosts:
+            return ("merge", [timeline, guard], [limits.HOME_CAP, member, *ids])
+        return ("merge", [timeline, guard, record],
+                [limits.HOME_CAP, member, limits.HOME_REBLOGS_KEPT, len(boosts),
+                 *(x for pair in boosts for x in pair), *ids])
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """A handle on a page of ``timeline`` for :meth:`page_of`; raises
@@ -181,21 +233,32 @@ class Topology:
                                                        "", cursors), records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Any]:
+                             cursors: list, members: tuple | None = None
+                             ) -> tuple[Any, Any, dict | None]:
         """``call`` (a script: name, keys, args; idempotent) and the ids of
-        :meth:`read_page`: its reply and a handle on the page, for
-        :meth:`page_of`. One round trip on a single server (the home page
-        and its large followees, redpoll.timelines.hybrid)."""
-        return await self.store.run(*call), await self.read_page(timeline, owner_hash, field,
-                                                                 cursors)
+        :meth:`read_page`: its reply, a handle on the page, for
+        :meth:`page_of`, and, where the topology reads them in that round
+        trip, for ``members`` = (set key, key maker, field), each member of
+        the set with that field of its key (else None: the caller reads
+        them). One round trip on a single server (the home page, its large
+        followees and their profile sequences, redpoll.timelines.hybrid)."""
+        return (await self.store.run(*call),
+                await self.read_page(timeline, owner_hash, field, cursors), None)
 
-    async def catch_up(self, uid: int, args: list, cursors: list) -> Any:
+    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
-        ARGV[2] on), then the home's page read again by ``cursors``: a
-        handle for :meth:`page_of`. (A cluster's: a single server catches
-        up in read_home's own script, catch_up_listed.lua.)"""
+        ARGV[2] on; ``newest``: the newest id it may put in), then the
+        home's page read again by ``cursors``: a handle for :meth:`page_of`."""
         await self.store.run("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])
         return await self.read_page(keys.home(uid), keys.user(uid), "id", cursors)
+
+    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list
+                             ) -> tuple[Any, Any]:
+        """catch_up_plain.lua on ``uid``'s home with the large ``accounts``
+        it expects, then the home's page read by ``cursors``: the script's
+        reply and a handle for :meth:`page_of`. Where
+        :attr:`catches_up_plain` only."""
+        raise NotImplementedError
 
     @staticmethod
     def _catch_up_keys(uid: int) -> list[str]:
@@ -250,8 +313,6 @@ class Topology:
 
 class SingleServer(Topology):
     name = "single server"
-    #: a home page's first round trip is :meth:`read_home` (hybrid.read_home)
-    reads_home_at_once = True
 
     async def deliver(self, sid: int, targets: Sequence, batch_name: str) -> None:
         if not targets:
@@ -271,27 +332,68 @@ class SingleServer(Topology):
         # as deliver_besides: an older id's blind push must not land above it
         await self.store.run("mark_merged", [keys.FANOUT_WATERMARK], [sid])
 
-    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
-        # one round trip, ``then`` included (a pipeline runs every call)
-        replies = await self.store.run_many([
-            e.source_call(True),
-            e.target_call(True),
-            ("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
-                               keys.profile(e.member), keys.direct_posts(e.member)],
-             [limits.HOME_CAP, e.member, limits.BACKFILL]),
-            *([then] if then is not None else []),
-        ])
-        return (*replies[:3], replies[3] if then is not None else None)
+    merges_profiles = True
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
-        if not ids:
-            return await self.store.run("merge", [timeline, guard], [limits.HOME_CAP, member])
-        _, merged = await self.store.run_many([
-            ("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]]),
-            ("merge", [timeline, guard], [limits.HOME_CAP, member, *ids])])
-        if isinstance(merged, Exception):
-            raise merged
-        return bool(merged)
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
+                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
+        # one round trip, the reads included (a pipeline runs every call)
+        calls = [e.source_call(True), e.target_call(True)]
+        if plain:
+            calls.append(("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
+                                            keys.profile(e.member), keys.ruled_posts(e.member)],
+                          [limits.HOME_CAP, e.member, plain]))
+        if then is not None:
+            calls.append(then)
+        replies = await self.store.run_many(calls, reads)
+        source, target = replies[:2]
+        merged = replies[2] if plain else None
+        after = replies[len(calls) - 1] if then is not None else None
+        return source, target, merged, after, replies[len(calls):]
+
+    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
+                         then: tuple | None, record: str | None = None,
+                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
+        # one round trip: the watermark first, then the merge and ``then``
+        calls = [("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]])] if ids else []
+        calls.append(self._merge_call(timeline, guard, member, ids, record, boosts))
+        if then is not None:
+            calls.append(then)
+        replies = await self.store.run_many(calls)
+        merged = replies[1 if ids else 0]
+        return (merged if isinstance(merged, Exception) else bool(merged),
+                replies[-1] if then is not None else None)
+
+    catches_up_plain = True
+
+    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list
+                             ) -> tuple[Any, Any]:
+        # one round trip: the script, then the page, which reads its writes
+        script_keys = [*self._catch_up_keys(uid), keys.FANOUT_WATERMARK,
+                       keys.large_following(uid), keys.hidden_reblogs(uid),
+                       *(k for a in accounts
+                         for k in (keys.user(a), keys.profile(a), keys.ruled_posts(a)))]
+        reply, handle = await self.store.run_many([
+            ("catch_up_plain", script_keys,
+             [limits.HOME_CAP, limits.CATCH_UP_HOME_CHECK, limits.CATCH_UP_PER_ACCOUNT,
+              limits.CATCH_UP_OVERLAP, *accounts]),
+            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        for result in (reply, handle):
+            if isinstance(result, Exception):
+                raise result
+        return reply, handle
+
+    async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
+        # one round trip: the watermark (mark_merged.lua's rule: no blind
+        # push of an older id lands above what comes in), the catch-up and
+        # the page, which reads the caught-up home
+        replies = await self.store.run_many([
+            ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
+            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args]),
+            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies[-1]
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """One script call reads the ids with their versions from the log of
@@ -309,30 +411,26 @@ class SingleServer(Topology):
                  *COUNTS_PARTS, limits.CURSOR_SCAN_MAX])
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Any]:
-        reply, handle = await self.store.run_many([
-            call, self._page_call(timeline, owner_hash, field, cursors)])
+                             cursors: list, members: tuple | None = None
+                             ) -> tuple[Any, Any, dict | None]:
+        # the members' fields by SORT_RO ... GET, a plain read whose keys
+        # span slots: one server only (a read, no rule in it)
+        reads = []
+        if members is not None:
+            set_key, make, name = members
+            before, after = keys.key_parts(make)
+            reads = [("SORT_RO", set_key, "BY", "nosort", "GET", "#",
+                      "GET", f"{before}*{after}->{name}")]
+        reply, handle, *found = await self.store.run_many([
+            call, self._page_call(timeline, owner_hash, field, cursors)], reads)
         for result in (reply, handle):
             if isinstance(result, Exception):
                 raise result
-        return reply, handle
-
-    async def read_home(self, uid: int, cursors: list) -> HomeRead:
-        """One round trip: catch_up_listed.lua (the home catches up with the
-        large accounts it merges, when they posted since) and then the
-        home's page, which reads the caught-up home."""
-        call = ("catch_up_listed", [keys.large_following(uid), keys.following(uid),
-                                    keys.hidden_reblogs(uid), keys.large_marks(uid),
-                                    keys.home(uid), keys.FANOUT_WATERMARK,
-                                    keys.home_reblogs(uid)],
-                [limits.MERGED_ACCOUNTS_MAX, limits.CATCH_UP_PER_ACCOUNT,
-                 limits.CATCH_UP_OVERLAP, *USER_PARTS, *PROFILE_PARTS,
-                 limits.CATCH_UP_HOME_CHECK, *STATUS_PARTS, *REBLOGGED_BY_PARTS,
-                 limits.CATCH_UP_BOOSTS_READ, limits.HOME_CAP, limits.REBLOG_WINDOW,
-                 *CATCH_UP_FIELDS, limits.HOME_REBLOGS_KEPT])
-        (large, _), handle = await self.read_page_with(
-            call, keys.home(uid), keys.user(uid), "id", cursors)
-        return HomeRead([int(a) for a in large], set(), handle)
+        fields = None
+        if found:
+            rows = found[0]
+            fields = {int(m): v for m, v in zip(rows[0::2], rows[1::2])}
+        return reply, handle, fields
 
     async def page_of(self, handle: Any, records: Records) -> Page:
         return await records.listed(handle)
@@ -405,23 +503,31 @@ class Cluster(Topology):
     async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
         await self.store.run_grouped("deliver", targets, [sid, cap])
 
-    async def add_edge(self, e: "Edge", then: tuple | None = None) -> tuple[Any, Any, Any, Any]:
+    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
+                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
         store = self.store
         try:
             source = await store.run(*e.source_call(True))
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
-            return exc, None, None, await self._then(then)
+            return exc, None, None, None, None
         try:
             target = await store.run(*e.target_call(True))
         except Exception as exc:  # noqa: BLE001
-            return source, exc, None, await self._then(then)
-        ids = await e.member_newest(store)
-        merged = await self.merge(e.timeline, e.source, str(e.member), ids)
-        return source, target, merged, await self._then(then)
+            return source, exc, None, None, None
+        return source, target, None, None, await store.batch(list(reads)) if reads else []
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int]) -> bool:
-        return bool(await self.store.run("merge", [timeline, guard],
-                                         [limits.HOME_CAP, member, *ids]))
+    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
+                         then: tuple | None, record: str | None = None,
+                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
+        try:
+            merged: Any = bool(await self.store.run(
+                *self._merge_call(timeline, guard, member, ids, record, boosts)))
+        except Exception as exc:  # noqa: BLE001 - handed back like run_many's
+            merged = exc
+        return merged, await self.run_then(then)
+
+    def _slot(self, key) -> int:
+        return key_slot(key if isinstance(key, bytes) else key.encode())
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """The first round's ids (the statuses are in other slots: page_of
@@ -433,20 +539,22 @@ class Cluster(Topology):
         return await self._rounds(*handle, records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list) -> tuple[Any, Any]:
+                             cursors: list, members: tuple | None = None
+                             ) -> tuple[Any, Any, dict | None]:
         """``call`` and the page's first ids in one round trip when they are
         on one master (a home page: the user's keys share their hash tag),
-        as the single server does; else one after the other."""
+        as the single server does; else one after the other. The members'
+        fields are the caller's to read (their keys are in other slots)."""
         store = self.store
         first = ("read_page", [timeline, owner_hash], [*cursors, field])
         if len(store.slot_groups([*call[1], timeline, owner_hash])) > 1:
-            return await store.run(*call), await self.read_page(timeline, owner_hash, field,
-                                                                cursors)
+            return (await store.run(*call),
+                    await self.read_page(timeline, owner_hash, field, cursors), None)
         reply, ids = await store.run_many([call, first])
         for result in (reply, ids):
             if isinstance(result, Exception):
                 raise result
-        return reply, (timeline, owner_hash, field, cursors, ids)
+        return reply, (timeline, owner_hash, field, cursors, ids), None
 
     async def _rounds(self, timeline: str, owner_hash: str, field: str, cursors: list,
                       ids: list | None, records: Records) -> Page:

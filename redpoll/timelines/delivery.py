@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import hybrid
+from . import home_rule, hybrid
 from ..core import keys, limits, metrics
-from ..relations import visibility
-from ..core.models import now_ms
+from ..core.models import PUBLIC, now_ms
 from ..storage.store import Store
 from ..storage import topology
 
@@ -71,26 +70,21 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     return rows
 
 
-async def _wanted(store: Store, members: list, only_following: int | None,
-                  policy: Policy | None) -> tuple[list, list[tuple[bytes, float]], int]:
-    """The followers among ``members`` whose homes get the status: a reply
-    only reaches those who also follow the account replied to (Mastodon's
-    rule; one ZSCORE per follower), and idle followers are skipped (their
-    home is rebuilt when they come back: hybrid.touch). One round trip.
+async def _active(store: Store, members: list, policy: Policy | None, reads: list[tuple]
+                  ) -> tuple[list[bool], list[tuple[bytes, float]], int, list]:
+    """Which followers among ``members`` fan-out serves: idle ones are
+    skipped (their home is rebuilt when they come back: hybrid.touch), in
+    the round trip of ``reads`` (the home rule's facts: home_rule.push_reads).
     Also the idle ones whose homes are still there (follower, last read),
-    and the idle cutoff (ms)."""
-    if not members or (only_following is None and policy is None):
-        return members, [], 0
-    commands = []
-    if policy is not None:
-        commands.append(("ZMSCORE", keys.HOME_SEEN, *members))
-    if only_following is not None:
-        commands += [("ZSCORE", keys.following(int(m)), only_following) for m in members]
-    replies = await store.batch(commands)
+    the idle cutoff (ms) and the replies to ``reads``."""
+    commands = [("ZMSCORE", keys.HOME_SEEN, *members)] if policy is not None and members else []
+    if not commands and not reads:
+        return [True] * len(members), [], 0, []
+    replies = await store.batch(commands + reads)
     keep = [True] * len(members)
     newly_idle: list[tuple[bytes, float]] = []
     cutoff = 0
-    if policy is not None:
+    if commands:
         seen, replies = replies[0], replies[1:]
         cutoff = now_ms() - policy.idle_after_ms
         # no record: a user who has not read their home since records began;
@@ -98,31 +92,62 @@ async def _wanted(store: Store, members: list, only_following: int | None,
         keep = [score is None or float(score) >= cutoff for score in seen]
         newly_idle = [(m, float(score)) for m, score in zip(members, seen)
                       if score is not None and 0 < float(score) < cutoff]
-    if only_following is not None:
-        keep = [k and score is not None for k, score in zip(keep, replies)]
-    return [m for m, k in zip(members, keep) if k], newly_idle, cutoff
+    return keep, newly_idle, cutoff, replies
 
 
-async def _lists_batch(store: Store, author: int, after: int, batch: int,
-                       need_follow: bool = False):
-    """The next batch of list timelines holding ``author``; ``need_follow``
-    (a private status, visibility.lists_need_follow): only lists whose
-    owner follows the author."""
-    rows = await _scored_after(store, keys.listed_in(author), after, batch)
+async def _homes(store: Store, c: home_rule.Candidate, members: list, own: bool,
+                 policy: Policy | None) -> tuple[list, dict, list, int]:
+    """The homes that take ``c`` among the followers ``members`` (and the
+    author's own, if ``own``): the home rule asked for each, with its facts
+    (home_rule.push_reads: none for a plain status) read in the round trip
+    that finds the idle followers; for a boost, the places of the boosts of
+    the same original the homes recorded in one more round trip, where
+    there are any. Returns the homes, each boost home's recorded boost
+    (deliver_boost.lua's guard), the newly idle and the cutoff."""
+    viewers = [int(m) for m in members] if c.needs_push_facts else []
+    own_viewer = [c.author] if own else []
+    reads = home_rule.push_reads(c, own_viewer + viewers) if c.needs_push_facts else []
+    keep, newly_idle, cutoff, replies = await _active(store, members, policy, reads)
+    if not c.needs_push_facts:  # a plain status: one answer for every follower
+        takers = home_rule.homes_taking(c, [m for m, k in zip(members, keep) if k], None)
+        homes = keys.homes(takers)
+        if own and home_rule.in_home(c, c.author, home_rule.EMPTY):
+            homes = [keys.home(c.author), *homes]
+        return homes, {}, newly_idle, cutoff
+    keep = [True] * len(own_viewer) + keep
+    everyone = own_viewer + viewers
+    recorded = home_rule.push_recorded(c, everyone, replies)
+    places = await store.batch(home_rule.recorded_reads(recorded)) if recorded else []
+    facts = home_rule.push_facts(c, everyone, replies, recorded, places)
+    chosen = home_rule.homes_taking(c, [v for v, k in zip(everyone, keep) if k],
+                                    [f for f, k in zip(facts, keep) if k])
+    seen = {v: (str(b) if b else "") for v, b in recorded.items()}
+    return [keys.home(v) for v in chosen], {keys.home(v): seen.get(v, "") for v in chosen}, \
+        newly_idle, cutoff
+
+
+async def _lists_batch(store: Store, c: home_rule.Candidate, after: int, batch: int,
+                       deliver: bool):
+    """The next batch of list timelines holding ``c``'s author; when
+    delivering, those whose list takes ``c`` by the home rule (its facts
+    read in the round trip that checks each list still exists)."""
+    rows = await _scored_after(store, keys.listed_in(c.author), after, batch)
     if not rows:
         return [], rows
     entries = [keys.parse_listed_member(m) for m, _ in rows]
-    pipe = store.pipeline()
-    for owner, lid in entries:
-        pipe.hexists(keys.lists(owner), lid)
-    alive = await pipe.execute()
+    commands = [("HEXISTS", keys.lists(owner), lid) for owner, lid in entries]
+    n = len(commands)
+    if deliver:
+        commands += home_rule.list_push_reads(c, entries)
+    replies = await store.batch(commands)
+    alive = replies[:n]
     stale = [m for (m, _), ok in zip(rows, alive) if not ok]
     if stale:  # a list deleted while its reverse index was being cleaned
-        await store.zrem(keys.listed_in(author), *stale)
-    if need_follow:
-        owners = [o for o, _ in entries]
-        follows = await store.batch([("ZSCORE", keys.following(o), author) for o in owners])
-        alive = [ok and score is not None for ok, score in zip(alive, follows)]
+        await store.zrem(keys.listed_in(c.author), *stale)
+    if deliver:
+        facts = home_rule.list_push_facts(c, entries, replies[n:])
+        alive = [ok and home_rule.in_list(c, owner, f)
+                 for ok, (owner, _), f in zip(alive, entries, facts)]
     targets = [keys.list_timeline(o, l) for (o, l), ok in zip(entries, alive) if ok]
     return targets, rows
 
@@ -135,35 +160,35 @@ async def _run(store: Store, script: str, sid: int, targets: list, batch_name: s
     metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 
-async def _run_boost(store: Store, sid: int, homes: list, original: int, booster: int) -> None:
-    """deliver_boost.lua on each home with its boost bookkeeping keys."""
-    triples = [key for home in homes for key in keys.boost_triple(home)]
-    if triples:
+async def _run_boost(store: Store, c: home_rule.Candidate, homes: list, seen: dict) -> None:
+    """deliver_boost.lua on the homes that take the boost, each with the
+    boost of the same original its record held (the write's guard)."""
+    if homes:
         await topology.of(store).deliver_boost(
-            sid, triples, [sid, limits.HOME_CAP, original, booster, limits.REBLOG_WINDOW,
-                           limits.HOME_REBLOGS_KEPT])
+            c.id, [key for home in homes for key in keys.boost_pair(home)],
+            [seen.get(home, "") for home in homes],
+            [c.id, limits.HOME_CAP, c.reblog_of, limits.HOME_REBLOGS_KEPT])
+    metrics.FANOUT_DELIVERIES.labels("deliver").inc(len(homes))
 
 
 async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
                batch: int, *, listed: bool = True, only_following: int | None = None,
-               boost_of: int | None = None, audience: str = visibility.PUBLIC,
+               boost_of: int | None = None, audience: str = PUBLIC,
                policy: Policy | None = None) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
-    also serves the author's own home and, for a ``listed`` status (not
-    unlisted), the public timeline. ``only_following``: followers' homes get
-    the status only where they follow that account too (a reply:
-    Status.replies_to_other); removal skips no one.
-    ``boost_of``: the status is a boost of that one (boosts.py): homes get
-    it through deliver_boost.lua (never twice, not where boosts are hidden).
-    ``audience``: the status's visibility (redpoll.relations.visibility): a direct
-    one reaches only its author's home here (the mentioned get it from
-    conversation.after_post), a private one only lists whose owner follows
-    the author. Removal always serves every target. ``policy``: the hybrid
-    fan-out's (None: every follower, as before it existed)."""
-    if script == "deliver" and not visibility.fans_out(audience):
-        if cursor == Cursor():
-            await _run(store, script, sid, [keys.home(author)], f"{HOME}:0")
+    also serves the author's own home and, for a ``listed`` status (public),
+    the public timeline. Delivery asks the home rule (redpoll.timelines.home_rule)
+    which homes and lists take the status, given what it is: a reply to
+    ``only_following`` (Status.replies_to_other), a boost of ``boost_of``
+    (written by deliver_boost.lua), of visibility ``audience``. Removal
+    serves every target. ``policy``: the hybrid fan-out's (None: every
+    follower, as before it existed)."""
+    c = home_rule.Candidate(sid, author, audience, only_following, boost_of)
+    if script == "deliver" and not home_rule.reaches_followers(c):
+        if cursor == Cursor():  # only its author's own home (a direct status)
+            homes, seen, _, _ = await _homes(store, c, [], True, None)
+            await _deliver_homes(store, c, homes, seen, f"{HOME}:0")
         return None
     if cursor.phase == HOME:
         first = cursor == Cursor()
@@ -176,17 +201,15 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         members = [m for m, _ in rows]
         newly_idle: list = []
         if script == "deliver":
-            wanted, newly_idle, cutoff = await _wanted(store, members, only_following, policy)
-            targets = keys.homes(wanted)
+            homes, seen, newly_idle, cutoff = await _homes(store, c, members, first, policy)
+            if first and listed:
+                homes = [*homes, topology.of(store).public_key(sid)]
+            await _deliver_homes(store, c, homes, seen, f"{HOME}:{cursor.after}")
         else:
             targets = keys.homes(members)
-        if first:
-            own = ([keys.home(author), topology.of(store).public_key(sid)] if listed
-                   else [keys.home(author)])
-            targets = own + targets
-        if boost_of is not None and script == "deliver":  # a boost: homes that want it
-            await _run_boost(store, sid, targets, boost_of, author)
-        else:
+            if first:
+                targets = ([keys.home(author), topology.of(store).public_key(sid)] if listed
+                           else [keys.home(author)]) + targets
             await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
         if mode in (hybrid.MARK, hybrid.UNMARK):  # every follower, idle ones too
             await hybrid.switch_followers(store, author, members, mode)
@@ -198,10 +221,18 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
             await hybrid.fanout_mode(store, sid, author, policy.threshold,
                                      policy.shrink_below, "end")
         cursor = Cursor(LISTS, 0)
-    targets, rows = await _lists_batch(
-        store, author, cursor.after, batch,
-        script == "deliver" and visibility.lists_need_follow(audience))
+    targets, rows = await _lists_batch(store, c, cursor.after, batch, script == "deliver")
     await _run(store, script, sid, targets, f"{LISTS}:{cursor.after}")
     if len(rows) == batch:
         return Cursor(LISTS, int(float(rows[-1][1])))
     return None
+
+
+async def _deliver_homes(store: Store, c: home_rule.Candidate, homes: list, seen: dict,
+                         batch_name: str) -> None:
+    """The write: a boost through deliver_boost.lua (the public timeline
+    never holds one), anything else through Topology.deliver."""
+    if c.reblog_of is not None:
+        await _run_boost(store, c, homes, seen)
+    else:
+        await _run(store, "deliver", c.id, homes, batch_name)

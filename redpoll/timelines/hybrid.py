@@ -27,7 +27,7 @@ A follow of a large (or growing) account adds it to the follower's set
 (:func:`after_follow`: the mode is read after the follow exists, so a walk
 that starts later sees the follow); an unfollow takes it out (and its
 statuses out of the home, as any account's), and a page ignores an entry
-whose follow has gone (catch_up_listed.lua, large_followees.lua).
+whose follow has gone (large_followees.lua).
 
 **Idle users.** A home read is recorded (keys.home_read in the user's slot,
 then keys.HOME_SEEN, at most once per quarter of the idle period per
@@ -42,17 +42,11 @@ record of the read, so nothing is lost between the two.
 """
 from __future__ import annotations
 
-import asyncio
-import heapq
-import itertools
 import weakref
-
-from redis.exceptions import NoScriptError
 
 from . import home_rule, refill
 from ..core import keys, limits
-from ..core.models import HomeRead, Status, now_ms
-from ..records.statuses import read_statuses
+from ..core.models import HomeRead, now_ms
 from ..storage.store import Store
 from ..storage import topology
 
@@ -71,19 +65,21 @@ async def fanout_mode(store: Store, sid: int, author: int, threshold: int, shrin
 async def switch_followers(store: Store, author: int, members: list[bytes], mode: str) -> None:
     """One batch of a mode switch's walk (fanout_mode.lua), idempotent:
     MARK adds ``author`` to each follower's large set; UNMARK merges the
-    author's newest statuses into each follower's home (guarded by the
-    follow, as a follow's backfill) and then takes the author out of the
+    author's newest statuses into each follower's home (as a follow's
+    backfill: those the home rule lets in, guarded by the follow) and then takes the author out of the
     set, so that no status of theirs is missing from the home meanwhile."""
     if not members:
         return
     if mode == MARK:
         await store.batch([("SADD", key, author) for key in keys.large_followings(members)])
         return
-    ids = [int(i) for i in await store.zrevrangebyscore(
-        keys.profile(author), "+inf", "-inf", start=0, num=limits.BACKFILL)]
-    for member in members:
+    found = home_rule.profile_batch(author, *await store.batch(
+        home_rule.profile_reads(author, "+inf", limits.BACKFILL)), raw=True)
+    for member in members:  # each home takes what the home rule lets in
         uid = int(member)
-        await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author), ids)
+        ids, boosts = await home_rule.take(store, found, uid)
+        await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author), ids,
+                                       keys.home_reblogs(uid), home_rule.boost_pairs(boosts))
     await store.batch([*(("SREM", key, author) for key in keys.large_followings(members)),
                        *(("HDEL", key, author) for key in keys.large_marks_many(members))])
 
@@ -137,8 +133,6 @@ async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
     await store.set(keys.home_read(uid), now)
     idle, before = await store.run("home_seen", [keys.HOME_SEEN], [uid, now, idle_after_ms])
     if idle:
-        # (imported here, and only here: refill reads through this module's
-        # rules, and an import statement run on every page costs ~2% of it)
         try:
             await refill.rebuild_home(store, uid)
         except BaseException:
@@ -168,151 +162,191 @@ async def drop_idle_homes(store: Store, idle: list[tuple[bytes, float]], cutoff:
 
 
 # --- a home catching up with its large accounts ------------------------------------------
-async def left_out_boosts(store: Store, uid: int, found: list[Status], large: list[int],
-                          hidden_boosters: set[int]) -> dict[int, bool]:
-    """Mastodon's recent-window check for boosts (deliver_boost.lua), for
-    boosts a catch-up brings from the profiles of large accounts: a boost is
-    left out when its original, or another boost of it (not by a hidden
-    booster), is among the REBLOG_WINDOW newest ids below it in the home and
-    those profiles (what the home holds once caught up). One round trip for
-    all of ``found`` (boosts); boost id -> left out."""
-    window = limits.REBLOG_WINDOW
-    sha = store.scripts["read_page"].sha
-    commands: list[tuple] = []
-    for b in found:
-        commands.append(("EVALSHA", sha, 2, keys.home(uid), keys.user(uid), b.id, "", "",
-                         window, "id"))
-        commands += [("ZRANGE", keys.profile(a), f"({b.id}", "-inf", "BYSCORE", "REV",
-                      "LIMIT", 0, window) for a in large]
-        commands.append(("ZRANGE", keys.reblogged_by(b.reblog_of), f"({b.id}", "-inf",
-                         "BYSCORE", "REV", "LIMIT", 0, window, "WITHSCORES"))
-    try:
-        replies = await store.batch(commands)
-    except NoScriptError:  # a cluster node restarted and lost its scripts
-        await store.load_scripts()
-        replies = await store.batch(commands)
-    out: dict[int, bool] = {}
-    step = len(large) + 2
-    for n, b in enumerate(found):
-        part = replies[n * step:(n + 1) * step]
-        below = heapq.merge(*([int(i) for i in ids] for ids in part[:-1]), reverse=True)
-        recent = set(itertools.islice(_unique(below), window))
-        rows = part[-1]
-        if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
-            rows = list(zip(rows[0::2], rows[1::2]))
-        others = {int(float(score)) for booster, score in rows
-                  if int(booster) not in hidden_boosters}
-        out[b.id] = b.reblog_of in recent or bool(others & recent)
-    return out
-
-
-def _unique(ids):
-    last = None
-    for i in ids:
-        if i != last:
-            yield i
-        last = i
-
-
 def news_posted(seq: bytes, mark: bytes | None) -> int:
     """What an account whose profile sequence is ``seq`` posted since a home
     caught up with it to ``mark`` (limits.CATCH_UP_PER_ACCOUNT when there is
-    no mark, or it is not below ``seq``). catch_up_listed.lua's rule, which
-    the single server applies in its script."""
+    no mark, or it is not below ``seq``)."""
     posted = int(seq) - int(mark) if mark is not None else 0
     return posted if posted > 0 else limits.CATCH_UP_PER_ACCOUNT
 
 
 def news_count(seq: bytes, mark: bytes | None) -> int:
     """Ids to read of that account: what it posted since, plus
-    limits.CATCH_UP_OVERLAP, at most limits.CATCH_UP_PER_ACCOUNT."""
+    limits.CATCH_UP_OVERLAP (a status recorded after a newer one of the
+    same author: ids are drawn before the profile write), at most
+    limits.CATCH_UP_PER_ACCOUNT."""
     return min(limits.CATCH_UP_PER_ACCOUNT, news_posted(seq, mark) + limits.CATCH_UP_OVERLAP)
 
 
+#: Per store: user -> the large accounts their last home page found (a
+#: single server's catch_up_plain.lua names them; it checks them).
+_LARGE: "weakref.WeakKeyDictionary[Store, dict[int, list[int]]]" = weakref.WeakKeyDictionary()
+
+
 async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
-    """A home page's first round trip (redpoll.timelines.timelines.home): the home's
-    page and the large accounts it merges, with each one's news since the
-    home last caught up. On a single server one script (Topology.read_home);
-    where the accounts are in other slots, :func:`read_home_apart`'s rounds.
-    Raises NotFound for an unknown user."""
+    """A home page's first round trip (redpoll.timelines.timelines.home):
+    the home's page with the large accounts it merges (large_followees.lua,
+    in the page's round trip: Topology.read_page_with) and their profile
+    sequences (in that round trip on a single server, in one more on a
+    cluster, only for a user who follows some): which of them posted since
+    the home caught up with them (``stale``). Raises NotFound for an unknown
+    user.
+
+    On a single server whose process saw this user's large accounts on an
+    earlier page, the round trip is instead catch_up_plain.lua with the
+    page: it checks they are still those, and catches up with them as far
+    as no rule is needed (the plain news; the home rule was asked about
+    those first); what needs the rule is left in ``rest`` for
+    :func:`catch_up`."""
     topo = topology.of(store)
-    if topo.reads_home_at_once:
-        return await topo.read_home(uid, cursors)
-    return await read_home_apart(store, uid, cursors)
+    known = _LARGE.setdefault(store, {}).get(uid) if topo.catches_up_plain else None
+    if known is not None and all(home_rule.plain_taken(a, uid) for a in known):
+        reply, handle = await topo.catch_up_plain(uid, known, cursors)
+        if reply[0]:
+            _, large, ruled, hits, hidden, _ = reply
+            large = [int(a) for a in large]
+            rest = None
+            if ruled or hits:
+                news = [(int(row[0]), row[1], home_rule.ruled_batch(int(row[0]), row[2:], 0))
+                        for row in ruled]
+                rest = (news, {int(i): int(float(b)) for i, b in zip(hits[0::2], hits[1::2])})
+            return HomeRead(large, {int(h) for h in hidden}, handle, rest=rest)
+    first = await _read_home(store, uid, cursors)
+    if topo.catches_up_plain:
+        remembered = _LARGE[store]
+        if len(remembered) >= limits.HOME_SEEN_KEPT:
+            remembered.clear()
+        if len(first.large) < limits.MERGED_ACCOUNTS_MAX:
+            remembered[uid] = first.large
+    return first
 
 
-async def read_home_apart(store: Store, uid: int, cursors: list) -> HomeRead:
-    """Topology.read_home where the large accounts' records and profiles are
-    in other slots than the home (a cluster): the large accounts and the
-    home's marks with the home's page (one slot), then each account's
-    profile sequence, then the news of those that posted since the home
-    caught up with them. A user who follows no large account reads one
-    round trip, as on a single server."""
+async def _read_home(store: Store, uid: int, cursors: list) -> HomeRead:
+    """:func:`read_home` without a single server's shortcut."""
     call = ("large_followees", [keys.large_following(uid), keys.following(uid),
                                 keys.hidden_reblogs(uid), keys.large_marks(uid)],
             [limits.MERGED_ACCOUNTS_MAX])
-    (large, marks, hidden), handle = await topology.of(store).read_page_with(
-        call, keys.home(uid), keys.user(uid), "id", cursors)
+    (large, marks, hidden), handle, seq_of = await topology.of(store).read_page_with(
+        call, keys.home(uid), keys.user(uid), "id", cursors,
+        (keys.large_following(uid), keys.user, "pseq"))
     if not large:
         return HomeRead([], set(), handle)
     large = [int(a) for a in large]
-    seqs = await store.batch([("HGET", keys.user(a), "pseq") for a in large])
+    if seq_of is not None:  # read with the page (a single server)
+        seqs = [seq_of.get(a) for a in large]
+    else:
+        seqs = await store.batch([("HGET", keys.user(a), "pseq") for a in large])
     stale = [(a, seq, mark) for a, seq, mark in zip(large, seqs, marks)
              if seq is not None and seq != mark]
+    return HomeRead(large, {int(h) for h in hidden}, handle, stale)
+
+
+def _record(rows) -> dict[int, int]:
+    """A home's boost record as read (ZRANGE WITHSCORES): original -> boost."""
+    if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
+        rows = list(zip(rows[0::2], rows[1::2]))
+    return {int(o): int(float(b)) for o, b in rows}
+
+
+async def _read_news(store: Store, uid: int, stale: list) -> tuple[list, list[int], dict]:
+    """The news of the ``stale`` accounts as home_rule candidates, less what
+    the home's top holds, with that top and the home's boost record, in one
+    round trip."""
+    *reads, held, record = await store.batch(
+        [*(c for a, seq, mark in stale
+           for c in home_rule.profile_reads(a, "+inf", news_count(seq, mark))),
+         ("LRANGE", keys.home(uid), 0, limits.CATCH_UP_HOME_CHECK - 1),
+         ("ZRANGE", keys.home_reblogs(uid), 0, -1, "WITHSCORES")])
+    top = [int(i) for i in held]
+    known = set(top)
+    # below the top's last entry, only a full top rules out a late one
+    floor = top[-1] if len(top) == limits.CATCH_UP_HOME_CHECK else 0
     news = []
-    if stale:  # as catch_up_listed.lua: the news, less what the home's top holds
-        *reads, held = await store.batch(
-            [*(("ZRANGE", keys.profile(a), 0, news_count(seq, mark) - 1, "REV")
-               for a, seq, mark in stale),
-             ("LRANGE", keys.home(uid), 0, limits.CATCH_UP_HOME_CHECK - 1)])
-        top = [int(i) for i in held]
-        held = set(top)
-        floor = top[-1] if len(top) == limits.CATCH_UP_HOME_CHECK else 0
-        news = [(a, seq, [i for k, i in enumerate(map(int, ids))
-                          if i not in held and (k < news_posted(seq, mark) or i > floor)])
-                for (a, seq, mark), ids in zip(stale, reads)]
-    return HomeRead(large, {int(h) for h in hidden}, handle, news)
+    for (a, seq, mark), ids, ruled in zip(stale, reads[0::2], reads[1::2]):
+        found = home_rule.profile_batch(a, ids, ruled)
+        posted = news_posted(seq, mark)
+        rank = {sid: k for k, sid in enumerate(found.ids)}
+        news.append((a, seq, found.only(
+            lambda sid: sid not in known and (rank[sid] < posted or sid > floor))))
+    return news, top, _record(record)
 
 
 async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> object:
-    """On a cluster (a single server does all of it in read_home's own
-    script, catch_up_listed.lua): bring into ``uid``'s home what the large
-    accounts it merges posted since it last caught up with each
-    (``first.news``, Topology.read_home),
-    by the rules fan-out delivers by: :func:`accepted` (no direct statuses,
-    replies only where uid follows the account replied to, no boosts uid
-    hides) and :func:`left_out_boosts` (a boost whose original is just
-    below it). A boost already in the home whose original comes in within
-    the window below it is taken out, as fan-out would not have delivered
-    it. One script (catch_up.lua) writes it all and moves the marks:
-    atomic, so a catch-up cut short leaves the marks as they were and the
-    next page catches up again (idempotent: ids already there stay once).
+    """Bring into ``uid``'s home what the large accounts it merges posted
+    since it last caught up with each (``first.stale``, :func:`read_home`):
+    the statuses the home rule lets in (redpoll.timelines.home_rule), a
+    boost with the window below its place in the home as it will be. A
+    boost the home holds (its boost record, keys.home_reblogs) whose
+    original comes in within the window below it is taken out: the rule's
+    window, which fan-out would have applied had the original come first.
     Returns the home's page read again by ``cursors`` (a handle for
-    Topology.page_of), in the script's round trip."""
+    Topology.page_of), in the round trip of the last write.
+
+    The news are read (:func:`_read_news`), decided, and written with the
+    marks moved by one script (catch_up.lua): atomic, so a catch-up cut
+    short leaves the marks as they were and the next page catches up again
+    (idempotent: ids already there stay once). Where a single server's
+    first round trip wrote the plain news (``first.rest``, read_home), only
+    the rest is decided and written this way: the ruled news, and the plain
+    ones of which the home holds a boost (the window)."""
+    if first.rest is not None:  # a single server wrote the plain news already
+        news, came = first.rest
+        return await _rule_news(store, uid, first, news, None, came, cursors)
+    news, top, record = await _read_news(store, uid, first.stale)
+    return await _rule_news(store, uid, first, news, (top, record), {}, cursors)
+
+
+async def _rule_news(store: Store, uid: int, first: HomeRead, news: list,
+                     read: tuple[list[int], dict] | None, came: dict[int, int],
+                     cursors: list) -> object:
+    """:func:`catch_up`'s decision and write: ``news`` (account, sequence,
+    Batch) by the home rule, its facts read in one round trip when a
+    status needs any (with the home as a whole and its boost record where
+    the window needs them, or ``read`` is None: not read yet); ``came``:
+    ids already put in (original -> the boost the home recorded of it)."""
     # the newest HOME_CAP (no older one could stay in the home)
-    wanted = sorted(set(i for _, _, ids in first.news for i in ids),
-                    reverse=True)[:limits.HOME_CAP]
-    # each one's boosts above it (the lowest: those the home may hold
-    # within the window above it), read with the statuses
-    statuses, boosted = await asyncio.gather(
-        read_statuses(store, wanted),  # deleted ones left out
-        store.batch([("ZRANGE", keys.reblogged_by(i), f"({i}", "+inf", "BYSCORE", "LIMIT",
-                      0, limits.CATCH_UP_BOOSTS_READ, "WITHSCORES") for i in wanted]))
-    ok = await home_rule.accepted(store, uid, statuses, first.hidden)
-    boosts = [s for s in ok if s.reblog_of]
-    out = await left_out_boosts(store, uid, boosts, first.large, first.hidden) if boosts else {}
-    take = {s.id for s in ok if not out.get(s.id)}
-    pairs: list[int] = []
-    for o, found in zip(wanted, boosted):
-        if found and o in take:
-            if not isinstance(found[0], (list, tuple)):  # RESP2: flat list
-                found = list(zip(found[0::2], found[1::2]))
-            pairs += [x for booster, score in found if int(booster) not in first.hidden
-                      for x in (int(float(score)), o)]
-    args: list = [limits.REBLOG_WINDOW, limits.HOME_REBLOGS_KEPT, len(first.news)]
-    for author, seq, ids in first.news:
-        mine = [i for i in ids if i in take]
+    wanted = home_rule.Batch.newest([b for _, _, b in news], limits.HOME_CAP)
+    ruled = list(wanted.ruled.values())
+    hidden = frozenset(first.hidden)
+    commands = home_rule.viewer_reads(ruled, uid, None, hidden_known=True)
+    n = len(commands)
+    top, record = read if read is not None else ([], {})
+    boosts = [c for c in ruled if c.reblog_of is not None]
+    # the window needs the home as a whole: for a boost coming in, or an
+    # original coming in of which it holds a boost
+    whole = read is None or bool(boosts or came) or any(
+        sid in record for sid in wanted.int_ids())
+    if whole:
+        commands.append(("LRANGE", keys.home(uid), 0, -1))
+        if read is None:
+            commands.append(("ZRANGE", keys.home_reblogs(uid), 0, -1, "WITHSCORES"))
+    commands += home_rule.window_reads(ruled, None)
+    replies = await store.batch(commands) if commands else []
+    facts = home_rule.viewer_facts(ruled, uid, None, replies[:n], hidden)
+    at = n
+    home = top
+    if whole:
+        home, at = [int(i) for i in replies[at]], at + 1
+        if read is None:
+            record, at = _record(replies[at]), at + 1
+    others = {c.id: home_rule.boost_ids(rows) for c, rows in zip(boosts, replies[at:])}
+    ids, took = home_rule.decide(wanted, uid, None, facts, home, others)
+    take = set(ids)
+    # boosts the home holds whose original now comes in below them
+    view = sorted(set(home) | take)
+    held = set(home)
+    boosted = {c.id for c in took}
+    arriving = {sid: record.get(sid) for sid in ids if sid not in boosted}
+    arriving.update(came)
+    out: list[int] = []
+    for sid, boost in arriving.items():
+        if boost in held and home_rule.shown_already(
+                home_rule.Candidate(boost, 0, reblog_of=sid),
+                home_rule.Facts(window={boost: home_rule.below(view, boost)})):
+            out.append(boost)
+    args: list = [limits.HOME_REBLOGS_KEPT, len(news)]
+    for author, seq, batch in news:
+        mine = [sid for sid in batch.int_ids() if sid in take]
         args += [author, seq, len(mine), *mine]
-    taken_boosts = [(s.id, s.reblog_of) for s in boosts if s.id in take]
-    args += [len(taken_boosts), *(x for pair in taken_boosts for x in pair)]
-    return await topology.of(store).catch_up(uid, [*args, *pairs], cursors)
+    args += [len(took), *(x for pair in home_rule.boost_pairs(took) for x in pair), *out]
+    return await topology.of(store).catch_up(uid, args, max(take, default=0), cursors)

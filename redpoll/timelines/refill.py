@@ -1,21 +1,23 @@
 """Refilling a home or list timeline after an unfollow or member removal
-emptied part of it (SPEC 6). Runs as a job; idempotent (merge dedups)."""
+emptied part of it, and rebuilding the home of a user who comes back after
+being idle. Runs as a job, or before a page; idempotent (merge dedups).
+What comes in is what the home rule lets in (redpoll.timelines.home_rule),
+as Mastodon's populate_home and merges apply its feed filters."""
 from __future__ import annotations
-
-import heapq
 
 from . import home_rule
 from ..core import keys, limits
-from ..records.statuses import home_candidates, profile_reads, read_statuses
 from ..storage.store import Store
 from ..storage import topology
 
 
 async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
-                  own: int | None = None) -> int:
-    """Fill ``timeline`` up to the cap from the profiles of ``sources``, which
-    must be members of the ``guard`` set (following / list members) unless
-    they are ``own``."""
+                  own: int | None = None, list_of: tuple[int, int] | None = None) -> int:
+    """Fill ``timeline`` up to the cap from the profiles of ``sources``,
+    which must be members of the ``guard`` set (following / list members)
+    unless they are ``own``: the home of ``own``, or the list ``list_of``
+    (owner, list id), by its rule."""
+    viewer, lid = list_of if list_of is not None else (own, None)
     pipe = store.pipeline()
     pipe.llen(timeline)
     pipe.lindex(timeline, -1)
@@ -25,19 +27,18 @@ async def _refill(store: Store, timeline: str, guard: str, sources: list[int],
         return 0
     # everything newer than the tail is already there; take older ones
     top = f"({int(tail)}" if tail is not None else "+inf"
-    replies = await store.batch([c for uid in sources for c in profile_reads(uid, top, need)])
-    per_source = [home_candidates(ids, direct)
-                  for ids, direct in zip(replies[0::2], replies[1::2])]
-    merged = heapq.merge(*per_source, reverse=True)
-    picked: list[int] = []
-    for sid in merged:
-        if not picked or picked[-1] != sid:
-            picked.append(sid)
-        if len(picked) == need:
-            break
+    replies = await store.batch([c for uid in sources
+                                 for c in home_rule.profile_reads(uid, top, need)])
+    per_source = [home_rule.profile_batch(uid, ids, ruled)
+                  for uid, ids, ruled in zip(sources, replies[0::2], replies[1::2])]
+    picked, boosts = await home_rule.take(store, home_rule.Batch.newest(per_source, need),
+                                          viewer, lid)
     if picked:
-        await topology.of(store).merge(timeline, timeline, "", picked)
-        await _drop_departed(store, timeline, guard, sources, per_source, set(picked), own)
+        record = home_rule.boost_record(viewer, lid) if viewer is not None else None
+        await topology.of(store).merge(timeline, timeline, "", picked, record,
+                                       home_rule.boost_pairs(boosts))
+        await _drop_departed(store, timeline, guard, sources,
+                             [b.ids for b in per_source], set(picked), own)
     return len(picked)
 
 
@@ -75,7 +76,7 @@ async def refill_list(store: Store, owner: int, lid: int) -> int:
     sources = [int(i) for i in await store.zrange(
         keys.list_members(owner, lid), 0, limits.REFILL_MAX_SOURCES - 1)]
     return await _refill(store, keys.list_timeline(owner, lid), keys.list_members(owner, lid),
-                         sources)
+                         sources, list_of=(owner, lid))
 
 
 async def rebuild_home(store: Store, uid: int) -> int:
@@ -83,13 +84,12 @@ async def rebuild_home(store: Store, uid: int) -> int:
     them, so what is missing is newer than the home's newest entry (for a
     user with large accounts, whose home a page's catch-up may have written
     after the drop: anything). The newest limits.REBUILD_PER_SOURCE
-    statuses above it of each account they follow (and their own) are
-    merged in, by the rules fan-out delivers by (home_rule.accepted: no direct
-    statuses, replies only where they follow the account replied to, no
-    boosts they hide). Large accounts are left out: their marks are
-    dropped, so the page that follows catches up with each from its newest
-    statuses. Idempotent (merge.lua dedupes); an account unfollowed
-    meanwhile is taken out again (_drop_departed)."""
+    statuses above it of each account they follow are merged in, those the
+    home rule lets in (its facts read in one round trip, when a status
+    needs any). Large accounts are left out: their marks are dropped, so
+    the page that follows catches up with each from its newest statuses.
+    Idempotent (merge.lua dedupes); an account unfollowed meanwhile is
+    taken out again (_drop_departed)."""
     sources = [int(i) for i in await store.zrange(
         keys.following(uid), 0, limits.REFILL_MAX_SOURCES - 1)]
     head, large, hidden, _ = await store.batch([
@@ -101,17 +101,16 @@ async def rebuild_home(store: Store, uid: int) -> int:
     # follows large accounts: a page's catch-up may have put one of theirs
     # there, newer than what fan-out skipped (then each source's newest)
     bottom = f"({int(head)}" if head is not None and not large else "-inf"
-    per_source = [[int(i) for i in ids] for ids in await store.batch(
-        [("ZRANGE", keys.profile(s), "+inf", bottom, "BYSCORE", "REV", "LIMIT", 0,
-          limits.REBUILD_PER_SOURCE) for s in sources])]
-    newest = list(dict.fromkeys(heapq.merge(*per_source, reverse=True)))[:limits.HOME_CAP]
-    statuses = await read_statuses(store, newest)
-    wanted = {s.id for s in await home_rule.accepted(store, uid, [s for s in statuses
-                                                               if s.user_id != uid],
-                                                  {int(h) for h in hidden})}
-    picked = [s.id for s in statuses if s.id in wanted]
+    replies = await store.batch([c for s in sources for c in home_rule.profile_reads(
+        s, "+inf", limits.REBUILD_PER_SOURCE, bottom)])
+    per_source = [home_rule.profile_batch(s, ids, ruled)
+                  for s, ids, ruled in zip(sources, replies[0::2], replies[1::2])]
+    picked, boosts = await home_rule.take(
+        store, home_rule.Batch.newest(per_source, limits.HOME_CAP), uid,
+        hidden=frozenset(int(h) for h in hidden))
     if picked:
-        await topology.of(store).merge(keys.home(uid), keys.following(uid), "", picked)
-        await _drop_departed(store, keys.home(uid), keys.following(uid), sources, per_source,
-                             set(picked), uid)
+        await topology.of(store).merge(keys.home(uid), keys.following(uid), "", picked,
+                                       keys.home_reblogs(uid), home_rule.boost_pairs(boosts))
+        await _drop_departed(store, keys.home(uid), keys.following(uid), sources,
+                             [b.ids for b in per_source], set(picked), uid)
     return len(picked)

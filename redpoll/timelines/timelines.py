@@ -72,9 +72,10 @@ def _cursors(max_id, since_id, min_id, limit) -> list:
 async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None,
                idle_after_s: int | None = None) -> Page:
     """A home page, after the home caught up with what the large accounts
-    the user follows posted since it last did (redpoll.timelines.hybrid): on a single
-    server in the page's own round trip, on a cluster in the rounds
-    hybrid.read_home and hybrid.catch_up take. ``idle_after_s``: record
+    the user follows posted since it last did (redpoll.timelines.hybrid:
+    hybrid.read_home reads the page with them, and hybrid.catch_up, only
+    when they posted since, writes what the home rule lets in and reads
+    the page again). ``idle_after_s``: record
     the read, and rebuild the home first if the user had been idle that
     long (fan-out skipped them)."""
     uid = validate.an_id(uid, "user_id")
@@ -84,7 +85,7 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
         if idle_after_s is not None and await hybrid.touch(store, uid, idle_after_s * 1000):
             first = await hybrid.read_home(store, uid, cursors)  # rebuilt: again
         handle = first.handle
-        if first.news:
+        if first.stale or first.rest is not None:
             handle = await hybrid.catch_up(store, uid, first, cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc

@@ -1,13 +1,12 @@
-"""The follow backfill's merge (merge.lua, merge_profile.lua through
-``Topology.add_edge``) against a plain Python model of it: newest first,
-each id once, at most the cap, an all-older batch appended (a refill)."""
+"""The follow backfill's merge (merge.lua, through ``edges.add``) against a
+plain Python model of it: newest first, each id once, at most the cap, an
+all-older batch appended (a refill)."""
 from __future__ import annotations
 
 import random
 
 from redpoll.relations import edges
 from redpoll.core import keys, limits
-from redpoll.storage import topology
 
 
 def model(home: list[int], ids: list[int], cap: int) -> list[int]:
@@ -78,9 +77,9 @@ async def test_merge_matches_the_model(rp):
 
 
 async def test_follow_backfill_matches_the_model(rp):
-    """``Topology.add_edge``: merge_profile.lua on a single server (the
-    profile read in the script), the profile read then merge.lua on a
-    cluster; the newest BACKFILL of b's profile merged into a's home."""
+    """``edges.add``: both sides with b's profile read (one round trip on a
+    single server), then merge.lua; the newest BACKFILL of b's profile
+    merged into a's home (plain statuses: the home rule takes them all)."""
     store, cap = rp.store, limits.HOME_CAP
     rng = random.Random(11)
     for k, (name, before, ids) in enumerate(cases(rng, cap)):
@@ -96,8 +95,23 @@ async def test_follow_backfill_matches_the_model(rp):
             await store.client.zadd(keys.profile(b), {i: i for i in profile})
         if before:
             await store.client.rpush(keys.home(a), *before)
-        source, target, merged, _ = await topology.of(store).add_edge(edges.follow_edge(a, b))
-        assert (source, target, bool(merged)) == (1, 1, True), name
+        assert await edges.add(store, edges.follow_edge(a, b)) is True, name
         after = [int(x) for x in await store.client.lrange(keys.home(a), 0, -1)]
         newest = sorted(profile, reverse=True)[:limits.BACKFILL]
         assert after == model(before, newest, cap), name
+
+
+async def test_a_merge_into_a_home_records_the_boosts_that_went_in(rp):
+    """merge.lua with the home's boost record: the boosts among the ids are
+    recorded (original -> boost) where they are in the home after the merge
+    (one cut by the cap is not), as deliver_boost.lua records its own."""
+    store = rp.store
+    uid, member = 43, "44"
+    home, guard, record = keys.home(uid), keys.following(uid), keys.home_reblogs(uid)
+    await store.client.zadd(guard, {member: 1})
+    await store.client.rpush(home, 90, 80, 70)
+    args = [3, member, limits.HOME_REBLOGS_KEPT, 2, 85, 5, 60, 6, 85, 60]
+    for _ in range(2):  # idempotent
+        assert await store.run("merge", [home, guard, record], args) == 1
+    assert [int(x) for x in await store.client.lrange(home, 0, -1)] == [90, 85, 80]
+    assert await store.client.zrange(record, 0, -1, withscores=True) == [(b"5", 85.0)]

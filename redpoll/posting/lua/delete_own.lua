@@ -7,7 +7,8 @@
 -- KEYS[2]: home list home:{a}
 -- KEYS[3]: user hash u:{a}
 -- KEYS[4]: lately deleted ids, zset gone:{a}, id -> ms of the delete
--- KEYS[5]: the author's direct statuses, zset profdm:{a}
+-- KEYS[5]: the author's statuses the home rule looks at (keys.ruled_posts),
+--          scored by id
 -- ARGV[1]: status id
 -- ARGV[2]: now in ms
 -- ARGV[3]: ms before which entries of KEYS[4] are dropped
@@ -15,7 +16,7 @@
 redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[3])
 redis.call('LREM', KEYS[2], 0, ARGV[1])
-redis.call('ZREM', KEYS[5], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[5], ARGV[1], ARGV[1])
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HINCRBY', KEYS[3], 'posts', -1)
 redis.call('HINCRBY', KEYS[3], 'rev', 1)  -- the user record changed (users.current)

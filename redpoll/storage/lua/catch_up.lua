@@ -1,32 +1,31 @@
 -- catch_up: a home catches up with the large accounts it merges
--- (redpoll.timelines.hybrid.catch_up): their new statuses that fan-out's rules let
--- through go into the home, newest first and once each, and each account's
--- mark moves to the profile sequence they were read at; only for an account
--- the user still follows (a concurrent unfollow wins, its unmerge.lua then
--- finds nothing or what it removes). Then a boost in the home whose
--- original has just come in within the REBLOG_WINDOW entries below it is
--- taken out, as fan-out would have left it out (deliver_boost.lua); and a
--- boost put in is remembered in KEYS[4] as deliver_boost.lua remembers its
--- own, so that a later boost of the same status is left out.
+-- (redpoll.timelines.hybrid.catch_up): the statuses the home rule let in
+-- (decided before, in Python: redpoll.timelines.home_rule) go into the home,
+-- newest first and once each, and each account's mark moves to the profile
+-- sequence they were read at; only for an account the user still follows
+-- (a guard of the write: a concurrent unfollow wins, its unmerge.lua then
+-- finds nothing or what it removes). A boost put in is remembered in
+-- KEYS[4] as deliver_boost.lua remembers its own; the boosts the rule took
+-- out (the home held them, and their original now comes in within the
+-- window below them) leave the home. Decides nothing.
 -- Atomic, and idempotent (ids already there are kept once; a mark set
--- again to the same value): a catch-up cut short leaves the marks where
--- they were, and the next page catches up again. A cluster's (whose
--- delivery pushes no id blind: no watermark); a single server does all of
--- it in catch_up_listed.lua.
+-- again to the same value; a boost taken out twice is gone once): a
+-- catch-up cut short leaves the marks where they were, and the next page
+-- catches up again. On a single server, mark_merged.lua runs just before
+-- it in the same pipeline (Topology.catch_up).
 -- KEYS[1]: keys.home(uid); KEYS[2]: keys.following(uid);
 -- KEYS[3]: keys.large_marks(uid); KEYS[4]: keys.home_reblogs(uid)
--- ARGV[1]: the home's cap; ARGV[2]: the boost window (limits.REBLOG_WINDOW)
--- ARGV[3]: boosts remembered per home (limits.HOME_REBLOGS_KEPT)
--- ARGV[4]: n, the accounts; then n times: account id, its pseq, k, then k
+-- ARGV[1]: the home's cap
+-- ARGV[2]: boosts remembered per home (limits.HOME_REBLOGS_KEPT)
+-- ARGV[3]: n, the accounts; then n times: account id, its pseq, k, then k
 --          status ids (any order)
 -- then m, and m pairs of (boost id, original id): the boosts among those ids
--- ARGV[after]: pairs of (boost id, original id): boosts to take out when
---          their original is within the window below them
+-- ARGV[after]: ids of boosts to take out of the home
 -- returns: how many entries of the home changed (ids put in that were not
 --          there, boosts taken out)
 local key = KEYS[1]
-local cap, window, kept = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local n, at = tonumber(ARGV[4]), 5
+local cap, kept = tonumber(ARGV[1]), tonumber(ARGV[2])
+local n, at = tonumber(ARGV[3]), 4
 local ids, seen = {}, {}
 for _ = 1, n do
   local uid, seq, k = ARGV[at], ARGV[at + 1], tonumber(ARGV[at + 2])
@@ -83,15 +82,7 @@ if #ids > 0 then
   end
   redis.call('LTRIM', key, 0, cap - 1)
 end
-for x = at, #ARGV - 1, 2 do
-  local pos = redis.call('LPOS', key, ARGV[x])
-  if pos then
-    for _, v in ipairs(redis.call('LRANGE', key, pos + 1, pos + window)) do
-      if v == ARGV[x + 1] then
-        added = added + redis.call('LREM', key, 1, ARGV[x])
-        break
-      end
-    end
-  end
+for x = at, #ARGV do
+  added = added + redis.call('LREM', key, 1, ARGV[x])
 end
 return added

@@ -2,7 +2,7 @@
 -- timelines (a fast-path variant of deliver.lua; single server only, since
 -- its keys span every slot).
 -- KEYS[1] is the delivery watermark "<id>:<d|m>", the highest id ever
--- delivered (d) or merged (m) anywhere (mark_merged.lua, merge_profile.lua),
+-- delivered (d) or merged (m) anywhere (mark_merged.lua),
 -- and KEYS[2] the set of this status's batches already pushed. An id at or
 -- above the watermark meets no newer id at any timeline's head; if also no
 -- merge has put it anywhere (not 'm' at its own id) and this batch has not

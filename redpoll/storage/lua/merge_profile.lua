@@ -1,32 +1,42 @@
--- merge_profile: merge.lua for a follow on a single server (a fast-path
--- variant: one round trip for the whole backfill): the ids are the newest
--- of the followed user's profile, read here, and the delivery watermark is
--- raised to the newest of them first (as mark_merged.lua does). Single
--- server only: the profile and the watermark are slots of their own.
+-- merge_profile: the single server's backfill of a new edge (a follow, a
+-- list member) for the member's plain statuses, in the edge's own round
+-- trip (a fast-path variant of merge.lua, single server only: the profile,
+-- its index and the watermark are slots of their own). The ids are the
+-- newest of the member's profile, read here, less those of KEYS[5]: the
+-- statuses the home rule must look at (keys.ruled_posts). It decides
+-- nothing: the caller asked the rule that the member's plain statuses enter
+-- this timeline before sending it, and merges the ruled ones the rule lets
+-- in afterwards (merge.lua). The delivery watermark is raised to the newest
+-- of them first (as mark_merged.lua does).
 -- KEYS[1]: timeline list
 -- KEYS[2]: guard zset (following:{uid} or list members)
 -- KEYS[3]: the delivery watermark (deliver_fast.lua)
 -- KEYS[4]: the profile zset to take the ids from
--- KEYS[5]: that user's direct statuses (left out: they reach only the
---          mentioned, whose homes have them already)
+-- KEYS[5]: the member's ruled statuses (left out), scored by id
 -- ARGV[1]: cap
 -- ARGV[2]: guard member, or '' for no guard
--- ARGV[3]: how many of the profile's newest ids to take
--- returns: 1 if the guard held (ids merged), 0 if it did not
+-- ARGV[3]: how many of the profile's newest ids to look at
+-- returns: {1, the lowest id looked at ('' for none)} if the guard held
+--          (ids merged), {0, ''} if it did not
 local key = KEYS[1]
 local cap = tonumber(ARGV[1])
-if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return 0 end
+if ARGV[2] ~= '' and not redis.call('ZSCORE', KEYS[2], ARGV[2]) then return {0, ''} end
 local ids = redis.call('ZREVRANGEBYSCORE', KEYS[4], '+inf', '-inf', 'LIMIT', 0, tonumber(ARGV[3]))
+local lowest = ids[#ids] or ''
 if #ids > 0 and redis.call('EXISTS', KEYS[5]) == 1 then
-  local direct = redis.call('ZMSCORE', KEYS[5], unpack(ids))
+  local ruled = {}
+  for _, score in ipairs(redis.call('ZRANGE', KEYS[5], '+inf', lowest, 'BYSCORE', 'REV',
+                                    'WITHSCORES')) do
+    ruled[score] = true  -- (members and scores alternate; a score is a ruled id)
+  end
   local kept = {}
   for k = 1, #ids do
-    if not direct[k] then kept[#kept + 1] = ids[k] end
+    if not ruled[ids[k]] then kept[#kept + 1] = ids[k] end
   end
   ids = kept
 end
 local first, last = 1, #ids
-if last < first then return 1 end
+if last < first then return {1, lowest} end
 -- ids come newest first: ids[first] is the newest
 local mark = redis.call('GET', KEYS[3]) or '0:d'
 local wid = tonumber(string.sub(mark, 1, string.find(mark, ':', 1, true) - 1))
@@ -40,7 +50,7 @@ if no == 0 or tonumber(ids[first]) < tonumber(redis.call('LINDEX', key, -1)) the
   for k = first, stop, 500 do
     redis.call('RPUSH', key, unpack(ids, k, math.min(k + 499, stop)))
   end
-  return 1
+  return {1, lowest}
 end
 local old = redis.call('LRANGE', key, 0, -1)
 -- a two-way merge of sorted runs; an id in both is kept once. Each id is
@@ -70,4 +80,4 @@ if keep > 0 then redis.call('LTRIM', key, 0, keep - 1) else redis.call('DEL', ke
 for k = 1, m, 500 do
   redis.call('RPUSH', key, unpack(merged, k, math.min(k + 499, m)))
 end
-return 1
+return {1, lowest}

@@ -1,9 +1,9 @@
 -- large_followees: the large accounts a user follows whose statuses their
 -- home merges (redpoll.timelines.hybrid), with the profile sequence up to which the
 -- home has caught up with each, and the boosters whose boosts they hide (a
--- merge applies fan-out's rules). On a cluster, sent with the home page's
+-- catch-up asks the home rule). Sent with the home page's
 -- read (same slot); each account's own 'pseq' is in its slot, read after.
--- The single server's catch_up_listed.lua does the same, and the catch-up.
+-- On both topologies (redpoll.timelines.hybrid.read_home).
 -- An entry left behind by an unfollow or a block cut short is not returned:
 -- the follow set decides.
 -- KEYS[1]: keys.large_following(uid); KEYS[2]: keys.following(uid);
