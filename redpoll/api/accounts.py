@@ -101,8 +101,6 @@ async def account_statuses(ctx: Ctx) -> Response:
     p = ctx.params
     if p.bool("pinned"):  # the pins, all of them (at most limits.PINS_MAX)
         return timeline_response(ctx, await ctx.rp.pinned_page(ctx.viewer, uid))
-        await ctx.rp.get_user(uid)
-        return JSON([])
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
     return timeline_response(ctx, await ctx.rp.profile_page(
         ctx.viewer, uid, no_replies=no_replies, no_reblogs=no_reblogs,
