@@ -494,6 +494,10 @@ class Supervisor:
             self.server.stop()
 
 
+#: Starts of a cluster node on newly chosen ports after its ports were taken.
+PORT_ATTEMPTS = 5
+
+
 class EmbeddedCluster:
     """A Redis Cluster of ``masters`` embedded servers on loopback, no replicas."""
 
@@ -517,7 +521,7 @@ class EmbeddedCluster:
 
     def start(self) -> "EmbeddedCluster":
         for node in self.nodes:
-            node.start()
+            self._start_node(node)
         first = redis.Redis(port=self.nodes[0].port)
         if first.cluster("info").get("cluster_state") != "ok":
             addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
@@ -531,6 +535,23 @@ class EmbeddedCluster:
                 raise ConfigError("cluster did not reach state ok")
             time.sleep(0.05)
         return self
+
+    @staticmethod
+    def _start_node(node: EmbeddedServer) -> None:
+        """Start ``node``; if another process took its port or its bus port
+        between choosing and binding (free ports are found, not reserved:
+        parallel test workers start clusters at once), start it again on
+        others, a few times."""
+        for attempt in range(PORT_ATTEMPTS):
+            try:
+                node.start()
+                return
+            except ConfigError as exc:
+                if "Failed listening" not in str(exc) or attempt == PORT_ATTEMPTS - 1:
+                    raise
+                node._unlock()
+                node.port = free_port()
+                node.config["cluster-port"] = str(free_port())
 
     def stop(self) -> None:
         for node in self.nodes:

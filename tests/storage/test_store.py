@@ -5,6 +5,7 @@ client on a cluster); replies come back in redis-py's shapes either way."""
 from __future__ import annotations
 
 import asyncio
+import socket
 
 import pytest
 import redis
@@ -266,3 +267,18 @@ async def test_run_many_keeps_the_order_of_one_slots_calls(pair):
              ("deliver", [timeline], [9, 100]), ("undeliver", [timeline], [5, 100])]
     assert await store.run_many(calls) == [1, 0, 1, 1]
     assert await plain.lrange(timeline, 0, -1) == [b"9"]
+
+
+def test_a_cluster_node_whose_bus_port_was_taken_starts_on_another(tmp_path):
+    """Free ports are found, not reserved: another process (a parallel test
+    worker) may bind one between the choice and the start. The node then
+    starts on other ports and the cluster forms all the same."""
+    cluster = EmbeddedCluster(tmp_path / "c", masters=3)
+    taken = int(cluster.nodes[1].config["cluster-port"])
+    with socket.socket() as squatter:
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        squatter.bind(("127.0.0.1", taken))
+        squatter.listen()
+        with cluster:
+            assert int(cluster.nodes[1].config["cluster-port"]) != taken
+            assert redis.Redis(port=cluster.nodes[1].port).cluster("info")["cluster_state"] == "ok"
