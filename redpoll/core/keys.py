@@ -35,8 +35,10 @@ SEARCH_BUILT = "search:{accounts}:built"
 
 def key_parts(make) -> tuple[str, str]:
     """The text before and after the id in the names ``make`` gives, for the
-    one script that builds such names itself (read_page_listed.lua, on a
-    single server: a cluster refuses keys a script was not given)."""
+    one script that builds such names itself (read_page_listed.lua) and the
+    ``SORT_RO ... GET`` pattern of a home page's large accounts' sequences
+    (Topology.read_page_with): single server only (a cluster refuses keys a
+    script was not given, and a pattern across slots)."""
     marker = "918273645"
     before, _, after = make(marker).partition(marker)
     return before, after
