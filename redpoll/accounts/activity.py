@@ -11,11 +11,15 @@ from ..storage.store import Store
 DAY_MS = 86_400_000
 
 
-async def active_since(store: Store, days: int) -> int:
-    """Accounts whose last home read is at most ``days`` old (a read is
-    recorded at most once per quarter of the idle period: the count is exact
-    to that)."""
-    cutoff = now_ms() - days * DAY_MS
-    recent, dropped = await store.batch([("ZCOUNT", keys.HOME_SEEN, cutoff, "+inf"),
-                                         ("ZCOUNT", keys.HOME_SEEN, "-inf", -cutoff)])
-    return int(recent) + int(dropped)
+async def active_within(store: Store, *days: int) -> list[int]:
+    """For each period of ``days``, the accounts whose last home read is at
+    most that old (a read is recorded at most once per quarter of the idle
+    period: the count is exact to that); one round trip for all of them."""
+    now = now_ms()
+    commands = []
+    for d in days:
+        cutoff = now - d * DAY_MS
+        commands += [("ZCOUNT", keys.HOME_SEEN, cutoff, "+inf"),
+                     ("ZCOUNT", keys.HOME_SEEN, "-inf", -cutoff)]
+    counts = await store.batch(commands)
+    return [int(recent) + int(dropped) for recent, dropped in zip(counts[0::2], counts[1::2])]

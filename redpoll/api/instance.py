@@ -14,20 +14,26 @@ from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
 from .http import JSON, Ctx, endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
-_stats: dict = {"at": -1e9, "users": 0, "statuses": 0, "active": 0, "rules": []}
+_stats: dict = {"at": -1e9, "usage": None, "rules": []}
+
+
+async def cached_usage(rp) -> dict:
+    """The figures (and rules) the instance entities and NodeInfo show,
+    read at most once per limits.INSTANCE_STATS_CACHE_S per process (they
+    are among the most requested; /api/v1/instance/rules reads the rules
+    fresh): ``usage`` as NodeInfo's, ``rules`` as Rule entities."""
+    now = time.monotonic()
+    if now - _stats["at"] > limits.INSTANCE_STATS_CACHE_S:
+        _stats.update(at=now, usage=await rp.usage(),
+                      rules=[rule_entity(r) for r in await rp.rules()])
+    return _stats
 
 
 async def _cached_stats(ctx: Ctx) -> dict:
-    """The figures and rules the instance entities show, read at most once
-    per limits.INSTANCE_STATS_CACHE_S per process (the entities are the
-    most requested; /api/v1/instance/rules reads the rules fresh)."""
-    now = time.monotonic()
-    if now - _stats["at"] > limits.INSTANCE_STATS_CACHE_S:
-        usage = await ctx.rp.usage()
-        _stats.update(at=now, users=usage["users"]["total"], statuses=usage["localPosts"],
-                      active=usage["users"]["activeMonth"],
-                      rules=[rule_entity(r) for r in await ctx.rp.rules()])
-    return _stats
+    cached = await cached_usage(ctx.rp)
+    usage = cached["usage"]
+    return {"users": usage["users"]["total"], "statuses": usage["localPosts"],
+            "active": usage["users"]["activeMonth"], "rules": cached["rules"]}
 
 
 def rule_entity(rule) -> dict:

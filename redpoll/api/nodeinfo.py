@@ -6,20 +6,17 @@ Mastodon API it speaks, which is how such apps decide to talk Mastodon to it.
 """
 from __future__ import annotations
 
-import time
-
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..core import limits
 from ..core.version import __version__
 from ..gateway import links
 from ..render.entities import MASTODON_VERSION
 from .contract import BOOL, INT, STR, Doc, obj
 from .http import JSON, route
+from .instance import cached_usage
 
 SCHEMAS = ("2.0", "2.1")
-_usage: dict = {"at": -1e9, "value": None}
 
 DISCOVERY = obj({"links": {"type": "array", "items": obj({"rel": STR, "href": STR})}})
 DOCUMENT = obj({
@@ -41,9 +38,7 @@ async def discovery(request: Request) -> Response:
 
 
 async def _document(request: Request, version: str) -> Response:
-    now = time.monotonic()
-    if now - _usage["at"] > limits.INSTANCE_STATS_CACHE_S:
-        _usage.update(at=now, value=await request.app.state.rp.usage())
+    usage = (await cached_usage(request.app.state.rp))["usage"]
     software = {"name": "redpoll", "version": __version__}
     if version == "2.1":
         software |= {"repository": None, "homepage": None}
@@ -51,7 +46,7 @@ async def _document(request: Request, version: str) -> Response:
         "version": version, "software": software,
         # no federation yet: redpoll speaks no server-to-server protocol
         "protocols": [], "services": {"inbound": [], "outbound": []},
-        "openRegistrations": True, "usage": _usage["value"],
+        "openRegistrations": True, "usage": usage,
         "metadata": {"nodeName": "Redpoll",
                      "upstream": {"name": "mastodon", "version": MASTODON_VERSION}}})
 

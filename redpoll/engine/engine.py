@@ -609,8 +609,7 @@ class Redpoll:
         """NodeInfo's usage: accounts, statuses, and accounts active in the
         last 30 and 180 days (redpoll.accounts.activity)."""
         figures = await self.stats()
-        month, half_year = await asyncio.gather(activity.active_since(self.store, 30),
-                                                activity.active_since(self.store, 180))
+        month, half_year = await activity.active_within(self.store, 30, 180)
         return {"users": {"total": figures["users"], "activeMonth": month,
                           "activeHalfyear": half_year},
                 "localPosts": figures["statuses"]}
