@@ -423,6 +423,50 @@ class JobQueue:
         entry = await self.store.xadd(shard_of(job), {"j": encode(job)})
         return entry.decode() if isinstance(entry, bytes) else entry
 
+    # --- jobs for later -----------------------------------------------------------
+    # A job queued for a time waits in its shard's due set (keys.due_jobs),
+    # its JSON the member: queuing the same job again only moves its time, and
+    # cancel removes it. Workers move due jobs onto the stream with
+    # job_due.lua (atomic: queued once, however many workers look), so a job
+    # for later runs at-least-once like any other, at most about
+    # limits.DUE_JOBS_POLL_S after its time.
+
+    @staticmethod
+    def at_call(job: Job, due_ms: int) -> tuple:
+        """:meth:`enqueue_at` as a Redis command (name, *args), for a caller
+        that sends it in the transaction of its change."""
+        return ("zadd", keys.due_jobs(job.shard()), {encode(job): int(due_ms)})
+
+    async def enqueue_at(self, job: Job, due_ms: int) -> None:
+        """Queue ``job`` to run at ``due_ms`` (ms since the epoch); again for
+        the same job: at the new time."""
+        await self.store.zadd(keys.due_jobs(job.shard()), {encode(job): int(due_ms)})
+
+    async def cancel_at(self, job: Job) -> bool:
+        """Take a job queued for later back; False if it was not waiting
+        (already moved onto the stream, or never queued)."""
+        return bool(await self.store.zrem(keys.due_jobs(job.shard()), encode(job)))
+
+    async def due_at(self, job: Job) -> int | None:
+        """When ``job`` is queued for (ms), or None if it is not waiting."""
+        score = await self.store.zscore(keys.due_jobs(job.shard()), encode(job))
+        return None if score is None else int(score)
+
+    async def promote_due(self, now_ms: int | None = None) -> int:
+        """Move every job due by ``now_ms`` (default: the clock) onto its
+        shard's stream; how many moved."""
+        now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+        moved = 0
+        for shard in range(limits.JOB_SHARDS):
+            while True:
+                n = int(await self.store.run("job_due", [keys.due_jobs(shard),
+                                                         keys.job_stream(shard)],
+                                             [now, limits.DUE_JOBS_PER_STEP]))
+                moved += n
+                if n < limits.DUE_JOBS_PER_STEP:
+                    break
+        return moved
+
     async def hold(self, job: Job) -> Held:
         """Queue ``job`` as already taken by this process, which then does the
         work and calls :meth:`release`. If this process dies first, a worker

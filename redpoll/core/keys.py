@@ -244,6 +244,13 @@ def held_job_stream(shard: int) -> str:
     return f"jobs:{{{shard}}}:held"
 
 
+def due_jobs(shard: int) -> str:
+    """Sorted set of jobs queued for later (score: when, in ms; member: the
+    job's JSON), moved onto the shard's stream when due (job_due.lua). Same
+    slot as the shard."""
+    return f"jobs:{{{shard}}}:due"
+
+
 def all_job_streams() -> list[str]:
     return [job_stream(i) for i in range(limits.JOB_SHARDS)]
 

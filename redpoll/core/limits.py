@@ -141,6 +141,11 @@ JOB_SHARDS = 4
 QUEUE_MAX_JOBS = 1_000_000
 #: Jobs a worker reads per shard per round trip.
 WORKER_READ_COUNT = 16
+#: Jobs queued for later (JobQueue.enqueue_at) that one worker moves onto a
+#: shard's stream per step, and how often each worker looks (seconds): a
+#: job runs at most about this late.
+DUE_JOBS_PER_STEP = 100
+DUE_JOBS_POLL_S = 1.0
 #: A job is retried at most this often before it is parked as dead.
 JOB_MAX_ATTEMPTS = 20
 

@@ -203,6 +203,7 @@ class Worker:
                  for i in range(self.settings.worker_concurrency)]
         if self.periodic:
             tasks.append(asyncio.create_task(self._sweeps(stop)))
+        tasks.append(asyncio.create_task(self._due(stop)))
         try:
             await stop.wait()
         finally:
@@ -223,6 +224,28 @@ class Worker:
                 log.warning("could not queue the media sweep: %s", exc)
             try:
                 await asyncio.wait_for(stop.wait(), limits.MEDIA_SWEEP_INTERVAL_S / 10)
+            except asyncio.TimeoutError:
+                pass
+
+    async def _due(self, stop: asyncio.Event) -> None:
+        """Move jobs queued for later onto their streams once they are due
+        (JobQueue.promote_due; every worker looks, job_due.lua queues each
+        once)."""
+        backoff = Backoff()
+        while not stop.is_set():
+            try:
+                await self.queue.promote_due()
+                backoff.reset()
+            except asyncio.CancelledError:
+                raise
+            except OUTAGE as exc:
+                DATABASE.lost("worker", exc)
+                await backoff.wait()
+                continue
+            except Exception:  # anything else: the next look tries again
+                log.exception("could not move due jobs")
+            try:
+                await asyncio.wait_for(stop.wait(), limits.DUE_JOBS_POLL_S)
             except asyncio.TimeoutError:
                 pass
 

@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import time
 
 from conftest import flush
+from PIL import Image
 
 from redpoll import Redpoll
+from redpoll.bus.jobs import MediaSweepJob
 from redpoll.core import keys
+from redpoll.core.errors import RedpollError
 
 
 async def test_worker_and_posting_survive_lost_job_streams(server, settings):
@@ -51,3 +56,61 @@ def test_jobs_queued_by_the_previous_version_still_decode():
     assert decode(old(t="fanout", sid=5, aid=2, ph="lists", cur=77, unl=1)) == \
         FanoutJob(5, 2, "lists", 77, listed=False)
     assert decode(old(t="refill", uid=3, lid=9)) == RefillJob(3, 9)
+
+
+def _png() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), (10, 120, 240)).save(out, "PNG")
+    return out.getvalue()
+
+
+async def test_a_job_for_later_waits_for_its_time_then_runs_once(rp):
+    """enqueue_at keeps a job off the stream until it is due; the worker
+    then runs it (here: a sweep that removes a never-attached upload)."""
+    owner = await rp.sign_up("later_owner")
+    upload = await rp.upload_media(owner.id, _png())
+    far = int(time.time() * 1000) + 10 * 86_400_000  # the sweep's "now": every upload is old
+    job = MediaSweepJob(now=far)
+    due = int(time.time() * 1000) + 1500
+    await rp.queue.enqueue_at(job, due)
+    assert await rp.queue.due_at(job) == due
+    assert await rp.queue.promote_due() == 0  # not yet due: nothing moves
+    assert await rp.queue.depth() == 0
+    stop = asyncio.Event()
+    task = asyncio.create_task(rp.worker("later").run(stop))
+    try:
+        await rp.media_attachment(owner.id, upload.id)  # still there before its time
+        for _ in range(500):
+            try:
+                await rp.media_attachment(owner.id, upload.id)
+            except RedpollError:
+                break
+            await asyncio.sleep(0.02)
+        else:
+            raise AssertionError("the job for later never ran")
+        assert time.time() * 1000 >= due
+        assert await rp.queue.due_at(job) is None
+    finally:
+        stop.set()
+        await task
+
+
+async def test_due_jobs_are_queued_once_however_many_workers_promote(rp):
+    job = MediaSweepJob(now=1)
+    await rp.queue.ensure_groups()
+    await rp.queue.enqueue_at(job, 1000)
+    await rp.queue.enqueue_at(job, 2000)  # the same job again: only its time moves
+    assert await rp.queue.due_at(job) == 2000
+    moved = await asyncio.gather(*(rp.queue.promote_due(5000) for _ in range(8)))
+    assert sum(moved) == 1
+    stream = keys.job_stream(job.shard())
+    entries = await rp.store.xrange(stream)
+    assert [e for e in entries if b"media_sweep" in e[1][b"j"]] and len(entries) == 1
+
+
+async def test_a_job_for_later_can_be_taken_back(rp):
+    job = MediaSweepJob(now=7)
+    await rp.queue.enqueue_at(job, 1000)
+    assert await rp.queue.cancel_at(job) is True
+    assert await rp.queue.cancel_at(job) is False
+    assert await rp.queue.promote_due(5000) == 0
