@@ -287,11 +287,41 @@ class MediaSweepJob(Job):
         return "media:sweep"
 
 
+@dataclass(frozen=True)
+class InboxJob(Job):
+    """An activity another server sent (redpoll.federation.inbox), its
+    signature checked: ``uid`` is the signer's account, ``activity`` the
+    body as received."""
+    kind: ClassVar[str] = "inbox"
+    uid: int
+    activity: str
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class DeliverJob(Job):
+    """POST ``body`` (an activity) to ``inbox``, signed by local account
+    ``sender`` (0: the server's actor); ``attempt`` counts tries before
+    (redpoll.federation.delivery)."""
+    kind: ClassVar[str] = "deliver"
+    time_limit_s: ClassVar[float] = 30.0
+    max_attempts: ClassVar[int] = 3  # its own retries are jobs for later
+    sender: int
+    inbox: str
+    body: str
+    attempt: int = 0
+
+    def subject(self) -> str:
+        return f"inbox:{self.inbox}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
-                                MediaFilesJob, MediaSweepJob, EditJob)}
+                                MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob)}
 
 
 class MalformedJob(ValueError):
@@ -327,7 +357,7 @@ def decode(fields: dict) -> Job:
         if isinstance(getattr(job, "names", None), list):  # JSON has no tuples
             job = dataclasses.replace(job, names=tuple(job.names))
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now"):
+                     "mid", "now", "sender", "attempt"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

@@ -527,3 +527,29 @@ FOLLOW_REQUESTS_MAX = 10_000
 #: Further reads a home or list page makes to stay full when entries are
 #: hidden from its reader (mutes, blocks, ended follows): at most this many.
 HIDDEN_REFILL_READS = 3
+
+# --- federation (redpoll.federation) ---------------------------------------------
+#: An outgoing fetch or delivery: its time limit (s) and the largest answer
+#: it reads (bytes); an incoming activity's body at most (bytes).
+FED_FETCH_TIMEOUT_S = 10.0
+FED_FETCH_MAX_BYTES = 1_000_000
+FED_INBOX_MAX_BYTES = 256_000
+#: A signed request's Date: at most this old, and at most this far ahead
+#: (s; Mastodon: 12 hours and 1 hour).
+FED_SIGNATURE_MAX_AGE_S = 12 * 3600
+FED_CLOCK_SKEW_S = 3600
+#: An activity id is remembered this long (s) to drop the same activity
+#: delivered again.
+FED_SEEN_TTL_S = 7 * 86_400
+#: A remote actor's document (its key, inbox) is fetched again after this long (s).
+FED_ACTOR_REFRESH_S = 86_400
+#: Delivery: tries per activity and inbox, waiting FED_RETRY_BASE_S x 4^n
+#: between them (capped at FED_RETRY_MAX_S: about four days in all), and a
+#: host whose deliveries failed this many times in a row is skipped as
+#: unavailable until it is heard from again.
+FED_DELIVERY_ATTEMPTS = 12
+FED_RETRY_BASE_S = 30
+FED_RETRY_MAX_S = 12 * 3600
+FED_HOST_FAILURES_UNAVAILABLE = 30
+#: Remote statuses: the plain text kept of a note's HTML at most (characters).
+FED_NOTE_MAX_CHARS = 20_000

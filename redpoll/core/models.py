@@ -58,6 +58,14 @@ class User:
     avatar_static: str = ""
     header: str = ""
     header_static: str = ""
+    #: an account of another server (redpoll.federation): its actor's id and
+    #: its profile page there ("" for a local account)
+    uri: str = ""
+    url: str = ""
+
+    @property
+    def remote(self) -> bool:
+        return bool(self.uri)
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> "User":
@@ -72,7 +80,8 @@ class User:
                    privacy=h.get("privacy", "public"), suspended=h.get("susp") == "1",
                    role=h.get("role", ""), locked=h.get("locked") == "1",
                    avatar=h.get("avatar", ""), avatar_static=h.get("avatar_s", ""),
-                   header=h.get("header", ""), header_static=h.get("header_s", ""))
+                   header=h.get("header", ""), header_static=h.get("header_s", ""),
+                   uri=h.get("uri", ""), url=h.get("url", ""))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,
@@ -81,7 +90,8 @@ class User:
                 "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
                 "privacy": self.privacy, "suspended": self.suspended, "role": self.role,
                 "locked": self.locked, "avatar": self.avatar, "avatar_static": self.avatar_static,
-                "header": self.header, "header_static": self.header_static}
+                "header": self.header, "header_static": self.header_static,
+                "uri": self.uri, "url": self.url}
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +147,16 @@ class Status:
     def to_dict(self) -> dict:
         return {"id": self.id, "text": self.text, "created_at": self.created_at,
                 "user_id": self.user_id, "login": self.login, **self.extra}
+
+    @classmethod
+    def from_dict(cls, raw: Mapping) -> "Status":
+        """The status of :meth:`to_dict` (an event's), without what an event
+        adds to it (``reblog``, ``deleted``)."""
+        core = ("id", "text", "created_at", "user_id", "login", "reblog", "deleted")
+        return cls(id=int(raw["id"]), text=str(raw.get("text", "")),
+                   created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
+                   login=str(raw.get("login", "")),
+                   extra={k: v for k, v in raw.items() if k not in core})
 
 
 class Page(list):

@@ -169,6 +169,10 @@ class Settings:
     #: Base of every link the API and the streams send (REDPOLL_PUBLIC_URL,
     #: e.g. https://social.example); None: each client's own request's.
     public_url: str | None = None
+    #: Federation may talk http:// and reach loopback and private addresses
+    #: (REDPOLL_FEDERATION_LOOPBACK=1): for tests and development on one
+    #: machine only; off, peers are reached over https at public addresses.
+    federation_loopback: bool = False
     #: Stream backfills / resumes (v1.1 count, SSE Last-Event-ID) per
     #: identifier and per client IP: (replays, seconds) or None = off.
     stream_replays_per_identifier: tuple[int, int] | None = (
@@ -245,6 +249,7 @@ class Settings:
             ready_job_age_s=_int(env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S),
                                  1, 86_400),
             public_url=_public_url(env),
+            federation_loopback=_bool(env, "REDPOLL_FEDERATION_LOOPBACK", False),
             stream_replays_per_identifier=_rate(
                 env, "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
                 (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)),

@@ -26,12 +26,13 @@ from ..lists import lists
 from ..moderation import moderation
 from ..instance import instance
 from ..pins import pins
+from ..federation import inbox as fed_inbox, outbox as fed_outbox, publish, remote
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
 from ..records import statuses
 from ..timelines import timelines
-from ..core.errors import ConfigError, StatusNotFound
+from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
 from ..bus.jobs import JobQueue
 from ..core.models import Page, Status, User
@@ -139,7 +140,47 @@ class Redpoll:
         return await account.check_password(self.store, login, password)
 
     async def search(self, query: search.Query) -> search.Results:
-        return await search.search(self.store, query)
+        """``resolve``: a ``name@host`` of another server is looked up there
+        first (WebFinger), and shown first if found."""
+        found = await search.search(self.store, query)
+        if query.resolve and self.settings.public_url and query.type in (None, "accounts"):
+            handle = query.q.strip().removeprefix("acct:").lstrip("@")
+            if "@" in handle and not any(handle.lower().endswith("@" + h) for h in query.hosts):
+                try:
+                    user = await self.resolve_account(handle)
+                except RedpollError as exc:
+                    log.info("could not resolve %s: %s", handle, exc)
+                else:
+                    found.accounts[:] = [user] + [u for u in found.accounts if u.id != user.id]
+        return found
+
+    # --- federation (redpoll.federation) -----------------------------------------
+    async def resolve_account(self, handle: str) -> User:
+        """The account ``name@host`` of another server, looked up there and kept."""
+        here = fed_inbox.Here.of(self.settings)
+        return await remote.resolve_handle(self.store, here.base, handle, loopback=here.loopback)
+
+    async def receive_activity(self, method: str, target: str, headers, body: bytes) -> bool:
+        return await fed_inbox.receive(self.store, self.queue, self.settings, method, target,
+                                       headers, body)
+
+    async def webfinger(self, resource: str) -> dict:
+        return await publish.webfinger(self.store, self.settings, resource)
+
+    async def host_meta(self) -> str:
+        return publish.host_meta(self.settings)
+
+    async def actor_document(self, login: str) -> dict:
+        return await publish.actor(self.store, self.settings, login)
+
+    async def instance_actor_document(self) -> dict:
+        return await publish.instance_actor(self.store, self.settings)
+
+    async def note_document(self, login: str, sid: int) -> dict:
+        return await publish.note(self.store, self.settings, login, sid)
+
+    async def collection_document(self, login: str, which: str) -> dict:
+        return await publish.collection(self.store, self.settings, login, which)
 
     # --- statuses ------------------------------------------------------------
     async def post(self, author_id, text, extra=None, in_reply_to=None, media=()) -> Status:
@@ -247,7 +288,10 @@ class Redpoll:
         return await follows.follow(self.store, self.queue, uid, target)
 
     async def unfollow(self, uid, target) -> bool:
-        return await follows.unfollow(self.store, self.queue, uid, target)
+        changed = await follows.unfollow(self.store, self.queue, uid, target)
+        if changed:  # a remote account hears of it (an Undo of the Follow)
+            await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, False)
+        return changed
 
     async def is_following(self, uid, target) -> bool:
         return await follows.is_following(self.store, uid, target)
@@ -417,7 +461,11 @@ class Redpoll:
 
     async def follow_with_options(self, uid, target, reblogs: bool | None = None,
                                   notify: bool | None = None) -> relationship.Relationship:
-        return await relationship.follow(self.store, self.queue, uid, target, reblogs, notify)
+        rel = await relationship.follow(self.store, self.queue, uid, target, reblogs, notify)
+        # a remote account is sent the Follow (again, if it was lost: its
+        # server keeps one follow per pair)
+        await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, True)
+        return rel
 
     async def credentials(self, uid) -> tuple[User, int]:
         """The user ``uid`` and how many follow requests wait for them."""

@@ -27,8 +27,8 @@ from ..conversations import tags
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
-from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, EditJob, FanoutJob, FavouriteJob,
-                        FollowNoteJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
+from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, DeliverJob, EditJob,
+                        FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
                         MediaSweepJob, NotYet, PostJob, ProfileImageJob, PurgeAccountJob,
                         RefillJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
@@ -36,6 +36,7 @@ from ..storage.store import Store
 from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
+from ..federation import delivery as fed_delivery, inbox as fed_inbox, outbox as fed_outbox
 
 log = logging.getLogger("redpoll.worker")
 
@@ -174,8 +175,22 @@ async def _media_sweep(store: Store, settings: Settings, job: MediaSweepJob,
     return Done()
 
 
+async def _inbox(store: Store, settings: Settings, job: InboxJob, entry_id: bytes) -> Done:
+    try:
+        await fed_inbox.process(store, JobQueue(store), settings, job)
+    except (UserNotFound, fed_inbox.Refused) as exc:  # the signer is gone; a bad activity
+        log.info("activity from account %s dropped: %s", job.uid, exc)
+    return Done()
+
+
+async def _deliver(store: Store, settings: Settings, job: DeliverJob, entry_id: bytes) -> Done:
+    await fed_delivery.deliver(store, JobQueue(store), settings, job)
+    return Done()
+
+
 HANDLERS: dict[type[Job], Handler] = {MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
+                                      InboxJob: _inbox, DeliverJob: _deliver,
                                       EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
@@ -204,6 +219,8 @@ class Worker:
         if self.periodic:
             tasks.append(asyncio.create_task(self._sweeps(stop)))
         tasks.append(asyncio.create_task(self._due(stop)))
+        if self.periodic and self.settings.public_url:
+            tasks.append(asyncio.create_task(self._outbox(stop)))
         try:
             await stop.wait()
         finally:
@@ -248,6 +265,48 @@ class Worker:
                 await asyncio.wait_for(stop.wait(), limits.DUE_JOBS_POLL_S)
             except asyncio.TimeoutError:
                 pass
+
+    async def _outbox(self, stop: asyncio.Event) -> None:
+        """Send local posts, edits, deletes and boosts to the servers of the
+        authors' remote followers (redpoll.federation.outbox): the event
+        log read by one consumer group, entries taken over from a worker
+        that died after job_claim_ms."""
+        base = (self.settings.public_url or "").rstrip("/")
+        consumer = f"{self.name}-outbox"
+        backoff = Backoff()
+        claim_every = max(self.settings.job_claim_ms / 2000, 0.05)
+        loop = asyncio.get_running_loop()
+        last_claim = 0.0
+        while not stop.is_set():
+            try:
+                await fed_outbox.ensure_group(self.store)
+                entries = []
+                if loop.time() - last_claim >= claim_every:
+                    last_claim = loop.time()
+                    reply = await self.store.xautoclaim(
+                        keys.EVENT_LOG, fed_outbox.keys.OUTBOX_GROUP, consumer,
+                        min_idle_time=self.settings.job_claim_ms, start_id="0-0",
+                        count=limits.WORKER_READ_COUNT)
+                    entries = [e for e in reply[1] if e and e[1]]
+                if not entries:
+                    reply = await self.store.xreadgroup(
+                        fed_outbox.keys.OUTBOX_GROUP, consumer, {keys.EVENT_LOG: ">"},
+                        count=limits.WORKER_READ_COUNT, block=500)
+                    entries = reply[0][1] if reply else []
+                for entry_id, fields in entries:
+                    payload = fields.get(b"e")
+                    if payload is not None:
+                        await fed_outbox.handle(self.store, self.queue, base, payload)
+                    await self.store.xack(keys.EVENT_LOG, fed_outbox.keys.OUTBOX_GROUP, entry_id)
+                backoff.reset()
+            except asyncio.CancelledError:
+                raise
+            except OUTAGE as exc:
+                DATABASE.lost("worker", exc)
+                await backoff.wait()
+            except Exception:  # left pending: claimed again after job_claim_ms
+                log.exception("federation outbox error")
+                await asyncio.sleep(0.5)
 
     async def _consume(self, shard: int, consumer: str, stop: asyncio.Event) -> None:
         stream, held = keys.job_stream(shard), keys.held_job_stream(shard)

@@ -30,14 +30,16 @@ from ..media import uploads
 
 
 async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
-                  in_reply_to=None, media=()) -> Status:
+                  in_reply_to=None, media=(), *, max_chars: int = limits.STATUS_MAX_CHARS
+                  ) -> Status:
     """Check the input and the author (and what the status replies to,
     mentions, tags, and the author's uploads it attaches: ``media``, ids)
     and draw an id: the status to post. Writes nothing but the id counter.
-    A status with attachments may have no text."""
+    A status with attachments may have no text; ``max_chars``: a remote
+    status's text is bounded by its server, not by this one's limit."""
     author_id = validate.an_id(author_id, "author_id")
     media = uploads.requested(media or ())
-    text = validate.text(text, "text", limits.STATUS_MAX_CHARS, allow_empty=bool(media))
+    text = validate.text(text, "text", max_chars, allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
@@ -144,7 +146,8 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
 
 
 async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,
-                    shard: int, text, extra=None, in_reply_to=None, media=()) -> Status:
+                    shard: int, text, extra=None, in_reply_to=None, media=(), *,
+                    max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
     """:func:`post`, at most once per ``claim_key``: the key is claimed in the
     step that holds the journal (job_hold_once.lua). If it was claimed
     before (a retry, after a crash or not), the status posted under it is
@@ -152,7 +155,8 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     is run here (idempotent), so the status exists when this returns."""
     value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
-        status = await prepare(store, queue, author_id, text, extra, in_reply_to, media)
+        status = await prepare(store, queue, author_id, text, extra, in_reply_to, media,
+                               max_chars=max_chars)
         job = journal(status)
         held = await queue.hold_once(job, shard, claim_key, f"{status.id}:%s",
                                      limits.IDEMPOTENCY_WINDOW_S)

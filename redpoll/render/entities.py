@@ -13,6 +13,7 @@ import re
 import time
 from urllib.parse import quote
 
+from ..core.markup import html_text
 from ..core.version import __version__
 from ..conversations import conversation
 from ..core import limits
@@ -35,12 +36,6 @@ def day(ms: int) -> str:
     return time.strftime("%Y-%m-%dT00:00:00.000Z", time.gmtime(ms // 1000))
 
 
-def html_text(text: str) -> str:
-    """Plain text as Mastodon formats it: escaped, blank lines split
-    paragraphs, single newlines become <br />."""
-    paragraphs = [p for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
-    return "".join("<p>" + html.escape(p, quote=True).replace("\n", "<br />") + "</p>"
-                   for p in paragraphs) or "<p></p>"
 
 
 _URL = re.compile(r"https?://[^\s<>\"'`\\]+", re.IGNORECASE)
@@ -124,7 +119,8 @@ def account(user: User, base: str) -> dict:
     header = media_entity.full_url(user.header, base) or f"{base}/headers/original/missing.png"
     return {
         "id": str(user.id),
-        "username": user.login,
+        # a remote account's login is name@host: its username is the name
+        "username": user.login.split("@", 1)[0],
         "acct": user.login,
         "display_name": user.display_name,
         "locked": user.locked,
@@ -134,8 +130,8 @@ def account(user: User, base: str) -> dict:
         "group": False,
         "created_at": day(user.created_at),
         "note": html_text(user.bio) if user.bio else "",
-        "url": f"{base}/@{user.login}",
-        "uri": f"{base}/users/{user.login}",
+        "url": user.url or f"{base}/@{user.login}",
+        "uri": user.uri or f"{base}/users/{user.login}",
         "avatar": avatar,
         "avatar_static": media_entity.full_url(user.avatar_static, base) or avatar,
         "header": header,
@@ -231,8 +227,9 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
     conv = Conversation.of(s)  # replies, mentions, hashtags (engine: conversation.py)
     out = {
         "id": str(s.id),
-        "uri": f"{base}/users/{s.login}/statuses/{s.id}",
-        "url": f"{base}/@{s.login}/{s.id}",
+        # a remote status: as on its server
+        "uri": extra.get("uri") or f"{base}/users/{s.login}/statuses/{s.id}",
+        "url": extra.get("url") or extra.get("uri") or f"{base}/@{s.login}/{s.id}",
         "created_at": iso(s.created_at),
         "account": author,
         # (a status of attachments only has no text: Mastodon's content is then empty)

@@ -1,0 +1,130 @@
+"""The ActivityStreams documents this server publishes, as Mastodon shapes
+them: a local account as a Person, a status as a Note, the activities that
+carry them, and the WebFinger and host-meta answers. Pure functions of
+records and the server's base URL; nothing here reads or writes."""
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+from typing import Any
+
+from ..core.models import Status, User
+
+AS = "https://www.w3.org/ns/activitystreams"
+PUBLIC = f"{AS}#Public"
+CONTEXT: list[Any] = [AS, "https://w3id.org/security/v1",
+                      {"manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
+                       "sensitive": "as:sensitive", "Hashtag": "as:Hashtag",
+                       "toot": "http://joinmastodon.org/ns#",
+                       "discoverable": "toot:discoverable"}]
+
+
+def actor_id(base: str, login: str) -> str:
+    return f"{base}/users/{login}"
+
+
+def key_id(base: str, login: str) -> str:
+    return f"{actor_id(base, login)}#main-key"
+
+
+def instance_actor_id(base: str) -> str:
+    """The server's own actor, which signs the documents it fetches."""
+    return f"{base}/actor"
+
+
+def note_id(base: str, login: str, sid: int) -> str:
+    return f"{actor_id(base, login)}/statuses/{sid}"
+
+
+def iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def person(user: User, base: str, public_pem: str) -> dict:
+    me = actor_id(base, user.login)
+    doc = {
+        "@context": CONTEXT, "id": me, "type": "Service" if user.bot else "Person",
+        "preferredUsername": user.login, "name": user.display_name or user.login,
+        "summary": "".join(f"<p>{html.escape(p)}</p>" for p in user.bio.split("\n\n") if p),
+        "url": f"{base}/@{user.login}",
+        "inbox": f"{me}/inbox", "outbox": f"{me}/outbox",
+        "followers": f"{me}/followers", "following": f"{me}/following",
+        "featured": f"{me}/collections/featured",
+        "endpoints": {"sharedInbox": f"{base}/inbox"},
+        "manuallyApprovesFollowers": user.locked, "discoverable": user.discoverable,
+        "published": iso(user.created_at),
+        "publicKey": {"id": key_id(base, user.login), "owner": me, "publicKeyPem": public_pem},
+    }
+    if user.avatar:
+        doc["icon"] = {"type": "Image", "url": user.avatar if "://" in user.avatar
+                       else f"{base}{user.avatar}"}
+    return doc
+
+
+def instance_actor(base: str, public_pem: str) -> dict:
+    me = instance_actor_id(base)
+    return {"@context": CONTEXT, "id": me, "type": "Application",
+            "preferredUsername": base.split("://", 1)[1], "inbox": f"{base}/actor/inbox",
+            "outbox": f"{base}/actor/outbox", "url": f"{base}/about",
+            "manuallyApprovesFollowers": True,
+            "publicKey": {"id": f"{me}#main-key", "owner": me, "publicKeyPem": public_pem}}
+
+
+def addressing(status: Status, base: str) -> tuple[list[str], list[str]]:
+    """``to`` and ``cc`` of a status by its visibility, as Mastodon sets them."""
+    followers = f"{actor_id(base, status.login)}/followers"
+    visibility = status.extra.get("visibility", "public")
+    if visibility == "public":
+        return [PUBLIC], [followers]
+    if visibility == "unlisted":
+        return [followers], [PUBLIC]
+    return [followers], []
+
+
+def note(status: Status, base: str, content_html: str,
+         in_reply_to: str | None = None) -> dict:
+    to, cc = addressing(status, base)
+    doc = {
+        "id": note_id(base, status.login, status.id), "type": "Note",
+        "attributedTo": actor_id(base, status.login),
+        "url": f"{base}/@{status.login}/{status.id}",
+        "published": iso(status.created_at), "to": to, "cc": cc,
+        "content": content_html, "inReplyTo": in_reply_to,
+        "sensitive": status.extra.get("sensitive") == "true",
+        "summary": status.extra.get("spoiler_text") or None,
+    }
+    if status.extra.get("edited_at"):
+        doc["updated"] = iso(int(status.extra["edited_at"]))
+    return doc
+
+
+def activity(kind: str, activity_id: str, actor: str, obj: Any, *,
+             to: list[str] | None = None, cc: list[str] | None = None) -> dict:
+    doc: dict[str, Any] = {"@context": CONTEXT if isinstance(obj, dict) else AS,
+                           "id": activity_id, "type": kind, "actor": actor, "object": obj}
+    if to is not None:
+        doc["to"] = to
+    if cc is not None:
+        doc["cc"] = cc
+    return doc
+
+
+def webfinger(login: str, host: str, base: str) -> dict:
+    me = actor_id(base, login)
+    return {"subject": f"acct:{login}@{host}", "aliases": [f"{base}/@{login}", me],
+            "links": [{"rel": "http://webfinger.net/rel/profile-page", "type": "text/html",
+                       "href": f"{base}/@{login}"},
+                      {"rel": "self", "type": "application/activity+json", "href": me}]}
+
+
+def host_meta(base: str) -> str:
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">\n'
+            f'  <Link rel="lrdd" template="{base}/.well-known/webfinger?resource={{uri}}"/>\n'
+            '</XRD>\n')
+
+
+def collection(cid: str, total: int) -> dict:
+    """A collection shown by its size only (Mastodon hides the members of
+    followers and following collections from others too)."""
+    return {"@context": AS, "id": cid, "type": "OrderedCollection", "totalItems": total}

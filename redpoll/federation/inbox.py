@@ -1,0 +1,301 @@
+"""The inbox: signed activities from other servers.
+
+:func:`receive` runs in the request: it checks the body's size, the
+signature (the signer's key fetched, or fetched again once when it no longer
+verifies: keys rotate), that the signer is the activity's actor, and drops
+an activity id already taken (SET NX with a TTL); then it queues the
+activity (jobs.InboxJob) and the request is answered 202. :func:`process`
+runs in a worker, at least once, so each branch is idempotent: follows and
+their counts by fed_follow.lua, statuses at most once per note id
+(posting.post_once keyed by it, then the note index), favourites, boosts
+and deletes by their own idempotent calls.
+
+A remote actor acts only on its own host's objects and on this server's:
+a Create whose note is attributed to someone else, or a Delete of another
+host's note, is dropped.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..bus.jobs import InboxJob, JobQueue
+from ..core import keys as core_keys, limits
+from ..core.errors import RedpollError
+from ..core.models import User, now_ms
+from ..core.settings import Settings
+from ..interactions import favourites
+from ..notifications import notifications
+from ..posting import boosts, deleting, idempotency
+from ..records import users
+from ..relations import follows
+from ..storage.store import Store
+from . import client, delivery, documents, keys, remote, signing
+from .text import html_to_text
+
+log = logging.getLogger("redpoll.federation")
+
+
+class Refused(RedpollError):
+    """An activity this server does not take (answered 4xx)."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Here:
+    """This server as federation sees it: its base URL and whether peers
+    may be reached over http and at private addresses."""
+    base: str
+    loopback: bool
+
+    @classmethod
+    def of(cls, settings: Settings) -> "Here":
+        if not settings.public_url:
+            raise Refused("federation needs REDPOLL_PUBLIC_URL", 404)
+        return cls(settings.public_url.rstrip("/"), settings.federation_loopback)
+
+    def local_login(self, uri: str) -> str | None:
+        """The login of a local actor id, else None."""
+        prefix = f"{self.base}/users/"
+        if not uri.startswith(prefix):
+            return None
+        rest = uri[len(prefix):]
+        return rest if rest and "/" not in rest and "#" not in rest else None
+
+    def local_status(self, uri: str) -> int | None:
+        """The status id of a local note id (…/users/<login>/statuses/<id>)."""
+        prefix = f"{self.base}/users/"
+        if not uri.startswith(prefix):
+            return None
+        parts = uri[len(prefix):].split("/")
+        if len(parts) == 3 and parts[1] == "statuses" and parts[2].isdigit():
+            return int(parts[2])
+        return None
+
+
+def _id_of(value: Any) -> str:
+    if isinstance(value, dict):
+        value = value.get("id")
+    return value if isinstance(value, str) else ""
+
+
+async def receive(store: Store, queue: JobQueue, settings: Settings, method: str, target: str,
+                  headers: Mapping[str, str], body: bytes) -> bool:
+    """Check and queue one incoming activity; False if it was a repeat."""
+    here = Here.of(settings)
+    if len(body) > limits.FED_INBOX_MAX_BYTES:
+        raise Refused(f"an activity is at most {limits.FED_INBOX_MAX_BYTES} bytes", 413)
+    try:
+        signed = signing.parse(headers.get("signature"))
+    except signing.SignatureError as exc:
+        raise Refused(str(exc), 401) from None
+    actor_uri = signed.key_id.split("#", 1)[0]
+    try:
+        activity = json.loads(body)
+    except ValueError:
+        raise Refused("the body is not JSON") from None
+    if not isinstance(activity, dict) or not isinstance(activity.get("type"), str):
+        raise Refused("the body is not an activity")
+    if _id_of(activity.get("actor")) != actor_uri:
+        raise Refused("the activity's actor is not its signer", 401)
+    try:
+        actor = await remote.known_or_fetch(store, here.base, actor_uri, loopback=here.loopback)
+        pem = (await remote.details(store, actor.id)).get("pem", "")
+        try:
+            signing.verify(signed, pem, method, target, headers, body)
+        except signing.SignatureError:
+            actor = await remote.known_or_fetch(store, here.base, actor_uri,
+                                                loopback=here.loopback, refresh=True)
+            pem = (await remote.details(store, actor.id)).get("pem", "")
+            signing.verify(signed, pem, method, target, headers, body)
+    except signing.SignatureError as exc:
+        raise Refused(str(exc), 401) from None
+    except (client.FetchFailed, remote.BadActor) as exc:
+        raise Refused(f"the signer's key could not be had: {exc}", 401) from None
+    await delivery.heard_from(store, remote.host_of(actor_uri))
+    activity_id = _id_of(activity) or f"{actor_uri}#{signing.digest(body)}"
+    if not await store.set(keys.seen(activity_id), "1", nx=True, ex=limits.FED_SEEN_TTL_S):
+        return False
+    await queue.enqueue(InboxJob(uid=actor.id, activity=body.decode()))
+    return True
+
+
+async def process(store: Store, queue: JobQueue, settings: Settings, job: InboxJob) -> None:
+    here = Here.of(settings)
+    activity = json.loads(job.activity)
+    actor = await users.get_user(store, job.uid)
+    kind = activity.get("type")
+    obj = activity.get("object")
+    handler = _HANDLERS.get(kind)
+    if handler is None:
+        log.info("ignoring a %s activity from %s", kind, actor.uri)
+        return
+    await handler(store, queue, settings, here, actor, activity, obj)
+
+
+async def _follow(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    login = here.local_login(_id_of(obj))
+    if login is None:
+        return
+    try:
+        local = await users.lookup(store, login)
+    except RedpollError:
+        return
+    details = await remote.details(store, actor.id)
+    inbox = details.get("shared_inbox") or details.get("inbox", "")
+    changed = await store.run("fed_follow", [keys.remote_followers(local.id),
+                                             keys.inboxes(local.id), core_keys.user(local.id),
+                                             keys.follower_inbox(local.id)],
+                              [actor.id, inbox, now_ms(), "1"])
+    accept = documents.activity(
+        "Accept", f"{documents.actor_id(here.base, login)}#accepts/follows/{actor.id}",
+        documents.actor_id(here.base, login), activity)
+    await delivery.send(store, queue, local.id, details.get("inbox", ""), accept)
+    if changed == 1:
+        await _notify_follow(store, local.id, actor.id, True)
+
+
+async def _unfollow(store, here: Here, actor: User, follow) -> None:
+    login = here.local_login(_id_of(follow.get("object") if isinstance(follow, dict) else None))
+    if login is None:
+        return
+    try:
+        local = await users.lookup(store, login)
+    except RedpollError:
+        return
+    changed = await store.run("fed_follow", [keys.remote_followers(local.id),
+                                             keys.inboxes(local.id), core_keys.user(local.id),
+                                             keys.follower_inbox(local.id)],
+                              [actor.id, "", now_ms(), "0"])
+    if changed == 1:
+        await _notify_follow(store, local.id, actor.id, False)
+
+
+async def _notify_follow(store, local: int, remote_uid: int, on: bool) -> None:
+    [op] = await store.batch([("INCR", core_keys.INTERACTION_SEQ)])
+    await notifications.apply(store, local, "follow", remote_uid, local, int(op), on)
+
+
+async def _undo(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    if not isinstance(obj, dict):
+        return  # an Undo naming only an id: nothing kept says what it undid
+    if _id_of(obj.get("actor")) not in ("", actor.uri):
+        return
+    kind = obj.get("type")
+    if kind == "Follow":
+        await _unfollow(store, here, actor, obj)
+    elif kind == "Like":
+        sid = here.local_status(_id_of(obj.get("object")))
+        if sid is not None:
+            await _quietly(favourites.set_favourite(store, queue, actor.id, sid, False))
+    elif kind == "Announce":
+        sid = here.local_status(_id_of(obj.get("object")))
+        if sid is not None:
+            await _quietly(boosts.unboost(store, queue, actor.id, sid))
+
+
+async def _accept(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    return None  # a follow of a remote account counts from when it was sent
+
+
+async def _reject(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    login = here.local_login(_id_of(obj.get("actor")) if isinstance(obj, dict) else "")
+    if login is None:
+        return
+    try:
+        local = await users.lookup(store, login)
+    except RedpollError:
+        return
+    await follows.unfollow(store, queue, local.id, actor.id)
+
+
+async def _like(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    sid = here.local_status(_id_of(obj))
+    if sid is not None:
+        await _quietly(favourites.set_favourite(store, queue, actor.id, sid, True))
+
+
+async def _announce(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    sid = here.local_status(_id_of(obj))
+    if sid is not None:
+        await _quietly(boosts.boost(store, queue, settings, actor.id, sid))
+
+
+async def _create(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
+        return
+    uri = _id_of(obj)
+    if (not uri or _id_of(obj.get("attributedTo")) != actor.uri
+            or remote.host_of(uri) != remote.host_of(actor.uri)):
+        raise Refused("a note must be its actor's own, on its actor's host", 403)
+    if await store.get(keys.note(uri)):
+        return
+    audience = {_id_of(x) for f in ("to", "cc") for x in _listed(obj.get(f))}
+    if documents.PUBLIC in audience or "as:Public" in audience or "Public" in audience:
+        to = {_id_of(x) for x in _listed(obj.get("to"))}
+        visibility = "public" if to & {documents.PUBLIC, "as:Public", "Public"} else "unlisted"
+    elif any(a.endswith("/followers") for a in audience):
+        visibility = "private"
+    else:
+        return  # direct messages from other servers are not taken yet
+    extra = {"uri": uri[:limits.EXTRA_VALUE_MAX_BYTES], "visibility": visibility}
+    url = _id_of(obj.get("url")) or (obj.get("url") if isinstance(obj.get("url"), str) else "")
+    if url and len(url) <= limits.EXTRA_VALUE_MAX_BYTES:
+        extra["url"] = url
+    if isinstance(obj.get("summary"), str) and obj["summary"]:
+        extra["spoiler_text"] = html_to_text(obj["summary"])[:limits.EXTRA_VALUE_MAX_BYTES]
+    if obj.get("sensitive") is True:
+        extra["sensitive"] = "true"
+    if len(uri) > limits.EXTRA_VALUE_MAX_BYTES:
+        raise Refused("the note's id is too long")
+    reply_to = here.local_status(_id_of(obj.get("inReplyTo")))
+    if reply_to is None and _id_of(obj.get("inReplyTo")):
+        known = await store.get(keys.note(_id_of(obj.get("inReplyTo"))))
+        reply_to = int(known) if known else None
+    text = html_to_text(str(obj.get("content") or ""))[:limits.FED_NOTE_MAX_CHARS]
+    status = await idempotency.post_once(store, queue, settings, actor.id, uri, text, extra,
+                                         reply_to, max_chars=limits.FED_NOTE_MAX_CHARS)
+    await store.set(keys.note(uri), status.id)
+
+
+async def _delete(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    uri = _id_of(obj)
+    if not uri or remote.host_of(uri) != remote.host_of(actor.uri):
+        return
+    known = await store.get(keys.note(uri))
+    if known is None:
+        return
+    try:
+        await deleting.delete_status(store, queue, int(known), actor.id)
+    except RedpollError:
+        pass  # gone already, or not this actor's (delete_status checks the author)
+
+
+async def _update(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    if isinstance(obj, dict) and obj.get("type") in remote.ACTOR_TYPES and _id_of(obj) == actor.uri:
+        await remote.keep(store, remote.parse_actor(obj))
+
+
+def _listed(value) -> list:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+async def _quietly(call) -> None:
+    """An interaction with a status that is gone, or not visible to the
+    actor: dropped, as Mastodon drops it."""
+    try:
+        await call
+    except RedpollError:
+        pass
+
+
+_HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accept, "Reject": _reject,
+             "Like": _like, "Announce": _announce, "Create": _create, "Delete": _delete,
+             "Update": _update}

@@ -1,0 +1,72 @@
+"""The keys federation keeps. A local account's key pair and its remote
+followers sit in the account's slot ({uid}), so one script changes them and
+the account's follower count together; indexes by URI are keyed by a digest
+of the URI (a URI may hold braces, which would pick another hash tag)."""
+from __future__ import annotations
+
+import hashlib
+
+
+def _h(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def key_pair(uid: int) -> str:
+    """Hash: a local account's key pair (``private``, ``public`` PEM)."""
+    return f"fed:key:{{{uid}}}"
+
+
+#: Hash: the server's own actor's key pair (it signs fetches).
+INSTANCE_KEY = "fed:key:instance"
+
+
+def actor(uid: int) -> str:
+    """Hash: a remote account's actor: ``uri``, ``inbox``, ``shared_inbox``,
+    ``key_id``, ``pem``, ``fetched`` (ms)."""
+    return f"fed:actor:{{{uid}}}"
+
+
+def by_uri(uri: str) -> str:
+    """String: a remote actor's id -> its account's id."""
+    return f"fed:uri:{{{_h(uri)}}}"
+
+
+def note(uri: str) -> str:
+    """String: a remote note's id -> the status id it is kept as."""
+    return f"fed:note:{{{_h(uri)}}}"
+
+
+def remote_followers(uid: int) -> str:
+    """ZSET: remote account id -> when it followed local account ``uid``."""
+    return f"fed:fers:{{{uid}}}"
+
+
+def inboxes(uid: int) -> str:
+    """Hash: inbox URL -> how many of ``uid``'s remote followers it serves
+    (shared inboxes count once per follower): where a post goes, one
+    request per inbox."""
+    return f"fed:inboxes:{{{uid}}}"
+
+
+def follower_inbox(uid: int) -> str:
+    """Hash: remote follower id -> the inbox it is counted under in :func:`inboxes`."""
+    return f"fed:ferin:{{{uid}}}"
+
+
+def follow_activity(follower: int, followee: int) -> str:
+    """String: the id of the Follow a local account sent a remote one (to Undo it)."""
+    return f"fed:follow:{{{follower}}}:{followee}"
+
+
+def seen(activity_id: str) -> str:
+    """String with a TTL: an activity already taken (limits.FED_SEEN_TTL_S)."""
+    return f"fed:seen:{{{_h(activity_id)}}}"
+
+
+def host_failures(host: str) -> str:
+    """String: deliveries to ``host`` that failed in a row."""
+    return f"fed:fail:{{{_h(host)}}}"
+
+
+#: Consumer group of the event log that sends local posts, edits and deletes out.
+OUTBOX_GROUP = "federation"

@@ -1,0 +1,132 @@
+"""What local accounts do, sent to the servers that should know.
+
+Posts, edits, deletes and boosts are read from the event log (the capped
+stream every such change is appended to, bus.events) by the consumer group
+keys.OUTBOX_GROUP, so posting never knows about federation and a post is
+sent even if the call that made it was cut short (its journal's replay
+appends the event): each event becomes one activity per inbox of the
+author's remote followers (a shared inbox once, however many followers are
+behind it), queued as delivery jobs, and the entry is acknowledged after.
+At least once: an entry whose handling was cut short is claimed again after
+job_claim_ms, and receivers drop an activity id they already took.
+
+Follows of remote accounts and their undoing are sent by the calls that
+make them (:func:`follow`)."""
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from redis.exceptions import ResponseError
+
+from ..bus import events
+from ..bus.jobs import JobQueue
+from ..core import keys as core_keys
+from ..core.errors import UserNotFound
+from ..core.markup import html_text
+from ..core.models import Status, now_ms
+from ..core.settings import Settings
+from ..records import statuses, users
+from ..storage.store import Store
+from . import delivery, documents, keys, remote
+
+log = logging.getLogger("redpoll.federation")
+
+
+async def ensure_group(store: Store) -> None:
+    try:
+        await store.xgroup_create(core_keys.EVENT_LOG, keys.OUTBOX_GROUP, id="$", mkstream=True)
+    except ResponseError as exc:
+        if "BUSYGROUP" not in str(exc):
+            raise
+
+
+async def inboxes(store: Store, uid: int) -> list[str]:
+    """Where ``uid``'s posts go: one inbox per remote server (its shared
+    inbox) or per remote follower without one."""
+    return [k.decode() for k in await store.hkeys(keys.inboxes(uid))]
+
+
+def _object_uri(base: str, status: Status) -> str:
+    return status.extra.get("uri") or documents.note_id(base, status.login, status.id)
+
+
+async def note_of(store: Store, base: str, status: Status) -> dict:
+    """The Note of a local status."""
+    reply = status.extra.get("in_reply_to_id")
+    in_reply_to = None
+    if reply:
+        try:
+            parent = await statuses.get_status(store, int(reply))
+            in_reply_to = _object_uri(base, parent)
+        except Exception:  # a parent deleted since: the note says nothing of it
+            in_reply_to = None
+    return documents.note(status, base, html_text(status.text) if status.text else "",
+                          in_reply_to)
+
+
+async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> int:
+    """Send what one event-log entry says, if anything; activities queued."""
+    try:
+        event = events.StatusEvent.parse(payload)
+    except ValueError:
+        return 0  # not a status event (notifications, relations, ...)
+    data = dict(event.status)
+    reblog = data.pop("reblog", None)
+    deleted = data.pop("deleted", False)
+    status = Status.from_dict(data)
+    if status.extra.get("uri"):
+        return 0  # a remote status: its own server sends it
+    visibility = status.extra.get("visibility", "public")
+    if visibility == "direct":
+        return 0  # direct messages to other servers are not sent yet
+    targets = await inboxes(store, status.user_id)
+    if not targets:
+        return 0
+    me = documents.actor_id(base, status.login)
+    note_uri = documents.note_id(base, status.login, status.id)
+    to, cc = documents.addressing(status, base)
+    activity: dict[str, Any]
+    if status.reblog_of is not None and reblog is not None:
+        original = Status.from_dict({k: v for k, v in reblog.items() if k != "reblog"})
+        obj = _object_uri(base, original)
+        if deleted:
+            announce = documents.activity("Announce", f"{note_uri}/activity", me, obj,
+                                          to=to, cc=cc)
+            activity = documents.activity("Undo", f"{note_uri}#undo", me, announce, to=to, cc=cc)
+        else:
+            activity = documents.activity("Announce", f"{note_uri}/activity", me, obj,
+                                          to=to, cc=cc)
+    elif deleted:
+        activity = documents.activity("Delete", f"{note_uri}#delete", me,
+                                      {"id": note_uri, "type": "Tombstone"}, to=to, cc=cc)
+    elif event.kind == events.STATUS_UPDATE:
+        activity = documents.activity("Update", f"{note_uri}#updates/{now_ms()}", me,
+                                      await note_of(store, base, status), to=to, cc=cc)
+    else:
+        activity = documents.activity("Create", f"{note_uri}/activity", me,
+                                      await note_of(store, base, status), to=to, cc=cc)
+    for inbox in targets:
+        await delivery.send(store, queue, status.user_id, inbox, activity)
+    return len(targets)
+
+
+async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, target: int,
+                 on: bool) -> bool:
+    """Tell a remote account that local ``uid`` follows it now (``on``) or
+    stopped; False if ``target`` is not a remote account."""
+    details = await remote.details(store, target)
+    if not details or not settings.public_url:
+        return False
+    base = settings.public_url.rstrip("/")
+    try:
+        login = (await users.get_user(store, uid)).login
+    except UserNotFound:
+        return False
+    me = documents.actor_id(base, login)
+    follow_id = f"{me}#follows/{target}"
+    activity = documents.activity("Follow", follow_id, me, details["uri"])
+    if not on:
+        activity = documents.activity("Undo", f"{follow_id}/undo/{now_ms()}", me, activity)
+    await delivery.send(store, queue, uid, details.get("inbox", ""), activity)
+    return True

@@ -1,0 +1,76 @@
+"""The documents other servers read of this one: WebFinger, host-meta, the
+actors of local accounts and of the server, notes of local statuses (only
+what anyone may see: the one visibility decision for a viewer who is no
+one), and the sizes of the collections."""
+from __future__ import annotations
+
+from urllib.parse import unquote, urlsplit
+
+from ..core.errors import StatusNotFound, UserNotFound
+from ..core.settings import Settings
+from ..records import statuses, users
+from ..relations import visibility
+from ..storage.store import Store
+from . import documents, remote
+from .inbox import Here
+from .outbox import note_of
+
+
+async def _local(store: Store, login: str):
+    user = await users.lookup(store, login)
+    if user.remote or user.suspended:
+        raise UserNotFound(f"no user with login {login!r}")
+    return user
+
+
+async def webfinger(store: Store, settings: Settings, resource: str) -> dict:
+    here = Here.of(settings)
+    host = urlsplit(here.base).netloc
+    resource = unquote(resource.strip())
+    login = None
+    if resource.startswith("acct:"):
+        name, _, at = resource[5:].lstrip("@").rpartition("@")
+        if at.lower() == host.lower():
+            login = name
+    else:
+        login = here.local_login(resource)
+        if login is None and resource.startswith(f"{here.base}/@"):
+            login = resource[len(f"{here.base}/@"):]
+    if not login:
+        raise UserNotFound(f"{resource!r} is not an account of this server")
+    user = await _local(store, login)
+    return documents.webfinger(user.login, host, here.base)
+
+
+def host_meta(settings: Settings) -> str:
+    return documents.host_meta(Here.of(settings).base)
+
+
+async def actor(store: Store, settings: Settings, login: str) -> dict:
+    here = Here.of(settings)
+    user = await _local(store, login)
+    pair = await remote.key_pair(store, user.id)
+    return documents.person(user, here.base, pair.public_pem)
+
+
+async def instance_actor(store: Store, settings: Settings) -> dict:
+    here = Here.of(settings)
+    return documents.instance_actor(here.base, (await remote.instance_key(store)).public_pem)
+
+
+async def note(store: Store, settings: Settings, login: str, sid: int) -> dict:
+    here = Here.of(settings)
+    user = await _local(store, login)
+    status = await visibility.require(store, None, await statuses.get_status(store, sid))
+    if status.user_id != user.id or status.reblog_of is not None:
+        raise StatusNotFound(f"status {sid} does not exist")
+    doc = await note_of(store, here.base, status)
+    return {"@context": documents.CONTEXT, **doc}
+
+
+async def collection(store: Store, settings: Settings, login: str, which: str) -> dict:
+    here = Here.of(settings)
+    user = await _local(store, login)
+    total = {"outbox": user.posts, "followers": user.followers,
+             "following": user.following}[which]
+    return documents.collection(f"{documents.actor_id(here.base, user.login)}/{which}", total)

@@ -1,0 +1,214 @@
+"""Remote accounts: an actor of another server kept as an account here, so
+that follows, timelines, the home rule and the renderers treat it as any
+other; its login is ``name@host``, its record carries its ``uri`` and
+``url``, and :func:`keys.actor` what delivery and signatures need.
+
+Writing one is idempotent and retried, never half-visible: the URI is
+claimed for an id first (SET NX, the race's one winner), the account record
+and actor hash written next (one script on the account's slot), then the
+login and the search index; an ensure cut short anywhere is completed by
+the next one for that actor (each step is safe to repeat)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ..accounts import account_index
+from ..core import keys as core_keys, limits
+from ..core.errors import RedpollError, UserNotFound
+from ..core.models import User, now_ms
+from ..records import users
+from ..storage.store import Store
+from . import client, keys, signing
+from .documents import instance_actor_id
+from .text import html_to_text
+
+ACTOR_TYPES = {"Person", "Service", "Application", "Group", "Organization"}
+
+
+class BadActor(RedpollError):
+    """A document that is not an actor this server can keep."""
+
+
+@dataclass(frozen=True)
+class Actor:
+    """What a remote actor's document says that this server keeps."""
+    uri: str
+    username: str
+    host: str
+    name: str
+    bio: str
+    url: str
+    inbox: str
+    shared_inbox: str
+    key_id: str
+    pem: str
+    locked: bool
+    bot: bool
+    avatar: str
+
+    @property
+    def login(self) -> str:
+        return f"{self.username}@{self.host}"
+
+    @property
+    def delivery_inbox(self) -> str:
+        return self.shared_inbox or self.inbox
+
+
+def _first_url(value) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return str(value.get("href") or value.get("url") or "")
+    if isinstance(value, list) and value:
+        return _first_url(value[0])
+    return ""
+
+
+def host_of(uri: str) -> str:
+    return urlsplit(uri).netloc.lower()
+
+
+def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
+    """An actor document as kept; BadActor if it is not one, or if it
+    claims an id on another host than the one it was fetched from."""
+    uri = doc.get("id")
+    if not isinstance(uri, str) or not uri.startswith(("https://", "http://")):
+        raise BadActor("an actor needs an http(s) id")
+    if doc.get("type") not in ACTOR_TYPES:
+        raise BadActor(f"{uri} is a {doc.get('type')!r}, not an actor")
+    if fetched_from is not None and host_of(fetched_from) != host_of(uri):
+        raise BadActor(f"{fetched_from} answered an actor of another host ({uri})")
+    username = doc.get("preferredUsername")
+    if not isinstance(username, str) or not username or "@" in username or len(username) > 100:
+        raise BadActor(f"{uri} has no usable preferredUsername")
+    key = doc.get("publicKey") or {}
+    if isinstance(key, list):
+        key = key[0] if key else {}
+    inbox = doc.get("inbox")
+    if not isinstance(inbox, str) or not isinstance(key, dict) or not key.get("publicKeyPem"):
+        raise BadActor(f"{uri} has no inbox or no public key")
+    endpoints = doc.get("endpoints") if isinstance(doc.get("endpoints"), dict) else {}
+    shared = endpoints.get("sharedInbox") if isinstance(endpoints.get("sharedInbox"), str) else ""
+    for link in (inbox, shared):
+        if link and host_of(link) != host_of(uri):
+            raise BadActor(f"{uri} names an inbox on another host")
+    return Actor(uri=uri, username=username, host=host_of(uri),
+                 name=str(doc.get("name") or "")[:limits.DISPLAY_NAME_MAX_CHARS],
+                 bio=html_to_text(str(doc.get("summary") or ""))[:limits.BIO_MAX_CHARS],
+                 url=_first_url(doc.get("url")) or uri, inbox=inbox, shared_inbox=shared,
+                 key_id=str(key.get("id") or f"{uri}#main-key"), pem=str(key["publicKeyPem"]),
+                 locked=bool(doc.get("manuallyApprovesFollowers")),
+                 bot=doc.get("type") in ("Service", "Application"),
+                 avatar=_first_url((doc.get("icon") or {}).get("url")
+                                   if isinstance(doc.get("icon"), dict) else ""))
+
+
+async def account_id(store: Store, uri: str) -> int | None:
+    """The account kept for the actor ``uri``, if any."""
+    raw = await store.get(keys.by_uri(uri))
+    return int(raw) if raw else None
+
+
+async def keep(store: Store, actor: Actor) -> User:
+    """The account for ``actor``, made or brought up to date (idempotent)."""
+    uid = await account_id(store, actor.uri)
+    if uid is None:
+        fresh = await store.incr(core_keys.USER_SEQ)
+        await store.set(keys.by_uri(actor.uri), fresh, nx=True)
+        uid = await account_id(store, actor.uri)  # ours, or the race's winner's
+        assert uid is not None
+    record = {"id": uid, "login": actor.login, "name": actor.name or actor.username,
+              "bio": actor.bio, "uri": actor.uri, "url": actor.url,
+              "locked": "1" if actor.locked else "0", "bot": "1" if actor.bot else "0",
+              "avatar": actor.avatar, "avatar_s": actor.avatar}
+    details = {"uri": actor.uri, "inbox": actor.inbox, "shared_inbox": actor.shared_inbox,
+               "key_id": actor.key_id, "pem": actor.pem, "fetched": now_ms()}
+    rev = await store.run("fed_keep_actor", [core_keys.user(uid), keys.actor(uid)],
+                          [json.dumps(record), json.dumps(details), now_ms()])
+    await store.set(core_keys.login(actor.login.lower()), f"{uid}:{now_ms()}", nx=True)
+    await account_index.index_account(store, uid, int(rev), actor.login, record["name"])
+    return await users.get_user(store, uid)
+
+
+async def details(store: Store, uid: int) -> dict[str, str]:
+    """The actor hash of a remote account ({} for a local one)."""
+    raw = await store.hgetall(keys.actor(uid))
+    return {k.decode(): v.decode() for k, v in raw.items()}
+
+
+async def _pair(store: Store, key: str) -> signing.KeyPair:
+    raw = await store.hget(key, "pair")
+    if raw is None:
+        fresh = signing.KeyPair.generate()
+        await store.hsetnx(key, "pair", json.dumps([fresh.private_pem, fresh.public_pem]))
+        raw = await store.hget(key, "pair")  # ours, or a concurrent first's
+    private, public = json.loads(raw)
+    return signing.KeyPair(private, public)
+
+
+async def key_pair(store: Store, uid: int) -> signing.KeyPair:
+    """A local account's key pair, made on first use (HSETNX: one wins)."""
+    return await _pair(store, keys.key_pair(uid))
+
+
+async def instance_key(store: Store) -> signing.KeyPair:
+    return await _pair(store, keys.INSTANCE_KEY)
+
+
+async def instance_signer(store: Store, base: str) -> client.Signer:
+    return client.Signer(await instance_key(store), f"{instance_actor_id(base)}#main-key")
+
+
+async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool) -> User:
+    """Fetch the actor at ``uri`` (signed by the server's actor, for peers
+    that require authorized fetch) and keep it."""
+    doc = await client.fetch_json(uri, loopback=loopback,
+                                  signer=await instance_signer(store, base))
+    return await keep(store, parse_actor(doc, fetched_from=uri))
+
+
+async def known_or_fetch(store: Store, base: str, uri: str, *, loopback: bool,
+                         refresh: bool = False) -> User:
+    """The account of actor ``uri``: kept and fresh (fetched within
+    limits.FED_ACTOR_REFRESH_S), else fetched now; ``refresh``: fetched now."""
+    uid = await account_id(store, uri)
+    if uid is not None and not refresh:
+        fetched = await store.hget(keys.actor(uid), "fetched")
+        if fetched and now_ms() - int(fetched) < limits.FED_ACTOR_REFRESH_S * 1000:
+            try:
+                return await users.get_user(store, uid)
+            except UserNotFound:
+                pass
+    return await fetch_actor(store, base, uri, loopback=loopback)
+
+
+async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool) -> User:
+    """``name@host`` (or ``@name@host``, ``acct:name@host``) looked up by
+    WebFinger on its host and kept; BadActor or FetchFailed if it is not."""
+    handle = handle.strip().removeprefix("acct:").lstrip("@")
+    name, _, host = handle.rpartition("@")
+    if not name or not host:
+        raise BadActor(f"{handle!r} is not name@host")
+    known = await store.get(core_keys.login(handle.lower()))
+    if known:
+        uid = int(known.split(b":", 1)[0])
+        if uid:
+            try:
+                found = await users.get_user(store, uid)
+                if found.remote:
+                    return found
+            except UserNotFound:
+                pass
+    scheme = "http" if loopback and not host.endswith(":443") else "https"
+    finger = await client.fetch_json(
+        f"{scheme}://{host}/.well-known/webfinger?resource=acct:{name}@{host}",
+        loopback=loopback, accept="application/jrd+json, application/json")
+    links = finger.get("links") if isinstance(finger.get("links"), list) else []
+    for link in links:
+        if (isinstance(link, dict) and link.get("rel") == "self"
+                and "json" in str(link.get("type", "")) and isinstance(link.get("href"), str)):
+            return await fetch_actor(store, base, link["href"], loopback=loopback)
+    raise BadActor(f"{handle} has no ActivityPub actor")

@@ -1,0 +1,155 @@
+"""HTTP Signatures as Mastodon signs and checks them (draft-cavage-12:
+``Signature: keyId=...,algorithm="rsa-sha256",headers="(request-target) host
+date digest",signature=...``) and the ``Digest`` of a body (RFC 3230).
+
+The cryptography is ``cryptography``'s (RSA 2048, PKCS#1 v1.5 over SHA-256,
+as Mastodon); this module only builds the signing string the draft defines
+(docs/decisions.md says why no signature library does that part).
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass
+from email.utils import format_datetime, parsedate_to_datetime
+from datetime import datetime, timezone
+from typing import Mapping
+from urllib.parse import urlsplit
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from ..core import limits
+
+#: headers a signature must cover: a POST its body's digest too (Mastodon)
+REQUIRED = ("(request-target)", "host", "date")
+
+
+class SignatureError(ValueError):
+    """A request whose signature is missing, malformed, stale or wrong."""
+
+
+@dataclass(frozen=True)
+class KeyPair:
+    private_pem: str
+    public_pem: str
+
+    @classmethod
+    def generate(cls) -> "KeyPair":
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        private = key.private_bytes(serialization.Encoding.PEM,
+                                    serialization.PrivateFormat.PKCS8,
+                                    serialization.NoEncryption()).decode()
+        public = key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        return cls(private, public)
+
+
+def digest(body: bytes) -> str:
+    return "SHA-256=" + base64.b64encode(hashlib.sha256(body).digest()).decode()
+
+
+def http_date(when: datetime | None = None) -> str:
+    return format_datetime(when or datetime.now(timezone.utc), usegmt=True)
+
+
+def _signing_string(names: list[str], method: str, target: str,
+                    headers: Mapping[str, str]) -> bytes:
+    lines = []
+    for name in names:
+        if name == "(request-target)":
+            lines.append(f"(request-target): {method.lower()} {target}")
+        else:
+            value = headers.get(name)
+            if value is None:
+                raise SignatureError(f"the signed header {name!r} is missing")
+            lines.append(f"{name}: {value}")
+    return "\n".join(lines).encode()
+
+
+def sign(key: KeyPair, key_id: str, method: str, url: str, body: bytes | None = None,
+         extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The headers that sign a request to ``url``: Host, Date, Digest (with
+    a body) and Signature, plus ``extra`` (e.g. Content-Type, Accept)."""
+    parts = urlsplit(url)
+    target = parts.path + (f"?{parts.query}" if parts.query else "")
+    headers = {"host": parts.netloc, "date": http_date()}
+    names = ["(request-target)", "host", "date"]
+    if body is not None:
+        headers["digest"] = digest(body)
+        names.append("digest")
+    for name, value in (extra or {}).items():
+        headers[name.lower()] = value
+    private = serialization.load_pem_private_key(key.private_pem.encode(), password=None)
+    assert isinstance(private, rsa.RSAPrivateKey)
+    raw = private.sign(_signing_string(names, method, target, headers), padding.PKCS1v15(),
+                       hashes.SHA256())
+    headers["signature"] = (f'keyId="{key_id}",algorithm="rsa-sha256",'
+                            f'headers="{" ".join(names)}",'
+                            f'signature="{base64.b64encode(raw).decode()}"')
+    return headers
+
+
+_PARAM = re.compile(r'([a-zA-Z]+)="([^"]*)"')
+
+
+@dataclass(frozen=True)
+class Signed:
+    """What a Signature header says, before it is checked."""
+    key_id: str
+    names: list[str]
+    signature: bytes
+
+
+def parse(header: str | None) -> Signed:
+    if not header:
+        raise SignatureError("the request is not signed (no Signature header)")
+    params = dict(_PARAM.findall(header))
+    if "keyId" not in params or "signature" not in params:
+        raise SignatureError("the Signature header needs keyId and signature")
+    algorithm = params.get("algorithm", "hs2019")
+    if algorithm not in ("rsa-sha256", "hs2019"):
+        raise SignatureError(f"unsupported signature algorithm {algorithm!r}")
+    try:
+        raw = base64.b64decode(params["signature"], validate=True)
+    except ValueError:
+        raise SignatureError("the signature is not base64") from None
+    return Signed(params["keyId"], params.get("headers", "date").lower().split(), raw)
+
+
+def verify(signed: Signed, public_pem: str, method: str, target: str,
+           headers: Mapping[str, str], body: bytes | None, *, now: datetime | None = None) -> None:
+    """Check a parsed signature against the request (``headers`` with
+    lowercase names); SignatureError unless it covers what it must, is
+    fresh (limits.FED_SIGNATURE_MAX_AGE_S old at most, at most
+    limits.FED_CLOCK_SKEW_S ahead) and verifies with ``public_pem``."""
+    missing = [n for n in REQUIRED if n not in signed.names]
+    if body is not None and method.upper() == "POST" and "digest" not in signed.names:
+        missing.append("digest")
+    if missing:
+        raise SignatureError(f"the signature must cover {', '.join(missing)}")
+    try:
+        sent = parsedate_to_datetime(headers.get("date", ""))
+    except (TypeError, ValueError):
+        raise SignatureError("the Date header is not an HTTP date") from None
+    age = ((now or datetime.now(timezone.utc)) - sent).total_seconds()
+    if age > limits.FED_SIGNATURE_MAX_AGE_S or age < -limits.FED_CLOCK_SKEW_S:
+        raise SignatureError("the signed Date is too far from now")
+    if body is not None and "digest" in signed.names:
+        given = headers.get("digest", "")
+        ours = digest(body)
+        if ours not in [d.strip() for d in given.split(",")]:
+            raise SignatureError("the Digest does not match the body")
+    try:
+        public = serialization.load_pem_public_key(public_pem.encode())
+    except ValueError:
+        raise SignatureError("the signer's public key cannot be read") from None
+    if not isinstance(public, rsa.RSAPublicKey):
+        raise SignatureError("the signer's key is not an RSA key")
+    try:
+        public.verify(signed.signature, _signing_string(signed.names, method, target, headers),
+                      padding.PKCS1v15(), hashes.SHA256())
+    except InvalidSignature:
+        raise SignatureError("the signature does not verify") from None

@@ -1,0 +1,172 @@
+"""Two Redpoll servers on loopback, each with its own database and public
+URL, federating over ActivityPub: discovery, signed deliveries both ways,
+follows, posts, replies and deletes, seen through Mastodon.py on each side.
+(REDPOLL_FEDERATION_LOOPBACK lets them talk http to 127.0.0.1; without it
+both refuse, which test_safety checks.)"""
+from __future__ import annotations
+
+import json
+import socket
+import time
+import uuid
+
+import httpx
+import pytest
+from mastodon import Mastodon
+
+from redpoll.api.process import ServeProcess
+
+from test_api_mastodon import LOOSE_LIMITS
+
+pytestmark = pytest.mark.timeout(300)
+PASSWORD = "correct horse battery"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Instance:
+    def __init__(self, tmp, name: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.host = f"127.0.0.1:{self.port}"
+        env = {"REDIS_URL": "", "REDPOLL_DATA_DIR": str(tmp / name),
+               "REDPOLL_PUBLIC_URL": self.url, "REDPOLL_FEDERATION_LOOPBACK": "1",
+               "REDPOLL_JOB_CLAIM_MS": "500", **LOOSE_LIMITS}
+        self.proc = ServeProcess(env, args=["--port", str(self.port)])
+
+    def person(self, login: str) -> Mastodon:
+        cid, secret = Mastodon.create_app("fed-test", api_base_url=self.url)
+        app = Mastodon(client_id=cid, client_secret=secret, api_base_url=self.url)
+        token = app.create_account(login, PASSWORD, f"{login}@example.org", agreement=True)
+        return Mastodon(access_token=token, api_base_url=self.url)
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("fed")
+    a, b = Instance(tmp, "a"), Instance(tmp, "b")
+    with a.proc, b.proc:
+        yield a, b
+        for one in (a, b):
+            assert one.proc.process.poll() is None, one.proc.logs()[-3000:]
+
+
+def eventually(check, timeout: float = 30.0, what: str = "it"):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = check()
+        if last:
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f"{what} never happened (last: {last!r})")
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{uuid.uuid4().hex[:8]}"
+
+
+def test_discovery_documents(pair):
+    a, _ = pair
+    login = unique("dis")
+    a.person(login)
+    finger = httpx.get(f"{a.url}/.well-known/webfinger",
+                       params={"resource": f"acct:{login}@{a.host}"})
+    assert finger.status_code == 200
+    assert finger.headers["content-type"].startswith("application/jrd+json")
+    self_link = [x for x in finger.json()["links"] if x["rel"] == "self"][0]
+    assert self_link["href"] == f"{a.url}/users/{login}"
+    actor = httpx.get(self_link["href"], headers={"Accept": "application/activity+json"})
+    assert actor.headers["content-type"].startswith("application/activity+json")
+    doc = actor.json()
+    assert doc["id"] == f"{a.url}/users/{login}" and doc["type"] == "Person"
+    assert doc["preferredUsername"] == login
+    assert doc["publicKey"]["id"] == f"{a.url}/users/{login}#main-key"
+    assert "BEGIN PUBLIC KEY" in doc["publicKey"]["publicKeyPem"]
+    assert doc["endpoints"]["sharedInbox"] == f"{a.url}/inbox"
+    # the same key every time (kept, not made per request)
+    again = httpx.get(self_link["href"], headers={"Accept": "application/activity+json"}).json()
+    assert again["publicKey"]["publicKeyPem"] == doc["publicKey"]["publicKeyPem"]
+    # a browser is sent to the page
+    page = httpx.get(self_link["href"], headers={"Accept": "text/html"})
+    assert page.status_code == 302 and page.headers["location"] == f"/@{login}"
+    # an account of another host, or none: 404
+    assert httpx.get(f"{a.url}/.well-known/webfinger",
+                     params={"resource": f"acct:{login}@elsewhere.example"}).status_code == 404
+    assert httpx.get(f"{a.url}/users/nobody{uuid.uuid4().hex[:6]}").status_code == 404
+    meta = httpx.get(f"{a.url}/.well-known/host-meta")
+    assert f"{a.url}/.well-known/webfinger?resource={{uri}}" in meta.text
+
+
+def test_unsigned_or_tampered_activities_are_refused(pair):
+    a, b = pair
+    login = unique("sig")
+    a.person(login)
+    body = json.dumps({"id": f"{b.url}/x/{uuid.uuid4()}", "type": "Follow",
+                       "actor": f"{b.url}/users/someone", "object": f"{a.url}/users/{login}"})
+    unsigned = httpx.post(f"{a.url}/inbox", content=body,
+                          headers={"Content-Type": "application/activity+json"})
+    assert unsigned.status_code == 401
+    forged = httpx.post(f"{a.url}/inbox", content=body, headers={
+        "Content-Type": "application/activity+json", "Date": "Thu, 01 Jan 2026 00:00:00 GMT",
+        "Signature": f'keyId="{b.url}/users/someone#main-key",algorithm="rsa-sha256",'
+                     'headers="(request-target) host date digest",signature="AAAA"'})
+    assert forged.status_code == 401
+    assert a.person(unique("chk")).account_verify_credentials()  # still serving
+
+
+def test_follow_post_reply_and_delete_across_servers(pair):
+    a, b = pair
+    ada_login, bob_login = unique("ada"), unique("bob")
+    ada, bob = a.person(ada_login), b.person(bob_login)
+
+    # bob finds ada on the other server and follows her
+    found = bob.search_v2(f"@{ada_login}@{a.host}", resolve=True)["accounts"]
+    assert [x["acct"] for x in found] == [f"{ada_login}@{a.host}"]
+    remote_ada = found[0]
+    assert remote_ada["username"] == ada_login
+    assert remote_ada["url"] == f"{a.url}/@{ada_login}"
+    rel = bob.account_follow(remote_ada["id"])
+    assert rel["following"] or rel["requested"]
+    me_on_a = ada.me()
+    eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 1,
+               what="ada's follower count on her server")
+    notes = eventually(lambda: [n for n in ada.notifications() if n["type"] == "follow"],
+                       what="ada's follow notification")
+    assert notes[0]["account"]["acct"] == f"{bob_login}@{b.host}"
+
+    # ada posts: it reaches bob's home on the other server
+    status = ada.status_post("hello from server A\n\nsecond paragraph")
+    home = eventually(lambda: [s for s in bob.timeline_home()
+                               if s["uri"] == status["uri"]], what="the post in bob's home")
+    theirs = home[0]
+    assert theirs["account"]["acct"] == f"{ada_login}@{a.host}"
+    assert "hello from server A" in theirs["content"]
+    assert "second paragraph" in theirs["content"]
+    assert theirs["url"] == status["url"]
+
+    # bob replies on his server: the reply reaches ada's thread on hers
+    ada_followed = eventually(
+        lambda: ada.search_v2(f"@{bob_login}@{b.host}", resolve=True)["accounts"],
+        what="bob resolved from A")
+    ada.account_follow(ada_followed[0]["id"])
+    eventually(lambda: bob.me()["followers_count"] == 1, what="ada following bob")
+    reply = bob.status_post(f"@{ada_login}@{a.host} welcome", in_reply_to_id=theirs["id"])
+    thread = eventually(lambda: ada.status_context(status["id"])["descendants"],
+                        what="bob's reply in ada's thread")
+    assert thread[0]["uri"] == reply["uri"]
+    assert thread[0]["account"]["acct"] == f"{bob_login}@{b.host}"
+
+    # ada deletes her post: it leaves bob's home
+    ada.status_delete(status["id"])
+    eventually(lambda: not [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
+               what="the delete reaching bob")
+
+    # bob unfollows: ada's count on her server drops back
+    bob.account_unfollow(remote_ada["id"])
+    eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 0,
+               what="the unfollow reaching A")
