@@ -138,10 +138,11 @@ def verify(signed: Signed, public_pem: str, method: str, target: str,
     if age > limits.FED_SIGNATURE_MAX_AGE_S or age < -limits.FED_CLOCK_SKEW_S:
         raise SignatureError("the signed Date is too far from now")
     if body is not None and "digest" in signed.names:
-        given = headers.get("digest", "")
-        ours = digest(body)
-        if ours not in [d.strip() for d in given.split(",")]:
-            raise SignatureError("the Digest does not match the body")
+        # "alg=value" pairs; algorithm names are case-insensitive (RFC 3230)
+        given = {alg.strip().lower(): value.strip() for alg, _, value in
+                 (d.partition("=") for d in headers.get("digest", "").split(","))}
+        if given.get("sha-256") != digest(body).partition("=")[2]:
+            raise SignatureError("the Digest does not match the body (or is not SHA-256)")
     try:
         public = serialization.load_pem_public_key(public_pem.encode())
     except ValueError:

@@ -1,0 +1,149 @@
+"""Redpoll and an independent ActivityPub implementation: bovine's test
+server (``bovine.testing.server``, from PyPI), run as its own process. It
+verifies every activity it receives with bovine's own signature checker
+(fetching our key with its own signed GET) and prints what it accepted;
+activities from it are built and signed by bovine's actor in this process.
+Nothing here signs or verifies with Redpoll's code on bovine's behalf."""
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import aiohttp
+import httpx
+import pytest
+from bovine.activitystreams import factories_for_actor_object
+from bovine.testing.server import ServerConfig
+
+from test_federation import Instance, eventually, free_port
+
+pytestmark = pytest.mark.timeout(300)
+
+SERVE = """
+import sys
+from bovine.testing.server import ServerConfig, create_app
+config = ServerConfig.load(sys.argv[1])
+create_app(config).run(host="127.0.0.1", port=int(sys.argv[2]))
+"""
+
+
+class Bovine:
+    def __init__(self, tmp):
+        self.port = free_port()
+        self.config = ServerConfig.from_env()
+        self.config.hostname = f"127.0.0.1:{self.port}"
+        self.config.handle_name = "buttercup"
+        path = tmp / "bovine.toml"
+        self.config.save(str(path))
+        self.out: list[str] = []
+        self.proc = subprocess.Popen([sys.executable, "-c", SERVE, str(path), str(self.port)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+        eventually(self._up, 30, "bovine's server starting")
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.out.append(line)
+
+    def _up(self):
+        try:
+            return httpx.get(f"http://{self.config.hostname}/actor").status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def received(self) -> list[tuple[str, dict]]:
+        """(the signer bovine verified, the activity) of each accepted delivery."""
+        text = "".join(self.out)
+        found = []
+        for chunk in text.split("Received in inbox from ")[1:]:
+            signer, _, rest = chunk.partition("\n")
+            try:
+                doc, _ = json.JSONDecoder().raw_decode(rest)
+            except ValueError:
+                continue  # still being printed
+            found.append((signer.strip(), doc))
+        return found
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def peers(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bovine")
+    bovine = Bovine(tmp)
+    redpoll = Instance(tmp, "redpoll")
+    try:
+        with redpoll.proc:
+            yield redpoll, bovine
+    finally:
+        bovine.stop()
+
+
+def post_as_bovine(bovine: Bovine, target: str, activity: dict) -> int:
+    async def send():
+        async with aiohttp.ClientSession() as session:
+            actor = bovine.config.create_actor()
+            await actor.init(session=session)
+            response = await actor.post(target, activity)
+            return response.status
+    return asyncio.run(send())
+
+
+def test_follows_and_posts_both_ways_with_bovine(peers):
+    redpoll, bovine = peers
+    login = f"ada{uuid.uuid4().hex[:8]}"
+    ada = redpoll.person(login)
+    me = ada.me()
+    ada_uri = f"{redpoll.url}/users/{login}"
+    actor_object = bovine.config.create_actor_object()
+    activities, objects = factories_for_actor_object(actor_object,
+                                                     id_generator=bovine.config.make_id)
+
+    # ada finds buttercup through bovine's WebFinger and follows: bovine
+    # verifies the Follow's signature with its own checker
+    found = ada.search_v2(f"@buttercup@{bovine.config.hostname}", resolve=True)["accounts"]
+    assert [a["acct"] for a in found] == [f"buttercup@{bovine.config.hostname}"]
+    assert found[0]["display_name"] == "Buttercup the exemplary bovine"
+    ada.account_follow(found[0]["id"])
+    follows = eventually(lambda: [d for s, d in bovine.received() if d.get("type") == "Follow"],
+                         what="bovine accepting ada's signed Follow")
+    assert follows[0]["actor"] == ada_uri and follows[0]["object"] == bovine.config.actor_id
+    assert [s for s, d in bovine.received() if d.get("type") == "Follow"][0] == ada_uri
+
+    # buttercup follows ada: Redpoll checks bovine's signature, counts the
+    # follower and answers with an Accept that bovine verifies
+    follow = activities.follow(ada_uri).build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", follow) == 202
+    eventually(lambda: ada.account(me["id"])["followers_count"] == 1, what="the follow counted")
+    accepts = eventually(lambda: [d for s, d in bovine.received() if d.get("type") == "Accept"],
+                         what="bovine accepting Redpoll's Accept")
+    assert accepts[0]["object"]["id"] == follow["id"]
+
+    # ada posts: the Create reaches bovine's inbox, signed as ada
+    status = ada.status_post("moo to the fediverse")
+    creates = eventually(lambda: [d for s, d in bovine.received() if d.get("type") == "Create"],
+                         what="ada's post at bovine")
+    note = creates[0]["object"]
+    assert note["id"] == status["uri"] and "moo to the fediverse" in note["content"]
+    assert note["attributedTo"] == ada_uri
+
+    # buttercup posts publicly: it lands in ada's home (she follows buttercup)
+    text = f"grass is green {uuid.uuid4().hex[:6]}"
+    create = activities.create(objects.note(content=f"<p>{text}</p>").as_public().build()
+                               ).as_public().build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", create) == 202
+    home = eventually(lambda: [s for s in ada.timeline_home() if text in s["content"]],
+                      what="buttercup's note in ada's home")
+    assert home[0]["account"]["acct"] == f"buttercup@{bovine.config.hostname}"
+    assert home[0]["uri"] == create["object"]["id"]
+    # the same activity again (a second delivery) is dropped, not posted twice
+    post_as_bovine(bovine, f"{redpoll.url}/inbox", create)
+    time.sleep(1.5)
+    assert len([s for s in ada.timeline_home() if text in s["content"]]) == 1

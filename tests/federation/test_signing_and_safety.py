@@ -1,0 +1,146 @@
+"""HTTP signatures as Mastodon makes them, the fetch guard against private
+addresses, and delivery's retries and unavailable hosts, on a real server."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from redpoll import Redpoll
+from redpoll.bus.jobs import DeliverJob
+from redpoll.core import limits
+from redpoll.federation import client, delivery, keys as fed_keys, safety, signing
+
+PAIR = signing.KeyPair.generate()
+OTHER = signing.KeyPair.generate()
+URL = "https://peer.example/users/ann/inbox"
+
+
+def signed_request(body: bytes = b'{"type":"Follow"}') -> dict:
+    headers = signing.sign(PAIR, "https://me.example/users/me#main-key", "POST", URL, body,
+                           {"content-type": "application/activity+json"})
+    return headers
+
+
+def test_a_signed_request_verifies_and_names_its_key():
+    body = b'{"type":"Follow"}'
+    headers = signed_request(body)
+    signed = signing.parse(headers["signature"])
+    assert signed.key_id == "https://me.example/users/me#main-key"
+    assert signed.names == ["(request-target)", "host", "date", "digest"]
+    signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers, body)
+
+
+@pytest.mark.parametrize("change", ["body", "key", "path", "date", "no digest"])
+def test_what_breaks_a_signature(change):
+    body = b'{"type":"Follow"}'
+    headers = signed_request(body)
+    signed = signing.parse(headers["signature"])
+    pem, path = PAIR.public_pem, "/users/ann/inbox"
+    now = None
+    if change == "body":
+        body = b'{"type":"Block"}'
+    elif change == "key":
+        pem = OTHER.public_pem
+    elif change == "path":
+        path = "/users/bob/inbox"
+    elif change == "date":
+        now = datetime.now(timezone.utc) + timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S + 60)
+    elif change == "no digest":
+        signed = signing.Signed(signed.key_id, ["(request-target)", "host", "date"],
+                                signed.signature)
+    with pytest.raises(signing.SignatureError):
+        signing.verify(signed, pem, "POST", path, headers, body, now=now)
+
+
+def test_a_date_from_the_future_beyond_the_skew_is_refused():
+    headers = signed_request()
+    signed = signing.parse(headers["signature"])
+    early = datetime.now(timezone.utc) - timedelta(seconds=limits.FED_CLOCK_SKEW_S + 60)
+    with pytest.raises(signing.SignatureError):
+        signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers,
+                       b'{"type":"Follow"}', now=early)
+
+
+@pytest.mark.parametrize("url", ["http://peer.example/x", "ftp://peer.example/x",
+                                 "https://user:pw@peer.example/x", "https:///nohost"])
+def test_only_plain_https_urls_are_fetched(url):
+    with pytest.raises(safety.Refused):
+        safety.check_url(url, loopback=False)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "10.1.2.3", "192.168.0.9", "169.254.169.254",
+                                  "::1", "localhost", "100.64.0.1"])
+async def test_private_and_loopback_addresses_are_refused(host):
+    with pytest.raises(safety.Refused):
+        await safety.resolve(host, 443, loopback=False)
+
+
+async def test_the_loopback_setting_allows_them_and_a_fetch_refuses_without_it():
+    assert await safety.resolve("127.0.0.1", 80, loopback=True) == "127.0.0.1"
+    with pytest.raises(safety.Refused):
+        await client.fetch_json("https://127.0.0.1:9/x", loopback=False)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+async def fed(settings):
+    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
+                                           federation_loopback=True))
+    yield rp
+    await rp.close()
+
+
+async def test_a_failed_delivery_is_tried_again_later_then_the_host_is_skipped(fed):
+    sender = await fed.sign_up("deliverer")
+    inbox = f"http://127.0.0.1:{closed_port()}/inbox"
+    host = f"127.0.0.1:{inbox.split(':')[2].split('/')[0]}"
+    job = DeliverJob(sender=sender.id, inbox=inbox, body=json.dumps({"type": "Create"}))
+    assert await delivery.deliver(fed.store, fed.queue, fed.settings, job) == "retry"
+    again = DeliverJob(sender.id, inbox, job.body, 1)
+    due = await fed.queue.due_at(again)
+    assert due is not None  # queued for later, FED_RETRY_BASE_S ahead
+    assert abs(due / 1000 - time.time() - limits.FED_RETRY_BASE_S) < 5
+    await fed.queue.cancel_at(again)
+    await fed.store.set(fed_keys.host_failures(host), limits.FED_HOST_FAILURES_UNAVAILABLE)
+    assert await delivery.deliver(fed.store, fed.queue, fed.settings, again) == "dropped"
+    await delivery.heard_from(fed.store, host)
+    assert not await delivery.unavailable(fed.store, host)
+    last = DeliverJob(sender.id, inbox, job.body, limits.FED_DELIVERY_ATTEMPTS - 1)
+    assert await delivery.deliver(fed.store, fed.queue, fed.settings, last) == "given up"
+    beyond = DeliverJob(sender.id, inbox, job.body, limits.FED_DELIVERY_ATTEMPTS)
+    assert await fed.queue.due_at(beyond) is None  # nothing queued after the last try
+
+
+def test_retry_delays_grow_and_are_capped():
+    delays = [delivery.retry_delay_s(n) for n in range(limits.FED_DELIVERY_ATTEMPTS)]
+    assert delays == sorted(delays) and delays[0] == limits.FED_RETRY_BASE_S
+    assert max(delays) == limits.FED_RETRY_MAX_S
+    assert 2 * 86_400 < sum(delays) < 8 * 86_400  # days of tries, as Mastodon
+
+
+def test_a_digest_algorithm_name_in_any_case_is_accepted():
+    """bovine sends ``sha-256=``; Mastodon ``SHA-256=``: RFC 3230 names are
+    case-insensitive. A wrong value in either case still fails."""
+    body = b'{"type":"Like"}'
+    value = signing.digest(body).split("=", 1)[1]
+    for given, ok in ((f"sha-256={value}", True), (f"SHA-256={value}", True),
+                      ("sha-256=" + signing.digest(b"other").split("=", 1)[1], False),
+                      (f"sha-512={value}", False)):
+        headers = signing.sign(PAIR, "https://me.example/users/me#main-key", "POST", URL, body,
+                               {"digest": given})
+        signed = signing.parse(headers["signature"])
+        if ok:
+            signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers, body)
+        else:
+            with pytest.raises(signing.SignatureError):
+                signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers,
+                               body)
