@@ -44,8 +44,9 @@ async def _document(request: Request, version: str) -> Response:
         software |= {"repository": None, "homepage": None}
     return JSON({
         "version": version, "software": software,
-        # no federation yet: redpoll speaks no server-to-server protocol
-        "protocols": [], "services": {"inbound": [], "outbound": []},
+        # ActivityPub when this server knows its address (redpoll.federation)
+        "protocols": ["activitypub"] if request.app.state.settings.public_url else [],
+        "services": {"inbound": [], "outbound": []},
         "openRegistrations": True, "usage": usage,
         "metadata": {"nodeName": "Redpoll",
                      "upstream": {"name": "mastodon", "version": MASTODON_VERSION}}})

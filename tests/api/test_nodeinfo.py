@@ -44,5 +44,5 @@ async def test_nodeinfo_is_found_and_names_redpoll_speaking_mastodon(srv, rp):
             assert doc["version"] == version
             assert doc["software"]["name"] == "redpoll"
             assert doc["metadata"]["upstream"]["name"] == "mastodon"
-            assert doc["protocols"] == []  # no federation yet: nothing claimed
+            assert doc["protocols"] == []  # no REDPOLL_PUBLIC_URL: no federation claimed
             assert doc["openRegistrations"] is True

@@ -98,6 +98,7 @@ def test_discovery_documents(pair):
     assert httpx.get(f"{a.url}/.well-known/webfinger",
                      params={"resource": f"acct:{login}@elsewhere.example"}).status_code == 404
     assert httpx.get(f"{a.url}/users/nobody{uuid.uuid4().hex[:6]}").status_code == 404
+    assert httpx.get(f"{a.url}/nodeinfo/2.1").json()["protocols"] == ["activitypub"]
     meta = httpx.get(f"{a.url}/.well-known/host-meta")
     assert f"{a.url}/.well-known/webfinger?resource={{uri}}" in meta.text
 
