@@ -134,6 +134,16 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     assert note["id"] == status["uri"] and "moo to the fediverse" in note["content"]
     assert note["attributedTo"] == ada_uri
 
+    # buttercup favourites and boosts it: counts and ada's notifications
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", activities.like(note["id"]).build()) == 202
+    announce = activities.announce(note["id"]).as_public().build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", announce) == 202
+    eventually(lambda: (lambda s: s["favourites_count"] == 1 and s["reblogs_count"] == 1)(
+        ada.status(status["id"])), what="the favourite and the boost counted")
+    kinds = eventually(lambda: {n["type"] for n in ada.notifications()} >= {"favourite", "reblog"}
+                       and {n["type"] for n in ada.notifications()}, what="ada notified")
+    assert "follow" in kinds
+
     # buttercup posts publicly: it lands in ada's home (she follows buttercup)
     text = f"grass is green {uuid.uuid4().hex[:6]}"
     create = activities.create(objects.note(content=f"<p>{text}</p>").as_public().build()
