@@ -287,11 +287,26 @@ class MediaSweepJob(Job):
         return "media:sweep"
 
 
+@dataclass(frozen=True)
+class ScheduledStatusJob(Job):
+    """Post the scheduled status ``id`` of ``uid`` (redpoll.scheduling),
+    queued for its time (JobQueue.enqueue_at; the same record at any time,
+    so moving the time is one ZADD). ``media``: the uploads held for it,
+    released by a run that finds the scheduled status gone."""
+    kind: ClassVar[str] = "scheduled_status"
+    uid: int
+    id: int
+    media: tuple[int, ...] = ()
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
-                                MediaFilesJob, MediaSweepJob, EditJob)}
+                                MediaFilesJob, MediaSweepJob, EditJob, ScheduledStatusJob)}
 
 
 class MalformedJob(ValueError):
@@ -324,10 +339,13 @@ def decode(fields: dict) -> Job:
         if set(data) - set(names):
             raise MalformedJob(f"unknown fields {sorted(set(data) - set(names))}")
         job = cls(**data)
-        if isinstance(getattr(job, "names", None), list):  # JSON has no tuples
-            job = dataclasses.replace(job, names=tuple(job.names))
+        for name in ("names", "media"):  # JSON has no tuples
+            if isinstance(getattr(job, name, None), list):
+                job = dataclasses.replace(job, **{name: tuple(getattr(job, name))})
+        if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
+            raise MalformedJob("media must be integers")
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now"):
+                     "mid", "now", "id"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job
