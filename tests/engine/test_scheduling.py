@@ -16,6 +16,7 @@ import pytest
 from redpoll.bus.jobs import ScheduledStatusJob
 from redpoll.core import limits
 from redpoll.core.errors import RedpollError, ValidationError
+from redpoll.media import uploads
 from redpoll.moderation import moderation
 from redpoll.scheduling import scheduled
 from redpoll.scheduling.scheduled import NotScheduled, ScheduleRefused
@@ -194,7 +195,6 @@ async def test_an_upload_held_by_a_call_cut_short_is_released_by_the_job(rp):
     sid = 999_999
     job = ScheduledStatusJob(uid=alice.id, id=sid, media=(upload.id,))
     await rp.queue.enqueue_at(job, now() + limits.SCHEDULED_SETTLE_MS)
-    from redpoll.media import uploads
     await uploads.hold(rp.store, alice.id, [upload.id], sid)
     with pytest.raises(ValidationError):
         await rp.post(alice.id, "held", media=[upload.id])
