@@ -83,7 +83,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
       when.value = d.toISOString().slice(0, 16);
     }
     if (!on) when.value = '';
-    post.textContent = on ? 'Schedule' : 'Post';
+    post.textContent = on ? 'Schedule post' : 'Post';
     key = null;
   }
   if (sched) sched.addEventListener('click', () => setSchedule(sched.getAttribute('aria-pressed') !== 'true'));
