@@ -18,7 +18,7 @@ def local_input(person, minutes: int) -> str:
         "new Date().getTimezoneOffset() * 60000); return d.toISOString().slice(0, 16); })()")
 
 
-def test_schedule_from_the_composer_then_reschedule_and_cancel(people):
+def test_schedule_from_the_composer_then_reschedule_and_cancel(people):  # noqa: F811
     lee = people(DESKTOP)
     lee.sign_up("lee")
     p = lee.page
