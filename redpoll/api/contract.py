@@ -124,7 +124,18 @@ STATUS_EDIT = obj({"content": STR, "spoiler_text": STR, "sensitive": BOOL,
                    "account": ref("Account"), "poll": {"type": ["object", "null"]},
                    "media_attachments": array(ref("MediaAttachment")), "emojis": array({})})
 STATUS_SOURCE = obj({"id": ID, "text": STR, "spoiler_text": STR})
-SCHEMAS = {"MediaAttachment": MEDIA_ATTACHMENT, "StatusEdit": STATUS_EDIT,
+SCHEDULED_STATUS = obj({
+    "id": ID, "scheduled_at": {"type": "string", "format": "date-time"},
+    "params": obj({"text": STR, "visibility": {"enum": ["public", "unlisted", "private",
+                                                        "direct"]},
+                   "spoiler_text": NULLABLE_STR, "sensitive": BOOL,
+                   "in_reply_to_id": NULLABLE_STR,
+                   "media_ids": {"type": ["array", "null"], "items": ID},
+                   "language": NULLABLE_STR, "poll": {"type": ["object", "null"]},
+                   "idempotency": NULLABLE_STR, "application_id": {"type": ["string", "null"]},
+                   "with_rate_limit": BOOL}),
+    "media_attachments": array(ref("MediaAttachment"))})
+SCHEMAS = {"ScheduledStatus": SCHEDULED_STATUS, "MediaAttachment": MEDIA_ATTACHMENT, "StatusEdit": STATUS_EDIT,
            "StatusSource": STATUS_SOURCE, "Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
            "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
@@ -239,6 +250,7 @@ def operation(doc: Doc, auth: str, scope: str | tuple | None) -> dict:
 # --- pieces the handlers' docs share ---------------------------------------------------------
 STATUS_REF, ACCOUNT_REF, LIST_REF = ref("Status"), ref("Account"), ref("List")
 STATUSES_REF, ACCOUNTS_REF = array(STATUS_REF), array(ACCOUNT_REF)
+SCHEDULED_REF = ref("ScheduledStatus")
 INSTANCE_TAG = "Instance"
 ACCOUNTS_PAGE = [path_param(), query_param("max_id", ID), query_param("since_id", ID),
                  query_param("min_id", ID),

@@ -12,9 +12,10 @@ from ..relations import visibility
 from ..core.errors import Forbidden, ValidationError
 from ..core.models import Status
 from ..render import entities
-from .contract import (BOOL, Doc, ID, PAGE, STATUSES_REF, STATUS_REF, path_param, query_param,
-                       request_body)
+from .contract import (BOOL, Doc, ID, PAGE, SCHEDULED_REF, STATUSES_REF, STATUS_REF, path_param,
+                       query_param, request_body)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
+from .scheduled import parse_time, scheduled_entity
 
 VISIBILITIES = visibility.ALL
 
@@ -131,8 +132,6 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
     p = ctx.params
     if p.has("poll"):
         raise ValidationError("poll", "polls are not supported")
-    if p.has("scheduled_at"):
-        raise ValidationError("scheduled_at", "scheduled statuses are not supported")
     extra = {}
     visibility = p.str("visibility", max_chars=20)
     if visibility is not None:  # none named: the author's default (posting.prepare)
@@ -182,8 +181,9 @@ def _media_ids(ctx: Ctx) -> list[int]:
 @endpoint("POST", "/api/v1/statuses", auth="required", scope="write:statuses",
           doc=Doc("Post a status (Idempotency-Key honoured; lat/long stored as location; "
                   "visibility public, unlisted, private (followers and mentioned) "
-                  "or direct (mentioned only))",
-                  "Statuses", STATUS_REF,
+                  "or direct (mentioned only)); with scheduled_at (at least 5 minutes "
+                  "ahead) a ScheduledStatus, posted at that time",
+                  "Statuses", {"anyOf": [STATUS_REF, SCHEDULED_REF]},
                   params=[{"name": "Idempotency-Key", "in": "header", "required": False,
                            "schema": {"type": "string",
                                       "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
@@ -203,6 +203,7 @@ def _media_ids(ctx: Ctx) -> list[int]:
                                                                   "text may be empty"},
                                      "in_reply_to_id": {**ID, "description":
                                                         "Reply to this status (404 if unknown)"},
+                                     "scheduled_at": {"type": "string", "format": "date-time"},
                                      "lat": {"type": "number", "minimum": -90, "maximum": 90},
                                      "long": {"type": "number", "minimum": -180, "maximum": 180}},
                                     ())))
@@ -214,6 +215,10 @@ async def post_status(ctx: Ctx) -> Response:
     if reply_to is not None:  # nor a reply to what the caller may not see
         await seen_status(ctx, reply_to)
     key = ctx.request.headers.get("idempotency-key")
+    if ctx.params.has("scheduled_at"):  # posted later, by a job (redpoll.scheduling)
+        found = await ctx.rp.schedule_status(ctx.uid, parse_time(ctx), text, extra, reply_to,
+                                             media, ctx.params.raw("poll"), key)
+        return JSON(scheduled_entity(ctx, found))
     if key is not None:
         status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to, media)
     else:

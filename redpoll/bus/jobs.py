@@ -288,6 +288,21 @@ class MediaSweepJob(Job):
 
 
 @dataclass(frozen=True)
+class ScheduledStatusJob(Job):
+    """Post the scheduled status ``id`` of ``uid`` (redpoll.scheduling),
+    queued for its time (JobQueue.enqueue_at; the same record at any time,
+    so moving the time is one ZADD). ``media``: the uploads held for it,
+    released by a run that finds the scheduled status gone."""
+    kind: ClassVar[str] = "scheduled_status"
+    uid: int
+    id: int
+    media: tuple[int, ...] = ()
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
 class InboxJob(Job):
     """An activity another server sent (redpoll.federation.inbox), its
     signature checked: ``uid`` is the signer's account, ``activity`` the
@@ -321,7 +336,8 @@ KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
-                                MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob)}
+                                MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
+                                ScheduledStatusJob)}
 
 
 class MalformedJob(ValueError):
@@ -354,10 +370,13 @@ def decode(fields: dict) -> Job:
         if set(data) - set(names):
             raise MalformedJob(f"unknown fields {sorted(set(data) - set(names))}")
         job = cls(**data)
-        if isinstance(getattr(job, "names", None), list):  # JSON has no tuples
-            job = dataclasses.replace(job, names=tuple(job.names))
+        for name in ("names", "media"):  # JSON has no tuples
+            if isinstance(getattr(job, name, None), list):
+                job = dataclasses.replace(job, **{name: tuple(getattr(job, name))})
+        if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
+            raise MalformedJob("media must be integers")
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now", "sender", "attempt"):
+                     "mid", "now", "sender", "attempt", "id"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

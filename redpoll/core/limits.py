@@ -299,6 +299,18 @@ API_MAX_BODY_BYTES = 64 * 1024
 IDEMPOTENCY_KEY_MAX_CHARS = 256
 #: How long an Idempotency-Key remembers its status (Mastodon: 1 hour).
 IDEMPOTENCY_WINDOW_S = 3600
+
+# --- scheduled statuses (redpoll/scheduling) ---------------------------------------------
+#: Scheduled statuses one account holds at most (Mastodon: 300) ...
+SCHEDULED_STATUSES_MAX = 300
+#: ... and at most this many scheduled for one day, UTC (Mastodon: 25).
+SCHEDULED_STATUSES_PER_DAY = 25
+#: A status is scheduled at least this far ahead (Mastodon: 5 minutes).
+SCHEDULED_MIN_LEAD_S = 300
+#: A scheduled status with uploads has its job queued this soon first, before
+#: the uploads are held: if the call is cut short before the status is
+#: written, that run finds it missing and releases the uploads.
+SCHEDULED_SETTLE_MS = 120_000
 #: How long an authorization code from /oauth/authorize can be exchanged.
 AUTH_CODE_TTL_S = 600
 #: A pending e-mail claim of a registration that died expires after this.

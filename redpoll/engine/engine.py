@@ -27,6 +27,7 @@ from ..moderation import moderation
 from ..instance import instance
 from ..pins import pins
 from ..federation import inbox as fed_inbox, outbox as fed_outbox, publish, remote
+from ..scheduling import scheduled
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
@@ -225,6 +226,26 @@ class Redpoll:
         if status.user_id != validate.an_id(uid, "user_id"):
             raise StatusNotFound(f"status {sid} does not exist")
         return status
+
+    # --- scheduled statuses (redpoll.scheduling) -----------------------------------
+    async def schedule_status(self, author_id, at_ms: int, text, extra=None, in_reply_to=None,
+                              media=(), poll=None, key=None) -> scheduled.Scheduled:
+        """A status to be posted at ``at_ms`` (at least 5 minutes ahead) by
+        a job, once; ``poll`` kept as sent, ``key`` the Idempotency-Key."""
+        return await scheduled.schedule(self.store, self.queue, author_id, at_ms, text, extra,
+                                        in_reply_to, media, poll, key)
+
+    async def scheduled_statuses(self, uid, **cursors: Any) -> list[scheduled.Scheduled]:
+        return await scheduled.page(self.store, uid, **cursors)
+
+    async def scheduled_status(self, uid, sid) -> scheduled.Scheduled:
+        return await scheduled.get(self.store, uid, sid)
+
+    async def reschedule_status(self, uid, sid, at_ms: int) -> scheduled.Scheduled:
+        return await scheduled.reschedule(self.store, uid, sid, at_ms)
+
+    async def cancel_scheduled_status(self, uid, sid) -> None:
+        await scheduled.cancel(self.store, uid, sid)
 
     # --- media (redpoll.media) ---------------------------------------------------
     async def upload_media(self, owner, data: bytes, *, description=None, focus=None,

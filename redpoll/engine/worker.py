@@ -30,13 +30,14 @@ from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, DeliverJob, EditJob,
                         FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
                         MediaSweepJob, NotYet, PostJob, ProfileImageJob, PurgeAccountJob,
-                        RefillJob, SignUpJob, TagFollowJob, decode)
+                        RefillJob, ScheduledStatusJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
 from ..storage.store import Store
 from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
 from ..federation import delivery as fed_delivery, inbox as fed_inbox, outbox as fed_outbox
+from ..scheduling import scheduled
 
 log = logging.getLogger("redpoll.worker")
 
@@ -188,7 +189,15 @@ async def _deliver(store: Store, settings: Settings, job: DeliverJob, entry_id: 
     return Done()
 
 
-HANDLERS: dict[type[Job], Handler] = {MediaJob: _media, ProfileImageJob: _profile_image,
+async def _scheduled_status(store: Store, settings: Settings, job: ScheduledStatusJob,
+                            entry_id: bytes) -> Done:
+    # posted once however often this runs (redpoll.scheduling.scheduled.publish)
+    await scheduled.publish(store, JobQueue(store), settings, job)
+    return Done()
+
+
+HANDLERS: dict[type[Job], Handler] = {ScheduledStatusJob: _scheduled_status, MediaJob: _media,
+                                      ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
                                       InboxJob: _inbox, DeliverJob: _deliver,
                                       EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,

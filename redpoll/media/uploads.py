@@ -218,16 +218,23 @@ def requested(ids) -> list[int]:
     return ids
 
 
-async def for_post(store: Store, owner: int, ids) -> str:
+#: The status extra naming the scheduled status a status is the posting of
+#: (redpoll.scheduling): the uploads held for it may be attached to it.
+HELD_FOR = "scheduled"
+
+
+async def for_post(store: Store, owner: int, ids, held_for: str = "") -> str:
     """The ``media`` extra of a status of ``owner`` attaching uploads ``ids``
     (in that order): read and checked here (each must be the owner's, ready,
-    not attached), attached by :func:`attach` in the post's journal."""
+    not attached, not held for a scheduled status other than ``held_for``),
+    attached by :func:`attach` in the post's journal."""
     ids = requested(ids)
     rows = await store.batch([("HGETALL", keys.record(owner, mid)) for mid in ids])
     records = []
     for mid, row in zip(ids, rows):
         upload = Upload.from_hash(row) if row else None
-        if upload is None or upload.state == GONE or "sid" in upload.fields:
+        if (upload is None or upload.state == GONE or "sid" in upload.fields
+                or upload.fields.get("sched", held_for) != held_for):
             raise ValidationError("media_ids", f"no upload {mid} of yours that is not attached "
                                                "to another status")
         if upload.state != READY:
@@ -240,6 +247,7 @@ async def for_post(store: Store, owner: int, ids) -> str:
 
 _WHY = {"missing": "does not exist", "processing": "has not finished processing",
         "failed": "could not be processed", "attached": "is attached to another status",
+        "held": "is held for a scheduled status",
         "changed": "was changed while the status was posted; try again"}
 
 
@@ -252,12 +260,45 @@ async def attach(store: Store, status: Status) -> None:
         return
     owner = status.user_id
     index, why = await store.run("media_attach", [keys.record(owner, i["id"]) for i in items],
-                                 [status.id, *(i.get("v", "0") for i in items)])
+                                 [status.id, *(i.get("v", "0") for i in items),
+                                  status.extra.get(HELD_FOR, "")])
     if index:
         why = why.decode() if isinstance(why, bytes) else why
         mid = items[index - 1]["id"]
         raise ValidationError("media_ids", f"upload {mid} {_WHY.get(why, why)}")
     await store.zrem(keys.PENDING, *(keys.pending_member(owner, i["id"]) for i in items))
+
+
+# --- holding for a scheduled status (redpoll.scheduling) ------------------------------
+async def hold(store: Store, owner: int, ids, scheduled_id: int) -> None:
+    """Hold ``owner``'s uploads ``ids`` for the scheduled status
+    ``scheduled_id``, all or none (media_hold.lua: atomic; again: no
+    change): not attachable elsewhere, left by the sweep of never-attached
+    uploads. ValidationError when one cannot be."""
+    ids = requested(ids)
+    if not ids:
+        return
+    index, why = await store.run("media_hold", [keys.record(owner, mid) for mid in ids],
+                                 [scheduled_id, "hold"])
+    if index:
+        why = why.decode() if isinstance(why, bytes) else why
+        raise ValidationError("media_ids", f"upload {ids[index - 1]} {_WHY.get(why, why)}")
+
+
+async def release(store: Store, owner: int, ids, scheduled_id: int) -> None:
+    """Release the uploads held for ``scheduled_id`` (media_hold.lua:
+    atomic; those it does not hold are left), then put them back among the
+    never-attached uploads the sweep reads, at their upload time
+    (idempotent, a replay too): as Mastodon, a cancelled scheduled status leaves its
+    uploads unattached, removed by the sweep once old enough."""
+    ids = [int(mid) for mid in ids]
+    if not ids:
+        return
+    ats = await store.run("media_hold", [keys.record(owner, mid) for mid in ids],
+                          [scheduled_id, "release"])
+    back = {keys.pending_member(owner, mid): int(at) for mid, at in zip(ids, ats) if at}
+    if back:
+        await store.zadd(keys.PENDING, back)
 
 
 # --- removing ------------------------------------------------------------------------

@@ -56,7 +56,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     conv = await conversation.prepare(store, author_id, text, in_reply_to)
     extra = {**extra, **conv.to_extra()}
     if media:  # what the status shows of them, copied now (checked again when attached)
-        extra["media"] = await uploads.for_post(store, author_id, media)
+        extra["media"] = await uploads.for_post(store, author_id, media,
+                                                extra.get(uploads.HELD_FOR, ""))
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)

@@ -5,7 +5,8 @@
 -- after this step, never before, and deleting one twice is harmless.
 -- KEYS[1..n]: records of one owner (one slot)
 -- ARGV[1]: which records go: 'status' those attached to status ARGV[2];
---          'stale' those never attached, uploaded before ARGV[2] (ms);
+--          'stale' those never attached nor held for a scheduled status
+--          (media_hold.lua), uploaded before ARGV[2] (ms);
 --          'void' one whose upload was given up (not ready: a missing one
 --          gets a tombstone too, which refuses a late media_create);
 --          'any' every one (an account's purge)
@@ -14,14 +15,15 @@
 --          now or found dropped before
 local mode, arg, out = ARGV[1], ARGV[2], {}
 for _, key in ipairs(KEYS) do
-  local state, sid, at, files = unpack(redis.call('HMGET', key, 'state', 'sid', 'at', 'files'))
+  local state, sid, at, files, sched = unpack(redis.call('HMGET', key, 'state', 'sid', 'at',
+                                                        'files', 'sched'))
   local drop = false
   if state == 'gone' then
     if files and files ~= '' then out[#out + 1] = files end
   elseif mode == 'status' then
     drop = state ~= false and sid == arg
   elseif mode == 'stale' then
-    drop = state ~= false and not sid and tonumber(at or '0') < tonumber(arg)
+    drop = state ~= false and not sid and not sched and tonumber(at or '0') < tonumber(arg)
   elseif mode == 'void' then
     drop = state ~= 'ready'
   elseif mode == 'any' then

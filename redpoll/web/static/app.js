@@ -27,6 +27,7 @@ const ROUTES = [
   [/^\/settings$/, 'settings', (c) => views.settings(c)],
   [/^\/bookmarks$/, 'bookmarks', (c) => views.bookmarks(c)],
   [/^\/favourites$/, 'favourites', (c) => views.favourites(c)],
+  [/^\/scheduled$/, 'scheduled', (c) => views.scheduled(c)],
   [/^\/@([^/]+)\/(followers|following)$/, 'profile', (c, a, tab) => views.profile(c, a, tab)],
   [/^\/@([^/]+)\/(\d+)$/, 'thread', (c, a, id) => views.thread(c, a, id)],
   [/^\/@([^/]+)$/, 'profile', (c, a) => views.profile(c, a)],
@@ -67,6 +68,7 @@ function buildNav() {
   }
   extra.append(
     h('a', { href: '/bookmarks', class: 'nav-link' }, icon('bookmark'), h('span', {}, 'Bookmarks')),
+    h('a', { href: '/scheduled', class: 'nav-link' }, icon('clock'), h('span', {}, 'Scheduled posts')),
     h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
   nav.append(extra);

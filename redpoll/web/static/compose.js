@@ -2,7 +2,9 @@
 // (in_reply_to_id and a prefilled mention), visibility, a content warning
 // (spoiler_text, behind the CW toggle), @ and # completion
 // from the search API, and an Idempotency-Key per draft so a retried post is
-// posted once. A draft (text, warning, visibility) is kept in localStorage
+// posted once. "Schedule" (where the server schedules statuses) takes a
+// date and time: the post is then a scheduled status, posted at that time
+// (listed under Scheduled posts). A draft (text, warning, visibility) is kept in localStorage
 // per account and reply target until it is posted or emptied, so switching
 // views or reloading never loses it.
 import { api, request, session, instanceInfo } from './api.js';
@@ -66,12 +68,33 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     if (on) warning.focus();
   });
   warning.addEventListener('input', () => { update(); key = null; });
+  // scheduling: a local date and time, sent as ISO 8601 (UTC)
+  const canSchedule = !replyTo && has('GET', '/api/v1/scheduled_statuses');
+  const when = h('input', { type: 'datetime-local', name: 'scheduled_at', class: 'schedule-at',
+    'aria-label': 'Schedule for', hidden: true });
+  const sched = canSchedule ? h('button', { type: 'button', class: 'schedule-toggle', 'aria-pressed': 'false',
+    title: 'Post later, at a time you choose' }, 'Schedule') : null;
+  function setSchedule(on) {
+    if (!sched) return;
+    sched.setAttribute('aria-pressed', String(on));
+    when.hidden = !on;
+    if (on && !when.value) {  // ten minutes ahead, in local time, to start from
+      const d = new Date(Date.now() + 10 * 60_000 - new Date().getTimezoneOffset() * 60_000);
+      when.value = d.toISOString().slice(0, 16);
+    }
+    if (!on) when.value = '';
+    post.textContent = on ? 'Schedule post' : 'Post';
+    key = null;
+  }
+  if (sched) sched.addEventListener('click', () => setSchedule(sched.getAttribute('aria-pressed') !== 'true'));
+  when.addEventListener('input', () => { key = null; });
   const suggest = h('ul', { id: id + '-suggest', role: 'listbox', class: 'suggestions', hidden: true,
     'aria-label': 'Suggestions' });
   const form = h('form', { class: 'compose' + (replyTo ? ' reply' : ''), 'aria-label': replyTo ? 'Reply' : 'New post' },
     replyTo ? h('p', { class: 'replying' }, 'Replying to ', h('strong', {}, '@' + replyTo.account.acct)) : null,
     warning, area, suggest,
-    h('div', { class: 'compose-row' }, visibility, cw, counter,
+    canSchedule ? when : null,
+    h('div', { class: 'compose-row' }, visibility, cw, sched, counter,
       onCancel ? h('button', { type: 'button', onclick: () => onCancel() }, 'Cancel') : null, post));
 
   let vis = defaultVisibility();
@@ -187,12 +210,15 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     e.preventDefault();
     if (post.disabled) return;
     key = key || newKey();
+    const later = !when.hidden && when.value ? new Date(when.value) : null;
+    if (later && Number.isNaN(later.getTime())) { toast('Schedule: choose a date and time', 'error'); return; }
     post.disabled = true;
     try {
       const { data } = await request('/api/v1/statuses', { method: 'POST',
         headers: { 'Idempotency-Key': key },
         form: { status: area.value, visibility: visibility.value,
           spoiler_text: warning.value.trim() || undefined,
+          scheduled_at: later ? later.toISOString() : undefined,
           in_reply_to_id: replyTo ? replyTo.id : undefined } });
       key = null;
       clearTimeout(saving);
@@ -206,6 +232,11 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
         visibility.value = next;
       }
       update();
+      if (later) {  // a scheduled status, not a status: nothing to show in a timeline yet
+        setSchedule(false);
+        toast('Scheduled');
+        return;
+      }
       toast(replyTo ? 'Reply posted' : 'Posted');
       if (onPosted) onPosted(data);
     } catch (err) {

@@ -1,5 +1,5 @@
 // The pages: home, explore, tags, lists, notifications, search, settings,
-// profiles, threads, bookmarks, favourites, and the signed-out pages.
+// profiles, threads, bookmarks, favourites, scheduled posts, and the signed-out pages.
 import { api, request, session, bus, emit, ApiError } from './api.js';
 import { h, icon, toast, errorText, timeEl, statusContent, displayName, avatar, plural, clear } from './ui.js';
 import { renderStatus, renderAccountRow, profilePath, statusPath, authorLine, VISIBILITY_LABEL } from './status.js';
@@ -79,6 +79,46 @@ export function favourites(ctx) {
   ctx.title('Favourites');
   if (!has('GET', '/api/v1/favourites')) return [heading('Favourites'), unavailable('Favouriting')];
   return [heading('Favourites'), statusFeed(ctx, '/api/v1/favourites', {}, null, 'No favourites yet.', 'Favourites')];
+}
+
+// --- scheduled posts -------------------------------------------------------------------
+function localInput(iso) {  // an ISO time as a datetime-local input's value
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}
+
+export function scheduled(ctx) {
+  ctx.title('Scheduled posts');
+  if (!has('GET', '/api/v1/scheduled_statuses')) return [heading('Scheduled posts'), unavailable('Scheduling')];
+  const box = h('ul', { class: 'scheduled', 'aria-label': 'Scheduled posts' });
+  const load = async () => {
+    try {
+      const all = await api('/api/v1/scheduled_statuses', { query: { limit: 40 } });
+      if (ctx.signal.aborted) return;
+      box.replaceChildren(...(all.length ? all.map((s) => {
+        const text = s.params.text || '(attachments only)';
+        const at = h('input', { type: 'datetime-local', 'aria-label': `New time for ${text}`, value: localInput(s.scheduled_at) });
+        const move = h('button', { type: 'button' }, 'Reschedule');
+        move.addEventListener('click', async () => {
+          try {
+            await api(`/api/v1/scheduled_statuses/${s.id}`, { method: 'PUT', form: { scheduled_at: new Date(at.value).toISOString() } });
+            toast('Rescheduled');
+            load();
+          } catch (err) { toast(errorText(err), 'error'); }
+        });
+        const cancel = h('button', { type: 'button', class: 'danger', 'aria-label': `Cancel scheduled post ${text}` }, 'Cancel');
+        cancel.addEventListener('click', async () => {
+          try { await api(`/api/v1/scheduled_statuses/${s.id}`, { method: 'DELETE' }); toast('Cancelled'); load(); } catch (err) { toast(errorText(err), 'error'); }
+        });
+        return h('li', { class: 'scheduled-post' },
+          h('p', { class: 'scheduled-text' }, text),
+          h('p', { class: 'scheduled-when' }, 'Posts at ', h('time', { datetime: s.scheduled_at }, new Date(s.scheduled_at).toLocaleString())),
+          h('div', { class: 'compose-row' }, at, move, cancel));
+      }) : [h('li', { class: 'empty' }, 'No scheduled posts.')]));
+    } catch (err) { box.replaceChildren(h('li', { class: 'error' }, errorText(err))); }
+  };
+  load();
+  return [heading('Scheduled posts'), box];
 }
 
 // --- thread ---------------------------------------------------------------------------
