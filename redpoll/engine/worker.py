@@ -23,13 +23,15 @@ from ..interactions import favourites
 from ..core import keys, limits
 from ..moderation import moderation
 from ..notifications import notifications
+from ..polls import polls
 from ..conversations import tags
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, EditJob, FanoutJob, FavouriteJob,
                         FollowNoteJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
-                        MediaSweepJob, NotYet, PostJob, ProfileImageJob, PurgeAccountJob,
+                        MediaSweepJob, NotYet, PollEndJob, PostJob, ProfileImageJob,
+                        PurgeAccountJob,
                         RefillJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
 from ..storage.store import Store
@@ -174,7 +176,12 @@ async def _media_sweep(store: Store, settings: Settings, job: MediaSweepJob,
     return Done()
 
 
-HANDLERS: dict[type[Job], Handler] = {MediaJob: _media, ProfileImageJob: _profile_image,
+async def _poll_end(store: Store, settings: Settings, job: PollEndJob, entry_id: bytes) -> Done:
+    await polls.end(store, job)
+    return Done()
+
+
+HANDLERS: dict[type[Job], Handler] = {PollEndJob: _poll_end, MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
                                       EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,

@@ -39,13 +39,16 @@ from ..core.errors import (Conflict, Forbidden, LimitReached, RedpollError, Stat
 from ..core.models import EXTRA_PREFIX, Status, now_ms
 from ..media import entity as media_entity
 from ..notifications import notifications
+from ..polls import polls
 from ..storage import topology
 from ..storage.store import Store
 
 #: the notification kind boosters get (Mastodon's ``update``)
 UPDATE_KIND = "update"
 #: the record's fields an edit may set or remove (besides ``text``)
-EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at")
+EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at", "poll")
+#: ``edit``'s ``poll`` when the caller says nothing of it: the poll stays as it is
+KEEP = object()
 
 
 def entry(status: Status, at: int) -> str:
@@ -59,9 +62,12 @@ def entry(status: Status, at: int) -> str:
 
 
 async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: str = "",
-               sensitive: bool = False, language: str | None = None, media=None) -> Status:
+               sensitive: bool = False, language: str | None = None, media=None,
+               poll=KEEP) -> Status:
     """Edit ``uid``'s status ``sid``; the status as edited. ``media``:
     None keeps the attachments, else it must name the ones the status has.
+    ``poll``: a polls.PollSpec (the same options keep the votes, others
+    start afresh: polls.edited), None (no poll), or KEEP (as it is).
     StatusNotFound (gone), Forbidden (another's), ValidationError (a boost,
     the input, a full history) with nothing written."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "status_id")
@@ -100,6 +106,14 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
         if language:
             extra["language"] = language
         extra["edited_at"] = str(now)
+        if poll is KEEP:
+            if polls.EXTRA in before.extra:
+                extra[polls.EXTRA] = before.extra[polls.EXTRA]
+        elif poll is not None:
+            if kept:
+                raise ValidationError("poll", "a status with attachments cannot have a poll")
+            made = polls.edited(polls.Poll.of(before), poll, now)
+            extra[polls.EXTRA] = made.to_extra()
         after = Status(id=before.id, text=body, created_at=before.created_at,
                        user_id=before.user_id, login=before.login, extra=extra)
         fields = {"text": body, **{EXTRA_PREFIX + k: extra[k] for k in EDITED if k in extra}}
@@ -134,6 +148,7 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
 async def follow_up(store: Store, before: Status, after: Status, at: int) -> None:
     """What follows an edit (idempotent: a replay does it again)."""
     await conversation.after_edit(store, before, after)
+    await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
 
