@@ -157,8 +157,9 @@ function editedButton(s, article) {
 // "ends in 3 hours", from an ISO time still ahead
 function endsIn(iso, now = Date.now()) {
   const s = Math.max(0, (Date.parse(iso) - now) / 1000);
-  const [n, unit] = s < 3600 ? [Math.max(1, Math.round(s / 60)), 'minute']
-    : s < 86400 ? [Math.round(s / 3600), 'hour'] : [Math.round(s / 86400), 'day'];
+  const minutes = Math.max(1, Math.round(s / 60)), hours = Math.round(s / 3600);
+  const [n, unit] = minutes < 60 ? [minutes, 'minute']
+    : hours < 24 ? [hours, 'hour'] : [Math.round(s / 86400), 'day'];
   return 'ends in ' + plural(n, unit, unit + 's');
 }
 
