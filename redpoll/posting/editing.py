@@ -1,7 +1,9 @@
 """Editing a status, as Mastodon's UpdateStatusService: its author changes
-the text, the content warning, the sensitive flag and the language; the
-visibility, the reply and the attachments stay (a changed ``media_ids`` is
-refused: attaching or dropping uploads by an edit is not supported yet).
+the text, the content warning, the sensitive flag, the language and the
+poll (the same options keep its votes, others start afresh; its end is set
+anew: redpoll.polls.edited); the visibility, the reply and the attachments
+stay (a changed ``media_ids`` is refused: attaching or dropping uploads by
+an edit is not supported yet).
 
 The edit itself is one atomic step in the status's slot
 (Topology.edit_status, status_edit*.lua): the history (keys.status_edits:
@@ -22,7 +24,8 @@ idempotent, is journaled: the call holds an EditJob before the step and
 releases it after the follow-ups, so a call cut short anywhere is finished
 by a worker, which does the follow-ups if (and only if) the record holds
 this edit: the new and the dropped mentions' homes and notifications, the
-hashtag timelines (conversation.after_edit), the ``status.update`` stream
+hashtag timelines (conversation.after_edit), the poll's end and the votes
+of options left behind (polls.after_edit), the ``status.update`` stream
 event (sent again by a replay: the same status), and an ``update``
 notification to each account that boosted it (one per edit, keyed by it).
 """
@@ -55,9 +58,11 @@ def entry(status: Status, at: int) -> str:
     """One version of the history, as stored: what Mastodon's StatusEdit
     shows of it."""
     x = status.extra
+    poll = polls.Poll.of(status)
     return json.dumps({"text": status.text, "spoiler_text": x.get("spoiler_text", ""),
                        "sensitive": x.get("sensitive") == "true", "media": x.get("media", ""),
-                       "mentions": x.get("mentions", ""), "at": at},
+                       "mentions": x.get("mentions", ""), "at": at,
+                       **({"poll": list(poll.options)} if poll is not None else {})},
                       separators=(",", ":"), ensure_ascii=False)
 
 

@@ -317,7 +317,9 @@ def status_edit(version: dict, author: dict, base: str) -> dict:
             "sensitive": bool(version.get("sensitive")),
             "created_at": iso(int(version.get("at", 0))),
             "account": author,
-            "poll": None,
+            # (as Mastodon's StatusEdit: the options' titles of the poll it had)
+            "poll": ({"options": [{"title": t} for t in version["poll"]]}
+                     if version.get("poll") else None),
             "media_attachments": media_entity.attachments(version.get("media") or None, base),
             "emojis": []}
 

@@ -200,6 +200,9 @@ async def test_an_edit_keeps_the_votes_of_unchanged_options_and_resets_changed_o
     assert [o["votes_count"] for o in changed["poll"]["options"]] == [0, 0, 0]
     assert (await run(bob.poll, status["id"]))["voted"] is False
     await run(bob.poll_vote, status["id"], [2])
+    history = await run(bob.status_history, status["id"])
+    assert [[o["title"] for o in v["poll"]["options"]] for v in history] == \
+        [["a", "b"], ["a", "b"], ["c", "d", "e"]]
     # as Mastodon: an edit without a poll removes it
     gone = await run(alice.status_update, status["id"], "no poll any more")
     assert gone["poll"] is None
