@@ -178,6 +178,7 @@ async def test_the_end_notifies_voters_and_the_author_and_a_delete_takes_the_pol
         notes = await run(who.notifications)
         assert [(n["type"], n["status"]["id"], n["account"]["id"]) for n in notes] == \
             [("poll", status["id"], (await run(alice.me))["id"])]
+        assert notes[0]["status"]["poll"]["voters_count"] == 1  # the poll, with its votes
     assert await run(cat.notifications) == []
 
     await run(alice.status_delete, status["id"])
