@@ -58,7 +58,7 @@ STATUS = obj({
     "mentions": array({}), "tags": array({}), "emojis": array({}),
     "reblogs_count": INT, "favourites_count": INT, "replies_count": INT,
     "in_reply_to_id": NULLABLE_STR, "in_reply_to_account_id": NULLABLE_STR,
-    "reblog": {"type": ["object", "null"]}, "poll": {"type": ["object", "null"]},
+    "reblog": {"type": ["object", "null"]}, "poll": {"oneOf": [{"type": "null"}, ref("Poll")]},
     "card": {"type": ["object", "null"]}, "language": NULLABLE_STR,
     "edited_at": NULLABLE_STR}, {"text": STR})
 RELATIONSHIP = obj({k: BOOL for k in (
@@ -135,8 +135,25 @@ SCHEDULED_STATUS = obj({
                    "idempotency": NULLABLE_STR, "application_id": {"type": ["string", "null"]},
                    "with_rate_limit": BOOL}),
     "media_attachments": array(ref("MediaAttachment"))})
-SCHEMAS = {"ScheduledStatus": SCHEDULED_STATUS, "MediaAttachment": MEDIA_ATTACHMENT, "StatusEdit": STATUS_EDIT,
-           "StatusSource": STATUS_SOURCE, "Tag": TAG, "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
+POLL = obj({"id": ID, "expires_at": NULLABLE_STR, "expired": BOOL, "multiple": BOOL,
+            "votes_count": INT, "voters_count": {"type": ["integer", "null"]},
+            "options": array(obj({"title": STR, "votes_count": {"type": ["integer", "null"]}})),
+            "emojis": array({})},
+           {"voted": BOOL, "own_votes": array(INT)})
+POLL_REF = ref("Poll")
+#: A status's ``poll`` parameter (POST and PUT /api/v1/statuses), JSON or
+#: form-encoded (``poll[options][]``, ``poll[expires_in]``, ...)
+POLL_PARAM = {"type": "object", "required": ["options", "expires_in"], "properties": {
+    "options": {"type": "array", "minItems": limits.POLL_OPTIONS_MIN,
+                "maxItems": limits.POLL_OPTIONS_MAX,
+                "items": {"type": "string", "maxLength": limits.POLL_OPTION_MAX_CHARS}},
+    "expires_in": {"type": "integer", "minimum": limits.POLL_EXPIRES_MIN_S,
+                   "maximum": limits.POLL_EXPIRES_MAX_S},
+    "multiple": BOOL, "hide_totals": BOOL},
+    "description": "A poll with the status (not with media_ids)"}
+SCHEMAS = {"ScheduledStatus": SCHEDULED_STATUS, "MediaAttachment": MEDIA_ATTACHMENT,
+           "StatusEdit": STATUS_EDIT, "StatusSource": STATUS_SOURCE, "Poll": POLL, "Tag": TAG,
+           "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
            "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
            "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,

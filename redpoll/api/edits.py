@@ -7,14 +7,16 @@ from starlette.responses import Response
 from ..core import limits
 from ..core.errors import Forbidden, ValidationError
 from ..render import entities
-from .contract import BOOL, ID, Doc, array, path_param, ref, request_body
+from .contract import BOOL, ID, POLL_PARAM, Doc, array, path_param, ref, request_body
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
-from .statuses import _LANGUAGE, _media_ids, render_statuses
+from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
 
 
 @endpoint("PUT", "/api/v1/statuses/{id}", auth="required", scope="write:statuses",
-          doc=Doc("Edit your status: its text, content warning, sensitive flag and language "
-                  "(its visibility and reply stay; media_ids, when sent, must name the "
+          doc=Doc("Edit your status: its text, content warning, sensitive flag, language "
+                  "and poll (as Mastodon: a poll not sent is removed; changed options or "
+                  "choice kind reset its votes) (its visibility and reply stay; media_ids, "
+                  "when sent, must name the "
                   "attachments it has: changing them is not supported yet). At most "
                   f"{limits.EDITS_MAX} edits; another's status or a missing one: 404",
                   "Statuses", ref("Status"), params=[path_param()],
@@ -26,11 +28,11 @@ from .statuses import _LANGUAGE, _media_ids, render_statuses
                                      "language": {"type": "string",
                                                   "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
                                      "media_ids": {"type": "array", "items": ID,
-                                                   "maxItems": limits.MEDIA_PER_STATUS}})))
+                                                   "maxItems": limits.MEDIA_PER_STATUS},
+                                     "poll": POLL_PARAM})))
 async def edit_status(ctx: Ctx) -> Response:
     p = ctx.params
-    if p.has("poll"):
-        raise ValidationError("poll", "polls are not supported")
+    poll = poll_param(ctx)  # none sent: the poll goes, as Mastodon's edits
     text = p.str("status", max_chars=100_000) or ""
     spoiler = (p.str("spoiler_text", max_chars=limits.SPOILER_TEXT_MAX_CHARS) or "").strip()
     language = p.str("language", max_chars=16)
@@ -42,7 +44,7 @@ async def edit_status(ctx: Ctx) -> Response:
     try:
         status = await ctx.rp.edit_status(ctx.uid, ctx.path_id(), text, spoiler_text=spoiler,
                                           sensitive=p.bool("sensitive"), language=language,
-                                          media=media)
+                                          media=media, poll=poll)
     except Forbidden:  # another's status: Mastodon answers 404
         raise ApiError(404, NOT_FOUND) from None
     return JSON((await render_statuses(ctx, [status]))[0])

@@ -130,6 +130,21 @@ class Params:
             raise ValidationError(name, "must be a single id")
         return validate.an_id(value, name)
 
+    def nested(self, name: str) -> dict | None:
+        """An object parameter: a JSON object (``{"poll": {"options": [...]}}``)
+        or form keys with its name and a bracketed part, as Rails reads them
+        (``poll[options][]=a&poll[expires_in]=300`` gives ``{"options": ["a"],
+        "expires_in": "300"}``); None when not sent."""
+        value = self.data.get(name)
+        if isinstance(value, dict):
+            return value
+        if value not in (None, ""):
+            raise ValidationError(name, "must be an object")
+        prefix = name + "["
+        out = {key[len(prefix):-1]: v for key, v in self.data.items()
+               if key.startswith(prefix) and key.endswith("]") and "[" not in key[len(prefix):-1]}
+        return out or None
+
     def ids(self, name: str, *, max_count: int = limits.API_IDS_PER_REQUEST) -> list[int]:
         value = self.data.get(name)
         if value is None or value == "":

@@ -57,8 +57,10 @@ def _media_config() -> dict:
 
 
 def _polls_config() -> dict:
-    return {"max_options": 0, "max_characters_per_option": 0, "min_expiration": 0,
-            "max_expiration": 0}
+    return {"max_options": limits.POLL_OPTIONS_MAX,
+            "max_characters_per_option": limits.POLL_OPTION_MAX_CHARS,
+            "min_expiration": limits.POLL_EXPIRES_MIN_S,
+            "max_expiration": limits.POLL_EXPIRES_MAX_S}
 
 
 DESCRIPTION = "A Twitter-style social network on Redis, speaking the Mastodon client API."

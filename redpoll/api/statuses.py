@@ -7,12 +7,14 @@ import orjson
 from starlette.responses import Response
 
 from ..core import limits
+from ..polls import polls
 from ..reading import pages
 from ..relations import visibility
 from ..core.errors import Forbidden, ValidationError
 from ..core.models import Status
 from ..render import entities
-from .contract import (BOOL, Doc, ID, PAGE, SCHEDULED_REF, STATUSES_REF, STATUS_REF, path_param,
+from .contract import (BOOL, Doc, ID, PAGE, POLL_PARAM, SCHEDULED_REF, STATUSES_REF, STATUS_REF,
+                       path_param,
                        query_param, request_body)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .scheduled import parse_time, scheduled_entity
@@ -130,8 +132,6 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
     with every post, empty or false; what redpoll cannot do is refused with a
     422 naming the parameter, never silently dropped."""
     p = ctx.params
-    if p.has("poll"):
-        raise ValidationError("poll", "polls are not supported")
     extra = {}
     visibility = p.str("visibility", max_chars=20)
     if visibility is not None:  # none named: the author's default (posting.prepare)
@@ -169,6 +169,16 @@ def _location(ctx: Ctx) -> dict:
     return {"location": f"{lat!r},{lon!r}"}
 
 
+def poll_param(ctx: Ctx) -> polls.PollSpec | None:
+    """The ``poll`` parameter, JSON or form-encoded (Params.nested),
+    checked (polls.spec); None when not sent."""
+    raw = ctx.params.nested("poll")
+    if raw is None:
+        return None
+    return polls.spec(raw.get("options"), raw.get("expires_in"), raw.get("multiple"),
+                      raw.get("hide_totals"))
+
+
 def _media_ids(ctx: Ctx) -> list[int]:
     """``media_ids`` (JSON list, or form ``media_ids[]``); clients send an
     empty list with every post. More than four: 422 (the engine says so)."""
@@ -204,6 +214,7 @@ def _media_ids(ctx: Ctx) -> list[int]:
                                      "in_reply_to_id": {**ID, "description":
                                                         "Reply to this status (404 if unknown)"},
                                      "scheduled_at": {"type": "string", "format": "date-time"},
+                                     "poll": POLL_PARAM,
                                      "lat": {"type": "number", "minimum": -90, "maximum": 90},
                                      "long": {"type": "number", "minimum": -180, "maximum": 180}},
                                     ())))
@@ -211,18 +222,21 @@ async def post_status(ctx: Ctx) -> Response:
     media = _media_ids(ctx)  # with attachments, the text may be empty (Mastodon)
     text = ctx.params.str("status", required=not media, max_chars=100_000) or ""
     extra = _post_options(ctx, len(text)) | _location(ctx)
+    poll = poll_param(ctx)
     reply_to = ctx.params.cursor("in_reply_to_id")  # an unknown one: 404, nothing posted
     if reply_to is not None:  # nor a reply to what the caller may not see
         await seen_status(ctx, reply_to)
     key = ctx.request.headers.get("idempotency-key")
     if ctx.params.has("scheduled_at"):  # posted later, by a job (redpoll.scheduling)
+        if poll is not None:  # (it would be lost when the job posts it)
+            raise ValidationError("poll", "a scheduled status cannot have a poll yet")
         found = await ctx.rp.schedule_status(ctx.uid, parse_time(ctx), text, extra, reply_to,
                                              media, ctx.params.raw("poll"), key)
         return JSON(scheduled_entity(ctx, found))
     if key is not None:
-        status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to, media)
+        status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to, media, poll)
     else:
-        status = await ctx.rp.post(ctx.uid, text, extra, reply_to, media)
+        status = await ctx.rp.post(ctx.uid, text, extra, reply_to, media, poll)
     return JSON((await render_statuses(ctx, [status]))[0])
 
 

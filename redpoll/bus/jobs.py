@@ -116,6 +116,19 @@ class FanoutJob(StatusJob):
 
 
 @dataclass(frozen=True)
+class PollEndJob(StatusJob):
+    """A poll's end (redpoll.polls), queued for its time (``at``, ms) with
+    ``JobQueue.enqueue_at``: its voters and author get a ``poll``
+    notification. ``gen``: the generation of its options; a job whose poll
+    was edited (another time or generation) or deleted meanwhile does
+    nothing."""
+    kind: ClassVar[str] = "poll_end"
+    time_limit_s: ClassVar[float] = 300.0
+    gen: int = 0
+    at: int = 0
+
+
+@dataclass(frozen=True)
 class CleanupJob(StatusJob):
     """Take a deleted status out of the next batch of targets."""
     kind: ClassVar[str] = "cleanup"
@@ -337,7 +350,7 @@ KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
                                 MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
-                                ScheduledStatusJob)}
+                                ScheduledStatusJob, PollEndJob)}
 
 
 class MalformedJob(ValueError):
@@ -376,7 +389,7 @@ def decode(fields: dict) -> Job:
         if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
             raise MalformedJob("media must be integers")
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now", "sender", "attempt", "id"):
+                     "mid", "now", "sender", "attempt", "id", "gen", "at"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

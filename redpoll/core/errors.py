@@ -69,6 +69,14 @@ class LoginTaken(Conflict):
     pass
 
 
+class AlreadyVoted(Conflict):
+    """An account votes a second time in a poll (redpoll.polls)."""
+
+
+class PollEnded(Conflict):
+    """A vote in a poll that has ended (redpoll.polls)."""
+
+
 class Busy(RedpollError):
     status = 503
     code = "busy"
@@ -107,6 +115,8 @@ SCRIPT_ERRORS: dict[str, type[RedpollError]] = {
     "CHANGED": Conflict,         # status_edit*: the record changed since it was read
     "EXISTS": Conflict,          # create_user: the record is there already
     "ABANDONED": SignUpAbandoned,  # create_user: a worker gave the sign-up up
+    "VOTED": AlreadyVoted,       # poll_vote: the account voted already
+    "ENDED": PollEnded,          # poll_vote: the poll has ended
 }
 
 

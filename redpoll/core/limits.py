@@ -512,6 +512,16 @@ INSTANCE_RULE_MAX_CHARS = 1_000
 INSTANCE_DESCRIPTION_MAX_CHARS = 100_000
 #: Statuses one account may pin to its profile (Mastodon: MAX_PINNED_TOOTS, 5).
 PINS_MAX = 5
+#: Polls (redpoll.polls), as Mastodon's PollValidator: options per poll,
+#: characters per option, and how long a poll may run (seconds: five minutes
+#: to Mastodon's month, 2,629,746 s).
+POLL_OPTIONS_MIN = 2
+POLL_OPTIONS_MAX = 4
+POLL_OPTION_MAX_CHARS = 50
+POLL_EXPIRES_MIN_S = 5 * 60
+POLL_EXPIRES_MAX_S = 2_629_746
+#: Voters (and the author) told a poll ended, at most.
+POLL_NOTIFIED_MAX = 100_000
 #: Edits one status may have (more: 422); its history (keys.status_edits)
 #: holds the original and these, at most EDITS_MAX + 1 versions.
 EDITS_MAX = 50

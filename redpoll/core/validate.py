@@ -15,7 +15,9 @@ _EXTRA_NAME = re.compile(r"[a-z][a-z0-9_]*")
 RESERVED_FIELDS = frozenset({"id", "text", "at", "uid", "login", "deleted", "user", "user_id", "created_at",
                              # set by the engine from the text and reply (conversation.py)
                              "in_reply_to_id", "in_reply_to_account_id", "mentions", "tags",
-                             "reblog_of"})
+                             "reblog_of",
+                             # set by the engine from a poll asked for (redpoll.polls)
+                             "poll"})
 
 
 def text(value: Any, field: str, max_chars: int, *, allow_empty: bool = False) -> str:

@@ -28,6 +28,7 @@ from ..instance import instance
 from ..pins import pins
 from ..federation import inbox as fed_inbox, outbox as fed_outbox, publish, remote
 from ..scheduling import scheduled
+from ..polls import polls
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
@@ -184,16 +185,18 @@ class Redpoll:
         return await publish.collection(self.store, self.settings, login, which)
 
     # --- statuses ------------------------------------------------------------
-    async def post(self, author_id, text, extra=None, in_reply_to=None, media=()) -> Status:
-        """``media``: ids of the author's uploads to attach (at most 4)."""
+    async def post(self, author_id, text, extra=None, in_reply_to=None, media=(),
+                   poll: polls.PollSpec | None = None) -> Status:
+        """``media``: ids of the author's uploads to attach (at most 4);
+        ``poll``: a poll with it (polls.spec)."""
         return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
-                                  in_reply_to, media)
+                                  in_reply_to, media, poll)
 
     async def post_once(self, author_id, key: str, text, extra=None, in_reply_to=None,
-                        media=()) -> Status:
+                        media=(), poll: polls.PollSpec | None = None) -> Status:
         """Post at most once per Idempotency-Key (redpoll.posting.idempotency)."""
         return await idempotency.post_once(self.store, self.queue, self.settings, author_id, key,
-                                           text, extra, in_reply_to, media)
+                                           text, extra, in_reply_to, media, poll)
 
     async def get_status(self, sid) -> Status:
         return await statuses.get_status(self.store, sid)
@@ -206,10 +209,11 @@ class Redpoll:
 
     async def edit_status(self, uid, sid, text, *, spoiler_text: str = "",
                           sensitive: bool = False, language: str | None = None,
-                          media=None) -> Status:
-        """Edit one's own status (redpoll.posting.editing); the status as edited."""
+                          media=None, poll=editing.KEEP) -> Status:
+        """Edit one's own status (redpoll.posting.editing); the status as
+        edited. ``poll``: a polls.PollSpec, None (none), or as it is."""
         return await editing.edit(self.store, self.queue, uid, sid, text, spoiler_text=spoiler_text,
-                                  sensitive=sensitive, language=language, media=media)
+                                  sensitive=sensitive, language=language, media=media, poll=poll)
 
     async def status_history(self, viewer, sid) -> tuple[Status, User | None, list[dict]]:
         """The versions of status ``sid`` if ``viewer`` may see it (the one
@@ -397,6 +401,28 @@ class Redpoll:
 
     async def unpin(self, uid, sid) -> Status:
         return await pins.unpin(self.store, uid, sid)
+
+    # --- polls (redpoll.polls) -------------------------------------------------------
+    async def poll(self, viewer, pid) -> pages.Shown:
+        """The status of poll ``pid`` (a poll's id is its status's) as
+        ``viewer`` is shown it, with the votes; StatusNotFound when they
+        may not see it, PollNotFound when it has no poll."""
+        shown = await pages.one(self.store, viewer, pid)
+        if not shown.statuses or polls.Poll.of(shown.statuses[0]) is None:
+            raise polls.PollNotFound(f"poll {pid} does not exist")
+        return shown
+
+    async def vote(self, uid, pid, choices) -> pages.Shown:
+        """``uid`` votes in poll ``pid`` (one they may see); as :meth:`poll` after."""
+        status = await self.seen_status(uid, pid)
+        await polls.vote(self.store, uid, status.id, choices)
+        return await self.poll(uid, status.id)
+
+    async def poll_states(self, statuses) -> dict[int, state.PollState]:
+        """The votes of the polls among ``statuses`` as anyone is shown
+        them (a stream's rendering), by status id, in one round trip."""
+        commands, parse = polls.state_reads(None, list(statuses))
+        return parse(await self.store.batch(commands)) if commands else {}
 
     async def status_states(self, viewer, sids) -> list[state.StatusState]:
         return await state.states(self.store, viewer, list(sids))

@@ -23,14 +23,16 @@ from ..interactions import favourites
 from ..core import keys, limits
 from ..moderation import moderation
 from ..notifications import notifications
+from ..polls import polls
 from ..conversations import tags
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, DeliverJob, EditJob,
-                        FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue, MalformedJob, MediaFilesJob, MediaJob,
-                        MediaSweepJob, NotYet, PostJob, ProfileImageJob, PurgeAccountJob,
-                        RefillJob, ScheduledStatusJob, SignUpJob, TagFollowJob, decode)
+                        FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
+                        MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, NotYet, PollEndJob,
+                        PostJob, ProfileImageJob, PurgeAccountJob, RefillJob, ScheduledStatusJob,
+                        SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
 from ..storage.store import Store
 from ..storage import topology
@@ -196,8 +198,13 @@ async def _scheduled_status(store: Store, settings: Settings, job: ScheduledStat
     return Done()
 
 
-HANDLERS: dict[type[Job], Handler] = {ScheduledStatusJob: _scheduled_status, MediaJob: _media,
-                                      ProfileImageJob: _profile_image,
+async def _poll_end(store: Store, settings: Settings, job: PollEndJob, entry_id: bytes) -> Done:
+    await polls.end(store, job)
+    return Done()
+
+
+HANDLERS: dict[type[Job], Handler] = {ScheduledStatusJob: _scheduled_status, PollEndJob: _poll_end,
+                                      MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
                                       InboxJob: _inbox, DeliverJob: _deliver,
                                       EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,

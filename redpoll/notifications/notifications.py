@@ -102,11 +102,12 @@ def _keys(uid: int) -> list[str]:
 
 
 async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op: int,
-                on: bool, status: int | None = None) -> int:
+                on: bool, status: int | None = None, own: bool = False) -> int:
     """Make (``on``) or undo the notification of ``owner`` about ``actor``
     doing ``kind`` to ``target``, as operation ``op``; nothing for one's own
-    actions. Idempotent; the id made now or 0."""
-    if owner == actor:
+    actions unless ``own`` (the end of one's own poll). Idempotent; the id
+    made now or 0."""
+    if owner == actor and not own:
         return 0
     name = key(kind, actor, target)
     record = json.dumps({"type": kind, "actor": str(actor), "status": status, "at": now_ms(),

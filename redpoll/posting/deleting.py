@@ -24,6 +24,7 @@ from ..core.models import Status, now_ms
 from ..storage.store import Store
 from ..storage import topology
 from ..media import uploads
+from ..polls import polls
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
@@ -68,6 +69,7 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
     else:  # an original: its boosts go with it, and its uploads (records now, files by a job)
         await remove_boosts_of(store, JobQueue(store), job.sid)
         await uploads.forget_status(store, JobQueue(store), status)
+        await polls.forget(store, JobQueue(store), status)  # its votes, its end's job
     if mine:
         await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
     return CleanupJob(job.sid, author), bool(mine)

@@ -1,7 +1,9 @@
 """Editing a status, as Mastodon's UpdateStatusService: its author changes
-the text, the content warning, the sensitive flag and the language; the
-visibility, the reply and the attachments stay (a changed ``media_ids`` is
-refused: attaching or dropping uploads by an edit is not supported yet).
+the text, the content warning, the sensitive flag, the language and the
+poll (the same options keep its votes, others start afresh; its end is set
+anew: redpoll.polls.edited); the visibility, the reply and the attachments
+stay (a changed ``media_ids`` is refused: attaching or dropping uploads by
+an edit is not supported yet).
 
 The edit itself is one atomic step in the status's slot
 (Topology.edit_status, status_edit*.lua): the history (keys.status_edits:
@@ -22,7 +24,8 @@ idempotent, is journaled: the call holds an EditJob before the step and
 releases it after the follow-ups, so a call cut short anywhere is finished
 by a worker, which does the follow-ups if (and only if) the record holds
 this edit: the new and the dropped mentions' homes and notifications, the
-hashtag timelines (conversation.after_edit), the ``status.update`` stream
+hashtag timelines (conversation.after_edit), the poll's end and the votes
+of options left behind (polls.after_edit), the ``status.update`` stream
 event (sent again by a replay: the same status), and an ``update``
 notification to each account that boosted it (one per edit, keyed by it).
 """
@@ -39,29 +42,37 @@ from ..core.errors import (Conflict, Forbidden, LimitReached, RedpollError, Stat
 from ..core.models import EXTRA_PREFIX, Status, now_ms
 from ..media import entity as media_entity
 from ..notifications import notifications
+from ..polls import polls
 from ..storage import topology
 from ..storage.store import Store
 
 #: the notification kind boosters get (Mastodon's ``update``)
 UPDATE_KIND = "update"
 #: the record's fields an edit may set or remove (besides ``text``)
-EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at")
+EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at", "poll")
+#: ``edit``'s ``poll`` when the caller says nothing of it: the poll stays as it is
+KEEP = object()
 
 
 def entry(status: Status, at: int) -> str:
     """One version of the history, as stored: what Mastodon's StatusEdit
     shows of it."""
     x = status.extra
+    poll = polls.Poll.of(status)
     return json.dumps({"text": status.text, "spoiler_text": x.get("spoiler_text", ""),
                        "sensitive": x.get("sensitive") == "true", "media": x.get("media", ""),
-                       "mentions": x.get("mentions", ""), "at": at},
+                       "mentions": x.get("mentions", ""), "at": at,
+                       **({"poll": list(poll.options)} if poll is not None else {})},
                       separators=(",", ":"), ensure_ascii=False)
 
 
 async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: str = "",
-               sensitive: bool = False, language: str | None = None, media=None) -> Status:
+               sensitive: bool = False, language: str | None = None, media=None,
+               poll=KEEP) -> Status:
     """Edit ``uid``'s status ``sid``; the status as edited. ``media``:
     None keeps the attachments, else it must name the ones the status has.
+    ``poll``: a polls.PollSpec (the same options keep the votes, others
+    start afresh: polls.edited), None (no poll), or KEEP (as it is).
     StatusNotFound (gone), Forbidden (another's), ValidationError (a boost,
     the input, a full history) with nothing written."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "status_id")
@@ -100,6 +111,14 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
         if language:
             extra["language"] = language
         extra["edited_at"] = str(now)
+        if poll is KEEP:
+            if polls.EXTRA in before.extra:
+                extra[polls.EXTRA] = before.extra[polls.EXTRA]
+        elif poll is not None:
+            if kept:
+                raise ValidationError("poll", "a status with attachments cannot have a poll")
+            made = polls.edited(polls.Poll.of(before), poll, now)
+            extra[polls.EXTRA] = made.to_extra()
         after = Status(id=before.id, text=body, created_at=before.created_at,
                        user_id=before.user_id, login=before.login, extra=extra)
         fields = {"text": body, **{EXTRA_PREFIX + k: extra[k] for k in EDITED if k in extra}}
@@ -134,6 +153,7 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
 async def follow_up(store: Store, before: Status, after: Status, at: int) -> None:
     """What follows an edit (idempotent: a replay does it again)."""
     await conversation.after_edit(store, before, after)
+    await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
 

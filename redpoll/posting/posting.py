@@ -27,18 +27,22 @@ from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..storage.store import Store
 from ..media import uploads
+from ..polls import polls
 
 
 async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
-                  in_reply_to=None, media=(), *, max_chars: int = limits.STATUS_MAX_CHARS
-                  ) -> Status:
+                  in_reply_to=None, media=(), poll: polls.PollSpec | None = None, *,
+                  max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
     """Check the input and the author (and what the status replies to,
-    mentions, tags, and the author's uploads it attaches: ``media``, ids)
-    and draw an id: the status to post. Writes nothing but the id counter.
-    A status with attachments may have no text; ``max_chars``: a remote
-    status's text is bounded by its server, not by this one's limit."""
+    mentions, tags, and the author's uploads it attaches: ``media``, ids;
+    its ``poll``, checked by polls.spec) and draw an id: the status to post.
+    Writes nothing but the id counter. A status with attachments may have
+    no text; one with a poll has none (as Mastodon). ``max_chars``: a
+    remote status's text is bounded by its server, not by this one's limit."""
     author_id = validate.an_id(author_id, "author_id")
     media = uploads.requested(media or ())
+    if poll is not None and media:
+        raise ValidationError("poll", "a status with a poll cannot have attachments")
     text = validate.text(text, "text", max_chars, allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
@@ -58,6 +62,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     if media:  # what the status shows of them, copied now (checked again when attached)
         extra["media"] = await uploads.for_post(store, author_id, media,
                                                 extra.get(uploads.HELD_FOR, ""))
+    if poll is not None:
+        extra[polls.EXTRA] = polls.create(poll, now_ms()).to_extra()
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
@@ -70,10 +76,10 @@ def journal(status: Status) -> PostJob:
 
 
 async def post(store: Store, queue: JobQueue, settings: Settings, author_id, text,
-               extra=None, in_reply_to=None, media=()) -> Status:
+               extra=None, in_reply_to=None, media=(), poll=None) -> Status:
     """Create a status and deliver it (the first batch in the call, the rest
     in chained jobs)."""
-    status = await prepare(store, queue, author_id, text, extra, in_reply_to, media)
+    status = await prepare(store, queue, author_id, text, extra, in_reply_to, media, poll)
     job = journal(status)
     held = await queue.hold(job)  # from here on, the post happens in full
     await finish(store, queue, settings, job, held)
@@ -130,6 +136,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
         return None  # deleted meanwhile: its delete journal cleans up
     status = Status.from_hash(job.record)
     await conversation.after_post(store, status)
+    await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
     start = delivery.Cursor()
     listed = status.listed  # unlisted, private, direct: not on the public timeline
     audience = visibility.of(status)
@@ -147,8 +154,8 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
 
 
 async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,
-                    shard: int, text, extra=None, in_reply_to=None, media=(), *,
-                    max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
+                    shard: int, text, extra=None, in_reply_to=None, media=(),
+                    poll=None, *, max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
     """:func:`post`, at most once per ``claim_key``: the key is claimed in the
     step that holds the journal (job_hold_once.lua). If it was claimed
     before (a retry, after a crash or not), the status posted under it is
@@ -156,7 +163,7 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     is run here (idempotent), so the status exists when this returns."""
     value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
-        status = await prepare(store, queue, author_id, text, extra, in_reply_to, media,
+        status = await prepare(store, queue, author_id, text, extra, in_reply_to, media, poll,
                                max_chars=max_chars)
         job = journal(status)
         held = await queue.hold_once(job, shard, claim_key, f"{status.id}:%s",

@@ -17,6 +17,7 @@ from ..records import state
 from ..core import limits, validate
 from . import notification_view
 from ..notifications import notifications
+from ..polls import polls
 from ..records import statuses as statuses_
 from ..relations import visibility
 from ..conversations.direct_messages import Conversation
@@ -53,7 +54,8 @@ class Shown:
 async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
                   muted: bool = False) -> Checked:
     """What of ``statuses`` the viewer may see (redpoll.relations.visibility) and the
-    counts and flags of each (redpoll.records.state), in one round trip.
+    counts and flags of each (redpoll.records.state; a poll's votes:
+    redpoll.polls), in one round trip.
     ``muted``: accounts the viewer mutes are left out too."""
     if not statuses:
         return [], {}
@@ -62,8 +64,13 @@ async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
                                    authors=getattr(statuses, "authors", None))
     sids = [s.id for s in statuses]
     counts, parse = state.state_check(viewer, sids, getattr(statuses, "counts", None))
-    replies = await store.batch(vis + counts)
-    return decide(replies[:len(vis)]), dict(zip(sids, parse(replies[len(vis):])))
+    votes, parse_polls = polls.state_reads(viewer, statuses)  # a poll's votes, beside them
+    replies = await store.batch(vis + counts + votes)
+    states = dict(zip(sids, parse(replies[len(vis):len(vis) + len(counts)])))
+    if votes:
+        for sid, poll in parse_polls(replies[len(vis) + len(counts):]).items():
+            states[sid] = states[sid]._replace(poll=poll)
+    return decide(replies[:len(vis)]), states
 
 
 async def complete(store: Store, viewer: int | None, statuses: list[Status],

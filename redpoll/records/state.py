@@ -1,6 +1,7 @@
 """What changes on a status after it is written, read per request: its
 counts (favourites, reblogs, replies) and the viewer's own flags
-(favourited, bookmarked, reblogged).
+(favourited, bookmarked, reblogged), and a poll's votes (read beside them by
+redpoll.reading.pages with redpoll.polls.state_reads).
 
 These are never part of a kept status record or rendering (render/rendered.py
 keeps the entity without them): a page reads them for all its statuses in
@@ -15,6 +16,16 @@ from ..core import keys
 from ..storage.store import Store
 
 
+class PollState(NamedTuple):
+    """A poll's votes as one viewer is shown them: ``counts`` per option,
+    ``voters`` the accounts that voted, ``own`` the viewer's choices (None:
+    not voted, or no viewer), ``author``: the viewer wrote the poll."""
+    counts: tuple[int, ...] = ()
+    voters: int = 0
+    own: tuple[int, ...] | None = None
+    author: bool = False
+
+
 class StatusState(NamedTuple):
     """Immutable and hashable; a tuple rather than a frozen dataclass because
     a page builds one per status per request (a third of the cost)."""
@@ -26,6 +37,8 @@ class StatusState(NamedTuple):
     reblogged: bool = False
     #: pinned to the viewer's profile (their own statuses only can be: redpoll.pins)
     pinned: bool = False
+    #: a poll's votes (redpoll.polls), None for a status without one
+    poll: PollState | None = None
 
 
 NONE = StatusState()

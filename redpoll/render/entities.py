@@ -11,6 +11,8 @@ import functools
 import html
 import re
 import time
+
+import orjson
 from urllib.parse import quote
 
 from ..core.markup import html_text
@@ -18,7 +20,8 @@ from ..core.version import __version__
 from ..conversations import conversation
 from ..core import limits
 from ..conversations.conversation import Conversation
-from ..records.state import NONE, StatusState
+from ..records.state import NONE, PollState, StatusState
+from ..polls.polls import Poll
 from ..lists.lists import UserList
 from ..core.models import Status, User
 from ..notifications.notifications import Notification
@@ -219,10 +222,45 @@ def state_json(state: StatusState, viewer: bool) -> bytes:
     return tail.encode() + b"}"
 
 
+def poll(sid: int, p: Poll, votes: PollState | None, viewer: bool,
+         now: int | None = None) -> dict:
+    """Mastodon's Poll entity of the poll ``p`` of status ``sid`` with its
+    ``votes`` (None: none read, zero); ``voted`` and ``own_votes`` only for
+    a signed-in ``viewer`` (the author has voted, as Mastodon says, with no
+    choices). With ``hide_totals`` each option's count is null until the
+    poll ends, except to its author."""
+    votes = votes or PollState()
+    expired = p.expired(now)
+    hidden = p.hide_totals and not expired and not votes.author
+    counts = votes.counts + (0,) * (len(p.options) - len(votes.counts))
+    out = {"id": str(sid), "expires_at": iso(p.expires_at), "expired": expired,
+           "multiple": p.multiple, "votes_count": sum(counts[:len(p.options)]),
+           "voters_count": votes.voters,
+           "options": [{"title": title, "votes_count": None if hidden else counts[i]}
+                       for i, title in enumerate(p.options)],
+           "emojis": []}
+    if viewer:
+        out["voted"] = votes.author or votes.own is not None
+        out["own_votes"] = list(votes.own or ())
+    return out
+
+
+def poll_json(s: Status, state: StatusState, viewer: bool) -> bytes:
+    """The ``poll`` field of a status with a poll as the tail of a JSON
+    object (``,"poll":{...}``): votes change with every vote and ``expired``
+    with the clock, so it is rendered per request, after the kept part
+    (render/rendered.py)."""
+    p = Poll.of(s)
+    if p is None:
+        return b',"poll":null'
+    return b',"poll":' + orjson.dumps(poll(s.id, p, state.poll, viewer))
+
+
 def status(s: Status, author: dict, base: str, *, viewer: bool = False,
            with_source: bool = False, state: StatusState | None = NONE) -> dict:
     """The Status entity; ``state=None`` leaves out the fields that change
-    after posting (STATE_FIELDS, VIEWER_FIELDS), for a kept rendering."""
+    after posting (STATE_FIELDS, VIEWER_FIELDS, and a poll: ``poll_json``),
+    for a kept rendering."""
     extra = s.extra  # what POST /api/v1/statuses stored beyond the text
     conv = Conversation.of(s)  # replies, mentions, hashtags (engine: conversation.py)
     out = {
@@ -252,6 +290,12 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "language": extra.get("language"),
         "edited_at": iso(int(extra["edited_at"])) if extra.get("edited_at") else None,
     }
+    if "poll" in extra:  # (a status without one has "poll": null in its kept part)
+        definition = Poll.of(s)
+        if state is None:
+            del out["poll"]
+        elif definition is not None:
+            out["poll"] = poll(s.id, definition, state.poll, viewer)
     if state is not None:
         out |= status_state(state, viewer)
     if with_source:
@@ -270,7 +314,9 @@ def status_edit(version: dict, author: dict, base: str) -> dict:
             "sensitive": bool(version.get("sensitive")),
             "created_at": iso(int(version.get("at", 0))),
             "account": author,
-            "poll": None,
+            # (as Mastodon's StatusEdit: the options' titles of the poll it had)
+            "poll": ({"options": [{"title": t} for t in version["poll"]]}
+                     if version.get("poll") else None),
             "media_attachments": media_entity.attachments(version.get("media") or None, base),
             "emojis": []}
 

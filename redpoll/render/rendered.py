@@ -4,8 +4,9 @@ A status's record rarely changes after it is posted (an edit,
 Topology.update_status, gives it a new version; a delete removes it), so its
 entity's JSON is made once and its bytes reused for every page, and every
 single-status answer (api/statuses.rendered_entities), that shows it. What does change (counts, the viewer's flags:
-``interactions.StatusState``) is never kept: the kept bytes stop before the
-closing brace and each request appends the state it read. The entity embeds the author's account, which does
+``interactions.StatusState``; a poll's votes and whether it ended) is never
+kept: the kept bytes stop before the closing brace and each request appends
+the state it read. The entity embeds the author's account, which does
 change (counts, profile): a kept rendering is used only while the status and
 author records it was made from equal the ones the request just read, so
 nothing served is staler than the records the request itself read (and a
@@ -53,7 +54,11 @@ class RenderedStatuses:
     def json(self, status: Status, author: User, base: str, viewer: bool,
              state: StatusState = NONE) -> bytes:
         """The status entity as JSON bytes, as ``entities.status`` renders it."""
-        return self.head(status, author, base) + entities.state_json(state, viewer)
+        head = self.head(status, author, base)
+        if "poll" in status.extra:  # votes and the clock: rendered per request
+            return head + entities.poll_json(status, state, viewer) + entities.state_json(
+                state._replace(poll=None), viewer)
+        return head + entities.state_json(state, viewer)
 
     def array(self, statuses: list[Status], authors: dict[int, User], base: str,
               viewer: bool, states: list[StatusState] | None = None,
@@ -81,5 +86,10 @@ class RenderedStatuses:
                 head = kept[2]
             else:
                 head = self.head(status, author, base)
-            parts.append(head + state_json(states[i] if states else NONE, viewer))
+            state = states[i] if states else NONE
+            if "poll" in status.extra:  # votes and the clock: rendered per request
+                parts.append(head + entities.poll_json(status, state, viewer)
+                             + state_json(state._replace(poll=None), viewer))
+            else:
+                parts.append(head + state_json(state, viewer))
         return parts

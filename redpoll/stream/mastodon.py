@@ -31,6 +31,7 @@ from ..conversations.direct_messages import conversation_of, participants
 from ..core.errors import NotFound, UserNotFound, ValidationError
 from ..core.models import Status
 from ..notifications.notifications import Notification
+from ..records.state import NONE, StatusState
 from ..render import entities
 from .filters import ALL_RESIDUES, Event, Filter
 from ..gateway.errors import WebError
@@ -87,7 +88,16 @@ class MastodonRenderer:
             return json.dumps(await self.entity(raw, base), separators=(",", ":"),
                               ensure_ascii=False).encode()
         status = _status(raw)
-        return self.service.rendered.json(status, await self._author(status), base, viewer=False)
+        return self.service.rendered.json(status, await self._author(status), base, viewer=False,
+                                          state=await self._votes(status))
+
+    async def _votes(self, status: Status) -> StatusState:
+        """A poll's votes as they are now (anyone's view: no own votes);
+        nothing to read for a status without a poll."""
+        if "poll" not in status.extra:
+            return NONE
+        found = await self.service.engine.poll_states([status])
+        return NONE._replace(poll=found.get(status.id))
 
     async def _author(self, status: Status):
         try:
@@ -99,7 +109,8 @@ class MastodonRenderer:
         """A status of the event log as the API's entity; a boost carries its
         original (redpoll.bus.events.update_event), rendered into ``reblog``."""
         status = _status(raw)
-        body = entities.status(status, entities.account(await self._author(status), base), base)
+        body = entities.status(status, entities.account(await self._author(status), base), base,
+                               state=await self._votes(status))
         if isinstance(raw.get("reblog"), dict):
             body["reblog"] = await self.entity(raw["reblog"], base)
         return body

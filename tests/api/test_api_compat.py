@@ -68,7 +68,7 @@ def test_status_parameters_clients_send_are_accepted_and_echoed(api, http):
 @pytest.mark.parametrize(("body", "field"), [
     ({"visibility": "everyone"}, "visibility"),
     ({"media_ids": ["1"]}, "media_ids"),
-    ({"poll": {"options": ["a", "b"], "expires_in": 600}}, "poll"),
+    ({"poll": {"options": ["a", "b"], "expires_in": 60}}, "poll"),
     ({"language": "not a language"}, "language"),
     ({"spoiler_text": "w" * (limits.SPOILER_TEXT_MAX_CHARS + 1)}, "spoiler_text"),
     ({"status": "t" * (limits.STATUS_MAX_CHARS - 3), "spoiler_text": "1234"}, "spoiler_text"),
@@ -180,7 +180,7 @@ def test_start_up_endpoints_answer_real_data(api):
     assert config.statuses.max_characters == limits.STATUS_MAX_CHARS
     # what posting refuses is advertised as absent; what it takes, as it is
     assert config.statuses.max_media_attachments == limits.MEDIA_PER_STATUS
-    assert config.polls.max_options == 0
+    assert config.polls.max_options == limits.POLL_OPTIONS_MAX
     assert config.media_attachments.supported_mime_types == [
         "image/jpeg", "image/png", "image/webp", "image/gif"]
     assert config.urls.streaming.startswith("ws://")

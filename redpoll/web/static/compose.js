@@ -1,6 +1,7 @@
 // The compose box: live character counter (instance configuration), reply
 // (in_reply_to_id and a prefilled mention), visibility, a content warning
-// (spoiler_text, behind the CW toggle), @ and # completion
+// (spoiler_text, behind the CW toggle), a poll (2-4 options and a duration,
+// behind the Poll toggle), @ and # completion
 // from the search API, and an Idempotency-Key per draft so a retried post is
 // posted once. "Schedule" (where the server schedules statuses) takes a
 // date and time: the post is then a scheduled status, posted at that time
@@ -13,6 +14,8 @@ import { VISIBILITY_LABEL } from './status.js';
 import { has, choices } from './features.js';
 
 let seq = 0;
+const POLL_DURATIONS = [[300, '5 minutes'], [1800, '30 minutes'], [3600, '1 hour'],
+  [21600, '6 hours'], [86400, '1 day'], [259200, '3 days'], [604800, '7 days']];
 const RANK = { public: 0, unlisted: 1, private: 2, direct: 3 };
 
 function newKey() {
@@ -88,13 +91,51 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   }
   if (sched) sched.addEventListener('click', () => setSchedule(sched.getAttribute('aria-pressed') !== 'true'));
   when.addEventListener('input', () => { key = null; });
+  // a poll: 2 to 4 option fields, single or multiple choice, a duration
+  const pollOptions = h('div', { class: 'poll-options' });
+  const addOption = h('button', { type: 'button', class: 'add-option' }, 'Add an option');
+  const duration = h('select', { 'aria-label': 'Poll duration', name: 'poll_duration' },
+    POLL_DURATIONS.map(([secs, label]) => h('option', { value: String(secs) }, label)));
+  duration.value = '86400';
+  const multiple = h('input', { type: 'checkbox', name: 'poll_multiple' });
+  const pollBox = h('fieldset', { class: 'compose-poll', hidden: true },
+    h('legend', {}, 'Poll'), pollOptions,
+    h('div', { class: 'compose-row' }, addOption, duration,
+      h('label', { class: 'poll-multiple' }, multiple, ' Multiple choice')));
+  const pollToggle = h('button', { type: 'button', class: 'poll-toggle', 'aria-pressed': 'false',
+    title: 'Add a poll' }, 'Poll');
+  function optionField() {
+    const n = pollOptions.children.length + 1;
+    const input = h('input', { type: 'text', class: 'poll-option-input', maxlength: '50',
+      'aria-label': `Option ${n}`, placeholder: `Option ${n}` });
+    input.addEventListener('input', () => { update(); key = null; });
+    pollOptions.append(input);
+    addOption.hidden = pollOptions.children.length >= 4;
+    return input;
+  }
+  function setPoll(on) {
+    pollToggle.setAttribute('aria-pressed', String(on));
+    pollBox.hidden = !on;
+    pollOptions.replaceChildren();
+    if (on) { optionField(); optionField(); }
+    multiple.checked = false;
+    update();
+  }
+  addOption.addEventListener('click', () => { optionField().focus(); update(); });
+  pollToggle.addEventListener('click', () => {
+    const on = pollToggle.getAttribute('aria-pressed') !== 'true';
+    setPoll(on);
+    if (on) pollOptions.firstChild.focus();
+  });
+  if (!has('POST', '/api/v1/polls/{}/votes')) pollToggle.hidden = true;
+  const pollValues = () => [...pollOptions.children].map((x) => x.value.trim()).filter(Boolean);
   const suggest = h('ul', { id: id + '-suggest', role: 'listbox', class: 'suggestions', hidden: true,
     'aria-label': 'Suggestions' });
   const form = h('form', { class: 'compose' + (replyTo ? ' reply' : ''), 'aria-label': replyTo ? 'Reply' : 'New post' },
     replyTo ? h('p', { class: 'replying' }, 'Replying to ', h('strong', {}, '@' + replyTo.account.acct)) : null,
-    warning, area, suggest,
+    warning, area, suggest, pollBox,
     canSchedule ? when : null,
-    h('div', { class: 'compose-row' }, visibility, cw, sched, counter,
+    h('div', { class: 'compose-row' }, visibility, cw, pollToggle, sched, counter,
       onCancel ? h('button', { type: 'button', onclick: () => onCancel() }, 'Cancel') : null, post));
 
   let vis = defaultVisibility();
@@ -123,7 +164,8 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     counter.classList.toggle('over', left < 0);
     counter.classList.toggle('near', left >= 0 && left <= 20);
     counter.setAttribute('aria-label', `${left} characters left`);
-    post.disabled = left < 0 || !area.value.trim();
+    const pollOn = pollToggle.getAttribute('aria-pressed') === 'true';
+    post.disabled = left < 0 || !area.value.trim() || (pollOn && pollValues().length < 2);
   }
   instanceInfo().then((info) => {
     const n = info?.configuration?.statuses?.max_characters;
@@ -214,16 +256,21 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     if (later && Number.isNaN(later.getTime())) { toast('Schedule: choose a date and time', 'error'); return; }
     post.disabled = true;
     try {
+      const fields = { status: area.value, visibility: visibility.value,
+        spoiler_text: warning.value.trim() || undefined,
+        scheduled_at: later ? later.toISOString() : undefined,
+        in_reply_to_id: replyTo ? replyTo.id : undefined };
+      const withPoll = pollToggle.getAttribute('aria-pressed') === 'true';
+      // a poll's options are a list: sent as JSON
       const { data } = await request('/api/v1/statuses', { method: 'POST',
         headers: { 'Idempotency-Key': key },
-        form: { status: area.value, visibility: visibility.value,
-          spoiler_text: warning.value.trim() || undefined,
-          scheduled_at: later ? later.toISOString() : undefined,
-          in_reply_to_id: replyTo ? replyTo.id : undefined } });
+        ...(withPoll ? { body: { ...fields, poll: { options: pollValues(),
+          expires_in: Number(duration.value), multiple: multiple.checked } } } : { form: fields }) });
       key = null;
       clearTimeout(saving);
       saveDraft(replyTo, null);
       area.value = '';
+      if (withPoll) setPoll(false);
       if (!replyTo) {
         setWarning(false);
         // the next post starts from the account's default again (Mastodon)

@@ -2,6 +2,8 @@
 // "Show more" when it carries a content warning), and the Reply / Boost /
 // Favourite / Bookmark buttons (toggles carry aria-pressed), Pin, Edit and
 // Delete for one's own; an edited status says so, with its history a click away.
+// A poll shows under the text: a Vote form (radio or checkboxes) until one
+// has voted, then, and once it ended, bars with percentages.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
@@ -106,6 +108,11 @@ function editButton(s, article, opts) {
         const body = { status: text.value, spoiler_text: cw.value.trim() };
         if (s.language) body.language = s.language;
         if ((s.media_attachments || []).length) body.media_ids = s.media_attachments.map((m) => m.id);
+        if (s.poll) {  // an edit without its poll would remove it (Mastodon): the same poll, its time left
+          const left = Math.round((Date.parse(s.poll.expires_at) - Date.now()) / 1000);
+          body.poll = { options: s.poll.options.map((o) => o.title), multiple: s.poll.multiple,
+            expires_in: Math.max(left, 300) };
+        }
         const updated = await api(`/api/v1/statuses/${s.id}`, { method: 'PUT', body });
         article.replaceWith(renderStatus(updated, opts));
         toast('Post edited');
@@ -147,6 +154,70 @@ function editedButton(s, article) {
   return btn;
 }
 
+// "ends in 3 hours", from an ISO time still ahead
+function endsIn(iso, now = Date.now()) {
+  const s = Math.max(0, (Date.parse(iso) - now) / 1000);
+  const minutes = Math.max(1, Math.round(s / 60)), hours = Math.round(s / 3600);
+  const [n, unit] = minutes < 60 ? [minutes, 'minute']
+    : hours < 24 ? [hours, 'hour'] : [Math.round(s / 86400), 'day'];
+  return 'ends in ' + plural(n, unit, unit + 's');
+}
+
+// The poll of a status: the Vote form, or its results (voted, ended, the
+// author's own, signed out); voting renders it again from the answer.
+export function renderPoll(s) {
+  const poll = s.poll;
+  const me = session.me();
+  const box = h('div', { class: 'poll', role: 'group', 'aria-label': 'Poll' });
+  const people = poll.voters_count ?? poll.votes_count;
+  const summary = () => h('p', { class: 'poll-meta' }, plural(people || 0, 'person', 'people'), ' · ',
+    poll.expired ? 'Closed' : endsIn(poll.expires_at));
+  const canVote = me && !poll.voted && !poll.expired && s.account.id !== me.id;
+  if (!canVote) {
+    // Mastodon's web app divides by the voters in a multiple-choice poll
+    const total = poll.multiple ? (poll.voters_count || 0) : (poll.votes_count || 0);
+    const own = new Set(poll.own_votes || []);
+    box.append(h('ul', { class: 'poll-results' }, ...poll.options.map((o, i) => {
+      const pct = o.votes_count === null || o.votes_count === undefined ? null
+        : (total ? Math.round((o.votes_count / total) * 100) : 0);
+      const bar = h('span', { class: 'poll-bar' + (own.has(i) ? ' own' : ''), 'aria-hidden': 'true' });
+      bar.style.width = `${pct || 0}%`;
+      return h('li', { class: 'poll-option' }, bar,
+        h('span', { class: 'poll-pct' }, pct === null ? '' : `${pct}%`), ' ',
+        h('span', { class: 'poll-title' }, o.title), own.has(i) ? h('span', { class: 'poll-own', 'aria-label': 'your choice' }, ' ✓') : null);
+    })));
+    if (poll.options.some((o) => o.votes_count === null || o.votes_count === undefined)) {
+      box.append(h('p', { class: 'poll-meta' }, 'Results are shown when the poll ends'));
+    }
+    box.append(summary());
+    return box;
+  }
+  const name = `poll-${s.id}-${Math.random().toString(36).slice(2, 8)}`;
+  const inputs = poll.options.map((o, i) => h('input', { type: poll.multiple ? 'checkbox' : 'radio',
+    name, value: String(i) }));
+  const vote = h('button', { type: 'submit', class: 'primary', disabled: true }, 'Vote');
+  const form = h('form', { class: 'poll-form', 'aria-label': 'Vote' },
+    ...poll.options.map((o, i) => h('label', { class: 'poll-choice' }, inputs[i], ' ', o.title)),
+    h('div', { class: 'poll-buttons' }, vote));
+  form.addEventListener('change', () => { vote.disabled = !inputs.some((x) => x.checked); });
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const choices = inputs.filter((x) => x.checked).map((x) => Number(x.value));
+    if (!choices.length) return;
+    vote.disabled = true;
+    try {
+      s.poll = await api(`/api/v1/polls/${poll.id}/votes`, { method: 'POST', body: { choices } });
+      box.replaceWith(renderPoll(s));
+      toast('Vote counted');
+    } catch (err) {
+      vote.disabled = false;
+      toast(`Vote: ${errorText(err)}`, 'error');
+    }
+  });
+  box.append(form, summary());
+  return box;
+}
+
 export function authorLine(account, extra) {
   return h('div', { class: 'author' },
     avatar(account),
@@ -179,7 +250,7 @@ export function renderStatus(entry, opts = {}) {
   if (s.spoiler_text) {
     // a content warning hides the text until asked (Mastodon's "Show more")
     const body = h('div', { class: 'behind-warning', id: `cw-${entry.id}-${s.id}`, hidden: true },
-      statusContent(s.content));
+      statusContent(s.content), s.poll ? renderPoll(s) : null);
     const more = h('button', { type: 'button', class: 'show-more', 'aria-expanded': 'false',
       'aria-controls': body.id }, 'Show more');
     more.addEventListener('click', () => {
@@ -191,6 +262,7 @@ export function renderStatus(entry, opts = {}) {
     article.append(h('p', { class: 'spoiler' }, s.spoiler_text, ' ', more), body);
   } else {
     article.append(statusContent(s.content));
+    if (s.poll) article.append(renderPoll(s));
   }
   const meta = [];
   if (opts.focused) meta.push(fullDate(s.created_at));

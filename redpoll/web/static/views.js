@@ -153,7 +153,7 @@ export function thread(ctx, acct, id) {
 const NOTE_TEXT = {
   favourite: 'favourited your post', reblog: 'boosted your post', follow: 'followed you',
   follow_request: 'asked to follow you', mention: 'mentioned you', status: 'posted',
-  update: 'edited a post', poll: 'a poll ended',
+  update: 'edited a post', poll: 'ran a poll that has ended',
 };
 
 export function renderNotification(n, ctx) {
