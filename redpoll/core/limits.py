@@ -500,6 +500,15 @@ INSTANCE_RULE_MAX_CHARS = 1_000
 INSTANCE_DESCRIPTION_MAX_CHARS = 100_000
 #: Statuses one account may pin to its profile (Mastodon: MAX_PINNED_TOOTS, 5).
 PINS_MAX = 5
+#: Content filters (redpoll.filters): filters per account, keywords and
+#: statuses per filter, the length of a keyword and of a title.
+FILTERS_MAX = 100
+FILTER_KEYWORDS_MAX = 50
+FILTER_STATUSES_MAX = 50
+FILTER_KEYWORD_MAX_CHARS = 200
+FILTER_TITLE_MAX_CHARS = 200
+#: Accounts whose compiled filters one process keeps (by their version).
+FILTERS_KEPT = 10_000
 #: Edits one status may have (more: 422); its history (keys.status_edits)
 #: holds the original and these, at most EDITS_MAX + 1 versions.
 EDITS_MAX = 50
