@@ -32,9 +32,9 @@ from ..core.health import DATABASE
 from ..render.rendered import RenderedStatuses
 from ..core.settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, conversations, edits, instance, lists, media, nodeinfo, notifications,
-               oauth, ops, pages, pins, profile, relations, reports, search, social, startup,
-               statuses, threads)
+from . import (accounts, conversations, edits, filters, instance, lists, media, nodeinfo,
+               notifications, oauth, ops, pages, pins, profile, relations, reports, search,
+               social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response, declared, in_order
 from .serve import follow_serve, watch_serve
 
@@ -44,8 +44,8 @@ access = logging.getLogger("redpoll.access")
 #: The modules whose handlers declare the API's routes (redpoll.api.http):
 #: the app assembles them, in_order sorts them.
 MODULES = (statuses, edits, instance, oauth, accounts, profile, search, relations, reports,
-           conversations, threads, social, pins, media, notifications, lists, startup, pages, ops,
-           nodeinfo)
+           conversations, threads, social, pins, filters, media, notifications, lists, startup,
+           pages, ops, nodeinfo)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 #: Tried first (Starlette tries routes in order, ~2 µs each): the most requested.
 HOT = ("/api/v1/timelines/home", "/api/v1/timelines/public", "/api/v1/timelines/list/{list_id}",

@@ -15,6 +15,8 @@ filters, keywords, statuses) come from one counter, ``keys.FILTER_SEQ``,
 taken before the write: an id a refused write took is simply never used.
 A keyword's or a filter status's id finds its filter among its owner's
 (at most limits.FILTERS_MAX): another account's ids are not found (404).
+Each change then appends a ``filters`` event (redpoll.bus.events) that
+tells the account's open streams to read their filters again.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..bus import events
 from ..core import keys, limits, validate
 from ..core.errors import Conflict, FilterNotFound, LimitReached, ValidationError
 from ..core.models import now_ms
@@ -203,6 +206,8 @@ async def _put(store: Store, uid: int, fid: int, old: str, new: str) -> None:
     except LimitReached:
         raise ValidationError("filter", f"an account holds at most {limits.FILTERS_MAX} "
                                         "filters") from None
+    # open streams take the change at once (a lost event: their periodic re-read)
+    await events.filters_changed(store, uid)
 
 
 async def _change(store: Store, uid: int, fid: int,

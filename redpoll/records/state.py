@@ -26,6 +26,9 @@ class StatusState(NamedTuple):
     reblogged: bool = False
     #: pinned to the viewer's profile (their own statuses only can be: redpoll.pins)
     pinned: bool = False
+    #: the viewer's filters this status meets: the ``filtered`` array as JSON
+    #: (redpoll.filters.rules.Result.json), empty when none (``[]``)
+    filtered: bytes = b""
 
 
 NONE = StatusState()
