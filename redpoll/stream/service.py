@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from dataclasses import replace
 from typing import Callable
 
 from starlette.responses import JSONResponse
@@ -156,7 +157,7 @@ class StreamService:
             raise RuntimeError("StreamService needs the Redis URL")
         self.hub = Hub(self.url, self.settings.cluster, self.renderers,
                        shown=self.shown_now if self.engine is not None else None,
-                       members=self.members_changed)
+                       members=self.members_changed, filters=self.filters_changed)
         await self.hub.start()
         for interval in {float(self.settings.stream_keepalive_s), float(self.settings.sse_heartbeat_s)}:
             self._tracked.setdefault(interval, set())
@@ -275,7 +276,21 @@ class StreamService:
             if sub in self._members and old is before[sub] and (
                     fresh.authors, fresh.followed, fresh.hidden) != (
                     old.authors, old.followed, old.hidden):
-                self.hub.refilter(sub, fresh)
+                # its content filters stay (a filters event keeps them current)
+                self.hub.refilter(sub, replace(fresh, context=old.context, words=old.words))
+
+    async def filters_changed(self, uid: int) -> None:
+        """A filters event for ``uid`` (Hub.filters): their open streams
+        take their content filters as they are now, before the hub matches
+        the next event (one read, for all of them)."""
+        try:
+            words = await self.engine.active_filters(uid)
+        except Exception:  # Redis away: the next change (or reconnect) brings them
+            log.warning("could not read the filters of user %s", uid, exc_info=True)
+            return
+        for sub in list(self.hub.index.viewing(uid)):
+            if sub.filter.context is not None:
+                sub.filter.words = words
 
     async def shown_now(self, sub: Subscriber, evs: list) -> list:
         """Of the events a replay found for ``sub`` (``Hub.replay``), those
