@@ -108,8 +108,9 @@ class MastodonRenderer:
     async def notification(self, note: dict, base: str, owner: int) -> bytes | None:
         """A Mastodon Notification entity (redpoll.bus.events.notification_event),
         or None when it is not shown to its owner now (its account hidden, its
-        status gone or not visible to them: redpoll.reading.notification_view), live
-        and replayed alike."""
+        status gone, not visible to them or hidden by their filters:
+        redpoll.reading.notification_view), live and replayed alike; its status
+        carries ``filtered`` when a warn filter of theirs meets it."""
         record = Notification.from_json(int(note["id"]), json.dumps(note))
         status = await notification_view.shown_one(self.service.engine.store, owner, record)
         if status is False:
@@ -117,6 +118,11 @@ class MastodonRenderer:
         actor = Status(id=0, text="", created_at=0, user_id=record.actor, login="")
         account = entities.account(await self._author(actor), base)
         shown = await self.entity(status.to_dict(), base) if status is not None else None
+        if status is not None:  # its owner's warn filters of the notifications context
+            words = await self.service.engine.active_filters(owner)
+            result = words.apply(status, context="notifications", viewer=owner) if words else None
+            if result is not None:
+                shown["filtered"] = json.loads(result.json())
         body = entities.notification(record, account, shown)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 

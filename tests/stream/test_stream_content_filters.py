@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import httpx
 import pytest
 from websockets.asyncio.client import connect
 
@@ -104,3 +105,36 @@ async def test_a_filter_made_while_the_stream_is_open_applies_to_the_next_status
     finally:
         handle.close()
     await mstream.wait_subscribers(0)
+
+
+async def test_notification_events_follow_the_notifications_context(mstream, rp):
+    alice, bob = await run(accounts, mstream.base, 2)
+    me = await run(alice.me)
+    await run(alice.create_filter_v2, "hush", ["notifications"], filter_action="hide",
+              keywords_attributes=[{"keyword": "hush"}])
+    await run(alice.create_filter_v2, "tv", ["notifications"], filter_action="warn",
+              keywords_attributes=[{"keyword": "finale"}])
+    url = (f"ws://127.0.0.1:{mstream.port}/api/v1/streaming?stream=user"
+           f"&access_token={alice.access_token}")
+    async with connect(url) as ws:
+        await mstream.wait_subscribers(1)
+        hushed = await run(bob.status_post, f"@{me['acct']} hush now")
+        warned = await run(bob.status_post, f"@{me['acct']} the finale")
+        end = await run(bob.status_post, f"@{me['acct']} the end")
+        notes = {}
+        while str(end["id"]) not in notes:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if msg.get("event") == "notification":
+                note = json.loads(msg["payload"])
+                notes[note["status"]["id"]] = note
+        assert str(hushed["id"]) not in notes
+        assert notes[str(warned["id"])]["status"]["filtered"][0]["filter"]["title"] == "tv"
+        assert "filtered" not in notes[str(end["id"])]["status"]
+    # the REST page and the unread count agree
+    page = await run(alice.notifications)
+    assert str(hushed["id"]) not in [str(n["status"]["id"]) for n in page if n.get("status")]
+    assert len(page) == 2
+    async with httpx.AsyncClient(base_url=mstream.base, timeout=30) as http:
+        r = await http.get("/api/v1/notifications/unread_count",
+                           headers={"Authorization": f"Bearer {alice.access_token}"})
+    assert r.json()["count"] == 2
