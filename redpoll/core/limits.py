@@ -507,6 +507,9 @@ FILTER_KEYWORDS_MAX = 50
 FILTER_STATUSES_MAX = 50
 FILTER_KEYWORD_MAX_CHARS = 200
 FILTER_TITLE_MAX_CHARS = 200
+#: Reads and compare-and-set writes one filter change makes at most while
+#: other changes to the same filter keep landing first (then 409).
+FILTER_WRITE_TRIES = 50
 #: Accounts whose compiled filters one process keeps (by their version).
 FILTERS_KEPT = 10_000
 #: Edits one status may have (more: 422); its history (keys.status_edits)

@@ -20,15 +20,17 @@ tells the account's open streams to read their filters again.
 """
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import random
 import secrets
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..bus import events
 from ..core import keys, limits, validate
-from ..core.errors import Conflict, FilterNotFound, LimitReached, ValidationError
+from ..core.errors import Conflict, FilterNotFound, LimitReached, ValidationError  # noqa: F401 (FilterNotFound: raised here, caught by callers)
 from ..core.models import now_ms
 from ..storage.store import Store
 
@@ -215,7 +217,9 @@ async def _change(store: Store, uid: int, fid: int,
     """Apply ``change`` (the filter as read -> the new one, or None to
     remove it; it may be async, to take ids) to filter ``fid`` of ``uid``,
     compare-and-set: read again when another change came between."""
-    for _ in range(5):
+    for attempt in range(limits.FILTER_WRITE_TRIES):
+        if attempt:  # another change came between: after a short, jittered wait
+            await asyncio.sleep(random.uniform(0, 0.001 * min(attempt, 20)))
         raw = await store.hget(keys.filters(uid), fid)
         if raw is None:
             raise FilterNotFound(f"filter {fid} does not exist")
