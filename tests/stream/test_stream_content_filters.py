@@ -12,7 +12,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from test_stream_mastodon import Listener, accounts, mstream, wait_for  # noqa: F401
+from test_stream_mastodon import Listener, accounts, wait_for
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
@@ -29,8 +29,8 @@ def by_id(listener: Listener) -> dict:
         return {str(s["id"]): s for s in listener.updates}
 
 
-async def test_hide_and_warn_on_the_user_and_public_streams(mstream, rp):
-    alice, bob, carol = await run(accounts, mstream.base, 3)
+async def test_hide_and_warn_on_the_user_and_public_streams(srv, rp):
+    alice, bob, carol = await run(accounts, srv.base, 3)
     await run(alice.account_follow, (await run(bob.me))["id"])
     await run(alice.create_filter_v2, "veg", ["home", "public"], filter_action="hide",
               keywords_attributes=[{"keyword": "broccoli"}])
@@ -44,7 +44,7 @@ async def test_hide_and_warn_on_the_user_and_public_streams(mstream, rp):
                await run(alice.stream_public, public, run_async=True),
                await run(carol.stream_public, carols, run_async=True)]
     try:
-        await mstream.wait_subscribers(3)
+        await srv.wait_subscribers(3)
         hidden = await run(bob.status_post, "Broccoli for dinner")
         warned = await run(bob.status_post, "that finale!")
         plain = await run(bob.status_post, "a plain post")
@@ -64,19 +64,19 @@ async def test_hide_and_warn_on_the_user_and_public_streams(mstream, rp):
     finally:
         for h in handles:
             h.close()
-    await mstream.wait_subscribers(0)
+    await srv.wait_subscribers(0)
 
 
-async def test_a_filter_made_while_the_stream_is_open_applies_to_the_next_status(mstream, rp):
-    alice, bob = await run(accounts, mstream.base, 2)
+async def test_a_filter_made_while_the_stream_is_open_applies_to_the_next_status(srv, rp):
+    alice, bob = await run(accounts, srv.base, 2)
     await run(alice.account_follow, (await run(bob.me))["id"])
     user = Listener()
     handle = await run(alice.stream_user, user, run_async=True)
-    url = (f"ws://127.0.0.1:{mstream.port}/api/v1/streaming?stream=public"
+    url = (f"ws://127.0.0.1:{srv.port}/api/v1/streaming?stream=public"
            f"&access_token={alice.access_token}")
     try:
         async with connect(url) as ws:
-            await mstream.wait_subscribers(2)
+            await srv.wait_subscribers(2)
             before = await run(bob.status_post, "kale, first")
             await wait_for(lambda: str(before["id"]) in by_id(user), "the first kale")
             f = await run(alice.create_filter_v2, "kale", ["home", "public"],
@@ -104,20 +104,20 @@ async def test_a_filter_made_while_the_stream_is_open_applies_to_the_next_status
             assert not by_id(user)[str(fourth["id"])]["filtered"]
     finally:
         handle.close()
-    await mstream.wait_subscribers(0)
+    await srv.wait_subscribers(0)
 
 
-async def test_notification_events_follow_the_notifications_context(mstream, rp):
-    alice, bob = await run(accounts, mstream.base, 2)
+async def test_notification_events_follow_the_notifications_context(srv, rp):
+    alice, bob = await run(accounts, srv.base, 2)
     me = await run(alice.me)
     await run(alice.create_filter_v2, "hush", ["notifications"], filter_action="hide",
               keywords_attributes=[{"keyword": "hush"}])
     await run(alice.create_filter_v2, "tv", ["notifications"], filter_action="warn",
               keywords_attributes=[{"keyword": "finale"}])
-    url = (f"ws://127.0.0.1:{mstream.port}/api/v1/streaming?stream=user"
+    url = (f"ws://127.0.0.1:{srv.port}/api/v1/streaming?stream=user"
            f"&access_token={alice.access_token}")
     async with connect(url) as ws:
-        await mstream.wait_subscribers(1)
+        await srv.wait_subscribers(1)
         hushed = await run(bob.status_post, f"@{me['acct']} hush now")
         warned = await run(bob.status_post, f"@{me['acct']} the finale")
         end = await run(bob.status_post, f"@{me['acct']} the end")
@@ -134,7 +134,7 @@ async def test_notification_events_follow_the_notifications_context(mstream, rp)
     page = await run(alice.notifications)
     assert str(hushed["id"]) not in [str(n["status"]["id"]) for n in page if n.get("status")]
     assert len(page) == 2
-    async with httpx.AsyncClient(base_url=mstream.base, timeout=30) as http:
+    async with httpx.AsyncClient(base_url=srv.base, timeout=30) as http:
         r = await http.get("/api/v1/notifications/unread_count",
                            headers={"Authorization": f"Bearer {alice.access_token}"})
     assert r.json()["count"] == 2
