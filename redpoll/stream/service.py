@@ -217,7 +217,8 @@ class StreamService:
     async def _refresh_members(self) -> None:
         """Every ``limits.MEMBERSHIP_REFRESH_S``: each open user/list stream's
         filter is built afresh, once per (channel, user, list) however many
-        streams share it, a few at a time; a stream whose list is gone ends.
+        streams share it, a few at a time; a stream whose list is gone ends;
+        and every stream's content filters are read again (by version).
         One task for all of them: a task per stream cost memory."""
         while True:
             await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
@@ -229,6 +230,14 @@ class StreamService:
             for start in range(0, len(todo), limits.MEMBERSHIP_REFRESH_BATCH):
                 await asyncio.gather(*(self._refresh_group(*group) for group in
                                        todo[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
+            # content filters too, should a filters event have been lost (a
+            # process that died between the write and the event): one read
+            # of the version per user when unchanged
+            viewers = list({sub.filter.viewer for sub in self.hub.index.subscribers()
+                            if sub.filter.context is not None})
+            for start in range(0, len(viewers), limits.MEMBERSHIP_REFRESH_BATCH):
+                await asyncio.gather(*(self.filters_changed(uid) for uid in
+                                       viewers[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
 
     def members_changed(self, uid: int) -> None:
         """A members event for ``uid`` (Hub.members): their open user and
