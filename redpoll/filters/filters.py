@@ -202,6 +202,10 @@ async def _ids(store: Store, n: int) -> list[int]:
 
 
 async def _put(store: Store, uid: int, fid: int, old: str, new: str) -> None:
+    """The one write of a change: atomic (filter_put.lua, one key, one slot,
+    compare-and-set). What comes before it (ids from FILTER_SEQ) and after
+    it (the filters event) is idempotent: a lost id is never used, a second
+    event makes streams read the same filters again."""
     try:
         await store.run("filter_put", [keys.filters(uid)],
                         [fid, old, new, limits.FILTERS_MAX, secrets.token_hex(8)])
