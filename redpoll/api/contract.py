@@ -60,7 +60,9 @@ STATUS = obj({
     "in_reply_to_id": NULLABLE_STR, "in_reply_to_account_id": NULLABLE_STR,
     "reblog": {"type": ["object", "null"]}, "poll": {"oneOf": [{"type": "null"}, ref("Poll")]},
     "card": {"type": ["object", "null"]}, "language": NULLABLE_STR,
-    "edited_at": NULLABLE_STR}, {"text": STR})
+    "edited_at": NULLABLE_STR}, {"text": STR, "filtered": array(obj(
+        {"filter": {"type": "object"}, "keyword_matches": {"type": ["array", "null"]},
+         "status_matches": {"type": ["array", "null"]}}))})
 RELATIONSHIP = obj({k: BOOL for k in (
     "following", "showing_reblogs", "notifying", "followed_by", "blocking", "blocked_by",
     "muting", "muting_notifications", "requested", "requested_by", "domain_blocking",

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Awaitable, Callable, Iterable
@@ -166,8 +167,30 @@ class Params:
         return out
 
 
+#: ``name[][field]`` / ``name[0][field]``: a list of objects in a form (Rails' nested params)
+_NESTED = re.compile(r"([^\[\]]+)\[(\d*)\]\[([^\[\]]+)\]")
+
+
 def _merge(data: dict[str, Any], pairs) -> None:
+    indexed: dict[tuple[str, str], dict] = {}
     for key, value in pairs:
+        nested = _NESTED.fullmatch(key) if "][" in key else None
+        if nested is not None:  # a list of objects: a new one where a field repeats (Rails)
+            name, index, attr = nested.groups()
+            items = data.get(name)
+            if not isinstance(items, list):
+                items = data[name] = []
+            if index:
+                item = indexed.get((name, index))
+                if item is None:
+                    item = indexed[(name, index)] = {}
+                    items.append(item)
+            else:
+                if not items or not isinstance(items[-1], dict) or attr in items[-1]:
+                    items.append({})
+                item = items[-1]
+            item[attr] = value
+            continue
         if key.endswith("[]"):
             data.setdefault(key[:-2], [])
             if not isinstance(data[key[:-2]], list):

@@ -1,10 +1,9 @@
 """What Mastodon clients read at start-up, with real (so far empty) data.
 
 A 404 on any of these breaks many clients' first screen. Redpoll has no
-custom emojis, filters, announcements or follow requests yet (locked accounts
-come with the privacy issue), so these lists are empty because there is
+custom emojis or announcements, so these lists are empty because there is
 nothing in them, not because the endpoints are stubs: each answers what the
-data is. Markers belong to the notifications work.
+data is. Filters are in redpoll.api.filters.
 """
 from __future__ import annotations
 
@@ -17,18 +16,6 @@ from .http import JSON, Ctx, endpoint
 @endpoint("GET", "/api/v1/custom_emojis", auth="none", params=False,
           doc=Doc("Custom emojis (none)", "Instance", array({})))
 async def custom_emojis(ctx: Ctx) -> Response:
-    return JSON([])
-
-
-@endpoint("GET", "/api/v1/filters", auth="required", scope="read:filters",
-          doc=Doc("Your filters, v1 (none yet)", "Filters", array({})))
-async def filters_v1(ctx: Ctx) -> Response:
-    return JSON([])
-
-
-@endpoint("GET", "/api/v2/filters", auth="required", scope="read:filters",
-          doc=Doc("Your filters, v2 (none yet)", "Filters", array({})))
-async def filters_v2(ctx: Ctx) -> Response:
     return JSON([])
 
 

@@ -217,8 +217,34 @@ async def lists_changed(store: Store, user: int) -> str:
     return await publish(store, MembersEvent(user).to_json())
 
 
+FILTERS = "filters"
+
+
+@dataclass(frozen=True)
+class FiltersEvent:
+    """``{"event": "filters", "user": id}``: the user's content filters
+    changed (redpoll.filters); their open streams read them again before
+    the next event is matched."""
+    user: int
+
+    def to_json(self) -> str:
+        return json.dumps({"event": FILTERS, "user": self.user}, separators=(",", ":"))
+
+    @classmethod
+    def from_data(cls, data) -> "FiltersEvent":
+        if type(data.get("user")) is not int:
+            raise ValueError("a filters event names its user")
+        return cls(data["user"])
+
+
+async def filters_changed(store: Store, user: int) -> str:
+    """Tell every process's open streams of ``user`` to read their filters
+    again (one XADD: idempotent, as it names no change)."""
+    return await publish(store, FiltersEvent(user).to_json())
+
+
 def parse(payload: str | bytes
-          ) -> "StatusEvent | EndEvent | NotificationEvent | RelationEvent | MembersEvent":
+          ) -> "StatusEvent | EndEvent | NotificationEvent | RelationEvent | MembersEvent | FiltersEvent":
     """Any event of the log; ValueError for anything else."""
     data = json.loads(payload)
     if isinstance(data, dict) and data.get("event") == END:
@@ -229,6 +255,8 @@ def parse(payload: str | bytes
         return RelationEvent.from_data(data)
     if isinstance(data, dict) and data.get("event") == MEMBERS:
         return MembersEvent.from_data(data)
+    if isinstance(data, dict) and data.get("event") == FILTERS:
+        return FiltersEvent.from_data(data)
     return StatusEvent.from_data(data)
 
 

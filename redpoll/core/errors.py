@@ -55,6 +55,10 @@ class ListNotFound(NotFound):
     pass
 
 
+class FilterNotFound(NotFound):
+    pass
+
+
 class Forbidden(RedpollError):
     status = 403
     code = "forbidden"

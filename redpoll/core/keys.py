@@ -392,6 +392,17 @@ def pins(uid: int) -> str:
     return f"pins:{{{uid}}}"
 
 
+FILTER_SEQ = "seq:filter"  # string: ids of filters, their keywords and statuses
+
+
+def filters(uid: int) -> str:
+    """HASH: ``uid``'s content filters (redpoll.filters): filter id -> the
+    filter as JSON (title, contexts, action, expiry, keywords, statuses),
+    and ``v`` -> a version every change writes anew (the compiled filters
+    a process keeps are used only at the version a request read)."""
+    return f"flt:{{{uid}}}"
+
+
 def status_edits(sid: int) -> str:
     """List, oldest first: a status's versions once it was edited (the
     original, then one per edit), each a JSON object (text, spoiler_text,

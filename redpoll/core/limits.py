@@ -522,6 +522,18 @@ POLL_EXPIRES_MIN_S = 5 * 60
 POLL_EXPIRES_MAX_S = 2_629_746
 #: Voters (and the author) told a poll ended, at most.
 POLL_NOTIFIED_MAX = 100_000
+#: Content filters (redpoll.filters): filters per account, keywords and
+#: statuses per filter, the length of a keyword and of a title.
+FILTERS_MAX = 100
+FILTER_KEYWORDS_MAX = 50
+FILTER_STATUSES_MAX = 50
+FILTER_KEYWORD_MAX_CHARS = 200
+FILTER_TITLE_MAX_CHARS = 200
+#: Reads and compare-and-set writes one filter change makes at most while
+#: other changes to the same filter keep landing first (then 409).
+FILTER_WRITE_TRIES = 50
+#: Accounts whose compiled filters one process keeps (by their version).
+FILTERS_KEPT = 10_000
 #: Edits one status may have (more: 422); its history (keys.status_edits)
 #: holds the original and these, at most EDITS_MAX + 1 versions.
 EDITS_MAX = 50

@@ -29,6 +29,7 @@ from ..pins import pins
 from ..federation import inbox as fed_inbox, outbox as fed_outbox, publish, remote
 from ..scheduling import scheduled
 from ..polls import polls
+from ..filters import filters, rules
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
@@ -423,6 +424,58 @@ class Redpoll:
         them (a stream's rendering), by status id, in one round trip."""
         commands, parse = polls.state_reads(None, list(statuses))
         return parse(await self.store.batch(commands)) if commands else {}
+    # --- content filters (redpoll.filters) ------------------------------------------------
+    async def filters(self, uid) -> list[filters.Filter]:
+        return await filters.list_filters(self.store, uid)
+
+    async def filter(self, uid, fid) -> filters.Filter:
+        return await filters.get_filter(self.store, uid, fid)
+
+    async def create_filter(self, uid, **fields: Any) -> filters.Filter:
+        return await filters.create_filter(self.store, uid, **fields)
+
+    async def update_filter(self, uid, fid, **fields: Any) -> filters.Filter:
+        return await filters.update_filter(self.store, uid, fid, **fields)
+
+    async def delete_filter(self, uid, fid) -> None:
+        await filters.delete_filter(self.store, uid, fid)
+
+    async def filter_keyword(self, uid, kid) -> tuple[filters.Filter, filters.Keyword]:
+        return await filters.get_keyword(self.store, uid, kid)
+
+    async def add_filter_keyword(self, uid, fid, keyword, whole_word=None) -> filters.Keyword:
+        return await filters.add_keyword(self.store, uid, fid, keyword, whole_word)
+
+    async def update_filter_keyword(self, uid, kid, keyword=None, whole_word=None
+                                    ) -> filters.Keyword:
+        return await filters.update_keyword(self.store, uid, kid, keyword, whole_word)
+
+    async def delete_filter_keyword(self, uid, kid) -> None:
+        await filters.delete_keyword(self.store, uid, kid)
+
+    async def filter_status(self, uid, fsid) -> tuple[filters.Filter, filters.FilterStatus]:
+        return await filters.get_status_filter(self.store, uid, fsid)
+
+    async def add_filter_status(self, uid, fid, sid) -> filters.FilterStatus:
+        """Filter a status ``uid`` may see (StatusNotFound otherwise)."""
+        await self.seen_status(uid, sid)
+        return await filters.add_status(self.store, uid, fid, sid)
+
+    async def delete_filter_status(self, uid, fsid) -> None:
+        await filters.delete_status_filter(self.store, uid, fsid)
+
+    async def v1_filters(self, uid) -> list[tuple[filters.Filter, filters.Keyword]]:
+        return await filters.v1_list(self.store, uid)
+
+    async def v1_create_filter(self, uid, **fields: Any):
+        return await filters.v1_create(self.store, uid, **fields)
+
+    async def v1_update_filter(self, uid, kid, **fields: Any):
+        return await filters.v1_update(self.store, uid, kid, **fields)
+
+    async def active_filters(self, uid) -> rules.Active:
+        """``uid``'s filters compiled, for a stream (redpoll.filters.rules)."""
+        return await rules.active(self.store, uid)
 
     async def status_states(self, viewer, sids) -> list[state.StatusState]:
         return await state.states(self.store, viewer, list(sids))
@@ -455,7 +508,7 @@ class Redpoll:
 
     async def public_page(self, viewer, **cursors: Any) -> pages.Shown:
         return await pages.timeline(self.store, viewer, await self.public_timeline(**cursors),
-                                    muted=True)
+                                    muted=True, context="public")
 
     async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(),
                        **cursors: Any) -> pages.Shown:
@@ -466,7 +519,7 @@ class Redpoll:
                                                 none=none, **cursors)
         else:
             page = await timelines.tag(self.store, name, **cursors)
-        return await pages.timeline(self.store, viewer, page, muted=True)
+        return await pages.timeline(self.store, viewer, page, muted=True, context="public")
 
     async def profile_page(self, viewer, uid, *, no_replies: bool = False,
                            no_reblogs: bool = False, only_media: bool = False,
@@ -478,7 +531,8 @@ class Redpoll:
     async def pinned_page(self, viewer, uid) -> pages.Shown:
         """``uid``'s pinned statuses that ``viewer`` may see, the last pinned first."""
         await users.get_user(self.store, uid)  # an unknown account: UserNotFound
-        return await pages.show(self.store, viewer, await pins.pinned(self.store, uid))
+        return await pages.show(self.store, viewer, await pins.pinned(self.store, uid),
+                                context="account")
 
     async def favourites_page(self, uid, **cursors: Any) -> pages.Shown:
         rows = await favourites.favourites_page(self.store, uid, **cursors)

@@ -5,8 +5,9 @@ notification was made.
 
 A notification is shown when its account is not hidden from the owner
 (blocked either way, muted with notifications: redpoll.relations.relations) and, for
-a kind about a status, when that status still exists and the owner may see
-it now (redpoll.relations.visibility). A follower removed, blocked or unfollowed
+a kind about a status, when that status still exists, the owner may see
+it now (redpoll.relations.visibility) and no ``hide`` filter of theirs in
+the notifications context meets it (redpoll.filters.rules). A follower removed, blocked or unfollowed
 keeps the notifications of the private statuses they saw, but no longer
 sees them, as the statuses themselves answer 404.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..core import limits, validate
+from ..filters import rules
 from ..relations import relations, visibility
 from ..core.models import Status
 from ..notifications.notifications import Notification, _grouped_types, page
@@ -45,6 +47,12 @@ async def shown(store: Store, owner: int, notes: Sequence[Notification]
     sids = list(dict.fromkeys(n.status for n in notes if n.status))
     statuses = {s.id: s for s in await visibility.visible(
         store, owner, await get_statuses(store, sids))} if sids else {}
+    if statuses:  # a hide filter of the notifications context leaves them out
+        active = await rules.active(store, owner)
+        if active:
+            statuses = {sid: s for sid, s in statuses.items()
+                        if not ((r := active.apply(s, context="notifications", viewer=owner))
+                                and r.hidden)}
     kept = [n for n in notes if n.type not in WITH_STATUS or n.status in statuses]
     return kept, statuses
 

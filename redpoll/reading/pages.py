@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Awaitable, Callable, Iterable, Sequence
 
 from ..conversations import conversation, direct_messages
+from ..filters import rules
 from ..records import state
 from ..core import limits, validate
 from . import notification_view
@@ -52,11 +53,13 @@ class Shown:
 
 
 async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
-                  muted: bool = False) -> Checked:
+                  muted: bool = False, filters: list | None = None) -> Checked:
     """What of ``statuses`` the viewer may see (redpoll.relations.visibility) and the
     counts and flags of each (redpoll.records.state; a poll's votes:
-    redpoll.polls), in one round trip.
-    ``muted``: accounts the viewer mutes are left out too."""
+    redpoll.polls), in one round trip. ``muted``: accounts the viewer mutes
+    are left out too. ``filters``: a list that gets the version of the
+    viewer's filters (read in the same round trip;
+    redpoll.filters.rules.version_command)."""
     if not statuses:
         return [], {}
     # a page's authors were read with it (current at the rev it read)
@@ -65,7 +68,10 @@ async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
     sids = [s.id for s in statuses]
     counts, parse = state.state_check(viewer, sids, getattr(statuses, "counts", None))
     votes, parse_polls = polls.state_reads(viewer, statuses)  # a poll's votes, beside them
-    replies = await store.batch(vis + counts + votes)
+    more = [rules.version_command(viewer)] if filters is not None and viewer is not None else []
+    replies = await store.batch(vis + counts + votes + more)
+    if more:
+        filters.append(replies.pop())
     states = dict(zip(sids, parse(replies[len(vis):len(vis) + len(counts)])))
     if votes:
         for sid, poll in parse_polls(replies[len(vis) + len(counts):]).items():
@@ -73,14 +79,44 @@ async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
     return decide(replies[:len(vis)]), states
 
 
+async def filtered(store: Store, viewer: int | None, statuses: list[Status],
+                   states: dict[int, StatusState], originals: dict[int, Status],
+                   context: str | None, version: list) -> list[Status]:
+    """The viewer's filters (redpoll.filters.rules) applied to ``statuses``
+    (boosts by the ``originals`` they wrap): those a ``hide`` filter meets
+    left out, the others' ``filtered`` put in ``states`` (a boost's in its
+    original's, which its entity shows)."""
+    if viewer is None or not statuses:
+        return statuses
+    active = await (rules.active_at(store, viewer, version[0]) if version
+                    else rules.active(store, viewer))
+    if not active:
+        return statuses
+    kept = []
+    for s in statuses:
+        original = originals.get(s.reblog_of) if s.reblog_of else None
+        result = active.apply(s, original, context=context, viewer=viewer)
+        if result is None:
+            kept.append(s)
+        elif not result.hidden:
+            key = original.id if original is not None else s.id
+            if key in states:
+                states[key] = states[key]._replace(filtered=result.json())
+            kept.append(s)
+    return kept
+
+
 async def complete(store: Store, viewer: int | None, statuses: list[Status],
                    states: dict[int, StatusState], *, authors: dict[int, User] | None = None,
-                   also_users: Iterable[int] = ()) -> Shown:
+                   also_users: Iterable[int] = (), context: str | None = None,
+                   version: list | None = None) -> Shown:
     """``statuses`` (checked visible already, with their ``states``) with
     what rendering them needs: the originals their boosts wrap that the
     viewer may see, with their states (one round trip after reading them),
     and the authors of both that ``authors`` (records this request read
-    already) does not hold, with ``also_users``, in one read."""
+    already) does not hold, with ``also_users``, in one read. The viewer's
+    filters in ``context`` are applied (:func:`filtered`; ``version``: their
+    version as :func:`checked` read it)."""
     users = dict(authors or {})
     originals: dict[int, Status] = {}
     wrapped = list(dict.fromkeys(o for s in statuses if (o := s.reblog_of)))
@@ -88,6 +124,7 @@ async def complete(store: Store, viewer: int | None, statuses: list[Status],
         seen, more = await checked(store, viewer, await statuses_.get_statuses(store, wrapped))
         originals = {s.id: s for s in seen}
         states = {**states, **more}
+    statuses = await filtered(store, viewer, statuses, states, originals, context, version or [])
     wanted = [uid for uid in dict.fromkeys((*(s.user_id for s in statuses),
                                             *(s.user_id for s in originals.values()),
                                             *also_users))
@@ -98,27 +135,33 @@ async def complete(store: Store, viewer: int | None, statuses: list[Status],
 
 
 async def show(store: Store, viewer: int | None, statuses: list[Status], *,
-               also_users: Iterable[int] = ()) -> Shown:
+               also_users: Iterable[int] = (), context: str | None = None) -> Shown:
     """``statuses`` as the viewer is shown them where they were asked for
     (by id, a thread, a notification, a search): no mutes applied.
-    ``also_users``: more accounts to read with the authors."""
-    shown, states = await checked(store, viewer, statuses)
-    out = await complete(store, viewer, shown, states, also_users=also_users)
+    ``also_users``: more accounts to read with the authors; ``context``: the
+    filters' context (redpoll.filters.rules)."""
+    version: list = []
+    shown, states = await checked(store, viewer, statuses, filters=version)
+    out = await complete(store, viewer, shown, states, also_users=also_users, context=context,
+                         version=version)
     out.read = statuses
     return out
 
 
 async def timeline(store: Store, viewer: int | None, statuses: list[Status], *,
                    muted: bool = False, read: Sequence | None = None,
-                   cursors: list | None = None) -> Shown:
+                   cursors: list | None = None, context: str | None = None) -> Shown:
     """A page of statuses as the viewer is shown it. ``muted``: accounts the
     viewer mutes are left out too (the home, list, public and tag
     timelines; not a profile); the authors a :class:`~redpoll.core.models.Page`
     brought along are not read again. ``read``: what the Link header pages
-    on, when not ``statuses``; ``cursors``: the page's own cursors."""
-    shown, states = await checked(store, viewer, statuses, muted=muted)
+    on, when not ``statuses``; ``cursors``: the page's own cursors;
+    ``context``: the filters' context (redpoll.filters.rules)."""
+    version: list = []
+    shown, states = await checked(store, viewer, statuses, muted=muted, filters=version)
     out = await complete(store, viewer, shown, states,
-                         authors=getattr(statuses, "authors", None))
+                         authors=getattr(statuses, "authors", None), context=context,
+                         version=version)
     out.read, out.cursors = (statuses if read is None else read), cursors
     return out
 
@@ -133,10 +176,12 @@ async def filled(store: Store, viewer: int, read: Callable[..., Awaitable[Page]]
     ``min_id``/``since_id`` page is what it is)."""
     page = await read(**cursors)
     limit = validate.page_limit(cursors.get("limit"))
-    shown, known = await checked(store, viewer, page, muted=True)
+    version: list = []
+    shown, known = await checked(store, viewer, page, muted=True, filters=version)
     if "min_id" in cursors or "since_id" in cursors:
         out = await complete(store, viewer, shown, known,
-                             authors=getattr(page, "authors", None))
+                             authors=getattr(page, "authors", None), context="home",
+                             version=version)
         out.read = page
         return out
     everything, authors = list(page), dict(getattr(page, "authors", {}))
@@ -151,7 +196,8 @@ async def filled(store: Store, viewer: int, read: Callable[..., Awaitable[Page]]
     shown = shown[:limit]
     if len(shown) == limit:  # the Link goes on from the last one shown
         everything = [s for s in everything if s.id >= shown[-1].id]
-    out = await complete(store, viewer, shown, known, authors=authors)
+    out = await complete(store, viewer, shown, known, authors=authors, context="home",
+                         version=version)
     out.read = Page(everything, authors)
     return out
 
@@ -164,12 +210,12 @@ async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: b
     ``only_media`` statuses without attachments. The Link header pages on
     what was read."""
     if not (no_replies or no_reblogs or only_media):
-        return await timeline(store, viewer, page)
+        return await timeline(store, viewer, page, context="account")
     kept = [s for s in page
             if not (no_reblogs and s.reblog_of)
             and not (no_replies and s.replies_to_other)
             and not (only_media and "media" not in s.extra)]
-    return await timeline(store, viewer, kept, read=page)
+    return await timeline(store, viewer, kept, read=page, context="account")
 
 
 async def by_id(store: Store, viewer: int | None, sids: list[int]) -> Shown:
@@ -199,7 +245,7 @@ async def thread(store: Store, viewer: int | None, sid) -> tuple[Shown, frozense
     status = await visibility.require(store, viewer, await statuses_.get_status(store, sid))
     ancestors, descendants = await conversation.context(store, status)
     found = await statuses_.get_statuses(store, [*ancestors, *descendants])
-    return await show(store, viewer, found), frozenset(ancestors)
+    return await show(store, viewer, found, context="thread"), frozenset(ancestors)
 
 
 async def accounts(store: Store, rows: list[tuple[int, int]]) -> tuple[list[User], list[int]]:
@@ -229,7 +275,8 @@ async def notes_shown(store: Store, owner: int, notes: Sequence[Notification]
     accounts that acted (``users``: those that still exist)."""
     notes, visible = await notification_view.shown(store, owner, notes)
     actors = list(dict.fromkeys(n.actor for n in notes))
-    return notes, await show(store, owner, list(visible.values()), also_users=actors)
+    return notes, await show(store, owner, list(visible.values()), also_users=actors,
+                             context="notifications")
 
 
 async def notification_page(store: Store, owner: int, **query) -> tuple[
@@ -257,7 +304,8 @@ async def side_lists(store: Store, owner: int, account_ids: Iterable[int],
     hidden = await notification_view.hidden_actors(store, owner, account_ids)
     shown_ids = [a for a in dict.fromkeys(account_ids) if a not in hidden]
     found = await statuses_.get_statuses(store, list(dict.fromkeys(status_ids)))
-    return shown_ids, await show(store, owner, found, also_users=shown_ids)
+    return shown_ids, await show(store, owner, found, also_users=shown_ids,
+                                 context="notifications")
 
 
 async def notification_groups(store: Store, owner: int, **query) -> tuple[

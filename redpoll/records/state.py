@@ -39,6 +39,9 @@ class StatusState(NamedTuple):
     pinned: bool = False
     #: a poll's votes (redpoll.polls), None for a status without one
     poll: PollState | None = None
+    #: the viewer's filters this status meets: the ``filtered`` array as JSON
+    #: (redpoll.filters.rules.Result.json), empty when none (``[]``)
+    filtered: bytes = b""
 
 
 NONE = StatusState()

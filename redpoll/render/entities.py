@@ -194,7 +194,7 @@ def placeholder_user(status: Status) -> User:
 #: Status entity fields that change after the status is written: rendered
 #: per request from interactions.StatusState, never kept (render/rendered.py).
 STATE_FIELDS = ("reblogs_count", "favourites_count", "replies_count")
-VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned")
+VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned", "filtered")
 
 
 def status_state(state: StatusState, viewer: bool) -> dict:
@@ -202,7 +202,8 @@ def status_state(state: StatusState, viewer: bool) -> dict:
            "replies_count": state.replies}
     if viewer:
         out |= {"favourited": state.favourited, "reblogged": state.reblogged, "muted": False,
-                "bookmarked": state.bookmarked, "pinned": state.pinned}
+                "bookmarked": state.bookmarked, "pinned": state.pinned,
+                "filtered": orjson.loads(state.filtered) if state.filtered else []}
     return out
 
 
@@ -219,6 +220,7 @@ def state_json(state: StatusState, viewer: bool) -> bytes:
                  f'"reblogged":{"true" if state.reblogged else "false"},"muted":false,'
                  f'"bookmarked":{"true" if state.bookmarked else "false"},'
                  f'"pinned":{"true" if state.pinned else "false"}')
+        tail += ',"filtered":' + (state.filtered.decode() if state.filtered else "[]")
     return tail.encode() + b"}"
 
 

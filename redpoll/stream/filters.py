@@ -29,10 +29,12 @@ import math
 import random
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..core import limits
 from ..relations import visibility
 from ..bus import events
+from ..core.models import Status
 from ..gateway.errors import WebError
 
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
@@ -96,7 +98,7 @@ class Event:
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
                  "_words", "_tokens", "point", "rendered", "listed", "owner", "notification",
-                 "visibility", "mentioned", "boosted_uid", "boost")
+                 "visibility", "mentioned", "boosted_uid", "boost", "_statuses")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -133,6 +135,7 @@ class Event:
         #: a ``notification`` event: the one user it is for, and its record
         self.owner: int | None = None
         self.notification: dict | None = None
+        self._statuses = None
 
     @classmethod
     def from_json(cls, entry_id: str, payload: str | bytes) -> "Event":
@@ -158,6 +161,14 @@ class Event:
     def deleted(self) -> bool:
         return self.kind == "delete"
 
+    def statuses(self) -> tuple[Status, Status | None]:
+        """The status as a record, and the one it boosts (or None)."""
+        if self._statuses is None:
+            reblog = self.status.get("reblog")
+            self._statuses = (status_of(self.status),
+                              status_of(reblog) if isinstance(reblog, dict) else None)
+        return self._statuses
+
     def _split(self):
         if self._words is None:
             self._words = words(self.text)
@@ -179,6 +190,17 @@ class Event:
     @property
     def tags(self) -> frozenset[str]:
         return self._split()[2]
+
+
+_CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
+
+
+def status_of(raw: dict) -> Status:
+    """A status of the event log (redpoll.bus.events.StatusEvent) as a record."""
+    return Status(id=int(raw["id"]), text=str(raw.get("text", "")),
+                  created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
+                  login=str(raw.get("login", "")),
+                  extra={k: v for k, v in raw.items() if k not in _CORE and k != "reblog"})
 
 
 # --- the client side ------------------------------------------------------------------
@@ -232,6 +254,11 @@ class Filter:
     #: False on a user stream whose token may not read notifications
     #: (Mastodon: ``read`` or ``read:notifications``): no notification events
     notifications: bool = True
+    #: the context the viewer's content filters apply in on this stream
+    #: (home, public; None: none) and those filters, compiled
+    #: (redpoll.filters.rules.Active, read again when they change)
+    context: str | None = None
+    words: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name in _SET_FIELDS:

@@ -60,6 +60,24 @@ def fmt_for(filt: Filter) -> str:
     return f"{DIRECT_FMT}{filt.viewer}" if filt.direct else MASTODON_FMT
 
 
+def filtered(sub: "Subscriber", ev: Event, item: tuple) -> tuple | None:
+    """``item`` (a rendered event) as ``sub`` gets it with its user's content
+    filters (redpoll.filters.rules, in its stream's context): None when a
+    ``hide`` filter meets the status, with ``filtered`` when a ``warn`` one
+    does. The shared rendering is never changed: a matched one is copied."""
+    f = sub.filter
+    if not f.words or ev.owner is not None or ev.deleted or sub.fmt != MASTODON_FMT:
+        return item
+    status, original = ev.statuses()
+    result = f.words.apply(status, original, context=f.context, viewer=f.viewer)
+    if result is None:
+        return item
+    if result.hidden:
+        return None
+    name, entry_id, data = item
+    return name, entry_id, data[:-1] + b',"filtered":' + result.json() + b"}"
+
+
 def event_name(ev: Event, fmt: str) -> str:
     """What a client calls the event: a direct stream's new status is a
     ``conversation`` (Mastodon), everything else its kind."""
@@ -228,8 +246,12 @@ Shown = Callable[[Subscriber, list], Awaitable[list]]
 class Hub:
     def __init__(self, url: str, cluster: bool, renderers: dict[str, Renderer],
                  shown: Shown | None = None,
-                 members: Callable[[int], None] | None = None) -> None:
+                 members: Callable[[int], None] | None = None,
+                 filters: Callable[[int], Awaitable[None]] | None = None) -> None:
         self.url = url
+        #: told of a filters event (a user's content filters changed): awaited,
+        #: so the next event is matched with the filters as they are now
+        self.filters = filters
         self.cluster = cluster
         self.renderers = renderers
         #: told of a members event (a user's lists changed): it schedules
@@ -429,7 +451,8 @@ class Hub:
                 log.exception("event log reader failed on an entry; skipping it")
 
     def _decode(self, entry_id: str, fields: dict
-                ) -> Event | events.EndEvent | events.RelationEvent | events.MembersEvent | None:
+                ) -> (Event | events.EndEvent | events.RelationEvent | events.MembersEvent
+                      | events.FiltersEvent | None):
         """A status event as an :class:`Event`, an end, relation or members event as itself
         (schemas: ``redpoll.bus.events``); None for anything unreadable."""
         payload = fields.get(FIELD.encode(), fields.get(FIELD))
@@ -440,7 +463,8 @@ class Hub:
         except (ValueError, KeyError, TypeError):
             log.warning("unreadable event %s", entry_id)
             return None
-        if isinstance(event, (events.EndEvent, events.RelationEvent, events.MembersEvent)):
+        if isinstance(event, (events.EndEvent, events.RelationEvent, events.MembersEvent,
+                              events.FiltersEvent)):
             return event
         if isinstance(event, events.NotificationEvent):
             return Event.for_notification(entry_id, event)
@@ -461,6 +485,10 @@ class Hub:
             if self.members is not None and self.index.viewing(ev.user):
                 self.members(ev.user)
             return
+        if isinstance(ev, events.FiltersEvent):
+            if self.filters is not None and self.index.viewing(ev.user):
+                await self.filters(ev.user)
+            return
         self.events += 1
         matched = self.index.match(ev)
         if not matched:
@@ -474,8 +502,14 @@ class Hub:
                 continue
             item = (event_name(ev, fmt), ev.id, data)
             for sub in subs:
+                if sub.filter.words:  # the subscriber's content filters
+                    mine = filtered(sub, ev, item)
+                    if mine is not None:
+                        sub.offer(mine)
+                        self.deliveries += 1
+                    continue
                 sub.offer(item)
-            self.deliveries += len(subs)
+                self.deliveries += 1
         if ev.kind == events.UPDATE:  # a post's lag (not an edit's, nor a deletion's)
             created = ev.status.get("created_at")
             if isinstance(created, int):
@@ -531,7 +565,9 @@ class Hub:
         for ev in matched:
             data = await self.render(ev, sub.fmt, sub.base)
             if data is not None:
-                rendered.append((event_name(ev, sub.fmt), ev.id, data))
+                item = filtered(sub, ev, (event_name(ev, sub.fmt), ev.id, data))
+                if item is not None:
+                    rendered.append(item)
         last = entry_key(newest)
         live = list(sub.items)
         sub.items.clear()

@@ -33,7 +33,7 @@ from ..core.models import Status
 from ..notifications.notifications import Notification
 from ..records.state import NONE, StatusState
 from ..render import entities
-from .filters import ALL_RESIDUES, Event, Filter
+from .filters import ALL_RESIDUES, Event, Filter, status_of
 from ..gateway.errors import WebError
 from ..gateway.auth import Principal
 from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
@@ -41,7 +41,8 @@ from .hub import Subscriber, fmt_for
 
 _ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
 _TAG_OK = re.compile(r"[\w·\u200c]+")
-_CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
+#: the contexts of the viewer's content filters on each stream (redpoll.filters.rules)
+CONTEXTS = {"user": "home", "list": "home", "public": "public", "hashtag": "public"}
 
 
 def last_event_id(scope) -> str | None:
@@ -118,8 +119,9 @@ class MastodonRenderer:
     async def notification(self, note: dict, base: str, owner: int) -> bytes | None:
         """A Mastodon Notification entity (redpoll.bus.events.notification_event),
         or None when it is not shown to its owner now (its account hidden, its
-        status gone or not visible to them: redpoll.reading.notification_view), live
-        and replayed alike."""
+        status gone, not visible to them or hidden by their filters:
+        redpoll.reading.notification_view), live and replayed alike; its status
+        carries ``filtered`` when a warn filter of theirs meets it."""
         record = Notification.from_json(int(note["id"]), json.dumps(note))
         status = await notification_view.shown_one(self.service.engine.store, owner, record)
         if status is False:
@@ -127,6 +129,11 @@ class MastodonRenderer:
         actor = Status(id=0, text="", created_at=0, user_id=record.actor, login="")
         account = entities.account(await self._author(actor), base)
         shown = await self.entity(status.to_dict(), base) if status is not None else None
+        if status is not None:  # its owner's warn filters of the notifications context
+            words = await self.service.engine.active_filters(owner)
+            result = words.apply(status, context="notifications", viewer=owner) if words else None
+            if result is not None:
+                shown["filtered"] = json.loads(result.json())
         body = entities.notification(record, account, shown)
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
@@ -153,11 +160,7 @@ class ConversationRenderer:
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def _status(raw: dict) -> Status:
-    return Status(id=int(raw["id"]), text=str(raw.get("text", "")),
-                  created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
-                  login=str(raw.get("login", "")),
-                  extra={k: v for k, v in raw.items() if k not in _CORE and k != "reblog"})
+_status = status_of
 
 
 class Health:
@@ -199,8 +202,16 @@ class SSEEndpoint:
             raise WebError(404, "Record not found") from None
 
     async def build_filter(self, principal: Principal, params: dict) -> Filter:
-        """The filter of this channel's stream for ``principal``; WebError
-        when it may not have one (scopes, a missing tag or list)."""
+        """The filter of this channel's stream for ``principal``, with the
+        user's content filters in this channel's context; WebError when it
+        may not have one (scopes, a missing tag or list)."""
+        filt = await self._build_filter(principal, params)
+        if principal.user_id is not None and self.channel in CONTEXTS:
+            filt.context = CONTEXTS[self.channel]
+            filt.words = await self.service.engine.active_filters(principal.user_id)
+        return filt
+
+    async def _build_filter(self, principal: Principal, params: dict) -> Filter:
         uid = principal.user_id
         if self.channel in SCOPED and not may_read(principal, SCOPED[self.channel]):
             raise WebError(401, "Access token does not have the required scopes")

@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
+from dataclasses import replace
 from typing import Callable
 
 from starlette.responses import JSONResponse
@@ -156,7 +157,7 @@ class StreamService:
             raise RuntimeError("StreamService needs the Redis URL")
         self.hub = Hub(self.url, self.settings.cluster, self.renderers,
                        shown=self.shown_now if self.engine is not None else None,
-                       members=self.members_changed)
+                       members=self.members_changed, filters=self.filters_changed)
         await self.hub.start()
         for interval in {float(self.settings.stream_keepalive_s), float(self.settings.sse_heartbeat_s)}:
             self._tracked.setdefault(interval, set())
@@ -216,7 +217,8 @@ class StreamService:
     async def _refresh_members(self) -> None:
         """Every ``limits.MEMBERSHIP_REFRESH_S``: each open user/list stream's
         filter is built afresh, once per (channel, user, list) however many
-        streams share it, a few at a time; a stream whose list is gone ends.
+        streams share it, a few at a time; a stream whose list is gone ends;
+        and every stream's content filters are read again (by version).
         One task for all of them: a task per stream cost memory."""
         while True:
             await asyncio.sleep(limits.MEMBERSHIP_REFRESH_S)
@@ -228,6 +230,14 @@ class StreamService:
             for start in range(0, len(todo), limits.MEMBERSHIP_REFRESH_BATCH):
                 await asyncio.gather(*(self._refresh_group(*group) for group in
                                        todo[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
+            # content filters too, should a filters event have been lost (a
+            # process that died between the write and the event): one read
+            # of the version per user when unchanged
+            viewers = list({sub.filter.viewer for sub in self.hub.index.subscribers()
+                            if sub.filter.context is not None})
+            for start in range(0, len(viewers), limits.MEMBERSHIP_REFRESH_BATCH):
+                await asyncio.gather(*(self.filters_changed(uid) for uid in
+                                       viewers[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
 
     def members_changed(self, uid: int) -> None:
         """A members event for ``uid`` (Hub.members): their open user and
@@ -275,7 +285,21 @@ class StreamService:
             if sub in self._members and old is before[sub] and (
                     fresh.authors, fresh.followed, fresh.hidden) != (
                     old.authors, old.followed, old.hidden):
-                self.hub.refilter(sub, fresh)
+                # its content filters stay (a filters event keeps them current)
+                self.hub.refilter(sub, replace(fresh, context=old.context, words=old.words))
+
+    async def filters_changed(self, uid: int) -> None:
+        """A filters event for ``uid`` (Hub.filters): their open streams
+        take their content filters as they are now, before the hub matches
+        the next event (one read, for all of them)."""
+        try:
+            words = await self.engine.active_filters(uid)
+        except Exception:  # Redis away: the next change (or reconnect) brings them
+            log.warning("could not read the filters of user %s", uid, exc_info=True)
+            return
+        for sub in list(self.hub.index.viewing(uid)):
+            if sub.filter.context is not None:
+                sub.filter.words = words
 
     async def shown_now(self, sub: Subscriber, evs: list) -> list:
         """Of the events a replay found for ``sub`` (``Hub.replay``), those

@@ -801,3 +801,62 @@ def test_edit_a_post_in_place_and_read_its_history(people):
     expect(history).to_contain_text("a first draft")
     expect(history).to_contain_text("a better second draft")
     j.screenshot(path="/tmp/redpoll-history-phone.png", full_page=True)
+
+
+def test_filters_in_settings_warn_behind_a_note_and_hide(people):
+    kim, lou = people(DESKTOP), people(PHONE)
+    kim.sign_up("kim")
+    lou.sign_up("lou")
+    lou_id = lou.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+    assert kim.api("POST", f"/api/v1/accounts/{lou_id}/follow").status_code == 200
+    k = kim.page
+    k.goto("/settings")
+    filters = k.get_by_role("list", name="Your filters")
+    expect(filters).to_contain_text("No filters yet.")
+    # a warning filter, then a hiding one that expires
+    k.get_by_label("Keyword").fill("broccoli")
+    k.get_by_role("button", name="Add filter").click()
+    expect(filters).to_contain_text("broccoli")
+    k.get_by_label("Keyword").fill("kale")
+    k.get_by_label("Action").select_option("hide")
+    k.get_by_label("Expires").select_option("86400")
+    k.get_by_role("checkbox", name="Notifications").check()
+    k.get_by_role("button", name="Add filter").click()
+    expect(filters.get_by_role("listitem")).to_have_count(2)
+    expect(filters).to_contain_text("Hide")
+    made = {f["title"]: f for f in kim.api("GET", "/api/v2/filters").json()}
+    assert made["broccoli"]["filter_action"] == "warn"
+    assert made["broccoli"]["context"] == ["home", "public"]
+    assert made["kale"]["filter_action"] == "hide" and made["kale"]["expires_at"]
+    assert made["kale"]["context"] == ["home", "notifications", "public"]
+    k.screenshot(path="/tmp/redpoll-filters-settings.png", full_page=True)
+
+    for text in ("broccoli soup tonight", "kale salad", "plain toast"):
+        lou.api("POST", "/api/v1/statuses", data={"status": text})
+    k.goto("/")
+    expect(status_in(k, "plain toast")).to_be_visible()
+    warned = k.locator("article", has=k.get_by_text("Filtered:"))
+    expect(warned).to_have_count(1)
+    expect(warned).to_contain_text("Filtered: broccoli")
+    expect(warned.get_by_text("broccoli soup tonight")).to_be_hidden()
+    expect(k.get_by_text("kale salad")).to_have_count(0)  # hidden by the server
+    k.screenshot(path="/tmp/redpoll-filters-home.png", full_page=True)
+    warned.get_by_role("button", name="Show anyway").click()
+    expect(status_in(k, "broccoli soup tonight").get_by_text("broccoli soup tonight")).to_be_visible()
+    expect(status_in(k, "broccoli soup tonight").get_by_text("Filtered:")).to_have_count(0)
+
+    # a new post by lou arrives live: filtered alike
+    lou.api("POST", "/api/v1/statuses", data={"status": "more broccoli, live"})
+    lou.api("POST", "/api/v1/statuses", data={"status": "kale again, live"})
+    lou.api("POST", "/api/v1/statuses", data={"status": "live marker"})
+    expect(status_in(k, "live marker")).to_be_visible()
+    expect(status_in(k, "more broccoli, live")).to_contain_text("Filtered: broccoli")
+    expect(k.get_by_text("kale again, live")).to_have_count(0)
+
+    # deleting the hiding filter brings the statuses back
+    k.goto("/settings")
+    k.get_by_role("button", name="Delete filter kale").click()
+    expect(filters.get_by_role("listitem")).to_have_count(1)
+    assert [f["title"] for f in kim.api("GET", "/api/v2/filters").json()] == ["broccoli"]
+    k.goto("/")
+    expect(status_in(k, "kale salad")).to_be_visible()

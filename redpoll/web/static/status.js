@@ -6,6 +6,7 @@
 // has voted, then, and once it ended, bars with percentages.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
+import { filterVerdict } from './filters.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
 
 const TOGGLES = {
@@ -296,6 +297,26 @@ export function renderStatus(entry, opts = {}) {
       h('span', {}, plural(s.replies_count || 0, 'reply', 'replies')),
       h('span', {}, plural(s.reblogs_count || 0, 'boost', 'boosts')),
       h('span', {}, plural(s.favourites_count || 0, 'favourite', 'favourites'))));
+  }
+  // the viewer's filters (the server leaves out what they hide in a timeline)
+  const verdict = filterVerdict(entry.filtered?.length ? entry.filtered : s.filtered,
+    me && s.account.id === me.id);
+  if (verdict === 'hide' && !opts.focused) {
+    article.hidden = true;
+  } else if (verdict) {
+    const kids = [...article.children].map((el) => [el, el.hidden]);
+    kids.forEach(([el]) => { el.hidden = true; });
+    const label = article.getAttribute('aria-label');
+    article.setAttribute('aria-label', 'Filtered: ' + (verdict === 'hide' ? 'hidden' : verdict));
+    const show = h('button', { type: 'button', class: 'show-anyway' }, 'Show anyway');
+    const note = h('p', { class: 'filtered-note' }, 'Filtered: ',
+      h('strong', {}, verdict === 'hide' ? 'hidden' : verdict), ' ', show);
+    show.addEventListener('click', () => {
+      note.remove();
+      kids.forEach(([el, was]) => { el.hidden = was; });
+      article.setAttribute('aria-label', label);
+    });
+    article.prepend(note);
   }
   return article;
 }

@@ -7,6 +7,7 @@ import { composer } from './compose.js';
 import { feed } from './feed.js';
 import * as auth from './auth.js';
 import { has, choices } from './features.js';
+import { filtersSection } from './filters.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -430,7 +431,8 @@ export function settings(ctx) {
   const out = h('button', { type: 'button', onclick: () => ctx.signOut() }, 'Sign out');
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
-  return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form, h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
+  return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
+    ...filtersSection(), h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
 }
 
 // --- signed out ------------------------------------------------------------------------------
