@@ -287,16 +287,24 @@ async def home(ctx: Ctx) -> Response:
 
 @endpoint("GET", "/api/v1/timelines/public", auth="optional", scope="read:statuses",
           doc=Doc(
-                  "Public timeline: every status, newest first", "Timelines", STATUSES_REF, paged=True,
+                  "Public timeline: every public status known here, newest first (local: this "
+                  "server's; remote: other servers')", "Timelines", STATUSES_REF, paged=True,
                   params=[*PAGE, query_param("local", BOOL), query_param("remote", BOOL),
                           query_param("only_media", BOOL)]))
 async def public(ctx: Ctx) -> Response:
     p = ctx.params
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
     cursors = p.cursors()
-    if (remote and not local) or only_media:  # no remote statuses, no media here
+    if only_media:  # no media here
         return JSON([])
-    return timeline_response(ctx, await ctx.rp.public_page(ctx.viewer, **cursors))
+    return timeline_response(ctx, await ctx.rp.public_page(ctx.viewer, origin=origin(local, remote),
+                                                           **cursors))
+
+
+def origin(local: bool, remote: bool) -> str | None:
+    """``local``: this server's statuses only; ``remote`` (without local):
+    other servers' only; neither (or both, as Mastodon): all."""
+    return "local" if local else "remote" if remote else None
 
 
 @endpoint("GET", "/api/v1/timelines/list/{list_id}", auth="required", scope="read:lists",

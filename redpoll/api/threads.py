@@ -10,7 +10,7 @@ from ..conversations.tags import Tag
 from .contract import (BOOL, Doc, PAGE, STATUS_REF, STR, TAG_PATH, array, path_param, query_param,
                        ref)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
-from .statuses import status_entities, timeline_response
+from .statuses import origin, status_entities, timeline_response
 
 
 @endpoint("GET", "/api/v1/statuses/{id}/context", auth="optional", scope="read:statuses",
@@ -48,11 +48,11 @@ async def tag_timeline(ctx: Ctx) -> Response:
     combine = {mode: _tag_list(ctx, mode) for mode in ("any", "all", "none")}
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
     cursors = p.cursors()
-    if (remote and not local) or only_media:  # no remote statuses, no media here
+    if only_media:  # no media here
         return JSON([])
     return timeline_response(ctx, await ctx.rp.tag_page(
         ctx.viewer, name, any_=combine["any"], all_=combine["all"], none=combine["none"],
-        **cursors))
+        origin=origin(local, remote), **cursors))
 
 
 def _tag_list(ctx: Ctx, mode: str) -> list[str]:

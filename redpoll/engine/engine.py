@@ -506,11 +506,13 @@ class Redpoll:
         return await pages.filled(self.store, owner,
                                   lambda **c: self.list_timeline(owner, lid, **c), cursors)
 
-    async def public_page(self, viewer, **cursors: Any) -> pages.Shown:
-        return await pages.timeline(self.store, viewer, await self.public_timeline(**cursors),
-                                    muted=True, context="public")
+    async def public_page(self, viewer, origin: str | None = None,
+                          **cursors: Any) -> pages.Shown:
+        """``origin``: "local" or "remote" statuses only (pages.of_origin)."""
+        return await pages.of_origin(self.store, viewer, await self.public_timeline(**cursors),
+                                     origin, context="public")
 
-    async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(),
+    async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(), origin=None,
                        **cursors: Any) -> pages.Shown:
         """A hashtag's timeline (with ``any_``/``all_``/``none``: combined
         with other hashtags) as ``viewer`` is shown it."""
@@ -519,7 +521,7 @@ class Redpoll:
                                                 none=none, **cursors)
         else:
             page = await timelines.tag(self.store, name, **cursors)
-        return await pages.timeline(self.store, viewer, page, muted=True, context="public")
+        return await pages.of_origin(self.store, viewer, page, origin, context="public")
 
     async def profile_page(self, viewer, uid, *, no_replies: bool = False,
                            no_reblogs: bool = False, only_media: bool = False,

@@ -166,6 +166,20 @@ async def timeline(store: Store, viewer: int | None, statuses: list[Status], *,
     return out
 
 
+async def of_origin(store: Store, viewer: int | None, page: Page, origin: str | None, *,
+                    context: str) -> Shown:
+    """A public or hashtag page (mutes applied) of ``origin`` "local"
+    (statuses of this server) or "remote" (of other servers: they carry the
+    ``uri`` of their origin) or, None, both. The Link header pages on what
+    was read, so a page short of the other origin's statuses pages on."""
+    if origin is None:
+        return await timeline(store, viewer, page, muted=True, context=context)
+    remote = origin == "remote"
+    kept = Page([s for s in page if bool(s.extra.get("uri")) == remote],
+                getattr(page, "authors", {}))
+    return await timeline(store, viewer, kept, muted=True, read=page, context=context)
+
+
 async def filled(store: Store, viewer: int, read: Callable[..., Awaitable[Page]],
                  cursors: dict) -> Shown:
     """A home or list page (``read(**cursors)`` reads one) as

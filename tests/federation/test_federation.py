@@ -149,6 +149,15 @@ def test_follow_post_reply_and_delete_across_servers(pair):
     assert "hello from server A" in theirs["content"]
     assert "second paragraph" in theirs["content"]
     assert theirs["url"] == status["url"]
+    # on bob's server it is in the public timeline as a remote status
+    remote_only = bob.timeline_public(remote=True, limit=40)
+    local_only = bob.timeline_public(local=True, limit=40)
+    assert status["uri"] in [s["uri"] for s in remote_only]
+    assert status["uri"] not in [s["uri"] for s in local_only]
+    assert all(s["account"]["acct"].count("@") == 1 for s in remote_only)
+    own = bob.status_post("a local post on B")
+    assert own["id"] in [s["id"] for s in bob.timeline_public(local=True, limit=40)]
+    assert own["id"] not in [s["id"] for s in bob.timeline_public(remote=True, limit=40)]
 
     # bob replies on his server: the reply reaches ada's thread on hers
     ada_followed = eventually(
