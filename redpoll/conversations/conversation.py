@@ -32,7 +32,11 @@ from ..storage.store import Store
 from ..storage import topology
 
 #: a mention and a hashtag in a status's text (also where its content links them)
-MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d})(?![\w@])" % limits.LOGIN_MAX_CHARS)
+#: ``@login``, or ``@name@host`` for an account of another server (kept
+#: here under that login: redpoll.federation.remote)
+MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d}"
+                     r"(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?)?)(?![\w@])"
+                     % limits.LOGIN_MAX_CHARS)
 TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
 
 
@@ -92,10 +96,14 @@ class Conversation:
                    tuple(mentions), tuple(x.get("tags", "").split()))
 
 
-async def prepare(store: Store, author_id: int, text: str, in_reply_to=None) -> Conversation:
+async def prepare(store: Store, author_id: int, text: str, in_reply_to=None, *,
+                  only: frozenset[str] | None = None) -> Conversation:
     """Read what the new status will record; StatusNotFound for a missing
-    parent, ValidationError past the caps. Reads only."""
+    parent, ValidationError past the caps. Reads only. ``only``: the logins
+    that may count as mentions (a remote status's, named by its tags)."""
     logins, tags = parse(text)
+    if only is not None:
+        logins = [login for login in logins if login in only]
     if len(logins) > limits.MENTIONS_PER_STATUS:
         raise ValidationError("text", f"mentions more than {limits.MENTIONS_PER_STATUS} accounts")
     if len(tags) > limits.TAGS_PER_STATUS:

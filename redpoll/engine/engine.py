@@ -380,10 +380,16 @@ class Redpoll:
 
     # --- the conversation -------------------------------------------------------
     async def favourite(self, uid, sid) -> bool:
-        return await favourites.set_favourite(self.store, self.queue, uid, sid, True)
+        changed = await favourites.set_favourite(self.store, self.queue, uid, sid, True)
+        if changed:  # a remote status's server hears of it (a Like)
+            await fed_outbox.like(self.store, self.queue, self.settings, uid, sid, True)
+        return changed
 
     async def unfavourite(self, uid, sid) -> bool:
-        return await favourites.set_favourite(self.store, self.queue, uid, sid, False)
+        changed = await favourites.set_favourite(self.store, self.queue, uid, sid, False)
+        if changed:
+            await fed_outbox.like(self.store, self.queue, self.settings, uid, sid, False)
+        return changed
 
     async def boost(self, uid, sid) -> int:
         return await boosts.boost(self.store, self.queue, self.settings, uid, sid)

@@ -70,20 +70,27 @@ def instance_actor(base: str, public_pem: str) -> dict:
             "publicKey": {"id": f"{me}#main-key", "owner": me, "publicKeyPem": public_pem}}
 
 
-def addressing(status: Status, base: str) -> tuple[list[str], list[str]]:
-    """``to`` and ``cc`` of a status by its visibility, as Mastodon sets them."""
+def addressing(status: Status, base: str,
+               mentioned: list[str] = ()) -> tuple[list[str], list[str]]:
+    """``to`` and ``cc`` of a status by its visibility, as Mastodon sets
+    them; ``mentioned``: the actor ids it mentions (cc'd, or, for a direct
+    status, its only audience)."""
     followers = f"{actor_id(base, status.login)}/followers"
     visibility = status.extra.get("visibility", "public")
+    mentioned = list(mentioned)
     if visibility == "public":
-        return [PUBLIC], [followers]
+        return [PUBLIC], [followers, *mentioned]
     if visibility == "unlisted":
-        return [followers], [PUBLIC]
-    return [followers], []
+        return [followers], [PUBLIC, *mentioned]
+    if visibility == "direct":
+        return mentioned, []
+    return [followers], mentioned
 
 
-def note(status: Status, base: str, content_html: str,
-         in_reply_to: str | None = None) -> dict:
-    to, cc = addressing(status, base)
+def note(status: Status, base: str, content_html: str, in_reply_to: str | None = None,
+         mentions: list[tuple[str, str]] = ()) -> dict:
+    """``mentions``: (actor id, ``@name@host``) of each account it mentions."""
+    to, cc = addressing(status, base, [uri for uri, _ in mentions])
     doc = {
         "id": note_id(base, status.login, status.id), "type": "Note",
         "attributedTo": actor_id(base, status.login),
@@ -92,6 +99,7 @@ def note(status: Status, base: str, content_html: str,
         "content": content_html, "inReplyTo": in_reply_to,
         "sensitive": status.extra.get("sensitive") == "true",
         "summary": status.extra.get("spoiler_text") or None,
+        "tag": [{"type": "Mention", "href": uri, "name": name} for uri, name in mentions],
     }
     if status.extra.get("edited_at"):
         doc["updated"] = iso(int(status.extra["edited_at"]))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -28,7 +29,7 @@ from ..core.models import User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
 from ..notifications import notifications
-from ..posting import boosts, deleting, idempotency
+from ..posting import boosts, deleting, idempotency, posting
 from ..records import users
 from ..relations import follows
 from ..storage.store import Store
@@ -236,13 +237,16 @@ async def _create(store, queue, settings, here: Here, actor: User, activity, obj
     if await store.get(keys.note(uri)):
         return
     audience = {_id_of(x) for f in ("to", "cc") for x in _listed(obj.get(f))}
+    text, mentions = await _mentions(store, here, obj)
     if documents.PUBLIC in audience or "as:Public" in audience or "Public" in audience:
         to = {_id_of(x) for x in _listed(obj.get("to"))}
         visibility = "public" if to & {documents.PUBLIC, "as:Public", "Public"} else "unlisted"
     elif any(a.endswith("/followers") for a in audience):
         visibility = "private"
+    elif any(here.local_login(a) for a in audience):
+        visibility = "direct"  # to accounts here by name: a direct message
     else:
-        return  # direct messages from other servers are not taken yet
+        return  # addressed to no one here
     extra = {"uri": uri[:limits.EXTRA_VALUE_MAX_BYTES], "visibility": visibility}
     url = _id_of(obj.get("url")) or (obj.get("url") if isinstance(obj.get("url"), str) else "")
     if url and len(url) <= limits.EXTRA_VALUE_MAX_BYTES:
@@ -257,10 +261,39 @@ async def _create(store, queue, settings, here: Here, actor: User, activity, obj
     if reply_to is None and _id_of(obj.get("inReplyTo")):
         known = await store.get(keys.note(_id_of(obj.get("inReplyTo"))))
         reply_to = int(known) if known else None
-    text = html_to_text(str(obj.get("content") or ""))[:limits.FED_NOTE_MAX_CHARS]
-    status = await idempotency.post_once(store, queue, settings, actor.id, uri, text, extra,
-                                         reply_to, max_chars=limits.FED_NOTE_MAX_CHARS)
+    status = await idempotency.post_once(
+        store, queue, settings, actor.id, uri, text[:limits.FED_NOTE_MAX_CHARS], extra, reply_to,
+        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions))
     await store.set(keys.note(uri), status.id)
+
+
+async def _mentions(store: Store, here: Here, obj: dict) -> tuple[str, frozenset[str]]:
+    """The note's text, its mentions written out in full (Mastodon shows
+    ``@name`` and names ``@name@host`` in its tags), and the logins here of
+    the accounts its Mention tags name: local ones by their login, remote
+    ones kept here as ``name@host``. Only these count as mentions."""
+    text = html_to_text(str(obj.get("content") or ""))
+    logins: set[str] = set()
+    for tag in _listed(obj.get("tag")):
+        if not isinstance(tag, dict) or tag.get("type") != "Mention":
+            continue
+        href, name = _id_of(tag.get("href")), str(tag.get("name") or "")
+        local = here.local_login(href)
+        if local is not None:
+            login = local
+        else:
+            uid = await remote.account_id(store, href)
+            if uid is None:
+                continue  # someone not known here: not a mention of anyone here
+            login = (await users.get_user(store, uid)).login
+        short = "@" + name.lstrip("@").split("@", 1)[0] if name else ""
+        full = "@" + login
+        if name and name != full:
+            text = text.replace(name, full) if "@" in name.lstrip("@") else text
+        if short and short != full:
+            text = re.sub(re.escape(short) + r"(?![\w@])", full, text)
+        logins.add(login.lower())
+    return text, frozenset(logins)
 
 
 async def _delete(store, queue, settings, here: Here, actor: User, activity, obj) -> None:

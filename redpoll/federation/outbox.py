@@ -20,9 +20,10 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from ..bus import events
+from ..conversations.conversation import Conversation
 from ..bus.jobs import JobQueue
 from ..core import keys as core_keys
-from ..core.errors import UserNotFound
+from ..core.errors import RedpollError, UserNotFound
 from ..core.markup import html_text
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
@@ -51,6 +52,22 @@ def _object_uri(base: str, status: Status) -> str:
     return status.extra.get("uri") or documents.note_id(base, status.login, status.id)
 
 
+async def mentioned(store: Store, base: str, status: Status) -> list[tuple[str, str, str]]:
+    """(actor id, ``@name@host``, inbox or "") of each account ``status``
+    mentions: remote ones with their inbox, local ones without."""
+    host = base.split("://", 1)[1]
+    out = []
+    for uid, login in Conversation.of(status).mentions:
+        if "@" in login:
+            details = await remote.details(store, uid)
+            if details.get("uri"):
+                out.append((details["uri"], f"@{login}",
+                            details.get("shared_inbox") or details.get("inbox", "")))
+        else:
+            out.append((documents.actor_id(base, login), f"@{login}@{host}", ""))
+    return out
+
+
 async def note_of(store: Store, base: str, status: Status) -> dict:
     """The Note of a local status."""
     reply = status.extra.get("in_reply_to_id")
@@ -61,8 +78,9 @@ async def note_of(store: Store, base: str, status: Status) -> dict:
             in_reply_to = _object_uri(base, parent)
         except Exception:  # a parent deleted since: the note says nothing of it
             in_reply_to = None
+    mentions = [(uri, name) for uri, name, _ in await mentioned(store, base, status)]
     return documents.note(status, base, html_text(status.text) if status.text else "",
-                          in_reply_to)
+                          in_reply_to, mentions)
 
 
 async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> int:
@@ -77,19 +95,26 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
     status = Status.from_dict(data)
     if status.extra.get("uri"):
         return 0  # a remote status: its own server sends it
-    visibility = status.extra.get("visibility", "public")
-    if visibility == "direct":
-        return 0  # direct messages to other servers are not sent yet
-    targets = await inboxes(store, status.user_id)
-    if not targets:
-        return 0
+    named = await mentioned(store, base, status)
+    # the servers of the author's remote followers (not for a direct
+    # status), and of the remote accounts it mentions
+    direct = status.extra.get("visibility", "public") == "direct"
+    targets = [] if direct else await inboxes(store, status.user_id)
+    targets += [inbox for _, _, inbox in named if inbox and inbox not in targets]
+    if not targets and not (reblog and reblog.get("uri")):
+        return 0  # no other server to tell
     me = documents.actor_id(base, status.login)
     note_uri = documents.note_id(base, status.login, status.id)
-    to, cc = documents.addressing(status, base)
+    to, cc = documents.addressing(status, base, [uri for uri, _, _ in named])
     activity: dict[str, Any]
     if status.reblog_of is not None and reblog is not None:
         original = Status.from_dict({k: v for k, v in reblog.items() if k != "reblog"})
         obj = _object_uri(base, original)
+        if original.extra.get("uri"):  # a remote status: its author's server hears of it
+            details = await remote.details(store, original.user_id)
+            inbox = details.get("shared_inbox") or details.get("inbox", "")
+            if inbox and inbox not in targets:
+                targets.append(inbox)
         if deleted:
             announce = documents.activity("Announce", f"{note_uri}/activity", me, obj,
                                           to=to, cc=cc)
@@ -128,5 +153,28 @@ async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, ta
     activity = documents.activity("Follow", follow_id, me, details["uri"])
     if not on:
         activity = documents.activity("Undo", f"{follow_id}/undo/{now_ms()}", me, activity)
+    await delivery.send(store, queue, uid, details.get("inbox", ""), activity)
+    return True
+
+
+async def like(store: Store, queue: JobQueue, settings: Settings, uid: int, sid: int,
+               on: bool) -> bool:
+    """Tell the server of a remote status that local ``uid`` favourited it
+    (``on``) or took it back; False if it is not a remote status."""
+    if not settings.public_url:
+        return False
+    try:
+        status = await statuses.get_status(store, sid)
+        login = (await users.get_user(store, uid)).login
+    except RedpollError:
+        return False
+    if not status.extra.get("uri"):
+        return False
+    details = await remote.details(store, status.user_id)
+    base = settings.public_url.rstrip("/")
+    me = documents.actor_id(base, login)
+    activity = documents.activity("Like", f"{me}#likes/{sid}", me, status.extra["uri"])
+    if not on:
+        activity = documents.activity("Undo", f"{me}#likes/{sid}/undo/{now_ms()}", me, activity)
     await delivery.send(store, queue, uid, details.get("inbox", ""), activity)
     return True

@@ -39,9 +39,9 @@ def shard(uid: int, key_digest: str) -> int:
 
 async def post_once(store: Store, queue: JobQueue, settings: Settings, uid: int, key: str,
                     text, extra=None, in_reply_to=None, media=(), poll=None, *,
-                    max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
+                    remote: posting.Remote | None = None) -> Status:
     uid = validate.an_id(uid, "author_id")
     dig = digest(check_key(key))
     n = shard(uid, dig)
     return await posting.post_once(store, queue, settings, uid, keys.idempotency(n, uid, dig), n,
-                                   text, extra, in_reply_to, media, poll, max_chars=max_chars)
+                                   text, extra, in_reply_to, media, poll, remote=remote)

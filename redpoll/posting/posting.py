@@ -16,6 +16,8 @@ a replay after a crash may publish it again.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..conversations import conversation
 from ..timelines import delivery, home_rule
 from ..bus import events
@@ -30,19 +32,30 @@ from ..media import uploads
 from ..polls import polls
 
 
+@dataclass(frozen=True)
+class Remote:
+    """A status another server sent (redpoll.federation): its text bounded by
+    that server (``max_chars``), and the accounts it mentions named by its
+    tags (``mentions``, logins), never read from its text, where a short
+    ``@name`` may be anyone's."""
+    max_chars: int
+    mentions: frozenset[str]
+
+
 async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
                   in_reply_to=None, media=(), poll: polls.PollSpec | None = None, *,
-                  max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
+                  remote: "Remote | None" = None) -> Status:
     """Check the input and the author (and what the status replies to,
     mentions, tags, and the author's uploads it attaches: ``media``, ids;
     its ``poll``, checked by polls.spec) and draw an id: the status to post.
     Writes nothing but the id counter. A status with attachments may have
-    no text; one with a poll has none (as Mastodon). ``max_chars``: a
-    remote status's text is bounded by its server, not by this one's limit."""
+    no text; one with a poll has none (as Mastodon). ``remote``: a status
+    another server sent (:class:`Remote`)."""
     author_id = validate.an_id(author_id, "author_id")
     media = uploads.requested(media or ())
     if poll is not None and media:
         raise ValidationError("poll", "a status with a poll cannot have attachments")
+    max_chars = remote.max_chars if remote is not None else limits.STATUS_MAX_CHARS
     text = validate.text(text, "text", max_chars, allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
@@ -57,7 +70,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     if extra.get("visibility") == visibility.PUBLIC:  # public is the field's absence
         extra = {k: v for k, v in extra.items() if k != "visibility"}
     # replies, mentions, hashtags: read (and refused) before anything is written
-    conv = await conversation.prepare(store, author_id, text, in_reply_to)
+    conv = await conversation.prepare(store, author_id, text, in_reply_to,
+                                      only=remote.mentions if remote is not None else None)
     extra = {**extra, **conv.to_extra()}
     if media:  # what the status shows of them, copied now (checked again when attached)
         extra["media"] = await uploads.for_post(store, author_id, media,
@@ -155,7 +169,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
 
 async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,
                     shard: int, text, extra=None, in_reply_to=None, media=(),
-                    poll=None, *, max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
+                    poll=None, *, remote: "Remote | None" = None) -> Status:
     """:func:`post`, at most once per ``claim_key``: the key is claimed in the
     step that holds the journal (job_hold_once.lua). If it was claimed
     before (a retry, after a crash or not), the status posted under it is
@@ -164,7 +178,7 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
         status = await prepare(store, queue, author_id, text, extra, in_reply_to, media, poll,
-                               max_chars=max_chars)
+                               remote=remote)
         job = journal(status)
         held = await queue.hold_once(job, shard, claim_key, f"{status.id}:%s",
                                      limits.IDEMPOTENCY_WINDOW_S)

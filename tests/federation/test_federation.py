@@ -180,3 +180,52 @@ def test_follow_post_reply_and_delete_across_servers(pair):
     bob.account_unfollow(remote_ada["id"])
     eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 0,
                what="the unfollow reaching A")
+
+
+def test_mentions_direct_messages_favourites_and_boosts_across_servers(pair):
+    a, b = pair
+    ann_login, ben_login, amy_login = unique("ann"), unique("ben"), unique("amy")
+    ann, ben = a.person(ann_login), b.person(ben_login)
+    amy = a.person(amy_login)  # on ann's server, mentioned by nobody
+    ben_on_a = eventually(lambda: ann.search_v2(f"@{ben_login}@{b.host}", resolve=True)["accounts"],
+                          what="ben resolved from A")[0]
+    ann_on_b = eventually(lambda: ben.search_v2(f"@{ann_login}@{a.host}", resolve=True)["accounts"],
+                          what="ann resolved from B")[0]
+
+    # ann mentions ben (who does not follow her): he is notified on his server
+    hello = ann.status_post(f"hello @{ben_login}@{b.host}, and @{amy_login}")
+    assert [m["acct"] for m in hello["mentions"]] == [f"{ben_login}@{b.host}", amy_login]
+    note = eventually(lambda: [n for n in ben.notifications() if n["type"] == "mention"],
+                      what="ben's mention notification")[0]
+    assert note["status"]["uri"] == hello["uri"]
+    assert note["account"]["acct"] == f"{ann_login}@{a.host}"
+    assert [m["acct"] for m in note["status"]["mentions"]] == [ben_login]
+
+    # ben replies with a direct message to ann: only she sees it on her server
+    dm = ben.status_post(f"@{ann_login}@{a.host} just between us", visibility="direct",
+                         in_reply_to_id=note["status"]["id"])
+    got = eventually(lambda: [n for n in ann.notifications() if n["type"] == "mention"],
+                     what="ann's mention from the DM")[0]
+    assert got["status"]["uri"] == dm["uri"] and got["status"]["visibility"] == "direct"
+    assert got["status"]["in_reply_to_id"] == hello["id"]
+    convs = eventually(lambda: ann.conversations(), what="the DM in ann's conversations")
+    assert convs[0]["last_status"]["uri"] == dm["uri"]
+    assert dm["uri"] not in [s["uri"] for s in amy.timeline_public(limit=40)]
+    assert not [n for n in amy.notifications() if n["type"] == "mention"
+                and n["status"]["uri"] == dm["uri"]]
+
+    # ben favourites and boosts ann's post on his server: she hears of both
+    theirs = eventually(lambda: ben.search_v2(hello["uri"], resolve=False)["statuses"]
+                        or [n["status"] for n in ben.notifications() if n["type"] == "mention"],
+                        what="ann's post on B")[0]
+    ben.status_favourite(theirs["id"])
+    ben.status_reblog(theirs["id"])
+    kinds = eventually(lambda: (lambda k: k if {"favourite", "reblog"} <= k else None)(
+        {n["type"] for n in ann.notifications()
+         if n["account"]["acct"] == f"{ben_login}@{b.host}"}), what="ann notified")
+    assert {"favourite", "reblog"} <= kinds
+    eventually(lambda: (lambda s: s["favourites_count"] == 1 and s["reblogs_count"] == 1)(
+        ann.status(hello["id"])), what="the counts on A")
+    ben.status_unfavourite(theirs["id"])
+    eventually(lambda: ann.status(hello["id"])["favourites_count"] == 0, what="the Undo Like")
+    assert ann_on_b["acct"] == f"{ann_login}@{a.host}" and ben_on_a["id"]
