@@ -594,11 +594,19 @@ class Redpoll:
     async def authorize_follow(self, owner, requester) -> bool:
         """``owner`` lets ``requester`` follow them (UserNotFound for an unknown requester)."""
         await self.get_user(requester)
+        answered = await fed_inbox.answer_request(self.store, self.queue, self.settings,
+                                                  owner, requester, True)
+        if answered is not None:  # a remote account's request (redpoll.federation)
+            return answered
         return await follows.authorize_request(self.store, self.queue, owner, requester)
 
     async def reject_follow(self, owner, requester) -> bool:
         """``owner`` turns down ``requester``'s request (UserNotFound for an unknown requester)."""
         await self.get_user(requester)
+        answered = await fed_inbox.answer_request(self.store, self.queue, self.settings,
+                                                  owner, requester, False)
+        if answered is not None:
+            return answered
         return await follow_requests.reject(self.store, owner, requester)
 
     # --- hashtags ---------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from ..interactions import favourites
 from ..notifications import notifications
 from ..posting import boosts, deleting, idempotency, posting
 from ..records import users
-from ..relations import follows
+from ..relations import follow_requests, follows
 from ..storage.store import Store
 from . import client, delivery, documents, keys, remote, signing
 from .text import html_to_text
@@ -147,18 +147,55 @@ async def _follow(store, queue, settings, here: Here, actor: User, activity, obj
         local = await users.lookup(store, login)
     except RedpollError:
         return
+    if local.locked and not await store.zscore(keys.remote_followers(local.id), actor.id):
+        # a request, answered when the account decides (answer_request)
+        await store.hset(keys.follow_request(local.id), str(actor.id), json.dumps(activity))
+        await follow_requests.request(store, actor.id, local.id)
+        return
+    await _accept(store, queue, here, local, actor, activity)
+
+
+async def _accept(store, queue, here: Here, local: User, actor: User, follow: dict) -> None:
+    """Count ``actor`` as a follower of ``local`` and send the Accept
+    (again, if the Follow came again: its server may have missed it)."""
     details = await remote.details(store, actor.id)
     inbox = details.get("shared_inbox") or details.get("inbox", "")
     changed = await store.run("fed_follow", [keys.remote_followers(local.id),
                                              keys.inboxes(local.id), core_keys.user(local.id),
                                              keys.follower_inbox(local.id)],
                               [actor.id, inbox, now_ms(), "1"])
-    accept = documents.activity(
-        "Accept", f"{documents.actor_id(here.base, login)}#accepts/follows/{actor.id}",
-        documents.actor_id(here.base, login), activity)
+    me = documents.actor_id(here.base, local.login)
+    accept = documents.activity("Accept", f"{me}#accepts/follows/{actor.id}", me, follow)
     await delivery.send(store, queue, local.id, details.get("inbox", ""), accept)
     if changed == 1:
         await _notify_follow(store, local.id, actor.id, True)
+
+
+async def answer_request(store: Store, queue: JobQueue, settings: Settings, owner: int,
+                         requester: int, accept: bool) -> bool | None:
+    """A locked local account decides on a remote account's follow request:
+    it becomes a follower and its server gets an Accept, or its server gets
+    a Reject. None if ``requester`` is not a remote account (the local path
+    decides); False if no request was pending. Each step is idempotent: the
+    request is dropped last, so a call cut short is finished by a retry."""
+    here = Here.of(settings) if settings.public_url else None
+    raw = await store.hget(keys.follow_request(owner), str(requester))
+    if here is None or not (await remote.details(store, requester)):
+        return None
+    if raw is None or not await follow_requests.pending(store, requester, owner):
+        return False
+    follow = json.loads(raw)
+    local, actor = await users.get_user(store, owner), await users.get_user(store, requester)
+    if accept:
+        await _accept(store, queue, here, local, actor, follow)
+    else:
+        me = documents.actor_id(here.base, local.login)
+        reject = documents.activity("Reject", f"{me}#rejects/follows/{actor.id}", me, follow)
+        details = await remote.details(store, actor.id)
+        await delivery.send(store, queue, local.id, details.get("inbox", ""), reject)
+    await follow_requests.drop(store, requester, owner)
+    await store.hdel(keys.follow_request(owner), str(requester))
+    return True
 
 
 async def _unfollow(store, here: Here, actor: User, follow) -> None:
@@ -169,6 +206,8 @@ async def _unfollow(store, here: Here, actor: User, follow) -> None:
         local = await users.lookup(store, login)
     except RedpollError:
         return
+    if await store.hdel(keys.follow_request(local.id), str(actor.id)):
+        await follow_requests.withdraw(store, actor.id, local.id)  # a request taken back
     changed = await store.run("fed_follow", [keys.remote_followers(local.id),
                                              keys.inboxes(local.id), core_keys.user(local.id),
                                              keys.follower_inbox(local.id)],
@@ -200,8 +239,19 @@ async def _undo(store, queue, settings, here: Here, actor: User, activity, obj) 
             await _quietly(boosts.unboost(store, queue, actor.id, sid))
 
 
-async def _accept(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
-    return None  # a follow of a remote account counts from when it was sent
+async def _accepted(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    """A remote account accepts a local one's Follow. An unlocked account's
+    follow counts from when it was sent; a locked one's was a request here
+    until now (follows.follow made it one), and becomes a follow."""
+    login = here.local_login(_id_of(obj.get("actor")) if isinstance(obj, dict) else "")
+    if login is None:
+        return
+    try:
+        local = await users.lookup(store, login)
+    except RedpollError:
+        return
+    if await follow_requests.pending(store, local.id, actor.id):
+        await follows.authorize_request(store, queue, actor.id, local.id)
 
 
 async def _reject(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -212,7 +262,7 @@ async def _reject(store, queue, settings, here: Here, actor: User, activity, obj
         local = await users.lookup(store, login)
     except RedpollError:
         return
-    await follows.unfollow(store, queue, local.id, actor.id)
+    await follows.unfollow(store, queue, local.id, actor.id)  # (a pending request goes too)
 
 
 async def _like(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -329,6 +379,6 @@ async def _quietly(call) -> None:
         pass
 
 
-_HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accept, "Reject": _reject,
+_HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accepted, "Reject": _reject,
              "Like": _like, "Announce": _announce, "Create": _create, "Delete": _delete,
              "Update": _update}

@@ -53,6 +53,12 @@ def follower_inbox(uid: int) -> str:
     return f"fed:ferin:{{{uid}}}"
 
 
+def follow_request(uid: int) -> str:
+    """Hash: remote account id -> the Follow it sent locked account ``uid``,
+    kept to answer it (Accept or Reject) when the account decides."""
+    return f"fed:freq:{{{uid}}}"
+
+
 def follow_activity(follower: int, followee: int) -> str:
     """String: the id of the Follow a local account sent a remote one (to Undo it)."""
     return f"fed:follow:{{{follower}}}:{followee}"

@@ -229,3 +229,35 @@ def test_mentions_direct_messages_favourites_and_boosts_across_servers(pair):
     ben.status_unfavourite(theirs["id"])
     eventually(lambda: ann.status(hello["id"])["favourites_count"] == 0, what="the Undo Like")
     assert ann_on_b["acct"] == f"{ann_login}@{a.host}" and ben_on_a["id"]
+
+
+def test_a_locked_account_decides_on_follow_requests_from_another_server(pair):
+    a, b = pair
+    lee_login = unique("lee")
+    lee = a.person(lee_login)
+    lee.account_update_credentials(locked=True)
+    bob, cat = b.person(unique("bob")), b.person(unique("cat"))
+    lee_on_b = bob.search_v2(f"@{lee_login}@{a.host}", resolve=True)["accounts"][0]
+    assert lee_on_b["locked"] is True
+    assert bob.account_follow(lee_on_b["id"])["requested"] is True
+    cat.account_follow(lee_on_b["id"])
+    requests = eventually(lambda: (lambda r: r if len(r) == 2 else None)(lee.follow_requests()),
+                          what="two follow requests on A")
+    by_acct = {r["acct"].split("@")[0]: r for r in requests}
+    assert lee.me()["followers_count"] == 0
+    assert {n["type"] for n in lee.notifications()} == {"follow_request"}
+    lee.follow_request_authorize(by_acct[bob.me()["username"]]["id"])
+    lee.follow_request_reject(by_acct[cat.me()["username"]]["id"])
+    assert lee.follow_requests() == []
+    assert lee.me()["followers_count"] == 1
+    # on B the follows were requests until lee decided
+    # cat's server hears of the Reject; bob's of the Accept
+    eventually(lambda: (lambda r: not r["following"] and not r["requested"])(
+        cat.account_relationships([lee_on_b["id"]])[0]), what="the Reject reaching B")
+    eventually(lambda: (lambda r: r["following"] and not r["requested"])(
+        bob.account_relationships([lee_on_b["id"]])[0]), what="the Accept reaching B")
+    # bob's follow holds: lee's followers-only post reaches him, not cat
+    private = lee.status_post("for my followers", visibility="private")
+    eventually(lambda: private["uri"] in [s["uri"] for s in bob.timeline_home()],
+               what="the private post in bob's home")
+    assert private["uri"] not in [s["uri"] for s in cat.timeline_home()]
