@@ -26,7 +26,7 @@ from ..lists import lists
 from ..moderation import moderation
 from ..instance import instance
 from ..pins import pins
-from ..federation import inbox as fed_inbox, outbox as fed_outbox, publish, remote
+from ..federation import domains, inbox as fed_inbox, outbox as fed_outbox, publish, remote
 from ..scheduling import scheduled
 from ..polls import polls
 from ..filters import filters, rules
@@ -162,6 +162,16 @@ class Redpoll:
         """The account ``name@host`` of another server, looked up there and kept."""
         here = fed_inbox.Here.of(self.settings)
         return await remote.resolve_handle(self.store, here.base, handle, loopback=here.loopback)
+
+    async def domain_block(self, host: str, severity: str = "suspend",
+                           reject_media: bool = False) -> domains.Block:
+        return await domains.block(self.store, host, severity, reject_media)
+
+    async def domain_unblock(self, host: str) -> bool:
+        return await domains.unblock(self.store, host)
+
+    async def domain_blocks(self) -> list[domains.Block]:
+        return await domains.blocks(self.store)
 
     async def receive_activity(self, method: str, target: str, headers, body: bytes) -> bool:
         return await fed_inbox.receive(self.store, self.queue, self.settings, method, target,

@@ -22,7 +22,7 @@ from ..core.errors import UserNotFound
 from ..core.settings import Settings
 from ..records import users
 from ..storage.store import Store
-from . import client, documents, keys, remote
+from . import client, documents, domains, keys, remote
 from .remote import host_of
 
 log = logging.getLogger("redpoll.federation")
@@ -55,7 +55,7 @@ async def deliver(store: Store, queue: JobQueue, settings: Settings, job: Delive
     host = host_of(job.inbox)
     if not base:
         return "dropped"
-    if await unavailable(store, host):
+    if await unavailable(store, host) or await domains.suspended(store, host):
         return "dropped"
     if job.sender:
         try:

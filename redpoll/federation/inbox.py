@@ -33,7 +33,7 @@ from ..posting import boosts, deleting, idempotency, posting
 from ..records import users
 from ..relations import follow_requests, follows
 from ..storage.store import Store
-from . import client, delivery, documents, keys, remote, signing
+from . import client, delivery, documents, domains, keys, remote, signing
 from .text import html_to_text
 
 log = logging.getLogger("redpoll.federation")
@@ -96,6 +96,8 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     except signing.SignatureError as exc:
         raise Refused(str(exc), 401) from None
     actor_uri = signed.key_id.split("#", 1)[0]
+    if await domains.suspended(store, remote.host_of(actor_uri)):
+        raise Refused("this server does not take activities from that domain", 403)
     try:
         activity = json.loads(body)
     except ValueError:
@@ -307,6 +309,9 @@ async def _create(store, queue, settings, here: Here, actor: User, activity, obj
         extra["sensitive"] = "true"
     if len(uri) > limits.EXTRA_VALUE_MAX_BYTES:
         raise Refused("the note's id is too long")
+    block = await domains.policy(store, remote.host_of(uri))
+    if block is not None and block.silenced and visibility == "public":
+        extra["visibility"] = "unlisted"  # a silenced domain: off the public timelines
     reply_to = here.local_status(_id_of(obj.get("inReplyTo")))
     if reply_to is None and _id_of(obj.get("inReplyTo")):
         known = await store.get(keys.note(_id_of(obj.get("inReplyTo"))))

@@ -74,5 +74,8 @@ def host_failures(host: str) -> str:
     return f"fed:fail:{{{_h(host)}}}"
 
 
+#: Hash: blocked host -> its block (redpoll.federation.domains), JSON.
+DOMAIN_BLOCKS = "fed:domains"
+
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"

@@ -20,7 +20,7 @@ from ..core.errors import RedpollError, UserNotFound
 from ..core.models import User, now_ms
 from ..records import users
 from ..storage.store import Store
-from . import client, keys, signing
+from . import client, domains, keys, signing
 from .documents import instance_actor_id
 from .text import html_to_text
 
@@ -165,6 +165,8 @@ async def instance_signer(store: Store, base: str) -> client.Signer:
 async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool) -> User:
     """Fetch the actor at ``uri`` (signed by the server's actor, for peers
     that require authorized fetch) and keep it."""
+    if await domains.suspended(store, host_of(uri)):
+        raise BadActor(f"{host_of(uri)} is blocked here")
     doc = await client.fetch_json(uri, loopback=loopback,
                                   signer=await instance_signer(store, base))
     return await keep(store, parse_actor(doc, fetched_from=uri))
@@ -202,6 +204,8 @@ async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool
                     return found
             except UserNotFound:
                 pass
+    if await domains.suspended(store, host):
+        raise BadActor(f"{host} is blocked here")
     scheme = "http" if loopback and not host.endswith(":443") else "https"
     finger = await client.fetch_json(
         f"{scheme}://{host}/.well-known/webfinger?resource=acct:{name}@{host}",

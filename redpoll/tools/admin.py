@@ -173,6 +173,41 @@ def rules_remove(ctx, rule_id: str) -> None:
     click.echo(f"removed rule #{rule_id}")
 
 
+@admin.command("domain-block")
+@click.argument("host")
+@click.option("--silence", is_flag=True,
+              help="Keep its public statuses off the public timelines instead of suspending.")
+@click.option("--reject-media", is_flag=True, help="Keep none of its statuses' attachments.")
+@click.pass_context
+def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
+    """Block another server: suspend (nothing taken from or sent to it) or silence."""
+    found = _engine(ctx, lambda rp: rp.domain_block(host, "silence" if silence else "suspend",
+                                                    reject_media))
+    click.echo(f"{found.host}: {found.severity}" + (", media rejected" if found.reject_media
+                                                    else ""))
+
+
+@admin.command("domain-unblock")
+@click.argument("host")
+@click.pass_context
+def domain_unblock(ctx, host: str) -> None:
+    """Lift a domain block."""
+    done = _engine(ctx, lambda rp: rp.domain_unblock(host))
+    click.echo(f"{host}: unblocked" if done else f"{host} was not blocked")
+
+
+@admin.command("domain-blocks")
+@click.pass_context
+def domain_blocks(ctx) -> None:
+    """List the blocked domains."""
+    found = _engine(ctx, lambda rp: rp.domain_blocks())
+    if not found:
+        click.echo("no blocked domains")
+    for b in found:
+        click.echo(f"{b.host} {b.severity}" + (" reject-media" if b.reject_media else "")
+                   + f" since {_when(b.at)}")
+
+
 @admin.command("describe")
 @click.argument("source", type=click.File("r"))
 @click.pass_context

@@ -3,16 +3,21 @@ addresses, and delivery's retries and unavailable hosts, on a real server."""
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import time
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import DeliverJob
+from redpoll.bus.jobs import DeliverJob, InboxJob
 from redpoll.core import limits
-from redpoll.federation import client, delivery, keys as fed_keys, safety, signing
+from redpoll.federation import (client, delivery, documents, domains, inbox, keys as fed_keys,
+                                remote, safety, signing)
 
 PAIR = signing.KeyPair.generate()
 OTHER = signing.KeyPair.generate()
@@ -144,3 +149,69 @@ def test_a_digest_algorithm_name_in_any_case_is_accepted():
             with pytest.raises(signing.SignatureError):
                 signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers,
                                body)
+
+
+async def test_a_suspended_domain_is_neither_heard_nor_sent_to_nor_resolved(fed):
+    await fed.domain_block("blocked.example")
+    body = json.dumps({"id": "https://social.blocked.example/a/1", "type": "Follow",
+                       "actor": "https://social.blocked.example/users/x",
+                       "object": "http://127.0.0.1:1/users/y"}).encode()
+    headers = signing.sign(PAIR, "https://social.blocked.example/users/x#main-key", "POST",
+                           "http://127.0.0.1:1/inbox", body)
+    with pytest.raises(inbox.Refused) as refused:  # before any fetch of its key
+        await fed.receive_activity("POST", "/inbox", headers, body)
+    assert refused.value.status == 403
+    sender = await fed.sign_up("to_blocked")
+    job = DeliverJob(sender.id, "https://social.blocked.example/inbox", "{}")
+    assert await delivery.deliver(fed.store, fed.queue, fed.settings, job) == "dropped"
+    assert await fed.queue.due_at(DeliverJob(sender.id, job.inbox, "{}", 1)) is None
+    with pytest.raises(remote.BadActor):
+        await fed.resolve_account("x@social.blocked.example")
+    assert [(b.host, b.severity, b.reject_media) for b in await fed.domain_blocks()] == \
+        [("blocked.example", "suspend", True)]
+    assert await fed.domain_unblock("blocked.example")
+    assert await domains.policy(fed.store, "social.blocked.example") is None
+
+
+def actor_doc(host: str, name: str) -> dict:
+    return {"id": f"https://{host}/users/{name}", "type": "Person",
+            "preferredUsername": name, "inbox": f"https://{host}/users/{name}/inbox",
+            "publicKey": {"id": f"https://{host}/users/{name}#main-key",
+                          "publicKeyPem": OTHER.public_pem}}
+
+
+async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):
+    await fed.domain_block("quiet.example", "silence")
+    assert (await domains.policy(fed.store, "a.quiet.example:8443")).silenced
+    loud = await remote.keep(fed.store, remote.parse_actor(actor_doc("loud.example", "l")))
+    hush = await remote.keep(fed.store, remote.parse_actor(actor_doc("a.quiet.example", "q")))
+    seen = {}
+    for who in (loud, hush):
+        note_id = f"{who.uri}/statuses/{time.time_ns()}"
+        create = {"id": f"{note_id}/activity", "type": "Create", "actor": who.uri,
+                  "object": {"id": note_id, "type": "Note", "attributedTo": who.uri,
+                             "content": "<p>hello</p>", "to": [documents.PUBLIC], "cc": []}}
+        await inbox.process(fed.store, fed.queue, fed.settings,
+                            InboxJob(uid=who.id, activity=json.dumps(create)))
+        sid = int(await fed.store.get(fed_keys.note(note_id)))
+        seen[who.login] = (await fed.get_status(sid)).extra.get("visibility", "public")
+    assert seen == {loud.login: "public", hush.login: "unlisted"}
+    await fed.domain_unblock("quiet.example")
+
+
+def test_domain_blocks_from_the_command_line(settings):
+    env = {**os.environ, "REDIS_URL": settings.redis_url,
+           "REDPOLL_CLUSTER": "1" if settings.cluster else "0"}
+    cli = [str(Path(sys.executable).with_name("redpoll")), "admin"]
+
+    def run(*args):
+        return subprocess.run(cli + list(args), env=env, capture_output=True, text=True,
+                              check=True).stdout
+    assert "spam.example: suspend" in run("domain-block", "Spam.Example")
+    assert "noisy.example: silence, media rejected" in run("domain-block", "noisy.example",
+                                                           "--silence", "--reject-media")
+    listed = run("domain-blocks")
+    assert "noisy.example silence reject-media" in listed and "spam.example suspend" in listed
+    assert "unblocked" in run("domain-unblock", "spam.example")
+    assert "spam.example" not in run("domain-blocks")
+    run("domain-unblock", "noisy.example")
