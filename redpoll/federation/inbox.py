@@ -106,6 +106,9 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
         raise Refused("the body is not an activity")
     if _id_of(activity.get("actor")) != actor_uri:
         raise Refused("the activity's actor is not its signer", 401)
+    if activity.get("type") == "Delete" and _id_of(activity.get("object")) == actor_uri:
+        return await _actor_deleted(store, queue, method, target, headers, body, signed,
+                                    actor_uri, activity)
     try:
         actor = await remote.known_or_fetch(store, here.base, actor_uri, loopback=here.loopback)
         pem = (await remote.details(store, actor.id)).get("pem", "")
@@ -125,6 +128,28 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     if not await store.set(keys.seen(activity_id), "1", nx=True, ex=limits.FED_SEEN_TTL_S):
         return False
     await queue.enqueue(InboxJob(uid=actor.id, activity=body.decode()))
+    return True
+
+
+async def _actor_deleted(store: Store, queue: JobQueue, method: str, target: str,
+                         headers: Mapping[str, str], body: bytes, signed, actor_uri: str,
+                         activity: dict) -> bool:
+    """An account deleted on its server: its key is gone there too (410), so
+    the key kept here decides. One never kept here, or a signature that
+    does not verify with the kept key: nothing to do (answered 202, as
+    Mastodon, which receives many of these from servers it never knew)."""
+    uid = await remote.account_id(store, actor_uri)
+    if uid is None:
+        return False
+    try:
+        signing.verify(signed, (await remote.details(store, uid)).get("pem", ""), method,
+                       target, headers, body)
+    except signing.SignatureError:
+        return False
+    if not await store.set(keys.seen(_id_of(activity) or actor_uri), "1", nx=True,
+                           ex=limits.FED_SEEN_TTL_S):
+        return False
+    await queue.enqueue(InboxJob(uid=uid, activity=body.decode()))
     return True
 
 
@@ -353,6 +378,9 @@ async def _mentions(store: Store, here: Here, obj: dict) -> tuple[str, frozenset
 
 async def _delete(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     uri = _id_of(obj)
+    if uri == actor.uri:  # the account itself: closed here, its statuses hidden with it
+        await remote.close(store, actor.id)
+        return
     if not uri or remote.host_of(uri) != remote.host_of(actor.uri):
         return
     known = await store.get(keys.note(uri))

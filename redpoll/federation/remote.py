@@ -133,6 +133,14 @@ async def keep(store: Store, actor: Actor) -> User:
     return await users.get_user(store, uid)
 
 
+async def close(store: Store, uid: int) -> None:
+    """A remote account deleted on its server: shown as suspended (nothing
+    it wrote is shown; the one visibility decision hides it everywhere).
+    Idempotent."""
+    await store.run("fed_keep_actor", [core_keys.user(uid), keys.actor(uid)],
+                    [json.dumps({"susp": "1"}), json.dumps({"deleted": now_ms()}), now_ms()])
+
+
 async def details(store: Store, uid: int) -> dict[str, str]:
     """The actor hash of a remote account ({} for a local one)."""
     raw = await store.hgetall(keys.actor(uid))

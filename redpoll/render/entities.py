@@ -160,10 +160,10 @@ def suspended_account(user: User, base: str) -> dict:
     avatar = f"{base}/avatars/original/missing.png"
     header = f"{base}/headers/original/missing.png"
     return {
-        "id": str(user.id), "username": user.login, "acct": user.login, "display_name": "",
-        "locked": False, "bot": False, "discoverable": False, "indexable": False,
-        "group": False, "created_at": day(user.created_at), "note": "",
-        "url": f"{base}/@{user.login}", "uri": f"{base}/users/{user.login}",
+        "id": str(user.id), "username": user.login.split("@", 1)[0], "acct": user.login,
+        "display_name": "", "locked": False, "bot": False, "discoverable": False,
+        "indexable": False, "group": False, "created_at": day(user.created_at), "note": "",
+        "url": user.url or f"{base}/@{user.login}", "uri": user.uri or f"{base}/users/{user.login}",
         "avatar": avatar, "avatar_static": avatar, "header": header, "header_static": header,
         "followers_count": 0, "following_count": 0, "statuses_count": 0,
         "last_status_at": None, "hide_collections": False, "noindex": True, "emojis": [],

@@ -157,3 +157,22 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     post_as_bovine(bovine, f"{redpoll.url}/inbox", create)
     time.sleep(1.5)
     assert len([s for s in ada.timeline_home() if text in s["content"]]) == 1
+
+
+def test_an_account_deleted_on_its_server_is_closed_here(peers):
+    redpoll, bovine = peers
+    ada = redpoll.person(f"del{uuid.uuid4().hex[:8]}")
+    found = ada.search_v2(f"@buttercup@{bovine.config.hostname}", resolve=True)["accounts"][0]
+    actor_object = bovine.config.create_actor_object()
+    activities, _ = factories_for_actor_object(actor_object, id_generator=bovine.config.make_id)
+    gone = activities.delete(actor_object["id"]).build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", gone) == 202
+    eventually(lambda: ada.account(found["id"]).get("suspended") is True,
+               what="the deleted account closed")
+    # a Delete from an actor never seen here is answered 202 and does nothing
+    stranger = dict(gone, id=gone["id"] + "x", actor="http://127.0.0.1:9/users/nobody",
+                    object="http://127.0.0.1:9/users/nobody")
+    assert httpx.post(f"{redpoll.url}/inbox", content=json.dumps(stranger), headers={
+        "Content-Type": "application/activity+json",
+        "Signature": 'keyId="http://127.0.0.1:9/users/nobody#main-key",'
+                     'headers="(request-target) host date",signature="AAAA"'}).status_code == 202
