@@ -785,11 +785,15 @@ def table(res: dict) -> str:
 @click.option("--scale", "with_scale", is_flag=True,
               help="Also run the scale part (bench_scale.py): posts by authors with 1k to 1M "
                    "followers, home pages merging 0/5/20 large accounts, idle users.")
+@click.option("--federation", "with_federation", is_flag=True,
+              help="Also run the federation part (bench_federation.py): one post to 10,000 "
+                   "remote followers on 100 servers, and the inbox's signed activities per "
+                   "CPU second.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
 def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, on_cluster, seed, engine, with_http,
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
-          with_media, with_scale, as_json) -> None:
+          with_media, with_scale, with_federation, as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
@@ -829,6 +833,11 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
         from .bench_scale import run_scale
         say("scale part ...")
         result["scale"] = run(run_scale(console.settings(), quick, say, seed))
+    if with_federation:
+        from .bench_federation import run_federation_bench
+        say("federation part ...")
+        result["federation"] = run(run_federation_bench(
+            console.settings(), say, followers=1_000 if quick else 10_000))
     if as_json:
         click.echo(json.dumps(result))
     else:
@@ -859,6 +868,9 @@ def full_table(result: dict) -> str:
     if "scale" in result:
         from .bench_scale import format_report as scale_report
         parts.append(scale_report(result["scale"]))
+    if "federation" in result:
+        from .bench_federation import format_report as federation_report
+        parts.append(federation_report(result["federation"]))
     return "\n\n".join(parts)
 
 
