@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import blurhash as blurhash_lib
 import httpx
@@ -49,6 +50,17 @@ def people(browser, web):  # noqa: F811
     assert not problems, "\n".join(problems)
 
 
+def until(page, js: str, timeout: float = 15.0) -> None:
+    """Wait until ``js`` (an expression) is true in the page: polled with
+    evaluate, as the app's CSP refuses the string evaluation
+    ``wait_for_function`` falls back on."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(js):
+        if time.monotonic() > end:
+            raise AssertionError(f"still false after {timeout} s: {js}")
+        time.sleep(0.05)
+
+
 def picture(colour: tuple[int, int, int], size=(800, 600), fmt="PNG") -> bytes:
     """A picture with some structure (a blurhash of a flat colour is dull)."""
     img = Image.new("RGB", size, colour)
@@ -87,7 +99,7 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):
     a.get_by_label("Alt text for image 1").fill("A blue harbour at noon")
     a.get_by_label("Alt text for image 2").fill("A green garden with a yellow sun")
     expect(attached.locator("img")).to_have_count(2)  # both processed: their previews show
-    a.wait_for_function("[...document.querySelectorAll('.compose-media img')].every(i => i.complete && i.naturalWidth > 0)")
+    until(a, "[...document.querySelectorAll('.compose-media img')].every(i => i.complete && i.naturalWidth > 0)")
     post = a.get_by_role("button", name="Post", exact=True)
     expect(post).to_be_enabled()  # no text: images alone make a post
     a.screenshot(path="/tmp/redpoll-media-compose-desktop.png")
@@ -100,7 +112,7 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):
     second = gallery.get_by_role("img", name="A green garden with a yellow sun")
     expect(first).to_be_visible()
     expect(second).to_be_visible()
-    a.wait_for_function("[...document.querySelectorAll('article .media-item img')].every(i => i.complete && i.naturalWidth > 0)")
+    until(a, "[...document.querySelectorAll('article .media-item img')].every(i => i.complete && i.naturalWidth > 0)")
     expect(attached).to_be_hidden()  # the composer is empty again
     # served from the server, as the API says
     status = ann.api("GET", "/api/v1/timelines/home").json()[0]
@@ -232,7 +244,7 @@ def test_avatar_and_header_upload_in_settings(people, web):
     expect(card.locator(".profile-header img")).to_have_attribute("src", me["header_static"])
     post = status_in(f, "my face soon").first
     expect(post.locator(".avatar img")).to_have_attribute("src", me["avatar_static"])
-    f.wait_for_function("document.querySelector('.profile-card .avatar img').naturalWidth > 0")
+    until(f, "document.querySelector('.profile-card .avatar img').naturalWidth > 0")
     assert httpx.get(me["avatar_static"]).status_code == 200
     f.screenshot(path="/tmp/redpoll-media-profile-desktop.png", full_page=True)
 
@@ -261,11 +273,11 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):
     firsts = len(home_first_pages(gus))
     target.locator("a.time").click()
     expect(g.locator("article.focused")).to_contain_text("numbered post 4")
-    g.wait_for_function("window.scrollY === 0")
+    until(g, "window.scrollY === 0")
     g.go_back()
     expect(g.get_by_role("heading", name="Home")).to_be_visible()
     expect(g.locator("article")).to_have_count(30)  # what was loaded is still there
-    g.wait_for_function(f"Math.abs(window.scrollY - {y}) <= 3")
+    until(g, f"Math.abs(window.scrollY - {y}) <= 3")
     expect(status_in(g, "numbered post 4").first.locator("a.time")).to_be_focused()
     assert len(home_first_pages(gus)) == firsts  # no first page asked for again
     # Forward shows the post again, as it was
@@ -274,7 +286,7 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):
     # a link to Home (not Back) starts it afresh, at the top
     g.get_by_role("link", name="Home", exact=True).click()
     expect(g.locator("article")).to_have_count(20)
-    g.wait_for_function("window.scrollY === 0")
+    until(g, "window.scrollY === 0")
     assert len(home_first_pages(gus)) == firsts + 1
 
 
@@ -305,7 +317,7 @@ def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):
     p.screenshot(path="/tmp/redpoll-phone-post.png")
     p.get_by_role("button", name="Back", exact=True).click()
     expect(p.get_by_role("heading", name="Home")).to_be_visible()
-    p.wait_for_function(f"Math.abs(window.scrollY - {y}) <= 3")
+    until(p, f"Math.abs(window.scrollY - {y}) <= 3")
 
     # Settings, Bookmarks and Sign out are under "More"
     nav = p.get_by_role("navigation", name="Main")
