@@ -19,35 +19,17 @@ from playwright.sync_api import expect
 from redpoll.api.process import ServeProcess
 
 from test_api_mastodon import serve_env
-from test_webapp import DESKTOP, PHONE, Person, browser, status_in  # noqa: F401  (fixtures)
+from test_webapp import DESKTOP, PHONE, Person, browser, people, status_in  # noqa: F401  (fixtures)
 
 
 @pytest.fixture(scope="module")
 def web(server, tmp_path_factory):
-    """``redpoll serve`` keeping media files in a folder of this module's own."""
+    """``redpoll serve`` keeping media files in a folder of this module's own
+    (``people`` from test_webapp uses this ``web``)."""
     media = tmp_path_factory.mktemp("webmedia")
     with ServeProcess(serve_env(server, REDPOLL_MEDIA_DIR=str(media))) as srv:
         yield srv
         assert srv.process.poll() is None, srv.logs()[-3000:]
-
-
-@pytest.fixture
-def people(browser, web):  # noqa: F811
-    made: list[Person] = []
-
-    def make(viewport: dict = DESKTOP) -> Person:
-        made.append(Person(browser, web, viewport))
-        return made[-1]
-
-    yield make
-    for person in made:
-        if not person.page.is_closed() and person.page.url.startswith(web.url):
-            wide = person.page.evaluate("document.documentElement.scrollWidth")
-            if wide > person.width:
-                person.problems.append(f"{person.page.url} is {wide}px wide on a {person.width}px screen")
-        person.context.close()
-    problems = [p for person in made for p in person.problems]
-    assert not problems, "\n".join(problems)
 
 
 def until(page, js: str, timeout: float = 15.0) -> None:
@@ -81,7 +63,7 @@ def upload(person: Person, data: bytes, description: str = "") -> dict:
 
 
 # --- composing with images ------------------------------------------------------------------
-def test_attach_two_images_with_alt_text_and_post_them(people, web):
+def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F811
     ann = people(DESKTOP)
     ann.sign_up("ann")
     a = ann.page
@@ -141,7 +123,7 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):
     expect(gallery.locator(".media-item").first).to_be_focused()
 
 
-def test_a_refused_upload_says_why_and_blocks_posting_until_removed(people):
+def test_a_refused_upload_says_why_and_blocks_posting_until_removed(people):  # noqa: F811
     bo = people(PHONE)
     bo.sign_up("bo")
     b = bo.page
@@ -169,8 +151,38 @@ def test_a_refused_upload_says_why_and_blocks_posting_until_removed(people):
     assert len(bo.api("GET", "/api/v1/timelines/home").json()[0]["media_attachments"]) == 1
 
 
+def test_images_dropped_on_the_box_or_pasted_attach_too(people):  # noqa: F811
+    jo = people(DESKTOP)
+    jo.sign_up("jo")
+    j = jo.page
+    j.evaluate("""async () => {
+        const image = async (colour) => {
+            const c = document.createElement('canvas');
+            c.width = 120; c.height = 80;
+            const g = c.getContext('2d');
+            g.fillStyle = colour; g.fillRect(0, 0, 120, 80);
+            const blob = await new Promise((r) => c.toBlob(r, 'image/png'));
+            return new File([blob], colour.slice(1) + '.png', { type: 'image/png' });
+        };
+        const form = document.querySelector('form.compose');
+        const dropped = new DataTransfer();
+        dropped.items.add(await image('#3366cc'));
+        form.dispatchEvent(new DragEvent('dragover', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+        form.dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true, cancelable: true }));
+        const pasted = new DataTransfer();
+        pasted.items.add(await image('#cc3366'));
+        form.querySelector('textarea').dispatchEvent(new ClipboardEvent('paste', { clipboardData: pasted, bubbles: true, cancelable: true }));
+    }""")
+    attached = j.get_by_role("list", name="Attached images")
+    expect(attached.locator("img")).to_have_count(2)
+    j.get_by_label("Alt text for image 2").fill("A pink rectangle")
+    j.get_by_role("button", name="Post", exact=True).click()
+    expect(j.locator("article").first.get_by_role("img", name="A pink rectangle")).to_be_visible()
+    expect(j.locator("article").first.get_by_role("button", name="Open image 1 of 2")).to_be_visible()
+
+
 # --- showing images ---------------------------------------------------------------------------
-def test_sensitive_images_stay_covered_until_asked(people):
+def test_sensitive_images_stay_covered_until_asked(people):  # noqa: F811
     cy, di = people(DESKTOP), people(PHONE)
     cy_name = cy.sign_up("cy")
     di.sign_up("di")
@@ -196,7 +208,7 @@ def test_sensitive_images_stay_covered_until_asked(people):
     expect(image).to_be_hidden()
 
 
-def test_blurhash_decoder_agrees_with_the_reference(people):
+def test_blurhash_decoder_agrees_with_the_reference(people):  # noqa: F811
     ed = people(DESKTOP)
     ed.sign_up("ed")
     media = upload(ed, picture((10, 200, 220)))
@@ -216,7 +228,7 @@ def test_blurhash_decoder_agrees_with_the_reference(people):
 
 
 # --- profile pictures -------------------------------------------------------------------------
-def test_avatar_and_header_upload_in_settings(people, web):
+def test_avatar_and_header_upload_in_settings(people, web):  # noqa: F811
     fa = people(DESKTOP)
     fa_name = fa.sign_up("fa")
     assert fa.api("POST", "/api/v1/statuses", data={"status": "my face soon"}).status_code == 200
@@ -255,7 +267,7 @@ def home_first_pages(person: Person) -> list[str]:
             if method == "GET" and "/api/v1/timelines/home" in url and "max_id" not in url]
 
 
-def test_back_returns_to_the_same_place_in_a_long_timeline(people):
+def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F811
     gus = people(DESKTOP)
     gus.sign_up("gus")
     for i in range(30):
@@ -290,7 +302,7 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):
     assert len(home_first_pages(gus)) == firsts + 1
 
 
-def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):
+def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):  # noqa: F811
     hal = people(PHONE)
     hal.sign_up("hal")
     for i in range(25):

@@ -144,7 +144,7 @@ export function openViewer(all, start, from) {
     const m = all[at];
     const placeholder = averageColor(m.blurhash);
     img.style.backgroundColor = placeholder || '';
-    img.src = m.url || m.preview_url;
+    img.src = (m.type === 'image' || !m.type ? m.url : m.preview_url) || m.preview_url;  // (a video's preview)
     img.alt = (m.description || '').trim();
     caption.textContent = img.alt;
     caption.hidden = !img.alt;
