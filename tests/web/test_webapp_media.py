@@ -283,6 +283,7 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F81
     y = g.evaluate("window.scrollY")
     assert y > 1000
     firsts = len(home_first_pages(gus))
+    top = target.bounding_box()["y"]
     target.locator("a.time").click()
     expect(g.locator("article.focused")).to_contain_text("numbered post 4")
     until(g, "window.scrollY === 0")
@@ -295,11 +296,26 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F81
     # Forward shows the post again, as it was
     g.go_forward()
     expect(g.locator("article.focused")).to_contain_text("numbered post 4")
+    # a reply written here goes into the kept timeline, a post arriving live
+    # waits behind "new posts": neither moves the place Back returns to
+    g.locator("article.focused").get_by_role("button", name="Reply").click()
+    g.get_by_role("textbox", name="Compose").fill("a reply from the thread")
+    g.get_by_role("button", name="Post", exact=True).click()
+    expect(status_in(g, "a reply from the thread")).to_be_visible()
+    assert gus.api("POST", "/api/v1/statuses", data={"status": "arrived meanwhile"}).status_code == 200
+    g.wait_for_timeout(500)  # (the stream's event reaches the kept timeline)
+    g.go_back()
+    expect(g.get_by_role("button", name=re.compile(r"new posts?$"))).to_be_visible()
+    expect(g.locator("article")).to_have_count(31)
+    box = status_in(g, "numbered post 4").first.bounding_box()
+    assert abs(box["y"] - top) <= 3, (box, top)
     # a link to Home (not Back) starts it afresh, at the top
     g.get_by_role("link", name="Home", exact=True).click()
     expect(g.locator("article")).to_have_count(20)
+    expect(status_in(g, "arrived meanwhile")).to_be_visible()
     until(g, "window.scrollY === 0")
     assert len(home_first_pages(gus)) == firsts + 1
+    assert not [u for u in home_first_pages(gus) if 'min_id' in u or 'since_id' in u]
 
 
 def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):  # noqa: F811

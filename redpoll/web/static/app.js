@@ -195,8 +195,11 @@ function keepCurrent(next) {
     return;
   }
   const focus = document.activeElement && main.contains(document.activeElement) ? document.activeElement : null;
+  // the first post in sight, and where: what went in above it meanwhile does not move the place
+  const anchor = [...main.querySelectorAll('article')].find((a) => a.getBoundingClientRect().bottom > 0) || null;
   kept.delete(current.entry);
   kept.set(current.entry, { key: current.key, nodes: [...main.childNodes], scrollY: window.scrollY,
+    anchor, anchorTop: anchor ? anchor.getBoundingClientRect().top : 0,
     focus, title: document.title, abort: current.abort });
   while (kept.size > KEEP_VIEWS) {
     const [oldest, v] = kept.entries().next().value;
@@ -227,6 +230,10 @@ function render(e) {
     markNav(saved.key, location.pathname);
     main.replaceChildren(...saved.nodes);
     window.scrollTo({ top: saved.scrollY });
+    if (saved.anchor && saved.anchor.isConnected) {
+      const moved = saved.anchor.getBoundingClientRect().top - saved.anchorTop;
+      if (moved) window.scrollTo({ top: window.scrollY + moved });
+    }
     if (saved.focus && saved.focus.isConnected) saved.focus.focus({ preventScroll: true });
     return;
   }
