@@ -9,6 +9,7 @@ directory, makes a few accounts and posts through the public API, then opens
 the app in Chromium (Playwright, /usr/bin/chromium)."""
 from __future__ import annotations
 
+import io
 import os
 import sys
 import tempfile
@@ -16,6 +17,7 @@ import time
 from pathlib import Path
 
 import httpx
+from PIL import Image, ImageDraw
 from playwright.sync_api import expect, sync_playwright
 
 from redpoll.api.process import ServeProcess
@@ -37,6 +39,36 @@ def account(url: str, app: dict, name: str) -> str:
                             "agreement": "true"})
     made.raise_for_status()
     return made.json()["access_token"]
+
+
+def until(page, js: str, timeout: float = 15.0) -> None:
+    """Wait until ``js`` (an expression) is true in the page: polled with
+    evaluate, as the app's CSP refuses the string evaluation
+    ``wait_for_function`` falls back on."""
+    end = time.monotonic() + timeout
+    while not page.evaluate(js):
+        if time.monotonic() > end:
+            raise AssertionError(f"still false after {timeout} s: {js}")
+        time.sleep(0.05)
+
+
+def picture(sky: tuple, ground: tuple, sun: tuple, size=(960, 640), face=False) -> bytes:
+    """A small made-up picture (a landscape, or a face for an avatar) as PNG."""
+    w, h = size
+    img = Image.new("RGB", size, sky)
+    draw = ImageDraw.Draw(img)
+    if face:
+        draw.ellipse((w * .2, h * .15, w * .8, h * .85), fill=sun)
+        for x in (.38, .62):
+            draw.ellipse((w * x - w * .05, h * .4, w * x + w * .05, h * .5), fill=ground)
+        draw.arc((w * .35, h * .45, w * .65, h * .7), 20, 160, fill=ground, width=max(2, w // 40))
+    else:
+        draw.ellipse((w * .62, h * .12, w * .8, h * .12 + w * .18), fill=sun)
+        draw.polygon([(0, h * .7), (w * .3, h * .45), (w * .55, h * .65), (w * .8, h * .4), (w, h * .6),
+                      (w, h), (0, h)], fill=ground)
+    out = io.BytesIO()
+    img.save(out, "PNG")
+    return out.getvalue()
 
 
 def seed(url: str) -> None:
@@ -75,6 +107,28 @@ def seed(url: str) -> None:
         "status": "@ada it weaves a lot more than flowers these days.", "in_reply_to_id": engine})
     call("ada", "POST", f"/api/v1/statuses/{made['Good morning']['id']}/favourite")
     call("ada", "POST", f"/api/v1/statuses/{made['Release cand']['id']}/bookmark")
+
+    # pictures: avatars, a post with two images (alt text), a sensitive one
+    def media(who, data, description):
+        return call(who, "POST", "/api/v1/media", files={"file": ("p.png", data, "image/png")},
+                    data={"description": description})["id"]
+
+    for who, colours in {"grace": ((70, 110, 190), (40, 40, 60), (240, 200, 160)),
+                         "margaret": ((200, 120, 60), (60, 30, 20), (250, 220, 180))}.items():
+        call(who, "PATCH", "/api/v1/accounts/update_credentials", files={
+            "avatar": ("a.png", picture(*colours, size=(400, 400), face=True), "image/png")})
+    call("ada", "PATCH", "/api/v1/accounts/update_credentials", files={
+        "header": ("h.png", picture((150, 190, 230), (60, 120, 80), (255, 210, 90), size=(1500, 500)),
+                   "image/png")})
+    call("linus", "POST", "/api/v1/statuses", json={
+        "status": "Spoiler: the ending of the film", "sensitive": True,
+        "media_ids": [media("linus", picture((30, 30, 50), (120, 30, 60), (230, 230, 255)), "A dark stage")]})
+    call("margaret", "POST", "/api/v1/statuses", json={
+        "status": "Two views from the launch site #apollo", "media_ids": [
+            media("margaret", picture((140, 190, 240), (190, 160, 110), (255, 220, 120)),
+                  "A sandy launch site under a pale blue sky"),
+            media("margaret", picture((250, 170, 120), (70, 90, 60), (255, 120, 80)),
+                  "The same site at sunset, hills in dark green")]})
 
 
 def main() -> int:
@@ -143,6 +197,31 @@ def main() -> int:
             page.get_by_role("button", name="Create list").click()
             expect(page.get_by_role("link", name="Apollo " + label)).to_be_visible()
             page.screenshot(path=HERE / f"lists-{label}.png")
+            page.goto("/")
+            gallery = page.get_by_role("group", name="2 images").first
+            expect(gallery).to_be_visible()
+            until(page, "[...document.querySelectorAll('.media-item img')].every(i => i.complete)")
+            gallery.scroll_into_view_if_needed()
+            page.screenshot(path=HERE / f"media-{label}.png")
+            gallery.locator(".media-item").first.click()
+            expect(page.get_by_role("dialog")).to_be_visible()
+            until(page, "document.querySelector('.viewer-image').complete")
+            page.screenshot(path=HERE / f"viewer-{label}.png")
+            page.keyboard.press("Escape")
+            page.goto("/@linus")
+            expect(page.get_by_role("button", name="Sensitive content — show")).to_be_visible()
+            page.get_by_role("button", name="Sensitive content — show").scroll_into_view_if_needed()
+            page.screenshot(path=HERE / f"sensitive-{label}.png")
+            page.goto("/")
+            page.get_by_role("textbox", name="Compose").click()
+            with page.expect_file_chooser() as chooser:
+                page.get_by_role("button", name="Add images").click()
+            chooser.value.set_files({"name": "meadow.png", "mimeType": "image/png",
+                                     "buffer": picture((160, 200, 240), (90, 160, 70), (255, 230, 120))})
+            page.get_by_label("Alt text for image 1").fill("A meadow under a yellow sun")
+            page.get_by_role("textbox", name="Compose").fill("Lunch break view")
+            until(page, "[...document.querySelectorAll('.compose-media img')].some(i => i.complete)")
+            page.screenshot(path=HERE / f"compose-images-{label}.png")
             page.goto("/settings")  # on a phone the link is in the menu
             expect(page.get_by_label("Display name")).to_be_visible()
             page.screenshot(path=HERE / f"settings-{label}.png")

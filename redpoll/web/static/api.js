@@ -40,13 +40,15 @@ function urlFor(path, query) {
   return url;
 }
 
-// One request. `body` is sent as JSON, `form` as application/x-www-form-urlencoded.
+// One request. `body` is sent as JSON (a FormData as multipart/form-data),
+// `form` as application/x-www-form-urlencoded.
 export async function request(path, { method = 'GET', query, body, form, token, headers } = {}) {
   const h = { Accept: 'application/json', ...(headers || {}) };
   const t = token === undefined ? session.token() : token;
   if (t) h.Authorization = 'Bearer ' + t;
   let payload;
   if (form) payload = new URLSearchParams(Object.entries(form).filter(([, v]) => v !== undefined && v !== null));
+  else if (body instanceof FormData) payload = body;
   else if (body !== undefined) { h['Content-Type'] = 'application/json'; payload = JSON.stringify(body); }
   let res;
   try {

@@ -1,5 +1,8 @@
 // Redpoll's web app: the shell (navigation, page, messages), the router over
 // the History API, the unread-notifications badge and the live stream.
+// Back and Forward return to a view as it was left: the router keeps the
+// last few views (their DOM, live state and scroll offset) in memory, keyed
+// by history entry, and puts one back instead of rendering it again.
 import { api, session, bus, emit } from './api.js';
 import { h, icon, toast, errorText, clear } from './ui.js';
 import { startStreaming, stopStreaming, resubscribe } from './stream.js';
@@ -43,7 +46,26 @@ const NAV = [
 ];
 const navLinks = {};
 const nav = h('nav', { class: 'nav', 'aria-label': 'Main' });
-const extra = h('div', { class: 'nav-extra' });
+const extra = h('div', { class: 'nav-extra', id: 'nav-extra' });
+// on a narrow screen the bottom bar has no room for these: "More" opens them
+const more = h('button', { type: 'button', class: 'nav-link nav-more', 'aria-expanded': 'false',
+  'aria-controls': 'nav-extra' }, icon('more'), h('span', { class: 'label' }, 'More'));
+function setMore(open) {
+  more.setAttribute('aria-expanded', String(open));
+  extra.classList.toggle('open', open);
+}
+more.addEventListener('click', () => {
+  const open = more.getAttribute('aria-expanded') !== 'true';
+  setMore(open);
+  if (open) extra.querySelector('a, button')?.focus();
+});
+extra.addEventListener('click', (e) => { if (e.target.closest('a, button')) setMore(false); });
+document.addEventListener('click', (e) => {
+  if (more.getAttribute('aria-expanded') === 'true' && !e.target.closest('.nav-extra, .nav-more')) setMore(false);
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && more.getAttribute('aria-expanded') === 'true') { setMore(false); more.focus(); }
+});
 const shell = h('div', { class: 'layout' },
   h('header', { class: 'brand' }, h('a', { href: '/', class: 'logo', 'aria-label': 'Redpoll' }, h('span', { 'aria-hidden': 'true' }, '●'), ' Redpoll')),
   nav, main, h('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }));
@@ -71,7 +93,8 @@ function buildNav() {
     h('a', { href: '/scheduled', class: 'nav-link' }, icon('clock'), h('span', {}, 'Scheduled posts')),
     h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
-  nav.append(extra);
+  setMore(false);
+  nav.append(more, extra);
 }
 
 // --- unread notifications ---------------------------------------------------------
@@ -134,17 +157,87 @@ function openReply(status, article) {
 }
 
 // --- router ------------------------------------------------------------------------------
-let current = { key: null, abort: new AbortController() };
+// Each history entry carries {entry, depth}: entry names the view kept for
+// it, depth says how many entries of this app lie behind it (a post page's
+// back arrow goes back when there is one, else home).
+let current = { key: null, abort: new AbortController(), entry: null };
+const kept = new Map();  // entry -> {key, nodes, scrollY, focus, title, abort}
+const KEEP_VIEWS = 8;
+if ('scrollRestoration' in history) history.scrollRestoration = 'manual';
+
+function newEntry() { return Math.random().toString(36).slice(2, 12); }
+function state() { return history.state && history.state.entry ? history.state : null; }
+if (!state()) history.replaceState({ entry: newEntry(), depth: 0 }, '', location.href);
 
 function title(text) { document.title = `${text} · Redpoll`; }
 
 export function go(path, { replace = false } = {}) {
-  if (replace) history.replaceState(null, '', path); else history.pushState(null, '', path);
+  const depth = state()?.depth || 0;
+  if (replace) history.replaceState({ entry: newEntry(), depth }, '', path);
+  else history.pushState({ entry: newEntry(), depth: depth + 1 }, '', path);
   render();
 }
 
-function render() {
-  current.abort.abort();
+// back within the app when it was entered here, else home
+export function back() {
+  if ((state()?.depth || 0) > 0) history.back(); else go('/');
+}
+
+function forgetViews() {
+  for (const v of kept.values()) v.abort.abort();
+  kept.clear();
+}
+
+// the view being left stays alive, kept for Back / Forward (the oldest go)
+function keepCurrent(next) {
+  if (!current.entry || current.entry === next || !session.token() || !main.firstChild) {
+    current.abort.abort();
+    return;
+  }
+  const focus = document.activeElement && main.contains(document.activeElement) ? document.activeElement : null;
+  // the first post in sight, and where: what went in above it meanwhile does not move the place
+  const anchor = [...main.querySelectorAll('article')].find((a) => a.getBoundingClientRect().bottom > 0) || null;
+  kept.delete(current.entry);
+  kept.set(current.entry, { key: current.key, nodes: [...main.childNodes], scrollY: window.scrollY,
+    anchor, anchorTop: anchor ? anchor.getBoundingClientRect().top : 0,
+    focus, title: document.title, abort: current.abort });
+  while (kept.size > KEEP_VIEWS) {
+    const [oldest, v] = kept.entries().next().value;
+    v.abort.abort();
+    kept.delete(oldest);
+  }
+}
+
+function markNav(key, path) {
+  for (const [k, a] of Object.entries(navLinks)) {
+    const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
+    if ((k === key && k !== 'profile') || (k === 'profile' && own) ||
+        (k === 'explore' && key === 'public')) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+function render(e) {
+  const entry = state()?.entry || null;
+  keepCurrent(entry);
+  const saved = e && e.type === 'popstate' && entry ? kept.get(entry) : null;
+  if (entry) kept.delete(entry);
+  if (saved && session.token()) {  // Back / Forward: the view as it was
+    const left = current.key === 'notifications' && saved.key !== 'notifications';
+    current = { key: saved.key, abort: saved.abort, entry };
+    if (left) loadUnread();
+    document.title = saved.title;
+    markNav(saved.key, location.pathname);
+    main.replaceChildren(...saved.nodes);
+    window.scrollTo({ top: saved.scrollY });
+    if (saved.anchor && saved.anchor.isConnected) {
+      const moved = saved.anchor.getBoundingClientRect().top - saved.anchorTop;
+      if (moved) window.scrollTo({ top: window.scrollY + moved });
+    }
+    if (saved.focus && saved.focus.isConnected) saved.focus.focus({ preventScroll: true });
+    return;
+  }
+  if (saved) saved.abort.abort();
   const path = location.pathname;
   let match = null;
   for (const [re, key, view] of ROUTES) {
@@ -158,21 +251,16 @@ function render() {
     match = { key: 'landing', view: (c) => { c.back = back; return views.landing(c); }, args: [] };
   }
   if (signedIn && (match.key === 'landing' || match.key === 'signup')) {
-    history.replaceState(null, '', '/');
+    history.replaceState({ entry: entry || newEntry(), depth: state()?.depth || 0 }, '', '/');
     return render();
   }
   const abort = new AbortController();
   const left = current.key === 'notifications' && match.key !== 'notifications';
-  current = { key: match.key, abort };
+  current = { key: match.key, abort, entry };
   if (left && signedIn) loadUnread();
-  const ctx = { signal: abort.signal, title, go, reply: openReply, signOut, started };
+  const ctx = { signal: abort.signal, title, go, back, reply: openReply, signOut, started };
   document.body.classList.toggle('signed-out', !signedIn);
-  for (const [key, a] of Object.entries(navLinks)) {
-    const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
-    if ((key === match.key && key !== 'profile') || (key === 'profile' && own) ||
-        (key === 'explore' && match.key === 'public')) a.setAttribute('aria-current', 'page');
-    else a.removeAttribute('aria-current');
-  }
+  markNav(match.key, path);
   let nodes;
   try { nodes = match.view(ctx, ...match.args); } catch (err) {
     nodes = [views.heading('Error'), h('p', { role: 'alert' }, errorText(err))];
@@ -226,6 +314,7 @@ function started() {
 }
 
 async function signOut() {
+  forgetViews();
   stopStreaming();
   try { await auth.signOut(); } catch (err) { toast(`Sign out: ${errorText(err)}`, 'error'); }
   unread = 0; paintBadge();
@@ -235,6 +324,7 @@ async function signOut() {
 }
 
 bus.addEventListener('unauthorized', () => {
+  forgetViews();
   session.clear();
   stopStreaming();
   buildNav();

@@ -7,9 +7,14 @@
 // date and time: the post is then a scheduled status, posted at that time
 // (listed under Scheduled posts). A draft (text, warning, visibility) is kept in localStorage
 // per account and reply target until it is posted or emptied, so switching
-// views or reloading never loses it.
+// views or reloading never loses it. Images (the Add images button, paste,
+// drag and drop; up to 4, not with a poll) upload at once, each with its
+// progress, then "Processing" until the server has made it ready; each has
+// an alt text field (sent with PUT /api/v1/media/:id when posting) and a
+// remove button; Post waits for them. A post with images may have no text.
 import { api, request, session, instanceInfo } from './api.js';
-import { h, toast, errorText, displayName } from './ui.js';
+import { h, icon, toast, errorText, displayName } from './ui.js';
+import { upload, uploadError, IMAGE_TYPES, MAX_IMAGES } from './media.js';
 import { VISIBILITY_LABEL } from './status.js';
 import { has, choices } from './features.js';
 
@@ -39,7 +44,7 @@ function saveDraft(replyTo, draft) {
   } catch { /* storage full or refused: the draft lives on screen only */ }
 }
 
-export function composer({ replyTo = null, onPosted, onCancel, autofocus = false } = {}) {
+export function composer({ replyTo = null, onPosted, onCancel, autofocus = false, collapsible = false } = {}) {
   const id = 'compose-' + (++seq);
   let max = 500;
   let key = null;
@@ -119,7 +124,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     pollOptions.replaceChildren();
     if (on) { optionField(); optionField(); }
     multiple.checked = false;
-    update();
+    paintMedia();  // images and a poll exclude each other
   }
   addOption.addEventListener('click', () => { optionField().focus(); update(); });
   pollToggle.addEventListener('click', () => {
@@ -129,14 +134,112 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   });
   if (!has('POST', '/api/v1/polls/{}/votes')) pollToggle.hidden = true;
   const pollValues = () => [...pollOptions.children].map((x) => x.value.trim()).filter(Boolean);
+  const pollOn = () => pollToggle.getAttribute('aria-pressed') === 'true';
+
+  // images: each uploads as soon as it is chosen; Post waits for them all
+  const canAttach = has('POST', '/api/v2/media');
+  const attached = [];  // {file, media, state: uploading|processing|ready|failed, alt, node, abort}
+  const picker = h('input', { type: 'file', accept: IMAGE_TYPES.join(','), multiple: true,
+    hidden: true, tabindex: '-1', 'aria-hidden': 'true' });
+  const addImages = h('button', { type: 'button', class: 'add-images', 'aria-label': 'Add images',
+    title: `Add images (up to ${MAX_IMAGES})`, hidden: !canAttach }, icon('image'));
+  const mediaList = h('ul', { class: 'compose-media', 'aria-label': 'Attached images', hidden: true });
+  const sensitive = h('input', { type: 'checkbox', name: 'sensitive' });
+  const sensitiveBox = h('label', { class: 'compose-sensitive', hidden: true }, sensitive, ' Mark images as sensitive');
+  addImages.addEventListener('click', () => picker.click());
+  picker.addEventListener('change', () => { addFiles(picker.files); picker.value = ''; });
+  function paintMedia() {
+    attached.forEach((x, i) => {
+      x.alt.setAttribute('aria-label', `Alt text for image ${i + 1}`);
+      x.removeButton.setAttribute('aria-label', `Remove image ${i + 1}`);
+    });
+    mediaList.hidden = !attached.length;
+    sensitiveBox.hidden = !attached.length;
+    if (!attached.length) sensitive.checked = false;
+    addImages.disabled = attached.length >= MAX_IMAGES || pollOn();
+    addImages.title = pollOn() ? 'A post has a poll or images, not both' : `Add images (up to ${MAX_IMAGES})`;
+    pollToggle.disabled = attached.length > 0;
+    pollToggle.title = attached.length ? 'A post has a poll or images, not both' : 'Add a poll';
+    key = null;
+    update();
+  }
+  function addFiles(files) {
+    if (!canAttach) return;
+    if (pollOn()) { toast('A post has a poll or images, not both', 'error'); return; }
+    const list = [...files];
+    const room = MAX_IMAGES - attached.length;
+    if (list.length > room) toast(`Up to ${MAX_IMAGES} images per post`, 'error');
+    list.slice(0, Math.max(room, 0)).forEach(attach);
+  }
+  function attach(file) {
+    const entry = { file, media: null, state: 'uploading', abort: new AbortController() };
+    const bar = h('progress', { max: '100', value: '0', 'aria-hidden': 'true' });
+    const state = h('span', { class: 'media-state' }, 'Uploading…');
+    const thumb = h('div', { class: 'compose-thumb' }, bar, state);
+    entry.alt = h('textarea', { class: 'alt-text', rows: '2', maxlength: '1500',
+      placeholder: 'Alt text: describe the image for people who cannot see it' });
+    entry.alt.addEventListener('input', () => { key = null; });
+    entry.removeButton = h('button', { type: 'button', class: 'remove-media', title: 'Remove' }, '×');
+    entry.node = h('li', { class: 'compose-item', 'aria-busy': 'true' }, thumb, entry.alt, entry.removeButton);
+    entry.removeButton.addEventListener('click', () => {
+      entry.abort.abort();
+      const at = attached.indexOf(entry);
+      if (at >= 0) attached.splice(at, 1);
+      entry.node.remove();
+      paintMedia();
+      (attached[Math.min(at, attached.length - 1)]?.removeButton || area).focus();
+    });
+    attached.push(entry);
+    mediaList.append(entry.node);
+    paintMedia();
+    upload(file, (st, f) => {
+      if (entry.abort.signal.aborted) return;
+      entry.state = st;
+      bar.value = Math.round(f * 100);
+      state.textContent = st === 'uploading' ? `Uploading ${Math.round(f * 100)}%` : 'Processing…';
+    }, entry.abort.signal).then((media) => {
+      if (entry.abort.signal.aborted) return;
+      entry.media = media;
+      entry.state = 'ready';
+      const img = h('img', { src: media.preview_url || media.url, alt: '' });
+      thumb.replaceChildren(img);
+      entry.node.setAttribute('aria-busy', 'false');
+      update();
+    }).catch((err) => {
+      if (entry.abort.signal.aborted) return;
+      entry.state = 'failed';
+      entry.node.classList.add('failed');
+      entry.node.setAttribute('aria-busy', 'false');
+      entry.alt.hidden = true;
+      thumb.replaceChildren(h('p', { class: 'media-error', role: 'alert' }, uploadError(err, file)));
+      update();
+    });
+  }
+  area.addEventListener('paste', (e) => {
+    const files = [...(e.clipboardData?.files || [])].filter((f) => f.type.startsWith('image/'));
+    if (files.length && canAttach) { e.preventDefault(); addFiles(files); }
+  });
   const suggest = h('ul', { id: id + '-suggest', role: 'listbox', class: 'suggestions', hidden: true,
     'aria-label': 'Suggestions' });
   const form = h('form', { class: 'compose' + (replyTo ? ' reply' : ''), 'aria-label': replyTo ? 'Reply' : 'New post' },
     replyTo ? h('p', { class: 'replying' }, 'Replying to ', h('strong', {}, '@' + replyTo.account.acct)) : null,
-    warning, area, suggest, pollBox,
+    warning, area, suggest, pollBox, mediaList, sensitiveBox, picker,
     canSchedule ? when : null,
-    h('div', { class: 'compose-row' }, visibility, cw, pollToggle, sched, counter,
+    h('div', { class: 'compose-row' }, visibility, addImages, cw, pollToggle, sched, counter,
       onCancel ? h('button', { type: 'button', onclick: () => onCancel() }, 'Cancel') : null, post));
+
+  if (collapsible) form.classList.add('collapsible');
+  if (canAttach) {  // images dropped on the box
+    const files = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
+    form.addEventListener('dragover', (e) => { if (files(e)) { e.preventDefault(); form.classList.add('dragging'); } });
+    form.addEventListener('dragleave', (e) => { if (!form.contains(e.relatedTarget)) form.classList.remove('dragging'); });
+    form.addEventListener('drop', (e) => {
+      if (!files(e)) return;
+      e.preventDefault();
+      form.classList.remove('dragging');
+      addFiles(e.dataTransfer.files);
+    });
+  }
 
   let vis = defaultVisibility();
   if (replyTo && RANK[replyTo.visibility] > RANK[vis]) vis = replyTo.visibility;
@@ -164,8 +267,15 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     counter.classList.toggle('over', left < 0);
     counter.classList.toggle('near', left >= 0 && left <= 20);
     counter.setAttribute('aria-label', `${left} characters left`);
-    const pollOn = pollToggle.getAttribute('aria-pressed') === 'true';
-    post.disabled = left < 0 || !area.value.trim() || (pollOn && pollValues().length < 2);
+    const busy = attached.some((x) => x.state === 'uploading' || x.state === 'processing');
+    const failed = attached.some((x) => x.state === 'failed');
+    const ready = attached.some((x) => x.state === 'ready');
+    post.disabled = left < 0 || (!area.value.trim() && !ready) || busy || failed ||
+      (pollOn() && pollValues().length < 2);
+    post.title = busy ? 'Waiting for the images to upload' : failed ? 'Remove the image that failed first' : '';
+    form.setAttribute('aria-busy', String(busy));
+    form.classList.toggle('has-content', !!(area.value.trim() || warning.value || attached.length ||
+      pollOn() || !when.hidden));
   }
   instanceInfo().then((info) => {
     const n = info?.configuration?.statuses?.max_characters;
@@ -260,17 +370,30 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
         spoiler_text: warning.value.trim() || undefined,
         scheduled_at: later ? later.toISOString() : undefined,
         in_reply_to_id: replyTo ? replyTo.id : undefined };
-      const withPoll = pollToggle.getAttribute('aria-pressed') === 'true';
-      // a poll's options are a list: sent as JSON
+      const withPoll = pollOn();
+      const images = attached.filter((x) => x.state === 'ready');
+      for (const x of images) {  // alt text, as written now
+        const description = x.alt.value.trim();
+        if (description !== (x.media.description || '')) {
+          x.media = await api(`/api/v1/media/${x.media.id}`, { method: 'PUT', form: { description } });
+        }
+      }
+      if (images.length) {
+        fields.media_ids = images.map((x) => x.media.id);
+        if (sensitive.checked) fields.sensitive = true;
+      }
+      // a poll's options and the media ids are lists: sent as JSON
       const { data } = await request('/api/v1/statuses', { method: 'POST',
         headers: { 'Idempotency-Key': key },
         ...(withPoll ? { body: { ...fields, poll: { options: pollValues(),
-          expires_in: Number(duration.value), multiple: multiple.checked } } } : { form: fields }) });
+          expires_in: Number(duration.value), multiple: multiple.checked } } }
+          : images.length ? { body: fields } : { form: fields }) });
       key = null;
       clearTimeout(saving);
       saveDraft(replyTo, null);
       area.value = '';
       if (withPoll) setPoll(false);
+      if (attached.length) { attached.splice(0); mediaList.replaceChildren(); paintMedia(); }
       if (!replyTo) {
         setWarning(false);
         // the next post starts from the account's default again (Mastodon)

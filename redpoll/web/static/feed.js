@@ -1,7 +1,8 @@
 // A paged list (timeline, notifications, accounts) with infinite scroll by id
 // cursors (the Link header's next page, else max_id of the last item), and
 // live items from the streaming API: prepended at once when the reader is at
-// the top, else held behind a "new posts" indicator.
+// the top, else held behind a "new posts" indicator (and while the feed is
+// kept off screen for Back, so its place does not move).
 import { request, bus } from './api.js';
 import { h, errorText } from './ui.js';
 import { subscribe, matches } from './stream.js';
@@ -71,7 +72,7 @@ export function feed(opts) {
   io.observe(more);
   signal.addEventListener('abort', () => io.disconnect());
 
-  function atTop() { return window.scrollY < 120; }
+  function atTop() { return list.isConnected && window.scrollY < 120; }
   function showPending() {
     indicator.textContent = pending.length === 1 ? '1 new post' : `${pending.length} new posts`;
     indicator.hidden = !pending.length;
@@ -104,7 +105,7 @@ export function feed(opts) {
     // for lists the streaming API does not carry: ask for what is newer than the top
     const timer = setInterval(async () => {
       const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
-      if (document.hidden || loading || !newest) return;
+      if (document.hidden || loading || !newest || !list.isConnected) return;
       try {
         const page = await request(path, { query: { ...query, min_id: newest, limit: 40 } });
         if (!signal.aborted && Array.isArray(page.data)) {

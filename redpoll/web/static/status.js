@@ -3,10 +3,12 @@
 // Favourite / Bookmark buttons (toggles carry aria-pressed), Pin, Edit and
 // Delete for one's own; an edited status says so, with its history a click away.
 // A poll shows under the text: a Vote form (radio or checkboxes) until one
-// has voted, then, and once it ended, bars with percentages.
+// has voted, then, and once it ended, bars with percentages. Images show
+// as a gallery under the text (media.js), behind the warning with it.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { filterVerdict } from './filters.js';
+import { renderMedia } from './media.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
 
 const TOGGLES = {
@@ -234,7 +236,8 @@ export function renderStatus(entry, opts = {}) {
   const me = session.me();
   const article = h('article', { class: 'status' + (opts.focused ? ' focused' : ''),
     dataset: { id: entry.id, statusId: s.id }, tabindex: '-1',
-    'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80)}` });
+    'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80) ||
+      plural((s.media_attachments || []).length, 'image', 'images')}` });
   if (opts.pinned) article.append(h('p', { class: 'boosted-by pinned-label' }, icon('pin'), ' Pinned'));
   if (entry.reblog) {
     article.append(h('p', { class: 'boosted-by' }, icon('boost'), ' ',
@@ -251,7 +254,7 @@ export function renderStatus(entry, opts = {}) {
   if (s.spoiler_text) {
     // a content warning hides the text until asked (Mastodon's "Show more")
     const body = h('div', { class: 'behind-warning', id: `cw-${entry.id}-${s.id}`, hidden: true },
-      statusContent(s.content), s.poll ? renderPoll(s) : null);
+      statusContent(s.content), s.poll ? renderPoll(s) : null, renderMedia(s));
     const more = h('button', { type: 'button', class: 'show-more', 'aria-expanded': 'false',
       'aria-controls': body.id }, 'Show more');
     more.addEventListener('click', () => {
@@ -264,6 +267,8 @@ export function renderStatus(entry, opts = {}) {
   } else {
     article.append(statusContent(s.content));
     if (s.poll) article.append(renderPoll(s));
+    const media = renderMedia(s);
+    if (media) article.append(media);
   }
   const meta = [];
   if (opts.focused) meta.push(fullDate(s.created_at));

@@ -43,6 +43,9 @@ const ICONS = {
   user: 'M12 4a4 4 0 1 0 0 8 4 4 0 0 0 0-8zM4 21a8 8 0 0 1 16 0',
   gear: 'M12 9a3 3 0 1 0 0 6 3 3 0 0 0 0-6zM12 2.5v3M12 18.5v3M2.5 12h3M18.5 12h3M5.3 5.3l2.1 2.1M16.6 16.6l2.1 2.1M5.3 18.7l2.1-2.1M16.6 7.4l2.1-2.1',
   out: 'M10 4H5v16h5M14 8l4 4-4 4M18 12H9',
+  image: 'M4 5h16v14H4zM4 16l4.5-4.5 3.5 3.5 2.5-2.5L20 17M15.5 9.5h.01',
+  back: 'M19 12H5M11 6l-6 6 6 6',
+  more: 'M5 12h.01M12 12h.01M19 12h.01',
 };
 
 export function icon(name) {
@@ -177,13 +180,27 @@ export function errorText(err) {
   return err.message || 'Something went wrong';
 }
 
+// The picture an account uploaded, or its initial on a colour from its name
+// (the server's "missing" picture stands for none).
+export function avatarUrl(account) {
+  const url = account.avatar_static || account.avatar;
+  return url && !/\/avatars\/original\/missing\.png$/.test(url) ? url : null;
+}
+
 export function avatar(account, size = 'normal') {
   const name = account.display_name || account.username || '?';
   const letter = [...name.trim()][0] || '?';
   let hue = 0;
   for (const ch of account.acct || '') hue = (hue * 31 + ch.codePointAt(0)) % 360;
-  return h('span', { class: 'avatar ' + size, style: null, 'aria-hidden': 'true',
+  const el = h('span', { class: 'avatar ' + size, style: null, 'aria-hidden': 'true',
     dataset: { hue: String(hue % 12) } }, letter.toUpperCase());
+  const url = avatarUrl(account);
+  if (url) {
+    const img = h('img', { src: url, alt: '', loading: 'lazy', decoding: 'async' });
+    img.addEventListener('error', () => img.remove());  // the initial shows instead
+    el.append(img);
+  }
+  return el;
 }
 
 export function displayName(account) {

@@ -30,7 +30,8 @@ export function home(ctx) {
     render: (s) => renderStatus(s, { onReply: ctx.reply }),
     live: { sub: { stream: 'user' }, events: ['update'] } });
   bus.addEventListener('posted', (e) => f.prepend(e.detail), { signal: ctx.signal });  // replies
-  return [heading('Home'), composer({ onPosted: (s) => f.prepend(s) }), f.root];
+  // on a phone the box stays one line high until tapped (style.css)
+  return [heading('Home'), composer({ onPosted: (s) => f.prepend(s), collapsible: true }), f.root];
 }
 
 export function explore(ctx, local) {
@@ -147,7 +148,11 @@ export function thread(ctx, acct, id) {
       box.replaceChildren(h('p', { class: 'error', role: 'alert' }, err.status === 404 ? 'This post does not exist or is not visible to you.' : errorText(err)));
     }
   })();
-  return [heading('Post'), box];
+  const head = heading('Post');
+  head.classList.add('with-back');
+  head.prepend(h('button', { type: 'button', class: 'back', 'aria-label': 'Back', title: 'Back',
+    onclick: () => ctx.back() }, icon('back')));
+  return [head, box];
 }
 
 // --- notifications ---------------------------------------------------------------------
@@ -254,7 +259,10 @@ export function profile(ctx, acct, tab = 'posts') {
     ctx.title(`${displayName(account)} (@${account.acct})`);
     const me = session.me();
     const base = profilePath(account);
+    const header = account.header_static || account.header;
     const card = h('div', { class: 'profile-card' },
+      header && !/\/missing\.png$/.test(header)
+        ? h('div', { class: 'profile-header' }, h('img', { src: header, alt: '' })) : null,
       avatar(account, 'large'),
       h('div', { class: 'profile-names' },
         h('h1', { tabindex: '-1' }, displayName(account)),
@@ -408,6 +416,30 @@ export function settings(ctx) {
     Object.entries(VISIBILITY_LABEL).filter(([v]) => v !== 'direct' && (!privacies || privacies.includes(v)))
       .map(([v, l]) => h('option', { value: v }, l)));
   privacy.value = me.source?.privacy || 'public';
+  // the avatar and header: a file each, shown before it is saved
+  const pictures = {};
+  const picture = (name, label) => {
+    const input = h('input', { type: 'file', name, accept: 'image/jpeg,image/png,image/webp,image/gif' });
+    const preview = name === 'avatar' ? avatar(me, 'large')
+      : h('div', { class: 'header-preview', 'aria-hidden': 'true' });
+    const current = name === 'header' && me.header && !/\/missing\.png$/.test(me.header) ? me.header : null;
+    if (current) preview.append(h('img', { src: current, alt: '' }));
+    input.addEventListener('change', () => {
+      const file = input.files[0];
+      if (!file) return;
+      const reader = new FileReader();
+      reader.addEventListener('load', () => {
+        const img = h('img', { src: reader.result, alt: '', class: 'preview' });
+        preview.querySelector('img')?.remove();
+        preview.append(img);
+      });
+      reader.readAsDataURL(file);
+    });
+    pictures[name] = input;
+    return { preview, field: field(label, input) };
+  };
+  const av = picture('avatar', 'Avatar'), hd = picture('header', 'Header');
+  const canUpload = has('PATCH', '/api/v1/accounts/update_credentials');
   const form = h('form', { class: 'settings', onsubmit: async (e) => {
     e.preventDefault();
     // only what changed: a server may not support every field (locked, privacy)
@@ -417,13 +449,27 @@ export function settings(ctx) {
     if (bio.value !== (now.source?.note ?? '')) changes.note = bio.value;
     if (locked.checked !== !!now.locked) changes.locked = locked.checked ? 'true' : 'false';
     if (privacy.value !== (now.source?.privacy || 'public')) changes['source[privacy]'] = privacy.value;
-    if (!Object.keys(changes).length) { toast('Nothing to save'); return; }
+    const files = Object.entries(pictures).filter(([, input]) => input.files.length);
+    if (!Object.keys(changes).length && !files.length) { toast('Nothing to save'); return; }
+    const save = form.querySelector('button[type=submit]');
+    save.disabled = true;
     try {
-      const updated = await api('/api/v1/accounts/update_credentials', { method: 'PATCH', form: changes });
+      let updated;
+      if (files.length) {  // pictures go as multipart form data, with the rest
+        const body = new FormData();
+        for (const [k, v] of Object.entries(changes)) body.append(k, v);
+        for (const [k, input] of files) body.append(k, input.files[0]);
+        updated = await api('/api/v1/accounts/update_credentials', { method: 'PATCH', body });
+        for (const [, input] of files) input.value = '';
+      } else updated = await api('/api/v1/accounts/update_credentials', { method: 'PATCH', form: changes });
       session.set({ ...session.get(), me: updated });
+      av.preview.replaceWith(av.preview = avatar(updated, 'large'));
       toast('Settings saved');
-    } catch (err) { toast(errorText(err), 'error'); }
+    } catch (err) {
+      toast(err.status === 413 ? `The picture is too large. ${errorText(err)}` : errorText(err), 'error');
+    } finally { save.disabled = false; }
   } },
+  canUpload ? h('div', { class: 'profile-images' }, hd.preview, av.preview, av.field, hd.field) : null,
   field('Display name', name), field('Bio', bio),
   canLock ? h('label', { class: 'check' }, locked, ' Locked account (approve each follower)') : null,
   privacies === null || privacies.length ? field('Default visibility', privacy) : null,
