@@ -6,6 +6,7 @@ import { startStreaming, stopStreaming, resubscribe } from './stream.js';
 import { composer } from './compose.js';
 import * as auth from './auth.js';
 import * as views from './views.js';
+import * as discover from './discover.js';
 import { loadFeatures, has } from './features.js';
 
 const root = document.getElementById('app');
@@ -19,6 +20,10 @@ const ROUTES = [
   [/^\/notifications$/, 'notifications', (c) => views.notifications(c)],
   [/^\/explore$/, 'explore', (c) => views.explore(c, true)],
   [/^\/public\/local$/, 'explore', (c) => views.explore(c, true)],
+  [/^\/explore\/posts$/, 'explore', (c) => discover.trendingPosts(c)],
+  [/^\/explore\/tags$/, 'explore', (c) => discover.trendingTags(c)],
+  [/^\/explore\/links$/, 'explore', (c) => discover.trendingLinks(c)],
+  [/^\/explore\/people$/, 'people', (c) => discover.people(c)],
   [/^\/public$/, 'public', (c) => views.explore(c, false)],
   [/^\/tags\/([^/]+)$/, 'tag', (c, t) => views.tag(c, t)],
   [/^\/lists$/, 'lists', (c) => views.lists(c)],
@@ -170,7 +175,7 @@ function render() {
   for (const [key, a] of Object.entries(navLinks)) {
     const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
     if ((key === match.key && key !== 'profile') || (key === 'profile' && own) ||
-        (key === 'explore' && match.key === 'public')) a.setAttribute('aria-current', 'page');
+        (key === 'explore' && (match.key === 'public' || match.key === 'people'))) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
   let nodes;
