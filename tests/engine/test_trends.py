@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from redpoll.conversations import tag_history
-from redpoll.core import limits
+from redpoll.core import keys, limits
 from redpoll.core.errors import ValidationError
 from redpoll.core.models import now_ms
 from redpoll.moderation import moderation
@@ -176,3 +176,15 @@ async def test_a_newcomer_is_suggested_the_most_followed_in_order(rp):
     await rp.unfollow(fan1.id, mid.id)
     await rp.drain()
     assert [s.user.id for s in await rp.suggestions(newcomer.id)] == [big.id]
+
+
+async def test_a_deleted_account_leaves_the_most_followed(rp):
+    [fan, gone, newcomer] = await users(rp, "sd", 3)
+    await rp.follow(fan.id, gone.id)
+    await rp.drain()
+    assert [s.user.id for s in await rp.suggestions(newcomer.id)] == [gone.id]
+    await moderation.delete_account(rp.store, rp.queue, gone.login)
+    await rp.drain()
+    await moderation.delete_account(rp.store, rp.queue, gone.login)  # the purge, after its jobs
+    assert await rp.store.zscore(keys.POPULAR_ACCOUNTS, gone.id) is None
+    assert await rp.suggestions(newcomer.id) == []
