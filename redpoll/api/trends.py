@@ -27,10 +27,11 @@ def _query(ctx: Ctx) -> dict:
     return {"offset": ctx.params.raw("offset"), "limit": ctx.params.raw("limit")}
 
 
-def _next(ctx: Ctx, count: int) -> dict:
-    """The Link header of a full page: the next one by ``offset``."""
+def _next(ctx: Ctx, count: int, default: int) -> dict:
+    """The Link header of a full page (``default``: the size asked when no
+    ``limit`` is): the next one by ``offset``."""
     q = _query(ctx)
-    if not count or (q["limit"] not in (None, "") and count < int(q["limit"])):
+    if not count or count < (int(q["limit"]) if q["limit"] not in (None, "") else default):
         return {}
     keep = {k: v for k, v in ctx.request.query_params.items() if k != "offset"}
     keep["offset"] = int(q["offset"] or 0) + count
@@ -40,7 +41,7 @@ def _next(ctx: Ctx, count: int) -> dict:
 async def _tags(ctx: Ctx) -> Response:
     found = await ctx.rp.trending_tags(ctx.viewer, **_query(ctx))
     return JSON([tag_entity(ctx, t, ctx.viewer is not None) for t in found],
-                headers=_next(ctx, len(found)))
+                headers=_next(ctx, len(found), limits.TRENDS_TAGS_DEFAULT))
 
 
 @endpoint("GET", "/api/v1/trends/tags", auth="optional",
@@ -65,7 +66,8 @@ async def trends(ctx: Ctx) -> Response:
 async def trending_statuses(ctx: Ctx) -> Response:
     shown = await ctx.rp.trending_page(ctx.viewer, **_query(ctx))
     body = b"[" + b",".join(rendered_entities(ctx, shown)) + b"]"
-    return Response(body, media_type=JSON.media_type, headers=_next(ctx, len(shown.read)))
+    return Response(body, media_type=JSON.media_type,
+                    headers=_next(ctx, len(shown.read), limits.PAGE_DEFAULT))
 
 
 def link_entity(trend) -> dict:
@@ -88,7 +90,8 @@ def link_entity(trend) -> dict:
                   params=_window(limits.PAGE_MAX)))
 async def trending_links(ctx: Ctx) -> Response:
     found = await ctx.rp.trending_links(**_query(ctx))
-    return JSON([link_entity(t) for t in found], headers=_next(ctx, len(found)))
+    return JSON([link_entity(t) for t in found],
+                headers=_next(ctx, len(found), limits.PAGE_DEFAULT))
 
 
 def _limit(ctx: Ctx):
