@@ -153,7 +153,15 @@ POLL_PARAM = {"type": "object", "required": ["options", "expires_in"], "properti
                    "maximum": limits.POLL_EXPIRES_MAX_S},
     "multiple": BOOL, "hide_totals": BOOL},
     "description": "A poll with the status (not with media_ids)"}
-SCHEMAS = {"ScheduledStatus": SCHEDULED_STATUS, "MediaAttachment": MEDIA_ATTACHMENT,
+TRENDS_LINK = obj({"url": STR, "title": STR, "description": STR, "type": {"enum": ["link"]},
+                   "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
+                  {"author_name": STR, "author_url": STR, "provider_name": STR,
+                   "provider_url": STR, "html": STR, "width": INT, "height": INT,
+                   "image": NULLABLE_STR, "embed_url": STR, "blurhash": NULLABLE_STR})
+SUGGESTION = obj({"source": {"enum": ["past_interactions", "global"]},
+                  "sources": array({"enum": ["friends_of_friends", "most_followed"]}),
+                  "account": ref("Account")})
+SCHEMAS = {"TrendsLink": TRENDS_LINK, "Suggestion": SUGGESTION, "ScheduledStatus": SCHEDULED_STATUS, "MediaAttachment": MEDIA_ATTACHMENT,
            "StatusEdit": STATUS_EDIT, "StatusSource": STATUS_SOURCE, "Poll": POLL, "Tag": TAG,
            "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
            "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,

@@ -18,6 +18,7 @@ from ..core.errors import Conflict, LimitReached
 from ..bus.jobs import JobQueue, TagFollowJob
 from ..core.models import now_us
 from ..storage.store import Store
+from ..trends import ranking
 
 JOB = "tag_follow"
 
@@ -83,3 +84,14 @@ async def replay(store: Store, settings, job: TagFollowJob) -> None:
 async def followed(store: Store, uid: int) -> list[str]:
     return [n.decode() for n in await store.zrevrange(keys.followed_tags(uid), 0,
                                                              limits.FOLLOWED_TAGS_MAX - 1)]
+
+
+async def trending(store: Store, uid: int | None, *, offset=None, limit=None,
+                   now: int | None = None) -> list[Tag]:
+    """The trending hashtags (redpoll.trends.ranking), best first, with
+    whether ``uid`` follows each; ``now`` (ms): the clock."""
+    found = await ranking.trending(store, "tag", offset=offset, limit=limit, now=now)
+    mine = [None] * len(found)
+    if uid is not None and found:
+        mine, = await store.batch([("ZMSCORE", keys.followed_tags(uid), *(t.item for t in found))])
+    return [Tag(t.item, m is not None, True, t.history) for t, m in zip(found, mine)]

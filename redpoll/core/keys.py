@@ -504,6 +504,46 @@ def tag_day_accounts(name: str, day: int) -> str:
 TAG_NAMES = "tags:{names}"
 
 
+# --- trends and suggestions (redpoll.trends, redpoll.suggestions) --------------
+def link_day_uses(digest: str, day: int) -> str:
+    """HyperLogLog of the ids of public statuses that carried a link on one
+    UTC day; ``digest``: the link's (trends.links.digest). Expires as the
+    tags' days; the link's slot."""
+    return f"linkuse:{{{digest}}}:{day}"
+
+
+def link_day_accounts(digest: str, day: int) -> str:
+    """HyperLogLog of the authors of those statuses."""
+    return f"linkacc:{{{digest}}}:{day}"
+
+
+def trend_day(kind: str, day: int) -> str:
+    """ZSET item -> accounts that used it on one UTC day, for ``kind``
+    ``tag`` (hashtag names) or ``link`` (URLs): the candidates of the trends,
+    the limits.TRENDS_CANDIDATES_KEPT most used kept; expires after the
+    history's days. One slot for all of them."""
+    return f"trend:{{trends}}:{kind}:{day}"
+
+
+def trend_statuses(day: int) -> str:
+    """ZSET status id -> favourites + boosts, of the public local statuses
+    posted on one UTC day that were favourited or boosted: the candidates of
+    the trending statuses, the limits.TRENDS_CANDIDATES_KEPT most
+    interacted with kept; expires after limits.TRENDS_STATUS_WINDOW_S."""
+    return f"trend:{{trends}}:status:{day}"
+
+
+#: ZSET account id -> followers: local accounts by their followers, the
+#: limits.SUGGESTIONS_POPULAR_KEPT most followed kept (suggestions' global
+#: source), set after each follow and unfollow.
+POPULAR_ACCOUNTS = "popular:{accounts}"
+
+
+def suggestions_dismissed(uid: int) -> str:
+    """ZSET account id -> time: the suggestions ``uid`` dismissed."""
+    return f"sugdis:{{{uid}}}"
+
+
 # --- boosts ----------------------------------------------------------------------
 def reblogged_by(sid: int) -> str:
     """ZSET booster id -> id of the boost status: who boosted a status (its slot)."""

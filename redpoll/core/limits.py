@@ -587,3 +587,37 @@ FED_RETRY_MAX_S = 12 * 3600
 FED_HOST_FAILURES_UNAVAILABLE = 30
 #: Remote statuses: the plain text kept of a note's HTML at most (characters).
 FED_NOTE_MAX_CHARS = 20_000
+
+# --- trends and suggestions (redpoll.trends, redpoll.suggestions) ---------------
+#: Per kind (hashtags, links, statuses) and UTC day, the candidates kept (the
+#: most used; a day's index is bounded by this).
+TRENDS_CANDIDATES_KEPT = 1000
+#: Candidates of each of the last two days a trends read scores (the most
+#: used of each day): the work of one request.
+TRENDS_CANDIDATES_READ = 60
+#: A hashtag or link trends only when this many accounts used it in the
+#: last day (Mastodon's review threshold, set low for small servers).
+TRENDS_MIN_ACCOUNTS = 1
+#: Trending statuses: posted at most this long ago (s).
+TRENDS_STATUS_WINDOW_S = 48 * 3600
+#: Default and maximum ``limit`` of the trends (Mastodon: 10 / 20 for
+#: hashtags, 20 / 40 for statuses and links); ``offset`` + ``limit`` at
+#: most TRENDS_WINDOW.
+TRENDS_TAGS_DEFAULT = 10
+TRENDS_TAGS_MAX = 20
+TRENDS_WINDOW = 200
+#: Links counted per status at most, and a counted link's length at most.
+TRENDS_LINKS_PER_STATUS = 5
+TRENDS_LINK_MAX_CHARS = 400
+#: Suggestions: the accounts followed whose followings are read (the most
+#: recently followed), and of each the most recent followings read.
+SUGGESTIONS_FOLLOWEES_READ = 50
+SUGGESTIONS_PER_FOLLOWEE = 100
+#: Most-followed local accounts kept as the global source, and read per request.
+SUGGESTIONS_POPULAR_KEPT = 1000
+SUGGESTIONS_POPULAR_READ = 200
+#: Default and maximum ``limit`` (Mastodon: 40 / 80).
+SUGGESTIONS_DEFAULT = 40
+SUGGESTIONS_MAX = 80
+#: Dismissed suggestions kept per account (the oldest go first).
+SUGGESTIONS_DISMISSED_MAX = 1000

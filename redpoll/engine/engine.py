@@ -33,6 +33,8 @@ from ..filters import filters, rules
 from ..reading import notification_view, pages
 from ..notifications import notifications
 from ..search import search
+from ..suggestions import suggestions as follow_suggestions
+from ..trends import ranking, statuses as trend_statuses
 from ..records import statuses
 from ..timelines import timelines
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
@@ -629,6 +631,29 @@ class Redpoll:
     async def followed_tags(self, uid) -> list[tags.Tag]:
         names = await tags.followed(self.store, uid)
         return await tags.with_history(self.store, [tags.Tag(n, True, True) for n in names])
+
+    # --- discovery: trends and suggestions ---------------------------------------------------
+    async def trending_tags(self, viewer, *, offset=None, limit=None,
+                            now: int | None = None) -> list[tags.Tag]:
+        return await tags.trending(self.store, viewer, offset=offset, limit=limit, now=now)
+
+    async def trending_links(self, *, offset=None, limit=None,
+                             now: int | None = None) -> list[ranking.Trend]:
+        return await ranking.trending(self.store, "link", offset=offset, limit=limit, now=now)
+
+    async def trending_page(self, viewer, *, offset=None, limit=None,
+                            now: int | None = None) -> pages.Shown:
+        """The trending statuses as ``viewer`` is shown them (mutes applied)."""
+        sids = await trend_statuses.trending(self.store, offset=offset, limit=limit, now=now)
+        return await pages.timeline(self.store, viewer,
+                                    await statuses.get_statuses(self.store, sids),
+                                    muted=True, context="public")
+
+    async def suggestions(self, uid, *, limit=None) -> list[follow_suggestions.Suggestion]:
+        return await follow_suggestions.suggestions(self.store, uid, limit=limit)
+
+    async def dismiss_suggestion(self, uid, target) -> None:
+        await follow_suggestions.dismiss(self.store, uid, target)
 
     # --- direct conversations ---------------------------------------------------------------
     async def conversations(self, uid, **cursors: Any

@@ -25,6 +25,7 @@ from ..moderation import moderation
 from ..notifications import notifications
 from ..polls import polls
 from ..conversations import tags
+from ..suggestions import suggestions
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
@@ -115,6 +116,7 @@ async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
         return Done()  # a follow that was there already: its own job saw to it
     await notifications.replay_follow(store, settings, job)
     await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
+    await suggestions.note_followers(store, job.target)  # the most followed (idempotent)
     return Done()
 
 

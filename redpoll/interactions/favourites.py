@@ -19,6 +19,7 @@ from ..bus.jobs import FavouriteJob, JobQueue
 from ..core.models import User
 from ..storage.store import Store
 from ..records.users import get_users
+from ..trends import statuses as trend_statuses
 
 KIND = "favourite"
 
@@ -70,6 +71,7 @@ async def apply(store: Store, job: FavouriteJob) -> bool:
     await store.run("favourite_user", [keys.favourites(uid), keys.favourite_applied(uid),
                                        keys.versions_undone(keys.favourite_applied(uid))],
                     [sid, state, version, fid, limits.VERSIONS_UNDONE_KEPT])
+    await trend_statuses.note(store, sid)  # among the trending candidates (idempotent)
     if author:
         await notifications.apply(store, int(author), KIND, uid, sid, int(version), bool(state),
                                   status=sid)

@@ -269,6 +269,7 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
                     [uid, 2 ** 50])
     await store.batch([("HDEL", keys.SEARCH_INDEXED, uid)])
+    await store.zrem(keys.POPULAR_ACCOUNTS, uid)  # out of the suggestions' most followed
     email, = await store.batch([("HGET", keys.secrets(uid), "email")])
     if email:
         await store.delete(keys.email(email.decode().lower()))

@@ -35,6 +35,7 @@ from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..records.statuses import get_status_or_none
 from ..storage.store import Store
+from ..trends import statuses as trend_statuses
 from ..records.users import get_users
 
 
@@ -92,6 +93,7 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
     fan-out job that continues the delivery."""
     uid, orig, op, bid = job.uid, job.sid, job.op, job.bid
     state, _, standing = await deleting.record_reblog(store, uid, orig, op, True, bid)
+    await trend_statuses.note(store, orig)  # among the trending candidates (idempotent)
     if not state or int(standing) != bid:
         return int(standing), None
     original = await get_status_or_none(store, orig)

@@ -30,6 +30,7 @@ from ..core.settings import Settings
 from ..storage.store import Store
 from ..media import uploads
 from ..polls import polls
+from ..trends import links
 
 
 @dataclass(frozen=True)
@@ -150,6 +151,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
         return None  # deleted meanwhile: its delete journal cleans up
     status = Status.from_hash(job.record)
     await conversation.after_post(store, status)
+    await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
     start = delivery.Cursor()
     listed = status.listed  # unlisted, private, direct: not on the public timeline

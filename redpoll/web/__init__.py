@@ -104,7 +104,8 @@ async def asset(request: Request) -> Response:
 #: API's (redpoll.api.pages.web_page), which answer the same shell with a
 #: summary.
 APP_PATHS = ("/", "/signin", "/signup", "/oauth/callback", "/home", "/notifications",
-             "/explore", "/public", "/public/local", "/tags/{tag}", "/lists", "/lists/{id}",
+             "/explore", "/explore/posts", "/explore/tags", "/explore/links", "/explore/people",
+             "/public", "/public/local", "/tags/{tag}", "/lists", "/lists/{id}",
              "/search", "/settings", "/bookmarks", "/favourites", "/@{login}/followers",
              "/@{login}/following")
 

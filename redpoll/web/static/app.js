@@ -9,6 +9,7 @@ import { startStreaming, stopStreaming, resubscribe } from './stream.js';
 import { composer } from './compose.js';
 import * as auth from './auth.js';
 import * as views from './views.js';
+import * as discover from './discover.js';
 import { loadFeatures, has } from './features.js';
 
 const root = document.getElementById('app');
@@ -22,6 +23,10 @@ const ROUTES = [
   [/^\/notifications$/, 'notifications', (c) => views.notifications(c)],
   [/^\/explore$/, 'explore', (c) => views.explore(c, true)],
   [/^\/public\/local$/, 'explore', (c) => views.explore(c, true)],
+  [/^\/explore\/posts$/, 'explore', (c) => discover.trendingPosts(c)],
+  [/^\/explore\/tags$/, 'explore', (c) => discover.trendingTags(c)],
+  [/^\/explore\/links$/, 'explore', (c) => discover.trendingLinks(c)],
+  [/^\/explore\/people$/, 'people', (c) => discover.people(c)],
   [/^\/public$/, 'public', (c) => views.explore(c, false)],
   [/^\/tags\/([^/]+)$/, 'tag', (c, t) => views.tag(c, t)],
   [/^\/lists$/, 'lists', (c) => views.lists(c)],
@@ -212,7 +217,7 @@ function markNav(key, path) {
   for (const [k, a] of Object.entries(navLinks)) {
     const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
     if ((k === key && k !== 'profile') || (k === 'profile' && own) ||
-        (k === 'explore' && key === 'public')) a.setAttribute('aria-current', 'page');
+        (k === 'explore' && (key === 'public' || key === 'people'))) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
 }

@@ -8,6 +8,7 @@ import { feed } from './feed.js';
 import * as auth from './auth.js';
 import { has, choices } from './features.js';
 import { filtersSection } from './filters.js';
+import { exploreTabs } from './discover.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -36,9 +37,7 @@ export function home(ctx) {
 
 export function explore(ctx, local) {
   ctx.title(local ? 'Explore: this server' : 'Explore: everyone');
-  const tabs = h('nav', { class: 'tabs', 'aria-label': 'Timelines' },
-    h('a', { href: '/explore', 'aria-current': local ? 'page' : null }, 'This server'),
-    h('a', { href: '/public', 'aria-current': local ? null : 'page' }, 'Everyone'));
+  const tabs = exploreTabs(local ? 'local' : 'public');
   const sub = { stream: local ? 'public:local' : 'public' };
   return [heading('Explore'), tabs,
     statusFeed(ctx, '/api/v1/timelines/public', local ? { local: 'true' } : {},
