@@ -88,8 +88,9 @@ def addressing(status: Status, base: str,
 
 
 def note(status: Status, base: str, content_html: str, in_reply_to: str | None = None,
-         mentions: list[tuple[str, str]] = ()) -> dict:
-    """``mentions``: (actor id, ``@name@host``) of each account it mentions."""
+         mentions: list[tuple[str, str]] = (), attachments: list[dict] = ()) -> dict:
+    """``mentions``: (actor id, ``@name@host``) of each account it mentions;
+    ``attachments``: its MediaAttachment entities (as Documents)."""
     to, cc = addressing(status, base, [uri for uri, _ in mentions])
     doc = {
         "id": note_id(base, status.login, status.id), "type": "Note",
@@ -100,9 +101,26 @@ def note(status: Status, base: str, content_html: str, in_reply_to: str | None =
         "sensitive": status.extra.get("sensitive") == "true",
         "summary": status.extra.get("spoiler_text") or None,
         "tag": [{"type": "Mention", "href": uri, "name": name} for uri, name in mentions],
+        "attachment": [document(a) for a in attachments],
     }
     if status.extra.get("edited_at"):
         doc["updated"] = iso(int(status.extra["edited_at"]))
+    return doc
+
+
+_TYPES = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp",
+          "gif": "image/gif"}
+
+
+def document(entity: dict) -> dict:
+    """A MediaAttachment entity as Mastodon attaches it to a Note."""
+    url = entity["url"] or ""
+    doc = {"type": "Document", "mediaType": _TYPES.get(url.rsplit(".", 1)[-1].lower(),
+                                                       "image/jpeg"),
+           "url": url, "name": entity.get("description"), "blurhash": entity.get("blurhash")}
+    original = (entity.get("meta") or {}).get("original") or {}
+    if original.get("width") and original.get("height"):
+        doc["width"], doc["height"] = original["width"], original["height"]
     return doc
 
 

@@ -28,6 +28,7 @@ from ..core.errors import RedpollError
 from ..core.models import User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
+from ..media import entity as media_entity
 from ..notifications import notifications
 from ..posting import boosts, deleting, idempotency, posting
 from ..records import users
@@ -341,9 +342,11 @@ async def _create(store, queue, settings, here: Here, actor: User, activity, obj
     if reply_to is None and _id_of(obj.get("inReplyTo")):
         known = await store.get(keys.note(_id_of(obj.get("inReplyTo"))))
         reply_to = int(known) if known else None
+    media = "" if block is not None and block.reject_media else media_entity.remote_items(
+        _listed(obj.get("attachment")), limits.MEDIA_PER_STATUS)
     status = await idempotency.post_once(
         store, queue, settings, actor.id, uri, text[:limits.FED_NOTE_MAX_CHARS], extra, reply_to,
-        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions))
+        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions, media))
     await store.set(keys.note(uri), status.id)
 
 

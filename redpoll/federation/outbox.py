@@ -27,6 +27,7 @@ from ..core.errors import RedpollError, UserNotFound
 from ..core.markup import html_text
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
+from ..media import entity as media_entity
 from ..records import statuses, users
 from ..storage.store import Store
 from . import delivery, documents, keys, remote
@@ -80,7 +81,8 @@ async def note_of(store: Store, base: str, status: Status) -> dict:
             in_reply_to = None
     mentions = [(uri, name) for uri, name, _ in await mentioned(store, base, status)]
     return documents.note(status, base, html_text(status.text) if status.text else "",
-                          in_reply_to, mentions)
+                          in_reply_to, mentions,
+                          media_entity.attachments(status.extra.get("media"), base))
 
 
 async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> int:

@@ -4,6 +4,7 @@ from the records when it was posted: :func:`snapshot`)."""
 from __future__ import annotations
 
 import json
+import zlib
 
 #: every attachment is an image; a GIF too (Mastodon turns GIFs into video,
 #: "gifv"; redpoll keeps them as images)
@@ -30,7 +31,8 @@ def attachment(item: dict, base: str) -> dict:
     if meta is not None:
         meta = {**meta, "focus": focus_of(item.get("focus"))}
     return {"id": str(item["id"]), "type": IMAGE, "url": full_url(item.get("url"), base),
-            "preview_url": full_url(item.get("purl"), base), "remote_url": None,
+            "preview_url": full_url(item.get("purl"), base),
+            "remote_url": item.get("url") if item.get("remote") else None,
             "preview_remote_url": None, "text_url": None, "meta": meta,
             "description": item.get("desc") or None, "blurhash": item.get("bh") or None}
 
@@ -61,3 +63,34 @@ def snapshot(records: list[dict[str, str]]) -> str:
 
 def snapshot_items(raw: str | None) -> list[dict]:
     return json.loads(raw) if raw else []
+
+
+def remote_items(attachments: list[dict], limit: int) -> str:
+    """The ``media`` extra of a status from another server: its image
+    attachments (ActivityStreams Document/Image objects) shown from their
+    server's URLs, at most ``limit``; "" for none. Nothing is fetched."""
+    items = []
+    for a in attachments:
+        if not isinstance(a, dict) or not str(a.get("mediaType", "image/")).startswith("image/"):
+            continue
+        url = a.get("url")
+        if isinstance(url, list):
+            url = url[0] if url else None
+        if isinstance(url, dict):
+            url = url.get("href")
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")) \
+                or len(url) > 2048:
+            continue
+        meta = None
+        if isinstance(a.get("width"), int) and isinstance(a.get("height"), int) and a["height"]:
+            size = {"width": a["width"], "height": a["height"],
+                    "size": f"{a['width']}x{a['height']}",
+                    "aspect": round(a["width"] / a["height"], 4)}
+            meta = {"original": size, "small": size}
+        items.append({"id": zlib.crc32(url.encode()) or 1, "url": url, "purl": url,
+                      "meta": meta, "desc": str(a.get("name") or "")[:1500],
+                      "bh": a.get("blurhash") if isinstance(a.get("blurhash"), str) else None,
+                      "remote": 1})
+        if len(items) >= limit:
+            break
+    return json.dumps(items, separators=(",", ":")) if items else ""

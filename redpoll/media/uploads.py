@@ -255,8 +255,8 @@ async def attach(store: Store, status: Status) -> None:
     """Attach the uploads of ``status``'s ``media`` extra to it, all or none
     (media_attach.lua: atomic; a replay is a no-op), then forget their
     pending entries (idempotent). ValidationError when one cannot be."""
-    items = entity.snapshot_items(status.extra.get("media"))
-    if not items:
+    items = [i for i in entity.snapshot_items(status.extra.get("media")) if not i.get("remote")]
+    if not items:  # (another server's attachments have no upload here)
         return
     owner = status.user_id
     index, why = await store.run("media_attach", [keys.record(owner, i["id"]) for i in items],
@@ -314,8 +314,8 @@ async def forget_status(store: Store, queue: JobQueue, status: Status) -> None:
     (media_drop.lua 'status': atomic) and a job deletes their files. Called
     from the delete journal's first step: a replay does it again, with the
     same names (the tombstones keep them)."""
-    items = entity.snapshot_items(status.extra.get("media"))
-    if not items:
+    items = [i for i in entity.snapshot_items(status.extra.get("media")) if not i.get("remote")]
+    if not items:  # (another server's attachments have no upload here)
         return
     owner = status.user_id
     gone = await store.run("media_drop", [keys.record(owner, i["id"]) for i in items],

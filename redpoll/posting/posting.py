@@ -41,6 +41,9 @@ class Remote:
     ``@name`` may be anyone's."""
     max_chars: int
     mentions: frozenset[str]
+    #: its attachments as the ``media`` extra keeps them, pointing at its
+    #: server (media.entity.remote_items); "" for none
+    media: str = ""
 
 
 async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
@@ -57,7 +60,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     if poll is not None and media:
         raise ValidationError("poll", "a status with a poll cannot have attachments")
     max_chars = remote.max_chars if remote is not None else limits.STATUS_MAX_CHARS
-    text = validate.text(text, "text", max_chars, allow_empty=bool(media))
+    text = validate.text(text, "text", max_chars,
+                         allow_empty=bool(media) or bool(remote is not None and remote.media))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
@@ -79,6 +83,8 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
                                                 extra.get(uploads.HELD_FOR, ""))
     if poll is not None:
         extra[polls.EXTRA] = polls.create(poll, now_ms()).to_extra()
+    if remote is not None and remote.media:
+        extra["media"] = remote.media
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)

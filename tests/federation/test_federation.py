@@ -13,6 +13,7 @@ import uuid
 import httpx
 import pytest
 from mastodon import Mastodon
+from PIL import Image
 
 from redpoll.api.process import ServeProcess
 
@@ -261,3 +262,25 @@ def test_a_locked_account_decides_on_follow_requests_from_another_server(pair):
     eventually(lambda: private["uri"] in [s["uri"] for s in bob.timeline_home()],
                what="the private post in bob's home")
     assert private["uri"] not in [s["uri"] for s in cat.timeline_home()]
+
+
+def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
+    a, b = pair
+    pia_login = unique("pia")
+    pia, rob = a.person(pia_login), b.person(unique("rob"))
+    pia_on_b = rob.search_v2(f"@{pia_login}@{a.host}", resolve=True)["accounts"][0]
+    rob.account_follow(pia_on_b["id"])
+    eventually(lambda: pia.me()["followers_count"] == 1, what="rob following pia")
+    path = tmp_path / "red.png"
+    Image.new("RGB", (320, 200), (200, 30, 30)).save(path)
+    media = pia.media_post(str(path), description="a red rectangle", synchronous=True)
+    posted = pia.status_post("", media_ids=[media["id"]])
+    theirs = eventually(lambda: [s for s in rob.timeline_home() if s["uri"] == posted["uri"]],
+                        what="the image post on B")[0]
+    [shown] = theirs["media_attachments"]
+    assert shown["description"] == "a red rectangle"
+    assert shown["url"] == posted["media_attachments"][0]["url"]  # shown from A, where it lives
+    assert shown["remote_url"] == shown["url"] and shown["blurhash"]
+    assert shown["meta"]["original"]["width"] == 320
+    assert httpx.get(shown["url"]).headers["content-type"].startswith("image/")
+    assert theirs["content"] == ""
