@@ -12,7 +12,8 @@ import pytest
 from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob
 from redpoll.core import limits
-from redpoll.federation import client, delivery, keys as fed_keys, safety, signing
+from redpoll.federation import client, delivery, keys as fed_keys, signing
+from redpoll.net import safety
 
 PAIR = signing.KeyPair.generate()
 OTHER = signing.KeyPair.generate()
