@@ -51,7 +51,7 @@ def test_the_toggle_registers_the_worker_and_sends_the_subscription(people, web)
     ann.context.grant_permissions(["notifications"], origin=web.url.rstrip("/"))
     page = ann.page
     page.goto("/settings")
-    toggle = page.get_by_label("Show notifications in this browser")
+    toggle = page.get_by_label("Alert me in this browser")
     expect(toggle).to_be_enabled()
     expect(toggle).not_to_be_checked()
     assert ann.api("GET", "/api/v1/push/subscription").status_code == 404
@@ -97,8 +97,8 @@ def test_the_toggle_registers_the_worker_and_sends_the_subscription(people, web)
 
     # a reload shows it on (this browser's subscription is the server's)
     page.reload()
-    expect(page.get_by_label("Show notifications in this browser")).to_be_checked()
-    page.get_by_label("Show notifications in this browser").uncheck()
+    expect(page.get_by_label("Alert me in this browser")).to_be_checked()
+    page.get_by_label("Alert me in this browser").uncheck()
     expect(page.get_by_text("Browser notifications off")).to_be_visible()
     assert ann.api("GET", "/api/v1/push/subscription").status_code == 404
 

@@ -80,5 +80,5 @@ export function pushSection() {
     } finally { toggle.disabled = false; }
   });
   return [h('h2', {}, 'Browser notifications'),
-    h('label', { class: 'check' }, toggle, ' Show notifications in this browser, even when Redpoll is closed'), note];
+    h('label', { class: 'check' }, toggle, ' Alert me in this browser, even when Redpoll is closed'), note];
 }
