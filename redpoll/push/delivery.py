@@ -11,8 +11,7 @@ worker's handler of jobs.PushJob), everything decided when it is sent:
 The payload is Mastodon's (Web::NotificationSerializer: access_token,
 preferred_locale, notification_id, notification_type, icon, title, body),
 encrypted for the subscription (RFC 8291 aes128gcm for a ``standard`` one,
-else the draft aesgcm Mastodon's older clients expect; pywebpush's encoder
-over http_ece) and signed with the server's VAPID key (RFC 8292). Every
+else the draft aesgcm Mastodon's older clients expect; http_ece) and signed with the server's VAPID key (RFC 8292). Every
 request goes through the address guard (redpoll.net). A push service that
 answers 404 or 410 has dropped the subscription: it is removed. One that
 fails for a reason that may pass (no answer, 5xx, 408, 429) gets the
@@ -25,11 +24,15 @@ a subscription twice (clients show it once: the same notification_id).
 """
 from __future__ import annotations
 
+import base64
 import json
 import logging
+import os
 import time
 
-from pywebpush import WebPusher
+import http_ece
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..accounts import auth
 from ..bus.jobs import JobQueue, PushJob
@@ -78,24 +81,33 @@ def payload(sub: Subscription, note: notifications.Notification, actor, status,
             "body": _body(status, actor)}
 
 
+def _b64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
 def encrypt(sub: Subscription, data: bytes, key: vapid.ServerKey,
             subject: str) -> tuple[bytes, dict[str, str]]:
-    """The request's body and headers for ``sub``: encrypted and signed."""
-    pusher = WebPusher({"endpoint": sub.endpoint, "keys": {"p256dh": sub.p256dh,
-                                                           "auth": sub.auth}})
+    """The request's body and headers for ``sub``: encrypted with a key
+    pair made for this message (http_ece) and signed (VAPID)."""
+    ephemeral = ec.generate_private_key(ec.SECP256R1())
     head = {"ttl": str(limits.PUSH_TTL_S), "urgency": "normal",
             "content-type": "application/octet-stream"}
-    if sub.standard:
-        sealed = pusher.encode(data, "aes128gcm")
+    if sub.standard:  # RFC 8291: salt and key in the body's header
+        body = http_ece.encrypt(data, private_key=ephemeral, dh=_b64(sub.p256dh),
+                                auth_secret=_b64(sub.auth), version="aes128gcm")
         head |= {"content-encoding": "aes128gcm"}
         head |= vapid.headers(key, sub.endpoint, subject, standard=True)
-    else:
-        sealed = pusher.encode(data, "aesgcm")
-        head |= {"content-encoding": "aesgcm",
-                 "encryption": "salt=" + sealed["salt"].decode("ascii")}
-        head |= vapid.headers(key, sub.endpoint, subject, standard=False,
-                              crypto_key="dh=" + sealed["crypto_key"].decode("ascii"))
-    return sealed["body"], head
+        return body, head
+    salt = os.urandom(16)
+    sender = ephemeral.public_key().public_bytes(serialization.Encoding.X962,
+                                                 serialization.PublicFormat.UncompressedPoint)
+    body = http_ece.encrypt(data, salt=salt, private_key=ephemeral, dh=_b64(sub.p256dh),
+                            auth_secret=_b64(sub.auth), keyid=vapid.b64url(sender),
+                            version="aesgcm")
+    head |= {"content-encoding": "aesgcm", "encryption": "salt=" + vapid.b64url(salt)}
+    head |= vapid.headers(key, sub.endpoint, subject, standard=False,
+                          crypto_key="dh=" + vapid.b64url(sender))
+    return body, head
 
 
 def wanted(sub: Subscription, kind: str, follows: bool, followed_by: bool) -> bool:
