@@ -24,7 +24,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
-from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
+from mastodon import Mastodon, MastodonNotFoundError
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import PushJob
