@@ -27,6 +27,8 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from mastodon import Mastodon, MastodonNotFoundError
 
 from redpoll import Redpoll
+from redpoll.accounts.auth import Token
+from redpoll.core.errors import ValidationError
 from redpoll.bus.jobs import PushJob
 from redpoll.core import keys, limits
 from redpoll.push import vapid
@@ -514,3 +516,29 @@ def test_bad_signature_is_caught_by_the_check():
     forged = {"authorization": headers["authorization"].replace(key.public, other.public)}
     with pytest.raises(InvalidSignature):
         check_vapid(forged, other.public, "http://127.0.0.1:1/push/x")
+
+
+async def test_subscriptions_per_account_are_bounded_and_a_token_replaces_its_own(prp):
+    """limits.PUSH_SUBSCRIPTIONS_MAX of different tokens; one more is a 422
+    (ValidationError) writing nothing; a token at the bound replaces its own."""
+    user = await prp.sign_up("pushcap")
+    _, public = Mastodon.push_subscription_generate_keys(Mastodon)
+    key = base64.b64encode(public["pubkey"]).decode()
+    secret = base64.b64encode(public["auth"]).decode()
+
+    def token(i: int) -> Token:
+        return Token(hashlib.sha256(f"t{i}".encode()).hexdigest(), user.id, "c", ("push",))
+
+    async def subscribe_as(i: int, url: str):
+        return await prp.push_subscribe(token(i), f"t{i}", endpoint=url, p256dh=key,
+                                        auth_key=secret)
+
+    for i in range(limits.PUSH_SUBSCRIPTIONS_MAX):
+        await subscribe_as(i, f"https://push.example/{i}")
+    with pytest.raises(ValidationError):
+        await subscribe_as(limits.PUSH_SUBSCRIPTIONS_MAX, "https://push.example/over")
+    assert await prp.store.hlen(keys.push_subscriptions(user.id)) == limits.PUSH_SUBSCRIPTIONS_MAX
+    assert await prp.push_subscription(token(limits.PUSH_SUBSCRIPTIONS_MAX)) is None
+    again = await subscribe_as(0, "https://push.example/again")
+    assert again.endpoint == "https://push.example/again"
+    assert (await prp.push_subscription(token(0))).id == again.id
