@@ -13,7 +13,8 @@ each is on one key or one slot, so all of it is Redis Cluster safe):
 
 * creating an app or a token is one HSET (atomic);
 * revoking a token is one DEL: the next request with it fails (no cache);
-  then one event closes the streams opened with it (``events.end_streams``);
+  then its push subscription goes (one HDEL) and one event closes the
+  streams opened with it (``events.end_streams``);
 * a code is one SET with a TTL and is redeemed with GETDEL (at most once);
 * registration claims the e-mail with SET NX and a short TTL, signs the user
   up (the engine's own atomic login claim), then binds the e-mail to the new
@@ -269,12 +270,16 @@ async def revoke(store: Store, app: App, token) -> bool:
     if not isinstance(token, str) or not token or len(token) > 200:
         return False
     key = keys.token(digest(token))
-    owner = await store.hget(key, "app")
+    owner, uid = await store.hmget(key, "app", "uid")
     if owner is None:
         return False
     if owner.decode() != app.client_id:
         raise OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403)
     deleted = bool(await store.delete(key))
+    if uid and int(uid):
+        # then its push subscription (one HDEL); if this process dies in
+        # between, the subscription is dropped when a push finds its token gone
+        await store.hdel(keys.push_subscriptions(int(uid)), digest(token))
     # then its open streams close (events.end_streams); if this process dies
     # in between, the streams' periodic token check closes them instead
     await events.end_streams(store, token_digest=digest(token))

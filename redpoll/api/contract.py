@@ -70,7 +70,8 @@ RELATIONSHIP = obj({k: BOOL for k in (
 LIST = obj({"id": ID, "title": STR, "replies_policy": {"enum": ["followed", "list", "none"]},
             "exclusive": BOOL})
 APPLICATION = obj({"id": ID, "name": STR, "website": NULLABLE_STR, "scopes": array(STR),
-                   "redirect_uris": array(STR), "redirect_uri": STR, "client_id": STR},
+                   "redirect_uris": array(STR), "redirect_uri": STR, "client_id": STR,
+                   "vapid_key": STR},
                   {"client_secret": STR, "client_secret_expires_at": INT})
 TOKEN = obj({"access_token": STR, "token_type": {"const": "Bearer"}, "scope": STR,
              "created_at": INT})
@@ -87,7 +88,8 @@ INSTANCE_V2 = obj({"domain": STR, "title": STR, "version": STR, "source_url": ST
                    "description": STR, "usage": {"type": "object"},
                    "thumbnail": {"type": "object"}, "languages": array(STR),
                    "configuration": obj({"statuses": STATUSES_CONFIG,
-                                         "urls": {"type": "object"}}),
+                                         "urls": {"type": "object"},
+                                         "vapid": obj({"public_key": STR})}),
                    "registrations": {"type": "object"}, "contact": {"type": "object"},
                    "rules": array({}), "api_versions": obj({"mastodon": INT})})
 EMPTY = {"type": "object", "maxProperties": 0}
@@ -168,7 +170,12 @@ SCHEMAS = {"TrendsLink": TRENDS_LINK, "Suggestion": SUGGESTION, "ScheduledStatus
            "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
            "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,
            "Token": TOKEN, "Error": ERROR, "InstanceV1": INSTANCE_V1, "InstanceV2": INSTANCE_V2,
-           "Empty": EMPTY, "OAuthMetadata": OAUTH_METADATA}
+           "Empty": EMPTY, "OAuthMetadata": OAUTH_METADATA,
+           "WebPushSubscription": obj({
+               "id": {"type": "string"}, "endpoint": STR, "standard": BOOL,
+               "alerts": {"type": "object", "additionalProperties": BOOL},
+               "policy": {"enum": ["all", "followed", "follower", "none"]},
+               "server_key": STR})}
 
 # Every operation may answer these (bad token, scope, unknown record, bad or
 # too big body, rate limit); listed on each so clients and the fuzzer know.

@@ -146,6 +146,35 @@ class Params:
                if key.startswith(prefix) and key.endswith("]") and "[" not in key[len(prefix):-1]}
         return out or None
 
+    def tree(self, name: str) -> dict | None:
+        """An object parameter nested deeper than :meth:`nested` reads: a
+        JSON object, or form keys ``name[a][b]...`` as Rails reads them
+        (``data[alerts][mention]=true`` gives ``{"alerts": {"mention":
+        "true"}}``); None when not sent. A key both a value and an object
+        is refused (422)."""
+        value = self.data.get(name)
+        if isinstance(value, dict):
+            return value
+        if value not in (None, ""):
+            raise ValidationError(name, "must be an object")
+        out: dict = {}
+        prefix = name + "["
+        for key, item in self.data.items():
+            if not (key.startswith(prefix) and key.endswith("]")):
+                continue
+            path = key[len(name) + 1:-1].split("][")
+            if len(path) > 4 or any(not part or "[" in part or "]" in part for part in path):
+                raise ValidationError(name, f"malformed parameter {key[:60]!r}")
+            node = out
+            for part in path[:-1]:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    raise ValidationError(name, f"malformed parameter {key[:60]!r}")
+            if isinstance(node.get(path[-1]), dict):
+                raise ValidationError(name, f"malformed parameter {key[:60]!r}")
+            node[path[-1]] = item
+        return out or None
+
     def ids(self, name: str, *, max_count: int = limits.API_IDS_PER_REQUEST) -> list[int]:
         value = self.data.get(name)
         if value is None or value == "":

@@ -105,7 +105,7 @@ async def instance_v2(ctx: Ctx) -> Response:
         "icon": [], "languages": ["en"],
         "configuration": {
             "urls": {"streaming": ctx.base.replace("http", "ws", 1)},
-            "vapid": {"public_key": ""},
+            "vapid": {"public_key": await ctx.rp.vapid_key()},
             "accounts": {"max_featured_tags": 0, "max_pinned_statuses": limits.PINS_MAX},
             "statuses": _statuses_config(),
             "media_attachments": _media_config(),

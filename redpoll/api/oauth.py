@@ -19,10 +19,12 @@ from .http import route, JSON, ApiError, Ctx, endpoint, parse_params
 GRANT_TYPES = ("authorization_code", "password", "client_credentials")
 
 
-def app_entity(app: auth.App, secret: str | None = None) -> dict:
+def app_entity(app: auth.App, vapid_key: str, secret: str | None = None) -> dict:
+    """Mastodon's Application; ``vapid_key`` the server's (redpoll.push.vapid)."""
     out = {"id": str(app.id), "name": app.name, "website": app.website or None,
            "scopes": list(app.scopes), "redirect_uri": "\n".join(app.redirect_uris),
-           "redirect_uris": list(app.redirect_uris), "vapid_key": "", "client_id": app.client_id}
+           "redirect_uris": list(app.redirect_uris), "vapid_key": vapid_key,
+           "client_id": app.client_id}
     if secret is not None:
         out |= {"client_secret": secret, "client_secret_expires_at": 0}
     return out
@@ -45,7 +47,7 @@ async def create_app(ctx: Ctx) -> Response:
         p.str("client_name", required=True, allow_empty=False),
         p.raw("redirect_uris") if p.has("redirect_uris") else None,
         p.str("scopes"), p.str("website"))
-    return JSON(app_entity(app, secret))
+    return JSON(app_entity(app, await ctx.rp.vapid_key(), secret))
 
 
 @endpoint("GET", "/api/v1/apps/verify_credentials", auth="required", user=False,
@@ -55,7 +57,7 @@ async def verify_app(ctx: Ctx) -> Response:
     app = await ctx.rp.get_app(ctx.token.client_id)
     if app is None:
         raise ApiError(401, "The access token is invalid")
-    return JSON(app_entity(app))
+    return JSON(app_entity(app, await ctx.rp.vapid_key()))
 
 
 def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:

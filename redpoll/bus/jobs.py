@@ -345,12 +345,30 @@ class DeliverJob(Job):
         return f"inbox:{self.inbox}"
 
 
+@dataclass(frozen=True)
+class PushJob(Job):
+    """Send notification ``nid`` of ``uid`` to their Web Push subscriptions
+    (redpoll.push.delivery), deciding at send time whether each gets it;
+    ``sub`` names the one subscription (its token digest) a retry is for
+    ('' for all), ``attempt`` counts the tries before."""
+    kind: ClassVar[str] = "push"
+    time_limit_s: ClassVar[float] = 60.0
+    max_attempts: ClassVar[int] = 3  # its own retries are jobs for later
+    uid: int
+    nid: int
+    sub: str = ""
+    attempt: int = 0
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
                                 MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
-                                ScheduledStatusJob, PollEndJob)}
+                                ScheduledStatusJob, PollEndJob, PushJob)}
 
 
 class MalformedJob(ValueError):
@@ -389,7 +407,7 @@ def decode(fields: dict) -> Job:
         if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
             raise MalformedJob("media must be integers")
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now", "sender", "attempt", "id", "gen", "at"):
+                     "mid", "now", "sender", "attempt", "id", "gen", "at", "nid"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job
@@ -416,6 +434,14 @@ def _from_old_format(data: dict) -> dict:
 
 def shard_of(job: Job) -> str:
     return keys.job_stream(job.shard())
+
+
+async def add(store: Store, job: Job) -> str:
+    """Queue ``job`` (one XADD) on a database whose groups exist (an engine
+    made them when it opened; a worker that finds them gone makes them
+    again, from the start of the stream): for a caller with no JobQueue."""
+    entry = await store.xadd(shard_of(job), {"j": encode(job)})
+    return entry.decode() if isinstance(entry, bytes) else entry
 
 
 @dataclass(frozen=True)
@@ -482,8 +508,7 @@ class JobQueue:
 
     async def enqueue(self, job: Job) -> str:
         await self.ensure_groups()
-        entry = await self.store.xadd(shard_of(job), {"j": encode(job)})
-        return entry.decode() if isinstance(entry, bytes) else entry
+        return await add(self.store, job)
 
     # --- jobs for later -----------------------------------------------------------
     # A job queued for a time waits in its shard's due set (keys.due_jobs),

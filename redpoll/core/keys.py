@@ -392,6 +392,22 @@ def pins(uid: int) -> str:
     return f"pins:{{{uid}}}"
 
 
+def push_subscriptions(uid: int) -> str:
+    """HASH token digest -> JSON: ``uid``'s Web Push subscriptions, one per
+    access token, at most limits.PUSH_SUBSCRIPTIONS_MAX (redpoll.push)."""
+    return f"push:{{{uid}}}"
+
+
+def push_seq(uid: int) -> str:
+    """Counter: the ids of ``uid``'s push subscriptions (its slot)."""
+    return f"pushseq:{{{uid}}}"
+
+
+#: String, JSON: the server's VAPID key pair (redpoll.push.vapid), written
+#: once (SET NX: the first writer's pair is everyone's).
+PUSH_VAPID = "push:vapid"
+
+
 FILTER_SEQ = "seq:filter"  # string: ids of filters, their keywords and statuses
 
 

@@ -621,3 +621,18 @@ SUGGESTIONS_DEFAULT = 40
 SUGGESTIONS_MAX = 80
 #: Dismissed suggestions kept per account (the oldest go first).
 SUGGESTIONS_DISMISSED_MAX = 1000
+
+#: Web Push (redpoll.push): subscriptions per account (one per access
+#: token), the longest endpoint URL, tries per notification and
+#: subscription, waiting PUSH_RETRY_BASE_S x 4^n between them (capped at
+#: PUSH_RETRY_MAX_S), how long a push service keeps an undelivered message
+#: (its TTL header, Mastodon's 48 hours), the body's characters (Mastodon's
+#: 140) and a VAPID token's lifetime (RFC 8292: at most 24 hours).
+PUSH_SUBSCRIPTIONS_MAX = 50
+PUSH_ENDPOINT_MAX_CHARS = 2_000
+PUSH_ATTEMPTS = 6
+PUSH_RETRY_BASE_S = 30
+PUSH_RETRY_MAX_S = 3_600
+PUSH_TTL_S = 48 * 3600
+PUSH_BODY_MAX_CHARS = 140
+PUSH_VAPID_EXP_S = 12 * 3600

@@ -169,9 +169,10 @@ class Settings:
     #: Base of every link the API and the streams send (REDPOLL_PUBLIC_URL,
     #: e.g. https://social.example); None: each client's own request's.
     public_url: str | None = None
-    #: Federation may talk http:// and reach loopback and private addresses
-    #: (REDPOLL_FEDERATION_LOOPBACK=1): for tests and development on one
-    #: machine only; off, peers are reached over https at public addresses.
+    #: Outgoing requests (federation, Web Push) may use http:// and reach
+    #: loopback and private addresses (REDPOLL_FEDERATION_LOOPBACK=1): for
+    #: tests and development on one machine only; off, peers and push
+    #: services are reached over https at public addresses (redpoll.net.safety).
     federation_loopback: bool = False
     #: Stream backfills / resumes (v1.1 count, SSE Last-Event-ID) per
     #: identifier and per client IP: (replays, seconds) or None = off.

@@ -29,6 +29,7 @@ from ..pins import pins
 from ..federation import domains, inbox as fed_inbox, outbox as fed_outbox, publish, remote
 from ..scheduling import scheduled
 from ..polls import polls
+from ..push import subscriptions as push_subscriptions, vapid
 from ..filters import filters, rules
 from ..reading import notification_view, pages
 from ..notifications import notifications
@@ -709,6 +710,36 @@ class Redpoll:
 
     async def set_markers(self, uid, positions: dict) -> list[markers.Marker]:
         return await markers.set_markers(self.store, uid, positions)
+
+    # --- Web Push (redpoll.push) ------------------------------------------------------------
+    async def vapid_key(self) -> str:
+        """The server's VAPID public key (base64url), made once per database."""
+        return (await vapid.server_key(self.store)).public
+
+    async def push_subscribe(self, token: auth.Token, secret: str, *, endpoint, p256dh,
+                             auth_key, alerts=None, policy=None, standard: bool = False,
+                             base: str = "") -> push_subscriptions.Subscription:
+        """Set the push subscription of ``token`` (``secret`` the token
+        itself, which Mastodon's payload carries), replacing its last."""
+        assert token.uid is not None
+        return await push_subscriptions.subscribe(
+            self.store, token.uid, token.digest, secret, endpoint_url=endpoint, key=p256dh,
+            secret=auth_key, alerts_raw=alerts, policy_raw=policy, standard=standard, base=base,
+            loopback=self.settings.federation_loopback)
+
+    async def push_subscription(self, token: auth.Token) -> push_subscriptions.Subscription | None:
+        assert token.uid is not None
+        return await push_subscriptions.get(self.store, token.uid, token.digest)
+
+    async def update_push_subscription(self, token: auth.Token, alerts=None, policy=None
+                                       ) -> push_subscriptions.Subscription | None:
+        assert token.uid is not None
+        return await push_subscriptions.update(self.store, token.uid, token.digest, alerts,
+                                               policy)
+
+    async def remove_push_subscription(self, token: auth.Token) -> bool:
+        assert token.uid is not None
+        return await push_subscriptions.remove(self.store, token.uid, token.digest)
 
     # --- reports --------------------------------------------------------------------------
     async def report(self, reporter, account, status_ids=(), comment: str = "",

@@ -32,7 +32,8 @@ from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, DeliverJob, EditJob,
                         FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
                         MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, NotYet, PollEndJob,
-                        PostJob, ProfileImageJob, PurgeAccountJob, RefillJob, ScheduledStatusJob,
+                        PostJob, ProfileImageJob, PurgeAccountJob, PushJob, RefillJob,
+                        ScheduledStatusJob,
                         SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
 from ..storage.store import Store
@@ -41,6 +42,7 @@ from ..media import profile_images, uploads
 from ..media.storage import open_storage
 from ..federation import delivery as fed_delivery, inbox as fed_inbox, outbox as fed_outbox
 from ..scheduling import scheduled
+from ..push import delivery as push_delivery
 
 log = logging.getLogger("redpoll.worker")
 
@@ -205,7 +207,13 @@ async def _poll_end(store: Store, settings: Settings, job: PollEndJob, entry_id:
     return Done()
 
 
-HANDLERS: dict[type[Job], Handler] = {ScheduledStatusJob: _scheduled_status, PollEndJob: _poll_end,
+async def _push(store: Store, settings: Settings, job: PushJob, entry_id: bytes) -> Done:
+    # its retries are jobs for later of their own (redpoll.push.delivery)
+    await push_delivery.send(store, settings, job)
+    return Done()
+
+
+HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _scheduled_status, PollEndJob: _poll_end,
                                       MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
                                       InboxJob: _inbox, DeliverJob: _deliver,

@@ -141,6 +141,7 @@ async def revoke_tokens(store: Store, uid: int) -> int:
     for d in digests:
         gone += await store.delete(keys.token(d.decode()))
     await store.srem(keys.user_tokens(uid), *digests) if digests else None
+    await store.delete(keys.push_subscriptions(uid))  # each token's; idempotent
     await events.end_streams(store, user_id=uid)
     return gone
 

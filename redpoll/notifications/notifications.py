@@ -3,7 +3,9 @@ found again by its key ``<type>:<actor>:<target>`` so that undoing the
 action (unfavourite, unboost, unfollow) removes it.
 
 A notification is written by :func:`apply`, one atomic script on the
-recipient's slot (notify.lua), as one step of the action that causes it; the
+recipient's slot (notify.lua), as one step of the action that causes it
+(which also says whether the recipient has push subscriptions: then a
+jobs.PushJob sends it, redpoll.push); the
 action's journal replays that step after a crash, and the operation id it
 carries makes a late or repeated step harmless. Reads skip nothing
 themselves: the API leaves out notifications whose status is gone.
@@ -15,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..bus import events
+from ..bus.jobs import PushJob, add
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, ValidationError
 from ..core.models import now_ms
@@ -115,16 +118,23 @@ async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op
     made = await store.run("notify", [keys.notifications(owner), keys.notification_records(owner),
                                       keys.notification_index(owner),
                                       keys.notification_group_index(owner),
-                                      keys.notification_index_done(owner)],
+                                      keys.notification_index_done(owner),
+                                      keys.push_subscriptions(owner)],
                            [name, op, "1" if on else "0", record, limits.NOTIFICATIONS_MAX,
                             group_prefix(kind, status) if on else "", now_ms() // 3_600_000,
                             limits.NOTIFICATION_GROUP_SPAN_H, limits.NOTIFICATION_INDEX_DONE_KEPT])
     if not made:
         return 0
-    nid, stored = int(made[0]), made[1]
+    nid, stored, pushed = int(made[0]), made[1], int(made[2])
     stored = stored.decode() if isinstance(stored, bytes) else stored
     # the owner's open user streams get it (at least once: a replay may repeat it)
     await events.publish(store, events.notification_event(owner, nid, stored))
+    if pushed:
+        # to the owner's push subscriptions, decided when sent (redpoll.push).
+        # At most once: a call cut short here leaves this notification
+        # unpushed (its replay finds it made already), as a push service
+        # may drop one anyway
+        await add(store, PushJob(owner, nid))
     return nid
 
 

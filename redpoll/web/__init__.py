@@ -110,8 +110,20 @@ APP_PATHS = ("/", "/signin", "/signup", "/oauth/callback", "/home", "/notificati
              "/@{login}/following")
 
 
+#: The service worker (static/sw.js) is served at the root, not under the
+#: versioned assets: a worker's scope is the folder of its script, and its
+#: URL must stay the same for the browser to update it (so: no-cache).
+WORKER_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"}
+
+
+async def service_worker(request: Request) -> Response:
+    return Response(FILES["sw.js"], media_type=TYPES[".js"], headers=WORKER_HEADERS)
+
+
 def routes() -> list[Route]:
-    """The app's routes: its assets and the shell of every path it shows."""
-    out = [Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"])]
+    """The app's routes: its assets, the service worker and the shell of
+    every path it shows."""
+    out = [Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"]),
+           Route("/sw.js", service_worker, methods=["GET", "HEAD"])]
     out += [Route(path, shell, methods=["GET", "HEAD"]) for path in APP_PATHS]
     return out

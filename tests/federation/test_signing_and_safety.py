@@ -17,7 +17,8 @@ from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob, InboxJob
 from redpoll.core import limits
 from redpoll.federation import (client, delivery, documents, domains, inbox, keys as fed_keys,
-                                remote, safety, signing)
+                                remote, signing)
+from redpoll.net import safety
 
 PAIR = signing.KeyPair.generate()
 OTHER = signing.KeyPair.generate()

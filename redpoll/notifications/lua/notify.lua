@@ -18,6 +18,7 @@
 --          stand for no listed notification (undone, or dismissed by
 --          notification_dismiss*.lua); past `kept` of them the oldest leave
 --          the index (a repeat of that action long after may notify again)
+-- KEYS[6]: the user's push subscriptions hash push:{uid} (only counted)
 -- ARGV[1]: key
 -- ARGV[2]: operation id (also the new notification's id)
 -- ARGV[3]: '1' make, '0' undo
@@ -27,7 +28,8 @@
 -- ARGV[7]: this hour (ms since the epoch / 3,600,000)
 -- ARGV[8]: longest span of one group in hours
 -- ARGV[9]: kept (KEYS[5])
--- returns: {notification id, record as stored} when one was made now, else 0
+-- returns: {notification id, record as stored, push subscriptions} when one
+-- was made now, else 0
 local key, op = ARGV[1], tonumber(ARGV[2])
 
 -- the group index member of a record (nil when it has no group)
@@ -93,7 +95,7 @@ if ARGV[3] == '1' then
       if at and string.sub(at, -(#oldest + 1)) == ':' .. oldest then redis.call('HDEL', KEYS[3], okey) end
     end
   end
-  return {op, record}
+  return {op, record, redis.call('HLEN', KEYS[6])}
 end
 if cn ~= '0' then forget(cn) end
 redis.call('HSET', KEYS[3], key, op .. ':0')

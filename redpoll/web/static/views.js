@@ -9,6 +9,7 @@ import * as auth from './auth.js';
 import { has, choices } from './features.js';
 import { filtersSection } from './filters.js';
 import { exploreTabs } from './discover.js';
+import { pushSection } from './push.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -477,7 +478,7 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...filtersSection(), h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
+    ...filtersSection(), ...pushSection(), h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
 }
 
 // --- signed out ------------------------------------------------------------------------------
