@@ -29,6 +29,7 @@ from ..core.models import User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
 from ..media import entity as media_entity
+from ..net.safety import Refused as Unreachable
 from ..notifications import notifications
 from ..posting import boosts, deleting, idempotency, posting
 from ..records import users
@@ -93,10 +94,18 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     if len(body) > limits.FED_INBOX_MAX_BYTES:
         raise Refused(f"an activity is at most {limits.FED_INBOX_MAX_BYTES} bytes", 413)
     try:
-        signed = signing.parse(headers.get("signature"))
+        rfc9421 = signing.rfc9421_key_id(headers)  # (an RFC 9421 signature, if there is one)
+        signed = None if rfc9421 else signing.parse(headers.get("signature"))
     except signing.SignatureError as exc:
         raise Refused(str(exc), 401) from None
-    actor_uri = signed.key_id.split("#", 1)[0]
+    key_id = rfc9421 or signed.key_id
+    actor_uri = key_id.split("#", 1)[0]
+
+    def check(pem: str) -> None:
+        if rfc9421:
+            signing.verify_rfc9421(rfc9421, pem, method, here.base + target, headers, body)
+        else:
+            signing.verify(signed, pem, method, target, headers, body)
     if await domains.suspended(store, remote.host_of(actor_uri)):
         raise Refused("this server does not take activities from that domain", 403)
     try:
@@ -108,21 +117,19 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     if _id_of(activity.get("actor")) != actor_uri:
         raise Refused("the activity's actor is not its signer", 401)
     if activity.get("type") == "Delete" and _id_of(activity.get("object")) == actor_uri:
-        return await _actor_deleted(store, queue, method, target, headers, body, signed,
-                                    actor_uri, activity)
+        return await _actor_deleted(store, queue, check, actor_uri, activity, body)
     try:
         actor = await remote.known_or_fetch(store, here.base, actor_uri, loopback=here.loopback)
         pem = (await remote.details(store, actor.id)).get("pem", "")
         try:
-            signing.verify(signed, pem, method, target, headers, body)
+            check(pem)
         except signing.SignatureError:
             actor = await remote.known_or_fetch(store, here.base, actor_uri,
                                                 loopback=here.loopback, refresh=True)
-            pem = (await remote.details(store, actor.id)).get("pem", "")
-            signing.verify(signed, pem, method, target, headers, body)
+            check((await remote.details(store, actor.id)).get("pem", ""))
     except signing.SignatureError as exc:
         raise Refused(str(exc), 401) from None
-    except (client.FetchFailed, remote.BadActor) as exc:
+    except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
         raise Refused(f"the signer's key could not be had: {exc}", 401) from None
     await delivery.heard_from(store, remote.host_of(actor_uri))
     activity_id = _id_of(activity) or f"{actor_uri}#{signing.digest(body)}"
@@ -132,9 +139,8 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     return True
 
 
-async def _actor_deleted(store: Store, queue: JobQueue, method: str, target: str,
-                         headers: Mapping[str, str], body: bytes, signed, actor_uri: str,
-                         activity: dict) -> bool:
+async def _actor_deleted(store: Store, queue: JobQueue, check, actor_uri: str,
+                         activity: dict, body: bytes) -> bool:
     """An account deleted on its server: its key is gone there too (410), so
     the key kept here decides. One never kept here, or a signature that
     does not verify with the kept key: nothing to do (answered 202, as
@@ -143,8 +149,7 @@ async def _actor_deleted(store: Store, queue: JobQueue, method: str, target: str
     if uid is None:
         return False
     try:
-        signing.verify(signed, (await remote.details(store, uid)).get("pem", ""), method,
-                       target, headers, body)
+        check((await remote.details(store, uid)).get("pem", ""))
     except signing.SignatureError:
         return False
     if not await store.set(keys.seen(_id_of(activity) or actor_uri), "1", nx=True,

@@ -1,6 +1,9 @@
 """HTTP Signatures as Mastodon signs and checks them (draft-cavage-12:
 ``Signature: keyId=...,algorithm="rsa-sha256",headers="(request-target) host
-date digest",signature=...``) and the ``Digest`` of a body (RFC 3230).
+date digest",signature=...``) and the ``Digest`` of a body (RFC 3230); and,
+on incoming requests, HTTP Message Signatures (RFC 9421: ``Signature-Input``
+and ``Signature``, with ``Content-Digest``, RFC 9530), checked by the
+``http-message-signatures`` library.
 
 The cryptography is ``cryptography``'s (RSA 2048, PKCS#1 v1.5 over SHA-256,
 as Mastodon); this module only builds the signing string the draft defines
@@ -13,13 +16,17 @@ import hashlib
 import re
 from dataclasses import dataclass
 from email.utils import format_datetime, parsedate_to_datetime
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Mapping
 from urllib.parse import urlsplit
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from http_message_signatures import (ContentDigest, HTTPMessageSignaturesException,
+                                     HTTPMessageVerifier, HTTPSignatureKeyResolver)
+from http_message_signatures import InvalidSignature as InvalidRfc9421
+from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
 from ..core import limits
 
@@ -154,3 +161,58 @@ def verify(signed: Signed, public_pem: str, method: str, target: str,
                       padding.PKCS1v15(), hashes.SHA256())
     except InvalidSignature:
         raise SignatureError("the signature does not verify") from None
+
+
+# --- RFC 9421 (incoming) ---------------------------------------------------------------
+_KEYID = re.compile(r'keyid="([^"]+)"')
+#: what an RFC 9421 signature on an inbox POST must cover (as FEP-8b32 and
+#: the servers that send them: the method, the target, the body's digest)
+RFC9421_REQUIRED = ("@method", "@target-uri", "content-digest")
+
+
+def rfc9421_key_id(headers: Mapping[str, str]) -> str | None:
+    """The key id of an RFC 9421 signature, if the request carries one."""
+    if "signature-input" not in headers:
+        return None
+    found = _KEYID.search(headers["signature-input"])
+    if found is None:
+        raise SignatureError("the Signature-Input names no keyid")
+    return found.group(1)
+
+
+@dataclass(frozen=True)
+class _Message:
+    method: str
+    url: str
+    headers: Mapping[str, str]
+
+
+class _OneKey(HTTPSignatureKeyResolver):
+    def __init__(self, key_id: str, public_pem: str):
+        self.key_id, self.pem = key_id, public_pem.encode()
+
+    def resolve_public_key(self, key_id: str):
+        return self.pem if key_id == self.key_id else None
+
+    def resolve_private_key(self, key_id: str):
+        raise NotImplementedError
+
+
+def verify_rfc9421(key_id: str, public_pem: str, method: str, url: str,
+                   headers: Mapping[str, str], body: bytes | None) -> None:
+    """Check an RFC 9421 signature (``rsa-v1_5-sha256``, the key of actor
+    keys) against the request as received at ``url``; SignatureError unless
+    it covers RFC9421_REQUIRED (a POST), is at most
+    limits.FED_SIGNATURE_MAX_AGE_S old and verifies, and the Content-Digest
+    matches the body."""
+    verifier = HTTPMessageVerifier(signature_algorithm=RSA_V1_5_SHA256,
+                                   key_resolver=_OneKey(key_id, public_pem))
+    required = RFC9421_REQUIRED if body is not None else ("@method", "@target-uri")
+    try:
+        verifier.verify(_Message(method.upper(), url, headers),
+                        max_age=timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S),
+                        require_components=required)
+        if body is not None:
+            ContentDigest.verify(headers.get("content-digest", ""), body)
+    except (InvalidRfc9421, HTTPMessageSignaturesException) as exc:
+        raise SignatureError(f"the RFC 9421 signature does not verify: {exc}") from None

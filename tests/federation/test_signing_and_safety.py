@@ -12,6 +12,8 @@ from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from http_message_signatures import HTTPMessageSigner, HTTPSignatureKeyResolver
+from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob, InboxJob
@@ -216,3 +218,64 @@ def test_domain_blocks_from_the_command_line(settings):
     assert "unblocked" in run("domain-unblock", "spam.example")
     assert "spam.example" not in run("domain-blocks")
     run("domain-unblock", "noisy.example")
+
+
+class _Request:
+    """A request as http-message-signatures signs it (method, url, headers)."""
+
+    def __init__(self, method: str, url: str, headers: dict):
+        self.method, self.url, self.headers = method, url, headers
+
+
+class _Keys(HTTPSignatureKeyResolver):
+    def __init__(self, pair: signing.KeyPair):
+        self.pair = pair
+
+    def resolve_private_key(self, key_id: str):
+        return self.pair.private_pem.encode()
+
+    def resolve_public_key(self, key_id: str):
+        return self.pair.public_pem.encode()
+
+
+def rfc9421_request(key_id: str, url: str, body: bytes, *, created=None,
+                    covered=("@method", "@target-uri", "content-digest"),
+                    digest: bool = True) -> dict:
+    """Headers of a POST signed by http-message-signatures (RFC 9421), an
+    implementation that is not Redpoll's."""
+    request = _Request("POST", url, {"Content-Type": "application/activity+json"})
+    HTTPMessageSigner(signature_algorithm=RSA_V1_5_SHA256, key_resolver=_Keys(PAIR)).sign(
+        request, key_id=key_id, covered_component_ids=covered, body=body if digest else None,
+        created=created)
+    return {k.lower(): v for k, v in request.headers.items()}
+
+
+async def test_rfc9421_signatures_are_accepted_and_checked(fed):
+    host = "nine.example"
+    doc = {**actor_doc(host, "n"), "publicKey": {"id": f"https://{host}/users/n#main-key",
+                                                 "publicKeyPem": PAIR.public_pem}}
+    who = await remote.keep(fed.store, remote.parse_actor(doc))
+    await fed.store.hset(fed_keys.actor(who.id), "fetched", int(time.time() * 1000) + 10**9)
+    key_id = f"https://{host}/users/n#main-key"
+    url = "http://127.0.0.1:1/inbox"
+
+    def like(n: int) -> bytes:
+        return json.dumps({"id": f"https://{host}/likes/{time.time_ns()}/{n}", "type": "Like",
+                           "actor": who.uri, "object": "http://127.0.0.1:1/users/x/statuses/1"}
+                          ).encode()
+    body = like(1)
+    assert await fed.receive_activity("POST", "/inbox", rfc9421_request(key_id, url, body), body)
+    bad = [
+        ("another body", lambda: (rfc9421_request(key_id, url, like(2)), like(3))),
+        ("another target", lambda: (rfc9421_request(key_id, "http://127.0.0.1:1/other", b := like(4)), b)),
+        ("too old", lambda: (rfc9421_request(
+            key_id, url, b := like(5), created=datetime.now(timezone.utc)
+            - timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S + 3600)), b)),
+        ("the digest not covered", lambda: (rfc9421_request(
+            key_id, url, b := like(6), covered=("@method", "@target-uri"), digest=False), b)),
+    ]
+    for why, make in bad:
+        headers, sent = make()
+        with pytest.raises(inbox.Refused) as refused:
+            await fed.receive_activity("POST", "/inbox", headers, sent)
+        assert refused.value.status == 401, why
