@@ -77,10 +77,20 @@ async def actor(request: Request) -> Response:
     if _wants_html(request):
         return RedirectResponse(f"/@{login}", 302)
     rp = request.app.state.rp
-    return await _guard(request, _doc(rp.actor_document(login)))
+    return await _guard(request, _doc(rp.actor_document(login), request))
 
 
-async def _doc(call) -> Response:
+async def _doc(call, request: Request | None = None) -> Response:
+    """The document ``call`` makes; under authorized fetch, only for a
+    signed request (redpoll.engine Redpoll.authorize_fetch)."""
+    if request is not None:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        try:
+            await request.app.state.rp.authorize_fetch(
+                "GET", target, {k.lower(): v for k, v in request.headers.items()})
+        except BaseException:
+            call.close()  # (never awaited)
+            raise
     return Activity(await call)
 
 
@@ -99,7 +109,8 @@ async def note(request: Request) -> Response:
         return RedirectResponse(f"/@{login}/{sid}", 302)
     if not sid.isdigit():
         return _error(404, "Record not found")
-    return await _guard(request, _doc(request.app.state.rp.note_document(login, int(sid))))
+    return await _guard(request, _doc(request.app.state.rp.note_document(login, int(sid)),
+                                      request))
 
 
 @route("GET", "/users/{login}/{collection}",
@@ -109,7 +120,8 @@ async def collection(request: Request) -> Response:
     login, which = request.path_params["login"], request.path_params["collection"]
     if which not in ("outbox", "followers", "following"):
         return _error(404, "Record not found")
-    return await _guard(request, _doc(request.app.state.rp.collection_document(login, which)))
+    return await _guard(request, _doc(request.app.state.rp.collection_document(login, which),
+                                      request))
 
 
 @route("POST", "/users/{login}/inbox",

@@ -174,6 +174,10 @@ class Settings:
     #: tests and development on one machine only; off, peers and push
     #: services are reached over https at public addresses (redpoll.net.safety).
     federation_loopback: bool = False
+    #: Other servers must sign their fetches of this one's actors, notes and
+    #: collections (REDPOLL_AUTHORIZED_FETCH=1, Mastodon's "secure mode");
+    #: WebFinger and the server's own actor stay open.
+    authorized_fetch: bool = False
     #: Stream backfills / resumes (v1.1 count, SSE Last-Event-ID) per
     #: identifier and per client IP: (replays, seconds) or None = off.
     stream_replays_per_identifier: tuple[int, int] | None = (
@@ -251,6 +255,7 @@ class Settings:
                                  1, 86_400),
             public_url=_public_url(env),
             federation_loopback=_bool(env, "REDPOLL_FEDERATION_LOOPBACK", False),
+            authorized_fetch=_bool(env, "REDPOLL_AUTHORIZED_FETCH", False),
             stream_replays_per_identifier=_rate(
                 env, "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
                 (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)),

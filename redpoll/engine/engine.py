@@ -180,6 +180,15 @@ class Redpoll:
         return await fed_inbox.receive(self.store, self.queue, self.settings, method, target,
                                        headers, body)
 
+    async def authorize_fetch(self, method: str, target: str, headers) -> None:
+        """Under Settings.authorized_fetch, a fetch of an actor, note or
+        collection must be signed by an account of a server not suspended
+        here (fed_inbox.Refused otherwise); without it, nothing is asked."""
+        if self.settings.authorized_fetch:
+            here = fed_inbox.Here.of(self.settings)
+            await fed_inbox.authenticate(self.store, here, fed_inbox.signer_of(
+                here, method, target, headers, None))
+
     async def webfinger(self, resource: str) -> dict:
         return await publish.webfinger(self.store, self.settings, resource)
 

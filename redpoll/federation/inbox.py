@@ -20,7 +20,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..bus.jobs import InboxJob, JobQueue
 from ..core import keys as core_keys, limits
@@ -87,25 +87,67 @@ def _id_of(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+@dataclass(frozen=True)
+class Signer:
+    """Who signed a request, before their key is fetched: the key id, the
+    actor it belongs to, and how to check the signature with a key."""
+    key_id: str
+    actor_uri: str
+    check: Callable[[str], None]
+
+
+def signer_of(here: Here, method: str, target: str, headers: Mapping[str, str],
+              body: bytes | None) -> Signer:
+    """The signature of a request (RFC 9421 if it carries one, else
+    draft-cavage); Refused (401) if it has none or it is malformed."""
+    try:
+        rfc9421 = signing.rfc9421_key_id(headers)
+        signed = None if rfc9421 else signing.parse(headers.get("signature"))
+    except signing.SignatureError as exc:
+        raise Refused(str(exc), 401) from None
+
+    def check(pem: str) -> None:
+        if rfc9421:
+            signing.verify_rfc9421(rfc9421, pem, method, here.base + target, headers, body)
+        else:
+            assert signed is not None
+            signing.verify(signed, pem, method, target, headers, body)
+    key_id = rfc9421 or (signed.key_id if signed else "")
+    return Signer(key_id, key_id.split("#", 1)[0], check)
+
+
+async def authenticate(store: Store, here: Here, signer: Signer) -> User:
+    """The account of a request's signer, its signature checked with the key
+    kept (fetched again once if it no longer verifies: keys rotate);
+    Refused: 403 for a suspended domain, 401 for a signature that does not
+    verify or a key that cannot be had."""
+    if await domains.suspended(store, remote.host_of(signer.actor_uri)):
+        raise Refused("this server does not take requests from that domain", 403)
+    try:
+        actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
+                                            loopback=here.loopback)
+        try:
+            signer.check((await remote.details(store, actor.id)).get("pem", ""))
+        except signing.SignatureError:
+            actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
+                                                loopback=here.loopback, refresh=True)
+            signer.check((await remote.details(store, actor.id)).get("pem", ""))
+    except signing.SignatureError as exc:
+        raise Refused(str(exc), 401) from None
+    except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
+        raise Refused(f"the signer's key could not be had: {exc}", 401) from None
+    await delivery.heard_from(store, remote.host_of(signer.actor_uri))
+    return actor
+
+
 async def receive(store: Store, queue: JobQueue, settings: Settings, method: str, target: str,
                   headers: Mapping[str, str], body: bytes) -> bool:
     """Check and queue one incoming activity; False if it was a repeat."""
     here = Here.of(settings)
     if len(body) > limits.FED_INBOX_MAX_BYTES:
         raise Refused(f"an activity is at most {limits.FED_INBOX_MAX_BYTES} bytes", 413)
-    try:
-        rfc9421 = signing.rfc9421_key_id(headers)  # (an RFC 9421 signature, if there is one)
-        signed = None if rfc9421 else signing.parse(headers.get("signature"))
-    except signing.SignatureError as exc:
-        raise Refused(str(exc), 401) from None
-    key_id = rfc9421 or signed.key_id
-    actor_uri = key_id.split("#", 1)[0]
-
-    def check(pem: str) -> None:
-        if rfc9421:
-            signing.verify_rfc9421(rfc9421, pem, method, here.base + target, headers, body)
-        else:
-            signing.verify(signed, pem, method, target, headers, body)
+    signer = signer_of(here, method, target, headers, body)
+    actor_uri = signer.actor_uri
     if await domains.suspended(store, remote.host_of(actor_uri)):
         raise Refused("this server does not take activities from that domain", 403)
     try:
@@ -117,21 +159,8 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     if _id_of(activity.get("actor")) != actor_uri:
         raise Refused("the activity's actor is not its signer", 401)
     if activity.get("type") == "Delete" and _id_of(activity.get("object")) == actor_uri:
-        return await _actor_deleted(store, queue, check, actor_uri, activity, body)
-    try:
-        actor = await remote.known_or_fetch(store, here.base, actor_uri, loopback=here.loopback)
-        pem = (await remote.details(store, actor.id)).get("pem", "")
-        try:
-            check(pem)
-        except signing.SignatureError:
-            actor = await remote.known_or_fetch(store, here.base, actor_uri,
-                                                loopback=here.loopback, refresh=True)
-            check((await remote.details(store, actor.id)).get("pem", ""))
-    except signing.SignatureError as exc:
-        raise Refused(str(exc), 401) from None
-    except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
-        raise Refused(f"the signer's key could not be had: {exc}", 401) from None
-    await delivery.heard_from(store, remote.host_of(actor_uri))
+        return await _actor_deleted(store, queue, signer.check, actor_uri, activity, body)
+    actor = await authenticate(store, here, signer)
     activity_id = _id_of(activity) or f"{actor_uri}#{signing.digest(body)}"
     if not await store.set(keys.seen(activity_id), "1", nx=True, ex=limits.FED_SEEN_TTL_S):
         return False

@@ -30,13 +30,13 @@ def free_port() -> int:
 
 
 class Instance:
-    def __init__(self, tmp, name: str):
+    def __init__(self, tmp, name: str, **extra: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.host = f"127.0.0.1:{self.port}"
         env = {"REDIS_URL": "", "REDPOLL_DATA_DIR": str(tmp / name),
                "REDPOLL_PUBLIC_URL": self.url, "REDPOLL_FEDERATION_LOOPBACK": "1",
-               "REDPOLL_JOB_CLAIM_MS": "500", **LOOSE_LIMITS}
+               "REDPOLL_JOB_CLAIM_MS": "500", **LOOSE_LIMITS, **extra}
         self.proc = ServeProcess(env, args=["--port", str(self.port)])
 
     def person(self, login: str) -> Mastodon:
@@ -284,3 +284,23 @@ def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
     assert shown["meta"]["original"]["width"] == 320
     assert httpx.get(shown["url"]).headers["content-type"].startswith("image/")
     assert theirs["content"] == ""
+
+
+
+def test_authorized_fetch_answers_only_signed_fetches(pair, tmp_path):
+    _, b = pair
+    c = Instance(tmp_path, "c", REDPOLL_AUTHORIZED_FETCH="1")
+    with c.proc:
+        login = unique("sec")
+        c.person(login)
+        actor = f"{c.url}/users/{login}"
+        accept = {"Accept": "application/activity+json"}
+        assert httpx.get(actor, headers=accept).status_code == 401
+        assert httpx.get(f"{actor}/followers", headers=accept).status_code == 401
+        assert httpx.get(f"{c.url}/actor", headers=accept).status_code == 200  # always open
+        assert httpx.get(f"{c.url}/.well-known/webfinger",
+                         params={"resource": f"acct:{login}@{c.host}"}).status_code == 200
+        # another server's fetch is signed (by its own actor): it is answered
+        bob = b.person(unique("bob"))
+        found = bob.search_v2(f"@{login}@{c.host}", resolve=True)["accounts"]
+        assert [a["acct"] for a in found] == [f"{login}@{c.host}"]
