@@ -449,6 +449,22 @@ async def _quietly(call) -> None:
         pass
 
 
+async def _move(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    """An account moved to another (Mastodon's Move): recorded on the old
+    account as ``moved_to`` (the new one's id here) once the new actor names
+    the old among its ``alsoKnownAs``, as Mastodon requires. Its followers
+    here are not moved yet."""
+    target = _id_of(activity.get("target"))
+    if _id_of(obj) != actor.uri or not target:
+        return
+    doc = await client.fetch_json(target, loopback=here.loopback,
+                                  signer=await remote.instance_signer(store, here.base))
+    if actor.uri not in [_id_of(x) for x in _listed(doc.get("alsoKnownAs"))]:
+        raise Refused("the new account does not name the old one (alsoKnownAs)", 403)
+    new = await remote.keep(store, remote.parse_actor(doc, fetched_from=target))
+    await store.hset(keys.actor(actor.id), "moved_to", new.id)
+
+
 _HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accepted, "Reject": _reject,
              "Like": _like, "Announce": _announce, "Create": _create, "Delete": _delete,
-             "Update": _update}
+             "Update": _update, "Move": _move}

@@ -7,9 +7,11 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from http_message_signatures import HTTPMessageSigner, HTTPSignatureKeyResolver
@@ -279,3 +281,48 @@ async def test_rfc9421_signatures_are_accepted_and_checked(fed):
         with pytest.raises(inbox.Refused) as refused:
             await fed.receive_activity("POST", "/inbox", headers, sent)
         assert refused.value.status == 401, why
+
+
+class _Documents(BaseHTTPRequestHandler):
+    """Serves the JSON documents of ``docs`` by path (a peer's actors)."""
+    docs: dict = {}
+
+    def do_GET(self):
+        doc = self.docs.get(self.path)
+        body = json.dumps(doc).encode() if doc else b"{}"
+        self.send_response(200 if doc else 404)
+        self.send_header("Content-Type", "application/activity+json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+async def test_a_move_is_recorded_when_the_new_account_names_the_old(fed):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Documents)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host = f"127.0.0.1:{server.server_address[1]}"
+    try:
+        old = await remote.keep(fed.store, remote.parse_actor(
+            {**actor_doc(host, "old"), "id": f"http://{host}/users/old",
+             "inbox": f"http://{host}/users/old/inbox"}))
+        new_doc = {**actor_doc(host, "new"), "id": f"http://{host}/users/new",
+                   "inbox": f"http://{host}/users/new/inbox", "alsoKnownAs": [old.uri]}
+        stranger = {**actor_doc(host, "other"), "id": f"http://{host}/users/other",
+                    "inbox": f"http://{host}/users/other/inbox"}
+        _Documents.docs = {"/users/new": new_doc, "/users/other": stranger}
+
+        def move(target: str) -> InboxJob:
+            return InboxJob(uid=old.id, activity=json.dumps(
+                {"id": f"{old.uri}#moves/{time.time_ns()}", "type": "Move", "actor": old.uri,
+                 "object": old.uri, "target": target}))
+        with pytest.raises(inbox.Refused):  # the target does not name the old account
+            await inbox.process(fed.store, fed.queue, fed.settings, move(stranger["id"]))
+        assert (await remote.details(fed.store, old.id)).get("moved_to") is None
+        await inbox.process(fed.store, fed.queue, fed.settings, move(new_doc["id"]))
+        moved_to = int((await remote.details(fed.store, old.id))["moved_to"])
+        assert (await fed.get_user(moved_to)).uri == new_doc["id"]
+    finally:
+        server.shutdown()
