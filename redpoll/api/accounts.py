@@ -82,8 +82,13 @@ async def get_account(ctx: Ctx) -> Response:
 async def lookup(ctx: Ctx) -> Response:
     acct = ctx.params.str("acct", required=True, max_chars=300)
     name, _, domain = acct.lstrip("@").partition("@")
-    if domain and domain.lower() != (ctx.request.url.hostname or "").lower():
-        raise ApiError(404, NOT_FOUND)
+    ours = {(ctx.request.url.hostname or "").lower(), ctx.request.url.netloc.lower()}
+    if domain and domain.lower() not in ours:
+        # another server's account: the one kept here, if any (no lookup there)
+        found = await ctx.rp.kept_remote_account(acct)
+        if found is None:
+            raise ApiError(404, NOT_FOUND)
+        return JSON(entities.account(found, ctx.base))
     try:
         user = await ctx.rp.lookup(name)
     except ValidationError:

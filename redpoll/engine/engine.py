@@ -161,6 +161,10 @@ class Redpoll:
         return found
 
     # --- federation (redpoll.federation) -----------------------------------------
+    async def kept_remote_account(self, handle: str) -> User | None:
+        """The account ``name@host`` of another server if it is kept here."""
+        return await remote.kept_account(self.store, handle)
+
     async def resolve_account(self, handle: str) -> User:
         """The account ``name@host`` of another server, looked up there and kept."""
         here = fed_inbox.Here.of(self.settings)

@@ -195,6 +195,21 @@ async def known_or_fetch(store: Store, base: str, uri: str, *, loopback: bool,
     return await fetch_actor(store, base, uri, loopback=loopback)
 
 
+async def kept_account(store: Store, handle: str) -> User | None:
+    """The remote account ``name@host`` if it is kept here (no lookup on its
+    server)."""
+    handle = handle.strip().removeprefix("acct:").lstrip("@")
+    known = await store.get(core_keys.login(handle.lower()))
+    uid = int(known.split(b":", 1)[0]) if known else 0
+    if not uid:
+        return None
+    try:
+        found = await users.get_user(store, uid)
+    except UserNotFound:
+        return None
+    return found if found.remote else None
+
+
 async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool) -> User:
     """``name@host`` (or ``@name@host``, ``acct:name@host``) looked up by
     WebFinger on its host and kept; BadActor or FetchFailed if it is not."""
@@ -202,16 +217,9 @@ async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool
     name, _, host = handle.rpartition("@")
     if not name or not host:
         raise BadActor(f"{handle!r} is not name@host")
-    known = await store.get(core_keys.login(handle.lower()))
-    if known:
-        uid = int(known.split(b":", 1)[0])
-        if uid:
-            try:
-                found = await users.get_user(store, uid)
-                if found.remote:
-                    return found
-            except UserNotFound:
-                pass
+    found = await kept_account(store, handle)
+    if found is not None:
+        return found
     if await domains.suspended(store, host):
         raise BadActor(f"{host} is blocked here")
     scheme = "http" if loopback and not host.endswith(":443") else "https"

@@ -317,7 +317,9 @@ export function search(ctx) {
   if (!has('GET', '/api/v2/search')) results.append(unavailable('Search'));
   else if (q) {
     results.append(h('p', { role: 'status' }, 'Searching…'));
-    api('/api/v2/search', { query: { q, resolve: 'false', limit: 20 } }).then((r) => {
+    // name@host: looked up on its server (a signed-in search only, as Mastodon)
+    const remote = session.token() && /^@?[\w.-]+@[\w.-]+(:\d+)?$/.test(q);
+    api('/api/v2/search', { query: { q, resolve: remote ? 'true' : 'false', limit: 20 } }).then((r) => {
       const parts = [];
       parts.push(h('h2', {}, 'People'), r.accounts?.length
         ? h('div', { class: 'accounts' }, r.accounts.map((a) => renderAccountRow(a))) : h('p', {}, 'No people found.'));
