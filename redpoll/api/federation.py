@@ -113,6 +113,17 @@ async def note(request: Request) -> Response:
                                       request))
 
 
+@route("GET", "/users/{login}/statuses/{id}/replies",
+       doc=Doc("A note's replies collection (its public and unlisted replies)", "Federation",
+               DOC, ok_type=AP_TYPE, params=[LOGIN_PARAM, path_param()]))
+async def replies(request: Request) -> Response:
+    login, sid = request.path_params["login"], request.path_params["id"]
+    if not sid.isdigit():
+        return _error(404, "Record not found")
+    return await _guard(request, _doc(request.app.state.rp.replies_document(login, int(sid)),
+                                      request))
+
+
 @route("GET", "/users/{login}/{collection}",
        doc=Doc("An actor's outbox, followers or following, by size", "Federation", DOC,
                ok_type=AP_TYPE, params=[LOGIN_PARAM, path_param("collection")]))

@@ -363,12 +363,23 @@ class PushJob(Job):
         return f"user:{self.uid}"
 
 
+@dataclass(frozen=True)
+class ContextJob(Job):
+    """Fetch the thread of remote status ``sid`` from its server
+    (redpoll.federation.threads)."""
+    kind: ClassVar[str] = "context"
+    sid: int
+
+    def subject(self) -> str:
+        return f"status:{self.sid}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
                                 MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
-                                ScheduledStatusJob, PollEndJob, PushJob)}
+                                ScheduledStatusJob, PollEndJob, PushJob, ContextJob)}
 
 
 class MalformedJob(ValueError):

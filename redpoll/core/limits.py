@@ -585,6 +585,12 @@ FED_DELIVERY_ATTEMPTS = 12
 FED_RETRY_BASE_S = 30
 FED_RETRY_MAX_S = 12 * 3600
 FED_HOST_FAILURES_UNAVAILABLE = 30
+#: A note's replies collection lists at most this many replies; asking for a
+#: remote status's context fetches at most this many of its replies and
+#: parents from their servers, at most once per FED_CONTEXT_EVERY_S.
+FED_REPLIES_LISTED = 40
+FED_CONTEXT_FETCHED = 20
+FED_CONTEXT_EVERY_S = 600
 #: Remote statuses: the plain text kept of a note's HTML at most (characters).
 FED_NOTE_MAX_CHARS = 20_000
 

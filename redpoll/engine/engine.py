@@ -26,7 +26,8 @@ from ..lists import lists
 from ..moderation import moderation
 from ..instance import instance
 from ..pins import pins
-from ..federation import domains, inbox as fed_inbox, outbox as fed_outbox, publish, remote
+from ..federation import (domains, inbox as fed_inbox, outbox as fed_outbox, publish, remote,
+                          threads as fed_threads)
 from ..scheduling import scheduled
 from ..polls import polls
 from ..push import subscriptions as push_subscriptions, vapid
@@ -40,7 +41,7 @@ from ..records import statuses
 from ..timelines import timelines
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
-from ..bus.jobs import JobQueue
+from ..bus.jobs import ContextJob, JobQueue
 from ..core.models import Page, Status, User
 from ..storage.server import EmbeddedServer, reach
 from ..core.settings import Settings, redact
@@ -207,6 +208,9 @@ class Redpoll:
 
     async def note_document(self, login: str, sid: int) -> dict:
         return await publish.note(self.store, self.settings, login, sid)
+
+    async def replies_document(self, login: str, sid: int) -> dict:
+        return await publish.replies(self.store, self.settings, login, sid)
 
     async def collection_document(self, login: str, which: str) -> dict:
         return await publish.collection(self.store, self.settings, login, which)
@@ -577,7 +581,15 @@ class Redpoll:
         return await pages.marked(self.store, uid, rows)
 
     async def thread(self, viewer, sid) -> tuple[pages.Shown, frozenset[int]]:
-        return await pages.thread(self.store, viewer, sid)
+        """A status's context; for a remote status, its thread is also
+        fetched from its server by a job (at most once in a while), for the
+        next time it is asked."""
+        shown, ancestors = await pages.thread(self.store, viewer, sid)
+        if self.settings.public_url:
+            status = await self.get_status(sid)  # (the viewer may see it: pages.thread)
+            if status.extra.get("uri") and await fed_threads.due(self.store, status.extra["uri"]):
+                await self.queue.enqueue(ContextJob(status.id))
+        return shown, ancestors
 
     async def favourited_by(self, sid, **page: Any):
         """Who favourited the status ``sid``: (users, cursor)."""

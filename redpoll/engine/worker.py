@@ -29,7 +29,7 @@ from ..suggestions import suggestions
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
-from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, DeleteJob, DeliverJob, EditJob,
+from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, ContextJob, DeleteJob, DeliverJob, EditJob,
                         FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
                         MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, NotYet, PollEndJob,
                         PostJob, ProfileImageJob, PurgeAccountJob, PushJob, RefillJob,
@@ -40,7 +40,8 @@ from ..storage.store import Store
 from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
-from ..federation import delivery as fed_delivery, inbox as fed_inbox, outbox as fed_outbox
+from ..federation import (delivery as fed_delivery, inbox as fed_inbox, outbox as fed_outbox,
+                          threads as fed_threads)
 from ..scheduling import scheduled
 from ..push import delivery as push_delivery
 
@@ -190,6 +191,11 @@ async def _inbox(store: Store, settings: Settings, job: InboxJob, entry_id: byte
     return Done()
 
 
+async def _context(store: Store, settings: Settings, job: ContextJob, entry_id: bytes) -> Done:
+    await fed_threads.fetch(store, JobQueue(store), settings, job.sid)
+    return Done()
+
+
 async def _deliver(store: Store, settings: Settings, job: DeliverJob, entry_id: bytes) -> Done:
     await fed_delivery.deliver(store, JobQueue(store), settings, job)
     return Done()
@@ -216,7 +222,7 @@ async def _push(store: Store, settings: Settings, job: PushJob, entry_id: bytes)
 HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _scheduled_status, PollEndJob: _poll_end,
                                       MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
-                                      InboxJob: _inbox, DeliverJob: _deliver,
+                                      InboxJob: _inbox, DeliverJob: _deliver, ContextJob: _context,
                                       EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,

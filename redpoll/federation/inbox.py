@@ -340,6 +340,14 @@ async def _announce(store, queue, settings, here: Here, actor: User, activity, o
 
 
 async def _create(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    await keep_note(store, queue, settings, here, actor, obj)
+
+
+async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User,
+                    obj) -> None:
+    """Keep a remote note as a status of its author ``actor`` (once per note
+    id: posting.post_once keyed by it, then the note index), whether it came
+    in a Create or was fetched with a thread."""
     if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
         return
     uri = _id_of(obj)

@@ -64,6 +64,11 @@ def follow_activity(follower: int, followee: int) -> str:
     return f"fed:follow:{{{follower}}}:{followee}"
 
 
+def context_fetched(uri: str) -> str:
+    """String with a TTL: a remote note whose thread was fetched lately."""
+    return f"fed:ctx:{{{_h(uri)}}}"
+
+
 def seen(activity_id: str) -> str:
     """String with a TTL: an activity already taken (limits.FED_SEEN_TTL_S)."""
     return f"fed:seen:{{{_h(activity_id)}}}"

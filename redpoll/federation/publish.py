@@ -7,6 +7,7 @@ from __future__ import annotations
 from urllib.parse import unquote, urlsplit
 
 from ..core.errors import StatusNotFound, UserNotFound
+from ..core import keys as core_keys, limits
 from ..core.settings import Settings
 from ..records import statuses, users
 from ..relations import visibility
@@ -65,7 +66,34 @@ async def note(store: Store, settings: Settings, login: str, sid: int) -> dict:
     if status.user_id != user.id or status.reblog_of is not None:
         raise StatusNotFound(f"status {sid} does not exist")
     doc = await note_of(store, here.base, status)
+    replies = f"{doc['id']}/replies"
+    doc["replies"] = {"id": replies, "type": "Collection",
+                      "first": {"type": "CollectionPage", "partOf": replies,
+                                "items": await _reply_ids(store, here.base, sid)}}
     return {"@context": documents.CONTEXT, **doc}
+
+
+async def replies(store: Store, settings: Settings, login: str, sid: int) -> dict:
+    """A note's replies collection: the ids of its public and unlisted
+    replies, oldest first (at most limits.FED_REPLIES_LISTED)."""
+    here = Here.of(settings)
+    await note(store, settings, login, sid)  # the note itself, if anyone may see it
+    uri = f"{documents.note_id(here.base, login, sid)}/replies"
+    return {"@context": documents.AS, "id": uri, "type": "Collection",
+            "first": {"type": "CollectionPage", "partOf": uri,
+                      "items": await _reply_ids(store, here.base, sid)}}
+
+
+async def _reply_ids(store: Store, base: str, sid: int) -> list[str]:
+    ids = [int(x) for x in await store.zrange(core_keys.replies_counted(sid), 0,
+                                               limits.FED_REPLIES_LISTED - 1)]
+    out = []
+    for status in await statuses.get_statuses(store, ids):
+        if status is not None and status.extra.get("visibility", "public") in ("public",
+                                                                                "unlisted"):
+            out.append(status.extra.get("uri") or documents.note_id(base, status.login,
+                                                                    status.id))
+    return out
 
 
 async def collection(store: Store, settings: Settings, login: str, which: str) -> dict:

@@ -9,9 +9,11 @@ from conftest import flush
 from PIL import Image
 
 from redpoll import Redpoll
+from redpoll.bus import jobs
 from redpoll.bus.jobs import MediaSweepJob
 from redpoll.core import keys
 from redpoll.core.errors import RedpollError
+from redpoll.engine.worker import HANDLERS
 
 
 async def test_worker_and_posting_survive_lost_job_streams(server, settings):
@@ -114,3 +116,15 @@ async def test_a_job_for_later_can_be_taken_back(rp):
     assert await rp.queue.cancel_at(job) is True
     assert await rp.queue.cancel_at(job) is False
     assert await rp.queue.promote_due(5000) == 0
+
+
+def test_every_kind_of_job_decodes_and_has_a_handler():
+    """A job kind left out of KINDS would be parked as malformed, unseen;
+    one without a handler would fail every time it ran."""
+    def kinds(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from kinds(sub)
+    declared = {cls for cls in kinds(jobs.Job) if cls.kind}
+    assert declared == set(jobs.KINDS.values())
+    assert declared == set(HANDLERS)

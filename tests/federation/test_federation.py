@@ -304,3 +304,25 @@ def test_authorized_fetch_answers_only_signed_fetches(pair, tmp_path):
         bob = b.person(unique("bob"))
         found = bob.search_v2(f"@{login}@{c.host}", resolve=True)["accounts"]
         assert [a["acct"] for a in found] == [f"{login}@{c.host}"]
+
+
+def test_a_thread_is_fetched_from_its_server_when_asked(pair):
+    a, b = pair
+    ava_login = unique("ava")
+    ava, cal = a.person(ava_login), a.person(unique("cal"))
+    bea = b.person(unique("bea"))
+    ava_on_b = bea.search_v2(f"@{ava_login}@{a.host}", resolve=True)["accounts"][0]
+    bea.account_follow(ava_on_b["id"])
+    eventually(lambda: ava.me()["followers_count"] == 1, what="bea following ava")
+    root = ava.status_post("a thread starts here")
+    reply = cal.status_post("a reply nobody on B follows", in_reply_to_id=root["id"])
+    # the note lists its replies
+    doc = httpx.get(root["uri"], headers={"Accept": "application/activity+json"}).json()
+    assert doc["replies"]["first"]["items"] == [reply["uri"]]
+    theirs = eventually(lambda: [s for s in bea.timeline_home() if s["uri"] == root["uri"]],
+                        what="the root on B")[0]
+    assert bea.status_context(theirs["id"])["descendants"] == []  # not known on B yet
+    found = eventually(lambda: bea.status_context(theirs["id"])["descendants"],
+                       what="the reply fetched from A")
+    assert [s["uri"] for s in found] == [reply["uri"]]
+    assert found[0]["account"]["acct"].endswith(f"@{a.host}")
