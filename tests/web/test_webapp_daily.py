@@ -147,6 +147,12 @@ def test_direct_messages_view_reply_stays_in_the_conversation(people):  # noqa: 
     expect(a.locator(".conversation")).to_have_count(0)
     until(lambda: ann.api("GET", "/api/v1/conversations").json() == [])
 
+    # on a phone the notifications' header, filter and mentions fit the screen
+    a.get_by_role("link", name="Notifications").click()
+    expect(a.locator(".notification.mention").first).to_contain_text("see you at noon")
+    expect(a.get_by_role("button", name="Mark all as read")).to_be_visible()
+    a.screenshot(path="/tmp/redpoll-notifications-phone.png", full_page=True)
+
 
 def test_direct_messages_stay_out_of_list_timelines(people):  # noqa: F811
     ann, bob = people(DESKTOP), people(DESKTOP)
