@@ -10,6 +10,9 @@ import { composer } from './compose.js';
 import * as auth from './auth.js';
 import * as views from './views.js';
 import * as discover from './discover.js';
+import * as notes from './notes.js';
+import * as dm from './dm.js';
+import { patchStatus } from './store.js';
 import { loadFeatures, has } from './features.js';
 
 const root = document.getElementById('app');
@@ -20,7 +23,9 @@ const ROUTES = [
   [/^\/signin$/, 'landing', (c) => views.landing(c)],
   [/^\/signup$/, 'signup', (c) => views.signup(c)],
   [/^\/oauth\/callback$/, 'callback', (c) => views.callback(c)],
-  [/^\/notifications$/, 'notifications', (c) => views.notifications(c)],
+  [/^\/notifications$/, 'notifications', (c) => notes.notifications(c)],
+  [/^\/notifications\/mentions$/, 'mentions', (c) => notes.notifications(c, true)],
+  [/^\/conversations$/, 'conversations', (c) => dm.conversations(c)],
   [/^\/explore$/, 'explore', (c) => views.explore(c, true)],
   [/^\/public\/local$/, 'explore', (c) => views.explore(c, true)],
   [/^\/explore\/posts$/, 'explore', (c) => discover.trendingPosts(c)],
@@ -94,6 +99,8 @@ function buildNav() {
     nav.append(a);
   }
   extra.append(
+    has('GET', '/api/v1/conversations') ? navLinks.conversations = h('a', { href: '/conversations', class: 'nav-link' },
+      icon('mail'), h('span', {}, 'Direct messages')) : '',
     h('a', { href: '/bookmarks', class: 'nav-link' }, icon('bookmark'), h('span', {}, 'Bookmarks')),
     h('a', { href: '/scheduled', class: 'nav-link' }, icon('clock'), h('span', {}, 'Scheduled posts')),
     h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
@@ -156,7 +163,12 @@ function openReply(status, article) {
   const next = article.nextElementSibling;
   if (next && next.classList.contains('compose')) { next.querySelector('textarea').focus(); return; }
   const box = composer({ replyTo: status, autofocus: true,
-    onPosted: (posted) => { box.remove(); article.focus(); emit('posted', posted); },
+    onPosted: (posted) => {
+      box.remove();
+      article.focus();
+      patchStatus(status.id, { replies_count: (status.replies_count || 0) + 1 });
+      emit('posted', posted);
+    },
     onCancel: () => { box.remove(); article.focus(); } });
   article.after(box);
 }
@@ -216,7 +228,7 @@ function keepCurrent(next) {
 function markNav(key, path) {
   for (const [k, a] of Object.entries(navLinks)) {
     const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
-    if ((k === key && k !== 'profile') || (k === 'profile' && own) ||
+    if ((k === key && k !== 'profile') || (k === 'profile' && own) || (k === 'notifications' && key === 'mentions') ||
         (k === 'explore' && (key === 'public' || key === 'people'))) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }

@@ -8,18 +8,27 @@ import { h, errorText } from './ui.js';
 import { subscribe, matches } from './stream.js';
 
 // opts: {path, query, render(item) -> Element, live: {sub, event, accept(payload)->item|null},
-//        empty: text, label: text, signal, keyOf(item)}
+//        empty: text, label: text, signal, keyOf(item),
+//        itemsOf(data) -> items (a page's items, default: the array answered),
+//        cursorOf(item) -> the max_id after it (default keyOf),
+//        replaces(old, item) -> whether an item arriving again, changed, goes
+//          back to the top in place of the old (a notification group, a conversation),
+//        pollTop: the poll asks for the first page again, not for what is newer}
+// Returns {root, list, prepend(item), reload(), refreshTop()}.
 export function feed(opts) {
   const { path, query = {}, render, signal, empty = 'Nothing here yet.' } = opts;
   const keyOf = opts.keyOf || ((item) => item.id);
+  const cursorOf = opts.cursorOf || keyOf;
+  const itemsOf = opts.itemsOf || ((data) => (Array.isArray(data) ? data : []));
   const seen = new Set();
+  const shown = new Map();  // key -> item, for opts.replaces
   const list = h('div', { class: 'feed', role: 'feed', 'aria-label': opts.label || 'Posts', 'aria-busy': 'true' });
   const status = h('p', { class: 'feed-status', role: 'status' });
   const more = h('button', { type: 'button', class: 'load-more', hidden: true }, 'Load more');
   const pending = [];
   const indicator = h('button', { type: 'button', class: 'new-posts', hidden: true });
   const root = h('section', { class: 'feed-wrap' }, indicator, list, status, more);
-  let next = null, loading = false, done = false, lastId = null;
+  let next = null, loading = false, done = false, lastId = null, gen = 0;
 
   function add(items, where) {
     const nodes = [];
@@ -27,26 +36,30 @@ export function feed(opts) {
       const k = keyOf(item);
       if (seen.has(k)) continue;
       seen.add(k);
+      if (opts.replaces) shown.set(k, item);
       const node = render(item);
       if (node) { node.dataset.key = k; nodes.push(node); }
     }
     if (where === 'top') list.prepend(...nodes); else list.append(...nodes);
+    // the first item under "nothing here yet": the message goes
+    if (nodes.length && status.textContent === empty) status.textContent = '';
     return nodes.length;
   }
 
   async function load() {
     if (loading || done) return;
     loading = true;
+    const mine = gen;
     list.setAttribute('aria-busy', 'true');
     status.textContent = 'Loading…';
     try {
       const page = next
         ? await request(next)
         : await request(path, { query: { limit: 20, ...query, ...(lastId ? { max_id: lastId } : {}) } });
-      if (signal.aborted) return;
-      const items = Array.isArray(page.data) ? page.data : [];
+      if (signal.aborted || mine !== gen) return;
+      const items = itemsOf(page.data);
       add(items, 'bottom');
-      if (items.length) lastId = keyOf(items[items.length - 1]);
+      if (items.length) lastId = cursorOf(items[items.length - 1]);
       next = page.link.next || null;
       if (!items.length || (!next && items.length < (query.limit || 20))) done = true;
       status.textContent = done ? (seen.size ? 'You have reached the end.' : empty) : '';
@@ -55,9 +68,11 @@ export function feed(opts) {
       done = true;
       if (opts.onError) opts.onError(err);
     } finally {
-      loading = false;
-      list.setAttribute('aria-busy', 'false');
-      more.hidden = done;
+      if (mine === gen) {
+        loading = false;
+        list.setAttribute('aria-busy', 'false');
+        more.hidden = done;
+      }
     }
     // still at the bottom (a short page): the observer sees no change, so ask again
     requestAnimationFrame(() => {
@@ -88,7 +103,22 @@ export function feed(opts) {
   window.addEventListener('scroll', onScroll, { passive: true, signal });
 
   function arrived(item) {
-    if (!item || seen.has(keyOf(item)) || pending.some((p) => keyOf(p) === keyOf(item))) return;
+    if (!item) return;
+    const k = keyOf(item);
+    if (opts.replaces && seen.has(k)) {
+      if (!opts.replaces(shown.get(k), item)) return;
+      for (const node of list.querySelectorAll(`[data-key="${CSS.escape(String(k))}"]`)) node.remove();
+      seen.delete(k);
+      shown.delete(k);
+    }
+    if (opts.replaces) {
+      const at = pending.findIndex((p) => keyOf(p) === k);
+      if (at >= 0) {
+        if (!opts.replaces(pending[at], item)) return;
+        pending.splice(at, 1);
+      }
+    }
+    if (seen.has(k) || pending.some((p) => keyOf(p) === k)) return;
     if (atTop()) { add([item], 'top'); status.textContent = ''; } else { pending.push(item); showPending(); }
   }
   if (opts.live) {
@@ -101,7 +131,18 @@ export function feed(opts) {
     };
     bus.addEventListener('stream', onEvent, { signal });
   }
-  if (opts.pollMs) {
+  // the first page again: what changed comes to the top (opts.replaces)
+  async function refreshTop() {
+    if (loading) return;
+    try {
+      const page = await request(path, { query: { limit: 20, ...query } });
+      if (!signal.aborted) [...itemsOf(page.data)].reverse().forEach(arrived);
+    } catch { /* the next time tries again */ }
+  }
+  if (opts.pollMs && opts.pollTop) {
+    const timer = setInterval(() => { if (!document.hidden && list.isConnected) refreshTop(); }, opts.pollMs);
+    signal.addEventListener('abort', () => clearInterval(timer));
+  } else if (opts.pollMs) {
     // for lists the streaming API does not carry: ask for what is newer than the top
     const timer = setInterval(async () => {
       const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
@@ -123,6 +164,19 @@ export function feed(opts) {
     if (e.detail.event === 'delete') onDelete({ detail: e.detail.payload });
   }, { signal });
 
+  // from the start again (a list whose members changed)
+  function reload() {
+    list.replaceChildren();
+    seen.clear();
+    shown.clear();
+    pending.length = 0;
+    showPending();
+    next = null; lastId = null; done = false;
+    gen++;
+    loading = false;
+    load();
+  }
+
   load();
-  return { root, list, prepend: (item) => add([item], 'top') };
+  return { root, list, prepend: (item) => add([item], 'top'), reload, refreshTop };
 }

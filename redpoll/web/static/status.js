@@ -9,6 +9,7 @@ import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { filterVerdict } from './filters.js';
 import { renderMedia } from './media.js';
+import { putStatus, watchStatus } from './store.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
 
 const TOGGLES = {
@@ -23,36 +24,40 @@ export function statusPath(s) { return `/@${s.account.acct}/${s.id}`; }
 
 function countText(n) { return n ? String(n) : ''; }
 
-function toggleButton(name, s) {
+// The button paints from the status's one record (store.js): the answer of
+// a click goes there, and every copy of the status on screen repaints.
+function toggleButton(name, s, article) {
   const t = TOGGLES[name];
   const count = t.count ? h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s[t.count])) : null;
   const btn = h('button', { type: 'button', class: 'action ' + name.toLowerCase(), 'aria-label': name,
     'aria-pressed': s[t.field] ? 'true' : 'false' }, icon(t.icon), count);
-  const describe = () => {
+  const paint = () => {
+    btn.setAttribute('aria-pressed', s[t.field] ? 'true' : 'false');
+    if (count) count.textContent = countText(s[t.count]);
     if (t.count) btn.setAttribute('aria-description', plural(s[t.count] || 0, t.noun[0], t.noun[1]));
   };
-  describe();
+  paint();
+  watchStatus(s.id, article, paint);
   if (!has('POST', `/api/v1/statuses/{}/${t.on}`)) {
     btn.disabled = true;
     btn.title = `${name} is not available on this server`;
   }
   btn.addEventListener('click', async () => {
-    const was = btn.getAttribute('aria-pressed') === 'true';
+    const was = !!s[t.field];
     btn.setAttribute('aria-pressed', String(!was));
     btn.disabled = true;
     try {
       const fresh = await api(`/api/v1/statuses/${s.id}/${was ? t.off : t.on}`, { method: 'POST' });
       const inner = name === 'Boost' && fresh.reblog ? fresh.reblog : fresh;
-      s[t.field] = !!inner[t.field] || (name === 'Boost' && !was && !!fresh.reblog);
-      if (t.count && typeof inner[t.count] === 'number') s[t.count] = inner[t.count];
-      else if (t.count) s[t.count] = Math.max(0, (s[t.count] || 0) + (was ? -1 : 1));
+      const patch = { ...inner, id: s.id, [t.field]: !was };
+      if (t.count && typeof inner[t.count] !== 'number') patch[t.count] = Math.max(0, (s[t.count] || 0) + (was ? -1 : 1));
+      delete patch.reblog;
+      putStatus(patch);
     } catch (err) {
       toast(`${name}: ${errorText(err)}`, 'error');
     } finally {
       btn.disabled = false;
-      btn.setAttribute('aria-pressed', s[t.field] ? 'true' : 'false');
-      if (count) count.textContent = countText(s[t.count]);
-      describe();
+      paint();
     }
   });
   return btn;
@@ -232,6 +237,7 @@ export function authorLine(account, extra) {
 
 // opts: {onReply(status, article), focused}
 export function renderStatus(entry, opts = {}) {
+  entry = putStatus(entry);
   const s = entry.reblog || entry;
   const me = session.me();
   const article = h('article', { class: 'status' + (opts.focused ? ' focused' : ''),
@@ -282,15 +288,19 @@ export function renderStatus(entry, opts = {}) {
     const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': 'Reply',
       'aria-description': plural(s.replies_count || 0, 'reply', 'replies') },
     icon('reply'), h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s.replies_count)));
+    watchStatus(s.id, article, () => {
+      reply.lastChild.textContent = countText(s.replies_count);
+      reply.setAttribute('aria-description', plural(s.replies_count || 0, 'reply', 'replies'));
+    });
     reply.addEventListener('click', () => opts.onReply ? opts.onReply(s, article) : emit('reply', { status: s, article }));
-    const bar = h('footer', { class: 'actions' }, reply, toggleButton('Boost', s),
-      toggleButton('Favourite', s), toggleButton('Bookmark', s));
+    const bar = h('footer', { class: 'actions' }, reply, toggleButton('Boost', s, article),
+      toggleButton('Favourite', s, article), toggleButton('Bookmark', s, article));
     if (s.visibility === 'private' || s.visibility === 'direct') {
       bar.children[1].disabled = true;
       bar.children[1].title = 'This post cannot be boosted';
     }
     if (me && s.account.id === me.id && !entry.reblog && s.visibility !== 'direct') {
-      bar.append(toggleButton('Pin', s));
+      bar.append(toggleButton('Pin', s, article));
     }
     if (me && s.account.id === me.id && !entry.reblog && has('PUT', '/api/v1/statuses/{}')) {
       bar.append(editButton(s, article, opts));

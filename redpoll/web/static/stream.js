@@ -3,6 +3,7 @@
 // several streams are multiplexed with subscribe/unsubscribe messages, and a
 // dropped connection comes back with a growing delay.
 import { session, emit } from './api.js';
+import { streamed } from './store.js';
 
 let socket = null;
 let wanted = new Map();   // key -> {stream, tag?, list?}
@@ -35,7 +36,7 @@ function connect() {
     if (typeof payload === 'string' && msg.event !== 'delete') {
       try { payload = JSON.parse(payload); } catch { return; }
     }
-    emit('stream', { stream: msg.stream || [], event: msg.event, payload });
+    emit('stream', { stream: msg.stream || [], event: msg.event, payload: streamed(msg.event, payload) });
   });
   ws.addEventListener('close', () => {
     if (socket !== ws) return;

@@ -46,6 +46,7 @@ const ICONS = {
   image: 'M4 5h16v14H4zM4 16l4.5-4.5 3.5 3.5 2.5-2.5L20 17M15.5 9.5h.01',
   back: 'M19 12H5M11 6l-6 6 6 6',
   more: 'M5 12h.01M12 12h.01M19 12h.01',
+  mail: 'M3.5 6h17v12h-17zM3.5 6.5 12 13l8.5-6.5',
 };
 
 export function icon(name) {

@@ -10,6 +10,7 @@ import { has, choices } from './features.js';
 import { filtersSection } from './filters.js';
 import { exploreTabs } from './discover.js';
 import { pushSection } from './push.js';
+import { putAccount, patchAccount, watchAccount } from './store.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -187,22 +188,6 @@ export function renderNotification(n, ctx) {
   return item;
 }
 
-export function notifications(ctx) {
-  ctx.title('Notifications');
-  if (!has('GET', '/api/v1/notifications')) return [heading('Notifications'), unavailable('Notifications')];
-  let top = null;
-  const markRead = (id) => {
-    if (!id || (top && BigInt(id) <= BigInt(top))) return;
-    top = id;
-    emit('notifications:read', id);
-  };
-  const f = feed({ path: '/api/v1/notifications', signal: ctx.signal, label: 'Notifications',
-    empty: 'No notifications yet.', keyOf: (n) => n.id,
-    render: (n) => { markRead(n.id); return renderNotification(n, ctx); },
-    live: { sub: null, events: ['notification'] }, pollMs: 5000 });
-  return [heading('Notifications'), f.root];
-}
-
 // --- profiles -----------------------------------------------------------------------------
 function relationButtons(account, rel) {
   const box = h('div', { class: 'relation' });
@@ -210,7 +195,13 @@ function relationButtons(account, rel) {
   const mute = h('button', { type: 'button' });
   const block = h('button', { type: 'button', class: 'danger' });
   const note = h('p', { class: 'rel-note' });
+  // lists hold only accounts one follows (as Mastodon's)
+  const lists = has('GET', '/api/v1/lists') ? listPicker(account) : null;
   function paint() {
+    if (lists) {
+      lists.button.hidden = !rel.following;
+      if (!rel.following) { lists.panel.hidden = true; lists.button.setAttribute('aria-expanded', 'false'); }
+    }
     follow.textContent = rel.following ? 'Unfollow' : rel.requested ? 'Requested' : 'Follow';
     follow.classList.toggle('primary', !rel.following && !rel.requested);
     follow.hidden = !!rel.blocking;
@@ -222,7 +213,14 @@ function relationButtons(account, rel) {
   async function act(path, btn) {
     btn.disabled = true;
     try {
+      const was = !!rel.following;
       rel = await api(`/api/v1/accounts/${account.id}/${path}`, { method: 'POST' });
+      if (was !== !!rel.following) {  // the counts on screen follow the answer (store.js)
+        const d = rel.following ? 1 : -1;
+        patchAccount(account.id, (a) => { a.followers_count = Math.max(0, (a.followers_count || 0) + d); });
+        const me = session.me();
+        if (me) patchAccount(me.id, (a) => { a.following_count = Math.max(0, (a.following_count || 0) + d); });
+      }
       emit('relationship', rel);
     } catch (err) {
       toast(errorText(err), 'error');
@@ -237,8 +235,64 @@ function relationButtons(account, rel) {
   mute.addEventListener('click', () => act(rel.muting ? 'unmute' : 'mute', mute));
   block.addEventListener('click', () => act(rel.blocking ? 'unblock' : 'block', block));
   paint();
-  box.append(follow, mute, block, note);
+  box.append(follow, mute, block, lists ? lists.button : '', note, lists ? lists.panel : '');
   return box;
+}
+
+// posts, following, followers: painted from the account's one record (store.js)
+function profileStats(account, base, tab) {
+  const stat = (href, key, count, one, many) => {
+    const n = h('strong', {}), word = document.createTextNode('');
+    const paint = () => { n.textContent = account[count] ?? 0; word.textContent = ' ' + (account[count] === 1 ? one : many); };
+    paint();
+    return [h('a', { href, 'aria-current': tab === key ? 'page' : null }, n, word), paint];
+  };
+  const parts = [stat(base, 'posts', 'statuses_count', 'Post', 'Posts'),
+    stat(base + '/following', 'following', 'following_count', 'Following', 'Following'),
+    stat(base + '/followers', 'followers', 'followers_count', 'Follower', 'Followers')];
+  const line = h('p', { class: 'profile-stats' }, ...parts.map(([a]) => a));
+  watchAccount(account.id, line, () => parts.forEach(([, paint]) => paint()));
+  return line;
+}
+
+// "Add to list" on the profile of someone one follows: one's lists, each a checkbox
+function listPicker(account) {
+  const button = h('button', { type: 'button', 'aria-expanded': 'false', hidden: true }, 'Add to list');
+  const panel = h('div', { class: 'list-picker', role: 'group', 'aria-label': 'Lists', hidden: true });
+  button.addEventListener('click', async () => {
+    const open = button.getAttribute('aria-expanded') !== 'true';
+    button.setAttribute('aria-expanded', String(open));
+    panel.hidden = !open;
+    if (!open) return;
+    panel.replaceChildren(h('p', { role: 'status' }, 'Loading…'));
+    try {
+      const all = await api('/api/v1/lists');
+      const members = await Promise.all(all.slice(0, 40).map((l) =>
+        api(`/api/v1/lists/${l.id}/accounts`, { query: { limit: 0 } }).then((as) => as.some((a) => a.id === account.id))));
+      if (!all.length) {
+        panel.replaceChildren(h('p', {}, 'No lists yet. ', h('a', { href: '/lists' }, 'Make one')));
+        return;
+      }
+      panel.replaceChildren(...all.slice(0, 40).map((l, i) => {
+        const box = h('input', { type: 'checkbox' });
+        box.checked = members[i];
+        box.addEventListener('change', async () => {
+          box.disabled = true;
+          try {
+            if (box.checked) await api(`/api/v1/lists/${l.id}/accounts`, { method: 'POST', form: { 'account_ids[]': account.id } });
+            else await api(`/api/v1/lists/${l.id}/accounts`, { method: 'DELETE', query: { account_ids: [account.id] } });
+            emit('list:members', String(l.id));
+            toast(box.checked ? `Added to ${l.title}` : `Removed from ${l.title}`);
+          } catch (err) {
+            box.checked = !box.checked;
+            toast(errorText(err), 'error');
+          } finally { box.disabled = false; }
+        });
+        return h('label', {}, box, ' ', l.title);
+      }));
+    } catch (err) { panel.replaceChildren(h('p', { class: 'error' }, errorText(err))); }
+  });
+  return { button, panel };
 }
 
 export function profile(ctx, acct, tab = 'posts') {
@@ -258,6 +312,7 @@ export function profile(ctx, acct, tab = 'posts') {
     if (ctx.signal.aborted) return;
     ctx.title(`${displayName(account)} (@${account.acct})`);
     const me = session.me();
+    account = putAccount(account);
     const base = profilePath(account);
     const header = account.header_static || account.header;
     const card = h('div', { class: 'profile-card' },
@@ -268,10 +323,7 @@ export function profile(ctx, acct, tab = 'posts') {
         h('h1', { tabindex: '-1' }, displayName(account)),
         h('p', { class: 'acct' }, '@' + account.acct, account.locked ? ' 🔒' : '')),
       account.note ? statusContent(account.note) : null,
-      h('p', { class: 'profile-stats' },
-        h('a', { href: base, 'aria-current': tab === 'posts' ? 'page' : null }, h('strong', {}, account.statuses_count), account.statuses_count === 1 ? ' Post' : ' Posts'),
-        h('a', { href: base + '/following', 'aria-current': tab === 'following' ? 'page' : null }, h('strong', {}, account.following_count), ' Following'),
-        h('a', { href: base + '/followers', 'aria-current': tab === 'followers' ? 'page' : null }, h('strong', {}, account.followers_count), account.followers_count === 1 ? ' Follower' : ' Followers')));
+      profileStats(account, base, tab));
     if (me && me.id === account.id) {
       card.append(h('p', { class: 'own-links' }, h('a', { href: '/settings' }, 'Edit profile'), ' · ',
         h('a', { href: '/bookmarks' }, 'Bookmarks'), ' · ', h('a', { href: '/favourites' }, 'Favourites')));
@@ -361,32 +413,74 @@ export function lists(ctx) {
   return [heading('Lists'), form, box];
 }
 
+// A list: its timeline, and its members. Only accounts one follows can be
+// added (as Mastodon's): the people offered are those one follows, and a
+// name typed in is checked against one's follows first. The timeline is
+// read again when the members change (the server fills it from theirs).
 export function listView(ctx, id) {
   ctx.title('List');
   const head = heading('List');
   const members = h('ul', { class: 'members' });
-  const who = h('input', { name: 'acct', 'aria-label': 'Username to add', placeholder: 'username', required: true });
+  const offers = h('ul', { class: 'members', 'aria-label': 'People you follow' });
+  const offersLabel = h('p', { class: 'meta', hidden: true }, 'People you follow');
+  const who = h('input', { name: 'acct', 'aria-label': 'Username to add', placeholder: 'username', required: true, autocomplete: 'off' });
+  const me = session.me();
+  let memberIds = new Set();
+  let followed = [];
+  const timeline = feed({ path: `/api/v1/timelines/list/${id}`, signal: ctx.signal, label: 'List timeline',
+    empty: 'No posts in this list yet.', render: (s) => renderStatus(s, { onReply: ctx.reply }),
+    live: { sub: { stream: 'list', list: String(id) }, events: ['update'] } });
+  const changed = () => { emit('list:members', String(id)); loadMembers(); timeline.reload(); };
+  const addMember = async (a) => {
+    await api(`/api/v1/lists/${id}/accounts`, { method: 'POST', form: { 'account_ids[]': a.id } });
+    toast(`Added @${a.acct}`);
+    changed();
+  };
+  const paintOffers = () => {
+    const q = who.value.trim().replace(/^@/, '').toLowerCase();
+    const shown = followed.filter((a) => !memberIds.has(a.id) &&
+      (!q || a.acct.toLowerCase().includes(q) || (a.display_name || '').toLowerCase().includes(q))).slice(0, 8);
+    offers.replaceChildren(...shown.map((a) => {
+      const add = h('button', { type: 'button', 'aria-label': `Add @${a.acct} to the list` }, 'Add');
+      add.addEventListener('click', async () => {
+        add.disabled = true;
+        try { await addMember(a); } catch (err) { add.disabled = false; toast(errorText(err), 'error'); }
+      });
+      return h('li', {}, renderAccountRow(a, add));
+    }));
+    offersLabel.hidden = !shown.length;
+  };
+  const loadFollowed = async () => {
+    if (!me) return;
+    try {
+      followed = await api(`/api/v1/accounts/${me.id}/following`, { query: { limit: 80 } });
+      paintOffers();
+    } catch { /* the form still takes a name */ }
+  };
   const loadMembers = async () => {
     try {
       const accounts = await api(`/api/v1/lists/${id}/accounts`, { query: { limit: 0 } });
+      memberIds = new Set(accounts.map((a) => a.id));
+      paintOffers();
       members.replaceChildren(...accounts.map((a) => {
         const rm = h('button', { type: 'button', 'aria-label': `Remove @${a.acct} from the list` }, 'Remove');
         rm.addEventListener('click', async () => {
-          try { await api(`/api/v1/lists/${id}/accounts`, { method: 'DELETE', query: { account_ids: [a.id] } }); emit('list:members', String(id)); loadMembers(); }
+          try { await api(`/api/v1/lists/${id}/accounts`, { method: 'DELETE', query: { account_ids: [a.id] } }); changed(); }
           catch (err) { toast(errorText(err), 'error'); }
         });
         return h('li', {}, renderAccountRow(a, rm));
       }));
     } catch (err) { members.replaceChildren(h('li', { class: 'error' }, errorText(err))); }
   };
+  who.addEventListener('input', paintOffers);
   const add = h('form', { class: 'inline-form', onsubmit: async (e) => {
     e.preventDefault();
     try {
       const a = await api('/api/v1/accounts/lookup', { query: { acct: who.value.trim().replace(/^@/, '') } });
-      await api(`/api/v1/lists/${id}/accounts`, { method: 'POST', form: { 'account_ids[]': a.id } });
-      emit('list:members', String(id));
+      const [rel] = await api('/api/v1/accounts/relationships', { query: { id: [a.id] } });
+      if (!rel || !rel.following) { toast(`Follow @${a.acct} first: a list holds people you follow.`, 'error'); return; }
+      await addMember(a);
       who.value = '';
-      loadMembers();
     } catch (err) { toast(err.status === 404 ? 'No such account' : errorText(err), 'error'); }
   } }, who, h('button', { type: 'submit' }, 'Add to list'));
   api(`/api/v1/lists/${id}`).then((l) => {
@@ -394,9 +488,10 @@ export function listView(ctx, id) {
     ctx.title(l.title);
   }).catch((err) => toast(errorText(err), 'error'));
   loadMembers();
-  const details = h('details', { class: 'list-members' }, h('summary', {}, 'Members'), add, members);
-  return [head, details, statusFeed(ctx, `/api/v1/timelines/list/${id}`, {},
-    { sub: { stream: 'list', list: String(id) }, events: ['update'] }, 'No posts in this list yet.', 'List timeline')];
+  loadFollowed();
+  const details = h('details', { class: 'list-members' }, h('summary', {}, 'Members'), add,
+    offersLabel, offers, h('p', { class: 'meta' }, 'In this list'), members);
+  return [head, details, timeline.root];
 }
 
 // --- settings ---------------------------------------------------------------------------
