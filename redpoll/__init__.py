@@ -9,4 +9,4 @@ from .core.version import __version__
 
 __all__ = ["Redpoll", "Settings", "Status", "User", "RedpollError", "ValidationError", "NotFound",
            "UserNotFound", "StatusNotFound", "ListNotFound", "Forbidden", "Conflict",
-           "LoginTaken", "Busy", "QueueFull", "ConfigError"]
+           "LoginTaken", "Busy", "QueueFull", "ConfigError", "__version__"]
