@@ -158,6 +158,27 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     time.sleep(1.5)
     assert len([s for s in ada.timeline_home() if text in s["content"]]) == 1
 
+    # buttercup replies to ada's post: it is in her thread; then deletes it
+    answer = objects.reply(note, content="<p>moo back</p>").as_public().build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox",
+                          activities.create(answer).as_public().build()) == 202
+    thread = eventually(lambda: ada.status_context(status["id"])["descendants"],
+                        what="buttercup's reply in ada's thread")
+    assert thread[0]["uri"] == answer["id"] and "moo back" in thread[0]["content"]
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox",
+                          activities.delete(answer["id"]).as_public().build()) == 202
+    eventually(lambda: not ada.status_context(status["id"])["descendants"],
+               what="the reply deleted")
+
+    # ada replies to buttercup's note and deletes her reply: bovine receives both
+    mine = ada.status_post("@buttercup nice grass", in_reply_to_id=home[0]["id"])
+    creates = eventually(lambda: [d for _, d in bovine.received() if d.get("type") == "Create"
+                                  and d["object"]["id"] == mine["uri"]], what="the reply at bovine")
+    assert creates[0]["object"]["inReplyTo"] == create["object"]["id"]
+    ada.status_delete(mine["id"])
+    eventually(lambda: [d for _, d in bovine.received() if d.get("type") == "Delete"
+                        and d["object"]["id"] == mine["uri"]], what="the delete at bovine")
+
 
 def test_an_account_deleted_on_its_server_is_closed_here(peers):
     redpoll, bovine = peers
