@@ -124,6 +124,14 @@ async def replies(request: Request) -> Response:
                                       request))
 
 
+@route("GET", "/users/{login}/collections/featured",
+       doc=Doc("An actor's pinned statuses, as Notes", "Federation", DOC, ok_type=AP_TYPE,
+               params=[LOGIN_PARAM]))
+async def featured(request: Request) -> Response:
+    return await _guard(request, _doc(request.app.state.rp.collection_document(
+        request.path_params["login"], "featured"), request))
+
+
 @route("GET", "/users/{login}/{collection}",
        doc=Doc("An actor's outbox, followers or following, by size", "Federation", DOC,
                ok_type=AP_TYPE, params=[LOGIN_PARAM, path_param("collection")]))

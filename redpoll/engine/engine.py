@@ -358,9 +358,16 @@ class Redpoll:
     # blocks and mutes
     async def block(self, uid, target) -> None:
         await relations.block(self.store, self.queue, uid, target)
+        # a remote account: its follow of uid ends here too, and its server hears of the block
+        if await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, True,
+                                   kind="Block"):
+            await fed_inbox.end_remote_follow(self.store, validate.an_id(uid, "user_id"),
+                                              validate.an_id(target, "account_id"))
 
     async def unblock(self, uid, target) -> None:
         await relations.unblock(self.store, uid, target)
+        await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, False,
+                                kind="Block")
 
     async def mute(self, uid, target, duration_s=0, notifications: bool = True):
         return await relations.mute(self.store, uid, target, duration_s, notifications)

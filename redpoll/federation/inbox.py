@@ -31,9 +31,9 @@ from ..interactions import favourites
 from ..media import entity as media_entity
 from ..net.safety import Refused as Unreachable
 from ..notifications import notifications
-from ..posting import boosts, deleting, idempotency, posting
+from ..posting import boosts, deleting, editing, idempotency, posting
 from ..records import users
-from ..relations import follow_requests, follows
+from ..relations import follow_requests, follows, relations
 from ..storage.store import Store
 from . import client, delivery, documents, domains, keys, remote, signing
 from .text import html_to_text
@@ -278,6 +278,18 @@ async def _unfollow(store, here: Here, actor: User, follow) -> None:
         await _notify_follow(store, local.id, actor.id, False)
 
 
+async def end_remote_follow(store: Store, local: int, remote_uid: int) -> bool:
+    """A remote account no longer follows local ``local`` (a block): out of
+    its remote followers and their inbox counts (fed_follow.lua; again:
+    nothing)."""
+    changed = await store.run("fed_follow", [keys.remote_followers(local), keys.inboxes(local),
+                                             core_keys.user(local), keys.follower_inbox(local)],
+                              [remote_uid, "", now_ms(), "0"])
+    if changed == 1:
+        await _notify_follow(store, local, remote_uid, False)
+    return changed == 1
+
+
 async def _notify_follow(store, local: int, remote_uid: int, on: bool) -> None:
     [op] = await store.batch([("INCR", core_keys.INTERACTION_SEQ)])
     await notifications.apply(store, local, "follow", remote_uid, local, int(op), on)
@@ -296,9 +308,13 @@ async def _undo(store, queue, settings, here: Here, actor: User, activity, obj) 
         if sid is not None:
             await _quietly(favourites.set_favourite(store, queue, actor.id, sid, False))
     elif kind == "Announce":
-        sid = here.local_status(_id_of(obj.get("object")))
+        sid = await _status_of(store, here, _id_of(obj.get("object")))
         if sid is not None:
             await _quietly(boosts.unboost(store, queue, actor.id, sid))
+    elif kind == "Block":
+        local = await _local_of(store, here, obj.get("object"))
+        if local is not None:
+            await relations.unblock(store, actor.id, local.id)
 
 
 async def _accepted(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -334,9 +350,34 @@ async def _like(store, queue, settings, here: Here, actor: User, activity, obj) 
 
 
 async def _announce(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
-    sid = here.local_status(_id_of(obj))
+    """A boost: of a local status, or of a remote one (kept here already, or
+    fetched from its own server now); the boost is the booster's status,
+    delivered to its followers here as any boost."""
+    uri = _id_of(obj)
+    sid = await _status_of(store, here, uri)
+    if sid is None and uri and not uri.startswith(here.base + "/"):
+        try:
+            doc = await client.fetch_json(uri, loopback=here.loopback,
+                                          signer=await remote.instance_signer(store, here.base))
+            if remote.host_of(_id_of(doc)) == remote.host_of(uri):
+                author = await remote.known_or_fetch(store, here.base,
+                                                     _id_of(doc.get("attributedTo")),
+                                                     loopback=here.loopback)
+                await keep_note(store, queue, settings, here, author, doc)
+        except (RedpollError, Unreachable) as exc:
+            log.info("boosted note %s not had: %s", uri, exc)
+        sid = await _status_of(store, here, uri)
     if sid is not None:
         await _quietly(boosts.boost(store, queue, settings, actor.id, sid))
+
+
+async def _status_of(store, here: Here, uri: str) -> int | None:
+    """The status a note id names: a local status, or a remote one kept here."""
+    sid = here.local_status(uri)
+    if sid is None and uri:
+        known = await store.get(keys.note(uri))
+        sid = int(known) if known else None
+    return sid
 
 
 async def _create(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -440,6 +481,44 @@ async def _delete(store, queue, settings, here: Here, actor: User, activity, obj
 async def _update(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     if isinstance(obj, dict) and obj.get("type") in remote.ACTOR_TYPES and _id_of(obj) == actor.uri:
         await remote.keep(store, remote.parse_actor(obj))
+        return
+    if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
+        return
+    uri = _id_of(obj)
+    known = await store.get(keys.note(uri)) if uri else None
+    if known is None or remote.host_of(uri) != remote.host_of(actor.uri):
+        return  # an edit of a note not kept here, or not its actor's
+    text, _ = await _mentions(store, here, obj)
+    summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
+    try:  # editing checks the author: only the note's own may edit it
+        await editing.edit(store, queue, actor.id, int(known), text[:limits.FED_NOTE_MAX_CHARS],
+                           spoiler_text=html_to_text(summary)[:limits.SPOILER_TEXT_MAX_CHARS],
+                           sensitive=obj.get("sensitive") is True,
+                           max_chars=limits.FED_NOTE_MAX_CHARS)
+    except RedpollError as exc:
+        log.info("edit of %s not taken: %s", uri, exc)
+
+
+async def _block(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    """A remote account blocks a local one: the block as between local
+    accounts (no follows either way, neither sees the other), and its
+    follow of the local account ends."""
+    local = await _local_of(store, here, obj)
+    if local is None:
+        return
+    await relations.block(store, queue, actor.id, local.id)
+    await _unfollow(store, here, actor, {"object": local.uri or documents.actor_id(
+        here.base, local.login)})
+
+
+async def _local_of(store, here: Here, value) -> User | None:
+    login = here.local_login(_id_of(value))
+    if login is None:
+        return None
+    try:
+        return await users.lookup(store, login)
+    except RedpollError:
+        return None
 
 
 def _listed(value) -> list:
@@ -475,4 +554,4 @@ async def _move(store, queue, settings, here: Here, actor: User, activity, obj) 
 
 _HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accepted, "Reject": _reject,
              "Like": _like, "Announce": _announce, "Create": _create, "Delete": _delete,
-             "Update": _update, "Move": _move}
+             "Update": _update, "Move": _move, "Block": _block}

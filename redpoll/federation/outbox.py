@@ -139,9 +139,10 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
 
 
 async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, target: int,
-                 on: bool) -> bool:
+                 on: bool, kind: str = "Follow") -> bool:
     """Tell a remote account that local ``uid`` follows it now (``on``) or
-    stopped; False if ``target`` is not a remote account."""
+    stopped (``kind`` "Block": blocks it, or no longer); False if
+    ``target`` is not a remote account."""
     details = await remote.details(store, target)
     if not details or not settings.public_url:
         return False
@@ -151,8 +152,8 @@ async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, ta
     except UserNotFound:
         return False
     me = documents.actor_id(base, login)
-    follow_id = f"{me}#follows/{target}"
-    activity = documents.activity("Follow", follow_id, me, details["uri"])
+    follow_id = f"{me}#{kind.lower()}s/{target}"
+    activity = documents.activity(kind, follow_id, me, details["uri"])
     if not on:
         activity = documents.activity("Undo", f"{follow_id}/undo/{now_ms()}", me, activity)
     await delivery.send(store, queue, uid, details.get("inbox", ""), activity)

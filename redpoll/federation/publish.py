@@ -9,6 +9,7 @@ from urllib.parse import unquote, urlsplit
 from ..core.errors import StatusNotFound, UserNotFound
 from ..core import keys as core_keys, limits
 from ..core.settings import Settings
+from ..pins import pins
 from ..records import statuses, users
 from ..relations import visibility
 from ..storage.store import Store
@@ -99,6 +100,12 @@ async def _reply_ids(store: Store, base: str, sid: int) -> list[str]:
 async def collection(store: Store, settings: Settings, login: str, which: str) -> dict:
     here = Here.of(settings)
     user = await _local(store, login)
+    me = documents.actor_id(here.base, user.login)
+    if which == "featured":  # the pinned statuses, listed (Mastodon's featured collection)
+        shown = [await note_of(store, here.base, st) for st in await pins.pinned(store, user.id)
+                 if st.extra.get("visibility", "public") in ("public", "unlisted")]
+        return {"@context": documents.CONTEXT, "id": f"{me}/collections/featured",
+                "type": "OrderedCollection", "totalItems": len(shown), "orderedItems": shown}
     total = {"outbox": user.posts, "followers": user.followers,
              "following": user.following}[which]
-    return documents.collection(f"{documents.actor_id(here.base, user.login)}/{which}", total)
+    return documents.collection(f"{me}/{which}", total)

@@ -68,11 +68,12 @@ def entry(status: Status, at: int) -> str:
 
 async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: str = "",
                sensitive: bool = False, language: str | None = None, media=None,
-               poll=KEEP) -> Status:
+               poll=KEEP, max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
     """Edit ``uid``'s status ``sid``; the status as edited. ``media``:
     None keeps the attachments, else it must name the ones the status has.
     ``poll``: a polls.PollSpec (the same options keep the votes, others
     start afresh: polls.edited), None (no poll), or KEEP (as it is).
+    ``max_chars``: a remote status's text is bounded by its server.
     StatusNotFound (gone), Forbidden (another's), ValidationError (a boost,
     the input, a full history) with nothing written."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "status_id")
@@ -93,11 +94,11 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
             raise ValidationError("media_ids", "changing the attachments of a status by an "
                                                "edit is not supported yet; send the ids it "
                                                "has to keep them")
-        body = validate.text(text if text is not None else "", "status", limits.STATUS_MAX_CHARS,
+        body = validate.text(text if text is not None else "", "status", max_chars,
                              allow_empty=bool(kept))
-        if len(body) + len(spoiler_text) > limits.STATUS_MAX_CHARS:
+        if len(body) + len(spoiler_text) > max_chars:
             raise ValidationError("spoiler_text", "the text and the content warning together "
-                                                  f"exceed {limits.STATUS_MAX_CHARS} characters")
+                                                  f"exceed {max_chars} characters")
         conv = await conversation.prepare(store, uid, body)  # mentions and hashtags, as posting
         parsed = conv.to_extra()
         now = now_ms()

@@ -326,3 +326,56 @@ def test_a_thread_is_fetched_from_its_server_when_asked(pair):
                        what="the reply fetched from A")
     assert [s["uri"] for s in found] == [reply["uri"]]
     assert found[0]["account"]["acct"].endswith(f"@{a.host}")
+
+
+def test_edits_boosts_of_others_pins_and_blocks_across_servers(pair):
+    a, b = pair
+    ada_login, bob_login = unique("ada"), unique("bob")
+    ada, bob, fay, cal = a.person(ada_login), b.person(bob_login), b.person(unique("fay")), \
+        b.person(unique("cal"))
+    ada_on_b = bob.search_v2(f"@{ada_login}@{a.host}", resolve=True)["accounts"][0]
+    bob.account_follow(ada_on_b["id"])
+    cal.account_follow(ada_on_b["id"])
+    bob_on_a = ada.search_v2(f"@{bob_login}@{b.host}", resolve=True)["accounts"][0]
+    ada.account_follow(bob_on_a["id"])
+    eventually(lambda: ada.me()["followers_count"] == 2 and bob.me()["followers_count"] == 1,
+               what="the follows counted")
+
+    # an edit reaches the other server
+    post = ada.status_post("first version")
+    eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == post["uri"]],
+               what="the post on B")
+    ada.status_update(post["id"], "second version")
+    edited = eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == post["uri"]
+                                 and "second version" in s["content"]], what="the edit on B")[0]
+    assert edited["edited_at"]
+
+    # bob boosts fay's post (unknown on A): A fetches it from B and shows the boost
+    note = fay.status_post("fay's own words")
+    bob.status_reblog(note["id"])
+    boost = eventually(lambda: [s for s in ada.timeline_home() if s["reblog"]
+                                and s["reblog"]["uri"] == note["uri"]], what="the boost on A")[0]
+    assert boost["account"]["acct"] == f"{bob_login}@{b.host}"
+    assert boost["reblog"]["account"]["acct"].endswith(f"@{b.host}")
+
+    # pins are the actor's featured collection
+    ada.status_pin(post["id"])
+    featured = httpx.get(f"{a.url}/users/{ada_login}/collections/featured",
+                         headers={"Accept": "application/activity+json"}).json()
+    assert [n["id"] for n in featured["orderedItems"]] == [post["uri"]]
+
+    # ada blocks cal: his follow ends on both servers
+    cal_on_a = ada.search_v2(f"@{cal.me()['username']}@{b.host}", resolve=True)["accounts"][0]
+    ada.account_block(cal_on_a["id"])
+    assert ada.me()["followers_count"] == 1
+    eventually(lambda: not cal.account_relationships([ada_on_b["id"]])[0]["following"],
+               what="the Block reaching B")
+    later = ada.status_post("after the block")
+    eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == later["uri"]],
+               what="the next post on B (to bob)")
+    assert later["uri"] not in [s["uri"] for s in cal.timeline_home()]
+
+    # bob blocks ada: on A she no longer follows him
+    bob.account_block(ada_on_b["id"])
+    eventually(lambda: not ada.account_relationships([bob_on_a["id"]])[0]["following"],
+               what="bob's Block reaching A")
