@@ -10,6 +10,8 @@ import { has, choices } from './features.js';
 import { filtersSection } from './filters.js';
 import { exploreTabs } from './discover.js';
 import { pushSection } from './push.js';
+import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSection } from './settings.js';
+import { reportAccountButton } from './report.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -237,7 +239,7 @@ function relationButtons(account, rel) {
   mute.addEventListener('click', () => act(rel.muting ? 'unmute' : 'mute', mute));
   block.addEventListener('click', () => act(rel.blocking ? 'unblock' : 'block', block));
   paint();
-  box.append(follow, mute, block, note);
+  box.append(follow, mute, block, reportAccountButton(account), note);
   return box;
 }
 
@@ -268,6 +270,7 @@ export function profile(ctx, acct, tab = 'posts') {
         h('h1', { tabindex: '-1' }, displayName(account)),
         h('p', { class: 'acct' }, '@' + account.acct, account.locked ? ' 🔒' : '')),
       account.note ? statusContent(account.note) : null,
+      fieldsList(account),
       h('p', { class: 'profile-stats' },
         h('a', { href: base, 'aria-current': tab === 'posts' ? 'page' : null }, h('strong', {}, account.statuses_count), account.statuses_count === 1 ? ' Post' : ' Posts'),
         h('a', { href: base + '/following', 'aria-current': tab === 'following' ? 'page' : null }, h('strong', {}, account.following_count), ' Following'),
@@ -439,6 +442,7 @@ export function settings(ctx) {
     return { preview, field: field(label, input) };
   };
   const av = picture('avatar', 'Avatar'), hd = picture('header', 'Header');
+  const fields = fieldsEditor(me);
   const canUpload = has('PATCH', '/api/v1/accounts/update_credentials');
   const form = h('form', { class: 'settings', onsubmit: async (e) => {
     e.preventDefault();
@@ -449,6 +453,7 @@ export function settings(ctx) {
     if (bio.value !== (now.source?.note ?? '')) changes.note = bio.value;
     if (locked.checked !== !!now.locked) changes.locked = locked.checked ? 'true' : 'false';
     if (privacy.value !== (now.source?.privacy || 'public')) changes['source[privacy]'] = privacy.value;
+    Object.assign(changes, fields.changes(now));
     const files = Object.entries(pictures).filter(([, input]) => input.files.length);
     if (!Object.keys(changes).length && !files.length) { toast('Nothing to save'); return; }
     const save = form.querySelector('button[type=submit]');
@@ -470,7 +475,7 @@ export function settings(ctx) {
     } finally { save.disabled = false; }
   } },
   canUpload ? h('div', { class: 'profile-images' }, hd.preview, av.preview, av.field, hd.field) : null,
-  field('Display name', name), field('Bio', bio),
+  field('Display name', name), field('Bio', bio), fields.node,
   canLock ? h('label', { class: 'check' }, locked, ' Locked account (approve each follower)') : null,
   privacies === null || privacies.length ? field('Default visibility', privacy) : null,
   h('button', { type: 'submit', class: 'primary' }, 'Save'));
@@ -478,7 +483,8 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...filtersSection(), ...pushSection(), h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
+    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...passwordSection(),
+    h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
 }
 
 // --- signed out ------------------------------------------------------------------------------
