@@ -92,6 +92,9 @@ def test_sign_in_keeps_the_username_after_a_wrong_password_and_links_to_sign_up(
     expect(p.get_by_label("Password")).to_have_value("")
     expect(p.get_by_label("Password")).to_be_focused()
     shot(ann, "sign-in-error")
+    p.emulate_media(color_scheme="dark")  # the app's dark colours, from its style sheet
+    assert p.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 19, 24)"
+    shot(ann, "sign-in-error-dark")
     p.get_by_role("link", name="Create an account").click()
     expect(p.get_by_role("heading", name="Create an account")).to_be_visible()
     expect(p.get_by_role("button", name="Sign up")).to_be_visible()
