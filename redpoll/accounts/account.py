@@ -160,6 +160,12 @@ async def update_profile(store: Store, uid, *, display_name: str | None = None,
     return await get_user(store, uid)
 
 
+async def set_password(store: Store, uid: int, password: str) -> None:
+    """Store a new password (its argon2id hash) for ``uid``."""
+    hashed = await asyncio.to_thread(_hasher.hash, password)  # slow: off the event loop
+    await store.hset(keys.secrets(uid), "password", hashed)
+
+
 async def check_password(store: Store, login: str, password: str) -> User | None:
     """The user if the password matches, else None (also for unknown logins)."""
     try:

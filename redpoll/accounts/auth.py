@@ -275,15 +275,76 @@ async def revoke(store: Store, app: App, token) -> bool:
         return False
     if owner.decode() != app.client_id:
         raise OAuthError("unauthorized_client", "You are not authorized to revoke this token", 403)
-    deleted = bool(await store.delete(key))
-    if uid and int(uid):
-        # then its push subscription (one HDEL); if this process dies in
-        # between, the subscription is dropped when a push finds its token gone
-        await store.hdel(keys.push_subscriptions(int(uid)), digest(token))
-    # then its open streams close (events.end_streams); if this process dies
-    # in between, the streams' periodic token check closes them instead
-    await events.end_streams(store, token_digest=digest(token))
+    return await _revoke_digest(store, int(uid) if uid else 0, digest(token))
+
+
+async def _revoke_digest(store: Store, uid: int, dig: str) -> bool:
+    """Revoke the token whose digest is ``dig``: one DEL (effective for the
+    very next request), then its push subscription (one HDEL; if this process
+    dies in between, the subscription is dropped when a push finds its token
+    gone), its place in the user's index, and its open streams close
+    (events.end_streams; else the streams' periodic token check closes them)."""
+    deleted = bool(await store.delete(keys.token(dig)))
+    if uid:
+        await store.hdel(keys.push_subscriptions(uid), dig)
+        await store.srem(keys.user_tokens(uid), dig)
+    await events.end_streams(store, token_digest=dig)
     return deleted
+
+
+# --- a user's sessions: the tokens issued to them ------------------------------------------
+#: A session's public id: the first characters of its token's digest (the
+#: digest names the token in Redis; the token itself is never stored).
+SESSION_ID_CHARS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    id: str
+    digest: str
+    app: App | None  # None when the app was removed
+    scopes: tuple[str, ...]
+    created_at: int
+
+
+async def sessions(store: Store, uid: int) -> list[Session]:
+    """The tokens issued to ``uid`` that still work, newest first."""
+    digests = sorted(d.decode() for d in await store.smembers(keys.user_tokens(uid)))
+    rows = await store.batch([("HMGET", keys.token(d), "uid", "app", "scopes", "at")
+                              for d in digests])
+    apps: dict[str, App | None] = {}
+    out = []
+    for dig, (owner, client_id, scopes, at) in zip(digests, rows):
+        if owner is None or int(owner) != uid:  # revoked (the index is cleaned lazily)
+            continue
+        cid = client_id.decode()
+        if cid not in apps:
+            apps[cid] = await get_app(store, cid)
+        out.append(Session(dig[:SESSION_ID_CHARS], dig, apps[cid], tuple(scopes.decode().split()),
+                           int(at or 0)))
+    out.sort(key=lambda s: s.created_at, reverse=True)
+    return out
+
+
+async def revoke_session(store: Store, uid: int, session_id) -> bool:
+    """Revoke the token of ``uid`` whose session id is ``session_id``; False
+    when there is none (another user's, or revoked already)."""
+    if not isinstance(session_id, str) or len(session_id) != SESSION_ID_CHARS:
+        return False
+    for s in await sessions(store, uid):
+        if s.id == session_id:
+            return await _revoke_digest(store, uid, s.digest)
+    return False
+
+
+async def revoke_other_tokens(store: Store, uid: int, keep: str | None) -> int:
+    """Revoke every token of ``uid`` but the one whose digest is ``keep``
+    (each as :func:`_revoke_digest`). How many went."""
+    gone = 0
+    for d in await store.smembers(keys.user_tokens(uid)):
+        if d.decode() != keep:
+            gone += await _revoke_digest(store, uid, d.decode())
+    return gone
 
 
 # --- authorization codes -------------------------------------------------------------------
@@ -463,7 +524,32 @@ async def password_login(store: Store, username, password,
     return await account.verify_password(store, user, password)
 
 
+async def check_own_password(store: Store, uid: int, password,
+                             rate: ratelimit.Rate | None = None) -> User | None:
+    """The user ``uid`` if ``password`` is theirs, else None; counted in the
+    account's log-in bucket (LoginLimited past ``rate``), as a log-in is."""
+    state = await ratelimit.hit(store, f"account:{uid}:login", rate)
+    if state is not None and state.exceeded:
+        raise LoginLimited(state)
+    if not isinstance(password, str) or len(password) > limits.PASSWORD_MAX_CHARS:
+        return None
+    return await account.verify_password(store, await users.get_user(store, uid), password)
+
+
+async def change_password(store: Store, uid: int, current, new, keep: str | None,
+                          rate: ratelimit.Rate | None = None) -> bool:
+    """Set a new password if ``current`` is the account's (False if not);
+    then every token but ``keep`` (a digest: the one asking) is revoked."""
+    new = _password(new)
+    if await check_own_password(store, uid, current, rate) is None:
+        return False
+    await account.set_password(store, uid, new)
+    await revoke_other_tokens(store, uid, keep)
+    return True
+
+
 __all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",
            "within", "create_app", "get_app", "check_client", "issue_token", "authenticate",
            "revoke", "create_code", "redeem_code", "pkce_challenge", "s256", "CodeGrant",
-           "register", "password_login"]
+           "register", "password_login", "Session", "sessions", "revoke_session",
+           "revoke_other_tokens", "check_own_password", "change_password"]

@@ -34,7 +34,7 @@ from ..core.settings import Settings
 from ..stream.service import StreamService
 from . import (accounts, conversations, edits, federation, filters, instance, lists, media,
                nodeinfo, notifications, oauth, ops, pages, pins, polls, profile, push, relations,
-               reports, scheduled, search, trends, social, startup, statuses, threads)
+               reports, scheduled, search, sessions, trends, social, startup, statuses, threads)
 from .http import JSON, ApiError, error_response, declared, in_order
 from .serve import follow_serve, watch_serve
 
@@ -45,7 +45,7 @@ access = logging.getLogger("redpoll.access")
 #: the app assembles them, in_order sorts them.
 MODULES = (statuses, edits, instance, oauth, accounts, profile, search, relations, reports,
            conversations, threads, social, pins, polls, filters, media, notifications, lists,
-           startup, pages, ops, nodeinfo, federation, scheduled, trends, push)
+           startup, pages, ops, nodeinfo, federation, scheduled, trends, push, sessions)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 #: Tried first (Starlette tries routes in order, ~2 µs each): the most requested.
 HOT = ("/api/v1/timelines/home", "/api/v1/timelines/public", "/api/v1/timelines/list/{list_id}",

@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from .. import web
 from ..accounts import auth
 from ..accounts.auth import OOB, OAuthError
 from ..core.errors import RedpollError
@@ -151,25 +152,54 @@ async def server_metadata(ctx: Ctx) -> Response:
 
 
 # --- the authorize page -----------------------------------------------------------------
+#: The page is the web app's look (its style sheets, same origin), with no
+#: script and no inline style. No form-action: the form's answer redirects
+#: to the client's registered redirect_uri, on another origin.
 PAGE_HEADERS = {
     "Cache-Control": "no-store",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-                               "frame-ancestors 'none'",
+    "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
+                               "base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
 }
-STYLE = ("body{font-family:sans-serif;max-width:28em;margin:3em auto;padding:0 1em}"
-         "input{display:block;width:100%;margin:.3em 0 1em;padding:.4em}"
-         "button{padding:.5em 1.5em}.error{color:#b00}code{font-size:1.2em;word-break:break-all}"
-         ":root{color-scheme:light dark}"
-         "@media (prefers-color-scheme:dark){body{background:#111318;color:#e8eaef}.error{color:#ff6b7d}}")
+
+#: What each scope lets an app do, in words.
+SCOPE_WORDS = {"read": "Read your posts and notifications",
+               "write": "Post and change things for you",
+               "follow": "Follow and unfollow",
+               "push": "Send you push notifications",
+               "profile": "See your profile"}
+
+
+def scope_words(scopes) -> list[str]:
+    """The scopes in plain words, one line each (a part of a top scope,
+    ``read:lists`` say, names what it covers)."""
+    out: list[str] = []
+    for scope in scopes:
+        top, _, part = scope.partition(":")
+        if not part:
+            line = SCOPE_WORDS.get(scope, scope)
+        elif top == "read":
+            line = f"Read your {part}"
+        else:
+            line = f"Change your {part}"
+        if line not in out:
+            out.append(line)
+    return out
 
 
 def page(title: str, body: str, status: int = 200) -> HTMLResponse:
+    e = html.escape
     doc = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
-           f"<meta name=viewport content='width=device-width'><title>{html.escape(title)}</title>"
-           f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>{body}</body></html>")
+           f"<meta name=viewport content='width=device-width, initial-scale=1'>"
+           f"<meta name=color-scheme content='light dark'><title>{e(title)} · Redpoll</title>"
+           f"<link rel=icon href='{web.ASSETS}/icon.svg' type='image/svg+xml'>"
+           f"<link rel=stylesheet href='{web.ASSETS}/style.css'>"
+           f"<link rel=stylesheet href='{web.ASSETS}/account.css'></head>"
+           f"<body class=auth-page><main class='welcome auth'>"
+           f"<p class=auth-brand><a href=/ class=logo><span aria-hidden=true>●</span> Redpoll</a></p>"
+           f"<h1>{e(title)}</h1>{body}</main></body></html>")
     return HTMLResponse(doc, status_code=status, headers=PAGE_HEADERS)
 
 
@@ -212,9 +242,19 @@ async def _authorize_request(ctx: Ctx) -> _AuthorizeRequest:
     return _AuthorizeRequest(app, redirect_uri, bool(given), scopes, state, challenge)
 
 
-def _form(req: _AuthorizeRequest, error: str = "", username: str = "") -> str:
-    """The log-in and approve form; after a refusal it keeps the username
-    typed (never the password)."""
+def _own(ctx: Ctx, req: _AuthorizeRequest) -> bool:
+    """The web app on this origin signing in (its callback is this server's)."""
+    return req.redirect_uri == ctx.base + "/oauth/callback"
+
+
+def _title(ctx: Ctx, req: _AuthorizeRequest) -> str:
+    return "Sign in to Redpoll" if _own(ctx, req) else "Authorize " + req.app.name
+
+
+def _form(ctx: Ctx, req: _AuthorizeRequest, error: str = "", username: str = "") -> str:
+    """The sign-in form; for another app, what it asks for in words, with
+    Authorize and Deny. After a refusal it keeps the username typed (never
+    the password)."""
     e = html.escape
     fields = [("response_type", "code"), ("client_id", req.app.client_id),
               ("scope", " ".join(req.scopes)), ("state", req.state)]
@@ -225,13 +265,27 @@ def _form(req: _AuthorizeRequest, error: str = "", username: str = "") -> str:
     hidden = "".join(f"<input type=hidden name={name} value=\"{e(value)}\">"
                      for name, value in fields)
     err = f"<p class=error role=alert>{e(error)}</p>" if error else ""
-    return (f"<p><strong>{e(req.app.name)}</strong> would like to use your account with the "
-            f"permissions: <code>{e(' '.join(req.scopes))}</code>.</p>{err}"
-            f"<form method=post action=/oauth/authorize>{hidden}"
-            f"<label>Username or e-mail<input name=username autocomplete=username required"
-            f" value=\"{e(username)}\"></label>"
-            f"<label>Password<input name=password type=password autocomplete=current-password required></label>"
-            f"<button type=submit>Sign in</button></form>")
+    if _own(ctx, req):
+        intro = ""
+        buttons = "<button type=submit class='primary big'>Sign in</button>"
+    else:
+        site = (f" <span class=app-site>({e(req.app.website)})</span>"
+                if req.app.website else "")
+        can = "".join(f"<li>{e(line)}</li>" for line in scope_words(req.scopes))
+        intro = (f"<div class=app-request><p><strong>{e(req.app.name)}</strong>{site} would like "
+                 f"to use your Redpoll account. Sign in to let it:</p>"
+                 f"<ul class=scopes>{can}</ul></div>")
+        buttons = ("<div class=auth-buttons>"
+                   "<button type=submit name=decision value=allow class=primary>Authorize</button>"
+                   "<button type=submit name=decision value=deny formnovalidate>Deny</button></div>")
+    return (f"{intro}{err}<form method=post action=/oauth/authorize class=signin>{hidden}"
+            f"<label class=field><span>Username or e-mail</span>"
+            f"<input name=username autocomplete=username required value=\"{e(username)}\""
+            f" autocapitalize=none{' autofocus' if not username else ''}></label>"
+            f"<label class=field><span>Password</span><input name=password type=password"
+            f" autocomplete=current-password required{' autofocus' if username else ''}></label>"
+            f"{buttons}</form>"
+            f"<p class=auth-more>New here? <a href=/signup>Create an account</a></p>")
 
 
 async def _read_authorize_request(ctx: Ctx, request: Request):
@@ -241,7 +295,10 @@ async def _read_authorize_request(ctx: Ctx, request: Request):
 
 def _failure_page(exc: Exception) -> Response:
     status = exc.status if isinstance(exc, ApiError) else 400
-    return page("Authorization failed", f"<p class=error>{html.escape(exc.message)}</p>", status)
+    message = ("Too many requests: wait a few minutes, then try again." if status == 429
+               else exc.message)
+    return page("Sign-in failed", f"<p class=error role=alert>{html.escape(message)}</p>"
+                "<p class=auth-more><a href=/>Back to Redpoll</a></p>", status)
 
 
 @route("GET", "/oauth/authorize", auth="none",
@@ -258,7 +315,7 @@ async def authorize_page(request: Request) -> Response:
         req = await _read_authorize_request(ctx, request)
     except (_Refused, ApiError) as exc:
         return _failure_page(exc)
-    return page("Authorize " + req.app.name, _form(req))
+    return page(_title(ctx, req), _form(ctx, req))
 
 
 @route("POST", "/oauth/authorize", auth="none",
@@ -268,6 +325,7 @@ async def authorize_page(request: Request) -> Response:
                    "schema": {"type": "object", "properties": {
                        "response_type": STR, "client_id": STR, "redirect_uri": STR,
                        "scope": STR, "state": STR, "username": STR, "password": STR,
+                       "decision": {"enum": ["allow", "deny"]},
                        "code_challenge": STR, "code_challenge_method": STR},
                        "required": ["client_id", "username", "password"]}}}}))
 async def authorize_submit(request: Request) -> Response:
@@ -277,18 +335,26 @@ async def authorize_submit(request: Request) -> Response:
         req = await _read_authorize_request(ctx, request)
     except (_Refused, ApiError) as exc:
         return _failure_page(exc)
+    redirect_uri, state = req.redirect_uri, req.state
+    if ctx.params.raw("decision") == "deny":  # RFC 6749 4.1.2.1: access_denied
+        if redirect_uri == OOB:
+            return page("Not authorized", f"<p>{html.escape(req.app.name)} was not given "
+                        "access to your account.</p>")
+        query = urlencode({"error": "access_denied", **({"state": state} if state else {})})
+        sep = "&" if "?" in redirect_uri else "?"
+        return RedirectResponse(f"{redirect_uri}{sep}{query}", status_code=302,
+                                headers=PAGE_HEADERS)
     try:
         user = await password_login(ctx, ctx.params.raw("username"), ctx.params.raw("password"))
     except ApiError as exc:
         return _failure_page(exc)
     if user is None:
         typed = ctx.params.raw("username")
-        return page("Authorize " + req.app.name,
-                    _form(req, "Invalid username or password.",
+        return page(_title(ctx, req),
+                    _form(ctx, req, "Invalid username or password.",
                           typed if isinstance(typed, str) else ""), 401)
     code = await ctx.rp.create_code(req.app, user.id, req.redirect_uri, req.scopes,
                                     redirect_given=req.redirect_given, challenge=req.challenge)
-    redirect_uri, state = req.redirect_uri, req.state
     if redirect_uri == OOB:
         return page("Authorization code",
                     "<p>Copy this code and paste it into the application:</p>"

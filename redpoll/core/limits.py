@@ -63,6 +63,9 @@ FANOUT_DONE_TTL_S = 7 * 24 * 3600
 #: how long an account purge's claim (keys.purge_claim) is kept: far longer
 #: than any re-run of a purge cut short, after which the account is gone
 PURGE_CLAIM_TTL_S = 30 * 24 * 3600
+#: How long an account its owner deleted waits for the jobs in the queue
+#: (its statuses' deletes among them) before its keys are purged.
+ACCOUNT_PURGE_WAIT_S = 120
 #: Upper bound on followees scanned by one refill job.
 REFILL_MAX_SOURCES = 5000
 

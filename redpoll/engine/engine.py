@@ -21,7 +21,7 @@ from ..records import state
 from ..posting import boosts, deleting, editing, idempotency, posting
 from ..conversations import conversation, direct_messages, tags
 from ..bus import jobs
-from ..core import keys, validate
+from ..core import keys, limits, validate
 from ..lists import lists
 from ..moderation import moderation
 from ..instance import instance
@@ -68,6 +68,8 @@ class Redpoll:
         self.queue = JobQueue(store)
         #: where uploaded files go (redpoll.media.storage)
         self.media_storage = open_storage(settings)
+        #: accounts being purged after their owner deleted them (delete_own_account)
+        self._purges: set[asyncio.Task] = set()
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> "Redpoll":
@@ -116,6 +118,8 @@ class Redpoll:
         return self
 
     async def close(self) -> None:
+        for task in self._purges:
+            task.cancel()
         DATABASE.forget(topology.of(self.store).alive)
         await self.store.close()
         if self.server is not None:
@@ -815,6 +819,46 @@ class Redpoll:
         (OAuthError invalid_client when they do not)."""
         app = await self.check_client(client_id, client_secret)
         return await auth.revoke(self.store, app, token)
+
+    # --- one's own account: sessions, password, deletion -------------------------------
+    async def sessions(self, uid) -> list[auth.Session]:
+        return await auth.sessions(self.store, uid)
+
+    async def revoke_session(self, uid, session_id) -> bool:
+        return await auth.revoke_session(self.store, uid, session_id)
+
+    async def change_password(self, token: auth.Token, current, new,
+                              rate: ratelimit.Rate | None = None) -> bool:
+        """A new password if ``current`` is right; every other token revoked."""
+        assert token.uid is not None
+        return await auth.change_password(self.store, token.uid, current, new, token.digest, rate)
+
+    async def delete_own_account(self, uid, password, rate: ratelimit.Rate | None = None) -> bool:
+        """Delete the account ``uid`` if ``password`` is its own (False if not),
+        as ``redpoll admin delete-account`` does: here the account is suspended,
+        its tokens revoked and its statuses, follows, favourites and boosts
+        undone; its keys are purged by a task once the jobs that started have
+        drained (bounded wait). Cut short, the account stays suspended and
+        hidden, and ``redpoll admin delete-account`` finishes it."""
+        user = await auth.check_own_password(self.store, uid, password, rate)
+        if user is None:
+            return False
+        await moderation.delete_account(self.store, self.queue, user.login)
+        task = asyncio.create_task(self._purge_when_drained(user.id, user.login))
+        self._purges.add(task)
+        task.add_done_callback(self._purges.discard)
+        return True
+
+    async def _purge_when_drained(self, uid: int, login: str,
+                                  wait_s: float = limits.ACCOUNT_PURGE_WAIT_S) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        try:
+            while await self.queue.depth() > 0 and loop.time() < deadline:
+                await asyncio.sleep(0.2)
+            await moderation.purge_account(self.store, self.queue, uid, login)
+        except (RedisError, RedpollError):
+            log.exception("purging account %s: run redpoll admin delete-account %s", uid, login)
 
     async def authenticate(self, token: str, rate: ratelimit.Rate | None):
         """The token's record and its rate-limit state (auth.authenticate)."""

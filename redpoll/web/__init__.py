@@ -65,6 +65,7 @@ def _document(title: str, fallback: str) -> bytes:
         f"<title>{html.escape(title)}</title>"
         f"<link rel=icon href='{ASSETS}/icon.svg' type='image/svg+xml'>"
         f"<link rel=stylesheet href='{ASSETS}/style.css'>"
+        f"<link rel=stylesheet href='{ASSETS}/account.css'>"
         f"<link rel=modulepreload href='{ASSETS}/api.js'>"
         f"<script type=module src='{ASSETS}/app.js'></script>"
         "</head><body><a class=skip href='#main'>Skip to content</a>"

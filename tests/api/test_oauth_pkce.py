@@ -79,7 +79,7 @@ def test_pkce_code_needs_the_right_verifier(api, app_user):
         "response_type": "code", "client_id": app[0], "scope": "read write", **pkce})
     assert page.status_code == 200
     assert f'name=code_challenge value="{pkce["code_challenge"]}"' in page.text
-    assert "<button type=submit>Sign in</button>" in page.text
+    assert "<button type=submit name=decision value=allow class=primary>Authorize</button>" in page.text
 
     # no verifier: refused, and the code is spent
     code = code_from(authorize(api, app, name, **pkce))

@@ -1,7 +1,7 @@
 // One status as an <article>: author, relative time, text with links (behind
 // "Show more" when it carries a content warning), and the Reply / Boost /
 // Favourite / Bookmark buttons (toggles carry aria-pressed), Pin, Edit and
-// Delete for one's own; an edited status says so, with its history a click away.
+// Delete for one's own, Report for others'; an edited status says so, with its history a click away.
 // A poll shows under the text: a Vote form (radio or checkboxes) until one
 // has voted, then, and once it ended, bars with percentages. Images show
 // as a gallery under the text (media.js), behind the warning with it.
@@ -10,6 +10,7 @@ import { has } from './features.js';
 import { filterVerdict } from './filters.js';
 import { renderMedia } from './media.js';
 import { putStatus, watchStatus } from './store.js';
+import { reportStatusButton } from './report.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
 
 const TOGGLES = {
@@ -306,6 +307,7 @@ export function renderStatus(entry, opts = {}) {
       bar.append(editButton(s, article, opts));
     }
     if (me && s.account.id === me.id) bar.append(deleteButton(s, article));
+    else bar.append(reportStatusButton(s));
     article.append(bar);
   } else {
     article.append(h('footer', { class: 'actions counts' },

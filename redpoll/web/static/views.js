@@ -11,6 +11,8 @@ import { filtersSection } from './filters.js';
 import { exploreTabs } from './discover.js';
 import { pushSection } from './push.js';
 import { putAccount, patchAccount, watchAccount } from './store.js';
+import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSection } from './settings.js';
+import { reportAccountButton } from './report.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -235,7 +237,8 @@ function relationButtons(account, rel) {
   mute.addEventListener('click', () => act(rel.muting ? 'unmute' : 'mute', mute));
   block.addEventListener('click', () => act(rel.blocking ? 'unblock' : 'block', block));
   paint();
-  box.append(follow, mute, block, lists ? lists.button : '', note, lists ? lists.panel : '');
+  box.append(follow, mute, block, reportAccountButton(account), lists ? lists.button : '', note,
+    lists ? lists.panel : '');
   return box;
 }
 
@@ -323,6 +326,7 @@ export function profile(ctx, acct, tab = 'posts') {
         h('h1', { tabindex: '-1' }, displayName(account)),
         h('p', { class: 'acct' }, '@' + account.acct, account.locked ? ' 🔒' : '')),
       account.note ? statusContent(account.note) : null,
+      fieldsList(account),
       profileStats(account, base, tab));
     if (me && me.id === account.id) {
       card.append(h('p', { class: 'own-links' }, h('a', { href: '/settings' }, 'Edit profile'), ' · ',
@@ -536,6 +540,7 @@ export function settings(ctx) {
     return { preview, field: field(label, input) };
   };
   const av = picture('avatar', 'Avatar'), hd = picture('header', 'Header');
+  const fields = fieldsEditor(me);
   const canUpload = has('PATCH', '/api/v1/accounts/update_credentials');
   const form = h('form', { class: 'settings', onsubmit: async (e) => {
     e.preventDefault();
@@ -546,6 +551,7 @@ export function settings(ctx) {
     if (bio.value !== (now.source?.note ?? '')) changes.note = bio.value;
     if (locked.checked !== !!now.locked) changes.locked = locked.checked ? 'true' : 'false';
     if (privacy.value !== (now.source?.privacy || 'public')) changes['source[privacy]'] = privacy.value;
+    Object.assign(changes, fields.changes(now));
     const files = Object.entries(pictures).filter(([, input]) => input.files.length);
     if (!Object.keys(changes).length && !files.length) { toast('Nothing to save'); return; }
     const save = form.querySelector('button[type=submit]');
@@ -567,7 +573,7 @@ export function settings(ctx) {
     } finally { save.disabled = false; }
   } },
   canUpload ? h('div', { class: 'profile-images' }, hd.preview, av.preview, av.field, hd.field) : null,
-  field('Display name', name), field('Bio', bio),
+  field('Display name', name), field('Bio', bio), fields.node,
   canLock ? h('label', { class: 'check' }, locked, ' Locked account (approve each follower)') : null,
   privacies === null || privacies.length ? field('Default visibility', privacy) : null,
   h('button', { type: 'submit', class: 'primary' }, 'Save'));
@@ -575,7 +581,8 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...filtersSection(), ...pushSection(), h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out];
+    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...passwordSection(),
+    h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
 }
 
 // --- signed out ------------------------------------------------------------------------------

@@ -1,0 +1,170 @@
+// Settings beyond the profile's name and bio: profile fields (up to 4
+// name/value pairs, saved with the profile form), the apps and devices
+// signed in to the account (/api/v1/redpoll/sessions) with Revoke for each,
+// changing the password and deleting the account (Redpoll's own small
+// endpoints: Mastodon keeps these out of its client API).
+import { api, session } from './api.js';
+import { has } from './features.js';
+import { h, toast, errorText, statusContent, fullDate } from './ui.js';
+
+const FIELDS_MAX = 4;
+
+// --- profile fields --------------------------------------------------------------------
+// The editor inside the profile form: changes(now) gives what to send when
+// a row differs from the account's (all rows: the server drops blank ones).
+export function fieldsEditor(me) {
+  const current = (me.source?.fields || me.fields || []).map((f) => [f.name || '', f.value || '']);
+  const rows = [];
+  for (let i = 0; i < FIELDS_MAX; i++) {
+    const [name, value] = current[i] || ['', ''];
+    const n = h('input', { name: `field-${i}-name`, 'aria-label': `Field ${i + 1} label`, placeholder: 'Label', maxlength: '255', value: name });
+    const v = h('input', { name: `field-${i}-value`, 'aria-label': `Field ${i + 1} content`, placeholder: 'Content', maxlength: '255', value });
+    rows.push([n, v]);
+  }
+  const node = h('fieldset', { class: 'profile-fields' },
+    h('legend', {}, 'Profile fields'),
+    h('p', { class: 'hint' }, 'Up to 4 items shown as a table on your profile: a website, pronouns, where you are…'),
+    ...rows.map(([n, v]) => h('div', { class: 'field-row' }, n, v)));
+  const changes = (now) => {
+    const was = (now.source?.fields || now.fields || []).map((f) => [f.name || '', f.value || '']);
+    const typed = rows.map(([n, v]) => [n.value.trim(), v.value.trim()]);
+    const kept = typed.filter(([n, v]) => n || v);
+    if (JSON.stringify(kept) === JSON.stringify(was)) return {};
+    const out = {};
+    typed.forEach(([n, v], i) => {
+      out[`fields_attributes[${i}][name]`] = n;
+      out[`fields_attributes[${i}][value]`] = v;
+    });
+    return out;
+  };
+  return { node, changes };
+}
+
+// A profile's fields as a table (name, value with its links).
+export function fieldsList(account) {
+  const fields = (account.fields || []).filter((f) => f.name || f.value);
+  if (!fields.length) return null;
+  return h('dl', { class: 'profile-fields-list', 'aria-label': 'Profile fields' },
+    ...fields.flatMap((f) => [h('dt', {}, f.name), h('dd', {}, statusContent(f.value))]));
+}
+
+// --- sessions ------------------------------------------------------------------------------
+const SCOPE_WORDS = { read: 'read', write: 'post and change', follow: 'follow', push: 'push notifications', profile: 'profile' };
+
+function scopesText(scopes) {
+  return [...new Set(scopes.map((s) => SCOPE_WORDS[s] || s.replace(':', ' ')))].join(', ');
+}
+
+export function sessionsSection(ctx) {
+  if (!has('GET', '/api/v1/redpoll/sessions')) return [];
+  const list = h('ul', { class: 'sessions', 'aria-label': 'Signed-in apps and devices' });
+  const load = async () => {
+    try {
+      const found = await api('/api/v1/redpoll/sessions');
+      if (ctx.signal.aborted) return;
+      list.replaceChildren(...found.map(row));
+    } catch (err) { list.replaceChildren(h('li', { class: 'error' }, errorText(err))); }
+  };
+  const row = (s) => {
+    const when = fullDate(s.created_at);
+    const btn = s.current
+      ? h('button', { type: 'button', onclick: () => ctx.signOut() }, 'Sign out')
+      : h('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${s.app_name}, signed in ${when}` }, 'Revoke');
+    if (!s.current) {
+      btn.disabled = !has('DELETE', '/api/v1/redpoll/sessions/{}');
+      btn.addEventListener('click', async () => {
+        btn.disabled = true;
+        try {
+          await api(`/api/v1/redpoll/sessions/${encodeURIComponent(s.id)}`, { method: 'DELETE' });
+          toast(`${s.app_name} signed out`);
+          await load();
+        } catch (err) { btn.disabled = false; toast(errorText(err), 'error'); }
+      });
+    }
+    return h('li', { class: 'session', dataset: { id: s.id } },
+      h('div', {},
+        h('div', { class: 'session-name' }, s.app_name, s.current ? h('span', { class: 'this' }, ' · this browser') : null),
+        h('p', { class: 'session-meta' }, `Signed in ${when}`, s.website ? ` · ${s.website}` : '', ` · ${scopesText(s.scopes)}`)),
+      btn);
+  };
+  load();
+  return [h('section', { class: 'settings-section', 'aria-labelledby': 'sessions-head' },
+    h('h2', { id: 'sessions-head' }, 'Apps and devices'),
+    h('p', { class: 'hint' }, 'Everything signed in to your account. Revoke one to sign it out at once.'),
+    list)];
+}
+
+// --- password -----------------------------------------------------------------------------
+function passwordInput(label, name, autocomplete) {
+  const input = h('input', { type: 'password', name, autocomplete, required: true, maxlength: '1024' });
+  return [input, h('label', { class: 'field' }, h('span', {}, label), input)];
+}
+
+export function passwordSection() {
+  if (!has('POST', '/api/v1/redpoll/password')) return [];
+  const [current, currentField] = passwordInput('Current password', 'current_password', 'current-password');
+  const [fresh, freshField] = passwordInput('New password', 'password', 'new-password');
+  const [again, againField] = passwordInput('New password again', 'password_again', 'new-password');
+  fresh.minLength = 8;
+  const err = h('p', { class: 'error', role: 'alert' });
+  const me = session.me() || {};
+  const form = h('form', { class: 'settings-section', 'aria-labelledby': 'password-head', onsubmit: async (e) => {
+    e.preventDefault();
+    err.textContent = '';
+    if (fresh.value !== again.value) { err.textContent = 'The two new passwords differ.'; again.focus(); return; }
+    const btn = form.querySelector('button[type=submit]');
+    btn.disabled = true;
+    try {
+      await api('/api/v1/redpoll/password', { method: 'POST', form: { current_password: current.value, password: fresh.value } });
+      form.reset();
+      toast('Password changed; your other apps and devices are signed out');
+    } catch (e2) {
+      err.textContent = e2.status === 422 && e2.body?.details?.current_password
+        ? 'The current password is not right.' : errorText(e2);
+    } finally { btn.disabled = false; }
+  } },
+  h('h2', { id: 'password-head' }, 'Change password'),
+  // for password managers: whose password this is
+  h('input', { type: 'text', name: 'username', autocomplete: 'username', value: me.acct || '', hidden: true, readonly: true, tabindex: '-1', 'aria-hidden': 'true' }),
+  currentField, freshField, againField, err,
+  h('button', { type: 'submit', class: 'primary' }, 'Change password'));
+  return [form];
+}
+
+// --- deleting the account ---------------------------------------------------------------------
+export function deleteSection(ctx) {
+  if (!has('POST', '/api/v1/redpoll/delete_account')) return [];
+  const [password, passwordField] = passwordInput('Your password', 'password', 'current-password');
+  const err = h('p', { class: 'error', role: 'alert' });
+  const cancel = h('button', { type: 'button' }, 'Cancel');
+  const confirm = h('button', { type: 'submit', class: 'danger solid' }, 'Delete for good');
+  const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': 'delete-head' },
+    h('form', { method: 'dialog', onsubmit: async (e) => {
+      e.preventDefault();
+      err.textContent = '';
+      confirm.disabled = true;
+      try {
+        await api('/api/v1/redpoll/delete_account', { method: 'POST', form: { password: password.value } });
+        dialog.close();
+        session.clear();  // every token of the account is gone already
+        await ctx.signOut();
+        toast('Your account was deleted');
+      } catch (e2) {
+        err.textContent = e2.status === 422 ? 'The password is not right.' : errorText(e2);
+        confirm.disabled = false;
+        password.focus();
+      }
+    } },
+    h('h2', { id: 'delete-head' }, 'Delete your account?'),
+    h('p', {}, 'Your posts, follows, favourites and boosts go, and your apps and devices are signed out. This cannot be undone.'),
+    passwordField, err,
+    h('div', { class: 'dialog-buttons' }, cancel, confirm)));
+  cancel.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => { password.value = ''; err.textContent = ''; open.focus(); });
+  const open = h('button', { type: 'button', class: 'danger' }, 'Delete account…');
+  open.addEventListener('click', () => { dialog.showModal(); password.focus(); });
+  return [h('section', { class: 'settings-section danger-zone', 'aria-labelledby': 'delete-account-head' },
+    h('h2', { id: 'delete-account-head' }, 'Delete account'),
+    h('p', { class: 'hint' }, 'Removes your account and everything in it from this server.'),
+    open, dialog)];
+}
