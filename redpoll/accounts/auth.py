@@ -217,7 +217,9 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
     if uid:  # indexed first: a token that exists is always in its user's index
         await store.batch([("SADD", keys.user_tokens(uid), digest(token))])
     await store.hset(keys.token(digest(token)), mapping={  # one command: atomic
-        "uid": uid or 0, "app": app.client_id, "scopes": " ".join(scopes), "at": created})
+        "uid": uid or 0, "app": app.client_id, "scopes": " ".join(scopes), "at": created,
+        # (ms: what orders a user's sessions; two made in one second keep their order)
+        "ms": int(time.time() * 1000)})
     return token, created
 
 
@@ -310,11 +312,12 @@ class Session:
 async def sessions(store: Store, uid: int) -> list[Session]:
     """The tokens issued to ``uid`` that still work, newest first."""
     digests = sorted(d.decode() for d in await store.smembers(keys.user_tokens(uid)))
-    rows = await store.batch([("HMGET", keys.token(d), "uid", "app", "scopes", "at")
+    rows = await store.batch([("HMGET", keys.token(d), "uid", "app", "scopes", "at", "ms")
                               for d in digests])
     apps: dict[str, App | None] = {}
     out = []
-    for dig, (owner, client_id, scopes, at) in zip(digests, rows):
+    made: dict[str, int] = {}
+    for dig, (owner, client_id, scopes, at, ms) in zip(digests, rows):
         if owner is None or int(owner) != uid:  # revoked (the index is cleaned lazily)
             continue
         cid = client_id.decode()
@@ -322,7 +325,8 @@ async def sessions(store: Store, uid: int) -> list[Session]:
             apps[cid] = await get_app(store, cid)
         out.append(Session(dig[:SESSION_ID_CHARS], dig, apps[cid], tuple(scopes.decode().split()),
                            int(at or 0)))
-    out.sort(key=lambda s: s.created_at, reverse=True)
+        made[dig] = int(ms) if ms else int(at or 0) * 1000
+    out.sort(key=lambda s: made[s.digest], reverse=True)
     return out
 
 
