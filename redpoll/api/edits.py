@@ -15,9 +15,9 @@ from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
 @endpoint("PUT", "/api/v1/statuses/{id}", auth="required", scope="write:statuses",
           doc=Doc("Edit your status: its text, content warning, sensitive flag, language "
                   "and poll (as Mastodon: a poll not sent is removed; changed options or "
-                  "choice kind reset its votes) (its visibility and reply stay; media_ids, "
-                  "when sent, must name the "
-                  "attachments it has: changing them is not supported yet). At most "
+                  "choice kind reset its votes) and attachments (media_ids: the ones it "
+                  "keeps and new uploads of yours, in order); its visibility and reply "
+                  "stay. At most "
                   f"{limits.EDITS_MAX} edits; another's status or a missing one: 404",
                   "Statuses", ref("Status"), params=[path_param()],
                   body=request_body({"status": {"type": "string",

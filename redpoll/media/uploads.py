@@ -314,7 +314,12 @@ async def forget_status(store: Store, queue: JobQueue, status: Status) -> None:
     (media_drop.lua 'status': atomic) and a job deletes their files. Called
     from the delete journal's first step: a replay does it again, with the
     same names (the tombstones keep them)."""
-    items = [i for i in entity.snapshot_items(status.extra.get("media")) if not i.get("remote")]
+    # its attachments now, and those an edit dropped (kept for its history)
+    snapshots = [status.extra.get("media")] + [
+        json.loads(row).get("media") for row in
+        await store.lrange(base_keys.status_edits(status.id), 0, limits.EDITS_MAX)]
+    items = list({int(i["id"]): i for raw in snapshots for i in entity.snapshot_items(raw)
+                  if not i.get("remote")}.values())
     if not items:  # (another server's attachments have no upload here)
         return
     owner = status.user_id

@@ -60,7 +60,6 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
                                    keys.deleted_by(author), keys.ruled_posts(author)],
                     [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
     await store.run("undeliver", [topology.of(store).public_key(job.sid)], [job.sid])
-    await store.delete(keys.status_edits(job.sid))  # its history (redpoll.posting.editing)
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)
@@ -70,6 +69,9 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
         await remove_boosts_of(store, JobQueue(store), job.sid)
         await uploads.forget_status(store, JobQueue(store), status)
         await polls.forget(store, JobQueue(store), status)  # its votes, its end's job
+    # its history (redpoll.posting.editing), after its uploads were read from it: those
+    # an edit dropped are listed there only
+    await store.delete(keys.status_edits(job.sid))
     if mine:
         await events.publish(store, events.delete_event(Status.from_hash(job.snapshot)))
     return CleanupJob(job.sid, author), bool(mine)

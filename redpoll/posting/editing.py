@@ -1,9 +1,10 @@
 """Editing a status, as Mastodon's UpdateStatusService: its author changes
 the text, the content warning, the sensitive flag, the language and the
 poll (the same options keep its votes, others start afresh; its end is set
-anew: redpoll.polls.edited); the visibility, the reply and the attachments
-stay (a changed ``media_ids`` is refused: attaching or dropping uploads by
-an edit is not supported yet).
+anew: redpoll.polls.edited) and the attachments (``media_ids``: those it
+keeps, in their new order, and new uploads of the author's; one dropped
+stays in the edit history, its file kept until the status goes); the
+visibility and the reply stay.
 
 The edit itself is one atomic step in the status's slot
 (Topology.edit_status, status_edit*.lua): the history (keys.status_edits:
@@ -32,6 +33,7 @@ notification to each account that boosted it (one per edit, keyed by it).
 from __future__ import annotations
 
 import json
+import logging
 
 from ..bus import events
 from ..bus.jobs import EditJob, JobQueue
@@ -40,16 +42,19 @@ from ..core import keys, limits, validate
 from ..core.errors import (Conflict, Forbidden, LimitReached, RedpollError, StatusNotFound,
                            ValidationError)
 from ..core.models import EXTRA_PREFIX, Status, now_ms
-from ..media import entity as media_entity
+from ..media import entity as media_entity, uploads
 from ..notifications import notifications
 from ..polls import polls
 from ..storage import topology
 from ..storage.store import Store
 
+log = logging.getLogger("redpoll.posting")
+
 #: the notification kind boosters get (Mastodon's ``update``)
 UPDATE_KIND = "update"
 #: the record's fields an edit may set or remove (besides ``text``)
-EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at", "poll")
+EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at", "poll",
+          "media")
 #: ``edit``'s ``poll`` when the caller says nothing of it: the poll stays as it is
 KEEP = object()
 
@@ -88,12 +93,8 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
             raise Forbidden(f"status {sid} belongs to another user")
         if before.reblog_of:
             raise ValidationError("id", "A boost cannot be edited")
-        kept = [str(i["id"]) for i in media_entity.snapshot_items(before.extra.get("media"))]
-        if media is not None and sorted(str(validate.an_id(m, "media_ids")) for m in media) \
-                != sorted(kept):
-            raise ValidationError("media_ids", "changing the attachments of a status by an "
-                                               "edit is not supported yet; send the ids it "
-                                               "has to keep them")
+        media_extra = await _attachments(store, uid, before, media)
+        kept = media_entity.snapshot_items(media_extra)
         body = validate.text(text if text is not None else "", "status", max_chars,
                              allow_empty=bool(kept))
         if len(body) + len(spoiler_text) > max_chars:
@@ -112,6 +113,8 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
         if language:
             extra["language"] = language
         extra["edited_at"] = str(now)
+        if media_extra:
+            extra["media"] = media_extra
         if poll is KEEP:
             if polls.EXTRA in before.extra:
                 extra[polls.EXTRA] = before.extra[polls.EXTRA]
@@ -151,8 +154,45 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
     return after
 
 
+async def _attachments(store: Store, uid: int, before: Status, media) -> str | None:
+    """The ``media`` extra the edit leaves: as it is (``media`` None), or the
+    ids asked for, in that order: those the status has, and the author's
+    uploads not attached anywhere (checked as when posting: uploads.for_post;
+    attached by the edit's follow-up). ValidationError past
+    limits.MEDIA_PER_STATUS, for an id given twice or an upload that cannot be."""
+    if media is None:
+        return before.extra.get("media")
+    wanted = [validate.an_id(m, "media_ids") for m in media]
+    if len(wanted) > limits.MEDIA_PER_STATUS or len(set(wanted)) != len(wanted):
+        raise ValidationError("media_ids", f"at most {limits.MEDIA_PER_STATUS} different "
+                                           "attachments")
+    has = {int(i["id"]): i for i in media_entity.snapshot_items(before.extra.get("media"))}
+    added = [m for m in wanted if m not in has]
+    fresh = {int(i["id"]): i for i in media_entity.snapshot_items(
+        await uploads.for_post(store, uid, added))} if added else {}
+    chosen = [has.get(m) or fresh[m] for m in wanted]
+    return json.dumps(chosen, separators=(",", ":")) if chosen else None
+
+
+async def _attach_added(store: Store, before: Status, after: Status) -> None:
+    """Attach the uploads an edit added (media_attach.lua: all or none; a
+    replay finds them attached to this status already). An upload attached
+    elsewhere since the edit checked it cannot be: logged, the edit stays."""
+    had = {int(i["id"]) for i in media_entity.snapshot_items(before.extra.get("media"))}
+    added = [i for i in media_entity.snapshot_items(after.extra.get("media"))
+             if int(i["id"]) not in had and not i.get("remote")]
+    if added:
+        try:
+            await uploads.attach(store, Status(after.id, after.text, after.created_at,
+                                               after.user_id, after.login,
+                                               {"media": json.dumps(added)}))
+        except ValidationError as exc:
+            log.warning("an upload added by an edit of %s was not attached: %s", after.id, exc)
+
+
 async def follow_up(store: Store, before: Status, after: Status, at: int) -> None:
     """What follows an edit (idempotent: a replay does it again)."""
+    await _attach_added(store, before, after)
     await conversation.after_edit(store, before, after)
     await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
     await events.publish(store, events.status_update_event(after))

@@ -311,6 +311,40 @@ async def test_deleting_a_status_removes_its_records_and_files(msrv, mrp, media_
     assert (await asyncio.to_thread(alice.media, kept["id"]))["url"] == kept["url"]
 
 
+async def test_an_edit_changes_the_attachments_and_history_keeps_the_old_ones(msrv, mrp,
+                                                                               media_dir):
+    alice, bob = await asyncio.to_thread(accounts, msrv.base, 2)
+    up = [await asyncio.to_thread(ready, alice, await asyncio.to_thread(
+        alice.media_post, jpeg((40 + i, 30)), "image/jpeg")) for i in range(3)]
+    status = await asyncio.to_thread(alice.status_post, "pictures",
+                                     media_ids=[up[0]["id"], up[1]["id"]])
+    # drop the first, keep the second, add the third, in a new order
+    edited = await asyncio.to_thread(alice.status_update, status["id"], "pictures, changed",
+                                     media_ids=[up[2]["id"], up[1]["id"]])
+    assert [m["id"] for m in edited["media_attachments"]] == [up[2]["id"], up[1]["id"]]
+    await mrp.drain()
+    shown = await asyncio.to_thread(bob.status, status["id"])
+    assert [m["id"] for m in shown["media_attachments"]] == [up[2]["id"], up[1]["id"]]
+    history = await asyncio.to_thread(alice.status_history, status["id"])
+    assert [[m["id"] for m in v["media_attachments"]] for v in history] == \
+        [[up[0]["id"], up[1]["id"]], [up[2]["id"], up[1]["id"]]]
+    uid = int((await asyncio.to_thread(alice.me))["id"])
+    record = await mrp.store.hgetall(media_keys.record(uid, int(up[2]["id"])))
+    assert record.get(b"sid") == status["id"].encode()  # attached: out of the sweep's reach
+    # another's upload, one attached elsewhere, or five: refused, nothing changed
+    bobs = await asyncio.to_thread(ready, bob, await asyncio.to_thread(
+        bob.media_post, png(), "image/png"))
+    for ids in ([bobs["id"]], [up[1]["id"]] * 2):
+        with pytest.raises(MastodonAPIError):
+            await asyncio.to_thread(alice.status_update, status["id"], "nope", media_ids=ids)
+    # deleting the status removes every file it ever had, the dropped one too
+    paths = [file_of(m[k], media_dir) for m in up for k in ("url", "preview_url")]
+    assert all(p.is_file() for p in paths)
+    await asyncio.to_thread(alice.status_delete, status["id"])
+    await mrp.drain()
+    assert not any(p.exists() for p in paths)
+
+
 async def test_the_sweep_job_removes_uploads_never_attached_after_a_day(msrv, mrp, media_dir):
     alice, = await asyncio.to_thread(accounts, msrv.base, 1)
     old = await asyncio.to_thread(ready, alice,
