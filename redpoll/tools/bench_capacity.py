@@ -49,6 +49,7 @@ import multiprocessing as mp
 import os
 import random
 import resource
+import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -500,7 +501,6 @@ def _rss_kb(pids: list[int]) -> int:
 
 
 def _family(pid: int) -> list[int]:
-    import subprocess
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
     return [pid] + [int(c) for c in out.split()]
 
