@@ -25,7 +25,8 @@ jobs) over an embedded Valkey, the bench's load in processes of its own:
    same rates runs first; then a measured window.
 
 Nothing is subtracted. The server side's CPU over the measured window is
-every serve process (the parent and its workers, /proc/<pid>/stat) plus
+every serve process (the parent, its workers and any child that ended,
+/proc/<pid>/stat) plus
 Valkey (INFO cpu, every thread and fork); it is divided by the active
 person-hours the window simulated (``active * seconds * speed / 3600``).
 ``people_per_core`` = 3600 s of one core / CPU seconds per person-hour.
@@ -61,7 +62,6 @@ from ..api.serve import default_workers
 from ..core.settings import Settings
 from ..engine.engine import Redpoll
 from ..storage.server import EmbeddedServer
-from .bench_http import cpu_seconds
 from .stream_bench import Conn, request_for
 
 #: what one active person does per hour (the issue's mix; docs/benchmarks.md
@@ -79,6 +79,8 @@ KINDS = ("home", "notifications", "profile", "thread", "post", "favourite", "boo
 P99_LIMIT_MS = 250.0
 #: statuses each person has before the run
 SEED_POSTS = 3
+#: seconds from serve's start to the quiet window, at least
+SETTLE_S = 6.0
 #: HTTP keep-alive connections one generator process may hold at once
 MAX_HTTP_CONNECTIONS = 256
 #: how long the generator waits for the last stream events after the window
@@ -105,7 +107,7 @@ class Sizes:
     @classmethod
     def quick(cls) -> "Sizes":
         return cls(people=200, active=0.4, follows=10, speed=120.0, seconds=8.0, warmup=2.0,
-                   quiet=1.0)
+                   quiet=2.0)
 
     @property
     def active_people(self) -> int:
@@ -373,8 +375,9 @@ class _Generator:
         each event a person and a kind drawn by the mix. Events scheduled in
         [start, end) (time.time()) are measured; before ``start``, warm-up."""
         speed = self.job["speed"]
-        kinds = list(MIX) + ["return"]
-        rates = [MIX[k] for k in MIX] + [RETURNS_PER_HOUR]
+        mix = self.job["mix"]
+        kinds = list(mix)
+        rates = [mix[k] for k in kinds]
         per_person_s = sum(rates) * speed / 3600
         total = per_person_s * len(self.active)
         at = time.time()
@@ -488,6 +491,22 @@ def _valkey_cpu(info: dict) -> float:
                                                "used_cpu_user_children", "used_cpu_sys_children"))
 
 
+def _serve_cpu(pid: int) -> float:
+    """CPU seconds of serve and its processes: each live one's own, plus what
+    serve's ended children used (cutime/cstime), so that the sum never
+    drops when a child ends."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for member in _family(pid):
+        try:
+            with open(f"/proc/{member}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += sum(int(x) for x in fields[11:15 if member == pid else 13]) / tick
+    return total
+
+
 def _rss_kb(pids: list[int]) -> int:
     total = 0
     for pid in pids:
@@ -505,6 +524,18 @@ def _family(pid: int) -> list[int]:
     return [pid] + [int(c) for c in out.split()]
 
 
+def _receive(pipe, proc, timeout: float):
+    """The next message of a generator process; an error, not a hang, if it
+    died or went silent."""
+    deadline = time.monotonic() + timeout
+    while not pipe.poll(0.5):
+        if not proc.is_alive():
+            raise RuntimeError(f"a load-generator process ended (exit code {proc.exitcode})")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"a load-generator process said nothing in {timeout:g} s")
+    return pipe.recv()
+
+
 def _pct(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -512,7 +543,7 @@ def _pct(values: list[float], q: float) -> float | None:
     return round(values[min(len(values) - 1, int(q * len(values)))], 1)
 
 
-async def _bench(sizes: Sizes, say) -> dict[str, Any]:
+async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
     tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-capacity-")
     embedded = EmbeddedServer(tmp.name + "/data")
     await asyncio.to_thread(embedded.start)
@@ -532,6 +563,7 @@ async def _bench(sizes: Sizes, say) -> dict[str, Any]:
         # serve's own default workers (one per core), jobs on, as an operator runs it
         srv = ServeProcess(env, ["--no-access-log", "--log-level", "warning"], workers=None)
         await asyncio.to_thread(srv.start)
+        started = time.monotonic()
         port = int(srv.url.rsplit(":", 1)[1])
         n = sizes.generator_processes()
         active = sizes.active_people
@@ -542,26 +574,34 @@ async def _bench(sizes: Sizes, say) -> dict[str, Any]:
             mine = people[w::n]
             job = {"port": port, "people": mine, "active": len(people[:active][w::n]),
                    "ranked": ranked, "statuses": statuses, "speed": sizes.speed,
-                   "seed": sizes.seed * 1000 + w}
+                   "seed": sizes.seed * 1000 + w, "mix": mix}
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_generator, args=(job, child), daemon=True)
             proc.start()
             procs.append(proc)
             pipes.append(parent)
-        ready = [await asyncio.to_thread(p.recv) for p in pipes]
+        ready = [await asyncio.to_thread(_receive, p, proc, 300)
+                 for p, proc in zip(pipes, procs)]
         connected = sum(r[1] for r in ready)
         failed = sum(r[2] for r in ready)
         if failed:
             raise RuntimeError(f"{failed} of {active} streams could not connect")
 
-        async def server_cpu() -> float:
-            return cpu_seconds([srv.process.pid]) + _valkey_cpu(await rp.store.info("cpu"))
+        async def server_cpu() -> tuple[float, float]:
+            """(serve processes, Valkey) CPU seconds so far."""
+            return _serve_cpu(srv.process.pid), _valkey_cpu(await rp.store.info("cpu"))
 
-        await asyncio.sleep(0.5)
+        def spent(before: tuple[float, float], after: tuple[float, float]) -> tuple[float, float]:
+            return after[0] - before[0], after[1] - before[1]
+
+        # serve's start (its workers importing, connecting, loading scripts)
+        # costs about a CPU second spread over its first seconds: not the people's
+        await asyncio.sleep(max(0.5, SETTLE_S - (time.monotonic() - started)))
         say(f"capacity: quiet window {sizes.quiet:g} s, {connected:,} streams open ...")
         q0 = await server_cpu()
         await asyncio.sleep(sizes.quiet)
-        quiet_cpu = await server_cpu() - q0
+        quiet_split = spent(q0, await server_cpu())
+        quiet_cpu = sum(quiet_split)
         start = time.time() + 0.5 + sizes.warmup
         end = start + sizes.seconds
         for p in pipes:
@@ -571,11 +611,13 @@ async def _bench(sizes: Sizes, say) -> dict[str, Any]:
         await asyncio.sleep(max(0.0, start - time.time()))
         c0, w0 = await server_cpu(), time.time()
         await asyncio.sleep(max(0.0, end - time.time()))
-        cpu = await server_cpu() - c0
+        split = spent(c0, await server_cpu())
+        cpu = sum(split)
         window = time.time() - w0
         memory = await rp.store.info("memory")
         rss_kb = _rss_kb(_family(srv.process.pid))
-        results = [(await asyncio.to_thread(p.recv))[1] for p in pipes]
+        results = [(await asyncio.to_thread(_receive, p, proc, 120 + DRAIN_S))[1]
+                   for p, proc in zip(pipes, procs)]
     finally:
         for pipe in pipes:
             pipe.close()
@@ -620,8 +662,14 @@ async def _bench(sizes: Sizes, say) -> dict[str, Any]:
         "speed": sizes.speed, "seconds": round(window, 1),
         "person_hours": round(person_hours, 1), "workers": default_workers(),
         "load_processes": len(results), "seed_s": round(seed_s, 1),
-        "mix_per_hour": {**MIX, "return": RETURNS_PER_HOUR},
+        "mix_per_hour": mix,
         "server_cpu_s": round(cpu, 2),
+        # how busy the server side was: per-request costs fall as the load
+        # rises (more work per wake-up), so compare figures at like loads
+        "server_cores_busy": round(cpu / window, 2),
+        "serve_cpu_s": round(split[0], 2), "valkey_cpu_s": round(split[1], 2),
+        "quiet_cpu_s": round(quiet_cpu, 2), "quiet_seconds": sizes.quiet,
+        "quiet_serve_cpu_s": round(quiet_split[0], 2),
         "cpu_s_per_1000_person_hours": round(cpu_per_person_hour * 1000, 1),
         "people_per_core": round(3600 / cpu_per_person_hour) if cpu else None,
         "idle_stream_cpu_s_per_1000_connection_hours": round(idle_per_connection_hour * 1000, 1),
@@ -646,9 +694,14 @@ async def _bench(sizes: Sizes, say) -> dict[str, Any]:
     }
 
 
-def run_capacity(sizes: Sizes | None = None, say=lambda msg: None) -> dict[str, Any]:
-    """Run the capacity bench (its own embedded Valkey and ``redpoll serve``)."""
-    return asyncio.run(_bench(sizes or Sizes(), say))
+def run_capacity(sizes: Sizes | None = None, say=lambda msg: None,
+                 mix: dict[str, float] | None = None) -> dict[str, Any]:
+    """Run the capacity bench (its own embedded Valkey and ``redpoll serve``).
+    ``mix``: actions per active person-hour, by kind (:data:`MIX` and
+    ``return`` at :data:`RETURNS_PER_HOUR` unless given: another mix, or
+    one kind alone, shows what each costs)."""
+    return asyncio.run(_bench(sizes or Sizes(), say,
+                              mix or {**MIX, "return": RETURNS_PER_HOUR}))
 
 
 def format_report(res: dict[str, Any]) -> str:
@@ -656,12 +709,15 @@ def format_report(res: dict[str, Any]) -> str:
         f"capacity: {res['people']:,} people, {res['active_people']:,} active with a stream "
         f"({res['streams']:,} open), {res['workers']} serve process(es) + Valkey; "
         f"{res['seconds']:g} s at {res['speed']:g}x = {res['person_hours']:,} active "
-        f"person-hours; {res['requests_per_s']:,} requests/s",
+        f"person-hours; {res['requests_per_s']:,} requests/s, {res['server_cores_busy']:g} "
+        f"cores busy",
         f"  people_per_core                {res['people_per_core']:>12,}   "
         f"(goal 100,000; with open streams charged at wall-clock rate "
         f"{res['people_per_core_uncompressed']:,})",
         f"  cpu_s_per_1000_person_hours    {res['cpu_s_per_1000_person_hours']:>12,}   "
-        f"(serve + Valkey, {res['server_cpu_s']:g} CPU s in the window)",
+        f"(serve {res['serve_cpu_s']:g} + Valkey {res['valkey_cpu_s']:g} CPU s in the window; "
+        f"{res['quiet_cpu_s']:g} in {res['quiet_seconds']:g} s with every stream open and "
+        f"nothing asked)",
         f"  memory_per_person_kb           {res['memory_per_person_kb']:>12,}   "
         f"(serve RSS {res['server_rss_mb']:g} MB + Valkey {res['valkey_used_memory_mb']:g} MB)",
         f"  every p99 under {P99_LIMIT_MS:g} ms         {str(res['all_p99_under_250ms']):>12}",
