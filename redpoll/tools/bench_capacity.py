@@ -614,6 +614,7 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         split = spent(c0, await server_cpu())
         cpu = sum(split)
         window = time.time() - w0
+        jobs_queued = await rp.queue.depth()  # fan-out, notifications... behind
         memory = await rp.store.info("memory")
         rss_kb = _rss_kb(_family(srv.process.pid))
         results = [(await asyncio.to_thread(_receive, p, proc, 120 + DRAIN_S))[1]
@@ -688,6 +689,7 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         "server_rss_mb": round(rss_kb / 1024, 1),
         "valkey_used_memory_mb": round(used_memory / 2**20, 1),
         "memory_per_person_kb": round((rss_kb * 1024 + used_memory) / sizes.people / 1024, 2),
+        "jobs_queued_at_end": jobs_queued,
         "generator_lag_ms_p99": _pct([x for r in results for x in r["lag"]], 0.99),
         "generator_cpu_s": round(sum(r["cpu_s"] for r in results), 2),
         "sizes": asdict(sizes),
@@ -732,6 +734,7 @@ def format_report(res: dict[str, Any]) -> str:
     lines.append(f"  {'':<14}{'':>9}{'':>9}{res['stream_after_200_p99_ms'] or 0:>9}"
                  f"   (after the post's 200; {res['stream_before_200_share']} of the events "
                  f"arrived before it)")
+    lines.append(f"  jobs queued or running at the window's end: {res['jobs_queued_at_end']:,}")
     lines.append(f"  generator: lag p99 {res['generator_lag_ms_p99']} ms, "
                  f"{res['generator_cpu_s']:g} CPU s in {res['load_processes']} process(es) "
                  f"(not the server's)")
