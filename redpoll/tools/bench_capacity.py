@@ -185,17 +185,21 @@ class _Pool:
         self.waiters: list[asyncio.Future] = []
 
     async def acquire(self) -> _Http:
-        while self.free:
-            conn = self.free.pop()
-            # an idle connection the server may be closing: not worth the race
-            if not conn.closed and time.monotonic() - conn.used < 2.0:
-                return conn
-            self.open -= 1
-            conn.transport.close()
-        if self.open >= MAX_HTTP_CONNECTIONS:
+        while True:
+            while self.free:
+                conn = self.free.pop()
+                # an idle connection the server may be closing: not worth the race
+                if not conn.closed and time.monotonic() - conn.used < 2.0:
+                    return conn
+                self.open -= 1
+                conn.transport.close()
+            if self.open < MAX_HTTP_CONNECTIONS:
+                break
             waiter = asyncio.get_running_loop().create_future()
             self.waiters.append(waiter)
-            return await waiter
+            conn = await waiter
+            if conn is not None:  # None: a connection closed, room for a new one
+                return conn
         self.open += 1
         try:
             _, conn = await asyncio.get_running_loop().create_connection(
@@ -209,13 +213,14 @@ class _Pool:
         conn.used = time.monotonic()
         if conn.closed:
             self.open -= 1
-            return
+            conn = None
         while self.waiters:
             waiter = self.waiters.pop(0)
             if not waiter.done():
                 waiter.set_result(conn)
                 return
-        self.free.append(conn)
+        if conn is not None:
+            self.free.append(conn)
 
 
 def _request(method: str, path: str, token: str, body: bytes | None = None) -> bytes:
