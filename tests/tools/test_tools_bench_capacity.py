@@ -54,7 +54,8 @@ def test_quick_capacity_run_reports_every_figure():
         3600 / (res["cpu_s_per_1000_person_hours"] / 1000), rel=0.02)
     assert 0 < res["people_per_core_uncompressed"] <= res["people_per_core"]
     assert res["memory_per_person_kb"] > 0 and res["valkey_used_memory_mb"] > 0
-    assert res["workers"] >= 1 and res["load_processes"] >= 1 and res["jobs_queued_at_end"] >= 0
+    assert res["workers"] >= 1 and res["load_processes"] >= 1 and res["jobs_left"] >= 0
+    assert res["overrun_s"] >= 0
     assert isinstance(res["all_p99_under_250ms"], bool)
     # the table names the headline figures
     table = format_report(res)
