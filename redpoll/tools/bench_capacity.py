@@ -757,8 +757,8 @@ def format_report(res: dict[str, Any]) -> str:
                  f"   (after the post's 200; {res['stream_before_200_share']} of the events "
                  f"arrived before it)")
     lines.append(f"  the window's work was done {res['overrun_s']:g} s after its end "
-                 f"({res['jobs_left']:,} jobs left); a large overrun: the load was more than "
-                 f"the server (or the machine) could carry")
+                 f"({res['jobs_left']:,} jobs left; a large overrun: more load than the server, "
+                 f"or the machine, could carry)")
     lines.append(f"  generator: lag p99 {res['generator_lag_ms_p99']} ms, "
                  f"{res['generator_cpu_s']:g} CPU s in {res['load_processes']} process(es) "
                  f"(not the server's)")
