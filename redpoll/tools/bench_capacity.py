@@ -24,17 +24,19 @@ jobs) over an embedded Valkey, the bench's load in processes of its own:
    stream and reads home), so the active count stays put. A warm-up at the
    same rates runs first; then a measured window.
 
-Nothing is subtracted. The server side's CPU over the measured window is
+Nothing is subtracted. The server side's CPU from the measured window's
+start until its work is done (every action scheduled in it answered, the
+jobs they queued run: a server that falls behind must not look cheaper) is
 every serve process (the parent, its workers and any child that ended,
-/proc/<pid>/stat) plus
-Valkey (INFO cpu, every thread and fork); it is divided by the active
+/proc/<pid>/stat) plus Valkey (INFO cpu, every thread and fork); it is
+divided by the active
 person-hours the window simulated (``active * seconds * speed / 3600``).
 ``people_per_core`` = 3600 s of one core / CPU seconds per person-hour.
 
 The generator measures each request from its write to the last byte of
 the answer (per kind: p50, p99), the time from a post's request to the
 status's ``update`` event at each follower's open stream (stream delivery;
-measured from the 200 instead it is mostly 0: the event reaches followers
+measured from the 200 instead it is often 0: the event may reach followers
 before the author reads the answer, ``stream_before_200_share``),
 and how late it was itself against its schedule (``generator_lag_ms_p99``:
 large means the generator, not the server, fell behind).
@@ -684,8 +686,7 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         "load_processes": len(results), "seed_s": round(seed_s, 1),
         "mix_per_hour": mix,
         "server_cpu_s": round(cpu, 2),
-        # how busy the server side was: per-request costs fall as the load
-        # rises (more work per wake-up), so compare figures at like loads
+        # how busy the server side was, from the window's start to its work done
         "server_cores_busy": round(cpu / elapsed, 2),
         # seconds after the window until its work was done: more than a few
         # means the server (or the machine) did not keep up with the load
