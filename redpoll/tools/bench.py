@@ -789,11 +789,24 @@ def table(res: dict) -> str:
               help="Also run the federation part (bench_federation.py): one post to 10,000 "
                    "remote followers on 100 servers, and the inbox's signed activities per "
                    "CPU second.")
+@click.option("--capacity", "with_capacity", is_flag=True,
+              help="Also run the capacity part (bench_capacity.py): simulated people on a real "
+                   "`redpoll serve` (all cores), each active one with a stream, reading, posting, "
+                   "favouriting, boosting and following at a realistic mix, time compressed; "
+                   "server CPU per 1,000 person-hours, people per core, p99s, memory per person.")
+@click.option("--capacity-people", type=click.IntRange(10, 10_000_000), default=None,
+              help="Capacity part: people seeded, a quarter of them active (default 4,000; "
+                   "200 with --quick).")
+@click.option("--capacity-seconds", type=click.FloatRange(1, 3600), default=None,
+              help="Capacity part: the measured window (default 120 s; 8 s with --quick).")
+@click.option("--capacity-speed", type=click.FloatRange(1, 3600), default=None,
+              help="Capacity part: time compression, simulated seconds per second (default 15).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
 def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, on_cluster, seed, engine, with_http,
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
-          with_media, with_scale, with_federation, as_json) -> None:
+          with_media, with_scale, with_federation, with_capacity, capacity_people, capacity_seconds,
+          capacity_speed, as_json) -> None:
     """Measure redpoll against a naive client of the SPEC's design, side by side.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
@@ -838,6 +851,15 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
         say("federation part ...")
         result["federation"] = run(run_federation_bench(
             console.settings(), say, followers=1_000 if quick else 10_000))
+    if with_capacity:
+        capacity = load_generator("bench_capacity")
+        sizes = capacity.Sizes.quick() if quick else capacity.Sizes()
+        for name, value in (("people", capacity_people), ("seconds", capacity_seconds),
+                            ("speed", capacity_speed)):
+            if value is not None:
+                setattr(sizes, name, value)
+        say("capacity part ...")
+        result["capacity"] = capacity.run_capacity(sizes, say)
     if as_json:
         click.echo(json.dumps(result))
     else:
@@ -871,6 +893,9 @@ def full_table(result: dict) -> str:
     if "federation" in result:
         from .bench_federation import format_report as federation_report
         parts.append(federation_report(result["federation"]))
+    if "capacity" in result:
+        from .bench_capacity import format_report as capacity_report
+        parts.append(capacity_report(result["capacity"]))
     return "\n\n".join(parts)
 
 

@@ -146,3 +146,7 @@ def serve(host: str, port: int, workers: int, jobs: bool, access_log: bool | Non
 
 
 main.add_command(admin)
+
+
+if __name__ == "__main__":
+    main()
