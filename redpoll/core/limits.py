@@ -594,6 +594,9 @@ FED_HOST_FAILURES_UNAVAILABLE = 30
 FED_REPLIES_LISTED = 40
 FED_CONTEXT_FETCHED = 20
 FED_CONTEXT_EVERY_S = 600
+#: Loaded signing and verifying keys each process keeps (loading one costs
+#: far more than using it).
+FED_KEYS_KEPT = 4096
 #: Remote statuses: the plain text kept of a note's HTML at most (characters).
 FED_NOTE_MAX_CHARS = 20_000
 

@@ -16,6 +16,7 @@ host's note, is dropped.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -121,13 +122,21 @@ async def authenticate(store: Store, here: Here, signer: Signer) -> User:
     kept (fetched again once if it no longer verifies: keys rotate);
     Refused: 403 for a suspended domain, 401 for a signature that does not
     verify or a key that cannot be had."""
-    if await domains.suspended(store, remote.host_of(signer.actor_uri)):
+    # the domain's block and the kept key, asked together (one round trip on the mux)
+    suspended, kept = await asyncio.gather(
+        domains.suspended(store, remote.host_of(signer.actor_uri)),
+        remote.fresh_key(store, signer.actor_uri))
+    if suspended:
         raise Refused("this server does not take requests from that domain", 403)
     try:
-        actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
-                                            loopback=here.loopback)
+        if kept is not None:
+            actor, pem = kept
+        else:
+            actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
+                                                loopback=here.loopback)
+            pem = (await remote.details(store, actor.id)).get("pem", "")
         try:
-            signer.check((await remote.details(store, actor.id)).get("pem", ""))
+            signer.check(pem)
         except signing.SignatureError:
             actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
                                                 loopback=here.loopback, refresh=True)
@@ -136,7 +145,6 @@ async def authenticate(store: Store, here: Here, signer: Signer) -> User:
         raise Refused(str(exc), 401) from None
     except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
         raise Refused(f"the signer's key could not be had: {exc}", 401) from None
-    await delivery.heard_from(store, remote.host_of(signer.actor_uri))
     return actor
 
 
@@ -148,8 +156,6 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
         raise Refused(f"an activity is at most {limits.FED_INBOX_MAX_BYTES} bytes", 413)
     signer = signer_of(here, method, target, headers, body)
     actor_uri = signer.actor_uri
-    if await domains.suspended(store, remote.host_of(actor_uri)):
-        raise Refused("this server does not take activities from that domain", 403)
     try:
         activity = json.loads(body)
     except ValueError:
@@ -159,10 +165,16 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     if _id_of(activity.get("actor")) != actor_uri:
         raise Refused("the activity's actor is not its signer", 401)
     if activity.get("type") == "Delete" and _id_of(activity.get("object")) == actor_uri:
+        if await domains.suspended(store, remote.host_of(actor_uri)):
+            raise Refused("this server does not take activities from that domain", 403)
         return await _actor_deleted(store, queue, signer.check, actor_uri, activity, body)
     actor = await authenticate(store, here, signer)
     activity_id = _id_of(activity) or f"{actor_uri}#{signing.digest(body)}"
-    if not await store.set(keys.seen(activity_id), "1", nx=True, ex=limits.FED_SEEN_TTL_S):
+    # heard from its host (it answers again), and the activity taken once: one round trip
+    _, first = await asyncio.gather(
+        delivery.heard_from(store, remote.host_of(actor_uri)),
+        store.set(keys.seen(activity_id), "1", nx=True, ex=limits.FED_SEEN_TTL_S))
+    if not first:
         return False
     await queue.enqueue(InboxJob(uid=actor.id, activity=body.decode()))
     return True

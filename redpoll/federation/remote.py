@@ -10,6 +10,7 @@ login and the search index; an ensure cut short anywhere is completed by
 the next one for that actor (each step is safe to repeat)."""
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -178,6 +179,31 @@ async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool) -> U
     doc = await client.fetch_json(uri, loopback=loopback,
                                   signer=await instance_signer(store, base))
     return await keep(store, parse_actor(doc, fetched_from=uri))
+
+
+#: actor id -> account id here, as kept (an actor's account never changes once
+#: made): a process-wide memo, bounded by limits.FED_KEYS_KEPT (cleared when full)
+_UIDS: dict[str, int] = {}
+
+
+async def fresh_key(store: Store, uri: str) -> tuple[User, str] | None:
+    """The account of actor ``uri`` and its public key, when both are kept
+    and fetched within limits.FED_ACTOR_REFRESH_S: one round trip (two
+    when the account id is not in this process's memo). None otherwise."""
+    uid = _UIDS.get(uri)
+    if uid is None:
+        uid = await account_id(store, uri)
+        if uid is None:
+            return None
+        if len(_UIDS) >= limits.FED_KEYS_KEPT:
+            _UIDS.clear()
+        _UIDS[uri] = uid
+    actor, record = await asyncio.gather(store.hgetall(keys.actor(uid)),
+                                         store.hgetall(core_keys.user(uid)))
+    fetched = actor.get(b"fetched")
+    if not record or not fetched or now_ms() - int(fetched) >= limits.FED_ACTOR_REFRESH_S * 1000:
+        return None
+    return User.from_hash(record), actor.get(b"pem", b"").decode()
 
 
 async def known_or_fetch(store: Store, base: str, uri: str, *, loopback: bool,

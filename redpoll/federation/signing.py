@@ -12,6 +12,7 @@ as Mastodon); this module only builds the signing string the draft defines
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -54,6 +55,24 @@ class KeyPair:
         return cls(private, public)
 
 
+@functools.lru_cache(maxsize=limits.FED_KEYS_KEPT)
+def _private(pem: str) -> rsa.RSAPrivateKey:
+    """A private key, loaded once per process: loading checks the key, which
+    took ~45 ms, more than the signing. Keys are this server's own (made by
+    :meth:`KeyPair.generate`), so the check is skipped."""
+    key = serialization.load_pem_private_key(pem.encode(), password=None,
+                                             unsafe_skip_rsa_key_validation=True)
+    assert isinstance(key, rsa.RSAPrivateKey)
+    return key
+
+
+@functools.lru_cache(maxsize=limits.FED_KEYS_KEPT)
+def _public(pem: str):
+    """A peer's public key, loaded once per process (keyed by its PEM: a
+    rotated key is another entry)."""
+    return serialization.load_pem_public_key(pem.encode())
+
+
 def digest(body: bytes) -> str:
     return "SHA-256=" + base64.b64encode(hashlib.sha256(body).digest()).decode()
 
@@ -89,8 +108,7 @@ def sign(key: KeyPair, key_id: str, method: str, url: str, body: bytes | None = 
         names.append("digest")
     for name, value in (extra or {}).items():
         headers[name.lower()] = value
-    private = serialization.load_pem_private_key(key.private_pem.encode(), password=None)
-    assert isinstance(private, rsa.RSAPrivateKey)
+    private = _private(key.private_pem)
     raw = private.sign(_signing_string(names, method, target, headers), padding.PKCS1v15(),
                        hashes.SHA256())
     headers["signature"] = (f'keyId="{key_id}",algorithm="rsa-sha256",'
@@ -151,7 +169,7 @@ def verify(signed: Signed, public_pem: str, method: str, target: str,
         if given.get("sha-256") != digest(body).partition("=")[2]:
             raise SignatureError("the Digest does not match the body (or is not SHA-256)")
     try:
-        public = serialization.load_pem_public_key(public_pem.encode())
+        public = _public(public_pem)
     except ValueError:
         raise SignatureError("the signer's public key cannot be read") from None
     if not isinstance(public, rsa.RSAPublicKey):
