@@ -690,7 +690,7 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         "server_cores_busy": round(cpu / elapsed, 2),
         # seconds after the window until its work was done: more than a few
         # means the server (or the machine) did not keep up with the load
-        "overrun_s": round(elapsed - window, 1),
+        "overrun_s": max(0.0, round(elapsed - window, 1)),  # (done within it: 0)
         "serve_cpu_s": round(split[0], 2), "valkey_cpu_s": round(split[1], 2),
         "quiet_cpu_s": round(quiet_cpu, 2), "quiet_seconds": sizes.quiet,
         "quiet_serve_cpu_s": round(quiet_split[0], 2),
