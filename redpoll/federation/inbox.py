@@ -214,12 +214,8 @@ async def process(store: Store, queue: JobQueue, settings: Settings, job: InboxJ
 
 
 async def _follow(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
-    login = here.local_login(_id_of(obj))
-    if login is None:
-        return
-    try:
-        local = await users.lookup(store, login)
-    except RedpollError:
+    local = await _local_of(store, here, obj)
+    if local is None:
         return
     if local.locked and not await store.zscore(keys.remote_followers(local.id), actor.id):
         # a request, answered when the account decides (answer_request)
@@ -234,14 +230,11 @@ async def _accept(store, queue, here: Here, local: User, actor: User, follow: di
     (again, if the Follow came again: its server may have missed it)."""
     details = await remote.details(store, actor.id)
     inbox = details.get("shared_inbox") or details.get("inbox", "")
-    changed = await store.run("fed_follow", [keys.remote_followers(local.id),
-                                             keys.inboxes(local.id), core_keys.user(local.id),
-                                             keys.follower_inbox(local.id)],
-                              [actor.id, inbox, now_ms(), "1"])
+    changed = await _fed_follow(store, local.id, actor.id, inbox, True)
     me = documents.actor_id(here.base, local.login)
     accept = documents.activity("Accept", f"{me}#accepts/follows/{actor.id}", me, follow)
     await delivery.send(store, queue, local.id, details.get("inbox", ""), accept)
-    if changed == 1:
+    if changed:
         await _notify_follow(store, local.id, actor.id, True)
 
 
@@ -273,33 +266,37 @@ async def answer_request(store: Store, queue: JobQueue, settings: Settings, owne
 
 
 async def _unfollow(store, here: Here, actor: User, follow) -> None:
-    login = here.local_login(_id_of(follow.get("object") if isinstance(follow, dict) else None))
-    if login is None:
-        return
-    try:
-        local = await users.lookup(store, login)
-    except RedpollError:
-        return
+    local = await _local_of(store, here, follow.get("object") if isinstance(follow, dict)
+                            else None)
+    if local is not None:
+        await _stop_following(store, local, actor)
+
+
+async def _stop_following(store, local: User, actor: User) -> None:
+    """``actor``'s follow of ``local`` ends, or its pending request (each
+    step idempotent)."""
     if await store.hdel(keys.follow_request(local.id), str(actor.id)):
         await follow_requests.withdraw(store, actor.id, local.id)  # a request taken back
-    changed = await store.run("fed_follow", [keys.remote_followers(local.id),
-                                             keys.inboxes(local.id), core_keys.user(local.id),
-                                             keys.follower_inbox(local.id)],
-                              [actor.id, "", now_ms(), "0"])
-    if changed == 1:
-        await _notify_follow(store, local.id, actor.id, False)
+    await end_remote_follow(store, local.id, actor.id)
 
 
 async def end_remote_follow(store: Store, local: int, remote_uid: int) -> bool:
     """A remote account no longer follows local ``local`` (a block): out of
     its remote followers and their inbox counts (fed_follow.lua; again:
     nothing)."""
-    changed = await store.run("fed_follow", [keys.remote_followers(local), keys.inboxes(local),
-                                             core_keys.user(local), keys.follower_inbox(local)],
-                              [remote_uid, "", now_ms(), "0"])
-    if changed == 1:
+    if await _fed_follow(store, local, remote_uid, "", False):
         await _notify_follow(store, local, remote_uid, False)
-    return changed == 1
+        return True
+    return False
+
+
+async def _fed_follow(store: Store, local: int, remote_uid: int, inbox: str, on: bool) -> bool:
+    """Start (``on``) or end a remote account's follow of local ``local``:
+    its membership, the count behind its inbox and the follower count in
+    one script (fed_follow.lua: atomic; again: no change). Whether it changed."""
+    return await store.run("fed_follow", [keys.remote_followers(local), keys.inboxes(local),
+                                          core_keys.user(local), keys.follower_inbox(local)],
+                           [remote_uid, inbox, now_ms(), "1" if on else "0"]) == 1
 
 
 async def _notify_follow(store, local: int, remote_uid: int, on: bool) -> None:
@@ -333,24 +330,16 @@ async def _accepted(store, queue, settings, here: Here, actor: User, activity, o
     """A remote account accepts a local one's Follow. An unlocked account's
     follow counts from when it was sent; a locked one's was a request here
     until now (follows.follow made it one), and becomes a follow."""
-    login = here.local_login(_id_of(obj.get("actor")) if isinstance(obj, dict) else "")
-    if login is None:
-        return
-    try:
-        local = await users.lookup(store, login)
-    except RedpollError:
+    local = await _local_of(store, here, obj.get("actor") if isinstance(obj, dict) else None)
+    if local is None:
         return
     if await follow_requests.pending(store, local.id, actor.id):
         await follows.authorize_request(store, queue, actor.id, local.id)
 
 
 async def _reject(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
-    login = here.local_login(_id_of(obj.get("actor")) if isinstance(obj, dict) else "")
-    if login is None:
-        return
-    try:
-        local = await users.lookup(store, login)
-    except RedpollError:
+    local = await _local_of(store, here, obj.get("actor") if isinstance(obj, dict) else None)
+    if local is None:
         return
     await follows.unfollow(store, queue, local.id, actor.id)  # (a pending request goes too)
 
@@ -519,8 +508,7 @@ async def _block(store, queue, settings, here: Here, actor: User, activity, obj)
     if local is None:
         return
     await relations.block(store, queue, actor.id, local.id)
-    await _unfollow(store, here, actor, {"object": local.uri or documents.actor_id(
-        here.base, local.login)})
+    await _stop_following(store, local, actor)
 
 
 async def _local_of(store, here: Here, value) -> User | None:
