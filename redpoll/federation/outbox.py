@@ -168,10 +168,10 @@ async def like(store: Store, queue: JobQueue, settings: Settings, uid: int, sid:
         return False
     try:
         status = await statuses.get_status(store, sid)
+        if not status.extra.get("uri"):
+            return False  # a local status: nothing more read
         login = (await users.get_user(store, uid)).login
     except RedpollError:
-        return False
-    if not status.extra.get("uri"):
         return False
     details = await remote.details(store, status.user_id)
     base = settings.public_url.rstrip("/")

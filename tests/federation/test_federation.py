@@ -99,6 +99,18 @@ def test_discovery_documents(pair):
     assert httpx.get(f"{a.url}/.well-known/webfinger",
                      params={"resource": f"acct:{login}@elsewhere.example"}).status_code == 404
     assert httpx.get(f"{a.url}/users/nobody{uuid.uuid4().hex[:6]}").status_code == 404
+    # a note is served only for what anyone may see; its replies list only those too
+    owner = a.person(unique("vis"))
+    seen = owner.status_post("for everyone")
+    for visibility in ("private", "direct"):
+        hidden = owner.status_post(f"not for everyone ({visibility})", visibility=visibility,
+                                   in_reply_to_id=seen["id"])
+        note = httpx.get(hidden["uri"], headers={"Accept": "application/activity+json"})
+        assert note.status_code == 404, visibility
+    shown = owner.status_post("a public reply", in_reply_to_id=seen["id"])
+    replies = httpx.get(f"{seen['uri']}/replies",
+                        headers={"Accept": "application/activity+json"}).json()
+    assert replies["first"]["items"] == [shown["uri"]]
     assert httpx.get(f"{a.url}/nodeinfo/2.1").json()["protocols"] == ["activitypub"]
     meta = httpx.get(f"{a.url}/.well-known/host-meta")
     assert f"{a.url}/.well-known/webfinger?resource={{uri}}" in meta.text
