@@ -1,5 +1,6 @@
-"""``redpoll bench --http``: the home page of 20 (many distinct users) against
-GET /api/v1/instance and against a fixed limit probe, side by side, on
+"""``redpoll bench --http``: the home page of 20 (many distinct users), the
+notifications page of 20 and a thread (a status's context with its replies)
+against GET /api/v1/instance and against a fixed limit probe, side by side, on
 loopback; then the home page again on one serve process per core.
 
     from redpoll.tools.bench_http import run_http_bench, format_report
@@ -41,6 +42,13 @@ from . import loadgen
 
 #: home page of 20 requests/s against the fixed probe's
 TARGET_VS_PROBE = 0.5
+#: accounts nobody follows that reply to and favourite every user's first status
+OUTSIDERS = 6
+#: the paths of the contenders read as a viewer: the home page, the
+#: notifications page, a thread (a status's context)
+HOME_PATH = "/api/v1/timelines/home?limit=20"
+NOTIFICATIONS_PATH = "/api/v1/notifications?limit=20"
+THREAD_PATH = "/api/v1/statuses/{}/context"
 #: the probe's stack: uvicorn + httptools + uvloop, one process, as the issue fixes it
 PROBE_STACK = "uvicorn-httptools"
 
@@ -51,9 +59,13 @@ def _percentile(sorted_ms: list[float], q: float) -> float:
     return sorted_ms[min(len(sorted_ms) - 1, int(q * len(sorted_ms)))]
 
 
-async def _setup(rp: Redpoll, users: int, follows: int, posts: int) -> list[str]:
+async def _setup(rp: Redpoll, users: int, follows: int, posts: int
+                 ) -> tuple[list[str], list[int]]:
     """``users`` users, each following ``follows`` others, ``posts`` statuses
-    each; returns one access token per user."""
+    each; then a few accounts nobody follows (so that homes stay as they
+    were) reply to, mention and favourite each user's first status: each
+    user has notifications (follows, mentions, favourites) and a thread.
+    Returns one access token per user and each user's first status."""
     tag = f"b{random.randrange(16**6):06x}"
     app, _ = await auth.create_app(rp.store, "bench", "urn:ietf:wg:oauth:2.0:oob", "read write")
     made = []
@@ -62,18 +74,32 @@ async def _setup(rp: Redpoll, users: int, follows: int, posts: int) -> list[str]
     ids = [u.id for u in made]
     sem = asyncio.Semaphore(32)
 
-    async def wire(i: int, uid: int) -> str:
+    async def wire(i: int, uid: int) -> tuple[str, int]:
         async with sem:
             for k in range(1, follows + 1):
                 await rp.follow(uid, ids[(i + k) % len(ids)])
+            first = None
             for n in range(posts):
-                await rp.post(uid, f"bench status {n} from {uid}")
+                status = await rp.post(uid, f"bench status {n} from {uid}")
+                first = first or status.id
             token, _ = await auth.issue_token(rp.store, app, uid, ("read",))
-            return token
+            return token, first
 
-    tokens = await asyncio.gather(*(wire(i, uid) for i, uid in enumerate(ids)))
+    wired = await asyncio.gather(*(wire(i, uid) for i, uid in enumerate(ids)))
+    outsiders = [await rp.sign_up(f"{tag}_o{j}") for j in range(OUTSIDERS)]
+
+    async def talk(i: int, uid: int, sid: int) -> None:
+        async with sem:
+            for j, o in enumerate(outsiders):
+                if (i + j) % 2 == 0:
+                    reply = await rp.post(o.id, f"@{tag}_{i} a reply to you", in_reply_to=sid)
+                    await rp.post(outsiders[(j + 1) % len(outsiders)].id,
+                                  "and a reply to the reply", in_reply_to=reply.id)
+                await rp.favourite(o.id, sid)
+
+    await asyncio.gather(*(talk(i, uid, w[1]) for i, (uid, w) in enumerate(zip(ids, wired))))
     await rp.drain(timeout=120)
-    return list(tokens)
+    return [t for t, _ in wired], [sid for _, sid in wired]
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -208,7 +234,7 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
             redis_url = embedded.url
         rp = await Redpoll.open(Settings(redis_url=redis_url, cluster=cluster))
         try:
-            tokens = await _setup(rp, users, follows, posts)
+            tokens, firsts = await _setup(rp, users, follows, posts)
         finally:
             await rp.close()
         env = {"REDIS_URL": redis_url, "REDPOLL_CLUSTER": "1" if cluster else "0",
@@ -217,7 +243,7 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
                "REDPOLL_RATE_TOKEN": "off", "REDPOLL_RATE_IP": "off",
                "REDPOLL_RATE_IP_TOKENS": "off"}
         args = ["--no-access-log", "--log-level", "warning"]
-        home_path = "/api/v1/timelines/home?limit=20"
+        home_path = HOME_PATH
         results: dict[str, Any] = {}
         for procs in dict.fromkeys([1, workers]):
             with ServeProcess(env, args=[*args, "--workers", str(procs)]) as srv:
@@ -228,16 +254,22 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
                     body = await asyncio.to_thread(
                         _get, srv.url, home_path, {"Authorization": f"Bearer {tokens[0]}"})
                     probe = await asyncio.to_thread(Probe, body)
-                homes = [loadgen.get(home_path, hosthdr, {"Authorization": f"Bearer {t}"})
-                         for t in tokens]
+                bearers = [{"Authorization": f"Bearer {t}"} for t in tokens]
+                homes = [loadgen.get(home_path, hosthdr, b) for b in bearers]
                 pids = [srv.process.pid]
                 targets = {"home": (host, int(port), homes, pids),
+                           "notifications": (host, int(port), [
+                               loadgen.get(NOTIFICATIONS_PATH, hosthdr, b) for b in bearers], pids),
+                           "thread": (host, int(port), [
+                               loadgen.get(THREAD_PATH.format(sid), hosthdr, b)
+                               for b, sid in zip(bearers, firsts)], pids),
                            "instance": (host, int(port), [loadgen.get("/api/v1/instance", hosthdr)],
                                         pids),
                            "probe": ("127.0.0.1", probe.port,
                                      [loadgen.get(home_path, f"127.0.0.1:{probe.port}")],
                                      [probe.process.pid])}
-                names = ["home", "instance", "probe"] if procs == 1 else ["home"]
+                names = (["home", "notifications", "thread", "instance", "probe"] if procs == 1
+                         else ["home"])
                 spec_for = targets.__getitem__
                 for name in names:  # warm up: connections, caches, renderings
                     await _load(spec_for, name, requests=concurrency * 20, seconds=5,
@@ -255,11 +287,13 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
             embedded.stop()
         tmp.cleanup()
     home, instance, probe_r = results["home"], results["instance"], results["probe"]
+    notes, thread = results["notifications"], results["thread"]
     vs_probe = home["rps"] / probe_r["rps"] if probe_r["rps"] else 0.0
     all_cores = results[f"home_{workers}_processes"]
     return {"users": users, "concurrency": concurrency, "workers": workers, "rounds": rounds,
             "stack": SERVE_STACK, "probe_stack": PROBE_STACK,
-            "home": home, "instance": instance, "probe": probe_r,
+            "home": home, "notifications": notes, "thread": thread,
+            "instance": instance, "probe": probe_r,
             "home_all_processes": all_cores,
             "home_rps": home["rps"], "instance_rps": instance["rps"], "probe_rps": probe_r["rps"],
             "home_all_processes_rps": all_cores["rps"],
@@ -268,10 +302,18 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
             "home_vs_probe_cpu": round(probe_r["server_cpu_us_per_request"]
                                        / home["server_cpu_us_per_request"], 3)
             if home["server_cpu_us_per_request"] else 0.0,
+            # the probe's CPU per request against the notifications page's and a thread's
+            "notifications_vs_probe_cpu": _cpu_ratio(probe_r, notes),
+            "thread_vs_probe_cpu": _cpu_ratio(probe_r, thread),
             "home_vs_instance": round(home["rps"] / instance["rps"], 3) if instance["rps"] else 0.0,
             "target_home_vs_probe": TARGET_VS_PROBE,
             "meets_target": vs_probe >= TARGET_VS_PROBE
                             and home["errors"] == 0 and all_cores["errors"] == 0}
+
+
+def _cpu_ratio(probe: dict[str, Any], page: dict[str, Any]) -> float:
+    cpu = page["server_cpu_us_per_request"]
+    return round(probe["server_cpu_us_per_request"] / cpu, 3) if cpu else 0.0
 
 
 def format_report(result: dict[str, Any]) -> str:
@@ -281,6 +323,8 @@ def format_report(result: dict[str, Any]) -> str:
              f"{'endpoint':<40}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'requests':>10}"
              f"{'errors':>8}{'gen µs':>8}{'srv µs':>8}"]
     rows = (("home", "GET /api/v1/timelines/home (20)"),
+            ("notifications", "GET /api/v1/notifications (20)"),
+            ("thread", "GET /api/v1/statuses/:id/context"),
             ("instance", "GET /api/v1/instance"),
             ("probe", "limit probe (same bytes, bare ASGI)"),
             ("home_all_processes", f"home (20), {result['workers']} serve processes"))
@@ -294,6 +338,10 @@ def format_report(result: dict[str, Any]) -> str:
                  f"{result['target_home_vs_probe']} target); by server CPU per request "
                  f"{result['home_vs_probe_cpu']}; home / instance = {result['home_vs_instance']}; "
                  f"home page {result['home']['bytes_per_response']:,} bytes")
+    lines.append(f"by server CPU per request against the probe: notifications "
+                 f"{result['notifications_vs_probe_cpu']}, thread {result['thread_vs_probe_cpu']} "
+                 f"({result['notifications']['bytes_per_response']:,} and "
+                 f"{result['thread']['bytes_per_response']:,} bytes)")
     lines.append("gen µs / srv µs: the load generator's / the server's CPU per request "
                  "(the server's Valkey not included)")
     return "\n".join(lines)

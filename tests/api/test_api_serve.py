@@ -83,7 +83,7 @@ async def test_http_bench_runs_bounded():
     from redpoll.tools.bench_http import format_report, run_http_bench
     result = await run_http_bench(users=6, follows=2, posts=2, requests=60, seconds=10,
                                   concurrency=4, workers=2, rounds=2)
-    for name in ("home", "instance", "probe", "home_all_processes"):
+    for name in ("home", "notifications", "thread", "instance", "probe", "home_all_processes"):
         r = result[name]
         assert r["requests"] == 60 and r["errors"] == 0, (name, r)
         assert r["p99_ms"] >= r["p50_ms"] > 0, (name, r)
@@ -95,7 +95,13 @@ async def test_http_bench_runs_bounded():
     assert abs(result["probe"]["bytes_per_response"] / result["home"]["bytes_per_response"] - 1) < 0.1
     assert result["home_vs_probe"] == round(result["home_rps"] / result["probe_rps"], 3)
     assert result["workers"] == 2
-    assert "home / probe" in format_report(result)
+    # each user's notifications page and thread have something in them:
+    # follows, replies that mention them and favourites, and their replies
+    assert result["notifications"]["bytes_per_response"] > 1000
+    assert result["thread"]["bytes_per_response"] > 1000
+    assert result["notifications_vs_probe_cpu"] >= 0 and result["thread_vs_probe_cpu"] >= 0
+    report = format_report(result)
+    assert "home / probe" in report and "/api/v1/notifications (20)" in report
 
 
 def test_serve_defaults_to_one_http_process_per_core(tmp_path):
