@@ -26,6 +26,7 @@ import orjson
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Match, Route, Router, WebSocketRoute, get_route_path
 
 from ..accounts import auth, ratelimit
 from ..core import limits, validate
@@ -436,10 +437,11 @@ def _shape(path: str) -> tuple:
 
 
 def in_order(routes: list, first: tuple[str, ...] = ()) -> list:
-    """Routes in the order Starlette tries them: the paths in ``first`` (the
-    most requested: each route tried costs ~2 µs), then the API's, each
-    group with literal before pattern. Raises if a route would still hide a later one (a bug in the
-    route table, found when the app is built, not by a client)."""
+    """Routes in the order they are tried (:class:`IndexedRouter` tries, in
+    this order, only those that can match a path): the paths in ``first``,
+    then the API's, each group with literal before pattern. Raises if a
+    route would still hide a later one (a bug in the route table, found
+    when the app is built, not by a client)."""
     ordered = sorted(routes, key=lambda r: (first.index(r.path) if r.path in first else len(first),
                                             not r.path.startswith("/api/"),
                                             _shape(r.path), r.path))
@@ -466,3 +468,82 @@ def link_header(ctx: Ctx, items: list, key=lambda item: item.id, *, prev: bool =
     if prev:
         links.append(f'<{url}min_id={int(key(items[0]))}>; rel="prev"')
     return {"Link": ", ".join(links)}
+
+
+def _key(route) -> tuple:
+    """Which paths a route can match, as far as its path's text tells: the
+    literal segments it starts with (up to its first parameter); for a
+    Route or WebSocketRoute without a ``:path`` parameter (whose parameters
+    each match one segment), its number of segments and its last segment
+    when that is literal. Anything else (a Mount, a route without a path)
+    keeps only what it surely has."""
+    path = getattr(route, "path", None)
+    if not isinstance(path, str):
+        return (), None, None
+    segments = path.split("/")[1:]
+    head = []
+    for segment in segments:
+        if "{" in segment:
+            break
+        head.append(segment)
+    if not isinstance(route, (Route, WebSocketRoute)) or ":path}" in path:
+        return tuple(head), None, None
+    last = segments[-1] if "{" not in segments[-1] else None
+    return tuple(head), len(segments), last
+
+
+class IndexedRouter(Router):
+    """Starlette's router, trying only the routes that can match a path.
+
+    Starlette tries every route in order (a regular expression each, ~1-2
+    µs): a request for a route late in a table of ~200 paid for all before
+    it. Here the routes are indexed by :func:`_key`; a request tries, in the
+    table's order, the routes whose key its path fits. Invariant: a route
+    whose pattern can match a path is among those tried (a pattern matches
+    only paths that start with its literal head; one whose parameters each
+    match one segment, only paths of its length ending in its literal last
+    segment), so the first full match, and the first partial one (a 405),
+    are Starlette's (tests/api/test_routes.py checks every route of the
+    app). When none matches, Starlette's own pass decides (redirecting a
+    trailing slash, the 404)."""
+
+    def _index(self) -> dict[tuple, list]:
+        if getattr(self, "_indexed", None) != len(self.routes):  # routes added later
+            index: dict[tuple, list] = {}
+            for i, route in enumerate(self.routes):
+                index.setdefault(_key(route), []).append((i, route))
+            self._by_key, self._indexed = index, len(self.routes)
+        return self._by_key
+
+    def candidates(self, path: str) -> list:
+        """The routes that can match ``path``, in the table's order."""
+        index, found = self._index(), []
+        segments = path.split("/")[1:]
+        count, last = len(segments), segments[-1]
+        for n in range(count + 1):
+            head = tuple(segments[:n])
+            for key in ((head, count, last), (head, count, None), (head, None, None)):
+                bucket = index.get(key)
+                if bucket:
+                    found += bucket
+        found.sort(key=lambda pair: pair[0])
+        return [route for _, route in found]
+
+    async def app(self, scope, receive, send) -> None:
+        if scope["type"] == "lifespan":
+            return await super().app(scope, receive, send)
+        scope.setdefault("router", self)
+        partial = None
+        for route in self.candidates(get_route_path(scope)):
+            match, child_scope = route.matches(scope)
+            if match is Match.FULL:
+                scope["route"] = route
+                scope.update(child_scope)
+                return await route.handle(scope, receive, send)
+            if match is Match.PARTIAL and partial is None:
+                partial, partial_scope = route, child_scope
+        if partial is not None:  # the path matches, the method does not: a 405
+            scope["route"] = partial
+            scope.update(partial_scope)
+            return await partial.handle(scope, receive, send)
+        await super().app(scope, receive, send)  # a redirect or the 404, as Starlette decides
