@@ -96,7 +96,12 @@ def timeline_response(ctx: Ctx, shown: pages.Shown) -> Response:
 
 
 def rendered_entities(ctx: Ctx, shown: pages.Shown) -> list[bytes]:
-    """The JSON entities of ``shown.statuses``, in order, from the
+    """The JSON entities of ``shown.statuses``, in order (:func:`rendered_pairs`)."""
+    return [body for _, body in rendered_pairs(ctx, shown)]
+
+
+def rendered_pairs(ctx: Ctx, shown: pages.Shown) -> list[tuple[Status, bytes]]:
+    """Each of ``shown.statuses`` with its JSON entity, in order, from the
     process's kept renderings (render/rendered.py: a kept one is served only
     while the status and author records this request read equal the ones
     it was made from). Boosts are rendered whole (:func:`boosted_entity`);
@@ -117,9 +122,9 @@ def rendered_entities(ctx: Ctx, shown: pages.Shown) -> list[bytes]:
                 if entity is not None:
                     whole[s.id] = orjson.dumps(entity)
         statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
-    return ctx.request.app.state.rendered.parts(
+    return list(zip(statuses, ctx.request.app.state.rendered.parts(
         statuses, shown.users, ctx.base, ctx.viewer is not None,
-        [shown.states[s.id] for s in statuses], whole=whole)
+        [shown.states[s.id] for s in statuses], whole=whole)))
 
 
 # --- statuses -------------------------------------------------------------------------------

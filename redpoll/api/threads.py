@@ -10,7 +10,7 @@ from ..conversations.tags import Tag
 from .contract import (BOOL, Doc, PAGE, STATUS_REF, STR, TAG_PATH, array, path_param, query_param,
                        ref)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
-from .statuses import origin, status_entities, timeline_response
+from .statuses import origin, rendered_pairs, timeline_response
 
 
 @endpoint("GET", "/api/v1/statuses/{id}/context", auth="optional", scope="read:statuses",
@@ -19,9 +19,10 @@ from .statuses import origin, status_entities, timeline_response
                   "Statuses", ref("Context"), params=[path_param()]))
 async def context(ctx: Ctx) -> Response:
     shown, ancestors = await ctx.rp.thread(ctx.viewer, ctx.path_id())
-    rendered = status_entities(ctx, shown)
-    return JSON({"ancestors": [e for e in rendered if int(e["id"]) in ancestors],
-                 "descendants": [e for e in rendered if int(e["id"]) not in ancestors]})
+    pairs = rendered_pairs(ctx, shown)  # the kept renderings, as a page's
+    return Response(b'{"ancestors":[' + b",".join(b for s, b in pairs if s.id in ancestors)
+                    + b'],"descendants":[' + b",".join(b for s, b in pairs if s.id not in ancestors)
+                    + b"]}", media_type=JSON.media_type)
 
 
 def _tag_name(ctx: Ctx, name: str = "tag") -> str:
