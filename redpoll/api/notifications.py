@@ -14,7 +14,7 @@ from ..render import entities
 from .contract import (ACCOUNTS_REF, BOOL, Doc, GROUP_KEY, ID, INT, NOTIFICATIONS_QUERY,
                        NOTIFICATION_TYPES, array, obj, path_param, query_param, ref)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
-from .statuses import status_entities
+from .statuses import rendered_pairs, status_entities
 
 
 def _types(ctx: Ctx, name: str) -> list:
@@ -42,19 +42,20 @@ def _accounts(ctx: Ctx, ids, shown: pages.Shown) -> dict[int, dict]:
             for uid in dict.fromkeys(ids) if uid in shown.users}
 
 
-def _context(ctx: Ctx, notes: list[Notification], shown: pages.Shown):
-    """The accounts and rendered statuses the notifications name, by id;
-    only the notifications shown to the caller now (redpoll.reading.pages.notes_shown)
-    whose account still exists."""
-    accounts = _accounts(ctx, (n.actor for n in notes), shown)
-    statuses = {int(s["id"]): s for s in status_entities(ctx, shown)}
-    kept = [n for n in notes if n.actor in accounts and (
-        n.type not in WITH_STATUS or n.status in statuses)]
-    return kept, accounts, statuses
-
-
-def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
-    return entities.notification(n, accounts[n.actor], statuses[n.status] if n.status else None)
+def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[bytes]:
+    """The Notification entities (as JSON bytes) of the notifications shown
+    to the caller now (redpoll.reading.pages.notes_shown) whose account
+    still exists and, for a kind about a status, whose status the caller
+    may see: accounts and statuses from the process's kept renderings
+    (render/rendered.py), as a page of statuses is served."""
+    kept = ctx.request.app.state.rendered
+    accounts = {uid: kept.account(shown.users[uid], ctx.base)
+                for uid in dict.fromkeys(n.actor for n in notes) if uid in shown.users}
+    statuses = {s.id: body for s, body in rendered_pairs(ctx, shown)}
+    return [entities.notification_json(n, accounts[n.actor],
+                                       statuses[n.status] if n.status else None)
+            for n in notes if n.actor in accounts
+            and (n.type not in WITH_STATUS or n.status in statuses)]
 
 
 @endpoint("GET", "/api/v1/notifications", auth="required", scope="read:notifications",
@@ -62,9 +63,8 @@ def _entity(n: Notification, accounts: dict, statuses: dict) -> dict:
                   "Your notifications, newest first", "Notifications", array(ref("Notification")), paged=True, params=NOTIFICATIONS_QUERY))
 async def list_notifications(ctx: Ctx) -> Response:
     notes, shown_notes, shown = await ctx.rp.notification_page(ctx.uid, **_query(ctx))
-    kept, accounts, statuses = _context(ctx, shown_notes, shown)
-    return JSON([_entity(n, accounts, statuses) for n in kept],
-                headers=link_header(ctx, notes))
+    return Response(b"[" + b",".join(_rendered(ctx, shown_notes, shown)) + b"]",
+                    media_type=JSON.media_type, headers=link_header(ctx, notes))
 
 
 @endpoint("GET", "/api/v1/notifications/{id}", auth="required", scope="read:notifications",
@@ -75,10 +75,10 @@ async def get_notification(ctx: Ctx) -> Response:
         notes, shown = await ctx.rp.notification(ctx.uid, ctx.path_id())
     except notifications.NotificationNotFound:
         raise ApiError(404, NOT_FOUND) from None
-    kept, accounts, statuses = _context(ctx, notes, shown)
-    if not kept:
+    rendered = _rendered(ctx, notes, shown)
+    if not rendered:
         raise ApiError(404, NOT_FOUND)
-    return JSON(_entity(kept[0], accounts, statuses))
+    return Response(rendered[0], media_type=JSON.media_type)
 
 
 @endpoint("POST", "/api/v1/notifications/{id}/dismiss", auth="required", scope="write:notifications",

@@ -323,6 +323,9 @@ API_IDS_PER_REQUEST = 40
 #: Status entities kept rendered (JSON bytes) per HTTP process; a status
 #: never changes once posted, so one rendering serves every page it is on.
 API_RENDERED_STATUSES = 20_000
+#: Account entities kept rendered (JSON bytes) per HTTP process, used while
+#: the account's record is unchanged (notifications name accounts this way).
+API_RENDERED_ACCOUNTS = 20_000
 #: JSON tails of a status's counts and flags kept per HTTP process, by value
 #: (render/entities.state_json): a few hundred bytes each at most.
 API_STATE_TAILS = 4096

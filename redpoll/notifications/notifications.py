@@ -16,6 +16,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+import orjson
+
 from ..bus import events
 from ..bus.jobs import PushJob, add
 from ..core import keys, limits, validate
@@ -55,7 +57,7 @@ class Notification:
 
     @classmethod
     def from_json(cls, nid: int, raw: bytes | str) -> "Notification":
-        data = json.loads(raw)
+        data = orjson.loads(raw)
         return cls(id=nid, type=data["type"], actor=int(data["actor"]),
                    status=int(data["status"]) if data.get("status") else None,
                    created_at=int(data["at"]), key=data["key"],

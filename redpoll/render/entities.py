@@ -346,6 +346,15 @@ def notification(note: Notification, account: dict, status: dict | None) -> dict
     return out
 
 
+def notification_json(note: Notification, account: bytes, status: bytes | None) -> bytes:
+    """:func:`notification` as JSON bytes, from the JSON of its account's
+    and its status's entities (kept renderings)."""
+    head = orjson.dumps({"id": str(note.id), "type": note.type, "group_key": note.group_key,
+                         "created_at": iso(note.created_at)})[:-1]
+    return head + b',"account":' + account + (
+        b',"status":' + status + b"}" if status is not None else b"}")
+
+
 def direct_conversation(cid: int, unread: bool, accounts: list[dict], last_status: dict | None) -> dict:
     """The Conversation entity of a direct conversation: ``accounts`` the
     other participants' entities, ``last_status`` its last status's entity

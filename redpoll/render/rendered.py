@@ -24,8 +24,25 @@ from . import entities
 
 
 class RenderedStatuses:
-    def __init__(self, limit: int = limits.API_RENDERED_STATUSES):
+    def __init__(self, limit: int = limits.API_RENDERED_STATUSES,
+                 accounts: int = limits.API_RENDERED_ACCOUNTS):
         self._kept: Bounded[tuple[Status, User, bytes]] = Bounded(limit)
+        self._accounts: Bounded[tuple[User, bytes]] = Bounded(accounts)
+
+    def account(self, user: User, base: str) -> bytes:
+        """The account entity of ``user`` as JSON bytes, kept by the same
+        rule as a status's: served only while the record this request read
+        equals the one it was made from (a profile edit, a new follower or
+        post gives the account a new record, so a new rendering)."""
+        key = (user.id, base)
+        kept = self._accounts.get(key)
+        if kept is not None and (kept[0] is user or kept[0] == user):
+            if kept[0] is not user:
+                self._accounts.put(key, (user, kept[1]))  # the next identity check passes
+            return kept[1]
+        body = orjson.dumps(entities.account(user, base))
+        self._accounts.put(key, (user, body))
+        return body
 
     def head(self, status: Status, author: User, base: str) -> bytes:
         """The status entity without its state fields, as JSON bytes cut

@@ -181,3 +181,31 @@ async def test_single_status_endpoints_never_serve_a_stale_kept_rendering(api, r
         ann.status_delete(toot.id)
         assert one(bob).status_code == 404 and one(ann).status_code == 404
         assert many(bob) == []
+
+
+def test_an_account_is_kept_rendered_while_its_record_is_unchanged():
+    kept = RenderedStatuses()
+    first = kept.account(user(), BASE)
+    assert orjson.loads(first) == entities.account(user(), BASE)
+    assert kept.account(user(), BASE) is first  # an equal record: the same bytes
+    # a changed record (a new follower, a profile edit) is rendered anew
+    changed = orjson.loads(kept.account(user(followers=5, display_name="Ann C"), BASE))
+    assert changed["followers_count"] == 5 and changed["display_name"] == "Ann C"
+    assert orjson.loads(kept.account(user(), "http://other.test"))["url"].startswith(
+        "http://other.test/")
+
+
+def test_a_notification_from_kept_renderings_is_the_entity_rendered_directly():
+    from redpoll.notifications.notifications import Notification
+    kept = RenderedStatuses()
+    note = Notification(id=9, type="favourite", actor=7, status=41, created_at=1_700_000_000_500,
+                        key="k", group_key="favourite-41-1")
+    body = entities.notification_json(note, kept.account(user(), BASE),
+                                      kept.json(status(), user(), BASE, viewer=True))
+    direct = entities.notification(note, entities.account(user(), BASE),
+                                   entities.status(status(), entities.account(user(), BASE), BASE,
+                                                   viewer=True))
+    assert orjson.loads(body) == direct
+    follow = Notification(id=10, type="follow", actor=7, status=None, created_at=1, key="f")
+    assert orjson.loads(entities.notification_json(follow, kept.account(user(), BASE), None)) == \
+        entities.notification(follow, entities.account(user(), BASE), None)
