@@ -13,6 +13,8 @@ sees them, as the statuses themselves answer 404.
 """
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..core import limits, validate
@@ -20,7 +22,9 @@ from ..filters import rules
 from ..relations import relations, visibility
 from ..core.models import Status
 from ..notifications.notifications import Notification, _grouped_types, page
+from ..records.state import StatusState
 from ..records.statuses import get_statuses
+from .checks import checked
 from ..storage.store import Store
 
 #: Kinds about a status (left out when it is gone or hidden).
@@ -36,25 +40,60 @@ async def hidden_actors(store: Store, owner: int, actors: Sequence[int]) -> set[
     return relations.hidden_from(uids, replies, muted=True, notifications_only=True)
 
 
+@dataclass
+class Seen:
+    """The notifications of some shown to their owner now (in order), the
+    statuses they name that the owner may see (by id), and, when asked
+    for, the counts and flags of those statuses and the version of the
+    owner's filters (redpoll.reading.checks.checked read them with the
+    visibility check)."""
+    notes: list[Notification]
+    statuses: dict[int, Status]
+    states: dict[int, StatusState] = field(default_factory=dict)
+    version: list = field(default_factory=list)
+
+
+async def seen(store: Store, owner: int, notes: Sequence[Notification], *,
+               states: bool = False) -> Seen:
+    """Which of ``notes`` are shown to ``owner`` now (the rule above).
+    ``states``: read the statuses' counts and flags with the visibility
+    check (a page shows them; a stream event or a count does not)."""
+    if not notes:
+        return Seen([], {})
+    sids = list(dict.fromkeys(n.status for n in notes if n.status))
+    # the accounts hidden from the owner and the statuses named, together
+    hidden, found = await asyncio.gather(
+        hidden_actors(store, owner, [n.actor for n in notes]),
+        get_statuses(store, sids) if sids else _nothing())
+    notes = [n for n in notes if n.actor not in hidden]
+    out = Seen(notes, {})
+    if found:
+        if states:
+            visible, out.states = await checked(store, owner, found, filters=out.version)
+        else:
+            visible = await visibility.visible(store, owner, found)
+        out.statuses = {s.id: s for s in visible}
+    if out.statuses:  # a hide filter of the notifications context leaves them out
+        active = await (rules.active_at(store, owner, out.version[0]) if out.version
+                        else rules.active(store, owner))
+        if active:
+            out.statuses = {sid: s for sid, s in out.statuses.items()
+                            if not ((r := active.apply(s, context="notifications", viewer=owner))
+                                    and r.hidden)}
+    out.notes = [n for n in notes if n.type not in WITH_STATUS or n.status in out.statuses]
+    return out
+
+
+async def _nothing() -> list:
+    return []
+
+
 async def shown(store: Store, owner: int, notes: Sequence[Notification]
                 ) -> tuple[list[Notification], dict[int, Status]]:
     """The notifications of ``notes`` shown to ``owner`` now, in order, and
-    the statuses they name that ``owner`` may see, by id."""
-    if not notes:
-        return [], {}
-    hidden = await hidden_actors(store, owner, [n.actor for n in notes])
-    notes = [n for n in notes if n.actor not in hidden]
-    sids = list(dict.fromkeys(n.status for n in notes if n.status))
-    statuses = {s.id: s for s in await visibility.visible(
-        store, owner, await get_statuses(store, sids))} if sids else {}
-    if statuses:  # a hide filter of the notifications context leaves them out
-        active = await rules.active(store, owner)
-        if active:
-            statuses = {sid: s for sid, s in statuses.items()
-                        if not ((r := active.apply(s, context="notifications", viewer=owner))
-                                and r.hidden)}
-    kept = [n for n in notes if n.type not in WITH_STATUS or n.status in statuses]
-    return kept, statuses
+    the statuses they name that ``owner`` may see, by id (:func:`seen`)."""
+    found = await seen(store, owner, notes)
+    return found.notes, found.statuses
 
 
 async def shown_one(store: Store, owner: int, note: Notification) -> Status | None | bool:

@@ -14,11 +14,10 @@ from typing import Awaitable, Callable, Iterable, Sequence
 
 from ..conversations import conversation, direct_messages
 from ..filters import rules
-from ..records import state
 from ..core import limits, validate
 from . import notification_view
+from .checks import checked
 from ..notifications import notifications
-from ..polls import polls
 from ..records import statuses as statuses_
 from ..relations import visibility
 from ..conversations.direct_messages import Conversation
@@ -28,7 +27,6 @@ from ..notifications.notifications import Notification
 from ..storage.store import Store
 from ..records.users import get_users
 
-Checked = tuple[list[Status], dict[int, StatusState]]
 
 
 @dataclass
@@ -50,33 +48,6 @@ class Shown:
     originals: dict[int, Status] = field(default_factory=dict)
     read: Sequence = ()
     cursors: list | None = None
-
-
-async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
-                  muted: bool = False, filters: list | None = None) -> Checked:
-    """What of ``statuses`` the viewer may see (redpoll.relations.visibility) and the
-    counts and flags of each (redpoll.records.state; a poll's votes:
-    redpoll.polls), in one round trip. ``muted``: accounts the viewer mutes
-    are left out too. ``filters``: a list that gets the version of the
-    viewer's filters (read in the same round trip;
-    redpoll.filters.rules.version_command)."""
-    if not statuses:
-        return [], {}
-    # a page's authors were read with it (current at the rev it read)
-    vis, decide = visibility.check(viewer, statuses, muted=muted,
-                                   authors=getattr(statuses, "authors", None))
-    sids = [s.id for s in statuses]
-    counts, parse = state.state_check(viewer, sids, getattr(statuses, "counts", None))
-    votes, parse_polls = polls.state_reads(viewer, statuses)  # a poll's votes, beside them
-    more = [rules.version_command(viewer)] if filters is not None and viewer is not None else []
-    replies = await store.batch(vis + counts + votes + more)
-    if more:
-        filters.append(replies.pop())
-    states = dict(zip(sids, parse(replies[len(vis):len(vis) + len(counts)])))
-    if votes:
-        for sid, poll in parse_polls(replies[len(vis) + len(counts):]).items():
-            states[sid] = states[sid]._replace(poll=poll)
-    return decide(replies[:len(vis)]), states
 
 
 async def filtered(store: Store, viewer: int | None, statuses: list[Status],
@@ -287,10 +258,14 @@ async def notes_shown(store: Store, owner: int, notes: Sequence[Notification]
     """The notifications shown to ``owner`` now (redpoll.reading.notification_view),
     and the statuses they name as the owner is shown them, read with the
     accounts that acted (``users``: those that still exist)."""
-    notes, visible = await notification_view.shown(store, owner, notes)
-    actors = list(dict.fromkeys(n.actor for n in notes))
-    return notes, await show(store, owner, list(visible.values()), also_users=actors,
-                             context="notifications")
+    found = await notification_view.seen(store, owner, notes, states=True)
+    actors = list(dict.fromkeys(n.actor for n in found.notes))
+    statuses = list(found.statuses.values())
+    # their visibility, counts and flags were read in this request a moment ago
+    out = await complete(store, owner, statuses, found.states, also_users=actors,
+                         context="notifications", version=found.version)
+    out.read = statuses
+    return found.notes, out
 
 
 async def notification_page(store: Store, owner: int, **query) -> tuple[

@@ -24,15 +24,17 @@ async def get_user(store: Store, uid) -> User:
 
 
 async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
-    """Users in the order asked, unknown ids skipped; one round trip. A
-    record decoded before at the 'rev' just read is reused (redpoll.core.memo)."""
+    """Users in the order asked, unknown ids skipped. Each one's 'rev' is
+    read first: a record kept at it is reused (redpoll.core.memo's rule), the
+    others are read whole in a second round trip (:func:`current`), so a
+    page of accounts seen before costs small replies, not whole records."""
     uids = [validate.an_id(u, "user_id") for u in uids]
     if not uids:
         return []
-    epoch, *rows = await store.batch([("GET", keys.EPOCH),
-                                      *(("HGETALL", keys.user(uid)) for uid in uids)])
-    await store.memos_valid(epoch)  # rows are whole: they are decoded either way
-    return decode_rows(store, uids, rows)
+    epoch, *revs = await store.batch([("GET", keys.EPOCH), *rev_reads(uids)])
+    await store.memos_valid(epoch)
+    found = await current(store, uids, dict(zip(uids, revs)))
+    return [found[uid] for uid in uids if uid in found]
 
 
 def rev_reads(uids: Iterable[int]) -> list[tuple]:
