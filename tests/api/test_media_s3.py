@@ -8,9 +8,9 @@ remove the objects; a bucket that refuses the write gives the client a
 clear error and keeps nothing.
 
 s3rver knows only the key pair these tests give it (tests/s3rver/serve.js):
-a request with another key id is refused. It checks the key id of the
-SigV4 requests boto3 sends, not their signature, so a wrong secret with the
-right key id is not something it can refuse (a real S3 would)."""
+a request with another key id is refused by s3rver, one signed with a wrong
+secret by the SigV4 check the wrapper adds (s3rver alone checks only the key
+id of the SigV4 requests boto3 sends)."""
 from __future__ import annotations
 
 import asyncio
@@ -293,6 +293,7 @@ async def test_the_sweep_removes_uploads_never_attached_from_the_bucket(ssrv, sr
 @pytest.mark.parametrize("fault, code", [
     ({"REDPOLL_S3_BUCKET": "no-such-bucket"}, "NoSuchBucket"),
     ({"REDPOLL_S3_ACCESS_KEY": "not-a-known-key"}, "InvalidAccessKeyId"),
+    ({"REDPOLL_S3_SECRET_KEY": "not-the-secret"}, "SignatureDoesNotMatch"),
 ])
 async def test_a_refused_write_gives_a_clear_error_and_keeps_nothing(
         server, settings, tmp_path, s3, fault, code):
