@@ -118,6 +118,8 @@ class LocalStorage:
             return
         try:
             await asyncio.to_thread(path.unlink, True)
+        except NotADirectoryError:  # (a file where a directory of the path would be)
+            return
         except OSError as exc:
             raise MediaStorageError(f"the media storage could not delete a file "
                                     f"({exc.strerror or exc})") from exc
