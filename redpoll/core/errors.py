@@ -94,7 +94,10 @@ class QueueFull(Busy):
 class MediaStorageError(RedpollError):
     """The media storage (a directory, an S3 bucket) failed to store or
     delete a file: the server's trouble, not the caller's (the message
-    says what failed; the log says more)."""
+    says what failed; the log says more). What was begun is undone, not
+    left half-written: an upload is given up at once (a tombstone saying
+    why, its files' deletion queued: redpoll.media.uploads), a profile
+    image leaves the profile as it was (redpoll.media.profile_images)."""
     status = 503
     code = "storage"
 

@@ -411,7 +411,7 @@ MEDIA_CACHE_MAX_AGE_S = 365 * 86_400
 #: attempts x (connect + read) before it is answered 503.
 MEDIA_S3_THREADS = 8
 MEDIA_S3_CONNECT_TIMEOUT_S = 5
-MEDIA_S3_READ_TIMEOUT_S = 30
+MEDIA_S3_READ_TIMEOUT_S = 10
 MEDIA_S3_MAX_ATTEMPTS = 3
 
 # --- web app (redpoll/web) -------------------------------------------------------
