@@ -207,7 +207,8 @@ class S3Storage:
             code, detail = _s3_error(exc)
             if absent_ok and code in ("NoSuchBucket", "NoSuchKey"):
                 return
-            log.error("S3 %s of %s in bucket %s failed: %s", what, name, self.bucket, detail)
+            log.error("S3 %s of %s in bucket %s failed: %s: %s", what, name, self.bucket,
+                      type(exc).__name__, exc)
             verb = "store" if what == "PutObject" else "delete"
             raise MediaStorageError(f"the media storage could not {verb} a file "
                                     f"(S3 {what}: {detail})") from exc
@@ -235,14 +236,18 @@ class S3Storage:
 
 
 def _s3_error(exc: Exception) -> tuple[str, str]:
-    """An S3 call's failure: (error code, what to say)."""
+    """An S3 call's failure: (error code, what to tell the caller). The
+    server's errors are its code and message ("NoSuchBucket: The specified
+    bucket does not exist"); the client's own (cannot connect, timed out, no
+    credentials) only their name, as their text may hold the endpoint's
+    address (the log has it)."""
     response = getattr(exc, "response", None)
     if isinstance(response, dict) and response.get("Error"):
         error = response["Error"]
         code = str(error.get("Code") or response.get("ResponseMetadata", {}).get(
             "HTTPStatusCode"))
         return code, f"{code}: {error.get('Message') or 'no message'}"
-    return type(exc).__name__, f"{type(exc).__name__}: {exc}"
+    return type(exc).__name__, type(exc).__name__
 
 
 #: One S3 backend per configuration in a process (a worker opens the

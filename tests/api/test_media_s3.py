@@ -17,6 +17,7 @@ import asyncio
 import io
 import json
 import shutil
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -31,7 +32,7 @@ from PIL import Image
 from redpoll import Redpoll
 from redpoll.bus.jobs import MediaSweepJob
 from redpoll.core import keys as base_keys, limits
-from redpoll.core.errors import ConfigError
+from redpoll.core.errors import ConfigError, MediaStorageError
 from redpoll.core.settings import Settings
 from redpoll.media import keys as media_keys
 from redpoll.media.storage import NAME, S3Storage, open_storage
@@ -188,6 +189,19 @@ async def test_a_name_that_is_not_a_stored_name_is_refused(settings, s3):
         await storage.delete(bad)  # nothing of ours: nothing done
     assert await asyncio.to_thread(s3.keys) == before
     assert await storage.tidy(0) == 0  # (a PutObject leaves nothing partial)
+
+
+async def test_a_bucket_that_cannot_be_reached_fails_clearly_and_says_no_address(settings, s3):
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}"
+    storage = open_storage(s3_settings(settings, s3, REDPOLL_S3_ENDPOINT=endpoint))
+    name = "ab/cd/" + "1" * 32 + ".jpg"
+    for call in (storage.put(name, b"data"), storage.delete(name)):
+        with pytest.raises(MediaStorageError, match="EndpointConnectionError") as err:
+            await call
+        assert str(port) not in err.value.message  # (the log has the address, not the client)
 
 
 # --- uploads ---------------------------------------------------------------------------------
