@@ -6,8 +6,8 @@
 # cores (the tests wait on servers about half the time; each worker has its
 # own embedded server; REDPOLL_TEST_WORKERS overrides). `./test.sh --full` runs
 # every test on both topologies. Other arguments go to pytest. Installs what
-# the tests need (extras test and tools) into .venv first; assumes no Redis
-# on the machine.
+# the tests need (extras test and tools) into .venv first, and s3rver (npm)
+# for the S3 media tests; assumes no Redis on the machine.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -24,6 +24,19 @@ if [ ! -x /usr/bin/chromium ]; then
         fi
     else
         echo "test.sh: the browser tests need Debian's chromium at /usr/bin/chromium: run 'sudo apt-get install chromium'" >&2
+        exit 1
+    fi
+fi
+# The S3 media tests run a real S3-compatible server, s3rver, from npm
+# (pinned in tests/s3rver/package-lock.json).
+if [ ! -d tests/s3rver/node_modules/s3rver ]; then
+    if ! command -v npm >/dev/null; then
+        echo "test.sh: the S3 media tests need node and npm to install s3rver: run 'sudo apt-get install nodejs npm'" >&2
+        exit 1
+    fi
+    echo "== installing s3rver (npm) =="
+    if ! npm ci --prefix tests/s3rver --no-audit --no-fund --loglevel=error >/dev/null; then
+        echo "test.sh: 'npm ci --prefix tests/s3rver' failed; the S3 media tests need s3rver" >&2
         exit 1
     fi
 fi

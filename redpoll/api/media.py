@@ -17,8 +17,7 @@ from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, parse_params, route
 
 TOO_BIG = (f"File too large: images up to {limits.MEDIA_IMAGE_MAX_BYTES // (1024 * 1024)} MB "
            f"({limits.MEDIA_IMAGE_MAX_BYTES} bytes) are accepted")
-FILE_HEADERS = {"Cache-Control": f"public, max-age={limits.MEDIA_CACHE_MAX_AGE_S}, immutable",
-                "X-Content-Type-Options": "nosniff"}
+FILE_HEADERS = {"Cache-Control": storage.CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
 
 
 async def upload_form(ctx: Ctx, max_bytes: int) -> dict[str, bytes]:

@@ -11,6 +11,7 @@ NotFound              a user, status or list is unknown    404
 Forbidden             the caller may not do this           403
 Conflict              the name is taken / state clash      409
 Busy                  contention or a full queue; retry    503
+MediaStorageError     the media storage failed a write     503
 ====================  ==================================  =====
 
 An operation that raises one of these has written nothing (validation runs
@@ -88,6 +89,17 @@ class Busy(RedpollError):
 
 class QueueFull(Busy):
     pass
+
+
+class MediaStorageError(RedpollError):
+    """The media storage (a directory, an S3 bucket) failed to store or
+    delete a file: the server's trouble, not the caller's (the message
+    says what failed; the log says more). What was begun is undone, not
+    left half-written: an upload is given up at once (a tombstone saying
+    why, its files' deletion queued: redpoll.media.uploads), a profile
+    image leaves the profile as it was (redpoll.media.profile_images)."""
+    status = 503
+    code = "storage"
 
 
 class SignUpAbandoned(Busy):

@@ -407,6 +407,15 @@ MEDIA_PARTIAL_FILE_S = 3600
 #: Stored files are served with this Cache-Control max-age: a file's name
 #: is its content's, so it never changes.
 MEDIA_CACHE_MAX_AGE_S = 365 * 86_400
+#: The S3 backend (REDPOLL_S3_BUCKET): threads (and connections) of one
+#: process's calls to the bucket; seconds to connect and to wait for an
+#: answer; attempts of one call in all (retried on throttling and
+#: connection errors). An upload waits at most about
+#: attempts x (connect + read) before it is answered 503.
+MEDIA_S3_THREADS = 8
+MEDIA_S3_CONNECT_TIMEOUT_S = 5
+MEDIA_S3_READ_TIMEOUT_S = 10
+MEDIA_S3_MAX_ATTEMPTS = 3
 
 # --- web app (redpoll/web) -------------------------------------------------------
 #: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);

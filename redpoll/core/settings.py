@@ -6,6 +6,7 @@ so a typo stops the process at start-up instead of misbehaving later.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
@@ -76,6 +77,60 @@ def _metrics_token(env: Mapping[str, str]) -> str | None:
         raise ConfigError(f"REDPOLL_METRICS_TOKEN must be at least "
                           f"{limits.METRICS_TOKEN_MIN_CHARS} ASCII characters without spaces")
     return raw
+
+
+def _http_url(env: Mapping[str, str], name: str, example: str) -> str | None:
+    """An http(s)://host[:port][/path] URL without query or fragment, or None."""
+    raw = env.get(name) or None
+    if raw is None:
+        return None
+    parts = urlsplit(raw)
+    if (parts.scheme not in ("http", "https") or not parts.netloc or parts.query
+            or parts.fragment or any(c.isspace() for c in raw)):
+        raise ConfigError(f"{name}={raw!r} must be an http:// or https:// URL without query "
+                          f"or fragment, e.g. {example}")
+    return raw.rstrip("/")
+
+
+_S3_BUCKET = re.compile(r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]")
+_S3_REGION = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+_S3_VARS = ("REDPOLL_S3_ENDPOINT", "REDPOLL_S3_REGION", "REDPOLL_S3_ACCESS_KEY",
+            "REDPOLL_S3_SECRET_KEY", "REDPOLL_S3_PUBLIC_URL")
+
+
+def _s3(env: Mapping[str, str]) -> dict:
+    """The REDPOLL_S3_* settings, checked together: none without the bucket
+    (a typo in its name would silently keep files on the local disk), the
+    public URL with it (it is written into every record), both keys or
+    neither (neither: boto3's own chain, e.g. AWS_* variables or an
+    instance role)."""
+    bucket = env.get("REDPOLL_S3_BUCKET") or None
+    if bucket is None:
+        stray = [name for name in _S3_VARS if env.get(name)]
+        if stray:
+            raise ConfigError(f"{stray[0]} is set but REDPOLL_S3_BUCKET is not: set the bucket "
+                              "to keep media in S3, or unset the REDPOLL_S3_* variables")
+        return {}
+    if not _S3_BUCKET.fullmatch(bucket):
+        raise ConfigError(f"REDPOLL_S3_BUCKET={bucket!r} is not a bucket name (3-63 lowercase "
+                          "letters, digits, dots, hyphens)")
+    public_url = _http_url(env, "REDPOLL_S3_PUBLIC_URL", "https://media.example")
+    if public_url is None:
+        raise ConfigError("REDPOLL_S3_PUBLIC_URL must be set with REDPOLL_S3_BUCKET: the base "
+                          "clients fetch media files from (the bucket's public address, e.g. "
+                          f"https://s3.example/{bucket}, or a CDN's)")
+    region = env.get("REDPOLL_S3_REGION") or "us-east-1"
+    if not _S3_REGION.fullmatch(region):
+        raise ConfigError(f"REDPOLL_S3_REGION={region!r} is not a region name (e.g. us-east-1)")
+    access = env.get("REDPOLL_S3_ACCESS_KEY") or None
+    secret = env.get("REDPOLL_S3_SECRET_KEY") or None
+    if (access is None) != (secret is None):
+        raise ConfigError("REDPOLL_S3_ACCESS_KEY and REDPOLL_S3_SECRET_KEY go together: set "
+                          "both, or neither (then boto3 finds credentials itself: AWS_* "
+                          "variables, ~/.aws, an instance role)")
+    return {"s3_bucket": bucket, "s3_public_url": public_url, "s3_region": region,
+            "s3_endpoint": _http_url(env, "REDPOLL_S3_ENDPOINT", "https://s3.example"),
+            "s3_access_key": access, "s3_secret_key": secret}
 
 
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -204,6 +259,19 @@ class Settings:
     #: Where uploaded media files are kept (REDPOLL_MEDIA_DIR); None: the
     #: ``media`` folder of ``data_dir`` (:attr:`media_root`).
     media_dir: str | None = None
+    #: Media files in an S3-compatible bucket instead (REDPOLL_S3_BUCKET;
+    #: redpoll.media.storage.S3Storage); None: in :attr:`media_root`.
+    s3_bucket: str | None = None
+    #: Where clients fetch them: this base, a slash, the file's name
+    #: (REDPOLL_S3_PUBLIC_URL; required with the bucket).
+    s3_public_url: str | None = None
+    #: The S3 API's address (REDPOLL_S3_ENDPOINT; None: AWS's), reached
+    #: with the bucket in the path when set.
+    s3_endpoint: str | None = None
+    s3_region: str = "us-east-1"
+    #: REDPOLL_S3_ACCESS_KEY / _SECRET_KEY; None: boto3's own credential chain.
+    s3_access_key: str | None = None
+    s3_secret_key: str | None = field(default=None, repr=False)
 
     @property
     def media_root(self) -> str:
@@ -276,6 +344,7 @@ class Settings:
                                  1, 1_000_000),
             media_dir=(os.path.abspath(os.path.expanduser(env["REDPOLL_MEDIA_DIR"]))
                        if env.get("REDPOLL_MEDIA_DIR") else None),
+            **_s3(env),
         )
 
     def database(self) -> str:

@@ -320,14 +320,28 @@ class Redpoll:
     async def update_credentials(self, uid, changes: dict, images: dict[str, bytes]) -> User:
         """The profile's fields (``update_profile``) and new profile images
         (``images``: kind avatar/header -> the uploaded bytes). Every image is
-        checked and processed first, then the fields written, then the
-        images stored: a refusal (422) leaves everything as it was."""
+        checked and processed first, then their files stored, then the
+        fields written, then the user record pointed at the new files. A
+        refusal (422) or a storage failure (503) before the fields are
+        written leaves everything as it was (the stored files are deleted
+        by a job); after them, each image is pointed at on its own
+        (profile_image.lua: atomic), so a clash (Conflict) leaves the
+        fields new and that image old."""
+        uid = validate.an_id(uid, "user_id")
         prepared = [await profile_images.prepare(kind, data) for kind, data in images.items()]
-        user = await self.update_profile(uid, **changes)
-        for image in prepared:
-            await profile_images.store_image(self.store, self.queue, self.media_storage,
-                                             user.id, image)
-        return await self.get_user(user.id) if prepared else user
+        written: list[profile_images.Written] = []
+        try:
+            for image in prepared:
+                written.append(await profile_images.write_files(
+                    self.store, self.queue, self.media_storage, uid, image))
+            user = await self.update_profile(uid, **changes)
+        except BaseException:
+            for image in written:  # (a failed write_files has abandoned its own)
+                await profile_images.abandon(self.queue, uid, image)
+            raise
+        for image in written:
+            await profile_images.point(self.store, self.queue, self.media_storage, uid, image)
+        return await self.get_user(uid) if written else user
 
     # --- timelines -------------------------------------------------------------
     async def home_timeline(self, uid, **cursors: Any) -> Page:

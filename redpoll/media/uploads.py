@@ -15,8 +15,10 @@ each step is:
 7. the files' names are noted on the record (media_step.lua: atomic, only
    while processing) before any file is written, so whoever gives the
    upload up knows which files to delete;
-8. each file is written to a temporary name and renamed (atomic per file,
-   idempotent: a name is its content's);
+8. each file is written whole or not at all (MediaStorage.put: atomic per
+   file, idempotent: a name is its content's). If the storage fails, the
+   upload is given up at once (:func:`_give_up`, what settling would do) and
+   the caller gets MediaStorageError (503);
 9. the record is marked ready with its URLs, meta and blurhash
    (media_step.lua: atomic, only while processing);
 10. the journal is released.
@@ -37,7 +39,7 @@ import math
 from dataclasses import dataclass
 
 from ..core import keys as base_keys, limits, validate
-from ..core.errors import Busy, NotFound, UserNotFound, ValidationError
+from ..core.errors import Busy, MediaStorageError, NotFound, UserNotFound, ValidationError
 from ..bus.jobs import Held, JobQueue, MediaFilesJob, MediaJob, NotYet, entry_ms
 from ..core.models import Status, now_ms
 from ..storage.store import Store
@@ -145,8 +147,11 @@ async def start(store: Store, queue: JobQueue, storage: MediaStorage, owner: int
 
 def _done(task: asyncio.Task) -> None:
     _running.discard(task)
-    if not task.cancelled() and task.exception() is not None:
-        # its journal stays held: a worker settles the upload (settle)
+    if task.cancelled() or task.exception() is None:
+        return
+    if isinstance(task.exception(), MediaStorageError):  # given up (_give_up; logged there)
+        log.warning("an upload was given up: %s", task.exception())
+    else:  # its journal stays held: a worker settles the upload (settle)
         log.error("processing an upload failed", exc_info=task.exception())
 
 
@@ -164,8 +169,12 @@ async def _finish(store: Store, queue: JobQueue, storage: MediaStorage, owner: i
             return await _read(store, owner, mid)
         names = await files.names(store, mid, done.files)
         if await store.run("media_step", [key], ["files", " ".join(names)]):
-            for name, out in zip(names, done.files):
-                await storage.put(name, out.data)
+            try:
+                for name, out in zip(names, done.files):
+                    await storage.put(name, out.data)
+            except MediaStorageError as exc:
+                await _give_up(store, queue, storage, owner, mid, held, exc.message)
+                raise
             ready = await store.run("media_step", [key], [
                 "state", READY, "url", storage.url(names[0]), "purl", storage.url(names[1]),
                 "meta", json.dumps(done.meta, separators=(",", ":")),
@@ -179,6 +188,22 @@ async def _finish(store: Store, queue: JobQueue, storage: MediaStorage, owner: i
         _in_hand -= 1
 
 
+async def _give_up(store: Store, queue: JobQueue, storage: MediaStorage, owner: int, mid: int,
+                   held: Held, why: str) -> None:
+    """A file of upload ``mid`` could not be stored: the upload is given up
+    now, as a worker settling its journal would (:func:`settle`): its record
+    becomes a tombstone keeping ``why`` (media_drop.lua 'void': atomic; GET
+    /api/v1/media/:id then says why), its pending entry goes (idempotent),
+    and its journal is released with a job deleting the files it may have
+    written (job_next.lua: atomic with the release; the job is retried if the
+    storage fails again). Cut short, the held journal is settled later."""
+    gone = await store.run("media_drop", [keys.record(owner, mid)],
+                           ["void", "", limits.MEDIA_TOMBSTONE_S, why])
+    names = _names(gone)
+    await store.zrem(keys.PENDING, keys.pending_member(owner, mid))
+    await queue.release(held, MediaFilesJob(owner=owner, names=names) if names else None)
+
+
 async def _read(store: Store, owner: int, mid: int) -> Upload:
     raw = await store.hgetall(keys.record(owner, mid))
     if not raw:
@@ -188,7 +213,8 @@ async def _read(store: Store, owner: int, mid: int) -> Upload:
 
 async def wait(task: asyncio.Task) -> Upload:
     """The upload once processed (POST /api/v1/media): ValidationError if
-    processing found the file damaged."""
+    processing found the file damaged, MediaStorageError if the storage
+    failed (the upload was given up)."""
     upload = await asyncio.shield(task)
     if upload.state == FAILED:
         raise ValidationError("file", upload.error.removeprefix("file: "))
@@ -201,12 +227,16 @@ async def get(store: Store, owner: int, mid: int, changes: dict[str, str] | None
     """``owner``'s upload ``mid`` while it is not attached to a status (as
     Mastodon: the media API sees only one's own unattached uploads; what a
     status shows is read through the status), with ``changes``
-    (desc, focus) applied. NotFound otherwise."""
+    (desc, focus) applied. NotFound otherwise. An upload given up because
+    the storage failed (:func:`_give_up`) reads as failed, saying why."""
     pairs = [x for pair in (changes or {}).items() for x in pair]
     raw = await store.run("media_update", [keys.record(owner, mid)], pairs)
     if not raw:
         raise NotFound(f"upload {mid} does not exist")
-    return Upload.from_hash(raw)
+    upload = Upload.from_hash(raw)
+    if upload.state == GONE:  # (only its reason is read: media_update.lua)
+        return Upload(mid, owner, FAILED, {"state": FAILED, "err": upload.error})
+    return upload
 
 
 # --- attaching to a status (redpoll.posting) --------------------------------------

@@ -11,7 +11,7 @@ from PIL import Image
 
 from redpoll import Redpoll
 from redpoll.core import keys
-from redpoll.core.errors import ValidationError
+from redpoll.core.errors import MediaStorageError, ValidationError
 from redpoll.bus.jobs import MediaJob, NotYet, ProfileImageJob
 from redpoll.media import files, keys as media_keys, processing, profile_images, uploads
 from redpoll.moderation import moderation
@@ -156,3 +156,34 @@ async def test_a_deleted_account_takes_its_uploads_avatar_and_header_along(mrp):
     assert stored(mrp) == set()
     for mid in (shown.id, loose.id):
         assert (await mrp.store.hgetall(media_keys.record(uid, mid)))[b"state"] == b"gone"
+
+
+async def test_a_storage_that_fails_a_write_gives_the_upload_up_at_once(settings, tmp_path):
+    """The local directory cannot be written (a file stands where it should
+    be): the upload is refused with MediaStorageError (503) and given up at
+    once, as S3's refusals are (tests/api/test_media_s3.py): a tombstone
+    saying why, no pending entry, no held journal; an avatar changes
+    nothing, the profile's fields included."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_bytes(b"")
+    rp = await Redpoll.open(settings.with_(media_dir=str(blocker)))
+    try:
+        alice = await rp.sign_up("alice")
+        with pytest.raises(MediaStorageError, match="could not store a file"):
+            await rp.upload_media(alice.id, jpeg())
+        mid = int(await rp.store.get(media_keys.MEDIA_SEQ))
+        record = await rp.store.hgetall(media_keys.record(alice.id, mid))
+        assert record[b"state"] == b"gone" and b"could not store" in record[b"err"]
+        upload = await rp.media_attachment(alice.id, mid)  # reads as failed, saying why
+        assert upload.state == uploads.FAILED and "could not store" in upload.error
+        assert await rp.store.zcard(media_keys.PENDING) == 0
+        assert sum([await rp.store.xlen(k) for k in keys.all_held_job_streams()]) == 0
+        with pytest.raises(MediaStorageError):
+            await rp.update_credentials(alice.id, {"display_name": "Changed"},
+                                        {"avatar": jpeg((300, 300))})
+        after = await rp.get_user(alice.id)
+        assert after.display_name != "Changed" and after.avatar == ""
+        await rp.drain()  # the deletions queued find nothing to delete
+    finally:
+        await rp.close()
+    assert blocker.read_bytes() == b""

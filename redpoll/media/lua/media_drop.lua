@@ -11,6 +11,8 @@
 --          gets a tombstone too, which refuses a late media_create);
 --          'any' every one (an account's purge)
 -- ARGV[3]: seconds a tombstone is kept
+-- ARGV[4]: (optional, 'void') why the upload was given up, kept on the
+--          tombstone for its owner to read (media_update.lua)
 -- returns: the 'files' value (space-separated names) of every record dropped
 --          now or found dropped before
 local mode, arg, out = ARGV[1], ARGV[2], {}
@@ -32,6 +34,7 @@ for _, key in ipairs(KEYS) do
   if drop then
     redis.call('DEL', key)
     redis.call('HSET', key, 'state', 'gone', 'files', files or '')
+    if ARGV[4] and ARGV[4] ~= '' then redis.call('HSET', key, 'err', ARGV[4]) end
     redis.call('EXPIRE', key, ARGV[3])
     if files and files ~= '' then out[#out + 1] = files end
   end
