@@ -439,11 +439,13 @@ def _time_ms(value) -> int | None:
 
 @dataclass(frozen=True)
 class Question:
-    """A remote poll as a Question shows it: the poll to keep, and the
-    counts its server has (per option, and its voters)."""
+    """A remote poll as a Question shows it: the poll to keep, the counts
+    its server has (per option, and its voters), and its ``endTime`` (ms;
+    None: it names none)."""
     spec: polls.PollSpec
     counts: list[int]
     voters: int
+    end_time: int | None = None
 
 
 def _question(obj: dict) -> Question | None:
@@ -470,15 +472,16 @@ def _question(obj: dict) -> Question | None:
         titles.append(name)
         counts.append(total if isinstance(total, int) and not isinstance(total, bool)
                       and total >= 0 else 0)
-    closed = obj.get("closed")
-    ends = [t for t in (_time_ms(obj.get("endTime")),
-                        now_ms() if closed is True else _time_ms(closed)) if t is not None]
+    closed, end_time = obj.get("closed"), _time_ms(obj.get("endTime"))
+    ends = [t for t in (end_time, now_ms() if closed is True else _time_ms(closed))
+            if t is not None]
     ends_at = min(ends) if ends else (_time_ms(obj.get("published")) or now_ms()) \
         + limits.POLL_EXPIRES_MAX_S * 1000
     voters = obj.get("votersCount")
     if not isinstance(voters, int) or isinstance(voters, bool) or voters < 0:
         voters = max(counts) if multiple else sum(counts)
-    return Question(polls.PollSpec(tuple(titles), 0, multiple, False, ends_at), counts, voters)
+    return Question(polls.PollSpec(tuple(titles), 0, multiple, False, ends_at), counts, voters,
+                    end_time)
 
 
 async def _tally(store, sid: int, question: Question | None) -> None:
@@ -622,7 +625,9 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
 
 def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question | None) -> bool:
     """Whether an Update of a Question changes more than its counts: its
-    text, content warning, sensitivity, or its poll's options, kind or end."""
+    text, content warning, sensitivity, or its poll's options, kind or
+    ``endTime`` (an edit sets it anew; a poll that ended here stays ended,
+    and ``closed`` alone changes nothing)."""
     before, asked = polls.Poll.of(status), question.spec if question is not None else None
     had = status.extra.get("spoiler_text", "")[:limits.SPOILER_TEXT_MAX_CHARS].strip()
     if status.text != text or had != spoiler.strip():
@@ -631,8 +636,9 @@ def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question
         return True
     if before is None or asked is None:
         return (before is None) != (asked is None)
+    end = question.end_time if question is not None else None
     return (before.options != asked.options or before.multiple != asked.multiple
-            or abs(before.expires_at - (asked.ends_at or 0)) > 1000)
+            or (end is not None and not before.expired() and abs(before.expires_at - end) > 1000))
 
 
 async def _block(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
