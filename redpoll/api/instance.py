@@ -56,10 +56,10 @@ def _media_config() -> dict:
             "video_size_limit": 0, "video_frame_rate_limit": 0, "video_matrix_limit": 0}
 
 
-def _polls_config() -> dict:
+def _polls_config(min_s: int) -> dict:
     return {"max_options": limits.POLL_OPTIONS_MAX,
             "max_characters_per_option": limits.POLL_OPTION_MAX_CHARS,
-            "min_expiration": limits.POLL_EXPIRES_MIN_S,
+            "min_expiration": min_s,
             "max_expiration": limits.POLL_EXPIRES_MAX_S}
 
 
@@ -88,7 +88,8 @@ async def instance_v1(ctx: Ctx) -> Response:
         "approval_required": False, "invites_enabled": False,
         "configuration": {"accounts": {"max_featured_tags": 0},
                           "statuses": _statuses_config(),
-                          "media_attachments": _media_config(), "polls": _polls_config()},
+                          "media_attachments": _media_config(),
+                          "polls": _polls_config(ctx.settings.poll_expires_min_s)},
         "contact_account": None, "rules": stats["rules"],
     })
 
@@ -109,7 +110,7 @@ async def instance_v2(ctx: Ctx) -> Response:
             "accounts": {"max_featured_tags": 0, "max_pinned_statuses": limits.PINS_MAX},
             "statuses": _statuses_config(),
             "media_attachments": _media_config(),
-            "polls": _polls_config(),
+            "polls": _polls_config(ctx.settings.poll_expires_min_s),
             "translation": {"enabled": False},
         },
         "registrations": {"enabled": True, "approval_required": False, "message": None},

@@ -181,7 +181,7 @@ def poll_param(ctx: Ctx) -> polls.PollSpec | None:
     if raw is None:
         return None
     return polls.spec(raw.get("options"), raw.get("expires_in"), raw.get("multiple"),
-                      raw.get("hide_totals"))
+                      raw.get("hide_totals"), min_s=ctx.settings.poll_expires_min_s)
 
 
 def _media_ids(ctx: Ctx) -> list[int]:

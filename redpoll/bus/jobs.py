@@ -129,6 +129,28 @@ class PollEndJob(StatusJob):
 
 
 @dataclass(frozen=True)
+class PollUpdateJob(StatusJob):
+    """Tell other servers a local poll's counts (redpoll.federation: an
+    Update of its Question), queued with ``JobQueue.enqueue_at`` for the
+    end of the window ``at`` (ms) a vote fell in: the votes of one window
+    make one Update (the same job queued again is one entry)."""
+    kind: ClassVar[str] = "poll_update"
+    at: int = 0
+
+
+@dataclass(frozen=True)
+class PollVoteJob(StatusJob):
+    """The journal of local account ``uid``'s vote in the poll of status
+    ``sid`` while federation is on: held before the vote, released after
+    what follows it for other servers (redpoll.federation.outbox.after_vote:
+    the vote sent to the poll's server, or the poll's next Update queued),
+    which a worker does if the call was cut short (idempotent: it sends
+    what the votes hash holds, under the same activity ids)."""
+    kind: ClassVar[str] = "poll_vote"
+    uid: int = 0
+
+
+@dataclass(frozen=True)
 class CleanupJob(StatusJob):
     """Take a deleted status out of the next batch of targets."""
     kind: ClassVar[str] = "cleanup"
@@ -379,7 +401,8 @@ KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
                                 MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
-                                ScheduledStatusJob, PollEndJob, PushJob, ContextJob)}
+                                ScheduledStatusJob, PollEndJob, PushJob, ContextJob,
+                                PollUpdateJob, PollVoteJob)}
 
 
 class MalformedJob(ValueError):

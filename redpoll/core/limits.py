@@ -611,6 +611,14 @@ FED_CONTEXT_EVERY_S = 600
 FED_KEYS_KEPT = 4096
 #: Remote statuses: the plain text kept of a note's HTML at most (characters).
 FED_NOTE_MAX_CHARS = 20_000
+#: A remote poll (a Question): its options and the characters of each at
+#: most; a Question with more or longer is kept as a status without its poll
+#: (a vote names its option by the whole title, so none is cut short).
+FED_POLL_OPTIONS_MAX = 10
+FED_POLL_OPTION_MAX_CHARS = 200
+#: A local poll's counts go to other servers (an Update of its Question) at
+#: most once per this many seconds while votes come in, and once when it ends.
+FED_POLL_UPDATE_EVERY_S = 30
 
 # --- trends and suggestions (redpoll.trends, redpoll.suggestions) ---------------
 #: Per kind (hashtags, links, statuses) and UTC day, the candidates kept (the

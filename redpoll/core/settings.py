@@ -229,6 +229,9 @@ class Settings:
     #: tests and development on one machine only; off, peers and push
     #: services are reached over https at public addresses (redpoll.net.safety).
     federation_loopback: bool = False
+    #: The shortest a poll may run (s; REDPOLL_POLL_EXPIRES_MIN_S): Mastodon's
+    #: five minutes unless lowered, for tests and trials on one machine.
+    poll_expires_min_s: int = limits.POLL_EXPIRES_MIN_S
     #: Other servers must sign their fetches of this one's actors, notes and
     #: collections (REDPOLL_AUTHORIZED_FETCH=1, Mastodon's "secure mode");
     #: WebFinger and the server's own actor stay open.
@@ -324,6 +327,8 @@ class Settings:
             public_url=_public_url(env),
             federation_loopback=_bool(env, "REDPOLL_FEDERATION_LOOPBACK", False),
             authorized_fetch=_bool(env, "REDPOLL_AUTHORIZED_FETCH", False),
+            poll_expires_min_s=_int(env, "REDPOLL_POLL_EXPIRES_MIN_S", limits.POLL_EXPIRES_MIN_S,
+                                    1, limits.POLL_EXPIRES_MIN_S),
             stream_replays_per_identifier=_rate(
                 env, "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
                 (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)),

@@ -475,9 +475,23 @@ class Redpoll:
         return shown
 
     async def vote(self, uid, pid, choices) -> pages.Shown:
-        """``uid`` votes in poll ``pid`` (one they may see); as :meth:`poll` after."""
+        """``uid`` votes in poll ``pid`` (one they may see); as :meth:`poll` after.
+        With federation on, the vote is journaled (jobs.PollVoteJob, held
+        before it): what follows it for other servers (fed_outbox.after_vote,
+        idempotent) is done here, or by a worker if this call is cut short."""
         status = await self.seen_status(uid, pid)
-        await polls.vote(self.store, uid, status.id, choices)
+        if not self.settings.public_url:
+            await polls.vote(self.store, uid, status.id, choices)
+            return await self.poll(uid, status.id)
+        held = await self.queue.hold(jobs.PollVoteJob(sid=status.id, author=status.user_id,
+                                                      uid=validate.an_id(uid, "user_id")))
+        try:
+            await polls.vote(self.store, uid, status.id, choices)
+        except RedpollError:  # refused, nothing written: nothing follows
+            await self.queue.release(held)
+            raise
+        await fed_outbox.after_vote(self.store, self.queue, self.settings, uid, status.id)
+        await self.queue.release(held)
         return await self.poll(uid, status.id)
 
     async def poll_states(self, statuses) -> dict[int, state.PollState]:

@@ -32,9 +32,8 @@ from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, ContextJob, DeleteJob, DeliverJob, EditJob,
                         FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
                         MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, NotYet, PollEndJob,
-                        PostJob, ProfileImageJob, PurgeAccountJob, PushJob, RefillJob,
-                        ScheduledStatusJob,
-                        SignUpJob, TagFollowJob, decode)
+                        PollUpdateJob, PollVoteJob, PostJob, ProfileImageJob, PurgeAccountJob,
+                        PushJob, RefillJob, ScheduledStatusJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
 from ..storage.store import Store
 from ..storage import topology
@@ -210,6 +209,21 @@ async def _scheduled_status(store: Store, settings: Settings, job: ScheduledStat
 
 async def _poll_end(store: Store, settings: Settings, job: PollEndJob, entry_id: bytes) -> Done:
     await polls.end(store, job)
+    # other servers get its last counts (a local poll: an Update of its Question, closed)
+    await fed_outbox.poll_update(store, JobQueue(store), settings, job.sid,
+                                 f"end/{job.gen}/{job.at}")
+    return Done()
+
+
+async def _poll_update(store: Store, settings: Settings, job: PollUpdateJob,
+                       entry_id: bytes) -> Done:
+    await fed_outbox.poll_update(store, JobQueue(store), settings, job.sid, str(job.at))
+    return Done()
+
+
+async def _poll_vote(store: Store, settings: Settings, job: PollVoteJob, entry_id: bytes) -> Done:
+    # a vote's journal taken over: what follows it, if it was counted (idempotent)
+    await fed_outbox.after_vote(store, JobQueue(store), settings, job.uid, job.sid)
     return Done()
 
 
@@ -220,6 +234,7 @@ async def _push(store: Store, settings: Settings, job: PushJob, entry_id: bytes)
 
 
 HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _scheduled_status, PollEndJob: _poll_end,
+                                      PollUpdateJob: _poll_update, PollVoteJob: _poll_vote,
                                       MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
                                       InboxJob: _inbox, DeliverJob: _deliver, ContextJob: _context,

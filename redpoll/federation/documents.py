@@ -1,10 +1,13 @@
 """The ActivityStreams documents this server publishes, as Mastodon shapes
 them: a local account as a Person, a status as a Note, the activities that
 carry them, and the WebFinger and host-meta answers. Pure functions of
-records and the server's base URL; nothing here reads or writes."""
+records and the server's base URL; nothing here reads or writes. A status
+with a poll is a Question (its options as ``oneOf`` or ``anyOf`` Notes with
+their counts), and a vote is a Note naming one option, as Mastodon's."""
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -16,7 +19,8 @@ CONTEXT: list[Any] = [AS, "https://w3id.org/security/v1",
                       {"manuallyApprovesFollowers": "as:manuallyApprovesFollowers",
                        "sensitive": "as:sensitive", "Hashtag": "as:Hashtag",
                        "toot": "http://joinmastodon.org/ns#",
-                       "discoverable": "toot:discoverable"}]
+                       "discoverable": "toot:discoverable",
+                       "votersCount": "toot:votersCount"}]
 
 
 def actor_id(base: str, login: str) -> str:
@@ -87,10 +91,25 @@ def addressing(status: Status, base: str,
     return [followers], mentioned
 
 
+@dataclass(frozen=True)
+class PollView:
+    """A local poll as other servers are shown it: its options' titles and
+    counts, its voters, whether several may be chosen, when it ends (ms)
+    and whether it has."""
+    options: tuple[str, ...]
+    counts: tuple[int, ...]
+    voters: int
+    multiple: bool
+    ends_at: int
+    closed: bool
+
+
 def note(status: Status, base: str, content_html: str, in_reply_to: str | None = None,
-         mentions: list[tuple[str, str]] = (), attachments: list[dict] = ()) -> dict:
+         mentions: list[tuple[str, str]] = (), attachments: list[dict] = (),
+         poll: PollView | None = None) -> dict:
     """``mentions``: (actor id, ``@name@host``) of each account it mentions;
-    ``attachments``: its MediaAttachment entities (as Documents)."""
+    ``attachments``: its MediaAttachment entities (as Documents); ``poll``:
+    its poll (the note is then a Question)."""
     to, cc = addressing(status, base, [uri for uri, _ in mentions])
     doc = {
         "id": note_id(base, status.login, status.id), "type": "Note",
@@ -105,7 +124,26 @@ def note(status: Status, base: str, content_html: str, in_reply_to: str | None =
     }
     if status.extra.get("edited_at"):
         doc["updated"] = iso(int(status.extra["edited_at"]))
+    if poll is not None:
+        doc["type"] = "Question"
+        doc["anyOf" if poll.multiple else "oneOf"] = [
+            {"type": "Note", "name": title,
+             "replies": {"type": "Collection", "totalItems": count}}
+            for title, count in zip(poll.options, poll.counts)]
+        doc["endTime"] = iso(poll.ends_at)
+        doc["votersCount"] = poll.voters
+        if poll.closed:
+            doc["closed"] = iso(poll.ends_at)
     return doc
+
+
+def vote(voter: str, vote_id: str, question: str, author: str, title: str) -> dict:
+    """A vote for the option ``title`` of the Question ``question`` by
+    ``author``: a Create of a Note that names the option and nothing else,
+    addressed to the poll's author only (Mastodon's)."""
+    obj = {"id": vote_id, "type": "Note", "name": title, "attributedTo": voter,
+           "to": [author], "inReplyTo": question}
+    return activity("Create", f"{vote_id}/activity", voter, obj, to=[author])
 
 
 _TYPES = {"jpg": "image/jpeg", "jpeg": "image/jpeg", "png": "image/png", "webp": "image/webp",

@@ -13,6 +13,14 @@ and deletes by their own idempotent calls.
 A remote actor acts only on its own host's objects and on this server's:
 a Create whose note is attributed to someone else, or a Delete of another
 host's note, is dropped.
+
+Polls: a Question is kept as a status with its poll, with the counts its
+server sends (again with each Update of it, which is an edit only when more
+than the counts changed). A Note that names an option of a local poll and
+replies to it is a vote (Mastodon's), counted once per account (once per
+option of a multiple-choice poll: polls.vote_one, one script) and never
+kept as a status; the poll's next Update is queued after it, again by a
+run of the same job (idempotent: the same entry).
 """
 from __future__ import annotations
 
@@ -21,6 +29,7 @@ import json
 import logging
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from ..bus.jobs import InboxJob, JobQueue
@@ -32,11 +41,12 @@ from ..interactions import favourites
 from ..media import entity as media_entity
 from ..net.safety import Refused as Unreachable
 from ..notifications import notifications
+from ..polls import polls
 from ..posting import boosts, deleting, editing, idempotency, posting
-from ..records import users
-from ..relations import follow_requests, follows, relations
+from ..records import statuses, users
+from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
-from . import client, delivery, documents, domains, keys, remote, signing
+from . import client, delivery, documents, domains, keys, outbox, remote, signing
 from .text import html_to_text
 
 log = logging.getLogger("redpoll.federation")
@@ -382,7 +392,107 @@ async def _status_of(store, here: Here, uri: str) -> int | None:
 
 
 async def _create(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    if isinstance(obj, dict) and obj.get("type") == "Note" and isinstance(obj.get("name"), str):
+        sid = here.local_status(_id_of(obj.get("inReplyTo")))
+        if sid is not None and await _vote(store, queue, actor, obj, sid):
+            return
     await keep_note(store, queue, settings, here, actor, obj)
+
+
+async def _vote(store, queue, actor: User, obj: dict, sid: int) -> bool:
+    """A Note replying to local status ``sid`` and naming one of its
+    poll's options: ``actor``'s vote for it, counted once (polls.vote_one)
+    if ``actor`` may see the status and the poll is open; then the poll's
+    next Update is queued (again for a repeat: the same one entry). False
+    if it is not a vote (no poll there, or a note with text that names no
+    option: a reply); a vote that names no option is dropped."""
+    status = await statuses.get_status_or_none(store, sid)
+    poll = polls.Poll.of(status) if status is not None else None
+    if poll is None:
+        return False
+    title = obj["name"]
+    if title not in poll.options and html_to_text(str(obj.get("content") or "")).strip():
+        return False
+    if _id_of(obj.get("attributedTo")) != actor.uri or (
+            _id_of(obj) and remote.host_of(_id_of(obj)) != remote.host_of(actor.uri)):
+        raise Refused("a vote must be its actor's own, on its actor's host", 403)
+    try:
+        await visibility.require(store, actor.id, status)
+        details = await remote.details(store, actor.id)
+        await polls.vote_one(store, actor.id, sid, title,
+                             details.get("shared_inbox") or details.get("inbox", ""))
+    except RedpollError as exc:  # not its to see, no such option, ended, voted already
+        log.info("vote of %s in poll %s not counted: %s", actor.uri, sid, exc)
+    await outbox.schedule_poll_update(queue, status)
+    return True
+
+
+def _time_ms(value) -> int | None:
+    """An ActivityStreams time (ISO 8601) in ms, or None."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A remote poll as a Question shows it: the poll to keep, the counts
+    its server has (per option, and its voters), and its ``endTime`` (ms;
+    None: it names none)."""
+    spec: polls.PollSpec
+    counts: list[int]
+    voters: int
+    end_time: int | None = None
+
+
+def _question(obj: dict) -> Question | None:
+    """The poll of a Question (``oneOf``: one choice, ``anyOf``: several),
+    or None: not a Question, or one past the bounds (more than
+    limits.FED_POLL_OPTIONS_MAX options or a title longer than
+    limits.FED_POLL_OPTION_MAX_CHARS: a vote names the whole title, so none
+    is cut short). It ends at its ``closed`` or ``endTime``, whichever
+    comes first; with neither, after the longest time a poll may run."""
+    if obj.get("type") != "Question":
+        return None
+    multiple = bool(_listed(obj.get("anyOf")))
+    items = _listed(obj.get("anyOf") if multiple else obj.get("oneOf"))
+    if not items or len(items) > limits.FED_POLL_OPTIONS_MAX:
+        return None
+    titles, counts = [], []
+    for item in items:
+        name = item.get("name") if isinstance(item, dict) else None
+        if not isinstance(name, str) or not name.strip() \
+                or len(name) > limits.FED_POLL_OPTION_MAX_CHARS:
+            return None
+        replies = item.get("replies")
+        total = replies.get("totalItems") if isinstance(replies, dict) else None
+        titles.append(name)
+        counts.append(total if isinstance(total, int) and not isinstance(total, bool)
+                      and total >= 0 else 0)
+    closed, end_time = obj.get("closed"), _time_ms(obj.get("endTime"))
+    ends = [t for t in (end_time, now_ms() if closed is True else _time_ms(closed))
+            if t is not None]
+    ends_at = min(ends) if ends else (_time_ms(obj.get("published")) or now_ms()) \
+        + limits.POLL_EXPIRES_MAX_S * 1000
+    voters = obj.get("votersCount")
+    if not isinstance(voters, int) or isinstance(voters, bool) or voters < 0:
+        voters = max(counts) if multiple else sum(counts)
+    return Question(polls.PollSpec(tuple(titles), 0, multiple, False, ends_at), counts, voters,
+                    end_time)
+
+
+async def _tally(store, sid: int, question: Question | None) -> None:
+    """The counts a Question's server sends, kept for the poll as the
+    status holds it now (poll_tally.lua: for that generation only)."""
+    if question is None:
+        return
+    status = await statuses.get_status_or_none(store, sid)
+    poll = polls.Poll.of(status) if status is not None else None
+    if poll is not None:
+        await polls.tally(store, sid, poll.gen, question.counts, question.voters)
 
 
 async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User,
@@ -428,9 +538,13 @@ async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Her
         reply_to = int(known) if known else None
     media = "" if block is not None and block.reject_media else media_entity.remote_items(
         _listed(obj.get("attachment")), limits.MEDIA_PER_STATUS)
+    question = _question(obj)
     status = await idempotency.post_once(
         store, queue, settings, actor.id, uri, text[:limits.FED_NOTE_MAX_CHARS], extra, reply_to,
+        poll=question.spec if question is not None else None,
         remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions, media))
+    # its counts, then the note index: a run cut short before is run again whole
+    await _tally(store, status.id, question)
     await store.set(keys.note(uri), status.id)
 
 
@@ -490,14 +604,41 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
     if known is None or remote.host_of(uri) != remote.host_of(actor.uri):
         return  # an edit of a note not kept here, or not its actor's
     text, _ = await _mentions(store, here, obj)
+    text = text[:limits.FED_NOTE_MAX_CHARS]
     summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
-    try:  # editing checks the author: only the note's own may edit it
-        await editing.edit(store, queue, actor.id, int(known), text[:limits.FED_NOTE_MAX_CHARS],
-                           spoiler_text=html_to_text(summary)[:limits.SPOILER_TEXT_MAX_CHARS],
-                           sensitive=obj.get("sensitive") is True,
-                           max_chars=limits.FED_NOTE_MAX_CHARS)
-    except RedpollError as exc:
-        log.info("edit of %s not taken: %s", uri, exc)
+    spoiler = html_to_text(summary)[:limits.SPOILER_TEXT_MAX_CHARS]
+    question = _question(obj)
+    status = await statuses.get_status_or_none(store, int(known))
+    if status is None or status.user_id != actor.id:
+        return
+    if obj.get("type") != "Question" or _edited(status, text, spoiler,
+                                                obj.get("sensitive") is True, question):
+        try:  # editing checks the author: only the note's own may edit it
+            await editing.edit(store, queue, actor.id, int(known), text, spoiler_text=spoiler,
+                               sensitive=obj.get("sensitive") is True,
+                               max_chars=limits.FED_NOTE_MAX_CHARS,
+                               poll=question.spec if question is not None else None)
+        except RedpollError as exc:
+            log.info("edit of %s not taken: %s", uri, exc)
+    await _tally(store, int(known), question)  # (a Question's counts: not an edit)
+
+
+def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question | None) -> bool:
+    """Whether an Update of a Question changes more than its counts: its
+    text, content warning, sensitivity, or its poll's options, kind or
+    ``endTime`` (an edit sets it anew; a poll that ended here stays ended,
+    and ``closed`` alone changes nothing)."""
+    before, asked = polls.Poll.of(status), question.spec if question is not None else None
+    had = status.extra.get("spoiler_text", "")[:limits.SPOILER_TEXT_MAX_CHARS].strip()
+    if status.text != text or had != spoiler.strip():
+        return True
+    if not spoiler and sensitive != (status.extra.get("sensitive") == "true"):
+        return True
+    if before is None or asked is None:
+        return (before is None) != (asked is None)
+    end = question.end_time if question is not None else None
+    return (before.options != asked.options or before.multiple != asked.multiple
+            or (end is not None and not before.expired() and abs(before.expires_at - end) > 1000))
 
 
 async def _block(store, queue, settings, here: Here, actor: User, activity, obj) -> None:

@@ -11,7 +11,15 @@ At least once: an entry whose handling was cut short is claimed again after
 job_claim_ms, and receivers drop an activity id they already took.
 
 Follows of remote accounts and their undoing are sent by the calls that
-make them (:func:`follow`)."""
+make them (:func:`follow`).
+
+Polls: a local status with a poll goes out as a Question with its counts.
+Votes change them without an event: a vote queues the poll's next Update
+for the end of its window (:func:`schedule_poll_update`, a job for later:
+the votes of one window make one Update), and the poll's end sends a last
+one (:func:`poll_update`), to where its posts go and to the servers of its
+remote voters. A local account's vote in a remote poll is sent to the
+poll's author (:func:`after_vote`, journaled by the vote: jobs.PollVoteJob)."""
 from __future__ import annotations
 
 import logging
@@ -21,13 +29,14 @@ from redis.exceptions import ResponseError
 
 from ..bus import events
 from ..conversations.conversation import Conversation
-from ..bus.jobs import JobQueue
-from ..core import keys as core_keys
+from ..bus.jobs import JobQueue, PollUpdateJob
+from ..core import keys as core_keys, limits
 from ..core.errors import RedpollError, UserNotFound
 from ..core.markup import html_text
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..media import entity as media_entity
+from ..polls import polls
 from ..records import statuses, users
 from ..storage.store import Store
 from . import delivery, documents, keys, remote
@@ -82,7 +91,33 @@ async def note_of(store: Store, base: str, status: Status) -> dict:
     mentions = [(uri, name) for uri, name, _ in await mentioned(store, base, status)]
     return documents.note(status, base, html_text(status.text) if status.text else "",
                           in_reply_to, mentions,
-                          media_entity.attachments(status.extra.get("media"), base))
+                          media_entity.attachments(status.extra.get("media"), base),
+                          await poll_view(store, status))
+
+
+async def poll_view(store: Store, status: Status) -> documents.PollView | None:
+    """The poll of a local status with its counts now (none for a status
+    without one; a poll that hides its totals shows none until it ends)."""
+    poll = polls.Poll.of(status)
+    if poll is None:
+        return None
+    commands, parse = polls.state_reads(None, [status])
+    votes = parse(await store.batch(commands))[status.id]
+    closed = poll.expired()
+    counts = (votes.counts + (0,) * len(poll.options))[:len(poll.options)]
+    if poll.hide_totals and not closed:
+        counts = (0,) * len(poll.options)
+    return documents.PollView(poll.options, counts, votes.voters, poll.multiple,
+                              poll.expires_at, closed)
+
+
+async def _targets(store: Store, status: Status,
+                   named: list[tuple[str, str, str]]) -> list[str]:
+    """The inboxes a local status goes to: its author's remote followers'
+    (not for a direct status), and those of the remote accounts it names."""
+    direct = status.extra.get("visibility", "public") == "direct"
+    targets = [] if direct else await inboxes(store, status.user_id)
+    return targets + [inbox for _, _, inbox in named if inbox and inbox not in targets]
 
 
 async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> int:
@@ -98,11 +133,7 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
     if status.extra.get("uri"):
         return 0  # a remote status: its own server sends it
     named = await mentioned(store, base, status)
-    # the servers of the author's remote followers (not for a direct
-    # status), and of the remote accounts it mentions
-    direct = status.extra.get("visibility", "public") == "direct"
-    targets = [] if direct else await inboxes(store, status.user_id)
-    targets += [inbox for _, _, inbox in named if inbox and inbox not in targets]
+    targets = await _targets(store, status, named)
     if not targets and not (reblog and reblog.get("uri")):
         return 0  # no other server to tell
     me = documents.actor_id(base, status.login)
@@ -181,3 +212,81 @@ async def like(store: Store, queue: JobQueue, settings: Settings, uid: int, sid:
         activity = documents.activity("Undo", f"{me}#likes/{sid}/undo/{now_ms()}", me, activity)
     await delivery.send(store, queue, uid, details.get("inbox", ""), activity)
     return True
+
+
+async def schedule_poll_update(queue: JobQueue, status: Status, now: int | None = None) -> bool:
+    """Queue the job for later that sends the counts of the local poll of
+    ``status`` at the end of the window ``now`` falls in (queued again in
+    the same window: the same one entry); none when the poll ends first
+    (its end sends the last counts). Whether one was queued."""
+    poll = polls.Poll.of(status)
+    if poll is None or status.extra.get("uri"):
+        return False
+    every = limits.FED_POLL_UPDATE_EVERY_S * 1000
+    at = ((now_ms() if now is None else now) // every + 1) * every
+    if at >= poll.expires_at:
+        return False
+    await queue.enqueue_at(PollUpdateJob(sid=status.id, author=status.user_id, at=at), at)
+    return True
+
+
+async def poll_update(store: Store, queue: JobQueue, settings: Settings, sid: int,
+                      tag: str) -> int:
+    """Send an Update of the Question of local status ``sid`` (its counts
+    now; closed once it ended) to where the status went and to the servers
+    of its remote voters; ``tag`` makes the activity's id (the same for a
+    run of the same job again: receivers drop it). How many inboxes."""
+    if not settings.public_url:
+        return 0
+    base = settings.public_url.rstrip("/")
+    status = await statuses.get_status_or_none(store, sid)
+    poll = polls.Poll.of(status) if status is not None else None
+    if poll is None or status.extra.get("uri"):
+        return 0  # gone, no poll any more, or another server's
+    named = await mentioned(store, base, status)
+    targets = await _targets(store, status, named)
+    targets += [i for i in await polls.voter_inboxes(store, sid, poll) if i not in targets]
+    if not targets:
+        return 0
+    me = documents.actor_id(base, status.login)
+    to, cc = documents.addressing(status, base, [uri for uri, _, _ in named])
+    activity = documents.activity(
+        "Update", f"{documents.note_id(base, status.login, sid)}#updates/poll/{tag}", me,
+        await note_of(store, base, status), to=to, cc=cc)
+    for inbox in targets:
+        await delivery.send(store, queue, status.user_id, inbox, activity)
+    return len(targets)
+
+
+async def after_vote(store: Store, queue: JobQueue, settings: Settings, uid: int,
+                     sid: int) -> int:
+    """What follows local account ``uid``'s vote in the poll of status
+    ``sid`` (idempotent: the journal's replay does it again). A remote
+    poll: each option the votes hash holds for ``uid`` is sent to the
+    poll's author, as a Note naming it (ids fixed by the poll, its options'
+    generation and the option: a second send is dropped there). A local
+    one: its next Update is queued. How many votes were sent."""
+    if not settings.public_url:
+        return 0
+    status = await statuses.get_status_or_none(store, sid)
+    poll = polls.Poll.of(status) if status is not None else None
+    if poll is None:
+        return 0
+    if not status.extra.get("uri"):
+        await schedule_poll_update(queue, status)
+        return 0
+    chosen = await polls.choices(store, uid, sid, poll)
+    details = await remote.details(store, status.user_id)
+    if not chosen or not details.get("uri"):
+        return 0
+    try:
+        login = (await users.get_user(store, uid)).login
+    except UserNotFound:
+        return 0
+    me = documents.actor_id(settings.public_url.rstrip("/"), login)
+    inbox = details.get("inbox") or details.get("shared_inbox", "")
+    for index in chosen:
+        vote = documents.vote(me, f"{me}#votes/{sid}/{poll.gen}/{index}", status.extra["uri"],
+                              details["uri"], poll.options[index])
+        await delivery.send(store, queue, uid, inbox, vote)
+    return len(chosen)

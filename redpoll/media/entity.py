@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 import zlib
 
-#: every attachment is an image; a GIF too (Mastodon turns GIFs into video,
-#: "gifv"; redpoll keeps them as images)
+#: every upload here is an image; a GIF too (Mastodon turns GIFs into video,
+#: "gifv"; redpoll keeps them as images). Another server's attachments may
+#: be videos and audio too (their item's ``t``), shown from its URLs.
 IMAGE = "image"
+VIDEO = "video"
+AUDIO = "audio"
 
 
 def full_url(url: str | None, base: str) -> str | None:
@@ -30,7 +33,8 @@ def attachment(item: dict, base: str) -> dict:
     meta = item.get("meta")
     if meta is not None:
         meta = {**meta, "focus": focus_of(item.get("focus"))}
-    return {"id": str(item["id"]), "type": IMAGE, "url": full_url(item.get("url"), base),
+    return {"id": str(item["id"]), "type": item.get("t") or IMAGE,
+            "url": full_url(item.get("url"), base),
             "preview_url": full_url(item.get("purl"), base),
             "remote_url": item.get("url") if item.get("remote") else None,
             "preview_remote_url": None, "text_url": None, "meta": meta,
@@ -65,21 +69,43 @@ def snapshot_items(raw: str | None) -> list[dict]:
     return json.loads(raw) if raw else []
 
 
+#: an attachment's ActivityStreams type -> its kind when it names no media type
+_KINDS = {"Image": IMAGE, "Document": IMAGE, "Video": VIDEO, "Audio": AUDIO}
+
+
+def remote_kind(a: dict) -> str | None:
+    """What an attachment of another server is shown as: image, video or
+    audio, by its ``mediaType`` (``image/*``, ``video/*``, ``audio/*``),
+    else by its type; None for anything else (not shown)."""
+    media_type = a.get("mediaType")
+    if isinstance(media_type, str) and media_type:
+        kind = media_type.split("/", 1)[0].lower()
+        return kind if kind in (IMAGE, VIDEO, AUDIO) else None
+    return _KINDS.get(a.get("type")) if isinstance(a.get("type"), str) else None
+
+
+def _url_of(value) -> str | None:
+    if isinstance(value, list):
+        value = value[0] if value else None
+    if isinstance(value, dict):
+        value = value.get("href") or value.get("url")
+    if not isinstance(value, str) or not value.startswith(("https://", "http://")) \
+            or len(value) > 2048:
+        return None
+    return value
+
+
 def remote_items(attachments: list[dict], limit: int) -> str:
-    """The ``media`` extra of a status from another server: its image
-    attachments (ActivityStreams Document/Image objects) shown from their
-    server's URLs, at most ``limit``; "" for none. Nothing is fetched."""
+    """The ``media`` extra of a status from another server: its image,
+    video and audio attachments (ActivityStreams Document, Image, Video,
+    Audio objects) shown from their server's URLs (a video's or a sound's
+    preview: its ``icon``, if it has one), at most ``limit``; "" for none.
+    Nothing is fetched."""
     items = []
     for a in attachments:
-        if not isinstance(a, dict) or not str(a.get("mediaType", "image/")).startswith("image/"):
-            continue
-        url = a.get("url")
-        if isinstance(url, list):
-            url = url[0] if url else None
-        if isinstance(url, dict):
-            url = url.get("href")
-        if not isinstance(url, str) or not url.startswith(("https://", "http://")) \
-                or len(url) > 2048:
+        kind = remote_kind(a) if isinstance(a, dict) else None
+        url = _url_of(a.get("url")) if kind is not None else None
+        if url is None:
             continue
         meta = None
         if isinstance(a.get("width"), int) and isinstance(a.get("height"), int) and a["height"]:
@@ -87,10 +113,14 @@ def remote_items(attachments: list[dict], limit: int) -> str:
                     "size": f"{a['width']}x{a['height']}",
                     "aspect": round(a["width"] / a["height"], 4)}
             meta = {"original": size, "small": size}
-        items.append({"id": zlib.crc32(url.encode()) or 1, "url": url, "purl": url,
-                      "meta": meta, "desc": str(a.get("name") or "")[:1500],
-                      "bh": a.get("blurhash") if isinstance(a.get("blurhash"), str) else None,
-                      "remote": 1})
+        item = {"id": zlib.crc32(url.encode()) or 1, "url": url,
+                "purl": url if kind == IMAGE else _url_of(a.get("icon")),
+                "meta": meta, "desc": str(a.get("name") or "")[:1500],
+                "bh": a.get("blurhash") if isinstance(a.get("blurhash"), str) else None,
+                "remote": 1}
+        if kind != IMAGE:
+            item["t"] = kind
+        items.append(item)
         if len(items) >= limit:
             break
     return json.dumps(items, separators=(",", ":")) if items else ""

@@ -21,3 +21,9 @@ def votes(sid: int, gen: int) -> str:
     """Hash: account id -> its choices (option indexes, comma-separated),
     one entry per account that voted in generation ``gen``."""
     return f"pvote:{{{sid}}}:{gen}"
+
+
+def voter_inboxes(sid: int, gen: int) -> str:
+    """Set: the inboxes of the accounts of other servers that voted in
+    generation ``gen`` (told of the poll's counts: redpoll.federation)."""
+    return f"pinbox:{{{sid}}}:{gen}"

@@ -14,7 +14,11 @@ change all the time: they are kept beside the record in its slot
 Voting is one script (poll_vote.lua, atomic over the record and the
 votes): the record must still be the one the vote was checked against, the
 poll open, the account not yet a voter; then its choices and the counts
-are written together. The end is a job for later (``jobs.PollEndJob``,
+are written together. An account of another server votes one choice at a
+time (poll_vote_one.lua: once per poll, or once per option of a
+multiple-choice one). A poll of another server is counted there: its
+counts here are the ones its server sends (poll_tally.lua), with the votes
+of accounts here added as they vote. The end is a job for later (``jobs.PollEndJob``,
 ``JobQueue.enqueue_at``), queued by the post's journal (idempotent: the
 same job queued again is one entry); its handler (:func:`end`) is
 idempotent: each notification is keyed by the poll and made once.
@@ -53,6 +57,12 @@ class PollSpec:
     expires_in: int
     multiple: bool = False
     hide_totals: bool = False
+    #: when it ends (ms), for a poll of another server (its ``endTime``);
+    #: None: ``expires_in`` from now
+    ends_at: int | None = None
+
+    def end(self, now: int) -> int:
+        return self.ends_at if self.ends_at is not None else now + self.expires_in * 1000
 
 
 @dataclass(frozen=True)
@@ -104,10 +114,11 @@ def _flag(value: Any, name: str) -> bool:
     raise ValidationError(f"poll[{name}]", "must be a boolean")
 
 
-def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any = False
-         ) -> PollSpec:
+def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any = False,
+         min_s: int = limits.POLL_EXPIRES_MIN_S) -> PollSpec:
     """A poll as asked for, checked as Mastodon's PollValidator does
-    (ValidationError naming the field)."""
+    (ValidationError naming the field); ``min_s``: the shortest it may run
+    (a setting may lower it: Settings.poll_expires_min_s)."""
     if not isinstance(options, (list, tuple)) or not all(isinstance(o, str) for o in options):
         raise ValidationError("poll[options]", "must be a list of strings")
     options = tuple(o.strip() for o in options)
@@ -126,9 +137,8 @@ def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any 
         seconds = int(str(expires_in).strip())
     except ValueError:
         raise ValidationError("poll[expires_in]", "must be a number of seconds") from None
-    if seconds < limits.POLL_EXPIRES_MIN_S:
-        raise ValidationError("poll[expires_in]", "is too soon (at least "
-                                                  f"{limits.POLL_EXPIRES_MIN_S} seconds)")
+    if seconds < min_s:
+        raise ValidationError("poll[expires_in]", f"is too soon (at least {min_s} seconds)")
     if seconds > limits.POLL_EXPIRES_MAX_S:
         raise ValidationError("poll[expires_in]", "is too far into the future (at most "
                                                   f"{limits.POLL_EXPIRES_MAX_S} seconds)")
@@ -137,8 +147,7 @@ def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any 
 
 
 def create(asked: PollSpec, now: int) -> Poll:
-    return Poll(asked.options, now + asked.expires_in * 1000, asked.multiple,
-                asked.hide_totals, now)
+    return Poll(asked.options, asked.end(now), asked.multiple, asked.hide_totals, now)
 
 
 def edited(before: Poll | None, asked: PollSpec | None, now: int) -> Poll | None:
@@ -149,7 +158,7 @@ def edited(before: Poll | None, asked: PollSpec | None, now: int) -> Poll | None
         return None
     same = before is not None and before.options == asked.options and \
         before.multiple == asked.multiple
-    return Poll(asked.options, now + asked.expires_in * 1000, asked.multiple,
+    return Poll(asked.options, asked.end(now), asked.multiple,
                 asked.hide_totals, before.gen if same else now)
 
 
@@ -172,7 +181,12 @@ async def forget(store: Store, queue: JobQueue, status: Status) -> None:
     if poll is None:
         return
     await queue.cancel_at(end_job(status, poll))
-    await store.delete(poll_keys.counts(status.id, poll.gen), poll_keys.votes(status.id, poll.gen))
+    await store.delete(*_vote_keys(status.id, poll.gen))
+
+
+def _vote_keys(sid: int, gen: int) -> tuple[str, str, str]:
+    return (poll_keys.counts(sid, gen), poll_keys.votes(sid, gen),
+            poll_keys.voter_inboxes(sid, gen))
 
 
 async def after_edit(store: Store, queue: JobQueue, before: Status, after: Status) -> None:
@@ -184,8 +198,7 @@ async def after_edit(store: Store, queue: JobQueue, before: Status, after: Statu
     if old is not None:
         await queue.cancel_at(end_job(before, old))
         if new is None or new.gen != old.gen:
-            await store.delete(poll_keys.counts(before.id, old.gen),
-                               poll_keys.votes(before.id, old.gen))
+            await store.delete(*_vote_keys(before.id, old.gen))
     await schedule(queue, after)
 
 
@@ -274,6 +287,60 @@ async def vote(store: Store, uid, sid, choices: Any) -> None:
     raise Conflict(f"poll {sid} kept changing while the vote was counted; try again")
 
 
+async def vote_one(store: Store, uid: int, sid: int, title: str, inbox: str) -> None:
+    """An account of another server (``uid``, the caller checked it may see
+    the status) chooses the option titled ``title`` in the local poll of
+    status ``sid``; ``inbox``: where its server hears of the poll's counts.
+    Refused with nothing written: no such poll or option (PollNotFound),
+    the author's own poll, an ended poll, a second vote in a single-choice
+    poll or the same option again (Conflict)."""
+    for _ in range(3):
+        raw = await store.hgetall(keys.status(sid))
+        status = Status.from_hash(raw)
+        poll = Poll.of(status) if status is not None else None
+        if poll is None or title not in poll.options:
+            raise PollNotFound(f"poll {sid} has no option {title[:60]!r}")
+        if status.user_id == uid:
+            raise Conflict("You cannot vote in your own polls")
+        try:
+            await store.run("poll_vote_one", [keys.status(sid), *_vote_keys(sid, poll.gen)],
+                            [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
+                             poll.options.index(title), "1" if poll.multiple else "0", inbox])
+            return
+        except AlreadyVoted:
+            raise Conflict("already voted on this poll (or for this option)") from None
+        except PollEnded:
+            raise Conflict("The poll has already ended") from None
+        except StatusNotFound:
+            raise PollNotFound(f"poll {sid} does not exist") from None
+        except Conflict:  # the record changed since it was read (an edit): read it again
+            continue
+    raise Conflict(f"poll {sid} kept changing while the vote was counted; try again")
+
+
+async def tally(store: Store, sid: int, gen: int, counts: list[int], voters: int) -> bool:
+    """The counts of a poll of another server as its server sends them,
+    for generation ``gen`` of its options (poll_tally.lua: written only
+    while the record holds that generation); whether written."""
+    pairs: list[Any] = []
+    for i, count in enumerate(counts):
+        pairs += [i, max(int(count), 0)]
+    return await store.run("poll_tally", [keys.status(sid), poll_keys.counts(sid, gen)],
+                           [gen, *pairs, "n", max(int(voters), 0)]) == 1
+
+
+async def choices(store: Store, uid: int, sid: int, poll: Poll) -> tuple[int, ...]:
+    """The options ``uid`` chose in the poll of status ``sid`` (none: ())."""
+    raw = await store.hget(poll_keys.votes(sid, poll.gen), uid)
+    return tuple(int(c) for c in raw.decode().split(",") if c) if raw else ()
+
+
+async def voter_inboxes(store: Store, sid: int, poll: Poll) -> list[str]:
+    """The inboxes of the other servers' accounts that voted in it."""
+    return sorted(m.decode() for m in await store.smembers(poll_keys.voter_inboxes(sid,
+                                                                                   poll.gen)))
+
+
 async def end(store: Store, job: PollEndJob) -> int:
     """A poll's end (a worker's run of its job, at least once): a ``poll``
     notification to each voter and to the author, each made once however
@@ -290,7 +357,8 @@ async def end(store: Store, job: PollEndJob) -> int:
     op = int(await store.hget(counts, "op"))
     voters = sorted(int(uid) for uid in await store.hkeys(poll_keys.votes(job.sid, poll.gen)))
     voters = voters[:limits.POLL_NOTIFIED_MAX]
-    for owner in [*voters, status.user_id]:
+    # (the author of a poll of another server is told there)
+    for owner in [*voters, *([] if status.extra.get("uri") else [status.user_id])]:
         await notifications.apply(store, owner, KIND, status.user_id, job.sid, op, True,
                                   status=job.sid, own=True)
     return len(voters)

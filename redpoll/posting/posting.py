@@ -60,8 +60,10 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     if poll is not None and media:
         raise ValidationError("poll", "a status with a poll cannot have attachments")
     max_chars = remote.max_chars if remote is not None else limits.STATUS_MAX_CHARS
+    # (another server's status may be its attachments or its poll alone)
     text = validate.text(text, "text", max_chars,
-                         allow_empty=bool(media) or bool(remote is not None and remote.media))
+                         allow_empty=bool(media) or bool(remote is not None
+                                                         and (remote.media or poll is not None)))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.

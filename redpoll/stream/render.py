@@ -44,10 +44,13 @@ def entities(text: str) -> dict:
 
 
 def v1_media(raw: str | None, text: str, base: str) -> list[dict]:
-    """A status's attachments as Twitter's media entities (``photo``), each
-    pointing at the end of the text (there is no t.co link in it)."""
+    """A status's images as Twitter's media entities (``photo``), each
+    pointing at the end of the text (there is no t.co link in it); another
+    server's videos and sounds are not among them."""
     out = []
     for item in media_entity.attachments(raw, base):
+        if item["type"] != media_entity.IMAGE:
+            continue
         mid, meta = int(item["id"]), item.get("meta") or {}
         sizes = {}
         for name, size in (("large", meta.get("original")), ("medium", meta.get("original")),

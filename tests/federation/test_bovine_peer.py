@@ -197,3 +197,25 @@ def test_an_account_deleted_on_its_server_is_closed_here(peers):
         "Content-Type": "application/activity+json",
         "Signature": 'keyId="http://127.0.0.1:9/users/nobody#main-key",'
                      'headers="(request-target) host date",signature="AAAA"'}).status_code == 202
+
+
+def test_bovine_receives_a_poll_as_a_well_formed_question(peers):
+    redpoll, bovine = peers
+    login = f"pol{uuid.uuid4().hex[:8]}"
+    ada = redpoll.person(login)
+    me = ada.me()
+    activities, _ = factories_for_actor_object(bovine.config.create_actor_object(),
+                                               id_generator=bovine.config.make_id)
+    follow = activities.follow(f"{redpoll.url}/users/{login}").build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", follow) == 202
+    eventually(lambda: ada.account(me["id"])["followers_count"] == 1, what="the follow counted")
+    status = ada.status_post("which one?", poll=ada.make_poll(["this", "that"], expires_in=600,
+                                                               multiple=True))
+    creates = eventually(lambda: [d for _, d in bovine.received() if d.get("type") == "Create"
+                                  and d["object"]["id"] == status["uri"]],
+                         what="the poll at bovine")
+    question = creates[0]["object"]
+    assert question["type"] == "Question" and "oneOf" not in question
+    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in question["anyOf"]] == \
+        [("Note", "this", 0), ("Note", "that", 0)]
+    assert question["endTime"] and question["votersCount"] == 0 and "closed" not in question

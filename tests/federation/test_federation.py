@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 import uuid
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -16,11 +19,16 @@ from mastodon import Mastodon
 from PIL import Image
 
 from redpoll.api.process import ServeProcess
+from redpoll.federation import documents, signing
 
 from test_api_mastodon import LOOSE_LIMITS
 
 pytestmark = pytest.mark.timeout(300)
 PASSWORD = "correct horse battery"
+METRICS = "fed-test-metrics-token"
+#: how long the polls of these tests run (s): the shortest poll is lowered
+#: to a second on these servers (REDPOLL_POLL_EXPIRES_MIN_S)
+POLL_S = 12
 
 
 def free_port() -> int:
@@ -36,7 +44,8 @@ class Instance:
         self.host = f"127.0.0.1:{self.port}"
         env = {"REDIS_URL": "", "REDPOLL_DATA_DIR": str(tmp / name),
                "REDPOLL_PUBLIC_URL": self.url, "REDPOLL_FEDERATION_LOOPBACK": "1",
-               "REDPOLL_JOB_CLAIM_MS": "500", **LOOSE_LIMITS, **extra}
+               "REDPOLL_JOB_CLAIM_MS": "500", "REDPOLL_POLL_EXPIRES_MIN_S": "1",
+               "REDPOLL_METRICS_TOKEN": METRICS, **LOOSE_LIMITS, **extra}
         self.proc = ServeProcess(env, args=["--port", str(self.port)])
 
     def person(self, login: str) -> Mastodon:
@@ -44,6 +53,79 @@ class Instance:
         app = Mastodon(client_id=cid, client_secret=secret, api_base_url=self.url)
         token = app.create_account(login, PASSWORD, f"{login}@example.org", agreement=True)
         return Mastodon(access_token=token, api_base_url=self.url)
+
+    def idle(self) -> bool:
+        """No job waiting or running (what was received has been applied)."""
+        text = httpx.get(f"{self.url}/metrics",
+                         headers={"Authorization": f"Bearer {METRICS}"}).text
+        line = [x for x in text.splitlines() if x.startswith("redpoll_jobs_queued ")][0]
+        return float(line.split()[1]) == 0
+
+    def settle(self) -> None:
+        eventually(self.idle, what="the job queue emptied")
+
+
+class Peer:
+    """Another server, played by this test: its actors' documents served
+    over http on loopback, activities signed with their keys
+    (redpoll.federation.signing), and what is delivered to its inboxes kept."""
+
+    def __init__(self):
+        self.pair = signing.KeyPair.generate()
+        self.docs: dict[str, dict] = {}
+        self.received: list[dict] = []
+        peer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):
+                doc = peer.docs.get(self.path)
+                body = json.dumps(doc).encode() if doc else b"{}"
+                self.send_response(200 if doc else 404)
+                self.send_header("Content-Type", "application/activity+json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                peer.received.append(json.loads(body))
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def actor(self, name: str) -> str:
+        uri = f"{self.base}/users/{name}"
+        self.docs[f"/users/{name}"] = {
+            "@context": documents.CONTEXT, "id": uri, "type": "Person",
+            "preferredUsername": name, "inbox": f"{uri}/inbox",
+            "endpoints": {"sharedInbox": f"{self.base}/inbox"},
+            "publicKey": {"id": f"{uri}#main-key", "owner": uri,
+                          "publicKeyPem": self.pair.public_pem}}
+        return uri
+
+    def post(self, inbox: str, activity: dict) -> int:
+        body = json.dumps(activity).encode()
+        headers = signing.sign(self.pair, f"{activity['actor']}#main-key", "POST", inbox, body,
+                               {"content-type": "application/activity+json"})
+        return httpx.post(inbox, content=body, headers=headers).status_code
+
+    def vote(self, inbox: str, actor: str, question: str, author: str, title: str, **extra):
+        """A vote as Mastodon sends one: a Create of a Note naming the option."""
+        vote_id = f"{actor}#votes/{uuid.uuid4().hex}"
+        note = {"id": vote_id, "type": "Note", "name": title, "attributedTo": actor,
+                "to": [author], "inReplyTo": question, **extra}
+        return self.post(inbox, {"id": f"{vote_id}/activity", "type": "Create", "actor": actor,
+                                 "to": [author], "object": note})
+
+    def close(self):
+        self.server.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -391,3 +473,177 @@ def test_edits_boosts_of_others_pins_and_blocks_across_servers(pair):
     bob.account_block(ada_on_b["id"])
     eventually(lambda: not ada.account_relationships([bob_on_a["id"]])[0]["following"],
                what="bob's Block reaching A")
+
+
+def when(value) -> float:
+    """A time as ActivityStreams (ISO 8601) or Mastodon.py (a datetime) gives it."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return value.timestamp()
+
+
+def counts(poll: dict) -> list:
+    return [o["votes_count"] for o in poll["options"]]
+
+
+def test_a_poll_crosses_servers_and_its_votes_and_end_come_back(pair):
+    a, b = pair
+    ada_login = unique("ada")
+    ada, amy = a.person(ada_login), a.person(unique("amy"))
+    bob, bea = b.person(unique("bob")), b.person(unique("bea"))
+    ada_on_b = bob.search_v2(f"@{ada_login}@{a.host}", resolve=True)["accounts"][0]
+    bob.account_follow(ada_on_b["id"])
+    eventually(lambda: ada.me()["followers_count"] == 1, what="bob following ada")
+
+    posted = ada.status_post("tea or coffee?", poll=ada.make_poll(
+        ["tea", "coffee", "water"], expires_in=POLL_S))
+    # served as a Question, with its options and counts
+    doc = httpx.get(posted["uri"], headers={"Accept": "application/activity+json"}).json()
+    assert doc["type"] == "Question" and "anyOf" not in doc and "closed" not in doc
+    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in doc["oneOf"]] == \
+        [("Note", "tea", 0), ("Note", "coffee", 0), ("Note", "water", 0)]
+    assert doc["votersCount"] == 0
+    assert abs(when(doc["endTime"]) - when(posted["poll"]["expires_at"])) < 1
+
+    # on B: a status with the same poll, as Mastodon's entity
+    theirs = eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == posted["uri"]],
+                        what="the poll on B")[0]
+    poll = theirs["poll"]
+    assert [o["title"] for o in poll["options"]] == ["tea", "coffee", "water"]
+    assert poll["multiple"] is False and poll["expired"] is False and counts(poll) == [0, 0, 0]
+    assert abs(when(poll["expires_at"]) - when(posted["poll"]["expires_at"])) < 1
+    assert poll["voted"] is False
+
+    # bob and bea vote on B: their server counts them, and so does A
+    voted = bob.poll_vote(theirs["id"], [1])
+    assert voted["voted"] is True and voted["own_votes"] == [1] and counts(voted) == [0, 1, 0]
+    bea.poll_vote(theirs["id"], [2])
+    with pytest.raises(Exception, match="already voted"):
+        bob.poll_vote(theirs["id"], [0])
+    eventually(lambda: (lambda p: counts(p) == [0, 1, 1] and p["voters_count"] == 2)(
+        ada.poll(posted["id"])), what="B's votes counted on A")
+    amy.poll_vote(posted["id"], [1])  # a vote B knows nothing of, but from A
+    assert counts(ada.poll(posted["id"])) == [0, 2, 1]
+
+    # the poll ends on A: B gets its final counts, closed
+    final = eventually(lambda: (lambda p: p if p["expired"] and counts(p) == [0, 2, 1] else None)(
+        bob.poll(theirs["id"])), timeout=POLL_S + 30, what="the final counts on B")
+    assert final["voters_count"] == 3 and final["own_votes"] == [1]
+    assert bob.status(theirs["id"])["edited_at"] is None  # new counts are no edit
+    # (B's copy ends at A's end to the second: A's may close a moment later)
+    doc = eventually(lambda: (lambda d: d if d.get("closed") else None)(httpx.get(
+        posted["uri"], headers={"Accept": "application/activity+json"}).json()),
+        what="the Question closed on A")
+    assert [o["replies"]["totalItems"] for o in doc["oneOf"]] == [0, 2, 1]
+    # bob, who voted there, is told on B that it ended
+    eventually(lambda: [n for n in bob.notifications() if n["type"] == "poll"
+                        and n["status"]["id"] == theirs["id"]], what="bob's poll notification")
+
+
+def test_a_poll_on_b_is_voted_in_from_a(pair):
+    a, b = pair
+    cal_login = unique("cal")
+    cal, ann = b.person(cal_login), a.person(unique("ann"))
+    cal_on_a = ann.search_v2(f"@{cal_login}@{b.host}", resolve=True)["accounts"][0]
+    ann.account_follow(cal_on_a["id"])
+    eventually(lambda: cal.me()["followers_count"] == 1, what="ann following cal")
+    posted = cal.status_post("pick any", poll=cal.make_poll(["red", "green", "blue"],
+                                                            expires_in=600, multiple=True))
+    theirs = eventually(lambda: [s for s in ann.timeline_home() if s["uri"] == posted["uri"]],
+                        what="cal's poll on A")[0]
+    assert theirs["poll"]["multiple"] is True
+    voted = ann.poll_vote(theirs["id"], [0, 2])
+    assert voted["own_votes"] == [0, 2] and counts(voted) == [1, 0, 1]
+    eventually(lambda: (lambda p: counts(p) == [1, 0, 1] and p["voters_count"] == 1)(
+        cal.poll(posted["id"])), what="ann's vote counted on B")
+    # the vote is no reply: nothing in the thread on either side
+    assert cal.status(posted["id"])["replies_count"] == 0
+    assert cal.status_context(posted["id"])["descendants"] == []
+
+
+def test_a_remote_vote_counts_once_and_never_as_a_reply(pair):
+    a, _ = pair
+    ada_login = unique("ada")
+    ada = a.person(ada_login)
+    ada_uri = f"{a.url}/users/{ada_login}"
+    peer = Peer()
+    try:
+        carl, dan = peer.actor("carl"), peer.actor("dan")
+        short = ada.status_post("one choice", poll=ada.make_poll(["tea", "coffee"],
+                                                                 expires_in=POLL_S))
+        many = ada.status_post("several", poll=ada.make_poll(["a", "b", "c"], expires_in=600,
+                                                             multiple=True))
+        inbox = f"{a.url}/inbox"
+        assert peer.vote(inbox, carl, short["uri"], ada_uri, "tea") == 202
+        eventually(lambda: counts(ada.poll(short["id"])) == [1, 0], what="carl's vote counted")
+        # again, for the same option or another: refused (one vote per account)
+        assert peer.vote(inbox, carl, short["uri"], ada_uri, "tea") == 202
+        assert peer.vote(inbox, carl, short["uri"], ada_uri, "coffee") == 202
+        # several choices: once per option
+        for title in ("a", "c", "a"):
+            assert peer.vote(inbox, carl, many["uri"], ada_uri, title) == 202
+        # a vote attributed to another actor, or naming no option: nothing
+        assert peer.vote(inbox, carl, many["uri"], ada_uri, "b", attributedTo=dan) == 202
+        assert peer.vote(inbox, dan, many["uri"], ada_uri, "zzz") == 202
+        a.settle()
+        poll = ada.poll(short["id"])
+        assert counts(poll) == [1, 0] and poll["voters_count"] == 1
+        poll = ada.poll(many["id"])
+        assert counts(poll) == [1, 0, 1] and poll["voters_count"] == 1
+        for status in (short, many):  # votes are never replies
+            assert ada.status(status["id"])["replies_count"] == 0
+            assert ada.status_context(status["id"])["descendants"] == []
+
+        # after its end: refused; carl's server is told the final counts
+        updates = eventually(lambda: [x for x in peer.received if x.get("type") == "Update"
+                                      and x["object"].get("id") == short["uri"]
+                                      and x["object"].get("closed")],
+                             timeout=POLL_S + 30, what="the closed poll at carl's server")
+        question = updates[-1]["object"]
+        assert updates[-1]["actor"] == ada_uri and question["type"] == "Question"
+        assert [(o["name"], o["replies"]["totalItems"]) for o in question["oneOf"]] == \
+            [("tea", 1), ("coffee", 0)]
+        assert question["votersCount"] == 1
+        assert peer.vote(inbox, dan, short["uri"], ada_uri, "coffee") == 202
+        a.settle()
+        assert counts(ada.poll(short["id"])) == [1, 0]
+    finally:
+        peer.close()
+
+
+def test_remote_video_and_audio_are_shown_from_their_server(pair):
+    a, _ = pair
+    ada_login = unique("ada")
+    ada = a.person(ada_login)
+    ada_uri = f"{a.url}/users/{ada_login}"
+    peer = Peer()
+    try:
+        eve = peer.actor("eve")
+        note_id = f"{eve}/statuses/{uuid.uuid4().hex}"
+        media = [
+            {"type": "Document", "mediaType": "video/mp4", "url": f"{peer.base}/m/clip.mp4",
+             "name": "a short clip", "width": 640, "height": 360,
+             "icon": {"type": "Image", "url": f"{peer.base}/m/clip.jpg"}},
+            {"type": "Audio", "url": f"{peer.base}/m/song.ogg", "name": "a song"},
+            {"type": "Document", "mediaType": "image/png", "url": f"{peer.base}/m/pic.png"},
+            {"type": "Document", "mediaType": "application/pdf", "url": f"{peer.base}/m/x.pdf"},
+        ]
+        note = {"id": note_id, "type": "Note", "attributedTo": eve,
+                "content": f"<p>for @{ada_login}</p>", "to": [documents.PUBLIC], "cc": [ada_uri],
+                "tag": [{"type": "Mention", "href": ada_uri, "name": f"@{ada_login}"}],
+                "attachment": media}
+        assert peer.post(f"{a.url}/inbox", {"id": f"{note_id}/activity", "type": "Create",
+                                            "actor": eve, "object": note}) == 202
+        status = eventually(lambda: [n["status"] for n in ada.notifications()
+                                     if n["type"] == "mention"], what="eve's note on A")[0]
+        shown = [(m["type"], m["url"], m["remote_url"], m["description"])
+                 for m in status["media_attachments"]]
+        assert shown == [("video", f"{peer.base}/m/clip.mp4", f"{peer.base}/m/clip.mp4",
+                          "a short clip"),
+                         ("audio", f"{peer.base}/m/song.ogg", f"{peer.base}/m/song.ogg", "a song"),
+                         ("image", f"{peer.base}/m/pic.png", f"{peer.base}/m/pic.png", None)]
+        video = status["media_attachments"][0]
+        assert video["preview_url"] == f"{peer.base}/m/clip.jpg"
+        assert video["meta"]["original"]["width"] == 640
+    finally:
+        peer.close()
