@@ -36,7 +36,11 @@ def test_quick_bench_prints_ratios_as_json():
         assert cpu["client"] > 0 and cpu["server"] > 0, (side, cpu)
     # the seed's own read on a synchronous client, for the per-status figure
     assert figures["read"]["seed_sync_per_s"] > 0
-    assert set(figures["read"]["statuses_per_s"]) == {"redpoll", "naive", "seed_sync"}
+    assert set(figures["read"]["statuses_per_s"]) == {"redpoll", "naive", "naive_statuses",
+                                                      "seed_sync"}
+    # the naive client reading what a page shows (counts, authors) does more
+    # than the one reading the statuses alone
+    assert figures["read_ratio_statuses_only"] > 0 and figures["read"]["naive_statuses_only_per_s"] > 0
     assert figures["memory"]["redpoll_bytes_per_entry"] > 0
     assert figures["memory"]["naive_bytes_per_entry"] > 0
     assert figures["embedded"] is True
