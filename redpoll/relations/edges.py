@@ -198,3 +198,24 @@ async def remove(store: Store, e: Edge) -> bool:
     if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:
         await _resync(store, e)  # re-added meanwhile: that call won
     return changed
+
+
+async def unlist(store: Store, e: Edge) -> bool:
+    """Take a list member whose owner no longer follows it out of the list
+    (redpoll.relations.unlisting), in an order that a retry can finish: the
+    member's side first (deliveries to the list stop), then the member's
+    statuses out of the list's timeline (unmerge.lua, only while the owner
+    still does not follow the member: one who follows again keeps it, and
+    the step stops there), then the owner's side, and last the member's side
+    synced to it (an add racing this one). Cut short anywhere before the
+    owner's side went, the owner's side still names the member, so the next
+    run finds it and does it all again. True if the owner's side changed."""
+    await _target(store, e, False)
+    tail = await store.lindex(e.timeline, -1)
+    ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
+    if await store.run("unmerge", [e.timeline, keys.following(e.owner)], [e.member, *ids]) == -1:
+        await _resync(store, e)  # followed again meanwhile: it stays
+        return False
+    changed = await _source(store, e, False)
+    await _resync(store, e)
+    return changed

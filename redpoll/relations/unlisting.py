@@ -23,6 +23,11 @@ and retried until it has run:
 - a refused request runs it after the request is gone; cut short, refusing
   again runs it again (a later unfollow or block would too).
 
+Each list's removal (edges.unlist) keeps the owner's side until the rest
+is done, so a run cut short is finished by the next; the refill job that
+follows it only tops the list's timeline up again (a run cut short just
+before it leaves the timeline shorter, never wrong).
+
 An add racing an unfollow cannot leave a member behind: the add checks the
 follow atomically with itself, so it either sees the follow gone (refused)
 or comes before the removal of the follow, and then :func:`unlist`, which
@@ -60,16 +65,17 @@ async def _listing(store: Store, owner: int, member: int) -> tuple[bool, list[in
 async def unlist(store: Store, owner: int, member: int) -> list[int]:
     """Take ``member`` out of every list of ``owner``'s, unless ``owner``
     follows it or has asked to (read after the follow ended: see the module).
-    Each removal is edges.remove (both sides and the list timeline), then a
-    refill job for that list; the open list streams are told. Idempotent;
-    the lists it took the member out of."""
+    Each removal is edges.unlist (both sides and the list timeline, in an
+    order a retry finishes), then a refill job for that list; the open list
+    streams are told. Idempotent; the lists it took the member out of."""
     allowed, held = await _listing(store, owner, member)
     if allowed or not held:
         return []
     gone = []
     for lid in held:
         try:
-            await edges.remove(store, edges.list_edge(owner, lid, member))
+            if not await edges.unlist(store, edges.list_edge(owner, lid, member)):
+                continue  # followed again meanwhile, or gone already
         except NotFound:  # the list was deleted meanwhile: nothing left to do
             continue
         gone.append(lid)
