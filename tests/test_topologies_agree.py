@@ -26,7 +26,8 @@ async def rule_scenario(rp) -> dict:
     account followed, to one not followed, to the viewer; a direct status;
     a boost whose original the home holds, one shown, one by a booster the
     viewer hides; a list (replies policy "list") with a member followed by
-    its owner and one not; an idle user rebuilt at read; a follow and a list
+    its owner and one it has only asked to follow (``ra``, locked after its
+    followers came); an idle user rebuilt at read; a follow and a list
     membership made after the posts (backfills); ``ra`` large at threshold
     3 (caught up with at read)."""
     u = {n: (await rp.sign_up(n)).id
@@ -65,6 +66,8 @@ async def rule_scenario(rp) -> dict:
     await rp.drain()
     await rp.follow(u["rlate"], u["ra"])  # backfills, both after the posts
     await rp.follow(u["rlate"], u["rb"])
+    await rp.update_profile(u["ra"], locked=True)
+    await rp.follow(u["rowner"], u["ra"])  # a request: a list may hold it
     await rp.add_to_list(u["rowner"], lst, u["ra"])
     await rp.drain()
     pages = {"rv": await walks(lambda **c: rp.home_timeline(u["rv"], **c),

@@ -4,7 +4,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..core import limits
-from ..core.errors import ValidationError
+from ..core.errors import NotFollowed, ValidationError
 from ..render import entities
 from .contract import (ACCOUNTS_REF, BOOL, Doc, ID, LIST_REF, array, path_param, query_param, ref,
                        request_body)
@@ -110,13 +110,23 @@ def _account_ids(ctx: Ctx) -> list[int]:
                                   "maxItems": limits.API_IDS_PER_REQUEST}},
                   ("account_ids",))))
 async def add_accounts(ctx: Ctx) -> Response:
+    """Only accounts the caller follows, or has asked to follow, or the
+    caller: all of them are checked before any is added, so a refusal
+    (422, naming the accounts) leaves the list as it was. Mastodon answers
+    404 there (its ListAccount needs a follow or, since 4.3, a follow
+    request); a 422 that says why is what a client can show."""
     lid = ctx.path_id()
     ids = _account_ids(ctx)
     await ctx.rp.get_list(ctx.uid, lid)
-    found = {u.id for u in await ctx.rp.get_users(ids)}
-    missing = [i for i in ids if i not in found]
+    users = {u.id: u for u in await ctx.rp.get_users(ids)}
+    missing = [i for i in ids if i not in users]
     if missing:
         raise ApiError(404, NOT_FOUND)
+    refused = await ctx.rp.unlistable(ctx.uid, ids)
+    if refused:
+        names = ", ".join(f"@{users[i].login}" for i in refused[:5])
+        raise NotFollowed(f"You can only add accounts you follow to a list; you do not follow "
+                          f"{names}{' and others' if len(refused) > 5 else ''}")
     for member in ids:
         await ctx.rp.add_to_list(ctx.uid, lid, member)
     return JSON({})

@@ -39,6 +39,15 @@ class ValidationError(RedpollError):
         self.field = field
 
 
+class NotFollowed(ValidationError):
+    """An account added to a list its owner neither follows nor has asked
+    to follow (redpoll.lists)."""
+
+    def __init__(self, message: str):
+        RedpollError.__init__(self, message)
+        self.field = "account_ids"
+
+
 class NotFound(RedpollError):
     status = 404
     code = "not_found"
@@ -128,6 +137,7 @@ SCRIPT_ERRORS: dict[str, type[RedpollError]] = {
     "NOLIST": ListNotFound,      # list_put, list_drop
     "MISSING": NotFound,         # edge_set: the owner, list or user is unknown
     "FULL": LimitReached,        # edge_set, list_put, status_edit*: the history is full
+    "NOTFOLLOWED": NotFollowed,  # edge_set: a list member the owner does not follow
     "CHANGED": Conflict,         # status_edit*: the record changed since it was read
     "EXISTS": Conflict,          # create_user: the record is there already
     "ABANDONED": SignUpAbandoned,  # create_user: a worker gave the sign-up up

@@ -424,6 +424,9 @@ class Redpoll:
     async def add_to_list(self, owner, lid, member) -> bool:
         return await lists.add_member(self.store, owner, lid, member)
 
+    async def unlistable(self, owner, ids) -> list[int]:
+        return await lists.unlistable(self.store, owner, ids)
+
     async def remove_from_list(self, owner, lid, member) -> bool:
         return await lists.remove_member(self.store, self.queue, owner, lid, member)
 

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable
 from redis.exceptions import ResponseError
 
 from ..posting import boosts, deleting, editing, posting
-from ..relations import relations, follows
+from ..relations import relations, follows, unlisting
 from ..timelines import delivery, hybrid, refill
 from ..interactions import favourites
 from ..core import keys, limits
@@ -118,6 +118,7 @@ async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
         return Done()  # a follow that was there already: its own job saw to it
     await notifications.replay_follow(store, settings, job)
     await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
+    await unlisting.unlist(store, job.uid, job.target)  # an unfollow's lists' step, retried
     await suggestions.note_followers(store, job.target)  # the most followed (idempotent)
     return Done()
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from ..relations import edges
 from ..bus import events
 from ..core import keys, limits, validate
-from ..core.errors import LimitReached, ListNotFound
+from ..core.errors import LimitReached, ListNotFound, NotFollowed
 from ..bus.jobs import JobQueue, RefillJob
 from ..core.models import User
 from ..storage.store import Store
@@ -83,12 +83,34 @@ async def delete_list(store: Store, owner, lid) -> None:
 
 
 async def add_member(store: Store, owner, lid, member) -> bool:
-    """Add ``member`` to the list; their newest statuses fill its timeline."""
+    """Add ``member`` to the list; their newest statuses fill its timeline.
+    Only an account the owner follows or has asked to follow, or the owner
+    themselves (NotFollowed else, and nothing written), as on Mastodon:
+    checked atomically with the add (edges.list_edge); the account leaves
+    the owner's lists when that ends (redpoll.relations.unlisting)."""
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     member = validate.an_id(member, "member_id")
-    added = await edges.add(store, edges.list_edge(owner, lid, member))
+    try:
+        added = await edges.add(store, edges.list_edge(owner, lid, member))
+    except NotFollowed:
+        await require_users(store, member)  # an unknown account: say that first
+        raise
     await events.lists_changed(store, owner)  # its open streams show the member now
     return added
+
+
+async def unlistable(store: Store, owner, ids) -> list[int]:
+    """Those of ``ids`` that ``owner`` may not add to a list (add_member):
+    neither followed nor asked to follow, nor the owner. One round trip in
+    the owner's slot; a caller adding many checks them all first."""
+    owner = validate.an_id(owner, "user_id")
+    ids = [validate.an_id(i, "member_id") for i in ids]
+    others = [i for i in ids if i != owner]
+    if not others:
+        return []
+    follows, asked = await store.batch([("ZMSCORE", keys.following(owner), *others),
+                                        ("ZMSCORE", keys.follow_requested(owner), *others)])
+    return [i for i, f, r in zip(others, follows, asked) if f is None and r is None]
 
 
 async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bool:

@@ -21,7 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core import keys, limits
-from ..core.errors import LimitReached, ListNotFound, NotFound, RedpollError, UserNotFound
+from ..core.errors import (LimitReached, ListNotFound, NotFollowed, NotFound, RedpollError,
+                           UserNotFound)
 from ..core.models import now_us
 from ..storage.store import Store
 from ..storage import topology
@@ -47,10 +48,14 @@ class Edge:
     missing: type = UserNotFound
     at: int = 0           # the time (µs) an added edge's score starts from; 0: now
     lid: int | None = None  # the list, for a list membership (its timeline's rule)
+    #: owner-side zsets of which one must hold the member for it to be added
+    #: (edge_set.lua checks them with the add): none for a follow; for a list
+    #: member, the owner's follows and follow requests
+    guards: tuple[str, ...] = ()
 
     def source_call(self, present: bool) -> tuple:
         """edge_set.lua on the owner's side, as a (name, keys, args) call."""
-        return ("edge_set", [self.source, self.owner_hash],
+        return ("edge_set", [self.source, self.owner_hash, *self.guards],
                 [self.member, int(present), self.owner_field, self.owner_counter,
                  self.at or now_us(), self.max_size])
 
@@ -67,12 +72,21 @@ def follow_edge(a: int, b: int, at: int = 0) -> Edge:
 
 
 def list_edge(owner: int, lid: int, member: int) -> Edge:
+    """A list's membership. Only an account the owner follows, or has asked
+    to follow, is added (or the owner themselves), as on Mastodon: checked
+    with the add (``guards``); redpoll.relations.unlisting takes it out when
+    that ends."""
+    guards = () if owner == member else (keys.following(owner), keys.follow_requested(owner))
     return Edge(owner, member, keys.list_members(owner, lid), keys.lists(owner), str(lid), "",
                 keys.list_timeline(owner, lid), keys.listed_member(owner, lid),
-                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound, lid=lid)
+                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound, lid=lid,
+                guards=guards)
 
 
 def _source_error(e: Edge, exc: Exception) -> Exception:
+    if isinstance(exc, NotFollowed):
+        return NotFollowed(f"you can only add accounts you follow to a list: "
+                           f"you do not follow user {e.member}")
     if isinstance(exc, LimitReached):
         return LimitReached(f"the list already has {e.max_size} members")
     if isinstance(exc, NotFound):
@@ -183,4 +197,25 @@ async def remove(store: Store, e: Edge) -> bool:
     ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
     if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:
         await _resync(store, e)  # re-added meanwhile: that call won
+    return changed
+
+
+async def unlist(store: Store, e: Edge) -> bool:
+    """Take a list member whose owner no longer follows it out of the list
+    (redpoll.relations.unlisting), in an order that a retry can finish: the
+    member's side first (deliveries to the list stop), then the member's
+    statuses out of the list's timeline (unmerge.lua, only while the owner
+    still does not follow the member: one who follows again keeps it, and
+    the step stops there), then the owner's side, and last the member's side
+    synced to it (an add racing this one). Cut short anywhere before the
+    owner's side went, the owner's side still names the member, so the next
+    run finds it and does it all again. True if the owner's side changed."""
+    await _target(store, e, False)
+    tail = await store.lindex(e.timeline, -1)
+    ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
+    if await store.run("unmerge", [e.timeline, keys.following(e.owner)], [e.member, *ids]) == -1:
+        await _resync(store, e)  # followed again meanwhile: it stays
+        return False
+    changed = await _source(store, e, False)
+    await _resync(store, e)
     return changed

@@ -5,10 +5,12 @@ instead of a follow (:func:`request`, from follows.follow): the request in
 both sides' sets (each side's slot, ``ZADD NX``: idempotent) and a
 ``follow_request`` notification. Authorizing one is a follow
 (follows.authorize_request) that then takes the request out here;
-:func:`reject` and withdrawing (unfollow) take it out of both sets.
+:func:`reject` and withdrawing (unfollow) take it out of both sets (and
+the account out of the requester's lists: redpoll.relations.unlisting).
 """
 from __future__ import annotations
 
+from . import unlisting
 from ..core import keys, limits, validate
 from ..notifications import notifications
 from ..core.errors import ValidationError
@@ -75,9 +77,14 @@ async def pending(store: Store, a: int, b: int) -> bool:
 
 
 async def reject(store: Store, owner, requester) -> bool:
+    """``owner`` refuses ``requester``'s request: it goes, and ``owner``
+    leaves the requester's lists (after it went; refusing again repeats
+    both: unlisting)."""
     owner = validate.an_id(owner, "user_id")
     requester = validate.an_id(requester, "account_id")
-    return await drop(store, requester, owner)
+    dropped = await drop(store, requester, owner)
+    await unlisting.unlist(store, requester, owner)
+    return dropped
 
 
 async def pending_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[int, int]]:

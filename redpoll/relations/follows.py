@@ -1,7 +1,7 @@
 """Following and unfollowing (SPEC 4, 6)."""
 from __future__ import annotations
 
-from . import edges, follow_requests, relations
+from . import edges, follow_requests, relations, unlisting
 from ..core import keys, validate
 from ..notifications import notifications
 from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
@@ -106,9 +106,11 @@ async def note_due(store: Store, job: FollowNoteJob) -> bool:
 
 async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     """``a`` stops following ``b``; b's statuses leave a's home now, a job
-    refills the home from the people a still follows, and b's ``follow``
-    notification about a goes, from a worker (journaled as :func:`follow`). Unfollowing a
-    stranger is a no-op that returns False."""
+    refills the home from the people a still follows, b leaves a's lists
+    (unlisting.unlist, under the journal), and b's ``follow`` notification
+    about a goes, from a worker (journaled as :func:`follow`). Unfollowing a
+    stranger is a no-op that returns False (it still takes b out of a's
+    lists, should an unfollow cut short have left it there)."""
     a, b = _pair(a, b)
     await _require(store, a, b)  # an unknown user: nothing written, not even a journal
     await follow_requests.withdraw(store, a, b)  # a pending request goes too
@@ -116,6 +118,11 @@ async def unfollow(store: Store, queue: JobQueue, a, b) -> bool:
     held = await queue.hold(note)
     try:
         changed = await edges.remove(store, edges.follow_edge(a, b))
+    except RedpollError:
+        await queue.release(held)
+        raise
+    try:
+        await unlisting.unlist(store, a, b)  # after the follow went: see unlisting
     except RedpollError:
         await queue.release(held)
         raise
@@ -136,7 +143,9 @@ async def authorize_request(store: Store, queue: JobQueue, owner, requester) -> 
     pending. The show-reblogs option is set first (the follow's backfill
     asks it), then the follow is made (as the target allows it:
     idempotent, so two authorizations at once make one follow), then the
-    notify option, and only then is the request taken out: cut short anywhere, the request is
+    notify option, and only then is the request taken out (the requester's
+    lists that held the owner meanwhile take its private statuses in between:
+    unlisting.merge_listed): cut short anywhere, the request is
     still pending and authorizing it again ends the same."""
     owner = validate.an_id(owner, "user_id")
     requester = validate.an_id(requester, "account_id")
@@ -145,6 +154,7 @@ async def authorize_request(store: Store, queue: JobQueue, owner, requester) -> 
     reblogs, notify = await follow_requests.options(store, requester, owner)
     await set_show_reblogs(store, requester, owner, reblogs)  # the backfill reads it
     await follow(store, queue, requester, owner, approved=True)
+    await unlisting.merge_listed(store, requester, owner)  # lists that held it while pending
     await notifications.set_notify(store, requester, owner, notify)
     await follow_requests.drop(store, requester, owner)
     return True

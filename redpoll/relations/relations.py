@@ -4,7 +4,8 @@ A block (:func:`block`) is journaled: a ``BlockJob`` is held around its
 steps and replayed whole by a worker if the call is cut short. Every step is
 idempotent: both sides' block sets (``block.lua``, each side's slot), then
 the follows both ways undone (edges.remove, as an unfollow: the other's
-statuses leave each home and list timeline now) with their notifications.
+statuses leave each home and list timeline now) with their notifications,
+and each out of the other's lists (redpoll.relations.unlisting).
 Unblocking takes both entries out (``unblock.lua`` per side; a cut-short
 unblock leaves the block standing on one side, and the call is simply
 repeated: the answer says what stands).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import edges, follow_requests
+from . import edges, follow_requests, unlisting
 from ..bus import events
 from ..core import keys, limits, validate
 from ..notifications import notifications
@@ -70,6 +71,7 @@ async def apply_block(store: Store, job: BlockJob) -> None:
         await follow_requests.withdraw(store, src, dst)
         if await edges.remove(store, edges.follow_edge(src, dst)):
             await notifications.set_notify(store, src, dst, False)
+        await unlisting.unlist(store, src, dst)  # after the follow went
         await notifications.sync_follow(store, src, dst)
     await announce(store, a, b)
 

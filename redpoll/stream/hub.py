@@ -332,9 +332,12 @@ class Hub:
         once and without a read (the event carries the state): whom a user
         stream shows (its authors), whose private statuses a user or list
         stream may show (followed), and whom every stream of the user hides
-        (hidden). Returns how many streams changed. Applying it again
-        changes nothing; the membership refresh (StreamService) re-reads
-        what a stale event may have left."""
+        (hidden). A follow that ends takes the account out of the user's
+        lists (redpoll.relations.unlisting), so a list stream stops showing
+        it too (one only asked to follow, never in ``followed``, stays).
+        Returns how many streams changed. Applying it again changes
+        nothing; the membership refresh (StreamService) re-reads what a
+        stale event may have left."""
         changed = 0
         for viewer, other, follows, hides in ev.sides():
             for sub in list(self.index.viewing(viewer)):
@@ -343,6 +346,8 @@ class Hub:
                 if follows is not None:
                     if f.owner == viewer:  # a user stream: the home's authors
                         authors = authors | {other} if follows else authors - {other}
+                    elif not follows and other in f.followed:  # a list stream: it left the list
+                        authors = authors - {other}
                     if f.owner == viewer or f.authors or f.followed:  # user and list streams
                         followed = followed | {other} if follows else followed - {other}
                 if hides is not None:

@@ -22,7 +22,7 @@ recent-window part of #add_to_feed), for viewer V and status S by A:
 
 A list of owner O (replies policy "list", the one Redpoll has) takes what
 O's home would take of its members, and: a private status only if O
-follows A (a list may hold accounts O does not follow); a reply to another
+follows A (a list may hold accounts O has only asked to follow); a reply to another
 account only if it replies to O, or to a member of the list whom O
 follows. Blocks end follows both ways, so nothing is pushed across one;
 mutes are applied when a page is read (redpoll.relations.visibility).

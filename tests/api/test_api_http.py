@@ -250,6 +250,10 @@ def test_json_bodies_and_lists_over_http(http):
     h = bearer(token)
     lst = http.post("/api/v1/lists", headers=h, json={"title": "json list"}).json()
     r = http.post(f"/api/v1/lists/{lst['id']}/accounts", headers=h, json={"account_ids": [member]})
+    assert r.status_code == 422 and r.json()["error"].startswith(
+        "Validation failed: You can only add accounts you follow to a list")
+    assert http.post(f"/api/v1/accounts/{member}/follow", headers=h).status_code == 200
+    r = http.post(f"/api/v1/lists/{lst['id']}/accounts", headers=h, json={"account_ids": [member]})
     assert r.status_code == 200 and r.json() == {}
     assert [a["id"] for a in http.get(f"/api/v1/lists/{lst['id']}/accounts", headers=h).json()] == [member]
     posted = http.post("/api/v1/statuses", headers=bearer(member_token), json={"status": "to the list"}).json()

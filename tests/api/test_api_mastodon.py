@@ -150,6 +150,50 @@ def test_lists_through_the_client(api):
         alice.list(friends.id)
 
 
+def test_a_list_holds_only_accounts_one_follows(api):
+    """As Mastodon: adding an account one does not follow is refused (422
+    naming it; the list unchanged, none of the batch added); a followed one
+    is added; unfollowing or blocking takes it out of one's lists, and its
+    later posts reach none of them."""
+    app = new_app(api)
+    alice, bob, carol, dan = (register(api, app, unique(n)) for n in ("alice", "bob", "carol", "dan"))
+    b_id, c_id, d_id = bob.me().id, carol.me().id, dan.me().id
+    friends = alice.list_create("friends")
+    alice.account_follow(b_id)
+    with pytest.raises(MastodonAPIError) as refused:
+        alice.list_accounts_add(friends.id, [b_id, c_id])
+    assert refused.value.args[1] == 422
+    error = refused.value.args[-1]
+    assert "follow" in error and f"@{carol.me().acct}" in error and bob.me().acct not in error
+    assert alice.list_accounts(friends.id) == []
+
+    alice.account_follow(c_id)
+    alice.account_follow(d_id)
+    alice.list_accounts_add(friends.id, [b_id, c_id, d_id])
+    assert sorted(a.id for a in alice.list_accounts(friends.id)) == sorted([b_id, c_id, d_id])
+    assert len(alice.timeline_list(friends.id)) == 0
+    before = bob.status_post("bob, listed")
+    assert [s.id for s in alice.timeline_list(friends.id)] == [before.id]
+
+    assert not alice.account_unfollow(b_id).following
+    assert sorted(a.id for a in alice.list_accounts(friends.id)) == sorted([c_id, d_id])
+    assert alice.timeline_list(friends.id) == []
+    bob.status_post("bob, after the unfollow")
+    carol.status_post("carol, still listed")
+    assert [s.account.id for s in alice.timeline_list(friends.id)] == [c_id]
+
+    alice.account_block(c_id)
+    assert [a.id for a in alice.list_accounts(friends.id)] == [d_id]
+    dan.account_block(alice.me().id)  # blocked by the member: the same
+    assert alice.list_accounts(friends.id) == []
+    dan.status_post("dan, after the block")
+    assert alice.timeline_list(friends.id) == []
+    with pytest.raises(MastodonAPIError) as refused:
+        alice.list_accounts_add(friends.id, [d_id])
+    assert refused.value.args[1] == 422
+    assert alice.list_accounts(friends.id) == []
+
+
 def test_idempotency_key_posts_once(api):
     app = new_app(api)
     alice = register(api, app, unique("alice"))

@@ -5,8 +5,10 @@ cluster.
 
 The scenario, built once: alice posts one status of each visibility, each a
 reply to her own public root, mentioning @men and tagged #leak...; ``fol``
-follows alice; ``men`` is mentioned but does not follow; ``oth`` follows
-nobody but keeps alice on a list; ``anon`` has no user token;
+follows alice; ``men`` is mentioned but does not follow; ``oth`` has only
+asked to follow alice (she is locked once her followers came) and keeps her
+on a list (a list holds accounts one follows or has asked to follow, as
+Mastodon's); ``anon`` has no user token;
 ``blk`` followed alice and is blocked by her; ``blkr`` blocks alice; ``mut``
 follows alice and mutes her. A row of SEES / HOME is one relationship.
 """
@@ -66,6 +68,9 @@ async def test_leak_matrix(srv, rp):
     rel = await asyncio.to_thread(mut.account_mute, alice_id)
     assert rel["muting"] and rel["muting_notifications"] and rel["following"]
     assert (await asyncio.to_thread(alice.me))["followers_count"] == 2  # fol and mut
+    await asyncio.to_thread(alice.account_update_credentials, locked=True)
+    rel = await asyncio.to_thread(oth.account_follow, alice_id)
+    assert rel["requested"] and not rel["following"]
     lst = await asyncio.to_thread(oth.list_create, "watching")
     await asyncio.to_thread(oth.list_accounts_add, lst["id"], [alice_id])
     tag = "leak" + uuid.uuid4().hex[:8]
@@ -106,8 +111,8 @@ async def test_leak_matrix(srv, rp):
                 marker = mine["id"] if name == "oth:user" else end["id"]
                 await wait_for(lambda: marker in got(name), f"{name} end marker")
             # the streams: the public places carry only the public status; a
-            # user stream what its user may see; a list of an unfollowed author
-            # never its private status; the v1.1-like public filters nothing else
+            # user stream what its user may see; a list of an author not
+            # followed (only asked to) never its private status; the v1.1-like public filters nothing else
             notes = set(sid.values())
             assert got("fol:user") & notes == {sid["public"], sid["unlisted"], sid["private"]}
             assert got("oth:user") & notes == set()

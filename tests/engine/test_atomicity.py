@@ -90,6 +90,7 @@ async def setup_author(rp):
         await rp.follow(fan.id, author.id)
         fans.append(fan)
     owner = await rp.sign_up("lister")
+    await rp.follow(owner.id, author.id)  # lists hold only accounts followed
     lst = await rp.create_list(owner.id, "watch")
     await rp.add_to_list(owner.id, lst.id, author.id)
     return author, fans, owner, lst

@@ -132,6 +132,8 @@ async def test_cleanup_reaches_every_home_and_list_in_several_jobs(rp3):
     lists = []
     for i in range(5):
         owner = fans[i] if i < 3 else await rp.sign_up(f"owner{i}")
+        if i >= 3:
+            await rp.follow(owner.id, author.id)  # lists hold only accounts followed
         lst = await rp.create_list(owner.id, f"l{i}")
         await rp.add_to_list(owner.id, lst.id, author.id)
         lists.append((owner.id, lst.id))

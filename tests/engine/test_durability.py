@@ -497,7 +497,8 @@ async def build_world(rp: Redpoll) -> dict:
     bob = await rp.sign_up("bob", password="bob-pw")
     carol = await rp.sign_up("carol")
     dave = await rp.sign_up("dave")
-    for a, b in [(bob, alice), (carol, alice), (alice, bob), (dave, alice), (dave, bob)]:
+    for a, b in [(bob, alice), (carol, alice), (alice, bob), (dave, alice), (dave, bob),
+                 (carol, bob)]:
         assert await rp.follow(a.id, b.id)
     await rp.update_profile(carol.id, bio="writes about owls")
     a1 = await rp.post(alice.id, "first", {"location": "52.52,13.40"})
@@ -579,14 +580,15 @@ def check_world(view: dict, world: dict) -> None:
     alice, bob, carol, dave = world["users"]
     a1, b1, b2, a3 = world["statuses"]
     assert [u.login for u in view["users"]] == ["Alice", "bob", "carol", "dave"]
-    assert [u.followers for u in view["users"]] == [3, 1, 0, 0]
-    assert [u.following for u in view["users"]] == [1, 1, 1, 1]
+    assert [u.followers for u in view["users"]] == [3, 2, 0, 0]
+    assert [u.following for u in view["users"]] == [1, 1, 2, 1]
     assert [u.posts for u in view["users"]] == [2, 2, 0, 0]
     assert view["users"][2].bio == "writes about owls"
-    assert view["homes"] == [[a3, b2, b1, a1], [a3, b2, b1, a1], [a3, a1], [a3, a1]]
+    assert view["homes"] == [[a3, b2, b1, a1], [a3, b2, b1, a1], [a3, b2, b1, a1], [a3, a1]]
     assert view["profiles"] == [[a3, a1], [b2, b1], [], []]
-    assert view["following"] == [[bob.id], [alice.id], [alice.id], [alice.id]]
-    assert view["followers"] == [sorted([bob.id, carol.id, dave.id]), [alice.id], [], []]
+    assert view["following"] == [[bob.id], [alice.id], sorted([alice.id, bob.id]), [alice.id]]
+    assert view["followers"] == [sorted([bob.id, carol.id, dave.id]), sorted([alice.id, carol.id]),
+                                 [], []]
     assert view["list"] == [b2, b1]  # adding bob backfilled b1
     assert view["list_members"] == [bob.id]
     assert [s.id for s in view["statuses"]] == [a1, b1, b2, a3]  # the deleted one stays gone

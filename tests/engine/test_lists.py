@@ -6,8 +6,10 @@ import asyncio
 
 import pytest
 
+from redpoll.bus.jobs import FollowNoteJob
 from redpoll.core import keys, limits
 from redpoll.core.errors import Forbidden, ListNotFound, UserNotFound, ValidationError
+from redpoll.relations import edges
 
 
 async def raw_list(rp, key) -> list[int]:
@@ -92,6 +94,7 @@ async def test_lists_per_user_limit(rp):
 async def test_list_member_limit(rp):
     o = await rp.sign_up("owner")
     m = await rp.sign_up("member")
+    await rp.follow(o.id, m.id)
     lst = await rp.create_list(o.id, "huge")
     # fill the member set directly: the members need not exist for the bound
     fake = {str(10_000_000 + i): i + 1 for i in range(limits.LIST_MAX_MEMBERS)}
@@ -124,6 +127,8 @@ async def test_lists_are_owner_scoped(rp):
     mallory = await rp.sign_up("mallory")
     m = await rp.sign_up("member")
     s = await rp.post(m.id, "hi")
+    for u in (alice, mallory):
+        await rp.follow(u.id, m.id)
     lst = await rp.create_list(alice.id, "private")
     await rp.add_to_list(alice.id, lst.id, m.id)
     for call in (rp.get_list(mallory.id, lst.id), rp.rename_list(mallory.id, lst.id, "mine"),
@@ -147,6 +152,9 @@ async def test_add_member_backfills_and_indexes(rp):
     for i in range(4):
         ids1.append((await rp.post(m1.id, f"one {i}")).id)
         ids2.append((await rp.post(m2.id, f"two {i}")).id)
+    for m in (m1, m2):
+        await rp.follow(o.id, m.id)
+    home = await raw_list(rp, keys.home(o.id))
     lst = await rp.create_list(o.id, "mine")
     assert await rp.add_to_list(o.id, lst.id, m1.id) is True
     assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == sorted(ids1, reverse=True)
@@ -160,15 +168,16 @@ async def test_add_member_backfills_and_indexes(rp):
     assert [u.id for u in await rp.list_members(o.id, lst.id)] == [m1.id, m2.id]
     for m in (m1, m2):
         assert await listed_in(rp, m.id) == {keys.listed_member(o.id, lst.id)}
-    # listing is not following, and the owner's home is untouched
-    assert (await rp.get_user(o.id)).following == 0
-    assert await raw_list(rp, keys.home(o.id)) == []
+    # listing changes no follow, and the owner's home is untouched
+    assert (await rp.get_user(o.id)).following == 2
+    assert await raw_list(rp, keys.home(o.id)) == home
 
 
 async def test_add_unknown_member_leaves_no_trace(rp):
     o = await rp.sign_up("owner")
     m = await rp.sign_up("member")
     lst = await rp.create_list(o.id, "l")
+    await rp.follow(o.id, m.id)
     await rp.add_to_list(o.id, lst.id, m.id)
     ghost = m.id + 300
     with pytest.raises(UserNotFound):
@@ -193,6 +202,8 @@ async def test_remove_member_removes_at_once_then_refills(rp):
         for s in posted:
             (loud_ids if s.user_id == loud.id else new_quiet).append(s.id)
     lst = await rp.create_list(o.id, "both")
+    for m in (quiet, loud):
+        await rp.follow(o.id, m.id)
     await rp.add_to_list(o.id, lst.id, quiet.id)
     await rp.add_to_list(o.id, lst.id, loud.id)
     timeline = keys.list_timeline(o.id, lst.id)
@@ -218,6 +229,8 @@ async def test_delete_list_removes_keys_and_reverse_index(rp):
     members = [await rp.sign_up(f"m{i}") for i in range(4)]
     for m in members:
         await rp.post(m.id, f"by {m.login}")
+    for m in members:
+        await rp.follow(o.id, m.id)
     lst = await rp.create_list(o.id, "doomed")
     keeper = await rp.create_list(o.id, "kept")
     for m in members:
@@ -244,6 +257,7 @@ async def test_stale_reverse_index_entry_is_healed_by_delivery(rp):
     the next delivery that meets one drops it instead of writing to the list."""
     o = await rp.sign_up("owner")
     m = await rp.sign_up("member")
+    await rp.follow(o.id, m.id)
     lst = await rp.create_list(o.id, "gone soon")
     await rp.add_to_list(o.id, lst.id, m.id)
     await rp.store.run("list_drop", [keys.lists(o.id), keys.list_members(o.id, lst.id),
@@ -260,6 +274,7 @@ async def test_concurrent_add_remove_keeps_both_sides_in_agreement(rp):
     ms = [await rp.sign_up(f"m{i}") for i in range(5)]
     for m in ms:
         await rp.post(m.id, f"s {m.login}")
+        await rp.follow(o.id, m.id)
     lst = await rp.create_list(o.id, "busy")
     calls = []
     for round_ in range(12):
@@ -278,3 +293,172 @@ async def test_concurrent_add_remove_keeps_both_sides_in_agreement(rp):
         posts[m.id] = {int(x) for x in await rp.store.client.zrange(keys.profile(m.id), 0, -1)}
     want = set().union(*(posts[uid] for uid in inside))
     assert set(await raw_list(rp, keys.list_timeline(o.id, lst.id))) == want
+
+
+# --- only accounts the owner follows ------------------------------------------------------
+async def test_only_accounts_the_owner_follows_can_be_added(rp):
+    """As Mastodon's: adding an account the owner does not follow is refused
+    and changes nothing; once followed it is added, with its backfill; the
+    owner may list themselves."""
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    s = await rp.post(m.id, "hello")
+    lst = await rp.create_list(o.id, "l")
+    with pytest.raises(ValidationError) as refused:
+        await rp.add_to_list(o.id, lst.id, m.id)
+    assert "follow" in str(refused.value)
+    assert await member_ids(rp, o.id, lst.id) == set()
+    assert await listed_in(rp, m.id) == set()
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == []
+
+    await rp.follow(o.id, m.id)
+    assert await rp.add_to_list(o.id, lst.id, m.id) is True
+    assert await member_ids(rp, o.id, lst.id) == {m.id}
+    assert await listed_in(rp, m.id) == {keys.listed_member(o.id, lst.id)}
+    assert [x.id for x in await rp.list_timeline(o.id, lst.id)] == [s.id]
+    mine = await rp.post(o.id, "me")
+    assert await rp.add_to_list(o.id, lst.id, o.id) is True
+    assert await member_ids(rp, o.id, lst.id) == {m.id, o.id}
+    assert [x.id for x in await rp.list_timeline(o.id, lst.id)] == [mine.id, s.id]
+
+
+async def test_unfollow_takes_the_account_out_of_every_list(rp):
+    """As Mastodon's UnfollowService: the account leaves the owner's lists
+    (both sides, its statuses out of their timelines), and what it posts
+    later reaches none of them; the other members stay."""
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    keep = await rp.sign_up("keep")
+    for u in (m, keep):
+        await rp.follow(o.id, u.id)
+    gone_s = await rp.post(m.id, "going")
+    kept_s = await rp.post(keep.id, "staying")
+    one, two = await rp.create_list(o.id, "one"), await rp.create_list(o.id, "two")
+    for lst in (one, two):
+        await rp.add_to_list(o.id, lst.id, m.id)
+    await rp.add_to_list(o.id, one.id, keep.id)
+    assert gone_s.id in await raw_list(rp, keys.list_timeline(o.id, two.id))
+
+    assert await rp.unfollow(o.id, m.id) is True
+    assert await member_ids(rp, o.id, one.id) == {keep.id}
+    assert await member_ids(rp, o.id, two.id) == set()
+    assert [u.id for u in await rp.list_members(o.id, one.id)] == [keep.id]
+    assert await listed_in(rp, m.id) == set()
+    assert await raw_list(rp, keys.list_timeline(o.id, one.id)) == [kept_s.id]
+    assert await raw_list(rp, keys.list_timeline(o.id, two.id)) == []
+    later = await rp.post(m.id, "after the unfollow")
+    await rp.drain()
+    assert later.id not in await raw_list(rp, keys.list_timeline(o.id, one.id))
+    assert [x.id for x in await rp.list_timeline(o.id, two.id)] == []
+    assert [x.id for x in await rp.list_timeline(o.id, one.id)] == [kept_s.id]
+    # following again does not put it back in the lists
+    await rp.follow(o.id, m.id)
+    assert await member_ids(rp, o.id, one.id) == {keep.id}
+
+
+@pytest.mark.parametrize("who_blocks", ["owner", "member"])
+async def test_a_block_either_way_takes_the_account_out_of_lists(rp, who_blocks):
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    await rp.follow(o.id, m.id)
+    await rp.follow(m.id, o.id)
+    lst = await rp.create_list(o.id, "l")
+    theirs = await rp.create_list(m.id, "theirs")
+    await rp.add_to_list(o.id, lst.id, m.id)
+    await rp.add_to_list(m.id, theirs.id, o.id)
+    await rp.post(m.id, "before")
+    await (rp.block(o.id, m.id) if who_blocks == "owner" else rp.block(m.id, o.id))
+    for owner, lid, member in ((o, lst, m), (m, theirs, o)):
+        assert await member_ids(rp, owner.id, lid.id) == set()
+        assert await listed_in(rp, member.id) == set()
+        assert await raw_list(rp, keys.list_timeline(owner.id, lid.id)) == []
+    await rp.post(m.id, "after")
+    await rp.drain()
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == []
+
+
+async def test_a_pending_request_may_be_listed_until_it_is_refused(rp):
+    """As Mastodon's: an account one has asked to follow (locked) may be
+    listed; its public statuses show, its private ones only once the request
+    is authorized (then merged in); a refused or withdrawn request takes it
+    out of the lists."""
+    o = await rp.sign_up("owner")
+    lou = await rp.sign_up("lou")
+    await rp.update_profile(lou.id, locked=True)
+    open_s = await rp.post(lou.id, "for all")
+    secret = await rp.post(lou.id, "followers only", {"visibility": "private"})
+    lst = await rp.create_list(o.id, "l")
+    await rp.follow(o.id, lou.id)  # a request
+    assert not await rp.is_following(o.id, lou.id)
+    assert await rp.add_to_list(o.id, lst.id, lou.id) is True
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == [open_s.id]
+    assert await rp.authorize_follow(lou.id, o.id) is True
+    assert await member_ids(rp, o.id, lst.id) == {lou.id}
+    assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == [secret.id, open_s.id]
+
+    other = await rp.sign_up("other")
+    mine = await rp.create_list(other.id, "mine")
+    await rp.follow(other.id, lou.id)
+    await rp.add_to_list(other.id, mine.id, lou.id)
+    assert await rp.reject_follow(lou.id, other.id) is True
+    assert await member_ids(rp, other.id, mine.id) == set()
+    assert await listed_in(rp, lou.id) == {keys.listed_member(o.id, lst.id)}
+    await rp.follow(other.id, lou.id)
+    await rp.add_to_list(other.id, mine.id, lou.id)
+    await rp.unfollow(other.id, lou.id)  # withdrawn
+    assert await member_ids(rp, other.id, mine.id) == set()
+    with pytest.raises(ValidationError):
+        await rp.add_to_list(other.id, mine.id, lou.id)
+
+
+async def test_an_unfollow_cut_short_leaves_the_lists_to_its_journal(rp):
+    """The lists' step of an unfollow is idempotent and retried: an unfollow
+    cut short after the follow went (its journal, a FollowNoteJob, still
+    held) has the worker that takes the journal over take the account out
+    of the lists; calling unfollow again does it too."""
+    o = await rp.sign_up("owner")
+    m = await rp.sign_up("member")
+    await rp.follow(o.id, m.id)
+    s = await rp.post(m.id, "hi")
+    lst = await rp.create_list(o.id, "l")
+    await rp.add_to_list(o.id, lst.id, m.id)
+    await rp.drain()
+    # cut short: the follow went, nothing after it ran
+    assert await edges.remove(rp.store, edges.follow_edge(o.id, m.id))
+    assert await member_ids(rp, o.id, lst.id) == {m.id}
+    await rp.queue.enqueue(FollowNoteJob(o.id, m.id))  # the journal taken over
+    await rp.drain()
+    assert await member_ids(rp, o.id, lst.id) == set()
+    assert await listed_in(rp, m.id) == set()
+    assert s.id not in await raw_list(rp, keys.list_timeline(o.id, lst.id))
+    # and again by hand: the same, nothing more
+    await rp.store.client.zadd(keys.list_members(o.id, lst.id), {str(m.id): 1})
+    assert await rp.unfollow(o.id, m.id) is False
+    assert await member_ids(rp, o.id, lst.id) == set()
+
+
+async def test_adds_racing_unfollows_never_leave_an_unfollowed_member(rp):
+    """The add's check of the follow is atomic with the add (edge_set.lua);
+    an unfollow takes the account out after its follow went: whatever the
+    interleaving, a member the owner no longer follows is not left."""
+    o = await rp.sign_up("owner")
+    ms = [await rp.sign_up(f"m{i}") for i in range(4)]
+    lst = await rp.create_list(o.id, "busy")
+    for round_ in range(6):
+        for m in ms:
+            await rp.follow(o.id, m.id)
+        calls = []
+        for i, m in enumerate(ms):
+            calls.append(rp.add_to_list(o.id, lst.id, m.id))
+            if (round_ + i) % 2 == 0:
+                calls.append(rp.unfollow(o.id, m.id))
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        assert all(not isinstance(r, BaseException) or isinstance(r, ValidationError)
+                   for r in results), results
+        inside = await member_ids(rp, o.id, lst.id)
+        tag = keys.listed_member(o.id, lst.id)
+        for m in ms:
+            followed = await rp.is_following(o.id, m.id)
+            assert followed or m.id not in inside, (round_, m.login)
+            assert (m.id in inside) == (tag in await listed_in(rp, m.id)), m.login
+    await rp.drain()

@@ -148,6 +148,7 @@ async def test_list_refill_racing_a_list_delete_leaves_no_orphan_timeline(rp):
     m = await rp.sign_up("member")
     await post_interleaved(rp, {m.id: 30})
     lst = await rp.create_list(o.id, "short-lived")
+    await rp.follow(o.id, m.id)
     await rp.add_to_list(o.id, lst.id, m.id)
     await rp.delete_list(o.id, lst.id)
     await refill._refill(rp.store, keys.list_timeline(o.id, lst.id),

@@ -110,3 +110,36 @@ async def test_follow_notification_cut_short_anywhere(rp):
         assert follows or not finished
 
     await every_cut(lambda k: rp.follow(fans[k].id, ann.id), check)
+
+
+async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
+    """An unfollow takes the account out of the owner's lists after the
+    follow went (redpoll.relations.unlisting): cut short anywhere, once the
+    jobs drain (its journal taken over), a list holds the account only while
+    the owner still follows it, and both sides of the membership agree."""
+    ann = await rp.sign_up("ann")
+    await rp.post(ann.id, "x")
+    c = rp.store.client
+    owners, lists = [], []
+    for i in range(60):
+        o = await rp.sign_up(f"o{i}")
+        await rp.follow(o.id, ann.id)
+        lst = await rp.create_list(o.id, "l")
+        await rp.add_to_list(o.id, lst.id, ann.id)
+        owners.append(o)
+        lists.append(lst)
+    await rp.drain()
+
+    async def check(k, finished):
+        await rp.drain()
+        o, lst = owners[k], lists[k]
+        follows = await c.zscore(keys.following(o.id), ann.id) is not None
+        member = await c.zscore(keys.list_members(o.id, lst.id), ann.id) is not None
+        listed = await c.zscore(keys.listed_in(ann.id), keys.listed_member(o.id, lst.id))
+        assert member == (listed is not None), (k, member, listed)
+        assert follows or not member, (k, follows, member)
+        assert not follows or not finished
+        if not member:
+            assert await c.llen(keys.list_timeline(o.id, lst.id)) == 0, k
+
+    await every_cut(lambda k: rp.unfollow(owners[k].id, ann.id), check)

@@ -30,7 +30,8 @@ def mastodon_page(timeline_desc, max_id=None, since_id=None, min_id=None, limit=
 
 
 class World:
-    """alice posts; bob follows alice; carol has a list holding alice; dave
+    """alice posts; bob follows alice; carol follows alice and has a list
+    holding her (a list holds only accounts its owner follows); dave
     posts too, so alice's ids have gaps (cursors may name ids that are not in
     the timeline)."""
 
@@ -59,6 +60,7 @@ async def world(rp):
     carol = await rp.sign_up("carol")
     dave = await rp.sign_up("dave")
     await rp.follow(bob.id, alice.id)
+    await rp.follow(carol.id, alice.id)
     lst = await rp.create_list(carol.id, "alice only")
     await rp.add_to_list(carol.id, lst.id, alice.id)
     return World(rp, alice, bob, carol, dave, lst.id)
@@ -79,6 +81,7 @@ async def post_with_gaps(world, count):
 async def test_newest_first_everywhere(rp, world):
     erin = await rp.sign_up("erin")
     await rp.follow(world.bob.id, erin.id)
+    await rp.follow(world.carol.id, erin.id)
     expected_home, expected_alice = [], []
     for i in range(12):
         author = world.alice if i % 2 else erin
@@ -89,7 +92,8 @@ async def test_newest_first_everywhere(rp, world):
     assert ids(await rp.home_timeline(world.bob.id)) == expected_home
     assert ids(await rp.profile_timeline(world.alice.id)) == expected_alice
     assert ids(await rp.list_timeline(world.carol.id, world.lid)) == expected_alice
-    assert ids(await rp.home_timeline(world.carol.id)) == []  # lists do not feed the home
+    # the list is its own timeline: carol's home has erin too, her list only alice
+    assert ids(await rp.home_timeline(world.carol.id)) == expected_home
     assert ids(await rp.home_timeline(world.alice.id)) == expected_alice  # own statuses
     page = await rp.home_timeline(world.bob.id)
     assert [s.login for s in page] == ["alice" if i in expected_alice else "erin"

@@ -37,6 +37,9 @@ async def test_direct_and_private_reach_only_their_audience_across_batches(setti
             await rp.follow(fan.id, author.id)
         fan_list = await rp.create_list(fans[0].id, "a fan's list")
         await rp.add_to_list(fans[0].id, fan_list.id, author.id)
+        # a list may hold an account its owner has only asked to follow (as Mastodon's)
+        await rp.update_profile(author.id, locked=True)
+        await rp.follow(lister.id, author.id)  # a request
         other_list = await rp.create_list(lister.id, "not following")
         await rp.add_to_list(lister.id, other_list.id, author.id)
         posted = {vis: await rp.post(author.id, f"{vis} for @{mentioned.login}",

@@ -100,12 +100,15 @@ async def me(api: Mastodon) -> str:
 async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv, rp):
     """Each private post comes right after the change (well within the
     membership refresh): it reaches the open user stream (SSE and
-    WebSocket) and list stream exactly when REST would show it."""
+    WebSocket) and list stream exactly when REST would show it. A follow
+    that ends takes lou out of fol's list too (as Mastodon's), so the list
+    stream shows lou again only once fol follows and lists lou again."""
     lou, fol, other = await call(accounts, srv.base, 3)
-    lou_id, fol_id = await me(lou), await me(fol)
+    lou_id, fol_id, other_id = await me(lou), await me(fol), await me(other)
     lst = await call(fol.list_create, "lou")
     await call(fol.account_follow, lou_id)
-    await call(fol.list_accounts_add, lst["id"], [lou_id, await me(other)])
+    await call(fol.account_follow, other_id)
+    await call(fol.list_accounts_add, lst["id"], [lou_id, other_id])
     async with httpx.AsyncClient(base_url=srv.base, timeout=None) as http, \
             sse(http, "/api/v1/streaming/user", fol.access_token) as r1, \
             sse(http, f"/api/v1/streaming/list?list={lst['id']}", fol.access_token) as r2, \
@@ -115,10 +118,10 @@ async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv,
 
         async def private_then_marker(text: str) -> tuple[str, str]:
             """A private post of lou's, then a marker every stream gets
-            after it (fol's own post for home, lou's public one for the list)."""
+            after it (fol's own post for home, other's for the list)."""
             secret = await call(lou.status_post, text, visibility="private")
             mine = await call(fol.status_post, "marker " + text)
-            theirs = await call(lou.status_post, "public " + text)
+            theirs = await call(other.status_post, "list marker " + text)
             await wait_for(lambda: str(mine["id"]) in home.ids()
                            and str(mine["id"]) in sock.ids("user")
                            and str(theirs["id"]) in listed.ids(), f"markers after {text}")
@@ -127,26 +130,36 @@ async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv,
         def shown(sid: str) -> list[bool]:
             return [sid in home.ids(), sid in sock.ids("user"), sid in listed.ids()]
 
+        async def members() -> list[str]:
+            return sorted(str(a["id"]) for a in await call(fol.list_accounts, lst["id"]))
+
         sid, _ = await private_then_marker("while following")
         assert shown(sid) == [True, True, True]
 
         await call(lou.account_remove_from_followers, fol_id)
+        assert await members() == [str(other_id)]
         sid, _ = await private_then_marker("after removal")
         assert shown(sid) == [False, False, False]
 
         await call(fol.account_follow, lou_id)  # the reverse: at once too
         sid, _ = await private_then_marker("right after a new follow")
+        assert shown(sid) == [True, True, False]  # not back in the list
+        await call(fol.list_accounts_add, lst["id"], [lou_id])
+        sid, _ = await private_then_marker("listed again")
         assert shown(sid) == [True, True, True]
 
         await call(fol.account_unfollow, lou_id)
+        assert await members() == [str(other_id)]
         sid, _ = await private_then_marker("after unfollow")
         assert shown(sid) == [False, False, False]
 
         await call(fol.account_follow, lou_id)
-        sid, _ = await private_then_marker("followed once more")
+        await call(fol.list_accounts_add, lst["id"], [lou_id])
+        sid, _ = await private_then_marker("followed and listed once more")
         assert shown(sid) == [True, True, True]
 
         await call(lou.account_block, fol_id)
+        assert await members() == [str(other_id)]
         secret = await call(lou.status_post, "after the block", visibility="private")
         public = await call(lou.status_post, "after the block, public")
         mine = await call(fol.status_post, "marker after the block")

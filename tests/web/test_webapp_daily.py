@@ -3,7 +3,7 @@ real ``redpoll serve`` (the fixtures and checks of test_webapp.py):
 notifications grouped as the v2 API groups them, the Mentions filter, "Mark
 all as read" and the marker shared with other apps; the Direct messages
 view (a reply stays in its conversation, mark read); lists that hold only
-people one follows and keep direct messages out; and one state per status
+people one follows (an unfollow takes them out) and keep direct messages out; and one state per status
 and account on screen (a follower count after Follow, a favourite on one
 copy of a status shown on the other, empty-timeline messages that go)."""
 from __future__ import annotations
@@ -204,12 +204,16 @@ def test_follow_count_add_to_list_and_a_list_that_fills(people):  # noqa: F811
     assert c.evaluate("window.__sameDocument") is True
     c.screenshot(path="/tmp/redpoll-profile-add-to-list.png", full_page=True)
 
-    # unfollowing takes the count back
+    # unfollowing takes the count back, and dan out of Pals (as Mastodon)
     c.get_by_role("button", name="Unfollow", exact=True).click()
     expect(stats).to_contain_text("0 Followers")
     expect(c.get_by_role("button", name="Add to list")).to_be_hidden()
+    assert cat.api("GET", f"/api/v1/lists/{pals}/accounts").json() == []
     c.get_by_role("button", name="Follow", exact=True).click()
     expect(stats).to_contain_text("1 Follower")
+    c.get_by_role("button", name="Add to list").click()
+    expect(c.get_by_role("group", name="Lists").get_by_label("Pals")).not_to_be_checked()
+    c.get_by_role("button", name="Add to list").click()
 
     # an empty list fills as members come, without a reload; only people followed are offered
     c.goto(f"/lists/{later}")

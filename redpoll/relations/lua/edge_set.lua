@@ -6,6 +6,11 @@
 -- KEYS[1]: the zset of this side
 -- KEYS[2]: hash that must hold field ARGV[3] (proves the owner, list or user
 --          exists: u:{a} 'id', lists:{owner} '<lid>', u:{b} 'id')
+-- KEYS[3..]: (optional, this side's slot) zsets of which one must hold
+--          ARGV[1] for it to be added: a list member must be followed by
+--          the list's owner or asked to be (following:{owner},
+--          follow_requested:{owner}); checked with the add, so an unfollow
+--          that runs before it is seen and one after it finds the member
 -- ARGV[1]: member
 -- ARGV[2]: '1' to add, '0' to remove
 -- ARGV[3]: field of KEYS[2] that must exist
@@ -13,13 +18,20 @@
 -- ARGV[5]: now in microseconds
 -- ARGV[6]: maximum size of the set (0 = unbounded)
 -- returns: 1 if changed, 0 if it was so already; or an error reply
---          'MISSING' (no such owner) / 'FULL'
+--          'MISSING' (no such owner) / 'NOTFOLLOWED' (no guard holds it) / 'FULL'
 if redis.call('HEXISTS', KEYS[2], ARGV[3]) == 0 then
   return redis.error_reply('MISSING')
 end
 local changed = 0
 if ARGV[2] == '1' then
   if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+    if #KEYS > 2 then
+      local held = false
+      for k = 3, #KEYS do
+        if redis.call('ZSCORE', KEYS[k], ARGV[1]) then held = true break end
+      end
+      if not held then return redis.error_reply('NOTFOLLOWED') end
+    end
     local max = tonumber(ARGV[6])
     if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then
       return redis.error_reply('FULL')
