@@ -512,12 +512,22 @@ class IndexedRouter(Router):
             index: dict[tuple, list] = {}
             for i, route in enumerate(self.routes):
                 index.setdefault(_key(route), []).append((i, route))
-            self._by_key, self._indexed = index, len(self.routes)
+            self._by_key, self._indexed, self._literal = index, len(self.routes), {}
+            # the paths of literal routes (the home timeline, the instance...)
+            # are asked for as they are: their candidates found once
+            literal = {r.path for r in self.routes
+                       if isinstance(getattr(r, "path", None), str) and "{" not in r.path}
+            self._literal = {path: self._candidates(path) for path in literal}
         return self._by_key
 
     def candidates(self, path: str) -> list:
         """The routes that can match ``path``, in the table's order."""
-        index, found = self._index(), []
+        self._index()
+        found = self._literal.get(path)
+        return found if found is not None else self._candidates(path)
+
+    def _candidates(self, path: str) -> list:
+        index, found = self._by_key, []
         segments = path.split("/")[1:]
         count, last = len(segments), segments[-1]
         for n in range(count + 1):
