@@ -272,8 +272,8 @@ async def run_http_bench(*, redis_url: str | None = None, cluster: bool = False,
                          else ["home"])
                 spec_for = targets.__getitem__
                 for name in names:  # warm up: connections, caches, renderings
-                    await _load(spec_for, name, requests=concurrency * 20, seconds=5,
-                                concurrency=concurrency)
+                    await _load(spec_for, name, requests=min(concurrency * 20, requests),
+                                seconds=5, concurrency=concurrency)
                 measured = await _side_by_side(spec_for, names, requests=requests,
                                                seconds=seconds, concurrency=concurrency,
                                                rounds=max(1, min(rounds, requests)))

@@ -47,23 +47,41 @@ def test_quick_bench_prints_ratios_as_json():
 
 
 def test_http_part_reports_every_contender():
-    """`--no-engine --http` on a small load: the home page, the instance
-    endpoint, the fixed probe and the all-process pass answered, the figures
-    are there (again no speed assertion). The home requests outnumber
-    one IP's default request budget over all its tokens, which the bench's
-    server must not apply (its load comes from one address)."""
-    over_ip_budget = Settings().rate_ip_tokens[0] + 100
-    result = CliRunner().invoke(main, ["bench", "--no-engine", "--http", "--http-users", "8",
-                                       "--http-requests", str(over_ip_budget),
-                                       "--http-seconds", "60",
-                                       "--json"], env={"REDIS_URL": ""})
+    """`--no-engine --http` on a small load: the home page, the
+    notifications page, a thread, the instance endpoint, the fixed probe and
+    the all-process pass answered, the figures are there (no speed
+    assertion). The home requests outnumber one IP's request budget over
+    all its tokens (a small one here, set in the environment the bench's
+    server inherits), which the bench's server must not apply (its load
+    comes from one address)."""
+    budget = 150
+    result = CliRunner().invoke(main, ["bench", "--no-engine", "--http", "--http-users", "6",
+                                       "--http-requests", str(budget + 100),
+                                       "--http-seconds", "60", "--http-workers", "2",
+                                       "--json"],
+                                env={"REDIS_URL": "", "REDPOLL_RATE_IP_TOKENS": f"{budget}/300"})
     assert result.exit_code == 0, (result.output, result.exception)
     http = json.loads(result.stdout)["http"]
-    for name in ("home", "instance", "probe", "home_all_processes"):
-        assert http[name]["requests"] > 0 and http[name]["errors"] == 0, http[name]
-        assert http[name]["rps"] > 0 and http[name]["p99_ms"] >= http[name]["p50_ms"] > 0
+    for name in ("home", "notifications", "thread", "instance", "probe", "home_all_processes"):
+        r = http[name]
+        assert r["requests"] == budget + 100 and r["errors"] == 0, (name, r)
+        assert r["rps"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0, (name, r)
+        assert r["generator_cpu_us_per_request"] > 0 and r["server_cpu_us_per_request"] >= 0
     assert http["home_vs_probe"] > 0 and isinstance(http["meets_target"], bool)
     assert http["home_rps"] == http["home"]["rps"] and http["probe_rps"] == http["probe"]["rps"]
+    assert http["home_vs_probe"] == round(http["home_rps"] / http["probe_rps"], 3)
+    assert http["workers"] == 2
+    # the probe answers with the body of a real home page (pages differ a
+    # little from user to user, and so do the headers)
+    assert abs(http["probe"]["bytes_per_response"] / http["home"]["bytes_per_response"] - 1) < 0.1
+    # each user's notifications page and thread have something in them:
+    # follows, replies that mention them and favourites, and their replies
+    assert http["notifications"]["bytes_per_response"] > 1000
+    assert http["thread"]["bytes_per_response"] > 1000
+    assert http["notifications_vs_probe_cpu"] >= 0 and http["thread_vs_probe_cpu"] >= 0
+    from redpoll.tools.bench_http import format_report
+    report = format_report(http)
+    assert "home / probe" in report and "/api/v1/notifications (20)" in report
 
 
 @pytest.mark.filterwarnings("error::RuntimeWarning")  # e.g. a cluster command never awaited
