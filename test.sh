@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs the test suite: every test against one embedded Valkey server, then
-# the tests that depend on the topology (marked `topology`: tests/storage,
-# tests/engine, the leak tests) against a 3-master Redis Cluster of embedded
-# servers on loopback. Test files run in parallel, one worker more than the
-# cores (the tests wait on servers about half the time; each worker has its
-# own embedded server; REDPOLL_TEST_WORKERS overrides). `./test.sh --full` runs
+# Runs the test suite: every test against one embedded Valkey server and,
+# side by side with it, the tests that depend on the topology (marked
+# `topology`: tests/storage, tests/engine, the leak tests) against a
+# 3-master Redis Cluster of embedded servers on loopback. Test files run in
+# parallel, one worker more than the cores (the tests wait on servers about
+# half the time; each worker has its own embedded server;
+# REDPOLL_TEST_WORKERS overrides), the cluster pass with one fewer. `./test.sh --full` runs
 # every test on both topologies. Other arguments go to pytest. Installs what
 # the tests need (extras test and tools) into .venv first, and s3rver (npm)
 # for the S3 media tests; assumes no Redis on the machine.
@@ -13,6 +14,10 @@ cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,tools]"
+# The package compiled once: the tests start hundreds of Python processes
+# (serve, workers, CLI commands), and where PYTHONDONTWRITEBYTECODE is set
+# each would compile every module again (~0.4 s of CPU a process).
+PYTHONDONTWRITEBYTECODE= .venv/bin/python -m compileall -q redpoll >/dev/null
 # The web app's browser tests drive Debian's chromium (Playwright never downloads one).
 if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -46,13 +51,25 @@ for arg in "$@"; do
     if [ "$arg" = "--full" ]; then FULL=1; else ARGS+=("$arg"); fi
 done
 WORKERS=${REDPOLL_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(min(4, len(os.sched_getaffinity(0)) + 1))')}
-PAR=()
-[ "$WORKERS" -gt 1 ] && PAR=(-n "$WORKERS" --dist loadfile)
-echo "== single server =="
-.venv/bin/python -m pytest -q "${PAR[@]}" "${ARGS[@]}"
+# The cluster pass runs beside the single-server one, with a worker fewer:
+# each waits on its servers much of the time, and together they keep the
+# cores busy. Its output is kept and printed when it ends.
+CLUSTER_WORKERS=${REDPOLL_TEST_CLUSTER_WORKERS:-$(( WORKERS > 2 ? WORKERS - 1 : WORKERS ))}
+par() { if [ "$1" -gt 1 ]; then echo "-n $1 --dist loadfile"; fi; }
+CLUSTER_LOG=$(mktemp)
+CLUSTER_ARGS=(-m topology)
+[ "$FULL" = 1 ] && CLUSTER_ARGS=()
+# shellcheck disable=SC2046  # par's words are meant to split
+REDPOLL_TEST_CLUSTER=1 .venv/bin/python -m pytest -q $(par "$CLUSTER_WORKERS") \
+    "${CLUSTER_ARGS[@]}" "${ARGS[@]}" >"$CLUSTER_LOG" 2>&1 &
+CLUSTER_PID=$!
+trap 'kill "$CLUSTER_PID" 2>/dev/null; rm -f "$CLUSTER_LOG"' EXIT
+echo "== single server (the 3-master Redis Cluster pass runs beside it) =="
+SINGLE=0
+# shellcheck disable=SC2046
+.venv/bin/python -m pytest -q $(par "$WORKERS") "${ARGS[@]}" || SINGLE=$?
+CLUSTER=0
+wait "$CLUSTER_PID" || CLUSTER=$?
 echo "== 3-master Redis Cluster =="
-if [ "$FULL" = 1 ]; then
-    REDPOLL_TEST_CLUSTER=1 .venv/bin/python -m pytest -q "${PAR[@]}" "${ARGS[@]}"
-else
-    REDPOLL_TEST_CLUSTER=1 .venv/bin/python -m pytest -q -m topology "${PAR[@]}" "${ARGS[@]}"
-fi
+cat "$CLUSTER_LOG"
+[ "$SINGLE" = 0 ] && [ "$CLUSTER" = 0 ]
