@@ -3,9 +3,9 @@
 # side by side with it, the tests that depend on the topology (marked
 # `topology`: tests/storage, tests/engine, the leak tests) against a
 # 3-master Redis Cluster of embedded servers on loopback. Test files run in
-# parallel, one worker more than the cores (the tests wait on servers about
+# parallel, two workers more than the cores (the tests wait on servers about
 # half the time; each worker has its own embedded server;
-# REDPOLL_TEST_WORKERS overrides), the cluster pass with one fewer. `./test.sh --full` runs
+# REDPOLL_TEST_WORKERS overrides), the cluster pass with two fewer. `./test.sh --full` runs
 # every test on both topologies. Other arguments go to pytest. Installs what
 # the tests need (extras test and tools) into .venv first, and s3rver (npm)
 # for the S3 media tests; assumes no Redis on the machine.
@@ -50,11 +50,11 @@ ARGS=()
 for arg in "$@"; do
     if [ "$arg" = "--full" ]; then FULL=1; else ARGS+=("$arg"); fi
 done
-WORKERS=${REDPOLL_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(min(4, len(os.sched_getaffinity(0)) + 1))')}
-# The cluster pass runs beside the single-server one, with a worker fewer:
-# each waits on its servers much of the time, and together they keep the
-# cores busy. Its output is kept and printed when it ends.
-CLUSTER_WORKERS=${REDPOLL_TEST_CLUSTER_WORKERS:-$(( WORKERS > 2 ? WORKERS - 1 : WORKERS ))}
+WORKERS=${REDPOLL_TEST_WORKERS:-$(.venv/bin/python -c 'import os; print(min(6, len(os.sched_getaffinity(0)) + 2))')}
+# The cluster pass runs beside the single-server one, with two workers
+# fewer: each waits on its servers much of the time, and together they keep
+# the cores busy. Its output is kept and printed when it ends.
+CLUSTER_WORKERS=${REDPOLL_TEST_CLUSTER_WORKERS:-$(( WORKERS > 3 ? WORKERS - 2 : WORKERS > 2 ? WORKERS - 1 : WORKERS ))}
 par() { if [ "$1" -gt 1 ]; then echo "-n $1 --dist loadfile"; fi; }
 CLUSTER_LOG=$(mktemp)
 CLUSTER_ARGS=(-m topology)

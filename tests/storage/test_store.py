@@ -78,12 +78,12 @@ async def test_a_blocking_read_does_not_hold_up_other_calls(pair):
     """A blocking command gets a connection of its own: on the multiplexed
     one, every call queued behind it would wait for it."""
     store, _ = pair
-    blocked = asyncio.ensure_future(store.blpop(["empty-list{store-block}"], timeout=2))
+    blocked = asyncio.ensure_future(store.blpop(["empty-list{store-block}"], timeout=5))
     await asyncio.sleep(0.05)
-    started = asyncio.get_running_loop().time()
+    # queued behind the BLPOP, these would answer only when it times out:
+    # they answer while it still waits (5 s leaves a loaded machine room)
     await store.set("quick{store-block}", "1")
     assert await store.get("quick{store-block}") == b"1"
-    assert asyncio.get_running_loop().time() - started < 1.0
     assert not blocked.done()
     assert await blocked is None
 
