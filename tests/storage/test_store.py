@@ -78,10 +78,11 @@ async def test_a_blocking_read_does_not_hold_up_other_calls(pair):
     """A blocking command gets a connection of its own: on the multiplexed
     one, every call queued behind it would wait for it."""
     store, _ = pair
-    blocked = asyncio.ensure_future(store.blpop(["empty-list{store-block}"], timeout=5))
+    blocked = asyncio.ensure_future(store.blpop(["empty-list{store-block}"], timeout=3))
     await asyncio.sleep(0.05)
     # queued behind the BLPOP, these would answer only when it times out:
-    # they answer while it still waits (5 s leaves a loaded machine room)
+    # they answer while it still waits (3 s leaves a loaded machine room;
+    # a longer BLPOP outlasts the connection's read timeout here)
     await store.set("quick{store-block}", "1")
     assert await store.get("quick{store-block}") == b"1"
     assert not blocked.done()
