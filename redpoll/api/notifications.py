@@ -1,6 +1,7 @@
 """Notifications (v1 and grouped v2) and read markers."""
 from __future__ import annotations
 
+import orjson
 from starlette.responses import Response
 
 from ..core import limits, validate
@@ -14,7 +15,7 @@ from ..render import entities
 from .contract import (ACCOUNTS_REF, BOOL, Doc, GROUP_KEY, ID, INT, NOTIFICATIONS_QUERY,
                        NOTIFICATION_TYPES, array, obj, path_param, query_param, ref)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
-from .statuses import rendered_pairs, status_entities
+from .statuses import rendered_pairs
 
 
 def _types(ctx: Ctx, name: str) -> list:
@@ -36,9 +37,11 @@ def _query(ctx: Ctx) -> dict:
             "account_id": p.cursor("account_id")}
 
 
-def _accounts(ctx: Ctx, ids, shown: pages.Shown) -> dict[int, dict]:
-    """The account entities of ``ids`` that ``shown`` read, by id, in order."""
-    return {uid: entities.account(shown.users[uid], ctx.base)
+def _accounts(ctx: Ctx, ids, shown: pages.Shown) -> dict[int, bytes]:
+    """The account entities (JSON bytes, kept renderings: render/rendered.py)
+    of ``ids`` that ``shown`` read, by id, in order."""
+    kept = ctx.request.app.state.rendered
+    return {uid: kept.account(shown.users[uid], ctx.base)
             for uid in dict.fromkeys(ids) if uid in shown.users}
 
 
@@ -48,9 +51,7 @@ def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[b
     still exists and, for a kind about a status, whose status the caller
     may see: accounts and statuses from the process's kept renderings
     (render/rendered.py), as a page of statuses is served."""
-    kept = ctx.request.app.state.rendered
-    accounts = {uid: kept.account(shown.users[uid], ctx.base)
-                for uid in dict.fromkeys(n.actor for n in notes) if uid in shown.users}
+    accounts = _accounts(ctx, (n.actor for n in notes), shown)
     statuses = {s.id: body for s, body in rendered_pairs(ctx, shown)}
     return [entities.notification_json(n, accounts[n.actor],
                                        statuses[n.status] if n.status else None)
@@ -127,11 +128,12 @@ def _grouped_query(ctx: Ctx) -> dict:
             else None}
 
 
-def _side_lists(ctx: Ctx, account_ids: list[int], shown: pages.Shown) -> tuple[dict, dict]:
-    """Accounts and rendered statuses by id, each once
+def _side_lists(ctx: Ctx, account_ids: list[int], shown: pages.Shown
+                ) -> tuple[dict[int, bytes], dict[int, bytes]]:
+    """Accounts and statuses (JSON bytes, kept renderings) by id, each once
     (GroupedNotificationsResults), from redpoll.reading.pages.side_lists's answer."""
     return (_accounts(ctx, account_ids, shown),
-            {int(s["id"]): s for s in status_entities(ctx, shown)})
+            {s.id: body for s, body in rendered_pairs(ctx, shown)})
 
 
 def _group_entity(key: str, first: Notification, count: int, recent: int, sample: list[int],
@@ -144,12 +146,17 @@ def _group_entity(key: str, first: Notification, count: int, recent: int, sample
     return out
 
 
-def _results(groups: list[dict], accounts: dict, statuses: dict) -> dict:
-    used_accounts = {a for g in groups for a in g["sample_account_ids"]}
-    used_statuses = {g.get("status_id") for g in groups}
-    return {"accounts": [a for a in accounts.values() if a["id"] in used_accounts],
-            "statuses": [s for s in statuses.values() if s["id"] in used_statuses],
-            "notification_groups": groups}
+def _results(groups: list[dict], accounts: dict[int, bytes], statuses: dict[int, bytes],
+             headers: dict | None = None) -> Response:
+    """GroupedNotificationsResults: the accounts and statuses the groups
+    name, each once, joined as bytes beside the groups."""
+    used_accounts = {int(a) for g in groups for a in g["sample_account_ids"]}
+    used_statuses = {int(g["status_id"]) for g in groups if "status_id" in g}
+    return Response(
+        b'{"accounts":[' + b",".join(a for uid, a in accounts.items() if uid in used_accounts)
+        + b'],"statuses":[' + b",".join(s for sid, s in statuses.items() if sid in used_statuses)
+        + b'],"notification_groups":' + orjson.dumps(groups) + b"}",
+        media_type=JSON.media_type, headers=headers)
 
 
 def _shown(n: Notification, accounts: dict, statuses: dict) -> bool:
@@ -180,8 +187,8 @@ async def grouped(ctx: Ctx) -> Response:
         entity.update({"page_min_id": str(g.page_min_id), "page_max_id": str(g.most_recent_id),
                        "latest_page_notification_at": entities.iso(g.latest_at)})
         body.append(entity)
-    return JSON(_results(body, accounts, statuses),
-                headers=link_header(ctx, groups, key=lambda g: g.first.id))
+    return _results(body, accounts, statuses,
+                    headers=link_header(ctx, groups, key=lambda g: g.first.id))
 
 
 async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
@@ -206,7 +213,7 @@ async def get_group(ctx: Ctx) -> Response:
     first = whole.notifications[0]
     sample = [n.actor for n in whole.notifications][:limits.NOTIFICATION_GROUP_SAMPLE]
     entity = _group_entity(whole.key, first, whole.count, first.id, sample, accounts)
-    return JSON(_results([entity], accounts, statuses))
+    return _results([entity], accounts, statuses)
 
 
 @endpoint("GET", "/api/v2/notifications/{group_key}/accounts", auth="required", scope="read:notifications",
@@ -217,8 +224,9 @@ async def group_accounts(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key/accounts: the group's accounts,
     newest first (at most limits.NOTIFICATION_GROUP_READ_MAX)."""
     whole, accounts, _ = await _whole(ctx)
-    return JSON([accounts[a] for a in dict.fromkeys(n.actor for n in whole.notifications)
-                 if a in accounts])
+    return Response(b"[" + b",".join(accounts[a] for a in dict.fromkeys(
+        n.actor for n in whole.notifications) if a in accounts) + b"]",
+        media_type=JSON.media_type)
 
 
 @endpoint("POST", "/api/v2/notifications/{group_key}/dismiss", auth="required", scope="write:notifications",

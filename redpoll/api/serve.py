@@ -209,7 +209,7 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         ws_per_message_deflate=False,
         log_level=log_level.lower(), access_log=False, proxy_headers=False,
         server_header=False, lifespan="on", backlog=backlog,
-        limit_concurrency=connections,
+        limit_concurrency=connections, timeout_keep_alive=limits.HTTP_KEEP_ALIVE_S,
         # open streams never end by themselves: they are cut after this long
         timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s

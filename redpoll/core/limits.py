@@ -282,6 +282,12 @@ SERVE_BIND_WAIT_S = 5.0
 #: that sends nothing, or a byte at a time, holds no connection for ever).
 #: Settings override (REDPOLL_HEADER_TIMEOUT_S).
 HEADER_TIMEOUT_S = 10
+#: An idle keep-alive connection is closed after this long. It is well above
+#: the intervals clients poll at (Mastodon.py asks for a processing upload
+#: every 5 s), so that a client's reuse of its connection does not race the
+#: server's close of it (a reset request); after a response the next
+#: request's headers have this long plus HEADER_TIMEOUT_S.
+HTTP_KEEP_ALIVE_S = 20
 #: Open connections (streams included) one HTTP process serves at once;
 #: a request beyond them is answered 503 at once. Settings override
 #: (REDPOLL_CONNECTIONS_MAX); serve lowers it to the open-file limit less

@@ -86,11 +86,14 @@ class StreamHttpProtocol(HttpToolsProtocol):
         self._header_timer: asyncio.TimerHandle | None = None
         self._arm_header_timer()
 
-    def _arm_header_timer(self) -> None:
+    def _arm_header_timer(self, idle_s: float = 0.0) -> None:
+        """The next request's headers must be in within the header timeout
+        (after ``idle_s`` more: a kept-alive connection between requests)."""
         if self.header_timeout_s is None:
             type(self).header_timeout_s = header_timeout()
         self._headers_in = False
-        self._header_timer = self.loop.call_later(self.header_timeout_s, self._headers_late)
+        self._header_timer = self.loop.call_later(self.header_timeout_s + idle_s,
+                                                  self._headers_late)
 
     def _disarm_header_timer(self) -> None:
         if self._header_timer is not None:
@@ -116,7 +119,9 @@ class StreamHttpProtocol(HttpToolsProtocol):
         if not self.transport.is_closing() and not self.pipeline and self.cycle is not None \
                 and self.cycle.response_complete:
             self._disarm_header_timer()
-            self._arm_header_timer()  # for the next request on this connection
+            # for the next request on this connection: uvicorn closes it once
+            # idle for limits.HTTP_KEEP_ALIVE_S, then its headers have the timeout
+            self._arm_header_timer(limits.HTTP_KEEP_ALIVE_S)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_timer()

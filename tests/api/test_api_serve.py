@@ -7,6 +7,7 @@ modules' servers are module-scoped), so queued jobs stay queued.
 from __future__ import annotations
 
 import json
+import os
 import signal
 
 import httpx
@@ -113,3 +114,41 @@ def test_sigterm_right_after_the_url_is_printed_still_stops_it(tmp_path):
             assert srv.process.wait(30) == 0, srv.logs()[-2000:]
         finally:
             srv.close()
+
+
+def _ask(sock, path: str = "/api/v1/instance") -> int:
+    """One GET on an open keep-alive connection; its status (0: the server
+    had closed the connection)."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    head = b""
+    try:
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return 0
+            head += chunk
+    except ConnectionResetError:
+        return 0
+    top, _, body = head.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":")[1]) for line in top.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        body += sock.recv(65536)
+    return int(top.split(b" ")[1])
+
+
+def test_a_kept_alive_connection_idle_for_a_clients_poll_interval_is_still_open(tmp_path):
+    """Mastodon.py asks for a processing upload every 5 s on one kept-alive
+    connection: the server must not close an idle connection at about that
+    time (its reuse would race the close and the request be reset), so it
+    keeps one open for limits.HTTP_KEEP_ALIVE_S."""
+    import socket
+    import time
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
+    env["REDPOLL_DATA_DIR"] = str(tmp_path / "data")
+    with ServeProcess(env, args=["--no-jobs"]) as srv:
+        host, port = srv.url.removeprefix("http://").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=30) as sock:
+            assert _ask(sock) == 200
+            time.sleep(7)  # more than a 5 s poll, with room for a loaded machine
+            assert _ask(sock) == 200  # the same connection, not closed meanwhile
