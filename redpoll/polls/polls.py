@@ -270,21 +270,33 @@ async def vote(store: Store, uid, sid, choices: Any) -> None:
             raise Conflict("You cannot vote in your own polls")
         if poll.expired():
             raise Conflict("The poll has already ended")
-        try:
-            await store.run("poll_vote", [keys.status(sid), poll_keys.counts(sid, poll.gen),
-                                          poll_keys.votes(sid, poll.gen)],
-                            [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
-                             ",".join(map(str, chosen)), *chosen])
+        if await _counted(store, sid, "poll_vote",
+                          [keys.status(sid), poll_keys.counts(sid, poll.gen),
+                           poll_keys.votes(sid, poll.gen)],
+                          [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
+                           ",".join(map(str, chosen)), *chosen],
+                          "You have already voted on this poll"):
             return
-        except AlreadyVoted:
-            raise Conflict("You have already voted on this poll") from None
-        except PollEnded:
-            raise Conflict("The poll has already ended") from None
-        except StatusNotFound:
-            raise PollNotFound(f"poll {sid} does not exist") from None
-        except Conflict:  # the record changed since it was read (an edit): read it again
-            continue
     raise Conflict(f"poll {sid} kept changing while the vote was counted; try again")
+
+
+async def _counted(store: Store, sid: int, script: str, keys_: list, args: list,
+                   already: str) -> bool:
+    """Run a vote script (atomic: checked and counted in one call): True
+    once counted; False when the status record changed since the caller
+    read it (an edit), so the caller reads it again. Its refusals as the
+    API words them (``already``: a vote given before)."""
+    try:
+        await store.run(script, keys_, args)
+        return True
+    except AlreadyVoted:
+        raise Conflict(already) from None
+    except PollEnded:
+        raise Conflict("The poll has already ended") from None
+    except StatusNotFound:
+        raise PollNotFound(f"poll {sid} does not exist") from None
+    except Conflict:  # the record changed since it was read
+        return False
 
 
 async def vote_one(store: Store, uid: int, sid: int, title: str, inbox: str) -> None:
@@ -302,19 +314,12 @@ async def vote_one(store: Store, uid: int, sid: int, title: str, inbox: str) -> 
             raise PollNotFound(f"poll {sid} has no option {title[:60]!r}")
         if status.user_id == uid:
             raise Conflict("You cannot vote in your own polls")
-        try:
-            await store.run("poll_vote_one", [keys.status(sid), *_vote_keys(sid, poll.gen)],
-                            [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
-                             poll.options.index(title), "1" if poll.multiple else "0", inbox])
+        if await _counted(store, sid, "poll_vote_one",
+                          [keys.status(sid), *_vote_keys(sid, poll.gen)],
+                          [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
+                           poll.options.index(title), "1" if poll.multiple else "0", inbox],
+                          "already voted on this poll (or for this option)"):
             return
-        except AlreadyVoted:
-            raise Conflict("already voted on this poll (or for this option)") from None
-        except PollEnded:
-            raise Conflict("The poll has already ended") from None
-        except StatusNotFound:
-            raise PollNotFound(f"poll {sid} does not exist") from None
-        except Conflict:  # the record changed since it was read (an edit): read it again
-            continue
     raise Conflict(f"poll {sid} kept changing while the vote was counted; try again")
 
 
