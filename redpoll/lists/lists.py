@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..relations import edges
+from ..relations import edges, unlisting
 from ..bus import events
 from ..core import keys, limits, validate
 from ..core.errors import LimitReached, ListNotFound, NotFollowed
@@ -101,16 +101,9 @@ async def add_member(store: Store, owner, lid, member) -> bool:
 
 async def unlistable(store: Store, owner, ids) -> list[int]:
     """Those of ``ids`` that ``owner`` may not add to a list (add_member):
-    neither followed nor asked to follow, nor the owner. One round trip in
-    the owner's slot; a caller adding many checks them all first."""
+    redpoll.relations.unlisting's rule, checked for all of them first."""
     owner = validate.an_id(owner, "user_id")
-    ids = [validate.an_id(i, "member_id") for i in ids]
-    others = [i for i in ids if i != owner]
-    if not others:
-        return []
-    follows, asked = await store.batch([("ZMSCORE", keys.following(owner), *others),
-                                        ("ZMSCORE", keys.follow_requested(owner), *others)])
-    return [i for i, f, r in zip(others, follows, asked) if f is None and r is None]
+    return await unlisting.unlistable(store, owner, [validate.an_id(i, "member_id") for i in ids])
 
 
 async def remove_member(store: Store, queue: JobQueue, owner, lid, member) -> bool:

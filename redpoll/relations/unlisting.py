@@ -43,23 +43,46 @@ from ..core.errors import NotFound
 from ..storage.store import Store
 
 
+def _follow_reads(owner: int, others: list[int]) -> list[tuple]:
+    """The commands reading whether ``owner`` follows, or has asked to
+    follow, each of ``others`` (for :func:`_refused`), in the owner's slot."""
+    return [("ZMSCORE", keys.following(owner), *others),
+            ("ZMSCORE", keys.follow_requested(owner), *others)]
+
+
+def _refused(others: list[int], follows: list, asked: list) -> list[int]:
+    """Those of ``others`` the owner may not list: neither followed nor
+    asked to follow (the rule edge_set.lua's guards hold at the add)."""
+    return [i for i, f, r in zip(others, follows, asked) if f is None and r is None]
+
+
+async def unlistable(store: Store, owner: int, ids: list[int]) -> list[int]:
+    """Those of ``ids`` that ``owner`` may not add to a list: neither
+    followed nor asked to follow, nor the owner. One round trip; a caller
+    adding many checks them all first."""
+    others = [i for i in ids if i != owner]
+    if not others:
+        return []
+    return _refused(others, *await store.batch(_follow_reads(owner, others)))
+
+
 async def _listing(store: Store, owner: int, member: int) -> tuple[bool, list[int]]:
     """(whether ``owner`` may list ``member``: follows it, has asked to, or
     is it; ``owner``'s lists that hold ``member`` on either side)."""
     if owner == member:
         return True, []
     raw, follows, asked = await store.batch([("HKEYS", keys.lists(owner)),
-                                             ("ZSCORE", keys.following(owner), member),
-                                             ("ZSCORE", keys.follow_requested(owner), member)])
+                                             *_follow_reads(owner, [member])])
+    allowed = not _refused([member], follows, asked)
     lids = sorted(int(x) for x in raw or ())
     if not lids:
-        return follows is not None or asked is not None, []
+        return allowed, []
     replies = await store.batch(
         [("ZSCORE", keys.list_members(owner, lid), member) for lid in lids]
         + [("ZMSCORE", keys.listed_in(member), *[keys.listed_member(owner, lid) for lid in lids])])
     here, there = replies[:-1], replies[-1]
     held = [lid for lid, a, b in zip(lids, here, there) if a is not None or b is not None]
-    return follows is not None or asked is not None, held
+    return allowed, held
 
 
 async def unlist(store: Store, owner: int, member: int) -> list[int]:
