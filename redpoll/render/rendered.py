@@ -40,7 +40,8 @@ class RenderedStatuses:
             if kept[0] is not user:
                 self._accounts.put(key, (user, kept[1]))  # the next identity check passes
             return kept[1]
-        body = orjson.dumps(entities.account(user, base))
+        # copied, as a head is: orjson's bytes keep its larger output buffer
+        body = bytes(memoryview(orjson.dumps(entities.account(user, base))))
         self._accounts.put(key, (user, body))
         return body
 
