@@ -63,8 +63,7 @@ async def seen(store: Store, owner: int, notes: Sequence[Notification], *,
     sids = list(dict.fromkeys(n.status for n in notes if n.status))
     # the accounts hidden from the owner and the statuses named, together
     hidden, found = await asyncio.gather(
-        hidden_actors(store, owner, [n.actor for n in notes]),
-        get_statuses(store, sids) if sids else _nothing())
+        hidden_actors(store, owner, [n.actor for n in notes]), get_statuses(store, sids))
     notes = [n for n in notes if n.actor not in hidden]
     out = Seen(notes, {})
     if found:
@@ -82,10 +81,6 @@ async def seen(store: Store, owner: int, notes: Sequence[Notification], *,
                                     and r.hidden)}
     out.notes = [n for n in notes if n.type not in WITH_STATUS or n.status in out.statuses]
     return out
-
-
-async def _nothing() -> list:
-    return []
 
 
 async def shown(store: Store, owner: int, notes: Sequence[Notification]
