@@ -398,7 +398,10 @@ async def test_queued_fanout_survives_server_sigkill(tmp_path):
     """Chains queued (and one job pending to a consumer) when the server is
     SIGKILLed are all there after a restart on the same data, and a worker
     then serves every follower exactly once."""
-    servers = [start_server(tmp_path / "data")]
+    # fsync always: this is about the queue's chains, not the fsync policy
+    # (with everysec, a server behind on a slow fsync postpones its AOF
+    # write up to 2 s, and a SIGKILL then loses what it acknowledged)
+    servers = [start_server(tmp_path / "data", "always")]
     settings = Settings(redis_url=servers[0].url, fanout_batch=20, job_claim_ms=500)
     rp = await Redpoll.open(settings)
     try:
@@ -410,7 +413,7 @@ async def test_queued_fanout_survives_server_sigkill(tmp_path):
 
         servers[0].kill()
         await rp.close()
-        servers.append(start_server(tmp_path / "data", port=servers[0].port))
+        servers.append(start_server(tmp_path / "data", "always", port=servers[0].port))
         rp = await Redpoll.open(settings)
 
         assert await rp.queue.depth() == 3
