@@ -46,20 +46,20 @@ async def web_page(request: Request) -> Response:
             if status.user_id != user.id:
                 raise ApiError(404, "Record not found")
     except ApiError as exc:  # rate limit, bad id
-        return web.document("Error" if exc.status != 404 else "Not found",
+        return web.document(request, "Error" if exc.status != 404 else "Not found",
                             f"<p>{e(exc.message)}</p>", exc.status)
     except RedpollError:  # no such login (or not a login at all), no such status
-        return web.document("Not found", "<p>Nothing here.</p>", 404)
+        return web.document(request, "Not found", "<p>Nothing here.</p>", 404)
     if user.suspended:  # as the API shows it (entities.suspended_account): the login only
-        return web.document(f"@{user.login}",
+        return web.document(request, f"@{user.login}",
                             f"<p>@{e(user.login)}</p><p>This account is suspended.</p>")
     who = (f"<p><strong>{e(user.display_name)}</strong> @{e(user.login)}</p>"
            f"{entities.html_text(user.bio) if user.bio else ''}"
            f"<p>{user.posts} posts · {user.following} following · {user.followers} followers</p>")
     if status is None:
-        return web.document(f"{user.display_name} (@{user.login})", who)
+        return web.document(request, f"{user.display_name} (@{user.login})", who)
     when = entities.iso(status.created_at)
-    return web.document(f"{user.display_name}: status {status.id}",
+    return web.document(request, f"{user.display_name}: status {status.id}",
                         f"{who}<article>{entities.html_text(status.text)}"
                         f"<p><time datetime={when}>{when}</time></p></article>")
 

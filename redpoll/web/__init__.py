@@ -8,19 +8,24 @@ of the whole static folder, so relative ``import``s between modules stay in
 one version and the files can be cached for a year (``immutable``); the HTML
 shell (one document for every app path, the router runs in the browser) is
 ``no-cache`` and carries a Content-Security-Policy that allows only this
-origin: scripts, styles, images and fetch/WebSocket connections.
+origin: scripts, styles, images and fetch/WebSocket connections; images,
+video and audio also from where media is kept (an S3 bucket) and, with
+federation on, from other servers (a remote status's attachments are shown
+from their own URLs).
 """
 from __future__ import annotations
 
 import hashlib
 import html
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from ..core import limits
+from ..core.settings import Settings
 
 STATIC = Path(__file__).with_name("static")
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
@@ -42,9 +47,34 @@ def _load() -> tuple[str, dict[str, bytes]]:
 VERSION, FILES = _load()
 ASSETS = f"/assets/{VERSION}"
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-       "connect-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; "
-       "frame-ancestors 'none'")
+def csp(media: str = "") -> str:
+    """The shell's Content-Security-Policy: everything from this origin only,
+    but images, video and audio also from ``media`` (:func:`media_sources`)."""
+    extra = f" {media}" if media else ""
+    return (f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:{extra}; "
+            f"media-src 'self'{extra}; connect-src 'self'; manifest-src 'self'; base-uri 'none'; "
+            "form-action 'self'; frame-ancestors 'none'")
+
+
+def media_sources(settings: Settings | None) -> str:
+    """Where a status's images, videos and sounds may come from besides this
+    origin: the S3 bucket's public address, and, with federation on, other
+    servers (their attachments are shown from their own URLs: https, and
+    http where federation may use it)."""
+    if settings is None:
+        return ""
+    out = []
+    if settings.s3_public_url:
+        parts = urlsplit(settings.s3_public_url)
+        out.append(f"{parts.scheme}://{parts.netloc}")
+    if settings.public_url:
+        out.append("https:")
+        if settings.federation_loopback:
+            out.append("http:")
+    return " ".join(out)
+
+
+CSP = csp()
 SHELL_HEADERS = {
     "Cache-Control": "no-cache",
     "Content-Security-Policy": CSP,
@@ -52,6 +82,14 @@ SHELL_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
 }
+
+
+def shell_headers(settings: Settings | None) -> dict[str, str]:
+    """The shell's headers on a server with these settings."""
+    media = media_sources(settings)
+    return {**SHELL_HEADERS, "Content-Security-Policy": csp(media)} if media else SHELL_HEADERS
+
+
 ASSET_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable",
                  "X-Content-Type-Options": "nosniff"}
 
@@ -77,17 +115,22 @@ def _document(title: str, fallback: str) -> bytes:
 SHELL = _document("Redpoll", "<p class=loading>Loading Redpoll…</p>")
 
 
-def document(title: str, fallback: str, status: int = 200) -> Response:
+def document(request: Request, title: str, fallback: str, status: int = 200) -> Response:
     """The app's shell with a server-rendered summary of the page (an account,
     a status) for readers and link previews that run no JavaScript."""
     return HTMLResponse(_document(f"{title} · Redpoll", fallback), status_code=status,
-                        headers=SHELL_HEADERS)
+                        headers=shell_headers(_settings(request)))
+
+
+def _settings(request: Request) -> Settings | None:
+    return getattr(request.app.state, "settings", None)
 
 
 async def shell(request: Request) -> Response:
+    headers = shell_headers(_settings(request))
     if request.method == "HEAD":
-        return Response(b"", media_type="text/html; charset=utf-8", headers=SHELL_HEADERS)
-    return HTMLResponse(SHELL, headers=SHELL_HEADERS)
+        return Response(b"", media_type="text/html; charset=utf-8", headers=headers)
+    return HTMLResponse(SHELL, headers=headers)
 
 
 async def asset(request: Request) -> Response:
@@ -105,6 +148,7 @@ async def asset(request: Request) -> Response:
 #: API's (redpoll.api.pages.web_page), which answer the same shell with a
 #: summary.
 APP_PATHS = ("/", "/signin", "/signup", "/oauth/callback", "/home", "/notifications",
+             "/notifications/mentions", "/conversations", "/scheduled",
              "/explore", "/explore/posts", "/explore/tags", "/explore/links", "/explore/people",
              "/public", "/public/local", "/tags/{tag}", "/lists", "/lists/{id}",
              "/search", "/settings", "/bookmarks", "/favourites", "/@{login}/followers",

@@ -49,10 +49,12 @@ def browser():
 class Person:
     """One browser context (its own storage) and page, watched for errors."""
 
-    def __init__(self, browser, web, viewport: dict):
+    def __init__(self, browser, web, viewport: dict, others: tuple[str, ...] = (), **context):
+        """``others``: origins this page may fetch from too (another
+        server's media); ``context``: more options of the browser context."""
         self.web = web
         self.width = viewport["width"]
-        self.context = browser.new_context(viewport=viewport, base_url=web.url)
+        self.context = browser.new_context(viewport=viewport, base_url=web.url, **context)
         self.context.set_default_timeout(15_000)
         self.page: Page = self.context.new_page()
         self.problems: list[str] = []
@@ -69,7 +71,8 @@ class Person:
             self.requests.append((req.method, req.url, req.post_data))
             if req.method == "POST" and req.url.endswith("/api/v1/statuses"):
                 self.idempotency_keys.append(req.headers.get("idempotency-key"))
-            if not (req.url.startswith(origin + "/") or req.url.startswith("data:")):
+            if not (req.url.startswith(origin + "/") or req.url.startswith("data:")
+                    or any(req.url.startswith(o.rstrip("/") + "/") for o in others)):
                 self.problems.append(f"request to another origin: {req.url}")
 
         def on_socket(ws):
@@ -145,7 +148,8 @@ def test_shell_is_same_origin_cached_and_small(web):
             assert directive in csp
         assert "unsafe-inline" not in csp and "unsafe-eval" not in csp and "http" not in csp
         # every app path is the same shell; unknown paths are not
-        for path in ("/notifications", "/tags/x", "/settings", "/@someone/followers"):
+        for path in ("/notifications", "/notifications/mentions", "/conversations", "/scheduled",
+                     "/tags/x", "/settings", "/@someone/followers"):
             assert http.get(path).content == shell.content
         # account and status pages are the shell with a summary (compat's test has the rest)
         nobody = http.get("/@nobody_is_called_this")

@@ -8,7 +8,7 @@
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { filterVerdict } from './filters.js';
-import { renderMedia } from './media.js';
+import { renderMedia, mediaSummary } from './media.js';
 import { putStatus, watchStatus } from './store.js';
 import { reportStatusButton } from './report.js';
 import { h, icon, timeEl, statusContent, toast, errorText, avatar, displayName, plural, fullDate } from './ui.js';
@@ -244,7 +244,7 @@ export function renderStatus(entry, opts = {}) {
   const article = h('article', { class: 'status' + (opts.focused ? ' focused' : ''),
     dataset: { id: entry.id, statusId: s.id }, tabindex: '-1',
     'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80) ||
-      plural((s.media_attachments || []).length, 'image', 'images')}` });
+      mediaSummary(s.media_attachments || [])}` });
   if (opts.pinned) article.append(h('p', { class: 'boosted-by pinned-label' }, icon('pin'), ' Pinned'));
   if (entry.reblog) {
     article.append(h('p', { class: 'boosted-by' }, icon('boost'), ' ',
