@@ -20,10 +20,13 @@ import wave
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import av
+import httpx
 import pytest
 from PIL import Image, ImageDraw
 from playwright.sync_api import expect
 
+from redpoll import web
+from redpoll.core.settings import Settings
 from redpoll.federation import documents
 
 from test_federation import Instance, Peer, eventually
@@ -176,6 +179,20 @@ def playing(media, past: float = 0.3, timeout: float = 15.0) -> None:
             state = media.evaluate("m => [m.readyState, m.paused, m.currentTime, m.error && m.error.message]")
             raise AssertionError(f"not played past {past} s: {state}")
         time.sleep(0.05)
+
+
+def test_media_may_load_from_other_servers_and_the_bucket_only_where_they_are(site):
+    a, _, _ = site
+    csp = httpx.get(a.url + "/notifications").headers["content-security-policy"]
+    assert httpx.get(a.url + "/@nobody_here").headers["content-security-policy"] == csp
+    assert "img-src 'self' data: https: http:;" in csp and "media-src 'self' https: http:;" in csp
+    assert "script-src 'self';" in csp and "connect-src 'self';" in csp  # no wider than media
+    bucket = Settings(s3_bucket="b", s3_public_url="https://cdn.example/media/")
+    assert web.media_sources(bucket) == "https://cdn.example"
+    assert "media-src 'self' https://cdn.example;" in web.shell_headers(bucket)["Content-Security-Policy"]
+    assert web.media_sources(Settings(public_url="https://social.example")) == "https:"
+    assert web.shell_headers(Settings())["Content-Security-Policy"] == web.CSP
+    assert "media-src 'self';" in web.CSP and "http" not in web.CSP
 
 
 def test_video_audio_and_a_sensitive_video_from_another_server(site, browser):  # noqa: F811
