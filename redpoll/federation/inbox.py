@@ -621,13 +621,28 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)
     await _tally(store, int(known), question)  # (a Question's counts: not an edit)
+    closed = _closed_at(obj) if question is not None else None
+    if closed is not None:  # closed by its server before its end: it ends here too
+        status = await statuses.get_status_or_none(store, int(known))  # (as the edit left it)
+        if status is not None:
+            await polls.close(store, queue, status, closed)
+
+
+def _closed_at(obj: dict) -> int | None:
+    """When a Question says it closed (ms): its ``closed`` time, or now for
+    ``closed: true`` (as Mastodon), never later than now; None if open."""
+    closed = obj.get("closed")
+    if closed is True:
+        return now_ms()
+    at = _time_ms(closed)
+    return None if at is None else min(at, now_ms())
 
 
 def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question | None) -> bool:
     """Whether an Update of a Question changes more than its counts: its
     text, content warning, sensitivity, or its poll's options, kind or
-    ``endTime`` (an edit sets it anew; a poll that ended here stays ended,
-    and ``closed`` alone changes nothing)."""
+    ``endTime`` (an edit sets it anew; a poll that ended here stays ended;
+    ``closed`` alone is no edit: polls.close ends it)."""
     before, asked = polls.Poll.of(status), question.spec if question is not None else None
     had = status.extra.get("spoiler_text", "")[:limits.SPOILER_TEXT_MAX_CHARS].strip()
     if status.text != text or had != spoiler.strip():
