@@ -351,6 +351,23 @@ class InboxJob(Job):
 
 
 @dataclass(frozen=True)
+class MoveJob(Job):
+    """Remote account ``old`` moved to ``new`` (redpoll.federation.moves):
+    one step of carrying its local blockers, muters and followers over, in
+    ``phase`` ("blocks", "mutes", "follows") after the score ``after`` of
+    the last one done; each step queues the next (job_next.lua)."""
+    kind: ClassVar[str] = "move"
+    time_limit_s: ClassVar[float] = 300.0
+    old: int
+    new: int
+    phase: str = "blocks"
+    after: int = 0
+
+    def subject(self) -> str:
+        return f"user:{self.old}"
+
+
+@dataclass(frozen=True)
 class DeliverJob(Job):
     """POST ``body`` (an activity) to ``inbox``, signed by local account
     ``sender`` (0: the server's actor); ``attempt`` counts tries before
@@ -402,7 +419,7 @@ KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
                                 MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
                                 ScheduledStatusJob, PollEndJob, PushJob, ContextJob,
-                                PollUpdateJob, PollVoteJob)}
+                                PollUpdateJob, PollVoteJob, MoveJob)}
 
 
 class MalformedJob(ValueError):
@@ -440,8 +457,10 @@ def decode(fields: dict) -> Job:
                 job = dataclasses.replace(job, **{name: tuple(getattr(job, name))})
         if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
             raise MalformedJob("media must be integers")
+        if isinstance(job, MoveJob) and type(job.old) is not int:
+            raise MalformedJob("old must be an integer")
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now", "sender", "attempt", "id", "gen", "at", "nid"):
+                     "mid", "now", "sender", "attempt", "id", "gen", "at", "nid", "new"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

@@ -627,6 +627,13 @@ def muting(uid: int) -> str:
     return f"mute:{{{uid}}}"
 
 
+def muted_by(uid: int) -> str:
+    """ZSET account id -> mute id: who mutes ``uid`` (written before the
+    muter's own entry, removed after it; may name a mute since lifted: the
+    muter's :func:`mute_terms` decide). A Move carries mutes over by it."""
+    return f"mutedby:{{{uid}}}"
+
+
 def mute_terms(uid: int) -> str:
     """HASH account id -> ``<expires ms, 0 = never>:<1 if notifications are muted too>``."""
     return f"mute:{{{uid}}}:t"

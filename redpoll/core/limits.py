@@ -625,6 +625,12 @@ FED_POLL_OPTION_MAX_CHARS = 200
 #: A local poll's counts go to other servers (an Update of its Question) at
 #: most once per this many seconds while votes come in, and once when it ends.
 FED_POLL_UPDATE_EVERY_S = 30
+#: A Move (redpoll.federation.moves): the old account's local followers,
+#: blockers or muters one step of its job walks; and how long a Move of an
+#: account is taken once (Mastodon's 7 days: another in that time moves
+#: nothing).
+FED_MOVE_BATCH = 100
+FED_MOVE_COOLDOWN_S = 7 * 86_400
 
 # --- trends and suggestions (redpoll.trends, redpoll.suggestions) ---------------
 #: Per kind (hashtags, links, statuses) and UTC day, the candidates kept (the

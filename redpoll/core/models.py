@@ -62,6 +62,9 @@ class User:
     #: its profile page there ("" for a local account)
     uri: str = ""
     url: str = ""
+    #: the account it moved to (a Move of a remote account,
+    #: redpoll.federation.moves), its record as it was then; None: not moved
+    moved: "User | None" = None
 
     @property
     def remote(self) -> bool:
@@ -81,7 +84,8 @@ class User:
                    role=h.get("role", ""), locked=h.get("locked") == "1",
                    avatar=h.get("avatar", ""), avatar_static=h.get("avatar_s", ""),
                    header=h.get("header", ""), header_static=h.get("header_s", ""),
-                   uri=h.get("uri", ""), url=h.get("url", ""))
+                   uri=h.get("uri", ""), url=h.get("url", ""),
+                   moved=User.from_hash(json.loads(h["moved"])) if h.get("moved") else None)
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,

@@ -26,8 +26,8 @@ from ..lists import lists
 from ..moderation import moderation
 from ..instance import instance
 from ..pins import pins
-from ..federation import (domains, inbox as fed_inbox, outbox as fed_outbox, publish, remote,
-                          threads as fed_threads)
+from ..federation import (domains, followers as fed_followers, inbox as fed_inbox,
+                          outbox as fed_outbox, publish, remote, threads as fed_threads)
 from ..scheduling import scheduled
 from ..polls import polls
 from ..push import subscriptions as push_subscriptions, vapid
@@ -379,7 +379,7 @@ class Redpoll:
         # a remote account: its follow of uid ends here too, and its server hears of the block
         if await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, True,
                                    kind="Block"):
-            await fed_inbox.end_remote_follow(self.store, validate.an_id(uid, "user_id"),
+            await fed_followers.end_remote_follow(self.store, validate.an_id(uid, "user_id"),
                                               validate.an_id(target, "account_id"))
 
     async def unblock(self, uid, target) -> None:

@@ -31,7 +31,8 @@ from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, ContextJob, DeleteJob, DeliverJob, EditJob,
                         FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
-                        MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, NotYet, PollEndJob,
+                        MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, MoveJob, NotYet,
+                        PollEndJob,
                         PollUpdateJob, PollVoteJob, PostJob, ProfileImageJob, PurgeAccountJob,
                         PushJob, RefillJob, ScheduledStatusJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
@@ -39,8 +40,8 @@ from ..storage.store import Store
 from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
-from ..federation import (delivery as fed_delivery, inbox as fed_inbox, outbox as fed_outbox,
-                          threads as fed_threads)
+from ..federation import (delivery as fed_delivery, inbox as fed_inbox, moves as fed_moves,
+                          outbox as fed_outbox, threads as fed_threads)
 from ..scheduling import scheduled
 from ..push import delivery as push_delivery
 
@@ -191,6 +192,11 @@ async def _inbox(store: Store, settings: Settings, job: InboxJob, entry_id: byte
     return Done()
 
 
+async def _move(store: Store, settings: Settings, job: MoveJob, entry_id: bytes) -> Done:
+    # one step of a Move (idempotent, retried); the next step is queued as its job's next
+    return Done(await fed_moves.step(store, JobQueue(store), settings, job))
+
+
 async def _context(store: Store, settings: Settings, job: ContextJob, entry_id: bytes) -> Done:
     await fed_threads.fetch(store, JobQueue(store), settings, job.sid)
     return Done()
@@ -238,7 +244,7 @@ HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _sched
                                       PollUpdateJob: _poll_update, PollVoteJob: _poll_vote,
                                       MediaJob: _media, ProfileImageJob: _profile_image,
                                       MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
-                                      InboxJob: _inbox, DeliverJob: _deliver, ContextJob: _context,
+                                      InboxJob: _inbox, DeliverJob: _deliver, ContextJob: _context, MoveJob: _move,
                                       EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,

@@ -33,20 +33,20 @@ from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from ..bus.jobs import InboxJob, JobQueue
-from ..core import keys as core_keys, limits
+from ..core import limits
 from ..core.errors import RedpollError
 from ..core.models import User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
 from ..media import entity as media_entity
 from ..net.safety import Refused as Unreachable
-from ..notifications import notifications
 from ..polls import polls
 from ..posting import boosts, deleting, editing, idempotency, posting
 from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
-from . import client, delivery, documents, domains, keys, outbox, remote, signing
+from . import (client, delivery, documents, domains, followers, keys, moves, outbox, remote,
+               signing)
 from .text import html_to_text
 
 log = logging.getLogger("redpoll.federation")
@@ -240,12 +240,12 @@ async def _accept(store, queue, here: Here, local: User, actor: User, follow: di
     (again, if the Follow came again: its server may have missed it)."""
     details = await remote.details(store, actor.id)
     inbox = details.get("shared_inbox") or details.get("inbox", "")
-    changed = await _fed_follow(store, local.id, actor.id, inbox, True)
+    changed = await followers.fed_follow(store, local.id, actor.id, inbox, True)
     me = documents.actor_id(here.base, local.login)
     accept = documents.activity("Accept", f"{me}#accepts/follows/{actor.id}", me, follow)
     await delivery.send(store, queue, local.id, details.get("inbox", ""), accept)
     if changed:
-        await _notify_follow(store, local.id, actor.id, True)
+        await followers.notify_follow(store, local.id, actor.id, True)
 
 
 async def answer_request(store: Store, queue: JobQueue, settings: Settings, owner: int,
@@ -287,31 +287,7 @@ async def _stop_following(store, local: User, actor: User) -> None:
     step idempotent)."""
     if await store.hdel(keys.follow_request(local.id), str(actor.id)):
         await follow_requests.withdraw(store, actor.id, local.id)  # a request taken back
-    await end_remote_follow(store, local.id, actor.id)
-
-
-async def end_remote_follow(store: Store, local: int, remote_uid: int) -> bool:
-    """A remote account no longer follows local ``local`` (a block): out of
-    its remote followers and their inbox counts (fed_follow.lua; again:
-    nothing)."""
-    if await _fed_follow(store, local, remote_uid, "", False):
-        await _notify_follow(store, local, remote_uid, False)
-        return True
-    return False
-
-
-async def _fed_follow(store: Store, local: int, remote_uid: int, inbox: str, on: bool) -> bool:
-    """Start (``on``) or end a remote account's follow of local ``local``:
-    its membership, the count behind its inbox and the follower count in
-    one script (fed_follow.lua: atomic; again: no change). Whether it changed."""
-    return await store.run("fed_follow", [keys.remote_followers(local), keys.inboxes(local),
-                                          core_keys.user(local), keys.follower_inbox(local)],
-                           [remote_uid, inbox, now_ms(), "1" if on else "0"]) == 1
-
-
-async def _notify_follow(store, local: int, remote_uid: int, on: bool) -> None:
-    [op] = await store.batch([("INCR", core_keys.INTERACTION_SEQ)])
-    await notifications.apply(store, local, "follow", remote_uid, local, int(op), on)
+    await followers.end_remote_follow(store, local.id, actor.id)
 
 
 async def _undo(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -621,13 +597,28 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)
     await _tally(store, int(known), question)  # (a Question's counts: not an edit)
+    closed = _closed_at(obj) if question is not None else None
+    if closed is not None:  # closed by its server before its end: it ends here too
+        status = await statuses.get_status_or_none(store, int(known))  # (as the edit left it)
+        if status is not None:
+            await polls.close(store, queue, status, closed)
+
+
+def _closed_at(obj: dict) -> int | None:
+    """When a Question says it closed (ms): its ``closed`` time, or now for
+    ``closed: true`` (as Mastodon), never later than now; None if open."""
+    closed = obj.get("closed")
+    if closed is True:
+        return now_ms()
+    at = _time_ms(closed)
+    return None if at is None else min(at, now_ms())
 
 
 def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question | None) -> bool:
     """Whether an Update of a Question changes more than its counts: its
     text, content warning, sensitivity, or its poll's options, kind or
-    ``endTime`` (an edit sets it anew; a poll that ended here stays ended,
-    and ``closed`` alone changes nothing)."""
+    ``endTime`` (an edit sets it anew; a poll that ended here stays ended;
+    ``closed`` alone is no edit: polls.close ends it)."""
     before, asked = polls.Poll.of(status), question.spec if question is not None else None
     had = status.extra.get("spoiler_text", "")[:limits.SPOILER_TEXT_MAX_CHARS].strip()
     if status.text != text or had != spoiler.strip():
@@ -678,19 +669,30 @@ async def _quietly(call) -> None:
 
 
 async def _move(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
-    """An account moved to another (Mastodon's Move): recorded on the old
-    account as ``moved_to`` (the new one's id here) once the new actor names
-    the old among its ``alsoKnownAs``, as Mastodon requires. Its followers
-    here are not moved yet."""
+    """An account moved to another (Mastodon's Move): taken only from the
+    old account itself, to another account, of another server, not on a
+    suspended domain, whose actor (fetched now) names the old one among its
+    ``alsoKnownAs``; then recorded and its local followers, blocks and
+    mutes carried over by a job (redpoll.federation.moves), once."""
     target = _id_of(activity.get("target"))
     if _id_of(obj) != actor.uri or not target:
-        return
+        raise Refused("a Move moves its own actor, to a target", 403)
+    if target == actor.uri:
+        raise Refused("an account cannot move to itself")
+    if target.startswith(here.base + "/"):
+        raise Refused("a Move to an account of this server is not taken", 403)
+    if await domains.suspended(store, remote.host_of(target)):
+        raise Refused("the new account's domain is suspended here", 403)
     doc = await client.fetch_json(target, loopback=here.loopback,
                                   signer=await remote.instance_signer(store, here.base))
     if actor.uri not in [_id_of(x) for x in _listed(doc.get("alsoKnownAs"))]:
         raise Refused("the new account does not name the old one (alsoKnownAs)", 403)
     new = await remote.keep(store, remote.parse_actor(doc, fetched_from=target))
-    await store.hset(keys.actor(actor.id), "moved_to", new.id)
+    if new.id == actor.id or new.suspended:
+        raise Refused("the new account is the old one, or closed", 403)
+    move_id = _id_of(activity) or signing.digest(json.dumps(activity, sort_keys=True).encode())
+    if not await moves.accept(store, queue, actor, new, move_id):
+        log.info("a second Move of %s (to %s) taken as nothing", actor.uri, new.uri)
 
 
 _HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accepted, "Reject": _reject,

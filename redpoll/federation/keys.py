@@ -22,8 +22,14 @@ INSTANCE_KEY = "fed:key:instance"
 
 def actor(uid: int) -> str:
     """Hash: a remote account's actor: ``uri``, ``inbox``, ``shared_inbox``,
-    ``key_id``, ``pem``, ``fetched`` (ms)."""
+    ``key_id``, ``pem``, ``fetched`` (ms), ``moved_to`` (an account id, after a Move)."""
     return f"fed:actor:{{{uid}}}"
+
+
+def move_claim(uid: int) -> str:
+    """String with a TTL: ``<new id> <Move id>`` of the Move of remote
+    account ``uid`` taken (fed_move.lua; limits.FED_MOVE_COOLDOWN_S)."""
+    return f"fed:move:{{{uid}}}"
 
 
 def by_uri(uri: str) -> str:

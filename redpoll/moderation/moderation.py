@@ -225,6 +225,8 @@ async def delete_account(store: Store, queue, login: str) -> int:
         await store.batch([("ZREM", keys.blocked_by(other), uid)])
     for other in await _members(store, keys.blocked_by(uid)):
         await store.batch([("ZREM", keys.blocking(other), uid)])
+    for other in await _members(store, keys.muting(uid)):
+        await store.batch([("ZREM", keys.muted_by(other), uid)])
     for member in await store.zrange(keys.listed_in(uid), 0, -1):
         owner, lid = keys.parse_listed_member(member)
         try:

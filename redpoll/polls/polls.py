@@ -34,9 +34,10 @@ from ..bus.jobs import JobQueue, PollEndJob
 from ..core import keys, limits, validate
 from ..core.errors import (AlreadyVoted, Conflict, NotFound, PollEnded, StatusNotFound,
                            ValidationError)
-from ..core.models import Status, now_ms
+from ..core.models import EXTRA_PREFIX, Status, now_ms
 from ..notifications import notifications
 from ..records.state import PollState
+from ..storage import topology
 from ..storage.store import Store
 from . import keys as poll_keys
 
@@ -44,6 +45,8 @@ from . import keys as poll_keys
 KIND = "poll"
 #: the status extra that holds a poll's definition
 EXTRA = "poll"
+#: the status record's field that holds it
+EXTRA_FIELD = EXTRA_PREFIX + EXTRA
 
 
 class PollNotFound(NotFound):
@@ -172,6 +175,29 @@ async def schedule(queue: JobQueue, status: Status) -> None:
     poll = Poll.of(status)
     if poll is not None:
         await queue.enqueue_at(end_job(status, poll), poll.expires_at)
+
+
+async def close(store: Store, queue: JobQueue, status: Status, at: int) -> bool:
+    """The poll of ``status`` (another server's) ends at ``at`` (ms, not
+    after now), sooner than it was to: its server closed it. False if it
+    ends no sooner, or ended here already. Its end job for ``at`` is queued
+    first (it does nothing unless the poll ends at ``at``), then the
+    definition is rewritten in one script that checks it is still the one
+    read (Topology.update_status: atomic; the new version makes every
+    kept rendering follow): a run cut short is run again whole, and a run
+    after the rewrite finds the poll ended and changes nothing."""
+    poll = Poll.of(status)
+    if poll is None or poll.expired() or at >= poll.expires_at:
+        return False
+    closed = Poll(poll.options, at, poll.multiple, poll.hide_totals, poll.gen)
+    await queue.enqueue_at(end_job(status, closed), at)
+    try:
+        await topology.of(store).update_status(
+            status.id, {EXTRA_FIELD: closed.to_extra()},
+            only_if=(EXTRA_FIELD, status.extra[EXTRA]))
+    except (Conflict, StatusNotFound):
+        return False  # edited or deleted meanwhile: that change stands
+    return True
 
 
 async def forget(store: Store, queue: JobQueue, status: Status) -> None:

@@ -10,8 +10,9 @@ Unblocking takes both entries out (``unblock.lua`` per side; a cut-short
 unblock leaves the block standing on one side, and the call is simply
 repeated: the answer says what stands).
 
-A mute (:func:`mute`) is one entry in the muter's slot (``mute.lua``: the
-paging set and the terms together): an expiry (0 = never) and whether
+A mute (:func:`mute`) is one entry in the muter's slot (one MULTI: the
+paging set and the terms together), and, written before it, one in the
+muted account's index of its muters (keys.muted_by, read by a Move): an expiry (0 = never) and whether
 notifications are muted too. An expired mute stops applying at read time
 without any job; the next mute or unmute of that account rewrites it.
 
@@ -128,6 +129,8 @@ async def mute(store: Store, a, b, duration_s=0, mute_notifications: bool = True
         raise ValidationError("id", f"you mute {limits.MUTES_MAX} accounts already")
     terms = Mute(now_ms() + duration_s * 1000 if duration_s else 0, bool(mute_notifications))
     op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    # b's index of its muters first (another slot; a hint, the terms decide)
+    await store.batch([("ZADD", keys.muted_by(b), int(op), a)])
     pipe = store.pipeline(transaction=True)  # one slot: a's
     pipe.zadd(keys.muting(a), {str(b): int(op)})
     pipe.hset(keys.mute_terms(a), str(b), f"{terms.expires_at}:{int(terms.notifications)}")
@@ -143,6 +146,7 @@ async def unmute(store: Store, a, b) -> None:
     pipe.zrem(keys.muting(a), str(b))
     pipe.hdel(keys.mute_terms(a), str(b))
     await pipe.execute()
+    await store.batch([("ZREM", keys.muted_by(b), a)])  # after: the index never misses one
     await announce(store, a, b)
 
 

@@ -150,7 +150,7 @@ def account(user: User, base: str) -> dict:
         # as Mastodon: a field's name is plain text, its value HTML
         "fields": [{"name": name, "value": html.escape(value),
                     "verified_at": None} for name, value in user.fields],
-    }
+    } | ({"moved": account(user.moved, base)} if user.moved is not None else {})
 
 
 def suspended_account(user: User, base: str) -> dict:

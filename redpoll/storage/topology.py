@@ -272,9 +272,12 @@ class Topology:
     async def forget_deleted(self, sid: int) -> None:
         """The delete's cleanup reached every timeline."""
 
-    async def update_status(self, sid: int, fields: dict[str, str]) -> int:
+    async def update_status(self, sid: int, fields: dict[str, str],
+                            only_if: tuple[str, str] = ("", "")) -> int:
         """Change a live status's record (an edit): its new version, or
-        StatusNotFound. Every process reads it again (redpoll.core.memo)."""
+        StatusNotFound. Every process reads it again (redpoll.core.memo).
+        ``only_if``: (field, value) the record must hold, else Conflict and
+        nothing written (one script: atomic)."""
         raise NotImplementedError
 
     async def edit_status(self, sid: int, author: int, version: str, entries: tuple[str, str],
@@ -444,10 +447,11 @@ class SingleServer(Topology):
     async def forget_deleted(self, sid: int) -> None:
         await self.store.run("forget_deleted", [keys.CHANGED_STATUSES], [sid, now_ms()])
 
-    async def update_status(self, sid: int, fields: dict[str, str]) -> int:
+    async def update_status(self, sid: int, fields: dict[str, str],
+                            only_if: tuple[str, str] = ("", "")) -> int:
         return await self.store.run("status_update_listed",
                                     [keys.status(sid), keys.CHANGED_STATUSES],
-                                    [x for pair in fields.items() for x in pair])
+                                    [*only_if, *[x for pair in fields.items() for x in pair]])
 
     _edit_script = "status_edit_listed"
 
@@ -584,9 +588,10 @@ class Cluster(Topology):
         return await self.store.run("delete_mark", [keys.status(sid)],
                                     [by_user, marker, limits.DELETED_TOMBSTONE_S])
 
-    async def update_status(self, sid: int, fields: dict[str, str]) -> int:
+    async def update_status(self, sid: int, fields: dict[str, str],
+                            only_if: tuple[str, str] = ("", "")) -> int:
         return await self.store.run("status_update", [keys.status(sid)],
-                                    [x for pair in fields.items() for x in pair])
+                                    [*only_if, *[x for pair in fields.items() for x in pair]])
 
     async def used_memory(self) -> int:
         info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)

@@ -74,6 +74,8 @@ class Peer:
         self.pair = signing.KeyPair.generate()
         self.docs: dict[str, dict] = {}
         self.received: list[dict] = []
+        #: each delivery whole: its path, headers, raw body and body
+        self.deliveries: list[dict] = []
         peer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -89,6 +91,8 @@ class Peer:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 peer.received.append(json.loads(body))
+                peer.deliveries.append({"path": self.path, "raw": body, "body": json.loads(body),
+                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
                 self.send_response(202)
                 self.send_header("Content-Length", "0")
                 self.end_headers()

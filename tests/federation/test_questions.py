@@ -111,3 +111,46 @@ async def test_a_remote_vote_counts_once_per_option(fed):
     assert await polls.voter_inboxes(fed.store, status.id, poll) == [inbox_url]
     with pytest.raises(polls.PollNotFound):
         await polls.vote_one(fed.store, who.id, status.id, "nope", inbox_url)
+
+
+async def test_a_question_its_server_closed_early_ends_here_with_its_final_counts(fed):
+    """An Update of a Question with ``closed`` before its ``endTime`` ends
+    the poll here (as Mastodon: its end becomes the closed time): no vote is
+    taken any more, it shows expired with the counts its server sent, a
+    voter here is notified once, and the same Update again changes
+    nothing."""
+    who = await someone(fed, "closer")
+    voter = await fed.sign_up("early_voter")
+    note_id = f"{who.uri}/statuses/{time.time_ns()}"
+    await take(fed, who, "Create", question(who, note_id, ["yes", "no"], [1, 0], votersCount=1))
+    status, poll, _ = await shown(fed, note_id)
+    await fed.vote(voter.id, status.id, [1])
+    late = await fed.sign_up("late_voter")
+    closed = question(who, note_id, ["yes", "no"], [4, 2], votersCount=6,
+                      closed="2020-01-01T00:00:00Z")
+    await take(fed, who, "Update", closed)
+    after, ended, votes = await shown(fed, note_id)
+    assert ended.expired() and ended.gen == poll.gen and ended.options == poll.options
+    assert "edited_at" not in after.extra  # closing is no edit
+    assert votes.counts == (4, 2) and votes.voters == 6
+    with pytest.raises(Conflict, match="ended"):
+        await fed.vote(late.id, status.id, [0])
+    await fed.drain()
+    ends = [n for n in await fed.notifications(voter.id) if n.type == "poll"]
+    assert len(ends) == 1
+    await take(fed, who, "Update", closed)  # again: nothing new
+    await fed.drain()
+    again, same, _ = await shown(fed, note_id)
+    assert same == ended
+    assert len([n for n in await fed.notifications(voter.id) if n.type == "poll"]) == 1
+
+
+async def test_closed_true_ends_a_running_remote_poll_now(fed):
+    who = await someone(fed, "shutter")
+    note_id = f"{who.uri}/statuses/{time.time_ns()}"
+    await take(fed, who, "Create", question(who, note_id, ["a", "b"], [0, 0]))
+    before = time.time() * 1000
+    await take(fed, who, "Update", question(who, note_id, ["a", "b"], [2, 3], closed=True))
+    _, poll, votes = await shown(fed, note_id)
+    assert poll.expired() and before - 1000 <= poll.expires_at <= time.time() * 1000
+    assert votes.counts == (2, 3)
