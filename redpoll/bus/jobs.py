@@ -358,6 +358,8 @@ class MoveJob(Job):
     the last one done; each step queues the next (job_next.lua)."""
     kind: ClassVar[str] = "move"
     time_limit_s: ClassVar[float] = 300.0
+    #: the phases in their order
+    PHASES: ClassVar[tuple[str, ...]] = ("blocks", "mutes", "follows")
     old: int
     new: int
     phase: str = "blocks"
@@ -457,10 +459,13 @@ def decode(fields: dict) -> Job:
                 job = dataclasses.replace(job, **{name: tuple(getattr(job, name))})
         if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
             raise MalformedJob("media must be integers")
-        if isinstance(job, MoveJob) and type(job.old) is not int:
-            raise MalformedJob("old must be an integer")
+        if isinstance(job, MoveJob):  # (an EditJob's old and new are dicts)
+            if type(job.old) is not int or type(job.new) is not int:
+                raise MalformedJob("old and new must be integers")
+            if job.phase not in MoveJob.PHASES:
+                raise MalformedJob(f"phase must be one of {', '.join(MoveJob.PHASES)}")
         for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now", "sender", "attempt", "id", "gen", "at", "nid", "new"):
+                     "mid", "now", "sender", "attempt", "id", "gen", "at", "nid"):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job

@@ -51,7 +51,7 @@ from . import followers, keys, outbox
 
 log = logging.getLogger("redpoll.federation")
 
-PHASES = ("blocks", "mutes", "follows")
+PHASES = MoveJob.PHASES
 
 
 async def accept(store: Store, queue: JobQueue, old: User, new: User, move_id: str) -> bool:
