@@ -46,7 +46,10 @@ from test_api_mastodon import LOOSE_LIMITS
 
 REDPOLL = Path(sys.executable).with_name("redpoll")
 ROOT = Path(__file__).resolve().parents[2]
-BACK_WITHIN_S = 10.0
+#: "at once": well under what a restart blocked by the dead serve's leftovers
+#: would take (its orphaned jobs are claimed after limits.ORPHAN_CLAIM_MS, 60
+#: s); a loaded 2-core machine took 13.8 s to start two workers and Valkey
+BACK_WITHIN_S = 20.0
 
 
 def own_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -215,7 +218,7 @@ def test_embedded_server_wants_a_password_and_its_files_are_private(tmp_path):
 def test_sigkilled_serve_leaves_nothing_behind_and_restarts_at_once(tmp_path):
     """``redpoll serve`` (two HTTP processes) is SIGKILLed while posts are
     being made and started again at once on the same port and data: it
-    answers within 10 s, every post acknowledged before the kill is there,
+    answers within BACK_WITHIN_S, every post acknowledged before the kill is there,
     and none of the first serve's processes (HTTP workers, Valkey) is left.
     An acknowledged post is one whose 200 the client received; the embedded
     server is stopped by a signal, not killed, so it flushes its AOF (the
