@@ -45,7 +45,8 @@ ACCOUNT = obj({
     "avatar": STR, "avatar_static": STR, "header": STR, "header_static": STR,
     "followers_count": INT, "following_count": INT, "statuses_count": INT,
     "last_status_at": NULLABLE_STR, "emojis": array({}),
-    "fields": array(obj({"name": STR, "value": STR, "verified_at": NULLABLE_STR}))})
+    "fields": array(obj({"name": STR, "value": STR, "verified_at": NULLABLE_STR}))},
+    {"moved": {"oneOf": [{"type": "null"}, ref("Account")]}})
 CREDENTIAL_ACCOUNT = {"allOf": [ref("Account"), obj({"source": obj({
     "privacy": STR, "sensitive": BOOL, "language": NULLABLE_STR, "note": STR,
     "fields": array(obj({"name": STR, "value": STR})), "follow_requests_count": INT})})]}

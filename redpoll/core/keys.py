@@ -634,6 +634,11 @@ def muted_by(uid: int) -> str:
     return f"mutedby:{{{uid}}}"
 
 
+#: String: set once the mutes from before :func:`muted_by` existed are in it
+#: (relations.index_mutes, run when an engine opens a database without it).
+MUTED_BY_BUILT = "mutedby:built"
+
+
 def mute_terms(uid: int) -> str:
     """HASH account id -> ``<expires ms, 0 = never>:<1 if notifications are muted too>``."""
     return f"mute:{{{uid}}}:t"

@@ -129,6 +129,9 @@ SEARCH_BACKFILL_BATCH = 500
 #: Statuses whose replies are recounted per round trip, once per database
 #: (conversation.recount_replies).
 REPLY_RECOUNT_BATCH = 200
+#: Users whose mutes one step of the muted-by index's backfill reads, once
+#: per database (relations.index_mutes).
+MUTED_BY_BACKFILL_BATCH = 500
 #: The shortest REDPOLL_METRICS_TOKEN accepted (a scraper's shared secret).
 METRICS_TOKEN_MIN_CHARS = 16
 

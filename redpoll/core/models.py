@@ -30,6 +30,19 @@ def _text(raw: Mapping) -> dict[str, str]:
     return {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in raw.items()}
 
 
+def _moved_to(value: str | None) -> int:
+    """The account id a record's ``moved`` names (a record an earlier
+    version kept there as JSON names it by its ``id``)."""
+    if not value:
+        return 0
+    if value.isdigit():
+        return int(value)
+    try:
+        return int(json.loads(value)["id"])
+    except (ValueError, KeyError, TypeError):
+        return 0
+
+
 @dataclass(frozen=True, slots=True)
 class User:
     id: int
@@ -63,7 +76,10 @@ class User:
     uri: str = ""
     url: str = ""
     #: the account it moved to (a Move of a remote account,
-    #: redpoll.federation.moves), its record as it was then; None: not moved
+    #: redpoll.federation.moves), 0 if none; and that account's record as
+    #: the read that brought this one found it (records.users fills it in,
+    #: never deeper: its own ``moved`` stays None)
+    moved_to: int = 0
     moved: "User | None" = None
 
     @property
@@ -85,7 +101,7 @@ class User:
                    avatar=h.get("avatar", ""), avatar_static=h.get("avatar_s", ""),
                    header=h.get("header", ""), header_static=h.get("header_s", ""),
                    uri=h.get("uri", ""), url=h.get("url", ""),
-                   moved=User.from_hash(json.loads(h["moved"])) if h.get("moved") else None)
+                   moved_to=_moved_to(h.get("moved")))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,

@@ -107,6 +107,8 @@ class Redpoll:
             await account_index.index_missing(store)
             # once per database: reply counts from before hidden replies were left out
             await conversation.recount_replies(store)
+            # once per database: mutes from before the index of each account's muters
+            await relations.index_mutes(store)
         except (RedisError, RedisClusterException, OSError) as exc:
             await self.close()
             # one line naming the setting, not a traceback

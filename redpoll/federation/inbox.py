@@ -687,7 +687,10 @@ async def _move(store, queue, settings, here: Here, actor: User, activity, obj) 
                                   signer=await remote.instance_signer(store, here.base))
     if actor.uri not in [_id_of(x) for x in _listed(doc.get("alsoKnownAs"))]:
         raise Refused("the new account does not name the old one (alsoKnownAs)", 403)
-    new = await remote.keep(store, remote.parse_actor(doc, fetched_from=target))
+    try:
+        new = await remote.keep(store, remote.parse_actor(doc, fetched_from=target))
+    except remote.BadActor as exc:  # (refused, not retried: it would fail the same way)
+        raise Refused(f"the Move's target is no account: {exc}", 403) from None
     if new.id == actor.id or new.suspended:
         raise Refused("the new account is the old one, or closed", 403)
     move_id = _id_of(activity) or signing.digest(json.dumps(activity, sort_keys=True).encode())

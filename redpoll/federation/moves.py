@@ -34,7 +34,6 @@ journaled itself)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 
 from ..bus.jobs import JobQueue, MoveJob
@@ -61,11 +60,9 @@ async def accept(store: Store, queue: JobQueue, old: User, new: User, move_id: s
     The record and the claim are one script (atomic); the job is queued
     after it, so a run cut short in between is finished by the same Move's
     retry (the claim is its own: recorded again, queued)."""
-    raw = await store.hgetall(core_keys.user(new.id))
-    record = {k.decode(): v.decode() for k, v in raw.items() if k not in (b"moved", b"rev")}
     if not await store.run("fed_move", [core_keys.user(old.id), keys.actor(old.id),
                                         keys.move_claim(old.id)],
-                           [new.id, move_id, json.dumps(record), limits.FED_MOVE_COOLDOWN_S]):
+                           [new.id, move_id, limits.FED_MOVE_COOLDOWN_S]):
         return False
     await queue.enqueue(MoveJob(old.id, new.id))
     return True

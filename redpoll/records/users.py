@@ -2,8 +2,8 @@
 they are now at a rev just read."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterable
-
 
 from ..core import keys, validate
 from ..core.errors import UserNotFound
@@ -20,7 +20,23 @@ async def get_user(store: Store, uid) -> User:
     raw = await store.hgetall(keys.user(uid))
     if not raw:
         raise UserNotFound(f"user {uid} does not exist")
-    return User.from_hash(raw)
+    user = User.from_hash(raw)
+    return (await _with_moved(store, {uid: user}))[uid] if user.moved_to else user
+
+
+async def _with_moved(store: Store, found: dict[int, User]) -> dict[int, User]:
+    """``found`` with each account that moved carrying the record of the one
+    it moved to (User.moved) as it is now, read whole in one round trip (a
+    kept record holds none: that account changes on its own); that one's
+    own move is not followed (Mastodon shows one step)."""
+    targets = list(dict.fromkeys(u.moved_to for u in found.values() if u.moved_to))
+    if not targets:
+        return found
+    rows = await store.hash_rows([keys.user(t) for t in targets])
+    now = {t: User.from_hash(dict(zip(row[0::2], row[1::2])))
+           for t, row in zip(targets, rows) if row}
+    return {uid: dataclasses.replace(u, moved=now.get(u.moved_to)) if u.moved_to else u
+            for uid, u in found.items()}
 
 
 async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
@@ -63,6 +79,8 @@ async def current(store: Store, uids: Iterable[int], revs: dict[int, bytes | Non
         rows = await store.hash_rows([keys.user(uid) for uid in stale])
         for user in decode_rows(store, stale, rows):
             out[user.id] = user
+    if any(u.moved_to for u in out.values()):
+        return await _with_moved(store, out)
     return out
 
 

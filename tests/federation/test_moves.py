@@ -87,6 +87,10 @@ def _moves_through_the_api(server: Instance, peer: Peer) -> None:
     assert shown.moved is not None and shown.moved.id == new["id"]
     assert shown.moved.acct == f"new@{host}"
     assert ada.account(new["id"]).get("moved") is None
+    # as the new account is now (Mastodon renders it live): ada and bob follow it
+    assert shown.moved.followers_count == 2 == ada.account(new["id"]).followers_count
+    raw = httpx.get(f"{server.url}/api/v1/accounts/{old['id']}").json()
+    assert raw["moved"]["id"] == str(new["id"]) and "moved" not in raw["moved"]
 
     # what the peer was sent, each signed by its local account's key
     def sent_now():
@@ -164,7 +168,10 @@ async def test_refused_moves_move_nothing(fed):
             return InboxJob(uid=actor.id, activity=json.dumps(
                 {"id": f"{actor.uri}#moves/{time.time_ns()}", "type": "Move",
                  "actor": actor.uri, "object": obj, "target": target}))
+        note = f"{peer.base}/notes/1"  # names the old account, but is no actor
+        peer.docs["/notes/1"] = {"id": note, "type": "Note", "alsoKnownAs": [old_uri]}
         refused = [move(old, old.uri, stranger),        # it does not name the old account
+                   move(old, old.uri, note),            # not an actor (refused, not retried)
                    move(old, old.uri, old.uri),         # to itself
                    move(other, old.uri, named),         # not the old account's own Move
                    move(old, old.uri, "http://127.0.0.1:1/users/fan")]  # to one of here
@@ -242,3 +249,38 @@ async def test_the_move_job_cut_short_anywhere_is_finished_by_its_rerun(fed):
             assert k > 0
             return
     raise AssertionError("the job never finished")
+
+
+async def test_mutes_from_before_their_index_are_carried_over(settings):
+    """A database whose mutes were made before keys.muted_by existed: the
+    engine that opens it indexes them once (relations.index_mutes), so a
+    Move carries them over too."""
+    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
+                                           federation_loopback=True))
+    try:
+        old = await remote.keep(rp.store, remote.parse_actor(_doc("was", "ancient")))
+        new = await remote.keep(rp.store, remote.parse_actor(_doc("now", "ancient")))
+        muter, later = await rp.sign_up("muter"), await rp.sign_up("later")
+        await rp.mute(muter.id, old.id, 0, False)
+        # as an older version left it: the mute, and no index of its muters
+        await rp.store.delete(keys.muted_by(old.id), keys.MUTED_BY_BUILT)
+    finally:
+        await rp.close()
+    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
+                                           federation_loopback=True))
+    try:
+        assert await rp.store.zscore(keys.muted_by(old.id), muter.id) is not None
+        await rp.mute(later.id, old.id)  # one since: in the index by itself
+        await _run(rp, MoveJob(old.id, new.id))
+        await rp.drain()
+        for who, quiet in ((muter, False), (later, True)):
+            mute = (await rp.relation(who.id, new.id)).mute
+            assert mute is not None and mute.notifications is quiet
+    finally:
+        await rp.close()
+
+
+def _doc(name: str, host: str) -> dict:
+    uri = f"http://127.0.0.1:9/{host}/users/{name}"
+    return {"id": uri, "type": "Person", "preferredUsername": name, "inbox": f"{uri}/inbox",
+            "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem}}
