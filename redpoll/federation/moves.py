@@ -27,8 +27,8 @@ one done), each step queueing the next (job_next.lua):
 Every step is idempotent, so the job is retried and a run cut short at any
 await is finished by the next run: a follow, list membership, block or mute
 already there changes nothing (follow options are set to the same), an
-activity is sent again under the same id (an Undo under a new one: its
-server finds no follow to end), and the follow of the old account, whose
+activity sent again is taken again there, to the same effect (a Follow, a
+Block, an Undo finding no follow to end), and the follow of the old account, whose
 end takes the follower out of the walk, ends last (follows.unfollow,
 journaled itself)."""
 from __future__ import annotations
@@ -98,7 +98,7 @@ async def step(store: Store, queue: JobQueue, settings: Settings, job: MoveJob,
 async def _block(store: Store, queue: JobQueue, settings: Settings, uid: int, old: int,
                  new: int) -> None:
     """``uid`` blocks ``old``: it blocks ``new`` too, unless it follows it.
-    Its server is sent the Block (under its one id) before the block here,
+    Its server is sent the Block before the block here,
     so a run that finds the block done has sent it; the new account's
     follow of ``uid`` ends after (idempotent)."""
     if await follows.is_following(store, uid, new):
@@ -143,7 +143,7 @@ async def _follow(store: Store, queue: JobQueue, settings: Settings, uid: int, o
     except (Forbidden, ValidationError) as exc:  # blocked meanwhile; too many requests
         log.info("follower %s of %s not moved to %s: %s", uid, old, new, exc)
         return
-    await outbox.follow(store, queue, settings, uid, new, True)  # (one id: sent again, the same)
+    await outbox.follow(store, queue, settings, uid, new, True)  # (sent again: the same follow there)
     for item in await lists.get_lists(store, uid):
         if await store.zscore(core_keys.list_members(uid, item.id), old) is not None:
             try:

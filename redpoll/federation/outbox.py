@@ -23,6 +23,7 @@ poll's author (:func:`after_vote`, journaled by the vote: jobs.PollVoteJob)."""
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 from redis.exceptions import ResponseError
@@ -169,6 +170,11 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
     return len(targets)
 
 
+def _fresh() -> str:
+    """A part that makes an activity's id new."""
+    return uuid.uuid4().hex
+
+
 async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, target: int,
                  on: bool, kind: str = "Follow") -> bool:
     """Tell a remote account that local ``uid`` follows it now (``on``) or
@@ -183,10 +189,14 @@ async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, ta
     except UserNotFound:
         return False
     me = documents.actor_id(base, login)
-    follow_id = f"{me}#{kind.lower()}s/{target}"
+    # each send its own id, as Mastodon's (a random one per follow): servers
+    # drop an id they have seen, so a follow or block again soon after its
+    # Undo would be lost under the same one; an Undo names what it undoes by
+    # its type, actor and object, and taking it again is idempotent
+    follow_id = f"{me}#{kind.lower()}s/{target}/{_fresh()}"
     activity = documents.activity(kind, follow_id, me, details["uri"])
     if not on:
-        activity = documents.activity("Undo", f"{follow_id}/undo/{now_ms()}", me, activity)
+        activity = documents.activity("Undo", f"{follow_id}/undo", me, activity)
     await delivery.send(store, queue, uid, details.get("inbox", ""), activity)
     return True
 
@@ -207,9 +217,10 @@ async def like(store: Store, queue: JobQueue, settings: Settings, uid: int, sid:
     details = await remote.details(store, status.user_id)
     base = settings.public_url.rstrip("/")
     me = documents.actor_id(base, login)
-    activity = documents.activity("Like", f"{me}#likes/{sid}", me, status.extra["uri"])
+    like_id = f"{me}#likes/{sid}/{_fresh()}"  # its own id each time (see follow)
+    activity = documents.activity("Like", like_id, me, status.extra["uri"])
     if not on:
-        activity = documents.activity("Undo", f"{me}#likes/{sid}/undo/{now_ms()}", me, activity)
+        activity = documents.activity("Undo", f"{like_id}/undo", me, activity)
     await delivery.send(store, queue, uid, details.get("inbox", ""), activity)
     return True
 

@@ -651,3 +651,41 @@ def test_remote_video_and_audio_are_shown_from_their_server(pair):
         assert video["meta"]["original"]["width"] == 640
     finally:
         peer.close()
+
+
+def test_follow_favourite_and_block_again_after_taking_them_back(pair):
+    """Favouriting, following or blocking again soon after taking it back
+    reaches the other server: each is a new activity (a server drops an
+    activity id it has seen in the last days)."""
+    a, b = pair
+    ada_login, bob_login = unique("ada"), unique("bob")
+    ada, bob = a.person(ada_login), b.person(bob_login)
+    remote_ada = bob.search_v2(f"@{ada_login}@{a.host}", resolve=True)["accounts"][0]
+    me_on_a = ada.me()
+    bob.account_follow(remote_ada["id"])
+    eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 1, what="bob following ada")
+    status = ada.status_post("favourite me twice")
+    remote_status = eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
+                               what="ada's status in bob's home")[0]
+    for round_ in range(2):
+        bob.status_favourite(remote_status["id"])
+        eventually(lambda: ada.status(status["id"])["favourites_count"] == 1,
+                   what=f"bob's favourite on A (round {round_})")
+        bob.status_unfavourite(remote_status["id"])
+        eventually(lambda: ada.status(status["id"])["favourites_count"] == 0,
+                   what=f"bob's unfavourite on A (round {round_})")
+    for round_ in range(2):
+        bob.account_unfollow(remote_ada["id"])
+        eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 0,
+                   what=f"bob's unfollow on A (round {round_})")
+        bob.account_follow(remote_ada["id"])
+        eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 1,
+                   what=f"bob following ada again (round {round_})")
+    bob_on_a = ada.search_v2(f"@{bob_login}@{b.host}", resolve=True)["accounts"][0]
+    for round_ in range(2):
+        bob.account_block(remote_ada["id"])
+        eventually(lambda: ada.account_relationships([bob_on_a["id"]])[0]["blocked_by"],
+                   what=f"bob's block on A (round {round_})")
+        bob.account_unblock(remote_ada["id"])
+        eventually(lambda: not ada.account_relationships([bob_on_a["id"]])[0]["blocked_by"],
+                   what=f"bob's unblock on A (round {round_})")
