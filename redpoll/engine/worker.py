@@ -264,6 +264,9 @@ class Worker:
         self.queue = JobQueue(store)
         self.name = name or f"{socket.gethostname()}-{os.getpid()}"
         self.done = 0
+        #: the loops waiting in a blocking read, holding no job: a stop
+        #: cancels them (:meth:`_waiting`) instead of waiting their block out
+        self._reading: set[asyncio.Task] = set()
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.queue.ensure_groups()
@@ -280,7 +283,22 @@ class Worker:
         finally:
             # Let running jobs finish their step: an interrupted one would only be
             # re-run after the claim timeout, but there is no reason to wait for that.
+            # A loop still blocked in its read is cancelled: its block (up to
+            # 500 ms) would only delay the stop. (A read that got entries just
+            # as it was cancelled leaves them pending: claimed again, as a
+            # crashed worker's are; redis-py drops the connection it cancels.)
+            for task in list(self._reading):
+                task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _waiting(self, read):
+        """Await ``read`` (a blocking read) as a loop that a stop may cancel."""
+        task = asyncio.current_task()
+        self._reading.add(task)
+        try:
+            return await read
+        finally:
+            self._reading.discard(task)
 
     async def _sweeps(self, stop: asyncio.Event) -> None:
         """Queue the sweep of never-attached uploads once per interval (one
@@ -343,9 +361,9 @@ class Worker:
                         count=limits.WORKER_READ_COUNT)
                     entries = [e for e in reply[1] if e and e[1]]
                 if not entries:
-                    reply = await self.store.xreadgroup(
+                    reply = await self._waiting(self.store.xreadgroup(
                         fed_outbox.keys.OUTBOX_GROUP, consumer, {keys.EVENT_LOG: ">"},
-                        count=limits.WORKER_READ_COUNT, block=500)
+                        count=limits.WORKER_READ_COUNT, block=500))
                     entries = reply[0][1] if reply else []
                 for entry_id, fields in entries:
                     payload = fields.get(b"e")
@@ -379,9 +397,9 @@ class Worker:
                         entries += [(source, *e) for e in await self._claim(source, shard,
                                                                             consumer)]
                 if not entries:
-                    reply = await client.xreadgroup(
+                    reply = await self._waiting(client.xreadgroup(
                         keys.JOB_GROUP, consumer, {stream: ">"},
-                        count=limits.WORKER_READ_COUNT, block=200)
+                        count=limits.WORKER_READ_COUNT, block=200))
                     entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
                 for source, entry_id, fields in entries:
                     await self._handle(source, shard, entry_id, fields)
