@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from ..interactions import bookmarks, favourites
 from ..posting import boosts, deleting
 from ..bus import events
-from ..relations import follow_requests, follows, visibility
+from ..relations import follow_requests, follows, relations, visibility
 from ..core import keys, limits, validate
 from ..lists import lists
 from ..records import statuses
@@ -185,8 +185,8 @@ async def _members(store: Store, key: str) -> list[int]:
 async def delete_account(store: Store, queue, login: str) -> int:
     """Delete an account for good: its statuses from every timeline, its
     follows both ways, its favourites and boosts (others' counts stay exact
-    because each goes through its undo), its place in others' lists, blocks
-    and requests, then every key carrying its hash tag. Idempotent, step by
+    because each goes through its undo), its place in others' lists, blocks,
+    mutes and requests, then every key carrying its hash tag. Idempotent, step by
     step: cut short, it is run again (the account stays suspended, so hidden,
     from the first step). Returns the user id; the caller drains the jobs."""
     user = await users.lookup(store, login)
@@ -227,6 +227,8 @@ async def delete_account(store: Store, queue, login: str) -> int:
         await store.batch([("ZREM", keys.blocking(other), uid)])
     for other in await _members(store, keys.muting(uid)):
         await store.batch([("ZREM", keys.muted_by(other), uid)])
+    for other in await _members(store, keys.muted_by(uid)):  # others' mutes of it
+        await relations.unmute(store, other, uid)
     for member in await store.zrange(keys.listed_in(uid), 0, -1):
         owner, lid = keys.parse_listed_member(member)
         try:

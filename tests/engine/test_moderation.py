@@ -148,6 +148,8 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     blocked, blocker = [await rp.sign_up(f"delb{i}x{time.time_ns() % 10**6}") for i in range(2)]
     await rp.block(gone.id, blocked.id)
     await rp.block(blocker.id, gone.id)
+    muter = await rp.sign_up(f"delm{time.time_ns() % 10**6}")
+    await rp.mute(muter.id, gone.id)
     await rp.drain()
     assert own[0].id in {s.id for s in await rp.home_timeline(fan.id)}
 
@@ -180,6 +182,9 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     assert (await rp.get_user(fan.id)).following == 0
     assert not {s.id for s in await rp.home_timeline(fan.id)} & {s.id for s in own}
     assert await rp.list_member_ids(fan.id, lst.id) == frozenset()
-    assert (await rp.stats())["users"] == users_before + 2 - 1
+    assert (await rp.stats())["users"] == users_before + 3 - 1
     assert await rp.hidden_ids(blocked.id) == frozenset()
     assert await rp.hidden_ids(blocker.id) == frozenset()
+    # nobody's mutes name it any more
+    assert await rp.store.client.zscore(keys.muting(muter.id), uid) is None
+    assert await rp.store.client.hget(keys.mute_terms(muter.id), uid) is None
