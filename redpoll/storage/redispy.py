@@ -28,7 +28,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import Connection, UnixDomainSocketConnection
 from redis.client import CaseInsensitiveDict
 from redis.commands.core import AsyncCoreCommands
-from redis.exceptions import ResponseError
+from redis.exceptions import ConnectionError, ResponseError
 
 from .mux import ClusterMultiplexed, Multiplexed, Unroutable
 
@@ -102,7 +102,13 @@ class MuxCommands(AsyncCoreCommands):
     async def execute_command(self, *args: Any, **options: Any) -> Any:
         name = args[0]
         if name in OWN_CONNECTION or NEVER_DECODE in options or "target_nodes" in options:
-            return await self.pooled.execute_command(*args, **options)
+            try:
+                return await self.pooled.execute_command(*args, **options)
+            except AttributeError as exc:
+                # redis-py's cluster client resets a node's connections when the
+                # cluster goes away, including one another task is sending on
+                # ('NoneType' object has no attribute 'writelines'): an outage
+                raise ConnectionError(f"connection closed while in use ({exc})") from exc
         # redis-py passes some commands with their subcommand in one string
         wire = (*name.split(), *args[1:]) if " " in name else args
         try:
