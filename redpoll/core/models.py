@@ -30,19 +30,6 @@ def _text(raw: Mapping) -> dict[str, str]:
     return {k: (v.decode() if isinstance(v, bytes) else str(v)) for k, v in raw.items()}
 
 
-def _moved_to(value: str | None) -> int:
-    """The account id a record's ``moved`` names (a record an earlier
-    version kept there as JSON names it by its ``id``)."""
-    if not value:
-        return 0
-    if value.isdigit():
-        return int(value)
-    try:
-        return int(json.loads(value)["id"])
-    except (ValueError, KeyError, TypeError):
-        return 0
-
-
 @dataclass(frozen=True, slots=True)
 class User:
     id: int
@@ -101,7 +88,7 @@ class User:
                    avatar=h.get("avatar", ""), avatar_static=h.get("avatar_s", ""),
                    header=h.get("header", ""), header_static=h.get("header_s", ""),
                    uri=h.get("uri", ""), url=h.get("url", ""),
-                   moved_to=_moved_to(h.get("moved")))
+                   moved_to=int(h.get("moved") or 0))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "login": self.login, "display_name": self.display_name,

@@ -144,8 +144,11 @@ async def _follow(store: Store, queue: JobQueue, settings: Settings, uid: int, o
         log.info("follower %s of %s not moved to %s: %s", uid, old, new, exc)
         return
     await outbox.follow(store, queue, settings, uid, new, True)  # (sent again: the same follow there)
-    for item in await lists.get_lists(store, uid):
-        if await store.zscore(core_keys.list_members(uid, item.id), old) is not None:
+    owned = await lists.get_lists(store, uid)  # (at most limits.LISTS_PER_USER: one batch)
+    held = await store.batch([("ZSCORE", core_keys.list_members(uid, item.id), old)
+                              for item in owned]) if owned else []
+    for item, score in zip(owned, held):
+        if score is not None:
             try:
                 await lists.add_member(store, uid, item.id, new)
             except RedpollError as exc:  # the list went meanwhile
