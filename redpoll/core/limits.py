@@ -618,6 +618,15 @@ FED_CONTEXT_EVERY_S = 600
 #: Loaded signing and verifying keys each process keeps (loading one costs
 #: far more than using it).
 FED_KEYS_KEPT = 4096
+#: A signature that does not verify with a key kept less than this long (s)
+#: is refused without fetching the key again (each forged request would
+#: otherwise make this server fetch the actor: a free reflector).
+FED_KEY_REFETCH_S = 300
+#: A remote account's username (preferredUsername) at most (characters).
+FED_USERNAME_MAX_CHARS = 100
+#: A key id that is no ``actor#fragment`` (a key at its own URL): the key id
+#: -> actor id learned when it was fetched is kept this long (s).
+FED_KEY_OWNER_TTL_S = FED_ACTOR_REFRESH_S
 #: Remote statuses: the plain text kept of a note's HTML at most (characters).
 FED_NOTE_MAX_CHARS = 20_000
 #: A remote poll (a Question): its options and the characters of each at

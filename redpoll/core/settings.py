@@ -206,6 +206,9 @@ class Settings:
     #: Authenticated requests per client IP, whatever token they carry
     #: (Mastodon's per-user figure, 1,500 / 5 min, counted per IP).
     rate_ip_tokens: tuple[int, int] | None = (1500, 300)
+    #: Activities taken into the inboxes per sending server (its host), a
+    #: 429 past them: a server cannot flood the queue local work shares.
+    rate_inbox_host: tuple[int, int] | None = (3000, 300)
     #: Run the background job worker inside each HTTP worker process.
     serve_jobs: bool = True
     #: Instance title shown by /api/v1/instance.
@@ -315,6 +318,7 @@ class Settings:
             rate_login_account=_rate(env, "REDPOLL_RATE_LOGIN_ACCOUNT", (25, 3600)),
             rate_apps=_rate(env, "REDPOLL_RATE_APPS", (100, 300)),
             rate_ip_tokens=_rate(env, "REDPOLL_RATE_IP_TOKENS", (1500, 300)),
+            rate_inbox_host=_rate(env, "REDPOLL_RATE_INBOX_HOST", (3000, 300)),
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
             instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
             access_log=_bool(env, "REDPOLL_ACCESS_LOG", True),

@@ -12,11 +12,22 @@ from ..net import http
 from ..net.http import FetchFailed
 from . import signing
 
-__all__ = ["FetchFailed", "Signer", "fetch_json", "post_activity"]
+__all__ = ["FetchFailed", "Signer", "WrongDocument", "fetch_json", "fetch_object",
+           "post_activity"]
 
 AS_JSON = "application/activity+json"
 LD_JSON = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
 ACCEPT = f"{AS_JSON}, {LD_JSON}"
+#: The media types an ActivityStreams document is taken in (as Mastodon
+#: since 4.2.5): a file served as text/plain or application/json (an upload,
+#: a static file on a peer's host) is never taken as an actor or a note.
+AS_TYPES = frozenset({"application/activity+json", "application/ld+json"})
+
+
+class WrongDocument(FetchFailed):
+    """A peer answered, but not with the document asked for: another media
+    type than an ActivityStreams one, or a document of another id. Asking
+    again would get the same answer."""
 
 
 @dataclass(frozen=True)
@@ -34,13 +45,23 @@ async def _send(method: str, url: str, *, loopback: bool, body: bytes | None = N
     return await http.send(method, url, loopback=loopback, body=body, headers=extra)
 
 
+def _media_type(headers: dict) -> str:
+    value = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    return value.split(";", 1)[0].strip().lower()
+
+
 async def fetch_json(url: str, *, loopback: bool, signer: Signer | None = None,
-                     accept: str = ACCEPT) -> dict:
-    """The JSON object at ``url``; FetchFailed otherwise."""
-    status, body, _ = await _send("GET", url, loopback=loopback, signer=signer,
-                                  headers={"accept": accept})
+                     accept: str = ACCEPT, types: frozenset[str] | None = AS_TYPES) -> dict:
+    """The JSON object at ``url``, answered with one of the media ``types``
+    (None: any; a WebFinger answer is only a pointer, its actor is fetched
+    and checked itself); FetchFailed otherwise."""
+    status, body, headers = await _send("GET", url, loopback=loopback, signer=signer,
+                                        headers={"accept": accept})
     if status != 200:
         raise FetchFailed(f"{url} answered {status}", status)
+    if types is not None and _media_type(headers) not in types:
+        raise WrongDocument(f"{url} answered {_media_type(headers) or 'no media type'}, "
+                          f"not {' or '.join(sorted(types))}", status)
     try:
         data = json.loads(body)
     except ValueError:
@@ -48,6 +69,30 @@ async def fetch_json(url: str, *, loopback: bool, signer: Signer | None = None,
     if not isinstance(data, dict):
         raise FetchFailed(f"{url} did not answer a JSON object", status)
     return data
+
+
+async def fetch_object(url: str, *, loopback: bool, signer: Signer | None = None,
+                       id_known: bool = True) -> dict:
+    """The ActivityStreams object whose ``id`` is ``url``, as its own server
+    answers it. A document is taken only under the id it was fetched from:
+    anyone who can place a file on a host (an upload, a static file) could
+    otherwise have it kept as any object of that host, an actor's key
+    included. ``id_known``: ``url`` is the object's id, and a document
+    naming another id is refused; otherwise (a link that is not the id, as
+    a profile page's URL), the document is fetched once more from the id it
+    names and taken only if that answer names the same id (Mastodon's
+    rule). FetchFailed otherwise."""
+    doc = await fetch_json(url, loopback=loopback, signer=signer)
+    claimed = doc.get("id")
+    if claimed == url:
+        return doc
+    if id_known or not isinstance(claimed, str) or not claimed.startswith(("https://", "http://")):
+        raise WrongDocument(f"{url} answered a document whose id is {str(claimed)[:200]!r}",
+                            200)
+    again = await fetch_json(claimed, loopback=loopback, signer=signer)
+    if again.get("id") != claimed:
+        raise WrongDocument(f"{claimed} does not answer the document of its own id", 200)
+    return again
 
 
 async def post_activity(inbox: str, activity: bytes, signer: Signer, *, loopback: bool) -> int:

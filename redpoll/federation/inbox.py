@@ -25,16 +25,20 @@ run of the same job (idempotent: the same entry).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
 
+from ..accounts import ratelimit
 from ..bus.jobs import InboxJob, JobQueue
 from ..core import limits
-from ..core.errors import RedpollError
+from ..core.errors import QueueFull, RedpollError
 from ..core.models import User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
@@ -101,7 +105,8 @@ def _id_of(value: Any) -> str:
 @dataclass(frozen=True)
 class Signer:
     """Who signed a request, before their key is fetched: the key id, the
-    actor it belongs to, and how to check the signature with a key."""
+    actor it belongs to ('' until :func:`owned` learns it, for a key at its
+    own URL), and how to check the signature with a key."""
     key_id: str
     actor_uri: str
     check: Callable[[str], None]
@@ -110,28 +115,58 @@ class Signer:
 def signer_of(here: Here, method: str, target: str, headers: Mapping[str, str],
               body: bytes | None) -> Signer:
     """The signature of a request (RFC 9421 if it carries one, else
-    draft-cavage); Refused (401) if it has none or it is malformed."""
+    draft-cavage); Refused (401) if it has none or it is malformed. A
+    draft-cavage signature is checked against this server's own host (its
+    public URL's), never the Host the request carried: an activity signed
+    for another server and replayed here does not verify."""
     try:
         rfc9421 = signing.rfc9421_key_id(headers)
         signed = None if rfc9421 else signing.parse(headers.get("signature"))
     except signing.SignatureError as exc:
         raise Refused(str(exc), 401) from None
+    own = {**headers, "host": urlsplit(here.base).netloc}
 
     def check(pem: str) -> None:
         if rfc9421:
             signing.verify_rfc9421(rfc9421, pem, method, here.base + target, headers, body)
         else:
             assert signed is not None
-            signing.verify(signed, pem, method, target, headers, body)
+            signing.verify(signed, pem, method, target, own, body)
     key_id = rfc9421 or (signed.key_id if signed else "")
-    return Signer(key_id, key_id.split("#", 1)[0], check)
+    return Signer(key_id, key_id.split("#", 1)[0] if "#" in key_id else "", check)
+
+
+async def owned(store: Store, here: Here, signer: Signer, *, fetch: bool = True) -> Signer:
+    """``signer`` with the actor its key belongs to (remote.key_owner: for a
+    key at its own URL, its owner's document must name it back); Refused:
+    403 for a suspended domain or this server's own host, 401 when the
+    owner cannot be learned. ``fetch`` False: only an owner already known."""
+    if signer.actor_uri:
+        return signer
+    host = remote.host_of(signer.key_id)
+    if not host or remote.local_uri(here.base, signer.key_id):
+        raise Refused("the signature names no key of another server", 401)
+    if await domains.suspended(store, host):
+        raise Refused("this server does not take requests from that domain", 403)
+    try:
+        owner = await remote.key_owner(store, here.base, signer.key_id,
+                                       loopback=here.loopback, fetch=fetch)
+    except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
+        raise Refused(f"the signer's key could not be had: {exc}", 401) from None
+    return dataclasses.replace(signer, actor_uri=owner or "")
 
 
 async def authenticate(store: Store, here: Here, signer: Signer) -> User:
     """The account of a request's signer, its signature checked with the key
-    kept (fetched again once if it no longer verifies: keys rotate);
-    Refused: 403 for a suspended domain, 401 for a signature that does not
-    verify or a key that cannot be had."""
+    kept (fetched again once if it no longer verifies: keys rotate, but a
+    key kept less than limits.FED_KEY_REFETCH_S is not fetched again for
+    every bad signature); Refused: 403 for a suspended domain, 401 for a
+    signature that does not verify or a key that cannot be had. The account
+    is the one whose id the key names, never another document's: an
+    actor of this server's own host is never a signer."""
+    signer = await owned(store, here, signer)
+    if remote.local_uri(here.base, signer.actor_uri):
+        raise Refused("a local actor does not sign from another server", 401)
     # the domain's block and the kept key, asked together (one round trip on the mux)
     suspended, kept = await asyncio.gather(
         domains.suspended(store, remote.host_of(signer.actor_uri)),
@@ -140,14 +175,16 @@ async def authenticate(store: Store, here: Here, signer: Signer) -> User:
         raise Refused("this server does not take requests from that domain", 403)
     try:
         if kept is not None:
-            actor, pem = kept
+            actor, pem, fetched = kept
         else:
             actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
                                                 loopback=here.loopback)
-            pem = (await remote.details(store, actor.id)).get("pem", "")
+            pem, fetched = (await remote.details(store, actor.id)).get("pem", ""), now_ms()
         try:
             signer.check(pem)
         except signing.SignatureError:
+            if now_ms() - fetched < limits.FED_KEY_REFETCH_S * 1000:
+                raise
             actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
                                                 loopback=here.loopback, refresh=True)
             signer.check((await remote.details(store, actor.id)).get("pem", ""))
@@ -155,6 +192,8 @@ async def authenticate(store: Store, here: Here, signer: Signer) -> User:
         raise Refused(str(exc), 401) from None
     except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
         raise Refused(f"the signer's key could not be had: {exc}", 401) from None
+    if actor.uri != signer.actor_uri:
+        raise Refused("the signer's key belongs to another actor", 401)
     return actor
 
 
@@ -165,33 +204,55 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
     if len(body) > limits.FED_INBOX_MAX_BYTES:
         raise Refused(f"an activity is at most {limits.FED_INBOX_MAX_BYTES} bytes", 413)
     signer = signer_of(here, method, target, headers, body)
-    actor_uri = signer.actor_uri
     try:
         activity = json.loads(body)
     except ValueError:
         raise Refused("the body is not JSON") from None
     if not isinstance(activity, dict) or not isinstance(activity.get("type"), str):
         raise Refused("the body is not an activity")
-    if _id_of(activity.get("actor")) != actor_uri:
+    actor_uri = _id_of(activity.get("actor"))
+    deleted = activity.get("type") == "Delete" and _id_of(activity.get("object")) == actor_uri
+    # an actor deleted on its server: its key is gone there too, so only an owner known here
+    signer = await owned(store, here, signer, fetch=not deleted)
+    if not actor_uri or actor_uri != signer.actor_uri:
         raise Refused("the activity's actor is not its signer", 401)
-    if activity.get("type") == "Delete" and _id_of(activity.get("object")) == actor_uri:
+    activity_id = _id_of(activity)
+    seen = keys.seen(actor_uri, activity_id or signing.digest(body))
+    if deleted:  # (checked with the key kept here: no one else's, whatever its id)
         if await domains.suspended(store, remote.host_of(actor_uri)):
             raise Refused("this server does not take activities from that domain", 403)
-        return await _actor_deleted(store, queue, signer.check, actor_uri, activity, body)
+        return await _actor_deleted(store, queue, signer.check, actor_uri, seen, body)
+    if activity_id and remote.host_of(activity_id) != remote.host_of(actor_uri):
+        # (another server's next activity id, squatted, would drop its genuine one)
+        raise Refused("an activity's id must be on its actor's host", 403)
     actor = await authenticate(store, here, signer)
-    activity_id = _id_of(activity) or f"{actor_uri}#{signing.digest(body)}"
+    await _admit(store, queue, settings, remote.host_of(actor_uri))
     # heard from its host (it answers again), and the activity taken once: one round trip
     _, first = await asyncio.gather(
         delivery.heard_from(store, remote.host_of(actor_uri)),
-        store.set(keys.seen(activity_id), "1", nx=True, ex=limits.FED_SEEN_TTL_S))
+        store.set(seen, "1", nx=True, ex=limits.FED_SEEN_TTL_S))
     if not first:
         return False
     await queue.enqueue(InboxJob(uid=actor.id, activity=body.decode()))
     return True
 
 
-async def _actor_deleted(store: Store, queue: JobQueue, check, actor_uri: str,
-                         activity: dict, body: bytes) -> bool:
+async def _admit(store: Store, queue: JobQueue, settings: Settings, host: str) -> None:
+    """Whether one more activity from ``host`` is taken now: at most
+    Settings.rate_inbox_host per host (Refused 429), and none while the
+    job queue is full (503, as the API answers then)."""
+    state = await ratelimit.hit(store, f"fed:{host}:inbox", settings.rate_inbox_host)
+    if state is not None and state.exceeded:
+        raise Refused(f"too many activities from {host}; try again after "
+                      f"{int(state.reset - time.time()) + 1} s", 429)
+    try:
+        await queue.check_capacity()
+    except QueueFull as exc:
+        raise Refused(str(exc), 503) from None
+
+
+async def _actor_deleted(store: Store, queue: JobQueue, check, actor_uri: str, seen: str,
+                         body: bytes) -> bool:
     """An account deleted on its server: its key is gone there too (410), so
     the key kept here decides. One never kept here, or a signature that
     does not verify with the kept key: nothing to do (answered 202, as
@@ -203,8 +264,7 @@ async def _actor_deleted(store: Store, queue: JobQueue, check, actor_uri: str,
         check((await remote.details(store, uid)).get("pem", ""))
     except signing.SignatureError:
         return False
-    if not await store.set(keys.seen(_id_of(activity) or actor_uri), "1", nx=True,
-                           ex=limits.FED_SEEN_TTL_S):
+    if not await store.set(seen, "1", nx=True, ex=limits.FED_SEEN_TTL_S):
         return False
     await queue.enqueue(InboxJob(uid=uid, activity=body.decode()))
     return True
@@ -344,13 +404,13 @@ async def _announce(store, queue, settings, here: Here, actor: User, activity, o
     sid = await _status_of(store, here, uri)
     if sid is None and uri and not uri.startswith(here.base + "/"):
         try:
-            doc = await client.fetch_json(uri, loopback=here.loopback,
-                                          signer=await remote.instance_signer(store, here.base))
-            if remote.host_of(_id_of(doc)) == remote.host_of(uri):
-                author = await remote.known_or_fetch(store, here.base,
-                                                     _id_of(doc.get("attributedTo")),
-                                                     loopback=here.loopback)
-                await keep_note(store, queue, settings, here, author, doc)
+            # (taken only as the document of its own id: client.fetch_object)
+            doc = await client.fetch_object(uri, loopback=here.loopback,
+                                            signer=await remote.instance_signer(store, here.base))
+            author = await remote.known_or_fetch(store, here.base,
+                                                 _id_of(doc.get("attributedTo")),
+                                                 loopback=here.loopback)
+            await keep_note(store, queue, settings, here, author, doc)
         except (RedpollError, Unreachable) as exc:
             log.info("boosted note %s not had: %s", uri, exc)
         sid = await _status_of(store, here, uri)
@@ -496,7 +556,7 @@ async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Her
     else:
         return  # addressed to no one here
     extra = {"uri": uri[:limits.EXTRA_VALUE_MAX_BYTES], "visibility": visibility}
-    url = _id_of(obj.get("url")) or (obj.get("url") if isinstance(obj.get("url"), str) else "")
+    url = remote.link_on(remote.first_url(obj.get("url")), uri)
     if url and len(url) <= limits.EXTRA_VALUE_MAX_BYTES:
         extra["url"] = url
     if isinstance(obj.get("summary"), str) and obj["summary"]:
@@ -683,8 +743,11 @@ async def _move(store, queue, settings, here: Here, actor: User, activity, obj) 
         raise Refused("a Move to an account of this server is not taken", 403)
     if await domains.suspended(store, remote.host_of(target)):
         raise Refused("the new account's domain is suspended here", 403)
-    doc = await client.fetch_json(target, loopback=here.loopback,
-                                  signer=await remote.instance_signer(store, here.base))
+    try:
+        doc = await client.fetch_object(target, loopback=here.loopback,
+                                        signer=await remote.instance_signer(store, here.base))
+    except client.WrongDocument as exc:  # (refused, not retried: it would answer the same)
+        raise Refused(f"the Move's target is no account: {exc}", 403) from None
     if actor.uri not in [_id_of(x) for x in _listed(doc.get("alsoKnownAs"))]:
         raise Refused("the new account does not name the old one (alsoKnownAs)", 403)
     try:

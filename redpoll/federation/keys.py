@@ -75,9 +75,17 @@ def context_fetched(uri: str) -> str:
     return f"fed:ctx:{{{_h(uri)}}}"
 
 
-def seen(activity_id: str) -> str:
-    """String with a TTL: an activity already taken (limits.FED_SEEN_TTL_S)."""
-    return f"fed:seen:{{{_h(activity_id)}}}"
+def seen(actor: str, activity_id: str) -> str:
+    """String with a TTL: an activity of ``actor`` already taken
+    (limits.FED_SEEN_TTL_S). Per actor: one server's activity never
+    takes the place of another's of the same id."""
+    return f"fed:seen:{{{_h(actor + ' ' + activity_id)}}}"
+
+
+def key_owner(key_id: str) -> str:
+    """String with a TTL: a key id that is no ``actor#fragment`` -> the id
+    of the actor it belongs to (remote.key_owner)."""
+    return f"fed:keyowner:{{{_h(key_id)}}}"
 
 
 def host_failures(host: str) -> str:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from ..accounts import account_index
 from ..core import keys as core_keys, limits
@@ -26,6 +27,10 @@ from .documents import instance_actor_id
 from .text import html_to_text
 
 ACTOR_TYPES = {"Person", "Service", "Application", "Group", "Organization"}
+#: A remote username as Mastodon takes one from a peer: letters, digits and
+#: ``_``, with ``.`` and ``-`` inside (no markup, spaces or quotes that a
+#: client would show as part of the handle).
+USERNAME = re.compile(r"[a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?", re.IGNORECASE)
 
 
 class BadActor(RedpollError):
@@ -58,13 +63,13 @@ class Actor:
         return self.shared_inbox or self.inbox
 
 
-def _first_url(value) -> str:
+def first_url(value) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
         return str(value.get("href") or value.get("url") or "")
     if isinstance(value, list) and value:
-        return _first_url(value[0])
+        return first_url(value[0])
     return ""
 
 
@@ -72,18 +77,45 @@ def host_of(uri: str) -> str:
     return urlsplit(uri).netloc.lower()
 
 
+def link_on(value: str, uri: str) -> str:
+    """``value`` if it is an http(s) URL on the host of ``uri``, else ''
+    (a ``javascript:`` or any other scheme, or another host's page, is never
+    handed to clients as a remote account's or status's ``url``)."""
+    if (isinstance(value, str) and value.startswith(("https://", "http://"))
+            and host_of(value) == host_of(uri)):
+        return value
+    return ""
+
+
+def media_link(value: str, uri: str) -> str:
+    """An http(s) URL for a remote image (relative ones are taken as its
+    document's own server's), else ''."""
+    if not isinstance(value, str) or not value:
+        return ""
+    absolute = urljoin(uri, value.strip())
+    return absolute if absolute.startswith(("https://", "http://")) and host_of(absolute) else ""
+
+
+def local_uri(base: str, uri: str) -> bool:
+    """Whether ``uri`` is on this server's own host (never a remote actor)."""
+    return bool(base) and host_of(uri) == host_of(base)
+
+
 def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
-    """An actor document as kept; BadActor if it is not one, or if it
-    claims an id on another host than the one it was fetched from."""
+    """An actor document as kept; BadActor if it is not one, or if it names
+    another id than the one it was fetched from (client.fetch_object: a
+    document is taken only under its own id)."""
     uri = doc.get("id")
     if not isinstance(uri, str) or not uri.startswith(("https://", "http://")):
         raise BadActor("an actor needs an http(s) id")
     if doc.get("type") not in ACTOR_TYPES:
         raise BadActor(f"{uri} is a {doc.get('type')!r}, not an actor")
-    if fetched_from is not None and host_of(fetched_from) != host_of(uri):
-        raise BadActor(f"{fetched_from} answered an actor of another host ({uri})")
+    if fetched_from is not None and fetched_from != uri:
+        raise BadActor(f"{fetched_from} answered another actor ({uri})")
     username = doc.get("preferredUsername")
-    if not isinstance(username, str) or not username or "@" in username or len(username) > 100:
+    # (a server's own actor may be named after its host, port included)
+    if (not isinstance(username, str) or len(username) > limits.FED_USERNAME_MAX_CHARS
+            or not (USERNAME.fullmatch(username) or username.lower() == host_of(uri))):
         raise BadActor(f"{uri} has no usable preferredUsername")
     key = doc.get("publicKey") or {}
     if isinstance(key, list):
@@ -91,6 +123,8 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
     inbox = doc.get("inbox")
     if not isinstance(inbox, str) or not isinstance(key, dict) or not key.get("publicKeyPem"):
         raise BadActor(f"{uri} has no inbox or no public key")
+    if key.get("owner") not in (None, uri):
+        raise BadActor(f"{uri} publishes a key of another owner")
     endpoints = doc.get("endpoints") if isinstance(doc.get("endpoints"), dict) else {}
     shared = endpoints.get("sharedInbox") if isinstance(endpoints.get("sharedInbox"), str) else ""
     for link in (inbox, shared):
@@ -99,12 +133,13 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
     return Actor(uri=uri, username=username, host=host_of(uri),
                  name=str(doc.get("name") or "")[:limits.DISPLAY_NAME_MAX_CHARS],
                  bio=html_to_text(str(doc.get("summary") or ""))[:limits.BIO_MAX_CHARS],
-                 url=_first_url(doc.get("url")) or uri, inbox=inbox, shared_inbox=shared,
+                 url=link_on(first_url(doc.get("url")), uri) or uri, inbox=inbox,
+                 shared_inbox=shared,
                  key_id=str(key.get("id") or f"{uri}#main-key"), pem=str(key["publicKeyPem"]),
                  locked=bool(doc.get("manuallyApprovesFollowers")),
                  bot=doc.get("type") in ("Service", "Application"),
-                 avatar=_first_url((doc.get("icon") or {}).get("url")
-                                   if isinstance(doc.get("icon"), dict) else ""))
+                 avatar=media_link(first_url((doc.get("icon") or {}).get("url")
+                                              if isinstance(doc.get("icon"), dict) else ""), uri))
 
 
 async def account_id(store: Store, uri: str) -> int | None:
@@ -171,14 +206,22 @@ async def instance_signer(store: Store, base: str) -> client.Signer:
     return client.Signer(await instance_key(store), f"{instance_actor_id(base)}#main-key")
 
 
-async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool) -> User:
-    """Fetch the actor at ``uri`` (signed by the server's actor, for peers
-    that require authorized fetch) and keep it."""
+async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool,
+                      id_known: bool = True) -> User:
+    """Fetch the actor whose id is ``uri`` (signed by the server's actor,
+    for peers that require authorized fetch) and keep it; ``id_known``
+    False: ``uri`` is a link to it (client.fetch_object). Never an account
+    of this server's own host (BadActor)."""
+    if local_uri(base, uri):
+        raise BadActor(f"{uri} is on this server: not a remote actor")
     if await domains.suspended(store, host_of(uri)):
         raise BadActor(f"{host_of(uri)} is blocked here")
-    doc = await client.fetch_json(uri, loopback=loopback,
-                                  signer=await instance_signer(store, base))
-    return await keep(store, parse_actor(doc, fetched_from=uri))
+    doc = await client.fetch_object(uri, loopback=loopback, id_known=id_known,
+                                    signer=await instance_signer(store, base))
+    actor = parse_actor(doc)
+    if local_uri(base, actor.uri) or await domains.suspended(store, actor.host):
+        raise BadActor(f"{actor.uri} is on this server, or on a server blocked here")
+    return await keep(store, actor)
 
 
 #: actor id -> account id here, as kept (an actor's account never changes once
@@ -186,10 +229,11 @@ async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool) -> U
 _UIDS: dict[str, int] = {}
 
 
-async def fresh_key(store: Store, uri: str) -> tuple[User, str] | None:
-    """The account of actor ``uri`` and its public key, when both are kept
-    and fetched within limits.FED_ACTOR_REFRESH_S: one round trip (two
-    when the account id is not in this process's memo). None otherwise."""
+async def fresh_key(store: Store, uri: str) -> tuple[User, str, int] | None:
+    """The account of actor ``uri``, its public key and when it was fetched
+    (ms), when both are kept and fetched within limits.FED_ACTOR_REFRESH_S:
+    one round trip (two when the account id is not in this process's
+    memo). None otherwise."""
     uid = _UIDS.get(uri)
     if uid is None:
         uid = await account_id(store, uri)
@@ -203,7 +247,41 @@ async def fresh_key(store: Store, uri: str) -> tuple[User, str] | None:
     fetched = actor.get(b"fetched")
     if not record or not fetched or now_ms() - int(fetched) >= limits.FED_ACTOR_REFRESH_S * 1000:
         return None
-    return User.from_hash(record), actor.get(b"pem", b"").decode()
+    return User.from_hash(record), actor.get(b"pem", b"").decode(), int(fetched)
+
+
+async def key_owner(store: Store, base: str, key_id: str, *, loopback: bool,
+                    fetch: bool = True) -> str | None:
+    """The id of the actor whose key is ``key_id``. An ``actor#fragment``
+    key id names its actor (as Mastodon takes it). A key at its own URL
+    (GoToSocial's ``…/main-key``) is fetched: its document is the key,
+    naming its ``owner``, or the actor itself; the owner's own document
+    (fetched from its id) must name the key back, so a document planted
+    anywhere cannot lend its key to an account. Learned once, kept
+    limits.FED_KEY_OWNER_TTL_S. None when not kept and ``fetch`` is False;
+    BadActor or FetchFailed when it cannot be had."""
+    if "#" in key_id:
+        return key_id.split("#", 1)[0]
+    kept = await store.get(keys.key_owner(key_id))
+    if kept:
+        return kept.decode()
+    if not fetch:
+        return None
+    if local_uri(base, key_id):
+        raise BadActor(f"{key_id} is on this server: not a remote key")
+    doc = await client.fetch_json(key_id, loopback=loopback,
+                                  signer=await instance_signer(store, base))
+    if doc.get("type") in ACTOR_TYPES:
+        owner = doc.get("id")
+    else:
+        owner = doc.get("owner") if doc.get("id") == key_id else None
+    if not isinstance(owner, str) or not owner.startswith(("https://", "http://")):
+        raise BadActor(f"{key_id} names no owner")
+    actor = await fetch_actor(store, base, owner, loopback=loopback)
+    if (await details(store, actor.id)).get("key_id") != key_id:
+        raise BadActor(f"{owner} does not name {key_id} as its key")
+    await store.set(keys.key_owner(key_id), owner, ex=limits.FED_KEY_OWNER_TTL_S)
+    return owner
 
 
 async def known_or_fetch(store: Store, base: str, uri: str, *, loopback: bool,
@@ -251,10 +329,12 @@ async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool
     scheme = "http" if loopback and not host.endswith(":443") else "https"
     finger = await client.fetch_json(
         f"{scheme}://{host}/.well-known/webfinger?resource=acct:{name}@{host}",
-        loopback=loopback, accept="application/jrd+json, application/json")
+        loopback=loopback, accept="application/jrd+json, application/json",
+        types=None)
     links = finger.get("links") if isinstance(finger.get("links"), list) else []
     for link in links:
         if (isinstance(link, dict) and link.get("rel") == "self"
                 and "json" in str(link.get("type", "")) and isinstance(link.get("href"), str)):
-            return await fetch_actor(store, base, link["href"], loopback=loopback)
+            return await fetch_actor(store, base, link["href"], loopback=loopback,
+                                     id_known=False)
     raise BadActor(f"{handle} has no ActivityPub actor")

@@ -48,8 +48,8 @@ async def fetch(store: Store, queue: JobQueue, settings: Settings, sid: int) -> 
     kept = 0
 
     async def note_at(url: str) -> dict | None:
-        doc = await client.fetch_json(url, loopback=here.loopback, signer=signer)
-        return doc if remote.host_of(_id(doc)) == remote.host_of(url) else None
+        # (the document of its own id only: client.fetch_object)
+        return await client.fetch_object(url, loopback=here.loopback, signer=signer)
 
     async def keep(doc: dict) -> bool:
         nonlocal kept

@@ -18,10 +18,34 @@ class Refused(RedpollError):
     """An address an outgoing fetch must not reach, or a URL it must not use."""
 
 
+#: NAT64's well-known prefix (RFC 6052): its last 32 bits are an IPv4
+#: address, reached through the translator (Python calls these global).
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded_v4(addr: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 spelling leads to: IPv4-mapped, NAT64,
+    6to4 (2002::/16) and Teredo's server and client."""
+    found = []
+    if addr.ipv4_mapped is not None:
+        found.append(addr.ipv4_mapped)
+    if addr in _NAT64:
+        found.append(ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF))
+    if addr.sixtofour is not None:
+        found.append(addr.sixtofour)
+    if addr.teredo is not None:
+        found.extend(addr.teredo)
+    return found
+
+
 def public_address(ip: str) -> bool:
+    """Whether ``ip`` is a public unicast address, in every spelling that
+    leads to another (an IPv6 form of a private IPv4 address is private)."""
     addr = ipaddress.ip_address(ip)
-    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-        addr = addr.ipv4_mapped
+    if isinstance(addr, ipaddress.IPv6Address):
+        inner = _embedded_v4(addr)
+        if inner:
+            return all(v4.is_global and not v4.is_multicast for v4 in inner)
     return addr.is_global and not addr.is_multicast
 
 
