@@ -9,7 +9,7 @@ from ..core.errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from ..render import entities
 from ..relations.relationship import Relationship
 from .contract import (ACCOUNTS_REF, ACCOUNT_REF, BOOL, Doc, ID, PAGE, STATUSES_REF, STR, array,
-                       path_param, query_param, ref, request_body)
+                       obj, path_param, query_param, ref, request_body)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .oauth import token_entity
 from .statuses import render_statuses, timeline_response
@@ -118,7 +118,8 @@ def relationship_entity(r: Relationship) -> dict:
         "showing_reblogs": r.showing_reblogs, "notifying": r.notifying,
         "blocking": r.blocking, "blocked_by": r.blocked_by, "muting": r.muting,
         "muting_notifications": r.muting_notifications,
-        "requested": r.requested, "requested_by": r.requested_by}
+        "requested": r.requested, "requested_by": r.requested_by,
+        "endorsed": r.endorsed, "note": r.note}
 
 
 async def relationship_of(ctx: Ctx, target: int) -> dict:
@@ -187,6 +188,37 @@ async def following(ctx: Ctx) -> Response:
     return await _follow_page(ctx, "following")
 
 
+@endpoint("GET", "/api/v1/accounts/familiar_followers", auth="required", scope="read:follows",
+          doc=Doc(
+                  "For each account asked about, the accounts one follows that follow it",
+                  "Accounts", array(obj({"id": ID, "accounts": ACCOUNTS_REF})),
+                  params=[query_param("id[]", {"type": "array", "items": ID,
+                                               "maxItems": limits.API_IDS_PER_REQUEST})]))
+async def familiar_followers(ctx: Ctx) -> Response:
+    ids = list(dict.fromkeys(ctx.params.ids("id")))
+    found = await ctx.rp.familiar_followers(ctx.uid, ids)
+    return JSON([{"id": str(t), "accounts": [entities.account(u, ctx.base) for u in found[t]]}
+                 for t in ids])
+
+
+@endpoint("GET", "/api/v1/accounts/{id}/lists", auth="required", scope="read:lists",
+          doc=Doc("One's lists that hold the account", "Accounts", array(ref("List")),
+                  params=[path_param()]))
+async def account_lists(ctx: Ctx) -> Response:
+    target = ctx.path_id()
+    await ctx.rp.get_user(target)
+    return JSON([entities.user_list(item) for item in await ctx.rp.lists_of(ctx.uid, target)])
+
+
+@endpoint("GET", "/api/v1/accounts/{id}/identity_proofs", auth="optional", scope="read:accounts",
+          doc=Doc("Identity proofs (none: Mastodon answers an empty list since 3.5)",
+                  "Accounts", array(obj({})), params=[path_param()]))
+async def identity_proofs(ctx: Ctx) -> Response:
+    await ctx.rp.get_user(ctx.path_id())
+    return JSON([])
+
+
 __all__ = ["register", "verify_credentials", "get_account", "lookup", "account_statuses",
-           "follow", "unfollow", "relationships", "relationship_of", "relationship_entity", "followers", "following", "render_statuses",
+           "follow", "unfollow", "relationships", "relationship_of", "relationship_entity", "followers", "following", "familiar_followers", "account_lists", "identity_proofs",
+           "render_statuses",
            "Conflict", "UserNotFound"]

@@ -32,8 +32,8 @@ from ..core.health import DATABASE
 from ..render.rendered import RenderedStatuses
 from ..core.settings import Settings
 from ..stream.service import StreamService
-from . import (accounts, conversations, edits, federation, filters, instance, lists, media,
-               nodeinfo, notifications, oauth, ops, pages, pins, polls, profile, push, relations,
+from . import (accounts, conversations, edits, endorsements, federation, filters, instance, lists,
+               media, nodeinfo, notifications, oauth, ops, pages, pins, polls, profile, push, relations,
                reports, scheduled, search, sessions, trends, social, startup, statuses, threads)
 from .http import JSON, ApiError, IndexedRouter, error_response, declared, in_order
 from .serve import follow_serve, watch_serve
@@ -43,7 +43,8 @@ access = logging.getLogger("redpoll.access")
 
 #: The modules whose handlers declare the API's routes (redpoll.api.http):
 #: the app assembles them, in_order sorts them.
-MODULES = (statuses, edits, instance, oauth, accounts, profile, search, relations, reports,
+MODULES = (statuses, edits, instance, oauth, accounts, endorsements, profile, search, relations,
+           reports,
            conversations, threads, social, pins, polls, filters, media, notifications, lists,
            startup, pages, ops, nodeinfo, federation, scheduled, trends, push, sessions)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]

@@ -237,10 +237,14 @@ async def parse_params(request: Request, files: dict[str, bytes] | None = None,
     the body is bounded by ``max_bytes`` (413 ``too_big`` beyond)."""
     data: dict[str, Any] = {}
     _merge(data, request.query_params.multi_items())
-    if request.method in ("GET", "HEAD"):
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if request.method in ("GET", "HEAD") and not (
+            (kind == "application/json" or kind.endswith("+json"))
+            and request.headers.get("content-length", "0") not in ("", "0")):
+        # (a GET's parameters are its query, or a JSON body as Rails reads one:
+        # Mastodon.py sends familiar_followers' ids so)
         return Params(data)
     body = await read_body(request, max_bytes, too_big)
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if not body.strip():
         return Params(data)
     if kind == "application/json" or kind.endswith("+json"):

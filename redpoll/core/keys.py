@@ -610,6 +610,19 @@ def notifiers(uid: int) -> str:
     return f"ntf:{{{uid}}}"
 
 
+# --- endorsements and private notes (redpoll/relations/endorsements.py, notes.py) ---------------
+def endorsed(uid: int) -> str:
+    """ZSET account id -> when ``uid`` endorsed it (unique µs: the paging
+    cursor): the accounts ``uid`` features on its profile, each one it
+    follows (edge_set.lua's guard at the add; the unfollow takes it out)."""
+    return f"endo:{{{uid}}}"
+
+
+def account_notes(uid: int) -> str:
+    """HASH account id -> ``uid``'s private note on it (Relationship.note)."""
+    return f"anote:{{{uid}}}"
+
+
 # --- blocks and mutes (redpoll/relations/relations.py) ------------------------------------------
 def blocking(uid: int) -> str:
     """ZSET account id -> block id (seq:interaction): whom ``uid`` blocks."""

@@ -485,6 +485,15 @@ NOTIFICATION_GROUP_READ_MAX = 80
 #: /api/v2/notifications/unread_count: groups counted (Mastodon: 100 / 1000).
 NOTIFICATIONS_UNREAD_DEFAULT = 100
 NOTIFICATIONS_UNREAD_MAX = 1000
+#: Accounts one may endorse (feature on one's profile) at most.
+ENDORSEMENTS_MAX = 100
+#: A private note on an account at most (characters; Mastodon's 2,000).
+ACCOUNT_NOTE_MAX_CHARS = 2000
+#: familiar_followers: the newest follows of the viewer it looks among (a
+#: follow older than these is not found), and the accounts it answers for
+#: each account asked about at most.
+FAMILIAR_FOLLOWERS_SCAN = 7500
+FAMILIAR_FOLLOWERS_MAX = 80
 #: Accounts per page of favourited_by / reblogged_by (Mastodon: 40 / 80).
 ACCOUNTS_PAGE_DEFAULT = 40
 ACCOUNTS_PAGE_MAX = 80

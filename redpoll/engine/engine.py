@@ -15,7 +15,8 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from ..accounts import account, account_index, activity, auth, markers, ratelimit
 from ..records import users
-from ..relations import relations, follow_requests, follows, relationship, visibility
+from ..relations import (endorsements, follow_requests, follows, notes, relations, relationship,
+                         visibility)
 from ..interactions import bookmarks, favourites
 from ..records import state
 from ..posting import boosts, deleting, editing, idempotency, posting
@@ -649,6 +650,28 @@ class Redpoll:
 
     async def relationships(self, uid, targets) -> list[relationship.Relationship]:
         return await relationship.relationships(self.store, uid, list(targets))
+
+    async def endorse(self, uid, target, on: bool = True) -> bool:
+        return await endorsements.endorse(self.store, uid, target, on)
+
+    async def endorsements(self, uid, viewer, **page: Any):
+        """The accounts ``uid`` endorses as ``viewer`` is shown them: (users, cursor)."""
+        return await endorsements.endorsements(self.store, uid, viewer, **page)
+
+    async def set_account_note(self, uid, target, comment) -> str:
+        return await notes.set_note(self.store, uid, target, comment)
+
+    async def lists_of(self, owner, member) -> list[lists.UserList]:
+        return await lists.lists_of(self.store, owner, member)
+
+    async def familiar_followers(self, viewer, targets) -> dict[int, list[User]]:
+        """For each of ``targets``: the accounts ``viewer`` follows that
+        follow it, as ``viewer`` is shown accounts (endorsements.shown)."""
+        found = await follows.familiar_followers(self.store, viewer, list(targets))
+        wanted = sorted({i for ids in found.values() for i in ids})
+        shown = {u.id: u for u in await endorsements.shown(
+            self.store, viewer, await users.get_users(self.store, wanted))}
+        return {t: [shown[i] for i in ids if i in shown] for t, ids in found.items()}
 
     async def follow_with_options(self, uid, target, reblogs: bool | None = None,
                                   notify: bool | None = None) -> relationship.Relationship:

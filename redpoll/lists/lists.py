@@ -56,6 +56,19 @@ async def get_lists(store: Store, owner) -> list[UserList]:
     return sorted(found, key=lambda item: item.id)
 
 
+async def lists_of(store: Store, owner, member) -> list[UserList]:
+    """``owner``'s lists that hold ``member`` (Mastodon's
+    /accounts/:id/lists), in the order of get_lists. Two round trips on the
+    owner's slot (at most limits.LISTS_PER_USER lists)."""
+    mine = await get_lists(store, owner)
+    if not mine:
+        return []
+    member = validate.an_id(member, "id")
+    held = await store.batch([("ZSCORE", keys.list_members(item.owner, item.id), member)
+                              for item in mine])
+    return [item for item, score in zip(mine, held) if score is not None]
+
+
 async def get_list(store: Store, owner, lid) -> UserList:
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     title = await store.hget(keys.lists(owner), lid)

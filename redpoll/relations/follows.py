@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import edges, follow_requests, relations, unlisting
-from ..core import keys, validate
+from ..core import keys, limits, validate
 from ..notifications import notifications
 from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from ..bus.jobs import FollowNoteJob, JobQueue, RefillJob
@@ -190,6 +190,22 @@ async def following(store: Store, uid, *, max_score=None, limit=None) -> tuple[l
     uid = validate.an_id(uid, "user_id")
     rows = await _page(store, keys.following(uid), max_score, limit)
     return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)
+
+
+async def familiar_followers(store: Store, viewer: int, targets: list[int]
+                             ) -> dict[int, list[int]]:
+    """For each of ``targets``: the accounts ``viewer`` follows that follow
+    it, newest follow of the viewer's first (Mastodon's familiar
+    followers), among the viewer's limits.FAMILIAR_FOLLOWERS_SCAN newest
+    follows, at most limits.FAMILIAR_FOLLOWERS_MAX each. Two round trips:
+    the viewer's follows, then one ZMSCORE per target on its own slot."""
+    followed = [int(m) for m in await store.zrevrange(keys.following(viewer), 0,
+                                                      limits.FAMILIAR_FOLLOWERS_SCAN - 1)]
+    if not followed or not targets:
+        return {t: [] for t in targets}
+    replies = await store.batch([("ZMSCORE", keys.followers(t), *followed) for t in targets])
+    return {t: [f for f, score in zip(followed, scores) if score is not None and f != t]
+            [:limits.FAMILIAR_FOLLOWERS_MAX] for t, scores in zip(targets, replies)}
 
 
 async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:

@@ -1,12 +1,13 @@
 """How one account stands to another, all of it at once (Mastodon's
 Relationship: follows, follow requests, the follow's options, blocks and
-mutes), and following with the follow's options."""
+mutes, endorsement and private note), and following with the follow's
+options."""
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
 
-from . import follow_requests, follows, relations
+from . import endorsements, follow_requests, follows, notes, relations
 from ..notifications import notifications
 from ..bus.jobs import JobQueue
 from ..storage.store import Store
@@ -28,17 +29,22 @@ class Relationship:
     muting_notifications: bool
     requested: bool
     requested_by: bool
+    endorsed: bool = False
+    note: str = ""
 
 
 async def relationship(store: Store, uid: int, target: int) -> Relationship:
     """``uid``'s relationship to ``target`` (its reads sent together)."""
-    following, followed_by, reblogs, notify, rel, (requested, requested_by) = await asyncio.gather(
+    (following, followed_by, reblogs, notify, rel, (requested, requested_by), endorsed,
+     note) = await asyncio.gather(
         follows.is_following(store, uid, target), follows.is_following(store, target, uid),
         follows.shows_reblogs(store, uid, target), notifications.notifies(store, uid, target),
-        relations.relation(store, uid, target), follow_requests.state(store, uid, target))
+        relations.relation(store, uid, target), follow_requests.state(store, uid, target),
+        endorsements.is_endorsed(store, uid, target), notes.note(store, uid, target))
     return Relationship(target, following, followed_by, following and reblogs,
                         following and notify, rel.blocking, rel.blocked_by, rel.mute is not None,
-                        rel.mute is not None and rel.mute.notifications, requested, requested_by)
+                        rel.mute is not None and rel.mute.notifications, requested, requested_by,
+                        following and endorsed, note)
 
 
 async def relationships(store: Store, uid: int, targets: list[int]) -> list[Relationship]:

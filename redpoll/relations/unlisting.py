@@ -9,7 +9,8 @@ private statuses reach the list only once the request is authorized
 
 When the follow ends (an unfollow, a refused or withdrawn request, a block
 either way), the account leaves every list of the owner's, as Mastodon's
-UnfollowService does: :func:`unlist`. The follow and the lists live in the
+UnfollowService does, and the owner's endorsements (Mastodon's
+Follow#remove_endorsements): :func:`unlist`. The follow and the lists live in the
 owner's slot but the list memberships have a second side (listed:{member},
 the member's slot) and timelines to clean, so this is not one atomic write
 with the unfollow; it is an idempotent step, run after the follow is gone
@@ -35,7 +36,7 @@ reads the lists after that removal, finds the member.
 """
 from __future__ import annotations
 
-from . import edges
+from . import edges, endorsements
 from ..bus import events, jobs
 from ..bus.jobs import RefillJob
 from ..core import keys
@@ -91,6 +92,8 @@ async def unlist(store: Store, owner: int, member: int) -> list[int]:
     Each removal is edges.unlist (both sides and the list timeline, in an
     order a retry finishes), then a refill job for that list; the open list
     streams are told. Idempotent; the lists it took the member out of."""
+    # the endorsement goes with the follow (same rule, one script on the owner's slot)
+    await endorsements.drop_unfollowed(store, owner, member)
     allowed, held = await _listing(store, owner, member)
     if allowed or not held:
         return []
