@@ -585,6 +585,10 @@ FOLLOW_REQUESTS_MAX = 10_000
 #: Further reads a home or list page makes to stay full when entries are
 #: hidden from its reader (mutes, blocks, ended follows): at most this many.
 HIDDEN_REFILL_READS = 3
+#: Further reads a public or hashtag page with ``only_media`` makes to fill
+#: itself with statuses that have attachments, at most (a page still short
+#: after them pages on from the last status read).
+ONLY_MEDIA_READS = 10
 
 # --- federation (redpoll.federation) ---------------------------------------------
 #: An outgoing fetch or delivery: its time limit (s) and the largest answer
