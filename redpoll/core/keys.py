@@ -269,7 +269,7 @@ def job_counts(shard: int) -> str:
     return f"stats:{{{shard}}}"
 
 
-# --- the real-time stream (SPEC 8) ------------------------------------------------
+# --- the real-time stream -------------------------------------------------------
 #: The event log: a capped Redis Stream every posted/deleted status is appended
 #: to (one key, one slot, so cluster-safe). Streaming processes read it with
 #: XREAD BLOCK (one reader per process) and replay it for resume/backfill.

@@ -6,17 +6,17 @@ the public API.
 """
 
 # --- timelines -------------------------------------------------------------
-#: Entries kept in a home or list timeline (the SPEC's source uses 1,000).
+#: Entries kept in a home or list timeline.
 HOME_CAP = 1000
 #: Default and maximum page size for timeline reads (Mastodon: 20 / 40).
 PAGE_DEFAULT = 20
 PAGE_MAX = 40
-#: Statuses copied into a home timeline when following someone (SPEC 4).
+#: Statuses copied into a home timeline when following someone.
 BACKFILL = HOME_CAP
 
 # --- delivery ----------------------------------------------------------------
 #: Followers (or list timelines) served by one delivery step: the first step
-#: runs inside the posting call, each later one is a deferred job (SPEC 5).
+#: runs inside the posting call, each later one is a deferred job.
 FANOUT_BATCH = 1000
 #: Hybrid fan-out (redpoll.timelines.hybrid): an author with more followers than this
 #: is not fanned out to their followers' homes; their statuses are merged
@@ -192,7 +192,7 @@ CLUSTER_KEY_SLOTS_KEPT = 50_000
 #: both doubles, exact only up to 2**53.
 MAX_ID = 2**53 - 1
 
-# --- streaming (SPEC 8; Twitter v1.1 / Mastodon streaming) -----------------------
+# --- streaming (Twitter v1.1 / Mastodon streaming) --------------------------------
 #: Events kept in the capped event log (a Redis Stream, trimmed approximately):
 #: what ``count`` backfill and SSE ``Last-Event-ID`` resume can reach.
 EVENT_LOG_MAXLEN = 100_000

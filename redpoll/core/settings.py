@@ -212,7 +212,7 @@ class Settings:
     instance_title: str = "Redpoll"
     #: Log one JSON line per HTTP request (method, path, status, duration).
     access_log: bool = True
-    #: Streaming (SPEC 8): events one connection may have waiting before it is
+    #: Streaming: events one connection may have waiting before it is
     #: cut off as stalled (FALLING_BEHIND warning at 60% of it).
     stream_queue_max: int = limits.STREAM_QUEUE_MAX
     #: Seconds between keep-alive newlines on v1.1 streams (Twitter: 30).

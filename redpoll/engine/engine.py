@@ -1,5 +1,5 @@
 """The Python API: one object that owns the connection (and, by default, the
-embedded server) and offers every action of the SPEC as a method.
+embedded server) and offers every action of the network as a method.
 
     async with await Redpoll.open() as rp:
         alice = await rp.sign_up("alice")

@@ -1,4 +1,4 @@
-"""Reading timelines by id cursors, newest first (SPEC 3).
+"""Reading timelines by id cursors, newest first.
 
 Cursors work as Mastodon's: ``max_id`` returns statuses older than it,
 ``since_id`` the newest ones newer than it, ``min_id`` the ones right above

@@ -1,5 +1,7 @@
-"""`redpoll bench`: redpoll against a naive client that follows the SPEC's
-design literally, side by side on one server in one run.
+"""`redpoll bench`: redpoll against a naive client written as the classic
+"social network on Redis" design has it (Redis in Action, chapter 8:
+statuses as hashes, timelines as sorted sets trimmed to 1,000, fan-out in
+pipelines of 1,000 followers), side by side on one server in one run.
 
 Four figures, each a ratio of two rates measured in the same process against
 the same server, the contenders taking turns in short slices so that the load
@@ -840,7 +842,7 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
           with_media, with_scale, with_federation, with_capacity, capacity_people, capacity_seconds,
           capacity_speed, as_json) -> None:
-    """Measure redpoll against a naive client of the SPEC's design, side by side.
+    """Measure fan-out, timeline reads and follows against a naive sorted-set client.
 
     Starts its own embedded server in a temporary directory unless REDIS_URL
     is set (then it writes bench keys there and removes them afterwards).
