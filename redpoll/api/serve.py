@@ -36,7 +36,7 @@ from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from ..core.metrics import MULTIPROC_ENV
 from ..core.errors import ConfigError
 from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
-from ..core.settings import Settings, redact
+from ..core.settings import EMBEDDED_URL_ENV, Settings, redact
 from . import logs
 
 log = logging.getLogger("redpoll.serve")
@@ -176,8 +176,13 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     # runs out of descriptors and accepting fails
     connections = min(settings.connections_max,
                       max(64, open_files - limits.SERVE_FDS_RESERVED))
-    # The HTTP processes read their settings from the environment.
-    os.environ["REDIS_URL"] = url
+    # The HTTP processes read their settings from the environment: the
+    # embedded server's URL apart from REDIS_URL, so that they say which it is.
+    if settings.redis_url is None:
+        os.environ[EMBEDDED_URL_ENV] = url
+    else:
+        os.environ["REDIS_URL"] = url
+        os.environ.pop(EMBEDDED_URL_ENV, None)
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
     os.environ["REDPOLL_ACCESS_LOG"] = "1" if access_log else "0"
     # HTTP worker processes end when this one does, however it ends (app.py)

@@ -96,7 +96,7 @@ class Redpoll:
             try:
                 await asyncio.to_thread(reach, url, settings.cluster)
             except ConfigError as exc:
-                raise ConfigError(f"{exc} (REDIS_URL)") from None
+                raise ConfigError(f"{exc} ({where})") from None
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server, url)
         try:
