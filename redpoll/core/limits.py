@@ -276,9 +276,10 @@ STREAM_TOKEN_CHECK_S = 30
 #: many spare descriptors (Redis connections, the embedded server, logs).
 SERVE_OPEN_FILES_SPARE = 1024
 SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
-#: How long `redpoll serve` waits for its port while it is in use (the HTTP
-#: processes of a serve that was just killed close it within a second or two)
-#: before it gives up with one line.
+#: How long `redpoll serve` waits for its port while the HTTP processes of a
+#: serve that was just killed hold it (they close it within a second or two)
+#: before it gives up with one line; a port held by anything else is one line
+#: at once.
 SERVE_BIND_WAIT_S = 5.0
 #: Seconds a connection may take to send a request's line and headers, from
 #: when it opens or its previous response ends; then it is closed (a client

@@ -190,3 +190,31 @@ def test_serve_on_the_embedded_server_names_it_in_every_process(tmp_path):
     said = [line for line in logs.splitlines() if "database: " in line]
     assert len(said) == 2 and all("embedded Valkey, data in " + str(tmp_path / "data") in line
                                   for line in said), said
+
+
+def test_a_port_in_use_is_one_line_at_once_and_starts_nothing(tmp_path):
+    import socket
+    import psutil
+    data = tmp_path / "data"
+    env = clean_env(tmp_path, REDPOLL_DATA_DIR=str(data))
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        started = time.monotonic()
+        baseline = redpoll(["--version"], env)  # what starting the command costs alone
+        assert baseline.returncode == 0, baseline.stderr
+        startup = time.monotonic() - started
+        started = time.monotonic()
+        done = redpoll(["serve", "--port", str(port)], env, timeout=60)
+        took = time.monotonic() - started
+    assert done.returncode != 0, (done.stdout, done.stderr)
+    assert lines(done.stderr) == [
+        f"Error: port {port} on 127.0.0.1 is already in use (another redpoll serve?); "
+        "choose another with --port, or --port 0 for a free one"], done.stderr
+    assert "listening" not in done.stdout
+    assert took < startup + 2, (took, startup)
+    assert not data.exists()  # no embedded server was started
+    assert not [p for p in psutil.process_iter(["name", "cmdline"])
+                if "valkey" in (p.info["name"] or "") and str(tmp_path) in " ".join(
+                    p.info["cmdline"] or [])]
