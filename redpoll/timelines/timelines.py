@@ -21,7 +21,7 @@ from ..records.users import current
 
 class Records:
     """How a page read's ids become statuses (topology.Records), for the
-    storage layer, which knows no statuses."""
+    storage layer, which decodes no record."""
 
     def __init__(self, store: Store):
         self.store = store
