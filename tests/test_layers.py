@@ -223,3 +223,83 @@ def test_the_design_document_names_each_package_imports():
         if said != real:
             wrong.append(f"{package}: the document says {sorted(said)}, the code {sorted(real)}")
     assert wrong == [], "\n".join(wrong)
+
+
+# --- what docs/design.md says of the storage ---------------------------------------------------
+def _strings(tree: ast.AST):
+    """(line, text) of every string literal, and of every f-string's literal head."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            if node.values and isinstance(node.values[0], ast.Constant):
+                yield node.lineno, node.values[0].value
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, node.value
+
+
+#: Strings outside the keys modules that begin as a key name does and are
+#: not one: a job's subject, a rate limit's identifier for an app.
+NOT_KEYS = {("bus/jobs.py", "media:sweep"), ("gateway/auth.py", "app:")}
+
+
+def test_key_names_are_spelled_only_in_keys_modules():
+    """Every key name (and key pattern) is built in a module named keys.py:
+    core/keys.py, or the keys.py of the package whose keys they are. No
+    other module spells out a string that begins with one of their prefixes."""
+    import re
+    head = re.compile(r"([a-z][a-z0-9_]*)[:{]")
+    keys_modules = sorted(ROOT.rglob("keys.py"))
+    assert {p.parent.name for p in keys_modules} >= {"core", "media", "polls", "scheduling"}
+    prefixes = {m.group(1) for p in keys_modules for _, text in _strings(ast.parse(p.read_text()))
+                if (m := head.match(text))}
+    assert {"u", "st", "home", "med", "poll", "sched"} <= prefixes  # the check sees them
+    spelled = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if path.name == "keys.py":
+            continue
+        rel = str(path.relative_to(ROOT))
+        for line, text in _strings(ast.parse(path.read_text())):
+            m = head.match(text)
+            if (m and m.group(1) in prefixes and not any(c.isspace() for c in text)
+                    and (rel, text) not in NOT_KEYS):  # (prose has spaces; a key name none)
+                spelled.append(f"{rel}:{line}: {text[:40]!r}")
+    assert spelled == [], "key names spelled outside a keys module:\n" + "\n".join(spelled)
+
+
+def test_the_storage_scripts_are_run_by_the_topology():
+    """storage/lua holds the scripts storage/topology.py runs (delivery, page
+    reads, a status's writes, merges: many in a one-server and a cluster
+    form); callers name one to it. Deleting alone runs one itself
+    (undeliver.lua, on the public timeline's LIST the topology names)."""
+    import re
+    names = {p.stem for p in (ROOT / "storage" / "lua").glob("*.lua")}
+    assert {"deliver", "read_page", "read_page_listed"} <= names
+    call = re.compile(r"""\.run\(\s*["']([a-z_0-9]+)["']""")
+    run_elsewhere = [f"{p.relative_to(ROOT)}: {m.group(1)}" for p in sorted(ROOT.rglob("*.py"))
+                     if p != ROOT / "storage" / "topology.py"
+                     for m in call.finditer(p.read_text()) if m.group(1) in names]
+    assert run_elsewhere == ["posting/deleting.py: undeliver"]
+
+
+def test_database_connections_are_opened_by_the_store_and_few_others():
+    """The Store (storage/store.py) opens the connections every read and
+    write goes through; besides it only the stream hub (its blocking read
+    of the event log, stream/hub.py) and the embedded server's own checks
+    and shutdown (storage/server.py) open one. The tools open their own."""
+    opened = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith("tools/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                owner = f.value if isinstance(f, ast.Attribute) else None
+                owner_name = (owner.attr if isinstance(owner, ast.Attribute)
+                              else getattr(owner, "id", ""))
+                if name in ("Redis", "RedisCluster", "StrictRedis") or (
+                        name == "from_url" and owner_name in ("Redis", "RedisCluster",
+                                                              "BlockingConnectionPool",
+                                                              "ConnectionPool")):
+                    opened.setdefault(rel, []).append(node.lineno)
+    assert set(opened) == {"storage/store.py", "stream/hub.py", "storage/server.py"}, opened

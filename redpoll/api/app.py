@@ -1,9 +1,9 @@
 """The ASGI application: Starlette routes over the engine facade.
 
 ``create_app()`` is the factory uvicorn runs in each HTTP worker process. Its
-lifespan opens the engine (REDIS_URL from the environment, set by
-``redpoll serve``) and, unless REDPOLL_SERVE_JOBS=0, runs the background job
-worker in the same process; on shutdown the worker finishes the jobs in hand
+lifespan opens the engine (on the database ``redpoll serve`` names in the
+environment: REDIS_URL, or the embedded server's URL) and, unless
+REDPOLL_SERVE_JOBS=0, runs the background job worker in the same process; on shutdown the worker finishes the jobs in hand
 (queued ones stay in Redis for the next start).
 """
 from __future__ import annotations

@@ -2,8 +2,10 @@
 
 1. The database: REDIS_URL if set; else the embedded server already running
    on the data directory, or a new one started (and stopped) by this process.
-2. The listening socket is bound here, before any worker starts, so
-   ``--port 0`` picks a free port that is known (and printed) up front.
+2. The listening socket is bound first, before the database is started or
+   reached and before any worker starts: a port that is taken is one line
+   at once, and ``--port 0`` picks a free port that is known (and printed)
+   up front.
 3. The HTTP side: uvicorn (httptools + uvloop) running
    ``redpoll.api.app:create_app`` in this process (``--workers 1``) or in N
    child processes sharing the socket (the default: one per core).
@@ -36,7 +38,7 @@ from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from ..core.metrics import MULTIPROC_ENV
 from ..core.errors import ConfigError
 from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
-from ..core.settings import Settings, redact
+from ..core.settings import EMBEDDED_URL_ENV, Settings, redact
 from . import logs
 
 log = logging.getLogger("redpoll.serve")
@@ -96,23 +98,76 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
     return sock
 
 
-def bind_soon(host: str, port: int, backlog: int = 2048) -> socket.socket:
-    """:func:`bind`, waiting up to ``limits.SERVE_BIND_WAIT_S`` while the
-    port is in use: a serve restarted at once after a crash finds it held
-    until the old HTTP processes have seen their parent go and closed it."""
+def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """:func:`bind`, or a ConfigError at once when the port cannot be had
+    (one line; a port in use names --port). Only while the port is held by
+    the HTTP processes of a serve that is gone (they close it as they stop:
+    :func:`follow_serve`) it waits, up to ``limits.SERVE_BIND_WAIT_S``: a
+    serve restarted at once after a crash gets its port."""
     deadline = time.monotonic() + limits.SERVE_BIND_WAIT_S
     waiting = False
     while True:
         try:
             return bind(host, port, backlog)
         except OSError as exc:
-            if exc.errno != errno.EADDRINUSE or port == 0 or time.monotonic() > deadline:
-                raise
-            if not waiting:
-                log.warning("port in use; waiting for it",
-                            extra={"port": port, "wait_s": limits.SERVE_BIND_WAIT_S})
-                waiting = True
-            time.sleep(0.1)
+            in_use = exc.errno == errno.EADDRINUSE
+            if in_use and port and time.monotonic() < deadline and held_by_a_gone_serve(port):
+                if not waiting:
+                    log.warning("port held by the HTTP processes of a serve that is gone; "
+                                "waiting for them to close it",
+                                extra={"port": port, "wait_s": limits.SERVE_BIND_WAIT_S})
+                    waiting = True
+                time.sleep(0.1)
+                continue
+            if in_use:
+                raise ConfigError(f"port {port} on {host} is already in use (another redpoll "
+                                  "serve?); choose another with --port, or --port 0 for a "
+                                  "free one") from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def held_by_a_gone_serve(port: int) -> bool:
+    """Whether the processes listening on ``port`` (those this process may
+    see, Linux's /proc) are all HTTP processes of a ``redpoll serve`` that
+    is gone: their parent is no longer the serve named in their
+    environment (SERVE_PID_ENV). False when none is seen."""
+    sockets = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            # local address "HEX_IP:HEX_PORT", state 0A: listening; the socket's inode
+            if len(cols) > 9 and cols[3] == "0A" and int(cols[1].rsplit(":", 1)[1], 16) == port:
+                sockets.add(f"socket:[{cols[9]}]")
+    if not sockets:
+        return False
+    holders = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if any(os.readlink(f"/proc/{pid}/fd/{fd}") in sockets
+                   for fd in os.listdir(f"/proc/{pid}/fd")):
+                holders.append(pid)
+        except OSError:
+            continue
+    if not holders:
+        return False
+    key = SERVE_PID_ENV.encode() + b"="
+    for pid in holders:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+        serve_pid = next((e[len(key):] for e in env if e.startswith(key)), b"")
+        if not serve_pid.isdigit() or int(serve_pid) == parent or int(serve_pid) == int(pid):
+            return False  # not serve's, or its serve still runs
+    return True
 
 
 def raise_open_files(need: int = limits.SERVE_OPEN_FILES_NEEDED) -> tuple[int, int]:
@@ -145,6 +200,18 @@ def raise_open_files(need: int = limits.SERVE_OPEN_FILES_NEEDED) -> tuple[int, i
 def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
           access_log: bool, log_level: str, backlog: int = 2048) -> None:
     logging.config.dictConfig(logs.config(log_level))
+    # The port first: one that cannot be had is one line before anything
+    # (the embedded server included) has started.
+    sock = listen(host, port, backlog)
+    try:
+        _serve(settings, sock, host=host, workers=workers, jobs=jobs, access_log=access_log,
+               log_level=log_level, backlog=backlog)
+    finally:
+        sock.close()
+
+
+def _serve(settings: Settings, sock: socket.socket, *, host: str, workers: int, jobs: bool,
+           access_log: bool, log_level: str, backlog: int) -> None:
     embedded = None
     where = settings.database()
     url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)
@@ -176,8 +243,13 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
     # runs out of descriptors and accepting fails
     connections = min(settings.connections_max,
                       max(64, open_files - limits.SERVE_FDS_RESERVED))
-    # The HTTP processes read their settings from the environment.
-    os.environ["REDIS_URL"] = url
+    # The HTTP processes read their settings from the environment: the
+    # embedded server's URL apart from REDIS_URL, so that they say which it is.
+    if settings.redis_url is None:
+        os.environ[EMBEDDED_URL_ENV] = url
+    else:
+        os.environ["REDIS_URL"] = url
+        os.environ.pop(EMBEDDED_URL_ENV, None)
     os.environ["REDPOLL_SERVE_JOBS"] = "1" if jobs else "0"
     os.environ["REDPOLL_ACCESS_LOG"] = "1" if access_log else "0"
     # HTTP worker processes end when this one does, however it ends (app.py)
@@ -190,12 +262,6 @@ def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
         os.environ[MULTIPROC_ENV] = metrics_dir
     else:
         os.environ.pop(MULTIPROC_ENV, None)
-    try:
-        sock = bind_soon(host, port, backlog)
-    except OSError as exc:
-        if supervisor is not None:
-            supervisor.stop()
-        raise SystemExit(f"cannot listen on {host}:{port}: {exc}") from None
     chosen = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
     public = f"http://{shown}:{chosen}"

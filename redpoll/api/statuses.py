@@ -299,11 +299,8 @@ async def home(ctx: Ctx) -> Response:
 async def public(ctx: Ctx) -> Response:
     p = ctx.params
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
-    cursors = p.cursors()
-    if only_media:  # no media here
-        return JSON([])
-    return timeline_response(ctx, await ctx.rp.public_page(ctx.viewer, origin=origin(local, remote),
-                                                           **cursors))
+    return timeline_response(ctx, await ctx.rp.public_page(
+        ctx.viewer, origin=origin(local, remote), only_media=only_media, **p.cursors()))
 
 
 def origin(local: bool, remote: bool) -> str | None:

@@ -48,12 +48,9 @@ async def tag_timeline(ctx: Ctx) -> Response:
     p = ctx.params
     combine = {mode: _tag_list(ctx, mode) for mode in ("any", "all", "none")}
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
-    cursors = p.cursors()
-    if only_media:  # no media here
-        return JSON([])
     return timeline_response(ctx, await ctx.rp.tag_page(
         ctx.viewer, name, any_=combine["any"], all_=combine["all"], none=combine["none"],
-        origin=origin(local, remote), **cursors))
+        origin=origin(local, remote), only_media=only_media, **p.cursors()))
 
 
 def _tag_list(ctx: Ctx, mode: str) -> list[str]:

@@ -176,9 +176,6 @@ async def _reply_link(store: Store, status: Status, parent: int, link: bool) -> 
                     [status.id, 1 if link else 0, 1 if counts_as_reply(status) else 0])
 
 
-_REPLIES_KEY = re.compile(r"rep:\{([0-9]+)\}")
-
-
 async def recount_replies(store: Store) -> int:
     """Recount the replies of every status that has some under the rule of
     :func:`counts_as_reply`, for counts kept when every reply was counted;
@@ -189,9 +186,9 @@ async def recount_replies(store: Store) -> int:
     so a run cut short is simply run again. Returns statuses recounted."""
     if await store.exists(keys.REPLY_COUNTS_DONE):
         return 0
-    parents = [int(m.group(1)) for m in map(_REPLIES_KEY.fullmatch,
-                                            await topology.of(store).keys_matching("rep:{*}"))
-               if m is not None]
+    parents = [sid for sid in map(keys.replied_status,
+                                  await topology.of(store).keys_matching(keys.REPLIES_ANY))
+               if sid is not None]
     for first in range(0, len(parents), limits.REPLY_RECOUNT_BATCH):
         batch = parents[first:first + limits.REPLY_RECOUNT_BATCH]
         rows = await store.batch([("ZRANGE", keys.replies(p), 0, -1) for p in batch])

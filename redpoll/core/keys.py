@@ -1,4 +1,6 @@
-"""Every Redis key and channel name redpoll uses, built here and nowhere else.
+"""The Redis key and channel names redpoll uses, built here; the federation,
+media, polls and scheduling packages build their own in their ``keys.py``
+(tests/test_layers.py checks that no other module spells one out).
 
 Cluster layout: everything that belongs to one user carries the hash tag
 ``{<uid>}``, so a script touching one user's record, follow sets, timelines
@@ -45,6 +47,12 @@ def key_parts(make) -> tuple[str, str]:
 
 
 # --- one user: all tagged {uid} ----------------------------------------------
+def tagged(uid: int) -> str:
+    """Pattern: every key tagged ``{uid}`` (and some that merely contain it:
+    the caller keeps those whose prefix is one of :func:`user_key_prefixes`)."""
+    return f"*:{{{uid}}}*"
+
+
 def user(uid: int) -> str:
     """Hash: the public user record (no secrets, ever)."""
     return f"u:{{{uid}}}"
@@ -269,7 +277,7 @@ def job_counts(shard: int) -> str:
     return f"stats:{{{shard}}}"
 
 
-# --- the real-time stream (SPEC 8) ------------------------------------------------
+# --- the real-time stream -------------------------------------------------------
 #: The event log: a capped Redis Stream every posted/deleted status is appended
 #: to (one key, one slot, so cluster-safe). Streaming processes read it with
 #: XREAD BLOCK (one reader per process) and replay it for resume/backfill.
@@ -474,6 +482,17 @@ def markers(uid: int) -> str:
 def replies(sid: int) -> str:
     """ZSET reply id -> reply id: the direct replies to a status (its slot)."""
     return f"rep:{{{sid}}}"
+
+
+#: Pattern: every ``replies(sid)`` key (a scan for them, once per database).
+REPLIES_ANY = "rep:{*}"
+
+
+def replied_status(key: str) -> int | None:
+    """The status id of a ``replies(sid)`` key; None for any other key."""
+    before, tag, after = key.partition("{")
+    sid = after[:-1] if after.endswith("}") else ""
+    return int(sid) if before == "rep:" and tag and sid.isdigit() else None
 
 
 def replies_counted(sid: int) -> str:
@@ -717,7 +736,7 @@ def user_key_prefixes() -> frozenset[str]:
     import inspect
     out = set()
     for name, build in list(globals().items()):
-        if not inspect.isfunction(build) or name == "user_key_prefixes":
+        if not inspect.isfunction(build) or name in ("user_key_prefixes", "tagged"):
             continue
         params = list(inspect.signature(build).parameters)
         if not params or params[0] not in ("uid", "owner"):

@@ -6,17 +6,17 @@ the public API.
 """
 
 # --- timelines -------------------------------------------------------------
-#: Entries kept in a home or list timeline (the SPEC's source uses 1,000).
+#: Entries kept in a home or list timeline.
 HOME_CAP = 1000
 #: Default and maximum page size for timeline reads (Mastodon: 20 / 40).
 PAGE_DEFAULT = 20
 PAGE_MAX = 40
-#: Statuses copied into a home timeline when following someone (SPEC 4).
+#: Statuses copied into a home timeline when following someone.
 BACKFILL = HOME_CAP
 
 # --- delivery ----------------------------------------------------------------
 #: Followers (or list timelines) served by one delivery step: the first step
-#: runs inside the posting call, each later one is a deferred job (SPEC 5).
+#: runs inside the posting call, each later one is a deferred job.
 FANOUT_BATCH = 1000
 #: Hybrid fan-out (redpoll.timelines.hybrid): an author with more followers than this
 #: is not fanned out to their followers' homes; their statuses are merged
@@ -192,7 +192,7 @@ CLUSTER_KEY_SLOTS_KEPT = 50_000
 #: both doubles, exact only up to 2**53.
 MAX_ID = 2**53 - 1
 
-# --- streaming (SPEC 8; Twitter v1.1 / Mastodon streaming) -----------------------
+# --- streaming (Twitter v1.1 / Mastodon streaming) --------------------------------
 #: Events kept in the capped event log (a Redis Stream, trimmed approximately):
 #: what ``count`` backfill and SSE ``Last-Event-ID`` resume can reach.
 EVENT_LOG_MAXLEN = 100_000
@@ -276,9 +276,10 @@ STREAM_TOKEN_CHECK_S = 30
 #: many spare descriptors (Redis connections, the embedded server, logs).
 SERVE_OPEN_FILES_SPARE = 1024
 SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
-#: How long `redpoll serve` waits for its port while it is in use (the HTTP
-#: processes of a serve that was just killed close it within a second or two)
-#: before it gives up with one line.
+#: How long `redpoll serve` waits for its port while the HTTP processes of a
+#: serve that was just killed hold it (they close it within a second or two)
+#: before it gives up with one line; a port held by anything else is one line
+#: at once.
 SERVE_BIND_WAIT_S = 5.0
 #: Seconds a connection may take to send a request's line and headers, from
 #: when it opens or its previous response ends; then it is closed (a client
@@ -594,6 +595,10 @@ FOLLOW_REQUESTS_MAX = 10_000
 #: Further reads a home or list page makes to stay full when entries are
 #: hidden from its reader (mutes, blocks, ended follows): at most this many.
 HIDDEN_REFILL_READS = 3
+#: Further reads a public or hashtag page with ``only_media`` makes to fill
+#: itself with statuses that have attachments, at most (a page still short
+#: after them pages on from the last status read).
+ONLY_MEDIA_READS = 10
 
 # --- federation (redpoll.federation) ---------------------------------------------
 #: An outgoing fetch or delivery: its time limit (s) and the largest answer

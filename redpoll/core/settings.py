@@ -15,6 +15,9 @@ from . import limits
 from .errors import ConfigError
 
 _FSYNC = ("always", "everysec", "no")
+#: The embedded server's URL, as ``redpoll serve`` hands it to its HTTP
+#: processes (REDIS_URL stays the user's setting alone).
+EMBEDDED_URL_ENV = "REDPOLL_EMBEDDED_URL"
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -169,6 +172,10 @@ def redact(url: str) -> str:
 class Settings:
     #: ``None`` means: start the embedded server in ``data_dir``.
     redis_url: str | None = None
+    #: Where ``redis_url`` came from, for messages: "REDIS_URL", or
+    #: "embedded" (the embedded server on ``data_dir`` that ``redpoll serve``
+    #: runs, handed to its HTTP processes in EMBEDDED_URL_ENV).
+    redis_url_origin: str = "REDIS_URL"
     #: Talk Redis Cluster protocol to ``redis_url`` (a seed node).
     cluster: bool = False
     #: Absolute; resolved once (REDPOLL_DATA_DIR or :func:`default_data_dir`).
@@ -215,7 +222,7 @@ class Settings:
     instance_title: str = "Redpoll"
     #: Log one JSON line per HTTP request (method, path, status, duration).
     access_log: bool = True
-    #: Streaming (SPEC 8): events one connection may have waiting before it is
+    #: Streaming: events one connection may have waiting before it is
     #: cut off as stalled (FALLING_BEHIND warning at 60% of it).
     stream_queue_max: int = limits.STREAM_QUEUE_MAX
     #: Seconds between keep-alive newlines on v1.1 streams (Twitter: 30).
@@ -289,6 +296,9 @@ class Settings:
         url = env.get("REDIS_URL") or None
         if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError(f"REDIS_URL={url!r} must start with redis://, rediss:// or unix://")
+        url_origin = "REDIS_URL"
+        if url is None and env.get(EMBEDDED_URL_ENV):
+            url, url_origin = env[EMBEDDED_URL_ENV], "embedded"
         fsync = env.get("REDPOLL_FSYNC", "everysec")
         if fsync not in _FSYNC:
             raise ConfigError(f"REDPOLL_FSYNC={fsync!r} must be one of {', '.join(_FSYNC)}")
@@ -299,6 +309,7 @@ class Settings:
         data_dir = env.get("REDPOLL_DATA_DIR") or None
         return cls(
             redis_url=url,
+            redis_url_origin=url_origin,
             cluster=cluster,
             data_dir=(os.path.abspath(os.path.expanduser(data_dir)) if data_dir
                       else default_data_dir(env)),
@@ -358,11 +369,14 @@ class Settings:
 
     def database(self) -> str:
         """Which server this configuration uses, in words, for messages."""
+        origin = ("REDPOLL_DATA_DIR" if self.data_dir_origin == "REDPOLL_DATA_DIR"
+                  else "default; set REDPOLL_DATA_DIR to change it")
+        if self.redis_url is not None and self.redis_url_origin == "embedded":
+            return (f"embedded Valkey, data in {self.data_dir} ({origin}), "
+                    f"at {redact(self.redis_url)} (redpoll serve's)")
         if self.redis_url is not None:
             kind = "Redis Cluster node" if self.cluster else "Redis"
             return f"{kind} {redact(self.redis_url)} (REDIS_URL)"
-        origin = ("REDPOLL_DATA_DIR" if self.data_dir_origin == "REDPOLL_DATA_DIR"
-                  else "default; set REDPOLL_DATA_DIR to change it")
         return f"embedded Valkey, data in {self.data_dir} ({origin})"
 
     def with_(self, **changes) -> "Settings":

@@ -94,7 +94,8 @@ def page_limit(value: Any, default: int = limits.PAGE_DEFAULT,
 
 
 def location(value: str) -> str:
-    """``"lat,lon"`` in degrees, as the SPEC stores a status's location."""
+    """``"lat,lon"`` in degrees: a status's ``location`` field (the v1.1
+    stream's ``locations`` boxes match it)."""
     parts = value.split(",")
     try:
         lat, lon = (float(p) for p in parts)

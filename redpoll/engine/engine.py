@@ -1,5 +1,5 @@
 """The Python API: one object that owns the connection (and, by default, the
-embedded server) and offers every action of the SPEC as a method.
+embedded server) and offers every action of the network as a method.
 
     async with await Redpoll.open() as rp:
         alice = await rp.sign_up("alice")
@@ -97,7 +97,7 @@ class Redpoll:
             try:
                 await asyncio.to_thread(reach, url, settings.cluster)
             except ConfigError as exc:
-                raise ConfigError(f"{exc} (REDIS_URL)") from None
+                raise ConfigError(f"{exc} ({where})") from None
         store = Store.connect(url, settings.cluster)
         self = cls(store, settings, server, url)
         try:
@@ -587,22 +587,42 @@ class Redpoll:
         return await pages.filled(self.store, owner,
                                   lambda **c: self.list_timeline(owner, lid, **c), cursors)
 
-    async def public_page(self, viewer, origin: str | None = None,
+    async def public_page(self, viewer, origin: str | None = None, only_media: bool = False,
                           **cursors: Any) -> pages.Shown:
-        """``origin``: "local" or "remote" statuses only (pages.of_origin)."""
+        """``origin``: "local" or "remote" statuses only (pages.of_origin);
+        ``only_media``: statuses with attachments only, the page read on
+        past those without (pages.filled, at most limits.ONLY_MEDIA_READS
+        more reads)."""
+        if only_media:
+            return await self._media_page(viewer, self.public_timeline, origin, cursors)
         return await pages.of_origin(self.store, viewer, await self.public_timeline(**cursors),
                                      origin, context="public")
 
     async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(), origin=None,
-                       **cursors: Any) -> pages.Shown:
+                       only_media: bool = False, **cursors: Any) -> pages.Shown:
         """A hashtag's timeline (with ``any_``/``all_``/``none``: combined
-        with other hashtags) as ``viewer`` is shown it."""
+        with other hashtags) as ``viewer`` is shown it (``origin`` and
+        ``only_media`` as :meth:`public_page`)."""
         if any_ or all_ or none:
-            page = await timelines.tag_combined(self.store, name, any_=any_, all_=all_,
-                                                none=none, **cursors)
+            async def read(**c: Any) -> Page:
+                return await timelines.tag_combined(self.store, name, any_=any_, all_=all_,
+                                                    none=none, **c)
         else:
-            page = await timelines.tag(self.store, name, **cursors)
-        return await pages.of_origin(self.store, viewer, page, origin, context="public")
+            async def read(**c: Any) -> Page:
+                return await timelines.tag(self.store, name, **c)
+        if only_media:
+            return await self._media_page(viewer, read, origin, cursors)
+        return await pages.of_origin(self.store, viewer, await read(**cursors), origin,
+                                     context="public")
+
+    async def _media_page(self, viewer, read, origin: str | None, cursors: dict) -> pages.Shown:
+        """A public or hashtag page of statuses with attachments (of
+        ``origin``, when named), filled by reading on (pages.filled)."""
+        of_origin = pages.of_origin_rule(origin)
+        keep = pages.has_media if of_origin is None else (
+            lambda s: pages.has_media(s) and of_origin(s))
+        return await pages.filled(self.store, viewer, read, cursors, keep=keep,
+                                  reads=limits.ONLY_MEDIA_READS, context="public")
 
     async def profile_page(self, viewer, uid, *, no_replies: bool = False,
                            no_reblogs: bool = False, only_media: bool = False,

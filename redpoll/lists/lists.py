@@ -1,4 +1,5 @@
-"""Lists: named sets of users with their own timelines (SPEC 6)."""
+"""Lists: named sets of users with their own timelines, fed when
+they post and refilled as homes are."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -268,7 +268,7 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
                                  await topology.of(store).keys_matching(media_keys.record_pattern(uid)),
                                  await profile_images.names_of(store, uid))
     mine = keys.user_key_prefixes()
-    for key in await topology.of(store).keys_matching(f"*:{{{uid}}}*"):
+    for key in await topology.of(store).keys_matching(keys.tagged(uid)):
         if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):
             gone += await store.delete(key)
     await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],

@@ -1,4 +1,6 @@
-"""Deleting a status (SPEC 5, 6).
+"""Deleting a status, by its poster only: its record, its profile entry and
+its count go at once; its id leaves the home and list timelines it was
+delivered to as it was sent out, in batches.
 
 All or nothing, by a journal as posting is: after the owner check (a read),
 the delete is queued as a held job (``jobs.DeleteJob``, one atomic step);

@@ -1,4 +1,6 @@
-"""Posting a status (SPEC 2 and 5).
+"""Posting a status: its record (the poster's login copied in, the
+poster's posts counted), its place in the poster's profile, and its
+delivery to every follower's home and lists.
 
 All or nothing, on one server and on a cluster, by a journal: the post is
 first queued as a held job (``jobs.PostJob``, ``job_hold.lua``: one atomic

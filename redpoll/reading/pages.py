@@ -137,51 +137,77 @@ async def timeline(store: Store, viewer: int | None, statuses: list[Status], *,
     return out
 
 
+def has_media(status: Status) -> bool:
+    """Whether ``status`` has attachments of its own (a boost has none)."""
+    return bool(status.extra.get("media"))
+
+
+def of_origin_rule(origin: str | None) -> Callable[[Status], bool] | None:
+    """``origin`` "local": statuses of this server; "remote": of other
+    servers (they carry the ``uri`` of their origin); None: every one."""
+    if origin is None:
+        return None
+    remote = origin == "remote"
+    return lambda s: bool(s.extra.get("uri")) == remote
+
+
+def _kept(page: Page, keep: Callable[[Status], bool] | None) -> Page:
+    """The statuses of ``page`` that ``keep`` keeps, with what the read
+    brought along."""
+    if keep is None:
+        return page
+    return Page([s for s in page if keep(s)], getattr(page, "authors", {}),
+                getattr(page, "counts", None))
+
+
 async def of_origin(store: Store, viewer: int | None, page: Page, origin: str | None, *,
                     context: str) -> Shown:
     """A public or hashtag page (mutes applied) of ``origin`` "local"
     (statuses of this server) or "remote" (of other servers: they carry the
     ``uri`` of their origin) or, None, both. The Link header pages on what
-    was read, so a page short of the other origin's statuses pages on."""
+    was read, so a page short of the other origin's statuses pages on.
+    (With ``only_media`` the engine reads such a page with :func:`filled`.)"""
     if origin is None:
         return await timeline(store, viewer, page, muted=True, context=context)
-    remote = origin == "remote"
-    kept = Page([s for s in page if bool(s.extra.get("uri")) == remote],
-                getattr(page, "authors", {}))
+    kept = _kept(page, of_origin_rule(origin))
     return await timeline(store, viewer, kept, muted=True, read=page, context=context)
 
 
-async def filled(store: Store, viewer: int, read: Callable[..., Awaitable[Page]],
-                 cursors: dict) -> Shown:
-    """A home or list page (``read(**cursors)`` reads one) as
-    :func:`timeline` gives it (mutes applied), but reading on past what the
-    viewer may not see (muted or blocked accounts, private statuses of an
-    ended follow) so that a page is still full: at most
-    ``limits.HIDDEN_REFILL_READS`` more reads, downward only (a
-    ``min_id``/``since_id`` page is what it is)."""
+async def filled(store: Store, viewer: int | None, read: Callable[..., Awaitable[Page]],
+                 cursors: dict, *, keep: Callable[[Status], bool] | None = None,
+                 reads: int = limits.HIDDEN_REFILL_READS, context: str = "home") -> Shown:
+    """A page (``read(**cursors)`` reads one) as :func:`timeline` gives it
+    (mutes applied), but reading on past what is not shown (muted or
+    blocked accounts, private statuses of an ended follow, and what
+    ``keep``, when given, does not keep) so that a page is still full: at
+    most ``reads`` more reads, downward only (a ``min_id``/``since_id`` page
+    is what it is). A page still short after them pages on (its Link) from
+    the last status read. The home and list pages read this way, and the
+    public and hashtag pages with ``only_media`` (``keep``: has_media, and
+    the origin asked for)."""
     page = await read(**cursors)
     limit = validate.page_limit(cursors.get("limit"))
     version: list = []
-    shown, known = await checked(store, viewer, page, muted=True, filters=version)
+    shown, known = await checked(store, viewer, _kept(page, keep), muted=True, filters=version)
     if "min_id" in cursors or "since_id" in cursors:
         out = await complete(store, viewer, shown, known,
-                             authors=getattr(page, "authors", None), context="home",
+                             authors=getattr(page, "authors", None), context=context,
                              version=version)
         out.read = page
         return out
     everything, authors = list(page), dict(getattr(page, "authors", {}))
-    for _ in range(limits.HIDDEN_REFILL_READS):
+    for _ in range(reads):
         if len(shown) >= limit or len(page) < limit:
             break  # full, or the timeline's end
         page = await read(**{**cursors, "max_id": page[-1].id})
         everything += page
         authors.update(getattr(page, "authors", {}))
-        more, more_known = await checked(store, viewer, page, muted=True)
+        more, more_known = await checked(store, viewer, _kept(page, keep), muted=True)
         shown, known = shown + more, known | more_known
     shown = shown[:limit]
     if len(shown) == limit:  # the Link goes on from the last one shown
         everything = [s for s in everything if s.id >= shown[-1].id]
-    out = await complete(store, viewer, shown, known, authors=authors, context="home",
+    out = await complete(store, viewer, shown, known, authors=authors, context=context,
                          version=version)
     out.read = Page(everything, authors)
     return out
@@ -199,7 +225,7 @@ async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: b
     kept = [s for s in page
             if not (no_reblogs and s.reblog_of)
             and not (no_replies and s.replies_to_other)
-            and not (only_media and "media" not in s.extra)]
+            and not (only_media and not has_media(s))]
     return await timeline(store, viewer, kept, read=page, context="account")
 
 

@@ -1,4 +1,7 @@
-"""Following and unfollowing (SPEC 4, 6)."""
+"""Following and unfollowing: both accounts' sets and counters kept equal;
+a follow copies the followed account's newest statuses into the follower's
+home, an unfollow takes them out and a job refills the home from the
+accounts still followed. Doing either twice changes nothing."""
 from __future__ import annotations
 
 from . import edges, follow_requests, relations, unlisting

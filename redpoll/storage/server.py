@@ -174,7 +174,7 @@ def base_config(fsync: str) -> dict[str, str]:
         "daemonize": "no",
         "loglevel": "warning",
         # A stream subscriber that cannot keep up is cut off instead of
-        # growing the server's memory without bound (SPEC 8).
+        # growing the server's memory without bound.
         "client-output-buffer-limit": "pubsub 32mb 8mb 60",
     }
 

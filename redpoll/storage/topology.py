@@ -79,7 +79,7 @@ class Edge(Protocol):
 
 class Records(Protocol):
     """How the ids a page read found become statuses. The storage layer
-    knows no statuses: the caller hands this in (redpoll.timelines.timelines)."""
+    decodes no record: the caller hands this in (redpoll.timelines.timelines)."""
 
     async def listed(self, reply: Any) -> Page:
         """read_page_listed.lua's reply (ids with versions, the epoch, the

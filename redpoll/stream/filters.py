@@ -1,4 +1,5 @@
-"""Stream filters (SPEC 8, as Twitter v1.1 combined them) and the events they judge.
+"""Stream filters (Twitter v1.1's sample and filter, combined as it did) and the
+events they judge.
 
 Pure code, no I/O: :func:`parse_filter` turns request parameters into a
 :class:`Filter` (raising :class:`ParamError` with the HTTP status Twitter used:
@@ -13,9 +14,8 @@ Kinds, ORed when several are given:
   kept ("hello." does not match "hello"); ``#tag`` and ``@name`` in a status
   count as the word ``tag`` / ``name``; a URL counts as its words.
 * ``follow``: all-digit entries are user ids (statuses posted by that user, as
-  Twitter); other entries are logins (posted by, or mentioning ``@login``,
-  as the SPEC has it).
-* ``locations`` (or ``location``, the SPEC's spelling): boxes of
+  Twitter); other entries are logins (posted by, or mentioning ``@login``).
+* ``locations`` (or ``location``, singular, taken too): boxes of
   ``min_lon,min_lat,max_lon,max_lat``; a status whose ``location``
   ("lat,lon") lies inside any box.
 * sample ``percent``: ``id mod 100`` in a set of N residues chosen by a RNG
@@ -205,7 +205,9 @@ def status_of(raw: dict) -> Status:
 
 # --- the client side ------------------------------------------------------------------
 def residues(identifier: str, percent: int) -> frozenset[int]:
-    """The ``percent`` residues of ``id mod 100`` a client samples (SPEC 8)."""
+    """The ``percent`` residues of ``id mod 100`` a client samples: the same ones for the same
+    identifier, so that a reconnecting client sees the same sample (and its
+    deletions)."""
     order = list(range(100))
     random.Random(identifier).shuffle(order)
     return frozenset(order[:percent])
@@ -389,7 +391,7 @@ def parse_percent(value: str | None, default: int = 10) -> int:
 def parse_filter(params, identifier: str, *, sample: bool) -> Filter:
     """Build the filter of a v1.1 request. ``params`` maps names to strings.
 
-    sample: the ``percent`` predicate (SPEC default 10). filter: track / follow /
+    sample: the ``percent`` predicate (default 10). filter: track / follow /
     locations (or location); none of them -> 406 "no filter"."""
     if sample:
         return Filter(sample=residues(identifier, parse_percent(params.get("percent"))))

@@ -1,4 +1,4 @@
-"""The Twitter v1.1 streaming endpoints (SPEC 8):
+"""The Twitter v1.1 streaming endpoints:
 
 * ``GET|POST /1.1/statuses/sample.json``: ``percent`` sample (default 10,
   seeded by the client identifier; 100 is the firehose).

@@ -1,4 +1,4 @@
-"""Reading timelines by id cursors, newest first (SPEC 3).
+"""Reading timelines by id cursors, newest first.
 
 Cursors work as Mastodon's: ``max_id`` returns statuses older than it,
 ``since_id`` the newest ones newer than it, ``min_id`` the ones right above
@@ -21,7 +21,7 @@ from ..records.users import current
 
 class Records:
     """How a page read's ids become statuses (topology.Records), for the
-    storage layer, which knows no statuses."""
+    storage layer, which decodes no record."""
 
     def __init__(self, store: Store):
         self.store = store

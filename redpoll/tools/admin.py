@@ -30,7 +30,9 @@ def _engine(ctx: click.Context, action):
 
 @click.group()
 def admin() -> None:
-    """Moderation: reports, suspensions, accounts; the server's rules and description."""
+    """Moderate: reports, suspensions, accounts, domains, rules.
+
+    Also the server's description, passwords and the admin role."""
 
 
 @admin.command("reports")

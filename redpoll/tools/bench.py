@@ -1,5 +1,7 @@
-"""`redpoll bench`: redpoll against a naive client that follows the SPEC's
-design literally, side by side on one server in one run.
+"""`redpoll bench`: redpoll against a naive client written as the classic
+"social network on Redis" design has it (Redis in Action, chapter 8:
+statuses as hashes, timelines as sorted sets trimmed to 1,000, fan-out in
+pipelines of 1,000 followers), side by side on one server in one run.
 
 Four figures, each a ratio of two rates measured in the same process against
 the same server, the contenders taking turns in short slices so that the load
@@ -840,12 +842,16 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
           http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
           with_media, with_scale, with_federation, with_capacity, capacity_people, capacity_seconds,
           capacity_speed, as_json) -> None:
-    """Measure redpoll against a naive client of the SPEC's design, side by side.
+    """Time fan-out, home reads and follows against a naive client.
 
-    Starts its own embedded server in a temporary directory unless REDIS_URL
-    is set (then it writes bench keys there and removes them afterwards).
-    Prints rates, ratios and the targets each ratio must meet. --http and
-    --stream add the HTTP and streaming parts, each on its own server.
+    The naive client keeps timelines as sorted sets, written as the classic
+    Redis design has it; each ratio compares redpoll's rate with its rate,
+    both measured in alternating turns on the same server. Starts its own
+    embedded server in a temporary directory unless REDIS_URL is set (then
+    it writes bench keys there and removes them afterwards). Prints rates,
+    ratios and the targets each ratio must meet. --http, --stream, --media,
+    --scale, --federation and --capacity add their parts, each on its own
+    server.
     """
     run = console.run
     result: dict = {}

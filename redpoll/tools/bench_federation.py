@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from ..bus import events
+from ..core import keys
 from ..core.settings import Settings
 from ..engine.engine import Redpoll
 from ..federation import keys as fed_keys, outbox, remote, signing
@@ -134,7 +135,7 @@ async def _fanout(rp: Redpoll, sink: Sink, say, base: str, followers: int,
         doc = _actor(host, f"f{stamp}_{h}_{i}", inbox, pem)
         user = await remote.keep(rp.store, remote.parse_actor(doc))
         await rp.store.run("fed_follow", [fed_keys.remote_followers(author.id),
-                                          fed_keys.inboxes(author.id), f"u:{{{author.id}}}",
+                                          fed_keys.inboxes(author.id), keys.user(author.id),
                                           fed_keys.follower_inbox(author.id)],
                            [user.id, inbox, int(time.time() * 1000), "1"])
     status = await rp.post(author.id, "one post, many servers")

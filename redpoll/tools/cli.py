@@ -46,7 +46,11 @@ async def wait_for_signal() -> None:
 @click.version_option(__version__)
 @click.pass_context
 def main(ctx: click.Context) -> None:
-    """Redpoll: a Twitter-style social network back end on Redis.
+    """Redpoll: a Mastodon-compatible social network on Redis or Valkey.
+
+    `redpoll serve` runs it: the Mastodon client API, its streams and web
+    pages on HTTP, with the background jobs. The other commands run the jobs
+    apart, moderate, seed, measure and report on the same database.
 
     Configuration comes from the environment (see README): REDIS_URL,
     REDPOLL_CLUSTER, REDPOLL_DATA_DIR, REDPOLL_FSYNC and friends. Without
@@ -63,7 +67,11 @@ def main(ctx: click.Context) -> None:
 @click.option("--concurrency", type=click.IntRange(1, 256), default=None,
               help="Jobs run at once per queue shard (default: REDPOLL_WORKER_CONCURRENCY or 4).")
 def worker(concurrency: int | None) -> None:
-    """Run the background jobs (fan-out, cleanup, refill) until SIGINT/SIGTERM."""
+    """Run the background jobs alone, until SIGINT/SIGTERM.
+
+    Delivery to homes and lists, cleanup after deletes, refills,
+    notifications, media processing, federation deliveries: what `redpoll
+    serve` runs inside its HTTP workers unless --no-jobs."""
     async def go():
         async with await Redpoll.open(load_settings(worker_concurrency=concurrency)) as rp:
             stop = asyncio.Event()
@@ -78,7 +86,7 @@ def worker(concurrency: int | None) -> None:
 @main.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats(as_json: bool) -> None:
-    """Users, statuses, queue depth and memory."""
+    """Print the database's users, statuses, queue depth and memory."""
     async def go():
         async with await Redpoll.open(load_settings()) as rp:
             return await rp.stats()
@@ -124,7 +132,7 @@ main.add_command(tools_bench.bench)
               default="info", show_default=True, help="Level of the JSON log lines on stderr.")
 def serve(host: str, port: int, workers: int, jobs: bool, access_log: bool | None,
           log_level: str) -> None:
-    """Serve the Mastodon client API (REST, JSON) on HTTP.
+    """Run redpoll: the Mastodon API, its streams and web pages on HTTP.
 
     Starts the embedded server unless REDIS_URL is set, the HTTP workers and
     the background jobs, then prints "Redpoll listening on URL". Logs are JSON

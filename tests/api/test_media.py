@@ -506,6 +506,79 @@ async def test_private_attachments_show_only_where_the_status_shows(msrv, mrp):
     assert await asyncio.to_thread(stranger.account_statuses, alice_id, only_media=True) == []
 
 
+async def test_only_media_on_the_public_and_hashtag_timelines_pages_full(msrv, mrp):
+    """``only_media`` answers the statuses with attachments, a page full even
+    where most statuses have none, local, remote or both, paging on by
+    max_id and by the Link header without repeating or skipping one."""
+    from redpoll.media import entity as media_entity
+    from redpoll.posting import idempotency, posting
+    alice, = await asyncio.to_thread(accounts, msrv.base, 1)
+    uid = int((await asyncio.to_thread(alice.me))["id"])
+    local_media, remote_media, plain = [], [], []
+    for i in range(120):
+        if i % 5 == 0:  # one in five has an attachment
+            upload = await mrp.upload_media(uid, jpeg((16, 16)))
+            local_media.append((await mrp.post(uid, f"pic {i} #pics", media=[upload.id])).id)
+        else:
+            plain.append((await mrp.post(uid, f"words {i} #pics")).id)
+        if i % 20 in (7, 13):  # another server's, with an attachment or not
+            with_media = i % 20 == 7
+            att = media_entity.remote_items(
+                [{"type": "Image", "mediaType": "image/jpeg",
+                  "url": f"https://elsewhere.example/{i}.jpg"}], 4) if with_media else ""
+            status = await idempotency.post_once(
+                mrp.store, mrp.queue, mrp.settings, uid, f"note-{i}", f"far {i} #pics",
+                {"uri": f"https://elsewhere.example/notes/{i}"},
+                remote=posting.Remote(500, frozenset(), att))
+            (remote_media if with_media else plain).append(status.id)
+    newest = lambda ids: sorted(ids, reverse=True)  # noqa: E731
+    every = newest(local_media + remote_media)
+    assert len(every) == 30 and len(plain) == 102
+
+    def ids(page):
+        assert all(s["media_attachments"] for s in page)
+        return [int(s["id"]) for s in page]
+
+    def pages_of(read):
+        """The first page, the one after it by max_id, the one its Link gives."""
+        first = read()
+        by_max_id = read(max_id=first[-1]["id"])
+        by_link = alice.fetch_next(first)
+        return ids(first), ids(by_max_id), ids(by_link)
+
+    def public(**kw):
+        return alice.timeline_public(only_media=True, **kw)
+
+    def tag(**kw):
+        return alice.timeline_hashtag("pics", only_media=True, **kw)
+
+    for read in (public, tag):
+        first, second, linked = await asyncio.to_thread(pages_of, read)
+        assert first == every[:20] and second == linked == every[20:]
+        first, second, linked = await asyncio.to_thread(pages_of, lambda **kw: read(local=True,
+                                                                                    **kw))
+        assert first == newest(local_media)[:20] and second == linked == newest(local_media)[20:]
+        assert ids(await asyncio.to_thread(read, remote=True)) == newest(remote_media)
+        above = await asyncio.to_thread(read, min_id=every[10])
+        assert ids(above) and set(ids(above)) <= set(every[:10])
+    # without only_media the statuses without attachments are there too
+    shown = await asyncio.to_thread(alice.timeline_public, limit=40)
+    assert {int(s["id"]) for s in shown} & set(plain)
+    # a scan that ends short of a full page pages on from the last status it read
+    with httpx.Client(base_url=msrv.base, timeout=30) as http:
+        seen, url = [], "/api/v1/timelines/public?only_media=true&remote=true&limit=2"
+        for _ in range(40):
+            r = http.get(url)
+            assert r.status_code == 200, r.text
+            page = r.json()
+            assert len(page) <= 2
+            seen += ids(page)
+            if "next" not in r.links or (not page and len(seen) == len(remote_media)):
+                break
+            url = r.links["next"]["url"]
+        assert seen == newest(remote_media)
+
+
 async def test_instance_says_what_uploads_it_takes(msrv):
     with httpx.Client(base_url=msrv.base, timeout=30) as http:
         for path in ("/api/v1/instance", "/api/v2/instance"):

@@ -1,5 +1,5 @@
 """Deleting statuses: ownership, at-once removal, exactly-once uncounting,
-batched cleanup of follower and list timelines (SPEC 5, 6)."""
+batched cleanup of follower and list timelines."""
 from __future__ import annotations
 
 import asyncio

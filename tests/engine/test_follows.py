@@ -1,5 +1,5 @@
 """Following and unfollowing: backfill, removal, refill, counters, paging and
-the two-sided edge protocol under concurrent calls (SPEC 4, 6)."""
+the two-sided edge protocol under concurrent calls."""
 from __future__ import annotations
 
 import asyncio

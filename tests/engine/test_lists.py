@@ -1,5 +1,5 @@
 """Lists: lifecycle, membership with backfill/removal/refill, reverse index,
-limits and owner scoping (SPEC 6)."""
+limits and owner scoping."""
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,4 @@
-"""Posting and batched fan-out (SPEC 2, 5, 6: lists fed on post)."""
+"""Posting and batched fan-out (lists fed on post too)."""
 from __future__ import annotations
 
 import asyncio

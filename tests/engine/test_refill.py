@@ -1,4 +1,4 @@
-"""Refilling home timelines after an unfollow emptied part of them (SPEC 6)."""
+"""Refilling home timelines after an unfollow emptied part of them."""
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,4 @@
-"""Statuses (SPEC 2): creating, reading one or many, counting, own timelines."""
+"""Statuses: creating, reading one or many, counting, own timelines."""
 from __future__ import annotations
 
 import pytest
@@ -24,7 +24,7 @@ async def test_post_and_read_back(rp):
 
 
 async def test_status_renders_without_its_user(rp):
-    """The poster's login is copied into the status hash (SPEC 2)."""
+    """The poster's login is copied into the status hash."""
     bob = await rp.sign_up("bob")
     status = await rp.post(bob.id, "mine")
     raw = await rp.store.client.hgetall(keys.status(status.id))

@@ -1,4 +1,4 @@
-"""Timelines (SPEC 3): home, profile and list timelines, newest first, paged
+"""Timelines: home, profile and list timelines, newest first, paged
 by id cursors with Mastodon's semantics."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Users (SPEC 1): sign-up, unique logins in any case, secrets kept apart."""
+"""Users: sign-up, unique logins in any case, secrets kept apart."""
 from __future__ import annotations
 
 import asyncio

@@ -165,3 +165,56 @@ def test_run_sh_installs_only_when_pyproject_is_newer():
                            timeout=300)
     assert again.returncode == 0, again.stderr
     assert "installing" not in again.stderr and "--workers" in again.stdout
+
+
+def test_serve_on_the_embedded_server_names_it_in_every_process(tmp_path):
+    """Without REDIS_URL, serve and each of its HTTP processes say they use
+    the embedded server and its data directory, none that REDIS_URL is set."""
+    from redpoll.api.process import ServeProcess
+    import httpx
+    env = clean_env(tmp_path, REDPOLL_DATA_DIR=str(tmp_path / "data"))
+    srv = ServeProcess(env, args=["--no-jobs"], workers=2)
+    srv.env = env  # without this process's REDIS_URL or REDPOLL_ settings
+    srv.start()
+    try:
+        deadline = time.monotonic() + 60
+        while srv.logs().count("database: ") < 2:  # each HTTP process opened its engine
+            assert time.monotonic() < deadline, srv.logs()[-4000:]
+            with httpx.Client(base_url=srv.url, timeout=30) as http:
+                assert http.get("/api/v1/instance").status_code == 200
+            time.sleep(0.2)
+    finally:
+        srv.stop()
+    logs = srv.logs()
+    assert "REDIS_URL" not in logs, logs[-4000:]
+    said = [line for line in logs.splitlines() if "database: " in line]
+    assert len(said) == 2 and all("embedded Valkey, data in " + str(tmp_path / "data") in line
+                                  for line in said), said
+
+
+def test_a_port_in_use_is_one_line_at_once_and_starts_nothing(tmp_path):
+    import socket
+    import psutil
+    data = tmp_path / "data"
+    env = clean_env(tmp_path, REDPOLL_DATA_DIR=str(data))
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        started = time.monotonic()
+        baseline = redpoll(["--version"], env)  # what starting the command costs alone
+        assert baseline.returncode == 0, baseline.stderr
+        startup = time.monotonic() - started
+        started = time.monotonic()
+        done = redpoll(["serve", "--port", str(port)], env, timeout=60)
+        took = time.monotonic() - started
+    assert done.returncode != 0, (done.stdout, done.stderr)
+    assert lines(done.stderr) == [
+        f"Error: port {port} on 127.0.0.1 is already in use (another redpoll serve?); "
+        "choose another with --port, or --port 0 for a free one"], done.stderr
+    assert "listening" not in done.stdout
+    assert took < startup + 2, (took, startup)
+    assert not data.exists()  # no embedded server was started
+    assert not [p for p in psutil.process_iter(["name", "cmdline"])
+                if "valkey" in (p.info["name"] or "") and str(tmp_path) in " ".join(
+                    p.info["cmdline"] or [])]

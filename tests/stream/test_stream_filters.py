@@ -1,4 +1,4 @@
-"""Stream filters: parsing, matching (SPEC 8 / Twitter v1.1), and the index
+"""Stream filters: parsing, matching (as Twitter v1.1), and the index
 the hub uses, checked against the reference :meth:`Filter.matches`."""
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def test_locations_boxes_are_lon_lat_and_status_location_is_lat_lon():
     assert f.matches(ev("x", location="37.7749,-122.4194"))  # lat,lon of San Francisco
     assert not f.matches(ev("x", location="-122.4194,37.7749"))
     assert not f.matches(ev("x"))
-    assert flt(location=sf).matches(ev("x", location="37,-122"))  # the SPEC's spelling
+    assert flt(location=sf).matches(ev("x", location="37,-122"))  # singular, taken too
     two = flt(locations="0,0,1,1,10,10,11,11")
     assert two.matches(ev("x", location="10.5,10.5")) and two.matches(ev("x", location="0,0"))
     assert not two.matches(ev("x", location="5,5"))
@@ -92,7 +92,7 @@ def test_sample_is_seeded_by_identifier_and_stable():
     kept = [sid for sid in range(1, 1001) if f.matches(ev(sid=sid))]
     assert len(kept) == 250
     assert all(sid % 100 in residues("alice-client", 25) for sid in kept)
-    assert parse_filter({}, "x", sample=True).sample == residues("x", 10)  # SPEC default
+    assert parse_filter({}, "x", sample=True).sample == residues("x", 10)  # the default
 
 
 # --- validation -------------------------------------------------------------------------
