@@ -676,7 +676,8 @@ class Redpoll:
 
     async def endorsements(self, uid, viewer, **page: Any):
         """The accounts ``uid`` endorses as ``viewer`` is shown them: (users, cursor)."""
-        return await endorsements.endorsements(self.store, uid, viewer, **page)
+        found, cursor = await endorsements.endorsements(self.store, uid, **page)
+        return await relations.shown_accounts(self.store, viewer, found), cursor
 
     async def set_account_note(self, uid, target, comment) -> str:
         return await notes.set_note(self.store, uid, target, comment)
@@ -686,10 +687,10 @@ class Redpoll:
 
     async def familiar_followers(self, viewer, targets) -> dict[int, list[User]]:
         """For each of ``targets``: the accounts ``viewer`` follows that
-        follow it, as ``viewer`` is shown accounts (endorsements.shown)."""
+        follow it, as ``viewer`` is shown accounts (relations.shown_accounts)."""
         found = await follows.familiar_followers(self.store, viewer, list(targets))
         wanted = sorted({i for ids in found.values() for i in ids})
-        shown = {u.id: u for u in await endorsements.shown(
+        shown = {u.id: u for u in await relations.shown_accounts(
             self.store, viewer, await users.get_users(self.store, wanted))}
         return {t: [shown[i] for i in ids if i in shown] for t, ids in found.items()}
 

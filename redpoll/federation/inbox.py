@@ -241,7 +241,7 @@ async def _admit(store: Store, queue: JobQueue, settings: Settings, host: str) -
     """Whether one more activity from ``host`` is taken now: at most
     Settings.rate_inbox_host per host (Refused 429), and none while the
     job queue is full (503, as the API answers then)."""
-    state = await ratelimit.hit(store, f"fed:{host}:inbox", settings.rate_inbox_host)
+    state = await ratelimit.hit(store, keys.inbox_rate(host), settings.rate_inbox_host)
     if state is not None and state.exceeded:
         raise Refused(f"too many activities from {host}; try again after "
                       f"{int(state.reset - time.time()) + 1} s", 429)

@@ -88,6 +88,11 @@ def key_owner(key_id: str) -> str:
     return f"fed:keyowner:{{{_h(key_id)}}}"
 
 
+def inbox_rate(host: str) -> str:
+    """The rate-limit bucket (accounts.ratelimit) of activities from ``host``."""
+    return f"fed:{host}:inbox"
+
+
 def host_failures(host: str) -> str:
     """String: deliveries to ``host`` that failed in a row."""
     return f"fed:fail:{{{_h(host)}}}"

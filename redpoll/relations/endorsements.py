@@ -7,8 +7,8 @@ slot); when the follow ends the endorsement goes with it, as Mastodon's
 Follow#remove_endorsements: :func:`drop_unfollowed`, an idempotent step
 that redpoll.relations.unlisting runs wherever a follow ends (an unfollow,
 a block either way), retried with it. A list of endorsements is shown
-through :func:`shown`: suspended accounts, and accounts hidden from the
-viewer by a block either way, are left out when it is read.
+through relations.shown_accounts: suspended accounts, and accounts hidden
+from the viewer by a block either way, are left out when it is read.
 """
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from ..core.errors import NotFollowed, UserNotFound, ValidationError
 from ..core.models import User, now_us
 from ..records.users import get_users
 from ..storage.store import Store
-from . import relations
 
 #: What Mastodon answers for an endorsement of an account one does not follow.
 NOT_FOLLOWING = "You must be already following the person you want to endorse"
@@ -53,26 +52,14 @@ async def is_endorsed(store: Store, uid: int, target: int) -> bool:
     return await store.zscore(keys.endorsed(uid), target) is not None
 
 
-async def shown(store: Store, viewer: int | None, users: list[User]) -> list[User]:
-    """``users`` as a viewer may be shown them in a list of accounts: none
-    suspended, none blocked either way with the viewer."""
-    users = [u for u in users if not u.suspended]
-    if viewer is None or not users:
-        return users
-    ids = [u.id for u in users]
-    hidden = relations.hidden_from(ids, await store.batch(relations.hidden_commands(viewer, ids)),
-                                   muted=False)
-    return [u for u in users if u.id not in hidden]
-
-
-async def endorsements(store: Store, uid: int, viewer: int | None, *, max_score=None,
+async def endorsements(store: Store, uid: int, *, max_score=None,
                        limit=None) -> tuple[list[User], int | None]:
-    """The accounts ``uid`` endorses, newest first, as ``viewer`` is shown
-    them (:func:`shown`), and the cursor of the next page (None: none)."""
+    """The accounts ``uid`` endorses, newest first, and the cursor of the
+    next page (None: none); shown through relations.shown_accounts."""
     limit = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)
     top = f"({int(max_score)}" if max_score else "+inf"
     rows = await store.zrevrangebyscore(keys.endorsed(uid), top, "-inf", start=0, num=limit,
                                         withscores=True)
     users = await get_users(store, [int(m) for m, _ in rows])
     cursor = int(rows[-1][1]) if len(rows) == limit else None
-    return await shown(store, viewer, users), cursor
+    return users, cursor

@@ -29,7 +29,7 @@ from ..core import keys, limits, validate
 from ..notifications import notifications
 from ..core.errors import UserNotFound, ValidationError
 from ..bus.jobs import BlockJob, JobQueue
-from ..core.models import now_ms
+from ..core.models import User, now_ms
 from ..storage.store import Store
 
 
@@ -225,6 +225,17 @@ def hidden_from(uids: list[int], replies: list, *, muted: bool, notifications_on
             if m and m.active(now) and (m.notifications or not notifications_only):
                 out.add(u)
     return out
+
+
+async def shown_accounts(store: Store, viewer: int | None, users: list[User]) -> list[User]:
+    """``users`` as a viewer may be shown them in a list of accounts: none
+    suspended, none blocked either way with the viewer (one round trip)."""
+    users = [u for u in users if not u.suspended]
+    if viewer is None or not users:
+        return users
+    ids = [u.id for u in users]
+    hidden = hidden_from(ids, await store.batch(hidden_commands(viewer, ids)), muted=False)
+    return [u for u in users if u.id not in hidden]
 
 
 async def pair_state(store: Store, a: int, b: int
