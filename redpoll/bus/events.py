@@ -1,4 +1,4 @@
-"""Events for the real-time stream (SPEC 8): posted and deleted statuses,
+"""Events for the real-time stream: posted and deleted statuses,
 "end" events that close open streams (a revoked token, a suspended user), and
 "relation" and "members" events that change open streams' filters (follows,
 blocks, mutes; list members).
