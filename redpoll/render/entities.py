@@ -65,7 +65,8 @@ def _url_end(url: str) -> str:
 
 def _link_url(url: str) -> str:
     e = functools.partial(html.escape, quote=True)
-    prefix = _URL_PREFIX.match(url).group(1)
+    found = _URL_PREFIX.match(url)
+    prefix = found.group(1) if found else ""
     rest = url[len(prefix):]
     cutoff = "ellipsis" if len(rest) > URL_SHOWN_CHARS else ""
     return (f'<a href="{e(url)}" target="_blank" rel="{_REL}">'

@@ -47,7 +47,7 @@ from redis.exceptions import (AskError, AuthenticationError, BusyLoadingError, C
 from ..core import limits
 
 
-def error_from_reply(error: ResponseError) -> ResponseError:
+def error_from_reply(error: ResponseError) -> Exception:
     """The redis-py exception for an error reply, as its own parser maps the
     ones redpoll's callers tell apart."""
     message = str(error)
@@ -65,7 +65,8 @@ class _Batch:
     __slots__ = ("future", "size", "replies")
 
     def __init__(self, future: asyncio.Future, size: int):
-        self.future, self.size, self.replies = future, size, []
+        self.future, self.size = future, size
+        self.replies: list[Any] = []
 
 
 class _Protocol(asyncio.Protocol):
@@ -161,7 +162,7 @@ class _Protocol(asyncio.Protocol):
 
     def flush(self) -> None:
         outgoing, self.outgoing = self.outgoing, []
-        if not self.closed:
+        if not self.closed and self.transport is not None:
             self.transport.write(b"".join(outgoing) if len(outgoing) > 1 else outgoing[0])
 
 
@@ -261,21 +262,21 @@ class Multiplexed:
             self._connecting = loop.create_task(self._open(loop))
         connecting = self._connecting
         try:
-            self._protocol = await asyncio.shield(connecting)
+            self._protocol = opened = await asyncio.shield(connecting)
         finally:
             if self._connecting is connecting and connecting.done():
                 self._connecting = None
-        return self._protocol
+        return opened
 
     async def _open(self, loop: asyncio.AbstractEventLoop) -> _Protocol:
         try:
-            def protocol() -> _Protocol:
+            def make() -> _Protocol:
                 return _Protocol(self.call_timeout_s)
 
             if self._path:
-                opening = loop.create_unix_connection(protocol, self._path)
+                opening = loop.create_unix_connection(make, self._path)
             else:
-                opening = loop.create_connection(protocol, self._host, self._port)
+                opening = loop.create_connection(make, self._host, self._port)
             _, protocol = await asyncio.wait_for(opening, limits.REDIS_CONNECT_TIMEOUT_S)
         except (OSError, asyncio.TimeoutError) as exc:
             raise ConnectionError(f"cannot connect to the server: {exc}") from None
@@ -284,12 +285,14 @@ class Multiplexed:
                     else ("AUTH", self._password))
             reply = await protocol.send([auth])
             if isinstance(reply, ResponseError):
-                protocol.transport.close()
+                if protocol.transport is not None:
+                    protocol.transport.close()
                 raise AuthenticationError(str(reply))
         if self._db:
             reply = await protocol.send([("SELECT", self._db)])
             if isinstance(reply, ResponseError):
-                protocol.transport.close()
+                if protocol.transport is not None:
+                    protocol.transport.close()
                 raise error_from_reply(reply)
         return protocol
 
@@ -301,7 +304,7 @@ class Multiplexed:
             except RuntimeError:  # its event loop is already closed
                 pass
 
-    async def load_script(self, source: str, keys: Any = ()) -> None:
+    async def load_script(self, source: str | bytes | memoryview, keys: Any = ()) -> None:
         """SCRIPT LOAD on the server (``keys``: those of the script's call,
         which on a cluster say which master must have it)."""
         await self.call("SCRIPT", "LOAD", source)
@@ -346,7 +349,7 @@ def _key_bytes(key: Any) -> bytes:
     raise Unroutable(f"cannot route a key of type {type(key).__name__}")
 
 
-def _cluster_error(error: ResponseError) -> ResponseError:
+def _cluster_error(error: ResponseError) -> Exception:
     """The redis-py exception for a cluster error reply left after the
     retries (the ones its cluster client raises for the same replies)."""
     message = str(error)
@@ -467,18 +470,25 @@ class ClusterMultiplexed:
         self.slots = slots
         self.stale = False
 
-    async def _ready(self) -> None:
+    async def _ready(self) -> list[Multiplexed | None]:
         """The slot map read, and read again if a call found it out of date:
         if reading it fails while one is at hand, calls go on with that one
         (those to a master that is down fail on their own; the others are
         served), and it is tried again CLUSTER_REFRESH_MIN_S later."""
         if self.slots is None:
             await self.refresh()
-            return
-        try:
-            await self.refresh()
-        except Exception:  # noqa: BLE001 - see above
-            pass
+        else:
+            try:
+                await self.refresh()
+            except Exception:  # noqa: BLE001 - see above
+                pass
+        assert self.slots is not None  # (refresh sets it or raises)
+        return self.slots
+
+    def _slots(self) -> list[Multiplexed | None]:
+        """The slot map, once :meth:`_ready` has read it."""
+        assert self.slots is not None
+        return self.slots
 
     def slot_of(self, command: tuple) -> int:
         """The hash slot of ``command``'s keys; Unroutable if it has none
@@ -516,9 +526,10 @@ class ClusterMultiplexed:
     async def call(self, *args: Any) -> Any:
         """Send one command to its key's master and return its reply; an
         error reply raises. Unroutable if it has no single slot."""
-        if self.slots is None or self.stale:
-            await self._ready()
-        conn = self.slots[self.slot_of(args)]
+        slots = self.slots
+        if slots is None or self.stale:
+            slots = await self._ready()
+        conn = slots[self.slot_of(args)]
         if conn is not None:
             try:
                 return await conn.call(*args)
@@ -533,11 +544,12 @@ class ClusterMultiplexed:
             raise reply
         return reply
 
-    async def load_script(self, source: str, keys: Any = ()) -> None:
+    async def load_script(self, source: str | bytes | memoryview, keys: Any = ()) -> None:
         """SCRIPT LOAD on the master of ``keys``' slot."""
-        if self.slots is None or self.stale:
-            await self._ready()
-        conn = self.slots[self.slot_of(("EVALSHA", "", len(keys), *keys))]
+        slots = self.slots
+        if slots is None or self.stale:
+            slots = await self._ready()
+        conn = slots[self.slot_of(("EVALSHA", "", len(keys), *keys))]
         if conn is None:
             raise ClusterDownError("CLUSTERDOWN no master serves the script's slot")
         await conn.call("SCRIPT", "LOAD", source)
@@ -579,7 +591,7 @@ class ClusterMultiplexed:
                     host, _, port = address.rpartition(":")
                     conn = self.master(host or "127.0.0.1", int(port))
                     if kind == "MOVED":
-                        self.slots[int(slot)] = conn
+                        self._slots()[int(slot)] = conn
                     else:
                         asking[i] = conn
                 else:
@@ -595,7 +607,7 @@ class ClusterMultiplexed:
         return replies  # (not reached: the last attempt sends nothing again)
 
     def _groups(self, commands: list[tuple], todo, asking: dict) -> dict:
-        slots, groups = self.slots, {}
+        slots, groups = self._slots(), {}  # type: list[Multiplexed | None], dict[Any, list[int]]
         for i in todo:
             conn = asking.get(i)
             if conn is None:

@@ -93,7 +93,8 @@ class MuxCommands(AsyncCoreCommands):
     the same value either way."""
 
     #: redis-py's reply shapes, from the RESP2 wire
-    CALLBACKS = CaseInsensitiveDict(get_response_callbacks(user_protocol=2, legacy_responses=True))
+    CALLBACKS = CaseInsensitiveDict(  # (redis-py's annotation names str values; they are callables)
+        get_response_callbacks(user_protocol=2, legacy_responses=True))  # type: ignore[arg-type]
 
     def __init__(self, mux: Multiplexed | ClusterMultiplexed, pooled: aredis.Redis | RedisCluster):
         self.mux, self.pooled = mux, pooled

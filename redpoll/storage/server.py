@@ -27,6 +27,7 @@ import stat
 import subprocess
 import threading
 import time
+from typing import Any
 from pathlib import Path
 
 import redis
@@ -192,6 +193,7 @@ def answers(url: str, cluster: bool = False, timeout: float = 1.0) -> bool:
 
 def reach(url: str, cluster: bool = False, timeout: float = 2.0) -> None:
     """PING the server at ``url`` once; ConfigError in one line if it does not answer."""
+    client: Any
     try:
         if cluster:
             from redis.cluster import RedisCluster
@@ -277,15 +279,18 @@ class EmbeddedServer:
         self.lock = fd
         return True
 
-    def _lock(self) -> None:
-        """The data directory's lock, waited for while a server that is
-        going away (stopping, or its starter killed) still holds it."""
+    def _lock(self) -> int:
+        """The data directory's lock (its descriptor), waited for while a
+        server that is going away (stopping, or its starter killed) still
+        holds it."""
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self.try_lock():
             if time.monotonic() > deadline:
                 raise ConfigError(f"another valkey-server still runs on {self.data_dir} "
                                   f"(it holds {self.data_dir / LOCK_FILE})")
             time.sleep(0.05)
+        assert self.lock is not None
+        return self.lock
 
     def _unlock(self) -> None:
         if self.lock is not None:
@@ -305,14 +310,14 @@ class EmbeddedServer:
             probe = self.data_dir / ".redpoll-write-check"
             probe.write_text("ok")
             probe.unlink()
-            self._lock()
+            lock = self._lock()
         except OSError as exc:
             raise unusable(self.data_dir, exc) from None
         self.process = subprocess.Popen(
             [binary(), str(conf_path)], stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE, preexec_fn=_private_child,
             # it holds the data directory's lock too, for as long as it runs
-            pass_fds=(self.lock,),
+            pass_fds=(lock,),
             # its own session: a Ctrl-C in the terminal goes to redpoll, which
             # then stops the server after in-flight work, not to both at once
             start_new_session=True)
@@ -342,6 +347,7 @@ class EmbeddedServer:
             return None
 
     def _wait_ready(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
         deadline = time.monotonic() + START_TIMEOUT_S
         client = redis.Redis(port=self.port, socket_timeout=1, password=self.password)
         try:

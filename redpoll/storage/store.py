@@ -67,7 +67,10 @@ class Store:
         #: pooled one); same calls on both topologies
         self.mux = mux
         #: what carries plain commands (``__getattr__``)
-        self.commands = MuxCommands(mux, client) if mux is not None else client
+        # (redis-py's command mixin declares its clients' _event_dispatcher
+        # abstract; no command sent over the mux reads it)
+        self.commands: Any = (MuxCommands(mux, client)  # type: ignore[abstract]
+                              if mux is not None else client)
         #: command methods taken from the client as they are (cluster only)
         self.client_own = CLUSTER_OWN if cluster and mux is not None else frozenset()
         #: decoded records kept under redpoll.core.memo's one rule: statuses by
@@ -90,7 +93,7 @@ class Store:
             # redis-py's cluster client cannot wait for a free connection (it
             # raises at the limit), so its per-node limit is set high and the
             # callers bound their own concurrency (HTTP server, run_grouped).
-            client = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS,
+            client: Any = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS,
                                            connection_class=FastConnection)
             if Multiplexed.supports(url):
                 return cls(client, cluster, ClusterMultiplexed(client, url))
@@ -137,7 +140,7 @@ class Store:
         ``transaction`` a MULTI/EXEC (all its keys in one slot)."""
         return self.client.pipeline(transaction=transaction)
 
-    async def run(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> Any:
+    async def run(self, name: str, keys: Sequence[str | bytes], args: Iterable[Any] = ()) -> Any:
         """Run one script; all ``keys`` must share a hash slot. A script's
         error reply raises its exception from errors.SCRIPT_ERRORS."""
         script = self.scripts[name]
@@ -286,7 +289,7 @@ class Store:
     def slot_groups(self, keys: Sequence[str | bytes]) -> list[list[str | bytes]]:
         if not self.cluster:
             return [list(keys)] if keys else []
-        groups: dict[int, list[str]] = defaultdict(list)
+        groups: dict[int, list[str | bytes]] = defaultdict(list)
         for key in keys:
             groups[key_slot(key if isinstance(key, bytes) else key.encode())].append(key)
         return list(groups.values())

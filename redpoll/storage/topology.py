@@ -540,7 +540,8 @@ class Cluster(Topology):
         return (timeline, owner_hash, field, cursors, ids)
 
     async def page_of(self, handle: Any, records: Records) -> Page:
-        return await self._rounds(*handle, records)
+        timeline, owner_hash, field, cursors, ids = handle
+        return await self._rounds(timeline, owner_hash, field, cursors, ids, records)
 
     async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
                              cursors: list, members: tuple | None = None
@@ -602,7 +603,8 @@ class Cluster(Topology):
         (cluster_state:ok): nodes that came back answer before they agree
         again, and calls meanwhile get CLUSTERDOWN."""
         await self.store.ping()
-        info = await self.store.client.cluster_info()
+        client: Any = self.store.client  # (a RedisCluster on this topology)
+        info = await client.cluster_info()
         if info.get("cluster_state", "ok") != "ok":
             raise ClusterDownError("CLUSTERDOWN the cluster is not serving every slot yet")
 

@@ -262,7 +262,7 @@ def viewer_reads(cs: Sequence[Candidate], viewer: int, lid: int | None = None,
         out.append(("ZMSCORE", keys.following(viewer), *follows))
     if hidden:
         out.append(("SMISMEMBER", keys.hidden_reblogs(viewer), *hidden))
-    if members:
+    if members and lid is not None:  # (members are asked only of a list)
         out.append(("ZMSCORE", keys.list_members(viewer, lid), *members))
     return out
 
@@ -275,12 +275,12 @@ def viewer_facts(cs: Sequence[Candidate], viewer: int, lid: int | None, replies:
     asked = [] if hidden is not None else asked_hidden(cs, viewer)
     members = asked_members(cs, viewer, lid)
     replies = list(replies)
-    found = frozenset()
+    found: frozenset[int] = frozenset()
     if follows:
         found = frozenset(a for a, s in zip(follows, replies.pop(0)) if s is not None)
     if asked:
         hidden = frozenset(a for a, x in zip(asked, replies.pop(0)) if x)
-    in_list_ = frozenset()
+    in_list_: frozenset[int] = frozenset()
     if members:
         in_list_ = frozenset(a for a, s in zip(members, replies.pop(0)) if s is not None)
     return Facts(follows=found, hidden=hidden or frozenset(), members=in_list_)
@@ -291,12 +291,12 @@ def window_reads(cs: Sequence[Candidate], timeline: str | None) -> list[tuple]:
     """For the boosts among ``cs``: the timeline (unless ``timeline`` is
     None: the caller read it) and each boost's other boosts of its original
     below it (keys.reblogged_by, the original's slot)."""
-    boosts = [c for c in cs if c.reblog_of is not None]
+    boosts = [(c, c.reblog_of) for c in cs if c.reblog_of is not None]
     if not boosts:
         return []
     out: list[tuple] = [("LRANGE", timeline, 0, -1)] if timeline is not None else []
-    out += [("ZRANGE", keys.reblogged_by(c.reblog_of), f"({c.id}", "-inf", "BYSCORE", "REV",
-             "LIMIT", 0, BOOSTS_READ, "WITHSCORES") for c in boosts]
+    out += [("ZRANGE", keys.reblogged_by(original), f"({c.id}", "-inf", "BYSCORE", "REV",
+             "LIMIT", 0, BOOSTS_READ, "WITHSCORES") for c, original in boosts]
     return out
 
 
@@ -337,7 +337,7 @@ def decide(batch: Batch, viewer: int, lid: int | None, facts: Facts,
                 if plain[author]:
                     taken.append(sid)
             elif c.reblog_of is not None:
-                boosts.append(c)
+                boosts.append(c)  # (each with its reblog_of)
             elif ask(c, viewer, facts):
                 taken.append(sid)
     took: list[Candidate] = []
@@ -346,7 +346,7 @@ def decide(batch: Batch, viewer: int, lid: int | None, facts: Facts,
         others = others or {}
         for c in sorted(boosts, key=lambda c: c.id):
             seen = replace(facts, window={c.id: below(view, c.id)},
-                           boosts_of={c.reblog_of: others.get(c.id, frozenset())})
+                           boosts_of={int(c.reblog_of or 0): others.get(c.id, frozenset())})
             if ask(c, viewer, seen):
                 took.append(c)
                 bisect.insort(view, c.id)
@@ -451,7 +451,9 @@ def push_facts(c: Candidate, viewers: Sequence[int], replies: list,
     (for the recorded boosts) :func:`recorded_reads`'."""
     n = len(viewers)
     at = 0
-    follows = hidden = originals = None
+    follows: list | None = None
+    hidden: list | None = None
+    originals: list = []
     if c.replies_to is not None:
         follows, at = replies[:n], n
     if c.reblog_of is not None:
@@ -460,14 +462,14 @@ def push_facts(c: Candidate, viewers: Sequence[int], replies: list,
     out = []
     for k, v in enumerate(viewers):
         facts = EMPTY
-        if follows is not None and follows[k] is not None:
+        if follows is not None and follows[k] is not None and c.replies_to is not None:
             facts = replace(facts, follows=frozenset((c.replies_to,)))
-        if hidden is not None:
-            window = set()
+        if hidden is not None and c.reblog_of is not None:
+            window: set[int] = set()
             if originals[k] is not None:
                 window.add(c.reblog_of)
             other = recorded.get(v)
-            if v in near:
+            if v in near and other is not None:
                 window.add(other)
             facts = replace(facts, hidden=frozenset((c.author,)) if hidden[k] else frozenset(),
                             window={c.id: frozenset(window)},
