@@ -119,7 +119,7 @@ def relationship_entity(r: Relationship) -> dict:
         "blocking": r.blocking, "blocked_by": r.blocked_by, "muting": r.muting,
         "muting_notifications": r.muting_notifications,
         "requested": r.requested, "requested_by": r.requested_by,
-        "endorsed": r.endorsed, "note": r.note}
+        "endorsed": r.endorsed, "note": r.note, "domain_blocking": r.domain_blocking}
 
 
 async def relationship_of(ctx: Ctx, target: int) -> dict:

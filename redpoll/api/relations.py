@@ -87,6 +87,39 @@ async def mutes(ctx: Ctx) -> Response:
     return await _accounts_page(ctx, ctx.rp.muted_accounts)
 
 
+# --- a member's domain blocks ----------------------------------------------------------------
+_DOMAIN = request_body({"domain": {"type": "string", "maxLength": 253}}, required=("domain",))
+
+
+@endpoint("GET", "/api/v1/domain_blocks", auth="required", scope="read:blocks",
+          doc=Doc("The domains you block, newest first", "Accounts",
+                  {"type": "array", "items": {"type": "string"}}, paged=True, params=PAGE))
+async def domain_blocks(ctx: Ctx) -> Response:
+    p = ctx.params
+    for name in ("since_id", "min_id"):
+        p.cursor(name)
+    found, cursor = await ctx.rp.blocked_domains(ctx.uid, max_score=p.cursor("max_id"),
+                                                 limit=p.raw("limit"))
+    headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if cursor else {}
+    return JSON(found, headers=headers)
+
+
+@endpoint("POST", "/api/v1/domain_blocks", auth="required", scope="write:blocks",
+          doc=Doc("Block a domain: its accounts' statuses and notifications hidden from you, "
+                  "your follows of them and theirs of you ended, your posts not sent there",
+                  "Accounts", {"type": "object"}, body=_DOMAIN))
+async def block_domain(ctx: Ctx) -> Response:
+    await ctx.rp.block_domain(ctx.uid, ctx.params.str("domain", required=True, max_chars=253))
+    return JSON({})
+
+
+@endpoint("DELETE", "/api/v1/domain_blocks", auth="required", scope="write:blocks",
+          doc=Doc("Unblock a domain", "Accounts", {"type": "object"}, body=_DOMAIN))
+async def unblock_domain(ctx: Ctx) -> Response:
+    await ctx.rp.unblock_domain(ctx.uid, ctx.params.str("domain", required=True, max_chars=253))
+    return JSON({})
+
+
 # --- follow requests (locked accounts) ---------------------------------------------------
 @endpoint("GET", "/api/v1/follow_requests", auth="required", scope="read:follows",
           doc=Doc(

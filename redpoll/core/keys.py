@@ -637,6 +637,12 @@ def endorsed(uid: int) -> str:
     return f"endo:{{{uid}}}"
 
 
+def domain_blocks(uid: int) -> str:
+    """ZSET domain -> when ``uid`` blocked it (µs): the servers whose accounts
+    the member hears nothing from (redpoll/relations/domain_blocks.py)."""
+    return f"dblk:{{{uid}}}"
+
+
 def account_notes(uid: int) -> str:
     """HASH account id -> ``uid``'s private note on it (Relationship.note)."""
     return f"anote:{{{uid}}}"

@@ -486,6 +486,12 @@ NOTIFICATION_GROUP_READ_MAX = 80
 #: /api/v2/notifications/unread_count: groups counted (Mastodon: 100 / 1000).
 NOTIFICATIONS_UNREAD_DEFAULT = 100
 NOTIFICATIONS_UNREAD_MAX = 1000
+#: Domains one member may block at most (each read by every timeline page's
+#: visibility decision of theirs).
+DOMAIN_BLOCKS_MAX = 1000
+#: The follows and followers one step of a domain block's cleanup reads
+#: (redpoll.federation.member_blocks).
+DOMAIN_BLOCK_STEP = 500
 #: Accounts one may endorse (feature on one's profile) at most.
 ENDORSEMENTS_MAX = 100
 #: A private note on an account at most (characters; Mastodon's 2,000).

@@ -15,8 +15,8 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from ..accounts import account, account_index, activity, auth, markers, ratelimit
 from ..records import users
-from ..relations import (endorsements, follow_requests, follows, notes, relations, relationship,
-                         visibility)
+from ..relations import (domain_blocks, endorsements, follow_requests, follows, notes, relations,
+                         relationship, visibility)
 from ..interactions import bookmarks, favourites
 from ..records import state
 from ..posting import boosts, deleting, editing, idempotency, posting
@@ -27,7 +27,7 @@ from ..lists import lists
 from ..moderation import moderation
 from ..instance import instance
 from ..pins import pins
-from ..federation import (domains, followers as fed_followers, inbox as fed_inbox,
+from ..federation import (domains, followers as fed_followers, inbox as fed_inbox, member_blocks,
                           outbox as fed_outbox, publish, remote, threads as fed_threads)
 from ..scheduling import scheduled
 from ..polls import polls
@@ -670,6 +670,21 @@ class Redpoll:
 
     async def relationships(self, uid, targets) -> list[relationship.Relationship]:
         return await relationship.relationships(self.store, uid, list(targets))
+
+    async def block_domain(self, uid, domain) -> str:
+        """``uid`` blocks ``domain`` (redpoll.relations.domain_blocks), then
+        the follows both ways and the requests of its accounts end
+        (redpoll.federation.member_blocks; again on a repeat, idempotent).
+        The domain as kept."""
+        host, _ = await domain_blocks.block(self.store, uid, domain)
+        await member_blocks.cleanup(self.store, self.queue, self.settings, uid, host)
+        return host
+
+    async def unblock_domain(self, uid, domain) -> bool:
+        return await domain_blocks.unblock(self.store, uid, domain)
+
+    async def blocked_domains(self, uid, **page: Any) -> tuple[list[str], int | None]:
+        return await domain_blocks.page(self.store, uid, **page)
 
     async def endorse(self, uid, target, on: bool = True) -> bool:
         return await endorsements.endorse(self.store, uid, target, on)

@@ -39,6 +39,7 @@ from ..core.settings import Settings
 from ..media import entity as media_entity
 from ..polls import polls
 from ..records import statuses, users
+from ..relations import domain_blocks
 from ..storage.store import Store
 from . import delivery, documents, keys, remote
 
@@ -115,10 +116,13 @@ async def poll_view(store: Store, status: Status) -> documents.PollView | None:
 async def _targets(store: Store, status: Status,
                    named: list[tuple[str, str, str]]) -> list[str]:
     """The inboxes a local status goes to: its author's remote followers'
-    (not for a direct status), and those of the remote accounts it names."""
+    (not for a direct status), and those of the remote accounts it names;
+    none on a domain its author blocks (redpoll.relations.domain_blocks)."""
     direct = status.extra.get("visibility", "public") == "direct"
     targets = [] if direct else await inboxes(store, status.user_id)
-    return targets + [inbox for _, _, inbox in named if inbox and inbox not in targets]
+    targets += [inbox for _, _, inbox in named if inbox and inbox not in targets]
+    blocked = await domain_blocks.blocked(store, status.user_id)
+    return [t for t in targets if remote.host_of(t) not in blocked] if blocked else targets
 
 
 async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> int:

@@ -17,9 +17,9 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from ..core import limits, validate
+from ..core import keys, limits, validate
 from ..filters import rules
-from ..relations import relations, visibility
+from ..relations import domain_blocks, relations, visibility
 from ..core.models import Status
 from ..notifications.notifications import Notification, _grouped_types, page
 from ..records.state import StatusState
@@ -32,12 +32,22 @@ WITH_STATUS = frozenset({"mention", "status", "reblog", "favourite", "poll", "up
 
 
 async def hidden_actors(store: Store, owner: int, actors: Sequence[int]) -> set[int]:
-    """Accounts whose notifications ``owner`` does not get now."""
+    """Accounts whose notifications ``owner`` does not get now: blocked
+    either way, muted with their notifications, or on a domain ``owner``
+    blocks (one round trip; a second, for the actors' logins, only for an
+    owner who blocks domains)."""
     uids = [u for u in dict.fromkeys(actors) if u != owner]
     if not uids:
         return set()
-    replies = await store.batch(relations.hidden_commands(owner, uids))
-    return relations.hidden_from(uids, replies, muted=True, notifications_only=True)
+    replies = await store.batch([*relations.hidden_commands(owner, uids),
+                                 domain_blocks.read(owner)])
+    hidden = relations.hidden_from(uids, replies[:3], muted=True, notifications_only=True)
+    blocked = domain_blocks.parse(replies[3])
+    if blocked:
+        logins = await store.batch([("HGET", keys.user(u), "login") for u in uids])
+        hidden |= {u for u, login in zip(uids, logins)
+                   if login and domain_blocks.blocked_in(blocked, login.decode())}
+    return hidden
 
 
 @dataclass

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from . import endorsements, follow_requests, follows, notes, relations
+from . import domain_blocks, endorsements, follow_requests, follows, notes, relations
 from ..notifications import notifications
 from ..bus.jobs import JobQueue
 from ..storage.store import Store
@@ -31,26 +31,37 @@ class Relationship:
     requested_by: bool
     endorsed: bool = False
     note: str = ""
+    domain_blocking: bool = False
 
 
-async def relationship(store: Store, uid: int, target: int) -> Relationship:
-    """``uid``'s relationship to ``target`` (its reads sent together)."""
+async def relationship(store: Store, uid: int, target: int,
+                       login: str | None = None) -> Relationship:
+    """``uid``'s relationship to ``target`` (its reads sent together;
+    ``login``: the target's, if the caller read it)."""
     (following, followed_by, reblogs, notify, rel, (requested, requested_by), endorsed,
-     note) = await asyncio.gather(
+     note, blocked, found) = await asyncio.gather(
         follows.is_following(store, uid, target), follows.is_following(store, target, uid),
         follows.shows_reblogs(store, uid, target), notifications.notifies(store, uid, target),
         relations.relation(store, uid, target), follow_requests.state(store, uid, target),
-        endorsements.is_endorsed(store, uid, target), notes.note(store, uid, target))
+        endorsements.is_endorsed(store, uid, target), notes.note(store, uid, target),
+        domain_blocks.blocked(store, uid),
+        get_users(store, [target]) if login is None else _none())
     return Relationship(target, following, followed_by, following and reblogs,
                         following and notify, rel.blocking, rel.blocked_by, rel.mute is not None,
                         rel.mute is not None and rel.mute.notifications, requested, requested_by,
-                        following and endorsed, note)
+                        following and endorsed, note,
+                        domain_blocks.blocked_in(blocked, login if login is not None
+                                                 else found[0].login if found else ""))
 
 
 async def relationships(store: Store, uid: int, targets: list[int]) -> list[Relationship]:
     """``uid``'s relationship to each of ``targets`` that exists, in order."""
     users = await get_users(store, targets)
-    return list(await asyncio.gather(*(relationship(store, uid, u.id) for u in users)))
+    return list(await asyncio.gather(*(relationship(store, uid, u.id, u.login) for u in users)))
+
+
+async def _none() -> None:
+    return None
 
 
 async def follow(store: Store, queue: JobQueue, uid: int, target: int,

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Mapping
 
 from ..core import keys
-from . import relations
+from . import domain_blocks, relations
 from ..core.errors import StatusNotFound
 from ..core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED, Status, User  # noqa: F401 - DIRECT handed on
 from ..core.models import VISIBILITIES as ALL  # noqa: F401 - the names, handed on
@@ -91,7 +91,8 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
     counts); :func:`visible` is the plain form. The rule: :func:`can_see`,
     none by a suspended account (redpoll.moderation.moderation), none by an account
     blocked either way (redpoll.relations.relations), nor, where ``muted`` (timelines,
-    not a profile or a status asked for by id), by one the viewer mutes.
+    not a profile or a status asked for by id), by one the viewer mutes or
+    of a domain the viewer blocks (redpoll.relations.domain_blocks).
     ``authors``: author records this request read (a page's, current at the
     'rev' read with it: a suspension bumps it), whose ``suspended`` is then
     used instead of reading the flag again."""
@@ -118,16 +119,22 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
     commands += [("ZSCORE", keys.following(viewer), a) for a in ask]
     if others:
         commands += relations.hidden_commands(viewer, others)
+    # the viewer's blocked domains, where mutes apply and a remote author is among them
+    domains_asked = muted and any("@" in s.login for s in statuses)
+    if domains_asked:
+        commands.append(domain_blocks.read(viewer))
 
     def decide(replies: list) -> list[Status]:
         hidden = suspended(replies)
         replies = replies[len(unknown):]
         follows = {a for a, score in zip(ask, replies) if score is not None}
         if others:
-            hidden |= relations.hidden_from(others, replies[len(ask):], muted=muted)
+            hidden |= relations.hidden_from(others, replies[len(ask):len(ask) + 3],
+                                            muted=muted)
+        blocked = domain_blocks.parse(replies[-1]) if domains_asked else frozenset()
         out = []
         for s in statuses:
-            if s.user_id in hidden:
+            if s.user_id in hidden or (blocked and domain_blocks.blocked_in(blocked, s.login)):
                 continue
             vis = s.extra.get("visibility", PUBLIC)
             # most statuses are public: the rule needs no mentions for those

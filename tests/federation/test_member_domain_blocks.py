@@ -1,0 +1,150 @@
+"""A member's domain blocks, through Mastodon.py against a real ``redpoll
+serve`` on the test's database (both topologies), the remote accounts and
+their notes kept here by the inbox as a peer's activities would be: the
+domain's statuses leave the member's home and public timelines, its
+notifications are not shown, the follows both ways end (the peer is sent
+the Undo and the Reject), its pending requests are refused, and the
+member's posts are no longer sent there."""
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+from mastodon import MastodonAPIError
+
+from redpoll import Redpoll
+from redpoll.bus.jobs import DeliverJob, InboxJob, decode
+from redpoll.core import keys, limits
+from redpoll.federation import documents, followers, inbox, keys as fed_keys, outbox, remote, signing
+
+from test_stream_mastodon import LOOSE, accounts
+from test_stream_support import StreamProc
+
+pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
+
+PAIR = signing.KeyPair.generate()
+HERE = "http://127.0.0.1:1"
+
+
+def actor(host: str, name: str) -> dict:
+    uri = f"https://{host}/users/{name}"
+    return {"id": uri, "type": "Person", "preferredUsername": name, "inbox": f"{uri}/inbox",
+            "endpoints": {"sharedInbox": f"https://{host}/inbox"},
+            "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem}}
+
+
+@pytest.fixture(scope="module")
+def fedsrv(server, tmp_path_factory):
+    """A real ``redpoll serve`` on the test's database that federates as
+    ``HERE`` (its peers are played in process)."""
+    url, cluster, _ = server
+    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("serve"), REDPOLL_PUBLIC_URL=HERE,
+                      REDPOLL_FEDERATION_LOOPBACK="1", **LOOSE).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+async def fed(settings):
+    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
+    yield rp
+    await rp.close()
+
+
+async def note(fed, who, text: str) -> int:
+    note_id = f"{who.uri}/statuses/{time.time_ns()}"
+    create = {"id": f"{note_id}/activity", "type": "Create", "actor": who.uri,
+              "object": {"id": note_id, "type": "Note", "attributedTo": who.uri,
+                         "content": f"<p>{text}</p>", "to": [documents.PUBLIC], "cc": []}}
+    await inbox.process(fed.store, fed.queue, fed.settings,
+                        InboxJob(uid=who.id, activity=json.dumps(create)))
+    return int(await fed.store.get(fed_keys.note(note_id)))
+
+
+async def queued(fed, kind: str) -> list[dict]:
+    """The activities of ``kind`` queued for delivery."""
+    out = []
+    for stream in keys.all_job_streams():
+        for _, fields in await fed.store.xrange(stream):
+            job = decode(fields)
+            if isinstance(job, DeliverJob) and json.loads(job.body).get("type") == kind:
+                out.append(json.loads(job.body))
+    return out
+
+
+async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
+    me, friend = await asyncio.to_thread(accounts, fedsrv.base, 2)
+    me_id = int(me.me()["id"])
+    bad = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "loud")))
+    fan = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "fan")))
+    asker = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "asker")))
+    good = await remote.keep(fed.store, remote.parse_actor(actor("good.example", "fine")))
+    me.account_follow(bad.id)
+    me.account_follow(good.id)
+    bad_sid, good_sid = await note(fed, bad, "from bad"), await note(fed, good, "from good")
+    local = me.status_post("mine")
+    # a remote follower, and a pending request (me locked for the moment)
+    await followers.fed_follow(fed.store, me_id, fan.id, "https://bad.example/inbox", True)
+    me.account_update_credentials(locked=True)
+    follow = {"id": "https://bad.example/follows/1", "type": "Follow", "actor": asker.uri,
+              "object": f"{HERE}/users/{me.me()['username']}"}
+    await inbox.process(fed.store, fed.queue, fed.settings,
+                        InboxJob(uid=asker.id, activity=json.dumps(follow)))
+    me.account_update_credentials(locked=False)
+    # a notification from the domain, and one from elsewhere
+    await fed.favourite(bad.id, int(local["id"]))
+    await fed.favourite(good.id, int(local["id"]))
+    await asyncio.to_thread(lambda: None)
+    home = [int(s["id"]) for s in me.timeline_home()]
+    assert bad_sid in home and good_sid in home
+    assert {n["account"]["acct"] for n in me.notifications(types=["favourite"])} == \
+        {bad.login, good.login}
+    assert me.account_relationships([bad.id])[0]["domain_blocking"] is False
+
+    me.domain_block("BAD.example")
+    assert me.domain_blocks() == ["bad.example"]
+    assert me.account_relationships([bad.id])[0]["domain_blocking"] is True
+    assert friend.account_relationships([bad.id])[0]["domain_blocking"] is False
+    home = [int(s["id"]) for s in me.timeline_home()]
+    assert bad_sid not in home and good_sid in home
+    public = [int(s["id"]) for s in me.timeline_public()]
+    assert bad_sid not in public and good_sid in public
+    assert bad_sid in [int(s["id"]) for s in friend.timeline_public()]  # others still see it
+    assert [n["account"]["acct"] for n in me.notifications(types=["favourite"])] == [good.login]
+    # the follows both ways and the request end; their servers are told
+    assert not me.account_relationships([bad.id])[0]["following"]
+    assert me.account_relationships([good.id])[0]["following"]
+    assert await fed.store.zscore(fed_keys.remote_followers(me_id), fan.id) is None
+    assert me.follow_requests() == []
+    rejects = await queued(fed, "Reject")
+    assert {r["object"]["actor"] for r in rejects} >= {fan.uri, asker.uri}
+    assert any(u["object"]["object"] == bad.uri for u in await queued(fed, "Undo"))
+    # the member's posts go there no more (to a mention on that domain either)
+    mine = await fed.get_status(int(me.status_post(f"hi @{bad.login} and @{good.login}")["id"]))
+    targets = await outbox._targets(fed.store, mine, await outbox.mentioned(fed.store, HERE, mine))
+    assert targets and not [t for t in targets if "bad.example" in t]
+    # again: nothing more to do; then lifted
+    me.domain_block("bad.example")
+    assert me.domain_blocks() == ["bad.example"]
+    me.domain_unblock("bad.example")
+    assert me.domain_blocks() == []
+    assert bad_sid in [int(s["id"]) for s in me.timeline_public()]
+
+
+async def test_domain_blocks_page_and_refuse_what_is_no_domain(fedsrv, fed):
+    [me] = await asyncio.to_thread(accounts, fedsrv.base, 1)
+    for n in range(3):
+        me.domain_block(f"d{n}.example")
+    first = me.domain_blocks(limit=2)
+    assert first == ["d2.example", "d1.example"]
+    assert me.fetch_next(first) == ["d0.example"]
+    for bad in ("", "not a domain", "user@host.example", "host.example/path"):
+        with pytest.raises(MastodonAPIError) as refused:
+            me.domain_block(bad)
+        assert refused.value.args[1] == 422
+    assert len(me.domain_blocks()) == 3
+    me.domain_block("https://Bücher.example/")  # a URL's host, in punycode
+    assert me.domain_blocks()[0] == "xn--bcher-kva.example"
+    assert limits.DOMAIN_BLOCKS_MAX >= 100
