@@ -642,6 +642,9 @@ FED_KEYS_KEPT = 4096
 #: is refused without fetching the key again (each forged request would
 #: otherwise make this server fetch the actor: a free reflector).
 FED_KEY_REFETCH_S = 300
+#: A server that signed to this one with RFC 9421 is sent RFC 9421
+#: signatures for this long after (s), draft-cavage ones otherwise.
+FED_RFC9421_KEPT_S = 30 * 86_400
 #: A remote account's username (preferredUsername) at most (characters).
 FED_USERNAME_MAX_CHARS = 100
 #: A key id that is no ``actor#fragment`` (a key at its own URL): the key id

@@ -37,11 +37,12 @@ class Signer:
 
 
 async def _send(method: str, url: str, *, loopback: bool, body: bytes | None = None,
-                signer: Signer | None = None, headers: dict[str, str] | None = None
-                ) -> tuple[int, bytes, dict]:
+                signer: Signer | None = None, headers: dict[str, str] | None = None,
+                rfc9421: bool = False) -> tuple[int, bytes, dict]:
     extra = {"user-agent": http.USER_AGENT, **(headers or {})}
     if signer is not None:
-        extra = signing.sign(signer.key, signer.key_id, method, url, body, extra)
+        how = signing.sign_rfc9421 if rfc9421 else signing.sign
+        extra = how(signer.key, signer.key_id, method, url, body, extra)
     return await http.send(method, url, loopback=loopback, body=body, headers=extra)
 
 
@@ -95,9 +96,12 @@ async def fetch_object(url: str, *, loopback: bool, signer: Signer | None = None
     return again
 
 
-async def post_activity(inbox: str, activity: bytes, signer: Signer, *, loopback: bool) -> int:
-    """POST a signed activity to an inbox; the status it answered
-    (FetchFailed when it could not be reached at all)."""
+async def post_activity(inbox: str, activity: bytes, signer: Signer, *, loopback: bool,
+                        rfc9421: bool = False) -> int:
+    """POST a signed activity to an inbox (draft-cavage, or RFC 9421 for a
+    peer known to take it); the status it answered (FetchFailed when it
+    could not be reached at all)."""
     status, _, _ = await _send("POST", inbox, loopback=loopback, body=activity, signer=signer,
-                               headers={"content-type": AS_JSON, "accept": ACCEPT})
+                               headers={"content-type": AS_JSON, "accept": ACCEPT},
+                               rfc9421=rfc9421)
     return status

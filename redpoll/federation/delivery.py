@@ -66,9 +66,12 @@ async def deliver(store: Store, queue: JobQueue, settings: Settings, job: Delive
                                documents.key_id(base, login))
     else:
         signer = await remote.instance_signer(store, base)
+    # RFC 9421 for a server that signed to us with it lately, draft-cavage otherwise
+    rfc9421 = bool(await store.get(keys.rfc9421_host(host)))
     try:
         status = await client.post_activity(job.inbox, job.body.encode(), signer,
-                                            loopback=settings.federation_loopback)
+                                            loopback=settings.federation_loopback,
+                                            rfc9421=rfc9421)
     except client.FetchFailed as exc:
         status, reason = 0, str(exc)
     else:

@@ -110,6 +110,8 @@ class Signer:
     key_id: str
     actor_uri: str
     check: Callable[[str], None]
+    #: signed as RFC 9421 (else draft-cavage)
+    rfc9421: bool = False
 
 
 def signer_of(here: Here, method: str, target: str, headers: Mapping[str, str],
@@ -133,7 +135,8 @@ def signer_of(here: Here, method: str, target: str, headers: Mapping[str, str],
             assert signed is not None
             signing.verify(signed, pem, method, target, own, body)
     key_id = rfc9421 or (signed.key_id if signed else "")
-    return Signer(key_id, key_id.split("#", 1)[0] if "#" in key_id else "", check)
+    return Signer(key_id, key_id.split("#", 1)[0] if "#" in key_id else "", check,
+                  bool(rfc9421))
 
 
 async def owned(store: Store, here: Here, signer: Signer, *, fetch: bool = True) -> Signer:
@@ -227,10 +230,14 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
         raise Refused("an activity's id must be on its actor's host", 403)
     actor = await authenticate(store, here, signer)
     await _admit(store, queue, settings, remote.host_of(actor_uri))
-    # heard from its host (it answers again), and the activity taken once: one round trip
-    _, first = await asyncio.gather(
-        delivery.heard_from(store, remote.host_of(actor_uri)),
-        store.set(seen, "1", nx=True, ex=limits.FED_SEEN_TTL_S))
+    # heard from its host (it answers again; and takes RFC 9421 if it signed so), and
+    # the activity taken once: one round trip
+    host = remote.host_of(actor_uri)
+    _, first, _ = await asyncio.gather(
+        delivery.heard_from(store, host),
+        store.set(seen, "1", nx=True, ex=limits.FED_SEEN_TTL_S),
+        store.set(keys.rfc9421_host(host), "1", ex=limits.FED_RFC9421_KEPT_S)
+        if signer.rfc9421 else asyncio.sleep(0))
     if not first:
         return False
     await queue.enqueue(InboxJob(uid=actor.id, activity=body.decode()))

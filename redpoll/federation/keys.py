@@ -88,6 +88,12 @@ def key_owner(key_id: str) -> str:
     return f"fed:keyowner:{{{_h(key_id)}}}"
 
 
+def rfc9421_host(host: str) -> str:
+    """String with a TTL: ``host`` signed to this server with RFC 9421
+    lately (limits.FED_RFC9421_KEPT_S), so deliveries there are signed so."""
+    return f"fed:rfc9421:{{{_h(host)}}}"
+
+
 def inbox_rate(host: str) -> str:
     """The rate-limit bucket (accounts.ratelimit) of activities from ``host``."""
     return f"fed:{host}:inbox"

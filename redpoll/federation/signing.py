@@ -2,8 +2,8 @@
 ``Signature: keyId=...,algorithm="rsa-sha256",headers="(request-target) host
 date digest",signature=...``) and the ``Digest`` of a body (RFC 3230); and,
 on incoming requests, HTTP Message Signatures (RFC 9421: ``Signature-Input``
-and ``Signature``, with ``Content-Digest``, RFC 9530), checked by the
-``http-message-signatures`` library.
+and ``Signature``, with ``Content-Digest``, RFC 9530), checked and, for
+peers known to take them, made by the ``http-message-signatures`` library.
 
 The cryptography is ``cryptography``'s (RSA 2048, PKCS#1 v1.5 over SHA-256,
 as Mastodon); this module only builds the signing string the draft defines
@@ -25,7 +25,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from http_message_signatures import (ContentDigest, HTTPMessageSignaturesException,
-                                     HTTPMessageVerifier, HTTPSignatureKeyResolver)
+                                     HTTPMessageSigner, HTTPMessageVerifier,
+                                     HTTPSignatureKeyResolver)
 from http_message_signatures import InvalidSignature as InvalidRfc9421
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
@@ -234,3 +235,37 @@ def verify_rfc9421(key_id: str, public_pem: str, method: str, url: str,
             ContentDigest.verify(headers.get("content-digest", ""), body)
     except (InvalidRfc9421, HTTPMessageSignaturesException) as exc:
         raise SignatureError(f"the RFC 9421 signature does not verify: {exc}") from None
+
+
+# --- RFC 9421 (outgoing) ---------------------------------------------------------------
+class _OwnKey(HTTPSignatureKeyResolver):
+    def __init__(self, pair: KeyPair):
+        self.pair = pair
+
+    def resolve_private_key(self, key_id: str):
+        return self.pair.private_pem.encode()
+
+    def resolve_public_key(self, key_id: str):
+        return self.pair.public_pem.encode()
+
+
+@dataclass
+class _Outgoing:
+    """A request as the library signs it (its headers are filled in)."""
+    method: str
+    url: str
+    headers: dict
+
+
+def sign_rfc9421(key: KeyPair, key_id: str, method: str, url: str, body: bytes | None = None,
+                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The headers that sign a request to ``url`` as RFC 9421 (what
+    :func:`verify_rfc9421` takes: ``@method``, ``@target-uri`` and, with a
+    body, ``content-digest``; ``rsa-v1_5-sha256``), with Host, Date and
+    ``extra``."""
+    request = _Outgoing(method.upper(), url, {"Host": urlsplit(url).netloc, "Date": http_date(),
+                                              **(extra or {})})
+    covered = RFC9421_REQUIRED if body is not None else ("@method", "@target-uri")
+    HTTPMessageSigner(signature_algorithm=RSA_V1_5_SHA256, key_resolver=_OwnKey(key)).sign(
+        request, key_id=key_id, covered_component_ids=covered, body=body, label="sig1")
+    return {k.lower(): v for k, v in request.headers.items()}

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from http_message_signatures import HTTPMessageSigner, HTTPSignatureKeyResolver
+from http_message_signatures import (HTTPMessageSigner, HTTPMessageVerifier,
+                                     HTTPSignatureKeyResolver)
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
 from redpoll import Redpoll
@@ -326,3 +327,62 @@ async def test_a_move_is_recorded_when_the_new_account_names_the_old(fed):
         assert (await fed.get_user(moved_to)).uri == new_doc["id"]
     finally:
         server.shutdown()
+
+
+class _Inbox(BaseHTTPRequestHandler):
+    """An inbox that keeps what is posted to it (headers and body)."""
+    got: list = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        type(self).got.append(({k.lower(): v for k, v in self.headers.items()}, body))
+        self.send_response(202)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+async def test_a_server_that_signs_with_rfc9421_is_sent_rfc9421_signatures(fed):
+    nine, plain = (ThreadingHTTPServer(("127.0.0.1", 0), type("I", (_Inbox,), {"got": []}))
+                   for _ in range(2))
+    for server in (nine, plain):
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        host = f"127.0.0.1:{nine.server_address[1]}"
+        doc = {**actor_doc(host, "n"), "id": f"http://{host}/users/n",
+               "inbox": f"http://{host}/users/n/inbox",
+               "publicKey": {"id": f"http://{host}/users/n#main-key",
+                             "publicKeyPem": PAIR.public_pem}}
+        who = await remote.keep(fed.store, remote.parse_actor(doc))
+        await fed.store.hset(fed_keys.actor(who.id), "fetched", int(time.time() * 1000) + 10**9)
+        body = json.dumps({"id": f"http://{host}/likes/{time.time_ns()}", "type": "Like",
+                           "actor": who.uri, "object": "http://127.0.0.1:1/users/x/statuses/1"}
+                          ).encode()
+        assert await fed.receive_activity(
+            "POST", "/inbox", rfc9421_request(doc["publicKey"]["id"], "http://127.0.0.1:1/inbox",
+                                              body), body)
+        sender = await fed.sign_up(f"nine{time.time_ns() % 10**6}")
+        sent = json.dumps({"type": "Create", "actor": "x"})
+        for server in (nine, plain):
+            inbox_url = f"http://127.0.0.1:{server.server_address[1]}/inbox"
+            job = DeliverJob(sender.id, inbox_url, sent)
+            assert await delivery.deliver(fed.store, fed.queue, fed.settings, job) == "delivered"
+        pair = await remote.key_pair(fed.store, sender.id)
+        key_id = documents.key_id("http://127.0.0.1:1", sender.login)
+        [(headers, got)] = nine.RequestHandlerClass.got
+        assert "signature-input" in headers and got == sent.encode()
+        # checked by the library itself, as a peer would
+        verified = HTTPMessageVerifier(signature_algorithm=RSA_V1_5_SHA256,
+                                       key_resolver=_Keys(pair)).verify(
+            _Request("POST", f"http://{host}/inbox", headers))
+        assert verified[0].parameters["keyid"] == key_id
+        [(headers, _)] = plain.RequestHandlerClass.got
+        assert "signature-input" not in headers
+        signed = signing.parse(headers["signature"])
+        assert signed.key_id == key_id and "digest" in signed.names
+        signing.verify(signed, pair.public_pem, "POST", "/inbox", headers, sent.encode())
+    finally:
+        nine.shutdown()
+        plain.shutdown()
