@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 from ..accounts import ratelimit
 from ..bus.jobs import InboxJob, JobQueue
 from ..core import limits
-from ..core.errors import QueueFull, RedpollError
+from ..core.errors import QueueFull, RedpollError, StatusNotFound
 from ..core.models import User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
@@ -398,9 +398,23 @@ async def _reject(store, queue, settings, here: Here, actor: User, activity, obj
 
 
 async def _like(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    """A favourite of a local status the actor may see (a status id guessed
+    by a stranger, of a followers-only or direct status, counts nothing)."""
     sid = here.local_status(_id_of(obj))
-    if sid is not None:
-        await _quietly(favourites.set_favourite(store, queue, actor.id, sid, True))
+    status = await statuses.get_status_or_none(store, sid) if sid is not None else None
+    if status is not None and await may_see(store, actor, status):
+        await _quietly(favourites.set_favourite(store, queue, actor.id, status.id, True))
+
+
+async def may_see(store: Store, actor: User, status) -> bool:
+    """Whether remote ``actor`` may see local ``status``: the one visibility
+    decision, where a remote follower of its author (kept apart from local
+    follows: followers.fed_follow) is a follower of a followers-only one."""
+    followed = frozenset()
+    if visibility.of(status) == visibility.PRIVATE:
+        if await store.zscore(keys.remote_followers(status.user_id), actor.id) is not None:
+            followed = frozenset((status.user_id,))
+    return bool(await visibility.visible(store, actor.id, [status], followed=followed))
 
 
 async def _announce(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -460,7 +474,8 @@ async def _vote(store, queue, actor: User, obj: dict, sid: int) -> bool:
             _id_of(obj) and remote.host_of(_id_of(obj)) != remote.host_of(actor.uri)):
         raise Refused("a vote must be its actor's own, on its actor's host", 403)
     try:
-        await visibility.require(store, actor.id, status)
+        if not await may_see(store, actor, status):
+            raise StatusNotFound(f"status {sid} does not exist")
         details = await remote.details(store, actor.id)
         await polls.vote_one(store, actor.id, sid, title,
                              details.get("shared_inbox") or details.get("inbox", ""))

@@ -82,7 +82,7 @@ def _undecided(viewer: int | None, status: Status) -> bool:
 
 
 def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
-          authors: Mapping[int, User] | None = None
+          authors: Mapping[int, User] | None = None, followed: frozenset[int] = frozenset()
           ) -> tuple[list[tuple], Callable[[list], list[Status]]]:
     """The reads the decision needs for ``statuses`` and what to do with
     their replies: ``(commands, decide)``; ``decide(replies)`` gives the
@@ -95,7 +95,9 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
     of a domain the viewer blocks (redpoll.relations.domain_blocks).
     ``authors``: author records this request read (a page's, current at the
     'rev' read with it: a suspension bumps it), whose ``suspended`` is then
-    used instead of reading the flag again."""
+    used instead of reading the flag again. ``followed``: authors the
+    viewer follows in a way its follows do not hold (a remote account's
+    follow of a local one, kept by federation)."""
     if not statuses:
         return [], lambda replies: []
     known = authors or {}
@@ -127,7 +129,7 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
     def decide(replies: list) -> list[Status]:
         hidden = suspended(replies)
         replies = replies[len(unknown):]
-        follows = {a for a, score in zip(ask, replies) if score is not None}
+        follows = {a for a, score in zip(ask, replies) if score is not None} | followed
         if others:
             hidden |= relations.hidden_from(others, replies[len(ask):len(ask) + 3],
                                             muted=muted)
@@ -147,10 +149,10 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
 
 
 async def visible(store, viewer: int | None, statuses: Iterable[Status], *,
-                  muted: bool = False) -> list[Status]:
+                  muted: bool = False, followed: frozenset[int] = frozenset()) -> list[Status]:
     """``statuses`` the viewer may see, in order (:func:`check`'s rule), in
     one round trip."""
-    commands, decide = check(viewer, list(statuses), muted=muted)
+    commands, decide = check(viewer, list(statuses), muted=muted, followed=followed)
     return decide(await store.batch(commands)) if commands else []
 
 

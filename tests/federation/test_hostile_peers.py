@@ -17,8 +17,9 @@ import pytest
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import InboxJob
-from redpoll.federation import documents, inbox, keys as fed_keys, remote, signing
+from redpoll.federation import documents, followers, inbox, keys as fed_keys, remote, signing
 from redpoll.net import safety
+from redpoll.polls import polls
 
 pytestmark = pytest.mark.topology
 
@@ -339,3 +340,42 @@ def test_nat64_6to4_and_teredo_spellings_of_private_addresses_are_not_public(spe
 def test_their_spellings_of_public_addresses_are():
     assert safety.public_address("64:ff9b::808:808")
     assert safety.public_address("2002:808:808::1")
+
+
+# --- likes and votes of statuses the actor may not see ---------------------------------------
+async def test_a_stranger_s_like_or_vote_of_a_followers_only_status_counts_nothing(fed, host):
+    pair = signing.KeyPair.generate()
+    stranger = await remote.fetch_actor(fed.store, HERE, host.actor("stranger", pair),
+                                        loopback=True)
+    follower = await remote.fetch_actor(fed.store, HERE, host.actor("follower", pair),
+                                        loopback=True)
+    ada = await fed.sign_up("ada")
+    await followers.fed_follow(fed.store, ada.id, follower.id, f"{host.base}/inbox", True)
+    private = await fed.post(ada.id, "for followers", extra={"visibility": "private"})
+    poll = await fed.post(ada.id, "which?", extra={"visibility": "private"},
+                          poll=polls.spec(["x", "y"], 600, False))
+    direct = await fed.post(ada.id, "@nobody hi", extra={"visibility": "direct"})
+
+    async def take(who, activity):
+        await inbox.process(fed.store, fed.queue, fed.settings,
+                            InboxJob(uid=who.id, activity=json.dumps(activity)))
+
+    def note_of(sid: int) -> str:
+        return f"{HERE}/users/ada/statuses/{sid}"
+
+    for who in (stranger, follower):
+        for sid in (private.id, direct.id):
+            await take(who, {"id": f"{who.uri}#likes/{sid}", "type": "Like", "actor": who.uri,
+                             "object": note_of(sid)})
+        vote = f"{who.uri}#votes/{poll.id}"
+        await take(who, {"id": f"{vote}/activity", "type": "Create", "actor": who.uri,
+                         "object": {"id": vote, "type": "Note", "name": "x",
+                                    "attributedTo": who.uri, "to": [f"{HERE}/users/ada"],
+                                    "inReplyTo": note_of(poll.id)}})
+    liked, _ = await fed.favourited_by(private.id)
+    assert [u.id for u in liked] == [follower.id]  # a follower's, not a stranger's
+    assert (await fed.favourited_by(direct.id))[0] == []
+    votes = (await fed.poll_states([poll]))[poll.id]
+    assert votes.counts == (1, 0) and votes.voters == 1
+    kinds = [(n.type, n.actor) for n in await fed.notifications(ada.id)]
+    assert ("favourite", stranger.id) not in kinds and ("favourite", follower.id) in kinds
