@@ -44,7 +44,10 @@ def _tag_name(ctx: Ctx, name: str = "tag") -> str:
                               ("all", "And carrying all of these"),
                               ("none", "And none of these")))]))
 async def tag_timeline(ctx: Ctx) -> Response:
-    name = _tag_name(ctx)
+    try:
+        name = conversation.tag_name(ctx.request.path_params["tag"])
+    except ValidationError:  # no status can carry it: none (Mastodon answers [] too)
+        return JSON([])
     p = ctx.params
     combine = {mode: _tag_list(ctx, mode) for mode in ("any", "all", "none")}
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
@@ -85,11 +88,10 @@ def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
 
 @endpoint("GET", "/api/v1/tags/{name}", auth="optional", scope="read:statuses",
           doc=Doc(
-                  "A hashtag (404 if never used nor followed)", "Tags", ref("Tag"), params=[TAG_PATH]))
+                  "A hashtag, used or not (404 for a name no hashtag can have)", "Tags",
+                  ref("Tag"), params=[TAG_PATH]))
 async def get_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.get_tag(ctx.viewer, _tag_name(ctx, "name"))
-    if not (tag.used or tag.following):
-        raise ApiError(404, NOT_FOUND)
     return JSON(tag_entity(ctx, tag, ctx.viewer is not None))
 
 

@@ -94,8 +94,14 @@ def test_hashtags_timeline_tag_and_follow(trio):
     assert third.id in [s.id for s in bob.timeline_home()]  # a followed tag feeds home
     assert bob.tag_unfollow(name).following is False
     assert bob.followed_tags() == []
-    with pytest.raises(MastodonNotFoundError):
-        bob.tag(unique("never"))
+    # a hashtag no status used is answered all the same, as Mastodon
+    never = bob.tag(unique("Never"))
+    assert never.name.startswith("never") and never.following is False
+    assert len(never.history) == 7 and all(h.uses == "0" for h in never.history)
+    with pytest.raises(MastodonNotFoundError):  # a name no hashtag can have
+        bob.tag("123")
+    # a tag timeline of such a name is empty, not an error (symbols, digits alone)
+    assert bob.timeline_hashtag("♥") == [] and bob.timeline_hashtag("2024") == []
 
 
 def test_tag_history_in_tag_search_and_followed_tags(trio):
