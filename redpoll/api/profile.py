@@ -1,4 +1,5 @@
-"""Editing one's profile: PATCH /api/v1/accounts/update_credentials."""
+"""Editing one's profile: PATCH /api/v1/accounts/update_credentials, and
+removing the avatar or header (DELETE /api/v1/profile/avatar, /header)."""
 from __future__ import annotations
 
 import re
@@ -124,3 +125,22 @@ async def update_credentials(ctx: Ctx) -> Response:
         changes["bio"] = ""
     user = await ctx.rp.update_credentials(ctx.uid, changes, files)
     return JSON(entities.credential_account(user, ctx.base))
+
+
+async def _remove(ctx: Ctx, kind: str) -> Response:
+    user = await ctx.rp.remove_profile_image(ctx.uid, kind)
+    return JSON(entities.credential_account(user, ctx.base))
+
+
+@endpoint("DELETE", "/api/v1/profile/avatar", auth="required", scope="write:accounts",
+          doc=Doc("Remove your avatar (the default is shown again)", "Accounts",
+                  ref("CredentialAccount")))
+async def delete_avatar(ctx: Ctx) -> Response:
+    return await _remove(ctx, "avatar")
+
+
+@endpoint("DELETE", "/api/v1/profile/header", auth="required", scope="write:accounts",
+          doc=Doc("Remove your header image (the default is shown again)", "Accounts",
+                  ref("CredentialAccount")))
+async def delete_header(ctx: Ctx) -> Response:
+    return await _remove(ctx, "header")

@@ -346,6 +346,12 @@ class Redpoll:
             await profile_images.point(self.store, self.queue, self.media_storage, uid, image)
         return await self.get_user(uid) if written else user
 
+    async def remove_profile_image(self, uid, kind: str) -> User:
+        """The avatar or header removed (profile_images.remove_image); the user."""
+        await profile_images.remove_image(self.store, self.queue, validate.an_id(uid, "user_id"),
+                                          kind)
+        return await self.get_user(uid)
+
     # --- timelines -------------------------------------------------------------
     async def home_timeline(self, uid, **cursors: Any) -> Page:
         return await timelines.home(self.store, uid, idle_after_s=self.settings.idle_after_s,

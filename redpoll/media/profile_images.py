@@ -117,6 +117,31 @@ async def store_image(store: Store, queue: JobQueue, storage: MediaStorage, uid:
                 await write_files(store, queue, storage, uid, image))
 
 
+async def remove_image(store: Store, queue: JobQueue, uid: int, kind: str) -> bool:
+    """The user's avatar or header goes (the default shown again), its
+    files deleted by a job; whether there was one. Journaled as an upload:
+    a ProfileImageJob naming no new files is held first, the record
+    changed by profile_image.lua (a compare-and-set on the files it names),
+    then the journal released with the files' deletion (one step); cut
+    short, the worker that settles the journal deletes what the record no
+    longer names. Conflict if an upload changed it meanwhile."""
+    old = await store.hget(base_keys.user(uid), f"{kind}_f")
+    old = old.decode() if old else ""
+    if not old:
+        if not await store.exists(base_keys.user(uid)):
+            raise UserNotFound(f"user {uid} does not exist")
+        return False
+    held = await queue.hold(ProfileImageJob(uid=uid, image=kind, files="", old=old))
+    done = await store.run("profile_image", [base_keys.user(uid)], [kind, old, "", "", ""])
+    if done != 1:
+        await queue.release(held)
+        if done == -1:
+            raise UserNotFound(f"user {uid} does not exist")
+        raise Conflict(f"{kind}: an upload changed it meanwhile; try again")
+    await queue.release(held, MediaFilesJob(owner=uid, names=tuple(old.split())))
+    return True
+
+
 async def settle(store: Store, job: ProfileImageJob, entry_id: bytes, settle_after_ms: int,
                  now: int | None = None) -> tuple[str, ...]:
     """The journal of a profile image whose producer went quiet: NotYet

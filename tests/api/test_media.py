@@ -434,6 +434,21 @@ async def test_avatar_and_header_from_update_credentials(msrv, mrp, media_dir, t
     assert err.value.args[1] == 422 and "header" in err.value.args[3]
     after = await asyncio.to_thread(alice.me)
     assert after["display_name"] == "Pictured" and after["header"] == me["header"]
+    # the avatar removed: the default shown again, its files deleted by a job
+    gone = await asyncio.to_thread(alice.account_delete_avatar)
+    assert gone["avatar"].endswith("/avatars/original/missing.png")
+    assert gone["header"] == me["header"]
+    assert (await asyncio.to_thread(bob.account, me["id"]))["avatar"] == gone["avatar"]
+    await mrp.drain()
+    assert not file_of(again["avatar"], media_dir).exists()
+    assert not file_of(again["avatar_static"], media_dir).exists()
+    assert file_of(me["header"], media_dir).is_file()
+    plain = await asyncio.to_thread(alice.account_delete_header)
+    assert plain["header"].endswith("/headers/original/missing.png")
+    again_gone = await asyncio.to_thread(alice.account_delete_avatar)  # nothing to remove: fine
+    assert again_gone["avatar"] == gone["avatar"]
+    await mrp.drain()
+    assert not file_of(me["header"], media_dir).exists()
 
 
 # --- streams, visibility, instance ----------------------------------------------------------

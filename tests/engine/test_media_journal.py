@@ -121,6 +121,32 @@ async def test_a_profile_image_cut_short_keeps_what_the_record_names(mrp):
     assert (await mrp.get_user(alice.id)).avatar.endswith(current[0])
 
 
+async def test_a_removed_avatar_cut_short_keeps_or_deletes_as_the_record_says(mrp):
+    """A removal whose producer dies after its journal is held: before the
+    record changed, the settle deletes nothing; after, it deletes the
+    files the record no longer names."""
+    alice = await mrp.sign_up("alice")
+    image = await profile_images.prepare("avatar", jpeg((500, 500)))
+    await profile_images.store_image(mrp.store, mrp.queue, mrp.media_storage, alice.id, image)
+    current = (await mrp.store.hget(keys.user(alice.id), "avatar_f")).decode()
+    job = ProfileImageJob(uid=alice.id, image="avatar", files="", old=current)
+    held = await mrp.queue.hold(job)  # (the producer dies here)
+    assert await profile_images.settle(mrp.store, job, held.entry_id, 0) == ()
+    await mrp.queue.release(held)
+    held = await mrp.queue.hold(job)
+    await mrp.store.run("profile_image", [keys.user(alice.id)], ["avatar", current, "", "", ""])
+    # (and here, after the record changed)
+    assert set(await profile_images.settle(mrp.store, job, held.entry_id, 0)) == \
+        set(current.split())
+    await mrp.queue.release(held)
+    # the whole call: the record cleared, the files' deletion queued with the release
+    again = await profile_images.prepare("avatar", jpeg((300, 300)))
+    await profile_images.store_image(mrp.store, mrp.queue, mrp.media_storage, alice.id, again)
+    assert await profile_images.remove_image(mrp.store, mrp.queue, alice.id, "avatar")
+    assert (await mrp.get_user(alice.id)).avatar == ""
+    assert not await profile_images.remove_image(mrp.store, mrp.queue, alice.id, "avatar")
+
+
 async def test_workers_queue_the_sweep_once_per_interval(mrp):
     import asyncio
     from redpoll.media import keys as mk
