@@ -16,8 +16,9 @@ then a ``:thump`` comment every ``sse_heartbeat_s``. Events are ``update``
 (a Mastodon Status entity; a boost wraps its original in ``reblog``),
 ``status.update`` (an edited status, the entity as edited; not on the
 direct stream),
-``delete`` (the bare id) and, on ``user`` only, ``notification`` (the
-caller's own Notification entities); each carries ``id:``,
+``delete`` (the bare id) and, on ``user`` and ``user/notification`` (which
+carries nothing else) only, ``notification`` (the caller's own Notification
+entities); each carries ``id:``,
 the event-log entry id, so a reconnecting client sending ``Last-Event-ID``
 is replayed what it missed (filtered as usual).
 """

@@ -14,7 +14,7 @@ As Mastodon serves it (docs: "Methods > streaming > WebSocket"):
   ``hashtag``, ``hashtag:local``, ``list``, ``direct``); several per socket.
 * Server messages are text frames ``{"stream":["hashtag","redis"],
   "event":"update","payload":"<Status JSON as a string>"}`` (``notification``:
-  a Notification, user stream only; ``delete``: the
+  a Notification, user and user:notification streams only; ``delete``: the
   bare id as the payload). A bad request (unknown stream, missing tag or list,
   someone else's list, bad JSON) is answered with ``{"error":...,"status":N}``
   and the socket stays open. Binary frames close with 1003.
