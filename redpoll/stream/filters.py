@@ -22,6 +22,10 @@ Kinds, ORed when several are given:
   seeded with the client identifier; 100 is the firehose.
 * (Mastodon) ``tags``: statuses carrying ``#tag``; ``authors``: statuses
   posted by one of a set of user ids (home and list streams).
+
+And what narrows the Mastodon public and hashtag streams (ANDed): ``origin``
+(this server's statuses or other servers') and ``only_media``, decided by
+the rules of the REST public timeline (redpoll.reading.pages).
 """
 from __future__ import annotations
 
@@ -36,6 +40,7 @@ from ..relations import visibility
 from ..bus import events
 from ..core.models import Status
 from ..gateway.errors import WebError
+from ..reading import pages
 
 _PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
     + "\u2018\u2019\u201c\u201d\u2026\u00ab\u00bb\u00bf\u00a1"
@@ -218,6 +223,8 @@ def residues(identifier: str, percent: int) -> frozenset[int]:
 #: six of them (memory per connection, and full collections'
 #: length at 10,000 streams).
 EMPTY: frozenset = frozenset()
+#: origin -> the REST public timeline's rule for it (local / remote)
+_ORIGIN = {origin: pages.of_origin_rule(origin) for origin in ("local", "remote")}
 #: every residue: the Mastodon public stream's sample, shared likewise
 ALL_RESIDUES: frozenset[int] = frozenset(range(100))
 _SET_FIELDS = ("user_ids", "logins", "tags", "authors", "followed", "hidden")
@@ -256,6 +263,14 @@ class Filter:
     #: False on a user stream whose token may not read notifications
     #: (Mastodon: ``read`` or ``read:notifications``): no notification events
     notifications: bool = True
+    #: Mastodon ``public:local``/``hashtag:local`` ("local") and
+    #: ``public:remote`` ("remote"): only statuses of that origin; ``*:media``
+    #: (only_media): only statuses with attachments. The REST public
+    #: timeline's rules decide both (Filter.keeps)
+    origin: str | None = None
+    only_media: bool = False
+    #: False on Mastodon's ``user:notification``: notification events only
+    statuses: bool = True
     #: the context the viewer's content filters apply in on this stream
     #: (home, public; None: none) and those filters, compiled
     #: (redpoll.filters.rules.Active, read again when they change)
@@ -271,6 +286,22 @@ class Filter:
 
     def hides(self, ev: "Event") -> bool:
         return bool(self.hidden) and (ev.uid in self.hidden or ev.boosted_uid in self.hidden)
+
+    @property
+    def narrowed(self) -> bool:
+        """Whether :meth:`keeps` may leave out a status the other fields match."""
+        return self.origin is not None or self.only_media or not self.statuses
+
+    def keeps(self, ev: "Event") -> bool:
+        """A status event (posted, edited, deleted: a deletion carries the
+        status, so it is decided as the post was) of this stream's origin,
+        with media when only_media, and statuses at all."""
+        if not self.statuses:
+            return False
+        status = ev.statuses()[0]
+        if self.only_media and not pages.has_media(status):
+            return False
+        return self.origin is None or _ORIGIN[self.origin](status)
 
     @property
     def empty(self) -> bool:
@@ -290,6 +321,8 @@ class Filter:
         if ev.owner is not None:  # a notification: its owner's user streams only
             return ev.owner == self.owner and self.notifications
         if self.hides(ev) or (ev.boost and not self.boosts):
+            return False
+        if self.narrowed and not self.keeps(ev):
             return False
         if self.direct:
             return ev.visibility == visibility.DIRECT and self.viewer is not None and (

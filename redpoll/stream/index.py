@@ -31,6 +31,9 @@ class FilterIndex:
         self._hiding: set = set()
         #: Mastodon public and hashtag streams: no boosts
         self._no_boosts: set = set()
+        #: streams of one origin, with media only, or of notifications only
+        #: (Filter.narrowed)
+        self._narrowed: set = set()
         #: streams by the signed-in user they belong to (relation events)
         self._by_viewer: dict[int, set] = defaultdict(set)
 
@@ -78,6 +81,8 @@ class FilterIndex:
             self._hiding.add(sub)
         if not f.boosts:
             self._no_boosts.add(sub)
+        if f.narrowed:
+            self._narrowed.add(sub)
 
     def remove(self, sub) -> None:
         f = self._filters.pop(sub, None)
@@ -95,12 +100,16 @@ class FilterIndex:
         self._geo.discard(sub)
         self._hiding.discard(sub)
         self._no_boosts.discard(sub)
+        self._narrowed.discard(sub)
 
     def match(self, ev: Event) -> set:
         """Every subscriber whose filter matches ``ev``."""
         found = self._match(ev)
         if ev.boost and self._no_boosts and found:  # Filter.boosts
             found -= self._no_boosts
+        if self._narrowed and ev.owner is None and found:  # origin, media: Filter.keeps
+            found = {sub for sub in found
+                     if sub not in self._narrowed or self._filters[sub].keeps(ev)}
         if self._hiding and ev.owner is None:  # blocks and mutes: Filter.hides
             found = {sub for sub in found
                      if sub not in self._hiding or not self._filters[sub].hides(ev)}

@@ -1,10 +1,14 @@
 """Mastodon streaming over Server-Sent Events (docs: "Methods > streaming").
 
 ``GET /api/v1/streaming/health`` (no auth, body ``OK``) and the SSE streams
-``user`` (the caller's home: people they follow and themselves), ``public``
-(and ``public/local``: one instance, so the same), ``hashtag?tag=`` (and
-``hashtag/local``) and ``list?list=`` (a list of the caller's). A user token
-is required (``Authorization: Bearer`` or ``access_token``), as Mastodon 4.2+.
+``user`` (the caller's home: people they follow and themselves),
+``user/notification`` (only its ``notification`` events), ``public``,
+``public/local`` (this server's statuses only) and ``public/remote`` (other
+servers' only), each with ``?only_media=true`` for statuses with media only,
+``hashtag?tag=`` (and ``hashtag/local``), ``list?list=`` (a list of the
+caller's) and ``direct``, as Mastodon's streaming server routes them (STREAMS
+names each). A user token is required (``Authorization: Bearer`` or
+``access_token``), as Mastodon 4.2+.
 
 Wire format, as Mastodon.py parses it strictly: LF line endings, ``field:
 value`` with one space, an ``event:`` line in every event block; ``:)`` first,
@@ -12,8 +16,9 @@ then a ``:thump`` comment every ``sse_heartbeat_s``. Events are ``update``
 (a Mastodon Status entity; a boost wraps its original in ``reblog``),
 ``status.update`` (an edited status, the entity as edited; not on the
 direct stream),
-``delete`` (the bare id) and, on ``user`` only, ``notification`` (the
-caller's own Notification entities); each carries ``id:``,
+``delete`` (the bare id) and, on ``user`` and ``user/notification`` (which
+carries nothing else) only, ``notification`` (the caller's own Notification
+entities); each carries ``id:``,
 the event-log entry id, so a reconnecting client sending ``Last-Event-ID``
 is replayed what it missed (filtered as usual).
 """
@@ -43,6 +48,35 @@ _ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")
 _TAG_OK = re.compile(r"[\w·\u200c]+")
 #: the contexts of the viewer's content filters on each stream (redpoll.filters.rules)
 CONTEXTS = {"user": "home", "list": "home", "public": "public", "hashtag": "public"}
+#: Mastodon's stream names -> (the channel whose filter it is, the origin it
+#: narrows to, only statuses with media); ``user:notification`` is the user
+#: stream's notification events alone
+STREAMS = {
+    "user": ("user", None, False), "user:notification": ("user:notification", None, False),
+    "public": ("public", None, False), "public:media": ("public", None, True),
+    "public:local": ("public", "local", False), "public:local:media": ("public", "local", True),
+    "public:remote": ("public", "remote", False),
+    "public:remote:media": ("public", "remote", True),
+    "hashtag": ("hashtag", None, False), "hashtag:local": ("hashtag", "local", False),
+    "list": ("list", None, False), "direct": ("direct", None, False),
+}
+#: SSE path (under /api/v1/streaming/) -> its stream, and the one ``?only_media=``
+#: asks for instead (Mastodon's streaming server; its WebSocket names the
+#: media streams themselves)
+SSE_PATHS = {
+    "user": ("user", None), "user/notification": ("user:notification", None),
+    "public": ("public", "public:media"), "public/local": ("public:local", "public:local:media"),
+    "public/remote": ("public:remote", "public:remote:media"),
+    "hashtag": ("hashtag", None), "hashtag/local": ("hashtag:local", None),
+    "list": ("list", None), "direct": ("direct", None),
+}
+_FALSE = ("0", "f", "false", "off")
+
+
+def truthy(value) -> bool:
+    """A query flag as Mastodon's streaming server reads one: given, and not
+    one of its false words."""
+    return bool(value) and str(value).lower() not in _FALSE
 
 
 def last_event_id(scope) -> str | None:
@@ -172,7 +206,8 @@ class Health:
 
 #: channel -> the scope its stream needs (Mastodon's streaming server:
 #: ``read`` covers it; the public and hashtag streams need none)
-SCOPED = {"user": "read:statuses", "list": "read:statuses", "direct": "read:statuses"}
+SCOPED = {"user": "read:statuses", "list": "read:statuses", "direct": "read:statuses",
+          "user:notification": "read:notifications"}
 
 
 def may_read(principal: Principal, scope: str) -> bool:
@@ -183,9 +218,16 @@ def may_read(principal: Principal, scope: str) -> bool:
 
 
 class SSEEndpoint:
-    def __init__(self, service, channel: str):
+    """One Mastodon stream (STREAMS): the filters of its subscribers, over
+    SSE and on the WebSocket alike; as an SSE route, ``media`` is the stream
+    it serves instead when asked ``?only_media=``."""
+
+    def __init__(self, service, stream: str, media: str | None = None):
         self.service = service
-        self.channel = channel  # user | public | hashtag | list
+        self.stream = stream
+        #: user | user:notification | public | hashtag | list | direct
+        self.channel, self.origin, self.only_media = STREAMS[stream]
+        self.media = media
 
     async def members(self, principal: Principal, params: dict) -> frozenset[int]:
         """Whose statuses the user / list stream shows, asked of the engine."""
@@ -219,16 +261,20 @@ class SSEEndpoint:
         if uid is not None:  # blocks and mutes (redpoll.relations.relations)
             hidden = await self.service.engine.hidden_ids(uid)
         if self.channel == "public":  # no boosts on public streams, as Mastodon
-            return Filter(sample=ALL_RESIDUES, hidden=hidden, viewer=uid, boosts=False)
+            return Filter(sample=ALL_RESIDUES, hidden=hidden, viewer=uid, boosts=False,
+                          origin=self.origin, only_media=self.only_media)
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
                 raise WebError(400, "Missing tag name parameter")
-            return Filter(tags=frozenset({tag}), hidden=hidden, viewer=uid, boosts=False)
+            return Filter(tags=frozenset({tag}), hidden=hidden, viewer=uid, boosts=False,
+                          origin=self.origin, only_media=self.only_media)
         if uid is None:
             raise WebError(422, "This method requires an authenticated user")
         if self.channel == "direct":
             return Filter(direct=True, viewer=uid, hidden=hidden)
+        if self.channel == "user:notification":  # its notification events, no statuses
+            return Filter(owner=uid, viewer=uid, hidden=hidden, statuses=False)
         return await self.personal_filter(principal, params)
 
     async def personal_filter(self, principal: Principal, params: dict) -> Filter:
@@ -254,7 +300,10 @@ class SSEEndpoint:
             if not (header(scope, b"authorization") or params.get("access_token")):
                 raise WebError(401, "Error: Missing access token")
             principal = await identify(scope, params, self.service.verify)
-            filt = await self.build_filter(principal, params)
+            endpoint = self
+            if self.media is not None and truthy(params.get("only_media")):
+                endpoint = self.service.endpoints()[self.media]
+            filt = await endpoint.build_filter(principal, params)
             last = last_event_id(scope)
             place = self.service.open_stream(principal.counted_as, scope)
         except WebError as exc:
@@ -268,8 +317,8 @@ class SSEEndpoint:
                 except WebError as exc:
                     await send_error(send, exc)
                     return
-            handed = await self._stream(scope, receive, send, principal, params, filt, last,
-                                        place)
+            handed = await endpoint._stream(scope, receive, send, principal, params, filt,
+                                            last, place)
         finally:
             if not handed:
                 self.service.close_stream(place)
@@ -278,7 +327,7 @@ class SSEEndpoint:
                       filt: Filter, last: str | None, place: tuple) -> bool:
         hub = self.service.hub
         sub = Subscriber(filt, fmt_for(filt), self.service.settings.stream_queue_max,
-                         name=self.channel,
+                         name=self.stream,
                          base=self.service.base_for(scope))
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked

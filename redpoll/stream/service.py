@@ -27,7 +27,7 @@ from ..gateway.errors import WebError
 from ..render.rendered import RenderedStatuses
 from ..gateway.auth import Verifier, verifier
 from .hub import DIRECT_FMT, MASTODON_FMT, Hub, Subscriber
-from .mastodon import ConversationRenderer, Health, MastodonRenderer, SSEEndpoint
+from .mastodon import SSE_PATHS, ConversationRenderer, Health, MastodonRenderer, SSEEndpoint
 from .render import render_v1
 from .v1 import FMT as V1_FMT
 from .v1 import V1Endpoint
@@ -82,10 +82,10 @@ class StreamService:
         self.renderers[DIRECT_FMT] = ConversationRenderer(self.renderers[MASTODON_FMT])
 
     def endpoints(self) -> dict:
-        """channel -> its SSE endpoint (which builds that channel's filters),
+        """stream name -> its SSE endpoint (which builds that stream's filters),
         made once and shared by every WebSocket."""
         if self._endpoints is None:
-            self._endpoints = {c: SSEEndpoint(self, c) for c in set(STREAMS.values())}
+            self._endpoints = {name: SSEEndpoint(self, name) for name in STREAMS}
         return self._endpoints
 
     def base_for(self, scope) -> str:
@@ -374,10 +374,9 @@ class StreamService:
             Route("/api/v1/streaming/health", Health(), methods=["GET"]),
             Route("/stream/stats", self._stats, methods=["GET"]),
         ]
-        for path, channel in [("user", "user"), ("public", "public"), ("public/local", "public"),
-                              ("hashtag", "hashtag"), ("hashtag/local", "hashtag"), ("list", "list"),
-                              ("direct", "direct")]:
-            routes.append(Route(f"/api/v1/streaming/{path}", SSEEndpoint(self, channel), methods=["GET"]))
+        for path, (stream, media) in SSE_PATHS.items():
+            routes.append(Route(f"/api/v1/streaming/{path}", SSEEndpoint(self, stream, media),
+                                methods=["GET"]))
         # Mastodon's multiplexed WebSocket (redpoll/stream/websocket.py)
         routes.append(WebSocketRoute("/api/v1/streaming", WebSocketEndpoint(self)))
         return routes

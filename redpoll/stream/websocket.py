@@ -8,11 +8,13 @@ As Mastodon serves it (docs: "Methods > streaming > WebSocket"):
   bad token refuses the upgrade with a 401 and ``{"error": ...}``.
 * ``?stream=...`` (with ``tag=`` / ``list=``) subscribes at connect; then the
   client sends ``{"type":"subscribe"|"unsubscribe","stream":...,"tag":...,
-  "list":...}``. Streams: ``user``, ``public``, ``public:local``,
-  ``hashtag``, ``hashtag:local``, ``list``; several per socket.
+  "list":...}``. Streams: Mastodon's (``mastodon.STREAMS``: ``user``,
+  ``user:notification``, ``public``, ``public:media``, ``public:local``,
+  ``public:local:media``, ``public:remote``, ``public:remote:media``,
+  ``hashtag``, ``hashtag:local``, ``list``, ``direct``); several per socket.
 * Server messages are text frames ``{"stream":["hashtag","redis"],
   "event":"update","payload":"<Status JSON as a string>"}`` (``notification``:
-  a Notification, user stream only; ``delete``: the
+  a Notification, user and user:notification streams only; ``delete``: the
   bare id as the payload). A bad request (unknown stream, missing tag or list,
   someone else's list, bad JSON) is answered with ``{"error":...,"status":N}``
   and the socket stays open. Binary frames close with 1003.
@@ -40,10 +42,10 @@ from ..gateway.auth import Principal, bearer_token
 from .frames import CLOSE_UNSUPPORTED, MAX_MESSAGE, close_code, frame
 from .handoff import HANDOFF, LeanSocket
 from .hub import MASTODON_FMT, PendingSend, Subscriber, fmt_for
+from .mastodon import STREAMS as MASTODON_STREAMS
 
-#: stream name -> the SSE endpoint channel whose filter it uses
-STREAMS = {"user": "user", "public": "public", "public:local": "public",
-           "hashtag": "hashtag", "hashtag:local": "hashtag", "list": "list", "direct": "direct"}
+#: the streams a socket subscribes to, each built by its SSE endpoint
+STREAMS = frozenset(MASTODON_STREAMS)
 #: subscriptions one socket may hold at once
 MAX_SUBSCRIPTIONS = 100
 
@@ -116,7 +118,7 @@ class Connection:
         if len(self.channels) >= MAX_SUBSCRIPTIONS:
             self.error(f"Too many subscriptions (at most {MAX_SUBSCRIPTIONS})", 400, label)
             return
-        endpoint = self.endpoints[STREAMS[stream]]
+        endpoint = self.endpoints[stream]
         try:
             filt = await endpoint.build_filter(self.principal, params)
         except WebError as exc:

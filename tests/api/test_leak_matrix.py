@@ -23,7 +23,7 @@ import websockets
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
 
-from test_stream_mastodon import Listener, accounts, wait_for
+from test_stream_mastodon import Listener, NoteListener, accounts, wait_for
 from test_stream_support import Conn
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
@@ -49,6 +49,30 @@ HOME = {
     "private": {"alice", "fol", "men"},
     "direct": {"alice", "men"},
 }
+#: the WebSocket's narrowed streams and which of alice's statuses each
+#: carries to ``oth`` (she is of this server and posts no media); ``mut``
+#: and ``blkr`` get none of hers on any of them
+NARROWED = {"public:local": {"public"}, "hashtag:local": {"public"}, "public:remote": set(),
+            "public:media": set(), "public:local:media": set(), "public:remote:media": set(),
+            "user:notification": set()}
+
+
+async def subscribe_narrowed(ws, tag: str) -> None:
+    for name in NARROWED:
+        await ws.send(json.dumps({"type": "subscribe", "stream": name, "tag": tag}))
+
+
+async def narrowed(ws, marker) -> dict:
+    """What each of NARROWED carried on ``ws``, read up to ``marker`` on
+    public:local (one queue per socket: what came before it has come)."""
+    got: dict = {name: set() for name in NARROWED}
+    while True:
+        frame = json.loads(await asyncio.wait_for(ws.recv(), 10))
+        if frame.get("event") == "update":
+            status_id = json.loads(frame["payload"])["id"]
+            if frame["stream"] == ["public:local"] and status_id == marker:
+                return got
+            got[frame["stream"][0]].add(status_id)
 
 
 async def test_leak_matrix(srv, rp):
@@ -76,23 +100,38 @@ async def test_leak_matrix(srv, rp):
     tag = "leak" + uuid.uuid4().hex[:8]
 
     streams = {"fol:user": Listener(), "oth:user": Listener(), "oth:list": Listener(),
-               "oth:public": Listener(), "oth:hashtag": Listener()}
+               "oth:public": Listener(), "oth:hashtag": Listener(),
+               "oth:public:local": Listener(), "men:notification": NoteListener()}
     handles = [
         await asyncio.to_thread(fol.stream_user, streams["fol:user"], run_async=True),
         await asyncio.to_thread(oth.stream_user, streams["oth:user"], run_async=True),
         await asyncio.to_thread(oth.stream_list, lst["id"], streams["oth:list"], run_async=True),
         await asyncio.to_thread(oth.stream_public, streams["oth:public"], run_async=True),
         await asyncio.to_thread(oth.stream_hashtag, tag, streams["oth:hashtag"], run_async=True),
+        await asyncio.to_thread(oth.stream_public, streams["oth:public:local"], run_async=True,
+                                local=True),
+        await asyncio.to_thread(men.stream_user_notifications, streams["men:notification"],
+                                run_async=True),
     ]
-    ws_url = srv.base.replace("http", "ws") + "/api/v1/streaming?access_token=" + fol.access_token
+
+    def ws_url(m: Mastodon) -> str:
+        return srv.base.replace("http", "ws") + "/api/v1/streaming?access_token=" + m.access_token
+
     v1_params = {"identifier": None, "access_token": fol.access_token}
     try:
-        async with websockets.connect(ws_url) as ws, \
+        async with websockets.connect(ws_url(fol)) as ws, \
+                websockets.connect(ws_url(oth)) as oth_ws, \
+                websockets.connect(ws_url(mut)) as mut_ws, \
+                websockets.connect(ws_url(blkr)) as blkr_ws, \
                 Conn(srv, "filter", follow=str(alice_id), **v1_params) as v1_follow, \
                 Conn(srv, "filter", track=tag, **v1_params) as v1_track, \
                 Conn(srv, "sample", method="GET", percent="100", **v1_params) as v1_sample:
             await ws.send(json.dumps({"type": "subscribe", "stream": "user"}))
             await srv.wait_subscribers(len(handles) + 4)
+            sockets = {"oth": oth_ws, "mut": mut_ws, "blkr": blkr_ws}
+            for sock in sockets.values():
+                await subscribe_narrowed(sock, tag)
+            await srv.wait_subscribers(len(handles) + 4 + len(sockets) * len(NARROWED))
             root = await asyncio.to_thread(alice.status_post, "the root")
             sid = {}
             for vis in VIS:
@@ -107,7 +146,7 @@ async def test_leak_matrix(srv, rp):
             def got(name):
                 return {s["id"] for s in streams[name].updates}
 
-            for name in streams:
+            for name in set(streams) - {"men:notification"}:
                 marker = mine["id"] if name == "oth:user" else end["id"]
                 await wait_for(lambda: marker in got(name), f"{name} end marker")
             # the streams: the public places carry only the public status; a
@@ -119,6 +158,20 @@ async def test_leak_matrix(srv, rp):
             assert got("oth:list") & notes == {sid["public"], sid["unlisted"]}
             assert got("oth:public") & notes == {sid["public"]}
             assert got("oth:hashtag") & notes == {sid["public"]}
+            assert got("oth:public:local") & notes == {sid["public"]}
+            # the narrowed streams on a WebSocket: oth's carry what NARROWED
+            # says; a muter's and a blocker's nothing of alice's
+            for name, sock in sockets.items():
+                carried = await narrowed(sock, mine["id"])
+                for stream, shown in NARROWED.items():
+                    want = {sid[v] for v in shown} if name == "oth" else set()
+                    assert carried[stream] & notes == want, (name, stream)
+            # user:notification: men's mentions (one per visibility), no statuses
+            await rp.drain()
+            await wait_for(lambda: len(streams["men:notification"].notifications) >= 4,
+                           "men's mentions")
+            assert {n["status"]["id"] for n in streams["men:notification"].notifications} == notes
+            assert streams["men:notification"].updates == []
             # WebSocket: fol's user stream as over SSE
             ws_ids = set()
             while end["id"] not in ws_ids:

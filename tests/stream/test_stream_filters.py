@@ -168,6 +168,9 @@ def test_index_matches_reference_on_random_filters_and_events():
                 f.tags = frozenset({"redis"})
             if rnd.random() < 0.1:
                 f.authors = frozenset({2, 4})
+        if rnd.random() < 0.3:  # Mastodon's public:local/remote(:media) and hashtag:local
+            f.origin = rnd.choice([None, "local", "remote"])
+            f.only_media = rnd.random() < 0.5
         filters.append(f)
     index = FilterIndex()
     subs = [object() for _ in filters]
@@ -180,8 +183,36 @@ def test_index_matches_reference_on_random_filters_and_events():
         uid = rnd.randint(1, 4)
         e = ev(" ".join(rnd.sample(vocab, rnd.randint(0, 5))), sid=sid, uid=uid,
                login=logins[uid - 1], location=rnd.choice([None, "5,5", "20,20"]))
+        if rnd.random() < 0.5:  # a status of another server
+            e.status["uri"] = f"https://peer.example/statuses/{sid}"
+        if rnd.random() < 0.5:
+            e.status["media"] = '[{"id":1,"url":"https://peer.example/1.png"}]'
         assert index.match(e) == {s for s, f in live.items() if f.matches(e)}
     assert len(index) == len(live)
+
+
+def test_origin_and_media_are_the_rest_public_timeline_s_rules():
+    """public:local / public:remote / *:media keep what the REST public
+    timeline's local / remote / only_media keep (redpoll.reading.pages), a
+    deletion as its post; user:notification keeps no status."""
+    from redpoll.reading import pages
+    here, there = ev(sid=1), ev(sid=2)
+    there.status["uri"] = "https://peer.example/statuses/2"
+    shown = ev(sid=3)
+    shown.status["media"] = '[{"id":1,"url":"/m/1.png"}]'
+    gone = ev(sid=3, kind="delete")
+    gone.status.update(shown.status, deleted=True)
+    public = dict(sample=frozenset(range(100)), boosts=False)
+    for e in (here, there, shown, gone):
+        record = e.statuses()[0]
+        for origin in ("local", "remote"):
+            assert Filter(origin=origin, **public).matches(e) == \
+                pages.of_origin_rule(origin)(record)
+            assert Filter(origin=origin, only_media=True, **public).matches(e) == (
+                pages.of_origin_rule(origin)(record) and pages.has_media(record))
+        assert Filter(only_media=True, **public).matches(e) == pages.has_media(record)
+        assert not Filter(owner=7, viewer=7, authors=frozenset({7}), statuses=False).matches(e)
+    assert Filter(origin="local", **public).matches(gone)
 
 
 def test_empty_filter_flag():

@@ -186,7 +186,7 @@ async def test_bad_messages_get_errors_and_the_socket_lives_on(wstream, rp):
             await ws.send(msg if isinstance(msg, str) else json.dumps(msg))
             return await sock.until(lambda m: "error" in m, f"error for {msg}")
 
-        assert (await answer({"type": "subscribe", "stream": "public:remote:media"}))["status"] == 400
+        assert (await answer({"type": "subscribe", "stream": "public:nowhere"}))["status"] == 400
         assert (await answer({"type": "subscribe", "stream": "hashtag"}))["status"] == 400
         assert (await answer({"type": "subscribe", "stream": "hashtag", "tag": "#"}))["status"] == 400
         assert (await answer({"type": "subscribe", "stream": "list"}))["status"] == 400
