@@ -408,6 +408,13 @@ class Redpoll:
     async def hidden_ids(self, uid) -> frozenset[int]:
         return await relations.hidden_ids(self.store, uid)
 
+    async def hidden_of(self, uid) -> tuple[frozenset[int], frozenset[str]]:
+        """Whom ``uid``'s streams hide (blocked either way, muted) and the
+        domains ``uid`` blocks, read together."""
+        ids, domains = await asyncio.gather(relations.hidden_ids(self.store, uid),
+                                            domain_blocks.blocked(self.store, uid))
+        return ids, domains
+
     async def followers(self, uid, **page: Any):
         return await follows.followers(self.store, uid, **page)
 

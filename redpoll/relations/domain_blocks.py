@@ -17,6 +17,7 @@ accounts of that host exactly (not its subdomains, as Mastodon's member
 blocks)."""
 from __future__ import annotations
 
+from ..bus import events
 from ..core import keys, limits, validate
 from ..core.errors import LimitReached, ValidationError
 from ..core.models import now_us
@@ -51,11 +52,16 @@ async def block(store: Store, uid: int, domain) -> tuple[str, bool]:
                             [host, now_us(), limits.DOMAIN_BLOCKS_MAX])
     if added == -1:
         raise LimitReached(f"at most {limits.DOMAIN_BLOCKS_MAX} domains can be blocked")
+    # the member's open streams read their blocks again at once (with their
+    # content filters: redpoll.stream.service.filters_changed); again on a repeat
+    await events.filters_changed(store, uid)
     return host, added == 1
 
 
 async def unblock(store: Store, uid: int, domain) -> bool:
-    return bool(await store.zrem(keys.domain_blocks(uid), normalize(domain)))
+    gone = bool(await store.zrem(keys.domain_blocks(uid), normalize(domain)))
+    await events.filters_changed(store, uid)
+    return gone
 
 
 async def page(store: Store, uid: int, *, max_score=None, limit=None

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import limits
-from ..relations import visibility
+from ..relations import domain_blocks, visibility
 from ..bus import events
 from ..core.models import Status
 from ..gateway.errors import WebError
@@ -103,7 +103,7 @@ class Event:
 
     __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
                  "_words", "_tokens", "point", "rendered", "listed", "owner", "notification",
-                 "visibility", "mentioned", "boosted_uid", "boost", "_statuses")
+                 "visibility", "mentioned", "boosted_uid", "boosted_login", "boost", "_statuses")
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -119,6 +119,8 @@ class Event:
         reblog = status.get("reblog")
         self.boosted_text = str(reblog.get("text", "")) if isinstance(reblog, dict) else ""
         self.boosted_uid = int(reblog.get("user_id", 0)) if isinstance(reblog, dict) else 0
+        self.boosted_login = str(reblog.get("login", "")).lower() if isinstance(reblog, dict) \
+            else ""
         #: a boost (its deletion carries ``reblog_of`` only): never on
         #: Mastodon's public and hashtag streams (Filter.boosts)
         self.boost = isinstance(reblog, dict) or "reblog_of" in status
@@ -227,7 +229,7 @@ EMPTY: frozenset = frozenset()
 _ORIGIN = {origin: pages.of_origin_rule(origin) for origin in ("local", "remote")}
 #: every residue: the Mastodon public stream's sample, shared likewise
 ALL_RESIDUES: frozenset[int] = frozenset(range(100))
-_SET_FIELDS = ("user_ids", "logins", "tags", "authors", "followed", "hidden")
+_SET_FIELDS = ("user_ids", "logins", "tags", "authors", "followed", "hidden", "domains")
 
 
 @dataclass(slots=True)  # one per stream: no instance dict (memory per connection)
@@ -255,6 +257,9 @@ class Filter:
     #: (redpoll.relations.relations.hidden_ids): none of their statuses or boosts,
     #: nor boosts of their statuses
     hidden: frozenset[int] = field(default_factory=frozenset)
+    #: the domains the stream's user blocks (redpoll.relations.domain_blocks):
+    #: none of their accounts' statuses or boosts, nor boosts of theirs
+    domains: frozenset[str] = field(default_factory=frozenset)
     #: Mastodon direct stream: only direct statuses of ``viewer``'s conversations
     direct: bool = False
     #: False on Mastodon's public and hashtag streams: boosts never go out
@@ -285,7 +290,10 @@ class Filter:
             self.sample = ALL_RESIDUES
 
     def hides(self, ev: "Event") -> bool:
-        return bool(self.hidden) and (ev.uid in self.hidden or ev.boosted_uid in self.hidden)
+        if self.hidden and (ev.uid in self.hidden or ev.boosted_uid in self.hidden):
+            return True
+        return bool(self.domains) and (domain_blocks.blocked_in(self.domains, ev.login) or
+                                       domain_blocks.blocked_in(self.domains, ev.boosted_login))
 
     @property
     def narrowed(self) -> bool:

@@ -77,7 +77,7 @@ class FilterIndex:
             (table if key is None else table[key]).add(sub)
         if f.boxes:
             self._geo.add(sub)
-        if f.hidden:
+        if f.hidden or f.domains:
             self._hiding.add(sub)
         if not f.boosts:
             self._no_boosts.add(sub)

@@ -257,18 +257,18 @@ class SSEEndpoint:
         uid = principal.user_id
         if self.channel in SCOPED and not may_read(principal, SCOPED[self.channel]):
             raise WebError(401, "Access token does not have the required scopes")
-        hidden = frozenset()
-        if uid is not None:  # blocks and mutes (redpoll.relations.relations)
-            hidden = await self.service.engine.hidden_ids(uid)
+        hidden, domains = frozenset(), frozenset()
+        if uid is not None:  # blocks, mutes and domain blocks (redpoll.relations)
+            hidden, domains = await self.service.engine.hidden_of(uid)
         if self.channel == "public":  # no boosts on public streams, as Mastodon
-            return Filter(sample=ALL_RESIDUES, hidden=hidden, viewer=uid, boosts=False,
-                          origin=self.origin, only_media=self.only_media)
+            return Filter(sample=ALL_RESIDUES, hidden=hidden, domains=domains, viewer=uid,
+                          boosts=False, origin=self.origin, only_media=self.only_media)
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
                 raise WebError(400, "Missing tag name parameter")
-            return Filter(tags=frozenset({tag}), hidden=hidden, viewer=uid, boosts=False,
-                          origin=self.origin, only_media=self.only_media)
+            return Filter(tags=frozenset({tag}), hidden=hidden, domains=domains, viewer=uid,
+                          boosts=False, origin=self.origin, only_media=self.only_media)
         if uid is None:
             raise WebError(422, "This method requires an authenticated user")
         if self.channel == "direct":
@@ -285,9 +285,9 @@ class SSEEndpoint:
         authors = await self.members(principal, params)
         followed = authors if self.channel == "user" else \
             await self.service.engine.following_ids(uid)
-        hidden = await self.service.engine.hidden_ids(uid)
+        hidden, domains = await self.service.engine.hidden_of(uid)
         return Filter(authors=authors, owner=owner, viewer=uid, followed=frozenset(followed),
-                      hidden=hidden,
+                      hidden=hidden, domains=domains,
                       notifications=may_read(principal, "read:notifications"))
 
     async def __call__(self, scope, receive, send) -> None:

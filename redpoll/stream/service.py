@@ -290,16 +290,20 @@ class StreamService:
 
     async def filters_changed(self, uid: int) -> None:
         """A filters event for ``uid`` (Hub.filters): their open streams
-        take their content filters as they are now, before the hub matches
-        the next event (one read, for all of them)."""
+        take their content filters and the user's domain blocks as they are
+        now, before the hub matches the next event (one read, for all of
+        them)."""
         try:
-            words = await self.engine.active_filters(uid)
+            words, (_, domains) = await asyncio.gather(self.engine.active_filters(uid),
+                                                       self.engine.hidden_of(uid))
         except Exception:  # Redis away: the next change (or reconnect) brings them
             log.warning("could not read the filters of user %s", uid, exc_info=True)
             return
         for sub in list(self.hub.index.viewing(uid)):
             if sub.filter.context is not None:
                 sub.filter.words = words
+            if sub.filter.domains != domains:  # its domain blocks, read with them
+                self.hub.refilter(sub, replace(sub.filter, domains=domains))
 
     async def shown_now(self, sub: Subscriber, evs: list) -> list:
         """Of the events a replay found for ``sub`` (``Hub.replay``), those
