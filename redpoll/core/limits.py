@@ -587,8 +587,11 @@ FOLLOW_REQUESTS_MAX = 10_000
 HIDDEN_REFILL_READS = 3
 
 # --- federation (redpoll.federation) ---------------------------------------------
-#: An outgoing fetch or delivery: its time limit (s) and the largest answer
-#: it reads (bytes); an incoming activity's body at most (bytes).
+#: An outgoing request (a fetch, a delivery, a Web Push; redpoll.net.http):
+#: its one deadline (s) for the whole of it (resolving, connecting, the
+#: headers and the body together: a peer trickling its answer is cut off)
+#: and the largest answer it reads (bytes); an incoming activity's body at
+#: most (bytes).
 FED_FETCH_TIMEOUT_S = 10.0
 FED_FETCH_MAX_BYTES = 1_000_000
 FED_INBOX_MAX_BYTES = 256_000
