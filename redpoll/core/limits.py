@@ -141,8 +141,15 @@ LISTS_PER_USER = 100
 LIST_MAX_MEMBERS = 5000
 
 # --- jobs --------------------------------------------------------------------
-#: Streams the job queue is sharded over, so a cluster spreads the queue.
+#: Streams the job queue is sharded over, so a cluster spreads the queue:
+#: JOB_SHARDS for local work (posts, fan-out, deliveries, Web Push, ...)
+#: and, numbered after them, INGRESS_SHARDS for the work other servers'
+#: requests make (incoming activities, remote threads fetched; jobs whose
+#: class says ``lane = "ingress"``), each consumed by its own worker slots,
+#: so that a flood from other servers cannot take the slots local work
+#: needs (Mastodon's ``ingress`` queue).
 JOB_SHARDS = 4
+INGRESS_SHARDS = 2
 #: New work is refused (QueueFull) once this many jobs wait, summed over shards.
 QUEUE_MAX_JOBS = 1_000_000
 #: Jobs a worker reads per shard per round trip.

@@ -253,7 +253,8 @@ HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _sched
 
 
 class Worker:
-    """Consumes every job shard with ``concurrency`` readers per shard."""
+    """Consumes every job shard, of the local lane and of the ingress lane,
+    with ``worker_concurrency`` readers per shard."""
 
     def __init__(self, store: Store, settings: Settings, name: str | None = None,
                  periodic: bool = True):
@@ -270,8 +271,10 @@ class Worker:
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.queue.ensure_groups()
+        # every shard of both lanes has its own readers: ingress work (other
+        # servers' requests) waiting on a slow peer holds only its lane's
         tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
-                 for shard in range(limits.JOB_SHARDS)
+                 for shard in keys.job_shards()
                  for i in range(self.settings.worker_concurrency)]
         if self.periodic:
             tasks.append(asyncio.create_task(self._sweeps(stop)))

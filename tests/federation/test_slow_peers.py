@@ -10,13 +10,20 @@ import json
 import socket
 import threading
 import time
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from redpoll import Redpoll
-from redpoll.core import limits
-from redpoll.federation import client
+from redpoll.bus.jobs import DeliverJob, InboxJob
+from redpoll.core import keys, limits
+from redpoll.federation import client, remote
 from redpoll.net import http
+
+from test_signing_and_safety import actor_doc
+
+pytestmark = pytest.mark.timeout(180)
 
 
 class Trickler:
@@ -64,7 +71,12 @@ class Trickler:
                 return
 
     def close(self):
+        """Stop: connections open are dropped, new ones refused."""
         self.stop.set()
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # (wakes the accept, refuses the rest)
+        except OSError:
+            pass
         self.sock.close()
 
 
@@ -102,3 +114,67 @@ async def test_a_delivery_to_a_trickling_inbox_fails_at_its_deadline(trickler, m
         await asyncio.wait_for(http.send("POST", f"{trickler.base}/inbox", loopback=True,
                                          body=b"{}"), 20)
     assert time.monotonic() - started < 4.5
+
+
+class _Inbox(BaseHTTPRequestHandler):
+    """A quick inbox: what is posted to it is kept."""
+    received: list = []
+
+    def do_POST(self):
+        self.received.append(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        self.send_response(202)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(settings, trickler,
+                                                                            monkeypatch):
+    """Boosts of notes on a trickling server, from accounts spread over
+    every shard either lane could give them, keep the ingress slots
+    waiting (each fetch until its deadline); a local account's delivery
+    still goes out at once."""
+    monkeypatch.setattr(limits, "FED_FETCH_TIMEOUT_S", 5.0)
+    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
+                                           federation_loopback=True, worker_concurrency=1))
+    quick = ThreadingHTTPServer(("127.0.0.1", 0), _Inbox)
+    threading.Thread(target=quick.serve_forever, daemon=True).start()
+    stop = asyncio.Event()
+    task = None
+    try:
+        boosters, covered, n = [], set(), 0
+        ingress = keys.lane_shards("ingress")
+        everywhere = set(range(limits.JOB_SHARDS)) | set(ingress)
+        while covered != everywhere:
+            user = await remote.keep(rp.store, remote.parse_actor(
+                actor_doc("slow.example", f"booster{n}")))
+            crc = zlib.crc32(InboxJob(uid=user.id, activity="{}").subject().encode())
+            covered |= {crc % limits.JOB_SHARDS, ingress[crc % len(ingress)]}
+            boosters.append(user)
+            n += 1
+        for user in boosters:
+            for i in range(3):
+                await rp.queue.enqueue(InboxJob(uid=user.id, activity=json.dumps(
+                    {"id": f"{user.uri}/boosts/{i}", "type": "Announce", "actor": user.uri,
+                     "object": f"{trickler.base}/notes/{user.id}-{i}"})))
+        task = asyncio.create_task(rp.worker("lanes").run(stop))
+        started = time.monotonic()
+        while trickler.requests < limits.INGRESS_SHARDS:  # every ingress slot waiting
+            assert time.monotonic() - started < 10, "the boosts were never taken up"
+            await asyncio.sleep(0.05)
+        sender = await rp.sign_up("local_sender")
+        inbox = f"http://127.0.0.1:{quick.server_address[1]}/inbox"
+        await rp.queue.enqueue(DeliverJob(sender.id, inbox, json.dumps({"type": "Create"})))
+        queued = time.monotonic()
+        while not _Inbox.received:
+            assert time.monotonic() - queued < 4, "the local delivery waited behind the boosts"
+            await asyncio.sleep(0.05)
+    finally:
+        trickler.close()  # the boosts left fail at once: the worker can stop
+        quick.shutdown()
+        stop.set()
+        if task is not None:
+            await asyncio.wait_for(task, 60)
+        await rp.close()
