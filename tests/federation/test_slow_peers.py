@@ -18,8 +18,9 @@ import pytest
 from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob, InboxJob
 from redpoll.core import keys, limits
-from redpoll.federation import client, remote
-from redpoll.net import http
+from redpoll.engine.worker import HANDLERS
+from redpoll.federation import client, inbox, remote
+from redpoll.net import http, safety
 
 from test_signing_and_safety import actor_doc
 
@@ -178,3 +179,46 @@ async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(set
         if task is not None:
             await asyncio.wait_for(task, 60)
         await rp.close()
+
+
+@pytest.fixture
+async def fed(settings):
+    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
+                                           federation_loopback=True))
+    yield rp
+    await rp.close()
+
+
+async def test_an_activity_refused_in_its_job_finishes_it_and_is_not_retried(fed, caplog):
+    """An actor's Update naming an inbox on another host (remote.BadActor
+    inside the job): the job is done at once, with a log line."""
+    doc = actor_doc("moving.example", "ann")
+    user = await remote.keep(fed.store, remote.parse_actor(doc))
+    update = {"id": f"{user.uri}#updates/1", "type": "Update", "actor": user.uri,
+              "object": {**doc, "inbox": "https://elsewhere.example/inbox"}}
+    await fed.queue.enqueue(InboxJob(uid=user.id, activity=json.dumps(update)))
+    with caplog.at_level("INFO", logger="redpoll.worker"):
+        await fed.drain(timeout=10)  # (a retried job stays queued: the drain would time out)
+    assert await fed.queue.depth() == 0
+    assert "names an inbox on another host" in caplog.text
+    assert "will be retried" not in caplog.text
+
+
+@pytest.mark.parametrize("error, refusal", [
+    (inbox.Refused("not an activity"), True), (remote.BadActor("no key"), True),
+    (safety.Refused("a private address"), True), (client.FetchFailed("gone", 410), True),
+    (client.FetchFailed("not found", 404), True), (client.FetchFailed("slow down", 429), False),
+    (client.FetchFailed("broken", 503), False), (client.FetchFailed("no answer"), False),
+    (ConnectionError("the database went away"), False)])
+async def test_only_refusals_that_would_recur_finish_an_inbox_job(fed, monkeypatch, error,
+                                                                  refusal):
+    async def process(*args):
+        raise error
+    monkeypatch.setattr(inbox, "process", process)
+    handler = HANDLERS[InboxJob]
+    job = InboxJob(uid=1, activity="{}")
+    if refusal:
+        await handler(fed.store, fed.settings, job, b"1-0")
+    else:
+        with pytest.raises(type(error)):
+            await handler(fed.store, fed.settings, job, b"1-0")
