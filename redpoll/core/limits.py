@@ -314,6 +314,13 @@ PARENT_WATCH_S = 1.0
 #: Largest request body read, by the REST API and the streams alike
 #: (``redpoll.gateway.body``); larger ones get 413 before parsing.
 API_MAX_BODY_BYTES = 64 * 1024
+#: Deepest nesting of arrays and objects a JSON body may have (the REST
+#: API's and the inboxes'), checked on the raw bytes before parsing
+#: (redpoll.gateway.body.check_json_depth): a body of nested brackets would
+#: otherwise exhaust the parser's recursion. ActivityPub documents as
+#: Mastodon, Pleroma or Misskey send them nest about 6 deep (an activity,
+#: its object, its tags or attachments, their values).
+JSON_MAX_DEPTH = 64
 #: Longest Idempotency-Key header accepted on POST /api/v1/statuses.
 IDEMPOTENCY_KEY_MAX_CHARS = 256
 #: How long an Idempotency-Key remembers its status (Mastodon: 1 hour).
