@@ -4,7 +4,6 @@ pass their own, limits.FED_INBOX_MAX_BYTES), and the nesting bound of a
 JSON body (``limits.JSON_MAX_DEPTH``), checked before it is parsed."""
 from __future__ import annotations
 
-
 from starlette.requests import Request
 
 from ..core import limits
