@@ -10,8 +10,10 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from ..core import limits
 from ..core.errors import RedpollError
 from ..federation.inbox import Refused
+from ..gateway.body import check_json_depth, read_body
 from .contract import LOGIN_PARAM, STR, Doc, obj, path_param, query_param
 from .http import route
 
@@ -150,7 +152,13 @@ async def collection(request: Request) -> Response:
                                  ok_status="202"))
 async def inbox(request: Request) -> Response:
     rp = request.app.state.rp
-    body = await request.body()
+    # bounded before anything else (no signature is checked yet): a declared
+    # Content-Length over the limit is refused at once, a chunked body as
+    # soon as it passes it (413), and a body nesting too deep (400) before
+    # any JSON parser sees it
+    body = await read_body(request, limits.FED_INBOX_MAX_BYTES,
+                           f"an activity is at most {limits.FED_INBOX_MAX_BYTES} bytes")
+    check_json_depth(body)
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     headers = {k.lower(): v for k, v in request.headers.items()}
 

@@ -34,7 +34,7 @@ from ..accounts.auth import Token
 from ..core.errors import RedpollError, ValidationError
 from ..core.settings import Settings
 from ..gateway import auth as gateway_auth, links
-from ..gateway.body import read_body
+from ..gateway.body import check_json_depth, read_body
 from ..gateway.errors import WebError
 
 
@@ -248,6 +248,7 @@ async def parse_params(request: Request, files: dict[str, bytes] | None = None,
     if not body.strip():
         return Params(data)
     if kind == "application/json" or kind.endswith("+json"):
+        check_json_depth(body)
         try:
             parsed = orjson.loads(body)
         except orjson.JSONDecodeError:

@@ -39,15 +39,20 @@ HOLDER = "producer"
 @dataclass(frozen=True)
 class Job:
     """One kind of deferred work. Subclasses name their ``kind`` and may set
-    their own ``time_limit_s`` (one run) and ``max_attempts`` (runs before
-    the job is parked in keys.DEAD_JOBS)."""
+    their own ``time_limit_s`` (one run), ``max_attempts`` (runs before
+    the job is parked in keys.DEAD_JOBS) and ``lane``: "local" (the
+    default) or "ingress", for work done for other servers' requests,
+    which runs on shards and worker slots of its own (keys.lane_shards)."""
     kind: ClassVar[str] = ""
     time_limit_s: ClassVar[float] = 60.0
     max_attempts: ClassVar[int] = limits.JOB_MAX_ATTEMPTS
+    lane: ClassVar[str] = "local"
 
     def shard(self) -> int:
-        """Jobs about one thing (a status, a user) use the same shard."""
-        return zlib.crc32(self.subject().encode()) % limits.JOB_SHARDS
+        """Jobs of one lane about one thing (a status, a user) use the same
+        shard of the lane."""
+        shards = keys.lane_shards(self.lane)
+        return shards[zlib.crc32(self.subject().encode()) % len(shards)]
 
     def subject(self) -> str:
         raise NotImplementedError
@@ -341,8 +346,9 @@ class ScheduledStatusJob(Job):
 class InboxJob(Job):
     """An activity another server sent (redpoll.federation.inbox), its
     signature checked: ``uid`` is the signer's account, ``activity`` the
-    body as received."""
+    body as received. In the ingress lane."""
     kind: ClassVar[str] = "inbox"
+    lane: ClassVar[str] = "ingress"
     uid: int
     activity: str
 
@@ -407,8 +413,9 @@ class PushJob(Job):
 @dataclass(frozen=True)
 class ContextJob(Job):
     """Fetch the thread of remote status ``sid`` from its server
-    (redpoll.federation.threads)."""
+    (redpoll.federation.threads). In the ingress lane."""
     kind: ClassVar[str] = "context"
+    lane: ClassVar[str] = "ingress"
     sid: int
 
     def subject(self) -> str:
@@ -546,7 +553,7 @@ class JobQueue:
     async def counts(self) -> dict[str, int]:
         """What finished jobs counted (job_next.lua), summed over shards."""
         pipe = self.store.pipeline()
-        for shard in range(limits.JOB_SHARDS):
+        for shard in keys.job_shards():
             pipe.hgetall(keys.job_counts(shard))
         total: dict[str, int] = {}
         for raw in await pipe.execute():
@@ -602,7 +609,7 @@ class JobQueue:
         shard's stream; how many moved."""
         now = int(time.time() * 1000) if now_ms is None else int(now_ms)
         moved = 0
-        for shard in range(limits.JOB_SHARDS):
+        for shard in keys.job_shards():
             while True:
                 n = int(await self.store.run("job_due", [keys.due_jobs(shard),
                                                          keys.job_stream(shard)],

@@ -259,12 +259,25 @@ def due_jobs(shard: int) -> str:
     return f"jobs:{{{shard}}}:due"
 
 
+def job_shards() -> range:
+    """Every job shard: the local lane's (0 .. JOB_SHARDS-1), then the
+    ingress lane's (limits.INGRESS_SHARDS more)."""
+    return range(limits.JOB_SHARDS + limits.INGRESS_SHARDS)
+
+
+def lane_shards(lane: str) -> range:
+    """The shards of one lane, "local" or "ingress" (jobs.Job.lane)."""
+    if lane == "ingress":
+        return range(limits.JOB_SHARDS, limits.JOB_SHARDS + limits.INGRESS_SHARDS)
+    return range(limits.JOB_SHARDS)
+
+
 def all_job_streams() -> list[str]:
-    return [job_stream(i) for i in range(limits.JOB_SHARDS)]
+    return [job_stream(i) for i in job_shards()]
 
 
 def all_held_job_streams() -> list[str]:
-    return [held_job_stream(i) for i in range(limits.JOB_SHARDS)]
+    return [held_job_stream(i) for i in job_shards()]
 
 
 DEAD_JOBS = "jobs:dead"

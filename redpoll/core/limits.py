@@ -141,8 +141,15 @@ LISTS_PER_USER = 100
 LIST_MAX_MEMBERS = 5000
 
 # --- jobs --------------------------------------------------------------------
-#: Streams the job queue is sharded over, so a cluster spreads the queue.
+#: Streams the job queue is sharded over, so a cluster spreads the queue:
+#: JOB_SHARDS for local work (posts, fan-out, deliveries, Web Push, ...)
+#: and, numbered after them, INGRESS_SHARDS for the work other servers'
+#: requests make (incoming activities, remote threads fetched; jobs whose
+#: class says ``lane = "ingress"``), each consumed by its own worker slots,
+#: so that a flood from other servers cannot take the slots local work
+#: needs (Mastodon's ``ingress`` queue).
 JOB_SHARDS = 4
+INGRESS_SHARDS = 2
 #: New work is refused (QueueFull) once this many jobs wait, summed over shards.
 QUEUE_MAX_JOBS = 1_000_000
 #: Jobs a worker reads per shard per round trip.
@@ -308,6 +315,13 @@ PARENT_WATCH_S = 1.0
 #: Largest request body read, by the REST API and the streams alike
 #: (``redpoll.gateway.body``); larger ones get 413 before parsing.
 API_MAX_BODY_BYTES = 64 * 1024
+#: Deepest nesting of arrays and objects a JSON body may have (the REST
+#: API's and the inboxes'), checked on the raw bytes before parsing
+#: (redpoll.gateway.body.check_json_depth): a body of nested brackets would
+#: otherwise exhaust the parser's recursion. ActivityPub documents as
+#: Mastodon, Pleroma or Misskey send them nest about 6 deep (an activity,
+#: its object, its tags or attachments, their values).
+JSON_MAX_DEPTH = 64
 #: Longest Idempotency-Key header accepted on POST /api/v1/statuses.
 IDEMPOTENCY_KEY_MAX_CHARS = 256
 #: How long an Idempotency-Key remembers its status (Mastodon: 1 hour).
@@ -607,8 +621,11 @@ HIDDEN_REFILL_READS = 3
 ONLY_MEDIA_READS = 10
 
 # --- federation (redpoll.federation) ---------------------------------------------
-#: An outgoing fetch or delivery: its time limit (s) and the largest answer
-#: it reads (bytes); an incoming activity's body at most (bytes).
+#: An outgoing request (a fetch, a delivery, a Web Push; redpoll.net.http):
+#: its one deadline (s) for the whole of it (resolving, connecting, the
+#: headers and the body together: a peer trickling its answer is cut off)
+#: and the largest answer it reads (bytes); an incoming activity's body at
+#: most (bytes).
 FED_FETCH_TIMEOUT_S = 10.0
 FED_FETCH_MAX_BYTES = 1_000_000
 FED_INBOX_MAX_BYTES = 256_000

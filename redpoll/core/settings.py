@@ -193,7 +193,8 @@ class Settings:
     fanout_threshold: int = limits.FANOUT_THRESHOLD
     #: Seconds without a home read after which fan-out skips a user.
     idle_after_s: int = limits.IDLE_AFTER_S
-    #: Concurrent jobs one worker process runs.
+    #: Concurrent jobs one worker process runs per job shard (of either
+    #: lane: the ingress lane's slots are its own, limits.INGRESS_SHARDS).
     worker_concurrency: int = 4
     # --- HTTP API (redpoll serve); rate limits are (requests, seconds) or None = off.
     # Defaults are Mastodon's (rack_attack.rb, see shared notes A9).

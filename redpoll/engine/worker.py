@@ -3,7 +3,9 @@
 Each job is thin and safe to run twice; a status or user that has vanished
 means the job has nothing left to do and succeeds. A run is cut off after
 its kind's ``time_limit_s`` (and retried, like a failure); a job retried
-more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS.
+more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS. An
+incoming activity refused in a way that would fail every rerun the same
+(``_refusal``) finishes its job with a log line instead.
 """
 from __future__ import annotations
 
@@ -41,7 +43,9 @@ from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
 from ..federation import (delivery as fed_delivery, inbox as fed_inbox, moves as fed_moves,
-                          outbox as fed_outbox, threads as fed_threads)
+                          outbox as fed_outbox, remote as fed_remote, threads as fed_threads)
+from ..net import safety
+from ..net.http import FetchFailed
 from ..scheduling import scheduled
 from ..push import delivery as push_delivery
 
@@ -184,11 +188,26 @@ async def _media_sweep(store: Store, settings: Settings, job: MediaSweepJob,
     return Done()
 
 
+def _refusal(exc: BaseException) -> bool:
+    """Whether an incoming activity's job failed in a way every rerun would
+    fail again: the signer gone, the activity refused (inbox.Refused), an
+    actor document not kept (remote.BadActor), an address the fetch guard
+    refuses (safety.Refused), or a peer answering 4xx (but 429, too many
+    requests: it may answer later). Timeouts, 5xx, connection errors and
+    database outages are passing: the job is retried."""
+    if isinstance(exc, FetchFailed):
+        return 400 <= exc.status < 500 and exc.status != 429
+    return isinstance(exc, (UserNotFound, fed_inbox.Refused, fed_remote.BadActor,
+                            safety.Refused))
+
+
 async def _inbox(store: Store, settings: Settings, job: InboxJob, entry_id: bytes) -> Done:
     try:
         await fed_inbox.process(store, JobQueue(store), settings, job)
-    except (UserNotFound, fed_inbox.Refused) as exc:  # the signer is gone; a bad activity
-        log.info("activity from account %s dropped: %s", job.uid, exc)
+    except Exception as exc:
+        if not _refusal(exc):
+            raise  # passing: left pending, retried
+        log.info("activity from account %s dropped (%s): %s", job.uid, type(exc).__name__, exc)
     return Done()
 
 
@@ -253,7 +272,8 @@ HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _sched
 
 
 class Worker:
-    """Consumes every job shard with ``concurrency`` readers per shard."""
+    """Consumes every job shard, of the local lane and of the ingress lane,
+    with ``worker_concurrency`` readers per shard."""
 
     def __init__(self, store: Store, settings: Settings, name: str | None = None,
                  periodic: bool = True):
@@ -270,8 +290,10 @@ class Worker:
 
     async def run(self, stop: asyncio.Event) -> None:
         await self.queue.ensure_groups()
+        # every shard of both lanes has its own readers: ingress work (other
+        # servers' requests) waiting on a slow peer holds only its lane's
         tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
-                 for shard in range(limits.JOB_SHARDS)
+                 for shard in keys.job_shards()
                  for i in range(self.settings.worker_concurrency)]
         if self.periodic:
             tasks.append(asyncio.create_task(self._sweeps(stop)))

@@ -1,9 +1,13 @@
 """One outgoing HTTP request: the URL and the address it resolves to
 checked by :mod:`.safety`, the connection made to the address checked
-(naming the host in Host and in TLS), a time limit and a size limit on the
-answer (limits.FED_FETCH_TIMEOUT_S, limits.FED_FETCH_MAX_BYTES)."""
+(naming the host in Host and in TLS), one deadline for the whole of it
+(limits.FED_FETCH_TIMEOUT_S: resolving the name, connecting, the headers
+and the body together, so a peer that trickles its answer is cut off as
+one that never answers) and a size limit on the answer
+(limits.FED_FETCH_MAX_BYTES)."""
 from __future__ import annotations
 
+import asyncio
 import ssl
 from urllib.parse import urlsplit, urlunsplit
 
@@ -35,8 +39,20 @@ class FetchFailed(RedpollError):
 async def send(method: str, url: str, *, loopback: bool, body: bytes | None = None,
                headers: dict[str, str] | None = None) -> tuple[int, bytes, dict]:
     """(status, body, headers) of one request; safety.Refused for a URL or
-    address it must not use, FetchFailed when nothing answered or the
-    answer is too large."""
+    address it must not use, FetchFailed when nothing answered, the answer
+    is too large, or the whole request (name, connection, headers, body)
+    took longer than limits.FED_FETCH_TIMEOUT_S."""
+    deadline = limits.FED_FETCH_TIMEOUT_S
+    try:
+        async with asyncio.timeout(deadline):
+            return await _send(method, url, loopback=loopback, body=body, headers=headers)
+    except TimeoutError:
+        raise FetchFailed(f"{url}: no whole answer within the {deadline:g} s deadline "
+                          f"(limits.FED_FETCH_TIMEOUT_S)") from None
+
+
+async def _send(method: str, url: str, *, loopback: bool, body: bytes | None,
+                headers: dict[str, str] | None) -> tuple[int, bytes, dict]:
     scheme, host, port = safety.check_url(url, loopback=loopback)
     address = await safety.resolve(host, port, loopback=loopback)
     extra = {"user-agent": USER_AGENT, **(headers or {})}

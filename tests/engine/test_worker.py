@@ -128,3 +128,38 @@ def test_every_kind_of_job_decodes_and_has_a_handler():
     declared = {cls for cls in kinds(jobs.Job) if cls.kind}
     assert declared == set(jobs.KINDS.values())
     assert declared == set(HANDLERS)
+
+
+def _sample(cls, n: int) -> jobs.Job:
+    """A job of kind ``cls`` with its required fields filled from ``n``."""
+    import dataclasses
+    values = {}
+    for f in dataclasses.fields(cls):
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            values[f.name] = n if f.type == "int" else (True if f.type == "bool" else f"x{n}")
+    return cls(**values)
+
+
+def test_work_for_other_servers_lands_on_the_ingress_shards_and_local_work_never_does():
+    ingress, local = set(keys.lane_shards("ingress")), set(keys.lane_shards("local"))
+    assert ingress and local and not ingress & local
+    assert set(keys.job_shards()) == ingress | local
+    for cls in jobs.KINDS.values():
+        shards = {_sample(cls, n).shard() for n in range(64)}
+        if cls in (jobs.InboxJob, jobs.ContextJob):
+            assert cls.lane == "ingress" and shards == ingress, cls
+        else:
+            assert cls.lane == "local" and shards <= local, cls
+
+
+async def test_the_queue_s_figures_and_due_jobs_cover_the_ingress_shards(rp):
+    job = jobs.InboxJob(uid=7, activity="{}")
+    assert job.shard() in keys.lane_shards("ingress")
+    await rp.queue.ensure_groups()
+    await rp.queue.enqueue_at(job, 1000)
+    assert await rp.queue.promote_due(5000) == 1
+    assert len(await rp.store.xrange(keys.job_stream(job.shard()))) == 1
+    assert await rp.queue.depth() == 1
+    assert (await jobs.job_figures(rp.store)).queued == 1
+    await rp.drain()
+    assert await rp.queue.depth() == 0
