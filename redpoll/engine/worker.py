@@ -42,8 +42,9 @@ from ..storage.store import Store
 from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
-from ..federation import (delivery as fed_delivery, inbox as fed_inbox, moves as fed_moves,
-                          outbox as fed_outbox, remote as fed_remote, threads as fed_threads)
+from ..federation import (client as fed_client, delivery as fed_delivery, inbox as fed_inbox,
+                          moves as fed_moves, outbox as fed_outbox, remote as fed_remote,
+                          threads as fed_threads)
 from ..net import safety
 from ..net.http import FetchFailed
 from ..scheduling import scheduled
@@ -192,9 +193,13 @@ def _refusal(exc: BaseException) -> bool:
     """Whether an incoming activity's job failed in a way every rerun would
     fail again: the signer gone, the activity refused (inbox.Refused), an
     actor document not kept (remote.BadActor), an address the fetch guard
-    refuses (safety.Refused), or a peer answering 4xx (but 429, too many
-    requests: it may answer later). Timeouts, 5xx, connection errors and
-    database outages are passing: the job is retried."""
+    refuses (safety.Refused), a peer answering 4xx (but 429, too many
+    requests: it may answer later) or a document that is not the one asked
+    for (client.WrongDocument: another id, another media type). Timeouts,
+    5xx, connection errors and database outages are passing: the job is
+    retried."""
+    if isinstance(exc, fed_client.WrongDocument):
+        return True
     if isinstance(exc, FetchFailed):
         return 400 <= exc.status < 500 and exc.status != 429
     return isinstance(exc, (UserNotFound, fed_inbox.Refused, fed_remote.BadActor,

@@ -208,6 +208,7 @@ async def test_an_activity_refused_in_its_job_finishes_it_and_is_not_retried(fed
     (inbox.Refused("not an activity"), True), (remote.BadActor("no key"), True),
     (safety.Refused("a private address"), True), (client.FetchFailed("gone", 410), True),
     (client.FetchFailed("not found", 404), True), (client.FetchFailed("slow down", 429), False),
+    (client.WrongDocument("another id", 200), True),
     (client.FetchFailed("broken", 503), False), (client.FetchFailed("no answer"), False),
     (ConnectionError("the database went away"), False)])
 async def test_only_refusals_that_would_recur_finish_an_inbox_job(fed, monkeypatch, error,
