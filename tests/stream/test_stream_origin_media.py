@@ -274,3 +274,32 @@ async def test_notification_stream_scopes_and_public_streams_need_none(media_srv
         assert sock.errors() == [{"error": "Access token does not have the required scopes",
                                   "status": 401, "stream": ["user:notification"]}]
     await media_srv.wait_subscribers(0)
+
+
+async def test_a_blocked_domain_leaves_the_open_streams_at_once(media_srv, rp, fed):
+    """A member's domain block reaches their open streams when it is made
+    (and lifted), without a reconnection: the domain's statuses stop on the
+    public stream and the home (user) stream, others' go on."""
+    fan, = await call(accounts, media_srv.base, 1)
+    bad = await Peer(fed, "bad.example").keep()
+    good = await Peer(fed, "good.example").keep()
+    for peer in (bad, good):
+        await call(fan.account_follow, peer.account.id)
+    async with connect(ws_url(media_srv.base, fan.access_token)) as ws:
+        sock = WS(ws)
+        for name in ("public", "user"):
+            await ws.send(json.dumps({"type": "subscribe", "stream": name}))
+        await media_srv.wait_subscribers(2)
+        before = await bad.note("before the block")
+        await wait_for(lambda: before in sock.ids("public") and before in sock.ids("user"),
+                       "the domain's status before the block")
+        await call(fan.domain_block, "bad.example")
+        during = await bad.note("during the block")
+        marker = await good.note("another server's")
+        await wait_for(lambda: marker in sock.ids("public") and marker in sock.ids("user"),
+                       "the other server's status")
+        assert during not in sock.ids("public") and during not in sock.ids("user")
+        await call(fan.domain_unblock, "bad.example")
+        after = await bad.note("after the block")
+        await wait_for(lambda: after in sock.ids("public"), "the domain's status after it")
+    await media_srv.wait_subscribers(0)
