@@ -422,13 +422,28 @@ class ContextJob(Job):
         return f"status:{self.sid}"
 
 
+@dataclass(frozen=True)
+class DomainBlockJob(Job):
+    """The journal of member ``uid``'s block of ``domain``
+    (redpoll.federation.member_blocks): held while the block and its
+    cleanup run in the call; replayed, the cleanup runs again (each of its
+    steps idempotent), if the domain is blocked still."""
+    kind: ClassVar[str] = "domain_block"
+    time_limit_s: ClassVar[float] = 300.0
+    uid: int
+    domain: str
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"
+
+
 KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
                                (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
                                 FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
                                 SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
                                 MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
                                 ScheduledStatusJob, PollEndJob, PushJob, ContextJob,
-                                PollUpdateJob, PollVoteJob, MoveJob)}
+                                PollUpdateJob, PollVoteJob, MoveJob, DomainBlockJob)}
 
 
 class MalformedJob(ValueError):

@@ -689,8 +689,17 @@ class Redpoll:
         the follows both ways and the requests of its accounts end
         (redpoll.federation.member_blocks; again on a repeat, idempotent).
         The domain as kept."""
-        host, _ = await domain_blocks.block(self.store, uid, domain)
-        await member_blocks.cleanup(self.store, self.queue, self.settings, uid, host)
+        host = domain_blocks.normalize(domain)
+        # journaled: held before the block, released after its cleanup (a
+        # call cut short is finished by the worker that replays it)
+        held = await self.queue.hold(jobs.DomainBlockJob(uid, host))
+        try:
+            await domain_blocks.block(self.store, uid, host)
+            await member_blocks.cleanup(self.store, self.queue, self.settings, uid, host)
+        except RedpollError:
+            await self.queue.release(held)
+            raise
+        await self.queue.release(held)
         return host
 
     async def unblock_domain(self, uid, domain) -> bool:

@@ -19,7 +19,7 @@ from typing import Awaitable, Callable
 from redis.exceptions import ResponseError
 
 from ..posting import boosts, deleting, editing, posting
-from ..relations import relations, follows, unlisting
+from ..relations import domain_blocks, follows, relations, unlisting
 from ..timelines import delivery, hybrid, refill
 from ..interactions import favourites
 from ..core import keys, limits
@@ -31,8 +31,8 @@ from ..suggestions import suggestions
 from ..accounts import account
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
-from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, ContextJob, DeleteJob, DeliverJob, EditJob,
-                        FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
+from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, ContextJob, DeleteJob, DeliverJob,
+                        DomainBlockJob, EditJob, FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
                         MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, MoveJob, NotYet,
                         PollEndJob,
                         PollUpdateJob, PollVoteJob, PostJob, ProfileImageJob, PurgeAccountJob,
@@ -43,7 +43,7 @@ from ..storage import topology
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
 from ..federation import (client as fed_client, delivery as fed_delivery, inbox as fed_inbox,
-                          moves as fed_moves, outbox as fed_outbox, remote as fed_remote,
+                          member_blocks, moves as fed_moves, outbox as fed_outbox, remote as fed_remote,
                           threads as fed_threads)
 from ..net import safety
 from ..net.http import FetchFailed
@@ -136,6 +136,14 @@ async def _tag_follow(store: Store, settings: Settings, job: TagFollowJob, entry
 
 async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: bytes) -> Done:
     await relations.apply_block(store, job)
+    return Done()
+
+
+async def _domain_block(store: Store, settings: Settings, job: DomainBlockJob,
+                        entry_id: bytes) -> Done:
+    # a block whose call was cut short: its cleanup again, if it still stands
+    if job.domain in await domain_blocks.blocked(store, job.uid):
+        await member_blocks.cleanup(store, JobQueue(store), settings, job.uid, job.domain)
     return Done()
 
 
@@ -273,7 +281,8 @@ HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _sched
                                       CleanupJob: _cleanup, RefillJob: _refill,
                                       FavouriteJob: _favourite, FollowNoteJob: _follow_note,
                                       SignUpJob: _sign_up, PurgeAccountJob: _purge_account,
-                                      TagFollowJob: _tag_follow, BlockJob: _block}
+                                      TagFollowJob: _tag_follow, BlockJob: _block,
+                                      DomainBlockJob: _domain_block}
 
 
 class Worker:

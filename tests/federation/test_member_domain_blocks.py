@@ -15,9 +15,10 @@ import pytest
 from mastodon import MastodonAPIError
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import DeliverJob, InboxJob, decode
+from redpoll.bus.jobs import DeliverJob, DomainBlockJob, InboxJob, decode
 from redpoll.core import keys, limits
 from redpoll.federation import documents, followers, inbox, keys as fed_keys, outbox, remote, signing
+from redpoll.relations import domain_blocks
 
 from test_stream_mastodon import LOOSE, accounts
 from test_stream_support import StreamProc
@@ -148,3 +149,24 @@ async def test_domain_blocks_page_and_refuse_what_is_no_domain(fedsrv, fed):
     me.domain_block("https://Bücher.example/")  # a URL's host, in punycode
     assert me.domain_blocks()[0] == "xn--bcher-kva.example"
     assert limits.DOMAIN_BLOCKS_MAX >= 100
+
+
+async def test_a_block_cut_short_before_its_cleanup_is_finished_by_the_worker(fed):
+    me = await fed.sign_up("blocker")
+    bad = await remote.keep(fed.store, remote.parse_actor(actor("cut.example", "gone")))
+    fan = await remote.keep(fed.store, remote.parse_actor(actor("cut.example", "fan")))
+    await fed.follow(me.id, bad.id)
+    await followers.fed_follow(fed.store, me.id, fan.id, "https://cut.example/inbox", True)
+    # the call dies after its journal and the block, before the cleanup
+    await fed.queue.hold(DomainBlockJob(me.id, "cut.example"))
+    await domain_blocks.block(fed.store, me.id, "cut.example")
+    assert await fed.is_following(me.id, bad.id)
+    await fed.drain(timeout=30)  # the journal is claimed and replayed
+    assert not await fed.is_following(me.id, bad.id)
+    assert await fed.store.zscore(fed_keys.remote_followers(me.id), fan.id) is None
+    # a journal whose block was lifted meanwhile does nothing
+    await fed.follow(me.id, bad.id)
+    await fed.queue.hold(DomainBlockJob(me.id, "cut.example"))
+    await fed.unblock_domain(me.id, "cut.example")
+    await fed.drain(timeout=30)
+    assert await fed.is_following(me.id, bad.id)
