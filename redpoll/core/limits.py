@@ -628,6 +628,8 @@ ONLY_MEDIA_READS = 10
 #: most (bytes).
 FED_FETCH_TIMEOUT_S = 10.0
 FED_FETCH_MAX_BYTES = 1_000_000
+#: Redirects a fetch follows at most (each hop checked and timed as a fetch).
+FED_FETCH_REDIRECTS = 3
 FED_INBOX_MAX_BYTES = 256_000
 #: A signed request's Date: at most this old, and at most this far ahead
 #: (s; Mastodon: 12 hours and 1 hour).

@@ -17,6 +17,7 @@ import pytest
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import InboxJob
+from redpoll.core import limits
 from redpoll.federation import documents, followers, inbox, keys as fed_keys, remote, signing
 from redpoll.net import safety
 from redpoll.polls import polls
@@ -32,12 +33,20 @@ class Host:
 
     def __init__(self):
         self.docs: dict[str, tuple[dict, str]] = {}
+        #: path -> where it redirects (301)
+        self.redirects: dict[str, str] = {}
         self.gets: list[str] = []
         host = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
                 host.gets.append(self.path)
+                if self.path in host.redirects:
+                    self.send_response(301)
+                    self.send_header("Location", host.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 doc, media = host.docs.get(self.path, (None, ""))
                 body = json.dumps(doc).encode() if doc else b"{}"
                 self.send_response(200 if doc else 404)
@@ -379,3 +388,37 @@ async def test_a_stranger_s_like_or_vote_of_a_followers_only_status_counts_nothi
     assert votes.counts == (1, 0) and votes.voters == 1
     kinds = [(n.type, n.actor) for n in await fed.notifications(ada.id)]
     assert ("favourite", stranger.id) not in kinds and ("favourite", follower.id) in kinds
+
+
+# --- redirects ----------------------------------------------------------------------------------
+async def test_redirects_are_followed_within_bounds_and_vouch_only_for_their_own_host(fed, host):
+    pair = signing.KeyPair.generate()
+    real = host.actor("moved", pair)
+    host.redirects["/@moved"] = "/users/moved"  # a relative Location, on the same host
+    assert (await remote.fetch_actor(fed.store, HERE, f"{host.base}/@moved", loopback=True,
+                                     id_known=False)).uri == real
+    host.redirects["/users/old-name"] = real  # an id that redirects: not that id's document
+    with pytest.raises(remote.client.WrongDocument):
+        await remote.fetch_actor(fed.store, HERE, f"{host.base}/users/old-name", loopback=True)
+    # a redirect to another host, whose document claims this host's id
+    other = Host()
+    try:
+        victim = f"{host.base}/users/victim"
+        other.put("/evil.json", {"id": victim, "type": "Person", "preferredUsername": "victim",
+                                 "inbox": f"{victim}/inbox",
+                                 "publicKey": {"id": f"{victim}#main-key",
+                                               "publicKeyPem": pair.public_pem}})
+        host.redirects["/users/victim"] = f"{other.base}/evil.json"
+        with pytest.raises(remote.client.WrongDocument):
+            await remote.fetch_actor(fed.store, HERE, victim, loopback=True)
+        assert await remote.account_id(fed.store, victim) is None
+    finally:
+        other.close()
+    # a loop, and a hop the guard refuses
+    host.redirects["/loop"] = "/loop"
+    with pytest.raises(remote.client.FetchFailed, match="redirects"):
+        await remote.client.fetch_json(f"{host.base}/loop", loopback=True)
+    assert host.gets.count("/loop") == limits.FED_FETCH_REDIRECTS + 1
+    host.redirects["/away"] = "ftp://example.org/x"
+    with pytest.raises(safety.Refused):
+        await remote.client.fetch_json(f"{host.base}/away", loopback=True)
