@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,tools]"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,tools,lint]"
 # The package compiled once: the tests start hundreds of Python processes
 # (serve, workers, CLI commands), and where PYTHONDONTWRITEBYTECODE is set
 # each would compile every module again (~0.4 s of CPU a process).

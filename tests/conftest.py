@@ -11,6 +11,7 @@ everything on one server and the ``topology`` tests again on the cluster.
 Test modules import helpers from each other by name (test_stream_support,
 test_api_mastodon): every folder is on the path.
 """
+
 from __future__ import annotations
 
 import os
@@ -76,6 +77,7 @@ def srv(server, tmp_path_factory):
     rate limits loose."""
     from test_stream_mastodon import LOOSE
     from test_stream_support import StreamProc
+
     url, cluster, _ = server
     proc = StreamProc(url, cluster, tmp_path_factory.mktemp("serve"), **LOOSE).start()
     yield proc

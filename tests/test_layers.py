@@ -4,6 +4,7 @@ no circle anywhere, and no import hidden inside a function to dodge one.
 
 A change that breaks one of these fails here with the import that does it.
 """
+
 from __future__ import annotations
 
 import ast
@@ -58,14 +59,17 @@ def _imports():
     modules = {_name(p): p for p in ROOT.rglob("*.py")}
     found: dict[str, dict[str, bool]] = defaultdict(dict)
     for name, path in modules.items():
-        package = name.split(".") if path.name == "__init__.py" and name != "__init__" else \
-            name.split(".")[:-1]
+        package = (
+            name.split(".")
+            if path.name == "__init__.py" and name != "__init__"
+            else name.split(".")[:-1]
+        )
         tree = ast.parse(path.read_text(), str(path))
 
         def visit(node, in_function: bool) -> None:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.ImportFrom) and child.level:
-                    base = package[:len(package) - child.level + 1]
+                    base = package[: len(package) - child.level + 1]
                     mod = ".".join(base + (child.module.split(".") if child.module else []))
                     for alias in child.names:
                         full = f"{mod}.{alias.name}".strip(".")
@@ -73,32 +77,45 @@ def _imports():
                         if target in modules and target != name:
                             found[name][target] = found[name].get(target, True) and in_function
                 elif isinstance(child, (ast.Import, ast.ImportFrom)):
-                    names = [a.name for a in child.names] if isinstance(child, ast.Import) \
+                    names = (
+                        [a.name for a in child.names]
+                        if isinstance(child, ast.Import)
                         else [child.module or ""]
+                    )
                     for full in names:
                         if full.startswith("redpoll."):
-                            target = full[len("redpoll."):]
+                            target = full[len("redpoll.") :]
                             if target in modules and target != name:
                                 found[name][target] = found[name].get(target, True) and in_function
-                visit(child, in_function or isinstance(child, (ast.FunctionDef,
-                                                                 ast.AsyncFunctionDef)))
+                visit(
+                    child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
+                )
+
         visit(tree, False)
     return modules, found
 
 
 def test_no_import_points_up_a_layer():
     _, found = _imports()
-    up = sorted(f"{a} -> {b}" for a, targets in found.items() for b in targets
-                if LAYERS.index(layer_of(b)) > LAYERS.index(layer_of(a)))
+    up = sorted(
+        f"{a} -> {b}"
+        for a, targets in found.items()
+        for b in targets
+        if LAYERS.index(layer_of(b)) > LAYERS.index(layer_of(a))
+    )
     assert up == [], "imports pointing up a layer:\n" + "\n".join(up)
 
 
 def test_storage_knows_no_feature_and_the_stream_no_api():
     _, found = _imports()
-    bad = [f"{a} -> {b}" for a, targets in found.items() for b in targets
-           if (layer_of(a) == "storage" and layer_of(b) != "base" and layer_of(b) != "storage")
-           or (a.startswith("stream") and b.startswith("api"))
-           or (a.startswith("render") and b.split(".")[0] in ("api", "stream"))]
+    bad = [
+        f"{a} -> {b}"
+        for a, targets in found.items()
+        for b in targets
+        if (layer_of(a) == "storage" and layer_of(b) != "base" and layer_of(b) != "storage")
+        or (a.startswith("stream") and b.startswith("api"))
+        or (a.startswith("render") and b.split(".")[0] in ("api", "stream"))
+    ]
     assert bad == [], "\n".join(bad)
 
 
@@ -189,8 +206,12 @@ def test_at_most_twelve_floors():
 
 def test_no_import_hides_inside_a_function():
     _, found = _imports()
-    hidden = sorted(f"{a} -> {b}" for a, targets in found.items() for b, inside in targets.items()
-                    if inside and a.split(".")[0] not in LAZY_OK)
+    hidden = sorted(
+        f"{a} -> {b}"
+        for a, targets in found.items()
+        for b, inside in targets.items()
+        if inside and a.split(".")[0] not in LAZY_OK
+    )
     assert hidden == [], "imports inside functions:\n" + "\n".join(hidden)
 
 
@@ -212,7 +233,7 @@ def test_the_design_document_names_each_package_imports():
     core and storage): it stays true, or this fails with the difference."""
     doc = (ROOT.parent / "docs" / "design.md").read_text()
     graph = packages_imported()
-    table = doc[doc.index("| package | what it holds |"):].split("\n\n")[0]
+    table = doc[doc.index("| package | what it holds |") :].split("\n\n")[0]
     rows = [line.split("|") for line in table.splitlines() if line.startswith("| `")]
     assert len(rows) >= 10, "the table of packages is missing from docs/design.md"
     wrong = []
@@ -246,11 +267,16 @@ def test_key_names_are_spelled_only_in_keys_modules():
     core/keys.py, or the keys.py of the package whose keys they are. No
     other module spells out a string that begins with one of their prefixes."""
     import re
+
     head = re.compile(r"([a-z][a-z0-9_]*)[:{]")
     keys_modules = sorted(ROOT.rglob("keys.py"))
     assert {p.parent.name for p in keys_modules} >= {"core", "media", "polls", "scheduling"}
-    prefixes = {m.group(1) for p in keys_modules for _, text in _strings(ast.parse(p.read_text()))
-                if (m := head.match(text))}
+    prefixes = {
+        m.group(1)
+        for p in keys_modules
+        for _, text in _strings(ast.parse(p.read_text()))
+        if (m := head.match(text))
+    }
     assert {"u", "st", "home", "med", "poll", "sched"} <= prefixes  # the check sees them
     spelled = []
     for path in sorted(ROOT.rglob("*.py")):
@@ -259,8 +285,12 @@ def test_key_names_are_spelled_only_in_keys_modules():
         rel = str(path.relative_to(ROOT))
         for line, text in _strings(ast.parse(path.read_text())):
             m = head.match(text)
-            if (m and m.group(1) in prefixes and not any(c.isspace() for c in text)
-                    and (rel, text) not in NOT_KEYS):  # (prose has spaces; a key name none)
+            if (
+                m
+                and m.group(1) in prefixes
+                and not any(c.isspace() for c in text)
+                and (rel, text) not in NOT_KEYS
+            ):  # (prose has spaces; a key name none)
                 spelled.append(f"{rel}:{line}: {text[:40]!r}")
     assert spelled == [], "key names spelled outside a keys module:\n" + "\n".join(spelled)
 
@@ -271,12 +301,17 @@ def test_the_storage_scripts_are_run_by_the_topology():
     form); callers name one to it. Deleting alone runs one itself
     (undeliver.lua, on the public timeline's LIST the topology names)."""
     import re
+
     names = {p.stem for p in (ROOT / "storage" / "lua").glob("*.lua")}
     assert {"deliver", "read_page", "read_page_listed"} <= names
     call = re.compile(r"""\.run\(\s*["']([a-z_0-9]+)["']""")
-    run_elsewhere = [f"{p.relative_to(ROOT)}: {m.group(1)}" for p in sorted(ROOT.rglob("*.py"))
-                     if p != ROOT / "storage" / "topology.py"
-                     for m in call.finditer(p.read_text()) if m.group(1) in names]
+    run_elsewhere = [
+        f"{p.relative_to(ROOT)}: {m.group(1)}"
+        for p in sorted(ROOT.rglob("*.py"))
+        if p != ROOT / "storage" / "topology.py"
+        for m in call.finditer(p.read_text())
+        if m.group(1) in names
+    ]
     assert run_elsewhere == ["posting/deleting.py: undeliver"]
 
 
@@ -295,11 +330,13 @@ def test_database_connections_are_opened_by_the_store_and_few_others():
                 f = node.func
                 name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
                 owner = f.value if isinstance(f, ast.Attribute) else None
-                owner_name = (owner.attr if isinstance(owner, ast.Attribute)
-                              else getattr(owner, "id", ""))
+                owner_name = (
+                    owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+                )
                 if name in ("Redis", "RedisCluster", "StrictRedis") or (
-                        name == "from_url" and owner_name in ("Redis", "RedisCluster",
-                                                              "BlockingConnectionPool",
-                                                              "ConnectionPool")):
+                    name == "from_url"
+                    and owner_name
+                    in ("Redis", "RedisCluster", "BlockingConnectionPool", "ConnectionPool")
+                ):
                     opened.setdefault(rel, []).append(node.lineno)
     assert set(opened) == {"storage/store.py", "stream/hub.py", "storage/server.py"}, opened

@@ -6,17 +6,17 @@ caught up with at read. Two fixtures: the hybrid one (test_hybrid.scenario)
 and one that meets every condition of the home rule on every path that
 asks it (push, catch-up, idle rebuild, follow and list backfill). It runs
 once (it starts both topologies itself), whatever the leg."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from test_hybrid import NEVER, home_ids, scenario, walks
 
 from redpoll import Redpoll, Settings
 from redpoll.core import keys
 from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
-
-from test_hybrid import NEVER, home_ids, scenario, walks
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -30,8 +30,10 @@ async def rule_scenario(rp) -> dict:
     followers came); an idle user rebuilt at read; a follow and a list
     membership made after the posts (backfills); ``ra`` large at threshold
     3 (caught up with at read)."""
-    u = {n: (await rp.sign_up(n)).id
-         for n in ("rv", "ra", "rb", "rc", "ridle", "rlate", "rowner", "rhider")}
+    u = {
+        n: (await rp.sign_up(n)).id
+        for n in ("rv", "ra", "rb", "rc", "ridle", "rlate", "rowner", "rhider")
+    }
     for i in range(4):  # ra has more than 3 followers
         await rp.follow((await rp.sign_up(f"rfan{i}")).id, u["ra"])
     for who in ("rv", "ridle"):
@@ -70,11 +72,14 @@ async def rule_scenario(rp) -> dict:
     await rp.follow(u["rowner"], u["ra"])  # a request: a list may hold it
     await rp.add_to_list(u["rowner"], lst, u["ra"])
     await rp.drain()
-    pages = {"rv": await walks(lambda **c: rp.home_timeline(u["rv"], **c),
-                               await rp.home_timeline(u["rv"])),
-             "ridle": [s.id for s in await rp.home_timeline(u["ridle"])],  # rebuilt
-             "rlate": [s.id for s in await rp.home_timeline(u["rlate"])],
-             "list": [s.id for s in await rp.list_timeline(u["rowner"], lst)]}
+    pages = {
+        "rv": await walks(
+            lambda **c: rp.home_timeline(u["rv"], **c), await rp.home_timeline(u["rv"])
+        ),
+        "ridle": [s.id for s in await rp.home_timeline(u["ridle"])],  # rebuilt
+        "rlate": [s.id for s in await rp.home_timeline(u["rlate"])],
+        "list": [s.id for s in await rp.list_timeline(u["rowner"], lst)],
+    }
     pages["homes"] = {n: await home_ids(rp, keys.home(u[n])) for n in ("rv", "ridle", "rlate")}
     pages["list_raw"] = await home_ids(rp, keys.list_timeline(u["rowner"], lst))
     pages["texts"] = t
@@ -94,10 +99,12 @@ async def rule_scenario_again(rp, got: dict) -> dict:
     t["to c 2"] = (await rp.post(u["ra"], "to c 2", None, t["c's"])).id
     t["a boosts b"] = await rp.boost(u["ra"], t["b's"])
     await rp.drain()
-    page = await walks(lambda **c: rp.home_timeline(u["rv"], **c),
-                       await rp.home_timeline(u["rv"]))
-    return {"rv again": page, "home again": await home_ids(rp, keys.home(u["rv"])),
-            "texts again": t}
+    page = await walks(lambda **c: rp.home_timeline(u["rv"], **c), await rp.home_timeline(u["rv"]))
+    return {
+        "rv again": page,
+        "home again": await home_ids(rp, keys.home(u["rv"])),
+        "texts again": t,
+    }
 
 
 def rule_held(got: dict) -> None:
@@ -105,7 +112,7 @@ def rule_held(got: dict) -> None:
     it should (so "equal" is not "equally wrong")."""
     t = got["texts"]
     for view in ("rv", "ridle"):
-        shown = ([i for p in got["rv"]["down"] for i in p] if view == "rv" else got[view])
+        shown = [i for p in got["rv"]["down"] for i in p] if view == "rv" else got[view]
         for there in ("plain", "to b", "private", "a boosts c", "b to itself"):
             assert t[there] in shown, (view, there)
         for gone in ("to c", "@rc direct", "b boosts plain", "hider boosts b", "b to c"):
@@ -133,17 +140,23 @@ async def test_both_topologies_build_the_same_homes(tmp_path, threshold):
     cluster.start()
     try:
         got = {}
-        for name, url, is_cluster in (("single", single.url, False),
-                                      ("cluster", cluster.url, True)):
-            settings = Settings(redis_url=url, cluster=is_cluster, job_claim_ms=500,
-                                fanout_threshold=threshold)
+        for name, url, is_cluster in (
+            ("single", single.url, False),
+            ("cluster", cluster.url, True),
+        ):
+            settings = Settings(
+                redis_url=url, cluster=is_cluster, job_claim_ms=500, fanout_threshold=threshold
+            )
             rp = await Redpoll.open(settings)
             try:
                 pages = await scenario(rp, None, threshold)
-                users = {login: (await rp.lookup(login)).id
-                         for login in ("viewer", "viewer2", "big1", "small1", "small2")}
-                pages["homes"] = {login: await home_ids(rp, keys.home(uid))
-                                  for login, uid in users.items()}
+                users = {
+                    login: (await rp.lookup(login)).id
+                    for login in ("viewer", "viewer2", "big1", "small1", "small2")
+                }
+                pages["homes"] = {
+                    login: await home_ids(rp, keys.home(uid)) for login, uid in users.items()
+                }
                 got[name] = pages
             finally:
                 await rp.close()
@@ -167,7 +180,16 @@ async def test_both_topologies_build_the_same_homes(tmp_path, threshold):
     assert len(single_pages["homes"]["viewer"]) > 10  # a comparison of something
     single_rule, cluster_rule = got["single rule"], got["cluster rule"]
     assert single_rule["texts"] == cluster_rule["texts"]
-    for part in ("homes", "list_raw", "rv", "ridle", "rlate", "list", "texts again",
-                 "rv again", "home again"):
+    for part in (
+        "homes",
+        "list_raw",
+        "rv",
+        "ridle",
+        "rlate",
+        "list",
+        "texts again",
+        "rv again",
+        "home again",
+    ):
         assert single_rule[part] == cluster_rule[part], part
     rule_held(single_rule)

@@ -1,5 +1,6 @@
 """An account's own changes: signing up with a case-insensitive unique login,
 its profile, its password."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,20 +10,27 @@ from secrets import token_urlsafe
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from . import account_index
+from ..bus.jobs import JobQueue, NotYet, SignUpJob, entry_ms
 from ..core import keys, limits, validate
 from ..core.errors import LoginTaken, UserNotFound, ValidationError
-from ..bus.jobs import JobQueue, NotYet, SignUpJob, entry_ms
 from ..core.models import VISIBILITIES, User, now_ms
-from ..storage.store import Store
 from ..records.users import claim_uid, get_user, lookup, require_users
-
+from ..storage.store import Store
+from . import account_index
 
 _hasher = PasswordHasher()  # argon2id with the library's recommended costs
 
 
-async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: str = "",
-                  bio: str = "", password: str | None = None, email: str | None = None) -> User:
+async def sign_up(
+    store: Store,
+    queue: JobQueue,
+    login: str,
+    *,
+    display_name: str = "",
+    bio: str = "",
+    password: str | None = None,
+    email: str | None = None,
+) -> User:
     """Create a user. Of many concurrent sign-ups for one login (any case), one wins.
 
     Steps: claim the lowercased login with SET NX (the atomic uniqueness
@@ -39,8 +47,9 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
     it is old enough that its caller cannot be merely slow, void.
     """
     login = validate.login(login)
-    display_name = validate.text(display_name, "display_name", limits.DISPLAY_NAME_MAX_CHARS,
-                                 allow_empty=True)
+    display_name = validate.text(
+        display_name, "display_name", limits.DISPLAY_NAME_MAX_CHARS, allow_empty=True
+    )
     bio = validate.text(bio, "bio", limits.BIO_MAX_CHARS, allow_empty=True)
     if password is not None:
         password = validate.text(password, "password", 1024)
@@ -64,14 +73,23 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
         # our claim was taken over: this sign-up stalled past ORPHAN_CLAIM_MS
         await queue.release(held)
         raise LoginTaken(f"login {login!r} is taken")
-    record = {"id": uid, "login": login, "name": display_name or login, "bio": bio,
-              "at": now_ms(), "followers": 0, "following": 0, "posts": 0}
+    record = {
+        "id": uid,
+        "login": login,
+        "name": display_name or login,
+        "bio": bio,
+        "at": now_ms(),
+        "followers": 0,
+        "following": 0,
+        "posts": 0,
+    }
     args = [len(record)]
     for pairs in (record, secrets):
         for name, value in pairs.items():
             args += [name, value]
-    await store.run("create_user", [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)],
-                    args)
+    await store.run(
+        "create_user", [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)], args
+    )
     # the search index is another slot: a call cut short here is finished
     # by the journal's replay (settle_sign_up indexes the user again)
     await account_index.index_account(store, uid, 1, login, record["name"])
@@ -79,8 +97,9 @@ async def sign_up(store: Store, queue: JobQueue, login: str, *, display_name: st
     return User.from_hash({k: str(v) for k, v in record.items()})
 
 
-async def settle_sign_up(store: Store, job: SignUpJob, entry_id: bytes,
-                         settle_after_ms: int) -> bool:
+async def settle_sign_up(
+    store: Store, job: SignUpJob, entry_id: bytes, settle_after_ms: int
+) -> bool:
     """A sign-up whose caller never released its journal (entry ``entry_id``):
     it died, or stalled past the claim time. True if its user was written
     (then indexed again, idempotent, and the caller of this counts it). If
@@ -88,13 +107,17 @@ async def settle_sign_up(store: Store, job: SignUpJob, entry_id: bytes,
     caller may only be slow); else False, and the user never will be
     written: its id is void (create_user.lua refuses it) and its login
     claim is freed if still its own. Each step idempotent."""
-    if (not await store.exists(keys.user(job.uid))
-            and now_ms() - entry_ms(entry_id) < settle_after_ms):
+    if (
+        not await store.exists(keys.user(job.uid))
+        and now_ms() - entry_ms(entry_id) < settle_after_ms
+    ):
         raise NotYet(f"sign-up of user {job.uid} may still be running")
     if await store.run("settle_sign_up", [keys.user(job.uid), keys.sign_up_void(job.uid)]):
         rev, login, name = await store.hmget(keys.user(job.uid), ["rev", "login", "name"])
         if rev is not None:  # (else deleted meanwhile: nothing to index)
-            await account_index.index_account(store, job.uid, int(rev), login.decode(), name.decode())
+            await account_index.index_account(
+                store, job.uid, int(rev), login.decode(), name.decode()
+            )
         return True
     await store.run("drop_login_claim", [keys.login(job.login.lower())], [f"{job.uid}:"])
     return False
@@ -118,19 +141,27 @@ async def _take_over_orphan_claim(store: Store, index: str, claim: str, login: s
         raise LoginTaken(f"login {login!r} is taken")
 
 
-async def update_profile(store: Store, uid, *, display_name: str | None = None,
-                         bio: str | None = None, bot: bool | None = None,
-                         discoverable: bool | None = None,
-                         fields: list[tuple[str, str]] | None = None,
-                         privacy: str | None = None, locked: bool | None = None) -> User:
+async def update_profile(
+    store: Store,
+    uid,
+    *,
+    display_name: str | None = None,
+    bio: str | None = None,
+    bot: bool | None = None,
+    discoverable: bool | None = None,
+    fields: list[tuple[str, str]] | None = None,
+    privacy: str | None = None,
+    locked: bool | None = None,
+) -> User:
     """Change what is given (None: keep). ``fields`` replaces the profile's
     name/value pairs (an empty list clears them); ``privacy`` is the
     visibility of posts that name none (redpoll.relations.visibility)."""
     uid = validate.an_id(uid, "user_id")
     changes: dict[str, str] = {}
     if display_name is not None:
-        changes["name"] = validate.text(display_name, "display_name",
-                                        limits.DISPLAY_NAME_MAX_CHARS, allow_empty=True)
+        changes["name"] = validate.text(
+            display_name, "display_name", limits.DISPLAY_NAME_MAX_CHARS, allow_empty=True
+        )
     if bio is not None:
         changes["bio"] = validate.text(bio, "bio", limits.BIO_MAX_CHARS, allow_empty=True)
     for name, flag in (("bot", bot), ("disc", discoverable), ("locked", locked)):

@@ -10,6 +10,7 @@ terms already there, so calls racing or arriving late never bring back an
 old name. It runs after the record is written (another slot): if the call is
 cut short in between, the index lags by that one change.
 """
+
 from __future__ import annotations
 
 import unicodedata
@@ -37,8 +38,13 @@ async def index_account(store: Store, uid: int, rev: int, login: str, display_na
     """Make the index hold exactly these terms for ``uid``, unless it already
     holds terms of revision ``rev`` or newer. Atomic (one script, one slot)
     and idempotent: callers re-run it freely. True if it changed the index."""
-    return bool(await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
-                                [uid, rev, *account_terms(login, display_name)]))
+    return bool(
+        await store.run(
+            "index_account",
+            [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
+            [uid, rev, *account_terms(login, display_name)],
+        )
+    )
 
 
 async def index_missing(store: Store) -> int:
@@ -54,13 +60,17 @@ async def index_missing(store: Store) -> int:
     done = 0
     for first in range(1, last + 1, limits.SEARCH_BACKFILL_BATCH):
         uids = list(range(first, min(first + limits.SEARCH_BACKFILL_BATCH, last + 1)))
-        held, *rows = await store.batch([("HMGET", keys.SEARCH_INDEXED, *uids),
-                                        *(("HMGET", keys.user(u), "rev", "login", "name")
-                                          for u in uids)])
+        held, *rows = await store.batch(
+            [
+                ("HMGET", keys.SEARCH_INDEXED, *uids),
+                *(("HMGET", keys.user(u), "rev", "login", "name") for u in uids),
+            ]
+        )
         for uid, indexed, (rev, login, name) in zip(uids, held, rows):
             if indexed is None and login is not None:
-                await index_account(store, uid, int(rev or 1), login.decode(),
-                                    (name or b"").decode())
+                await index_account(
+                    store, uid, int(rev or 1), login.decode(), (name or b"").decode()
+                )
                 done += 1
     await client.set(keys.SEARCH_BUILT, last)
     return done

@@ -2,6 +2,7 @@
 from the home reads that hybrid fan-out records anyway (keys.HOME_SEEN:
 user id -> ms of the last recorded read, negated once an idle user's home
 was dropped), so counting costs two ZCOUNTs and nothing is kept for it."""
+
 from __future__ import annotations
 
 from ..core import keys
@@ -19,7 +20,9 @@ async def active_within(store: Store, *days: int) -> list[int]:
     commands = []
     for d in days:
         cutoff = now - d * DAY_MS
-        commands += [("ZCOUNT", keys.HOME_SEEN, cutoff, "+inf"),
-                     ("ZCOUNT", keys.HOME_SEEN, "-inf", -cutoff)]
+        commands += [
+            ("ZCOUNT", keys.HOME_SEEN, cutoff, "+inf"),
+            ("ZCOUNT", keys.HOME_SEEN, "-inf", -cutoff),
+        ]
     counts = await store.batch(commands)
     return [int(recent) + int(dropped) for recent, dropped in zip(counts[0::2], counts[1::2])]

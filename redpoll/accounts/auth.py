@@ -22,6 +22,7 @@ each is on one key or one slot, so all of it is Redis Cluster safe):
   itself (``limits.EMAIL_CLAIM_TTL_S``): the steps are retried by the client
   by registering again.
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,26 +35,54 @@ import time
 from dataclasses import dataclass
 
 from ..bus import events
+from ..bus.jobs import JobQueue
 from ..core import keys, limits, validate
-from . import account, ratelimit
-from ..records import users
 from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from ..core.models import User
-from ..bus.jobs import JobQueue
+from ..records import users
 from ..storage.store import Store
-
+from . import account, ratelimit
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 
 # --- scopes (Mastodon's, docs "OAuth scopes") ------------------------------------
-READ_SCOPES = frozenset(f"read:{s}" for s in (
-    "accounts", "blocks", "bookmarks", "favourites", "filters", "follows", "lists", "mutes",
-    "notifications", "search", "statuses"))
-WRITE_SCOPES = frozenset(f"write:{s}" for s in (
-    "accounts", "blocks", "bookmarks", "conversations", "favourites", "filters", "follows",
-    "lists", "media", "mutes", "notifications", "reports", "statuses"))
-FOLLOW_SCOPES = frozenset({"read:blocks", "write:blocks", "read:follows", "write:follows",
-                           "read:mutes", "write:mutes"})
+READ_SCOPES = frozenset(
+    f"read:{s}"
+    for s in (
+        "accounts",
+        "blocks",
+        "bookmarks",
+        "favourites",
+        "filters",
+        "follows",
+        "lists",
+        "mutes",
+        "notifications",
+        "search",
+        "statuses",
+    )
+)
+WRITE_SCOPES = frozenset(
+    f"write:{s}"
+    for s in (
+        "accounts",
+        "blocks",
+        "bookmarks",
+        "conversations",
+        "favourites",
+        "filters",
+        "follows",
+        "lists",
+        "media",
+        "mutes",
+        "notifications",
+        "reports",
+        "statuses",
+    )
+)
+FOLLOW_SCOPES = frozenset(
+    {"read:blocks", "write:blocks", "read:follows", "write:follows", "read:mutes", "write:mutes"}
+)
 TOP_SCOPES = ("read", "write", "follow", "push", "profile")
 KNOWN_SCOPES = frozenset(TOP_SCOPES) | READ_SCOPES | WRITE_SCOPES
 _EXPANSION = {"read": READ_SCOPES, "write": WRITE_SCOPES, "follow": FOLLOW_SCOPES}
@@ -152,7 +181,9 @@ def _redirect_uris(raw) -> tuple[str, ...]:
     return tuple(uris)
 
 
-async def create_app(store: Store, name, redirect_uris, scopes=None, website=None) -> tuple[App, str]:
+async def create_app(
+    store: Store, name, redirect_uris, scopes=None, website=None
+) -> tuple[App, str]:
     """Register an application; returns it and its client secret (shown once)."""
     name = validate.text(name, "client_name", limits.APP_NAME_MAX_CHARS)
     uris = _redirect_uris(redirect_uris)
@@ -160,13 +191,20 @@ async def create_app(store: Store, name, redirect_uris, scopes=None, website=Non
         scope_list = parse_scopes(scopes)
     except OAuthError as exc:
         raise ValidationError("scopes", exc.message) from None
-    website = "" if website in (None, "") else validate.text(website, "website",
-                                                            limits.APP_URI_MAX_CHARS)
+    website = (
+        "" if website in (None, "") else validate.text(website, "website", limits.APP_URI_MAX_CHARS)
+    )
     client_id, client_secret = new_secret(), new_secret()
     app_id = await store.incr(keys.APP_SEQ)
-    record = {"id": app_id, "name": name, "website": website, "redirect_uris": "\n".join(uris),
-              "scopes": " ".join(scope_list), "secret": digest(client_secret),
-              "at": int(time.time())}
+    record = {
+        "id": app_id,
+        "name": name,
+        "website": website,
+        "redirect_uris": "\n".join(uris),
+        "scopes": " ".join(scope_list),
+        "secret": digest(client_secret),
+        "at": int(time.time()),
+    }
     await store.hset(keys.app(client_id), mapping=record)  # one command: atomic
     return App(app_id, client_id, name, website, uris, scope_list, record["secret"]), client_secret
 
@@ -182,19 +220,32 @@ async def get_app(store: Store, client_id) -> App | None:
     raw = await store.hgetall(keys.app(client_id))
     if not raw:
         return None
-    return App(int(_str(raw, "id")), client_id, _str(raw, "name"), _str(raw, "website"),
-               tuple(_str(raw, "redirect_uris").split("\n")), tuple(_str(raw, "scopes").split()),
-               _str(raw, "secret"))
+    return App(
+        int(_str(raw, "id")),
+        client_id,
+        _str(raw, "name"),
+        _str(raw, "website"),
+        tuple(_str(raw, "redirect_uris").split("\n")),
+        tuple(_str(raw, "scopes").split()),
+        _str(raw, "secret"),
+    )
 
 
 async def check_client(store: Store, client_id, client_secret) -> App:
     """The app whose id and secret these are, else OAuthError invalid_client (401)."""
     app = await get_app(store, client_id)
-    if app is None or not isinstance(client_secret, str) or not secrets.compare_digest(
-            app.secret_digest, digest(client_secret)):
-        raise OAuthError("invalid_client", "Client authentication failed due to unknown "
-                         "client, no client authentication included, or unsupported "
-                         "authentication method.", 401)
+    if (
+        app is None
+        or not isinstance(client_secret, str)
+        or not secrets.compare_digest(app.secret_digest, digest(client_secret))
+    ):
+        raise OAuthError(
+            "invalid_client",
+            "Client authentication failed due to unknown "
+            "client, no client authentication included, or unsupported "
+            "authentication method.",
+            401,
+        )
     return app
 
 
@@ -216,15 +267,21 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
     created = int(time.time())
     if uid:  # indexed first: a token that exists is always in its user's index
         await store.batch([("SADD", keys.user_tokens(uid), digest(token))])
-    await store.hset(keys.token(digest(token)), mapping={  # one command: atomic
-        "uid": uid or 0, "app": app.client_id, "scopes": " ".join(scopes), "at": created,
-        # (ms: what orders a user's sessions; two made in one second keep their order)
-        "ms": int(time.time() * 1000)})
+    await store.hset(
+        keys.token(digest(token)),
+        mapping={  # one command: atomic
+            "uid": uid or 0,
+            "app": app.client_id,
+            "scopes": " ".join(scopes),
+            "at": created,
+            # (ms: what orders a user's sessions; two made in one second keep their order)
+            "ms": int(time.time() * 1000),
+        },
+    )
     return token, created
 
 
-async def token_for_app(store: Store, client_id, uid: int | None, scopes
-                        ) -> tuple[str, int] | None:
+async def token_for_app(store: Store, client_id, uid: int | None, scopes) -> tuple[str, int] | None:
     """A new access token of the app ``client_id`` for ``uid`` (:func:`issue_token`);
     None when the app is gone."""
     app = await get_app(store, client_id)
@@ -233,8 +290,9 @@ async def token_for_app(store: Store, client_id, uid: int | None, scopes
     return await issue_token(store, app, uid, scopes)
 
 
-async def authenticate(store: Store, token: str, rate: ratelimit.Rate | None
-                       ) -> tuple[Token | None, ratelimit.RateState | None]:
+async def authenticate(
+    store: Store, token: str, rate: ratelimit.Rate | None
+) -> tuple[Token | None, ratelimit.RateState | None]:
     """The token's record and its rate-limit state after counting this request,
     in one script call (one plain read when tokens are not rate limited);
     (None, None) for an unknown or revoked token."""
@@ -250,8 +308,9 @@ async def authenticate(store: Store, token: str, rate: ratelimit.Rate | None
         end = 0.0
     else:
         index, end, ttl_ms = ratelimit.window(rate)
-        reply = await store.run("auth_hit", [keys.token(dig), keys.token_rate(dig, index)],
-                                [ttl_ms])
+        reply = await store.run(
+            "auth_hit", [keys.token(dig), keys.token_rate(dig, index)], [ttl_ms]
+        )
     if not reply:
         return None, None
     uid, client_id, scopes, counted = reply
@@ -312,8 +371,9 @@ class Session:
 async def sessions(store: Store, uid: int) -> list[Session]:
     """The tokens issued to ``uid`` that still work, newest first."""
     digests = sorted(d.decode() for d in await store.smembers(keys.user_tokens(uid)))
-    rows = await store.batch([("HMGET", keys.token(d), "uid", "app", "scopes", "at", "ms")
-                              for d in digests])
+    rows = await store.batch(
+        [("HMGET", keys.token(d), "uid", "app", "scopes", "at", "ms") for d in digests]
+    )
     apps: dict[str, App | None] = {}
     out = []
     made: dict[str, int] = {}
@@ -323,8 +383,11 @@ async def sessions(store: Store, uid: int) -> list[Session]:
         cid = client_id.decode()
         if cid not in apps:
             apps[cid] = await get_app(store, cid)
-        out.append(Session(dig[:SESSION_ID_CHARS], dig, apps[cid], tuple(scopes.decode().split()),
-                           int(at or 0)))
+        out.append(
+            Session(
+                dig[:SESSION_ID_CHARS], dig, apps[cid], tuple(scopes.decode().split()), int(at or 0)
+            )
+        )
         made[dig] = int(ms) if ms else int(at or 0) * 1000
     out.sort(key=lambda s: made[s.digest], reverse=True)
     return out
@@ -360,8 +423,11 @@ _CHALLENGE = re.compile(r"[A-Za-z0-9_-]{43}")
 
 def s256(verifier: str) -> str:
     """The S256 code challenge of a PKCE code verifier (RFC 7636 section 4.2)."""
-    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest()
-                                    ).rstrip(b"=").decode("ascii")
+    return (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest())
+        .rstrip(b"=")
+        .decode("ascii")
+    )
 
 
 def pkce_challenge(challenge, method) -> str | None:
@@ -382,6 +448,7 @@ def pkce_challenge(challenge, method) -> str | None:
 @dataclass(frozen=True, slots=True)
 class CodeGrant:
     """What an authorization code stands for, stored with it."""
+
     uid: int
     client_id: str
     redirect_uri: str
@@ -392,12 +459,27 @@ class CodeGrant:
     challenge: str | None  # PKCE S256 challenge, if the client sent one
 
 
-async def create_code(store: Store, app: App, uid: int, redirect_uri: str, scopes, *,
-                      redirect_given: bool = True, challenge: str | None = None) -> str:
+async def create_code(
+    store: Store,
+    app: App,
+    uid: int,
+    redirect_uri: str,
+    scopes,
+    *,
+    redirect_given: bool = True,
+    challenge: str | None = None,
+) -> str:
     code = new_secret()
-    payload = json.dumps({"uid": uid, "app": app.client_id, "redirect_uri": redirect_uri,
-                          "redirect_given": redirect_given, "scopes": " ".join(scopes),
-                          "challenge": challenge})
+    payload = json.dumps(
+        {
+            "uid": uid,
+            "app": app.client_id,
+            "redirect_uri": redirect_uri,
+            "redirect_given": redirect_given,
+            "scopes": " ".join(scopes),
+            "challenge": challenge,
+        }
+    )
     await store.set(keys.auth_code(digest(code)), payload, ex=limits.AUTH_CODE_TTL_S)
     return code
 
@@ -413,26 +495,38 @@ def _grant_matches(grant: CodeGrant, app: App, redirect_uri, verifier) -> bool:
         return False
     if grant.challenge is None:
         return verifier in (None, "")  # a verifier for a code without a challenge: refused
-    return (isinstance(verifier, str) and bool(_VERIFIER.fullmatch(verifier))
-            and secrets.compare_digest(s256(verifier), grant.challenge))
+    return (
+        isinstance(verifier, str)
+        and bool(_VERIFIER.fullmatch(verifier))
+        and secrets.compare_digest(s256(verifier), grant.challenge)
+    )
 
 
-async def redeem_code(store: Store, app: App, code, redirect_uri, verifier=None
-                      ) -> tuple[int, tuple[str, ...]]:
+async def redeem_code(
+    store: Store, app: App, code, redirect_uri, verifier=None
+) -> tuple[int, tuple[str, ...]]:
     """(user id, scopes) of a code issued to ``app``; a code works once (GETDEL),
     so a failed attempt (wrong redirect_uri, wrong PKCE verifier) burns it too."""
-    bad = OAuthError("invalid_grant", "The provided authorization grant is invalid, expired, "
-                     "revoked, does not match the redirection URI used in the authorization "
-                     "request, or was issued to another client.")
+    bad = OAuthError(
+        "invalid_grant",
+        "The provided authorization grant is invalid, expired, "
+        "revoked, does not match the redirection URI used in the authorization "
+        "request, or was issued to another client.",
+    )
     if not isinstance(code, str) or not code or len(code) > 200:
         raise bad
     raw = await store.getdel(keys.auth_code(digest(code)))
     if raw is None:
         raise bad
     data = json.loads(raw)
-    grant = CodeGrant(int(data["uid"]), data["app"], data["redirect_uri"],
-                      bool(data.get("redirect_given", True)), tuple(data["scopes"].split()),
-                      data.get("challenge"))
+    grant = CodeGrant(
+        int(data["uid"]),
+        data["app"],
+        data["redirect_uri"],
+        bool(data.get("redirect_given", True)),
+        tuple(data["scopes"].split()),
+        data.get("challenge"),
+    )
     if not _grant_matches(grant, app, redirect_uri, verifier):
         raise bad
     return grant.uid, grant.scopes
@@ -478,8 +572,9 @@ async def register(store: Store, queue: JobQueue, username, email, password) -> 
     return user
 
 
-async def register_with_token(store: Store, queue: JobQueue, client_id, scopes, username, email,
-                              password) -> tuple[User, tuple[str, int] | None]:
+async def register_with_token(
+    store: Store, queue: JobQueue, client_id, scopes, username, email, password
+) -> tuple[User, tuple[str, int] | None]:
     """:func:`register`, then a new access token of the app ``client_id``
     for the new user with ``scopes`` (:func:`token_for_app`; None when the
     app is gone: the account stays registered)."""
@@ -497,8 +592,9 @@ class LoginLimited(RedpollError):
         self.state = state
 
 
-async def password_login(store: Store, username, password,
-                         rate: ratelimit.Rate | None = None) -> User | None:
+async def password_login(
+    store: Store, username, password, rate: ratelimit.Rate | None = None
+) -> User | None:
     """The user whose login (or e-mail) and password these are, else None.
 
     ``rate``: attempts per account, whatever the address (LoginLimited past
@@ -508,7 +604,11 @@ async def password_login(store: Store, username, password,
     checked against a dummy hash (account.verify_password)."""
     if not isinstance(username, str) or not isinstance(password, str):
         return None
-    if not username or len(username) > limits.EMAIL_MAX_CHARS or len(password) > limits.PASSWORD_MAX_CHARS:
+    if (
+        not username
+        or len(username) > limits.EMAIL_MAX_CHARS
+        or len(password) > limits.PASSWORD_MAX_CHARS
+    ):
         return None
     user = None
     try:
@@ -520,16 +620,20 @@ async def password_login(store: Store, username, password,
             user = await users.lookup(store, username)
     except (UserNotFound, ValidationError):
         user = None
-    bucket = (f"account:{user.id}:login" if user is not None
-              else f"name:{digest(username.lower())[:32]}:login")
+    bucket = (
+        f"account:{user.id}:login"
+        if user is not None
+        else f"name:{digest(username.lower())[:32]}:login"
+    )
     state = await ratelimit.hit(store, bucket, rate)
     if state is not None and state.exceeded:
         raise LoginLimited(state)
     return await account.verify_password(store, user, password)
 
 
-async def check_own_password(store: Store, uid: int, password,
-                             rate: ratelimit.Rate | None = None) -> User | None:
+async def check_own_password(
+    store: Store, uid: int, password, rate: ratelimit.Rate | None = None
+) -> User | None:
     """The user ``uid`` if ``password`` is theirs, else None; counted in the
     account's log-in bucket (LoginLimited past ``rate``), as a log-in is."""
     state = await ratelimit.hit(store, f"account:{uid}:login", rate)
@@ -540,8 +644,9 @@ async def check_own_password(store: Store, uid: int, password,
     return await account.verify_password(store, await users.get_user(store, uid), password)
 
 
-async def change_password(store: Store, uid: int, current, new, keep: str | None,
-                          rate: ratelimit.Rate | None = None) -> bool:
+async def change_password(
+    store: Store, uid: int, current, new, keep: str | None, rate: ratelimit.Rate | None = None
+) -> bool:
     """Set a new password if ``current`` is the account's (False if not);
     then every token but ``keep`` (a digest: the one asking) is revoked."""
     new = _password(new)
@@ -552,8 +657,33 @@ async def change_password(store: Store, uid: int, current, new, keep: str | None
     return True
 
 
-__all__ = ["App", "Token", "OAuthError", "EmailTaken", "LoginLimited", "LoginTaken", "OOB", "parse_scopes",
-           "within", "create_app", "get_app", "check_client", "issue_token", "authenticate",
-           "revoke", "create_code", "redeem_code", "pkce_challenge", "s256", "CodeGrant",
-           "register", "password_login", "Session", "sessions", "revoke_session",
-           "revoke_other_tokens", "check_own_password", "change_password"]
+__all__ = [
+    "App",
+    "Token",
+    "OAuthError",
+    "EmailTaken",
+    "LoginLimited",
+    "LoginTaken",
+    "OOB",
+    "parse_scopes",
+    "within",
+    "create_app",
+    "get_app",
+    "check_client",
+    "issue_token",
+    "authenticate",
+    "revoke",
+    "create_code",
+    "redeem_code",
+    "pkce_challenge",
+    "s256",
+    "CodeGrant",
+    "register",
+    "password_login",
+    "Session",
+    "sessions",
+    "revoke_session",
+    "revoke_other_tokens",
+    "check_own_password",
+    "change_password",
+]

@@ -1,6 +1,7 @@
 """Read markers (Mastodon's ``/api/v1/markers``): per user, where they stopped
 reading the home timeline and the notifications. One hash on the user's
 slot; setting is one script (markers_set.lua)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ class Marker:
     updated_at: int  # ms
 
     @classmethod
-    def parse(cls, timeline: str, raw: bytes | str) -> "Marker":
+    def parse(cls, timeline: str, raw: bytes | str) -> Marker:
         text = raw.decode() if isinstance(raw, bytes) else raw
         last, version, at = text.split(":")
         return cls(timeline, int(last), int(version), int(at))

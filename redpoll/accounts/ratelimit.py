@@ -7,6 +7,7 @@ expires shortly after its window ends. Counting is one script call on one key
 processes share the count. Token buckets are counted by ``auth_hit.lua``
 together with the token lookup (see ``auth.authenticate``).
 """
+
 from __future__ import annotations
 
 import time
@@ -34,9 +35,11 @@ class RateState:
     def headers(self) -> dict[str, str]:
         """Mastodon's X-RateLimit-* headers (Reset as ISO 8601)."""
         reset = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(self.reset))
-        return {"X-RateLimit-Limit": str(self.limit),
-                "X-RateLimit-Remaining": str(max(self.remaining, 0)),
-                "X-RateLimit-Reset": reset}
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(max(self.remaining, 0)),
+            "X-RateLimit-Reset": reset,
+        }
 
 
 def window(rate: Rate, now: float | None = None) -> tuple[int, float, int]:

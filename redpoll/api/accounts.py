@@ -1,4 +1,5 @@
 """Accounts: registration, credentials, lookup, follows, relationships."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
@@ -6,32 +7,70 @@ from starlette.responses import Response
 from ..accounts import auth
 from ..core import limits
 from ..core.errors import Conflict, LoginTaken, UserNotFound, ValidationError
-from ..render import entities
 from ..relations.relationship import Relationship
-from .contract import (ACCOUNTS_REF, ACCOUNT_REF, BOOL, Doc, ID, PAGE, STATUSES_REF, STR, array,
-                       obj, path_param, query_param, ref, request_body)
+from ..render import entities
+from .contract import (
+    ACCOUNT_REF,
+    ACCOUNTS_REF,
+    BOOL,
+    ID,
+    PAGE,
+    STATUSES_REF,
+    STR,
+    Doc,
+    array,
+    obj,
+    path_param,
+    query_param,
+    ref,
+    request_body,
+)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .oauth import token_entity
 from .statuses import render_statuses, timeline_response
 
-_FIELD_OF = {"login": "username", "username": "username", "email": "email",
-             "password": "password", "agreement": "agreement"}
+_FIELD_OF = {
+    "login": "username",
+    "username": "username",
+    "email": "email",
+    "password": "password",
+    "agreement": "agreement",
+}
 
 
 def _registration_error(field: str, code: str, message: str) -> ApiError:
-    return ApiError(422, f"Validation failed: {message}",
-                    details={field: [{"error": code, "description": message}]})
+    return ApiError(
+        422,
+        f"Validation failed: {message}",
+        details={field: [{"error": code, "description": message}]},
+    )
 
 
-@endpoint("POST", "/api/v1/accounts", auth="required", scope="write:accounts", user=False,
-          doc=Doc(
-                  "Register an account (app token with write:accounts); returns a user token",
-                  "Accounts", ref("Token"),
-                  body=request_body({"username": STR, "email": STR, "password": STR,
-                                     "agreement": {"type": ["boolean", "string"]}, "locale": STR,
-                                     "reason": STR}, ("username", "email", "password", "agreement"))))
+@endpoint(
+    "POST",
+    "/api/v1/accounts",
+    auth="required",
+    scope="write:accounts",
+    user=False,
+    doc=Doc(
+        "Register an account (app token with write:accounts); returns a user token",
+        "Accounts",
+        ref("Token"),
+        body=request_body(
+            {
+                "username": STR,
+                "email": STR,
+                "password": STR,
+                "agreement": {"type": ["boolean", "string"]},
+                "locale": STR,
+                "reason": STR,
+            },
+            ("username", "email", "password", "agreement"),
+        ),
+    ),
+)
 async def register(ctx: Ctx) -> Response:
-    if ctx.token.uid is not None:  # Mastodon's rule: only an app token registers accounts
+    if ctx.authed.uid is not None:  # Mastodon's rule: only an app token registers accounts
         raise ApiError(403, "This method requires an app token, not a user's token")
     await ctx.limit("signup", ctx.settings.rate_signup)
     p = ctx.params
@@ -43,11 +82,17 @@ async def register(ctx: Ctx) -> Response:
                 raise _registration_error(name, "ERR_BLANK", f"{name} can't be blank")
         p.str("locale", max_chars=16)
         p.str("reason", max_chars=1000)
-        user, issued = await ctx.rp.register_with_token(ctx.token.client_id, ctx.token.scopes,
-                                                        p.raw("username"), p.raw("email"),
-                                                        p.raw("password"))
+        user, issued = await ctx.rp.register_with_token(
+            ctx.authed.client_id,
+            ctx.authed.scopes,
+            p.raw("username"),
+            p.raw("email"),
+            p.raw("password"),
+        )
     except LoginTaken:
-        raise _registration_error("username", "ERR_TAKEN", "Username has already been taken") from None
+        raise _registration_error(
+            "username", "ERR_TAKEN", "Username has already been taken"
+        ) from None
     except auth.EmailTaken:
         raise _registration_error("email", "ERR_TAKEN", "E-mail has already been taken") from None
     except ValidationError as exc:
@@ -56,31 +101,49 @@ async def register(ctx: Ctx) -> Response:
     if issued is None:  # the app was removed while its token lived
         raise ApiError(401, "The access token is invalid")
     access, created = issued
-    return JSON(token_entity(access, ctx.token.scopes, created),
-                headers={"Cache-Control": "no-store"})
+    return JSON(
+        token_entity(access, ctx.authed.scopes, created), headers={"Cache-Control": "no-store"}
+    )
 
 
-@endpoint("GET", "/api/v1/accounts/verify_credentials", auth="required", scope=("read:accounts", "profile"),
-          doc=Doc(
-                  "The token's account", "Accounts", ref("CredentialAccount")))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/verify_credentials",
+    auth="required",
+    scope=("read:accounts", "profile"),
+    doc=Doc("The token's account", "Accounts", ref("CredentialAccount")),
+)
 async def verify_credentials(ctx: Ctx) -> Response:
     user, count = await ctx.rp.credentials(ctx.uid)
     return JSON(entities.credential_account(user, ctx.base, follow_requests=count))
 
 
-@endpoint("GET", "/api/v1/accounts/{id}", auth="optional", scope="read:accounts",
-          doc=Doc("An account", "Accounts", ACCOUNT_REF, params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/{id}",
+    auth="optional",
+    scope="read:accounts",
+    doc=Doc("An account", "Accounts", ACCOUNT_REF, params=[path_param()]),
+)
 async def get_account(ctx: Ctx) -> Response:
     user = await ctx.rp.get_user(ctx.path_id())
     return JSON(entities.account(user, ctx.base))
 
 
-@endpoint("GET", "/api/v1/accounts/lookup", auth="optional", scope="read:accounts",
-          doc=Doc(
-                  "Find an account by username", "Accounts", ACCOUNT_REF,
-                  params=[query_param("acct", STR, required=True)]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/lookup",
+    auth="optional",
+    scope="read:accounts",
+    doc=Doc(
+        "Find an account by username",
+        "Accounts",
+        ACCOUNT_REF,
+        params=[query_param("acct", STR, required=True)],
+    ),
+)
 async def lookup(ctx: Ctx) -> Response:
-    acct = ctx.params.str("acct", required=True, max_chars=300)
+    acct = ctx.params.str("acct", required=True, max_chars=300) or ""
     name, _, domain = acct.lstrip("@").partition("@")
     ours = {(ctx.request.url.hostname or "").lower(), ctx.request.url.netloc.lower()}
     if domain and domain.lower() not in ours:
@@ -96,30 +159,60 @@ async def lookup(ctx: Ctx) -> Response:
     return JSON(entities.account(user, ctx.base))
 
 
-@endpoint("GET", "/api/v1/accounts/{id}/statuses", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "An account's statuses", "Accounts", STATUSES_REF, paged=True,
-                  params=[path_param(), *PAGE, query_param("pinned", BOOL), query_param("only_media", BOOL),
-                          query_param("exclude_replies", BOOL), query_param("exclude_reblogs", BOOL)]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/{id}/statuses",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "An account's statuses",
+        "Accounts",
+        STATUSES_REF,
+        paged=True,
+        params=[
+            path_param(),
+            *PAGE,
+            query_param("pinned", BOOL),
+            query_param("only_media", BOOL),
+            query_param("exclude_replies", BOOL),
+            query_param("exclude_reblogs", BOOL),
+        ],
+    ),
+)
 async def account_statuses(ctx: Ctx) -> Response:
     uid = ctx.path_id()
     p = ctx.params
     if p.bool("pinned"):  # the pins, all of them (at most limits.PINS_MAX)
         return timeline_response(ctx, await ctx.rp.pinned_page(ctx.viewer, uid))
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
-    return timeline_response(ctx, await ctx.rp.profile_page(
-        ctx.viewer, uid, no_replies=no_replies, no_reblogs=no_reblogs,
-        only_media=p.bool("only_media"), **p.cursors()))
+    return timeline_response(
+        ctx,
+        await ctx.rp.profile_page(
+            ctx.viewer,
+            uid,
+            no_replies=no_replies,
+            no_reblogs=no_reblogs,
+            only_media=p.bool("only_media"),
+            **p.cursors(),
+        ),
+    )
 
 
 def relationship_entity(r: Relationship) -> dict:
     """Mastodon's Relationship entity."""
     return entities.relationship(r.target, r.following, r.followed_by) | {
-        "showing_reblogs": r.showing_reblogs, "notifying": r.notifying,
-        "blocking": r.blocking, "blocked_by": r.blocked_by, "muting": r.muting,
+        "showing_reblogs": r.showing_reblogs,
+        "notifying": r.notifying,
+        "blocking": r.blocking,
+        "blocked_by": r.blocked_by,
+        "muting": r.muting,
         "muting_notifications": r.muting_notifications,
-        "requested": r.requested, "requested_by": r.requested_by,
-        "endorsed": r.endorsed, "note": r.note, "domain_blocking": r.domain_blocking}
+        "requested": r.requested,
+        "requested_by": r.requested_by,
+        "endorsed": r.endorsed,
+        "note": r.note,
+        "domain_blocking": r.domain_blocking,
+    }
 
 
 async def relationship_of(ctx: Ctx, target: int) -> dict:
@@ -127,22 +220,36 @@ async def relationship_of(ctx: Ctx, target: int) -> dict:
     return relationship_entity(await ctx.rp.relationship(ctx.uid, target))
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/follow", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Follow an account", "Accounts", ref("Relationship"), params=[path_param()],
-                  body=request_body({"reblogs": BOOL, "notify": BOOL})))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/follow",
+    auth="required",
+    scope="write:follows",
+    doc=Doc(
+        "Follow an account",
+        "Accounts",
+        ref("Relationship"),
+        params=[path_param()],
+        body=request_body({"reblogs": BOOL, "notify": BOOL}),
+    ),
+)
 async def follow(ctx: Ctx) -> Response:
     target = ctx.path_id()
     p = ctx.params
     reblogs = p.bool("reblogs", True) if p.has("reblogs") else None
     notify = p.bool("notify", False) if p.has("notify") else None
-    return JSON(relationship_entity(
-        await ctx.rp.follow_with_options(ctx.uid, target, reblogs, notify)))
+    return JSON(
+        relationship_entity(await ctx.rp.follow_with_options(ctx.uid, target, reblogs, notify))
+    )
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/unfollow", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Unfollow an account", "Accounts", ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/unfollow",
+    auth="required",
+    scope="write:follows",
+    doc=Doc("Unfollow an account", "Accounts", ref("Relationship"), params=[path_param()]),
+)
 async def unfollow(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.get_user(target)
@@ -150,11 +257,22 @@ async def unfollow(ctx: Ctx) -> Response:
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint("GET", "/api/v1/accounts/relationships", auth="required", scope="read:follows",
-          doc=Doc(
-                  "Relationships with the given accounts", "Accounts", array(ref("Relationship")), params=[query_param(
-                      "id[]", {"type": "array", "items": ID,
-                               "maxItems": limits.API_IDS_PER_REQUEST})]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/relationships",
+    auth="required",
+    scope="read:follows",
+    doc=Doc(
+        "Relationships with the given accounts",
+        "Accounts",
+        array(ref("Relationship")),
+        params=[
+            query_param(
+                "id[]", {"type": "array", "items": ID, "maxItems": limits.API_IDS_PER_REQUEST}
+            )
+        ],
+    ),
+)
 async def relationships(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     return JSON([relationship_entity(r) for r in await ctx.rp.relationships(ctx.uid, ids)])
@@ -174,51 +292,113 @@ async def _follow_page(ctx: Ctx, which: str) -> Response:
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-@endpoint("GET", "/api/v1/accounts/{id}/followers", auth="optional", scope="read:accounts",
-          doc=Doc(
-                  "An account's followers, newest first", "Accounts", ACCOUNTS_REF, paged=True, params=[path_param(), *PAGE]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/{id}/followers",
+    auth="optional",
+    scope="read:accounts",
+    doc=Doc(
+        "An account's followers, newest first",
+        "Accounts",
+        ACCOUNTS_REF,
+        paged=True,
+        params=[path_param(), *PAGE],
+    ),
+)
 async def followers(ctx: Ctx) -> Response:
     return await _follow_page(ctx, "followers")
 
 
-@endpoint("GET", "/api/v1/accounts/{id}/following", auth="optional", scope="read:accounts",
-          doc=Doc(
-                  "The accounts an account follows, newest first", "Accounts", ACCOUNTS_REF, paged=True, params=[path_param(), *PAGE]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/{id}/following",
+    auth="optional",
+    scope="read:accounts",
+    doc=Doc(
+        "The accounts an account follows, newest first",
+        "Accounts",
+        ACCOUNTS_REF,
+        paged=True,
+        params=[path_param(), *PAGE],
+    ),
+)
 async def following(ctx: Ctx) -> Response:
     return await _follow_page(ctx, "following")
 
 
-@endpoint("GET", "/api/v1/accounts/familiar_followers", auth="required", scope="read:follows",
-          doc=Doc(
-                  "For each account asked about, the accounts one follows that follow it",
-                  "Accounts", array(obj({"id": ID, "accounts": ACCOUNTS_REF})),
-                  params=[query_param("id[]", {"type": "array", "items": ID,
-                                               "maxItems": limits.API_IDS_PER_REQUEST})]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/familiar_followers",
+    auth="required",
+    scope="read:follows",
+    doc=Doc(
+        "For each account asked about, the accounts one follows that follow it",
+        "Accounts",
+        array(obj({"id": ID, "accounts": ACCOUNTS_REF})),
+        params=[
+            query_param(
+                "id[]", {"type": "array", "items": ID, "maxItems": limits.API_IDS_PER_REQUEST}
+            )
+        ],
+    ),
+)
 async def familiar_followers(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     found = await ctx.rp.familiar_followers(ctx.uid, ids)
-    return JSON([{"id": str(t), "accounts": [entities.account(u, ctx.base) for u in found[t]]}
-                 for t in ids])
+    return JSON(
+        [{"id": str(t), "accounts": [entities.account(u, ctx.base) for u in found[t]]} for t in ids]
+    )
 
 
-@endpoint("GET", "/api/v1/accounts/{id}/lists", auth="required", scope="read:lists",
-          doc=Doc("One's lists that hold the account", "Accounts", array(ref("List")),
-                  params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/{id}/lists",
+    auth="required",
+    scope="read:lists",
+    doc=Doc(
+        "One's lists that hold the account", "Accounts", array(ref("List")), params=[path_param()]
+    ),
+)
 async def account_lists(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.get_user(target)
     return JSON([entities.user_list(item) for item in await ctx.rp.lists_of(ctx.uid, target)])
 
 
-@endpoint("GET", "/api/v1/accounts/{id}/identity_proofs", auth="optional", scope="read:accounts",
-          doc=Doc("Identity proofs (none: Mastodon answers an empty list since 3.5)",
-                  "Accounts", array(obj({})), params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/{id}/identity_proofs",
+    auth="optional",
+    scope="read:accounts",
+    doc=Doc(
+        "Identity proofs (none: Mastodon answers an empty list since 3.5)",
+        "Accounts",
+        array(obj({})),
+        params=[path_param()],
+    ),
+)
 async def identity_proofs(ctx: Ctx) -> Response:
     await ctx.rp.get_user(ctx.path_id())
     return JSON([])
 
 
-__all__ = ["register", "verify_credentials", "get_account", "lookup", "account_statuses",
-           "follow", "unfollow", "relationships", "relationship_of", "relationship_entity", "followers", "following", "familiar_followers", "account_lists", "identity_proofs",
-           "render_statuses",
-           "Conflict", "UserNotFound"]
+__all__ = [
+    "register",
+    "verify_credentials",
+    "get_account",
+    "lookup",
+    "account_statuses",
+    "follow",
+    "unfollow",
+    "relationships",
+    "relationship_of",
+    "relationship_entity",
+    "followers",
+    "following",
+    "familiar_followers",
+    "account_lists",
+    "identity_proofs",
+    "render_statuses",
+    "Conflict",
+    "UserNotFound",
+]

@@ -6,6 +6,7 @@ environment: REDIS_URL, or the embedded server's URL) and, unless
 REDPOLL_SERVE_JOBS=0, runs the background job worker in the same process; on shutdown the worker finishes the jobs in hand
 (queued ones stay in Redis for the next start).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -13,29 +14,62 @@ import logging
 import time
 from contextlib import asynccontextmanager
 
-from redis.exceptions import (BusyLoadingError, ClusterDownError, ConnectionError as RedisConnectionError,
-                              RedisClusterException, TimeoutError as RedisTimeout, TryAgainError)
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    RedisClusterException,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeout
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
-from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.exceptions import ExceptionMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from ..core import limits, metrics
 from .. import web
-from ..engine.engine import Redpoll
+from ..core import limits, metrics
 from ..core.errors import RedpollError
 from ..core.health import DATABASE
-from ..render.rendered import RenderedStatuses
 from ..core.settings import Settings
+from ..engine.engine import Redpoll
+from ..render.rendered import RenderedStatuses
 from ..stream.service import StreamService
-from . import (accounts, conversations, edits, endorsements, federation, filters, instance, lists,
-               media, nodeinfo, notifications, oauth, ops, pages, pins, polls, profile, push, relations,
-               reports, scheduled, search, sessions, trends, social, startup, statuses, threads)
-from .http import JSON, ApiError, IndexedRouter, error_response, declared, in_order
+from . import (
+    accounts,
+    conversations,
+    edits,
+    endorsements,
+    federation,
+    filters,
+    instance,
+    lists,
+    media,
+    nodeinfo,
+    notifications,
+    oauth,
+    ops,
+    pages,
+    pins,
+    polls,
+    profile,
+    push,
+    relations,
+    reports,
+    scheduled,
+    search,
+    sessions,
+    social,
+    startup,
+    statuses,
+    threads,
+    trends,
+)
+from .http import JSON, ApiError, IndexedRouter, declared, error_response, in_order
 from .serve import follow_serve, watch_serve
 
 log = logging.getLogger("redpoll.api")
@@ -43,17 +77,49 @@ access = logging.getLogger("redpoll.access")
 
 #: The modules whose handlers declare the API's routes (redpoll.api.http):
 #: the app assembles them, in_order sorts them.
-MODULES = (statuses, edits, instance, oauth, accounts, endorsements, profile, search, relations,
-           reports,
-           conversations, threads, social, pins, polls, filters, media, notifications, lists,
-           startup, pages, ops, nodeinfo, federation, scheduled, trends, push, sessions)
+MODULES = (
+    statuses,
+    edits,
+    instance,
+    oauth,
+    accounts,
+    endorsements,
+    profile,
+    search,
+    relations,
+    reports,
+    conversations,
+    threads,
+    social,
+    pins,
+    polls,
+    filters,
+    media,
+    notifications,
+    lists,
+    startup,
+    pages,
+    ops,
+    nodeinfo,
+    federation,
+    scheduled,
+    trends,
+    push,
+    sessions,
+)
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 
 #: Paths browser clients on other origins may call (Mastodon's CORS set): the
 #: API, OAuth token endpoints, well-known documents. Tokens travel in the
 #: Authorization header, never in cookies, so any origin may ask.
-CORS_PREFIXES = ("/api/", "/oauth/token", "/oauth/revoke", "/.well-known/", "/nodeinfo/",
-                 "/openapi.json")
+CORS_PREFIXES = (
+    "/api/",
+    "/oauth/token",
+    "/oauth/revoke",
+    "/.well-known/",
+    "/nodeinfo/",
+    "/openapi.json",
+)
 
 
 def api_cors() -> CORSMiddleware:
@@ -61,10 +127,20 @@ def api_cors() -> CORSMiddleware:
     and Access-Control-* headers; :class:`Edge` applies them on the API
     paths only: the HTML pages are not for other origins)."""
     return CORSMiddleware(
-        None, allow_origins=["*"], allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-        allow_headers=["*"], allow_credentials=False, max_age=600,
-        expose_headers=["Link", "X-RateLimit-Limit", "X-RateLimit-Remaining",
-                        "X-RateLimit-Reset", "Retry-After"])
+        None,  # type: ignore[arg-type]  # (Edge calls its methods, never the app it wraps)
+        allow_origins=["*"],
+        allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        allow_headers=["*"],
+        allow_credentials=False,
+        max_age=600,
+        expose_headers=[
+            "Link",
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+            "Retry-After",
+        ],
+    )
 
 
 async def _api_error(request: Request, exc: ApiError) -> Response:
@@ -83,21 +159,27 @@ async def _http_error(request: Request, exc: HTTPException) -> Response:
 async def _client_gone(request: Request, exc: ClientDisconnect) -> Response:
     """The client left before sending its whole body: one INFO line, no answer
     (there is nobody to send it to)."""
-    log.info("client went away", extra={"method": request.method,
-                                         "path": request.url.path[:200]})
+    log.info("client went away", extra={"method": request.method, "path": request.url.path[:200]})
     return Response(status_code=400)
 
 
 async def _unavailable(request: Request, exc: Exception) -> Response:
     # logged once per outage by redpoll.core.health, not once per request
     DATABASE.lost("api", exc)
-    return JSON({"error": "Service temporarily unavailable"}, status_code=503,
-                headers={"Retry-After": str(limits.RETRY_AFTER_S)})
+    return JSON(
+        {"error": "Service temporarily unavailable"},
+        status_code=503,
+        headers={"Retry-After": str(limits.RETRY_AFTER_S)},
+    )
 
 
 async def _crash(request: Request, exc: Exception) -> Response:
-    log.error("unhandled error on %s %s", request.method, request.url.path,
-              exc_info=(type(exc), exc, exc.__traceback__))
+    log.error(
+        "unhandled error on %s %s",
+        request.method,
+        request.url.path,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
     return JSON({"error": "Internal server error"}, status_code=500)
 
 
@@ -131,15 +213,19 @@ class Edge:
         # what CORSMiddleware.send adds to an answer, as header bytes: a
         # request with an Origin gets its simple headers; every answer (all
         # origins allowed, no credentials) gets Origin added to Vary
-        self.cors_headers = [(name.lower().encode("latin-1"), value.encode("latin-1"))
-                             for name, value in self.cors.simple_headers.items()]
+        self.cors_headers = [
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in self.cors.simple_headers.items()
+        ]
 
     def count(self, route: str, method: str, status: int, took: float) -> None:
         key = (route, method, status)
         pair = self.bound.get(key)
         if pair is None:
-            pair = (metrics.HTTP_REQUESTS.labels(route, method, str(status)),
-                    metrics.HTTP_LATENCY.labels(route, method))
+            pair = (
+                metrics.HTTP_REQUESTS.labels(route, method, str(status)),
+                metrics.HTTP_LATENCY.labels(route, method),
+            )
             if len(self.bound) < limits.METRICS_LABEL_SETS:
                 self.bound[key] = pair
         pair[0].inc()
@@ -181,8 +267,11 @@ class Edge:
         try:
             if path.startswith(ops.STREAM_PATHS) and not self.gate.available():
                 await self.gate(scope, receive, plain)
-            elif (origin is not None and scope["method"] == "OPTIONS"
-                  and any(k == b"access-control-request-method" for k, _ in scope["headers"])):
+            elif (
+                origin is not None
+                and scope["method"] == "OPTIONS"
+                and any(k == b"access-control-request-method" for k, _ in scope["headers"])
+            ):
                 # answered here, as CORSMiddleware did (without its headers pass)
                 await self.cors.preflight_response(Headers(scope=scope))(scope, receive, plain)
             else:
@@ -201,9 +290,16 @@ class Edge:
             self.count(template, method, status, took)
             if self.access_log:
                 client = scope.get("client")
-                access.info("request", extra={
-                    "method": method, "path": path[:200], "status": status,
-                    "ms": round(took * 1000, 2), "ip": client[0] if client else None})
+                access.info(
+                    "request",
+                    extra={
+                        "method": method,
+                        "path": path[:200],
+                        "status": status,
+                        "ms": round(took * 1000, 2),
+                        "ip": client[0] if client else None,
+                    },
+                )
 
     def _cors_headers(self, message, with_origin: bool) -> None:
         """CORSMiddleware.send's change to an answer's headers, in place
@@ -252,8 +348,10 @@ class App(Starlette):
     def build_middleware_stack(self):
         handlers = {k: v for k, v in self.exception_handlers.items() if k not in (500, Exception)}
         assert not self.user_middleware, "the outer layers live in Edge"
-        return Edge(ExceptionMiddleware(self.router, handlers=handlers, debug=self.debug),
-                    **self.edge_options)
+        return Edge(
+            ExceptionMiddleware(self.router, handlers=handlers, debug=self.debug),
+            **self.edge_options,
+        )
 
 
 def create_app(settings: Settings | None = None, *, access_log: bool | None = None) -> Starlette:
@@ -270,8 +368,10 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
         await stream.start_for(rp)
         app.state.stream_hub = stream.hub
         try:  # accept requests once the hub reads the event log (streams are gated on it)
-            await asyncio.wait_for(stream.hub.connected.wait(), limits.READY_CHECK_TIMEOUT_S * 5)
-        except asyncio.TimeoutError:
+            hub = stream.hub
+            assert hub is not None  # (start_for made it)
+            await asyncio.wait_for(hub.connected.wait(), limits.READY_CHECK_TIMEOUT_S * 5)
+        except TimeoutError:
             log.warning("stream hub not connected yet; streams answer 503 until it is")
         stop = asyncio.Event()
         jobs = asyncio.create_task(rp.worker().run(stop)) if settings.serve_jobs else None
@@ -291,19 +391,28 @@ def create_app(settings: Settings | None = None, *, access_log: bool | None = No
             log.info("api process stopped")
 
     # the gate, CORS, errors and metrics: one layer (Edge)
-    app = App(routes=in_order([*ROUTES, *stream.routes(), *web.routes()]), lifespan=lifespan,
-              exception_handlers={
-                  ApiError: _api_error, RedpollError: _redpoll_error, HTTPException: _http_error,
-                  ClientDisconnect: _client_gone,
-                  RedisConnectionError: _unavailable, RedisTimeout: _unavailable,
-                  BusyLoadingError: _unavailable,
-                  # a cluster without a master for some slots (one failed and
-                  # not replaced yet) or moving them: an outage, not a crash
-                  ClusterDownError: _unavailable, TryAgainError: _unavailable,
-                  # a cluster none of whose nodes answers
-                  RedisClusterException: _unavailable,
-                  Exception: _crash},
-              stream=stream, access_log=settings.access_log if access_log is None else access_log)
+    app = App(
+        routes=in_order([*ROUTES, *stream.routes(), *web.routes()]),
+        lifespan=lifespan,
+        exception_handlers={
+            ApiError: _api_error,
+            RedpollError: _redpoll_error,
+            HTTPException: _http_error,
+            ClientDisconnect: _client_gone,
+            RedisConnectionError: _unavailable,
+            RedisTimeout: _unavailable,
+            BusyLoadingError: _unavailable,
+            # a cluster without a master for some slots (one failed and
+            # not replaced yet) or moving them: an outage, not a crash
+            ClusterDownError: _unavailable,
+            TryAgainError: _unavailable,
+            # a cluster none of whose nodes answers
+            RedisClusterException: _unavailable,
+            Exception: _crash,
+        },
+        stream=stream,
+        access_log=settings.access_log if access_log is None else access_log,
+    )
     app.state.settings = settings
     app.state.rendered = rendered
     return app

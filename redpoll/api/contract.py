@@ -9,13 +9,14 @@ operation can answer. Each operation is described beside its handler
 operation with generated good and bad input and checks the answers against
 the document.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
-from ..core.version import __version__
 from ..core import limits
+from ..core.version import __version__
 
 ID = {"type": "string", "pattern": "^[0-9]{1,16}$", "examples": ["1"]}
 NULLABLE_STR = {"type": ["string", "null"]}
@@ -26,8 +27,11 @@ ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
 
 def obj(required: dict, optional: dict | None = None) -> dict:
-    return {"type": "object", "required": list(required),
-            "properties": {**required, **(optional or {})}}
+    return {
+        "type": "object",
+        "required": list(required),
+        "properties": {**required, **(optional or {})},
+    }
 
 
 def ref(name: str) -> dict:
@@ -38,161 +42,420 @@ def array(item: dict) -> dict:
     return {"type": "array", "items": item}
 
 
-ACCOUNT = obj({
-    "id": ID, "username": STR, "acct": STR, "display_name": STR, "locked": BOOL, "bot": BOOL,
-    "group": BOOL, "discoverable": {"type": ["boolean", "null"]},
-    "created_at": {"type": "string", "format": "date-time"}, "note": STR, "url": STR, "uri": STR,
-    "avatar": STR, "avatar_static": STR, "header": STR, "header_static": STR,
-    "followers_count": INT, "following_count": INT, "statuses_count": INT,
-    "last_status_at": NULLABLE_STR, "emojis": array({}),
-    "fields": array(obj({"name": STR, "value": STR, "verified_at": NULLABLE_STR}))},
-    {"moved": {"oneOf": [{"type": "null"}, ref("Account")]}})
-CREDENTIAL_ACCOUNT = {"allOf": [ref("Account"), obj({"source": obj({
-    "privacy": STR, "sensitive": BOOL, "language": NULLABLE_STR, "note": STR,
-    "fields": array(obj({"name": STR, "value": STR})), "follow_requests_count": INT})})]}
-STATUS = obj({
-    "id": ID, "uri": STR, "url": NULLABLE_STR,
-    "created_at": {"type": "string", "format": "date-time"},
-    "account": ref("Account"), "content": STR,
-    "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
-    "sensitive": BOOL, "spoiler_text": STR, "media_attachments": array(ref("MediaAttachment")),
-    "mentions": array({}), "tags": array({}), "emojis": array({}),
-    "reblogs_count": INT, "favourites_count": INT, "replies_count": INT,
-    "in_reply_to_id": NULLABLE_STR, "in_reply_to_account_id": NULLABLE_STR,
-    "reblog": {"type": ["object", "null"]}, "poll": {"oneOf": [{"type": "null"}, ref("Poll")]},
-    "card": {"type": ["object", "null"]}, "language": NULLABLE_STR,
-    "edited_at": NULLABLE_STR}, {"text": STR, "filtered": array(obj(
-        {"filter": {"type": "object"}, "keyword_matches": {"type": ["array", "null"]},
-         "status_matches": {"type": ["array", "null"]}}))})
-RELATIONSHIP = obj({k: BOOL for k in (
-    "following", "showing_reblogs", "notifying", "followed_by", "blocking", "blocked_by",
-    "muting", "muting_notifications", "requested", "requested_by", "domain_blocking",
-    "endorsed")} | {"id": ID, "note": STR})
-LIST = obj({"id": ID, "title": STR, "replies_policy": {"enum": ["followed", "list", "none"]},
-            "exclusive": BOOL})
-APPLICATION = obj({"id": ID, "name": STR, "website": NULLABLE_STR, "scopes": array(STR),
-                   "redirect_uris": array(STR), "redirect_uri": STR, "client_id": STR,
-                   "vapid_key": STR},
-                  {"client_secret": STR, "client_secret_expires_at": INT})
-TOKEN = obj({"access_token": STR, "token_type": {"const": "Bearer"}, "scope": STR,
-             "created_at": INT})
+ACCOUNT = obj(
+    {
+        "id": ID,
+        "username": STR,
+        "acct": STR,
+        "display_name": STR,
+        "locked": BOOL,
+        "bot": BOOL,
+        "group": BOOL,
+        "discoverable": {"type": ["boolean", "null"]},
+        "created_at": {"type": "string", "format": "date-time"},
+        "note": STR,
+        "url": STR,
+        "uri": STR,
+        "avatar": STR,
+        "avatar_static": STR,
+        "header": STR,
+        "header_static": STR,
+        "followers_count": INT,
+        "following_count": INT,
+        "statuses_count": INT,
+        "last_status_at": NULLABLE_STR,
+        "emojis": array({}),
+        "fields": array(obj({"name": STR, "value": STR, "verified_at": NULLABLE_STR})),
+    },
+    {"moved": {"oneOf": [{"type": "null"}, ref("Account")]}},
+)
+CREDENTIAL_ACCOUNT = {
+    "allOf": [
+        ref("Account"),
+        obj(
+            {
+                "source": obj(
+                    {
+                        "privacy": STR,
+                        "sensitive": BOOL,
+                        "language": NULLABLE_STR,
+                        "note": STR,
+                        "fields": array(obj({"name": STR, "value": STR})),
+                        "follow_requests_count": INT,
+                    }
+                )
+            }
+        ),
+    ]
+}
+STATUS = obj(
+    {
+        "id": ID,
+        "uri": STR,
+        "url": NULLABLE_STR,
+        "created_at": {"type": "string", "format": "date-time"},
+        "account": ref("Account"),
+        "content": STR,
+        "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
+        "sensitive": BOOL,
+        "spoiler_text": STR,
+        "media_attachments": array(ref("MediaAttachment")),
+        "mentions": array({}),
+        "tags": array({}),
+        "emojis": array({}),
+        "reblogs_count": INT,
+        "favourites_count": INT,
+        "replies_count": INT,
+        "in_reply_to_id": NULLABLE_STR,
+        "in_reply_to_account_id": NULLABLE_STR,
+        "reblog": {"type": ["object", "null"]},
+        "poll": {"oneOf": [{"type": "null"}, ref("Poll")]},
+        "card": {"type": ["object", "null"]},
+        "language": NULLABLE_STR,
+        "edited_at": NULLABLE_STR,
+    },
+    {
+        "text": STR,
+        "filtered": array(
+            obj(
+                {
+                    "filter": {"type": "object"},
+                    "keyword_matches": {"type": ["array", "null"]},
+                    "status_matches": {"type": ["array", "null"]},
+                }
+            )
+        ),
+    },
+)
+RELATIONSHIP = obj(
+    {
+        k: BOOL
+        for k in (
+            "following",
+            "showing_reblogs",
+            "notifying",
+            "followed_by",
+            "blocking",
+            "blocked_by",
+            "muting",
+            "muting_notifications",
+            "requested",
+            "requested_by",
+            "domain_blocking",
+            "endorsed",
+        )
+    }
+    | {"id": ID, "note": STR}
+)
+LIST = obj(
+    {
+        "id": ID,
+        "title": STR,
+        "replies_policy": {"enum": ["followed", "list", "none"]},
+        "exclusive": BOOL,
+    }
+)
+APPLICATION = obj(
+    {
+        "id": ID,
+        "name": STR,
+        "website": NULLABLE_STR,
+        "scopes": array(STR),
+        "redirect_uris": array(STR),
+        "redirect_uri": STR,
+        "client_id": STR,
+        "vapid_key": STR,
+    },
+    {"client_secret": STR, "client_secret_expires_at": INT},
+)
+TOKEN = obj(
+    {"access_token": STR, "token_type": {"const": "Bearer"}, "scope": STR, "created_at": INT}
+)
 ERROR = obj({"error": STR}, {"error_description": STR, "details": {"type": "object"}})
-STATUSES_CONFIG = obj({"max_characters": INT, "max_media_attachments": INT,
-                       "characters_reserved_per_url": INT})
-INSTANCE_V1 = obj({"uri": STR, "title": STR, "version": STR, "description": STR,
-                   "short_description": STR, "email": STR, "urls": {"type": "object"},
-                   "stats": obj({"user_count": INT, "status_count": INT, "domain_count": INT}),
-                   "languages": array(STR), "registrations": BOOL,
-                   "approval_required": BOOL, "invites_enabled": BOOL,
-                   "configuration": obj({"statuses": STATUSES_CONFIG}), "rules": array({})})
-INSTANCE_V2 = obj({"domain": STR, "title": STR, "version": STR, "source_url": STR,
-                   "description": STR, "usage": {"type": "object"},
-                   "thumbnail": {"type": "object"}, "languages": array(STR),
-                   "configuration": obj({"statuses": STATUSES_CONFIG,
-                                         "urls": {"type": "object"},
-                                         "vapid": obj({"public_key": STR})}),
-                   "registrations": {"type": "object"}, "contact": {"type": "object"},
-                   "rules": array({}), "api_versions": obj({"mastodon": INT})})
+STATUSES_CONFIG = obj(
+    {"max_characters": INT, "max_media_attachments": INT, "characters_reserved_per_url": INT}
+)
+INSTANCE_V1 = obj(
+    {
+        "uri": STR,
+        "title": STR,
+        "version": STR,
+        "description": STR,
+        "short_description": STR,
+        "email": STR,
+        "urls": {"type": "object"},
+        "stats": obj({"user_count": INT, "status_count": INT, "domain_count": INT}),
+        "languages": array(STR),
+        "registrations": BOOL,
+        "approval_required": BOOL,
+        "invites_enabled": BOOL,
+        "configuration": obj({"statuses": STATUSES_CONFIG}),
+        "rules": array({}),
+    }
+)
+INSTANCE_V2 = obj(
+    {
+        "domain": STR,
+        "title": STR,
+        "version": STR,
+        "source_url": STR,
+        "description": STR,
+        "usage": {"type": "object"},
+        "thumbnail": {"type": "object"},
+        "languages": array(STR),
+        "configuration": obj(
+            {
+                "statuses": STATUSES_CONFIG,
+                "urls": {"type": "object"},
+                "vapid": obj({"public_key": STR}),
+            }
+        ),
+        "registrations": {"type": "object"},
+        "contact": {"type": "object"},
+        "rules": array({}),
+        "api_versions": obj({"mastodon": INT}),
+    }
+)
 EMPTY = {"type": "object", "maxProperties": 0}
-OAUTH_METADATA = obj({"issuer": STR, "authorization_endpoint": STR, "token_endpoint": STR,
-                      "grant_types_supported": array(STR), "scopes_supported": array(STR)})
+OAUTH_METADATA = obj(
+    {
+        "issuer": STR,
+        "authorization_endpoint": STR,
+        "token_endpoint": STR,
+        "grant_types_supported": array(STR),
+        "scopes_supported": array(STR),
+    }
+)
 
-NOTIFICATION = obj({"id": ID, "type": STR, "group_key": STR,
-                    "created_at": {"type": "string", "format": "date-time"},
-                    "account": ref("Account")}, {"status": ref("Status")})
-NOTIFICATION_GROUP = obj({
-    "group_key": STR, "notifications_count": INT, "type": STR,
-    "most_recent_notification_id": ID, "sample_account_ids": array(ID)}, {
-    "status_id": ID, "page_min_id": ID, "page_max_id": ID,  # the last three on pages only
-    "latest_page_notification_at": {"type": "string", "format": "date-time"}})
-GROUPED_NOTIFICATIONS = obj({"accounts": array(ref("Account")),
-                             "statuses": array(ref("Status")),
-                             "notification_groups": array(ref("NotificationGroup"))})
-MARKER = obj({"last_read_id": ID, "version": INT,
-              "updated_at": {"type": "string", "format": "date-time"}})
-MARKERS = {"type": "object", "properties": {"home": ref("Marker"),
-                                            "notifications": ref("Marker")}}
+NOTIFICATION = obj(
+    {
+        "id": ID,
+        "type": STR,
+        "group_key": STR,
+        "created_at": {"type": "string", "format": "date-time"},
+        "account": ref("Account"),
+    },
+    {"status": ref("Status")},
+)
+NOTIFICATION_GROUP = obj(
+    {
+        "group_key": STR,
+        "notifications_count": INT,
+        "type": STR,
+        "most_recent_notification_id": ID,
+        "sample_account_ids": array(ID),
+    },
+    {
+        "status_id": ID,
+        "page_min_id": ID,
+        "page_max_id": ID,  # the last three on pages only
+        "latest_page_notification_at": {"type": "string", "format": "date-time"},
+    },
+)
+GROUPED_NOTIFICATIONS = obj(
+    {
+        "accounts": array(ref("Account")),
+        "statuses": array(ref("Status")),
+        "notification_groups": array(ref("NotificationGroup")),
+    }
+)
+MARKER = obj(
+    {"last_read_id": ID, "version": INT, "updated_at": {"type": "string", "format": "date-time"}}
+)
+MARKERS = {"type": "object", "properties": {"home": ref("Marker"), "notifications": ref("Marker")}}
 TAG_DAY = obj({"day": STR, "uses": STR, "accounts": STR})  # numbers as strings, as Mastodon
-TAG = obj({"name": STR, "url": STR, "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
-          {"following": BOOL})
+TAG = obj(
+    {"name": STR, "url": STR, "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
+    {"following": BOOL},
+)
 CONTEXT = obj({"ancestors": array(ref("Status")), "descendants": array(ref("Status"))})
 MEDIA_SIZE = obj({"width": INT, "height": INT, "size": STR, "aspect": {"type": "number"}})
-MEDIA_ATTACHMENT = obj({
-    "id": ID, "type": {"enum": ["image"]}, "url": NULLABLE_STR, "preview_url": NULLABLE_STR,
-    "remote_url": {"type": "null"}, "preview_remote_url": {"type": "null"},
-    "text_url": {"type": "null"}, "description": NULLABLE_STR, "blurhash": NULLABLE_STR,
-    "meta": {"type": ["object", "null"], "properties": {
-        "original": MEDIA_SIZE, "small": MEDIA_SIZE,
-        "focus": obj({"x": {"type": "number"}, "y": {"type": "number"}})}}})
-STATUS_EDIT = obj({"content": STR, "spoiler_text": STR, "sensitive": BOOL,
-                   "created_at": {"type": "string", "format": "date-time"},
-                   "account": ref("Account"), "poll": {"type": ["object", "null"]},
-                   "media_attachments": array(ref("MediaAttachment")), "emojis": array({})})
+MEDIA_ATTACHMENT = obj(
+    {
+        "id": ID,
+        "type": {"enum": ["image"]},
+        "url": NULLABLE_STR,
+        "preview_url": NULLABLE_STR,
+        "remote_url": {"type": "null"},
+        "preview_remote_url": {"type": "null"},
+        "text_url": {"type": "null"},
+        "description": NULLABLE_STR,
+        "blurhash": NULLABLE_STR,
+        "meta": {
+            "type": ["object", "null"],
+            "properties": {
+                "original": MEDIA_SIZE,
+                "small": MEDIA_SIZE,
+                "focus": obj({"x": {"type": "number"}, "y": {"type": "number"}}),
+            },
+        },
+    }
+)
+STATUS_EDIT = obj(
+    {
+        "content": STR,
+        "spoiler_text": STR,
+        "sensitive": BOOL,
+        "created_at": {"type": "string", "format": "date-time"},
+        "account": ref("Account"),
+        "poll": {"type": ["object", "null"]},
+        "media_attachments": array(ref("MediaAttachment")),
+        "emojis": array({}),
+    }
+)
 STATUS_SOURCE = obj({"id": ID, "text": STR, "spoiler_text": STR})
-SCHEDULED_STATUS = obj({
-    "id": ID, "scheduled_at": {"type": "string", "format": "date-time"},
-    "params": obj({"text": STR, "visibility": {"enum": ["public", "unlisted", "private",
-                                                        "direct"]},
-                   "spoiler_text": NULLABLE_STR, "sensitive": BOOL,
-                   "in_reply_to_id": NULLABLE_STR,
-                   "media_ids": {"type": ["array", "null"], "items": ID},
-                   "language": NULLABLE_STR, "poll": {"type": ["object", "null"]},
-                   "idempotency": NULLABLE_STR, "application_id": {"type": ["string", "null"]},
-                   "with_rate_limit": BOOL}),
-    "media_attachments": array(ref("MediaAttachment"))})
-POLL = obj({"id": ID, "expires_at": NULLABLE_STR, "expired": BOOL, "multiple": BOOL,
-            "votes_count": INT, "voters_count": {"type": ["integer", "null"]},
-            "options": array(obj({"title": STR, "votes_count": {"type": ["integer", "null"]}})),
-            "emojis": array({})},
-           {"voted": BOOL, "own_votes": array(INT)})
+SCHEDULED_STATUS = obj(
+    {
+        "id": ID,
+        "scheduled_at": {"type": "string", "format": "date-time"},
+        "params": obj(
+            {
+                "text": STR,
+                "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
+                "spoiler_text": NULLABLE_STR,
+                "sensitive": BOOL,
+                "in_reply_to_id": NULLABLE_STR,
+                "media_ids": {"type": ["array", "null"], "items": ID},
+                "language": NULLABLE_STR,
+                "poll": {"type": ["object", "null"]},
+                "idempotency": NULLABLE_STR,
+                "application_id": {"type": ["string", "null"]},
+                "with_rate_limit": BOOL,
+            }
+        ),
+        "media_attachments": array(ref("MediaAttachment")),
+    }
+)
+POLL = obj(
+    {
+        "id": ID,
+        "expires_at": NULLABLE_STR,
+        "expired": BOOL,
+        "multiple": BOOL,
+        "votes_count": INT,
+        "voters_count": {"type": ["integer", "null"]},
+        "options": array(obj({"title": STR, "votes_count": {"type": ["integer", "null"]}})),
+        "emojis": array({}),
+    },
+    {"voted": BOOL, "own_votes": array(INT)},
+)
 POLL_REF = ref("Poll")
 #: A status's ``poll`` parameter (POST and PUT /api/v1/statuses), JSON or
 #: form-encoded (``poll[options][]``, ``poll[expires_in]``, ...)
-POLL_PARAM = {"type": "object", "required": ["options", "expires_in"], "properties": {
-    "options": {"type": "array", "minItems": limits.POLL_OPTIONS_MIN,
-                "maxItems": limits.POLL_OPTIONS_MAX,
-                "items": {"type": "string", "maxLength": limits.POLL_OPTION_MAX_CHARS}},
-    "expires_in": {"type": "integer", "minimum": limits.POLL_EXPIRES_MIN_S,
-                   "maximum": limits.POLL_EXPIRES_MAX_S},
-    "multiple": BOOL, "hide_totals": BOOL},
-    "description": "A poll with the status (not with media_ids)"}
-TRENDS_LINK = obj({"url": STR, "title": STR, "description": STR, "type": {"enum": ["link"]},
-                   "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
-                  {"author_name": STR, "author_url": STR, "provider_name": STR,
-                   "provider_url": STR, "html": STR, "width": INT, "height": INT,
-                   "image": NULLABLE_STR, "embed_url": STR, "blurhash": NULLABLE_STR})
-SUGGESTION = obj({"source": {"enum": ["past_interactions", "global"]},
-                  "sources": array({"enum": ["friends_of_friends", "most_followed"]}),
-                  "account": ref("Account")})
-SCHEMAS = {"TrendsLink": TRENDS_LINK, "Suggestion": SUGGESTION, "ScheduledStatus": SCHEDULED_STATUS, "MediaAttachment": MEDIA_ATTACHMENT,
-           "StatusEdit": STATUS_EDIT, "StatusSource": STATUS_SOURCE, "Poll": POLL, "Tag": TAG,
-           "Context": CONTEXT, "Notification": NOTIFICATION, "NotificationGroup": NOTIFICATION_GROUP,
-           "GroupedNotifications": GROUPED_NOTIFICATIONS, "Marker": MARKER, "Markers": MARKERS,
-           "Account": ACCOUNT, "CredentialAccount": CREDENTIAL_ACCOUNT, "Status": STATUS,
-           "Relationship": RELATIONSHIP, "List": LIST, "Application": APPLICATION,
-           "Token": TOKEN, "Error": ERROR, "InstanceV1": INSTANCE_V1, "InstanceV2": INSTANCE_V2,
-           "Empty": EMPTY, "OAuthMetadata": OAUTH_METADATA,
-           "WebPushSubscription": obj({
-               "id": {"type": "string"}, "endpoint": STR, "standard": BOOL,
-               "alerts": {"type": "object", "additionalProperties": BOOL},
-               "policy": {"enum": ["all", "followed", "follower", "none"]},
-               "server_key": STR})}
+POLL_PARAM = {
+    "type": "object",
+    "required": ["options", "expires_in"],
+    "properties": {
+        "options": {
+            "type": "array",
+            "minItems": limits.POLL_OPTIONS_MIN,
+            "maxItems": limits.POLL_OPTIONS_MAX,
+            "items": {"type": "string", "maxLength": limits.POLL_OPTION_MAX_CHARS},
+        },
+        "expires_in": {
+            "type": "integer",
+            "minimum": limits.POLL_EXPIRES_MIN_S,
+            "maximum": limits.POLL_EXPIRES_MAX_S,
+        },
+        "multiple": BOOL,
+        "hide_totals": BOOL,
+    },
+    "description": "A poll with the status (not with media_ids)",
+}
+TRENDS_LINK = obj(
+    {
+        "url": STR,
+        "title": STR,
+        "description": STR,
+        "type": {"enum": ["link"]},
+        "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS},
+    },
+    {
+        "author_name": STR,
+        "author_url": STR,
+        "provider_name": STR,
+        "provider_url": STR,
+        "html": STR,
+        "width": INT,
+        "height": INT,
+        "image": NULLABLE_STR,
+        "embed_url": STR,
+        "blurhash": NULLABLE_STR,
+    },
+)
+SUGGESTION = obj(
+    {
+        "source": {"enum": ["past_interactions", "global"]},
+        "sources": array({"enum": ["friends_of_friends", "most_followed"]}),
+        "account": ref("Account"),
+    }
+)
+SCHEMAS = {
+    "TrendsLink": TRENDS_LINK,
+    "Suggestion": SUGGESTION,
+    "ScheduledStatus": SCHEDULED_STATUS,
+    "MediaAttachment": MEDIA_ATTACHMENT,
+    "StatusEdit": STATUS_EDIT,
+    "StatusSource": STATUS_SOURCE,
+    "Poll": POLL,
+    "Tag": TAG,
+    "Context": CONTEXT,
+    "Notification": NOTIFICATION,
+    "NotificationGroup": NOTIFICATION_GROUP,
+    "GroupedNotifications": GROUPED_NOTIFICATIONS,
+    "Marker": MARKER,
+    "Markers": MARKERS,
+    "Account": ACCOUNT,
+    "CredentialAccount": CREDENTIAL_ACCOUNT,
+    "Status": STATUS,
+    "Relationship": RELATIONSHIP,
+    "List": LIST,
+    "Application": APPLICATION,
+    "Token": TOKEN,
+    "Error": ERROR,
+    "InstanceV1": INSTANCE_V1,
+    "InstanceV2": INSTANCE_V2,
+    "Empty": EMPTY,
+    "OAuthMetadata": OAUTH_METADATA,
+    "WebPushSubscription": obj(
+        {
+            "id": {"type": "string"},
+            "endpoint": STR,
+            "standard": BOOL,
+            "alerts": {"type": "object", "additionalProperties": BOOL},
+            "policy": {"enum": ["all", "followed", "follower", "none"]},
+            "server_key": STR,
+        }
+    ),
+}
 
 # Every operation may answer these (bad token, scope, unknown record, bad or
 # too big body, rate limit); listed on each so clients and the fuzzer know.
-ERRORS = {"400": "Malformed request body", "401": "Missing, invalid or revoked token",
-          "403": "Token lacks the scope, or the action is not allowed", "404": "Record not found",
-          "413": f"Body larger than {limits.API_MAX_BODY_BYTES} bytes",
-          "415": "Unsupported body content type",
-          "422": "Validation failed (wrong type, missing or over-long field)",
-          "429": "Rate limit exceeded (X-RateLimit-* headers)",
-          "503": "Database unavailable; retry"}
-RATE_HEADERS = {name: {"schema": STR, "description": desc} for name, desc in (
-    ("X-RateLimit-Limit", "Requests allowed in the window"),
-    ("X-RateLimit-Remaining", "Requests left in the window"),
-    ("X-RateLimit-Reset", "ISO 8601 time the window ends"))}
-LINK_HEADER = {"Link": {"schema": STR,
-                        "description": 'Pagination: <...max_id=>; rel="next", <...min_id=>; rel="prev"'}}
+ERRORS = {
+    "400": "Malformed request body",
+    "401": "Missing, invalid or revoked token",
+    "403": "Token lacks the scope, or the action is not allowed",
+    "404": "Record not found",
+    "413": f"Body larger than {limits.API_MAX_BODY_BYTES} bytes",
+    "415": "Unsupported body content type",
+    "422": "Validation failed (wrong type, missing or over-long field)",
+    "429": "Rate limit exceeded (X-RateLimit-* headers)",
+    "503": "Database unavailable; retry",
+}
+RATE_HEADERS = {
+    name: {"schema": STR, "description": desc}
+    for name, desc in (
+        ("X-RateLimit-Limit", "Requests allowed in the window"),
+        ("X-RateLimit-Remaining", "Requests left in the window"),
+        ("X-RateLimit-Reset", "ISO 8601 time the window ends"),
+    )
+}
+LINK_HEADER = {
+    "Link": {
+        "schema": STR,
+        "description": 'Pagination: <...max_id=>; rel="next", <...min_id=>; rel="prev"',
+    }
+}
 
 
 def query_param(name: str, schema: dict, description: str = "", required: bool = False) -> dict:
@@ -208,35 +471,59 @@ def path_param(name: str = "id") -> dict:
     return {"name": name, "in": "path", "required": True, "schema": ID}
 
 
-PAGE = [query_param("max_id", ID, "Older than this id"), query_param("since_id", ID, "Newer than this id"),
-        query_param("min_id", ID, "Immediately newer than this id"),
-        query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX},
-                    f"Page size (default {limits.PAGE_DEFAULT}, at most {limits.PAGE_MAX})")]
+PAGE = [
+    query_param("max_id", ID, "Older than this id"),
+    query_param("since_id", ID, "Newer than this id"),
+    query_param("min_id", ID, "Immediately newer than this id"),
+    query_param(
+        "limit",
+        {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX},
+        f"Page size (default {limits.PAGE_DEFAULT}, at most {limits.PAGE_MAX})",
+    ),
+]
 
 
-LOGIN_PARAM = {"name": "login", "in": "path", "required": True,
-               "schema": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,30}$"}}
+LOGIN_PARAM = {
+    "name": "login",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9_]{1,30}$"},
+}
 PROFILE_FIELD = {"type": "string", "maxLength": limits.PROFILE_FIELD_MAX_CHARS}
-SEARCH = obj({"accounts": array(ref("Account")), "statuses": array(ref("Status")),
-              "hashtags": array(obj({"name": STR, "url": STR}))})
+SEARCH = obj(
+    {
+        "accounts": array(ref("Account")),
+        "statuses": array(ref("Status")),
+        "hashtags": array(obj({"name": STR, "url": STR})),
+    }
+)
 SEARCH_PARAMS = [
     query_param("q", {"type": "string", "maxLength": limits.SEARCH_QUERY_MAX_CHARS}, required=True),
     query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.PAGE_MAX}),
     query_param("offset", {"type": "integer", "minimum": 0, "maximum": limits.SEARCH_WINDOW}),
     query_param("resolve", BOOL, "Needs a user token; local names only"),
-    query_param("following", BOOL, "Only accounts you follow")]
-PREFERENCES = obj({"posting:default:visibility": {"enum": ["public", "unlisted", "private",
-                                                           "direct"]},
-                   "posting:default:sensitive": BOOL, "posting:default:language": NULLABLE_STR,
-                   "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
-                   "reading:expand:spoilers": BOOL})
+    query_param("following", BOOL, "Only accounts you follow"),
+]
+PREFERENCES = obj(
+    {
+        "posting:default:visibility": {"enum": ["public", "unlisted", "private", "direct"]},
+        "posting:default:sensitive": BOOL,
+        "posting:default:language": NULLABLE_STR,
+        "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
+        "reading:expand:spoilers": BOOL,
+    }
+)
 
 
 def request_body(properties: dict, required: tuple = ()) -> dict:
     schema = {"type": "object", "properties": properties, "required": list(required)}
-    return {"required": bool(required), "content": {
-        "application/x-www-form-urlencoded": {"schema": schema},
-        "application/json": {"schema": schema}}}
+    return {
+        "required": bool(required),
+        "content": {
+            "application/x-www-form-urlencoded": {"schema": schema},
+            "application/json": {"schema": schema},
+        },
+    }
 
 
 @dataclass(frozen=True)
@@ -244,6 +531,7 @@ class Doc:
     """How one operation is described: its summary, its tag, the schema of a
     success (None: a string), its parameters and body, and the shape of the
     answer. Its auth and scope are the handler's own (redpoll.api.http)."""
+
     summary: str
     tag: str
     ok: dict | None
@@ -260,14 +548,20 @@ class Doc:
 def operation(doc: Doc, auth: str, scope: str | tuple | None) -> dict:
     headers = dict(RATE_HEADERS) | (LINK_HEADER if doc.paged else {}) | (doc.extra_headers or {})
     content = {doc.ok_type: {"schema": doc.ok if doc.ok is not None else STR}}
-    responses = {code: {"description": "Success", "headers": headers, "content": content}
-                 for code in (doc.ok_status, *doc.also)}
+    responses = {
+        code: {"description": "Success", "headers": headers, "content": content}
+        for code in (doc.ok_status, *doc.also)
+    }
     err_type = "text/html" if doc.ok_type == "text/html" else "application/json"
     for code, text in ERRORS.items():
         schema = STR if err_type == "text/html" else ERROR_REF
         responses[code] = {"description": text, "content": {err_type: {"schema": schema}}}
-    out = {"summary": doc.summary, "tags": [doc.tag], "parameters": doc.params or [],
-           "responses": responses}
+    out = {
+        "summary": doc.summary,
+        "tags": [doc.tag],
+        "parameters": doc.params or [],
+        "responses": responses,
+    }
     if doc.body is not None:
         out["requestBody"] = doc.body
     scopes = list(scope) if isinstance(scope, tuple) else [scope] if scope else []
@@ -287,44 +581,82 @@ STATUS_REF, ACCOUNT_REF, LIST_REF = ref("Status"), ref("Account"), ref("List")
 STATUSES_REF, ACCOUNTS_REF = array(STATUS_REF), array(ACCOUNT_REF)
 SCHEDULED_REF = ref("ScheduledStatus")
 INSTANCE_TAG = "Instance"
-ACCOUNTS_PAGE = [path_param(), query_param("max_id", ID), query_param("since_id", ID),
-                 query_param("min_id", ID),
-                 query_param("limit", {"type": "integer", "minimum": 1,
-                                       "maximum": limits.ACCOUNTS_PAGE_MAX})]
-NOTIFICATION_TYPES = {"type": "array", "maxItems": 12, "items": {"enum": [
-    "mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
-    "update", "admin.sign_up", "admin.report", "severed_relationships",
-    "moderation_warning"]}}
-NOTIFICATIONS_QUERY = [*PAGE[:3],
-                       query_param("limit", {"type": "integer", "minimum": 1,
-                                             "maximum": limits.NOTIFICATIONS_PAGE_MAX}),
-                       query_param("types[]", NOTIFICATION_TYPES),
-                       query_param("exclude_types[]", NOTIFICATION_TYPES),
-                       query_param("account_id", ID)]
-GROUP_KEY = {"name": "group_key", "in": "path", "required": True,
-             "schema": {"type": "string", "maxLength": 60}}
-TAG_PATH = {"name": "name", "in": "path", "required": True,
-            "schema": {"type": "string", "maxLength": limits.TAG_MAX_CHARS}}
+ACCOUNTS_PAGE = [
+    path_param(),
+    query_param("max_id", ID),
+    query_param("since_id", ID),
+    query_param("min_id", ID),
+    query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.ACCOUNTS_PAGE_MAX}),
+]
+NOTIFICATION_TYPES = {
+    "type": "array",
+    "maxItems": 12,
+    "items": {
+        "enum": [
+            "mention",
+            "status",
+            "reblog",
+            "follow",
+            "follow_request",
+            "favourite",
+            "poll",
+            "update",
+            "admin.sign_up",
+            "admin.report",
+            "severed_relationships",
+            "moderation_warning",
+        ]
+    },
+}
+NOTIFICATIONS_QUERY = [
+    *PAGE[:3],
+    query_param(
+        "limit", {"type": "integer", "minimum": 1, "maximum": limits.NOTIFICATIONS_PAGE_MAX}
+    ),
+    query_param("types[]", NOTIFICATION_TYPES),
+    query_param("exclude_types[]", NOTIFICATION_TYPES),
+    query_param("account_id", ID),
+]
+GROUP_KEY = {
+    "name": "group_key",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "maxLength": 60},
+}
+TAG_PATH = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "maxLength": limits.TAG_MAX_CHARS},
+}
 
 
 def build(routes: Iterable) -> dict:
     """The OpenAPI document of the routes (Starlette's) whose handlers
     declared them (redpoll.api.http.Declared); others are left out."""
     paths: dict[str, dict] = {}
-    for route in (d for r in routes for d in getattr(r.endpoint, "routes", ())
-                  if d.path == r.path):
-        paths.setdefault(route.path, {})[route.method.lower()] = operation(route.doc, route.auth,
-                                                                           route.scope)
+    for route in (d for r in routes for d in getattr(r.endpoint, "routes", ()) if d.path == r.path):
+        paths.setdefault(route.path, {})[route.method.lower()] = operation(
+            route.doc, route.auth, route.scope
+        )
     return {
         "openapi": "3.1.0",
-        "info": {"title": "Redpoll: the Mastodon client API", "version": __version__,
-                 "description": "A Twitter-style social network on Redis. Paths, parameters "
-                                "and entities follow docs.joinmastodon.org; ids are strings. "
-                                "Errors are {\"error\": \"...\"}."},
+        "info": {
+            "title": "Redpoll: the Mastodon client API",
+            "version": __version__,
+            "description": "A Twitter-style social network on Redis. Paths, parameters "
+            "and entities follow docs.joinmastodon.org; ids are strings. "
+            'Errors are {"error": "..."}.',
+        },
         "paths": paths,
         "components": {
             "schemas": SCHEMAS,
-            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                           "description": "An OAuth access token"}},
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "An OAuth access token",
+                }
+            },
         },
     }

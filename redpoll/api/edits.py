@@ -1,5 +1,6 @@
 """Editing statuses: PUT /api/v1/statuses/:id, its history and its source
 (redpoll.posting.editing)."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
@@ -12,24 +13,33 @@ from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
 from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
 
 
-@endpoint("PUT", "/api/v1/statuses/{id}", auth="required", scope="write:statuses",
-          doc=Doc("Edit your status: its text, content warning, sensitive flag, language "
-                  "and poll (as Mastodon: a poll not sent is removed; changed options or "
-                  "choice kind reset its votes) and attachments (media_ids: the ones it "
-                  "keeps and new uploads of yours, in order); its visibility and reply "
-                  "stay. At most "
-                  f"{limits.EDITS_MAX} edits; another's status or a missing one: 404",
-                  "Statuses", ref("Status"), params=[path_param()],
-                  body=request_body({"status": {"type": "string",
-                                                "maxLength": limits.STATUS_MAX_CHARS},
-                                     "spoiler_text": {"type": "string",
-                                                      "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
-                                     "sensitive": BOOL,
-                                     "language": {"type": "string",
-                                                  "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
-                                     "media_ids": {"type": "array", "items": ID,
-                                                   "maxItems": limits.MEDIA_PER_STATUS},
-                                     "poll": POLL_PARAM})))
+@endpoint(
+    "PUT",
+    "/api/v1/statuses/{id}",
+    auth="required",
+    scope="write:statuses",
+    doc=Doc(
+        "Edit your status: its text, content warning, sensitive flag, language "
+        "and poll (as Mastodon: a poll not sent is removed; changed options or "
+        "choice kind reset its votes) and attachments (media_ids: the ones it "
+        "keeps and new uploads of yours, in order); its visibility and reply "
+        "stay. At most "
+        f"{limits.EDITS_MAX} edits; another's status or a missing one: 404",
+        "Statuses",
+        ref("Status"),
+        params=[path_param()],
+        body=request_body(
+            {
+                "status": {"type": "string", "maxLength": limits.STATUS_MAX_CHARS},
+                "spoiler_text": {"type": "string", "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
+                "sensitive": BOOL,
+                "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
+                "media_ids": {"type": "array", "items": ID, "maxItems": limits.MEDIA_PER_STATUS},
+                "poll": POLL_PARAM,
+            }
+        ),
+    ),
+)
 async def edit_status(ctx: Ctx) -> Response:
     p = ctx.params
     poll = poll_param(ctx)  # none sent: the poll goes, as Mastodon's edits
@@ -42,28 +52,58 @@ async def edit_status(ctx: Ctx) -> Response:
             raise ValidationError("language", "must be an ISO 639 language code")
     media = _media_ids(ctx) if p.raw("media_ids") is not None else None
     try:
-        status = await ctx.rp.edit_status(ctx.uid, ctx.path_id(), text, spoiler_text=spoiler,
-                                          sensitive=p.bool("sensitive"), language=language,
-                                          media=media, poll=poll)
+        status = await ctx.rp.edit_status(
+            ctx.uid,
+            ctx.path_id(),
+            text,
+            spoiler_text=spoiler,
+            sensitive=p.bool("sensitive"),
+            language=language,
+            media=media,
+            poll=poll,
+        )
     except Forbidden:  # another's status: Mastodon answers 404
         raise ApiError(404, NOT_FOUND) from None
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
-@endpoint("GET", "/api/v1/statuses/{id}/history", auth="optional", scope="read:statuses",
-          doc=Doc("A status's versions, oldest first (the original included once it was "
-                  "edited); for whoever may see the status", "Statuses",
-                  array(ref("StatusEdit")), params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}/history",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "A status's versions, oldest first (the original included once it was "
+        "edited); for whoever may see the status",
+        "Statuses",
+        array(ref("StatusEdit")),
+        params=[path_param()],
+    ),
+)
 async def status_history(ctx: Ctx) -> Response:
     status, author, versions = await ctx.rp.status_history(ctx.viewer, ctx.path_id())
     account = entities.account(author or entities.placeholder_user(status), ctx.base)
     return JSON([entities.status_edit(v, account, ctx.base) for v in versions])
 
 
-@endpoint("GET", "/api/v1/statuses/{id}/source", auth="required", scope="read:statuses",
-          doc=Doc("Your status's source text and content warning, for editing it "
-                  "(another's: 404)", "Statuses", ref("StatusSource"), params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}/source",
+    auth="required",
+    scope="read:statuses",
+    doc=Doc(
+        "Your status's source text and content warning, for editing it (another's: 404)",
+        "Statuses",
+        ref("StatusSource"),
+        params=[path_param()],
+    ),
+)
 async def status_source(ctx: Ctx) -> Response:
     status = await ctx.rp.status_source(ctx.uid, ctx.path_id())
-    return JSON({"id": str(status.id), "text": status.text,
-                 "spoiler_text": status.extra.get("spoiler_text", "")})
+    return JSON(
+        {
+            "id": str(status.id),
+            "text": status.text,
+            "spoiler_text": status.extra.get("spoiler_text", ""),
+        }
+    )

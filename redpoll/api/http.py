@@ -12,14 +12,17 @@ contract cannot drift apart.
 Nothing here talks to Redis directly: tokens and rate limits are domain calls
 (``redpoll.accounts.auth``, ``redpoll.accounts.ratelimit``).
 """
+
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import re
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 import orjson
@@ -29,11 +32,12 @@ from starlette.responses import Response
 from starlette.routing import Match, Route, Router, WebSocketRoute, get_route_path
 
 from ..accounts import auth, ratelimit
-from ..core import limits, validate
 from ..accounts.auth import Token
+from ..core import limits, validate
 from ..core.errors import RedpollError, ValidationError
 from ..core.settings import Settings
-from ..gateway import auth as gateway_auth, links
+from ..gateway import auth as gateway_auth
+from ..gateway import links
 from ..gateway.body import check_json_depth, read_body
 from ..gateway.errors import WebError
 
@@ -83,19 +87,6 @@ class Params:
     def raw(self, name: str) -> Any:
         return self.data.get(name)
 
-    def str(self, name: str, *, required: bool = False, max_chars: int = 10_000,
-            allow_empty: bool = True) -> str | None:
-        value = self.data.get(name)
-        if value is None or (value == "" and not required):
-            if required:
-                raise ValidationError(name, "is missing")
-            return None
-        if isinstance(value, list):
-            raise ValidationError(name, "must be a single value")
-        if not isinstance(value, str):
-            raise ValidationError(name, "must be a string")
-        return validate.text(value, name, max_chars, allow_empty=allow_empty and not required)
-
     def bool(self, name: str, default: bool = False) -> bool:
         value = self.data.get(name)
         if value is None or value == "":
@@ -143,8 +134,11 @@ class Params:
         if value not in (None, ""):
             raise ValidationError(name, "must be an object")
         prefix = name + "["
-        out = {key[len(prefix):-1]: v for key, v in self.data.items()
-               if key.startswith(prefix) and key.endswith("]") and "[" not in key[len(prefix):-1]}
+        out = {
+            key[len(prefix) : -1]: v
+            for key, v in self.data.items()
+            if key.startswith(prefix) and key.endswith("]") and "[" not in key[len(prefix) : -1]
+        }
         return out or None
 
     def tree(self, name: str) -> dict | None:
@@ -163,7 +157,7 @@ class Params:
         for key, item in self.data.items():
             if not (key.startswith(prefix) and key.endswith("]")):
                 continue
-            path = key[len(name) + 1:-1].split("][")
+            path = key[len(name) + 1 : -1].split("][")
             if len(path) > 4 or any(not part or "[" in part or "]" in part for part in path):
                 raise ValidationError(name, f"malformed parameter {key[:60]!r}")
             node = out
@@ -195,6 +189,27 @@ class Params:
             if value is not None and value != "":
                 out[name] = value
         return out
+
+    # (last in the class: a method named ``str`` would hide the type in the
+    # annotations after it, as ``bool`` does in its own)
+    def str(
+        self,
+        name: str,
+        *,
+        required: builtins.bool = False,
+        max_chars: int = 10_000,
+        allow_empty: builtins.bool = True,
+    ) -> str | None:
+        value = self.data.get(name)
+        if value is None or (value == "" and not required):
+            if required:
+                raise ValidationError(name, "is missing")
+            return None
+        if isinstance(value, list):
+            raise ValidationError(name, "must be a single value")
+        if not isinstance(value, str):
+            raise ValidationError(name, "must be a string")
+        return validate.text(value, name, max_chars, allow_empty=allow_empty and not required)
 
 
 #: ``name[][field]`` / ``name[0][field]``: a list of objects in a form (Rails' nested params)
@@ -230,8 +245,12 @@ def _merge(data: dict[str, Any], pairs) -> None:
             data[key] = value
 
 
-async def parse_params(request: Request, files: dict[str, bytes] | None = None,
-                       max_bytes: int = limits.API_MAX_BODY_BYTES, too_big: str = "") -> Params:
+async def parse_params(
+    request: Request,
+    files: dict[str, bytes] | None = None,
+    max_bytes: int = limits.API_MAX_BODY_BYTES,
+    too_big: str = "",
+) -> Params:
     """The request's parameters. A multipart body's files are refused (422)
     unless ``files`` is given, which gets them by field name (the bytes);
     the body is bounded by ``max_bytes`` (413 ``too_big`` beyond)."""
@@ -239,8 +258,9 @@ async def parse_params(request: Request, files: dict[str, bytes] | None = None,
     _merge(data, request.query_params.multi_items())
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if request.method in ("GET", "HEAD") and not (
-            (kind == "application/json" or kind.endswith("+json"))
-            and request.headers.get("content-length", "0") not in ("", "0")):
+        (kind == "application/json" or kind.endswith("+json"))
+        and request.headers.get("content-length", "0") not in ("", "0")
+    ):
         # (a GET's parameters are its query, or a JSON body as Rails reads one:
         # Mastodon.py sends familiar_followers' ids so)
         return Params(data)
@@ -260,8 +280,13 @@ async def parse_params(request: Request, files: dict[str, bytes] | None = None,
     elif kind in ("application/x-www-form-urlencoded", ""):
         try:
             text = body.decode("utf-8")
-            pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False,
-                              max_num_fields=1000, errors="strict")
+            pairs = parse_qsl(
+                text,
+                keep_blank_values=True,
+                strict_parsing=False,
+                max_num_fields=1000,
+                errors="strict",
+            )
         except (UnicodeDecodeError, ValueError):
             raise ApiError(400, "The request body is not valid form data") from None
         _merge(data, pairs)
@@ -275,9 +300,13 @@ async def parse_params(request: Request, files: dict[str, bytes] | None = None,
         items = form.multi_items()
         sent = [(k, v) for k, v in items if isinstance(v, UploadFile)]
         if sent and files is None:
-            raise ApiError(422, "File uploads are only taken by POST /api/v1/media, "
-                                "POST /api/v2/media and update_credentials (avatar, header)")
+            raise ApiError(
+                422,
+                "File uploads are only taken by POST /api/v1/media, "
+                "POST /api/v2/media and update_credentials (avatar, header)",
+            )
         for key, upload in sent:
+            assert files is not None  # (refused above otherwise)
             files[key] = await upload.read()
             await upload.close()
         _merge(data, [(k, v) for k, v in items if not isinstance(v, UploadFile)])
@@ -304,6 +333,12 @@ class Ctx:
     def uid(self) -> int:
         assert self.token is not None and self.token.uid is not None
         return self.token.uid
+
+    @property
+    def authed(self) -> Token:
+        """The token of a handler whose auth is 'required' (checked before it runs)."""
+        assert self.token is not None
+        return self.token
 
     @property
     def viewer(self) -> int | None:
@@ -341,21 +376,24 @@ class Ctx:
             self.token, self.rate = await self.rp.authenticate(token, self.settings.rate_token)
             if self.token is None:
                 await self._ip_hit()
-                raise ApiError(401, "The access token is invalid",
-                               headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+                raise ApiError(
+                    401,
+                    "The access token is invalid",
+                    headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+                )
         else:
             await self._ip_hit()
             if required:
-                raise ApiError(401, "The access token is invalid",
-                               headers={"WWW-Authenticate": "Bearer"})
+                raise ApiError(
+                    401, "The access token is invalid", headers={"WWW-Authenticate": "Bearer"}
+                )
         if self.rate is not None and self.rate.exceeded:
             raise ApiError(429, "Too many requests", headers=self.rate.headers())
         if self.token is not None and self.settings.rate_ip_tokens is not None:
             # one IP's requests over all its tokens: many app tokens must not
             # multiply its allowance. The X-RateLimit-*
             # headers keep showing the token's own bucket until this one is full.
-            ip_state = await self.rp.rate_hit(f"ip:{self.ip}:tokens",
-                                              self.settings.rate_ip_tokens)
+            ip_state = await self.rp.rate_hit(f"ip:{self.ip}:tokens", self.settings.rate_ip_tokens)
             if ip_state is not None and ip_state.exceeded:
                 self.rate = ip_state
                 raise ApiError(429, "Too many requests", headers=ip_state.headers())
@@ -378,6 +416,7 @@ Handler = Callable[[Ctx], Awaitable[Response]]
 @dataclass(frozen=True)
 class Declared:
     """One route a handler answers, as its decorator declared it."""
+
     method: str
     path: str
     doc: Any  # redpoll.api.contract.Doc
@@ -385,25 +424,36 @@ class Declared:
     scope: str | tuple | None
 
 
-def route(method: str, path: str, *, doc: Any, auth: str = "none",
-          scope: str | tuple | None = None):
+def route(
+    method: str, path: str, *, doc: Any, auth: str = "none", scope: str | tuple | None = None
+):
     """Declare that a plain Starlette handler answers ``method path`` (and
     how ``doc`` describes it); stacked, one handler answers several."""
+
     def mark(fn):
         fn.routes = [*getattr(fn, "routes", ()), Declared(method, path, doc, auth, scope)]
         return fn
+
     return mark
 
 
-def endpoint(method: str, path: str, *, auth: str = "optional",
-             scope: str | tuple | None = None, user: bool = True, params: bool = True,
-             doc: Any):
+def endpoint(
+    method: str,
+    path: str,
+    *,
+    auth: str = "optional",
+    scope: str | tuple | None = None,
+    user: bool = True,
+    params: bool = True,
+    doc: Any,
+):
     """Declare that a handler answers ``method path`` and wrap it: ``auth``
     is 'required' (401 without a valid token), 'optional' (a token, when
     sent, must be valid) or 'none'; ``scope`` is the scope a token must grant
     (a tuple: any one of them); ``user`` means a user token (not an app
     token) is needed when auth is required; ``doc`` describes it in the
     OpenAPI document (the auth and scope are these)."""
+
     def wrap(fn: Handler):
         @functools.wraps(fn)
         async def handler(request: Request) -> Response:
@@ -418,8 +468,10 @@ def endpoint(method: str, path: str, *, auth: str = "optional",
             if ctx.rate is not None:
                 response.headers.update(ctx.rate.headers())
             return response
-        handler.routes = [Declared(method, path, doc, auth, scope)]
+
+        handler.routes = [Declared(method, path, doc, auth, scope)]  # type: ignore[attr-defined]
         return handler
+
     return wrap
 
 
@@ -447,9 +499,15 @@ def in_order(routes: list, first: tuple[str, ...] = ()) -> list:
     then the API's, each group with literal before pattern. Raises if a
     route would still hide a later one (a bug in the route table, found
     when the app is built, not by a client)."""
-    ordered = sorted(routes, key=lambda r: (first.index(r.path) if r.path in first else len(first),
-                                            not r.path.startswith("/api/"),
-                                            _shape(r.path), r.path))
+    ordered = sorted(
+        routes,
+        key=lambda r: (
+            first.index(r.path) if r.path in first else len(first),
+            not r.path.startswith("/api/"),
+            _shape(r.path),
+            r.path,
+        ),
+    )
     for i, later in enumerate(ordered):
         sample = later.path.replace("{", "").replace("}", "")
         methods = getattr(later, "methods", None) or {"WEBSOCKET"}
@@ -465,8 +523,13 @@ def link_header(ctx: Ctx, items: list, key=lambda item: item.id, *, prev: bool =
     if not items:
         return {}
     url = ctx.base + ctx.request.scope["path"]  # what request.url.path is, unparsed
-    keep = urlencode({k: v for k, v in ctx.request.query_params.multi_items()
-                      if k not in ("max_id", "min_id", "since_id")})
+    keep = urlencode(
+        {
+            k: v
+            for k, v in ctx.request.query_params.multi_items()
+            if k not in ("max_id", "min_id", "since_id")
+        }
+    )
     url += f"?{keep}&" if keep else "?"
     # cursors are integers: nothing in them to quote
     links = [f'<{url}max_id={int(key(items[-1]))}>; rel="next"']
@@ -520,8 +583,8 @@ class IndexedRouter(Router):
             self._by_key, self._indexed, self._literal = index, len(self.routes), {}
             # the paths of literal routes (the home timeline, the instance...)
             # are asked for as they are: their candidates found once
-            literal = {r.path for r in self.routes
-                       if isinstance(getattr(r, "path", None), str) and "{" not in r.path}
+            paths = (getattr(r, "path", None) for r in self.routes)
+            literal = {p for p in paths if isinstance(p, str) and "{" not in p}
             self._literal = {path: self._candidates(path) for path in literal}
         return self._by_key
 

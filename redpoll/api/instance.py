@@ -1,15 +1,16 @@
 """Instance information (v1 and v2), with statistics cached per process."""
+
 from __future__ import annotations
 
 import time
 
 from starlette.responses import Response
 
-from ..core.version import __version__
 from ..core import limits
+from ..core.version import __version__
 from ..media.processing import SUPPORTED_MIME_TYPES
-from ..render.entities import VERSION
 from ..render import entities
+from ..render.entities import VERSION
 from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
 from .http import JSON, Ctx, endpoint
 
@@ -24,16 +25,21 @@ async def cached_usage(rp) -> dict:
     fresh): ``usage`` as NodeInfo's, ``rules`` as Rule entities."""
     now = time.monotonic()
     if now - _stats["at"] > limits.INSTANCE_STATS_CACHE_S:
-        _stats.update(at=now, usage=await rp.usage(),
-                      rules=[rule_entity(r) for r in await rp.rules()])
+        _stats.update(
+            at=now, usage=await rp.usage(), rules=[rule_entity(r) for r in await rp.rules()]
+        )
     return _stats
 
 
 async def _cached_stats(ctx: Ctx) -> dict:
     cached = await cached_usage(ctx.rp)
     usage = cached["usage"]
-    return {"users": usage["users"]["total"], "statuses": usage["localPosts"],
-            "active": usage["users"]["activeMonth"], "rules": cached["rules"]}
+    return {
+        "users": usage["users"]["total"],
+        "statuses": usage["localPosts"],
+        "active": usage["users"]["activeMonth"],
+        "rules": cached["rules"],
+    }
 
 
 def rule_entity(rule) -> dict:
@@ -42,103 +48,187 @@ def rule_entity(rule) -> dict:
 
 
 def _statuses_config() -> dict:
-    return {"max_characters": limits.STATUS_MAX_CHARS,
-            "max_media_attachments": limits.MEDIA_PER_STATUS,
-            "characters_reserved_per_url": 23}
+    return {
+        "max_characters": limits.STATUS_MAX_CHARS,
+        "max_media_attachments": limits.MEDIA_PER_STATUS,
+        "characters_reserved_per_url": 23,
+    }
 
 
 def _media_config() -> dict:
     """Images only (no video or audio yet: their limits are 0)."""
-    return {"supported_mime_types": SUPPORTED_MIME_TYPES,
-            "image_size_limit": limits.MEDIA_IMAGE_MAX_BYTES,
-            "image_matrix_limit": limits.MEDIA_IMAGE_MATRIX_MAX,
-            "description_limit": limits.MEDIA_DESCRIPTION_MAX_CHARS,
-            "video_size_limit": 0, "video_frame_rate_limit": 0, "video_matrix_limit": 0}
+    return {
+        "supported_mime_types": SUPPORTED_MIME_TYPES,
+        "image_size_limit": limits.MEDIA_IMAGE_MAX_BYTES,
+        "image_matrix_limit": limits.MEDIA_IMAGE_MATRIX_MAX,
+        "description_limit": limits.MEDIA_DESCRIPTION_MAX_CHARS,
+        "video_size_limit": 0,
+        "video_frame_rate_limit": 0,
+        "video_matrix_limit": 0,
+    }
 
 
 def _polls_config(min_s: int) -> dict:
-    return {"max_options": limits.POLL_OPTIONS_MAX,
-            "max_characters_per_option": limits.POLL_OPTION_MAX_CHARS,
-            "min_expiration": min_s,
-            "max_expiration": limits.POLL_EXPIRES_MAX_S}
+    return {
+        "max_options": limits.POLL_OPTIONS_MAX,
+        "max_characters_per_option": limits.POLL_OPTION_MAX_CHARS,
+        "min_expiration": min_s,
+        "max_expiration": limits.POLL_EXPIRES_MAX_S,
+    }
 
 
 DESCRIPTION = "A Twitter-style social network on Redis, speaking the Mastodon client API."
 #: What /api/v1/instance/languages offers: the most used languages on the
 #: fediverse (a post may carry any ISO 639 code; these are the ones named).
-LANGUAGES = (("en", "English"), ("de", "German"), ("es", "Spanish"), ("fr", "French"),
-             ("ja", "Japanese"), ("pt", "Portuguese"), ("it", "Italian"), ("nl", "Dutch"),
-             ("pl", "Polish"), ("ru", "Russian"), ("zh", "Chinese"), ("ko", "Korean"),
-             ("sv", "Swedish"), ("fi", "Finnish"), ("uk", "Ukrainian"), ("tr", "Turkish"),
-             ("ca", "Catalan"), ("cs", "Czech"), ("da", "Danish"), ("no", "Norwegian"))
+LANGUAGES = (
+    ("en", "English"),
+    ("de", "German"),
+    ("es", "Spanish"),
+    ("fr", "French"),
+    ("ja", "Japanese"),
+    ("pt", "Portuguese"),
+    ("it", "Italian"),
+    ("nl", "Dutch"),
+    ("pl", "Polish"),
+    ("ru", "Russian"),
+    ("zh", "Chinese"),
+    ("ko", "Korean"),
+    ("sv", "Swedish"),
+    ("fi", "Finnish"),
+    ("uk", "Ukrainian"),
+    ("tr", "Turkish"),
+    ("ca", "Catalan"),
+    ("cs", "Czech"),
+    ("da", "Danish"),
+    ("no", "Norwegian"),
+)
 
 
-@endpoint("GET", "/api/v1/instance", auth="none", params=False,
-          doc=Doc("Instance information (v1)", INSTANCE_TAG, ref("InstanceV1")))
+@endpoint(
+    "GET",
+    "/api/v1/instance",
+    auth="none",
+    params=False,
+    doc=Doc("Instance information (v1)", INSTANCE_TAG, ref("InstanceV1")),
+)
 async def instance_v1(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
     host = ctx.request.url.netloc
-    return JSON({
-        "uri": host, "title": ctx.settings.instance_title,
-        "short_description": DESCRIPTION, "description": DESCRIPTION, "email": "",
-        "version": VERSION, "urls": {"streaming_api": ctx.base.replace("http", "ws", 1)},
-        "stats": {"user_count": stats["users"], "status_count": stats["statuses"],
-                  "domain_count": 0},
-        "thumbnail": f"{ctx.base}/thumbnail.png", "languages": ["en"], "registrations": True,
-        "approval_required": False, "invites_enabled": False,
-        "configuration": {"accounts": {"max_featured_tags": 0},
-                          "statuses": _statuses_config(),
-                          "media_attachments": _media_config(),
-                          "polls": _polls_config(ctx.settings.poll_expires_min_s)},
-        "contact_account": None, "rules": stats["rules"],
-    })
+    return JSON(
+        {
+            "uri": host,
+            "title": ctx.settings.instance_title,
+            "short_description": DESCRIPTION,
+            "description": DESCRIPTION,
+            "email": "",
+            "version": VERSION,
+            "urls": {"streaming_api": ctx.base.replace("http", "ws", 1)},
+            "stats": {
+                "user_count": stats["users"],
+                "status_count": stats["statuses"],
+                "domain_count": 0,
+            },
+            "thumbnail": f"{ctx.base}/thumbnail.png",
+            "languages": ["en"],
+            "registrations": True,
+            "approval_required": False,
+            "invites_enabled": False,
+            "configuration": {
+                "accounts": {"max_featured_tags": 0},
+                "statuses": _statuses_config(),
+                "media_attachments": _media_config(),
+                "polls": _polls_config(ctx.settings.poll_expires_min_s),
+            },
+            "contact_account": None,
+            "rules": stats["rules"],
+        }
+    )
 
 
-@endpoint("GET", "/api/v2/instance", auth="none", params=False,
-          doc=Doc("Instance information (v2)", INSTANCE_TAG, ref("InstanceV2")))
+@endpoint(
+    "GET",
+    "/api/v2/instance",
+    auth="none",
+    params=False,
+    doc=Doc("Instance information (v2)", INSTANCE_TAG, ref("InstanceV2")),
+)
 async def instance_v2(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
-    return JSON({
-        "domain": ctx.request.url.netloc, "title": ctx.settings.instance_title,
-        "version": VERSION, "source_url": SOURCE_URL, "description": DESCRIPTION,
-        "usage": {"users": {"active_month": stats["active"]}},
-        "thumbnail": {"url": f"{ctx.base}/thumbnail.png"},
-        "icon": [], "languages": ["en"],
-        "configuration": {
-            "urls": {"streaming": ctx.base.replace("http", "ws", 1)},
-            "vapid": {"public_key": await ctx.rp.vapid_key()},
-            "accounts": {"max_featured_tags": 0, "max_pinned_statuses": limits.PINS_MAX},
-            "statuses": _statuses_config(),
-            "media_attachments": _media_config(),
-            "polls": _polls_config(ctx.settings.poll_expires_min_s),
-            "translation": {"enabled": False},
-        },
-        "registrations": {"enabled": True, "approval_required": False, "message": None},
-        "api_versions": {"mastodon": 2},
-        "contact": {"email": "", "account": None},
-        "rules": stats["rules"],
-        "redpoll": {"version": __version__},
-    })
+    return JSON(
+        {
+            "domain": ctx.request.url.netloc,
+            "title": ctx.settings.instance_title,
+            "version": VERSION,
+            "source_url": SOURCE_URL,
+            "description": DESCRIPTION,
+            "usage": {"users": {"active_month": stats["active"]}},
+            "thumbnail": {"url": f"{ctx.base}/thumbnail.png"},
+            "icon": [],
+            "languages": ["en"],
+            "configuration": {
+                "urls": {"streaming": ctx.base.replace("http", "ws", 1)},
+                "vapid": {"public_key": await ctx.rp.vapid_key()},
+                "accounts": {"max_featured_tags": 0, "max_pinned_statuses": limits.PINS_MAX},
+                "statuses": _statuses_config(),
+                "media_attachments": _media_config(),
+                "polls": _polls_config(ctx.settings.poll_expires_min_s),
+                "translation": {"enabled": False},
+            },
+            "registrations": {"enabled": True, "approval_required": False, "message": None},
+            "api_versions": {"mastodon": 2},
+            "contact": {"email": "", "account": None},
+            "rules": stats["rules"],
+            "redpoll": {"version": __version__},
+        }
+    )
 
 
-@endpoint("GET", "/api/v1/instance/rules", auth="none", params=False,
-          doc=Doc("The server's rules, in their order (set by redpoll admin rules-add)",
-                  INSTANCE_TAG, array(obj({"id": STR, "text": STR, "hint": STR}))))
+@endpoint(
+    "GET",
+    "/api/v1/instance/rules",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The server's rules, in their order (set by redpoll admin rules-add)",
+        INSTANCE_TAG,
+        array(obj({"id": STR, "text": STR, "hint": STR})),
+    ),
+)
 async def rules(ctx: Ctx) -> Response:
     return JSON([rule_entity(r) for r in await ctx.rp.rules()])
 
 
-@endpoint("GET", "/api/v1/instance/extended_description", auth="none", params=False,
-          doc=Doc("The server's extended description (redpoll admin describe)", INSTANCE_TAG,
-                  obj({"updated_at": {"type": ["string", "null"]}, "content": STR})))
+@endpoint(
+    "GET",
+    "/api/v1/instance/extended_description",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The server's extended description (redpoll admin describe)",
+        INSTANCE_TAG,
+        obj({"updated_at": {"type": ["string", "null"]}, "content": STR}),
+    ),
+)
 async def extended_description(ctx: Ctx) -> Response:
     content, at = await ctx.rp.description()
-    return JSON({"updated_at": entities.iso(at) if at else None,
-                 "content": entities.html_text(content) if content else ""})
+    return JSON(
+        {
+            "updated_at": entities.iso(at) if at else None,
+            "content": entities.html_text(content) if content else "",
+        }
+    )
 
 
-@endpoint("GET", "/api/v1/instance/languages", auth="none", params=False,
-          doc=Doc("Languages a post may be tagged with (ISO 639-1 codes and names)",
-                  INSTANCE_TAG, array(obj({"code": STR, "name": STR}))))
+@endpoint(
+    "GET",
+    "/api/v1/instance/languages",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "Languages a post may be tagged with (ISO 639-1 codes and names)",
+        INSTANCE_TAG,
+        array(obj({"code": STR, "name": STR})),
+    ),
+)
 async def languages(ctx: Ctx) -> Response:
     return JSON([{"code": code, "name": name} for code, name in LANGUAGES])

@@ -1,4 +1,5 @@
 """Lists: CRUD and membership (GET/POST/DELETE /api/v1/lists/:id/accounts)."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
@@ -6,8 +7,18 @@ from starlette.responses import Response
 from ..core import limits
 from ..core.errors import NotFollowed, ValidationError
 from ..render import entities
-from .contract import (ACCOUNTS_REF, BOOL, Doc, ID, LIST_REF, array, path_param, query_param, ref,
-                       request_body)
+from .contract import (
+    ACCOUNTS_REF,
+    BOOL,
+    ID,
+    LIST_REF,
+    Doc,
+    array,
+    path_param,
+    query_param,
+    ref,
+    request_body,
+)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 
 REPLIES_POLICIES = ("followed", "list", "none")
@@ -20,37 +31,72 @@ def _options(ctx: Ctx) -> None:
     ctx.params.bool("exclusive")
 
 
-@endpoint("GET", "/api/v1/lists", auth="required", scope="read:lists",
-          doc=Doc("Your lists", "Lists", array(LIST_REF)))
+@endpoint(
+    "GET",
+    "/api/v1/lists",
+    auth="required",
+    scope="read:lists",
+    doc=Doc("Your lists", "Lists", array(LIST_REF)),
+)
 async def get_lists(ctx: Ctx) -> Response:
     return JSON([entities.user_list(item) for item in await ctx.rp.get_lists(ctx.uid)])
 
 
-@endpoint("POST", "/api/v1/lists", auth="required", scope="write:lists",
-          doc=Doc("Create a list", "Lists", LIST_REF,
-                  body=request_body({"title": {"type": "string",
-                                               "maxLength": limits.LIST_TITLE_MAX_CHARS},
-                                     "replies_policy": {"enum": ["followed", "list", "none"]},
-                                     "exclusive": BOOL}, ("title",))))
+@endpoint(
+    "POST",
+    "/api/v1/lists",
+    auth="required",
+    scope="write:lists",
+    doc=Doc(
+        "Create a list",
+        "Lists",
+        LIST_REF,
+        body=request_body(
+            {
+                "title": {"type": "string", "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                "replies_policy": {"enum": ["followed", "list", "none"]},
+                "exclusive": BOOL,
+            },
+            ("title",),
+        ),
+    ),
+)
 async def create_list(ctx: Ctx) -> Response:
     _options(ctx)
     title = ctx.params.str("title", required=True, max_chars=limits.LIST_TITLE_MAX_CHARS)
     return JSON(entities.user_list(await ctx.rp.create_list(ctx.uid, title)))
 
 
-@endpoint("GET", "/api/v1/lists/{id}", auth="required", scope="read:lists",
-          doc=Doc("A list", "Lists", LIST_REF,
-                  params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/lists/{id}",
+    auth="required",
+    scope="read:lists",
+    doc=Doc("A list", "Lists", LIST_REF, params=[path_param()]),
+)
 async def get_list(ctx: Ctx) -> Response:
     return JSON(entities.user_list(await ctx.rp.get_list(ctx.uid, ctx.path_id())))
 
 
-@endpoint("PUT", "/api/v1/lists/{id}", auth="required", scope="write:lists",
-          doc=Doc("Rename a list", "Lists", LIST_REF,
-                  params=[path_param()], body=request_body({
-                      "title": {"type": "string", "maxLength": limits.LIST_TITLE_MAX_CHARS},
-                      "replies_policy": {"enum": ["followed", "list", "none"]},
-                      "exclusive": BOOL})))
+@endpoint(
+    "PUT",
+    "/api/v1/lists/{id}",
+    auth="required",
+    scope="write:lists",
+    doc=Doc(
+        "Rename a list",
+        "Lists",
+        LIST_REF,
+        params=[path_param()],
+        body=request_body(
+            {
+                "title": {"type": "string", "maxLength": limits.LIST_TITLE_MAX_CHARS},
+                "replies_policy": {"enum": ["followed", "list", "none"]},
+                "exclusive": BOOL,
+            }
+        ),
+    ),
+)
 async def update_list(ctx: Ctx) -> Response:
     _options(ctx)
     lid = ctx.path_id()
@@ -60,17 +106,35 @@ async def update_list(ctx: Ctx) -> Response:
     return JSON(entities.user_list(await ctx.rp.rename_list(ctx.uid, lid, title)))
 
 
-@endpoint("DELETE", "/api/v1/lists/{id}", auth="required", scope="write:lists",
-          doc=Doc("Delete a list", "Lists", ref("Empty"), params=[path_param()]))
+@endpoint(
+    "DELETE",
+    "/api/v1/lists/{id}",
+    auth="required",
+    scope="write:lists",
+    doc=Doc("Delete a list", "Lists", ref("Empty"), params=[path_param()]),
+)
 async def delete_list(ctx: Ctx) -> Response:
     await ctx.rp.delete_list(ctx.uid, ctx.path_id())
     return JSON({})
 
 
-@endpoint("GET", "/api/v1/lists/{id}/accounts", auth="required", scope="read:lists",
-          doc=Doc("A list's members (limit=0: all)", "Lists", ACCOUNTS_REF, paged=True, params=[
-                  path_param(), query_param("max_id", ID),
-                  query_param("limit", {"type": "integer", "minimum": 0, "maximum": 80})]))
+@endpoint(
+    "GET",
+    "/api/v1/lists/{id}/accounts",
+    auth="required",
+    scope="read:lists",
+    doc=Doc(
+        "A list's members (limit=0: all)",
+        "Lists",
+        ACCOUNTS_REF,
+        paged=True,
+        params=[
+            path_param(),
+            query_param("max_id", ID),
+            query_param("limit", {"type": "integer", "minimum": 0, "maximum": 80}),
+        ],
+    ),
+)
 async def list_accounts(ctx: Ctx) -> Response:
     """Members in the order they were added; ``limit=0`` returns all of them,
     else pages of ``limit`` (default 40) continued with ``max_id``."""
@@ -91,8 +155,8 @@ async def list_accounts(ctx: Ctx) -> Response:
     p.cursor("min_id")
     if after is not None:
         ids = [m.id for m in members]
-        members = members[ids.index(after) + 1:] if after in ids else []
-    page = members if limit == 0 else members[:min(limit, 80)]
+        members = members[ids.index(after) + 1 :] if after in ids else []
+    page = members if limit == 0 else members[: min(limit, 80)]
     headers = link_header(ctx, page, prev=False) if len(page) < len(members) else {}
     return JSON([entities.account(u, ctx.base) for u in page], headers=headers)
 
@@ -104,11 +168,29 @@ def _account_ids(ctx: Ctx) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
-@endpoint("POST", "/api/v1/lists/{id}/accounts", auth="required", scope="write:lists",
-          doc=Doc("Add members", "Lists", ref("Empty"), params=[path_param()], body=request_body({
-                  "account_ids": {"type": "array", "items": ID, "minItems": 1,
-                                  "maxItems": limits.API_IDS_PER_REQUEST}},
-                  ("account_ids",))))
+@endpoint(
+    "POST",
+    "/api/v1/lists/{id}/accounts",
+    auth="required",
+    scope="write:lists",
+    doc=Doc(
+        "Add members",
+        "Lists",
+        ref("Empty"),
+        params=[path_param()],
+        body=request_body(
+            {
+                "account_ids": {
+                    "type": "array",
+                    "items": ID,
+                    "minItems": 1,
+                    "maxItems": limits.API_IDS_PER_REQUEST,
+                }
+            },
+            ("account_ids",),
+        ),
+    ),
+)
 async def add_accounts(ctx: Ctx) -> Response:
     """Only accounts the caller follows, or has asked to follow, or the
     caller: all of them are checked before any is added, so a refusal
@@ -125,17 +207,33 @@ async def add_accounts(ctx: Ctx) -> Response:
     refused = await ctx.rp.unlistable(ctx.uid, ids)
     if refused:
         names = ", ".join(f"@{users[i].login}" for i in refused[:5])
-        raise NotFollowed(f"You can only add accounts you follow to a list; you do not follow "
-                          f"{names}{' and others' if len(refused) > 5 else ''}")
+        raise NotFollowed(
+            f"You can only add accounts you follow to a list; you do not follow "
+            f"{names}{' and others' if len(refused) > 5 else ''}"
+        )
     for member in ids:
         await ctx.rp.add_to_list(ctx.uid, lid, member)
     return JSON({})
 
 
-@endpoint("DELETE", "/api/v1/lists/{id}/accounts", auth="required", scope="write:lists",
-          doc=Doc("Remove members", "Lists", ref("Empty"), params=[path_param(), query_param(
-                  "account_ids[]", {"type": "array", "items": ID,
-                                    "maxItems": limits.API_IDS_PER_REQUEST})]))
+@endpoint(
+    "DELETE",
+    "/api/v1/lists/{id}/accounts",
+    auth="required",
+    scope="write:lists",
+    doc=Doc(
+        "Remove members",
+        "Lists",
+        ref("Empty"),
+        params=[
+            path_param(),
+            query_param(
+                "account_ids[]",
+                {"type": "array", "items": ID, "maxItems": limits.API_IDS_PER_REQUEST},
+            ),
+        ],
+    ),
+)
 async def remove_accounts(ctx: Ctx) -> Response:
     lid = ctx.path_id()
     ids = _account_ids(ctx)

@@ -3,6 +3,7 @@ reading and describing one's unattached uploads, and the stored files
 (``/system/media/...``). The web layer: handlers parse, call the engine,
 render; nothing below the web layer imports this module.
 """
+
 from __future__ import annotations
 
 from starlette.requests import Request
@@ -15,8 +16,10 @@ from ..media.uploads import FAILED, PROCESSING, Upload
 from .contract import Doc, path_param, ref, request_body
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, parse_params, route
 
-TOO_BIG = (f"File too large: images up to {limits.MEDIA_IMAGE_MAX_BYTES // (1024 * 1024)} MB "
-           f"({limits.MEDIA_IMAGE_MAX_BYTES} bytes) are accepted")
+TOO_BIG = (
+    f"File too large: images up to {limits.MEDIA_IMAGE_MAX_BYTES // (1024 * 1024)} MB "
+    f"({limits.MEDIA_IMAGE_MAX_BYTES} bytes) are accepted"
+)
 FILE_HEADERS = {"Cache-Control": storage.CACHE_CONTROL, "X-Content-Type-Options": "nosniff"}
 
 
@@ -29,8 +32,9 @@ async def upload_form(ctx: Ctx, max_bytes: int) -> dict[str, bytes]:
 
 def _file(files: dict[str, bytes], ctx: Ctx) -> bytes:
     if ctx.params.has("thumbnail") or "thumbnail" in files:
-        raise ValidationError("thumbnail", "custom thumbnails are for video and audio, which "
-                                           "are not supported yet")
+        raise ValidationError(
+            "thumbnail", "custom thumbnails are for video and audio, which are not supported yet"
+        )
     data = files.get("file")
     if data is None:
         raise ValidationError("file", "is missing (send the image as multipart form data)")
@@ -44,20 +48,41 @@ async def _upload(ctx: Ctx, wait: bool) -> Upload:
     data = _file(files, ctx)
     p = ctx.params
     return await ctx.rp.upload_media(
-        ctx.uid, data, description=p.str("description", max_chars=10**6),
-        focus=p.str("focus", max_chars=100), wait=wait)
+        ctx.uid,
+        data,
+        description=p.str("description", max_chars=10**6),
+        focus=p.str("focus", max_chars=100),
+        wait=wait,
+    )
 
 
 MEDIA = ref("MediaAttachment")
 FOCUS = {"type": "string", "pattern": "^-?[0-9.]+,-?[0-9.]+$"}
-UPLOAD = {"required": True, "content": {"multipart/form-data": {"schema": {
-    "type": "object", "required": ["file"], "properties": {
-        "file": {"type": "string", "format": "binary",
-                 "description": "JPEG, PNG, WebP or GIF, at most "
-                                f"{limits.MEDIA_IMAGE_MAX_BYTES} bytes and "
-                                f"{limits.MEDIA_IMAGE_MATRIX_MAX} pixels"},
-        "description": {"type": "string", "maxLength": limits.MEDIA_DESCRIPTION_MAX_CHARS},
-        "focus": FOCUS}}}}}
+UPLOAD = {
+    "required": True,
+    "content": {
+        "multipart/form-data": {
+            "schema": {
+                "type": "object",
+                "required": ["file"],
+                "properties": {
+                    "file": {
+                        "type": "string",
+                        "format": "binary",
+                        "description": "JPEG, PNG, WebP or GIF, at most "
+                        f"{limits.MEDIA_IMAGE_MAX_BYTES} bytes and "
+                        f"{limits.MEDIA_IMAGE_MATRIX_MAX} pixels",
+                    },
+                    "description": {
+                        "type": "string",
+                        "maxLength": limits.MEDIA_DESCRIPTION_MAX_CHARS,
+                    },
+                    "focus": FOCUS,
+                },
+            }
+        }
+    },
+}
 DIGITS = {"type": "string", "pattern": "^[0-9a-f]{2}$"}
 
 
@@ -69,9 +94,21 @@ def _answer(ctx: Ctx, upload: Upload, status: int = 200) -> Response:
     return JSON(upload.entity(ctx.base), status_code=status)
 
 
-@endpoint("POST", "/api/v2/media", auth="required", scope="write:media", params=False,
-          doc=Doc("Upload an image; 202 with url null while it is processed", "Media", MEDIA,
-                  body=UPLOAD, ok_status="202", also=("200",)))
+@endpoint(
+    "POST",
+    "/api/v2/media",
+    auth="required",
+    scope="write:media",
+    params=False,
+    doc=Doc(
+        "Upload an image; 202 with url null while it is processed",
+        "Media",
+        MEDIA,
+        body=UPLOAD,
+        ok_status="202",
+        also=("200",),
+    ),
+)
 async def upload_v2(ctx: Ctx) -> Response:
     """202 with ``url`` null while the image is processed (GET
     /api/v1/media/:id then answers 206 until it is ready, 200 after)."""
@@ -79,48 +116,95 @@ async def upload_v2(ctx: Ctx) -> Response:
     return _answer(ctx, upload, 202 if upload.state == PROCESSING else 200)
 
 
-@endpoint("POST", "/api/v1/media", auth="required", scope="write:media", params=False,
-          doc=Doc("Upload an image, processed before the answer", "Media", MEDIA, body=UPLOAD))
+@endpoint(
+    "POST",
+    "/api/v1/media",
+    auth="required",
+    scope="write:media",
+    params=False,
+    doc=Doc("Upload an image, processed before the answer", "Media", MEDIA, body=UPLOAD),
+)
 async def upload_v1(ctx: Ctx) -> Response:
     """Processed before the answer: 200 with every URL."""
     return _answer(ctx, await _upload(ctx, wait=True))
 
 
-@endpoint("GET", "/api/v1/media/{id}", auth="required", scope="write:media",
-          doc=Doc("One of your uploads not attached to a status: 206 while processing, "
-                  "200 ready", "Media", MEDIA, params=[path_param()], also=("206",)))
+@endpoint(
+    "GET",
+    "/api/v1/media/{id}",
+    auth="required",
+    scope="write:media",
+    doc=Doc(
+        "One of your uploads not attached to a status: 206 while processing, 200 ready",
+        "Media",
+        MEDIA,
+        params=[path_param()],
+        also=("206",),
+    ),
+)
 async def get_media(ctx: Ctx) -> Response:
     """One's own upload, while not attached (as Mastodon; 404 otherwise)."""
     return _answer(ctx, await ctx.rp.media_attachment(ctx.uid, ctx.path_id()))
 
 
-@endpoint("PUT", "/api/v1/media/{id}", auth="required", scope="write:media", params=False,
-          doc=Doc("Describe an upload not attached yet (description, focus)", "Media", MEDIA,
-                  params=[path_param()], also=("206",),
-                  body=request_body({"description": {
-                      "type": "string", "maxLength": limits.MEDIA_DESCRIPTION_MAX_CHARS},
-                      "focus": FOCUS})))
+@endpoint(
+    "PUT",
+    "/api/v1/media/{id}",
+    auth="required",
+    scope="write:media",
+    params=False,
+    doc=Doc(
+        "Describe an upload not attached yet (description, focus)",
+        "Media",
+        MEDIA,
+        params=[path_param()],
+        also=("206",),
+        body=request_body(
+            {
+                "description": {"type": "string", "maxLength": limits.MEDIA_DESCRIPTION_MAX_CHARS},
+                "focus": FOCUS,
+            }
+        ),
+    ),
+)
 async def update_media(ctx: Ctx) -> Response:
     files = await upload_form(ctx, limits.API_MAX_BODY_BYTES)
     if ctx.params.has("thumbnail") or "thumbnail" in files:
-        raise ValidationError("thumbnail", "custom thumbnails are for video and audio, which "
-                                           "are not supported yet")
+        raise ValidationError(
+            "thumbnail", "custom thumbnails are for video and audio, which are not supported yet"
+        )
     p = ctx.params
     description = p.str("description", max_chars=10**6)
     if description is None and p.raw("description") == "":
         description = ""
-    return _answer(ctx, await ctx.rp.media_attachment(
-        ctx.uid, ctx.path_id(), description=description, focus=p.str("focus", max_chars=100)))
+    return _answer(
+        ctx,
+        await ctx.rp.media_attachment(
+            ctx.uid, ctx.path_id(), description=description, focus=p.str("focus", max_chars=100)
+        ),
+    )
 
 
-@route("GET", storage.URL_PATH + "/{d1}/{d2}/{file}",
-       doc=Doc("A stored file (by its unguessable name; cached for a year)", "Media",
-               {"type": "string", "format": "binary"}, ok_type="image/jpeg",
-               params=[{"name": "d1", "in": "path", "required": True, "schema": DIGITS},
-                       {"name": "d2", "in": "path", "required": True, "schema": DIGITS},
-                       {"name": "file", "in": "path", "required": True, "schema": {
-                           "type": "string",
-                           "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif)$"}}]))
+@route(
+    "GET",
+    storage.URL_PATH + "/{d1}/{d2}/{file}",
+    doc=Doc(
+        "A stored file (by its unguessable name; cached for a year)",
+        "Media",
+        {"type": "string", "format": "binary"},
+        ok_type="image/jpeg",
+        params=[
+            {"name": "d1", "in": "path", "required": True, "schema": DIGITS},
+            {"name": "d2", "in": "path", "required": True, "schema": DIGITS},
+            {
+                "name": "file",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif)$"},
+            },
+        ],
+    ),
+)
 async def media_file(request: Request) -> Response:
     """A stored file (the local backend's): by its name alone, to whoever
     asks (names are unguessable; docs/design.md, "Media"); cached for a
@@ -130,6 +214,6 @@ async def media_file(request: Request) -> Response:
     path = request.app.state.rp.media_file(name)
     if path is None or not path.is_file():  # (a name that is not a stored name: None)
         raise ApiError(404, NOT_FOUND)
-    return FileResponse(path, media_type=storage.CONTENT_TYPES[name.rsplit(".", 1)[1]],
-                        headers=FILE_HEADERS)
-
+    return FileResponse(
+        path, media_type=storage.CONTENT_TYPES[name.rsplit(".", 1)[1]], headers=FILE_HEADERS
+    )

@@ -1,19 +1,33 @@
 """Notifications (v1 and grouped v2) and read markers."""
+
 from __future__ import annotations
 
 import orjson
 from starlette.responses import Response
 
-from ..core import limits, validate
 from ..accounts import markers
-from ..notifications import notifications
-from ..reading import pages
+from ..core import limits, validate
 from ..core.errors import ValidationError
-from ..reading.notification_view import WITH_STATUS
+from ..notifications import notifications
 from ..notifications.notifications import Notification
+from ..reading import pages
+from ..reading.notification_view import WITH_STATUS
 from ..render import entities
-from .contract import (ACCOUNTS_REF, BOOL, Doc, GROUP_KEY, ID, INT, NOTIFICATIONS_QUERY,
-                       NOTIFICATION_TYPES, array, obj, path_param, query_param, ref)
+from .contract import (
+    ACCOUNTS_REF,
+    BOOL,
+    GROUP_KEY,
+    ID,
+    INT,
+    NOTIFICATION_TYPES,
+    NOTIFICATIONS_QUERY,
+    Doc,
+    array,
+    obj,
+    path_param,
+    query_param,
+    ref,
+)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .statuses import rendered_pairs
 
@@ -31,18 +45,26 @@ def _types(ctx: Ctx, name: str) -> list:
 def _query(ctx: Ctx) -> dict:
     p = ctx.params
     p.cursors()  # each a single value
-    return {"max_id": p.cursor("max_id"), "since_id": p.cursor("since_id"),
-            "min_id": p.cursor("min_id"), "limit": p.raw("limit"),
-            "types": _types(ctx, "types"), "exclude_types": _types(ctx, "exclude_types"),
-            "account_id": p.cursor("account_id")}
+    return {
+        "max_id": p.cursor("max_id"),
+        "since_id": p.cursor("since_id"),
+        "min_id": p.cursor("min_id"),
+        "limit": p.raw("limit"),
+        "types": _types(ctx, "types"),
+        "exclude_types": _types(ctx, "exclude_types"),
+        "account_id": p.cursor("account_id"),
+    }
 
 
 def _accounts(ctx: Ctx, ids, shown: pages.Shown) -> dict[int, bytes]:
     """The account entities (JSON bytes, kept renderings: render/rendered.py)
     of ``ids`` that ``shown`` read, by id, in order."""
     kept = ctx.request.app.state.rendered
-    return {uid: kept.account(shown.users[uid], ctx.base)
-            for uid in dict.fromkeys(ids) if uid in shown.users}
+    return {
+        uid: kept.account(shown.users[uid], ctx.base)
+        for uid in dict.fromkeys(ids)
+        if uid in shown.users
+    }
 
 
 def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[bytes]:
@@ -53,24 +75,42 @@ def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[b
     (render/rendered.py), as a page of statuses is served."""
     accounts = _accounts(ctx, (n.actor for n in notes), shown)
     statuses = {s.id: body for s, body in rendered_pairs(ctx, shown)}
-    return [entities.notification_json(n, accounts[n.actor],
-                                       statuses[n.status] if n.status else None)
-            for n in notes if n.actor in accounts
-            and (n.type not in WITH_STATUS or n.status in statuses)]
+    return [
+        entities.notification_json(n, accounts[n.actor], statuses[n.status] if n.status else None)
+        for n in notes
+        if n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
+    ]
 
 
-@endpoint("GET", "/api/v1/notifications", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "Your notifications, newest first", "Notifications", array(ref("Notification")), paged=True, params=NOTIFICATIONS_QUERY))
+@endpoint(
+    "GET",
+    "/api/v1/notifications",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "Your notifications, newest first",
+        "Notifications",
+        array(ref("Notification")),
+        paged=True,
+        params=NOTIFICATIONS_QUERY,
+    ),
+)
 async def list_notifications(ctx: Ctx) -> Response:
     notes, shown_notes, shown = await ctx.rp.notification_page(ctx.uid, **_query(ctx))
-    return Response(b"[" + b",".join(_rendered(ctx, shown_notes, shown)) + b"]",
-                    media_type=JSON.media_type, headers=link_header(ctx, notes))
+    return Response(
+        b"[" + b",".join(_rendered(ctx, shown_notes, shown)) + b"]",
+        media_type=JSON.media_type,
+        headers=link_header(ctx, notes),
+    )
 
 
-@endpoint("GET", "/api/v1/notifications/{id}", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "One notification", "Notifications", ref("Notification"), params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/notifications/{id}",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc("One notification", "Notifications", ref("Notification"), params=[path_param()]),
+)
 async def get_notification(ctx: Ctx) -> Response:
     try:
         notes, shown = await ctx.rp.notification(ctx.uid, ctx.path_id())
@@ -82,27 +122,42 @@ async def get_notification(ctx: Ctx) -> Response:
     return Response(rendered[0], media_type=JSON.media_type)
 
 
-@endpoint("POST", "/api/v1/notifications/{id}/dismiss", auth="required", scope="write:notifications",
-          doc=Doc(
-                  "Dismiss one notification", "Notifications", ref("Empty"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/notifications/{id}/dismiss",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc("Dismiss one notification", "Notifications", ref("Empty"), params=[path_param()]),
+)
 async def dismiss(ctx: Ctx) -> Response:
     await ctx.rp.dismiss_notification(ctx.uid, ctx.path_id())
     return JSON({})
 
 
-@endpoint("POST", "/api/v1/notifications/clear", auth="required", scope="write:notifications",
-          doc=Doc(
-                  "Dismiss every notification", "Notifications", ref("Empty")))
+@endpoint(
+    "POST",
+    "/api/v1/notifications/clear",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc("Dismiss every notification", "Notifications", ref("Empty")),
+)
 async def clear(ctx: Ctx) -> Response:
     await ctx.rp.clear_notifications(ctx.uid)
     return JSON({})
 
 
-@endpoint("GET", "/api/v1/notifications/unread_count", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "Notifications newer than the notifications marker", "Notifications",
-                  obj({"count": INT}),
-                  params=[query_param("limit", {"type": "integer", "minimum": 1, "maximum": 1000})]))
+@endpoint(
+    "GET",
+    "/api/v1/notifications/unread_count",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "Notifications newer than the notifications marker",
+        "Notifications",
+        obj({"count": INT}),
+        params=[query_param("limit", {"type": "integer", "minimum": 1, "maximum": 1000})],
+    ),
+)
 async def unread_count(ctx: Ctx) -> Response:
     """Notifications newer than the ``notifications`` marker, at most
     ``limit`` (Mastodon: default 100, at most 1000)."""
@@ -124,52 +179,82 @@ def _grouped_query(ctx: Ctx) -> dict:
         raise ValidationError("expand_accounts", "must be full or partial_avatars")
     ctx.params.bool("include_filtered")
     ctx.params.raw("supported_types")
-    return {"grouped_types": _types(ctx, "grouped_types") if ctx.params.has("grouped_types")
-            else None}
+    return {
+        "grouped_types": _types(ctx, "grouped_types") if ctx.params.has("grouped_types") else None
+    }
 
 
-def _side_lists(ctx: Ctx, account_ids: list[int], shown: pages.Shown
-                ) -> tuple[dict[int, bytes], dict[int, bytes]]:
+def _side_lists(
+    ctx: Ctx, account_ids: list[int], shown: pages.Shown
+) -> tuple[dict[int, bytes], dict[int, bytes]]:
     """Accounts and statuses (JSON bytes, kept renderings) by id, each once
     (GroupedNotificationsResults), from redpoll.reading.pages.side_lists's answer."""
-    return (_accounts(ctx, account_ids, shown),
-            {s.id: body for s, body in rendered_pairs(ctx, shown)})
+    return (
+        _accounts(ctx, account_ids, shown),
+        {s.id: body for s, body in rendered_pairs(ctx, shown)},
+    )
 
 
-def _group_entity(key: str, first: Notification, count: int, recent: int, sample: list[int],
-                  accounts: dict) -> dict:
-    out = {"group_key": key, "notifications_count": count, "type": first.type,
-           "most_recent_notification_id": str(recent),
-           "sample_account_ids": [str(a) for a in sample if a in accounts]}
+def _group_entity(
+    key: str, first: Notification, count: int, recent: int, sample: list[int], accounts: dict
+) -> dict:
+    out = {
+        "group_key": key,
+        "notifications_count": count,
+        "type": first.type,
+        "most_recent_notification_id": str(recent),
+        "sample_account_ids": [str(a) for a in sample if a in accounts],
+    }
     if first.status:
         out["status_id"] = str(first.status)
     return out
 
 
-def _results(groups: list[dict], accounts: dict[int, bytes], statuses: dict[int, bytes],
-             headers: dict | None = None) -> Response:
+def _results(
+    groups: list[dict],
+    accounts: dict[int, bytes],
+    statuses: dict[int, bytes],
+    headers: dict | None = None,
+) -> Response:
     """GroupedNotificationsResults: the accounts and statuses the groups
     name, each once, joined as bytes beside the groups."""
     used_accounts = {int(a) for g in groups for a in g["sample_account_ids"]}
     used_statuses = {int(g["status_id"]) for g in groups if "status_id" in g}
     return Response(
-        b'{"accounts":[' + b",".join(a for uid, a in accounts.items() if uid in used_accounts)
-        + b'],"statuses":[' + b",".join(s for sid, s in statuses.items() if sid in used_statuses)
-        + b'],"notification_groups":' + orjson.dumps(groups) + b"}",
-        media_type=JSON.media_type, headers=headers)
+        b'{"accounts":['
+        + b",".join(a for uid, a in accounts.items() if uid in used_accounts)
+        + b'],"statuses":['
+        + b",".join(s for sid, s in statuses.items() if sid in used_statuses)
+        + b'],"notification_groups":'
+        + orjson.dumps(groups)
+        + b"}",
+        media_type=JSON.media_type,
+        headers=headers,
+    )
 
 
 def _shown(n: Notification, accounts: dict, statuses: dict) -> bool:
     return n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
 
 
-@endpoint("GET", "/api/v2/notifications", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "Notifications grouped by type and status", "Notifications",
-                  ref("GroupedNotifications"),
-                  paged=True, params=[*NOTIFICATIONS_QUERY, query_param("grouped_types[]", NOTIFICATION_TYPES),
-                                      query_param("expand_accounts", {"enum": ["full", "partial_avatars"]}),
-                                      query_param("include_filtered", BOOL)]))
+@endpoint(
+    "GET",
+    "/api/v2/notifications",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "Notifications grouped by type and status",
+        "Notifications",
+        ref("GroupedNotifications"),
+        paged=True,
+        params=[
+            *NOTIFICATIONS_QUERY,
+            query_param("grouped_types[]", NOTIFICATION_TYPES),
+            query_param("expand_accounts", {"enum": ["full", "partial_avatars"]}),
+            query_param("include_filtered", BOOL),
+        ],
+    ),
+)
 async def grouped(ctx: Ctx) -> Response:
     """GET /api/v2/notifications: one page of notification groups (Mastodon
     4.3): each group once per page, counted and sampled over all of its
@@ -182,19 +267,27 @@ async def grouped(ctx: Ctx) -> Response:
     for g in groups:
         if not _shown(g.first, accounts, statuses):
             continue
-        entity = _group_entity(g.key, g.first, g.count, g.most_recent_id,
-                               g.sample_account_ids, accounts)
-        entity.update({"page_min_id": str(g.page_min_id), "page_max_id": str(g.most_recent_id),
-                       "latest_page_notification_at": entities.iso(g.latest_at)})
+        entity = _group_entity(
+            g.key, g.first, g.count, g.most_recent_id, g.sample_account_ids, accounts
+        )
+        entity.update(
+            {
+                "page_min_id": str(g.page_min_id),
+                "page_max_id": str(g.most_recent_id),
+                "latest_page_notification_at": entities.iso(g.latest_at),
+            }
+        )
         body.append(entity)
-    return _results(body, accounts, statuses,
-                    headers=link_header(ctx, groups, key=lambda g: g.first.id))
+    return _results(
+        body, accounts, statuses, headers=link_header(ctx, groups, key=lambda g: g.first.id)
+    )
 
 
 async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
     try:
         whole, ids, shown = await ctx.rp.notification_group(
-            ctx.uid, ctx.request.path_params["group_key"], limits.NOTIFICATION_GROUP_READ_MAX)
+            ctx.uid, ctx.request.path_params["group_key"], limits.NOTIFICATION_GROUP_READ_MAX
+        )
     except notifications.NotificationNotFound:
         raise ApiError(404, NOT_FOUND) from None
     first = whole.notifications[0]
@@ -204,34 +297,64 @@ async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
     return whole, accounts, statuses
 
 
-@endpoint("GET", "/api/v2/notifications/{group_key}", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "One notification group whole", "Notifications", ref("GroupedNotifications"), params=[GROUP_KEY]))
+@endpoint(
+    "GET",
+    "/api/v2/notifications/{group_key}",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "One notification group whole",
+        "Notifications",
+        ref("GroupedNotifications"),
+        params=[GROUP_KEY],
+    ),
+)
 async def get_group(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key: one group whole."""
     whole, accounts, statuses = await _whole(ctx)
     first = whole.notifications[0]
-    sample = [n.actor for n in whole.notifications][:limits.NOTIFICATION_GROUP_SAMPLE]
+    sample = [n.actor for n in whole.notifications][: limits.NOTIFICATION_GROUP_SAMPLE]
     entity = _group_entity(whole.key, first, whole.count, first.id, sample, accounts)
     return _results([entity], accounts, statuses)
 
 
-@endpoint("GET", "/api/v2/notifications/{group_key}/accounts", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "The accounts of one notification group, newest first", "Notifications",
-                  ACCOUNTS_REF, params=[GROUP_KEY]))
+@endpoint(
+    "GET",
+    "/api/v2/notifications/{group_key}/accounts",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "The accounts of one notification group, newest first",
+        "Notifications",
+        ACCOUNTS_REF,
+        params=[GROUP_KEY],
+    ),
+)
 async def group_accounts(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key/accounts: the group's accounts,
     newest first (at most limits.NOTIFICATION_GROUP_READ_MAX)."""
     whole, accounts, _ = await _whole(ctx)
-    return Response(b"[" + b",".join(accounts[a] for a in dict.fromkeys(
-        n.actor for n in whole.notifications) if a in accounts) + b"]",
-        media_type=JSON.media_type)
+    return Response(
+        b"["
+        + b",".join(
+            accounts[a]
+            for a in dict.fromkeys(n.actor for n in whole.notifications)
+            if a in accounts
+        )
+        + b"]",
+        media_type=JSON.media_type,
+    )
 
 
-@endpoint("POST", "/api/v2/notifications/{group_key}/dismiss", auth="required", scope="write:notifications",
-          doc=Doc(
-                  "Dismiss every notification of one group", "Notifications", ref("Empty"), params=[GROUP_KEY]))
+@endpoint(
+    "POST",
+    "/api/v2/notifications/{group_key}/dismiss",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc(
+        "Dismiss every notification of one group", "Notifications", ref("Empty"), params=[GROUP_KEY]
+    ),
+)
 async def dismiss_group(ctx: Ctx) -> Response:
     """POST /api/v2/notifications/:group_key/dismiss: every notification of
     the group goes (one script). As Mastodon's, an empty or unknown group
@@ -240,33 +363,70 @@ async def dismiss_group(ctx: Ctx) -> Response:
     return JSON({})
 
 
-@endpoint("GET", "/api/v2/notifications/unread_count", auth="required", scope="read:notifications",
-          doc=Doc(
-                  "Notification groups with a notification newer than the notifications marker",
-                  "Notifications", obj({"count": INT}),
-                  params=[query_param("limit", {"type": "integer", "minimum": 1,
-                                                "maximum": limits.NOTIFICATIONS_UNREAD_MAX}),
-                          *NOTIFICATIONS_QUERY[4:], query_param("grouped_types[]", NOTIFICATION_TYPES)]))
+@endpoint(
+    "GET",
+    "/api/v2/notifications/unread_count",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "Notification groups with a notification newer than the notifications marker",
+        "Notifications",
+        obj({"count": INT}),
+        params=[
+            query_param(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": limits.NOTIFICATIONS_UNREAD_MAX},
+            ),
+            *NOTIFICATIONS_QUERY[4:],
+            query_param("grouped_types[]", NOTIFICATION_TYPES),
+        ],
+    ),
+)
 async def unread_groups(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/unread_count: groups with a notification
     newer than the ``notifications`` marker (``limit``: 100 default, 1000 max)."""
     p = ctx.params
     extra = _grouped_query(ctx)
-    return JSON({"count": await ctx.rp.unread_notification_groups(
-        ctx.uid, p.raw("limit"), types=_types(ctx, "types"),
-        exclude_types=_types(ctx, "exclude_types"), account_id=p.cursor("account_id"), **extra)})
+    return JSON(
+        {
+            "count": await ctx.rp.unread_notification_groups(
+                ctx.uid,
+                p.raw("limit"),
+                types=_types(ctx, "types"),
+                exclude_types=_types(ctx, "exclude_types"),
+                account_id=p.cursor("account_id"),
+                **extra,
+            )
+        }
+    )
 
 
 # --- markers ---------------------------------------------------------------------------
 def _marker(m: markers.Marker) -> dict:
-    return {"last_read_id": str(m.last_read_id), "version": m.version,
-            "updated_at": entities.iso(m.updated_at)}
+    return {
+        "last_read_id": str(m.last_read_id),
+        "version": m.version,
+        "updated_at": entities.iso(m.updated_at),
+    }
 
 
-@endpoint("GET", "/api/v1/markers", auth="required", scope="read:statuses",
-          doc=Doc("Read markers of home and notifications", "Markers", ref("Markers"),
-                  params=[query_param("timeline[]", {"type": "array", "maxItems": 4, "items": {
-                      "enum": ["home", "notifications"]}})]))
+@endpoint(
+    "GET",
+    "/api/v1/markers",
+    auth="required",
+    scope="read:statuses",
+    doc=Doc(
+        "Read markers of home and notifications",
+        "Markers",
+        ref("Markers"),
+        params=[
+            query_param(
+                "timeline[]",
+                {"type": "array", "maxItems": 4, "items": {"enum": ["home", "notifications"]}},
+            )
+        ],
+    ),
+)
 async def get_markers(ctx: Ctx) -> Response:
     value = ctx.params.raw("timeline")
     names = value if isinstance(value, list) else ([] if value in (None, "") else [value])
@@ -276,23 +436,44 @@ async def get_markers(ctx: Ctx) -> Response:
     return JSON({m.timeline: _marker(m) for m in found})
 
 
-@endpoint("POST", "/api/v1/markers", auth="required", scope="write:statuses",
-          doc=Doc("Move read markers", "Markers", ref("Markers"), body={"required": True, "content": {
-                  "application/json": {"schema": {"type": "object", "properties": {
-                      name: obj({"last_read_id": ID})
-                      for name in ("home", "notifications")}, "minProperties": 1}}}}))
+@endpoint(
+    "POST",
+    "/api/v1/markers",
+    auth="required",
+    scope="write:statuses",
+    doc=Doc(
+        "Move read markers",
+        "Markers",
+        ref("Markers"),
+        body={
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            name: obj({"last_read_id": ID}) for name in ("home", "notifications")
+                        },
+                        "minProperties": 1,
+                    }
+                }
+            },
+        },
+    ),
+)
 async def set_markers(ctx: Ctx) -> Response:
     """Body ``{"home": {"last_read_id": "1"}}`` (JSON) or
     ``home[last_read_id]=1`` (form); unknown timelines are ignored."""
     positions = {}
     for name in markers.TIMELINES:
         nested = ctx.params.raw(name)
-        last = nested.get("last_read_id") if isinstance(nested, dict) else \
-            ctx.params.raw(f"{name}[last_read_id]")
+        last = (
+            nested.get("last_read_id")
+            if isinstance(nested, dict)
+            else ctx.params.raw(f"{name}[last_read_id]")
+        )
         if nested is not None and not isinstance(nested, dict):
             raise ValidationError(name, "must be an object with last_read_id")
         if last is not None:
             positions[name] = last
-    return JSON({m.timeline: _marker(m)
-                 for m in await ctx.rp.set_markers(ctx.uid, positions)})
-
+    return JSON({m.timeline: _marker(m) for m in await ctx.rp.set_markers(ctx.uid, positions)})

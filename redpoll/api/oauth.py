@@ -1,10 +1,12 @@
 """OAuth 2 for Mastodon clients: apps, tokens (password, client_credentials,
 authorization_code), the authorize page, revocation, server metadata."""
+
 from __future__ import annotations
 
 import base64
 import html
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -14,48 +16,74 @@ from .. import web
 from ..accounts import auth
 from ..accounts.auth import OOB, OAuthError
 from ..core.errors import RedpollError
-from .contract import Doc, STR, query_param, ref, request_body
-from .http import route, JSON, ApiError, Ctx, endpoint, parse_params
+from .contract import STR, Doc, query_param, ref, request_body
+from .http import JSON, ApiError, Ctx, endpoint, parse_params, route
 
 GRANT_TYPES = ("authorization_code", "password", "client_credentials")
 
 
 def app_entity(app: auth.App, vapid_key: str, secret: str | None = None) -> dict:
     """Mastodon's Application; ``vapid_key`` the server's (redpoll.push.vapid)."""
-    out = {"id": str(app.id), "name": app.name, "website": app.website or None,
-           "scopes": list(app.scopes), "redirect_uri": "\n".join(app.redirect_uris),
-           "redirect_uris": list(app.redirect_uris), "vapid_key": vapid_key,
-           "client_id": app.client_id}
+    out: dict[str, Any] = {
+        "id": str(app.id),
+        "name": app.name,
+        "website": app.website or None,
+        "scopes": list(app.scopes),
+        "redirect_uri": "\n".join(app.redirect_uris),
+        "redirect_uris": list(app.redirect_uris),
+        "vapid_key": vapid_key,
+        "client_id": app.client_id,
+    }
     if secret is not None:
-        out |= {"client_secret": secret, "client_secret_expires_at": 0}
+        out["client_secret"] = secret
+        out["client_secret_expires_at"] = 0
     return out
 
 
 def token_entity(token: str, scopes, created: int) -> dict:
-    return {"access_token": token, "token_type": "Bearer", "scope": " ".join(scopes),
-            "created_at": created}
+    return {
+        "access_token": token,
+        "token_type": "Bearer",
+        "scope": " ".join(scopes),
+        "created_at": created,
+    }
 
 
-@endpoint("POST", "/api/v1/apps", auth="none",
-          doc=Doc("Register an application", "OAuth", ref("Application"), body=request_body({
-                  "client_name": STR, "redirect_uris": STR,
-                  "scopes": STR, "website": STR},
-                  ("client_name", "redirect_uris"))))
+@endpoint(
+    "POST",
+    "/api/v1/apps",
+    auth="none",
+    doc=Doc(
+        "Register an application",
+        "OAuth",
+        ref("Application"),
+        body=request_body(
+            {"client_name": STR, "redirect_uris": STR, "scopes": STR, "website": STR},
+            ("client_name", "redirect_uris"),
+        ),
+    ),
+)
 async def create_app(ctx: Ctx) -> Response:
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     p = ctx.params
     app, secret = await ctx.rp.create_app(
         p.str("client_name", required=True, allow_empty=False),
         p.raw("redirect_uris") if p.has("redirect_uris") else None,
-        p.str("scopes"), p.str("website"))
+        p.str("scopes"),
+        p.str("website"),
+    )
     return JSON(app_entity(app, await ctx.rp.vapid_key(), secret))
 
 
-@endpoint("GET", "/api/v1/apps/verify_credentials", auth="required", user=False,
-          doc=Doc("The token's application", "OAuth",
-                  ref("Application")))
+@endpoint(
+    "GET",
+    "/api/v1/apps/verify_credentials",
+    auth="required",
+    user=False,
+    doc=Doc("The token's application", "OAuth", ref("Application")),
+)
 async def verify_app(ctx: Ctx) -> Response:
-    app = await ctx.rp.get_app(ctx.token.client_id)
+    app = await ctx.rp.get_app(ctx.authed.client_id)
     if app is None:
         raise ApiError(401, "The access token is invalid")
     return JSON(app_entity(app, await ctx.rp.vapid_key()))
@@ -76,79 +104,118 @@ def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
 async def password_login(ctx: Ctx, username, password) -> auth.User | None:
     """auth.password_login with the per-account limit (429 past it)."""
     try:
-        return await ctx.rp.password_login(username, password,
-                                           rate=ctx.settings.rate_login_account)
+        return await ctx.rp.password_login(username, password, rate=ctx.settings.rate_login_account)
     except auth.LoginLimited as exc:
         ctx.rate = exc.state
         raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
 
 
-@endpoint("POST", "/oauth/token", auth="none",
-          doc=Doc(
-                  "Obtain a token (password, client_credentials, authorization_code)", "OAuth",
-                  ref("Token"), body=request_body({
-                      "grant_type": {"enum": ["password", "client_credentials", "authorization_code"]},
-                      "client_id": STR, "client_secret": STR, "scope": STR, "username": STR,
-                      "password": STR, "code": STR, "redirect_uri": STR, "code_verifier": STR},
-                      ("grant_type", "client_id", "client_secret"))))
+@endpoint(
+    "POST",
+    "/oauth/token",
+    auth="none",
+    doc=Doc(
+        "Obtain a token (password, client_credentials, authorization_code)",
+        "OAuth",
+        ref("Token"),
+        body=request_body(
+            {
+                "grant_type": {"enum": ["password", "client_credentials", "authorization_code"]},
+                "client_id": STR,
+                "client_secret": STR,
+                "scope": STR,
+                "username": STR,
+                "password": STR,
+                "code": STR,
+                "redirect_uri": STR,
+                "code_verifier": STR,
+            },
+            ("grant_type", "client_id", "client_secret"),
+        ),
+    ),
+)
 async def token(ctx: Ctx) -> Response:
     p = ctx.params
     grant = p.str("grant_type")
     if grant not in GRANT_TYPES:
-        raise OAuthError("unsupported_grant_type", "The authorization grant type is not "
-                         "supported by the authorization server.")
+        raise OAuthError(
+            "unsupported_grant_type",
+            "The authorization grant type is not supported by the authorization server.",
+        )
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     if grant == "password":
         await ctx.limit("login", ctx.settings.rate_login)
     app = await ctx.rp.check_client(*_client_credentials(ctx))
     if grant == "authorization_code":
-        uid, scopes = await ctx.rp.redeem_code(app, p.str("code"), p.str("redirect_uri"),
-                                               p.str("code_verifier", max_chars=200))
+        uid, scopes = await ctx.rp.redeem_code(
+            app, p.str("code"), p.str("redirect_uri"), p.str("code_verifier", max_chars=200)
+        )
     else:
         scopes = auth.parse_scopes(p.str("scope") or p.str("scopes"))
         if not auth.within(scopes, app.scopes):
-            raise OAuthError("invalid_scope", "The requested scope is invalid, unknown, or malformed.")
+            raise OAuthError(
+                "invalid_scope", "The requested scope is invalid, unknown, or malformed."
+            )
         uid = None
         if grant == "password":
             user = await password_login(ctx, p.raw("username"), p.raw("password"))
             if user is None:
-                raise OAuthError("invalid_grant", "The provided authorization grant is invalid, "
-                                 "expired, revoked, does not match the redirection URI used in "
-                                 "the authorization request, or was issued to another client.")
+                raise OAuthError(
+                    "invalid_grant",
+                    "The provided authorization grant is invalid, "
+                    "expired, revoked, does not match the redirection URI used in "
+                    "the authorization request, or was issued to another client.",
+                )
             uid = user.id
     access, created = await ctx.rp.issue_token(app, uid, scopes)
     return JSON(token_entity(access, scopes, created), headers={"Cache-Control": "no-store"})
 
 
-@endpoint("POST", "/oauth/revoke", auth="none",
-          doc=Doc("Revoke a token", "OAuth", ref("Empty"),
-                  body=request_body({"client_id": STR, "client_secret": STR,
-                                     "token": STR},
-                                    ("client_id", "client_secret", "token"))))
+@endpoint(
+    "POST",
+    "/oauth/revoke",
+    auth="none",
+    doc=Doc(
+        "Revoke a token",
+        "OAuth",
+        ref("Empty"),
+        body=request_body(
+            {"client_id": STR, "client_secret": STR, "token": STR},
+            ("client_id", "client_secret", "token"),
+        ),
+    ),
+)
 async def revoke(ctx: Ctx) -> Response:
     await ctx.rp.revoke_token(*_client_credentials(ctx), ctx.params.raw("token"))
     return JSON({})
 
 
-@endpoint("GET", "/.well-known/oauth-authorization-server", auth="none", params=False,
-          doc=Doc(
-                  "OAuth server metadata (RFC 8414)", "OAuth", ref("OAuthMetadata")))
+@endpoint(
+    "GET",
+    "/.well-known/oauth-authorization-server",
+    auth="none",
+    params=False,
+    doc=Doc("OAuth server metadata (RFC 8414)", "OAuth", ref("OAuthMetadata")),
+)
 async def server_metadata(ctx: Ctx) -> Response:
     base = ctx.base
-    return JSON({
-        "issuer": base + "/",
-        "service_documentation": "https://docs.joinmastodon.org/",
-        "authorization_endpoint": f"{base}/oauth/authorize",
-        "token_endpoint": f"{base}/oauth/token",
-        "revocation_endpoint": f"{base}/oauth/revoke",
-        "app_registration_endpoint": f"{base}/api/v1/apps",
-        "scopes_supported": list(auth.TOP_SCOPES) + sorted(auth.READ_SCOPES | auth.WRITE_SCOPES),
-        "response_types_supported": ["code"],
-        "response_modes_supported": ["query", "fragment", "form_post"],
-        "code_challenge_methods_supported": ["S256"],
-        "grant_types_supported": list(GRANT_TYPES),
-        "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-    })
+    return JSON(
+        {
+            "issuer": base + "/",
+            "service_documentation": "https://docs.joinmastodon.org/",
+            "authorization_endpoint": f"{base}/oauth/authorize",
+            "token_endpoint": f"{base}/oauth/token",
+            "revocation_endpoint": f"{base}/oauth/revoke",
+            "app_registration_endpoint": f"{base}/api/v1/apps",
+            "scopes_supported": list(auth.TOP_SCOPES)
+            + sorted(auth.READ_SCOPES | auth.WRITE_SCOPES),
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query", "fragment", "form_post"],
+            "code_challenge_methods_supported": ["S256"],
+            "grant_types_supported": list(GRANT_TYPES),
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+        }
+    )
 
 
 # --- the authorize page -----------------------------------------------------------------
@@ -160,16 +227,18 @@ PAGE_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": "default-src 'none'; style-src 'self'; img-src 'self'; "
-                               "base-uri 'none'; frame-ancestors 'none'",
+    "base-uri 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
 }
 
 #: What each scope lets an app do, in words.
-SCOPE_WORDS = {"read": "Read your posts and notifications",
-               "write": "Post and change things for you",
-               "follow": "Follow and unfollow",
-               "push": "Send you push notifications",
-               "profile": "See your profile"}
+SCOPE_WORDS = {
+    "read": "Read your posts and notifications",
+    "write": "Post and change things for you",
+    "follow": "Follow and unfollow",
+    "push": "Send you push notifications",
+    "profile": "See your profile",
+}
 
 
 def scope_words(scopes) -> list[str]:
@@ -191,15 +260,17 @@ def scope_words(scopes) -> list[str]:
 
 def page(title: str, body: str, status: int = 200) -> HTMLResponse:
     e = html.escape
-    doc = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
-           f"<meta name=viewport content='width=device-width, initial-scale=1'>"
-           f"<meta name=color-scheme content='light dark'><title>{e(title)} · Redpoll</title>"
-           f"<link rel=icon href='{web.ASSETS}/icon.svg' type='image/svg+xml'>"
-           f"<link rel=stylesheet href='{web.ASSETS}/style.css'>"
-           f"<link rel=stylesheet href='{web.ASSETS}/account.css'></head>"
-           f"<body class=auth-page><main class='welcome auth'>"
-           f"<p class=auth-brand><a href=/ class=logo><span aria-hidden=true>●</span> Redpoll</a></p>"
-           f"<h1>{e(title)}</h1>{body}</main></body></html>")
+    doc = (
+        f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
+        f"<meta name=viewport content='width=device-width, initial-scale=1'>"
+        f"<meta name=color-scheme content='light dark'><title>{e(title)} · Redpoll</title>"
+        f"<link rel=icon href='{web.ASSETS}/icon.svg' type='image/svg+xml'>"
+        f"<link rel=stylesheet href='{web.ASSETS}/style.css'>"
+        f"<link rel=stylesheet href='{web.ASSETS}/account.css'></head>"
+        f"<body class=auth-page><main class='welcome auth'>"
+        f"<p class=auth-brand><a href=/ class=logo><span aria-hidden=true>●</span> Redpoll</a></p>"
+        f"<h1>{e(title)}</h1>{body}</main></body></html>"
+    )
     return HTMLResponse(doc, status_code=status, headers=PAGE_HEADERS)
 
 
@@ -235,9 +306,10 @@ async def _authorize_request(ctx: Ctx) -> _AuthorizeRequest:
         if not auth.within(scopes, app.scopes):
             raise _Refused("The requested scope is not allowed for this application")
         state = p.str("state", max_chars=2000) or ""
-        challenge = auth.pkce_challenge(p.str("code_challenge", max_chars=200),
-                                        p.str("code_challenge_method", max_chars=20))
-    except (RedpollError, ) as exc:
+        challenge = auth.pkce_challenge(
+            p.str("code_challenge", max_chars=200), p.str("code_challenge_method", max_chars=20)
+        )
+    except RedpollError as exc:
         raise _Refused(exc.message) from None
     return _AuthorizeRequest(app, redirect_uri, bool(given), scopes, state, challenge)
 
@@ -256,36 +328,46 @@ def _form(ctx: Ctx, req: _AuthorizeRequest, error: str = "", username: str = "")
     Authorize and Deny. After a refusal it keeps the username typed (never
     the password)."""
     e = html.escape
-    fields = [("response_type", "code"), ("client_id", req.app.client_id),
-              ("scope", " ".join(req.scopes)), ("state", req.state)]
+    fields = [
+        ("response_type", "code"),
+        ("client_id", req.app.client_id),
+        ("scope", " ".join(req.scopes)),
+        ("state", req.state),
+    ]
     if req.redirect_given:
         fields.append(("redirect_uri", req.redirect_uri))
     if req.challenge:
         fields += [("code_challenge", req.challenge), ("code_challenge_method", "S256")]
-    hidden = "".join(f"<input type=hidden name={name} value=\"{e(value)}\">"
-                     for name, value in fields)
+    hidden = "".join(
+        f'<input type=hidden name={name} value="{e(value)}">' for name, value in fields
+    )
     err = f"<p class=error role=alert>{e(error)}</p>" if error else ""
     if _own(ctx, req):
         intro = ""
         buttons = "<button type=submit class='primary big'>Sign in</button>"
     else:
-        site = (f" <span class=app-site>({e(req.app.website)})</span>"
-                if req.app.website else "")
+        site = f" <span class=app-site>({e(req.app.website)})</span>" if req.app.website else ""
         can = "".join(f"<li>{e(line)}</li>" for line in scope_words(req.scopes))
-        intro = (f"<div class=app-request><p><strong>{e(req.app.name)}</strong>{site} would like "
-                 f"to use your Redpoll account. Sign in to let it:</p>"
-                 f"<ul class=scopes>{can}</ul></div>")
-        buttons = ("<div class=auth-buttons>"
-                   "<button type=submit name=decision value=allow class=primary>Authorize</button>"
-                   "<button type=submit name=decision value=deny formnovalidate>Deny</button></div>")
-    return (f"{intro}{err}<form method=post action=/oauth/authorize class=signin>{hidden}"
-            f"<label class=field><span>Username or e-mail</span>"
-            f"<input name=username autocomplete=username required value=\"{e(username)}\""
-            f" autocapitalize=none{' autofocus' if not username else ''}></label>"
-            f"<label class=field><span>Password</span><input name=password type=password"
-            f" autocomplete=current-password required{' autofocus' if username else ''}></label>"
-            f"{buttons}</form>"
-            f"<p class=auth-more>New here? <a href=/signup>Create an account</a></p>")
+        intro = (
+            f"<div class=app-request><p><strong>{e(req.app.name)}</strong>{site} would like "
+            f"to use your Redpoll account. Sign in to let it:</p>"
+            f"<ul class=scopes>{can}</ul></div>"
+        )
+        buttons = (
+            "<div class=auth-buttons>"
+            "<button type=submit name=decision value=allow class=primary>Authorize</button>"
+            "<button type=submit name=decision value=deny formnovalidate>Deny</button></div>"
+        )
+    return (
+        f"{intro}{err}<form method=post action=/oauth/authorize class=signin>{hidden}"
+        f"<label class=field><span>Username or e-mail</span>"
+        f'<input name=username autocomplete=username required value="{e(username)}"'
+        f" autocapitalize=none{' autofocus' if not username else ''}></label>"
+        f"<label class=field><span>Password</span><input name=password type=password"
+        f" autocomplete=current-password required{' autofocus' if username else ''}></label>"
+        f"{buttons}</form>"
+        f"<p class=auth-more>New here? <a href=/signup>Create an account</a></p>"
+    )
 
 
 async def _read_authorize_request(ctx: Ctx, request: Request):
@@ -295,19 +377,39 @@ async def _read_authorize_request(ctx: Ctx, request: Request):
 
 def _failure_page(exc: Exception) -> Response:
     status = exc.status if isinstance(exc, ApiError) else 400
-    message = ("Too many requests: wait a few minutes, then try again." if status == 429
-               else exc.message)
-    return page("Sign-in failed", f"<p class=error role=alert>{html.escape(message)}</p>"
-                "<p class=auth-more><a href=/>Back to Redpoll</a></p>", status)
+    message = (
+        "Too many requests: wait a few minutes, then try again."
+        if status == 429
+        else getattr(exc, "message", str(exc))
+    )
+    return page(
+        "Sign-in failed",
+        f"<p class=error role=alert>{html.escape(message)}</p>"
+        "<p class=auth-more><a href=/>Back to Redpoll</a></p>",
+        status,
+    )
 
 
-@route("GET", "/oauth/authorize", auth="none",
-       doc=Doc("The authorization page (HTML log-in and approve form)", "OAuth", STR, ok_type="text/html", params=[
-               query_param("response_type", {"const": "code"}, required=True),
-               query_param("client_id", STR, required=True),
-               query_param("redirect_uri", STR), query_param("scope", STR),
-               query_param("state", STR), query_param("code_challenge", STR),
-               query_param("code_challenge_method", {"const": "S256"})]))
+@route(
+    "GET",
+    "/oauth/authorize",
+    auth="none",
+    doc=Doc(
+        "The authorization page (HTML log-in and approve form)",
+        "OAuth",
+        STR,
+        ok_type="text/html",
+        params=[
+            query_param("response_type", {"const": "code"}, required=True),
+            query_param("client_id", STR, required=True),
+            query_param("redirect_uri", STR),
+            query_param("scope", STR),
+            query_param("state", STR),
+            query_param("code_challenge", STR),
+            query_param("code_challenge_method", {"const": "S256"}),
+        ],
+    ),
+)
 async def authorize_page(request: Request) -> Response:
     ctx = Ctx(request)
     try:
@@ -318,16 +420,40 @@ async def authorize_page(request: Request) -> Response:
     return page(_title(ctx, req), _form(ctx, req))
 
 
-@route("POST", "/oauth/authorize", auth="none",
-       doc=Doc("Submit the authorization form: redirect with a code, or show it (oob)",
-               "OAuth", STR, ok_type="text/html",
-               body={"required": True, "content": {"application/x-www-form-urlencoded": {
-                   "schema": {"type": "object", "properties": {
-                       "response_type": STR, "client_id": STR, "redirect_uri": STR,
-                       "scope": STR, "state": STR, "username": STR, "password": STR,
-                       "decision": {"enum": ["allow", "deny"]},
-                       "code_challenge": STR, "code_challenge_method": STR},
-                       "required": ["client_id", "username", "password"]}}}}))
+@route(
+    "POST",
+    "/oauth/authorize",
+    auth="none",
+    doc=Doc(
+        "Submit the authorization form: redirect with a code, or show it (oob)",
+        "OAuth",
+        STR,
+        ok_type="text/html",
+        body={
+            "required": True,
+            "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "response_type": STR,
+                            "client_id": STR,
+                            "redirect_uri": STR,
+                            "scope": STR,
+                            "state": STR,
+                            "username": STR,
+                            "password": STR,
+                            "decision": {"enum": ["allow", "deny"]},
+                            "code_challenge": STR,
+                            "code_challenge_method": STR,
+                        },
+                        "required": ["client_id", "username", "password"],
+                    }
+                }
+            },
+        },
+    ),
+)
 async def authorize_submit(request: Request) -> Response:
     ctx = Ctx(request)
     try:
@@ -338,27 +464,42 @@ async def authorize_submit(request: Request) -> Response:
     redirect_uri, state = req.redirect_uri, req.state
     if ctx.params.raw("decision") == "deny":  # RFC 6749 4.1.2.1: access_denied
         if redirect_uri == OOB:
-            return page("Not authorized", f"<p>{html.escape(req.app.name)} was not given "
-                        "access to your account.</p>")
+            return page(
+                "Not authorized",
+                f"<p>{html.escape(req.app.name)} was not given access to your account.</p>",
+            )
         query = urlencode({"error": "access_denied", **({"state": state} if state else {})})
         sep = "&" if "?" in redirect_uri else "?"
-        return RedirectResponse(f"{redirect_uri}{sep}{query}", status_code=302,
-                                headers=PAGE_HEADERS)
+        return RedirectResponse(
+            f"{redirect_uri}{sep}{query}", status_code=302, headers=PAGE_HEADERS
+        )
     try:
         user = await password_login(ctx, ctx.params.raw("username"), ctx.params.raw("password"))
     except ApiError as exc:
         return _failure_page(exc)
     if user is None:
         typed = ctx.params.raw("username")
-        return page(_title(ctx, req),
-                    _form(ctx, req, "Invalid username or password.",
-                          typed if isinstance(typed, str) else ""), 401)
-    code = await ctx.rp.create_code(req.app, user.id, req.redirect_uri, req.scopes,
-                                    redirect_given=req.redirect_given, challenge=req.challenge)
+        return page(
+            _title(ctx, req),
+            _form(
+                ctx, req, "Invalid username or password.", typed if isinstance(typed, str) else ""
+            ),
+            401,
+        )
+    code = await ctx.rp.create_code(
+        req.app,
+        user.id,
+        req.redirect_uri,
+        req.scopes,
+        redirect_given=req.redirect_given,
+        challenge=req.challenge,
+    )
     if redirect_uri == OOB:
-        return page("Authorization code",
-                    "<p>Copy this code and paste it into the application:</p>"
-                    f"<p><code id=code>{html.escape(code)}</code></p>")
+        return page(
+            "Authorization code",
+            "<p>Copy this code and paste it into the application:</p>"
+            f"<p><code id=code>{html.escape(code)}</code></p>",
+        )
     query = urlencode({"code": code, **({"state": state} if state else {})})
     sep = "&" if "?" in redirect_uri else "?"
     return RedirectResponse(f"{redirect_uri}{sep}{query}", status_code=302, headers=PAGE_HEADERS)

@@ -12,6 +12,7 @@
 * ``/metrics`` -- Prometheus text format (redpoll.core.metrics), for a scraper
   that sends REDPOLL_METRICS_TOKEN as a bearer token; 404 while none is set.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -21,12 +22,12 @@ from dataclasses import asdict
 from starlette.requests import Request
 from starlette.responses import Response
 
+from ..bus.jobs import JobFigures
 from ..core import limits, metrics
 from ..core.health import DATABASE, OUTAGE
-from ..bus.jobs import JobFigures
 from . import contract
-from .contract import Doc, STR
-from .http import route, JSON
+from .contract import STR, Doc
+from .http import JSON, route
 
 
 async def _read_jobs(rp) -> JobFigures:
@@ -36,7 +37,7 @@ async def _read_jobs(rp) -> JobFigures:
         try:
             await asyncio.wait_for(rp.ping(), limits.READY_CHECK_TIMEOUT_S)
             return await asyncio.wait_for(rp.job_figures(), limits.READY_CHECK_TIMEOUT_S)
-        except (*OUTAGE, asyncio.TimeoutError):
+        except (TimeoutError, *OUTAGE):
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")
@@ -47,20 +48,42 @@ def _stream_connected(request: Request) -> bool:
     return hub is not None and hub.connected.is_set()
 
 
-@route("GET", "/health", auth="none",
-       doc=Doc("Liveness: 200 while the process runs; says if the database is reachable",
-               "Operations", {"type": "object", "required": ["status", "database"],
-                              "properties": {"status": STR, "database": STR}}))
+@route(
+    "GET",
+    "/health",
+    auth="none",
+    doc=Doc(
+        "Liveness: 200 while the process runs; says if the database is reachable",
+        "Operations",
+        {
+            "type": "object",
+            "required": ["status", "database"],
+            "properties": {"status": STR, "database": STR},
+        },
+    ),
+)
 async def health(request: Request) -> Response:
     return JSON({"status": "ok", "database": "reachable" if DATABASE.up else "unreachable"})
 
 
-@route("GET", "/ready", auth="none",
-       doc=Doc("Readiness: database answers, stream hub connected, jobs flowing "
-               "(503 with Retry-After and the problems otherwise)", "Operations",
-               {"type": "object", "required": ["ready", "problems"],
-                "properties": {"ready": {"type": "boolean"},
-                               "problems": {"type": "array", "items": STR}}}))
+@route(
+    "GET",
+    "/ready",
+    auth="none",
+    doc=Doc(
+        "Readiness: database answers, stream hub connected, jobs flowing "
+        "(503 with Retry-After and the problems otherwise)",
+        "Operations",
+        {
+            "type": "object",
+            "required": ["ready", "problems"],
+            "properties": {
+                "ready": {"type": "boolean"},
+                "problems": {"type": "array", "items": STR},
+            },
+        },
+    ),
+)
 async def ready(request: Request) -> Response:
     problems: list[str] = []
     jobs: JobFigures | None = None
@@ -75,14 +98,19 @@ async def ready(request: Request) -> Response:
             DATABASE.lost("ready", exc)
             problems.append("database unreachable")
         if jobs is not None and jobs.oldest_age_s > request.app.state.settings.ready_job_age_s:
-            problems.append(f"jobs not flowing: the oldest queued job is {jobs.oldest_age_s:.0f}s old")
+            problems.append(
+                f"jobs not flowing: the oldest queued job is {jobs.oldest_age_s:.0f}s old"
+            )
         if not _stream_connected(request):
             problems.append("stream hub not reading the event log")
-    body = {"ready": not problems, "problems": problems,
-            **({"error": "Not ready: " + "; ".join(problems)} if problems else {}),
-            "database": "reachable" if jobs is not None else "unreachable",
-            "stream": "connected" if _stream_connected(request) else "disconnected",
-            "jobs": asdict(jobs) if jobs is not None else None}
+    body = {
+        "ready": not problems,
+        "problems": problems,
+        **({"error": "Not ready: " + "; ".join(problems)} if problems else {}),
+        "database": "reachable" if jobs is not None else "unreachable",
+        "stream": "connected" if _stream_connected(request) else "disconnected",
+        "jobs": asdict(jobs) if jobs is not None else None,
+    }
     if problems:
         return JSON(body, status_code=503, headers={"Retry-After": str(limits.RETRY_AFTER_S)})
     return JSON(body)
@@ -96,16 +124,28 @@ def _scraper(request: Request) -> Response | None:
     if expected is None:
         return JSON({"error": "Not found"}, status_code=404)
     scheme, _, given = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(),
-                                                          expected.encode()):
+    if scheme.lower() == "bearer" and hmac.compare_digest(
+        given.strip().encode(), expected.encode()
+    ):
         return None
-    return JSON({"error": "The access token is invalid"}, status_code=401,
-                headers={"WWW-Authenticate": 'Bearer realm="metrics"'})
+    return JSON(
+        {"error": "The access token is invalid"},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="metrics"'},
+    )
 
 
-@route("GET", "/metrics", auth="none",
-       doc=Doc("Prometheus text format (docs/operating.md lists each metric)",
-               "Operations", STR, ok_type="text/plain"))
+@route(
+    "GET",
+    "/metrics",
+    auth="none",
+    doc=Doc(
+        "Prometheus text format (docs/operating.md lists each metric)",
+        "Operations",
+        STR,
+        ok_type="text/plain",
+    ),
+)
 async def metrics_page(request: Request) -> Response:
     refused = _scraper(request)
     if refused is not None:
@@ -119,16 +159,24 @@ async def metrics_page(request: Request) -> Response:
             up = 1.0
             read = {
                 "redpoll_jobs_queued": ("Jobs in the queue (waiting or running)", jobs.queued),
-                "redpoll_jobs_pending": ("Jobs taken by a worker, not yet acknowledged", jobs.pending),
-                "redpoll_jobs_oldest_age_seconds": ("Age of the oldest queued job (0: none)",
-                                                    jobs.oldest_age_s),
+                "redpoll_jobs_pending": (
+                    "Jobs taken by a worker, not yet acknowledged",
+                    jobs.pending,
+                ),
+                "redpoll_jobs_oldest_age_seconds": (
+                    "Age of the oldest queued job (0: none)",
+                    jobs.oldest_age_s,
+                ),
                 "redpoll_jobs_parked": ("Jobs parked after too many failed attempts", jobs.parked),
             }
         except Exception as exc:
             DATABASE.lost("metrics", exc)
     read["redpoll_database_up"] = ("1 if the database answered this scrape's reads", up)
-    body = await asyncio.to_thread(metrics.render, read) if metrics.multiprocess() \
+    body = (
+        await asyncio.to_thread(metrics.render, read)
+        if metrics.multiprocess()
         else metrics.render(read)
+    )
     return Response(body, media_type=metrics.CONTENT_TYPE)
 
 
@@ -154,17 +202,28 @@ class StreamGate:
         return hub is not None and hub.connected.is_set()
 
     async def __call__(self, scope, receive, send) -> None:
-        if (scope["type"] not in ("http", "websocket") or not scope["path"].startswith(STREAM_PATHS)
-                or self.available()):
+        if (
+            scope["type"] not in ("http", "websocket")
+            or not scope["path"].startswith(STREAM_PATHS)
+            or self.available()
+        ):
             return await self.app(scope, receive, send)
         if scope["type"] == "websocket":
             await receive()  # websocket.connect; closing now refuses the handshake
             await send({"type": "websocket.close", "code": 1013})
             return
         body = b'{"error":"Service temporarily unavailable"}'
-        await send({"type": "http.response.start", "status": 503, "headers": [
-            (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-            (b"retry-after", str(limits.RETRY_AFTER_S).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"retry-after", str(limits.RETRY_AFTER_S).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
@@ -179,8 +238,10 @@ async def sample_stream_figures(service) -> None:
         if hub is None:
             continue
         metrics.STREAM_CLIENTS.set(hub.subscribers)
-        for name, counter in (("stalls", metrics.STREAM_DROPS),
-                              ("deliveries", metrics.STREAM_EVENTS)):
+        for name, counter in (
+            ("stalls", metrics.STREAM_DROPS),
+            ("deliveries", metrics.STREAM_EVENTS),
+        ):
             now = getattr(hub, name)
             if now > seen[name]:
                 counter.inc(now - seen[name])

@@ -1,4 +1,5 @@
 """Pins: pin a status of one's own to the profile, unpin it."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
@@ -18,15 +19,28 @@ async def _pinned(ctx: Ctx, change) -> Response:
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/pin", auth="required", scope="write:accounts",
-          doc=Doc("Pin one of your statuses to your profile (not a boost, not a direct one; "
-                  "at most 5)", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/pin",
+    auth="required",
+    scope="write:accounts",
+    doc=Doc(
+        "Pin one of your statuses to your profile (not a boost, not a direct one; at most 5)",
+        "Statuses",
+        STATUS_REF,
+        params=[path_param()],
+    ),
+)
 async def pin(ctx: Ctx) -> Response:
     return await _pinned(ctx, ctx.rp.pin)
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/unpin", auth="required", scope="write:accounts",
-          doc=Doc("Unpin a status from your profile", "Statuses", STATUS_REF,
-                  params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/unpin",
+    auth="required",
+    scope="write:accounts",
+    doc=Doc("Unpin a status from your profile", "Statuses", STATUS_REF, params=[path_param()]),
+)
 async def unpin(ctx: Ctx) -> Response:
     return await _pinned(ctx, ctx.rp.unpin)

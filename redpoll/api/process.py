@@ -1,8 +1,9 @@
 """Run ``redpoll serve`` as a real child process (tests and the HTTP bench).
 
-    with ServeProcess({"REDIS_URL": url}) as srv:
-        httpx.get(srv.url + "/api/v1/instance")
+with ServeProcess({"REDIS_URL": url}) as srv:
+    httpx.get(srv.url + "/api/v1/instance")
 """
+
 from __future__ import annotations
 
 import os
@@ -17,8 +18,13 @@ LISTENING = "Redpoll listening on "
 
 
 class ServeProcess:
-    def __init__(self, env: dict[str, str] | None = None, args: list[str] | None = None,
-                 start_timeout: float = 60.0, workers: int | None = 1):
+    def __init__(
+        self,
+        env: dict[str, str] | None = None,
+        args: list[str] | None = None,
+        start_timeout: float = 60.0,
+        workers: int | None = 1,
+    ):
         self.env = {**os.environ, **(env or {})}
         args = list(args or [])
         # One HTTP process unless asked (``workers=None``: serve's own default,
@@ -30,24 +36,33 @@ class ServeProcess:
         self.start_timeout = start_timeout
         self.process: subprocess.Popen | None = None
         self.url = ""
-        self.log = tempfile.NamedTemporaryFile("w+b", prefix="redpoll-serve-", suffix=".log",
-                                               delete=False)
+        self.log = tempfile.NamedTemporaryFile(
+            "w+b", prefix="redpoll-serve-", suffix=".log", delete=False
+        )
 
     def command(self) -> list[str]:
         script = Path(sys.executable).with_name("redpoll")
         if script.exists():
             return [str(script), "serve", *self.args]
-        return [sys.executable, "-c", "from redpoll.tools.cli import main; main()", "serve", *self.args]
+        return [
+            sys.executable,
+            "-c",
+            "from redpoll.tools.cli import main; main()",
+            "serve",
+            *self.args,
+        ]
 
-    def start(self) -> "ServeProcess":
-        self.process = subprocess.Popen(self.command(), env=self.env, stdout=subprocess.PIPE,
-                                        stderr=self.log, text=True)
+    def start(self) -> ServeProcess:
+        self.process = subprocess.Popen(
+            self.command(), env=self.env, stdout=subprocess.PIPE, stderr=self.log, text=True
+        )
         found: list[str] = []
 
         def read() -> None:
+            assert self.process is not None and self.process.stdout is not None
             for line in self.process.stdout:
                 if line.startswith(LISTENING):
-                    found.append(line[len(LISTENING):].strip())
+                    found.append(line[len(LISTENING) :].strip())
                     return
 
         reader = threading.Thread(target=read, daemon=True)
@@ -83,7 +98,7 @@ class ServeProcess:
         self.log.close()
         Path(self.log.name).unlink(missing_ok=True)
 
-    def __enter__(self) -> "ServeProcess":
+    def __enter__(self) -> ServeProcess:
         return self.start()
 
     def __exit__(self, *exc) -> None:

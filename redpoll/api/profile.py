@@ -1,5 +1,6 @@
 """Editing one's profile: PATCH /api/v1/accounts/update_credentials, and
 removing the avatar or header (DELETE /api/v1/profile/avatar, /header)."""
+
 from __future__ import annotations
 
 import re
@@ -7,14 +8,16 @@ import re
 from starlette.responses import Response
 
 from ..core import limits
-from ..relations import visibility
 from ..core.errors import ValidationError
+from ..relations import visibility
 from ..render import entities
-from .contract import BOOL, Doc, PROFILE_FIELD, obj, ref, request_body
+from .contract import BOOL, PROFILE_FIELD, Doc, obj, ref, request_body
 from .http import JSON, Ctx, Params, endpoint, parse_params
 
-TOO_BIG = (f"Request body too large: an avatar and a header of up to "
-           f"{limits.MEDIA_IMAGE_MAX_BYTES} bytes each are accepted")
+TOO_BIG = (
+    f"Request body too large: an avatar and a header of up to "
+    f"{limits.MEDIA_IMAGE_MAX_BYTES} bytes each are accepted"
+)
 
 _FIELD_KEY = re.compile(r"fields_attributes\[(\d{1,3})\]\[(name|value)\]")
 
@@ -69,21 +72,35 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
         raise ValidationError(name, "is not supported yet; only the default")
 
 
-@endpoint("PATCH", "/api/v1/accounts/update_credentials", auth="required", scope="write:accounts",
-          params=False,
-          doc=Doc(
-                  "Change your profile; locked: follows need your approval; source[privacy] is "
-                  "the visibility of posts that name none (other posting defaults: 422); "
-                  "avatar and header images as multipart form data", "Accounts",
-                  ref("CredentialAccount"),
-                  body=request_body({
-                      "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
-                      "note": {"type": "string", "maxLength": limits.BIO_MAX_CHARS},
-                      "locked": BOOL, "bot": BOOL, "discoverable": BOOL,
-                      "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
-                      "fields_attributes": {"type": "array", "maxItems": limits.PROFILE_FIELDS_MAX,
-                                            "items": obj({"name": PROFILE_FIELD,
-                                                          "value": PROFILE_FIELD})}})))
+@endpoint(
+    "PATCH",
+    "/api/v1/accounts/update_credentials",
+    auth="required",
+    scope="write:accounts",
+    params=False,
+    doc=Doc(
+        "Change your profile; locked: follows need your approval; source[privacy] is "
+        "the visibility of posts that name none (other posting defaults: 422); "
+        "avatar and header images as multipart form data",
+        "Accounts",
+        ref("CredentialAccount"),
+        body=request_body(
+            {
+                "display_name": {"type": "string", "maxLength": limits.DISPLAY_NAME_MAX_CHARS},
+                "note": {"type": "string", "maxLength": limits.BIO_MAX_CHARS},
+                "locked": BOOL,
+                "bot": BOOL,
+                "discoverable": BOOL,
+                "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
+                "fields_attributes": {
+                    "type": "array",
+                    "maxItems": limits.PROFILE_FIELDS_MAX,
+                    "items": obj({"name": PROFILE_FIELD, "value": PROFILE_FIELD}),
+                },
+            }
+        ),
+    ),
+)
 async def update_credentials(ctx: Ctx) -> Response:
     """display_name, note, bot, discoverable, locked, fields, the default
     visibility, and an ``avatar`` and ``header`` image (multipart) are
@@ -91,8 +108,9 @@ async def update_credentials(ctx: Ctx) -> Response:
     posting defaults) is refused with a 422 naming it, and nothing is
     written."""
     files: dict[str, bytes] = {}
-    ctx.params = p = await parse_params(ctx.request, files, limits.PROFILE_UPLOAD_MAX_BODY_BYTES,
-                                        TOO_BIG)
+    ctx.params = p = await parse_params(
+        ctx.request, files, limits.PROFILE_UPLOAD_MAX_BODY_BYTES, TOO_BIG
+    )
     unknown = sorted(set(files) - {"avatar", "header"})
     if unknown:
         raise ValidationError(unknown[0], "is not a file this endpoint takes (avatar, header)")
@@ -132,15 +150,29 @@ async def _remove(ctx: Ctx, kind: str) -> Response:
     return JSON(entities.credential_account(user, ctx.base))
 
 
-@endpoint("DELETE", "/api/v1/profile/avatar", auth="required", scope="write:accounts",
-          doc=Doc("Remove your avatar (the default is shown again)", "Accounts",
-                  ref("CredentialAccount")))
+@endpoint(
+    "DELETE",
+    "/api/v1/profile/avatar",
+    auth="required",
+    scope="write:accounts",
+    doc=Doc(
+        "Remove your avatar (the default is shown again)", "Accounts", ref("CredentialAccount")
+    ),
+)
 async def delete_avatar(ctx: Ctx) -> Response:
     return await _remove(ctx, "avatar")
 
 
-@endpoint("DELETE", "/api/v1/profile/header", auth="required", scope="write:accounts",
-          doc=Doc("Remove your header image (the default is shown again)", "Accounts",
-                  ref("CredentialAccount")))
+@endpoint(
+    "DELETE",
+    "/api/v1/profile/header",
+    auth="required",
+    scope="write:accounts",
+    doc=Doc(
+        "Remove your header image (the default is shown again)",
+        "Accounts",
+        ref("CredentialAccount"),
+    ),
+)
 async def delete_header(ctx: Ctx) -> Response:
     return await _remove(ctx, "header")

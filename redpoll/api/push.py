@@ -1,6 +1,7 @@
 """Web Push subscriptions (/api/v1/push/subscription): one per access
 token, set, read, changed and removed with that token (scope ``push``);
 the notifications are sent by the workers (redpoll.push.delivery)."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
@@ -16,21 +17,50 @@ TAG = "Push"
 ALERTS_SCHEMA = {"type": "object", "properties": {k: BOOL for k in ALERTS}}
 POLICY = {"enum": list(POLICIES)}
 DATA = {"type": "object", "properties": {"alerts": ALERTS_SCHEMA, "policy": POLICY}}
-CREATE_BODY = {"required": True, "content": {"application/json": {"schema": {
-    "type": "object", "required": ["subscription"], "properties": {
-        "subscription": {"type": "object", "required": ["endpoint", "keys"], "properties": {
-            "endpoint": STR, "standard": BOOL,
-            "keys": obj({"p256dh": STR, "auth": STR})}},
-        "data": DATA, "policy": POLICY}}}}}
-UPDATE_BODY = {"required": False, "content": {"application/json": {"schema": {
-    "type": "object", "properties": {"data": DATA, "policy": POLICY}}}}}
+CREATE_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["subscription"],
+                "properties": {
+                    "subscription": {
+                        "type": "object",
+                        "required": ["endpoint", "keys"],
+                        "properties": {
+                            "endpoint": STR,
+                            "standard": BOOL,
+                            "keys": obj({"p256dh": STR, "auth": STR}),
+                        },
+                    },
+                    "data": DATA,
+                    "policy": POLICY,
+                },
+            }
+        }
+    },
+}
+UPDATE_BODY = {
+    "required": False,
+    "content": {
+        "application/json": {
+            "schema": {"type": "object", "properties": {"data": DATA, "policy": POLICY}}
+        }
+    },
+}
 
 
 async def entity(ctx: Ctx, sub: Subscription) -> dict:
     """Mastodon's WebPushSubscription."""
-    return {"id": str(sub.id), "endpoint": sub.endpoint, "standard": sub.standard,
-            "alerts": {k: sub.alerts.get(k, False) for k in ALERTS}, "policy": sub.policy,
-            "server_key": await ctx.rp.vapid_key()}
+    return {
+        "id": str(sub.id),
+        "endpoint": sub.endpoint,
+        "standard": sub.standard,
+        "alerts": {k: sub.alerts.get(k, False) for k in ALERTS},
+        "policy": sub.policy,
+        "server_key": await ctx.rp.vapid_key(),
+    }
 
 
 def _data(ctx: Ctx) -> tuple[object, object]:
@@ -43,9 +73,18 @@ def _data(ctx: Ctx) -> tuple[object, object]:
     return data.get("alerts"), policy
 
 
-@endpoint("POST", PATH, auth="required", scope="push",
-          doc=Doc("Subscribe this access token to Web Push (replacing its subscription)",
-                  TAG, ref("WebPushSubscription"), body=CREATE_BODY))
+@endpoint(
+    "POST",
+    PATH,
+    auth="required",
+    scope="push",
+    doc=Doc(
+        "Subscribe this access token to Web Push (replacing its subscription)",
+        TAG,
+        ref("WebPushSubscription"),
+        body=CREATE_BODY,
+    ),
+)
 async def create(ctx: Ctx) -> Response:
     sub = ctx.params.tree("subscription") or {}
     keys = sub.get("keys") or {}
@@ -60,9 +99,16 @@ async def create(ctx: Ctx) -> Response:
     alerts, policy = _data(ctx)
     secret, _ = gateway_auth.bearer_token(ctx.request.scope)
     made = await ctx.rp.push_subscribe(
-        ctx.token, secret or "", endpoint=sub.get("endpoint"), p256dh=keys.get("p256dh"),
-        auth_key=keys.get("auth"), alerts=alerts, policy=policy,
-        standard=_flag(standard), base=ctx.base)
+        ctx.token,
+        secret or "",
+        endpoint=sub.get("endpoint"),
+        p256dh=keys.get("p256dh"),
+        auth_key=keys.get("auth"),
+        alerts=alerts,
+        policy=policy,
+        standard=_flag(standard),
+        base=ctx.base,
+    )
     return JSON(await entity(ctx, made))
 
 
@@ -76,8 +122,13 @@ def _flag(value) -> bool:
     raise ValidationError("subscription[standard]", "must be a boolean")
 
 
-@endpoint("GET", PATH, auth="required", scope="push",
-          doc=Doc("This access token's Web Push subscription", TAG, ref("WebPushSubscription")))
+@endpoint(
+    "GET",
+    PATH,
+    auth="required",
+    scope="push",
+    doc=Doc("This access token's Web Push subscription", TAG, ref("WebPushSubscription")),
+)
 async def show(ctx: Ctx) -> Response:
     sub = await ctx.rp.push_subscription(ctx.token)
     if sub is None:
@@ -85,9 +136,19 @@ async def show(ctx: Ctx) -> Response:
     return JSON(await entity(ctx, sub))
 
 
-@endpoint("PUT", PATH, auth="required", scope="push",
-          doc=Doc("Change the alerts (those named) and the policy of this access token's "
-                  "Web Push subscription", TAG, ref("WebPushSubscription"), body=UPDATE_BODY))
+@endpoint(
+    "PUT",
+    PATH,
+    auth="required",
+    scope="push",
+    doc=Doc(
+        "Change the alerts (those named) and the policy of this access token's "
+        "Web Push subscription",
+        TAG,
+        ref("WebPushSubscription"),
+        body=UPDATE_BODY,
+    ),
+)
 async def update(ctx: Ctx) -> Response:
     alerts, policy = _data(ctx)
     sub = await ctx.rp.update_push_subscription(ctx.token, alerts, policy)
@@ -96,8 +157,13 @@ async def update(ctx: Ctx) -> Response:
     return JSON(await entity(ctx, sub))
 
 
-@endpoint("DELETE", PATH, auth="required", scope="push",
-          doc=Doc("Remove this access token's Web Push subscription", TAG, EMPTY))
+@endpoint(
+    "DELETE",
+    PATH,
+    auth="required",
+    scope="push",
+    doc=Doc("Remove this access token's Web Push subscription", TAG, EMPTY),
+)
 async def remove(ctx: Ctx) -> Response:
     await ctx.rp.remove_push_subscription(ctx.token)
     return JSON({})

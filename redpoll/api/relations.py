@@ -1,43 +1,72 @@
 """Blocks and mutes: Mastodon's routes for them. The rules are
 redpoll/relations/relations.py's; what they hide, redpoll/relations/visibility.py decides."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
 
-from ..render import entities
-from .accounts import relationship_of
 from ..core import limits
 from ..core.errors import ValidationError
-from .contract import ACCOUNTS_REF, BOOL, Doc, PAGE, path_param, ref, request_body
+from ..render import entities
+from .accounts import relationship_of
+from .contract import ACCOUNTS_REF, BOOL, PAGE, Doc, path_param, ref, request_body
 from .http import JSON, Ctx, endpoint, link_header
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/block", auth="required", scope="write:blocks",
-          doc=Doc(
-                  "Block an account: follows both ways end, neither sees the other", "Accounts",
-                  ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/block",
+    auth="required",
+    scope="write:blocks",
+    doc=Doc(
+        "Block an account: follows both ways end, neither sees the other",
+        "Accounts",
+        ref("Relationship"),
+        params=[path_param()],
+    ),
+)
 async def block(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.block(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/unblock", auth="required", scope="write:blocks",
-          doc=Doc(
-                  "Unblock an account", "Accounts", ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/unblock",
+    auth="required",
+    scope="write:blocks",
+    doc=Doc("Unblock an account", "Accounts", ref("Relationship"), params=[path_param()]),
+)
 async def unblock(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.unblock(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/mute", auth="required", scope="write:mutes",
-          doc=Doc(
-                  "Mute an account (duration seconds, 0 = until unmuted; notifications too "
-                  "unless notifications=false)", "Accounts", ref("Relationship"), params=[path_param()],
-                  body=request_body({"duration": {"type": "integer", "minimum": 0,
-                                                  "maximum": limits.MUTE_DURATION_MAX_S},
-                                     "notifications": BOOL})))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/mute",
+    auth="required",
+    scope="write:mutes",
+    doc=Doc(
+        "Mute an account (duration seconds, 0 = until unmuted; notifications too "
+        "unless notifications=false)",
+        "Accounts",
+        ref("Relationship"),
+        params=[path_param()],
+        body=request_body(
+            {
+                "duration": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": limits.MUTE_DURATION_MAX_S,
+                },
+                "notifications": BOOL,
+            }
+        ),
+    ),
+)
 async def mute(ctx: Ctx) -> Response:
     """``duration`` seconds (0 or absent: until unmuted), ``notifications``
     (default true: their notifications are hidden too)."""
@@ -52,9 +81,13 @@ async def mute(ctx: Ctx) -> Response:
     return JSON(await relationship_of(ctx, target))
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/unmute", auth="required", scope="write:mutes",
-          doc=Doc(
-                  "Unmute an account", "Accounts", ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/unmute",
+    auth="required",
+    scope="write:mutes",
+    doc=Doc("Unmute an account", "Accounts", ref("Relationship"), params=[path_param()]),
+)
 async def unmute(ctx: Ctx) -> Response:
     target = ctx.path_id()
     await ctx.rp.unmute(ctx.uid, target)
@@ -71,18 +104,36 @@ async def _accounts_page(ctx: Ctx, read) -> Response:
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-@endpoint("GET", "/api/v1/blocks", auth="required", scope="read:blocks",
-          doc=Doc(
-                  "Accounts you block, newest block first (cursors are block ids)", "Accounts",
-                  ACCOUNTS_REF, paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/blocks",
+    auth="required",
+    scope="read:blocks",
+    doc=Doc(
+        "Accounts you block, newest block first (cursors are block ids)",
+        "Accounts",
+        ACCOUNTS_REF,
+        paged=True,
+        params=PAGE,
+    ),
+)
 async def blocks(ctx: Ctx) -> Response:
     return await _accounts_page(ctx, ctx.rp.blocked_accounts)
 
 
-@endpoint("GET", "/api/v1/mutes", auth="required", scope="read:mutes",
-          doc=Doc(
-                  "Accounts you mute now, newest mute first (cursors are mute ids)", "Accounts",
-                  ACCOUNTS_REF, paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/mutes",
+    auth="required",
+    scope="read:mutes",
+    doc=Doc(
+        "Accounts you mute now, newest mute first (cursors are mute ids)",
+        "Accounts",
+        ACCOUNTS_REF,
+        paged=True,
+        params=PAGE,
+    ),
+)
 async def mutes(ctx: Ctx) -> Response:
     return await _accounts_page(ctx, ctx.rp.muted_accounts)
 
@@ -91,67 +142,124 @@ async def mutes(ctx: Ctx) -> Response:
 _DOMAIN = request_body({"domain": {"type": "string", "maxLength": 253}}, required=("domain",))
 
 
-@endpoint("GET", "/api/v1/domain_blocks", auth="required", scope="read:blocks",
-          doc=Doc("The domains you block, newest first", "Accounts",
-                  {"type": "array", "items": {"type": "string"}}, paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/domain_blocks",
+    auth="required",
+    scope="read:blocks",
+    doc=Doc(
+        "The domains you block, newest first",
+        "Accounts",
+        {"type": "array", "items": {"type": "string"}},
+        paged=True,
+        params=PAGE,
+    ),
+)
 async def domain_blocks(ctx: Ctx) -> Response:
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    found, cursor = await ctx.rp.blocked_domains(ctx.uid, max_score=p.cursor("max_id"),
-                                                 limit=p.raw("limit"))
+    found, cursor = await ctx.rp.blocked_domains(
+        ctx.uid, max_score=p.cursor("max_id"), limit=p.raw("limit")
+    )
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if cursor else {}
     return JSON(found, headers=headers)
 
 
-@endpoint("POST", "/api/v1/domain_blocks", auth="required", scope="write:blocks",
-          doc=Doc("Block a domain: its accounts' statuses and notifications hidden from you, "
-                  "your follows of them and theirs of you ended, your posts not sent there",
-                  "Accounts", {"type": "object"}, body=_DOMAIN))
+@endpoint(
+    "POST",
+    "/api/v1/domain_blocks",
+    auth="required",
+    scope="write:blocks",
+    doc=Doc(
+        "Block a domain: its accounts' statuses and notifications hidden from you, "
+        "your follows of them and theirs of you ended, your posts not sent there",
+        "Accounts",
+        {"type": "object"},
+        body=_DOMAIN,
+    ),
+)
 async def block_domain(ctx: Ctx) -> Response:
     await ctx.rp.block_domain(ctx.uid, ctx.params.str("domain", required=True, max_chars=253))
     return JSON({})
 
 
-@endpoint("DELETE", "/api/v1/domain_blocks", auth="required", scope="write:blocks",
-          doc=Doc("Unblock a domain", "Accounts", {"type": "object"}, body=_DOMAIN))
+@endpoint(
+    "DELETE",
+    "/api/v1/domain_blocks",
+    auth="required",
+    scope="write:blocks",
+    doc=Doc("Unblock a domain", "Accounts", {"type": "object"}, body=_DOMAIN),
+)
 async def unblock_domain(ctx: Ctx) -> Response:
     await ctx.rp.unblock_domain(ctx.uid, ctx.params.str("domain", required=True, max_chars=253))
     return JSON({})
 
 
 # --- follow requests (locked accounts) ---------------------------------------------------
-@endpoint("GET", "/api/v1/follow_requests", auth="required", scope="read:follows",
-          doc=Doc(
-                  "Pending requests to follow you (a locked account), newest first (cursors are "
-                  "request ids)", "Accounts",
-                  ACCOUNTS_REF, paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/follow_requests",
+    auth="required",
+    scope="read:follows",
+    doc=Doc(
+        "Pending requests to follow you (a locked account), newest first (cursors are request ids)",
+        "Accounts",
+        ACCOUNTS_REF,
+        paged=True,
+        params=PAGE,
+    ),
+)
 async def follow_requests_list(ctx: Ctx) -> Response:
     """Pending requests to follow the caller, newest first (by request ids)."""
     return await _accounts_page(ctx, ctx.rp.follow_requesters)
 
 
-@endpoint("POST", "/api/v1/follow_requests/{id}/authorize", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Let an account that asked follow you", "Accounts", ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/follow_requests/{id}/authorize",
+    auth="required",
+    scope="write:follows",
+    doc=Doc(
+        "Let an account that asked follow you",
+        "Accounts",
+        ref("Relationship"),
+        params=[path_param()],
+    ),
+)
 async def authorize(ctx: Ctx) -> Response:
     requester = ctx.path_id()
     await ctx.rp.authorize_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
-@endpoint("POST", "/api/v1/follow_requests/{id}/reject", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Refuse an account's request to follow you", "Accounts", ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/follow_requests/{id}/reject",
+    auth="required",
+    scope="write:follows",
+    doc=Doc(
+        "Refuse an account's request to follow you",
+        "Accounts",
+        ref("Relationship"),
+        params=[path_param()],
+    ),
+)
 async def reject(ctx: Ctx) -> Response:
     requester = ctx.path_id()
     await ctx.rp.reject_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
-@endpoint("POST", "/api/v1/accounts/{id}/remove_from_followers", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Make an account stop following you", "Accounts", ref("Relationship"), params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/accounts/{id}/remove_from_followers",
+    auth="required",
+    scope="write:follows",
+    doc=Doc(
+        "Make an account stop following you", "Accounts", ref("Relationship"), params=[path_param()]
+    ),
+)
 async def remove_from_followers(ctx: Ctx) -> Response:
     """Make an account stop following the caller."""
     follower = ctx.path_id()

@@ -1,38 +1,59 @@
 """Reports: POST /api/v1/reports. Moderators read and resolve
 them with ``redpoll admin reports`` / ``resolve`` (redpoll/moderation/moderation.py)."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
 
 from ..core import limits
-from ..moderation import moderation
 from ..core.errors import ValidationError
+from ..moderation import moderation
 from ..render import entities
-from .contract import BOOL, Doc, ID, STR, obj, request_body
+from .contract import BOOL, ID, STR, Doc, obj, request_body
 from .http import JSON, Ctx, endpoint
 
 
 def report_entity(r: moderation.Report, target: dict) -> dict:
     """Mastodon's Report entity."""
-    return {"id": str(r.id), "action_taken": r.resolved_at is not None,
-            "action_taken_at": entities.iso(r.resolved_at) if r.resolved_at else None,
-            "category": r.category, "comment": r.comment, "forwarded": False,
-            "created_at": entities.iso(r.created_at),
-            "status_ids": [str(s) for s in r.statuses] or None, "rule_ids": None,
-            "target_account": target}
+    return {
+        "id": str(r.id),
+        "action_taken": r.resolved_at is not None,
+        "action_taken_at": entities.iso(r.resolved_at) if r.resolved_at else None,
+        "category": r.category,
+        "comment": r.comment,
+        "forwarded": False,
+        "created_at": entities.iso(r.created_at),
+        "status_ids": [str(s) for s in r.statuses] or None,
+        "rule_ids": None,
+        "target_account": target,
+    }
 
 
-@endpoint("POST", "/api/v1/reports", auth="required", scope="write:reports",
-          doc=Doc(
-                  "Report an account (and some of its statuses) to the moderators", "Accounts",
-                  obj({"id": STR, "category": STR, "comment": STR, "action_taken": BOOL}),
-                  body=request_body({"account_id": ID,
-                                     "status_ids": {"type": "array", "items": ID,
-                                                    "maxItems": limits.REPORT_STATUSES_MAX},
-                                     "comment": {"type": "string",
-                                                 "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
-                                     "category": {"enum": ["spam", "legal", "violation", "other"]},
-                                     "forward": BOOL}, required=("account_id",))))
+@endpoint(
+    "POST",
+    "/api/v1/reports",
+    auth="required",
+    scope="write:reports",
+    doc=Doc(
+        "Report an account (and some of its statuses) to the moderators",
+        "Accounts",
+        obj({"id": STR, "category": STR, "comment": STR, "action_taken": BOOL}),
+        body=request_body(
+            {
+                "account_id": ID,
+                "status_ids": {
+                    "type": "array",
+                    "items": ID,
+                    "maxItems": limits.REPORT_STATUSES_MAX,
+                },
+                "comment": {"type": "string", "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
+                "category": {"enum": ["spam", "legal", "violation", "other"]},
+                "forward": BOOL,
+            },
+            required=("account_id",),
+        ),
+    ),
+)
 async def create(ctx: Ctx) -> Response:
     p = ctx.params
     account = p.cursor("account_id")

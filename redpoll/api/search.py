@@ -1,14 +1,15 @@
 """Search: GET /api/v2/search and GET /api/v1/accounts/search."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
 
 from ..core import limits
-from ..search import search
 from ..core.errors import ValidationError
 from ..render import entities
+from ..search import search
 from . import threads
-from .contract import ACCOUNTS_REF, BOOL, Doc, ID, SEARCH, SEARCH_PARAMS, query_param
+from .contract import ACCOUNTS_REF, BOOL, ID, SEARCH, SEARCH_PARAMS, Doc, query_param
 from .http import JSON, ApiError, Ctx, endpoint
 from .statuses import render_statuses
 
@@ -38,33 +39,65 @@ def _query(ctx: Ctx, kind: str | None) -> search.Query:
     p.bool("exclude_unreviewed")
     host = ctx.request.url.hostname or ""
     return search.Query(
-        q=q, viewer=ctx.viewer, type=kind, limit=min(_count(ctx, "limit", 20, 1), limits.PAGE_MAX),
-        offset=offset, resolve=resolve, following=p.bool("following"),
-        account_id=p.cursor("account_id"), max_id=p.cursor("max_id"), min_id=p.cursor("min_id"),
-        hosts=tuple({host.lower(), ctx.request.url.netloc.lower()}))
+        q=q,
+        viewer=ctx.viewer,
+        type=kind,
+        limit=min(_count(ctx, "limit", 20, 1), limits.PAGE_MAX),
+        offset=offset,
+        resolve=resolve,
+        following=p.bool("following"),
+        account_id=p.cursor("account_id"),
+        max_id=p.cursor("max_id"),
+        min_id=p.cursor("min_id"),
+        hosts=tuple({host.lower(), ctx.request.url.netloc.lower()}),
+    )
 
 
-@endpoint("GET", "/api/v2/search", auth="optional", scope="read:search",
-          doc=Doc(
-                  "Search accounts (login/display-name prefix, @login, @login@this-host), your "
-                  "statuses holding every word, hashtags; never contacts another host",
-                  "Search", SEARCH, params=SEARCH_PARAMS + [
-                      query_param("type", {"enum": ["accounts", "hashtags", "statuses"]}),
-                      query_param("account_id", ID), query_param("max_id", ID), query_param("min_id", ID),
-                      query_param("exclude_unreviewed", BOOL)]))
+@endpoint(
+    "GET",
+    "/api/v2/search",
+    auth="optional",
+    scope="read:search",
+    doc=Doc(
+        "Search accounts (login/display-name prefix, @login, @login@this-host), your "
+        "statuses holding every word, hashtags; never contacts another host",
+        "Search",
+        SEARCH,
+        params=SEARCH_PARAMS
+        + [
+            query_param("type", {"enum": ["accounts", "hashtags", "statuses"]}),
+            query_param("account_id", ID),
+            query_param("max_id", ID),
+            query_param("min_id", ID),
+            query_param("exclude_unreviewed", BOOL),
+        ],
+    ),
+)
 async def search_v2(ctx: Ctx) -> Response:
     found = await ctx.rp.search(_query(ctx, None))
-    return JSON({
-        "accounts": [entities.account(u, ctx.base) for u in found.accounts],
-        "statuses": await render_statuses(ctx, found.statuses),
-        "hashtags": [threads.tag_entity(ctx, tag, ctx.viewer is not None)
-                     for tag in found.hashtags],
-    })
+    return JSON(
+        {
+            "accounts": [entities.account(u, ctx.base) for u in found.accounts],
+            "statuses": await render_statuses(ctx, found.statuses),
+            "hashtags": [
+                threads.tag_entity(ctx, tag, ctx.viewer is not None) for tag in found.hashtags
+            ],
+        }
+    )
 
 
-@endpoint("GET", "/api/v1/accounts/search", auth="required", scope="read:accounts",
-          doc=Doc(
-                  "Search accounts by login or display-name prefix", "Accounts", ACCOUNTS_REF, params=SEARCH_PARAMS))
+@endpoint(
+    "GET",
+    "/api/v1/accounts/search",
+    auth="required",
+    scope="read:accounts",
+    doc=Doc(
+        "Search accounts by login or display-name prefix",
+        "Accounts",
+        ACCOUNTS_REF,
+        params=SEARCH_PARAMS,
+    ),
+)
 async def accounts_search(ctx: Ctx) -> Response:
     found = await ctx.rp.search(_query(ctx, "accounts"))
     return JSON([entities.account(u, ctx.base) for u in found.accounts])

@@ -15,6 +15,7 @@
    queued jobs live in Redis and are picked up at the next start. Then the
    embedded server (if ours) shuts down, flushing its append-only file.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,16 +30,17 @@ import socket
 import sys
 import tempfile
 import time
+from typing import Any
 
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
 from ..core import limits
-from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
-from ..core.metrics import MULTIPROC_ENV
 from ..core.errors import ConfigError
-from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
+from ..core.metrics import MULTIPROC_ENV
 from ..core.settings import EMBEDDED_URL_ENV, Settings, redact
+from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
+from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from . import logs
 
 log = logging.getLogger("redpoll.serve")
@@ -113,16 +115,20 @@ def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
             in_use = exc.errno == errno.EADDRINUSE
             if in_use and port and time.monotonic() < deadline and held_by_a_gone_serve(port):
                 if not waiting:
-                    log.warning("port held by the HTTP processes of a serve that is gone; "
-                                "waiting for them to close it",
-                                extra={"port": port, "wait_s": limits.SERVE_BIND_WAIT_S})
+                    log.warning(
+                        "port held by the HTTP processes of a serve that is gone; "
+                        "waiting for them to close it",
+                        extra={"port": port, "wait_s": limits.SERVE_BIND_WAIT_S},
+                    )
                     waiting = True
                 time.sleep(0.1)
                 continue
             if in_use:
-                raise ConfigError(f"port {port} on {host} is already in use (another redpoll "
-                                  "serve?); choose another with --port, or --port 0 for a "
-                                  "free one") from None
+                raise ConfigError(
+                    f"port {port} on {host} is already in use (another redpoll "
+                    "serve?); choose another with --port, or --port 0 for a "
+                    "free one"
+                ) from None
             raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
@@ -148,8 +154,10 @@ def held_by_a_gone_serve(port: int) -> bool:
     holders = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if any(os.readlink(f"/proc/{pid}/fd/{fd}") in sockets
-                   for fd in os.listdir(f"/proc/{pid}/fd")):
+            if any(
+                os.readlink(f"/proc/{pid}/fd/{fd}") in sockets
+                for fd in os.listdir(f"/proc/{pid}/fd")
+            ):
                 holders.append(pid)
         except OSError:
             continue
@@ -164,7 +172,7 @@ def held_by_a_gone_serve(port: int) -> bool:
                 parent = int(f.read().rsplit(b")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             return False
-        serve_pid = next((e[len(key):] for e in env if e.startswith(key)), b"")
+        serve_pid = next((e[len(key) :] for e in env if e.startswith(key)), b"")
         if not serve_pid.isdigit() or int(serve_pid) == parent or int(serve_pid) == int(pid):
             return False  # not serve's, or its serve still runs
     return True
@@ -185,33 +193,63 @@ def raise_open_files(need: int = limits.SERVE_OPEN_FILES_NEEDED) -> tuple[int, i
             resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
             now = want
         except (ValueError, OSError) as exc:  # e.g. a hard limit above the kernel's nr_open
-            log.warning("cannot raise the open-file limit",
-                        extra={"open_files": soft, "hard_limit": hard, "error": str(exc)})
+            log.warning(
+                "cannot raise the open-file limit",
+                extra={"open_files": soft, "hard_limit": hard, "error": str(exc)},
+            )
     log.info("open-file limit", extra={"open_files": now, "was": soft, "hard_limit": hard})
     if now < need:
-        log.warning(f"open-file limit {now} is below the {need} this process needs for "
-                    f"about {need - limits.SERVE_OPEN_FILES_SPARE} concurrent streams: "
-                    f"connections beyond it are refused; raise the hard limit "
-                    f"(ulimit -Hn, systemd LimitNOFILE=)",
-                    extra={"open_files": now, "needed": need, "hard_limit": hard})
+        log.warning(
+            f"open-file limit {now} is below the {need} this process needs for "
+            f"about {need - limits.SERVE_OPEN_FILES_SPARE} concurrent streams: "
+            f"connections beyond it are refused; raise the hard limit "
+            f"(ulimit -Hn, systemd LimitNOFILE=)",
+            extra={"open_files": now, "needed": need, "hard_limit": hard},
+        )
     return soft, now
 
 
-def serve(settings: Settings, *, host: str, port: int, workers: int, jobs: bool,
-          access_log: bool, log_level: str, backlog: int = 2048) -> None:
+def serve(
+    settings: Settings,
+    *,
+    host: str,
+    port: int,
+    workers: int,
+    jobs: bool,
+    access_log: bool,
+    log_level: str,
+    backlog: int = 2048,
+) -> None:
     logging.config.dictConfig(logs.config(log_level))
     # The port first: one that cannot be had is one line before anything
     # (the embedded server included) has started.
     sock = listen(host, port, backlog)
     try:
-        _serve(settings, sock, host=host, workers=workers, jobs=jobs, access_log=access_log,
-               log_level=log_level, backlog=backlog)
+        _serve(
+            settings,
+            sock,
+            host=host,
+            workers=workers,
+            jobs=jobs,
+            access_log=access_log,
+            log_level=log_level,
+            backlog=backlog,
+        )
     finally:
         sock.close()
 
 
-def _serve(settings: Settings, sock: socket.socket, *, host: str, workers: int, jobs: bool,
-           access_log: bool, log_level: str, backlog: int) -> None:
+def _serve(
+    settings: Settings,
+    sock: socket.socket,
+    *,
+    host: str,
+    workers: int,
+    jobs: bool,
+    access_log: bool,
+    log_level: str,
+    backlog: int,
+) -> None:
     embedded = None
     where = settings.database()
     url = settings.redis_url or EmbeddedServer.running_in(settings.data_dir)
@@ -220,7 +258,9 @@ def _serve(settings: Settings, sock: socket.socket, *, host: str, workers: int, 
         embedded = EmbeddedServer.for_data_dir(settings.data_dir, fsync=settings.fsync).start()
         url = embedded.url
         where += f", server started at {redact(url)}"
-        log.info("embedded server started", extra={"redis": redact(url), "data_dir": settings.data_dir})
+        log.info(
+            "embedded server started", extra={"redis": redact(url), "data_dir": settings.data_dir}
+        )
         # restarted on the same port and data if it dies
         supervisor = Supervisor(embedded, log).start()
     else:
@@ -234,15 +274,17 @@ def _serve(settings: Settings, sock: socket.socket, *, host: str, workers: int, 
             where += f", server already running at {redact(url)}"
             # takes the server over if its owner stops or dies
             supervisor = Supervisor.standby_for(
-                settings.data_dir, log, fsync=settings.fsync,
-                port=EmbeddedServer.recorded_port(settings.data_dir)).start()
+                settings.data_dir,
+                log,
+                fsync=settings.fsync,
+                port=EmbeddedServer.recorded_port(settings.data_dir),
+            ).start()
     log.info("database", extra={"database": where})
     # after the database answered: a start-up failure stays one line
     _, open_files = raise_open_files()
     # a request beyond the cap is answered 503 at once, before the process
     # runs out of descriptors and accepting fails
-    connections = min(settings.connections_max,
-                      max(64, open_files - limits.SERVE_FDS_RESERVED))
+    connections = min(settings.connections_max, max(64, open_files - limits.SERVE_FDS_RESERVED))
     # The HTTP processes read their settings from the environment: the
     # embedded server's URL apart from REDIS_URL, so that they say which it is.
     if settings.redis_url is None:
@@ -266,24 +308,36 @@ def _serve(settings: Settings, sock: socket.socket, *, host: str, workers: int, 
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else (f"[{host}]" if ":" in host else host)
     public = f"http://{shown}:{chosen}"
     config = uvicorn.Config(
-        APP, factory=True, workers=workers, log_config=logs.config(log_level),
+        APP,
+        factory=True,
+        workers=workers,
+        log_config=logs.config(log_level),
         # httptools, plus the hand-off of started streams (redpoll/stream/handoff.py)
-        http=StreamHttpProtocol, loop=EVENT_LOOP, ws=StreamWebSocketProtocol,
+        http=StreamHttpProtocol,
+        loop=EVENT_LOOP,
+        ws=StreamWebSocketProtocol,
         # No per-message compression, as Mastodon's streaming server: its zlib
         # state costs tens of KB a socket, and a socket without it can be
         # handed off (redpoll/stream/handoff.py)
         ws_per_message_deflate=False,
-        log_level=log_level.lower(), access_log=False, proxy_headers=False,
-        server_header=False, lifespan="on", backlog=backlog,
-        limit_concurrency=connections, timeout_keep_alive=limits.HTTP_KEEP_ALIVE_S,
+        log_level=log_level.lower(),
+        access_log=False,
+        proxy_headers=False,
+        server_header=False,
+        lifespan="on",
+        backlog=backlog,
+        limit_concurrency=connections,
+        timeout_keep_alive=limits.HTTP_KEEP_ALIVE_S,
         # open streams never end by themselves: they are cut after this long
         timeout_graceful_shutdown=limits.GRACEFUL_SHUTDOWN_S,
         # Mastodon's streaming server pings WebSockets every 30 s
-        ws_ping_interval=settings.ws_ping_s, ws_ping_timeout=settings.ws_ping_s)
+        ws_ping_interval=settings.ws_ping_s,
+        ws_ping_timeout=settings.ws_ping_s,
+    )
     # Signal handlers are in place before the URL is printed: a SIGTERM sent
     # as soon as it appears stops the server instead of being lost.
     if workers == 1:
-        runner = uvicorn.Server(config)
+        runner: Any = uvicorn.Server(config)  # (or a Multiprocess: both run it)
 
         def stop_soon(*_) -> None:
             # Until uvicorn installs its own handlers a signal asks it to stop
@@ -296,9 +350,17 @@ def _serve(settings: Settings, sock: socket.socket, *, host: str, workers: int, 
     else:
         runner = Multiprocess(config, sockets=[sock])  # installs its handlers here
     print(f"Redpoll listening on {public}", flush=True)
-    log.info("listening", extra={"url": public, "workers": workers, "jobs": jobs,
-                                 "connections_max": connections,
-                                 "redis": redact(url), "cluster": settings.cluster})
+    log.info(
+        "listening",
+        extra={
+            "url": public,
+            "workers": workers,
+            "jobs": jobs,
+            "connections_max": connections,
+            "redis": redact(url),
+            "cluster": settings.cluster,
+        },
+    )
     try:
         if workers == 1:
             runner.run(sockets=[sock])

@@ -1,12 +1,21 @@
 """Favourites and bookmarks: Mastodon's routes for them."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
 
-from ..render import entities
 from ..core.errors import ValidationError
-from .contract import (ACCOUNTS_PAGE, ACCOUNTS_REF, Doc, PAGE, STATUS_REF, array, path_param,
-                       request_body)
+from ..render import entities
+from .contract import (
+    ACCOUNTS_PAGE,
+    ACCOUNTS_REF,
+    PAGE,
+    STATUS_REF,
+    Doc,
+    array,
+    path_param,
+    request_body,
+)
 from .http import JSON, Ctx, endpoint, link_header
 from .statuses import render_statuses, seen_status, timeline_response
 
@@ -16,8 +25,13 @@ async def _status_response(ctx: Ctx, sid: int) -> Response:
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/favourite", auth="required", scope="write:favourites",
-          doc=Doc("Favourite a status (again: no change)", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/favourite",
+    auth="required",
+    scope="write:favourites",
+    doc=Doc("Favourite a status (again: no change)", "Statuses", STATUS_REF, params=[path_param()]),
+)
 async def favourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before anything is written
@@ -25,8 +39,15 @@ async def favourite(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/unfavourite", auth="required", scope="write:favourites",
-          doc=Doc("Undo a favourite (and its notification)", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/unfavourite",
+    auth="required",
+    scope="write:favourites",
+    doc=Doc(
+        "Undo a favourite (and its notification)", "Statuses", STATUS_REF, params=[path_param()]
+    ),
+)
 async def unfavourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
@@ -34,8 +55,13 @@ async def unfavourite(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/bookmark", auth="required", scope="write:bookmarks",
-          doc=Doc("Bookmark a status", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/bookmark",
+    auth="required",
+    scope="write:bookmarks",
+    doc=Doc("Bookmark a status", "Statuses", STATUS_REF, params=[path_param()]),
+)
 async def bookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
@@ -43,8 +69,13 @@ async def bookmark(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/unbookmark", auth="required", scope="write:bookmarks",
-          doc=Doc("Remove a bookmark", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/unbookmark",
+    auth="required",
+    scope="write:bookmarks",
+    doc=Doc("Remove a bookmark", "Statuses", STATUS_REF, params=[path_param()]),
+)
 async def unbookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
@@ -52,45 +83,78 @@ async def unbookmark(ctx: Ctx) -> Response:
     return await _status_response(ctx, sid)
 
 
-@endpoint("GET", "/api/v1/statuses/{id}/favourited_by", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "Who favourited a status, newest first", "Statuses", ACCOUNTS_REF, paged=True, params=ACCOUNTS_PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}/favourited_by",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "Who favourited a status, newest first",
+        "Statuses",
+        ACCOUNTS_REF,
+        paged=True,
+        params=ACCOUNTS_PAGE,
+    ),
+)
 async def favourited_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before the parameters are read
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await ctx.rp.favourited_by(sid, max_id=p.cursor("max_id"),
-                                               limit=p.raw("limit"))
+    users, cursor = await ctx.rp.favourited_by(sid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
 
-@endpoint("GET", "/api/v1/favourites", auth="required", scope="read:favourites",
-          doc=Doc(
-                  "Your favourites, newest favourite first (cursors are favourite ids)", "Statuses",
-                  array(STATUS_REF), paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/favourites",
+    auth="required",
+    scope="read:favourites",
+    doc=Doc(
+        "Your favourites, newest favourite first (cursors are favourite ids)",
+        "Statuses",
+        array(STATUS_REF),
+        paged=True,
+        params=PAGE,
+    ),
+)
 async def favourites_list(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.favourites_page(ctx.uid, **ctx.params.cursors()))
 
 
-@endpoint("GET", "/api/v1/bookmarks", auth="required", scope="read:bookmarks",
-          doc=Doc(
-                  "Your bookmarks, newest first (cursors are bookmark ids)", "Statuses",
-                  array(STATUS_REF), paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/bookmarks",
+    auth="required",
+    scope="read:bookmarks",
+    doc=Doc(
+        "Your bookmarks, newest first (cursors are bookmark ids)",
+        "Statuses",
+        array(STATUS_REF),
+        paged=True,
+        params=PAGE,
+    ),
+)
 async def bookmarks_list(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.bookmarks_page(ctx.uid, **ctx.params.cursors()))
 
 
-
-
-@endpoint("POST", "/api/v1/statuses/{id}/reblog", auth="required", scope="write:statuses",
-          doc=Doc(
-                  "Boost a status (again: the same boost); returns the boost wrapping it; "
-                  "a private status only by its author, a direct one never (403)",
-                  "Statuses", STATUS_REF, params=[path_param()],
-                  body=request_body({"visibility": {"enum": ["public", "unlisted"]}})))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/reblog",
+    auth="required",
+    scope="write:statuses",
+    doc=Doc(
+        "Boost a status (again: the same boost); returns the boost wrapping it; "
+        "a private status only by its author, a direct one never (403)",
+        "Statuses",
+        STATUS_REF,
+        params=[path_param()],
+        body=request_body({"visibility": {"enum": ["public", "unlisted"]}}),
+    ),
+)
 async def reblog(ctx: Ctx) -> Response:
     """Boost; the answer is the boost status, wrapping the original."""
     p = ctx.params
@@ -102,8 +166,18 @@ async def reblog(ctx: Ctx) -> Response:
     return await _status_response(ctx, bid)
 
 
-@endpoint("POST", "/api/v1/statuses/{id}/unreblog", auth="required", scope="write:statuses",
-          doc=Doc("Undo a boost (it leaves every timeline); returns the original", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/unreblog",
+    auth="required",
+    scope="write:statuses",
+    doc=Doc(
+        "Undo a boost (it leaves every timeline); returns the original",
+        "Statuses",
+        STATUS_REF,
+        params=[path_param()],
+    ),
+)
 async def unreblog(ctx: Ctx) -> Response:
     """Undo a boost; the answer is the original status."""
     sid = ctx.path_id()
@@ -113,16 +187,25 @@ async def unreblog(ctx: Ctx) -> Response:
     return await _status_response(ctx, original)
 
 
-@endpoint("GET", "/api/v1/statuses/{id}/reblogged_by", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "Who boosted a status, newest first", "Statuses", ACCOUNTS_REF, paged=True, params=ACCOUNTS_PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}/reblogged_by",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "Who boosted a status, newest first",
+        "Statuses",
+        ACCOUNTS_REF,
+        paged=True,
+        params=ACCOUNTS_PAGE,
+    ),
+)
 async def reblogged_by(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before the parameters are read
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await ctx.rp.reblogged_by(sid, max_id=p.cursor("max_id"),
-                                              limit=p.raw("limit"))
+    users, cursor = await ctx.rp.reblogged_by(sid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)

@@ -5,37 +5,59 @@ custom emojis or announcements, so these lists are empty because there is
 nothing in them, not because the endpoints are stubs: each answers what the
 data is. Filters are in redpoll.api.filters.
 """
+
 from __future__ import annotations
 
 from starlette.responses import Response
 
-from .contract import BOOL, Doc, PREFERENCES, array, query_param
+from .contract import BOOL, PREFERENCES, Doc, array, query_param
 from .http import JSON, Ctx, endpoint
 
 
-@endpoint("GET", "/api/v1/custom_emojis", auth="none", params=False,
-          doc=Doc("Custom emojis (none)", "Instance", array({})))
+@endpoint(
+    "GET",
+    "/api/v1/custom_emojis",
+    auth="none",
+    params=False,
+    doc=Doc("Custom emojis (none)", "Instance", array({})),
+)
 async def custom_emojis(ctx: Ctx) -> Response:
     return JSON([])
 
 
-@endpoint("GET", "/api/v1/announcements", auth="required",
-          doc=Doc(
-                  "Instance announcements (none)", "Instance", array({}),
-                  params=[query_param("with_dismissed", BOOL)]))
+@endpoint(
+    "GET",
+    "/api/v1/announcements",
+    auth="required",
+    doc=Doc(
+        "Instance announcements (none)",
+        "Instance",
+        array({}),
+        params=[query_param("with_dismissed", BOOL)],
+    ),
+)
 async def announcements(ctx: Ctx) -> Response:
     ctx.params.bool("with_dismissed")
     return JSON([])
 
 
-@endpoint("GET", "/api/v1/preferences", auth="required", scope="read:accounts",
-          doc=Doc(
-                  "Your posting and reading defaults", "Accounts", PREFERENCES))
+@endpoint(
+    "GET",
+    "/api/v1/preferences",
+    auth="required",
+    scope="read:accounts",
+    doc=Doc("Your posting and reading defaults", "Accounts", PREFERENCES),
+)
 async def preferences(ctx: Ctx) -> Response:
     """The defaults a client pre-fills its compose box with: what a post
     without those parameters gets."""
     user = await ctx.rp.get_user(ctx.uid)
-    return JSON({"posting:default:visibility": user.privacy, "posting:default:sensitive": False,
-                 "posting:default:language": None, "reading:expand:media": "default",
-                 "reading:expand:spoilers": False})
-
+    return JSON(
+        {
+            "posting:default:visibility": user.privacy,
+            "posting:default:sensitive": False,
+            "posting:default:language": None,
+            "reading:expand:media": "default",
+            "reading:expand:spoilers": False,
+        }
+    )

@@ -1,4 +1,5 @@
 """Statuses and timelines."""
+
 from __future__ import annotations
 
 import re
@@ -7,15 +8,25 @@ import orjson
 from starlette.responses import Response
 
 from ..core import limits
+from ..core.errors import Forbidden, ValidationError
+from ..core.models import Status
 from ..polls import polls
 from ..reading import pages
 from ..relations import visibility
-from ..core.errors import Forbidden, ValidationError
-from ..core.models import Status
 from ..render import entities
-from .contract import (BOOL, Doc, ID, PAGE, POLL_PARAM, SCHEDULED_REF, STATUSES_REF, STATUS_REF,
-                       path_param,
-                       query_param, request_body)
+from .contract import (
+    BOOL,
+    ID,
+    PAGE,
+    POLL_PARAM,
+    SCHEDULED_REF,
+    STATUS_REF,
+    STATUSES_REF,
+    Doc,
+    path_param,
+    query_param,
+    request_body,
+)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .scheduled import parse_time, scheduled_entity
 
@@ -42,9 +53,11 @@ def status_entities(ctx: Ctx, shown: pages.Shown, *, with_source: bool = False) 
         author = accounts.get(s.user_id)
         if author is None:
             author = accounts[s.user_id] = entities.account(
-                shown.users.get(s.user_id) or entities.placeholder_user(s), base)
-        return entities.status(s, author, base, viewer=viewer, with_source=source,
-                               state=shown.states[s.id])
+                shown.users.get(s.user_id) or entities.placeholder_user(s), base
+            )
+        return entities.status(
+            s, author, base, viewer=viewer, with_source=source, state=shown.states[s.id]
+        )
 
     out = []
     for s in shown.statuses:
@@ -63,22 +76,26 @@ def boosted_entity(ctx: Ctx, shown: pages.Shown, boost: Status, inner: dict, pla
     (``plain`` renders that; kept in ``inner`` by id); None when the
     original is not in ``shown.originals``."""
     oid = boost.reblog_of
-    original = shown.originals.get(oid)
+    original = shown.originals.get(oid) if oid is not None else None
     if original is None:
         return None
     entity = inner.get(oid)
     if entity is None:
         entity = inner[oid] = plain(original, False)
     booster = shown.users.get(boost.user_id) or entities.placeholder_user(boost)
-    outer = entities.status(boost, entities.account(booster, ctx.base), ctx.base,
-                            viewer=ctx.viewer is not None)
-    outer |= {k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS)
-              if k in entity}
+    outer = entities.status(
+        boost, entities.account(booster, ctx.base), ctx.base, viewer=ctx.viewer is not None
+    )
+    outer |= {
+        k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS) if k in entity
+    }
     outer["reblog"] = entity
     return outer
 
 
-async def render_statuses(ctx: Ctx, statuses: list[Status], *, with_source: bool = False) -> list[dict]:
+async def render_statuses(
+    ctx: Ctx, statuses: list[Status], *, with_source: bool = False
+) -> list[dict]:
     """Statuses as the caller is shown them where they were asked for
     (redpoll.reading.pages.show), rendered (:func:`status_entities`)."""
     return status_entities(ctx, await ctx.rp.show(ctx.viewer, statuses), with_source=with_source)
@@ -90,8 +107,11 @@ def timeline_response(ctx: Ctx, shown: pages.Shown) -> Response:
     page's own cursors when it has them (favourites and bookmarks), else on
     what was read."""
     body = b"[" + b",".join(rendered_entities(ctx, shown)) + b"]"
-    links = (link_header(ctx, shown.cursors, key=lambda c: c) if shown.cursors is not None
-             else link_header(ctx, shown.read))
+    links = (
+        link_header(ctx, shown.cursors, key=lambda c: c)
+        if shown.cursors is not None
+        else link_header(ctx, list(shown.read))
+    )
     return Response(body, media_type=JSON.media_type, headers=links)
 
 
@@ -109,12 +129,18 @@ def rendered_pairs(ctx: Ctx, shown: pages.Shown) -> list[tuple[Status, bytes]]:
     statuses = shown.statuses
     whole: dict[int, bytes] = {}
     if any(s.reblog_of for s in statuses):  # boosts: rendered whole
-        viewer, inner = ctx.viewer is not None, {}
+        viewer, inner = ctx.viewer is not None, {}  # type: bool, dict[int, dict]
 
         def plain(s: Status, source: bool) -> dict:
             author = shown.users.get(s.user_id) or entities.placeholder_user(s)
-            return entities.status(s, entities.account(author, ctx.base), ctx.base,
-                                   viewer=viewer, with_source=source, state=shown.states[s.id])
+            return entities.status(
+                s,
+                entities.account(author, ctx.base),
+                ctx.base,
+                viewer=viewer,
+                with_source=source,
+                state=shown.states[s.id],
+            )
 
         for s in statuses:
             if s.reblog_of:
@@ -122,9 +148,19 @@ def rendered_pairs(ctx: Ctx, shown: pages.Shown) -> list[tuple[Status, bytes]]:
                 if entity is not None:
                     whole[s.id] = orjson.dumps(entity)
         statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
-    return list(zip(statuses, ctx.request.app.state.rendered.parts(
-        statuses, shown.users, ctx.base, ctx.viewer is not None,
-        [shown.states[s.id] for s in statuses], whole=whole)))
+    return list(
+        zip(
+            statuses,
+            ctx.request.app.state.rendered.parts(
+                statuses,
+                shown.users,
+                ctx.base,
+                ctx.viewer is not None,
+                [shown.states[s.id] for s in statuses],
+                whole=whole,
+            ),
+        )
+    )
 
 
 # --- statuses -------------------------------------------------------------------------------
@@ -146,8 +182,11 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
     spoiler = (p.str("spoiler_text", max_chars=limits.SPOILER_TEXT_MAX_CHARS) or "").strip()
     if spoiler:
         if len(spoiler) + text_chars > limits.STATUS_MAX_CHARS:
-            raise ValidationError("spoiler_text", "the text and the content warning together "
-                                                  f"exceed {limits.STATUS_MAX_CHARS} characters")
+            raise ValidationError(
+                "spoiler_text",
+                "the text and the content warning together "
+                f"exceed {limits.STATUS_MAX_CHARS} characters",
+            )
         extra["spoiler_text"] = spoiler
     if p.bool("sensitive") or spoiler:  # a content warning hides the text (Mastodon)
         extra["sensitive"] = "true"
@@ -180,8 +219,13 @@ def poll_param(ctx: Ctx) -> polls.PollSpec | None:
     raw = ctx.params.nested("poll")
     if raw is None:
         return None
-    return polls.spec(raw.get("options"), raw.get("expires_in"), raw.get("multiple"),
-                      raw.get("hide_totals"), min_s=ctx.settings.poll_expires_min_s)
+    return polls.spec(
+        raw.get("options"),
+        raw.get("expires_in"),
+        raw.get("multiple"),
+        raw.get("hide_totals"),
+        min_s=ctx.settings.poll_expires_min_s,
+    )
 
 
 def _media_ids(ctx: Ctx) -> list[int]:
@@ -193,36 +237,51 @@ def _media_ids(ctx: Ctx) -> list[int]:
     return ctx.params.ids("media_ids", max_count=limits.MEDIA_PER_STATUS * 4)
 
 
-@endpoint("POST", "/api/v1/statuses", auth="required", scope="write:statuses",
-          doc=Doc("Post a status (Idempotency-Key honoured; lat/long stored as location; "
-                  "visibility public, unlisted, private (followers and mentioned) "
-                  "or direct (mentioned only)); with scheduled_at (at least 5 minutes "
-                  "ahead) a ScheduledStatus, posted at that time",
-                  "Statuses", {"anyOf": [STATUS_REF, SCHEDULED_REF]},
-                  params=[{"name": "Idempotency-Key", "in": "header", "required": False,
-                           "schema": {"type": "string",
-                                      "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS}}],
-                  body=request_body({"status": {"type": "string",
-                                                "maxLength": limits.STATUS_MAX_CHARS},
-                                     "visibility": {"enum": ["public", "unlisted", "private",
-                                                             "direct"]},
-                                     "sensitive": BOOL,
-                                     "spoiler_text": {"type": "string",
-                                                      "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
-                                     "language": {"type": "string",
-                                                  "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
-                                     "media_ids": {"type": "array", "items": ID,
-                                                   "maxItems": limits.MEDIA_PER_STATUS,
-                                                   "description": "Your uploads not attached "
-                                                                  "elsewhere; with them the "
-                                                                  "text may be empty"},
-                                     "in_reply_to_id": {**ID, "description":
-                                                        "Reply to this status (404 if unknown)"},
-                                     "scheduled_at": {"type": "string", "format": "date-time"},
-                                     "poll": POLL_PARAM,
-                                     "lat": {"type": "number", "minimum": -90, "maximum": 90},
-                                     "long": {"type": "number", "minimum": -180, "maximum": 180}},
-                                    ())))
+@endpoint(
+    "POST",
+    "/api/v1/statuses",
+    auth="required",
+    scope="write:statuses",
+    doc=Doc(
+        "Post a status (Idempotency-Key honoured; lat/long stored as location; "
+        "visibility public, unlisted, private (followers and mentioned) "
+        "or direct (mentioned only)); with scheduled_at (at least 5 minutes "
+        "ahead) a ScheduledStatus, posted at that time",
+        "Statuses",
+        {"anyOf": [STATUS_REF, SCHEDULED_REF]},
+        params=[
+            {
+                "name": "Idempotency-Key",
+                "in": "header",
+                "required": False,
+                "schema": {"type": "string", "maxLength": limits.IDEMPOTENCY_KEY_MAX_CHARS},
+            }
+        ],
+        body=request_body(
+            {
+                "status": {"type": "string", "maxLength": limits.STATUS_MAX_CHARS},
+                "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
+                "sensitive": BOOL,
+                "spoiler_text": {"type": "string", "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
+                "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
+                "media_ids": {
+                    "type": "array",
+                    "items": ID,
+                    "maxItems": limits.MEDIA_PER_STATUS,
+                    "description": "Your uploads not attached "
+                    "elsewhere; with them the "
+                    "text may be empty",
+                },
+                "in_reply_to_id": {**ID, "description": "Reply to this status (404 if unknown)"},
+                "scheduled_at": {"type": "string", "format": "date-time"},
+                "poll": POLL_PARAM,
+                "lat": {"type": "number", "minimum": -90, "maximum": 90},
+                "long": {"type": "number", "minimum": -180, "maximum": 180},
+            },
+            (),
+        ),
+    ),
+)
 async def post_status(ctx: Ctx) -> Response:
     media = _media_ids(ctx)  # with attachments, the text may be empty (Mastodon)
     text = ctx.params.str("status", required=not media, max_chars=100_000) or ""
@@ -235,8 +294,9 @@ async def post_status(ctx: Ctx) -> Response:
     if ctx.params.has("scheduled_at"):  # posted later, by a job (redpoll.scheduling)
         if poll is not None:  # (it would be lost when the job posts it)
             raise ValidationError("poll", "a scheduled status cannot have a poll yet")
-        found = await ctx.rp.schedule_status(ctx.uid, parse_time(ctx), text, extra, reply_to,
-                                             media, ctx.params.raw("poll"), key)
+        found = await ctx.rp.schedule_status(
+            ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
+        )
         return JSON(scheduled_entity(ctx, found))
     if key is not None:
         status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to, media, poll)
@@ -245,8 +305,13 @@ async def post_status(ctx: Ctx) -> Response:
     return JSON((await render_statuses(ctx, [status]))[0])
 
 
-@endpoint("GET", "/api/v1/statuses/{id}", auth="optional", scope="read:statuses",
-          doc=Doc("A status", "Statuses", STATUS_REF, params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc("A status", "Statuses", STATUS_REF, params=[path_param()]),
+)
 async def get_status(ctx: Ctx) -> Response:
     """From the kept renderings the timelines use, under the same rule
     (:func:`rendered_entities`); visibility and the counts and flags in one
@@ -258,20 +323,42 @@ async def get_status(ctx: Ctx) -> Response:
     return Response(entities_[0], media_type=JSON.media_type)
 
 
-@endpoint("GET", "/api/v1/statuses", auth="optional", scope="read:statuses",
-          doc=Doc("Several statuses by id", "Statuses", STATUSES_REF,
-                  params=[query_param("id[]", {"type": "array", "items": ID,
-                                               "maxItems": limits.API_IDS_PER_REQUEST})]))
+@endpoint(
+    "GET",
+    "/api/v1/statuses",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "Several statuses by id",
+        "Statuses",
+        STATUSES_REF,
+        params=[
+            query_param(
+                "id[]", {"type": "array", "items": ID, "maxItems": limits.API_IDS_PER_REQUEST}
+            )
+        ],
+    ),
+)
 async def get_statuses(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
     shown = await ctx.rp.statuses_page(ctx.viewer, ids)  # as get_status
-    return Response(b"[" + b",".join(rendered_entities(ctx, shown)) + b"]",
-                    media_type=JSON.media_type)
+    return Response(
+        b"[" + b",".join(rendered_entities(ctx, shown)) + b"]", media_type=JSON.media_type
+    )
 
 
-@endpoint("DELETE", "/api/v1/statuses/{id}", auth="required", scope="write:statuses",
-          doc=Doc("Delete your status; returns it with its source text", "Statuses",
-                  STATUS_REF, params=[path_param()]))
+@endpoint(
+    "DELETE",
+    "/api/v1/statuses/{id}",
+    auth="required",
+    scope="write:statuses",
+    doc=Doc(
+        "Delete your status; returns it with its source text",
+        "Statuses",
+        STATUS_REF,
+        params=[path_param()],
+    ),
+)
 async def delete_status(ctx: Ctx) -> Response:
     status = await seen_status(ctx, ctx.path_id())
     try:
@@ -282,25 +369,45 @@ async def delete_status(ctx: Ctx) -> Response:
 
 
 # --- timelines ------------------------------------------------------------------------------
-@endpoint("GET", "/api/v1/timelines/home", auth="required", scope="read:statuses",
-          doc=Doc(
-                  "Home timeline", "Timelines", STATUSES_REF,
-                  paged=True, params=PAGE))
+@endpoint(
+    "GET",
+    "/api/v1/timelines/home",
+    auth="required",
+    scope="read:statuses",
+    doc=Doc("Home timeline", "Timelines", STATUSES_REF, paged=True, params=PAGE),
+)
 async def home(ctx: Ctx) -> Response:
     return timeline_response(ctx, await ctx.rp.home_page(ctx.uid, **ctx.params.cursors()))
 
 
-@endpoint("GET", "/api/v1/timelines/public", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "Public timeline: every public status known here, newest first (local: this "
-                  "server's; remote: other servers')", "Timelines", STATUSES_REF, paged=True,
-                  params=[*PAGE, query_param("local", BOOL), query_param("remote", BOOL),
-                          query_param("only_media", BOOL)]))
+@endpoint(
+    "GET",
+    "/api/v1/timelines/public",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "Public timeline: every public status known here, newest first (local: this "
+        "server's; remote: other servers')",
+        "Timelines",
+        STATUSES_REF,
+        paged=True,
+        params=[
+            *PAGE,
+            query_param("local", BOOL),
+            query_param("remote", BOOL),
+            query_param("only_media", BOOL),
+        ],
+    ),
+)
 async def public(ctx: Ctx) -> Response:
     p = ctx.params
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
-    return timeline_response(ctx, await ctx.rp.public_page(
-        ctx.viewer, origin=origin(local, remote), only_media=only_media, **p.cursors()))
+    return timeline_response(
+        ctx,
+        await ctx.rp.public_page(
+            ctx.viewer, origin=origin(local, remote), only_media=only_media, **p.cursors()
+        ),
+    )
 
 
 def origin(local: bool, remote: bool) -> str | None:
@@ -309,10 +416,19 @@ def origin(local: bool, remote: bool) -> str | None:
     return "local" if local else "remote" if remote else None
 
 
-@endpoint("GET", "/api/v1/timelines/list/{list_id}", auth="required", scope="read:lists",
-          doc=Doc(
-                  "A list's timeline", "Timelines", STATUSES_REF,
-                  paged=True, params=[path_param("list_id"), *PAGE]))
+@endpoint(
+    "GET",
+    "/api/v1/timelines/list/{list_id}",
+    auth="required",
+    scope="read:lists",
+    doc=Doc(
+        "A list's timeline",
+        "Timelines",
+        STATUSES_REF,
+        paged=True,
+        params=[path_param("list_id"), *PAGE],
+    ),
+)
 async def list_timeline(ctx: Ctx) -> Response:
     lid = ctx.path_id("list_id")
     return timeline_response(ctx, await ctx.rp.list_page(ctx.uid, lid, **ctx.params.cursors()))

@@ -1,28 +1,52 @@
 """Threads and hashtags: status context, tag timelines, tags."""
+
 from __future__ import annotations
 
 from starlette.responses import Response
 
 from ..conversations import conversation
+from ..conversations.tags import Tag
 from ..core import limits
 from ..core.errors import ValidationError
-from ..conversations.tags import Tag
-from .contract import (BOOL, Doc, PAGE, STATUS_REF, STR, TAG_PATH, array, path_param, query_param,
-                       ref)
+from .contract import (
+    BOOL,
+    PAGE,
+    STATUS_REF,
+    STR,
+    TAG_PATH,
+    Doc,
+    array,
+    path_param,
+    query_param,
+    ref,
+)
 from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
 from .statuses import origin, rendered_pairs, timeline_response
 
 
-@endpoint("GET", "/api/v1/statuses/{id}/context", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "A status's thread: ancestors oldest first, descendants depth-first (bounded)",
-                  "Statuses", ref("Context"), params=[path_param()]))
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}/context",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "A status's thread: ancestors oldest first, descendants depth-first (bounded)",
+        "Statuses",
+        ref("Context"),
+        params=[path_param()],
+    ),
+)
 async def context(ctx: Ctx) -> Response:
     shown, ancestors = await ctx.rp.thread(ctx.viewer, ctx.path_id())
     pairs = rendered_pairs(ctx, shown)  # the kept renderings, as a page's
-    return Response(b'{"ancestors":[' + b",".join(b for s, b in pairs if s.id in ancestors)
-                    + b'],"descendants":[' + b",".join(b for s, b in pairs if s.id not in ancestors)
-                    + b"]}", media_type=JSON.media_type)
+    return Response(
+        b'{"ancestors":['
+        + b",".join(b for s, b in pairs if s.id in ancestors)
+        + b'],"descendants":['
+        + b",".join(b for s, b in pairs if s.id not in ancestors)
+        + b"]}",
+        media_type=JSON.media_type,
+    )
 
 
 def _tag_name(ctx: Ctx, name: str = "tag") -> str:
@@ -32,17 +56,37 @@ def _tag_name(ctx: Ctx, name: str = "tag") -> str:
         raise ApiError(404, NOT_FOUND) from None
 
 
-@endpoint("GET", "/api/v1/timelines/tag/{tag}", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "Public statuses carrying a hashtag", "Timelines", array(STATUS_REF), paged=True,
-                  params=[{**TAG_PATH, "name": "tag"}, *PAGE, query_param("local", BOOL),
-                          query_param("remote", BOOL), query_param("only_media", BOOL),
-                          *(query_param(f"{mode}[]", {"type": "array", "items": STR,
-                                                      "maxItems": limits.TAG_TIMELINE_COMBINE_MAX},
-                                        text) for mode, text in (
-                              ("any", "Or carrying one of these hashtags"),
-                              ("all", "And carrying all of these"),
-                              ("none", "And none of these")))]))
+@endpoint(
+    "GET",
+    "/api/v1/timelines/tag/{tag}",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "Public statuses carrying a hashtag",
+        "Timelines",
+        array(STATUS_REF),
+        paged=True,
+        params=[
+            {**TAG_PATH, "name": "tag"},
+            *PAGE,
+            query_param("local", BOOL),
+            query_param("remote", BOOL),
+            query_param("only_media", BOOL),
+            *(
+                query_param(
+                    f"{mode}[]",
+                    {"type": "array", "items": STR, "maxItems": limits.TAG_TIMELINE_COMBINE_MAX},
+                    text,
+                )
+                for mode, text in (
+                    ("any", "Or carrying one of these hashtags"),
+                    ("all", "And carrying all of these"),
+                    ("none", "And none of these"),
+                )
+            ),
+        ],
+    ),
+)
 async def tag_timeline(ctx: Ctx) -> Response:
     try:
         name = conversation.tag_name(ctx.request.path_params["tag"])
@@ -51,9 +95,19 @@ async def tag_timeline(ctx: Ctx) -> Response:
     p = ctx.params
     combine = {mode: _tag_list(ctx, mode) for mode in ("any", "all", "none")}
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
-    return timeline_response(ctx, await ctx.rp.tag_page(
-        ctx.viewer, name, any_=combine["any"], all_=combine["all"], none=combine["none"],
-        origin=origin(local, remote), only_media=only_media, **p.cursors()))
+    return timeline_response(
+        ctx,
+        await ctx.rp.tag_page(
+            ctx.viewer,
+            name,
+            any_=combine["any"],
+            all_=combine["all"],
+            none=combine["none"],
+            origin=origin(local, remote),
+            only_media=only_media,
+            **p.cursors(),
+        ),
+    )
 
 
 def _tag_list(ctx: Ctx, mode: str) -> list[str]:
@@ -78,42 +132,68 @@ def _tag_list(ctx: Ctx, mode: str) -> list[str]:
 
 def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
     """The Tag entity (search answers with it too)."""
-    out = {"name": tag.name, "url": f"{ctx.base}/tags/{tag.name}",
-           "history": [{"day": str(d.day), "uses": str(d.uses), "accounts": str(d.accounts)}
-                       for d in tag.history]}
+    out = {
+        "name": tag.name,
+        "url": f"{ctx.base}/tags/{tag.name}",
+        "history": [
+            {"day": str(d.day), "uses": str(d.uses), "accounts": str(d.accounts)}
+            for d in tag.history
+        ],
+    }
     if viewer:
-        out["following"] = tag.following
+        out["following"] = tag.following  # type: ignore[assignment]  # (Mastodon's bool)
     return out
 
 
-@endpoint("GET", "/api/v1/tags/{name}", auth="optional", scope="read:statuses",
-          doc=Doc(
-                  "A hashtag, used or not (404 for a name no hashtag can have)", "Tags",
-                  ref("Tag"), params=[TAG_PATH]))
+@endpoint(
+    "GET",
+    "/api/v1/tags/{name}",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "A hashtag, used or not (404 for a name no hashtag can have)",
+        "Tags",
+        ref("Tag"),
+        params=[TAG_PATH],
+    ),
+)
 async def get_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.get_tag(ctx.viewer, _tag_name(ctx, "name"))
     return JSON(tag_entity(ctx, tag, ctx.viewer is not None))
 
 
-@endpoint("POST", "/api/v1/tags/{name}/follow", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Follow a hashtag: its new statuses reach your home", "Tags", ref("Tag"), params=[TAG_PATH]))
+@endpoint(
+    "POST",
+    "/api/v1/tags/{name}/follow",
+    auth="required",
+    scope="write:follows",
+    doc=Doc(
+        "Follow a hashtag: its new statuses reach your home", "Tags", ref("Tag"), params=[TAG_PATH]
+    ),
+)
 async def follow_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), True)
     return JSON(tag_entity(ctx, tag, True))
 
 
-@endpoint("POST", "/api/v1/tags/{name}/unfollow", auth="required", scope="write:follows",
-          doc=Doc(
-                  "Unfollow a hashtag", "Tags", ref("Tag"),
-                  params=[TAG_PATH]))
+@endpoint(
+    "POST",
+    "/api/v1/tags/{name}/unfollow",
+    auth="required",
+    scope="write:follows",
+    doc=Doc("Unfollow a hashtag", "Tags", ref("Tag"), params=[TAG_PATH]),
+)
 async def unfollow_tag(ctx: Ctx) -> Response:
     tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), False)
     return JSON(tag_entity(ctx, tag, True))
 
 
-@endpoint("GET", "/api/v1/followed_tags", auth="required", scope="read:follows",
-          doc=Doc(
-                  "The hashtags you follow", "Tags", array(ref("Tag"))))
+@endpoint(
+    "GET",
+    "/api/v1/followed_tags",
+    auth="required",
+    scope="read:follows",
+    doc=Doc("The hashtags you follow", "Tags", array(ref("Tag"))),
+)
 async def followed_tags(ctx: Ctx) -> Response:
     return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.followed_tags(ctx.uid)])

@@ -17,6 +17,7 @@ the engine writes them with ``to_json``, the stream reads them with
 at least once: a post or delete journal replayed after a crash may publish
 its event again (same kind, same status).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,33 +41,35 @@ class StatusEvent:
     (posted, edited, deleted), the status as
     ``Status.to_dict()`` gives it (``id``, ``user_id``, ``login``, ``text``,
     ``created_at``, extras...), with ``"deleted": true`` in a delete."""
+
     kind: str
     status: dict[str, Any]
 
     @classmethod
-    def update(cls, status: Status) -> "StatusEvent":
+    def update(cls, status: Status) -> StatusEvent:
         return cls(UPDATE, status.to_dict())
 
     @classmethod
-    def delete(cls, status: Status) -> "StatusEvent":
+    def delete(cls, status: Status) -> StatusEvent:
         return cls(DELETE, status.to_dict() | {"deleted": True})
 
     def to_json(self) -> str:
         return json.dumps({"event": self.kind, "status": self.status}, separators=(",", ":"))
 
     @classmethod
-    def parse(cls, payload: str | bytes) -> "StatusEvent":
+    def parse(cls, payload: str | bytes) -> StatusEvent:
         """The event in an entry's payload; ValueError if it is not one."""
         return cls.from_data(json.loads(payload))
 
     @classmethod
-    def from_data(cls, data) -> "StatusEvent":
+    def from_data(cls, data) -> StatusEvent:
         """The event in a decoded payload; ValueError if it is not one."""
         if not isinstance(data, dict) or data.get("event") not in (UPDATE, DELETE, STATUS_UPDATE):
             raise ValueError("not a status event")
         status = data.get("status")
         if not isinstance(status, dict) or not all(
-                type(status.get(name)) is int for name in ("id", "user_id")):
+            type(status.get(name)) is int for name in ("id", "user_id")
+        ):
             raise ValueError("a status event without a status id and author id")
         return cls(data["event"], status)
 
@@ -97,28 +100,34 @@ class NotificationEvent:
     """``{"event": "notification", "owner": uid, "notification": {...}}``: a
     notification made for ``owner`` (the record of notifications.py with its
     ``id``); only that user's Mastodon user streams get it."""
+
     owner: int
     notification: dict[str, Any]
 
     @classmethod
-    def from_data(cls, data) -> "NotificationEvent":
+    def from_data(cls, data) -> NotificationEvent:
         note = data.get("notification")
-        if type(data.get("owner")) is not int or not isinstance(note, dict) or not all(
-                name in note for name in ("id", "type", "actor", "at")):
+        if (
+            type(data.get("owner")) is not int
+            or not isinstance(note, dict)
+            or not all(name in note for name in ("id", "type", "actor", "at"))
+        ):
             raise ValueError("a notification event needs its owner and record")
         return cls(data["owner"], note)
 
 
 def notification_event(owner: int, nid: int, record: str) -> str:
     note = json.loads(record) | {"id": nid}
-    return json.dumps({"event": NOTIFICATION, "owner": owner, "notification": note},
-                      separators=(",", ":"))
+    return json.dumps(
+        {"event": NOTIFICATION, "owner": owner, "notification": note}, separators=(",", ":")
+    )
 
 
 async def publish(store: Store, payload: str) -> str:
     """Append one event to the log; returns its entry id."""
-    entry = await store.xadd(keys.EVENT_LOG, {FIELD: payload},
-                                    maxlen=limits.EVENT_LOG_MAXLEN, approximate=True)
+    entry = await store.xadd(
+        keys.EVENT_LOG, {FIELD: payload}, maxlen=limits.EVENT_LOG_MAXLEN, approximate=True
+    )
     return entry.decode() if isinstance(entry, bytes) else entry
 
 
@@ -127,19 +136,22 @@ class EndEvent:
     """``{"event": "end", "token": digest}`` or ``{"event": "end", "user": id}``:
     every open stream opened with this token (by its digest), or by this user
     with any token, is to be closed (revocation, suspension)."""
+
     token: str | None = None
     user: int | None = None
 
     def to_json(self) -> str:
-        body = {"event": END, "token": self.token} if self.token is not None \
+        body = (
+            {"event": END, "token": self.token}
+            if self.token is not None
             else {"event": END, "user": self.user}
+        )
         return json.dumps(body, separators=(",", ":"))
 
     @classmethod
-    def from_data(cls, data) -> "EndEvent":
+    def from_data(cls, data) -> EndEvent:
         token, user = data.get("token"), data.get("user")
-        if (token is None) == (user is None) or not (
-                isinstance(token, str) or type(user) is int):
+        if (token is None) == (user is None) or not (isinstance(token, str) or type(user) is int):
             raise ValueError("an end event names exactly one token or user")
         return cls(token, user)
 
@@ -164,22 +176,34 @@ class RelationEvent:
     that part as it was (a follow knows a follows b, not the rest, and
     sends no read for it). Open streams of both users take it at once (no
     read: it carries the state, so applying it twice changes nothing)."""
+
     users: tuple[int, int]
     follows: tuple[bool | None, bool | None]
     hides: tuple[bool | None, bool | None]
 
     def to_json(self) -> str:
-        return json.dumps({"event": RELATION, "users": list(self.users),
-                           "follows": list(self.follows), "hides": list(self.hides)},
-                          separators=(",", ":"))
+        return json.dumps(
+            {
+                "event": RELATION,
+                "users": list(self.users),
+                "follows": list(self.follows),
+                "hides": list(self.hides),
+            },
+            separators=(",", ":"),
+        )
 
     @classmethod
-    def from_data(cls, data) -> "RelationEvent":
+    def from_data(cls, data) -> RelationEvent:
         users, follows, hides = data.get("users"), data.get("follows"), data.get("hides")
-        if not (isinstance(users, list) and len(users) == 2 and all(type(u) is int for u in users)
-                and all(isinstance(x, list) and len(x) == 2
-                        and all(f is None or type(f) is bool for f in x)
-                        for x in (follows, hides))):
+        if not (
+            isinstance(users, list)
+            and len(users) == 2
+            and all(type(u) is int for u in users)
+            and all(
+                isinstance(x, list) and len(x) == 2 and all(f is None or type(f) is bool for f in x)
+                for x in (follows, hides)
+            )
+        ):
             raise ValueError("a relation event names two users and how each stands to the other")
         return cls(tuple(users), tuple(follows), tuple(hides))
 
@@ -199,13 +223,14 @@ class MembersEvent:
     """``{"event": "members", "user": id}``: the user's lists changed (a
     member added or removed, a list deleted); their open list streams read
     their members again now."""
+
     user: int
 
     def to_json(self) -> str:
         return json.dumps({"event": MEMBERS, "user": self.user}, separators=(",", ":"))
 
     @classmethod
-    def from_data(cls, data) -> "MembersEvent":
+    def from_data(cls, data) -> MembersEvent:
         if type(data.get("user")) is not int:
             raise ValueError("a members event names its user")
         return cls(data["user"])
@@ -225,13 +250,14 @@ class FiltersEvent:
     """``{"event": "filters", "user": id}``: the user's content filters
     changed (redpoll.filters); their open streams read them again before
     the next event is matched."""
+
     user: int
 
     def to_json(self) -> str:
         return json.dumps({"event": FILTERS, "user": self.user}, separators=(",", ":"))
 
     @classmethod
-    def from_data(cls, data) -> "FiltersEvent":
+    def from_data(cls, data) -> FiltersEvent:
         if type(data.get("user")) is not int:
             raise ValueError("a filters event names its user")
         return cls(data["user"])
@@ -243,8 +269,9 @@ async def filters_changed(store: Store, user: int) -> str:
     return await publish(store, FiltersEvent(user).to_json())
 
 
-def parse(payload: str | bytes
-          ) -> "StatusEvent | EndEvent | NotificationEvent | RelationEvent | MembersEvent | FiltersEvent":
+def parse(
+    payload: str | bytes,
+) -> StatusEvent | EndEvent | NotificationEvent | RelationEvent | MembersEvent | FiltersEvent:
     """Any event of the log; ValueError for anything else."""
     data = json.loads(payload)
     if isinstance(data, dict) and data.get("event") == END:
@@ -266,8 +293,9 @@ def end_event(*, token_digest: str | None = None, user_id: int | None = None) ->
     return EndEvent(token_digest, None if user_id is None else int(user_id)).to_json()
 
 
-async def end_streams(store: Store, *, token_digest: str | None = None,
-                      user_id: int | None = None) -> str:
+async def end_streams(
+    store: Store, *, token_digest: str | None = None, user_id: int | None = None
+) -> str:
     """Close, in every process, the open streams of a token or of a user
     (within the event reader's latency: milliseconds). One XADD: idempotent,
     so a caller that is not sure it ran may run it again."""

@@ -17,14 +17,16 @@ do the work in the call; if the call is cut short, a worker replays the
 journal after ``job_claim_ms`` and finishes the effect (every step of the
 replay is idempotent).
 """
+
 from __future__ import annotations
 
 import dataclasses
 import json
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from redis.exceptions import ResponseError
 
@@ -43,6 +45,7 @@ class Job:
     the job is parked in keys.DEAD_JOBS) and ``lane``: "local" (the
     default) or "ingress", for work done for other servers' requests,
     which runs on shards and worker slots of its own (keys.lane_shards)."""
+
     kind: ClassVar[str] = ""
     time_limit_s: ClassVar[float] = 60.0
     max_attempts: ClassVar[int] = limits.JOB_MAX_ATTEMPTS
@@ -61,8 +64,7 @@ class Job:
         # the fields as they are (vars: the instance's fields, no ClassVars):
         # they hold plain values, so asdict's deep copy only cost time (~20
         # µs a job, twice a follow)
-        return json.dumps({"kind": self.kind, **vars(self)},
-                          separators=(",", ":"), sort_keys=True)
+        return json.dumps({"kind": self.kind, **vars(self)}, separators=(",", ":"), sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class StatusJob(Job):
 class PostJob(StatusJob):
     """The journal of a post: the status's record, written by its first run
     (posting.apply_post), which also delivers the first batch."""
+
     kind: ClassVar[str] = "post"
     record: dict = dataclasses.field(default_factory=dict)
 
@@ -88,6 +91,7 @@ class EditJob(StatusJob):
     the edit makes it (Status.to_hash) and when the edit was made (its
     ``edited_at``). Its first run is the call itself; a replay does what
     follows the edit if, and only if, the record holds this edit."""
+
     kind: ClassVar[str] = "edit"
     old: dict = dataclasses.field(default_factory=dict)
     new: dict = dataclasses.field(default_factory=dict)
@@ -98,6 +102,7 @@ class EditJob(StatusJob):
 class DeleteJob(StatusJob):
     """The journal of a delete; ``snapshot`` is the status's hash as it was
     (for the delete event)."""
+
     kind: ClassVar[str] = "delete"
     snapshot: dict = dataclasses.field(default_factory=dict)
 
@@ -106,6 +111,7 @@ class DeleteJob(StatusJob):
 class FanoutJob(StatusJob):
     """Deliver a status to the next batch of targets after ``after``;
     ``listed`` False for an unlisted status (kept off the public timeline)."""
+
     kind: ClassVar[str] = "fanout"
     phase: str = "home"
     after: int = 0
@@ -127,6 +133,7 @@ class PollEndJob(StatusJob):
     notification. ``gen``: the generation of its options; a job whose poll
     was edited (another time or generation) or deleted meanwhile does
     nothing."""
+
     kind: ClassVar[str] = "poll_end"
     time_limit_s: ClassVar[float] = 300.0
     gen: int = 0
@@ -139,6 +146,7 @@ class PollUpdateJob(StatusJob):
     Update of its Question), queued with ``JobQueue.enqueue_at`` for the
     end of the window ``at`` (ms) a vote fell in: the votes of one window
     make one Update (the same job queued again is one entry)."""
+
     kind: ClassVar[str] = "poll_update"
     at: int = 0
 
@@ -151,6 +159,7 @@ class PollVoteJob(StatusJob):
     the vote sent to the poll's server, or the poll's next Update queued),
     which a worker does if the call was cut short (idempotent: it sends
     what the votes hash holds, under the same activity ids)."""
+
     kind: ClassVar[str] = "poll_vote"
     uid: int = 0
 
@@ -158,6 +167,7 @@ class PollVoteJob(StatusJob):
 @dataclass(frozen=True)
 class CleanupJob(StatusJob):
     """Take a deleted status out of the next batch of targets."""
+
     kind: ClassVar[str] = "cleanup"
     phase: str = "home"
     after: int = 0
@@ -166,6 +176,7 @@ class CleanupJob(StatusJob):
 @dataclass(frozen=True)
 class RefillJob(Job):
     """Refill a home (``lid`` None) or a list timeline after an unfollow."""
+
     kind: ClassVar[str] = "refill"
     time_limit_s: ClassVar[float] = 120.0
     uid: int
@@ -179,6 +190,7 @@ class RefillJob(Job):
 class FavouriteJob(Job):
     """The journal of a favourite (``on``) or unfavourite (favourites.py),
     ordered by its operation id ``op``."""
+
     kind: ClassVar[str] = "favourite"
     uid: int
     sid: int
@@ -197,6 +209,7 @@ class FollowNoteJob(Job):
     follow's score is at least ``since`` (the score the call wrote, so the
     follow is this call's or a later one's); 0 (a journal taken over, an
     unfollow): always."""
+
     kind: ClassVar[str] = "follow_note"
     uid: int
     target: int
@@ -210,6 +223,7 @@ class FollowNoteJob(Job):
 class BlockJob(Job):
     """The journal of a block (relations.py): both sides' block sets, then
     the follows both ways undone; every step idempotent, replayed whole."""
+
     kind: ClassVar[str] = "block"
     uid: int
     target: int
@@ -222,6 +236,7 @@ class BlockJob(Job):
 @dataclass(frozen=True)
 class TagFollowJob(Job):
     """The journal of following or unfollowing a hashtag (tags.py)."""
+
     kind: ClassVar[str] = "tag_follow"
     uid: int
     tag: str
@@ -234,6 +249,7 @@ class TagFollowJob(Job):
 class BoostJob(Job):
     """The journal of a boost (boosts.py): ``bid`` the boost status's id,
     ``op`` the operation id, ``at`` its time, ``login`` the booster's."""
+
     kind: ClassVar[str] = "boost"
     uid: int
     sid: int
@@ -252,6 +268,7 @@ class SignUpJob(Job):
     user's record: released with the user counted; if its caller died, a
     worker settles it (account.settle_sign_up): counted if the user was
     written, else made void and the login freed."""
+
     kind: ClassVar[str] = "sign_up"
     uid: int
     login: str
@@ -265,6 +282,7 @@ class PurgeAccountJob(Job):
     """The journal of an account's purge (moderation.purge_account): every
     step idempotent, replayed whole; released with the account counted out
     of the users, once (held with a claim, job_hold_once.lua)."""
+
     kind: ClassVar[str] = "purge_account"
     uid: int
     login: str
@@ -279,6 +297,7 @@ class MediaJob(Job):
     its record is written until it is ready: if its producer dies, a worker
     settles it: a finished upload stays, an unfinished one is given up (its
     record a tombstone, its files deleted)."""
+
     kind: ClassVar[str] = "media"
     owner: int
     mid: int
@@ -293,6 +312,7 @@ class ProfileImageJob(Job):
     ``files`` the new stored names, ``old`` those it replaces (space-separated).
     Settled by a worker if its producer died: of both, the files the user
     record does not name are deleted."""
+
     kind: ClassVar[str] = "profile_image"
     uid: int
     image: str
@@ -307,6 +327,7 @@ class ProfileImageJob(Job):
 class MediaFilesJob(Job):
     """Delete stored media files whose records are gone (a deleted status,
     a replaced avatar, a purged account); idempotent."""
+
     kind: ClassVar[str] = "media_files"
     owner: int
     names: tuple[str, ...] = ()
@@ -319,6 +340,7 @@ class MediaFilesJob(Job):
 class MediaSweepJob(Job):
     """Remove uploads never attached to a status once they are
     limits.MEDIA_UNATTACHED_TTL_S old, as of ``now`` (ms; 0: the clock)."""
+
     kind: ClassVar[str] = "media_sweep"
     time_limit_s: ClassVar[float] = 300.0
     now: int = 0
@@ -333,6 +355,7 @@ class ScheduledStatusJob(Job):
     queued for its time (JobQueue.enqueue_at; the same record at any time,
     so moving the time is one ZADD). ``media``: the uploads held for it,
     released by a run that finds the scheduled status gone."""
+
     kind: ClassVar[str] = "scheduled_status"
     uid: int
     id: int
@@ -347,6 +370,7 @@ class InboxJob(Job):
     """An activity another server sent (redpoll.federation.inbox), its
     signature checked: ``uid`` is the signer's account, ``activity`` the
     body as received. In the ingress lane."""
+
     kind: ClassVar[str] = "inbox"
     lane: ClassVar[str] = "ingress"
     uid: int
@@ -362,6 +386,7 @@ class MoveJob(Job):
     one step of carrying its local blockers, muters and followers over, in
     ``phase`` ("blocks", "mutes", "follows") after the score ``after`` of
     the last one done; each step queues the next (job_next.lua)."""
+
     kind: ClassVar[str] = "move"
     time_limit_s: ClassVar[float] = 300.0
     #: the phases in their order
@@ -380,6 +405,7 @@ class DeliverJob(Job):
     """POST ``body`` (an activity) to ``inbox``, signed by local account
     ``sender`` (0: the server's actor); ``attempt`` counts tries before
     (redpoll.federation.delivery)."""
+
     kind: ClassVar[str] = "deliver"
     time_limit_s: ClassVar[float] = 30.0
     max_attempts: ClassVar[int] = 3  # its own retries are jobs for later
@@ -398,6 +424,7 @@ class PushJob(Job):
     (redpoll.push.delivery), deciding at send time whether each gets it;
     ``sub`` names the one subscription (its token digest) a retry is for
     ('' for all), ``attempt`` counts the tries before."""
+
     kind: ClassVar[str] = "push"
     time_limit_s: ClassVar[float] = 60.0
     max_attempts: ClassVar[int] = 3  # its own retries are jobs for later
@@ -414,6 +441,7 @@ class PushJob(Job):
 class ContextJob(Job):
     """Fetch the thread of remote status ``sid`` from its server
     (redpoll.federation.threads). In the ingress lane."""
+
     kind: ClassVar[str] = "context"
     lane: ClassVar[str] = "ingress"
     sid: int
@@ -428,6 +456,7 @@ class DomainBlockJob(Job):
     (redpoll.federation.member_blocks): held while the block and its
     cleanup run in the call; replayed, the cleanup runs again (each of its
     steps idempotent), if the domain is blocked still."""
+
     kind: ClassVar[str] = "domain_block"
     time_limit_s: ClassVar[float] = 300.0
     uid: int
@@ -437,13 +466,38 @@ class DomainBlockJob(Job):
         return f"user:{self.uid}"
 
 
-KINDS: dict[str, type[Job]] = {cls.kind: cls for cls in
-                               (PostJob, DeleteJob, FanoutJob, CleanupJob, RefillJob,
-                                FavouriteJob, FollowNoteJob, TagFollowJob, BoostJob, BlockJob,
-                                SignUpJob, PurgeAccountJob, MediaJob, ProfileImageJob,
-                                MediaFilesJob, MediaSweepJob, EditJob, InboxJob, DeliverJob,
-                                ScheduledStatusJob, PollEndJob, PushJob, ContextJob,
-                                PollUpdateJob, PollVoteJob, MoveJob, DomainBlockJob)}
+KINDS: dict[str, type[Job]] = {
+    cls.kind: cls
+    for cls in (
+        PostJob,
+        DeleteJob,
+        FanoutJob,
+        CleanupJob,
+        RefillJob,
+        FavouriteJob,
+        FollowNoteJob,
+        TagFollowJob,
+        BoostJob,
+        BlockJob,
+        SignUpJob,
+        PurgeAccountJob,
+        MediaJob,
+        ProfileImageJob,
+        MediaFilesJob,
+        MediaSweepJob,
+        EditJob,
+        InboxJob,
+        DeliverJob,
+        ScheduledStatusJob,
+        PollEndJob,
+        PushJob,
+        ContextJob,
+        PollUpdateJob,
+        PollVoteJob,
+        MoveJob,
+        DomainBlockJob,
+    )
+}
 
 
 class MalformedJob(ValueError):
@@ -486,8 +540,25 @@ def decode(fields: dict) -> Job:
                 raise MalformedJob("old and new must be integers")
             if job.phase not in MoveJob.PHASES:
                 raise MalformedJob(f"phase must be one of {', '.join(MoveJob.PHASES)}")
-        for name in ("sid", "author", "uid", "after", "op", "target", "bid", "since", "owner",
-                     "mid", "now", "sender", "attempt", "id", "gen", "at", "nid"):
+        for name in (
+            "sid",
+            "author",
+            "uid",
+            "after",
+            "op",
+            "target",
+            "bid",
+            "since",
+            "owner",
+            "mid",
+            "now",
+            "sender",
+            "attempt",
+            "id",
+            "gen",
+            "at",
+            "nid",
+        ):
             if hasattr(job, name) and type(getattr(job, name)) is not int:
                 raise MalformedJob(f"{name} must be an integer")
         return job
@@ -499,8 +570,7 @@ def decode(fields: dict) -> Job:
 
 #: The one-letter keys jobs had before they were typed records, so that
 #: jobs queued by an older version still run after an upgrade.
-_OLD_NAMES = {"t": "kind", "aid": "author", "ph": "phase", "cur": "after",
-              "rt": "only_following"}
+_OLD_NAMES = {"t": "kind", "aid": "author", "ph": "phase", "cur": "after", "rt": "only_following"}
 
 
 def _from_old_format(data: dict) -> dict:
@@ -527,7 +597,8 @@ async def add(store: Store, job: Job) -> str:
 @dataclass(frozen=True)
 class Held:
     """A job its producer is running itself (see ``JobQueue.hold``)."""
-    stream: str      # the held stream the entry sits in
+
+    stream: str  # the held stream the entry sits in
     entry_id: bytes
     next_stream: str  # where its continuation goes
     shard: int
@@ -536,6 +607,7 @@ class Held:
 @dataclass(frozen=True)
 class Claimed:
     """JobQueue.hold_once found the key claimed already: by this entry."""
+
     value: bytes
 
 
@@ -626,9 +698,13 @@ class JobQueue:
         moved = 0
         for shard in keys.job_shards():
             while True:
-                n = int(await self.store.run("job_due", [keys.due_jobs(shard),
-                                                         keys.job_stream(shard)],
-                                             [now, limits.DUE_JOBS_PER_STEP]))
+                n = int(
+                    await self.store.run(
+                        "job_due",
+                        [keys.due_jobs(shard), keys.job_stream(shard)],
+                        [now, limits.DUE_JOBS_PER_STEP],
+                    )
+                )
                 moved += n
                 if n < limits.DUE_JOBS_PER_STEP:
                     break
@@ -652,19 +728,23 @@ class JobQueue:
         shard = job.shard()
         held = keys.held_job_stream(shard)
         *replies, entry = await self.store.batch_run(
-            commands, "job_hold", [held], [keys.JOB_GROUP, HOLDER, "j", encode(job)])
+            commands, "job_hold", [held], [keys.JOB_GROUP, HOLDER, "j", encode(job)]
+        )
         return Held(held, entry, keys.job_stream(shard), shard), replies
 
-    async def hold_once(self, job: Job, shard: int, claim_key: str, claim_value: str,
-                        ttl_s: int) -> Held | Claimed:
+    async def hold_once(
+        self, job: Job, shard: int, claim_key: str, claim_value: str, ttl_s: int
+    ) -> Held | Claimed:
         """:meth:`hold` on ``shard``, and claim ``claim_key`` (same slot) in
         the same step (``job_hold_once.lua``); ``claim_value`` holds '%s'
         where the entry id goes. Claimed (the value found) if it was taken."""
         await self.ensure_groups()
         held = keys.held_job_stream(shard)
         won, value = await self.store.run(
-            "job_hold_once", [held, claim_key],
-            [keys.JOB_GROUP, HOLDER, claim_value, ttl_s, "j", encode(job)])
+            "job_hold_once",
+            [held, claim_key],
+            [keys.JOB_GROUP, HOLDER, claim_value, ttl_s, "j", encode(job)],
+        )
         if not won:
             return Claimed(value)
         return Held(held, value, keys.job_stream(shard), shard)
@@ -684,25 +764,29 @@ class JobQueue:
         return JobQueue.finish_call(held.stream, held.entry_id, held.shard, next_job, count)
 
     @staticmethod
-    def finish_call(stream: str, entry_id: bytes, shard: int, next_job: Job | None = None,
-                    count: str = "") -> tuple:
+    def finish_call(
+        stream: str, entry_id: bytes, shard: int, next_job: Job | None = None, count: str = ""
+    ) -> tuple:
         args: list[Any] = [keys.JOB_GROUP, entry_id, count]
         if next_job is not None:
             args += ["j", encode(next_job)]
         return ("job_next", [stream, keys.job_stream(shard), keys.job_counts(shard)], args)
 
-    async def finish(self, stream: str, entry_id: bytes, shard: int, next_job: Job | None = None,
-                     count: str = "") -> None:
+    async def finish(
+        self, stream: str, entry_id: bytes, shard: int, next_job: Job | None = None, count: str = ""
+    ) -> None:
         """Acknowledge and delete an entry and, atomically and only if this
         call was the one that acknowledged it, count ``count`` and queue
         ``next_job`` (on the shard's stream)."""
         await self.store.run(*self.finish_call(stream, entry_id, shard, next_job, count))
 
-    async def park(self, stream: str, entry_id: bytes, shard: int, fields: dict,
-                   reason: str) -> None:
+    async def park(
+        self, stream: str, entry_id: bytes, shard: int, fields: dict, reason: str
+    ) -> None:
         """Move a job that keeps failing aside (idempotent: XADD then finish)."""
-        await self.store.xadd(keys.DEAD_JOBS, {**fields, b"reason": reason.encode()},
-                                     maxlen=10_000, approximate=True)
+        await self.store.xadd(
+            keys.DEAD_JOBS, {**fields, b"reason": reason.encode()}, maxlen=10_000, approximate=True
+        )
         await self.finish(stream, entry_id, shard)
 
     async def pending(self) -> int:
@@ -717,10 +801,10 @@ class JobQueue:
 
 @dataclass(frozen=True, slots=True)
 class JobFigures:
-    queued: int          # entries in the job streams (waiting or running)
-    pending: int         # of those, taken by a worker and not yet acknowledged
+    queued: int  # entries in the job streams (waiting or running)
+    pending: int  # of those, taken by a worker and not yet acknowledged
     oldest_age_s: float  # age of the oldest of them; 0 when none
-    parked: int          # jobs moved aside after too many failures
+    parked: int  # jobs moved aside after too many failures
 
 
 async def job_figures(store: Store) -> JobFigures:
@@ -737,7 +821,7 @@ async def job_figures(store: Store) -> JobFigures:
     queued = pending = 0
     oldest_ms: int | None = None
     for i in range(len(streams)):
-        length, info, first = replies[3 * i: 3 * i + 3]
+        length, info, first = replies[3 * i : 3 * i + 3]
         queued += length if isinstance(length, int) else 0
         if isinstance(info, dict):
             pending += info.get("pending", 0)

@@ -14,30 +14,33 @@ runs inside the post's held fan-out job, whose replay by a worker runs it
 again, so a post cut short still ends fully linked. :func:`after_delete` undoes the same, idempotently,
 and takes back the notifications about the status.
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
 from dataclasses import dataclass
 
-from . import direct_messages
 from ..core import keys, limits, validate
-from ..notifications import notifications
-from . import tag_history as tags_history
-from ..relations import visibility
 from ..core.errors import StatusNotFound, ValidationError
 from ..core.models import EXTRA_PREFIX, Status
+from ..notifications import notifications
 from ..records.statuses import read_statuses
-from ..storage.store import Store
+from ..relations import visibility
 from ..storage import topology
+from ..storage.store import Store
+from . import direct_messages
+from . import tag_history as tags_history
 
 #: a mention and a hashtag in a status's text (also where its content links them)
 #: ``@login``, or ``@name@host`` for an account of another server (kept
 #: here under that login: redpoll.federation.remote)
-MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,%d}"
-                     r"(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?)?)(?![\w@])"
-                     % limits.LOGIN_MAX_CHARS)
-TAG = re.compile(r"(?<![\w#/&])#(\w{1,%d})(?!\w)" % limits.TAG_MAX_CHARS)
+MENTION = re.compile(
+    r"(?<![\w@/])@([A-Za-z0-9_]{1,"
+    + str(limits.LOGIN_MAX_CHARS)
+    + r"}(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?)?)(?![\w@])"
+)
+TAG = re.compile(r"(?<![\w#/&])#(\w{1," + str(limits.TAG_MAX_CHARS) + r"})(?!\w)")
 
 
 def normalize_tag(name: str) -> str:
@@ -57,14 +60,14 @@ def parse(text: str) -> tuple[list[str], list[str]]:
     """(mentioned logins, hashtag names) in order of appearance, once each;
     a hashtag needs a letter (``#2024`` is not one), as Mastodon."""
     logins = list(dict.fromkeys(m.lower() for m in MENTION.findall(text)))
-    tags = list(dict.fromkeys(normalize_tag(t) for t in TAG.findall(text)
-                              if not t.isdigit()))
+    tags = list(dict.fromkeys(normalize_tag(t) for t in TAG.findall(text) if not t.isdigit()))
     return logins, tags
 
 
 @dataclass(frozen=True, slots=True)
 class Conversation:
     """What a status records about its place in the conversation."""
+
     in_reply_to_id: int | None = None
     in_reply_to_account_id: int | None = None
     mentions: tuple[tuple[int, str], ...] = ()  # (user id, login)
@@ -84,20 +87,24 @@ class Conversation:
         return out
 
     @classmethod
-    def of(cls, status: Status) -> "Conversation":
+    def of(cls, status: Status) -> Conversation:
         x = status.extra
         mentions = []
         for item in x.get("mentions", "").split():
             uid, _, login = item.partition(":")
             mentions.append((int(uid), login))
         reply = x.get("in_reply_to_id")
-        return cls(int(reply) if reply else None,
-                   int(x["in_reply_to_account_id"]) if reply else None,
-                   tuple(mentions), tuple(x.get("tags", "").split()))
+        return cls(
+            int(reply) if reply else None,
+            int(x["in_reply_to_account_id"]) if reply else None,
+            tuple(mentions),
+            tuple(x.get("tags", "").split()),
+        )
 
 
-async def prepare(store: Store, author_id: int, text: str, in_reply_to=None, *,
-                  only: frozenset[str] | None = None) -> Conversation:
+async def prepare(
+    store: Store, author_id: int, text: str, in_reply_to=None, *, only: frozenset[str] | None = None
+) -> Conversation:
     """Read what the new status will record; StatusNotFound for a missing
     parent, ValidationError past the caps. Reads only. ``only``: the logins
     that may count as mentions (a remote status's, named by its tags)."""
@@ -119,13 +126,18 @@ async def prepare(store: Store, author_id: int, text: str, in_reply_to=None, *,
         if uid is None or deleted is not None:
             raise StatusNotFound(f"status {parent} does not exist")
         parent_author = int(uid)
-    claims = [(login, int(claim.split(b":", 1)[0])) for login, claim in zip(logins, replies)
-              if claim is not None]
+    claims = [
+        (login, int(claim.split(b":", 1)[0]))
+        for login, claim in zip(logins, replies)
+        if claim is not None
+    ]
     exists = await store.batch([("HGET", keys.user(uid), "login") for _, uid in claims])
-    mentions = tuple((uid, real.decode()) for (_, uid), real in zip(claims, exists)
-                     if real is not None)
-    return Conversation(parent, parent_author, mentions, tuple(tags),
-                        int(parent_conv) if parent_conv else None)
+    mentions = tuple(
+        (uid, real.decode()) for (_, uid), real in zip(claims, exists) if real is not None
+    )
+    return Conversation(
+        parent, parent_author, mentions, tuple(tags), int(parent_conv) if parent_conv else None
+    )
 
 
 async def _deliver(store: Store, script: str, sid: int, timelines: list[str], cap: int) -> None:
@@ -140,8 +152,9 @@ async def _deliver(store: Store, script: str, sid: int, timelines: list[str], ca
 async def _tag_follower_homes(store: Store, tags) -> list[str]:
     if not tags:
         return []
-    members = await store.batch([("SRANDMEMBER", keys.tag_followers(t),
-                                  limits.TAG_FOLLOWERS_DELIVERED_MAX) for t in tags])
+    members = await store.batch(
+        [("SRANDMEMBER", keys.tag_followers(t), limits.TAG_FOLLOWERS_DELIVERED_MAX) for t in tags]
+    )
     uids = dict.fromkeys(int(m) for group in members for m in group)
     return [keys.home(uid) for uid in uids]
 
@@ -153,8 +166,7 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
         return []
     if status.extra.get("visibility") == "direct":  # only the mentioned may see it
         return []
-    members = await store.srandmember(keys.notifiers(status.user_id),
-                                             limits.STATUS_NOTIFY_MAX)
+    members = await store.srandmember(keys.notifiers(status.user_id), limits.STATUS_NOTIFY_MAX)
     if not members:
         return []
     # only those who follow the author now (the set is kept with the follow,
@@ -171,9 +183,11 @@ def counts_as_reply(status: Status) -> bool:
 
 
 async def _reply_link(store: Store, status: Status, parent: int, link: bool) -> None:
-    await store.run("reply_link", [keys.replies(parent), keys.replies_counted(parent),
-                                   keys.status_counts(parent)],
-                    [status.id, 1 if link else 0, 1 if counts_as_reply(status) else 0])
+    await store.run(
+        "reply_link",
+        [keys.replies(parent), keys.replies_counted(parent), keys.status_counts(parent)],
+        [status.id, 1 if link else 0, 1 if counts_as_reply(status) else 0],
+    )
 
 
 async def recount_replies(store: Store) -> int:
@@ -186,27 +200,41 @@ async def recount_replies(store: Store) -> int:
     so a run cut short is simply run again. Returns statuses recounted."""
     if await store.exists(keys.REPLY_COUNTS_DONE):
         return 0
-    parents = [sid for sid in map(keys.replied_status,
-                                  await topology.of(store).keys_matching(keys.REPLIES_ANY))
-               if sid is not None]
+    parents = [
+        sid
+        for sid in map(
+            keys.replied_status, await topology.of(store).keys_matching(keys.REPLIES_ANY)
+        )
+        if sid is not None
+    ]
     for first in range(0, len(parents), limits.REPLY_RECOUNT_BATCH):
-        batch = parents[first:first + limits.REPLY_RECOUNT_BATCH]
+        batch = parents[first : first + limits.REPLY_RECOUNT_BATCH]
         rows = await store.batch([("ZRANGE", keys.replies(p), 0, -1) for p in batch])
         reply_ids = [[int(r) for r in row] for row in rows]
-        found = await store.batch([("HMGET", keys.status(r), "uid", "deleted",
-                                    f"{EXTRA_PREFIX}visibility")
-                                   for ids in reply_ids for r in ids])
+        found = await store.batch(
+            [
+                ("HMGET", keys.status(r), "uid", "deleted", f"{EXTRA_PREFIX}visibility")
+                for ids in reply_ids
+                for r in ids
+            ]
+        )
         at = 0
         for parent, ids in zip(batch, reply_ids):
             counted = []
             for rid in ids:
                 uid, deleted, vis = found[at]
                 at += 1
-                if uid is not None and deleted is None and (
-                        vis is None or vis.decode() in visibility.OPEN):
+                if (
+                    uid is not None
+                    and deleted is None
+                    and (vis is None or vis.decode() in visibility.OPEN)
+                ):
                     counted.append(rid)
-            await store.run("reply_recount", [keys.replies(parent), keys.replies_counted(parent),
-                                              keys.status_counts(parent)], counted)
+            await store.run(
+                "reply_recount",
+                [keys.replies(parent), keys.replies_counted(parent), keys.status_counts(parent)],
+                counted,
+            )
     await store.set(keys.REPLY_COUNTS_DONE, len(parents))
     return len(parents)
 
@@ -217,8 +245,7 @@ async def after_post(store: Store, status: Status) -> None:
     sid = status.id
     for uid in await _notifiers(store, status):
         op = await store.incr(keys.INTERACTION_SEQ)
-        await notifications.apply(store, uid, "status", status.user_id, sid, op, True,
-                                  status=sid)
+        await notifications.apply(store, uid, "status", status.user_id, sid, op, True, status=sid)
     if not (conv.in_reply_to_id or conv.mentions or conv.tags):
         if status.extra.get("visibility") == "direct":
             await direct_messages.after_post(store, status, [])
@@ -228,12 +255,21 @@ async def after_post(store: Store, status: Status) -> None:
     if conv.tags and status.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
         await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
-        await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in conv.tags],
-                       limits.TAG_TIMELINE_CAP)
+        await _deliver(
+            store,
+            "deliver",
+            sid,
+            [keys.tag_timeline(t) for t in conv.tags],
+            limits.TAG_TIMELINE_CAP,
+        )
     mentioned = [uid for uid, _ in conv.mentions if uid != status.user_id]
     if mentioned:  # nothing reaches across a block (redpoll.relations.relations)
-        blocked = await store.batch([("ZMSCORE", keys.blocking(status.user_id), *mentioned),
-                                     ("ZMSCORE", keys.blocked_by(status.user_id), *mentioned)])
+        blocked = await store.batch(
+            [
+                ("ZMSCORE", keys.blocking(status.user_id), *mentioned),
+                ("ZMSCORE", keys.blocked_by(status.user_id), *mentioned),
+            ]
+        )
         mentioned = [uid for uid, x, y in zip(mentioned, *blocked) if x is None and y is None]
     homes = [keys.home(uid) for uid in mentioned]
     if status.extra.get("visibility", "public") == "public":  # followed tags: public only
@@ -241,8 +277,7 @@ async def after_post(store: Store, status: Status) -> None:
     await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
     for uid in mentioned:
         op = await store.incr(keys.INTERACTION_SEQ)
-        await notifications.apply(store, uid, "mention", status.user_id, sid, op, True,
-                                  status=sid)
+        await notifications.apply(store, uid, "mention", status.user_id, sid, op, True, status=sid)
     if status.extra.get("visibility") == "direct":
         await direct_messages.after_post(store, status, mentioned)
 
@@ -264,8 +299,9 @@ async def after_delete(store: Store, status: Status) -> None:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "status", status.user_id, sid, op, False)
     # the author's favourite notifications about it (boosts take theirs along)
-    fans = await store.zrange(keys.favourited_by(sid), 0,
-                                     limits.NOTIFICATIONS_UNDONE_PER_DELETE - 1)
+    fans = await store.zrange(
+        keys.favourited_by(sid), 0, limits.NOTIFICATIONS_UNDONE_PER_DELETE - 1
+    )
     for fan in fans:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, status.user_id, "favourite", int(fan), sid, op, False)
@@ -287,19 +323,32 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
     new_uids = {uid for uid, _ in new.mentions}
     gone = [uid for uid in old_uids - new_uids if uid != author]
     added = [uid for uid in new_uids - old_uids if uid != author]
-    await _deliver(store, "undeliver", sid,
-                   [keys.tag_timeline(t) for t in gone_tags] + [keys.home(u) for u in gone],
-                   limits.HOME_CAP)
+    await _deliver(
+        store,
+        "undeliver",
+        sid,
+        [keys.tag_timeline(t) for t in gone_tags] + [keys.home(u) for u in gone],
+        limits.HOME_CAP,
+    )
     for uid in gone:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", author, sid, op, False)
     if added_tags and after.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in added_tags])
-        await _deliver(store, "deliver", sid, [keys.tag_timeline(t) for t in added_tags],
-                       limits.TAG_TIMELINE_CAP)
+        await _deliver(
+            store,
+            "deliver",
+            sid,
+            [keys.tag_timeline(t) for t in added_tags],
+            limits.TAG_TIMELINE_CAP,
+        )
     if added:  # nothing reaches across a block (redpoll.relations.relations)
-        blocked = await store.batch([("ZMSCORE", keys.blocking(author), *added),
-                                     ("ZMSCORE", keys.blocked_by(author), *added)])
+        blocked = await store.batch(
+            [
+                ("ZMSCORE", keys.blocking(author), *added),
+                ("ZMSCORE", keys.blocked_by(author), *added),
+            ]
+        )
         added = [uid for uid, x, y in zip(added, *blocked) if x is None and y is None]
         await _deliver(store, "deliver", sid, [keys.home(u) for u in added], limits.HOME_CAP)
         for uid in added:
@@ -324,8 +373,9 @@ async def context(store: Store, status: Status) -> tuple[list[int], list[int]]:
     children: dict[int, list[int]] = {}
     level, seen = [status.id], 0
     while level and seen < limits.CONTEXT_DESCENDANTS_MAX:
-        rows = await store.batch([("ZRANGE", keys.replies(sid), 0,
-                                   limits.CONTEXT_DESCENDANTS_MAX - 1) for sid in level])
+        rows = await store.batch(
+            [("ZRANGE", keys.replies(sid), 0, limits.CONTEXT_DESCENDANTS_MAX - 1) for sid in level]
+        )
         nxt = []
         for sid, row in zip(level, rows):
             kids = [int(x) for x in row]
@@ -350,7 +400,11 @@ async def search_tags(store: Store, prefix: str, limit: int = limits.TAG_SEARCH_
         return []
     # the upper bound as bytes: a str "\xff" would be sent as UTF-8 c3 bf,
     # below every name that goes on with a character past U+00FF
-    names = await store.zrangebylex(keys.TAG_NAMES, f"[{prefix}",
-                                           b"[" + prefix.encode() + b"\xff",
-                                           start=0, num=min(limit, limits.TAG_SEARCH_MAX))
+    names = await store.zrangebylex(
+        keys.TAG_NAMES,
+        f"[{prefix}",
+        b"[" + prefix.encode() + b"\xff",
+        start=0,
+        num=min(limit, limits.TAG_SEARCH_MAX),
+    )
     return [n.decode() for n in names]

@@ -8,14 +8,15 @@ conversation for its author (read) and each account it reaches (unread):
 inside the post's journal and a replay changes nothing. Who sees the
 status is still redpoll.relations.visibility's decision, on every read.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..core import keys, limits, validate
-from ..relations import visibility
 from ..core.errors import NotFound
 from ..core.models import Status
+from ..relations import visibility
 from ..storage.store import Store
 
 
@@ -37,8 +38,9 @@ def conversation_of(status: Status) -> int:
 def participants(status: Status) -> list[int]:
     """The author and the mentioned (the blocked are never mentioned: the
     conversation module drops them before delivery)."""
-    return list(dict.fromkeys([status.user_id, *visibility.mentioned_ids(
-        status.extra.get("mentions", ""))]))
+    return list(
+        dict.fromkeys([status.user_id, *visibility.mentioned_ids(status.extra.get("mentions", ""))])
+    )
 
 
 async def after_post(store: Store, status: Status, reached: list[int]) -> None:
@@ -46,13 +48,16 @@ async def after_post(store: Store, status: Status, reached: list[int]) -> None:
     and for ``reached`` (the mentioned it was delivered to). Idempotent."""
     conv = conversation_of(status)
     for uid in dict.fromkeys([status.user_id, *reached]):
-        await store.run("dm_touch", [keys.dm_conversations(uid), keys.dm_states(uid)],
-                        [conv, status.id, "0" if uid == status.user_id else "1",
-                         limits.DM_CONVERSATIONS_MAX])
+        await store.run(
+            "dm_touch",
+            [keys.dm_conversations(uid), keys.dm_states(uid)],
+            [conv, status.id, "0" if uid == status.user_id else "1", limits.DM_CONVERSATIONS_MAX],
+        )
 
 
-async def page(store: Store, uid, max_id=None, since_id=None, min_id=None, limit=None
-               ) -> list[Conversation]:
+async def page(
+    store: Store, uid, max_id=None, since_id=None, min_id=None, limit=None
+) -> list[Conversation]:
     """The user's conversations, the one with the newest status first,
     paged by last status id."""
     uid = validate.an_id(uid, "user_id")
@@ -64,15 +69,29 @@ async def page(store: Store, uid, max_id=None, since_id=None, min_id=None, limit
     low = min_id or since_id
     bottom = f"({int(low)}" if low else "-inf"
     if min_id:  # the oldest above min_id, newest first (Mastodon's min_id)
-        rows, = await store.batch([("ZRANGE", keys.dm_conversations(uid), bottom, top, "BYSCORE",
-                                    "LIMIT", 0, limit)])
+        (rows,) = await store.batch(
+            [("ZRANGE", keys.dm_conversations(uid), bottom, top, "BYSCORE", "LIMIT", 0, limit)]
+        )
         rows = list(reversed(rows))
     else:
-        rows, = await store.batch([("ZRANGE", keys.dm_conversations(uid), top, bottom, "BYSCORE",
-                                    "REV", "LIMIT", 0, limit)])
+        (rows,) = await store.batch(
+            [
+                (
+                    "ZRANGE",
+                    keys.dm_conversations(uid),
+                    top,
+                    bottom,
+                    "BYSCORE",
+                    "REV",
+                    "LIMIT",
+                    0,
+                    limit,
+                )
+            ]
+        )
     if not rows:
         return []
-    states, = await store.batch([("HMGET", keys.dm_states(uid), *rows)])
+    (states,) = await store.batch([("HMGET", keys.dm_states(uid), *rows)])
     out = []
     for conv, state in zip(rows, states):
         if state is None:
@@ -84,7 +103,7 @@ async def page(store: Store, uid, max_id=None, since_id=None, min_id=None, limit
 
 async def get(store: Store, uid, conv) -> Conversation:
     uid, conv = validate.an_id(uid, "user_id"), validate.an_id(conv, "id")
-    state, = await store.batch([("HGET", keys.dm_states(uid), conv)])
+    (state,) = await store.batch([("HGET", keys.dm_states(uid), conv)])
     if state is None:
         raise ConversationNotFound(f"conversation {conv} does not exist")
     sid, _, unread = state.decode().partition(":")

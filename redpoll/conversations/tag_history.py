@@ -5,6 +5,7 @@ them, as Mastodon's Tag entity shows. Kept as every item's history is
 counted at post time by conversation.after_post, idempotent, bounded by
 time), which also makes the tag a candidate of the trending tags.
 """
+
 from __future__ import annotations
 
 from ..storage.store import Store
@@ -20,7 +21,8 @@ async def count_use(store: Store, names, sid: int, author: int, at_ms: int) -> N
     await history.count_use(store, "tag", names, sid, author, at_ms)
 
 
-async def histories(store: Store, names: list[str], now: int | None = None
-                    ) -> dict[str, tuple[TagDay, ...]]:
+async def histories(
+    store: Store, names: list[str], now: int | None = None
+) -> dict[str, tuple[TagDay, ...]]:
     """Each tag's history, today first (one batch of PFCOUNTs)."""
     return await history.histories(store, "tag", names, now)

@@ -7,18 +7,19 @@ followers): journaled like a follow (held job around the change, replayed by
 a worker if the call is cut short; the replay syncs the tag's side to the
 user's, which is written first and is the truth).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import keys, limits
-from . import tag_history
-from .conversation import tag_name
-from ..core.errors import Conflict, LimitReached
 from ..bus.jobs import JobQueue, TagFollowJob
+from ..core import keys, limits
+from ..core.errors import Conflict, LimitReached
 from ..core.models import now_us
 from ..storage.store import Store
 from ..trends import ranking
+from . import tag_history
+from .conversation import tag_name
 
 JOB = "tag_follow"
 
@@ -56,8 +57,9 @@ async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool)
     if on:
         try:  # the cap's check and the add in one script (tag_follow.lua): racing
             # follows never pass it
-            await store.run("tag_follow", [keys.followed_tags(uid)],
-                            [name, now_us(), limits.FOLLOWED_TAGS_MAX])
+            await store.run(
+                "tag_follow", [keys.followed_tags(uid)], [name, now_us(), limits.FOLLOWED_TAGS_MAX]
+            )
         except LimitReached:
             await queue.release(held)  # nothing was written
             raise Conflict(f"at most {limits.FOLLOWED_TAGS_MAX} followed hashtags") from None
@@ -82,16 +84,21 @@ async def replay(store: Store, settings, job: TagFollowJob) -> None:
 
 
 async def followed(store: Store, uid: int) -> list[str]:
-    return [n.decode() for n in await store.zrevrange(keys.followed_tags(uid), 0,
-                                                             limits.FOLLOWED_TAGS_MAX - 1)]
+    return [
+        n.decode()
+        for n in await store.zrevrange(keys.followed_tags(uid), 0, limits.FOLLOWED_TAGS_MAX - 1)
+    ]
 
 
-async def trending(store: Store, uid: int | None, *, offset=None, limit=None,
-                   now: int | None = None) -> list[Tag]:
+async def trending(
+    store: Store, uid: int | None, *, offset=None, limit=None, now: int | None = None
+) -> list[Tag]:
     """The trending hashtags (redpoll.trends.ranking), best first, with
     whether ``uid`` follows each; ``now`` (ms): the clock."""
     found = await ranking.trending(store, "tag", offset=offset, limit=limit, now=now)
     mine = [None] * len(found)
     if uid is not None and found:
-        mine, = await store.batch([("ZMSCORE", keys.followed_tags(uid), *(t.item for t in found))])
+        (mine,) = await store.batch(
+            [("ZMSCORE", keys.followed_tags(uid), *(t.item for t in found))]
+        )
     return [Tag(t.item, m is not None, True, t.history) for t, m in zip(found, mine)]

@@ -107,6 +107,7 @@ class MediaStorageError(RedpollError):
     left half-written: an upload is given up at once (a tombstone saying
     why, its files' deletion queued: redpoll.media.uploads), a profile
     image leaves the profile as it was (redpoll.media.profile_images)."""
+
     status = 503
     code = "storage"
 
@@ -131,18 +132,18 @@ class ScriptError(RedpollError):
 #: that knows more (which user, which list) catches it and says so.
 SCRIPT_ERRORS: dict[str, type[RedpollError]] = {
     "NOTFOUND": StatusNotFound,  # delete_mark*: no such status
-    "FORBIDDEN": Forbidden,      # delete_mark*, status_edit*: the status is another user's
-    "NOUSER": UserNotFound,      # record_post: no such author
-    "NOOWNER": NotFound,         # read_page*: the timeline's owner is unknown
-    "NOLIST": ListNotFound,      # list_put, list_drop
-    "MISSING": NotFound,         # edge_set: the owner, list or user is unknown
-    "FULL": LimitReached,        # edge_set, list_put, status_edit*: the history is full
+    "FORBIDDEN": Forbidden,  # delete_mark*, status_edit*: the status is another user's
+    "NOUSER": UserNotFound,  # record_post: no such author
+    "NOOWNER": NotFound,  # read_page*: the timeline's owner is unknown
+    "NOLIST": ListNotFound,  # list_put, list_drop
+    "MISSING": NotFound,  # edge_set: the owner, list or user is unknown
+    "FULL": LimitReached,  # edge_set, list_put, status_edit*: the history is full
     "NOTFOLLOWED": NotFollowed,  # edge_set: a list member the owner does not follow
-    "CHANGED": Conflict,         # status_edit*: the record changed since it was read
-    "EXISTS": Conflict,          # create_user: the record is there already
+    "CHANGED": Conflict,  # status_edit*: the record changed since it was read
+    "EXISTS": Conflict,  # create_user: the record is there already
     "ABANDONED": SignUpAbandoned,  # create_user: a worker gave the sign-up up
-    "VOTED": AlreadyVoted,       # poll_vote: the account voted already
-    "ENDED": PollEnded,          # poll_vote: the poll has ended
+    "VOTED": AlreadyVoted,  # poll_vote: the account voted already
+    "ENDED": PollEnded,  # poll_vote: the poll has ended
 }
 
 

@@ -8,15 +8,23 @@ So an outage of any length costs two log lines per process, not a traceback
 per request or per retry, and ``/ready`` and the stream
 health endpoint answer from the same state.
 """
+
 from __future__ import annotations
 
 import asyncio
+import builtins
 import logging
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
-from redis.exceptions import (BusyLoadingError, ClusterDownError, ConnectionError,
-                              RedisClusterException, TimeoutError, TryAgainError)
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    ConnectionError,
+    RedisClusterException,
+    TimeoutError,
+    TryAgainError,
+)
 
 from . import limits, metrics
 
@@ -29,8 +37,15 @@ Ping = Callable[[], Awaitable[object]]
 #: nodes answers or that has no master for some slots, a server still
 #: loading its data. Loops that talk to the database report these with
 #: :meth:`Reachability.lost` and wait (:class:`Backoff`), without a traceback.
-OUTAGE = (ConnectionError, TimeoutError, RedisClusterException, ClusterDownError,
-          TryAgainError, BusyLoadingError, OSError)
+OUTAGE = (
+    ConnectionError,
+    TimeoutError,
+    RedisClusterException,
+    ClusterDownError,
+    TryAgainError,
+    BusyLoadingError,
+    OSError,
+)
 
 
 class Backoff:
@@ -40,8 +55,11 @@ class Backoff:
     attempt on a cluster that is gone costs a reading of its slot map from
     every node it knows: retried without a pause, that spun a CPU.)"""
 
-    def __init__(self, first: float = limits.OUTAGE_BACKOFF_FIRST_S,
-                 most: float = limits.OUTAGE_BACKOFF_MAX_S) -> None:
+    def __init__(
+        self,
+        first: float = limits.OUTAGE_BACKOFF_FIRST_S,
+        most: float = limits.OUTAGE_BACKOFF_MAX_S,
+    ) -> None:
         self.first, self.most = first, most
         self.next = first
 
@@ -56,7 +74,7 @@ class Backoff:
             return
         try:
             await asyncio.wait_for(nudge.wait(), delay)
-        except asyncio.TimeoutError:
+        except builtins.TimeoutError:
             pass
         nudge.clear()
 
@@ -112,8 +130,9 @@ class Reachability:
             down_s = time.monotonic() - self.since
             self.up = True
             self.since = time.monotonic()
-            log.info("database reachable again",
-                     extra={"noticed_by": who, "down_s": round(down_s, 2)})
+            log.info(
+                "database reachable again", extra={"noticed_by": who, "down_s": round(down_s, 2)}
+            )
 
     def _start_probe(self) -> None:
         if self._ping is None or (self._probe is not None and not self._probe.done()):

@@ -7,6 +7,7 @@ Cluster layout: everything that belongs to one user carries the hash tag
 and lists stays in one slot. Statuses are tagged by their own id. Scripts that
 touch many users (delivery) are called once per slot group, see ``store.py``.
 """
+
 from __future__ import annotations
 
 from . import limits
@@ -633,7 +634,7 @@ def boost_pair(home: str | bytes) -> list[bytes]:
     """``[home, home_reblogs]`` of the user whose home key is given (as
     ``home``/``homes`` build it): the keys deliver_boost.lua takes."""
     raw = home.encode() if isinstance(home, str) else home
-    return [raw, b"hrb:" + raw[raw.index(b"{"):]]
+    return [raw, b"hrb:" + raw[raw.index(b"{") :]]
 
 
 def notifiers(uid: int) -> str:
@@ -753,6 +754,7 @@ def user_key_prefixes() -> frozenset[str]:
     keys carry ``{sid}`` and are not among them, even when a status id
     equals a user id."""
     import inspect
+
     out = set()
     for name, build in list(globals().items()):
         if not inspect.isfunction(build) or name in ("user_key_prefixes", "tagged"):

@@ -23,9 +23,11 @@ empties every memo, which is the same test done in bulk.
 What is not in a kept record is not covered: counters that change on every
 favourite or boost are read per request and rendered on top of the record.
 """
+
 from __future__ import annotations
 
-from typing import Generic, Hashable, TypeVar
+from collections.abc import Hashable
+from typing import Generic, TypeVar
 
 V = TypeVar("V")
 

@@ -17,14 +17,22 @@ and ``/metrics`` in any worker sums counters and histograms over all of
 them (live-summed for the stream-clients gauge). With one worker the
 values live in the process (the default registry).
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
-from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter,
-                               Gauge, Histogram, generate_latest)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
@@ -32,33 +40,43 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 HTTP_REQUESTS = Counter(
-    "redpoll_http_requests", "HTTP requests answered, by route template, method and status",
-    ["route", "method", "status"])
+    "redpoll_http_requests",
+    "HTTP requests answered, by route template, method and status",
+    ["route", "method", "status"],
+)
 HTTP_LATENCY = Histogram(
     "redpoll_http_request_duration_seconds",
     "Time from request to the end of the response, by route template and method",
     ["route", "method"],
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0))
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
 REDIS_CALLS = Counter(
     "redpoll_redis_calls",
     "Round trips to Redis made through the store: a script by name, or a batch of plain commands",
-    ["op"])
+    ["op"],
+)
 REDIS_ERRORS = Counter(
-    "redpoll_redis_errors", "Of those, the ones that failed (connection lost, timeout, error reply)",
-    ["op"])
+    "redpoll_redis_errors",
+    "Of those, the ones that failed (connection lost, timeout, error reply)",
+    ["op"],
+)
 FANOUT_DELIVERIES = Counter(
     "redpoll_fanout_deliveries",
     "Timelines a status id was written to (deliver) or taken out of (undeliver) by fan-out steps",
-    ["action"])
+    ["action"],
+)
 STREAM_CLIENTS = Gauge(
-    "redpoll_stream_clients", "Open stream connections (v1.1, SSE, WebSocket)",
-    multiprocess_mode="livesum")
+    "redpoll_stream_clients",
+    "Open stream connections (v1.1, SSE, WebSocket)",
+    multiprocess_mode="livesum",
+)
 STREAM_DROPS = Counter(
-    "redpoll_stream_drops", "Stream connections cut off because they fell too far behind")
-STREAM_EVENTS = Counter(
-    "redpoll_stream_deliveries", "Events written to stream connections")
+    "redpoll_stream_drops", "Stream connections cut off because they fell too far behind"
+)
+STREAM_EVENTS = Counter("redpoll_stream_deliveries", "Events written to stream connections")
 DATABASE_OUTAGES = Counter(
-    "redpoll_database_outages", "Times this process found the database unreachable")
+    "redpoll_database_outages", "Times this process found the database unreachable"
+)
 
 
 def multiprocess() -> bool:

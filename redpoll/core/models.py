@@ -1,10 +1,11 @@
 """What the engine returns: plain frozen records built from Redis hashes."""
+
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 EXTRA_PREFIX = "x:"
 
@@ -67,38 +68,65 @@ class User:
     #: the read that brought this one found it (records.users fills it in,
     #: never deeper: its own ``moved`` stays None)
     moved_to: int = 0
-    moved: "User | None" = None
+    moved: User | None = None
 
     @property
     def remote(self) -> bool:
         return bool(self.uri)
 
     @classmethod
-    def from_hash(cls, raw: Mapping) -> "User":
+    def from_hash(cls, raw: Mapping) -> User:
         h = _text(raw)
         fields = h.get("fields")
-        return cls(id=int(h["id"]), login=h.get("login", ""), display_name=h.get("name", ""),
-                   bio=h.get("bio", ""), created_at=int(h.get("at", 0)),
-                   followers=int(h.get("followers", 0)), following=int(h.get("following", 0)),
-                   posts=int(h.get("posts", 0)), bot=h.get("bot") == "1",
-                   discoverable=h.get("disc", "1") == "1",
-                   fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
-                   privacy=h.get("privacy", "public"), suspended=h.get("susp") == "1",
-                   role=h.get("role", ""), locked=h.get("locked") == "1",
-                   avatar=h.get("avatar", ""), avatar_static=h.get("avatar_s", ""),
-                   header=h.get("header", ""), header_static=h.get("header_s", ""),
-                   uri=h.get("uri", ""), url=h.get("url", ""),
-                   moved_to=int(h.get("moved") or 0))
+        return cls(
+            id=int(h["id"]),
+            login=h.get("login", ""),
+            display_name=h.get("name", ""),
+            bio=h.get("bio", ""),
+            created_at=int(h.get("at", 0)),
+            followers=int(h.get("followers", 0)),
+            following=int(h.get("following", 0)),
+            posts=int(h.get("posts", 0)),
+            bot=h.get("bot") == "1",
+            discoverable=h.get("disc", "1") == "1",
+            fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
+            privacy=h.get("privacy", "public"),
+            suspended=h.get("susp") == "1",
+            role=h.get("role", ""),
+            locked=h.get("locked") == "1",
+            avatar=h.get("avatar", ""),
+            avatar_static=h.get("avatar_s", ""),
+            header=h.get("header", ""),
+            header_static=h.get("header_s", ""),
+            uri=h.get("uri", ""),
+            url=h.get("url", ""),
+            moved_to=int(h.get("moved") or 0),
+        )
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "login": self.login, "display_name": self.display_name,
-                "bio": self.bio, "created_at": self.created_at, "followers": self.followers,
-                "following": self.following, "posts": self.posts, "bot": self.bot,
-                "discoverable": self.discoverable, "fields": [list(f) for f in self.fields],
-                "privacy": self.privacy, "suspended": self.suspended, "role": self.role,
-                "locked": self.locked, "avatar": self.avatar, "avatar_static": self.avatar_static,
-                "header": self.header, "header_static": self.header_static,
-                "uri": self.uri, "url": self.url}
+        return {
+            "id": self.id,
+            "login": self.login,
+            "display_name": self.display_name,
+            "bio": self.bio,
+            "created_at": self.created_at,
+            "followers": self.followers,
+            "following": self.following,
+            "posts": self.posts,
+            "bot": self.bot,
+            "discoverable": self.discoverable,
+            "fields": [list(f) for f in self.fields],
+            "privacy": self.privacy,
+            "suspended": self.suspended,
+            "role": self.role,
+            "locked": self.locked,
+            "avatar": self.avatar,
+            "avatar_static": self.avatar_static,
+            "header": self.header,
+            "header_static": self.header_static,
+            "uri": self.uri,
+            "url": self.url,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,16 +139,22 @@ class Status:
     extra: dict = field(default_factory=dict)
 
     @classmethod
-    def from_hash(cls, raw: Mapping) -> "Status | None":
+    def from_hash(cls, raw: Mapping) -> Status | None:
         """None for a missing or deleted status: readers skip those."""
         if not raw:
             return None
         h = _text(raw)
         if "deleted" in h:
             return None
-        extra = {k[len(EXTRA_PREFIX):]: v for k, v in h.items() if k.startswith(EXTRA_PREFIX)}
-        return cls(id=int(h["id"]), text=h.get("text", ""), created_at=int(h["at"]),
-                   user_id=int(h["uid"]), login=h.get("login", ""), extra=extra)
+        extra = {k[len(EXTRA_PREFIX) :]: v for k, v in h.items() if k.startswith(EXTRA_PREFIX)}
+        return cls(
+            id=int(h["id"]),
+            text=h.get("text", ""),
+            created_at=int(h["at"]),
+            user_id=int(h["uid"]),
+            login=h.get("login", ""),
+            extra=extra,
+        )
 
     @property
     def listed(self) -> bool:
@@ -139,31 +173,46 @@ class Status:
     def replies_to_other(self) -> int | None:
         """The account this status replies to, when it is not its author's
         own (a post or a reply to oneself: None)."""
-        other = self.extra.get("in_reply_to_account_id") if "in_reply_to_id" in self.extra \
-            else None
+        other = self.extra.get("in_reply_to_account_id") if "in_reply_to_id" in self.extra else None
         return int(other) if other and int(other) != self.user_id else None
 
     def to_hash(self) -> dict[str, str]:
         """The hash of a new status; 'v' is its version (redpoll.core.memo: every
         later change to the record writes a new one)."""
-        data = {"id": str(self.id), "text": self.text, "at": str(self.created_at),
-                "uid": str(self.user_id), "login": self.login, "v": "1"}
+        data = {
+            "id": str(self.id),
+            "text": self.text,
+            "at": str(self.created_at),
+            "uid": str(self.user_id),
+            "login": self.login,
+            "v": "1",
+        }
         data.update({EXTRA_PREFIX + k: v for k, v in self.extra.items()})
         return data
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "text": self.text, "created_at": self.created_at,
-                "user_id": self.user_id, "login": self.login, **self.extra}
+        return {
+            "id": self.id,
+            "text": self.text,
+            "created_at": self.created_at,
+            "user_id": self.user_id,
+            "login": self.login,
+            **self.extra,
+        }
 
     @classmethod
-    def from_dict(cls, raw: Mapping) -> "Status":
+    def from_dict(cls, raw: Mapping) -> Status:
         """The status of :meth:`to_dict` (an event's), without what an event
         adds to it (``reblog``, ``deleted``)."""
         core = ("id", "text", "created_at", "user_id", "login", "reblog", "deleted")
-        return cls(id=int(raw["id"]), text=str(raw.get("text", "")),
-                   created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
-                   login=str(raw.get("login", "")),
-                   extra={k: v for k, v in raw.items() if k not in core})
+        return cls(
+            id=int(raw["id"]),
+            text=str(raw.get("text", "")),
+            created_at=int(raw.get("created_at", 0)),
+            user_id=int(raw["user_id"]),
+            login=str(raw.get("login", "")),
+            extra={k: v for k, v in raw.items() if k not in core},
+        )
 
 
 class Page(list):
@@ -178,8 +227,12 @@ class Page(list):
 
     __slots__ = ("authors", "counts")
 
-    def __init__(self, statuses=(), authors: dict[int, User] | None = None,
-                 counts: dict[int, list] | None = None):
+    def __init__(
+        self,
+        statuses=(),
+        authors: dict[int, User] | None = None,
+        counts: dict[int, list] | None = None,
+    ):
         super().__init__(statuses)
         self.authors: dict[int, User] = authors if authors is not None else {}
         self.counts: dict[int, list] = counts if counts is not None else {}
@@ -196,6 +249,7 @@ class HomeRead:
     first round trip caught up as far as no rule was needed: what is left
     for the home rule (the news that need it; the ids put in of which the
     home holds a boost)."""
+
     large: list[int]
     hidden: set[int]
     handle: object

@@ -3,12 +3,13 @@
 A bad value raises :class:`~redpoll.core.errors.ConfigError` naming the variable,
 so a typo stops the process at start-up instead of misbehaving later.
 """
+
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from . import limits
@@ -65,20 +66,32 @@ def _public_url(env: Mapping[str, str]) -> str | None:
     if raw is None:
         return None
     parts = urlsplit(raw)
-    if (parts.scheme not in ("http", "https") or not parts.netloc or parts.query
-            or parts.fragment or any(c.isspace() for c in raw)):
-        raise ConfigError(f"REDPOLL_PUBLIC_URL={raw!r} must be an http:// or https:// URL "
-                          "without query or fragment, e.g. https://social.example")
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or parts.query
+        or parts.fragment
+        or any(c.isspace() for c in raw)
+    ):
+        raise ConfigError(
+            f"REDPOLL_PUBLIC_URL={raw!r} must be an http:// or https:// URL "
+            "without query or fragment, e.g. https://social.example"
+        )
     return raw.rstrip("/")
 
 
 def _metrics_token(env: Mapping[str, str]) -> str | None:
     """REDPOLL_METRICS_TOKEN: unset or empty means no scraping."""
     raw = env.get("REDPOLL_METRICS_TOKEN") or None
-    if raw is not None and (len(raw) < limits.METRICS_TOKEN_MIN_CHARS
-                            or not raw.isascii() or any(c.isspace() for c in raw)):
-        raise ConfigError(f"REDPOLL_METRICS_TOKEN must be at least "
-                          f"{limits.METRICS_TOKEN_MIN_CHARS} ASCII characters without spaces")
+    if raw is not None and (
+        len(raw) < limits.METRICS_TOKEN_MIN_CHARS
+        or not raw.isascii()
+        or any(c.isspace() for c in raw)
+    ):
+        raise ConfigError(
+            f"REDPOLL_METRICS_TOKEN must be at least "
+            f"{limits.METRICS_TOKEN_MIN_CHARS} ASCII characters without spaces"
+        )
     return raw
 
 
@@ -88,17 +101,29 @@ def _http_url(env: Mapping[str, str], name: str, example: str) -> str | None:
     if raw is None:
         return None
     parts = urlsplit(raw)
-    if (parts.scheme not in ("http", "https") or not parts.netloc or parts.query
-            or parts.fragment or any(c.isspace() for c in raw)):
-        raise ConfigError(f"{name}={raw!r} must be an http:// or https:// URL without query "
-                          f"or fragment, e.g. {example}")
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or parts.query
+        or parts.fragment
+        or any(c.isspace() for c in raw)
+    ):
+        raise ConfigError(
+            f"{name}={raw!r} must be an http:// or https:// URL without query "
+            f"or fragment, e.g. {example}"
+        )
     return raw.rstrip("/")
 
 
 _S3_BUCKET = re.compile(r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]")
 _S3_REGION = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-_S3_VARS = ("REDPOLL_S3_ENDPOINT", "REDPOLL_S3_REGION", "REDPOLL_S3_ACCESS_KEY",
-            "REDPOLL_S3_SECRET_KEY", "REDPOLL_S3_PUBLIC_URL")
+_S3_VARS = (
+    "REDPOLL_S3_ENDPOINT",
+    "REDPOLL_S3_REGION",
+    "REDPOLL_S3_ACCESS_KEY",
+    "REDPOLL_S3_SECRET_KEY",
+    "REDPOLL_S3_PUBLIC_URL",
+)
 
 
 def _s3(env: Mapping[str, str]) -> dict:
@@ -111,29 +136,42 @@ def _s3(env: Mapping[str, str]) -> dict:
     if bucket is None:
         stray = [name for name in _S3_VARS if env.get(name)]
         if stray:
-            raise ConfigError(f"{stray[0]} is set but REDPOLL_S3_BUCKET is not: set the bucket "
-                              "to keep media in S3, or unset the REDPOLL_S3_* variables")
+            raise ConfigError(
+                f"{stray[0]} is set but REDPOLL_S3_BUCKET is not: set the bucket "
+                "to keep media in S3, or unset the REDPOLL_S3_* variables"
+            )
         return {}
     if not _S3_BUCKET.fullmatch(bucket):
-        raise ConfigError(f"REDPOLL_S3_BUCKET={bucket!r} is not a bucket name (3-63 lowercase "
-                          "letters, digits, dots, hyphens)")
+        raise ConfigError(
+            f"REDPOLL_S3_BUCKET={bucket!r} is not a bucket name (3-63 lowercase "
+            "letters, digits, dots, hyphens)"
+        )
     public_url = _http_url(env, "REDPOLL_S3_PUBLIC_URL", "https://media.example")
     if public_url is None:
-        raise ConfigError("REDPOLL_S3_PUBLIC_URL must be set with REDPOLL_S3_BUCKET: the base "
-                          "clients fetch media files from (the bucket's public address, e.g. "
-                          f"https://s3.example/{bucket}, or a CDN's)")
+        raise ConfigError(
+            "REDPOLL_S3_PUBLIC_URL must be set with REDPOLL_S3_BUCKET: the base "
+            "clients fetch media files from (the bucket's public address, e.g. "
+            f"https://s3.example/{bucket}, or a CDN's)"
+        )
     region = env.get("REDPOLL_S3_REGION") or "us-east-1"
     if not _S3_REGION.fullmatch(region):
         raise ConfigError(f"REDPOLL_S3_REGION={region!r} is not a region name (e.g. us-east-1)")
     access = env.get("REDPOLL_S3_ACCESS_KEY") or None
     secret = env.get("REDPOLL_S3_SECRET_KEY") or None
     if (access is None) != (secret is None):
-        raise ConfigError("REDPOLL_S3_ACCESS_KEY and REDPOLL_S3_SECRET_KEY go together: set "
-                          "both, or neither (then boto3 finds credentials itself: AWS_* "
-                          "variables, ~/.aws, an instance role)")
-    return {"s3_bucket": bucket, "s3_public_url": public_url, "s3_region": region,
-            "s3_endpoint": _http_url(env, "REDPOLL_S3_ENDPOINT", "https://s3.example"),
-            "s3_access_key": access, "s3_secret_key": secret}
+        raise ConfigError(
+            "REDPOLL_S3_ACCESS_KEY and REDPOLL_S3_SECRET_KEY go together: set "
+            "both, or neither (then boto3 finds credentials itself: AWS_* "
+            "variables, ~/.aws, an instance role)"
+        )
+    return {
+        "s3_bucket": bucket,
+        "s3_public_url": public_url,
+        "s3_region": region,
+        "s3_endpoint": _http_url(env, "REDPOLL_S3_ENDPOINT", "https://s3.example"),
+        "s3_access_key": access,
+        "s3_secret_key": secret,
+    }
 
 
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -163,8 +201,9 @@ def redact(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url
-    netloc = (f"{parts.username or ''}:***@{parts.hostname or ''}"
-              + (f":{parts.port}" if parts.port else ""))
+    netloc = f"{parts.username or ''}:***@{parts.hostname or ''}" + (
+        f":{parts.port}" if parts.port else ""
+    )
     return urlunsplit(parts._replace(netloc=netloc))
 
 
@@ -250,9 +289,13 @@ class Settings:
     #: Stream backfills / resumes (v1.1 count, SSE Last-Event-ID) per
     #: identifier and per client IP: (replays, seconds) or None = off.
     stream_replays_per_identifier: tuple[int, int] | None = (
-        limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)
+        limits.STREAM_REPLAYS_PER_IDENTIFIER,
+        limits.STREAM_REPLAY_WINDOW_S,
+    )
     stream_replays_per_ip: tuple[int, int] | None = (
-        limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)
+        limits.STREAM_REPLAYS_PER_IP,
+        limits.STREAM_REPLAY_WINDOW_S,
+    )
     #: Open streams (v1.1, SSE, WebSocket) per identifier and per client IP in
     #: one process; None = no limit.
     stream_connections_per_identifier: int | None = limits.STREAM_CONNECTIONS_PER_IDENTIFIER
@@ -292,7 +335,7 @@ class Settings:
         return self.media_dir or os.path.join(self.data_dir, "media")
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         url = env.get("REDIS_URL") or None
         if url is not None and not url.startswith(("redis://", "rediss://", "unix://")):
@@ -305,23 +348,28 @@ class Settings:
             raise ConfigError(f"REDPOLL_FSYNC={fsync!r} must be one of {', '.join(_FSYNC)}")
         cluster = _bool(env, "REDPOLL_CLUSTER", False)
         if cluster and url is None:
-            raise ConfigError(f"REDPOLL_CLUSTER={env['REDPOLL_CLUSTER']!r} needs REDIS_URL "
-                              "pointing at a cluster node")
+            raise ConfigError(
+                f"REDPOLL_CLUSTER={env['REDPOLL_CLUSTER']!r} needs REDIS_URL "
+                "pointing at a cluster node"
+            )
         data_dir = env.get("REDPOLL_DATA_DIR") or None
         return cls(
             redis_url=url,
             redis_url_origin=url_origin,
             cluster=cluster,
-            data_dir=(os.path.abspath(os.path.expanduser(data_dir)) if data_dir
-                      else default_data_dir(env)),
+            data_dir=(
+                os.path.abspath(os.path.expanduser(data_dir)) if data_dir else default_data_dir(env)
+            ),
             data_dir_origin="REDPOLL_DATA_DIR" if data_dir else "default",
             fsync=fsync,
             job_claim_ms=_int(env, "REDPOLL_JOB_CLAIM_MS", 30_000, 100, 3_600_000),
             fanout_batch=_int(env, "REDPOLL_FANOUT_BATCH", limits.FANOUT_BATCH, 1, 10_000),
-            fanout_threshold=_int(env, "REDPOLL_FANOUT_THRESHOLD", limits.FANOUT_THRESHOLD, 0,
-                                  limits.MAX_ID),
-            idle_after_s=_int(env, "REDPOLL_IDLE_AFTER_S", limits.IDLE_AFTER_S, 1,
-                              10 * 365 * 86_400),
+            fanout_threshold=_int(
+                env, "REDPOLL_FANOUT_THRESHOLD", limits.FANOUT_THRESHOLD, 0, limits.MAX_ID
+            ),
+            idle_after_s=_int(
+                env, "REDPOLL_IDLE_AFTER_S", limits.IDLE_AFTER_S, 1, 10 * 365 * 86_400
+            ),
             worker_concurrency=_int(env, "REDPOLL_WORKER_CONCURRENCY", 4, 1, 256),
             rate_token=_rate(env, "REDPOLL_RATE_TOKEN", (300, 300)),
             rate_ip=_rate(env, "REDPOLL_RATE_IP", (300, 300)),
@@ -334,51 +382,81 @@ class Settings:
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
             instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
             access_log=_bool(env, "REDPOLL_ACCESS_LOG", True),
-            stream_queue_max=_int(env, "REDPOLL_STREAM_QUEUE", limits.STREAM_QUEUE_MAX, 2, 1_000_000),
-            stream_keepalive_s=_int(env, "REDPOLL_STREAM_KEEPALIVE_S",
-                                    int(limits.STREAM_KEEPALIVE_S), 1, 3600),
-            sse_heartbeat_s=_int(env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600),
-            ready_job_age_s=_int(env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S),
-                                 1, 86_400),
+            stream_queue_max=_int(
+                env, "REDPOLL_STREAM_QUEUE", limits.STREAM_QUEUE_MAX, 2, 1_000_000
+            ),
+            stream_keepalive_s=_int(
+                env, "REDPOLL_STREAM_KEEPALIVE_S", int(limits.STREAM_KEEPALIVE_S), 1, 3600
+            ),
+            sse_heartbeat_s=_int(
+                env, "REDPOLL_SSE_HEARTBEAT_S", int(limits.SSE_HEARTBEAT_S), 1, 3600
+            ),
+            ready_job_age_s=_int(
+                env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S), 1, 86_400
+            ),
             public_url=_public_url(env),
             federation_loopback=_bool(env, "REDPOLL_FEDERATION_LOOPBACK", False),
             authorized_fetch=_bool(env, "REDPOLL_AUTHORIZED_FETCH", False),
-            poll_expires_min_s=_int(env, "REDPOLL_POLL_EXPIRES_MIN_S", limits.POLL_EXPIRES_MIN_S,
-                                    1, limits.POLL_EXPIRES_MIN_S),
+            poll_expires_min_s=_int(
+                env,
+                "REDPOLL_POLL_EXPIRES_MIN_S",
+                limits.POLL_EXPIRES_MIN_S,
+                1,
+                limits.POLL_EXPIRES_MIN_S,
+            ),
             stream_replays_per_identifier=_rate(
-                env, "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
-                (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S)),
+                env,
+                "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER",
+                (limits.STREAM_REPLAYS_PER_IDENTIFIER, limits.STREAM_REPLAY_WINDOW_S),
+            ),
             stream_replays_per_ip=_rate(
-                env, "REDPOLL_STREAM_REPLAYS_PER_IP",
-                (limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S)),
+                env,
+                "REDPOLL_STREAM_REPLAYS_PER_IP",
+                (limits.STREAM_REPLAYS_PER_IP, limits.STREAM_REPLAY_WINDOW_S),
+            ),
             stream_connections_per_identifier=_cap(
-                env, "REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER",
-                limits.STREAM_CONNECTIONS_PER_IDENTIFIER),
-            stream_connections_per_ip=_cap(env, "REDPOLL_STREAM_CONNECTIONS_PER_IP",
-                                           limits.STREAM_CONNECTIONS_PER_IP),
-            stream_token_check_s=_int(env, "REDPOLL_STREAM_TOKEN_CHECK_S",
-                                      int(limits.STREAM_TOKEN_CHECK_S), 1, 3600),
+                env,
+                "REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER",
+                limits.STREAM_CONNECTIONS_PER_IDENTIFIER,
+            ),
+            stream_connections_per_ip=_cap(
+                env, "REDPOLL_STREAM_CONNECTIONS_PER_IP", limits.STREAM_CONNECTIONS_PER_IP
+            ),
+            stream_token_check_s=_int(
+                env, "REDPOLL_STREAM_TOKEN_CHECK_S", int(limits.STREAM_TOKEN_CHECK_S), 1, 3600
+            ),
             ws_ping_s=_int(env, "REDPOLL_WS_PING_S", int(limits.WS_PING_INTERVAL_S), 1, 3600),
             metrics_token=_metrics_token(env),
-            header_timeout_s=_int(env, "REDPOLL_HEADER_TIMEOUT_S", limits.HEADER_TIMEOUT_S, 1, 3600),
-            connections_max=_int(env, "REDPOLL_CONNECTIONS_MAX", limits.SERVE_CONNECTIONS_MAX,
-                                 1, 1_000_000),
-            media_dir=(os.path.abspath(os.path.expanduser(env["REDPOLL_MEDIA_DIR"]))
-                       if env.get("REDPOLL_MEDIA_DIR") else None),
+            header_timeout_s=_int(
+                env, "REDPOLL_HEADER_TIMEOUT_S", limits.HEADER_TIMEOUT_S, 1, 3600
+            ),
+            connections_max=_int(
+                env, "REDPOLL_CONNECTIONS_MAX", limits.SERVE_CONNECTIONS_MAX, 1, 1_000_000
+            ),
+            media_dir=(
+                os.path.abspath(os.path.expanduser(env["REDPOLL_MEDIA_DIR"]))
+                if env.get("REDPOLL_MEDIA_DIR")
+                else None
+            ),
             **_s3(env),
         )
 
     def database(self) -> str:
         """Which server this configuration uses, in words, for messages."""
-        origin = ("REDPOLL_DATA_DIR" if self.data_dir_origin == "REDPOLL_DATA_DIR"
-                  else "default; set REDPOLL_DATA_DIR to change it")
+        origin = (
+            "REDPOLL_DATA_DIR"
+            if self.data_dir_origin == "REDPOLL_DATA_DIR"
+            else "default; set REDPOLL_DATA_DIR to change it"
+        )
         if self.redis_url is not None and self.redis_url_origin == "embedded":
-            return (f"embedded Valkey, data in {self.data_dir} ({origin}), "
-                    f"at {redact(self.redis_url)} (redpoll serve's)")
+            return (
+                f"embedded Valkey, data in {self.data_dir} ({origin}), "
+                f"at {redact(self.redis_url)} (redpoll serve's)"
+            )
         if self.redis_url is not None:
             kind = "Redis Cluster node" if self.cluster else "Redis"
             return f"{kind} {redact(self.redis_url)} (REDIS_URL)"
         return f"embedded Valkey, data in {self.data_dir} ({origin})"
 
-    def with_(self, **changes) -> "Settings":
+    def with_(self, **changes) -> Settings:
         return replace(self, **changes)

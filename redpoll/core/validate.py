@@ -1,10 +1,12 @@
 """Input checks. Each raises ValidationError naming the field; none touches Redis."""
+
 from __future__ import annotations
 
 import json
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from . import limits
 from .errors import ValidationError
@@ -12,12 +14,27 @@ from .errors import ValidationError
 _LOGIN = re.compile(r"[A-Za-z0-9_]+")
 _EXTRA_NAME = re.compile(r"[a-z][a-z0-9_]*")
 #: Status fields redpoll owns; extras cannot shadow them.
-RESERVED_FIELDS = frozenset({"id", "text", "at", "uid", "login", "deleted", "user", "user_id", "created_at",
-                             # set by the engine from the text and reply (conversation.py)
-                             "in_reply_to_id", "in_reply_to_account_id", "mentions", "tags",
-                             "reblog_of",
-                             # set by the engine from a poll asked for (redpoll.polls)
-                             "poll"})
+RESERVED_FIELDS = frozenset(
+    {
+        "id",
+        "text",
+        "at",
+        "uid",
+        "login",
+        "deleted",
+        "user",
+        "user_id",
+        "created_at",
+        # set by the engine from the text and reply (conversation.py)
+        "in_reply_to_id",
+        "in_reply_to_account_id",
+        "mentions",
+        "tags",
+        "reblog_of",
+        # set by the engine from a poll asked for (redpoll.polls)
+        "poll",
+    }
+)
 
 
 def text(value: Any, field: str, max_chars: int, *, allow_empty: bool = False) -> str:
@@ -76,8 +93,9 @@ def optional_id(value: Any, field: str) -> int | None:
     return None if value is None or value == "" else an_id(value, field)
 
 
-def page_limit(value: Any, default: int = limits.PAGE_DEFAULT,
-               maximum: int = limits.PAGE_MAX) -> int:
+def page_limit(
+    value: Any, default: int = limits.PAGE_DEFAULT, maximum: int = limits.PAGE_MAX
+) -> int:
     if value is None or value == "":
         return default
     # int() would quietly turn True into 1 and 2.5 into 2, and raise
@@ -140,15 +158,24 @@ def extra_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:
         raise ValidationError("extra", f"has more than {limits.EXTRA_MAX_FIELDS} fields")
     clean: dict[str, str] = {}
     for name, value in extra.items():
-        if not isinstance(name, str) or len(name) > limits.EXTRA_NAME_MAX or not _EXTRA_NAME.fullmatch(name):
-            raise ValidationError("extra", f"field name {name!r} must match [a-z][a-z0-9_]* "
-                                           f"and be at most {limits.EXTRA_NAME_MAX} characters")
+        if (
+            not isinstance(name, str)
+            or len(name) > limits.EXTRA_NAME_MAX
+            or not _EXTRA_NAME.fullmatch(name)
+        ):
+            raise ValidationError(
+                "extra",
+                f"field name {name!r} must match [a-z][a-z0-9_]* "
+                f"and be at most {limits.EXTRA_NAME_MAX} characters",
+            )
         if name in RESERVED_FIELDS:
             raise ValidationError("extra", f"field name {name!r} is reserved")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             value = str(value)
         value = text(value, f"extra.{name}", limits.EXTRA_VALUE_MAX_BYTES)
         if len(value.encode("utf-8")) > limits.EXTRA_VALUE_MAX_BYTES:
-            raise ValidationError(f"extra.{name}", f"is longer than {limits.EXTRA_VALUE_MAX_BYTES} bytes")
+            raise ValidationError(
+                f"extra.{name}", f"is longer than {limits.EXTRA_VALUE_MAX_BYTES} bytes"
+            )
         clean[name] = location(value) if name == "location" else value
     return clean

@@ -1,2 +1,3 @@
 """The version of redpoll (pyproject.toml reads it from here)."""
+
 __version__ = "0.1.0"

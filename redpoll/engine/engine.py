@@ -5,6 +5,7 @@ embedded server) and offers every action of the network as a method.
         alice = await rp.sign_up("alice")
         ...
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -14,51 +15,66 @@ from typing import Any
 from redis.exceptions import RedisClusterException, RedisError
 
 from ..accounts import account, account_index, activity, auth, markers, ratelimit
-from ..records import users
-from ..relations import (domain_blocks, endorsements, follow_requests, follows, notes, relations,
-                         relationship, visibility)
-from ..interactions import bookmarks, favourites
-from ..records import state
-from ..posting import boosts, deleting, editing, idempotency, posting
-from ..conversations import conversation, direct_messages, tags
 from ..bus import jobs
+from ..bus.jobs import ContextJob, JobQueue
+from ..conversations import conversation, direct_messages, tags
 from ..core import keys, limits, validate
-from ..lists import lists
-from ..moderation import moderation
-from ..instance import instance
-from ..pins import pins
-from ..federation import (domains, followers as fed_followers, inbox as fed_inbox, member_blocks,
-                          outbox as fed_outbox, publish, remote, threads as fed_threads)
-from ..scheduling import scheduled
-from ..polls import polls
-from ..push import subscriptions as push_subscriptions, vapid
-from ..filters import filters, rules
-from ..reading import notification_view, pages
-from ..notifications import notifications
-from ..search import search
-from ..suggestions import suggestions as follow_suggestions
-from ..trends import ranking, statuses as trend_statuses
-from ..records import statuses
-from ..timelines import timelines
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
-from ..bus.jobs import ContextJob, JobQueue
 from ..core.models import Page, Status, User
-from ..storage.server import EmbeddedServer, reach
 from ..core.settings import Settings, redact
-from ..storage.store import Store
+from ..federation import domains, member_blocks, publish, remote
+from ..federation import followers as fed_followers
+from ..federation import inbox as fed_inbox
+from ..federation import outbox as fed_outbox
+from ..federation import threads as fed_threads
+from ..filters import filters, rules
+from ..instance import instance
+from ..interactions import bookmarks, favourites
+from ..lists import lists
 from ..media import profile_images, uploads
 from ..media.storage import LocalStorage, open_storage
-from .worker import Worker
+from ..moderation import moderation
+from ..notifications import notifications
+from ..pins import pins
+from ..polls import polls
+from ..posting import boosts, deleting, editing, idempotency, posting
+from ..push import subscriptions as push_subscriptions
+from ..push import vapid
+from ..reading import notification_view, pages
+from ..records import state, statuses, users
+from ..relations import (
+    domain_blocks,
+    endorsements,
+    follow_requests,
+    follows,
+    notes,
+    relations,
+    relationship,
+    visibility,
+)
+from ..scheduling import scheduled
+from ..search import search
 from ..storage import topology
-
+from ..storage.server import EmbeddedServer, reach
+from ..storage.store import Store
+from ..suggestions import suggestions as follow_suggestions
+from ..timelines import timelines
+from ..trends import ranking
+from ..trends import statuses as trend_statuses
+from .worker import Worker
 
 log = logging.getLogger("redpoll.engine")
 
 
 class Redpoll:
-    def __init__(self, store: Store, settings: Settings, server: EmbeddedServer | None = None,
-                 url: str | None = None):
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        server: EmbeddedServer | None = None,
+        url: str | None = None,
+    ):
         self.store = store
         self.settings = settings
         self.server = server
@@ -73,7 +89,7 @@ class Redpoll:
         self._purges: set[asyncio.Task] = set()
 
     @classmethod
-    async def open(cls, settings: Settings | None = None) -> "Redpoll":
+    async def open(cls, settings: Settings | None = None) -> Redpoll:
         """Connect to ``settings.redis_url``; else attach to the embedded server
         already running on ``settings.data_dir``, or start it (and own it)."""
         settings = settings or Settings.from_env()
@@ -128,7 +144,7 @@ class Redpoll:
         if self.server is not None:
             await asyncio.to_thread(self.server.stop)
 
-    async def __aenter__(self) -> "Redpoll":
+    async def __aenter__(self) -> Redpoll:
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -178,8 +194,9 @@ class Redpoll:
         here = fed_inbox.Here.of(self.settings)
         return await remote.resolve_handle(self.store, here.base, handle, loopback=here.loopback)
 
-    async def domain_block(self, host: str, severity: str = "suspend",
-                           reject_media: bool = False) -> domains.Block:
+    async def domain_block(
+        self, host: str, severity: str = "suspend", reject_media: bool = False
+    ) -> domains.Block:
         return await domains.block(self.store, host, severity, reject_media)
 
     async def domain_unblock(self, host: str) -> bool:
@@ -189,8 +206,9 @@ class Redpoll:
         return await domains.blocks(self.store)
 
     async def receive_activity(self, method: str, target: str, headers, body: bytes) -> bool:
-        return await fed_inbox.receive(self.store, self.queue, self.settings, method, target,
-                                       headers, body)
+        return await fed_inbox.receive(
+            self.store, self.queue, self.settings, method, target, headers, body
+        )
 
     async def authorize_fetch(self, method: str, target: str, headers) -> None:
         """Under Settings.authorized_fetch, a fetch of an actor, note or
@@ -198,8 +216,9 @@ class Redpoll:
         here (fed_inbox.Refused otherwise); without it, nothing is asked."""
         if self.settings.authorized_fetch:
             here = fed_inbox.Here.of(self.settings)
-            await fed_inbox.authenticate(self.store, here, fed_inbox.signer_of(
-                here, method, target, headers, None))
+            await fed_inbox.authenticate(
+                self.store, here, fed_inbox.signer_of(here, method, target, headers, None)
+            )
 
     async def webfinger(self, resource: str) -> dict:
         return await publish.webfinger(self.store, self.settings, resource)
@@ -223,18 +242,44 @@ class Redpoll:
         return await publish.collection(self.store, self.settings, login, which)
 
     # --- statuses ------------------------------------------------------------
-    async def post(self, author_id, text, extra=None, in_reply_to=None, media=(),
-                   poll: polls.PollSpec | None = None) -> Status:
+    async def post(
+        self,
+        author_id,
+        text,
+        extra=None,
+        in_reply_to=None,
+        media=(),
+        poll: polls.PollSpec | None = None,
+    ) -> Status:
         """``media``: ids of the author's uploads to attach (at most 4);
         ``poll``: a poll with it (polls.spec)."""
-        return await posting.post(self.store, self.queue, self.settings, author_id, text, extra,
-                                  in_reply_to, media, poll)
+        return await posting.post(
+            self.store, self.queue, self.settings, author_id, text, extra, in_reply_to, media, poll
+        )
 
-    async def post_once(self, author_id, key: str, text, extra=None, in_reply_to=None,
-                        media=(), poll: polls.PollSpec | None = None) -> Status:
+    async def post_once(
+        self,
+        author_id,
+        key: str,
+        text,
+        extra=None,
+        in_reply_to=None,
+        media=(),
+        poll: polls.PollSpec | None = None,
+    ) -> Status:
         """Post at most once per Idempotency-Key (redpoll.posting.idempotency)."""
-        return await idempotency.post_once(self.store, self.queue, self.settings, author_id, key,
-                                           text, extra, in_reply_to, media, poll)
+        return await idempotency.post_once(
+            self.store,
+            self.queue,
+            self.settings,
+            author_id,
+            key,
+            text,
+            extra,
+            in_reply_to,
+            media,
+            poll,
+        )
 
     async def get_status(self, sid) -> Status:
         return await statuses.get_status(self.store, sid)
@@ -245,13 +290,32 @@ class Redpoll:
     async def delete_status(self, sid, by_user) -> None:
         await deleting.delete_status(self.store, self.queue, sid, by_user)
 
-    async def edit_status(self, uid, sid, text, *, spoiler_text: str = "",
-                          sensitive: bool = False, language: str | None = None,
-                          media=None, poll=editing.KEEP) -> Status:
+    async def edit_status(
+        self,
+        uid,
+        sid,
+        text,
+        *,
+        spoiler_text: str = "",
+        sensitive: bool = False,
+        language: str | None = None,
+        media=None,
+        poll=editing.KEEP,
+    ) -> Status:
         """Edit one's own status (redpoll.posting.editing); the status as
         edited. ``poll``: a polls.PollSpec, None (none), or as it is."""
-        return await editing.edit(self.store, self.queue, uid, sid, text, spoiler_text=spoiler_text,
-                                  sensitive=sensitive, language=language, media=media, poll=poll)
+        return await editing.edit(
+            self.store,
+            self.queue,
+            uid,
+            sid,
+            text,
+            spoiler_text=spoiler_text,
+            sensitive=sensitive,
+            language=language,
+            media=media,
+            poll=poll,
+        )
 
     async def status_history(self, viewer, sid) -> tuple[Status, User | None, list[dict]]:
         """The versions of status ``sid`` if ``viewer`` may see it (the one
@@ -270,12 +334,22 @@ class Redpoll:
         return status
 
     # --- scheduled statuses (redpoll.scheduling) -----------------------------------
-    async def schedule_status(self, author_id, at_ms: int, text, extra=None, in_reply_to=None,
-                              media=(), poll=None, key=None) -> scheduled.Scheduled:
+    async def schedule_status(
+        self,
+        author_id,
+        at_ms: int,
+        text,
+        extra=None,
+        in_reply_to=None,
+        media=(),
+        poll=None,
+        key=None,
+    ) -> scheduled.Scheduled:
         """A status to be posted at ``at_ms`` (at least 5 minutes ahead) by
         a job, once; ``poll`` kept as sent, ``key`` the Idempotency-Key."""
-        return await scheduled.schedule(self.store, self.queue, author_id, at_ms, text, extra,
-                                        in_reply_to, media, poll, key)
+        return await scheduled.schedule(
+            self.store, self.queue, author_id, at_ms, text, extra, in_reply_to, media, poll, key
+        )
 
     async def scheduled_statuses(self, uid, **cursors: Any) -> list[scheduled.Scheduled]:
         return await scheduled.page(self.store, uid, **cursors)
@@ -290,17 +364,23 @@ class Redpoll:
         await scheduled.cancel(self.store, uid, sid)
 
     # --- media (redpoll.media) ---------------------------------------------------
-    async def upload_media(self, owner, data: bytes, *, description=None, focus=None,
-                           wait: bool = True) -> uploads.Upload:
+    async def upload_media(
+        self, owner, data: bytes, *, description=None, focus=None, wait: bool = True
+    ) -> uploads.Upload:
         """Upload an image as an attachment to come: processed before this
         returns (``wait``), or after (the record says processing until then)."""
         upload, task = await uploads.start(
-            self.store, self.queue, self.media_storage, validate.an_id(owner, "owner"), data,
-            desc=uploads.description(description), focus_xy=uploads.focus(focus))
+            self.store,
+            self.queue,
+            self.media_storage,
+            validate.an_id(owner, "owner"),
+            data,
+            desc=uploads.description(description),
+            focus_xy=uploads.focus(focus),
+        )
         return await uploads.wait(task) if wait else upload
 
-    async def media_attachment(self, owner, mid, *, description=None,
-                               focus=None) -> uploads.Upload:
+    async def media_attachment(self, owner, mid, *, description=None, focus=None) -> uploads.Upload:
         """``owner``'s upload ``mid`` not yet attached to a status, with a new
         description or focus when given (NotFound otherwise)."""
         changes = {}
@@ -308,8 +388,9 @@ class Redpoll:
             changes["desc"] = uploads.description(description)
         if focus is not None:
             changes["focus"] = uploads.focus(focus) or "0,0"
-        return await uploads.get(self.store, validate.an_id(owner, "owner"),
-                                 validate.an_id(mid, "id"), changes)
+        return await uploads.get(
+            self.store, validate.an_id(owner, "owner"), validate.an_id(mid, "id"), changes
+        )
 
     async def sweep_media(self, now_ms: int | None = None) -> int:
         """Remove uploads never attached, older than a day as of ``now_ms``."""
@@ -335,8 +416,11 @@ class Redpoll:
         written: list[profile_images.Written] = []
         try:
             for image in prepared:
-                written.append(await profile_images.write_files(
-                    self.store, self.queue, self.media_storage, uid, image))
+                written.append(
+                    await profile_images.write_files(
+                        self.store, self.queue, self.media_storage, uid, image
+                    )
+                )
             user = await self.update_profile(uid, **changes)
         except BaseException:
             for image in written:  # (a failed write_files has abandoned its own)
@@ -348,14 +432,16 @@ class Redpoll:
 
     async def remove_profile_image(self, uid, kind: str) -> User:
         """The avatar or header removed (profile_images.remove_image); the user."""
-        await profile_images.remove_image(self.store, self.queue, validate.an_id(uid, "user_id"),
-                                          kind)
+        await profile_images.remove_image(
+            self.store, self.queue, validate.an_id(uid, "user_id"), kind
+        )
         return await self.get_user(uid)
 
     # --- timelines -------------------------------------------------------------
     async def home_timeline(self, uid, **cursors: Any) -> Page:
-        return await timelines.home(self.store, uid, idle_after_s=self.settings.idle_after_s,
-                                    **cursors)
+        return await timelines.home(
+            self.store, uid, idle_after_s=self.settings.idle_after_s, **cursors
+        )
 
     async def profile_timeline(self, uid, **cursors: Any) -> Page:
         return await timelines.profile(self.store, uid, **cursors)
@@ -386,15 +472,18 @@ class Redpoll:
     async def block(self, uid, target) -> None:
         await relations.block(self.store, self.queue, uid, target)
         # a remote account: its follow of uid ends here too, and its server hears of the block
-        if await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, True,
-                                   kind="Block"):
-            await fed_followers.end_remote_follow(self.store, validate.an_id(uid, "user_id"),
-                                              validate.an_id(target, "account_id"))
+        if await fed_outbox.follow(
+            self.store, self.queue, self.settings, uid, target, True, kind="Block"
+        ):
+            await fed_followers.end_remote_follow(
+                self.store, validate.an_id(uid, "user_id"), validate.an_id(target, "account_id")
+            )
 
     async def unblock(self, uid, target) -> None:
         await relations.unblock(self.store, uid, target)
-        await fed_outbox.follow(self.store, self.queue, self.settings, uid, target, False,
-                                kind="Block")
+        await fed_outbox.follow(
+            self.store, self.queue, self.settings, uid, target, False, kind="Block"
+        )
 
     async def mute(self, uid, target, duration_s=0, notifications: bool = True):
         return await relations.mute(self.store, uid, target, duration_s, notifications)
@@ -411,8 +500,9 @@ class Redpoll:
     async def hidden_of(self, uid) -> tuple[frozenset[int], frozenset[str]]:
         """Whom ``uid``'s streams hide (blocked either way, muted) and the
         domains ``uid`` blocks, read together."""
-        ids, domains = await asyncio.gather(relations.hidden_ids(self.store, uid),
-                                            domain_blocks.blocked(self.store, uid))
+        ids, domains = await asyncio.gather(
+            relations.hidden_ids(self.store, uid), domain_blocks.blocked(self.store, uid)
+        )
         return ids, domains
 
     async def followers(self, uid, **page: Any):
@@ -502,8 +592,11 @@ class Redpoll:
         if not self.settings.public_url:
             await polls.vote(self.store, uid, status.id, choices)
             return await self.poll(uid, status.id)
-        held = await self.queue.hold(jobs.PollVoteJob(sid=status.id, author=status.user_id,
-                                                      uid=validate.an_id(uid, "user_id")))
+        held = await self.queue.hold(
+            jobs.PollVoteJob(
+                sid=status.id, author=status.user_id, uid=validate.an_id(uid, "user_id")
+            )
+        )
         try:
             await polls.vote(self.store, uid, status.id, choices)
         except RedpollError:  # refused, nothing written: nothing follows
@@ -518,6 +611,7 @@ class Redpoll:
         them (a stream's rendering), by status id, in one round trip."""
         commands, parse = polls.state_reads(None, list(statuses))
         return parse(await self.store.batch(commands)) if commands else {}
+
     # --- content filters (redpoll.filters) ------------------------------------------------
     async def filters(self, uid) -> list[filters.Filter]:
         return await filters.list_filters(self.store, uid)
@@ -540,8 +634,9 @@ class Redpoll:
     async def add_filter_keyword(self, uid, fid, keyword, whole_word=None) -> filters.Keyword:
         return await filters.add_keyword(self.store, uid, fid, keyword, whole_word)
 
-    async def update_filter_keyword(self, uid, kid, keyword=None, whole_word=None
-                                    ) -> filters.Keyword:
+    async def update_filter_keyword(
+        self, uid, kid, keyword=None, whole_word=None
+    ) -> filters.Keyword:
         return await filters.update_keyword(self.store, uid, kid, keyword, whole_word)
 
     async def delete_filter_keyword(self, uid, kid) -> None:
@@ -593,62 +688,104 @@ class Redpoll:
         return await pages.by_id(self.store, viewer, sids)
 
     async def home_page(self, uid, **cursors: Any) -> pages.Shown:
-        return await pages.filled(self.store, uid,
-                                  lambda **c: self.home_timeline(uid, **c), cursors)
+        return await pages.filled(
+            self.store, uid, lambda **c: self.home_timeline(uid, **c), cursors
+        )
 
     async def list_page(self, owner, lid, **cursors: Any) -> pages.Shown:
-        return await pages.filled(self.store, owner,
-                                  lambda **c: self.list_timeline(owner, lid, **c), cursors)
+        return await pages.filled(
+            self.store, owner, lambda **c: self.list_timeline(owner, lid, **c), cursors
+        )
 
-    async def public_page(self, viewer, origin: str | None = None, only_media: bool = False,
-                          **cursors: Any) -> pages.Shown:
+    async def public_page(
+        self, viewer, origin: str | None = None, only_media: bool = False, **cursors: Any
+    ) -> pages.Shown:
         """``origin``: "local" or "remote" statuses only (pages.of_origin);
         ``only_media``: statuses with attachments only, the page read on
         past those without (pages.filled, at most limits.ONLY_MEDIA_READS
         more reads)."""
         if only_media:
             return await self._media_page(viewer, self.public_timeline, origin, cursors)
-        return await pages.of_origin(self.store, viewer, await self.public_timeline(**cursors),
-                                     origin, context="public")
+        return await pages.of_origin(
+            self.store, viewer, await self.public_timeline(**cursors), origin, context="public"
+        )
 
-    async def tag_page(self, viewer, name, *, any_=(), all_=(), none=(), origin=None,
-                       only_media: bool = False, **cursors: Any) -> pages.Shown:
+    async def tag_page(
+        self,
+        viewer,
+        name,
+        *,
+        any_=(),
+        all_=(),
+        none=(),
+        origin=None,
+        only_media: bool = False,
+        **cursors: Any,
+    ) -> pages.Shown:
         """A hashtag's timeline (with ``any_``/``all_``/``none``: combined
         with other hashtags) as ``viewer`` is shown it (``origin`` and
         ``only_media`` as :meth:`public_page`)."""
         if any_ or all_ or none:
+
             async def read(**c: Any) -> Page:
-                return await timelines.tag_combined(self.store, name, any_=any_, all_=all_,
-                                                    none=none, **c)
+                return await timelines.tag_combined(
+                    self.store, name, any_=any_, all_=all_, none=none, **c
+                )
         else:
+
             async def read(**c: Any) -> Page:
                 return await timelines.tag(self.store, name, **c)
+
         if only_media:
             return await self._media_page(viewer, read, origin, cursors)
-        return await pages.of_origin(self.store, viewer, await read(**cursors), origin,
-                                     context="public")
+        return await pages.of_origin(
+            self.store, viewer, await read(**cursors), origin, context="public"
+        )
 
     async def _media_page(self, viewer, read, origin: str | None, cursors: dict) -> pages.Shown:
         """A public or hashtag page of statuses with attachments (of
         ``origin``, when named), filled by reading on (pages.filled)."""
         of_origin = pages.of_origin_rule(origin)
-        keep = pages.has_media if of_origin is None else (
-            lambda s: pages.has_media(s) and of_origin(s))
-        return await pages.filled(self.store, viewer, read, cursors, keep=keep,
-                                  reads=limits.ONLY_MEDIA_READS, context="public")
+        keep = (
+            pages.has_media
+            if of_origin is None
+            else (lambda s: pages.has_media(s) and of_origin(s))
+        )
+        return await pages.filled(
+            self.store,
+            viewer,
+            read,
+            cursors,
+            keep=keep,
+            reads=limits.ONLY_MEDIA_READS,
+            context="public",
+        )
 
-    async def profile_page(self, viewer, uid, *, no_replies: bool = False,
-                           no_reblogs: bool = False, only_media: bool = False,
-                           **cursors: Any) -> pages.Shown:
-        return await pages.profile(self.store, viewer, await self.profile_timeline(uid, **cursors),
-                                   no_replies=no_replies, no_reblogs=no_reblogs,
-                                   only_media=only_media)
+    async def profile_page(
+        self,
+        viewer,
+        uid,
+        *,
+        no_replies: bool = False,
+        no_reblogs: bool = False,
+        only_media: bool = False,
+        **cursors: Any,
+    ) -> pages.Shown:
+        return await pages.profile(
+            self.store,
+            viewer,
+            await self.profile_timeline(uid, **cursors),
+            no_replies=no_replies,
+            no_reblogs=no_reblogs,
+            only_media=only_media,
+        )
 
     async def pinned_page(self, viewer, uid) -> pages.Shown:
         """``uid``'s pinned statuses that ``viewer`` may see, the last pinned first."""
         await users.get_user(self.store, uid)  # an unknown account: UserNotFound
-        return await pages.show(self.store, viewer, await pins.pinned(self.store, uid),
-                                context="account")
+        return await pages.show(
+            self.store, viewer, await pins.pinned(self.store, uid), context="account"
+        )
 
     async def favourites_page(self, uid, **cursors: Any) -> pages.Shown:
         rows = await favourites.favourites_page(self.store, uid, **cursors)
@@ -727,12 +864,17 @@ class Redpoll:
         follow it, as ``viewer`` is shown accounts (relations.shown_accounts)."""
         found = await follows.familiar_followers(self.store, viewer, list(targets))
         wanted = sorted({i for ids in found.values() for i in ids})
-        shown = {u.id: u for u in await relations.shown_accounts(
-            self.store, viewer, await users.get_users(self.store, wanted))}
+        shown = {
+            u.id: u
+            for u in await relations.shown_accounts(
+                self.store, viewer, await users.get_users(self.store, wanted)
+            )
+        }
         return {t: [shown[i] for i in ids if i in shown] for t, ids in found.items()}
 
-    async def follow_with_options(self, uid, target, reblogs: bool | None = None,
-                                  notify: bool | None = None) -> relationship.Relationship:
+    async def follow_with_options(
+        self, uid, target, reblogs: bool | None = None, notify: bool | None = None
+    ) -> relationship.Relationship:
         rel = await relationship.follow(self.store, self.queue, uid, target, reblogs, notify)
         # a remote account is sent the Follow (again, if it was lost: its
         # server keeps one follow per pair)
@@ -745,20 +887,24 @@ class Redpoll:
         return user, await follow_requests.count(self.store, user.id)
 
     async def blocked_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
-        return await pages.accounts(self.store, await relations.blocked_page(self.store, uid, **page))
+        return await pages.accounts(
+            self.store, await relations.blocked_page(self.store, uid, **page)
+        )
 
     async def muted_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
         return await pages.accounts(self.store, await relations.muted_page(self.store, uid, **page))
 
     async def follow_requesters(self, uid, **page: Any) -> tuple[list[User], list[int]]:
-        return await pages.accounts(self.store,
-                                    await follow_requests.pending_page(self.store, uid, **page))
+        return await pages.accounts(
+            self.store, await follow_requests.pending_page(self.store, uid, **page)
+        )
 
     async def authorize_follow(self, owner, requester) -> bool:
         """``owner`` lets ``requester`` follow them (UserNotFound for an unknown requester)."""
         await self.get_user(requester)
-        answered = await fed_inbox.answer_request(self.store, self.queue, self.settings,
-                                                  owner, requester, True)
+        answered = await fed_inbox.answer_request(
+            self.store, self.queue, self.settings, owner, requester, True
+        )
         if answered is not None:  # a remote account's request (redpoll.federation)
             return answered
         return await follows.authorize_request(self.store, self.queue, owner, requester)
@@ -766,8 +912,9 @@ class Redpoll:
     async def reject_follow(self, owner, requester) -> bool:
         """``owner`` turns down ``requester``'s request (UserNotFound for an unknown requester)."""
         await self.get_user(requester)
-        answered = await fed_inbox.answer_request(self.store, self.queue, self.settings,
-                                                  owner, requester, False)
+        answered = await fed_inbox.answer_request(
+            self.store, self.queue, self.settings, owner, requester, False
+        )
         if answered is not None:
             return answered
         return await follow_requests.reject(self.store, owner, requester)
@@ -784,21 +931,28 @@ class Redpoll:
         return await tags.with_history(self.store, [tags.Tag(n, True, True) for n in names])
 
     # --- discovery: trends and suggestions ---------------------------------------------------
-    async def trending_tags(self, viewer, *, offset=None, limit=None,
-                            now: int | None = None) -> list[tags.Tag]:
+    async def trending_tags(
+        self, viewer, *, offset=None, limit=None, now: int | None = None
+    ) -> list[tags.Tag]:
         return await tags.trending(self.store, viewer, offset=offset, limit=limit, now=now)
 
-    async def trending_links(self, *, offset=None, limit=None,
-                             now: int | None = None) -> list[ranking.Trend]:
+    async def trending_links(
+        self, *, offset=None, limit=None, now: int | None = None
+    ) -> list[ranking.Trend]:
         return await ranking.trending(self.store, "link", offset=offset, limit=limit, now=now)
 
-    async def trending_page(self, viewer, *, offset=None, limit=None,
-                            now: int | None = None) -> pages.Shown:
+    async def trending_page(
+        self, viewer, *, offset=None, limit=None, now: int | None = None
+    ) -> pages.Shown:
         """The trending statuses as ``viewer`` is shown them (mutes applied)."""
         sids = await trend_statuses.trending(self.store, offset=offset, limit=limit, now=now)
-        return await pages.timeline(self.store, viewer,
-                                    await statuses.get_statuses(self.store, sids),
-                                    muted=True, context="public")
+        return await pages.timeline(
+            self.store,
+            viewer,
+            await statuses.get_statuses(self.store, sids),
+            muted=True,
+            context="public",
+        )
 
     async def suggestions(self, uid, *, limit=None) -> list[follow_suggestions.Suggestion]:
         return await follow_suggestions.suggestions(self.store, uid, limit=limit)
@@ -807,15 +961,17 @@ class Redpoll:
         await follow_suggestions.dismiss(self.store, uid, target)
 
     # --- direct conversations ---------------------------------------------------------------
-    async def conversations(self, uid, **cursors: Any
-                            ) -> tuple[list[direct_messages.Conversation], pages.Shown, dict]:
+    async def conversations(
+        self, uid, **cursors: Any
+    ) -> tuple[list[direct_messages.Conversation], pages.Shown, dict]:
         """A page of ``uid``'s direct conversations and what they show
         (redpoll.reading.pages.conversations)."""
         convs = await direct_messages.page(self.store, uid, **cursors)
         return (convs, *await pages.conversations(self.store, uid, convs))
 
-    async def read_conversation(self, uid, conv) -> tuple[direct_messages.Conversation,
-                                                          pages.Shown, dict]:
+    async def read_conversation(
+        self, uid, conv
+    ) -> tuple[direct_messages.Conversation, pages.Shown, dict]:
         """Mark a conversation read; the conversation and what it shows."""
         found = await direct_messages.mark_read(self.store, uid, conv)
         return (found, *await pages.conversations(self.store, uid, [found]))
@@ -866,34 +1022,55 @@ class Redpoll:
         """The server's VAPID public key (base64url), made once per database."""
         return (await vapid.server_key(self.store)).public
 
-    async def push_subscribe(self, token: auth.Token, secret: str, *, endpoint, p256dh,
-                             auth_key, alerts=None, policy=None, standard: bool = False,
-                             base: str = "") -> push_subscriptions.Subscription:
+    async def push_subscribe(
+        self,
+        token: auth.Token,
+        secret: str,
+        *,
+        endpoint,
+        p256dh,
+        auth_key,
+        alerts=None,
+        policy=None,
+        standard: bool = False,
+        base: str = "",
+    ) -> push_subscriptions.Subscription:
         """Set the push subscription of ``token`` (``secret`` the token
         itself, which Mastodon's payload carries), replacing its last."""
         assert token.uid is not None
         return await push_subscriptions.subscribe(
-            self.store, token.uid, token.digest, secret, endpoint_url=endpoint, key=p256dh,
-            secret=auth_key, alerts_raw=alerts, policy_raw=policy, standard=standard, base=base,
-            loopback=self.settings.federation_loopback)
+            self.store,
+            token.uid,
+            token.digest,
+            secret,
+            endpoint_url=endpoint,
+            key=p256dh,
+            secret=auth_key,
+            alerts_raw=alerts,
+            policy_raw=policy,
+            standard=standard,
+            base=base,
+            loopback=self.settings.federation_loopback,
+        )
 
     async def push_subscription(self, token: auth.Token) -> push_subscriptions.Subscription | None:
         assert token.uid is not None
         return await push_subscriptions.get(self.store, token.uid, token.digest)
 
-    async def update_push_subscription(self, token: auth.Token, alerts=None, policy=None
-                                       ) -> push_subscriptions.Subscription | None:
+    async def update_push_subscription(
+        self, token: auth.Token, alerts=None, policy=None
+    ) -> push_subscriptions.Subscription | None:
         assert token.uid is not None
-        return await push_subscriptions.update(self.store, token.uid, token.digest, alerts,
-                                               policy)
+        return await push_subscriptions.update(self.store, token.uid, token.digest, alerts, policy)
 
     async def remove_push_subscription(self, token: auth.Token) -> bool:
         assert token.uid is not None
         return await push_subscriptions.remove(self.store, token.uid, token.digest)
 
     # --- reports --------------------------------------------------------------------------
-    async def report(self, reporter, account, status_ids=(), comment: str = "",
-                     category: str = "other") -> tuple[moderation.Report, User]:
+    async def report(
+        self, reporter, account, status_ids=(), comment: str = "", category: str = "other"
+    ) -> tuple[moderation.Report, User]:
         """File a report; the report and the account it is about."""
         r = await moderation.report(self.store, reporter, account, status_ids, comment, category)
         return r, await self.get_user(r.account)
@@ -915,8 +1092,9 @@ class Redpoll:
         return await auth.token_for_app(self.store, client_id, uid, scopes)
 
     async def register_with_token(self, client_id, scopes, username, email, password):
-        return await auth.register_with_token(self.store, self.queue, client_id, scopes, username,
-                                             email, password)
+        return await auth.register_with_token(
+            self.store, self.queue, client_id, scopes, username, email, password
+        )
 
     async def password_login(self, username, password, rate=None):
         """The user these credentials are, else None (auth.password_login)."""
@@ -941,8 +1119,9 @@ class Redpoll:
     async def revoke_session(self, uid, session_id) -> bool:
         return await auth.revoke_session(self.store, uid, session_id)
 
-    async def change_password(self, token: auth.Token, current, new,
-                              rate: ratelimit.Rate | None = None) -> bool:
+    async def change_password(
+        self, token: auth.Token, current, new, rate: ratelimit.Rate | None = None
+    ) -> bool:
         """A new password if ``current`` is right; every other token revoked."""
         assert token.uid is not None
         return await auth.change_password(self.store, token.uid, current, new, token.digest, rate)
@@ -963,8 +1142,9 @@ class Redpoll:
         task.add_done_callback(self._purges.discard)
         return True
 
-    async def _purge_when_drained(self, uid: int, login: str,
-                                  wait_s: float = limits.ACCOUNT_PURGE_WAIT_S) -> None:
+    async def _purge_when_drained(
+        self, uid: int, login: str, wait_s: float = limits.ACCOUNT_PURGE_WAIT_S
+    ) -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + wait_s
         try:
@@ -978,8 +1158,9 @@ class Redpoll:
         """The token's record and its rate-limit state (auth.authenticate)."""
         return await auth.authenticate(self.store, token, rate)
 
-    async def rate_hit(self, bucket: str, rate: ratelimit.Rate | None
-                       ) -> ratelimit.RateState | None:
+    async def rate_hit(
+        self, bucket: str, rate: ratelimit.Rate | None
+    ) -> ratelimit.RateState | None:
         """Count a request against ``bucket`` (redpoll.accounts.ratelimit)."""
         return await ratelimit.hit(self.store, bucket, rate)
 
@@ -998,8 +1179,9 @@ class Redpoll:
         """Run jobs in this process until the queue is empty (demo and tests)."""
         stop = asyncio.Event()
         # (no periodic jobs: a drain ends when the queue is empty)
-        task = asyncio.create_task(Worker(self.store, self.settings, "drain",
-                                          periodic=False).run(stop))
+        task = asyncio.create_task(
+            Worker(self.store, self.settings, "drain", periodic=False).run(stop)
+        )
         try:
             deadline = asyncio.get_running_loop().time() + timeout
             while await self.queue.depth() > 0:
@@ -1031,9 +1213,10 @@ class Redpoll:
         last 30 and 180 days (redpoll.accounts.activity)."""
         figures = await self.stats()
         month, half_year = await activity.active_within(self.store, 30, 180)
-        return {"users": {"total": figures["users"], "activeMonth": month,
-                          "activeHalfyear": half_year},
-                "localPosts": figures["statuses"]}
+        return {
+            "users": {"total": figures["users"], "activeMonth": month, "activeHalfyear": half_year},
+            "localPosts": figures["statuses"],
+        }
 
     async def stats(self) -> dict:
         # users: counted by their sign-up's journal (jobs.SignUpJob) and by an
@@ -1045,7 +1228,9 @@ class Redpoll:
         counts = await self.queue.counts()
         memory = await topology.of(self.store).used_memory()
         users = before.get("users", 0) + counts.get("users", 0) - counts.get("users_gone", 0)
-        return {"users": users,
-                "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
-                "queue_depth": await self.queue.depth(),
-                "used_memory_bytes": memory}
+        return {
+            "users": users,
+            "statuses": counts.get("statuses", 0) - counts.get("deleted", 0),
+            "queue_depth": await self.queue.depth(),
+            "used_memory_bytes": memory,
+        }

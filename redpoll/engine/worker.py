@@ -7,48 +7,82 @@ more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS. An
 incoming activity refused in a way that would fail every rerun the same
 (``_refusal``) finishes its job with a log line instead.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
 import os
 import socket
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 from redis.exceptions import ResponseError
 
-from ..posting import boosts, deleting, editing, posting
-from ..relations import domain_blocks, follows, relations, unlisting
-from ..timelines import delivery, hybrid, refill
-from ..interactions import favourites
-from ..core import keys, limits
-from ..moderation import moderation
-from ..notifications import notifications
-from ..polls import polls
-from ..conversations import tags
-from ..suggestions import suggestions
 from ..accounts import account
+from ..bus.jobs import (
+    BlockJob,
+    BoostJob,
+    CleanupJob,
+    ContextJob,
+    DeleteJob,
+    DeliverJob,
+    DomainBlockJob,
+    EditJob,
+    FanoutJob,
+    FavouriteJob,
+    FollowNoteJob,
+    InboxJob,
+    Job,
+    JobQueue,
+    MalformedJob,
+    MediaFilesJob,
+    MediaJob,
+    MediaSweepJob,
+    MoveJob,
+    NotYet,
+    PollEndJob,
+    PollUpdateJob,
+    PollVoteJob,
+    PostJob,
+    ProfileImageJob,
+    PurgeAccountJob,
+    PushJob,
+    RefillJob,
+    ScheduledStatusJob,
+    SignUpJob,
+    TagFollowJob,
+    decode,
+)
+from ..conversations import tags
+from ..core import keys, limits
 from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
-from ..bus.jobs import (BlockJob, BoostJob, CleanupJob, ContextJob, DeleteJob, DeliverJob,
-                        DomainBlockJob, EditJob, FanoutJob, FavouriteJob, FollowNoteJob, InboxJob, Job, JobQueue,
-                        MalformedJob, MediaFilesJob, MediaJob, MediaSweepJob, MoveJob, NotYet,
-                        PollEndJob,
-                        PollUpdateJob, PollVoteJob, PostJob, ProfileImageJob, PurgeAccountJob,
-                        PushJob, RefillJob, ScheduledStatusJob, SignUpJob, TagFollowJob, decode)
 from ..core.settings import Settings
-from ..storage.store import Store
-from ..storage import topology
+from ..federation import client as fed_client
+from ..federation import delivery as fed_delivery
+from ..federation import inbox as fed_inbox
+from ..federation import member_blocks
+from ..federation import moves as fed_moves
+from ..federation import outbox as fed_outbox
+from ..federation import remote as fed_remote
+from ..federation import threads as fed_threads
+from ..interactions import favourites
 from ..media import profile_images, uploads
 from ..media.storage import open_storage
-from ..federation import (client as fed_client, delivery as fed_delivery, inbox as fed_inbox,
-                          member_blocks, moves as fed_moves, outbox as fed_outbox, remote as fed_remote,
-                          threads as fed_threads)
+from ..moderation import moderation
 from ..net import safety
 from ..net.http import FetchFailed
-from ..scheduling import scheduled
+from ..notifications import notifications
+from ..polls import polls
+from ..posting import boosts, deleting, editing, posting
 from ..push import delivery as push_delivery
+from ..relations import domain_blocks, follows, relations, unlisting
+from ..scheduling import scheduled
+from ..storage import topology
+from ..storage.store import Store
+from ..suggestions import suggestions
+from ..timelines import delivery, hybrid, refill
 
 log = logging.getLogger("redpoll.worker")
 
@@ -56,6 +90,7 @@ log = logging.getLogger("redpoll.worker")
 @dataclass(frozen=True)
 class Done:
     """What a finished job leaves: its continuation, and what to count."""
+
     next: Job | None = None
     count: str = ""
 
@@ -81,24 +116,49 @@ async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: by
     if await delivery.gone(store, job.sid):
         return Done()  # deleted meanwhile: its cleanup chain takes over
     start = delivery.Cursor(job.phase, job.after)
-    cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
-                                 settings.fanout_batch, listed=job.listed,
-                                 only_following=job.only_following, boost_of=job.boost_of,
-                                 audience=job.audience, policy=delivery.policy(settings))
+    cursor = await delivery.step(
+        store,
+        "deliver",
+        job.sid,
+        job.author,
+        start,
+        settings.fanout_batch,
+        listed=job.listed,
+        only_following=job.only_following,
+        boost_of=job.boost_of,
+        audience=job.audience,
+        policy=delivery.policy(settings),
+    )
     if await delivery.gone(store, job.sid):
         # Deleted while this batch was being delivered: its cleanup chain may
         # already have passed these timelines, so take the id back out here.
         await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
         return Done()
-    return Done(None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase,
-                                                      cursor.after, job.listed,
-                                                      job.only_following, job.boost_of,
-                                                      job.audience))
+    return Done(
+        None
+        if cursor is None
+        else FanoutJob(
+            job.sid,
+            job.author,
+            cursor.phase,
+            cursor.after,
+            job.listed,
+            job.only_following,
+            job.boost_of,
+            job.audience,
+        )
+    )
 
 
 async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:
-    cursor = await delivery.step(store, "undeliver", job.sid, job.author,
-                                 delivery.Cursor(job.phase, job.after), settings.fanout_batch)
+    cursor = await delivery.step(
+        store,
+        "undeliver",
+        job.sid,
+        job.author,
+        delivery.Cursor(job.phase, job.after),
+        settings.fanout_batch,
+    )
     if cursor is None:  # every timeline is clean
         await topology.of(store).forget_deleted(job.sid)
         return Done()
@@ -118,8 +178,9 @@ async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_
     return Done()
 
 
-async def _follow_note(store: Store, settings: Settings, job: FollowNoteJob,
-                       entry_id: bytes) -> Done:
+async def _follow_note(
+    store: Store, settings: Settings, job: FollowNoteJob, entry_id: bytes
+) -> Done:
     if not await follows.note_due(store, job):
         return Done()  # a follow that was there already: its own job saw to it
     await notifications.replay_follow(store, settings, job)
@@ -139,8 +200,9 @@ async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: byte
     return Done()
 
 
-async def _domain_block(store: Store, settings: Settings, job: DomainBlockJob,
-                        entry_id: bytes) -> Done:
+async def _domain_block(
+    store: Store, settings: Settings, job: DomainBlockJob, entry_id: bytes
+) -> Done:
     # a block whose call was cut short: its cleanup again, if it still stands
     if job.domain in await domain_blocks.blocked(store, job.uid):
         await member_blocks.cleanup(store, JobQueue(store), settings, job.uid, job.domain)
@@ -149,12 +211,16 @@ async def _domain_block(store: Store, settings: Settings, job: DomainBlockJob,
 
 async def _sign_up(store: Store, settings: Settings, job: SignUpJob, entry_id: bytes) -> Done:
     settle_after_ms = settings.job_claim_ms * limits.SIGN_UP_SETTLE_CLAIMS
-    return (Done(count="users") if await account.settle_sign_up(store, job, entry_id, settle_after_ms)
-            else Done())
+    return (
+        Done(count="users")
+        if await account.settle_sign_up(store, job, entry_id, settle_after_ms)
+        else Done()
+    )
 
 
-async def _purge_account(store: Store, settings: Settings, job: PurgeAccountJob,
-                         entry_id: bytes) -> Done:
+async def _purge_account(
+    store: Store, settings: Settings, job: PurgeAccountJob, entry_id: bytes
+) -> Done:
     await moderation.purge_account_keys(store, job.uid, job.login)
     return Done(count="users_gone")
 
@@ -173,26 +239,30 @@ def _media_settle_after_ms(settings: Settings) -> int:
 
 
 async def _media(store: Store, settings: Settings, job: MediaJob, entry_id: bytes) -> Done:
-    await uploads.settle(store, open_storage(settings), job, entry_id,
-                         _media_settle_after_ms(settings))
+    await uploads.settle(
+        store, open_storage(settings), job, entry_id, _media_settle_after_ms(settings)
+    )
     return Done()
 
 
-async def _profile_image(store: Store, settings: Settings, job: ProfileImageJob,
-                         entry_id: bytes) -> Done:
+async def _profile_image(
+    store: Store, settings: Settings, job: ProfileImageJob, entry_id: bytes
+) -> Done:
     names = await profile_images.settle(store, job, entry_id, _media_settle_after_ms(settings))
     await uploads.delete_files(open_storage(settings), names)
     return Done()
 
 
-async def _media_files(store: Store, settings: Settings, job: MediaFilesJob,
-                       entry_id: bytes) -> Done:
+async def _media_files(
+    store: Store, settings: Settings, job: MediaFilesJob, entry_id: bytes
+) -> Done:
     await uploads.delete_files(open_storage(settings), job.names)
     return Done()
 
 
-async def _media_sweep(store: Store, settings: Settings, job: MediaSweepJob,
-                       entry_id: bytes) -> Done:
+async def _media_sweep(
+    store: Store, settings: Settings, job: MediaSweepJob, entry_id: bytes
+) -> Done:
     await uploads.sweep(store, open_storage(settings), job.now or None)
     return Done()
 
@@ -210,8 +280,7 @@ def _refusal(exc: BaseException) -> bool:
         return True
     if isinstance(exc, FetchFailed):
         return 400 <= exc.status < 500 and exc.status != 429
-    return isinstance(exc, (UserNotFound, fed_inbox.Refused, fed_remote.BadActor,
-                            safety.Refused))
+    return isinstance(exc, (UserNotFound, fed_inbox.Refused, fed_remote.BadActor, safety.Refused))
 
 
 async def _inbox(store: Store, settings: Settings, job: InboxJob, entry_id: bytes) -> Done:
@@ -239,8 +308,9 @@ async def _deliver(store: Store, settings: Settings, job: DeliverJob, entry_id: 
     return Done()
 
 
-async def _scheduled_status(store: Store, settings: Settings, job: ScheduledStatusJob,
-                            entry_id: bytes) -> Done:
+async def _scheduled_status(
+    store: Store, settings: Settings, job: ScheduledStatusJob, entry_id: bytes
+) -> Done:
     # posted once however often this runs (redpoll.scheduling.scheduled.publish)
     await scheduled.publish(store, JobQueue(store), settings, job)
     return Done()
@@ -249,13 +319,15 @@ async def _scheduled_status(store: Store, settings: Settings, job: ScheduledStat
 async def _poll_end(store: Store, settings: Settings, job: PollEndJob, entry_id: bytes) -> Done:
     await polls.end(store, job)
     # other servers get its last counts (a local poll: an Update of its Question, closed)
-    await fed_outbox.poll_update(store, JobQueue(store), settings, job.sid,
-                                 f"end/{job.gen}/{job.at}")
+    await fed_outbox.poll_update(
+        store, JobQueue(store), settings, job.sid, f"end/{job.gen}/{job.at}"
+    )
     return Done()
 
 
-async def _poll_update(store: Store, settings: Settings, job: PollUpdateJob,
-                       entry_id: bytes) -> Done:
+async def _poll_update(
+    store: Store, settings: Settings, job: PollUpdateJob, entry_id: bytes
+) -> Done:
     await fed_outbox.poll_update(store, JobQueue(store), settings, job.sid, str(job.at))
     return Done()
 
@@ -272,25 +344,44 @@ async def _push(store: Store, settings: Settings, job: PushJob, entry_id: bytes)
     return Done()
 
 
-HANDLERS: dict[type[Job], Handler] = {PushJob: _push, ScheduledStatusJob: _scheduled_status, PollEndJob: _poll_end,
-                                      PollUpdateJob: _poll_update, PollVoteJob: _poll_vote,
-                                      MediaJob: _media, ProfileImageJob: _profile_image,
-                                      MediaFilesJob: _media_files, MediaSweepJob: _media_sweep,
-                                      InboxJob: _inbox, DeliverJob: _deliver, ContextJob: _context, MoveJob: _move,
-                                      EditJob: _edit, BoostJob: _boost, PostJob: _post, DeleteJob: _delete, FanoutJob: _fanout,
-                                      CleanupJob: _cleanup, RefillJob: _refill,
-                                      FavouriteJob: _favourite, FollowNoteJob: _follow_note,
-                                      SignUpJob: _sign_up, PurgeAccountJob: _purge_account,
-                                      TagFollowJob: _tag_follow, BlockJob: _block,
-                                      DomainBlockJob: _domain_block}
+HANDLERS: dict[type[Job], Handler] = {
+    PushJob: _push,
+    ScheduledStatusJob: _scheduled_status,
+    PollEndJob: _poll_end,
+    PollUpdateJob: _poll_update,
+    PollVoteJob: _poll_vote,
+    MediaJob: _media,
+    ProfileImageJob: _profile_image,
+    MediaFilesJob: _media_files,
+    MediaSweepJob: _media_sweep,
+    InboxJob: _inbox,
+    DeliverJob: _deliver,
+    ContextJob: _context,
+    MoveJob: _move,
+    EditJob: _edit,
+    BoostJob: _boost,
+    PostJob: _post,
+    DeleteJob: _delete,
+    FanoutJob: _fanout,
+    CleanupJob: _cleanup,
+    RefillJob: _refill,
+    FavouriteJob: _favourite,
+    FollowNoteJob: _follow_note,
+    SignUpJob: _sign_up,
+    PurgeAccountJob: _purge_account,
+    TagFollowJob: _tag_follow,
+    BlockJob: _block,
+    DomainBlockJob: _domain_block,
+}
 
 
 class Worker:
     """Consumes every job shard, of the local lane and of the ingress lane,
     with ``worker_concurrency`` readers per shard."""
 
-    def __init__(self, store: Store, settings: Settings, name: str | None = None,
-                 periodic: bool = True):
+    def __init__(
+        self, store: Store, settings: Settings, name: str | None = None, periodic: bool = True
+    ):
         self.store = store
         #: also queue the periodic jobs (the media sweep); not a drain's
         self.periodic = periodic
@@ -306,9 +397,11 @@ class Worker:
         await self.queue.ensure_groups()
         # every shard of both lanes has its own readers: ingress work (other
         # servers' requests) waiting on a slow peer holds only its lane's
-        tasks = [asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
-                 for shard in keys.job_shards()
-                 for i in range(self.settings.worker_concurrency)]
+        tasks = [
+            asyncio.create_task(self._consume(shard, f"{self.name}-{i}", stop))
+            for shard in keys.job_shards()
+            for i in range(self.settings.worker_concurrency)
+        ]
         if self.periodic:
             tasks.append(asyncio.create_task(self._sweeps(stop)))
         tasks.append(asyncio.create_task(self._due(stop)))
@@ -349,7 +442,7 @@ class Worker:
                 log.warning("could not queue the media sweep: %s", exc)
             try:
                 await asyncio.wait_for(stop.wait(), limits.MEDIA_SWEEP_INTERVAL_S / 10)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def _due(self, stop: asyncio.Event) -> None:
@@ -371,7 +464,7 @@ class Worker:
                 log.exception("could not move due jobs")
             try:
                 await asyncio.wait_for(stop.wait(), limits.DUE_JOBS_POLL_S)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def _outbox(self, stop: asyncio.Event) -> None:
@@ -392,14 +485,24 @@ class Worker:
                 if loop.time() - last_claim >= claim_every:
                     last_claim = loop.time()
                     reply = await self.store.xautoclaim(
-                        keys.EVENT_LOG, fed_outbox.keys.OUTBOX_GROUP, consumer,
-                        min_idle_time=self.settings.job_claim_ms, start_id="0-0",
-                        count=limits.WORKER_READ_COUNT)
+                        keys.EVENT_LOG,
+                        fed_outbox.keys.OUTBOX_GROUP,
+                        consumer,
+                        min_idle_time=self.settings.job_claim_ms,
+                        start_id="0-0",
+                        count=limits.WORKER_READ_COUNT,
+                    )
                     entries = [e for e in reply[1] if e and e[1]]
                 if not entries:
-                    reply = await self._waiting(self.store.xreadgroup(
-                        fed_outbox.keys.OUTBOX_GROUP, consumer, {keys.EVENT_LOG: ">"},
-                        count=limits.WORKER_READ_COUNT, block=500))
+                    reply = await self._waiting(
+                        self.store.xreadgroup(
+                            fed_outbox.keys.OUTBOX_GROUP,
+                            consumer,
+                            {keys.EVENT_LOG: ">"},
+                            count=limits.WORKER_READ_COUNT,
+                            block=500,
+                        )
+                    )
                     entries = reply[0][1] if reply else []
                 for entry_id, fields in entries:
                     payload = fields.get(b"e")
@@ -432,12 +535,19 @@ class Worker:
                     last_claim = loop.time()
                     # held jobs are only ever claimed: their producer died
                     for source in (held, stream):
-                        entries += [(source, *e) for e in await self._claim(source, shard,
-                                                                            consumer)]
+                        entries += [
+                            (source, *e) for e in await self._claim(source, shard, consumer)
+                        ]
                 if not entries:
-                    reply = await self._waiting(client.xreadgroup(
-                        keys.JOB_GROUP, consumer, {stream: ">"},
-                        count=limits.WORKER_READ_COUNT, block=wait_ms))
+                    reply = await self._waiting(
+                        client.xreadgroup(
+                            keys.JOB_GROUP,
+                            consumer,
+                            {stream: ">"},
+                            count=limits.WORKER_READ_COUNT,
+                            block=wait_ms,
+                        )
+                    )
                     entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
                 for source, entry_id, fields in entries:
                     await self._handle(source, shard, entry_id, fields)
@@ -464,15 +574,21 @@ class Worker:
     async def _claim(self, stream: str, shard: int, consumer: str) -> list:
         """Take over jobs left pending by a worker that died."""
         reply = await self.store.xautoclaim(
-            stream, keys.JOB_GROUP, consumer, min_idle_time=self.settings.job_claim_ms,
-            start_id="0-0", count=limits.WORKER_READ_COUNT)
+            stream,
+            keys.JOB_GROUP,
+            consumer,
+            min_idle_time=self.settings.job_claim_ms,
+            start_id="0-0",
+            count=limits.WORKER_READ_COUNT,
+        )
         entries = [e for e in reply[1] if e and e[1]]
         if not entries:
             return []
         fresh = []
         for entry_id, fields in entries:
             info = await self.store.xpending_range(
-                stream, keys.JOB_GROUP, min=entry_id, max=entry_id, count=1)
+                stream, keys.JOB_GROUP, min=entry_id, max=entry_id, count=1
+            )
             try:
                 budget = decode(fields).max_attempts
             except MalformedJob:

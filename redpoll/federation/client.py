@@ -5,6 +5,7 @@ check of :mod:`redpoll.net.safety` (:mod:`redpoll.net.http`) and has one
 deadline for the whole of it and a size limit (limits.FED_FETCH_TIMEOUT_S,
 limits.FED_FETCH_MAX_BYTES); a fetch follows at most
 limits.FED_FETCH_REDIRECTS redirects, each hop such a request."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,7 @@ from ..net import http
 from ..net.http import FetchFailed
 from . import signing
 
-__all__ = ["FetchFailed", "Signer", "WrongDocument", "fetch_json", "fetch_object",
-           "post_activity"]
+__all__ = ["FetchFailed", "Signer", "WrongDocument", "fetch_json", "fetch_object", "post_activity"]
 
 AS_JSON = "application/activity+json"
 LD_JSON = 'application/ld+json; profile="https://www.w3.org/ns/activitystreams"'
@@ -40,9 +40,16 @@ class Signer:
     key_id: str
 
 
-async def _send(method: str, url: str, *, loopback: bool, body: bytes | None = None,
-                signer: Signer | None = None, headers: dict[str, str] | None = None,
-                rfc9421: bool = False) -> tuple[int, bytes, dict]:
+async def _send(
+    method: str,
+    url: str,
+    *,
+    loopback: bool,
+    body: bytes | None = None,
+    signer: Signer | None = None,
+    headers: dict[str, str] | None = None,
+    rfc9421: bool = False,
+) -> tuple[int, bytes, dict]:
     extra = {"user-agent": http.USER_AGENT, **(headers or {})}
     if signer is not None:
         how = signing.sign_rfc9421 if rfc9421 else signing.sign
@@ -59,15 +66,17 @@ def _media_type(headers: dict) -> str:
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
-async def _get(url: str, *, loopback: bool, signer: Signer | None, accept: str
-               ) -> tuple[int, bytes, dict, str]:
+async def _get(
+    url: str, *, loopback: bool, signer: Signer | None, accept: str
+) -> tuple[int, bytes, dict, str]:
     """A GET that follows at most limits.FED_FETCH_REDIRECTS redirects,
     each hop its own request through the fetch guard (net.http: address,
     deadline, size) and signed for its own URL; (status, body, headers,
     the URL that answered)."""
     for _ in range(limits.FED_FETCH_REDIRECTS + 1):
-        status, body, headers = await _send("GET", url, loopback=loopback, signer=signer,
-                                            headers={"accept": accept})
+        status, body, headers = await _send(
+            "GET", url, loopback=loopback, signer=signer, headers={"accept": accept}
+        )
         location = next((v for k, v in headers.items() if k.lower() == "location"), "")
         if status not in REDIRECTS or not location:
             return status, body, headers, url
@@ -75,20 +84,29 @@ async def _get(url: str, *, loopback: bool, signer: Signer | None, accept: str
     raise FetchFailed(f"{url}: more than {limits.FED_FETCH_REDIRECTS} redirects", status)
 
 
-async def fetch_answer(url: str, *, loopback: bool, signer: Signer | None = None,
-                       accept: str = ACCEPT, types: frozenset[str] | None = AS_TYPES
-                       ) -> tuple[dict, str]:
+async def fetch_answer(
+    url: str,
+    *,
+    loopback: bool,
+    signer: Signer | None = None,
+    accept: str = ACCEPT,
+    types: frozenset[str] | None = AS_TYPES,
+) -> tuple[dict, str]:
     """The JSON object at ``url`` (redirects followed), answered with one of
     the media ``types`` (None: any; a WebFinger answer is only a pointer,
     its actor is fetched and checked itself), and the URL that answered it;
     FetchFailed otherwise."""
-    status, body, headers, answered = await _get(url, loopback=loopback, signer=signer,
-                                                 accept=accept)
+    status, body, headers, answered = await _get(
+        url, loopback=loopback, signer=signer, accept=accept
+    )
     if status != 200:
         raise FetchFailed(f"{url} answered {status}", status)
     if types is not None and _media_type(headers) not in types:
-        raise WrongDocument(f"{url} answered {_media_type(headers) or 'no media type'}, "
-                            f"not {' or '.join(sorted(types))}", status)
+        raise WrongDocument(
+            f"{url} answered {_media_type(headers) or 'no media type'}, "
+            f"not {' or '.join(sorted(types))}",
+            status,
+        )
     try:
         data = json.loads(body)
     except ValueError:
@@ -98,23 +116,33 @@ async def fetch_answer(url: str, *, loopback: bool, signer: Signer | None = None
     return data, answered
 
 
-async def fetch_json(url: str, *, loopback: bool, signer: Signer | None = None,
-                     accept: str = ACCEPT, types: frozenset[str] | None = AS_TYPES) -> dict:
+async def fetch_json(
+    url: str,
+    *,
+    loopback: bool,
+    signer: Signer | None = None,
+    accept: str = ACCEPT,
+    types: frozenset[str] | None = AS_TYPES,
+) -> dict:
     """The JSON object at ``url`` (:func:`fetch_answer`'s, without where from)."""
-    return (await fetch_answer(url, loopback=loopback, signer=signer, accept=accept,
-                               types=types))[0]
+    return (await fetch_answer(url, loopback=loopback, signer=signer, accept=accept, types=types))[
+        0
+    ]
 
 
 def _answered_by_its_host(doc: dict, answered: str) -> bool:
     """Whether ``doc`` came from its own id's host (a redirect to another
     host vouches for nothing there)."""
     claimed = doc.get("id")
-    return isinstance(claimed, str) and \
-        urlsplit(claimed).netloc.lower() == urlsplit(answered).netloc.lower()
+    return (
+        isinstance(claimed, str)
+        and urlsplit(claimed).netloc.lower() == urlsplit(answered).netloc.lower()
+    )
 
 
-async def fetch_object(url: str, *, loopback: bool, signer: Signer | None = None,
-                       id_known: bool = True) -> dict:
+async def fetch_object(
+    url: str, *, loopback: bool, signer: Signer | None = None, id_known: bool = True
+) -> dict:
     """The ActivityStreams object whose ``id`` is ``url``, as its own server
     answers it. A document is taken only under the id it was fetched from,
     answered by that id's own host (redirects within it are followed):
@@ -129,23 +157,30 @@ async def fetch_object(url: str, *, loopback: bool, signer: Signer | None = None
     doc, answered = await fetch_answer(url, loopback=loopback, signer=signer)
     claimed = doc.get("id")
     if _answered_by_its_host(doc, answered) and (
-            claimed == url or (not id_known and claimed == answered)):
+        claimed == url or (not id_known and claimed == answered)
+    ):
         return doc
     if id_known or not isinstance(claimed, str) or not claimed.startswith(("https://", "http://")):
-        raise WrongDocument(f"{url} answered a document whose id is {str(claimed)[:200]!r}",
-                            200)
+        raise WrongDocument(f"{url} answered a document whose id is {str(claimed)[:200]!r}", 200)
     again, answered = await fetch_answer(claimed, loopback=loopback, signer=signer)
     if again.get("id") != claimed or not _answered_by_its_host(again, answered):
         raise WrongDocument(f"{claimed} does not answer the document of its own id", 200)
     return again
 
 
-async def post_activity(inbox: str, activity: bytes, signer: Signer, *, loopback: bool,
-                        rfc9421: bool = False) -> int:
+async def post_activity(
+    inbox: str, activity: bytes, signer: Signer, *, loopback: bool, rfc9421: bool = False
+) -> int:
     """POST a signed activity to an inbox (draft-cavage, or RFC 9421 for a
     peer known to take it); the status it answered (FetchFailed when it
     could not be reached at all)."""
-    status, _, _ = await _send("POST", inbox, loopback=loopback, body=activity, signer=signer,
-                               headers={"content-type": AS_JSON, "accept": ACCEPT},
-                               rfc9421=rfc9421)
+    status, _, _ = await _send(
+        "POST",
+        inbox,
+        loopback=loopback,
+        body=activity,
+        signer=signer,
+        headers={"content-type": AS_JSON, "accept": ACCEPT},
+        rfc9421=rfc9421,
+    )
     return status

@@ -10,6 +10,7 @@ succeeds, or it sends us a signed activity).
 
 At-least-once: a delivery cut short is run again, and receivers drop an
 activity id they already took."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,9 @@ async def send(store: Store, queue: JobQueue, sender: int, inbox: str, activity:
     """Queue ``activity`` for ``inbox``, signed by local account ``sender``
     (0: the server's actor)."""
     if inbox:
-        await queue.enqueue(DeliverJob(sender=sender, inbox=inbox,
-                                       body=json.dumps(activity, separators=(",", ":"))))
+        await queue.enqueue(
+            DeliverJob(sender=sender, inbox=inbox, body=json.dumps(activity, separators=(",", ":")))
+        )
 
 
 async def heard_from(store: Store, host: str) -> None:
@@ -46,7 +48,7 @@ async def unavailable(store: Store, host: str) -> bool:
 
 
 def retry_delay_s(attempt: int) -> float:
-    return min(limits.FED_RETRY_BASE_S * 4 ** attempt, limits.FED_RETRY_MAX_S)
+    return min(limits.FED_RETRY_BASE_S * 4**attempt, limits.FED_RETRY_MAX_S)
 
 
 async def deliver(store: Store, queue: JobQueue, settings: Settings, job: DeliverJob) -> str:
@@ -62,16 +64,21 @@ async def deliver(store: Store, queue: JobQueue, settings: Settings, job: Delive
             login = (await users.get_user(store, job.sender)).login
         except UserNotFound:
             return "dropped"  # the sender's account is gone
-        signer = client.Signer(await remote.key_pair(store, job.sender),
-                               documents.key_id(base, login))
+        signer = client.Signer(
+            await remote.key_pair(store, job.sender), documents.key_id(base, login)
+        )
     else:
         signer = await remote.instance_signer(store, base)
     # RFC 9421 for a server that signed to us with it lately, draft-cavage otherwise
     rfc9421 = bool(await store.get(keys.rfc9421_host(host)))
     try:
-        status = await client.post_activity(job.inbox, job.body.encode(), signer,
-                                            loopback=settings.federation_loopback,
-                                            rfc9421=rfc9421)
+        status = await client.post_activity(
+            job.inbox,
+            job.body.encode(),
+            signer,
+            loopback=settings.federation_loopback,
+            rfc9421=rfc9421,
+        )
     except client.FetchFailed as exc:
         status, reason = 0, str(exc)
     else:
@@ -84,8 +91,9 @@ async def deliver(store: Store, queue: JobQueue, settings: Settings, job: Delive
         return "dropped"
     await store.incr(keys.host_failures(host))
     if job.attempt + 1 >= limits.FED_DELIVERY_ATTEMPTS:
-        log.warning("delivery to %s given up after %s tries: %s", job.inbox, job.attempt + 1,
-                    reason)
+        log.warning(
+            "delivery to %s given up after %s tries: %s", job.inbox, job.attempt + 1, reason
+        )
         return "given up"
     due = int((time.time() + retry_delay_s(job.attempt)) * 1000)
     await queue.enqueue_at(DeliverJob(job.sender, job.inbox, job.body, job.attempt + 1), due)

@@ -5,6 +5,7 @@ handles do not resolve); ``silence``: its public statuses are kept as
 unlisted (its accounts' followers here still see them, the public and
 hashtag timelines do not); ``reject_media``: its statuses' attachments are
 not kept. A block covers the host's subdomains too (as Mastodon's)."""
+
 from __future__ import annotations
 
 import json
@@ -41,14 +42,20 @@ def _host(value: str) -> str:
     return host
 
 
-async def block(store: Store, host: str, severity: str = "suspend",
-                reject_media: bool = False) -> Block:
+async def block(
+    store: Store, host: str, severity: str = "suspend", reject_media: bool = False
+) -> Block:
     """Block (or change the block of) ``host``; one HSET, idempotent."""
     if severity not in SEVERITIES:
         raise ValidationError("severity", "must be one of " + ", ".join(SEVERITIES))
     found = Block(_host(host), severity, reject_media or severity == "suspend", now_ms())
-    await store.hset(keys.DOMAIN_BLOCKS, found.host, json.dumps(
-        {"severity": found.severity, "reject_media": found.reject_media, "at": found.at}))
+    await store.hset(
+        keys.DOMAIN_BLOCKS,
+        found.host,
+        json.dumps(
+            {"severity": found.severity, "reject_media": found.reject_media, "at": found.at}
+        ),
+    )
     return found
 
 
@@ -61,8 +68,14 @@ async def blocks(store: Store) -> list[Block]:
     out = []
     for host, value in raw.items():
         data = json.loads(value)
-        out.append(Block(host.decode(), data["severity"], bool(data.get("reject_media")),
-                         int(data.get("at", 0))))
+        out.append(
+            Block(
+                host.decode(),
+                data["severity"],
+                bool(data.get("reject_media")),
+                int(data.get("at", 0)),
+            )
+        )
     return sorted(out, key=lambda b: b.host)
 
 
@@ -71,14 +84,16 @@ async def policy(store: Store, host: str) -> Block | None:
     blocks cover it), or None. One round trip."""
     name = host.lower().rsplit(":", 1)[0] if host.count(":") == 1 else host.lower()
     parts = name.split(".")
-    candidates = [".".join(parts[i:]) for i in range(len(parts))] + ([host.lower()]
-                                                                    if host != name else [])
+    candidates = [".".join(parts[i:]) for i in range(len(parts))] + (
+        [host.lower()] if host != name else []
+    )
     found = await store.hmget(keys.DOMAIN_BLOCKS, candidates)
     for candidate, value in zip(candidates, found):
         if value is not None:
             data = json.loads(value)
-            return Block(candidate, data["severity"], bool(data.get("reject_media")),
-                         int(data.get("at", 0)))
+            return Block(
+                candidate, data["severity"], bool(data.get("reject_media")), int(data.get("at", 0))
+            )
     return None
 
 

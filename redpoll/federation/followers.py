@@ -1,5 +1,6 @@
 """Remote accounts that follow local ones: the follow's start and end
 here (fed_follow.lua) and its notification."""
+
 from __future__ import annotations
 
 from ..core import keys as core_keys
@@ -23,9 +24,19 @@ async def fed_follow(store: Store, local: int, remote_uid: int, inbox: str, on: 
     """Start (``on``) or end a remote account's follow of local ``local``:
     its membership, the count behind its inbox and the follower count in
     one script (fed_follow.lua: atomic; again: no change). Whether it changed."""
-    return await store.run("fed_follow", [keys.remote_followers(local), keys.inboxes(local),
-                                          core_keys.user(local), keys.follower_inbox(local)],
-                           [remote_uid, inbox, now_ms(), "1" if on else "0"]) == 1
+    return (
+        await store.run(
+            "fed_follow",
+            [
+                keys.remote_followers(local),
+                keys.inboxes(local),
+                core_keys.user(local),
+                keys.follower_inbox(local),
+            ],
+            [remote_uid, inbox, now_ms(), "1" if on else "0"],
+        )
+        == 1
+    )
 
 
 async def notify_follow(store, local: int, remote_uid: int, on: bool) -> None:

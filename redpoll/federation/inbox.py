@@ -22,6 +22,7 @@ option of a multiple-choice poll: polls.vote_one, one script) and never
 kept as a status; the poll's next Update is queued after it, again by a
 run of the same job (idempotent: the same entry).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -30,9 +31,10 @@ import json
 import logging
 import re
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..accounts import ratelimit
@@ -49,8 +51,7 @@ from ..posting import boosts, deleting, editing, idempotency, posting
 from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
-from . import (client, delivery, documents, domains, followers, keys, moves, outbox, remote,
-               signing)
+from . import client, delivery, documents, domains, followers, keys, moves, outbox, remote, signing
 from .text import html_to_text
 
 log = logging.getLogger("redpoll.federation")
@@ -68,11 +69,12 @@ class Refused(RedpollError):
 class Here:
     """This server as federation sees it: its base URL and whether peers
     may be reached over http and at private addresses."""
+
     base: str
     loopback: bool
 
     @classmethod
-    def of(cls, settings: Settings) -> "Here":
+    def of(cls, settings: Settings) -> Here:
         if not settings.public_url:
             raise Refused("federation needs REDPOLL_PUBLIC_URL", 404)
         return cls(settings.public_url.rstrip("/"), settings.federation_loopback)
@@ -82,7 +84,7 @@ class Here:
         prefix = f"{self.base}/users/"
         if not uri.startswith(prefix):
             return None
-        rest = uri[len(prefix):]
+        rest = uri[len(prefix) :]
         return rest if rest and "/" not in rest and "#" not in rest else None
 
     def local_status(self, uri: str) -> int | None:
@@ -90,7 +92,7 @@ class Here:
         prefix = f"{self.base}/users/"
         if not uri.startswith(prefix):
             return None
-        parts = uri[len(prefix):].split("/")
+        parts = uri[len(prefix) :].split("/")
         if len(parts) == 3 and parts[1] == "statuses" and parts[2].isdigit():
             return int(parts[2])
         return None
@@ -107,6 +109,7 @@ class Signer:
     """Who signed a request, before their key is fetched: the key id, the
     actor it belongs to ('' until :func:`owned` learns it, for a key at its
     own URL), and how to check the signature with a key."""
+
     key_id: str
     actor_uri: str
     check: Callable[[str], None]
@@ -114,8 +117,9 @@ class Signer:
     rfc9421: bool = False
 
 
-def signer_of(here: Here, method: str, target: str, headers: Mapping[str, str],
-              body: bytes | None) -> Signer:
+def signer_of(
+    here: Here, method: str, target: str, headers: Mapping[str, str], body: bytes | None
+) -> Signer:
     """The signature of a request (RFC 9421 if it carries one, else
     draft-cavage); Refused (401) if it has none or it is malformed. A
     draft-cavage signature is checked against this server's own host (its
@@ -134,9 +138,9 @@ def signer_of(here: Here, method: str, target: str, headers: Mapping[str, str],
         else:
             assert signed is not None
             signing.verify(signed, pem, method, target, own, body)
+
     key_id = rfc9421 or (signed.key_id if signed else "")
-    return Signer(key_id, key_id.split("#", 1)[0] if "#" in key_id else "", check,
-                  bool(rfc9421))
+    return Signer(key_id, key_id.split("#", 1)[0] if "#" in key_id else "", check, bool(rfc9421))
 
 
 async def owned(store: Store, here: Here, signer: Signer, *, fetch: bool = True) -> Signer:
@@ -152,8 +156,9 @@ async def owned(store: Store, here: Here, signer: Signer, *, fetch: bool = True)
     if await domains.suspended(store, host):
         raise Refused("this server does not take requests from that domain", 403)
     try:
-        owner = await remote.key_owner(store, here.base, signer.key_id,
-                                       loopback=here.loopback, fetch=fetch)
+        owner = await remote.key_owner(
+            store, here.base, signer.key_id, loopback=here.loopback, fetch=fetch
+        )
     except (client.FetchFailed, remote.BadActor, Unreachable) as exc:
         raise Refused(f"the signer's key could not be had: {exc}", 401) from None
     return dataclasses.replace(signer, actor_uri=owner or "")
@@ -173,23 +178,26 @@ async def authenticate(store: Store, here: Here, signer: Signer) -> User:
     # the domain's block and the kept key, asked together (one round trip on the mux)
     suspended, kept = await asyncio.gather(
         domains.suspended(store, remote.host_of(signer.actor_uri)),
-        remote.fresh_key(store, signer.actor_uri))
+        remote.fresh_key(store, signer.actor_uri),
+    )
     if suspended:
         raise Refused("this server does not take requests from that domain", 403)
     try:
         if kept is not None:
             actor, pem, fetched = kept
         else:
-            actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
-                                                loopback=here.loopback)
+            actor = await remote.known_or_fetch(
+                store, here.base, signer.actor_uri, loopback=here.loopback
+            )
             pem, fetched = (await remote.details(store, actor.id)).get("pem", ""), now_ms()
         try:
             signer.check(pem)
         except signing.SignatureError:
             if now_ms() - fetched < limits.FED_KEY_REFETCH_S * 1000:
                 raise
-            actor = await remote.known_or_fetch(store, here.base, signer.actor_uri,
-                                                loopback=here.loopback, refresh=True)
+            actor = await remote.known_or_fetch(
+                store, here.base, signer.actor_uri, loopback=here.loopback, refresh=True
+            )
             signer.check((await remote.details(store, actor.id)).get("pem", ""))
     except signing.SignatureError as exc:
         raise Refused(str(exc), 401) from None
@@ -200,8 +208,15 @@ async def authenticate(store: Store, here: Here, signer: Signer) -> User:
     return actor
 
 
-async def receive(store: Store, queue: JobQueue, settings: Settings, method: str, target: str,
-                  headers: Mapping[str, str], body: bytes) -> bool:
+async def receive(
+    store: Store,
+    queue: JobQueue,
+    settings: Settings,
+    method: str,
+    target: str,
+    headers: Mapping[str, str],
+    body: bytes,
+) -> bool:
     """Check and queue one incoming activity; False if it was a repeat."""
     here = Here.of(settings)
     if len(body) > limits.FED_INBOX_MAX_BYTES:
@@ -237,7 +252,9 @@ async def receive(store: Store, queue: JobQueue, settings: Settings, method: str
         delivery.heard_from(store, host),
         store.set(seen, "1", nx=True, ex=limits.FED_SEEN_TTL_S),
         store.set(keys.rfc9421_host(host), "1", ex=limits.FED_RFC9421_KEPT_S)
-        if signer.rfc9421 else asyncio.sleep(0))
+        if signer.rfc9421
+        else asyncio.sleep(0),
+    )
     if not first:
         return False
     await queue.enqueue(InboxJob(uid=actor.id, activity=body.decode()))
@@ -250,16 +267,20 @@ async def _admit(store: Store, queue: JobQueue, settings: Settings, host: str) -
     job queue is full (503, as the API answers then)."""
     state = await ratelimit.hit(store, keys.inbox_rate(host), settings.rate_inbox_host)
     if state is not None and state.exceeded:
-        raise Refused(f"too many activities from {host}; try again after "
-                      f"{int(state.reset - time.time()) + 1} s", 429)
+        raise Refused(
+            f"too many activities from {host}; try again after "
+            f"{int(state.reset - time.time()) + 1} s",
+            429,
+        )
     try:
         await queue.check_capacity()
     except QueueFull as exc:
         raise Refused(str(exc), 503) from None
 
 
-async def _actor_deleted(store: Store, queue: JobQueue, check, actor_uri: str, seen: str,
-                         body: bytes) -> bool:
+async def _actor_deleted(
+    store: Store, queue: JobQueue, check, actor_uri: str, seen: str, body: bytes
+) -> bool:
     """An account deleted on its server: its key is gone there too (410), so
     the key kept here decides. One never kept here, or a signature that
     does not verify with the kept key: nothing to do (answered 202, as
@@ -315,8 +336,9 @@ async def _accept(store, queue, here: Here, local: User, actor: User, follow: di
         await followers.notify_follow(store, local.id, actor.id, True)
 
 
-async def answer_request(store: Store, queue: JobQueue, settings: Settings, owner: int,
-                         requester: int, accept: bool) -> bool | None:
+async def answer_request(
+    store: Store, queue: JobQueue, settings: Settings, owner: int, requester: int, accept: bool
+) -> bool | None:
     """A locked local account decides on a remote account's follow request:
     it becomes a follower and its server gets an Accept, or its server gets
     a Reject. None if ``requester`` is not a remote account (the local path
@@ -343,8 +365,7 @@ async def answer_request(store: Store, queue: JobQueue, settings: Settings, owne
 
 
 async def _unfollow(store, here: Here, actor: User, follow) -> None:
-    local = await _local_of(store, here, follow.get("object") if isinstance(follow, dict)
-                            else None)
+    local = await _local_of(store, here, follow.get("object") if isinstance(follow, dict) else None)
     if local is not None:
         await _stop_following(store, local, actor)
 
@@ -426,11 +447,12 @@ async def _announce(store, queue, settings, here: Here, actor: User, activity, o
     if sid is None and uri and not uri.startswith(here.base + "/"):
         try:
             # (taken only as the document of its own id: client.fetch_object)
-            doc = await client.fetch_object(uri, loopback=here.loopback,
-                                            signer=await remote.instance_signer(store, here.base))
-            author = await remote.known_or_fetch(store, here.base,
-                                                 _id_of(doc.get("attributedTo")),
-                                                 loopback=here.loopback)
+            doc = await client.fetch_object(
+                uri, loopback=here.loopback, signer=await remote.instance_signer(store, here.base)
+            )
+            author = await remote.known_or_fetch(
+                store, here.base, _id_of(doc.get("attributedTo")), loopback=here.loopback
+            )
             await keep_note(store, queue, settings, here, author, doc)
         except (RedpollError, Unreachable) as exc:
             log.info("boosted note %s not had: %s", uri, exc)
@@ -471,14 +493,16 @@ async def _vote(store, queue, actor: User, obj: dict, sid: int) -> bool:
     if title not in poll.options and html_to_text(str(obj.get("content") or "")).strip():
         return False
     if _id_of(obj.get("attributedTo")) != actor.uri or (
-            _id_of(obj) and remote.host_of(_id_of(obj)) != remote.host_of(actor.uri)):
+        _id_of(obj) and remote.host_of(_id_of(obj)) != remote.host_of(actor.uri)
+    ):
         raise Refused("a vote must be its actor's own, on its actor's host", 403)
     try:
         if not await may_see(store, actor, status):
             raise StatusNotFound(f"status {sid} does not exist")
         details = await remote.details(store, actor.id)
-        await polls.vote_one(store, actor.id, sid, title,
-                             details.get("shared_inbox") or details.get("inbox", ""))
+        await polls.vote_one(
+            store, actor.id, sid, title, details.get("shared_inbox") or details.get("inbox", "")
+        )
     except RedpollError as exc:  # not its to see, no such option, ended, voted already
         log.info("vote of %s in poll %s not counted: %s", actor.uri, sid, exc)
     await outbox.schedule_poll_update(queue, status)
@@ -500,6 +524,7 @@ class Question:
     """A remote poll as a Question shows it: the poll to keep, the counts
     its server has (per option, and its voters), and its ``endTime`` (ms;
     None: it names none)."""
+
     spec: polls.PollSpec
     counts: list[int]
     voters: int
@@ -522,24 +547,33 @@ def _question(obj: dict) -> Question | None:
     titles, counts = [], []
     for item in items:
         name = item.get("name") if isinstance(item, dict) else None
-        if not isinstance(name, str) or not name.strip() \
-                or len(name) > limits.FED_POLL_OPTION_MAX_CHARS:
+        if (
+            not isinstance(name, str)
+            or not name.strip()
+            or len(name) > limits.FED_POLL_OPTION_MAX_CHARS
+        ):
             return None
         replies = item.get("replies")
         total = replies.get("totalItems") if isinstance(replies, dict) else None
         titles.append(name)
-        counts.append(total if isinstance(total, int) and not isinstance(total, bool)
-                      and total >= 0 else 0)
+        counts.append(
+            total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else 0
+        )
     closed, end_time = obj.get("closed"), _time_ms(obj.get("endTime"))
-    ends = [t for t in (end_time, now_ms() if closed is True else _time_ms(closed))
-            if t is not None]
-    ends_at = min(ends) if ends else (_time_ms(obj.get("published")) or now_ms()) \
-        + limits.POLL_EXPIRES_MAX_S * 1000
+    ends = [
+        t for t in (end_time, now_ms() if closed is True else _time_ms(closed)) if t is not None
+    ]
+    ends_at = (
+        min(ends)
+        if ends
+        else (_time_ms(obj.get("published")) or now_ms()) + limits.POLL_EXPIRES_MAX_S * 1000
+    )
     voters = obj.get("votersCount")
     if not isinstance(voters, int) or isinstance(voters, bool) or voters < 0:
         voters = max(counts) if multiple else sum(counts)
-    return Question(polls.PollSpec(tuple(titles), 0, multiple, False, ends_at), counts, voters,
-                    end_time)
+    return Question(
+        polls.PollSpec(tuple(titles), 0, multiple, False, ends_at), counts, voters, end_time
+    )
 
 
 async def _tally(store, sid: int, question: Question | None) -> None:
@@ -553,16 +587,20 @@ async def _tally(store, sid: int, question: Question | None) -> None:
         await polls.tally(store, sid, poll.gen, question.counts, question.voters)
 
 
-async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User,
-                    obj) -> None:
+async def keep_note(
+    store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User, obj
+) -> None:
     """Keep a remote note as a status of its author ``actor`` (once per note
     id: posting.post_once keyed by it, then the note index), whether it came
     in a Create or was fetched with a thread."""
     if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
         return
     uri = _id_of(obj)
-    if (not uri or _id_of(obj.get("attributedTo")) != actor.uri
-            or remote.host_of(uri) != remote.host_of(actor.uri)):
+    if (
+        not uri
+        or _id_of(obj.get("attributedTo")) != actor.uri
+        or remote.host_of(uri) != remote.host_of(actor.uri)
+    ):
         raise Refused("a note must be its actor's own, on its actor's host", 403)
     if await store.get(keys.note(uri)):
         return
@@ -577,12 +615,12 @@ async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Her
         visibility = "direct"  # to accounts here by name: a direct message
     else:
         return  # addressed to no one here
-    extra = {"uri": uri[:limits.EXTRA_VALUE_MAX_BYTES], "visibility": visibility}
+    extra = {"uri": uri[: limits.EXTRA_VALUE_MAX_BYTES], "visibility": visibility}
     url = remote.link_on(remote.first_url(obj.get("url")), uri)
     if url and len(url) <= limits.EXTRA_VALUE_MAX_BYTES:
         extra["url"] = url
     if isinstance(obj.get("summary"), str) and obj["summary"]:
-        extra["spoiler_text"] = html_to_text(obj["summary"])[:limits.EXTRA_VALUE_MAX_BYTES]
+        extra["spoiler_text"] = html_to_text(obj["summary"])[: limits.EXTRA_VALUE_MAX_BYTES]
     if obj.get("sensitive") is True:
         extra["sensitive"] = "true"
     if len(uri) > limits.EXTRA_VALUE_MAX_BYTES:
@@ -594,13 +632,24 @@ async def keep_note(store: Store, queue: JobQueue, settings: Settings, here: Her
     if reply_to is None and _id_of(obj.get("inReplyTo")):
         known = await store.get(keys.note(_id_of(obj.get("inReplyTo"))))
         reply_to = int(known) if known else None
-    media = "" if block is not None and block.reject_media else media_entity.remote_items(
-        _listed(obj.get("attachment")), limits.MEDIA_PER_STATUS)
+    media = (
+        ""
+        if block is not None and block.reject_media
+        else media_entity.remote_items(_listed(obj.get("attachment")), limits.MEDIA_PER_STATUS)
+    )
     question = _question(obj)
     status = await idempotency.post_once(
-        store, queue, settings, actor.id, uri, text[:limits.FED_NOTE_MAX_CHARS], extra, reply_to,
+        store,
+        queue,
+        settings,
+        actor.id,
+        uri,
+        text[: limits.FED_NOTE_MAX_CHARS],
+        extra,
+        reply_to,
         poll=question.spec if question is not None else None,
-        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions, media))
+        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions, media),
+    )
     # its counts, then the note index: a run cut short before is run again whole
     await _tally(store, status.id, question)
     await store.set(keys.note(uri), status.id)
@@ -662,20 +711,28 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
     if known is None or remote.host_of(uri) != remote.host_of(actor.uri):
         return  # an edit of a note not kept here, or not its actor's
     text, _ = await _mentions(store, here, obj)
-    text = text[:limits.FED_NOTE_MAX_CHARS]
+    text = text[: limits.FED_NOTE_MAX_CHARS]
     summary = obj.get("summary") if isinstance(obj.get("summary"), str) else ""
-    spoiler = html_to_text(summary)[:limits.SPOILER_TEXT_MAX_CHARS]
+    spoiler = html_to_text(summary)[: limits.SPOILER_TEXT_MAX_CHARS]
     question = _question(obj)
     status = await statuses.get_status_or_none(store, int(known))
     if status is None or status.user_id != actor.id:
         return
-    if obj.get("type") != "Question" or _edited(status, text, spoiler,
-                                                obj.get("sensitive") is True, question):
+    if obj.get("type") != "Question" or _edited(
+        status, text, spoiler, obj.get("sensitive") is True, question
+    ):
         try:  # editing checks the author: only the note's own may edit it
-            await editing.edit(store, queue, actor.id, int(known), text, spoiler_text=spoiler,
-                               sensitive=obj.get("sensitive") is True,
-                               max_chars=limits.FED_NOTE_MAX_CHARS,
-                               poll=question.spec if question is not None else None)
+            await editing.edit(
+                store,
+                queue,
+                actor.id,
+                int(known),
+                text,
+                spoiler_text=spoiler,
+                sensitive=obj.get("sensitive") is True,
+                max_chars=limits.FED_NOTE_MAX_CHARS,
+                poll=question.spec if question is not None else None,
+            )
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)
     await _tally(store, int(known), question)  # (a Question's counts: not an edit)
@@ -702,7 +759,7 @@ def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question
     ``endTime`` (an edit sets it anew; a poll that ended here stays ended;
     ``closed`` alone is no edit: polls.close ends it)."""
     before, asked = polls.Poll.of(status), question.spec if question is not None else None
-    had = status.extra.get("spoiler_text", "")[:limits.SPOILER_TEXT_MAX_CHARS].strip()
+    had = status.extra.get("spoiler_text", "")[: limits.SPOILER_TEXT_MAX_CHARS].strip()
     if status.text != text or had != spoiler.strip():
         return True
     if not spoiler and sensitive != (status.extra.get("sensitive") == "true"):
@@ -710,8 +767,11 @@ def _edited(status, text: str, spoiler: str, sensitive: bool, question: Question
     if before is None or asked is None:
         return (before is None) != (asked is None)
     end = question.end_time if question is not None else None
-    return (before.options != asked.options or before.multiple != asked.multiple
-            or (end is not None and not before.expired() and abs(before.expires_at - end) > 1000))
+    return (
+        before.options != asked.options
+        or before.multiple != asked.multiple
+        or (end is not None and not before.expired() and abs(before.expires_at - end) > 1000)
+    )
 
 
 async def _block(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
@@ -766,8 +826,9 @@ async def _move(store, queue, settings, here: Here, actor: User, activity, obj) 
     if await domains.suspended(store, remote.host_of(target)):
         raise Refused("the new account's domain is suspended here", 403)
     try:
-        doc = await client.fetch_object(target, loopback=here.loopback,
-                                        signer=await remote.instance_signer(store, here.base))
+        doc = await client.fetch_object(
+            target, loopback=here.loopback, signer=await remote.instance_signer(store, here.base)
+        )
     except client.WrongDocument as exc:  # (refused, not retried: it would answer the same)
         raise Refused(f"the Move's target is no account: {exc}", 403) from None
     if actor.uri not in [_id_of(x) for x in _listed(doc.get("alsoKnownAs"))]:
@@ -783,6 +844,16 @@ async def _move(store, queue, settings, here: Here, actor: User, activity, obj) 
         log.info("a second Move of %s (to %s) taken as nothing", actor.uri, new.uri)
 
 
-_HANDLERS = {"Follow": _follow, "Undo": _undo, "Accept": _accepted, "Reject": _reject,
-             "Like": _like, "Announce": _announce, "Create": _create, "Delete": _delete,
-             "Update": _update, "Move": _move, "Block": _block}
+_HANDLERS = {
+    "Follow": _follow,
+    "Undo": _undo,
+    "Accept": _accepted,
+    "Reject": _reject,
+    "Like": _like,
+    "Announce": _announce,
+    "Create": _create,
+    "Delete": _delete,
+    "Update": _update,
+    "Move": _move,
+    "Block": _block,
+}

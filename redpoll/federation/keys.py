@@ -2,6 +2,7 @@
 followers sit in the account's slot ({uid}), so one script changes them and
 the account's follower count together; indexes by URI are keyed by a digest
 of the URI (a URI may hold braces, which would pick another hash tag)."""
+
 from __future__ import annotations
 
 import hashlib

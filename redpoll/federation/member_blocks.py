@@ -9,10 +9,12 @@ refused too. Notifications from the domain are not shown from then on
 Each step is idempotent and reads what is still there, so :func:`cleanup`
 run again (its job replayed, a call cut short) finishes what a run before
 began; the sets are walked in bounded steps (limits.DOMAIN_BLOCK_STEP)."""
+
 from __future__ import annotations
 
 from ..bus.jobs import JobQueue
-from ..core import keys as core_keys, limits
+from ..core import keys as core_keys
+from ..core import limits
 from ..core.models import User
 from ..core.settings import Settings
 from ..records import users
@@ -28,14 +30,16 @@ async def _on(store: Store, key: str, domain: str) -> list[User]:
     while True:
         cursor, rows = await store.zscan(key, cursor, count=limits.DOMAIN_BLOCK_STEP)
         ids = [int(m) for m, _ in rows]
-        found += [u for u in await users.get_users(store, ids)
-                  if domain_blocks.domain_of(u.login) == domain]
+        found += [
+            u
+            for u in await users.get_users(store, ids)
+            if domain_blocks.domain_of(u.login) == domain
+        ]
         if not cursor:
             return list({u.id: u for u in found}.values())
 
 
-async def cleanup(store: Store, queue: JobQueue, settings: Settings, uid: int,
-                  domain: str) -> int:
+async def cleanup(store: Store, queue: JobQueue, settings: Settings, uid: int, domain: str) -> int:
     """Carry out the member's block of ``domain`` (the module's steps);
     how many follows, followers and requests it ended. Idempotent."""
     ended = 0
@@ -49,10 +53,12 @@ async def cleanup(store: Store, queue: JobQueue, settings: Settings, uid: int,
         if await followers.end_remote_follow(store, uid, follower.id) and base:
             details = await remote.details(store, follower.id)
             local = documents.actor_id(base, me.login)
-            follow = documents.activity("Follow", f"{details.get('uri', '')}#follows/{uid}",
-                                        details.get("uri", ""), local)
-            reject = documents.activity("Reject", f"{local}#rejects/follows/{follower.id}",
-                                        local, follow)
+            follow = documents.activity(
+                "Follow", f"{details.get('uri', '')}#follows/{uid}", details.get("uri", ""), local
+            )
+            reject = documents.activity(
+                "Reject", f"{local}#rejects/follows/{follower.id}", local, follow
+            )
             await delivery.send(store, queue, uid, details.get("inbox", ""), reject)
             ended += 1
     pending = await store.hkeys(keys.follow_request(uid))
@@ -60,11 +66,11 @@ async def cleanup(store: Store, queue: JobQueue, settings: Settings, uid: int,
         if domain_blocks.domain_of(requester.login) != domain:
             continue
         if base:  # refused, and its server told (answer_request: idempotent steps)
-            ended += bool(await inbox.answer_request(store, queue, settings, uid, requester.id,
-                                                     False))
+            ended += bool(
+                await inbox.answer_request(store, queue, settings, uid, requester.id, False)
+            )
         else:  # not federating now: only dropped here
             await follow_requests.drop(store, requester.id, uid)
             await store.hdel(keys.follow_request(uid), str(requester.id))
             ended += 1
     return ended
-

@@ -31,13 +31,15 @@ activity sent again is taken again there, to the same effect (a Follow, a
 Block, an Undo finding no follow to end), and the follow of the old account, whose
 end takes the follower out of the walk, ends last (follows.unfollow,
 journaled itself)."""
+
 from __future__ import annotations
 
 import dataclasses
 import logging
 
 from ..bus.jobs import JobQueue, MoveJob
-from ..core import keys as core_keys, limits
+from ..core import keys as core_keys
+from ..core import limits
 from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from ..core.models import User, now_ms
 from ..core.settings import Settings
@@ -60,26 +62,37 @@ async def accept(store: Store, queue: JobQueue, old: User, new: User, move_id: s
     The record and the claim are one script (atomic); the job is queued
     after it, so a run cut short in between is finished by the same Move's
     retry (the claim is its own: recorded again, queued)."""
-    if not await store.run("fed_move", [core_keys.user(old.id), keys.actor(old.id),
-                                        keys.move_claim(old.id)],
-                           [new.id, move_id, limits.FED_MOVE_COOLDOWN_S]):
+    if not await store.run(
+        "fed_move",
+        [core_keys.user(old.id), keys.actor(old.id), keys.move_claim(old.id)],
+        [new.id, move_id, limits.FED_MOVE_COOLDOWN_S],
+    ):
         return False
     await queue.enqueue(MoveJob(old.id, new.id))
     return True
 
 
 def _walked(phase: str, old: int) -> str:
-    return {"blocks": core_keys.blocked_by(old), "mutes": core_keys.muted_by(old),
-            "follows": core_keys.followers(old)}[phase]
+    return {
+        "blocks": core_keys.blocked_by(old),
+        "mutes": core_keys.muted_by(old),
+        "follows": core_keys.followers(old),
+    }[phase]
 
 
-async def step(store: Store, queue: JobQueue, settings: Settings, job: MoveJob,
-               batch: int = limits.FED_MOVE_BATCH) -> MoveJob | None:
+async def step(
+    store: Store,
+    queue: JobQueue,
+    settings: Settings,
+    job: MoveJob,
+    batch: int = limits.FED_MOVE_BATCH,
+) -> MoveJob | None:
     """One step of a Move's job: the next ``batch`` members of its phase's
     set after its cursor, each carried over (idempotent); the job for the
     next step, or None when the Move is done."""
-    rows = await store.zrangebyscore(_walked(job.phase, job.old), f"({job.after}", "+inf",
-                                     start=0, num=batch, withscores=True)
+    rows = await store.zrangebyscore(
+        _walked(job.phase, job.old), f"({job.after}", "+inf", start=0, num=batch, withscores=True
+    )
     carry = {"blocks": _block, "mutes": _mute, "follows": _follow}[job.phase]
     for member, _ in rows:
         try:
@@ -95,16 +108,18 @@ async def step(store: Store, queue: JobQueue, settings: Settings, job: MoveJob,
     return MoveJob(job.old, job.new, PHASES[following]) if following < len(PHASES) else None
 
 
-async def _block(store: Store, queue: JobQueue, settings: Settings, uid: int, old: int,
-                 new: int) -> None:
+async def _block(
+    store: Store, queue: JobQueue, settings: Settings, uid: int, old: int, new: int
+) -> None:
     """``uid`` blocks ``old``: it blocks ``new`` too, unless it follows it.
     Its server is sent the Block before the block here,
     so a run that finds the block done has sent it; the new account's
     follow of ``uid`` ends after (idempotent)."""
     if await follows.is_following(store, uid, new):
         return
-    blocking, count = await store.batch([("ZSCORE", core_keys.blocking(uid), new),
-                                         ("ZCARD", core_keys.blocking(uid))])
+    blocking, count = await store.batch(
+        [("ZSCORE", core_keys.blocking(uid), new), ("ZCARD", core_keys.blocking(uid))]
+    )
     if blocking is None:
         if count >= limits.BLOCKS_MAX:
             return  # no room for it: nothing sent either
@@ -113,16 +128,22 @@ async def _block(store: Store, queue: JobQueue, settings: Settings, uid: int, ol
     await followers.end_remote_follow(store, uid, new)
 
 
-async def _mute(store: Store, queue: JobQueue, settings: Settings, uid: int, old: int,
-                new: int) -> None:
+async def _mute(
+    store: Store, queue: JobQueue, settings: Settings, uid: int, old: int, new: int
+) -> None:
     """``uid`` mutes ``old`` (its terms decide: the index may name a mute
     since lifted): it mutes ``new`` with what is left of the same terms,
     unless it mutes or follows it already (one MULTI: idempotent)."""
-    terms, muting = await store.batch([("HGET", core_keys.mute_terms(uid), old),
-                                       ("ZSCORE", core_keys.muting(uid), new)])
+    terms, muting = await store.batch(
+        [("HGET", core_keys.mute_terms(uid), old), ("ZSCORE", core_keys.muting(uid), new)]
+    )
     mute = relations.Mute.parse(terms)
-    if mute is None or not mute.active(now_ms()) or muting is not None \
-            or await follows.is_following(store, uid, new):
+    if (
+        mute is None
+        or not mute.active(now_ms())
+        or muting is not None
+        or await follows.is_following(store, uid, new)
+    ):
         return
     left = 0 if not mute.expires_at else max(1, (mute.expires_at - now_ms() + 999) // 1000)
     try:
@@ -131,8 +152,9 @@ async def _mute(store: Store, queue: JobQueue, settings: Settings, uid: int, old
         log.info("mute of %s not carried to %s for %s: %s", old, new, uid, exc)
 
 
-async def _follow(store: Store, queue: JobQueue, settings: Settings, uid: int, old: int,
-                  new: int) -> None:
+async def _follow(
+    store: Store, queue: JobQueue, settings: Settings, uid: int, old: int, new: int
+) -> None:
     """Follower ``uid`` of ``old`` follows ``new`` instead (see the module)."""
     if await relations.blocks_between(store, uid, new):
         return  # as Mastodon: not made to follow it, and left following the old one
@@ -143,10 +165,15 @@ async def _follow(store: Store, queue: JobQueue, settings: Settings, uid: int, o
     except (Forbidden, ValidationError) as exc:  # blocked meanwhile; too many requests
         log.info("follower %s of %s not moved to %s: %s", uid, old, new, exc)
         return
-    await outbox.follow(store, queue, settings, uid, new, True)  # (sent again: the same follow there)
+    await outbox.follow(
+        store, queue, settings, uid, new, True
+    )  # (sent again: the same follow there)
     owned = await lists.get_lists(store, uid)  # (at most limits.LISTS_PER_USER: one batch)
-    held = await store.batch([("ZSCORE", core_keys.list_members(uid, item.id), old)
-                              for item in owned]) if owned else []
+    held = (
+        await store.batch([("ZSCORE", core_keys.list_members(uid, item.id), old) for item in owned])
+        if owned
+        else []
+    )
     for item, score in zip(owned, held):
         if score is not None:
             try:

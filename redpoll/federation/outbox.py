@@ -20,6 +20,7 @@ the votes of one window make one Update), and the poll's end sends a last
 one (:func:`poll_update`), to where its posts go and to the servers of its
 remote voters. A local account's vote in a remote poll is sent to the
 poll's author (:func:`after_vote`, journaled by the vote: jobs.PollVoteJob)."""
+
 from __future__ import annotations
 
 import logging
@@ -29,9 +30,10 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from ..bus import events
-from ..conversations.conversation import Conversation
 from ..bus.jobs import JobQueue, PollUpdateJob
-from ..core import keys as core_keys, limits
+from ..conversations.conversation import Conversation
+from ..core import keys as core_keys
+from ..core import limits
 from ..core.errors import RedpollError, UserNotFound
 from ..core.markup import html_text
 from ..core.models import Status, now_ms
@@ -73,8 +75,13 @@ async def mentioned(store: Store, base: str, status: Status) -> list[tuple[str, 
         if "@" in login:
             details = await remote.details(store, uid)
             if details.get("uri"):
-                out.append((details["uri"], f"@{login}",
-                            details.get("shared_inbox") or details.get("inbox", "")))
+                out.append(
+                    (
+                        details["uri"],
+                        f"@{login}",
+                        details.get("shared_inbox") or details.get("inbox", ""),
+                    )
+                )
         else:
             out.append((documents.actor_id(base, login), f"@{login}@{host}", ""))
     return out
@@ -91,10 +98,15 @@ async def note_of(store: Store, base: str, status: Status) -> dict:
         except Exception:  # a parent deleted since: the note says nothing of it
             in_reply_to = None
     mentions = [(uri, name) for uri, name, _ in await mentioned(store, base, status)]
-    return documents.note(status, base, html_text(status.text) if status.text else "",
-                          in_reply_to, mentions,
-                          media_entity.attachments(status.extra.get("media"), base),
-                          await poll_view(store, status))
+    return documents.note(
+        status,
+        base,
+        html_text(status.text) if status.text else "",
+        in_reply_to,
+        mentions,
+        media_entity.attachments(status.extra.get("media"), base),
+        await poll_view(store, status),
+    )
 
 
 async def poll_view(store: Store, status: Status) -> documents.PollView | None:
@@ -106,15 +118,15 @@ async def poll_view(store: Store, status: Status) -> documents.PollView | None:
     commands, parse = polls.state_reads(None, [status])
     votes = parse(await store.batch(commands))[status.id]
     closed = poll.expired()
-    counts = (votes.counts + (0,) * len(poll.options))[:len(poll.options)]
+    counts = (votes.counts + (0,) * len(poll.options))[: len(poll.options)]
     if poll.hide_totals and not closed:
         counts = (0,) * len(poll.options)
-    return documents.PollView(poll.options, counts, votes.voters, poll.multiple,
-                              poll.expires_at, closed)
+    return documents.PollView(
+        poll.options, counts, votes.voters, poll.multiple, poll.expires_at, closed
+    )
 
 
-async def _targets(store: Store, status: Status,
-                   named: list[tuple[str, str, str]]) -> list[str]:
+async def _targets(store: Store, status: Status, named: list[tuple[str, str, str]]) -> list[str]:
     """The inboxes a local status goes to: its author's remote followers'
     (not for a direct status), and those of the remote accounts it names;
     none on a domain its author blocks (redpoll.relations.domain_blocks)."""
@@ -154,21 +166,27 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
             if inbox and inbox not in targets:
                 targets.append(inbox)
         if deleted:
-            announce = documents.activity("Announce", f"{note_uri}/activity", me, obj,
-                                          to=to, cc=cc)
+            announce = documents.activity("Announce", f"{note_uri}/activity", me, obj, to=to, cc=cc)
             activity = documents.activity("Undo", f"{note_uri}#undo", me, announce, to=to, cc=cc)
         else:
-            activity = documents.activity("Announce", f"{note_uri}/activity", me, obj,
-                                          to=to, cc=cc)
+            activity = documents.activity("Announce", f"{note_uri}/activity", me, obj, to=to, cc=cc)
     elif deleted:
-        activity = documents.activity("Delete", f"{note_uri}#delete", me,
-                                      {"id": note_uri, "type": "Tombstone"}, to=to, cc=cc)
+        activity = documents.activity(
+            "Delete", f"{note_uri}#delete", me, {"id": note_uri, "type": "Tombstone"}, to=to, cc=cc
+        )
     elif event.kind == events.STATUS_UPDATE:
-        activity = documents.activity("Update", f"{note_uri}#updates/{now_ms()}", me,
-                                      await note_of(store, base, status), to=to, cc=cc)
+        activity = documents.activity(
+            "Update",
+            f"{note_uri}#updates/{now_ms()}",
+            me,
+            await note_of(store, base, status),
+            to=to,
+            cc=cc,
+        )
     else:
-        activity = documents.activity("Create", f"{note_uri}/activity", me,
-                                      await note_of(store, base, status), to=to, cc=cc)
+        activity = documents.activity(
+            "Create", f"{note_uri}/activity", me, await note_of(store, base, status), to=to, cc=cc
+        )
     for inbox in targets:
         await delivery.send(store, queue, status.user_id, inbox, activity)
     return len(targets)
@@ -179,8 +197,15 @@ def _fresh() -> str:
     return uuid.uuid4().hex
 
 
-async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, target: int,
-                 on: bool, kind: str = "Follow") -> bool:
+async def follow(
+    store: Store,
+    queue: JobQueue,
+    settings: Settings,
+    uid: int,
+    target: int,
+    on: bool,
+    kind: str = "Follow",
+) -> bool:
     """Tell a remote account that local ``uid`` follows it now (``on``) or
     stopped (``kind`` "Block": blocks it, or no longer); False if
     ``target`` is not a remote account."""
@@ -205,8 +230,9 @@ async def follow(store: Store, queue: JobQueue, settings: Settings, uid: int, ta
     return True
 
 
-async def like(store: Store, queue: JobQueue, settings: Settings, uid: int, sid: int,
-               on: bool) -> bool:
+async def like(
+    store: Store, queue: JobQueue, settings: Settings, uid: int, sid: int, on: bool
+) -> bool:
     """Tell the server of a remote status that local ``uid`` favourited it
     (``on``) or took it back; False if it is not a remote status."""
     if not settings.public_url:
@@ -245,8 +271,7 @@ async def schedule_poll_update(queue: JobQueue, status: Status, now: int | None 
     return True
 
 
-async def poll_update(store: Store, queue: JobQueue, settings: Settings, sid: int,
-                      tag: str) -> int:
+async def poll_update(store: Store, queue: JobQueue, settings: Settings, sid: int, tag: str) -> int:
     """Send an Update of the Question of local status ``sid`` (its counts
     now; closed once it ended) to where the status went and to the servers
     of its remote voters; ``tag`` makes the activity's id (the same for a
@@ -266,15 +291,19 @@ async def poll_update(store: Store, queue: JobQueue, settings: Settings, sid: in
     me = documents.actor_id(base, status.login)
     to, cc = documents.addressing(status, base, [uri for uri, _, _ in named])
     activity = documents.activity(
-        "Update", f"{documents.note_id(base, status.login, sid)}#updates/poll/{tag}", me,
-        await note_of(store, base, status), to=to, cc=cc)
+        "Update",
+        f"{documents.note_id(base, status.login, sid)}#updates/poll/{tag}",
+        me,
+        await note_of(store, base, status),
+        to=to,
+        cc=cc,
+    )
     for inbox in targets:
         await delivery.send(store, queue, status.user_id, inbox, activity)
     return len(targets)
 
 
-async def after_vote(store: Store, queue: JobQueue, settings: Settings, uid: int,
-                     sid: int) -> int:
+async def after_vote(store: Store, queue: JobQueue, settings: Settings, uid: int, sid: int) -> int:
     """What follows local account ``uid``'s vote in the poll of status
     ``sid`` (idempotent: the journal's replay does it again). A remote
     poll: each option the votes hash holds for ``uid`` is sent to the
@@ -301,7 +330,12 @@ async def after_vote(store: Store, queue: JobQueue, settings: Settings, uid: int
     me = documents.actor_id(settings.public_url.rstrip("/"), login)
     inbox = details.get("inbox") or details.get("shared_inbox", "")
     for index in chosen:
-        vote = documents.vote(me, f"{me}#votes/{sid}/{poll.gen}/{index}", status.extra["uri"],
-                              details["uri"], poll.options[index])
+        vote = documents.vote(
+            me,
+            f"{me}#votes/{sid}/{poll.gen}/{index}",
+            status.extra["uri"],
+            details["uri"],
+            poll.options[index],
+        )
         await delivery.send(store, queue, uid, inbox, vote)
     return len(chosen)

@@ -2,12 +2,14 @@
 actors of local accounts and of the server, notes of local statuses (only
 what anyone may see: the one visibility decision for a viewer who is no
 one), and the sizes of the collections."""
+
 from __future__ import annotations
 
 from urllib.parse import unquote, urlsplit
 
+from ..core import keys as core_keys
+from ..core import limits
 from ..core.errors import StatusNotFound, UserNotFound
-from ..core import keys as core_keys, limits
 from ..core.settings import Settings
 from ..pins import pins
 from ..records import statuses, users
@@ -37,7 +39,7 @@ async def webfinger(store: Store, settings: Settings, resource: str) -> dict:
     else:
         login = here.local_login(resource)
         if login is None and resource.startswith(f"{here.base}/@"):
-            login = resource[len(f"{here.base}/@"):]
+            login = resource[len(f"{here.base}/@") :]
     if not login:
         raise UserNotFound(f"{resource!r} is not an account of this server")
     user = await _local(store, login)
@@ -68,9 +70,15 @@ async def note(store: Store, settings: Settings, login: str, sid: int) -> dict:
         raise StatusNotFound(f"status {sid} does not exist")
     doc = await note_of(store, here.base, status)
     replies = f"{doc['id']}/replies"
-    doc["replies"] = {"id": replies, "type": "Collection",
-                      "first": {"type": "CollectionPage", "partOf": replies,
-                                "items": await _reply_ids(store, here.base, sid)}}
+    doc["replies"] = {
+        "id": replies,
+        "type": "Collection",
+        "first": {
+            "type": "CollectionPage",
+            "partOf": replies,
+            "items": await _reply_ids(store, here.base, sid),
+        },
+    }
     return {"@context": documents.CONTEXT, **doc}
 
 
@@ -80,20 +88,32 @@ async def replies(store: Store, settings: Settings, login: str, sid: int) -> dic
     here = Here.of(settings)
     await note(store, settings, login, sid)  # the note itself, if anyone may see it
     uri = f"{documents.note_id(here.base, login, sid)}/replies"
-    return {"@context": documents.AS, "id": uri, "type": "Collection",
-            "first": {"type": "CollectionPage", "partOf": uri,
-                      "items": await _reply_ids(store, here.base, sid)}}
+    return {
+        "@context": documents.AS,
+        "id": uri,
+        "type": "Collection",
+        "first": {
+            "type": "CollectionPage",
+            "partOf": uri,
+            "items": await _reply_ids(store, here.base, sid),
+        },
+    }
 
 
 async def _reply_ids(store: Store, base: str, sid: int) -> list[str]:
-    ids = [int(x) for x in await store.zrange(core_keys.replies_counted(sid), 0,
-                                               limits.FED_REPLIES_LISTED - 1)]
+    ids = [
+        int(x)
+        for x in await store.zrange(
+            core_keys.replies_counted(sid), 0, limits.FED_REPLIES_LISTED - 1
+        )
+    ]
     out = []
     for status in await statuses.get_statuses(store, ids):
-        if status is not None and status.extra.get("visibility", "public") in ("public",
-                                                                                "unlisted"):
-            out.append(status.extra.get("uri") or documents.note_id(base, status.login,
-                                                                    status.id))
+        if status is not None and status.extra.get("visibility", "public") in (
+            "public",
+            "unlisted",
+        ):
+            out.append(status.extra.get("uri") or documents.note_id(base, status.login, status.id))
     return out
 
 
@@ -102,10 +122,17 @@ async def collection(store: Store, settings: Settings, login: str, which: str) -
     user = await _local(store, login)
     me = documents.actor_id(here.base, user.login)
     if which == "featured":  # the pinned statuses, listed (Mastodon's featured collection)
-        shown = [await note_of(store, here.base, st) for st in await pins.pinned(store, user.id)
-                 if st.extra.get("visibility", "public") in ("public", "unlisted")]
-        return {"@context": documents.CONTEXT, "id": f"{me}/collections/featured",
-                "type": "OrderedCollection", "totalItems": len(shown), "orderedItems": shown}
-    total = {"outbox": user.posts, "followers": user.followers,
-             "following": user.following}[which]
+        shown = [
+            await note_of(store, here.base, st)
+            for st in await pins.pinned(store, user.id)
+            if st.extra.get("visibility", "public") in ("public", "unlisted")
+        ]
+        return {
+            "@context": documents.CONTEXT,
+            "id": f"{me}/collections/featured",
+            "type": "OrderedCollection",
+            "totalItems": len(shown),
+            "orderedItems": shown,
+        }
+    total = {"outbox": user.posts, "followers": user.followers, "following": user.following}[which]
     return documents.collection(f"{me}/{which}", total)

@@ -8,6 +8,7 @@ claimed for an id first (SET NX, the race's one winner), the account record
 and actor hash written next (one script on the account's slot), then the
 login and the search index; an ensure cut short anywhere is completed by
 the next one for that actor (each step is safe to repeat)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from ..accounts import account_index
-from ..core import keys as core_keys, limits
+from ..core import keys as core_keys
+from ..core import limits
 from ..core.errors import RedpollError, UserNotFound
 from ..core.models import User, now_ms
 from ..records import users
@@ -40,6 +42,7 @@ class BadActor(RedpollError):
 @dataclass(frozen=True)
 class Actor:
     """What a remote actor's document says that this server keeps."""
+
     uri: str
     username: str
     host: str
@@ -81,8 +84,11 @@ def link_on(value: str, uri: str) -> str:
     """``value`` if it is an http(s) URL on the host of ``uri``, else ''
     (a ``javascript:`` or any other scheme, or another host's page, is never
     handed to clients as a remote account's or status's ``url``)."""
-    if (isinstance(value, str) and value.startswith(("https://", "http://"))
-            and host_of(value) == host_of(uri)):
+    if (
+        isinstance(value, str)
+        and value.startswith(("https://", "http://"))
+        and host_of(value) == host_of(uri)
+    ):
         return value
     return ""
 
@@ -114,8 +120,11 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
         raise BadActor(f"{fetched_from} answered another actor ({uri})")
     username = doc.get("preferredUsername")
     # (a server's own actor may be named after its host, port included)
-    if (not isinstance(username, str) or len(username) > limits.FED_USERNAME_MAX_CHARS
-            or not (USERNAME.fullmatch(username) or username.lower() == host_of(uri))):
+    if (
+        not isinstance(username, str)
+        or len(username) > limits.FED_USERNAME_MAX_CHARS
+        or not (USERNAME.fullmatch(username) or username.lower() == host_of(uri))
+    ):
         raise BadActor(f"{uri} has no usable preferredUsername")
     key = doc.get("publicKey") or {}
     if isinstance(key, list):
@@ -130,16 +139,26 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
     for link in (inbox, shared):
         if link and host_of(link) != host_of(uri):
             raise BadActor(f"{uri} names an inbox on another host")
-    return Actor(uri=uri, username=username, host=host_of(uri),
-                 name=str(doc.get("name") or "")[:limits.DISPLAY_NAME_MAX_CHARS],
-                 bio=html_to_text(str(doc.get("summary") or ""))[:limits.BIO_MAX_CHARS],
-                 url=link_on(first_url(doc.get("url")), uri) or uri, inbox=inbox,
-                 shared_inbox=shared,
-                 key_id=str(key.get("id") or f"{uri}#main-key"), pem=str(key["publicKeyPem"]),
-                 locked=bool(doc.get("manuallyApprovesFollowers")),
-                 bot=doc.get("type") in ("Service", "Application"),
-                 avatar=media_link(first_url((doc.get("icon") or {}).get("url")
-                                              if isinstance(doc.get("icon"), dict) else ""), uri))
+    return Actor(
+        uri=uri,
+        username=username,
+        host=host_of(uri),
+        name=str(doc.get("name") or "")[: limits.DISPLAY_NAME_MAX_CHARS],
+        bio=html_to_text(str(doc.get("summary") or ""))[: limits.BIO_MAX_CHARS],
+        url=link_on(first_url(doc.get("url")), uri) or uri,
+        inbox=inbox,
+        shared_inbox=shared,
+        key_id=str(key.get("id") or f"{uri}#main-key"),
+        pem=str(key["publicKeyPem"]),
+        locked=bool(doc.get("manuallyApprovesFollowers")),
+        bot=doc.get("type") in ("Service", "Application"),
+        avatar=media_link(
+            first_url(
+                (doc.get("icon") or {}).get("url") if isinstance(doc.get("icon"), dict) else ""
+            ),
+            uri,
+        ),
+    )
 
 
 async def account_id(store: Store, uri: str) -> int | None:
@@ -156,14 +175,31 @@ async def keep(store: Store, actor: Actor) -> User:
         await store.set(keys.by_uri(actor.uri), fresh, nx=True)
         uid = await account_id(store, actor.uri)  # ours, or the race's winner's
         assert uid is not None
-    record = {"id": uid, "login": actor.login, "name": actor.name or actor.username,
-              "bio": actor.bio, "uri": actor.uri, "url": actor.url,
-              "locked": "1" if actor.locked else "0", "bot": "1" if actor.bot else "0",
-              "avatar": actor.avatar, "avatar_s": actor.avatar}
-    details = {"uri": actor.uri, "inbox": actor.inbox, "shared_inbox": actor.shared_inbox,
-               "key_id": actor.key_id, "pem": actor.pem, "fetched": now_ms()}
-    rev = await store.run("fed_keep_actor", [core_keys.user(uid), keys.actor(uid)],
-                          [json.dumps(record), json.dumps(details), now_ms()])
+    record = {
+        "id": uid,
+        "login": actor.login,
+        "name": actor.name or actor.username,
+        "bio": actor.bio,
+        "uri": actor.uri,
+        "url": actor.url,
+        "locked": "1" if actor.locked else "0",
+        "bot": "1" if actor.bot else "0",
+        "avatar": actor.avatar,
+        "avatar_s": actor.avatar,
+    }
+    details = {
+        "uri": actor.uri,
+        "inbox": actor.inbox,
+        "shared_inbox": actor.shared_inbox,
+        "key_id": actor.key_id,
+        "pem": actor.pem,
+        "fetched": now_ms(),
+    }
+    rev = await store.run(
+        "fed_keep_actor",
+        [core_keys.user(uid), keys.actor(uid)],
+        [json.dumps(record), json.dumps(details), now_ms()],
+    )
     await store.set(core_keys.login(actor.login.lower()), f"{uid}:{now_ms()}", nx=True)
     await account_index.index_account(store, uid, int(rev), actor.login, record["name"])
     return await users.get_user(store, uid)
@@ -173,8 +209,11 @@ async def close(store: Store, uid: int) -> None:
     """A remote account deleted on its server: shown as suspended (nothing
     it wrote is shown; the one visibility decision hides it everywhere).
     Idempotent."""
-    await store.run("fed_keep_actor", [core_keys.user(uid), keys.actor(uid)],
-                    [json.dumps({"susp": "1"}), json.dumps({"deleted": now_ms()}), now_ms()])
+    await store.run(
+        "fed_keep_actor",
+        [core_keys.user(uid), keys.actor(uid)],
+        [json.dumps({"susp": "1"}), json.dumps({"deleted": now_ms()}), now_ms()],
+    )
 
 
 async def details(store: Store, uid: int) -> dict[str, str]:
@@ -206,8 +245,9 @@ async def instance_signer(store: Store, base: str) -> client.Signer:
     return client.Signer(await instance_key(store), f"{instance_actor_id(base)}#main-key")
 
 
-async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool,
-                      id_known: bool = True) -> User:
+async def fetch_actor(
+    store: Store, base: str, uri: str, *, loopback: bool, id_known: bool = True
+) -> User:
     """Fetch the actor whose id is ``uri`` (signed by the server's actor,
     for peers that require authorized fetch) and keep it; ``id_known``
     False: ``uri`` is a link to it (client.fetch_object). Never an account
@@ -216,8 +256,9 @@ async def fetch_actor(store: Store, base: str, uri: str, *, loopback: bool,
         raise BadActor(f"{uri} is on this server: not a remote actor")
     if await domains.suspended(store, host_of(uri)):
         raise BadActor(f"{host_of(uri)} is blocked here")
-    doc = await client.fetch_object(uri, loopback=loopback, id_known=id_known,
-                                    signer=await instance_signer(store, base))
+    doc = await client.fetch_object(
+        uri, loopback=loopback, id_known=id_known, signer=await instance_signer(store, base)
+    )
     actor = parse_actor(doc)
     if local_uri(base, actor.uri) or await domains.suspended(store, actor.host):
         raise BadActor(f"{actor.uri} is on this server, or on a server blocked here")
@@ -242,16 +283,18 @@ async def fresh_key(store: Store, uri: str) -> tuple[User, str, int] | None:
         if len(_UIDS) >= limits.FED_KEYS_KEPT:
             _UIDS.clear()
         _UIDS[uri] = uid
-    actor, record = await asyncio.gather(store.hgetall(keys.actor(uid)),
-                                         store.hgetall(core_keys.user(uid)))
+    actor, record = await asyncio.gather(
+        store.hgetall(keys.actor(uid)), store.hgetall(core_keys.user(uid))
+    )
     fetched = actor.get(b"fetched")
     if not record or not fetched or now_ms() - int(fetched) >= limits.FED_ACTOR_REFRESH_S * 1000:
         return None
     return User.from_hash(record), actor.get(b"pem", b"").decode(), int(fetched)
 
 
-async def key_owner(store: Store, base: str, key_id: str, *, loopback: bool,
-                    fetch: bool = True) -> str | None:
+async def key_owner(
+    store: Store, base: str, key_id: str, *, loopback: bool, fetch: bool = True
+) -> str | None:
     """The id of the actor whose key is ``key_id``. An ``actor#fragment``
     key id names its actor (as Mastodon takes it). A key at its own URL
     (GoToSocial's ``…/main-key``) is fetched: its document is the key,
@@ -269,8 +312,9 @@ async def key_owner(store: Store, base: str, key_id: str, *, loopback: bool,
         return None
     if local_uri(base, key_id):
         raise BadActor(f"{key_id} is on this server: not a remote key")
-    doc = await client.fetch_json(key_id, loopback=loopback,
-                                  signer=await instance_signer(store, base))
+    doc = await client.fetch_json(
+        key_id, loopback=loopback, signer=await instance_signer(store, base)
+    )
     if doc.get("type") in ACTOR_TYPES:
         owner = doc.get("id")
     else:
@@ -284,8 +328,9 @@ async def key_owner(store: Store, base: str, key_id: str, *, loopback: bool,
     return owner
 
 
-async def known_or_fetch(store: Store, base: str, uri: str, *, loopback: bool,
-                         refresh: bool = False) -> User:
+async def known_or_fetch(
+    store: Store, base: str, uri: str, *, loopback: bool, refresh: bool = False
+) -> User:
     """The account of actor ``uri``: kept and fresh (fetched within
     limits.FED_ACTOR_REFRESH_S), else fetched now; ``refresh``: fetched now."""
     uid = await account_id(store, uri)
@@ -329,12 +374,17 @@ async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool
     scheme = "http" if loopback and not host.endswith(":443") else "https"
     finger = await client.fetch_json(
         f"{scheme}://{host}/.well-known/webfinger?resource=acct:{name}@{host}",
-        loopback=loopback, accept="application/jrd+json, application/json",
-        types=None)
+        loopback=loopback,
+        accept="application/jrd+json, application/json",
+        types=None,
+    )
     links = finger.get("links") if isinstance(finger.get("links"), list) else []
     for link in links:
-        if (isinstance(link, dict) and link.get("rel") == "self"
-                and "json" in str(link.get("type", "")) and isinstance(link.get("href"), str)):
-            return await fetch_actor(store, base, link["href"], loopback=loopback,
-                                     id_known=False)
+        if (
+            isinstance(link, dict)
+            and link.get("rel") == "self"
+            and "json" in str(link.get("type", ""))
+            and isinstance(link.get("href"), str)
+        ):
+            return await fetch_actor(store, base, link["href"], loopback=loopback, id_known=False)
     raise BadActor(f"{handle} has no ActivityPub actor")

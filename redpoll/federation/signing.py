@@ -9,24 +9,29 @@ The cryptography is ``cryptography``'s (RSA 2048, PKCS#1 v1.5 over SHA-256,
 as Mastodon); this module only builds the signing string the draft defines
 (docs/decisions.md says why no signature library does that part).
 """
+
 from __future__ import annotations
 
 import base64
 import functools
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime, parsedate_to_datetime
-from datetime import datetime, timedelta, timezone
-from typing import Mapping
 from urllib.parse import urlsplit
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
-from http_message_signatures import (ContentDigest, HTTPMessageSignaturesException,
-                                     HTTPMessageSigner, HTTPMessageVerifier,
-                                     HTTPSignatureKeyResolver)
+from http_message_signatures import (
+    ContentDigest,
+    HTTPMessageSignaturesException,
+    HTTPMessageSigner,
+    HTTPMessageVerifier,
+    HTTPSignatureKeyResolver,
+)
 from http_message_signatures import InvalidSignature as InvalidRfc9421
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
@@ -46,13 +51,20 @@ class KeyPair:
     public_pem: str
 
     @classmethod
-    def generate(cls) -> "KeyPair":
+    def generate(cls) -> KeyPair:
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        private = key.private_bytes(serialization.Encoding.PEM,
-                                    serialization.PrivateFormat.PKCS8,
-                                    serialization.NoEncryption()).decode()
-        public = key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+        private = key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ).decode()
+        public = (
+            key.public_key()
+            .public_bytes(
+                serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+            )
+            .decode()
+        )
         return cls(private, public)
 
 
@@ -61,8 +73,9 @@ def _private(pem: str) -> rsa.RSAPrivateKey:
     """A private key, loaded once per process: loading checks the key, which
     took ~45 ms, more than the signing. Keys are this server's own (made by
     :meth:`KeyPair.generate`), so the check is skipped."""
-    key = serialization.load_pem_private_key(pem.encode(), password=None,
-                                             unsafe_skip_rsa_key_validation=True)
+    key = serialization.load_pem_private_key(
+        pem.encode(), password=None, unsafe_skip_rsa_key_validation=True
+    )
     assert isinstance(key, rsa.RSAPrivateKey)
     return key
 
@@ -79,11 +92,12 @@ def digest(body: bytes) -> str:
 
 
 def http_date(when: datetime | None = None) -> str:
-    return format_datetime(when or datetime.now(timezone.utc), usegmt=True)
+    return format_datetime(when or datetime.now(UTC), usegmt=True)
 
 
-def _signing_string(names: list[str], method: str, target: str,
-                    headers: Mapping[str, str]) -> bytes:
+def _signing_string(
+    names: list[str], method: str, target: str, headers: Mapping[str, str]
+) -> bytes:
     lines = []
     for name in names:
         if name == "(request-target)":
@@ -96,8 +110,14 @@ def _signing_string(names: list[str], method: str, target: str,
     return "\n".join(lines).encode()
 
 
-def sign(key: KeyPair, key_id: str, method: str, url: str, body: bytes | None = None,
-         extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def sign(
+    key: KeyPair,
+    key_id: str,
+    method: str,
+    url: str,
+    body: bytes | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """The headers that sign a request to ``url``: Host, Date, Digest (with
     a body) and Signature, plus ``extra`` (e.g. Content-Type, Accept)."""
     parts = urlsplit(url)
@@ -110,11 +130,14 @@ def sign(key: KeyPair, key_id: str, method: str, url: str, body: bytes | None = 
     for name, value in (extra or {}).items():
         headers[name.lower()] = value
     private = _private(key.private_pem)
-    raw = private.sign(_signing_string(names, method, target, headers), padding.PKCS1v15(),
-                       hashes.SHA256())
-    headers["signature"] = (f'keyId="{key_id}",algorithm="rsa-sha256",'
-                            f'headers="{" ".join(names)}",'
-                            f'signature="{base64.b64encode(raw).decode()}"')
+    raw = private.sign(
+        _signing_string(names, method, target, headers), padding.PKCS1v15(), hashes.SHA256()
+    )
+    headers["signature"] = (
+        f'keyId="{key_id}",algorithm="rsa-sha256",'
+        f'headers="{" ".join(names)}",'
+        f'signature="{base64.b64encode(raw).decode()}"'
+    )
     return headers
 
 
@@ -124,6 +147,7 @@ _PARAM = re.compile(r'([a-zA-Z]+)="([^"]*)"')
 @dataclass(frozen=True)
 class Signed:
     """What a Signature header says, before it is checked."""
+
     key_id: str
     names: list[str]
     signature: bytes
@@ -145,8 +169,16 @@ def parse(header: str | None) -> Signed:
     return Signed(params["keyId"], params.get("headers", "date").lower().split(), raw)
 
 
-def verify(signed: Signed, public_pem: str, method: str, target: str,
-           headers: Mapping[str, str], body: bytes | None, *, now: datetime | None = None) -> None:
+def verify(
+    signed: Signed,
+    public_pem: str,
+    method: str,
+    target: str,
+    headers: Mapping[str, str],
+    body: bytes | None,
+    *,
+    now: datetime | None = None,
+) -> None:
     """Check a parsed signature against the request (``headers`` with
     lowercase names); SignatureError unless it covers what it must, is
     fresh (limits.FED_SIGNATURE_MAX_AGE_S old at most, at most
@@ -160,13 +192,15 @@ def verify(signed: Signed, public_pem: str, method: str, target: str,
         sent = parsedate_to_datetime(headers.get("date", ""))
     except (TypeError, ValueError):
         raise SignatureError("the Date header is not an HTTP date") from None
-    age = ((now or datetime.now(timezone.utc)) - sent).total_seconds()
+    age = ((now or datetime.now(UTC)) - sent).total_seconds()
     if age > limits.FED_SIGNATURE_MAX_AGE_S or age < -limits.FED_CLOCK_SKEW_S:
         raise SignatureError("the signed Date is too far from now")
     if body is not None and "digest" in signed.names:
         # "alg=value" pairs; algorithm names are case-insensitive (RFC 3230)
-        given = {alg.strip().lower(): value.strip() for alg, _, value in
-                 (d.partition("=") for d in headers.get("digest", "").split(","))}
+        given = {
+            alg.strip().lower(): value.strip()
+            for alg, _, value in (d.partition("=") for d in headers.get("digest", "").split(","))
+        }
         if given.get("sha-256") != digest(body).partition("=")[2]:
             raise SignatureError("the Digest does not match the body (or is not SHA-256)")
     try:
@@ -176,8 +210,12 @@ def verify(signed: Signed, public_pem: str, method: str, target: str,
     if not isinstance(public, rsa.RSAPublicKey):
         raise SignatureError("the signer's key is not an RSA key")
     try:
-        public.verify(signed.signature, _signing_string(signed.names, method, target, headers),
-                      padding.PKCS1v15(), hashes.SHA256())
+        public.verify(
+            signed.signature,
+            _signing_string(signed.names, method, target, headers),
+            padding.PKCS1v15(),
+            hashes.SHA256(),
+        )
     except InvalidSignature:
         raise SignatureError("the signature does not verify") from None
 
@@ -217,20 +255,29 @@ class _OneKey(HTTPSignatureKeyResolver):
         raise NotImplementedError
 
 
-def verify_rfc9421(key_id: str, public_pem: str, method: str, url: str,
-                   headers: Mapping[str, str], body: bytes | None) -> None:
+def verify_rfc9421(
+    key_id: str,
+    public_pem: str,
+    method: str,
+    url: str,
+    headers: Mapping[str, str],
+    body: bytes | None,
+) -> None:
     """Check an RFC 9421 signature (``rsa-v1_5-sha256``, the key of actor
     keys) against the request as received at ``url``; SignatureError unless
     it covers RFC9421_REQUIRED (a POST), is at most
     limits.FED_SIGNATURE_MAX_AGE_S old and verifies, and the Content-Digest
     matches the body."""
-    verifier = HTTPMessageVerifier(signature_algorithm=RSA_V1_5_SHA256,
-                                   key_resolver=_OneKey(key_id, public_pem))
+    verifier = HTTPMessageVerifier(
+        signature_algorithm=RSA_V1_5_SHA256, key_resolver=_OneKey(key_id, public_pem)
+    )
     required = RFC9421_REQUIRED if body is not None else ("@method", "@target-uri")
     try:
-        verifier.verify(_Message(method.upper(), url, headers),
-                        max_age=timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S),
-                        require_components=required)
+        verifier.verify(
+            _Message(method.upper(), url, headers),
+            max_age=timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S),
+            require_components=required,
+        )
         if body is not None:
             ContentDigest.verify(headers.get("content-digest", ""), body)
     except (InvalidRfc9421, HTTPMessageSignaturesException) as exc:
@@ -252,20 +299,29 @@ class _OwnKey(HTTPSignatureKeyResolver):
 @dataclass
 class _Outgoing:
     """A request as the library signs it (its headers are filled in)."""
+
     method: str
     url: str
     headers: dict
 
 
-def sign_rfc9421(key: KeyPair, key_id: str, method: str, url: str, body: bytes | None = None,
-                 extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def sign_rfc9421(
+    key: KeyPair,
+    key_id: str,
+    method: str,
+    url: str,
+    body: bytes | None = None,
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
     """The headers that sign a request to ``url`` as RFC 9421 (what
     :func:`verify_rfc9421` takes: ``@method``, ``@target-uri`` and, with a
     body, ``content-digest``; ``rsa-v1_5-sha256``), with Host, Date and
     ``extra``."""
-    request = _Outgoing(method.upper(), url, {"Host": urlsplit(url).netloc, "Date": http_date(),
-                                              **(extra or {})})
+    request = _Outgoing(
+        method.upper(), url, {"Host": urlsplit(url).netloc, "Date": http_date(), **(extra or {})}
+    )
     covered = RFC9421_REQUIRED if body is not None else ("@method", "@target-uri")
     HTTPMessageSigner(signature_algorithm=RSA_V1_5_SHA256, key_resolver=_OwnKey(key)).sign(
-        request, key_id=key_id, covered_component_ids=covered, body=body, label="sig1")
+        request, key_id=key_id, covered_component_ids=covered, body=body, label="sig1"
+    )
     return {k.lower(): v for k, v in request.headers.items()}

@@ -3,6 +3,7 @@ lines, <br> a newline, links their text, every other tag dropped. Nothing of
 a peer's markup survives (a link shortened into spans, as Mastodon
 sends it, reads as its whole URL again), so nothing of it needs sanitizing later: statuses
 are rendered from text (render.entities.html_text) like local ones."""
+
 from __future__ import annotations
 
 from html.parser import HTMLParser

@@ -7,6 +7,7 @@ the request that asked answers with what is known, and a later one shows
 the rest, as Mastodon's. Each note comes from its own server: one listed in
 a collection on another host is fetched from its id, and a note answered
 for an id on another host is dropped."""
+
 from __future__ import annotations
 
 import logging
@@ -26,8 +27,9 @@ log = logging.getLogger("redpoll.federation")
 async def due(store: Store, uri: str) -> bool:
     """Whether the thread of ``uri`` should be fetched now (SET NX with a
     TTL: once per limits.FED_CONTEXT_EVERY_S, whoever asks)."""
-    return bool(await store.set(keys.context_fetched(uri), "1", nx=True,
-                                ex=limits.FED_CONTEXT_EVERY_S))
+    return bool(
+        await store.set(keys.context_fetched(uri), "1", nx=True, ex=limits.FED_CONTEXT_EVERY_S)
+    )
 
 
 def _id(value) -> str:
@@ -55,8 +57,9 @@ async def fetch(store: Store, queue: JobQueue, settings: Settings, sid: int) -> 
         nonlocal kept
         if await store.get(keys.note(_id(doc))):
             return False
-        author = await remote.known_or_fetch(store, here.base, _id(doc.get("attributedTo")),
-                                             loopback=here.loopback)
+        author = await remote.known_or_fetch(
+            store, here.base, _id(doc.get("attributedTo")), loopback=here.loopback
+        )
         await keep_note(store, queue, settings, here, author, doc)
         kept += 1
         return True
@@ -82,16 +85,21 @@ async def fetch(store: Store, queue: JobQueue, settings: Settings, sid: int) -> 
         await _quiet(keep(doc))
     replies = root.get("replies")
     if isinstance(replies, str):
-        replies = await _quiet(client.fetch_json(replies, loopback=here.loopback,
-                                                 signer=signer))
+        replies = await _quiet(client.fetch_json(replies, loopback=here.loopback, signer=signer))
     first = replies.get("first") if isinstance(replies, dict) else None
     if isinstance(first, str):
         first = await _quiet(client.fetch_json(first, loopback=here.loopback, signer=signer))
-    items = (first or {}).get("items") or (first or {}).get("orderedItems") or [] \
-        if isinstance(first, dict) else []
-    for item in items[:max(budget - len(chain), 0)]:
-        doc = item if isinstance(item, dict) and remote.host_of(_id(item)) == \
-            remote.host_of(uri) else await _quiet(note_at(_id(item)))
+    items = (
+        (first or {}).get("items") or (first or {}).get("orderedItems") or []
+        if isinstance(first, dict)
+        else []
+    )
+    for item in items[: max(budget - len(chain), 0)]:
+        doc = (
+            item
+            if isinstance(item, dict) and remote.host_of(_id(item)) == remote.host_of(uri)
+            else await _quiet(note_at(_id(item)))
+        )
         if isinstance(doc, dict):
             await _quiet(keep(doc))
     return kept

@@ -18,6 +18,7 @@ A keyword's or a filter status's id finds its filter among its owner's
 Each change then appends a ``filters`` event (redpoll.bus.events) that
 tells the account's open streams to read their filters again.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -25,8 +26,9 @@ import dataclasses
 import json
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..bus import events
 from ..core import keys, limits, validate
@@ -67,25 +69,38 @@ class Filter:
         return self.expires_at is not None and self.expires_at <= (now or now_ms())
 
     def to_json(self) -> str:
-        return json.dumps({"title": self.title, "context": list(self.context),
-                           "action": self.action, "expires_at": self.expires_at,
-                           "keywords": [[k.id, k.keyword, k.whole_word] for k in self.keywords],
-                           "statuses": [[s.id, s.status_id] for s in self.statuses]},
-                          separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            {
+                "title": self.title,
+                "context": list(self.context),
+                "action": self.action,
+                "expires_at": self.expires_at,
+                "keywords": [[k.id, k.keyword, k.whole_word] for k in self.keywords],
+                "statuses": [[s.id, s.status_id] for s in self.statuses],
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
 
     @classmethod
-    def from_json(cls, fid: int, raw: str | bytes) -> "Filter":
+    def from_json(cls, fid: int, raw: str | bytes) -> Filter:
         d = json.loads(raw)
-        return cls(fid, d["title"], tuple(d["context"]), d.get("action", "warn"),
-                   d.get("expires_at"),
-                   tuple(Keyword(int(i), k, bool(w)) for i, k, w in d.get("keywords", ())),
-                   tuple(FilterStatus(int(i), int(s)) for i, s in d.get("statuses", ())))
+        return cls(
+            fid,
+            d["title"],
+            tuple(d["context"]),
+            d.get("action", "warn"),
+            d.get("expires_at"),
+            tuple(Keyword(int(i), k, bool(w)) for i, k, w in d.get("keywords", ())),
+            tuple(FilterStatus(int(i), int(s)) for i, s in d.get("statuses", ())),
+        )
 
 
 # --- checks of what a caller sends ------------------------------------------------------
 def check_title(title) -> str:
-    title = validate.text(title if title is not None else "", "title",
-                          limits.FILTER_TITLE_MAX_CHARS, allow_empty=True).strip()
+    title = validate.text(
+        title if title is not None else "", "title", limits.FILTER_TITLE_MAX_CHARS, allow_empty=True
+    ).strip()
     if not title:
         raise ValidationError("title", "can't be blank")
     return title
@@ -114,8 +129,9 @@ def check_action(action) -> str:
 def check_keyword(keyword) -> str:
     if not isinstance(keyword, str):
         raise ValidationError("keyword", "must be a string")
-    keyword = validate.text(keyword, "keyword", limits.FILTER_KEYWORD_MAX_CHARS,
-                            allow_empty=True).strip()
+    keyword = validate.text(
+        keyword, "keyword", limits.FILTER_KEYWORD_MAX_CHARS, allow_empty=True
+    ).strip()
     if not keyword:
         raise ValidationError("keyword", "can't be blank")
     return keyword
@@ -136,11 +152,13 @@ def expiry(expires_in) -> int | None:
 
 def _check(f: Filter) -> Filter:
     if len(f.keywords) > limits.FILTER_KEYWORDS_MAX:
-        raise ValidationError("keywords_attributes",
-                              f"a filter holds at most {limits.FILTER_KEYWORDS_MAX} keywords")
+        raise ValidationError(
+            "keywords_attributes", f"a filter holds at most {limits.FILTER_KEYWORDS_MAX} keywords"
+        )
     if len(f.statuses) > limits.FILTER_STATUSES_MAX:
-        raise ValidationError("status_id",
-                              f"a filter holds at most {limits.FILTER_STATUSES_MAX} statuses")
+        raise ValidationError(
+            "status_id", f"a filter holds at most {limits.FILTER_STATUSES_MAX} statuses"
+        )
     return f
 
 
@@ -207,17 +225,22 @@ async def _put(store: Store, uid: int, fid: int, old: str, new: str) -> None:
     it (the filters event) is idempotent: a lost id is never used, a second
     event makes streams read the same filters again."""
     try:
-        await store.run("filter_put", [keys.filters(uid)],
-                        [fid, old, new, limits.FILTERS_MAX, secrets.token_hex(8)])
+        await store.run(
+            "filter_put",
+            [keys.filters(uid)],
+            [fid, old, new, limits.FILTERS_MAX, secrets.token_hex(8)],
+        )
     except LimitReached:
-        raise ValidationError("filter", f"an account holds at most {limits.FILTERS_MAX} "
-                                        "filters") from None
+        raise ValidationError(
+            "filter", f"an account holds at most {limits.FILTERS_MAX} filters"
+        ) from None
     # open streams take the change at once (a lost event: their periodic re-read)
     await events.filters_changed(store, uid)
 
 
-async def _change(store: Store, uid: int, fid: int,
-                  change: Callable[[Filter], Any]) -> Filter | None:
+async def _change(
+    store: Store, uid: int, fid: int, change: Callable[[Filter], Any]
+) -> Filter | None:
     """Apply ``change`` (the filter as read -> the new one, or None to
     remove it; it may be async, to take ids) to filter ``fid`` of ``uid``,
     compare-and-set: read again when another change came between."""
@@ -239,9 +262,17 @@ async def _change(store: Store, uid: int, fid: int,
     raise Conflict("the filter kept changing; try again")
 
 
-async def create_filter(store: Store, uid, *, title, context, action="warn", expires_in=None,
-                        keywords: list[tuple[Any, Any]] = (), status_ids: list[int] = ()
-                        ) -> Filter:
+async def create_filter(
+    store: Store,
+    uid,
+    *,
+    title,
+    context,
+    action="warn",
+    expires_in=None,
+    keywords: list[tuple[Any, Any]] = (),
+    status_ids: list[int] = (),
+) -> Filter:
     """A new filter of ``uid`` with ``keywords`` ((keyword, whole_word)
     pairs) and statuses; ValidationError (nothing written) for bad input
     or when the account holds limits.FILTERS_MAX filters already."""
@@ -250,19 +281,37 @@ async def create_filter(store: Store, uid, *, title, context, action="warn", exp
     expires_at = expiry(expires_in)
     words = [(check_keyword(k), True if w is None else bool(w)) for k, w in keywords]
     if len(words) > limits.FILTER_KEYWORDS_MAX:
-        raise ValidationError("keywords_attributes",
-                              f"a filter holds at most {limits.FILTER_KEYWORDS_MAX} keywords")
+        raise ValidationError(
+            "keywords_attributes", f"a filter holds at most {limits.FILTER_KEYWORDS_MAX} keywords"
+        )
     sids = [validate.an_id(s, "status_id") for s in status_ids]
     fid, *rest = await _ids(store, 1 + len(words) + len(sids))
-    f = _check(Filter(fid, title, context, action, expires_at,
-                      tuple(Keyword(i, k, w) for i, (k, w) in zip(rest, words)),
-                      tuple(FilterStatus(i, s) for i, s in zip(rest[len(words):], sids))))
+    f = _check(
+        Filter(
+            fid,
+            title,
+            context,
+            action,
+            expires_at,
+            tuple(Keyword(i, k, w) for i, (k, w) in zip(rest, words)),
+            tuple(FilterStatus(i, s) for i, s in zip(rest[len(words) :], sids)),
+        )
+    )
     await _put(store, uid, fid, "", f.to_json())
     return f
 
 
-async def update_filter(store: Store, uid, fid, *, title=UNSET, context=UNSET, action=UNSET,
-                        expires_in=UNSET, keywords_attributes: list[dict] = ()) -> Filter:
+async def update_filter(
+    store: Store,
+    uid,
+    fid,
+    *,
+    title=UNSET,
+    context=UNSET,
+    action=UNSET,
+    expires_in=UNSET,
+    keywords_attributes: list[dict] = (),
+) -> Filter:
     """Change what is sent of filter ``fid``: ``keywords_attributes`` are
     dicts with ``id`` (an existing keyword: changed, or removed with
     ``_destroy``) or without (a new one), as Mastodon's nested attributes."""
@@ -285,8 +334,9 @@ async def update_filter(store: Store, uid, fid, *, title=UNSET, context=UNSET, a
         whole = None if whole in (None, "") else str(whole).lower() in ("true", "1", "on", "yes")
         if attrs.get("id") not in (None, ""):
             kid = validate.an_id(attrs["id"], "keywords_attributes.id")
-            keyword = None if destroy or attrs.get("keyword") is None else \
-                check_keyword(attrs["keyword"])
+            keyword = (
+                None if destroy or attrs.get("keyword") is None else check_keyword(attrs["keyword"])
+            )
             edits.append((kid, destroy, keyword, whole))
         elif not destroy and any(attrs.get(k) not in (None, "") for k in ("keyword",)):
             added.append((check_keyword(attrs.get("keyword")), True if whole is None else whole))
@@ -300,12 +350,16 @@ async def update_filter(store: Store, uid, fid, *, title=UNSET, context=UNSET, a
                 del words[kid]
             else:
                 old = words[kid]
-                words[kid] = Keyword(kid, keyword if keyword is not None else old.keyword,
-                                     old.whole_word if whole is None else whole)
+                words[kid] = Keyword(
+                    kid,
+                    keyword if keyword is not None else old.keyword,
+                    old.whole_word if whole is None else whole,
+                )
         new_ids = await _ids(store, len(added))
         kept = [words[k.id] for k in f.keywords if k.id in words]
         kept += [Keyword(i, k, w) for i, (k, w) in zip(new_ids, added)]
         return dataclasses.replace(f, **changes, keywords=tuple(kept))
+
     return await _change(store, uid, fid, change)
 
 
@@ -323,29 +377,38 @@ async def add_keyword(store: Store, uid, fid, keyword, whole_word=None) -> Keywo
     async def change(f: Filter) -> Filter:
         made[:] = [Keyword((await _ids(store, 1))[0], keyword, whole)]
         return dataclasses.replace(f, keywords=f.keywords + tuple(made))
+
     await _change(store, uid, fid, change)
     return made[0]
 
 
-async def update_keyword(store: Store, uid, kid, keyword=None, whole_word=None
-                         ) -> Keyword:
+async def update_keyword(store: Store, uid, kid, keyword=None, whole_word=None) -> Keyword:
     f, old = await get_keyword(store, uid, kid)
-    new = Keyword(old.id, old.keyword if keyword is None else check_keyword(keyword),
-                  old.whole_word if whole_word is None else bool(whole_word))
+    new = Keyword(
+        old.id,
+        old.keyword if keyword is None else check_keyword(keyword),
+        old.whole_word if whole_word is None else bool(whole_word),
+    )
 
     def change(f: Filter) -> Filter:
         if not any(k.id == old.id for k in f.keywords):
             raise FilterNotFound(f"keyword {old.id} does not exist")
-        return dataclasses.replace(f, keywords=tuple(new if k.id == old.id else k
-                                                     for k in f.keywords))
+        return dataclasses.replace(
+            f, keywords=tuple(new if k.id == old.id else k for k in f.keywords)
+        )
+
     await _change(store, int(uid), f.id, change)
     return new
 
 
 async def delete_keyword(store: Store, uid, kid) -> None:
     f, old = await get_keyword(store, uid, kid)
-    await _change(store, int(uid), f.id, lambda f: dataclasses.replace(
-        f, keywords=tuple(k for k in f.keywords if k.id != old.id)))
+    await _change(
+        store,
+        int(uid),
+        f.id,
+        lambda f: dataclasses.replace(f, keywords=tuple(k for k in f.keywords if k.id != old.id)),
+    )
 
 
 async def add_status(store: Store, uid, fid, status_id) -> FilterStatus:
@@ -361,14 +424,19 @@ async def add_status(store: Store, uid, fid, status_id) -> FilterStatus:
             return f
         made[:] = [FilterStatus((await _ids(store, 1))[0], sid)]
         return dataclasses.replace(f, statuses=f.statuses + tuple(made))
+
     await _change(store, uid, fid, change)
     return made[0]
 
 
 async def delete_status_filter(store: Store, uid, fsid) -> None:
     f, old = await get_status_filter(store, uid, fsid)
-    await _change(store, int(uid), f.id, lambda f: dataclasses.replace(
-        f, statuses=tuple(s for s in f.statuses if s.id != old.id)))
+    await _change(
+        store,
+        int(uid),
+        f.id,
+        lambda f: dataclasses.replace(f, statuses=tuple(s for s in f.statuses if s.id != old.id)),
+    )
 
 
 # --- v1: one keyword per filter, as Mastodon maps them ---------------------------------
@@ -377,17 +445,33 @@ async def v1_list(store: Store, uid) -> list[tuple[Filter, Keyword]]:
     return [(f, k) for f in await list_filters(store, uid) for k in f.keywords]
 
 
-async def v1_create(store: Store, uid, *, phrase, context, irreversible=False,
-                    whole_word=True, expires_in=None) -> tuple[Filter, Keyword]:
+async def v1_create(
+    store: Store, uid, *, phrase, context, irreversible=False, whole_word=True, expires_in=None
+) -> tuple[Filter, Keyword]:
     """A v2 filter titled ``phrase`` holding that one keyword."""
-    f = await create_filter(store, uid, title=phrase, context=context,
-                            action="hide" if irreversible else "warn", expires_in=expires_in,
-                            keywords=[(phrase, whole_word)])
+    f = await create_filter(
+        store,
+        uid,
+        title=phrase,
+        context=context,
+        action="hide" if irreversible else "warn",
+        expires_in=expires_in,
+        keywords=[(phrase, whole_word)],
+    )
     return f, f.keywords[0]
 
 
-async def v1_update(store: Store, uid, kid, *, phrase=None, context=UNSET, irreversible=None,
-                    whole_word=None, expires_in=UNSET) -> tuple[Filter, Keyword]:
+async def v1_update(
+    store: Store,
+    uid,
+    kid,
+    *,
+    phrase=None,
+    context=UNSET,
+    irreversible=None,
+    whole_word=None,
+    expires_in=UNSET,
+) -> tuple[Filter, Keyword]:
     """Change the keyword ``kid`` and its filter; as Mastodon, a filter that
     holds several keywords cannot change through v1 (422)."""
     f, old = await get_keyword(store, uid, kid)
@@ -398,16 +482,22 @@ async def v1_update(store: Store, uid, kid, *, phrase=None, context=UNSET, irrev
         changes["action"] = "hide" if irreversible else "warn"
     if expires_in is not UNSET:
         changes["expires_at"] = expiry(expires_in)
-    new = Keyword(old.id, old.keyword if phrase is None else check_keyword(phrase),
-                  old.whole_word if whole_word is None else bool(whole_word))
+    new = Keyword(
+        old.id,
+        old.keyword if phrase is None else check_keyword(phrase),
+        old.whole_word if whole_word is None else bool(whole_word),
+    )
 
     def change(f: Filter) -> Filter:
         if not any(k.id == old.id for k in f.keywords):
             raise FilterNotFound(f"filter {old.id} does not exist")
         if len(f.keywords) > 1 and any(getattr(f, k) != v for k, v in changes.items()):
-            raise ValidationError("filter", "a filter with several keywords cannot be "
-                                            "changed through the v1 API")
-        return dataclasses.replace(f, **changes, keywords=tuple(
-            new if k.id == old.id else k for k in f.keywords))
+            raise ValidationError(
+                "filter", "a filter with several keywords cannot be changed through the v1 API"
+            )
+        return dataclasses.replace(
+            f, **changes, keywords=tuple(new if k.id == old.id else k for k in f.keywords)
+        )
+
     f = await _change(store, int(uid), f.id, change)
     return f, new

@@ -22,6 +22,7 @@ once per version per process (:data:`_kept`, the memo rule: used only at
 the version the request read): all keywords in one regular expression
 tried first, each filter's own only on a hit.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,13 +57,16 @@ def keyword_pattern(k: Keyword) -> str:
 def entity(f: Filter, *, rules: bool = False) -> dict:
     """The Filter entity (``rules``: with its keywords and statuses, as the
     filter endpoints show it; a FilterResult's filter has neither)."""
-    out: dict[str, Any] = {"id": str(f.id), "title": f.title, "context": list(f.context),
-                           "expires_at": iso_ms(f.expires_at) if f.expires_at else None,
-                           "filter_action": f.action}
+    out: dict[str, Any] = {
+        "id": str(f.id),
+        "title": f.title,
+        "context": list(f.context),
+        "expires_at": iso_ms(f.expires_at) if f.expires_at else None,
+        "filter_action": f.action,
+    }
     if rules:
         out["keywords"] = [keyword_entity(k) for k in f.keywords]
-        out["statuses"] = [{"id": str(s.id), "status_id": str(s.status_id)}
-                           for s in f.statuses]
+        out["statuses"] = [{"id": str(s.id), "status_id": str(s.status_id)} for s in f.statuses]
     return out
 
 
@@ -80,8 +84,9 @@ def searchable_text(s: Status) -> str:
     media = extra.get("media")
     if media:
         try:
-            parts += [item.get("desc") or "" for item in json.loads(media)
-                      if isinstance(item, dict)]
+            parts += [
+                item.get("desc") or "" for item in json.loads(media) if isinstance(item, dict)
+            ]
         except (ValueError, TypeError):
             pass
     return "\n\n".join(p for p in parts if p)
@@ -95,8 +100,10 @@ def _poll_options(poll) -> list[str]:
     options = data.get("options") if isinstance(data, dict) else data
     if not isinstance(options, list):
         return []
-    return [o if isinstance(o, str) else str(o.get("title", "")) if isinstance(o, dict) else ""
-            for o in options]
+    return [
+        o if isinstance(o, str) else str(o.get("title", "")) if isinstance(o, dict) else ""
+        for o in options
+    ]
 
 
 @dataclass(frozen=True)
@@ -112,28 +119,42 @@ class Rule:
 class Result:
     """What one status meets: (rule, keyword matches, status matches) each,
     and whether it is left out."""
+
     matches: tuple
     hidden: bool
 
     def json(self) -> bytes:
         """The ``filtered`` array (FilterResult entities)."""
-        return b"[" + b",".join(
-            b'{"filter":%s,"keyword_matches":%s,"status_matches":%s}' % (
-                rule.entity, json.dumps(words, ensure_ascii=False).encode() if words else b"null",
-                json.dumps([str(i) for i in ids]).encode() if ids else b"null")
-            for rule, words, ids in self.matches) + b"]"
+        return (
+            b"["
+            + b",".join(
+                b'{"filter":%s,"keyword_matches":%s,"status_matches":%s}'
+                % (
+                    rule.entity,
+                    json.dumps(words, ensure_ascii=False).encode() if words else b"null",
+                    json.dumps([str(i) for i in ids]).encode() if ids else b"null",
+                )
+                for rule, words, ids in self.matches
+            )
+            + b"]"
+        )
 
 
 class Active:
     """A viewer's filters, compiled."""
 
     def __init__(self, filters: list[Filter]):
-        self.rules = tuple(Rule(f, re.compile("|".join(keyword_pattern(k) for k in f.keywords),
-                                              re.IGNORECASE) if f.keywords else None,
-                                frozenset(s.status_id for s in f.statuses),
-                                json.dumps(entity(f), ensure_ascii=False,
-                                           separators=(",", ":")).encode())
-                           for f in filters)
+        self.rules = tuple(
+            Rule(
+                f,
+                re.compile("|".join(keyword_pattern(k) for k in f.keywords), re.IGNORECASE)
+                if f.keywords
+                else None,
+                frozenset(s.status_id for s in f.statuses),
+                json.dumps(entity(f), ensure_ascii=False, separators=(",", ":")).encode(),
+            )
+            for f in filters
+        )
         words = [keyword_pattern(k) for f in filters for k in f.keywords]
         self.any_word = re.compile("|".join(words), re.IGNORECASE) if words else None
         self.status_ids = frozenset().union(*(r.status_ids for r in self.rules))
@@ -141,9 +162,15 @@ class Active:
     def __bool__(self) -> bool:
         return bool(self.rules)
 
-    def apply(self, status: Status, original: Status | None = None, *,
-              context: str | None = None, viewer: int | None = None,
-              now: int | None = None) -> Result | None:
+    def apply(
+        self,
+        status: Status,
+        original: Status | None = None,
+        *,
+        context: str | None = None,
+        viewer: int | None = None,
+        now: int | None = None,
+    ) -> Result | None:
         """What ``status`` (a boost: with ``original``, the status it
         boosts) meets in ``context``; None when nothing."""
         if not self.rules:
@@ -163,15 +190,17 @@ class Active:
             f = rule.filter
             if (context is not None and context not in f.context) or f.expired(now):
                 continue
-            hit = rule.regex.search(text) if text is not None and rule.regex is not None \
-                else None
+            hit = rule.regex.search(text) if text is not None and rule.regex is not None else None
             found = sorted(ids & rule.status_ids)
             if hit is not None or found:
                 matches.append((rule, [hit.group()] if hit is not None else [], found))
         if not matches:
             return None
-        hidden = context is not None and proper.user_id != viewer and any(
-            rule.filter.action == "hide" for rule, _, _ in matches)
+        hidden = (
+            context is not None
+            and proper.user_id != viewer
+            and any(rule.filter.action == "hide" for rule, _, _ in matches)
+        )
         return Result(tuple(matches), hidden)
 
 

@@ -10,10 +10,11 @@ so a revoked token fails on the very next request).
 * :func:`authenticate`: the token's record and its rate-limit state.
 * :class:`Principal` / :func:`verifier`: a token as a stream's principal.
 """
+
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Awaitable, Callable
 
 from ..accounts import auth, ratelimit
 from ..accounts.auth import Token
@@ -27,8 +28,9 @@ def _header(scope, name: bytes) -> str | None:
     return None
 
 
-def bearer_token(scope, params: dict | None = None, *,
-                 subprotocol: bool = False) -> tuple[str | None, str | None]:
+def bearer_token(
+    scope, params: dict | None = None, *, subprotocol: bool = False
+) -> tuple[str | None, str | None]:
     """(token, the subprotocol to echo when the token came as one); the
     ``access_token`` parameter counts only when ``params`` are given."""
     value = _header(scope, b"authorization") or ""
@@ -43,8 +45,9 @@ def bearer_token(scope, params: dict | None = None, *,
     return None, None
 
 
-async def authenticate(store: Store, token: str, rate: ratelimit.Rate | None
-                       ) -> tuple[Token | None, ratelimit.RateState | None]:
+async def authenticate(
+    store: Store, token: str, rate: ratelimit.Rate | None
+) -> tuple[Token | None, ratelimit.RateState | None]:
     """The token's record (None: unknown or revoked) and, when ``rate`` is
     set, its rate-limit state after counting this request."""
     return await auth.authenticate(store, token, rate)
@@ -56,6 +59,7 @@ class Principal:
     its connections, ``user_id`` (a user's token) feeds the Mastodon user and
     list streams, ``token`` (the bearer token's digest) lets revocation find
     its streams."""
+
     identifier: str
     user_id: int | None = None
     scopes: frozenset = frozenset()
@@ -84,10 +88,11 @@ class Principal:
         return out
 
     @classmethod
-    def of(cls, token: Token) -> "Principal":
+    def of(cls, token: Token) -> Principal:
         ident = f"user:{token.uid}" if token.uid is not None else f"app:{token.client_id}"
-        return cls(identifier=ident, user_id=token.uid, scopes=frozenset(token.scopes),
-                   token=token.digest)
+        return cls(
+            identifier=ident, user_id=token.uid, scopes=frozenset(token.scopes), token=token.digest
+        )
 
 
 #: token -> Principal, or None for an unknown / revoked token
@@ -96,7 +101,9 @@ Verifier = Callable[[str], Awaitable["Principal | None"]]
 
 def verifier(store: Store) -> Verifier:
     """Bearer tokens as stream principals (streams are not rate limited)."""
+
     async def verify(token: str) -> Principal | None:
         info, _ = await authenticate(store, token, None)
         return None if info is None else Principal.of(info)
+
     return verify

@@ -2,6 +2,7 @@
 (``limits.API_MAX_BODY_BYTES``) for REST and streams alike (the inboxes
 pass their own, limits.FED_INBOX_MAX_BYTES), and the nesting bound of a
 JSON body (``limits.JSON_MAX_DEPTH``), checked before it is parsed."""
+
 from __future__ import annotations
 
 from starlette.requests import Request
@@ -10,8 +11,9 @@ from ..core import limits
 from .errors import WebError
 
 
-async def read_body(request: Request, max_bytes: int = limits.API_MAX_BODY_BYTES,
-                    too_big: str = "") -> bytes:
+async def read_body(
+    request: Request, max_bytes: int = limits.API_MAX_BODY_BYTES, too_big: str = ""
+) -> bytes:
     """The body, refused with 413 once it passes ``max_bytes`` (by default
     ``limits.API_MAX_BODY_BYTES``; uploads have their own bound), at once
     when Content-Length says so, with the message ``too_big``. A client

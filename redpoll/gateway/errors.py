@@ -3,6 +3,7 @@ v1.1 streams all raise :class:`WebError`; each surface writes it in the shape
 its clients expect (Mastodon ``{"error": ...}``; v1.1 ``{"errors": [{"code",
 "message"}]}``; a WebSocket error frame ``{"error", "status"}``).
 """
+
 from __future__ import annotations
 
 import orjson
@@ -29,8 +30,12 @@ class WebError(Exception):
         return {"errors": [{"code": self.status, "message": self.message}], "error": self.message}
 
     def response(self) -> Response:
-        return Response(orjson.dumps(self.body()), status_code=self.status,
-                        headers=self.headers, media_type="application/json; charset=utf-8")
+        return Response(
+            orjson.dumps(self.body()),
+            status_code=self.status,
+            headers=self.headers,
+            media_type="application/json; charset=utf-8",
+        )
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         """The headers as an ASGI ``http.response.start`` message wants them."""

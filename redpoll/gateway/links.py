@@ -6,6 +6,7 @@ header and scheme, validated by Starlette as ``request.base_url`` does), so
 one client's ``Host`` never shows up in what another client is sent, on REST
 pages and on stream events alike.
 """
+
 from __future__ import annotations
 
 from starlette.requests import HTTPConnection
@@ -27,8 +28,13 @@ def base_url(scope, public_url: str | None = None) -> str:
         if name == b"host":
             host = value
             break
-    key = (scope.get("scheme"), host, scope.get("root_path"), scope.get("app_root_path"),
-           scope.get("server"))
+    key = (
+        scope.get("scheme"),
+        host,
+        scope.get("root_path"),
+        scope.get("app_root_path"),
+        scope.get("server"),
+    )
     base = _BASES.get(key)
     if base is None:
         url = HTTPConnection(scope).base_url

@@ -4,6 +4,7 @@ ExtendedDescription entities show them. Rules are one hash
 (rule_add.lua), removed by one HDEL; the description is one hash
 (keys.INSTANCE_DESCRIPTION: content and when it was set), set by one HSET.
 Each write is a single atomic command or script."""
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,11 @@ async def add_rule(store: Store, text: str, hint: str = "") -> Rule:
     if not text:
         raise ValidationError("text", "must not be empty")
     try:
-        rid = await store.run("rule_add", [keys.INSTANCE_RULES],
-                              [json.dumps({"text": text, "hint": hint}), limits.INSTANCE_RULES_MAX])
+        rid = await store.run(
+            "rule_add",
+            [keys.INSTANCE_RULES],
+            [json.dumps({"text": text, "hint": hint}), limits.INSTANCE_RULES_MAX],
+        )
     except LimitReached:
         raise ValidationError("text", f"at most {limits.INSTANCE_RULES_MAX} rules") from None
     return Rule(int(rid), text, hint)
@@ -61,6 +65,7 @@ async def description(store: Store) -> tuple[str, int | None]:
 
 
 async def describe(store: Store, content: str) -> None:
-    content = validate.text(content, "content", limits.INSTANCE_DESCRIPTION_MAX_CHARS,
-                            allow_empty=True)
+    content = validate.text(
+        content, "content", limits.INSTANCE_DESCRIPTION_MAX_CHARS, allow_empty=True
+    )
     await store.hset(keys.INSTANCE_DESCRIPTION, mapping={"content": content, "at": now_ms()})

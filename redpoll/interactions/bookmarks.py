@@ -1,12 +1,13 @@
 """Bookmarks: private to their user, so one key on the user's slot
 and one write each way (bookmark.lua: the bound's check and ZADD NX in one
 step / ZREM: atomic, idempotent). At most limits.BOOKMARKS_MAX per user."""
+
 from __future__ import annotations
 
 from ..core import keys, limits, validate
 from ..core.errors import LimitReached, StatusNotFound, ValidationError
-from .favourites import scored_page
 from ..storage.store import Store
+from .favourites import scored_page
 
 
 async def set_bookmark(store: Store, uid, sid, on: bool) -> bool:
@@ -21,8 +22,11 @@ async def set_bookmark(store: Store, uid, sid, on: bool) -> bool:
             raise StatusNotFound(f"status {sid} does not exist")
         mark = await store.incr(keys.INTERACTION_SEQ)  # unique, ordered: the cursor
         try:  # the cap's check and the add in one script (bookmark.lua)
-            return bool(await store.run("bookmark", [keys.bookmarks(uid)],
-                                        [sid, mark, limits.BOOKMARKS_MAX]))
+            return bool(
+                await store.run(
+                    "bookmark", [keys.bookmarks(uid)], [sid, mark, limits.BOOKMARKS_MAX]
+                )
+            )
         except LimitReached:
             raise ValidationError("id", f"at most {limits.BOOKMARKS_MAX} bookmarks") from None
     return bool(await store.zrem(keys.bookmarks(uid), sid))

@@ -1,17 +1,18 @@
 """Lists: named sets of users with their own timelines, fed when
 they post and refilled as homes are."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..relations import edges, unlisting
 from ..bus import events
+from ..bus.jobs import JobQueue, RefillJob
 from ..core import keys, limits, validate
 from ..core.errors import LimitReached, ListNotFound, NotFollowed
-from ..bus.jobs import JobQueue, RefillJob
 from ..core.models import User
-from ..storage.store import Store
 from ..records.users import get_users, require_users
+from ..relations import edges, unlisting
+from ..storage.store import Store
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,9 @@ async def create_list(store: Store, owner, title) -> UserList:
     await require_users(store, owner)
     lid = await store.incr(keys.LIST_SEQ)
     try:
-        await store.run("list_put", [keys.lists(owner)], [lid, title, "create", limits.LISTS_PER_USER])
+        await store.run(
+            "list_put", [keys.lists(owner)], [lid, title, "create", limits.LISTS_PER_USER]
+        )
     except LimitReached as exc:
         raise LimitReached(f"a user may own at most {limits.LISTS_PER_USER} lists") from exc
     return UserList(lid, owner, title)
@@ -65,8 +68,9 @@ async def lists_of(store: Store, owner, member) -> list[UserList]:
     if not mine:
         return []
     member = validate.an_id(member, "id")
-    held = await store.batch([("ZSCORE", keys.list_members(item.owner, item.id), member)
-                              for item in mine])
+    held = await store.batch(
+        [("ZSCORE", keys.list_members(item.owner, item.id), member) for item in mine]
+    )
     return [item for item, score in zip(mine, held) if score is not None]
 
 
@@ -84,8 +88,11 @@ async def delete_list(store: Store, owner, lid) -> None:
     also healed by the next delivery that meets it)."""
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     try:
-        members = await store.run("list_drop", [keys.lists(owner), keys.list_members(owner, lid),
-                                                keys.list_timeline(owner, lid)], [lid])
+        members = await store.run(
+            "list_drop",
+            [keys.lists(owner), keys.list_members(owner, lid), keys.list_timeline(owner, lid)],
+            [lid],
+        )
     except ListNotFound as exc:
         raise ListNotFound(f"list {lid} does not exist") from exc
     pipe = store.pipeline()

@@ -1,6 +1,7 @@
 """Mastodon's MediaAttachment entity, from an upload's record or from what a
 status keeps of its attachments (its ``media`` extra, a JSON list copied
 from the records when it was posted: :func:`snapshot`)."""
+
 from __future__ import annotations
 
 import json
@@ -33,12 +34,18 @@ def attachment(item: dict, base: str) -> dict:
     meta = item.get("meta")
     if meta is not None:
         meta = {**meta, "focus": focus_of(item.get("focus"))}
-    return {"id": str(item["id"]), "type": item.get("t") or IMAGE,
-            "url": full_url(item.get("url"), base),
-            "preview_url": full_url(item.get("purl"), base),
-            "remote_url": item.get("url") if item.get("remote") else None,
-            "preview_remote_url": None, "text_url": None, "meta": meta,
-            "description": item.get("desc") or None, "blurhash": item.get("bh") or None}
+    return {
+        "id": str(item["id"]),
+        "type": item.get("t") or IMAGE,
+        "url": full_url(item.get("url"), base),
+        "preview_url": full_url(item.get("purl"), base),
+        "remote_url": item.get("url") if item.get("remote") else None,
+        "preview_remote_url": None,
+        "text_url": None,
+        "meta": meta,
+        "description": item.get("desc") or None,
+        "blurhash": item.get("bh") or None,
+    }
 
 
 def attachments(raw: str | None, base: str) -> list[dict]:
@@ -52,11 +59,16 @@ def record_item(record: dict[str, str]) -> dict:
     """An upload record (decoded hash) as the item :func:`attachment` takes;
     a record still processing has no URLs nor meta yet."""
     ready = record.get("state") == "ready"
-    return {"id": int(record["id"]), "url": record.get("url") if ready else None,
-            "purl": record.get("purl") if ready else None,
-            "meta": json.loads(record["meta"]) if ready and record.get("meta") else None,
-            "desc": record.get("desc", ""), "bh": record.get("blurhash") if ready else None,
-            "focus": record.get("focus"), "v": record.get("v", "0")}
+    return {
+        "id": int(record["id"]),
+        "url": record.get("url") if ready else None,
+        "purl": record.get("purl") if ready else None,
+        "meta": json.loads(record["meta"]) if ready and record.get("meta") else None,
+        "desc": record.get("desc", ""),
+        "bh": record.get("blurhash") if ready else None,
+        "focus": record.get("focus"),
+        "v": record.get("v", "0"),
+    }
 
 
 def snapshot(records: list[dict[str, str]]) -> str:
@@ -89,8 +101,11 @@ def _url_of(value) -> str | None:
         value = value[0] if value else None
     if isinstance(value, dict):
         value = value.get("href") or value.get("url")
-    if not isinstance(value, str) or not value.startswith(("https://", "http://")) \
-            or len(value) > 2048:
+    if (
+        not isinstance(value, str)
+        or not value.startswith(("https://", "http://"))
+        or len(value) > 2048
+    ):
         return None
     return value
 
@@ -109,15 +124,22 @@ def remote_items(attachments: list[dict], limit: int) -> str:
             continue
         meta = None
         if isinstance(a.get("width"), int) and isinstance(a.get("height"), int) and a["height"]:
-            size = {"width": a["width"], "height": a["height"],
-                    "size": f"{a['width']}x{a['height']}",
-                    "aspect": round(a["width"] / a["height"], 4)}
+            size = {
+                "width": a["width"],
+                "height": a["height"],
+                "size": f"{a['width']}x{a['height']}",
+                "aspect": round(a["width"] / a["height"], 4),
+            }
             meta = {"original": size, "small": size}
-        item = {"id": zlib.crc32(url.encode()) or 1, "url": url,
-                "purl": url if kind == IMAGE else _url_of(a.get("icon")),
-                "meta": meta, "desc": str(a.get("name") or "")[:1500],
-                "bh": a.get("blurhash") if isinstance(a.get("blurhash"), str) else None,
-                "remote": 1}
+        item = {
+            "id": zlib.crc32(url.encode()) or 1,
+            "url": url,
+            "purl": url if kind == IMAGE else _url_of(a.get("icon")),
+            "meta": meta,
+            "desc": str(a.get("name") or "")[:1500],
+            "bh": a.get("blurhash") if isinstance(a.get("blurhash"), str) else None,
+            "remote": 1,
+        }
         if kind != IMAGE:
             item["t"] = kind
         items.append(item)

@@ -11,6 +11,7 @@ file's bytes (``ab/cd/<32 hex>.<ext>``).
   a file is served to whoever has its URL, and only entities the viewer may
   see hand out that URL.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,22 +23,24 @@ from ..storage.store import Store
 from . import keys
 from .processing import Output
 
-_KEYS: "weakref.WeakKeyDictionary[Store, bytes]" = weakref.WeakKeyDictionary()
+_KEYS: weakref.WeakKeyDictionary[Store, bytes] = weakref.WeakKeyDictionary()
 
 
 async def name_key(store: Store) -> bytes:
     """The database's naming key (drawn with SET NX the first time; kept per store)."""
     key = _KEYS.get(store)
     if key is None:
-        _, key = await store.batch([("SET", keys.NAME_KEY, secrets.token_hex(32), "NX"),
-                                    ("GET", keys.NAME_KEY)])
+        _, key = await store.batch(
+            [("SET", keys.NAME_KEY, secrets.token_hex(32), "NX"), ("GET", keys.NAME_KEY)]
+        )
         _KEYS[store] = key
     return key
 
 
 def name(key: bytes, mid: int, out: Output) -> str:
-    digest = hmac.new(key, f"{mid}:".encode() + hashlib.sha256(out.data).digest(),
-                      hashlib.sha256).hexdigest()[:32]
+    digest = hmac.new(
+        key, f"{mid}:".encode() + hashlib.sha256(out.data).digest(), hashlib.sha256
+    ).hexdigest()[:32]
     return f"{digest[:2]}/{digest[2:4]}/{digest}.{out.ext}"
 
 

@@ -4,6 +4,7 @@ An upload's record lives in its owner's slot (``{uid}``, as every key of
 one user in redpoll/keys.py), so that attaching up to four of them to a
 status, and every other change to them, is one script in one slot.
 """
+
 from __future__ import annotations
 
 #: Counter the uploads (attachments, avatars, headers) draw their ids from.

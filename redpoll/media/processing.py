@@ -11,6 +11,7 @@ position and camera, XMP, comments) is left behind: the pixels are written
 anew, with the colour profile only. The EXIF orientation is applied to the
 pixels first, so the picture stands as it was taken.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -29,8 +30,12 @@ from ..core import limits
 from ..core.errors import ValidationError
 
 #: Pillow format -> (MIME type, file extension)
-FORMATS = {"JPEG": ("image/jpeg", "jpg"), "PNG": ("image/png", "png"),
-           "WEBP": ("image/webp", "webp"), "GIF": ("image/gif", "gif")}
+FORMATS = {
+    "JPEG": ("image/jpeg", "jpg"),
+    "PNG": ("image/png", "png"),
+    "WEBP": ("image/webp", "webp"),
+    "GIF": ("image/gif", "gif"),
+}
 SUPPORTED_MIME_TYPES = [mime for mime, _ in FORMATS.values()]
 SUPPORTED = "JPEG, PNG, WebP and GIF images"
 #: what a stored image keeps of the decoder's ``info`` (never EXIF, XMP, comments)
@@ -56,6 +61,7 @@ def sniff(data: bytes) -> str | None:
 @dataclass(frozen=True)
 class Probe:
     """What an image's header says, read before any pixel is decoded."""
+
     format: str
     width: int
     height: int
@@ -67,8 +73,11 @@ class Probe:
 
 
 def unsupported(what: str = "this file") -> ValidationError:
-    return ValidationError("file", f"{what} is not supported: only {SUPPORTED} can be uploaded "
-                                   f"({', '.join(SUPPORTED_MIME_TYPES)}); no video or audio yet")
+    return ValidationError(
+        "file",
+        f"{what} is not supported: only {SUPPORTED} can be uploaded "
+        f"({', '.join(SUPPORTED_MIME_TYPES)}); no video or audio yet",
+    )
 
 
 def _open(data: bytes, fmt: str, strict: bool = True) -> Image.Image:
@@ -87,8 +96,9 @@ def _open(data: bytes, fmt: str, strict: bool = True) -> Image.Image:
 
 def _too_many_pixels(width: int = 0, height: int = 0) -> ValidationError:
     said = f"{width} x {height} = {width * height:,} pixels; " if width else ""
-    return ValidationError("file", f"the image is too large ({said}at most "
-                                   f"{limits.MEDIA_IMAGE_MATRIX_MAX:,} pixels)")
+    return ValidationError(
+        "file", f"the image is too large ({said}at most {limits.MEDIA_IMAGE_MATRIX_MAX:,} pixels)"
+    )
 
 
 def inspect(data: bytes) -> Probe:
@@ -113,17 +123,22 @@ def inspect(data: bytes) -> Probe:
             except (OSError, EOFError, ValueError, SyntaxError):
                 raise ValidationError("file", "is not a readable GIF image") from None
             if frames > limits.MEDIA_GIF_FRAMES_MAX:
-                raise ValidationError("file", f"the GIF has {frames} frames; at most "
-                                              f"{limits.MEDIA_GIF_FRAMES_MAX}")
+                raise ValidationError(
+                    "file", f"the GIF has {frames} frames; at most {limits.MEDIA_GIF_FRAMES_MAX}"
+                )
             if width * height * frames > limits.MEDIA_GIF_TOTAL_PIXELS_MAX:
-                raise ValidationError("file", "the GIF is too large (its frames hold more than "
-                                              f"{limits.MEDIA_GIF_TOTAL_PIXELS_MAX:,} pixels)")
+                raise ValidationError(
+                    "file",
+                    "the GIF is too large (its frames hold more than "
+                    f"{limits.MEDIA_GIF_TOTAL_PIXELS_MAX:,} pixels)",
+                )
     return Probe(fmt, width, height, frames)
 
 
 @dataclass(frozen=True)
 class Output:
     """One file to store: its bytes and extension."""
+
     data: bytes
     ext: str
 
@@ -137,6 +152,7 @@ class Processed:
     """What an upload becomes: ``files`` (for an attachment the original and
     its preview; for an avatar or header the image and its still), ``meta``
     as Mastodon's MediaAttachment shows it, and the blurhash."""
+
     files: list[Output]
     meta: dict = field(default_factory=dict)
     blurhash: str | None = None
@@ -208,8 +224,15 @@ def _gif(img: Image.Image, reshape) -> Output:
         frames.append(reshape(frame.convert("RGBA")))
     out = io.BytesIO()
     frames[0].info = {}
-    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=durations,
-                   loop=img.info.get("loop", 0), disposal=2)
+    frames[0].save(
+        out,
+        "GIF",
+        save_all=True,
+        append_images=frames[1:],
+        duration=durations,
+        loop=img.info.get("loop", 0),
+        disposal=2,
+    )
     return Output(out.getvalue(), "gif")
 
 
@@ -218,7 +241,7 @@ def _blurhash(img: Image.Image) -> str:
     small.thumbnail((limits.MEDIA_BLURHASH_SOURCE_SIDE, limits.MEDIA_BLURHASH_SOURCE_SIDE))
     w, h = small.size
     flat = small.tobytes()
-    rows = [[list(flat[(y * w + x) * 3:(y * w + x) * 3 + 3]) for x in range(w)] for y in range(h)]
+    rows = [[list(flat[(y * w + x) * 3 : (y * w + x) * 3 + 3]) for x in range(w)] for y in range(h)]
     x_comp, y_comp = limits.MEDIA_BLURHASH_COMPONENTS
     return blurhash.encode(rows, components_x=x_comp, components_y=y_comp)
 
@@ -234,10 +257,17 @@ def process(data: bytes, probe: Probe, kind: str = ATTACHMENT) -> Processed:
                 return _process(img, probe, kind)
     except ValidationError:
         raise
-    except (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError,
-            Image.DecompressionBombWarning):
-        raise ValidationError("file", f"the {probe.format} image could not be read "
-                                      "(damaged or truncated)") from None
+    except (
+        OSError,
+        SyntaxError,
+        ValueError,
+        EOFError,
+        Image.DecompressionBombError,
+        Image.DecompressionBombWarning,
+    ):
+        raise ValidationError(
+            "file", f"the {probe.format} image could not be read (damaged or truncated)"
+        ) from None
 
 
 def _process(img: Image.Image, probe: Probe, kind: str) -> Processed:
@@ -251,8 +281,9 @@ def _process(img: Image.Image, probe: Probe, kind: str) -> Processed:
         if animated:
             scale = min(1.0, bound / max(probe.width, probe.height))
             size = (max(1, round(probe.width * scale)), max(1, round(probe.height * scale)))
-            main = _gif(img, lambda f: f if f.size == size else
-                        f.resize(size, Image.Resampling.LANCZOS))
+            main = _gif(
+                img, lambda f: f if f.size == size else f.resize(size, Image.Resampling.LANCZOS)
+            )
         else:
             main = _encode(original.copy(), probe.format, icc)
         preview_format = "PNG" if probe.format == "GIF" else probe.format
@@ -280,8 +311,11 @@ def _lower_priority() -> None:
         pass
 
 
-_POOL = ThreadPoolExecutor(max_workers=limits.MEDIA_PROCESSING_THREADS,
-                           thread_name_prefix="media", initializer=_lower_priority)
+_POOL = ThreadPoolExecutor(
+    max_workers=limits.MEDIA_PROCESSING_THREADS,
+    thread_name_prefix="media",
+    initializer=_lower_priority,
+)
 
 
 async def run(fn, *args):

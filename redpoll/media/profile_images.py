@@ -26,13 +26,14 @@ old files, those the user record does not name are deleted. A caller that
 stops between 4 and 5 on purpose (update_credentials: the profile's fields
 were refused) calls :func:`abandon`: the same, at once.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..bus.jobs import Held, JobQueue, MediaFilesJob, NotYet, ProfileImageJob, entry_ms
 from ..core import keys as base_keys
 from ..core.errors import Conflict, MediaStorageError, UserNotFound, ValidationError
-from ..bus.jobs import Held, JobQueue, MediaFilesJob, NotYet, ProfileImageJob, entry_ms
 from ..core.models import now_ms
 from ..storage.store import Store
 from . import files, keys, processing
@@ -58,14 +59,16 @@ async def prepare(kind: str, data: bytes) -> Prepared:
 @dataclass(frozen=True)
 class Written:
     """An image's files, stored, its journal held (steps 2-4 done)."""
+
     kind: str
     names: tuple[str, ...]
     old: str
     held: Held
 
 
-async def write_files(store: Store, queue: JobQueue, storage: MediaStorage, uid: int,
-                      image: Prepared) -> Written:
+async def write_files(
+    store: Store, queue: JobQueue, storage: MediaStorage, uid: int, image: Prepared
+) -> Written:
     """Steps 2-4. MediaStorageError if a file could not be stored (the
     journal released, the files' deletion queued: nothing changed)."""
     kind = image.kind
@@ -73,8 +76,7 @@ async def write_files(store: Store, queue: JobQueue, storage: MediaStorage, uid:
     names = tuple(await files.names(store, mid, image.processed.files))
     old = await store.hget(base_keys.user(uid), f"{kind}_f")
     old = old.decode() if old else ""
-    held = await queue.hold(ProfileImageJob(uid=uid, image=kind, files=" ".join(names),
-                                            old=old))
+    held = await queue.hold(ProfileImageJob(uid=uid, image=kind, files=" ".join(names), old=old))
     written = Written(kind, names, old, held)
     try:
         for name, out in zip(names, image.processed.files):
@@ -92,14 +94,17 @@ async def abandon(queue: JobQueue, uid: int, written: Written) -> None:
     await queue.release(written.held, MediaFilesJob(owner=uid, names=written.names))
 
 
-async def point(store: Store, queue: JobQueue, storage: MediaStorage, uid: int,
-                written: Written) -> None:
+async def point(
+    store: Store, queue: JobQueue, storage: MediaStorage, uid: int, written: Written
+) -> None:
     """Steps 5-6. Conflict if another upload of the same image won
     meanwhile (the new files go, the other upload's stay)."""
     kind, names, old = written.kind, written.names, written.old
-    done = await store.run("profile_image", [base_keys.user(uid)],
-                           [kind, old, storage.url(names[0]), storage.url(names[-1]),
-                            " ".join(names)])
+    done = await store.run(
+        "profile_image",
+        [base_keys.user(uid)],
+        [kind, old, storage.url(names[0]), storage.url(names[-1]), " ".join(names)],
+    )
     if done != 1:
         await abandon(queue, uid, written)
         if done == -1:
@@ -109,12 +114,12 @@ async def point(store: Store, queue: JobQueue, storage: MediaStorage, uid: int,
     await queue.release(written.held, MediaFilesJob(owner=uid, names=gone) if gone else None)
 
 
-async def store_image(store: Store, queue: JobQueue, storage: MediaStorage, uid: int,
-                      image: Prepared) -> None:
+async def store_image(
+    store: Store, queue: JobQueue, storage: MediaStorage, uid: int, image: Prepared
+) -> None:
     """Steps 2-6. Conflict if another upload of the same image won meanwhile;
     MediaStorageError if a file could not be stored."""
-    await point(store, queue, storage, uid,
-                await write_files(store, queue, storage, uid, image))
+    await point(store, queue, storage, uid, await write_files(store, queue, storage, uid, image))
 
 
 async def remove_image(store: Store, queue: JobQueue, uid: int, kind: str) -> bool:
@@ -142,8 +147,13 @@ async def remove_image(store: Store, queue: JobQueue, uid: int, kind: str) -> bo
     return True
 
 
-async def settle(store: Store, job: ProfileImageJob, entry_id: bytes, settle_after_ms: int,
-                 now: int | None = None) -> tuple[str, ...]:
+async def settle(
+    store: Store,
+    job: ProfileImageJob,
+    entry_id: bytes,
+    settle_after_ms: int,
+    now: int | None = None,
+) -> tuple[str, ...]:
     """The journal of a profile image whose producer went quiet: NotYet
     while it is younger than ``settle_after_ms``; then the names, of its new
     and old files, that the user record does not name (to delete)."""
@@ -151,8 +161,7 @@ async def settle(store: Store, job: ProfileImageJob, entry_id: bytes, settle_aft
         raise NotYet(f"the {job.image} of user {job.uid} may still be being stored")
     current = await store.hget(base_keys.user(job.uid), f"{job.image}_f")
     current = set((current or b"").decode().split())
-    return tuple(n for n in dict.fromkeys(job.files.split() + job.old.split())
-                 if n not in current)
+    return tuple(n for n in dict.fromkeys(job.files.split() + job.old.split()) if n not in current)
 
 
 async def names_of(store: Store, uid: int) -> tuple[str, ...]:

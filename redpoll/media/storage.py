@@ -14,6 +14,7 @@ A backend that cannot store or delete a file raises
 the caller decides what a failed write leaves (redpoll.media.uploads gives
 the upload up, profile_images keeps the old image).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -37,8 +38,7 @@ log = logging.getLogger("redpoll.media")
 URL_PATH = "/system/media"
 #: A stored name: two levels of two hex digits, 32 hex digits, an extension.
 NAME = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{32}\.(?:jpg|png|webp|gif)")
-CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp",
-                 "gif": "image/gif"}
+CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif"}
 #: How every stored file may be cached: a name is its content's, so for a year.
 CACHE_CONTROL = f"public, max-age={limits.MEDIA_CACHE_MAX_AGE_S}, immutable"
 
@@ -91,8 +91,9 @@ class LocalStorage:
             await asyncio.to_thread(self._put, target, data)
         except OSError as exc:  # a full disk, a directory not writable
             log.error("storing media file %s failed: %s", target, exc)
-            raise MediaStorageError(f"the media storage could not store a file "
-                                    f"({exc.strerror or exc})") from exc
+            raise MediaStorageError(
+                f"the media storage could not store a file ({exc.strerror or exc})"
+            ) from exc
 
     def _put(self, target: Path, data: bytes) -> None:
         if target.exists() and target.stat().st_size == len(data):
@@ -121,8 +122,9 @@ class LocalStorage:
         except NotADirectoryError:  # (a file where a directory of the path would be)
             return
         except OSError as exc:
-            raise MediaStorageError(f"the media storage could not delete a file "
-                                    f"({exc.strerror or exc})") from exc
+            raise MediaStorageError(
+                f"the media storage could not delete a file ({exc.strerror or exc})"
+            ) from exc
 
     async def tidy(self, older_than_s: float = limits.MEDIA_PARTIAL_FILE_S) -> int:
         return await asyncio.to_thread(self._tidy, older_than_s)
@@ -165,8 +167,7 @@ class S3Storage:
         self._settings = settings
         self._client = None
         self._client_lock = threading.Lock()
-        self._pool = ThreadPoolExecutor(limits.MEDIA_S3_THREADS,
-                                        thread_name_prefix="redpoll-s3")
+        self._pool = ThreadPoolExecutor(limits.MEDIA_S3_THREADS, thread_name_prefix="redpoll-s3")
 
     def _s3(self):
         """The boto3 client, made on first use (boto3 is imported only by a
@@ -176,6 +177,7 @@ class S3Storage:
             if self._client is None:
                 import boto3  # (third-party, loaded when S3 is configured)
                 from botocore.config import Config
+
                 s = self._settings
                 config = Config(
                     region_name=s.s3_region,
@@ -190,10 +192,15 @@ class S3Storage:
                     # boto3 adds by default are refused by several
                     # S3-compatible servers
                     request_checksum_calculation="when_required",
-                    response_checksum_validation="when_required")
+                    response_checksum_validation="when_required",
+                )
                 self._client = boto3.session.Session().client(
-                    "s3", endpoint_url=s.s3_endpoint, aws_access_key_id=s.s3_access_key,
-                    aws_secret_access_key=s.s3_secret_key, config=config)
+                    "s3",
+                    endpoint_url=s.s3_endpoint,
+                    aws_access_key_id=s.s3_access_key,
+                    aws_secret_access_key=s.s3_secret_key,
+                    config=config,
+                )
             return self._client
 
     async def _call(self, what: str, name: str, fn, absent_ok: bool = False) -> None:
@@ -207,18 +214,33 @@ class S3Storage:
             code, detail = _s3_error(exc)
             if absent_ok and code in ("NoSuchBucket", "NoSuchKey"):
                 return
-            log.error("S3 %s of %s in bucket %s failed: %s: %s", what, name, self.bucket,
-                      type(exc).__name__, exc)
+            log.error(
+                "S3 %s of %s in bucket %s failed: %s: %s",
+                what,
+                name,
+                self.bucket,
+                type(exc).__name__,
+                exc,
+            )
             verb = "store" if what == "PutObject" else "delete"
-            raise MediaStorageError(f"the media storage could not {verb} a file "
-                                    f"(S3 {what}: {detail})") from exc
+            raise MediaStorageError(
+                f"the media storage could not {verb} a file (S3 {what}: {detail})"
+            ) from exc
 
     async def put(self, name: str, data: bytes) -> None:
         if not NAME.fullmatch(name):
             raise ValueError(f"not a media file name: {name!r}")
-        await self._call("PutObject", name, lambda: self._s3().put_object(
-            Bucket=self.bucket, Key=name, Body=data,
-            ContentType=CONTENT_TYPES[name.rsplit(".", 1)[1]], CacheControl=CACHE_CONTROL))
+        await self._call(
+            "PutObject",
+            name,
+            lambda: self._s3().put_object(
+                Bucket=self.bucket,
+                Key=name,
+                Body=data,
+                ContentType=CONTENT_TYPES[name.rsplit(".", 1)[1]],
+                CacheControl=CACHE_CONTROL,
+            ),
+        )
 
     def url(self, name: str) -> str:
         return f"{self.public_url}/{name}"
@@ -226,8 +248,12 @@ class S3Storage:
     async def delete(self, name: str) -> None:
         if not NAME.fullmatch(name):
             return  # (nothing of ours has such a name)
-        await self._call("DeleteObject", name, lambda: self._s3().delete_object(
-            Bucket=self.bucket, Key=name), absent_ok=True)
+        await self._call(
+            "DeleteObject",
+            name,
+            lambda: self._s3().delete_object(Bucket=self.bucket, Key=name),
+            absent_ok=True,
+        )
 
     async def tidy(self, older_than_s: float = limits.MEDIA_PARTIAL_FILE_S) -> int:
         """Nothing to tidy: a PutObject (one request, never a multipart
@@ -244,8 +270,7 @@ def _s3_error(exc: Exception) -> tuple[str, str]:
     response = getattr(exc, "response", None)
     if isinstance(response, dict) and response.get("Error"):
         error = response["Error"]
-        code = str(error.get("Code") or response.get("ResponseMetadata", {}).get(
-            "HTTPStatusCode"))
+        code = str(error.get("Code") or response.get("ResponseMetadata", {}).get("HTTPStatusCode"))
         return code, f"{code}: {error.get('Message') or 'no message'}"
     return type(exc).__name__, type(exc).__name__
 
@@ -261,8 +286,14 @@ def open_storage(settings: Settings) -> MediaStorage:
     is set, the local directory otherwise."""
     if not settings.s3_bucket:
         return LocalStorage(settings.media_root)
-    key = (settings.s3_endpoint, settings.s3_bucket, settings.s3_region,
-           settings.s3_access_key, settings.s3_secret_key, settings.s3_public_url)
+    key = (
+        settings.s3_endpoint,
+        settings.s3_bucket,
+        settings.s3_region,
+        settings.s3_access_key,
+        settings.s3_secret_key,
+        settings.s3_public_url,
+    )
     with _s3_backends_lock:
         backend = _s3_backends.get(key)
         if backend is None:

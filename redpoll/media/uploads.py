@@ -30,6 +30,7 @@ it refuses steps 5, 7 and 9 of a producer that was only slow) and the noted
 files are deleted. So an upload cut short leaves, once settled, no file and
 no record (only a tombstone, which expires).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -38,9 +39,10 @@ import logging
 import math
 from dataclasses import dataclass
 
-from ..core import keys as base_keys, limits, validate
-from ..core.errors import Busy, MediaStorageError, NotFound, UserNotFound, ValidationError
 from ..bus.jobs import Held, JobQueue, MediaFilesJob, MediaJob, NotYet, entry_ms
+from ..core import keys as base_keys
+from ..core import limits, validate
+from ..core.errors import Busy, MediaStorageError, NotFound, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..storage.store import Store
 from . import entity, files, keys, processing
@@ -59,17 +61,20 @@ _running: set[asyncio.Task] = set()
 @dataclass(frozen=True)
 class Upload:
     """An upload's record as the API shows it."""
+
     id: int
     owner: int
     state: str
     fields: dict[str, str]
 
     @classmethod
-    def from_hash(cls, raw) -> "Upload":
-        h = {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes)
-                                                           else str(v))
-             for k, v in (raw.items() if isinstance(raw, dict) else
-                          zip(raw[0::2], raw[1::2]))}
+    def from_hash(cls, raw) -> Upload:
+        h = {
+            (k.decode() if isinstance(k, bytes) else k): (
+                v.decode() if isinstance(v, bytes) else str(v)
+            )
+            for k, v in (raw.items() if isinstance(raw, dict) else zip(raw[0::2], raw[1::2]))
+        }
         # (a tombstone may know neither its id nor its owner)
         return cls(int(h.get("id", 0)), int(h.get("owner", 0)), h.get("state", GONE), h)
 
@@ -89,8 +94,7 @@ class Upload:
 def description(value) -> str | None:
     if value is None:
         return None
-    return validate.text(value, "description", limits.MEDIA_DESCRIPTION_MAX_CHARS,
-                         allow_empty=True)
+    return validate.text(value, "description", limits.MEDIA_DESCRIPTION_MAX_CHARS, allow_empty=True)
 
 
 def focus(value) -> str | None:
@@ -107,9 +111,16 @@ def focus(value) -> str | None:
 
 
 # --- uploading ------------------------------------------------------------------------
-async def start(store: Store, queue: JobQueue, storage: MediaStorage, owner: int, data: bytes,
-                *, desc: str | None = None, focus_xy: str | None = None
-                ) -> tuple[Upload, asyncio.Task]:
+async def start(
+    store: Store,
+    queue: JobQueue,
+    storage: MediaStorage,
+    owner: int,
+    data: bytes,
+    *,
+    desc: str | None = None,
+    focus_xy: str | None = None,
+) -> tuple[Upload, asyncio.Task]:
     """Steps 1-5 in the call; returns the record (processing) and the task
     running steps 6-10, which the caller awaits (POST /api/v1/media) or
     not (POST /api/v2/media: 202). ValidationError (422) for a file that is
@@ -128,14 +139,21 @@ async def start(store: Store, queue: JobQueue, storage: MediaStorage, owner: int
     _in_hand += 1
     try:
         await store.zadd(keys.PENDING, {keys.pending_member(owner, mid): now_ms()})
-        record = {"id": str(mid), "owner": str(owner), "state": PROCESSING, "at": str(now_ms()),
-                  "mime": probe.mime, "v": "1"}
+        record = {
+            "id": str(mid),
+            "owner": str(owner),
+            "state": PROCESSING,
+            "at": str(now_ms()),
+            "mime": probe.mime,
+            "v": "1",
+        }
         if desc:
             record["desc"] = desc
         if focus_xy:
             record["focus"] = focus_xy
-        await store.run("media_create", [keys.record(owner, mid)],
-                        [x for pair in record.items() for x in pair])
+        await store.run(
+            "media_create", [keys.record(owner, mid)], [x for pair in record.items() for x in pair]
+        )
     except BaseException:
         _in_hand -= 1
         raise
@@ -155,8 +173,16 @@ def _done(task: asyncio.Task) -> None:
         log.error("processing an upload failed", exc_info=task.exception())
 
 
-async def _finish(store: Store, queue: JobQueue, storage: MediaStorage, owner: int, mid: int,
-                  data: bytes, probe: processing.Probe, held: Held) -> Upload:
+async def _finish(
+    store: Store,
+    queue: JobQueue,
+    storage: MediaStorage,
+    owner: int,
+    mid: int,
+    data: bytes,
+    probe: processing.Probe,
+    held: Held,
+) -> Upload:
     """Steps 6-10; the record as it ends."""
     global _in_hand
     key = keys.record(owner, mid)
@@ -175,10 +201,22 @@ async def _finish(store: Store, queue: JobQueue, storage: MediaStorage, owner: i
             except MediaStorageError as exc:
                 await _give_up(store, queue, storage, owner, mid, held, exc.message)
                 raise
-            ready = await store.run("media_step", [key], [
-                "state", READY, "url", storage.url(names[0]), "purl", storage.url(names[1]),
-                "meta", json.dumps(done.meta, separators=(",", ":")),
-                "blurhash", done.blurhash or ""])
+            ready = await store.run(
+                "media_step",
+                [key],
+                [
+                    "state",
+                    READY,
+                    "url",
+                    storage.url(names[0]),
+                    "purl",
+                    storage.url(names[1]),
+                    "meta",
+                    json.dumps(done.meta, separators=(",", ":")),
+                    "blurhash",
+                    done.blurhash or "",
+                ],
+            )
             if not ready:  # given up meanwhile: what this call wrote goes too
                 for name in names:
                     await storage.delete(name)
@@ -188,8 +226,9 @@ async def _finish(store: Store, queue: JobQueue, storage: MediaStorage, owner: i
         _in_hand -= 1
 
 
-async def _give_up(store: Store, queue: JobQueue, storage: MediaStorage, owner: int, mid: int,
-                   held: Held, why: str) -> None:
+async def _give_up(
+    store: Store, queue: JobQueue, storage: MediaStorage, owner: int, mid: int, held: Held, why: str
+) -> None:
     """A file of upload ``mid`` could not be stored: the upload is given up
     now, as a worker settling its journal would (:func:`settle`): its record
     becomes a tombstone keeping ``why`` (media_drop.lua 'void': atomic; GET
@@ -197,8 +236,9 @@ async def _give_up(store: Store, queue: JobQueue, storage: MediaStorage, owner: 
     and its journal is released with a job deleting the files it may have
     written (job_next.lua: atomic with the release; the job is retried if the
     storage fails again). Cut short, the held journal is settled later."""
-    gone = await store.run("media_drop", [keys.record(owner, mid)],
-                           ["void", "", limits.MEDIA_TOMBSTONE_S, why])
+    gone = await store.run(
+        "media_drop", [keys.record(owner, mid)], ["void", "", limits.MEDIA_TOMBSTONE_S, why]
+    )
     names = _names(gone)
     await store.zrem(keys.PENDING, keys.pending_member(owner, mid))
     await queue.release(held, MediaFilesJob(owner=owner, names=names) if names else None)
@@ -222,8 +262,7 @@ async def wait(task: asyncio.Task) -> Upload:
 
 
 # --- reading and describing ---------------------------------------------------------
-async def get(store: Store, owner: int, mid: int, changes: dict[str, str] | None = None
-              ) -> Upload:
+async def get(store: Store, owner: int, mid: int, changes: dict[str, str] | None = None) -> Upload:
     """``owner``'s upload ``mid`` while it is not attached to a status (as
     Mastodon: the media API sees only one's own unattached uploads; what a
     status shows is read through the status), with ``changes``
@@ -243,8 +282,9 @@ async def get(store: Store, owner: int, mid: int, changes: dict[str, str] | None
 def requested(ids) -> list[int]:
     ids = list(dict.fromkeys(validate.an_id(i, "media_ids") for i in ids))
     if len(ids) > limits.MEDIA_PER_STATUS:
-        raise ValidationError("media_ids", f"at most {limits.MEDIA_PER_STATUS} attachments "
-                                           "on one status")
+        raise ValidationError(
+            "media_ids", f"at most {limits.MEDIA_PER_STATUS} attachments on one status"
+        )
     return ids
 
 
@@ -263,22 +303,34 @@ async def for_post(store: Store, owner: int, ids, held_for: str = "") -> str:
     records = []
     for mid, row in zip(ids, rows):
         upload = Upload.from_hash(row) if row else None
-        if (upload is None or upload.state == GONE or "sid" in upload.fields
-                or upload.fields.get("sched", held_for) != held_for):
-            raise ValidationError("media_ids", f"no upload {mid} of yours that is not attached "
-                                               "to another status")
+        if (
+            upload is None
+            or upload.state == GONE
+            or "sid" in upload.fields
+            or upload.fields.get("sched", held_for) != held_for
+        ):
+            raise ValidationError(
+                "media_ids", f"no upload {mid} of yours that is not attached to another status"
+            )
         if upload.state != READY:
-            raise ValidationError("media_ids", f"upload {mid} has not finished processing; "
-                                               "try again in a moment" if upload.state ==
-                                  PROCESSING else f"upload {mid} could not be processed")
+            raise ValidationError(
+                "media_ids",
+                f"upload {mid} has not finished processing; try again in a moment"
+                if upload.state == PROCESSING
+                else f"upload {mid} could not be processed",
+            )
         records.append(upload.fields)
     return entity.snapshot(records)
 
 
-_WHY = {"missing": "does not exist", "processing": "has not finished processing",
-        "failed": "could not be processed", "attached": "is attached to another status",
-        "held": "is held for a scheduled status",
-        "changed": "was changed while the status was posted; try again"}
+_WHY = {
+    "missing": "does not exist",
+    "processing": "has not finished processing",
+    "failed": "could not be processed",
+    "attached": "is attached to another status",
+    "held": "is held for a scheduled status",
+    "changed": "was changed while the status was posted; try again",
+}
 
 
 async def attach(store: Store, status: Status) -> None:
@@ -289,9 +341,11 @@ async def attach(store: Store, status: Status) -> None:
     if not items:  # (another server's attachments have no upload here)
         return
     owner = status.user_id
-    index, why = await store.run("media_attach", [keys.record(owner, i["id"]) for i in items],
-                                 [status.id, *(i.get("v", "0") for i in items),
-                                  status.extra.get(HELD_FOR, "")])
+    index, why = await store.run(
+        "media_attach",
+        [keys.record(owner, i["id"]) for i in items],
+        [status.id, *(i.get("v", "0") for i in items), status.extra.get(HELD_FOR, "")],
+    )
     if index:
         why = why.decode() if isinstance(why, bytes) else why
         mid = items[index - 1]["id"]
@@ -308,8 +362,9 @@ async def hold(store: Store, owner: int, ids, scheduled_id: int) -> None:
     ids = requested(ids)
     if not ids:
         return
-    index, why = await store.run("media_hold", [keys.record(owner, mid) for mid in ids],
-                                 [scheduled_id, "hold"])
+    index, why = await store.run(
+        "media_hold", [keys.record(owner, mid) for mid in ids], [scheduled_id, "hold"]
+    )
     if index:
         why = why.decode() if isinstance(why, bytes) else why
         raise ValidationError("media_ids", f"upload {ids[index - 1]} {_WHY.get(why, why)}")
@@ -324,8 +379,9 @@ async def release(store: Store, owner: int, ids, scheduled_id: int) -> None:
     ids = [int(mid) for mid in ids]
     if not ids:
         return
-    ats = await store.run("media_hold", [keys.record(owner, mid) for mid in ids],
-                          [scheduled_id, "release"])
+    ats = await store.run(
+        "media_hold", [keys.record(owner, mid) for mid in ids], [scheduled_id, "release"]
+    )
     back = {keys.pending_member(owner, mid): int(at) for mid, at in zip(ids, ats) if at}
     if back:
         await store.zadd(keys.PENDING, back)
@@ -346,29 +402,43 @@ async def forget_status(store: Store, queue: JobQueue, status: Status) -> None:
     same names (the tombstones keep them)."""
     # its attachments now, and those an edit dropped (kept for its history)
     snapshots = [status.extra.get("media")] + [
-        json.loads(row).get("media") for row in
-        await store.lrange(base_keys.status_edits(status.id), 0, limits.EDITS_MAX)]
-    items = list({int(i["id"]): i for raw in snapshots for i in entity.snapshot_items(raw)
-                  if not i.get("remote")}.values())
+        json.loads(row).get("media")
+        for row in await store.lrange(base_keys.status_edits(status.id), 0, limits.EDITS_MAX)
+    ]
+    items = list(
+        {
+            int(i["id"]): i
+            for raw in snapshots
+            for i in entity.snapshot_items(raw)
+            if not i.get("remote")
+        }.values()
+    )
     if not items:  # (another server's attachments have no upload here)
         return
     owner = status.user_id
-    gone = await store.run("media_drop", [keys.record(owner, i["id"]) for i in items],
-                           ["status", status.id, limits.MEDIA_TOMBSTONE_S])
+    gone = await store.run(
+        "media_drop",
+        [keys.record(owner, i["id"]) for i in items],
+        ["status", status.id, limits.MEDIA_TOMBSTONE_S],
+    )
     names = _names(gone)
     if names:
         await queue.enqueue(MediaFilesJob(owner=owner, names=names))
 
 
-async def forget_account(store: Store, queue: JobQueue, uid: int, record_keys: list[str],
-                         more: tuple[str, ...] = ()) -> None:
+async def forget_account(
+    store: Store, queue: JobQueue, uid: int, record_keys: list[str], more: tuple[str, ...] = ()
+) -> None:
     """An account is being purged: every upload record of it (``record_keys``)
     becomes a tombstone and a job deletes their files and ``more``
     (its avatar's and header's)."""
     names: tuple[str, ...] = ()
     for i in range(0, len(record_keys), 100):
-        names += _names(await store.run("media_drop", record_keys[i:i + 100],
-                                        ["any", "", limits.MEDIA_TOMBSTONE_S]))
+        names += _names(
+            await store.run(
+                "media_drop", record_keys[i : i + 100], ["any", "", limits.MEDIA_TOMBSTONE_S]
+            )
+        )
     names = tuple(dict.fromkeys(names + more))
     if names:
         await queue.enqueue(MediaFilesJob(owner=uid, names=names))
@@ -390,20 +460,28 @@ async def sweep(store: Store, storage: MediaStorage, now: int | None = None) -> 
     file writes cut short left behind."""
     now = now or now_ms()
     cutoff = now - limits.MEDIA_UNATTACHED_TTL_S * 1000
-    members = await store.zrangebyscore(keys.PENDING, "-inf", cutoff, start=0,
-                                        num=limits.MEDIA_SWEEP_BATCH)
+    members = await store.zrangebyscore(
+        keys.PENDING, "-inf", cutoff, start=0, num=limits.MEDIA_SWEEP_BATCH
+    )
     for member in members:
         uid, mid = keys.parse_pending(member)
-        gone = await store.run("media_drop", [keys.record(uid, mid)],
-                               ["stale", cutoff, limits.MEDIA_TOMBSTONE_S])
+        gone = await store.run(
+            "media_drop", [keys.record(uid, mid)], ["stale", cutoff, limits.MEDIA_TOMBSTONE_S]
+        )
         await delete_files(storage, _names(gone))
         await store.zrem(keys.PENDING, member)
     await storage.tidy(limits.MEDIA_PARTIAL_FILE_S)
     return len(members)
 
 
-async def settle(store: Store, storage: MediaStorage, job: MediaJob, entry_id: bytes,
-                 settle_after_ms: int, now: int | None = None) -> bool:
+async def settle(
+    store: Store,
+    storage: MediaStorage,
+    job: MediaJob,
+    entry_id: bytes,
+    settle_after_ms: int,
+    now: int | None = None,
+) -> bool:
     """The journal of an upload whose producer went quiet (entry
     ``entry_id``): True if the upload finished (ready or failed: it stays).
     Otherwise NotYet while the journal is younger than ``settle_after_ms``
@@ -416,8 +494,9 @@ async def settle(store: Store, storage: MediaStorage, job: MediaJob, entry_id: b
         return True
     if (now or now_ms()) - entry_ms(entry_id) < settle_after_ms:
         raise NotYet(f"upload {job.mid} may still be processing")
-    gone = await store.run("media_drop", [keys.record(job.owner, job.mid)],
-                           ["void", "", limits.MEDIA_TOMBSTONE_S])
+    gone = await store.run(
+        "media_drop", [keys.record(job.owner, job.mid)], ["void", "", limits.MEDIA_TOMBSTONE_S]
+    )
     await delete_files(storage, _names(gone))
     await store.zrem(keys.PENDING, keys.pending_member(job.owner, job.mid))
     return False
@@ -426,8 +505,9 @@ async def settle(store: Store, storage: MediaStorage, job: MediaJob, entry_id: b
 async def sweep_due(store: Store) -> bool:
     """Whether this process should queue the sweep now (one per interval
     over every worker: SET NX with the interval as expiry)."""
-    return bool(await store.set(keys.SWEEP_DUE, str(now_ms()), nx=True,
-                                ex=limits.MEDIA_SWEEP_INTERVAL_S))
+    return bool(
+        await store.set(keys.SWEEP_DUE, str(now_ms()), nx=True, ex=limits.MEDIA_SWEEP_INTERVAL_S)
+    )
 
 
 def in_hand() -> int:

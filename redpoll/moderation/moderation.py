@@ -11,27 +11,28 @@
   step on (redpoll.relations.visibility asks the record). Nothing is deleted, so
   :func:`unsuspend` restores everything but the tokens (sign in again).
 """
+
 from __future__ import annotations
 
 import asyncio
 import json
 from dataclasses import dataclass
 
-from ..interactions import bookmarks, favourites
-from ..posting import boosts, deleting
-from ..bus import events
-from ..relations import follow_requests, follows, relations, visibility
-from ..core import keys, limits, validate
-from ..lists import lists
-from ..records import statuses
 from ..accounts import account
-from ..records import users
-from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
+from ..bus import events
 from ..bus.jobs import Held, JobQueue, PurgeAccountJob
+from ..core import keys, limits, validate
+from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from ..core.models import User, now_ms
-from ..storage.store import Store
+from ..interactions import bookmarks, favourites
+from ..lists import lists
+from ..media import keys as media_keys
+from ..media import profile_images, uploads
+from ..posting import boosts, deleting
+from ..records import statuses, users
+from ..relations import follow_requests, follows, relations, visibility
 from ..storage import topology
-from ..media import keys as media_keys, profile_images, uploads
+from ..storage.store import Store
 
 CATEGORIES = ("spam", "legal", "violation", "other")
 
@@ -52,15 +53,23 @@ class Report:
     resolved_at: int | None = None
 
     @classmethod
-    def from_hash(cls, raw: dict) -> "Report":
+    def from_hash(cls, raw: dict) -> Report:
         h = {k.decode(): v.decode() for k, v in raw.items()}
-        return cls(int(h["id"]), int(h["reporter"]), int(h["account"]),
-                   tuple(json.loads(h["statuses"])), h["comment"], h["category"], int(h["at"]),
-                   int(h["resolved"]) if h.get("resolved") else None)
+        return cls(
+            int(h["id"]),
+            int(h["reporter"]),
+            int(h["account"]),
+            tuple(json.loads(h["statuses"])),
+            h["comment"],
+            h["category"],
+            int(h["at"]),
+            int(h["resolved"]) if h.get("resolved") else None,
+        )
 
 
-async def report(store: Store, reporter, account, status_ids=(), comment: str = "",
-                 category: str = "other") -> Report:
+async def report(
+    store: Store, reporter, account, status_ids=(), comment: str = "", category: str = "other"
+) -> Report:
     """File a report; ValidationError (nothing written) for bad input."""
     reporter = validate.an_id(reporter, "user_id")
     account = validate.an_id(account, "account_id")
@@ -79,13 +88,22 @@ async def report(store: Store, reporter, account, status_ids=(), comment: str = 
         seen = await visibility.visible(store, reporter, await statuses.get_statuses(store, ids))
         if {s.id for s in seen if s.user_id == account} != set(ids):
             raise ValidationError("status_ids", "must be statuses of the reported account")
-    rid, = await store.batch([("INCR", keys.REPORT_SEQ)])
+    (rid,) = await store.batch([("INCR", keys.REPORT_SEQ)])
     rid = int(rid)
     at = now_ms()
     pipe = store.pipeline(transaction=True)  # one slot: {reports}
-    pipe.hset(keys.report(rid), mapping={
-        "id": rid, "reporter": reporter, "account": account, "statuses": json.dumps(ids),
-        "comment": comment, "category": category, "at": at})
+    pipe.hset(
+        keys.report(rid),
+        mapping={
+            "id": rid,
+            "reporter": reporter,
+            "account": account,
+            "statuses": json.dumps(ids),
+            "comment": comment,
+            "category": category,
+            "at": at,
+        },
+    )
     pipe.zadd(keys.REPORTS, {str(rid): rid})
     pipe.zadd(keys.REPORTS_OPEN, {str(rid): rid})
     await pipe.execute()
@@ -248,8 +266,9 @@ async def purge_account(store: Store, queue: JobQueue, uid: int, login: str) -> 
     How many keys went."""
     job = PurgeAccountJob(uid, login)
     shard = job.shard()
-    held = await queue.hold_once(job, shard, keys.purge_claim(shard, uid), "%s",
-                                 limits.PURGE_CLAIM_TTL_S)
+    held = await queue.hold_once(
+        job, shard, keys.purge_claim(shard, uid), "%s", limits.PURGE_CLAIM_TTL_S
+    )
     gone = await purge_account_keys(store, uid, login)
     if isinstance(held, Held):
         await queue.release(held, count="users_gone")
@@ -264,18 +283,21 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     gone = 0
     # its uploads, avatar and header: records now, files by a job (before
     # the user record goes, which names the avatar's and header's)
-    await uploads.forget_account(store, JobQueue(store), uid,
-                                 await topology.of(store).keys_matching(media_keys.record_pattern(uid)),
-                                 await profile_images.names_of(store, uid))
+    await uploads.forget_account(
+        store,
+        JobQueue(store),
+        uid,
+        await topology.of(store).keys_matching(media_keys.record_pattern(uid)),
+        await profile_images.names_of(store, uid),
+    )
     mine = keys.user_key_prefixes()
     for key in await topology.of(store).keys_matching(keys.tagged(uid)):
         if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):
             gone += await store.delete(key)
-    await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED],
-                    [uid, 2 ** 50])
+    await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED], [uid, 2**50])
     await store.batch([("HDEL", keys.SEARCH_INDEXED, uid)])
     await store.zrem(keys.POPULAR_ACCOUNTS, uid)  # out of the suggestions' most followed
-    email, = await store.batch([("HGET", keys.secrets(uid), "email")])
+    (email,) = await store.batch([("HGET", keys.secrets(uid), "email")])
     if email:
         await store.delete(keys.email(email.decode().lower()))
     gone += await store.delete(keys.secrets(uid))

@@ -5,6 +5,7 @@ checked by :mod:`.safety`, the connection made to the address checked
 and the body together, so a peer that trickles its answer is cut off as
 one that never answers) and a size limit on the answer
 (limits.FED_FETCH_MAX_BYTES)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,14 @@ class FetchFailed(RedpollError):
         self.status = status
 
 
-async def send(method: str, url: str, *, loopback: bool, body: bytes | None = None,
-               headers: dict[str, str] | None = None) -> tuple[int, bytes, dict]:
+async def send(
+    method: str,
+    url: str,
+    *,
+    loopback: bool,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, bytes, dict]:
     """(status, body, headers) of one request; safety.Refused for a URL or
     address it must not use, FetchFailed when nothing answered, the answer
     is too large, or the whole request (name, connection, headers, body)
@@ -47,12 +54,15 @@ async def send(method: str, url: str, *, loopback: bool, body: bytes | None = No
         async with asyncio.timeout(deadline):
             return await _send(method, url, loopback=loopback, body=body, headers=headers)
     except TimeoutError:
-        raise FetchFailed(f"{url}: no whole answer within the {deadline:g} s deadline "
-                          f"(limits.FED_FETCH_TIMEOUT_S)") from None
+        raise FetchFailed(
+            f"{url}: no whole answer within the {deadline:g} s deadline "
+            f"(limits.FED_FETCH_TIMEOUT_S)"
+        ) from None
 
 
-async def _send(method: str, url: str, *, loopback: bool, body: bytes | None,
-                headers: dict[str, str] | None) -> tuple[int, bytes, dict]:
+async def _send(
+    method: str, url: str, *, loopback: bool, body: bytes | None, headers: dict[str, str] | None
+) -> tuple[int, bytes, dict]:
     scheme, host, port = safety.check_url(url, loopback=loopback)
     address = await safety.resolve(host, port, loopback=loopback)
     extra = {"user-agent": USER_AGENT, **(headers or {})}
@@ -61,18 +71,21 @@ async def _send(method: str, url: str, *, loopback: bool, body: bytes | None,
     target = urlunsplit((scheme, f"{shown}:{port}", parts.path or "/", parts.query, ""))
     extra["host"] = parts.netloc
     try:
-        async with httpx.AsyncClient(timeout=limits.FED_FETCH_TIMEOUT_S, verify=_TLS,
-                                     follow_redirects=False) as client:
-            request = client.build_request(method, target, content=body, headers=extra,
-                                           extensions={"sni_hostname": host})
+        async with httpx.AsyncClient(
+            timeout=limits.FED_FETCH_TIMEOUT_S, verify=_TLS, follow_redirects=False
+        ) as client:
+            request = client.build_request(
+                method, target, content=body, headers=extra, extensions={"sni_hostname": host}
+            )
             response = await client.send(request, stream=True)
             try:
                 data = bytearray()
                 async for chunk in response.aiter_bytes():
                     data += chunk
                     if len(data) > limits.FED_FETCH_MAX_BYTES:
-                        raise FetchFailed(f"{url}: the answer is larger than "
-                                          f"{limits.FED_FETCH_MAX_BYTES} bytes")
+                        raise FetchFailed(
+                            f"{url}: the answer is larger than {limits.FED_FETCH_MAX_BYTES} bytes"
+                        )
             finally:
                 await response.aclose()
     except httpx.HTTPError as exc:

@@ -4,6 +4,7 @@ admin ports), unless Settings.federation_loopback allows it (tests and
 development on one machine). The address is checked after DNS resolution,
 and the connection goes to the address checked (no second lookup a peer
 could answer differently)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -66,8 +67,7 @@ async def resolve(host: str, port: int, *, loopback: bool) -> str:
     """The address to connect to for ``host``; Refused if any address the
     name resolves to is not public (unless ``loopback``)."""
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, port,
-                                                             type=socket.SOCK_STREAM)
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
         raise Refused(f"cannot resolve {host!r}: {exc.strerror}") from None
     addresses = [info[4][0] for info in infos]

@@ -10,6 +10,7 @@ action's journal replays that step after a crash, and the operation id it
 carries makes a late or repeated step harmless. Reads skip nothing
 themselves: the API leaves out notifications whose status is gone.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,17 +27,30 @@ from ..core.models import now_ms
 from ..storage.store import Store
 
 #: Kinds Mastodon documents for the Notification entity's ``type``.
-TYPES = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
-         "update", "admin.sign_up", "admin.report", "severed_relationships",
-         "moderation_warning")
+TYPES = (
+    "mention",
+    "status",
+    "reblog",
+    "follow",
+    "follow_request",
+    "favourite",
+    "poll",
+    "update",
+    "admin.sign_up",
+    "admin.report",
+    "severed_relationships",
+    "moderation_warning",
+)
 
 
 #: Kinds grouped in /api/v2/notifications (Mastodon 4.3: favourite, follow,
 #: reblog; admin.sign_up has no meaning here).
 GROUPABLE = ("favourite", "follow", "reblog")
 #: A group key as notify.lua makes them, or ``ungrouped-<id>``.
-GROUP_KEY = re.compile(r"(?:ungrouped-[0-9]{1,16}|(?:favourite|reblog)-[0-9]{1,16}-[0-9]{1,10}"
-                       r"|follow-[0-9]{1,10})\Z")
+GROUP_KEY = re.compile(
+    r"(?:ungrouped-[0-9]{1,16}|(?:favourite|reblog)-[0-9]{1,16}-[0-9]{1,10}"
+    r"|follow-[0-9]{1,10})\Z"
+)
 
 
 class NotificationNotFound(NotFound):
@@ -56,18 +70,24 @@ class Notification:
     group_key: str = ""
 
     @classmethod
-    def from_json(cls, nid: int, raw: bytes | str) -> "Notification":
+    def from_json(cls, nid: int, raw: bytes | str) -> Notification:
         data = orjson.loads(raw)
-        return cls(id=nid, type=data["type"], actor=int(data["actor"]),
-                   status=int(data["status"]) if data.get("status") else None,
-                   created_at=int(data["at"]), key=data["key"],
-                   group_key=data.get("group_key") or f"ungrouped-{nid}")
+        return cls(
+            id=nid,
+            type=data["type"],
+            actor=int(data["actor"]),
+            status=int(data["status"]) if data.get("status") else None,
+            created_at=int(data["at"]),
+            key=data["key"],
+            group_key=data.get("group_key") or f"ungrouped-{nid}",
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Group:
     """One notification group of a grouped page (Mastodon's NotificationGroup):
     ``first`` is the notification that stands for it on the page."""
+
     key: str
     first: Notification
     count: int
@@ -80,6 +100,7 @@ class Group:
 @dataclass(frozen=True, slots=True)
 class WholeGroup:
     """A group read whole (GET /api/v2/notifications/:group_key)."""
+
     key: str
     count: int
     notifications: list[Notification]  # newest first, at most the bound asked for
@@ -102,12 +123,25 @@ def group_prefix(kind: str, status: int | None) -> str:
 def _keys(uid: int) -> list[str]:
     """The keys of the dismiss and grouped-read scripts (the reads use the
     first three)."""
-    return [keys.notifications(uid), keys.notification_records(uid),
-            keys.notification_group_index(uid), keys.notification_index_done(uid)]
+    return [
+        keys.notifications(uid),
+        keys.notification_records(uid),
+        keys.notification_group_index(uid),
+        keys.notification_index_done(uid),
+    ]
 
 
-async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op: int,
-                on: bool, status: int | None = None, own: bool = False) -> int:
+async def apply(
+    store: Store,
+    owner: int,
+    kind: str,
+    actor: int,
+    target: int,
+    op: int,
+    on: bool,
+    status: int | None = None,
+    own: bool = False,
+) -> int:
     """Make (``on``) or undo the notification of ``owner`` about ``actor``
     doing ``kind`` to ``target``, as operation ``op``; nothing for one's own
     actions unless ``own`` (the end of one's own poll). Idempotent; the id
@@ -115,16 +149,36 @@ async def apply(store: Store, owner: int, kind: str, actor: int, target: int, op
     if owner == actor and not own:
         return 0
     name = key(kind, actor, target)
-    record = json.dumps({"type": kind, "actor": str(actor), "status": status, "at": now_ms(),
-                         "key": name}, separators=(",", ":")) if on else ""
-    made = await store.run("notify", [keys.notifications(owner), keys.notification_records(owner),
-                                      keys.notification_index(owner),
-                                      keys.notification_group_index(owner),
-                                      keys.notification_index_done(owner),
-                                      keys.push_subscriptions(owner)],
-                           [name, op, "1" if on else "0", record, limits.NOTIFICATIONS_MAX,
-                            group_prefix(kind, status) if on else "", now_ms() // 3_600_000,
-                            limits.NOTIFICATION_GROUP_SPAN_H, limits.NOTIFICATION_INDEX_DONE_KEPT])
+    record = (
+        json.dumps(
+            {"type": kind, "actor": str(actor), "status": status, "at": now_ms(), "key": name},
+            separators=(",", ":"),
+        )
+        if on
+        else ""
+    )
+    made = await store.run(
+        "notify",
+        [
+            keys.notifications(owner),
+            keys.notification_records(owner),
+            keys.notification_index(owner),
+            keys.notification_group_index(owner),
+            keys.notification_index_done(owner),
+            keys.push_subscriptions(owner),
+        ],
+        [
+            name,
+            op,
+            "1" if on else "0",
+            record,
+            limits.NOTIFICATIONS_MAX,
+            group_prefix(kind, status) if on else "",
+            now_ms() // 3_600_000,
+            limits.NOTIFICATION_GROUP_SPAN_H,
+            limits.NOTIFICATION_INDEX_DONE_KEPT,
+        ],
+    )
     if not made:
         return 0
     nid, stored, pushed = int(made[0]), made[1], int(made[2])
@@ -183,24 +237,45 @@ def _types(values, name: str) -> list[str]:
     return out
 
 
-async def page(store: Store, uid: int, *, max_id=None, since_id=None, min_id=None, limit=None,
-               types=None, exclude_types=None, account_id=None) -> list[Notification]:
+async def page(
+    store: Store,
+    uid: int,
+    *,
+    max_id=None,
+    since_id=None,
+    min_id=None,
+    limit=None,
+    types=None,
+    exclude_types=None,
+    account_id=None,
+) -> list[Notification]:
     """Notifications newest first by Mastodon's id cursors, filtered by type
     (``types`` only these, ``exclude_types`` not these) and by the account
     that caused them, reading on past filtered ones up to a bound."""
     uid = validate.an_id(uid, "user_id")
-    cursors = [validate.optional_id(max_id, "max_id") or "",
-               validate.optional_id(since_id, "since_id") or "",
-               validate.optional_id(min_id, "min_id") or ""]
-    size = validate.page_limit(limit, limits.NOTIFICATIONS_PAGE_DEFAULT,
-                               limits.NOTIFICATIONS_PAGE_MAX)
+    cursors = [
+        validate.optional_id(max_id, "max_id") or "",
+        validate.optional_id(since_id, "since_id") or "",
+        validate.optional_id(min_id, "min_id") or "",
+    ]
+    size = validate.page_limit(
+        limit, limits.NOTIFICATIONS_PAGE_DEFAULT, limits.NOTIFICATIONS_PAGE_MAX
+    )
     include = _types(types, "types")
     exclude = _types(exclude_types, "exclude_types")
     account = validate.optional_id(account_id, "account_id") or ""
-    rows = await store.run("notification_page",
-                           [keys.notifications(uid), keys.notification_records(uid)],
-                           [*cursors, size, ",".join(include), ",".join(exclude), account,
-                            limits.NOTIFICATIONS_SCAN_MAX])
+    rows = await store.run(
+        "notification_page",
+        [keys.notifications(uid), keys.notification_records(uid)],
+        [
+            *cursors,
+            size,
+            ",".join(include),
+            ",".join(exclude),
+            account,
+            limits.NOTIFICATIONS_SCAN_MAX,
+        ],
+    )
     return [Notification.from_json(int(nid), raw) for nid, raw in zip(rows[0::2], rows[1::2])]
 
 
@@ -223,9 +298,13 @@ async def dismiss(store: Store, uid: int, nid) -> None:
 
 async def clear(store: Store, uid: int) -> None:
     """Remove every notification of the user (one DEL of all five keys)."""
-    await store.delete(keys.notifications(uid), keys.notification_records(uid),
-                              keys.notification_index(uid), keys.notification_group_index(uid),
-                              keys.notification_index_done(uid))
+    await store.delete(
+        keys.notifications(uid),
+        keys.notification_records(uid),
+        keys.notification_index(uid),
+        keys.notification_group_index(uid),
+        keys.notification_index_done(uid),
+    )
 
 
 def _group_key(value) -> str:
@@ -240,42 +319,80 @@ def _grouped_types(values) -> str:
     return ",".join(t for t in _types(values, "grouped_types") if t in GROUPABLE)
 
 
-async def group_page(store: Store, uid: int, *, max_id=None, since_id=None, min_id=None,
-                     limit=None, types=None, exclude_types=None, account_id=None,
-                     grouped_types=None) -> list[Group]:
+async def group_page(
+    store: Store,
+    uid: int,
+    *,
+    max_id=None,
+    since_id=None,
+    min_id=None,
+    limit=None,
+    types=None,
+    exclude_types=None,
+    account_id=None,
+    grouped_types=None,
+) -> list[Group]:
     """One page of grouped notifications, newest first (Mastodon 4.3's
     GET /api/v2/notifications): at most ``limit`` groups, each counted,
     sampled and bounded by what the group holds up to the page's newest
     notification, so a group spread over pages counts all of its older
     notifications on each. ``grouped_types`` None = every GROUPABLE kind."""
     uid = validate.an_id(uid, "user_id")
-    cursors = [validate.optional_id(max_id, "max_id") or "",
-               validate.optional_id(since_id, "since_id") or "",
-               validate.optional_id(min_id, "min_id") or ""]
-    size = validate.page_limit(limit, limits.NOTIFICATIONS_PAGE_DEFAULT,
-                               limits.NOTIFICATIONS_PAGE_MAX)
+    cursors = [
+        validate.optional_id(max_id, "max_id") or "",
+        validate.optional_id(since_id, "since_id") or "",
+        validate.optional_id(min_id, "min_id") or "",
+    ]
+    size = validate.page_limit(
+        limit, limits.NOTIFICATIONS_PAGE_DEFAULT, limits.NOTIFICATIONS_PAGE_MAX
+    )
     include = _types(types, "types")
     exclude = _types(exclude_types, "exclude_types")
     account = validate.optional_id(account_id, "account_id") or ""
     grouped = _grouped_types(grouped_types)
-    reps, info = await store.run("notification_groups", _keys(uid)[:3], [
-        *cursors, size, ",".join(include), ",".join(exclude), account,
-        limits.NOTIFICATIONS_SCAN_MAX, grouped, limits.NOTIFICATION_GROUP_SAMPLE])
+    reps, info = await store.run(
+        "notification_groups",
+        _keys(uid)[:3],
+        [
+            *cursors,
+            size,
+            ",".join(include),
+            ",".join(exclude),
+            account,
+            limits.NOTIFICATIONS_SCAN_MAX,
+            grouped,
+            limits.NOTIFICATION_GROUP_SAMPLE,
+        ],
+    )
     known = {}
     for i in range(0, len(info), 6):
         gk, count, recent, low, actors, at = (
-            v.decode() if isinstance(v, bytes) else v for v in info[i:i + 6])
-        known[gk] = (int(count), int(recent), int(low),
-                     [int(a) for a in actors.split(",") if a], int(at) if at else None)
+            v.decode() if isinstance(v, bytes) else v for v in info[i : i + 6]
+        )
+        known[gk] = (
+            int(count),
+            int(recent),
+            int(low),
+            [int(a) for a in actors.split(",") if a],
+            int(at) if at else None,
+        )
     out = []
     for i in range(0, len(reps), 3):
         nid, raw, gk = int(reps[i]), reps[i + 1], reps[i + 2]
         gk = gk.decode() if isinstance(gk, bytes) else gk
         note = Notification.from_json(nid, raw)
         count, recent, low, sample, at = known.get(gk, (1, nid, nid, [note.actor], None))
-        out.append(Group(key=gk, first=note, count=count, most_recent_id=recent,
-                         page_min_id=low, sample_account_ids=sample or [note.actor],
-                         latest_at=at or note.created_at))
+        out.append(
+            Group(
+                key=gk,
+                first=note,
+                count=count,
+                most_recent_id=recent,
+                page_min_id=low,
+                sample_account_ids=sample or [note.actor],
+                latest_at=at or note.created_at,
+            )
+        )
     return out
 
 
@@ -283,9 +400,11 @@ async def group(store: Store, uid: int, group_key, most: int) -> WholeGroup:
     """One group whole: its count and newest ``most`` notifications; 404 when
     it holds none."""
     gk = _group_key(group_key)
-    total, rows = await store.run("notification_group",
-                                  [keys.notification_records(uid),
-                                   keys.notification_group_index(uid)], [gk, most])
+    total, rows = await store.run(
+        "notification_group",
+        [keys.notification_records(uid), keys.notification_group_index(uid)],
+        [gk, most],
+    )
     notes = [Notification.from_json(int(nid), raw) for nid, raw in zip(rows[0::2], rows[1::2])]
     if not notes:
         raise NotificationNotFound(f"notification group {gk} does not exist")

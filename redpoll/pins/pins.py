@@ -9,6 +9,7 @@ idempotent); unpinning one ZREM. A pinned status that is deleted leaves its
 id behind: readers skip it, and it is dropped (idempotent ZREM) when the
 pins are read or when the bound is met, so it never holds a place.
 """
+
 from __future__ import annotations
 
 from ..core import keys, limits, validate
@@ -16,7 +17,6 @@ from ..core.errors import LimitReached, StatusNotFound, ValidationError
 from ..core.models import DIRECT, Status, now_ms
 from ..records.statuses import get_status_or_none, read_statuses
 from ..storage.store import Store
-
 
 
 def check(status: Status, uid: int) -> None:
@@ -44,7 +44,9 @@ async def pin(store: Store, uid, sid) -> Status:
             return status
         except LimitReached:
             if attempt or not await _drop_gone(store, uid):
-                raise ValidationError("id", f"at most {limits.PINS_MAX} posts can be pinned")
+                raise ValidationError(
+                    "id", f"at most {limits.PINS_MAX} posts can be pinned"
+                ) from None
     return status
 
 
@@ -69,8 +71,9 @@ async def pinned(store: Store, uid) -> list[Status]:
     return statuses
 
 
-async def _drop_gone(store: Store, uid: int, ids: list[int] | None = None,
-                     found: list[Status] | None = None) -> int:
+async def _drop_gone(
+    store: Store, uid: int, ids: list[int] | None = None, found: list[Status] | None = None
+) -> int:
     """Drop the pins whose status is gone; how many."""
     if ids is None:
         ids = [int(i) for i in await store.zrange(keys.pins(uid), 0, -1)]
@@ -79,4 +82,3 @@ async def _drop_gone(store: Store, uid: int, ids: list[int] | None = None,
     if gone:
         await store.zrem(keys.pins(uid), *gone)
     return len(gone)
-

@@ -7,6 +7,7 @@ check of the record and the counts) is one script in one slot. The votes
 are kept per *generation* of the options (the ms they were set at): an
 edit that changes the options starts a new generation with no votes.
 """
+
 from __future__ import annotations
 
 

@@ -23,17 +23,25 @@ of accounts here added as they vote. The end is a job for later (``jobs.PollEndJ
 same job queued again is one entry); its handler (:func:`end`) is
 idempotent: each notification is keyed by the poll and made once.
 """
+
 from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from ..bus.jobs import JobQueue, PollEndJob
 from ..core import keys, limits, validate
-from ..core.errors import (AlreadyVoted, Conflict, NotFound, PollEnded, StatusNotFound,
-                           ValidationError)
+from ..core.errors import (
+    AlreadyVoted,
+    Conflict,
+    NotFound,
+    PollEnded,
+    StatusNotFound,
+    ValidationError,
+)
 from ..core.models import EXTRA_PREFIX, Status, now_ms
 from ..notifications import notifications
 from ..records.state import PollState
@@ -56,6 +64,7 @@ class PollNotFound(NotFound):
 @dataclass(frozen=True)
 class PollSpec:
     """A poll as a client asks for it (checked: :func:`spec`)."""
+
     options: tuple[str, ...]
     expires_in: int
     multiple: bool = False
@@ -71,6 +80,7 @@ class PollSpec:
 @dataclass(frozen=True)
 class Poll:
     """A poll's definition, as its status's record holds it."""
+
     options: tuple[str, ...]
     expires_at: int  # ms
     multiple: bool
@@ -79,15 +89,23 @@ class Poll:
     gen: int
 
     def to_extra(self) -> str:
-        return json.dumps({"options": list(self.options), "expires_at": self.expires_at,
-                           "multiple": self.multiple, "hide_totals": self.hide_totals,
-                           "gen": self.gen}, separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(
+            {
+                "options": list(self.options),
+                "expires_at": self.expires_at,
+                "multiple": self.multiple,
+                "hide_totals": self.hide_totals,
+                "gen": self.gen,
+            },
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
 
     def expired(self, now: int | None = None) -> bool:
         return (now_ms() if now is None else now) >= self.expires_at
 
     @staticmethod
-    def of(status: Status) -> "Poll | None":
+    def of(status: Status) -> Poll | None:
         """The poll of ``status``, or None."""
         raw = status.extra.get(EXTRA)
         return _parse(raw) if raw else None
@@ -99,8 +117,13 @@ def _parse(raw: str) -> Poll | None:
     the same poll)."""
     try:
         d = json.loads(raw)
-        return Poll(tuple(str(o) for o in d["options"]), int(d["expires_at"]),
-                    bool(d.get("multiple")), bool(d.get("hide_totals")), int(d["gen"]))
+        return Poll(
+            tuple(str(o) for o in d["options"]),
+            int(d["expires_at"]),
+            bool(d.get("multiple")),
+            bool(d.get("hide_totals")),
+            int(d["gen"]),
+        )
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -117,8 +140,13 @@ def _flag(value: Any, name: str) -> bool:
     raise ValidationError(f"poll[{name}]", "must be a boolean")
 
 
-def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any = False,
-         min_s: int = limits.POLL_EXPIRES_MIN_S) -> PollSpec:
+def spec(
+    options: Any,
+    expires_in: Any,
+    multiple: Any = False,
+    hide_totals: Any = False,
+    min_s: int = limits.POLL_EXPIRES_MIN_S,
+) -> PollSpec:
     """A poll as asked for, checked as Mastodon's PollValidator does
     (ValidationError naming the field); ``min_s``: the shortest it may run
     (a setting may lower it: Settings.poll_expires_min_s)."""
@@ -128,8 +156,9 @@ def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any 
     if len(options) < limits.POLL_OPTIONS_MIN:
         raise ValidationError("poll[options]", "must have more than one item")
     if len(options) > limits.POLL_OPTIONS_MAX:
-        raise ValidationError("poll[options]",
-                              f"cannot contain more than {limits.POLL_OPTIONS_MAX} items")
+        raise ValidationError(
+            "poll[options]", f"cannot contain more than {limits.POLL_OPTIONS_MAX} items"
+        )
     for option in options:
         validate.text(option, "poll[options]", limits.POLL_OPTION_MAX_CHARS, allow_empty=False)
     if len(set(options)) < len(options):
@@ -143,10 +172,13 @@ def spec(options: Any, expires_in: Any, multiple: Any = False, hide_totals: Any 
     if seconds < min_s:
         raise ValidationError("poll[expires_in]", f"is too soon (at least {min_s} seconds)")
     if seconds > limits.POLL_EXPIRES_MAX_S:
-        raise ValidationError("poll[expires_in]", "is too far into the future (at most "
-                                                  f"{limits.POLL_EXPIRES_MAX_S} seconds)")
-    return PollSpec(options, seconds, _flag(multiple, "multiple"),
-                    _flag(hide_totals, "hide_totals"))
+        raise ValidationError(
+            "poll[expires_in]",
+            f"is too far into the future (at most {limits.POLL_EXPIRES_MAX_S} seconds)",
+        )
+    return PollSpec(
+        options, seconds, _flag(multiple, "multiple"), _flag(hide_totals, "hide_totals")
+    )
 
 
 def create(asked: PollSpec, now: int) -> Poll:
@@ -159,10 +191,16 @@ def edited(before: Poll | None, asked: PollSpec | None, now: int) -> Poll | None
     the votes); others start a new one. The end is set anew either way."""
     if asked is None:
         return None
-    same = before is not None and before.options == asked.options and \
-        before.multiple == asked.multiple
-    return Poll(asked.options, asked.end(now), asked.multiple,
-                asked.hide_totals, before.gen if same else now)
+    same = (
+        before is not None and before.options == asked.options and before.multiple == asked.multiple
+    )
+    return Poll(
+        asked.options,
+        asked.end(now),
+        asked.multiple,
+        asked.hide_totals,
+        before.gen if same else now,
+    )
 
 
 def end_job(status: Status, poll: Poll) -> PollEndJob:
@@ -193,8 +231,8 @@ async def close(store: Store, queue: JobQueue, status: Status, at: int) -> bool:
     await queue.enqueue_at(end_job(status, closed), at)
     try:
         await topology.of(store).update_status(
-            status.id, {EXTRA_FIELD: closed.to_extra()},
-            only_if=(EXTRA_FIELD, status.extra[EXTRA]))
+            status.id, {EXTRA_FIELD: closed.to_extra()}, only_if=(EXTRA_FIELD, status.extra[EXTRA])
+        )
     except (Conflict, StatusNotFound):
         return False  # edited or deleted meanwhile: that change stands
     return True
@@ -211,8 +249,11 @@ async def forget(store: Store, queue: JobQueue, status: Status) -> None:
 
 
 def _vote_keys(sid: int, gen: int) -> tuple[str, str, str]:
-    return (poll_keys.counts(sid, gen), poll_keys.votes(sid, gen),
-            poll_keys.voter_inboxes(sid, gen))
+    return (
+        poll_keys.counts(sid, gen),
+        poll_keys.votes(sid, gen),
+        poll_keys.voter_inboxes(sid, gen),
+    )
 
 
 async def after_edit(store: Store, queue: JobQueue, before: Status, after: Status) -> None:
@@ -228,30 +269,37 @@ async def after_edit(store: Store, queue: JobQueue, before: Status, after: Statu
     await schedule(queue, after)
 
 
-def state_reads(viewer: int | None, statuses: list[Status]
-                ) -> tuple[list[tuple], Callable[[list], dict[int, PollState]]]:
+def state_reads(
+    viewer: int | None, statuses: list[Status]
+) -> tuple[list[tuple], Callable[[list], dict[int, PollState]]]:
     """The reads of the votes of the polls among ``statuses`` as ``viewer``
     is shown them (for a caller's batch) and what to make of their replies:
     each poll's :class:`~redpoll.records.state.PollState` by status id."""
     polled = [(s, p) for s in statuses if EXTRA in s.extra and (p := Poll.of(s)) is not None]
     commands: list[tuple] = []
     for s, p in polled:
-        commands.append(("HMGET", poll_keys.counts(s.id, p.gen),
-                         *map(str, range(len(p.options))), "n"))
+        commands.append(
+            ("HMGET", poll_keys.counts(s.id, p.gen), *map(str, range(len(p.options))), "n")
+        )
         if viewer is not None:
             commands.append(("HGET", poll_keys.votes(s.id, p.gen), viewer))
 
     def parse(replies: list) -> dict[int, PollState]:
         out, at = {}, 0
-        for s, p in polled:
+        for s, _ in polled:
             *counts, voters = replies[at]
             own_raw = replies[at + 1] if viewer is not None else None
             at += 2 if viewer is not None else 1
-            own = (tuple(int(c) for c in own_raw.decode().split(",") if c)
-                   if own_raw is not None else None)
-            out[s.id] = PollState(tuple(int(c or 0) for c in counts), int(voters or 0), own,
-                                  viewer == s.user_id)
+            own = (
+                tuple(int(c) for c in own_raw.decode().split(",") if c)
+                if own_raw is not None
+                else None
+            )
+            out[s.id] = PollState(
+                tuple(int(c or 0) for c in counts), int(voters or 0), own, viewer == s.user_id
+            )
         return out
+
     return commands, parse
 
 
@@ -296,18 +344,27 @@ async def vote(store: Store, uid, sid, choices: Any) -> None:
             raise Conflict("You cannot vote in your own polls")
         if poll.expired():
             raise Conflict("The poll has already ended")
-        if await _counted(store, sid, "poll_vote",
-                          [keys.status(sid), poll_keys.counts(sid, poll.gen),
-                           poll_keys.votes(sid, poll.gen)],
-                          [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
-                           ",".join(map(str, chosen)), *chosen],
-                          "You have already voted on this poll"):
+        if await _counted(
+            store,
+            sid,
+            "poll_vote",
+            [keys.status(sid), poll_keys.counts(sid, poll.gen), poll_keys.votes(sid, poll.gen)],
+            [
+                (raw.get(b"v") or b"").decode(),
+                uid,
+                poll.expires_at,
+                ",".join(map(str, chosen)),
+                *chosen,
+            ],
+            "You have already voted on this poll",
+        ):
             return
     raise Conflict(f"poll {sid} kept changing while the vote was counted; try again")
 
 
-async def _counted(store: Store, sid: int, script: str, keys_: list, args: list,
-                   already: str) -> bool:
+async def _counted(
+    store: Store, sid: int, script: str, keys_: list, args: list, already: str
+) -> bool:
     """Run a vote script (atomic: checked and counted in one call): True
     once counted; False when the status record changed since the caller
     read it (an edit), so the caller reads it again. Its refusals as the
@@ -340,11 +397,21 @@ async def vote_one(store: Store, uid: int, sid: int, title: str, inbox: str) -> 
             raise PollNotFound(f"poll {sid} has no option {title[:60]!r}")
         if status.user_id == uid:
             raise Conflict("You cannot vote in your own polls")
-        if await _counted(store, sid, "poll_vote_one",
-                          [keys.status(sid), *_vote_keys(sid, poll.gen)],
-                          [(raw.get(b"v") or b"").decode(), uid, poll.expires_at,
-                           poll.options.index(title), "1" if poll.multiple else "0", inbox],
-                          "already voted on this poll (or for this option)"):
+        if await _counted(
+            store,
+            sid,
+            "poll_vote_one",
+            [keys.status(sid), *_vote_keys(sid, poll.gen)],
+            [
+                (raw.get(b"v") or b"").decode(),
+                uid,
+                poll.expires_at,
+                poll.options.index(title),
+                "1" if poll.multiple else "0",
+                inbox,
+            ],
+            "already voted on this poll (or for this option)",
+        ):
             return
     raise Conflict(f"poll {sid} kept changing while the vote was counted; try again")
 
@@ -356,8 +423,14 @@ async def tally(store: Store, sid: int, gen: int, counts: list[int], voters: int
     pairs: list[Any] = []
     for i, count in enumerate(counts):
         pairs += [i, max(int(count), 0)]
-    return await store.run("poll_tally", [keys.status(sid), poll_keys.counts(sid, gen)],
-                           [gen, *pairs, "n", max(int(voters), 0)]) == 1
+    return (
+        await store.run(
+            "poll_tally",
+            [keys.status(sid), poll_keys.counts(sid, gen)],
+            [gen, *pairs, "n", max(int(voters), 0)],
+        )
+        == 1
+    )
 
 
 async def choices(store: Store, uid: int, sid: int, poll: Poll) -> tuple[int, ...]:
@@ -368,8 +441,7 @@ async def choices(store: Store, uid: int, sid: int, poll: Poll) -> tuple[int, ..
 
 async def voter_inboxes(store: Store, sid: int, poll: Poll) -> list[str]:
     """The inboxes of the other servers' accounts that voted in it."""
-    return sorted(m.decode() for m in await store.smembers(poll_keys.voter_inboxes(sid,
-                                                                                   poll.gen)))
+    return sorted(m.decode() for m in await store.smembers(poll_keys.voter_inboxes(sid, poll.gen)))
 
 
 async def end(store: Store, job: PollEndJob) -> int:
@@ -387,9 +459,10 @@ async def end(store: Store, job: PollEndJob) -> int:
     await store.hsetnx(counts, "op", await store.incr(keys.INTERACTION_SEQ))
     op = int(await store.hget(counts, "op"))
     voters = sorted(int(uid) for uid in await store.hkeys(poll_keys.votes(job.sid, poll.gen)))
-    voters = voters[:limits.POLL_NOTIFIED_MAX]
+    voters = voters[: limits.POLL_NOTIFIED_MAX]
     # (the author of a poll of another server is told there)
     for owner in [*voters, *([] if status.extra.get("uri") else [status.user_id])]:
-        await notifications.apply(store, owner, KIND, status.user_id, job.sid, op, True,
-                                  status=job.sid, own=True)
+        await notifications.apply(
+            store, owner, KIND, status.user_id, job.sid, op, True, status=job.sid, own=True
+        )
     return len(voters)

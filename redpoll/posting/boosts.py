@@ -22,23 +22,22 @@ deletes its boosts (deleting.remove_boosts_of); a boost racing that delete
 checks the original again once its status exists and deletes itself if the
 original is gone, so no boost outlives its original.
 """
+
 from __future__ import annotations
 
-from . import deleting, posting
-from ..timelines import delivery
 from ..bus import events
-from ..core import keys, limits, validate
-from ..relations import visibility
-from ..core.errors import Forbidden, StatusNotFound, ValidationError
 from ..bus.jobs import BoostJob, FanoutJob, JobQueue, PostJob
+from ..core import keys, limits, validate
+from ..core.errors import Forbidden, StatusNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..records.statuses import get_status_or_none
-from ..storage.store import Store
-from ..trends import statuses as trend_statuses
 from ..records.users import get_users
-
-
+from ..relations import visibility
+from ..storage.store import Store
+from ..timelines import delivery
+from ..trends import statuses as trend_statuses
+from . import deleting, posting
 
 
 async def _resolve(store: Store, sid: int) -> Status:
@@ -65,8 +64,9 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
     # the user's bound, checked before anything is written (as favourites:
     # the truth is on the status's slot, the index on the user's, so boosts
     # of one user racing each other may pass it by their number in flight)
-    login, count = await store.batch([("HGET", keys.user(uid), "login"),
-                                      ("ZCARD", keys.reblogs(uid))])
+    login, count = await store.batch(
+        [("HGET", keys.user(uid), "login"), ("ZCARD", keys.reblogs(uid))]
+    )
     if login is None:
         raise StatusNotFound(f"user {uid} does not exist")
     if int(count) >= limits.REBLOGS_MAX:
@@ -85,8 +85,9 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
     return standing
 
 
-async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
-                ) -> tuple[int, FanoutJob | None]:
+async def apply(
+    store: Store, queue: JobQueue, settings: Settings, job: BoostJob
+) -> tuple[int, FanoutJob | None]:
     """The journal's steps (idempotent): the truth, the user's index, the
     notification, then (if this boost is the standing one) the boost status
     and its first delivery step. Returns the standing boost id and the
@@ -99,24 +100,45 @@ async def apply(store: Store, queue: JobQueue, settings: Settings, job: BoostJob
     original = await get_status_or_none(store, orig)
     # a boost is public, but a self-boost of a private status stays private
     # (visibility.can_boost allows no other boost of a hidden status)
-    audience = visibility.PRIVATE if original is not None and \
-        visibility.of(original) == visibility.PRIVATE else visibility.PUBLIC
-    status = Status(id=bid, text="", created_at=job.at, user_id=uid, login=job.login,
-                    extra={"reblog_of": str(orig), "visibility": audience})
+    audience = (
+        visibility.PRIVATE
+        if original is not None and visibility.of(original) == visibility.PRIVATE
+        else visibility.PUBLIC
+    )
+    status = Status(
+        id=bid,
+        text="",
+        created_at=job.at,
+        user_id=uid,
+        login=job.login,
+        extra={"reblog_of": str(orig), "visibility": audience},
+    )
     # the status and the booster's profile and count, as a post's (one step
     # each, idempotent; a boost deleted meanwhile is not revived)
     if not await posting.create(store, PostJob(sid=bid, author=uid, record=status.to_hash())):
         return bid, None
-    cursor = await delivery.step(store, "deliver", bid, uid, delivery.Cursor(),
-                                 settings.fanout_batch, listed=False, boost_of=orig,
-                                 audience=audience, policy=delivery.policy(settings))
+    cursor = await delivery.step(
+        store,
+        "deliver",
+        bid,
+        uid,
+        delivery.Cursor(),
+        settings.fanout_batch,
+        listed=False,
+        boost_of=orig,
+        audience=audience,
+        policy=delivery.policy(settings),
+    )
     if await get_status_or_none(store, orig) is None:
         # the original was deleted meanwhile: its delete may have looked for
         # boosts before this one existed, so this boost takes itself down
         await _delete(store, queue, bid, uid)
         return bid, None
-    next_job = None if cursor is None else FanoutJob(bid, uid, cursor.phase, cursor.after,
-                                                     False, None, orig, audience)
+    next_job = (
+        None
+        if cursor is None
+        else FanoutJob(bid, uid, cursor.phase, cursor.after, False, None, orig, audience)
+    )
     original = await get_status_or_none(store, orig)
     if original is not None:  # at least once: a replay may publish it again
         await events.publish(store, events.update_event(status, reblog=original))
@@ -161,7 +183,12 @@ async def reblogged_by(store: Store, sid, *, max_id=None, limit=None):
     sid = validate.an_id(sid, "status_id")
     top = validate.optional_id(max_id, "max_id")
     size = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)
-    rows = await store.zrevrangebyscore(keys.reblogged_by(sid),
-                                               f"({top}" if top else "+inf", "-inf",
-                                               start=0, num=size, withscores=True)
+    rows = await store.zrevrangebyscore(
+        keys.reblogged_by(sid),
+        f"({top}" if top else "+inf",
+        "-inf",
+        start=0,
+        num=size,
+        withscores=True,
+    )
     return await get_users(store, [int(m) for m, _ in rows]), (int(rows[-1][1]) if rows else None)

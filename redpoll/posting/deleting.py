@@ -14,19 +14,20 @@ vanishes from every read at once, and a late replay of its post journal
 finds the tombstone and stops. The delete is counted once, by the journal
 whose entry id marked the status, in the step that finishes it.
 """
+
 from __future__ import annotations
 
-from ..conversations import conversation
 from ..bus import events
-from ..core import keys, limits, validate
-from ..notifications import notifications
-from ..core.errors import Forbidden, StatusNotFound
 from ..bus.jobs import CleanupJob, DeleteJob, JobQueue
+from ..conversations import conversation
+from ..core import keys, limits, validate
+from ..core.errors import Forbidden, StatusNotFound
 from ..core.models import Status, now_ms
-from ..storage.store import Store
-from ..storage import topology
 from ..media import uploads
+from ..notifications import notifications
 from ..polls import polls
+from ..storage import topology
+from ..storage.store import Store
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
@@ -46,8 +47,9 @@ async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
     await queue.release(held, cleanup, count="deleted" if mine else "")
 
 
-async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
-                       ) -> tuple[CleanupJob | None, bool]:
+async def apply_delete(
+    store: Store, job: DeleteJob, marker: bytes | str
+) -> tuple[CleanupJob | None, bool]:
     """The journal's first step (idempotent): mark the status (a tombstone),
     uncount it and take it out of the author's profile and home and the
     public timeline, publish the delete event. Returns the cleanup job and
@@ -58,9 +60,17 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
         return None, False  # no such status (its tombstone expired): nothing left to do
     author = int(author)
     now = now_ms()
-    await store.run("delete_own", [keys.profile(author), keys.home(author), keys.user(author),
-                                   keys.deleted_by(author), keys.ruled_posts(author)],
-                    [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000])
+    await store.run(
+        "delete_own",
+        [
+            keys.profile(author),
+            keys.home(author),
+            keys.user(author),
+            keys.deleted_by(author),
+            keys.ruled_posts(author),
+        ],
+        [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000],
+    )
     await store.run("undeliver", [topology.of(store).public_key(job.sid)], [job.sid])
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
@@ -83,8 +93,9 @@ async def apply_delete(store: Store, job: DeleteJob, marker: bytes | str
 BOOST_KIND = "reblog"
 
 
-async def record_reblog(store: Store, uid: int, orig: int, op: int, on: bool, bid: int = 0
-                        ) -> tuple[int, int, int]:
+async def record_reblog(
+    store: Store, uid: int, orig: int, op: int, on: bool, bid: int = 0
+) -> tuple[int, int, int]:
     """A boost (``on``) or its undo as operation ``op``, in the three records
     it changes: the truth on the original's slot (reblog_status.lua), the
     booster's index (favourite_user.lua) and the author's notification.
@@ -93,18 +104,31 @@ async def record_reblog(store: Store, uid: int, orig: int, op: int, on: bool, bi
     StatusNotFound (nothing written) for a missing original when boosting."""
     try:
         state, version, standing, author, _ = await store.run(
-            "reblog_status", [keys.status(orig), keys.reblogged_by(orig),
-                              keys.reblog_versions(orig), keys.status_counts(orig),
-                              keys.versions_undone(keys.reblog_versions(orig))],
-            [uid, op, "1" if on else "0", bid, limits.VERSIONS_UNDONE_KEPT])
+            "reblog_status",
+            [
+                keys.status(orig),
+                keys.reblogged_by(orig),
+                keys.reblog_versions(orig),
+                keys.status_counts(orig),
+                keys.versions_undone(keys.reblog_versions(orig)),
+            ],
+            [uid, op, "1" if on else "0", bid, limits.VERSIONS_UNDONE_KEPT],
+        )
     except StatusNotFound:  # the script's NOTFOUND (errors.SCRIPT_ERRORS)
         raise StatusNotFound(f"status {orig} does not exist") from None
-    await store.run("favourite_user", [keys.reblogs(uid), keys.reblog_applied(uid),
-                                       keys.versions_undone(keys.reblog_applied(uid))],
-                    [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT])
+    await store.run(
+        "favourite_user",
+        [
+            keys.reblogs(uid),
+            keys.reblog_applied(uid),
+            keys.versions_undone(keys.reblog_applied(uid)),
+        ],
+        [orig, state, version, standing, limits.VERSIONS_UNDONE_KEPT],
+    )
     if author:
-        await notifications.apply(store, int(author), BOOST_KIND, uid, orig, int(version),
-                                  bool(state), status=orig)
+        await notifications.apply(
+            store, int(author), BOOST_KIND, uid, orig, int(version), bool(state), status=orig
+        )
     return state, version, standing
 
 
@@ -118,8 +142,9 @@ async def forget_boost(store: Store, boost: Status) -> None:
 
 async def remove_boosts_of(store: Store, queue: JobQueue, sid: int) -> None:
     """An original is being deleted: delete every boost of it (bounded)."""
-    rows = await store.zrange(keys.reblogged_by(sid), 0,
-                                     limits.BOOSTS_REMOVED_PER_DELETE - 1, withscores=True)
+    rows = await store.zrange(
+        keys.reblogged_by(sid), 0, limits.BOOSTS_REMOVED_PER_DELETE - 1, withscores=True
+    )
     for uid, bid in rows:
         try:
             await delete_status(store, queue, int(bid), int(uid))

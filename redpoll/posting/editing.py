@@ -30,6 +30,7 @@ of options left behind (polls.after_edit), the ``status.update`` stream
 event (sent again by a replay: the same status), and an ``update``
 notification to each account that boosted it (one per edit, keyed by it).
 """
+
 from __future__ import annotations
 
 import json
@@ -39,10 +40,17 @@ from ..bus import events
 from ..bus.jobs import EditJob, JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
-from ..core.errors import (Conflict, Forbidden, LimitReached, RedpollError, StatusNotFound,
-                           ValidationError)
+from ..core.errors import (
+    Conflict,
+    Forbidden,
+    LimitReached,
+    RedpollError,
+    StatusNotFound,
+    ValidationError,
+)
 from ..core.models import EXTRA_PREFIX, Status, now_ms
-from ..media import entity as media_entity, uploads
+from ..media import entity as media_entity
+from ..media import uploads
 from ..notifications import notifications
 from ..polls import polls
 from ..storage import topology
@@ -53,8 +61,7 @@ log = logging.getLogger("redpoll.posting")
 #: the notification kind boosters get (Mastodon's ``update``)
 UPDATE_KIND = "update"
 #: the record's fields an edit may set or remove (besides ``text``)
-EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at", "poll",
-          "media")
+EDITED = ("spoiler_text", "sensitive", "language", "mentions", "tags", "edited_at", "poll", "media")
 #: ``edit``'s ``poll`` when the caller says nothing of it: the poll stays as it is
 KEEP = object()
 
@@ -64,16 +71,35 @@ def entry(status: Status, at: int) -> str:
     shows of it."""
     x = status.extra
     poll = polls.Poll.of(status)
-    return json.dumps({"text": status.text, "spoiler_text": x.get("spoiler_text", ""),
-                       "sensitive": x.get("sensitive") == "true", "media": x.get("media", ""),
-                       "mentions": x.get("mentions", ""), "at": at,
-                       **({"poll": list(poll.options)} if poll is not None else {})},
-                      separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(
+        {
+            "text": status.text,
+            "spoiler_text": x.get("spoiler_text", ""),
+            "sensitive": x.get("sensitive") == "true",
+            "media": x.get("media", ""),
+            "mentions": x.get("mentions", ""),
+            "at": at,
+            **({"poll": list(poll.options)} if poll is not None else {}),
+        },
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
 
 
-async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: str = "",
-               sensitive: bool = False, language: str | None = None, media=None,
-               poll=KEEP, max_chars: int = limits.STATUS_MAX_CHARS) -> Status:
+async def edit(
+    store: Store,
+    queue: JobQueue,
+    uid,
+    sid,
+    text,
+    *,
+    spoiler_text: str = "",
+    sensitive: bool = False,
+    language: str | None = None,
+    media=None,
+    poll=KEEP,
+    max_chars: int = limits.STATUS_MAX_CHARS,
+) -> Status:
     """Edit ``uid``'s status ``sid``; the status as edited. ``media``:
     None keeps the attachments, else it must name the ones the status has.
     ``poll``: a polls.PollSpec (the same options keep the votes, others
@@ -82,8 +108,9 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
     StatusNotFound (gone), Forbidden (another's), ValidationError (a boost,
     the input, a full history) with nothing written."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "status_id")
-    spoiler_text = validate.text(spoiler_text or "", "spoiler_text",
-                                 limits.SPOILER_TEXT_MAX_CHARS, allow_empty=True).strip()
+    spoiler_text = validate.text(
+        spoiler_text or "", "spoiler_text", limits.SPOILER_TEXT_MAX_CHARS, allow_empty=True
+    ).strip()
     for _ in range(3):
         raw = await store.hgetall(keys.status(sid))
         before = Status.from_hash(raw)
@@ -95,11 +122,14 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
             raise ValidationError("id", "A boost cannot be edited")
         media_extra = await _attachments(store, uid, before, media)
         kept = media_entity.snapshot_items(media_extra)
-        body = validate.text(text if text is not None else "", "status", max_chars,
-                             allow_empty=bool(kept))
+        body = validate.text(
+            text if text is not None else "", "status", max_chars, allow_empty=bool(kept)
+        )
         if len(body) + len(spoiler_text) > max_chars:
-            raise ValidationError("spoiler_text", "the text and the content warning together "
-                                                  f"exceed {max_chars} characters")
+            raise ValidationError(
+                "spoiler_text",
+                f"the text and the content warning together exceed {max_chars} characters",
+            )
         conv = await conversation.prepare(store, uid, body)  # mentions and hashtags, as posting
         parsed = conv.to_extra()
         now = now_ms()
@@ -123,8 +153,14 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
                 raise ValidationError("poll", "a status with attachments cannot have a poll")
             made = polls.edited(polls.Poll.of(before), poll, now)
             extra[polls.EXTRA] = made.to_extra()
-        after = Status(id=before.id, text=body, created_at=before.created_at,
-                       user_id=before.user_id, login=before.login, extra=extra)
+        after = Status(
+            id=before.id,
+            text=body,
+            created_at=before.created_at,
+            user_id=before.user_id,
+            login=before.login,
+            extra=extra,
+        )
         fields = {"text": body, **{EXTRA_PREFIX + k: extra[k] for k in EDITED if k in extra}}
         drop = [EXTRA_PREFIX + k for k in EDITED if k not in extra and k in before.extra]
         version = (raw.get(b"v") or b"1").decode()
@@ -132,15 +168,21 @@ async def edit(store: Store, queue: JobQueue, uid, sid, text, *, spoiler_text: s
         held = await queue.hold(job)  # from here on, a worker finishes what the call does not
         try:
             await topology.of(store).edit_status(
-                sid, uid, version, (entry(before, before.created_at), entry(after, now)),
-                fields, drop)
+                sid,
+                uid,
+                version,
+                (entry(before, before.created_at), entry(after, now)),
+                fields,
+                drop,
+            )
         except Conflict:  # edited meanwhile: edit what it is now
             await queue.release(held)
             continue
         except LimitReached:
             await queue.release(held)
-            raise ValidationError("id", f"a status can be edited at most {limits.EDITS_MAX} "
-                                        "times") from None
+            raise ValidationError(
+                "id", f"a status can be edited at most {limits.EDITS_MAX} times"
+            ) from None
         except RedpollError:  # refused by the script (nothing written): nothing to finish
             await queue.release(held)
             raise
@@ -164,12 +206,19 @@ async def _attachments(store: Store, uid: int, before: Status, media) -> str | N
         return before.extra.get("media")
     wanted = [validate.an_id(m, "media_ids") for m in media]
     if len(wanted) > limits.MEDIA_PER_STATUS or len(set(wanted)) != len(wanted):
-        raise ValidationError("media_ids", f"at most {limits.MEDIA_PER_STATUS} different "
-                                           "attachments")
+        raise ValidationError(
+            "media_ids", f"at most {limits.MEDIA_PER_STATUS} different attachments"
+        )
     has = {int(i["id"]): i for i in media_entity.snapshot_items(before.extra.get("media"))}
     added = [m for m in wanted if m not in has]
-    fresh = {int(i["id"]): i for i in media_entity.snapshot_items(
-        await uploads.for_post(store, uid, added))} if added else {}
+    fresh = (
+        {
+            int(i["id"]): i
+            for i in media_entity.snapshot_items(await uploads.for_post(store, uid, added))
+        }
+        if added
+        else {}
+    )
     chosen = [has.get(m) or fresh[m] for m in wanted]
     return json.dumps(chosen, separators=(",", ":")) if chosen else None
 
@@ -179,13 +228,24 @@ async def _attach_added(store: Store, before: Status, after: Status) -> None:
     replay finds them attached to this status already). An upload attached
     elsewhere since the edit checked it cannot be: logged, the edit stays."""
     had = {int(i["id"]) for i in media_entity.snapshot_items(before.extra.get("media"))}
-    added = [i for i in media_entity.snapshot_items(after.extra.get("media"))
-             if int(i["id"]) not in had and not i.get("remote")]
+    added = [
+        i
+        for i in media_entity.snapshot_items(after.extra.get("media"))
+        if int(i["id"]) not in had and not i.get("remote")
+    ]
     if added:
         try:
-            await uploads.attach(store, Status(after.id, after.text, after.created_at,
-                                               after.user_id, after.login,
-                                               {"media": json.dumps(added)}))
+            await uploads.attach(
+                store,
+                Status(
+                    after.id,
+                    after.text,
+                    after.created_at,
+                    after.user_id,
+                    after.login,
+                    {"media": json.dumps(added)},
+                ),
+            )
         except ValidationError as exc:
             log.warning("an upload added by an edit of %s was not attached: %s", after.id, exc)
 
@@ -217,11 +277,13 @@ async def notify_boosters(store: Store, status: Status, at: int) -> None:
     (bounded); each edit makes its own, keyed by the edit's time ``at`` (so
     a replay of the same edit makes none more). Shown as every notification,
     by the visibility decision when it is read (redpoll.reading.notification_view)."""
-    boosters = await store.zrange(keys.reblogged_by(status.id), 0,
-                                  limits.EDIT_NOTIFIED_BOOSTERS_MAX - 1)
+    boosters = await store.zrange(
+        keys.reblogged_by(status.id), 0, limits.EDIT_NOTIFIED_BOOSTERS_MAX - 1
+    )
     for booster in boosters:
-        await notifications.apply(store, int(booster), UPDATE_KIND, status.user_id, at, at,
-                                  True, status=status.id)
+        await notifications.apply(
+            store, int(booster), UPDATE_KIND, status.user_id, at, at, True, status=status.id
+        )
 
 
 async def history(store: Store, status: Status) -> list[dict]:

@@ -9,19 +9,20 @@ point therefore left either nothing (a retry posts) or the claim and the
 journal (a retry returns that status, finishing its creation if needed);
 never a status without its claim.
 """
+
 from __future__ import annotations
 
 import zlib
 from typing import Any
 
-from ..core import keys, limits, validate
-from . import posting
 from ..accounts.auth import digest
+from ..bus.jobs import JobQueue
+from ..core import keys, limits, validate
 from ..core.errors import ValidationError
 from ..core.models import Status
 from ..core.settings import Settings
-from ..bus.jobs import JobQueue
 from ..storage.store import Store
+from . import posting
 
 
 def check_key(key: Any) -> str:
@@ -37,11 +38,34 @@ def shard(uid: int, key_digest: str) -> int:
     return zlib.crc32(f"{uid}:{key_digest}".encode()) % limits.JOB_SHARDS
 
 
-async def post_once(store: Store, queue: JobQueue, settings: Settings, uid: int, key: str,
-                    text, extra=None, in_reply_to=None, media=(), poll=None, *,
-                    remote: posting.Remote | None = None) -> Status:
+async def post_once(
+    store: Store,
+    queue: JobQueue,
+    settings: Settings,
+    uid: int,
+    key: str,
+    text,
+    extra=None,
+    in_reply_to=None,
+    media=(),
+    poll=None,
+    *,
+    remote: posting.Remote | None = None,
+) -> Status:
     uid = validate.an_id(uid, "author_id")
     dig = digest(check_key(key))
     n = shard(uid, dig)
-    return await posting.post_once(store, queue, settings, uid, keys.idempotency(n, uid, dig), n,
-                                   text, extra, in_reply_to, media, poll, remote=remote)
+    return await posting.post_once(
+        store,
+        queue,
+        settings,
+        uid,
+        keys.idempotency(n, uid, dig),
+        n,
+        text,
+        extra,
+        in_reply_to,
+        media,
+        poll,
+        remote=remote,
+    )

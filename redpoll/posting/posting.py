@@ -16,22 +16,23 @@ The status is counted (``JobQueue.counts``) in the step that finishes the
 journal (job_next.lua), once. The update event is published at least once:
 a replay after a crash may publish it again.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..conversations import conversation
-from ..timelines import delivery, home_rule
 from ..bus import events
-from ..core import keys, limits, validate
-from ..relations import visibility
-from ..core.errors import StatusNotFound, UserNotFound, ValidationError
 from ..bus.jobs import Claimed, FanoutJob, JobQueue, PostJob
+from ..conversations import conversation
+from ..core import keys, limits, validate
+from ..core.errors import StatusNotFound, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
-from ..storage.store import Store
 from ..media import uploads
 from ..polls import polls
+from ..relations import visibility
+from ..storage.store import Store
+from ..timelines import delivery, home_rule
 from ..trends import links
 
 
@@ -41,6 +42,7 @@ class Remote:
     that server (``max_chars``), and the accounts it mentions named by its
     tags (``mentions``, logins), never read from its text, where a short
     ``@name`` may be anyone's."""
+
     max_chars: int
     mentions: frozenset[str]
     #: its attachments as the ``media`` extra keeps them, pointing at its
@@ -48,9 +50,18 @@ class Remote:
     media: str = ""
 
 
-async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
-                  in_reply_to=None, media=(), poll: polls.PollSpec | None = None, *,
-                  remote: "Remote | None" = None) -> Status:
+async def prepare(
+    store: Store,
+    queue: JobQueue,
+    author_id,
+    text,
+    extra=None,
+    in_reply_to=None,
+    media=(),
+    poll: polls.PollSpec | None = None,
+    *,
+    remote: Remote | None = None,
+) -> Status:
     """Check the input and the author (and what the status replies to,
     mentions, tags, and the author's uploads it attaches: ``media``, ids;
     its ``poll``, checked by polls.spec) and draw an id: the status to post.
@@ -63,9 +74,12 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
         raise ValidationError("poll", "a status with a poll cannot have attachments")
     max_chars = remote.max_chars if remote is not None else limits.STATUS_MAX_CHARS
     # (another server's status may be its attachments or its poll alone)
-    text = validate.text(text, "text", max_chars,
-                         allow_empty=bool(media) or bool(remote is not None
-                                                         and (remote.media or poll is not None)))
+    text = validate.text(
+        text,
+        "text",
+        max_chars,
+        allow_empty=bool(media) or bool(remote is not None and (remote.media or poll is not None)),
+    )
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
@@ -79,12 +93,14 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     if extra.get("visibility") == visibility.PUBLIC:  # public is the field's absence
         extra = {k: v for k, v in extra.items() if k != "visibility"}
     # replies, mentions, hashtags: read (and refused) before anything is written
-    conv = await conversation.prepare(store, author_id, text, in_reply_to,
-                                      only=remote.mentions if remote is not None else None)
+    conv = await conversation.prepare(
+        store, author_id, text, in_reply_to, only=remote.mentions if remote is not None else None
+    )
     extra = {**extra, **conv.to_extra()}
     if media:  # what the status shows of them, copied now (checked again when attached)
-        extra["media"] = await uploads.for_post(store, author_id, media,
-                                                extra.get(uploads.HELD_FOR, ""))
+        extra["media"] = await uploads.for_post(
+            store, author_id, media, extra.get(uploads.HELD_FOR, "")
+        )
     if poll is not None:
         extra[polls.EXTRA] = polls.create(poll, now_ms()).to_extra()
     if remote is not None and remote.media:
@@ -92,16 +108,26 @@ async def prepare(store: Store, queue: JobQueue, author_id, text, extra=None,
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
-    return Status(id=sid, text=text, created_at=now_ms(), user_id=author_id,
-                  login=login.decode(), extra=extra)
+    return Status(
+        id=sid, text=text, created_at=now_ms(), user_id=author_id, login=login.decode(), extra=extra
+    )
 
 
 def journal(status: Status) -> PostJob:
     return PostJob(sid=status.id, author=status.user_id, record=status.to_hash())
 
 
-async def post(store: Store, queue: JobQueue, settings: Settings, author_id, text,
-               extra=None, in_reply_to=None, media=(), poll=None) -> Status:
+async def post(
+    store: Store,
+    queue: JobQueue,
+    settings: Settings,
+    author_id,
+    text,
+    extra=None,
+    in_reply_to=None,
+    media=(),
+    poll=None,
+) -> Status:
     """Create a status and deliver it (the first batch in the call, the rest
     in chained jobs)."""
     status = await prepare(store, queue, author_id, text, extra, in_reply_to, media, poll)
@@ -129,8 +155,9 @@ async def create(store: Store, job: PostJob) -> bool:
     ValidationError, the status hash taken back, when an upload cannot be
     attached (all or none: media_attach.lua; a replay finds them attached
     to this status already)."""
-    created = await store.run("status_create", [keys.status(job.sid)],
-                              [x for pair in job.record.items() for x in pair])
+    created = await store.run(
+        "status_create", [keys.status(job.sid)], [x for pair in job.record.items() for x in pair]
+    )
     if created == -1:
         return False
     try:
@@ -141,10 +168,16 @@ async def create(store: Store, job: PostJob) -> bool:
     try:
         # what the home rule reads of it, beside the profile, if it needs a look
         ruled = home_rule.Candidate.of(Status.from_hash(job.record))
-        recorded = await store.run("record_post", [keys.profile(job.author), keys.user(job.author),
-                                                   keys.deleted_by(job.author),
-                                                   keys.ruled_posts(job.author)],
-                                   [job.sid, ruled.member() if ruled.ruled else ""])
+        recorded = await store.run(
+            "record_post",
+            [
+                keys.profile(job.author),
+                keys.user(job.author),
+                keys.deleted_by(job.author),
+                keys.ruled_posts(job.author),
+            ],
+            [job.sid, ruled.member() if ruled.ruled else ""],
+        )
     except UserNotFound:  # the author vanished (a wiped database)
         await store.delete(keys.status(job.sid))
         raise
@@ -167,21 +200,47 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     listed = status.listed  # unlisted, private, direct: not on the public timeline
     audience = visibility.of(status)
     only = status.replies_to_other
-    cursor = await delivery.step(store, "deliver", job.sid, job.author, start,
-                                 settings.fanout_batch, listed=listed, only_following=only,
-                                 audience=audience, policy=delivery.policy(settings))
+    cursor = await delivery.step(
+        store,
+        "deliver",
+        job.sid,
+        job.author,
+        start,
+        settings.fanout_batch,
+        listed=listed,
+        only_following=only,
+        audience=audience,
+        policy=delivery.policy(settings),
+    )
     if await delivery.gone(store, job.sid):
         # deleted while this batch was delivered: its cleanup may have passed
         await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
         return None
     await events.publish(store, events.update_event(status))
-    return None if cursor is None else FanoutJob(job.sid, job.author, cursor.phase, cursor.after,
-                                                 listed, only, audience=audience)
+    return (
+        None
+        if cursor is None
+        else FanoutJob(
+            job.sid, job.author, cursor.phase, cursor.after, listed, only, audience=audience
+        )
+    )
 
 
-async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id, claim_key: str,
-                    shard: int, text, extra=None, in_reply_to=None, media=(),
-                    poll=None, *, remote: "Remote | None" = None) -> Status:
+async def post_once(
+    store: Store,
+    queue: JobQueue,
+    settings: Settings,
+    author_id,
+    claim_key: str,
+    shard: int,
+    text,
+    extra=None,
+    in_reply_to=None,
+    media=(),
+    poll=None,
+    *,
+    remote: Remote | None = None,
+) -> Status:
     """:func:`post`, at most once per ``claim_key``: the key is claimed in the
     step that holds the journal (job_hold_once.lua). If it was claimed
     before (a retry, after a crash or not), the status posted under it is
@@ -189,11 +248,13 @@ async def post_once(store: Store, queue: JobQueue, settings: Settings, author_id
     is run here (idempotent), so the status exists when this returns."""
     value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
-        status = await prepare(store, queue, author_id, text, extra, in_reply_to, media, poll,
-                               remote=remote)
+        status = await prepare(
+            store, queue, author_id, text, extra, in_reply_to, media, poll, remote=remote
+        )
         job = journal(status)
-        held = await queue.hold_once(job, shard, claim_key, f"{status.id}:%s",
-                                     limits.IDEMPOTENCY_WINDOW_S)
+        held = await queue.hold_once(
+            job, shard, claim_key, f"{status.id}:%s", limits.IDEMPOTENCY_WINDOW_S
+        )
         if not isinstance(held, Claimed):
             await finish(store, queue, settings, job, held)
             return status

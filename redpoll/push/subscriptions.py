@@ -15,6 +15,7 @@ policy one script (push_update.lua; atomic), removing one an HDEL (atomic),
 dropping one a push service says is gone a compare-and-delete
 (push_drop.lua; atomic). Input is checked whole before anything is written.
 """
+
 from __future__ import annotations
 
 import base64
@@ -30,8 +31,7 @@ from ..net import safety
 from ..storage.store import Store
 
 #: The notification kinds a subscription may ask for (data[alerts][...]).
-ALERTS = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll",
-          "update")
+ALERTS = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll", "update")
 #: Whose notifications are pushed: everyone's, accounts the user follows,
 #: accounts following the user, no one's.
 POLICIES = ("all", "followed", "follower", "none")
@@ -43,7 +43,7 @@ class Subscription:
     digest: str  # the access token's digest (the hash field)
     endpoint: str
     p256dh: str  # base64url, as stored
-    auth: str    # base64url
+    auth: str  # base64url
     alerts: dict[str, bool] = field(default_factory=dict)
     policy: str = "all"
     #: RFC 8291 aes128gcm with RFC 8292 VAPID; False: the draft aesgcm
@@ -54,12 +54,20 @@ class Subscription:
     base: str = ""
 
     @classmethod
-    def from_json(cls, digest: str, raw: bytes | str) -> "Subscription":
+    def from_json(cls, digest: str, raw: bytes | str) -> Subscription:
         d = json.loads(raw)
-        return cls(id=int(d["id"]), digest=digest, endpoint=d["endpoint"], p256dh=d["p256dh"],
-                   auth=d["auth"], alerts={k: bool(d["alerts"].get(k)) for k in ALERTS},
-                   policy=d.get("policy", "all"), standard=bool(d.get("standard")),
-                   token=d.get("token", ""), base=d.get("base", ""))
+        return cls(
+            id=int(d["id"]),
+            digest=digest,
+            endpoint=d["endpoint"],
+            p256dh=d["p256dh"],
+            auth=d["auth"],
+            alerts={k: bool(d["alerts"].get(k)) for k in ALERTS},
+            policy=d.get("policy", "all"),
+            standard=bool(d.get("standard")),
+            token=d.get("token", ""),
+            base=d.get("base", ""),
+        )
 
 
 # --- input ---------------------------------------------------------------------------
@@ -96,8 +104,13 @@ def auth_secret(value) -> str:
 def endpoint(value, *, loopback: bool) -> str:
     """A push service's URL: https (http too where outgoing requests may
     reach loopback: tests), a host, no credentials, bounded."""
-    url = validate.text(value, "subscription[endpoint]", limits.PUSH_ENDPOINT_MAX_CHARS,
-                        allow_empty=False) if isinstance(value, str) else None
+    url = (
+        validate.text(
+            value, "subscription[endpoint]", limits.PUSH_ENDPOINT_MAX_CHARS, allow_empty=False
+        )
+        if isinstance(value, str)
+        else None
+    )
     if url is None:
         raise ValidationError("subscription[endpoint]", "must be a URL")
     try:
@@ -146,9 +159,21 @@ def policy(value) -> str | None:
 
 
 # --- reads and writes --------------------------------------------------------------------
-async def subscribe(store: Store, uid: int, digest: str, token: str, *, endpoint_url, key,
-                    secret, alerts_raw, policy_raw, standard: bool, base: str,
-                    loopback: bool) -> Subscription:
+async def subscribe(
+    store: Store,
+    uid: int,
+    digest: str,
+    token: str,
+    *,
+    endpoint_url,
+    key,
+    secret,
+    alerts_raw,
+    policy_raw,
+    standard: bool,
+    base: str,
+    loopback: bool,
+) -> Subscription:
     """Set the subscription of the token ``digest`` (input as sent, all of
     it checked first: ValidationError, nothing written), replacing the one
     it had; ValidationError too when the user holds
@@ -157,17 +182,30 @@ async def subscribe(store: Store, uid: int, digest: str, token: str, *, endpoint
     url = endpoint(endpoint_url, loopback=loopback)
     public, auth = p256dh(key), auth_secret(secret)
     on, chosen = alerts(alerts_raw), policy(policy_raw)
-    record = json.dumps({"endpoint": url, "p256dh": public, "auth": auth,
-                         "alerts": {k: on.get(k, False) for k in ALERTS},
-                         "policy": chosen or "all", "standard": bool(standard), "token": token,
-                         "base": base}, separators=(",", ":"))
+    record = json.dumps(
+        {
+            "endpoint": url,
+            "p256dh": public,
+            "auth": auth,
+            "alerts": {k: on.get(k, False) for k in ALERTS},
+            "policy": chosen or "all",
+            "standard": bool(standard),
+            "token": token,
+            "base": base,
+        },
+        separators=(",", ":"),
+    )
     try:
-        _, stored = await store.run("push_subscribe", [keys.push_subscriptions(uid),
-                                                       keys.push_seq(uid)],
-                                    [digest, record, limits.PUSH_SUBSCRIPTIONS_MAX])
+        _, stored = await store.run(
+            "push_subscribe",
+            [keys.push_subscriptions(uid), keys.push_seq(uid)],
+            [digest, record, limits.PUSH_SUBSCRIPTIONS_MAX],
+        )
     except LimitReached:
-        raise ValidationError("subscription", f"at most {limits.PUSH_SUBSCRIPTIONS_MAX} push "
-                                              "subscriptions per account") from None
+        raise ValidationError(
+            "subscription",
+            f"at most {limits.PUSH_SUBSCRIPTIONS_MAX} push subscriptions per account",
+        ) from None
     return Subscription.from_json(digest, stored)
 
 
@@ -176,14 +214,17 @@ async def get(store: Store, uid: int, digest: str) -> Subscription | None:
     return None if raw is None else Subscription.from_json(digest, raw)
 
 
-async def update(store: Store, uid: int, digest: str, alerts_raw,
-                 policy_raw) -> Subscription | None:
+async def update(
+    store: Store, uid: int, digest: str, alerts_raw, policy_raw
+) -> Subscription | None:
     """Change the alerts named and the policy (when given; input as sent,
     checked first); None when the token has no subscription."""
     alerts_on, policy_name = alerts(alerts_raw), policy(policy_raw)
-    stored = await store.run("push_update", [keys.push_subscriptions(uid)],
-                             [digest, json.dumps(alerts_on) if alerts_on else "",
-                              policy_name or ""])
+    stored = await store.run(
+        "push_update",
+        [keys.push_subscriptions(uid)],
+        [digest, json.dumps(alerts_on) if alerts_on else "", policy_name or ""],
+    )
     return None if not stored else Subscription.from_json(digest, stored)
 
 
@@ -194,11 +235,15 @@ async def remove(store: Store, uid: int, digest: str) -> bool:
 
 async def drop(store: Store, uid: int, sub: Subscription) -> bool:
     """Remove ``sub`` if it still stands (not one set again since)."""
-    return bool(await store.run("push_drop", [keys.push_subscriptions(uid)],
-                                [sub.digest, sub.id]))
+    return bool(await store.run("push_drop", [keys.push_subscriptions(uid)], [sub.digest, sub.id]))
 
 
 async def of_user(store: Store, uid: int) -> list[Subscription]:
     raw = await store.hgetall(keys.push_subscriptions(uid))
-    return sorted((Subscription.from_json(d.decode() if isinstance(d, bytes) else d, v)
-                   for d, v in raw.items()), key=lambda s: s.id)
+    return sorted(
+        (
+            Subscription.from_json(d.decode() if isinstance(d, bytes) else d, v)
+            for d, v in raw.items()
+        ),
+        key=lambda s: s.id,
+    )

@@ -8,6 +8,7 @@ writes it with SET NX (keys.PUSH_VAPID), then every process reads the one
 written (first writer wins, atomic), so all of them sign with one key.
 Read where it is used (one GET): a database made anew gets a new pair.
 """
+
 from __future__ import annotations
 
 import base64
@@ -39,8 +40,9 @@ class ServerKey:
 def generate() -> ServerKey:
     key = ec.generate_private_key(ec.SECP256R1())
     private = key.private_numbers().private_value.to_bytes(32, "big")
-    public = key.public_key().public_bytes(serialization.Encoding.X962,
-                                           serialization.PublicFormat.UncompressedPoint)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
     return ServerKey(b64url(private), b64url(public))
 
 
@@ -50,8 +52,9 @@ async def server_key(store: Store) -> ServerKey:
     if raw is None:
         made = generate()
         # SET NX: of processes racing here, the first write stands
-        await store.set(keys.PUSH_VAPID, json.dumps({"private": made.private,
-                                                     "public": made.public}), nx=True)
+        await store.set(
+            keys.PUSH_VAPID, json.dumps({"private": made.private, "public": made.public}), nx=True
+        )
         raw = await store.get(keys.PUSH_VAPID)
     data = json.loads(raw)
     return ServerKey(data["private"], data["public"])
@@ -64,15 +67,25 @@ def subject(public_url: str | None) -> str:
     return "mailto:push@localhost"
 
 
-def headers(key: ServerKey, endpoint: str, sub: str, *, standard: bool,
-            crypto_key: str = "", now: float | None = None) -> dict[str, str]:
+def headers(
+    key: ServerKey,
+    endpoint: str,
+    sub: str,
+    *,
+    standard: bool,
+    crypto_key: str = "",
+    now: float | None = None,
+) -> dict[str, str]:
     """The VAPID headers of a request to ``endpoint``: RFC 8292's
     ``Authorization: vapid t=<JWT>, k=<key>`` (``standard``), or the draft
     form Mastodon sends older subscriptions (``Authorization: WebPush
     <JWT>`` and the key in ``Crypto-Key`` after ``crypto_key``)."""
     parts = urlsplit(endpoint)
-    claims = {"aud": f"{parts.scheme}://{parts.netloc}", "sub": sub,
-              "exp": int((now or time.time()) + limits.PUSH_VAPID_EXP_S)}
+    claims = {
+        "aud": f"{parts.scheme}://{parts.netloc}",
+        "sub": sub,
+        "exp": int((now or time.time()) + limits.PUSH_VAPID_EXP_S),
+    }
     signer = (Vapid02 if standard else Vapid01).from_raw(key.private.encode("ascii"))
     signed = signer.sign(claims, crypto_key or None) if not standard else signer.sign(claims)
     return {name.lower(): value for name, value in signed.items()}

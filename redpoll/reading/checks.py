@@ -2,6 +2,7 @@
 each, in one round trip: the check every page (redpoll.reading.pages) and
 the notifications shown (redpoll.reading.notification_view) make at the
 moment they show something."""
+
 from __future__ import annotations
 
 from ..core.models import Status
@@ -15,8 +16,14 @@ from ..storage.store import Store
 Checked = tuple[list[Status], dict[int, StatusState]]
 
 
-async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
-                  muted: bool = False, filters: list | None = None) -> Checked:
+async def checked(
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    *,
+    muted: bool = False,
+    filters: list | None = None,
+) -> Checked:
     """What of ``statuses`` the viewer may see (redpoll.relations.visibility) and the
     counts and flags of each (redpoll.records.state; a poll's votes:
     redpoll.polls), in one round trip. ``muted``: accounts the viewer mutes
@@ -26,8 +33,9 @@ async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
     if not statuses:
         return [], {}
     # a page's authors were read with it (current at the rev it read)
-    vis, decide = visibility.check(viewer, statuses, muted=muted,
-                                   authors=getattr(statuses, "authors", None))
+    vis, decide = visibility.check(
+        viewer, statuses, muted=muted, authors=getattr(statuses, "authors", None)
+    )
     sids = [s.id for s in statuses]
     counts, parse = state.state_check(viewer, sids, getattr(statuses, "counts", None))
     votes, parse_polls = polls.state_reads(viewer, statuses)  # a poll's votes, beside them
@@ -35,8 +43,8 @@ async def checked(store: Store, viewer: int | None, statuses: list[Status], *,
     replies = await store.batch(vis + counts + votes + more)
     if more:
         filters.append(replies.pop())
-    states = dict(zip(sids, parse(replies[len(vis):len(vis) + len(counts)])))
+    states = dict(zip(sids, parse(replies[len(vis) : len(vis) + len(counts)])))
     if votes:
-        for sid, poll in parse_polls(replies[len(vis) + len(counts):]).items():
+        for sid, poll in parse_polls(replies[len(vis) + len(counts) :]).items():
             states[sid] = states[sid]._replace(poll=poll)
-    return decide(replies[:len(vis)]), states
+    return decide(replies[: len(vis)]), states

@@ -11,21 +11,22 @@ the notifications context meets it (redpoll.filters.rules). A follower removed, 
 keeps the notifications of the private statuses they saw, but no longer
 sees them, as the statuses themselves answer 404.
 """
+
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from ..core import keys, limits, validate
-from ..filters import rules
-from ..relations import domain_blocks, relations, visibility
 from ..core.models import Status
+from ..filters import rules
 from ..notifications.notifications import Notification, _grouped_types, page
 from ..records.state import StatusState
 from ..records.statuses import get_statuses
-from .checks import checked
+from ..relations import domain_blocks, relations, visibility
 from ..storage.store import Store
+from .checks import checked
 
 #: Kinds about a status (left out when it is gone or hidden).
 WITH_STATUS = frozenset({"mention", "status", "reblog", "favourite", "poll", "update"})
@@ -39,14 +40,18 @@ async def hidden_actors(store: Store, owner: int, actors: Sequence[int]) -> set[
     uids = [u for u in dict.fromkeys(actors) if u != owner]
     if not uids:
         return set()
-    replies = await store.batch([*relations.hidden_commands(owner, uids),
-                                 domain_blocks.read(owner)])
+    replies = await store.batch(
+        [*relations.hidden_commands(owner, uids), domain_blocks.read(owner)]
+    )
     hidden = relations.hidden_from(uids, replies[:3], muted=True, notifications_only=True)
     blocked = domain_blocks.parse(replies[3])
     if blocked:
         logins = await store.batch([("HGET", keys.user(u), "login") for u in uids])
-        hidden |= {u for u, login in zip(uids, logins)
-                   if login and domain_blocks.blocked_in(blocked, login.decode())}
+        hidden |= {
+            u
+            for u, login in zip(uids, logins)
+            if login and domain_blocks.blocked_in(blocked, login.decode())
+        }
     return hidden
 
 
@@ -57,14 +62,16 @@ class Seen:
     for, the counts and flags of those statuses and the version of the
     owner's filters (redpoll.reading.checks.checked read them with the
     visibility check)."""
+
     notes: list[Notification]
     statuses: dict[int, Status]
     states: dict[int, StatusState] = field(default_factory=dict)
     version: list = field(default_factory=list)
 
 
-async def seen(store: Store, owner: int, notes: Sequence[Notification], *,
-               states: bool = False) -> Seen:
+async def seen(
+    store: Store, owner: int, notes: Sequence[Notification], *, states: bool = False
+) -> Seen:
     """Which of ``notes`` are shown to ``owner`` now (the rule above).
     ``states``: read the statuses' counts and flags with the visibility
     check (a page shows them; a stream event or a count does not)."""
@@ -73,7 +80,8 @@ async def seen(store: Store, owner: int, notes: Sequence[Notification], *,
     sids = list(dict.fromkeys(n.status for n in notes if n.status))
     # the accounts hidden from the owner and the statuses named, together
     hidden, found = await asyncio.gather(
-        hidden_actors(store, owner, [n.actor for n in notes]), get_statuses(store, sids))
+        hidden_actors(store, owner, [n.actor for n in notes]), get_statuses(store, sids)
+    )
     notes = [n for n in notes if n.actor not in hidden]
     out = Seen(notes, {})
     if found:
@@ -83,18 +91,24 @@ async def seen(store: Store, owner: int, notes: Sequence[Notification], *,
             visible = await visibility.visible(store, owner, found)
         out.statuses = {s.id: s for s in visible}
     if out.statuses:  # a hide filter of the notifications context leaves them out
-        active = await (rules.active_at(store, owner, out.version[0]) if out.version
-                        else rules.active(store, owner))
+        active = await (
+            rules.active_at(store, owner, out.version[0])
+            if out.version
+            else rules.active(store, owner)
+        )
         if active:
-            out.statuses = {sid: s for sid, s in out.statuses.items()
-                            if not ((r := active.apply(s, context="notifications", viewer=owner))
-                                    and r.hidden)}
+            out.statuses = {
+                sid: s
+                for sid, s in out.statuses.items()
+                if not ((r := active.apply(s, context="notifications", viewer=owner)) and r.hidden)
+            }
     out.notes = [n for n in notes if n.type not in WITH_STATUS or n.status in out.statuses]
     return out
 
 
-async def shown(store: Store, owner: int, notes: Sequence[Notification]
-                ) -> tuple[list[Notification], dict[int, Status]]:
+async def shown(
+    store: Store, owner: int, notes: Sequence[Notification]
+) -> tuple[list[Notification], dict[int, Status]]:
     """The notifications of ``notes`` shown to ``owner`` now, in order, and
     the statuses they name that ``owner`` may see, by id (:func:`seen`)."""
     found = await seen(store, owner, notes)
@@ -110,17 +124,31 @@ async def shown_one(store: Store, owner: int, note: Notification) -> Status | No
     return statuses.get(note.status) if note.status else None
 
 
-async def unread(store: Store, owner: int, after: int, cap: int, *, types=None,
-                 exclude_types=None, account_id=None) -> list[Notification]:
+async def unread(
+    store: Store,
+    owner: int,
+    after: int,
+    cap: int,
+    *,
+    types=None,
+    exclude_types=None,
+    account_id=None,
+) -> list[Notification]:
     """The notifications newer than ``after`` shown to ``owner`` now, oldest
     first, at most ``cap``; reads on past hidden ones up to
     limits.NOTIFICATIONS_SCAN_MAX."""
     out: list[Notification] = []
     cursor, scanned = after, 0
     while len(out) < cap and scanned < limits.NOTIFICATIONS_SCAN_MAX:
-        batch = await page(store, owner, min_id=cursor or None,
-                           limit=limits.NOTIFICATIONS_PAGE_MAX, types=types,
-                           exclude_types=exclude_types, account_id=account_id)
+        batch = await page(
+            store,
+            owner,
+            min_id=cursor or None,
+            limit=limits.NOTIFICATIONS_PAGE_MAX,
+            types=types,
+            exclude_types=exclude_types,
+            account_id=account_id,
+        )
         if not batch:
             break
         batch.sort(key=lambda n: n.id)
@@ -133,19 +161,35 @@ async def unread(store: Store, owner: int, after: int, cap: int, *, types=None,
     return out[:cap]
 
 
-async def unread_groups(store: Store, owner: int, after: int, cap, *, types=None,
-                        exclude_types=None, account_id=None, grouped_types=None) -> int:
+async def unread_groups(
+    store: Store,
+    owner: int,
+    after: int,
+    cap,
+    *,
+    types=None,
+    exclude_types=None,
+    account_id=None,
+    grouped_types=None,
+) -> int:
     """How many notification groups hold a notification newer than
     ``after`` shown to ``owner`` now, at most ``cap`` (Mastodon: 100 by
     default, 1000 at most); ``grouped_types`` None: every groupable kind."""
-    cap = validate.page_limit(cap, limits.NOTIFICATIONS_UNREAD_DEFAULT,
-                              limits.NOTIFICATIONS_UNREAD_MAX)
+    cap = validate.page_limit(
+        cap, limits.NOTIFICATIONS_UNREAD_DEFAULT, limits.NOTIFICATIONS_UNREAD_MAX
+    )
     grouped = set(_grouped_types(grouped_types).split(","))
     groups: set[str] = set()
-    for note in await unread(store, owner, after, limits.NOTIFICATIONS_SCAN_MAX, types=types,
-                             exclude_types=exclude_types, account_id=account_id):
+    for note in await unread(
+        store,
+        owner,
+        after,
+        limits.NOTIFICATIONS_SCAN_MAX,
+        types=types,
+        exclude_types=exclude_types,
+        account_id=account_id,
+    ):
         groups.add(note.group_key if note.type in grouped else f"ungrouped-{note.id}")
         if len(groups) >= cap:
             break
     return len(groups)
-

@@ -7,26 +7,26 @@ a status entity needs the status, its author and its state; a boost's
 entity wraps its original's (when the viewer may see the original; a boost
 whose original is gone or hidden is left out).
 """
+
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, Iterable, Sequence
 
 from ..conversations import conversation, direct_messages
-from ..filters import rules
+from ..conversations.direct_messages import Conversation
 from ..core import limits, validate
+from ..core.models import Page, Status, User
+from ..filters import rules
+from ..notifications import notifications
+from ..notifications.notifications import Notification
+from ..records import statuses as statuses_
+from ..records.state import StatusState
+from ..records.users import get_users
+from ..relations import visibility
+from ..storage.store import Store
 from . import notification_view
 from .checks import checked
-from ..notifications import notifications
-from ..records import statuses as statuses_
-from ..relations import visibility
-from ..conversations.direct_messages import Conversation
-from ..records.state import StatusState
-from ..core.models import Page, Status, User
-from ..notifications.notifications import Notification
-from ..storage.store import Store
-from ..records.users import get_users
-
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Shown:
     anything was left out (a page's Link header pages on them);
     ``cursors``: a page's own cursors (favourites and bookmarks page by the
     time they were marked), one per status read, or None."""
+
     statuses: list[Status]
     states: dict[int, StatusState]
     users: dict[int, User]
@@ -50,17 +51,24 @@ class Shown:
     cursors: list | None = None
 
 
-async def filtered(store: Store, viewer: int | None, statuses: list[Status],
-                   states: dict[int, StatusState], originals: dict[int, Status],
-                   context: str | None, version: list) -> list[Status]:
+async def filtered(
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    states: dict[int, StatusState],
+    originals: dict[int, Status],
+    context: str | None,
+    version: list,
+) -> list[Status]:
     """The viewer's filters (redpoll.filters.rules) applied to ``statuses``
     (boosts by the ``originals`` they wrap): those a ``hide`` filter meets
     left out, the others' ``filtered`` put in ``states`` (a boost's in its
     original's, which its entity shows)."""
     if viewer is None or not statuses:
         return statuses
-    active = await (rules.active_at(store, viewer, version[0]) if version
-                    else rules.active(store, viewer))
+    active = await (
+        rules.active_at(store, viewer, version[0]) if version else rules.active(store, viewer)
+    )
     if not active:
         return statuses
     kept = []
@@ -77,10 +85,17 @@ async def filtered(store: Store, viewer: int | None, statuses: list[Status],
     return kept
 
 
-async def complete(store: Store, viewer: int | None, statuses: list[Status],
-                   states: dict[int, StatusState], *, authors: dict[int, User] | None = None,
-                   also_users: Iterable[int] = (), context: str | None = None,
-                   version: list | None = None) -> Shown:
+async def complete(
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    states: dict[int, StatusState],
+    *,
+    authors: dict[int, User] | None = None,
+    also_users: Iterable[int] = (),
+    context: str | None = None,
+    version: list | None = None,
+) -> Shown:
     """``statuses`` (checked visible already, with their ``states``) with
     what rendering them needs: the originals their boosts wrap that the
     viewer may see, with their states (one round trip after reading them),
@@ -96,32 +111,49 @@ async def complete(store: Store, viewer: int | None, statuses: list[Status],
         originals = {s.id: s for s in seen}
         states = {**states, **more}
     statuses = await filtered(store, viewer, statuses, states, originals, context, version or [])
-    wanted = [uid for uid in dict.fromkeys((*(s.user_id for s in statuses),
-                                            *(s.user_id for s in originals.values()),
-                                            *also_users))
-              if uid not in users]
+    wanted = [
+        uid
+        for uid in dict.fromkeys(
+            (*(s.user_id for s in statuses), *(s.user_id for s in originals.values()), *also_users)
+        )
+        if uid not in users
+    ]
     if wanted:
         users.update({u.id: u for u in await get_users(store, wanted)})
     return Shown(statuses, states, users, originals)
 
 
-async def show(store: Store, viewer: int | None, statuses: list[Status], *,
-               also_users: Iterable[int] = (), context: str | None = None) -> Shown:
+async def show(
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    *,
+    also_users: Iterable[int] = (),
+    context: str | None = None,
+) -> Shown:
     """``statuses`` as the viewer is shown them where they were asked for
     (by id, a thread, a notification, a search): no mutes applied.
     ``also_users``: more accounts to read with the authors; ``context``: the
     filters' context (redpoll.filters.rules)."""
     version: list = []
     shown, states = await checked(store, viewer, statuses, filters=version)
-    out = await complete(store, viewer, shown, states, also_users=also_users, context=context,
-                         version=version)
+    out = await complete(
+        store, viewer, shown, states, also_users=also_users, context=context, version=version
+    )
     out.read = statuses
     return out
 
 
-async def timeline(store: Store, viewer: int | None, statuses: list[Status], *,
-                   muted: bool = False, read: Sequence | None = None,
-                   cursors: list | None = None, context: str | None = None) -> Shown:
+async def timeline(
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    *,
+    muted: bool = False,
+    read: Sequence | None = None,
+    cursors: list | None = None,
+    context: str | None = None,
+) -> Shown:
     """A page of statuses as the viewer is shown it. ``muted``: accounts the
     viewer mutes are left out too (the home, list, public and tag
     timelines; not a profile); the authors a :class:`~redpoll.core.models.Page`
@@ -130,9 +162,15 @@ async def timeline(store: Store, viewer: int | None, statuses: list[Status], *,
     ``context``: the filters' context (redpoll.filters.rules)."""
     version: list = []
     shown, states = await checked(store, viewer, statuses, muted=muted, filters=version)
-    out = await complete(store, viewer, shown, states,
-                         authors=getattr(statuses, "authors", None), context=context,
-                         version=version)
+    out = await complete(
+        store,
+        viewer,
+        shown,
+        states,
+        authors=getattr(statuses, "authors", None),
+        context=context,
+        version=version,
+    )
     out.read, out.cursors = (statuses if read is None else read), cursors
     return out
 
@@ -156,12 +194,14 @@ def _kept(page: Page, keep: Callable[[Status], bool] | None) -> Page:
     brought along."""
     if keep is None:
         return page
-    return Page([s for s in page if keep(s)], getattr(page, "authors", {}),
-                getattr(page, "counts", None))
+    return Page(
+        [s for s in page if keep(s)], getattr(page, "authors", {}), getattr(page, "counts", None)
+    )
 
 
-async def of_origin(store: Store, viewer: int | None, page: Page, origin: str | None, *,
-                    context: str) -> Shown:
+async def of_origin(
+    store: Store, viewer: int | None, page: Page, origin: str | None, *, context: str
+) -> Shown:
     """A public or hashtag page (mutes applied) of ``origin`` "local"
     (statuses of this server) or "remote" (of other servers: they carry the
     ``uri`` of their origin) or, None, both. The Link header pages on what
@@ -173,9 +213,16 @@ async def of_origin(store: Store, viewer: int | None, page: Page, origin: str | 
     return await timeline(store, viewer, kept, muted=True, read=page, context=context)
 
 
-async def filled(store: Store, viewer: int | None, read: Callable[..., Awaitable[Page]],
-                 cursors: dict, *, keep: Callable[[Status], bool] | None = None,
-                 reads: int = limits.HIDDEN_REFILL_READS, context: str = "home") -> Shown:
+async def filled(
+    store: Store,
+    viewer: int | None,
+    read: Callable[..., Awaitable[Page]],
+    cursors: dict,
+    *,
+    keep: Callable[[Status], bool] | None = None,
+    reads: int = limits.HIDDEN_REFILL_READS,
+    context: str = "home",
+) -> Shown:
     """A page (``read(**cursors)`` reads one) as :func:`timeline` gives it
     (mutes applied), but reading on past what is not shown (muted or
     blocked accounts, private statuses of an ended follow, and what
@@ -190,9 +237,15 @@ async def filled(store: Store, viewer: int | None, read: Callable[..., Awaitable
     version: list = []
     shown, known = await checked(store, viewer, _kept(page, keep), muted=True, filters=version)
     if "min_id" in cursors or "since_id" in cursors:
-        out = await complete(store, viewer, shown, known,
-                             authors=getattr(page, "authors", None), context=context,
-                             version=version)
+        out = await complete(
+            store,
+            viewer,
+            shown,
+            known,
+            authors=getattr(page, "authors", None),
+            context=context,
+            version=version,
+        )
         out.read = page
         return out
     everything, authors = list(page), dict(getattr(page, "authors", {}))
@@ -207,14 +260,22 @@ async def filled(store: Store, viewer: int | None, read: Callable[..., Awaitable
     shown = shown[:limit]
     if len(shown) == limit:  # the Link goes on from the last one shown
         everything = [s for s in everything if s.id >= shown[-1].id]
-    out = await complete(store, viewer, shown, known, authors=authors, context=context,
-                         version=version)
+    out = await complete(
+        store, viewer, shown, known, authors=authors, context=context, version=version
+    )
     out.read = Page(everything, authors)
     return out
 
 
-async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: bool = False,
-                  no_reblogs: bool = False, only_media: bool = False) -> Shown:
+async def profile(
+    store: Store,
+    viewer: int | None,
+    page: Page,
+    *,
+    no_replies: bool = False,
+    no_reblogs: bool = False,
+    only_media: bool = False,
+) -> Shown:
     """A profile page as the viewer is shown it (no mutes applied);
     ``no_replies`` leaves out replies to others (as Mastodon: replies to
     oneself, threads, stay), ``no_reblogs`` leaves out boosts,
@@ -222,10 +283,13 @@ async def profile(store: Store, viewer: int | None, page: Page, *, no_replies: b
     what was read."""
     if not (no_replies or no_reblogs or only_media):
         return await timeline(store, viewer, page, context="account")
-    kept = [s for s in page
-            if not (no_reblogs and s.reblog_of)
-            and not (no_replies and s.replies_to_other)
-            and not (only_media and not has_media(s))]
+    kept = [
+        s
+        for s in page
+        if not (no_reblogs and s.reblog_of)
+        and not (no_replies and s.replies_to_other)
+        and not (only_media and not has_media(s))
+    ]
     return await timeline(store, viewer, kept, read=page, context="account")
 
 
@@ -267,8 +331,9 @@ async def accounts(store: Store, rows: list[tuple[int, int]]) -> tuple[list[User
     return [found[uid] for uid, _ in rows if uid in found], [mark for _, mark in rows]
 
 
-async def conversations(store: Store, viewer: int, convs: list[Conversation]
-                        ) -> tuple[Shown, dict[int, Status]]:
+async def conversations(
+    store: Store, viewer: int, convs: list[Conversation]
+) -> tuple[Shown, dict[int, Status]]:
     """What direct conversations show: their last statuses as the viewer is
     shown them (:func:`show`), read with the accounts taking part in them
     (``users``), and every last status read, by id (the accounts of one the
@@ -279,8 +344,9 @@ async def conversations(store: Store, viewer: int, convs: list[Conversation]
     return shown, {s.id: s for s in found}
 
 
-async def notes_shown(store: Store, owner: int, notes: Sequence[Notification]
-                      ) -> tuple[list[Notification], Shown]:
+async def notes_shown(
+    store: Store, owner: int, notes: Sequence[Notification]
+) -> tuple[list[Notification], Shown]:
     """The notifications shown to ``owner`` now (redpoll.reading.notification_view),
     and the statuses they name as the owner is shown them, read with the
     accounts that acted (``users``: those that still exist)."""
@@ -288,14 +354,22 @@ async def notes_shown(store: Store, owner: int, notes: Sequence[Notification]
     actors = list(dict.fromkeys(n.actor for n in found.notes))
     statuses = list(found.statuses.values())
     # their visibility, counts and flags were read in this request a moment ago
-    out = await complete(store, owner, statuses, found.states, also_users=actors,
-                         context="notifications", version=found.version)
+    out = await complete(
+        store,
+        owner,
+        statuses,
+        found.states,
+        also_users=actors,
+        context="notifications",
+        version=found.version,
+    )
     out.read = statuses
     return found.notes, out
 
 
-async def notification_page(store: Store, owner: int, **query) -> tuple[
-        list[Notification], list[Notification], Shown]:
+async def notification_page(
+    store: Store, owner: int, **query
+) -> tuple[list[Notification], list[Notification], Shown]:
     """A page of notifications (redpoll.notifications.notifications.page): as read (the
     Link header pages on it), those shown (:func:`notes_shown`) and what
     they name."""
@@ -309,8 +383,9 @@ async def notification(store: Store, owner: int, nid) -> tuple[list[Notification
     return await notes_shown(store, owner, [await notifications.get(store, owner, nid)])
 
 
-async def side_lists(store: Store, owner: int, account_ids: Iterable[int],
-                     status_ids: Iterable[int]) -> tuple[list[int], Shown]:
+async def side_lists(
+    store: Store, owner: int, account_ids: Iterable[int], status_ids: Iterable[int]
+) -> tuple[list[int], Shown]:
     """The accounts and statuses grouped notifications name, each once: the
     ids of the accounts not hidden from ``owner`` (in order), and the
     statuses as the owner is shown them, read with those accounts
@@ -319,28 +394,33 @@ async def side_lists(store: Store, owner: int, account_ids: Iterable[int],
     hidden = await notification_view.hidden_actors(store, owner, account_ids)
     shown_ids = [a for a in dict.fromkeys(account_ids) if a not in hidden]
     found = await statuses_.get_statuses(store, list(dict.fromkeys(status_ids)))
-    return shown_ids, await show(store, owner, found, also_users=shown_ids,
-                                 context="notifications")
+    return shown_ids, await show(store, owner, found, also_users=shown_ids, context="notifications")
 
 
-async def notification_groups(store: Store, owner: int, **query) -> tuple[
-        list[notifications.Group], list[int], Shown]:
+async def notification_groups(
+    store: Store, owner: int, **query
+) -> tuple[list[notifications.Group], list[int], Shown]:
     """A page of notification groups (redpoll.notifications.notifications.group_page) and
     what they name (:func:`side_lists`)."""
     groups = await notifications.group_page(store, owner, **query)
     ids, shown = await side_lists(
-        store, owner, [a for g in groups for a in (g.first.actor, *g.sample_account_ids)],
-        [g.first.status for g in groups if g.first.status])
+        store,
+        owner,
+        [a for g in groups for a in (g.first.actor, *g.sample_account_ids)],
+        [g.first.status for g in groups if g.first.status],
+    )
     return groups, ids, shown
 
 
-async def notification_group(store: Store, owner: int, group_key, most: int) -> tuple[
-        notifications.WholeGroup, list[int], Shown]:
+async def notification_group(
+    store: Store, owner: int, group_key, most: int
+) -> tuple[notifications.WholeGroup, list[int], Shown]:
     """One notification group whole, its newest ``most`` notifications
     (NotificationNotFound when there is none), and what it names
     (:func:`side_lists`)."""
     whole = await notifications.group(store, owner, group_key, most)
     first = whole.notifications[0]
-    ids, shown = await side_lists(store, owner, [n.actor for n in whole.notifications],
-                                  [first.status] if first.status else [])
+    ids, shown = await side_lists(
+        store, owner, [n.actor for n in whole.notifications], [first.status] if first.status else []
+    )
     return whole, ids, shown

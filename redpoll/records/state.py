@@ -8,9 +8,11 @@ keeps the entity without them): a page reads them for all its statuses in
 one batch, one HMGET per status plus one ZMSCORE per flag for the viewer.
 A boost's counts and flags are its original's (the API reads those).
 """
+
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from ..core import keys
 from ..storage.store import Store
@@ -20,6 +22,7 @@ class PollState(NamedTuple):
     """A poll's votes as one viewer is shown them: ``counts`` per option,
     ``voters`` the accounts that voted, ``own`` the viewer's choices (None:
     not voted, or no viewer), ``author``: the viewer wrote the poll."""
+
     counts: tuple[int, ...] = ()
     voters: int = 0
     own: tuple[int, ...] | None = None
@@ -29,6 +32,7 @@ class PollState(NamedTuple):
 class StatusState(NamedTuple):
     """Immutable and hashable; a tuple rather than a frozen dataclass because
     a page builds one per status per request (a third of the cost)."""
+
     favourites: int = 0
     reblogs: int = 0
     replies: int = 0
@@ -54,8 +58,9 @@ def _count(raw) -> int:
     return max(int(raw), 0) if raw is not None else 0
 
 
-def state_check(viewer: int | None, sids: list[int], counts: dict[int, list] | None = None
-                ) -> tuple[list[tuple], Callable[[list], list[StatusState]]]:
+def state_check(
+    viewer: int | None, sids: list[int], counts: dict[int, list] | None = None
+) -> tuple[list[tuple], Callable[[list], list[StatusState]]]:
     """The reads :func:`states` makes and what to do with their replies,
     for callers that batch them with their own (a timeline page).
     ``counts``: the counts of some of ``sids`` (``HMGET status_counts f r p``
@@ -65,28 +70,32 @@ def state_check(viewer: int | None, sids: list[int], counts: dict[int, list] | N
         return [], lambda replies: []
     known = counts or {}
     unknown = [sid for sid in sids if sid not in known]
-    commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p")
-                             for sid in unknown]
+    commands: list[tuple] = [("HMGET", keys.status_counts(sid), "f", "r", "p") for sid in unknown]
     if viewer is not None:
-        commands += [("ZMSCORE", keys.favourites(viewer), *sids),
-                     ("ZMSCORE", keys.bookmarks(viewer), *sids),
-                     ("ZMSCORE", keys.reblogs(viewer), *sids),
-                     ("ZMSCORE", keys.pins(viewer), *sids)]
+        commands += [
+            ("ZMSCORE", keys.favourites(viewer), *sids),
+            ("ZMSCORE", keys.bookmarks(viewer), *sids),
+            ("ZMSCORE", keys.reblogs(viewer), *sids),
+            ("ZMSCORE", keys.pins(viewer), *sids),
+        ]
 
     def parse(replies: list) -> list[StatusState]:
-        read = replies[:len(unknown)]
+        read = replies[: len(unknown)]
         if known:
             fresh = dict(zip(unknown, read))
             read = [known[sid] if sid in known else fresh[sid] for sid in sids]
         # a status nobody touched has no counts at all: one shared zero state
-        counts = [NO_COUNTS if c == ABSENT else (_count(c[0]), _count(c[1]), _count(c[2]))
-                  for c in read]
+        counts = [
+            NO_COUNTS if c == ABSENT else (_count(c[0]), _count(c[1]), _count(c[2])) for c in read
+        ]
         if viewer is None:
             return [StatusState(*c) for c in counts]
-        favs, marks, boosts, pins = replies[len(unknown):]
-        return [StatusState(*c, fav is not None, mark is not None, boost is not None,
-                            pin is not None)
-                for c, fav, mark, boost, pin in zip(counts, favs, marks, boosts, pins)]
+        favs, marks, boosts, pins = replies[len(unknown) :]
+        return [
+            StatusState(*c, fav is not None, mark is not None, boost is not None, pin is not None)
+            for c, fav, mark, boost, pin in zip(counts, favs, marks, boosts, pins)
+        ]
+
     return commands, parse
 
 

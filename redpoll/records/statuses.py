@@ -5,9 +5,10 @@ a read sends, for a status kept at version ``v``, only ``HGET v`` and takes
 the kept record when the version is unchanged; it sends ``HGETALL`` for the
 others (and for a kept one whose version changed, in a second round trip).
 """
+
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..core import keys, validate
 from ..core.errors import StatusNotFound
@@ -25,8 +26,10 @@ def reads(store: Store, ids: list[int]) -> list[tuple]:
     caller's batch after ``GET keys.EPOCH``: the version of a kept status,
     the whole hash of the others."""
     kept = store.statuses.kept_version
-    return [("HGETALL", keys.status(sid)) if kept(sid) is None
-            else ("HGET", keys.status(sid), "v") for sid in ids]
+    return [
+        ("HGETALL", keys.status(sid)) if kept(sid) is None else ("HGET", keys.status(sid), "v")
+        for sid in ids
+    ]
 
 
 async def settle(store: Store, ids: list[int], replies: list) -> list[Status | None]:

@@ -1,9 +1,10 @@
 """User records: reading one or many (with the memo rule), by login, as
 they are now at a rev just read."""
+
 from __future__ import annotations
 
 import dataclasses
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..core import keys, validate
 from ..core.errors import UserNotFound
@@ -33,10 +34,13 @@ async def _with_moved(store: Store, found: dict[int, User]) -> dict[int, User]:
     if not targets:
         return found
     rows = await store.hash_rows([keys.user(t) for t in targets])
-    now = {t: User.from_hash(dict(zip(row[0::2], row[1::2])))
-           for t, row in zip(targets, rows) if row}
-    return {uid: dataclasses.replace(u, moved=now.get(u.moved_to)) if u.moved_to else u
-            for uid, u in found.items()}
+    now = {
+        t: User.from_hash(dict(zip(row[0::2], row[1::2]))) for t, row in zip(targets, rows) if row
+    }
+    return {
+        uid: dataclasses.replace(u, moved=now.get(u.moved_to)) if u.moved_to else u
+        for uid, u in found.items()
+    }
 
 
 async def get_users(store: Store, uids: Iterable[int]) -> list[User]:
@@ -60,8 +64,9 @@ def rev_reads(uids: Iterable[int]) -> list[tuple]:
     return [("HGET", keys.user(uid), "rev") for uid in uids]
 
 
-async def current(store: Store, uids: Iterable[int], revs: dict[int, bytes | None]
-                  ) -> dict[int, User]:
+async def current(
+    store: Store, uids: Iterable[int], revs: dict[int, bytes | None]
+) -> dict[int, User]:
     """Users as they are now, by id (unknown ids left out). ``revs`` holds the
     'rev' just read for some of them (:func:`rev_reads`): a user kept at
     that same rev is taken from ``store.users`` (redpoll.core.memo's rule); the

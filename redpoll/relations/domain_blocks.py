@@ -15,6 +15,7 @@ A domain is its host as this server keeps remote accounts' (``name@host``:
 the host lowercased, with its port if it has one), so a block matches the
 accounts of that host exactly (not its subdomains, as Mastodon's member
 blocks)."""
+
 from __future__ import annotations
 
 from ..bus import events
@@ -30,7 +31,7 @@ def normalize(value) -> str:
     text = validate.text(value if value is not None else "", "domain", 253).strip().lower()
     text = text.removeprefix("https://").removeprefix("http://").rstrip("/").rstrip(".")
     host, _, port = text.partition(":")
-    if (not host or any(c in text for c in "/@ ?#") or (port and not port.isdigit())):
+    if not host or any(c in text for c in "/@ ?#") or (port and not port.isdigit()):
         raise ValidationError("domain", f"{value!r} is not a domain")
     try:
         host = host.encode("idna").decode("ascii")
@@ -48,8 +49,9 @@ async def block(store: Store, uid: int, domain) -> tuple[str, bool]:
     """``uid`` blocks ``domain``: (the domain as kept, whether it is new).
     At most limits.DOMAIN_BLOCKS_MAX (LimitReached). One script (atomic)."""
     host = normalize(domain)
-    added = await store.run("domain_block_add", [keys.domain_blocks(uid)],
-                            [host, now_us(), limits.DOMAIN_BLOCKS_MAX])
+    added = await store.run(
+        "domain_block_add", [keys.domain_blocks(uid)], [host, now_us(), limits.DOMAIN_BLOCKS_MAX]
+    )
     if added == -1:
         raise LimitReached(f"at most {limits.DOMAIN_BLOCKS_MAX} domains can be blocked")
     # the member's open streams read their blocks again at once (with their
@@ -64,13 +66,15 @@ async def unblock(store: Store, uid: int, domain) -> bool:
     return gone
 
 
-async def page(store: Store, uid: int, *, max_score=None, limit=None
-               ) -> tuple[list[str], int | None]:
+async def page(
+    store: Store, uid: int, *, max_score=None, limit=None
+) -> tuple[list[str], int | None]:
     """``uid``'s blocked domains, newest first, and the next page's cursor."""
     limit = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)
     top = f"({int(max_score)}" if max_score else "+inf"
-    rows = await store.zrevrangebyscore(keys.domain_blocks(uid), top, "-inf", start=0,
-                                        num=limit, withscores=True)
+    rows = await store.zrevrangebyscore(
+        keys.domain_blocks(uid), top, "-inf", start=0, num=limit, withscores=True
+    )
     cursor = int(rows[-1][1]) if len(rows) == limit else None
     return [m.decode() for m, _ in rows], cursor
 

@@ -16,16 +16,23 @@ statuses that the home rule lets into the owner's home or list
 (redpoll.timelines.home_rule: Mastodon's merge_into_home / merge_into_list
 apply the same filters as a push).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..core import keys, limits
-from ..core.errors import (LimitReached, ListNotFound, NotFollowed, NotFound, RedpollError,
-                           UserNotFound)
+from ..core.errors import (
+    LimitReached,
+    ListNotFound,
+    NotFollowed,
+    NotFound,
+    RedpollError,
+    UserNotFound,
+)
 from ..core.models import now_us
-from ..storage.store import Store
 from ..storage import topology
+from ..storage.store import Store
 from ..timelines import home_rule
 
 #: Rounds of re-syncing the far side when concurrent calls keep flipping an edge.
@@ -34,19 +41,19 @@ MAX_SYNC_ROUNDS = 20
 
 @dataclass(frozen=True)
 class Edge:
-    owner: int            # a (follower) or the list owner
-    member: int           # b (followee) or the list member
-    source: str           # following:{a} or list members
-    owner_hash: str       # u:{a} or lists:{owner}
-    owner_field: str      # field proving the owner (list) exists
-    owner_counter: str    # 'following' or ''
-    timeline: str         # home:{a} or the list timeline
-    target_member: str    # str(a) or "owner:lid"
-    target: str           # followers:{b} or listed:{member}
-    target_counter: str   # 'followers' or ''
-    max_size: int         # 0 = unbounded
+    owner: int  # a (follower) or the list owner
+    member: int  # b (followee) or the list member
+    source: str  # following:{a} or list members
+    owner_hash: str  # u:{a} or lists:{owner}
+    owner_field: str  # field proving the owner (list) exists
+    owner_counter: str  # 'following' or ''
+    timeline: str  # home:{a} or the list timeline
+    target_member: str  # str(a) or "owner:lid"
+    target: str  # followers:{b} or listed:{member}
+    target_counter: str  # 'followers' or ''
+    max_size: int  # 0 = unbounded
     missing: type = UserNotFound
-    at: int = 0           # the time (µs) an added edge's score starts from; 0: now
+    at: int = 0  # the time (µs) an added edge's score starts from; 0: now
     lid: int | None = None  # the list, for a list membership (its timeline's rule)
     #: owner-side zsets of which one must hold the member for it to be added
     #: (edge_set.lua checks them with the add): none for a follow; for a list
@@ -55,20 +62,44 @@ class Edge:
 
     def source_call(self, present: bool) -> tuple:
         """edge_set.lua on the owner's side, as a (name, keys, args) call."""
-        return ("edge_set", [self.source, self.owner_hash, *self.guards],
-                [self.member, int(present), self.owner_field, self.owner_counter,
-                 self.at or now_us(), self.max_size])
+        return (
+            "edge_set",
+            [self.source, self.owner_hash, *self.guards],
+            [
+                self.member,
+                int(present),
+                self.owner_field,
+                self.owner_counter,
+                self.at or now_us(),
+                self.max_size,
+            ],
+        )
 
     def target_call(self, present: bool) -> tuple:
         """edge_set.lua on the member's side."""
-        return ("edge_set", [self.target, keys.user(self.member)],
-                [self.target_member, int(present), "id", self.target_counter, now_us(), 0])
+        return (
+            "edge_set",
+            [self.target, keys.user(self.member)],
+            [self.target_member, int(present), "id", self.target_counter, now_us(), 0],
+        )
 
 
 def follow_edge(a: int, b: int, at: int = 0) -> Edge:
     """``at``: see Edge.at (follows.follow's journal compares it)."""
-    return Edge(a, b, keys.following(a), keys.user(a), "id", "following", keys.home(a),
-                str(a), keys.followers(b), "followers", 0, at=at)
+    return Edge(
+        a,
+        b,
+        keys.following(a),
+        keys.user(a),
+        "id",
+        "following",
+        keys.home(a),
+        str(a),
+        keys.followers(b),
+        "followers",
+        0,
+        at=at,
+    )
 
 
 def list_edge(owner: int, lid: int, member: int) -> Edge:
@@ -77,21 +108,35 @@ def list_edge(owner: int, lid: int, member: int) -> Edge:
     with the add (``guards``); redpoll.relations.unlisting takes it out when
     that ends."""
     guards = () if owner == member else (keys.following(owner), keys.follow_requested(owner))
-    return Edge(owner, member, keys.list_members(owner, lid), keys.lists(owner), str(lid), "",
-                keys.list_timeline(owner, lid), keys.listed_member(owner, lid),
-                keys.listed_in(member), "", limits.LIST_MAX_MEMBERS, ListNotFound, lid=lid,
-                guards=guards)
+    return Edge(
+        owner,
+        member,
+        keys.list_members(owner, lid),
+        keys.lists(owner),
+        str(lid),
+        "",
+        keys.list_timeline(owner, lid),
+        keys.listed_member(owner, lid),
+        keys.listed_in(member),
+        "",
+        limits.LIST_MAX_MEMBERS,
+        ListNotFound,
+        lid=lid,
+        guards=guards,
+    )
 
 
 def _source_error(e: Edge, exc: Exception) -> Exception:
     if isinstance(exc, NotFollowed):
-        return NotFollowed(f"you can only add accounts you follow to a list: "
-                           f"you do not follow user {e.member}")
+        return NotFollowed(
+            f"you can only add accounts you follow to a list: you do not follow user {e.member}"
+        )
     if isinstance(exc, LimitReached):
         return LimitReached(f"the list already has {e.max_size} members")
     if isinstance(exc, NotFound):
-        return e.missing(f"{'user' if e.missing is UserNotFound else 'list'} "
-                         f"of {e.owner} does not exist")
+        return e.missing(
+            f"{'user' if e.missing is UserNotFound else 'list'} of {e.owner} does not exist"
+        )
     return exc
 
 
@@ -117,8 +162,7 @@ async def _target(store: Store, e: Edge, present: bool) -> None:
 
 async def _member_statuses(store: Store, e: Edge, count: int, lowest) -> list[bytes]:
     """The member's newest status ids (down to ``lowest``), newest first."""
-    return await store.zrevrangebyscore(keys.profile(e.member), "+inf", lowest,
-                                               start=0, num=count)
+    return await store.zrevrangebyscore(keys.profile(e.member), "+inf", lowest, start=0, num=count)
 
 
 async def _resync(store: Store, e: Edge) -> None:
@@ -150,10 +194,12 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     plain = topo.merges_profiles and home_rule.plain_taken(e.member, e.owner, e.lid)
     if plain:
         source, target, merged, after, read = await topo.add_edge(
-            e, [home_rule.ruled_read(e.member, limits.BACKFILL)], limits.BACKFILL, then)
+            e, [home_rule.ruled_read(e.member, limits.BACKFILL)], limits.BACKFILL, then
+        )
     else:
         source, target, merged, after, read = await topo.add_edge(
-            e, home_rule.profile_reads(e.member, "+inf", limits.BACKFILL))
+            e, home_rule.profile_reads(e.member, "+inf", limits.BACKFILL)
+        )
     if isinstance(source, Exception) or isinstance(target, Exception):
         if not plain:
             after = await topo.run_then(then)
@@ -165,13 +211,20 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
                 found = home_rule.ruled_batch(e.member, read[0], int(lowest))
                 ids, boosts = await home_rule.take(store, found, e.owner, e.lid)
                 if ids:
-                    merged = await topo.merge(e.timeline, e.source, str(e.member), ids, record,
-                                              home_rule.boost_pairs(boosts))
+                    merged = await topo.merge(
+                        e.timeline,
+                        e.source,
+                        str(e.member),
+                        ids,
+                        record,
+                        home_rule.boost_pairs(boosts),
+                    )
     else:
         found = home_rule.profile_batch(e.member, *read, raw=True)
         ids, boosts = await home_rule.take(store, found, e.owner, e.lid)
-        merged, after = await topo.merge_then(e.timeline, e.source, str(e.member), ids, then,
-                                              record, home_rule.boost_pairs(boosts))
+        merged, after = await topo.merge_then(
+            e.timeline, e.source, str(e.member), ids, then, record, home_rule.boost_pairs(boosts)
+        )
     if isinstance(source, Exception):
         if target is not None and not isinstance(target, Exception):
             await _target(store, e, False)  # undo: the owner's side refused

@@ -10,6 +10,7 @@ a block either way), retried with it. A list of endorsements is shown
 through relations.shown_accounts: suspended accounts, and accounts hidden
 from the viewer by a block either way, are left out when it is read.
 """
+
 from __future__ import annotations
 
 from ..core import keys, limits, validate
@@ -32,9 +33,11 @@ async def endorse(store: Store, uid: int, target: int, on: bool = True) -> bool:
     if not (await get_users(store, [target])):
         raise UserNotFound(f"user {target} does not exist")
     try:
-        changed = await store.run("edge_set", [keys.endorsed(uid), keys.user(uid),
-                                               keys.following(uid)],
-                                  [target, int(on), "id", "", now_us(), limits.ENDORSEMENTS_MAX])
+        changed = await store.run(
+            "edge_set",
+            [keys.endorsed(uid), keys.user(uid), keys.following(uid)],
+            [target, int(on), "id", "", now_us(), limits.ENDORSEMENTS_MAX],
+        )
     except NotFollowed:
         raise ValidationError("id", NOT_FOLLOWING) from None
     return changed == 1
@@ -44,22 +47,26 @@ async def drop_unfollowed(store: Store, uid: int, target: int) -> bool:
     """``target`` is no longer endorsed by ``uid`` unless ``uid`` follows it
     (read with the removal in one script: a follow and endorsement made
     again meanwhile stay). Idempotent; whether it removed one."""
-    return await store.run("endorsement_drop", [keys.endorsed(uid), keys.following(uid)],
-                           [target]) == 1
+    return (
+        await store.run("endorsement_drop", [keys.endorsed(uid), keys.following(uid)], [target])
+        == 1
+    )
 
 
 async def is_endorsed(store: Store, uid: int, target: int) -> bool:
     return await store.zscore(keys.endorsed(uid), target) is not None
 
 
-async def endorsements(store: Store, uid: int, *, max_score=None,
-                       limit=None) -> tuple[list[User], int | None]:
+async def endorsements(
+    store: Store, uid: int, *, max_score=None, limit=None
+) -> tuple[list[User], int | None]:
     """The accounts ``uid`` endorses, newest first, and the cursor of the
     next page (None: none); shown through relations.shown_accounts."""
     limit = validate.page_limit(limit, limits.ACCOUNTS_PAGE_DEFAULT, limits.ACCOUNTS_PAGE_MAX)
     top = f"({int(max_score)}" if max_score else "+inf"
-    rows = await store.zrevrangebyscore(keys.endorsed(uid), top, "-inf", start=0, num=limit,
-                                        withscores=True)
+    rows = await store.zrevrangebyscore(
+        keys.endorsed(uid), top, "-inf", start=0, num=limit, withscores=True
+    )
     users = await get_users(store, [int(m) for m, _ in rows])
     cursor = int(rows[-1][1]) if len(rows) == limit else None
     return users, cursor

@@ -2,16 +2,17 @@
 a follow copies the followed account's newest statuses into the follower's
 home, an unfollow takes them out and a job refills the home from the
 accounts still followed. Doing either twice changes nothing."""
+
 from __future__ import annotations
 
-from . import edges, follow_requests, relations, unlisting
-from ..core import keys, limits, validate
-from ..notifications import notifications
-from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from ..bus.jobs import FollowNoteJob, JobQueue, RefillJob
+from ..core import keys, limits, validate
+from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from ..core.models import User, now_us
-from ..storage.store import Store
+from ..notifications import notifications
 from ..records.users import get_users
+from ..storage.store import Store
+from . import edges, follow_requests, relations, unlisting
 
 
 def _checks(a: int, b: int, *, unblocked: bool = False) -> list[tuple]:
@@ -19,8 +20,12 @@ def _checks(a: int, b: int, *, unblocked: bool = False) -> list[tuple]:
     the blocks both ways, b's ``locked`` and whether a follows b."""
     commands = [("EXISTS", keys.user(a)), ("EXISTS", keys.user(b))]
     if unblocked:
-        commands += [("ZSCORE", keys.blocking(a), b), ("ZSCORE", keys.blocked_by(a), b),
-                     ("HGET", keys.user(b), "locked"), ("ZSCORE", keys.following(a), b)]
+        commands += [
+            ("ZSCORE", keys.blocking(a), b),
+            ("ZSCORE", keys.blocked_by(a), b),
+            ("HGET", keys.user(b), "locked"),
+            ("ZSCORE", keys.following(a), b),
+        ]
     return commands
 
 
@@ -39,8 +44,9 @@ def _verdict(a: int, b: int, replies: list, *, unblocked: bool = False) -> bool:
 
 async def _require(store: Store, a: int, b: int, *, unblocked: bool = False) -> bool:
     """:func:`_verdict` of :func:`_checks`, read in one round trip."""
-    return _verdict(a, b, await store.batch(_checks(a, b, unblocked=unblocked)),
-                    unblocked=unblocked)
+    return _verdict(
+        a, b, await store.batch(_checks(a, b, unblocked=unblocked)), unblocked=unblocked
+    )
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -177,38 +183,48 @@ async def following_ids(store: Store, uid) -> frozenset[int]:
 async def _page(store: Store, key: str, max_score, limit) -> list[tuple[int, int]]:
     limit = validate.page_limit(limit)
     top = f"({int(max_score)}" if max_score else "+inf"
-    rows = await store.zrevrangebyscore(key, top, "-inf", start=0, num=limit,
-                                               withscores=True)
+    rows = await store.zrevrangebyscore(key, top, "-inf", start=0, num=limit, withscores=True)
     return [(int(m), int(s)) for m, s in rows]
 
 
-async def followers(store: Store, uid, *, max_score=None, limit=None) -> tuple[list[User], int | None]:
+async def followers(
+    store: Store, uid, *, max_score=None, limit=None
+) -> tuple[list[User], int | None]:
     """Followers, newest follow first, and the cursor for the next page."""
     uid = validate.an_id(uid, "user_id")
     rows = await _page(store, keys.followers(uid), max_score, limit)
     return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)
 
 
-async def following(store: Store, uid, *, max_score=None, limit=None) -> tuple[list[User], int | None]:
+async def following(
+    store: Store, uid, *, max_score=None, limit=None
+) -> tuple[list[User], int | None]:
     uid = validate.an_id(uid, "user_id")
     rows = await _page(store, keys.following(uid), max_score, limit)
     return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)
 
 
-async def familiar_followers(store: Store, viewer: int, targets: list[int]
-                             ) -> dict[int, list[int]]:
+async def familiar_followers(store: Store, viewer: int, targets: list[int]) -> dict[int, list[int]]:
     """For each of ``targets``: the accounts ``viewer`` follows that follow
     it, newest follow of the viewer's first (Mastodon's familiar
     followers), among the viewer's limits.FAMILIAR_FOLLOWERS_SCAN newest
     follows, at most limits.FAMILIAR_FOLLOWERS_MAX each. Two round trips:
     the viewer's follows, then one ZMSCORE per target on its own slot."""
-    followed = [int(m) for m in await store.zrevrange(keys.following(viewer), 0,
-                                                      limits.FAMILIAR_FOLLOWERS_SCAN - 1)]
+    followed = [
+        int(m)
+        for m in await store.zrevrange(
+            keys.following(viewer), 0, limits.FAMILIAR_FOLLOWERS_SCAN - 1
+        )
+    ]
     if not followed or not targets:
         return {t: [] for t in targets}
     replies = await store.batch([("ZMSCORE", keys.followers(t), *followed) for t in targets])
-    return {t: [f for f, score in zip(followed, scores) if score is not None and f != t]
-            [:limits.FAMILIAR_FOLLOWERS_MAX] for t, scores in zip(targets, replies)}
+    return {
+        t: [f for f, score in zip(followed, scores) if score is not None and f != t][
+            : limits.FAMILIAR_FOLLOWERS_MAX
+        ]
+        for t, scores in zip(targets, replies)
+    }
 
 
 async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:

@@ -19,18 +19,19 @@ without any job; the next mute or unmute of that account rewrites it.
 Reads never decide here: redpoll.relations.visibility asks :func:`hidden_among` for
 the accounts a viewer must not see among those a page names.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import edges, follow_requests, unlisting
 from ..bus import events
-from ..core import keys, limits, validate
-from ..notifications import notifications
-from ..core.errors import UserNotFound, ValidationError
 from ..bus.jobs import BlockJob, JobQueue
+from ..core import keys, limits, validate
+from ..core.errors import UserNotFound, ValidationError
 from ..core.models import User, now_ms
+from ..notifications import notifications
 from ..storage.store import Store
+from . import edges, follow_requests, unlisting
 
 
 def _pair(a, b) -> tuple[int, int]:
@@ -52,10 +53,10 @@ async def block(store: Store, queue: JobQueue, a, b) -> None:
     them are refused. Blocking again changes nothing."""
     a, b = _pair(a, b)
     await _require(store, b)
-    count, = await store.batch([("ZCARD", keys.blocking(a))])
+    (count,) = await store.batch([("ZCARD", keys.blocking(a))])
     if count >= limits.BLOCKS_MAX:
         raise ValidationError("id", f"you block {limits.BLOCKS_MAX} accounts already")
-    op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    (op,) = await store.batch([("INCR", keys.INTERACTION_SEQ)])
     job = BlockJob(uid=a, target=b, op=int(op))
     held = await queue.hold(job)
     await apply_block(store, job)
@@ -107,7 +108,7 @@ class Mute:
         return self.expires_at == 0 or self.expires_at > now
 
     @classmethod
-    def parse(cls, raw) -> "Mute | None":
+    def parse(cls, raw) -> Mute | None:
         if raw is None:
             return None
         text = raw.decode() if isinstance(raw, bytes) else str(raw)
@@ -120,15 +121,18 @@ async def mute(store: Store, a, b, duration_s=0, mute_notifications: bool = True
     ``mute_notifications``: b's notifications are hidden too. Muting again
     sets the new terms (one MULTI in a's slot: the set and the terms)."""
     a, b = _pair(a, b)
-    if isinstance(duration_s, bool) or not isinstance(duration_s, int) or \
-            not 0 <= duration_s <= limits.MUTE_DURATION_MAX_S:
+    if (
+        isinstance(duration_s, bool)
+        or not isinstance(duration_s, int)
+        or not 0 <= duration_s <= limits.MUTE_DURATION_MAX_S
+    ):
         raise ValidationError("duration", f"must be 0 to {limits.MUTE_DURATION_MAX_S} seconds")
     await _require(store, b)
     count, known = await store.batch([("ZCARD", keys.muting(a)), ("ZSCORE", keys.muting(a), b)])
     if known is None and count >= limits.MUTES_MAX:
         raise ValidationError("id", f"you mute {limits.MUTES_MAX} accounts already")
     terms = Mute(now_ms() + duration_s * 1000 if duration_s else 0, bool(mute_notifications))
-    op, = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    (op,) = await store.batch([("INCR", keys.INTERACTION_SEQ)])
     # b's index of its muters first (another slot; a hint, the terms decide)
     await store.batch([("ZADD", keys.muted_by(b), int(op), a)])
     pipe = store.pipeline(transaction=True)  # one slot: a's
@@ -163,14 +167,17 @@ async def index_mutes(store: Store) -> int:
     done = 0
     for first in range(1, last + 1, limits.MUTED_BY_BACKFILL_BATCH):
         uids = list(range(first, min(first + limits.MUTED_BY_BACKFILL_BATCH, last + 1)))
-        rows = await store.batch([("ZRANGE", keys.muting(u), 0, -1, "WITHSCORES")
-                                  for u in uids])
+        rows = await store.batch([("ZRANGE", keys.muting(u), 0, -1, "WITHSCORES") for u in uids])
         for uid, row in zip(uids, rows):
             if row and not isinstance(row[0], (list, tuple)):  # RESP2: flat list
                 row = list(zip(row[0::2], row[1::2]))
             if row:  # one round trip per user who mutes (at most MUTES_MAX entries)
-                await store.batch([("ZADD", keys.muted_by(int(member)), "NX",
-                                    int(float(score)), uid) for member, score in row])
+                await store.batch(
+                    [
+                        ("ZADD", keys.muted_by(int(member)), "NX", int(float(score)), uid)
+                        for member, score in row
+                    ]
+                )
                 done += len(row)
     await store.set(keys.MUTED_BY_BUILT, last)
     return done
@@ -191,15 +198,20 @@ async def muted_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[i
 @dataclass(frozen=True, slots=True)
 class Relation:
     """How the viewer stands to one account."""
+
     blocking: bool = False
     blocked_by: bool = False
     mute: Mute | None = None
 
 
 async def relation(store: Store, viewer: int, target: int) -> Relation:
-    blk, blkby, terms = await store.batch([
-        ("ZSCORE", keys.blocking(viewer), target), ("ZSCORE", keys.blocked_by(viewer), target),
-        ("HGET", keys.mute_terms(viewer), target)])
+    blk, blkby, terms = await store.batch(
+        [
+            ("ZSCORE", keys.blocking(viewer), target),
+            ("ZSCORE", keys.blocked_by(viewer), target),
+            ("HGET", keys.mute_terms(viewer), target),
+        ]
+    )
     m = Mute.parse(terms)
     return Relation(blk is not None, blkby is not None, m if m and m.active(now_ms()) else None)
 
@@ -207,12 +219,16 @@ async def relation(store: Store, viewer: int, target: int) -> Relation:
 def hidden_commands(viewer: int, uids: list[int]) -> list[tuple]:
     """The reads :func:`hidden_from` needs (one slot: the viewer's), to be
     batched with a caller's own."""
-    return [("ZMSCORE", keys.blocking(viewer), *uids), ("ZMSCORE", keys.blocked_by(viewer), *uids),
-            ("HMGET", keys.mute_terms(viewer), *uids)]
+    return [
+        ("ZMSCORE", keys.blocking(viewer), *uids),
+        ("ZMSCORE", keys.blocked_by(viewer), *uids),
+        ("HMGET", keys.mute_terms(viewer), *uids),
+    ]
 
 
-def hidden_from(uids: list[int], replies: list, *, muted: bool, notifications_only=False
-                ) -> set[int]:
+def hidden_from(
+    uids: list[int], replies: list, *, muted: bool, notifications_only=False
+) -> set[int]:
     """Among ``uids``, those blocked either way, and (``muted``) those muted
     now (``notifications_only``: muted with notifications), from the
     replies to :func:`hidden_commands`."""
@@ -238,18 +254,26 @@ async def shown_accounts(store: Store, viewer: int | None, users: list[User]) ->
     return [u for u in users if u.id not in hidden]
 
 
-async def pair_state(store: Store, a: int, b: int
-                     ) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
+async def pair_state(store: Store, a: int, b: int) -> tuple[tuple[bool, bool], tuple[bool, bool]]:
     """How ``a`` and ``b`` stand now, each way: (a follows b, b follows a),
     (b is hidden from a, a is hidden from b) (:func:`hidden_from`, mutes
     included). One round trip; each side's reads are in its own slot."""
     replies = await store.batch(
-        [("ZSCORE", keys.following(a), b), *hidden_commands(a, [b]),
-         ("ZSCORE", keys.following(b), a), *hidden_commands(b, [a])])
+        [
+            ("ZSCORE", keys.following(a), b),
+            *hidden_commands(a, [b]),
+            ("ZSCORE", keys.following(b), a),
+            *hidden_commands(b, [a]),
+        ]
+    )
     a_side, b_side = replies[:4], replies[4:]
-    return ((a_side[0] is not None, b_side[0] is not None),
-            (bool(hidden_from([b], a_side[1:], muted=True)),
-             bool(hidden_from([a], b_side[1:], muted=True))))
+    return (
+        (a_side[0] is not None, b_side[0] is not None),
+        (
+            bool(hidden_from([b], a_side[1:], muted=True)),
+            bool(hidden_from([a], b_side[1:], muted=True)),
+        ),
+    )
 
 
 async def announce(store: Store, a: int, b: int) -> str:
@@ -267,16 +291,21 @@ async def announce_follow(store: Store, a: int, b: int, follows: bool) -> str:
     """Tell the open streams that ``a`` now follows ``b`` (or no longer
     does), without a read: the rest of how they stand is left as it was (a
     follow or unfollow changes no block or mute, nor whether b follows a)."""
-    return await events.publish(store, events.RelationEvent(
-        (a, b), (follows, None), (None, None)).to_json())
+    return await events.publish(
+        store, events.RelationEvent((a, b), (follows, None), (None, None)).to_json()
+    )
 
 
 async def hidden_ids(store: Store, viewer: int) -> frozenset[int]:
     """Every account the viewer blocks, is blocked by, or mutes now (an open
     stream's filter; bounded by BLOCKS_MAX and MUTES_MAX)."""
-    blk, blkby, terms = await store.batch([
-        ("ZRANGE", keys.blocking(viewer), 0, -1), ("ZRANGE", keys.blocked_by(viewer), 0, -1),
-        ("HGETALL", keys.mute_terms(viewer))])
+    blk, blkby, terms = await store.batch(
+        [
+            ("ZRANGE", keys.blocking(viewer), 0, -1),
+            ("ZRANGE", keys.blocked_by(viewer), 0, -1),
+            ("HGETALL", keys.mute_terms(viewer)),
+        ]
+    )
     now = now_ms()
     if isinstance(terms, list):  # RESP2 flat list
         terms = dict(zip(terms[0::2], terms[1::2]))
@@ -287,8 +316,9 @@ async def hidden_ids(store: Store, viewer: int) -> frozenset[int]:
 async def _page(store: Store, key: str, max_id, limit) -> list[tuple[int, int]]:
     limit = validate.page_limit(limit)
     top = f"({int(max_id)}" if max_id else "+inf"
-    rows, = await store.batch([("ZRANGE", key, top, "-inf", "BYSCORE", "REV", "LIMIT", 0, limit,
-                                "WITHSCORES")])
+    (rows,) = await store.batch(
+        [("ZRANGE", key, top, "-inf", "BYSCORE", "REV", "LIMIT", 0, limit, "WITHSCORES")]
+    )
     if rows and not isinstance(rows[0], (list, tuple)):
         rows = list(zip(rows[0::2], rows[1::2]))
     return [(int(m), int(float(s))) for m, s in rows]

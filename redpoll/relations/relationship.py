@@ -2,22 +2,24 @@
 Relationship: follows, follow requests, the follow's options, blocks and
 mutes, endorsement and private note), and following with the follow's
 options."""
+
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
 
-from . import domain_blocks, endorsements, follow_requests, follows, notes, relations
-from ..notifications import notifications
 from ..bus.jobs import JobQueue
-from ..storage.store import Store
+from ..notifications import notifications
 from ..records.users import get_users
+from ..storage.store import Store
+from . import domain_blocks, endorsements, follow_requests, follows, notes, relations
 
 
 @dataclass(frozen=True, slots=True)
 class Relationship:
     """How ``uid`` stands to ``target``; ``showing_reblogs`` and
     ``notifying`` are the options of a follow (False without one)."""
+
     target: int
     following: bool
     followed_by: bool
@@ -34,24 +36,52 @@ class Relationship:
     domain_blocking: bool = False
 
 
-async def relationship(store: Store, uid: int, target: int,
-                       login: str | None = None) -> Relationship:
+async def relationship(
+    store: Store, uid: int, target: int, login: str | None = None
+) -> Relationship:
     """``uid``'s relationship to ``target`` (its reads sent together;
     ``login``: the target's, if the caller read it)."""
-    (following, followed_by, reblogs, notify, rel, (requested, requested_by), endorsed,
-     note, blocked, found) = await asyncio.gather(
-        follows.is_following(store, uid, target), follows.is_following(store, target, uid),
-        follows.shows_reblogs(store, uid, target), notifications.notifies(store, uid, target),
-        relations.relation(store, uid, target), follow_requests.state(store, uid, target),
-        endorsements.is_endorsed(store, uid, target), notes.note(store, uid, target),
+    (
+        following,
+        followed_by,
+        reblogs,
+        notify,
+        rel,
+        (requested, requested_by),
+        endorsed,
+        note,
+        blocked,
+        found,
+    ) = await asyncio.gather(
+        follows.is_following(store, uid, target),
+        follows.is_following(store, target, uid),
+        follows.shows_reblogs(store, uid, target),
+        notifications.notifies(store, uid, target),
+        relations.relation(store, uid, target),
+        follow_requests.state(store, uid, target),
+        endorsements.is_endorsed(store, uid, target),
+        notes.note(store, uid, target),
         domain_blocks.blocked(store, uid),
-        get_users(store, [target]) if login is None else _none())
-    return Relationship(target, following, followed_by, following and reblogs,
-                        following and notify, rel.blocking, rel.blocked_by, rel.mute is not None,
-                        rel.mute is not None and rel.mute.notifications, requested, requested_by,
-                        following and endorsed, note,
-                        domain_blocks.blocked_in(blocked, login if login is not None
-                                                 else found[0].login if found else ""))
+        get_users(store, [target]) if login is None else _none(),
+    )
+    return Relationship(
+        target,
+        following,
+        followed_by,
+        following and reblogs,
+        following and notify,
+        rel.blocking,
+        rel.blocked_by,
+        rel.mute is not None,
+        rel.mute is not None and rel.mute.notifications,
+        requested,
+        requested_by,
+        following and endorsed,
+        note,
+        domain_blocks.blocked_in(
+            blocked, login if login is not None else found[0].login if found else ""
+        ),
+    )
 
 
 async def relationships(store: Store, uid: int, targets: list[int]) -> list[Relationship]:
@@ -64,8 +94,14 @@ async def _none() -> None:
     return None
 
 
-async def follow(store: Store, queue: JobQueue, uid: int, target: int,
-                 reblogs: bool | None = None, notify: bool | None = None) -> Relationship:
+async def follow(
+    store: Store,
+    queue: JobQueue,
+    uid: int,
+    target: int,
+    reblogs: bool | None = None,
+    notify: bool | None = None,
+) -> Relationship:
     """``uid`` follows ``target`` (redpoll.relations.follows.follow) with the follow's
     options: ``reblogs`` (show their boosts in the home) and ``notify``
     (notify of their statuses); None leaves an option as it was when

@@ -34,21 +34,24 @@ follow atomically with itself, so it either sees the follow gone (refused)
 or comes before the removal of the follow, and then :func:`unlist`, which
 reads the lists after that removal, finds the member.
 """
+
 from __future__ import annotations
 
-from . import edges, endorsements
 from ..bus import events, jobs
 from ..bus.jobs import RefillJob
 from ..core import keys
 from ..core.errors import NotFound
 from ..storage.store import Store
+from . import edges, endorsements
 
 
 def _follow_reads(owner: int, others: list[int]) -> list[tuple]:
     """The commands reading whether ``owner`` follows, or has asked to
     follow, each of ``others`` (for :func:`_refused`), in the owner's slot."""
-    return [("ZMSCORE", keys.following(owner), *others),
-            ("ZMSCORE", keys.follow_requested(owner), *others)]
+    return [
+        ("ZMSCORE", keys.following(owner), *others),
+        ("ZMSCORE", keys.follow_requested(owner), *others),
+    ]
 
 
 def _refused(others: list[int], follows: list, asked: list) -> list[int]:
@@ -72,15 +75,17 @@ async def _listing(store: Store, owner: int, member: int) -> tuple[bool, list[in
     is it; ``owner``'s lists that hold ``member`` on either side)."""
     if owner == member:
         return True, []
-    raw, follows, asked = await store.batch([("HKEYS", keys.lists(owner)),
-                                             *_follow_reads(owner, [member])])
+    raw, follows, asked = await store.batch(
+        [("HKEYS", keys.lists(owner)), *_follow_reads(owner, [member])]
+    )
     allowed = not _refused([member], follows, asked)
     lids = sorted(int(x) for x in raw or ())
     if not lids:
         return allowed, []
     replies = await store.batch(
         [("ZSCORE", keys.list_members(owner, lid), member) for lid in lids]
-        + [("ZMSCORE", keys.listed_in(member), *[keys.listed_member(owner, lid) for lid in lids])])
+        + [("ZMSCORE", keys.listed_in(member), *[keys.listed_member(owner, lid) for lid in lids])]
+    )
     here, there = replies[:-1], replies[-1]
     held = [lid for lid, a, b in zip(lids, here, there) if a is not None or b is not None]
     return allowed, held

@@ -25,15 +25,16 @@ Delivery writes to follower timelines by the home rule
 (no direct status; a private one in a list only where the owner follows
 its author); reads check anyway (defence in depth, and follows change).
 """
+
 from __future__ import annotations
 
-from typing import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ..core import keys
-from . import domain_blocks, relations
 from ..core.errors import StatusNotFound
 from ..core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED, Status, User  # noqa: F401 - DIRECT handed on
 from ..core.models import VISIBILITIES as ALL  # noqa: F401 - the names, handed on
+from . import domain_blocks, relations
 
 #: seen by anyone who can see the author at all (can_see's first answer)
 OPEN = frozenset((PUBLIC, UNLISTED))
@@ -49,8 +50,13 @@ def mentioned_ids(mentions: str) -> frozenset[int]:
     return frozenset(int(item.partition(":")[0]) for item in mentions.split() if item)
 
 
-def can_see(viewer: int | None, author: int, visibility: str, mentioned: frozenset[int],
-            follows_author: bool) -> bool:
+def can_see(
+    viewer: int | None,
+    author: int,
+    visibility: str,
+    mentioned: frozenset[int],
+    follows_author: bool,
+) -> bool:
     """The decision itself (pure). ``follows_author``: the viewer follows the
     author now (only read for ``private``)."""
     if visibility in OPEN:
@@ -76,14 +82,22 @@ def can_boost(booster: int, status: Status) -> bool:
 
 def _undecided(viewer: int | None, status: Status) -> bool:
     """Whether the decision needs to know if the viewer follows the author."""
-    return (viewer is not None and status.extra.get("visibility") == PRIVATE
-            and viewer != status.user_id
-            and viewer not in mentioned_ids(status.extra.get("mentions", "")))
+    return (
+        viewer is not None
+        and status.extra.get("visibility") == PRIVATE
+        and viewer != status.user_id
+        and viewer not in mentioned_ids(status.extra.get("mentions", ""))
+    )
 
 
-def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
-          authors: Mapping[int, User] | None = None, followed: frozenset[int] = frozenset()
-          ) -> tuple[list[tuple], Callable[[list], list[Status]]]:
+def check(
+    viewer: int | None,
+    statuses: list[Status],
+    *,
+    muted: bool = False,
+    authors: Mapping[int, User] | None = None,
+    followed: frozenset[int] = frozenset(),
+) -> tuple[list[tuple], Callable[[list], list[Status]]]:
     """The reads the decision needs for ``statuses`` and what to do with
     their replies: ``(commands, decide)``; ``decide(replies)`` gives the
     statuses the viewer may see, in order. For callers that batch these
@@ -111,10 +125,15 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
         return suspended_known | {a for a, flag in zip(unknown, replies) if flag}
 
     if viewer is None:
+
         def decide_anonymous(replies: list) -> list[Status]:
             hidden = suspended(replies)
-            return [s for s in statuses if s.user_id not in hidden
-                    and can_see(None, s.user_id, of(s), frozenset(), False)]
+            return [
+                s
+                for s in statuses
+                if s.user_id not in hidden and can_see(None, s.user_id, of(s), frozenset(), False)
+            ]
+
         return commands, decide_anonymous
     ask = list(dict.fromkeys(s.user_id for s in statuses if _undecided(viewer, s)))
     others = [a for a in everyone if a != viewer]
@@ -128,11 +147,10 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
 
     def decide(replies: list) -> list[Status]:
         hidden = suspended(replies)
-        replies = replies[len(unknown):]
+        replies = replies[len(unknown) :]
         follows = {a for a, score in zip(ask, replies) if score is not None} | followed
         if others:
-            hidden |= relations.hidden_from(others, replies[len(ask):len(ask) + 3],
-                                            muted=muted)
+            hidden |= relations.hidden_from(others, replies[len(ask) : len(ask) + 3], muted=muted)
         blocked = domain_blocks.parse(replies[-1]) if domains_asked else frozenset()
         out = []
         for s in statuses:
@@ -140,16 +158,27 @@ def check(viewer: int | None, statuses: list[Status], *, muted: bool = False,
                 continue
             vis = s.extra.get("visibility", PUBLIC)
             # most statuses are public: the rule needs no mentions for those
-            if vis in OPEN or can_see(viewer, s.user_id, vis,
-                                      mentioned_ids(s.extra.get("mentions", "")),
-                                      s.user_id in follows):
+            if vis in OPEN or can_see(
+                viewer,
+                s.user_id,
+                vis,
+                mentioned_ids(s.extra.get("mentions", "")),
+                s.user_id in follows,
+            ):
                 out.append(s)
         return out
+
     return commands, decide
 
 
-async def visible(store, viewer: int | None, statuses: Iterable[Status], *,
-                  muted: bool = False, followed: frozenset[int] = frozenset()) -> list[Status]:
+async def visible(
+    store,
+    viewer: int | None,
+    statuses: Iterable[Status],
+    *,
+    muted: bool = False,
+    followed: frozenset[int] = frozenset(),
+) -> list[Status]:
     """``statuses`` the viewer may see, in order (:func:`check`'s rule), in
     one round trip."""
     commands, decide = check(viewer, list(statuses), muted=muted, followed=followed)

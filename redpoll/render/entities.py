@@ -5,27 +5,28 @@ Ids are strings, times ISO 8601 in UTC, text HTML-escaped into paragraphs
 Features redpoll does not have are rendered as Mastodon renders their
 absence (empty lists, null, false, zero).
 """
+
 from __future__ import annotations
 
 import functools
 import html
 import re
 import time
-
-import orjson
 from urllib.parse import quote
 
-from ..core.markup import html_text
-from ..core.version import __version__
+import orjson
+
 from ..conversations import conversation
-from ..core import limits
 from ..conversations.conversation import Conversation
-from ..records.state import NONE, PollState, StatusState
-from ..polls.polls import Poll
-from ..lists.lists import UserList
+from ..core import limits
+from ..core.markup import html_text
 from ..core.models import Status, User
-from ..notifications.notifications import Notification
+from ..core.version import __version__
+from ..lists.lists import UserList
 from ..media import entity as media_entity
+from ..notifications.notifications import Notification
+from ..polls.polls import Poll
+from ..records.state import NONE, PollState, StatusState
 
 MASTODON_VERSION = "4.3.0"
 VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"
@@ -37,8 +38,6 @@ def iso(ms: int) -> str:
 
 def day(ms: int) -> str:
     return time.strftime("%Y-%m-%dT00:00:00.000Z", time.gmtime(ms // 1000))
-
-
 
 
 _URL = re.compile(r"https?://[^\s<>\"'`\\]+", re.IGNORECASE)
@@ -67,12 +66,14 @@ def _link_url(url: str) -> str:
     e = functools.partial(html.escape, quote=True)
     found = _URL_PREFIX.match(url)
     prefix = found.group(1) if found else ""
-    rest = url[len(prefix):]
+    rest = url[len(prefix) :]
     cutoff = "ellipsis" if len(rest) > URL_SHOWN_CHARS else ""
-    return (f'<a href="{e(url)}" target="_blank" rel="{_REL}">'
-            f'<span class="invisible">{e(prefix)}</span>'
-            f'<span class="{cutoff}">{e(rest[:URL_SHOWN_CHARS])}</span>'
-            f'<span class="invisible">{e(rest[URL_SHOWN_CHARS:])}</span></a>')
+    return (
+        f'<a href="{e(url)}" target="_blank" rel="{_REL}">'
+        f'<span class="invisible">{e(prefix)}</span>'
+        f'<span class="{cutoff}">{e(rest[:URL_SHOWN_CHARS])}</span>'
+        f'<span class="invisible">{e(rest[URL_SHOWN_CHARS:])}</span></a>'
+    )
 
 
 def status_html(text: str, mentions, base: str) -> str:
@@ -98,15 +99,25 @@ def status_html(text: str, mentions, base: str) -> str:
     for m in conversation.MENTION.finditer(text):
         login = logins.get(m.group(1).lower())
         if login is not None and free(m.start(), m.end()):
-            found.append((m.start(), m.end(),
-                          f'<span class="h-card"><a href="{e(base)}/@{e(login)}" '
-                          f'class="u-url mention">@<span>{e(login)}</span></a></span>'))
+            found.append(
+                (
+                    m.start(),
+                    m.end(),
+                    f'<span class="h-card"><a href="{e(base)}/@{e(login)}" '
+                    f'class="u-url mention">@<span>{e(login)}</span></a></span>',
+                )
+            )
     for m in conversation.TAG.finditer(text):
         tag = m.group(1)
         if not tag.isdigit() and free(m.start(), m.end()):
-            found.append((m.start(), m.end(),
-                          f'<a href="{e(base)}/tags/{e(quote(tag, safe=""))}" '
-                          f'class="mention hashtag" rel="tag">#<span>{e(tag)}</span></a>'))
+            found.append(
+                (
+                    m.start(),
+                    m.end(),
+                    f'<a href="{e(base)}/tags/{e(quote(tag, safe=""))}" '
+                    f'class="mention hashtag" rel="tag">#<span>{e(tag)}</span></a>',
+                )
+            )
     out, at = [], 0
     for start, end, piece in sorted(found):
         out += [e(text[at:start]), piece]
@@ -149,8 +160,10 @@ def account(user: User, base: str) -> dict:
         "emojis": [],
         "roles": [ADMIN_ROLE] if user.role == "admin" else [],
         # as Mastodon: a field's name is plain text, its value HTML
-        "fields": [{"name": name, "value": html.escape(value),
-                    "verified_at": None} for name, value in user.fields],
+        "fields": [
+            {"name": name, "value": html.escape(value), "verified_at": None}
+            for name, value in user.fields
+        ],
     } | ({"moved": account(user.moved, base)} if user.moved is not None else {})
 
 
@@ -161,14 +174,34 @@ def suspended_account(user: User, base: str) -> dict:
     avatar = f"{base}/avatars/original/missing.png"
     header = f"{base}/headers/original/missing.png"
     return {
-        "id": str(user.id), "username": user.login.split("@", 1)[0], "acct": user.login,
-        "display_name": "", "locked": False, "bot": False, "discoverable": False,
-        "indexable": False, "group": False, "created_at": day(user.created_at), "note": "",
-        "url": user.url or f"{base}/@{user.login}", "uri": user.uri or f"{base}/users/{user.login}",
-        "avatar": avatar, "avatar_static": avatar, "header": header, "header_static": header,
-        "followers_count": 0, "following_count": 0, "statuses_count": 0,
-        "last_status_at": None, "hide_collections": False, "noindex": True, "emojis": [],
-        "roles": [], "fields": [], "suspended": True}
+        "id": str(user.id),
+        "username": user.login.split("@", 1)[0],
+        "acct": user.login,
+        "display_name": "",
+        "locked": False,
+        "bot": False,
+        "discoverable": False,
+        "indexable": False,
+        "group": False,
+        "created_at": day(user.created_at),
+        "note": "",
+        "url": user.url or f"{base}/@{user.login}",
+        "uri": user.uri or f"{base}/users/{user.login}",
+        "avatar": avatar,
+        "avatar_static": avatar,
+        "header": header,
+        "header_static": header,
+        "followers_count": 0,
+        "following_count": 0,
+        "statuses_count": 0,
+        "last_status_at": None,
+        "hide_collections": False,
+        "noindex": True,
+        "emojis": [],
+        "roles": [],
+        "fields": [],
+        "suspended": True,
+    }
 
 
 #: Mastodon 4's role of an admin (redpoll admin grant-admin), as accounts show it
@@ -178,18 +211,41 @@ ADMIN_ROLE = {"id": "3", "name": "Admin", "color": ""}
 def credential_account(user: User, base: str, follow_requests: int = 0) -> dict:
     """The account with its ``source``: the plain text as the user wrote it,
     and the posting defaults (what a post without those parameters gets)."""
-    return account(user, base) | {"source": {
-        "privacy": user.privacy, "sensitive": False, "language": None, "note": user.bio,
-        "fields": [{"name": name, "value": value, "verified_at": None}
-                   for name, value in user.fields],
-        "follow_requests_count": follow_requests}} | ({"role": ADMIN_ROLE | {
-            "permissions": "1", "highlighted": True}} if user.role == "admin" else {})
+    return (
+        account(user, base)
+        | {
+            "source": {
+                "privacy": user.privacy,
+                "sensitive": False,
+                "language": None,
+                "note": user.bio,
+                "fields": [
+                    {"name": name, "value": value, "verified_at": None}
+                    for name, value in user.fields
+                ],
+                "follow_requests_count": follow_requests,
+            }
+        }
+        | (
+            {"role": ADMIN_ROLE | {"permissions": "1", "highlighted": True}}
+            if user.role == "admin"
+            else {}
+        )
+    )
 
 
 def placeholder_user(status: Status) -> User:
     """For a status whose author record cannot be read: what the status knows."""
-    return User(id=status.user_id, login=status.login, display_name=status.login, bio="",
-                created_at=status.created_at, followers=0, following=0, posts=0)
+    return User(
+        id=status.user_id,
+        login=status.login,
+        display_name=status.login,
+        bio="",
+        created_at=status.created_at,
+        followers=0,
+        following=0,
+        posts=0,
+    )
 
 
 #: Status entity fields that change after the status is written: rendered
@@ -199,12 +255,20 @@ VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned", "fi
 
 
 def status_state(state: StatusState, viewer: bool) -> dict:
-    out = {"reblogs_count": state.reblogs, "favourites_count": state.favourites,
-           "replies_count": state.replies}
+    out = {
+        "reblogs_count": state.reblogs,
+        "favourites_count": state.favourites,
+        "replies_count": state.replies,
+    }
     if viewer:
-        out |= {"favourited": state.favourited, "reblogged": state.reblogged, "muted": False,
-                "bookmarked": state.bookmarked, "pinned": state.pinned,
-                "filtered": orjson.loads(state.filtered) if state.filtered else []}
+        out |= {
+            "favourited": state.favourited,
+            "reblogged": state.reblogged,
+            "muted": False,
+            "bookmarked": state.bookmarked,
+            "pinned": state.pinned,
+            "filtered": orjson.loads(state.filtered) if state.filtered else [],
+        }
     return out
 
 
@@ -214,19 +278,22 @@ def state_json(state: StatusState, viewer: bool) -> bytes:
     appending to a kept rendering cut before its closing brace. Kept by
     value: the same counts and flags always give the same bytes, and most
     statuses on a page share a few small combinations."""
-    tail = (f',"reblogs_count":{state.reblogs},"favourites_count":{state.favourites},'
-            f'"replies_count":{state.replies}')
+    tail = (
+        f',"reblogs_count":{state.reblogs},"favourites_count":{state.favourites},'
+        f'"replies_count":{state.replies}'
+    )
     if viewer:
-        tail += (f',"favourited":{"true" if state.favourited else "false"},'
-                 f'"reblogged":{"true" if state.reblogged else "false"},"muted":false,'
-                 f'"bookmarked":{"true" if state.bookmarked else "false"},'
-                 f'"pinned":{"true" if state.pinned else "false"}')
+        tail += (
+            f',"favourited":{"true" if state.favourited else "false"},'
+            f'"reblogged":{"true" if state.reblogged else "false"},"muted":false,'
+            f'"bookmarked":{"true" if state.bookmarked else "false"},'
+            f'"pinned":{"true" if state.pinned else "false"}'
+        )
         tail += ',"filtered":' + (state.filtered.decode() if state.filtered else "[]")
     return tail.encode() + b"}"
 
 
-def poll(sid: int, p: Poll, votes: PollState | None, viewer: bool,
-         now: int | None = None) -> dict:
+def poll(sid: int, p: Poll, votes: PollState | None, viewer: bool, now: int | None = None) -> dict:
     """Mastodon's Poll entity of the poll ``p`` of status ``sid`` with its
     ``votes`` (None: none read, zero); ``voted`` and ``own_votes`` only for
     a signed-in ``viewer`` (the author has voted, as Mastodon says, with no
@@ -236,12 +303,19 @@ def poll(sid: int, p: Poll, votes: PollState | None, viewer: bool,
     expired = p.expired(now)
     hidden = p.hide_totals and not expired and not votes.author
     counts = votes.counts + (0,) * (len(p.options) - len(votes.counts))
-    out = {"id": str(sid), "expires_at": iso(p.expires_at), "expired": expired,
-           "multiple": p.multiple, "votes_count": sum(counts[:len(p.options)]),
-           "voters_count": votes.voters,
-           "options": [{"title": title, "votes_count": None if hidden else counts[i]}
-                       for i, title in enumerate(p.options)],
-           "emojis": []}
+    out = {
+        "id": str(sid),
+        "expires_at": iso(p.expires_at),
+        "expired": expired,
+        "multiple": p.multiple,
+        "votes_count": sum(counts[: len(p.options)]),
+        "voters_count": votes.voters,
+        "options": [
+            {"title": title, "votes_count": None if hidden else counts[i]}
+            for i, title in enumerate(p.options)
+        ],
+        "emojis": [],
+    }
     if viewer:
         out["voted"] = votes.author or votes.own is not None
         out["own_votes"] = list(votes.own or ())
@@ -259,8 +333,15 @@ def poll_json(s: Status, state: StatusState, viewer: bool) -> bytes:
     return b',"poll":' + orjson.dumps(poll(s.id, p, state.poll, viewer))
 
 
-def status(s: Status, author: dict, base: str, *, viewer: bool = False,
-           with_source: bool = False, state: StatusState | None = NONE) -> dict:
+def status(
+    s: Status,
+    author: dict,
+    base: str,
+    *,
+    viewer: bool = False,
+    with_source: bool = False,
+    state: StatusState | None = NONE,
+) -> dict:
     """The Status entity; ``state=None`` leaves out the fields that change
     after posting (STATE_FIELDS, VIEWER_FIELDS, and a poll: ``poll_json``),
     for a kept rendering."""
@@ -280,13 +361,16 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
         "spoiler_text": extra.get("spoiler_text", ""),
         "media_attachments": media_entity.attachments(extra.get("media"), base),
         "application": None,
-        "mentions": [{"id": str(uid), "username": login, "acct": login,
-                      "url": f"{base}/@{login}"} for uid, login in conv.mentions],
+        "mentions": [
+            {"id": str(uid), "username": login, "acct": login, "url": f"{base}/@{login}"}
+            for uid, login in conv.mentions
+        ],
         "tags": [{"name": t, "url": f"{base}/tags/{t}"} for t in conv.tags],
         "emojis": [],
         "in_reply_to_id": str(conv.in_reply_to_id) if conv.in_reply_to_id else None,
-        "in_reply_to_account_id": (str(conv.in_reply_to_account_id)
-                                   if conv.in_reply_to_id else None),
+        "in_reply_to_account_id": (
+            str(conv.in_reply_to_account_id) if conv.in_reply_to_id else None
+        ),
         "reblog": None,
         "poll": None,
         "card": None,
@@ -309,39 +393,66 @@ def status(s: Status, author: dict, base: str, *, viewer: bool = False,
 def status_edit(version: dict, author: dict, base: str) -> dict:
     """Mastodon's StatusEdit entity: one version of a status's history
     (redpoll.posting.editing.history), ``author`` its author's entity."""
-    mentions = Conversation.of(Status(id=0, text="", created_at=0, user_id=0, login="",
-                                      extra={"mentions": version.get("mentions", "")})).mentions
+    mentions = Conversation.of(
+        Status(
+            id=0,
+            text="",
+            created_at=0,
+            user_id=0,
+            login="",
+            extra={"mentions": version.get("mentions", "")},
+        )
+    ).mentions
     text = version.get("text", "")
-    return {"content": status_html(text, mentions, base) if text else "",
-            "spoiler_text": version.get("spoiler_text", ""),
-            "sensitive": bool(version.get("sensitive")),
-            "created_at": iso(int(version.get("at", 0))),
-            "account": author,
-            # (as Mastodon's StatusEdit: the options' titles of the poll it had)
-            "poll": ({"options": [{"title": t} for t in version["poll"]]}
-                     if version.get("poll") else None),
-            "media_attachments": media_entity.attachments(version.get("media") or None, base),
-            "emojis": []}
+    return {
+        "content": status_html(text, mentions, base) if text else "",
+        "spoiler_text": version.get("spoiler_text", ""),
+        "sensitive": bool(version.get("sensitive")),
+        "created_at": iso(int(version.get("at", 0))),
+        "account": author,
+        # (as Mastodon's StatusEdit: the options' titles of the poll it had)
+        "poll": (
+            {"options": [{"title": t} for t in version["poll"]]} if version.get("poll") else None
+        ),
+        "media_attachments": media_entity.attachments(version.get("media") or None, base),
+        "emojis": [],
+    }
 
 
 def relationship(target: int, following: bool, followed_by: bool) -> dict:
-    return {"id": str(target), "following": following, "showing_reblogs": following,
-            "notifying": False, "languages": None, "followed_by": followed_by,
-            "blocking": False, "blocked_by": False, "muting": False,
-            "muting_notifications": False, "requested": False, "requested_by": False,
-            "domain_blocking": False, "endorsed": False, "note": ""}
+    return {
+        "id": str(target),
+        "following": following,
+        "showing_reblogs": following,
+        "notifying": False,
+        "languages": None,
+        "followed_by": followed_by,
+        "blocking": False,
+        "blocked_by": False,
+        "muting": False,
+        "muting_notifications": False,
+        "requested": False,
+        "requested_by": False,
+        "domain_blocking": False,
+        "endorsed": False,
+        "note": "",
+    }
 
 
 def user_list(item: UserList) -> dict:
-    return {"id": str(item.id), "title": item.title, "replies_policy": "list",
-            "exclusive": False}
+    return {"id": str(item.id), "title": item.title, "replies_policy": "list", "exclusive": False}
 
 
 def notification(note: Notification, account: dict, status: dict | None) -> dict:
     """The Notification entity: ``account`` its actor's entity, ``status``
     the entity of the status it is about (None: none shown)."""
-    out = {"id": str(note.id), "type": note.type, "group_key": note.group_key,
-           "created_at": iso(note.created_at), "account": account}
+    out = {
+        "id": str(note.id),
+        "type": note.type,
+        "group_key": note.group_key,
+        "created_at": iso(note.created_at),
+        "account": account,
+    }
     if status is not None:
         out["status"] = status
     return out
@@ -350,13 +461,25 @@ def notification(note: Notification, account: dict, status: dict | None) -> dict
 def notification_json(note: Notification, account: bytes, status: bytes | None) -> bytes:
     """:func:`notification` as JSON bytes, from the JSON of its account's
     and its status's entities (kept renderings)."""
-    head = orjson.dumps({"id": str(note.id), "type": note.type, "group_key": note.group_key,
-                         "created_at": iso(note.created_at)})[:-1]
-    return head + b',"account":' + account + (
-        b',"status":' + status + b"}" if status is not None else b"}")
+    head = orjson.dumps(
+        {
+            "id": str(note.id),
+            "type": note.type,
+            "group_key": note.group_key,
+            "created_at": iso(note.created_at),
+        }
+    )[:-1]
+    return (
+        head
+        + b',"account":'
+        + account
+        + (b',"status":' + status + b"}" if status is not None else b"}")
+    )
 
 
-def direct_conversation(cid: int, unread: bool, accounts: list[dict], last_status: dict | None) -> dict:
+def direct_conversation(
+    cid: int, unread: bool, accounts: list[dict], last_status: dict | None
+) -> dict:
     """The Conversation entity of a direct conversation: ``accounts`` the
     other participants' entities, ``last_status`` its last status's entity
     (None when the viewer may not see it)."""

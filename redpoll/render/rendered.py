@@ -12,20 +12,24 @@ author records it was made from equal the ones the request just read, so
 nothing served is staler than the records the request itself read (and a
 wiped database that hands out the same status id again is no trap).
 """
+
 from __future__ import annotations
 
 import orjson
 
 from ..core import limits
 from ..core.memo import Bounded
-from ..records.state import NONE, StatusState
 from ..core.models import Status, User
+from ..records.state import NONE, StatusState
 from . import entities
 
 
 class RenderedStatuses:
-    def __init__(self, limit: int = limits.API_RENDERED_STATUSES,
-                 accounts: int = limits.API_RENDERED_ACCOUNTS):
+    def __init__(
+        self,
+        limit: int = limits.API_RENDERED_STATUSES,
+        accounts: int = limits.API_RENDERED_ACCOUNTS,
+    ):
         self._kept: Bounded[tuple[Status, User, bytes]] = Bounded(limit)
         self._accounts: Bounded[tuple[User, bytes]] = Bounded(accounts)
 
@@ -52,8 +56,11 @@ class RenderedStatuses:
         kept = self._kept.get(key)
         # unchanged records are most often the very same objects (the engine
         # keeps decoded ones), which makes the check two comparisons
-        if kept is not None and (kept[0] is status or kept[0] == status) and (
-                kept[1] is author or kept[1] == author):
+        if (
+            kept is not None
+            and (kept[0] is status or kept[0] == status)
+            and (kept[1] is author or kept[1] == author)
+        ):
             if kept[0] is not status or kept[1] is not author:
                 # equal records decoded anew (two requests that missed the
                 # record memo together, or a read that bypasses it): keep
@@ -64,29 +71,50 @@ class RenderedStatuses:
             return kept[2]
         # copied: orjson's bytes keep its whole output buffer (~16 KB here)
         # behind a 1.3 KB entity, 165 MB against 28 MB for 20,000 kept
-        body = bytes(memoryview(orjson.dumps(
-            entities.status(status, entities.account(author, base), base, state=None))))[:-1]
+        body = bytes(
+            memoryview(
+                orjson.dumps(
+                    entities.status(status, entities.account(author, base), base, state=None)
+                )
+            )
+        )[:-1]
         self._kept.put(key, (status, author, body))
         return body
 
-    def json(self, status: Status, author: User, base: str, viewer: bool,
-             state: StatusState = NONE) -> bytes:
+    def json(
+        self, status: Status, author: User, base: str, viewer: bool, state: StatusState = NONE
+    ) -> bytes:
         """The status entity as JSON bytes, as ``entities.status`` renders it."""
         head = self.head(status, author, base)
         if "poll" in status.extra:  # votes and the clock: rendered per request
-            return head + entities.poll_json(status, state, viewer) + entities.state_json(
-                state._replace(poll=None), viewer)
+            return (
+                head
+                + entities.poll_json(status, state, viewer)
+                + entities.state_json(state._replace(poll=None), viewer)
+            )
         return head + entities.state_json(state, viewer)
 
-    def array(self, statuses: list[Status], authors: dict[int, User], base: str,
-              viewer: bool, states: list[StatusState] | None = None,
-              whole: dict[int, bytes] | None = None) -> bytes:
+    def array(
+        self,
+        statuses: list[Status],
+        authors: dict[int, User],
+        base: str,
+        viewer: bool,
+        states: list[StatusState] | None = None,
+        whole: dict[int, bytes] | None = None,
+    ) -> bytes:
         """A JSON array of status entities (:meth:`parts`)."""
         return b"[" + b",".join(self.parts(statuses, authors, base, viewer, states, whole)) + b"]"
 
-    def parts(self, statuses: list[Status], authors: dict[int, User], base: str,
-              viewer: bool, states: list[StatusState] | None = None,
-              whole: dict[int, bytes] | None = None) -> list[bytes]:
+    def parts(
+        self,
+        statuses: list[Status],
+        authors: dict[int, User],
+        base: str,
+        viewer: bool,
+        states: list[StatusState] | None = None,
+        whole: dict[int, bytes] | None = None,
+    ) -> list[bytes]:
         """The JSON entity of each status, in order; ``authors`` by id (a
         status whose author record is gone is shown with what the status
         itself knows); ``states`` in the order of ``statuses`` (none: zero
@@ -106,8 +134,11 @@ class RenderedStatuses:
                 head = self.head(status, author, base)
             state = states[i] if states else NONE
             if "poll" in status.extra:  # votes and the clock: rendered per request
-                parts.append(head + entities.poll_json(status, state, viewer)
-                             + state_json(state._replace(poll=None), viewer))
+                parts.append(
+                    head
+                    + entities.poll_json(status, state, viewer)
+                    + state_json(state._replace(poll=None), viewer)
+                )
             else:
                 parts.append(head + state_json(state, viewer))
         return parts

@@ -7,6 +7,7 @@ its jobs go to (``{<shard>}``, the shard of ``ScheduledStatusJob``'s subject
 set (keys.due_jobs) are written, moved and removed by one script in one
 slot, on a cluster too.
 """
+
 from __future__ import annotations
 
 from ..bus.jobs import ScheduledStatusJob

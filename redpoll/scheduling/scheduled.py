@@ -24,12 +24,13 @@ Where each write is atomic:
   finds the status posted under the key (or, after the removal, no record):
   posted exactly once.
 """
+
 from __future__ import annotations
 
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from ..bus.jobs import JobQueue, ScheduledStatusJob
 from ..core import limits, validate
@@ -59,10 +60,10 @@ class ScheduleRefused(ValidationError):
 class Scheduled:
     id: int
     uid: int
-    at: int            # when it is to be posted (ms)
-    params: dict       # as Mastodon shows them (ScheduledStatus.params)
-    extra: dict        # the status's extras as the engine posts them
-    media: str         # the held uploads' snapshot (the media extra), '' for none
+    at: int  # when it is to be posted (ms)
+    params: dict  # as Mastodon shows them (ScheduledStatus.params)
+    extra: dict  # the status's extras as the engine posts them
+    media: str  # the held uploads' snapshot (the media extra), '' for none
 
     @property
     def media_ids(self) -> list[int]:
@@ -88,7 +89,7 @@ def parse_time(value) -> int:
     except ValueError:
         raise ValidationError("scheduled_at", "must be an ISO 8601 date-time") from None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
+        when = when.replace(tzinfo=UTC)
     return int(when.timestamp() * 1000)
 
 
@@ -103,12 +104,21 @@ def _day(at: int) -> tuple[int, int]:
 
 
 def _keys(uid: int) -> list[str]:
-    return [keys.index(uid), keys.times(uid), keys.records(uid), keys.jobs(uid),
-            keys.due_set(uid)]
+    return [keys.index(uid), keys.times(uid), keys.records(uid), keys.jobs(uid), keys.due_set(uid)]
 
 
-async def schedule(store: Store, queue: JobQueue, uid, at: int, text, extra=None,
-                   in_reply_to=None, media=(), poll=None, idempotency_key=None) -> Scheduled:
+async def schedule(
+    store: Store,
+    queue: JobQueue,
+    uid,
+    at: int,
+    text,
+    extra=None,
+    in_reply_to=None,
+    media=(),
+    poll=None,
+    idempotency_key=None,
+) -> Scheduled:
     """Schedule a status of ``uid`` for ``at`` (ms; at least
     limits.SCHEDULED_MIN_LEAD_S ahead), posting ``text`` with ``extra``
     (the engine's extras), replying to ``in_reply_to``, attaching ``media``
@@ -123,14 +133,20 @@ async def schedule(store: Store, queue: JobQueue, uid, at: int, text, extra=None
     user = await users.get_user(store, uid)
     sid = await store.incr(keys.SEQ)
     snapshot = await uploads.for_post(store, uid, media, str(sid)) if media else ""
-    params = {"text": text, "visibility": extra.get("visibility", user.privacy or "public"),
-              "spoiler_text": extra.get("spoiler_text") or None,
-              "sensitive": extra.get("sensitive") == "true",
-              "in_reply_to_id": str(in_reply_to) if in_reply_to is not None else None,
-              "media_ids": [str(m) for m in media] or None,
-              "language": extra.get("language"), "poll": poll,
-              "idempotency": idempotency_key, "application_id": None,
-              "with_rate_limit": False, "scheduled_at": None}
+    params = {
+        "text": text,
+        "visibility": extra.get("visibility", user.privacy or "public"),
+        "spoiler_text": extra.get("spoiler_text") or None,
+        "sensitive": extra.get("sensitive") == "true",
+        "in_reply_to_id": str(in_reply_to) if in_reply_to is not None else None,
+        "media_ids": [str(m) for m in media] or None,
+        "language": extra.get("language"),
+        "poll": poll,
+        "idempotency": idempotency_key,
+        "application_id": None,
+        "with_rate_limit": False,
+        "scheduled_at": None,
+    }
     record = Scheduled(sid, uid, at, params, extra, snapshot)
     job = record.job()
     if media:
@@ -141,26 +157,40 @@ async def schedule(store: Store, queue: JobQueue, uid, at: int, text, extra=None
             await queue.cancel_at(job)
             raise
     day = _day(at)
-    answer = await store.run("sched_create", _keys(uid),
-                             [sid, at, _encode(record), job.to_json(),
-                              limits.SCHEDULED_STATUSES_MAX, limits.SCHEDULED_STATUSES_PER_DAY,
-                              *day])
+    answer = await store.run(
+        "sched_create",
+        _keys(uid),
+        [
+            sid,
+            at,
+            _encode(record),
+            job.to_json(),
+            limits.SCHEDULED_STATUSES_MAX,
+            limits.SCHEDULED_STATUSES_PER_DAY,
+            *day,
+        ],
+    )
     answer = answer.decode() if isinstance(answer, bytes) else answer
     if answer != "ok":
         if media:
             await uploads.release(store, uid, media, sid)
             await queue.cancel_at(job)
         if answer == "total":
-            raise ScheduleRefused("You have exceeded the limit of "
-                                  f"{limits.SCHEDULED_STATUSES_MAX} scheduled posts")
-        raise ScheduleRefused("You have exceeded the limit of "
-                              f"{limits.SCHEDULED_STATUSES_PER_DAY} scheduled posts for today")
+            raise ScheduleRefused(
+                f"You have exceeded the limit of {limits.SCHEDULED_STATUSES_MAX} scheduled posts"
+            )
+        raise ScheduleRefused(
+            "You have exceeded the limit of "
+            f"{limits.SCHEDULED_STATUSES_PER_DAY} scheduled posts for today"
+        )
     return record
 
 
 def _encode(record: Scheduled) -> str:
-    return json.dumps({"params": record.params, "extra": record.extra, "media": record.media},
-                      separators=(",", ":"))
+    return json.dumps(
+        {"params": record.params, "extra": record.extra, "media": record.media},
+        separators=(",", ":"),
+    )
 
 
 def _decode(uid: int, sid: int, raw, at) -> Scheduled:
@@ -172,22 +202,25 @@ async def get(store: Store, uid, sid) -> Scheduled:
     """``uid``'s scheduled status ``sid``; NotScheduled if there is none
     (another's included: only the owner sees them)."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "id")
-    raw, at = await store.batch([("HGET", keys.records(uid), sid),
-                                 ("ZSCORE", keys.times(uid), sid)])
+    raw, at = await store.batch(
+        [("HGET", keys.records(uid), sid), ("ZSCORE", keys.times(uid), sid)]
+    )
     if raw is None or at is None:
         raise NotScheduled(f"scheduled status {sid} does not exist")
     return _decode(uid, sid, raw, at)
 
 
-async def page(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
-               limit=None) -> list[Scheduled]:
+async def page(
+    store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> list[Scheduled]:
     """A page of ``uid``'s scheduled statuses, newest id first, by Mastodon's
     cursors (``min_id``: the ones just after it)."""
     uid = validate.an_id(uid, "user_id")
     limit = validate.page_limit(limit)
     if min_id is not None:
-        rows = await store.zrangebyscore(keys.index(uid), f"({validate.an_id(min_id, 'min_id')}",
-                                         "+inf", start=0, num=limit)
+        rows = await store.zrangebyscore(
+            keys.index(uid), f"({validate.an_id(min_id, 'min_id')}", "+inf", start=0, num=limit
+        )
         rows = rows[::-1]
     else:
         high = f"({validate.an_id(max_id, 'max_id')}" if max_id is not None else "+inf"
@@ -196,10 +229,12 @@ async def page(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
     ids = [int(r) for r in rows]
     if not ids:
         return []
-    replies = await store.batch([("HGET", keys.records(uid), i) for i in ids]
-                                + [("ZSCORE", keys.times(uid), i) for i in ids])
+    replies = await store.batch(
+        [("HGET", keys.records(uid), i) for i in ids]
+        + [("ZSCORE", keys.times(uid), i) for i in ids]
+    )
     out = []
-    for i, raw, at in zip(ids, replies[:len(ids)], replies[len(ids):]):
+    for i, raw, at in zip(ids, replies[: len(ids)], replies[len(ids) :]):
         if raw is not None and at is not None:
             out.append(_decode(uid, i, raw, at))
     return out
@@ -210,16 +245,19 @@ async def reschedule(store: Store, uid, sid, at: int) -> Scheduled:
     scheduling), its job with it."""
     _check_time(at, now_ms())
     found = await get(store, uid, sid)
-    answer = await store.run("sched_move", _keys(found.uid),
-                             [found.id, at, limits.SCHEDULED_STATUSES_PER_DAY, *_day(at)])
+    answer = await store.run(
+        "sched_move", _keys(found.uid), [found.id, at, limits.SCHEDULED_STATUSES_PER_DAY, *_day(at)]
+    )
     answer = answer.decode() if isinstance(answer, bytes) else answer
     if answer == "missing":
         raise NotScheduled(f"scheduled status {sid} does not exist")
     if answer == "posting":
         raise ScheduleRefused("The scheduled post is being posted now")
     if answer == "daily":
-        raise ScheduleRefused("You have exceeded the limit of "
-                              f"{limits.SCHEDULED_STATUSES_PER_DAY} scheduled posts for today")
+        raise ScheduleRefused(
+            "You have exceeded the limit of "
+            f"{limits.SCHEDULED_STATUSES_PER_DAY} scheduled posts for today"
+        )
     return Scheduled(found.id, found.uid, at, found.params, found.extra, found.media)
 
 
@@ -233,8 +271,9 @@ async def cancel(store: Store, uid, sid) -> None:
     await uploads.release(store, found.uid, found.media_ids, found.id)
 
 
-async def publish(store: Store, queue: JobQueue, settings: Settings,
-                  job: ScheduledStatusJob) -> int | None:
+async def publish(
+    store: Store, queue: JobQueue, settings: Settings, job: ScheduledStatusJob
+) -> int | None:
     """The job's run: post the scheduled status (once: see the module) and
     remove it; the status's id, or None when nothing was posted (cancelled,
     its author gone or suspended, or what it attaches gone)."""
@@ -262,9 +301,17 @@ async def publish(store: Store, queue: JobQueue, settings: Settings,
         extra[uploads.HELD_FOR] = str(found.id)  # its held uploads may be attached
     sid = None
     try:
-        status = await idempotency.post_once(store, queue, settings, found.uid,
-                                             f"scheduled:{found.id}", found.params["text"],
-                                             extra, reply_to, found.media_ids)
+        status = await idempotency.post_once(
+            store,
+            queue,
+            settings,
+            found.uid,
+            f"scheduled:{found.id}",
+            found.params["text"],
+            extra,
+            reply_to,
+            found.media_ids,
+        )
         sid = status.id
     except StatusNotFound:
         pass  # posted by an earlier run, and deleted since by its author

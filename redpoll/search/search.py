@@ -16,21 +16,21 @@ read anyway, says whether it is.
 Nothing here contacts another host: ``@login@elsewhere`` finds nothing, at
 once, whatever ``resolve`` says.
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ..conversations import conversation
-from ..core import keys, limits, validate
-from ..records import statuses
-from ..records import users
 from ..accounts.account_index import account_terms, fold
+from ..conversations import conversation
+from ..conversations.tags import Tag, with_history
+from ..core import keys, limits, validate
 from ..core.errors import NotFound, ValidationError
 from ..core.models import Status, User
+from ..records import statuses, users
 from ..storage.store import Store
-from ..conversations.tags import Tag, with_history
 
 TYPES = ("accounts", "hashtags", "statuses")
 _WORD = re.compile(r"\w+")
@@ -42,6 +42,7 @@ _PROFILE_PATH = re.compile(r"/@([A-Za-z0-9_]+)(?:/([0-9]{1,16}))?/?")
 class Query:
     """What a search asks for; ``hosts`` are the names this server answers
     to (``@login@host`` and URLs on them are local)."""
+
     q: str
     viewer: int | None = None
     type: str | None = None  # one of TYPES, or None for all
@@ -80,7 +81,10 @@ async def search(store: Store, query: Query) -> Results:
     q = query.q.strip()
     if not q or query.offset + query.limit > limits.SEARCH_WINDOW:
         return Results()
-    wants = (lambda kind: query.type in (None, kind))
+
+    def wants(kind: str) -> bool:
+        return query.type in (None, kind)
+
     url = await _by_url(store, q, query)
     if url is not None:
         return url
@@ -100,8 +104,9 @@ async def _hashtags(store: Store, q: str, query: Query) -> list[Tag]:
     following = [None] * len(names)
     if query.viewer is not None:
         following = await store.zmscore(keys.followed_tags(query.viewer), names)
-    return await with_history(store, [Tag(name, score is not None, True)
-                                      for name, score in zip(names, following)])
+    return await with_history(
+        store, [Tag(name, score is not None, True) for name, score in zip(names, following)]
+    )
 
 
 async def _by_url(store: Store, q: str, query: Query) -> Results | None:
@@ -146,18 +151,30 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
     wanted = query.offset + query.limit
     scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
     entries = await store.execute_command(
-        "ZRANGE", keys.SEARCH_ACCOUNTS, b"[" + prefix.encode(), b"[" + prefix.encode() + b"\xff",
-        "BYLEX", "LIMIT", 0, scan)
-    uids = list(dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1])
-                                                       for e in entries]))
+        "ZRANGE",
+        keys.SEARCH_ACCOUNTS,
+        b"[" + prefix.encode(),
+        b"[" + prefix.encode() + b"\xff",
+        "BYLEX",
+        "LIMIT",
+        0,
+        scan,
+    )
+    uids = list(
+        dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1]) for e in entries])
+    )
     found: list[User] = []
     # read the records a page needs, more only if some entries were stale or
     # not followed: the index may lag a rename (see the module), so each
     # hit is checked against the record as it is now
     while uids and len(found) < wanted:
-        chunk, uids = uids[:wanted - len(found)], uids[wanted - len(found):]
-        fresh = [u for u in await users.get_users(store, chunk) if not u.suspended
-                 and any(t.startswith(prefix) for t in account_terms(u.login, u.display_name))]
+        chunk, uids = uids[: wanted - len(found)], uids[wanted - len(found) :]
+        fresh = [
+            u
+            for u in await users.get_users(store, chunk)
+            if not u.suspended
+            and any(t.startswith(prefix) for t in account_terms(u.login, u.display_name))
+        ]
         found.extend(await _only_followed(store, fresh, query))
     return _page(found, query)
 
@@ -172,7 +189,7 @@ async def _only_followed(store: Store, found: list[User], query: Query) -> list[
 
 
 def _page(items: list, query: Query) -> list:
-    return items[query.offset:query.offset + query.limit]
+    return items[query.offset : query.offset + query.limit]
 
 
 def words(text: str) -> set[str]:
@@ -193,17 +210,23 @@ async def _statuses(store: Store, q: str, query: Query) -> list[Status]:
     n = limits.SEARCH_STATUSES_SCANNED
     high = f"({query.max_id}" if query.max_id else "+inf"
     low = f"({query.min_id}" if query.min_id else "-inf"
-    own, faved, marked = await store.batch([
-        ("ZRANGE", keys.profile(query.viewer), high, low, "BYSCORE", "REV", "LIMIT", 0, n),
-        ("ZRANGE", keys.favourites(query.viewer), 0, n - 1, "REV"),
-        ("ZRANGE", keys.bookmarks(query.viewer), 0, n - 1, "REV")])
+    own, faved, marked = await store.batch(
+        [
+            ("ZRANGE", keys.profile(query.viewer), high, low, "BYSCORE", "REV", "LIMIT", 0, n),
+            ("ZRANGE", keys.favourites(query.viewer), 0, n - 1, "REV"),
+            ("ZRANGE", keys.bookmarks(query.viewer), 0, n - 1, "REV"),
+        ]
+    )
     ids = sorted({int(i) for i in (*own, *faved, *marked)}, reverse=True)
-    ids = [i for i in ids if (query.max_id is None or i < query.max_id)
-           and (query.min_id is None or i > query.min_id)]
+    ids = [
+        i
+        for i in ids
+        if (query.max_id is None or i < query.max_id) and (query.min_id is None or i > query.min_id)
+    ]
     found: list[Status] = []
     step = max(query.offset + query.limit, limits.PAGE_MAX)
     for start in range(0, len(ids), step):  # read on only while the page is short
-        for status in await statuses.get_statuses(store, ids[start:start + step]):
+        for status in await statuses.get_statuses(store, ids[start : start + step]):
             if query.account_id is not None and status.user_id != query.account_id:
                 continue
             if wanted <= words(status.text) | words(status.extra.get("spoiler_text", "")):

@@ -30,6 +30,7 @@ afresh. One deadline per call, checked by one timer per connection (replies
 come in order, so only the oldest call's deadline needs watching), not a
 timer per call: that would double what a call costs here.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -40,9 +41,19 @@ from typing import Any
 import hiredis
 from redis.asyncio.connection import parse_url
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS
-from redis.exceptions import (AskError, AuthenticationError, BusyLoadingError, ClusterDownError,
-                              ConnectionError, DataError, MovedError, NoScriptError,
-                              ResponseError, TimeoutError, TryAgainError)
+from redis.exceptions import (
+    AskError,
+    AuthenticationError,
+    BusyLoadingError,
+    ClusterDownError,
+    ConnectionError,
+    DataError,
+    MovedError,
+    NoScriptError,
+    ResponseError,
+    TimeoutError,
+    TryAgainError,
+)
 
 from ..core import limits
 
@@ -107,9 +118,12 @@ class _Protocol(asyncio.Protocol):
                 head.set_result(reply)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._fail_all(ConnectionError(
-            f"connection to the server lost ({exc or 'closed'}); the outcome of the "
-            f"calls in flight is unknown"))
+        self._fail_all(
+            ConnectionError(
+                f"connection to the server lost ({exc or 'closed'}); the outcome of the "
+                f"calls in flight is unknown"
+            )
+        )
 
     def _fail_all(self, error: Exception) -> None:
         self.closed = True
@@ -134,9 +148,12 @@ class _Protocol(asyncio.Protocol):
         if overdue < 0:
             self.watchdog = loop.call_later(-overdue + 0.01, self._watch)
             return
-        self._fail_all(TimeoutError(
-            f"no reply from the server within {self.call_timeout_s:g} s; the connection is "
-            f"dropped and the outcome of the calls in flight is unknown"))
+        self._fail_all(
+            TimeoutError(
+                f"no reply from the server within {self.call_timeout_s:g} s; the connection is "
+                f"dropped and the outcome of the calls in flight is unknown"
+            )
+        )
         if self.transport is not None:
             self.transport.abort()
 
@@ -170,9 +187,14 @@ class Multiplexed:
     """A lazily connected multiplexed connection for ``redis://`` or
     ``unix://`` URLs (``rediss://`` is not supported: :meth:`supports`)."""
 
-    def __init__(self, url: str, max_in_flight: int = limits.MUX_MAX_IN_FLIGHT,
-                 call_timeout_s: float = limits.MUX_CALL_TIMEOUT_S,
-                 host: str | None = None, port: int | None = None):
+    def __init__(
+        self,
+        url: str,
+        max_in_flight: int = limits.MUX_MAX_IN_FLIGHT,
+        call_timeout_s: float = limits.MUX_CALL_TIMEOUT_S,
+        host: str | None = None,
+        port: int | None = None,
+    ):
         # (``host``/``port``: a cluster's master, with the URL's credentials)
         options = parse_url(url)
         self.max_in_flight = max_in_flight
@@ -270,6 +292,7 @@ class Multiplexed:
 
     async def _open(self, loop: asyncio.AbstractEventLoop) -> _Protocol:
         try:
+
             def make() -> _Protocol:
                 return _Protocol(self.call_timeout_s)
 
@@ -278,11 +301,14 @@ class Multiplexed:
             else:
                 opening = loop.create_connection(make, self._host, self._port)
             _, protocol = await asyncio.wait_for(opening, limits.REDIS_CONNECT_TIMEOUT_S)
-        except (OSError, asyncio.TimeoutError) as exc:
+        except (OSError, TimeoutError) as exc:
             raise ConnectionError(f"cannot connect to the server: {exc}") from None
         if self._password is not None:
-            auth = (("AUTH", self._username, self._password) if self._username
-                    else ("AUTH", self._password))
+            auth = (
+                ("AUTH", self._username, self._password)
+                if self._username
+                else ("AUTH", self._password)
+            )
             reply = await protocol.send([auth])
             if isinstance(reply, ResponseError):
                 if protocol.transport is not None:
@@ -332,7 +358,7 @@ def _slot(key: bytes) -> int:
     if start > -1:
         end = key.find(b"}", start + 1)
         if end > start + 1:
-            key = key[start + 1:end]
+            key = key[start + 1 : end]
     return crc_hqx(key, 0) & 16383
 
 
@@ -393,8 +419,13 @@ class ClusterMultiplexed:
       address is reconnected to, one that another took over is replaced.
     """
 
-    def __init__(self, client: Any, url: str, max_in_flight: int = limits.MUX_MAX_IN_FLIGHT,
-                 call_timeout_s: float = limits.MUX_CALL_TIMEOUT_S):
+    def __init__(
+        self,
+        client: Any,
+        url: str,
+        max_in_flight: int = limits.MUX_MAX_IN_FLIGHT,
+        call_timeout_s: float = limits.MUX_CALL_TIMEOUT_S,
+    ):
         self.client = client  # redis.asyncio.RedisCluster
         self.url = url
         self.max_in_flight = max_in_flight
@@ -420,7 +451,8 @@ class ClusterMultiplexed:
         conn = self.masters.get((host, port))
         if conn is None:
             conn = self.masters[host, port] = Multiplexed(
-                self.url, self.max_in_flight, self.call_timeout_s, host=host, port=port)
+                self.url, self.max_in_flight, self.call_timeout_s, host=host, port=port
+            )
         return conn
 
     async def refresh(self, force: bool = False) -> None:
@@ -430,8 +462,11 @@ class ClusterMultiplexed:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # (a new event loop: tests run one per test)
             self._loop, self._refreshing = loop, None
-        if (not force and self.slots is not None
-                and loop.time() - self._refreshed_at < limits.CLUSTER_REFRESH_MIN_S):
+        if (
+            not force
+            and self.slots is not None
+            and loop.time() - self._refreshed_at < limits.CLUSTER_REFRESH_MIN_S
+        ):
             return
         if self._refreshing is None:
             self._refreshing = loop.create_task(self._read_map())
@@ -451,8 +486,11 @@ class ClusterMultiplexed:
             for name, spec in client.commands_parser.commands.items():
                 if name in ("eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro"):
                     positions[name.upper()] = _NUMKEYS
-                elif (spec["first_key_pos"] > 0 and "movablekeys" not in spec["flags"]
-                      and "pubsub" not in spec["flags"]):
+                elif (
+                    spec["first_key_pos"] > 0
+                    and "movablekeys" not in spec["flags"]
+                    and "pubsub" not in spec["flags"]
+                ):
                     where = (spec["first_key_pos"], spec["last_key_pos"], spec["step_count"] or 1)
                     positions[name.upper()] = _ONE_KEY if where == _ONE_KEY else where
             self.key_positions = positions
@@ -509,10 +547,10 @@ class ClusterMultiplexed:
         first, last, step = spec
         if first < 0:  # EVALSHA sha numkeys key...
             count = int(command[2]) if len(command) > 2 else 0
-            keys = command[3:3 + count]
+            keys = command[3 : 3 + count]
         else:
             last = len(command) + last if last < 0 else last
-            keys = command[first:last + 1:step]
+            keys = command[first : last + 1 : step]
         if not keys:
             raise Unroutable(f"{name}: no key to route by")
         slot = _slot(_key_bytes(keys[0]))
@@ -539,7 +577,7 @@ class ClusterMultiplexed:
             except (ConnectionError, TimeoutError):
                 self.stale = True
                 raise
-        reply, = await self.call_many([args])
+        (reply,) = await self.call_many([args])
         if isinstance(reply, ResponseError):
             raise reply
         return reply
@@ -579,8 +617,10 @@ class ClusterMultiplexed:
             todo, asking = [], {}
             for i in last:
                 reply = replies[i]
-                if not (isinstance(reply, ResponseError)
-                        and (message := str(reply)).startswith(_REDIRECTED)):
+                if not (
+                    isinstance(reply, ResponseError)
+                    and (message := str(reply)).startswith(_REDIRECTED)
+                ):
                     continue
                 if attempt == limits.CLUSTER_REDIRECTS:
                     replies[i] = _cluster_error(reply)
@@ -637,11 +677,12 @@ class ClusterMultiplexed:
             wires[conn] = wire
         try:
             if len(wires) == 1:
-                (conn, wire), = wires.items()
+                ((conn, wire),) = wires.items()
                 results = {conn: await conn.call_many(wire)}
             else:
-                done = await asyncio.gather(*(conn.call_many(w) for conn, w in wires.items()),
-                                            return_exceptions=True)
+                done = await asyncio.gather(
+                    *(conn.call_many(w) for conn, w in wires.items()), return_exceptions=True
+                )
                 for result in done:
                     if isinstance(result, BaseException):
                         raise result

@@ -15,6 +15,7 @@ What is used, and why:
   :class:`MuxCommands` reuses for their names, arguments and reply shapes.
 - ``Connection.pack_command``: overridden to pack with hiredis in C.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -72,11 +73,40 @@ class FastUnixConnection(_HiredisPacking, UnixDomainSocketConnection):
 #: Commands that hold their connection (blocking reads, transactions,
 #: connection state, pub/sub): never on the multiplexed connection, where one
 #: would stall every call queued behind it or change state others share.
-OWN_CONNECTION = frozenset({
-    "BLPOP", "BRPOP", "BLMOVE", "BLMPOP", "BRPOPLPUSH", "BZPOPMIN", "BZPOPMAX", "BZMPOP",
-    "XREAD", "XREADGROUP", "WAIT", "WAITAOF", "MULTI", "EXEC", "WATCH", "UNWATCH", "DISCARD",
-    "SELECT", "CLIENT", "RESET", "QUIT", "AUTH", "HELLO", "MONITOR", "SUBSCRIBE",
-    "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE"})
+OWN_CONNECTION = frozenset(
+    {
+        "BLPOP",
+        "BRPOP",
+        "BLMOVE",
+        "BLMPOP",
+        "BRPOPLPUSH",
+        "BZPOPMIN",
+        "BZPOPMAX",
+        "BZMPOP",
+        "XREAD",
+        "XREADGROUP",
+        "WAIT",
+        "WAITAOF",
+        "MULTI",
+        "EXEC",
+        "WATCH",
+        "UNWATCH",
+        "DISCARD",
+        "SELECT",
+        "CLIENT",
+        "RESET",
+        "QUIT",
+        "AUTH",
+        "HELLO",
+        "MONITOR",
+        "SUBSCRIBE",
+        "PSUBSCRIBE",
+        "SSUBSCRIBE",
+        "UNSUBSCRIBE",
+        "PUNSUBSCRIBE",
+        "SUNSUBSCRIBE",
+    }
+)
 
 
 class MuxCommands(AsyncCoreCommands):
@@ -92,9 +122,10 @@ class MuxCommands(AsyncCoreCommands):
     multiplexed connection speaks) in its default shapes, so a caller gets
     the same value either way."""
 
-    #: redis-py's reply shapes, from the RESP2 wire
-    CALLBACKS = CaseInsensitiveDict(  # (redis-py's annotation names str values; they are callables)
-        get_response_callbacks(user_protocol=2, legacy_responses=True))  # type: ignore[arg-type]
+    #: redis-py's reply shapes, from the RESP2 wire (its annotation names str
+    #: values; they are callables)
+    _SHAPES: Any = get_response_callbacks(user_protocol=2, legacy_responses=True)
+    CALLBACKS = CaseInsensitiveDict(_SHAPES)
 
     def __init__(self, mux: Multiplexed | ClusterMultiplexed, pooled: aredis.Redis | RedisCluster):
         self.mux, self.pooled = mux, pooled
@@ -130,5 +161,8 @@ class MuxCommands(AsyncCoreCommands):
 COMMANDS = frozenset(name for name in dir(AsyncCoreCommands) if not name.startswith("_"))
 #: Those the cluster client has its own way of (DEL, EXISTS, UNLINK, TOUCH by
 #: slot; SCAN over every master...): on a cluster the Store calls its.
-CLUSTER_OWN = frozenset(name for name in COMMANDS
-                        if getattr(RedisCluster, name, None) is not getattr(AsyncCoreCommands, name))
+CLUSTER_OWN = frozenset(
+    name
+    for name in COMMANDS
+    if getattr(RedisCluster, name, None) is not getattr(AsyncCoreCommands, name)
+)

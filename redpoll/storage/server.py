@@ -15,6 +15,7 @@ exclusive lock on ``server.lock`` (shared with the redpoll process that
 started it), so another process starts one there only once that server
 and its starter are both gone.
 """
+
 from __future__ import annotations
 
 import ctypes
@@ -27,8 +28,8 @@ import stat
 import subprocess
 import threading
 import time
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import redis
 from redis.backoff import NoBackoff
@@ -126,9 +127,11 @@ def write_private(path: Path, text: str) -> None:
 def unusable(data_dir: Path, exc: OSError) -> ConfigError:
     """The one line for a data directory that cannot be written."""
     where = exc.filename if exc.filename and str(exc.filename) != str(data_dir) else ""
-    return ConfigError(f"data directory {data_dir} is not usable: {exc.strerror or exc}"
-                       f"{' (' + str(where) + ')' if where else ''}; set REDPOLL_DATA_DIR "
-                       "to a writable directory")
+    return ConfigError(
+        f"data directory {data_dir} is not usable: {exc.strerror or exc}"
+        f"{' (' + str(where) + ')' if where else ''}; set REDPOLL_DATA_DIR "
+        "to a writable directory"
+    )
 
 
 def read_password(data_dir: str | os.PathLike) -> str | None:
@@ -197,13 +200,20 @@ def reach(url: str, cluster: bool = False, timeout: float = 2.0) -> None:
     try:
         if cluster:
             from redis.cluster import RedisCluster
-            client = RedisCluster.from_url(url, socket_timeout=timeout,
-                                           socket_connect_timeout=timeout,
-                                           retry=Retry(NoBackoff(), 0))
+
+            client = RedisCluster.from_url(
+                url,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=Retry(NoBackoff(), 0),
+            )
         else:
-            client = redis.Redis.from_url(url, socket_timeout=timeout,
-                                          socket_connect_timeout=timeout,
-                                          retry=Retry(NoBackoff(), 0))
+            client = redis.Redis.from_url(
+                url,
+                socket_timeout=timeout,
+                socket_connect_timeout=timeout,
+                retry=Retry(NoBackoff(), 0),
+            )
         try:
             client.ping()
         finally:
@@ -219,9 +229,16 @@ def reach(url: str, cluster: bool = False, timeout: float = 2.0) -> None:
 class EmbeddedServer:
     """One valkey-server process with its data in ``data_dir``."""
 
-    def __init__(self, data_dir: str | os.PathLike, *, port: int | None = None,
-                 fsync: str = "everysec", extra: dict[str, str] | None = None,
-                 unix_socket: bool = True, password: str | None = None):
+    def __init__(
+        self,
+        data_dir: str | os.PathLike,
+        *,
+        port: int | None = None,
+        fsync: str = "everysec",
+        extra: dict[str, str] | None = None,
+        unix_socket: bool = True,
+        password: str | None = None,
+    ):
         self.data_dir = Path(data_dir).resolve()
         self.port = port or free_port()
         #: what its clients must AUTH with (None: none, as for a test's server)
@@ -239,8 +256,9 @@ class EmbeddedServer:
         self.lock: int | None = None
 
     @classmethod
-    def for_data_dir(cls, data_dir: str | os.PathLike, *, fsync: str = "everysec",
-                     port: int | None = None) -> "EmbeddedServer":
+    def for_data_dir(
+        cls, data_dir: str | os.PathLike, *, fsync: str = "everysec", port: int | None = None
+    ) -> EmbeddedServer:
         """A server for ``data_dir``, wanting the directory's password, on
         ``port`` or else the port its previous server used when that port is
         free (processes still attached to that URL reconnect by themselves),
@@ -250,8 +268,12 @@ class EmbeddedServer:
             password = password_for(data_dir)
         except OSError as exc:
             raise unusable(Path(data_dir).resolve(), exc) from None
-        return cls(data_dir, port=port if port and port_is_free(port) else None, fsync=fsync,
-                   password=password)
+        return cls(
+            data_dir,
+            port=port if port and port_is_free(port) else None,
+            fsync=fsync,
+            password=password,
+        )
 
     @property
     def url(self) -> str:
@@ -286,8 +308,10 @@ class EmbeddedServer:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not self.try_lock():
             if time.monotonic() > deadline:
-                raise ConfigError(f"another valkey-server still runs on {self.data_dir} "
-                                  f"(it holds {self.data_dir / LOCK_FILE})")
+                raise ConfigError(
+                    f"another valkey-server still runs on {self.data_dir} "
+                    f"(it holds {self.data_dir / LOCK_FILE})"
+                )
             time.sleep(0.05)
         assert self.lock is not None
         return self.lock
@@ -297,9 +321,12 @@ class EmbeddedServer:
             os.close(self.lock)
             self.lock = None
 
-    def start(self) -> "EmbeddedServer":
-        conf = self.config | {"port": str(self.port), "dir": str(self.data_dir),
-                              "logfile": str(self.data_dir / "valkey.log")}
+    def start(self) -> EmbeddedServer:
+        conf = self.config | {
+            "port": str(self.port),
+            "dir": str(self.data_dir),
+            "logfile": str(self.data_dir / "valkey.log"),
+        }
         lines = []
         for key, value in conf.items():
             lines.append(f'{key} "{value}"' if value == "" else f"{key} {value}")
@@ -314,13 +341,16 @@ class EmbeddedServer:
         except OSError as exc:
             raise unusable(self.data_dir, exc) from None
         self.process = subprocess.Popen(
-            [binary(), str(conf_path)], stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, preexec_fn=_private_child,
+            [binary(), str(conf_path)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            preexec_fn=_private_child,
             # it holds the data directory's lock too, for as long as it runs
             pass_fds=(lock,),
             # its own session: a Ctrl-C in the terminal goes to redpoll, which
             # then stops the server after in-flight work, not to both at once
-            start_new_session=True)
+            start_new_session=True,
+        )
         self._wait_ready()
         write_private(self.data_dir / PORT_FILE, str(self.port))
         return self
@@ -333,7 +363,8 @@ class EmbeddedServer:
         if port is not None and answers(tcp := _url("127.0.0.1", port, password)):
             socket = (Path(data_dir) / SOCKET_FILE).resolve()
             if len(str(socket)) <= SOCKET_PATH_MAX and answers(
-                    unix := _url(str(socket), None, password)):
+                unix := _url(str(socket), None, password)
+            ):
                 return unix
             return tcp
         return None
@@ -357,8 +388,10 @@ class EmbeddedServer:
                     log = self.data_dir / "valkey.log"
                     tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
                     said = [line.strip() for line in (err + tail).splitlines() if line.strip()]
-                    raise ConfigError(f"valkey-server in {self.data_dir} exited at start: "
-                                      f"{said[-1] if said else 'no message'} (see {log})")
+                    raise ConfigError(
+                        f"valkey-server in {self.data_dir} exited at start: "
+                        f"{said[-1] if said else 'no message'} (see {log})"
+                    )
                 try:
                     if client.ping():
                         # still loading the AOF after a restart?
@@ -381,8 +414,12 @@ class EmbeddedServer:
         try:
             # no retries: the server closing the connection is the success,
             # and redis-py's default retries spend seconds reconnecting to it
-            redis.Redis(port=self.port, socket_timeout=5, password=self.password,
-                        retry=Retry(NoBackoff(), 0)).shutdown(nosave=False)
+            redis.Redis(
+                port=self.port,
+                socket_timeout=5,
+                password=self.password,
+                retry=Retry(NoBackoff(), 0),
+            ).shutdown(nosave=False)
         except (redis.ConnectionError, redis.ResponseError):
             pass
         try:
@@ -399,7 +436,7 @@ class EmbeddedServer:
             self.process.wait()
         self._unlock()
 
-    def __enter__(self) -> "EmbeddedServer":
+    def __enter__(self) -> EmbeddedServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -422,7 +459,7 @@ class Supervisor:
     the server itself, on the same port, socket and password, so its own
     clients reconnect by themselves, and supervises it from then on."""
 
-    def __init__(self, server: "EmbeddedServer", log, *, standby: bool = False) -> None:
+    def __init__(self, server: EmbeddedServer, log, *, standby: bool = False) -> None:
         self.server = server
         self.log = log
         self.restarts = 0
@@ -432,17 +469,21 @@ class Supervisor:
         self._thread = threading.Thread(target=self._run, name="redpoll-supervisor", daemon=True)
 
     @classmethod
-    def standby_for(cls, data_dir: str | os.PathLike, log, *, fsync: str = "everysec",
-                    port: int | None = None) -> "Supervisor":
+    def standby_for(
+        cls, data_dir: str | os.PathLike, log, *, fsync: str = "everysec", port: int | None = None
+    ) -> Supervisor:
         """A standby for the server running on ``data_dir`` on ``port``."""
         try:
             password = password_for(data_dir)
         except OSError as exc:
             raise unusable(Path(data_dir).resolve(), exc) from None
-        return cls(EmbeddedServer(data_dir, port=port or free_port(), fsync=fsync,
-                                  password=password), log, standby=True)
+        return cls(
+            EmbeddedServer(data_dir, port=port or free_port(), fsync=fsync, password=password),
+            log,
+            standby=True,
+        )
 
-    def start(self) -> "Supervisor":
+    def start(self) -> Supervisor:
         self._thread.start()
         return self
 
@@ -458,8 +499,10 @@ class Supervisor:
         # (the port it had, if still free: the clients attached by TCP find it)
         if not port_is_free(self.server.port):
             self.server.port = free_port()
-        self.log.warning("embedded server taken over",
-                         extra={"data_dir": str(self.server.data_dir), "port": self.server.port})
+        self.log.warning(
+            "embedded server taken over",
+            extra={"data_dir": str(self.server.data_dir), "port": self.server.port},
+        )
         self.standby = False
         return True
 
@@ -474,28 +517,45 @@ class Supervisor:
                 if process is not None and process.poll() is None:
                     continue
                 if not failing and process is not None:
-                    self.log.warning("embedded server exited; restarting it on its data",
-                                     extra={"code": process.returncode, "port": self.server.port,
-                                            "data_dir": str(self.server.data_dir)})
+                    self.log.warning(
+                        "embedded server exited; restarting it on its data",
+                        extra={
+                            "code": process.returncode,
+                            "port": self.server.port,
+                            "data_dir": str(self.server.data_dir),
+                        },
+                    )
                 started = time.monotonic()
                 try:
                     self.server.start()
                 except ConfigError as exc:
                     if not failing:
-                        self.log.error("embedded server does not start again; retrying",
-                                       extra={"error": str(exc)})
+                        self.log.error(
+                            "embedded server does not start again; retrying",
+                            extra={"error": str(exc)},
+                        )
                     failing = True
                     backoff = min(max(backoff * 2, 0.5), limits.SUPERVISE_BACKOFF_MAX_S)
                     continue
                 failing, backoff = False, limits.SUPERVISE_INTERVAL_S
                 if process is None:  # taken over: started here for the first time
-                    self.log.info("embedded server started", extra={
-                        "port": self.server.port, "took_s": round(time.monotonic() - started, 3)})
+                    self.log.info(
+                        "embedded server started",
+                        extra={
+                            "port": self.server.port,
+                            "took_s": round(time.monotonic() - started, 3),
+                        },
+                    )
                     continue
                 self.restarts += 1
-                self.log.info("embedded server restarted",
-                              extra={"port": self.server.port, "restarts": self.restarts,
-                                     "took_s": round(time.monotonic() - started, 3)})
+                self.log.info(
+                    "embedded server restarted",
+                    extra={
+                        "port": self.server.port,
+                        "restarts": self.restarts,
+                        "took_s": round(time.monotonic() - started, 3),
+                    },
+                )
         finally:
             self.server.stop()
 
@@ -510,14 +570,19 @@ class EmbeddedCluster:
     def __init__(self, data_dir: str | os.PathLike, masters: int = 3, fsync: str = "everysec"):
         self.data_dir = Path(data_dir).resolve()
         self.nodes = [
-            EmbeddedServer(self.data_dir / f"node{i}", fsync=fsync,
-                           unix_socket=False,  # cluster nodes meet (and redirect) by address
-                           extra={"cluster-enabled": "yes",
-                                  # explicit bus port: the default (port + 10000)
-                                  # overflows for high ephemeral ports
-                                  "cluster-port": str(free_port()),
-                                  "cluster-config-file": "nodes.conf",
-                                  "cluster-node-timeout": "5000"})
+            EmbeddedServer(
+                self.data_dir / f"node{i}",
+                fsync=fsync,
+                unix_socket=False,  # cluster nodes meet (and redirect) by address
+                extra={
+                    "cluster-enabled": "yes",
+                    # explicit bus port: the default (port + 10000)
+                    # overflows for high ephemeral ports
+                    "cluster-port": str(free_port()),
+                    "cluster-config-file": "nodes.conf",
+                    "cluster-node-timeout": "5000",
+                },
+            )
             for i in range(masters)
         ]
 
@@ -525,18 +590,31 @@ class EmbeddedCluster:
     def url(self) -> str:
         return self.nodes[0].url
 
-    def start(self) -> "EmbeddedCluster":
+    def start(self) -> EmbeddedCluster:
         for node in self.nodes:
             self._start_node(node)
         first = redis.Redis(port=self.nodes[0].port)
         if first.cluster("info").get("cluster_state") != "ok":
             addrs = [f"127.0.0.1:{n.port}" for n in self.nodes]
-            subprocess.run([binary("valkey-cli"), "--cluster", "create", *addrs,
-                            "--cluster-replicas", "0", "--cluster-yes"],
-                           check=True, capture_output=True, timeout=60)
+            subprocess.run(
+                [
+                    binary("valkey-cli"),
+                    "--cluster",
+                    "create",
+                    *addrs,
+                    "--cluster-replicas",
+                    "0",
+                    "--cluster-yes",
+                ],
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
         deadline = time.monotonic() + START_TIMEOUT_S
-        while any(redis.Redis(port=n.port).cluster("info").get("cluster_state") != "ok"
-                  for n in self.nodes):
+        while any(
+            redis.Redis(port=n.port).cluster("info").get("cluster_state") != "ok"
+            for n in self.nodes
+        ):
             if time.monotonic() > deadline:
                 raise ConfigError("cluster did not reach state ok")
             time.sleep(0.05)
@@ -563,7 +641,7 @@ class EmbeddedCluster:
         for node in self.nodes:
             node.stop()
 
-    def __enter__(self) -> "EmbeddedCluster":
+    def __enter__(self) -> EmbeddedCluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -7,12 +7,14 @@ script whose keys share a slot; :meth:`Store.run_grouped` runs one over keys
 of many users by splitting them into one call per hash slot (on a single
 server there are no slots, so it is one call).
 """
+
 from __future__ import annotations
 
 import uuid
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
@@ -23,9 +25,9 @@ from ..core import keys, limits, metrics
 from ..core.errors import from_script
 from ..core.memo import Memo
 from ..core.models import Status, User
+from ..core.settings import Settings
 from .mux import ClusterMultiplexed, Multiplexed
 from .redispy import CLUSTER_OWN, COMMANDS, FastConnection, FastUnixConnection, MuxCommands
-from ..core.settings import Settings
 
 #: the package root: each package's scripts are in its ``lua/`` folder
 PACKAGES = Path(__file__).resolve().parent.parent
@@ -56,8 +58,12 @@ class Store:
     cluster client) for what those do not carry (``MuxCommands``) and for
     pipelines."""
 
-    def __init__(self, client: aredis.Redis | RedisCluster, cluster: bool,
-                 mux: Multiplexed | ClusterMultiplexed | None = None):
+    def __init__(
+        self,
+        client: aredis.Redis | RedisCluster,
+        cluster: bool,
+        mux: Multiplexed | ClusterMultiplexed | None = None,
+    ):
         self.client = client
         #: whether this is a cluster: the Store's own business (which client
         #: call to make); the engine asks ``redpoll.storage.topology.of(store)`` instead
@@ -69,8 +75,11 @@ class Store:
         #: what carries plain commands (``__getattr__``)
         # (redis-py's command mixin declares its clients' _event_dispatcher
         # abstract; no command sent over the mux reads it)
-        self.commands: Any = (MuxCommands(mux, client)  # type: ignore[abstract]
-                              if mux is not None else client)
+        self.commands: Any = (
+            MuxCommands(mux, client)  # type: ignore[abstract]
+            if mux is not None
+            else client
+        )
         #: command methods taken from the client as they are (cluster only)
         self.client_own = CLUSTER_OWN if cluster and mux is not None else frozenset()
         #: decoded records kept under redpoll.core.memo's one rule: statuses by
@@ -80,37 +89,39 @@ class Store:
         #: keys.EPOCH as this process knows it: the records above belong to it
         self.epoch: bytes | None = None
         self.scripts = {
-            name: client.register_script(path.read_text())
-            for name, path in SCRIPT_FILES.items()
+            name: client.register_script(path.read_text()) for name, path in SCRIPT_FILES.items()
         }
         #: the calls counter of each script and of batches, bound once
-        self.counted = {name: metrics.REDIS_CALLS.labels(name)
-                        for name in [*self.scripts, "batch", "run_many"]}
+        self.counted = {
+            name: metrics.REDIS_CALLS.labels(name) for name in [*self.scripts, "batch", "run_many"]
+        }
 
     @classmethod
-    def connect(cls, url: str, cluster: bool = False) -> "Store":
+    def connect(cls, url: str, cluster: bool = False) -> Store:
         if cluster:
             # redis-py's cluster client cannot wait for a free connection (it
             # raises at the limit), so its per-node limit is set high and the
             # callers bound their own concurrency (HTTP server, run_grouped).
-            client: Any = RedisCluster.from_url(url, max_connections=limits.CLUSTER_MAX_CONNECTIONS,
-                                           connection_class=FastConnection)
+            client: Any = RedisCluster.from_url(
+                url, max_connections=limits.CLUSTER_MAX_CONNECTIONS, connection_class=FastConnection
+            )
             if Multiplexed.supports(url):
                 return cls(client, cluster, ClusterMultiplexed(client, url))
         else:
             # A burst of calls waits for a free connection instead of failing.
             pool = aredis.BlockingConnectionPool.from_url(
-                url, max_connections=limits.REDIS_MAX_CONNECTIONS,
-                timeout=limits.REDIS_POOL_WAIT_S)
-            pool.connection_class = (FastUnixConnection if url.startswith("unix://")
-                                     else FastConnection)
+                url, max_connections=limits.REDIS_MAX_CONNECTIONS, timeout=limits.REDIS_POOL_WAIT_S
+            )
+            pool.connection_class = (
+                FastUnixConnection if url.startswith("unix://") else FastConnection
+            )
             client = aredis.Redis(connection_pool=pool)
             if Multiplexed.supports(url):
                 return cls(client, cluster, Multiplexed(url))
         return cls(client, cluster)
 
     @classmethod
-    def from_settings(cls, settings: Settings, url: str) -> "Store":
+    def from_settings(cls, settings: Settings, url: str) -> Store:
         return cls.connect(url, settings.cluster)
 
     async def close(self) -> None:
@@ -169,8 +180,9 @@ class Store:
         for script in self.scripts.values():
             await self.client.script_load(script.script)
 
-    async def run_many(self, calls: Sequence[tuple[str, Sequence, Sequence]],
-                       reads: Sequence[tuple] = ()) -> list[Any]:
+    async def run_many(
+        self, calls: Sequence[tuple[str, Sequence, Sequence]], reads: Sequence[tuple] = ()
+    ) -> list[Any]:
         """Several scripts in one round trip, run in the order given; each
         result, or the exception its error reply is (errors.SCRIPT_ERRORS),
         in a list. On a cluster each goes to its keys' master, so the order
@@ -191,19 +203,29 @@ class Store:
             await self.load_scripts()
             again = await self._pipeline_scripts(calls, reads)
             first = [b if isinstance(a, NoScriptError) else a for a, b in zip(first, again)]
-        out = [from_script(name, r) if isinstance(r, ResponseError) else r
-               for (name, _, _), r in zip(calls, first)]
-        for reply in first[len(calls):]:
+        out = [
+            from_script(name, r) if isinstance(r, ResponseError) else r
+            for (name, _, _), r in zip(calls, first)
+        ]
+        for reply in first[len(calls) :]:
             if isinstance(reply, Exception):
                 raise reply
-        return out + [[x for item in r.items() for x in item] if isinstance(r, dict) else r
-                      for r in first[len(calls):]]
+        return out + [
+            [x for item in r.items() for x in item] if isinstance(r, dict) else r
+            for r in first[len(calls) :]
+        ]
 
     async def _pipeline_scripts(self, calls, reads: Sequence[tuple] = ()) -> list[Any]:
         if self.mux is not None:
             return await self.mux.call_many(
-                [*(("EVALSHA", self.scripts[name].sha, len(script_keys), *script_keys, *args)
-                   for name, script_keys, args in calls), *reads])
+                [
+                    *(
+                        ("EVALSHA", self.scripts[name].sha, len(script_keys), *script_keys, *args)
+                        for name, script_keys, args in calls
+                    ),
+                    *reads,
+                ]
+            )
         pipe = self.client.pipeline(transaction=False)
         for name, script_keys, args in calls:
             pipe.evalsha(self.scripts[name].sha, len(script_keys), *script_keys, *args)
@@ -231,8 +253,9 @@ class Store:
     async def adopt_epoch(self) -> None:
         """Set keys.EPOCH if the database has none yet (at open, or after a
         wipe), and remember its value."""
-        _, self.epoch = await self.batch([("SET", keys.EPOCH, uuid.uuid4().hex, "NX"),
-                                          ("GET", keys.EPOCH)])
+        _, self.epoch = await self.batch(
+            [("SET", keys.EPOCH, uuid.uuid4().hex, "NX"), ("GET", keys.EPOCH)]
+        )
 
     async def batch(self, commands: Sequence[tuple]) -> list[Any]:
         """Plain commands in one round trip (per node on a cluster, where each
@@ -256,11 +279,18 @@ class Store:
         for command in commands:
             pipe.execute_command(*command)
         # redis-py turns HGETALL replies into dicts; callers get them as sent
-        return [[x for item in r.items() for x in item] if isinstance(r, dict) else r
-                for r in await pipe.execute()]
+        return [
+            [x for item in r.items() for x in item] if isinstance(r, dict) else r
+            for r in await pipe.execute()
+        ]
 
-    async def batch_run(self, commands: Sequence[tuple], name: str, script_keys: Sequence[str],
-                        args: Iterable[Any] = ()) -> list[Any]:
+    async def batch_run(
+        self,
+        commands: Sequence[tuple],
+        name: str,
+        script_keys: Sequence[str],
+        args: Iterable[Any] = (),
+    ) -> list[Any]:
         """Plain ``commands`` (reads, or writes safe to repeat), then script
         ``name``, in one round trip (:meth:`batch`): their replies, the
         script's last. An error reply raises; if the server lost its scripts
@@ -294,7 +324,9 @@ class Store:
             groups[key_slot(key if isinstance(key, bytes) else key.encode())].append(key)
         return list(groups.values())
 
-    async def run_grouped(self, name: str, keys: Sequence[str], args: Iterable[Any] = ()) -> list[Any]:
+    async def run_grouped(
+        self, name: str, keys: Sequence[str], args: Iterable[Any] = ()
+    ) -> list[Any]:
         """Run a script over keys of many slots, one call per slot. On a
         cluster the calls go as one batch per master (on its multiplexed
         connection), all masters at once: as many round trips as masters,
@@ -312,7 +344,8 @@ class Store:
         async def send() -> list[Any]:
             if self.mux is not None:  # one batch per master, all at once
                 return await self.mux.call_many(
-                    [("EVALSHA", sha, len(group), *group, *args) for group in groups])
+                    [("EVALSHA", sha, len(group), *group, *args) for group in groups]
+                )
             pipe = self.client.pipeline(transaction=False)
             for group in groups:
                 # (the named evalsha is blocked on cluster pipelines; the

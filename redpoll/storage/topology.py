@@ -51,11 +51,13 @@ of them. What both do alike lives in the base class. Which status enters
 which timeline is decided above this module (redpoll.timelines.home_rule),
 the same way on both: the scripts here only write.
 """
+
 from __future__ import annotations
 
 import uuid
 import weakref
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from redis.asyncio.cluster import RedisCluster
 from redis.cluster import key_slot
@@ -68,6 +70,7 @@ from .store import Store
 
 class Edge(Protocol):
     """What :meth:`Topology.add_edge` needs of an edge (redpoll.relations.edges.Edge)."""
+
     member: int
     source: str
     timeline: str
@@ -87,6 +90,7 @@ class Records(Protocol):
 
     async def live(self, ids: list[int]) -> list:
         """The statuses of ``ids`` still there, in their order."""
+
 
 #: Reads of one page at most, when deleted ids make it come up short.
 TOP_UP_ROUNDS = 8
@@ -112,8 +116,9 @@ class Topology:
     def __init__(self, store: Store):
         self.store = store
 
-    async def deliver_boost(self, sid: int, pairs: Sequence, seen: Sequence[str],
-                            args: list) -> None:
+    async def deliver_boost(
+        self, sid: int, pairs: Sequence, seen: Sequence[str], args: list
+    ) -> None:
         """deliver_boost.lua over (home, hrb) pairs, each home with its guard
         value in ``seen`` (that script's ARGV after ``args``): one call per
         hash slot, sent as one batch per master, after what this topology
@@ -124,10 +129,12 @@ class Topology:
         groups: dict[int, tuple[list, list]] = {}
         for n, home in enumerate(pairs[0::2]):
             group_keys, group_seen = groups.setdefault(self._slot(home), ([], []))
-            group_keys.extend(pairs[2 * n:2 * n + 2])
+            group_keys.extend(pairs[2 * n : 2 * n + 2])
             group_seen.append(seen[n])
-        calls = [("deliver_boost", group_keys, [*args, *group_seen])
-                 for group_keys, group_seen in groups.values()]
+        calls = [
+            ("deliver_boost", group_keys, [*args, *group_seen])
+            for group_keys, group_seen in groups.values()
+        ]
         if len(calls) == 1:
             await self.store.run(*calls[0])
             return
@@ -159,8 +166,9 @@ class Topology:
         the same homes."""
         raise NotImplementedError
 
-    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
-                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
+    async def add_edge(
+        self, e: Edge, reads: Sequence[tuple], plain: int = 0, then: tuple | None = None
+    ) -> tuple[Any, Any, Any, Any, list | None]:
         """Set the owner's side and the member's side of an edge (edges.add),
         then send ``reads`` (plain commands: what the backfill needs to
         know). Where :attr:`merges_profiles`, also merge the newest
@@ -180,8 +188,15 @@ class Topology:
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
             return exc
 
-    async def merge(self, timeline: str, guard: str, member: str, ids: list[int],
-                    record: str | None = None, boosts: Sequence[tuple[int, int]] = ()) -> bool:
+    async def merge(
+        self,
+        timeline: str,
+        guard: str,
+        member: str,
+        ids: list[int],
+        record: str | None = None,
+        boosts: Sequence[tuple[int, int]] = (),
+    ) -> bool:
         """merge.lua: ``ids`` (newest first) into ``timeline`` while ``guard``
         holds ``member`` ('' = no guard); False if it did not. ``boosts``:
         the (boost, original) pairs among the ids, recorded in ``record`` (a
@@ -191,22 +206,44 @@ class Topology:
             raise merged
         return merged
 
-    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
-                         then: tuple | None, record: str | None = None,
-                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
+    async def merge_then(
+        self,
+        timeline: str,
+        guard: str,
+        member: str,
+        ids: list[int],
+        then: tuple | None,
+        record: str | None = None,
+        boosts: Sequence[tuple[int, int]] = (),
+    ) -> tuple[Any, Any]:
         """:meth:`merge`, then ``then`` (a script call, run whatever the
         merge returned): the merge's answer (or the exception it raised)
         and ``then``'s reply (or exception, or None)."""
         raise NotImplementedError
 
     @staticmethod
-    def _merge_call(timeline: str, guard: str, member: str, ids: list[int], record: str | None,
-                    boosts: Sequence[tuple[int, int]]) -> tuple:
+    def _merge_call(
+        timeline: str,
+        guard: str,
+        member: str,
+        ids: list[int],
+        record: str | None,
+        boosts: Sequence[tuple[int, int]],
+    ) -> tuple:
         if record is None or not boosts:
             return ("merge", [timeline, guard], [limits.HOME_CAP, member, *ids])
-        return ("merge", [timeline, guard, record],
-                [limits.HOME_CAP, member, limits.HOME_REBLOGS_KEPT, len(boosts),
-                 *(x for pair in boosts for x in pair), *ids])
+        return (
+            "merge",
+            [timeline, guard, record],
+            [
+                limits.HOME_CAP,
+                member,
+                limits.HOME_REBLOGS_KEPT,
+                len(boosts),
+                *(x for pair in boosts for x in pair),
+                *ids,
+            ],
+        )
 
     async def read_page(self, timeline: str, owner_hash: str, field: str, cursors: list) -> Any:
         """A handle on a page of ``timeline`` for :meth:`page_of`; raises
@@ -229,12 +266,19 @@ class Topology:
 
     async def read_public(self, cursors: list, records: Records) -> Page:
         """A page of the public timeline."""
-        return await self.page_of(await self.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE,
-                                                       "", cursors), records)
+        return await self.page_of(
+            await self.read_page(keys.PUBLIC_TIMELINE, keys.PUBLIC_TIMELINE, "", cursors), records
+        )
 
-    async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list, members: tuple | None = None
-                             ) -> tuple[Any, Any, dict | None]:
+    async def read_page_with(
+        self,
+        call: tuple,
+        timeline: str,
+        owner_hash: str,
+        field: str,
+        cursors: list,
+        members: tuple | None = None,
+    ) -> tuple[Any, Any, dict | None]:
         """``call`` (a script: name, keys, args; idempotent) and the ids of
         :meth:`read_page`: its reply, a handle on the page, for
         :meth:`page_of`, and, where the topology reads them in that round
@@ -242,8 +286,11 @@ class Topology:
         the set with that field of its key (else None: the caller reads
         them). One round trip on a single server (the home page, its large
         followees and their profile sequences, redpoll.timelines.hybrid)."""
-        return (await self.store.run(*call),
-                await self.read_page(timeline, owner_hash, field, cursors), None)
+        return (
+            await self.store.run(*call),
+            await self.read_page(timeline, owner_hash, field, cursors),
+            None,
+        )
 
     async def catch_up(self, uid: int, args: list, newest: int, cursors: list) -> Any:
         """catch_up.lua on ``uid``'s home with ``args`` (its ARGV from
@@ -252,8 +299,7 @@ class Topology:
         await self.store.run("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args])
         return await self.read_page(keys.home(uid), keys.user(uid), "id", cursors)
 
-    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list
-                             ) -> tuple[Any, Any]:
+    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list) -> tuple[Any, Any]:
         """catch_up_plain.lua on ``uid``'s home with the large ``accounts``
         it expects, then the home's page read by ``cursors``: the script's
         reply and a handle for :meth:`page_of`. Where
@@ -262,8 +308,7 @@ class Topology:
 
     @staticmethod
     def _catch_up_keys(uid: int) -> list[str]:
-        return [keys.home(uid), keys.following(uid), keys.large_marks(uid),
-                keys.home_reblogs(uid)]
+        return [keys.home(uid), keys.following(uid), keys.large_marks(uid), keys.home_reblogs(uid)]
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         """The delete's point of no return (delete_mark.lua's reply)."""
@@ -272,16 +317,24 @@ class Topology:
     async def forget_deleted(self, sid: int) -> None:
         """The delete's cleanup reached every timeline."""
 
-    async def update_status(self, sid: int, fields: dict[str, str],
-                            only_if: tuple[str, str] = ("", "")) -> int:
+    async def update_status(
+        self, sid: int, fields: dict[str, str], only_if: tuple[str, str] = ("", "")
+    ) -> int:
         """Change a live status's record (an edit): its new version, or
         StatusNotFound. Every process reads it again (redpoll.core.memo).
         ``only_if``: (field, value) the record must hold, else Conflict and
         nothing written (one script: atomic)."""
         raise NotImplementedError
 
-    async def edit_status(self, sid: int, author: int, version: str, entries: tuple[str, str],
-                          fields: dict[str, str], drop: Sequence[str] = ()) -> int:
+    async def edit_status(
+        self,
+        sid: int,
+        author: int,
+        version: str,
+        entries: tuple[str, str],
+        fields: dict[str, str],
+        drop: Sequence[str] = (),
+    ) -> int:
         """An edit of a live status by ``author``, in one step: the history
         (keys.status_edits) gets ``entries`` (the original's, pushed only
         when the history is empty, and this edit's), the record's ``drop``
@@ -289,10 +342,19 @@ class Topology:
         it returns. Refused with nothing written: StatusNotFound, Forbidden
         (another's), Conflict (the record is no longer at ``version``),
         LimitReached (the history holds limits.EDITS_MAX edits)."""
-        return await self.store.run(self._edit_script, self._edit_keys(sid),
-                                    [author, version, limits.EDITS_MAX + 1, *entries,
-                                     len(drop), *drop,
-                                     *[x for pair in fields.items() for x in pair]])
+        return await self.store.run(
+            self._edit_script,
+            self._edit_keys(sid),
+            [
+                author,
+                version,
+                limits.EDITS_MAX + 1,
+                *entries,
+                len(drop),
+                *drop,
+                *[x for pair in fields.items() for x in pair],
+            ],
+        )
 
     _edit_script = "status_edit"
 
@@ -302,8 +364,10 @@ class Topology:
     async def keys_matching(self, pattern: str) -> list[str]:
         """Every key matching ``pattern`` (SCAN, on every master of a
         cluster); for rare administrative work, never a request's."""
-        return [k.decode() if isinstance(k, bytes) else k
-                async for k in self.store.scan_iter(match=pattern, count=1000)]
+        return [
+            k.decode() if isinstance(k, bytes) else k
+            async for k in self.store.scan_iter(match=pattern, count=1000)
+        ]
 
     async def used_memory(self) -> int:
         raise NotImplementedError
@@ -321,8 +385,10 @@ class SingleServer(Topology):
         if not targets:
             return
         pushed = await self.store.run(
-            "deliver_fast", [keys.FANOUT_WATERMARK, keys.fanout_done(sid), *targets],
-            [sid, limits.HOME_CAP, batch_name, limits.FANOUT_DONE_TTL_S])
+            "deliver_fast",
+            [keys.FANOUT_WATERMARK, keys.fanout_done(sid), *targets],
+            [sid, limits.HOME_CAP, batch_name, limits.FANOUT_DONE_TTL_S],
+        )
         if pushed == -1:  # not provably safe to push blind: look first
             await self.store.run("deliver", targets, [sid, limits.HOME_CAP])
 
@@ -337,25 +403,43 @@ class SingleServer(Topology):
 
     merges_profiles = True
 
-    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
-                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
+    async def add_edge(
+        self, e: Edge, reads: Sequence[tuple], plain: int = 0, then: tuple | None = None
+    ) -> tuple[Any, Any, Any, Any, list | None]:
         # one round trip, the reads included (a pipeline runs every call)
         calls = [e.source_call(True), e.target_call(True)]
         if plain:
-            calls.append(("merge_profile", [e.timeline, e.source, keys.FANOUT_WATERMARK,
-                                            keys.profile(e.member), keys.ruled_posts(e.member)],
-                          [limits.HOME_CAP, e.member, plain]))
+            calls.append(
+                (
+                    "merge_profile",
+                    [
+                        e.timeline,
+                        e.source,
+                        keys.FANOUT_WATERMARK,
+                        keys.profile(e.member),
+                        keys.ruled_posts(e.member),
+                    ],
+                    [limits.HOME_CAP, e.member, plain],
+                )
+            )
         if then is not None:
             calls.append(then)
         replies = await self.store.run_many(calls, reads)
         source, target = replies[:2]
         merged = replies[2] if plain else None
         after = replies[len(calls) - 1] if then is not None else None
-        return source, target, merged, after, replies[len(calls):]
+        return source, target, merged, after, replies[len(calls) :]
 
-    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
-                         then: tuple | None, record: str | None = None,
-                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
+    async def merge_then(
+        self,
+        timeline: str,
+        guard: str,
+        member: str,
+        ids: list[int],
+        then: tuple | None,
+        record: str | None = None,
+        boosts: Sequence[tuple[int, int]] = (),
+    ) -> tuple[Any, Any]:
         # one round trip: the watermark first, then the merge and ``then``
         calls = [("mark_merged", [keys.FANOUT_WATERMARK], [ids[0]])] if ids else []
         calls.append(self._merge_call(timeline, guard, member, ids, record, boosts))
@@ -363,23 +447,38 @@ class SingleServer(Topology):
             calls.append(then)
         replies = await self.store.run_many(calls)
         merged = replies[1 if ids else 0]
-        return (merged if isinstance(merged, Exception) else bool(merged),
-                replies[-1] if then is not None else None)
+        return (
+            merged if isinstance(merged, Exception) else bool(merged),
+            replies[-1] if then is not None else None,
+        )
 
     catches_up_plain = True
 
-    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list
-                             ) -> tuple[Any, Any]:
+    async def catch_up_plain(self, uid: int, accounts: list[int], cursors: list) -> tuple[Any, Any]:
         # one round trip: the script, then the page, which reads its writes
-        script_keys = [*self._catch_up_keys(uid), keys.FANOUT_WATERMARK,
-                       keys.large_following(uid), keys.hidden_reblogs(uid),
-                       *(k for a in accounts
-                         for k in (keys.user(a), keys.profile(a), keys.ruled_posts(a)))]
-        reply, handle = await self.store.run_many([
-            ("catch_up_plain", script_keys,
-             [limits.HOME_CAP, limits.CATCH_UP_HOME_CHECK, limits.CATCH_UP_PER_ACCOUNT,
-              limits.CATCH_UP_OVERLAP, *accounts]),
-            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        script_keys = [
+            *self._catch_up_keys(uid),
+            keys.FANOUT_WATERMARK,
+            keys.large_following(uid),
+            keys.hidden_reblogs(uid),
+            *(k for a in accounts for k in (keys.user(a), keys.profile(a), keys.ruled_posts(a))),
+        ]
+        reply, handle = await self.store.run_many(
+            [
+                (
+                    "catch_up_plain",
+                    script_keys,
+                    [
+                        limits.HOME_CAP,
+                        limits.CATCH_UP_HOME_CHECK,
+                        limits.CATCH_UP_PER_ACCOUNT,
+                        limits.CATCH_UP_OVERLAP,
+                        *accounts,
+                    ],
+                ),
+                self._page_call(keys.home(uid), keys.user(uid), "id", cursors),
+            ]
+        )
         for result in (reply, handle):
             if isinstance(result, Exception):
                 raise result
@@ -389,10 +488,13 @@ class SingleServer(Topology):
         # one round trip: the watermark (mark_merged.lua's rule: no blind
         # push of an older id lands above what comes in), the catch-up and
         # the page, which reads the caught-up home
-        replies = await self.store.run_many([
-            ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
-            ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args]),
-            self._page_call(keys.home(uid), keys.user(uid), "id", cursors)])
+        replies = await self.store.run_many(
+            [
+                ("mark_merged", [keys.FANOUT_WATERMARK], [newest]),
+                ("catch_up", self._catch_up_keys(uid), [limits.HOME_CAP, *args]),
+                self._page_call(keys.home(uid), keys.user(uid), "id", cursors),
+            ]
+        )
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
@@ -409,23 +511,41 @@ class SingleServer(Topology):
 
     @staticmethod
     def _page_call(timeline: str, owner_hash: str, field: str, cursors: list) -> tuple:
-        return ("read_page_listed", [timeline, owner_hash, keys.CHANGED_STATUSES, keys.EPOCH],
-                [*cursors, field, cursors[3] * TOP_UP_ROUNDS, *STATUS_PARTS, *USER_PARTS,
-                 *COUNTS_PARTS, limits.CURSOR_SCAN_MAX])
+        return (
+            "read_page_listed",
+            [timeline, owner_hash, keys.CHANGED_STATUSES, keys.EPOCH],
+            [
+                *cursors,
+                field,
+                cursors[3] * TOP_UP_ROUNDS,
+                *STATUS_PARTS,
+                *USER_PARTS,
+                *COUNTS_PARTS,
+                limits.CURSOR_SCAN_MAX,
+            ],
+        )
 
-    async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list, members: tuple | None = None
-                             ) -> tuple[Any, Any, dict | None]:
+    async def read_page_with(
+        self,
+        call: tuple,
+        timeline: str,
+        owner_hash: str,
+        field: str,
+        cursors: list,
+        members: tuple | None = None,
+    ) -> tuple[Any, Any, dict | None]:
         # the members' fields by SORT_RO ... GET, a plain read whose keys
         # span slots: one server only (a read, no rule in it)
         reads = []
         if members is not None:
             set_key, make, name = members
             before, after = keys.key_parts(make)
-            reads = [("SORT_RO", set_key, "BY", "nosort", "GET", "#",
-                      "GET", f"{before}*{after}->{name}")]
-        reply, handle, *found = await self.store.run_many([
-            call, self._page_call(timeline, owner_hash, field, cursors)], reads)
+            reads = [
+                ("SORT_RO", set_key, "BY", "nosort", "GET", "#", "GET", f"{before}*{after}->{name}")
+            ]
+        reply, handle, *found = await self.store.run_many(
+            [call, self._page_call(timeline, owner_hash, field, cursors)], reads
+        )
         for result in (reply, handle):
             if isinstance(result, Exception):
                 raise result
@@ -440,18 +560,29 @@ class SingleServer(Topology):
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
         return await self.store.run(
-            "delete_mark_listed", [keys.status(sid), keys.CHANGED_STATUSES, keys.EPOCH],
-            [by_user, marker, limits.DELETED_TOMBSTONE_S, limits.CHANGED_STATUSES_MAX,
-             uuid.uuid4().hex, -(now_ms() - limits.DELETED_FORGET_AFTER_S * 1000)])
+            "delete_mark_listed",
+            [keys.status(sid), keys.CHANGED_STATUSES, keys.EPOCH],
+            [
+                by_user,
+                marker,
+                limits.DELETED_TOMBSTONE_S,
+                limits.CHANGED_STATUSES_MAX,
+                uuid.uuid4().hex,
+                -(now_ms() - limits.DELETED_FORGET_AFTER_S * 1000),
+            ],
+        )
 
     async def forget_deleted(self, sid: int) -> None:
         await self.store.run("forget_deleted", [keys.CHANGED_STATUSES], [sid, now_ms()])
 
-    async def update_status(self, sid: int, fields: dict[str, str],
-                            only_if: tuple[str, str] = ("", "")) -> int:
-        return await self.store.run("status_update_listed",
-                                    [keys.status(sid), keys.CHANGED_STATUSES],
-                                    [*only_if, *[x for pair in fields.items() for x in pair]])
+    async def update_status(
+        self, sid: int, fields: dict[str, str], only_if: tuple[str, str] = ("", "")
+    ) -> int:
+        return await self.store.run(
+            "status_update_listed",
+            [keys.status(sid), keys.CHANGED_STATUSES],
+            [*only_if, *[x for pair in fields.items() for x in pair]],
+        )
 
     _edit_script = "status_edit_listed"
 
@@ -484,8 +615,9 @@ class Cluster(Topology):
         found: list = []
         pairs = [k for shard in PUBLIC_SHARDS for k in (shard, shard)]  # KEYS[1], KEYS[2]
         for _ in range(TOP_UP_ROUNDS):
-            replies = await self.store.run_grouped("read_page", pairs,
-                                                   [max_id, since_id, min_id, limit, ""])
+            replies = await self.store.run_grouped(
+                "read_page", pairs, [max_id, since_id, min_id, limit, ""]
+            )
             merged = {int(i) for reply in replies for i in reply}
             # min_id: the ones right above it; otherwise the newest below the top
             ids = sorted(merged)[:limit] if min_id else sorted(merged, reverse=True)[:limit]
@@ -507,8 +639,9 @@ class Cluster(Topology):
     async def deliver_besides(self, sid: int, targets: Sequence, cap: int) -> None:
         await self.store.run_grouped("deliver", targets, [sid, cap])
 
-    async def add_edge(self, e: "Edge", reads: Sequence[tuple], plain: int = 0,
-                       then: tuple | None = None) -> tuple[Any, Any, Any, Any, list | None]:
+    async def add_edge(
+        self, e: Edge, reads: Sequence[tuple], plain: int = 0, then: tuple | None = None
+    ) -> tuple[Any, Any, Any, Any, list | None]:
         store = self.store
         try:
             source = await store.run(*e.source_call(True))
@@ -520,12 +653,22 @@ class Cluster(Topology):
             return source, exc, None, None, None
         return source, target, None, None, await store.batch(list(reads)) if reads else []
 
-    async def merge_then(self, timeline: str, guard: str, member: str, ids: list[int],
-                         then: tuple | None, record: str | None = None,
-                         boosts: Sequence[tuple[int, int]] = ()) -> tuple[Any, Any]:
+    async def merge_then(
+        self,
+        timeline: str,
+        guard: str,
+        member: str,
+        ids: list[int],
+        then: tuple | None,
+        record: str | None = None,
+        boosts: Sequence[tuple[int, int]] = (),
+    ) -> tuple[Any, Any]:
         try:
-            merged: Any = bool(await self.store.run(
-                *self._merge_call(timeline, guard, member, ids, record, boosts)))
+            merged: Any = bool(
+                await self.store.run(
+                    *self._merge_call(timeline, guard, member, ids, record, boosts)
+                )
+            )
         except Exception as exc:  # noqa: BLE001 - handed back like run_many's
             merged = exc
         return merged, await self.run_then(then)
@@ -543,9 +686,15 @@ class Cluster(Topology):
         timeline, owner_hash, field, cursors, ids = handle
         return await self._rounds(timeline, owner_hash, field, cursors, ids, records)
 
-    async def read_page_with(self, call: tuple, timeline: str, owner_hash: str, field: str,
-                             cursors: list, members: tuple | None = None
-                             ) -> tuple[Any, Any, dict | None]:
+    async def read_page_with(
+        self,
+        call: tuple,
+        timeline: str,
+        owner_hash: str,
+        field: str,
+        cursors: list,
+        members: tuple | None = None,
+    ) -> tuple[Any, Any, dict | None]:
         """``call`` and the page's first ids in one round trip when they are
         on one master (a home page: the user's keys share their hash tag),
         as the single server does; else one after the other. The members'
@@ -553,16 +702,26 @@ class Cluster(Topology):
         store = self.store
         first = ("read_page", [timeline, owner_hash], [*cursors, field])
         if len(store.slot_groups([*call[1], timeline, owner_hash])) > 1:
-            return (await store.run(*call),
-                    await self.read_page(timeline, owner_hash, field, cursors), None)
+            return (
+                await store.run(*call),
+                await self.read_page(timeline, owner_hash, field, cursors),
+                None,
+            )
         reply, ids = await store.run_many([call, first])
         for result in (reply, ids):
             if isinstance(result, Exception):
                 raise result
         return reply, (timeline, owner_hash, field, cursors, ids), None
 
-    async def _rounds(self, timeline: str, owner_hash: str, field: str, cursors: list,
-                      ids: list | None, records: Records) -> Page:
+    async def _rounds(
+        self,
+        timeline: str,
+        owner_hash: str,
+        field: str,
+        cursors: list,
+        ids: list | None,
+        records: Records,
+    ) -> Page:
         """The status keys are in other slots than the timeline, so deleted
         ids are found by reading the statuses, and the page reads on past
         them in rounds, in its own direction, keeping the ``limit`` closest
@@ -571,8 +730,9 @@ class Cluster(Topology):
         found: list = []
         for _ in range(TOP_UP_ROUNDS):
             if ids is None:
-                ids = await self.store.run("read_page", [timeline, owner_hash],
-                                           [max_id, since_id, min_id, limit, field])
+                ids = await self.store.run(
+                    "read_page", [timeline, owner_hash], [max_id, since_id, min_id, limit, field]
+                )
             statuses = await records.live([int(i) for i in ids])
             if min_id:
                 found = statuses + found
@@ -586,13 +746,18 @@ class Cluster(Topology):
         return Page(found[-limit:] if min_id else found[:limit])
 
     async def mark_deleted(self, sid: int, by_user: int, marker) -> list:
-        return await self.store.run("delete_mark", [keys.status(sid)],
-                                    [by_user, marker, limits.DELETED_TOMBSTONE_S])
+        return await self.store.run(
+            "delete_mark", [keys.status(sid)], [by_user, marker, limits.DELETED_TOMBSTONE_S]
+        )
 
-    async def update_status(self, sid: int, fields: dict[str, str],
-                            only_if: tuple[str, str] = ("", "")) -> int:
-        return await self.store.run("status_update", [keys.status(sid)],
-                                    [*only_if, *[x for pair in fields.items() for x in pair]])
+    async def update_status(
+        self, sid: int, fields: dict[str, str], only_if: tuple[str, str] = ("", "")
+    ) -> int:
+        return await self.store.run(
+            "status_update",
+            [keys.status(sid)],
+            [*only_if, *[x for pair in fields.items() for x in pair]],
+        )
 
     async def used_memory(self) -> int:
         info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)
@@ -609,7 +774,7 @@ class Cluster(Topology):
             raise ClusterDownError("CLUSTERDOWN the cluster is not serving every slot yet")
 
 
-_CHOSEN: "weakref.WeakKeyDictionary[Store, Topology]" = weakref.WeakKeyDictionary()
+_CHOSEN: weakref.WeakKeyDictionary[Store, Topology] = weakref.WeakKeyDictionary()
 
 
 def of(store: Store) -> Topology:

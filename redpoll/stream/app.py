@@ -3,14 +3,15 @@
 The Mastodon-compatible API app mounts the same :class:`StreamService`; this
 one exists so the stream can run (and be tested, and benchmarked) on its own.
 """
+
 from __future__ import annotations
 
 import contextlib
 
 from starlette.applications import Starlette
 
-from ..engine.engine import Redpoll
 from ..core.settings import Settings
+from ..engine.engine import Redpoll
 from ..gateway.auth import Verifier
 from .service import StreamService
 

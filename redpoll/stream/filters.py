@@ -27,6 +27,7 @@ And what narrows the Mastodon public and hashtag streams (ANDed): ``origin``
 (this server's statuses or other servers') and ``only_media``, decided by
 the rules of the REST public timeline (redpoll.reading.pages).
 """
+
 from __future__ import annotations
 
 import math
@@ -35,15 +36,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import limits
-from ..relations import domain_blocks, visibility
 from ..bus import events
+from ..core import limits
 from ..core.models import Status
 from ..gateway.errors import WebError
 from ..reading import pages
+from ..relations import domain_blocks, visibility
 
-_PUNCT = "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_") \
+_PUNCT = (
+    "".join(chr(c) for c in range(0x21, 0x7F) if not chr(c).isalnum() and chr(c) != "_")
     + "\u2018\u2019\u201c\u201d\u2026\u00ab\u00bb\u00bf\u00a1"
+)
 _NAME = re.compile(r"\w+")
 _URL_WORD = re.compile(r"[^\W_]+|_+")
 _LOGIN_OK = re.compile(r"[A-Za-z0-9_]+")
@@ -101,9 +104,29 @@ def parse_point(location: str | None) -> tuple[float, float] | None:
 class Event:
     """One entry of the event log, decoded once and shared by every client."""
 
-    __slots__ = ("id", "kind", "status", "sid", "uid", "login", "text", "boosted_text",
-                 "_words", "_tokens", "point", "rendered", "listed", "owner", "notification",
-                 "visibility", "mentioned", "boosted_uid", "boosted_login", "boost", "_statuses")
+    __slots__ = (
+        "id",
+        "kind",
+        "status",
+        "sid",
+        "uid",
+        "login",
+        "text",
+        "boosted_text",
+        "_words",
+        "_tokens",
+        "point",
+        "rendered",
+        "listed",
+        "owner",
+        "notification",
+        "visibility",
+        "mentioned",
+        "boosted_uid",
+        "boosted_login",
+        "boost",
+        "_statuses",
+    )
 
     def __init__(self, entry_id: str, kind: str, status: dict):
         self.id = entry_id
@@ -119,8 +142,9 @@ class Event:
         reblog = status.get("reblog")
         self.boosted_text = str(reblog.get("text", "")) if isinstance(reblog, dict) else ""
         self.boosted_uid = int(reblog.get("user_id", 0)) if isinstance(reblog, dict) else 0
-        self.boosted_login = str(reblog.get("login", "")).lower() if isinstance(reblog, dict) \
-            else ""
+        self.boosted_login = (
+            str(reblog.get("login", "")).lower() if isinstance(reblog, dict) else ""
+        )
         #: a boost (its deletion carries ``reblog_of`` only): never on
         #: Mastodon's public and hashtag streams (Filter.boosts)
         self.boost = isinstance(reblog, dict) or "reblog_of" in status
@@ -134,8 +158,9 @@ class Event:
         #: a boost is listed only with its original (a boost of an unlisted
         #: status is public itself, the status it carries is not)
         self.listed = visibility.listed(self.visibility) and not (
-            isinstance(reblog, dict) and not visibility.listed(
-                str(reblog.get("visibility", visibility.PUBLIC))))
+            isinstance(reblog, dict)
+            and not visibility.listed(str(reblog.get("visibility", visibility.PUBLIC)))
+        )
         self.mentioned = visibility.mentioned_ids(str(status.get("mentions", "")))
         #: format name -> bytes, filled by the renderers (one rendering per event)
         self.rendered: dict = {}
@@ -145,7 +170,7 @@ class Event:
         self._statuses = None
 
     @classmethod
-    def from_json(cls, entry_id: str, payload: str | bytes) -> "Event":
+    def from_json(cls, entry_id: str, payload: str | bytes) -> Event:
         """ValueError if the payload is not a status event (its schema is
         redpoll.bus.events.StatusEvent's) nor a notification event."""
         event = events.parse(payload)
@@ -156,7 +181,7 @@ class Event:
         return cls(entry_id, event.kind, event.status)
 
     @classmethod
-    def for_notification(cls, entry_id: str, event) -> "Event":
+    def for_notification(cls, entry_id: str, event) -> Event:
         """A notification event (redpoll.bus.events.NotificationEvent): matched
         only by its owner's user streams (Filter.owner)."""
         note = event.notification
@@ -172,8 +197,10 @@ class Event:
         """The status as a record, and the one it boosts (or None)."""
         if self._statuses is None:
             reblog = self.status.get("reblog")
-            self._statuses = (status_of(self.status),
-                              status_of(reblog) if isinstance(reblog, dict) else None)
+            self._statuses = (
+                status_of(self.status),
+                status_of(reblog) if isinstance(reblog, dict) else None,
+            )
         return self._statuses
 
     def _split(self):
@@ -204,10 +231,14 @@ _CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
 
 def status_of(raw: dict) -> Status:
     """A status of the event log (redpoll.bus.events.StatusEvent) as a record."""
-    return Status(id=int(raw["id"]), text=str(raw.get("text", "")),
-                  created_at=int(raw.get("created_at", 0)), user_id=int(raw["user_id"]),
-                  login=str(raw.get("login", "")),
-                  extra={k: v for k, v in raw.items() if k not in _CORE and k != "reblog"})
+    return Status(
+        id=int(raw["id"]),
+        text=str(raw.get("text", "")),
+        created_at=int(raw.get("created_at", 0)),
+        user_id=int(raw["user_id"]),
+        login=str(raw.get("login", "")),
+        extra={k: v for k, v in raw.items() if k not in _CORE and k != "reblog"},
+    )
 
 
 # --- the client side ------------------------------------------------------------------
@@ -289,18 +320,20 @@ class Filter:
         if self.sample is not None and len(self.sample) == 100:
             self.sample = ALL_RESIDUES
 
-    def hides(self, ev: "Event") -> bool:
+    def hides(self, ev: Event) -> bool:
         if self.hidden and (ev.uid in self.hidden or ev.boosted_uid in self.hidden):
             return True
-        return bool(self.domains) and (domain_blocks.blocked_in(self.domains, ev.login) or
-                                       domain_blocks.blocked_in(self.domains, ev.boosted_login))
+        return bool(self.domains) and (
+            domain_blocks.blocked_in(self.domains, ev.login)
+            or domain_blocks.blocked_in(self.domains, ev.boosted_login)
+        )
 
     @property
     def narrowed(self) -> bool:
         """Whether :meth:`keeps` may leave out a status the other fields match."""
         return self.origin is not None or self.only_media or not self.statuses
 
-    def keeps(self, ev: "Event") -> bool:
+    def keeps(self, ev: Event) -> bool:
         """A status event (posted, edited, deleted: a deletion carries the
         status, so it is decided as the post was) of this stream's origin,
         with media when only_media, and statuses at all."""
@@ -313,8 +346,17 @@ class Filter:
 
     @property
     def empty(self) -> bool:
-        return not (self.phrases or self.user_ids or self.logins or self.boxes
-                    or self.sample or self.tags or self.authors or self.owner or self.direct)
+        return not (
+            self.phrases
+            or self.user_ids
+            or self.logins
+            or self.boxes
+            or self.sample
+            or self.tags
+            or self.authors
+            or self.owner
+            or self.direct
+        )
 
     def track_matches(self, tokens: frozenset[str]) -> bool:
         return any(all(w in tokens for w in phrase) for phrase in self.phrases)
@@ -333,14 +375,19 @@ class Filter:
         if self.narrowed and not self.keeps(ev):
             return False
         if self.direct:
-            return ev.visibility == visibility.DIRECT and self.viewer is not None and (
-                ev.uid == self.viewer or self.viewer in ev.mentioned)
+            return (
+                ev.visibility == visibility.DIRECT
+                and self.viewer is not None
+                and (ev.uid == self.viewer or self.viewer in ev.mentioned)
+            )
         if not ev.listed:  # the one decision, for the stream's own user only
-            if self.viewer is None or not (ev.uid in self.authors or (
-                    self.owner is not None and self.owner in ev.mentioned)):
+            if self.viewer is None or not (
+                ev.uid in self.authors or (self.owner is not None and self.owner in ev.mentioned)
+            ):
                 return False
-            return visibility.can_see(self.viewer, ev.uid, ev.visibility, ev.mentioned,
-                                      ev.uid in self.followed)
+            return visibility.can_see(
+                self.viewer, ev.uid, ev.visibility, ev.mentioned, ev.uid in self.followed
+            )
         if self.sample is not None and ev.sid % 100 in self.sample:
             return True
         if ev.uid in self.user_ids or ev.uid in self.authors:
@@ -369,8 +416,11 @@ def parse_track(value: str) -> tuple[tuple[str, ...], ...]:
     for part in parts:
         size = len(part.encode("utf-8"))
         if not 1 <= size <= limits.TRACK_PHRASE_MAX_BYTES:
-            raise ParamError(406, "track", f"phrases must be 1 to {limits.TRACK_PHRASE_MAX_BYTES} "
-                                           f"bytes long (got {size})")
+            raise ParamError(
+                406,
+                "track",
+                f"phrases must be 1 to {limits.TRACK_PHRASE_MAX_BYTES} bytes long (got {size})",
+            )
         phrases.append(tuple(dict.fromkeys(part.lower().split())))
     return tuple(dict.fromkeys(phrases))
 
@@ -397,8 +447,9 @@ def parse_follow(value: str) -> tuple[frozenset[int], frozenset[str]]:
 def parse_boxes(value: str, param: str) -> tuple[tuple[float, float, float, float], ...]:
     parts = _split_list(value)
     if len(parts) % 4:
-        raise ParamError(406, param, "must be groups of four numbers "
-                                     "min_lon,min_lat,max_lon,max_lat")
+        raise ParamError(
+            406, param, "must be groups of four numbers min_lon,min_lat,max_lon,max_lat"
+        )
     if len(parts) // 4 > limits.BOXES_MAX:
         raise ParamError(413, param, f"has more than {limits.BOXES_MAX} boxes")
     try:
@@ -407,12 +458,16 @@ def parse_boxes(value: str, param: str) -> tuple[tuple[float, float, float, floa
         raise ParamError(406, param, "must contain only numbers") from None
     boxes = []
     for i in range(0, len(numbers), 4):
-        a, b, c, d = numbers[i:i + 4]
+        a, b, c, d = numbers[i : i + 4]
         if not all(math.isfinite(x) for x in (a, b, c, d)):
             raise ParamError(406, param, "must contain only finite numbers")
         if not (-180 <= a <= c <= 180 and -90 <= b <= d <= 90):
-            raise ParamError(406, param, f"box {i // 4 + 1} is not min_lon,min_lat,max_lon,max_lat "
-                                         "within -180..180 / -90..90")
+            raise ParamError(
+                406,
+                param,
+                f"box {i // 4 + 1} is not min_lon,min_lat,max_lon,max_lat "
+                "within -180..180 / -90..90",
+            )
         boxes.append((a, b, c, d))
     return tuple(boxes)
 
@@ -454,8 +509,11 @@ def parse_filter(params, identifier: str, *, sample: bool) -> Filter:
     if len(boxes) > limits.BOXES_MAX:
         raise ParamError(413, "locations", f"has more than {limits.BOXES_MAX} boxes")
     if not given:
-        raise ParamError(406, "track/follow/locations",
-                         "missing: a filter request needs at least one of track, follow, locations")
+        raise ParamError(
+            406,
+            "track/follow/locations",
+            "missing: a filter request needs at least one of track, follow, locations",
+        )
     return Filter(phrases=phrases, user_ids=ids, logins=logins, boxes=boxes)
 
 
@@ -468,6 +526,9 @@ def parse_count(value: str | None) -> int:
     except ValueError:
         raise ParamError(416, "count", "must be an integer") from None
     if not -limits.STREAM_COUNT_MAX <= count <= limits.STREAM_COUNT_MAX:
-        raise ParamError(416, "count", f"must be between -{limits.STREAM_COUNT_MAX} "
-                                       f"and {limits.STREAM_COUNT_MAX}")
+        raise ParamError(
+            416,
+            "count",
+            f"must be between -{limits.STREAM_COUNT_MAX} and {limits.STREAM_COUNT_MAX}",
+        )
     return count

@@ -7,6 +7,7 @@ Pure functions over bytes and text: both the ASGI WebSocket endpoint
 (:mod:`.websocket`) and the handed-off socket (:class:`.handoff.LeanSocket`)
 write through them.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,9 +41,9 @@ def frame_size(buf, pos: int, end: int) -> tuple[int, int] | None:
     127 + 64 bits), or None while the length itself is not all there."""
     size = buf[pos + 1] & 0x7F
     if size == 126:
-        return (int.from_bytes(buf[pos + 2:pos + 4], "big"), 4) if end - pos >= 4 else None
+        return (int.from_bytes(buf[pos + 2 : pos + 4], "big"), 4) if end - pos >= 4 else None
     if size == 127:
-        return (int.from_bytes(buf[pos + 2:pos + 10], "big"), 10) if end - pos >= 10 else None
+        return (int.from_bytes(buf[pos + 2 : pos + 10], "big"), 10) if end - pos >= 10 else None
     return size, 2
 
 
@@ -95,8 +96,10 @@ def frame(item: tuple) -> str | None:
             label, data = payload
             # as json.dumps({"stream": label, "event": name, "payload": data.decode()},
             # separators=(",", ":"), ensure_ascii=False)
-            text = _TEXTS[key] = (f'{{"stream":{label},"event":{json.dumps(name)},"payload":'
-                                  f'{json.dumps(data.decode(), ensure_ascii=False)}}}')
+            text = _TEXTS[key] = (
+                f'{{"stream":{label},"event":{json.dumps(name)},"payload":'
+                f"{json.dumps(data.decode(), ensure_ascii=False)}}}"
+            )
         return text
     if name == "error":
         return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)

@@ -33,11 +33,12 @@ returns:
   endpoint held, and a server shutdown ends the stream with its disconnect
   message instead of cutting it.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -45,9 +46,25 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from ..core import limits
 from ..core.settings import Settings
-from .frames import (CLOSE_BAD_DATA, CLOSE_INTERNAL, CLOSE_PROTOCOL_ERROR, CLOSE_TOO_BIG,
-                     CLOSE_UNSUPPORTED, MAX_MESSAGE, OP_BINARY, OP_CLOSE, OP_CONT, OP_PING, OP_PONG,
-                     OP_TEXT, close_code, close_frame, frame_size, wire, ws_frame)
+from .frames import (
+    CLOSE_BAD_DATA,
+    CLOSE_INTERNAL,
+    CLOSE_PROTOCOL_ERROR,
+    CLOSE_TOO_BIG,
+    CLOSE_UNSUPPORTED,
+    MAX_MESSAGE,
+    OP_BINARY,
+    OP_CLOSE,
+    OP_CONT,
+    OP_PING,
+    OP_PONG,
+    OP_TEXT,
+    close_code,
+    close_frame,
+    frame_size,
+    wire,
+    ws_frame,
+)
 
 try:  # the websockets library's C helper (uvicorn's WebSocket dependency)
     from websockets.speedups import apply_mask as _unmask
@@ -92,8 +109,9 @@ class StreamHttpProtocol(HttpToolsProtocol):
         if self.header_timeout_s is None:
             type(self).header_timeout_s = header_timeout()
         self._headers_in = False
-        self._header_timer = self.loop.call_later(self.header_timeout_s + idle_s,
-                                                  self._headers_late)
+        self._header_timer = self.loop.call_later(
+            self.header_timeout_s + idle_s, self._headers_late
+        )
 
     def _disarm_header_timer(self) -> None:
         if self._header_timer is not None:
@@ -116,8 +134,12 @@ class StreamHttpProtocol(HttpToolsProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if not self.transport.is_closing() and not self.pipeline and self.cycle is not None \
-                and self.cycle.response_complete:
+        if (
+            not self.transport.is_closing()
+            and not self.pipeline
+            and self.cycle is not None
+            and self.cycle.response_complete
+        ):
             self._disarm_header_timer()
             # for the next request on this connection: uvicorn closes it once
             # idle for limits.HTTP_KEEP_ALIVE_S, then its headers have the timeout
@@ -127,7 +149,7 @@ class StreamHttpProtocol(HttpToolsProtocol):
         self._disarm_header_timer()
         super().connection_lost(exc)
 
-    def handoff(self, lean: "LeanStream") -> None:
+    def handoff(self, lean: LeanStream) -> None:
         """Give this connection to ``lean``: uvicorn forgets the response
         (the app may return without ending it), ``lean`` becomes the
         transport's protocol and the server's connection for shutdown."""
@@ -181,8 +203,9 @@ class LeanStream(_Lean):
 
     __slots__ = ("sub", "frame", "service", "place", "sessions")
 
-    def __init__(self, sub, frame: Callable[[tuple], bytes | None], service,
-                 place: tuple, sessions: tuple) -> None:
+    def __init__(
+        self, sub, frame: Callable[[tuple], bytes | None], service, place: tuple, sessions: tuple
+    ) -> None:
         self.sub = sub
         self.frame = frame
         #: what the endpoint held, released when the connection ends
@@ -274,12 +297,16 @@ class StreamWebSocketProtocol(WebSocketsSansIOProtocol):
         if scope is not None:
             scope["extensions"][HANDOFF] = self.handoff
 
-    def handoff(self, lean: "LeanSocket") -> bool:
+    def handoff(self, lean: LeanSocket) -> bool:
         """Give the accepted socket to ``lean``; False (nothing changes) when
         an extension was negotiated (per-message compression: ``redpoll
         serve`` offers none) or the socket is not open."""
-        if (not self.handshake_complete or self.close_sent or self.transport.is_closing()
-                or self.conn.extensions):
+        if (
+            not self.handshake_complete
+            or self.close_sent
+            or self.transport.is_closing()
+            or self.conn.extensions
+        ):
             return False
         self.stop_keepalive()
         self.connections.discard(self)
@@ -400,9 +427,9 @@ class LeanSocket(_Lean):
                 return
             if end - pos < head + 4 + size:
                 break
-            key = buf[pos + head:pos + head + 4]
+            key = buf[pos + head : pos + head + 4]
             start = pos + head + 4
-            payload = _unmask(buf[start:start + size], key)
+            payload = _unmask(buf[start : start + size], key)
             pos = start + size
             self.frame_in(bool(b0 & 0x80), b0 & 0x0F, payload)
         self.buf = buf[pos:] if pos < end else b""

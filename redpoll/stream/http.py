@@ -1,12 +1,13 @@
 """Plain-ASGI helpers shared by the stream endpoints: request parameters,
 identification, error answers, and the writer loop that drains a
 :class:`Subscriber` into a chunked response."""
+
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import parse_qsl, unquote
 
 from starlette.requests import ClientDisconnect, Request
@@ -20,6 +21,7 @@ from .hub import PendingSend, Subscriber
 
 log = logging.getLogger("redpoll.stream")
 
+
 def header(scope, name: bytes) -> str | None:
     for key, value in scope["headers"]:
         if key == name:
@@ -31,13 +33,16 @@ async def read_params(scope, receive) -> dict[str, str] | None:
     """Query string and (for POST) an urlencoded form body, the body winning;
     None when the client went away before sending all of it (one INFO line:
     nothing is wrong with the server)."""
-    params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
+    params = dict(
+        parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    )
     if scope["method"] == "POST":
         try:
             body = await read_body(Request(scope, receive))
         except ClientDisconnect:
-            log.info("client went away", extra={"method": scope["method"],
-                                                 "path": scope["path"][:200]})
+            log.info(
+                "client went away", extra={"method": scope["method"], "path": scope["path"][:200]}
+            )
             return None
         ctype = (header(scope, b"content-type") or "").split(";")[0].strip().lower()
         if body and ctype in ("", "application/x-www-form-urlencoded"):
@@ -60,7 +65,7 @@ def _oauth1_identity(value: str) -> str | None:
     key) names the client, like ``identifier``. The signature is not checked:
     it identifies, it does not authenticate, exactly as ``identifier`` does."""
     fields = {}
-    for part in value[len("OAuth "):].split(","):
+    for part in value[len("OAuth ") :].split(","):
         name, _, raw = part.strip().partition("=")
         fields[name] = unquote(raw.strip('"'))
     ident = fields.get("oauth_token") or fields.get("oauth_consumer_key")
@@ -75,28 +80,44 @@ async def identify(scope, params: dict, verify: Verifier | None) -> Principal:
     if token:
         principal = await verify(token) if verify is not None else None
         if principal is None:
-            raise WebError(401, "The access token is invalid",
-                           {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            raise WebError(
+                401,
+                "The access token is invalid",
+                {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
         return principal
     ident = params.get("identifier")
     if ident:
         if len(ident.encode("utf-8")) > limits.IDENTIFIER_MAX_BYTES:
-            raise WebError(406, f"Parameter identifier is longer than {limits.IDENTIFIER_MAX_BYTES} bytes")
+            raise WebError(
+                406, f"Parameter identifier is longer than {limits.IDENTIFIER_MAX_BYTES} bytes"
+            )
         return Principal(identifier=ident, anonymous=True)
     if auth[:6] == "OAuth ":
         ident = _oauth1_identity(auth)
         if ident:
             return Principal(identifier=ident, anonymous=True)
-    raise WebError(401, "Authentication required: give an identifier parameter or a bearer token",
-                   {"WWW-Authenticate": 'Bearer realm="redpoll"'})
+    raise WebError(
+        401,
+        "Authentication required: give an identifier parameter or a bearer token",
+        {"WWW-Authenticate": 'Bearer realm="redpoll"'},
+    )
 
 
 async def send_error(send, exc: WebError, *, twitter: bool = False) -> None:
     """Answer ``exc`` on a plain ASGI response: Mastodon's body, or v1.1's."""
     body = json.dumps(exc.twitter_body() if twitter else exc.body()).encode()
-    await send({"type": "http.response.start", "status": exc.status,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode())] + exc.raw_headers()})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": exc.status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ]
+            + exc.raw_headers(),
+        }
+    )
     await send({"type": "http.response.body", "body": body})
 
 
@@ -153,8 +174,13 @@ class _Writer:
         sub.wake_writer()
 
 
-async def pump(sub: Subscriber, send, receive, frame: Callable[[tuple], bytes | None],
-               first: bytes | None = None) -> None:
+async def pump(
+    sub: Subscriber,
+    send,
+    receive,
+    frame: Callable[[tuple], bytes | None],
+    first: bytes | None = None,
+) -> None:
     """Write ``sub``'s queue to the response until the client goes away or
     the subscriber is closed. Keep-alives are queued by the service's ticker
     as ``("keepalive", None, None)`` items.
@@ -214,8 +240,17 @@ def can_hand_off(scope) -> bool:
 CLOSE_AFTER = (b"connection", b"close")
 
 
-async def stream_out(scope, receive, send, sub: Subscriber, frame: Callable[[tuple], bytes | None],
-                     service, place: tuple, sessions: tuple, first: bytes | None = None) -> bool:
+async def stream_out(
+    scope,
+    receive,
+    send,
+    sub: Subscriber,
+    frame: Callable[[tuple], bytes | None],
+    service,
+    place: tuple,
+    sessions: tuple,
+    first: bytes | None = None,
+) -> bool:
     """Write ``sub``'s queue to the started response until the stream ends.
 
     Where the server offers it (:func:`can_hand_off`), the connection takes

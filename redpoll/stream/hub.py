@@ -14,6 +14,7 @@ Resume: :meth:`Hub.replay` splices the recent past (v1.1 ``count``, SSE
 ``Last-Event-ID``) in front of the live events a new subscriber has already
 queued, without duplicates.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -21,16 +22,17 @@ import inspect
 import logging
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import redis.asyncio as aredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
 
 from ..bus import events
-from ..core import limits
 from ..bus.events import FIELD
+from ..core import limits
 from ..core.health import DATABASE
 from .filters import Event, Filter
 from .index import FilterIndex
@@ -60,7 +62,7 @@ def fmt_for(filt: Filter) -> str:
     return f"{DIRECT_FMT}{filt.viewer}" if filt.direct else MASTODON_FMT
 
 
-def filtered(sub: "Subscriber", ev: Event, item: tuple) -> tuple | None:
+def filtered(sub: Subscriber, ev: Event, item: tuple) -> tuple | None:
     """``item`` (a rendered event) as ``sub`` gets it with its user's content
     filters (redpoll.filters.rules, in its stream's context): None when a
     ``hide`` filter meets the status, with ``filtered`` when a ``warn`` one
@@ -102,12 +104,34 @@ class Subscriber:
     # a plain list for the queue (a deque and an asyncio.Event each allocate
     # a 64-slot block, ~760 B, up front) and a future made only while the
     # writer waits.
-    __slots__ = ("filter", "fmt", "base", "maxsize", "stall_warnings", "items", "waiter",
-                 "direct", "closing", "warned_at", "task", "hub", "name", "stalled",
-                 "__weakref__")
+    __slots__ = (
+        "filter",
+        "fmt",
+        "base",
+        "maxsize",
+        "stall_warnings",
+        "items",
+        "waiter",
+        "direct",
+        "closing",
+        "warned_at",
+        "task",
+        "hub",
+        "name",
+        "stalled",
+        "__weakref__",
+    )
 
-    def __init__(self, filt: Filter, fmt: str, maxsize: int, *, stall_warnings: bool = False,
-                 name: str = "", base: str = "") -> None:
+    def __init__(
+        self,
+        filt: Filter,
+        fmt: str,
+        maxsize: int,
+        *,
+        stall_warnings: bool = False,
+        name: str = "",
+        base: str = "",
+    ) -> None:
         self.filter = filt
         self.fmt = fmt
         #: scheme://host for links in what this subscriber gets: the configured
@@ -179,21 +203,35 @@ class Subscriber:
             if now - self.warned_at >= limits.STALL_WARNING_INTERVAL_S:
                 self.warned_at = now
                 percent = (size + 1) * 100 // self.maxsize
-                self.items.append(("warning", None, {"warning": {
-                    "code": "FALLING_BEHIND",
-                    "message": f"Your connection is falling behind and messages are being queued "
-                               f"for delivery to you. Your queue is now over "
-                               f"{int(limits.STALL_WARNING_FRACTION * 100)}% full. You will be "
-                               f"disconnected when the queue is full.",
-                    "percent_full": percent}}))
+                self.items.append(
+                    (
+                        "warning",
+                        None,
+                        {
+                            "warning": {
+                                "code": "FALLING_BEHIND",
+                                "message": f"Your connection is falling behind and messages are being queued "
+                                f"for delivery to you. Your queue is now over "
+                                f"{int(limits.STALL_WARNING_FRACTION * 100)}% full. You will be "
+                                f"disconnected when the queue is full.",
+                                "percent_full": percent,
+                            }
+                        },
+                    )
+                )
         self.wakeup()
 
     def finish(self, code: int, reason: str) -> None:
         """Queue a disconnect message and end after it (codes as Twitter v1.1)."""
         if self.closing:
             return
-        self.items.append(("disconnect", None, {"disconnect": {
-            "code": code, "stream_name": self.name, "reason": reason}}))
+        self.items.append(
+            (
+                "disconnect",
+                None,
+                {"disconnect": {"code": code, "stream_name": self.name, "reason": reason}},
+            )
+        )
         self.closing = True
         self.wakeup()
         if self.hub is not None:
@@ -244,10 +282,15 @@ Shown = Callable[[Subscriber, list], Awaitable[list]]
 
 
 class Hub:
-    def __init__(self, url: str, cluster: bool, renderers: dict[str, Renderer],
-                 shown: Shown | None = None,
-                 members: Callable[[int], None] | None = None,
-                 filters: Callable[[int], Awaitable[None]] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        cluster: bool,
+        renderers: dict[str, Renderer],
+        shown: Shown | None = None,
+        members: Callable[[int], None] | None = None,
+        filters: Callable[[int], Awaitable[None]] | None = None,
+    ) -> None:
         self.url = url
         #: told of a filters event (a user's content filters changed): awaited,
         #: so the next event is matched with the filters as they are now
@@ -289,8 +332,9 @@ class Hub:
     def _connect(self, blocking: bool):
         if self.cluster:
             return RedisCluster.from_url(self.url)
-        return aredis.Redis.from_url(self.url, socket_timeout=None if blocking else 10,
-                                     socket_connect_timeout=5)
+        return aredis.Redis.from_url(
+            self.url, socket_timeout=None if blocking else 10, socket_connect_timeout=5
+        )
 
     async def start(self) -> None:
         self._reader = self._connect(True)
@@ -353,8 +397,9 @@ class Hub:
                 if hides is not None:
                     hidden = hidden | {other} if hides else hidden - {other}
                 if (authors, followed, hidden) != (f.authors, f.followed, f.hidden):
-                    self.refilter(sub, replace(f, authors=authors, followed=followed,
-                                               hidden=hidden))
+                    self.refilter(
+                        sub, replace(f, authors=authors, followed=followed, hidden=hidden)
+                    )
                     changed += 1
         return changed
 
@@ -403,7 +448,7 @@ class Hub:
         if key in ev.rendered:
             return ev.rendered[key]
         if fmt.startswith(DIRECT_FMT):  # "direct:<uid>": a conversation as its user sees it
-            out = self.renderers[DIRECT_FMT](ev, base, int(fmt[len(DIRECT_FMT):]))
+            out = self.renderers[DIRECT_FMT](ev, base, int(fmt[len(DIRECT_FMT) :]))
         else:
             out = self.renderers[fmt](ev, base)
         if inspect.isawaitable(out):
@@ -423,9 +468,9 @@ class Hub:
                     await self._reader.ping()
                     lost = False
                 self.connected.set()
-                entries = await events.read_after(self._reader, self.cursor,
-                                                  limits.EVENT_READ_COUNT,
-                                                  limits.EVENT_READ_BLOCK_MS)
+                entries = await events.read_after(
+                    self._reader, self.cursor, limits.EVENT_READ_COUNT, limits.EVENT_READ_BLOCK_MS
+                )
                 delay = limits.RECONNECT_FIRST_S
                 DATABASE.back("stream hub")
                 # Behind (several events in one read): queue them all, then
@@ -455,9 +500,16 @@ class Hub:
             except Exception:  # a bad entry must not stop the stream for everyone
                 log.exception("event log reader failed on an entry; skipping it")
 
-    def _decode(self, entry_id: str, fields: dict
-                ) -> (Event | events.EndEvent | events.RelationEvent | events.MembersEvent
-                      | events.FiltersEvent | None):
+    def _decode(
+        self, entry_id: str, fields: dict
+    ) -> (
+        Event
+        | events.EndEvent
+        | events.RelationEvent
+        | events.MembersEvent
+        | events.FiltersEvent
+        | None
+    ):
         """A status event as an :class:`Event`, an end, relation or members event as itself
         (schemas: ``redpoll.bus.events``); None for anything unreadable."""
         payload = fields.get(FIELD.encode(), fields.get(FIELD))
@@ -468,8 +520,9 @@ class Hub:
         except (ValueError, KeyError, TypeError):
             log.warning("unreadable event %s", entry_id)
             return None
-        if isinstance(event, (events.EndEvent, events.RelationEvent, events.MembersEvent,
-                              events.FiltersEvent)):
+        if isinstance(
+            event, (events.EndEvent, events.RelationEvent, events.MembersEvent, events.FiltersEvent)
+        ):
             return event
         if isinstance(event, events.NotificationEvent):
             return Event.for_notification(entry_id, event)
@@ -538,8 +591,9 @@ class Hub:
             want = min(abs(count), limits.EVENT_LOG_MAXLEN)
             top = "+"
             while want > 0 and not sub.closing:
-                page = await events.page_back(self._client, top,
-                                              min(want, limits.REPLAY_PAGE_ENTRIES))
+                page = await events.page_back(
+                    self._client, top, min(want, limits.REPLAY_PAGE_ENTRIES)
+                )
                 if not page:
                     break
                 if newest is None:
@@ -603,9 +657,15 @@ class Hub:
         def pct(p: float):
             return round(lags[min(len(lags) - 1, int(len(lags) * p))], 1) if lags else None
 
-        return {"subscribers": self.subscribers, "events": self.events,
-                "deliveries": self.deliveries, "stalls": self.stalls,
-                "reconnects": self.reconnects, "cursor": self.cursor,
-                "backlog_reads": self.backlog_reads,
-                "lag_ms_p50": pct(0.5), "lag_ms_p99": pct(0.99),
-                "lag_ms_max": round(lags[-1], 1) if lags else None}
+        return {
+            "subscribers": self.subscribers,
+            "events": self.events,
+            "deliveries": self.deliveries,
+            "stalls": self.stalls,
+            "reconnects": self.reconnects,
+            "cursor": self.cursor,
+            "backlog_reads": self.backlog_reads,
+            "lag_ms_p50": pct(0.5),
+            "lag_ms_p99": pct(0.99),
+            "lag_ms_max": round(lags[-1], 1) if lags else None,
+        }

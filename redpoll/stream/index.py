@@ -7,6 +7,7 @@ finds, so an event costs about what it matches. Boxes are few and only
 events with a location look at them. :meth:`Filter.matches` is the reference
 the index is tested against.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -108,17 +109,20 @@ class FilterIndex:
         if ev.boost and self._no_boosts and found:  # Filter.boosts
             found -= self._no_boosts
         if self._narrowed and ev.owner is None and found:  # origin, media: Filter.keeps
-            found = {sub for sub in found
-                     if sub not in self._narrowed or self._filters[sub].keeps(ev)}
+            found = {
+                sub for sub in found if sub not in self._narrowed or self._filters[sub].keeps(ev)
+            }
         if self._hiding and ev.owner is None:  # blocks and mutes: Filter.hides
-            found = {sub for sub in found
-                     if sub not in self._hiding or not self._filters[sub].hides(ev)}
+            found = {
+                sub for sub in found if sub not in self._hiding or not self._filters[sub].hides(ev)
+            }
         return found
 
     def _match(self, ev: Event) -> set:
         if ev.owner is not None:  # a notification: its owner's user streams only
-            return {sub for sub in self._by_owner.get(ev.owner, ())
-                    if self._filters[sub].notifications}
+            return {
+                sub for sub in self._by_owner.get(ev.owner, ()) if self._filters[sub].notifications
+            }
         if not ev.listed:
             # unlisted, private, direct: only user/list streams of the author's
             # followers or of the mentioned, each asked the one visibility

@@ -22,6 +22,7 @@ entities); each carries ``id:``,
 the event-log entry id, so a reconnecting client sending ``Last-Event-ID``
 is replayed what it missed (filtered as usual).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,18 +30,18 @@ import re
 
 from ..accounts import auth
 from ..bus import events
-from ..reading import notification_view
-from ..core import validate
 from ..conversations.conversation import normalize_tag
 from ..conversations.direct_messages import conversation_of, participants
+from ..core import validate
 from ..core.errors import NotFound, UserNotFound, ValidationError
 from ..core.models import Status
+from ..gateway.auth import Principal
+from ..gateway.errors import WebError
 from ..notifications.notifications import Notification
+from ..reading import notification_view
 from ..records.state import NONE, StatusState
 from ..render import entities
 from .filters import ALL_RESIDUES, Event, Filter, status_of
-from ..gateway.errors import WebError
-from ..gateway.auth import Principal
 from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
 from .hub import Subscriber, fmt_for
 
@@ -52,23 +53,32 @@ CONTEXTS = {"user": "home", "list": "home", "public": "public", "hashtag": "publ
 #: narrows to, only statuses with media); ``user:notification`` is the user
 #: stream's notification events alone
 STREAMS = {
-    "user": ("user", None, False), "user:notification": ("user:notification", None, False),
-    "public": ("public", None, False), "public:media": ("public", None, True),
-    "public:local": ("public", "local", False), "public:local:media": ("public", "local", True),
+    "user": ("user", None, False),
+    "user:notification": ("user:notification", None, False),
+    "public": ("public", None, False),
+    "public:media": ("public", None, True),
+    "public:local": ("public", "local", False),
+    "public:local:media": ("public", "local", True),
     "public:remote": ("public", "remote", False),
     "public:remote:media": ("public", "remote", True),
-    "hashtag": ("hashtag", None, False), "hashtag:local": ("hashtag", "local", False),
-    "list": ("list", None, False), "direct": ("direct", None, False),
+    "hashtag": ("hashtag", None, False),
+    "hashtag:local": ("hashtag", "local", False),
+    "list": ("list", None, False),
+    "direct": ("direct", None, False),
 }
 #: SSE path (under /api/v1/streaming/) -> its stream, and the one ``?only_media=``
 #: asks for instead (Mastodon's streaming server; its WebSocket names the
 #: media streams themselves)
 SSE_PATHS = {
-    "user": ("user", None), "user/notification": ("user:notification", None),
-    "public": ("public", "public:media"), "public/local": ("public:local", "public:local:media"),
+    "user": ("user", None),
+    "user/notification": ("user:notification", None),
+    "public": ("public", "public:media"),
+    "public/local": ("public:local", "public:local:media"),
     "public/remote": ("public:remote", "public:remote:media"),
-    "hashtag": ("hashtag", None), "hashtag/local": ("hashtag:local", None),
-    "list": ("list", None), "direct": ("direct", None),
+    "hashtag": ("hashtag", None),
+    "hashtag/local": ("hashtag:local", None),
+    "list": ("list", None),
+    "direct": ("direct", None),
 }
 _FALSE = ("0", "f", "false", "off")
 
@@ -88,8 +98,11 @@ def last_event_id(scope) -> str | None:
         return None
     match = _ENTRY_ID.fullmatch(raw)
     if match is None or any(int(part) >= 2**64 for part in raw.split("-")):
-        raise WebError(400, "Last-Event-ID must be an event id as sent in id: lines "
-                             "(milliseconds-sequence, each below 2^64)")
+        raise WebError(
+            400,
+            "Last-Event-ID must be an event id as sent in id: lines "
+            "(milliseconds-sequence, each below 2^64)",
+        )
     return raw
 
 
@@ -120,11 +133,13 @@ class MastodonRenderer:
             return await self.notification(ev.notification, base, ev.owner)
         raw = ev.status
         if isinstance(raw.get("reblog"), dict):  # a boost: its original rendered inside
-            return json.dumps(await self.entity(raw, base), separators=(",", ":"),
-                              ensure_ascii=False).encode()
+            return json.dumps(
+                await self.entity(raw, base), separators=(",", ":"), ensure_ascii=False
+            ).encode()
         status = _status(raw)
-        return self.service.rendered.json(status, await self._author(status), base, viewer=False,
-                                          state=await self._votes(status))
+        return self.service.rendered.json(
+            status, await self._author(status), base, viewer=False, state=await self._votes(status)
+        )
 
     async def _votes(self, status: Status) -> StatusState:
         """A poll's votes as they are now (anyone's view: no own votes);
@@ -144,8 +159,12 @@ class MastodonRenderer:
         """A status of the event log as the API's entity; a boost carries its
         original (redpoll.bus.events.update_event), rendered into ``reblog``."""
         status = _status(raw)
-        body = entities.status(status, entities.account(await self._author(status), base), base,
-                               state=await self._votes(status))
+        body = entities.status(
+            status,
+            entities.account(await self._author(status), base),
+            base,
+            state=await self._votes(status),
+        )
         if isinstance(raw.get("reblog"), dict):
             body["reblog"] = await self.entity(raw["reblog"], base)
         return body
@@ -188,9 +207,12 @@ class ConversationRenderer:
         status = _status(ev.status)
         others = [u for u in participants(status) if u != viewer]
         users = await self.statuses.service.engine.get_users(others)
-        body = entities.direct_conversation(conversation_of(status), status.user_id != viewer,
-                                            [entities.account(u, base) for u in users],
-                                            await self.statuses.entity(ev.status, base))
+        body = entities.direct_conversation(
+            conversation_of(status),
+            status.user_id != viewer,
+            [entities.account(u, base) for u in users],
+            await self.statuses.entity(ev.status, base),
+        )
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
@@ -199,15 +221,24 @@ _status = status_of
 
 class Health:
     async def __call__(self, scope, receive, send) -> None:
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-type", b"text/plain"), (b"content-length", b"2")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/plain"), (b"content-length", b"2")],
+            }
+        )
         await send({"type": "http.response.body", "body": b"OK"})
 
 
 #: channel -> the scope its stream needs (Mastodon's streaming server:
 #: ``read`` covers it; the public and hashtag streams need none)
-SCOPED = {"user": "read:statuses", "list": "read:statuses", "direct": "read:statuses",
-          "user:notification": "read:notifications"}
+SCOPED = {
+    "user": "read:statuses",
+    "list": "read:statuses",
+    "direct": "read:statuses",
+    "user:notification": "read:notifications",
+}
 
 
 def may_read(principal: Principal, scope: str) -> bool:
@@ -261,14 +292,28 @@ class SSEEndpoint:
         if uid is not None:  # blocks, mutes and domain blocks (redpoll.relations)
             hidden, domains = await self.service.engine.hidden_of(uid)
         if self.channel == "public":  # no boosts on public streams, as Mastodon
-            return Filter(sample=ALL_RESIDUES, hidden=hidden, domains=domains, viewer=uid,
-                          boosts=False, origin=self.origin, only_media=self.only_media)
+            return Filter(
+                sample=ALL_RESIDUES,
+                hidden=hidden,
+                domains=domains,
+                viewer=uid,
+                boosts=False,
+                origin=self.origin,
+                only_media=self.only_media,
+            )
         if self.channel == "hashtag":
             tag = normalize_tag(params.get("tag", ""))
             if not tag or not _TAG_OK.fullmatch(tag):
                 raise WebError(400, "Missing tag name parameter")
-            return Filter(tags=frozenset({tag}), hidden=hidden, domains=domains, viewer=uid,
-                          boosts=False, origin=self.origin, only_media=self.only_media)
+            return Filter(
+                tags=frozenset({tag}),
+                hidden=hidden,
+                domains=domains,
+                viewer=uid,
+                boosts=False,
+                origin=self.origin,
+                only_media=self.only_media,
+            )
         if uid is None:
             raise WebError(422, "This method requires an authenticated user")
         if self.channel == "direct":
@@ -283,12 +328,19 @@ class SSEEndpoint:
         uid = principal.user_id
         owner = uid if self.channel == "user" else None
         authors = await self.members(principal, params)
-        followed = authors if self.channel == "user" else \
-            await self.service.engine.following_ids(uid)
+        followed = (
+            authors if self.channel == "user" else await self.service.engine.following_ids(uid)
+        )
         hidden, domains = await self.service.engine.hidden_of(uid)
-        return Filter(authors=authors, owner=owner, viewer=uid, followed=frozenset(followed),
-                      hidden=hidden, domains=domains,
-                      notifications=may_read(principal, "read:notifications"))
+        return Filter(
+            authors=authors,
+            owner=owner,
+            viewer=uid,
+            followed=frozenset(followed),
+            hidden=hidden,
+            domains=domains,
+            notifications=may_read(principal, "read:notifications"),
+        )
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -317,18 +369,32 @@ class SSEEndpoint:
                 except WebError as exc:
                     await send_error(send, exc)
                     return
-            handed = await endpoint._stream(scope, receive, send, principal, params, filt,
-                                            last, place)
+            handed = await endpoint._stream(
+                scope, receive, send, principal, params, filt, last, place
+            )
         finally:
             if not handed:
                 self.service.close_stream(place)
 
-    async def _stream(self, scope, receive, send, principal: Principal, params: dict,
-                      filt: Filter, last: str | None, place: tuple) -> bool:
+    async def _stream(
+        self,
+        scope,
+        receive,
+        send,
+        principal: Principal,
+        params: dict,
+        filt: Filter,
+        last: str | None,
+        place: tuple,
+    ) -> bool:
         hub = self.service.hub
-        sub = Subscriber(filt, fmt_for(filt), self.service.settings.stream_queue_max,
-                         name=self.stream,
-                         base=self.service.base_for(scope))
+        sub = Subscriber(
+            filt,
+            fmt_for(filt),
+            self.service.settings.stream_queue_max,
+            name=self.stream,
+            base=self.service.base_for(scope),
+        )
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked
         handed = False
@@ -339,13 +405,25 @@ class SSEEndpoint:
             if not handed:
                 hub.release(sub, principal.sessions)
 
-    async def _pump(self, scope, receive, send, sub: Subscriber, principal: Principal,
-                    params: dict, last: str | None, place: tuple) -> bool:
+    async def _pump(
+        self,
+        scope,
+        receive,
+        send,
+        sub: Subscriber,
+        principal: Principal,
+        params: dict,
+        last: str | None,
+        place: tuple,
+    ) -> bool:
         hub = self.service.hub
         if last is not None:
             await hub.replay(sub, after=last)
-        headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-store"),
-                   (b"x-accel-buffering", b"no")]
+        headers = [
+            (b"content-type", b"text/event-stream"),
+            (b"cache-control", b"no-store"),
+            (b"x-accel-buffering", b"no"),
+        ]
         if can_hand_off(scope):
             headers.append(CLOSE_AFTER)
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -355,8 +433,17 @@ class SSEEndpoint:
             self.service.watch_members(sub, self, principal, params)
         handed = False
         try:
-            handed = await stream_out(scope, receive, send, sub, frame_sse, self.service, place,
-                                      principal.sessions, first=b":)\n")
+            handed = await stream_out(
+                scope,
+                receive,
+                send,
+                sub,
+                frame_sse,
+                self.service,
+                place,
+                principal.sessions,
+                first=b":)\n",
+            )
             return handed
         finally:
             if not handed:

@@ -5,6 +5,7 @@ by ``in_reply_to_status_id``; ``created_at`` in Twitter's format; ``user``
 with id/id_str/screen_name/name); a deletion is
 ``{"delete":{"status":{"id","id_str","user_id","user_id_str"},"timestamp_ms"}}``.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,10 @@ _CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
 def twitter_time(ms: int) -> str:
     """``Wed Feb 29 19:42:02 +0000 2012`` (locale-independent)."""
     t = time.gmtime(ms / 1000)
-    return (f"{_DAYS[t.tm_wday]} {_MONTHS[t.tm_mon - 1]} {t.tm_mday:02d} "
-            f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} +0000 {t.tm_year}")
+    return (
+        f"{_DAYS[t.tm_wday]} {_MONTHS[t.tm_mon - 1]} {t.tm_mday:02d} "
+        f"{t.tm_hour:02d}:{t.tm_min:02d}:{t.tm_sec:02d} +0000 {t.tm_year}"
+    )
 
 
 def entities(text: str) -> dict:
@@ -38,8 +41,15 @@ def entities(text: str) -> dict:
             tags.append({"text": m.group(2), "indices": span})
         else:
             mentions.append({"screen_name": m.group(2), "name": m.group(2), "indices": span})
-    urls = [{"url": m.group(), "expanded_url": m.group(), "display_url": m.group().split("://", 1)[1],
-             "indices": [m.start(), m.end()]} for m in _URL.finditer(text)]
+    urls = [
+        {
+            "url": m.group(),
+            "expanded_url": m.group(),
+            "display_url": m.group().split("://", 1)[1],
+            "indices": [m.start(), m.end()],
+        }
+        for m in _URL.finditer(text)
+    ]
     return {"hashtags": tags, "urls": urls, "user_mentions": mentions, "symbols": []}
 
 
@@ -53,15 +63,29 @@ def v1_media(raw: str | None, text: str, base: str) -> list[dict]:
             continue
         mid, meta = int(item["id"]), item.get("meta") or {}
         sizes = {}
-        for name, size in (("large", meta.get("original")), ("medium", meta.get("original")),
-                           ("small", meta.get("small")), ("thumb", meta.get("small"))):
+        for name, size in (
+            ("large", meta.get("original")),
+            ("medium", meta.get("original")),
+            ("small", meta.get("small")),
+            ("thumb", meta.get("small")),
+        ):
             if size:
                 sizes[name] = {"w": size["width"], "h": size["height"], "resize": "fit"}
-        out.append({"id": mid, "id_str": str(mid), "indices": [len(text), len(text)],
-                    "media_url": item["url"], "media_url_https": item["url"],
-                    "url": item["url"], "display_url": (item["url"] or "").split("://", 1)[-1],
-                    "expanded_url": item["url"], "type": "photo", "sizes": sizes,
-                    "ext_alt_text": item["description"]})
+        out.append(
+            {
+                "id": mid,
+                "id_str": str(mid),
+                "indices": [len(text), len(text)],
+                "media_url": item["url"],
+                "media_url_https": item["url"],
+                "url": item["url"],
+                "display_url": (item["url"] or "").split("://", 1)[-1],
+                "expanded_url": item["url"],
+                "type": "photo",
+                "sizes": sizes,
+                "ext_alt_text": item["description"],
+            }
+        )
     return out
 
 
@@ -72,18 +96,29 @@ def v1_status(status: dict, base: str = "") -> dict:
     created = int(status.get("created_at", 0))
     out = {
         "created_at": twitter_time(created),
-        "id": sid, "id_str": str(sid),
+        "id": sid,
+        "id_str": str(sid),
         "text": text,
         "source": "redpoll",
         "truncated": False,
-        "in_reply_to_status_id": None, "in_reply_to_status_id_str": None,
-        "in_reply_to_user_id": None, "in_reply_to_user_id_str": None,
+        "in_reply_to_status_id": None,
+        "in_reply_to_status_id_str": None,
+        "in_reply_to_user_id": None,
+        "in_reply_to_user_id_str": None,
         "in_reply_to_screen_name": None,
         "user": {"id": uid, "id_str": str(uid), "screen_name": login, "name": login},
-        "geo": None, "coordinates": None, "place": None, "contributors": None,
-        "is_quote_status": False, "retweet_count": 0, "favorite_count": 0,
+        "geo": None,
+        "coordinates": None,
+        "place": None,
+        "contributors": None,
+        "is_quote_status": False,
+        "retweet_count": 0,
+        "favorite_count": 0,
         "entities": entities(text),
-        "favorited": False, "retweeted": False, "filter_level": "low", "lang": None,
+        "favorited": False,
+        "retweeted": False,
+        "filter_level": "low",
+        "lang": None,
         "timestamp_ms": str(created),
     }
     location = status.get("location")
@@ -99,8 +134,11 @@ def v1_status(status: dict, base: str = "") -> dict:
         out["entities"]["media"] = media[:1]
         out["extended_entities"] = {"media": media}
     _conversation(out, status, base)
-    extras = {k: v for k, v in status.items()
-              if k not in _CORE and k not in _CONVERSATION and k != "media"}
+    extras = {
+        k: v
+        for k, v in status.items()
+        if k not in _CORE and k not in _CONVERSATION and k != "media"
+    }
     if extras:
         out["redpoll_extra"] = extras
     return out
@@ -108,8 +146,14 @@ def v1_status(status: dict, base: str = "") -> dict:
 
 #: fields the engine sets from replies, mentions, hashtags and boosts
 #: (redpoll.conversations.conversation, redpoll.posting.boosts), rendered in Twitter's own fields
-_CONVERSATION = ("in_reply_to_id", "in_reply_to_account_id", "mentions", "tags", "reblog_of",
-                 "reblog")
+_CONVERSATION = (
+    "in_reply_to_id",
+    "in_reply_to_account_id",
+    "mentions",
+    "tags",
+    "reblog_of",
+    "reblog",
+)
 
 
 def _conversation(out: dict, status: dict, base: str = "") -> None:
@@ -117,9 +161,12 @@ def _conversation(out: dict, status: dict, base: str = "") -> None:
     reply = status.get("in_reply_to_id")
     if reply:
         to = str(status.get("in_reply_to_account_id", ""))
-        out |= {"in_reply_to_status_id": int(reply), "in_reply_to_status_id_str": str(reply),
-                "in_reply_to_user_id": int(to) if to.isdigit() else None,
-                "in_reply_to_user_id_str": to or None}
+        out |= {
+            "in_reply_to_status_id": int(reply),
+            "in_reply_to_status_id_str": str(reply),
+            "in_reply_to_user_id": int(to) if to.isdigit() else None,
+            "in_reply_to_user_id_str": to or None,
+        }
     ids = {}
     for item in str(status.get("mentions", "")).split():
         uid, _, login = item.partition(":")
@@ -141,9 +188,12 @@ def _conversation(out: dict, status: dict, base: str = "") -> None:
 
 def v1_delete(status: dict) -> dict:
     sid, uid = int(status["id"]), int(status["user_id"])
-    return {"delete": {"status": {"id": sid, "id_str": str(sid), "user_id": uid,
-                                  "user_id_str": str(uid)},
-                       "timestamp_ms": str(int(time.time() * 1000))}}
+    return {
+        "delete": {
+            "status": {"id": sid, "id_str": str(sid), "user_id": uid, "user_id_str": str(uid)},
+            "timestamp_ms": str(int(time.time() * 1000)),
+        }
+    }
 
 
 def dumps(obj) -> bytes:

@@ -5,27 +5,28 @@ keep-alive tickers, and the injected token verifier.
     app = Starlette(routes=[*service.routes(), ...], lifespan=...)
     # in the lifespan: await service.start() ... await service.stop()
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
 from ..accounts import auth, ratelimit
 from ..core import limits
-from ..records import statuses
-from ..relations import visibility
 from ..core.settings import Settings
 from ..gateway import links
-from ..gateway.errors import WebError
-from ..render.rendered import RenderedStatuses
 from ..gateway.auth import Verifier, verifier
+from ..gateway.errors import WebError
+from ..records import statuses
+from ..relations import visibility
+from ..render.rendered import RenderedStatuses
 from .hub import DIRECT_FMT, MASTODON_FMT, Hub, Subscriber
 from .mastodon import SSE_PATHS, ConversationRenderer, Health, MastodonRenderer, SSEEndpoint
 from .render import render_v1
@@ -33,14 +34,20 @@ from .v1 import FMT as V1_FMT
 from .v1 import V1Endpoint
 from .websocket import STREAMS, WebSocketEndpoint
 
-
 log = logging.getLogger("redpoll.stream")
 
 
 class StreamService:
-    def __init__(self, settings: Settings, url: str | None = None, *, verify: Verifier | None = None,
-                 mastodon_renderer: Callable | None = None, engine=None,
-                 rendered: RenderedStatuses | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        url: str | None = None,
+        *,
+        verify: Verifier | None = None,
+        mastodon_renderer: Callable | None = None,
+        engine=None,
+        rendered: RenderedStatuses | None = None,
+    ):
         self.settings = settings
         #: Mastodon status entities as JSON, kept per process: the API app
         #: passes its own, so REST pages and stream events share renderings
@@ -103,12 +110,16 @@ class StreamService:
         held = self._open
         cap = settings.stream_connections_per_identifier
         if cap is not None and held[by_id] >= cap:
-            raise WebError(over_identifier, f"Exceeded connection limit for this identifier: "
-                                            f"at most {cap} open streams per identifier")
+            raise WebError(
+                over_identifier,
+                f"Exceeded connection limit for this identifier: "
+                f"at most {cap} open streams per identifier",
+            )
         cap = settings.stream_connections_per_ip
         if cap is not None and held[by_ip] >= cap:
-            raise WebError(429, f"Exceeded connection limit for this IP: at most {cap} open "
-                                f"streams per IP")
+            raise WebError(
+                429, f"Exceeded connection limit for this IP: at most {cap} open streams per IP"
+            )
         held[by_id] += 1
         held[by_ip] += 1
         return by_id, by_ip
@@ -138,28 +149,45 @@ class StreamService:
         its share."""
         ip = client_ip(scope)
         store = self.engine.store
-        budgets = (("identifier", f"stream-replay:id:{identifier}",
-                    self.settings.stream_replays_per_identifier),
-                   ("IP", f"stream-replay:ip:{ip}", self.settings.stream_replays_per_ip))
-        states = await asyncio.gather(*(ratelimit.hit(store, bucket, rate)
-                                        for _, bucket, rate in budgets))
+        budgets = (
+            (
+                "identifier",
+                f"stream-replay:id:{identifier}",
+                self.settings.stream_replays_per_identifier,
+            ),
+            ("IP", f"stream-replay:ip:{ip}", self.settings.stream_replays_per_ip),
+        )
+        states = await asyncio.gather(
+            *(ratelimit.hit(store, bucket, rate) for _, bucket, rate in budgets)
+        )
         for (who, _, rate), state in zip(budgets, states):  # every attempt counts in both
             if state is not None and state.exceeded:
                 wait = max(1, int(state.reset - time.time()) + 1)
-                raise WebError(429, f"Too many backfills (count / Last-Event-ID): at most "
-                                    f"{rate[0]} per {rate[1]} s per {who}; retry in {wait} s",
-                               {"Retry-After": str(wait)})
+                raise WebError(
+                    429,
+                    f"Too many backfills (count / Last-Event-ID): at most "
+                    f"{rate[0]} per {rate[1]} s per {who}; retry in {wait} s",
+                    {"Retry-After": str(wait)},
+                )
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self, url: str | None = None) -> None:
         self.url = url or self.url or self.settings.redis_url
         if self.url is None:
             raise RuntimeError("StreamService needs the Redis URL")
-        self.hub = Hub(self.url, self.settings.cluster, self.renderers,
-                       shown=self.shown_now if self.engine is not None else None,
-                       members=self.members_changed, filters=self.filters_changed)
+        self.hub = Hub(
+            self.url,
+            self.settings.cluster,
+            self.renderers,
+            shown=self.shown_now if self.engine is not None else None,
+            members=self.members_changed,
+            filters=self.filters_changed,
+        )
         await self.hub.start()
-        for interval in {float(self.settings.stream_keepalive_s), float(self.settings.sse_heartbeat_s)}:
+        for interval in {
+            float(self.settings.stream_keepalive_s),
+            float(self.settings.sse_heartbeat_s),
+        }:
             self._tracked.setdefault(interval, set())
             self._tickers.append(asyncio.create_task(self._tick(interval)))
         self._tickers.append(asyncio.create_task(self._check_tokens()))
@@ -228,16 +256,29 @@ class StreamService:
                 groups.setdefault(key, (endpoint, principal, params, []))[3].append(sub)
             todo = list(groups.values())
             for start in range(0, len(todo), limits.MEMBERSHIP_REFRESH_BATCH):
-                await asyncio.gather(*(self._refresh_group(*group) for group in
-                                       todo[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
+                await asyncio.gather(
+                    *(
+                        self._refresh_group(*group)
+                        for group in todo[start : start + limits.MEMBERSHIP_REFRESH_BATCH]
+                    )
+                )
             # content filters too, should a filters event have been lost (a
             # process that died between the write and the event): one read
             # of the version per user when unchanged
-            viewers = list({sub.filter.viewer for sub in self.hub.index.subscribers()
-                            if sub.filter.context is not None})
+            viewers = list(
+                {
+                    sub.filter.viewer
+                    for sub in self.hub.index.subscribers()
+                    if sub.filter.context is not None
+                }
+            )
             for start in range(0, len(viewers), limits.MEMBERSHIP_REFRESH_BATCH):
-                await asyncio.gather(*(self.filters_changed(uid) for uid in
-                                       viewers[start:start + limits.MEMBERSHIP_REFRESH_BATCH]))
+                await asyncio.gather(
+                    *(
+                        self.filters_changed(uid)
+                        for uid in viewers[start : start + limits.MEMBERSHIP_REFRESH_BATCH]
+                    )
+                )
 
     def members_changed(self, uid: int) -> None:
         """A members event for ``uid`` (Hub.members): their open user and
@@ -282,9 +323,12 @@ class StreamService:
             return
         for sub in subs:
             old = sub.filter
-            if sub in self._members and old is before[sub] and (
-                    fresh.authors, fresh.followed, fresh.hidden) != (
-                    old.authors, old.followed, old.hidden):
+            if (
+                sub in self._members
+                and old is before[sub]
+                and (fresh.authors, fresh.followed, fresh.hidden)
+                != (old.authors, old.followed, old.hidden)
+            ):
                 # its content filters stay (a filters event keeps them current)
                 self.hub.refilter(sub, replace(fresh, context=old.context, words=old.words))
 
@@ -294,8 +338,9 @@ class StreamService:
         now, before the hub matches the next event (one read, for all of
         them)."""
         try:
-            words, (_, domains) = await asyncio.gather(self.engine.active_filters(uid),
-                                                       self.engine.hidden_of(uid))
+            words, (_, domains) = await asyncio.gather(
+                self.engine.active_filters(uid), self.engine.hidden_of(uid)
+            )
         except Exception:  # Redis away: the next change (or reconnect) brings them
             log.warning("could not read the filters of user %s", uid, exc_info=True)
             return
@@ -325,8 +370,7 @@ class StreamService:
             return evs
         store = self.engine.store
         found = await statuses.get_statuses(store, list(dict.fromkeys(sids)))
-        seen = {s.id for s in await visibility.visible(store, sub.filter.viewer, found,
-                                                       muted=True)}
+        seen = {s.id for s in await visibility.visible(store, sub.filter.viewer, found, muted=True)}
         out = []
         for ev in evs:
             if ev.owner is not None or ev.deleted:
@@ -345,7 +389,7 @@ class StreamService:
             await asyncio.sleep(self.settings.stream_token_check_s)
             digests = [k[6:] for k in list(self.hub.sessions) if k.startswith("token:")]
             for start in range(0, len(digests), 1000):
-                chunk = digests[start:start + 1000]
+                chunk = digests[start : start + 1000]
                 try:
                     gone = await auth.missing_tokens(self.engine.store, chunk)
                 except Exception as exc:  # Redis away: try again next round
@@ -379,8 +423,11 @@ class StreamService:
             Route("/stream/stats", self._stats, methods=["GET"]),
         ]
         for path, (stream, media) in SSE_PATHS.items():
-            routes.append(Route(f"/api/v1/streaming/{path}", SSEEndpoint(self, stream, media),
-                                methods=["GET"]))
+            routes.append(
+                Route(
+                    f"/api/v1/streaming/{path}", SSEEndpoint(self, stream, media), methods=["GET"]
+                )
+            )
         # Mastodon's multiplexed WebSocket (redpoll/stream/websocket.py)
         routes.append(WebSocketRoute("/api/v1/streaming", WebSocketEndpoint(self)))
         return routes

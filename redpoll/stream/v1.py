@@ -11,13 +11,14 @@ Common parameters: ``identifier`` (or a bearer token; neither -> 401),
 code 9 after it). The body is chunked JSON, one document per line ending in
 ``\\r\\n``, with a keep-alive ``\\r\\n`` every ``stream_keepalive_s``.
 """
+
 from __future__ import annotations
 
 import json
 from dataclasses import replace
 
-from .filters import parse_count, parse_filter
 from ..gateway.errors import WebError
+from .filters import parse_count, parse_filter
 from .http import CLOSE_AFTER, can_hand_off, identify, read_params, send_error, stream_out
 from .hub import Subscriber
 
@@ -52,8 +53,9 @@ class V1Endpoint:
         if scope["type"] != "http":
             return
         if scope["method"] not in ("GET", "POST", "HEAD"):
-            await send_error(send, WebError(405, "Use GET or POST", {"Allow": "GET, POST"}),
-                             twitter=True)
+            await send_error(
+                send, WebError(405, "Use GET or POST", {"Allow": "GET, POST"}), twitter=True
+            )
             return
         try:
             params = await read_params(scope, receive)
@@ -80,37 +82,56 @@ class V1Endpoint:
                 except WebError as exc:
                     await send_error(send, exc, twitter=True)
                     return
-            handed = await self._stream(scope, receive, send, params, principal, filt, count,
-                                        place)
+            handed = await self._stream(scope, receive, send, params, principal, filt, count, place)
         finally:
             if not handed:
                 self.service.close_stream(place)
 
-    async def _stream(self, scope, receive, send, params: dict, principal, filt,
-                      count: int, place: tuple) -> bool:
+    async def _stream(
+        self, scope, receive, send, params: dict, principal, filt, count: int, place: tuple
+    ) -> bool:
         delimited = params.get("delimited", "") == "length"
         stall_warnings = params.get("stall_warnings", "").strip().lower() in ("true", "1")
         settings = self.service.settings
-        sub = Subscriber(filt, FMT, settings.stream_queue_max, stall_warnings=stall_warnings,
-                         name=self.name, base=self.service.base_for(scope))  # (attachments' links)
+        sub = Subscriber(
+            filt,
+            FMT,
+            settings.stream_queue_max,
+            stall_warnings=stall_warnings,
+            name=self.name,
+            base=self.service.base_for(scope),
+        )  # (attachments' links)
         hub = self.service.hub
         hub.subscribe(sub)
         hub.hold(sub, principal.sessions)  # closed when its token is revoked
         handed = False
         try:
-            handed = await self._pump(scope, receive, send, sub, count, delimited, place,
-                                      principal.sessions)
+            handed = await self._pump(
+                scope, receive, send, sub, count, delimited, place, principal.sessions
+            )
             return handed
         finally:
             if not handed:
                 hub.release(sub, principal.sessions)
 
-    async def _pump(self, scope, receive, send, sub: Subscriber, count: int,
-                    delimited: bool, place: tuple, sessions: tuple) -> bool:
+    async def _pump(
+        self,
+        scope,
+        receive,
+        send,
+        sub: Subscriber,
+        count: int,
+        delimited: bool,
+        place: tuple,
+        sessions: tuple,
+    ) -> bool:
         hub = self.service.hub
         head = scope["method"] == "HEAD"
-        headers = [(b"content-type", b"application/json; charset=utf-8"),
-                   (b"cache-control", b"no-store"), (b"x-accel-buffering", b"no")]
+        headers = [
+            (b"content-type", b"application/json; charset=utf-8"),
+            (b"cache-control", b"no-store"),
+            (b"x-accel-buffering", b"no"),
+        ]
         if not head and can_hand_off(scope):
             headers.append(CLOSE_AFTER)
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -127,9 +148,16 @@ class V1Endpoint:
         self.service.track(sub)
         handed = False
         try:
-            handed = await stream_out(scope, receive, send, sub,
-                                      frame_length if delimited else frame_line,
-                                      self.service, place, sessions)
+            handed = await stream_out(
+                scope,
+                receive,
+                send,
+                sub,
+                frame_length if delimited else frame_line,
+                self.service,
+                place,
+                sessions,
+            )
             return handed
         finally:
             if not handed:

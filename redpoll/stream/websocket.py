@@ -29,6 +29,7 @@ bounded queue (a :class:`Subscriber` the hub does not index): a client that
 does not read is cut off (close 1013) when that queue is full, exactly as a
 stalled SSE or v1.1 client is, and nobody else notices.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,9 +37,9 @@ import json
 from urllib.parse import parse_qsl
 
 from ..conversations.conversation import normalize_tag
-from .filters import Filter
-from ..gateway.errors import WebError
 from ..gateway.auth import Principal, bearer_token
+from ..gateway.errors import WebError
+from .filters import Filter
 from .frames import CLOSE_UNSUPPORTED, MAX_MESSAGE, close_code, frame
 from .handoff import HANDOFF, LeanSocket
 from .hub import MASTODON_FMT, PendingSend, Subscriber, fmt_for
@@ -56,7 +57,7 @@ class Channel(Subscriber):
 
     __slots__ = ("conn", "label", "key")
 
-    def __init__(self, conn: "Connection", filt: Filter, label: list, key: tuple) -> None:
+    def __init__(self, conn: Connection, filt: Filter, label: list, key: tuple) -> None:
         super().__init__(filt, fmt_for(filt), conn.queue.maxsize, name=label[0], base=conn.base)
         self.conn = conn
         #: the stream label as JSON, encoded once (frames.frame puts it in every message)
@@ -85,8 +86,9 @@ class Connection:
         self.principal = principal
         #: link base of this socket's events (redpoll.gateway.links)
         self.base = base
-        self.queue = Subscriber(Filter(), MASTODON_FMT, service.settings.stream_queue_max,
-                                name="websocket")
+        self.queue = Subscriber(
+            Filter(), MASTODON_FMT, service.settings.stream_queue_max, name="websocket"
+        )
         self.queue.hub = service.hub  # for the stall counter; never indexed
         self.channels: dict[tuple, Channel] = {}
         self.endpoints = service.endpoints()  # shared by every socket
@@ -183,9 +185,16 @@ class WebSocketEndpoint:
     async def deny(self, scope, send, status: int, message: str) -> None:
         body = json.dumps({"error": message}).encode()
         if "websocket.http.response" in scope.get("extensions", {}):
-            await send({"type": "websocket.http.response.start", "status": status,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode())]})
+            await send(
+                {
+                    "type": "websocket.http.response.start",
+                    "status": status,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(body)).encode()),
+                    ],
+                }
+            )
             await send({"type": "websocket.http.response.body", "body": body})
         else:  # the server cannot answer with HTTP: refuse the upgrade (403)
             await send({"type": "websocket.close", "code": 1008})
@@ -193,7 +202,9 @@ class WebSocketEndpoint:
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "websocket":
             return
-        params = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
+        params = dict(
+            parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        )
         for k, v in list(params.items()):
             try:
                 params[k] = v.encode("latin-1").decode("utf-8")
@@ -217,14 +228,21 @@ class WebSocketEndpoint:
             return
         handed = False  # True: the connection holds the place and releases it
         try:
-            handed = await self._serve(scope, receive, send, params, principal, subprotocol,
-                                       place)
+            handed = await self._serve(scope, receive, send, params, principal, subprotocol, place)
         finally:
             if not handed:
                 self.service.close_stream(place)
 
-    async def _serve(self, scope, receive, send, params: dict, principal: Principal,
-                     subprotocol: str | None, place: tuple) -> bool:
+    async def _serve(
+        self,
+        scope,
+        receive,
+        send,
+        params: dict,
+        principal: Principal,
+        subprotocol: str | None,
+        place: tuple,
+    ) -> bool:
         await send({"type": "websocket.accept", "subprotocol": subprotocol})
         conn = Connection(self.service, principal, self.service.base_for(scope))
         handoff = (scope.get("extensions") or {}).get(HANDOFF)
@@ -306,7 +324,7 @@ class WebSocketEndpoint:
                     except StopIteration:
                         continue  # written
                     handed.append(PendingSend(coro, fut))
-                    queue.items[:0] = items[k + 1:]
+                    queue.items[:0] = items[k + 1 :]
                     break
                 else:
                     return
@@ -339,8 +357,13 @@ class WebSocketEndpoint:
                         info = item[2]["disconnect"]
                         code = close_code(info["code"])
                         conn.close()
-                        await send({"type": "websocket.close", "code": code,
-                                    "reason": info["reason"][:120]})
+                        await send(
+                            {
+                                "type": "websocket.close",
+                                "code": code,
+                                "reason": info["reason"][:120],
+                            }
+                        )
                         return
                     text = frame(item)
                     if text is not None:

@@ -19,6 +19,7 @@ unfollow (the follow's notification job, replayed with it): the followers
 count read then (keep_ranked.lua; setting the same count again is a no-op,
 so it is idempotent, and a later call sets the later count).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -52,8 +53,9 @@ async def note_followers(store: Store, uid: int) -> None:
     if count is None and uri is None and disc is None:
         return  # no such user (any more)
     score = 0 if uri else int(count or 0)  # remote accounts are not kept
-    await store.run("keep_ranked", [keys.POPULAR_ACCOUNTS],
-                    [uid, score, limits.SUGGESTIONS_POPULAR_KEPT])
+    await store.run(
+        "keep_ranked", [keys.POPULAR_ACCOUNTS], [uid, score, limits.SUGGESTIONS_POPULAR_KEPT]
+    )
 
 
 async def dismiss(store: Store, uid, target) -> None:
@@ -61,20 +63,30 @@ async def dismiss(store: Store, uid, target) -> None:
     limits.SUGGESTIONS_DISMISSED_MAX dismissals kept). Idempotent."""
     uid = validate.an_id(uid, "user_id")
     target = validate.an_id(target, "account_id")
-    await store.run("keep_ranked", [keys.suggestions_dismissed(uid)],
-                    [target, now_ms(), limits.SUGGESTIONS_DISMISSED_MAX])
+    await store.run(
+        "keep_ranked",
+        [keys.suggestions_dismissed(uid)],
+        [target, now_ms(), limits.SUGGESTIONS_DISMISSED_MAX],
+    )
 
 
 async def suggestions(store: Store, uid, *, limit=None) -> list[Suggestion]:
     """What ``uid`` is suggested to follow, best first (see the module)."""
     uid = validate.an_id(uid, "user_id")
     size = validate.page_limit(limit, limits.SUGGESTIONS_DEFAULT, limits.SUGGESTIONS_MAX)
-    followees = [int(m) for m in await store.zrevrange(
-        keys.following(uid), 0, limits.SUGGESTIONS_FOLLOWEES_READ - 1)]
-    rows = await store.batch([("ZREVRANGE", keys.following(f), 0,
-                               limits.SUGGESTIONS_PER_FOLLOWEE - 1) for f in followees]
-                             + [("ZREVRANGE", keys.POPULAR_ACCOUNTS, 0,
-                                 limits.SUGGESTIONS_POPULAR_READ - 1)])
+    followees = [
+        int(m)
+        for m in await store.zrevrange(
+            keys.following(uid), 0, limits.SUGGESTIONS_FOLLOWEES_READ - 1
+        )
+    ]
+    rows = await store.batch(
+        [
+            ("ZREVRANGE", keys.following(f), 0, limits.SUGGESTIONS_PER_FOLLOWEE - 1)
+            for f in followees
+        ]
+        + [("ZREVRANGE", keys.POPULAR_ACCOUNTS, 0, limits.SUGGESTIONS_POPULAR_READ - 1)]
+    )
     popular = [int(m) for m in rows.pop()]
     friends = Counter(int(m) for row in rows for m in row)
     # equals keep the order found: through the most recent follow first (a stable sort)
@@ -87,18 +99,26 @@ async def suggestions(store: Store, uid, *, limit=None) -> list[Suggestion]:
     candidates = [a for a in sources if a != uid]
     if not candidates:
         return []
-    excluded = await store.batch([("ZMSCORE", key, *candidates) for key in (
-        keys.following(uid), keys.follow_requested(uid), keys.blocking(uid),
-        keys.blocked_by(uid), keys.muting(uid), keys.suggestions_dismissed(uid))])
-    candidates = [a for i, a in enumerate(candidates)
-                  if all(row[i] is None for row in excluded)]
+    excluded = await store.batch(
+        [
+            ("ZMSCORE", key, *candidates)
+            for key in (
+                keys.following(uid),
+                keys.follow_requested(uid),
+                keys.blocking(uid),
+                keys.blocked_by(uid),
+                keys.muting(uid),
+                keys.suggestions_dismissed(uid),
+            )
+        ]
+    )
+    candidates = [a for i, a in enumerate(candidates) if all(row[i] is None for row in excluded)]
     out: list[Suggestion] = []
     for first in range(0, len(candidates), 2 * size):  # users read until the page is full
-        for user in await get_users(store, candidates[first:first + 2 * size]):
+        for user in await get_users(store, candidates[first : first + 2 * size]):
             if user.suspended or not user.discoverable:
                 continue
             out.append(Suggestion(user, tuple(sources[user.id])))
             if len(out) == size:
                 return out
     return out
-

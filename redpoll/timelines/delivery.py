@@ -12,15 +12,16 @@ skip the followers' homes (fanout_mode.lua decides, per status), and a
 follower idle for longer than the idle period is skipped; removal always
 walks every follower (homes may hold a large author's older statuses).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import home_rule, hybrid
 from ..core import keys, limits, metrics
 from ..core.models import PUBLIC, now_ms
-from ..storage.store import Store
 from ..storage import topology
+from ..storage.store import Store
+from . import home_rule, hybrid
 
 HOME, LISTS = "home", "lists"
 
@@ -30,6 +31,7 @@ class Policy:
     """Who a status's delivery skips (redpoll.timelines.hybrid): the followers of an
     author with more than ``threshold`` followers, and followers who have
     not read their home for ``idle_after_ms``."""
+
     threshold: int = limits.FANOUT_THRESHOLD
     idle_after_ms: int = limits.IDLE_AFTER_S * 1000
 
@@ -63,15 +65,24 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     raw, hiredis hands over native floats. Works on a RESP2 connection too.
     """
     rows = await store.execute_command(
-        "ZRANGE", key, f"({after}" if after else "-inf", "+inf", "BYSCORE",
-        "LIMIT", 0, batch, "WITHSCORES")
+        "ZRANGE",
+        key,
+        f"({after}" if after else "-inf",
+        "+inf",
+        "BYSCORE",
+        "LIMIT",
+        0,
+        batch,
+        "WITHSCORES",
+    )
     if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
         rows = list(zip(rows[0::2], rows[1::2]))
     return rows
 
 
-async def _active(store: Store, members: list, policy: Policy | None, reads: list[tuple]
-                  ) -> tuple[list[bool], list[tuple[bytes, float]], int, list]:
+async def _active(
+    store: Store, members: list, policy: Policy | None, reads: list[tuple]
+) -> tuple[list[bool], list[tuple[bytes, float]], int, list]:
     """Which followers among ``members`` fan-out serves: idle ones are
     skipped (their home is rebuilt when they come back: hybrid.touch), in
     the round trip of ``reads`` (the home rule's facts: home_rule.push_reads).
@@ -90,13 +101,17 @@ async def _active(store: Store, members: list, policy: Policy | None, reads: lis
         # no record: a user who has not read their home since records began;
         # < 0: idle, home dropped already (idle_mark.lua)
         keep = [score is None or float(score) >= cutoff for score in seen]
-        newly_idle = [(m, float(score)) for m, score in zip(members, seen)
-                      if score is not None and 0 < float(score) < cutoff]
+        newly_idle = [
+            (m, float(score))
+            for m, score in zip(members, seen)
+            if score is not None and 0 < float(score) < cutoff
+        ]
     return keep, newly_idle, cutoff, replies
 
 
-async def _homes(store: Store, c: home_rule.Candidate, members: list, own: bool,
-                 policy: Policy | None) -> tuple[list, dict, list, int]:
+async def _homes(
+    store: Store, c: home_rule.Candidate, members: list, own: bool, policy: Policy | None
+) -> tuple[list, dict, list, int]:
     """The homes that take ``c`` among the followers ``members`` (and the
     author's own, if ``own``): the home rule asked for each, with its facts
     (home_rule.push_reads: none for a plain status) read in the round trip
@@ -119,15 +134,19 @@ async def _homes(store: Store, c: home_rule.Candidate, members: list, own: bool,
     recorded = home_rule.push_recorded(c, everyone, replies)
     places = await store.batch(home_rule.recorded_reads(recorded)) if recorded else []
     facts = home_rule.push_facts(c, everyone, replies, recorded, places)
-    chosen = home_rule.homes_taking(c, [v for v, k in zip(everyone, keep) if k],
-                                    [f for f, k in zip(facts, keep) if k])
+    chosen = home_rule.homes_taking(
+        c, [v for v, k in zip(everyone, keep) if k], [f for f, k in zip(facts, keep) if k]
+    )
     seen = {v: (str(b) if b else "") for v, b in recorded.items()}
-    return [keys.home(v) for v in chosen], {keys.home(v): seen.get(v, "") for v in chosen}, \
-        newly_idle, cutoff
+    return (
+        [keys.home(v) for v in chosen],
+        {keys.home(v): seen.get(v, "") for v in chosen},
+        newly_idle,
+        cutoff,
+    )
 
 
-async def _lists_batch(store: Store, c: home_rule.Candidate, after: int, batch: int,
-                       deliver: bool):
+async def _lists_batch(store: Store, c: home_rule.Candidate, after: int, batch: int, deliver: bool):
     """The next batch of list timelines holding ``c``'s author; when
     delivering, those whose list takes ``c`` by the home rule (its facts
     read in the round trip that checks each list still exists)."""
@@ -146,9 +165,11 @@ async def _lists_batch(store: Store, c: home_rule.Candidate, after: int, batch: 
         await store.zrem(keys.listed_in(c.author), *stale)
     if deliver:
         facts = home_rule.list_push_facts(c, entries, replies[n:])
-        alive = [ok and home_rule.in_list(c, owner, f)
-                 for ok, (owner, _), f in zip(alive, entries, facts)]
-    targets = [keys.list_timeline(o, l) for (o, l), ok in zip(entries, alive) if ok]
+        alive = [
+            ok and home_rule.in_list(c, owner, f)
+            for ok, (owner, _), f in zip(alive, entries, facts)
+        ]
+    targets = [keys.list_timeline(o, lid) for (o, lid), ok in zip(entries, alive) if ok]
     return targets, rows
 
 
@@ -165,16 +186,28 @@ async def _run_boost(store: Store, c: home_rule.Candidate, homes: list, seen: di
     boost of the same original its record held (the write's guard)."""
     if homes:
         await topology.of(store).deliver_boost(
-            c.id, [key for home in homes for key in keys.boost_pair(home)],
+            c.id,
+            [key for home in homes for key in keys.boost_pair(home)],
             [seen.get(home, "") for home in homes],
-            [c.id, limits.HOME_CAP, c.reblog_of, limits.HOME_REBLOGS_KEPT])
+            [c.id, limits.HOME_CAP, c.reblog_of, limits.HOME_REBLOGS_KEPT],
+        )
     metrics.FANOUT_DELIVERIES.labels("deliver").inc(len(homes))
 
 
-async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
-               batch: int, *, listed: bool = True, only_following: int | None = None,
-               boost_of: int | None = None, audience: str = PUBLIC,
-               policy: Policy | None = None) -> Cursor | None:
+async def step(
+    store: Store,
+    script: str,
+    sid: int,
+    author: int,
+    cursor: Cursor,
+    batch: int,
+    *,
+    listed: bool = True,
+    only_following: int | None = None,
+    boost_of: int | None = None,
+    audience: str = PUBLIC,
+    policy: Policy | None = None,
+) -> Cursor | None:
     """Run ``script`` (deliver / undeliver) on the next batch; the cursor to
     continue from, or None when every target has been served. The first step
     also serves the author's own home and, for a ``listed`` status (public),
@@ -194,10 +227,19 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         first = cursor == Cursor()
         mode = hybrid.FAN
         if script == "deliver" and policy is not None:
-            mode = await hybrid.fanout_mode(store, sid, author, policy.threshold,
-                                            policy.shrink_below, "start" if first else "step")
-        rows = [] if mode == hybrid.BIG else await _scored_after(
-            store, keys.followers(author), cursor.after, batch)
+            mode = await hybrid.fanout_mode(
+                store,
+                sid,
+                author,
+                policy.threshold,
+                policy.shrink_below,
+                "start" if first else "step",
+            )
+        rows = (
+            []
+            if mode == hybrid.BIG
+            else await _scored_after(store, keys.followers(author), cursor.after, batch)
+        )
         members = [m for m, _ in rows]
         newly_idle: list = []
         if script == "deliver":
@@ -208,8 +250,11 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         else:
             targets = keys.homes(members)
             if first:
-                targets = ([keys.home(author), topology.of(store).public_key(sid)] if listed
-                           else [keys.home(author)]) + targets
+                targets = (
+                    [keys.home(author), topology.of(store).public_key(sid)]
+                    if listed
+                    else [keys.home(author)]
+                ) + targets
             await _run(store, script, sid, targets, f"{HOME}:{cursor.after}")
         if mode in (hybrid.MARK, hybrid.UNMARK):  # every follower, idle ones too
             await hybrid.switch_followers(store, author, members, mode)
@@ -218,8 +263,9 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
         if len(rows) == batch:
             return Cursor(HOME, int(float(rows[-1][1])))
         if mode in (hybrid.MARK, hybrid.UNMARK):  # walked them all
-            await hybrid.fanout_mode(store, sid, author, policy.threshold,
-                                     policy.shrink_below, "end")
+            await hybrid.fanout_mode(
+                store, sid, author, policy.threshold, policy.shrink_below, "end"
+            )
         cursor = Cursor(LISTS, 0)
     targets, rows = await _lists_batch(store, c, cursor.after, batch, script == "deliver")
     await _run(store, script, sid, targets, f"{LISTS}:{cursor.after}")
@@ -228,8 +274,9 @@ async def step(store: Store, script: str, sid: int, author: int, cursor: Cursor,
     return None
 
 
-async def _deliver_homes(store: Store, c: home_rule.Candidate, homes: list, seen: dict,
-                         batch_name: str) -> None:
+async def _deliver_homes(
+    store: Store, c: home_rule.Candidate, homes: list, seen: dict, batch_name: str
+) -> None:
     """The write: a boost through deliver_boost.lua (the public timeline
     never holds one), anything else through Topology.deliver."""
     if c.reblog_of is not None:

@@ -34,12 +34,13 @@ The facts about the viewer are read for a whole batch in one round trip,
 and only where a candidate needs them (a plain post needs none): the
 commands and their parsing are below (``*_reads`` / ``*_facts``).
 """
+
 from __future__ import annotations
 
 import bisect
 import heapq
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Mapping, Sequence
 
 from ..core import keys, limits
 from ..core.models import DIRECT, PRIVATE, PUBLIC, Status
@@ -53,6 +54,7 @@ BOOSTS_READ = limits.CATCH_UP_BOOSTS_READ
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """What the rule reads of a status."""
+
     id: int
     author: int
     visibility: str = PUBLIC
@@ -62,16 +64,24 @@ class Candidate:
     reblog_of: int | None = None
 
     @classmethod
-    def of(cls, status: Status) -> "Candidate":
-        return cls(status.id, status.user_id, status.extra.get("visibility", PUBLIC),
-                   status.replies_to_other, status.reblog_of)
+    def of(cls, status: Status) -> Candidate:
+        return cls(
+            status.id,
+            status.user_id,
+            status.extra.get("visibility", PUBLIC),
+            status.replies_to_other,
+            status.reblog_of,
+        )
 
     @property
     def ruled(self) -> bool:
         """Whether the rule may say no to it for someone (else it is plain:
         not in keys.ruled_posts)."""
-        return (self.visibility in (DIRECT, PRIVATE) or self.replies_to is not None
-                or self.reblog_of is not None)
+        return (
+            self.visibility in (DIRECT, PRIVATE)
+            or self.replies_to is not None
+            or self.reblog_of is not None
+        )
 
     @property
     def needs_push_facts(self) -> bool:
@@ -84,20 +94,26 @@ class Candidate:
         return f"{self.id}:{self.visibility}:{self.replies_to or ''}:{self.reblog_of or ''}"
 
     @classmethod
-    def parse(cls, author: int, member: bytes | str) -> "Candidate":
+    def parse(cls, author: int, member: bytes | str) -> Candidate:
         text = member.decode() if isinstance(member, bytes) else member
         sid, _, rest = text.partition(":")
         if not rest:  # an older record: direct statuses only
             return cls(int(sid), author, DIRECT)
         visibility, other, original = rest.split(":")
-        return cls(int(sid), author, visibility, int(other) if other else None,
-                   int(original) if original else None)
+        return cls(
+            int(sid),
+            author,
+            visibility,
+            int(other) if other else None,
+            int(original) if original else None,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Facts:
     """What the rule knows of the viewer and the timeline (empty: nothing
     asked, nothing known)."""
+
     #: accounts the viewer (a list's owner) follows, among those asked
     follows: frozenset[int] = frozenset()
     #: boosters whose boosts the viewer hides, among those asked
@@ -123,7 +139,8 @@ def shown_already(c: Candidate, facts: Facts) -> bool:
     if not below:
         return False
     return c.reblog_of in below or any(
-        b != c.id and b in below for b in facts.boosts_of.get(c.reblog_of, ()))
+        b != c.id and b in below for b in facts.boosts_of.get(c.reblog_of, ())
+    )
 
 
 def in_home(c: Candidate, viewer: int, facts: Facts) -> bool:
@@ -154,8 +171,10 @@ def in_list(c: Candidate, owner: int, facts: Facts) -> bool:
 def reaches_followers(c: Candidate) -> bool:
     """Whether any follower's home or list could take ``c``, whatever the
     facts (a direct status: none; fan-out then serves its author only)."""
-    known = Facts(follows=frozenset(a for a in (c.replies_to, c.author) if a is not None),
-                  members=frozenset(a for a in (c.replies_to,) if a is not None))
+    known = Facts(
+        follows=frozenset(a for a in (c.replies_to, c.author) if a is not None),
+        members=frozenset(a for a in (c.replies_to,) if a is not None),
+    )
     return in_home(c, 0, known) or in_list(c, 0, known)
 
 
@@ -167,8 +186,11 @@ def rule(lid: int | None):
 # --- what a batch of candidates needs ---------------------------------------------------
 def asked_follows(cs: Sequence[Candidate], viewer: int, lid: int | None) -> list[int]:
     """The accounts whose follow by ``viewer`` the rule may ask about."""
-    out = {c.replies_to for c in cs
-           if c.replies_to is not None and c.replies_to != viewer and c.author != viewer}
+    out = {
+        c.replies_to
+        for c in cs
+        if c.replies_to is not None and c.replies_to != viewer and c.author != viewer
+    }
     if lid is not None:  # a list's private statuses: does its owner follow the author
         out.update(c.author for c in cs if c.visibility == PRIVATE and c.author != viewer)
     return sorted(out)
@@ -208,6 +230,7 @@ class Batch:
     made a Candidate (a backfill takes a thousand). ``ids`` may be the
     raw replies of the profile read (bytes): a backfill whose candidates
     are all plain and all taken hands them on to its merge unconverted."""
+
     ids: list = field(default_factory=list)
     authors: list[int] = field(default_factory=list)
     ruled: dict[int, Candidate] = field(default_factory=dict)
@@ -218,7 +241,7 @@ class Batch:
     def int_ids(self) -> list[int]:
         return [int(i) for i in self.ids]
 
-    def only(self, keep) -> "Batch":
+    def only(self, keep) -> Batch:
         """The candidates whose id ``keep`` accepts, in order."""
         out = Batch()
         for sid, author in zip(self.int_ids(), self.authors):
@@ -230,7 +253,7 @@ class Batch:
         return out
 
     @classmethod
-    def newest(cls, batches: Sequence["Batch"], count: int) -> "Batch":
+    def newest(cls, batches: Sequence[Batch], count: int) -> Batch:
         """The newest ``count`` candidates of all ``batches``, each once."""
         merged = heapq.merge(*(zip(b.int_ids(), b.authors) for b in batches), reverse=True)
         out = cls()
@@ -248,8 +271,9 @@ class Batch:
 
 
 # --- facts of a viewer, for a batch of candidates into one timeline ----------------------
-def viewer_reads(cs: Sequence[Candidate], viewer: int, lid: int | None = None,
-                 hidden_known: bool = False) -> list[tuple]:
+def viewer_reads(
+    cs: Sequence[Candidate], viewer: int, lid: int | None = None, hidden_known: bool = False
+) -> list[tuple]:
     """The commands (one slot: the viewer's) that read what the rule asks of
     ``viewer`` about ``cs`` (:func:`viewer_facts` parses their replies);
     none when no candidate needs anything. ``hidden_known``: the caller has
@@ -267,8 +291,13 @@ def viewer_reads(cs: Sequence[Candidate], viewer: int, lid: int | None = None,
     return out
 
 
-def viewer_facts(cs: Sequence[Candidate], viewer: int, lid: int | None, replies: list,
-                 hidden: frozenset[int] | None = None) -> Facts:
+def viewer_facts(
+    cs: Sequence[Candidate],
+    viewer: int,
+    lid: int | None,
+    replies: list,
+    hidden: frozenset[int] | None = None,
+) -> Facts:
     """:func:`viewer_reads`' replies (in order) as facts; ``hidden``: the
     hidden boosters known already (then not read)."""
     follows = asked_follows(cs, viewer, lid)
@@ -295,8 +324,21 @@ def window_reads(cs: Sequence[Candidate], timeline: str | None) -> list[tuple]:
     if not boosts:
         return []
     out: list[tuple] = [("LRANGE", timeline, 0, -1)] if timeline is not None else []
-    out += [("ZRANGE", keys.reblogged_by(original), f"({c.id}", "-inf", "BYSCORE", "REV",
-             "LIMIT", 0, BOOSTS_READ, "WITHSCORES") for c, original in boosts]
+    out += [
+        (
+            "ZRANGE",
+            keys.reblogged_by(original),
+            f"({c.id}",
+            "-inf",
+            "BYSCORE",
+            "REV",
+            "LIMIT",
+            0,
+            BOOSTS_READ,
+            "WITHSCORES",
+        )
+        for c, original in boosts
+    ]
     return out
 
 
@@ -310,12 +352,17 @@ def boost_ids(rows) -> frozenset[int]:
 def below(view: list[int], sid: int) -> frozenset[int]:
     """The WINDOW entries just below ``sid`` in ``view`` (ascending ids)."""
     at = bisect.bisect_left(view, sid)
-    return frozenset(view[max(0, at - WINDOW):at])
+    return frozenset(view[max(0, at - WINDOW) : at])
 
 
-def decide(batch: Batch, viewer: int, lid: int | None, facts: Facts,
-           held: Sequence[int] = (), others: Mapping[int, frozenset[int]] | None = None
-           ) -> tuple[list[int], list[Candidate]]:
+def decide(
+    batch: Batch,
+    viewer: int,
+    lid: int | None,
+    facts: Facts,
+    held: Sequence[int] = (),
+    others: Mapping[int, frozenset[int]] | None = None,
+) -> tuple[list[int], list[Candidate]]:
     """The candidates of ``batch`` that enter ``viewer``'s home (``lid``
     None) or list: each asked of the rule with ``facts`` (a plain one once
     per author); a boost, by age, also with the window below its place in
@@ -345,8 +392,11 @@ def decide(batch: Batch, viewer: int, lid: int | None, facts: Facts,
         view = sorted({*map(int, held), *taken})
         others = others or {}
         for c in sorted(boosts, key=lambda c: c.id):
-            seen = replace(facts, window={c.id: below(view, c.id)},
-                           boosts_of={int(c.reblog_of or 0): others.get(c.id, frozenset())})
+            seen = replace(
+                facts,
+                window={c.id: below(view, c.id)},
+                boosts_of={int(c.reblog_of or 0): others.get(c.id, frozenset())},
+            )
             if ask(c, viewer, seen):
                 took.append(c)
                 bisect.insort(view, c.id)
@@ -354,8 +404,13 @@ def decide(batch: Batch, viewer: int, lid: int | None, facts: Facts,
     return taken, took
 
 
-async def take(store: Store, batch: Batch, viewer: int, lid: int | None = None,
-               hidden: frozenset[int] | None = None) -> tuple[list[int], list[Candidate]]:
+async def take(
+    store: Store,
+    batch: Batch,
+    viewer: int,
+    lid: int | None = None,
+    hidden: frozenset[int] | None = None,
+) -> tuple[list[int], list[Candidate]]:
     """:func:`decide` with the facts it needs read first, in one round trip
     (none when no candidate needs any): the merges' way (backfill, refill,
     rebuild). ``hidden``: the viewer's hidden boosters, if known."""
@@ -370,7 +425,7 @@ async def take(store: Store, batch: Batch, viewer: int, lid: int | None = None,
     if len(replies) > n:
         held = replies[n]
         boosts = [c for c in ruled if c.reblog_of is not None]
-        others = {c.id: boost_ids(rows) for c, rows in zip(boosts, replies[n + 1:])}
+        others = {c.id: boost_ids(rows) for c, rows in zip(boosts, replies[n + 1 :])}
     return decide(batch, viewer, lid, facts, held, others)
 
 
@@ -380,8 +435,10 @@ def profile_reads(uid: int, top, count: int, bottom="-inf") -> list[tuple]:
     caller's batch: the newest ``count`` profile ids between ``top`` and
     ``bottom`` (score bounds: '+inf', '(123') and the ruled ones among as
     many."""
-    return [("ZRANGE", keys.profile(uid), top, bottom, "BYSCORE", "REV", "LIMIT", 0, count),
-            ("ZRANGE", keys.ruled_posts(uid), top, bottom, "BYSCORE", "REV", "LIMIT", 0, count)]
+    return [
+        ("ZRANGE", keys.profile(uid), top, bottom, "BYSCORE", "REV", "LIMIT", 0, count),
+        ("ZRANGE", keys.ruled_posts(uid), top, bottom, "BYSCORE", "REV", "LIMIT", 0, count),
+    ]
 
 
 def plain_taken(author: int, viewer: int, lid: int | None = None) -> bool:
@@ -397,8 +454,11 @@ def ruled_read(uid: int, count: int) -> tuple:
 def ruled_batch(uid: int, ruled: list, lowest: int) -> Batch:
     """The reply to :func:`ruled_read` as candidates, those from ``lowest``
     up (the plain ones went in another way: merge_profile.lua)."""
-    found = sorted((c for c in (Candidate.parse(uid, m) for m in ruled) if c.id >= lowest),
-                   key=lambda c: c.id, reverse=True)
+    found = sorted(
+        (c for c in (Candidate.parse(uid, m) for m in ruled) if c.id >= lowest),
+        key=lambda c: c.id,
+        reverse=True,
+    )
     return Batch([c.id for c in found], [uid] * len(found), {c.id: c for c in found})
 
 
@@ -409,8 +469,11 @@ def profile_batch(uid: int, ids: list, ruled: list, raw: bool = False) -> Batch:
     out); an id not in it is plain. ``raw``: the ids are kept as read (see
     Batch)."""
     lowest = int(ids[-1]) if ids else 0
-    return Batch(list(ids) if raw else [int(i) for i in ids], [uid] * len(ids),
-                 {c.id: c for c in (Candidate.parse(uid, m) for m in ruled) if c.id >= lowest})
+    return Batch(
+        list(ids) if raw else [int(i) for i in ids],
+        [uid] * len(ids),
+        {c.id: c for c in (Candidate.parse(uid, m) for m in ruled) if c.id >= lowest},
+    )
 
 
 # --- facts for a status pushed to many homes ----------------------------------------------
@@ -436,17 +499,21 @@ def push_recorded(c: Candidate, viewers: Sequence[int], replies: list) -> dict[i
         return {}
     n = len(viewers)
     start = n if c.replies_to is not None else 0
-    recorded = replies[start + 2 * n:start + 3 * n]
-    return {v: int(float(r)) for v, r in zip(viewers, recorded)
-            if r is not None and int(float(r)) != c.id}
+    recorded = replies[start + 2 * n : start + 3 * n]
+    return {
+        v: int(float(r))
+        for v, r in zip(viewers, recorded)
+        if r is not None and int(float(r)) != c.id
+    }
 
 
 def recorded_reads(recorded: Mapping[int, int]) -> list[tuple]:
     return [("LPOS", keys.home(v), boost, "MAXLEN", WINDOW) for v, boost in recorded.items()]
 
 
-def push_facts(c: Candidate, viewers: Sequence[int], replies: list,
-               recorded: Mapping[int, int], places: list) -> list[Facts]:
+def push_facts(
+    c: Candidate, viewers: Sequence[int], replies: list, recorded: Mapping[int, int], places: list
+) -> list[Facts]:
     """Each viewer's facts about ``c`` from :func:`push_reads`' replies and
     (for the recorded boosts) :func:`recorded_reads`'."""
     n = len(viewers)
@@ -457,7 +524,7 @@ def push_facts(c: Candidate, viewers: Sequence[int], replies: list,
     if c.replies_to is not None:
         follows, at = replies[:n], n
     if c.reblog_of is not None:
-        hidden, originals = replies[at:at + n], replies[at + n:at + 2 * n]
+        hidden, originals = replies[at : at + n], replies[at + n : at + 2 * n]
     near = {v for v, place in zip(recorded, places) if place is not None}
     out = []
     for k, v in enumerate(viewers):
@@ -471,15 +538,17 @@ def push_facts(c: Candidate, viewers: Sequence[int], replies: list,
             other = recorded.get(v)
             if v in near and other is not None:
                 window.add(other)
-            facts = replace(facts, hidden=frozenset((c.author,)) if hidden[k] else frozenset(),
-                            window={c.id: frozenset(window)},
-                            boosts_of={c.reblog_of: frozenset((other,) if other else ())})
+            facts = replace(
+                facts,
+                hidden=frozenset((c.author,)) if hidden[k] else frozenset(),
+                window={c.id: frozenset(window)},
+                boosts_of={c.reblog_of: frozenset((other,) if other else ())},
+            )
         out.append(facts)
     return out
 
 
-def homes_taking(c: Candidate, viewers: Sequence[int], facts: Sequence[Facts] | None
-                 ) -> list[int]:
+def homes_taking(c: Candidate, viewers: Sequence[int], facts: Sequence[Facts] | None) -> list[int]:
     """The viewers whose homes take ``c``. Without facts (a plain status:
     nothing to ask), the rule's answer differs only for the author, so it
     is asked once for everyone else."""
@@ -503,8 +572,7 @@ def list_push_reads(c: Candidate, lists: Sequence[tuple[int, int]]) -> list[tupl
     return out
 
 
-def list_push_facts(c: Candidate, lists: Sequence[tuple[int, int]], replies: list
-                    ) -> list[Facts]:
+def list_push_facts(c: Candidate, lists: Sequence[tuple[int, int]], replies: list) -> list[Facts]:
     replies = list(replies)
     others = boost_ids(replies.pop()) if c.reblog_of is not None and lists else frozenset()
     out = []

@@ -40,25 +40,30 @@ that fan-out skipped a user for is in its author's profile before the skip
 (record_post runs first), and the rebuild reads the profiles after the
 record of the read, so nothing is lost between the two.
 """
+
 from __future__ import annotations
 
 import weakref
 
-from . import home_rule, refill
 from ..core import keys, limits
 from ..core.models import HomeRead, now_ms
-from ..storage.store import Store
 from ..storage import topology
+from ..storage.store import Store
+from . import home_rule, refill
 
 #: fanout_mode.lua's answers
 FAN, BIG, MARK, UNMARK = "fan", "big", "mark", "unmark"
 
 
-async def fanout_mode(store: Store, sid: int, author: int, threshold: int, shrink_below: float,
-                      op: str) -> str:
+async def fanout_mode(
+    store: Store, sid: int, author: int, threshold: int, shrink_below: float, op: str
+) -> str:
     """fanout_mode.lua: how this status's fan-out treats the homes."""
-    mode = await store.run("fanout_mode", [keys.user(author), keys.followers(author)],
-                           [sid, threshold, shrink_below, op])
+    mode = await store.run(
+        "fanout_mode",
+        [keys.user(author), keys.followers(author)],
+        [sid, threshold, shrink_below, op],
+    )
     return mode.decode() if isinstance(mode, bytes) else mode
 
 
@@ -73,15 +78,28 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
     if mode == MARK:
         await store.batch([("SADD", key, author) for key in keys.large_followings(members)])
         return
-    found = home_rule.profile_batch(author, *await store.batch(
-        home_rule.profile_reads(author, "+inf", limits.BACKFILL)), raw=True)
+    found = home_rule.profile_batch(
+        author,
+        *await store.batch(home_rule.profile_reads(author, "+inf", limits.BACKFILL)),
+        raw=True,
+    )
     for member in members:  # each home takes what the home rule lets in
         uid = int(member)
         ids, boosts = await home_rule.take(store, found, uid)
-        await topology.of(store).merge(keys.home(uid), keys.following(uid), str(author), ids,
-                                       keys.home_reblogs(uid), home_rule.boost_pairs(boosts))
-    await store.batch([*(("SREM", key, author) for key in keys.large_followings(members)),
-                       *(("HDEL", key, author) for key in keys.large_marks_many(members))])
+        await topology.of(store).merge(
+            keys.home(uid),
+            keys.following(uid),
+            str(author),
+            ids,
+            keys.home_reblogs(uid),
+            home_rule.boost_pairs(boosts),
+        )
+    await store.batch(
+        [
+            *(("SREM", key, author) for key in keys.large_followings(members)),
+            *(("HDEL", key, author) for key in keys.large_marks_many(members)),
+        ]
+    )
 
 
 async def after_follow(store: Store, follower: int, target: int) -> None:
@@ -107,12 +125,16 @@ async def sync_follow(store: Store, follower: int, target: int) -> None:
 async def after_unfollow(store: Store, follower: int, target: int) -> None:
     """Tidy only: a page ignores large accounts no longer followed (and the
     unfollow took their statuses out of the home, as any account's)."""
-    await store.batch([("SREM", keys.large_following(follower), target),
-                       ("HDEL", keys.large_marks(follower), target)])
+    await store.batch(
+        [
+            ("SREM", keys.large_following(follower), target),
+            ("HDEL", keys.large_marks(follower), target),
+        ]
+    )
 
 
 # --- idle users ---------------------------------------------------------------------------
-_TOUCHED: "weakref.WeakKeyDictionary[Store, dict[int, int]]" = weakref.WeakKeyDictionary()
+_TOUCHED: weakref.WeakKeyDictionary[Store, dict[int, int]] = weakref.WeakKeyDictionary()
 
 
 async def touch(store: Store, uid: int, idle_after_ms: int) -> bool:
@@ -153,8 +175,9 @@ async def drop_idle_homes(store: Store, idle: list[tuple[bytes, float]], cutoff:
     one and rebuilds their home after both. How many were dropped."""
     last = {keys.homes([m])[0]: (m, score) for m, score in idle}
     pairs = [k for m, _ in idle for k in (keys.homes([m])[0], keys.home_read(int(m)))]
-    dropped = [key for reply in await store.run_grouped("drop_idle_home", pairs, [cutoff])
-               for key in reply]
+    dropped = [
+        key for reply in await store.run_grouped("drop_idle_home", pairs, [cutoff]) for key in reply
+    ]
     if dropped:
         marks = [x for key in dropped for x in (last[key][0], int(last[key][1]))]
         await store.run("idle_mark", [keys.HOME_SEEN], marks)
@@ -180,7 +203,7 @@ def news_count(seq: bytes, mark: bytes | None) -> int:
 
 #: Per store: user -> the large accounts their last home page found (a
 #: single server's catch_up_plain.lua names them; it checks them).
-_LARGE: "weakref.WeakKeyDictionary[Store, dict[int, list[int]]]" = weakref.WeakKeyDictionary()
+_LARGE: weakref.WeakKeyDictionary[Store, dict[int, list[int]]] = weakref.WeakKeyDictionary()
 
 
 async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
@@ -207,8 +230,10 @@ async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
             large = [int(a) for a in large]
             rest = None
             if ruled or hits:
-                news = [(int(row[0]), row[1], home_rule.ruled_batch(int(row[0]), row[2:], 0))
-                        for row in ruled]
+                news = [
+                    (int(row[0]), row[1], home_rule.ruled_batch(int(row[0]), row[2:], 0))
+                    for row in ruled
+                ]
                 rest = (news, {int(i): int(float(b)) for i, b in zip(hits[0::2], hits[1::2])})
             return HomeRead(large, {int(h) for h in hidden}, handle, rest=rest)
     first = await _read_home(store, uid, cursors)
@@ -223,12 +248,24 @@ async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
 
 async def _read_home(store: Store, uid: int, cursors: list) -> HomeRead:
     """:func:`read_home` without a single server's shortcut."""
-    call = ("large_followees", [keys.large_following(uid), keys.following(uid),
-                                keys.hidden_reblogs(uid), keys.large_marks(uid)],
-            [limits.MERGED_ACCOUNTS_MAX])
+    call = (
+        "large_followees",
+        [
+            keys.large_following(uid),
+            keys.following(uid),
+            keys.hidden_reblogs(uid),
+            keys.large_marks(uid),
+        ],
+        [limits.MERGED_ACCOUNTS_MAX],
+    )
     (large, marks, hidden), handle, seq_of = await topology.of(store).read_page_with(
-        call, keys.home(uid), keys.user(uid), "id", cursors,
-        (keys.large_following(uid), keys.user, "pseq"))
+        call,
+        keys.home(uid),
+        keys.user(uid),
+        "id",
+        cursors,
+        (keys.large_following(uid), keys.user, "pseq"),
+    )
     if not large:
         return HomeRead([], set(), handle)
     large = [int(a) for a in large]
@@ -236,8 +273,11 @@ async def _read_home(store: Store, uid: int, cursors: list) -> HomeRead:
         seqs = [seq_of.get(a) for a in large]
     else:
         seqs = await store.batch([("HGET", keys.user(a), "pseq") for a in large])
-    stale = [(a, seq, mark) for a, seq, mark in zip(large, seqs, marks)
-             if seq is not None and seq != mark]
+    stale = [
+        (a, seq, mark)
+        for a, seq, mark in zip(large, seqs, marks)
+        if seq is not None and seq != mark
+    ]
     return HomeRead(large, {int(h) for h in hidden}, handle, stale)
 
 
@@ -253,10 +293,16 @@ async def _read_news(store: Store, uid: int, stale: list) -> tuple[list, list[in
     the home's top holds, with that top and the home's boost record, in one
     round trip."""
     *reads, held, record = await store.batch(
-        [*(c for a, seq, mark in stale
-           for c in home_rule.profile_reads(a, "+inf", news_count(seq, mark))),
-         ("LRANGE", keys.home(uid), 0, limits.CATCH_UP_HOME_CHECK - 1),
-         ("ZRANGE", keys.home_reblogs(uid), 0, -1, "WITHSCORES")])
+        [
+            *(
+                c
+                for a, seq, mark in stale
+                for c in home_rule.profile_reads(a, "+inf", news_count(seq, mark))
+            ),
+            ("LRANGE", keys.home(uid), 0, limits.CATCH_UP_HOME_CHECK - 1),
+            ("ZRANGE", keys.home_reblogs(uid), 0, -1, "WITHSCORES"),
+        ]
+    )
     top = [int(i) for i in held]
     known = set(top)
     # below the top's last entry, only a full top rules out a late one
@@ -266,8 +312,17 @@ async def _read_news(store: Store, uid: int, stale: list) -> tuple[list, list[in
         found = home_rule.profile_batch(a, ids, ruled)
         posted = news_posted(seq, mark)
         rank = {sid: k for k, sid in enumerate(found.ids)}
-        news.append((a, seq, found.only(
-            lambda sid: sid not in known and (rank[sid] < posted or sid > floor))))
+        news.append(
+            (
+                a,
+                seq,
+                found.only(  # (called here, in this iteration)
+                    lambda sid, rank=rank, posted=posted: (
+                        sid not in known and (rank[sid] < posted or sid > floor)
+                    )
+                ),
+            )
+        )
     return news, top, _record(record)
 
 
@@ -296,9 +351,15 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     return await _rule_news(store, uid, first, news, (top, record), {}, cursors)
 
 
-async def _rule_news(store: Store, uid: int, first: HomeRead, news: list,
-                     read: tuple[list[int], dict] | None, came: dict[int, int],
-                     cursors: list) -> object:
+async def _rule_news(
+    store: Store,
+    uid: int,
+    first: HomeRead,
+    news: list,
+    read: tuple[list[int], dict] | None,
+    came: dict[int, int],
+    cursors: list,
+) -> object:
     """:func:`catch_up`'s decision and write: ``news`` (account, sequence,
     Batch) by the home rule, its facts read in one round trip when a
     status needs any (with the home as a whole and its boost record where
@@ -314,8 +375,7 @@ async def _rule_news(store: Store, uid: int, first: HomeRead, news: list,
     boosts = [c for c in ruled if c.reblog_of is not None]
     # the window needs the home as a whole: for a boost coming in, or an
     # original coming in of which it holds a boost
-    whole = read is None or bool(boosts or came) or any(
-        sid in record for sid in wanted.int_ids())
+    whole = read is None or bool(boosts or came) or any(sid in record for sid in wanted.int_ids())
     if whole:
         commands.append(("LRANGE", keys.home(uid), 0, -1))
         if read is None:
@@ -341,8 +401,9 @@ async def _rule_news(store: Store, uid: int, first: HomeRead, news: list,
     out: list[int] = []
     for sid, boost in arriving.items():
         if boost in held and home_rule.shown_already(
-                home_rule.Candidate(boost, 0, reblog_of=sid),
-                home_rule.Facts(window={boost: home_rule.below(view, boost)})):
+            home_rule.Candidate(boost, 0, reblog_of=sid),
+            home_rule.Facts(window={boost: home_rule.below(view, boost)}),
+        ):
             out.append(boost)
     args: list = [limits.HOME_REBLOGS_KEPT, len(news)]
     for author, seq, batch in news:

@@ -7,16 +7,17 @@ and public pages are ``Topology.read_page`` (one script for the ids, one
 round trip for the statuses; see redpoll/storage/topology.py for how each topology
 reads past deleted ids).
 """
+
 from __future__ import annotations
 
-from . import hybrid
 from ..core import keys, limits, validate
-from ..storage import topology
 from ..core.errors import ListNotFound, NotFound, UserNotFound
 from ..core.models import Page
 from ..records.statuses import read_statuses, settle
-from ..storage.store import Store
 from ..records.users import current
+from ..storage import topology
+from ..storage.store import Store
+from . import hybrid
 
 
 class Records:
@@ -58,19 +59,30 @@ class Records:
 
 async def _page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
     topo = topology.of(store)
-    return await topo.page_of(await topo.read_page(timeline, owner_hash, field, cursors),
-                              Records(store))
+    return await topo.page_of(
+        await topo.read_page(timeline, owner_hash, field, cursors), Records(store)
+    )
 
 
 def _cursors(max_id, since_id, min_id, limit) -> list:
-    return [validate.optional_id(max_id, "max_id") or "",
-            validate.optional_id(since_id, "since_id") or "",
-            validate.optional_id(min_id, "min_id") or "",
-            validate.page_limit(limit)]
+    return [
+        validate.optional_id(max_id, "max_id") or "",
+        validate.optional_id(since_id, "since_id") or "",
+        validate.optional_id(min_id, "min_id") or "",
+        validate.page_limit(limit),
+    ]
 
 
-async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None,
-               idle_after_s: int | None = None) -> Page:
+async def home(
+    store: Store,
+    uid,
+    *,
+    max_id=None,
+    since_id=None,
+    min_id=None,
+    limit=None,
+    idle_after_s: int | None = None,
+) -> Page:
     """A home page, after the home caught up with what the large accounts
     the user follows posted since it last did (redpoll.timelines.hybrid:
     hybrid.read_home reads the page with them, and hybrid.catch_up, only
@@ -92,27 +104,30 @@ async def home(store: Store, uid, *, max_id=None, since_id=None, min_id=None, li
     return await topology.of(store).page_of(handle, Records(store))
 
 
-async def list_timeline(store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None,
-                        limit=None) -> Page:
+async def list_timeline(
+    store: Store, owner, lid, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> Page:
     owner, lid = validate.an_id(owner, "user_id"), validate.an_id(lid, "list_id")
     cursors = _cursors(max_id, since_id, min_id, limit)
     try:
-        return await _page(store, keys.list_timeline(owner, lid), keys.lists(owner), str(lid),
-                           cursors)
+        return await _page(
+            store, keys.list_timeline(owner, lid), keys.lists(owner), str(lid), cursors
+        )
     except NotFound as exc:
         raise ListNotFound(f"list {lid} does not exist") from exc
 
 
-async def public(store: Store, *, max_id=None, since_id=None, min_id=None,
-                 limit=None) -> Page:
+async def public(store: Store, *, max_id=None, since_id=None, min_id=None, limit=None) -> Page:
     """The global timeline: every status, newest first, capped like a home
     (on a cluster, each of its shards is: Topology.read_public)."""
-    return await topology.of(store).read_public(_cursors(max_id, since_id, min_id, limit),
-                                                Records(store))
+    return await topology.of(store).read_public(
+        _cursors(max_id, since_id, min_id, limit), Records(store)
+    )
 
 
-async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=None,
-              limit=None) -> Page:
+async def tag(
+    store: Store, name: str, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> Page:
     """A hashtag's timeline (``name`` normalized by conversation.tag_name):
     the public statuses carrying it, newest first, read like the public one."""
     cursors = _cursors(max_id, since_id, min_id, limit)
@@ -120,8 +135,18 @@ async def tag(store: Store, name: str, *, max_id=None, since_id=None, min_id=Non
     return await _page(store, key, key, "", cursors)
 
 
-async def tag_combined(store: Store, name: str, *, any_=(), all_=(), none=(), max_id=None,
-                       since_id=None, min_id=None, limit=None) -> Page:
+async def tag_combined(
+    store: Store,
+    name: str,
+    *,
+    any_=(),
+    all_=(),
+    none=(),
+    max_id=None,
+    since_id=None,
+    min_id=None,
+    limit=None,
+) -> Page:
     """A hashtag's timeline combined as Mastodon's ``any[]``/``all[]``/``none[]``:
     public statuses carrying ``name`` or one of ``any_``, and every tag of
     ``all_``, and none of ``none``, newest first by the same id cursors.
@@ -131,18 +156,20 @@ async def tag_combined(store: Store, name: str, *, any_=(), all_=(), none=(), ma
     most limits.TAG_TIMELINE_COMBINE_SCAN records per page."""
     max_id, since_id, min_id, size = _cursors(max_id, since_id, min_id, limit)
     names = list(dict.fromkeys([name, *any_]))
-    lists = await store.batch([("LRANGE", keys.tag_timeline(n), 0, limits.TAG_TIMELINE_CAP - 1)
-                               for n in names])
+    lists = await store.batch(
+        [("LRANGE", keys.tag_timeline(n), 0, limits.TAG_TIMELINE_CAP - 1) for n in names]
+    )
     top = int(max_id) if max_id else limits.MAX_ID + 1
     bottom = int(min_id or since_id or 0)
-    ids = sorted({int(i) for ids in lists for i in ids if bottom < int(i) < top},
-                 reverse=not min_id)  # min_id: the ones just above it, oldest first
+    ids = sorted(
+        {int(i) for ids in lists for i in ids if bottom < int(i) < top}, reverse=not min_id
+    )  # min_id: the ones just above it, oldest first
     need, without = set(all_), set(none)
     found: list = []
     scanned = 0
     while ids and len(found) < size and scanned < limits.TAG_TIMELINE_COMBINE_SCAN:
-        chunk = ids[:min(size * 2, limits.TAG_TIMELINE_COMBINE_SCAN - scanned)]
-        ids = ids[len(chunk):]
+        chunk = ids[: min(size * 2, limits.TAG_TIMELINE_COMBINE_SCAN - scanned)]
+        ids = ids[len(chunk) :]
         scanned += len(chunk)
         for status in await read_statuses(store, chunk):
             carried = set(status.extra.get("tags", "").split())
@@ -154,8 +181,9 @@ async def tag_combined(store: Store, name: str, *, any_=(), all_=(), none=(), ma
     return Page(found)
 
 
-async def profile(store: Store, uid, *, max_id=None, since_id=None, min_id=None,
-                  limit=None) -> Page:
+async def profile(
+    store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> Page:
     """A user's own statuses; the profile is a sorted set scored by id."""
     uid = validate.an_id(uid, "user_id")
     max_id, since_id, min_id, limit = _cursors(max_id, since_id, min_id, limit)

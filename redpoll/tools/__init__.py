@@ -10,10 +10,12 @@ The command line (``redpoll.tools.cli``) hands each tool command a :class:`Conso
 as click's context object, so tools never import the command line (no
 cli -> tool -> cli circle).
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from ..core.settings import Settings
 
@@ -22,6 +24,6 @@ from ..core.settings import Settings
 class Console:
     """What the command line gives a tool: settings read from the
     environment, and a runner that turns engine errors into one-line messages."""
+
     settings: Callable[[], Settings]
     run: Callable[[Coroutine[Any, Any, Any]], Any]
-

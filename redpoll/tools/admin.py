@@ -1,21 +1,21 @@
 """``redpoll admin``: the moderation command line. Each command is
 one call of redpoll/moderation/moderation.py (or of sign-up) on the database the
 environment names, as every other command (REDIS_URL, REDPOLL_DATA_DIR)."""
+
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import click
 
 from ..accounts import auth
-from ..moderation import moderation
 from ..engine.engine import Redpoll
+from ..moderation import moderation
 
 
 def _when(ms: int | None) -> str:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%d %H:%M") \
-        if ms else "-"
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M") if ms else "-"
 
 
 def _engine(ctx: click.Context, action):
@@ -25,6 +25,7 @@ def _engine(ctx: click.Context, action):
     async def go():
         async with await Redpoll.open(console.settings()) as rp:
             return await action(rp)
+
     return console.run(go())
 
 
@@ -41,25 +42,43 @@ def admin() -> None:
 @click.pass_context
 def reports(ctx, unresolved: bool, as_json: bool) -> None:
     """List reports, newest first."""
+
     async def act(rp):
         found = await moderation.reports(rp.store, unresolved=unresolved)
-        people = {u.id: u.login for u in await rp.get_users(
-            list({r.reporter for r in found} | {r.account for r in found}))}
+        people = {
+            u.id: u.login
+            for u in await rp.get_users(
+                list({r.reporter for r in found} | {r.account for r in found})
+            )
+        }
         return found, people
+
     found, people = _engine(ctx, act)
     if not found and not as_json:
         click.echo("no open reports" if unresolved else "no reports")
     for r in found:
         if as_json:
-            click.echo(json.dumps({"id": r.id, "reporter": people.get(r.reporter),
-                                   "account": people.get(r.account), "category": r.category,
-                                   "comment": r.comment, "status_ids": list(r.statuses),
-                                   "created_at": r.created_at, "resolved_at": r.resolved_at}))
+            click.echo(
+                json.dumps(
+                    {
+                        "id": r.id,
+                        "reporter": people.get(r.reporter),
+                        "account": people.get(r.account),
+                        "category": r.category,
+                        "comment": r.comment,
+                        "status_ids": list(r.statuses),
+                        "created_at": r.created_at,
+                        "resolved_at": r.resolved_at,
+                    }
+                )
+            )
         else:
             state = f"resolved {_when(r.resolved_at)}" if r.resolved_at else "open"
-            click.echo(f"#{r.id} {_when(r.created_at)} {people.get(r.reporter, r.reporter)} -> "
-                       f"{people.get(r.account, r.account)} [{r.category}] {state}: "
-                       f"{r.comment!r} statuses={list(r.statuses)}")
+            click.echo(
+                f"#{r.id} {_when(r.created_at)} {people.get(r.reporter, r.reporter)} -> "
+                f"{people.get(r.account, r.account)} [{r.category}] {state}: "
+                f"{r.comment!r} statuses={list(r.statuses)}"
+            )
 
 
 @admin.command("resolve")
@@ -141,6 +160,7 @@ def delete_account(ctx, login: str, yes: bool) -> None:
         uid = await moderation.delete_account(rp.store, rp.queue, login)
         await rp.drain(timeout=600)  # the deletes' cleanup jobs, before the keys go
         return uid, await moderation.purge_account(rp.store, rp.queue, uid, login)
+
     uid, gone = _engine(ctx, act)
     click.echo(f"@{login} (id {uid}) deleted; {gone} keys removed")
 
@@ -177,16 +197,21 @@ def rules_remove(ctx, rule_id: str) -> None:
 
 @admin.command("domain-block")
 @click.argument("host")
-@click.option("--silence", is_flag=True,
-              help="Keep its public statuses off the public timelines instead of suspending.")
+@click.option(
+    "--silence",
+    is_flag=True,
+    help="Keep its public statuses off the public timelines instead of suspending.",
+)
 @click.option("--reject-media", is_flag=True, help="Keep none of its statuses' attachments.")
 @click.pass_context
 def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
     """Block another server: suspend (nothing taken from or sent to it) or silence."""
-    found = _engine(ctx, lambda rp: rp.domain_block(host, "silence" if silence else "suspend",
-                                                    reject_media))
-    click.echo(f"{found.host}: {found.severity}" + (", media rejected" if found.reject_media
-                                                    else ""))
+    found = _engine(
+        ctx, lambda rp: rp.domain_block(host, "silence" if silence else "suspend", reject_media)
+    )
+    click.echo(
+        f"{found.host}: {found.severity}" + (", media rejected" if found.reject_media else "")
+    )
 
 
 @admin.command("domain-unblock")
@@ -206,8 +231,11 @@ def domain_blocks(ctx) -> None:
     if not found:
         click.echo("no blocked domains")
     for b in found:
-        click.echo(f"{b.host} {b.severity}" + (" reject-media" if b.reject_media else "")
-                   + f" since {_when(b.at)}")
+        click.echo(
+            f"{b.host} {b.severity}"
+            + (" reject-media" if b.reject_media else "")
+            + f" since {_when(b.at)}"
+        )
 
 
 @admin.command("describe")

@@ -46,6 +46,7 @@ memory
     MEMORY USAGE (SAMPLES 0) per entry of full (1,000 entries) home timelines:
     redpoll's LIST against naive's ZSET, same ids in both.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -60,14 +61,14 @@ from dataclasses import dataclass
 
 import click
 
-from ..timelines import delivery
 from ..core import keys, limits
-from ..engine.engine import Redpoll
 from ..core.models import Status, User
-from ..storage.server import EmbeddedCluster, EmbeddedServer
 from ..core.settings import Settings
-from . import Console, bench_cluster
+from ..engine.engine import Redpoll
 from ..storage import topology
+from ..storage.server import EmbeddedCluster, EmbeddedServer
+from ..timelines import delivery
+from . import Console, bench_cluster
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
 TARGETS = {
@@ -98,26 +99,36 @@ for _, key in ipairs(KEYS) do redis.call('LPUSH', key, sid) end
 return #KEYS
 """
 
-WORDS = ("the quick brown fox jumps over lazy dog redis valkey timeline status follow "
-         "post home list cap fan out batch page cursor stream filter sample track "
-         "coffee morning rain train city night music photo today news").split()
+WORDS = (
+    "the quick brown fox jumps over lazy dog redis valkey timeline status follow "
+    "post home list cap fan out batch page cursor stream filter sample track "
+    "coffee morning rain train city night music photo today news"
+).split()
 
 
 @dataclass
 class Sizes:
     followers: int = 100_000
-    posts: int = 8            # fan-out posts timed (after one warm-up post)
-    authors: int = 40         # followees, each with HOME_CAP statuses
-    readers: int = 500        # users with full timelines (reads, memory)
+    posts: int = 8  # fan-out posts timed (after one warm-up post)
+    authors: int = 40  # followees, each with HOME_CAP statuses
+    readers: int = 500  # users with full timelines (reads, memory)
     read_seconds: float = 5.0  # reading time per contender
-    follows: int = 600        # follows per contender
+    follows: int = 600  # follows per contender
     memory_sample: int = 200
-    prefill: int = 500        # entries in a home before a follow
+    prefill: int = 500  # entries in a home before a follow
 
     @classmethod
-    def quick(cls) -> "Sizes":
-        return cls(followers=2_000, posts=2, authors=4, readers=40,
-                   read_seconds=0.3, follows=20, memory_sample=20, prefill=200)
+    def quick(cls) -> Sizes:
+        return cls(
+            followers=2_000,
+            posts=2,
+            authors=4,
+            readers=40,
+            read_seconds=0.3,
+            follows=20,
+            memory_sample=20,
+            prefill=200,
+        )
 
 
 def nv_home(uid) -> str:
@@ -148,7 +159,7 @@ def client_cpu() -> float:
 
 def chunks(seq, n):
     for i in range(0, len(seq), n):
-        yield seq[i:i + n]
+        yield seq[i : i + n]
 
 
 class Bench:
@@ -171,6 +182,7 @@ class Bench:
         """A plain synchronous redis-py client on the same server (the seed's way)."""
         import redis
         from redis.cluster import RedisCluster
+
         url = self.rp.settings.redis_url
         return RedisCluster.from_url(url) if self.store.cluster else redis.Redis.from_url(url)
 
@@ -218,29 +230,60 @@ class Bench:
         ops = []
         for uid in uids:
             login = f"bench{uid}"
-            ops.append(("hset", (keys.user(uid), None, None,
-                                {"id": uid, "login": login, "name": login, "bio": "",
-                                 "at": self.clock_ms, "followers": 0, "following": 0,
-                                 "posts": 0, "rev": 1})))  # as create_user.lua writes it
+            ops.append(
+                (
+                    "hset",
+                    (
+                        keys.user(uid),
+                        None,
+                        None,
+                        {
+                            "id": uid,
+                            "login": login,
+                            "name": login,
+                            "bio": "",
+                            "at": self.clock_ms,
+                            "followers": 0,
+                            "following": 0,
+                            "posts": 0,
+                            "rev": 1,
+                        },
+                    ),
+                )
+            )  # as create_user.lua writes it
             self.created.append(keys.user(uid))
             if naive:
-                ops.append(("hset", (nv_user(uid), None, None,
-                                     {"id": uid, "login": login, "followers": 0,
-                                      "following": 0, "posts": 0})))
+                ops.append(
+                    (
+                        "hset",
+                        (
+                            nv_user(uid),
+                            None,
+                            None,
+                            {"id": uid, "login": login, "followers": 0, "following": 0, "posts": 0},
+                        ),
+                    )
+                )
                 self.created.append(nv_user(uid))
         await self.flush_pipe(ops)
 
     async def make_statuses(self, sids: list[int], authors: list[int]) -> None:
         ops = []
         for sid, uid in zip(sids, authors):
-            st = Status(id=sid, text=self.text(), created_at=self.status_time[sid],
-                        user_id=uid, login=f"bench{uid}")
+            st = Status(
+                id=sid,
+                text=self.text(),
+                created_at=self.status_time[sid],
+                user_id=uid,
+                login=f"bench{uid}",
+            )
             ops.append(("hset", (keys.status(sid), None, None, st.to_hash())))
             self.created.append(keys.status(sid))
         await self.flush_pipe(ops)
 
-    async def set_timeline(self, uid: int, ids_desc: list[int], rp: bool = True,
-                           naive: bool = True) -> None:
+    async def set_timeline(
+        self, uid: int, ids_desc: list[int], rp: bool = True, naive: bool = True
+    ) -> None:
         """The same entries in redpoll's LIST and naive's ZSET (setup only)."""
         pipe = self.store.pipeline()
         for key, wanted in ((keys.home(uid), rp), (nv_home(uid), naive)):
@@ -288,8 +331,12 @@ class Bench:
         start_us = self.clock_ms * 1000
         pipe_ops = []
         for part in chunks(followers, 1000):
-            pipe_ops.append(("zadd", (keys.followers(author),
-                                      {f: start_us + (f - followers[0]) * 7 for f in part})))
+            pipe_ops.append(
+                (
+                    "zadd",
+                    (keys.followers(author), {f: start_us + (f - followers[0]) * 7 for f in part}),
+                )
+            )
         await self.flush_pipe(pipe_ops, 50)
         await self.r.hset(keys.user(author), "followers", s.followers)
         self.created.append(keys.followers(author))
@@ -310,7 +357,7 @@ class Bench:
                 pipe.rpush(rk, *old)
                 pipe.zadd(nk, old_scores)
             await pipe.execute()
-        probe_batches = [rp_homes[:1 + 1000]] + list(chunks(rp_homes[1 + 1000:], 1000))
+        probe_batches = [rp_homes[: 1 + 1000]] + list(chunks(rp_homes[1 + 1000 :], 1000))
         # a script's keys share a slot on a cluster: the probe pushes per slot
         probe_batches = [g for part in probe_batches for g in self.store.slot_groups(part)]
         batch = self.rp.settings.fanout_batch
@@ -366,8 +413,11 @@ class Bench:
                 rates[name].append(targets / dt)
                 totals[name][0] += targets
                 totals[name][1] += dt
-            self.say(f"  post {k + 1}{' (warm-up)' if k == 0 else ''}: " + ", ".join(line)
-                     + " deliveries/s")
+            self.say(
+                f"  post {k + 1}{' (warm-up)' if k == 0 else ''}: "
+                + ", ".join(line)
+                + " deliveries/s"
+            )
         # the work was really done: the newest post heads both layouts, everywhere
         checks = [rp_homes[0], rp_homes[len(rp_homes) // 2], rp_homes[-1]]
         pipe = self.store.pipeline()
@@ -381,11 +431,16 @@ class Bench:
         for homes in (rp_homes, nv_homes):
             await self.unlink_all(homes)
         out = {name: statistics.median(v) for name, v in rates.items()}
-        return {"followers": s.followers, "posts": s.posts, "batch": batch,
-                "home_before": FANOUT_PREFILL,
-                "redpoll_per_s": out["redpoll"], "naive_per_s": out["naive"],
-                "limit_per_s": out["limit"],
-                "total_per_s": {k: v[0] / v[1] for k, v in totals.items()}}
+        return {
+            "followers": s.followers,
+            "posts": s.posts,
+            "batch": batch,
+            "home_before": FANOUT_PREFILL,
+            "redpoll_per_s": out["redpoll"],
+            "naive_per_s": out["naive"],
+            "limit_per_s": out["limit"],
+            "total_per_s": {k: v[0] / v[1] for k, v in totals.items()},
+        }
 
     # --- reads ---------------------------------------------------------------------
     async def build_readers(self) -> None:
@@ -401,8 +456,9 @@ class Bench:
         churn = self.new_sids(20)
         await self.make_statuses(churn, self.rng.choices(self.authors, k=len(churn)))
         for sid in churn:
-            await self.store.run_grouped("deliver", [keys.home(u) for u in self.readers],
-                                         [sid, limits.HOME_CAP])
+            await self.store.run_grouped(
+                "deliver", [keys.home(u) for u in self.readers], [sid, limits.HOME_CAP]
+            )
             pipe = self.store.pipeline()
             for u in self.readers:
                 pipe.zadd(nv_home(u), {sid: self.status_time[sid]})
@@ -411,8 +467,9 @@ class Bench:
         pipe = self.store.pipeline()
         for u in self.readers:
             pipe.lrange(keys.home(u), 0, -1)
-        self.reader_ids = {u: [int(x) for x in ids]
-                           for u, ids in zip(self.readers, await pipe.execute())}
+        self.reader_ids = {
+            u: [int(x) for x in ids] for u, ids in zip(self.readers, await pipe.execute())
+        }
 
     async def reads(self) -> dict:
         s = self.sizes
@@ -437,9 +494,12 @@ class Bench:
             for sid in ids:
                 pipe.hmget(keys.status_counts(sid), "f", "r", "p")
             replies = await pipe.execute()
-            found = [st for st in (Status.from_hash(raw) for raw in replies[:len(ids)])
-                     if st is not None]
-            counts = [tuple(int(c or 0) for c in row) for row in replies[len(ids):]]
+            found = [
+                st
+                for st in (Status.from_hash(raw) for raw in replies[: len(ids)])
+                if st is not None
+            ]
+            counts = [tuple(int(c or 0) for c in row) for row in replies[len(ids) :]]
             pipe = self.r.pipeline(transaction=False)
             authors = list(dict.fromkeys(st.user_id for st in found))
             for author in authors:
@@ -478,8 +538,12 @@ class Bench:
             assert a == b == c == d == 20, (a, b, c, d)
         # the contenders take turns in short slices (order rotating), so load
         # from elsewhere on the machine hits them alike
-        contenders = {"redpoll": redpoll_run, "naive": naive_run,
-                      "naive_statuses": naive_statuses_run, "seed_sync": seed_sync_run}
+        contenders = {
+            "redpoll": redpoll_run,
+            "naive": naive_run,
+            "naive_statuses": naive_statuses_run,
+            "seed_sync": seed_sync_run,
+        }
         done = {name: [0, 0.0] for name in contenders}
         order = list(contenders)
         slices = max(1, round(s.read_seconds / READ_SLICE_S))
@@ -501,13 +565,18 @@ class Bench:
         sync.close()
         rate = {name: n / dt for name, (n, dt) in done.items()}
         self.say("  " + ", ".join(f"{name} {r:,.0f}" for name, r in rate.items()) + " pages/s")
-        return {"readers": s.readers, "page": 20, "pages_per_user": pages,
-                "seconds_each": s.read_seconds,
-                "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"],
-                "naive_statuses_only_per_s": rate["naive_statuses"],
-                "seed_sync_per_s": rate["seed_sync"],
-                "statuses_per_s": {name: 20 * r for name, r in rate.items()},
-                "requests": {name: n for name, (n, _) in done.items()}}
+        return {
+            "readers": s.readers,
+            "page": 20,
+            "pages_per_user": pages,
+            "seconds_each": s.read_seconds,
+            "redpoll_per_s": rate["redpoll"],
+            "naive_per_s": rate["naive"],
+            "naive_statuses_only_per_s": rate["naive_statuses"],
+            "seed_sync_per_s": rate["seed_sync"],
+            "statuses_per_s": {name: 20 * r for name, r in rate.items()},
+            "requests": {name: n for name, (n, _) in done.items()},
+        }
 
     # --- follows ---------------------------------------------------------------------
     async def follows(self) -> dict:
@@ -560,7 +629,7 @@ class Bench:
         order = list(contenders)
         for lo in range(0, s.follows, FOLLOW_BLOCK):
             for name in order:
-                block = users[name][lo:lo + FOLLOW_BLOCK]
+                block = users[name][lo : lo + FOLLOW_BLOCK]
                 server0, client0 = await self.server_cpu(), client_cpu()
                 t0 = time.perf_counter()
                 for i, a in enumerate(block, start=lo):
@@ -582,26 +651,38 @@ class Bench:
         sizes = await pipe.execute()
         assert set(sizes) == {limits.HOME_CAP}, set(sizes)
         rate = {name: n / dt for name, (n, dt) in done.items()}
-        cpu_us = {name: {"client": 1e6 * c / s.follows, "server": 1e6 * v / s.follows}
-                  for name, (c, v) in cpu.items()}
+        cpu_us = {
+            name: {"client": 1e6 * c / s.follows, "server": 1e6 * v / s.follows}
+            for name, (c, v) in cpu.items()
+        }
         self.say("  " + ", ".join(f"{name} {r:,.0f}" for name, r in rate.items()) + " follows/s")
-        return {"follows": s.follows, "backfill": limits.HOME_CAP, "home_before": s.prefill,
-                "redpoll_per_s": rate["redpoll"], "naive_per_s": rate["naive"],
-                "cpu_us_per_follow": cpu_us}
+        return {
+            "follows": s.follows,
+            "backfill": limits.HOME_CAP,
+            "home_before": s.prefill,
+            "redpoll_per_s": rate["redpoll"],
+            "naive_per_s": rate["naive"],
+            "cpu_us_per_follow": cpu_us,
+        }
 
     async def server_cpu(self) -> float:
         """Seconds of CPU the server's main thread (summed over a cluster's
         nodes) has used: INFO cpu."""
         info = await self.r.info("cpu")
-        nodes = list(info.values()) if info and all(isinstance(v, dict) for v in info.values()) \
+        nodes = (
+            list(info.values())
+            if info and all(isinstance(v, dict) for v in info.values())
             else [info]
-        return sum(float(n.get("used_cpu_user_main_thread", n.get("used_cpu_user", 0)))
-                   + float(n.get("used_cpu_sys_main_thread", n.get("used_cpu_sys", 0)))
-                   for n in nodes)
+        )
+        return sum(
+            float(n.get("used_cpu_user_main_thread", n.get("used_cpu_user", 0)))
+            + float(n.get("used_cpu_sys_main_thread", n.get("used_cpu_sys", 0)))
+            for n in nodes
+        )
 
     # --- memory ------------------------------------------------------------------------
     async def memory(self) -> dict:
-        sample = self.readers[:self.sizes.memory_sample]
+        sample = self.readers[: self.sizes.memory_sample]
         pipe = self.store.pipeline()
         for u in sample:
             pipe.memory_usage(keys.home(u), samples=0)
@@ -614,11 +695,14 @@ class Bench:
         assert rp_n == nv_n == len(sample) * limits.HOME_CAP, (rp_n, nv_n)
         enc = await self.r.object("encoding", keys.home(sample[0]))
         nv_enc = await self.r.object("encoding", nv_home(sample[0]))
-        return {"timelines": len(sample), "entries_each": limits.HOME_CAP,
-                "redpoll_bytes_per_entry": rp_bytes / rp_n,
-                "naive_bytes_per_entry": nv_bytes / nv_n,
-                "redpoll_encoding": enc.decode() if isinstance(enc, bytes) else enc,
-                "naive_encoding": nv_enc.decode() if isinstance(nv_enc, bytes) else nv_enc}
+        return {
+            "timelines": len(sample),
+            "entries_each": limits.HOME_CAP,
+            "redpoll_bytes_per_entry": rp_bytes / rp_n,
+            "naive_bytes_per_entry": nv_bytes / nv_n,
+            "redpoll_encoding": enc.decode() if isinstance(enc, bytes) else enc,
+            "naive_encoding": nv_enc.decode() if isinstance(nv_enc, bytes) else nv_enc,
+        }
 
     async def cleanup(self) -> None:
         if self.fanout_sids:  # bench posts went to the public timeline
@@ -634,8 +718,9 @@ def verdict(name: str, value: float) -> bool:
     return value >= bound if op == ">=" else value <= bound
 
 
-async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
-                    cluster: bool = False) -> dict:
+async def run_bench(
+    settings: Settings, sizes: Sizes, seed: int, say, cluster: bool = False
+) -> dict:
     """The engine bench; ``cluster``: on a Redis Cluster (the embedded
     3-master one unless REDIS_URL names a cluster), with the cluster's own
     figures (redpoll/tools/bench_cluster.py)."""
@@ -649,8 +734,9 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
         else:
             # the production config, except that no AOF rewrite may fork in
             # the middle of one contender's timing
-            server = EmbeddedServer(tmp.name, fsync=settings.fsync,
-                                    extra={"auto-aof-rewrite-percentage": "0"})
+            server = EmbeddedServer(
+                tmp.name, fsync=settings.fsync, extra={"auto-aof-rewrite-percentage": "0"}
+            )
         await asyncio.to_thread(server.start)
         settings = settings.with_(redis_url=server.url, cluster=cluster)
     else:
@@ -661,10 +747,12 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
         rp = await Redpoll.open(settings)
         try:
             if server is None and await rp.store.client.exists(
-                    keys.user(UID_BASE), keys.status(SID_BASE + 1)):
+                keys.user(UID_BASE), keys.status(SID_BASE + 1)
+            ):
                 raise click.ClickException(
                     f"{settings.redis_url} already holds bench-range keys (user {UID_BASE}...); "
-                    "run the bench on an empty server")
+                    "run the bench on an empty server"
+                )
             b = Bench(rp, sizes, seed, say)
             nodes = bench_cluster.Nodes(rp.store.client) if cluster else None
             phases: dict[str, dict] = {}
@@ -674,6 +762,7 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
                     return await run()
                 result, phases[name] = await bench_cluster.measured(nodes, run)
                 return result
+
             try:
                 say("building authors and statuses ...")
                 await b.build_authors()
@@ -690,14 +779,18 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
                 if nodes is not None:
                     keys_per_master = await nodes.keys_per_master()
                     hot = await bench_cluster.hot_keys(rp, b, say)
-                    phases["posts"] = {k: hot["public_timeline"][k] for k in
-                                       ("commands", "command_share", "cpu_share",
-                                        "max_over_even")}
+                    phases["posts"] = {
+                        k: hot["public_timeline"][k]
+                        for k in ("commands", "command_share", "cpu_share", "max_over_even")
+                    }
                     phases["celebrity"] = hot["celebrity_profile"]["one"]
                 info = await rp.store.client.info("server")
                 if cluster:  # one node's answer stands for all
-                    info = next(iter(info.values())) if isinstance(
-                        next(iter(info.values()), None), dict) else info
+                    info = (
+                        next(iter(info.values()))
+                        if isinstance(next(iter(info.values()), None), dict)
+                        else info
+                    )
             finally:
                 if server is None:
                     await b.cleanup()
@@ -718,14 +811,26 @@ async def run_bench(settings: Settings, sizes: Sizes, seed: int, say,
     }
     result["targets"] = {k: f"{op} {bound}" for k, (op, bound) in TARGETS.items()}
     result["pass"] = {k: verdict(k, result[k]) for k in TARGETS}
-    result.update({"fanout": fan, "read": read, "follow": fol, "memory": mem,
-                   "server": f"{info.get('server_name', 'redis')} "
-                             f"{info.get('valkey_version', info.get('redis_version'))}",
-                   "embedded": server is not None, "seed": seed,
-                   "seconds": time.perf_counter() - started})
+    result.update(
+        {
+            "fanout": fan,
+            "read": read,
+            "follow": fol,
+            "memory": mem,
+            "server": f"{info.get('server_name', 'redis')} "
+            f"{info.get('valkey_version', info.get('redis_version'))}",
+            "embedded": server is not None,
+            "seed": seed,
+            "seconds": time.perf_counter() - started,
+        }
+    )
     if cluster:
-        result["cluster"] = {"masters": len(keys_per_master), "phases": phases,
-                             "keys": keys_per_master, "hot": hot}
+        result["cluster"] = {
+            "masters": len(keys_per_master),
+            "phases": phases,
+            "keys": keys_per_master,
+            "hot": hot,
+        }
     return result
 
 
@@ -736,16 +841,22 @@ def table(res: dict) -> str:
         ("fan-out vs limit probe", f["redpoll_per_s"], f["limit_per_s"], "fanout_vs_limit"),
         ("home pages of 20/s", r["redpoll_per_s"], r["naive_per_s"], "read_ratio"),
         ("follows (1,000 backfill)/s", fo["redpoll_per_s"], fo["naive_per_s"], "follow_ratio"),
-        ("bytes per timeline entry", m["redpoll_bytes_per_entry"], m["naive_bytes_per_entry"],
-         "memory_ratio"),
+        (
+            "bytes per timeline entry",
+            m["redpoll_bytes_per_entry"],
+            m["naive_bytes_per_entry"],
+            "memory_ratio",
+        ),
     ]
     head = f"{'figure':<28}{'redpoll':>14}{'other':>14}{'ratio':>9}  {'target':<9}{'':4}"
     lines = [head, "-" * len(head)]
     for label, ours, other, key in rows:
         fmt = ",.1f" if key == "memory_ratio" else ",.0f"
         op, bound = TARGETS[key]
-        lines.append(f"{label:<28}{ours:>14{fmt}}{other:>14{fmt}}{res[key]:>9.2f}  "
-                     f"{op + ' ' + str(bound):<9}{'PASS' if res['pass'][key] else 'FAIL':>4}")
+        lines.append(
+            f"{label:<28}{ours:>14{fmt}}{other:>14{fmt}}{res[key]:>9.2f}  "
+            f"{op + ' ' + str(bound):<9}{'PASS' if res['pass'][key] else 'FAIL':>4}"
+        )
     lines += [
         "",
         "other = naive client, except 'vs limit probe' where it is the LPUSH-only Lua loop.",
@@ -760,8 +871,11 @@ def table(res: dict) -> str:
         + " (seed_sync: the statuses alone on a synchronous client).",
         f"follow: {fo['follows']} follows per contender, each home held {fo['home_before']} "
         f"entries before; CPU µs a follow (client + server main thread): "
-        + ", ".join(f"{k} {v['client']:,.0f} + {v['server']:,.0f}"
-                    for k, v in fo["cpu_us_per_follow"].items()) + ".",
+        + ", ".join(
+            f"{k} {v['client']:,.0f} + {v['server']:,.0f}"
+            for k, v in fo["cpu_us_per_follow"].items()
+        )
+        + ".",
         f"memory: {m['timelines']} full timelines each; encodings {m['redpoll_encoding']} / "
         f"{m['naive_encoding']}.",
         f"{res['server']}, {'embedded' if res['embedded'] else 'REDIS_URL'} "
@@ -773,75 +887,199 @@ def table(res: dict) -> str:
 
 
 @click.command()
-@click.option("--followers", type=click.IntRange(1, 10_000_000), default=None,
-              help="Followers of the posting author (default 100,000).")
-@click.option("--posts", type=click.IntRange(1, 100), default=None,
-              help="Fan-out posts timed, after a warm-up post (default 8).")
-@click.option("--readers", type=click.IntRange(1, 100_000), default=None,
-              help="Users with full home timelines for reads and memory (default 500).")
-@click.option("--read-seconds", type=click.FloatRange(0.05, 60), default=None,
-              help="Reading time per contender, in turns of 0.25 s (default 5).")
-@click.option("--follows", type=click.IntRange(1, 100_000), default=None,
-              help="Follows per contender, in turns of 25 (default 600).")
+@click.option(
+    "--followers",
+    type=click.IntRange(1, 10_000_000),
+    default=None,
+    help="Followers of the posting author (default 100,000).",
+)
+@click.option(
+    "--posts",
+    type=click.IntRange(1, 100),
+    default=None,
+    help="Fan-out posts timed, after a warm-up post (default 8).",
+)
+@click.option(
+    "--readers",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Users with full home timelines for reads and memory (default 500).",
+)
+@click.option(
+    "--read-seconds",
+    type=click.FloatRange(0.05, 60),
+    default=None,
+    help="Reading time per contender, in turns of 0.25 s (default 5).",
+)
+@click.option(
+    "--follows",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="Follows per contender, in turns of 25 (default 600).",
+)
 @click.option("--quick", is_flag=True, help="A small run (seconds), for tests and smoke checks.")
-@click.option("--cluster", "on_cluster", is_flag=True,
-              help="Run the engine part on a Redis Cluster (an embedded 3-master one unless "
-                   "REDIS_URL names one), with how keys and commands spread over the masters "
-                   "and what a hot key costs.")
+@click.option(
+    "--cluster",
+    "on_cluster",
+    is_flag=True,
+    help="Run the engine part on a Redis Cluster (an embedded 3-master one unless "
+    "REDIS_URL names one), with how keys and commands spread over the masters "
+    "and what a hot key costs.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
-@click.option("--engine/--no-engine", default=True, show_default=True,
-              help="Run the engine part (redpoll against the naive client).")
-@click.option("--http", "with_http", is_flag=True,
-              help="Also run the HTTP part: the home page of 20 against /api/v1/instance and a "
-                   "fixed limit probe on a real `redpoll serve`, then on one process per core; "
-                   "requests/s and p50/p99.")
-@click.option("--http-requests", type=click.IntRange(100, 10_000_000), default=1_000_000,
-              show_default=True, help="HTTP part: requests per endpoint (bounded by --http-seconds).")
-@click.option("--http-seconds", type=click.FloatRange(1, 600), default=10.0, show_default=True,
-              help="HTTP part: longest time per endpoint.")
-@click.option("--http-workers", type=click.IntRange(1, 256), default=None,
-              help="HTTP part: serve processes of the all-process pass (default: one per core).")
-@click.option("--http-users", type=click.IntRange(2, 100_000), default=200, show_default=True,
-              help="HTTP part: distinct users whose home timelines are read.")
-@click.option("--stream", "with_stream", is_flag=True,
-              help="Also run the stream part: N stream clients with mixed filters on one "
-                   "`redpoll serve` while statuses are posted at a steady rate.")
-@click.option("--stream-clients", "--clients", "stream_clients", type=click.IntRange(1, 20_000),
-              default=2000, show_default=True,
-              help="Stream part: concurrent clients (60% v1.1, 20% SSE, 20% WebSocket), "
-                   "opened from load-generator processes of their own.")
-@click.option("--stream-rate", type=click.FloatRange(1, 5000), default=50.0, show_default=True,
-              help="Stream part: statuses posted per second.")
-@click.option("--stream-seconds", type=click.FloatRange(2, 600), default=20.0, show_default=True,
-              help="Stream part: how long statuses are posted.")
-@click.option("--media", "with_media", is_flag=True,
-              help="Also run the media part (bench_media.py): a 4 MB JPEG's ready time, and "
-                   "the p99 of /api/v1/instance while 20 uploads run at once.")
-@click.option("--scale", "with_scale", is_flag=True,
-              help="Also run the scale part (bench_scale.py): posts by authors with 1k to 1M "
-                   "followers, home pages merging 0/5/20 large accounts, idle users.")
-@click.option("--federation", "with_federation", is_flag=True,
-              help="Also run the federation part (bench_federation.py): one post to 10,000 "
-                   "remote followers on 100 servers, and the inbox's signed activities per "
-                   "CPU second.")
-@click.option("--capacity", "with_capacity", is_flag=True,
-              help="Also run the capacity part (bench_capacity.py): simulated people on a real "
-                   "`redpoll serve` (all cores), each active one with a stream, reading, posting, "
-                   "favouriting, boosting and following at a realistic mix, time compressed; "
-                   "server CPU per 1,000 person-hours, people per core, p99s, memory per person.")
-@click.option("--capacity-people", type=click.IntRange(10, 10_000_000), default=None,
-              help="Capacity part: people seeded, a quarter of them active (default 4,000; "
-                   "200 with --quick).")
-@click.option("--capacity-seconds", type=click.FloatRange(1, 3600), default=None,
-              help="Capacity part: the measured window (default 120 s; 8 s with --quick).")
-@click.option("--capacity-speed", type=click.FloatRange(1, 3600), default=None,
-              help="Capacity part: time compression, simulated seconds per second (default 15).")
+@click.option(
+    "--engine/--no-engine",
+    default=True,
+    show_default=True,
+    help="Run the engine part (redpoll against the naive client).",
+)
+@click.option(
+    "--http",
+    "with_http",
+    is_flag=True,
+    help="Also run the HTTP part: the home page of 20 against /api/v1/instance and a "
+    "fixed limit probe on a real `redpoll serve`, then on one process per core; "
+    "requests/s and p50/p99.",
+)
+@click.option(
+    "--http-requests",
+    type=click.IntRange(100, 10_000_000),
+    default=1_000_000,
+    show_default=True,
+    help="HTTP part: requests per endpoint (bounded by --http-seconds).",
+)
+@click.option(
+    "--http-seconds",
+    type=click.FloatRange(1, 600),
+    default=10.0,
+    show_default=True,
+    help="HTTP part: longest time per endpoint.",
+)
+@click.option(
+    "--http-workers",
+    type=click.IntRange(1, 256),
+    default=None,
+    help="HTTP part: serve processes of the all-process pass (default: one per core).",
+)
+@click.option(
+    "--http-users",
+    type=click.IntRange(2, 100_000),
+    default=200,
+    show_default=True,
+    help="HTTP part: distinct users whose home timelines are read.",
+)
+@click.option(
+    "--stream",
+    "with_stream",
+    is_flag=True,
+    help="Also run the stream part: N stream clients with mixed filters on one "
+    "`redpoll serve` while statuses are posted at a steady rate.",
+)
+@click.option(
+    "--stream-clients",
+    "--clients",
+    "stream_clients",
+    type=click.IntRange(1, 20_000),
+    default=2000,
+    show_default=True,
+    help="Stream part: concurrent clients (60% v1.1, 20% SSE, 20% WebSocket), "
+    "opened from load-generator processes of their own.",
+)
+@click.option(
+    "--stream-rate",
+    type=click.FloatRange(1, 5000),
+    default=50.0,
+    show_default=True,
+    help="Stream part: statuses posted per second.",
+)
+@click.option(
+    "--stream-seconds",
+    type=click.FloatRange(2, 600),
+    default=20.0,
+    show_default=True,
+    help="Stream part: how long statuses are posted.",
+)
+@click.option(
+    "--media",
+    "with_media",
+    is_flag=True,
+    help="Also run the media part (bench_media.py): a 4 MB JPEG's ready time, and "
+    "the p99 of /api/v1/instance while 20 uploads run at once.",
+)
+@click.option(
+    "--scale",
+    "with_scale",
+    is_flag=True,
+    help="Also run the scale part (bench_scale.py): posts by authors with 1k to 1M "
+    "followers, home pages merging 0/5/20 large accounts, idle users.",
+)
+@click.option(
+    "--federation",
+    "with_federation",
+    is_flag=True,
+    help="Also run the federation part (bench_federation.py): one post to 10,000 "
+    "remote followers on 100 servers, and the inbox's signed activities per "
+    "CPU second.",
+)
+@click.option(
+    "--capacity",
+    "with_capacity",
+    is_flag=True,
+    help="Also run the capacity part (bench_capacity.py): simulated people on a real "
+    "`redpoll serve` (all cores), each active one with a stream, reading, posting, "
+    "favouriting, boosting and following at a realistic mix, time compressed; "
+    "server CPU per 1,000 person-hours, people per core, p99s, memory per person.",
+)
+@click.option(
+    "--capacity-people",
+    type=click.IntRange(10, 10_000_000),
+    default=None,
+    help="Capacity part: people seeded, a quarter of them active (default 4,000; "
+    "200 with --quick).",
+)
+@click.option(
+    "--capacity-seconds",
+    type=click.FloatRange(1, 3600),
+    default=None,
+    help="Capacity part: the measured window (default 120 s; 8 s with --quick).",
+)
+@click.option(
+    "--capacity-speed",
+    type=click.FloatRange(1, 3600),
+    default=None,
+    help="Capacity part: time compression, simulated seconds per second (default 15).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
-def bench(console: Console, followers, posts, readers, read_seconds, follows, quick, on_cluster, seed, engine, with_http,
-          http_requests, http_seconds, http_workers, http_users, with_stream, stream_clients, stream_rate, stream_seconds,
-          with_media, with_scale, with_federation, with_capacity, capacity_people, capacity_seconds,
-          capacity_speed, as_json) -> None:
+def bench(
+    console: Console,
+    followers,
+    posts,
+    readers,
+    read_seconds,
+    follows,
+    quick,
+    on_cluster,
+    seed,
+    engine,
+    with_http,
+    http_requests,
+    http_seconds,
+    http_workers,
+    http_users,
+    with_stream,
+    stream_clients,
+    stream_rate,
+    stream_seconds,
+    with_media,
+    with_scale,
+    with_federation,
+    with_capacity,
+    capacity_people,
+    capacity_seconds,
+    capacity_speed,
+    as_json,
+) -> None:
     """Time fan-out, home reads and follows against a naive client.
 
     The naive client keeps timelines as sorted sets, written as the classic
@@ -858,9 +1096,13 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731
     if engine:
         sizes = Sizes.quick() if quick else Sizes()
-        for name, value in (("followers", followers), ("posts", posts),
-                            ("readers", readers), ("read_seconds", read_seconds),
-                            ("follows", follows)):
+        for name, value in (
+            ("followers", followers),
+            ("posts", posts),
+            ("readers", readers),
+            ("read_seconds", read_seconds),
+            ("follows", follows),
+        ):
             if value is not None:
                 setattr(sizes, name, value)
         sizes.memory_sample = min(sizes.memory_sample, sizes.readers)
@@ -870,9 +1112,15 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
     if with_http:
         run_http_bench = load_generator("bench_http").run_http_bench
         say("HTTP part ...")
-        result["http"] = run(run_http_bench(users=http_users, follows=min(10, http_users - 1),
-                                            requests=http_requests, seconds=http_seconds,
-                                            workers=http_workers))
+        result["http"] = run(
+            run_http_bench(
+                users=http_users,
+                follows=min(10, http_users - 1),
+                requests=http_requests,
+                seconds=http_seconds,
+                workers=http_workers,
+            )
+        )
     if with_stream:
         run_stream_bench = load_generator("stream_bench").run
         say(f"stream part: {stream_clients} clients, {stream_rate:g} posts/s ...")
@@ -883,18 +1131,24 @@ def bench(console: Console, followers, posts, readers, read_seconds, follows, qu
         result["media"] = run(run_media_bench(workers=http_workers))
     if with_scale:
         from .bench_scale import run_scale
+
         say("scale part ...")
         result["scale"] = run(run_scale(console.settings(), quick, say, seed))
     if with_federation:
         from .bench_federation import run_federation_bench
+
         say("federation part ...")
-        result["federation"] = run(run_federation_bench(
-            console.settings(), say, followers=1_000 if quick else 10_000))
+        result["federation"] = run(
+            run_federation_bench(console.settings(), say, followers=1_000 if quick else 10_000)
+        )
     if with_capacity:
         capacity = load_generator("bench_capacity")
         sizes = capacity.Sizes.quick() if quick else capacity.Sizes()
-        for name, value in (("people", capacity_people), ("seconds", capacity_seconds),
-                            ("speed", capacity_speed)):
+        for name, value in (
+            ("people", capacity_people),
+            ("seconds", capacity_seconds),
+            ("speed", capacity_speed),
+        ):
             if value is not None:
                 setattr(sizes, name, value)
         say("capacity part ...")
@@ -910,8 +1164,9 @@ def load_generator(name: str):
     try:
         return importlib.import_module(f"{__package__}.{name}")
     except ImportError as exc:
-        raise click.ClickException(f"{exc}: the load generators need the tools extra "
-                                   "(pip install -e '.[tools]')") from None
+        raise click.ClickException(
+            f"{exc}: the load generators need the tools extra (pip install -e '.[tools]')"
+        ) from None
 
 
 def full_table(result: dict) -> str:
@@ -920,35 +1175,44 @@ def full_table(result: dict) -> str:
         parts.append(table(result))
     if "http" in result:
         from .bench_http import format_report
+
         parts.append(format_report(result["http"]))
     if "stream" in result:
         parts.append(stream_table(result["stream"]))
     if "media" in result:
         from .bench_media import format_report as media_report
+
         parts.append(media_report(result["media"]))
     if "scale" in result:
         from .bench_scale import format_report as scale_report
+
         parts.append(scale_report(result["scale"]))
     if "federation" in result:
         from .bench_federation import format_report as federation_report
+
         parts.append(federation_report(result["federation"]))
     if "capacity" in result:
         from .bench_capacity import format_report as capacity_report
+
         parts.append(capacity_report(result["capacity"]))
     return "\n\n".join(parts)
 
 
 #: the stream part's targets (at 10,000 clients and 50 posts/s)
-STREAM_TARGETS = {"latency_ms_p99": ("<", 250), "memory_per_connection_kb": ("<=", 12),
-                  "lost_by_kept_up_clients": ("==", 0)}
+STREAM_TARGETS = {
+    "latency_ms_p99": ("<", 250),
+    "memory_per_connection_kb": ("<=", 12),
+    "lost_by_kept_up_clients": ("==", 0),
+}
 
 
 def stream_table(res: dict) -> str:
     checks = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, "==": lambda a, b: a == b}
     lines = []
     for name, value in res.items():
-        shown = ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) \
-            else value
+        shown = (
+            ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else value
+        )
         line = f"{'stream ' + name:<42}{shown}"
         if name in STREAM_TARGETS and value is not None:
             op, limit = STREAM_TARGETS[name]

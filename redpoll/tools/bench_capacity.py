@@ -44,6 +44,7 @@ large means the generator, not the server, fell behind).
     from redpoll.tools.bench_capacity import Sizes, run_capacity, format_report
     print(format_report(run_capacity(Sizes.quick())))
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -69,15 +70,31 @@ from .stream_bench import Conn, request_for
 
 #: what one active person does per hour (the issue's mix; docs/benchmarks.md
 #: gives the figures it rests on). "read" is a profile or a thread, half each.
-MIX = {"home": 30.0, "notifications": 15.0, "read": 10.0, "post": 2.0,
-       "favourite": 10.0, "boost": 2.0, "follow": 1.0}
+MIX = {
+    "home": 30.0,
+    "notifications": 15.0,
+    "read": 10.0,
+    "post": 2.0,
+    "favourite": 10.0,
+    "boost": 2.0,
+    "follow": 1.0,
+}
 #: sessions per active person-hour: one leaves, an idle one comes back
 #: (opens a stream, reads home); a session of about an hour.
 RETURNS_PER_HOUR = 1.0
 #: request kinds reported (a "read" is a profile or a thread; "return" is
 #: the home read of a person who came back)
-KINDS = ("home", "notifications", "profile", "thread", "post", "favourite", "boost",
-         "follow", "return")
+KINDS = (
+    "home",
+    "notifications",
+    "profile",
+    "thread",
+    "post",
+    "favourite",
+    "boost",
+    "follow",
+    "return",
+)
 #: every p99 (request kinds and stream delivery) must be under this
 P99_LIMIT_MS = 250.0
 #: statuses each person has before the run
@@ -91,26 +108,29 @@ DRAIN_S = 3.0
 #: rate limits stay on (their checks cost what they cost) with budgets no
 #: compressed person reaches; the per-IP caps would refuse loopback's crowd
 RATE_OFF = "1000000000/300"
-WORDS = ("morning coffee rain train city night music photo today news garden walk "
-         "book film code bike river lunch friends weekend sunset market").split()
+WORDS = (
+    "morning coffee rain train city night music photo today news garden walk "
+    "book film code bike river lunch friends weekend sunset market"
+).split()
 
 
 @dataclass
 class Sizes:
-    people: int = 4_000          # accounts seeded
-    active: float = 0.25         # share of them holding a stream at any time
-    follows: int = 30            # accounts each person follows (Zipf-drawn)
-    speed: float = 15.0          # time compression: simulated seconds per wall second
-    seconds: float = 120.0       # measured window
-    warmup: float = 15.0         # at the same rates, not measured
-    quiet: float = 5.0           # every stream open, nothing done
-    processes: int = 0           # load-generator processes (0: one per 1,500 active, 1..4)
+    people: int = 4_000  # accounts seeded
+    active: float = 0.25  # share of them holding a stream at any time
+    follows: int = 30  # accounts each person follows (Zipf-drawn)
+    speed: float = 15.0  # time compression: simulated seconds per wall second
+    seconds: float = 120.0  # measured window
+    warmup: float = 15.0  # at the same rates, not measured
+    quiet: float = 5.0  # every stream open, nothing done
+    processes: int = 0  # load-generator processes (0: one per 1,500 active, 1..4)
     seed: int = 1
 
     @classmethod
-    def quick(cls) -> "Sizes":
-        return cls(people=200, active=0.4, follows=10, speed=120.0, seconds=8.0, warmup=2.0,
-                   quiet=2.0)
+    def quick(cls) -> Sizes:
+        return cls(
+            people=200, active=0.4, follows=10, speed=120.0, seconds=8.0, warmup=2.0, quiet=2.0
+        )
 
     @property
     def active_people(self) -> int:
@@ -157,11 +177,11 @@ class _Http(asyncio.Protocol):
                 self._fail(ConnectionError("an answer without Content-Length"))
                 return
             stop = head.find(b"\r\n", at + 2)
-            self.need = end + 4 + int(head[at + 17:stop if stop > 0 else len(head)])
+            self.need = end + 4 + int(head[at + 17 : stop if stop > 0 else len(head)])
             self.body_at = end + 4
         if len(buf) >= self.need:
-            body = bytes(buf[self.body_at:self.need])
-            del buf[:self.need]
+            body = bytes(buf[self.body_at : self.need])
+            del buf[: self.need]
             self.need = -1
             if self.future is not None and not self.future.done():
                 self.future.set_result((self.status, body))
@@ -206,7 +226,8 @@ class _Pool:
         self.open += 1
         try:
             _, conn = await asyncio.get_running_loop().create_connection(
-                _Http, "127.0.0.1", self.port)
+                _Http, "127.0.0.1", self.port
+            )
         except OSError:
             self.open -= 1
             raise
@@ -238,7 +259,7 @@ class _Person:
 
     def __init__(self, spec: dict) -> None:
         self.uid, self.token, self.kind = spec["uid"], spec["token"], spec["kind"]
-        self.seen: list[str] = []   # status ids of the last home page
+        self.seen: list[str] = []  # status ids of the last home page
         self.stream: Conn | None = None
 
 
@@ -248,12 +269,13 @@ class _Generator:
         self.port = job["port"]
         self.rng = random.Random(job["seed"])
         self.people = [_Person(s) for s in job["people"]]
-        self.active = self.people[:job["active"]]
-        self.idle = self.people[job["active"]:]
-        self.ranked = job["ranked"]            # uids, most followed first
-        self.cum_weights = list(itertools.accumulate(
-            1.0 / (r + 1) for r in range(len(self.ranked))))
-        self.pool_sids = job["statuses"]       # fall-back targets before a home read
+        self.active = self.people[: job["active"]]
+        self.idle = self.people[job["active"] :]
+        self.ranked = job["ranked"]  # uids, most followed first
+        self.cum_weights = list(
+            itertools.accumulate(1.0 / (r + 1) for r in range(len(self.ranked)))
+        )
+        self.pool_sids = job["statuses"]  # fall-back targets before a home read
         self.pool = _Pool(self.port)
         self.streams: list[Conn] = []
         self.latencies: dict[str, list[float]] = {k: [] for k in KINDS}
@@ -269,14 +291,14 @@ class _Generator:
         self.errors[what] = self.errors.get(what, 0) + 1
 
     async def connect(self, person: _Person) -> None:
-        request, later = request_for({"kind": person.kind, "subs": [("user", "")],
-                                      "token": person.token, "i": person.uid})
+        request, later = request_for(
+            {"kind": person.kind, "subs": [("user", "")], "token": person.token, "i": person.uid}
+        )
         conn = Conn(person.uid, person.kind, request, later)
         try:
-            await asyncio.get_running_loop().create_connection(lambda: conn, "127.0.0.1",
-                                                               self.port)
+            await asyncio.get_running_loop().create_connection(lambda: conn, "127.0.0.1", self.port)
             await asyncio.wait_for(conn.ready, 30)
-        except (OSError, RuntimeError, ConnectionError, asyncio.TimeoutError):
+        except (TimeoutError, OSError, RuntimeError, ConnectionError):
             self.stream_failures += 1
             self.error("stream")
             if conn.transport is not None:
@@ -300,7 +322,7 @@ class _Generator:
         t0 = time.perf_counter()
         try:
             status, body = await asyncio.wait_for(conn.send(data), 60)
-        except (ConnectionError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, ConnectionError) as exc:
             conn.closed = True
             conn.transport.close()
             self.pool.release(conn)
@@ -325,8 +347,9 @@ class _Generator:
                 return uid
 
     async def home(self, person: _Person, kind: str, measured: bool) -> None:
-        body = await self.call(kind, _request("GET", "/api/v1/timelines/home?limit=20",
-                                              person.token), measured)
+        body = await self.call(
+            kind, _request("GET", "/api/v1/timelines/home?limit=20", person.token), measured
+        )
         if body:
             page = json.loads(body)
             person.seen = [s["id"] for s in page] or person.seen
@@ -336,8 +359,9 @@ class _Generator:
         if kind == "home":
             await self.home(person, "home", measured)
         elif kind == "notifications":
-            await self.call(kind, _request("GET", "/api/v1/notifications?limit=20", token),
-                            measured)
+            await self.call(
+                kind, _request("GET", "/api/v1/notifications?limit=20", token), measured
+            )
         elif kind == "read":
             if self.rng.random() < 0.5:
                 path = f"/api/v1/accounts/{self.someone(person)}/statuses?limit=20"
@@ -348,9 +372,11 @@ class _Generator:
         elif kind == "post":
             text = " ".join(self.rng.choices(WORDS, k=self.rng.randint(5, 25)))
             sent = time.time() * 1000
-            body = await self.call(kind, _request("POST", "/api/v1/statuses", token,
-                                                  json.dumps({"status": text}).encode()),
-                                   measured)
+            body = await self.call(
+                kind,
+                _request("POST", "/api/v1/statuses", token, json.dumps({"status": text}).encode()),
+                measured,
+            )
             if body and measured:
                 self.posted[int(json.loads(body)["id"])] = (sent, time.time() * 1000)
         elif kind == "favourite":
@@ -411,7 +437,7 @@ class _Generator:
 async def _generator_main(job: dict, pipe) -> None:
     gen = _Generator(job)
     for i in range(0, len(gen.active), 100):
-        await asyncio.gather(*(gen.connect(p) for p in gen.active[i:i + 100]))
+        await asyncio.gather(*(gen.connect(p) for p in gen.active[i : i + 100]))
     pipe.send(("connected", len(gen.streams), gen.stream_failures))
     start, end = await asyncio.to_thread(pipe.recv)
     cpu0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -424,11 +450,21 @@ async def _generator_main(job: dict, pipe) -> None:
     for c in gen.streams:
         if c.transport is not None:
             c.transport.close()
-    pipe.send(("result", {
-        "latencies": gen.latencies, "errors": gen.errors, "lag": gen.lag,
-        "posted": gen.posted, "arrivals": arrivals, "events": events,
-        "streams_opened": len(gen.streams),
-        "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)}))
+    pipe.send(
+        (
+            "result",
+            {
+                "latencies": gen.latencies,
+                "errors": gen.errors,
+                "lag": gen.lag,
+                "posted": gen.posted,
+                "arrivals": arrivals,
+                "events": events,
+                "streams_opened": len(gen.streams),
+                "cpu_s": (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime),
+            },
+        )
+    )
 
 
 def _generator(job: dict, pipe) -> None:
@@ -436,6 +472,7 @@ def _generator(job: dict, pipe) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     try:
         import uvloop
+
         uvloop.run(_generator_main(job, pipe))
     except ImportError:
         asyncio.run(_generator_main(job, pipe))
@@ -448,8 +485,9 @@ async def _seed(rp: Redpoll, sizes: Sizes, say) -> tuple[list[dict], list[int], 
     sample of status ids."""
     rng = random.Random(sizes.seed)
     tag = f"c{rng.randrange(16**5):05x}"
-    app, _ = await auth.create_app(rp.store, "capacity-bench", "urn:ietf:wg:oauth:2.0:oob",
-                                   "read write follow")
+    app, _ = await auth.create_app(
+        rp.store, "capacity-bench", "urn:ietf:wg:oauth:2.0:oob", "read write follow"
+    )
     sem = asyncio.Semaphore(32)
 
     async def bounded(coro):
@@ -457,8 +495,7 @@ async def _seed(rp: Redpoll, sizes: Sizes, say) -> tuple[list[dict], list[int], 
             return await coro
 
     say(f"  {sizes.people:,} people ...")
-    users = await asyncio.gather(*(bounded(rp.sign_up(f"{tag}_{i}"))
-                                   for i in range(sizes.people)))
+    users = await asyncio.gather(*(bounded(rp.sign_up(f"{tag}_{i}")) for i in range(sizes.people)))
     uids = [u.id for u in users]
     ranked = uids[:]
     rng.shuffle(ranked)  # popularity rank, unrelated to sign-up order
@@ -493,14 +530,23 @@ async def _seed(rp: Redpoll, sizes: Sizes, say) -> tuple[list[dict], list[int], 
     order = uids[:]
     rng.shuffle(order)  # who is active: unrelated to popularity
     by_uid = dict(zip(uids, tokens))
-    people = [{"uid": uid, "token": by_uid[uid], "kind": "sse" if i % 4 == 3 else "ws"}
-              for i, uid in enumerate(order)]
+    people = [
+        {"uid": uid, "token": by_uid[uid], "kind": "sse" if i % 4 == 3 else "ws"}
+        for i, uid in enumerate(order)
+    ]
     return people, ranked, rng.sample(statuses, min(500, len(statuses)))
 
 
 def _valkey_cpu(info: dict) -> float:
-    return sum(float(info.get(k, 0)) for k in ("used_cpu_user", "used_cpu_sys",
-                                               "used_cpu_user_children", "used_cpu_sys_children"))
+    return sum(
+        float(info.get(k, 0))
+        for k in (
+            "used_cpu_user",
+            "used_cpu_sys",
+            "used_cpu_user_children",
+            "used_cpu_sys_children",
+        )
+    )
 
 
 def _serve_cpu(pid: int) -> float:
@@ -515,7 +561,7 @@ def _serve_cpu(pid: int) -> float:
                 fields = f.read().rsplit(")", 1)[1].split()
         except FileNotFoundError:
             continue
-        total += sum(int(x) for x in fields[11:15 if member == pid else 13]) / tick
+        total += sum(int(x) for x in fields[11 : 15 if member == pid else 13]) / tick
     return total
 
 
@@ -524,8 +570,7 @@ def _rss_kb(pids: list[int]) -> int:
     for pid in pids:
         try:
             with open(f"/proc/{pid}/status") as f:
-                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")),
-                              0)
+                total += next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
         except FileNotFoundError:
             pass
     return total
@@ -568,10 +613,14 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         t0 = time.monotonic()
         people, ranked, statuses = await _seed(rp, sizes, say)
         seed_s = time.monotonic() - t0
-        env = {"REDIS_URL": embedded.url, "REDPOLL_CLUSTER": "0",
-               "REDPOLL_RATE_TOKEN": RATE_OFF, "REDPOLL_RATE_IP": RATE_OFF,
-               "REDPOLL_RATE_IP_TOKENS": RATE_OFF,
-               "REDPOLL_STREAM_CONNECTIONS_PER_IP": "off"}
+        env = {
+            "REDIS_URL": embedded.url,
+            "REDPOLL_CLUSTER": "0",
+            "REDPOLL_RATE_TOKEN": RATE_OFF,
+            "REDPOLL_RATE_IP": RATE_OFF,
+            "REDPOLL_RATE_IP_TOKENS": RATE_OFF,
+            "REDPOLL_STREAM_CONNECTIONS_PER_IP": "off",
+        }
         # serve's own default workers (one per core), jobs on, as an operator runs it
         srv = ServeProcess(env, ["--no-access-log", "--log-level", "warning"], workers=None)
         await asyncio.to_thread(srv.start)
@@ -580,20 +629,28 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         n = sizes.generator_processes()
         active = sizes.active_people
         ctx = mp.get_context("spawn")
-        say(f"capacity: {active:,} of {sizes.people:,} people connect streams from {n} "
-            f"load process(es) ...")
+        say(
+            f"capacity: {active:,} of {sizes.people:,} people connect streams from {n} "
+            f"load process(es) ..."
+        )
         for w in range(n):
             mine = people[w::n]
-            job = {"port": port, "people": mine, "active": len(people[:active][w::n]),
-                   "ranked": ranked, "statuses": statuses, "speed": sizes.speed,
-                   "seed": sizes.seed * 1000 + w, "mix": mix}
+            job = {
+                "port": port,
+                "people": mine,
+                "active": len(people[:active][w::n]),
+                "ranked": ranked,
+                "statuses": statuses,
+                "speed": sizes.speed,
+                "seed": sizes.seed * 1000 + w,
+                "mix": mix,
+            }
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=_generator, args=(job, child), daemon=True)
             proc.start()
             procs.append(proc)
             pipes.append(parent)
-        ready = [await asyncio.to_thread(_receive, p, proc, 300)
-                 for p, proc in zip(pipes, procs)]
+        ready = [await asyncio.to_thread(_receive, p, proc, 300) for p, proc in zip(pipes, procs)]
         connected = sum(r[1] for r in ready)
         failed = sum(r[2] for r in ready)
         if failed:
@@ -618,8 +675,10 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         end = start + sizes.seconds
         for p in pipes:
             p.send((start, end))
-        say(f"capacity: warm-up {sizes.warmup:g} s, then {sizes.seconds:g} s measured at "
-            f"{sizes.speed:g}x ...")
+        say(
+            f"capacity: warm-up {sizes.warmup:g} s, then {sizes.seconds:g} s measured at "
+            f"{sizes.speed:g}x ..."
+        )
         await asyncio.sleep(max(0.0, start - time.time()))
         c0, w0 = await server_cpu(), time.time()
         await asyncio.sleep(max(0.0, end - time.time()))
@@ -638,8 +697,10 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         window = end - start
         memory = await rp.store.info("memory")
         rss_kb = _rss_kb(_family(srv.process.pid))
-        results = [(await asyncio.to_thread(_receive, p, proc, 120 + DRAIN_S))[1]
-                   for p, proc in zip(pipes, procs)]
+        results = [
+            (await asyncio.to_thread(_receive, p, proc, 120 + DRAIN_S))[1]
+            for p, proc in zip(pipes, procs)
+        ]
     finally:
         for pipe in pipes:
             pipe.close()
@@ -662,15 +723,21 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
     # from the post's request sent (the author pressed "post") to the event
     # at a follower's stream; and from its 200, which the event mostly beats
     # (then 0 ms, and counted in ``stream_before_200_share``)
-    timed = [(at - posted[sid][0], at - posted[sid][1])
-             for r in results for sid, at in r["arrivals"] if sid in posted]
+    timed = [
+        (at - posted[sid][0], at - posted[sid][1])
+        for r in results
+        for sid, at in r["arrivals"]
+        if sid in posted
+    ]
     delivery = [x for x, _ in timed]
     after_200 = [max(0.0, y) for _, y in timed]
     person_hours = active * window * sizes.speed / 3600
     cpu_per_person_hour = cpu / person_hours
     used_memory = int(memory.get("used_memory", 0))
-    kinds = {k: {"requests": len(v), "p50_ms": _pct(v, 0.5), "p99_ms": _pct(v, 0.99)}
-             for k, v in latencies.items()}
+    kinds = {
+        k: {"requests": len(v), "p50_ms": _pct(v, 0.5), "p99_ms": _pct(v, 0.99)}
+        for k, v in latencies.items()
+    }
     p99s = {f"{k}_p99_ms": kinds[k]["p99_ms"] for k in KINDS}
     p99s["stream_delivery_p99_ms"] = _pct(delivery, 0.99)
     under = all(v is not None and v < P99_LIMIT_MS for v in p99s.values())
@@ -680,10 +747,15 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
     uncompressed = cpu_per_person_hour + idle_per_connection_hour * (1 - 1 / sizes.speed)
     requests = sum(len(v) for v in latencies.values())
     return {
-        "people": sizes.people, "active_people": active, "streams": connected,
-        "speed": sizes.speed, "seconds": round(window, 1),
-        "person_hours": round(person_hours, 1), "workers": default_workers(),
-        "load_processes": len(results), "seed_s": round(seed_s, 1),
+        "people": sizes.people,
+        "active_people": active,
+        "streams": connected,
+        "speed": sizes.speed,
+        "seconds": round(window, 1),
+        "person_hours": round(person_hours, 1),
+        "workers": default_workers(),
+        "load_processes": len(results),
+        "seed_s": round(seed_s, 1),
         "mix_per_hour": mix,
         "server_cpu_s": round(cpu, 2),
         # how busy the server side was, from the window's start to its work done
@@ -691,8 +763,10 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         # seconds after the window until its work was done: more than a few
         # means the server (or the machine) did not keep up with the load
         "overrun_s": max(0.0, round(elapsed - window, 1)),  # (done within it: 0)
-        "serve_cpu_s": round(split[0], 2), "valkey_cpu_s": round(split[1], 2),
-        "quiet_cpu_s": round(quiet_cpu, 2), "quiet_seconds": sizes.quiet,
+        "serve_cpu_s": round(split[0], 2),
+        "valkey_cpu_s": round(split[1], 2),
+        "quiet_cpu_s": round(quiet_cpu, 2),
+        "quiet_seconds": sizes.quiet,
         "quiet_serve_cpu_s": round(quiet_split[0], 2),
         "cpu_s_per_1000_person_hours": round(cpu_per_person_hour * 1000, 1),
         "people_per_core": round(3600 / cpu_per_person_hour) if cpu else None,
@@ -705,10 +779,13 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
         "stream_deliveries_timed": len(delivery),
         "stream_after_200_p99_ms": _pct(after_200, 0.99),
         "stream_before_200_share": round(sum(y < 0 for _, y in timed) / len(timed), 3)
-        if timed else None,
-        "requests": requests, "requests_per_s": round(requests / window, 1),
+        if timed
+        else None,
+        "requests": requests,
+        "requests_per_s": round(requests / window, 1),
         "kinds": kinds,
-        "errors": sum(errors.values()), "errors_by_kind": errors,
+        "errors": sum(errors.values()),
+        "errors_by_kind": errors,
         "server_rss_mb": round(rss_kb / 1024, 1),
         "valkey_used_memory_mb": round(used_memory / 2**20, 1),
         "memory_per_person_kb": round((rss_kb * 1024 + used_memory) / sizes.people / 1024, 2),
@@ -719,14 +796,14 @@ async def _bench(sizes: Sizes, say, mix: dict[str, float]) -> dict[str, Any]:
     }
 
 
-def run_capacity(sizes: Sizes | None = None, say=lambda msg: None,
-                 mix: dict[str, float] | None = None) -> dict[str, Any]:
+def run_capacity(
+    sizes: Sizes | None = None, say=lambda msg: None, mix: dict[str, float] | None = None
+) -> dict[str, Any]:
     """Run the capacity bench (its own embedded Valkey and ``redpoll serve``).
     ``mix``: actions per active person-hour, by kind (:data:`MIX` and
     ``return`` at :data:`RETURNS_PER_HOUR` unless given: another mix, or
     one kind alone, shows what each costs)."""
-    return asyncio.run(_bench(sizes or Sizes(), say,
-                              mix or {**MIX, "return": RETURNS_PER_HOUR}))
+    return asyncio.run(_bench(sizes or Sizes(), say, mix or {**MIX, "return": RETURNS_PER_HOUR}))
 
 
 def format_report(res: dict[str, Any]) -> str:
@@ -751,22 +828,37 @@ def format_report(res: dict[str, Any]) -> str:
     ]
     for kind, k in res["kinds"].items():
         lines.append(f"  {kind:<14}{k['requests']:>9}{k['p50_ms'] or 0:>9}{k['p99_ms'] or 0:>9}")
-    lines.append(f"  {'stream delivery':<14}{res['stream_deliveries_timed']:>9}"
-                 f"{res['stream_delivery_p50_ms'] or 0:>9}{res['stream_delivery_p99_ms'] or 0:>9}"
-                 f"   (post sent -> a follower's stream; {res['stream_events']:,} events in all)")
-    lines.append(f"  {'':<14}{'':>9}{'':>9}{res['stream_after_200_p99_ms'] or 0:>9}"
-                 f"   (after the post's 200; {res['stream_before_200_share']} of the events "
-                 f"arrived before it)")
-    lines.append(f"  the window's work was done {res['overrun_s']:g} s after its end "
-                 f"({res['jobs_left']:,} jobs left; a large overrun: more load than the server, "
-                 f"or the machine, could carry)")
-    lines.append(f"  generator: lag p99 {res['generator_lag_ms_p99']} ms, "
-                 f"{res['generator_cpu_s']:g} CPU s in {res['load_processes']} process(es) "
-                 f"(not the server's)")
+    lines.append(
+        f"  {'stream delivery':<14}{res['stream_deliveries_timed']:>9}"
+        f"{res['stream_delivery_p50_ms'] or 0:>9}{res['stream_delivery_p99_ms'] or 0:>9}"
+        f"   (post sent -> a follower's stream; {res['stream_events']:,} events in all)"
+    )
+    lines.append(
+        f"  {'':<14}{'':>9}{'':>9}{res['stream_after_200_p99_ms'] or 0:>9}"
+        f"   (after the post's 200; {res['stream_before_200_share']} of the events "
+        f"arrived before it)"
+    )
+    lines.append(
+        f"  the window's work was done {res['overrun_s']:g} s after its end "
+        f"({res['jobs_left']:,} jobs left; a large overrun: more load than the server, "
+        f"or the machine, could carry)"
+    )
+    lines.append(
+        f"  generator: lag p99 {res['generator_lag_ms_p99']} ms, "
+        f"{res['generator_cpu_s']:g} CPU s in {res['load_processes']} process(es) "
+        f"(not the server's)"
+    )
     return "\n".join(lines)
 
 
 if __name__ == "__main__":
     import sys
-    print(format_report(run_capacity(Sizes.quick() if "--quick" in sys.argv else Sizes(),
-                                     say=lambda m: print(m, file=sys.stderr))))
+
+    print(
+        format_report(
+            run_capacity(
+                Sizes.quick() if "--quick" in sys.argv else Sizes(),
+                say=lambda m: print(m, file=sys.stderr),
+            )
+        )
+    )

@@ -24,6 +24,7 @@ hot keys
     ``h + (1 - h) / M`` of the load on one of them (the projection for 10
     masters is printed beside the 3 measured).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -53,9 +54,13 @@ class Nodes:
     async def counters(self) -> dict[str, tuple[int, float]]:
         stats = await self.client.info("stats", target_nodes=RedisCluster.PRIMARIES)
         cpu = await self.client.info("cpu", target_nodes=RedisCluster.PRIMARIES)
-        return {node: (int(stats[node]["total_commands_processed"]),
-                       float(cpu[node]["used_cpu_user"]) + float(cpu[node]["used_cpu_sys"]))
-                for node in sorted(stats)}
+        return {
+            node: (
+                int(stats[node]["total_commands_processed"]),
+                float(cpu[node]["used_cpu_user"]) + float(cpu[node]["used_cpu_sys"]),
+            )
+            for node in sorted(stats)
+        }
 
     async def keys_per_master(self) -> dict[str, int]:
         info = await self.client.info("keyspace", target_nodes=RedisCluster.PRIMARIES)
@@ -71,10 +76,12 @@ def shares(before: dict, after: dict) -> dict[str, Any]:
     cmds = {n: after[n][0] - before[n][0] for n in after}
     cpu = {n: after[n][1] - before[n][1] for n in after}
     total_c, total_u = sum(cmds.values()) or 1, sum(cpu.values()) or 1e-9
-    return {"commands": sum(cmds.values()),
-            "command_share": {n: round(c / total_c, 3) for n, c in cmds.items()},
-            "cpu_share": {n: round(u / total_u, 3) for n, u in cpu.items()},
-            "max_over_even": round(max(cmds.values()) / (total_c / len(cmds)), 2)}
+    return {
+        "commands": sum(cmds.values()),
+        "command_share": {n: round(c / total_c, 3) for n, c in cmds.items()},
+        "cpu_share": {n: round(u / total_u, 3) for n, u in cpu.items()},
+        "max_over_even": round(max(cmds.values()) / (total_c / len(cmds)), 2),
+    }
 
 
 def hot_share(spread: dict, hot_node: str) -> float:
@@ -114,13 +121,15 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
             async def one(worker: int):
                 while queue:
                     n = queue.pop()
-                    status = await rp.post(authors[(worker + n) % len(authors)],
-                                           f"hot post {n}", extra)
+                    status = await rp.post(
+                        authors[(worker + n) % len(authors)], f"hot post {n}", extra
+                    )
                     posted.append(status.id)
 
             t0 = time.perf_counter()
             await asyncio.gather(*(one(w) for w in range(HOT_CONCURRENCY)))
             return HOT_POSTS / (time.perf_counter() - t0)
+
         return run
 
     # unlisted posts skip the public timeline and nothing else: the
@@ -131,20 +140,30 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
     # the busiest master under public posts, and its share beyond the others
     public_node = max(spread["command_share"], key=spread["command_share"].get)
     h = hot_share(spread, public_node)
-    shards = sorted({nodes.node_of(k) for k in keys.public_timeline_shards(
-        limits.PUBLIC_TIMELINE_SHARDS)})
+    shards = sorted(
+        {nodes.node_of(k) for k in keys.public_timeline_shards(limits.PUBLIC_TIMELINE_SHARDS)}
+    )
     # every post writes these one-of-a-kind keys: where each of them lives
-    singles = {name: nodes.node_of(key) for name, key in (
-        ("status id counter", keys.STATUS_SEQ), ("stream event log", keys.EVENT_LOG),
-        ("hashtag names", keys.TAG_NAMES))}
+    singles = {
+        name: nodes.node_of(key)
+        for name, key in (
+            ("status id counter", keys.STATUS_SEQ),
+            ("stream event log", keys.EVENT_LOG),
+            ("hashtag names", keys.TAG_NAMES),
+        )
+    }
     singles["public timeline shards"] = f"{len(shards)} masters"
     out["post_single_keys"] = singles
     out["unlisted_posts"] = unlisted
-    out["public_timeline"] = {"posts_per_s": round(rate), "node": public_node, **spread,
-                              "node_share_unlisted": unlisted["command_share"][public_node],
-                              "hot_share": round(h, 3),
-                              "largest_share_3": projection(h, 3),
-                              f"largest_share_{PROJECT_TO}": projection(h, PROJECT_TO)}
+    out["public_timeline"] = {
+        "posts_per_s": round(rate),
+        "node": public_node,
+        **spread,
+        "node_share_unlisted": unlisted["command_share"][public_node],
+        "hot_share": round(h, 3),
+        "largest_share_3": projection(h, 3),
+        f"largest_share_{PROJECT_TO}": projection(h, PROJECT_TO),
+    }
     bench.created += [keys.status(sid) for sid in posted]
     bench.created += [keys.status_counts(sid) for sid in posted]
     bench.fanout_sids += posted  # cleanup takes them off the public timeline
@@ -158,6 +177,7 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
             for n in range(CELEBRITY_READS):
                 await rp.profile_timeline(pick(n), limit=20)
             return CELEBRITY_READS / (time.perf_counter() - t0)
+
         return run
 
     say(f"  hot key: {CELEBRITY_READS} reads of one profile, then of {len(authors)} ...")
@@ -166,31 +186,48 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
     profile_node = nodes.node_of(keys.profile(celebrity))
     h = hot_share(one_spread, profile_node)
     out["celebrity_profile"] = {
-        "one_profile_pages_per_s": round(one_rate), "many_profiles_pages_per_s": round(many_rate),
-        "node": profile_node, "one": one_spread, "many": many_spread, "hot_share": round(h, 3),
+        "one_profile_pages_per_s": round(one_rate),
+        "many_profiles_pages_per_s": round(many_rate),
+        "node": profile_node,
+        "one": one_spread,
+        "many": many_spread,
+        "hot_share": round(h, 3),
         "largest_share_3": projection(h, 3),
-        f"largest_share_{PROJECT_TO}": projection(h, PROJECT_TO)}
+        f"largest_share_{PROJECT_TO}": projection(h, PROJECT_TO),
+    }
     return out
 
 
 def table(res: dict) -> str:
-    lines = [f"cluster: {res['masters']} masters on loopback; shares of commands (cpu) per master,"
-             " even = 1/masters"]
+    lines = [
+        f"cluster: {res['masters']} masters on loopback; shares of commands (cpu) per master,"
+        " even = 1/masters"
+    ]
     for phase, spread in res["phases"].items():
-        parts = ", ".join(f"{spread['command_share'][n]:.2f} ({spread['cpu_share'][n]:.2f})"
-                          for n in spread["command_share"])
+        parts = ", ".join(
+            f"{spread['command_share'][n]:.2f} ({spread['cpu_share'][n]:.2f})"
+            for n in spread["command_share"]
+        )
         lines.append(f"  {phase:<10} {parts}; busiest/even {spread['max_over_even']}")
     lines.append("  keys per master: " + ", ".join(str(v) for v in res["keys"].values()))
     pt, cp = res["hot"]["public_timeline"], res["hot"]["celebrity_profile"]
-    lines.append(f"  public posts (busiest {pt['node']}): {pt['posts_per_s']:,} posts/s, its own share "
-                 f"{pt['hot_share']:.3f}: busiest master carries {pt['largest_share_3']:.2f} of 3, "
-                 f"{pt[f'largest_share_{PROJECT_TO}']:.2f} of {PROJECT_TO} masters")
-    lines.append(f"  that master's share of post commands: {pt['command_share'][pt['node']]:.2f} "
-                 f"public, {pt['node_share_unlisted']:.2f} unlisted (no public timeline)")
-    lines.append("  one-of-a-kind keys every post writes: " + ", ".join(
-        f"{name} on {node}" for name, node in res["hot"]["post_single_keys"].items()))
-    lines.append(f"  celebrity profile ({cp['node']}): {cp['one_profile_pages_per_s']:,} pages/s of "
-                 f"one profile vs {cp['many_profiles_pages_per_s']:,} of many; own share "
-                 f"{cp['hot_share']:.3f}: busiest carries {cp['largest_share_3']:.2f} of 3, "
-                 f"{cp[f'largest_share_{PROJECT_TO}']:.2f} of {PROJECT_TO}")
+    lines.append(
+        f"  public posts (busiest {pt['node']}): {pt['posts_per_s']:,} posts/s, its own share "
+        f"{pt['hot_share']:.3f}: busiest master carries {pt['largest_share_3']:.2f} of 3, "
+        f"{pt[f'largest_share_{PROJECT_TO}']:.2f} of {PROJECT_TO} masters"
+    )
+    lines.append(
+        f"  that master's share of post commands: {pt['command_share'][pt['node']]:.2f} "
+        f"public, {pt['node_share_unlisted']:.2f} unlisted (no public timeline)"
+    )
+    lines.append(
+        "  one-of-a-kind keys every post writes: "
+        + ", ".join(f"{name} on {node}" for name, node in res["hot"]["post_single_keys"].items())
+    )
+    lines.append(
+        f"  celebrity profile ({cp['node']}): {cp['one_profile_pages_per_s']:,} pages/s of "
+        f"one profile vs {cp['many_profiles_pages_per_s']:,} of many; own share "
+        f"{cp['hot_share']:.3f}: busiest carries {cp['largest_share_3']:.2f} of 3, "
+        f"{cp[f'largest_share_{PROJECT_TO}']:.2f} of {PROJECT_TO}"
+    )
     return "\n".join(lines)

@@ -11,6 +11,7 @@ that neither side's client work delays the other's clock. Bounded: a few
 single uploads, one burst of 20, and the probe runs only while the burst does.
 Targets: ready in < 1 s; instance p99 < 50 ms during the uploads.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -28,9 +29,9 @@ from PIL import Image
 
 from ..accounts import auth
 from ..api.process import ServeProcess
+from ..core.settings import Settings
 from ..engine.engine import Redpoll
 from ..storage.server import EmbeddedServer
-from ..core.settings import Settings
 
 TARGET_READY_MS = 1000
 TARGET_INSTANCE_P99_MS = 50
@@ -74,8 +75,9 @@ class Probe:
     def __init__(self, host: str, port: int, stop_after_s: float = 120):
         ctx = multiprocessing.get_context("spawn")
         self.mine, theirs = ctx.Pipe()
-        self.process = ctx.Process(target=_probe, args=(host, port, stop_after_s, theirs),
-                                   daemon=True)
+        self.process = ctx.Process(
+            target=_probe, args=(host, port, stop_after_s, theirs), daemon=True
+        )
         self.process.start()
 
     def stop(self) -> list[float]:
@@ -94,8 +96,9 @@ async def _upload_ready(http: httpx.AsyncClient, token: str, data: bytes) -> flo
     """POST /api/v2/media, then GET /api/v1/media/:id until it answers 200: ms."""
     headers = {"Authorization": f"Bearer {token}"}
     start = time.perf_counter()
-    r = await http.post("/api/v2/media", headers=headers,
-                        files={"file": ("photo.jpg", data, "image/jpeg")})
+    r = await http.post(
+        "/api/v2/media", headers=headers, files={"file": ("photo.jpg", data, "image/jpeg")}
+    )
     r.raise_for_status()
     mid = r.json()["id"]
     while r.status_code != 200 or r.json().get("url") is None:
@@ -106,9 +109,14 @@ async def _upload_ready(http: httpx.AsyncClient, token: str, data: bytes) -> flo
     return (time.perf_counter() - start) * 1000
 
 
-async def run_media_bench(*, redis_url: str | None = None, cluster: bool = False,
-                          singles: int = 5, burst: int = 20, workers: int | None = None
-                          ) -> dict[str, Any]:
+async def run_media_bench(
+    *,
+    redis_url: str | None = None,
+    cluster: bool = False,
+    singles: int = 5,
+    burst: int = 20,
+    workers: int | None = None,
+) -> dict[str, Any]:
     logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per poll
     tmp = tempfile.TemporaryDirectory(prefix="redpoll-bench-media-")
     embedded = None
@@ -118,17 +126,24 @@ async def run_media_bench(*, redis_url: str | None = None, cluster: bool = False
             redis_url = embedded.url
         rp = await Redpoll.open(Settings(redis_url=redis_url, cluster=cluster))
         try:
-            app, _ = await auth.create_app(rp.store, "bench-media", "urn:ietf:wg:oauth:2.0:oob",
-                                           "read write")
+            app, _ = await auth.create_app(
+                rp.store, "bench-media", "urn:ietf:wg:oauth:2.0:oob", "read write"
+            )
             users = [await rp.sign_up(f"media_bench_{i}_{int(time.time())}") for i in range(4)]
-            tokens = [(await auth.issue_token(rp.store, app, u.id, ("read", "write")))[0]
-                      for u in users]
+            tokens = [
+                (await auth.issue_token(rp.store, app, u.id, ("read", "write")))[0] for u in users
+            ]
         finally:
             await rp.close()
         data = await asyncio.to_thread(photo_jpeg)
-        env = {"REDIS_URL": redis_url, "REDPOLL_CLUSTER": "1" if cluster else "0",
-               "REDPOLL_RATE_TOKEN": "off", "REDPOLL_RATE_IP": "off",
-               "REDPOLL_RATE_IP_TOKENS": "off", "REDPOLL_MEDIA_DIR": tmp.name + "/media"}
+        env = {
+            "REDIS_URL": redis_url,
+            "REDPOLL_CLUSTER": "1" if cluster else "0",
+            "REDPOLL_RATE_TOKEN": "off",
+            "REDPOLL_RATE_IP": "off",
+            "REDPOLL_RATE_IP_TOKENS": "off",
+            "REDPOLL_MEDIA_DIR": tmp.name + "/media",
+        }
         args = ["--no-access-log", "--log-level", "warning"]
         if workers:
             args += ["--workers", str(workers)]
@@ -142,21 +157,35 @@ async def run_media_bench(*, redis_url: str | None = None, cluster: bool = False
                 quiet = idle.stop()
                 busy = Probe(host, int(port))
                 start = time.perf_counter()
-                burst_ready = await asyncio.gather(*(
-                    _upload_ready(http, tokens[i % len(tokens)], data) for i in range(burst)))
+                burst_ready = await asyncio.gather(
+                    *(_upload_ready(http, tokens[i % len(tokens)], data) for i in range(burst))
+                )
                 took = time.perf_counter() - start
                 during = busy.stop()
         return {
             "jpeg_bytes": len(data),
-            "upload_ready_ms": {"median": round(statistics.median(ready), 1),
-                                "max": round(max(ready), 1), "runs": singles},
-            "instance_ms_idle": {"p50": _p(quiet, 0.5), "p99": _p(quiet, 0.99),
-                                 "requests": len(quiet)},
-            "instance_ms_during_uploads": {"p50": _p(during, 0.5), "p99": _p(during, 0.99),
-                                           "max": _p(during, 1.0), "requests": len(during)},
-            "burst": {"uploads": burst, "seconds": round(took, 2),
-                      "ready_ms_median": round(statistics.median(burst_ready), 1),
-                      "ready_ms_max": round(max(burst_ready), 1)},
+            "upload_ready_ms": {
+                "median": round(statistics.median(ready), 1),
+                "max": round(max(ready), 1),
+                "runs": singles,
+            },
+            "instance_ms_idle": {
+                "p50": _p(quiet, 0.5),
+                "p99": _p(quiet, 0.99),
+                "requests": len(quiet),
+            },
+            "instance_ms_during_uploads": {
+                "p50": _p(during, 0.5),
+                "p99": _p(during, 0.99),
+                "max": _p(during, 1.0),
+                "requests": len(during),
+            },
+            "burst": {
+                "uploads": burst,
+                "seconds": round(took, 2),
+                "ready_ms_median": round(statistics.median(burst_ready), 1),
+                "ready_ms_max": round(max(burst_ready), 1),
+            },
         }
     finally:
         if embedded is not None:
@@ -178,5 +207,6 @@ def format_report(res: dict) -> str:
         f"{res['instance_ms_during_uploads']['max']} ms "
         f"({res['instance_ms_during_uploads']['requests']} requests); 20 uploads in "
         f"{res['burst']['seconds']} s (each ready in {res['burst']['ready_ms_median']} ms "
-        f"median, {res['burst']['ready_ms_max']} max)"]
+        f"median, {res['burst']['ready_ms_max']} max)",
+    ]
     return "\n".join(lines)

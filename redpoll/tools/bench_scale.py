@@ -34,6 +34,7 @@ memory
     set, last-read records) for an active reader and for an idle one whose
     home fan-out dropped (before they come back).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -43,23 +44,66 @@ import tempfile
 import time
 
 from ..core import keys, limits
-from ..engine.engine import Redpoll
 from ..core.models import Status
-from ..storage.server import EmbeddedServer
 from ..core.settings import Settings
+from ..engine.engine import Redpoll
+from ..storage.server import EmbeddedServer
 
 #: Followers of the posting authors, and (quick) a small run for tests.
 SIZES = (1_000, 10_000, 100_000, 1_000_000)
 QUICK_SIZES = (1_000, 10_000, 30_000)
 #: Targets: the 1M post's call, its writes, the page with 20 large accounts.
-TARGETS = {"post_ms_1m": ("<", 50.0), "writes_per_post_1m": ("<=", 100),
-           "merge20_page_cost_ratio": ("<=", 2.0)}
+TARGETS = {
+    "post_ms_1m": ("<", 50.0),
+    "writes_per_post_1m": ("<=", 100),
+    "merge20_page_cost_ratio": ("<=", 2.0),
+}
 #: Commands that write (counted in INFO commandstats, from scripts too).
-WRITES = ("lpush", "rpush", "linsert", "rpop", "lpop", "ltrim", "lrem", "lset", "sadd", "srem",
-          "zadd", "zrem", "zremrangebyrank", "zremrangebyscore", "zincrby", "hset", "hsetnx",
-          "hmset", "hincrby", "hdel", "set", "setnx", "setex", "getdel", "del", "unlink", "incr",
-          "incrby", "decr", "expire", "pexpire", "xadd", "xack", "xdel", "xtrim", "xclaim",
-          "xautoclaim", "xgroup", "publish", "pfadd", "append", "getset", "rename")
+WRITES = (
+    "lpush",
+    "rpush",
+    "linsert",
+    "rpop",
+    "lpop",
+    "ltrim",
+    "lrem",
+    "lset",
+    "sadd",
+    "srem",
+    "zadd",
+    "zrem",
+    "zremrangebyrank",
+    "zremrangebyscore",
+    "zincrby",
+    "hset",
+    "hsetnx",
+    "hmset",
+    "hincrby",
+    "hdel",
+    "set",
+    "setnx",
+    "setex",
+    "getdel",
+    "del",
+    "unlink",
+    "incr",
+    "incrby",
+    "decr",
+    "expire",
+    "pexpire",
+    "xadd",
+    "xack",
+    "xdel",
+    "xtrim",
+    "xclaim",
+    "xautoclaim",
+    "xgroup",
+    "publish",
+    "pfadd",
+    "append",
+    "getset",
+    "rename",
+)
 FOLLOWER_BASE = 50_000_000
 PAGE_SLICE_S = 0.2
 WORDS = "the quick brown fox jumps over lazy dog timeline status home page cursor".split()
@@ -67,8 +111,9 @@ WORDS = "the quick brown fox jumps over lazy dog timeline status home page curso
 
 async def write_counts(r) -> int:
     stats = await r.info("commandstats")
-    return sum(v["calls"] for k, v in stats.items()
-               if k.removeprefix("cmdstat_").split("|")[0] in WRITES)
+    return sum(
+        v["calls"] for k, v in stats.items() if k.removeprefix("cmdstat_").split("|")[0] in WRITES
+    )
 
 
 async def seed_followers(r, author: int, n: int) -> None:
@@ -79,8 +124,9 @@ async def seed_followers(r, author: int, n: int) -> None:
         pipe = r.pipeline(transaction=False)
         for lo in range(base, min(base + 50_000, n), 5_000):
             hi = min(lo + 5_000, n)
-            pipe.zadd(keys.followers(author),
-                      {FOLLOWER_BASE + i: start + i * 3 for i in range(lo, hi)})
+            pipe.zadd(
+                keys.followers(author), {FOLLOWER_BASE + i: start + i * 3 for i in range(lo, hi)}
+            )
         await pipe.execute()
     await r.hset(keys.user(author), "followers", n)
 
@@ -109,13 +155,18 @@ async def posting(rp: Redpoll, n: int, posts: int, say) -> dict:
     await r.delete(keys.followers(author))  # the next size starts from a clean graph
     homes = [keys.home(FOLLOWER_BASE + i) for i in range(n)]
     for part in range(0, len(homes), 5000):
-        await r.unlink(*homes[part:part + 5000])
-    return {"followers": n, "mode": "caught up at read" if big else "fanned out",
-            "post_ms_p50": statistics.median(times), "post_ms_max": max(times),
-            "writes_per_post": statistics.median(writes),
-            "writes_per_follower": statistics.median(writes) / n,
-            "first_follower_home_entries": delivered, "posts": posts,
-            "seed_s": seeded_s}
+        await r.unlink(*homes[part : part + 5000])
+    return {
+        "followers": n,
+        "mode": "caught up at read" if big else "fanned out",
+        "post_ms_p50": statistics.median(times),
+        "post_ms_max": max(times),
+        "writes_per_post": statistics.median(writes),
+        "writes_per_follower": statistics.median(writes) / n,
+        "first_follower_home_entries": delivered,
+        "posts": posts,
+        "seed_s": seeded_s,
+    }
 
 
 class Graph:
@@ -136,8 +187,11 @@ class Graph:
             await r.hset(keys.user(a), keys.FANOUT_MODE_FIELD, "big")
         authors = self.small + self.large
         per_author = 500
-        first = int(await r.incrby(keys.STATUS_SEQ, len(authors) * per_author)) - \
-            len(authors) * per_author + 1
+        first = (
+            int(await r.incrby(keys.STATUS_SEQ, len(authors) * per_author))
+            - len(authors) * per_author
+            + 1
+        )
         owners = [a for a in authors for _ in range(per_author)]
         rng.shuffle(owners)
         by_author: dict[int, list[int]] = {a: [] for a in authors}
@@ -147,9 +201,16 @@ class Graph:
             sid = first + k
             by_author[owner].append(sid)
             text = " ".join(rng.choices(WORDS, k=rng.randint(6, 18)))
-            pipe.hset(keys.status(sid), mapping=Status(
-                id=sid, text=text, created_at=1_700_000_000_000 + sid, user_id=owner,
-                login=f"a{owner}").to_hash())
+            pipe.hset(
+                keys.status(sid),
+                mapping=Status(
+                    id=sid,
+                    text=text,
+                    created_at=1_700_000_000_000 + sid,
+                    user_id=owner,
+                    login=f"a{owner}",
+                ).to_hash(),
+            )
             if k % 2000 == 1999:
                 await pipe.execute()
                 pipe = r.pipeline(transaction=False)
@@ -164,15 +225,16 @@ class Graph:
             for i in range(self.readers):
                 uid = (await rp.sign_up(f"reader{k}_{i}")).id
                 follows = rng.sample(self.small, 10)
-                home = sorted((s for a in follows for s in by_author[a]),
-                              reverse=True)[:limits.HOME_CAP]
+                home = sorted((s for a in follows for s in by_author[a]), reverse=True)[
+                    : limits.HOME_CAP
+                ]
                 bigs = self.large[:k]
                 pipe = r.pipeline(transaction=False)
                 pipe.zadd(keys.following(uid), {a: j + 1 for j, a in enumerate(follows + bigs)})
                 for a in follows + bigs:  # both sides, as edge_set.lua leaves a follow
                     pipe.zadd(keys.followers(a), {uid: len(uids) + 1 + k * self.readers})
                 for part in range(0, len(home), 500):
-                    pipe.rpush(keys.home(uid), *home[part:part + 500])
+                    pipe.rpush(keys.home(uid), *home[part : part + 500])
                 if bigs:
                     pipe.sadd(keys.large_following(uid), *bigs)
                 await pipe.execute()
@@ -189,7 +251,7 @@ class Graph:
         spent = {k: 0.0 for k in self.classes}
         cursor = {k: 0 for k in self.classes}
         sizes: dict[int, list[int]] = {k: [] for k in self.classes}
-        for k, uids in self.classes.items():  # warm-up: every reader's first page
+        for uids in self.classes.values():  # warm-up: every reader's first page
             for uid in uids:
                 await rp.home_timeline(uid, limit=20)
         while min(spent.values()) < seconds:
@@ -212,12 +274,14 @@ class Graph:
                         max_id = page[-1].id
                 spent[k] += time.perf_counter() - t0
         rates = {k: done[k] / spent[k] for k in self.classes}
-        return {"pages_per_s": {f"large_{k}": rates[k] for k in rates},
-                "page_ms": {f"large_{k}": 1000 / rates[k] for k in rates},
-                "statuses_per_page": {f"large_{k}": statistics.mean(sizes[k]) for k in sizes},
-                "visits": {f"large_{k}": cursor[k] for k in cursor},
-                "merge5_page_cost_ratio": rates[0] / rates[5],
-                "merge20_page_cost_ratio": rates[0] / rates[20]}
+        return {
+            "pages_per_s": {f"large_{k}": rates[k] for k in rates},
+            "page_ms": {f"large_{k}": 1000 / rates[k] for k in rates},
+            "statuses_per_page": {f"large_{k}": statistics.mean(sizes[k]) for k in sizes},
+            "visits": {f"large_{k}": cursor[k] for k in cursor},
+            "merge5_page_cost_ratio": rates[0] / rates[5],
+            "merge20_page_cost_ratio": rates[0] / rates[20],
+        }
 
     async def idle_return(self, tries: int) -> dict:
         """Readers of the 5-large class made idle (their last read far in the
@@ -235,6 +299,7 @@ class Graph:
         await rp.drain()
         self.idle_bytes = await self.held(uids[0])
         from ..timelines.hybrid import _TOUCHED
+
         _TOUCHED.get(rp.store, {}).clear()
         times = []
         for uid in uids:
@@ -242,25 +307,36 @@ class Graph:
             page = await rp.home_timeline(uid, limit=20)
             times.append((time.perf_counter() - t) * 1000)
             assert page
-        return {"first_page_ms_p50": statistics.median(times), "first_page_ms_max": max(times),
-                "readers": len(uids)}
+        return {
+            "first_page_ms_p50": statistics.median(times),
+            "first_page_ms_max": max(times),
+            "readers": len(uids),
+        }
 
     async def held(self, uid: int) -> float:
         """Bytes of what one reader holds: record, follow set, home, large
         set, own last-read record, and a share of keys.HOME_SEEN."""
         r = self.r
         total = 0
-        for key in (keys.user(uid), keys.following(uid), keys.home(uid),
-                    keys.large_following(uid), keys.home_read(uid)):
+        for key in (
+            keys.user(uid),
+            keys.following(uid),
+            keys.home(uid),
+            keys.large_following(uid),
+            keys.home_read(uid),
+        ):
             total += await r.memory_usage(key, samples=0) or 0
         return total + (await r.memory_usage(keys.HOME_SEEN, samples=0) or 0) / max(
-            1, await r.zcard(keys.HOME_SEEN))
+            1, await r.zcard(keys.HOME_SEEN)
+        )
 
     async def memory(self) -> dict:
         """Bytes one reader holds, active (home at 1,000 entries) and idle
         (measured before they came back: their home dropped by fan-out)."""
-        return {"active_user_bytes": await self.held(self.classes[5][-1]),
-                "idle_user_bytes": self.idle_bytes}
+        return {
+            "active_user_bytes": await self.held(self.classes[5][-1]),
+            "idle_user_bytes": self.idle_bytes,
+        }
 
 
 def verdict(name: str, value: float) -> bool:
@@ -302,11 +378,14 @@ async def run_scale(settings: Settings, quick: bool, say, seed: int = 1) -> dict
         "merge20_page_cost_ratio": pages["merge20_page_cost_ratio"],
         "largest_followers": top["followers"],
         "threshold": settings.fanout_threshold,
-        "posting": post_rows, "pages": pages, "idle_return": idle, "memory": memory,
+        "posting": post_rows,
+        "pages": pages,
+        "idle_return": idle,
+        "memory": memory,
         "targets": {k: f"{op} {bound}" for k, (op, bound) in TARGETS.items()},
         "quick": quick,
         "server": f"{info.get('server_name', 'redis')} "
-                  f"{info.get('valkey_version', info.get('redis_version'))}",
+        f"{info.get('valkey_version', info.get('redis_version'))}",
         "seconds": time.perf_counter() - started,
     }
     result["pass"] = {k: verdict(k, result[k]) for k in TARGETS}
@@ -314,31 +393,46 @@ async def run_scale(settings: Settings, quick: bool, say, seed: int = 1) -> dict
 
 
 def _pages_line(head: str, p: dict, tail: str = "") -> str:
-    return (head + ", ".join(f"{k.replace('large_', '')} large {p['page_ms'][k]:.2f} ms"
-                             for k in p["page_ms"])
-            + f"; cost ratio 5: {p['merge5_page_cost_ratio']:.2f}, "
-              f"20: {p['merge20_page_cost_ratio']:.2f}{tail}")
+    return (
+        head
+        + ", ".join(
+            f"{k.replace('large_', '')} large {p['page_ms'][k]:.2f} ms" for k in p["page_ms"]
+        )
+        + f"; cost ratio 5: {p['merge5_page_cost_ratio']:.2f}, "
+        f"20: {p['merge20_page_cost_ratio']:.2f}{tail}"
+    )
 
 
 def format_report(res: dict) -> str:
-    lines = [f"scale (threshold {res['threshold']:,} followers; "
-             f"{'quick run, ' if res['quick'] else ''}{res['server']}, {res['seconds']:.0f} s)",
-             f"{'followers':>10}  {'mode':<18}{'post p50 ms':>12}{'max ms':>9}"
-             f"{'writes/post':>13}{'per follower':>14}"]
+    lines = [
+        f"scale (threshold {res['threshold']:,} followers; "
+        f"{'quick run, ' if res['quick'] else ''}{res['server']}, {res['seconds']:.0f} s)",
+        f"{'followers':>10}  {'mode':<18}{'post p50 ms':>12}{'max ms':>9}"
+        f"{'writes/post':>13}{'per follower':>14}",
+    ]
     for row in res["posting"]:
-        lines.append(f"{row['followers']:>10,}  {row['mode']:<18}{row['post_ms_p50']:>12.2f}"
-                     f"{row['post_ms_max']:>9.2f}{row['writes_per_post']:>13,.0f}"
-                     f"{row['writes_per_follower']:>14.4f}")
+        lines.append(
+            f"{row['followers']:>10,}  {row['mode']:<18}{row['post_ms_p50']:>12.2f}"
+            f"{row['post_ms_max']:>9.2f}{row['writes_per_post']:>13,.0f}"
+            f"{row['writes_per_follower']:>14.4f}"
+        )
     p = res["pages"]
-    lines.append(_pages_line("home page of 20: ", p, " (each large account posting before "
-                                                     "every visit)"))
+    lines.append(
+        _pages_line("home page of 20: ", p, " (each large account posting before every visit)")
+    )
     lines.append(_pages_line("  steady (nothing posted): ", p["steady"]))
     i, m = res["idle_return"], res["memory"]
-    lines.append(f"idle user's first page back (rebuild + page): p50 {i['first_page_ms_p50']:.1f} "
-                 f"ms, max {i['first_page_ms_max']:.1f} ms")
-    lines.append(f"memory per user: active {m['active_user_bytes']:,.0f} B, "
-                 f"idle {m['idle_user_bytes']:,.0f} B")
+    lines.append(
+        f"idle user's first page back (rebuild + page): p50 {i['first_page_ms_p50']:.1f} "
+        f"ms, max {i['first_page_ms_max']:.1f} ms"
+    )
+    lines.append(
+        f"memory per user: active {m['active_user_bytes']:,.0f} B, "
+        f"idle {m['idle_user_bytes']:,.0f} B"
+    )
     for k, (op, bound) in TARGETS.items():
-        lines.append(f"  {k:<26}{res[k]:>10.2f}  target {op} {bound:<6}"
-                     f"{'PASS' if res['pass'][k] else 'FAIL'}")
+        lines.append(
+            f"  {k:<26}{res[k]:>10.2f}  target {op} {bound:<6}"
+            f"{'PASS' if res['pass'][k] else 'FAIL'}"
+        )
     return "\n".join(lines)

@@ -1,4 +1,5 @@
 """`redpoll demo`: the engine end to end in a few seconds."""
+
 from __future__ import annotations
 
 import asyncio
@@ -6,12 +7,20 @@ import random
 
 import click
 
-from ..engine.engine import Redpoll
 from ..core.settings import Settings
+from ..engine.engine import Redpoll
 
 PEOPLE = ["ada", "grace", "alan", "edsger", "barbara", "ken", "dennis", "margaret"]
-LINES = ["shipping it", "reading about skip lists", "coffee first", "who broke main?",
-         "pair programming today", "the tests are green", "writing the README", "lunch?"]
+LINES = [
+    "shipping it",
+    "reading about skip lists",
+    "coffee first",
+    "who broke main?",
+    "pair programming today",
+    "the tests are green",
+    "writing the README",
+    "lunch?",
+]
 
 
 async def run_demo(settings: Settings) -> None:
@@ -38,8 +47,9 @@ async def run_demo(settings: Settings) -> None:
         await worker
         me = users[0]
         me = await rp.get_user(me.id)
-        click.echo(f"\nhome timeline of @{me.login} (follows {me.following}, "
-                   f"followed by {me.followers}):")
+        click.echo(
+            f"\nhome timeline of @{me.login} (follows {me.following}, followed by {me.followers}):"
+        )
         for status in await rp.home_timeline(me.id, limit=10):
             click.echo(f"  {status.id:>6}  @{status.login:<16} {status.text}")
         click.echo(f"\nstats: {await rp.stats()}")

@@ -13,6 +13,7 @@ It runs as ``python -m redpoll.tools.loadgen`` with a JSON ``Spec`` on stdin
 and prints one JSON ``Result`` line: a separate process, so its CPU is never
 charged to the server or to the bench (see :func:`run_in_child`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -37,9 +38,9 @@ class Spec:
     port: int
     #: full request bytes (latin-1 text), used in turn, request n -> n % len
     requests: list[str]
-    count: int              # at most this many requests
-    seconds: float          # or this long, whichever ends first
-    concurrency: int = 32   # connections, one request in flight on each
+    count: int  # at most this many requests
+    seconds: float  # or this long, whichever ends first
+    concurrency: int = 32  # connections, one request in flight on each
 
 
 @dataclass
@@ -56,10 +57,10 @@ class Result:
 class _Connection(asyncio.Protocol):
     """One keep-alive connection: send, read one whole response, repeat."""
 
-    def __init__(self, run: "_Run") -> None:
+    def __init__(self, run: _Run) -> None:
         self.run = run
         self.buf = bytearray()
-        self.need = -1          # total bytes of the current response, once the head is in
+        self.need = -1  # total bytes of the current response, once the head is in
         self.status = b""
         self.t0 = 0.0
         self.transport: asyncio.Transport | None = None
@@ -93,10 +94,10 @@ class _Connection(asyncio.Protocol):
                 self.fail()
                 return
             stop = head.find(b"\r\n", at + 2)
-            self.need = end + 4 + int(head[at + 17:stop if stop > 0 else len(head)])
+            self.need = end + 4 + int(head[at + 17 : stop if stop > 0 else len(head)])
         if len(buf) >= self.need:
             self.run.record(self.status, time.perf_counter() - self.t0, self.need)
-            del buf[:self.need]
+            del buf[: self.need]
             self.need = -1
             self.send()
 
@@ -168,9 +169,13 @@ def run_in_child(spec: Spec) -> Result:
     through the child's stdout: under a heavy load a result read from the
     pipe was twice cut off at 64 KB."""
     with tempfile.NamedTemporaryFile(prefix="redpoll-loadgen-", suffix=".json") as out:
-        done = subprocess.run([sys.executable, "-m", __name__, out.name],
-                              input=json.dumps(asdict(spec)), capture_output=True, text=True,
-                              timeout=spec.seconds + CHILD_GRACE_S)
+        done = subprocess.run(
+            [sys.executable, "-m", __name__, out.name],
+            input=json.dumps(asdict(spec)),
+            capture_output=True,
+            text=True,
+            timeout=spec.seconds + CHILD_GRACE_S,
+        )
         if done.returncode != 0:
             raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
         return Result(**json.loads(Path(out.name).read_text()))
@@ -180,6 +185,7 @@ def main() -> None:
     spec = Spec(**json.load(sys.stdin))
     try:
         import uvloop
+
         runner = uvloop.run
     except ImportError:  # the plain loop still works, at some CPU cost
         runner = asyncio.run

@@ -8,6 +8,7 @@ and indexes them (index_account.lua, pipelined), then times
 the median and 95th percentile of each, the index's entries and the memory
 its two keys take (MEMORY USAGE).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,17 +34,36 @@ async def run(users: int, rounds: int) -> list[str]:
     out = []
     try:
         rnd = random.Random(1)
-        words = ["".join(rnd.choices(string.ascii_lowercase, k=rnd.randint(3, 9)))
-                 for _ in range(5000)]
+        words = [
+            "".join(rnd.choices(string.ascii_lowercase, k=rnd.randint(3, 9))) for _ in range(5000)
+        ]
         sha = rp.store.scripts["index_account"].sha
         pipe = rp.store.client.pipeline(transaction=False)
         for uid in range(1, users + 1):
             login, name = f"user{uid}", " ".join(rnd.choices(words, k=rnd.randint(1, 3)))
-            pipe.hset(keys.user(uid), mapping={"id": uid, "login": login, "name": name, "bio": "",
-                                               "at": 0, "followers": 0, "following": 0,
-                                               "posts": 0, "rev": 1})
-            pipe.evalsha(sha, 2, keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED, uid, 1,
-                         *account_index.account_terms(login, name))
+            pipe.hset(
+                keys.user(uid),
+                mapping={
+                    "id": uid,
+                    "login": login,
+                    "name": name,
+                    "bio": "",
+                    "at": 0,
+                    "followers": 0,
+                    "following": 0,
+                    "posts": 0,
+                    "rev": 1,
+                },
+            )
+            pipe.evalsha(
+                sha,
+                2,
+                keys.SEARCH_ACCOUNTS,
+                keys.SEARCH_INDEXED,
+                uid,
+                1,
+                *account_index.account_terms(login, name),
+            )
             if uid % 2000 == 0:
                 await pipe.execute()
                 pipe = rp.store.client.pipeline(transaction=False)
@@ -55,13 +75,19 @@ async def run(users: int, rounds: int) -> list[str]:
                 found = await rp.search(search.Query(q=q, type="accounts", limit=40))
                 times.append(time.perf_counter() - start)
             times.sort()
-            out.append(f"q={q!r:14} hits={len(found.accounts):3} "
-                       f"median={statistics.median(times) * 1000:.2f} ms "
-                       f"p95={times[int(len(times) * 0.95) - 1] * 1000:.2f} ms")
+            out.append(
+                f"q={q!r:14} hits={len(found.accounts):3} "
+                f"median={statistics.median(times) * 1000:.2f} ms "
+                f"p95={times[int(len(times) * 0.95) - 1] * 1000:.2f} ms"
+            )
         client = rp.store.client
         entries = await client.zcard(keys.SEARCH_ACCOUNTS)
-        size = sum([await client.memory_usage(k, samples=0)
-                    for k in (keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED)])
+        size = sum(
+            [
+                await client.memory_usage(k, samples=0)
+                for k in (keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED)
+            ]
+        )
         out.append(f"{users} users, {entries} index entries, index keys {size / 1e6:.1f} MB")
     finally:
         await rp.close()

@@ -27,6 +27,7 @@ own and reports:
   the posting window and the drain after it;
 * connections cut off as stalled.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -41,9 +42,9 @@ import time
 
 import httpx
 
+from ..core.settings import Settings
 from ..engine.engine import Redpoll
 from ..storage.server import EmbeddedServer
-from ..core.settings import Settings
 from ..stream.filters import Event, Filter, parse_filter
 from ..stream.frames import frame_size
 
@@ -114,8 +115,10 @@ def _v1_params(i: int, author_ids: list[int]) -> dict[str, str]:
     if kind < 9:
         lon, lat = rnd.uniform(-170, 150), rnd.uniform(-80, 60)
         return {"locations": f"{lon:.2f},{lat:.2f},{lon + 20:.2f},{lat + 20:.2f}"}
-    return {"track": f"{rnd.choice(VOCAB)} {rnd.choice(VOCAB)},{rnd.choice(VOCAB)}",
-            "follow": str(rnd.choice(author_ids))}
+    return {
+        "track": f"{rnd.choice(VOCAB)} {rnd.choice(VOCAB)},{rnd.choice(VOCAB)}",
+        "follow": str(rnd.choice(author_ids)),
+    }
 
 
 def plan(i: int) -> tuple[str, list[tuple[str, str]]]:
@@ -139,6 +142,7 @@ def plan(i: int) -> tuple[str, list[tuple[str, str]]]:
 
 def _poster(redis_url: str, author_ids: list[int], rate: float, duration: float, out) -> None:
     """Post at ``rate`` per second for ``duration`` seconds; send back the statuses."""
+
     async def go():
         rp = await Redpoll.open(Settings(redis_url=redis_url))
         rnd = random.Random(42)
@@ -162,6 +166,7 @@ def _poster(redis_url: str, author_ids: list[int], rate: float, duration: float,
         finally:
             await rp.close()
         return posted
+
     out.send(asyncio.run(go()))
 
 
@@ -217,7 +222,7 @@ class Conn(asyncio.Protocol):
                 self.transport.close()
                 return
             self.head = False
-            data = bytes(self.buf[end + 4:])
+            data = bytes(self.buf[end + 4 :])
             self.buf.clear()
             for frame in self.later:
                 self.transport.write(frame)
@@ -248,7 +253,7 @@ class Conn(asyncio.Protocol):
                     break
                 self.need = size + 2
             take = min(self.need, end - pos)
-            body += buf[pos:pos + take]
+            body += buf[pos : pos + take]
             pos += take
             self.need -= take
             if self.need == 0:
@@ -305,7 +310,7 @@ class Conn(asyncio.Protocol):
             size, head = sized
             if end - pos < head + size:
                 break
-            payload = bytes(buf[pos + head:pos + head + size])
+            payload = bytes(buf[pos + head : pos + head + size])
             pos += head + size
             if op == 1:
                 m = _WS_EVENT.search(payload, 0, 200)
@@ -334,6 +339,7 @@ def ws_frame(payload: bytes, opcode: int = 1) -> bytes:
 def request_for(spec: dict) -> tuple[bytes, list[bytes]]:
     """The bytes a client sends first, and the frames it sends once upgraded."""
     from urllib.parse import urlencode
+
     kind = spec["kind"]
     if kind == "v1":
         params = dict(spec["params"], identifier=f"bench-{spec['i']}")
@@ -344,16 +350,22 @@ def request_for(spec: dict) -> tuple[bytes, list[bytes]]:
     if kind == "sse":
         stream, tag = subs[0]
         query = f"?{urlencode({'tag': tag})}" if tag else ""
-        return (f"GET /api/v1/streaming/{stream}{query} HTTP/1.1\r\nHost: bench\r\n{auth}"
-                "Accept: text/event-stream\r\n\r\n").encode(), []
+        return (
+            f"GET /api/v1/streaming/{stream}{query} HTTP/1.1\r\nHost: bench\r\n{auth}"
+            "Accept: text/event-stream\r\n\r\n"
+        ).encode(), []
     key = "dGhlIHNhbXBsZSBub25jZQ=="
     stream, tag = subs[0]
     query = urlencode({"stream": stream, **({"tag": tag} if tag else {})})
-    later = [ws_frame(json.dumps({"type": "subscribe", "stream": s, "tag": t}).encode())
-             for s, t in subs[1:]]
-    return (f"GET /api/v1/streaming?{query} HTTP/1.1\r\nHost: bench\r\n{auth}"
-            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode(), later
+    later = [
+        ws_frame(json.dumps({"type": "subscribe", "stream": s, "tag": t}).encode())
+        for s, t in subs[1:]
+    ]
+    return (
+        f"GET /api/v1/streaming?{query} HTTP/1.1\r\nHost: bench\r\n{auth}"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode(), later
 
 
 async def _worker_main(port: int, specs: list[dict], pipe) -> None:
@@ -369,13 +381,13 @@ async def _worker_main(port: int, specs: list[dict], pipe) -> None:
             await loop.create_connection(lambda: conn, "127.0.0.1", port)
             await asyncio.wait_for(conn.ready, 60)
             conns.append(conn)
-        except (OSError, RuntimeError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, OSError, RuntimeError) as exc:
             failed.append(str(exc)[:200])
             if conn.transport is not None:
                 conn.transport.close()
 
     for start in range(0, len(specs), CONNECT_BATCH):
-        await asyncio.gather(*(open_one(s) for s in specs[start:start + CONNECT_BATCH]))
+        await asyncio.gather(*(open_one(s) for s in specs[start : start + CONNECT_BATCH]))
     pipe.send(("connected", len(conns), failed[:5], len(failed), time.monotonic() - t0))
     # the parent sends what each client should get once the posting is over
     expected, created, deadline_s = await asyncio.to_thread(pipe.recv)
@@ -398,10 +410,19 @@ async def _worker_main(port: int, specs: list[dict], pipe) -> None:
             lost += len(expected[c.i] - c.got.keys())
     for c in conns:
         c.transport.close()
-    pipe.send(("result", {"latencies": lat, "lost": lost, "disconnected": disconnected,
-                          "unexpected": unexpected, "delivered": delivered,
-                          "disconnected_kinds": [c.kind for c in conns
-                                                 if c.disconnected is not None]}))
+    pipe.send(
+        (
+            "result",
+            {
+                "latencies": lat,
+                "lost": lost,
+                "disconnected": disconnected,
+                "unexpected": unexpected,
+                "delivered": delivered,
+                "disconnected_kinds": [c.kind for c in conns if c.disconnected is not None],
+            },
+        )
+    )
 
 
 def _worker(port: int, specs: list[dict], pipe) -> None:
@@ -409,6 +430,7 @@ def _worker(port: int, specs: list[dict], pipe) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     try:
         import uvloop
+
         uvloop.run(_worker_main(port, specs, pipe))
     except ImportError:
         asyncio.run(_worker_main(port, specs, pipe))
@@ -418,13 +440,13 @@ def _worker(port: int, specs: list[dict], pipe) -> None:
 async def _seed(rp: Redpoll, clients: int) -> tuple[list[int], list[dict]]:
     """Authors, Mastodon users (tokens, follows) and each client's spec."""
     from ..accounts import auth
+
     tag = os.getpid()
     author_ids = [(await rp.sign_up(f"bench{i}_{tag}")).id for i in range(AUTHORS)]
     kinds = [plan(i) for i in range(clients)]
     mastodon = sum(1 for k, _ in kinds if k != "v1")
     nusers = -(-mastodon // STREAMS_PER_USER)
-    app, _ = await auth.create_app(rp.store, "stream-bench", ["urn:ietf:wg:oauth:2.0:oob"],
-                                   "read")
+    app, _ = await auth.create_app(rp.store, "stream-bench", ["urn:ietf:wg:oauth:2.0:oob"], "read")
     users = []
     for u in range(nusers):
         uid = (await rp.sign_up(f"mbench{u}_{tag}")).id
@@ -440,8 +462,16 @@ async def _seed(rp: Redpoll, clients: int) -> tuple[list[int], list[dict]]:
         else:
             user = users[m % nusers]
             m += 1
-            specs.append({"i": i, "kind": kind, "subs": subs, "token": user["token"],
-                          "uid": user["uid"], "follows": user["follows"]})
+            specs.append(
+                {
+                    "i": i,
+                    "kind": kind,
+                    "subs": subs,
+                    "token": user["token"],
+                    "uid": user["uid"],
+                    "follows": user["follows"],
+                }
+            )
     return author_ids, specs
 
 
@@ -463,20 +493,26 @@ def filters_of(spec: dict) -> list[Filter]:
     return out
 
 
-async def _bench(clients: int, rate: float, duration: float, redis_url: str | None,
-                 workers: int) -> dict:
+async def _bench(
+    clients: int, rate: float, duration: float, redis_url: str | None, workers: int
+) -> dict:
     from ..api.process import ServeProcess
+
     own = None
     if redis_url is None:
         own = EmbeddedServer(tempfile.mkdtemp(prefix="redpoll-stream-bench-"))
         await asyncio.to_thread(own.start)
         redis_url = own.url
-    env = {"REDIS_URL": redis_url, "REDPOLL_CLUSTER": "0",
-           "REDPOLL_STREAM_QUEUE": os.environ.get("REDPOLL_STREAM_QUEUE", "1000"),
-           # every client comes from loopback: the per-IP stream limit would refuse most
-           "REDPOLL_STREAM_CONNECTIONS_PER_IP": "off"}
-    srv = ServeProcess(env, ["--no-jobs", "--no-access-log", "--log-level", "warning",
-                             "--workers", "1"])
+    env = {
+        "REDIS_URL": redis_url,
+        "REDPOLL_CLUSTER": "0",
+        "REDPOLL_STREAM_QUEUE": os.environ.get("REDPOLL_STREAM_QUEUE", "1000"),
+        # every client comes from loopback: the per-IP stream limit would refuse most
+        "REDPOLL_STREAM_CONNECTIONS_PER_IP": "off",
+    }
+    srv = ServeProcess(
+        env, ["--no-jobs", "--no-access-log", "--log-level", "warning", "--workers", "1"]
+    )
     await asyncio.to_thread(srv.start)
     pid = srv.process.pid
     port = int(srv.url.rsplit(":", 1)[1])
@@ -499,8 +535,10 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         connect_s = time.monotonic() - t0
         failed = sum(r[3] for r in ready)
         if failed:
-            raise RuntimeError(f"{failed} of {clients} clients could not connect: "
-                               f"{[m for r in ready for m in r[2]][:5]}")
+            raise RuntimeError(
+                f"{failed} of {clients} clients could not connect: "
+                f"{[m for r in ready for m in r[2]][:5]}"
+            )
         await asyncio.sleep(1.0)
         conn_rss = _rss_kb(pid)
         # post at a steady rate, from a process of its own
@@ -537,8 +575,7 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
         def pct(p):
             return round(lat[min(len(lat) - 1, int(len(lat) * p))], 1) if lat else None
 
-        stats = json.loads((await asyncio.to_thread(
-            httpx.get, srv.url + "/stream/stats")).text)
+        stats = json.loads((await asyncio.to_thread(httpx.get, srv.url + "/stream/stats")).text)
         per_conn_idle = (conn_rss - base_rss) / clients
         per_conn_end = (peak_rss - base_rss) / clients
         return {
@@ -546,21 +583,29 @@ async def _bench(clients: int, rate: float, duration: float, redis_url: str | No
             # raised by the serve process itself at start (soft -> hard)
             "server_open_files_limit": _open_files_limit(pid),
             "mix": {k: sum(1 for s in specs if s["kind"] == k) for k in ("v1", "sse", "ws")},
-            "load_processes": workers, "connect_s": round(connect_s, 2),
-            "posts": len(posted), "post_rate": round(len(posted) / post_s, 1),
+            "load_processes": workers,
+            "connect_s": round(connect_s, 2),
+            "posts": len(posted),
+            "post_rate": round(len(posted) / post_s, 1),
             "duration_s": round(post_s, 1),
-            "delivered": delivered, "expected": expected_total,
+            "delivered": delivered,
+            "expected": expected_total,
             "lost_by_kept_up_clients": sum(r["lost"] for r in results),
             "unexpected": sum(r["unexpected"] for r in results),
             "disconnected_clients": sum(r["disconnected"] for r in results),
-            "disconnected_by_kind": {k: n for k in ("v1", "sse", "ws") if (n := sum(
-                r["disconnected_kinds"].count(k) for r in results))},
-            "latency_ms_p50": pct(0.50), "latency_ms_p99": pct(0.99),
+            "disconnected_by_kind": {
+                k: n
+                for k in ("v1", "sse", "ws")
+                if (n := sum(r["disconnected_kinds"].count(k) for r in results))
+            },
+            "latency_ms_p50": pct(0.50),
+            "latency_ms_p99": pct(0.99),
             "latency_ms_max": round(lat[-1], 1) if lat else None,
             # the server's share: creation -> the hub's last write of the event
             "server_lag_ms_p50": stats.get("lag_ms_p50"),
             "server_lag_ms_p99": stats.get("lag_ms_p99"),
-            "server_cpu_s": round(cpu_s, 2), "server_cpu_sys_s": round(cpu_sys, 2),
+            "server_cpu_s": round(cpu_s, 2),
+            "server_cpu_sys_s": round(cpu_sys, 2),
             "server_cpu_percent": round(100 * cpu_s / drained_s, 1),
             # while statuses were posted: ~100 means the server was the bottleneck,
             # well under 100 with growing latencies means it waited for a CPU
@@ -598,16 +643,23 @@ def default_workers(clients: int) -> int:
     return max(1, min(8, -(-clients // 2500)))
 
 
-def run(clients: int = 2000, rate: float = 100.0, duration: float = 20.0,
-        redis_url: str | None = None, workers: int | None = None) -> dict:
+def run(
+    clients: int = 2000,
+    rate: float = 100.0,
+    duration: float = 20.0,
+    redis_url: str | None = None,
+    workers: int | None = None,
+) -> dict:
     """Run the stream benchmark; returns the figures as a dict (see module doc).
     The serve process raises its own open-file limit (api/serve.py); each
     load-generator process raises its own."""
-    return asyncio.run(_bench(clients, rate, duration, redis_url,
-                              workers or default_workers(clients)))
+    return asyncio.run(
+        _bench(clients, rate, duration, redis_url, workers or default_workers(clients))
+    )
 
 
 if __name__ == "__main__":
     import sys
+
     args = [float(a) for a in sys.argv[1:]]
     print(json.dumps(run(int(args[0]) if args else 2000, *(args[1:3])), indent=2))

@@ -12,6 +12,7 @@ tracemalloc sees Python allocations only (not uvloop's C state, nor the
 kernel's socket buffers): the RSS figure of ``redpoll bench --stream`` is
 the one the issue's target is about.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -31,15 +32,25 @@ async def _measure(kind: str, n: int, url: str, top: int) -> dict:
     import uvicorn
 
     from ..core import limits
-    from ..engine.engine import Redpoll
     from ..core.settings import Settings
+    from ..engine.engine import Redpoll
     from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
+
     # as `redpoll serve` runs it: streams handed off to the connection once started
-    config = uvicorn.Config("redpoll.api.app:create_app", factory=True, host="127.0.0.1",
-                            port=0, http=StreamHttpProtocol, ws=StreamWebSocketProtocol,
-                            ws_per_message_deflate=False, log_level="warning", lifespan="on", access_log=False,
-                            ws_ping_interval=limits.WS_PING_INTERVAL_S,
-                            ws_ping_timeout=limits.WS_PING_INTERVAL_S)
+    config = uvicorn.Config(
+        "redpoll.api.app:create_app",
+        factory=True,
+        host="127.0.0.1",
+        port=0,
+        http=StreamHttpProtocol,
+        ws=StreamWebSocketProtocol,
+        ws_per_message_deflate=False,
+        log_level="warning",
+        lifespan="on",
+        access_log=False,
+        ws_ping_interval=limits.WS_PING_INTERVAL_S,
+        ws_ping_timeout=limits.WS_PING_INTERVAL_S,
+    )
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     proc = None
@@ -71,12 +82,21 @@ async def _measure(kind: str, n: int, url: str, top: int) -> dict:
         after = tracemalloc.take_snapshot()
         tracemalloc.stop()
         total = sum(d.size_diff for d in after.compare_to(before, "filename"))
-        files = [(d.traceback[0].filename, round(d.size_diff / n))
-                 for d in after.compare_to(before, "filename")[:top]]
-        sites = [(f"{d.traceback[0].filename}:{d.traceback[0].lineno}", round(d.size_diff / n))
-                 for d in after.compare_to(before, "lineno")[:top]]
-        return {"kind": kind, "connections": len(specs), "bytes_per_connection": round(total / n),
-                "by_file": files, "by_line": sites}
+        files = [
+            (d.traceback[0].filename, round(d.size_diff / n))
+            for d in after.compare_to(before, "filename")[:top]
+        ]
+        sites = [
+            (f"{d.traceback[0].filename}:{d.traceback[0].lineno}", round(d.size_diff / n))
+            for d in after.compare_to(before, "lineno")[:top]
+        ]
+        return {
+            "kind": kind,
+            "connections": len(specs),
+            "bytes_per_connection": round(total / n),
+            "by_file": files,
+            "by_line": sites,
+        }
     finally:
         if proc is not None:
             proc.kill()
@@ -87,6 +107,7 @@ async def _measure(kind: str, n: int, url: str, top: int) -> dict:
 def run(kind: str = "v1", n: int = 1000, top: int = 12) -> dict:
     """Traced bytes per connection of ``n`` clients of ``kind`` (v1, sse, ws)."""
     from ..storage.server import EmbeddedServer
+
     if kind not in ("v1", "sse", "ws"):
         raise ValueError("kind is v1, sse or ws")
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -95,8 +116,13 @@ def run(kind: str = "v1", n: int = 1000, top: int = 12) -> dict:
     db.start()
     saved = dict(os.environ)
     # the app reads its settings from the environment, as under `redpoll serve`
-    os.environ.update(REDIS_URL=db.url, REDPOLL_CLUSTER="0", REDPOLL_SERVE_JOBS="0",
-                      REDPOLL_ACCESS_LOG="0", REDPOLL_STREAM_CONNECTIONS_PER_IP="off")
+    os.environ.update(
+        REDIS_URL=db.url,
+        REDPOLL_CLUSTER="0",
+        REDPOLL_SERVE_JOBS="0",
+        REDPOLL_ACCESS_LOG="0",
+        REDPOLL_STREAM_CONNECTIONS_PER_IP="off",
+    )
     try:
         return asyncio.run(_measure(kind, n, db.url, top))
     finally:
@@ -106,5 +132,12 @@ def run(kind: str = "v1", n: int = 1000, top: int = 12) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(run(sys.argv[1] if len(sys.argv) > 1 else "v1",
-                         int(sys.argv[2]) if len(sys.argv) > 2 else 1000), indent=2))
+    print(
+        json.dumps(
+            run(
+                sys.argv[1] if len(sys.argv) > 1 else "v1",
+                int(sys.argv[2]) if len(sys.argv) > 2 else 1000,
+            ),
+            indent=2,
+        )
+    )

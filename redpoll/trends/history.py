@@ -14,6 +14,7 @@ The two steps are on two slots: a call cut short between them is replayed
 with the post's journal. Deleting a status does not take its use back, as
 with Mastodon.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -54,12 +55,16 @@ async def count_use(store: Store, kind: str, items, sid: int, author: int, at_ms
     day = at_ms // DAY_MS
     for item in items:
         accounts = await store.run("day_use", day_keys(kind, item, day), [sid, author, KEEP_S])
-        await store.run("trend_mark", [keys.trend_day(kind, day)],
-                        [item, int(accounts), limits.TRENDS_CANDIDATES_KEPT, KEEP_S, 1])
+        await store.run(
+            "trend_mark",
+            [keys.trend_day(kind, day)],
+            [item, int(accounts), limits.TRENDS_CANDIDATES_KEPT, KEEP_S, 1],
+        )
 
 
-async def histories(store: Store, kind: str, items: list[str], now: int | None = None
-                    ) -> dict[str, tuple[Day, ...]]:
+async def histories(
+    store: Store, kind: str, items: list[str], now: int | None = None
+) -> dict[str, tuple[Day, ...]]:
     """Each item's history, today (of ``now``, ms) first (one batch of PFCOUNTs)."""
     today = (now_ms() if now is None else now) // DAY_MS
     days = [today - i for i in range(limits.TAG_HISTORY_DAYS)]
@@ -83,6 +88,10 @@ async def candidates(store: Store, kind: str, now: int) -> list[str]:
     """The items most used today and yesterday (of ``now``, ms), at most
     limits.TRENDS_CANDIDATES_READ of each day."""
     today = now // DAY_MS
-    rows = await store.batch([("ZREVRANGE", keys.trend_day(kind, day), 0,
-                               limits.TRENDS_CANDIDATES_READ - 1) for day in (today, today - 1)])
+    rows = await store.batch(
+        [
+            ("ZREVRANGE", keys.trend_day(kind, day), 0, limits.TRENDS_CANDIDATES_READ - 1)
+            for day in (today, today - 1)
+        ]
+    )
     return list(dict.fromkeys(m.decode() for row in rows for m in row))

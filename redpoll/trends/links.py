@@ -2,6 +2,7 @@
 post time in each link's history (redpoll.trends.history, kind ``link``)
 by the accounts that posted them, as hashtags are. No preview is fetched
 (nothing leaves the server): a link's title is its host and path."""
+
 from __future__ import annotations
 
 import re
@@ -37,7 +38,7 @@ def normalize(raw: str) -> str | None:
 def parse(text: str) -> list[str]:
     """The links of a text, in order, once each, at most limits.TRENDS_LINKS_PER_STATUS."""
     found = [u for u in (normalize(m) for m in URL.findall(text)) if u]
-    return list(dict.fromkeys(found))[:limits.TRENDS_LINKS_PER_STATUS]
+    return list(dict.fromkeys(found))[: limits.TRENDS_LINKS_PER_STATUS]
 
 
 def title(url: str) -> str:
@@ -53,5 +54,4 @@ async def count_post(store: Store, status: Status) -> None:
         return
     found = parse(status.text)
     if found:
-        await history.count_use(store, "link", found, status.id, status.user_id,
-                                status.created_at)
+        await history.count_use(store, "link", found, status.id, status.user_id, status.created_at)

@@ -13,6 +13,7 @@ before outranks one used by five accounts every day (which does not trend).
 Ties: more recent accounts first, then by name. Only the candidates of the
 last two days are scored (history.candidates), a bounded read per request.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ def score(days: tuple[Day, ...], now: int) -> tuple[float, float]:
     """(score, recent) of a history, today first (see the module)."""
     passed = (now % DAY_MS) / DAY_MS
     recent = days[0].accounts + days[1].accounts * (1 - passed)
-    before = [d.accounts for d in days[2:2 + BASELINE_DAYS]]
+    before = [d.accounts for d in days[2 : 2 + BASELINE_DAYS]]
     baseline = sum(before) / BASELINE_DAYS if before else 0.0
     return recent - baseline, recent
 
@@ -57,13 +58,17 @@ def window(offset, limit, default: int, maximum: int) -> tuple[int, int]:
     return start, size
 
 
-async def trending(store: Store, kind: str, *, offset=None, limit=None,
-                   now: int | None = None) -> list[Trend]:
+async def trending(
+    store: Store, kind: str, *, offset=None, limit=None, now: int | None = None
+) -> list[Trend]:
     """The trending items of ``kind`` ("tag" or "link"), best first; ``now``
     (ms) the clock. One read of the candidates, one batch of histories."""
-    start, size = window(offset, limit, limits.TRENDS_TAGS_DEFAULT if kind == "tag"
-                         else limits.PAGE_DEFAULT,
-                         limits.TRENDS_TAGS_MAX if kind == "tag" else limits.PAGE_MAX)
+    start, size = window(
+        offset,
+        limit,
+        limits.TRENDS_TAGS_DEFAULT if kind == "tag" else limits.PAGE_DEFAULT,
+        limits.TRENDS_TAGS_MAX if kind == "tag" else limits.PAGE_MAX,
+    )
     now = now_ms() if now is None else now
     items = await history.candidates(store, kind, now)
     days = await history.histories(store, kind, items, now)
@@ -73,4 +78,4 @@ async def trending(store: Store, kind: str, *, offset=None, limit=None,
         if value > 0 and recent >= limits.TRENDS_MIN_ACCOUNTS:
             ranked.append((-value, -recent, item))
     ranked.sort()
-    return [Trend(item, -value, days[item]) for value, _, item in ranked[start:start + size]]
+    return [Trend(item, -value, days[item]) for value, _, item in ranked[start : start + size]]

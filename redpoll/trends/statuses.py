@@ -10,6 +10,7 @@ no-op, so it is idempotent; a later note sets the later count). A read
 takes the best of the candidates of the window's days and ranks them by
 the counts read then (an unfavourite counts at once), newest first on ties.
 """
+
 from __future__ import annotations
 
 from ..core import keys, limits
@@ -25,22 +26,31 @@ FIELDS = ("at", "deleted", "x:visibility", "x:uri", "x:reblog_of")
 
 def _eligible(row, now: int) -> bool:
     at, deleted, vis, uri, reblog = row
-    return (at is not None and deleted is None and uri is None and reblog is None
-            and (vis is None or vis == b"public") and int(at) >= now - WINDOW_MS)
+    return (
+        at is not None
+        and deleted is None
+        and uri is None
+        and reblog is None
+        and (vis is None or vis == b"public")
+        and int(at) >= now - WINDOW_MS
+    )
 
 
 async def note(store: Store, sid: int, now: int | None = None) -> None:
     """A status was favourited, unfavourited, boosted or unboosted: its
     score among the candidates (see the module). Idempotent."""
     now = now_ms() if now is None else now
-    row, (favs, boosts) = await store.batch([("HMGET", keys.status(sid), *FIELDS),
-                                              ("HMGET", keys.status_counts(sid), "f", "r")])
+    row, (favs, boosts) = await store.batch(
+        [("HMGET", keys.status(sid), *FIELDS), ("HMGET", keys.status_counts(sid), "f", "r")]
+    )
     if not _eligible(row, now):
         return
     day = int(row[0]) // DAY_MS
-    await store.run("trend_mark", [keys.trend_statuses(day)],
-                    [sid, int(favs or 0) + int(boosts or 0), limits.TRENDS_CANDIDATES_KEPT,
-                     KEEP_S, 0])
+    await store.run(
+        "trend_mark",
+        [keys.trend_statuses(day)],
+        [sid, int(favs or 0) + int(boosts or 0), limits.TRENDS_CANDIDATES_KEPT, KEEP_S, 0],
+    )
 
 
 async def trending(store: Store, *, offset=None, limit=None, now: int | None = None) -> list[int]:
@@ -50,14 +60,25 @@ async def trending(store: Store, *, offset=None, limit=None, now: int | None = N
     start, size = window(offset, limit, limits.PAGE_DEFAULT, limits.PAGE_MAX)
     now = now_ms() if now is None else now
     first, last = (now - WINDOW_MS) // DAY_MS, now // DAY_MS
-    rows = await store.batch([("ZREVRANGE", keys.trend_statuses(day), 0,
-                               limits.TRENDS_CANDIDATES_READ - 1)
-                              for day in range(first, last + 1)])
+    rows = await store.batch(
+        [
+            ("ZREVRANGE", keys.trend_statuses(day), 0, limits.TRENDS_CANDIDATES_READ - 1)
+            for day in range(first, last + 1)
+        ]
+    )
     sids = list(dict.fromkeys(int(m) for row in rows for m in row))
     if not sids:
         return []
-    read = await store.batch([c for sid in sids for c in (
-        ("HMGET", keys.status(sid), *FIELDS), ("HMGET", keys.status_counts(sid), "f", "r"))])
+    read = await store.batch(
+        [
+            c
+            for sid in sids
+            for c in (
+                ("HMGET", keys.status(sid), *FIELDS),
+                ("HMGET", keys.status_counts(sid), "f", "r"),
+            )
+        ]
+    )
     ranked = []
     for i, sid in enumerate(sids):
         row, (favs, boosts) = read[2 * i], read[2 * i + 1]
@@ -65,4 +86,4 @@ async def trending(store: Store, *, offset=None, limit=None, now: int | None = N
         if total > 0 and _eligible(row, now):
             ranked.append((-total, -sid))
     ranked.sort()
-    return [-sid for _, sid in ranked[start:start + size]]
+    return [-sid for _, sid in ranked[start : start + size]]

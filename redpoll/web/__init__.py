@@ -13,6 +13,7 @@ video and audio also from where media is kept (an S3 bucket) and, with
 federation on, from other servers (a remote status's attachments are shown
 from their own URLs).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,13 +29,19 @@ from ..core import limits
 from ..core.settings import Settings
 
 STATIC = Path(__file__).with_name("static")
-TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-         ".svg": "image/svg+xml"}
+TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
 
 
 def _load() -> tuple[str, dict[str, bytes]]:
-    files = {p.name: p.read_bytes() for p in sorted(STATIC.iterdir())
-             if p.is_file() and p.suffix in TYPES}
+    files = {
+        p.name: p.read_bytes()
+        for p in sorted(STATIC.iterdir())
+        if p.is_file() and p.suffix in TYPES
+    }
     total = sum(len(b) for b in files.values())
     if total > limits.WEB_ASSETS_MAX_BYTES:  # the issue's page budget, checked at import
         raise RuntimeError(f"web assets are {total} bytes, over {limits.WEB_ASSETS_MAX_BYTES}")
@@ -47,13 +54,16 @@ def _load() -> tuple[str, dict[str, bytes]]:
 VERSION, FILES = _load()
 ASSETS = f"/assets/{VERSION}"
 
+
 def csp(media: str = "") -> str:
     """The shell's Content-Security-Policy: everything from this origin only,
     but images, video and audio also from ``media`` (:func:`media_sources`)."""
     extra = f" {media}" if media else ""
-    return (f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:{extra}; "
-            f"media-src 'self'{extra}; connect-src 'self'; manifest-src 'self'; base-uri 'none'; "
-            "form-action 'self'; frame-ancestors 'none'")
+    return (
+        f"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:{extra}; "
+        f"media-src 'self'{extra}; connect-src 'self'; manifest-src 'self'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    )
 
 
 def media_sources(settings: Settings | None) -> str:
@@ -90,8 +100,11 @@ def shell_headers(settings: Settings | None) -> dict[str, str]:
     return {**SHELL_HEADERS, "Content-Security-Policy": csp(media)} if media else SHELL_HEADERS
 
 
-ASSET_HEADERS = {"Cache-Control": "public, max-age=31536000, immutable",
-                 "X-Content-Type-Options": "nosniff"}
+ASSET_HEADERS = {
+    "Cache-Control": "public, max-age=31536000, immutable",
+    "X-Content-Type-Options": "nosniff",
+}
+
 
 def _document(title: str, fallback: str) -> bytes:
     """The HTML shell; ``fallback`` (escaped HTML) shows until the app starts,
@@ -109,7 +122,8 @@ def _document(title: str, fallback: str) -> bytes:
         "</head><body><a class=skip href='#main'>Skip to content</a>"
         f"<div id=app><div class=fallback>{fallback}</div></div>"
         "<noscript>Redpoll's web app needs JavaScript; any Mastodon client works too.</noscript>"
-        "</body></html>").encode()
+        "</body></html>"
+    ).encode()
 
 
 SHELL = _document("Redpoll", "<p class=loading>Loading Redpoll…</p>")
@@ -118,8 +132,11 @@ SHELL = _document("Redpoll", "<p class=loading>Loading Redpoll…</p>")
 def document(request: Request, title: str, fallback: str, status: int = 200) -> Response:
     """The app's shell with a server-rendered summary of the page (an account,
     a status) for readers and link previews that run no JavaScript."""
-    return HTMLResponse(_document(f"{title} · Redpoll", fallback), status_code=status,
-                        headers=shell_headers(_settings(request)))
+    return HTMLResponse(
+        _document(f"{title} · Redpoll", fallback),
+        status_code=status,
+        headers=shell_headers(_settings(request)),
+    )
 
 
 def _settings(request: Request) -> Settings | None:
@@ -138,8 +155,12 @@ async def asset(request: Request) -> Response:
     body = FILES.get(name)
     if body is None or request.path_params["version"] != VERSION:
         # an old version's file is gone: a reload fetches the new shell
-        return Response(b"Not found", status_code=404, media_type="text/plain",
-                        headers={"Cache-Control": "no-store"})
+        return Response(
+            b"Not found",
+            status_code=404,
+            media_type="text/plain",
+            headers={"Cache-Control": "no-store"},
+        )
     return Response(body, media_type=TYPES[Path(name).suffix], headers=ASSET_HEADERS)
 
 
@@ -147,12 +168,33 @@ async def asset(request: Request) -> Response:
 #: ``/@login`` and ``/@login/:id``, the account and status pages, are the
 #: API's (redpoll.api.pages.web_page), which answer the same shell with a
 #: summary.
-APP_PATHS = ("/", "/signin", "/signup", "/oauth/callback", "/home", "/notifications",
-             "/notifications/mentions", "/conversations", "/scheduled",
-             "/explore", "/explore/posts", "/explore/tags", "/explore/links", "/explore/people",
-             "/public", "/public/local", "/tags/{tag}", "/lists", "/lists/{id}",
-             "/search", "/settings", "/bookmarks", "/favourites", "/@{login}/followers",
-             "/@{login}/following")
+APP_PATHS = (
+    "/",
+    "/signin",
+    "/signup",
+    "/oauth/callback",
+    "/home",
+    "/notifications",
+    "/notifications/mentions",
+    "/conversations",
+    "/scheduled",
+    "/explore",
+    "/explore/posts",
+    "/explore/tags",
+    "/explore/links",
+    "/explore/people",
+    "/public",
+    "/public/local",
+    "/tags/{tag}",
+    "/lists",
+    "/lists/{id}",
+    "/search",
+    "/settings",
+    "/bookmarks",
+    "/favourites",
+    "/@{login}/followers",
+    "/@{login}/following",
+)
 
 
 #: The service worker (static/sw.js) is served at the root, not under the
@@ -168,7 +210,9 @@ async def service_worker(request: Request) -> Response:
 def routes() -> list[Route]:
     """The app's routes: its assets, the service worker and the shell of
     every path it shows."""
-    out = [Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"]),
-           Route("/sw.js", service_worker, methods=["GET", "HEAD"])]
+    out = [
+        Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"]),
+        Route("/sw.js", service_worker, methods=["GET", "HEAD"]),
+    ]
     out += [Route(path, shell, methods=["GET", "HEAD"]) for path in APP_PATHS]
     return out

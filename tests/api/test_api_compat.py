@@ -2,17 +2,17 @@
 through Mastodon.py 2.3.3 and raw HTTP against a real ``redpoll
 serve``: every documented status parameter, CORS, the URLs in entities, the
 start-up endpoints."""
+
 from __future__ import annotations
 
 import httpx
 import pytest
-from mastodon import Mastodon, MastodonAPIError
-
-from redpoll.core import limits
-from redpoll.api.process import ServeProcess
-from redpoll.stream.filters import Event, Filter
-
+from mastodon import Mastodon
 from test_api_mastodon import new_app, register, serve_env, unique
+
+from redpoll.api.process import ServeProcess
+from redpoll.core import limits
+from redpoll.stream.filters import Event, Filter
 
 
 @pytest.fixture(scope="module")
@@ -34,46 +34,93 @@ def auth(m: Mastodon) -> dict:
 
 def test_status_parameters_clients_send_are_accepted_and_echoed(api, http):
     alice = register(api, new_app(api), unique("alice"))
-    posted = alice.status_post("hello", media_ids=[], sensitive=True, spoiler_text="spoilers",
-                               language="en", visibility="unlisted")
+    posted = alice.status_post(
+        "hello",
+        media_ids=[],
+        sensitive=True,
+        spoiler_text="spoilers",
+        language="en",
+        visibility="unlisted",
+    )
     assert (posted.visibility, posted.sensitive, posted.spoiler_text, posted.language) == (
-        "unlisted", True, "spoilers", "en")
+        "unlisted",
+        True,
+        "spoilers",
+        "en",
+    )
     again = alice.status(posted.id)
     assert (again.visibility, again.sensitive, again.spoiler_text, again.language) == (
-        "unlisted", True, "spoilers", "en")
+        "unlisted",
+        True,
+        "spoilers",
+        "en",
+    )
     plain = alice.status_post("plain", sensitive=False)  # Mastodon.py sends sensitive=0
     assert (plain.visibility, plain.sensitive, plain.spoiler_text, plain.language) == (
-        "public", False, "", None)
+        "public",
+        False,
+        "",
+        None,
+    )
     # a content warning alone makes the status sensitive, as on Mastodon
     assert alice.status_post("x", spoiler_text="cw").sensitive is True
 
     # JSON, as browser clients send it: empty media list, null poll, every key
-    r = http.post("/api/v1/statuses", headers=auth(alice), json={
-        "status": "from json", "media_ids": [], "poll": None, "sensitive": False,
-        "spoiler_text": "", "visibility": "public", "language": "de-AT", "in_reply_to_id": None,
-        "scheduled_at": None})
+    r = http.post(
+        "/api/v1/statuses",
+        headers=auth(alice),
+        json={
+            "status": "from json",
+            "media_ids": [],
+            "poll": None,
+            "sensitive": False,
+            "spoiler_text": "",
+            "visibility": "public",
+            "language": "de-AT",
+            "in_reply_to_id": None,
+            "scheduled_at": None,
+        },
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert (body["visibility"], body["sensitive"], body["spoiler_text"], body["language"]) == (
-        "public", False, "", "de-at")
+        "public",
+        False,
+        "",
+        "de-at",
+    )
     # form bodies alike, with the bracketed list key
-    r = http.post("/api/v1/statuses", headers=auth(alice), data={
-        "status": "from a form", "sensitive": "true", "visibility": "unlisted", "language": "fr"})
+    r = http.post(
+        "/api/v1/statuses",
+        headers=auth(alice),
+        data={
+            "status": "from a form",
+            "sensitive": "true",
+            "visibility": "unlisted",
+            "language": "fr",
+        },
+    )
     assert r.status_code == 200, r.text
     assert (r.json()["sensitive"], r.json()["visibility"], r.json()["language"]) == (
-        True, "unlisted", "fr")
+        True,
+        "unlisted",
+        "fr",
+    )
     assert alice.me().statuses_count == 5
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"visibility": "everyone"}, "visibility"),
-    ({"media_ids": ["1"]}, "media_ids"),
-    ({"poll": {"options": ["a", "b"], "expires_in": 60}}, "poll"),
-    ({"language": "not a language"}, "language"),
-    ({"spoiler_text": "w" * (limits.SPOILER_TEXT_MAX_CHARS + 1)}, "spoiler_text"),
-    ({"status": "t" * (limits.STATUS_MAX_CHARS - 3), "spoiler_text": "1234"}, "spoiler_text"),
-    ({"sensitive": "maybe"}, "sensitive"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"visibility": "everyone"}, "visibility"),
+        ({"media_ids": ["1"]}, "media_ids"),
+        ({"poll": {"options": ["a", "b"], "expires_in": 60}}, "poll"),
+        ({"language": "not a language"}, "language"),
+        ({"spoiler_text": "w" * (limits.SPOILER_TEXT_MAX_CHARS + 1)}, "spoiler_text"),
+        ({"status": "t" * (limits.STATUS_MAX_CHARS - 3), "spoiler_text": "1234"}, "spoiler_text"),
+        ({"sensitive": "maybe"}, "sensitive"),
+    ],
+)
 def test_what_redpoll_cannot_do_is_refused_and_writes_nothing(api, http, body, field):
     alice = register(api, new_app(api), unique("alice"))
     r = http.post("/api/v1/statuses", headers=auth(alice), json={"status": "hi", **body})
@@ -99,18 +146,32 @@ def test_unlisted_reaches_followers_and_profile_but_not_the_public_timeline(api)
 def test_unlisted_events_reach_followers_streams_never_public_ones():
     """Unlisted: on the Mastodon user/list streams of those following the
     author, never on the public places nor the v1.1 streams."""
+
     def event(visibility: str | None) -> Event:
-        status = {"id": "7", "user_id": "3", "login": "alice", "text": "#owls by @bob",
-                  "location": "1,1", "created_at": "0"}
+        status = {
+            "id": "7",
+            "user_id": "3",
+            "login": "alice",
+            "text": "#owls by @bob",
+            "location": "1,1",
+            "created_at": "0",
+        }
         if visibility:
             status["visibility"] = visibility
         return Event("1-0", "update", status)
 
-    public = [Filter(sample=frozenset(range(100))), Filter(tags=frozenset({"owls"})),
-              Filter(phrases=(("owls",),)), Filter(boxes=((0, 0, 2, 2),)),
-              Filter(user_ids=frozenset({3})), Filter(logins=frozenset({"bob"}))]
-    personal = [Filter(authors=frozenset({3}), viewer=5, followed=frozenset({3}), owner=5),
-                Filter(authors=frozenset({3}), viewer=5, followed=frozenset({3}))]
+    public = [
+        Filter(sample=frozenset(range(100))),
+        Filter(tags=frozenset({"owls"})),
+        Filter(phrases=(("owls",),)),
+        Filter(boxes=((0, 0, 2, 2),)),
+        Filter(user_ids=frozenset({3})),
+        Filter(logins=frozenset({"bob"})),
+    ]
+    personal = [
+        Filter(authors=frozenset({3}), viewer=5, followed=frozenset({3}), owner=5),
+        Filter(authors=frozenset({3}), viewer=5, followed=frozenset({3})),
+    ]
     for f in public + personal:
         assert f.matches(event(None)) and f.matches(event("public"))
     for f in public:
@@ -120,9 +181,14 @@ def test_unlisted_events_reach_followers_streams_never_public_ones():
 
 
 def test_cors_preflight_and_headers_on_the_api_only(api, http):
-    pre = http.options("/api/v1/statuses", headers={
-        "Origin": "https://client.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type, idempotency-key"})
+    pre = http.options(
+        "/api/v1/statuses",
+        headers={
+            "Origin": "https://client.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, idempotency-key",
+        },
+    )
     assert pre.status_code == 200, pre.text
     assert pre.headers["access-control-allow-origin"] == "*"
     assert "POST" in pre.headers["access-control-allow-methods"]
@@ -132,8 +198,10 @@ def test_cors_preflight_and_headers_on_the_api_only(api, http):
         r = http.get(path, headers={"Origin": "https://client.example"})
         assert r.headers["access-control-allow-origin"] == "*", path
         assert "link" in r.headers["access-control-expose-headers"].lower()
-    token = http.options("/oauth/token", headers={
-        "Origin": "https://client.example", "Access-Control-Request-Method": "POST"})
+    token = http.options(
+        "/oauth/token",
+        headers={"Origin": "https://client.example", "Access-Control-Request-Method": "POST"},
+    )
     assert token.status_code == 200 and token.headers["access-control-allow-origin"] == "*"
     # the HTML pages are not for other origins
     page = http.get("/oauth/authorize", headers={"Origin": "https://client.example"})
@@ -154,8 +222,13 @@ def test_the_urls_in_entities_resolve(api, http):
     assert http.get(f"/@{name.upper()}").status_code == 200  # logins ignore case
     # another account's status under this login, unknown ones, bad ids: not found
     theirs = dave.status_post("mine")
-    for path in (f"/@{name}/{theirs.id}", f"/@{name}/99999999999", f"/@{name}/abc",
-                 "/@nobody_is_called_this", "/@bad%20login"):
+    for path in (
+        f"/@{name}/{theirs.id}",
+        f"/@{name}/99999999999",
+        f"/@{name}/abc",
+        "/@nobody_is_called_this",
+        "/@bad%20login",
+    ):
         r = http.get(path)
         assert r.status_code == 404, path
         assert r.headers["content-type"].startswith("text/html")
@@ -182,13 +255,22 @@ def test_start_up_endpoints_answer_real_data(api):
     assert config.statuses.max_media_attachments == limits.MEDIA_PER_STATUS
     assert config.polls.max_options == limits.POLL_OPTIONS_MAX
     assert config.media_attachments.supported_mime_types == [
-        "image/jpeg", "image/png", "image/webp", "image/gif"]
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+        "image/gif",
+    ]
     assert config.urls.streaming.startswith("ws://")
 
 
 def test_start_up_endpoints_want_a_user_token(http):
-    for path in ("/api/v1/filters", "/api/v2/filters", "/api/v1/announcements",
-                 "/api/v1/preferences", "/api/v1/follow_requests"):
+    for path in (
+        "/api/v1/filters",
+        "/api/v2/filters",
+        "/api/v1/announcements",
+        "/api/v1/preferences",
+        "/api/v1/follow_requests",
+    ):
         r = http.get(path)
         assert r.status_code == 401, path
     assert http.get("/api/v1/custom_emojis").json() == []
@@ -199,8 +281,15 @@ def test_a_client_can_start_post_and_read_through_mastodon_py_alone(api):
     m = register(api, new_app(api), unique("fred"))
     m.instance_v2()
     me = m.account_verify_credentials()
-    for call in (m.custom_emojis, m.filters_v2, m.announcements, m.preferences,
-                 m.follow_requests, m.lists, m.timeline_home):
+    for call in (
+        m.custom_emojis,
+        m.filters_v2,
+        m.announcements,
+        m.preferences,
+        m.follow_requests,
+        m.lists,
+        m.timeline_home,
+    ):
         call()
     posted = m.status_post("first!", media_ids=[], visibility="public", language="en")
     assert [s.id for s in m.timeline_home()] == [posted.id]

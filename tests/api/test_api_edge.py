@@ -3,6 +3,7 @@ errors, metrics) answers as the Starlette middlewares it replaced did. Each
 request goes to an app with Edge and to the same routes under Starlette's own
 CORSMiddleware; the answers must carry the same headers. In-process ASGI: no
 server is needed to see what a layer adds to an answer."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,12 +14,12 @@ from starlette.applications import Starlette
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
-from redpoll.core import metrics
 from redpoll.api.app import App, api_cors
+from redpoll.core import metrics
 
 
 async def ok(request):
-    return JSONResponse({"ok": True}, headers={"Vary": "Accept", "Link": "<x>; rel=\"next\""})
+    return JSONResponse({"ok": True}, headers={"Vary": "Accept", "Link": '<x>; rel="next"'})
 
 
 async def page(request):
@@ -29,9 +30,13 @@ async def boom(request):
     raise RuntimeError("a bug")
 
 
-ROUTES = [Route("/api/v1/ok", ok), Route("/api/v1/ok", ok, methods=["POST"]),
-          Route("/web/page", page), Route("/api/v1/boom", boom),
-          Route("/api/v1/streaming/health", ok)]
+ROUTES = [
+    Route("/api/v1/ok", ok),
+    Route("/api/v1/ok", ok, methods=["POST"]),
+    Route("/web/page", page),
+    Route("/api/v1/boom", boom),
+    Route("/api/v1/streaming/health", ok),
+]
 
 
 class Stream:
@@ -46,10 +51,15 @@ def edge_app(stream) -> App:
 def starlette_cors_app() -> Starlette:
     app = Starlette(routes=ROUTES)
     cors = api_cors()
-    app.add_middleware(type(cors), allow_origins=["*"], allow_methods=list(cors.allow_methods),
-                       allow_headers=["*"], allow_credentials=False, max_age=600,
-                       expose_headers=cors.simple_headers["Access-Control-Expose-Headers"]
-                       .split(", "))
+    app.add_middleware(
+        type(cors),
+        allow_origins=["*"],
+        allow_methods=list(cors.allow_methods),
+        allow_headers=["*"],
+        allow_credentials=False,
+        max_age=600,
+        expose_headers=cors.simple_headers["Access-Control-Expose-Headers"].split(", "),
+    )
     return app
 
 
@@ -57,9 +67,15 @@ REQUESTS = [
     ("GET", "/api/v1/ok", {}),
     ("GET", "/api/v1/ok", {"Origin": "https://client.example"}),
     ("POST", "/api/v1/ok", {"Origin": "https://client.example"}),
-    ("OPTIONS", "/api/v1/ok", {"Origin": "https://client.example",
-                               "Access-Control-Request-Method": "POST",
-                               "Access-Control-Request-Headers": "authorization, content-type"}),
+    (
+        "OPTIONS",
+        "/api/v1/ok",
+        {
+            "Origin": "https://client.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type",
+        },
+    ),
     ("OPTIONS", "/api/v1/ok", {"Origin": "https://client.example"}),  # not a preflight: 405
     ("GET", "/api/v1/nowhere", {"Origin": "https://client.example"}),
 ]
@@ -80,8 +96,9 @@ async def test_cors_answers_as_starlettes_middleware(method, path, headers):
     assert mine.status_code == theirs.status_code
     # the same headers, and Edge's own: every answer says nosniff
     assert mine.headers.get("x-content-type-options") == "nosniff"
-    assert [h for h in mine.headers.multi_items() if h[0] != "x-content-type-options"] \
-        == theirs.headers.multi_items()
+    assert [
+        h for h in mine.headers.multi_items() if h[0] != "x-content-type-options"
+    ] == theirs.headers.multi_items()
     assert mine.content == theirs.content or mine.status_code == 404
 
 

@@ -4,6 +4,7 @@ their keywords and statuses, the v1 filters mapped onto them, Mastodon's
 refusals (nothing half-written), owner-only access, and the filters applied
 on every read path by context: ``hide`` leaves a status out, ``warn`` adds
 ``filtered``; whole words, expiry, boosts, one's own statuses."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +13,9 @@ import time
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
+from test_stream_mastodon import accounts
 
 from redpoll.core import limits
-
-from test_stream_mastodon import accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -30,22 +30,38 @@ def run(fn, *args, **kwargs):
 
 async def test_a_v2_filter_is_created_read_changed_and_deleted_by_its_owner_only(srv, rp):
     alice, bob = await run(accounts, srv.base, 2)
-    f = await run(alice.create_filter_v2, "Spoilers", ["home", "public"], filter_action="warn",
-                  keywords_attributes=[{"keyword": "finale", "whole_word": True},
-                                       {"keyword": "ending", "whole_word": False}])
+    f = await run(
+        alice.create_filter_v2,
+        "Spoilers",
+        ["home", "public"],
+        filter_action="warn",
+        keywords_attributes=[
+            {"keyword": "finale", "whole_word": True},
+            {"keyword": "ending", "whole_word": False},
+        ],
+    )
     assert f["title"] == "Spoilers" and f["context"] == ["home", "public"]
     assert f["filter_action"] == "warn" and f["expires_at"] is None
     assert [(k["keyword"], k["whole_word"]) for k in f["keywords"]] == [
-        ("finale", True), ("ending", False)]
+        ("finale", True),
+        ("ending", False),
+    ]
     assert f["statuses"] == []
     assert [x["id"] for x in await run(alice.filters_v2)] == [f["id"]]
     assert (await run(alice.filter_v2, f["id"]))["title"] == "Spoilers"
 
     finale, ending = f["keywords"]
-    changed = await run(alice.update_filter_v2, f["id"], title="Plot", filter_action="hide",
-                        keywords_attributes=[{"id": finale["id"], "keyword": "FINALE"},
-                                             {"id": ending["id"], "_destroy": True},
-                                             {"keyword": "twist"}])
+    changed = await run(
+        alice.update_filter_v2,
+        f["id"],
+        title="Plot",
+        filter_action="hide",
+        keywords_attributes=[
+            {"id": finale["id"], "keyword": "FINALE"},
+            {"id": ending["id"], "_destroy": True},
+            {"keyword": "twist"},
+        ],
+    )
     assert changed["title"] == "Plot" and changed["filter_action"] == "hide"
     assert changed["context"] == ["home", "public"]  # not sent: kept
     assert [k["keyword"] for k in changed["keywords"]] == ["FINALE", "twist"]
@@ -57,7 +73,9 @@ async def test_a_v2_filter_is_created_read_changed_and_deleted_by_its_owner_only
     assert [k["keyword"] for k in keywords] == ["FINALE", "twist", "reveal"]
     await run(alice.delete_filter_keyword_v2, added["id"])
     assert [k["keyword"] for k in await run(alice.filter_keywords_v2, f["id"])] == [
-        "FINALE", "twist"]
+        "FINALE",
+        "twist",
+    ]
 
     post = await run(bob.status_post, "a status to filter")
     fs = await run(alice.add_filter_status_v2, f["id"], post["id"])
@@ -67,21 +85,31 @@ async def test_a_v2_filter_is_created_read_changed_and_deleted_by_its_owner_only
 
     # another account sees none of it: every id answers 404
     assert await run(bob.filters_v2) == []
-    for call, arg in ((bob.filter_v2, f["id"]), (bob.filter_keywords_v2, f["id"]),
-                      (bob.delete_filter_v2, f["id"]), (bob.filter_status_v2, fs["id"]),
-                      (bob.delete_filter_keyword_v2, finale["id"])):
+    for call, arg in (
+        (bob.filter_v2, f["id"]),
+        (bob.filter_keywords_v2, f["id"]),
+        (bob.delete_filter_v2, f["id"]),
+        (bob.filter_status_v2, fs["id"]),
+        (bob.delete_filter_keyword_v2, finale["id"]),
+    ):
         with pytest.raises(MastodonNotFoundError):
             await run(call, arg)
-    with httpx.Client(base_url=srv.base, timeout=30,
-                      headers={"Authorization": f"Bearer {bob.access_token}"}) as http:
+    with httpx.Client(
+        base_url=srv.base, timeout=30, headers={"Authorization": f"Bearer {bob.access_token}"}
+    ) as http:
         assert http.get(f"/api/v2/filters/keywords/{finale['id']}").status_code == 404
         assert http.put(f"/api/v2/filters/{f['id']}", json={"title": "x"}).status_code == 404
-    with httpx.Client(base_url=srv.base, timeout=30,
-                      headers={"Authorization": f"Bearer {alice.access_token}"}) as http:
+    with httpx.Client(
+        base_url=srv.base, timeout=30, headers={"Authorization": f"Bearer {alice.access_token}"}
+    ) as http:
         got = http.get(f"/api/v2/filter_keywords/{finale['id']}").json()
         assert got == {"id": finale["id"], "keyword": "FINALE", "whole_word": True}
-        assert http.put(f"/api/v2/filter_keywords/{finale['id']}",
-                        json={"whole_word": False}).json()["whole_word"] is False
+        assert (
+            http.put(f"/api/v2/filter_keywords/{finale['id']}", json={"whole_word": False}).json()[
+                "whole_word"
+            ]
+            is False
+        )
         assert http.delete(f"/api/v2/filter_statuses/{fs['id']}").status_code == 200
     assert await run(alice.filter_statuses_v2, f["id"]) == []
 
@@ -93,17 +121,29 @@ async def test_a_v2_filter_is_created_read_changed_and_deleted_by_its_owner_only
 
 async def test_bad_input_is_refused_whole_with_a_422(srv, rp):
     (alice,) = await run(accounts, srv.base, 1)
-    with httpx.Client(base_url=srv.base, timeout=30,
-                      headers={"Authorization": f"Bearer {alice.access_token}"}) as http:
+    with httpx.Client(
+        base_url=srv.base, timeout=30, headers={"Authorization": f"Bearer {alice.access_token}"}
+    ) as http:
         good = {"title": "t", "context": ["home"], "keywords_attributes": [{"keyword": "k"}]}
-        for bad in ({"context": ["home"]}, {**good, "title": "  "}, {**good, "context": []},
-                    {**good, "context": ["home", "everywhere"]},
-                    {**good, "filter_action": "explode"}, {**good, "expires_in": "soon"},
-                    {**good, "keywords_attributes": [
-                        {"keyword": "x" * (limits.FILTER_KEYWORD_MAX_CHARS + 1)}]},
-                    {**good, "keywords_attributes": [
-                        {"keyword": f"k{i}"} for i in range(limits.FILTER_KEYWORDS_MAX + 1)]},
-                    {**good, "keywords_attributes": "k"}):
+        for bad in (
+            {"context": ["home"]},
+            {**good, "title": "  "},
+            {**good, "context": []},
+            {**good, "context": ["home", "everywhere"]},
+            {**good, "filter_action": "explode"},
+            {**good, "expires_in": "soon"},
+            {
+                **good,
+                "keywords_attributes": [{"keyword": "x" * (limits.FILTER_KEYWORD_MAX_CHARS + 1)}],
+            },
+            {
+                **good,
+                "keywords_attributes": [
+                    {"keyword": f"k{i}"} for i in range(limits.FILTER_KEYWORDS_MAX + 1)
+                ],
+            },
+            {**good, "keywords_attributes": "k"},
+        ):
             r = http.post("/api/v2/filters", json=bad)
             assert r.status_code == 422, (bad, r.text)
             assert r.json()["error"].startswith("Validation failed")
@@ -111,9 +151,13 @@ async def test_bad_input_is_refused_whole_with_a_422(srv, rp):
 
         made = http.post("/api/v2/filters", json=good).json()
         # a change that fails on one keyword changes nothing at all
-        r = http.put(f"/api/v2/filters/{made['id']}", json={
-            "title": "renamed", "keywords_attributes": [{"keyword": "new"},
-                                                        {"id": "999999999", "keyword": "x"}]})
+        r = http.put(
+            f"/api/v2/filters/{made['id']}",
+            json={
+                "title": "renamed",
+                "keywords_attributes": [{"keyword": "new"}, {"id": "999999999", "keyword": "x"}],
+            },
+        )
         assert r.status_code == 422
         again = http.get(f"/api/v2/filters/{made['id']}").json()
         assert again["title"] == "t" and [k["keyword"] for k in again["keywords"]] == ["k"]
@@ -125,30 +169,46 @@ async def test_bad_input_is_refused_whole_with_a_422(srv, rp):
 
 async def test_form_bodies_with_nested_keywords_attributes(srv, rp):
     (alice,) = await run(accounts, srv.base, 1)
-    with httpx.Client(base_url=srv.base, timeout=30,
-                      headers={"Authorization": f"Bearer {alice.access_token}"}) as http:
-        r = http.post("/api/v2/filters", content=(
-            "title=Form&context[]=home&context[]=thread&filter_action=hide&expires_in=3600"
-            "&keywords_attributes[][keyword]=one&keywords_attributes[][whole_word]=false"
-            "&keywords_attributes[][keyword]=two"),
-            headers={"Content-Type": "application/x-www-form-urlencoded"})
+    with httpx.Client(
+        base_url=srv.base, timeout=30, headers={"Authorization": f"Bearer {alice.access_token}"}
+    ) as http:
+        r = http.post(
+            "/api/v2/filters",
+            content=(
+                "title=Form&context[]=home&context[]=thread&filter_action=hide&expires_in=3600"
+                "&keywords_attributes[][keyword]=one&keywords_attributes[][whole_word]=false"
+                "&keywords_attributes[][keyword]=two"
+            ),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
         assert r.status_code == 200, r.text
         f = r.json()
         assert f["context"] == ["home", "thread"] and f["filter_action"] == "hide"
         assert f["expires_at"] is not None
         assert [(k["keyword"], k["whole_word"]) for k in f["keywords"]] == [
-            ("one", False), ("two", True)]
-        r = http.put(f"/api/v2/filters/{f['id']}", data={
-            "keywords_attributes[0][id]": f["keywords"][0]["id"],
-            "keywords_attributes[0][_destroy]": "true",
-            "keywords_attributes[1][keyword]": "three"})
+            ("one", False),
+            ("two", True),
+        ]
+        r = http.put(
+            f"/api/v2/filters/{f['id']}",
+            data={
+                "keywords_attributes[0][id]": f["keywords"][0]["id"],
+                "keywords_attributes[0][_destroy]": "true",
+                "keywords_attributes[1][keyword]": "three",
+            },
+        )
         assert [k["keyword"] for k in r.json()["keywords"]] == ["two", "three"]
 
 
 async def test_v1_filters_are_keywords_of_v2_filters(srv, rp):
     (alice,) = await run(accounts, srv.base, 1)
-    v1 = await run(alice.filter_create, "spoiler", ["home", "notifications"],
-                   irreversible=True, whole_word=False)
+    v1 = await run(
+        alice.filter_create,
+        "spoiler",
+        ["home", "notifications"],
+        irreversible=True,
+        whole_word=False,
+    )
     assert v1["phrase"] == "spoiler" and v1["irreversible"] is True
     assert v1["whole_word"] is False and v1["context"] == ["home", "notifications"]
     (v2,) = await run(alice.filters_v2)
@@ -192,17 +252,25 @@ async def test_hide_leaves_a_status_out_of_every_read_in_its_contexts(srv, rp):
     await rp.drain()
 
     # carol's filters never apply to alice
-    await run(carol.create_filter_v2, "plain", ["home", "public", "thread", "account",
-                                                "notifications"], filter_action="hide",
-              keywords_attributes=[{"keyword": "plain"}])
+    await run(
+        carol.create_filter_v2,
+        "plain",
+        ["home", "public", "thread", "account", "notifications"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "plain"}],
+    )
     await run(alice.account_follow, (await run(carol.me))["id"])
     await rp.drain()
     home = ids(await run(_home, alice))
     assert bad["id"] in home and plain["id"] in home and boost["id"] in home
 
-    await run(alice.create_filter_v2, "veg", ["home", "notifications", "public", "thread",
-                                              "account"], filter_action="hide",
-              keywords_attributes=[{"keyword": "broccoli"}])
+    await run(
+        alice.create_filter_v2,
+        "veg",
+        ["home", "notifications", "public", "thread", "account"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "broccoli"}],
+    )
     home = ids(await run(_home, alice))
     assert plain["id"] in home
     assert bad["id"] not in home and reply["id"] not in home
@@ -236,8 +304,13 @@ async def test_warn_marks_the_status_with_filtered_and_contexts_hold(srv, rp):
     other = await run(bob.status_post, "nothing to see")
     boost = await run(bob.status_reblog, post["id"])
     await rp.drain()
-    f = await run(alice.create_filter_v2, "tv", ["home", "account"], filter_action="warn",
-                  keywords_attributes=[{"keyword": "finale"}])
+    f = await run(
+        alice.create_filter_v2,
+        "tv",
+        ["home", "account"],
+        filter_action="warn",
+        keywords_attributes=[{"keyword": "finale"}],
+    )
     home = {s["id"]: s for s in await run(_home, alice)}
     profile = {s["id"]: s for s in await run(alice.account_statuses, bob_id)}
     assert home[other["id"]]["filtered"] == []
@@ -267,12 +340,20 @@ async def test_whole_word_and_expiry(srv, rp):
     cat = await run(bob.status_post, "a cat, sleeping")
     concat = await run(bob.status_post, "concatenate the strings")
     await rp.drain()
-    whole = await run(alice.create_filter_v2, "cats", ["home"], filter_action="hide",
-                      keywords_attributes=[{"keyword": "cat", "whole_word": True}])
+    whole = await run(
+        alice.create_filter_v2,
+        "cats",
+        ["home"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "cat", "whole_word": True}],
+    )
     home = ids(await run(_home, alice))
     assert cat["id"] not in home and concat["id"] in home
-    await run(alice.update_filter_v2, whole["id"], keywords_attributes=[
-        {"id": whole["keywords"][0]["id"], "whole_word": False}])
+    await run(
+        alice.update_filter_v2,
+        whole["id"],
+        keywords_attributes=[{"id": whole["keywords"][0]["id"], "whole_word": False}],
+    )
     home = ids(await run(_home, alice))
     assert cat["id"] not in home and concat["id"] not in home
 
@@ -287,14 +368,21 @@ async def test_media_descriptions_are_matched(srv, rp, tmp_path):
     alice, bob = await run(accounts, srv.base, 2)
     await run(alice.account_follow, (await run(bob.me))["id"])
     from PIL import Image
+
     path = tmp_path / "p.png"
     Image.new("RGB", (8, 8), "red").save(path)
-    media = await run(bob.media_post, str(path), description="a photo of a spider",
-                      synchronous=True)
+    media = await run(
+        bob.media_post, str(path), description="a photo of a spider", synchronous=True
+    )
     post = await run(bob.status_post, "look", media_ids=[media["id"]])
     await rp.drain()
-    await run(alice.create_filter_v2, "bugs", ["home"], filter_action="hide",
-              keywords_attributes=[{"keyword": "spider"}])
+    await run(
+        alice.create_filter_v2,
+        "bugs",
+        ["home"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "spider"}],
+    )
     deadline = time.monotonic() + 10
     while post["id"] in ids(await run(_home, alice)) and time.monotonic() < deadline:
         await asyncio.sleep(0.2)

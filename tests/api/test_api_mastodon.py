@@ -1,8 +1,8 @@
 """The Mastodon client API driven by a real client (Mastodon.py) against a
 real ``redpoll serve`` process on a free port, on the test session's server."""
+
 from __future__ import annotations
 
-import time
 import uuid
 
 import httpx
@@ -12,16 +12,26 @@ from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError, Mastodon
 from redpoll import Redpoll, Settings
 from redpoll.api.process import ServeProcess
 
-LOOSE_LIMITS = {"REDPOLL_RATE_TOKEN": "100000/60", "REDPOLL_RATE_IP": "100000/60",
-                "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60",
-                "REDPOLL_RATE_APPS": "100000/60", "REDPOLL_RATE_IP_TOKENS": "100000/60",
-                "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60"}
+LOOSE_LIMITS = {
+    "REDPOLL_RATE_TOKEN": "100000/60",
+    "REDPOLL_RATE_IP": "100000/60",
+    "REDPOLL_RATE_SIGNUP": "100000/60",
+    "REDPOLL_RATE_LOGIN": "100000/60",
+    "REDPOLL_RATE_APPS": "100000/60",
+    "REDPOLL_RATE_IP_TOKENS": "100000/60",
+    "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60",
+}
 
 
 def serve_env(server, **extra) -> dict:
     url, cluster, _ = server
-    return {"REDIS_URL": url, "REDPOLL_CLUSTER": "1" if cluster else "0",
-            "REDPOLL_JOB_CLAIM_MS": "500", **LOOSE_LIMITS, **extra}
+    return {
+        "REDIS_URL": url,
+        "REDPOLL_CLUSTER": "1" if cluster else "0",
+        "REDPOLL_JOB_CLAIM_MS": "500",
+        **LOOSE_LIMITS,
+        **extra,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -36,19 +46,26 @@ def unique(prefix: str) -> str:
 
 
 def new_app(api) -> tuple[str, str]:
-    return Mastodon.create_app("redpoll-test", api_base_url=api.url,
-                               scopes=["read", "write", "follow", "push"])
+    return Mastodon.create_app(
+        "redpoll-test", api_base_url=api.url, scopes=["read", "write", "follow", "push"]
+    )
 
 
 def client(api, app, token=None) -> Mastodon:
-    return Mastodon(client_id=app[0], client_secret=app[1], access_token=token,
-                    api_base_url=api.url, ratelimit_method="throw")
+    return Mastodon(
+        client_id=app[0],
+        client_secret=app[1],
+        access_token=token,
+        api_base_url=api.url,
+        ratelimit_method="throw",
+    )
 
 
 def register(api, app, name, scopes=("read", "write", "follow", "push")) -> Mastodon:
     m = client(api, app)
-    m.create_account(name, "correct horse battery", f"{name}@example.com", agreement=True,
-                     scopes=list(scopes))
+    m.create_account(
+        name, "correct horse battery", f"{name}@example.com", agreement=True, scopes=list(scopes)
+    )
     return m
 
 
@@ -156,7 +173,9 @@ def test_a_list_holds_only_accounts_one_follows(api):
     is added; unfollowing or blocking takes it out of one's lists, and its
     later posts reach none of them."""
     app = new_app(api)
-    alice, bob, carol, dan = (register(api, app, unique(n)) for n in ("alice", "bob", "carol", "dan"))
+    alice, bob, carol, dan = (
+        register(api, app, unique(n)) for n in ("alice", "bob", "carol", "dan")
+    )
     b_id, c_id, d_id = bob.me().id, carol.me().id, dan.me().id
     friends = alice.list_create("friends")
     alice.account_follow(b_id)
@@ -210,8 +229,11 @@ async def test_lat_long_are_stored_as_location(api, server):
     alice = register(api, app, name)
     token = alice.access_token
     async with httpx.AsyncClient(base_url=api.url) as http:
-        r = await http.post("/api/v1/statuses", headers={"Authorization": f"Bearer {token}"},
-                            data={"status": "here", "lat": "51.5", "long": "-0.1275"})
+        r = await http.post(
+            "/api/v1/statuses",
+            headers={"Authorization": f"Bearer {token}"},
+            data={"status": "here", "lat": "51.5", "long": "-0.1275"},
+        )
         assert r.status_code == 200, r.text
         sid = r.json()["id"]
     url, cluster, _ = server
@@ -225,40 +247,79 @@ async def test_lat_long_are_stored_as_location(api, server):
 
 
 def test_authorization_code_flow_with_the_authorize_page(api):
-    app = Mastodon.create_app("code-app", api_base_url=api.url, scopes=["read", "write"],
-                              redirect_uris="https://client.example/cb")
+    app = Mastodon.create_app(
+        "code-app",
+        api_base_url=api.url,
+        scopes=["read", "write"],
+        redirect_uris="https://client.example/cb",
+    )
     name = unique("dora")
     register(api, app, name, scopes=("read", "write"))  # the account to log in with
     m = client(api, app)
-    url = m.auth_request_url(redirect_uris="https://client.example/cb", scopes=["read", "write"],
-                             state="xyz", allow_http=True)
+    url = m.auth_request_url(
+        redirect_uris="https://client.example/cb",
+        scopes=["read", "write"],
+        state="xyz",
+        allow_http=True,
+    )
     with httpx.Client() as http:
         page = http.get(url)
         assert page.status_code == 200 and "<form" in page.text
         assert page.headers["x-frame-options"] == "DENY"
-        bad = http.post(api.url + "/oauth/authorize", data={
-            "response_type": "code", "client_id": app[0], "redirect_uri": "https://client.example/cb",
-            "scope": "read write", "state": "xyz", "username": name, "password": "nope nope"})
+        bad = http.post(
+            api.url + "/oauth/authorize",
+            data={
+                "response_type": "code",
+                "client_id": app[0],
+                "redirect_uri": "https://client.example/cb",
+                "scope": "read write",
+                "state": "xyz",
+                "username": name,
+                "password": "nope nope",
+            },
+        )
         assert bad.status_code == 401 and "Invalid username or password" in bad.text
-        done = http.post(api.url + "/oauth/authorize", data={
-            "response_type": "code", "client_id": app[0], "redirect_uri": "https://client.example/cb",
-            "scope": "read write", "state": "xyz", "username": name,
-            "password": "correct horse battery"})
+        done = http.post(
+            api.url + "/oauth/authorize",
+            data={
+                "response_type": "code",
+                "client_id": app[0],
+                "redirect_uri": "https://client.example/cb",
+                "scope": "read write",
+                "state": "xyz",
+                "username": name,
+                "password": "correct horse battery",
+            },
+        )
         assert done.status_code == 302
         target = httpx.URL(done.headers["location"])
         assert str(target).startswith("https://client.example/cb?")
         assert target.params["state"] == "xyz"
         code = target.params["code"]
         # an unregistered redirect uri is refused without redirecting
-        evil = http.get(api.url + "/oauth/authorize", params={
-            "response_type": "code", "client_id": app[0], "redirect_uri": "https://evil.example/"})
+        evil = http.get(
+            api.url + "/oauth/authorize",
+            params={
+                "response_type": "code",
+                "client_id": app[0],
+                "redirect_uri": "https://evil.example/",
+            },
+        )
         assert evil.status_code == 400
-    m.log_in(code=code, redirect_uri="https://client.example/cb", scopes=["read", "write"],
-             allow_http=True)
+    m.log_in(
+        code=code,
+        redirect_uri="https://client.example/cb",
+        scopes=["read", "write"],
+        allow_http=True,
+    )
     assert m.me().username == name
     with pytest.raises(Exception):  # a code works once
-        client(api, app).log_in(code=code, redirect_uri="https://client.example/cb",
-                                scopes=["read", "write"], allow_http=True)
+        client(api, app).log_in(
+            code=code,
+            redirect_uri="https://client.example/cb",
+            scopes=["read", "write"],
+            allow_http=True,
+        )
 
 
 def test_out_of_band_code_is_shown(api):
@@ -266,10 +327,17 @@ def test_out_of_band_code_is_shown(api):
     name = unique("oob")
     register(api, app, name)
     with httpx.Client() as http:
-        done = http.post(api.url + "/oauth/authorize", data={
-            "response_type": "code", "client_id": app[0],
-            "redirect_uri": "urn:ietf:wg:oauth:2.0:oob", "scope": "read",
-            "username": name, "password": "correct horse battery"})
+        done = http.post(
+            api.url + "/oauth/authorize",
+            data={
+                "response_type": "code",
+                "client_id": app[0],
+                "redirect_uri": "urn:ietf:wg:oauth:2.0:oob",
+                "scope": "read",
+                "username": name,
+                "password": "correct horse battery",
+            },
+        )
     assert done.status_code == 200
     code = done.text.split("<code id=code>")[1].split("</code>")[0]
     m = client(api, app)

@@ -1,15 +1,15 @@
 """Notifications (v1, grouped v2) and read markers through Mastodon.py
 against a real ``redpoll serve``."""
+
 from __future__ import annotations
 
 import time
 
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
+from test_api_mastodon import new_app, register, serve_env, unique
 
 from redpoll.api.process import ServeProcess
-
-from test_api_mastodon import new_app, register, serve_env, unique
 
 
 def settled(api, follow: bool, seconds: float = 15.0) -> None:
@@ -51,7 +51,10 @@ def test_favourite_and_follow_notifications_and_their_undo(trio):
     settled(ann, True)
     notes = ann.notifications()
     assert [(n.type, n.account.id) for n in notes] == [
-        ("follow", bob_id), ("favourite", cat_id), ("favourite", bob_id)]
+        ("follow", bob_id),
+        ("favourite", cat_id),
+        ("favourite", bob_id),
+    ]
     assert notes[1].status.id == toot.id and notes[1].status.favourites_count == 2
     assert "status" not in notes[0] or notes[0].status is None
     # one by id, and filters
@@ -75,7 +78,7 @@ def test_paging_dismiss_clear(trio):
     page = ann.notifications(limit=2)
     assert [n.status.id for n in page] == [toots[4].id, toots[3].id]
     seen = [n.status.id for n in page]
-    while (page := ann.fetch_next(page)):
+    while page := ann.fetch_next(page):
         seen += [n.status.id for n in page]
     assert seen == [t.id for t in reversed(toots)]
     newest = ann.notifications(limit=5)
@@ -112,7 +115,10 @@ def test_grouped_notifications(trio):
     result = ann.grouped_notifications()
     groups = result.notification_groups
     assert [(g.type, g.notifications_count) for g in groups] == [
-        ("follow", 1), ("favourite", 1), ("favourite", 2)]
+        ("follow", 1),
+        ("favourite", 1),
+        ("favourite", 2),
+    ]
     assert groups[2].status_id == toot.id
     assert groups[2].sample_account_ids == [cat.me().id, bob.me().id]  # newest first
     assert {s.id for s in result.statuses} == {toot.id, other.id}
@@ -122,15 +128,20 @@ def test_grouped_notifications(trio):
     assert groups[2].group_key.startswith(f"favourite-{toot.id}-")
     assert groups[0].group_key.startswith("follow-")
     v1 = ann.notifications()
-    assert [n.group_key for n in v1] == [groups[0].group_key, groups[1].group_key,
-                                        groups[2].group_key, groups[2].group_key]
+    assert [n.group_key for n in v1] == [
+        groups[0].group_key,
+        groups[1].group_key,
+        groups[2].group_key,
+        groups[2].group_key,
+    ]
     assert groups[2].most_recent_notification_id == v1[2].id
     assert (groups[2].page_min_id, groups[2].page_max_id) == (v1[3].id, v1[2].id)
     assert groups[2].latest_page_notification_at == v1[2].created_at
     # grouped_types leaves the others ungrouped
     flat = ann.grouped_notifications(grouped_types=["follow"]).notification_groups
     assert [g.group_key for g in flat] == [groups[0].group_key] + [
-        f"ungrouped-{n.id}" for n in v1[1:]]
+        f"ungrouped-{n.id}" for n in v1[1:]
+    ]
 
 
 def test_groups_span_pages(four):
@@ -174,7 +185,9 @@ def test_one_group_its_accounts_dismiss_and_unread(trio):
     assert whole.notifications_count == 2 and whole.sample_account_ids == [cat.me().id, bob.me().id]
     assert [s.id for s in one.statuses] == [toot.id]
     assert [a.id for a in ann.grouped_notification_accounts(fav.group_key)] == [
-        cat.me().id, bob.me().id]
+        cat.me().id,
+        bob.me().id,
+    ]
     assert ann.unread_grouped_notifications_count() == 2  # two groups, three notifications
     assert ann.notifications_unread_count().count == 3
     assert ann.unread_grouped_notifications_count(grouped_types=["follow"]) == 3

@@ -5,6 +5,7 @@ timelines, in a boost and on the streams; one vote per account and
 Mastodon's refusals (nothing written); hide_totals; the one visibility
 decision; the end's ``poll`` notifications; edits that keep or reset the
 votes; a deleted status takes its poll along."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +13,9 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
+from test_stream_mastodon import Listener, accounts, wait_for
 
 from redpoll.polls import polls
-
-from test_stream_mastodon import Listener, accounts, wait_for
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -86,7 +86,7 @@ async def test_a_poll_posted_as_json_and_voted_in_shows_everywhere_as_mastodon(s
     assert code == 422 and "You have already voted" in message
     code, message = await run(refused, alice.poll_vote, status["id"], [0])
     assert code == 422 and "own" in message
-    dan, = await run(accounts, srv.base, 1)
+    (dan,) = await run(accounts, srv.base, 1)
     for choices in ([3], [0, 1]):
         code, _ = await run(refused, dan.poll_vote, status["id"], choices)
         assert code == 422
@@ -97,9 +97,16 @@ async def test_a_poll_posted_as_json_and_voted_in_shows_everywhere_as_mastodon(s
 async def test_a_form_encoded_poll_and_vote_are_read_as_json_ones(srv, rp):
     alice, bob = await run(accounts, srv.base, 2)
     with http(srv, alice.access_token) as c:
-        r = c.post("/api/v1/statuses", data={
-            "status": "form poll", "poll[options][]": ["one", "two", "three", "four"],
-            "poll[expires_in]": "300", "poll[multiple]": "true", "poll[hide_totals]": "true"})
+        r = c.post(
+            "/api/v1/statuses",
+            data={
+                "status": "form poll",
+                "poll[options][]": ["one", "two", "three", "four"],
+                "poll[expires_in]": "300",
+                "poll[multiple]": "true",
+                "poll[hide_totals]": "true",
+            },
+        )
         assert r.status_code == 200, r.text
         p = r.json()["poll"]
         assert [o["title"] for o in p["options"]] == ["one", "two", "three", "four"]
@@ -118,17 +125,21 @@ async def test_a_form_encoded_poll_and_vote_are_read_as_json_ones(srv, rp):
     assert [o["votes_count"] for o in author_view["options"]] == [1, 0, 0, 1]
 
 
-@pytest.mark.parametrize("poll", [
-    {"options": ["only"], "expires_in": 600},
-    {"options": ["a", "b", "c", "d", "e"], "expires_in": 600},
-    {"options": ["a", "a"], "expires_in": 600},
-    {"options": ["a", "b" * 51], "expires_in": 600},
-    {"options": ["a", "b"], "expires_in": 299},
-    {"options": ["a", "b"], "expires_in": 2_629_747},
-    {"options": ["a", "b"]},
-    "not an object"])
+@pytest.mark.parametrize(
+    "poll",
+    [
+        {"options": ["only"], "expires_in": 600},
+        {"options": ["a", "b", "c", "d", "e"], "expires_in": 600},
+        {"options": ["a", "a"], "expires_in": 600},
+        {"options": ["a", "b" * 51], "expires_in": 600},
+        {"options": ["a", "b"], "expires_in": 299},
+        {"options": ["a", "b"], "expires_in": 2_629_747},
+        {"options": ["a", "b"]},
+        "not an object",
+    ],
+)
 async def test_a_bad_poll_is_a_422_and_posts_nothing(srv, rp, poll):
-    alice, = await run(accounts, srv.base, 1)
+    (alice,) = await run(accounts, srv.base, 1)
     with http(srv, alice.access_token) as c:
         r = c.post("/api/v1/statuses", json={"status": "bad poll", "poll": poll})
         assert r.status_code == 422 and "poll" in r.json()["error"], r.text
@@ -137,10 +148,16 @@ async def test_a_bad_poll_is_a_422_and_posts_nothing(srv, rp, poll):
 
 
 async def test_a_poll_with_media_is_refused(srv, rp):
-    alice, = await run(accounts, srv.base, 1)
+    (alice,) = await run(accounts, srv.base, 1)
     with http(srv, alice.access_token) as c:
-        r = c.post("/api/v1/statuses", json={"status": "both", "media_ids": ["1"],
-                                             "poll": {"options": ["a", "b"], "expires_in": 600}})
+        r = c.post(
+            "/api/v1/statuses",
+            json={
+                "status": "both",
+                "media_ids": ["1"],
+                "poll": {"options": ["a", "b"], "expires_in": 600},
+            },
+        )
         assert r.status_code == 422 and "poll" in r.json()["error"]
         assert c.get("/api/v1/accounts/verify_credentials").json()["statuses_count"] == 0
 
@@ -149,8 +166,12 @@ async def test_a_poll_is_shown_and_voted_in_only_by_who_may_see_its_status(srv, 
     alice, follower, stranger = await run(accounts, srv.base, 3)
     me = await run(alice.me)
     await run(follower.account_follow, me["id"])
-    private = await run(alice.status_post, "followers only",
-                        poll=alice.make_poll(["a", "b"], expires_in=600), visibility="private")
+    private = await run(
+        alice.status_post,
+        "followers only",
+        poll=alice.make_poll(["a", "b"], expires_in=600),
+        visibility="private",
+    )
     assert (await run(follower.poll, private["id"]))["id"] == private["id"]
     await run(follower.poll_vote, private["id"], [0])
     for fn, args in ((stranger.poll, ()), (stranger.poll_vote, ([0],))):
@@ -166,8 +187,9 @@ async def test_a_poll_is_shown_and_voted_in_only_by_who_may_see_its_status(srv, 
 
 async def test_the_end_notifies_voters_and_the_author_and_a_delete_takes_the_poll(srv, rp):
     alice, bob, cat = await run(accounts, srv.base, 3)
-    status = await run(alice.status_post, "ends soon",
-                       poll=alice.make_poll(["x", "y"], expires_in=300))
+    status = await run(
+        alice.status_post, "ends soon", poll=alice.make_poll(["x", "y"], expires_in=300)
+    )
     await run(bob.poll_vote, status["id"], [0])
     # the end's job runs when due: driven past the poll's end here
     record = await rp.get_status(int(status["id"]))
@@ -176,8 +198,9 @@ async def test_the_end_notifies_voters_and_the_author_and_a_delete_takes_the_pol
     await rp.drain()
     for who in (alice, bob):
         notes = await run(who.notifications)
-        assert [(n["type"], n["status"]["id"], n["account"]["id"]) for n in notes] == \
-            [("poll", status["id"], (await run(alice.me))["id"])]
+        assert [(n["type"], n["status"]["id"], n["account"]["id"]) for n in notes] == [
+            ("poll", status["id"], (await run(alice.me))["id"])
+        ]
         assert notes[0]["status"]["poll"]["voters_count"] == 1  # the poll, with its votes
     assert await run(cat.notifications) == []
 
@@ -189,21 +212,33 @@ async def test_the_end_notifies_voters_and_the_author_and_a_delete_takes_the_pol
 
 async def test_an_edit_keeps_the_votes_of_unchanged_options_and_resets_changed_ones(srv, rp):
     alice, bob = await run(accounts, srv.base, 2)
-    status = await run(alice.status_post, "edit me",
-                       poll=alice.make_poll(["a", "b"], expires_in=600))
+    status = await run(
+        alice.status_post, "edit me", poll=alice.make_poll(["a", "b"], expires_in=600)
+    )
     await run(bob.poll_vote, status["id"], [1])
-    same = await run(alice.status_update, status["id"], "edit me, edited",
-                     poll=alice.make_poll(["a", "b"], expires_in=900))
+    same = await run(
+        alice.status_update,
+        status["id"],
+        "edit me, edited",
+        poll=alice.make_poll(["a", "b"], expires_in=900),
+    )
     assert [o["votes_count"] for o in same["poll"]["options"]] == [0, 1]
     assert same["poll"]["expires_at"] > status["poll"]["expires_at"]
-    changed = await run(alice.status_update, status["id"], "new options",
-                        poll=alice.make_poll(["c", "d", "e"], expires_in=900))
+    changed = await run(
+        alice.status_update,
+        status["id"],
+        "new options",
+        poll=alice.make_poll(["c", "d", "e"], expires_in=900),
+    )
     assert [o["votes_count"] for o in changed["poll"]["options"]] == [0, 0, 0]
     assert (await run(bob.poll, status["id"]))["voted"] is False
     await run(bob.poll_vote, status["id"], [2])
     history = await run(bob.status_history, status["id"])
-    assert [[o["title"] for o in v["poll"]["options"]] for v in history] == \
-        [["a", "b"], ["a", "b"], ["c", "d", "e"]]
+    assert [[o["title"] for o in v["poll"]["options"]] for v in history] == [
+        ["a", "b"],
+        ["a", "b"],
+        ["c", "d", "e"],
+    ]
     # as Mastodon: an edit without a poll removes it
     gone = await run(alice.status_update, status["id"], "no poll any more")
     assert gone["poll"] is None
@@ -215,5 +250,9 @@ async def test_the_instance_states_the_poll_bounds(srv, rp):
     with http(srv) as anon:
         for path in ("/api/v1/instance", "/api/v2/instance"):
             config = anon.get(path).json()["configuration"]["polls"]
-            assert config == {"max_options": 4, "max_characters_per_option": 50,
-                              "min_expiration": 300, "max_expiration": 2_629_746}, path
+            assert config == {
+                "max_options": 4,
+                "max_characters_per_option": 50,
+                "min_expiration": 300,
+                "max_expiration": 2_629_746,
+            }, path

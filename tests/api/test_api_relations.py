@@ -1,11 +1,11 @@
 """Blocks and mutes through the Mastodon API, beyond the leak
 matrix: a home page stays full when muted entries are skipped; both modes."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-
 from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(180)

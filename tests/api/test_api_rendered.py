@@ -1,39 +1,49 @@
 """redpoll.render.rendered: status entities rendered once and reused while the
 author record they were made from is unchanged."""
+
 from __future__ import annotations
 
 import httpx
 import orjson
 import pytest
+from test_api_mastodon import new_app, register, serve_env, unique
 
-from redpoll.storage import topology
 from redpoll.api.process import ServeProcess
+from redpoll.core.models import Status, User
+from redpoll.records.state import StatusState
 from redpoll.render import entities
 from redpoll.render.rendered import RenderedStatuses
-from redpoll.records.state import StatusState
-from redpoll.core.models import Status, User
-
-from test_api_mastodon import new_app, register, serve_env, unique
+from redpoll.storage import topology
 
 BASE = "http://example.test"
 
 
 def user(**changes) -> User:
-    fields = dict(id=7, login="ann", display_name="Ann", bio="", created_at=1_700_000_000_000,
-                  followers=1, following=2, posts=3)
+    fields = dict(
+        id=7,
+        login="ann",
+        display_name="Ann",
+        bio="",
+        created_at=1_700_000_000_000,
+        followers=1,
+        following=2,
+        posts=3,
+    )
     return User(**(fields | changes))
 
 
 def status(sid=41) -> Status:
-    return Status(id=sid, text="hello <world>", created_at=1_700_000_000_123, user_id=7,
-                  login="ann")
+    return Status(
+        id=sid, text="hello <world>", created_at=1_700_000_000_123, user_id=7, login="ann"
+    )
 
 
 def test_same_bytes_as_rendering_the_entity_directly():
     kept = RenderedStatuses()
     body = kept.json(status(), user(), BASE, viewer=True)
-    assert orjson.loads(body) == entities.status(status(), entities.account(user(), BASE), BASE,
-                                                 viewer=True)
+    assert orjson.loads(body) == entities.status(
+        status(), entities.account(user(), BASE), BASE, viewer=True
+    )
 
 
 def test_reused_while_the_author_is_unchanged_and_remade_when_it_changes():
@@ -76,10 +86,13 @@ def test_another_status_under_the_same_id_is_rendered_anew():
     """A wiped database hands out the same ids again."""
     kept = RenderedStatuses()
     kept.json(status(), user(), BASE, viewer=False)
-    other = Status(id=41, text="something else", created_at=1_800_000_000_000, user_id=7,
-                   login="ann")
-    assert orjson.loads(kept.json(other, user(), BASE, viewer=False))["content"] == \
-        "<p>something else</p>"
+    other = Status(
+        id=41, text="something else", created_at=1_800_000_000_000, user_id=7, login="ann"
+    )
+    assert (
+        orjson.loads(kept.json(other, user(), BASE, viewer=False))["content"]
+        == "<p>something else</p>"
+    )
     assert b"something else" in kept.array([other], {7: user()}, BASE, viewer=False)
 
 
@@ -104,14 +117,27 @@ def test_counts_and_flags_are_never_kept():
     serves a page read before and one read after a favourite."""
     kept = RenderedStatuses()
     before = orjson.loads(kept.json(status(), user(), BASE, viewer=True))
-    after = orjson.loads(kept.json(status(), user(), BASE, viewer=True,
-                                   state=StatusState(favourites=3, reblogs=1, replies=2,
-                                                     favourited=True, bookmarked=True)))
+    after = orjson.loads(
+        kept.json(
+            status(),
+            user(),
+            BASE,
+            viewer=True,
+            state=StatusState(favourites=3, reblogs=1, replies=2, favourited=True, bookmarked=True),
+        )
+    )
     assert before["favourites_count"] == 0 and before["favourited"] is False
     assert (after["favourites_count"], after["reblogs_count"], after["replies_count"]) == (3, 1, 2)
     assert after["favourited"] is True and after["bookmarked"] is True
-    page = orjson.loads(kept.array([status(1), status(2)], {7: user()}, BASE, viewer=False,
-                                   states=[StatusState(favourites=5), StatusState()]))
+    page = orjson.loads(
+        kept.array(
+            [status(1), status(2)],
+            {7: user()},
+            BASE,
+            viewer=False,
+            states=[StatusState(favourites=5), StatusState()],
+        )
+    )
     assert [s["favourites_count"] for s in page] == [5, 0]
     assert "favourited" not in page[0]
     assert len(kept._kept) == 3
@@ -146,13 +172,19 @@ async def test_single_status_endpoints_never_serve_a_stale_kept_rendering(api, r
     ann, bob = register(api, app, unique("ann")), register(api, app, unique("bob"))
     toot = ann.status_post("kept words")
     with httpx.Client(base_url=api.url, timeout=30) as http:
+
         def one(who) -> httpx.Response:
-            return http.get(f"/api/v1/statuses/{toot.id}",
-                            headers={"Authorization": f"Bearer {who.access_token}"})
+            return http.get(
+                f"/api/v1/statuses/{toot.id}",
+                headers={"Authorization": f"Bearer {who.access_token}"},
+            )
 
         def many(who) -> list:
-            r = http.get("/api/v1/statuses", params={"id[]": [str(toot.id)]},
-                         headers={"Authorization": f"Bearer {who.access_token}"})
+            r = http.get(
+                "/api/v1/statuses",
+                params={"id[]": [str(toot.id)]},
+                headers={"Authorization": f"Bearer {who.access_token}"},
+            )
             assert r.status_code == 200, r.text
             return r.json()
 
@@ -192,20 +224,33 @@ def test_an_account_is_kept_rendered_while_its_record_is_unchanged():
     changed = orjson.loads(kept.account(user(followers=5, display_name="Ann C"), BASE))
     assert changed["followers_count"] == 5 and changed["display_name"] == "Ann C"
     assert orjson.loads(kept.account(user(), "http://other.test"))["url"].startswith(
-        "http://other.test/")
+        "http://other.test/"
+    )
 
 
 def test_a_notification_from_kept_renderings_is_the_entity_rendered_directly():
     from redpoll.notifications.notifications import Notification
+
     kept = RenderedStatuses()
-    note = Notification(id=9, type="favourite", actor=7, status=41, created_at=1_700_000_000_500,
-                        key="k", group_key="favourite-41-1")
-    body = entities.notification_json(note, kept.account(user(), BASE),
-                                      kept.json(status(), user(), BASE, viewer=True))
-    direct = entities.notification(note, entities.account(user(), BASE),
-                                   entities.status(status(), entities.account(user(), BASE), BASE,
-                                                   viewer=True))
+    note = Notification(
+        id=9,
+        type="favourite",
+        actor=7,
+        status=41,
+        created_at=1_700_000_000_500,
+        key="k",
+        group_key="favourite-41-1",
+    )
+    body = entities.notification_json(
+        note, kept.account(user(), BASE), kept.json(status(), user(), BASE, viewer=True)
+    )
+    direct = entities.notification(
+        note,
+        entities.account(user(), BASE),
+        entities.status(status(), entities.account(user(), BASE), BASE, viewer=True),
+    )
     assert orjson.loads(body) == direct
     follow = Notification(id=10, type="follow", actor=7, status=None, created_at=1, key="f")
-    assert orjson.loads(entities.notification_json(follow, kept.account(user(), BASE), None)) == \
-        entities.notification(follow, entities.account(user(), BASE), None)
+    assert orjson.loads(
+        entities.notification_json(follow, kept.account(user(), BASE), None)
+    ) == entities.notification(follow, entities.account(user(), BASE), None)

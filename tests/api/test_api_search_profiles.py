@@ -1,15 +1,15 @@
 """Finding people and editing profiles through Mastodon.py 2.3.3 (and raw
 HTTP where it has no method) against a real ``redpoll serve``."""
+
 from __future__ import annotations
 
 import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonUnauthorizedError
-
-from redpoll.core import limits
-from redpoll.api.process import ServeProcess
-
 from test_api_mastodon import client, new_app, register, serve_env, unique
+
+from redpoll.api.process import ServeProcess
+from redpoll.core import limits
 
 
 @pytest.fixture(scope="module")
@@ -63,8 +63,10 @@ def test_accounts_by_prefix_v1_and_v2_with_paging(api):
     me.account_follow(made[1].me().id)
     followed = me.account_search(stem, following=True)
     assert [a.username for a in followed] == [f"{stem}1"]
-    assert me.search_v2("fan club", result_type="accounts").accounts[0].display_name == \
-        f"{stem.upper()} Fan Club"
+    assert (
+        me.search_v2("fan club", result_type="accounts").accounts[0].display_name
+        == f"{stem.upper()} Fan Club"
+    )
 
 
 def test_statuses_search_finds_the_viewers_own(api):
@@ -86,9 +88,15 @@ def test_search_input_errors_and_anonymous_limits(api, http):
     m = register(api, new_app(api), unique("s"))
     h = auth(m)
     assert http.get("/api/v2/search", headers=h).status_code == 422  # q missing
-    for params in ({"type": "people"}, {"limit": "0"}, {"limit": "x"}, {"offset": "-1"},
-                   {"resolve": "perhaps"}, {"account_id": "abc"},
-                   {"q": "x" * (limits.SEARCH_QUERY_MAX_CHARS + 1)}):
+    for params in (
+        {"type": "people"},
+        {"limit": "0"},
+        {"limit": "x"},
+        {"offset": "-1"},
+        {"resolve": "perhaps"},
+        {"account_id": "abc"},
+        {"q": "x" * (limits.SEARCH_QUERY_MAX_CHARS + 1)},
+    ):
         r = http.get("/api/v2/search", headers=h, params={"q": "a", **params})
         assert r.status_code == 422, (params, r.text)
     empty = http.get("/api/v2/search", headers=h, params={"q": ""}).json()
@@ -107,8 +115,13 @@ def test_update_credentials_shows_everywhere(api):
     name = unique("prof")
     m, viewer = register(api, app, name), register(api, app, unique("v"))
     fields = [("Web", "https://owl.example"), ("Pronouns", "they/them")]
-    updated = m.account_update_credentials(display_name="Prof <Owl>", note="line one\nline <two>",
-                                           bot=True, discoverable=False, fields=fields)
+    updated = m.account_update_credentials(
+        display_name="Prof <Owl>",
+        note="line one\nline <two>",
+        bot=True,
+        discoverable=False,
+        fields=fields,
+    )
     assert updated.display_name == "Prof <Owl>"
     assert updated.note == "<p>line one<br />line &lt;two&gt;</p>"
     assert updated.bot is True and updated.discoverable is False and updated.locked is False
@@ -129,32 +142,55 @@ def test_update_credentials_shows_everywhere(api):
 
 def test_update_credentials_json_body(api, http):
     m = register(api, new_app(api), unique("j"))
-    r = http.patch("/api/v1/accounts/update_credentials", headers=auth(m), json={
-        "display_name": "Jay", "fields_attributes": [{"name": "a", "value": "b"}],
-        "locked": False, "source": None})
+    r = http.patch(
+        "/api/v1/accounts/update_credentials",
+        headers=auth(m),
+        json={
+            "display_name": "Jay",
+            "fields_attributes": [{"name": "a", "value": "b"}],
+            "locked": False,
+            "source": None,
+        },
+    )
     assert r.status_code == 200, r.text
     assert r.json()["display_name"] == "Jay" and r.json()["fields"][0]["name"] == "a"
-    r = http.patch("/api/v1/accounts/update_credentials", headers=auth(m), json={
-        "fields_attributes": {"0": {"name": "x", "value": "y"}, "1": {"name": "z", "value": "w"}}})
+    r = http.patch(
+        "/api/v1/accounts/update_credentials",
+        headers=auth(m),
+        json={
+            "fields_attributes": {
+                "0": {"name": "x", "value": "y"},
+                "1": {"name": "z", "value": "w"},
+            }
+        },
+    )
     assert [(f["name"], f["value"]) for f in r.json()["fields"]] == [("x", "y"), ("z", "w")]
 
 
-@pytest.mark.parametrize("change", [
-    {"locked": "sometimes"},
-    {"display_name": "d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)},
-    {"note": "n" * (limits.BIO_MAX_CHARS + 1)},
-    {"bot": "sometimes"},
-    {"hide_collections": "true"},
-    {"source[privacy]": "friends"},
-    {"fields_attributes[0][name]": "n" * (limits.PROFILE_FIELD_MAX_CHARS + 1),
-     "fields_attributes[0][value]": "v"},
-    {f"fields_attributes[{i}][name]": f"n{i}" for i in range(limits.PROFILE_FIELDS_MAX + 1)},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"locked": "sometimes"},
+        {"display_name": "d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)},
+        {"note": "n" * (limits.BIO_MAX_CHARS + 1)},
+        {"bot": "sometimes"},
+        {"hide_collections": "true"},
+        {"source[privacy]": "friends"},
+        {
+            "fields_attributes[0][name]": "n" * (limits.PROFILE_FIELD_MAX_CHARS + 1),
+            "fields_attributes[0][value]": "v",
+        },
+        {f"fields_attributes[{i}][name]": f"n{i}" for i in range(limits.PROFILE_FIELDS_MAX + 1)},
+    ],
+)
 def test_refused_profile_changes_write_nothing(api, http, change):
     m = register(api, new_app(api), unique("r"))
     before = m.account_verify_credentials()
-    r = http.patch("/api/v1/accounts/update_credentials", headers=auth(m),
-                   data={"display_name": "Changed?", **change})
+    r = http.patch(
+        "/api/v1/accounts/update_credentials",
+        headers=auth(m),
+        data={"display_name": "Changed?", **change},
+    )
     assert r.status_code == 422, r.text
     after = m.account_verify_credentials()
     assert after.display_name == before.display_name and after.fields == before.fields
@@ -165,8 +201,9 @@ def test_avatar_upload_is_a_clear_422(api, tmp_path):
     image = tmp_path / "me.png"
     image.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\0" * 64)
     with pytest.raises(MastodonAPIError) as err:
-        m.account_update_credentials(display_name="With picture", avatar=str(image),
-                                     avatar_mime_type="image/png")
+        m.account_update_credentials(
+            display_name="With picture", avatar=str(image), avatar_mime_type="image/png"
+        )
     assert err.value.args[1] == 422
     assert m.me().display_name != "With picture"
 

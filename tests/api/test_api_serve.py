@@ -4,6 +4,7 @@ SIGTERM/SIGINT that keeps queued work in Redis, several HTTP workers.
 No other serve process is running while these tests run (the other API test
 modules' servers are module-scoped), so queued jobs stay queued.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,12 +12,11 @@ import os
 import signal
 
 import httpx
+from test_api_http import PASSWORD, bearer, make_app, sign_up, unique
+from test_api_mastodon import serve_env
 
 from redpoll import Redpoll, Settings
 from redpoll.api.process import ServeProcess
-
-from test_api_http import PASSWORD, bearer, make_app, sign_up, unique
-from test_api_mastodon import serve_env
 
 
 async def test_sigterm_shuts_down_cleanly_and_keeps_queued_work(server):
@@ -26,32 +26,66 @@ async def test_sigterm_shuts_down_cleanly_and_keeps_queued_work(server):
     srv = ServeProcess(env, args=["--no-jobs"]).start()
     try:
         async with httpx.AsyncClient(base_url=srv.url, timeout=30) as http:
-            app = (await http.post("/api/v1/apps", data={
-                "client_name": "t", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-                "scopes": "read write follow"})).json()
+            app = (
+                await http.post(
+                    "/api/v1/apps",
+                    data={
+                        "client_name": "t",
+                        "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                        "scopes": "read write follow",
+                    },
+                )
+            ).json()
             creds = {"client_id": app["client_id"], "client_secret": app["client_secret"]}
-            tok = (await http.post("/oauth/token", data={"grant_type": "client_credentials",
-                                                         "scope": "read write follow", **creds})).json()
+            tok = (
+                await http.post(
+                    "/oauth/token",
+                    data={
+                        "grant_type": "client_credentials",
+                        "scope": "read write follow",
+                        **creds,
+                    },
+                )
+            ).json()
             tokens, ids = [], []
             for _ in range(4):
                 name = unique("sd")
-                r = await http.post("/api/v1/accounts", headers=bearer(tok["access_token"]), data={
-                    "username": name, "email": f"{name}@example.com", "password": PASSWORD,
-                    "agreement": "true"})
+                r = await http.post(
+                    "/api/v1/accounts",
+                    headers=bearer(tok["access_token"]),
+                    data={
+                        "username": name,
+                        "email": f"{name}@example.com",
+                        "password": PASSWORD,
+                        "agreement": "true",
+                    },
+                )
                 tokens.append(r.json()["access_token"])
-                ids.append((await http.get("/api/v1/accounts/verify_credentials",
-                                           headers=bearer(tokens[-1]))).json()["id"])
+                ids.append(
+                    (
+                        await http.get(
+                            "/api/v1/accounts/verify_credentials", headers=bearer(tokens[-1])
+                        )
+                    ).json()["id"]
+                )
             for t in tokens[1:]:
-                assert (await http.post(f"/api/v1/accounts/{ids[0]}/follow", headers=bearer(t))).status_code == 200
-            status = (await http.post("/api/v1/statuses", headers=bearer(tokens[0]),
-                                      data={"status": "fan me out"})).json()
+                assert (
+                    await http.post(f"/api/v1/accounts/{ids[0]}/follow", headers=bearer(t))
+                ).status_code == 200
+            status = (
+                await http.post(
+                    "/api/v1/statuses", headers=bearer(tokens[0]), data={"status": "fan me out"}
+                )
+            ).json()
     finally:
         code = srv.stop()
     logs = srv.logs()
     srv.close()
     assert code == 0, logs[-3000:]
     lines = [json.loads(line) for line in logs.splitlines() if line.strip()]
-    assert any(line.get("msg") == "request" and line.get("path") == "/api/v1/statuses" for line in lines)
+    assert any(
+        line.get("msg") == "request" and line.get("path") == "/api/v1/statuses" for line in lines
+    )
     assert lines[-1]["msg"] == "stopped"
     for secret in (PASSWORD, app["client_secret"], tok["access_token"], *tokens):
         assert secret not in logs
@@ -69,13 +103,18 @@ async def test_sigterm_shuts_down_cleanly_and_keeps_queued_work(server):
 
 
 def test_workers_option_serves_from_several_processes(server):
-    with ServeProcess(serve_env(server), args=["--workers", "2"]) as srv, \
-            httpx.Client(base_url=srv.url, timeout=30) as http:
+    with (
+        ServeProcess(serve_env(server), args=["--workers", "2"]) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as http,
+    ):
         for _ in range(10):
             assert http.get("/api/v1/instance").status_code == 200
         app = make_app(http)
         token, _ = sign_up(http, app)
-        assert http.post("/api/v1/statuses", headers=bearer(token), data={"status": "hi"}).status_code == 200
+        assert (
+            http.post("/api/v1/statuses", headers=bearer(token), data={"status": "hi"}).status_code
+            == 200
+        )
         srv.process.send_signal(signal.SIGINT)
         assert srv.process.wait(60) == 0
 
@@ -84,18 +123,23 @@ def test_serve_defaults_to_one_http_process_per_core(tmp_path):
     """Without --workers, serve runs one HTTP process per core it may use."""
     import os
     import subprocess
+
     cores = len(os.sched_getaffinity(0))
     env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
     env["REDPOLL_DATA_DIR"] = str(tmp_path / "data")
     with ServeProcess(env, args=["--no-jobs"], workers=None) as srv:
         with httpx.Client(base_url=srv.url, timeout=30) as http:
             assert http.get("/api/v1/instance").status_code == 200
-        children = subprocess.run(["pgrep", "-P", str(srv.process.pid)], capture_output=True,
-                                  text=True).stdout.split()
+        children = subprocess.run(
+            ["pgrep", "-P", str(srv.process.pid)], capture_output=True, text=True
+        ).stdout.split()
         # the HTTP workers are spawned children (the embedded Valkey and
         # multiprocessing's resource tracker are children too)
-        workers = [c for c in children
-                   if "spawn_main" in open(f"/proc/{c}/cmdline", "rb").read().decode(errors="replace")]
+        workers = [
+            c
+            for c in children
+            if "spawn_main" in open(f"/proc/{c}/cmdline", "rb").read().decode(errors="replace")
+        ]
         # one process serves in the parent itself; more are its children
         assert len(workers) == (cores if cores > 1 else 0), children
 
@@ -105,6 +149,7 @@ def test_sigterm_right_after_the_url_is_printed_still_stops_it(tmp_path):
     signal handlers: a SIGTERM in that moment used to be swallowed and the
     process ran on."""
     import os
+
     env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
     env["REDPOLL_DATA_DIR"] = str(tmp_path / "data")
     for args in ([], [], ["--workers", "2"]):
@@ -130,8 +175,11 @@ def _ask(sock, path: str = "/api/v1/instance") -> int:
     except ConnectionResetError:
         return 0
     top, _, body = head.partition(b"\r\n\r\n")
-    length = next(int(line.split(b":")[1]) for line in top.split(b"\r\n")
-                  if line.lower().startswith(b"content-length:"))
+    length = next(
+        int(line.split(b":")[1])
+        for line in top.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
     while len(body) < length:
         body += sock.recv(65536)
     return int(top.split(b" ")[1])
@@ -144,6 +192,7 @@ def test_a_kept_alive_connection_idle_for_a_clients_poll_interval_is_still_open(
     keeps one open for limits.HTTP_KEEP_ALIVE_S."""
     import socket
     import time
+
     env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
     env["REDPOLL_DATA_DIR"] = str(tmp_path / "data")
     with ServeProcess(env, args=["--no-jobs"]) as srv:

@@ -1,13 +1,13 @@
 """Favourites, bookmarks and notifications through the Mastodon client API,
 driven by Mastodon.py against a real ``redpoll serve``."""
+
 from __future__ import annotations
 
 import pytest
 from mastodon import MastodonNotFoundError
+from test_api_mastodon import new_app, register, serve_env, unique
 
 from redpoll.api.process import ServeProcess
-
-from test_api_mastodon import new_app, register, serve_env, unique
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_favourites_list_pages_with_link_headers(trio):
     assert [s.id for s in page] == [toots[4].id, toots[3].id]
     assert all(s.favourited for s in page)
     seen = [s.id for s in page]
-    while (page := bob.fetch_next(page)):
+    while page := bob.fetch_next(page):
         seen += [s.id for s in page]
     assert seen == [t.id for t in reversed(toots)]
     assert ann.favourites() == []
@@ -76,8 +76,13 @@ def test_bookmarks(trio):
 
 def test_unknown_statuses_are_404_and_write_nothing(trio):
     ann, bob, _ = trio
-    for call in (bob.status_favourite, bob.status_unfavourite, bob.status_bookmark,
-                 bob.status_unbookmark, bob.status_favourited_by):
+    for call in (
+        bob.status_favourite,
+        bob.status_unfavourite,
+        bob.status_bookmark,
+        bob.status_unbookmark,
+        bob.status_favourited_by,
+    ):
         with pytest.raises(MastodonNotFoundError):
             call("999999999")
     assert bob.favourites() == [] and bob.bookmarks() == []

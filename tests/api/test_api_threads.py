@@ -1,5 +1,6 @@
 """Replies, threads, mentions and hashtags through Mastodon.py against a
 real ``redpoll serve``."""
+
 from __future__ import annotations
 
 import time
@@ -7,10 +8,9 @@ import time
 import httpx
 import pytest
 from mastodon import MastodonNotFoundError
+from test_api_mastodon import new_app, register, serve_env, unique
 
 from redpoll.api.process import ServeProcess
-
-from test_api_mastodon import new_app, register, serve_env, unique
 
 
 @pytest.fixture(scope="module")
@@ -109,8 +109,11 @@ def test_tag_history_in_tag_search_and_followed_tags(trio):
     first, as strings (Mastodon's Tag entity)."""
     ann, bob, cat = trio
     name = unique("Hist").lower()
-    posts = [ann.status_post(f"one #{name}"), ann.status_post(f"two #{name}"),
-             bob.status_post(f"three #{name}")]
+    posts = [
+        ann.status_post(f"one #{name}"),
+        ann.status_post(f"two #{name}"),
+        bob.status_post(f"three #{name}"),
+    ]
     cat.status_post(f"not public #{name}", visibility="unlisted")
     tag = cat.tag(name)
     assert len(tag.history) == 7
@@ -144,8 +147,11 @@ def test_tag_timeline_any_all_none(api, trio):
 
     def tl(params):
         with httpx.Client(base_url=api.url, timeout=30) as client:
-            r = client.get(f"/api/v1/timelines/tag/{a}", params=params,
-                           headers={"Authorization": f"Bearer {bob.access_token}"})
+            r = client.get(
+                f"/api/v1/timelines/tag/{a}",
+                params=params,
+                headers={"Authorization": f"Bearer {bob.access_token}"},
+            )
         return r
 
     def ids(params):
@@ -182,6 +188,12 @@ def test_account_statuses_exclude_replies_and_reblogs(trio):
     everything = [s.id for s in ann.account_statuses(me)]
     assert everything == [boost.id, reply.id, thread.id, own.id]
     assert [s.id for s in ann.account_statuses(me, exclude_replies=True)] == [
-        boost.id, thread.id, own.id]
+        boost.id,
+        thread.id,
+        own.id,
+    ]
     assert [s.id for s in ann.account_statuses(me, exclude_reblogs=True)] == [
-        reply.id, thread.id, own.id]
+        reply.id,
+        thread.id,
+        own.id,
+    ]

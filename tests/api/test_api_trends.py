@@ -2,6 +2,7 @@
 serve``: trending hashtags, links and statuses as Mastodon's entities, with
 offset paging, the viewer's blocks applied, open to anonymous readers; who
 to follow (v2 and v1), dismissing a suggestion."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,7 +10,6 @@ import asyncio
 import httpx
 import pytest
 from mastodon import Mastodon
-
 from test_stream_mastodon import accounts
 
 pytestmark = [pytest.mark.timeout(240)]
@@ -24,8 +24,9 @@ async def test_trending_tags_and_links_as_mastodon_shows_them(srv, rp):
     for m in (ann, bob):
         await call(m, "status_post", "reading #RedpollNews at https://example.org/story?id=7.")
     await call(cat, "status_post", "alone with #quiet")
-    await call(cat, "status_post", "not listed #hidden https://hidden.example/",
-               visibility="unlisted")
+    await call(
+        cat, "status_post", "not listed #hidden https://hidden.example/", visibility="unlisted"
+    )
 
     tags = await call(ann, "trending_tags")
     assert [t["name"] for t in tags] == ["redpollnews", "quiet"]
@@ -62,8 +63,9 @@ async def test_trending_statuses_rank_by_interactions_and_hide_what_the_viewer_b
     assert [s["id"] for s in shown] == [liked["id"], boosted["id"]]
     assert shown[0]["favourites_count"] == 3 and shown[0]["favourited"] is True
     assert shown[1]["reblogs_count"] == 1
-    assert [s["id"] for s in await call(cat, "trending_statuses", limit=1, offset=1)] == \
-        [boosted["id"]]
+    assert [s["id"] for s in await call(cat, "trending_statuses", limit=1, offset=1)] == [
+        boosted["id"]
+    ]
     ann_id = (await call(ann, "me"))["id"]
     await call(dan, "account_block", ann_id)
     assert [s["id"] for s in await call(dan, "trending_statuses")] == [boosted["id"]]
@@ -87,7 +89,8 @@ async def test_suggestions_v2_v1_and_dismissing_one(srv, rp):
     found = await call(me, "suggestions_v2")
     assert [(s["account"]["id"], s["source"], s["sources"]) for s in found[:2]] == [
         (ids["theirs"], "past_interactions", ["friends_of_friends", "most_followed"]),
-        (ids["star"], "global", ["most_followed"])]
+        (ids["star"], "global", ["most_followed"]),
+    ]
     assert ids["friend"] not in [s["account"]["id"] for s in found]
     assert [a["id"] for a in await call(me, "suggestions_v1")][:2] == [ids["theirs"], ids["star"]]
 

@@ -4,6 +4,7 @@ and the source; every kept rendering follows an edit; Mastodon's refusals;
 an edit refused by its script leaves the old record whole; ``status.update``
 on the Mastodon streams (SSE and WebSocket) only to those who may see the
 status, decided when it is sent; the boosters' ``update`` notification."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,12 +15,11 @@ import httpx
 import pytest
 import websockets
 from mastodon import MastodonAPIError, MastodonNotFoundError
+from test_stream_mastodon import Listener, accounts, wait_for
 
 from redpoll.core import keys, limits
 from redpoll.core.errors import Conflict
 from redpoll.storage import topology
-
-from test_stream_mastodon import Listener, accounts, wait_for
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -52,8 +52,12 @@ async def test_an_edit_changes_the_status_everywhere_and_keeps_its_history(srv, 
     history = await run(bob.status_history, post["id"])  # never edited: itself only
     assert len(history) == 1 and "first thoughts" in history[0]["content"]
 
-    edited = await run(alice.status_update, post["id"], f"second thoughts @{bob_me['username']} #{two}",
-                       spoiler_text="careful")
+    edited = await run(
+        alice.status_update,
+        post["id"],
+        f"second thoughts @{bob_me['username']} #{two}",
+        spoiler_text="careful",
+    )
     assert edited["id"] == post["id"] and edited["edited_at"] is not None
     assert "second thoughts" in edited["content"] and edited["spoiler_text"] == "careful"
     assert edited["sensitive"] is True and edited["language"] == "en"  # kept
@@ -83,8 +87,11 @@ async def test_an_edit_changes_the_status_everywhere_and_keeps_its_history(srv, 
 
     await run(alice.status_update, post["id"], "third thoughts")
     history = await run(bob.status_history, post["id"])
-    assert ["first thoughts" in history[0]["content"], "second thoughts" in history[1]["content"],
-            "third thoughts" in history[2]["content"]] == [True, True, True]
+    assert [
+        "first thoughts" in history[0]["content"],
+        "second thoughts" in history[1]["content"],
+        "third thoughts" in history[2]["content"],
+    ] == [True, True, True]
     assert history[0]["created_at"] == post["created_at"]
     assert [h["spoiler_text"] for h in history] == ["", "careful", ""]
     assert [h["sensitive"] for h in history] == [False, True, False]
@@ -109,20 +116,23 @@ async def test_what_mastodon_refuses_to_edit_is_refused_and_nothing_changes(srv,
         await run(alice.status_update, bobs["id"], "hijacked")
     with pytest.raises(MastodonNotFoundError):
         await run(alice.status_update, 999_999_999_999, "nothing there")
-    for args, kwargs in [((boost["id"], "a boost"), {}),
-                         ((mine["id"], "   "), {}),
-                         ((mine["id"], "x" * (limits.STATUS_MAX_CHARS + 1)), {}),
-                         ((mine["id"], "x" * (limits.STATUS_MAX_CHARS - 3)),
-                          {"spoiler_text": "too long"}),
-                         ((mine["id"], "new media"), {"media_ids": [12345]})]:
+    for args, kwargs in [
+        ((boost["id"], "a boost"), {}),
+        ((mine["id"], "   "), {}),
+        ((mine["id"], "x" * (limits.STATUS_MAX_CHARS + 1)), {}),
+        ((mine["id"], "x" * (limits.STATUS_MAX_CHARS - 3)), {"spoiler_text": "too long"}),
+        ((mine["id"], "new media"), {"media_ids": [12345]}),
+    ]:
         with pytest.raises(MastodonAPIError) as refused:
             await run(alice.status_update, *args, **kwargs)
         assert refused.value.args[1] == 422, (args[1][:20], refused.value.args)
     with httpx.Client(base_url=srv.base, timeout=30) as http:
         headers = {"Authorization": f"Bearer {alice.access_token}"}
-        polled = http.put(f"/api/v1/statuses/{mine['id']}", headers=headers,
-                          json={"status": "a bad poll", "poll": {"options": ["only one"],
-                                                                 "expires_in": 3600}})
+        polled = http.put(
+            f"/api/v1/statuses/{mine['id']}",
+            headers=headers,
+            json={"status": "a bad poll", "poll": {"options": ["only one"], "expires_in": 3600}},
+        )
         assert polled.status_code == 422 and "poll" in polled.json()["error"]
     shown = await run(alice.status, mine["id"])
     assert shown["content"] == "<p>mine</p>" and shown["edited_at"] is None
@@ -155,8 +165,9 @@ async def test_an_edit_refused_by_its_script_leaves_the_old_record_whole(srv, rp
     osid = int(other["id"])
     before = await rp.store.hgetall(keys.status(osid))
     with pytest.raises(Conflict):
-        await topology.of(rp.store).edit_status(osid, uid, "7", ("{}", "{}"), {"text": "stale"},
-                                                ["x:language"])
+        await topology.of(rp.store).edit_status(
+            osid, uid, "7", ("{}", "{}"), {"text": "stale"}, ["x:language"]
+        )
     assert await rp.store.hgetall(keys.status(osid)) == before
     assert not await rp.store.exists(keys.status_edits(osid))
 
@@ -170,9 +181,11 @@ async def test_an_edit_of_a_private_status_reaches_only_who_may_see_it(srv, rp):
     me, oth_me = await run(alice.me), await run(oth.me)
     await run(fol.account_follow, me["id"])
     streams = {"fol": EditListener(), "oth": EditListener(), "public": EditListener()}
-    handles = [await run(fol.stream_user, streams["fol"], run_async=True),
-               await run(oth.stream_user, streams["oth"], run_async=True),
-               await run(oth.stream_public, streams["public"], run_async=True)]
+    handles = [
+        await run(fol.stream_user, streams["fol"], run_async=True),
+        await run(oth.stream_user, streams["oth"], run_async=True),
+        await run(oth.stream_public, streams["public"], run_async=True),
+    ]
     ws_url = srv.base.replace("http", "ws") + "/api/v1/streaming?access_token=" + oth.access_token
     try:
         async with websockets.connect(ws_url) as ws:
@@ -180,8 +193,10 @@ async def test_an_edit_of_a_private_status_reaches_only_who_may_see_it(srv, rp):
             await srv.wait_subscribers(len(handles) + 1)
             private = await run(alice.status_post, "for followers", visibility="private")
             await run(alice.status_update, private["id"], "for followers, edited")
-            await wait_for(lambda: private["id"] in [s["id"] for s in streams["fol"].edits],
-                           "the follower's status.update")
+            await wait_for(
+                lambda: private["id"] in [s["id"] for s in streams["fol"].edits],
+                "the follower's status.update",
+            )
             edit = [s for s in streams["fol"].edits if s["id"] == private["id"]][0]
             assert "edited" in edit["content"] and edit["edited_at"] is not None
             assert len(await run(fol.status_history, private["id"])) == 2
@@ -191,8 +206,10 @@ async def test_an_edit_of_a_private_status_reaches_only_who_may_see_it(srv, rp):
 
             # naming oth lets oth see it, from the same write on
             await run(alice.status_update, private["id"], f"now for @{oth_me['username']} too")
-            await wait_for(lambda: private["id"] in [s["id"] for s in streams["oth"].edits],
-                           "the newly mentioned's status.update")
+            await wait_for(
+                lambda: private["id"] in [s["id"] for s in streams["oth"].edits],
+                "the newly mentioned's status.update",
+            )
             assert len(await run(oth.status_history, private["id"])) == 3
             frames = []
 
@@ -209,13 +226,20 @@ async def test_an_edit_of_a_private_status_reaches_only_who_may_see_it(srv, rp):
             # and no longer naming them hides it again, stream and history alike
             await run(alice.status_update, private["id"], "followers only again")
             marker = await run(alice.status_post, "the end")
-            await wait_for(lambda: marker["id"] in [s["id"] for s in streams["public"].updates],
-                           "the public marker")
-            await wait_for(lambda: len([s for s in streams["fol"].edits
-                                        if s["id"] == private["id"]]) == 3, "fol's third edit")
+            await wait_for(
+                lambda: marker["id"] in [s["id"] for s in streams["public"].updates],
+                "the public marker",
+            )
+            await wait_for(
+                lambda: len([s for s in streams["fol"].edits if s["id"] == private["id"]]) == 3,
+                "fol's third edit",
+            )
             await asyncio.sleep(0.5)
-            assert [s for s in streams["oth"].edits if s["id"] == private["id"]
-                    and "again" in s["content"]] == []
+            assert [
+                s
+                for s in streams["oth"].edits
+                if s["id"] == private["id"] and "again" in s["content"]
+            ] == []
             assert streams["public"].edits == []  # never on a public stream
             for fn in (oth.status_history, oth.status):
                 with pytest.raises(MastodonNotFoundError):
@@ -224,10 +248,13 @@ async def test_an_edit_of_a_private_status_reaches_only_who_may_see_it(srv, rp):
             try:
                 while True:
                     ws_frames.append(json.loads(await asyncio.wait_for(ws.recv(), 0.5)))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
-            assert not [f for f in ws_frames if f.get("event") == "status.update"
-                        and "again" in f["payload"]]
+            assert not [
+                f
+                for f in ws_frames
+                if f.get("event") == "status.update" and "again" in f["payload"]
+            ]
     finally:
         for handle in handles:
             handle.close()

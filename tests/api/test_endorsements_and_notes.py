@@ -1,6 +1,7 @@
 """Endorsements (featured profiles), private notes, one's lists that hold
 an account, familiar followers and identity proofs, through Mastodon.py
 against a real ``redpoll serve``, on one server and on the cluster."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,11 +9,10 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonAPIError
+from test_stream_mastodon import accounts
 
 from redpoll.core import limits
 from redpoll.moderation import moderation
-
-from test_stream_mastodon import accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
@@ -40,14 +40,17 @@ async def test_an_endorsement_needs_a_follow_and_goes_with_it(srv, rp):
     shown = httpx.get(f"{srv.base}/api/v1/accounts/{me.me()['id']}/endorsements").json()
     assert ids(shown) == [str(carol_id), str(bob_id)]
     # paging: one a page, the Link header leading to the next
-    first = httpx.get(f"{srv.base}/api/v1/accounts/{me.me()['id']}/endorsements",
-                      params={"limit": 1})
+    first = httpx.get(
+        f"{srv.base}/api/v1/accounts/{me.me()['id']}/endorsements", params={"limit": 1}
+    )
     assert ids(first.json()) == [str(carol_id)]
     assert ids(httpx.get(first.links["next"]["url"]).json()) == [str(bob_id)]
     # one who blocks carol, or is blocked by her, is not shown her there
     dave.account_block(carol_id)
-    raw = httpx.get(f"{srv.base}/api/v1/accounts/{me.me()['id']}/endorsements",
-                    headers={"Authorization": f"Bearer {dave.access_token}"}).json()
+    raw = httpx.get(
+        f"{srv.base}/api/v1/accounts/{me.me()['id']}/endorsements",
+        headers={"Authorization": f"Bearer {dave.access_token}"},
+    ).json()
     assert ids(raw) == [str(bob_id)]
     # a suspended account is shown to no one
     carol_name = carol.me()["username"]
@@ -115,9 +118,11 @@ async def test_familiar_followers_and_identity_proofs(srv, rp):
     assert ids(found[0]["accounts"]) == [str(b.me()["id"]), str(a.me()["id"])]
     assert found[1]["accounts"] == []
     # the literal route is not taken for an account id
-    raw = httpx.get(f"{srv.base}/api/v1/accounts/familiar_followers",
-                    params={"id[]": [tid]},
-                    headers={"Authorization": f"Bearer {me.access_token}"})
+    raw = httpx.get(
+        f"{srv.base}/api/v1/accounts/familiar_followers",
+        params={"id[]": [tid]},
+        headers={"Authorization": f"Bearer {me.access_token}"},
+    )
     assert raw.status_code == 200 and ids(raw.json()[0]["accounts"]) == ids(found[0]["accounts"])
     assert httpx.get(f"{srv.base}/api/v1/accounts/familiar_followers").status_code == 401
     assert httpx.get(f"{srv.base}/api/v1/accounts/{tid}/identity_proofs").json() == []

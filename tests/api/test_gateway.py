@@ -1,6 +1,7 @@
 """One web layer for REST and streams: one error type, one
 body reader, one authentication backend, one entity renderer, and streams
 that ask the engine instead of reading Redis keys themselves."""
+
 from __future__ import annotations
 
 import ast
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_stream_backfill import app_token
+from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 
 import redpoll
@@ -18,8 +21,6 @@ from redpoll.gateway import auth as gateway_auth
 from redpoll.gateway.body import read_body
 from redpoll.gateway.errors import WebError
 from redpoll.stream import filters
-from test_stream_backfill import app_token
-from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -38,23 +39,32 @@ def test_streams_read_no_redis_keys():
     for path in STREAM.glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                    and node.value.id == "keys":
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "keys"
+            ):
                 raise AssertionError(f"{path.name}:{node.lineno} reads keys.{node.attr}")
-            if isinstance(node, ast.Attribute) and node.attr == "client" and \
-                    isinstance(node.value, ast.Attribute) and node.value.attr == "store":
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "client"
+                and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "store"
+            ):
                 raise AssertionError(f"{path.name}:{node.lineno} talks to store.client")
 
 
 def test_bearer_token_is_found_the_same_way_everywhere():
     def scope(*headers):
         return {"headers": [(k.encode(), v.encode()) for k, v in headers]}
+
     assert gateway_auth.bearer_token(scope(("authorization", "Bearer abc"))) == ("abc", None)
     assert gateway_auth.bearer_token(scope(("authorization", "bearer  abc "))) == ("abc", None)
     assert gateway_auth.bearer_token(scope(), {"access_token": "p"}) == ("p", None)
     assert gateway_auth.bearer_token(scope()) == (None, None)  # REST: no parameter
-    assert gateway_auth.bearer_token(scope(("sec-websocket-protocol", "t1, x")),
-                                     subprotocol=True) == ("t1", "t1")
+    assert gateway_auth.bearer_token(
+        scope(("sec-websocket-protocol", "t1, x")), subprotocol=True
+    ) == ("t1", "t1")
 
 
 async def test_stream_events_are_the_rest_entity(server, rp, tmp_path):
@@ -64,8 +74,10 @@ async def test_stream_events_are_the_rest_entity(server, rp, tmp_path):
         alice = await rp.sign_up("alice")
         async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
             token = await app_token(c, proc.base)
-            async with connect(f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
-                               additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+            async with connect(
+                f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
+                additional_headers={"Authorization": f"Bearer {token}"},
+            ) as ws:
                 await proc.wait_subscribers(1)
                 status = await rp.post(alice.id, "one renderer #for all")
                 frame = json.loads(await asyncio.wait_for(ws.recv(), WAIT))

@@ -1,5 +1,6 @@
 """The server's rules, extended description and languages, set with
 ``redpoll admin`` and read by Mastodon.py against a real ``redpoll serve``."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,10 +8,9 @@ import asyncio
 import httpx
 import pytest
 from mastodon import Mastodon
+from test_moderation import admin, ok
 
 from redpoll.core import limits
-
-from test_moderation import admin, ok
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -24,7 +24,9 @@ async def test_rules_set_by_the_operator_show_in_the_api_and_the_instance(srv, r
     m = Mastodon(api_base_url=srv.base)
     rules = await asyncio.to_thread(m.instance_rules)
     assert [(r["id"], r["text"], r["hint"]) for r in rules] == [
-        ("1", "Be kind", "No harassment"), ("2", "No spam", "")]
+        ("1", "Be kind", "No harassment"),
+        ("2", "No spam", ""),
+    ]
     # the instance entity (its first read in this server) carries them, and the pin bound
     with httpx.Client(base_url=srv.base, timeout=30) as http:
         v2 = http.get("/api/v2/instance").json()

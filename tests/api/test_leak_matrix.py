@@ -12,17 +12,16 @@ Mastodon's); ``anon`` has no user token;
 ``blk`` followed alice and is blocked by her; ``blkr`` blocks alice; ``mut``
 follows alice and mutes her. A row of SEES / HOME is one relationship.
 """
+
 from __future__ import annotations
 
 import asyncio
 import json
 import uuid
 
-import websockets
-
 import pytest
+import websockets
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
-
 from test_stream_mastodon import Listener, NoteListener, accounts, wait_for
 from test_stream_support import Conn
 
@@ -52,9 +51,15 @@ HOME = {
 #: the WebSocket's narrowed streams and which of alice's statuses each
 #: carries to ``oth`` (she is of this server and posts no media); ``mut``
 #: and ``blkr`` get none of hers on any of them
-NARROWED = {"public:local": {"public"}, "hashtag:local": {"public"}, "public:remote": set(),
-            "public:media": set(), "public:local:media": set(), "public:remote:media": set(),
-            "user:notification": set()}
+NARROWED = {
+    "public:local": {"public"},
+    "hashtag:local": {"public"},
+    "public:remote": set(),
+    "public:media": set(),
+    "public:local:media": set(),
+    "public:remote:media": set(),
+    "user:notification": set(),
+}
 
 
 async def subscribe_narrowed(ws, tag: str) -> None:
@@ -79,8 +84,16 @@ async def test_leak_matrix(srv, rp):
     base = srv.base
     alice, fol, men, oth, blk, blkr, mut = await asyncio.to_thread(accounts, base, 7)
     anon = Mastodon(api_base_url=base)
-    who = {"alice": alice, "fol": fol, "men": men, "oth": oth, "anon": anon, "blk": blk,
-           "blkr": blkr, "mut": mut}
+    who = {
+        "alice": alice,
+        "fol": fol,
+        "men": men,
+        "oth": oth,
+        "anon": anon,
+        "blk": blk,
+        "blkr": blkr,
+        "mut": mut,
+    }
     me = {k: (await asyncio.to_thread(m.me)) for k, m in who.items() if k != "anon"}
     alice_id = me["alice"]["id"]
     for follower in (fol, blk, blkr, mut):
@@ -99,19 +112,27 @@ async def test_leak_matrix(srv, rp):
     await asyncio.to_thread(oth.list_accounts_add, lst["id"], [alice_id])
     tag = "leak" + uuid.uuid4().hex[:8]
 
-    streams = {"fol:user": Listener(), "oth:user": Listener(), "oth:list": Listener(),
-               "oth:public": Listener(), "oth:hashtag": Listener(),
-               "oth:public:local": Listener(), "men:notification": NoteListener()}
+    streams = {
+        "fol:user": Listener(),
+        "oth:user": Listener(),
+        "oth:list": Listener(),
+        "oth:public": Listener(),
+        "oth:hashtag": Listener(),
+        "oth:public:local": Listener(),
+        "men:notification": NoteListener(),
+    }
     handles = [
         await asyncio.to_thread(fol.stream_user, streams["fol:user"], run_async=True),
         await asyncio.to_thread(oth.stream_user, streams["oth:user"], run_async=True),
         await asyncio.to_thread(oth.stream_list, lst["id"], streams["oth:list"], run_async=True),
         await asyncio.to_thread(oth.stream_public, streams["oth:public"], run_async=True),
         await asyncio.to_thread(oth.stream_hashtag, tag, streams["oth:hashtag"], run_async=True),
-        await asyncio.to_thread(oth.stream_public, streams["oth:public:local"], run_async=True,
-                                local=True),
-        await asyncio.to_thread(men.stream_user_notifications, streams["men:notification"],
-                                run_async=True),
+        await asyncio.to_thread(
+            oth.stream_public, streams["oth:public:local"], run_async=True, local=True
+        ),
+        await asyncio.to_thread(
+            men.stream_user_notifications, streams["men:notification"], run_async=True
+        ),
     ]
 
     def ws_url(m: Mastodon) -> str:
@@ -119,13 +140,15 @@ async def test_leak_matrix(srv, rp):
 
     v1_params = {"identifier": None, "access_token": fol.access_token}
     try:
-        async with websockets.connect(ws_url(fol)) as ws, \
-                websockets.connect(ws_url(oth)) as oth_ws, \
-                websockets.connect(ws_url(mut)) as mut_ws, \
-                websockets.connect(ws_url(blkr)) as blkr_ws, \
-                Conn(srv, "filter", follow=str(alice_id), **v1_params) as v1_follow, \
-                Conn(srv, "filter", track=tag, **v1_params) as v1_track, \
-                Conn(srv, "sample", method="GET", percent="100", **v1_params) as v1_sample:
+        async with (
+            websockets.connect(ws_url(fol)) as ws,
+            websockets.connect(ws_url(oth)) as oth_ws,
+            websockets.connect(ws_url(mut)) as mut_ws,
+            websockets.connect(ws_url(blkr)) as blkr_ws,
+            Conn(srv, "filter", follow=str(alice_id), **v1_params) as v1_follow,
+            Conn(srv, "filter", track=tag, **v1_params) as v1_track,
+            Conn(srv, "sample", method="GET", percent="100", **v1_params) as v1_sample,
+        ):
             await ws.send(json.dumps({"type": "subscribe", "stream": "user"}))
             await srv.wait_subscribers(len(handles) + 4)
             sockets = {"oth": oth_ws, "mut": mut_ws, "blkr": blkr_ws}
@@ -136,8 +159,11 @@ async def test_leak_matrix(srv, rp):
             sid = {}
             for vis in VIS:
                 status = await asyncio.to_thread(
-                    alice.status_post, f"a {vis} note for @{me['men']['username']} #{tag}",
-                    in_reply_to_id=root["id"], visibility=vis)
+                    alice.status_post,
+                    f"a {vis} note for @{me['men']['username']} #{tag}",
+                    in_reply_to_id=root["id"],
+                    visibility=vis,
+                )
                 assert status["visibility"] == vis
                 sid[vis] = status["id"]
             end = await asyncio.to_thread(alice.status_post, f"the end #{tag}")
@@ -168,8 +194,9 @@ async def test_leak_matrix(srv, rp):
                     assert carried[stream] & notes == want, (name, stream)
             # user:notification: men's mentions (one per visibility), no statuses
             await rp.drain()
-            await wait_for(lambda: len(streams["men:notification"].notifications) >= 4,
-                           "men's mentions")
+            await wait_for(
+                lambda: len(streams["men:notification"].notifications) >= 4, "men's mentions"
+            )
             assert {n["status"]["id"] for n in streams["men:notification"].notifications} == notes
             assert streams["men:notification"].updates == []
             # WebSocket: fol's user stream as over SSE
@@ -182,12 +209,14 @@ async def test_leak_matrix(srv, rp):
             # the v1.1 streams (follow, track, sample), even a follower's: public only
             for conn in (v1_follow, v1_track):
                 seen = await conn.lines.until(lambda m: m.get("id_str") == str(end["id"]))
-                assert {m["id_str"] for m in seen if "id_str" in m} & {str(x) for x in notes} == \
-                    {str(sid["public"])}
+                assert {m["id_str"] for m in seen if "id_str" in m} & {str(x) for x in notes} == {
+                    str(sid["public"])
+                }
             seen = await v1_sample.lines.until(lambda m: m.get("id_str") == str(mine["id"]))
             sampled = {m["id_str"] for m in seen if "id_str" in m}
             assert str(sid["public"]) in sampled and not sampled & {
-                str(sid[v]) for v in ("unlisted", "private", "direct")}
+                str(sid[v]) for v in ("unlisted", "private", "direct")
+            }
     finally:
         for h in handles:
             h.close()
@@ -229,8 +258,9 @@ async def test_leak_matrix(srv, rp):
             if name != "anon":
                 home = {s["id"] for s in m.timeline_home(limit=40)}
                 assert (sid[vis] in home) == (name in HOME[vis]), (vis, name, "home")
-                found = {s["id"] for s in m.search_v2(f"{vis} note", result_type="statuses")
-                         ["statuses"]}
+                found = {
+                    s["id"] for s in m.search_v2(f"{vis} note", result_type="statuses")["statuses"]
+                }
                 assert found <= {sid[v] for v in VIS if name in SEES[v]}, (vis, name, "search")
     # a block refuses follows both ways and mentions across it
     for a, b in ((blk, alice_id), (alice, me["blk"]["id"]), (blkr, alice_id)):
@@ -239,8 +269,7 @@ async def test_leak_matrix(srv, rp):
         assert refused.value.args[1] == 403
     blk.status_post(f"hey @{me['alice']['username']}")
     mut.status_post(f"hey @{me['alice']['username']}")
-    assert {n["account"]["id"] for n in alice.notifications(types=["mention"])} == {
-        me["mut"]["id"]}
+    assert {n["account"]["id"] for n in alice.notifications(types=["mention"])} == {me["mut"]["id"]}
     assert [a["id"] for a in alice.blocks()] == [me["blk"]["id"]]
     assert [a["id"] for a in mut.mutes()] == [alice_id]
     # notifications: each mention reached the mentioned, and only them
@@ -261,7 +290,8 @@ async def test_leak_matrix(srv, rp):
     boost = alice.status_reblog(sid["private"])
     assert boost["visibility"] == "private"
     assert oth.timeline_public(limit=40) and boost["id"] not in {
-        s["id"] for s in oth.timeline_public(limit=40)}
+        s["id"] for s in oth.timeline_public(limit=40)
+    }
     with pytest.raises(MastodonNotFoundError):
         oth.status(boost["id"])  # the boost of a private status is as private
 
@@ -288,16 +318,26 @@ async def test_a_suspended_author_vanishes_from_every_read_path(srv, rp):
     """The "suspended author" row: alice's statuses of every visibility, as
     everyone saw them, are gone for everyone once a moderator suspends her."""
     from test_moderation import admin, ok
+
     base = srv.base
     alice, fol, men = await asyncio.to_thread(accounts, base, 3)
-    me = {k: await asyncio.to_thread(m.me) for k, m in
-          (("alice", alice), ("fol", fol), ("men", men))}
+    me = {
+        k: await asyncio.to_thread(m.me) for k, m in (("alice", alice), ("fol", fol), ("men", men))
+    }
     await asyncio.to_thread(fol.account_follow, me["alice"]["id"])
     tag = "susp" + uuid.uuid4().hex[:8]
     root = await asyncio.to_thread(alice.status_post, f"root #{tag}")
-    sids = [root["id"]] + [(await asyncio.to_thread(
-        alice.status_post, f"{vis} @{me['men']['username']} #{tag}", visibility=vis,
-        in_reply_to_id=root["id"]))["id"] for vis in VIS]
+    sids = [root["id"]] + [
+        (
+            await asyncio.to_thread(
+                alice.status_post,
+                f"{vis} @{me['men']['username']} #{tag}",
+                visibility=vis,
+                in_reply_to_id=root["id"],
+            )
+        )["id"]
+        for vis in VIS
+    ]
     assert fol.status(sids[1])["id"] == sids[1]  # seen before
     ok(admin(srv, "suspend", me["alice"]["username"]))
     viewers = {"fol": fol, "men": men, "anon": Mastodon(api_base_url=base)}
@@ -312,5 +352,6 @@ async def test_a_suspended_author_vanishes_from_every_read_path(srv, rp):
         assert m.timeline_hashtag(tag) == []
         if name != "anon":
             assert not {s["id"] for s in m.timeline_home(limit=40)} & set(sids)
-            assert not {n.get("status", {}) and n["status"]["id"]
-                        for n in m.notifications()} & set(sids)
+            assert not {n.get("status", {}) and n["status"]["id"] for n in m.notifications()} & set(
+                sids
+            )

@@ -11,6 +11,7 @@ s3rver knows only the key pair these tests give it (tests/s3rver/serve.js):
 a request with another key id is refused by s3rver, one signed with a wrong
 secret by the SigV4 check the wrapper adds (s3rver alone checks only the key
 id of the SigV4 requests boto3 sends)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,19 +29,19 @@ import pytest
 from botocore.config import Config
 from mastodon import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
+from test_media import bearer, jpeg, png, ready
+from test_stream_mastodon import LOOSE, accounts
+from test_stream_support import StreamProc
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import MediaSweepJob
-from redpoll.core import keys as base_keys, limits
+from redpoll.core import keys as base_keys
+from redpoll.core import limits
 from redpoll.core.errors import ConfigError, MediaStorageError
 from redpoll.core.settings import Settings
 from redpoll.media import keys as media_keys
 from redpoll.media.storage import NAME, S3Storage, open_storage
 from redpoll.storage.server import die_with_parent
-
-from test_media import bearer, jpeg, png, ready
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -58,34 +59,48 @@ class S3rver:
     def __init__(self, directory: Path):
         node = shutil.which("node")
         if node is None or not (S3RVER / "node_modules" / "s3rver").is_dir():
-            pytest.fail("s3rver is not installed: ./test.sh installs it "
-                        "(npm ci --prefix tests/s3rver; needs node and npm)")
+            pytest.fail(
+                "s3rver is not installed: ./test.sh installs it "
+                "(npm ci --prefix tests/s3rver; needs node and npm)"
+            )
         directory.mkdir(parents=True, exist_ok=True)
         self.log = open(directory.parent / "s3rver.log", "wb")
         self.process = subprocess.Popen(
             [node, str(S3RVER / "serve.js"), str(directory), KEY, SECRET],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
-            preexec_fn=die_with_parent)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            preexec_fn=die_with_parent,
+        )
         line = self.process.stdout.readline()
         if not line:
             self.stop()
-            pytest.fail("s3rver did not start: "
-                        + (directory.parent / "s3rver.log").read_text()[-2000:])
+            pytest.fail(
+                "s3rver did not start: " + (directory.parent / "s3rver.log").read_text()[-2000:]
+            )
         self.endpoint = f"http://127.0.0.1:{json.loads(line)['port']}"
         self.public = f"{self.endpoint}/{BUCKET}"
         self.client = boto3.session.Session().client(
-            "s3", endpoint_url=self.endpoint, aws_access_key_id=KEY,
-            aws_secret_access_key=SECRET, region_name="us-east-1",
-            config=Config(s3={"addressing_style": "path"}))
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=KEY,
+            aws_secret_access_key=SECRET,
+            region_name="us-east-1",
+            config=Config(s3={"addressing_style": "path"}),
+        )
 
     def keys(self) -> set[str]:
         pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=BUCKET)
         return {o["Key"] for page in pages for o in page.get("Contents", [])}
 
     def env(self, **changes: str) -> dict[str, str]:
-        env = {"REDPOLL_S3_BUCKET": BUCKET, "REDPOLL_S3_ENDPOINT": self.endpoint,
-               "REDPOLL_S3_ACCESS_KEY": KEY, "REDPOLL_S3_SECRET_KEY": SECRET,
-               "REDPOLL_S3_PUBLIC_URL": self.public}
+        env = {
+            "REDPOLL_S3_BUCKET": BUCKET,
+            "REDPOLL_S3_ENDPOINT": self.endpoint,
+            "REDPOLL_S3_ACCESS_KEY": KEY,
+            "REDPOLL_S3_SECRET_KEY": SECRET,
+            "REDPOLL_S3_PUBLIC_URL": self.public,
+        }
         env.update(changes)
         return env
 
@@ -119,17 +134,27 @@ def ssrv(server, tmp_path_factory, s3, local_dir):
     """``redpoll serve`` (no job worker: the tests drain with ``srp``)
     keeping media in the bucket."""
     url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("s3serve"),
-                      REDPOLL_MEDIA_DIR=str(local_dir), **s3.env(), **LOOSE).start()
+    proc = StreamProc(
+        url,
+        cluster,
+        tmp_path_factory.mktemp("s3serve"),
+        REDPOLL_MEDIA_DIR=str(local_dir),
+        **s3.env(),
+        **LOOSE,
+    ).start()
     yield proc
     proc.stop()
 
 
 def s3_settings(settings: Settings, s3: S3rver, **env: str) -> Settings:
-    return Settings.from_env({"REDIS_URL": settings.redis_url,
-                              "REDPOLL_CLUSTER": "1" if settings.cluster else "0",
-                              "REDPOLL_JOB_CLAIM_MS": str(settings.job_claim_ms),
-                              **s3.env(**env)})
+    return Settings.from_env(
+        {
+            "REDIS_URL": settings.redis_url,
+            "REDPOLL_CLUSTER": "1" if settings.cluster else "0",
+            "REDPOLL_JOB_CLAIM_MS": str(settings.job_claim_ms),
+            **s3.env(**env),
+        }
+    )
 
 
 @pytest.fixture
@@ -143,7 +168,7 @@ async def srp(settings, s3):
 
 def name_of(url: str, s3: S3rver) -> str:
     assert url.startswith(s3.public + "/"), url
-    name = url[len(s3.public) + 1:]
+    name = url[len(s3.public) + 1 :]
     assert NAME.fullmatch(name), name
     return name
 
@@ -157,25 +182,32 @@ def fetch(url: str) -> httpx.Response:
 
 # --- configuration -------------------------------------------------------------------------
 def test_the_bucket_chooses_the_backend_and_its_settings_are_checked():
-    env = {"REDPOLL_S3_BUCKET": "media", "REDPOLL_S3_PUBLIC_URL": "https://cdn.example/m/",
-           "REDPOLL_S3_ENDPOINT": "http://127.0.0.1:9000",
-           "REDPOLL_S3_ACCESS_KEY": "k", "REDPOLL_S3_SECRET_KEY": "s3cr3t-value"}
+    env = {
+        "REDPOLL_S3_BUCKET": "media",
+        "REDPOLL_S3_PUBLIC_URL": "https://cdn.example/m/",
+        "REDPOLL_S3_ENDPOINT": "http://127.0.0.1:9000",
+        "REDPOLL_S3_ACCESS_KEY": "k",
+        "REDPOLL_S3_SECRET_KEY": "s3cr3t-value",
+    }
     settings = Settings.from_env(env)
     storage = open_storage(settings)
     assert isinstance(storage, S3Storage) and open_storage(settings) is storage
-    assert storage.url("ab/cd/" + "0" * 32 + ".png") == \
-        "https://cdn.example/m/ab/cd/" + "0" * 32 + ".png"
+    assert (
+        storage.url("ab/cd/" + "0" * 32 + ".png")
+        == "https://cdn.example/m/ab/cd/" + "0" * 32 + ".png"
+    )
     assert settings.s3_region == "us-east-1"
     assert "s3cr3t-value" not in repr(settings)  # (settings may be logged)
     assert not isinstance(open_storage(Settings.from_env({})), S3Storage)
     for changes, says in [
-            ({"REDPOLL_S3_BUCKET": ""}, "REDPOLL_S3_BUCKET is not"),
-            ({"REDPOLL_S3_PUBLIC_URL": ""}, "REDPOLL_S3_PUBLIC_URL must be set"),
-            ({"REDPOLL_S3_PUBLIC_URL": "cdn.example"}, "REDPOLL_S3_PUBLIC_URL="),
-            ({"REDPOLL_S3_ENDPOINT": "ftp://x"}, "REDPOLL_S3_ENDPOINT="),
-            ({"REDPOLL_S3_BUCKET": "No_Such Bucket"}, "not a bucket name"),
-            ({"REDPOLL_S3_SECRET_KEY": ""}, "go together"),
-            ({"REDPOLL_S3_REGION": "US East"}, "REDPOLL_S3_REGION=")]:
+        ({"REDPOLL_S3_BUCKET": ""}, "REDPOLL_S3_BUCKET is not"),
+        ({"REDPOLL_S3_PUBLIC_URL": ""}, "REDPOLL_S3_PUBLIC_URL must be set"),
+        ({"REDPOLL_S3_PUBLIC_URL": "cdn.example"}, "REDPOLL_S3_PUBLIC_URL="),
+        ({"REDPOLL_S3_ENDPOINT": "ftp://x"}, "REDPOLL_S3_ENDPOINT="),
+        ({"REDPOLL_S3_BUCKET": "No_Such Bucket"}, "not a bucket name"),
+        ({"REDPOLL_S3_SECRET_KEY": ""}, "go together"),
+        ({"REDPOLL_S3_REGION": "US East"}, "REDPOLL_S3_REGION="),
+    ]:
         with pytest.raises(ConfigError, match=says):
             Settings.from_env({**env, **changes})
 
@@ -206,12 +238,18 @@ async def test_a_bucket_that_cannot_be_reached_fails_clearly_and_says_no_address
 
 # --- uploads ---------------------------------------------------------------------------------
 async def test_uploads_land_in_the_bucket_and_are_fetched_from_its_public_address(
-        ssrv, srp, s3, local_dir):
-    alice, = await asyncio.to_thread(accounts, ssrv.base, 1)
+    ssrv, srp, s3, local_dir
+):
+    (alice,) = await asyncio.to_thread(accounts, ssrv.base, 1)
     before = await asyncio.to_thread(s3.keys)
     # Mastodon.py (POST /api/v2/media, then polling until ready)
-    media = await asyncio.to_thread(ready, alice, await asyncio.to_thread(
-        alice.media_post, jpeg((2400, 1200)), "image/jpeg", description="wide"))
+    media = await asyncio.to_thread(
+        ready,
+        alice,
+        await asyncio.to_thread(
+            alice.media_post, jpeg((2400, 1200)), "image/jpeg", description="wide"
+        ),
+    )
     original, preview = name_of(media["url"], s3), name_of(media["preview_url"], s3)
     got = await asyncio.to_thread(fetch, media["url"])
     assert got.headers["content-type"] == "image/jpeg"
@@ -223,13 +261,18 @@ async def test_uploads_land_in_the_bucket_and_are_fetched_from_its_public_addres
         assert max(img.size) == limits.MEDIA_SMALL_MAX_SIDE
     # v1 (processed before the answer), a PNG
     with httpx.Client(base_url=ssrv.base, timeout=30) as http:
-        r = http.post("/api/v1/media", headers=bearer(alice),
-                      files={"file": ("p.png", png(), "image/png")})
+        r = http.post(
+            "/api/v1/media", headers=bearer(alice), files={"file": ("p.png", png(), "image/png")}
+        )
     assert r.status_code == 200, r.text
     v1 = r.json()
     assert (await asyncio.to_thread(fetch, v1["url"])).headers["content-type"] == "image/png"
     assert await asyncio.to_thread(s3.keys) - before == {
-        original, preview, name_of(v1["url"], s3), name_of(v1["preview_url"], s3)}
+        original,
+        preview,
+        name_of(v1["url"], s3),
+        name_of(v1["preview_url"], s3),
+    }
     # posted: the status shows the bucket's URLs
     status = await asyncio.to_thread(alice.status_post, "wide", media_ids=[media["id"]])
     assert status["media_attachments"][0]["url"] == media["url"]
@@ -239,12 +282,16 @@ async def test_uploads_land_in_the_bucket_and_are_fetched_from_its_public_addres
 
 
 async def test_avatar_and_header_land_in_the_bucket(ssrv, srp, s3, tmp_path):
-    alice, = await asyncio.to_thread(accounts, ssrv.base, 1)
+    (alice,) = await asyncio.to_thread(accounts, ssrv.base, 1)
     avatar = tmp_path / "a.png"
     avatar.write_bytes(png((800, 600)))
-    me = await asyncio.to_thread(alice.account_update_credentials, display_name="Pictured",
-                                 avatar=str(avatar), header=jpeg((3000, 1000)),
-                                 header_mime_type="image/jpeg")
+    me = await asyncio.to_thread(
+        alice.account_update_credentials,
+        display_name="Pictured",
+        avatar=str(avatar),
+        header=jpeg((3000, 1000)),
+        header_mime_type="image/jpeg",
+    )
     got = await asyncio.to_thread(fetch, me["avatar"])
     assert got.headers["content-type"] == "image/png"
     with Image.open(io.BytesIO(got.content)) as img:
@@ -255,8 +302,9 @@ async def test_avatar_and_header_land_in_the_bucket(ssrv, srp, s3, tmp_path):
         assert img.size == limits.HEADER_SIZE
     first = name_of(me["avatar"], s3)
     # a new avatar: the old one's object goes (a job)
-    again = await asyncio.to_thread(alice.account_update_credentials, avatar=jpeg((500, 500)),
-                                    avatar_mime_type="image/jpeg")
+    again = await asyncio.to_thread(
+        alice.account_update_credentials, avatar=jpeg((500, 500)), avatar_mime_type="image/jpeg"
+    )
     await srp.drain()
     keys = await asyncio.to_thread(s3.keys)
     assert first not in keys and name_of(again["avatar"], s3) in keys
@@ -265,11 +313,18 @@ async def test_avatar_and_header_land_in_the_bucket(ssrv, srp, s3, tmp_path):
 
 # --- removal ---------------------------------------------------------------------------------
 async def test_deleting_a_status_removes_its_objects(ssrv, srp, s3):
-    alice, = await asyncio.to_thread(accounts, ssrv.base, 1)
-    kept = await asyncio.to_thread(ready, alice,
-                                   await asyncio.to_thread(alice.media_post, png(), "image/png"))
-    shown = [await asyncio.to_thread(ready, alice, await asyncio.to_thread(
-        alice.media_post, jpeg((30 + i, 30)), "image/jpeg")) for i in range(2)]
+    (alice,) = await asyncio.to_thread(accounts, ssrv.base, 1)
+    kept = await asyncio.to_thread(
+        ready, alice, await asyncio.to_thread(alice.media_post, png(), "image/png")
+    )
+    shown = [
+        await asyncio.to_thread(
+            ready,
+            alice,
+            await asyncio.to_thread(alice.media_post, jpeg((30 + i, 30)), "image/jpeg"),
+        )
+        for i in range(2)
+    ]
     status = await asyncio.to_thread(alice.status_post, "two", media_ids=[m["id"] for m in shown])
     await srp.drain()
     names = {name_of(m[k], s3) for m in shown for k in ("url", "preview_url")}
@@ -284,11 +339,13 @@ async def test_deleting_a_status_removes_its_objects(ssrv, srp, s3):
 
 
 async def test_the_sweep_removes_uploads_never_attached_from_the_bucket(ssrv, srp, s3):
-    alice, = await asyncio.to_thread(accounts, ssrv.base, 1)
-    old = await asyncio.to_thread(ready, alice,
-                                  await asyncio.to_thread(alice.media_post, jpeg(), "image/jpeg"))
-    used = await asyncio.to_thread(ready, alice,
-                                   await asyncio.to_thread(alice.media_post, png(), "image/png"))
+    (alice,) = await asyncio.to_thread(accounts, ssrv.base, 1)
+    old = await asyncio.to_thread(
+        ready, alice, await asyncio.to_thread(alice.media_post, jpeg(), "image/jpeg")
+    )
+    used = await asyncio.to_thread(
+        ready, alice, await asyncio.to_thread(alice.media_post, png(), "image/png")
+    )
     await asyncio.to_thread(alice.status_post, "kept", media_ids=[used["id"]])
     await srp.drain()
     gone = {name_of(old["url"], s3), name_of(old["preview_url"], s3)}
@@ -304,41 +361,55 @@ async def test_the_sweep_removes_uploads_never_attached_from_the_bucket(ssrv, sr
 
 
 # --- a bucket that refuses the write ---------------------------------------------------------
-@pytest.mark.parametrize("fault, code", [
-    ({"REDPOLL_S3_BUCKET": "no-such-bucket"}, "NoSuchBucket"),
-    ({"REDPOLL_S3_ACCESS_KEY": "not-a-known-key"}, "InvalidAccessKeyId"),
-    ({"REDPOLL_S3_SECRET_KEY": "not-the-secret"}, "SignatureDoesNotMatch"),
-])
+@pytest.mark.parametrize(
+    "fault, code",
+    [
+        ({"REDPOLL_S3_BUCKET": "no-such-bucket"}, "NoSuchBucket"),
+        ({"REDPOLL_S3_ACCESS_KEY": "not-a-known-key"}, "InvalidAccessKeyId"),
+        ({"REDPOLL_S3_SECRET_KEY": "not-the-secret"}, "SignatureDoesNotMatch"),
+    ],
+)
 async def test_a_refused_write_gives_a_clear_error_and_keeps_nothing(
-        server, settings, tmp_path, s3, fault, code):
+    server, settings, tmp_path, s3, fault, code
+):
     url, cluster, _ = server
     proc = StreamProc(url, cluster, tmp_path, **s3.env(**fault), **LOOSE).start()
     engine = await Redpoll.open(settings)  # (the database only: its counters, its jobs)
     try:
-        alice, = await asyncio.to_thread(accounts, proc.base, 1)
+        (alice,) = await asyncio.to_thread(accounts, proc.base, 1)
         uid = int((await asyncio.to_thread(alice.me))["id"])
         before = await asyncio.to_thread(s3.keys)
         with httpx.Client(base_url=proc.base, timeout=30) as http:
             # v1: the answer says what failed
-            r = http.post("/api/v1/media", headers=bearer(alice),
-                          files={"file": ("a.jpg", jpeg(), "image/jpeg")})
+            r = http.post(
+                "/api/v1/media",
+                headers=bearer(alice),
+                files={"file": ("a.jpg", jpeg(), "image/jpeg")},
+            )
             assert r.status_code == 503, r.text
             assert code in r.json()["error"] and "could not store" in r.json()["error"]
             v1 = int(await engine.store.get(media_keys.MEDIA_SEQ))
             # v2: 202, then the upload reads as failed, saying why
-            r = http.post("/api/v2/media", headers=bearer(alice),
-                          files={"file": ("b.png", png(), "image/png")})
+            r = http.post(
+                "/api/v2/media",
+                headers=bearer(alice),
+                files={"file": ("b.png", png(), "image/png")},
+            )
             assert r.status_code == 202, r.text
             v2 = r.json()["id"]
             deadline = time.monotonic() + 30
-            while (got := http.get(f"/api/v1/media/{v2}", headers=bearer(alice))) \
-                    .status_code == 206:
+            while (
+                got := http.get(f"/api/v1/media/{v2}", headers=bearer(alice))
+            ).status_code == 206:
                 assert time.monotonic() < deadline, "the upload never ended"
                 await asyncio.sleep(0.05)
             assert got.status_code == 422 and code in got.json()["error"], got.text
             # neither can be attached
-            r = http.post("/api/v1/statuses", headers=bearer(alice),
-                          json={"status": "x", "media_ids": [str(v1), v2]})
+            r = http.post(
+                "/api/v1/statuses",
+                headers=bearer(alice),
+                json={"status": "x", "media_ids": [str(v1), v2]},
+            )
             assert r.status_code == 422, r.text
         # no record: tombstones (which expire); no pending entry, no held journal
         for mid in (v1, int(v2)):
@@ -349,12 +420,19 @@ async def test_a_refused_write_gives_a_clear_error_and_keeps_nothing(
         assert sum(held) == 0  # each journal released (the files' deletion queued)
         # an avatar: refused, the profile as it was (its fields too)
         with pytest.raises(MastodonAPIError) as err:
-            await asyncio.to_thread(alice.account_update_credentials, display_name="Changed",
-                                    avatar=png((200, 200)), avatar_mime_type="image/png")
+            await asyncio.to_thread(
+                alice.account_update_credentials,
+                display_name="Changed",
+                avatar=png((200, 200)),
+                avatar_mime_type="image/png",
+            )
         assert err.value.args[1] == 503 and code in err.value.args[3]
         me = await asyncio.to_thread(alice.me)
-        assert me["display_name"] != "Changed" and "/system/media/" not in me["avatar"] \
+        assert (
+            me["display_name"] != "Changed"
+            and "/system/media/" not in me["avatar"]
             and s3.public not in me["avatar"]
+        )
         assert await asyncio.to_thread(s3.keys) == before  # nothing reached the bucket
     finally:
         await engine.close()

@@ -2,13 +2,13 @@
 by Mastodon.py (``instance_nodeinfo``), naming redpoll with the Mastodon API
 upstream (how megalodon-based apps decide to speak Mastodon), and usage
 figures that count real accounts and real activity."""
+
 from __future__ import annotations
 
 import asyncio
 
 import httpx
 import pytest
-
 from test_stream_mastodon import accounts
 
 pytestmark = [pytest.mark.timeout(120)]

@@ -3,12 +3,12 @@ request to a locked account with ``notify=true`` reads none of its private
 posts (user stream, REST, unread counts), before or after the request is
 rejected; an accepted request keeps the notify it asked for. Mastodon.py
 against a real ``redpoll serve``; both topologies."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-
 from test_stream_mastodon import NoteListener, accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
@@ -27,8 +27,9 @@ async def test_a_follow_request_with_notify_reads_no_private_post(srv, rp):
     handle = await asyncio.to_thread(req.stream_user, listener, run_async=True)
     try:
         await srv.wait_subscribers(1)
-        secret = await asyncio.to_thread(lou.status_post, "for followers only",
-                                         visibility="private")
+        secret = await asyncio.to_thread(
+            lou.status_post, "for followers only", visibility="private"
+        )
         public = await asyncio.to_thread(lou.status_post, "for everyone")
         await rp.drain()
         await asyncio.sleep(0.5)  # anything of lou's would have come before now

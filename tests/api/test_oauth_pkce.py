@@ -1,6 +1,7 @@
 """OAuth 2 authorization code with PKCE (RFC 7636, S256 only) and RFC 6749
 section 4.1.3's redirect_uri rule, against a real ``redpoll serve``: the
 browser app signs in this way, any other client may too."""
+
 from __future__ import annotations
 
 import base64
@@ -10,10 +11,9 @@ import secrets
 import httpx
 import pytest
 from mastodon import Mastodon
+from test_api_mastodon import register, serve_env, unique
 
 from redpoll.api.process import ServeProcess
-
-from test_api_mastodon import register, serve_env, unique
 
 CB = "https://client.example/cb"
 OTHER = "https://client.example/other"
@@ -27,21 +27,31 @@ def api(server):
 
 
 def challenge(verifier: str) -> str:
-    return base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    return (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    )
 
 
 @pytest.fixture(scope="module")
 def app_user(api):
-    app = Mastodon.create_app("pkce-app", api_base_url=api.url, scopes=["read", "write"],
-                              redirect_uris=f"{CB}\n{OTHER}")
+    app = Mastodon.create_app(
+        "pkce-app", api_base_url=api.url, scopes=["read", "write"], redirect_uris=f"{CB}\n{OTHER}"
+    )
     name = unique("pkce")
     register(api, app, name, scopes=("read", "write"))
     return app, name
 
 
 def authorize(api, app, name, **extra) -> httpx.Response:
-    data = {"response_type": "code", "client_id": app[0], "scope": "read write",
-            "state": "s1", "username": name, "password": PASSWORD, **extra}
+    data = {
+        "response_type": "code",
+        "client_id": app[0],
+        "scope": "read write",
+        "state": "s1",
+        "username": name,
+        "password": PASSWORD,
+        **extra,
+    }
     with httpx.Client() as http:
         return http.post(api.url + "/oauth/authorize", data=data)
 
@@ -52,15 +62,24 @@ def code_from(resp: httpx.Response) -> str:
 
 
 def token(api, app, code, **extra) -> httpx.Response:
-    return httpx.post(api.url + "/oauth/token", data={
-        "grant_type": "authorization_code", "code": code, "client_id": app[0],
-        "client_secret": app[1], **extra})
+    return httpx.post(
+        api.url + "/oauth/token",
+        data={
+            "grant_type": "authorization_code",
+            "code": code,
+            "client_id": app[0],
+            "client_secret": app[1],
+            **extra,
+        },
+    )
 
 
 def works(api, resp: httpx.Response, name: str) -> None:
     assert resp.status_code == 200, resp.text
-    me = httpx.get(api.url + "/api/v1/accounts/verify_credentials",
-                   headers={"Authorization": "Bearer " + resp.json()["access_token"]})
+    me = httpx.get(
+        api.url + "/api/v1/accounts/verify_credentials",
+        headers={"Authorization": "Bearer " + resp.json()["access_token"]},
+    )
     assert me.json()["username"] == name
 
 
@@ -72,14 +91,22 @@ def test_metadata_announces_s256(api):
 def test_pkce_code_needs_the_right_verifier(api, app_user):
     app, name = app_user
     verifier = secrets.token_urlsafe(48)
-    pkce = {"redirect_uri": CB, "code_challenge": challenge(verifier),
-            "code_challenge_method": "S256"}
+    pkce = {
+        "redirect_uri": CB,
+        "code_challenge": challenge(verifier),
+        "code_challenge_method": "S256",
+    }
     # the authorize page carries the challenge into its form
-    page = httpx.get(api.url + "/oauth/authorize", params={
-        "response_type": "code", "client_id": app[0], "scope": "read write", **pkce})
+    page = httpx.get(
+        api.url + "/oauth/authorize",
+        params={"response_type": "code", "client_id": app[0], "scope": "read write", **pkce},
+    )
     assert page.status_code == 200
     assert f'name=code_challenge value="{pkce["code_challenge"]}"' in page.text
-    assert "<button type=submit name=decision value=allow class=primary>Authorize</button>" in page.text
+    assert (
+        "<button type=submit name=decision value=allow class=primary>Authorize</button>"
+        in page.text
+    )
 
     # no verifier: refused, and the code is spent
     code = code_from(authorize(api, app, name, **pkce))
@@ -94,8 +121,16 @@ def test_pkce_code_needs_the_right_verifier(api, app_user):
 
     # a verifier too short for RFC 7636 (even if its hash matched): refused
     short = "abc"
-    code = code_from(authorize(api, app, name, redirect_uri=CB, code_challenge=challenge(short),
-                               code_challenge_method="S256"))
+    code = code_from(
+        authorize(
+            api,
+            app,
+            name,
+            redirect_uri=CB,
+            code_challenge=challenge(short),
+            code_challenge_method="S256",
+        )
+    )
     assert token(api, app, code, redirect_uri=CB, code_verifier=short).status_code == 400
 
     # the right verifier: a working token, once
@@ -108,14 +143,17 @@ def test_pkce_refuses_plain_and_malformed_challenges(api, app_user):
     app, name = app_user
     good = challenge(secrets.token_urlsafe(48))
     for extra, message in (
-            ({"code_challenge": good, "code_challenge_method": "plain"}, "must be S256"),
-            ({"code_challenge": good}, "must be S256"),  # no method means plain
-            ({"code_challenge": "short", "code_challenge_method": "S256"}, "43 base64url"),
-            ({"code_challenge_method": "S256"}, "without code_challenge")):
+        ({"code_challenge": good, "code_challenge_method": "plain"}, "must be S256"),
+        ({"code_challenge": good}, "must be S256"),  # no method means plain
+        ({"code_challenge": "short", "code_challenge_method": "S256"}, "43 base64url"),
+        ({"code_challenge_method": "S256"}, "without code_challenge"),
+    ):
         resp = authorize(api, app, name, redirect_uri=CB, **extra)
         assert resp.status_code == 400 and message in resp.text, extra
-        page = httpx.get(api.url + "/oauth/authorize", params={
-            "response_type": "code", "client_id": app[0], "redirect_uri": CB, **extra})
+        page = httpx.get(
+            api.url + "/oauth/authorize",
+            params={"response_type": "code", "client_id": app[0], "redirect_uri": CB, **extra},
+        )
         assert page.status_code == 400 and "location" not in page.headers
 
 
@@ -141,8 +179,9 @@ def test_code_issued_with_redirect_uri_needs_the_same_at_the_token_endpoint(api,
 
 
 def test_code_without_redirect_uri_for_an_app_with_one(api):
-    app = Mastodon.create_app("one-uri", api_base_url=api.url, scopes=["read", "write"],
-                              redirect_uris=CB)
+    app = Mastodon.create_app(
+        "one-uri", api_base_url=api.url, scopes=["read", "write"], redirect_uris=CB
+    )
     name = unique("one")
     register(api, app, name, scopes=("read", "write"))
     resp = authorize(api, app, name, scope="read")  # no redirect_uri named: the one registered
@@ -155,23 +194,39 @@ def test_code_without_redirect_uri_for_an_app_with_one(api):
 
 def test_a_wrong_password_keeps_the_username_typed_never_the_password(api, app_user):
     app, name = app_user
-    refused = authorize(api, app, name, password="not the password",
-                        code_challenge=challenge("v" * 43), code_challenge_method="S256",
-                        redirect_uri=CB)
+    refused = authorize(
+        api,
+        app,
+        name,
+        password="not the password",
+        code_challenge=challenge("v" * 43),
+        code_challenge_method="S256",
+        redirect_uri=CB,
+    )
     assert refused.status_code == 401 and "Invalid username or password" in refused.text
     assert f'name=username autocomplete=username required value="{name}"' in refused.text
     assert "not the password" not in refused.text
     # the page still carries the request (the hidden fields), so a second try signs in
     assert f'name=client_id value="{app[0]}"' in refused.text
-    assert code_from(authorize(api, app, name, code_challenge=challenge("v" * 43),
-                               code_challenge_method="S256", redirect_uri=CB))
+    assert code_from(
+        authorize(
+            api,
+            app,
+            name,
+            code_challenge=challenge("v" * 43),
+            code_challenge_method="S256",
+            redirect_uri=CB,
+        )
+    )
 
 
 def test_the_instance_thumbnail_is_an_image(api):
     info = Mastodon(api_base_url=api.url).instance()  # v2 (Mastodon.py 2.x)
     with httpx.Client() as http:
-        for url in (info["thumbnail"]["url"],
-                    http.get(api.url + "/api/v1/instance").json()["thumbnail"]):
+        for url in (
+            info["thumbnail"]["url"],
+            http.get(api.url + "/api/v1/instance").json()["thumbnail"],
+        ):
             got = http.get(url)
             assert got.status_code == 200 and got.headers["content-type"] == "image/png"
             assert got.content.startswith(b"\x89PNG")

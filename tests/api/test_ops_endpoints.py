@@ -4,18 +4,17 @@ Metrics are read with prometheus-client's own parser. With several HTTP
 worker processes a scrape reaches one of them and must still count every
 process's requests (prometheus-client multiprocess mode, set up by serve).
 """
+
 from __future__ import annotations
 
 import time
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-
-from redpoll.api.process import ServeProcess
-
 from test_api_http import bearer, make_app, sign_up
 from test_api_mastodon import serve_env
 
+from redpoll.api.process import ServeProcess
 
 #: the scraper's token (REDPOLL_METRICS_TOKEN) of every serve here
 METRICS_TOKEN = "test-metrics-token-0123456789"
@@ -39,7 +38,10 @@ def test_health_ready_and_metrics(server):
     env = serve_env(server, REDPOLL_METRICS_TOKEN=METRICS_TOKEN)
     with ServeProcess(env) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
         health = http.get("/health")
-        assert health.status_code == 200 and health.json() == {"status": "ok", "database": "reachable"}
+        assert health.status_code == 200 and health.json() == {
+            "status": "ok",
+            "database": "reachable",
+        }
         ready = http.get("/ready")
         assert ready.status_code == 200, ready.text
         body = ready.json()
@@ -50,27 +52,67 @@ def test_health_ready_and_metrics(server):
         author, author_id = sign_up(http, app)
         fans = [sign_up(http, app)[0] for _ in range(3)]
         for fan in fans:
-            assert http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code == 200
+            assert (
+                http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code
+                == 200
+            )
         before = scrape(http)
-        with http.stream("GET", "/1.1/statuses/sample.json", params={"identifier": "m", "percent": "100"}) as stream:
+        with http.stream(
+            "GET", "/1.1/statuses/sample.json", params={"identifier": "m", "percent": "100"}
+        ) as stream:
             assert stream.status_code == 200
             for _ in range(3):
-                assert http.post("/api/v1/statuses", headers=bearer(author),
-                                 data={"status": "counted"}).status_code == 200
+                assert (
+                    http.post(
+                        "/api/v1/statuses", headers=bearer(author), data={"status": "counted"}
+                    ).status_code
+                    == 200
+                )
             assert http.get("/api/v1/statuses/0").status_code == 404
             time.sleep(2.5)  # the stream figures are sampled every second
             during = scrape(http)
         assert value(during, "redpoll_stream_clients") >= 1
-        assert value(during, "redpoll_http_requests_total", route="/api/v1/statuses",
-                     method="POST", status="200") - value(
-            before, "redpoll_http_requests_total", route="/api/v1/statuses",
-            method="POST", status="200") == 3
-        assert value(during, "redpoll_http_requests_total", route="/api/v1/statuses/{id}",
-                     method="GET", status="404") >= 1
-        assert value(during, "redpoll_http_request_duration_seconds_count",
-                     route="/api/v1/statuses", method="POST") >= 3
-        calls = {dict(labels)["op"]: v for (name, labels), v in during.items()
-                 if name == "redpoll_redis_calls_total"}
+        assert (
+            value(
+                during,
+                "redpoll_http_requests_total",
+                route="/api/v1/statuses",
+                method="POST",
+                status="200",
+            )
+            - value(
+                before,
+                "redpoll_http_requests_total",
+                route="/api/v1/statuses",
+                method="POST",
+                status="200",
+            )
+            == 3
+        )
+        assert (
+            value(
+                during,
+                "redpoll_http_requests_total",
+                route="/api/v1/statuses/{id}",
+                method="GET",
+                status="404",
+            )
+            >= 1
+        )
+        assert (
+            value(
+                during,
+                "redpoll_http_request_duration_seconds_count",
+                route="/api/v1/statuses",
+                method="POST",
+            )
+            >= 3
+        )
+        calls = {
+            dict(labels)["op"]: v
+            for (name, labels), v in during.items()
+            if name == "redpoll_redis_calls_total"
+        }
         assert calls.get("record_post", 0) >= 3 and calls.get("batch", 0) > 0, calls
         # fan-out: the author's home, public and 3 fans per post, once the jobs ran
         deadline = time.monotonic() + 30
@@ -79,23 +121,42 @@ def test_health_ready_and_metrics(server):
             time.sleep(0.2)
         after = scrape(http)
         assert value(during, "redpoll_stream_deliveries_total") >= 3
-        for name in ("redpoll_jobs_queued", "redpoll_jobs_pending", "redpoll_jobs_oldest_age_seconds",
-                     "redpoll_jobs_parked"):
+        for name in (
+            "redpoll_jobs_queued",
+            "redpoll_jobs_pending",
+            "redpoll_jobs_oldest_age_seconds",
+            "redpoll_jobs_parked",
+        ):
             assert (name, ()) in after, name
         assert value(after, "redpoll_database_up") == 1
 
 
 def test_ready_says_when_jobs_do_not_flow(server):
     """No job worker runs (--no-jobs): queued fan-out ages and /ready says so."""
-    env = serve_env(server, REDPOLL_FANOUT_BATCH="1", REDPOLL_READY_JOB_AGE_S="1",
-                    REDPOLL_METRICS_TOKEN=METRICS_TOKEN)
-    with ServeProcess(env, args=["--no-jobs"]) as srv, httpx.Client(base_url=srv.url, timeout=30) as http:
+    env = serve_env(
+        server,
+        REDPOLL_FANOUT_BATCH="1",
+        REDPOLL_READY_JOB_AGE_S="1",
+        REDPOLL_METRICS_TOKEN=METRICS_TOKEN,
+    )
+    with (
+        ServeProcess(env, args=["--no-jobs"]) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as http,
+    ):
         app = make_app(http)
         author, author_id = sign_up(http, app)
         for _ in range(2):
             fan, _ = sign_up(http, app)
-            assert http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code == 200
-        assert http.post("/api/v1/statuses", headers=bearer(author), data={"status": "stuck"}).status_code == 200
+            assert (
+                http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code
+                == 200
+            )
+        assert (
+            http.post(
+                "/api/v1/statuses", headers=bearer(author), data={"status": "stuck"}
+            ).status_code
+            == 200
+        )
         time.sleep(2.2)
         ready = http.get("/ready")
         assert ready.status_code == 503 and ready.headers["retry-after"] == "1", ready.text
@@ -103,8 +164,9 @@ def test_ready_says_when_jobs_do_not_flow(server):
         assert ready.json()["jobs"]["queued"] >= 1
         assert scrape(http)[("redpoll_jobs_oldest_age_seconds", ())] > 1
     # leave nothing queued for the next tests
-    from redpoll import Redpoll, Settings
     import asyncio
+
+    from redpoll import Redpoll, Settings
 
     async def drain():
         url, cluster, _ = server
@@ -113,17 +175,26 @@ def test_ready_says_when_jobs_do_not_flow(server):
             await rp.drain(timeout=60)
         finally:
             await rp.close()
+
     asyncio.run(drain())
 
 
 def test_metrics_count_every_worker_process(server):
-    with ServeProcess(serve_env(server, REDPOLL_METRICS_TOKEN=METRICS_TOKEN),
-                      args=["--workers", "2"]) as srv, \
-            httpx.Client(base_url=srv.url, timeout=30) as http:
+    with (
+        ServeProcess(
+            serve_env(server, REDPOLL_METRICS_TOKEN=METRICS_TOKEN), args=["--workers", "2"]
+        ) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as http,
+    ):
         for _ in range(6):  # wait until both workers answer (each opens its engine)
             http.get("/health")
-        before = value(scrape(http), "redpoll_http_requests_total", route="/api/v1/instance",
-                       method="GET", status="200")
+        before = value(
+            scrape(http),
+            "redpoll_http_requests_total",
+            route="/api/v1/instance",
+            method="GET",
+            status="200",
+        )
         clients = [httpx.Client(base_url=srv.url, timeout=30) for _ in range(8)]
         try:
             for _ in range(5):  # fresh connections, handed to either process
@@ -133,6 +204,11 @@ def test_metrics_count_every_worker_process(server):
             for c in clients:
                 c.close()
         for _ in range(6):  # whichever process answers the scrape counts all 40
-            got = value(scrape(http), "redpoll_http_requests_total", route="/api/v1/instance",
-                        method="GET", status="200")
+            got = value(
+                scrape(http),
+                "redpoll_http_requests_total",
+                route="/api/v1/instance",
+                method="GET",
+                status="200",
+            )
             assert got - before == 40, got - before

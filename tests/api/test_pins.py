@@ -3,6 +3,7 @@
 statuses, the ``pinned`` flag, Mastodon's refusals (another's status, a
 boost, a direct status, a sixth pin), and the visibility decision applied
 when the pins are shown, not when they were pinned."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,10 +11,9 @@ import asyncio
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
+from test_stream_mastodon import accounts
 
 from redpoll.core import limits
-
-from test_stream_mastodon import accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -31,7 +31,9 @@ async def test_pin_shows_first_on_the_profile_with_the_flag_and_unpin_takes_it_o
 
     shown = await asyncio.to_thread(alice.status_pin, first["id"])
     assert shown["id"] == first["id"] and shown["pinned"] is True
-    assert (await asyncio.to_thread(alice.status_pin, first["id"]))["pinned"] is True  # again: a no-op
+    assert (await asyncio.to_thread(alice.status_pin, first["id"]))[
+        "pinned"
+    ] is True  # again: a no-op
     await asyncio.to_thread(alice.status_pin, second["id"])
     # the last pinned first; anyone (signed in or not) sees the public pins
     assert await asyncio.to_thread(pinned_ids, alice, me["id"]) == [second["id"], first["id"]]

@@ -5,6 +5,7 @@ for the draft aesgcm Mastodon's older clients subscribe with; http_ece for
 RFC 8291 aes128gcm), and checks the VAPID JWT's signature against the
 subscription's ``server_key``. The API is driven by Mastodon.py and httpx
 against a real ``redpoll serve``; the jobs run in the test's engine."""
+
 from __future__ import annotations
 
 import asyncio
@@ -25,16 +26,15 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from mastodon import Mastodon, MastodonNotFoundError
+from test_stream_mastodon import LOOSE
+from test_stream_support import StreamProc
 
 from redpoll import Redpoll
 from redpoll.accounts.auth import Token
-from redpoll.core.errors import ValidationError
 from redpoll.bus.jobs import PushJob
 from redpoll.core import keys, limits
+from redpoll.core.errors import ValidationError
 from redpoll.push import vapid
-
-from test_stream_mastodon import LOOSE
-from test_stream_support import StreamProc
 
 pytestmark = [pytest.mark.timeout(240)]
 SCOPES = ["read", "write", "follow", "push"]
@@ -44,8 +44,9 @@ SCOPES = ["read", "write", "follow", "push"]
 def psrv(server, tmp_path_factory):
     """``redpoll serve`` that takes loopback push endpoints (tests only)."""
     url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("serve"), **LOOSE,
-                      REDPOLL_FEDERATION_LOOPBACK="1").start()
+    proc = StreamProc(
+        url, cluster, tmp_path_factory.mktemp("serve"), **LOOSE, REDPOLL_FEDERATION_LOOPBACK="1"
+    ).start()
     yield proc
     proc.stop()
 
@@ -71,8 +72,9 @@ class PushService:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("content-length", 0)))
                 name = self.path.rsplit("/", 1)[-1]
-                service.received.append((name, {k.lower(): v for k, v in self.headers.items()},
-                                         body))
+                service.received.append(
+                    (name, {k.lower(): v for k, v in self.headers.items()}, body)
+                )
                 self.send_response(service.status.get(name, 201))
                 self.send_header("content-length", "0")
                 self.end_headers()
@@ -121,9 +123,11 @@ def check_vapid(headers: dict, server_key: str, endpoint: str) -> dict:
     head, claims, sig = jwt.split(".")
     raw = b64d(sig)
     public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), b64d(server_key))
-    public.verify(encode_dss_signature(int.from_bytes(raw[:32], "big"),
-                                       int.from_bytes(raw[32:], "big")),
-                  f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))
+    public.verify(
+        encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big")),
+        f"{head}.{claims}".encode(),
+        ec.ECDSA(hashes.SHA256()),
+    )
     claims = json.loads(b64d(claims))
     assert json.loads(b64d(head))["alg"] == "ES256"
     assert claims["aud"] == endpoint.rsplit("/push/", 1)[0] and claims["exp"] > time.time()
@@ -152,20 +156,28 @@ class Browser:
         if self.standard:
             assert headers["content-encoding"] == "aes128gcm"
             key = ec.derive_private_key(self.private["privkey"], ec.SECP256R1())
-            return json.loads(http_ece.decrypt(body, private_key=key,
-                                               auth_secret=self.private["auth"],
-                                               version="aes128gcm"))
+            return json.loads(
+                http_ece.decrypt(
+                    body, private_key=key, auth_secret=self.private["auth"], version="aes128gcm"
+                )
+            )
         assert headers["content-encoding"] == "aesgcm"
-        return dict(self.m.push_subscription_decrypt_push(body, self.private,
-                                                          headers["encryption"],
-                                                          headers["crypto-key"]))
+        return dict(
+            self.m.push_subscription_decrypt_push(
+                body, self.private, headers["encryption"], headers["crypto-key"]
+            )
+        )
 
     def json_body(self, endpoint: str, **data) -> dict:
         b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()  # noqa: E731
-        return {"subscription": {"endpoint": endpoint, "standard": self.standard,
-                                 "keys": {"p256dh": b64(self.public["pubkey"]),
-                                          "auth": b64(self.public["auth"])}},
-                "data": data}
+        return {
+            "subscription": {
+                "endpoint": endpoint,
+                "standard": self.standard,
+                "keys": {"p256dh": b64(self.public["pubkey"]), "auth": b64(self.public["auth"])},
+            },
+            "data": data,
+        }
 
 
 def people(base: str, n: int) -> list[Mastodon]:
@@ -174,8 +186,9 @@ def people(base: str, n: int) -> list[Mastodon]:
     for _ in range(n):
         name = "u" + uuid.uuid4().hex[:10]
         m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
-        m.create_account(name, "correct horse battery", f"{name}@example.com", agreement=True,
-                         scopes=SCOPES)
+        m.create_account(
+            name, "correct horse battery", f"{name}@example.com", agreement=True, scopes=SCOPES
+        )
         out.append(m)
     return out
 
@@ -185,19 +198,28 @@ def second_token(base: str, m: Mastodon) -> Mastodon:
     me = m.me()
     cid, secret = Mastodon.create_app("push-other", api_base_url=base, scopes=SCOPES)
     other = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
-    other.log_in(f"{me['username']}@example.com", "correct horse battery", scopes=SCOPES,
-                 allow_http=True)
+    other.log_in(
+        f"{me['username']}@example.com", "correct horse battery", scopes=SCOPES, allow_http=True
+    )
     return other
 
 
 def http(m: Mastodon, base: str) -> httpx.Client:
-    return httpx.Client(base_url=base, timeout=30,
-                        headers={"Authorization": f"Bearer {m.access_token}"})
+    return httpx.Client(
+        base_url=base, timeout=30, headers={"Authorization": f"Bearer {m.access_token}"}
+    )
 
 
-ALL_ON = dict(follow_events=True, favourite_events=True, reblog_events=True, mention_events=True,
-              poll_events=True, follow_request_events=True, status_events=True,
-              update_events=True)
+ALL_ON = dict(
+    follow_events=True,
+    favourite_events=True,
+    reblog_events=True,
+    mention_events=True,
+    poll_events=True,
+    follow_request_events=True,
+    status_events=True,
+    update_events=True,
+)
 
 
 def subscribe(m: Mastodon, browser: Browser, endpoint: str, **options) -> dict:
@@ -208,23 +230,33 @@ def subscribe(m: Mastodon, browser: Browser, endpoint: str, **options) -> dict:
 async def test_subscription_set_read_change_remove_and_the_server_key_everywhere(psrv, prp):
     alice, bob = await asyncio.to_thread(people, psrv.base, 2)
     browser = Browser(alice)
-    made = await asyncio.to_thread(subscribe, alice, browser, "https://push.example/a",
-                                   mention_events=False, policy="follower")
+    made = await asyncio.to_thread(
+        subscribe, alice, browser, "https://push.example/a", mention_events=False, policy="follower"
+    )
     assert made["endpoint"] == "https://push.example/a" and made["policy"] == "follower"
     assert made["standard"] is False
     assert made["alerts"]["mention"] is False and made["alerts"]["favourite"] is True
     with http(alice, psrv.base) as api:  # as sent (Mastodon.py fills in kinds it knows)
         raw = api.get("/api/v1/push/subscription").json()
-    assert set(raw["alerts"]) == {"mention", "status", "reblog", "follow", "follow_request",
-                                  "favourite", "poll", "update"}
+    assert set(raw["alerts"]) == {
+        "mention",
+        "status",
+        "reblog",
+        "follow",
+        "follow_request",
+        "favourite",
+        "poll",
+        "update",
+    }
     assert set(raw) == {"id", "endpoint", "standard", "alerts", "policy", "server_key"}
     # one server key: the entity's, the instance's, the application's, the stored one
     key = made["server_key"]
     assert len(b64d(key)) == 65 and b64d(key)[0] == 4
     with httpx.Client(base_url=psrv.base, timeout=30) as plain:
         assert plain.get("/api/v2/instance").json()["configuration"]["vapid"]["public_key"] == key
-        app = plain.post("/api/v1/apps", data={"client_name": "x",
-                                               "redirect_uris": "urn:ietf:wg:oauth:2.0:oob"})
+        app = plain.post(
+            "/api/v1/apps", data={"client_name": "x", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob"}
+        )
         assert app.json()["vapid_key"] == key
     assert (await vapid.server_key(prp.store)).public == key
 
@@ -236,24 +268,28 @@ async def test_subscription_set_read_change_remove_and_the_server_key_everywhere
 
     # PUT changes the alerts named and the policy, never the endpoint
     with http(alice, psrv.base) as api:
-        changed = api.put("/api/v1/push/subscription",
-                          json={"data": {"alerts": {"mention": True, "poll": False},
-                                         "policy": "followed"}})
+        changed = api.put(
+            "/api/v1/push/subscription",
+            json={"data": {"alerts": {"mention": True, "poll": False}, "policy": "followed"}},
+        )
         assert changed.status_code == 200, changed.text
         changed = changed.json()
         assert changed["alerts"]["mention"] is True and changed["alerts"]["poll"] is False
         assert changed["alerts"]["favourite"] is True and changed["policy"] == "followed"
         assert changed["endpoint"] == "https://push.example/a" and changed["id"] == made["id"]
         # form-encoded, Rails' nested names
-        form = api.put("/api/v1/push/subscription", data={"data[alerts][follow]": "false",
-                                                          "data[policy]": "none"}).json()
+        form = api.put(
+            "/api/v1/push/subscription",
+            data={"data[alerts][follow]": "false", "data[policy]": "none"},
+        ).json()
         assert form["alerts"]["follow"] is False and form["policy"] == "none"
 
         # a new POST replaces it (a new id), JSON body, standard
         standard = Browser(alice, standard=True)
-        again = api.post("/api/v1/push/subscription",
-                         json=standard.json_body("https://push.example/b",
-                                                 alerts={"favourite": "true"}))
+        again = api.post(
+            "/api/v1/push/subscription",
+            json=standard.json_body("https://push.example/b", alerts={"favourite": "true"}),
+        )
         assert again.status_code == 200, again.text
         again = again.json()
         assert again["id"] != made["id"] and again["standard"] is True
@@ -264,8 +300,10 @@ async def test_subscription_set_read_change_remove_and_the_server_key_everywhere
 
         assert api.delete("/api/v1/push/subscription").json() == {}
         assert api.get("/api/v1/push/subscription").status_code == 404
-        assert api.put("/api/v1/push/subscription",
-                       json={"data": {"policy": "all"}}).status_code == 404
+        assert (
+            api.put("/api/v1/push/subscription", json={"data": {"policy": "all"}}).status_code
+            == 404
+        )
         assert api.delete("/api/v1/push/subscription").status_code == 200  # none: still fine
 
 
@@ -286,46 +324,69 @@ async def test_bad_input_is_422_and_writes_nothing_and_the_scope_is_push(psrv, p
             node[last] = value
         return body
 
-    bodies = [variant(subscription__endpoint="ftp://push.example/x"),
-              variant(subscription__endpoint="https://user:pw@push.example/x"),
-              variant(subscription__endpoint="https://push.example/" + "x" * limits.PUSH_ENDPOINT_MAX_CHARS),
-              variant(subscription__endpoint=""),
-              variant(subscription__keys__p256dh=bad_key),
-              variant(subscription__keys__p256dh="not base64 at all!"),
-              variant(subscription__keys__auth=base64.b64encode(b"short").decode()),
-              variant(subscription__keys=None),
-              variant(subscription__standard="perhaps"),
-              variant(data__alerts={"mention": "maybe"}),
-              variant(data__alerts=["mention"]),
-              variant(data__policy="friends"),
-              {"data": {"policy": "all"}}]
+    bodies = [
+        variant(subscription__endpoint="ftp://push.example/x"),
+        variant(subscription__endpoint="https://user:pw@push.example/x"),
+        variant(
+            subscription__endpoint="https://push.example/" + "x" * limits.PUSH_ENDPOINT_MAX_CHARS
+        ),
+        variant(subscription__endpoint=""),
+        variant(subscription__keys__p256dh=bad_key),
+        variant(subscription__keys__p256dh="not base64 at all!"),
+        variant(subscription__keys__auth=base64.b64encode(b"short").decode()),
+        variant(subscription__keys=None),
+        variant(subscription__standard="perhaps"),
+        variant(data__alerts={"mention": "maybe"}),
+        variant(data__alerts=["mention"]),
+        variant(data__policy="friends"),
+        {"data": {"policy": "all"}},
+    ]
     with http(alice, psrv.base) as api:
         for body in bodies:
             answer = api.post("/api/v1/push/subscription", json=body)
             assert answer.status_code == 422, (body, answer.text)
             assert answer.json()["error"].startswith("Validation failed")
-        for form in ({"subscription[endpoint]": "https://push.example/f",
-                      "subscription[keys][p256dh]": bad_key, "subscription[keys][auth]": "x"},
-                     {"subscription[endpoint]": "https://push.example/f",
-                      "subscription[keys]": "flat"}):
+        for form in (
+            {
+                "subscription[endpoint]": "https://push.example/f",
+                "subscription[keys][p256dh]": bad_key,
+                "subscription[keys][auth]": "x",
+            },
+            {"subscription[endpoint]": "https://push.example/f", "subscription[keys]": "flat"},
+        ):
             assert api.post("/api/v1/push/subscription", data=form).status_code == 422
-        assert api.put("/api/v1/push/subscription",
-                       json={"data": {"alerts": {"follow": "yes please"}}}).status_code == 422
-        assert api.put("/api/v1/push/subscription",
-                       json={"data": {"policy": "everyone"}}).status_code == 422
+        assert (
+            api.put(
+                "/api/v1/push/subscription", json={"data": {"alerts": {"follow": "yes please"}}}
+            ).status_code
+            == 422
+        )
+        assert (
+            api.put("/api/v1/push/subscription", json={"data": {"policy": "everyone"}}).status_code
+            == 422
+        )
         # nothing of them was written
         assert api.get("/api/v1/push/subscription").json() == kept
         # http:// is a test setting's: this server allows loopback, so it is taken
-        assert api.post("/api/v1/push/subscription",
-                        json=variant(subscription__endpoint="http://127.0.0.1:9/x")
-                        ).status_code == 200
+        assert (
+            api.post(
+                "/api/v1/push/subscription",
+                json=variant(subscription__endpoint="http://127.0.0.1:9/x"),
+            ).status_code
+            == 200
+        )
 
     # a token without the push scope: 403
     cid, secret = Mastodon.create_app("no-push", api_base_url=psrv.base, scopes=["read"])
     me = await asyncio.to_thread(alice.me)
     reader = Mastodon(client_id=cid, client_secret=secret, api_base_url=psrv.base)
-    await asyncio.to_thread(reader.log_in, f"{me['username']}@example.com",
-                            "correct horse battery", scopes=["read"], allow_http=True)
+    await asyncio.to_thread(
+        reader.log_in,
+        f"{me['username']}@example.com",
+        "correct horse battery",
+        scopes=["read"],
+        allow_http=True,
+    )
     with http(reader, psrv.base) as api:
         assert api.get("/api/v1/push/subscription").status_code == 403
         assert api.post("/api/v1/push/subscription", json=good).status_code == 403
@@ -338,15 +399,17 @@ async def test_the_server_key_is_made_once_whoever_asks_first(prp):
 
 
 # --- delivery -----------------------------------------------------------------------------
-async def test_mention_favourite_follow_arrive_decrypted_and_signed_both_encodings(psrv, prp,
-                                                                                   service):
+async def test_mention_favourite_follow_arrive_decrypted_and_signed_both_encodings(
+    psrv, prp, service
+):
     alice, bob = await asyncio.to_thread(people, psrv.base, 2)
     alice2 = await asyncio.to_thread(second_token, psrv.base, alice)
     legacy, standard = Browser(alice), Browser(alice2, standard=True)
     sub = await asyncio.to_thread(subscribe, alice, legacy, service.url("legacy"))
     with http(alice2, psrv.base) as api:
-        body = standard.json_body(service.url("standard"), alerts={k: True for k in (
-            "mention", "favourite", "follow")})
+        body = standard.json_body(
+            service.url("standard"), alerts={k: True for k in ("mention", "favourite", "follow")}
+        )
         assert api.post("/api/v1/push/subscription", json=body).status_code == 200
     bob_me = await asyncio.to_thread(bob.me)
     alice_me = await asyncio.to_thread(alice.me)
@@ -358,8 +421,10 @@ async def test_mention_favourite_follow_arrive_decrypted_and_signed_both_encodin
     await asyncio.to_thread(bob.account_follow, alice_me["id"])
     await prp.drain()
 
-    for name, browser, token in (("legacy", legacy, alice.access_token),
-                                 ("standard", standard, alice2.access_token)):
+    for name, browser, token in (
+        ("legacy", legacy, alice.access_token),
+        ("standard", standard, alice2.access_token),
+    ):
         got = service.to(name)
         pushes = []
         for headers, raw in got:
@@ -386,20 +451,23 @@ async def test_mention_favourite_follow_arrive_decrypted_and_signed_both_encodin
 async def test_alerts_and_policy_decide_at_send_time(psrv, prp, service):
     alice, bob, carol = await asyncio.to_thread(people, psrv.base, 3)
     browser = Browser(alice)
-    await asyncio.to_thread(subscribe, alice, browser, service.url("a"), mention_events=False,
-                            policy="followed")
-    alice_me, carol_me = await asyncio.gather(asyncio.to_thread(alice.me),
-                                              asyncio.to_thread(carol.me))
+    await asyncio.to_thread(
+        subscribe, alice, browser, service.url("a"), mention_events=False, policy="followed"
+    )
+    alice_me, carol_me = await asyncio.gather(
+        asyncio.to_thread(alice.me), asyncio.to_thread(carol.me)
+    )
     await asyncio.to_thread(alice.account_follow, carol_me["id"])
     post = await asyncio.to_thread(alice.status_post, "like me")
     await asyncio.to_thread(bob.status_post, f"@{alice_me['username']} a mention")  # alert off
     await asyncio.to_thread(carol.status_post, f"@{alice_me['username']} from carol")
-    await asyncio.to_thread(bob.status_favourite, post["id"])    # not followed: policy
+    await asyncio.to_thread(bob.status_favourite, post["id"])  # not followed: policy
     await asyncio.to_thread(carol.status_favourite, post["id"])  # followed: pushed
     await prp.drain()
     got = distinct([browser.decrypt(h, b) for h, b in service.to("a")])
     assert [(p["notification_type"], p["title"]) for p in got] == [
-        ("favourite", f"{carol_me['display_name'] or carol_me['username']} favorited your post")]
+        ("favourite", f"{carol_me['display_name'] or carol_me['username']} favorited your post")
+    ]
 
     # the policy is read when sending: none now, so nothing more
     await asyncio.to_thread(alice.push_subscription_update, policy="none", **ALL_ON)
@@ -448,10 +516,14 @@ async def test_gone_removes_the_subscription_and_a_failure_is_retried_later(psrv
     failed = len(service.to("flaky"))
     assert failed >= 1
     # queued for later with its backoff, for this subscription only
-    [note] = [n for n in await asyncio.to_thread(alice.notifications)
-              if n["account"]["id"] == (await asyncio.to_thread(carol.me))["id"]]
-    retry = PushJob(uid, int(note["id"]), hashlib.sha256(alice.access_token.encode()).hexdigest(),
-                    1)
+    [note] = [
+        n
+        for n in await asyncio.to_thread(alice.notifications)
+        if n["account"]["id"] == (await asyncio.to_thread(carol.me))["id"]
+    ]
+    retry = PushJob(
+        uid, int(note["id"]), hashlib.sha256(alice.access_token.encode()).hexdigest(), 1
+    )
     due = await prp.queue.due_at(retry)
     assert due is not None
     assert abs(due / 1000 - time.time() - limits.PUSH_RETRY_BASE_S) < 30
@@ -480,8 +552,9 @@ async def test_revoking_the_token_removes_its_subscription(psrv, prp, service):
     assert service.to("one") == [] and len(service.to("two")) >= 1
 
 
-async def test_a_subscription_whose_token_went_another_way_is_dropped_when_sending(psrv, prp,
-                                                                                   service):
+async def test_a_subscription_whose_token_went_another_way_is_dropped_when_sending(
+    psrv, prp, service
+):
     alice, bob = await asyncio.to_thread(people, psrv.base, 2)
     uid = int((await asyncio.to_thread(alice.me))["id"])
     await asyncio.to_thread(subscribe, alice, Browser(alice), service.url("x"))
@@ -495,7 +568,8 @@ async def test_a_subscription_whose_token_went_another_way_is_dropped_when_sendi
 
 
 async def test_an_endpoint_at_a_private_address_is_refused_without_the_loopback_setting(
-        psrv, rp, service):
+    psrv, rp, service
+):
     """The send refuses it (the API's check is the scheme's; the address is
     the guard's, at send time): nothing reaches the loopback service."""
     alice, bob = await asyncio.to_thread(people, psrv.base, 2)
@@ -510,8 +584,7 @@ def test_bad_signature_is_caught_by_the_check():
     """The receiving side's VAPID check does fail on another key (so the
     tests above prove the signature)."""
     key, other = vapid.generate(), vapid.generate()
-    headers = vapid.headers(key, "http://127.0.0.1:1/push/x", "mailto:a@localhost",
-                            standard=True)
+    headers = vapid.headers(key, "http://127.0.0.1:1/push/x", "mailto:a@localhost", standard=True)
     check_vapid(headers, key.public, "http://127.0.0.1:1/push/x")
     forged = {"authorization": headers["authorization"].replace(key.public, other.public)}
     with pytest.raises(InvalidSignature):
@@ -530,8 +603,9 @@ async def test_subscriptions_per_account_are_bounded_and_a_token_replaces_its_ow
         return Token(hashlib.sha256(f"t{i}".encode()).hexdigest(), user.id, "c", ("push",))
 
     async def subscribe_as(i: int, url: str):
-        return await prp.push_subscribe(token(i), f"t{i}", endpoint=url, p256dh=key,
-                                        auth_key=secret)
+        return await prp.push_subscribe(
+            token(i), f"t{i}", endpoint=url, p256dh=key, auth_key=secret
+        )
 
     for i in range(limits.PUSH_SUBSCRIPTIONS_MAX):
         await subscribe_as(i, f"https://push.example/{i}")

@@ -1,6 +1,7 @@
 """The route table: each handler declares its route and its contract where
 it is written (redpoll.api.http.endpoint / route); the app assembles the
 declaring modules and orders the routes so that none hides another."""
+
 from __future__ import annotations
 
 import importlib
@@ -20,8 +21,9 @@ async def _noop(request):  # a handler for the table tests
 
 
 def test_a_literal_route_is_tried_before_a_pattern_that_matches_it():
-    ordered = in_order([Route("/a/{id}", _noop), Route("/a/b", _noop), Route("/c", _noop)],
-                       first=("/c",))
+    ordered = in_order(
+        [Route("/a/{id}", _noop), Route("/a/b", _noop), Route("/c", _noop)], first=("/c",)
+    )
     assert [r.path for r in ordered] == ["/c", "/a/b", "/a/{id}"]
 
 
@@ -54,6 +56,7 @@ def _first_match(routes, path: str, method: str):
     """Starlette's own rule: the first route that matches fully, else the
     first that matches but for the method (a 405), else None."""
     from starlette.routing import Match
+
     scope = {"type": "http", "path": path, "method": method, "root_path": ""}
     partial = None
     for route in routes:
@@ -67,6 +70,7 @@ def _first_match(routes, path: str, method: str):
 
 def _samples(path: str) -> list[str]:
     import re
+
     return [re.sub(r"\{[^}]+\}", fill, path) for fill in ("123", "abc", "a.b")]
 
 
@@ -76,7 +80,9 @@ def test_the_indexed_router_picks_the_route_starlette_would_for_every_route():
     the same route as Starlette's scan of the whole table."""
     app = create_app()
     router, routes = app.router, app.routes
-    paths = {p for r in routes if isinstance(getattr(r, "path", None), str) for p in _samples(r.path)}
+    paths = {
+        p for r in routes if isinstance(getattr(r, "path", None), str) for p in _samples(r.path)
+    }
     paths |= {p + "/" for p in list(paths)} | {p + "/extra" for p in list(paths)} | {"/", "/nope"}
     for path in sorted(paths):
         tried = router.candidates(path)
@@ -91,20 +97,28 @@ async def test_the_indexed_router_answers_like_starlette_over_http():
     import httpx
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
+
     from redpoll.api.http import IndexedRouter
 
     async def named(request):
         return PlainTextResponse(request.scope["route"].path)
 
-    table = [Route("/a/b", named, methods=["GET"]), Route("/a/{x}", named, methods=["GET"]),
-             Route("/a/{x}/c", named, methods=["POST"]), Route("/d/", named, methods=["GET"])]
+    table = [
+        Route("/a/b", named, methods=["GET"]),
+        Route("/a/{x}", named, methods=["GET"]),
+        Route("/a/{x}/c", named, methods=["POST"]),
+        Route("/d/", named, methods=["GET"]),
+    ]
     app = Starlette(routes=table)
     app.router = IndexedRouter(table)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app),
-                                 base_url="http://t") as http:
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://t"
+    ) as http:
         assert (await http.get("/a/b")).text == "/a/b"
         assert (await http.get("/a/q")).text == "/a/{x}"
-        assert (await http.get("/a/q/c")).status_code == 405  # the path matches, the method does not
+        assert (
+            await http.get("/a/q/c")
+        ).status_code == 405  # the path matches, the method does not
         assert (await http.post("/a/q/c")).text == "/a/{x}/c"
         moved = await http.get("/d")  # Starlette's own pass redirects the missing slash
         assert moved.status_code == 307 and moved.headers["location"] == "http://t/d/"

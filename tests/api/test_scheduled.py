@@ -4,25 +4,25 @@
 both topologies: the entity, the 5-minute rule's 422, owner-only 404s,
 paging with Link headers, and the status posted by the job (the test moves
 due jobs with ``promote_due`` given a later time, then drains)."""
+
 from __future__ import annotations
 
 import asyncio
 import io
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
-
 from test_stream_mastodon import accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
 
 def ahead(minutes: float) -> datetime:
-    return datetime.now(timezone.utc) + timedelta(minutes=minutes)
+    return datetime.now(UTC) + timedelta(minutes=minutes)
 
 
 def later_ms(minutes: float) -> int:
@@ -39,8 +39,14 @@ async def test_mastodon_py_schedules_lists_moves_and_the_job_posts_it(srv, rp):
     alice, bob = await asyncio.to_thread(accounts, srv.base, 2)
     me = await asyncio.to_thread(alice.me)
     when = ahead(30).replace(microsecond=0)
-    s = await asyncio.to_thread(alice.status_post, "see you later", scheduled_at=when,
-                                spoiler_text="soon", visibility="unlisted", language="en")
+    s = await asyncio.to_thread(
+        alice.status_post,
+        "see you later",
+        scheduled_at=when,
+        spoiler_text="soon",
+        visibility="unlisted",
+        language="en",
+    )
     assert "scheduled_at" in s and "params" in s and "content" not in s
     assert s["scheduled_at"] == when
     params = s["params"]
@@ -93,18 +99,19 @@ async def test_too_soon_is_a_422_in_mastodons_words_and_nothing_is_scheduled(srv
     assert refused.value.args[1] == 422
     assert [x["id"] for x in await asyncio.to_thread(alice.scheduled_statuses)] == [s["id"]]
     token = alice.access_token
-    with httpx.Client(base_url=srv.base, timeout=30,
-                      headers={"Authorization": f"Bearer {token}"}) as http:
+    with httpx.Client(
+        base_url=srv.base, timeout=30, headers={"Authorization": f"Bearer {token}"}
+    ) as http:
         r = http.post("/api/v1/statuses", data={"status": "x", "scheduled_at": "not a date"})
         assert r.status_code == 422
 
 
 async def test_cancel_releases_the_uploads_and_pages_carry_link_headers(srv, rp):
     (alice,) = await asyncio.to_thread(accounts, srv.base, 1)
-    media = await asyncio.to_thread(alice.media_post, png(), "image/png",
-                                  synchronous=True)
-    s = await asyncio.to_thread(alice.status_post, "", media_ids=[media["id"]],
-                                scheduled_at=ahead(20))
+    media = await asyncio.to_thread(alice.media_post, png(), "image/png", synchronous=True)
+    s = await asyncio.to_thread(
+        alice.status_post, "", media_ids=[media["id"]], scheduled_at=ahead(20)
+    )
     assert s["params"]["media_ids"] == [str(media["id"])]
     assert [m["id"] for m in s["media_attachments"]] == [str(media["id"])]
     with pytest.raises(MastodonAPIError):  # held: not attachable elsewhere
@@ -115,10 +122,13 @@ async def test_cancel_releases_the_uploads_and_pages_carry_link_headers(srv, rp)
     posted = await asyncio.to_thread(alice.status_post, "now", media_ids=[media["id"]])
     assert [m["id"] for m in posted["media_attachments"]] == [str(media["id"])]
 
-    made = [await asyncio.to_thread(alice.status_post, f"p{i}", scheduled_at=ahead(20 + i))
-            for i in range(3)]
-    with httpx.Client(base_url=srv.base, timeout=30,
-                      headers={"Authorization": f"Bearer {alice.access_token}"}) as http:
+    made = [
+        await asyncio.to_thread(alice.status_post, f"p{i}", scheduled_at=ahead(20 + i))
+        for i in range(3)
+    ]
+    with httpx.Client(
+        base_url=srv.base, timeout=30, headers={"Authorization": f"Bearer {alice.access_token}"}
+    ) as http:
         r = http.get("/api/v1/scheduled_statuses", params={"limit": 2})
         assert [x["id"] for x in r.json()] == [made[2]["id"], made[1]["id"]]
         assert 'rel="next"' in r.headers["link"]

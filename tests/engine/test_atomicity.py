@@ -5,6 +5,7 @@ every k until the call finishes on its own: each await point (and each
 reply in flight) is hit. After the jobs drain, what is left must be one of
 the two clean states: nothing at all, or the whole effect.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -14,9 +15,9 @@ import pytest
 
 from redpoll import Redpoll
 from redpoll.core import keys
+from redpoll.core.errors import LoginTaken, StatusNotFound, UserNotFound, ValidationError
 from redpoll.search import search
 from redpoll.storage import topology
-from redpoll.core.errors import LoginTaken, StatusNotFound, UserNotFound, ValidationError
 
 #: an await point past every one of the calls tested here (a safety stop)
 MAX_STEPS = 400
@@ -103,8 +104,13 @@ async def check_all_or_nothing(rp, author, fans, owner, lst, sids, expect_live=N
     live = set()
     for sid in sids:
         alive = await live_status(rp, sid)
-        holders = [sid in w["profile"], sid in w["author_home"], sid in w["public"],
-                   sid in w["list"], *(sid in f for f in w["fans"])]
+        holders = [
+            sid in w["profile"],
+            sid in w["author_home"],
+            sid in w["public"],
+            sid in w["list"],
+            *(sid in f for f in w["fans"]),
+        ]
         if alive:
             assert all(holders), f"status {sid} is live but not everywhere: {holders}"
             live.add(sid)

@@ -1,15 +1,16 @@
 """Boosts in the engine: delivered like posts, never twice in a
 home, hidden per follow, undone everywhere, gone with their original."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 
-from redpoll.relations import follows
 from redpoll.core import keys
-from redpoll.storage import topology
 from redpoll.core.errors import StatusNotFound
+from redpoll.relations import follows
+from redpoll.storage import topology
 
 
 async def ids_in(rp, key) -> list[int]:
@@ -97,8 +98,9 @@ async def test_boost_and_delete_racing_leave_no_boost_behind(rp):
             except StatusNotFound:
                 return None
 
-        results = await asyncio.gather(rp.delete_status(status.id, ann.id),
-                                       *(try_boost(f) for f in fans))
+        results = await asyncio.gather(
+            rp.delete_status(status.id, ann.id), *(try_boost(f) for f in fans)
+        )
         await rp.drain()
         made = [bid for bid in results[1:] if bid]
         assert await rp.get_statuses(made) == []  # every boost made is gone

@@ -1,14 +1,15 @@
 """Named bounds of the conversation's growing structures: each
 test goes past one bound (lowered for the test) and checks the structure
 stays within it, and that caps checked in a script hold under races."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 
-from redpoll.core import keys, limits
 from redpoll.conversations import tags
+from redpoll.core import keys, limits
 from redpoll.core.errors import Conflict, ValidationError
 
 
@@ -33,7 +34,8 @@ async def test_favourite_and_boost_versions_keep_a_bounded_few_undone(rp, monkey
     assert await c.hlen(keys.favourite_versions(status.id)) == 1 + 3
     assert await c.hlen(keys.reblog_versions(status.id)) == 1 + 3
     assert set(await c.hkeys(keys.favourite_versions(status.id))) == {
-        str(u.id).encode() for u in [keeper, *others[-3:]]}
+        str(u.id).encode() for u in [keeper, *others[-3:]]
+    }
     assert await c.zcard(keys.versions_undone(keys.favourite_versions(status.id))) == 3
     [state] = await rp.status_states(keeper.id, [status.id])
     assert (state.favourites, state.reblogs, state.favourited) == (1, 1, True)
@@ -52,6 +54,7 @@ async def test_favourite_and_boost_versions_keep_a_bounded_few_undone(rp, monkey
 
 async def test_notification_index_keeps_a_bounded_few_undone_or_dismissed(rp, monkeypatch):
     from redpoll.notifications import notifications
+
     monkeypatch.setattr(limits, "NOTIFICATION_INDEX_DONE_KEPT", 3)
     [author] = await users(rp, "nauthor", 1)
     fans = await users(rp, "nfan", 6)
@@ -94,7 +97,8 @@ async def test_followed_tags_cap_holds_under_racing_follows(rp, monkeypatch):
     names = [f"racetag{i}" for i in range(8)]
     results = await asyncio.gather(
         *(tags.set_following(rp.store, rp.queue, user.id, n, True) for n in names),
-        return_exceptions=True)
+        return_exceptions=True,
+    )
     assert sum(isinstance(r, Conflict) for r in results) == 5
     assert [r for r in results if not isinstance(r, Exception) and not r.following] == []
     assert await rp.store.client.zcard(keys.followed_tags(user.id)) == 3
@@ -108,8 +112,9 @@ async def test_bookmarks_cap_holds_under_racing_bookmarks(rp, monkeypatch):
     monkeypatch.setattr(limits, "BOOKMARKS_MAX", 2)
     [author, reader] = await users(rp, "bm", 2)
     posts = [await rp.post(author.id, f"m{i}") for i in range(5)]
-    results = await asyncio.gather(*(rp.bookmark(reader.id, p.id) for p in posts),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(rp.bookmark(reader.id, p.id) for p in posts), return_exceptions=True
+    )
     assert sum(isinstance(r, ValidationError) for r in results) == 3
     assert await rp.store.client.zcard(keys.bookmarks(reader.id)) == 2
 

@@ -1,5 +1,6 @@
 """redpoll.filters: the matching rule (rules.Active.apply) on records, and the
 stored filters under racing writes, in both topologies."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,8 +16,14 @@ from redpoll.filters import rules
 
 
 def status(sid: int, text: str, uid: int = 7, **extra) -> Status:
-    return Status(id=sid, text=text, created_at=0, user_id=uid, login="x",
-                  extra={k: v for k, v in extra.items()})
+    return Status(
+        id=sid,
+        text=text,
+        created_at=0,
+        user_id=uid,
+        login="x",
+        extra={k: v for k, v in extra.items()},
+    )
 
 
 def active(*filters: F.Filter) -> rules.Active:
@@ -28,8 +35,9 @@ def kw(word: str, whole: bool = True, i: int = 1) -> F.Keyword:
 
 
 def test_keywords_match_case_insensitively_and_whole_words_at_word_edges_only():
-    a = active(F.Filter(1, "f", ("home",), "warn", None, (kw("cat"), kw("c++", i=2),
-                                                            kw("#tag", i=3))))
+    a = active(
+        F.Filter(1, "f", ("home",), "warn", None, (kw("cat"), kw("c++", i=2), kw("#tag", i=3)))
+    )
     assert a.apply(status(1, "A CAT!"), context="home").matches[0][1] == ["CAT"]
     assert a.apply(status(2, "concatenate"), context="home") is None
     # a keyword ending in a non-word character needs no boundary there
@@ -55,8 +63,10 @@ def test_spoiler_media_descriptions_and_poll_options_are_searched_of_the_origina
 
 def test_contexts_expiry_and_ones_own_statuses():
     past, future = now_ms() - 1000, now_ms() + 60_000
-    a = active(F.Filter(1, "old", ("home",), "hide", past, (kw("kale"),)),
-               F.Filter(2, "new", ("public",), "hide", future, (kw("kale", i=2),)))
+    a = active(
+        F.Filter(1, "old", ("home",), "hide", past, (kw("kale"),)),
+        F.Filter(2, "new", ("public",), "hide", future, (kw("kale", i=2),)),
+    )
     assert a.apply(status(1, "kale"), context="home") is None  # expired
     assert a.apply(status(1, "kale"), context="public").hidden
     assert a.apply(status(1, "kale"), context="thread") is None
@@ -103,9 +113,10 @@ async def test_racing_changes_to_one_filter_all_land(rp):
 async def test_the_bound_on_filters_holds_under_racing_creates(rp, monkeypatch):
     alice = await rp.sign_up("alice")
     monkeypatch.setattr("redpoll.core.limits.FILTERS_MAX", 3)
-    results = await asyncio.gather(*(F.create_filter(rp.store, alice.id, title=f"t{i}",
-                                                     context=["home"]) for i in range(8)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(F.create_filter(rp.store, alice.id, title=f"t{i}", context=["home"]) for i in range(8)),
+        return_exceptions=True,
+    )
     assert sum(isinstance(r, F.Filter) for r in results) == 3
     assert all(isinstance(r, (F.Filter, ValidationError)) for r in results)
     assert len(await F.list_filters(rp.store, alice.id)) == 3
@@ -115,8 +126,9 @@ async def test_the_bound_on_filters_holds_under_racing_creates(rp, monkeypatch):
 
 async def test_another_accounts_keyword_and_status_ids_are_not_found(rp):
     alice, bob = await rp.sign_up("alice"), await rp.sign_up("bob")
-    f = await F.create_filter(rp.store, alice.id, title="t", context=["home"],
-                              keywords=[("kale", True)])
+    f = await F.create_filter(
+        rp.store, alice.id, title="t", context=["home"], keywords=[("kale", True)]
+    )
     with pytest.raises(F.FilterNotFound):
         await F.get_keyword(rp.store, bob.id, f.keywords[0].id)
     with pytest.raises(F.FilterNotFound):

@@ -1,12 +1,13 @@
 """Replies, mentions and hashtags in the engine."""
+
 from __future__ import annotations
 
 import pytest
 
 from redpoll.conversations import conversation
 from redpoll.core import keys
-from redpoll.timelines import timelines
 from redpoll.core.errors import StatusNotFound, ValidationError
+from redpoll.timelines import timelines
 
 
 async def ids_in(rp, key) -> list[int]:
@@ -15,7 +16,8 @@ async def ids_in(rp, key) -> list[int]:
 
 def test_parse_mentions_and_hashtags():
     logins, tags = conversation.parse(
-        "hi @Ann and @bob_2, mail x@y.z, #Redis #ÉTÉ #2024 #redis a#b @ann (#tea)")
+        "hi @Ann and @bob_2, mail x@y.z, #Redis #ÉTÉ #2024 #redis a#b @ann (#tea)"
+    )
     assert logins == ["ann", "bob_2"]
     assert tags == ["redis", "été", "tea"]
 
@@ -54,6 +56,7 @@ async def test_mentions_reach_the_home_and_notify_and_delete_undoes(rp):
 async def test_hashtag_timeline_index_and_followers(rp):
     ann, bob = await rp.sign_up("ann"), await rp.sign_up("bob")
     from redpoll.conversations import tags
+
     await tags.set_following(rp.store, rp.queue, bob.id, "Redis", True)
     first = await rp.post(ann.id, "#Redis is fast")
     second = await rp.post(ann.id, "#redis #rust")
@@ -86,6 +89,7 @@ async def test_context_ancestors_and_depth_first_descendants(rp):
 
 async def test_bad_replies_and_caps_write_nothing(rp, monkeypatch):
     from redpoll.core import limits
+
     ann = await rp.sign_up("ann")
     before = await rp.store.client.get(keys.STATUS_SEQ)
     with pytest.raises(StatusNotFound):

@@ -1,17 +1,17 @@
 """Deleting statuses: ownership, at-once removal, exactly-once uncounting,
 batched cleanup of follower and list timelines."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from test_delivery import audience
 
 from redpoll import Redpoll
-from redpoll.core import keys, limits
 from redpoll.bus.jobs import CleanupJob
+from redpoll.core import keys, limits
 from redpoll.core.errors import Forbidden, StatusNotFound, ValidationError
-
-from test_delivery import audience
 
 
 async def raw_list(rp, key) -> list[int]:
@@ -111,8 +111,9 @@ async def test_concurrent_deletes_uncount_once(rp):
     target = await rp.post(a.id, "contested")
     before = (await rp.stats())["statuses"]
 
-    results = await asyncio.gather(*(rp.delete_status(target.id, a.id) for _ in range(10)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(rp.delete_status(target.id, a.id) for _ in range(10)), return_exceptions=True
+    )
     for r in results:
         assert r is None or isinstance(r, StatusNotFound), repr(r)
     assert any(r is None for r in results)

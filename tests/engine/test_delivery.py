@@ -1,8 +1,9 @@
 """delivery.py / deliver.lua: the fast path and the checked path agree."""
+
 from __future__ import annotations
 
-from redpoll.bus.jobs import FanoutJob
 from redpoll import Redpoll
+from redpoll.bus.jobs import FanoutJob
 from redpoll.core import keys
 from redpoll.storage import topology
 
@@ -35,14 +36,20 @@ async def test_fast_path_is_taken_on_a_single_server_only(settings, server):
         else:
             assert mark == f"{status.id}:d".encode()
             # one entry per batch pushed: the cursor each started from (no lists here)
-            assert done == {b"home:0", *(f"home:{c}".encode() for c in await _cursors(rp, author.id, 4))}
+            assert done == {
+                b"home:0",
+                *(f"home:{c}".encode() for c in await _cursors(rp, author.id, 4)),
+            }
             assert 0 < await rp.store.client.ttl(keys.fanout_done(status.id))
     finally:
         await rp.close()
 
 
 async def _cursors(rp, author, batch):
-    scores = [int(s) for _, s in await rp.store.client.zrange(keys.followers(author), 0, -1, withscores=True)]
+    scores = [
+        int(s)
+        for _, s in await rp.store.client.zrange(keys.followers(author), 0, -1, withscores=True)
+    ]
     return [scores[i - 1] for i in range(batch, len(scores) + 1, batch)]
 
 

@@ -1,6 +1,7 @@
 """Direct messages: conversations through Mastodon.py 2.3.3
 against a real ``redpoll serve``, both modes; who sees a direct status is
 the leak matrix's, this is the conversation list."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,11 +9,10 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonNotFoundError
+from test_stream_mastodon import accounts
 
 from redpoll.conversations import direct_messages
 from redpoll.core import keys, limits
-
-from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -21,8 +21,9 @@ async def test_conversations_list_read_and_delete(srv, rp):
     ann, ben, cat = await asyncio.to_thread(accounts, srv.base, 3)
     me = {k: await asyncio.to_thread(m.me) for k, m in (("ann", ann), ("ben", ben), ("cat", cat))}
     first = ann.status_post(f"@{me['ben']['username']} psst", visibility="direct")
-    reply = ben.status_post(f"@{me['ann']['username']} hi back", visibility="direct",
-                            in_reply_to_id=first["id"])
+    reply = ben.status_post(
+        f"@{me['ann']['username']} hi back", visibility="direct", in_reply_to_id=first["id"]
+    )
     other = ann.status_post(f"@{me['cat']['username']} another thread", visibility="direct")
     ann.status_post("a public one is no conversation")
 
@@ -38,8 +39,7 @@ async def test_conversations_list_read_and_delete(srv, rp):
     assert [(c["id"], c["unread"]) for c in cat.conversations()] == [(str(other["id"]), True)]
     # paging by last status id
     assert [c["last_status"]["id"] for c in ann.conversations(limit=1)] == [other["id"]]
-    assert [c["last_status"]["id"] for c in ann.conversations(max_id=other["id"])] == \
-        [reply["id"]]
+    assert [c["last_status"]["id"] for c in ann.conversations(max_id=other["id"])] == [reply["id"]]
     # read, then delete (only from ann's list)
     assert ann.conversations_read(thread["id"])["unread"] is False
     assert [c["unread"] for c in ann.conversations()] == [False, False]
@@ -53,8 +53,9 @@ async def test_conversations_list_read_and_delete(srv, rp):
     missing = httpx.delete(f"{srv.base}/api/v1/conversations/{thread['id']}", headers=auth)
     assert missing.status_code == 404
     # a new message brings the conversation back, unread
-    ben.status_post(f"@{me['ann']['username']} still there?", visibility="direct",
-                    in_reply_to_id=reply["id"])
+    ben.status_post(
+        f"@{me['ann']['username']} still there?", visibility="direct", in_reply_to_id=reply["id"]
+    )
     top = ann.conversations()[0]
     assert (top["id"], top["unread"]) == (str(first["id"]), True)
 
@@ -72,12 +73,13 @@ async def test_touch_is_idempotent_and_order_proof(rp):
     await direct_messages.after_post(rp.store, new, [b.id])
     (conv,) = [c for c in await direct_messages.page(rp.store, a.id) if c.id == new.id]
     assert conv.last_status == reply.id and conv.unread
-    assert await rp.store.client.zcard(keys.dm_conversations(a.id)) <= \
-        limits.DM_CONVERSATIONS_MAX
+    assert await rp.store.client.zcard(keys.dm_conversations(a.id)) <= limits.DM_CONVERSATIONS_MAX
 
 
 async def test_bad_cursors_are_a_422(srv, rp):
     (ann,) = await asyncio.to_thread(accounts, srv.base, 1)
-    r = httpx.get(srv.base + "/api/v1/conversations?max_id=%F3%B2%B7%A4&min_id=4",
-                  headers={"Authorization": f"Bearer {ann.access_token}"})
+    r = httpx.get(
+        srv.base + "/api/v1/conversations?max_id=%F3%B2%B7%A4&min_id=4",
+        headers={"Authorization": f"Bearer {ann.access_token}"},
+    )
     assert r.status_code == 422 and "max_id" in r.json()["error"], r.text

@@ -18,6 +18,7 @@ kill and restart it), real ``redpoll worker`` processes, real SIGKILL/SIGTERM.
 No assertion is about time: waits poll for a condition, bounded by generous
 timeouts that fail with a message saying what did not happen.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -32,8 +33,8 @@ import redis
 import redis.exceptions
 
 from redpoll import ConfigError, Redpoll, Settings
-from redpoll.core import keys
 from redpoll.bus.jobs import FanoutJob, decode, shard_of
+from redpoll.core import keys
 from redpoll.storage.server import PORT_FILE, EmbeddedServer, _die_with_parent
 
 #: The console script of this virtualenv.
@@ -48,8 +49,10 @@ BATCH = 10
 
 # --- helpers -----------------------------------------------------------------------
 
-async def wait_for(check, what: str, timeout: float = WAIT_S, interval: float = 0.01,
-                   detail=None) -> None:
+
+async def wait_for(
+    check, what: str, timeout: float = WAIT_S, interval: float = 0.01, detail=None
+) -> None:
     """Poll ``await check()`` until true; fail saying ``what`` did not happen."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -63,19 +66,30 @@ async def wait_for(check, what: str, timeout: float = WAIT_S, interval: float = 
 class WorkerProcess:
     """``redpoll worker`` as a child process, output in a log file."""
 
-    def __init__(self, url: str, cluster: bool, log_path: Path, *, batch: int = BATCH,
-                 claim_ms: int = 500):
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
-        env.update(REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0",
-                   REDPOLL_JOB_CLAIM_MS=str(claim_ms), REDPOLL_FANOUT_BATCH=str(batch),
-                   REDPOLL_DATA_DIR=str(log_path.parent / "worker-data"))
+    def __init__(
+        self, url: str, cluster: bool, log_path: Path, *, batch: int = BATCH, claim_ms: int = 500
+    ):
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"
+        }
+        env.update(
+            REDIS_URL=url,
+            REDPOLL_CLUSTER="1" if cluster else "0",
+            REDPOLL_JOB_CLAIM_MS=str(claim_ms),
+            REDPOLL_FANOUT_BATCH=str(batch),
+            REDPOLL_DATA_DIR=str(log_path.parent / "worker-data"),
+        )
         self.log_path = log_path
         self._log = open(log_path, "ab")
         # Started from the event loop's (main) thread: the child is told to die
         # with it (PR_SET_PDEATHSIG), so a crashed test run leaves no worker.
-        self.proc = subprocess.Popen([str(REDPOLL), "worker"], env=env, stdout=self._log,
-                                     stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        self.proc = subprocess.Popen(
+            [str(REDPOLL), "worker"],
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent,
+        )
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -142,8 +156,10 @@ async def has(rp: Redpoll, uid: int, sid: int) -> bool:
 async def assert_exactly_once(rp: Redpoll, uids: list[int], sid: int) -> None:
     counts = await copies(rp, uids, sid)
     wrong = {uid: c for uid, c in counts.items() if c != 1}
-    assert not wrong, (f"status {sid}: {len(wrong)} of {len(uids)} home timelines do not hold "
-                       f"it exactly once, e.g. {dict(list(wrong.items())[:10])}")
+    assert not wrong, (
+        f"status {sid}: {len(wrong)} of {len(uids)} home timelines do not hold "
+        f"it exactly once, e.g. {dict(list(wrong.items())[:10])}"
+    )
 
 
 async def read_by_hand(rp: Redpoll, sid: int, consumer: str):
@@ -159,11 +175,14 @@ async def read_by_hand(rp: Redpoll, sid: int, consumer: str):
 
 
 async def pending_of(rp: Redpoll, stream: str, consumer: str) -> list:
-    return await rp.store.client.xpending_range(stream, keys.JOB_GROUP, min="-", max="+",
-                                                count=100, consumername=consumer)
+    return await rp.store.client.xpending_range(
+        stream, keys.JOB_GROUP, min="-", max="+", count=100, consumername=consumer
+    )
 
 
-def start_server(data_dir: Path, fsync: str = "everysec", port: int | None = None) -> EmbeddedServer:
+def start_server(
+    data_dir: Path, fsync: str = "everysec", port: int | None = None
+) -> EmbeddedServer:
     return EmbeddedServer(data_dir, port=port, fsync=fsync).start()
 
 
@@ -188,8 +207,13 @@ def snapshot(port: int) -> dict:
                 groups = []
                 for group in client.xinfo_groups(key):
                     pel = client.xpending_range(key, group["name"], min="-", max="+", count=10_000)
-                    groups.append((group["name"], group["last-delivered-id"],
-                                   [(p["message_id"], p["consumer"]) for p in pel]))
+                    groups.append(
+                        (
+                            group["name"],
+                            group["last-delivered-id"],
+                            [(p["message_id"], p["consumer"]) for p in pel],
+                        )
+                    )
                 value = (client.xrange(key), groups)
             else:
                 raise AssertionError(f"unexpected type {kind!r} of {key!r}")
@@ -233,15 +257,19 @@ async def test_worker_sigkill_mid_fanout(settings, server, tmp_path):
                 got = sum((await copies(rp, order, first.id)).values())
                 return f"{got}/{FOLLOWERS} followers served\n{worker.tail()}"
 
-            await wait_for(past_checkpoint, f"worker {round_} to serve {mark:.0%} of the "
-                           "followers", detail=progress)
+            await wait_for(
+                past_checkpoint,
+                f"worker {round_} to serve {mark:.0%} of the followers",
+                detail=progress,
+            )
             worker.kill()
             counts = await copies(rp, order, first.id)
             got = sum(counts.values())
             assert max(counts.values()) == 1
             assert reached < got < FOLLOWERS, (
                 f"kill {round_} did not land mid-chain: {got}/{FOLLOWERS} served "
-                f"(before: {reached})")
+                f"(before: {reached})"
+            )
             reached = got
 
         last = WorkerProcess(url, cluster, tmp_path / "worker-last.log")
@@ -254,8 +282,10 @@ async def test_worker_sigkill_mid_fanout(settings, server, tmp_path):
 
         async def final_progress() -> str:
             got = sum((await copies(rp, order, first.id)).values())
-            return (f"{got}/{FOLLOWERS} followers served, depth {await rp.queue.depth()}, "
-                    f"pending {await rp.queue.pending()}\n{last.tail()}")
+            return (
+                f"{got}/{FOLLOWERS} followers served, depth {await rp.queue.depth()}, "
+                f"pending {await rp.queue.pending()}\n{last.tail()}"
+            )
 
         await wait_for(drained, "the queue to empty after the kills", detail=final_progress)
         for status in (first, second):
@@ -339,6 +369,7 @@ async def _depth_is_zero(rp: Redpoll) -> bool:
 
 # --- 4. poison jobs -------------------------------------------------------------------
 
+
 async def test_failing_jobs_are_parked_not_blocking(settings):
     """Jobs that can never succeed end in keys.DEAD_JOBS (at once when they
     cannot be decoded, after JOB_MAX_ATTEMPTS when the handler keeps failing),
@@ -348,10 +379,10 @@ async def test_failing_jobs_are_parked_not_blocking(settings):
         author, order = await audience(rp, 100, prefix="p")
         client = rp.store.client
         malformed = [
-            {b"j": b'{"kind":"no-such-job","uid":1}'},              # unknown kind
-            {b"j": b"{not json"},                                    # not JSON
-            {b"x": b"no payload field"},                             # no payload at all
-            {b"j": b"[1, 2]"},                                       # JSON, not an object
+            {b"j": b'{"kind":"no-such-job","uid":1}'},  # unknown kind
+            {b"j": b"{not json"},  # not JSON
+            {b"x": b"no payload field"},  # no payload at all
+            {b"j": b"[1, 2]"},  # JSON, not an object
         ]
         # a well-formed job whose handler raises every time: its status key
         # holds a string, so reading it as a hash fails (WRONGTYPE)
@@ -365,19 +396,23 @@ async def test_failing_jobs_are_parked_not_blocking(settings):
         stop = asyncio.Event()
         task = asyncio.create_task(rp.worker("w").run(stop))
         try:
+
             async def detail() -> str:
                 dead = await client.xlen(keys.DEAD_JOBS)
                 return f"depth {await rp.queue.depth()}, dead {dead}"
-            await wait_for(lambda: _depth_is_zero(rp), "every job to finish or be parked",
-                           detail=detail)
+
+            await wait_for(
+                lambda: _depth_is_zero(rp), "every job to finish or be parked", detail=detail
+            )
         finally:
             stop.set()
             await task
 
         await assert_exactly_once(rp, order + [author], status.id)
         dead = await client.xrange(keys.DEAD_JOBS)
-        parked = sorted((sorted((k, v) for k, v in f.items() if k != b"reason"), f[b"reason"])
-                        for _, f in dead)
+        parked = sorted(
+            (sorted((k, v) for k, v in f.items() if k != b"reason"), f[b"reason"]) for _, f in dead
+        )
         shards = len(keys.all_job_streams())
         assert len(parked) == shards * (len(malformed) + len(failing)), parked
         payloads = [sorted(f.items()) for f in malformed + failing]
@@ -393,6 +428,7 @@ async def test_failing_jobs_are_parked_not_blocking(settings):
 
 
 # --- 2. server death with work queued / running ------------------------------------
+
 
 async def test_queued_fanout_survives_server_sigkill(tmp_path):
     """Chains queued (and one job pending to a consumer) when the server is
@@ -452,8 +488,9 @@ async def test_worker_rides_out_a_server_crash_and_restart(tmp_path):
                 raise AssertionError(f"worker exited on its own\n{worker.tail()}")
             return await has(rp, checkpoint, status.id)
 
-        await wait_for(started, "the worker to serve a quarter of the followers",
-                       detail=lambda: _tail(worker))
+        await wait_for(
+            started, "the worker to serve a quarter of the followers", detail=lambda: _tail(worker)
+        )
         assert not await has(rp, order[-1], status.id), "the chain finished before the crash"
         servers[0].kill()
         await rp.close()
@@ -464,8 +501,12 @@ async def test_worker_rides_out_a_server_crash_and_restart(tmp_path):
             # one line per outage (redpoll.core.health), not a traceback per retry
             return "database unreachable" in worker.log()
 
-        await wait_for(complained, "the worker to log the lost server", interval=0.1,
-                       detail=lambda: _tail(worker))
+        await wait_for(
+            complained,
+            "the worker to log the lost server",
+            interval=0.1,
+            detail=lambda: _tail(worker),
+        )
         servers.append(start_server(tmp_path / "data", port=servers[0].port))
         rp = await Redpoll.open(settings)
 
@@ -474,8 +515,11 @@ async def test_worker_rides_out_a_server_crash_and_restart(tmp_path):
                 raise AssertionError(f"worker exited on its own\n{worker.tail()}")
             return await rp.queue.depth() == 0
 
-        await wait_for(drained, "the worker to finish the chain after the restart",
-                       detail=lambda: _tail(worker))
+        await wait_for(
+            drained,
+            "the worker to finish the chain after the restart",
+            detail=lambda: _tail(worker),
+        )
         await assert_exactly_once(rp, order + [author], status.id)
         assert await rp.queue.pending() == 0
         assert "database reachable again" in worker.log(), worker.tail()
@@ -495,16 +539,24 @@ async def _tail(worker: WorkerProcess) -> str:
 
 # --- 3. the durability promise -------------------------------------------------------
 
+
 async def build_world(rp: Redpoll) -> dict:
     """A little of everything: users with secrets, profiles, follows, posts
     with extras, a delete, an unfollow (refill job), a list with its timeline."""
-    alice = await rp.sign_up("Alice", display_name="Alice A", password="alice-pw",
-                             email="alice@example.org")
+    alice = await rp.sign_up(
+        "Alice", display_name="Alice A", password="alice-pw", email="alice@example.org"
+    )
     bob = await rp.sign_up("bob", password="bob-pw")
     carol = await rp.sign_up("carol")
     dave = await rp.sign_up("dave")
-    for a, b in [(bob, alice), (carol, alice), (alice, bob), (dave, alice), (dave, bob),
-                 (carol, bob)]:
+    for a, b in [
+        (bob, alice),
+        (carol, alice),
+        (alice, bob),
+        (dave, alice),
+        (dave, bob),
+        (carol, bob),
+    ]:
         assert await rp.follow(a.id, b.id)
     await rp.update_profile(carol.id, bio="writes about owls")
     a1 = await rp.post(alice.id, "first", {"location": "52.52,13.40"})
@@ -516,8 +568,13 @@ async def build_world(rp: Redpoll) -> dict:
     assert await rp.add_to_list(carol.id, friends.id, bob.id)
     b2 = await rp.post(bob.id, "bob again")
     a3 = await rp.post(alice.id, "the last acknowledged write")
-    return {"users": [alice, bob, carol, dave], "list": friends,
-            "statuses": [a1.id, b1.id, b2.id, a3.id], "deleted": a2.id, "a1": a1}
+    return {
+        "users": [alice, bob, carol, dave],
+        "list": friends,
+        "statuses": [a1.id, b1.id, b2.id, a3.id],
+        "deleted": a2.id,
+        "a1": a1,
+    }
 
 
 async def engine_view(rp: Redpoll, world: dict) -> dict:
@@ -593,8 +650,12 @@ def check_world(view: dict, world: dict) -> None:
     assert view["homes"] == [[a3, b2, b1, a1], [a3, b2, b1, a1], [a3, b2, b1, a1], [a3, a1]]
     assert view["profiles"] == [[a3, a1], [b2, b1], [], []]
     assert view["following"] == [[bob.id], [alice.id], sorted([alice.id, bob.id]), [alice.id]]
-    assert view["followers"] == [sorted([bob.id, carol.id, dave.id]), sorted([alice.id, carol.id]),
-                                 [], []]
+    assert view["followers"] == [
+        sorted([bob.id, carol.id, dave.id]),
+        sorted([alice.id, carol.id]),
+        [],
+        [],
+    ]
     assert view["list"] == [b2, b1]  # adding bob backfilled b1
     assert view["list_members"] == [bob.id]
     assert [s.id for s in view["statuses"]] == [a1, b1, b2, a3]  # the deleted one stays gone
@@ -634,14 +695,20 @@ async def test_writes_in_flight_at_a_crash(tmp_path):
                     if i % 10 == 0:  # new users keep arriving too
                         extra = await rp.sign_up(f"w{n}x{i}")
                         acked_users.append(extra.id)
-            except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,
-                    OSError) as exc:
+            except (
+                redis.exceptions.ConnectionError,
+                redis.exceptions.TimeoutError,
+                OSError,
+            ) as exc:
                 assert killed.is_set(), f"writer {n} failed before the crash: {exc!r}"
                 return exc
 
         tasks = [asyncio.create_task(writer(n)) for n in range(8)]
-        await wait_for(lambda: _at_least(acked_posts, 300), "300 acknowledged posts",
-                       detail=lambda: _first_error(tasks))
+        await wait_for(
+            lambda: _at_least(acked_posts, 300),
+            "300 acknowledged posts",
+            detail=lambda: _first_error(tasks),
+        )
         killed.set()
         # SIGKILL in a thread, so the writers keep sending while the server dies
         await asyncio.to_thread(servers[0].kill)
@@ -755,17 +822,21 @@ async def test_redpoll_open_reuses_its_data_dir(tmp_path):
 
 # --- settings --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("env", [
-    {"REDPOLL_FSYNC": "sometimes"},
-    {"REDPOLL_FSYNC": "EVERY_SEC"},
-    {"REDPOLL_FSYNC": " always"},
-    {"REDPOLL_JOB_CLAIM_MS": "soon"},
-    {"REDPOLL_JOB_CLAIM_MS": "1.5"},
-    {"REDPOLL_JOB_CLAIM_MS": "0"},
-    {"REDPOLL_JOB_CLAIM_MS": "-500"},
-    {"REDPOLL_JOB_CLAIM_MS": "99"},
-    {"REDPOLL_JOB_CLAIM_MS": "3600001"},
-])
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"REDPOLL_FSYNC": "sometimes"},
+        {"REDPOLL_FSYNC": "EVERY_SEC"},
+        {"REDPOLL_FSYNC": " always"},
+        {"REDPOLL_JOB_CLAIM_MS": "soon"},
+        {"REDPOLL_JOB_CLAIM_MS": "1.5"},
+        {"REDPOLL_JOB_CLAIM_MS": "0"},
+        {"REDPOLL_JOB_CLAIM_MS": "-500"},
+        {"REDPOLL_JOB_CLAIM_MS": "99"},
+        {"REDPOLL_JOB_CLAIM_MS": "3600001"},
+    ],
+)
 def test_settings_reject_bad_durability_values(env):
     with pytest.raises(ConfigError) as info:
         Settings.from_env(env)

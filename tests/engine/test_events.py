@@ -1,11 +1,12 @@
 """The event schema (redpoll.bus.events.StatusEvent): what the engine writes to
 the event log is what the stream parses, and nothing else parses."""
+
 from __future__ import annotations
 
 import pytest
 
-from redpoll.core import keys
 from redpoll.bus.events import FIELD, StatusEvent
+from redpoll.core import keys
 from redpoll.stream.filters import Event
 
 
@@ -22,11 +23,17 @@ async def test_posts_and_deletes_write_events_the_stream_reads(rp):
     assert (ev.kind, ev.sid, ev.uid, ev.deleted) == ("delete", status.id, author.id, True)
 
 
-@pytest.mark.parametrize("payload", [
-    b"not json", b"[1]", b'{"event": "boost", "status": {"id": 1, "user_id": 2}}',
-    b'{"event": "update"}', b'{"event": "update", "status": {"id": "1", "user_id": 2}}',
-    b'{"event": "delete", "status": {"id": 1}}',
-])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"not json",
+        b"[1]",
+        b'{"event": "boost", "status": {"id": 1, "user_id": 2}}',
+        b'{"event": "update"}',
+        b'{"event": "update", "status": {"id": "1", "user_id": 2}}',
+        b'{"event": "delete", "status": {"id": 1}}',
+    ],
+)
 def test_anything_else_is_refused_with_a_value_error(payload):
     with pytest.raises(ValueError):
         StatusEvent.parse(payload)

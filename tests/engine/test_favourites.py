@@ -1,6 +1,7 @@
 """Favourites and bookmarks in the engine: idempotent, counted
 exactly under races, per-viewer flags, the favourite notification and its
 undo."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,8 +9,8 @@ import asyncio
 import pytest
 
 from redpoll.core import keys
-from redpoll.notifications import notifications
 from redpoll.core.errors import StatusNotFound, ValidationError
+from redpoll.notifications import notifications
 
 
 async def users(rp, prefix, n):
@@ -96,8 +97,10 @@ async def test_favourite_unfavourite_storm_ends_with_count_equal_to_set(rp):
             await (rp.favourite if i % 2 == 0 else rp.unfavourite)(fan.id, status.id)
 
     # the same user clicking concurrently too: each fan runs two storms at once
-    await asyncio.gather(*(storm(f, 7 + i % 3) for i, f in enumerate(fans)),
-                         *(storm(f, 4 + i % 2) for i, f in enumerate(fans)))
+    await asyncio.gather(
+        *(storm(f, 7 + i % 3) for i, f in enumerate(fans)),
+        *(storm(f, 4 + i % 2) for i, f in enumerate(fans)),
+    )
     members = {int(m) for m in await rp.store.client.zrange(keys.favourited_by(status.id), 0, -1)}
     [state] = await rp.status_states(None, [status.id])
     assert state.favourites == len(members)
@@ -111,8 +114,9 @@ async def test_favourite_unfavourite_storm_ends_with_count_equal_to_set(rp):
 async def test_a_late_replay_of_an_older_operation_changes_nothing(rp):
     """A journal replayed after a newer click (a crashed call's job) must
     not undo the newer choice in any of the three records."""
-    from redpoll.interactions import favourites
     from redpoll.bus.jobs import FavouriteJob
+    from redpoll.interactions import favourites
+
     [ann, bob] = await users(rp, "u", 2)
     status = await rp.post(ann.id, "x")
     await rp.favourite(bob.id, status.id)
@@ -141,6 +145,7 @@ async def test_bookmarks_are_private_and_idempotent(rp):
 
 async def test_notification_filters_and_bound(rp, monkeypatch):
     from redpoll.core import limits
+
     monkeypatch.setattr(limits, "NOTIFICATIONS_MAX", 5)
     [author] = await users(rp, "author", 1)
     fans = await users(rp, "fan", 8)

@@ -1,24 +1,26 @@
 """Locked accounts and follow requests: Mastodon.py 2.3.3 against
 a real ``redpoll serve``, and the concurrent-authorization race at engine
 level; both modes."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
-
-from redpoll.relations import follow_requests, follows
-from redpoll.core import keys
-
 from test_stream_mastodon import accounts
+
+from redpoll.core import keys
+from redpoll.relations import follow_requests, follows
 
 pytestmark = pytest.mark.timeout(240)
 
 
 async def test_locked_account_requests_authorize_reject_withdraw(srv, rp):
     lou, fan, foe, late = await asyncio.to_thread(accounts, srv.base, 4)
-    me = {k: await asyncio.to_thread(m.me) for k, m in
-          (("lou", lou), ("fan", fan), ("foe", foe), ("late", late))}
+    me = {
+        k: await asyncio.to_thread(m.me)
+        for k, m in (("lou", lou), ("fan", fan), ("foe", foe), ("late", late))
+    }
     lou_id = me["lou"]["id"]
     secret = lou.status_post("followers only", visibility="private")
     assert lou.account_update_credentials(locked=True)["locked"] is True
@@ -28,11 +30,17 @@ async def test_locked_account_requests_authorize_reject_withdraw(srv, rp):
     assert rel["requested"] is True and rel["following"] is False
     assert foe.account_follow(lou_id)["requested"] is True
     assert late.account_follow(lou_id)["requested"] is True
-    assert [a["id"] for a in lou.follow_requests()] == [me["late"]["id"], me["foe"]["id"],
-                                                       me["fan"]["id"]]
+    assert [a["id"] for a in lou.follow_requests()] == [
+        me["late"]["id"],
+        me["foe"]["id"],
+        me["fan"]["id"],
+    ]
     assert lou.me()["source"]["follow_requests_count"] == 3
     assert {n["account"]["id"] for n in lou.notifications(types=["follow_request"])} == {
-        me["fan"]["id"], me["foe"]["id"], me["late"]["id"]}
+        me["fan"]["id"],
+        me["foe"]["id"],
+        me["late"]["id"],
+    }
     assert lou.account_relationships(me["fan"]["id"])[0]["requested_by"] is True
     assert lou.me()["followers_count"] == 0
     # nothing private leaks to a requester
@@ -45,9 +53,9 @@ async def test_locked_account_requests_authorize_reject_withdraw(srv, rp):
     # the follow's backfill brings the private status, and it is seen
     assert secret["id"] in {s["id"] for s in fan.timeline_home()}
     assert fan.status(secret["id"])["id"] == secret["id"]
-    assert lou.notifications(types=["follow_request"]) and \
-        me["fan"]["id"] not in {n["account"]["id"]
-                                for n in lou.notifications(types=["follow_request"])}
+    assert lou.notifications(types=["follow_request"]) and me["fan"]["id"] not in {
+        n["account"]["id"] for n in lou.notifications(types=["follow_request"])
+    }
 
     lou.follow_request_reject(me["foe"]["id"])
     assert foe.account_relationships(lou_id)[0]["requested"] is False
@@ -71,8 +79,9 @@ async def test_a_request_authorized_twice_at_once_makes_one_follow(rp):
     asker = await rp.sign_up("lockd1")
     assert not await rp.follow(asker.id, owner.id)  # a request, not a follow
     assert await rp.store.client.zscore(keys.follow_requests(owner.id), asker.id) is not None
-    done = await asyncio.gather(*(follows.authorize_request(rp.store, rp.queue, owner.id, asker.id)
-                                  for _ in range(2)))
+    done = await asyncio.gather(
+        *(follows.authorize_request(rp.store, rp.queue, owner.id, asker.id) for _ in range(2))
+    )
     assert any(done)
     assert (await rp.get_user(owner.id)).followers == 1
     assert (await rp.get_user(asker.id)).following == 1

@@ -1,5 +1,6 @@
 """Following and unfollowing: backfill, removal, refill, counters, paging and
 the two-sided edge protocol under concurrent calls."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,10 +8,10 @@ import random
 
 import pytest
 
-from redpoll.relations import follows
+from redpoll.bus.jobs import FollowNoteJob
 from redpoll.core import keys, limits
 from redpoll.core.errors import UserNotFound, ValidationError
-from redpoll.bus.jobs import FollowNoteJob
+from redpoll.relations import follows
 
 
 async def raw_home(rp, uid) -> list[int]:
@@ -33,6 +34,7 @@ async def post_many(rp, uid, n, prefix="s") -> list[int]:
 
 
 # --- follow ---------------------------------------------------------------------
+
 
 async def test_follow_backfills_newest_first_merged_with_existing(rp):
     alice = await rp.sign_up("alice")
@@ -73,7 +75,7 @@ async def test_follow_backfill_is_trimmed_to_home_cap(rp):
     await rp.follow(reader.id, big.id)
     home = await raw_home(rp, reader.id)
     assert len(home) == limits.HOME_CAP
-    assert home == sorted(big_ids + small_ids, reverse=True)[:limits.HOME_CAP]
+    assert home == sorted(big_ids + small_ids, reverse=True)[: limits.HOME_CAP]
     assert len(set(home)) == len(home)
     # small's statuses are all newer than big's, so they survive the trim
     assert set(small_ids) <= set(home)
@@ -178,6 +180,7 @@ async def test_follow_unknown_user_leaves_no_trace(rp):
 
 # --- unfollow ---------------------------------------------------------------------
 
+
 async def test_unfollow_removes_at_once_then_refill_job_refills(rp):
     a = await rp.sign_up("a")
     b = await rp.sign_up("b")
@@ -279,6 +282,7 @@ async def test_refollow_after_unfollow_restores_home(rp):
 
 # --- paging -------------------------------------------------------------------------
 
+
 async def test_followers_and_following_paging(rp):
     star = await rp.sign_up("star")
     fans = [await rp.sign_up(f"fan{i}") for i in range(45)]
@@ -315,6 +319,7 @@ async def test_followers_and_following_paging(rp):
 
 # --- concurrency ------------------------------------------------------------------
 
+
 async def test_follow_storm_keeps_both_sides_and_counters_consistent(rp):
     rng = random.Random(7)
     users = [await rp.sign_up(f"u{i}") for i in range(14)]
@@ -343,7 +348,8 @@ async def test_follow_storm_keeps_both_sides_and_counters_consistent(rp):
             return await call
 
     results = await asyncio.wait_for(
-        asyncio.gather(*(gated(c) for c in calls), return_exceptions=True), 120)
+        asyncio.gather(*(gated(c) for c in calls), return_exceptions=True), 120
+    )
     errors = [r for r in results if isinstance(r, BaseException)]
     assert errors == []
 
@@ -372,6 +378,7 @@ async def test_follows_after_the_server_lost_its_scripts(rp, server):
     """A restarted server has no scripts cached: concurrent follows reload
     them and each still reports a new follow exactly once."""
     import redis as sync_redis
+
     from redpoll.storage.server import EmbeddedCluster
 
     handle = server[2]
@@ -408,9 +415,11 @@ async def test_follow_backfill_and_refill_leave_out_direct_statuses(rp):
     assert direct.id in await raw_home(rp, b.id)
     # deleted: it leaves the author's index of ruled statuses with its profile
     ruled = keys.ruled_posts(b.id)
-    assert direct.id in {int(s) for _, s in await rp.store.client.zrange(ruled, 0, -1,
-                                                                         withscores=True)}
+    assert direct.id in {
+        int(s) for _, s in await rp.store.client.zrange(ruled, 0, -1, withscores=True)
+    }
     await rp.delete_status(direct.id, b.id)
     await rp.drain()
-    assert direct.id not in {int(s) for _, s in await rp.store.client.zrange(ruled, 0, -1,
-                                                                             withscores=True)}
+    assert direct.id not in {
+        int(s) for _, s in await rp.store.client.zrange(ruled, 0, -1, withscores=True)
+    }

@@ -1,12 +1,13 @@
 """The follow backfill's merge (merge.lua, through ``edges.add``) against a
 plain Python model of it: newest first, each id once, at most the cap, an
 all-older batch appended (a refill)."""
+
 from __future__ import annotations
 
 import random
 
-from redpoll.relations import edges
 from redpoll.core import keys, limits
+from redpoll.relations import edges
 
 
 def model(home: list[int], ids: list[int], cap: int) -> list[int]:
@@ -14,12 +15,13 @@ def model(home: list[int], ids: list[int], cap: int) -> list[int]:
     if not ids:
         return home
     if not home or ids[0] < home[-1]:  # empty, or all older: append what fits
-        return home + ids[:max(0, cap - len(home))]
+        return home + ids[: max(0, cap - len(home))]
     return sorted(set(home) | set(ids), reverse=True)[:cap]
 
 
 def cases(rng: random.Random, cap: int) -> list[tuple[str, list[int], list[int]]]:
     """(name, home, ids): the shapes a merge meets, and random ones."""
+
     def desc(xs):
         return sorted(set(xs), reverse=True)
 
@@ -27,23 +29,37 @@ def cases(rng: random.Random, cap: int) -> list[tuple[str, list[int], list[int]]
     out = [
         ("empty home", [], desc(rng.sample(span, cap // 2))),
         ("empty batch", desc(rng.sample(span, 5)), []),
-        ("interleaved", desc(range(10_000, 10_000 + 2 * cap, 2)),
-         desc(range(10_001, 10_001 + 2 * cap, 2))),
+        (
+            "interleaved",
+            desc(range(10_000, 10_000 + 2 * cap, 2)),
+            desc(range(10_001, 10_001 + 2 * cap, 2)),
+        ),
         ("all newer", desc(range(100, 100 + cap // 2)), desc(range(900_000, 900_000 + cap // 3))),
-        ("refill: all older", desc(range(800_000, 800_000 + cap // 3)),
-         desc(range(1_000, 1_000 + cap))),
+        (
+            "refill: all older",
+            desc(range(800_000, 800_000 + cap // 3)),
+            desc(range(1_000, 1_000 + cap)),
+        ),
         ("refill into a full home", desc(range(800_000, 800_000 + cap)), desc(range(10, 20))),
         ("again: all present", desc(range(50, 50 + cap // 2)), desc(range(50, 50 + cap // 2))),
-        ("newer head kept, then interleaved", desc(list(range(700_000, 700_010))
-                                                  + list(range(3_000, 3_000 + cap, 3))),
-         desc(range(3_001, 3_001 + cap, 3))),
-        ("duplicates and interleaving at the cap", desc(range(20_000, 20_000 + cap)),
-         desc(list(range(20_000, 20_000 + cap, 5)) + list(range(20_001, 20_001 + 3 * cap, 7)))),
+        (
+            "newer head kept, then interleaved",
+            desc(list(range(700_000, 700_010)) + list(range(3_000, 3_000 + cap, 3))),
+            desc(range(3_001, 3_001 + cap, 3)),
+        ),
+        (
+            "duplicates and interleaving at the cap",
+            desc(range(20_000, 20_000 + cap)),
+            desc(list(range(20_000, 20_000 + cap, 5)) + list(range(20_001, 20_001 + 3 * cap, 7))),
+        ),
         # numbers, not strings: 99,999 < 100,000 although "99999" > "100000"
         ("ids crossing a digit", desc(range(99_990, 100_010, 2)), desc(range(99_991, 100_011, 2))),
         # (a cap lowered since the home was filled): cut to the cap
-        ("a home longer than the cap", desc(range(60_000, 60_000 + 2 * cap + 14, 2)),
-         [60_003, 60_001]),
+        (
+            "a home longer than the cap",
+            desc(range(60_000, 60_000 + 2 * cap + 14, 2)),
+            [60_003, 60_001],
+        ),
         ("one id between", [9, 7, 5, 3], [6]),
         ("one id at the tail", [9, 7, 5, 3], [3]),
     ]
@@ -89,15 +105,14 @@ async def test_follow_backfill_matches_the_model(rp):
         # b's profile: the case's ids and older ones past the backfill
         profile = list(ids)
         if len(ids) == limits.BACKFILL:  # and older ones the backfill leaves out
-            profile += [i for i in range(ids[-1] - 1, max(ids[-1] - 100, 0), -1)
-                        if i not in before]
+            profile += [i for i in range(ids[-1] - 1, max(ids[-1] - 100, 0), -1) if i not in before]
         if profile:
             await store.client.zadd(keys.profile(b), {i: i for i in profile})
         if before:
             await store.client.rpush(keys.home(a), *before)
         assert await edges.add(store, edges.follow_edge(a, b)) is True, name
         after = [int(x) for x in await store.client.lrange(keys.home(a), 0, -1)]
-        newest = sorted(profile, reverse=True)[:limits.BACKFILL]
+        newest = sorted(profile, reverse=True)[: limits.BACKFILL]
         assert after == model(before, newest, cap), name
 
 

@@ -3,6 +3,7 @@ way a status enters a home or a list asking it the same way: push, the
 follow's backfill, the refill after an unfollow, the idle rebuild, a list's
 push and backfill (Mastodon's FeedManager applies filter_from_home on
 merge_into_home and populate_home as on a push)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,8 +13,16 @@ import pytest
 from redpoll import Redpoll
 from redpoll.core import keys, limits
 from redpoll.core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED
-from redpoll.timelines.home_rule import (EMPTY, Batch, Candidate, Facts, decide, in_home,
-                                         in_list, reaches_followers)
+from redpoll.timelines.home_rule import (
+    EMPTY,
+    Batch,
+    Candidate,
+    Facts,
+    decide,
+    in_home,
+    in_list,
+    reaches_followers,
+)
 
 V, A, B, O = 10, 20, 30, 40  # viewer (or list owner), author, another account, owner
 
@@ -69,8 +78,11 @@ def batch(*cs: Candidate) -> Batch:
 
 def test_decide_places_each_boost_by_age_in_what_the_timeline_will_hold():
     held = [100, 90]
-    original, boost, late = Candidate(95, A), Candidate(96, B, reblog_of=95), \
-        Candidate(200, B, reblog_of=95)
+    original, boost, late = (
+        Candidate(95, A),
+        Candidate(96, B, reblog_of=95),
+        Candidate(200, B, reblog_of=95),
+    )
     # the original comes in with the boost just above it: the boost stays out
     assert decide(batch(boost, original), V, None, EMPTY, held)[0] == [95]
     # far enough above it (WINDOW entries between), a later boost goes in
@@ -81,15 +93,20 @@ def test_decide_places_each_boost_by_age_in_what_the_timeline_will_hold():
     twins = batch(Candidate(97, A, reblog_of=1), Candidate(96, B, reblog_of=1))
     assert decide(twins, V, None, EMPTY, held, {96: frozenset(), 97: frozenset({96})})[0] == [96]
     # plain statuses: one answer per author, asked once; ruled ones each
-    mixed = batch(Candidate(9, A), Candidate(8, A, replies_to=B), Candidate(7, A),
-                  Candidate(6, A, DIRECT))
+    mixed = batch(
+        Candidate(9, A), Candidate(8, A, replies_to=B), Candidate(7, A), Candidate(6, A, DIRECT)
+    )
     assert decide(mixed, V, None, EMPTY)[0] == [9, 7]
     assert decide(mixed, V, None, Facts(follows=frozenset({B})))[0] == [9, 8, 7]
 
 
 def test_ruled_members_round_trip():
-    for c in (Candidate(7, A, DIRECT), Candidate(7, A, PRIVATE, B, None),
-              Candidate(7, A, UNLISTED, B, None), Candidate(7, A, PUBLIC, None, 3)):
+    for c in (
+        Candidate(7, A, DIRECT),
+        Candidate(7, A, PRIVATE, B, None),
+        Candidate(7, A, UNLISTED, B, None),
+        Candidate(7, A, PUBLIC, None, 3),
+    ):
         assert c.ruled and Candidate.parse(A, c.member().encode()) == c
     assert not Candidate(7, A).ruled and not Candidate(7, A, UNLISTED).ruled
     assert Candidate.parse(A, b"7") == Candidate(7, A, DIRECT)  # as older records wrote it
@@ -231,7 +248,7 @@ async def test_deliver_boost_guards_its_write(rp, race):
     """deliver_boost.lua decides nothing: it writes where told, except where
     the home recorded another boost of the original since the facts were
     read (that one stands), and where the boost is there already."""
-    v, = await users(rp, f"g{race[0]}v")
+    (v,) = await users(rp, f"g{race[0]}v")
     store = rp.store
     await store.client.rpush(keys.home(v), 50, 40)
     pair = keys.boost_pair(keys.home(v))

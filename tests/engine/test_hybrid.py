@@ -2,21 +2,22 @@
 catching up with a large account's statuses when read gives the same pages
 as fanned-out ones, through the engine and through a real ``redpoll serve`` read by
 Mastodon.py; crossing the threshold both ways; idle users skipped and rebuilt."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from conftest import flush
 from mastodon import Mastodon
 from redis.asyncio.cluster import RedisCluster
 
-from conftest import flush
 from redpoll import Redpoll
 from redpoll.accounts import auth
-from redpoll.relations import edges, follows
-from redpoll.core import keys, limits
-from redpoll.storage import topology
 from redpoll.bus.jobs import FollowNoteJob
+from redpoll.core import keys, limits
+from redpoll.relations import edges, follows
+from redpoll.storage import topology
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
 
@@ -53,6 +54,7 @@ def api_reader(m: Mastodon):
     async def read(**cursors):
         page = await asyncio.to_thread(m.timeline_home, **cursors)
         return [type("S", (), {"id": int(s["id"])}) for s in page]
+
     return read
 
 
@@ -80,7 +82,7 @@ async def scenario(rp, srv, threshold: int) -> dict:
         return status.id
 
     await post("small1", "s1 first")
-    await post("big1", "b1 first")        # the walk that makes big1 large
+    await post("big1", "b1 first")  # the walk that makes big1 large
     await post("stranger", "not followed")
     for i in range(4):
         await post("big1", f"b1 {i}")
@@ -91,10 +93,10 @@ async def scenario(rp, srv, threshold: int) -> dict:
     await post("big1", "b1 unlisted", visibility="unlisted")
     await post("big1", "@stranger b1 reply to a stranger", in_reply_to=texts["not followed"])
     await post("big1", "@small1 b1 reply to small1", in_reply_to=texts["s1 0"])
-    await rp.boost(s["big2"], texts["s1 3"])        # its original just below: left out
+    await rp.boost(s["big2"], texts["s1 3"])  # its original just below: left out
     await rp.boost(s["big2"], texts["not followed"])  # shown
-    await rp.boost(s["small2"], texts["b1 3"])       # original (a big one's) just below
-    await rp.boost(s["big3"], texts["s1 2"])          # viewer hides big3's boosts
+    await rp.boost(s["small2"], texts["b1 3"])  # original (a big one's) just below
+    await rp.boost(s["big3"], texts["s1 2"])  # viewer hides big3's boosts
     await post("big3", "b3 own")
     await rp.delete_status(texts["b1 1"], s["big1"])
     await rp.delete_status(texts["s1 1"], s["small1"])
@@ -111,14 +113,19 @@ async def scenario(rp, srv, threshold: int) -> dict:
         return sum(home.count(texts[t]) for t in texts if t.startswith("b1"))
 
     posted = await big_homes()  # before the viewer reads: what posting put there
-    pages = {"viewer": await walks(lambda **c: rp.home_timeline(s["viewer"], **c),
-                                   await rp.home_timeline(s["viewer"])),
-             "viewer2": await walks(lambda **c: rp.home_timeline(s["viewer2"], **c),
-                                    await rp.home_timeline(s["viewer2"]))}
+    pages = {
+        "viewer": await walks(
+            lambda **c: rp.home_timeline(s["viewer"], **c), await rp.home_timeline(s["viewer"])
+        ),
+        "viewer2": await walks(
+            lambda **c: rp.home_timeline(s["viewer2"], **c), await rp.home_timeline(s["viewer2"])
+        ),
+    }
     await rp.block(s["viewer"], s["big2"])
     await rp.drain()
-    pages["blocked"] = await walks(lambda **c: rp.home_timeline(s["viewer"], **c),
-                                   await rp.home_timeline(s["viewer"]))
+    pages["blocked"] = await walks(
+        lambda **c: rp.home_timeline(s["viewer"], **c), await rp.home_timeline(s["viewer"])
+    )
     pages["big_homes"] = (posted, await big_homes())
     pages["texts"] = texts
     if srv is None:  # the engine only
@@ -128,8 +135,10 @@ async def scenario(rp, srv, threshold: int) -> dict:
     m = Mastodon(access_token=token, api_base_url=srv.base, ratelimit_method="throw")
     read = api_reader(m)
     pages["api"] = await walks(read, await read())
-    pages["api_counts"] = {int(st["id"]): (st["favourites_count"], st["reblogs_count"])
-                           for st in await asyncio.to_thread(m.timeline_home, limit=40)}
+    pages["api_counts"] = {
+        int(st["id"]): (st["favourites_count"], st["reblogs_count"])
+        for st in await asyncio.to_thread(m.timeline_home, limit=40)
+    }
     return pages
 
 
@@ -158,8 +167,13 @@ async def test_merged_pages_equal_fanned_out_pages(settings, server, srv, thresh
     shown = [i for p in fanned["viewer"]["down"] for i in p]
     assert len(shown) == len(set(shown))
     assert texts["b1 late 2"] == shown[0]
-    for gone in ("b1 1", "s1 1", "@small2 b2 direct", "@stranger b1 reply to a stranger",
-                 "not followed"):
+    for gone in (
+        "b1 1",
+        "s1 1",
+        "@small2 b2 direct",
+        "@stranger b1 reply to a stranger",
+        "not followed",
+    ):
         assert texts[gone] not in shown, gone
     for there in ("b2 private", "@small1 b1 reply to small1", "b1 unlisted", "b3 own"):
         assert texts[there] in shown, there
@@ -185,7 +199,9 @@ async def test_crossing_the_threshold_both_ways(settings):
         user = await rp.store.client.hget(keys.user(author), keys.FANOUT_MODE_FIELD)
         assert user == b"big"
         for fan in fans:
-            assert await rp.store.client.smembers(keys.large_following(fan)) == {str(author).encode()}
+            assert await rp.store.client.smembers(keys.large_following(fan)) == {
+                str(author).encode()
+            }
             assert {first, walker} <= set(await home_ids(rp, keys.home(fan)))
         merged = [(await rp.post(author, f"merged {i}")).id for i in range(3)]
         late = (await rp.sign_up("late")).id
@@ -250,9 +266,11 @@ async def test_idle_users_are_skipped_then_rebuilt(settings):
         await rp.home_timeline(idle)
         await asyncio.sleep(1.2)
         await rp.home_timeline(active)  # read lately: not idle
-        missed = [(await rp.post(author, "missed 1")).id,
-                  (await rp.post(other, "missed other")).id,
-                  (await rp.post(author, "missed 2")).id]
+        missed = [
+            (await rp.post(author, "missed 1")).id,
+            (await rp.post(other, "missed other")).id,
+            (await rp.post(author, "missed 2")).id,
+        ]
         await rp.drain()
         # skipped by fan-out, and the home dropped once (its score marks it)
         assert not await rp.store.client.exists(keys.home(idle))
@@ -272,6 +290,7 @@ async def test_idle_users_are_skipped_then_rebuilt(settings):
 def test_settings_name_the_threshold_and_the_idle_period():
     from redpoll import Settings
     from redpoll.core.errors import ConfigError
+
     s = Settings.from_env({"REDPOLL_FANOUT_THRESHOLD": "0", "REDPOLL_IDLE_AFTER_S": "60"})
     assert (s.fanout_threshold, s.idle_after_s) == (0, 60)
     d = Settings.from_env({})
@@ -407,7 +426,7 @@ async def test_unfollowing_a_large_account_takes_what_came_in_out(settings):
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
     try:
         big, reader, walk = await large_setup(rp, "unf")
-        sid = (await rp.post(big, "caught up with"))
+        sid = await rp.post(big, "caught up with")
         await rp.drain()
         assert [s.id for s in await rp.home_timeline(reader)] == [sid.id, walk]
         await rp.unfollow(reader, big)
@@ -511,8 +530,7 @@ async def test_a_boost_caught_up_with_counts_for_later_boosts(settings):
             await rp.drain()
             page = await rp.home_timeline(reader)
             # one boost of it, the first: the second one left out
-            pages[t] = [(s.id == first, s.extra.get("reblog_of") == str(original))
-                        for s in page]
+            pages[t] = [(s.id == first, s.extra.get("reblog_of") == str(original)) for s in page]
             assert pages[t][0] == (True, True), t
         finally:
             await rp.close()

@@ -7,6 +7,7 @@ flight; it is started again and every key is sent again, the ones that were
 answered and the ones that were not. Afterwards each key has exactly one
 status, and an answered key's retry returns the status first answered.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -14,13 +15,12 @@ import random
 from collections import Counter
 
 import httpx
-
-from redpoll import Redpoll, Settings
-from redpoll.core import keys
-from redpoll.api.process import ServeProcess
-
 from test_api_http import PASSWORD, bearer, unique
 from test_api_mastodon import serve_env
+
+from redpoll import Redpoll, Settings
+from redpoll.api.process import ServeProcess
+from redpoll.core import keys
 
 ROUNDS = 4
 POSTS_PER_ROUND = 200
@@ -28,16 +28,38 @@ POSTS_PER_ROUND = 200
 
 async def make_poster(base_url: str) -> str:
     async with httpx.AsyncClient(base_url=base_url, timeout=30) as http:
-        app = (await http.post("/api/v1/apps", data={
-            "client_name": "crash", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-            "scopes": "read write follow"})).json()
-        tok = (await http.post("/oauth/token", data={
-            "grant_type": "client_credentials", "scope": "read write follow",
-            "client_id": app["client_id"], "client_secret": app["client_secret"]})).json()
+        app = (
+            await http.post(
+                "/api/v1/apps",
+                data={
+                    "client_name": "crash",
+                    "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                    "scopes": "read write follow",
+                },
+            )
+        ).json()
+        tok = (
+            await http.post(
+                "/oauth/token",
+                data={
+                    "grant_type": "client_credentials",
+                    "scope": "read write follow",
+                    "client_id": app["client_id"],
+                    "client_secret": app["client_secret"],
+                },
+            )
+        ).json()
         name = unique("crash")
-        r = await http.post("/api/v1/accounts", headers=bearer(tok["access_token"]), data={
-            "username": name, "email": f"{name}@example.com", "password": PASSWORD,
-            "agreement": "true"})
+        r = await http.post(
+            "/api/v1/accounts",
+            headers=bearer(tok["access_token"]),
+            data={
+                "username": name,
+                "email": f"{name}@example.com",
+                "password": PASSWORD,
+                "agreement": "true",
+            },
+        )
         assert r.status_code == 200, r.text
         return r.json()["access_token"]
 
@@ -45,8 +67,11 @@ async def make_poster(base_url: str) -> str:
 async def post(http: httpx.AsyncClient, token: str, key: str):
     """The status id answered, or None if the request got no answer."""
     try:
-        r = await http.post("/api/v1/statuses", headers={**bearer(token), "Idempotency-Key": key},
-                            data={"status": f"posted under {key}"})
+        r = await http.post(
+            "/api/v1/statuses",
+            headers={**bearer(token), "Idempotency-Key": key},
+            data={"status": f"posted under {key}"},
+        )
     except httpx.HTTPError:
         return None
     assert r.status_code == 200, r.text

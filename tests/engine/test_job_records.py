@@ -1,5 +1,6 @@
 """Job records as the queue keeps them: each kind read back as written, and
 a record with a field of the wrong type refused (MalformedJob), per kind."""
+
 from __future__ import annotations
 
 import pytest
@@ -19,7 +20,10 @@ def test_an_edit_journal_reads_back_with_its_old_and_new_records():
 def test_a_move_step_reads_back_and_a_wrong_one_is_refused():
     job = MoveJob(old=4, new=9, phase="mutes", after=12)
     assert read_back(job) == job
-    for bad in (MoveJob(old="4", new=9), MoveJob(old=4, new="9"),  # type: ignore[arg-type]
-                MoveJob(old=4, new=9, phase="lists")):
+    for bad in (
+        MoveJob(old="4", new=9),
+        MoveJob(old=4, new="9"),  # type: ignore[arg-type]
+        MoveJob(old=4, new=9, phase="lists"),
+    ):
         with pytest.raises(MalformedJob):
             read_back(bad)

@@ -1,5 +1,6 @@
 """Lists: lifecycle, membership with backfill/removal/refill, reverse index,
 limits and owner scoping."""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,9 @@ async def member_ids(rp, owner, lid) -> set[int]:
 async def post_concurrently(rp, uid, n, prefix) -> list[int]:
     ids = []
     for start in range(0, n, 100):
-        posted = await asyncio.gather(*(rp.post(uid, f"{prefix} {start + i}")
-                                        for i in range(min(100, n - start))))
+        posted = await asyncio.gather(
+            *(rp.post(uid, f"{prefix} {start + i}") for i in range(min(100, n - start)))
+        )
         ids += [s.id for s in posted]
     return ids
 
@@ -76,16 +78,18 @@ async def test_create_list_checks_owner_and_title(rp):
 
 async def test_lists_per_user_limit(rp):
     o = await rp.sign_up("owner")
-    made = await asyncio.gather(*(rp.create_list(o.id, f"l{i}")
-                                  for i in range(limits.LISTS_PER_USER)))
+    made = await asyncio.gather(
+        *(rp.create_list(o.id, f"l{i}") for i in range(limits.LISTS_PER_USER))
+    )
     assert len({m.id for m in made}) == limits.LISTS_PER_USER
     with pytest.raises(Forbidden):
         await rp.create_list(o.id, "one too many")
     assert len(await rp.get_lists(o.id)) == limits.LISTS_PER_USER
     # concurrent creations racing for the last slot: exactly one wins
     await rp.delete_list(o.id, made[0].id)
-    results = await asyncio.gather(*(rp.create_list(o.id, f"race{i}") for i in range(8)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(rp.create_list(o.id, f"race{i}") for i in range(8)), return_exceptions=True
+    )
     assert sum(not isinstance(r, BaseException) for r in results) == 1
     assert all(isinstance(r, Forbidden) for r in results if isinstance(r, BaseException))
     assert len(await rp.get_lists(o.id)) == limits.LISTS_PER_USER
@@ -109,16 +113,22 @@ async def test_unknown_list_raises_list_not_found(rp):
     o = await rp.sign_up("owner")
     m = await rp.sign_up("member")
     missing = 987654
-    calls = [rp.get_list(o.id, missing), rp.rename_list(o.id, missing, "t"),
-             rp.delete_list(o.id, missing), rp.add_to_list(o.id, missing, m.id),
-             rp.remove_from_list(o.id, missing, m.id), rp.list_timeline(o.id, missing),
-             rp.list_members(o.id, missing)]
+    calls = [
+        rp.get_list(o.id, missing),
+        rp.rename_list(o.id, missing, "t"),
+        rp.delete_list(o.id, missing),
+        rp.add_to_list(o.id, missing, m.id),
+        rp.remove_from_list(o.id, missing, m.id),
+        rp.list_timeline(o.id, missing),
+        rp.list_members(o.id, missing),
+    ]
     for call in calls:
         with pytest.raises(ListNotFound):
             await call
     assert await listed_in(rp, m.id) == set()
-    assert not await rp.store.client.exists(keys.list_members(o.id, missing),
-                                            keys.list_timeline(o.id, missing), keys.lists(o.id))
+    assert not await rp.store.client.exists(
+        keys.list_members(o.id, missing), keys.list_timeline(o.id, missing), keys.lists(o.id)
+    )
     assert await rp.queue.depth() == 0
 
 
@@ -131,10 +141,15 @@ async def test_lists_are_owner_scoped(rp):
         await rp.follow(u.id, m.id)
     lst = await rp.create_list(alice.id, "private")
     await rp.add_to_list(alice.id, lst.id, m.id)
-    for call in (rp.get_list(mallory.id, lst.id), rp.rename_list(mallory.id, lst.id, "mine"),
-                 rp.delete_list(mallory.id, lst.id), rp.list_timeline(mallory.id, lst.id),
-                 rp.list_members(mallory.id, lst.id), rp.add_to_list(mallory.id, lst.id, m.id),
-                 rp.remove_from_list(mallory.id, lst.id, m.id)):
+    for call in (
+        rp.get_list(mallory.id, lst.id),
+        rp.rename_list(mallory.id, lst.id, "mine"),
+        rp.delete_list(mallory.id, lst.id),
+        rp.list_timeline(mallory.id, lst.id),
+        rp.list_members(mallory.id, lst.id),
+        rp.add_to_list(mallory.id, lst.id, m.id),
+        rp.remove_from_list(mallory.id, lst.id, m.id),
+    ):
         with pytest.raises(ListNotFound):
             await call
     assert await rp.get_lists(mallory.id) == []
@@ -197,8 +212,9 @@ async def test_remove_member_removes_at_once_then_refills(rp):
     old_quiet = await post_concurrently(rp, quiet.id, 20, "old quiet")
     loud_ids, new_quiet = [], []
     for start in range(0, 1000, 100):  # interleave the two members' ids
-        posted = await asyncio.gather(*(rp.post(loud.id if i % 10 else quiet.id, f"p{start + i}")
-                                        for i in range(100)))
+        posted = await asyncio.gather(
+            *(rp.post(loud.id if i % 10 else quiet.id, f"p{start + i}") for i in range(100))
+        )
         for s in posted:
             (loud_ids if s.user_id == loud.id else new_quiet).append(s.id)
     lst = await rp.create_list(o.id, "both")
@@ -208,7 +224,7 @@ async def test_remove_member_removes_at_once_then_refills(rp):
     await rp.add_to_list(o.id, lst.id, loud.id)
     timeline = keys.list_timeline(o.id, lst.id)
     everything = sorted(old_quiet + new_quiet + loud_ids, reverse=True)
-    assert await raw_list(rp, timeline) == everything[:limits.HOME_CAP]
+    assert await raw_list(rp, timeline) == everything[: limits.HOME_CAP]
     assert not set(old_quiet) & set(await raw_list(rp, timeline))  # pushed out by the cap
 
     assert await rp.remove_from_list(o.id, lst.id, loud.id) is True
@@ -237,7 +253,9 @@ async def test_delete_list_removes_keys_and_reverse_index(rp):
         await rp.add_to_list(o.id, lst.id, m.id)
     await rp.add_to_list(o.id, keeper.id, members[0].id)
     client = rp.store.client
-    assert await client.exists(keys.list_members(o.id, lst.id), keys.list_timeline(o.id, lst.id)) == 2
+    assert (
+        await client.exists(keys.list_members(o.id, lst.id), keys.list_timeline(o.id, lst.id)) == 2
+    )
 
     await rp.delete_list(o.id, lst.id)
     assert not await client.exists(keys.list_members(o.id, lst.id))
@@ -260,8 +278,11 @@ async def test_stale_reverse_index_entry_is_healed_by_delivery(rp):
     await rp.follow(o.id, m.id)
     lst = await rp.create_list(o.id, "gone soon")
     await rp.add_to_list(o.id, lst.id, m.id)
-    await rp.store.run("list_drop", [keys.lists(o.id), keys.list_members(o.id, lst.id),
-                                     keys.list_timeline(o.id, lst.id)], [lst.id])
+    await rp.store.run(
+        "list_drop",
+        [keys.lists(o.id), keys.list_members(o.id, lst.id), keys.list_timeline(o.id, lst.id)],
+        [lst.id],
+    )
     assert await listed_in(rp, m.id) == {keys.listed_member(o.id, lst.id)}
     await rp.post(m.id, "hello")
     await rp.drain()
@@ -280,8 +301,11 @@ async def test_concurrent_add_remove_keeps_both_sides_in_agreement(rp):
     for round_ in range(12):
         for i, m in enumerate(ms):
             add = (round_ + i) % 2 == 0
-            calls.append(rp.add_to_list(o.id, lst.id, m.id) if add
-                         else rp.remove_from_list(o.id, lst.id, m.id))
+            calls.append(
+                rp.add_to_list(o.id, lst.id, m.id)
+                if add
+                else rp.remove_from_list(o.id, lst.id, m.id)
+            )
     results = await asyncio.gather(*calls, return_exceptions=True)
     assert [r for r in results if isinstance(r, BaseException)] == []
     await rp.drain()
@@ -453,8 +477,9 @@ async def test_adds_racing_unfollows_never_leave_an_unfollowed_member(rp):
             if (round_ + i) % 2 == 0:
                 calls.append(rp.unfollow(o.id, m.id))
         results = await asyncio.gather(*calls, return_exceptions=True)
-        assert all(not isinstance(r, BaseException) or isinstance(r, ValidationError)
-                   for r in results), results
+        assert all(
+            not isinstance(r, BaseException) or isinstance(r, ValidationError) for r in results
+        ), results
         inside = await member_ids(rp, o.id, lst.id)
         tag = keys.listed_member(o.id, lst.id)
         for m in ms:

@@ -2,6 +2,7 @@
 settled by a worker, leaving no file and no record of what did not finish
 (and keeping what did). The producer's death is played by stopping after a
 step; the settle is driven with a time argument, not by waiting."""
+
 from __future__ import annotations
 
 import io
@@ -10,12 +11,13 @@ import pytest
 from PIL import Image
 
 from redpoll import Redpoll
+from redpoll.bus.jobs import MediaJob, NotYet, ProfileImageJob
 from redpoll.core import keys
 from redpoll.core.errors import MediaStorageError, ValidationError
-from redpoll.bus.jobs import MediaJob, NotYet, ProfileImageJob
-from redpoll.media import files, keys as media_keys, processing, profile_images, uploads
-from redpoll.moderation import moderation
 from redpoll.core.models import now_ms
+from redpoll.media import files, processing, profile_images, uploads
+from redpoll.media import keys as media_keys
+from redpoll.moderation import moderation
 
 SETTLE_MS = 60_000
 
@@ -35,8 +37,11 @@ async def mrp(settings, tmp_path):
 
 def stored(rp: Redpoll) -> set[str]:
     root = rp.media_storage.root
-    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} if root.exists() \
+    return (
+        {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+        if root.exists()
         else set()
+    )
 
 
 async def test_an_upload_cut_short_after_its_files_is_given_up_whole(mrp):
@@ -49,8 +54,9 @@ async def test_an_upload_cut_short_after_its_files_is_given_up_whole(mrp):
     held = await mrp.queue.hold(MediaJob(owner=alice.id, mid=mid))
     await mrp.store.zadd(media_keys.PENDING, {media_keys.pending_member(alice.id, mid): now_ms()})
     key = media_keys.record(alice.id, mid)
-    assert await mrp.store.run("media_create", [key], ["id", mid, "owner", alice.id,
-                                                       "state", "processing", "at", now_ms()])
+    assert await mrp.store.run(
+        "media_create", [key], ["id", mid, "owner", alice.id, "state", "processing", "at", now_ms()]
+    )
     names = await files.names(mrp.store, mid, done.files)
     assert await mrp.store.run("media_step", [key], ["files", " ".join(names)])
     for name, out in zip(names, done.files):
@@ -60,8 +66,9 @@ async def test_an_upload_cut_short_after_its_files_is_given_up_whole(mrp):
     job = MediaJob(owner=alice.id, mid=mid)
     with pytest.raises(NotYet):  # the producer may only be slow
         await uploads.settle(mrp.store, mrp.media_storage, job, held.entry_id, SETTLE_MS)
-    finished = await uploads.settle(mrp.store, mrp.media_storage, job, held.entry_id, SETTLE_MS,
-                                    now=now_ms() + SETTLE_MS + 1)
+    finished = await uploads.settle(
+        mrp.store, mrp.media_storage, job, held.entry_id, SETTLE_MS, now=now_ms() + SETTLE_MS + 1
+    )
     assert finished is False
     assert stored(mrp) == set()
     assert (await mrp.store.hgetall(key))[b"state"] == b"gone"
@@ -78,8 +85,9 @@ async def test_an_upload_cut_short_before_its_record_leaves_only_a_tombstone(mrp
     alice = await mrp.sign_up("alice")
     mid = await mrp.store.incr(media_keys.MEDIA_SEQ)
     held = await mrp.queue.hold(MediaJob(owner=alice.id, mid=mid))
-    await uploads.settle(mrp.store, mrp.media_storage, MediaJob(owner=alice.id, mid=mid),
-                         held.entry_id, 0)
+    await uploads.settle(
+        mrp.store, mrp.media_storage, MediaJob(owner=alice.id, mid=mid), held.entry_id, 0
+    )
     key = media_keys.record(alice.id, mid)
     assert not await mrp.store.run("media_create", [key], ["id", mid, "state", "processing"])
     assert 0 < await mrp.store.ttl(key) <= 86_400
@@ -107,8 +115,9 @@ async def test_a_profile_image_cut_short_keeps_what_the_record_names(mrp):
     second = await profile_images.prepare("avatar", jpeg((300, 300)))
     mid = await mrp.store.incr(media_keys.MEDIA_SEQ)
     names = await files.names(mrp.store, mid, second.processed.files)
-    job = ProfileImageJob(uid=alice.id, image="avatar", files=" ".join(names),
-                          old=" ".join(current))
+    job = ProfileImageJob(
+        uid=alice.id, image="avatar", files=" ".join(names), old=" ".join(current)
+    )
     held = await mrp.queue.hold(job)
     for name, out in zip(names, second.processed.files):
         await mrp.media_storage.put(name, out.data)
@@ -136,8 +145,9 @@ async def test_a_removed_avatar_cut_short_keeps_or_deletes_as_the_record_says(mr
     held = await mrp.queue.hold(job)
     await mrp.store.run("profile_image", [keys.user(alice.id)], ["avatar", current, "", "", ""])
     # (and here, after the record changed)
-    assert set(await profile_images.settle(mrp.store, job, held.entry_id, 0)) == \
-        set(current.split())
+    assert set(await profile_images.settle(mrp.store, job, held.entry_id, 0)) == set(
+        current.split()
+    )
     await mrp.queue.release(held)
     # the whole call: the record cleared, the files' deletion queued with the release
     again = await profile_images.prepare("avatar", jpeg((300, 300)))
@@ -149,7 +159,9 @@ async def test_a_removed_avatar_cut_short_keeps_or_deletes_as_the_record_says(mr
 
 async def test_workers_queue_the_sweep_once_per_interval(mrp):
     import asyncio
+
     from redpoll.media import keys as mk
+
     alice = await mrp.sign_up("alice")
     upload = await mrp.upload_media(alice.id, jpeg())
     stop = asyncio.Event()
@@ -171,8 +183,9 @@ async def test_a_deleted_account_takes_its_uploads_avatar_and_header_along(mrp):
     shown = await mrp.upload_media(alice.id, jpeg((800, 600)))
     loose = await mrp.upload_media(alice.id, jpeg((700, 500)))
     await mrp.post(alice.id, "with a picture", media=[shown.id])
-    await mrp.update_credentials(alice.id, {}, {"avatar": jpeg((500, 500)),
-                                                "header": jpeg((1600, 600))})
+    await mrp.update_credentials(
+        alice.id, {}, {"avatar": jpeg((500, 500)), "header": jpeg((1600, 600))}
+    )
     await mrp.drain()
     assert len(stored(mrp)) == 6  # two uploads of two files, an avatar, a header
     uid = await moderation.delete_account(mrp.store, mrp.queue, "alice")
@@ -205,8 +218,9 @@ async def test_a_storage_that_fails_a_write_gives_the_upload_up_at_once(settings
         assert await rp.store.zcard(media_keys.PENDING) == 0
         assert sum([await rp.store.xlen(k) for k in keys.all_held_job_streams()]) == 0
         with pytest.raises(MediaStorageError):
-            await rp.update_credentials(alice.id, {"display_name": "Changed"},
-                                        {"avatar": jpeg((300, 300))})
+            await rp.update_credentials(
+                alice.id, {"display_name": "Changed"}, {"avatar": jpeg((300, 300))}
+            )
         after = await rp.get_user(alice.id)
         assert after.display_name != "Changed" and after.avatar == ""
         await rp.drain()  # the deletions queued find nothing to delete

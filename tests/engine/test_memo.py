@@ -1,11 +1,11 @@
 """redpoll.core.memo.Bounded: a bounded map that drops its oldest entry."""
+
 from __future__ import annotations
 
 import pytest
 
-
-from redpoll.storage import topology
 from redpoll.core.memo import Bounded
+from redpoll.storage import topology
 
 
 def test_keeps_at_most_its_limit_dropping_the_oldest():
@@ -36,6 +36,7 @@ def test_discard_and_a_refused_limit():
 
 
 # --- the one caching rule, on real pages ---------------------------------------------
+
 
 async def test_a_kept_status_is_not_served_after_its_id_left_the_deleted_set(rp, monkeypatch):
     """A process keeps a status; the status is deleted and its
@@ -73,13 +74,13 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
     again = (await rp.home_timeline(author.id))[0]
     assert again is one  # unchanged: the kept record itself
     assert await topology.of(rp.store).update_status(first.id, {"text": "second thoughts"}) == 2
-    for read in (rp.home_timeline(author.id), rp.profile_timeline(author.id),
-                 rp.public_timeline()):
+    for read in (rp.home_timeline(author.id), rp.profile_timeline(author.id), rp.public_timeline()):
         assert [s.text for s in await read] == ["second thoughts"]
     assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
     assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
     await rp.delete_status(first.id, author.id)
     from redpoll.core.errors import StatusNotFound
+
     with pytest.raises(StatusNotFound):  # a deleted status cannot change
         await topology.of(rp.store).update_status(first.id, {"text": "third"})
     assert await rp.home_timeline(author.id) == []
@@ -105,8 +106,9 @@ async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
         first = await rp.post(big.id, "first words")
         second = await rp.post(big.id, "second words")
         await rp.drain()
-        assert await rp.store.client.smembers(keys.large_following(reader.id)) == \
-            {str(big.id).encode()}
+        assert await rp.store.client.smembers(keys.large_following(reader.id)) == {
+            str(big.id).encode()
+        }
         home = [int(i) for i in await rp.store.client.lrange(keys.home(reader.id), 0, -1)]
         assert second.id not in home  # caught up with at read time, not fanned out
 

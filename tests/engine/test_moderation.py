@@ -1,6 +1,7 @@
 """Reports and the moderation command line: ``redpoll admin``
 run as a real subprocess on the database a real ``redpoll serve`` uses,
 with Mastodon.py 2.3.3 and SSE streams as the users; both modes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,10 +14,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mastodon import (Mastodon, MastodonAPIError, MastodonIllegalArgumentError,
-                      MastodonNotFoundError, MastodonUnauthorizedError)
-
+from mastodon import (
+    Mastodon,
+    MastodonAPIError,
+    MastodonIllegalArgumentError,
+    MastodonNotFoundError,
+    MastodonUnauthorizedError,
+)
 from test_stream_mastodon import Listener, accounts
+
 from redpoll.storage import topology
 
 pytestmark = pytest.mark.timeout(240)
@@ -25,8 +31,14 @@ pytestmark = pytest.mark.timeout(240)
 def admin(srv, *args, stdin: str | None = None) -> subprocess.CompletedProcess:
     script = Path(sys.executable).with_name("redpoll")
     env = dict(os.environ, REDIS_URL=srv.redis_url, REDPOLL_CLUSTER="1" if srv.cluster else "0")
-    return subprocess.run([str(script), "admin", *args], env=env, input=stdin,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [str(script), "admin", *args],
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def ok(done: subprocess.CompletedProcess) -> str:
@@ -43,20 +55,26 @@ def sign_in(base: str, app, login: str, password: str) -> Mastodon:
 async def test_reports_suspension_and_accounts(srv, rp):
     base = srv.base
     alice, bob, carol = await asyncio.to_thread(accounts, base, 3)
-    me = {k: await asyncio.to_thread(m.me) for k, m in
-          (("alice", alice), ("bob", bob), ("carol", carol))}
+    me = {
+        k: await asyncio.to_thread(m.me)
+        for k, m in (("alice", alice), ("bob", bob), ("carol", carol))
+    }
     alice_id = me["alice"]["id"]
     await asyncio.to_thread(bob.account_follow, alice_id)
     status = await asyncio.to_thread(alice.status_post, "something reportable")
     other = await asyncio.to_thread(bob.status_post, "bob's own")
 
     # a report, and what is refused without writing
-    r = await asyncio.to_thread(carol.report, alice_id, [status["id"]], "spam from alice",
-                                category="spam")
+    r = await asyncio.to_thread(
+        carol.report, alice_id, [status["id"]], "spam from alice", category="spam"
+    )
     assert (r["category"], r["comment"], r["action_taken"]) == ("spam", "spam from alice", False)
     assert r["target_account"]["id"] == alice_id and r["status_ids"] == [str(status["id"])]
-    raw = httpx.post(base + "/api/v1/reports", json={"account_id": alice_id, "category": "rude"},
-                     headers={"Authorization": f"Bearer {carol.access_token}"})
+    raw = httpx.post(
+        base + "/api/v1/reports",
+        json={"account_id": alice_id, "category": "rude"},
+        headers={"Authorization": f"Bearer {carol.access_token}"},
+    )
     assert raw.status_code == 422 and "category" in raw.json()["error"], raw.text
     for bad in ({"status_ids": [other["id"]]}, {"comment": "x" * 1001}):
         args = {"status_ids": None, "comment": None, "category": None} | bad
@@ -94,8 +112,9 @@ async def test_reports_suspension_and_accounts(srv, rp):
     assert status["id"] not in {s["id"] for s in await asyncio.to_thread(bob.timeline_home)}
     assert await asyncio.to_thread(bob.account_statuses, alice_id) == []
     assert (await asyncio.to_thread(bob.account, alice_id))["suspended"] is True
-    app = Mastodon.create_app("moderation-test", api_base_url=base,
-                              scopes=["read", "write", "follow"])
+    app = Mastodon.create_app(
+        "moderation-test", api_base_url=base, scopes=["read", "write", "follow"]
+    )
     with pytest.raises(MastodonIllegalArgumentError):
         sign_in(base, app, me["alice"]["username"], "correct horse battery")
     ok(admin(srv, "unsuspend", me["alice"]["username"]))
@@ -109,8 +128,10 @@ async def test_reports_suspension_and_accounts(srv, rp):
     ok(admin(srv, "reset-password", me["carol"]["username"], "--password", "a new secret 1"))
     with pytest.raises(MastodonUnauthorizedError):
         carol.me()
-    assert sign_in(base, app, me["carol"]["username"], "a new secret 1").me()["id"] == \
-        me["carol"]["id"]
+    assert (
+        sign_in(base, app, me["carol"]["username"], "a new secret 1").me()["id"]
+        == me["carol"]["id"]
+    )
     login = "dave" + me["carol"]["username"][-8:]
     out = ok(admin(srv, "create-user", login, f"{login}@example.com", stdin="dave's secret\n"))
     assert login in out
@@ -119,8 +140,11 @@ async def test_reports_suspension_and_accounts(srv, rp):
     assert "deleted" in out
     with pytest.raises(MastodonIllegalArgumentError):
         sign_in(base, app, login, "dave's secret")
-    for args in (("suspend", "nobody_here"), ("delete-account", login, "--yes"), ("create-user", me["carol"]["username"],
-                                               "x@example.com", "--password", "long enough 1")):
+    for args in (
+        ("suspend", "nobody_here"),
+        ("delete-account", login, "--yes"),
+        ("create-user", me["carol"]["username"], "x@example.com", "--password", "long enough 1"),
+    ):
         failed = admin(srv, *args)
         # one line saying why (after the line naming the database), no traceback
         assert failed.returncode != 0, failed
@@ -130,8 +154,9 @@ async def test_reports_suspension_and_accounts(srv, rp):
 
 async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     from redpoll.core import keys
-    from redpoll.moderation import moderation
     from redpoll.core.errors import UserNotFound
+    from redpoll.moderation import moderation
+
     gone, friend, fan = [await rp.sign_up(f"del{i}x{time.time_ns() % 10**6}") for i in range(3)]
     users_before = (await rp.stats())["users"]
     await rp.follow(gone.id, friend.id)
@@ -170,8 +195,11 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     with pytest.raises(UserNotFound):
         await rp.lookup(gone.login)
     mine = keys.user_key_prefixes()
-    left = [k for k in await topology.of(rp.store).keys_matching(f"*:{{{uid}}}*")
-            if k.split("{", 1)[0] in mine]
+    left = [
+        k
+        for k in await topology.of(rp.store).keys_matching(f"*:{{{uid}}}*")
+        if k.split("{", 1)[0] in mine
+    ]
     assert left == []
     for s in own:
         raw = await rp.store.client.hgetall(keys.status(s.id))

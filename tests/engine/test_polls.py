@@ -4,6 +4,7 @@ account in one script, the refusals writing nothing, the end as a job for
 later that notifies the voters and the author once however often it runs,
 a delete that takes the poll and its job along, an edit that keeps or
 resets the votes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +14,8 @@ import pytest
 from redpoll.core import keys, limits
 from redpoll.core.errors import Conflict, NotFound, ValidationError
 from redpoll.core.models import now_ms
-from redpoll.polls import polls
 from redpoll.polls import keys as poll_keys
+from redpoll.polls import polls
 
 
 def spec(options=("yes", "no"), expires_in=600, multiple=False, hide_totals=False):
@@ -47,8 +48,9 @@ async def test_votes_are_counted_once_per_account_and_refusals_write_nothing(rp)
 
     # racing votes of one account: one counted
     eve = await rp.sign_up("eve")
-    results = await asyncio.gather(*(rp.vote(eve.id, status.id, [i % 3]) for i in range(6)),
-                                   return_exceptions=True)
+    results = await asyncio.gather(
+        *(rp.vote(eve.id, status.id, [i % 3]) for i in range(6)), return_exceptions=True
+    )
     assert sum(not isinstance(r, Exception) for r in results) == 1
     state = await votes_of(rp, eve.id, status.id)
     assert sum(state.counts) == 3 and state.voters == 3
@@ -66,11 +68,19 @@ async def test_multiple_choice_counts_each_choice_and_one_voter(rp):
     assert state.counts == (1, 0, 0, 1) and state.voters == 1 and state.own == (0, 3)
 
 
-@pytest.mark.parametrize("asked", [
-    dict(options=["only one"]), dict(options=["a", "b", "c", "d", "e"]),
-    dict(options=["a", "a"]), dict(options=["a", "x" * (limits.POLL_OPTION_MAX_CHARS + 1)]),
-    dict(expires_in=limits.POLL_EXPIRES_MIN_S - 1), dict(expires_in=limits.POLL_EXPIRES_MAX_S + 1),
-    dict(expires_in=None), dict(options="a,b")])
+@pytest.mark.parametrize(
+    "asked",
+    [
+        dict(options=["only one"]),
+        dict(options=["a", "b", "c", "d", "e"]),
+        dict(options=["a", "a"]),
+        dict(options=["a", "x" * (limits.POLL_OPTION_MAX_CHARS + 1)]),
+        dict(expires_in=limits.POLL_EXPIRES_MIN_S - 1),
+        dict(expires_in=limits.POLL_EXPIRES_MAX_S + 1),
+        dict(expires_in=None),
+        dict(options="a,b"),
+    ],
+)
 async def test_a_bad_poll_is_refused_before_anything_is_written(rp, asked):
     alice = await rp.sign_up("alice")
     args = {"options": ["a", "b"], "expires_in": 600, **asked}
@@ -106,7 +116,9 @@ async def test_the_end_notifies_voters_and_author_once_and_a_delete_takes_the_po
     await rp.drain()
     assert await rp.queue.due_at(other_job) is None  # its end is taken back
     gen = polls.Poll.of(other).gen
-    assert not await rp.store.exists(poll_keys.counts(other.id, gen), poll_keys.votes(other.id, gen))
+    assert not await rp.store.exists(
+        poll_keys.counts(other.id, gen), poll_keys.votes(other.id, gen)
+    )
     assert await polls.end(rp.store, other_job) == 0  # a late run finds no poll
 
 

@@ -1,4 +1,5 @@
 """Posting and batched fan-out (lists fed on post too)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -6,10 +7,10 @@ import asyncio
 import pytest
 
 from redpoll import Redpoll
-from redpoll.timelines import delivery
+from redpoll.bus.jobs import FanoutJob, RefillJob, decode, shard_of
 from redpoll.core import keys, limits
 from redpoll.core.errors import UserNotFound, ValidationError
-from redpoll.bus.jobs import FanoutJob, RefillJob, decode, shard_of
+from redpoll.timelines import delivery
 
 
 async def raw_list(rp, key) -> list[int]:
@@ -134,8 +135,14 @@ async def test_fanout_job_of_dead_worker_is_taken_over_without_duplicates(rp10):
     job = decode(fields)
     assert isinstance(job, FanoutJob) and job.sid == s.id
     # the dead worker's step did its writes...
-    await delivery.step(rp.store, "deliver", s.id, author.id, delivery.Cursor(job.phase, job.after),
-                        rp.settings.fanout_batch)
+    await delivery.step(
+        rp.store,
+        "deliver",
+        s.id,
+        author.id,
+        delivery.Cursor(job.phase, job.after),
+        rp.settings.fanout_batch,
+    )
     assert [await count_in(rp, keys.home(f.id), s.id) for f in fans] == [1] * 20 + [0] * 5
     # ...but never acknowledged the job: drain must claim it after job_claim_ms
     await rp.drain(timeout=60)
@@ -152,8 +159,9 @@ async def test_post_with_a_million_followers_returns_after_first_batch(rp):
     for start in range(0, total, 100_000):
         pipe = rp.store.pipeline()
         for lo in range(start, start + 100_000, chunk):
-            pipe.zadd(keys.followers(author.id),
-                      {str(base + i): i + 1 for i in range(lo, lo + chunk)})
+            pipe.zadd(
+                keys.followers(author.id), {str(base + i): i + 1 for i in range(lo, lo + chunk)}
+            )
         await pipe.execute()
     assert await client.zcard(keys.followers(author.id)) == total
 
@@ -204,7 +212,7 @@ async def test_delivery_trims_home_to_cap(rp):
     home = await raw_list(rp, keys.home(reader.id))
     assert len(home) == limits.HOME_CAP
     assert home[0] == new.id
-    assert home == sorted(ids + [new.id], reverse=True)[:limits.HOME_CAP]
+    assert home == sorted(ids + [new.id], reverse=True)[: limits.HOME_CAP]
     # an old status re-delivered to a full home that has moved past it stays out
     await rp.queue.enqueue(FanoutJob(min(ids), author.id))
     await rp.drain()

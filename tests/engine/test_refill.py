@@ -1,4 +1,5 @@
 """Refilling home timelines after an unfollow emptied part of them."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,8 +20,9 @@ async def post_interleaved(rp, plan: dict[int, int]) -> dict[int, list[int]]:
     random.Random(len(queue)).shuffle(queue)
     out: dict[int, list[int]] = {uid: [] for uid in plan}
     for start in range(0, len(queue), 100):
-        posted = await asyncio.gather(*(rp.post(uid, f"p{start + i}")
-                                        for i, uid in enumerate(queue[start:start + 100])))
+        posted = await asyncio.gather(
+            *(rp.post(uid, f"p{start + i}") for i, uid in enumerate(queue[start : start + 100]))
+        )
         for s in posted:
             out[s.user_id].append(s.id)
     return out
@@ -59,9 +61,9 @@ async def test_full_homes_are_refilled_from_remaining_followees_in_id_order(rp):
 
     await rp.drain()
     expected = {
-        r1.id: newest(c_alive + ids[d.id]),           # more than the cap is left
-        r2.id: newest(ids[b.id]),                     # fewer than the cap is left
-        r3.id: newest(ids[b.id] + ids[r3.id]),        # their own statuses count too
+        r1.id: newest(c_alive + ids[d.id]),  # more than the cap is left
+        r2.id: newest(ids[b.id]),  # fewer than the cap is left
+        r3.id: newest(ids[b.id] + ids[r3.id]),  # their own statuses count too
     }
     for uid, want in expected.items():
         home = await raw_home(rp, uid)
@@ -151,6 +153,7 @@ async def test_list_refill_racing_a_list_delete_leaves_no_orphan_timeline(rp):
     await rp.follow(o.id, m.id)
     await rp.add_to_list(o.id, lst.id, m.id)
     await rp.delete_list(o.id, lst.id)
-    await refill._refill(rp.store, keys.list_timeline(o.id, lst.id),
-                         keys.list_members(o.id, lst.id), [m.id])
+    await refill._refill(
+        rp.store, keys.list_timeline(o.id, lst.id), keys.list_members(o.id, lst.id), [m.id]
+    )
     assert not await rp.store.client.exists(keys.list_timeline(o.id, lst.id))

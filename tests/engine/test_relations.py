@@ -1,5 +1,6 @@
 """redpoll/relations/relations.py: blocks and mutes at engine level, both
 modes; what they hide through every read path is in test_leak_matrix."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,10 +8,10 @@ import asyncio
 import pytest
 
 from redpoll import Redpoll
-from redpoll.core import keys
-from redpoll.relations import relations, visibility
-from redpoll.core.errors import Forbidden, ValidationError
 from redpoll.bus.jobs import BlockJob
+from redpoll.core import keys
+from redpoll.core.errors import Forbidden, ValidationError
+from redpoll.relations import relations, visibility
 
 
 async def _people(rp, prefix, n):

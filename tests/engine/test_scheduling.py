@@ -6,12 +6,15 @@ and by a real ``redpoll worker`` SIGKILLed while the jobs run.
 
 Nothing waits five minutes: due jobs are moved onto the streams with
 ``queue.promote_due(now_ms)`` given a time past theirs."""
+
 from __future__ import annotations
 
 import asyncio
 import time
 
 import pytest
+from test_durability import WorkerProcess, wait_for
+from test_worker import _png
 
 from redpoll.bus.jobs import ScheduledStatusJob
 from redpoll.core import limits
@@ -20,9 +23,6 @@ from redpoll.media import uploads
 from redpoll.moderation import moderation
 from redpoll.scheduling import scheduled
 from redpoll.scheduling.scheduled import NotScheduled, ScheduleRefused
-
-from test_durability import WorkerProcess, wait_for
-from test_worker import _png
 
 MIN = 60_000
 
@@ -126,13 +126,11 @@ async def test_rescheduling_moves_the_job_and_cancelling_removes_it(rp):
 
 async def test_pages_of_scheduled_statuses_by_id(rp):
     alice = await rp.sign_up("sched_pages")
-    made = [await rp.schedule_status(alice.id, now() + (10 + i) * MIN, f"n{i}")
-            for i in range(5)]
+    made = [await rp.schedule_status(alice.id, now() + (10 + i) * MIN, f"n{i}") for i in range(5)]
     ids = [s.id for s in made][::-1]
     assert [s.id for s in await rp.scheduled_statuses(alice.id, limit=2)] == ids[:2]
     assert [s.id for s in await rp.scheduled_statuses(alice.id, max_id=ids[1])] == ids[2:]
-    assert [s.id for s in await rp.scheduled_statuses(alice.id, min_id=ids[4], limit=2)] \
-        == ids[2:4]
+    assert [s.id for s in await rp.scheduled_statuses(alice.id, min_id=ids[4], limit=2)] == ids[2:4]
     assert [s.id for s in await rp.scheduled_statuses(alice.id, since_id=ids[2])] == ids[:2]
 
 
@@ -214,11 +212,17 @@ async def test_nothing_is_posted_for_a_suspended_author(rp):
 
 async def test_two_workers_racing_post_each_once(rp):
     alice = await rp.sign_up("sched_race")
-    made = [await rp.schedule_status(alice.id, now() + 10 * MIN + i, f"race {i}")
-            for i in range(20)]
+    made = [
+        await rp.schedule_status(alice.id, now() + 10 * MIN + i, f"race {i}") for i in range(20)
+    ]
     # the same job run by two handlers at once, twice over
-    await asyncio.gather(*(scheduled.publish(rp.store, rp.queue, rp.settings, s.job())
-                           for s in made[:5] for _ in range(2)))
+    await asyncio.gather(
+        *(
+            scheduled.publish(rp.store, rp.queue, rp.settings, s.job())
+            for s in made[:5]
+            for _ in range(2)
+        )
+    )
     await rp.queue.promote_due(now() + 11 * MIN)
     stop = asyncio.Event()
     workers = [asyncio.create_task(rp.worker(f"race{n}").run(stop)) for n in range(2)]
@@ -264,8 +268,10 @@ async def test_a_worker_sigkilled_while_posting_leaves_each_posted_once(rp, serv
     await rp.queue.promote_due(now() + 5 * 86_400_000)
     first = WorkerProcess(url, cluster, tmp_path / "w1.log", batch=2)
     try:
+
         async def some_posted() -> bool:
             return len(await texts(rp, alice.id)) >= 3
+
         await wait_for(some_posted, "the first worker to post some", 60, detail=None)
         first.kill()
     finally:
@@ -278,7 +284,10 @@ async def test_a_worker_sigkilled_while_posting_leaves_each_posted_once(rp, serv
     finally:
         second.close()
     got = [s.text for s in await rp.profile_timeline(alice.id, limit=40)]
-    got += [s.text for s in await rp.profile_timeline(alice.id, limit=40,
-                                                      max_id=(await rp.profile_timeline(
-                                                          alice.id, limit=40))[-1].id)]
+    got += [
+        s.text
+        for s in await rp.profile_timeline(
+            alice.id, limit=40, max_id=(await rp.profile_timeline(alice.id, limit=40))[-1].id
+        )
+    ]
     assert sorted(got) == sorted(f"kill {i}" for i in range(n))

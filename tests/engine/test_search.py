@@ -1,5 +1,6 @@
 """Search in the engine: the account index (prefixes, renames, races, a
 lagging index) and status search among the viewer's own."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,7 +9,6 @@ import pytest
 
 from redpoll.accounts import account_index
 from redpoll.core import keys, limits
-from redpoll.search import search
 from redpoll.core.errors import ValidationError
 from redpoll.search.search import Query
 
@@ -23,8 +23,11 @@ async def logins(rp, q, **kw):
 
 async def indexed_terms(rp, uid) -> set[str]:
     entries = await rp.store.client.zrange(keys.SEARCH_ACCOUNTS, 0, -1)
-    return {e.rsplit(b"\0", 1)[0].decode() for e in entries
-            if e.rsplit(b"\0", 1)[1] == str(uid).encode()}
+    return {
+        e.rsplit(b"\0", 1)[0].decode()
+        for e in entries
+        if e.rsplit(b"\0", 1)[1] == str(uid).encode()
+    }
 
 
 async def test_accounts_by_login_and_display_name_prefix(rp):
@@ -154,8 +157,10 @@ async def test_hashtags_by_prefix_with_following(rp):
     await rp.drain()
 
     async def tags(q, **kw):
-        return [(t.name, t.following) for t in
-                (await find(rp, q, viewer=me.id, type="hashtags", **kw)).hashtags]
+        return [
+            (t.name, t.following)
+            for t in (await find(rp, q, viewer=me.id, type="hashtags", **kw)).hashtags
+        ]
 
     assert [n for n, _ in await tags("owl")] == ["owlery", "owls", "owl中"]  # name order
     assert [n for n, _ in await tags("#OWL", limit=1, offset=1)] == ["owls"]
@@ -169,6 +174,7 @@ async def test_hashtags_by_prefix_with_following(rp):
 async def test_the_search_bench_runs():
     """The benchmark itself (figures in docs/decisions.md), on a tiny index."""
     from redpoll.tools import search_bench
+
     lines = await search_bench.run(users=300, rounds=2)
     assert lines[-1].startswith("300 users, ") and "hits=" in lines[0]
 
@@ -182,6 +188,7 @@ async def test_users_from_before_the_index_are_indexed_once_when_an_engine_opens
     await rp.store.client.hset(keys.user(renamed.id), mapping={"name": "Second"})
     await rp.store.client.hincrby(keys.user(renamed.id), "rev", 1)
     from redpoll import Redpoll
+
     again = await Redpoll.open(settings)
     try:
         assert await logins(again, "early") == ["oldtimer"]

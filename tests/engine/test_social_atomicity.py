@@ -2,6 +2,7 @@
 short at its k-th await point, for every k until it finishes on its own;
 after the jobs drain, the world is either untouched or fully changed, and
 the records on the different slots agree."""
+
 from __future__ import annotations
 
 import asyncio
@@ -56,8 +57,9 @@ async def test_favourite_cut_short_anywhere(rp):
         fan = fans[k]
         truth = await c.zscore(keys.favourited_by(status.id), fan.id) is not None
         flag = await c.zscore(keys.favourites(fan.id), status.id) is not None
-        noted = any(n.actor == fan.id for n in await rp.notifications(ann.id, limit=80,
-                                                                      account_id=fan.id))
+        noted = any(
+            n.actor == fan.id for n in await rp.notifications(ann.id, limit=80, account_id=fan.id)
+        )
         assert truth == flag == noted, (k, truth, flag, noted)
         assert truth or not finished
         members = await c.zcard(keys.favourited_by(status.id))
@@ -90,8 +92,9 @@ async def test_boost_cut_short_anywhere(rp):
 
     await every_cut(lambda k: rp.boost(boosters[k].id, status.id), check)
     # the fan follows the first 40 boosters: their home holds one boost of it
-    standing = {int(s) for _, s in await c.zrange(keys.reblogged_by(status.id), 0, -1,
-                                                 withscores=True)}
+    standing = {
+        int(s) for _, s in await c.zrange(keys.reblogged_by(status.id), 0, -1, withscores=True)
+    }
     home = [int(x) for x in await c.lrange(keys.home(fan.id), 0, -1)]
     assert len(standing & set(home)) == 1
 

@@ -1,4 +1,5 @@
 """Statuses: creating, reading one or many, counting, own timelines."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,9 @@ from redpoll.core.models import now_ms
 async def test_post_and_read_back(rp):
     alice = await rp.sign_up("Alice")
     before = now_ms()
-    status = await rp.post(alice.id, "Hello, wörld! 👋",
-                           {"location": " 52.520008 , 13.404954 ", "mood": "sunny"})
+    status = await rp.post(
+        alice.id, "Hello, wörld! 👋", {"location": " 52.520008 , 13.404954 ", "mood": "sunny"}
+    )
     assert status.id > 0
     assert status.text == "Hello, wörld! 👋"
     assert (status.user_id, status.login) == (alice.id, "Alice")
@@ -36,8 +38,15 @@ async def test_status_renders_without_its_user(rp):
 
 async def test_text_is_kept_exactly(rp):
     carol = await rp.sign_up("carol")
-    texts = ["  padded  ", "multi\nline\ttext", "x" * 500, "emoji 🐦‍🔥 and ñ", "<b>not html</b>",
-             "0", "nil"]
+    texts = [
+        "  padded  ",
+        "multi\nline\ttext",
+        "x" * 500,
+        "emoji 🐦‍🔥 and ñ",
+        "<b>not html</b>",
+        "0",
+        "nil",
+    ]
     for text in texts:
         status = await rp.post(carol.id, text)
         assert (await rp.get_status(status.id)).text == text

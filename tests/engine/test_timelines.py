@@ -1,5 +1,6 @@
 """Timelines: home, profile and list timelines, newest first, paged
 by id cursors with Mastodon's semantics."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,8 +9,8 @@ import random
 import pytest
 
 from redpoll.core import keys, limits
-from redpoll.storage import topology
 from redpoll.core.errors import ListNotFound, UserNotFound
+from redpoll.storage import topology
 
 KINDS = ["home", "profile", "list"]
 
@@ -24,8 +25,9 @@ def mastodon_page(timeline_desc, max_id=None, since_id=None, min_id=None, limit=
     paginate_by_min_id does)."""
     limit = min(limit or limits.PAGE_DEFAULT, limits.PAGE_MAX)
     lower = min_id if min_id is not None else since_id
-    chosen = [i for i in timeline_desc
-              if (max_id is None or i < max_id) and (lower is None or i > lower)]
+    chosen = [
+        i for i in timeline_desc if (max_id is None or i < max_id) and (lower is None or i > lower)
+    ]
     return chosen[-limit:] if min_id is not None else chosen[:limit]
 
 
@@ -36,7 +38,14 @@ class World:
     the timeline)."""
 
     def __init__(self, rp, alice, bob, carol, dave, lid):
-        self.rp, self.alice, self.bob, self.carol, self.dave, self.lid = rp, alice, bob, carol, dave, lid
+        self.rp, self.alice, self.bob, self.carol, self.dave, self.lid = (
+            rp,
+            alice,
+            bob,
+            carol,
+            dave,
+            lid,
+        )
 
     def read(self, kind, **cursors):
         if kind == "home":
@@ -46,8 +55,11 @@ class World:
         return self.rp.list_timeline(self.carol.id, self.lid, **cursors)
 
     def raw_key(self, kind):
-        return {"home": keys.home(self.bob.id), "list": keys.list_timeline(self.carol.id, self.lid),
-                "profile": None}[kind]
+        return {
+            "home": keys.home(self.bob.id),
+            "list": keys.list_timeline(self.carol.id, self.lid),
+            "profile": None,
+        }[kind]
 
     async def post(self, text="x"):
         return (await self.rp.post(self.alice.id, text)).id
@@ -96,8 +108,9 @@ async def test_newest_first_everywhere(rp, world):
     assert ids(await rp.home_timeline(world.carol.id)) == expected_home
     assert ids(await rp.home_timeline(world.alice.id)) == expected_alice  # own statuses
     page = await rp.home_timeline(world.bob.id)
-    assert [s.login for s in page] == ["alice" if i in expected_alice else "erin"
-                                       for i in expected_home]
+    assert [s.login for s in page] == [
+        "alice" if i in expected_alice else "erin" for i in expected_home
+    ]
 
 
 # --- paging semantics ----------------------------------------------------------
@@ -132,15 +145,21 @@ async def test_paging_matches_mastodon(world, kind):
     gap = noise[4]
     assert await page(max_id=gap, limit=40) == [i for i in desc if i < gap][:40]
     assert await page(min_id=gap, limit=3) == [i for i in mine if i > gap][:3][::-1]
-    assert await page(since_id=str(gap), max_id=str(s[30])) == \
-        [i for i in desc if gap < i < s[30]][:20]
+    assert (
+        await page(since_id=str(gap), max_id=str(s[30]))
+        == [i for i in desc if gap < i < s[30]][:20]
+    )
 
     # then many combinations against the reference
     rng = random.Random(1234)
     candidates = [None, *mine, *noise, mine[0] - 1 or None, mine[-1] + 1]
     for _ in range(60):
-        cursors = {"max_id": rng.choice(candidates), "since_id": rng.choice(candidates),
-                   "min_id": rng.choice(candidates), "limit": rng.choice([None, 1, 3, 7, 20, 40, 99])}
+        cursors = {
+            "max_id": rng.choice(candidates),
+            "since_id": rng.choice(candidates),
+            "min_id": rng.choice(candidates),
+            "limit": rng.choice([None, 1, 3, 7, 20, 40, 99]),
+        }
         for name in rng.sample(["max_id", "since_id", "min_id"], rng.randint(0, 3)):
             cursors[name] = None
         cursors = {k: v for k, v in cursors.items() if v is not None}
@@ -210,14 +229,18 @@ async def test_deleted_statuses_never_show(world):
         assert ids(await rp.profile_timeline(world.alice.id, limit=40)) == kept_desc
         assert ids(await rp.list_timeline(world.carol.id, world.lid, limit=40)) == kept_desc
         # cursors that name a deleted status still work
-        assert ids(await rp.home_timeline(world.bob.id, max_id=posted[6])) == \
-            [i for i in kept_desc if i < posted[6]]
+        assert ids(await rp.home_timeline(world.bob.id, max_id=posted[6])) == [
+            i for i in kept_desc if i < posted[6]
+        ]
         # a page whose raw ids are all deleted reads on instead of coming back
         # empty, which a client would take for the end of the timeline
-        assert ids(await rp.list_timeline(world.carol.id, world.lid, min_id=posted[4], limit=2)) == \
-            [posted[8], posted[7]]
-        assert ids(await rp.home_timeline(world.bob.id, max_id=posted[7], limit=2)) == \
-            [posted[4], posted[3]]
+        assert ids(
+            await rp.list_timeline(world.carol.id, world.lid, min_id=posted[4], limit=2)
+        ) == [posted[8], posted[7]]
+        assert ids(await rp.home_timeline(world.bob.id, max_id=posted[7], limit=2)) == [
+            posted[4],
+            posted[3],
+        ]
         assert ids(await rp.home_timeline(world.bob.id, since_id=posted[4], max_id=posted[7])) == []
         walked, cursor = [], posted[0]
         while page := ids(await rp.home_timeline(world.bob.id, min_id=cursor, limit=2)):
@@ -234,14 +257,19 @@ async def test_deleted_statuses_never_show(world):
     # before the cleanup jobs ran: the ids are still in the follower's and the
     # list's timelines, and reading filters them out
     raw_home = {int(i) for i in await rp.store.client.lrange(keys.home(world.bob.id), 0, -1)}
-    raw_list = {int(i) for i in await rp.store.client.lrange(
-        keys.list_timeline(world.carol.id, world.lid), 0, -1)}
+    raw_list = {
+        int(i)
+        for i in await rp.store.client.lrange(keys.list_timeline(world.carol.id, world.lid), 0, -1)
+    }
     assert gone <= raw_home and gone <= raw_list
     await check_all()
 
     await rp.drain()
-    for key in (keys.home(world.bob.id), keys.home(world.alice.id),
-                keys.list_timeline(world.carol.id, world.lid)):
+    for key in (
+        keys.home(world.bob.id),
+        keys.home(world.alice.id),
+        keys.list_timeline(world.carol.id, world.lid),
+    ):
         raw = [int(i) for i in await rp.store.client.lrange(key, 0, -1)]
         assert raw == kept_desc, key
     await check_all()
@@ -260,9 +288,12 @@ async def test_home_cap_keeps_the_newest(world):
     # concurrent posts deliver out of order near the cap too
     posted = sorted(await asyncio.gather(*(one(i) for i in range(total))))
     await rp.drain()
-    newest = posted[::-1][:limits.HOME_CAP]
-    for key in (keys.home(world.bob.id), keys.home(world.alice.id),
-                keys.list_timeline(world.carol.id, world.lid)):
+    newest = posted[::-1][: limits.HOME_CAP]
+    for key in (
+        keys.home(world.bob.id),
+        keys.home(world.alice.id),
+        keys.list_timeline(world.carol.id, world.lid),
+    ):
         assert await rp.store.client.llen(key) == limits.HOME_CAP, key
         assert [int(i) for i in await rp.store.client.lrange(key, 0, -1)] == newest, key
     # profiles are not capped
@@ -375,8 +406,10 @@ async def test_paging_past_a_run_of_deleted_statuses(world):
     for sid in posted[5:25]:
         await rp.delete_status(sid, world.alice.id)
     kept_desc = [i for i in posted[::-1] if i not in posted[5:25]]
-    for read in (lambda **c: rp.home_timeline(world.bob.id, **c),
-                 lambda **c: rp.list_timeline(world.carol.id, world.lid, **c)):
+    for read in (
+        lambda **c: rp.home_timeline(world.bob.id, **c),
+        lambda **c: rp.list_timeline(world.carol.id, world.lid, **c),
+    ):
         down, page = [], await read(limit=4)
         while page:
             down += ids(page)
@@ -444,6 +477,7 @@ async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
     the one newest-first timeline, deleted statuses left out, unlisted ones
     never in it."""
     from redis.cluster import key_slot
+
     authors = [await rp.sign_up(f"pub{i}") for i in range(3)]
     posted = []
     for n in range(60):
@@ -483,6 +517,7 @@ async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
     them one by one; a cluster's page leaves them to that round trip. Either
     way the counts are the ones of this read."""
     from redpoll.records import state
+
     ann, bob = await rp.sign_up("counts_a"), await rp.sign_up("counts_b")
     first = await rp.post(ann.id, "one")
     second = await rp.post(ann.id, "two")

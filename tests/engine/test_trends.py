@@ -3,6 +3,7 @@ growth over their own week (a clock passed in, never slept on), trending
 statuses by favourites and boosts within their window, shown as the viewer
 may see them; who to follow, from the follow graph and the most followed,
 with everything that must never be suggested left out."""
+
 from __future__ import annotations
 
 import pytest
@@ -34,8 +35,9 @@ async def test_a_tag_new_today_outranks_one_used_as_much_every_day_and_expires(r
     # #steady was used by three accounts on each of the five days before
     for back in range(2, 7):
         for u in people[:3]:
-            await tag_history.count_use(rp.store, ["steady"], 10_000 + back * 10 + u.id, u.id,
-                                        now - back * DAY)
+            await tag_history.count_use(
+                rp.store, ["steady"], 10_000 + back * 10 + u.id, u.id, now - back * DAY
+            )
     found = await rp.trending_tags(None, now=now)
     assert names(found) == ["fresh", "small"]  # steady grew by nothing: no trend
     fresh = found[0]
@@ -68,6 +70,7 @@ async def test_only_public_statuses_count_and_a_replay_counts_nothing_twice(rp):
 def test_the_score_is_growth_of_the_last_day_over_the_days_before():
     def days(*accounts):
         return tuple(history.Day(0, a, a) for a in accounts)
+
     noon = 10 * DAY + DAY // 2
     # half of yesterday still counts at noon
     assert ranking.score(days(4, 2, 0, 0, 0, 0, 0), noon) == (5.0, 5.0)
@@ -76,8 +79,10 @@ def test_the_score_is_growth_of_the_last_day_over_the_days_before():
 
 
 def test_links_are_found_normalized_and_titled_by_host_and_path():
-    text = ("see HTTPS://Example.COM/a/b?x=1#top, and (https://example.com/a/b?x=1) "
-            "and http://localhost/no and ftp://x.org/y https://news.example.net.")
+    text = (
+        "see HTTPS://Example.COM/a/b?x=1#top, and (https://example.com/a/b?x=1) "
+        "and http://localhost/no and ftp://x.org/y https://news.example.net."
+    )
     assert links.parse(text) == ["https://example.com/a/b?x=1", "https://news.example.net/"]
     assert links.title("https://example.com/a/b?x=1") == "example.com/a/b"
     assert links.title("https://news.example.net/") == "news.example.net"
@@ -110,6 +115,7 @@ async def test_trending_statuses_rank_by_favourites_and_boosts_within_the_window
 
     def ids(shown):
         return [s.id for s in shown.statuses]
+
     assert ids(await rp.trending_page(None)) == [two.id, one.id]
     assert ids(await rp.trending_page(None, limit=1, offset=1)) == [one.id]
     # counts are read when ranking: two unfavourites put one first

@@ -1,15 +1,16 @@
 """Users: sign-up, unique logins in any case, secrets kept apart."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 
-from redpoll.core import keys
 from redpoll.accounts import account
-from redpoll.records import users
+from redpoll.core import keys
 from redpoll.core.errors import LoginTaken, UserNotFound, ValidationError
 from redpoll.core.models import now_ms
+from redpoll.records import users
 
 
 async def raw_hash(rp, key: str) -> dict[str, str]:
@@ -37,8 +38,7 @@ async def test_sign_up_returns_a_fresh_record(rp):
 async def test_concurrent_sign_ups_in_any_case_make_one_user(rp):
     variants = ["Alice", "alice", "ALICE", "aLiCe", "alicE"]
     logins = [variants[i % len(variants)] for i in range(100)]
-    results = await asyncio.gather(*(rp.sign_up(login) for login in logins),
-                                   return_exceptions=True)
+    results = await asyncio.gather(*(rp.sign_up(login) for login in logins), return_exceptions=True)
     winners = [r for r in results if not isinstance(r, BaseException)]
     losers = [r for r in results if isinstance(r, BaseException)]
     assert len(winners) == 1, winners
@@ -75,7 +75,17 @@ async def test_lookup_unknown_and_invalid_logins(rp):
 async def test_secrets_never_reach_the_user_record(rp):
     user = await rp.sign_up("erin", password="correct horse", email="erin@example.org")
     record = await raw_hash(rp, keys.user(user.id))
-    assert set(record) == {"id", "login", "name", "bio", "at", "followers", "following", "posts", "rev"}
+    assert set(record) == {
+        "id",
+        "login",
+        "name",
+        "bio",
+        "at",
+        "followers",
+        "following",
+        "posts",
+        "rev",
+    }
     for value in record.values():
         assert "correct horse" not in value and "erin@example.org" not in value
         assert not value.startswith("$argon2")
@@ -171,11 +181,11 @@ async def test_every_change_to_a_user_record_bumps_its_rev(rp):
         return int(a), int(b)
 
     seen = [await revs()]
-    await rp.follow(ann.id, bob.id)              # ann following, bob followers
+    await rp.follow(ann.id, bob.id)  # ann following, bob followers
     seen.append(await revs())
-    status = await rp.post(bob.id, "hello")      # bob posts
+    status = await rp.post(bob.id, "hello")  # bob posts
     seen.append(await revs())
-    await rp.delete_status(status.id, bob.id)    # bob uncounted
+    await rp.delete_status(status.id, bob.id)  # bob uncounted
     seen.append(await revs())
     await rp.update_profile(ann.id, display_name="Ann")
     seen.append(await revs())
@@ -183,8 +193,10 @@ async def test_every_change_to_a_user_record_bumps_its_rev(rp):
     seen.append(await revs())
     assert seen[0] == (1, 1)
     ann_revs, bob_revs = [a for a, _ in seen], [b for _, b in seen]
-    assert ann_revs == sorted(ann_revs) and len(set(ann_revs)) == 4   # follow, profile, unfollow
-    assert bob_revs == sorted(bob_revs) and len(set(bob_revs)) == 5   # follow, post, delete, unfollow
+    assert ann_revs == sorted(ann_revs) and len(set(ann_revs)) == 4  # follow, profile, unfollow
+    assert (
+        bob_revs == sorted(bob_revs) and len(set(bob_revs)) == 5
+    )  # follow, post, delete, unfollow
 
 
 async def test_current_users_are_reused_while_unchanged_and_reread_after(rp):
@@ -211,6 +223,7 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
     then gives the id up: void, so the caller cannot write it late."""
     from redpoll.bus.jobs import NotYet, SignUpJob
     from redpoll.core.errors import SignUpAbandoned
+
     uid = await rp.store.incr(keys.USER_SEQ)
     job = SignUpJob(uid, "slowpoke")
     held = await rp.queue.hold(job)
@@ -219,22 +232,29 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
     assert not await rp.store.exists(keys.sign_up_void(uid))
     assert await account.settle_sign_up(rp.store, job, held.entry_id, 0) is False
     with pytest.raises(SignUpAbandoned):
-        await rp.store.run("create_user", [keys.user(uid), keys.secrets(uid),
-                                           keys.sign_up_void(uid)], [1, "id", uid])
+        await rp.store.run(
+            "create_user",
+            [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)],
+            [1, "id", uid],
+        )
     assert not await rp.store.exists(keys.user(uid))
 
 
 async def test_a_sign_up_whose_caller_died_after_its_record_is_counted_once(rp):
     """Its journal held and its record written, the caller gone: a worker's
     replay counts the user and indexes it for search."""
-    from redpoll.search import search
     from redpoll.bus.jobs import SignUpJob
+    from redpoll.search import search
+
     before = (await rp.stats())["users"]
     uid = await rp.store.incr(keys.USER_SEQ)
     await rp.queue.hold(SignUpJob(uid, "ghostly"))
     await rp.store.set(keys.login("ghostly"), f"{uid}:{now_ms()}")
-    await rp.store.run("create_user", [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)],
-                       [4, "id", uid, "login", "ghostly", "name", "Ghostly", "at", now_ms()])
+    await rp.store.run(
+        "create_user",
+        [keys.user(uid), keys.secrets(uid), keys.sign_up_void(uid)],
+        [4, "id", uid, "login", "ghostly", "name", "Ghostly", "at", now_ms()],
+    )
     assert (await rp.stats())["users"] == before  # not yet: the journal is held
     await rp.drain(timeout=60)  # a worker takes the journal over after job_claim_ms
     assert (await rp.stats())["users"] == before + 1

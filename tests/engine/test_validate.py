@@ -1,6 +1,7 @@
 """Input validation: the pure checks in redpoll.core.validate, and the promise of
 redpoll.core.errors that an operation which raises has written nothing, proven by
 comparing every key and value on every server node before and after."""
+
 from __future__ import annotations
 
 import math
@@ -11,8 +12,29 @@ import redis
 from redpoll.core import errors, limits, validate
 from redpoll.storage.server import EmbeddedCluster
 
-BAD_IDS = ["abc", "12x", "", " 7", "7 ", "+7", "-1", "１２", "1e3", -1, 0, 2**60, limits.MAX_ID + 1,
-           True, False, None, 1.0, 2.5, float("nan"), [1], b"\xff"]
+BAD_IDS = [
+    "abc",
+    "12x",
+    "",
+    " 7",
+    "7 ",
+    "+7",
+    "-1",
+    "１２",
+    "1e3",
+    -1,
+    0,
+    2**60,
+    limits.MAX_ID + 1,
+    True,
+    False,
+    None,
+    1.0,
+    2.5,
+    float("nan"),
+    [1],
+    b"\xff",
+]
 
 
 # --- the pure checks ---------------------------------------------------------------
@@ -27,8 +49,23 @@ class TestText:
         with pytest.raises(errors.ValidationError):
             validate.text("é" * 11, "f", 10)
 
-    @pytest.mark.parametrize("bad", ["", "   ", "\n\t ", b"", None, 5, ["a"], b"\xff\xfe",
-                                     b"\xc3", "a\ud800b", "\udfff", "a\x00b"])
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            "",
+            "   ",
+            "\n\t ",
+            b"",
+            None,
+            5,
+            ["a"],
+            b"\xff\xfe",
+            b"\xc3",
+            "a\ud800b",
+            "\udfff",
+            "a\x00b",
+        ],
+    )
     def test_rejects(self, bad):
         with pytest.raises(errors.ValidationError) as info:
             validate.text(bad, "field", 100)
@@ -53,8 +90,22 @@ class TestLogin:
     def test_accepts(self, good):
         assert validate.login(good) == good
 
-    @pytest.mark.parametrize("bad", ["", " ", "has space", "ali-ce", "ålice", "alice\n", "a.b",
-                                     "x" * (limits.LOGIN_MAX_CHARS + 1), None, 7, "a\x00"])
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            "",
+            " ",
+            "has space",
+            "ali-ce",
+            "ålice",
+            "alice\n",
+            "a.b",
+            "x" * (limits.LOGIN_MAX_CHARS + 1),
+            None,
+            7,
+            "a\x00",
+        ],
+    )
     def test_rejects(self, bad):
         with pytest.raises(errors.ValidationError) as info:
             validate.login(bad)
@@ -62,9 +113,17 @@ class TestLogin:
 
 
 class TestIds:
-    @pytest.mark.parametrize("good, expected", [(1, 1), ("1", 1), ("42", 42), (b"42", 42),
-                                                (limits.MAX_ID, limits.MAX_ID),
-                                                (str(limits.MAX_ID), limits.MAX_ID)])
+    @pytest.mark.parametrize(
+        "good, expected",
+        [
+            (1, 1),
+            ("1", 1),
+            ("42", 42),
+            (b"42", 42),
+            (limits.MAX_ID, limits.MAX_ID),
+            (str(limits.MAX_ID), limits.MAX_ID),
+        ],
+    )
     def test_accepts(self, good, expected):
         assert validate.an_id(good) == expected
 
@@ -83,15 +142,24 @@ class TestIds:
 
 
 class TestPageLimit:
-    @pytest.mark.parametrize("given, expected", [
-        (None, limits.PAGE_DEFAULT), ("", limits.PAGE_DEFAULT), (1, 1), ("7", 7),
-        (limits.PAGE_MAX, limits.PAGE_MAX), (limits.PAGE_MAX + 1, limits.PAGE_MAX),
-        (10**9, limits.PAGE_MAX)])
+    @pytest.mark.parametrize(
+        "given, expected",
+        [
+            (None, limits.PAGE_DEFAULT),
+            ("", limits.PAGE_DEFAULT),
+            (1, 1),
+            ("7", 7),
+            (limits.PAGE_MAX, limits.PAGE_MAX),
+            (limits.PAGE_MAX + 1, limits.PAGE_MAX),
+            (10**9, limits.PAGE_MAX),
+        ],
+    )
     def test_accepts(self, given, expected):
         assert validate.page_limit(given) == expected
 
-    @pytest.mark.parametrize("bad", [0, -1, "0", "abc", "1.5", 2.5, True, float("inf"),
-                                     float("nan"), [5], "9" * 5000])
+    @pytest.mark.parametrize(
+        "bad", [0, -1, "0", "abc", "1.5", 2.5, True, float("inf"), float("nan"), [5], "9" * 5000]
+    )
     def test_rejects(self, bad):
         with pytest.raises(errors.ValidationError) as info:
             validate.page_limit(bad)
@@ -99,24 +167,43 @@ class TestPageLimit:
 
 
 class TestLocation:
-    @pytest.mark.parametrize("given, expected", [
-        ("52.52,13.405", "52.52,13.405"),
-        (" 52.5 , 13.4 ", "52.5,13.4"),
-        ("52.520000,013.400", "52.52,13.4"),
-        ("-90,-180", "-90,-180"),
-        ("90,180", "90,180"),
-        ("0,0", "0,0"),
-        ("-0,-0.0", "0,0"),
-        # GPS precision survives: six decimals is about 10 cm
-        ("52.520008,13.404954", "52.520008,13.404954"),
-        ("-33.868820,151.209296", "-33.86882,151.209296"),
-        ("0.0000001,1", "0.0000001,1"),
-    ])
+    @pytest.mark.parametrize(
+        "given, expected",
+        [
+            ("52.52,13.405", "52.52,13.405"),
+            (" 52.5 , 13.4 ", "52.5,13.4"),
+            ("52.520000,013.400", "52.52,13.4"),
+            ("-90,-180", "-90,-180"),
+            ("90,180", "90,180"),
+            ("0,0", "0,0"),
+            ("-0,-0.0", "0,0"),
+            # GPS precision survives: six decimals is about 10 cm
+            ("52.520008,13.404954", "52.520008,13.404954"),
+            ("-33.868820,151.209296", "-33.86882,151.209296"),
+            ("0.0000001,1", "0.0000001,1"),
+        ],
+    )
     def test_normalises(self, given, expected):
         assert validate.location(given) == expected
 
-    @pytest.mark.parametrize("bad", ["", "abc", "1", "1,2,3", "1;2", "91,0", "-90.5,0", "0,181",
-                                     "0,-180.01", "nan,0", "0,inf", "1,", ",1"])
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            "",
+            "abc",
+            "1",
+            "1,2,3",
+            "1;2",
+            "91,0",
+            "-90.5,0",
+            "0,181",
+            "0,-180.01",
+            "nan,0",
+            "0,inf",
+            "1,",
+            ",1",
+        ],
+    )
     def test_rejects(self, bad):
         with pytest.raises(errors.ValidationError) as info:
             validate.location(bad)
@@ -146,18 +233,37 @@ class TestExtraFields:
         value = "é" * (limits.EXTRA_VALUE_MAX_BYTES // 2)
         assert validate.extra_fields({name: value}) == {name: value}
 
-    @pytest.mark.parametrize("bad", [
-        "not a mapping", ["a", "b"],
-        {f"f{i}": "v" for i in range(limits.EXTRA_MAX_FIELDS + 1)},
-        {"Loc": "x"}, {"1a": "x"}, {"a-b": "x"}, {"": "x"}, {"a b": "x"}, {"é": "x"},
-        {"a" * (limits.EXTRA_NAME_MAX + 1): "x"}, {5: "x"}, {"ok\n": "x"},
-        *({name: "x"} for name in sorted(validate.RESERVED_FIELDS)),
-        {"mood": "x" * (limits.EXTRA_VALUE_MAX_BYTES + 1)},
-        {"mood": "é" * (limits.EXTRA_VALUE_MAX_BYTES // 2 + 1)},  # few chars, too many bytes
-        {"mood": ""}, {"mood": "  "}, {"mood": None}, {"mood": True}, {"mood": ["x"]},
-        {"mood": b"\xff"}, {"mood": "\ud800"}, {"mood": "a\x00"},
-        {"location": "91,0"}, {"location": "here"}, {"location": 5},
-    ])
+    @pytest.mark.parametrize(
+        "bad",
+        [
+            "not a mapping",
+            ["a", "b"],
+            {f"f{i}": "v" for i in range(limits.EXTRA_MAX_FIELDS + 1)},
+            {"Loc": "x"},
+            {"1a": "x"},
+            {"a-b": "x"},
+            {"": "x"},
+            {"a b": "x"},
+            {"é": "x"},
+            {"a" * (limits.EXTRA_NAME_MAX + 1): "x"},
+            {5: "x"},
+            {"ok\n": "x"},
+            *({name: "x"} for name in sorted(validate.RESERVED_FIELDS)),
+            {"mood": "x" * (limits.EXTRA_VALUE_MAX_BYTES + 1)},
+            {"mood": "é" * (limits.EXTRA_VALUE_MAX_BYTES // 2 + 1)},  # few chars, too many bytes
+            {"mood": ""},
+            {"mood": "  "},
+            {"mood": None},
+            {"mood": True},
+            {"mood": ["x"]},
+            {"mood": b"\xff"},
+            {"mood": "\ud800"},
+            {"mood": "a\x00"},
+            {"location": "91,0"},
+            {"location": "here"},
+            {"location": 5},
+        ],
+    )
     def test_rejects(self, bad):
         with pytest.raises(errors.ValidationError) as info:
             validate.extra_fields(bad)
@@ -184,7 +290,7 @@ def snapshot(handle) -> dict:
                 pipe.pttl(key)
             values = pipe.execute()
             for i, key in enumerate(found):
-                kind, dumped, pttl = values[3 * i:3 * i + 3]
+                kind, dumped, pttl = values[3 * i : 3 * i + 3]
                 if kind == b"hash":
                     # a user record's 'rev' counts changes, and a call undone
                     # on failure (a follow of an unknown user) still moves it
@@ -198,8 +304,10 @@ def snapshot(handle) -> dict:
                     # holds its notification's journal in the round trip of
                     # its checks) moves the stream's id sequence, not its
                     # content: the entries and what each group has pending
-                    dumped = (client.xrange(key),
-                              [(g["name"], g["pending"]) for g in client.xinfo_groups(key)])
+                    dumped = (
+                        client.xrange(key),
+                        [(g["name"], g["pending"]) for g in client.xinfo_groups(key)],
+                    )
                 # a key's remaining time drifts by itself: only whether it has one counts
                 state[key] = (kind, dumped, pttl > 0)
         finally:
@@ -247,11 +355,14 @@ def bad_calls(rp, ids):
         "post None text": lambda: rp.post(a, None),
         "post int text": lambda: rp.post(a, 42),
         "post too many extras": lambda: rp.post(
-            a, "hi", {f"f{i}": "v" for i in range(limits.EXTRA_MAX_FIELDS + 1)}),
+            a, "hi", {f"f{i}": "v" for i in range(limits.EXTRA_MAX_FIELDS + 1)}
+        ),
         "post bad extra name": lambda: rp.post(a, "hi", {"Bad-Name": "v"}),
         "post long extra name": lambda: rp.post(a, "hi", {"a" * (limits.EXTRA_NAME_MAX + 1): "v"}),
         "post extra not mapping": lambda: rp.post(a, "hi", [("mood", "ok")]),
-        "post oversized extra": lambda: rp.post(a, "hi", {"mood": "x" * (limits.EXTRA_VALUE_MAX_BYTES + 1)}),
+        "post oversized extra": lambda: rp.post(
+            a, "hi", {"mood": "x" * (limits.EXTRA_VALUE_MAX_BYTES + 1)}
+        ),
         "post oversized extra bytes": lambda: rp.post(a, "hi", {"mood": "€" * 100}),
         "post empty extra": lambda: rp.post(a, "hi", {"mood": ""}),
         "post bad location": lambda: rp.post(a, "hi", {"location": "north"}),
@@ -264,11 +375,13 @@ def bad_calls(rp, ids):
         "sign_up punctuation": lambda: rp.sign_up("carol!"),
         "sign_up None": lambda: rp.sign_up(None),
         "sign_up long display name": lambda: rp.sign_up(
-            "carol", display_name="d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)),
+            "carol", display_name="d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)
+        ),
         "sign_up long bio": lambda: rp.sign_up("carol", bio="b" * (limits.BIO_MAX_CHARS + 1)),
         "sign_up NUL password": lambda: rp.sign_up("carol", password="pw\x00"),
         "update long display name": lambda: rp.update_profile(
-            a, display_name="d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)),
+            a, display_name="d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)
+        ),
         "update bad bio": lambda: rp.update_profile(a, bio=b"\xff"),
         "update unknown user": lambda: rp.update_profile(999_999, bio="hi"),
         "home limit 0": lambda: rp.home_timeline(a, limit=0),
@@ -287,7 +400,7 @@ def bad_calls(rp, ids):
         "get_statuses bad id": lambda: rp.get_statuses([sid, "abc"]),
         "get_users bad id": lambda: rp.get_users([a, "abc"]),
     }
-    for i, bad in enumerate(BAD_IDS):
+    for bad in BAD_IDS:
         calls[f"post author {bad!r}"] = lambda bad=bad: rp.post(bad, "hi")
         calls[f"get_user {bad!r}"] = lambda bad=bad: rp.get_user(bad)
         calls[f"get_status {bad!r}"] = lambda bad=bad: rp.get_status(bad)

@@ -1,12 +1,13 @@
 """redpoll/relations/visibility.py: the one decision, and delivery by the same rule.
 Engine level, both modes; the read paths are in test_leak_matrix."""
+
 from __future__ import annotations
 
 import pytest
 
 from redpoll import Redpoll
-from redpoll.relations import visibility
 from redpoll.core.errors import Forbidden, StatusNotFound, ValidationError
+from redpoll.relations import visibility
 
 
 def test_the_rule():
@@ -42,13 +43,15 @@ async def test_direct_and_private_reach_only_their_audience_across_batches(setti
         await rp.follow(lister.id, author.id)  # a request
         other_list = await rp.create_list(lister.id, "not following")
         await rp.add_to_list(lister.id, other_list.id, author.id)
-        posted = {vis: await rp.post(author.id, f"{vis} for @{mentioned.login}",
-                                     {"visibility": vis})
-                  for vis in visibility.ALL}
+        posted = {
+            vis: await rp.post(author.id, f"{vis} for @{mentioned.login}", {"visibility": vis})
+            for vis in visibility.ALL
+        }
         await rp.drain()
 
         async def home(user):
             return {s.id for s in await rp.home_timeline(user.id, limit=40)}
+
         ids = {vis: s.id for vis, s in posted.items()}
         for fan in fans:
             assert await home(fan) == {ids["public"], ids["unlisted"], ids["private"]}
@@ -84,8 +87,9 @@ async def test_boosting_hidden_statuses_is_refused_and_writes_nothing(rp):
     for status in (private, direct):
         with pytest.raises(Forbidden):
             await rp.boost(fan.id, status.id)
-        assert await rp.status_states(fan.id, [status.id]) == \
-            await rp.status_states(author.id, [status.id])  # no count, no flag
+        assert await rp.status_states(fan.id, [status.id]) == await rp.status_states(
+            author.id, [status.id]
+        )  # no count, no flag
     with pytest.raises(Forbidden):
         await rp.boost(author.id, direct.id)
     bid = await rp.boost(author.id, private.id)  # a self-boost of a private one

@@ -1,4 +1,5 @@
 """The worker loop's own recovery: job streams that vanish under it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -55,8 +56,9 @@ def test_jobs_queued_by_the_previous_version_still_decode():
     def old(**job):
         return {b"j": json.dumps(job).encode()}
 
-    assert decode(old(t="fanout", sid=5, aid=2, ph="lists", cur=77, unl=1)) == \
-        FanoutJob(5, 2, "lists", 77, listed=False)
+    assert decode(old(t="fanout", sid=5, aid=2, ph="lists", cur=77, unl=1)) == FanoutJob(
+        5, 2, "lists", 77, listed=False
+    )
     assert decode(old(t="refill", uid=3, lid=9)) == RefillJob(3, 9)
 
 
@@ -121,10 +123,12 @@ async def test_a_job_for_later_can_be_taken_back(rp):
 def test_every_kind_of_job_decodes_and_has_a_handler():
     """A job kind left out of KINDS would be parked as malformed, unseen;
     one without a handler would fail every time it ran."""
+
     def kinds(cls):
         for sub in cls.__subclasses__():
             yield sub
             yield from kinds(sub)
+
     declared = {cls for cls in kinds(jobs.Job) if cls.kind}
     assert declared == set(jobs.KINDS.values())
     assert declared == set(HANDLERS)
@@ -133,6 +137,7 @@ def test_every_kind_of_job_decodes_and_has_a_handler():
 def _sample(cls, n: int) -> jobs.Job:
     """A job of kind ``cls`` with its required fields filled from ``n``."""
     import dataclasses
+
     values = {}
     for f in dataclasses.fields(cls):
         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:

@@ -4,6 +4,7 @@ verifies every activity it receives with bovine's own signature checker
 (fetching our key with its own signed GET) and prints what it accepted;
 activities from it are built and signed by bovine's actor in this process.
 Nothing here signs or verifies with Redpoll's code on bovine's behalf."""
+
 from __future__ import annotations
 
 import asyncio
@@ -19,7 +20,6 @@ import httpx
 import pytest
 from bovine.activitystreams import factories_for_actor_object
 from bovine.testing.server import ServerConfig
-
 from test_federation import Instance, eventually, free_port
 
 pytestmark = pytest.mark.timeout(300)
@@ -41,8 +41,12 @@ class Bovine:
         path = tmp / "bovine.toml"
         self.config.save(str(path))
         self.out: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-c", SERVE, str(path), str(self.port)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", SERVE, str(path), str(self.port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         threading.Thread(target=self._read, daemon=True).start()
         eventually(self._up, 30, "bovine's server starting")
 
@@ -93,6 +97,7 @@ def post_as_bovine(bovine: Bovine, target: str, activity: dict) -> int:
             await actor.init(session=session)
             response = await actor.post(target, activity)
             return response.status
+
     return asyncio.run(send())
 
 
@@ -103,8 +108,9 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     me = ada.me()
     ada_uri = f"{redpoll.url}/users/{login}"
     actor_object = bovine.config.create_actor_object()
-    activities, objects = factories_for_actor_object(actor_object,
-                                                     id_generator=bovine.config.make_id)
+    activities, objects = factories_for_actor_object(
+        actor_object, id_generator=bovine.config.make_id
+    )
 
     # ada finds buttercup through bovine's WebFinger and follows: bovine
     # verifies the Follow's signature with its own checker
@@ -112,8 +118,10 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     assert [a["acct"] for a in found] == [f"buttercup@{bovine.config.hostname}"]
     assert found[0]["display_name"] == "Buttercup the exemplary bovine"
     ada.account_follow(found[0]["id"])
-    follows = eventually(lambda: [d for s, d in bovine.received() if d.get("type") == "Follow"],
-                         what="bovine accepting ada's signed Follow")
+    follows = eventually(
+        lambda: [d for s, d in bovine.received() if d.get("type") == "Follow"],
+        what="bovine accepting ada's signed Follow",
+    )
     assert follows[0]["actor"] == ada_uri and follows[0]["object"] == bovine.config.actor_id
     assert [s for s, d in bovine.received() if d.get("type") == "Follow"][0] == ada_uri
 
@@ -122,35 +130,55 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     follow = activities.follow(ada_uri).build()
     assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", follow) == 202
     eventually(lambda: ada.account(me["id"])["followers_count"] == 1, what="the follow counted")
-    accepts = eventually(lambda: [d for s, d in bovine.received() if d.get("type") == "Accept"],
-                         what="bovine accepting Redpoll's Accept")
+    accepts = eventually(
+        lambda: [d for s, d in bovine.received() if d.get("type") == "Accept"],
+        what="bovine accepting Redpoll's Accept",
+    )
     assert accepts[0]["object"]["id"] == follow["id"]
 
     # ada posts: the Create reaches bovine's inbox, signed as ada
     status = ada.status_post("moo to the fediverse")
-    creates = eventually(lambda: [d for s, d in bovine.received() if d.get("type") == "Create"],
-                         what="ada's post at bovine")
+    creates = eventually(
+        lambda: [d for s, d in bovine.received() if d.get("type") == "Create"],
+        what="ada's post at bovine",
+    )
     note = creates[0]["object"]
     assert note["id"] == status["uri"] and "moo to the fediverse" in note["content"]
     assert note["attributedTo"] == ada_uri
 
     # buttercup favourites and boosts it: counts and ada's notifications
-    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", activities.like(note["id"]).build()) == 202
+    assert (
+        post_as_bovine(bovine, f"{redpoll.url}/inbox", activities.like(note["id"]).build()) == 202
+    )
     announce = activities.announce(note["id"]).as_public().build()
     assert post_as_bovine(bovine, f"{redpoll.url}/inbox", announce) == 202
-    eventually(lambda: (lambda s: s["favourites_count"] == 1 and s["reblogs_count"] == 1)(
-        ada.status(status["id"])), what="the favourite and the boost counted")
-    kinds = eventually(lambda: {n["type"] for n in ada.notifications()} >= {"favourite", "reblog"}
-                       and {n["type"] for n in ada.notifications()}, what="ada notified")
+    eventually(
+        lambda: (lambda s: s["favourites_count"] == 1 and s["reblogs_count"] == 1)(
+            ada.status(status["id"])
+        ),
+        what="the favourite and the boost counted",
+    )
+    kinds = eventually(
+        lambda: (
+            {n["type"] for n in ada.notifications()} >= {"favourite", "reblog"}
+            and {n["type"] for n in ada.notifications()}
+        ),
+        what="ada notified",
+    )
     assert "follow" in kinds
 
     # buttercup posts publicly: it lands in ada's home (she follows buttercup)
     text = f"grass is green {uuid.uuid4().hex[:6]}"
-    create = activities.create(objects.note(content=f"<p>{text}</p>").as_public().build()
-                               ).as_public().build()
+    create = (
+        activities.create(objects.note(content=f"<p>{text}</p>").as_public().build())
+        .as_public()
+        .build()
+    )
     assert post_as_bovine(bovine, f"{redpoll.url}/inbox", create) == 202
-    home = eventually(lambda: [s for s in ada.timeline_home() if text in s["content"]],
-                      what="buttercup's note in ada's home")
+    home = eventually(
+        lambda: [s for s in ada.timeline_home() if text in s["content"]],
+        what="buttercup's note in ada's home",
+    )
     assert home[0]["account"]["acct"] == f"buttercup@{bovine.config.hostname}"
     assert home[0]["uri"] == create["object"]["id"]
     # the same activity again (a second delivery) is dropped, not posted twice
@@ -160,24 +188,47 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
 
     # buttercup replies to ada's post: it is in her thread; then deletes it
     answer = objects.reply(note, content="<p>moo back</p>").as_public().build()
-    assert post_as_bovine(bovine, f"{redpoll.url}/inbox",
-                          activities.create(answer).as_public().build()) == 202
-    thread = eventually(lambda: ada.status_context(status["id"])["descendants"],
-                        what="buttercup's reply in ada's thread")
+    assert (
+        post_as_bovine(
+            bovine, f"{redpoll.url}/inbox", activities.create(answer).as_public().build()
+        )
+        == 202
+    )
+    thread = eventually(
+        lambda: ada.status_context(status["id"])["descendants"],
+        what="buttercup's reply in ada's thread",
+    )
     assert thread[0]["uri"] == answer["id"] and "moo back" in thread[0]["content"]
-    assert post_as_bovine(bovine, f"{redpoll.url}/inbox",
-                          activities.delete(answer["id"]).as_public().build()) == 202
-    eventually(lambda: not ada.status_context(status["id"])["descendants"],
-               what="the reply deleted")
+    assert (
+        post_as_bovine(
+            bovine, f"{redpoll.url}/inbox", activities.delete(answer["id"]).as_public().build()
+        )
+        == 202
+    )
+    eventually(
+        lambda: not ada.status_context(status["id"])["descendants"], what="the reply deleted"
+    )
 
     # ada replies to buttercup's note and deletes her reply: bovine receives both
     mine = ada.status_post("@buttercup nice grass", in_reply_to_id=home[0]["id"])
-    creates = eventually(lambda: [d for _, d in bovine.received() if d.get("type") == "Create"
-                                  and d["object"]["id"] == mine["uri"]], what="the reply at bovine")
+    creates = eventually(
+        lambda: [
+            d
+            for _, d in bovine.received()
+            if d.get("type") == "Create" and d["object"]["id"] == mine["uri"]
+        ],
+        what="the reply at bovine",
+    )
     assert creates[0]["object"]["inReplyTo"] == create["object"]["id"]
     ada.status_delete(mine["id"])
-    eventually(lambda: [d for _, d in bovine.received() if d.get("type") == "Delete"
-                        and d["object"]["id"] == mine["uri"]], what="the delete at bovine")
+    eventually(
+        lambda: [
+            d
+            for _, d in bovine.received()
+            if d.get("type") == "Delete" and d["object"]["id"] == mine["uri"]
+        ],
+        what="the delete at bovine",
+    )
 
 
 def test_an_account_deleted_on_its_server_is_closed_here(peers):
@@ -188,15 +239,28 @@ def test_an_account_deleted_on_its_server_is_closed_here(peers):
     activities, _ = factories_for_actor_object(actor_object, id_generator=bovine.config.make_id)
     gone = activities.delete(actor_object["id"]).build()
     assert post_as_bovine(bovine, f"{redpoll.url}/inbox", gone) == 202
-    eventually(lambda: ada.account(found["id"]).get("suspended") is True,
-               what="the deleted account closed")
+    eventually(
+        lambda: ada.account(found["id"]).get("suspended") is True, what="the deleted account closed"
+    )
     # a Delete from an actor never seen here is answered 202 and does nothing
-    stranger = dict(gone, id=gone["id"] + "x", actor="http://127.0.0.1:9/users/nobody",
-                    object="http://127.0.0.1:9/users/nobody")
-    assert httpx.post(f"{redpoll.url}/inbox", content=json.dumps(stranger), headers={
-        "Content-Type": "application/activity+json",
-        "Signature": 'keyId="http://127.0.0.1:9/users/nobody#main-key",'
-                     'headers="(request-target) host date",signature="AAAA"'}).status_code == 202
+    stranger = dict(
+        gone,
+        id=gone["id"] + "x",
+        actor="http://127.0.0.1:9/users/nobody",
+        object="http://127.0.0.1:9/users/nobody",
+    )
+    assert (
+        httpx.post(
+            f"{redpoll.url}/inbox",
+            content=json.dumps(stranger),
+            headers={
+                "Content-Type": "application/activity+json",
+                "Signature": 'keyId="http://127.0.0.1:9/users/nobody#main-key",'
+                'headers="(request-target) host date",signature="AAAA"',
+            },
+        ).status_code
+        == 202
+    )
 
 
 def test_bovine_receives_a_poll_as_a_well_formed_question(peers):
@@ -204,18 +268,27 @@ def test_bovine_receives_a_poll_as_a_well_formed_question(peers):
     login = f"pol{uuid.uuid4().hex[:8]}"
     ada = redpoll.person(login)
     me = ada.me()
-    activities, _ = factories_for_actor_object(bovine.config.create_actor_object(),
-                                               id_generator=bovine.config.make_id)
+    activities, _ = factories_for_actor_object(
+        bovine.config.create_actor_object(), id_generator=bovine.config.make_id
+    )
     follow = activities.follow(f"{redpoll.url}/users/{login}").build()
     assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", follow) == 202
     eventually(lambda: ada.account(me["id"])["followers_count"] == 1, what="the follow counted")
-    status = ada.status_post("which one?", poll=ada.make_poll(["this", "that"], expires_in=600,
-                                                               multiple=True))
-    creates = eventually(lambda: [d for _, d in bovine.received() if d.get("type") == "Create"
-                                  and d["object"]["id"] == status["uri"]],
-                         what="the poll at bovine")
+    status = ada.status_post(
+        "which one?", poll=ada.make_poll(["this", "that"], expires_in=600, multiple=True)
+    )
+    creates = eventually(
+        lambda: [
+            d
+            for _, d in bovine.received()
+            if d.get("type") == "Create" and d["object"]["id"] == status["uri"]
+        ],
+        what="the poll at bovine",
+    )
     question = creates[0]["object"]
     assert question["type"] == "Question" and "oneOf" not in question
-    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in question["anyOf"]] == \
-        [("Note", "this", 0), ("Note", "that", 0)]
+    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in question["anyOf"]] == [
+        ("Note", "this", 0),
+        ("Note", "that", 0),
+    ]
     assert question["endTime"] and question["votersCount"] == 0 and "closed" not in question

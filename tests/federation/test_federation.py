@@ -3,6 +3,7 @@ URL, federating over ActivityPub: discovery, signed deliveries both ways,
 follows, posts, replies and deletes, seen through Mastodon.py on each side.
 (REDPOLL_FEDERATION_LOOPBACK lets them talk http to 127.0.0.1; without it
 both refuse, which test_safety checks.)"""
+
 from __future__ import annotations
 
 import json
@@ -17,11 +18,10 @@ import httpx
 import pytest
 from mastodon import Mastodon
 from PIL import Image
+from test_api_mastodon import LOOSE_LIMITS
 
 from redpoll.api.process import ServeProcess
 from redpoll.federation import documents, signing
-
-from test_api_mastodon import LOOSE_LIMITS
 
 pytestmark = pytest.mark.timeout(300)
 PASSWORD = "correct horse battery"
@@ -42,10 +42,17 @@ class Instance:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.host = f"127.0.0.1:{self.port}"
-        env = {"REDIS_URL": "", "REDPOLL_DATA_DIR": str(tmp / name),
-               "REDPOLL_PUBLIC_URL": self.url, "REDPOLL_FEDERATION_LOOPBACK": "1",
-               "REDPOLL_JOB_CLAIM_MS": "500", "REDPOLL_POLL_EXPIRES_MIN_S": "1",
-               "REDPOLL_METRICS_TOKEN": METRICS, **LOOSE_LIMITS, **extra}
+        env = {
+            "REDIS_URL": "",
+            "REDPOLL_DATA_DIR": str(tmp / name),
+            "REDPOLL_PUBLIC_URL": self.url,
+            "REDPOLL_FEDERATION_LOOPBACK": "1",
+            "REDPOLL_JOB_CLAIM_MS": "500",
+            "REDPOLL_POLL_EXPIRES_MIN_S": "1",
+            "REDPOLL_METRICS_TOKEN": METRICS,
+            **LOOSE_LIMITS,
+            **extra,
+        }
         self.proc = ServeProcess(env, args=["--port", str(self.port)])
 
     def person(self, login: str) -> Mastodon:
@@ -56,8 +63,7 @@ class Instance:
 
     def idle(self) -> bool:
         """No job waiting or running (what was received has been applied)."""
-        text = httpx.get(f"{self.url}/metrics",
-                         headers={"Authorization": f"Bearer {METRICS}"}).text
+        text = httpx.get(f"{self.url}/metrics", headers={"Authorization": f"Bearer {METRICS}"}).text
         line = [x for x in text.splitlines() if x.startswith("redpoll_jobs_queued ")][0]
         return float(line.split()[1]) == 0
 
@@ -91,8 +97,14 @@ class Peer:
             def do_POST(self):
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 peer.received.append(json.loads(body))
-                peer.deliveries.append({"path": self.path, "raw": body, "body": json.loads(body),
-                                        "headers": {k.lower(): v for k, v in self.headers.items()}})
+                peer.deliveries.append(
+                    {
+                        "path": self.path,
+                        "raw": body,
+                        "body": json.loads(body),
+                        "headers": {k.lower(): v for k, v in self.headers.items()},
+                    }
+                )
                 self.send_response(202)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -107,26 +119,54 @@ class Peer:
     def actor(self, name: str) -> str:
         uri = f"{self.base}/users/{name}"
         self.docs[f"/users/{name}"] = {
-            "@context": documents.CONTEXT, "id": uri, "type": "Person",
-            "preferredUsername": name, "inbox": f"{uri}/inbox",
+            "@context": documents.CONTEXT,
+            "id": uri,
+            "type": "Person",
+            "preferredUsername": name,
+            "inbox": f"{uri}/inbox",
             "endpoints": {"sharedInbox": f"{self.base}/inbox"},
-            "publicKey": {"id": f"{uri}#main-key", "owner": uri,
-                          "publicKeyPem": self.pair.public_pem}}
+            "publicKey": {
+                "id": f"{uri}#main-key",
+                "owner": uri,
+                "publicKeyPem": self.pair.public_pem,
+            },
+        }
         return uri
 
     def post(self, inbox: str, activity: dict) -> int:
         body = json.dumps(activity).encode()
-        headers = signing.sign(self.pair, f"{activity['actor']}#main-key", "POST", inbox, body,
-                               {"content-type": "application/activity+json"})
+        headers = signing.sign(
+            self.pair,
+            f"{activity['actor']}#main-key",
+            "POST",
+            inbox,
+            body,
+            {"content-type": "application/activity+json"},
+        )
         return httpx.post(inbox, content=body, headers=headers).status_code
 
     def vote(self, inbox: str, actor: str, question: str, author: str, title: str, **extra):
         """A vote as Mastodon sends one: a Create of a Note naming the option."""
         vote_id = f"{actor}#votes/{uuid.uuid4().hex}"
-        note = {"id": vote_id, "type": "Note", "name": title, "attributedTo": actor,
-                "to": [author], "inReplyTo": question, **extra}
-        return self.post(inbox, {"id": f"{vote_id}/activity", "type": "Create", "actor": actor,
-                                 "to": [author], "object": note})
+        note = {
+            "id": vote_id,
+            "type": "Note",
+            "name": title,
+            "attributedTo": actor,
+            "to": [author],
+            "inReplyTo": question,
+            **extra,
+        }
+        return self.post(
+            inbox,
+            {
+                "id": f"{vote_id}/activity",
+                "type": "Create",
+                "actor": actor,
+                "to": [author],
+                "object": note,
+            },
+        )
 
     def close(self):
         self.server.shutdown()
@@ -161,8 +201,9 @@ def test_discovery_documents(pair):
     a, _ = pair
     login = unique("dis")
     a.person(login)
-    finger = httpx.get(f"{a.url}/.well-known/webfinger",
-                       params={"resource": f"acct:{login}@{a.host}"})
+    finger = httpx.get(
+        f"{a.url}/.well-known/webfinger", params={"resource": f"acct:{login}@{a.host}"}
+    )
     assert finger.status_code == 200
     assert finger.headers["content-type"].startswith("application/jrd+json")
     self_link = [x for x in finger.json()["links"] if x["rel"] == "self"][0]
@@ -182,20 +223,26 @@ def test_discovery_documents(pair):
     page = httpx.get(self_link["href"], headers={"Accept": "text/html"})
     assert page.status_code == 302 and page.headers["location"] == f"/@{login}"
     # an account of another host, or none: 404
-    assert httpx.get(f"{a.url}/.well-known/webfinger",
-                     params={"resource": f"acct:{login}@elsewhere.example"}).status_code == 404
+    assert (
+        httpx.get(
+            f"{a.url}/.well-known/webfinger", params={"resource": f"acct:{login}@elsewhere.example"}
+        ).status_code
+        == 404
+    )
     assert httpx.get(f"{a.url}/users/nobody{uuid.uuid4().hex[:6]}").status_code == 404
     # a note is served only for what anyone may see; its replies list only those too
     owner = a.person(unique("vis"))
     seen = owner.status_post("for everyone")
     for visibility in ("private", "direct"):
-        hidden = owner.status_post(f"not for everyone ({visibility})", visibility=visibility,
-                                   in_reply_to_id=seen["id"])
+        hidden = owner.status_post(
+            f"not for everyone ({visibility})", visibility=visibility, in_reply_to_id=seen["id"]
+        )
         note = httpx.get(hidden["uri"], headers={"Accept": "application/activity+json"})
         assert note.status_code == 404, visibility
     shown = owner.status_post("a public reply", in_reply_to_id=seen["id"])
-    replies = httpx.get(f"{seen['uri']}/replies",
-                        headers={"Accept": "application/activity+json"}).json()
+    replies = httpx.get(
+        f"{seen['uri']}/replies", headers={"Accept": "application/activity+json"}
+    ).json()
     assert replies["first"]["items"] == [shown["uri"]]
     assert httpx.get(f"{a.url}/nodeinfo/2.1").json()["protocols"] == ["activitypub"]
     meta = httpx.get(f"{a.url}/.well-known/host-meta")
@@ -206,15 +253,28 @@ def test_unsigned_or_tampered_activities_are_refused(pair):
     a, b = pair
     login = unique("sig")
     a.person(login)
-    body = json.dumps({"id": f"{b.url}/x/{uuid.uuid4()}", "type": "Follow",
-                       "actor": f"{b.url}/users/someone", "object": f"{a.url}/users/{login}"})
-    unsigned = httpx.post(f"{a.url}/inbox", content=body,
-                          headers={"Content-Type": "application/activity+json"})
+    body = json.dumps(
+        {
+            "id": f"{b.url}/x/{uuid.uuid4()}",
+            "type": "Follow",
+            "actor": f"{b.url}/users/someone",
+            "object": f"{a.url}/users/{login}",
+        }
+    )
+    unsigned = httpx.post(
+        f"{a.url}/inbox", content=body, headers={"Content-Type": "application/activity+json"}
+    )
     assert unsigned.status_code == 401
-    forged = httpx.post(f"{a.url}/inbox", content=body, headers={
-        "Content-Type": "application/activity+json", "Date": "Thu, 01 Jan 2026 00:00:00 GMT",
-        "Signature": f'keyId="{b.url}/users/someone#main-key",algorithm="rsa-sha256",'
-                     'headers="(request-target) host date digest",signature="AAAA"'})
+    forged = httpx.post(
+        f"{a.url}/inbox",
+        content=body,
+        headers={
+            "Content-Type": "application/activity+json",
+            "Date": "Thu, 01 Jan 2026 00:00:00 GMT",
+            "Signature": f'keyId="{b.url}/users/someone#main-key",algorithm="rsa-sha256",'
+            'headers="(request-target) host date digest",signature="AAAA"',
+        },
+    )
     assert forged.status_code == 401
     assert a.person(unique("chk")).account_verify_credentials()  # still serving
 
@@ -233,16 +293,22 @@ def test_follow_post_reply_and_delete_across_servers(pair):
     rel = bob.account_follow(remote_ada["id"])
     assert rel["following"] or rel["requested"]
     me_on_a = ada.me()
-    eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 1,
-               what="ada's follower count on her server")
-    notes = eventually(lambda: [n for n in ada.notifications() if n["type"] == "follow"],
-                       what="ada's follow notification")
+    eventually(
+        lambda: ada.account(me_on_a["id"])["followers_count"] == 1,
+        what="ada's follower count on her server",
+    )
+    notes = eventually(
+        lambda: [n for n in ada.notifications() if n["type"] == "follow"],
+        what="ada's follow notification",
+    )
     assert notes[0]["account"]["acct"] == f"{bob_login}@{b.host}"
 
     # ada posts: it reaches bob's home on the other server
     status = ada.status_post("hello from server A\n\nsecond paragraph")
-    home = eventually(lambda: [s for s in bob.timeline_home()
-                               if s["uri"] == status["uri"]], what="the post in bob's home")
+    home = eventually(
+        lambda: [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
+        what="the post in bob's home",
+    )
     theirs = home[0]
     assert theirs["account"]["acct"] == f"{ada_login}@{a.host}"
     assert "hello from server A" in theirs["content"]
@@ -261,24 +327,29 @@ def test_follow_post_reply_and_delete_across_servers(pair):
     # bob replies on his server: the reply reaches ada's thread on hers
     ada_followed = eventually(
         lambda: ada.search_v2(f"@{bob_login}@{b.host}", resolve=True)["accounts"],
-        what="bob resolved from A")
+        what="bob resolved from A",
+    )
     ada.account_follow(ada_followed[0]["id"])
     eventually(lambda: bob.me()["followers_count"] == 1, what="ada following bob")
     reply = bob.status_post(f"@{ada_login}@{a.host} welcome", in_reply_to_id=theirs["id"])
-    thread = eventually(lambda: ada.status_context(status["id"])["descendants"],
-                        what="bob's reply in ada's thread")
+    thread = eventually(
+        lambda: ada.status_context(status["id"])["descendants"], what="bob's reply in ada's thread"
+    )
     assert thread[0]["uri"] == reply["uri"]
     assert thread[0]["account"]["acct"] == f"{bob_login}@{b.host}"
 
     # ada deletes her post: it leaves bob's home
     ada.status_delete(status["id"])
-    eventually(lambda: not [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
-               what="the delete reaching bob")
+    eventually(
+        lambda: not [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
+        what="the delete reaching bob",
+    )
 
     # bob unfollows: ada's count on her server drops back
     bob.account_unfollow(remote_ada["id"])
-    eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 0,
-               what="the unfollow reaching A")
+    eventually(
+        lambda: ada.account(me_on_a["id"])["followers_count"] == 0, what="the unfollow reaching A"
+    )
 
 
 def test_mentions_direct_messages_favourites_and_boosts_across_servers(pair):
@@ -286,45 +357,72 @@ def test_mentions_direct_messages_favourites_and_boosts_across_servers(pair):
     ann_login, ben_login, amy_login = unique("ann"), unique("ben"), unique("amy")
     ann, ben = a.person(ann_login), b.person(ben_login)
     amy = a.person(amy_login)  # on ann's server, mentioned by nobody
-    ben_on_a = eventually(lambda: ann.search_v2(f"@{ben_login}@{b.host}", resolve=True)["accounts"],
-                          what="ben resolved from A")[0]
-    ann_on_b = eventually(lambda: ben.search_v2(f"@{ann_login}@{a.host}", resolve=True)["accounts"],
-                          what="ann resolved from B")[0]
+    ben_on_a = eventually(
+        lambda: ann.search_v2(f"@{ben_login}@{b.host}", resolve=True)["accounts"],
+        what="ben resolved from A",
+    )[0]
+    ann_on_b = eventually(
+        lambda: ben.search_v2(f"@{ann_login}@{a.host}", resolve=True)["accounts"],
+        what="ann resolved from B",
+    )[0]
 
     # ann mentions ben (who does not follow her): he is notified on his server
     hello = ann.status_post(f"hello @{ben_login}@{b.host}, and @{amy_login}")
     assert [m["acct"] for m in hello["mentions"]] == [f"{ben_login}@{b.host}", amy_login]
-    note = eventually(lambda: [n for n in ben.notifications() if n["type"] == "mention"],
-                      what="ben's mention notification")[0]
+    note = eventually(
+        lambda: [n for n in ben.notifications() if n["type"] == "mention"],
+        what="ben's mention notification",
+    )[0]
     assert note["status"]["uri"] == hello["uri"]
     assert note["account"]["acct"] == f"{ann_login}@{a.host}"
     assert [m["acct"] for m in note["status"]["mentions"]] == [ben_login]
 
     # ben replies with a direct message to ann: only she sees it on her server
-    dm = ben.status_post(f"@{ann_login}@{a.host} just between us", visibility="direct",
-                         in_reply_to_id=note["status"]["id"])
-    got = eventually(lambda: [n for n in ann.notifications() if n["type"] == "mention"],
-                     what="ann's mention from the DM")[0]
+    dm = ben.status_post(
+        f"@{ann_login}@{a.host} just between us",
+        visibility="direct",
+        in_reply_to_id=note["status"]["id"],
+    )
+    got = eventually(
+        lambda: [n for n in ann.notifications() if n["type"] == "mention"],
+        what="ann's mention from the DM",
+    )[0]
     assert got["status"]["uri"] == dm["uri"] and got["status"]["visibility"] == "direct"
     assert got["status"]["in_reply_to_id"] == hello["id"]
     convs = eventually(lambda: ann.conversations(), what="the DM in ann's conversations")
     assert convs[0]["last_status"]["uri"] == dm["uri"]
     assert dm["uri"] not in [s["uri"] for s in amy.timeline_public(limit=40)]
-    assert not [n for n in amy.notifications() if n["type"] == "mention"
-                and n["status"]["uri"] == dm["uri"]]
+    assert not [
+        n for n in amy.notifications() if n["type"] == "mention" and n["status"]["uri"] == dm["uri"]
+    ]
 
     # ben favourites and boosts ann's post on his server: she hears of both
-    theirs = eventually(lambda: ben.search_v2(hello["uri"], resolve=False)["statuses"]
-                        or [n["status"] for n in ben.notifications() if n["type"] == "mention"],
-                        what="ann's post on B")[0]
+    theirs = eventually(
+        lambda: (
+            ben.search_v2(hello["uri"], resolve=False)["statuses"]
+            or [n["status"] for n in ben.notifications() if n["type"] == "mention"]
+        ),
+        what="ann's post on B",
+    )[0]
     ben.status_favourite(theirs["id"])
     ben.status_reblog(theirs["id"])
-    kinds = eventually(lambda: (lambda k: k if {"favourite", "reblog"} <= k else None)(
-        {n["type"] for n in ann.notifications()
-         if n["account"]["acct"] == f"{ben_login}@{b.host}"}), what="ann notified")
+    kinds = eventually(
+        lambda: (lambda k: k if {"favourite", "reblog"} <= k else None)(
+            {
+                n["type"]
+                for n in ann.notifications()
+                if n["account"]["acct"] == f"{ben_login}@{b.host}"
+            }
+        ),
+        what="ann notified",
+    )
     assert {"favourite", "reblog"} <= kinds
-    eventually(lambda: (lambda s: s["favourites_count"] == 1 and s["reblogs_count"] == 1)(
-        ann.status(hello["id"])), what="the counts on A")
+    eventually(
+        lambda: (lambda s: s["favourites_count"] == 1 and s["reblogs_count"] == 1)(
+            ann.status(hello["id"])
+        ),
+        what="the counts on A",
+    )
     ben.status_unfavourite(theirs["id"])
     eventually(lambda: ann.status(hello["id"])["favourites_count"] == 0, what="the Undo Like")
     assert ann_on_b["acct"] == f"{ann_login}@{a.host}" and ben_on_a["id"]
@@ -340,8 +438,10 @@ def test_a_locked_account_decides_on_follow_requests_from_another_server(pair):
     assert lee_on_b["locked"] is True
     assert bob.account_follow(lee_on_b["id"])["requested"] is True
     cat.account_follow(lee_on_b["id"])
-    requests = eventually(lambda: (lambda r: r if len(r) == 2 else None)(lee.follow_requests()),
-                          what="two follow requests on A")
+    requests = eventually(
+        lambda: (lambda r: r if len(r) == 2 else None)(lee.follow_requests()),
+        what="two follow requests on A",
+    )
     by_acct = {r["acct"].split("@")[0]: r for r in requests}
     assert lee.me()["followers_count"] == 0
     assert {n["type"] for n in lee.notifications()} == {"follow_request"}
@@ -351,14 +451,24 @@ def test_a_locked_account_decides_on_follow_requests_from_another_server(pair):
     assert lee.me()["followers_count"] == 1
     # on B the follows were requests until lee decided
     # cat's server hears of the Reject; bob's of the Accept
-    eventually(lambda: (lambda r: not r["following"] and not r["requested"])(
-        cat.account_relationships([lee_on_b["id"]])[0]), what="the Reject reaching B")
-    eventually(lambda: (lambda r: r["following"] and not r["requested"])(
-        bob.account_relationships([lee_on_b["id"]])[0]), what="the Accept reaching B")
+    eventually(
+        lambda: (lambda r: not r["following"] and not r["requested"])(
+            cat.account_relationships([lee_on_b["id"]])[0]
+        ),
+        what="the Reject reaching B",
+    )
+    eventually(
+        lambda: (lambda r: r["following"] and not r["requested"])(
+            bob.account_relationships([lee_on_b["id"]])[0]
+        ),
+        what="the Accept reaching B",
+    )
     # bob's follow holds: lee's followers-only post reaches him, not cat
     private = lee.status_post("for my followers", visibility="private")
-    eventually(lambda: private["uri"] in [s["uri"] for s in bob.timeline_home()],
-               what="the private post in bob's home")
+    eventually(
+        lambda: private["uri"] in [s["uri"] for s in bob.timeline_home()],
+        what="the private post in bob's home",
+    )
     assert private["uri"] not in [s["uri"] for s in cat.timeline_home()]
 
 
@@ -373,8 +483,10 @@ def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
     Image.new("RGB", (320, 200), (200, 30, 30)).save(path)
     media = pia.media_post(str(path), description="a red rectangle", synchronous=True)
     posted = pia.status_post("", media_ids=[media["id"]])
-    theirs = eventually(lambda: [s for s in rob.timeline_home() if s["uri"] == posted["uri"]],
-                        what="the image post on B")[0]
+    theirs = eventually(
+        lambda: [s for s in rob.timeline_home() if s["uri"] == posted["uri"]],
+        what="the image post on B",
+    )[0]
     [shown] = theirs["media_attachments"]
     assert shown["description"] == "a red rectangle"
     assert shown["url"] == posted["media_attachments"][0]["url"]  # shown from A, where it lives
@@ -382,7 +494,6 @@ def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
     assert shown["meta"]["original"]["width"] == 320
     assert httpx.get(shown["url"]).headers["content-type"].startswith("image/")
     assert theirs["content"] == ""
-
 
 
 def test_authorized_fetch_answers_only_signed_fetches(pair, tmp_path):
@@ -396,8 +507,12 @@ def test_authorized_fetch_answers_only_signed_fetches(pair, tmp_path):
         assert httpx.get(actor, headers=accept).status_code == 401
         assert httpx.get(f"{actor}/followers", headers=accept).status_code == 401
         assert httpx.get(f"{c.url}/actor", headers=accept).status_code == 200  # always open
-        assert httpx.get(f"{c.url}/.well-known/webfinger",
-                         params={"resource": f"acct:{login}@{c.host}"}).status_code == 200
+        assert (
+            httpx.get(
+                f"{c.url}/.well-known/webfinger", params={"resource": f"acct:{login}@{c.host}"}
+            ).status_code
+            == 200
+        )
         # another server's fetch is signed (by its own actor): it is answered
         bob = b.person(unique("bob"))
         found = bob.search_v2(f"@{login}@{c.host}", resolve=True)["accounts"]
@@ -417,11 +532,13 @@ def test_a_thread_is_fetched_from_its_server_when_asked(pair):
     # the note lists its replies
     doc = httpx.get(root["uri"], headers={"Accept": "application/activity+json"}).json()
     assert doc["replies"]["first"]["items"] == [reply["uri"]]
-    theirs = eventually(lambda: [s for s in bea.timeline_home() if s["uri"] == root["uri"]],
-                        what="the root on B")[0]
+    theirs = eventually(
+        lambda: [s for s in bea.timeline_home() if s["uri"] == root["uri"]], what="the root on B"
+    )[0]
     assert bea.status_context(theirs["id"])["descendants"] == []  # not known on B yet
-    found = eventually(lambda: bea.status_context(theirs["id"])["descendants"],
-                       what="the reply fetched from A")
+    found = eventually(
+        lambda: bea.status_context(theirs["id"])["descendants"], what="the reply fetched from A"
+    )
     assert [s["uri"] for s in found] == [reply["uri"]]
     assert found[0]["account"]["acct"].endswith(f"@{a.host}")
 
@@ -429,54 +546,79 @@ def test_a_thread_is_fetched_from_its_server_when_asked(pair):
 def test_edits_boosts_of_others_pins_and_blocks_across_servers(pair):
     a, b = pair
     ada_login, bob_login = unique("ada"), unique("bob")
-    ada, bob, fay, cal = a.person(ada_login), b.person(bob_login), b.person(unique("fay")), \
-        b.person(unique("cal"))
+    ada, bob, fay, cal = (
+        a.person(ada_login),
+        b.person(bob_login),
+        b.person(unique("fay")),
+        b.person(unique("cal")),
+    )
     ada_on_b = bob.search_v2(f"@{ada_login}@{a.host}", resolve=True)["accounts"][0]
     bob.account_follow(ada_on_b["id"])
     cal.account_follow(ada_on_b["id"])
     bob_on_a = ada.search_v2(f"@{bob_login}@{b.host}", resolve=True)["accounts"][0]
     ada.account_follow(bob_on_a["id"])
-    eventually(lambda: ada.me()["followers_count"] == 2 and bob.me()["followers_count"] == 1,
-               what="the follows counted")
+    eventually(
+        lambda: ada.me()["followers_count"] == 2 and bob.me()["followers_count"] == 1,
+        what="the follows counted",
+    )
 
     # an edit reaches the other server
     post = ada.status_post("first version")
-    eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == post["uri"]],
-               what="the post on B")
+    eventually(
+        lambda: [s for s in bob.timeline_home() if s["uri"] == post["uri"]], what="the post on B"
+    )
     ada.status_update(post["id"], "second version")
-    edited = eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == post["uri"]
-                                 and "second version" in s["content"]], what="the edit on B")[0]
+    edited = eventually(
+        lambda: [
+            s
+            for s in bob.timeline_home()
+            if s["uri"] == post["uri"] and "second version" in s["content"]
+        ],
+        what="the edit on B",
+    )[0]
     assert edited["edited_at"]
 
     # bob boosts fay's post (unknown on A): A fetches it from B and shows the boost
     note = fay.status_post("fay's own words")
     bob.status_reblog(note["id"])
-    boost = eventually(lambda: [s for s in ada.timeline_home() if s["reblog"]
-                                and s["reblog"]["uri"] == note["uri"]], what="the boost on A")[0]
+    boost = eventually(
+        lambda: [
+            s for s in ada.timeline_home() if s["reblog"] and s["reblog"]["uri"] == note["uri"]
+        ],
+        what="the boost on A",
+    )[0]
     assert boost["account"]["acct"] == f"{bob_login}@{b.host}"
     assert boost["reblog"]["account"]["acct"].endswith(f"@{b.host}")
 
     # pins are the actor's featured collection
     ada.status_pin(post["id"])
-    featured = httpx.get(f"{a.url}/users/{ada_login}/collections/featured",
-                         headers={"Accept": "application/activity+json"}).json()
+    featured = httpx.get(
+        f"{a.url}/users/{ada_login}/collections/featured",
+        headers={"Accept": "application/activity+json"},
+    ).json()
     assert [n["id"] for n in featured["orderedItems"]] == [post["uri"]]
 
     # ada blocks cal: his follow ends on both servers
     cal_on_a = ada.search_v2(f"@{cal.me()['username']}@{b.host}", resolve=True)["accounts"][0]
     ada.account_block(cal_on_a["id"])
     assert ada.me()["followers_count"] == 1
-    eventually(lambda: not cal.account_relationships([ada_on_b["id"]])[0]["following"],
-               what="the Block reaching B")
+    eventually(
+        lambda: not cal.account_relationships([ada_on_b["id"]])[0]["following"],
+        what="the Block reaching B",
+    )
     later = ada.status_post("after the block")
-    eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == later["uri"]],
-               what="the next post on B (to bob)")
+    eventually(
+        lambda: [s for s in bob.timeline_home() if s["uri"] == later["uri"]],
+        what="the next post on B (to bob)",
+    )
     assert later["uri"] not in [s["uri"] for s in cal.timeline_home()]
 
     # bob blocks ada: on A she no longer follows him
     bob.account_block(ada_on_b["id"])
-    eventually(lambda: not ada.account_relationships([bob_on_a["id"]])[0]["following"],
-               what="bob's Block reaching A")
+    eventually(
+        lambda: not ada.account_relationships([bob_on_a["id"]])[0]["following"],
+        what="bob's Block reaching A",
+    )
 
 
 def when(value) -> float:
@@ -499,19 +641,24 @@ def test_a_poll_crosses_servers_and_its_votes_and_end_come_back(pair):
     bob.account_follow(ada_on_b["id"])
     eventually(lambda: ada.me()["followers_count"] == 1, what="bob following ada")
 
-    posted = ada.status_post("tea or coffee?", poll=ada.make_poll(
-        ["tea", "coffee", "water"], expires_in=POLL_S))
+    posted = ada.status_post(
+        "tea or coffee?", poll=ada.make_poll(["tea", "coffee", "water"], expires_in=POLL_S)
+    )
     # served as a Question, with its options and counts
     doc = httpx.get(posted["uri"], headers={"Accept": "application/activity+json"}).json()
     assert doc["type"] == "Question" and "anyOf" not in doc and "closed" not in doc
-    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in doc["oneOf"]] == \
-        [("Note", "tea", 0), ("Note", "coffee", 0), ("Note", "water", 0)]
+    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in doc["oneOf"]] == [
+        ("Note", "tea", 0),
+        ("Note", "coffee", 0),
+        ("Note", "water", 0),
+    ]
     assert doc["votersCount"] == 0
     assert abs(when(doc["endTime"]) - when(posted["poll"]["expires_at"])) < 1
 
     # on B: a status with the same poll, as Mastodon's entity
-    theirs = eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == posted["uri"]],
-                        what="the poll on B")[0]
+    theirs = eventually(
+        lambda: [s for s in bob.timeline_home() if s["uri"] == posted["uri"]], what="the poll on B"
+    )[0]
     poll = theirs["poll"]
     assert [o["title"] for o in poll["options"]] == ["tea", "coffee", "water"]
     assert poll["multiple"] is False and poll["expired"] is False and counts(poll) == [0, 0, 0]
@@ -524,24 +671,42 @@ def test_a_poll_crosses_servers_and_its_votes_and_end_come_back(pair):
     bea.poll_vote(theirs["id"], [2])
     with pytest.raises(Exception, match="already voted"):
         bob.poll_vote(theirs["id"], [0])
-    eventually(lambda: (lambda p: counts(p) == [0, 1, 1] and p["voters_count"] == 2)(
-        ada.poll(posted["id"])), what="B's votes counted on A")
+    eventually(
+        lambda: (lambda p: counts(p) == [0, 1, 1] and p["voters_count"] == 2)(
+            ada.poll(posted["id"])
+        ),
+        what="B's votes counted on A",
+    )
     amy.poll_vote(posted["id"], [1])  # a vote B knows nothing of, but from A
     assert counts(ada.poll(posted["id"])) == [0, 2, 1]
 
     # the poll ends on A: B gets its final counts, closed
-    final = eventually(lambda: (lambda p: p if p["expired"] and counts(p) == [0, 2, 1] else None)(
-        bob.poll(theirs["id"])), timeout=POLL_S + 30, what="the final counts on B")
+    final = eventually(
+        lambda: (lambda p: p if p["expired"] and counts(p) == [0, 2, 1] else None)(
+            bob.poll(theirs["id"])
+        ),
+        timeout=POLL_S + 30,
+        what="the final counts on B",
+    )
     assert final["voters_count"] == 3 and final["own_votes"] == [1]
     assert bob.status(theirs["id"])["edited_at"] is None  # new counts are no edit
     # (B's copy ends at A's end to the second: A's may close a moment later)
-    doc = eventually(lambda: (lambda d: d if d.get("closed") else None)(httpx.get(
-        posted["uri"], headers={"Accept": "application/activity+json"}).json()),
-        what="the Question closed on A")
+    doc = eventually(
+        lambda: (lambda d: d if d.get("closed") else None)(
+            httpx.get(posted["uri"], headers={"Accept": "application/activity+json"}).json()
+        ),
+        what="the Question closed on A",
+    )
     assert [o["replies"]["totalItems"] for o in doc["oneOf"]] == [0, 2, 1]
     # bob, who voted there, is told on B that it ended
-    eventually(lambda: [n for n in bob.notifications() if n["type"] == "poll"
-                        and n["status"]["id"] == theirs["id"]], what="bob's poll notification")
+    eventually(
+        lambda: [
+            n
+            for n in bob.notifications()
+            if n["type"] == "poll" and n["status"]["id"] == theirs["id"]
+        ],
+        what="bob's poll notification",
+    )
 
 
 def test_a_poll_on_b_is_voted_in_from_a(pair):
@@ -551,15 +716,22 @@ def test_a_poll_on_b_is_voted_in_from_a(pair):
     cal_on_a = ann.search_v2(f"@{cal_login}@{b.host}", resolve=True)["accounts"][0]
     ann.account_follow(cal_on_a["id"])
     eventually(lambda: cal.me()["followers_count"] == 1, what="ann following cal")
-    posted = cal.status_post("pick any", poll=cal.make_poll(["red", "green", "blue"],
-                                                            expires_in=600, multiple=True))
-    theirs = eventually(lambda: [s for s in ann.timeline_home() if s["uri"] == posted["uri"]],
-                        what="cal's poll on A")[0]
+    posted = cal.status_post(
+        "pick any", poll=cal.make_poll(["red", "green", "blue"], expires_in=600, multiple=True)
+    )
+    theirs = eventually(
+        lambda: [s for s in ann.timeline_home() if s["uri"] == posted["uri"]],
+        what="cal's poll on A",
+    )[0]
     assert theirs["poll"]["multiple"] is True
     voted = ann.poll_vote(theirs["id"], [0, 2])
     assert voted["own_votes"] == [0, 2] and counts(voted) == [1, 0, 1]
-    eventually(lambda: (lambda p: counts(p) == [1, 0, 1] and p["voters_count"] == 1)(
-        cal.poll(posted["id"])), what="ann's vote counted on B")
+    eventually(
+        lambda: (lambda p: counts(p) == [1, 0, 1] and p["voters_count"] == 1)(
+            cal.poll(posted["id"])
+        ),
+        what="ann's vote counted on B",
+    )
     # the vote is no reply: nothing in the thread on either side
     assert cal.status(posted["id"])["replies_count"] == 0
     assert cal.status_context(posted["id"])["descendants"] == []
@@ -573,10 +745,12 @@ def test_a_remote_vote_counts_once_and_never_as_a_reply(pair):
     peer = Peer()
     try:
         carl, dan = peer.actor("carl"), peer.actor("dan")
-        short = ada.status_post("one choice", poll=ada.make_poll(["tea", "coffee"],
-                                                                 expires_in=POLL_S))
-        many = ada.status_post("several", poll=ada.make_poll(["a", "b", "c"], expires_in=600,
-                                                             multiple=True))
+        short = ada.status_post(
+            "one choice", poll=ada.make_poll(["tea", "coffee"], expires_in=POLL_S)
+        )
+        many = ada.status_post(
+            "several", poll=ada.make_poll(["a", "b", "c"], expires_in=600, multiple=True)
+        )
         inbox = f"{a.url}/inbox"
         assert peer.vote(inbox, carl, short["uri"], ada_uri, "tea") == 202
         eventually(lambda: counts(ada.poll(short["id"])) == [1, 0], what="carl's vote counted")
@@ -599,14 +773,23 @@ def test_a_remote_vote_counts_once_and_never_as_a_reply(pair):
             assert ada.status_context(status["id"])["descendants"] == []
 
         # after its end: refused; carl's server is told the final counts
-        updates = eventually(lambda: [x for x in peer.received if x.get("type") == "Update"
-                                      and x["object"].get("id") == short["uri"]
-                                      and x["object"].get("closed")],
-                             timeout=POLL_S + 30, what="the closed poll at carl's server")
+        updates = eventually(
+            lambda: [
+                x
+                for x in peer.received
+                if x.get("type") == "Update"
+                and x["object"].get("id") == short["uri"]
+                and x["object"].get("closed")
+            ],
+            timeout=POLL_S + 30,
+            what="the closed poll at carl's server",
+        )
         question = updates[-1]["object"]
         assert updates[-1]["actor"] == ada_uri and question["type"] == "Question"
-        assert [(o["name"], o["replies"]["totalItems"]) for o in question["oneOf"]] == \
-            [("tea", 1), ("coffee", 0)]
+        assert [(o["name"], o["replies"]["totalItems"]) for o in question["oneOf"]] == [
+            ("tea", 1),
+            ("coffee", 0),
+        ]
         assert question["votersCount"] == 1
         assert peer.vote(inbox, dan, short["uri"], ada_uri, "coffee") == 202
         a.settle()
@@ -625,27 +808,49 @@ def test_remote_video_and_audio_are_shown_from_their_server(pair):
         eve = peer.actor("eve")
         note_id = f"{eve}/statuses/{uuid.uuid4().hex}"
         media = [
-            {"type": "Document", "mediaType": "video/mp4", "url": f"{peer.base}/m/clip.mp4",
-             "name": "a short clip", "width": 640, "height": 360,
-             "icon": {"type": "Image", "url": f"{peer.base}/m/clip.jpg"}},
+            {
+                "type": "Document",
+                "mediaType": "video/mp4",
+                "url": f"{peer.base}/m/clip.mp4",
+                "name": "a short clip",
+                "width": 640,
+                "height": 360,
+                "icon": {"type": "Image", "url": f"{peer.base}/m/clip.jpg"},
+            },
             {"type": "Audio", "url": f"{peer.base}/m/song.ogg", "name": "a song"},
             {"type": "Document", "mediaType": "image/png", "url": f"{peer.base}/m/pic.png"},
             {"type": "Document", "mediaType": "application/pdf", "url": f"{peer.base}/m/x.pdf"},
         ]
-        note = {"id": note_id, "type": "Note", "attributedTo": eve,
-                "content": f"<p>for @{ada_login}</p>", "to": [documents.PUBLIC], "cc": [ada_uri],
-                "tag": [{"type": "Mention", "href": ada_uri, "name": f"@{ada_login}"}],
-                "attachment": media}
-        assert peer.post(f"{a.url}/inbox", {"id": f"{note_id}/activity", "type": "Create",
-                                            "actor": eve, "object": note}) == 202
-        status = eventually(lambda: [n["status"] for n in ada.notifications()
-                                     if n["type"] == "mention"], what="eve's note on A")[0]
-        shown = [(m["type"], m["url"], m["remote_url"], m["description"])
-                 for m in status["media_attachments"]]
-        assert shown == [("video", f"{peer.base}/m/clip.mp4", f"{peer.base}/m/clip.mp4",
-                          "a short clip"),
-                         ("audio", f"{peer.base}/m/song.ogg", f"{peer.base}/m/song.ogg", "a song"),
-                         ("image", f"{peer.base}/m/pic.png", f"{peer.base}/m/pic.png", None)]
+        note = {
+            "id": note_id,
+            "type": "Note",
+            "attributedTo": eve,
+            "content": f"<p>for @{ada_login}</p>",
+            "to": [documents.PUBLIC],
+            "cc": [ada_uri],
+            "tag": [{"type": "Mention", "href": ada_uri, "name": f"@{ada_login}"}],
+            "attachment": media,
+        }
+        assert (
+            peer.post(
+                f"{a.url}/inbox",
+                {"id": f"{note_id}/activity", "type": "Create", "actor": eve, "object": note},
+            )
+            == 202
+        )
+        status = eventually(
+            lambda: [n["status"] for n in ada.notifications() if n["type"] == "mention"],
+            what="eve's note on A",
+        )[0]
+        shown = [
+            (m["type"], m["url"], m["remote_url"], m["description"])
+            for m in status["media_attachments"]
+        ]
+        assert shown == [
+            ("video", f"{peer.base}/m/clip.mp4", f"{peer.base}/m/clip.mp4", "a short clip"),
+            ("audio", f"{peer.base}/m/song.ogg", f"{peer.base}/m/song.ogg", "a song"),
+            ("image", f"{peer.base}/m/pic.png", f"{peer.base}/m/pic.png", None),
+        ]
         video = status["media_attachments"][0]
         assert video["preview_url"] == f"{peer.base}/m/clip.jpg"
         assert video["meta"]["original"]["width"] == 640
@@ -665,27 +870,41 @@ def test_follow_favourite_and_block_again_after_taking_them_back(pair):
     bob.account_follow(remote_ada["id"])
     eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 1, what="bob following ada")
     status = ada.status_post("favourite me twice")
-    remote_status = eventually(lambda: [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
-                               what="ada's status in bob's home")[0]
+    remote_status = eventually(
+        lambda: [s for s in bob.timeline_home() if s["uri"] == status["uri"]],
+        what="ada's status in bob's home",
+    )[0]
     for round_ in range(2):
         bob.status_favourite(remote_status["id"])
-        eventually(lambda: ada.status(status["id"])["favourites_count"] == 1,
-                   what=f"bob's favourite on A (round {round_})")
+        eventually(
+            lambda: ada.status(status["id"])["favourites_count"] == 1,
+            what=f"bob's favourite on A (round {round_})",
+        )
         bob.status_unfavourite(remote_status["id"])
-        eventually(lambda: ada.status(status["id"])["favourites_count"] == 0,
-                   what=f"bob's unfavourite on A (round {round_})")
+        eventually(
+            lambda: ada.status(status["id"])["favourites_count"] == 0,
+            what=f"bob's unfavourite on A (round {round_})",
+        )
     for round_ in range(2):
         bob.account_unfollow(remote_ada["id"])
-        eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 0,
-                   what=f"bob's unfollow on A (round {round_})")
+        eventually(
+            lambda: ada.account(me_on_a["id"])["followers_count"] == 0,
+            what=f"bob's unfollow on A (round {round_})",
+        )
         bob.account_follow(remote_ada["id"])
-        eventually(lambda: ada.account(me_on_a["id"])["followers_count"] == 1,
-                   what=f"bob following ada again (round {round_})")
+        eventually(
+            lambda: ada.account(me_on_a["id"])["followers_count"] == 1,
+            what=f"bob following ada again (round {round_})",
+        )
     bob_on_a = ada.search_v2(f"@{bob_login}@{b.host}", resolve=True)["accounts"][0]
     for round_ in range(2):
         bob.account_block(remote_ada["id"])
-        eventually(lambda: ada.account_relationships([bob_on_a["id"]])[0]["blocked_by"],
-                   what=f"bob's block on A (round {round_})")
+        eventually(
+            lambda: ada.account_relationships([bob_on_a["id"]])[0]["blocked_by"],
+            what=f"bob's block on A (round {round_})",
+        )
         bob.account_unblock(remote_ada["id"])
-        eventually(lambda: not ada.account_relationships([bob_on_a["id"]])[0]["blocked_by"],
-                   what=f"bob's unblock on A (round {round_})")
+        eventually(
+            lambda: not ada.account_relationships([bob_on_a["id"]])[0]["blocked_by"],
+            what=f"bob's unblock on A (round {round_})",
+        )

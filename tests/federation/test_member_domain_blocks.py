@@ -5,6 +5,7 @@ domain's statuses leave the member's home and public timelines, its
 notifications are not shown, the follows both ways end (the peer is sent
 the Undo and the Reject), its pending requests are refused, and the
 member's posts are no longer sent there."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,15 +14,15 @@ import time
 
 import pytest
 from mastodon import MastodonAPIError
+from test_stream_mastodon import LOOSE, accounts
+from test_stream_support import StreamProc
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob, DomainBlockJob, InboxJob, decode
 from redpoll.core import keys, limits
-from redpoll.federation import documents, followers, inbox, keys as fed_keys, outbox, remote, signing
+from redpoll.federation import documents, followers, inbox, outbox, remote, signing
+from redpoll.federation import keys as fed_keys
 from redpoll.relations import domain_blocks
-
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
@@ -31,9 +32,14 @@ HERE = "http://127.0.0.1:1"
 
 def actor(host: str, name: str) -> dict:
     uri = f"https://{host}/users/{name}"
-    return {"id": uri, "type": "Person", "preferredUsername": name, "inbox": f"{uri}/inbox",
-            "endpoints": {"sharedInbox": f"https://{host}/inbox"},
-            "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem}}
+    return {
+        "id": uri,
+        "type": "Person",
+        "preferredUsername": name,
+        "inbox": f"{uri}/inbox",
+        "endpoints": {"sharedInbox": f"https://{host}/inbox"},
+        "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem},
+    }
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +47,14 @@ def fedsrv(server, tmp_path_factory):
     """A real ``redpoll serve`` on the test's database that federates as
     ``HERE`` (its peers are played in process)."""
     url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("serve"), REDPOLL_PUBLIC_URL=HERE,
-                      REDPOLL_FEDERATION_LOOPBACK="1", **LOOSE).start()
+    proc = StreamProc(
+        url,
+        cluster,
+        tmp_path_factory.mktemp("serve"),
+        REDPOLL_PUBLIC_URL=HERE,
+        REDPOLL_FEDERATION_LOOPBACK="1",
+        **LOOSE,
+    ).start()
     yield proc
     proc.stop()
 
@@ -56,11 +68,22 @@ async def fed(settings):
 
 async def note(fed, who, text: str) -> int:
     note_id = f"{who.uri}/statuses/{time.time_ns()}"
-    create = {"id": f"{note_id}/activity", "type": "Create", "actor": who.uri,
-              "object": {"id": note_id, "type": "Note", "attributedTo": who.uri,
-                         "content": f"<p>{text}</p>", "to": [documents.PUBLIC], "cc": []}}
-    await inbox.process(fed.store, fed.queue, fed.settings,
-                        InboxJob(uid=who.id, activity=json.dumps(create)))
+    create = {
+        "id": f"{note_id}/activity",
+        "type": "Create",
+        "actor": who.uri,
+        "object": {
+            "id": note_id,
+            "type": "Note",
+            "attributedTo": who.uri,
+            "content": f"<p>{text}</p>",
+            "to": [documents.PUBLIC],
+            "cc": [],
+        },
+    }
+    await inbox.process(
+        fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
+    )
     return int(await fed.store.get(fed_keys.note(note_id)))
 
 
@@ -89,10 +112,15 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     # a remote follower, and a pending request (me locked for the moment)
     await followers.fed_follow(fed.store, me_id, fan.id, "https://bad.example/inbox", True)
     me.account_update_credentials(locked=True)
-    follow = {"id": "https://bad.example/follows/1", "type": "Follow", "actor": asker.uri,
-              "object": f"{HERE}/users/{me.me()['username']}"}
-    await inbox.process(fed.store, fed.queue, fed.settings,
-                        InboxJob(uid=asker.id, activity=json.dumps(follow)))
+    follow = {
+        "id": "https://bad.example/follows/1",
+        "type": "Follow",
+        "actor": asker.uri,
+        "object": f"{HERE}/users/{me.me()['username']}",
+    }
+    await inbox.process(
+        fed.store, fed.queue, fed.settings, InboxJob(uid=asker.id, activity=json.dumps(follow))
+    )
     me.account_update_credentials(locked=False)
     # a notification from the domain, and one from elsewhere
     await fed.favourite(bad.id, int(local["id"]))
@@ -100,8 +128,10 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     await asyncio.to_thread(lambda: None)
     home = [int(s["id"]) for s in me.timeline_home()]
     assert bad_sid in home and good_sid in home
-    assert {n["account"]["acct"] for n in me.notifications(types=["favourite"])} == \
-        {bad.login, good.login}
+    assert {n["account"]["acct"] for n in me.notifications(types=["favourite"])} == {
+        bad.login,
+        good.login,
+    }
     assert me.account_relationships([bad.id])[0]["domain_blocking"] is False
 
     me.domain_block("BAD.example")

@@ -3,6 +3,7 @@ new account: through a real ``redpoll serve`` and Mastodon.py, with the
 test playing the server of both actors (signed Move in, signed Follow and
 Undo out); the Moves that are refused move nothing; and the Move's job,
 cut short at every await, is finished by its re-run."""
+
 from __future__ import annotations
 
 import json
@@ -10,15 +11,14 @@ import time
 
 import httpx
 import pytest
+from test_federation import Instance, Peer, eventually
+from test_social_atomicity import _drive
 
 from redpoll import Redpoll
 from redpoll.bus import jobs
 from redpoll.bus.jobs import InboxJob, MoveJob
 from redpoll.core import keys
 from redpoll.federation import inbox, moves, remote, signing
-
-from test_federation import Instance, Peer, eventually
-from test_social_atomicity import _drive
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -38,8 +38,14 @@ def _finger(peer: Peer, name: str) -> None:
     host = peer.base.split("://", 1)[1]
     peer.docs[f"/.well-known/webfinger?resource=acct:{name}@{host}"] = {
         "subject": f"acct:{name}@{host}",
-        "links": [{"rel": "self", "type": "application/activity+json",
-                   "href": f"{peer.base}/users/{name}"}]}
+        "links": [
+            {
+                "rel": "self",
+                "type": "application/activity+json",
+                "href": f"{peer.base}/users/{name}",
+            }
+        ],
+    }
 
 
 def _moves_through_the_api(server: Instance, peer: Peer) -> None:
@@ -64,14 +70,23 @@ def _moves_through_the_api(server: Instance, peer: Peer) -> None:
     before = len(peer.deliveries)
 
     def move(target: str, n: int) -> int:
-        return peer.post(f"{server.url}/inbox", {
-            "id": f"{old_uri}#moves/{n}", "type": "Move", "actor": old_uri,
-            "object": old_uri, "target": target})
+        return peer.post(
+            f"{server.url}/inbox",
+            {
+                "id": f"{old_uri}#moves/{n}",
+                "type": "Move",
+                "actor": old_uri,
+                "object": old_uri,
+                "target": target,
+            },
+        )
+
     assert move(new_uri, 1) == 202
     server.settle()
 
     def rel(who, target):
         return who.account_relationships([target["id"]])[0]
+
     ada_new, ada_old = rel(ada, new), rel(ada, old)
     assert ada_new["following"] and not ada_old["following"]
     assert ada_new["showing_reblogs"] is False and ada_new["notifying"] is True
@@ -94,17 +109,26 @@ def _moves_through_the_api(server: Instance, peer: Peer) -> None:
 
     # what the peer was sent, each signed by its local account's key
     def sent_now():
-        found = [x for x in peer.deliveries[before:]
-                 if x["body"].get("type") in ("Follow", "Undo", "Block")]
+        found = [
+            x
+            for x in peer.deliveries[before:]
+            if x["body"].get("type") in ("Follow", "Undo", "Block")
+        ]
         return found if len(found) >= 5 else None
+
     sent = eventually(sent_now, what="the Follows, Undos and the Block")
     for item in sent:
         _check_signature(server, item)
-    kinds = {(x["body"]["type"], x["body"]["actor"].rsplit("/", 1)[1],
-              _object(x["body"])) for x in sent}
-    assert {("Follow", "ada", new_uri), ("Follow", "bob", new_uri),
-            ("Undo", "ada", old_uri), ("Undo", "bob", old_uri),
-            ("Block", "cat", new_uri)} <= kinds
+    kinds = {
+        (x["body"]["type"], x["body"]["actor"].rsplit("/", 1)[1], _object(x["body"])) for x in sent
+    }
+    assert {
+        ("Follow", "ada", new_uri),
+        ("Follow", "bob", new_uri),
+        ("Undo", "ada", old_uri),
+        ("Undo", "bob", old_uri),
+        ("Block", "cat", new_uri),
+    } <= kinds
     assert not any(who == "eve" for _, who, _ in kinds)
 
     # a second Move of the same account (to another that names it): nothing new
@@ -125,19 +149,25 @@ def _object(activity: dict) -> str:
 
 
 def _check_signature(server: Instance, item: dict) -> None:
-    actor = httpx.get(item["body"]["actor"],
-                      headers={"Accept": "application/activity+json"}).json()
+    actor = httpx.get(item["body"]["actor"], headers={"Accept": "application/activity+json"}).json()
     signed = signing.parse(item["headers"]["signature"])
     assert signed.key_id == actor["publicKey"]["id"]
-    signing.verify(signed, actor["publicKey"]["publicKeyPem"], "POST", item["path"],
-                   item["headers"], item["raw"])
+    signing.verify(
+        signed,
+        actor["publicKey"]["publicKeyPem"],
+        "POST",
+        item["path"],
+        item["headers"],
+        item["raw"],
+    )
 
 
 # --- refused Moves, in process --------------------------------------------------------------------
 @pytest.fixture
 async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True, job_claim_ms=50))
+    rp = await Redpoll.open(
+        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True, job_claim_ms=50)
+    )
     yield rp
     await rp.close()
 
@@ -165,16 +195,28 @@ async def test_refused_moves_move_nothing(fed):
         await fed.follow(fan.id, old.id)
 
         def move(actor, obj, target) -> InboxJob:
-            return InboxJob(uid=actor.id, activity=json.dumps(
-                {"id": f"{actor.uri}#moves/{time.time_ns()}", "type": "Move",
-                 "actor": actor.uri, "object": obj, "target": target}))
+            return InboxJob(
+                uid=actor.id,
+                activity=json.dumps(
+                    {
+                        "id": f"{actor.uri}#moves/{time.time_ns()}",
+                        "type": "Move",
+                        "actor": actor.uri,
+                        "object": obj,
+                        "target": target,
+                    }
+                ),
+            )
+
         note = f"{peer.base}/notes/1"  # names the old account, but is no actor
         peer.docs["/notes/1"] = {"id": note, "type": "Note", "alsoKnownAs": [old_uri]}
-        refused = [move(old, old.uri, stranger),        # it does not name the old account
-                   move(old, old.uri, note),            # not an actor (refused, not retried)
-                   move(old, old.uri, old.uri),         # to itself
-                   move(other, old.uri, named),         # not the old account's own Move
-                   move(old, old.uri, "http://127.0.0.1:1/users/fan")]  # to one of here
+        refused = [
+            move(old, old.uri, stranger),  # it does not name the old account
+            move(old, old.uri, note),  # not an actor (refused, not retried)
+            move(old, old.uri, old.uri),  # to itself
+            move(other, old.uri, named),  # not the old account's own Move
+            move(old, old.uri, "http://127.0.0.1:1/users/fan"),
+        ]  # to one of here
         await fed.domain_block("127.0.0.1")  # the new account's domain suspended
         peer.docs["/users/b"]["alsoKnownAs"] = [old_uri]
         with pytest.raises(inbox.Refused):
@@ -197,11 +239,17 @@ async def _world(fed, k: int):
     """Old and new remote accounts (their inboxes on a closed port), three
     local followers of the old one (one with options and a list holding
     it), a blocker and a muter."""
+
     def doc(name):
         uri = f"http://127.0.0.1:9/k{k}/users/{name}"
-        return {"id": uri, "type": "Person", "preferredUsername": f"{name}{k}",
-                "inbox": f"{uri}/inbox",
-                "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem}}
+        return {
+            "id": uri,
+            "type": "Person",
+            "preferredUsername": f"{name}{k}",
+            "inbox": f"{uri}/inbox",
+            "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem},
+        }
+
     old = await remote.keep(fed.store, remote.parse_actor(doc("old")))
     new = await remote.keep(fed.store, remote.parse_actor(doc("new")))
     fans = [await fed.sign_up(f"f{k}x{i}") for i in range(3)]
@@ -231,8 +279,10 @@ async def test_the_move_job_cut_short_anywhere_is_finished_by_its_rerun(fed):
 
         async def chain():  # the steps as workers run them, one after another
             while state["job"] is not None:
-                state["job"] = await moves.step(fed.store, fed.queue, fed.settings,
-                                                state["job"], batch=2)
+                state["job"] = await moves.step(
+                    fed.store, fed.queue, fed.settings, state["job"], batch=2
+                )
+
         finished = await _drive(chain(), k)  # cut at its k-th await
         await _run(fed, state["job"])  # the re-run of the step cut short, to the end
         await fed.drain()  # (the journals of the follows it made or ended, taken over)
@@ -255,8 +305,9 @@ async def test_mutes_from_before_their_index_are_carried_over(settings):
     """A database whose mutes were made before keys.muted_by existed: the
     engine that opens it indexes them once (relations.index_mutes), so a
     Move carries them over too."""
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True))
+    rp = await Redpoll.open(
+        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
+    )
     try:
         old = await remote.keep(rp.store, remote.parse_actor(_doc("was", "ancient")))
         new = await remote.keep(rp.store, remote.parse_actor(_doc("now", "ancient")))
@@ -266,8 +317,9 @@ async def test_mutes_from_before_their_index_are_carried_over(settings):
         await rp.store.delete(keys.muted_by(old.id), keys.MUTED_BY_BUILT)
     finally:
         await rp.close()
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True))
+    rp = await Redpoll.open(
+        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
+    )
     try:
         assert await rp.store.zscore(keys.muted_by(old.id), muter.id) is not None
         await rp.mute(later.id, old.id)  # one since: in the index by itself
@@ -282,5 +334,10 @@ async def test_mutes_from_before_their_index_are_carried_over(settings):
 
 def _doc(name: str, host: str) -> dict:
     uri = f"http://127.0.0.1:9/{host}/users/{name}"
-    return {"id": uri, "type": "Person", "preferredUsername": name, "inbox": f"{uri}/inbox",
-            "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem}}
+    return {
+        "id": uri,
+        "type": "Person",
+        "preferredUsername": name,
+        "inbox": f"{uri}/inbox",
+        "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem},
+    }

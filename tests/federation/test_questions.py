@@ -2,6 +2,7 @@
 counts, an Update of its counts that is no edit, one that changes its
 options that is, the bounds of a Question, and a vote from another server
 as the one script counts it."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,8 @@ import pytest
 from redpoll import Redpoll
 from redpoll.bus.jobs import InboxJob
 from redpoll.core.errors import Conflict
-from redpoll.federation import documents, inbox, keys as fed_keys, remote, signing
+from redpoll.federation import documents, inbox, remote, signing
+from redpoll.federation import keys as fed_keys
 from redpoll.polls import polls
 
 PAIR = signing.KeyPair.generate()
@@ -21,35 +23,68 @@ HOST = "polls.example"
 
 @pytest.fixture
 async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True))
+    rp = await Redpoll.open(
+        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
+    )
     yield rp
     await rp.close()
 
 
 async def someone(fed, name: str, host: str = HOST):
-    return await remote.keep(fed.store, remote.parse_actor(
-        {"id": f"https://{host}/users/{name}", "type": "Person", "preferredUsername": name,
-         "inbox": f"https://{host}/users/{name}/inbox",
-         "publicKey": {"id": f"https://{host}/users/{name}#main-key",
-                       "publicKeyPem": PAIR.public_pem}}))
+    return await remote.keep(
+        fed.store,
+        remote.parse_actor(
+            {
+                "id": f"https://{host}/users/{name}",
+                "type": "Person",
+                "preferredUsername": name,
+                "inbox": f"https://{host}/users/{name}/inbox",
+                "publicKey": {
+                    "id": f"https://{host}/users/{name}#main-key",
+                    "publicKeyPem": PAIR.public_pem,
+                },
+            }
+        ),
+    )
 
 
-def question(who, note_id: str, options, totals, *, multiple=False, end="2099-01-01T00:00:00Z",
-             text="which?", **extra) -> dict:
-    return {"id": note_id, "type": "Question", "attributedTo": who.uri,
-            "content": f"<p>{text}</p>", "to": [documents.PUBLIC], "cc": [],
-            "anyOf" if multiple else "oneOf": [
-                {"type": "Note", "name": o, "replies": {"type": "Collection", "totalItems": n}}
-                for o, n in zip(options, totals)],
-            "endTime": end, **extra}
+def question(
+    who,
+    note_id: str,
+    options,
+    totals,
+    *,
+    multiple=False,
+    end="2099-01-01T00:00:00Z",
+    text="which?",
+    **extra,
+) -> dict:
+    return {
+        "id": note_id,
+        "type": "Question",
+        "attributedTo": who.uri,
+        "content": f"<p>{text}</p>",
+        "to": [documents.PUBLIC],
+        "cc": [],
+        "anyOf" if multiple else "oneOf": [
+            {"type": "Note", "name": o, "replies": {"type": "Collection", "totalItems": n}}
+            for o, n in zip(options, totals)
+        ],
+        "endTime": end,
+        **extra,
+    }
 
 
 async def take(fed, who, kind: str, obj: dict) -> None:
-    activity = {"id": f"{obj['id']}#{kind}/{time.time_ns()}", "type": kind, "actor": who.uri,
-                "object": obj}
-    await inbox.process(fed.store, fed.queue, fed.settings,
-                        InboxJob(uid=who.id, activity=json.dumps(activity)))
+    activity = {
+        "id": f"{obj['id']}#{kind}/{time.time_ns()}",
+        "type": kind,
+        "actor": who.uri,
+        "object": obj,
+    }
+    await inbox.process(
+        fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(activity))
+    )
 
 
 async def shown(fed, note_id: str):
@@ -61,8 +96,7 @@ async def shown(fed, note_id: str):
 async def test_a_question_is_kept_with_its_counts_and_an_update_of_them_is_no_edit(fed):
     who = await someone(fed, "quinn")
     note_id = f"{who.uri}/statuses/{time.time_ns()}"
-    await take(fed, who, "Create", question(who, note_id, ["yes", "no"], [3, 1],
-                                            votersCount=4))
+    await take(fed, who, "Create", question(who, note_id, ["yes", "no"], [3, 1], votersCount=4))
     status, poll, votes = await shown(fed, note_id)
     assert poll.options == ("yes", "no") and not poll.multiple
     assert votes.counts == (3, 1) and votes.voters == 4
@@ -74,8 +108,12 @@ async def test_a_question_is_kept_with_its_counts_and_an_update_of_them_is_no_ed
     assert "edited_at" not in after.extra and same.gen == poll.gen
 
     # new options: an edit, and the counts start from what its server says
-    await take(fed, who, "Update", question(who, note_id, ["a", "b", "c"], [0, 1, 0],
-                                            multiple=True, votersCount=1))
+    await take(
+        fed,
+        who,
+        "Update",
+        question(who, note_id, ["a", "b", "c"], [0, 1, 0], multiple=True, votersCount=1),
+    )
     edited, changed, votes = await shown(fed, note_id)
     assert edited.extra.get("edited_at") and changed.options == ("a", "b", "c")
     assert changed.multiple and changed.gen != poll.gen and votes.counts == (0, 1, 0)
@@ -89,8 +127,7 @@ async def test_a_question_is_kept_with_its_counts_and_an_update_of_them_is_no_ed
 async def test_a_question_past_the_bounds_is_kept_without_its_poll(fed):
     who = await someone(fed, "rita")
     note_id = f"{who.uri}/statuses/{time.time_ns()}"
-    await take(fed, who, "Create", question(who, note_id, [str(i) for i in range(11)],
-                                            [0] * 11))
+    await take(fed, who, "Create", question(who, note_id, [str(i) for i in range(11)], [0] * 11))
     status, poll, _ = await shown(fed, note_id)
     assert poll is None and status.text == "which?"
 
@@ -126,8 +163,9 @@ async def test_a_question_its_server_closed_early_ends_here_with_its_final_count
     status, poll, _ = await shown(fed, note_id)
     await fed.vote(voter.id, status.id, [1])
     late = await fed.sign_up("late_voter")
-    closed = question(who, note_id, ["yes", "no"], [4, 2], votersCount=6,
-                      closed="2020-01-01T00:00:00Z")
+    closed = question(
+        who, note_id, ["yes", "no"], [4, 2], votersCount=6, closed="2020-01-01T00:00:00Z"
+    )
     await take(fed, who, "Update", closed)
     after, ended, votes = await shown(fed, note_id)
     assert ended.expired() and ended.gen == poll.gen and ended.options == poll.options

@@ -1,5 +1,6 @@
 """HTTP signatures as Mastodon makes them, the fetch guard against private
 addresses, and delivery's retries and unavailable hosts, on a real server."""
+
 from __future__ import annotations
 
 import json
@@ -9,20 +10,19 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
-from http_message_signatures import (HTTPMessageSigner, HTTPMessageVerifier,
-                                     HTTPSignatureKeyResolver)
+from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob, InboxJob
 from redpoll.core import limits
-from redpoll.federation import (client, delivery, documents, domains, inbox, keys as fed_keys,
-                                remote, signing)
+from redpoll.federation import client, delivery, documents, domains, inbox, remote, signing
+from redpoll.federation import keys as fed_keys
 from redpoll.net import safety
 
 PAIR = signing.KeyPair.generate()
@@ -31,8 +31,14 @@ URL = "https://peer.example/users/ann/inbox"
 
 
 def signed_request(body: bytes = b'{"type":"Follow"}') -> dict:
-    headers = signing.sign(PAIR, "https://me.example/users/me#main-key", "POST", URL, body,
-                           {"content-type": "application/activity+json"})
+    headers = signing.sign(
+        PAIR,
+        "https://me.example/users/me#main-key",
+        "POST",
+        URL,
+        body,
+        {"content-type": "application/activity+json"},
+    )
     return headers
 
 
@@ -59,10 +65,11 @@ def test_what_breaks_a_signature(change):
     elif change == "path":
         path = "/users/bob/inbox"
     elif change == "date":
-        now = datetime.now(timezone.utc) + timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S + 60)
+        now = datetime.now(UTC) + timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S + 60)
     elif change == "no digest":
-        signed = signing.Signed(signed.key_id, ["(request-target)", "host", "date"],
-                                signed.signature)
+        signed = signing.Signed(
+            signed.key_id, ["(request-target)", "host", "date"], signed.signature
+        )
     with pytest.raises(signing.SignatureError):
         signing.verify(signed, pem, "POST", path, headers, body, now=now)
 
@@ -70,21 +77,37 @@ def test_what_breaks_a_signature(change):
 def test_a_date_from_the_future_beyond_the_skew_is_refused():
     headers = signed_request()
     signed = signing.parse(headers["signature"])
-    early = datetime.now(timezone.utc) - timedelta(seconds=limits.FED_CLOCK_SKEW_S + 60)
+    early = datetime.now(UTC) - timedelta(seconds=limits.FED_CLOCK_SKEW_S + 60)
     with pytest.raises(signing.SignatureError):
-        signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers,
-                       b'{"type":"Follow"}', now=early)
+        signing.verify(
+            signed,
+            PAIR.public_pem,
+            "POST",
+            "/users/ann/inbox",
+            headers,
+            b'{"type":"Follow"}',
+            now=early,
+        )
 
 
-@pytest.mark.parametrize("url", ["http://peer.example/x", "ftp://peer.example/x",
-                                 "https://user:pw@peer.example/x", "https:///nohost"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://peer.example/x",
+        "ftp://peer.example/x",
+        "https://user:pw@peer.example/x",
+        "https:///nohost",
+    ],
+)
 def test_only_plain_https_urls_are_fetched(url):
     with pytest.raises(safety.Refused):
         safety.check_url(url, loopback=False)
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "10.1.2.3", "192.168.0.9", "169.254.169.254",
-                                  "::1", "localhost", "100.64.0.1"])
+@pytest.mark.parametrize(
+    "host",
+    ["127.0.0.1", "10.1.2.3", "192.168.0.9", "169.254.169.254", "::1", "localhost", "100.64.0.1"],
+)
 async def test_private_and_loopback_addresses_are_refused(host):
     with pytest.raises(safety.Refused):
         await safety.resolve(host, 443, loopback=False)
@@ -104,8 +127,9 @@ def closed_port() -> int:
 
 @pytest.fixture
 async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True))
+    rp = await Redpoll.open(
+        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
+    )
     yield rp
     await rp.close()
 
@@ -143,27 +167,40 @@ def test_a_digest_algorithm_name_in_any_case_is_accepted():
     case-insensitive. A wrong value in either case still fails."""
     body = b'{"type":"Like"}'
     value = signing.digest(body).split("=", 1)[1]
-    for given, ok in ((f"sha-256={value}", True), (f"SHA-256={value}", True),
-                      ("sha-256=" + signing.digest(b"other").split("=", 1)[1], False),
-                      (f"sha-512={value}", False)):
-        headers = signing.sign(PAIR, "https://me.example/users/me#main-key", "POST", URL, body,
-                               {"digest": given})
+    for given, ok in (
+        (f"sha-256={value}", True),
+        (f"SHA-256={value}", True),
+        ("sha-256=" + signing.digest(b"other").split("=", 1)[1], False),
+        (f"sha-512={value}", False),
+    ):
+        headers = signing.sign(
+            PAIR, "https://me.example/users/me#main-key", "POST", URL, body, {"digest": given}
+        )
         signed = signing.parse(headers["signature"])
         if ok:
             signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers, body)
         else:
             with pytest.raises(signing.SignatureError):
-                signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers,
-                               body)
+                signing.verify(signed, PAIR.public_pem, "POST", "/users/ann/inbox", headers, body)
 
 
 async def test_a_suspended_domain_is_neither_heard_nor_sent_to_nor_resolved(fed):
     await fed.domain_block("blocked.example")
-    body = json.dumps({"id": "https://social.blocked.example/a/1", "type": "Follow",
-                       "actor": "https://social.blocked.example/users/x",
-                       "object": "http://127.0.0.1:1/users/y"}).encode()
-    headers = signing.sign(PAIR, "https://social.blocked.example/users/x#main-key", "POST",
-                           "http://127.0.0.1:1/inbox", body)
+    body = json.dumps(
+        {
+            "id": "https://social.blocked.example/a/1",
+            "type": "Follow",
+            "actor": "https://social.blocked.example/users/x",
+            "object": "http://127.0.0.1:1/users/y",
+        }
+    ).encode()
+    headers = signing.sign(
+        PAIR,
+        "https://social.blocked.example/users/x#main-key",
+        "POST",
+        "http://127.0.0.1:1/inbox",
+        body,
+    )
     with pytest.raises(inbox.Refused) as refused:  # before any fetch of its key
         await fed.receive_activity("POST", "/inbox", headers, body)
     assert refused.value.status == 403
@@ -173,17 +210,24 @@ async def test_a_suspended_domain_is_neither_heard_nor_sent_to_nor_resolved(fed)
     assert await fed.queue.due_at(DeliverJob(sender.id, job.inbox, "{}", 1)) is None
     with pytest.raises(remote.BadActor):
         await fed.resolve_account("x@social.blocked.example")
-    assert [(b.host, b.severity, b.reject_media) for b in await fed.domain_blocks()] == \
-        [("blocked.example", "suspend", True)]
+    assert [(b.host, b.severity, b.reject_media) for b in await fed.domain_blocks()] == [
+        ("blocked.example", "suspend", True)
+    ]
     assert await fed.domain_unblock("blocked.example")
     assert await domains.policy(fed.store, "social.blocked.example") is None
 
 
 def actor_doc(host: str, name: str) -> dict:
-    return {"id": f"https://{host}/users/{name}", "type": "Person",
-            "preferredUsername": name, "inbox": f"https://{host}/users/{name}/inbox",
-            "publicKey": {"id": f"https://{host}/users/{name}#main-key",
-                          "publicKeyPem": OTHER.public_pem}}
+    return {
+        "id": f"https://{host}/users/{name}",
+        "type": "Person",
+        "preferredUsername": name,
+        "inbox": f"https://{host}/users/{name}/inbox",
+        "publicKey": {
+            "id": f"https://{host}/users/{name}#main-key",
+            "publicKeyPem": OTHER.public_pem,
+        },
+    }
 
 
 async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):
@@ -194,11 +238,22 @@ async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):
     seen = {}
     for who in (loud, hush):
         note_id = f"{who.uri}/statuses/{time.time_ns()}"
-        create = {"id": f"{note_id}/activity", "type": "Create", "actor": who.uri,
-                  "object": {"id": note_id, "type": "Note", "attributedTo": who.uri,
-                             "content": "<p>hello</p>", "to": [documents.PUBLIC], "cc": []}}
-        await inbox.process(fed.store, fed.queue, fed.settings,
-                            InboxJob(uid=who.id, activity=json.dumps(create)))
+        create = {
+            "id": f"{note_id}/activity",
+            "type": "Create",
+            "actor": who.uri,
+            "object": {
+                "id": note_id,
+                "type": "Note",
+                "attributedTo": who.uri,
+                "content": "<p>hello</p>",
+                "to": [documents.PUBLIC],
+                "cc": [],
+            },
+        }
+        await inbox.process(
+            fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
+        )
         sid = int(await fed.store.get(fed_keys.note(note_id)))
         seen[who.login] = (await fed.get_status(sid)).extra.get("visibility", "public")
     assert seen == {loud.login: "public", hush.login: "unlisted"}
@@ -206,16 +261,22 @@ async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):
 
 
 def test_domain_blocks_from_the_command_line(settings):
-    env = {**os.environ, "REDIS_URL": settings.redis_url,
-           "REDPOLL_CLUSTER": "1" if settings.cluster else "0"}
+    env = {
+        **os.environ,
+        "REDIS_URL": settings.redis_url,
+        "REDPOLL_CLUSTER": "1" if settings.cluster else "0",
+    }
     cli = [str(Path(sys.executable).with_name("redpoll")), "admin"]
 
     def run(*args):
-        return subprocess.run(cli + list(args), env=env, capture_output=True, text=True,
-                              check=True).stdout
+        return subprocess.run(
+            cli + list(args), env=env, capture_output=True, text=True, check=True
+        ).stdout
+
     assert "spam.example: suspend" in run("domain-block", "Spam.Example")
-    assert "noisy.example: silence, media rejected" in run("domain-block", "noisy.example",
-                                                           "--silence", "--reject-media")
+    assert "noisy.example: silence, media rejected" in run(
+        "domain-block", "noisy.example", "--silence", "--reject-media"
+    )
     listed = run("domain-blocks")
     assert "noisy.example silence reject-media" in listed and "spam.example suspend" in listed
     assert "unblocked" in run("domain-unblock", "spam.example")
@@ -241,41 +302,79 @@ class _Keys(HTTPSignatureKeyResolver):
         return self.pair.public_pem.encode()
 
 
-def rfc9421_request(key_id: str, url: str, body: bytes, *, created=None,
-                    covered=("@method", "@target-uri", "content-digest"),
-                    digest: bool = True) -> dict:
+def rfc9421_request(
+    key_id: str,
+    url: str,
+    body: bytes,
+    *,
+    created=None,
+    covered=("@method", "@target-uri", "content-digest"),
+    digest: bool = True,
+) -> dict:
     """Headers of a POST signed by http-message-signatures (RFC 9421), an
     implementation that is not Redpoll's."""
     request = _Request("POST", url, {"Content-Type": "application/activity+json"})
     HTTPMessageSigner(signature_algorithm=RSA_V1_5_SHA256, key_resolver=_Keys(PAIR)).sign(
-        request, key_id=key_id, covered_component_ids=covered, body=body if digest else None,
-        created=created)
+        request,
+        key_id=key_id,
+        covered_component_ids=covered,
+        body=body if digest else None,
+        created=created,
+    )
     return {k.lower(): v for k, v in request.headers.items()}
 
 
 async def test_rfc9421_signatures_are_accepted_and_checked(fed):
     host = "nine.example"
-    doc = {**actor_doc(host, "n"), "publicKey": {"id": f"https://{host}/users/n#main-key",
-                                                 "publicKeyPem": PAIR.public_pem}}
+    doc = {
+        **actor_doc(host, "n"),
+        "publicKey": {"id": f"https://{host}/users/n#main-key", "publicKeyPem": PAIR.public_pem},
+    }
     who = await remote.keep(fed.store, remote.parse_actor(doc))
     await fed.store.hset(fed_keys.actor(who.id), "fetched", int(time.time() * 1000) + 10**9)
     key_id = f"https://{host}/users/n#main-key"
     url = "http://127.0.0.1:1/inbox"
 
     def like(n: int) -> bytes:
-        return json.dumps({"id": f"https://{host}/likes/{time.time_ns()}/{n}", "type": "Like",
-                           "actor": who.uri, "object": "http://127.0.0.1:1/users/x/statuses/1"}
-                          ).encode()
+        return json.dumps(
+            {
+                "id": f"https://{host}/likes/{time.time_ns()}/{n}",
+                "type": "Like",
+                "actor": who.uri,
+                "object": "http://127.0.0.1:1/users/x/statuses/1",
+            }
+        ).encode()
+
     body = like(1)
     assert await fed.receive_activity("POST", "/inbox", rfc9421_request(key_id, url, body), body)
     bad = [
         ("another body", lambda: (rfc9421_request(key_id, url, like(2)), like(3))),
-        ("another target", lambda: (rfc9421_request(key_id, "http://127.0.0.1:1/other", b := like(4)), b)),
-        ("too old", lambda: (rfc9421_request(
-            key_id, url, b := like(5), created=datetime.now(timezone.utc)
-            - timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S + 3600)), b)),
-        ("the digest not covered", lambda: (rfc9421_request(
-            key_id, url, b := like(6), covered=("@method", "@target-uri"), digest=False), b)),
+        (
+            "another target",
+            lambda: (rfc9421_request(key_id, "http://127.0.0.1:1/other", b := like(4)), b),
+        ),
+        (
+            "too old",
+            lambda: (
+                rfc9421_request(
+                    key_id,
+                    url,
+                    b := like(5),
+                    created=datetime.now(UTC)
+                    - timedelta(seconds=limits.FED_SIGNATURE_MAX_AGE_S + 3600),
+                ),
+                b,
+            ),
+        ),
+        (
+            "the digest not covered",
+            lambda: (
+                rfc9421_request(
+                    key_id, url, b := like(6), covered=("@method", "@target-uri"), digest=False
+                ),
+                b,
+            ),
+        ),
     ]
     for why, make in bad:
         headers, sent = make()
@@ -286,6 +385,7 @@ async def test_rfc9421_signatures_are_accepted_and_checked(fed):
 
 class _Documents(BaseHTTPRequestHandler):
     """Serves the JSON documents of ``docs`` by path (a peer's actors)."""
+
     docs: dict = {}
 
     def do_GET(self):
@@ -306,19 +406,43 @@ async def test_a_move_is_recorded_when_the_new_account_names_the_old(fed):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host = f"127.0.0.1:{server.server_address[1]}"
     try:
-        old = await remote.keep(fed.store, remote.parse_actor(
-            {**actor_doc(host, "old"), "id": f"http://{host}/users/old",
-             "inbox": f"http://{host}/users/old/inbox"}))
-        new_doc = {**actor_doc(host, "new"), "id": f"http://{host}/users/new",
-                   "inbox": f"http://{host}/users/new/inbox", "alsoKnownAs": [old.uri]}
-        stranger = {**actor_doc(host, "other"), "id": f"http://{host}/users/other",
-                    "inbox": f"http://{host}/users/other/inbox"}
+        old = await remote.keep(
+            fed.store,
+            remote.parse_actor(
+                {
+                    **actor_doc(host, "old"),
+                    "id": f"http://{host}/users/old",
+                    "inbox": f"http://{host}/users/old/inbox",
+                }
+            ),
+        )
+        new_doc = {
+            **actor_doc(host, "new"),
+            "id": f"http://{host}/users/new",
+            "inbox": f"http://{host}/users/new/inbox",
+            "alsoKnownAs": [old.uri],
+        }
+        stranger = {
+            **actor_doc(host, "other"),
+            "id": f"http://{host}/users/other",
+            "inbox": f"http://{host}/users/other/inbox",
+        }
         _Documents.docs = {"/users/new": new_doc, "/users/other": stranger}
 
         def move(target: str) -> InboxJob:
-            return InboxJob(uid=old.id, activity=json.dumps(
-                {"id": f"{old.uri}#moves/{time.time_ns()}", "type": "Move", "actor": old.uri,
-                 "object": old.uri, "target": target}))
+            return InboxJob(
+                uid=old.id,
+                activity=json.dumps(
+                    {
+                        "id": f"{old.uri}#moves/{time.time_ns()}",
+                        "type": "Move",
+                        "actor": old.uri,
+                        "object": old.uri,
+                        "target": target,
+                    }
+                ),
+            )
+
         with pytest.raises(inbox.Refused):  # the target does not name the old account
             await inbox.process(fed.store, fed.queue, fed.settings, move(stranger["id"]))
         assert (await remote.details(fed.store, old.id)).get("moved_to") is None
@@ -331,6 +455,7 @@ async def test_a_move_is_recorded_when_the_new_account_names_the_old(fed):
 
 class _Inbox(BaseHTTPRequestHandler):
     """An inbox that keeps what is posted to it (headers and body)."""
+
     got: list = []
 
     def do_POST(self):
@@ -345,24 +470,35 @@ class _Inbox(BaseHTTPRequestHandler):
 
 
 async def test_a_server_that_signs_with_rfc9421_is_sent_rfc9421_signatures(fed):
-    nine, plain = (ThreadingHTTPServer(("127.0.0.1", 0), type("I", (_Inbox,), {"got": []}))
-                   for _ in range(2))
+    nine, plain = (
+        ThreadingHTTPServer(("127.0.0.1", 0), type("I", (_Inbox,), {"got": []})) for _ in range(2)
+    )
     for server in (nine, plain):
         threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         host = f"127.0.0.1:{nine.server_address[1]}"
-        doc = {**actor_doc(host, "n"), "id": f"http://{host}/users/n",
-               "inbox": f"http://{host}/users/n/inbox",
-               "publicKey": {"id": f"http://{host}/users/n#main-key",
-                             "publicKeyPem": PAIR.public_pem}}
+        doc = {
+            **actor_doc(host, "n"),
+            "id": f"http://{host}/users/n",
+            "inbox": f"http://{host}/users/n/inbox",
+            "publicKey": {"id": f"http://{host}/users/n#main-key", "publicKeyPem": PAIR.public_pem},
+        }
         who = await remote.keep(fed.store, remote.parse_actor(doc))
         await fed.store.hset(fed_keys.actor(who.id), "fetched", int(time.time() * 1000) + 10**9)
-        body = json.dumps({"id": f"http://{host}/likes/{time.time_ns()}", "type": "Like",
-                           "actor": who.uri, "object": "http://127.0.0.1:1/users/x/statuses/1"}
-                          ).encode()
+        body = json.dumps(
+            {
+                "id": f"http://{host}/likes/{time.time_ns()}",
+                "type": "Like",
+                "actor": who.uri,
+                "object": "http://127.0.0.1:1/users/x/statuses/1",
+            }
+        ).encode()
         assert await fed.receive_activity(
-            "POST", "/inbox", rfc9421_request(doc["publicKey"]["id"], "http://127.0.0.1:1/inbox",
-                                              body), body)
+            "POST",
+            "/inbox",
+            rfc9421_request(doc["publicKey"]["id"], "http://127.0.0.1:1/inbox", body),
+            body,
+        )
         sender = await fed.sign_up(f"nine{time.time_ns() % 10**6}")
         sent = json.dumps({"type": "Create", "actor": "x"})
         for server in (nine, plain):
@@ -374,9 +510,9 @@ async def test_a_server_that_signs_with_rfc9421_is_sent_rfc9421_signatures(fed):
         [(headers, got)] = nine.RequestHandlerClass.got
         assert "signature-input" in headers and got == sent.encode()
         # checked by the library itself, as a peer would
-        verified = HTTPMessageVerifier(signature_algorithm=RSA_V1_5_SHA256,
-                                       key_resolver=_Keys(pair)).verify(
-            _Request("POST", f"http://{host}/inbox", headers))
+        verified = HTTPMessageVerifier(
+            signature_algorithm=RSA_V1_5_SHA256, key_resolver=_Keys(pair)
+        ).verify(_Request("POST", f"http://{host}/inbox", headers))
         assert verified[0].parameters["keyid"] == key_id
         [(headers, _)] = plain.RequestHandlerClass.got
         assert "signature-input" not in headers

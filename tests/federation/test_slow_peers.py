@@ -3,6 +3,7 @@ deadline for the whole of it (redpoll.net.http), work for other servers
 runs in its own lane of job shards (redpoll.bus.jobs, the ingress lane)
 so it cannot hold the workers local work needs, and an activity refused
 inside its job is finished, not retried."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +15,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from test_signing_and_safety import actor_doc
 
 from redpoll import Redpoll
 from redpoll.bus.jobs import DeliverJob, InboxJob
@@ -21,8 +23,6 @@ from redpoll.core import keys, limits
 from redpoll.engine.worker import HANDLERS
 from redpoll.federation import client, inbox, remote
 from redpoll.net import http, safety
-
-from test_signing_and_safety import actor_doc
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -64,8 +64,10 @@ class Trickler:
                 if self.silent:
                     self.stop.wait()
                     return
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/activity+json\r\n"
-                             b"Content-Length: 100000\r\n\r\n")
+                conn.sendall(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/activity+json\r\n"
+                    b"Content-Length: 100000\r\n\r\n"
+                )
                 while not self.stop.wait(1.0):
                     conn.sendall(b" ")
             except OSError:
@@ -96,8 +98,9 @@ def silent():
 
 
 @pytest.mark.parametrize("which", ["trickler", "silent"])
-async def test_a_fetch_from_a_slow_or_silent_peer_fails_at_its_deadline(which, request,
-                                                                        monkeypatch):
+async def test_a_fetch_from_a_slow_or_silent_peer_fails_at_its_deadline(
+    which, request, monkeypatch
+):
     peer = request.getfixturevalue(which)
     monkeypatch.setattr(limits, "FED_FETCH_TIMEOUT_S", 1.5)
     started = time.monotonic()
@@ -112,13 +115,15 @@ async def test_a_delivery_to_a_trickling_inbox_fails_at_its_deadline(trickler, m
     monkeypatch.setattr(limits, "FED_FETCH_TIMEOUT_S", 1.5)
     started = time.monotonic()
     with pytest.raises(http.FetchFailed, match="deadline"):
-        await asyncio.wait_for(http.send("POST", f"{trickler.base}/inbox", loopback=True,
-                                         body=b"{}"), 20)
+        await asyncio.wait_for(
+            http.send("POST", f"{trickler.base}/inbox", loopback=True, body=b"{}"), 20
+        )
     assert time.monotonic() - started < 4.5
 
 
 class _Inbox(BaseHTTPRequestHandler):
     """A quick inbox: what is posted to it is kept."""
+
     received: list = []
 
     def do_POST(self):
@@ -131,15 +136,19 @@ class _Inbox(BaseHTTPRequestHandler):
         pass
 
 
-async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(settings, trickler,
-                                                                            monkeypatch):
+async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(
+    settings, trickler, monkeypatch
+):
     """Boosts of notes on a trickling server, from accounts spread over
     every shard either lane could give them, keep the ingress slots
     waiting (each fetch until its deadline); a local account's delivery
     still goes out at once."""
     monkeypatch.setattr(limits, "FED_FETCH_TIMEOUT_S", 5.0)
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True, worker_concurrency=1))
+    rp = await Redpoll.open(
+        settings.with_(
+            public_url="http://127.0.0.1:1", federation_loopback=True, worker_concurrency=1
+        )
+    )
     quick = ThreadingHTTPServer(("127.0.0.1", 0), _Inbox)
     threading.Thread(target=quick.serve_forever, daemon=True).start()
     stop = asyncio.Event()
@@ -149,17 +158,28 @@ async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(set
         ingress = keys.lane_shards("ingress")
         everywhere = set(range(limits.JOB_SHARDS)) | set(ingress)
         while covered != everywhere:
-            user = await remote.keep(rp.store, remote.parse_actor(
-                actor_doc("slow.example", f"booster{n}")))
+            user = await remote.keep(
+                rp.store, remote.parse_actor(actor_doc("slow.example", f"booster{n}"))
+            )
             crc = zlib.crc32(InboxJob(uid=user.id, activity="{}").subject().encode())
             covered |= {crc % limits.JOB_SHARDS, ingress[crc % len(ingress)]}
             boosters.append(user)
             n += 1
         for user in boosters:
             for i in range(3):
-                await rp.queue.enqueue(InboxJob(uid=user.id, activity=json.dumps(
-                    {"id": f"{user.uri}/boosts/{i}", "type": "Announce", "actor": user.uri,
-                     "object": f"{trickler.base}/notes/{user.id}-{i}"})))
+                await rp.queue.enqueue(
+                    InboxJob(
+                        uid=user.id,
+                        activity=json.dumps(
+                            {
+                                "id": f"{user.uri}/boosts/{i}",
+                                "type": "Announce",
+                                "actor": user.uri,
+                                "object": f"{trickler.base}/notes/{user.id}-{i}",
+                            }
+                        ),
+                    )
+                )
         task = asyncio.create_task(rp.worker("lanes").run(stop))
         started = time.monotonic()
         while trickler.requests < limits.INGRESS_SHARDS:  # every ingress slot waiting
@@ -183,8 +203,9 @@ async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(set
 
 @pytest.fixture
 async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url="http://127.0.0.1:1",
-                                           federation_loopback=True))
+    rp = await Redpoll.open(
+        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
+    )
     yield rp
     await rp.close()
 
@@ -194,8 +215,12 @@ async def test_an_activity_refused_in_its_job_finishes_it_and_is_not_retried(fed
     inside the job): the job is done at once, with a log line."""
     doc = actor_doc("moving.example", "ann")
     user = await remote.keep(fed.store, remote.parse_actor(doc))
-    update = {"id": f"{user.uri}#updates/1", "type": "Update", "actor": user.uri,
-              "object": {**doc, "inbox": "https://elsewhere.example/inbox"}}
+    update = {
+        "id": f"{user.uri}#updates/1",
+        "type": "Update",
+        "actor": user.uri,
+        "object": {**doc, "inbox": "https://elsewhere.example/inbox"},
+    }
     await fed.queue.enqueue(InboxJob(uid=user.id, activity=json.dumps(update)))
     with caplog.at_level("INFO", logger="redpoll.worker"):
         await fed.drain(timeout=10)  # (a retried job stays queued: the drain would time out)
@@ -204,17 +229,25 @@ async def test_an_activity_refused_in_its_job_finishes_it_and_is_not_retried(fed
     assert "will be retried" not in caplog.text
 
 
-@pytest.mark.parametrize("error, refusal", [
-    (inbox.Refused("not an activity"), True), (remote.BadActor("no key"), True),
-    (safety.Refused("a private address"), True), (client.FetchFailed("gone", 410), True),
-    (client.FetchFailed("not found", 404), True), (client.FetchFailed("slow down", 429), False),
-    (client.WrongDocument("another id", 200), True),
-    (client.FetchFailed("broken", 503), False), (client.FetchFailed("no answer"), False),
-    (ConnectionError("the database went away"), False)])
-async def test_only_refusals_that_would_recur_finish_an_inbox_job(fed, monkeypatch, error,
-                                                                  refusal):
+@pytest.mark.parametrize(
+    "error, refusal",
+    [
+        (inbox.Refused("not an activity"), True),
+        (remote.BadActor("no key"), True),
+        (safety.Refused("a private address"), True),
+        (client.FetchFailed("gone", 410), True),
+        (client.FetchFailed("not found", 404), True),
+        (client.FetchFailed("slow down", 429), False),
+        (client.WrongDocument("another id", 200), True),
+        (client.FetchFailed("broken", 503), False),
+        (client.FetchFailed("no answer"), False),
+        (ConnectionError("the database went away"), False),
+    ],
+)
+async def test_only_refusals_that_would_recur_finish_an_inbox_job(fed, monkeypatch, error, refusal):
     async def process(*args):
         raise error
+
     monkeypatch.setattr(inbox, "process", process)
     handler = HANDLERS[InboxJob]
     job = InboxJob(uid=1, activity="{}")

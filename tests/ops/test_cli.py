@@ -1,4 +1,5 @@
 """The command line: seed and stats against the test server."""
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,11 @@ def env_for(server) -> dict:
 
 def test_seed_then_stats(settings, server):
     runner = CliRunner()
-    seeded = runner.invoke(main, ["seed", "--users", "40", "--posts", "60", "--avg-follows", "5",
-                                  "--seed", "3"], env=env_for(server))
+    seeded = runner.invoke(
+        main,
+        ["seed", "--users", "40", "--posts", "60", "--avg-follows", "5", "--seed", "3"],
+        env=env_for(server),
+    )
     assert seeded.exit_code == 0, (seeded.output, seeded.exception)
     assert "follows" in seeded.output
     result = runner.invoke(main, ["stats", "--json"], env=env_for(server))
@@ -28,6 +32,8 @@ def test_seed_then_stats(settings, server):
 
 
 def test_bad_setting_is_refused_with_its_name(server):
-    result = CliRunner().invoke(main, ["stats"], env=env_for(server) | {"REDPOLL_FSYNC": "sometimes"})
+    result = CliRunner().invoke(
+        main, ["stats"], env=env_for(server) | {"REDPOLL_FSYNC": "sometimes"}
+    )
     assert result.exit_code != 0
     assert "REDPOLL_FSYNC" in result.output

@@ -2,6 +2,7 @@
 a real embedded server is back, the first call that succeeds has the probe
 confirm it at once, instead of the flag waiting out the probe's back-off
 (/health would answer "unreachable" while every request is served)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -15,7 +16,8 @@ from redpoll.storage.server import EmbeddedServer
 
 
 async def test_a_success_after_an_outage_is_confirmed_without_waiting_out_the_backoff(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     monkeypatch.setattr(limits, "DB_PROBE_INTERVAL_S", 5.0)  # the probe's first wait: 5 s
     server = EmbeddedServer(tmp_path / "data", unix_socket=False)
     server.start()

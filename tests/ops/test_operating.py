@@ -6,6 +6,7 @@ says which database it uses; the data directory is resolved once (so a
 command run from another directory finds the same data); the demo keeps to
 its own data and can run again.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,17 +23,18 @@ REDPOLL = Path(sys.executable).with_name("redpoll")
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The environment of a new operator: no redpoll settings, a data home of its own."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
     env["XDG_DATA_HOME"] = str(tmp_path / "xdg")
     env.update(extra)
     return env
 
 
-def redpoll(args: list[str], env: dict[str, str], cwd: Path | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(REDPOLL), *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout)
+def redpoll(
+    args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(REDPOLL), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def lines(text: str) -> list[str]:
@@ -100,7 +102,9 @@ def test_demo_runs_twice_on_its_own_data(tmp_path):
         assert "home timeline of" in done.stdout
         assert str(tmp_path / "xdg" / "redpoll-demo") in done.stderr
     assert not (tmp_path / "xdg" / "redpoll").exists()  # serve's data is not the demo's
-    stats = redpoll(["stats", "--json"], env | {"REDPOLL_DATA_DIR": str(tmp_path / "xdg" / "redpoll-demo")})
+    stats = redpoll(
+        ["stats", "--json"], env | {"REDPOLL_DATA_DIR": str(tmp_path / "xdg" / "redpoll-demo")}
+    )
     assert json.loads(stats.stdout)["users"] == 16
 
 
@@ -150,19 +154,22 @@ def test_run_sh_installs_only_when_pyproject_is_newer():
     pyproject.toml, not on every start. Runs the real script in this checkout
     (whose .venv runs these tests, as test.sh sets up)."""
     root = Path(__file__).resolve().parents[2]
-    assert Path(sys.prefix).resolve() == (root / ".venv").resolve(), \
+    assert Path(sys.prefix).resolve() == (root / ".venv").resolve(), (
         "run this suite with the checkout's .venv (./test.sh does)"
+    )
     stamp = root / ".venv" / ".redpoll-installed"
     if stamp.exists():  # make the install older than pyproject.toml
         past = (root / "pyproject.toml").stat().st_mtime - 60
         os.utime(stamp, (past, past))
-    first = subprocess.run([str(root / "run.sh"), "--help"], capture_output=True, text=True,
-                           timeout=300)
+    first = subprocess.run(
+        [str(root / "run.sh"), "--help"], capture_output=True, text=True, timeout=300
+    )
     assert first.returncode == 0, first.stderr
     assert "installing redpoll" in first.stderr and "--workers" in first.stdout
     assert stamp.stat().st_mtime >= (root / "pyproject.toml").stat().st_mtime
-    again = subprocess.run([str(root / "run.sh"), "--help"], capture_output=True, text=True,
-                           timeout=300)
+    again = subprocess.run(
+        [str(root / "run.sh"), "--help"], capture_output=True, text=True, timeout=300
+    )
     assert again.returncode == 0, again.stderr
     assert "installing" not in again.stderr and "--workers" in again.stdout
 
@@ -170,8 +177,10 @@ def test_run_sh_installs_only_when_pyproject_is_newer():
 def test_serve_on_the_embedded_server_names_it_in_every_process(tmp_path):
     """Without REDIS_URL, serve and each of its HTTP processes say they use
     the embedded server and its data directory, none that REDIS_URL is set."""
-    from redpoll.api.process import ServeProcess
     import httpx
+
+    from redpoll.api.process import ServeProcess
+
     env = clean_env(tmp_path, REDPOLL_DATA_DIR=str(tmp_path / "data"))
     srv = ServeProcess(env, args=["--no-jobs"], workers=2)
     srv.env = env  # without this process's REDIS_URL or REDPOLL_ settings
@@ -188,13 +197,16 @@ def test_serve_on_the_embedded_server_names_it_in_every_process(tmp_path):
     logs = srv.logs()
     assert "REDIS_URL" not in logs, logs[-4000:]
     said = [line for line in logs.splitlines() if "database: " in line]
-    assert len(said) == 2 and all("embedded Valkey, data in " + str(tmp_path / "data") in line
-                                  for line in said), said
+    assert len(said) == 2 and all(
+        "embedded Valkey, data in " + str(tmp_path / "data") in line for line in said
+    ), said
 
 
 def test_a_port_in_use_is_one_line_at_once_and_starts_nothing(tmp_path):
     import socket
+
     import psutil
+
     data = tmp_path / "data"
     env = clean_env(tmp_path, REDPOLL_DATA_DIR=str(data))
     with socket.socket() as holder:
@@ -211,10 +223,13 @@ def test_a_port_in_use_is_one_line_at_once_and_starts_nothing(tmp_path):
     assert done.returncode != 0, (done.stdout, done.stderr)
     assert lines(done.stderr) == [
         f"Error: port {port} on 127.0.0.1 is already in use (another redpoll serve?); "
-        "choose another with --port, or --port 0 for a free one"], done.stderr
+        "choose another with --port, or --port 0 for a free one"
+    ], done.stderr
     assert "listening" not in done.stdout
     assert took < startup + 2, (took, startup)
     assert not data.exists()  # no embedded server was started
-    assert not [p for p in psutil.process_iter(["name", "cmdline"])
-                if "valkey" in (p.info["name"] or "") and str(tmp_path) in " ".join(
-                    p.info["cmdline"] or [])]
+    assert not [
+        p
+        for p in psutil.process_iter(["name", "cmdline"])
+        if "valkey" in (p.info["name"] or "") and str(tmp_path) in " ".join(p.info["cmdline"] or [])
+    ]

@@ -2,6 +2,7 @@
 start, logs it, and warns when the limit stays below what 10,000 streams need
 (limits.SERVE_OPEN_FILES_NEEDED). Real serve processes started under
 ``prlimit`` with a low soft limit; the kernel's view read from /proc."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ import resource
 
 import httpx
 import pytest
+from test_stream_support import StreamProc
 
 from redpoll.core import limits
-from test_stream_support import StreamProc
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -13,6 +13,7 @@ own embedded Valkey, which the test SIGKILLs.
 These tests start their own servers in temporary directories, so they run
 the same in the single-server and the cluster pass.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,12 +26,11 @@ from pathlib import Path
 
 import httpx
 import redis
+from test_api_http import bearer, make_app, sign_up
+from test_api_mastodon import LOOSE_LIMITS
 
 from redpoll.api.process import ServeProcess
 from redpoll.storage.server import EmbeddedServer, read_password
-
-from test_api_http import bearer, make_app, sign_up
-from test_api_mastodon import LOOSE_LIMITS
 
 BACK_WITHIN_S = 10.0
 
@@ -43,8 +43,11 @@ def own_env(data_dir: Path, **extra: str) -> dict[str, str]:
 
 def valkey_pid(data_dir: Path) -> int:
     port = EmbeddedServer.recorded_port(data_dir)
-    return int(redis.Redis(port=port, password=read_password(data_dir),
-                           socket_timeout=5).info("server")["process_id"])
+    return int(
+        redis.Redis(port=port, password=read_password(data_dir), socket_timeout=5).info("server")[
+            "process_id"
+        ]
+    )
 
 
 def wait_ready(http: httpx.Client, within: float) -> float:
@@ -73,8 +76,11 @@ class StreamReader:
 
     def _read(self, identifier: str) -> None:
         try:
-            with self._client.stream("GET", "/1.1/statuses/sample.json",
-                                     params={"identifier": identifier, "percent": "100"}) as r:
+            with self._client.stream(
+                "GET",
+                "/1.1/statuses/sample.json",
+                params={"identifier": identifier, "percent": "100"},
+            ) as r:
                 self.status = r.status_code
                 for line in r.iter_lines():
                     if line.strip():
@@ -110,7 +116,10 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
         app = make_app(http)
         author, author_id = sign_up(http, app)
         fan, _ = sign_up(http, app)
-        assert http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code == 200
+        assert (
+            http.post(f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)).status_code
+            == 200
+        )
         stream = StreamReader(srv.url, "watcher")
         try:
             stream.wait_connected(15)
@@ -128,9 +137,11 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
                         n += 1
                         text = f"post {n}"
                         try:
-                            r = poster.post("/api/v1/statuses", headers={
-                                **bearer(author), "Idempotency-Key": uuid.uuid4().hex},
-                                data={"status": text})
+                            r = poster.post(
+                                "/api/v1/statuses",
+                                headers={**bearer(author), "Idempotency-Key": uuid.uuid4().hex},
+                                data={"status": text},
+                            )
                         except httpx.TransportError:
                             continue
                         answers.append(r)
@@ -163,27 +174,38 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
             # no acknowledged post lost: each is there, and in the follower's home once jobs ran
             for sid in acknowledged:
                 r = http.get(f"/api/v1/statuses/{sid}", headers=bearer(fan))
-                assert r.status_code == 200, (r.text, [line for line in srv.logs().splitlines()
-                                                       if "redpoll.core.health" in line])
+                assert r.status_code == 200, (
+                    r.text,
+                    [line for line in srv.logs().splitlines() if "redpoll.core.health" in line],
+                )
             deadline = time.monotonic() + 30
             while True:
                 home = []
                 max_id = None
                 while True:
-                    page = http.get("/api/v1/timelines/home", headers=bearer(fan),
-                                    params={"limit": 40, **({"max_id": max_id} if max_id else {})}).json()
+                    page = http.get(
+                        "/api/v1/timelines/home",
+                        headers=bearer(fan),
+                        params={"limit": 40, **({"max_id": max_id} if max_id else {})},
+                    ).json()
                     if not page:
                         break
                     home += [s["id"] for s in page]
                     max_id = page[-1]["id"]
                 if set(acknowledged) <= set(home):
                     break
-                assert time.monotonic() < deadline, f"missing from home: {set(acknowledged) - set(home)}"
+                assert time.monotonic() < deadline, (
+                    f"missing from home: {set(acknowledged) - set(home)}"
+                )
                 time.sleep(0.2)
 
             # the stream hub reconnected: the open stream delivers new posts
-            assert http.post("/api/v1/statuses", headers=bearer(author),
-                             data={"status": "after"}).status_code == 200
+            assert (
+                http.post(
+                    "/api/v1/statuses", headers=bearer(author), data={"status": "after"}
+                ).status_code
+                == 200
+            )
             stream.wait_for("after", 10)
             assert http.get("/api/v1/streaming/health").status_code == 200
             assert http.get("/health").json()["database"] == "reachable"
@@ -196,7 +218,9 @@ def test_valkey_killed_under_serve_comes_back_by_itself(tmp_path):
     restarted = next(line for line in lines if line["msg"] == "embedded server restarted")
     assert restarted["took_s"] < 5, restarted
     assert "Traceback" not in logs, logs[-3000:]
-    changes = [line for line in lines if line.get("logger") in ("redpoll.core.health", "redpoll.serve")]
+    changes = [
+        line for line in lines if line.get("logger") in ("redpoll.core.health", "redpoll.serve")
+    ]
     assert msgs.count("database unreachable") <= 1, "\n".join(map(json.dumps, changes))
 
 
@@ -204,8 +228,7 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
     data = tmp_path / "data"
     owner = ServeProcess(own_env(data)).start()
     # by its URL: a serve attached by the data directory would take it over
-    attached = ServeProcess(own_env(tmp_path / "other",
-                                    REDIS_URL=EmbeddedServer.running_in(data)))
+    attached = ServeProcess(own_env(tmp_path / "other", REDIS_URL=EmbeddedServer.running_in(data)))
     try:
         attached.start()
         with httpx.Client(base_url=attached.url, timeout=10) as http:
@@ -221,7 +244,10 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             mark = len(attached.logs())
             for _ in range(20):  # REST, readiness, streams: 503 with Retry-After
                 r = http.get("/api/v1/timelines/home", headers=bearer(token))
-                assert r.status_code == 503 and r.headers["retry-after"] == "1", (r.status_code, r.text)
+                assert r.status_code == 503 and r.headers["retry-after"] == "1", (
+                    r.status_code,
+                    r.text,
+                )
             ready = http.get("/ready")
             assert ready.status_code == 503 and ready.headers["retry-after"] == "1"
             assert "database unreachable" in ready.json()["problems"]
@@ -239,8 +265,12 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             try:
                 stream.wait_connected(15)
                 assert stream.status == 200
-                assert http.post("/api/v1/statuses", headers=bearer(token),
-                                 data={"status": "back again"}).status_code == 200
+                assert (
+                    http.post(
+                        "/api/v1/statuses", headers=bearer(token), data={"status": "back again"}
+                    ).status_code
+                    == 200
+                )
                 stream.wait_for("back again", 10)
             finally:
                 stream.close()
@@ -250,10 +280,14 @@ def test_attached_serve_answers_503_then_recovers_when_the_owner_restarts(tmp_pa
             while "database reachable again" not in attached.logs():
                 assert time.monotonic() < deadline, attached.logs()[-3000:]
                 time.sleep(0.1)
-            msgs = [json.loads(line)["msg"] for line in attached.logs().splitlines()
-                    if line.startswith("{")]
+            msgs = [
+                json.loads(line)["msg"]
+                for line in attached.logs().splitlines()
+                if line.startswith("{")
+            ]
             assert msgs.count("database unreachable") == 1, [
-                line for line in attached.logs().splitlines() if "redpoll.core.health" in line]
+                line for line in attached.logs().splitlines() if "redpoll.core.health" in line
+            ]
             assert msgs.count("database reachable again") == 1, msgs
     finally:
         attached.close()
@@ -274,8 +308,12 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
             author, author_id = sign_up(http, app)
             fans = [sign_up(http, app)[0] for _ in range(3)]
             for fan in fans:
-                assert http.post(f"/api/v1/accounts/{author_id}/follow",
-                                 headers=bearer(fan)).status_code == 200
+                assert (
+                    http.post(
+                        f"/api/v1/accounts/{author_id}/follow", headers=bearer(fan)
+                    ).status_code
+                    == 200
+                )
         acknowledged: dict[str, str] = {}  # Idempotency-Key -> status id
         sent: list[str] = []  # every key sent, answered or not
         stop = threading.Event()
@@ -286,8 +324,11 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
                     key = uuid.uuid4().hex
                     sent.append(key)
                     try:
-                        r = poster.post("/api/v1/statuses", headers={
-                            **bearer(author), "Idempotency-Key": key}, data={"status": key})
+                        r = poster.post(
+                            "/api/v1/statuses",
+                            headers={**bearer(author), "Idempotency-Key": key},
+                            data={"status": key},
+                        )
                     except httpx.TransportError:
                         return  # serve is gone
                     if r.status_code == 200:
@@ -318,8 +359,11 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
             while True:
                 home, max_id = set(), None
                 while True:
-                    page = http.get("/api/v1/timelines/home", headers=bearer(fan), params={
-                        "limit": 40, **({"max_id": max_id} if max_id else {})}).json()
+                    page = http.get(
+                        "/api/v1/timelines/home",
+                        headers=bearer(fan),
+                        params={"limit": 40, **({"max_id": max_id} if max_id else {})},
+                    ).json()
                     if not page:
                         break
                     home |= {s["id"] for s in page}
@@ -332,14 +376,20 @@ def test_serve_and_valkey_sigkilled_while_posting_lose_no_acknowledged_post(tmp_
         for key in sent:
             if key in acknowledged:
                 continue
-            r = http.post("/api/v1/statuses", data={"status": key},
-                          headers={**bearer(author), "Idempotency-Key": key})
+            r = http.post(
+                "/api/v1/statuses",
+                data={"status": key},
+                headers={**bearer(author), "Idempotency-Key": key},
+            )
             assert r.status_code == 200, r.text
             acknowledged[key] = r.json()["id"]
         texts, max_id = [], None
         while True:
-            page = http.get(f"/api/v1/accounts/{author_id}/statuses", headers=bearer(author),
-                            params={"limit": 40, **({"max_id": max_id} if max_id else {})}).json()
+            page = http.get(
+                f"/api/v1/accounts/{author_id}/statuses",
+                headers=bearer(author),
+                params={"limit": 40, **({"max_id": max_id} if max_id else {})},
+            ).json()
             if not page:
                 break
             texts += [next(k for k in sent if k in st["content"]) for st in page]
@@ -379,7 +429,8 @@ def test_a_cluster_that_is_down_answers_503_then_serves_again(tmp_path):
             for node in cluster.nodes:
                 for start, end in ranges[node.port]:
                     redis.Redis(port=node.port).execute_command(
-                        "CLUSTER", "DELSLOTSRANGE", start, end)
+                        "CLUSTER", "DELSLOTSRANGE", start, end
+                    )
             _wait_state(cluster.nodes, "fail")
             down = http.get(home, headers=bearer(token))
             assert down.status_code == 503, (down.status_code, down.text)
@@ -387,7 +438,8 @@ def test_a_cluster_that_is_down_answers_503_then_serves_again(tmp_path):
             for node in cluster.nodes:
                 for start, end in ranges[node.port]:
                     redis.Redis(port=node.port).execute_command(
-                        "CLUSTER", "ADDSLOTSRANGE", start, end)
+                        "CLUSTER", "ADDSLOTSRANGE", start, end
+                    )
             _wait_state(cluster.nodes, "ok")
             deadline = time.monotonic() + BACK_WITHIN_S
             while (r := http.get(home, headers=bearer(token))).status_code != 200:

@@ -2,6 +2,7 @@
 and redpoll/stream/handoff.py (uvicorn). Each library is pinned to the minor
 version its adapter was read from; these tests fail when an upgrade moves
 what the adapters use, before a subtler failure elsewhere does."""
+
 from __future__ import annotations
 
 import inspect
@@ -23,10 +24,14 @@ def _assigned(cls) -> set[str]:
 
 
 def test_the_pins_match_the_adapters():
-    assert redispy.version_ok(), f"redis-py {redis.__version__}: redpoll/storage/redispy.py reads " \
+    assert redispy.version_ok(), (
+        f"redis-py {redis.__version__}: redpoll/storage/redispy.py reads "
         f"{redispy.TESTED_WITH}; check its internals and move the pin"
-    assert handoff.version_ok(), f"uvicorn {uvicorn.__version__}: handoff.py reads " \
+    )
+    assert handoff.version_ok(), (
+        f"uvicorn {uvicorn.__version__}: handoff.py reads "
         f"{handoff.TESTED_WITH}; check its protocol classes and move the pin"
+    )
     assert redispy.version_ok("8.1.7") and not redispy.version_ok("8.2.0")
     assert handoff.version_ok("0.54.3") and not handoff.version_ok("0.55.0")
 
@@ -54,8 +59,15 @@ def test_uvicorn_internals_are_where_handoff_uses_them():
     src = inspect.getsource(HttpToolsProtocol)
     assert "response_complete" in src  # the cycle flag handoff sets
     ws = _assigned(WebSocketsSansIOProtocol)
-    assert {"conn", "queue", "transport", "connections", "handshake_complete",
-            "close_sent", "writable"} <= ws, ws
+    assert {
+        "conn",
+        "queue",
+        "transport",
+        "connections",
+        "handshake_complete",
+        "close_sent",
+        "writable",
+    } <= ws, ws
     for method in ("handle_connect", "stop_keepalive"):
         assert callable(getattr(WebSocketsSansIOProtocol, method, None)), method
     flow = inspect.getsource(inspect.getmodule(HttpToolsProtocol))

@@ -1,14 +1,21 @@
 """redpoll.storage.mux: many calls in flight on one connection, against a real server
 of its own (the multiplexed connection is for single servers only, so this
 module starts one even when the suite runs on a cluster)."""
+
 from __future__ import annotations
 
 import asyncio
 
 import pytest
 import redis
-from redis.exceptions import (AuthenticationError, ConnectionError, DataError, NoScriptError,
-                              ResponseError, TimeoutError)
+from redis.exceptions import (
+    AuthenticationError,
+    ConnectionError,
+    DataError,
+    NoScriptError,
+    ResponseError,
+    TimeoutError,
+)
 
 from redpoll.storage.mux import Multiplexed
 from redpoll.storage.server import EmbeddedServer
@@ -135,8 +142,9 @@ async def test_a_call_without_a_reply_in_time_fails_and_the_next_call_reconnects
         first = await conn.call("CLIENT", "ID")
         loop = asyncio.get_running_loop()
         started = loop.time()
-        stuck = asyncio.gather(conn.call("BLPOP", "never-pushed", 5), conn.call("PING"),
-                               return_exceptions=True)
+        stuck = asyncio.gather(
+            conn.call("BLPOP", "never-pushed", 5), conn.call("PING"), return_exceptions=True
+        )
         replies = await asyncio.wait_for(stuck, 3)
         assert loop.time() - started < 2
         for reply in replies:
@@ -158,8 +166,9 @@ async def test_unreachable_server_is_a_connection_error():
 
 async def test_database_number_and_credentials_from_the_url(single):
     admin = redis.Redis(port=single.port)
-    admin.acl_setuser("muxuser", enabled=True, passwords=["+s3cret"], commands=["+@all"],
-                      keys=["*"])
+    admin.acl_setuser(
+        "muxuser", enabled=True, passwords=["+s3cret"], commands=["+@all"], keys=["*"]
+    )
     try:
         conn = Multiplexed(f"redis://muxuser:s3cret@127.0.0.1:{single.port}/3")
         try:

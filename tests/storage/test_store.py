@@ -2,6 +2,7 @@
 redis-py's names and arguments through the Store, which picks the
 connection (the multiplexed one on a single server, redis-py's cluster
 client on a cluster); replies come back in redis-py's shapes either way."""
+
 from __future__ import annotations
 
 import asyncio
@@ -23,8 +24,7 @@ async def pair(server):
     """The engine's store and a plain redis-py client on the same database."""
     url, cluster, _ = server
     store = Store.connect(url, cluster)
-    plain = (aredis.RedisCluster.from_url(url) if cluster
-             else aredis.Redis.from_url(url, protocol=2))
+    plain = aredis.RedisCluster.from_url(url) if cluster else aredis.Redis.from_url(url, protocol=2)
     yield store, plain
     await store.close()
     await plain.aclose()
@@ -92,13 +92,14 @@ async def test_a_blocking_read_does_not_hold_up_other_calls(pair):
 async def test_an_unknown_name_is_an_attribute_error(pair):
     store, _ = pair
     with pytest.raises(AttributeError, match="no_such_command"):
-        store.no_such_command
+        _ = store.no_such_command
 
 
 # --- a cluster's routing: commands go to the master of their key's slot, over
 # one multiplexed connection per master. These tests start a 3-master cluster
 # of their own (they move slots and restart a master), so they run the same in
 # the single-server and the cluster pass.
+
 
 @pytest.fixture(scope="module")
 def own_cluster(tmp_path_factory):
@@ -142,15 +143,17 @@ async def test_cluster_commands_go_to_every_master_over_one_connection_each(rout
         assert redis.Redis(port=node.port).dbsize() > 0
     assert {(n.port) for n in cluster.nodes} == {port for _, port in store.mux.masters}
     assert await store.batch([("GET", name) for name in names]) == [
-        f"v{i}".encode() for i in range(60)]
+        f"v{i}".encode() for i in range(60)
+    ]
     # plain commands by redis-py's names, one per master's key
     for name in names[:6]:
         assert await store.get(name) == f"v{names.index(name)}".encode()
     # a script over keys of many slots: one call per slot, on every master
     timelines = [f"tl-{i}" for i in range(30)]
     assert await store.run_grouped("deliver", timelines, [7, 100]) == [1] * 30
-    assert all(redis.Redis(port=master_of(cluster, t).port).lrange(t, 0, -1) == [b"7"]
-               for t in timelines)
+    assert all(
+        redis.Redis(port=master_of(cluster, t).port).lrange(t, 0, -1) == [b"7"] for t in timelines
+    )
 
 
 async def test_cluster_redirections_after_a_slot_moves(routed):
@@ -174,8 +177,9 @@ async def test_cluster_redirections_after_a_slot_moves(routed):
     moving = src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 100)
     src.execute_command("MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *moving)
     for node in [target, source, *(n for n in cluster.nodes if n not in (source, target))]:
-        redis.Redis(port=node.port).execute_command("CLUSTER", "SETSLOT", slot, "NODE",
-                                                    node_id(target))
+        redis.Redis(port=node.port).execute_command(
+            "CLUSTER", "SETSLOT", slot, "NODE", node_id(target)
+        )
     assert dst.get("{moving}new") == b"asked"
     # the store still sends the slot to the source: MOVED, then the target
     assert store.mux.slots[slot].address[1] == source.port
@@ -196,7 +200,10 @@ async def test_cluster_redirections_after_a_slot_moves(routed):
         if node is owner:
             r.delete("{moving2}k")  # (an empty slot moves without MIGRATE)
         r.execute_command("CLUSTER", "SETSLOT", back, "NODE", node_id(other))
-    assert await store.batch([("SET", "{moving2}k", "y"), ("GET", "{moving}new")]) == [b"OK", b"asked"]
+    assert await store.batch([("SET", "{moving2}k", "y"), ("GET", "{moving}new")]) == [
+        b"OK",
+        b"asked",
+    ]
     assert redis.Redis(port=other.port).get("{moving2}k") == b"y"
 
 
@@ -253,8 +260,13 @@ async def test_cluster_slot_of_a_command(routed):
     assert mux.slot_of(("EVALSHA", "0" * 40, 2, "{u1}a", "{u1}b", "arg")) == key_slot(b"u1")
     assert mux.slot_of(("MGET", "{t}1", "{t}2")) == key_slot(b"t")
     assert mux.slot_of(("GET", 12)) == key_slot(b"12")
-    for unroutable in [("PING",), ("EVALSHA", "0" * 40, 0), ("MGET", "a", "b"),
-                       ("EVALSHA", "0" * 40, 2, "a", "b"), ("ZUNIONSTORE", "d", 1, "s")]:
+    for unroutable in [
+        ("PING",),
+        ("EVALSHA", "0" * 40, 0),
+        ("MGET", "a", "b"),
+        ("EVALSHA", "0" * 40, 2, "a", "b"),
+        ("ZUNIONSTORE", "d", 1, "s"),
+    ]:
         with pytest.raises(Unroutable):
             mux.slot_of(unroutable)
 
@@ -264,8 +276,12 @@ async def test_run_many_keeps_the_order_of_one_slots_calls(pair):
     on one master (here one slot) do, on its one connection."""
     store, plain = pair
     timeline = "tl:{run-many}"
-    calls = [("deliver", [timeline], [5, 100]), ("deliver", [timeline], [5, 100]),
-             ("deliver", [timeline], [9, 100]), ("undeliver", [timeline], [5, 100])]
+    calls = [
+        ("deliver", [timeline], [5, 100]),
+        ("deliver", [timeline], [5, 100]),
+        ("deliver", [timeline], [9, 100]),
+        ("undeliver", [timeline], [5, 100]),
+    ]
     assert await store.run_many(calls) == [1, 0, 1, 1]
     assert await plain.lrange(timeline, 0, -1) == [b"9"]
 

@@ -2,6 +2,7 @@
 read in pages, stopped at what the client's queue can
 take, and counted per identifier and per IP in a window. Against a real
 ``redpoll serve`` and an event log filled to its cap."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,11 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from test_stream_support import WAIT, StreamProc
 
 from redpoll.bus import events
 from redpoll.core import keys, limits
 from redpoll.core.models import Status
-from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -28,25 +29,45 @@ async def fill_log(rp, n: int) -> None:
     for start in range(0, n, 5000):
         pipe = rp.store.pipeline()
         for i in range(start, min(n, start + 5000)):
-            status = Status(id=10_000 + i, text=f"filler status number {i} about nothing much",
-                            created_at=now, user_id=1 + i % 50, login=f"user{i % 50}")
-            pipe.xadd(keys.EVENT_LOG, {events.FIELD: events.update_event(status)},
-                      maxlen=limits.EVENT_LOG_MAXLEN, approximate=True)
+            status = Status(
+                id=10_000 + i,
+                text=f"filler status number {i} about nothing much",
+                created_at=now,
+                user_id=1 + i % 50,
+                login=f"user{i % 50}",
+            )
+            pipe.xadd(
+                keys.EVENT_LOG,
+                {events.FIELD: events.update_event(status)},
+                maxlen=limits.EVENT_LOG_MAXLEN,
+                approximate=True,
+            )
         await pipe.execute()
 
 
 def peak_rss_kb(pid: int) -> tuple[int, int]:
     """(current, peak) resident memory of a process, in KB."""
-    fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+    fields = dict(
+        line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+    )
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
 async def app_token(c: httpx.AsyncClient, base: str) -> str:
-    app = (await c.post(base + "/api/v1/apps", data={"client_name": "resume",
-                                                     "redirect_uris": "urn:ietf:wg:oauth:2.0:oob"})).json()
-    tok = await c.post(base + "/oauth/token", data={
-        "grant_type": "client_credentials", "client_id": app["client_id"],
-        "client_secret": app["client_secret"]})
+    app = (
+        await c.post(
+            base + "/api/v1/apps",
+            data={"client_name": "resume", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob"},
+        )
+    ).json()
+    tok = await c.post(
+        base + "/oauth/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": app["client_id"],
+            "client_secret": app["client_secret"],
+        },
+    )
     return tok.json()["access_token"]
 
 
@@ -65,7 +86,9 @@ async def drain(c: httpx.AsyncClient, method: str, url: str, **kw) -> tuple[int,
 @pytest.fixture
 def loose(server, tmp_path):
     url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path, REDPOLL_RATE_IP="off", REDPOLL_RATE_TOKEN="off").start()
+    proc = StreamProc(
+        url, cluster, tmp_path, REDPOLL_RATE_IP="off", REDPOLL_RATE_TOKEN="off"
+    ).start()
     yield proc
     proc.stop()
 
@@ -87,16 +110,32 @@ async def test_five_full_log_replays_leave_other_requests_fast(loose, rp):
 
         sample = base + "/1.1/statuses/sample.json"
         replays = [
-            drain(c, "GET", sample, params={"identifier": f"greedy{i}", "percent": "100",
-                                            "count": "-150000"}) for i in range(3)]
+            drain(
+                c,
+                "GET",
+                sample,
+                params={"identifier": f"greedy{i}", "percent": "100", "count": "-150000"},
+            )
+            for i in range(3)
+        ]
         # a filter that matches nothing: the whole log is read, and nothing kept
-        replays.append(drain(c, "GET", base + "/1.1/statuses/filter.json",
-                             params={"identifier": "greedy3", "track": "absentword",
-                                     "count": "-150000"}))
+        replays.append(
+            drain(
+                c,
+                "GET",
+                base + "/1.1/statuses/filter.json",
+                params={"identifier": "greedy3", "track": "absentword", "count": "-150000"},
+            )
+        )
         # SSE resume from the very start of the log, with an app token
-        replays.append(drain(c, "GET", base + "/api/v1/streaming/public",
-                             headers={"Authorization": f"Bearer {token}",
-                                      "Last-Event-ID": "0-0"}))
+        replays.append(
+            drain(
+                c,
+                "GET",
+                base + "/api/v1/streaming/public",
+                headers={"Authorization": f"Bearer {token}", "Last-Event-ID": "0-0"},
+            )
+        )
         running = asyncio.gather(*replays)
         during = []
         start = time.monotonic()
@@ -111,8 +150,10 @@ async def test_five_full_log_replays_leave_other_requests_fast(loose, rp):
     assert results[4][0] == 200
     assert during, "the replays ended before any request could be timed"
     bound = max(1.0, 20 * baseline)
-    assert max(during) < bound, (f"instance took {max(during):.3f}s during the replays "
-                                 f"(baseline {baseline * 1000:.1f} ms, bound {bound:.2f}s)")
+    assert max(during) < bound, (
+        f"instance took {max(during):.3f}s during the replays "
+        f"(baseline {baseline * 1000:.1f} ms, bound {bound:.2f}s)"
+    )
     _, peak = peak_rss_kb(loose.process.pid)
     assert peak - rss_before < 60_000, f"peak memory grew by {(peak - rss_before) // 1024} MB"
 
@@ -120,27 +161,40 @@ async def test_five_full_log_replays_leave_other_requests_fast(loose, rp):
 async def test_a_replay_that_does_not_fit_the_queue_stops_at_once(loose, rp):
     await fill_log(rp, 5000)
     async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
-        status, body = await drain(c, "GET", loose.base + "/1.1/statuses/sample.json",
-                                   params={"identifier": "big", "percent": "100", "count": "4000"})
+        status, body = await drain(
+            c,
+            "GET",
+            loose.base + "/1.1/statuses/sample.json",
+            params={"identifier": "big", "percent": "100", "count": "4000"},
+        )
     assert status == 200
     # the queue (1,000) cannot take 4,000: cut off as stalled, nothing half-sent
     assert body.strip().splitlines() == [
         b'{"disconnect":{"code":4,"stream_name":"statuses/sample","reason":'
-        b'"Stall: the client is not reading fast enough; its queue is full"}}']
+        b'"Stall: the client is not reading fast enough; its queue is full"}}'
+    ]
 
 
 async def test_replays_are_counted_per_identifier_and_per_ip(server, tmp_path, rp):
     url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER="3/60",
-                      REDPOLL_STREAM_REPLAYS_PER_IP="5/60").start()
+    proc = StreamProc(
+        url,
+        cluster,
+        tmp_path,
+        REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER="3/60",
+        REDPOLL_STREAM_REPLAYS_PER_IP="5/60",
+    ).start()
     try:
         alice = await rp.sign_up("alice")
         await rp.post(alice.id, "something to replay")
         sample = proc.base + "/1.1/statuses/sample.json"
         async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
+
             async def replay(ident: str) -> tuple[int, bytes]:
-                return await drain(c, "GET", sample, params={"identifier": ident, "percent": "100",
-                                                             "count": "-1"})
+                return await drain(
+                    c, "GET", sample, params={"identifier": ident, "percent": "100", "count": "-1"}
+                )
+
             for _ in range(3):
                 assert (await replay("same"))[0] == 200
             status, body = await replay("same")

@@ -3,6 +3,7 @@ read of the event log): it queues them all and writes each connection once
 (Hub.deferred), and every client still gets every matching status once, in
 order, on v1.1 (plain and delimited=length) and SSE alike. Real serve, real
 clients."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,7 +11,6 @@ import json
 
 import httpx
 import pytest
-
 from test_stream_mastodon import accounts
 from test_stream_support import Lines
 from test_stream_v1 import Conn
@@ -25,11 +25,16 @@ async def test_a_burst_is_delivered_whole_in_order(srv, rp):
     (viewer,) = await asyncio.to_thread(accounts, base, 1)
     author = await rp.sign_up("burster")
     before = (await srv.astats())["backlog_reads"]
-    async with Conn(srv, "filter", track="burst") as tr, \
-            Conn(srv, "filter", follow=str(author.id), delimited="length") as fo, \
-            httpx.AsyncClient(timeout=None) as http, \
-            http.stream("GET", f"{base}/api/v1/streaming/public",
-                        headers={"Authorization": f"Bearer {viewer.access_token}"}) as sse:
+    async with (
+        Conn(srv, "filter", track="burst") as tr,
+        Conn(srv, "filter", follow=str(author.id), delimited="length") as fo,
+        httpx.AsyncClient(timeout=None) as http,
+        http.stream(
+            "GET",
+            f"{base}/api/v1/streaming/public",
+            headers={"Authorization": f"Bearer {viewer.access_token}"},
+        ) as sse,
+    ):
         assert tr.status == fo.status == sse.status_code == 200
         await srv.wait_subscribers(3)
         # concurrently: the statuses land in the log faster than the hub reads them

@@ -2,6 +2,7 @@
 tweepy 4.12.1 (its v1.1 Stream, pointed at our host over http) and
 python-twitter 3.5 (``stream_url`` pointed at us). Both identify with their
 OAuth 1.0a credentials, as they did with Twitter."""
+
 from __future__ import annotations
 
 import asyncio
@@ -12,9 +13,8 @@ import pytest
 import tweepy
 import twitter
 from requests_oauthlib import OAuth1
-from tweepy.streaming import BaseStream
-
 from test_stream_support import WAIT, stream  # noqa: F401  (fixture)
+from tweepy.streaming import BaseStream
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,10 +33,12 @@ class LocalStream(tweepy.Stream):
 
     def _connect(self, method, endpoint, **kwargs):
         # what tweepy's own _connect does, with our URL instead of stream.twitter.com
-        auth = OAuth1(self.consumer_key, self.consumer_secret,
-                      self.access_token, self.access_token_secret)
-        BaseStream._connect(self, method, f"{self.base}/1.1/{endpoint}.json", auth=auth,
-                            timeout=90, **kwargs)
+        auth = OAuth1(
+            self.consumer_key, self.consumer_secret, self.access_token, self.access_token_secret
+        )
+        BaseStream._connect(
+            self, method, f"{self.base}/1.1/{endpoint}.json", auth=auth, timeout=90, **kwargs
+        )
 
     def on_connect(self):
         self.connected.set()
@@ -67,9 +69,15 @@ async def test_tweepy_filter_and_sample_with_deletes_and_keep_alives(stream, rp)
     bob = await rp.sign_up("bob")
     filt = LocalStream(stream.base)
     sample = LocalStream(stream.base)
-    threads = [filt.filter(track=["redis"], follow=[str(bob.id)],
-                           locations=[-122.75, 36.8, -121.75, 37.8], threaded=True),
-               sample.sample(threaded=True)]
+    threads = [
+        filt.filter(
+            track=["redis"],
+            follow=[str(bob.id)],
+            locations=[-122.75, 36.8, -121.75, 37.8],
+            threaded=True,
+        ),
+        sample.sample(threaded=True),
+    ]
     try:
         await wait_for(lambda: filt.connected.is_set() and sample.connected.is_set(), "connect")
         await stream.wait_subscribers(2)
@@ -88,6 +96,7 @@ async def test_tweepy_filter_and_sample_with_deletes_and_keep_alives(stream, rp)
         assert filt.deletes == [(s1.id, alice.id)]  # s4 was never sent to this client
         # sample (default 10%): exactly the statuses whose id falls in its residues
         from redpoll.stream.filters import residues
+
         want = [s.id for s in (s1, s2, s3, s4) if s.id % 100 in residues("oauth:access-token", 10)]
         marker = s4
         for i in range(200):  # post until one lands in the sample, as an end marker
@@ -132,12 +141,21 @@ def _collect(gen, n: int, out: list, done: threading.Event) -> None:
 
 async def test_python_twitter_filter_and_sample(stream, rp):
     alice = await rp.sign_up("alice")
-    api = twitter.Api(consumer_key="ck", consumer_secret="cs", access_token_key="pt-token",
-                      access_token_secret="ts", stream_url=f"{stream.base}/1.1")
+    api = twitter.Api(
+        consumer_key="ck",
+        consumer_secret="cs",
+        access_token_key="pt-token",
+        access_token_secret="ts",
+        stream_url=f"{stream.base}/1.1",
+    )
     got_filter, got_sample = [], []
     done_f, done_s = threading.Event(), threading.Event()
-    gen_f = api.GetStreamFilter(track=["redis stream", "cats"], follow=[str(alice.id + 1000)],
-                                locations=["0", "0", "1", "1"], stall_warnings=True)
+    gen_f = api.GetStreamFilter(
+        track=["redis stream", "cats"],
+        follow=[str(alice.id + 1000)],
+        locations=["0", "0", "1", "1"],
+        stall_warnings=True,
+    )
     gen_s = api.GetStreamSample(delimited=False, stall_warnings=True)
     # python-twitter sends the request when the generator first runs
     tf = threading.Thread(target=_collect, args=(gen_f, 4, got_filter, done_f))
@@ -155,6 +173,7 @@ async def test_python_twitter_filter_and_sample(stream, rp):
         for i in range(300):
             s = await rp.post(alice.id, f"sample filler {i}")
             from redpoll.stream.filters import residues
+
             if s.id % 100 in residues("oauth:pt-token", 10):
                 sampled = s
                 break
@@ -164,17 +183,30 @@ async def test_python_twitter_filter_and_sample(stream, rp):
         tf.join(WAIT)
         ts.join(WAIT)
     assert [m.get("id") for m in got_filter[:3]] == [s1.id, s3.id, s4.id]
-    assert got_filter[3] == {"delete": {"status": {"id": s3.id, "id_str": str(s3.id), "user_id": alice.id,
-                                                   "user_id_str": str(alice.id)},
-                                        "timestamp_ms": got_filter[3]["delete"]["timestamp_ms"]}}
+    assert got_filter[3] == {
+        "delete": {
+            "status": {
+                "id": s3.id,
+                "id_str": str(s3.id),
+                "user_id": alice.id,
+                "user_id_str": str(alice.id),
+            },
+            "timestamp_ms": got_filter[3]["delete"]["timestamp_ms"],
+        }
+    }
     assert got_filter[0]["user"]["screen_name"] == "alice"
     assert got_sample[0]["id"] == sampled.id
     await stream.wait_subscribers(0)
 
 
 async def test_python_twitter_sees_the_error_of_a_bad_filter(stream):
-    api = twitter.Api(consumer_key="ck", consumer_secret="cs", access_token_key="pt-token",
-                      access_token_secret="ts", stream_url=f"{stream.base}/1.1")
+    api = twitter.Api(
+        consumer_key="ck",
+        consumer_secret="cs",
+        access_token_key="pt-token",
+        access_token_secret="ts",
+        stream_url=f"{stream.base}/1.1",
+    )
 
     def first():
         return next(iter(api.GetStreamFilter(track=["x" * 61])))

@@ -3,6 +3,7 @@ WebSocket): a ``hide`` filter keeps a status out of the user and public
 streams, a ``warn`` one adds ``filtered`` to that viewer's delivery only,
 each in its context; a filter made while a stream is open applies to the
 very next status; another account's filters never apply."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,9 +11,8 @@ import json
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
-
 from test_stream_mastodon import Listener, accounts, wait_for
+from websockets.asyncio.client import connect
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
@@ -32,25 +32,48 @@ def by_id(listener: Listener) -> dict:
 async def test_hide_and_warn_on_the_user_and_public_streams(srv, rp):
     alice, bob, carol = await run(accounts, srv.base, 3)
     await run(alice.account_follow, (await run(bob.me))["id"])
-    await run(alice.create_filter_v2, "veg", ["home", "public"], filter_action="hide",
-              keywords_attributes=[{"keyword": "broccoli"}])
-    warn = await run(alice.create_filter_v2, "tv", ["home"], filter_action="warn",
-                     keywords_attributes=[{"keyword": "finale"}])
+    await run(
+        alice.create_filter_v2,
+        "veg",
+        ["home", "public"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "broccoli"}],
+    )
+    warn = await run(
+        alice.create_filter_v2,
+        "tv",
+        ["home"],
+        filter_action="warn",
+        keywords_attributes=[{"keyword": "finale"}],
+    )
     # carol hides what alice is shown: never applies to alice
-    await run(carol.create_filter_v2, "plain", ["home", "public"], filter_action="hide",
-              keywords_attributes=[{"keyword": "plain"}])
+    await run(
+        carol.create_filter_v2,
+        "plain",
+        ["home", "public"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "plain"}],
+    )
     user, public, carols = Listener(), Listener(), Listener()
-    handles = [await run(alice.stream_user, user, run_async=True),
-               await run(alice.stream_public, public, run_async=True),
-               await run(carol.stream_public, carols, run_async=True)]
+    handles = [
+        await run(alice.stream_user, user, run_async=True),
+        await run(alice.stream_public, public, run_async=True),
+        await run(carol.stream_public, carols, run_async=True),
+    ]
     try:
         await srv.wait_subscribers(3)
         hidden = await run(bob.status_post, "Broccoli for dinner")
         warned = await run(bob.status_post, "that finale!")
         plain = await run(bob.status_post, "a plain post")
         mine = await run(alice.status_post, "my broccoli")  # one's own: never hidden
-        await wait_for(lambda: str(mine["id"]) in by_id(user) and str(mine["id"]) in by_id(public)
-                       and str(mine["id"]) in by_id(carols), "the last post everywhere")
+        await wait_for(
+            lambda: (
+                str(mine["id"]) in by_id(user)
+                and str(mine["id"]) in by_id(public)
+                and str(mine["id"]) in by_id(carols)
+            ),
+            "the last post everywhere",
+        )
         got_user, got_public, got_carol = by_id(user), by_id(public), by_id(carols)
         assert str(hidden["id"]) not in got_user and str(hidden["id"]) not in got_public
         assert str(plain["id"]) in got_user and str(plain["id"]) in got_public
@@ -72,15 +95,22 @@ async def test_a_filter_made_while_the_stream_is_open_applies_to_the_next_status
     await run(alice.account_follow, (await run(bob.me))["id"])
     user = Listener()
     handle = await run(alice.stream_user, user, run_async=True)
-    url = (f"ws://127.0.0.1:{srv.port}/api/v1/streaming?stream=public"
-           f"&access_token={alice.access_token}")
+    url = (
+        f"ws://127.0.0.1:{srv.port}/api/v1/streaming?stream=public"
+        f"&access_token={alice.access_token}"
+    )
     try:
         async with connect(url) as ws:
             await srv.wait_subscribers(2)
             before = await run(bob.status_post, "kale, first")
             await wait_for(lambda: str(before["id"]) in by_id(user), "the first kale")
-            f = await run(alice.create_filter_v2, "kale", ["home", "public"],
-                          filter_action="hide", keywords_attributes=[{"keyword": "kale"}])
+            f = await run(
+                alice.create_filter_v2,
+                "kale",
+                ["home", "public"],
+                filter_action="hide",
+                keywords_attributes=[{"keyword": "kale"}],
+            )
             after = await run(bob.status_post, "kale, second")  # right after: hidden
             end = await run(bob.status_post, "the end")
             await wait_for(lambda: str(end["id"]) in by_id(user), "the end")
@@ -110,12 +140,23 @@ async def test_a_filter_made_while_the_stream_is_open_applies_to_the_next_status
 async def test_notification_events_follow_the_notifications_context(srv, rp):
     alice, bob = await run(accounts, srv.base, 2)
     me = await run(alice.me)
-    await run(alice.create_filter_v2, "hush", ["notifications"], filter_action="hide",
-              keywords_attributes=[{"keyword": "hush"}])
-    await run(alice.create_filter_v2, "tv", ["notifications"], filter_action="warn",
-              keywords_attributes=[{"keyword": "finale"}])
-    url = (f"ws://127.0.0.1:{srv.port}/api/v1/streaming?stream=user"
-           f"&access_token={alice.access_token}")
+    await run(
+        alice.create_filter_v2,
+        "hush",
+        ["notifications"],
+        filter_action="hide",
+        keywords_attributes=[{"keyword": "hush"}],
+    )
+    await run(
+        alice.create_filter_v2,
+        "tv",
+        ["notifications"],
+        filter_action="warn",
+        keywords_attributes=[{"keyword": "finale"}],
+    )
+    url = (
+        f"ws://127.0.0.1:{srv.port}/api/v1/streaming?stream=user&access_token={alice.access_token}"
+    )
     async with connect(url) as ws:
         await srv.wait_subscribers(1)
         hushed = await run(bob.status_post, f"@{me['acct']} hush now")
@@ -135,6 +176,8 @@ async def test_notification_events_follow_the_notifications_context(srv, rp):
     assert str(hushed["id"]) not in [str(n["status"]["id"]) for n in page if n.get("status")]
     assert len(page) == 2
     async with httpx.AsyncClient(base_url=srv.base, timeout=30) as http:
-        r = await http.get("/api/v1/notifications/unread_count",
-                           headers={"Authorization": f"Bearer {alice.access_token}"})
+        r = await http.get(
+            "/api/v1/notifications/unread_count",
+            headers={"Authorization": f"Bearer {alice.access_token}"},
+        )
     assert r.json()["count"] == 2

@@ -2,10 +2,10 @@
 in_reply_to_status_id / in_reply_to_user_id, boosts as retweeted_status,
 mentions and hashtags in Twitter's entities, and track matching hashtags and
 mentions as Twitter did."""
+
 from __future__ import annotations
 
 import pytest
-
 from test_stream_support import Conn, stream  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(180)
@@ -24,7 +24,11 @@ async def test_reply_mentions_hashtags_and_boost_shapes(stream, rp):
     assert (r["in_reply_to_user_id"], r["in_reply_to_user_id_str"]) == (ann.id, str(ann.id))
     assert r["in_reply_to_screen_name"] == "ann"
     [mention] = r["entities"]["user_mentions"]
-    assert (mention["id"], mention["id_str"], mention["screen_name"]) == (ann.id, str(ann.id), "ann")
+    assert (mention["id"], mention["id_str"], mention["screen_name"]) == (
+        ann.id,
+        str(ann.id),
+        "ann",
+    )
     assert mention["indices"] == [0, 4]
     assert [h["text"] for h in r["entities"]["hashtags"]] == ["redis"]
     assert "redpoll_extra" not in r  # the conversation is in Twitter's own fields
@@ -37,7 +41,7 @@ async def test_reply_mentions_hashtags_and_boost_shapes(stream, rp):
 
 
 async def test_track_matches_hashtags_and_mentions(stream, rp):
-    ann, bob = await rp.sign_up("ann"), await rp.sign_up("bob")
+    ann, _ = await rp.sign_up("ann"), await rp.sign_up("bob")
     async with Conn(stream, "filter", track="redis,bob,sentinel") as c:
         tagged = await rp.post(ann.id, "all about #Redis today")
         mentioned = await rp.post(ann.id, "thanks @bob!")
@@ -70,20 +74,23 @@ async def test_track_matches_boosts_by_their_original(stream, rp):
 import asyncio  # noqa: E402
 import json  # noqa: E402
 
+from test_stream_mastodon import Listener, NoteListener, accounts, mstream, wait_for  # noqa: E402,F401
 from websockets.asyncio.client import connect  # noqa: E402
-
-from test_stream_mastodon import (Listener, NoteListener, accounts, mstream,  # noqa: E402,F401
-                                  wait_for)
 
 
 async def test_user_stream_gets_boosts_and_its_own_notifications(mstream, rp):
     base = mstream.base
     ann, bob, cat = await asyncio.to_thread(accounts, base, 3)
-    ann_id, bob_id = (await asyncio.to_thread(ann.me))["id"], (await asyncio.to_thread(bob.me))["id"]
+    ann_id, bob_id = (
+        (await asyncio.to_thread(ann.me))["id"],
+        (await asyncio.to_thread(bob.me))["id"],
+    )
     await asyncio.to_thread(cat.account_follow, bob_id)
     ann_l, cat_l = NoteListener(), NoteListener()
-    handles = [await asyncio.to_thread(ann.stream_user, ann_l, run_async=True),
-               await asyncio.to_thread(cat.stream_user, cat_l, run_async=True)]
+    handles = [
+        await asyncio.to_thread(ann.stream_user, ann_l, run_async=True),
+        await asyncio.to_thread(cat.stream_user, cat_l, run_async=True),
+    ]
     try:
         await mstream.wait_subscribers(2)
         toot = await asyncio.to_thread(ann.status_post, "boost and like this")
@@ -92,14 +99,19 @@ async def test_user_stream_gets_boosts_and_its_own_notifications(mstream, rp):
         await wait_for(lambda: len(ann_l.notifications) == 2, "ann's two notifications")
         fav, reb = ann_l.notifications
         assert (fav["type"], fav["account"]["id"], fav["status"]["id"]) == (
-            "favourite", bob_id, toot["id"])
+            "favourite",
+            bob_id,
+            toot["id"],
+        )
         assert (reb["type"], reb["account"]["id"]) == ("reblog", bob_id)
         # the group keys grouped notifications use (v2), as Mastodon's streams carry them
         assert fav["group_key"].startswith(f"favourite-{toot['id']}-")
         assert reb["group_key"].startswith(f"reblog-{toot['id']}-")
         grouped = await asyncio.to_thread(ann.grouped_notifications)
         assert {g["group_key"] for g in grouped["notification_groups"]} == {
-            fav["group_key"], reb["group_key"]}
+            fav["group_key"],
+            reb["group_key"],
+        }
         # cat follows bob: the boost arrives wrapping ann's status; no notifications
         await wait_for(lambda: any(s["id"] == boost["id"] for s in cat_l.updates), "the boost")
         [seen] = [s for s in cat_l.updates if s["id"] == boost["id"]]
@@ -125,5 +137,7 @@ async def test_websocket_user_stream_gets_notifications(mstream, rp):
                 break
         assert msg["stream"] == ["user"]
         note = json.loads(msg["payload"])
-        assert note["type"] == "follow" and note["account"]["id"] == (
-            await asyncio.to_thread(bob.me))["id"]
+        assert (
+            note["type"] == "follow"
+            and note["account"]["id"] == (await asyncio.to_thread(bob.me))["id"]
+        )

@@ -1,6 +1,7 @@
 """The ``direct`` stream: conversation events over SSE
 (Mastodon.py 2.3.3) and the multiplexed WebSocket, only to the participants;
 both modes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,7 +11,6 @@ import threading
 import pytest
 import websockets
 from mastodon import StreamListener
-
 from test_stream_mastodon import accounts, wait_for
 
 pytestmark = pytest.mark.timeout(180)
@@ -31,23 +31,31 @@ async def test_direct_stream_sse_and_websocket(srv, rp):
     me = {k: await asyncio.to_thread(m.me) for k, m in (("ann", ann), ("ben", ben), ("cat", cat))}
     await asyncio.to_thread(cat.account_follow, me["ann"]["id"])  # a follower, not a participant
     listeners = {k: Conversations() for k in ("ann", "ben", "cat")}
-    handles = [await asyncio.to_thread(m.stream_direct, listeners[k], run_async=True)
-               for k, m in (("ann", ann), ("ben", ben), ("cat", cat))]
+    handles = [
+        await asyncio.to_thread(m.stream_direct, listeners[k], run_async=True)
+        for k, m in (("ann", ann), ("ben", ben), ("cat", cat))
+    ]
     ws_url = srv.base.replace("http", "ws") + "/api/v1/streaming?access_token=" + ben.access_token
     try:
         async with websockets.connect(ws_url) as ws:
             await ws.send(json.dumps({"type": "subscribe", "stream": "direct"}))
             await srv.wait_subscribers(4)
-            dm = await asyncio.to_thread(ann.status_post, f"@{me['ben']['username']} secret",
-                                         visibility="direct")
+            dm = await asyncio.to_thread(
+                ann.status_post, f"@{me['ben']['username']} secret", visibility="direct"
+            )
             await asyncio.to_thread(ann.status_post, "public, no conversation")
-            mark = await asyncio.to_thread(cat.status_post, f"@{me['ann']['username']} end",
-                                           visibility="direct")
+            mark = await asyncio.to_thread(
+                cat.status_post, f"@{me['ann']['username']} end", visibility="direct"
+            )
             for who in ("ann", "ben"):
-                await wait_for(lambda: any(c["last_status"]["id"] == dm["id"]
-                                           for c in listeners[who].got), f"{who} conversation")
-            await wait_for(lambda: any(c["last_status"]["id"] == mark["id"]
-                                       for c in listeners["cat"].got), "cat's own")
+                await wait_for(
+                    lambda: any(c["last_status"]["id"] == dm["id"] for c in listeners[who].got),
+                    f"{who} conversation",
+                )
+            await wait_for(
+                lambda: any(c["last_status"]["id"] == mark["id"] for c in listeners["cat"].got),
+                "cat's own",
+            )
             seen_by_ben = [c for c in listeners["ben"].got]
             assert [c["last_status"]["id"] for c in seen_by_ben] == [dm["id"]]
             assert seen_by_ben[0]["unread"] is True and seen_by_ben[0]["id"] == str(dm["id"])

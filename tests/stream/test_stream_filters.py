@@ -1,5 +1,6 @@
 """Stream filters: parsing, matching (as Twitter v1.1), and the index
 the hub uses, checked against the reference :meth:`Filter.matches`."""
+
 from __future__ import annotations
 
 import random
@@ -7,8 +8,15 @@ import random
 import pytest
 
 from redpoll.core import limits
-from redpoll.stream.filters import (Event, Filter, ParamError, parse_count, parse_filter, residues,
-                                    words)
+from redpoll.stream.filters import (
+    Event,
+    Filter,
+    ParamError,
+    parse_count,
+    parse_filter,
+    residues,
+    words,
+)
 from redpoll.stream.index import FilterIndex
 
 
@@ -33,8 +41,15 @@ def test_track_comma_is_or_space_is_and_case_insensitive():
 
 def test_track_punctuation_ignored_in_status_not_in_term():
     f = flt(track="Twitter")
-    for text in ["TWITTER", '"Twitter"', "twitter.", "#twitter", "@twitter", "http://twitter.com",
-                 "my brother says twitter!"]:
+    for text in [
+        "TWITTER",
+        '"Twitter"',
+        "twitter.",
+        "#twitter",
+        "@twitter",
+        "http://twitter.com",
+        "my brother says twitter!",
+    ]:
         assert f.matches(ev(text)), text
     for text in ["TwitterTracker", "#newtwitter"]:
         assert not f.matches(ev(text)), text
@@ -96,22 +111,25 @@ def test_sample_is_seeded_by_identifier_and_stable():
 
 
 # --- validation -------------------------------------------------------------------------
-@pytest.mark.parametrize("params, status, param", [
-    ({}, 406, "track/follow/locations"),
-    ({"track": ""}, 406, "track"),
-    ({"track": "a,,b"}, 406, "track"),
-    ({"track": "x" * 61}, 406, "track"),
-    ({"track": ",".join(f"w{i}" for i in range(401))}, 413, "track"),
-    ({"follow": "12,abc-def"}, 406, "follow"),
-    ({"follow": "0"}, 406, "follow"),
-    ({"follow": ",".join(str(i) for i in range(1, 5002))}, 413, "follow"),
-    ({"locations": "1,2,3"}, 406, "locations"),
-    ({"locations": "a,b,c,d"}, 406, "locations"),
-    ({"locations": "10,0,5,1"}, 406, "locations"),
-    ({"locations": "0,0,200,1"}, 406, "locations"),
-    ({"location": "0,0,1,nan"}, 406, "location"),
-    ({"locations": ",".join(["0,0,1,1"] * 26)}, 413, "locations"),
-])
+@pytest.mark.parametrize(
+    "params, status, param",
+    [
+        ({}, 406, "track/follow/locations"),
+        ({"track": ""}, 406, "track"),
+        ({"track": "a,,b"}, 406, "track"),
+        ({"track": "x" * 61}, 406, "track"),
+        ({"track": ",".join(f"w{i}" for i in range(401))}, 413, "track"),
+        ({"follow": "12,abc-def"}, 406, "follow"),
+        ({"follow": "0"}, 406, "follow"),
+        ({"follow": ",".join(str(i) for i in range(1, 5002))}, 413, "follow"),
+        ({"locations": "1,2,3"}, 406, "locations"),
+        ({"locations": "a,b,c,d"}, 406, "locations"),
+        ({"locations": "10,0,5,1"}, 406, "locations"),
+        ({"locations": "0,0,200,1"}, 406, "locations"),
+        ({"location": "0,0,1,nan"}, 406, "location"),
+        ({"locations": ",".join(["0,0,1,1"] * 26)}, 413, "locations"),
+    ],
+)
 def test_bad_params(params, status, param):
     with pytest.raises(ParamError) as info:
         flt(**params)
@@ -120,8 +138,11 @@ def test_bad_params(params, status, param):
 
 
 def test_limits_exactly_at_the_bound_are_fine():
-    flt(track=",".join(f"w{i}" for i in range(400)), follow=",".join(str(i) for i in range(1, 5001)),
-        locations=",".join(["0,0,1,1"] * 25))
+    flt(
+        track=",".join(f"w{i}" for i in range(400)),
+        follow=",".join(str(i) for i in range(1, 5001)),
+        locations=",".join(["0,0,1,1"] * 25),
+    )
     flt(track="x" * limits.TRACK_PHRASE_MAX_BYTES)
 
 
@@ -146,8 +167,22 @@ def test_words():
 # --- the index agrees with the reference --------------------------------------------------
 def test_index_matches_reference_on_random_filters_and_events():
     rnd = random.Random(5)
-    vocab = ["redis", "stream", "cats", "dogs", "api", "twitter", "hello", "world", "#redis",
-             "@alice", "@bob", "http://example.com/x", "rocks!", "(cats)"]
+    vocab = [
+        "redis",
+        "stream",
+        "cats",
+        "dogs",
+        "api",
+        "twitter",
+        "hello",
+        "world",
+        "#redis",
+        "@alice",
+        "@bob",
+        "http://example.com/x",
+        "rocks!",
+        "(cats)",
+    ]
     logins = ["alice", "bob", "carol", "dave"]
     filters = []
     for i in range(300):
@@ -157,8 +192,10 @@ def test_index_matches_reference_on_random_filters_and_events():
         else:
             params = {}
             if rnd.random() < 0.6:
-                params["track"] = ",".join(" ".join(rnd.sample(vocab[:9], rnd.randint(1, 2)))
-                                           for _ in range(rnd.randint(1, 3)))
+                params["track"] = ",".join(
+                    " ".join(rnd.sample(vocab[:9], rnd.randint(1, 2)))
+                    for _ in range(rnd.randint(1, 3))
+                )
             if rnd.random() < 0.4:
                 params["follow"] = ",".join(rnd.sample(["1", "2", "3"] + logins, 2))
             if rnd.random() < 0.3 or not params:
@@ -181,8 +218,13 @@ def test_index_matches_reference_on_random_filters_and_events():
     live = {sub: f for i, (sub, f) in enumerate(zip(subs, filters)) if i % 7}
     for sid in range(1, 400):
         uid = rnd.randint(1, 4)
-        e = ev(" ".join(rnd.sample(vocab, rnd.randint(0, 5))), sid=sid, uid=uid,
-               login=logins[uid - 1], location=rnd.choice([None, "5,5", "20,20"]))
+        e = ev(
+            " ".join(rnd.sample(vocab, rnd.randint(0, 5))),
+            sid=sid,
+            uid=uid,
+            login=logins[uid - 1],
+            location=rnd.choice([None, "5,5", "20,20"]),
+        )
         if rnd.random() < 0.5:  # a status of another server
             e.status["uri"] = f"https://peer.example/statuses/{sid}"
         if rnd.random() < 0.5:
@@ -196,6 +238,7 @@ def test_origin_and_media_are_the_rest_public_timeline_s_rules():
     timeline's local / remote / only_media keep (redpoll.reading.pages), a
     deletion as its post; user:notification keeps no status."""
     from redpoll.reading import pages
+
     here, there = ev(sid=1), ev(sid=2)
     there.status["uri"] = "https://peer.example/statuses/2"
     shown = ev(sid=3)
@@ -206,10 +249,12 @@ def test_origin_and_media_are_the_rest_public_timeline_s_rules():
     for e in (here, there, shown, gone):
         record = e.statuses()[0]
         for origin in ("local", "remote"):
-            assert Filter(origin=origin, **public).matches(e) == \
-                pages.of_origin_rule(origin)(record)
+            assert Filter(origin=origin, **public).matches(e) == pages.of_origin_rule(origin)(
+                record
+            )
             assert Filter(origin=origin, only_media=True, **public).matches(e) == (
-                pages.of_origin_rule(origin)(record) and pages.has_media(record))
+                pages.of_origin_rule(origin)(record) and pages.has_media(record)
+            )
         assert Filter(only_media=True, **public).matches(e) == pages.has_media(record)
         assert not Filter(owner=7, viewer=7, authors=frozenset({7}), statuses=False).matches(e)
     assert Filter(origin="local", **public).matches(gone)
@@ -224,6 +269,7 @@ def test_filters_share_their_empty_sets_and_the_full_sample():
     """Memory per connection: an empty set field is one shared
     object, not a 216-byte frozenset per stream; equality is unchanged."""
     from redpoll.stream.filters import ALL_RESIDUES, EMPTY, Filter, parse_filter
+
     a = parse_filter({"track": "redis"}, "a", sample=False)
     b = parse_filter({"follow": "12"}, "b", sample=False)
     for name in ("logins", "tags", "authors", "followed", "hidden"):

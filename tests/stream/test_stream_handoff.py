@@ -5,6 +5,7 @@ stream tests check the rest through the same server): the connection ends
 with the stream, a server shutdown ends each stream with its close, and the
 WebSocket side reads every frame a client may send (fragments, pings,
 close) and refuses malformed ones, and pings its clients."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,12 +15,12 @@ import signal
 import socket
 
 import pytest
+from test_stream_mastodon import LOOSE, accounts
+from test_stream_support import WAIT, StreamProc, read_until_closed
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from redpoll.core import limits
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import WAIT, StreamProc, read_until_closed
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -51,14 +52,24 @@ async def read_head(sock: socket.socket) -> tuple[bytes, bytes]:
 
 
 def upgrade(port: int, token: str, query: str = "") -> socket.socket:
-    return raw_request(port, (
-        f"GET /api/v1/streaming?access_token={token}{query} HTTP/1.1\r\nHost: x\r\n"
-        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+    return raw_request(
+        port,
+        (
+            f"GET /api/v1/streaming?access_token={token}{query} HTTP/1.1\r\nHost: x\r\n"
+            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        ).encode(),
+    )
 
 
-def client_frame(payload: bytes, opcode: int = 1, *, masked: bool = True, fin: bool = True,
-                 size: int | None = None) -> bytes:
+def client_frame(
+    payload: bytes,
+    opcode: int = 1,
+    *,
+    masked: bool = True,
+    fin: bool = True,
+    size: int | None = None,
+) -> bytes:
     n = len(payload) if size is None else size
     first = (0x80 if fin else 0) | opcode
     mask = 0x80 if masked else 0
@@ -80,10 +91,10 @@ def server_frames(data: bytes) -> list[tuple[int, bytes]]:
     while len(data) - pos >= 2:
         op, n, head = data[pos] & 0x0F, data[pos + 1] & 0x7F, 2
         if n == 126:
-            n, head = int.from_bytes(data[pos + 2:pos + 4], "big"), 4
+            n, head = int.from_bytes(data[pos + 2 : pos + 4], "big"), 4
         elif n == 127:
-            n, head = int.from_bytes(data[pos + 2:pos + 10], "big"), 10
-        out.append((op, data[pos + head:pos + head + n]))
+            n, head = int.from_bytes(data[pos + 2 : pos + 10], "big"), 10
+        out.append((op, data[pos + head : pos + head + n]))
         pos += head + n
     return out
 
@@ -95,10 +106,15 @@ def close_code(data: bytes) -> int | None:
 
 async def test_handed_off_http_streams_say_the_connection_ends_with_them(hstream):
     (alice,) = await asyncio.to_thread(accounts, hstream.base, 1)
-    v1 = raw_request(hstream.port, b"GET /1.1/statuses/filter.json?track=handoff&identifier=h1 "
-                                   b"HTTP/1.1\r\nHost: x\r\n\r\n")
-    sse = raw_request(hstream.port, f"GET /api/v1/streaming/public?access_token="
-                                    f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    v1 = raw_request(
+        hstream.port,
+        b"GET /1.1/statuses/filter.json?track=handoff&identifier=h1 HTTP/1.1\r\nHost: x\r\n\r\n",
+    )
+    sse = raw_request(
+        hstream.port,
+        f"GET /api/v1/streaming/public?access_token="
+        f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+    )
     try:
         for sock in (v1, sse):
             head, _ = await read_head(sock)
@@ -138,13 +154,17 @@ async def test_websocket_fragments_pings_and_close_on_a_handed_off_socket(hstrea
     await hstream.wait_subscribers(0)
 
 
-@pytest.mark.parametrize("frame, code", [
-    (client_frame(b'{"type":"subscribe","stream":"public"}', masked=False), 1002),  # unmasked
-    (client_frame(b"\xff\xfe not utf-8"), 1007),
-    (client_frame(b"", size=limits.WS_INBOUND_MAX_BYTES + 1), 1009),
-    (client_frame(b"x", opcode=9, fin=False), 1002),  # a fragmented ping
-    (client_frame(b"\x00\x01", opcode=2), 1003),  # binary frames are not supported
-], ids=["unmasked", "bad-utf8", "too-big", "fragmented-ping", "binary"])
+@pytest.mark.parametrize(
+    "frame, code",
+    [
+        (client_frame(b'{"type":"subscribe","stream":"public"}', masked=False), 1002),  # unmasked
+        (client_frame(b"\xff\xfe not utf-8"), 1007),
+        (client_frame(b"", size=limits.WS_INBOUND_MAX_BYTES + 1), 1009),
+        (client_frame(b"x", opcode=9, fin=False), 1002),  # a fragmented ping
+        (client_frame(b"\x00\x01", opcode=2), 1003),  # binary frames are not supported
+    ],
+    ids=["unmasked", "bad-utf8", "too-big", "fragmented-ping", "binary"],
+)
 async def test_malformed_client_frames_close_the_socket(hstream, frame, code):
     (alice,) = await asyncio.to_thread(accounts, hstream.base, 1)
     sock = upgrade(hstream.port, alice.access_token, "&stream=public")
@@ -169,8 +189,10 @@ async def test_server_pings_and_drops_a_socket_that_never_answers(server, tmp_pa
         silent = upgrade(proc.port, alice.access_token, "&stream=public")
         head, rest = await read_head(silent)
         assert head.startswith(b"HTTP/1.1 101")
-        url = f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public&access_token=" \
-              f"{alice.access_token}"
+        url = (
+            f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public&access_token="
+            f"{alice.access_token}"
+        )
         async with connect(url, ping_interval=None) as ws:  # answers pings, sends none
             await proc.wait_subscribers(2)
             # the silent one is pinged, then dropped with 1011 ...
@@ -198,10 +220,15 @@ async def test_shutdown_ends_each_open_stream_with_its_close(server, tmp_path):
     socks = []
     try:
         (alice,) = await asyncio.to_thread(accounts, proc.base, 1)
-        v1 = raw_request(proc.port, b"GET /1.1/statuses/sample.json?percent=100&identifier=s1 "
-                                    b"HTTP/1.1\r\nHost: x\r\n\r\n")
-        sse = raw_request(proc.port, f"GET /api/v1/streaming/user?access_token="
-                                     f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        v1 = raw_request(
+            proc.port,
+            b"GET /1.1/statuses/sample.json?percent=100&identifier=s1 HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+        sse = raw_request(
+            proc.port,
+            f"GET /api/v1/streaming/user?access_token="
+            f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+        )
         sock = upgrade(proc.port, alice.access_token, "&stream=public")
         socks = [v1, sse, sock]
         rests = [(await read_head(s))[1] for s in socks]
@@ -226,8 +253,10 @@ async def test_websocket_client_library_sees_the_shutdown_close(server, tmp_path
     proc = StreamProc(url, cluster, tmp_path, **LOOSE).start()
     try:
         (alice,) = await asyncio.to_thread(accounts, proc.base, 1)
-        url = f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=user&access_token=" \
-              f"{alice.access_token}"
+        url = (
+            f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=user&access_token="
+            f"{alice.access_token}"
+        )
         async with connect(url) as ws:
             await proc.wait_subscribers(1)
             proc.process.send_signal(signal.SIGTERM)
@@ -242,8 +271,11 @@ async def test_websocket_client_library_sees_the_shutdown_close(server, tmp_path
 async def test_head_of_an_sse_stream_is_not_handed_off(hstream):
     """A HEAD response has no body: it stays uvicorn's, which writes none."""
     (alice,) = await asyncio.to_thread(accounts, hstream.base, 1)
-    sock = raw_request(hstream.port, f"HEAD /api/v1/streaming/public?access_token="
-                                     f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    sock = raw_request(
+        hstream.port,
+        f"HEAD /api/v1/streaming/public?access_token="
+        f"{alice.access_token} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+    )
     try:
         head, rest = await read_head(sock)
         assert head.startswith(b"HTTP/1.1 200") and b"text/event-stream" in head

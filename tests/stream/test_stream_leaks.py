@@ -7,6 +7,7 @@ never a boost of an unlisted status; a block applies on v1.1 streams; an
 anonymous v1.1 identifier counts apart from a user's streams. Real clients
 (httpx, websockets, Mastodon.py) against a real ``redpoll serve``; both
 topologies."""
+
 from __future__ import annotations
 
 import asyncio
@@ -16,12 +17,12 @@ import uuid
 import httpx
 import pytest
 from mastodon import Mastodon
+from test_stream_mastodon import LOOSE, accounts, wait_for
+from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from redpoll.moderation import moderation
-from test_stream_mastodon import LOOSE, accounts, wait_for
-from test_stream_support import WAIT, StreamProc
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -41,16 +42,22 @@ class SSE:
                 buf += chunk
                 while b"\n\n" in buf:
                     block, buf = buf.split(b"\n\n", 1)
-                    fields = dict(line.decode().split(": ", 1) for line in block.split(b"\n")
-                                  if line and not line.startswith(b":"))
+                    fields = dict(
+                        line.decode().split(": ", 1)
+                        for line in block.split(b"\n")
+                        if line and not line.startswith(b":")
+                    )
                     if "event" in fields:
                         self.events.append((fields["event"], fields.get("id"), fields["data"]))
         except httpx.HTTPError:  # the test closed it
             pass
 
     def ids(self, name: str = "update") -> list[str]:
-        return [str(json.loads(data)["id"]) if name != "delete" else data
-                for event, _, data in self.events if event == name]
+        return [
+            str(json.loads(data)["id"]) if name != "delete" else data
+            for event, _, data in self.events
+            if event == name
+        ]
 
     def close(self) -> None:
         self.task.cancel()
@@ -72,8 +79,11 @@ class WS:
             pass
 
     def ids(self, stream: str, name: str = "update") -> list[str]:
-        return [str(json.loads(m["payload"])["id"]) for m in self.messages
-                if m.get("event") == name and m["stream"][0] == stream]
+        return [
+            str(json.loads(m["payload"])["id"])
+            for m in self.messages
+            if m.get("event") == name and m["stream"][0] == stream
+        ]
 
     def errors(self) -> list[dict]:
         return [m for m in self.messages if "error" in m]
@@ -109,10 +119,12 @@ async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv,
     await call(fol.account_follow, lou_id)
     await call(fol.account_follow, other_id)
     await call(fol.list_accounts_add, lst["id"], [lou_id, other_id])
-    async with httpx.AsyncClient(base_url=srv.base, timeout=None) as http, \
-            sse(http, "/api/v1/streaming/user", fol.access_token) as r1, \
-            sse(http, f"/api/v1/streaming/list?list={lst['id']}", fol.access_token) as r2, \
-            connect(ws_url(srv.base, fol.access_token, stream="user")) as ws:
+    async with (
+        httpx.AsyncClient(base_url=srv.base, timeout=None) as http,
+        sse(http, "/api/v1/streaming/user", fol.access_token) as r1,
+        sse(http, f"/api/v1/streaming/list?list={lst['id']}", fol.access_token) as r2,
+        connect(ws_url(srv.base, fol.access_token, stream="user")) as ws,
+    ):
         home, listed, sock = SSE(r1), SSE(r2), WS(ws)
         await srv.wait_subscribers(3)
 
@@ -122,9 +134,14 @@ async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv,
             secret = await call(lou.status_post, text, visibility="private")
             mine = await call(fol.status_post, "marker " + text)
             theirs = await call(other.status_post, "list marker " + text)
-            await wait_for(lambda: str(mine["id"]) in home.ids()
-                           and str(mine["id"]) in sock.ids("user")
-                           and str(theirs["id"]) in listed.ids(), f"markers after {text}")
+            await wait_for(
+                lambda: (
+                    str(mine["id"]) in home.ids()
+                    and str(mine["id"]) in sock.ids("user")
+                    and str(theirs["id"]) in listed.ids()
+                ),
+                f"markers after {text}",
+            )
             return str(secret["id"]), str(theirs["id"])
 
         def shown(sid: str) -> list[bool]:
@@ -163,8 +180,10 @@ async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv,
         secret = await call(lou.status_post, "after the block", visibility="private")
         public = await call(lou.status_post, "after the block, public")
         mine = await call(fol.status_post, "marker after the block")
-        await wait_for(lambda: str(mine["id"]) in home.ids() and str(mine["id"]) in sock.ids("user"),
-                       "marker after the block")
+        await wait_for(
+            lambda: str(mine["id"]) in home.ids() and str(mine["id"]) in sock.ids("user"),
+            "marker after the block",
+        )
         for sid in (str(secret["id"]), str(public["id"])):
             assert shown(sid)[:2] == [False, False]
         # nor on the list stream
@@ -179,33 +198,53 @@ async def test_follow_removal_block_and_unfollow_reach_open_streams_at_once(srv,
 async def test_blocks_and_mutes_reach_open_public_streams_at_once(srv, rp):
     lou, fol, third = await call(accounts, srv.base, 3)
     lou_id, third_id = await me(lou), await me(third)
-    async with httpx.AsyncClient(base_url=srv.base, timeout=None) as http, \
-            sse(http, "/api/v1/streaming/public", fol.access_token) as r1, \
-            sse(http, "/api/v1/streaming/hashtag?tag=leak", fol.access_token) as r2, \
-            connect(ws_url(srv.base, fol.access_token, stream="public")) as ws:
+    async with (
+        httpx.AsyncClient(base_url=srv.base, timeout=None) as http,
+        sse(http, "/api/v1/streaming/public", fol.access_token) as r1,
+        sse(http, "/api/v1/streaming/hashtag?tag=leak", fol.access_token) as r2,
+        connect(ws_url(srv.base, fol.access_token, stream="public")) as ws,
+    ):
         public, tagged, sock = SSE(r1), SSE(r2), WS(ws)
         await srv.wait_subscribers(3)
         before = await call(lou.status_post, "seen #leak")
-        await wait_for(lambda: str(before["id"]) in public.ids() and str(before["id"])
-                       in tagged.ids() and str(before["id"]) in sock.ids("public"), "lou's post")
+        await wait_for(
+            lambda: (
+                str(before["id"]) in public.ids()
+                and str(before["id"]) in tagged.ids()
+                and str(before["id"]) in sock.ids("public")
+            ),
+            "lou's post",
+        )
 
         async def hidden_after(change, author: Mastodon) -> None:
             await call(*change)
             post = await call(author.status_post, "hidden now #leak")
             end = await call(fol.status_post, "marker #leak")
-            await wait_for(lambda: all(str(end["id"]) in ids for ids in (
-                public.ids(), tagged.ids(), sock.ids("public"))), "marker")
-            assert [str(post["id"]) in ids for ids in (
-                public.ids(), tagged.ids(), sock.ids("public"))] == [False, False, False]
+            await wait_for(
+                lambda: all(
+                    str(end["id"]) in ids
+                    for ids in (public.ids(), tagged.ids(), sock.ids("public"))
+                ),
+                "marker",
+            )
+            assert [
+                str(post["id"]) in ids for ids in (public.ids(), tagged.ids(), sock.ids("public"))
+            ] == [False, False, False]
 
         await hidden_after((lou.account_block, await me(fol)), lou)  # blocked by lou
-        await hidden_after((fol.account_mute, third_id), third)      # muting third
+        await hidden_after((fol.account_mute, third_id), third)  # muting third
         await call(fol.account_unmute, third_id)  # not hidden: at once too (no leak either way)
         back = await call(third.status_post, "unmuted #leak")
-        await wait_for(lambda: str(back["id"]) in public.ids() and str(back["id"])
-                       in sock.ids("public"), "unmuted post")
-        assert lou_id not in [json.loads(d)["account"]["id"] for e, _, d in public.events
-                              if e == "update"][1:]
+        await wait_for(
+            lambda: str(back["id"]) in public.ids() and str(back["id"]) in sock.ids("public"),
+            "unmuted post",
+        )
+        assert (
+            lou_id
+            not in [json.loads(d)["account"]["id"] for e, _, d in public.events if e == "update"][
+                1:
+            ]
+        )
         public.close()
         tagged.close()
     await srv.wait_subscribers(0)
@@ -214,11 +253,20 @@ async def test_blocks_and_mutes_reach_open_public_streams_at_once(srv, rp):
 # --- scopes ------------------------------------------------------------------------------------
 def scoped(base: str, email: str, scopes: list[str]) -> Mastodon:
     """A token of the same account with only ``scopes`` (password grant)."""
-    cid, secret = Mastodon.create_app("scoped", api_base_url=base,
-                                      scopes=["read", "write", "follow"])
-    r = httpx.post(base + "/oauth/token", data={
-        "grant_type": "password", "client_id": cid, "client_secret": secret,
-        "username": email, "password": "correct horse battery", "scope": " ".join(scopes)})
+    cid, secret = Mastodon.create_app(
+        "scoped", api_base_url=base, scopes=["read", "write", "follow"]
+    )
+    r = httpx.post(
+        base + "/oauth/token",
+        data={
+            "grant_type": "password",
+            "client_id": cid,
+            "client_secret": secret,
+            "username": email,
+            "password": "correct horse battery",
+            "scope": " ".join(scopes),
+        },
+    )
     assert r.status_code == 200, r.text
     assert r.json()["scope"] == " ".join(scopes)
     return Mastodon(access_token=r.json()["access_token"], api_base_url=base)
@@ -238,11 +286,15 @@ async def test_streams_enforce_token_scopes(srv, rp):
     # REST: 403 for both
     async with httpx.AsyncClient(base_url=srv.base, timeout=WAIT) as http:
         for api in (writer, reader):
-            r = await http.get("/api/v1/timelines/home",
-                               headers={"Authorization": f"Bearer {api.access_token}"})
+            r = await http.get(
+                "/api/v1/timelines/home", headers={"Authorization": f"Bearer {api.access_token}"}
+            )
             assert r.status_code == 403
-            for path in ("/api/v1/streaming/user", f"/api/v1/streaming/list?list={lst['id']}",
-                         "/api/v1/streaming/direct"):
+            for path in (
+                "/api/v1/streaming/user",
+                f"/api/v1/streaming/list?list={lst['id']}",
+                "/api/v1/streaming/direct",
+            ):
                 async with sse(http, path, api.access_token) as r:
                     assert r.status_code == 401, path
                     assert "scope" in (await r.aread()).decode()
@@ -252,34 +304,45 @@ async def test_streams_enforce_token_scopes(srv, rp):
     for api in (writer, reader):
         async with connect(ws_url(srv.base, api.access_token, stream="user")) as ws:
             sock = WS(ws)
-            for stream in ({"stream": "direct"}, {"stream": "list", "list": str(lst["id"])},
-                           {"stream": "public"}):
+            for stream in (
+                {"stream": "direct"},
+                {"stream": "list", "list": str(lst["id"])},
+                {"stream": "public"},
+            ):
                 await ws.send(json.dumps({"type": "subscribe", **stream}))
             dm = await call(pal.status_post, f"@{you_acct['username']} psst", visibility="direct")
             home = await call(pal.status_post, "for the home")
             await wait_for(lambda: str(home["id"]) in sock.ids("public"), "public marker")
             assert sorted(e["status"] for e in sock.errors()) == [401, 401, 401]
             assert [m for m in sock.messages if "event" in m and m["stream"][0] != "public"] == []
-            assert dm["id"] not in [json.loads(m["payload"]).get("id") for m in sock.messages
-                                    if m.get("event") == "update"]
+            assert dm["id"] not in [
+                json.loads(m["payload"]).get("id")
+                for m in sock.messages
+                if m.get("event") == "update"
+            ]
     await srv.wait_subscribers(0)
     # read:statuses: the home timeline but not the notifications (Mastodon:
     # a user stream carries notifications only with read or read:notifications)
-    async with httpx.AsyncClient(base_url=srv.base, timeout=None) as http, \
-            sse(http, "/api/v1/streaming/user", statuses.access_token) as r, \
-            connect(ws_url(srv.base, statuses.access_token, stream="user")) as ws:
+    async with (
+        httpx.AsyncClient(base_url=srv.base, timeout=None) as http,
+        sse(http, "/api/v1/streaming/user", statuses.access_token) as r,
+        connect(ws_url(srv.base, statuses.access_token, stream="user")) as ws,
+    ):
         assert r.status_code == 200
         home, sock = SSE(r), WS(ws)
         await srv.wait_subscribers(2)
         mention = await call(pal.status_post, f"hi @{you_acct['username']}")
         await rp.drain()
-        await wait_for(lambda: str(mention["id"]) in home.ids()
-                       and str(mention["id"]) in sock.ids("user"), "pal's post at home")
+        await wait_for(
+            lambda: str(mention["id"]) in home.ids() and str(mention["id"]) in sock.ids("user"),
+            "pal's post at home",
+        )
         await call(pal.status_favourite, (await call(you.status_post, "like me"))["id"])
         await rp.drain()
         end = await call(pal.status_post, "the end")
-        await wait_for(lambda: str(end["id"]) in home.ids() and str(end["id"]) in sock.ids("user"),
-                       "marker")
+        await wait_for(
+            lambda: str(end["id"]) in home.ids() and str(end["id"]) in sock.ids("user"), "marker"
+        )
         assert [e for e, _, _ in home.events if e == "notification"] == []
         assert [m for m in sock.messages if m.get("event") == "notification"] == []
         home.close()
@@ -310,19 +373,24 @@ async def test_replays_leave_out_deleted_statuses_and_suspended_authors(srv, rp)
         end = await call(alice.status_post, "the end")
 
         # SSE Last-Event-ID
-        async with sse(http, "/api/v1/streaming/public", alice.access_token,
-                       **{"Last-Event-ID": after}) as r:
+        async with sse(
+            http, "/api/v1/streaming/public", alice.access_token, **{"Last-Event-ID": after}
+        ) as r:
             again = SSE(r)
             await wait_for(lambda: str(end["id"]) in again.ids(), "replayed end")
             again.close()
         assert again.ids() == [str(kept["id"]), str(end["id"])]
         assert again.ids("delete") == [str(gone["id"])]
         # v1.1 count backfill (sample and filter)
-        for endpoint, params in (("sample", {"percent": "100"}),
-                                 ("filter", {"follow": f"{alice_id},{carol_id}"})):
-            async with http.stream("GET", f"/1.1/statuses/{endpoint}.json",
-                                   params={"identifier": "replay-" + uuid.uuid4().hex,
-                                           "count": "-50", **params}) as r:
+        for endpoint, params in (
+            ("sample", {"percent": "100"}),
+            ("filter", {"follow": f"{alice_id},{carol_id}"}),
+        ):
+            async with http.stream(
+                "GET",
+                f"/1.1/statuses/{endpoint}.json",
+                params={"identifier": "replay-" + uuid.uuid4().hex, "count": "-50", **params},
+            ) as r:
                 body = (await r.aread()).decode()
             lines = [json.loads(x) for x in body.split("\r\n") if x.strip()]
             got = [m["id"] for m in lines if "id" in m]
@@ -337,16 +405,21 @@ async def test_no_boosts_on_public_streams(srv, rp):
     bob_id = (await call(bob.me))["id"]
     quiet = await call(ann.status_post, "unlisted #boosted", visibility="unlisted")
     loud = await call(ann.status_post, "public #boosted")
-    async with httpx.AsyncClient(base_url=srv.base, timeout=None) as http, \
-            sse(http, "/api/v1/streaming/public", fan.access_token) as r1, \
-            sse(http, "/api/v1/streaming/public/local", fan.access_token) as r2, \
-            sse(http, "/api/v1/streaming/hashtag?tag=boosted", fan.access_token) as r3, \
-            http.stream("GET", "/1.1/statuses/sample.json",
-                        params={"identifier": "boosts", "percent": "100"}) as v1, \
-            http.stream("GET", "/1.1/statuses/filter.json",
-                        params={"identifier": "boosts", "follow": str(bob_id),
-                                "track": "boosted"}) as v2, \
-            connect(ws_url(srv.base, fan.access_token, stream="public")) as ws:
+    async with (
+        httpx.AsyncClient(base_url=srv.base, timeout=None) as http,
+        sse(http, "/api/v1/streaming/public", fan.access_token) as r1,
+        sse(http, "/api/v1/streaming/public/local", fan.access_token) as r2,
+        sse(http, "/api/v1/streaming/hashtag?tag=boosted", fan.access_token) as r3,
+        http.stream(
+            "GET", "/1.1/statuses/sample.json", params={"identifier": "boosts", "percent": "100"}
+        ) as v1,
+        http.stream(
+            "GET",
+            "/1.1/statuses/filter.json",
+            params={"identifier": "boosts", "follow": str(bob_id), "track": "boosted"},
+        ) as v2,
+        connect(ws_url(srv.base, fan.access_token, stream="public")) as ws,
+    ):
         streams = [SSE(r1), SSE(r2), SSE(r3)]
         sock = WS(ws)
         for s in ("public:local", "hashtag"):
@@ -364,8 +437,11 @@ async def test_no_boosts_on_public_streams(srv, rp):
                             v1_lines[name].append(json.loads(line))
             except httpx.HTTPError:  # the test closed it
                 pass
-        readers = [asyncio.create_task(read_v1("sample", v1)),
-                   asyncio.create_task(read_v1("filter", v2))]
+
+        readers = [
+            asyncio.create_task(read_v1("sample", v1)),
+            asyncio.create_task(read_v1("filter", v2)),
+        ]
         await srv.wait_subscribers(8)
         b_quiet = await call(bob.status_reblog, quiet["id"])
         b_loud = await call(bob.status_reblog, loud["id"])
@@ -373,10 +449,17 @@ async def test_no_boosts_on_public_streams(srv, rp):
 
         def v1_ids(name):
             return [str(m["id"]) for m in v1_lines[name] if "id" in m]
-        await wait_for(lambda: all(str(end["id"]) in s.ids() for s in streams)
-                       and all(str(end["id"]) in v1_ids(n) for n in v1_lines)
-                       and all(str(end["id"]) in sock.ids(n) for n in
-                               ("public", "public:local", "hashtag")), "end marker")
+
+        await wait_for(
+            lambda: (
+                all(str(end["id"]) in s.ids() for s in streams)
+                and all(str(end["id"]) in v1_ids(n) for n in v1_lines)
+                and all(
+                    str(end["id"]) in sock.ids(n) for n in ("public", "public:local", "hashtag")
+                )
+            ),
+            "end marker",
+        )
         for boost in (b_quiet, b_loud):  # Mastodon: no boosts on public streams
             for s in streams:
                 assert str(boost["id"]) not in s.ids()
@@ -385,8 +468,9 @@ async def test_no_boosts_on_public_streams(srv, rp):
         # v1.1 (Twitter's retweets): a boost of an unlisted status never
         for name in v1_lines:
             assert str(b_quiet["id"]) not in v1_ids(name), name
-            assert quiet["id"] not in [m.get("retweeted_status", {}).get("id")
-                                       for m in v1_lines[name]], name
+            assert quiet["id"] not in [
+                m.get("retweeted_status", {}).get("id") for m in v1_lines[name]
+            ], name
         for task in readers:
             task.cancel()
         for s in streams:
@@ -417,16 +501,27 @@ async def test_blocks_apply_on_v1_streams_of_the_blocked_user(srv, rp):
                 pass
 
         auth = {"Authorization": f"Bearer {bob.access_token}"}
-        async with http.stream("GET", "/1.1/statuses/sample.json", headers=auth,
-                               params={"percent": "100"}) as s1, \
-                http.stream("POST", "/1.1/statuses/filter.json",
-                            data={"follow": f"{lou_id},{third_id}",
-                                  "access_token": bob.access_token}) as s2, \
-                http.stream("GET", "/1.1/statuses/filter.json", headers=auth,
-                            params={"follow": f"{lou_id},{third_id}"}) as s3:
+        async with (
+            http.stream(
+                "GET", "/1.1/statuses/sample.json", headers=auth, params={"percent": "100"}
+            ) as s1,
+            http.stream(
+                "POST",
+                "/1.1/statuses/filter.json",
+                data={"follow": f"{lou_id},{third_id}", "access_token": bob.access_token},
+            ) as s2,
+            http.stream(
+                "GET",
+                "/1.1/statuses/filter.json",
+                headers=auth,
+                params={"follow": f"{lou_id},{third_id}"},
+            ) as s3,
+        ):
             assert (s1.status_code, s2.status_code, s3.status_code) == (200, 200, 200)
-            tasks = [asyncio.create_task(read(n, r)) for n, r in
-                     (("sample", s1), ("filter", s2), ("filter-get", s3))]
+            tasks = [
+                asyncio.create_task(read(n, r))
+                for n, r in (("sample", s1), ("filter", s2), ("filter-get", s3))
+            ]
             await srv.wait_subscribers(3)
             before = await call(lou.status_post, "bob must not see this")
             await call(third.account_block, bob_id)  # while they are open
@@ -437,8 +532,13 @@ async def test_blocks_apply_on_v1_streams_of_the_blocked_user(srv, rp):
 
             def ids(name):
                 return [str(m["id"]) for m in got.get(name, []) if "id" in m]
-            await wait_for(lambda: all(str(marker["id"]) in ids(n) for n in
-                                       ("sample", "filter", "filter-get")), "marker")
+
+            await wait_for(
+                lambda: all(
+                    str(marker["id"]) in ids(n) for n in ("sample", "filter", "filter-get")
+                ),
+                "marker",
+            )
             for name in ("sample", "filter", "filter-get"):
                 for hidden in (before, after, end):
                     assert str(hidden["id"]) not in ids(name), name
@@ -451,10 +551,19 @@ async def test_blocks_apply_on_v1_streams_of_the_blocked_user(srv, rp):
 @pytest.fixture(scope="module")
 def tight(server, tmp_path_factory):
     url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("tight"),
-                      **(LOOSE | {"REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER": "2",
-                                  "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER": "2/60",
-                                  "REDPOLL_STREAM_REPLAYS_PER_IP": "1000/60"})).start()
+    proc = StreamProc(
+        url,
+        cluster,
+        tmp_path_factory.mktemp("tight"),
+        **(
+            LOOSE
+            | {
+                "REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER": "2",
+                "REDPOLL_STREAM_REPLAYS_PER_IDENTIFIER": "2/60",
+                "REDPOLL_STREAM_REPLAYS_PER_IP": "1000/60",
+            }
+        ),
+    ).start()
     yield proc
     proc.stop()
 
@@ -463,26 +572,35 @@ async def test_anonymous_identifiers_do_not_share_a_users_budget(tight, rp):
     (you,) = await call(accounts, tight.base, 1)
     uid = (await call(you.me))["id"]
     sample = "/1.1/statuses/sample.json"
-    async with httpx.AsyncClient(base_url=tight.base, timeout=httpx.Timeout(WAIT, read=None)) as http:
+    async with httpx.AsyncClient(
+        base_url=tight.base, timeout=httpx.Timeout(WAIT, read=None)
+    ) as http:
         # the replay budget: two anonymous replays named after the user...
         for _ in range(2):
-            async with http.stream("GET", sample, params={"identifier": f"user:{uid}",
-                                                          "count": "-1"}) as r:
+            async with http.stream(
+                "GET", sample, params={"identifier": f"user:{uid}", "count": "-1"}
+            ) as r:
                 assert r.status_code == 200
                 await r.aread()
         # ...leave the user's own replays alone
-        async with http.stream("GET", sample, params={"access_token": you.access_token,
-                                                      "count": "-1"}) as r:
+        async with http.stream(
+            "GET", sample, params={"access_token": you.access_token, "count": "-1"}
+        ) as r:
             assert r.status_code == 200
             await r.aread()
         # the connection slots: two anonymous streams named after the user...
-        async with http.stream("GET", sample, params={"identifier": f"user:{uid}"}) as a1, \
-                http.stream("GET", sample, params={"identifier": f"user:{uid}"}) as a2:
+        async with (
+            http.stream("GET", sample, params={"identifier": f"user:{uid}"}) as a1,
+            http.stream("GET", sample, params={"identifier": f"user:{uid}"}) as a2,
+        ):
             assert (a1.status_code, a2.status_code) == (200, 200)
             # ...and the user still has both of theirs
-            async with http.stream("GET", sample, params={"access_token": you.access_token}) as u1, \
-                    sse(http, "/api/v1/streaming/public", you.access_token) as u2:
+            async with (
+                http.stream("GET", sample, params={"access_token": you.access_token}) as u1,
+                sse(http, "/api/v1/streaming/public", you.access_token) as u2,
+            ):
                 assert (u1.status_code, u2.status_code) == (200, 200)
-                async with http.stream("GET", sample,
-                                       params={"access_token": you.access_token}) as u3:
+                async with http.stream(
+                    "GET", sample, params={"access_token": you.access_token}
+                ) as u3:
                     assert u3.status_code == 420  # the user's own limit still holds

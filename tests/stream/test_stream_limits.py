@@ -2,6 +2,7 @@
 answered as Twitter did: 420 for one identifier's
 connections, 429 for one IP's (Mastodon streams: 429 for both), each with a
 body that says which limit was hit."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,13 +11,13 @@ import json
 
 import httpx
 import pytest
+from test_stream_malformed import user_token
+from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from redpoll.core import limits
 from redpoll.core.settings import Settings
-from test_stream_malformed import user_token
-from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -24,8 +25,13 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.fixture
 def proc(server, tmp_path):
     url, cluster, _ = server
-    p = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER="3",
-                   REDPOLL_STREAM_CONNECTIONS_PER_IP="5").start()
+    p = StreamProc(
+        url,
+        cluster,
+        tmp_path,
+        REDPOLL_STREAM_CONNECTIONS_PER_IDENTIFIER="3",
+        REDPOLL_STREAM_CONNECTIONS_PER_IP="5",
+    ).start()
     yield p
     p.stop()
 
@@ -40,11 +46,15 @@ def test_defaults_are_named_in_limits():
 
 async def test_v1_connections_per_identifier_420_and_per_ip_429(proc, rp):
     sample = proc.base + "/1.1/statuses/sample.json"
-    async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c, \
-            contextlib.AsyncExitStack() as stack:
+    async with (
+        httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c,
+        contextlib.AsyncExitStack() as stack,
+    ):
+
         async def open_one(ident: str) -> httpx.Response:
             return await stack.enter_async_context(
-                c.stream("GET", sample, params={"identifier": ident, "percent": "1"}))
+                c.stream("GET", sample, params={"identifier": ident, "percent": "1"})
+            )
 
         held = [await open_one("same") for _ in range(3)]
         assert all(r.status_code == 200 for r in held)
@@ -74,28 +84,35 @@ async def test_mastodon_sse_and_websocket_per_token_429(proc, rp):
         token = await user_token(c, proc.base)
     auth = {"Authorization": f"Bearer {token}"}
     url = proc.base + "/api/v1/streaming/public"
-    async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c, \
-            contextlib.AsyncExitStack() as stack:
+    async with (
+        httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c,
+        contextlib.AsyncExitStack() as stack,
+    ):
         for _ in range(2):
             r = await stack.enter_async_context(c.stream("GET", url, headers=auth))
             assert r.status_code == 200
         ws = await stack.enter_async_context(
-            connect(f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
-                    additional_headers=auth))
+            connect(
+                f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
+                additional_headers=auth,
+            )
+        )
         await proc.wait_subscribers(3)
         r = await stack.enter_async_context(c.stream("GET", url, headers=auth))
         assert r.status_code == 429
         assert "identifier" in json.loads(await r.aread())["error"]
         with pytest.raises(InvalidStatus) as info:
-            async with connect(f"ws://127.0.0.1:{proc.port}/api/v1/streaming",
-                               additional_headers=auth):
+            async with connect(
+                f"ws://127.0.0.1:{proc.port}/api/v1/streaming", additional_headers=auth
+            ):
                 pass
         assert info.value.response.status_code == 429
         assert "identifier" in json.loads(info.value.response.body)["error"]
         await ws.close()
         await proc.wait_subscribers(2)
-        async with connect(f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
-                           additional_headers=auth):
+        async with connect(
+            f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public", additional_headers=auth
+        ):
             await proc.wait_subscribers(3)
     await proc.wait_subscribers(0)
     await asyncio.sleep(0)

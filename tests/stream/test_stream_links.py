@@ -1,5 +1,6 @@
 """Links in stream events come from REDPOLL_PUBLIC_URL or from the client's own
 request, never from another client's Host header."""
+
 from __future__ import annotations
 
 import asyncio
@@ -7,10 +8,9 @@ import json
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
-
 from test_stream_backfill import app_token
 from test_stream_support import WAIT, StreamProc
+from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -23,8 +23,11 @@ async def first_update(resp: httpx.Response) -> dict:
         buf += await asyncio.wait_for(chunks.__anext__(), WAIT)
         while b"\n\n" in buf:
             block, buf = buf.split(b"\n\n", 1)
-            fields = dict(ln.decode().split(": ", 1) for ln in block.split(b"\n")
-                          if ln and not ln.startswith(b":"))
+            fields = dict(
+                ln.decode().split(": ", 1)
+                for ln in block.split(b"\n")
+                if ln and not ln.startswith(b":")
+            )
             if fields.get("event") == "update":
                 return json.loads(fields["data"])
 
@@ -38,9 +41,13 @@ async def links_seen(proc: StreamProc, rp, host_of_second: str) -> tuple[dict, d
     async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
         token = await app_token(c, proc.base)
         auth = {"Authorization": f"Bearer {token}"}
-        async with connect(f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
-                           additional_headers=auth) as ws, \
-                c.stream("GET", url, headers=auth) as mine:
+        async with (
+            connect(
+                f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public",
+                additional_headers=auth,
+            ) as ws,
+            c.stream("GET", url, headers=auth) as mine,
+        ):
             await proc.wait_subscribers(2)
             async with c.stream("GET", url, headers=auth | {"Host": host_of_second}) as theirs:
                 await proc.wait_subscribers(3)
@@ -72,8 +79,13 @@ async def test_public_url_is_every_links_base(server, rp, tmp_path):
     try:
         mine, theirs, ws = await links_seen(proc, rp, "evil.example")
         async with httpx.AsyncClient(timeout=WAIT) as c:
-            acct = (await c.get(proc.base + "/api/v1/accounts/lookup",
-                                params={"acct": "alice"}, headers={"Host": "evil.example"})).json()
+            acct = (
+                await c.get(
+                    proc.base + "/api/v1/accounts/lookup",
+                    params={"acct": "alice"},
+                    headers={"Host": "evil.example"},
+                )
+            ).json()
     finally:
         proc.stop()
     for status in (mine, theirs, ws):
@@ -85,9 +97,16 @@ async def test_public_url_is_every_links_base(server, rp, tmp_path):
 def test_a_bad_public_url_is_refused_with_its_name():
     from redpoll.core.errors import ConfigError
     from redpoll.core.settings import Settings
-    for bad in ("social.example", "ftp://social.example", "https://social.example/?a=1",
-                "https://"):
+
+    for bad in (
+        "social.example",
+        "ftp://social.example",
+        "https://social.example/?a=1",
+        "https://",
+    ):
         with pytest.raises(ConfigError, match="REDPOLL_PUBLIC_URL"):
             Settings.from_env({"REDPOLL_PUBLIC_URL": bad})
-    assert Settings.from_env({"REDPOLL_PUBLIC_URL": "https://s.example/"}).public_url == \
-        "https://s.example"
+    assert (
+        Settings.from_env({"REDPOLL_PUBLIC_URL": "https://s.example/"}).public_url
+        == "https://s.example"
+    )

@@ -1,6 +1,7 @@
 """Malformed stream input gets a clear answer, never a 5xx or a dropped socket:
 Last-Event-ID out of range, list ids past 2^53 on SSE and
 WebSocket, and clients that leave in the middle of a request body."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,11 +11,11 @@ import time
 
 import httpx
 import pytest
+from test_stream_backfill import app_token
+from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 
 from redpoll.api.process import ServeProcess
-from test_stream_backfill import app_token
-from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -30,16 +31,38 @@ def proc(server, tmp_path_factory):
 
 
 async def user_token(c: httpx.AsyncClient, base: str) -> str:
-    app = (await c.post(base + "/api/v1/apps", data={
-        "client_name": "m", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-        "scopes": "read write"})).json()
-    tok = (await c.post(base + "/oauth/token", data={
-        "grant_type": "client_credentials", "client_id": app["client_id"],
-        "client_secret": app["client_secret"], "scope": "read write"})).json()["access_token"]
+    app = (
+        await c.post(
+            base + "/api/v1/apps",
+            data={
+                "client_name": "m",
+                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                "scopes": "read write",
+            },
+        )
+    ).json()
+    tok = (
+        await c.post(
+            base + "/oauth/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": app["client_id"],
+                "client_secret": app["client_secret"],
+                "scope": "read write",
+            },
+        )
+    ).json()["access_token"]
     name = f"m{time.monotonic_ns() % 10**9}"
-    r = await c.post(base + "/api/v1/accounts", headers={"Authorization": f"Bearer {tok}"},
-                     data={"username": name, "email": f"{name}@example.com",
-                           "password": "correct horse battery", "agreement": "true"})
+    r = await c.post(
+        base + "/api/v1/accounts",
+        headers={"Authorization": f"Bearer {tok}"},
+        data={
+            "username": name,
+            "email": f"{name}@example.com",
+            "password": "correct horse battery",
+            "agreement": "true",
+        },
+    )
     assert r.status_code == 200, r.text
     return r.json()["access_token"]
 
@@ -47,10 +70,17 @@ async def user_token(c: httpx.AsyncClient, base: str) -> str:
 async def test_last_event_id_out_of_range_or_malformed_is_400(proc, rp):
     async with httpx.AsyncClient(timeout=WAIT) as c:
         token = await app_token(c, proc.base)
-        for bad in ("99999999999999999999-0", "0-99999999999999999999", "18446744073709551616-1",
-                    "yesterday", "12-"):
-            r = await c.get(proc.base + "/api/v1/streaming/public",
-                            headers={"Authorization": f"Bearer {token}", "Last-Event-ID": bad})
+        for bad in (
+            "99999999999999999999-0",
+            "0-99999999999999999999",
+            "18446744073709551616-1",
+            "yesterday",
+            "12-",
+        ):
+            r = await c.get(
+                proc.base + "/api/v1/streaming/public",
+                headers={"Authorization": f"Bearer {token}", "Last-Event-ID": bad},
+            )
             assert r.status_code == 400, (bad, r.status_code, r.text)
             assert "Last-Event-ID" in r.json()["error"]
     assert (await proc.astats())["subscribers"] == 0
@@ -60,8 +90,11 @@ async def test_sse_list_id_past_2_53_is_404(proc, rp):
     async with httpx.AsyncClient(timeout=WAIT) as c:
         token = await user_token(c, proc.base)
         for lid in (TOO_BIG, "9" * 30):
-            r = await c.get(proc.base + "/api/v1/streaming/list", params={"list": lid},
-                            headers={"Authorization": f"Bearer {token}"})
+            r = await c.get(
+                proc.base + "/api/v1/streaming/list",
+                params={"list": lid},
+                headers={"Authorization": f"Bearer {token}"},
+            )
             assert r.status_code == 404, (lid, r.status_code, r.text)
             assert r.json() == {"error": "Record not found"}
 
@@ -70,8 +103,10 @@ async def test_websocket_list_id_past_2_53_is_an_error_frame_and_the_socket_live
     alice = await rp.sign_up("alice")
     async with httpx.AsyncClient(timeout=WAIT) as c:
         token = await user_token(c, proc.base)
-    async with connect(f"ws://127.0.0.1:{proc.port}/api/v1/streaming",
-                       additional_headers={"Authorization": f"Bearer {token}"}) as ws:
+    async with connect(
+        f"ws://127.0.0.1:{proc.port}/api/v1/streaming",
+        additional_headers={"Authorization": f"Bearer {token}"},
+    ) as ws:
         await ws.send(json.dumps({"type": "subscribe", "stream": "list", "list": TOO_BIG}))
         err = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
         assert err["status"] == 404 and err["error"] == "Record not found"
@@ -88,8 +123,10 @@ async def test_websocket_list_id_past_2_53_is_an_error_frame_and_the_socket_live
 def half_a_body(port: int, path: str, headers: str) -> None:
     """Promise 1,000 bytes of body, send 10, and hang up."""
     with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as s:
-        s.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n{headers}"
-                  f"Content-Type: application/x-www-form-urlencoded\r\n\r\nstatus=abc".encode())
+        s.sendall(
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n{headers}"
+            f"Content-Type: application/x-www-form-urlencoded\r\n\r\nstatus=abc".encode()
+        )
         time.sleep(0.2)
 
 
@@ -101,9 +138,11 @@ async def test_a_client_leaving_mid_body_is_one_info_line(server, rp):
         async with httpx.AsyncClient(timeout=WAIT) as c:
             token = await user_token(c, srv.url)
         before = srv.logs()
-        for path, headers in (("/api/v1/statuses", f"Authorization: Bearer {token}\r\n"),
-                              ("/1.1/statuses/filter.json", ""),
-                              ("/api/v1/apps", "")):
+        for path, headers in (
+            ("/api/v1/statuses", f"Authorization: Bearer {token}\r\n"),
+            ("/1.1/statuses/filter.json", ""),
+            ("/api/v1/apps", ""),
+        ):
             await asyncio.to_thread(half_a_body, port, path, headers)
         deadline = time.monotonic() + WAIT
         while srv.logs().count("client went away") < 3 and time.monotonic() < deadline:
@@ -111,7 +150,7 @@ async def test_a_client_leaving_mid_body_is_one_info_line(server, rp):
         # the server is fine afterwards
         async with httpx.AsyncClient(timeout=WAIT) as c:
             assert (await c.get(srv.url + "/api/v1/instance")).status_code == 200
-        logs = srv.logs()[len(before):]
+        logs = srv.logs()[len(before) :]
     lines = [ln for ln in logs.splitlines() if "client went away" in ln]
     assert len(lines) == 3, logs[-3000:]
     for ln in lines:
@@ -121,13 +160,18 @@ async def test_a_client_leaving_mid_body_is_one_info_line(server, rp):
 
 async def test_stream_bodies_have_the_apis_body_limit(proc):
     from redpoll.core import limits
+
     big = {"identifier": "big", "track": "x" * (limits.API_MAX_BODY_BYTES + 10)}
     async with httpx.AsyncClient(timeout=WAIT) as c:
         r = await c.post(proc.base + "/1.1/statuses/filter.json", data=big)
         assert r.status_code == 413
-        assert r.json()["errors"][0]["message"] == \
-            f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes"
+        assert (
+            r.json()["errors"][0]["message"]
+            == f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes"
+        )
         # the REST API answers the same body the same way
         r = await c.post(proc.base + "/api/v1/apps", data=big)
-        assert r.status_code == 413 and r.json()["error"] == \
-            f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes"
+        assert (
+            r.status_code == 413
+            and r.json()["error"] == f"Request body larger than {limits.API_MAX_BODY_BYTES} bytes"
+        )

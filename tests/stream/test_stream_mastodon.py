@@ -2,6 +2,7 @@
 ``redpoll serve`` process: health, public, user (home), hashtag, list;
 update and delete events; heartbeats. Raw HTTP for auth errors, the wire
 format and Last-Event-ID resume."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,15 +14,19 @@ import uuid
 import httpx
 import pytest
 from mastodon import Mastodon, StreamListener
-
 from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(180)
 
-LOOSE = {"REDPOLL_RATE_TOKEN": "100000/60", "REDPOLL_RATE_IP": "100000/60",
-         "REDPOLL_RATE_SIGNUP": "100000/60", "REDPOLL_RATE_LOGIN": "100000/60",
-         "REDPOLL_RATE_APPS": "100000/60", "REDPOLL_RATE_IP_TOKENS": "100000/60",
-         "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60"}
+LOOSE = {
+    "REDPOLL_RATE_TOKEN": "100000/60",
+    "REDPOLL_RATE_IP": "100000/60",
+    "REDPOLL_RATE_SIGNUP": "100000/60",
+    "REDPOLL_RATE_LOGIN": "100000/60",
+    "REDPOLL_RATE_APPS": "100000/60",
+    "REDPOLL_RATE_IP_TOKENS": "100000/60",
+    "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60",
+}
 
 
 @pytest.fixture(scope="module")
@@ -71,14 +76,20 @@ async def wait_for(predicate, what: str):
 
 
 def accounts(base: str, n: int) -> list[Mastodon]:
-    cid, secret = Mastodon.create_app("stream-test", api_base_url=base,
-                                      scopes=["read", "write", "follow"])
+    cid, secret = Mastodon.create_app(
+        "stream-test", api_base_url=base, scopes=["read", "write", "follow"]
+    )
     out = []
     for _ in range(n):
         name = "u" + uuid.uuid4().hex[:10]
         m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
-        m.create_account(name, "correct horse battery", f"{name}@example.com", agreement=True,
-                         scopes=["read", "write", "follow"])
+        m.create_account(
+            name,
+            "correct horse battery",
+            f"{name}@example.com",
+            agreement=True,
+            scopes=["read", "write", "follow"],
+        )
         out.append(m)
     return out
 
@@ -99,7 +110,9 @@ async def test_mastodon_py_public_user_hashtag_list_streams(mstream, rp):
     handles = [
         await asyncio.to_thread(alice.stream_public, listeners["public"], run_async=True),
         await asyncio.to_thread(alice.stream_user, listeners["user"], run_async=True),
-        await asyncio.to_thread(alice.stream_hashtag, "Redis", listeners["hashtag"], run_async=True),
+        await asyncio.to_thread(
+            alice.stream_hashtag, "Redis", listeners["hashtag"], run_async=True
+        ),
         await asyncio.to_thread(alice.stream_list, lst["id"], listeners["list"], run_async=True),
     ]
     try:
@@ -143,11 +156,16 @@ async def test_sse_auth_wire_format_and_last_event_id(mstream, rp):
         assert r.status_code == 401 and "error" in r.json()
         r = await c.get(base + "/api/v1/streaming/public", params={"access_token": "bogus"})
         assert r.status_code == 401
-        r = await c.get(base + "/api/v1/streaming/hashtag",
-                        headers={"Authorization": f"Bearer {alice.access_token}"})
+        r = await c.get(
+            base + "/api/v1/streaming/hashtag",
+            headers={"Authorization": f"Bearer {alice.access_token}"},
+        )
         assert r.status_code == 400
-        r = await c.get(base + "/api/v1/streaming/list", params={"list": "999999"},
-                        headers={"Authorization": f"Bearer {alice.access_token}"})
+        r = await c.get(
+            base + "/api/v1/streaming/list",
+            params={"list": "999999"},
+            headers={"Authorization": f"Bearer {alice.access_token}"},
+        )
         assert r.status_code == 404
         r = await c.get(base + "/api/v1/streaming/health")
         assert r.text == "OK"
@@ -177,9 +195,16 @@ async def test_sse_auth_wire_format_and_last_event_id(mstream, rp):
         # missed while away: s3 and the deletion of s1; resume after the first event
         s3 = await asyncio.to_thread(alice.status_post, "third")
         await asyncio.to_thread(alice.status_delete, s1["id"])
-        async with c.stream("GET", url, headers={"Authorization": f"Bearer {alice.access_token}",
-                                                  "Last-Event-ID": events[0]["id"]}) as resp:
+        async with c.stream(
+            "GET",
+            url,
+            headers={
+                "Authorization": f"Bearer {alice.access_token}",
+                "Last-Event-ID": events[0]["id"],
+            },
+        ) as resp:
             again = await read_events(resp, 3)
-        assert [(e["event"], e["data"] if e["event"] == "delete" else json.loads(e["data"])["id"])
-                for e in again] == [("update", str(s2["id"])), ("update", str(s3["id"])),
-                                    ("delete", str(s1["id"]))]
+        assert [
+            (e["event"], e["data"] if e["event"] == "delete" else json.loads(e["data"])["id"])
+            for e in again
+        ] == [("update", str(s2["id"])), ("update", str(s3["id"])), ("delete", str(s1["id"]))]

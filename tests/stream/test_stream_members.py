@@ -6,6 +6,7 @@ user stream, a second SSE user stream of the same user and a WebSocket user
 subscription; an unfollow stops the unfollowed; a deleted list ends its
 stream. Real ``redpoll serve``, real clients (httpx, websockets, Mastodon.py
 for the API calls)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -14,10 +15,10 @@ import time
 
 import httpx
 import pytest
+from test_stream_mastodon import accounts
 from websockets.asyncio.client import connect
 
 from redpoll.core import limits
-from test_stream_mastodon import accounts
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -72,12 +73,15 @@ async def test_follow_unfollow_and_list_delete_reach_open_streams(srv):
     await asyncio.to_thread(alice.list_accounts_add, lst["id"], [carol_id])
     headers = {"Authorization": f"Bearer {alice.access_token}"}
     async with httpx.AsyncClient(base_url=base, timeout=None) as http:
-        async with http.stream("GET", "/api/v1/streaming/user", headers=headers) as r1, \
-                http.stream("GET", "/api/v1/streaming/user", headers=headers) as r2, \
-                http.stream("GET", f"/api/v1/streaming/list?list={lst['id']}",
-                            headers=headers) as r3:
-            url = base.replace("http", "ws") + \
-                f"/api/v1/streaming?stream=user&access_token={alice.access_token}"
+        async with (
+            http.stream("GET", "/api/v1/streaming/user", headers=headers) as r1,
+            http.stream("GET", "/api/v1/streaming/user", headers=headers) as r2,
+            http.stream("GET", f"/api/v1/streaming/list?list={lst['id']}", headers=headers) as r3,
+        ):
+            url = (
+                base.replace("http", "ws")
+                + f"/api/v1/streaming?stream=user&access_token={alice.access_token}"
+            )
             async with connect(url) as ws:
                 streams = [SSE(r1), SSE(r2), WS(ws)]
                 listed = SSE(r3)

@@ -3,6 +3,7 @@ uvicorn, its own default protocols): they are written through the ASGI
 request as before (``http.pump``, the WebSocket writer task), so the app
 keeps working on any ASGI server. `redpoll serve` hands them off instead
 (tests/test_stream_handoff.py); the other stream tests run that way."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,10 +12,9 @@ import sys
 
 import httpx
 import pytest
-from websockets.asyncio.client import connect
-
 from test_stream_mastodon import LOOSE, accounts
 from test_stream_support import WAIT, Conn, StreamProc
+from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -23,16 +23,33 @@ class PlainUvicorn(StreamProc):
     """The API app under the uvicorn command line, default protocols."""
 
     def command(self) -> list[str]:
-        return [sys.executable, "-m", "uvicorn", "--factory", "redpoll.api.app:create_app",
-                "--host", "127.0.0.1", "--port", str(self.port), "--no-access-log",
-                "--log-level", "warning"]
+        return [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "--factory",
+            "redpoll.api.app:create_app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
 
 
 @pytest.fixture(scope="module")
 def plain(server, tmp_path_factory):
     url, cluster, _ = server
-    proc = PlainUvicorn(url, cluster, tmp_path_factory.mktemp("plain"), REDPOLL_SERVE_JOBS="0",
-                        REDPOLL_ACCESS_LOG="0", **LOOSE).start()
+    proc = PlainUvicorn(
+        url,
+        cluster,
+        tmp_path_factory.mktemp("plain"),
+        REDPOLL_SERVE_JOBS="0",
+        REDPOLL_ACCESS_LOG="0",
+        **LOOSE,
+    ).start()
     yield proc
     proc.stop()
 
@@ -40,10 +57,15 @@ def plain(server, tmp_path_factory):
 async def test_v1_and_sse_stream_through_the_asgi_request(plain, rp):
     (alice,) = await asyncio.to_thread(accounts, plain.base, 1)
     uid = int((await asyncio.to_thread(alice.me))["id"])
-    async with Conn(plain, "filter", track="plainasgi", identifier="plain-1") as v1, \
-            httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as client, \
-            client.stream("GET", f"{plain.base}/api/v1/streaming/public",
-                          headers={"Authorization": f"Bearer {alice.access_token}"}) as sse:
+    async with (
+        Conn(plain, "filter", track="plainasgi", identifier="plain-1") as v1,
+        httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as client,
+        client.stream(
+            "GET",
+            f"{plain.base}/api/v1/streaming/public",
+            headers={"Authorization": f"Bearer {alice.access_token}"},
+        ) as sse,
+    ):
         assert v1.status == 200 and sse.status_code == 200
         # not handed off: the connection may be kept alive after the stream
         assert "close" not in v1.response.headers.get("connection", "")
@@ -62,8 +84,10 @@ async def test_v1_and_sse_stream_through_the_asgi_request(plain, rp):
 
 async def test_websocket_through_the_asgi_request(plain, rp):
     (alice,) = await asyncio.to_thread(accounts, plain.base, 1)
-    url = f"ws://127.0.0.1:{plain.port}/api/v1/streaming?stream=public&access_token=" \
-          f"{alice.access_token}"
+    url = (
+        f"ws://127.0.0.1:{plain.port}/api/v1/streaming?stream=public&access_token="
+        f"{alice.access_token}"
+    )
     async with connect(url) as ws:
         await ws.send(json.dumps({"type": "subscribe", "stream": "hashtag", "tag": "plain"}))
         await plain.wait_subscribers(2)

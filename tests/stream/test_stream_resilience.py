@@ -1,16 +1,17 @@
 """A client that never reads is cut off without anyone else noticing; losing
 Redis (kill and restart on the same port) leaves stream clients connected and
 receiving."""
+
 from __future__ import annotations
 
 import asyncio
 import socket
 
 import pytest
+from test_stream_support import WAIT, Conn, StreamProc, read_until_closed
 
 from redpoll import Redpoll, Settings
 from redpoll.storage.server import EmbeddedServer
-from test_stream_support import WAIT, Conn, StreamProc, read_until_closed
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -25,18 +26,22 @@ async def test_slow_client_is_disconnected_and_nobody_else_notices(server, rp, t
         slow = socket.socket()
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow.connect(("127.0.0.1", proc.port))
-        slow.sendall(b"GET /1.1/statuses/sample.json?identifier=slow&percent=100&stall_warnings=true "
-                     b"HTTP/1.1\r\nHost: x\r\n\r\n")
+        slow.sendall(
+            b"GET /1.1/statuses/sample.json?identifier=slow&percent=100&stall_warnings=true "
+            b"HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
         async with Conn(proc, "sample", method="GET", identifier="fast", percent="100") as fast:
             await proc.wait_subscribers(2)
             posted = []
             text = "x" * 450
             # the reader waits as long as the posting below may take on a loaded machine
-            reader = asyncio.create_task(fast.lines.until(lambda m: m.get("text") == "the end",
-                                                          timeout=200))
+            reader = asyncio.create_task(
+                fast.lines.until(lambda m: m.get("text") == "the end", timeout=200)
+            )
             for round_ in range(200):
-                batch = await asyncio.gather(*(rp.post(alice.id, f"{text} {round_} {i}")
-                                               for i in range(25)))
+                batch = await asyncio.gather(
+                    *(rp.post(alice.id, f"{text} {round_} {i}") for i in range(25))
+                )
                 posted.extend(s.id for s in batch)
                 if (await proc.astats())["stalls"] >= 1:
                     break
@@ -46,7 +51,9 @@ async def test_slow_client_is_disconnected_and_nobody_else_notices(server, rp, t
             got = await asyncio.wait_for(reader, WAIT)
             # ... and the fast one got every status, in the order of the log, none twice
             got_ids = [m["id"] for m in got if "id" in m]
-            assert sorted(got_ids) == sorted(posted + [end.id]) and len(set(got_ids)) == len(got_ids)
+            assert sorted(got_ids) == sorted(posted + [end.id]) and len(set(got_ids)) == len(
+                got_ids
+            )
             assert not any("disconnect" in m or "warning" in m for m in got)
         # the server closed the slow client's socket: reading it now reaches EOF
         data = await read_until_closed(slow)
@@ -66,8 +73,10 @@ async def test_redis_restart_clients_stay_connected_and_keep_receiving(tmp_path)
         proc = StreamProc(own.url, False, tmp_path).start()
         engine = await Redpoll.open(Settings(redis_url=own.url))
         alice = await engine.sign_up("alice")
-        async with Conn(proc, "filter", track="restart") as c, \
-                Conn(proc, "sample", method="GET", percent="100") as fire:
+        async with (
+            Conn(proc, "filter", track="restart") as c,
+            Conn(proc, "sample", method="GET", percent="100") as fire,
+        ):
             s1 = await engine.post(alice.id, "before restart")
             assert (await c.lines.message())["id"] == s1.id
             assert (await fire.lines.message())["id"] == s1.id

@@ -2,6 +2,7 @@
 v1.1 with a bearer token, SSE and WebSocket; streams of
 the same user opened with another token stay open. The same mechanism ends
 every stream of a user (what suspension uses)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -11,11 +12,11 @@ import time
 
 import httpx
 import pytest
+from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from redpoll.bus import events
-from test_stream_support import WAIT, StreamProc
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -33,27 +34,60 @@ def proc(server, tmp_path_factory):
 
 async def register(c: httpx.AsyncClient, base: str) -> tuple[dict, str, int]:
     """(app, user token, user id): a new user signed up through the API."""
-    app = (await c.post(base + "/api/v1/apps", data={
-        "client_name": "r", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-        "scopes": "read write"})).json()
-    tok = (await c.post(base + "/oauth/token", data={
-        "grant_type": "client_credentials", "client_id": app["client_id"],
-        "client_secret": app["client_secret"], "scope": "read write"})).json()["access_token"]
+    app = (
+        await c.post(
+            base + "/api/v1/apps",
+            data={
+                "client_name": "r",
+                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                "scopes": "read write",
+            },
+        )
+    ).json()
+    tok = (
+        await c.post(
+            base + "/oauth/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": app["client_id"],
+                "client_secret": app["client_secret"],
+                "scope": "read write",
+            },
+        )
+    ).json()["access_token"]
     name = f"r{time.monotonic_ns() % 10**9}"
-    r = await c.post(base + "/api/v1/accounts", headers={"Authorization": f"Bearer {tok}"},
-                     data={"username": name, "email": f"{name}@example.com",
-                           "password": "correct horse battery", "agreement": "true"})
+    r = await c.post(
+        base + "/api/v1/accounts",
+        headers={"Authorization": f"Bearer {tok}"},
+        data={
+            "username": name,
+            "email": f"{name}@example.com",
+            "password": "correct horse battery",
+            "agreement": "true",
+        },
+    )
     token = r.json()["access_token"]
-    me = (await c.get(base + "/api/v1/accounts/verify_credentials",
-                      headers={"Authorization": f"Bearer {token}"})).json()
+    me = (
+        await c.get(
+            base + "/api/v1/accounts/verify_credentials",
+            headers={"Authorization": f"Bearer {token}"},
+        )
+    ).json()
     return app, token, int(me["id"])
 
 
 async def second_token(c: httpx.AsyncClient, base: str, app: dict, username: str) -> str:
-    r = await c.post(base + "/oauth/token", data={
-        "grant_type": "password", "client_id": app["client_id"],
-        "client_secret": app["client_secret"], "username": username,
-        "password": "correct horse battery", "scope": "read write"})
+    r = await c.post(
+        base + "/oauth/token",
+        data={
+            "grant_type": "password",
+            "client_id": app["client_id"],
+            "client_secret": app["client_secret"],
+            "username": username,
+            "password": "correct horse battery",
+            "scope": "read write",
+        },
+    )
     return r.json()["access_token"]
 
 
@@ -75,33 +109,53 @@ async def ws_ends(ws) -> int:
 
 async def open_all(stack, c, proc, token):
     auth = {"Authorization": f"Bearer {token}"}
-    v1 = await stack.enter_async_context(c.stream(
-        "GET", proc.base + "/1.1/statuses/sample.json", params={"percent": "100"}, headers=auth))
-    sse = await stack.enter_async_context(c.stream(
-        "GET", proc.base + "/api/v1/streaming/public", headers=auth))
-    ws = await stack.enter_async_context(connect(
-        f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public", additional_headers=auth))
+    v1 = await stack.enter_async_context(
+        c.stream(
+            "GET", proc.base + "/1.1/statuses/sample.json", params={"percent": "100"}, headers=auth
+        )
+    )
+    sse = await stack.enter_async_context(
+        c.stream("GET", proc.base + "/api/v1/streaming/public", headers=auth)
+    )
+    ws = await stack.enter_async_context(
+        connect(
+            f"ws://127.0.0.1:{proc.port}/api/v1/streaming?stream=public", additional_headers=auth
+        )
+    )
     assert v1.status_code == 200 and sse.status_code == 200
     return v1, sse, ws
 
 
 async def test_revoking_a_token_closes_its_streams_and_only_those(proc, rp):
-    async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c, \
-            contextlib.AsyncExitStack() as stack:
+    async with (
+        httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c,
+        contextlib.AsyncExitStack() as stack,
+    ):
         app, token, uid = await register(c, proc.base)
-        login = (await c.get(proc.base + "/api/v1/accounts/verify_credentials",
-                             headers={"Authorization": f"Bearer {token}"})).json()["username"]
+        login = (
+            await c.get(
+                proc.base + "/api/v1/accounts/verify_credentials",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+        ).json()["username"]
         other = await second_token(c, proc.base, app, login)
         v1, sse, ws = await open_all(stack, c, proc, token)
         keep_v1, keep_sse, keep_ws = await open_all(stack, c, proc, other)
         await proc.wait_subscribers(6)
 
-        r = await c.post(proc.base + "/oauth/revoke", data={
-            "client_id": app["client_id"], "client_secret": app["client_secret"], "token": token})
+        r = await c.post(
+            proc.base + "/oauth/revoke",
+            data={
+                "client_id": app["client_id"],
+                "client_secret": app["client_secret"],
+                "token": token,
+            },
+        )
         assert r.status_code == 200
         revoked_at = time.monotonic()
         v1_body, sse_body, code = await asyncio.wait_for(
-            asyncio.gather(ends(v1), ends(sse), ws_ends(ws)), WAIT)
+            asyncio.gather(ends(v1), ends(sse), ws_ends(ws)), WAIT
+        )
         took = time.monotonic() - revoked_at
         assert took < CLOSED_WITHIN_S, f"streams closed {took:.2f}s after the revocation"
         last = json.loads(v1_body.strip().splitlines()[-1])
@@ -120,15 +174,18 @@ async def test_revoking_a_token_closes_its_streams_and_only_those(proc, rp):
         frame = json.loads(await asyncio.wait_for(keep_ws.recv(), WAIT))
         assert json.loads(frame["payload"])["id"] == str(status.id)
         # and a revoked token cannot open a new one
-        r = await c.get(proc.base + "/api/v1/streaming/public",
-                        headers={"Authorization": f"Bearer {token}"})
+        r = await c.get(
+            proc.base + "/api/v1/streaming/public", headers={"Authorization": f"Bearer {token}"}
+        )
         assert r.status_code == 401
 
 
 async def test_ending_a_users_streams_closes_all_of_them(proc, rp):
     """What suspension uses: one call ends the user's streams, whatever the token."""
-    async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c, \
-            contextlib.AsyncExitStack() as stack:
+    async with (
+        httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c,
+        contextlib.AsyncExitStack() as stack,
+    ):
         _, token, uid = await register(c, proc.base)
         _, bystander, _ = await register(c, proc.base)
         v1, sse, ws = await open_all(stack, c, proc, token)
@@ -145,17 +202,21 @@ async def test_a_token_gone_without_its_end_event_still_closes_its_streams(serve
     publishing the end event is caught by the periodic token check."""
     from redpoll.accounts import auth
     from redpoll.core import keys
+
     url, cluster, _ = server
     proc = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_TOKEN_CHECK_S="1").start()
     try:
-        async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c, \
-                contextlib.AsyncExitStack() as stack:
+        async with (
+            httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c,
+            contextlib.AsyncExitStack() as stack,
+        ):
             _, token, _ = await register(c, proc.base)
             v1, sse, ws = await open_all(stack, c, proc, token)
             await proc.wait_subscribers(3)
             await rp.store.client.delete(keys.token(auth.digest(token)))  # no end event
-            _, _, code = await asyncio.wait_for(asyncio.gather(ends(v1), ends(sse), ws_ends(ws)),
-                                                WAIT)
+            _, _, code = await asyncio.wait_for(
+                asyncio.gather(ends(v1), ends(sse), ws_ends(ws)), WAIT
+            )
             assert code == 1008
             await proc.wait_subscribers(0)
     finally:

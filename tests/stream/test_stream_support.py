@@ -1,5 +1,6 @@
 """Shared pieces of the stream tests: a real stream server process, and a raw
 HTTP line reader. (No tests here; the test modules import from it.)"""
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,13 @@ class StreamProc:
         self.redis_url = redis_url
         self.cluster = cluster
         self.port = free_port()
-        self.env = dict(os.environ, REDIS_URL=redis_url, REDPOLL_CLUSTER="1" if cluster else "0",
-                        REDPOLL_STREAM_KEEPALIVE_S="1", REDPOLL_SSE_HEARTBEAT_S="1")
+        self.env = dict(
+            os.environ,
+            REDIS_URL=redis_url,
+            REDPOLL_CLUSTER="1" if cluster else "0",
+            REDPOLL_STREAM_KEEPALIVE_S="1",
+            REDPOLL_SSE_HEARTBEAT_S="1",
+        )
         self.env.update(env)
         self.log_path = log_dir / f"stream-{self.port}.log"
         self.process: subprocess.Popen | None = None
@@ -39,16 +45,29 @@ class StreamProc:
 
     def command(self) -> list[str]:
         script = Path(sys.executable).with_name("redpoll")
-        head = [str(script)] if script.exists() else \
-            [sys.executable, "-c", "from redpoll.tools.cli import main; main()"]
+        head = (
+            [str(script)]
+            if script.exists()
+            else [sys.executable, "-c", "from redpoll.tools.cli import main; main()"]
+        )
         # one process: the per-process stream limits are what these tests count
-        return head + ["serve", "--port", str(self.port), "--workers", "1", "--no-jobs",
-                       "--no-access-log", "--log-level", "warning"]
+        return head + [
+            "serve",
+            "--port",
+            str(self.port),
+            "--workers",
+            "1",
+            "--no-jobs",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+        ]
 
-    def start(self) -> "StreamProc":
+    def start(self) -> StreamProc:
         self._log = open(self.log_path, "wb")
-        self.process = subprocess.Popen(self.command(), env=self.env, stdout=self._log,
-                                        stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            self.command(), env=self.env, stdout=self._log, stderr=subprocess.STDOUT
+        )
         deadline = time.monotonic() + WAIT
         while True:
             if self.process.poll() is not None:
@@ -142,8 +161,15 @@ class Lines:
 class Conn:
     """An open stream: ``async with Conn(stream, "filter", track="x") as c: await c.lines.message()``"""
 
-    def __init__(self, stream: StreamProc, endpoint: str, method: str = "POST", *,
-                 headers: dict | None = None, **params):
+    def __init__(
+        self,
+        stream: StreamProc,
+        endpoint: str,
+        method: str = "POST",
+        *,
+        headers: dict | None = None,
+        **params,
+    ):
         self.stream = stream
         self.endpoint = endpoint
         self.method = method
@@ -151,7 +177,7 @@ class Conn:
         self.params = {k: v for k, v in self.params.items() if v is not None}
         self.headers = headers or {}
 
-    async def __aenter__(self) -> "Conn":
+    async def __aenter__(self) -> Conn:
         self.client = httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None))
         url = f"{self.stream.base}/1.1/statuses/{self.endpoint}.json"
         if self.method == "POST":

@@ -1,6 +1,7 @@
 """The v1.1 stream endpoints over raw HTTP against a real server process:
 errors, every filter kind and their OR, deletes, framing, keep-alive,
 backfill, disconnect and release."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,9 +9,9 @@ import json
 
 import httpx
 import pytest
+from test_stream_support import Conn, stream  # noqa: F401  (fixture)
 
 from redpoll.stream.filters import residues
-from test_stream_support import Conn, stream  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -40,17 +41,20 @@ async def test_no_identifier_is_401(stream):
     assert r.status_code == 401
 
 
-@pytest.mark.parametrize("params, status, word", [
-    ({}, 406, "track"),
-    ({"track": "x" * 61}, 406, "track"),
-    ({"track": ",".join(f"w{i}" for i in range(401))}, 413, "track"),
-    ({"follow": "12,not a login"}, 406, "follow"),
-    ({"follow": ",".join(str(i) for i in range(1, 5002))}, 413, "follow"),
-    ({"locations": "1,2,3"}, 406, "locations"),
-    ({"location": "0,0,1,x"}, 406, "location"),
-    ({"locations": ",".join(["0,0,1,1"] * 26)}, 413, "locations"),
-    ({"track": "x", "count": "150001"}, 416, "count"),
-])
+@pytest.mark.parametrize(
+    "params, status, word",
+    [
+        ({}, 406, "track"),
+        ({"track": "x" * 61}, 406, "track"),
+        ({"track": ",".join(f"w{i}" for i in range(401))}, 413, "track"),
+        ({"follow": "12,not a login"}, 406, "follow"),
+        ({"follow": ",".join(str(i) for i in range(1, 5002))}, 413, "follow"),
+        ({"locations": "1,2,3"}, 406, "locations"),
+        ({"location": "0,0,1,x"}, 406, "location"),
+        ({"locations": ",".join(["0,0,1,1"] * 26)}, 413, "locations"),
+        ({"track": "x", "count": "150001"}, 416, "count"),
+    ],
+)
 async def test_bad_filter_parameters(stream, params, status, word):
     r = await _request(stream, "POST", "filter", identifier="c", **params)
     assert r.status_code == status
@@ -69,23 +73,31 @@ async def test_track_follow_locations_each_and_ored(stream, rp):
     alice = await rp.sign_up("alice")
     bob = await rp.sign_up("bob")
     carol = await rp.sign_up("carol")
-    async with Conn(stream, "filter", track="redis stream,sentinel") as tr, \
-            Conn(stream, "filter", follow=f"{bob.id},sentinel_x") as fo_id, \
-            Conn(stream, "filter", follow="Carol,sentinel_x") as fo_login, \
-            Conn(stream, "filter", locations="-122.75,36.8,-121.75,37.8,0,0,1,1") as geo, \
-            Conn(stream, "filter", location="-122.75,36.8,-121.75,37.8", track="sentinel") as geo2, \
-            Conn(stream, "filter", method="GET", track="cats,sentinel", follow=str(bob.id),
-                 locations="0,0,1,1") as combo:
+    async with (
+        Conn(stream, "filter", track="redis stream,sentinel") as tr,
+        Conn(stream, "filter", follow=f"{bob.id},sentinel_x") as fo_id,
+        Conn(stream, "filter", follow="Carol,sentinel_x") as fo_login,
+        Conn(stream, "filter", locations="-122.75,36.8,-121.75,37.8,0,0,1,1") as geo,
+        Conn(stream, "filter", location="-122.75,36.8,-121.75,37.8", track="sentinel") as geo2,
+        Conn(
+            stream,
+            "filter",
+            method="GET",
+            track="cats,sentinel",
+            follow=str(bob.id),
+            locations="0,0,1,1",
+        ) as combo,
+    ):
         for c in (tr, fo_id, fo_login, geo, geo2, combo):
             assert c.status == 200
-        s1 = await rp.post(alice.id, "A Redis STREAM, really.")            # track
-        s2 = await rp.post(alice.id, "redis without the other word")        # nothing
-        s3 = await rp.post(bob.id, "hello from bob")                        # follow id
-        s4 = await rp.post(alice.id, "hey @carol look")                      # follow login (mention)
-        s5 = await rp.post(carol.id, "carol posting")                       # follow login (author)
+        s1 = await rp.post(alice.id, "A Redis STREAM, really.")  # track
+        await rp.post(alice.id, "redis without the other word")  # nothing
+        s3 = await rp.post(bob.id, "hello from bob")  # follow id
+        s4 = await rp.post(alice.id, "hey @carol look")  # follow login (mention)
+        s5 = await rp.post(carol.id, "carol posting")  # follow login (author)
         s6 = await rp.post(alice.id, "in SF", {"location": "37.77,-122.41"})  # box 1
-        s7 = await rp.post(alice.id, "near 0,0", {"location": "0.5,0.5"})   # box 2
-        s8 = await rp.post(alice.id, "I love cats!")                         # combo track
+        s7 = await rp.post(alice.id, "near 0,0", {"location": "0.5,0.5"})  # box 2
+        s8 = await rp.post(alice.id, "I love cats!")  # combo track
         end = await rp.post(bob.id, "sentinel @sentinel_x", {"location": "0.1,0.1"})
 
         def got(c):
@@ -101,14 +113,18 @@ async def test_track_follow_locations_each_and_ored(stream, rp):
 
 async def test_sample_percent_seeded_by_identifier_and_firehose(stream, rp):
     alice = await rp.sign_up("alice")
-    async with Conn(stream, "sample", method="GET", identifier="seed-a", percent="20") as a, \
-            Conn(stream, "sample", method="GET", identifier="seed-b", percent="20") as b, \
-            Conn(stream, "sample", method="POST", identifier="seed-c", percent="100") as fire, \
-            Conn(stream, "sample", method="GET", identifier="seed-d") as default:
+    async with (
+        Conn(stream, "sample", method="GET", identifier="seed-a", percent="20") as a,
+        Conn(stream, "sample", method="GET", identifier="seed-b", percent="20") as b,
+        Conn(stream, "sample", method="POST", identifier="seed-c", percent="100") as fire,
+        Conn(stream, "sample", method="GET", identifier="seed-d") as default,
+    ):
         posted = [await rp.post(alice.id, f"status {i}") for i in range(100)]
         last = posted[-1].id
-        want = {k: [s.id for s in posted if s.id % 100 in residues(k, p)]
-                for k, p in [("seed-a", 20), ("seed-b", 20), ("seed-d", 10)]}
+        want = {
+            k: [s.id for s in posted if s.id % 100 in residues(k, p)]
+            for k, p in [("seed-a", 20), ("seed-b", 20), ("seed-d", 10)]
+        }
         # every client gets a final marker through a status it samples
         got_a = ids(await a.lines.until(lambda m: m.get("id") == want["seed-a"][-1]))
         got_b = ids(await b.lines.until(lambda m: m.get("id") == want["seed-b"][-1]))
@@ -123,8 +139,10 @@ async def test_sample_percent_seeded_by_identifier_and_firehose(stream, rp):
 # --- deletes ------------------------------------------------------------------------------------
 async def test_delete_goes_exactly_to_clients_that_got_the_status(stream, rp):
     alice = await rp.sign_up("alice")
-    async with Conn(stream, "filter", track="redis,sentinel") as yes, \
-            Conn(stream, "filter", track="cats,sentinel") as no:
+    async with (
+        Conn(stream, "filter", track="redis,sentinel") as yes,
+        Conn(stream, "filter", track="cats,sentinel") as no,
+    ):
         s = await rp.post(alice.id, "redis news")
         other = await rp.post(alice.id, "cats news")
         await rp.delete_status(s.id, alice.id)
@@ -134,7 +152,12 @@ async def test_delete_goes_exactly_to_clients_that_got_the_status(stream, rp):
         assert ids(got_yes) == [s.id, end.id]
         assert deleted_ids(got_yes) == [s.id]
         d = next(m for m in got_yes if "delete" in m)["delete"]["status"]
-        assert d == {"id": s.id, "id_str": str(s.id), "user_id": alice.id, "user_id_str": str(alice.id)}
+        assert d == {
+            "id": s.id,
+            "id_str": str(s.id),
+            "user_id": alice.id,
+            "user_id_str": str(alice.id),
+        }
         assert ids(got_no) == [other.id, end.id] and deleted_ids(got_no) == []
 
 
@@ -147,19 +170,27 @@ async def test_status_shape_and_line_framing(stream, rp):
         s = await rp.post(alice.id, "shape #redis @bob", {"location": "10.5,20.25"})
         msg = await c.lines.message()
     assert msg["id"] == s.id and msg["id_str"] == str(s.id) and msg["text"] == "shape #redis @bob"
-    assert msg["user"] == {"id": alice.id, "id_str": str(alice.id), "screen_name": "Alice", "name": "Alice"}
+    assert msg["user"] == {
+        "id": alice.id,
+        "id_str": str(alice.id),
+        "screen_name": "Alice",
+        "name": "Alice",
+    }
     assert "in_reply_to_status_id" in msg and msg["in_reply_to_status_id"] is None
     assert msg["coordinates"] == {"type": "Point", "coordinates": [20.25, 10.5]}
     assert msg["entities"]["hashtags"][0]["text"] == "redis"
     import email.utils
+
     parsed = email.utils.parsedate_to_datetime(msg["created_at"])
     assert abs(parsed.timestamp() * 1000 - s.created_at) < 1000
 
 
 async def test_delimited_length_framing_and_other_values_unset(stream, rp):
     alice = await rp.sign_up("alice")
-    async with Conn(stream, "filter", track="framed", delimited="length") as d, \
-            Conn(stream, "filter", track="framed", delimited="False") as plain:
+    async with (
+        Conn(stream, "filter", track="framed", delimited="length") as d,
+        Conn(stream, "filter", track="framed", delimited="False") as plain,
+    ):
         s1 = await rp.post(alice.id, "framed one")
         s2 = await rp.post(alice.id, "framed two ünïcode")
         got = []
@@ -202,6 +233,7 @@ async def test_count_backfill_positive_then_live_and_negative_disconnects(stream
 
 async def test_small_queue_backfill_warns_then_overflow_disconnects(stream, tmp_path, server, rp):
     from test_stream_support import StreamProc
+
     url, cluster, _ = server
     small = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_QUEUE="20").start()
     try:
@@ -209,8 +241,9 @@ async def test_small_queue_backfill_warns_then_overflow_disconnects(stream, tmp_
         for i in range(30):
             await rp.post(alice.id, f"filler {i}")
         # 15 of 20 slots at once: over 60% -> FALLING_BEHIND (asked for), then drained
-        async with Conn(small, "sample", method="GET", percent="100", count="15",
-                        stall_warnings="true") as c:
+        async with Conn(
+            small, "sample", method="GET", percent="100", count="15", stall_warnings="true"
+        ) as c:
             got = await c.lines.until(lambda m: "warning" in m)
             w = got[-1]["warning"]
             assert w["code"] == "FALLING_BEHIND" and w["percent_full"] >= 60
@@ -241,9 +274,11 @@ async def test_raw_socket_request_and_chunked_wire_format(stream, rp):
     alice = await rp.sign_up("alice")
     reader, writer = await asyncio.open_connection("127.0.0.1", stream.port)
     body = b"identifier=raw&track=wire"
-    writer.write(b"POST /1.1/statuses/filter.json HTTP/1.1\r\nHost: x\r\n"
-                 b"Content-Type: application/x-www-form-urlencoded\r\n"
-                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    writer.write(
+        b"POST /1.1/statuses/filter.json HTTP/1.1\r\nHost: x\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\n"
+        b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    )
     await writer.drain()
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
     assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in head.lower()

@@ -2,6 +2,7 @@
 ``redpoll serve`` process, with real clients: the ``websockets`` library
 (raw frames: auth, subscribe/unsubscribe, errors) and Mastodon.py 2.3.3's own
 WebSocket handle (``stream_open_websocket``, over websocket-client)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -9,11 +10,10 @@ import json
 import socket
 
 import pytest
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus
-
 from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
 from test_stream_support import WAIT, StreamProc, read_until_closed
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -28,6 +28,7 @@ def wstream(server, tmp_path_factory):
 
 def ws_url(proc: StreamProc, **params) -> str:
     from urllib.parse import urlencode
+
     query = f"?{urlencode(params)}" if params else ""
     return f"ws://127.0.0.1:{proc.port}/api/v1/streaming{query}"
 
@@ -56,8 +57,11 @@ class Socket:
                 return msg
 
     def events(self, stream: list, event: str) -> list[str]:
-        return [m["payload"] if event == "delete" else str(json.loads(m["payload"])["id"])
-                for m in self.messages if m.get("stream") == stream and m.get("event") == event]
+        return [
+            m["payload"] if event == "delete" else str(json.loads(m["payload"])["id"])
+            for m in self.messages
+            if m.get("stream") == stream and m.get("event") == event
+        ]
 
 
 def is_event(stream: list, event: str, sid) -> callable:
@@ -66,6 +70,7 @@ def is_event(stream: list, event: str, sid) -> callable:
             return False
         got = m["payload"] if event == "delete" else str(json.loads(m["payload"])["id"])
         return got == str(sid)
+
     return check
 
 
@@ -133,7 +138,7 @@ async def test_unsubscribe_stops_delivery(wstream, rp):
 
         await sock.send(type="unsubscribe", stream="public:local")
         await wstream.wait_subscribers(1)
-        p2 = await asyncio.to_thread(alice.status_post, "two, untagged")
+        await asyncio.to_thread(alice.status_post, "two, untagged")
         await asyncio.to_thread(alice.status_delete, p1["id"])
         p3 = await asyncio.to_thread(alice.status_post, "three #foo")
         await sock.until(is_event(["hashtag:local", "foo"], "update", p3["id"]), "hashtag p3")
@@ -141,10 +146,16 @@ async def test_unsubscribe_stops_delivery(wstream, rp):
         assert sock.events(["public:local"], "delete") == []
         assert sock.events(["hashtag:local", "foo"], "delete") == [str(p1["id"])]
         assert [m["stream"] for m in sock.messages] == [
-            ["public:local"], ["hashtag:local", "foo"], ["hashtag:local", "foo"],
-            ["hashtag:local", "foo"]] or [m["stream"] for m in sock.messages] == [
-            ["hashtag:local", "foo"], ["public:local"], ["hashtag:local", "foo"],
-            ["hashtag:local", "foo"]]  # p1 twice (either order), delete p1, p3; never p2
+            ["public:local"],
+            ["hashtag:local", "foo"],
+            ["hashtag:local", "foo"],
+            ["hashtag:local", "foo"],
+        ] or [m["stream"] for m in sock.messages] == [
+            ["hashtag:local", "foo"],
+            ["public:local"],
+            ["hashtag:local", "foo"],
+            ["hashtag:local", "foo"],
+        ]  # p1 twice (either order), delete p1, p3; never p2
 
         await sock.send(type="unsubscribe", stream="hashtag:local", tag="FOO")  # tags fold case
         await wstream.wait_subscribers(0)
@@ -153,10 +164,12 @@ async def test_unsubscribe_stops_delivery(wstream, rp):
 
 async def test_tokens_and_bad_tokens(wstream, rp):
     (alice,) = await asyncio.to_thread(accounts, wstream.base, 1)
-    for url, kwargs in [(ws_url(wstream), {}),
-                        (ws_url(wstream, access_token="bogus"), {}),
-                        (ws_url(wstream), {"additional_headers": {"Authorization": "Bearer bogus"}}),
-                        (ws_url(wstream), {"subprotocols": ["bogus"]})]:
+    for url, kwargs in [
+        (ws_url(wstream), {}),
+        (ws_url(wstream, access_token="bogus"), {}),
+        (ws_url(wstream), {"additional_headers": {"Authorization": "Bearer bogus"}}),
+        (ws_url(wstream), {"subprotocols": ["bogus"]}),
+    ]:
         with pytest.raises(InvalidStatus) as info:
             async with connect(url, **kwargs):
                 pass
@@ -188,10 +201,14 @@ async def test_bad_messages_get_errors_and_the_socket_lives_on(wstream, rp):
 
         assert (await answer({"type": "subscribe", "stream": "public:nowhere"}))["status"] == 400
         assert (await answer({"type": "subscribe", "stream": "hashtag"}))["status"] == 400
-        assert (await answer({"type": "subscribe", "stream": "hashtag", "tag": "#"}))["status"] == 400
+        assert (await answer({"type": "subscribe", "stream": "hashtag", "tag": "#"}))[
+            "status"
+        ] == 400
         assert (await answer({"type": "subscribe", "stream": "list"}))["status"] == 400
         # someone else's list is not found
-        assert (await answer({"type": "subscribe", "stream": "list", "list": str(lst["id"])}))["status"] == 404
+        assert (await answer({"type": "subscribe", "stream": "list", "list": str(lst["id"])}))[
+            "status"
+        ] == 404
         assert (await answer({"type": "subscribe", "stream": 7}))["status"] == 400
         assert (await answer({"type": "unsubscribe", "stream": "nope"}))["status"] == 400
         assert (await answer({"type": "dance"}))["status"] == 400
@@ -229,9 +246,12 @@ async def test_mastodon_py_websocket_handle(wstream, rp):
     try:
         await asyncio.to_thread(alice.stream_public, listeners["public"], websocket_handle=handle)
         await asyncio.to_thread(alice.stream_user, listeners["user"], websocket_handle=handle)
-        await asyncio.to_thread(alice.stream_hashtag, "python", listeners["hashtag"],
-                                websocket_handle=handle)
-        await asyncio.to_thread(alice.stream_list, lst["id"], listeners["list"], websocket_handle=handle)
+        await asyncio.to_thread(
+            alice.stream_hashtag, "python", listeners["hashtag"], websocket_handle=handle
+        )
+        await asyncio.to_thread(
+            alice.stream_list, lst["id"], listeners["list"], websocket_handle=handle
+        )
         await wstream.wait_subscribers(4)
 
         b1 = await asyncio.to_thread(bob.status_post, "bob on #python")
@@ -277,22 +297,30 @@ async def test_slow_socket_is_cut_off_and_nobody_else_notices(server, rp, tmp_pa
         slow = socket.socket()
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         slow.connect(("127.0.0.1", proc.port))
-        slow.sendall(f"GET /api/v1/streaming?stream=public&access_token={alice.access_token} HTTP/1.1\r\n"
-                     f"Host: 127.0.0.1:{proc.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                     f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-                     .encode())
-        async with connect(ws_url(proc, stream="public", access_token=alice.access_token),
-                           max_size=None) as ws:
+        slow.sendall(
+            f"GET /api/v1/streaming?stream=public&access_token={alice.access_token} HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{proc.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        async with connect(
+            ws_url(proc, stream="public", access_token=alice.access_token), max_size=None
+        ) as ws:
             fast = Socket(ws)
             await proc.wait_subscribers(2)
-            reader = asyncio.create_task(fast.until(
-                lambda m: m["event"] == "update" and "the end" in json.loads(m["payload"])["content"],
-                "the end"))
+            reader = asyncio.create_task(
+                fast.until(
+                    lambda m: (
+                        m["event"] == "update" and "the end" in json.loads(m["payload"])["content"]
+                    ),
+                    "the end",
+                )
+            )
             posted = []
             text = "x" * 450
             for round_ in range(200):
-                batch = await asyncio.gather(*(rp.post(alice_id, f"{text} {round_} {i}")
-                                               for i in range(25)))
+                batch = await asyncio.gather(
+                    *(rp.post(alice_id, f"{text} {round_} {i}") for i in range(25))
+                )
                 posted.extend(s.id for s in batch)
                 if (await proc.astats())["stalls"] >= 1:
                     break
@@ -301,7 +329,9 @@ async def test_slow_socket_is_cut_off_and_nobody_else_notices(server, rp, tmp_pa
             end = await rp.post(alice_id, "the end")
             await asyncio.wait_for(reader, WAIT)
             # ... and the fast one got every status, none twice
-            got = [int(json.loads(m["payload"])["id"]) for m in fast.messages if m["event"] == "update"]
+            got = [
+                int(json.loads(m["payload"])["id"]) for m in fast.messages if m["event"] == "update"
+            ]
             assert sorted(got) == sorted(posted + [end.id]) and len(set(got)) == len(got)
             assert not [m for m in fast.messages if "error" in m]
         # the server closed the slow client's socket: reading it now reaches EOF

@@ -3,17 +3,16 @@
 Only checks that the run works and reports every figure: no speed
 assertions (timings on a shared machine are not test material).
 """
+
 from __future__ import annotations
 
 import json
 import math
 
 import pytest
-
 from click.testing import CliRunner
 
 from redpoll.tools.cli import main
-from redpoll.core.settings import Settings
 
 RATIOS = ("fanout_ratio", "read_ratio", "follow_ratio", "memory_ratio", "fanout_vs_limit")
 
@@ -36,11 +35,17 @@ def test_quick_bench_prints_ratios_as_json():
         assert cpu["client"] > 0 and cpu["server"] > 0, (side, cpu)
     # the seed's own read on a synchronous client, for the per-status figure
     assert figures["read"]["seed_sync_per_s"] > 0
-    assert set(figures["read"]["statuses_per_s"]) == {"redpoll", "naive", "naive_statuses",
-                                                      "seed_sync"}
+    assert set(figures["read"]["statuses_per_s"]) == {
+        "redpoll",
+        "naive",
+        "naive_statuses",
+        "seed_sync",
+    }
     # the naive client reading what a page shows (counts, authors) does more
     # than the one reading the statuses alone
-    assert figures["read_ratio_statuses_only"] > 0 and figures["read"]["naive_statuses_only_per_s"] > 0
+    assert (
+        figures["read_ratio_statuses_only"] > 0 and figures["read"]["naive_statuses_only_per_s"] > 0
+    )
     assert figures["memory"]["redpoll_bytes_per_entry"] > 0
     assert figures["memory"]["naive_bytes_per_entry"] > 0
     assert figures["embedded"] is True
@@ -55,11 +60,24 @@ def test_http_part_reports_every_contender():
     server inherits), which the bench's server must not apply (its load
     comes from one address)."""
     budget = 150
-    result = CliRunner().invoke(main, ["bench", "--no-engine", "--http", "--http-users", "6",
-                                       "--http-requests", str(budget + 100),
-                                       "--http-seconds", "60", "--http-workers", "2",
-                                       "--json"],
-                                env={"REDIS_URL": "", "REDPOLL_RATE_IP_TOKENS": f"{budget}/300"})
+    result = CliRunner().invoke(
+        main,
+        [
+            "bench",
+            "--no-engine",
+            "--http",
+            "--http-users",
+            "6",
+            "--http-requests",
+            str(budget + 100),
+            "--http-seconds",
+            "60",
+            "--http-workers",
+            "2",
+            "--json",
+        ],
+        env={"REDIS_URL": "", "REDPOLL_RATE_IP_TOKENS": f"{budget}/300"},
+    )
     assert result.exit_code == 0, (result.output, result.exception)
     http = json.loads(result.stdout)["http"]
     for name in ("home", "notifications", "thread", "instance", "probe", "home_all_processes"):
@@ -80,6 +98,7 @@ def test_http_part_reports_every_contender():
     assert http["thread"]["bytes_per_response"] > 1000
     assert http["notifications_vs_probe_cpu"] >= 0 and http["thread_vs_probe_cpu"] >= 0
     from redpoll.tools.bench_http import format_report
+
     report = format_report(http)
     assert "home / probe" in report and "/api/v1/notifications (20)" in report
 
@@ -90,8 +109,11 @@ def test_cluster_bench_reports_spread_and_hot_keys():
     cluster and reports, beside the ratios, each master's share per phase,
     the keys per master and the hot spots. The shares are checked as shares
     (they add up to 1 over three masters), not as speeds."""
-    result = CliRunner().invoke(main, ["bench", "--quick", "--cluster", "--json"],
-                                env={"REDIS_URL": "", "REDPOLL_CLUSTER": ""})
+    result = CliRunner().invoke(
+        main,
+        ["bench", "--quick", "--cluster", "--json"],
+        env={"REDIS_URL": "", "REDPOLL_CLUSTER": ""},
+    )
     assert result.exit_code == 0, (result.output, result.exception)
     figures = json.loads(result.stdout)
     for key in RATIOS:
@@ -116,10 +138,17 @@ def test_load_generator_returns_every_latency_of_a_long_phase():
     64 KB under a heavy load), every request answered."""
     from redpoll.tools import loadgen
     from redpoll.tools.bench_http import Probe
+
     probe = Probe(b'{"ok": true}')
     try:
-        spec = loadgen.Spec("127.0.0.1", probe.port, [loadgen.get("/", f"127.0.0.1:{probe.port}")],
-                            count=30_000, seconds=60, concurrency=8)
+        spec = loadgen.Spec(
+            "127.0.0.1",
+            probe.port,
+            [loadgen.get("/", f"127.0.0.1:{probe.port}")],
+            count=30_000,
+            seconds=60,
+            concurrency=8,
+        )
         result = loadgen.run_in_child(spec)
     finally:
         probe.close()

@@ -6,6 +6,7 @@ Only sanity is checked (CPU was spent, every kind of request was made and
 answered, stream events arrived, the figures add up): no timing assertions,
 timings on a shared machine are not test material.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,14 +19,23 @@ from redpoll.tools.cli import main
 
 pytestmark = pytest.mark.timeout(300)
 
-KEYS = ("people_per_core", "cpu_s_per_1000_person_hours", "memory_per_person_kb",
-        "stream_delivery_p99_ms", "all_p99_under_250ms", "errors", "person_hours",
-        "people_per_core_uncompressed", "idle_stream_cpu_s_per_1000_connection_hours")
+KEYS = (
+    "people_per_core",
+    "cpu_s_per_1000_person_hours",
+    "memory_per_person_kb",
+    "stream_delivery_p99_ms",
+    "all_p99_under_250ms",
+    "errors",
+    "person_hours",
+    "people_per_core_uncompressed",
+    "idle_stream_cpu_s_per_1000_connection_hours",
+)
 
 
 def test_quick_capacity_run_reports_every_figure():
-    result = CliRunner().invoke(main, ["bench", "--no-engine", "--capacity", "--quick", "--json"],
-                                env={"REDIS_URL": ""})
+    result = CliRunner().invoke(
+        main, ["bench", "--no-engine", "--capacity", "--quick", "--json"], env={"REDIS_URL": ""}
+    )
     assert result.exit_code == 0, (result.output, result.exception)
     res = json.loads(result.stdout)["capacity"]
     for key in KEYS:
@@ -49,9 +59,11 @@ def test_quick_capacity_run_reports_every_figure():
     # the server's side spent CPU, and the per-person figures follow from it
     assert res["server_cpu_s"] > 0 and res["person_hours"] > 0
     assert res["cpu_s_per_1000_person_hours"] == pytest.approx(
-        res["server_cpu_s"] / res["person_hours"] * 1000, rel=0.02)
+        res["server_cpu_s"] / res["person_hours"] * 1000, rel=0.02
+    )
     assert res["people_per_core"] == pytest.approx(
-        3600 / (res["cpu_s_per_1000_person_hours"] / 1000), rel=0.02)
+        3600 / (res["cpu_s_per_1000_person_hours"] / 1000), rel=0.02
+    )
     assert 0 < res["people_per_core_uncompressed"] <= res["people_per_core"]
     assert res["memory_per_person_kb"] > 0 and res["valkey_used_memory_mb"] > 0
     assert res["workers"] >= 1 and res["load_processes"] >= 1 and res["jobs_left"] >= 0
@@ -59,6 +71,10 @@ def test_quick_capacity_run_reports_every_figure():
     assert isinstance(res["all_p99_under_250ms"], bool)
     # the table names the headline figures
     table = format_report(res)
-    for name in ("people_per_core", "cpu_s_per_1000_person_hours", "memory_per_person_kb",
-                 "stream delivery"):
+    for name in (
+        "people_per_core",
+        "cpu_s_per_1000_person_hours",
+        "memory_per_person_kb",
+        "stream delivery",
+    ):
         assert name in table

@@ -3,6 +3,7 @@ own embedded server and reports the scale figures. No
 speed assertions; the counts it reports are checked, since they are exact:
 a large author's post reaches no follower's home, a fanned-out one reaches
 every follower's."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,9 @@ from redpoll.tools.cli import main
 
 
 def test_quick_scale_bench_reports_its_figures():
-    result = CliRunner().invoke(main, ["bench", "--no-engine", "--scale", "--quick", "--json"],
-                                env={"REDIS_URL": ""})
+    result = CliRunner().invoke(
+        main, ["bench", "--no-engine", "--scale", "--quick", "--json"], env={"REDIS_URL": ""}
+    )
     assert result.exit_code == 0, (result.output, result.exception)
     scale = json.loads(result.stdout)["scale"]
     for key in ("post_ms_1m", "writes_per_post_1m", "merge20_page_cost_ratio"):

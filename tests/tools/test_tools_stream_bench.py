@@ -2,6 +2,7 @@
 its function, and through the CLI (``redpoll bench --no-engine --stream
 --clients N --json``) with clients of every kind (v1.1, SSE, WebSocket) in
 load-generator processes of their own."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,20 +31,46 @@ async def test_stream_bench_small_run_loses_nothing():
 
 def test_stream_bench_cli_json_mixed_clients():
     script = Path(sys.executable).with_name("redpoll")
-    head = [str(script)] if script.exists() else \
-        [sys.executable, "-c", "from redpoll.tools.cli import main; main()"]
+    head = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "from redpoll.tools.cli import main; main()"]
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "REDPOLL_CLUSTER")}
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     hard = 1 << 20 if hard == resource.RLIM_INFINITY else hard
     # started with a low soft open-file limit: the serve process raises its own
     head = ["prlimit", f"--nofile=1024:{hard}", *head]
-    out = subprocess.run(head + ["bench", "--no-engine", "--stream", "--clients", "200",
-                                 "--stream-rate", "20", "--stream-seconds", "3", "--json"],
-                         env=env, capture_output=True, text=True, timeout=200)
+    out = subprocess.run(
+        head
+        + [
+            "bench",
+            "--no-engine",
+            "--stream",
+            "--clients",
+            "200",
+            "--stream-rate",
+            "20",
+            "--stream-seconds",
+            "3",
+            "--json",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=200,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     res = json.loads(out.stdout)["stream"]
-    for key in ("latency_ms_p99", "latency_ms_p50", "clients", "lost_by_kept_up_clients",
-                "memory_per_connection_kb", "server_cpu_us_per_event", "delivered"):
+    for key in (
+        "latency_ms_p99",
+        "latency_ms_p50",
+        "clients",
+        "lost_by_kept_up_clients",
+        "memory_per_connection_kb",
+        "server_cpu_us_per_event",
+        "delivered",
+    ):
         assert key in res, key
     assert res["clients"] == 200 and res["load_processes"] >= 1
     assert res["mix"] == {"v1": 120, "sse": 40, "ws": 40}
@@ -61,6 +88,7 @@ def test_stream_bench_cli_json_mixed_clients():
     assert res["hub"]["deliveries"] == res["delivered"]
     # the table form marks the issue's targets against these figures
     from redpoll.tools.bench import stream_table
+
     table = stream_table(res)
     p99_line = next(x for x in table.splitlines() if x.startswith("stream latency_ms_p99 "))
     assert p99_line.endswith("PASS" if res["latency_ms_p99"] < 250 else "MISS")

@@ -1,6 +1,7 @@
 """The stream memory probe (redpoll/tools/stream_memory.py) runs end to end:
 real clients of each kind connected to the app under uvicorn in this
 process, traced bytes per connection attributed to source files."""
+
 from __future__ import annotations
 
 import asyncio
@@ -20,7 +21,9 @@ async def test_stream_memory_probe_attributes_connection_memory(kind):
     assert res["bytes_per_connection"] > 2000
     # a started v1.1 / SSE stream and an accepted WebSocket are handed off to
     # the connection (redpoll/stream/handoff.py): uvicorn's request state is gone
-    uvicorn = sum(size for name, size in res["by_file"] if "uvicorn" in name or "websockets" in name)
+    uvicorn = sum(
+        size for name, size in res["by_file"] if "uvicorn" in name or "websockets" in name
+    )
     assert uvicorn < 0.1 * res["bytes_per_connection"], res["by_file"]
     assert sum(size for _, size in res["by_file"]) <= res["bytes_per_connection"] * 1.5
 

@@ -2,6 +2,7 @@
 session's server, driven by Playwright in Debian's Chromium (never a
 downloaded browser). Every page a test opens must log no console error, raise
 no page error and talk to no other origin (checked when the test ends)."""
+
 from __future__ import annotations
 
 import os
@@ -12,15 +13,22 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
-
-from redpoll.core import limits
-from redpoll.api.process import ServeProcess
-
 from test_api_mastodon import serve_env
 
+from redpoll.api.process import ServeProcess
+from redpoll.core import limits
+
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PASSWORD = "correct horse battery"
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
@@ -38,8 +46,10 @@ def web(server):
 @pytest.fixture(scope="module")
 def browser():
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"the browser tests need Debian's chromium at {CHROMIUM}: "
-                    "apt-get install chromium", pytrace=False)
+        pytest.fail(
+            f"the browser tests need Debian's chromium at {CHROMIUM}: apt-get install chromium",
+            pytrace=False,
+        )
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         yield b
@@ -71,8 +81,11 @@ class Person:
             self.requests.append((req.method, req.url, req.post_data))
             if req.method == "POST" and req.url.endswith("/api/v1/statuses"):
                 self.idempotency_keys.append(req.headers.get("idempotency-key"))
-            if not (req.url.startswith(origin + "/") or req.url.startswith("data:")
-                    or any(req.url.startswith(o.rstrip("/") + "/") for o in others)):
+            if not (
+                req.url.startswith(origin + "/")
+                or req.url.startswith("data:")
+                or any(req.url.startswith(o.rstrip("/") + "/") for o in others)
+            ):
                 self.problems.append(f"request to another origin: {req.url}")
 
         def on_socket(ws):
@@ -109,8 +122,9 @@ class Person:
         return self.page.evaluate("JSON.parse(localStorage.getItem('redpoll.session')).token")
 
     def api(self, method: str, path: str, **kw) -> httpx.Response:
-        return httpx.request(method, self.web.url + path,
-                             headers={"Authorization": "Bearer " + self.token()}, **kw)
+        return httpx.request(
+            method, self.web.url + path, headers={"Authorization": "Bearer " + self.token()}, **kw
+        )
 
 
 @pytest.fixture
@@ -126,7 +140,9 @@ def people(browser, web):
         if not person.page.is_closed() and person.page.url.startswith(web.url):
             wide = person.page.evaluate("document.documentElement.scrollWidth")
             if wide > person.width:  # the last page each person saw fits their screen
-                person.problems.append(f"{person.page.url} is {wide}px wide on a {person.width}px screen")
+                person.problems.append(
+                    f"{person.page.url} is {wide}px wide on a {person.width}px screen"
+                )
         person.context.close()
     problems = [p for person in made for p in person.problems]
     assert not problems, "\n".join(problems)
@@ -143,13 +159,26 @@ def test_shell_is_same_origin_cached_and_small(web):
         assert shell.status_code == 200 and shell.headers["content-type"].startswith("text/html")
         assert shell.headers["cache-control"] == "no-cache"
         csp = shell.headers["content-security-policy"]
-        for directive in ("default-src 'none'", "script-src 'self'", "style-src 'self'",
-                          "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"):
+        for directive in (
+            "default-src 'none'",
+            "script-src 'self'",
+            "style-src 'self'",
+            "connect-src 'self'",
+            "frame-ancestors 'none'",
+            "base-uri 'none'",
+        ):
             assert directive in csp
         assert "unsafe-inline" not in csp and "unsafe-eval" not in csp and "http" not in csp
         # every app path is the same shell; unknown paths are not
-        for path in ("/notifications", "/notifications/mentions", "/conversations", "/scheduled",
-                     "/tags/x", "/settings", "/@someone/followers"):
+        for path in (
+            "/notifications",
+            "/notifications/mentions",
+            "/conversations",
+            "/scheduled",
+            "/tags/x",
+            "/settings",
+            "/@someone/followers",
+        ):
             assert http.get(path).content == shell.content
         # account and status pages are the shell with a summary (compat's test has the rest)
         nobody = http.get("/@nobody_is_called_this")
@@ -161,6 +190,7 @@ def test_shell_is_same_origin_cached_and_small(web):
         version = urls[0].split("/")[2]
         total = len(shell.content)
         from redpoll.web import FILES
+
         for name in FILES:
             asset = http.get(f"/assets/{version}/{name}")
             assert asset.status_code == 200
@@ -182,8 +212,10 @@ def test_sign_up_sign_out_revokes_sign_in_with_pkce(people, web):
 
     page.get_by_role("button", name="Sign out").click()
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
-    gone = httpx.get(web.url + "/api/v1/accounts/verify_credentials",
-                     headers={"Authorization": "Bearer " + token})
+    gone = httpx.get(
+        web.url + "/api/v1/accounts/verify_credentials",
+        headers={"Authorization": "Bearer " + token},
+    )
     assert gone.status_code == 401  # revoked, not just forgotten
     assert page.evaluate("localStorage.getItem('redpoll.session')") is None
 
@@ -202,8 +234,13 @@ def test_sign_up_sign_out_revokes_sign_in_with_pkce(people, web):
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("textbox", name="Compose")).to_be_visible()
     expect(page).to_have_url(web.url.rstrip("/") + "/")
-    exchange = [body for method, url, body in ann.requests
-                if method == "POST" and url.endswith("/oauth/token") and "authorization_code" in (body or "")]
+    exchange = [
+        body
+        for method, url, body in ann.requests
+        if method == "POST"
+        and url.endswith("/oauth/token")
+        and "authorization_code" in (body or "")
+    ]
     assert len(exchange) == 1 and "code_verifier=" in exchange[0]
     assert ann.token() != token
     assert ann.api("GET", "/api/v1/accounts/verify_credentials").json()["username"] == name
@@ -241,8 +278,11 @@ def test_follow_from_profile_post_and_see_it_arrive_live(people, web):
     expect(a.get_by_role("heading", level=1)).to_have_text(bob_name)
     a.get_by_role("button", name="Follow", exact=True).click()
     expect(a.get_by_role("button", name="Unfollow", exact=True)).to_be_visible()
-    rel = alice.api("GET", "/api/v1/accounts/relationships",
-                    params={"id[]": bob.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]})
+    rel = alice.api(
+        "GET",
+        "/api/v1/accounts/relationships",
+        params={"id[]": bob.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]},
+    )
     assert rel.json()[0]["following"] is True
 
     # alice reads her home timeline; bob posts from his phone with the compose box
@@ -264,17 +304,24 @@ def test_follow_from_profile_post_and_see_it_arrive_live(people, web):
     for name in ("Reply", "Boost", "Favourite", "Bookmark"):
         expect(arrived.get_by_role("button", name=name, exact=True)).to_be_visible()
     for name in ("Boost", "Favourite", "Bookmark"):
-        expect(arrived.get_by_role("button", name=name, exact=True)).to_have_attribute("aria-pressed", "false")
+        expect(arrived.get_by_role("button", name=name, exact=True)).to_have_attribute(
+            "aria-pressed", "false"
+        )
 
     # scrolled down, a new post waits behind the "new posts" indicator
     for i in range(12):
-        assert bob.api("POST", "/api/v1/statuses", data={"status": f"filler {i}"}).status_code == 200
+        assert (
+            bob.api("POST", "/api/v1/statuses", data={"status": f"filler {i}"}).status_code == 200
+        )
     a.reload()
     expect(status_in(a, "filler 11")).to_be_visible()
     expect(a.locator("article")).to_have_count(13)
     a.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     a.wait_for_function("window.scrollY > 300")
-    assert bob.api("POST", "/api/v1/statuses", data={"status": "while you were reading"}).status_code == 200
+    assert (
+        bob.api("POST", "/api/v1/statuses", data={"status": "while you were reading"}).status_code
+        == 200
+    )
     indicator = a.get_by_role("button", name="1 new post")
     expect(indicator).to_be_visible()
     expect(status_in(a, "while you were reading")).to_have_count(0)
@@ -341,7 +388,10 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     dan_id = dan.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
     assert cat.api("POST", f"/api/v1/accounts/{dan_id}/follow").status_code == 200
     for i in range(25):
-        assert dan.api("POST", "/api/v1/statuses", data={"status": f"older post {i}"}).status_code == 200
+        assert (
+            dan.api("POST", "/api/v1/statuses", data={"status": f"older post {i}"}).status_code
+            == 200
+        )
 
     # a profile pages by the Link header's cursor as the reader scrolls
     c = cat.page
@@ -367,7 +417,9 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     c.get_by_label("Username to add").fill(dan_name)
     c.get_by_role("button", name="Add to list").click()
     expect(c.get_by_role("button", name=f"Remove @{dan_name} from the list")).to_be_visible()
-    assert dan.api("POST", "/api/v1/statuses", data={"status": "news for my list"}).status_code == 200
+    assert (
+        dan.api("POST", "/api/v1/statuses", data={"status": "news for my list"}).status_code == 200
+    )
     expect(status_in(c, "news for my list")).to_be_visible()
 
     # explore shows it too; its time link opens the thread view
@@ -377,7 +429,9 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     post.locator("a.time").click()
     expect(c).to_have_url(re.compile(f"/@{dan_name}/\\d+$"))
     expect(c.locator("article.focused")).to_contain_text("news for my list")
-    expect(c.locator("article.focused").get_by_role("button", name=re.compile("Delete"))).to_have_count(0)
+    expect(
+        c.locator("article.focused").get_by_role("button", name=re.compile("Delete"))
+    ).to_have_count(0)
 
     # delete one's own post: asks once more, then it is gone here and from the API
     d = dan.page
@@ -388,7 +442,6 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     expect(status_in(d, "news for my list")).to_have_count(0)
     sid = c.url.rsplit("/", 1)[1]
     assert cat.api("GET", f"/api/v1/statuses/{sid}").status_code == 404
-
 
 
 def test_sha256_fallback_matches_webcrypto(people):
@@ -414,7 +467,10 @@ def test_favourite_bookmark_and_notifications_badge(people):
     eve, fay = people(DESKTOP), people(PHONE)
     eve_name = eve.sign_up("eve")
     fay.sign_up("fay")
-    assert eve.api("POST", "/api/v1/statuses", data={"status": "a post worth a star"}).status_code == 200
+    assert (
+        eve.api("POST", "/api/v1/statuses", data={"status": "a post worth a star"}).status_code
+        == 200
+    )
 
     # fay follows eve, favourites and bookmarks her post from the profile page
     f = fay.page
@@ -432,8 +488,12 @@ def test_favourite_bookmark_and_notifications_badge(people):
     expect(mark).to_have_attribute("aria-pressed", "true")
     f.reload()  # the server kept both
     post = status_in(f, "a post worth a star")
-    expect(post.get_by_role("button", name="Favourite", exact=True)).to_have_attribute("aria-pressed", "true")
-    expect(post.get_by_role("button", name="Bookmark", exact=True)).to_have_attribute("aria-pressed", "true")
+    expect(post.get_by_role("button", name="Favourite", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(post.get_by_role("button", name="Bookmark", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
     f.goto("/bookmarks")
     expect(status_in(f, "a post worth a star")).to_be_visible()
 
@@ -443,7 +503,9 @@ def test_favourite_bookmark_and_notifications_badge(people):
     badge = e.locator("#unread")
     expect(badge).to_have_text("2")
     e.get_by_role("link", name="Notifications", exact=True).click()
-    expect(e.locator(".notification", has_text="favourited your post")).to_contain_text("a post worth a star")
+    expect(e.locator(".notification", has_text="favourited your post")).to_contain_text(
+        "a post worth a star"
+    )
     expect(e.locator(".notification", has_text="followed you")).to_be_visible()
     expect(badge).to_be_hidden()
     e.wait_for_function("""async () => {
@@ -476,7 +538,7 @@ def test_favourite_bookmark_and_notifications_badge(people):
 def test_reply_thread_hashtag_and_mention(people):
     jo, ki = people(DESKTOP), people(PHONE)
     jo_name = jo.sign_up("jo")
-    ki_name = ki.sign_up("ki")
+    ki.sign_up("ki")
     ki_id = ki.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
     assert jo.api("POST", f"/api/v1/accounts/{ki_id}/follow").status_code == 200
     jo_id = jo.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
@@ -497,14 +559,18 @@ def test_reply_thread_hashtag_and_mention(people):
     expect(reply).to_be_visible()
     expect(reply).to_contain_text(f"Replying to @{jo_name}")
     context = ki.api("GET", f"/api/v1/statuses/{asked['id']}/context").json()
-    assert [s["content"] for s in context["descendants"]] and "ask away" in context["descendants"][0]["content"]
+    assert [s["content"] for s in context["descendants"]] and "ask away" in context["descendants"][
+        0
+    ]["content"]
 
     # the thread view: the question focused, the reply under it; the reply count shows
     j = jo.page
     j.goto(f"/@{jo_name}/{asked['id']}")
     expect(j.locator("article.focused")).to_contain_text("who knows")
     expect(j.locator("article").nth(1)).to_contain_text("I do, ask away")
-    expect(j.locator("article.focused").get_by_role("button", name="Reply", exact=True)).to_have_text("1")
+    expect(
+        j.locator("article.focused").get_by_role("button", name="Reply", exact=True)
+    ).to_have_text("1")
 
     # jo is notified of the mention; the hashtag link opens the tag's timeline
     j.get_by_role("link", name="Notifications", exact=True).click()
@@ -516,14 +582,19 @@ def test_reply_thread_hashtag_and_mention(people):
     expect(status_in(j, "who knows")).to_be_visible()
     follow_tag = j.get_by_role("button", name="Follow hashtag")
     follow_tag.click()
-    expect(j.get_by_role("button", name="Unfollow hashtag")).to_have_attribute("aria-pressed", "true")
+    expect(j.get_by_role("button", name="Unfollow hashtag")).to_have_attribute(
+        "aria-pressed", "true"
+    )
 
 
 def test_search_autocomplete_and_settings(people):
     gil, hal = people(DESKTOP), people(PHONE)
     gil_name = gil.sign_up("gil")
     hal.sign_up("hal")
-    assert gil.api("POST", "/api/v1/statuses", data={"status": "findable words here"}).status_code == 200
+    assert (
+        gil.api("POST", "/api/v1/statuses", data={"status": "findable words here"}).status_code
+        == 200
+    )
 
     # hal finds gil on the search page and opens the profile
     h = hal.page
@@ -566,7 +637,9 @@ def test_boost_shows_to_followers_and_notifies_live(people):
     no.sign_up("no")
     mo_id = mo.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
     assert no.api("POST", f"/api/v1/accounts/{mo_id}/follow").status_code == 200
-    assert lu.api("POST", "/api/v1/statuses", data={"status": "boost me, please"}).status_code == 200
+    assert (
+        lu.api("POST", "/api/v1/statuses", data={"status": "boost me, please"}).status_code == 200
+    )
 
     # lu waits on the home page; the badge counts live notifications
     lu.page.get_by_role("link", name="Home", exact=True).click()
@@ -606,15 +679,22 @@ def test_compose_and_settings_offer_what_the_server_takes(people, web):
     doc = httpx.get(web.url + "/openapi.json").json()
 
     def body(path, method):
-        return doc["paths"][path][method]["requestBody"]["content"]["application/json"][
-            "schema"]["properties"]
+        return doc["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"][
+            "properties"
+        ]
 
     offered = body("/api/v1/statuses", "post")["visibility"]["enum"]
     creds = body("/api/v1/accounts/update_credentials", "patch")
     lockable = creds.get("locked", {}).get("const", True) is not False and "locked" in creds
-    privacy = creds.get("source[privacy]") or creds.get("source", {}).get("properties", {}).get("privacy")
-    labels = {"public": "Public", "unlisted": "Unlisted", "private": "Followers only",
-              "direct": "Mentioned people only"}
+    privacy = creds.get("source[privacy]") or creds.get("source", {}).get("properties", {}).get(
+        "privacy"
+    )
+    labels = {
+        "public": "Public",
+        "unlisted": "Unlisted",
+        "private": "Followers only",
+        "direct": "Mentioned people only",
+    }
 
     ivy = people(DESKTOP)
     ivy.sign_up("ivy")
@@ -628,16 +708,22 @@ def test_compose_and_settings_offer_what_the_server_takes(people, web):
         page.get_by_role("textbox", name="Compose").fill(f"posted {value} from the web")
         page.get_by_role("button", name="Post").click()
         expect(page.get_by_role("textbox", name="Compose")).to_have_value("")
-    mine = ivy.api("GET", "/api/v1/accounts/" + ivy.api(
-        "GET", "/api/v1/accounts/verify_credentials").json()["id"] + "/statuses").json()
+    mine = ivy.api(
+        "GET",
+        "/api/v1/accounts/"
+        + ivy.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
+        + "/statuses",
+    ).json()
     assert {s["content"].split("posted ")[1].split(" ")[0]: s["visibility"] for s in mine} == {
-        v: v for v in offered}
+        v: v for v in offered
+    }
 
     page.get_by_role("link", name="Settings", exact=True).click()
     expect(page.get_by_label("Display name")).to_be_visible()
     assert "null" not in page.locator("main").inner_text()  # what is left out leaves no trace
     expect(page.get_by_label("Locked account (approve each follower)")).to_have_count(
-        1 if lockable else 0)
+        1 if lockable else 0
+    )
     expect(page.get_by_label("Default visibility")).to_have_count(1 if privacy else 0)
 
 
@@ -690,8 +776,11 @@ def test_content_warning_hides_the_text_and_pins_show_first_on_the_profile(peopl
     g.get_by_role("button", name="Post", exact=True).click()
     post = status_in(g, "spoilers for the finale")
     expect(post).to_be_visible()
-    sent = [data for method, url, data in gus.requests
-            if method == "POST" and url.endswith("/api/v1/statuses")]
+    sent = [
+        data
+        for method, url, data in gus.requests
+        if method == "POST" and url.endswith("/api/v1/statuses")
+    ]
     assert sent and "spoiler_text=spoilers" in sent[-1]
 
     # another reader sees the warning, not the text, until they ask for it
@@ -720,7 +809,9 @@ def test_content_warning_hides_the_text_and_pins_show_first_on_the_profile(peopl
     expect(pinned).to_contain_text("Pinned")
     h_.screenshot(path="/tmp/redpoll-pinned-phone.png", full_page=True)
     # nobody else gets a Pin button for gus's posts
-    expect(status_in(h_, "an older plain post").first.get_by_role("button", name="Pin", exact=True)).to_have_count(0)
+    expect(
+        status_in(h_, "an older plain post").first.get_by_role("button", name="Pin", exact=True)
+    ).to_have_count(0)
 
 
 def test_visibility_resets_after_a_post_and_counts_read_as_words(people):
@@ -733,8 +824,11 @@ def test_visibility_resets_after_a_post_and_counts_read_as_words(people):
     i.get_by_role("button", name="Post", exact=True).click()
     expect(status_in(i, "just for my followers")).to_be_visible()
     expect(i.get_by_role("combobox", name="Visibility")).to_have_value("public")
-    sent = [data for method, url, data in ivy.requests
-            if method == "POST" and url.endswith("/api/v1/statuses")]
+    sent = [
+        data
+        for method, url, data in ivy.requests
+        if method == "POST" and url.endswith("/api/v1/statuses")
+    ]
     assert "visibility=private" in sent[-1]
     # one post, one follower: singular words
     other = people(DESKTOP)
@@ -846,7 +940,9 @@ def test_filters_in_settings_warn_behind_a_note_and_hide(people):
     expect(k.get_by_text("kale salad")).to_have_count(0)  # hidden by the server
     k.screenshot(path="/tmp/redpoll-filters-home.png", full_page=True)
     warned.get_by_role("button", name="Show anyway").click()
-    expect(status_in(k, "broccoli soup tonight").get_by_text("broccoli soup tonight")).to_be_visible()
+    expect(
+        status_in(k, "broccoli soup tonight").get_by_text("broccoli soup tonight")
+    ).to_be_visible()
     expect(status_in(k, "broccoli soup tonight").get_by_text("Filtered:")).to_have_count(0)
 
     # a new post by lou arrives live: filtered alike

@@ -10,6 +10,7 @@ No server sends a ``gifv`` yet (another server's note does not say a video
 is GIF-like: Mastodon decides it from the file, which is not fetched here;
 local GIFs stay images), so the GIF test renders an attachment of that type
 with the app's own module in the app's page, from a real file."""
+
 from __future__ import annotations
 
 import io
@@ -24,14 +25,13 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 from playwright.sync_api import expect
+from test_federation import Instance, Peer, eventually
+from test_webapp import DESKTOP, Person, browser, status_in  # noqa: F401 (fixture)
+from test_webapp_media import until
 
 from redpoll import web
 from redpoll.core.settings import Settings
 from redpoll.federation import documents
-
-from test_federation import Instance, Peer, eventually
-from test_webapp import DESKTOP, Person, browser, status_in  # noqa: F401 (fixture)
-from test_webapp_media import until
 
 pytestmark = pytest.mark.timeout(300)
 PHONE_WIDE = {"width": 390, "height": 844}
@@ -109,7 +109,7 @@ class Files:
                     start = int(first or 0)
                     end = min(int(last), len(body) - 1) if last else len(body) - 1
                     headers["Content-Range"] = f"bytes {start}-{end}/{len(body)}"
-                    body, status = body[start:end + 1], 206
+                    body, status = body[start : end + 1], 206
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
@@ -152,22 +152,40 @@ def deliver(site, reader: str, text: str, attachment: list[dict], sensitive: boo
     eve = peer.actor("eve")
     reader_uri = f"{a.url}/users/{reader}"
     note_id = f"{eve}/statuses/{uuid.uuid4().hex}"
-    note = {"id": note_id, "type": "Note", "attributedTo": eve, "sensitive": sensitive,
-            "content": f"<p>{text} @{reader}</p>", "to": [documents.PUBLIC], "cc": [reader_uri],
-            "tag": [{"type": "Mention", "href": reader_uri, "name": f"@{reader}"}],
-            "attachment": attachment}
-    assert peer.post(f"{a.url}/inbox", {"id": f"{note_id}/activity", "type": "Create",
-                                        "actor": eve, "object": note}) == 202
+    note = {
+        "id": note_id,
+        "type": "Note",
+        "attributedTo": eve,
+        "sensitive": sensitive,
+        "content": f"<p>{text} @{reader}</p>",
+        "to": [documents.PUBLIC],
+        "cc": [reader_uri],
+        "tag": [{"type": "Mention", "href": reader_uri, "name": f"@{reader}"}],
+        "attachment": attachment,
+    }
+    assert (
+        peer.post(
+            f"{a.url}/inbox",
+            {"id": f"{note_id}/activity", "type": "Create", "actor": eve, "object": note},
+        )
+        == 202
+    )
 
 
 def video_doc(url: str, poster: str, name: str) -> dict:
     w, h = VIDEO_SIZE
-    return {"type": "Document", "mediaType": "video/webm", "url": url, "name": name,
-            "width": w, "height": h, "icon": {"type": "Image", "url": poster}}
+    return {
+        "type": "Document",
+        "mediaType": "video/webm",
+        "url": url,
+        "name": name,
+        "width": w,
+        "height": h,
+        "icon": {"type": "Image", "url": poster},
+    }
 
 
-PLAYED = ("m => m.readyState >= %d && m.played.length > 0"
-          " && m.played.end(m.played.length - 1) > %s")
+PLAYED = "m => m.readyState >= %d && m.played.length > 0 && m.played.end(m.played.length - 1) > %s"
 
 
 def playing(media, past: float = 0.3, timeout: float = 15.0) -> None:
@@ -176,7 +194,9 @@ def playing(media, past: float = 0.3, timeout: float = 15.0) -> None:
     end = time.monotonic() + timeout
     while not media.evaluate(PLAYED % (HAVE_ENOUGH_DATA, past)):
         if time.monotonic() > end:
-            state = media.evaluate("m => [m.readyState, m.paused, m.currentTime, m.error && m.error.message]")
+            state = media.evaluate(
+                "m => [m.readyState, m.paused, m.currentTime, m.error && m.error.message]"
+            )
             raise AssertionError(f"not played past {past} s: {state}")
         time.sleep(0.05)
 
@@ -189,7 +209,10 @@ def test_media_may_load_from_other_servers_and_the_bucket_only_where_they_are(si
     assert "script-src 'self';" in csp and "connect-src 'self';" in csp  # no wider than media
     bucket = Settings(s3_bucket="b", s3_public_url="https://cdn.example/media/")
     assert web.media_sources(bucket) == "https://cdn.example"
-    assert "media-src 'self' https://cdn.example;" in web.shell_headers(bucket)["Content-Security-Policy"]
+    assert (
+        "media-src 'self' https://cdn.example;"
+        in web.shell_headers(bucket)["Content-Security-Policy"]
+    )
     assert web.media_sources(Settings(public_url="https://social.example")) == "https:"
     assert web.shell_headers(Settings())["Content-Security-Policy"] == web.CSP
     assert "media-src 'self';" in web.CSP and "http" not in web.CSP
@@ -206,15 +229,37 @@ def test_video_audio_and_a_sensitive_video_from_another_server(site, browser):  
     ann = Person(browser, a, DESKTOP, others=(files.base,))
     try:
         reader = ann.sign_up("ann")
-        deliver(site, reader, "a clip and a photo", [
-            video_doc(clip, poster, "A yellow square crossing blue"),
-            {"type": "Document", "mediaType": "image/png", "url": photo, "name": "A white moon on green"}])
-        deliver(site, reader, "a tone for you", [
-            {"type": "Document", "mediaType": "audio/wav", "url": song, "name": "A 440 Hz tone"}])
-        deliver(site, reader, "careful with this one", [
-            video_doc(hidden, hidden_poster, "A square crossing purple")], sensitive=True)
-        eventually(lambda: len(ann.api("GET", "/api/v1/notifications").json()) == 3,
-                   what="eve's three notes")
+        deliver(
+            site,
+            reader,
+            "a clip and a photo",
+            [
+                video_doc(clip, poster, "A yellow square crossing blue"),
+                {
+                    "type": "Document",
+                    "mediaType": "image/png",
+                    "url": photo,
+                    "name": "A white moon on green",
+                },
+            ],
+        )
+        deliver(
+            site,
+            reader,
+            "a tone for you",
+            [{"type": "Document", "mediaType": "audio/wav", "url": song, "name": "A 440 Hz tone"}],
+        )
+        deliver(
+            site,
+            reader,
+            "careful with this one",
+            [video_doc(hidden, hidden_poster, "A square crossing purple")],
+            sensitive=True,
+        )
+        eventually(
+            lambda: len(ann.api("GET", "/api/v1/notifications").json()) == 3,
+            what="eve's three notes",
+        )
         p = ann.page
         p.goto("/notifications/mentions")
 
@@ -319,7 +364,9 @@ def test_a_gif_like_video_plays_muted_looped_and_waits_when_asked_for_less_motio
             p.evaluate(GIF_STATUS, [loop, poster, score])
             gif = p.locator(".gif-test video")
             expect(gif).to_have_attribute("src", loop)
-            assert gif.evaluate("v => v.muted && v.loop && !v.controls && v.hasAttribute('playsinline')")
+            assert gif.evaluate(
+                "v => v.muted && v.loop && !v.controls && v.hasAttribute('playsinline')"
+            )
             expect(p.locator(".gif-test .media-badge", has_text="GIF")).to_be_visible()
             link = p.locator(".gif-test").get_by_role("link", name="score.pdf")
             expect(link).to_have_attribute("href", score)
@@ -341,8 +388,11 @@ def test_a_gif_like_video_plays_muted_looped_and_waits_when_asked_for_less_motio
                 shown = p.get_by_role("dialog", name="GIF 1 of 1").locator("video")
                 expect(shown).to_have_attribute("src", loop)
                 assert shown.evaluate("v => v.muted && v.loop && !v.controls")
-                until(p, "(() => { const v = document.querySelector('dialog video');"
-                         " return v && !v.paused && v.currentTime > 0.1; })()")
+                until(
+                    p,
+                    "(() => { const v = document.querySelector('dialog video');"
+                    " return v && !v.paused && v.currentTime > 0.1; })()",
+                )
                 p.keyboard.press("Escape")
             assert not bo.problems, bo.problems
         finally:

@@ -6,13 +6,13 @@ view (a reply stays in its conversation, mark read); lists that hold only
 people one follows (an unfollow takes them out) and keep direct messages out; and one state per status
 and account on screen (a follower count after Follow, a favourite on one
 copy of a status shown on the other, empty-timeline messages that go)."""
+
 from __future__ import annotations
 
 import re
 import time
 
 from playwright.sync_api import expect
-
 from test_webapp import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401 (fixtures)
 
 
@@ -43,7 +43,10 @@ def test_grouped_notifications_mentions_filter_and_mark_all_read(people):  # noq
     for p in (bob, cat, dan):
         p.sign_up("fan")
     post = ann.api("POST", "/api/v1/statuses", data={"status": "a post to star thrice"}).json()
-    assert bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} hello there"}).status_code == 200
+    assert (
+        bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} hello there"}).status_code
+        == 200
+    )
     for p in (bob, cat, dan):
         assert p.api("POST", f"/api/v1/statuses/{post['id']}/favourite").status_code == 200
 
@@ -55,7 +58,8 @@ def test_grouped_notifications_mentions_filter_and_mark_all_read(people):  # noq
     group = a.locator(".notification.favourite")
     expect(group).to_have_count(1)
     expect(group.locator(".note-head")).to_contain_text(
-        re.compile(r"and 2 others favourited your post"))
+        re.compile(r"and 2 others favourited your post")
+    )
     expect(group).to_contain_text("a post to star thrice")
     expect(group.locator(".note-avatars .avatar, .note-avatars > *")).to_have_count(3)
     mention = a.locator(".notification.mention")
@@ -87,7 +91,10 @@ def test_grouped_notifications_mentions_filter_and_mark_all_read(people):  # noq
     assert ann.api("GET", "/api/v1/notifications/unread_count").json()["count"] == 0
 
     # another app moves the marker back: this one shows the badge again on its next load
-    assert ann.api("POST", "/api/v1/markers", data={"notifications[last_read_id]": before}).status_code == 200
+    assert (
+        ann.api("POST", "/api/v1/markers", data={"notifications[last_read_id]": before}).status_code
+        == 200
+    )
     a.get_by_role("link", name="Home", exact=True).click()
     a.reload()
     expect(badge).to_have_text("1")
@@ -98,8 +105,11 @@ def test_direct_messages_view_reply_stays_in_the_conversation(people):  # noqa: 
     ann_name = ann.sign_up("ann")
     bob_name = bob.sign_up("bob")
     bob_id = me(bob)["id"]
-    dm = bob.api("POST", "/api/v1/statuses",
-                 data={"status": f"@{ann_name} a secret plan", "visibility": "direct"}).json()
+    dm = bob.api(
+        "POST",
+        "/api/v1/statuses",
+        data={"status": f"@{ann_name} a secret plan", "visibility": "direct"},
+    ).json()
     assert dm["visibility"] == "direct"
 
     a = ann.page
@@ -127,16 +137,28 @@ def test_direct_messages_view_reply_stays_in_the_conversation(people):  # noqa: 
     box.get_by_role("button", name="Post").click()
     expect(a.locator(".conversation")).to_have_count(1)
     expect(a.locator(".conversation").first).to_contain_text("count me in")
-    convs = until(lambda: [c for c in bob.api("GET", "/api/v1/conversations").json()
-                           if c["last_status"] and "count me in" in c["last_status"]["content"]])
+    convs = until(
+        lambda: [
+            c
+            for c in bob.api("GET", "/api/v1/conversations").json()
+            if c["last_status"] and "count me in" in c["last_status"]["content"]
+        ]
+    )
     assert len(bob.api("GET", "/api/v1/conversations").json()) == 1
     last = convs[0]["last_status"]
     assert last["visibility"] == "direct" and last["in_reply_to_id"] == dm["id"]
     assert [m["id"] for m in last["mentions"]] == [bob_id]
 
     # bob answers: it comes in live, unread
-    bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} see you at noon",
-                                              "visibility": "direct", "in_reply_to_id": last["id"]})
+    bob.api(
+        "POST",
+        "/api/v1/statuses",
+        data={
+            "status": f"@{ann_name} see you at noon",
+            "visibility": "direct",
+            "in_reply_to_id": last["id"],
+        },
+    )
     row = a.locator(".conversation").first
     expect(row).to_contain_text("see you at noon", timeout=20_000)
     expect(row.locator(".conv-people")).to_contain_text("Unread")
@@ -161,10 +183,17 @@ def test_direct_messages_stay_out_of_list_timelines(people):  # noqa: F811
     bob_id = me(bob)["id"]
     assert ann.api("POST", f"/api/v1/accounts/{bob_id}/follow").status_code == 200
     lid = ann.api("POST", "/api/v1/lists", data={"title": "Bob"}).json()["id"]
-    assert ann.api("POST", f"/api/v1/lists/{lid}/accounts", data={"account_ids[]": bob_id}).status_code == 200
+    assert (
+        ann.api("POST", f"/api/v1/lists/{lid}/accounts", data={"account_ids[]": bob_id}).status_code
+        == 200
+    )
     bob.api("POST", "/api/v1/statuses", data={"status": "in the open"})
-    bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} just us", "visibility": "direct"})
-    ann.api("POST", "/api/v1/statuses", data={"status": f"@{bob.name} only you", "visibility": "direct"})
+    bob.api(
+        "POST", "/api/v1/statuses", data={"status": f"@{ann_name} just us", "visibility": "direct"}
+    )
+    ann.api(
+        "POST", "/api/v1/statuses", data={"status": f"@{bob.name} only you", "visibility": "direct"}
+    )
     listed = [s["content"] for s in ann.api("GET", f"/api/v1/timelines/list/{lid}").json()]
     home = [s["content"] for s in ann.api("GET", "/api/v1/timelines/home").json()]
     assert any("in the open" in c for c in listed)
@@ -200,7 +229,11 @@ def test_follow_count_add_to_list_and_a_list_that_fills(people):  # noqa: F811
     # Add to list, from the profile of someone followed
     c.get_by_role("button", name="Add to list").click()
     c.get_by_role("group", name="Lists").get_by_label("Pals").check()
-    until(lambda: [a["id"] for a in cat.api("GET", f"/api/v1/lists/{pals}/accounts").json()] == [dan_id])
+    until(
+        lambda: (
+            [a["id"] for a in cat.api("GET", f"/api/v1/lists/{pals}/accounts").json()] == [dan_id]
+        )
+    )
     assert c.evaluate("window.__sameDocument") is True
     c.screenshot(path="/tmp/redpoll-profile-add-to-list.png", full_page=True)
 
@@ -255,7 +288,9 @@ def test_one_state_per_status_on_every_copy(people):  # noqa: F811
     expect(boost).to_be_visible(timeout=20_000)
     for copy in (boost, original):
         expect(copy.get_by_role("button", name="Favourite", exact=True)).to_have_text("1")
-        expect(copy.get_by_role("button", name="Boost", exact=True)).to_have_attribute("aria-pressed", "true")
+        expect(copy.get_by_role("button", name="Boost", exact=True)).to_have_attribute(
+            "aria-pressed", "true"
+        )
         expect(copy.get_by_role("button", name="Boost", exact=True)).to_have_text("1")
 
     # favouriting one copy shows on the other
@@ -266,5 +301,7 @@ def test_one_state_per_status_on_every_copy(people):  # noqa: F811
         expect(fav).to_have_text("2")
     a.screenshot(path="/tmp/redpoll-home-one-state.png", full_page=True)
     original.get_by_role("button", name="Bookmark", exact=True).click()
-    expect(boost.get_by_role("button", name="Bookmark", exact=True)).to_have_attribute("aria-pressed", "true")
+    expect(boost.get_by_role("button", name="Bookmark", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
     assert ann.api("GET", f"/api/v1/statuses/{post['id']}").json()["favourites_count"] == 2

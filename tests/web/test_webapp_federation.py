@@ -1,11 +1,11 @@
 """The web app and another server: a person on one Redpoll finds an account
 of another by ``@name@host``, follows it from its profile, and sees its
 posts arrive (two real ``redpoll serve`` on loopback, Debian's Chromium)."""
+
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-
 from test_federation import Instance, eventually, unique
 from test_webapp import DESKTOP, Person, browser, status_in  # noqa: F401 (fixture)
 
@@ -38,8 +38,11 @@ def test_follow_an_account_of_another_server_from_the_web_app(servers, browser):
         ada.status_post("hello to the browser on the other server")
         page.goto("/")
         expect(status_in(page, "hello to the browser on the other server")).to_be_visible()
-        expect(status_in(page, "hello to the browser on the other server")
-               .get_by_text(f"{ada_login}@{a.host}").first).to_be_visible()
+        expect(
+            status_in(page, "hello to the browser on the other server")
+            .get_by_text(f"{ada_login}@{a.host}")
+            .first
+        ).to_be_visible()
         page.screenshot(path="/tmp/redpoll-federation-home.png")
         assert not fan.problems, fan.problems
     finally:

@@ -4,6 +4,7 @@ the server), the gallery under a status (previews over their blurhash, the
 viewer with Esc and arrow keys, sensitive images behind a cover), the avatar
 and header in Settings; and going Back to a timeline where one left it
 (the phone's back arrow and its "More" menu too)."""
+
 from __future__ import annotations
 
 import io
@@ -15,11 +16,10 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 from playwright.sync_api import expect
-
-from redpoll.api.process import ServeProcess
-
 from test_api_mastodon import serve_env
 from test_webapp import DESKTOP, PHONE, Person, browser, people, status_in  # noqa: F401  (fixtures)
+
+from redpoll.api.process import ServeProcess
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +56,12 @@ def picture(colour: tuple[int, int, int], size=(800, 600), fmt="PNG") -> bytes:
 
 
 def upload(person: Person, data: bytes, description: str = "") -> dict:
-    r = person.api("POST", "/api/v1/media", files={"file": ("p.png", data, "image/png")},
-                   data={"description": description} if description else {})
+    r = person.api(
+        "POST",
+        "/api/v1/media",
+        files={"file": ("p.png", data, "image/png")},
+        data={"description": description} if description else {},
+    )
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -70,10 +74,16 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F8
     add = a.get_by_role("button", name="Add images")
     with a.expect_file_chooser() as chooser:
         add.click()
-    chooser.value.set_files([
-        {"name": "harbour.png", "mimeType": "image/png", "buffer": picture((30, 120, 200))},
-        {"name": "garden.jpg", "mimeType": "image/jpeg", "buffer": picture((40, 160, 60), fmt="JPEG")},
-    ])
+    chooser.value.set_files(
+        [
+            {"name": "harbour.png", "mimeType": "image/png", "buffer": picture((30, 120, 200))},
+            {
+                "name": "garden.jpg",
+                "mimeType": "image/jpeg",
+                "buffer": picture((40, 160, 60), fmt="JPEG"),
+            },
+        ]
+    )
     attached = a.get_by_role("list", name="Attached images")
     expect(attached.get_by_role("listitem")).to_have_count(2)
     # images and a poll exclude each other (the server refuses both)
@@ -81,7 +91,10 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F8
     a.get_by_label("Alt text for image 1").fill("A blue harbour at noon")
     a.get_by_label("Alt text for image 2").fill("A green garden with a yellow sun")
     expect(attached.locator("img")).to_have_count(2)  # both processed: their previews show
-    until(a, "[...document.querySelectorAll('.compose-media img')].every(i => i.complete && i.naturalWidth > 0)")
+    until(
+        a,
+        "[...document.querySelectorAll('.compose-media img')].every(i => i.complete && i.naturalWidth > 0)",
+    )
     post = a.get_by_role("button", name="Post", exact=True)
     expect(post).to_be_enabled()  # no text: images alone make a post
     a.screenshot(path="/tmp/redpoll-media-compose-desktop.png")
@@ -94,12 +107,17 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F8
     second = gallery.get_by_role("img", name="A green garden with a yellow sun")
     expect(first).to_be_visible()
     expect(second).to_be_visible()
-    until(a, "[...document.querySelectorAll('article .media-item img')].every(i => i.complete && i.naturalWidth > 0)")
+    until(
+        a,
+        "[...document.querySelectorAll('article .media-item img')].every(i => i.complete && i.naturalWidth > 0)",
+    )
     expect(attached).to_be_hidden()  # the composer is empty again
     # served from the server, as the API says
     status = ann.api("GET", "/api/v1/timelines/home").json()[0]
     assert [m["description"] for m in status["media_attachments"]] == [
-        "A blue harbour at noon", "A green garden with a yellow sun"]
+        "A blue harbour at noon",
+        "A green garden with a yellow sun",
+    ]
     assert status["content"] in ("", "<p></p>")
     src = first.get_attribute("src")
     assert src == status["media_attachments"][0]["preview_url"] and src.startswith(web.url)
@@ -112,7 +130,8 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F8
     viewer = a.get_by_role("dialog", name="Image 1 of 2")
     expect(viewer).to_be_visible()
     expect(viewer.get_by_role("img", name="A blue harbour at noon")).to_have_attribute(
-        "src", status["media_attachments"][0]["url"])
+        "src", status["media_attachments"][0]["url"]
+    )
     a.keyboard.press("ArrowRight")
     expect(a.get_by_role("dialog", name="Image 2 of 2")).to_contain_text("A green garden")
     a.screenshot(path="/tmp/redpoll-media-viewer-desktop.png")
@@ -132,9 +151,16 @@ def test_a_refused_upload_says_why_and_blocks_posting_until_removed(people):  # 
     box.fill("with a broken picture")
     with b.expect_file_chooser() as chooser:
         b.get_by_role("button", name="Add images").click()
-    chooser.value.set_files([
-        {"name": "broken.png", "mimeType": "image/png", "buffer": b"this is not a png at all"},
-        {"name": "fine.png", "mimeType": "image/png", "buffer": picture((200, 60, 60), size=(300, 200))}])
+    chooser.value.set_files(
+        [
+            {"name": "broken.png", "mimeType": "image/png", "buffer": b"this is not a png at all"},
+            {
+                "name": "fine.png",
+                "mimeType": "image/png",
+                "buffer": picture((200, 60, 60), size=(300, 200)),
+            },
+        ]
+    )
     alert = b.get_by_role("alert").filter(has_text="broken.png")
     expect(alert).to_be_visible()
     expect(b.get_by_role("list", name="Attached images").locator("img")).to_have_count(1)
@@ -178,7 +204,9 @@ def test_images_dropped_on_the_box_or_pasted_attach_too(people):  # noqa: F811
     j.get_by_label("Alt text for image 2").fill("A pink rectangle")
     j.get_by_role("button", name="Post", exact=True).click()
     expect(j.locator("article").first.get_by_role("img", name="A pink rectangle")).to_be_visible()
-    expect(j.locator("article").first.get_by_role("button", name="Open image 1 of 2")).to_be_visible()
+    expect(
+        j.locator("article").first.get_by_role("button", name="Open image 1 of 2")
+    ).to_be_visible()
 
 
 # --- showing images ---------------------------------------------------------------------------
@@ -187,8 +215,11 @@ def test_sensitive_images_stay_covered_until_asked(people):  # noqa: F811
     cy_name = cy.sign_up("cy")
     di.sign_up("di")
     media = upload(cy, picture((180, 40, 120)), "A magenta blob")
-    r = cy.api("POST", "/api/v1/statuses", json={"status": "spoilers inside", "media_ids": [media["id"]],
-                                                  "sensitive": True})
+    r = cy.api(
+        "POST",
+        "/api/v1/statuses",
+        json={"status": "spoilers inside", "media_ids": [media["id"]], "sensitive": True},
+    )
     assert r.status_code == 200 and r.json()["sensitive"] is True
     d = di.page
     d.goto(f"/@{cy_name}")
@@ -215,11 +246,14 @@ def test_blurhash_decoder_agrees_with_the_reference(people):  # noqa: F811
     hash_ = media["blurhash"]
     assert hash_
     want = blurhash_lib.decode(hash_, 8, 6)  # rows of [r, g, b]
-    got = ed.page.evaluate("""async (hash) => {
+    got = ed.page.evaluate(
+        """async (hash) => {
         const src = document.querySelector('script[type=module]').src.replace('app.js', 'blurhash.js');
         const { decode, averageColor } = await import(src);
         return { px: Array.from(decode(hash, 8, 6)), avg: averageColor(hash), bad: decode('not a hash!', 4, 4) };
-    }""", hash_)
+    }""",
+        hash_,
+    )
     assert got["bad"] is None and re.fullmatch(r"rgb\(\d+ \d+ \d+\)", got["avg"])
     for y in range(6):
         for x in range(8):
@@ -235,11 +269,25 @@ def test_avatar_and_header_upload_in_settings(people, web):  # noqa: F811
     f = fa.page
     f.goto("/settings")
     f.get_by_label("Avatar").set_input_files(
-        {"name": "me.png", "mimeType": "image/png", "buffer": picture((240, 160, 30), size=(500, 500))})
-    expect(f.locator(".profile-images .avatar img")).to_have_attribute("src", re.compile("^data:image/png"))
+        {
+            "name": "me.png",
+            "mimeType": "image/png",
+            "buffer": picture((240, 160, 30), size=(500, 500)),
+        }
+    )
+    expect(f.locator(".profile-images .avatar img")).to_have_attribute(
+        "src", re.compile("^data:image/png")
+    )
     f.get_by_label("Header").set_input_files(
-        {"name": "wide.jpg", "mimeType": "image/jpeg", "buffer": picture((20, 90, 160), size=(1500, 500), fmt="JPEG")})
-    expect(f.locator(".header-preview img")).to_have_attribute("src", re.compile("^data:image/jpeg"))
+        {
+            "name": "wide.jpg",
+            "mimeType": "image/jpeg",
+            "buffer": picture((20, 90, 160), size=(1500, 500), fmt="JPEG"),
+        }
+    )
+    expect(f.locator(".header-preview img")).to_have_attribute(
+        "src", re.compile("^data:image/jpeg")
+    )
     f.get_by_label("Display name").fill("Fa with a face")
     f.get_by_role("button", name="Save").click()
     expect(f.get_by_role("status").filter(has_text="Settings saved")).to_be_visible()
@@ -263,15 +311,21 @@ def test_avatar_and_header_upload_in_settings(people, web):  # noqa: F811
 
 # --- back keeps your place ----------------------------------------------------------------------
 def home_first_pages(person: Person) -> list[str]:
-    return [url for method, url, _ in person.requests
-            if method == "GET" and "/api/v1/timelines/home" in url and "max_id" not in url]
+    return [
+        url
+        for method, url, _ in person.requests
+        if method == "GET" and "/api/v1/timelines/home" in url and "max_id" not in url
+    ]
 
 
 def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F811
     gus = people(DESKTOP)
     gus.sign_up("gus")
     for i in range(30):
-        assert gus.api("POST", "/api/v1/statuses", data={"status": f"numbered post {i}"}).status_code == 200
+        assert (
+            gus.api("POST", "/api/v1/statuses", data={"status": f"numbered post {i}"}).status_code
+            == 200
+        )
     g = gus.page
     g.reload()
     expect(g.locator("article")).to_have_count(20)
@@ -302,7 +356,9 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F81
     g.get_by_role("textbox", name="Compose").fill("a reply from the thread")
     g.get_by_role("button", name="Post", exact=True).click()
     expect(status_in(g, "a reply from the thread")).to_be_visible()
-    assert gus.api("POST", "/api/v1/statuses", data={"status": "arrived meanwhile"}).status_code == 200
+    assert (
+        gus.api("POST", "/api/v1/statuses", data={"status": "arrived meanwhile"}).status_code == 200
+    )
     g.wait_for_timeout(500)  # (the stream's event reaches the kept timeline)
     g.go_back()
     expect(g.get_by_role("button", name=re.compile(r"new posts?$"))).to_be_visible()
@@ -315,14 +371,17 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F81
     expect(status_in(g, "arrived meanwhile")).to_be_visible()
     until(g, "window.scrollY === 0")
     assert len(home_first_pages(gus)) == firsts + 1
-    assert not [u for u in home_first_pages(gus) if 'min_id' in u or 'since_id' in u]
+    assert not [u for u in home_first_pages(gus) if "min_id" in u or "since_id" in u]
 
 
 def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):  # noqa: F811
     hal = people(PHONE)
     hal.sign_up("hal")
     for i in range(25):
-        assert hal.api("POST", "/api/v1/statuses", data={"status": f"phone post {i}"}).status_code == 200
+        assert (
+            hal.api("POST", "/api/v1/statuses", data={"status": f"phone post {i}"}).status_code
+            == 200
+        )
     p = hal.page
     p.reload()
     compose = p.get_by_role("textbox", name="Compose")

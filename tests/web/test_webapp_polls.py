@@ -3,10 +3,10 @@ composer's Poll button (options, duration, multiple choice), the poll under
 the status, voting with radio buttons or checkboxes, the results (bars,
 percentages, who voted, the time left) right after the vote, and the
 author's own view; an edit in place keeps the poll and its votes."""
+
 from __future__ import annotations
 
 from playwright.sync_api import expect
-
 from test_webapp import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401  (fixtures)
 
 
@@ -33,8 +33,11 @@ def test_compose_a_poll_vote_in_it_and_see_the_results(people):  # noqa: F811
     expect(mine.get_by_role("group", name="Poll")).to_contain_text("0 people · ends in 1 hour")
     # the author sees the results, not a Vote button
     expect(mine.get_by_role("button", name="Vote")).to_have_count(0)
-    sent = [data for method, url, data in ann.requests
-            if method == "POST" and url.endswith("/api/v1/statuses")]
+    sent = [
+        data
+        for method, url, data in ann.requests
+        if method == "POST" and url.endswith("/api/v1/statuses")
+    ]
     assert sent and '"options":["Spring","Summer","Autumn","Winter"]' in sent[-1]
     assert '"expires_in":3600' in sent[-1]
     poll_id = ann.api("GET", "/api/v1/timelines/home").json()[0]["poll"]["id"]
@@ -59,9 +62,13 @@ def test_compose_a_poll_vote_in_it_and_see_the_results(people):  # noqa: F811
 
     # after a reload ben still sees the results; ann sees the vote counted
     b.reload()
-    expect(status_in(b, "Which season?").first.get_by_role("group", name="Poll")).to_contain_text("100%")
+    expect(status_in(b, "Which season?").first.get_by_role("group", name="Poll")).to_contain_text(
+        "100%"
+    )
     a.reload()
-    expect(status_in(a, "Which season?").first.get_by_role("group", name="Poll")).to_contain_text("1 person")
+    expect(status_in(a, "Which season?").first.get_by_role("group", name="Poll")).to_contain_text(
+        "1 person"
+    )
     a.screenshot(path="/tmp/redpoll-poll-author-desktop.png", full_page=True)
 
     # editing the text in place keeps the poll and its votes
@@ -78,8 +85,18 @@ def test_a_multiple_choice_poll_takes_checkboxes(people):  # noqa: F811
     cal, dee = people(DESKTOP), people(DESKTOP)
     cal_name = cal.sign_up("cal")
     dee.sign_up("dee")
-    cal.api("POST", "/api/v1/statuses", json={"status": "Pick toppings", "poll": {
-        "options": ["cheese", "olives", "basil"], "expires_in": 86_400, "multiple": True}})
+    cal.api(
+        "POST",
+        "/api/v1/statuses",
+        json={
+            "status": "Pick toppings",
+            "poll": {
+                "options": ["cheese", "olives", "basil"],
+                "expires_in": 86_400,
+                "multiple": True,
+            },
+        },
+    )
     d = dee.page
     d.goto(f"/@{cal_name}")
     post = status_in(d, "Pick toppings").first

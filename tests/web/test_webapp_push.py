@@ -9,6 +9,7 @@ that hands out a subscription made here as a browser would (a P-256 key and
 an auth secret); the push itself is delivered to the real service worker
 through the DevTools protocol (ServiceWorker.deliverPushMessage), as the
 browser delivers what it decrypted."""
+
 from __future__ import annotations
 
 import base64
@@ -18,7 +19,6 @@ import time
 import httpx
 from mastodon import Mastodon
 from playwright.sync_api import expect
-
 from test_webapp import DESKTOP, browser, people, web  # noqa: F401  (fixtures)
 
 ENDPOINT = "https://push.invalid/redpoll-web-test"
@@ -40,7 +40,7 @@ def fake_push_manager(p256dh: str, auth: str) -> str:
     return sub;
   };
   PushManager.prototype.getSubscription = async function () { return sessionStorage.getItem('fakePush') ? sub : null; };
-})();""" % (json.dumps(ENDPOINT), json.dumps(p256dh), json.dumps(auth))
+})();""" % (json.dumps(ENDPOINT), json.dumps(p256dh), json.dumps(auth))  # noqa: UP031
 
 
 def test_the_toggle_registers_the_worker_and_sends_the_subscription(people, web):  # noqa: F811
@@ -59,39 +59,59 @@ def test_the_toggle_registers_the_worker_and_sends_the_subscription(people, web)
     toggle.check()
     expect(page.get_by_text("Browser notifications on")).to_be_visible()
     expect(toggle).to_be_checked()
-    script = page.evaluate("async () => (await navigator.serviceWorker.getRegistration('/'))"
-                           "?.active?.scriptURL")
+    script = page.evaluate(
+        "async () => (await navigator.serviceWorker.getRegistration('/'))?.active?.scriptURL"
+    )
     assert script == web.url.rstrip("/") + "/sw.js"
     held = ann.api("GET", "/api/v1/push/subscription").json()
     assert held["endpoint"] == ENDPOINT and held["standard"] is True
     assert all(held["alerts"].values()) and held["policy"] == "all"
     # subscribed with the server's key
     assert page.evaluate("window.__pushKey") == held["server_key"]
-    sent = [data for method, url, data in ann.requests
-            if method == "POST" and url.endswith("/api/v1/push/subscription")]
+    sent = [
+        data
+        for method, url, data in ann.requests
+        if method == "POST" and url.endswith("/api/v1/push/subscription")
+    ]
     assert sent and json.loads(sent[-1])["subscription"]["keys"]["auth"] == b64url(public["auth"])
 
     # what the browser decrypted reaches the service worker, which shows it
     cdp = ann.context.new_cdp_session(page)
     registrations = []
-    cdp.on("ServiceWorker.workerRegistrationUpdated",
-           lambda e: registrations.extend(e["registrations"]))
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda e: registrations.extend(e["registrations"]),
+    )
     cdp.send("ServiceWorker.enable")
     deadline = time.monotonic() + 10
     while not registrations and time.monotonic() < deadline:
         page.wait_for_timeout(50)
     [reg] = [r for r in registrations if r["scopeURL"] == web.url.rstrip("/") + "/"]
-    cdp.send("ServiceWorker.deliverPushMessage", {
-        "origin": web.url.rstrip("/"), "registrationId": reg["registrationId"],
-        "data": json.dumps({"notification_id": "7", "notification_type": "mention",
-                            "title": "You were mentioned by Ben", "body": "hello ann",
-                            "icon": web.url.rstrip("/") + "/avatars/original/missing.png",
-                            "access_token": "x", "preferred_locale": "en"})})
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {
+            "origin": web.url.rstrip("/"),
+            "registrationId": reg["registrationId"],
+            "data": json.dumps(
+                {
+                    "notification_id": "7",
+                    "notification_type": "mention",
+                    "title": "You were mentioned by Ben",
+                    "body": "hello ann",
+                    "icon": web.url.rstrip("/") + "/avatars/original/missing.png",
+                    "access_token": "x",
+                    "preferred_locale": "en",
+                }
+            ),
+        },
+    )
     shown = []
     deadline = time.monotonic() + 10
     while not shown and time.monotonic() < deadline:
-        shown = page.evaluate("async () => (await (await navigator.serviceWorker.ready)"
-                              ".getNotifications()).map((n) => [n.title, n.body, n.tag])")
+        shown = page.evaluate(
+            "async () => (await (await navigator.serviceWorker.ready)"
+            ".getNotifications()).map((n) => [n.title, n.body, n.tag])"
+        )
         page.wait_for_timeout(50)
     assert shown == [["You were mentioned by Ben", "hello ann", "redpoll-7"]]
 

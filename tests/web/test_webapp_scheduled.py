@@ -2,12 +2,12 @@
 ``redpoll serve`` (the fixtures and checks of test_webapp.py): the
 composer's Schedule option makes a scheduled status (too soon: the server's
 422 shown), the Scheduled posts view lists it, reschedules and cancels it."""
+
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from playwright.sync_api import expect
-
 from test_webapp import DESKTOP, browser, people, status_in, web  # noqa: F401 (fixtures)
 
 
@@ -15,7 +15,8 @@ def local_input(person, minutes: int) -> str:
     """The browser's local time ``minutes`` ahead, as a datetime-local value."""
     return person.page.evaluate(
         f"(() => {{ const d = new Date(Date.now() + {minutes} * 60000 - "
-        "new Date().getTimezoneOffset() * 60000); return d.toISOString().slice(0, 16); })()")
+        "new Date().getTimezoneOffset() * 60000); return d.toISOString().slice(0, 16); })()"
+    )
 
 
 def test_schedule_from_the_composer_then_reschedule_and_cancel(people):  # noqa: F811
@@ -40,7 +41,7 @@ def test_schedule_from_the_composer_then_reschedule_and_cancel(people):  # noqa:
     listed = lee.api("GET", "/api/v1/scheduled_statuses").json()
     assert [s["params"]["text"] for s in listed] == ["a post for later"]
     at = datetime.fromisoformat(listed[0]["scheduled_at"].replace("Z", "+00:00"))
-    assert timedelta(minutes=58) < at - datetime.now(timezone.utc) < timedelta(minutes=61)
+    assert timedelta(minutes=58) < at - datetime.now(UTC) < timedelta(minutes=61)
 
     p.get_by_role("link", name="Scheduled posts").click()
     item = p.locator("li.scheduled-post", has_text="a post for later")
@@ -50,7 +51,7 @@ def test_schedule_from_the_composer_then_reschedule_and_cancel(people):  # noqa:
     expect(p.get_by_role("status").filter(has_text="Rescheduled")).to_be_visible()
     moved = lee.api("GET", f"/api/v1/scheduled_statuses/{listed[0]['id']}").json()
     at = datetime.fromisoformat(moved["scheduled_at"].replace("Z", "+00:00"))
-    assert timedelta(minutes=178) < at - datetime.now(timezone.utc) < timedelta(minutes=181)
+    assert timedelta(minutes=178) < at - datetime.now(UTC) < timedelta(minutes=181)
 
     p.get_by_role("button", name="Cancel scheduled post a post for later").click()
     expect(p.get_by_text("No scheduled posts.")).to_be_visible()

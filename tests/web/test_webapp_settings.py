@@ -4,6 +4,7 @@ sign-in page in the app's look (another app's name and scopes in words,
 Authorize; a wrong password keeps the username; a sign-up link), and
 Settings' profile fields, password change, apps and devices with Revoke,
 account deletion behind a confirmation, and the Report dialog."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,6 @@ from pathlib import Path
 
 import httpx
 from playwright.sync_api import expect
-
 from test_webapp import DESKTOP, PASSWORD, PHONE, browser, people, status_in, web  # noqa: F401
 
 SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
@@ -26,50 +26,90 @@ def shot(person, name: str) -> None:
 
 
 def password_token(web, name: str, password: str = PASSWORD, client: str = "Phone app") -> str:
-    app = httpx.post(web.url + "/api/v1/apps", data={
-        "client_name": client, "redirect_uris": OOB, "scopes": "read write"}).json()
-    resp = httpx.post(web.url + "/oauth/token", data={
-        "grant_type": "password", "client_id": app["client_id"],
-        "client_secret": app["client_secret"], "username": name, "password": password,
-        "scope": "read write"})
+    app = httpx.post(
+        web.url + "/api/v1/apps",
+        data={"client_name": client, "redirect_uris": OOB, "scopes": "read write"},
+    ).json()
+    resp = httpx.post(
+        web.url + "/oauth/token",
+        data={
+            "grant_type": "password",
+            "client_id": app["client_id"],
+            "client_secret": app["client_secret"],
+            "username": name,
+            "password": password,
+            "scope": "read write",
+        },
+    )
     assert resp.status_code == 200, resp.text
     return resp.json()["access_token"]
 
 
 def works(web, token: str) -> int:
-    return httpx.get(web.url + "/api/v1/accounts/verify_credentials",
-                     headers={"Authorization": "Bearer " + token}).status_code
+    return httpx.get(
+        web.url + "/api/v1/accounts/verify_credentials",
+        headers={"Authorization": "Bearer " + token},
+    ).status_code
 
 
 def test_another_app_is_named_with_its_scopes_in_words_and_authorized(people, web):  # noqa: F811
     for viewport in (DESKTOP, PHONE):
         owner = people(viewport)
         name = owner.sign_up("oa")
-        app = httpx.post(web.url + "/api/v1/apps", data={
-            "client_name": "Tusky for tests", "redirect_uris": OOB,
-            "scopes": "read write follow push", "website": "https://tusky.example"}).json()
+        app = httpx.post(
+            web.url + "/api/v1/apps",
+            data={
+                "client_name": "Tusky for tests",
+                "redirect_uris": OOB,
+                "scopes": "read write follow push",
+                "website": "https://tusky.example",
+            },
+        ).json()
         visitor = people(viewport)
         p = visitor.page
-        p.goto("/oauth/authorize?" + httpx.QueryParams({
-            "response_type": "code", "client_id": app["client_id"], "redirect_uri": OOB,
-            "scope": "read write follow push"}).__str__())
+        p.goto(
+            "/oauth/authorize?"
+            + httpx.QueryParams(
+                {
+                    "response_type": "code",
+                    "client_id": app["client_id"],
+                    "redirect_uri": OOB,
+                    "scope": "read write follow push",
+                }
+            ).__str__()
+        )
         expect(p.get_by_role("heading", level=1)).to_have_text("Authorize Tusky for tests")
         scopes = p.locator("ul.scopes li")
-        expect(scopes).to_have_text(["Read your posts and notifications", "Post and change things for you",
-                                     "Follow and unfollow", "Send you push notifications"])
+        expect(scopes).to_have_text(
+            [
+                "Read your posts and notifications",
+                "Post and change things for you",
+                "Follow and unfollow",
+                "Send you push notifications",
+            ]
+        )
         expect(p.get_by_role("button", name="Deny")).to_be_visible()
         # the app's look: its colours and font from style.css
-        assert p.evaluate("getComputedStyle(document.querySelector('button.primary')).backgroundColor") \
+        assert (
+            p.evaluate("getComputedStyle(document.querySelector('button.primary')).backgroundColor")
             == "rgb(179, 18, 43)"
+        )
         shot(visitor, "authorize-app")
         p.get_by_label("Username or e-mail").fill(name)
         p.get_by_label("Password").fill(PASSWORD)
         p.get_by_role("button", name="Authorize").click()
         code = p.locator("#code")
         expect(code).to_be_visible()
-        token = httpx.post(web.url + "/oauth/token", data={
-            "grant_type": "authorization_code", "code": code.inner_text(), "redirect_uri": OOB,
-            "client_id": app["client_id"], "client_secret": app["client_secret"]}).json()
+        token = httpx.post(
+            web.url + "/oauth/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": code.inner_text(),
+                "redirect_uri": OOB,
+                "client_id": app["client_id"],
+                "client_secret": app["client_secret"],
+            },
+        ).json()
         assert token["scope"] == "read write follow push"
         assert works(web, token["access_token"]) == 200
 
@@ -112,13 +152,17 @@ def test_profile_fields_are_saved_and_shown_on_the_profile(people, web):  # noqa
     p.get_by_role("button", name="Save").click()
     expect(p.get_by_role("status").filter(has_text="Settings saved")).to_be_visible()
     fields = bo.api("GET", "/api/v1/accounts/verify_credentials").json()["source"]["fields"]
-    assert [(f["name"], f["value"]) for f in fields] == [("Website", "https://bo.example/"),
-                                                         ("Pronouns", "they/them")]
+    assert [(f["name"], f["value"]) for f in fields] == [
+        ("Website", "https://bo.example/"),
+        ("Pronouns", "they/them"),
+    ]
     p.goto(f"/@{name}")
     table = p.get_by_role("definition").locator("xpath=..")
     expect(table.locator("dt")).to_have_text(["Website", "Pronouns"])
     expect(table.locator("dd")).to_have_text(["https://bo.example/", "they/them"])
-    expect(table.get_by_role("link", name="https://bo.example/")).to_have_attribute("href", "https://bo.example/")
+    expect(table.get_by_role("link", name="https://bo.example/")).to_have_attribute(
+        "href", "https://bo.example/"
+    )
     shot(bo, "profile-fields")
     # a field emptied is gone
     p.get_by_role("link", name="Edit profile").click()
@@ -223,10 +267,19 @@ def test_report_a_status_with_it_preselected_and_a_profile(people, web):  # noqa
     dialog.get_by_role("button", name="Send report").click()
     expect(p.get_by_role("status").filter(has_text="sent to the moderators")).to_be_visible()
     expect(dialog).to_have_count(0)
-    sent = [json.loads(body) for method, url, body in fay.requests
-            if method == "POST" and url.endswith("/api/v1/reports")]
-    assert sent == [{"account_id": posted["account"]["id"], "category": "spam",
-                     "comment": "Spam in every post", "status_ids": [posted["id"]]}]
+    sent = [
+        json.loads(body)
+        for method, url, body in fay.requests
+        if method == "POST" and url.endswith("/api/v1/reports")
+    ]
+    assert sent == [
+        {
+            "account_id": posted["account"]["id"],
+            "category": "spam",
+            "comment": "Spam in every post",
+            "status_ids": [posted["id"]],
+        }
+    ]
     # one's own posts have Delete, not Report
     assert gus.api("GET", "/api/v1/accounts/verify_credentials").status_code == 200
     g = gus.page
@@ -239,7 +292,9 @@ def test_report_a_status_with_it_preselected_and_a_profile(people, web):  # noqa
     expect(dialog.get_by_label("Include this post")).to_have_count(0)
     dialog.get_by_role("button", name="Send report").click()
     expect(dialog).to_have_count(0)
-    sent = [json.loads(body) for method, url, body in fay.requests
-            if method == "POST" and url.endswith("/api/v1/reports")]
-    assert sent[-1] == {"account_id": posted["account"]["id"], "category": "other",
-                        "comment": ""}
+    sent = [
+        json.loads(body)
+        for method, url, body in fay.requests
+        if method == "POST" and url.endswith("/api/v1/reports")
+    ]
+    assert sent[-1] == {"account_id": posted["account"]["id"], "category": "other", "comment": ""}
