@@ -394,7 +394,8 @@ class Worker:
         self._reading: set[asyncio.Task] = set()
 
     async def run(self, stop: asyncio.Event) -> None:
-        await self.queue.ensure_groups()
+        if not await self._groups(stop):
+            return  # stopped before the database answered
         # every shard of both lanes has its own readers: ingress work (other
         # servers' requests) waiting on a slow peer holds only its lane's
         tasks = [
@@ -419,6 +420,21 @@ class Worker:
             for task in list(self._reading):
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _groups(self, stop: asyncio.Event) -> bool:
+        """The job groups made (JobQueue.ensure_groups), tried again with
+        a back-off while the database is away (a worker started in an
+        outage, or cut off while it starts, waits for it instead of ending
+        with no reader left); False if stopped first."""
+        backoff = Backoff()
+        while not stop.is_set():
+            try:
+                await self.queue.ensure_groups()
+                return True
+            except OUTAGE as exc:
+                DATABASE.lost("worker", exc)
+                await backoff.wait()
+        return False
 
     async def _waiting(self, read):
         """Await ``read`` (a blocking read) as a loop that a stop may cancel."""

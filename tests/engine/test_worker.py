@@ -6,15 +6,19 @@ import asyncio
 import io
 import time
 
-from conftest import flush
+from conftest import CLUSTER, flush
 from PIL import Image
 
 from redpoll import Redpoll
 from redpoll.bus import jobs
-from redpoll.bus.jobs import MediaSweepJob
+from redpoll.bus.jobs import JobQueue, MediaSweepJob
 from redpoll.core import keys
 from redpoll.core.errors import RedpollError
-from redpoll.engine.worker import HANDLERS
+from redpoll.core.health import DATABASE, OUTAGE
+from redpoll.core.settings import Settings
+from redpoll.engine.worker import HANDLERS, Worker
+from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
+from redpoll.storage.store import Store
 
 
 async def test_worker_and_posting_survive_lost_job_streams(server, settings):
@@ -168,3 +172,48 @@ async def test_the_queue_s_figures_and_due_jobs_cover_the_ingress_shards(rp):
     assert (await jobs.job_figures(rp.store)).queued == 1
     await rp.drain()
     assert await rp.queue.depth() == 0
+
+
+async def test_a_worker_started_in_an_outage_waits_for_the_database(tmp_path):
+    """A worker whose database is away when it starts (or goes as it
+    makes its job groups) waits for it, with a back-off, instead of ending
+    its run with no reader left (the process lived on, silently idle); once
+    the database is back, it runs the jobs."""
+    db = EmbeddedCluster(tmp_path / "cluster") if CLUSTER else EmbeddedServer(tmp_path / "db")
+    db.start()
+    nodes = db.nodes if CLUSTER else [db]
+    store = Store.connect(db.url, CLUSTER)
+    await store.load_scripts()
+    settings = Settings(redis_url=db.url, cluster=CLUSTER, job_claim_ms=500)
+    stop = asyncio.Event()
+    try:
+        for node in nodes:
+            node.kill()
+        outages = DATABASE.outages
+        task = asyncio.create_task(Worker(store, settings, "outage", periodic=False).run(stop))
+        deadline = time.monotonic() + 20
+        while DATABASE.outages == outages:
+            assert not task.done(), task.exception()
+            assert time.monotonic() < deadline, "the outage was never noticed"
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(1.0)
+        assert not task.done(), task.exception()  # still waiting for the database
+        for node in nodes:
+            node.start()
+        queue = JobQueue(store)
+        deadline = time.monotonic() + 60
+        while True:  # (the cluster takes a moment to serve every slot again)
+            try:
+                await queue.enqueue(MediaSweepJob())
+                break
+            except OUTAGE:
+                assert time.monotonic() < deadline
+                await asyncio.sleep(0.5)
+        while await queue.depth() > 0:  # run by the worker's readers
+            assert not task.done() and time.monotonic() < deadline, "the job was never run"
+            await asyncio.sleep(0.2)
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(task, return_exceptions=True), 30)
+        await store.close()
+        db.stop()
