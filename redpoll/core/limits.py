@@ -154,6 +154,11 @@ INGRESS_SHARDS = 2
 QUEUE_MAX_JOBS = 1_000_000
 #: Jobs a worker reads per shard per round trip.
 WORKER_READ_COUNT = 16
+#: The longest a worker's idle read waits for a job (ms) before it looks
+#: again (for jobs to claim; a new job ends the wait at once, and a stop
+#: cancels it): each idle reader costs a read per wait, so a longer one is a
+#: quieter worker. Never longer than half the claim time (Settings.job_claim_ms).
+WORKER_IDLE_WAIT_MS = 2000
 #: Jobs queued for later (JobQueue.enqueue_at) that one worker moves onto a
 #: shard's stream per step, and how often each worker looks (seconds): a
 #: job runs at most about this late.

@@ -539,6 +539,8 @@ class Worker:
         stream, held = keys.job_stream(shard), keys.held_job_stream(shard)
         client = self.store
         claim_every = max(self.settings.job_claim_ms / 2000, 0.05)
+        # an idle read waits until the next claim is due, at most WORKER_IDLE_WAIT_MS
+        wait_ms = max(50, min(limits.WORKER_IDLE_WAIT_MS, int(claim_every * 1000)))
         last_claim = 0.0
         loop = asyncio.get_running_loop()
         backoff = Backoff()
@@ -559,7 +561,7 @@ class Worker:
                             consumer,
                             {stream: ">"},
                             count=limits.WORKER_READ_COUNT,
-                            block=200,
+                            block=wait_ms,
                         )
                     )
                     entries = [(stream, *e) for e in (reply[0][1] if reply else [])]
