@@ -87,7 +87,11 @@ def worker(concurrency: int | None) -> None:
             stop = asyncio.Event()
             task = asyncio.create_task(rp.worker().run(stop))
             click.echo("worker running; Ctrl-C stops it after the jobs in hand", err=True)
-            await wait_for_signal()
+            signalled = asyncio.create_task(wait_for_signal())
+            # a run that ends by itself (a failure) ends the process with it,
+            # rather than leaving it alive with no reader
+            await asyncio.wait({task, signalled}, return_when=asyncio.FIRST_COMPLETED)
+            signalled.cancel()
             stop.set()
             await task
 
