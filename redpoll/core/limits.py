@@ -289,10 +289,12 @@ STREAM_TOKEN_CHECK_S = 30
 SERVE_OPEN_FILES_SPARE = 1024
 SERVE_OPEN_FILES_NEEDED = 10_000 + SERVE_OPEN_FILES_SPARE
 #: How long `redpoll serve` waits for its port while the HTTP processes of a
-#: serve that was just killed hold it (they close it within a second or two)
-#: before it gives up with one line; a port held by anything else is one line
-#: at once.
-SERVE_BIND_WAIT_S = 5.0
+#: serve that was just killed hold it (they close it as they stop: a second or
+#: two, and up to about 10 on a loaded machine, finishing what they were
+#: answering) before it gives up with one line; a port held by anything else
+#: is one line at once. The port is tried before anything starts, so no time
+#: spent starting the embedded server is part of the wait.
+SERVE_BIND_WAIT_S = 20.0
 #: Seconds a connection may take to send a request's line and headers, from
 #: when it opens or its previous response ends; then it is closed (a client
 #: that sends nothing, or a byte at a time, holds no connection for ever).

@@ -150,15 +150,21 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
         return []
     wanted = query.offset + query.limit
     scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
-    entries = await store.execute_command(
-        "ZRANGE",
-        keys.SEARCH_ACCOUNTS,
-        b"[" + prefix.encode(),
-        b"[" + prefix.encode() + b"\xff",
-        "BYLEX",
-        "LIMIT",
-        0,
-        scan,
+    # (a batch of one: the multiplexed connection on a cluster too, see
+    # timelines.delivery._scored_after)
+    [entries] = await store.batch(
+        [
+            (
+                "ZRANGE",
+                keys.SEARCH_ACCOUNTS,
+                b"[" + prefix.encode(),
+                b"[" + prefix.encode() + b"\xff",
+                "BYLEX",
+                "LIMIT",
+                0,
+                scan,
+            )
+        ]
     )
     uids = list(
         dict.fromkeys([u.id for u in exact] + [int(e.rsplit(b"\0", 1)[1]) for e in entries])

@@ -63,17 +63,25 @@ async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     ``withscores=True``, turns every score back into RESP2 bytes and then into
     a float (~1.5 us a row, more than half the client time of a fan-out step);
     raw, hiredis hands over native floats. Works on a RESP2 connection too.
+    Sent as a batch of one: on a cluster it then goes on the multiplexed
+    connection, not redis-py's cluster client (whose connection another task
+    may be resetting under it: 'NoneType' object has no attribute
+    'writelines', seen under concurrent posts).
     """
-    rows = await store.execute_command(
-        "ZRANGE",
-        key,
-        f"({after}" if after else "-inf",
-        "+inf",
-        "BYSCORE",
-        "LIMIT",
-        0,
-        batch,
-        "WITHSCORES",
+    [rows] = await store.batch(
+        [
+            (
+                "ZRANGE",
+                key,
+                f"({after}" if after else "-inf",
+                "+inf",
+                "BYSCORE",
+                "LIMIT",
+                0,
+                batch,
+                "WITHSCORES",
+            )
+        ]
     )
     if rows and not isinstance(rows[0], (list, tuple)):  # RESP2: flat list
         rows = list(zip(rows[0::2], rows[1::2]))
