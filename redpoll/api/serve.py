@@ -113,7 +113,15 @@ def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
             return bind(host, port, backlog)
         except OSError as exc:
             in_use = exc.errno == errno.EADDRINUSE
-            if in_use and port and time.monotonic() < deadline and held_by_a_gone_serve(port):
+            # once a gone serve's processes were seen holding it, the wait goes
+            # on while the port is in use: a process on its way out may no
+            # longer read as one (its environment gone) before its socket is
+            if (
+                in_use
+                and port
+                and time.monotonic() < deadline
+                and (waiting or held_by_a_gone_serve(port))
+            ):
                 if not waiting:
                     log.warning(
                         "port held by the HTTP processes of a serve that is gone; "
