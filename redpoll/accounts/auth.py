@@ -83,9 +83,30 @@ WRITE_SCOPES = frozenset(
 FOLLOW_SCOPES = frozenset(
     {"read:blocks", "write:blocks", "read:follows", "write:follows", "read:mutes", "write:mutes"}
 )
-TOP_SCOPES = ("read", "write", "follow", "push", "profile")
-KNOWN_SCOPES = frozenset(TOP_SCOPES) | READ_SCOPES | WRITE_SCOPES
-_EXPANSION = {"read": READ_SCOPES, "write": WRITE_SCOPES, "follow": FOLLOW_SCOPES}
+#: what the admin API's routes ask for (Mastodon's, each granted by its
+#: parent ``admin:read`` / ``admin:write``; ``read`` and ``write`` grant none)
+ADMIN_RESOURCES = (
+    "accounts",
+    "reports",
+    "domain_allows",
+    "domain_blocks",
+    "ip_blocks",
+    "email_domain_blocks",
+    "canonical_email_blocks",
+)
+ADMIN_READ_SCOPES = frozenset(f"admin:read:{s}" for s in ADMIN_RESOURCES)
+ADMIN_WRITE_SCOPES = frozenset(f"admin:write:{s}" for s in ADMIN_RESOURCES)
+TOP_SCOPES = ("read", "write", "follow", "push", "profile", "admin:read", "admin:write")
+KNOWN_SCOPES = (
+    frozenset(TOP_SCOPES) | READ_SCOPES | WRITE_SCOPES | ADMIN_READ_SCOPES | ADMIN_WRITE_SCOPES
+)
+_EXPANSION = {
+    "read": READ_SCOPES,
+    "write": WRITE_SCOPES,
+    "follow": FOLLOW_SCOPES,
+    "admin:read": ADMIN_READ_SCOPES,
+    "admin:write": ADMIN_WRITE_SCOPES,
+}
 
 
 class OAuthError(RedpollError):

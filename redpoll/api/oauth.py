@@ -208,7 +208,12 @@ async def server_metadata(ctx: Ctx) -> Response:
             "revocation_endpoint": f"{base}/oauth/revoke",
             "app_registration_endpoint": f"{base}/api/v1/apps",
             "scopes_supported": list(auth.TOP_SCOPES)
-            + sorted(auth.READ_SCOPES | auth.WRITE_SCOPES),
+            + sorted(
+                auth.READ_SCOPES
+                | auth.WRITE_SCOPES
+                | auth.ADMIN_READ_SCOPES
+                | auth.ADMIN_WRITE_SCOPES
+            ),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query", "fragment", "form_post"],
             "code_challenge_methods_supported": ["S256"],
