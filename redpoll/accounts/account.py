@@ -223,12 +223,13 @@ def _verify(stored: str | None, password: str) -> bool:
 
 async def verify_password(store: Store, user: User | None, password: str) -> User | None:
     """``user`` if the password is its password, else None. No account
-    (None), a suspended one (redpoll.moderation.moderation: it cannot sign in) and one
+    (None), a suspended or disabled one (redpoll.moderation.moderation,
+    redpoll.admin.accounts: it cannot sign in) and one
     without a password are checked against a dummy hash and refused: every
     refusal takes the time of a hash check, so the time does not tell which
     logins and e-mails are registered."""
     stored = None
-    if user is not None and not user.suspended:
+    if user is not None and not user.suspended and not user.disabled:
         raw = await store.hget(keys.secrets(user.id), "password")
         stored = raw.decode() if raw is not None else None
     # argon2 is deliberately slow: off the event loop

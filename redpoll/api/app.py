@@ -41,6 +41,7 @@ from ..render.rendered import RenderedStatuses
 from ..stream.service import StreamService
 from . import (
     accounts,
+    admin,
     conversations,
     edits,
     endorsements,
@@ -79,6 +80,7 @@ access = logging.getLogger("redpoll.access")
 #: the app assembles them, in_order sorts them.
 MODULES = (
     statuses,
+    admin,
     edits,
     instance,
     oauth,

@@ -741,3 +741,19 @@ PUSH_RETRY_MAX_S = 3_600
 PUSH_TTL_S = 48 * 3600
 PUSH_BODY_MAX_CHARS = 140
 PUSH_VAPID_EXP_S = 12 * 3600
+
+#: The admin API (redpoll.admin): a page's default and largest ``limit``
+#: (Mastodon: 100, and twice that); the account records one account list
+#: reads at most to fill a page (the filters are applied as it walks the
+#: accounts by id: a page cut short by this says where to go on in its Link),
+#: read in batches of ADMIN_SCAN_BATCH; the unresolved reports an account
+#: action resolves at most; the audit log's entries (the oldest go first),
+#: a warning's text.
+ADMIN_PAGE_DEFAULT = 100
+ADMIN_PAGE_MAX = 200
+ADMIN_ACCOUNTS_SCAN = 5_000
+ADMIN_SCAN_BATCH = 250
+ADMIN_REPORTS_SCAN = 5_000
+AUDIT_LOG_MAX = 100_000
+ADMIN_WARNING_MAX_CHARS = 5_000
+ADMIN_COMMENT_MAX_CHARS = 1_000

@@ -49,8 +49,13 @@ class User:
     privacy: str = "public"
     #: suspended by a moderator (redpoll.moderation.moderation): hidden everywhere
     suspended: bool = False
-    #: "" or "admin" (redpoll admin grant-admin)
+    #: the staff role held: "", "moderator", "admin" or "owner" (redpoll.admin.roles)
     role: str = ""
+    #: set by a moderator (redpoll.admin.accounts): limited, its media marked
+    #: sensitive, its sign-in disabled
+    silenced: bool = False
+    sensitized: bool = False
+    disabled: bool = False
     #: follows need the account's approval (redpoll.relations.follow_requests)
     locked: bool = False
     #: URLs of the avatar and header and of their stills ("": the default
@@ -93,6 +98,9 @@ class User:
             privacy=h.get("privacy", "public"),
             suspended=h.get("susp") == "1",
             role=h.get("role", ""),
+            silenced=h.get("sil") == "1",
+            sensitized=h.get("sens") == "1",
+            disabled=h.get("dis") == "1",
             locked=h.get("locked") == "1",
             avatar=h.get("avatar", ""),
             avatar_static=h.get("avatar_s", ""),
@@ -119,6 +127,9 @@ class User:
             "privacy": self.privacy,
             "suspended": self.suspended,
             "role": self.role,
+            "silenced": self.silenced,
+            "sensitized": self.sensitized,
+            "disabled": self.disabled,
             "locked": self.locked,
             "avatar": self.avatar,
             "avatar_static": self.avatar_static,

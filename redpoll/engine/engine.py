@@ -62,6 +62,7 @@ from ..suggestions import suggestions as follow_suggestions
 from ..timelines import timelines
 from ..trends import ranking
 from ..trends import statuses as trend_statuses
+from .admin import Desk
 from .worker import Worker
 
 log = logging.getLogger("redpoll.engine")
@@ -87,6 +88,8 @@ class Redpoll:
         self.media_storage = open_storage(settings)
         #: accounts being purged after their owner deleted them (delete_own_account)
         self._purges: set[asyncio.Task] = set()
+        #: the admin API's actions (redpoll.admin), each with its actor
+        self.admin = Desk(store, self.queue, self._purge_later)
 
     @classmethod
     async def open(cls, settings: Settings | None = None) -> Redpoll:
@@ -1141,6 +1144,14 @@ class Redpoll:
         self._purges.add(task)
         task.add_done_callback(self._purges.discard)
         return True
+
+    def _purge_later(self, uid: int, login: str) -> None:
+        """Purge a deleted account's keys by a task once its jobs drained
+        (as for delete_own_account; cut short, ``redpoll admin
+        delete-account`` finishes it)."""
+        task = asyncio.create_task(self._purge_when_drained(uid, login))
+        self._purges.add(task)
+        task.add_done_callback(self._purges.discard)
 
     async def _purge_when_drained(
         self, uid: int, login: str, wait_s: float = limits.ACCOUNT_PURGE_WAIT_S

@@ -105,8 +105,10 @@ def host_failures(host: str) -> str:
     return f"fed:fail:{{{_h(host)}}}"
 
 
-#: Hash: blocked host -> its block (redpoll.federation.domains), JSON.
+#: Hash: blocked host -> its block (redpoll.federation.domains), JSON; and
+#: the field DOMAIN_BLOCK_SEQ, the last block id given (no host has a "#").
 DOMAIN_BLOCKS = "fed:domains"
+DOMAIN_BLOCK_SEQ = "#seq"
 
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"

@@ -51,6 +51,13 @@ class Report:
     category: str
     created_at: int
     resolved_at: int | None = None
+    #: set by moderators (redpoll.admin.reports): who took the action that
+    #: resolved it (0: the operator), who is assigned to it, when it last
+    #: changed, the server rules it is about
+    action_taken_by: int | None = None
+    assigned: int | None = None
+    updated_at: int | None = None
+    rule_ids: tuple[int, ...] = ()
 
     @classmethod
     def from_hash(cls, raw: dict) -> Report:
@@ -64,6 +71,10 @@ class Report:
             h["category"],
             int(h["at"]),
             int(h["resolved"]) if h.get("resolved") else None,
+            int(h["taken_by"]) if h.get("taken_by") else None,
+            int(h["assigned"]) if h.get("assigned") else None,
+            int(h["updated"]) if h.get("updated") else None,
+            tuple(json.loads(h["rules"])) if h.get("rules") else (),
         )
 
 
@@ -174,12 +185,6 @@ async def suspend(store: Store, login: str) -> User:
 async def unsuspend(store: Store, login: str) -> User:
     user = await users.lookup(store, login)
     await _set(store, user.id, susp=None)
-    return await users.get_user(store, user.id)
-
-
-async def grant_admin(store: Store, login: str) -> User:
-    user = await users.lookup(store, login)
-    await _set(store, user.id, role="admin")
     return await users.get_user(store, user.id)
 
 

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 import orjson
 
+from ..admin import roles
 from ..conversations import conversation
 from ..conversations.conversation import Conversation
 from ..core import limits
@@ -158,7 +159,7 @@ def account(user: User, base: str) -> dict:
         "hide_collections": False,
         "noindex": False,
         "emojis": [],
-        "roles": [ADMIN_ROLE] if user.role == "admin" else [],
+        "roles": [role_badge(roles.of(user))] if roles.of(user).highlighted else [],
         # as Mastodon: a field's name is plain text, its value HTML
         "fields": [
             {"name": name, "value": html.escape(value), "verified_at": None}
@@ -204,8 +205,17 @@ def suspended_account(user: User, base: str) -> dict:
     }
 
 
-#: Mastodon 4's role of an admin (redpoll admin grant-admin), as accounts show it
-ADMIN_ROLE = {"id": "3", "name": "Admin", "color": ""}
+def role_badge(role: roles.Role) -> dict:
+    """A highlighted role as an Account's ``roles`` show it."""
+    return {"id": str(role.id), "name": role.name, "color": role.color}
+
+
+def role_entity(role: roles.Role) -> dict:
+    """Mastodon's Role entity (its permissions as a decimal string)."""
+    return role_badge(role) | {
+        "permissions": str(role.permissions),
+        "highlighted": role.highlighted,
+    }
 
 
 def credential_account(user: User, base: str, follow_requests: int = 0) -> dict:
@@ -226,11 +236,7 @@ def credential_account(user: User, base: str, follow_requests: int = 0) -> dict:
                 "follow_requests_count": follow_requests,
             }
         }
-        | (
-            {"role": ADMIN_ROLE | {"permissions": "1", "highlighted": True}}
-            if user.role == "admin"
-            else {}
-        )
+        | {"role": role_entity(roles.of(user))}
     )
 
 

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import click
 
 from ..accounts import auth
+from ..admin import audit, roles
 from ..engine.engine import Redpoll
 from ..moderation import moderation
 
@@ -33,7 +34,9 @@ def _engine(ctx: click.Context, action):
 def admin() -> None:
     """Moderate: reports, suspensions, accounts, domains, rules.
 
-    Also the server's description, passwords and the admin role."""
+    Also the server's description, passwords and staff roles. Whoever runs
+    these commands acts as the operator (every permission); the moderation
+    actions land in the audit log (`redpoll admin audit-log`)."""
 
 
 @admin.command("reports")
@@ -86,7 +89,13 @@ def reports(ctx, unresolved: bool, as_json: bool) -> None:
 @click.pass_context
 def resolve(ctx, report_id: str) -> None:
     """Mark a report resolved."""
-    r = _engine(ctx, lambda rp: moderation.resolve(rp.store, report_id))
+
+    async def act(rp):
+        r = await moderation.resolve(rp.store, report_id)
+        await audit.record(rp.store, None, "resolve", "Report", r.id, f"#{r.id}")
+        return r
+
+    r = _engine(ctx, act)
     click.echo(f"report #{r.id} resolved")
 
 
@@ -95,7 +104,13 @@ def resolve(ctx, report_id: str) -> None:
 @click.pass_context
 def suspend(ctx, login: str) -> None:
     """Hide an account everywhere, revoke its tokens, close its streams."""
-    user = _engine(ctx, lambda rp: moderation.suspend(rp.store, login))
+
+    async def act(rp):
+        user = await moderation.suspend(rp.store, login)
+        await audit.record(rp.store, None, "suspend", "Account", user.id, user.login)
+        return user
+
+    user = _engine(ctx, act)
     click.echo(f"@{user.login} suspended")
 
 
@@ -104,7 +119,13 @@ def suspend(ctx, login: str) -> None:
 @click.pass_context
 def unsuspend(ctx, login: str) -> None:
     """Lift a suspension (the account signs in again)."""
-    user = _engine(ctx, lambda rp: moderation.unsuspend(rp.store, login))
+
+    async def act(rp):
+        user = await moderation.unsuspend(rp.store, login)
+        await audit.record(rp.store, None, "unsuspend", "Account", user.id, user.login)
+        return user
+
+    user = _engine(ctx, act)
     click.echo(f"@{user.login} unsuspended")
 
 
@@ -112,9 +133,58 @@ def unsuspend(ctx, login: str) -> None:
 @click.argument("login")
 @click.pass_context
 def grant_admin(ctx, login: str) -> None:
-    """Give an account the admin role."""
-    user = _engine(ctx, lambda rp: moderation.grant_admin(rp.store, login))
+    """Give an account the admin role (as `role LOGIN admin`)."""
+    user = _engine(ctx, lambda rp: rp.admin.set_role(None, login, "admin"))
     click.echo(f"@{user.login} is an admin")
+
+
+@admin.command("role")
+@click.argument("login")
+@click.argument("role", type=click.Choice(roles.NAMES))
+@click.pass_context
+def role(ctx, login: str, role: str) -> None:
+    """Give an account a staff role: owner, admin, moderator, or none."""
+    user = _engine(ctx, lambda rp: rp.admin.set_role(None, login, role))
+    held = roles.of(user)
+    click.echo(f"@{user.login}: {held.name or 'no role'} (permissions {held.permissions})")
+
+
+@admin.command("audit-log")
+@click.option("--limit", type=click.IntRange(1, 10_000), default=100, show_default=True)
+@click.option("--before", default=None, help="Entries older than this entry id.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.pass_context
+def audit_log(ctx, limit: int, before: str | None, as_json: bool) -> None:
+    """The moderation actions, newest first: who did what to what, and when."""
+
+    async def act(rp):
+        found = await rp.admin.audit_log(limit, before)
+        people = {
+            u.id: u.login for u in await rp.get_users(list({e.actor for e in found if e.actor}))
+        }
+        return found, people
+
+    found, people = _engine(ctx, act)
+    if not found and not as_json:
+        click.echo("no moderation actions")
+    for e in found:
+        who = people.get(e.actor, f"account {e.actor}") if e.actor else "operator"
+        if as_json:
+            record = {
+                "id": e.id,
+                "at": e.at,
+                "actor_id": e.actor or None,
+                "actor": who,
+                "action": e.action,
+                "target_type": e.type,
+                "target_id": e.target,
+                "target": e.name,
+                "text": e.text,
+            }
+            click.echo(json.dumps(record))
+        else:
+            note = f": {e.text!r}" if e.text else ""
+            click.echo(f"{e.id} {_when(e.at)} {who} {e.action} {e.type} {e.name or e.target}{note}")
 
 
 def _password(given: str | None) -> str:
@@ -158,6 +228,7 @@ def delete_account(ctx, login: str, yes: bool) -> None:
 
     async def act(rp):
         uid = await moderation.delete_account(rp.store, rp.queue, login)
+        await audit.record(rp.store, None, "destroy", "Account", uid, login)
         await rp.drain(timeout=600)  # the deletes' cleanup jobs, before the keys go
         return uid, await moderation.purge_account(rp.store, rp.queue, uid, login)
 
@@ -206,9 +277,13 @@ def rules_remove(ctx, rule_id: str) -> None:
 @click.pass_context
 def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
     """Block another server: suspend (nothing taken from or sent to it) or silence."""
-    found = _engine(
-        ctx, lambda rp: rp.domain_block(host, "silence" if silence else "suspend", reject_media)
-    )
+
+    async def act(rp):
+        found = await rp.domain_block(host, "silence" if silence else "suspend", reject_media)
+        await audit.record(rp.store, None, "create", "DomainBlock", found.id, found.host)
+        return found
+
+    found = _engine(ctx, act)
     click.echo(
         f"{found.host}: {found.severity}" + (", media rejected" if found.reject_media else "")
     )
@@ -219,7 +294,14 @@ def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
 @click.pass_context
 def domain_unblock(ctx, host: str) -> None:
     """Lift a domain block."""
-    done = _engine(ctx, lambda rp: rp.domain_unblock(host))
+
+    async def act(rp):
+        done = await rp.domain_unblock(host)
+        if done:
+            await audit.record(rp.store, None, "destroy", "DomainBlock", "", host)
+        return done
+
+    done = _engine(ctx, act)
     click.echo(f"{host}: unblocked" if done else f"{host} was not blocked")
 
 

@@ -1,0 +1,106 @@
+"""Mastodon's admin API as the engine offers it (``Redpoll.admin``): one
+method per admin action, each one domain function (accounts and reports:
+redpoll.moderation's admin_accounts and admin_reports; domain blocks:
+redpoll.federation.domain_admin; roles and the audit log: redpoll.admin),
+with the actor (an account id; None: the operator at ``redpoll admin``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..admin import audit
+from ..bus.jobs import JobQueue
+from ..core.models import User
+from ..federation import domain_admin as domain_blocks
+from ..federation import domains
+from ..moderation import admin_accounts as accounts
+from ..moderation import admin_reports as reports
+from ..moderation import moderation
+from ..moderation import report_views as views
+from ..moderation.admin_accounts import AdminAccount, Filter
+from ..moderation.moderation import Report
+from ..moderation.report_views import ReportView
+from ..storage.store import Store
+
+
+class Desk:
+    def __init__(self, store: Store, queue: JobQueue, purge_later: Callable[[int, str], None]):
+        self.store = store
+        self.queue = queue
+        #: purges a deleted account's keys once its jobs drained (the engine's task)
+        self.purge_later = purge_later
+
+    # --- accounts ------------------------------------------------------------------------
+    async def accounts(self, actor, flt: Filter, **page: Any):
+        return await accounts.accounts(self.store, actor, flt, **page)
+
+    async def account(self, actor, uid) -> AdminAccount:
+        return await accounts.account(self.store, actor, uid)
+
+    async def act(self, actor, uid, kind: str, **options: Any) -> AdminAccount:
+        return await accounts.act(self.store, actor, uid, kind, **options)
+
+    async def enable(self, actor, uid) -> AdminAccount:
+        return await accounts.enable(self.store, actor, uid)
+
+    async def unsilence(self, actor, uid) -> AdminAccount:
+        return await accounts.unsilence(self.store, actor, uid)
+
+    async def unsensitive(self, actor, uid) -> AdminAccount:
+        return await accounts.unsensitive(self.store, actor, uid)
+
+    async def unsuspend(self, actor, uid) -> AdminAccount:
+        return await accounts.unsuspend(self.store, actor, uid)
+
+    async def approve(self, actor, uid) -> AdminAccount:
+        return await accounts.approve(self.store, actor, uid)
+
+    async def delete_account(self, actor, uid) -> AdminAccount:
+        """Delete a suspended account for good (redpoll.moderation.moderation
+        .delete_account here, its keys purged once its jobs drained); the
+        audit entry once the first part is done."""
+        found = await accounts.deletable(self.store, actor, uid)
+        await moderation.delete_account(self.store, self.queue, found.user.login)
+        await audit.record(self.store, actor, "destroy", "Account", found.user.id, found.user.login)
+        self.purge_later(found.user.id, found.user.login)
+        return found
+
+    async def set_role(self, actor, login: str, name: str) -> User:
+        return await accounts.set_role(self.store, actor, login, name)
+
+    # --- reports (each with what its entity shows: views.ReportView) ---------------------
+    async def reports(self, actor, **query: Any) -> list[ReportView]:
+        return await views.of_reports(self.store, await reports.reports(self.store, actor, **query))
+
+    async def report(self, actor, rid) -> ReportView:
+        return await self._view(await reports.report(self.store, actor, rid))
+
+    async def moderate_report(self, actor, rid, op: str) -> ReportView:
+        return await self._view(await reports.moderate(self.store, actor, rid, op))
+
+    async def update_report(self, actor, rid, category=None, rule_ids=None) -> ReportView:
+        return await self._view(await reports.update(self.store, actor, rid, category, rule_ids))
+
+    async def _view(self, found: Report) -> ReportView:
+        return (await views.of_reports(self.store, [found]))[0]
+
+    # --- domain blocks -------------------------------------------------------------------
+    async def domain_blocks(self, actor) -> list[domains.Block]:
+        return await domain_blocks.blocks(self.store, actor)
+
+    async def domain_block(self, actor, bid) -> domains.Block:
+        return await domain_blocks.block(self.store, actor, bid)
+
+    async def create_domain_block(self, actor, host, severity=None, **flags) -> domains.Block:
+        return await domain_blocks.create(self.store, actor, host, severity, **flags)
+
+    async def update_domain_block(self, actor, bid, **changes) -> domains.Block:
+        return await domain_blocks.update(self.store, actor, bid, **changes)
+
+    async def remove_domain_block(self, actor, bid) -> domains.Block:
+        return await domain_blocks.remove(self.store, actor, bid)
+
+    # --- the audit log -------------------------------------------------------------------
+    async def audit_log(self, limit: int = 100, before: str | None = None) -> list[audit.Entry]:
+        return await audit.entries(self.store, limit, before)

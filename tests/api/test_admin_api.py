@@ -1,0 +1,484 @@
+"""Mastodon's admin API through Mastodon.py against a real ``redpoll
+serve``: the admin scopes, the roles (an owner, an admin, a moderator and a
+member, each allowed exactly what its role allows), accounts, reports,
+domain blocks and the audit log; on one server and on the cluster."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+import uuid
+from dataclasses import dataclass
+
+import httpx
+import pytest
+from mastodon import (
+    Mastodon,
+    MastodonAPIError,
+    MastodonIllegalArgumentError,
+    MastodonNotFoundError,
+)
+from test_moderation import admin, ok
+
+from redpoll.federation import domains
+
+pytestmark = [pytest.mark.topology, pytest.mark.timeout(300)]
+
+PASSWORD = "correct horse battery"
+ALL_SCOPES = ["read", "write", "follow", "admin:read", "admin:write"]
+NOT_ALLOWED = "This action is not allowed"
+
+
+@dataclass
+class Person:
+    api: Mastodon
+    login: str
+    id: str
+
+
+def _people(base: str, n: int, scopes=ALL_SCOPES) -> list[Person]:
+    cid, secret = Mastodon.create_app("admin-test", api_base_url=base, scopes=scopes)
+    out = []
+    for _ in range(n):
+        login = "u" + uuid.uuid4().hex[:10]
+        m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
+        m.create_account(login, PASSWORD, f"{login}@example.com", agreement=True, scopes=scopes)
+        out.append(Person(m, login, str(m.me()["id"])))
+    return out
+
+
+@dataclass
+class Cast:
+    owner: Person
+    admin: Person
+    mod: Person
+    member: Person
+    target: Person
+
+
+async def cast(srv, rp) -> Cast:
+    owner, adm, mod, member, target = await asyncio.to_thread(_people, srv.base, 5)
+    # the first owner from the command line, the others by the engine (as the operator)
+    assert "Owner" in ok(await asyncio.to_thread(admin, srv, "role", owner.login, "owner"))
+    await rp.admin.set_role(None, adm.login, "admin")
+    await rp.admin.set_role(None, mod.login, "moderator")
+    return Cast(owner, adm, mod, member, target)
+
+
+def status_of(exc: pytest.ExceptionInfo) -> int:
+    return exc.value.args[1]
+
+
+def refused(call, *args, **kwargs) -> tuple[int, str]:
+    with pytest.raises(MastodonAPIError) as exc:
+        call(*args, **kwargs)
+    return status_of(exc), str(exc.value)
+
+
+def bearer(person: Person) -> dict:
+    return {"Authorization": f"Bearer {person.api.access_token}"}
+
+
+def raw(base: str, person: Person | Mastodon, method: str, path: str, **kw) -> tuple[int, dict]:
+    """One request with the person's token: its status and JSON body (the
+    error's text, which Mastodon.py does not keep for every route)."""
+    token = person.api.access_token if isinstance(person, Person) else person.access_token
+    r = httpx.request(
+        method, base + path, headers={"Authorization": f"Bearer {token}"}, timeout=30, **kw
+    )
+    return r.status_code, r.json()
+
+
+def token_with(base: str, login: str, scopes: list[str]) -> Mastodon:
+    cid, secret = Mastodon.create_app("scoped", api_base_url=base, scopes=scopes)
+    m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
+    m.log_in(login, PASSWORD, scopes=scopes, allow_http=True)
+    return m
+
+
+async def test_admin_scopes_are_known_granted_and_enforced(srv, rp):
+    c = await cast(srv, rp)
+    # an app may ask for the sub-scopes alone; a token with one reads that resource only
+    narrow = await asyncio.to_thread(token_with, srv.base, c.owner.login, ["admin:read:accounts"])
+    listed = await asyncio.to_thread(narrow.admin_accounts_v2)
+    assert {c.owner.id, c.member.id} <= {a["id"] for a in listed}
+    code, text = await asyncio.to_thread(refused, narrow.admin_reports)
+    assert code == 403
+    assert await asyncio.to_thread(raw, srv.base, narrow, "GET", "/api/v1/admin/reports") == (
+        403,
+        {"error": "This action is outside the authorized scopes"},
+    )
+    code, _ = await asyncio.to_thread(refused, narrow.admin_account_moderate, c.member.id)
+    assert code == 403  # admin:read:accounts does not write
+    # read and write grant nothing of the admin API, even to the owner
+    plain = await asyncio.to_thread(token_with, srv.base, c.owner.login, ["read", "write"])
+    code, text = await asyncio.to_thread(refused, plain.admin_accounts_v2)
+    assert code == 403
+    # admin:write covers every write sub-scope
+    writer = await asyncio.to_thread(token_with, srv.base, c.owner.login, ["admin:write"])
+    block = await asyncio.to_thread(writer.admin_create_domain_block, "scoped.example")
+    assert block["domain"] == "scoped.example"
+    code, _ = await asyncio.to_thread(refused, writer.admin_domain_blocks)  # no read scope
+    assert code == 403
+    # unknown admin scopes are refused when the app is made
+    with httpx.Client(base_url=srv.base, timeout=30) as http:
+        r = http.post(
+            "/api/v1/apps",
+            data={
+                "client_name": "x",
+                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                "scopes": "admin:read:everything",
+            },
+        )
+        assert r.status_code == 422
+        meta = http.get("/.well-known/oauth-authorization-server")
+        if meta.status_code == 200:
+            assert {"admin:read", "admin:write:reports"} <= set(meta.json()["scopes_supported"])
+    # a member's token with every admin scope is refused by its role
+    code, text = await asyncio.to_thread(refused, c.member.api.admin_accounts_v2)
+    assert code == 403
+    for method, path in (
+        ("GET", "/api/v2/admin/accounts"),
+        ("GET", "/api/v1/admin/accounts"),
+        ("POST", f"/api/v1/admin/accounts/{c.target.id}/action"),
+        ("POST", f"/api/v1/admin/accounts/{c.target.id}/unsuspend"),
+        ("DELETE", f"/api/v1/admin/accounts/{c.target.id}"),
+        ("GET", "/api/v1/admin/domain_blocks"),
+    ):
+        got = await asyncio.to_thread(raw, srv.base, c.member, method, path)
+        assert got == (403, {"error": NOT_ALLOWED}), (method, path)
+    for call, args in (
+        (c.member.api.admin_account, (c.target.id,)),
+        (c.member.api.admin_account_moderate, (c.target.id, "suspend")),
+        (c.member.api.admin_reports, ()),
+        (c.member.api.admin_domain_blocks, ()),
+        (c.member.api.admin_create_domain_block, ("member.example",)),
+    ):
+        code, text = await asyncio.to_thread(refused, call, *args)
+        assert code == 403, call
+    assert (await asyncio.to_thread(c.target.api.me))["suspended"] is not True
+    assert [b.host for b in await rp.domain_blocks()] == ["scoped.example"]
+
+
+async def test_roles_show_on_accounts_and_decide_each_route(srv, rp):
+    c = await cast(srv, rp)
+    me = await asyncio.to_thread(c.mod.api.me)
+    assert me["role"] == {
+        "id": "1",
+        "name": "Moderator",
+        "color": "",
+        "permissions": str(1 << 16 | 1 << 3 | 1 << 2 | 1 << 10 | 1 << 4 | 1 << 8),
+        "highlighted": True,
+    }
+    assert (await asyncio.to_thread(c.owner.api.me))["role"]["permissions"] == "1"
+    assert (await asyncio.to_thread(c.member.api.me))["role"]["id"] == "-99"
+    shown = await asyncio.to_thread(c.member.api.account, c.admin.id)
+    assert shown["roles"] == [{"id": "2", "name": "Admin", "color": ""}]
+    assert (await asyncio.to_thread(c.admin.api.account, c.member.id))["roles"] == []
+
+    # a moderator manages users and reports, not federation nor deletion
+    assert (await asyncio.to_thread(c.mod.api.admin_account, c.member.id))["id"] == c.member.id
+    code, text = await asyncio.to_thread(refused, c.mod.api.admin_domain_blocks)
+    assert code == 403
+    # ... and acts only on accounts whose role is below its own
+    code, text = await asyncio.to_thread(
+        refused, c.mod.api.admin_account_moderate, c.admin.id, "silence"
+    )
+    assert code == 403
+    code, _ = await asyncio.to_thread(refused, c.mod.api.admin_account_moderate, c.mod.id, "none")
+    assert code == 403  # not even on itself (its own position)
+    await asyncio.to_thread(c.mod.api.admin_account_moderate, c.member.id, "silence")
+    assert (await asyncio.to_thread(c.mod.api.admin_account, c.member.id))["silenced"] is True
+    await asyncio.to_thread(c.mod.api.admin_account_moderate, c.target.id, "suspend")
+    code, text = await asyncio.to_thread(refused, c.mod.api.admin_account_delete, c.target.id)
+    assert code == 403  # delete_user_data: admins only
+    # an admin may block domains, not act on the owner
+    code, _ = await asyncio.to_thread(
+        refused, c.admin.api.admin_account_moderate, c.owner.id, "suspend"
+    )
+    assert code == 403
+    await asyncio.to_thread(c.admin.api.admin_create_domain_block, "by-admin.example")
+    # the owner may act on an admin
+    await asyncio.to_thread(c.owner.api.admin_account_moderate, c.admin.id, "sensitive")
+    assert (await asyncio.to_thread(c.owner.api.admin_account, c.admin.id))["sensitized"] is True
+    # the CLI: an unknown role name is refused; none takes a role away
+    done = await asyncio.to_thread(admin, srv, "role", c.mod.login, "janitor")
+    assert done.returncode != 0
+    ok(await asyncio.to_thread(admin, srv, "role", c.mod.login, "none"))
+    code, text = await asyncio.to_thread(refused, c.mod.api.admin_accounts_v2)
+    assert code == 403
+
+
+async def test_admin_accounts_lists_filters_and_entity(srv, rp):
+    c = await cast(srv, rp)
+    owner = c.owner.api
+    v2 = await asyncio.to_thread(owner.admin_accounts_v2)
+    ids = [a["id"] for a in v2]
+    assert ids == sorted(ids, key=int, reverse=True)  # newest first
+    assert {c.owner.id, c.admin.id, c.mod.id, c.member.id, c.target.id} <= set(ids)
+    _, body = await asyncio.to_thread(raw, srv.base, c.owner, "GET", "/api/v2/admin/accounts")
+    one = next(a for a in body if a["id"] == c.member.id)  # (as sent: Mastodon.py adds keys)
+    assert set(one) == {
+        "id", "username", "domain", "created_at", "email", "ip", "ips", "role",
+        "confirmed", "suspended", "silenced", "sensitized", "disabled", "approved",
+        "locale", "invite_request", "account",
+    }  # fmt: skip
+    assert one["username"] == c.member.login and one["domain"] is None
+    assert one["email"] == f"{c.member.login}@example.com"
+    assert one["role"]["id"] == "-99" and one["account"]["id"] == c.member.id
+    assert one["approved"] is True and one["suspended"] is False and one["ips"] == []
+
+    staff = await asyncio.to_thread(owner.admin_accounts_v2, permissions="staff")
+    assert {a["id"] for a in staff} == {c.owner.id, c.admin.id, c.mod.id}
+    by_role = await asyncio.to_thread(owner.admin_accounts_v2, role_ids=["2"])
+    assert [a["id"] for a in by_role] == [c.admin.id]
+    by_name = await asyncio.to_thread(owner.admin_accounts_v2, username=c.member.login[:9])
+    assert [a["id"] for a in by_name] == [c.member.id]
+    by_mail = await asyncio.to_thread(owner.admin_accounts_v2, email=c.target.login)
+    assert [a["id"] for a in by_mail] == [c.target.id]
+    assert await asyncio.to_thread(owner.admin_accounts_v2, origin="remote") == []
+    assert await asyncio.to_thread(owner.admin_accounts_v2, status="pending") == []
+
+    await asyncio.to_thread(owner.admin_account_moderate, c.target.id, "suspend")
+    await asyncio.to_thread(owner.admin_account_moderate, c.member.id, "silence")
+    v1 = await asyncio.to_thread(owner.admin_accounts_v1)  # local, not suspended
+    assert c.target.id not in {a["id"] for a in v1} and c.member.id in {a["id"] for a in v1}
+    suspended = await asyncio.to_thread(owner.admin_accounts_v1, status="suspended")
+    assert [a["id"] for a in suspended] == [c.target.id]
+    assert suspended[0]["account"]["suspended"] is True
+    silenced = await asyncio.to_thread(owner.admin_accounts_v2, status="silenced")
+    assert [a["id"] for a in silenced] == [c.member.id]
+    staff_v1 = await asyncio.to_thread(owner.admin_accounts_v1, staff_only=True)
+    assert {a["id"] for a in staff_v1} == {c.owner.id, c.admin.id, c.mod.id}
+
+    # paging: one a page, following the Link header
+    with httpx.Client(base_url=srv.base, timeout=30, headers=bearer(c.owner)) as http:
+        first = http.get("/api/v2/admin/accounts", params={"limit": 2})
+        assert [a["id"] for a in first.json()] == ids[:2]
+        second = http.get(first.links["next"]["url"])
+        assert [a["id"] for a in second.json()] == ids[2:4]
+        back = http.get(second.links["prev"]["url"])
+        assert [a["id"] for a in back.json()] == ids[:2]
+        bad = http.get("/api/v2/admin/accounts", params={"status": "sleeping"})
+        assert bad.status_code == 422 and "error" in bad.json()
+        missing = http.get("/api/v1/admin/accounts/999999")
+        assert missing.status_code == 404 and missing.json() == {"error": "Record not found"}
+
+
+async def test_account_actions_and_their_lifting(srv, rp):
+    c = await cast(srv, rp)
+    mod = c.mod.api
+    app = Mastodon.create_app("relogin", api_base_url=srv.base, scopes=["read", "write"])
+
+    def sign_in() -> Mastodon:
+        m = Mastodon(client_id=app[0], client_secret=app[1], api_base_url=srv.base)
+        m.log_in(c.member.login, PASSWORD, scopes=["read", "write"], allow_http=True)
+        return m
+
+    # bad input: 422, nothing done
+    code, _ = await asyncio.to_thread(refused, mod.admin_account_moderate, c.member.id, "banish")
+    assert code == 422
+    with pytest.raises(MastodonNotFoundError):
+        await asyncio.to_thread(mod.admin_account_moderate, c.member.id, "suspend", report_id=999)
+    assert (await asyncio.to_thread(mod.admin_account, c.member.id))["suspended"] is False
+
+    # a warning: nothing changes but the log
+    await asyncio.to_thread(mod.admin_account_moderate, c.member.id, None, text="be nice")
+    # disable: its tokens go, it cannot sign in; enable: it signs in again
+    await asyncio.to_thread(mod.admin_account_moderate, c.member.id, "disable")
+    shown = await asyncio.to_thread(mod.admin_account, c.member.id)
+    assert shown["disabled"] is True and shown["suspended"] is False
+    with pytest.raises(MastodonAPIError):
+        await asyncio.to_thread(c.member.api.me)
+    with pytest.raises(MastodonIllegalArgumentError):  # (the password grant refused)
+        await asyncio.to_thread(sign_in)
+    assert (await asyncio.to_thread(mod.admin_account_enable, c.member.id))["disabled"] is False
+    member = await asyncio.to_thread(sign_in)  # (its old token stays revoked)
+    assert (await asyncio.to_thread(member.me))["id"] == c.member.id
+    # sensitive / unsensitive, silence / unsilence
+    await asyncio.to_thread(mod.admin_account_moderate, c.member.id, "sensitive")
+    assert (await asyncio.to_thread(mod.admin_account, c.member.id))["sensitized"] is True
+    lifted = await asyncio.to_thread(mod.admin_account_unsensitive, c.member.id)
+    assert lifted["sensitized"] is False
+    await asyncio.to_thread(mod.admin_account_moderate, c.member.id, "silence")
+    assert (await asyncio.to_thread(mod.admin_account_unsilence, c.member.id))["silenced"] is False
+    # unsuspend of an account not suspended, approve and reject: refused as Mastodon does
+    for call in (mod.admin_account_unsuspend, mod.admin_account_approve, mod.admin_account_reject):
+        code, text = await asyncio.to_thread(refused, call, c.member.id)
+        assert code == 403
+    # suspend (resolving the open reports about it), unsuspend
+    report = await asyncio.to_thread(member.report, c.target.id, comment="spam!")
+    await asyncio.to_thread(mod.admin_account_moderate, c.target.id, "suspend")
+    assert (await asyncio.to_thread(mod.admin_report, report["id"]))["action_taken"] is True
+    assert (await asyncio.to_thread(member.account, c.target.id))["suspended"] is True
+    back = await asyncio.to_thread(mod.admin_account_unsuspend, c.target.id)
+    assert back["suspended"] is False
+    # deletion: only of a suspended account, only by a role with delete_user_data
+    code, _ = await asyncio.to_thread(refused, c.admin.api.admin_account_delete, c.target.id)
+    assert code == 403
+    await asyncio.to_thread(c.admin.api.admin_account_moderate, c.target.id, "suspend")
+    await asyncio.to_thread(c.admin.api.admin_account_delete, c.target.id)
+    await rp.drain(timeout=120)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            await asyncio.to_thread(mod.admin_account, c.target.id)
+        except MastodonNotFoundError:
+            break
+        await asyncio.sleep(0.2)
+    else:
+        pytest.fail("the deleted account is still there")
+    # the audit log has each action, with who did it
+    log = [
+        json.loads(line)
+        for line in ok(await asyncio.to_thread(admin, srv, "audit-log", "--json")).splitlines()
+    ]
+    did = [(e["actor"], e["action"], e["target"]) for e in reversed(log)]
+    m, t = c.member.login, c.target.login
+    assert did[:13] == [
+        ("operator", "change_role", c.owner.login),  # (the cast's roles, by the operator)
+        ("operator", "change_role", c.admin.login),
+        ("operator", "change_role", c.mod.login),
+        (c.mod.login, "warn", m),
+        (c.mod.login, "disable", m),
+        (c.mod.login, "enable", m),
+        (c.mod.login, "sensitive", m),
+        (c.mod.login, "unsensitive", m),
+        (c.mod.login, "silence", m),
+        (c.mod.login, "unsilence", m),
+        (c.mod.login, "suspend", t),
+        (c.mod.login, "resolve", f"#{report['id']}"),
+        (c.mod.login, "unsuspend", t),
+    ]
+    assert did[13:] == [(c.admin.login, "suspend", t), (c.admin.login, "destroy", t)]
+    assert log[-4]["text"] == "be nice" and log[0]["at"] >= log[-1]["at"]
+
+
+async def test_admin_reports(srv, rp):
+    c = await cast(srv, rp)
+    mod = c.mod.api
+    rule = await rp.add_rule("No spam")
+    post = await asyncio.to_thread(c.target.api.status_post, "buy now", visibility="private")
+    await asyncio.to_thread(c.member.api.account_follow, c.target.id)
+    await rp.drain()
+    r1 = await asyncio.to_thread(
+        c.member.api.report, c.target.id, status_ids=[post["id"]], comment="spam", category="spam"
+    )
+    r2 = await asyncio.to_thread(c.target.api.report, c.member.id, comment="rude")
+    listed = await asyncio.to_thread(mod.admin_reports)
+    assert [r["id"] for r in listed] == [r2["id"], r1["id"]]
+    _, one = await asyncio.to_thread(
+        raw, srv.base, c.mod, "GET", f"/api/v1/admin/reports/{r1['id']}"
+    )
+    assert set(one) == {
+        "id", "action_taken", "action_taken_at", "category", "comment", "forwarded",
+        "created_at", "updated_at", "account", "target_account", "assigned_account",
+        "action_taken_by_account", "statuses", "rules",
+    }  # fmt: skip
+    assert one["account"]["id"] == c.member.id and one["target_account"]["id"] == c.target.id
+    assert one["account"]["email"] == f"{c.member.login}@example.com"
+    assert [s["id"] for s in one["statuses"]] == [post["id"]]  # private: as its reporter saw it
+    assert one["assigned_account"] is None and one["action_taken"] is False
+    by = await asyncio.to_thread(mod.admin_reports, account_id=c.target.id)
+    assert [r["id"] for r in by] == [r2["id"]]
+    about = await asyncio.to_thread(mod.admin_reports, target_account_id=c.target.id)
+    assert [r["id"] for r in about] == [r1["id"]]
+
+    mine = await asyncio.to_thread(mod.admin_report_assign, r1["id"])
+    assert mine["assigned_account"]["id"] == c.mod.id
+    assert (await asyncio.to_thread(mod.admin_report_unassign, r1["id"]))[
+        "assigned_account"
+    ] is None
+    with httpx.Client(base_url=srv.base, timeout=30, headers=bearer(c.mod)) as http:
+        put = http.put(
+            f"/api/v1/admin/reports/{r1['id']}",
+            data={"category": "violation", "rule_ids[]": [str(rule.id)]},
+        )
+        assert put.status_code == 200, put.text
+        assert put.json()["category"] == "violation"
+        assert put.json()["rules"] == [{"id": str(rule.id), "text": "No spam", "hint": ""}]
+        for data in ({"category": "boring"}, {"rule_ids[]": ["999"]}):
+            bad = http.put(f"/api/v1/admin/reports/{r1['id']}", data=data)
+            assert bad.status_code == 422 and "error" in bad.json()
+        assert http.get("/api/v1/admin/reports/99999").status_code == 404
+        member = http.get("/api/v1/admin/reports", headers=bearer(c.member))
+        assert member.status_code == 403 and member.json() == {"error": NOT_ALLOWED}
+    kept = await asyncio.to_thread(mod.admin_report, r1["id"])
+    assert kept["category"] == "violation" and len(kept["rules"]) == 1  # refused: unchanged
+
+    done = await asyncio.to_thread(mod.admin_report_resolve, r1["id"])
+    assert done["action_taken"] is True and done["action_taken_by_account"]["id"] == c.mod.id
+    assert [r["id"] for r in await asyncio.to_thread(mod.admin_reports)] == [r2["id"]]
+    resolved = await asyncio.to_thread(mod.admin_reports, resolved=True)
+    assert [r["id"] for r in resolved] == [r1["id"]]
+    again = await asyncio.to_thread(mod.admin_report_reopen, r1["id"])
+    assert again["action_taken"] is False and again["action_taken_by_account"] is None
+    assert len(await asyncio.to_thread(mod.admin_reports)) == 2
+    # a warning with a report resolves that report alone
+    await asyncio.to_thread(
+        mod.admin_account_moderate, c.member.id, None, report_id=r2["id"], text="calm down"
+    )
+    assert [r["id"] for r in await asyncio.to_thread(mod.admin_reports)] == [r1["id"]]
+    assert (await asyncio.to_thread(c.member.api.me))["id"] == c.member.id  # only warned
+
+
+async def test_admin_domain_blocks(srv, rp):
+    c = await cast(srv, rp)
+    adm = c.admin.api
+    made = await asyncio.to_thread(
+        adm.admin_create_domain_block,
+        "Spam.Example",
+        reject_media=True,
+        private_comment="seen in reports",
+        public_comment="spam",
+    )
+    _, sent = await asyncio.to_thread(
+        raw, srv.base, c.admin, "GET", f"/api/v1/admin/domain_blocks/{made['id']}"
+    )
+    assert set(sent) == {
+        "id", "domain", "created_at", "severity", "reject_media", "reject_reports",
+        "private_comment", "public_comment", "obfuscate",
+    }  # fmt: skip
+    assert made["domain"] == "spam.example" and made["severity"] == "silence"
+    assert made["reject_media"] is True and made["public_comment"] == "spam"
+    policy = await domains.policy(rp.store, "media.spam.example")
+    assert policy is not None and policy.silenced and policy.reject_media
+    # a block of the host or of a domain it is part of: 422 naming it, nothing written
+    with httpx.Client(base_url=srv.base, timeout=30, headers=bearer(c.admin)) as http:
+        for host in ("spam.example", "sub.spam.example"):
+            r = http.post("/api/v1/admin/domain_blocks", data={"domain": host})
+            assert r.status_code == 422
+            assert r.json()["existing_domain_block"]["id"] == made["id"]
+            assert "spam.example" in r.json()["error"]
+        for data in ({"domain": "x.example", "severity": "obliterate"}, {"domain": "a/b"}, {}):
+            r = http.post("/api/v1/admin/domain_blocks", data=data)
+            assert r.status_code == 422 and "error" in r.json()
+        r = http.put(f"/api/v1/admin/domain_blocks/{made['id']}", data={"severity": "bogus"})
+        assert r.status_code == 422
+        assert http.get("/api/v1/admin/domain_blocks/424242").status_code == 404
+    assert [b.host for b in await rp.domain_blocks()] == ["spam.example"]
+    other = await asyncio.to_thread(adm.admin_create_domain_block, "other.example", "noop")
+    listed = await asyncio.to_thread(adm.admin_domain_blocks)
+    assert [b["id"] for b in listed] == [other["id"], made["id"]]
+    assert (await asyncio.to_thread(adm.admin_domain_blocks, made["id"]))[
+        "domain"
+    ] == "spam.example"
+    changed = await asyncio.to_thread(
+        adm.admin_update_domain_block, made["id"], severity="suspend", obfuscate=True
+    )
+    assert changed["severity"] == "suspend" and changed["obfuscate"] is True
+    assert changed["public_comment"] == "spam" and changed["id"] == made["id"]
+    assert await domains.suspended(rp.store, "www.spam.example")  # the federation obeys it
+    # a moderator may not; the CLI sees the same blocks
+    code, text = await asyncio.to_thread(refused, c.mod.api.admin_delete_domain_block, made["id"])
+    assert code == 403
+    assert "spam.example suspend" in ok(await asyncio.to_thread(admin, srv, "domain-blocks"))
+    await asyncio.to_thread(adm.admin_delete_domain_block, made["id"])
+    assert not await domains.suspended(rp.store, "www.spam.example")
+    with pytest.raises(MastodonNotFoundError):
+        await asyncio.to_thread(adm.admin_delete_domain_block, made["id"])
+    log = ok(await asyncio.to_thread(admin, srv, "audit-log"))
+    lines = [line for line in log.splitlines() if "DomainBlock" in line]
+    assert [line.split()[4] for line in lines] == ["destroy", "update", "create", "create"]
+    assert all(c.admin.login in line for line in lines)
