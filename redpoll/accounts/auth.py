@@ -41,7 +41,7 @@ from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, Vali
 from ..core.models import User
 from ..records import users
 from ..storage.store import Store
-from . import account, ratelimit
+from . import account, email_blocks, ratelimit
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 
@@ -580,6 +580,8 @@ async def register(store: Store, queue: JobQueue, username, email, password) -> 
     login = validate.login(username)
     email = _email(email)
     password = _password(password)
+    if await email_blocks.refused(store, email):  # (before anything is written)
+        raise ValidationError("email", "is not allowed")
     client = store
     index = keys.email(email.lower())
     if not await client.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):

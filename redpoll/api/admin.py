@@ -28,6 +28,10 @@ READ_REPORTS = ("admin:read", "admin:read:reports")
 WRITE_REPORTS = ("admin:write", "admin:write:reports")
 READ_BLOCKS = ("admin:read", "admin:read:domain_blocks")
 WRITE_BLOCKS = ("admin:write", "admin:write:domain_blocks")
+READ_EMAIL = ("admin:read", "admin:read:email_domain_blocks")
+WRITE_EMAIL = ("admin:write", "admin:write:email_domain_blocks")
+READ_CANONICAL = ("admin:read", "admin:read:canonical_email_blocks")
+WRITE_CANONICAL = ("admin:write", "admin:write:canonical_email_blocks")
 
 ADMIN_ACCOUNT = obj(
     {"id": ID, "username": STR, "suspended": BOOL, "silenced": BOOL, "disabled": BOOL},
@@ -499,4 +503,138 @@ async def update_domain_block(ctx: Ctx) -> Response:
 )
 async def delete_domain_block(ctx: Ctx) -> Response:
     await ctx.rp.admin.remove_domain_block(ctx.uid, ctx.path_id())
+    return JSON({})
+
+
+# --- e-mail domain blocks and canonical e-mail blocks -------------------------------------
+EMAIL_BLOCK = obj({"id": ID, "domain": STR, "created_at": STR, "history": array(EMPTY_OBJ)})
+CANONICAL_BLOCK = obj({"id": ID, "canonical_email_hash": STR})
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/email_domain_blocks",
+    auth="required",
+    scope=READ_EMAIL,
+    doc=Doc("The blocked e-mail domains, newest first", "Admin", array(EMAIL_BLOCK)),
+)
+async def email_domain_blocks(ctx: Ctx) -> Response:
+    found = await ctx.rp.admin.email_domain_blocks(ctx.uid)
+    return JSON([entities.email_domain_block(b) for b in found])
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/email_domain_blocks/{id}",
+    auth="required",
+    scope=READ_EMAIL,
+    doc=Doc("One e-mail domain block", "Admin", EMAIL_BLOCK, params=[path_param()]),
+)
+async def email_domain_block(ctx: Ctx) -> Response:
+    found = await ctx.rp.admin.email_domain_block(ctx.uid, ctx.path_id())
+    return JSON(entities.email_domain_block(found))
+
+
+@endpoint(
+    "POST",
+    "/api/v1/admin/email_domain_blocks",
+    auth="required",
+    scope=WRITE_EMAIL,
+    doc=Doc(
+        "Refuse sign-ups with addresses at a domain (and the domains under it)",
+        "Admin",
+        EMAIL_BLOCK,
+        body=request_body({"domain": STR}, required=("domain",)),
+    ),
+)
+async def block_email_domain(ctx: Ctx) -> Response:
+    domain = ctx.params.str("domain", required=True, max_chars=300)
+    return JSON(entities.email_domain_block(await ctx.rp.admin.block_email_domain(ctx.uid, domain)))
+
+
+@endpoint(
+    "DELETE",
+    "/api/v1/admin/email_domain_blocks/{id}",
+    auth="required",
+    scope=WRITE_EMAIL,
+    doc=Doc("Lift an e-mail domain block", "Admin", EMPTY_OBJ, params=[path_param()]),
+)
+async def unblock_email_domain(ctx: Ctx) -> Response:
+    await ctx.rp.admin.unblock_email_domain(ctx.uid, ctx.path_id())
+    return JSON({})
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/canonical_email_blocks",
+    auth="required",
+    scope=READ_CANONICAL,
+    doc=Doc(
+        "The blocked canonical e-mail addresses, newest first", "Admin", array(CANONICAL_BLOCK)
+    ),
+)
+async def canonical_email_blocks(ctx: Ctx) -> Response:
+    found = await ctx.rp.admin.canonical_email_blocks(ctx.uid)
+    return JSON([entities.canonical_email_block(b) for b in found])
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/canonical_email_blocks/{id}",
+    auth="required",
+    scope=READ_CANONICAL,
+    doc=Doc("One canonical e-mail block", "Admin", CANONICAL_BLOCK, params=[path_param()]),
+)
+async def canonical_email_block(ctx: Ctx) -> Response:
+    found = await ctx.rp.admin.canonical_email_block(ctx.uid, ctx.path_id())
+    return JSON(entities.canonical_email_block(found))
+
+
+@endpoint(
+    "POST",
+    "/api/v1/admin/canonical_email_blocks/test",
+    auth="required",
+    scope=READ_CANONICAL,
+    doc=Doc(
+        "The canonical e-mail blocks an address matches",
+        "Admin",
+        array(CANONICAL_BLOCK),
+        body=request_body({"email": STR}, required=("email",)),
+    ),
+)
+async def test_canonical_email(ctx: Ctx) -> Response:
+    email = ctx.params.str("email", required=True, max_chars=limits.EMAIL_MAX_CHARS)
+    found = await ctx.rp.admin.test_canonical_email(ctx.uid, email)
+    return JSON([entities.canonical_email_block(b) for b in found])
+
+
+@endpoint(
+    "POST",
+    "/api/v1/admin/canonical_email_blocks",
+    auth="required",
+    scope=WRITE_CANONICAL,
+    doc=Doc(
+        "Refuse sign-ups with an address (its canonical form's hash), or a hash as given",
+        "Admin",
+        CANONICAL_BLOCK,
+        body=request_body({"email": STR, "canonical_email_hash": STR}),
+    ),
+)
+async def block_canonical_email(ctx: Ctx) -> Response:
+    p = ctx.params
+    email = p.str("email", max_chars=limits.EMAIL_MAX_CHARS)
+    digest = p.str("canonical_email_hash", max_chars=64)
+    found = await ctx.rp.admin.block_canonical_email(ctx.uid, email, digest)
+    return JSON(entities.canonical_email_block(found))
+
+
+@endpoint(
+    "DELETE",
+    "/api/v1/admin/canonical_email_blocks/{id}",
+    auth="required",
+    scope=WRITE_CANONICAL,
+    doc=Doc("Lift a canonical e-mail block", "Admin", EMPTY_OBJ, params=[path_param()]),
+)
+async def unblock_canonical_email(ctx: Ctx) -> Response:
+    await ctx.rp.admin.unblock_canonical_email(ctx.uid, ctx.path_id())
     return JSON({})

@@ -344,6 +344,21 @@ def email(email_lower: str) -> str:
     return f"email:{{{email_lower}}}"
 
 
+# --- e-mail blocks (redpoll/accounts/email_blocks.py): one slot, {blocks} ------------
+#: Hash: blocked e-mail domain -> its block's JSON (id, at); field
+#: BLOCK_SEQ: the last id given (no domain or hash has a "#")
+EMAIL_DOMAIN_BLOCKS = "eblk:{blocks}"
+#: Hash: SHA-256 of a canonical e-mail address -> its block's JSON (id, at)
+CANONICAL_EMAIL_BLOCKS = "cblk:{blocks}"
+BLOCK_SEQ = "#seq"
+
+
+def email_block_history(bid: int) -> str:
+    """Hash with a TTL: UTC day (epoch seconds) -> sign-ups refused by e-mail
+    domain block ``bid`` that day (the last days, as Mastodon's history)."""
+    return f"eblk:{{blocks}}:h:{bid}"
+
+
 def rate(bucket: str, window: int) -> str:
     """Counter of one rate-limit bucket (``ip:<addr>:<family>``) in one window."""
     return f"rl:{{{bucket}}}:{window}"

@@ -757,3 +757,5 @@ ADMIN_REPORTS_SCAN = 5_000
 AUDIT_LOG_MAX = 100_000
 ADMIN_WARNING_MAX_CHARS = 5_000
 ADMIN_COMMENT_MAX_CHARS = 1_000
+#: E-mail domain blocks and canonical e-mail blocks kept at most (each kind).
+EMAIL_BLOCKS_MAX = 10_000

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..accounts import email_blocks
 from ..admin import audit
 from ..bus.jobs import JobQueue
 from ..core.models import User
@@ -100,6 +101,34 @@ class Desk:
 
     async def remove_domain_block(self, actor, bid) -> domains.Block:
         return await domain_blocks.remove(self.store, actor, bid)
+
+    # --- e-mail blocks (redpoll.accounts.email_blocks) ----------------------------------
+    async def email_domain_blocks(self, actor) -> list[email_blocks.Block]:
+        return await email_blocks.domain_blocks(self.store, actor)
+
+    async def email_domain_block(self, actor, bid) -> email_blocks.Block:
+        return await email_blocks.domain_block(self.store, actor, bid)
+
+    async def block_email_domain(self, actor, domain) -> email_blocks.Block:
+        return await email_blocks.block_domain(self.store, actor, domain)
+
+    async def unblock_email_domain(self, actor, bid) -> email_blocks.Block:
+        return await email_blocks.unblock_domain(self.store, actor, bid)
+
+    async def canonical_email_blocks(self, actor) -> list[email_blocks.Block]:
+        return await email_blocks.canonical_blocks(self.store, actor)
+
+    async def canonical_email_block(self, actor, bid) -> email_blocks.Block:
+        return await email_blocks.canonical_block(self.store, actor, bid)
+
+    async def test_canonical_email(self, actor, email) -> list[email_blocks.Block]:
+        return await email_blocks.test_canonical(self.store, actor, email)
+
+    async def block_canonical_email(self, actor, email=None, digest=None) -> email_blocks.Block:
+        return await email_blocks.block_canonical(self.store, actor, email, digest)
+
+    async def unblock_canonical_email(self, actor, bid) -> email_blocks.Block:
+        return await email_blocks.unblock_canonical(self.store, actor, bid)
 
     # --- the audit log -------------------------------------------------------------------
     async def audit_log(self, limit: int = 100, before: str | None = None) -> list[audit.Entry]:

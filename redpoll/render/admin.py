@@ -89,3 +89,19 @@ def domain_block(b: Any) -> dict:
         "public_comment": b.public_comment or None,
         "obfuscate": b.obfuscate,
     }
+
+
+def email_domain_block(b: Any) -> dict:
+    """Mastodon's Admin::EmailDomainBlock: its history is the sign-ups it
+    refused each of the last days (``uses``; ``accounts`` the same count)."""
+    return {
+        "id": str(b.id),
+        "domain": b.value,
+        "created_at": entities.iso(b.at),
+        "history": [{"day": str(day), "accounts": str(n), "uses": str(n)} for day, n in b.history],
+    }
+
+
+def canonical_email_block(b: Any) -> dict:
+    """Mastodon's Admin::CanonicalEmailBlock."""
+    return {"id": str(b.id), "canonical_email_hash": b.value}

@@ -6,6 +6,7 @@ domain blocks and the audit log; on one server and on the cluster."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 import uuid
@@ -482,3 +483,98 @@ async def test_admin_domain_blocks(srv, rp):
     lines = [line for line in log.splitlines() if "DomainBlock" in line]
     assert [line.split()[4] for line in lines] == ["destroy", "update", "create", "create"]
     assert all(c.admin.login in line for line in lines)
+
+
+def _sign_up(base: str, login: str, email: str) -> Mastodon:
+    cid, secret = Mastodon.create_app("signup", api_base_url=base, scopes=["read", "write"])
+    m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
+    m.create_account(login, PASSWORD, email, agreement=True, scopes=["read", "write"])
+    return m
+
+
+async def test_email_domain_and_canonical_email_blocks(srv, rp):
+    c = await cast(srv, rp)
+    adm = c.admin.api
+    # a moderator has no manage_blocks
+    code, _ = await asyncio.to_thread(refused, c.mod.api.admin_email_domain_blocks)
+    assert code == 403
+    code, _ = await asyncio.to_thread(refused, c.mod.api.admin_canonical_email_blocks)
+    assert code == 403
+
+    made = await asyncio.to_thread(adm.admin_create_email_domain_block, "Blocked.Example")
+    _, sent = await asyncio.to_thread(
+        raw, srv.base, c.admin, "GET", f"/api/v1/admin/email_domain_blocks/{made['id']}"
+    )
+    assert set(sent) == {"id", "domain", "created_at", "history"}
+    assert sent["domain"] == "blocked.example" and len(sent["history"]) == 7
+    assert all(h["uses"] == "0" for h in sent["history"])
+    for data in ({"domain": "blocked.example"}, {"domain": "not a domain"}, {}):
+        got = await asyncio.to_thread(
+            raw, srv.base, c.admin, "POST", "/api/v1/admin/email_domain_blocks", data=data
+        )
+        assert got[0] == 422 and "error" in got[1], data
+    login = "u" + uuid.uuid4().hex[:10]
+    for email in (f"{login}@blocked.example", f"{login}@mx.Blocked.example"):
+        with pytest.raises(MastodonIllegalArgumentError) as exc:  # (its 422)
+            await asyncio.to_thread(_sign_up, srv.base, login, email)
+        assert "not allowed" in str(exc.value)
+    # nothing was written: the login and the address are still free
+    shown = await asyncio.to_thread(adm.admin_email_domain_block, made["id"])
+    assert int(shown["history"][0]["uses"]) == 2  # (today, newest first)
+    assert [b["id"] for b in await asyncio.to_thread(adm.admin_email_domain_blocks)] == [made["id"]]
+    await asyncio.to_thread(_sign_up, srv.base, login, f"{login}@fine.example")
+
+    # canonical blocks: the address lower-cased, without dots or a +part, hashed
+    digest = hashlib.sha256(b"janedoe@mail.example").hexdigest()
+    canon = await asyncio.to_thread(
+        adm.admin_create_canonical_email_block, email="Jane.Doe+spam@Mail.example"
+    )
+    assert canon["canonical_email_hash"] == digest
+    tested = await asyncio.to_thread(adm.admin_test_canonical_email_block, "janedoe+x@mail.example")
+    assert [b["id"] for b in tested] == [canon["id"]]
+    assert await asyncio.to_thread(adm.admin_test_canonical_email_block, "jane@mail.example") == []
+    with pytest.raises(MastodonIllegalArgumentError) as exc:
+        await asyncio.to_thread(
+            _sign_up, srv.base, "u" + uuid.uuid4().hex[:10], "j.a.n.e.doe@mail.example"
+        )
+    assert "not allowed" in str(exc.value)
+    for data in (
+        {"email": "jane.doe@mail.example"},  # the same hash: taken
+        {"canonical_email_hash": "abc"},
+        {},
+    ):
+        got = await asyncio.to_thread(
+            raw, srv.base, c.admin, "POST", "/api/v1/admin/canonical_email_blocks", data=data
+        )
+        assert got[0] == 422 and "error" in got[1], data
+    other = "0" * 64
+    by_hash = await asyncio.to_thread(
+        adm.admin_create_canonical_email_block, canonical_email_hash=other
+    )
+    listed = await asyncio.to_thread(adm.admin_canonical_email_blocks)
+    assert [b["id"] for b in listed] == [by_hash["id"], canon["id"]]
+    assert (await asyncio.to_thread(adm.admin_canonical_email_block, canon["id"]))[
+        "canonical_email_hash"
+    ] == digest
+    # lifted, the sign-ups go through
+    await asyncio.to_thread(adm.admin_delete_canonical_email_block, canon["id"])
+    await asyncio.to_thread(adm.admin_delete_email_domain_block, made["id"])
+    with pytest.raises(MastodonNotFoundError):
+        await asyncio.to_thread(adm.admin_email_domain_block, made["id"])
+    await asyncio.to_thread(
+        _sign_up, srv.base, "u" + uuid.uuid4().hex[:10], "jane.doe@mail.example"
+    )
+    await asyncio.to_thread(_sign_up, srv.base, "u" + uuid.uuid4().hex[:10], "x@blocked.example")
+    log = ok(await asyncio.to_thread(admin, srv, "audit-log"))
+    kinds = [
+        line.split()[4:6]
+        for line in log.splitlines()
+        if "EmailBlock" in line or "EmailDomain" in line
+    ]
+    assert kinds == [
+        ["destroy", "EmailDomainBlock"],
+        ["destroy", "CanonicalEmailBlock"],
+        ["create", "CanonicalEmailBlock"],
+        ["create", "CanonicalEmailBlock"],
+        ["create", "EmailDomainBlock"],
+    ]
