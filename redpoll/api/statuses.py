@@ -55,8 +55,15 @@ def status_entities(ctx: Ctx, shown: pages.Shown, *, with_source: bool = False) 
             author = accounts[s.user_id] = entities.account(
                 shown.users.get(s.user_id) or entities.placeholder_user(s), base
             )
+        user = shown.users.get(s.user_id)
         return entities.status(
-            s, author, base, viewer=viewer, with_source=source, state=shown.states[s.id]
+            s,
+            author,
+            base,
+            viewer=viewer,
+            with_source=source,
+            state=shown.states[s.id],
+            sensitized=user is not None and user.sensitized,
         )
 
     out = []
@@ -140,6 +147,7 @@ def rendered_pairs(ctx: Ctx, shown: pages.Shown) -> list[tuple[Status, bytes]]:
                 viewer=viewer,
                 with_source=source,
                 state=shown.states[s.id],
+                sensitized=author.sensitized,
             )
 
         for s in statuses:

@@ -754,14 +754,16 @@ class Redpoll:
             if of_origin is None
             else (lambda s: pages.has_media(s) and of_origin(s))
         )
-        return await pages.filled(
-            self.store,
-            viewer,
-            read,
-            cursors,
-            keep=keep,
-            reads=limits.ONLY_MEDIA_READS,
-            context="public",
+        return pages.without_silenced(
+            await pages.filled(
+                self.store,
+                viewer,
+                read,
+                cursors,
+                keep=keep,
+                reads=limits.ONLY_MEDIA_READS,
+                context="public",
+            )
         )
 
     async def profile_page(

@@ -199,6 +199,17 @@ def _kept(page: Page, keep: Callable[[Status], bool] | None) -> Page:
     )
 
 
+def without_silenced(out: Shown) -> Shown:
+    """A public or hashtag page without the statuses of accounts a moderator
+    silenced (redpoll.moderation.admin_accounts), as Mastodon's public and
+    tag feeds leave them out; the Link header still pages on what was read."""
+    if any(u.silenced for u in out.users.values()):
+        out.statuses = [
+            s for s in out.statuses if not (u := out.users.get(s.user_id)) or not u.silenced
+        ]
+    return out
+
+
 async def of_origin(
     store: Store, viewer: int | None, page: Page, origin: str | None, *, context: str
 ) -> Shown:
@@ -208,9 +219,11 @@ async def of_origin(
     was read, so a page short of the other origin's statuses pages on.
     (With ``only_media`` the engine reads such a page with :func:`filled`.)"""
     if origin is None:
-        return await timeline(store, viewer, page, muted=True, context=context)
+        return without_silenced(await timeline(store, viewer, page, muted=True, context=context))
     kept = _kept(page, of_origin_rule(origin))
-    return await timeline(store, viewer, kept, muted=True, read=page, context=context)
+    return without_silenced(
+        await timeline(store, viewer, kept, muted=True, read=page, context=context)
+    )
 
 
 async def filled(

@@ -347,10 +347,14 @@ def status(
     viewer: bool = False,
     with_source: bool = False,
     state: StatusState | None = NONE,
+    sensitized: bool = False,
 ) -> dict:
     """The Status entity; ``state=None`` leaves out the fields that change
     after posting (STATE_FIELDS, VIEWER_FIELDS, and a poll: ``poll_json``),
-    for a kept rendering."""
+    for a kept rendering. ``sensitized``: its author's media are marked
+    sensitive by a moderator (redpoll.moderation.admin_accounts): the status
+    is shown sensitive (to everyone: Mastodon shows the author its own
+    flag, which a rendering kept for every viewer cannot)."""
     extra = s.extra  # what POST /api/v1/statuses stored beyond the text
     conv = Conversation.of(s)  # replies, mentions, hashtags (engine: conversation.py)
     out = {
@@ -363,7 +367,7 @@ def status(
         # (a status of attachments only has no text: Mastodon's content is then empty)
         "content": status_html(s.text, conv.mentions, base) if s.text else "",
         "visibility": extra.get("visibility", "public"),
-        "sensitive": extra.get("sensitive") == "true",
+        "sensitive": sensitized or extra.get("sensitive") == "true",
         "spoiler_text": extra.get("spoiler_text", ""),
         "media_attachments": media_entity.attachments(extra.get("media"), base),
         "application": None,

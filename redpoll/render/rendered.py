@@ -74,7 +74,13 @@ class RenderedStatuses:
         body = bytes(
             memoryview(
                 orjson.dumps(
-                    entities.status(status, entities.account(author, base), base, state=None)
+                    entities.status(
+                        status,
+                        entities.account(author, base),
+                        base,
+                        state=None,
+                        sensitized=author.sensitized,
+                    )
                 )
             )
         )[:-1]

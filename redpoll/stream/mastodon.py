@@ -159,11 +159,13 @@ class MastodonRenderer:
         """A status of the event log as the API's entity; a boost carries its
         original (redpoll.bus.events.update_event), rendered into ``reblog``."""
         status = _status(raw)
+        author = await self._author(status)
         body = entities.status(
             status,
-            entities.account(await self._author(status), base),
+            entities.account(author, base),
             base,
             state=await self._votes(status),
+            sensitized=author.sensitized,
         )
         if isinstance(raw.get("reblog"), dict):
             body["reblog"] = await self.entity(raw["reblog"], base)

@@ -578,3 +578,39 @@ async def test_email_domain_and_canonical_email_blocks(srv, rp):
         ["create", "CanonicalEmailBlock"],
         ["create", "EmailDomainBlock"],
     ]
+
+
+async def test_silenced_and_sensitized_accounts_as_readers_see_them(srv, rp):
+    c = await cast(srv, rp)
+    mod, member = c.mod.api, c.member.api
+    await asyncio.to_thread(member.account_follow, c.target.id)
+    post = await asyncio.to_thread(c.target.api.status_post, "hello #redpolltest")
+    other = await asyncio.to_thread(c.admin.api.status_post, "also #redpolltest")
+    await rp.drain()
+
+    def public_ids(**kw) -> list[str]:
+        return [s["id"] for s in member.timeline_public(**kw)]
+
+    def tag_ids() -> list[str]:
+        return [s["id"] for s in member.timeline_hashtag("redpolltest")]
+
+    assert post["id"] in await asyncio.to_thread(public_ids)
+    assert (await asyncio.to_thread(member.status, post["id"]))["sensitive"] is False
+    # sensitive: its statuses are shown sensitive, wherever they are read
+    await asyncio.to_thread(mod.admin_account_moderate, c.target.id, "sensitive")
+    assert (await asyncio.to_thread(member.status, post["id"]))["sensitive"] is True
+    shown = {s["id"]: s for s in await asyncio.to_thread(member.timeline_home)}
+    assert shown[post["id"]]["sensitive"] is True
+    await asyncio.to_thread(mod.admin_account_unsensitive, c.target.id)
+    assert (await asyncio.to_thread(member.status, post["id"]))["sensitive"] is False
+    # silence: off the public and hashtag timelines (local and not), still in
+    # its followers' homes and shown by id
+    await asyncio.to_thread(mod.admin_account_moderate, c.target.id, "silence")
+    assert post["id"] not in await asyncio.to_thread(public_ids)
+    assert post["id"] not in await asyncio.to_thread(public_ids, local=True)
+    assert await asyncio.to_thread(tag_ids) == [other["id"]]
+    assert post["id"] in {s["id"] for s in await asyncio.to_thread(member.timeline_home)}
+    assert (await asyncio.to_thread(member.status, post["id"]))["id"] == post["id"]
+    await asyncio.to_thread(mod.admin_account_unsilence, c.target.id)
+    assert await asyncio.to_thread(tag_ids) == [other["id"], post["id"]]
+    assert post["id"] in await asyncio.to_thread(public_ids)
