@@ -29,9 +29,25 @@ async def of_reports(store: Store, found: list[Report]) -> list[ReportView]:
     uids = {u for r in found for u in (r.reporter, r.account, r.assigned, r.action_taken_by) if u}
     people = await accounts.people(store, uids)
     rules = await instance.rules(store)
+    # one read of every report's statuses, then one visibility pass per reporter
+    listed = {
+        s.id: s
+        for s in await statuses.get_statuses(
+            store, sorted({sid for r in found for sid in r.statuses})
+        )
+    }
+    by_reporter: dict[int, pages.Shown] = {}
+    for reporter in {r.reporter for r in found}:
+        theirs = sorted(
+            {sid for r in found if r.reporter == reporter for sid in r.statuses if sid in listed}
+        )
+        by_reporter[reporter] = await pages.show(store, reporter, [listed[i] for i in theirs])
     out = []
     for r in found:
-        listed = await statuses.get_statuses(store, list(r.statuses))
-        shown = await pages.show(store, r.reporter, listed)
+        seen = by_reporter[r.reporter]
+        mine = set(r.statuses)
+        shown = pages.Shown(
+            [s for s in seen.statuses if s.id in mine], seen.states, seen.users, seen.originals
+        )
         out.append(ReportView(r, people, shown, [x for x in rules if x.id in r.rule_ids]))
     return out
