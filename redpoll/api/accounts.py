@@ -73,6 +73,8 @@ async def register(ctx: Ctx) -> Response:
     if ctx.authed.uid is not None:  # Mastodon's rule: only an app token registers accounts
         raise ApiError(403, "This method requires an app token, not a user's token")
     await ctx.limit("signup", ctx.settings.rate_signup)
+    if await ctx.rp.admin.sign_up_refused_from(ctx.ip):  # an IP block (Mastodon: 403)
+        raise ApiError(403, "This action is not allowed")
     p = ctx.params
     try:
         if not p.bool("agreement"):

@@ -30,6 +30,8 @@ READ_BLOCKS = ("admin:read", "admin:read:domain_blocks")
 WRITE_BLOCKS = ("admin:write", "admin:write:domain_blocks")
 READ_EMAIL = ("admin:read", "admin:read:email_domain_blocks")
 WRITE_EMAIL = ("admin:write", "admin:write:email_domain_blocks")
+READ_IP = ("admin:read", "admin:read:ip_blocks")
+WRITE_IP = ("admin:write", "admin:write:ip_blocks")
 READ_CANONICAL = ("admin:read", "admin:read:canonical_email_blocks")
 WRITE_CANONICAL = ("admin:write", "admin:write:canonical_email_blocks")
 
@@ -637,4 +639,93 @@ async def block_canonical_email(ctx: Ctx) -> Response:
 )
 async def unblock_canonical_email(ctx: Ctx) -> Response:
     await ctx.rp.admin.unblock_canonical_email(ctx.uid, ctx.path_id())
+    return JSON({})
+
+
+# --- IP blocks ---------------------------------------------------------------------------
+IP_BLOCK = obj({"id": ID, "ip": STR, "severity": STR, "comment": STR})
+IP_FIELDS = {
+    "ip": STR,
+    "severity": {"enum": ["sign_up_requires_approval", "sign_up_block", "no_access"]},
+    "comment": {"type": "string", "maxLength": limits.ADMIN_COMMENT_MAX_CHARS},
+    "expires_in": {"type": "integer", "minimum": 1},
+}
+
+
+def _ip_fields(ctx: Ctx) -> dict:
+    p = ctx.params
+    out: dict = {}
+    for name in ("ip", "severity", "comment"):
+        if p.raw(name) is not None:
+            out[name] = p.str(name, max_chars=limits.ADMIN_COMMENT_MAX_CHARS)
+    if p.has("expires_in"):
+        out["expires_in"] = p.raw("expires_in")
+    return out
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/ip_blocks",
+    auth="required",
+    scope=READ_IP,
+    doc=Doc("The IP blocks not expired, newest first", "Admin", array(IP_BLOCK)),
+)
+async def ip_blocks(ctx: Ctx) -> Response:
+    return JSON([entities.ip_block(b) for b in await ctx.rp.admin.ip_blocks(ctx.uid)])
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/ip_blocks/{id}",
+    auth="required",
+    scope=READ_IP,
+    doc=Doc("One IP block", "Admin", IP_BLOCK, params=[path_param()]),
+)
+async def ip_block(ctx: Ctx) -> Response:
+    return JSON(entities.ip_block(await ctx.rp.admin.ip_block(ctx.uid, ctx.path_id())))
+
+
+@endpoint(
+    "POST",
+    "/api/v1/admin/ip_blocks",
+    auth="required",
+    scope=WRITE_IP,
+    doc=Doc(
+        "Block an address or a range: sign_up_block and no_access refuse its sign-ups",
+        "Admin",
+        IP_BLOCK,
+        body=request_body(IP_FIELDS, required=("ip", "severity")),
+    ),
+)
+async def create_ip_block(ctx: Ctx) -> Response:
+    f = _ip_fields(ctx)
+    found = await ctx.rp.admin.create_ip_block(
+        ctx.uid, f.get("ip"), f.get("severity"), f.get("comment"), f.get("expires_in")
+    )
+    return JSON(entities.ip_block(found))
+
+
+@endpoint(
+    "PUT",
+    "/api/v1/admin/ip_blocks/{id}",
+    auth="required",
+    scope=WRITE_IP,
+    doc=Doc(
+        "Change an IP block", "Admin", IP_BLOCK, params=[path_param()], body=request_body(IP_FIELDS)
+    ),
+)
+async def update_ip_block(ctx: Ctx) -> Response:
+    found = await ctx.rp.admin.update_ip_block(ctx.uid, ctx.path_id(), **_ip_fields(ctx))
+    return JSON(entities.ip_block(found))
+
+
+@endpoint(
+    "DELETE",
+    "/api/v1/admin/ip_blocks/{id}",
+    auth="required",
+    scope=WRITE_IP,
+    doc=Doc("Lift an IP block", "Admin", EMPTY_OBJ, params=[path_param()]),
+)
+async def delete_ip_block(ctx: Ctx) -> Response:
+    await ctx.rp.admin.remove_ip_block(ctx.uid, ctx.path_id())
     return JSON({})

@@ -351,6 +351,9 @@ EMAIL_DOMAIN_BLOCKS = "eblk:{blocks}"
 #: Hash: SHA-256 of a canonical e-mail address -> its block's JSON (id, at)
 CANONICAL_EMAIL_BLOCKS = "cblk:{blocks}"
 BLOCK_SEQ = "#seq"
+#: Hash: an IP block's network ("192.0.2.0/24") -> its JSON (id, severity,
+#: comment, at, expires_at); field BLOCK_SEQ the last id (redpoll/accounts/ip_blocks.py)
+IP_BLOCKS = "ipblk:{blocks}"
 
 
 def email_block_history(bid: int) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..accounts import email_blocks
+from ..accounts import email_blocks, ip_blocks
 from ..admin import audit
 from ..bus.jobs import JobQueue
 from ..core.models import User
@@ -129,6 +129,26 @@ class Desk:
 
     async def unblock_canonical_email(self, actor, bid) -> email_blocks.Block:
         return await email_blocks.unblock_canonical(self.store, actor, bid)
+
+    # --- IP blocks (redpoll.accounts.ip_blocks) -----------------------------------------
+    async def ip_blocks(self, actor) -> list[ip_blocks.IpBlock]:
+        return await ip_blocks.blocks(self.store, actor)
+
+    async def ip_block(self, actor, bid) -> ip_blocks.IpBlock:
+        return await ip_blocks.block(self.store, actor, bid)
+
+    async def create_ip_block(self, actor, ip, severity, comment=None, expires_in=None):
+        return await ip_blocks.create(self.store, actor, ip, severity, comment, expires_in)
+
+    async def update_ip_block(self, actor, bid, **changes) -> ip_blocks.IpBlock:
+        return await ip_blocks.update(self.store, actor, bid, **changes)
+
+    async def remove_ip_block(self, actor, bid) -> ip_blocks.IpBlock:
+        return await ip_blocks.remove(self.store, actor, bid)
+
+    async def sign_up_refused_from(self, ip: str) -> bool:
+        """Whether an IP block refuses sign-ups from ``ip``."""
+        return await ip_blocks.sign_up_refused(self.store, ip)
 
     # --- the audit log -------------------------------------------------------------------
     async def audit_log(self, limit: int = 100, before: str | None = None) -> list[audit.Entry]:

@@ -105,3 +105,15 @@ def email_domain_block(b: Any) -> dict:
 def canonical_email_block(b: Any) -> dict:
     """Mastodon's Admin::CanonicalEmailBlock."""
     return {"id": str(b.id), "canonical_email_hash": b.value}
+
+
+def ip_block(b: Any) -> dict:
+    """Mastodon's Admin::IpBlock."""
+    return {
+        "id": str(b.id),
+        "ip": b.network,
+        "severity": b.severity,
+        "comment": b.comment,
+        "created_at": entities.iso(b.at),
+        "expires_at": entities.iso(b.expires_at) if b.expires_at else None,
+    }

@@ -614,3 +614,91 @@ async def test_silenced_and_sensitized_accounts_as_readers_see_them(srv, rp):
     await asyncio.to_thread(mod.admin_account_unsilence, c.target.id)
     assert await asyncio.to_thread(tag_ids) == [other["id"], post["id"]]
     assert post["id"] in await asyncio.to_thread(public_ids)
+
+
+async def test_ip_blocks(srv, rp):
+    c = await cast(srv, rp)
+    adm = c.admin.api
+    code, _ = await asyncio.to_thread(refused, c.mod.api.admin_ip_blocks)
+    assert code == 403  # manage_blocks: admins, not moderators
+    made = await asyncio.to_thread(
+        adm.admin_create_ip_block, "127.0.0.1/8", "sign_up_block", comment="the tests"
+    )
+    _, sent = await asyncio.to_thread(
+        raw, srv.base, c.admin, "GET", f"/api/v1/admin/ip_blocks/{made['id']}"
+    )
+    assert set(sent) == {"id", "ip", "severity", "comment", "created_at", "expires_at"}
+    assert sent["ip"] == "127.0.0.0/8" and sent["severity"] == "sign_up_block"
+    assert sent["comment"] == "the tests" and sent["expires_at"] is None
+    # a sign-up from there: 403, as Mastodon, and nothing written
+    login = "u" + uuid.uuid4().hex[:10]
+    with pytest.raises(MastodonIllegalArgumentError) as exc:  # (Mastodon.py's for any refusal)
+        await asyncio.to_thread(_sign_up, srv.base, login, f"{login}@example.com")
+    assert NOT_ALLOWED in str(exc.value)  # the 403's text
+    with httpx.Client(base_url=srv.base, timeout=30) as http:
+        app = http.post(
+            "/api/v1/apps",
+            data={
+                "client_name": "x",
+                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                "scopes": "write",
+            },
+        ).json()
+        token = http.post(
+            "/oauth/token",
+            data={
+                "grant_type": "client_credentials",
+                "client_id": app["client_id"],
+                "client_secret": app["client_secret"],
+                "scope": "write",
+            },
+        ).json()["access_token"]
+        r = http.post(
+            "/api/v1/accounts",
+            headers={"Authorization": f"Bearer {token}"},
+            data={
+                "username": login,
+                "email": f"{login}@example.com",
+                "password": PASSWORD,
+                "agreement": "true",
+            },
+        )
+        assert (r.status_code, r.json()) == (403, {"error": NOT_ALLOWED})
+    for data in (
+        {"ip": "127.0.0.1/8", "severity": "no_access"},  # that network is blocked already
+        {"ip": "not-an-ip", "severity": "no_access"},
+        {"ip": "10.0.0.1", "severity": "everything"},
+        {"severity": "no_access"},
+    ):
+        got = await asyncio.to_thread(
+            raw, srv.base, c.admin, "POST", "/api/v1/admin/ip_blocks", data=data
+        )
+        assert got[0] == 422 and "error" in got[1], data
+    # sign_up_requires_approval is kept, refuses nothing (there is no approval mode)
+    changed = await asyncio.to_thread(
+        adm.admin_update_ip_block, made["id"], severity="sign_up_requires_approval"
+    )
+    assert changed["severity"] == "sign_up_requires_approval" and changed["comment"] == "the tests"
+    await asyncio.to_thread(_sign_up, srv.base, login, f"{login}@example.com")
+    moved = await asyncio.to_thread(
+        adm.admin_update_ip_block, made["id"], ip="::1", severity="no_access"
+    )
+    assert moved["ip"] == "::1/128" and moved["id"] == made["id"]
+    short = await asyncio.to_thread(
+        adm.admin_create_ip_block, "127.0.0.1", "no_access", expires_in=1
+    )
+    listed = await asyncio.to_thread(adm.admin_ip_blocks)
+    assert [b["id"] for b in listed] == [short["id"], made["id"]]
+    with pytest.raises(MastodonIllegalArgumentError) as exc:
+        await asyncio.to_thread(_sign_up, srv.base, "u" + uuid.uuid4().hex[:10], "a@example.com")
+    assert NOT_ALLOWED in str(exc.value)
+    await asyncio.sleep(1.2)  # expired: refuses nothing, listed no more
+    assert [b["id"] for b in await asyncio.to_thread(adm.admin_ip_blocks)] == [made["id"]]
+    await asyncio.to_thread(_sign_up, srv.base, "u" + uuid.uuid4().hex[:10], "b@example.com")
+    await asyncio.to_thread(adm.admin_delete_ip_block, made["id"])
+    assert await asyncio.to_thread(adm.admin_ip_blocks) == []
+    with pytest.raises(MastodonNotFoundError):
+        await asyncio.to_thread(adm.admin_ip_block, made["id"])
+    log = ok(await asyncio.to_thread(admin, srv, "audit-log"))
+    kinds = [line.split()[4] for line in log.splitlines() if " IpBlock " in line]
+    assert kinds == ["destroy", "create", "update", "update", "create"]
