@@ -30,6 +30,8 @@ READ_BLOCKS = ("admin:read", "admin:read:domain_blocks")
 WRITE_BLOCKS = ("admin:write", "admin:write:domain_blocks")
 READ_EMAIL = ("admin:read", "admin:read:email_domain_blocks")
 WRITE_EMAIL = ("admin:write", "admin:write:email_domain_blocks")
+READ_ALLOWS = ("admin:read", "admin:read:domain_allows")
+WRITE_ALLOWS = ("admin:write", "admin:write:domain_allows")
 READ_IP = ("admin:read", "admin:read:ip_blocks")
 WRITE_IP = ("admin:write", "admin:write:ip_blocks")
 READ_CANONICAL = ("admin:read", "admin:read:canonical_email_blocks")
@@ -728,4 +730,64 @@ async def update_ip_block(ctx: Ctx) -> Response:
 )
 async def delete_ip_block(ctx: Ctx) -> Response:
     await ctx.rp.admin.remove_ip_block(ctx.uid, ctx.path_id())
+    return JSON({})
+
+
+# --- domain allows -----------------------------------------------------------------------
+DOMAIN_ALLOW = obj({"id": ID, "domain": STR, "created_at": STR})
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/domain_allows",
+    auth="required",
+    scope=READ_ALLOWS,
+    doc=Doc(
+        "The allowed domains, newest first (in the limited federation mode, the "
+        "only ones this server federates with)",
+        "Admin",
+        array(DOMAIN_ALLOW),
+    ),
+)
+async def domain_allows(ctx: Ctx) -> Response:
+    return JSON([entities.domain_allow(a) for a in await ctx.rp.admin.domain_allows(ctx.uid)])
+
+
+@endpoint(
+    "GET",
+    "/api/v1/admin/domain_allows/{id}",
+    auth="required",
+    scope=READ_ALLOWS,
+    doc=Doc("One allowed domain", "Admin", DOMAIN_ALLOW, params=[path_param()]),
+)
+async def domain_allow(ctx: Ctx) -> Response:
+    return JSON(entities.domain_allow(await ctx.rp.admin.domain_allow(ctx.uid, ctx.path_id())))
+
+
+@endpoint(
+    "POST",
+    "/api/v1/admin/domain_allows",
+    auth="required",
+    scope=WRITE_ALLOWS,
+    doc=Doc(
+        "Allow a domain (the allow there already, if there is one)",
+        "Admin",
+        DOMAIN_ALLOW,
+        body=request_body({"domain": STR}, required=("domain",)),
+    ),
+)
+async def allow_domain(ctx: Ctx) -> Response:
+    host = ctx.params.str("domain", required=True, max_chars=300)
+    return JSON(entities.domain_allow(await ctx.rp.admin.allow_domain(ctx.uid, host)))
+
+
+@endpoint(
+    "DELETE",
+    "/api/v1/admin/domain_allows/{id}",
+    auth="required",
+    scope=WRITE_ALLOWS,
+    doc=Doc("Remove an allowed domain", "Admin", EMPTY_OBJ, params=[path_param()]),
+)
+async def remove_domain_allow(ctx: Ctx) -> Response:
+    await ctx.rp.admin.remove_domain_allow(ctx.uid, ctx.path_id())
     return JSON({})

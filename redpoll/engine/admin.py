@@ -102,6 +102,25 @@ class Desk:
     async def remove_domain_block(self, actor, bid) -> domains.Block:
         return await domain_blocks.remove(self.store, actor, bid)
 
+    # --- domain allows and the limited federation mode ----------------------------------
+    async def domain_allows(self, actor) -> list[domains.Allow]:
+        return await domain_blocks.allows(self.store, actor)
+
+    async def domain_allow(self, actor, aid) -> domains.Allow:
+        return await domain_blocks.allow_of(self.store, actor, aid)
+
+    async def allow_domain(self, actor, host) -> domains.Allow:
+        return await domain_blocks.allow(self.store, actor, host)
+
+    async def remove_domain_allow(self, actor, aid) -> domains.Allow:
+        return await domain_blocks.remove_allow(self.store, actor, aid)
+
+    async def set_limited_federation(self, actor, on: bool) -> None:
+        await domain_blocks.set_limited(self.store, actor, on)
+
+    async def limited_federation(self) -> bool:
+        return await domains.limited(self.store)
+
     # --- e-mail blocks (redpoll.accounts.email_blocks) ----------------------------------
     async def email_domain_blocks(self, actor) -> list[email_blocks.Block]:
         return await email_blocks.domain_blocks(self.store, actor)

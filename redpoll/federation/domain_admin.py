@@ -59,3 +59,40 @@ async def remove(store: Store, actor: int | None, bid) -> domains.Block:
     found = await domains.remove(store, bid)
     await audit.record(store, actor, "destroy", "DomainBlock", found.id, found.host)
     return found
+
+
+# --- domain allows -----------------------------------------------------------------------
+async def allows(store: Store, actor: int | None) -> list[domains.Allow]:
+    await _may(store, actor)
+    return await domains.allows(store)
+
+
+async def allow_of(store: Store, actor: int | None, aid) -> domains.Allow:
+    found = await domains.allow_by_id(store, validate.an_id(aid, "id"))
+    await _may(store, actor)
+    return found
+
+
+async def allow(store: Store, actor: int | None, host) -> domains.Allow:
+    """Allow a host (the allow there already, if one is: Mastodon's create)."""
+    await _may(store, actor)
+    found, new = await domains.allow(store, host)
+    if new:
+        await audit.record(store, actor, "create", "DomainAllow", found.id, found.host)
+    return found
+
+
+async def remove_allow(store: Store, actor: int | None, aid) -> domains.Allow:
+    aid = validate.an_id(aid, "id")
+    await domains.allow_by_id(store, aid)
+    await _may(store, actor)
+    found = await domains.remove_allow(store, aid)
+    await audit.record(store, actor, "destroy", "DomainAllow", found.id, found.host)
+    return found
+
+
+async def set_limited(store: Store, actor: int | None, on: bool) -> None:
+    """The limited federation mode (only allowed hosts federate) on or off."""
+    roles.require(await staff.role_of(store, actor), "manage_federation")
+    await domains.set_limited(store, on)
+    await audit.record(store, actor, "limited" if on else "unlimited", "Federation", "", "")

@@ -202,7 +202,7 @@ async def blocks(store: Store) -> list[Block]:
     out = []
     for host, value in raw.items():
         name = host.decode()
-        if name == keys.DOMAIN_BLOCK_SEQ:
+        if name.startswith(("#", keys.DOMAIN_ALLOW_PREFIX)):  # the sequences, the mode, allows
             continue
         found = Block.parse(name, value)
         if not found.id:
@@ -226,14 +226,88 @@ async def by_host(store: Store, host: str) -> Block | None:
 
 async def policy(store: Store, host: str) -> Block | None:
     """The block that covers ``host`` (a host[:port]; its parent domains'
-    blocks cover it), or None. One round trip."""
+    blocks cover it), or None; in the limited federation mode, a host not
+    allowed is treated as suspended (a Block of severity suspend, id 0).
+    One round trip."""
     name = host.lower().rsplit(":", 1)[0] if host.count(":") == 1 else host.lower()
     candidates = _covering(name) + ([host.lower()] if host != name else [])
-    found = await store.hmget(keys.DOMAIN_BLOCKS, candidates)
-    for candidate, value in zip(candidates, found):
+    found = await store.hmget(
+        keys.DOMAIN_BLOCKS,
+        [*candidates, keys.FEDERATION_MODE, keys.DOMAIN_ALLOW_PREFIX + name],
+    )
+    *blocked, mode, allowed = found
+    for candidate, value in zip(candidates, blocked):
         if value is not None:
             return Block.parse(candidate, value)
+    if mode == b"limited" and allowed is None:
+        return Block(name, "suspend", True, 0)
     return None
+
+
+# --- domain allows and the limited federation mode (Mastodon's) ---------------------------
+@dataclass(frozen=True)
+class Allow:
+    id: int
+    host: str
+    at: int
+
+
+def _allows(raw: dict) -> list[Allow]:
+    out = []
+    for field, value in raw.items():
+        name = field.decode()
+        if name.startswith(keys.DOMAIN_ALLOW_PREFIX):
+            data = json.loads(value)
+            out.append(Allow(int(data["id"]), name[1:], int(data["at"])))
+    return sorted(out, key=lambda a: -a.id)
+
+
+async def allows(store: Store) -> list[Allow]:
+    """Newest first (the hash holds few: a server's blocks and allows)."""
+    return _allows(await store.hgetall(keys.DOMAIN_BLOCKS))
+
+
+async def allow_by_id(store: Store, aid: int) -> Allow:
+    for found in await allows(store):
+        if found.id == aid:
+            return found
+    raise DomainBlockNotFound(f"domain allow {aid} does not exist")
+
+
+async def allow(store: Store, host: str) -> tuple[Allow, bool]:
+    """Allow ``host`` (exactly that host); the allow there already, if one
+    is (Mastodon's create). One script (domain_allow_put.lua: the check, the id and
+    the write in one step). (The allow, whether it is new.)"""
+    host = _host(host)
+    field = keys.DOMAIN_ALLOW_PREFIX + host
+    try:
+        aid = await store.run(
+            "domain_allow_put", [keys.DOMAIN_BLOCKS], [field, keys.DOMAIN_ALLOW_SEQ, now_ms()]
+        )
+    except Conflict:
+        value = await store.hget(keys.DOMAIN_BLOCKS, field)
+        if value is None:  # (removed meanwhile)
+            raise
+        return _allows({field.encode(): value})[0], False
+    return await allow_by_id(store, int(aid)), True
+
+
+async def remove_allow(store: Store, aid: int) -> Allow:
+    found = await allow_by_id(store, aid)
+    await store.hdel(keys.DOMAIN_BLOCKS, keys.DOMAIN_ALLOW_PREFIX + found.host)
+    return found
+
+
+async def limited(store: Store) -> bool:
+    return await store.hget(keys.DOMAIN_BLOCKS, keys.FEDERATION_MODE) == b"limited"
+
+
+async def set_limited(store: Store, on: bool) -> None:
+    """The limited federation mode on (only allowed hosts federate) or off."""
+    if on:
+        await store.hset(keys.DOMAIN_BLOCKS, keys.FEDERATION_MODE, "limited")
+    else:
+        await store.hdel(keys.DOMAIN_BLOCKS, keys.FEDERATION_MODE)
 
 
 async def suspended(store: Store, host: str) -> bool:

@@ -109,6 +109,13 @@ def host_failures(host: str) -> str:
 #: the field DOMAIN_BLOCK_SEQ, the last block id given (no host has a "#").
 DOMAIN_BLOCKS = "fed:domains"
 DOMAIN_BLOCK_SEQ = "#seq"
+#: ... and, in the same hash (one read decides a host): the allowed hosts,
+#: each field DOMAIN_ALLOW_PREFIX + host -> its JSON (id, at), their last id
+#: in DOMAIN_ALLOW_SEQ, and FEDERATION_MODE ("limited": only allowed hosts
+#: federate; absent: every host not blocked)
+DOMAIN_ALLOW_PREFIX = "+"
+DOMAIN_ALLOW_SEQ = "#allow_seq"
+FEDERATION_MODE = "#mode"
 
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"

@@ -117,3 +117,8 @@ def ip_block(b: Any) -> dict:
         "created_at": entities.iso(b.at),
         "expires_at": entities.iso(b.expires_at) if b.expires_at else None,
     }
+
+
+def domain_allow(a: Any) -> dict:
+    """Mastodon's Admin::DomainAllow."""
+    return {"id": str(a.id), "domain": a.host, "created_at": entities.iso(a.at)}

@@ -320,6 +320,21 @@ def domain_blocks(ctx) -> None:
         )
 
 
+@admin.command("federation-mode")
+@click.argument("mode", type=click.Choice(["open", "limited"]), required=False)
+@click.pass_context
+def federation_mode(ctx, mode: str | None) -> None:
+    """Show or set the federation mode: open (every server not blocked) or
+    limited (only the allowed domains: /api/v1/admin/domain_allows)."""
+
+    async def act(rp):
+        if mode is not None:
+            await rp.admin.set_limited_federation(None, mode == "limited")
+        return await rp.admin.limited_federation()
+
+    click.echo("limited" if _engine(ctx, act) else "open")
+
+
 @admin.command("describe")
 @click.argument("source", type=click.File("r"))
 @click.pass_context

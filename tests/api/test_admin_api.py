@@ -702,3 +702,56 @@ async def test_ip_blocks(srv, rp):
     log = ok(await asyncio.to_thread(admin, srv, "audit-log"))
     kinds = [line.split()[4] for line in log.splitlines() if " IpBlock " in line]
     assert kinds == ["destroy", "create", "update", "update", "create"]
+
+
+async def test_domain_allows_and_the_limited_federation_mode(srv, rp):
+    c = await cast(srv, rp)
+    adm = c.admin.api
+    code, _ = await asyncio.to_thread(refused, c.mod.api.admin_domain_allows)
+    assert code == 403  # manage_federation
+    made = await asyncio.to_thread(adm.admin_create_domain_allow, "Friends.Example")
+    _, sent = await asyncio.to_thread(
+        raw, srv.base, c.admin, "GET", f"/api/v1/admin/domain_allows/{made['id']}"
+    )
+    assert sent == {"id": made["id"], "domain": "friends.example", "created_at": sent["created_at"]}
+    again = await asyncio.to_thread(adm.admin_create_domain_allow, "friends.example")
+    assert again["id"] == made["id"]  # (Mastodon: the allow there already)
+    other = await asyncio.to_thread(adm.admin_create_domain_allow, "pals.example")
+    listed = await asyncio.to_thread(adm.admin_domain_allows)
+    assert [a["id"] for a in listed] == [other["id"], made["id"]]
+    got = await asyncio.to_thread(
+        raw, srv.base, c.admin, "POST", "/api/v1/admin/domain_allows", data={"domain": "a b"}
+    )
+    assert got[0] == 422
+    # open (the default): allows change nothing, every host not blocked federates
+    assert not await domains.suspended(rp.store, "stranger.example")
+    assert ok(await asyncio.to_thread(admin, srv, "federation-mode")).strip() == "open"
+    # limited: only the allowed hosts; a block still applies to an allowed one
+    assert "limited" in ok(await asyncio.to_thread(admin, srv, "federation-mode", "limited"))
+    assert await domains.suspended(rp.store, "stranger.example")
+    assert not await domains.suspended(rp.store, "friends.example")
+    assert not await domains.suspended(rp.store, "pals.example:8443")
+    await asyncio.to_thread(adm.admin_create_domain_block, "pals.example", "suspend")
+    assert await domains.suspended(rp.store, "pals.example")
+    # the lists of blocks and allows stay apart
+    assert [b["domain"] for b in await asyncio.to_thread(adm.admin_domain_blocks)] == [
+        "pals.example"
+    ]
+    await asyncio.to_thread(adm.admin_delete_domain_allow, made["id"])
+    assert await domains.suspended(rp.store, "friends.example")
+    with pytest.raises(MastodonNotFoundError):
+        await asyncio.to_thread(adm.admin_domain_allow, made["id"])
+    ok(await asyncio.to_thread(admin, srv, "federation-mode", "open"))
+    assert not await domains.suspended(rp.store, "stranger.example")
+    log = ok(await asyncio.to_thread(admin, srv, "audit-log"))
+    kinds = [
+        line.split()[4:6] for line in log.splitlines() if "Domain" in line or "Federation" in line
+    ]
+    assert kinds == [
+        ["unlimited", "Federation"],
+        ["destroy", "DomainAllow"],
+        ["create", "DomainBlock"],
+        ["limited", "Federation"],
+        ["create", "DomainAllow"],
+        ["create", "DomainAllow"],
+    ]
