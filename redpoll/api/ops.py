@@ -22,7 +22,7 @@ from dataclasses import asdict
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..bus.jobs import JobFigures
+from ..bus.queue import JobFigures
 from ..core import limits, metrics
 from ..core.health import DATABASE, OUTAGE
 from . import contract

@@ -38,7 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..accounts import ratelimit
-from ..bus.jobs import InboxJob, JobQueue
+from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import QueueFull, RedpollError, StatusNotFound
 from ..core.models import User, now_ms
@@ -52,6 +52,7 @@ from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
 from . import client, delivery, documents, domains, followers, keys, moves, outbox, remote, signing
+from .jobs import InboxJob
 from .text import html_to_text
 
 log = logging.getLogger("redpoll.federation")

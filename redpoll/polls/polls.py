@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..bus.jobs import JobQueue, PollEndJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import (
     AlreadyVoted,
@@ -48,6 +48,7 @@ from ..records.state import PollState
 from ..storage import topology
 from ..storage.store import Store
 from . import keys as poll_keys
+from .jobs import PollEndJob
 
 #: the notification kind of a poll's end (Mastodon's ``poll``)
 KIND = "poll"

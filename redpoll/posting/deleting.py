@@ -18,7 +18,7 @@ whose entry id marked the status, in the step that finishes it.
 from __future__ import annotations
 
 from ..bus import events
-from ..bus.jobs import CleanupJob, DeleteJob, JobQueue
+from ..bus.queue import JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, StatusNotFound
@@ -28,6 +28,8 @@ from ..notifications import notifications
 from ..polls import polls
 from ..storage import topology
 from ..storage.store import Store
+from ..timelines.jobs import CleanupJob
+from .jobs import DeleteJob
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:

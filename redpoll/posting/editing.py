@@ -37,7 +37,7 @@ import json
 import logging
 
 from ..bus import events
-from ..bus.jobs import EditJob, JobQueue
+from ..bus.queue import JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import (
@@ -55,6 +55,7 @@ from ..notifications import notifications
 from ..polls import polls
 from ..storage import topology
 from ..storage.store import Store
+from .jobs import EditJob
 
 log = logging.getLogger("redpoll.posting")
 

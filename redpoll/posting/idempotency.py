@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ..accounts.auth import digest
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import ValidationError
 from ..core.models import Status

@@ -15,6 +15,7 @@ walks every follower (homes may hold a large author's older statuses).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..core import keys, limits, metrics
@@ -22,6 +23,7 @@ from ..core.models import PUBLIC, now_ms
 from ..storage import topology
 from ..storage.store import Store
 from . import home_rule, hybrid
+from .jobs import CleanupJob, FanoutJob
 
 HOME, LISTS = "home", "lists"
 
@@ -54,6 +56,57 @@ async def gone(store: Store, sid: int) -> bool:
     """Deleted (a tombstone) or never written."""
     found, deleted = await store.hmget(keys.status(sid), ["id", "deleted"])
     return found is None or deleted is not None
+
+
+@dataclass(frozen=True)
+class Advanced:
+    """One fan-out step's outcome: the job that continues the delivery
+    (None: every target served), or ``taken_back``: the status was deleted
+    while its batch was delivered, and the batch was taken out again."""
+
+    next: FanoutJob | None = None
+    taken_back: bool = False
+
+
+async def advance(store: Store, settings, job: FanoutJob) -> Advanced:
+    """The one fan-out step, for a post's first batch (posting), a boost's
+    (posting.boosts) and every later batch (the worker's handler): deliver
+    the batch after the job's cursor; if the status is gone afterwards, its
+    cleanup chain may already have passed these timelines, so the batch is
+    taken back out here. Idempotent (both scripts are)."""
+    start = Cursor(job.phase, job.after)
+    cursor = await step(
+        store,
+        "deliver",
+        job.sid,
+        job.author,
+        start,
+        settings.fanout_batch,
+        listed=job.listed,
+        only_following=job.only_following,
+        boost_of=job.boost_of,
+        audience=job.audience,
+        policy=policy(settings),
+    )
+    if await gone(store, job.sid):
+        await step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
+        return Advanced(taken_back=True)
+    if cursor is None:
+        return Advanced()
+    return Advanced(dataclasses.replace(job, phase=cursor.phase, after=cursor.after))
+
+
+async def sweep(store: Store, settings, job: CleanupJob) -> CleanupJob | None:
+    """One step of taking a deleted status out of every timeline; the job
+    that continues it, or None when every timeline is clean (then the
+    status's last keys are forgotten)."""
+    cursor = await step(
+        store, "undeliver", job.sid, job.author, Cursor(job.phase, job.after), settings.fanout_batch
+    )
+    if cursor is None:
+        await topology.of(store).forget_deleted(job.sid)
+        return None
+    return CleanupJob(job.sid, job.author, cursor.phase, cursor.after)
 
 
 async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import FanoutJob
 from redpoll.core import keys
 from redpoll.storage import topology
+from redpoll.timelines.jobs import FanoutJob
 
 
 async def raw(rp, key) -> list[int]:

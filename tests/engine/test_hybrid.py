@@ -14,9 +14,9 @@ from redis.asyncio.cluster import RedisCluster
 
 from redpoll import Redpoll
 from redpoll.accounts import auth
-from redpoll.bus.jobs import FollowNoteJob
 from redpoll.core import keys, limits
 from redpoll.relations import edges, follows
+from redpoll.relations.jobs import FollowNoteJob
 from redpoll.storage import topology
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out

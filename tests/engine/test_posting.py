@@ -7,10 +7,11 @@ import asyncio
 import pytest
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import FanoutJob, RefillJob, decode, shard_of
+from redpoll.bus.queue import decode, shard_of
 from redpoll.core import keys, limits
 from redpoll.core.errors import UserNotFound, ValidationError
 from redpoll.timelines import delivery
+from redpoll.timelines.jobs import FanoutJob, RefillJob
 
 
 async def raw_list(rp, key) -> list[int]:
