@@ -29,6 +29,7 @@ from ..records.statuses import read_statuses
 from ..relations import visibility
 from ..storage import topology
 from ..storage.store import Store
+from ..timelines import placement
 from . import direct_messages
 from . import tag_history as tags_history
 
@@ -144,9 +145,9 @@ async def _deliver(store: Store, script: str, sid: int, timelines: list[str], ca
     if not timelines:
         return
     if script == "deliver":  # besides the fan-out, which must then look first
-        await topology.of(store).deliver_besides(sid, timelines, cap)
+        await placement.of(store).deliver_besides(sid, timelines, cap)
     else:
-        await topology.of(store).undeliver(sid, timelines)
+        await placement.of(store).undeliver(sid, timelines)
 
 
 async def _tag_follower_homes(store: Store, tags) -> list[str]:

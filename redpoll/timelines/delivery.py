@@ -4,7 +4,7 @@ author's followers and of the lists that hold the author.
 Work goes in steps of at most ``fanout_batch`` targets. A step reads the next
 batch from a cursor (the unique follow-time score of the last target served)
 so steps resume exactly where the previous one stopped; the scripts it runs
-(``Topology.deliver`` / ``Topology.undeliver``) are idempotent, so repeating a step
+(``Timelines.deliver`` / ``Timelines.undeliver``) are idempotent, so repeating a step
 after a crash reaches nobody twice in effect.
 
 Hybrid fan-out (redpoll.timelines.hybrid, :class:`Policy`): a large author's statuses
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 from ..core import keys, limits, metrics
 from ..core.models import PUBLIC, now_ms
-from ..storage import topology
+from ..records import writes
 from ..storage.store import Store
-from . import home_rule, hybrid
+from . import home_rule, hybrid, placement
 from .jobs import CleanupJob, FanoutJob
 
 HOME, LISTS = "home", "lists"
@@ -104,7 +104,7 @@ async def sweep(store: Store, settings, job: CleanupJob) -> CleanupJob | None:
         store, "undeliver", job.sid, job.author, Cursor(job.phase, job.after), settings.fanout_batch
     )
     if cursor is None:
-        await topology.of(store).forget_deleted(job.sid)
+        await writes.of(store).forget_deleted(job.sid)
         return None
     return CleanupJob(job.sid, job.author, cursor.phase, cursor.after)
 
@@ -236,9 +236,9 @@ async def _lists_batch(store: Store, c: home_rule.Candidate, after: int, batch: 
 
 async def _run(store: Store, script: str, sid: int, targets: list, batch_name: str) -> None:
     if script == "deliver":
-        await topology.of(store).deliver(sid, targets, batch_name)
+        await placement.of(store).deliver(sid, targets, batch_name)
     else:
-        await topology.of(store).undeliver(sid, targets)
+        await placement.of(store).undeliver(sid, targets)
     metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 
@@ -246,7 +246,7 @@ async def _run_boost(store: Store, c: home_rule.Candidate, homes: list, seen: di
     """deliver_boost.lua on the homes that take the boost, each with the
     boost of the same original its record held (the write's guard)."""
     if homes:
-        await topology.of(store).deliver_boost(
+        await placement.of(store).deliver_boost(
             c.id,
             [key for home in homes for key in keys.boost_pair(home)],
             [seen.get(home, "") for home in homes],
@@ -306,13 +306,13 @@ async def step(
         if script == "deliver":
             homes, seen, newly_idle, cutoff = await _homes(store, c, members, first, policy)
             if first and listed:
-                homes = [*homes, topology.of(store).public_key(sid)]
+                homes = [*homes, placement.of(store).public_key(sid)]
             await _deliver_homes(store, c, homes, seen, f"{HOME}:{cursor.after}")
         else:
             targets = keys.homes(members)
             if first:
                 targets = (
-                    [keys.home(author), topology.of(store).public_key(sid)]
+                    [keys.home(author), placement.of(store).public_key(sid)]
                     if listed
                     else [keys.home(author)]
                 ) + targets
@@ -339,7 +339,7 @@ async def _deliver_homes(
     store: Store, c: home_rule.Candidate, homes: list, seen: dict, batch_name: str
 ) -> None:
     """The write: a boost through deliver_boost.lua (the public timeline
-    never holds one), anything else through Topology.deliver."""
+    never holds one), anything else through Timelines.deliver."""
     if c.reblog_of is not None:
         await _run_boost(store, c, homes, seen)
     else:

@@ -65,9 +65,8 @@ from ..core import keys, limits
 from ..core.models import Status, User
 from ..core.settings import Settings
 from ..engine.engine import Redpoll
-from ..storage import topology
 from ..storage.server import EmbeddedCluster, EmbeddedServer
-from ..timelines import delivery
+from ..timelines import delivery, placement
 from . import Console, bench_cluster
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
@@ -708,7 +707,7 @@ class Bench:
         if self.fanout_sids:  # bench posts went to the public timeline
             pipe = self.store.pipeline()
             for sid in self.fanout_sids:
-                pipe.lrem(topology.of(self.store).public_key(sid), 0, sid)
+                pipe.lrem(placement.of(self.store).public_key(sid), 0, sid)
             await pipe.execute()
         await self.unlink_all(self.created)
 
