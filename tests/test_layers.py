@@ -358,3 +358,34 @@ def test_database_connections_are_opened_by_the_store_and_few_others():
                 ):
                     opened.setdefault(rel, []).append(node.lineno)
     assert set(opened) == {"storage/store.py", "stream/hub.py", "storage/server.py"}, opened
+
+
+#: Where a home or list timeline is named outside the timelines package,
+#: each for a reason that is no write of a status into it.
+TIMELINES_NAMED_ELSEWHERE = {
+    # a delete takes the status out of its author's own home
+    ("posting/deleting.py", "home"),
+    # an edge names the timeline its backfill merges into, through the rule
+    ("relations/edges.py", "home"),
+    ("relations/edges.py", "list_timeline"),
+    # a list dropped with its timeline
+    ("lists/lists.py", "list_timeline"),
+}
+
+
+def test_statuses_enter_homes_and_lists_only_through_the_timelines_package():
+    """Every write of a status into a home or a list goes through the home
+    rule (redpoll.timelines.home_rule) in the timelines package: push,
+    catch-up, refills, backfills, and the mentions and hashtags a status's
+    conversation offers (timelines.delivery.offer). Outside it, a home or
+    list timeline is named only where TIMELINES_NAMED_ELSEWHERE says why."""
+    import re
+
+    named = re.compile(r"keys\.(home|list_timeline)\(")
+    found = {
+        (str(p.relative_to(ROOT)), m.group(1))
+        for p in sorted(ROOT.rglob("*.py"))
+        if p.relative_to(ROOT).parts[0] not in ("timelines", "tools")
+        for m in named.finditer(p.read_text())
+    }
+    assert found == TIMELINES_NAMED_ELSEWHERE

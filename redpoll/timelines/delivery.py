@@ -16,6 +16,7 @@ walks every follower (homes may hold a large author's older statuses).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core import keys, limits, metrics
@@ -107,6 +108,34 @@ async def sweep(store: Store, settings, job: CleanupJob) -> CleanupJob | None:
         await writes.of(store).forget_deleted(job.sid)
         return None
     return CleanupJob(job.sid, job.author, cursor.phase, cursor.after)
+
+
+async def offer(store: Store, c: home_rule.Candidate, viewers: Sequence[int]) -> list[int]:
+    """Offer ``c`` (its reason MENTION or TAG: from its conversation) to the
+    homes of ``viewers``, beside its fan-out: each takes it as the home rule
+    decides (a block either way keeps it out, read in one round trip on the
+    author's slot). The viewers whose homes took it, in order. Idempotent
+    (deliver.lua puts an id in once)."""
+    viewers = [v for v in dict.fromkeys(viewers) if v != c.author]
+    if not viewers:
+        return []
+    facts = home_rule.block_facts(
+        c.author, viewers, await store.batch(home_rule.block_reads(c.author, viewers))
+    )
+    taking = [v for v in viewers if home_rule.in_home(c, v, facts[v])]
+    if taking:
+        await placement.of(store).deliver_besides(
+            c.id, [keys.home(v) for v in taking], limits.HOME_CAP
+        )
+    return taking
+
+
+async def withdraw(store: Store, sid: int, viewers: Sequence[int]) -> None:
+    """Take ``sid`` out of the homes of ``viewers`` (those it was offered to
+    and no longer is: a delete, an edit that drops a mention). Idempotent."""
+    homes = [keys.home(v) for v in dict.fromkeys(viewers)]
+    if homes:
+        await placement.of(store).undeliver(sid, homes)
 
 
 async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
