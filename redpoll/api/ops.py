@@ -27,7 +27,8 @@ from ..core import limits, metrics
 from ..core.health import DATABASE, OUTAGE
 from . import contract
 from .contract import STR, Doc
-from .http import JSON, route
+from .responses import JSON
+from .routing import route
 
 
 async def _read_jobs(rp) -> JobFigures:
