@@ -377,7 +377,7 @@ def test_statuses_enter_homes_and_lists_only_through_the_timelines_package():
     """Every write of a status into a home or a list goes through the home
     rule (redpoll.timelines.home_rule) in the timelines package: push,
     catch-up, refills, backfills, and the mentions and hashtags a status's
-    conversation offers (timelines.delivery.offer). Outside it, a home or
+    conversation offers (timelines.fanout.offer). Outside it, a home or
     list timeline is named only where TIMELINES_NAMED_ELSEWHERE says why."""
     import re
 

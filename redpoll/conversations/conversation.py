@@ -29,7 +29,7 @@ from ..records.statuses import read_statuses
 from ..relations import visibility
 from ..storage import topology
 from ..storage.store import Store
-from ..timelines import delivery, home_rule, placement
+from ..timelines import fanout, home_rule, placement
 from . import direct_messages
 from . import tag_history as tags_history
 
@@ -156,12 +156,10 @@ async def _into_homes(store: Store, status: Status, mentioned: list[int], tags) 
     """Offer ``status`` to the homes of those it mentions and of its tags'
     followers, each as the home rule decides (redpoll.timelines.home_rule:
     its reason, blocks); the mentioned whose homes took it."""
-    taking = await delivery.offer(
-        store, home_rule.Candidate.of(status, home_rule.MENTION), mentioned
-    )
+    taking = await fanout.offer(store, home_rule.Candidate.of(status, home_rule.MENTION), mentioned)
     if tags:
         fans = [u for u in await _tag_followers(store, tags) if u not in set(mentioned)]
-        await delivery.offer(store, home_rule.Candidate.of(status, home_rule.TAG), fans)
+        await fanout.offer(store, home_rule.Candidate.of(status, home_rule.TAG), fans)
     return taking
 
 
@@ -284,7 +282,7 @@ async def after_delete(store: Store, status: Status) -> None:
     if conv.tags:
         await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in conv.tags])
     offered = [uid for uid, _ in conv.mentions] + await _tag_followers(store, conv.tags)
-    await delivery.withdraw(store, sid, offered)
+    await fanout.withdraw(store, sid, offered)
     for uid, _ in conv.mentions:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, False)
@@ -318,7 +316,7 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
     added = [uid for uid in new_uids - old_uids if uid != author]
     if gone_tags:
         await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in gone_tags])
-    await delivery.withdraw(store, sid, gone)
+    await fanout.withdraw(store, sid, gone)
     for uid in gone:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", author, sid, op, False)
@@ -328,7 +326,7 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
             sid, [keys.tag_timeline(t) for t in added_tags], limits.TAG_TIMELINE_CAP
         )
     if added:  # nothing reaches across a block: the home rule's answer
-        added = await delivery.offer(store, home_rule.Candidate.of(after, home_rule.MENTION), added)
+        added = await fanout.offer(store, home_rule.Candidate.of(after, home_rule.MENTION), added)
         for uid in added:
             op = await store.incr(keys.INTERACTION_SEQ)
             await notifications.apply(store, uid, "mention", author, sid, op, True, status=sid)

@@ -7,7 +7,7 @@ an activity id already taken (SET NX with a TTL); then it queues the
 activity (jobs.InboxJob) and the request is answered 202. :func:`process`
 runs in a worker, at least once, so each branch is idempotent: follows and
 their counts by fed_follow.lua, statuses at most once per note id
-(posting.post_once keyed by it, then the note index), favourites, boosts
+(posting.post_claimed keyed by it, then the note index), favourites, boosts
 and deletes by their own idempotent calls.
 
 A remote actor acts only on its own host's objects and on this server's:
@@ -592,7 +592,7 @@ async def keep_note(
     store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User, obj
 ) -> None:
     """Keep a remote note as a status of its author ``actor`` (once per note
-    id: posting.post_once keyed by it, then the note index), whether it came
+    id: posting.post_claimed keyed by it, then the note index), whether it came
     in a Create or was fetched with a thread."""
     if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
         return

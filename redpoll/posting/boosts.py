@@ -35,7 +35,7 @@ from ..records.statuses import get_status_or_none
 from ..records.users import get_users
 from ..relations import visibility
 from ..storage.store import Store
-from ..timelines import delivery
+from ..timelines import fanout
 from ..timelines.jobs import FanoutJob
 from ..trends import statuses as trend_statuses
 from . import deleting, posting
@@ -119,7 +119,7 @@ async def apply(
     # each, idempotent; a boost deleted meanwhile is not revived)
     if not await posting.create(store, PostJob(sid=bid, author=uid, record=status.to_hash())):
         return bid, None
-    step = await delivery.advance(
+    step = await fanout.advance(
         store, settings, FanoutJob(bid, uid, listed=False, boost_of=orig, audience=audience)
     )
     if step.taken_back:

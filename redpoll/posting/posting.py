@@ -32,7 +32,7 @@ from ..media import uploads
 from ..polls import polls
 from ..relations import visibility
 from ..storage.store import Store
-from ..timelines import delivery, home_rule
+from ..timelines import fanout, home_rule
 from ..timelines.jobs import FanoutJob
 from ..trends import links
 from .jobs import PostJob
@@ -205,14 +205,14 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
         only_following=status.replies_to_other,
         audience=visibility.of(status),
     )
-    step = await delivery.advance(store, settings, first)
+    step = await fanout.advance(store, settings, first)
     if step.taken_back:
         return None  # deleted while this batch was delivered
     await events.publish(store, events.update_event(status))
     return step.next
 
 
-async def post_once(
+async def post_claimed(
     store: Store,
     queue: JobQueue,
     settings: Settings,

@@ -6,18 +6,18 @@ from __future__ import annotations
 from ..bus.queue import Done, Handler
 from ..core.settings import Settings
 from ..storage.store import Store
-from . import delivery, refill
+from . import fanout, refill
 from .jobs import CleanupJob, FanoutJob, RefillJob
 
 
-async def fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: bytes) -> Done:
-    if await delivery.gone(store, job.sid):
+async def fan_out(store: Store, settings: Settings, job: FanoutJob, entry_id: bytes) -> Done:
+    if await fanout.gone(store, job.sid):
         return Done()  # deleted meanwhile: its cleanup chain takes over
-    return Done((await delivery.advance(store, settings, job)).next)
+    return Done((await fanout.advance(store, settings, job)).next)
 
 
 async def cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:
-    return Done(await delivery.sweep(store, settings, job))
+    return Done(await fanout.sweep(store, settings, job))
 
 
 async def refill_timeline(
@@ -30,4 +30,4 @@ async def refill_timeline(
     return Done()
 
 
-TABLE: dict[type, Handler] = {FanoutJob: fanout, CleanupJob: cleanup, RefillJob: refill_timeline}
+TABLE: dict[type, Handler] = {FanoutJob: fan_out, CleanupJob: cleanup, RefillJob: refill_timeline}

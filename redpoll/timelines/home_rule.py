@@ -2,7 +2,7 @@
 list's timeline. Decided here and nowhere else, by two pure functions
 (:func:`in_home`, :func:`in_list`) over plain facts read before
 (:class:`Facts`); every way a status enters a home or a list asks them:
-push (redpoll.timelines.delivery, for posts and boosts), the catch-up with
+push (redpoll.timelines.fanout, for posts and boosts), the catch-up with
 large accounts at read (redpoll.timelines.hybrid, one algorithm on both
 topologies), the idle rebuild, the refill after an unfollow and the
 backfill of a follow or a list member (redpoll.timelines.refill,
@@ -13,7 +13,7 @@ V follows its author (:data:`FOLLOWED`: push, catch-up, refills and
 backfills), V is mentioned in it (:data:`MENTION`) or V follows one of its
 hashtags (:data:`TAG`): the last two from its conversation
 (redpoll.conversations.conversation, through
-redpoll.timelines.delivery.offer). Mastodon's rule (FeedManager#filter_from_home,
+redpoll.timelines.fanout.offer). Mastodon's rule (FeedManager#filter_from_home,
 #filter_from_list and the recent-window part of #add_to_feed), for viewer V
 and status S by A:
 

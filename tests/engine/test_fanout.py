@@ -1,4 +1,4 @@
-"""delivery.py / deliver.lua: the fast path and the checked path agree."""
+"""timelines/fanout.py / deliver.lua: the fast path and the checked path agree."""
 
 from __future__ import annotations
 
