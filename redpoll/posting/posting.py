@@ -50,6 +50,8 @@ class Remote:
     #: its attachments as the ``media`` extra keeps them, pointing at its
     #: server (media.entity.remote_items); "" for none
     media: str = ""
+    #: its HTML, sanitized (redpoll.federation.text.sanitize); "" for none
+    html: str = ""
 
 
 async def prepare(
@@ -111,7 +113,13 @@ async def prepare(
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
     return Status(
-        id=sid, text=text, created_at=now_ms(), user_id=author_id, login=login.decode(), extra=extra
+        id=sid,
+        text=text,
+        created_at=now_ms(),
+        user_id=author_id,
+        login=login.decode(),
+        extra=extra,
+        html=remote.html if remote is not None else "",
     )
 
 
