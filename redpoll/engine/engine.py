@@ -507,7 +507,8 @@ class Redpoll:
         return ids, domains
 
     async def followers(self, uid, **page: Any):
-        return await follows.followers(self.store, uid, **page)
+        """Local and remote followers, newest first (federation.followers.listed)."""
+        return await fed_followers.listed(self.store, uid, **page)
 
     async def following(self, uid, **page: Any):
         return await follows.following(self.store, uid, **page)
