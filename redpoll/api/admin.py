@@ -17,9 +17,11 @@ from ..federation import domains
 from ..moderation.admin_accounts import Filter
 from ..moderation.report_views import ReportView
 from ..render import admin as entities
+from .context import Ctx
 from .contract import BOOL, ID, PAGE, STR, Doc, array, obj, path_param, query_param, request_body
-from .http import JSON, Ctx, endpoint
 from .instance import rule_entity
+from .responses import JSON
+from .routing import endpoint
 from .statuses import status_entities
 
 READ_ACCOUNTS = ("admin:read", "admin:read:accounts")

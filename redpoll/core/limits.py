@@ -76,6 +76,9 @@ STATUS_MAX_CHARS = 500
 EXTRA_MAX_FIELDS = 8
 EXTRA_NAME_MAX = 32
 EXTRA_VALUE_MAX_BYTES = 256
+#: The sanitized HTML of a remote status kept in its record (its ``html``),
+#: at most, as sent and as kept: a longer one is shown from its text.
+FED_NOTE_HTML_MAX_BYTES = 64 * 1024
 #: A content warning (``spoiler_text``), kept as a status extra: 64
 #: characters fit EXTRA_VALUE_MAX_BYTES in any UTF-8. Text and warning
 #: together stay within STATUS_MAX_CHARS, as Mastodon counts them.

@@ -148,6 +148,9 @@ class Status:
     user_id: int
     login: str
     extra: dict = field(default_factory=dict)
+    #: a remote status's HTML, sanitized when it came (redpoll.federation.text):
+    #: what it is shown with; "" for a local one, shown from its text
+    html: str = ""
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> Status | None:
@@ -165,6 +168,7 @@ class Status:
             user_id=int(h["uid"]),
             login=h.get("login", ""),
             extra=extra,
+            html=h.get("html", ""),
         )
 
     @property
@@ -198,6 +202,8 @@ class Status:
             "login": self.login,
             "v": "1",
         }
+        if self.html:
+            data["html"] = self.html
         data.update({EXTRA_PREFIX + k: v for k, v in self.extra.items()})
         return data
 
@@ -209,13 +215,14 @@ class Status:
             "user_id": self.user_id,
             "login": self.login,
             **self.extra,
+            **({"html": self.html} if self.html else {}),
         }
 
     @classmethod
     def from_dict(cls, raw: Mapping) -> Status:
         """The status of :meth:`to_dict` (an event's), without what an event
         adds to it (``reblog``, ``deleted``)."""
-        core = ("id", "text", "created_at", "user_id", "login", "reblog", "deleted")
+        core = ("id", "text", "created_at", "user_id", "login", "reblog", "deleted", "html")
         return cls(
             id=int(raw["id"]),
             text=str(raw.get("text", "")),
@@ -223,6 +230,7 @@ class Status:
             user_id=int(raw["user_id"]),
             login=str(raw.get("login", "")),
             extra={k: v for k, v in raw.items() if k not in core},
+            html=str(raw.get("html", "")),
         )
 
 
@@ -253,7 +261,7 @@ class Page(list):
 class HomeRead:
     """What a home page reads before its catch-up (redpoll.timelines.hybrid.read_home):
     the large accounts the user follows, the boosters whose boosts the user
-    hides, the handle on the home's own page (Topology.page_of), and
+    hides, the handle on the home's own page (Timelines.page_of), and
     ``stale``: each of those accounts that posted since the home last
     caught up with it, with its profile sequence as read and the home's
     mark for it (None: no mark yet); or ``rest``, where a single server's

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..accounts import email_blocks, ip_blocks
 from ..admin import audit
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core.models import User
 from ..federation import domain_admin as domain_blocks
 from ..federation import domains

@@ -7,7 +7,7 @@ an activity id already taken (SET NX with a TTL); then it queues the
 activity (jobs.InboxJob) and the request is answered 202. :func:`process`
 runs in a worker, at least once, so each branch is idempotent: follows and
 their counts by fed_follow.lua, statuses at most once per note id
-(posting.post_once keyed by it, then the note index), favourites, boosts
+(posting.post_claimed keyed by it, then the note index), favourites, boosts
 and deletes by their own idempotent calls.
 
 A remote actor acts only on its own host's objects and on this server's:
@@ -38,7 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..accounts import ratelimit
-from ..bus.jobs import InboxJob, JobQueue
+from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import QueueFull, RedpollError, StatusNotFound
 from ..core.models import User, now_ms
@@ -52,7 +52,8 @@ from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
 from . import client, delivery, documents, domains, followers, keys, moves, outbox, remote, signing
-from .text import html_to_text
+from .jobs import InboxJob
+from .text import html_to_text, sanitize
 
 log = logging.getLogger("redpoll.federation")
 
@@ -591,7 +592,7 @@ async def keep_note(
     store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User, obj
 ) -> None:
     """Keep a remote note as a status of its author ``actor`` (once per note
-    id: posting.post_once keyed by it, then the note index), whether it came
+    id: posting.post_claimed keyed by it, then the note index), whether it came
     in a Create or was fetched with a thread."""
     if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
         return
@@ -648,7 +649,9 @@ async def keep_note(
         extra,
         reply_to,
         poll=question.spec if question is not None else None,
-        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions, media),
+        remote=posting.Remote(
+            limits.FED_NOTE_MAX_CHARS, mentions, media, sanitize(str(obj.get("content") or ""))
+        ),
     )
     # its counts, then the note index: a run cut short before is run again whole
     await _tally(store, status.id, question)
@@ -732,6 +735,7 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
                 sensitive=obj.get("sensitive") is True,
                 max_chars=limits.FED_NOTE_MAX_CHARS,
                 poll=question.spec if question is not None else None,
+                html=sanitize(str(obj.get("content") or "")),
             )
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)

@@ -7,7 +7,7 @@ stays in the edit history, its file kept until the status goes); the
 visibility and the reply stay.
 
 The edit itself is one atomic step in the status's slot
-(Topology.edit_status, status_edit*.lua): the history (keys.status_edits:
+(StatusWrites.edit_status, status_edit*.lua): the history (keys.status_edits:
 the original, pushed by the first edit, then each edit), the record's new
 fields, and a new version 'v', with which every kept decoding and rendering
 of the status is made again (redpoll.core.memo). The step is refused with
@@ -37,7 +37,7 @@ import json
 import logging
 
 from ..bus import events
-from ..bus.jobs import EditJob, JobQueue
+from ..bus.queue import JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import (
@@ -53,8 +53,9 @@ from ..media import entity as media_entity
 from ..media import uploads
 from ..notifications import notifications
 from ..polls import polls
-from ..storage import topology
+from ..records import writes
 from ..storage.store import Store
+from .jobs import EditJob
 
 log = logging.getLogger("redpoll.posting")
 
@@ -99,12 +100,15 @@ async def edit(
     media=None,
     poll=KEEP,
     max_chars: int = limits.STATUS_MAX_CHARS,
+    html: str | None = None,
 ) -> Status:
     """Edit ``uid``'s status ``sid``; the status as edited. ``media``:
     None keeps the attachments, else it must name the ones the status has.
     ``poll``: a polls.PollSpec (the same options keep the votes, others
     start afresh: polls.edited), None (no poll), or KEEP (as it is).
-    ``max_chars``: a remote status's text is bounded by its server.
+    ``max_chars``: a remote status's text is bounded by its server;
+    ``html``: a remote status's new HTML, sanitized ("" for none; None
+    keeps what it has).
     StatusNotFound (gone), Forbidden (another's), ValidationError (a boost,
     the input, a full history) with nothing written."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "status_id")
@@ -160,14 +164,20 @@ async def edit(
             user_id=before.user_id,
             login=before.login,
             extra=extra,
+            html=before.html if html is None else html,
         )
         fields = {"text": body, **{EXTRA_PREFIX + k: extra[k] for k in EDITED if k in extra}}
         drop = [EXTRA_PREFIX + k for k in EDITED if k not in extra and k in before.extra]
+        if after.html != before.html:
+            if after.html:
+                fields["html"] = after.html
+            else:
+                drop.append("html")
         version = (raw.get(b"v") or b"1").decode()
         job = EditJob(sid=sid, author=uid, old=before.to_hash(), new=after.to_hash(), at=now)
         held = await queue.hold(job)  # from here on, a worker finishes what the call does not
         try:
-            await topology.of(store).edit_status(
+            await writes.of(store).edit_status(
                 sid,
                 uid,
                 version,
