@@ -755,3 +755,61 @@ async def test_domain_allows_and_the_limited_federation_mode(srv, rp):
         ["create", "DomainAllow"],
         ["create", "DomainAllow"],
     ]
+
+
+#: each admin list and the roles that may read it (Mastodon's policies):
+#: manage_users, manage_reports, manage_federation, manage_blocks
+MATRIX = {
+    "/api/v1/admin/accounts": {"owner", "admin", "mod"},
+    "/api/v2/admin/accounts": {"owner", "admin", "mod"},
+    "/api/v1/admin/reports": {"owner", "admin", "mod"},
+    "/api/v1/admin/domain_blocks": {"owner", "admin"},
+    "/api/v1/admin/domain_allows": {"owner", "admin"},
+    "/api/v1/admin/email_domain_blocks": {"owner", "admin"},
+    "/api/v1/admin/canonical_email_blocks": {"owner", "admin"},
+    "/api/v1/admin/ip_blocks": {"owner", "admin"},
+}
+
+
+async def test_each_role_is_allowed_exactly_what_it_allows(srv, rp):
+    c = await cast(srv, rp)
+    people = {"owner": c.owner, "admin": c.admin, "mod": c.mod, "member": c.member}
+    for path, allowed in MATRIX.items():
+        for name, person in people.items():
+            code, body = await asyncio.to_thread(raw, srv.base, person, "GET", path)
+            if name in allowed:
+                assert code == 200 and isinstance(body, list), (path, name, body)
+            else:
+                assert (code, body) == (403, {"error": NOT_ALLOWED}), (path, name)
+    # writes: who may act on whom (a role above the target's), and delete (delete_user_data)
+    targets = {"owner": c.owner, "admin": c.admin, "mod": c.mod, "member": c.member}
+    may_silence = {
+        "owner": {"admin", "mod", "member"},
+        "admin": {"mod", "member"},
+        "mod": {"member"},
+        "member": set(),
+    }
+    for name, person in people.items():
+        for target_name, target in targets.items():
+            code, body = await asyncio.to_thread(
+                raw,
+                srv.base,
+                person,
+                "POST",
+                f"/api/v1/admin/accounts/{target.id}/action",
+                data={"type": "silence"},
+            )
+            if target_name in may_silence[name]:
+                assert (code, body) == (200, {}), (name, target_name, body)
+                await rp.admin.unsilence(None, target.id)
+            else:
+                assert (code, body) == (403, {"error": NOT_ALLOWED}), (name, target_name)
+    shown = await rp.admin.account(None, c.member.id)
+    assert shown.user.silenced is False  # every silence above was lifted
+    await rp.admin.act(None, c.target.id, "suspend")
+    for name in ("mod", "member"):
+        got = await asyncio.to_thread(
+            raw, srv.base, people[name], "DELETE", f"/api/v1/admin/accounts/{c.target.id}"
+        )
+        assert got == (403, {"error": NOT_ALLOWED}), name
+    assert (await rp.admin.account(None, c.target.id)).user.suspended  # still there
