@@ -22,7 +22,7 @@ from mastodon import (
 )
 from test_moderation import admin, ok
 
-from redpoll.federation import domains
+from redpoll.federation import domains, remote, signing
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(300)]
 
@@ -813,3 +813,38 @@ async def test_each_role_is_allowed_exactly_what_it_allows(srv, rp):
         )
         assert got == (403, {"error": NOT_ALLOWED}), name
     assert (await rp.admin.account(None, c.target.id)).user.suspended  # still there
+
+
+async def test_another_server_s_account_as_moderators_see_it(srv, rp):
+    c = await cast(srv, rp)
+    uri = "https://remote.example/users/faraway"
+    doc = {
+        "id": uri,
+        "type": "Person",
+        "preferredUsername": "faraway",
+        "inbox": f"{uri}/inbox",
+        "publicKey": {
+            "id": f"{uri}#main-key",
+            "publicKeyPem": signing.KeyPair.generate().public_pem,
+        },
+    }
+    far = await remote.keep(rp.store, remote.parse_actor(doc))
+    mod = c.mod.api
+    shown = await asyncio.to_thread(mod.admin_account, far.id)
+    assert shown["username"] == "faraway" and shown["domain"] == "remote.example"
+    assert shown["email"] is None and shown["role"] is None and shown["approved"] is False
+    remote_ids = [a["id"] for a in await asyncio.to_thread(mod.admin_accounts_v2, origin="remote")]
+    assert remote_ids == [str(far.id)]
+    by_domain = await asyncio.to_thread(mod.admin_accounts_v2, by_domain="remote.example")
+    assert [a["id"] for a in by_domain] == [str(far.id)]
+    v1 = await asyncio.to_thread(mod.admin_accounts_v1, remote=True)
+    assert [a["id"] for a in v1] == [str(far.id)]
+    assert str(far.id) not in {a["id"] for a in await asyncio.to_thread(mod.admin_accounts_v1)}
+    # enable, approve and reject are for local accounts (403); disable too (422)
+    for call in (mod.admin_account_enable, mod.admin_account_approve, mod.admin_account_reject):
+        code, _ = await asyncio.to_thread(refused, call, far.id)
+        assert code == 403
+    code, _ = await asyncio.to_thread(refused, mod.admin_account_moderate, far.id, "disable")
+    assert code == 422
+    await asyncio.to_thread(mod.admin_account_moderate, far.id, "silence")
+    assert (await asyncio.to_thread(mod.admin_account, far.id))["silenced"] is True
