@@ -62,7 +62,7 @@ class Desk:
         .delete_account here, its keys purged once its jobs drained); the
         audit entry once the first part is done."""
         found = await accounts.deletable(self.store, actor, uid)
-        await moderation.delete_account(self.store, self.queue, found.user.login)
+        await moderation.delete_account(self.store, self.queue, found.user.login, uid=found.user.id)
         await audit.record(self.store, actor, "destroy", "Account", found.user.id, found.user.login)
         self.purge_later(found.user.id, found.user.login)
         return found

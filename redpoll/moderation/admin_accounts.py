@@ -232,7 +232,7 @@ async def act(
     elif kind == "silence":
         await staff.set_fields(store, user.id, sil="1")
     elif kind == "suspend":
-        await moderation.suspend(store, user.login)
+        await moderation.suspend_account(store, user.id)
     for r in settled:
         await reports.change(store, r.id, "resolve", actor or 0)
     if kind != "none" or text:
@@ -275,7 +275,7 @@ async def unsuspend(store: Store, actor: int | None, uid) -> AdminAccount:
     roles.require(role, "manage_users")
     if not found.user.suspended:
         raise Forbidden(roles.NOT_ALLOWED)
-    await moderation.unsuspend(store, found.user.login)
+    await moderation.unsuspend_account(store, found.user.id)
     await audit.record(store, actor, "unsuspend", "Account", found.user.id, found.user.login)
     return await _one(store, found.user.id)
 
@@ -291,10 +291,12 @@ async def approve(store: Store, actor: int | None, uid) -> AdminAccount:
 
 async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
     """The account, if the actor may delete it: a suspended account, by a
-    role with ``delete_user_data`` (Mastodon's rule); Forbidden otherwise."""
+    role with ``delete_user_data`` (Mastodon's rule); Forbidden otherwise,
+    and for another server's account (its federation records would outlive
+    it: not built yet)."""
     found = await _one(store, uid)
     role = await staff.role_of(store, actor)
-    if not (found.user.suspended and role.can("delete_user_data")):
+    if not (found.user.suspended and role.can("delete_user_data")) or found.user.remote:
         raise Forbidden(roles.NOT_ALLOWED)
     return found
 

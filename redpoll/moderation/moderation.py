@@ -177,14 +177,24 @@ async def revoke_tokens(store: Store, uid: int) -> int:
 
 
 async def suspend(store: Store, login: str) -> User:
-    user = await users.lookup(store, login)
+    return await suspend_account(store, (await users.lookup(store, login)).id)
+
+
+async def suspend_account(store: Store, uid: int) -> User:
+    """:func:`suspend` by id (another server's account too: its login,
+    ``name@host``, is no local login)."""
+    user = await users.get_user(store, uid)
     await _set(store, user.id, susp="1")
     await revoke_tokens(store, user.id)
     return await users.get_user(store, user.id)
 
 
 async def unsuspend(store: Store, login: str) -> User:
-    user = await users.lookup(store, login)
+    return await unsuspend_account(store, (await users.lookup(store, login)).id)
+
+
+async def unsuspend_account(store: Store, uid: int) -> User:
+    user = await users.get_user(store, uid)
     await _set(store, user.id, susp=None)
     return await users.get_user(store, user.id)
 
@@ -206,14 +216,16 @@ async def _members(store: Store, key: str) -> list[int]:
     return [int(m) for m in await store.zrange(key, 0, -1)]
 
 
-async def delete_account(store: Store, queue, login: str) -> int:
+async def delete_account(store: Store, queue, login: str, uid: int | None = None) -> int:
     """Delete an account for good: its statuses from every timeline, its
     follows both ways, its favourites and boosts (others' counts stay exact
     because each goes through its undo), its place in others' lists, blocks,
     mutes and requests, then every key carrying its hash tag. Idempotent, step by
     step: cut short, it is run again (the account stays suspended, so hidden,
-    from the first step). Returns the user id; the caller drains the jobs."""
-    user = await users.lookup(store, login)
+    from the first step). Returns the user id; the caller drains the jobs.
+    ``uid``: the account by id (another server's, whose ``login`` is no
+    local login), else looked up by ``login``."""
+    user = await (users.get_user(store, uid) if uid is not None else users.lookup(store, login))
     uid = user.id
     await _set(store, uid, susp="1")
     await revoke_tokens(store, uid)

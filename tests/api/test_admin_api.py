@@ -848,3 +848,11 @@ async def test_another_server_s_account_as_moderators_see_it(srv, rp):
     assert code == 422
     await asyncio.to_thread(mod.admin_account_moderate, far.id, "silence")
     assert (await asyncio.to_thread(mod.admin_account, far.id))["silenced"] is True
+    # suspended and back, by id (its login, name@host, is no local login)
+    await asyncio.to_thread(mod.admin_account_moderate, far.id, "suspend")
+    assert (await asyncio.to_thread(mod.admin_account, far.id))["suspended"] is True
+    assert (await asyncio.to_thread(c.member.api.account, far.id))["suspended"] is True
+    # deleting another server's account is not built: refused, nothing done
+    code, _ = await asyncio.to_thread(refused, c.admin.api.admin_account_delete, far.id)
+    assert code == 403
+    assert (await asyncio.to_thread(mod.admin_account_unsuspend, far.id))["suspended"] is False
