@@ -1,8 +1,9 @@
 """IP blocks, as Mastodon's: a network (an address or a CIDR range) with a
 severity. ``sign_up_block`` and ``no_access`` refuse sign-ups from it (403,
-as Mastodon); ``no_access`` does not yet refuse the address's other
-requests, and ``sign_up_requires_approval`` is kept and shown only (there
-is no approval mode). A block may expire (``expires_in``): an expired one
+as Mastodon); ``no_access`` refuses every request from it (the HTTP edge
+asks :func:`no_access_networks`, kept per process for
+limits.IP_BLOCKS_KEPT_S); ``sign_up_requires_approval`` is kept and shown
+only (there is no approval mode). A block may expire (``expires_in``): an expired one
 refuses nothing and is left out of the lists.
 
 One hash in the slot {blocks} (keys.IP_BLOCKS): a block is written by one
@@ -23,6 +24,7 @@ from ..core.models import now_ms
 from ..storage.store import Store
 
 SEVERITIES = ("sign_up_requires_approval", "sign_up_block", "no_access")
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: the severities that refuse a sign-up here
 REFUSE_SIGN_UP = ("sign_up_block", "no_access")
 
@@ -97,6 +99,19 @@ async def sign_up_refused(store: Store, ip: str) -> bool:
         b.severity in REFUSE_SIGN_UP and address in ipaddress.ip_network(b.network)
         for b in await _all(store)
     )
+
+
+async def no_access_networks(store: Store) -> list[Network]:
+    """The networks of the ``no_access`` blocks in force."""
+    return [ipaddress.ip_network(b.network) for b in await _all(store) if b.severity == "no_access"]
+
+
+def within(ip: str, networks: list[Network]) -> bool:
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return False
+    return any(address in n for n in networks)
 
 
 async def _may(store: Store, actor: int | None) -> None:

@@ -236,6 +236,8 @@ class Edge:
 
     async def __call__(self, scope, receive, send):
         kind = scope["type"]
+        if kind != "lifespan" and await _ip_refused(scope):
+            return await _refuse(scope, send)
         if kind != "http":  # WebSockets pass the gate; lifespan goes straight through
             if kind == "websocket":
                 return await self.gate(scope, receive, send)
@@ -314,6 +316,38 @@ class Edge:
                 _set_header(headers, name, value)
         vary = [v.decode("latin-1") for k, v in headers if k == b"vary"]
         _set_header(headers, b"vary", ", ".join([*vary, "Origin"]).encode("latin-1"))
+
+
+async def _ip_refused(scope) -> bool:
+    """Whether a no_access IP block refuses the client (redpoll.accounts.ip_blocks;
+    the networks kept per process, so a request pays a lookup, not a read)."""
+    client = scope.get("client")
+    rp = getattr(getattr(scope.get("app"), "state", None), "rp", None)
+    if not client or rp is None:
+        return False
+    known = rp.admin.refused_now(client[0])
+    return known if known is not None else await rp.admin.refused(client[0])
+
+
+async def _refuse(scope, send) -> None:
+    """Rack::Attack's answer to a blocked address, as Mastodon gives it: 403
+    ``Forbidden`` (a WebSocket is closed before it opens)."""
+    if scope["type"] == "websocket":
+        await send({"type": "websocket.close", "code": 1008})
+        return
+    body = b"Forbidden\n"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 403,
+            "headers": [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                NOSNIFF,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")

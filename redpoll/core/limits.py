@@ -762,3 +762,8 @@ ADMIN_WARNING_MAX_CHARS = 5_000
 ADMIN_COMMENT_MAX_CHARS = 1_000
 #: E-mail domain blocks and canonical e-mail blocks kept at most (each kind).
 EMAIL_BLOCKS_MAX = 10_000
+#: How long a process keeps the networks of the no_access IP blocks before
+#: reading them again (a new block refuses requests within this time).
+IP_BLOCKS_KEPT_S = 5.0
+#: ... and how long a request waits for that read at most.
+IP_BLOCKS_READ_S = 0.5

@@ -6,12 +6,15 @@ with the actor (an account id; None: the operator at ``redpoll admin``)."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Callable
 from typing import Any
 
 from ..accounts import email_blocks, ip_blocks
 from ..admin import audit
 from ..bus.queue import JobQueue
+from ..core import limits
 from ..core.models import User
 from ..federation import domain_admin as domain_blocks
 from ..federation import domains
@@ -31,6 +34,8 @@ class Desk:
         self.queue = queue
         #: purges a deleted account's keys once its jobs drained (the engine's task)
         self.purge_later = purge_later
+        #: (when read, the no_access IP blocks' networks), kept per process
+        self._no_access: tuple[float, list] = (float("-inf"), [])
 
     # --- accounts ------------------------------------------------------------------------
     async def accounts(self, actor, flt: Filter, **page: Any):
@@ -164,6 +169,31 @@ class Desk:
 
     async def remove_ip_block(self, actor, bid) -> ip_blocks.IpBlock:
         return await ip_blocks.remove(self.store, actor, bid)
+
+    def refused_now(self, ip: str) -> bool | None:
+        """Whether a no_access IP block refuses every request from ``ip``, by
+        the networks this process read less than limits.IP_BLOCKS_KEPT_S
+        ago; None when they must be read again (:meth:`refused`)."""
+        at, networks = self._no_access
+        if time.monotonic() - at > limits.IP_BLOCKS_KEPT_S:
+            return None
+        return bool(networks) and ip_blocks.within(ip, networks)
+
+    async def refused(self, ip: str) -> bool:
+        """:meth:`refused_now`, reading the networks again when due (the
+        database away or slow, beyond limits.IP_BLOCKS_READ_S: the ones read
+        last, tried again after the same time)."""
+        known = self.refused_now(ip)
+        if known is not None:
+            return known
+        try:
+            networks = await asyncio.wait_for(
+                ip_blocks.no_access_networks(self.store), limits.IP_BLOCKS_READ_S
+            )
+        except Exception:  # (any failure: the database away must not refuse or hold requests)
+            networks = self._no_access[1]
+        self._no_access = (time.monotonic(), networks)
+        return bool(networks) and ip_blocks.within(ip, networks)
 
     async def sign_up_refused_from(self, ip: str) -> bool:
         """Whether an IP block refuses sign-ups from ``ip``."""

@@ -685,7 +685,7 @@ async def test_ip_blocks(srv, rp):
     )
     assert moved["ip"] == "::1/128" and moved["id"] == made["id"]
     short = await asyncio.to_thread(
-        adm.admin_create_ip_block, "127.0.0.1", "no_access", expires_in=1
+        adm.admin_create_ip_block, "127.0.0.1", "sign_up_block", expires_in=1
     )
     listed = await asyncio.to_thread(adm.admin_ip_blocks)
     assert [b["id"] for b in listed] == [short["id"], made["id"]]
@@ -856,3 +856,25 @@ async def test_another_server_s_account_as_moderators_see_it(srv, rp):
     code, _ = await asyncio.to_thread(refused, c.admin.api.admin_account_delete, far.id)
     assert code == 403
     assert (await asyncio.to_thread(mod.admin_account_unsuspend, far.id))["suspended"] is False
+
+
+async def test_a_no_access_ip_block_refuses_every_request(srv, rp):
+    c = await cast(srv, rp)
+    made = await rp.admin.create_ip_block(None, "127.0.0.0/8", "no_access")
+
+    def status() -> tuple[int, str]:
+        r = httpx.get(f"{srv.base}/api/v1/instance", timeout=30)
+        return r.status_code, r.text
+
+    deadline = time.monotonic() + 15  # (each process reads the blocks every few seconds)
+    while (got := await asyncio.to_thread(status))[0] != 403 and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert got == (403, "Forbidden\n")  # Rack::Attack's answer, as Mastodon's
+    code, _ = await asyncio.to_thread(refused, c.owner.api.me)  # a token changes nothing
+    assert code == 403
+    await rp.admin.remove_ip_block(None, made.id)
+    deadline = time.monotonic() + 15
+    while (got := await asyncio.to_thread(status))[0] != 200 and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    assert got[0] == 200
+    assert (await asyncio.to_thread(c.owner.api.me))["id"] == c.owner.id
