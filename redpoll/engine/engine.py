@@ -17,7 +17,7 @@ from redis.exceptions import RedisClusterException, RedisError
 from ..accounts import account, account_index, activity, auth, markers, ratelimit
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
-from ..conversations import conversation, direct_messages, tags
+from ..conversations import conversation, direct_messages, featured_tags, tags
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
@@ -922,6 +922,33 @@ class Redpoll:
     # --- hashtags ---------------------------------------------------------------------------
     async def get_tag(self, viewer, name) -> tags.Tag:
         return await tags.get_tag(self.store, viewer, name)
+
+    # --- featured tags -----------------------------------------------------------
+    async def featured_tags(self, uid) -> list[featured_tags.FeaturedTag]:
+        return await featured_tags.featured(self.store, validate.an_id(uid, "user_id"))
+
+    async def feature_tag(self, uid, name) -> featured_tags.FeaturedTag:
+        return await featured_tags.feature(self.store, validate.an_id(uid, "user_id"), name)
+
+    async def unfeature_tag(self, uid, fid: int) -> None:
+        await featured_tags.unfeature_id(self.store, validate.an_id(uid, "user_id"), fid)
+
+    async def set_featuring(self, uid, name, on: bool) -> tags.Tag:
+        """Feature (``on``) or stop featuring ``#name`` (Mastodon's
+        /tags/:name/feature); the tag as the viewer sees it."""
+        uid = validate.an_id(uid, "user_id")
+        if on:
+            try:
+                await featured_tags.feature(self.store, uid, name)
+            except featured_tags.Taken:
+                pass  # featured already: as asked
+        else:
+            await featured_tags.unfeature_name(self.store, uid, name)
+        return await tags.get_tag(self.store, uid, name)
+
+    async def featured_tag_suggestions(self, uid) -> list[tags.Tag]:
+        names = await featured_tags.suggestions(self.store, validate.an_id(uid, "user_id"))
+        return [await tags.get_tag(self.store, uid, n) for n in names]
 
     async def follow_tag(self, uid, name, on: bool = True) -> tags.Tag:
         return await tags.set_following(self.store, self.queue, uid, name, on)
