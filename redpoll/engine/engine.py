@@ -1229,6 +1229,10 @@ class Redpoll:
     async def remove_rule(self, rid) -> None:
         await instance.remove_rule(self.store, rid)
 
+    async def peers(self) -> list[str]:
+        """The servers whose accounts this one knows (federation.remote.peers)."""
+        return await remote.peers(self.store)
+
     async def description(self) -> tuple[str, int | None]:
         return await instance.description(self.store)
 
