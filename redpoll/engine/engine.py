@@ -997,10 +997,10 @@ class Redpoll:
         return (convs, *await pages.conversations(self.store, uid, convs))
 
     async def read_conversation(
-        self, uid, conv
+        self, uid, conv, unread: bool = False
     ) -> tuple[direct_messages.Conversation, pages.Shown, dict]:
-        """Mark a conversation read; the conversation and what it shows."""
-        found = await direct_messages.mark_read(self.store, uid, conv)
+        """Mark a conversation read (or unread); the conversation and what it shows."""
+        found = await direct_messages.mark_read(self.store, uid, conv, unread)
         return (found, *await pages.conversations(self.store, uid, [found]))
 
     async def remove_conversation(self, uid, conv) -> None:
