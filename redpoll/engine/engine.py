@@ -251,11 +251,23 @@ class Redpoll:
         in_reply_to=None,
         media=(),
         poll: polls.PollSpec | None = None,
+        *,
+        allowed_mentions: frozenset[int] | None = None,
     ) -> Status:
         """``media``: ids of the author's uploads to attach (at most 4);
-        ``poll``: a poll with it (polls.spec)."""
+        ``poll``: a poll with it (polls.spec); ``allowed_mentions``: the
+        accounts it may mention (posting.prepare)."""
         return await posting.post(
-            self.store, self.queue, self.settings, author_id, text, extra, in_reply_to, media, poll
+            self.store,
+            self.queue,
+            self.settings,
+            author_id,
+            text,
+            extra,
+            in_reply_to,
+            media,
+            poll,
+            allowed_mentions=allowed_mentions,
         )
 
     async def post_once(
@@ -267,6 +279,8 @@ class Redpoll:
         in_reply_to=None,
         media=(),
         poll: polls.PollSpec | None = None,
+        *,
+        allowed_mentions: frozenset[int] | None = None,
     ) -> Status:
         """Post at most once per Idempotency-Key (redpoll.posting.idempotency)."""
         return await idempotency.post_once(
@@ -280,6 +294,7 @@ class Redpoll:
             in_reply_to,
             media,
             poll,
+            allowed_mentions=allowed_mentions,
         )
 
     async def get_status(self, sid) -> Status:
