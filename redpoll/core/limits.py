@@ -767,3 +767,16 @@ EMAIL_BLOCKS_MAX = 10_000
 IP_BLOCKS_KEPT_S = 5.0
 #: ... and how long a request waits for that read at most.
 IP_BLOCKS_READ_S = 0.5
+
+# --- featured tags --------------------------------------------------------------------
+#: Hashtags one account may feature on its profile (Mastodon's FeaturedTag::LIMIT).
+FEATURED_TAGS_MAX = 10
+#: Tags an account used last, kept for the featured tags' suggestions.
+TAGS_USED_KEPT = 100
+#: Suggestions answered (Mastodon's: ten recently used, not featured).
+FEATURED_TAG_SUGGESTIONS = 10
+
+# --- muted threads --------------------------------------------------------------------
+#: Threads one account may mute (the oldest mute is not dropped: a mute past
+#: this is refused with 422).
+THREAD_MUTES_MAX = 1000

@@ -116,6 +116,9 @@ DOMAIN_BLOCK_SEQ = "#seq"
 DOMAIN_ALLOW_PREFIX = "+"
 DOMAIN_ALLOW_SEQ = "#allow_seq"
 FEDERATION_MODE = "#mode"
+#: SET of the hosts of the remote accounts kept here: the server's peers
+#: (/api/v1/instance/peers)
+PEERS = "fed:peers"
 
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"
