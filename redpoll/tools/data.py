@@ -1,0 +1,58 @@
+"""The database's care: ``redpoll migrate`` (redpoll.engine.migrate),
+``redpoll backup`` and ``redpoll restore`` (redpoll.engine.backup)."""
+
+from __future__ import annotations
+
+import click
+
+from ..engine import migrate as migrations
+from ..engine.engine import Redpoll
+
+
+@click.command()
+@click.option("--status", is_flag=True, help="Say what is due; change nothing.")
+@click.pass_context
+def migrate(ctx: click.Context, status: bool) -> None:
+    """Bring the database's layout up to date, and say what was done.
+
+    Runs every migration due, those that `redpoll serve` leaves to be run by
+    hand included, in order, under the migration lock (another process
+    migrating meanwhile is waited for). A run cut short (Ctrl-C, a lost
+    connection) goes on from its last step the next time."""
+    console = ctx.find_root().obj
+
+    async def go() -> list[str]:
+        async with await Redpoll.open(console.settings(), migrate=False) as rp:
+            now = await migrations.layout(rp.store)
+            migrations.refuse_newer(now.version, migrations.MIGRATIONS)
+            latest = migrations.MIGRATIONS[-1].number
+            lines = [
+                f"database layout: version {now.version}"
+                + ("" if now.recorded else " (none recorded: a new database, or an older one)")
+            ]
+            due = migrations.due(now.version)
+            if status:
+                lines += [
+                    f"due: migration {m.number} ({m.name}: {m.about})"
+                    + (", by hand" if m.by_hand else "")
+                    + (
+                        f", going on from {now.cursors[m.number]}"
+                        if m.number in now.cursors
+                        else ""
+                    )
+                    for m in due
+                ] or [f"up to date (version {latest})"]
+                return lines
+            report = await migrations.run(rp.store, by_hand=True)
+            if report.waited:
+                lines.append("another process was migrating the database; waited for it")
+            lines += [made.line() for made in report.made]
+            lines.append(
+                f"database layout: version {report.after}, up to date"
+                if report.after == latest
+                else f"database layout: version {report.after} of {latest}"
+            )
+            return lines
+
+    for line in console.run(go()):
+        click.echo(line)
