@@ -234,6 +234,10 @@ EPOCH = "db:epoch"
 #: when it finished (ms) and what it did. Absent: a database from before
 #: layout versions (or a new one).
 LAYOUT = "layout:{db}"
+#: String: the mark of the last ``redpoll backup`` begun, set just before its
+#: snapshot (redpoll.engine.backup): a restore finds it in the data it
+#: brought back, so the snapshot holds what was written before the backup.
+BACKUP_MARK = "backup:{db}:mark"
 #: String with a TTL: ``<token> <host> <pid>`` of the process migrating the
 #: database now; the others wait for it (redpoll.engine.migrate).
 LAYOUT_LOCK = "layout:{db}:lock"

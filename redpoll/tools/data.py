@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import click
 
+from ..core.errors import ConfigError
+from ..engine import backup as backups
 from ..engine import migrate as migrations
 from ..engine.engine import Redpoll
 
@@ -56,3 +58,43 @@ def migrate(ctx: click.Context, status: bool) -> None:
 
     for line in console.run(go()):
         click.echo(line)
+
+
+@click.command()
+@click.argument("directory", type=click.Path(file_okay=False))
+@click.pass_context
+def backup(ctx: click.Context, directory: str) -> None:
+    """Write a backup of the database and its media files into DIRECTORY.
+
+    The embedded server's data (REDPOLL_DATA_DIR) only: a snapshot it
+    writes while it serves (every post acknowledged before the backup
+    began is in it, and the key pairs that sign federation), the media
+    files, and a manifest, written last. DIRECTORY must be new or empty.
+    With REDIS_URL it refuses: back your server up with its own tools
+    (docs/operating.md)."""
+    console = ctx.find_root().obj
+    try:
+        summary = backups.backup(console.settings(), directory)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    for line in summary.lines("backed up"):
+        click.echo(line)
+
+
+@click.command()
+@click.argument("directory", type=click.Path(exists=True, file_okay=False))
+@click.pass_context
+def restore(ctx: click.Context, directory: str) -> None:
+    """Bring the backup in DIRECTORY back into an empty data directory.
+
+    The data directory is REDPOLL_DATA_DIR (or the default); one that is
+    not empty is refused. The backup's files are checked against its
+    manifest first; then `redpoll serve` starts on the restored data."""
+    console = ctx.find_root().obj
+    try:
+        summary = backups.restore(console.settings(), directory)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from None
+    for line in summary.lines("restored"):
+        click.echo(line)
+    click.echo("start it: redpoll serve")
