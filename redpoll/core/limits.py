@@ -139,6 +139,9 @@ MIGRATION_LOCK_TTL_MS = 30_000
 MIGRATION_WAIT_POLL_S = 0.2
 #: A migration in progress logs how far it is at most this often.
 MIGRATION_PROGRESS_LOG_S = 5.0
+#: Users or statuses one step of ``redpoll check`` reads (redpoll.engine.check),
+#: and keys one SCAN call of its walk over upload records looks at.
+CHECK_BATCH = 200
 #: The shortest REDPOLL_METRICS_TOKEN accepted (a scraper's shared secret).
 METRICS_TOKEN_MIN_CHARS = 16
 

@@ -135,6 +135,7 @@ main.add_command(tools_seed.seed)
 main.add_command(tools_data.migrate)
 main.add_command(tools_data.backup)
 main.add_command(tools_data.restore)
+main.add_command(tools_data.check)
 main.add_command(tools_bench.bench)
 
 

@@ -1,5 +1,6 @@
 """The database's care: ``redpoll migrate`` (redpoll.engine.migrate),
-``redpoll backup`` and ``redpoll restore`` (redpoll.engine.backup)."""
+``redpoll backup`` and ``redpoll restore`` (redpoll.engine.backup), ``redpoll
+check`` (redpoll.engine.check)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import click
 
 from ..core.errors import ConfigError
 from ..engine import backup as backups
+from ..engine import check as integrity
 from ..engine import migrate as migrations
 from ..engine.engine import Redpoll
 
@@ -98,3 +100,37 @@ def restore(ctx: click.Context, directory: str) -> None:
     for line in summary.lines("restored"):
         click.echo(line)
     click.echo("start it: redpoll serve")
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="Mend what can be mended (idempotent).")
+@click.pass_context
+def check(ctx: click.Context, repair: bool) -> None:
+    """Walk the database in bounded steps and report broken invariants.
+
+    Counts against their sets, timelines naming statuses that are gone,
+    follows without their other side, list members not followed, uploads
+    attached to statuses that are gone, media files no record names
+    (redpoll/engine/check.py). Exits 1 when something is found and not
+    repaired."""
+    console = ctx.find_root().obj
+
+    async def go():
+        async with await Redpoll.open(console.settings()) as rp:
+            return await integrity.check(rp.store, rp.queue, rp.media_storage, repair=repair)
+
+    report = console.run(go())
+    for finding in report.findings:
+        click.echo(finding.line())
+    walked = ", ".join(f"{n} {what}" for what, n in report.walked.items())
+    left = [f for f in report.findings if not f.repaired]
+    click.echo(
+        f"checked {walked} in {report.steps} steps: "
+        + (
+            f"{len(report.findings)} broken, {len(report.findings) - len(left)} repaired"
+            if report.findings
+            else "nothing broken"
+        )
+    )
+    if left:
+        ctx.exit(1)
