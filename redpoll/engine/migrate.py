@@ -161,8 +161,11 @@ async def hold(store: Store) -> AsyncIterator[tuple[str, list[bool]]]:
     async def renew() -> None:
         while True:
             await asyncio.sleep(ttl / 3000)
-            if not await store.run("layout_lock", [keys.LAYOUT_LOCK], ["renew", who, ttl]):
-                log.warning("the migration lock expired and another process holds it now")
+            try:
+                if not await store.run("layout_lock", [keys.LAYOUT_LOCK], ["renew", who, ttl]):
+                    log.warning("the migration lock expired and another process holds it now")
+            except Exception as exc:  # the database away: the steps say so themselves
+                log.warning("could not renew the migration lock: %s", exc)
 
     renewer = asyncio.create_task(renew())
     try:

@@ -119,6 +119,7 @@ def test_a_backup_taken_under_load_restores_everything_acknowledged_before_it(tm
                     status = post(client, alice, f"under load {n}")
                     acked.append((time.monotonic(), status["id"]))
                     n += 1
+                    time.sleep(0.004)  # (at most ~250/s: the homes' 1,000 hold them all)
 
         loader = threading.Thread(target=load, daemon=True)
         loader.start()
@@ -134,7 +135,7 @@ def test_a_backup_taken_under_load_restores_everything_acknowledged_before_it(tm
         before = [sid for at, sid in acked if at < began]
         after = [sid for at, sid in acked if at > ended]
         assert len(before) >= 5 and after, (len(before), len(after))  # it was under load
-        assert with_media["id"] not in before
+        assert len(acked) < 1000
         before.append(with_media["id"])
 
     manifest = json.loads((backup_dir / "manifest.json").read_text())
