@@ -29,6 +29,8 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from redis.exceptions import RedisClusterException, RedisError
+
 from ..accounts import migrations as accounts_migrations
 from ..conversations import migrations as conversations_migrations
 from ..core import keys, limits
@@ -280,5 +282,11 @@ async def before_serving(url: str, cluster: bool) -> Report:
     try:
         await store.load_scripts()
         return await at_open(store)
+    except (RedisError, RedisClusterException, OSError) as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        raise ConfigError(
+            f"the database's migrations stopped: {message}; start again, they go on "
+            "from their last step"
+        ) from None
     finally:
         await store.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from click.testing import CliRunner
 from conftest import CLUSTER, flush
 from redis.cluster import RedisCluster
 
@@ -28,6 +29,7 @@ from redpoll.core.errors import ConfigError
 from redpoll.engine import migrate
 from redpoll.search.search import Query
 from redpoll.storage.migration import Migration
+from redpoll.tools.cli import main
 
 LAYOUTS = Path(__file__).resolve().parent / "layouts"
 #: the release before layout versions, as its code wrote a small network
@@ -264,6 +266,7 @@ SERVE_WITH_A_MIGRATION_BY_HAND = """
 import sys
 from redpoll.engine import migrate
 from redpoll.storage.migration import Migration
+from redpoll.tools.cli import main
 
 async def step(store, cursor, batch):
     return None, 0
@@ -305,3 +308,33 @@ def redis_layout(url: str) -> dict:
         return c.hgetall(keys.LAYOUT)
     finally:
         c.close()
+
+
+def test_the_command_says_what_is_due_and_what_it_did(server, settings):
+    load(server)
+    strip(server)
+    url, cluster, _ = server
+    env = {"REDIS_URL": url, "REDPOLL_CLUSTER": "1" if cluster else "0"}
+    runner = CliRunner()
+    status = runner.invoke(main, ["migrate", "--status"], env=env)
+    assert status.exit_code == 0, status.output
+    assert status.stdout.splitlines() == [
+        "database layout: version 0 (none recorded: a new database, or an older one)",
+        *(f"due: migration {m.number} ({m.name}: {m.about})" for m in migrate.MIGRATIONS),
+    ]
+    made = runner.invoke(main, ["migrate"], env=env)
+    assert made.exit_code == 0, made.output
+    lines = made.stdout.splitlines()
+    assert lines[0].startswith("database layout: version 0")
+    assert [line.split(":")[0] for line in lines[1:4]] == [
+        f"migration {m.number} ({m.name}" for m in migrate.MIGRATIONS
+    ]
+    assert ": made, 4 changed in 1 step, " in lines[1]
+    assert lines[-1] == "database layout: version 3, up to date"
+    again = runner.invoke(main, ["migrate"], env=env)
+    assert again.stdout.splitlines() == [
+        "database layout: version 3",
+        "database layout: version 3, up to date",
+    ]
+    status = runner.invoke(main, ["migrate", "--status"], env=env)
+    assert status.stdout.splitlines()[-1] == "up to date (version 3)"
