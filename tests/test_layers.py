@@ -259,7 +259,7 @@ def _strings(tree: ast.AST):
 
 #: Strings outside the keys modules that begin as a key name does and are
 #: not one: a job's subject, a rate limit's identifier for an app.
-NOT_KEYS = {("bus/jobs.py", "media:sweep"), ("gateway/auth.py", "app:")}
+NOT_KEYS = {("media/jobs.py", "media:sweep"), ("gateway/auth.py", "app:")}
 
 
 def test_key_names_are_spelled_only_in_keys_modules():
@@ -295,24 +295,42 @@ def test_key_names_are_spelled_only_in_keys_modules():
     assert spelled == [], "key names spelled outside a keys module:\n" + "\n".join(spelled)
 
 
-def test_the_storage_scripts_are_run_by_the_topology():
-    """storage/lua holds the scripts storage/topology.py runs (delivery, page
-    reads, a status's writes, merges: many in a one-server and a cluster
-    form); callers name one to it. Deleting alone runs one itself
-    (undeliver.lua, on the public timeline's LIST the topology names)."""
+#: Scripts run by name from a package other than the one whose lua/ holds
+#: them, each with its reason; anything else is a feature reaching into
+#: another's storage.
+SCRIPTS_RUN_ELSEWHERE = {
+    # a boost's flag on the booster: the same per-user flag set as a favourite's
+    ("posting/deleting.py", "favourite_user"),
+    # a purged account out of the account search index
+    ("moderation/moderation.py", "index_account"),
+}
+
+
+def test_storage_holds_no_script_and_each_script_is_run_by_its_own_package():
+    """storage/ is only storage: no Lua of its own, and its topology knows
+    no feature (the features' variants are in their packages:
+    timelines/placement.py, records/writes.py). A script is run by name
+    only from the package that keeps it (SCRIPTS_RUN_ELSEWHERE says why
+    for the rest; tools excepted)."""
     import re
 
-    names = {p.stem for p in (ROOT / "storage" / "lua").glob("*.lua")}
-    assert {"deliver", "read_page", "read_page_listed"} <= names
-    call = re.compile(r"""\.run\(\s*["']([a-z_0-9]+)["']""")
-    run_elsewhere = [
-        f"{p.relative_to(ROOT)}: {m.group(1)}"
+    assert not list((ROOT / "storage").rglob("*.lua"))
+    topology = (ROOT / "storage" / "topology.py").read_text()
+    # it names no key and runs no script
+    assert "keys." not in topology and ".run(" not in topology
+    owner = {p.stem: p.parent.parent.name for p in ROOT.glob("*/lua/*.lua")}
+    assert {"deliver", "read_page", "read_page_listed", "unmerge"} <= {
+        n for n, pkg in owner.items() if pkg == "timelines"
+    }
+    call = re.compile(r"""\(\s*["']([a-z_0-9]+)["']\s*,\s*\[""")
+    elsewhere = {
+        (str(p.relative_to(ROOT)), m.group(1))
         for p in sorted(ROOT.rglob("*.py"))
-        if p != ROOT / "storage" / "topology.py"
+        if p.relative_to(ROOT).parts[0] != "tools"
         for m in call.finditer(p.read_text())
-        if m.group(1) in names
-    ]
-    assert run_elsewhere == ["posting/deleting.py: undeliver"]
+        if m.group(1) in owner and owner[m.group(1)] != p.relative_to(ROOT).parts[0]
+    }
+    assert elsewhere == SCRIPTS_RUN_ELSEWHERE
 
 
 def test_database_connections_are_opened_by_the_store_and_few_others():
@@ -340,3 +358,38 @@ def test_database_connections_are_opened_by_the_store_and_few_others():
                 ):
                     opened.setdefault(rel, []).append(node.lineno)
     assert set(opened) == {"storage/store.py", "stream/hub.py", "storage/server.py"}, opened
+
+
+#: Where a home or list timeline is named outside the timelines package,
+#: each for a reason that is no write of a status into it.
+TIMELINES_NAMED_ELSEWHERE = {
+    # a delete takes the status out of its author's own home
+    ("posting/deleting.py", "home"),
+    # an edge names the timeline its backfill merges into, through the rule
+    ("relations/edges.py", "home"),
+    ("relations/edges.py", "list_timeline"),
+    # a list dropped with its timeline
+    ("lists/lists.py", "list_timeline"),
+    # the integrity check reads them for statuses that are gone (and has
+    # timelines.fanout.take_out take those out)
+    ("engine/check.py", "home"),
+    ("engine/check.py", "list_timeline"),
+}
+
+
+def test_statuses_enter_homes_and_lists_only_through_the_timelines_package():
+    """Every write of a status into a home or a list goes through the home
+    rule (redpoll.timelines.home_rule) in the timelines package: push,
+    catch-up, refills, backfills, and the mentions and hashtags a status's
+    conversation offers (timelines.fanout.offer). Outside it, a home or
+    list timeline is named only where TIMELINES_NAMED_ELSEWHERE says why."""
+    import re
+
+    named = re.compile(r"keys\.(home|list_timeline)\(")
+    found = {
+        (str(p.relative_to(ROOT)), m.group(1))
+        for p in sorted(ROOT.rglob("*.py"))
+        if p.relative_to(ROOT).parts[0] not in ("timelines", "tools")
+        for m in named.finditer(p.read_text())
+    }
+    assert found == TIMELINES_NAMED_ELSEWHERE

@@ -10,13 +10,14 @@ from secrets import token_urlsafe
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from ..bus.jobs import JobQueue, NotYet, SignUpJob, entry_ms
+from ..bus.queue import JobQueue, NotYet, entry_ms
 from ..core import keys, limits, validate
 from ..core.errors import LoginTaken, UserNotFound, ValidationError
 from ..core.models import VISIBILITIES, User, now_ms
 from ..records.users import claim_uid, get_user, lookup, require_users
 from ..storage.store import Store
 from . import account_index
+from .jobs import SignUpJob
 
 _hasher = PasswordHasher()  # argon2id with the library's recommended costs
 

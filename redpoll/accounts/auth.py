@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 
 from ..bus import events
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
 from ..core.models import User

@@ -9,6 +9,7 @@ from ..core import limits
 from ..core.errors import Conflict, LoginTaken, UserNotFound, ValidationError
 from ..relations.relationship import Relationship
 from ..render import entities
+from .context import Ctx
 from .contract import (
     ACCOUNT_REF,
     ACCOUNTS_REF,
@@ -25,8 +26,9 @@ from .contract import (
     ref,
     request_body,
 )
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
 from .oauth import token_entity
+from .responses import JSON, NOT_FOUND, ApiError, link_header
+from .routing import endpoint
 from .statuses import render_statuses, timeline_response
 
 _FIELD_OF = {

@@ -69,13 +69,14 @@ from . import (
     threads,
     trends,
 )
-from .http import JSON, ApiError, IndexedRouter, declared, error_response, in_order
+from .responses import JSON, ApiError, error_response
+from .routing import IndexedRouter, declared, in_order
 from .serve import follow_serve, watch_serve
 
 log = logging.getLogger("redpoll.api")
 access = logging.getLogger("redpoll.access")
 
-#: The modules whose handlers declare the API's routes (redpoll.api.http):
+#: The modules whose handlers declare the API's routes (redpoll.api.routing):
 #: the app assembles them, in_order sorts them.
 MODULES = (
     statuses,

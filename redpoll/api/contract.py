@@ -530,7 +530,7 @@ def request_body(properties: dict, required: tuple = ()) -> dict:
 class Doc:
     """How one operation is described: its summary, its tag, the schema of a
     success (None: a string), its parameters and body, and the shape of the
-    answer. Its auth and scope are the handler's own (redpoll.api.http)."""
+    answer. Its auth and scope are the handler's own (redpoll.api.routing)."""
 
     summary: str
     tag: str
@@ -633,7 +633,7 @@ TAG_PATH = {
 
 def build(routes: Iterable) -> dict:
     """The OpenAPI document of the routes (Starlette's) whose handlers
-    declared them (redpoll.api.http.Declared); others are left out."""
+    declared them (redpoll.api.routing.Declared); others are left out."""
     paths: dict[str, dict] = {}
     for route in (d for r in routes for d in getattr(r.endpoint, "routes", ()) if d.path == r.path):
         paths.setdefault(route.path, {})[route.method.lower()] = operation(

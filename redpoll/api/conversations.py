@@ -8,8 +8,10 @@ from starlette.responses import Response
 from ..conversations import direct_messages
 from ..reading import pages
 from ..render import entities
+from .context import Ctx
 from .contract import ACCOUNTS_REF, BOOL, ID, PAGE, Doc, array, obj, path_param
-from .http import JSON, Ctx, endpoint, link_header
+from .responses import JSON, link_header
+from .routing import endpoint
 from .statuses import status_entities
 
 

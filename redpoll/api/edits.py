@@ -8,8 +8,10 @@ from starlette.responses import Response
 from ..core import limits
 from ..core.errors import Forbidden, ValidationError
 from ..render import entities
+from .context import Ctx
 from .contract import BOOL, ID, POLL_PARAM, Doc, array, path_param, ref, request_body
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
+from .responses import JSON, NOT_FOUND, ApiError
+from .routing import endpoint
 from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
 
 

@@ -9,8 +9,10 @@ from starlette.responses import Response
 from ..core import limits
 from ..render import entities
 from .accounts import relationship_of
+from .context import Ctx
 from .contract import ACCOUNTS_REF, PAGE, STR, Doc, path_param, ref, request_body
-from .http import JSON, Ctx, endpoint, link_header
+from .responses import JSON, link_header
+from .routing import endpoint
 
 
 async def _endorse(ctx: Ctx, on: bool) -> Response:

@@ -16,7 +16,7 @@ from ..core.errors import RedpollError
 from ..federation.inbox import Refused
 from ..gateway.body import check_json_depth, read_body
 from .contract import LOGIN_PARAM, STR, Doc, obj, path_param, query_param
-from .http import route
+from .routing import route
 
 AP_TYPE = "application/activity+json"
 DOC = obj({"id": STR, "type": STR})

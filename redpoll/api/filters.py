@@ -13,8 +13,11 @@ from ..core import limits
 from ..core.errors import ValidationError
 from ..filters import filters as F
 from ..filters.rules import entity, iso_ms, keyword_entity
+from .context import Ctx
 from .contract import BOOL, ID, NULLABLE_STR, STR, Doc, array, obj, path_param, ref, request_body
-from .http import JSON, Ctx, Params, endpoint
+from .params import Params
+from .responses import JSON
+from .routing import endpoint
 
 CONTEXT = {"type": "array", "items": {"enum": list(F.CONTEXTS)}, "minItems": 1}
 KEYWORD = obj({"id": ID, "keyword": STR, "whole_word": BOOL})

@@ -11,8 +11,10 @@ from ..core.version import __version__
 from ..media.processing import SUPPORTED_MIME_TYPES
 from ..render import entities
 from ..render.entities import VERSION
+from .context import Ctx
 from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
-from .http import JSON, Ctx, endpoint
+from .responses import JSON
+from .routing import endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
 _stats: dict = {"at": -1e9, "usage": None, "rules": []}

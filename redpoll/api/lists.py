@@ -7,6 +7,7 @@ from starlette.responses import Response
 from ..core import limits
 from ..core.errors import NotFollowed, ValidationError
 from ..render import entities
+from .context import Ctx
 from .contract import (
     ACCOUNTS_REF,
     BOOL,
@@ -19,7 +20,8 @@ from .contract import (
     ref,
     request_body,
 )
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
+from .responses import JSON, NOT_FOUND, ApiError, link_header
+from .routing import endpoint
 
 REPLIES_POLICIES = ("followed", "list", "none")
 

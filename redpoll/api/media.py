@@ -13,8 +13,11 @@ from ..core import limits
 from ..core.errors import ValidationError
 from ..media import storage
 from ..media.uploads import FAILED, PROCESSING, Upload
+from .context import Ctx
 from .contract import Doc, path_param, ref, request_body
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, parse_params, route
+from .params import parse_params
+from .responses import JSON, NOT_FOUND, ApiError
+from .routing import endpoint, route
 
 TOO_BIG = (
     f"File too large: images up to {limits.MEDIA_IMAGE_MAX_BYTES // (1024 * 1024)} MB "

@@ -14,8 +14,9 @@ from ..core.version import __version__
 from ..gateway import links
 from ..render.entities import MASTODON_VERSION
 from .contract import BOOL, INT, STR, Doc, obj
-from .http import JSON, route
 from .instance import cached_usage
+from .responses import JSON
+from .routing import route
 
 SCHEMAS = ("2.0", "2.1")
 

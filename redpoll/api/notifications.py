@@ -13,6 +13,7 @@ from ..notifications.notifications import Notification
 from ..reading import pages
 from ..reading.notification_view import WITH_STATUS
 from ..render import entities
+from .context import Ctx
 from .contract import (
     ACCOUNTS_REF,
     BOOL,
@@ -28,7 +29,8 @@ from .contract import (
     query_param,
     ref,
 )
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
+from .responses import JSON, NOT_FOUND, ApiError, link_header
+from .routing import endpoint
 from .statuses import rendered_pairs
 
 

@@ -16,8 +16,11 @@ from .. import web
 from ..accounts import auth
 from ..accounts.auth import OOB, OAuthError
 from ..core.errors import RedpollError
+from .context import Ctx
 from .contract import STR, Doc, query_param, ref, request_body
-from .http import JSON, ApiError, Ctx, endpoint, parse_params, route
+from .params import parse_params
+from .responses import JSON, ApiError
+from .routing import endpoint, route
 
 GRANT_TYPES = ("authorization_code", "password", "client_credentials")
 

@@ -22,12 +22,13 @@ from dataclasses import asdict
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..bus.jobs import JobFigures
+from ..bus.queue import JobFigures
 from ..core import limits, metrics
 from ..core.health import DATABASE, OUTAGE
 from . import contract
 from .contract import STR, Doc
-from .http import JSON, route
+from .responses import JSON
+from .routing import route
 
 
 async def _read_jobs(rp) -> JobFigures:

@@ -17,8 +17,10 @@ from starlette.responses import Response
 from .. import web
 from ..core.errors import RedpollError
 from ..render import entities
+from .context import Ctx
 from .contract import LOGIN_PARAM, STR, Doc, path_param
-from .http import ApiError, Ctx, route
+from .responses import ApiError
+from .routing import route
 from .statuses import seen_status
 
 STATIC = Path(__file__).with_name("static")

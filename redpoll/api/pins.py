@@ -5,8 +5,10 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..core.errors import StatusNotFound
+from .context import Ctx
 from .contract import STATUS_REF, Doc, path_param
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
+from .responses import JSON, NOT_FOUND, ApiError
+from .routing import endpoint
 from .statuses import render_statuses, seen_status
 
 

@@ -8,8 +8,10 @@ from starlette.responses import Response
 from ..polls.polls import Poll
 from ..reading import pages
 from ..render import entities
+from .context import Ctx
 from .contract import POLL_REF, Doc, path_param, request_body
-from .http import JSON, Ctx, endpoint
+from .responses import JSON
+from .routing import endpoint
 
 
 def poll_response(ctx: Ctx, shown: pages.Shown) -> Response:

@@ -11,8 +11,11 @@ from ..core import limits
 from ..core.errors import ValidationError
 from ..relations import visibility
 from ..render import entities
+from .context import Ctx
 from .contract import BOOL, PROFILE_FIELD, Doc, obj, ref, request_body
-from .http import JSON, Ctx, Params, endpoint, parse_params
+from .params import Params, parse_params
+from .responses import JSON
+from .routing import endpoint
 
 TOO_BIG = (
     f"Request body too large: an avatar and a header of up to "

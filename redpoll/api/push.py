@@ -9,8 +9,10 @@ from starlette.responses import Response
 from ..core.errors import ValidationError
 from ..gateway import auth as gateway_auth
 from ..push.subscriptions import ALERTS, POLICIES, Subscription
+from .context import Ctx
 from .contract import BOOL, EMPTY, STR, Doc, obj, ref
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
+from .responses import JSON, NOT_FOUND, ApiError
+from .routing import endpoint
 
 PATH = "/api/v1/push/subscription"
 TAG = "Push"

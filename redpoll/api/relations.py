@@ -9,8 +9,10 @@ from ..core import limits
 from ..core.errors import ValidationError
 from ..render import entities
 from .accounts import relationship_of
+from .context import Ctx
 from .contract import ACCOUNTS_REF, BOOL, PAGE, Doc, path_param, ref, request_body
-from .http import JSON, Ctx, endpoint, link_header
+from .responses import JSON, link_header
+from .routing import endpoint
 
 
 @endpoint(

@@ -9,8 +9,10 @@ from ..core import limits
 from ..core.errors import ValidationError
 from ..moderation import moderation
 from ..render import entities
+from .context import Ctx
 from .contract import BOOL, ID, STR, Doc, obj, request_body
-from .http import JSON, Ctx, endpoint
+from .responses import JSON
+from .routing import endpoint
 
 
 def report_entity(r: moderation.Report, target: dict) -> dict:

@@ -9,8 +9,10 @@ from starlette.responses import Response
 from ..media import entity as media_entity
 from ..render.entities import iso
 from ..scheduling import scheduled
+from .context import Ctx
 from .contract import PAGE, SCHEDULED_REF, Doc, array, path_param, ref, request_body
-from .http import JSON, Ctx, endpoint, link_header
+from .responses import JSON, link_header
+from .routing import endpoint
 
 
 def scheduled_entity(ctx: Ctx, found: scheduled.Scheduled) -> dict:

@@ -9,8 +9,10 @@ from ..core.errors import ValidationError
 from ..render import entities
 from ..search import search
 from . import threads
+from .context import Ctx
 from .contract import ACCOUNTS_REF, BOOL, ID, SEARCH, SEARCH_PARAMS, Doc, query_param
-from .http import JSON, ApiError, Ctx, endpoint
+from .responses import JSON, ApiError
+from .routing import endpoint
 from .statuses import render_statuses
 
 

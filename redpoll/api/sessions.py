@@ -10,8 +10,10 @@ from starlette.responses import Response
 from ..accounts import auth
 from ..core import limits
 from ..render import entities
+from .context import Ctx
 from .contract import BOOL, STR, Doc, array, obj, request_body
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
+from .responses import JSON, NOT_FOUND, ApiError
+from .routing import endpoint
 
 SESSION = obj(
     {

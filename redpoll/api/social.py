@@ -6,6 +6,7 @@ from starlette.responses import Response
 
 from ..core.errors import ValidationError
 from ..render import entities
+from .context import Ctx
 from .contract import (
     ACCOUNTS_PAGE,
     ACCOUNTS_REF,
@@ -16,7 +17,8 @@ from .contract import (
     path_param,
     request_body,
 )
-from .http import JSON, Ctx, endpoint, link_header
+from .responses import JSON, link_header
+from .routing import endpoint
 from .statuses import render_statuses, seen_status, timeline_response
 
 

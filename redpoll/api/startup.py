@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
+from .context import Ctx
 from .contract import BOOL, PREFERENCES, Doc, array, query_param
-from .http import JSON, Ctx, endpoint
+from .responses import JSON
+from .routing import endpoint
 
 
 @endpoint(

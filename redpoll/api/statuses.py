@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import orjson
 from starlette.responses import Response
 
 from ..core import limits
@@ -13,7 +12,8 @@ from ..core.models import Status
 from ..polls import polls
 from ..reading import pages
 from ..relations import visibility
-from ..render import entities
+from ..render import shown as shown_entities
+from .context import Ctx
 from .contract import (
     BOOL,
     ID,
@@ -27,7 +27,8 @@ from .contract import (
     query_param,
     request_body,
 )
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint, link_header
+from .responses import JSON, NOT_FOUND, ApiError, link_header
+from .routing import endpoint
 from .scheduled import parse_time, scheduled_entity
 
 VISIBILITIES = visibility.ALL
@@ -40,57 +41,10 @@ async def seen_status(ctx: Ctx, sid: int) -> Status:
 
 
 def status_entities(ctx: Ctx, shown: pages.Shown, *, with_source: bool = False) -> list[dict]:
-    """The entities of ``shown.statuses``, in order, with their authors'
-    account entities and their counts and flags; a boost wraps its
-    original's entity in ``reblog`` and shows the original's counts and
-    flags (as Mastodon's clients read them). A boost whose original the
-    caller may not see (or that is gone) is left out."""
-    base, viewer = ctx.base, ctx.viewer is not None
-    accounts: dict[int, dict] = {}
-    inner: dict[int, dict] = {}
-
-    def plain(s: Status, source: bool) -> dict:
-        author = accounts.get(s.user_id)
-        if author is None:
-            author = accounts[s.user_id] = entities.account(
-                shown.users.get(s.user_id) or entities.placeholder_user(s), base
-            )
-        return entities.status(
-            s, author, base, viewer=viewer, with_source=source, state=shown.states[s.id]
-        )
-
-    out = []
-    for s in shown.statuses:
-        original = s.reblog_of
-        if not original:
-            out.append(plain(s, with_source))
-            continue
-        entity = boosted_entity(ctx, shown, s, inner, plain)
-        if entity is not None:
-            out.append(entity)
-    return out
-
-
-def boosted_entity(ctx: Ctx, shown: pages.Shown, boost: Status, inner: dict, plain) -> dict | None:
-    """The entity of the boost ``boost``, wrapping its original's
-    (``plain`` renders that; kept in ``inner`` by id); None when the
-    original is not in ``shown.originals``."""
-    oid = boost.reblog_of
-    original = shown.originals.get(oid) if oid is not None else None
-    if original is None:
-        return None
-    entity = inner.get(oid)
-    if entity is None:
-        entity = inner[oid] = plain(original, False)
-    booster = shown.users.get(boost.user_id) or entities.placeholder_user(boost)
-    outer = entities.status(
-        boost, entities.account(booster, ctx.base), ctx.base, viewer=ctx.viewer is not None
+    """The entities of ``shown.statuses`` as the caller sees them (redpoll.render.shown)."""
+    return shown_entities.status_entities(
+        shown, ctx.base, ctx.viewer is not None, with_source=with_source
     )
-    outer |= {
-        k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS) if k in entity
-    }
-    outer["reblog"] = entity
-    return outer
 
 
 async def render_statuses(
@@ -122,44 +76,9 @@ def rendered_entities(ctx: Ctx, shown: pages.Shown) -> list[bytes]:
 
 def rendered_pairs(ctx: Ctx, shown: pages.Shown) -> list[tuple[Status, bytes]]:
     """Each of ``shown.statuses`` with its JSON entity, in order, from the
-    process's kept renderings (render/rendered.py: a kept one is served only
-    while the status and author records this request read equal the ones
-    it was made from). Boosts are rendered whole (:func:`boosted_entity`);
-    one whose original is gone is left out."""
-    statuses = shown.statuses
-    whole: dict[int, bytes] = {}
-    if any(s.reblog_of for s in statuses):  # boosts: rendered whole
-        viewer, inner = ctx.viewer is not None, {}  # type: bool, dict[int, dict]
-
-        def plain(s: Status, source: bool) -> dict:
-            author = shown.users.get(s.user_id) or entities.placeholder_user(s)
-            return entities.status(
-                s,
-                entities.account(author, ctx.base),
-                ctx.base,
-                viewer=viewer,
-                with_source=source,
-                state=shown.states[s.id],
-            )
-
-        for s in statuses:
-            if s.reblog_of:
-                entity = boosted_entity(ctx, shown, s, inner, plain)
-                if entity is not None:
-                    whole[s.id] = orjson.dumps(entity)
-        statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
-    return list(
-        zip(
-            statuses,
-            ctx.request.app.state.rendered.parts(
-                statuses,
-                shown.users,
-                ctx.base,
-                ctx.viewer is not None,
-                [shown.states[s.id] for s in statuses],
-                whole=whole,
-            ),
-        )
+    process's kept renderings (redpoll.render.shown.rendered_pairs)."""
+    return shown_entities.rendered_pairs(
+        shown, ctx.base, ctx.viewer is not None, ctx.request.app.state.rendered
     )
 
 

@@ -8,6 +8,7 @@ from ..conversations import conversation
 from ..conversations.tags import Tag
 from ..core import limits
 from ..core.errors import ValidationError
+from .context import Ctx
 from .contract import (
     BOOL,
     PAGE,
@@ -20,7 +21,8 @@ from .contract import (
     query_param,
     ref,
 )
-from .http import JSON, NOT_FOUND, ApiError, Ctx, endpoint
+from .responses import JSON, NOT_FOUND, ApiError
+from .routing import endpoint
 from .statuses import origin, rendered_pairs, timeline_response
 
 

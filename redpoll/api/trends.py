@@ -9,8 +9,10 @@ from starlette.responses import Response
 from ..core import limits
 from ..render import entities
 from ..trends import links as trend_links
+from .context import Ctx
 from .contract import ACCOUNTS_REF, EMPTY, STATUSES_REF, Doc, array, path_param, query_param, ref
-from .http import JSON, Ctx, endpoint
+from .responses import JSON
+from .routing import endpoint
 from .statuses import rendered_entities
 from .threads import tag_entity
 

@@ -27,8 +27,8 @@ from ..core.models import Status
 from ..notifications import notifications
 from ..records.statuses import read_statuses
 from ..relations import visibility
-from ..storage import topology
 from ..storage.store import Store
+from ..timelines import fanout, home_rule, placement
 from . import direct_messages
 from . import tag_history as tags_history
 
@@ -140,23 +140,26 @@ async def prepare(
     )
 
 
-async def _deliver(store: Store, script: str, sid: int, timelines: list[str], cap: int) -> None:
-    if not timelines:
-        return
-    if script == "deliver":  # besides the fan-out, which must then look first
-        await topology.of(store).deliver_besides(sid, timelines, cap)
-    else:
-        await topology.of(store).undeliver(sid, timelines)
-
-
-async def _tag_follower_homes(store: Store, tags) -> list[str]:
+async def _tag_followers(store: Store, tags) -> list[int]:
+    """Followers of ``tags`` (at most limits.TAG_FOLLOWERS_DELIVERED_MAX a
+    tag, drawn at random), each once."""
     if not tags:
         return []
     members = await store.batch(
         [("SRANDMEMBER", keys.tag_followers(t), limits.TAG_FOLLOWERS_DELIVERED_MAX) for t in tags]
     )
-    uids = dict.fromkeys(int(m) for group in members for m in group)
-    return [keys.home(uid) for uid in uids]
+    return list(dict.fromkeys(int(m) for group in members for m in group))
+
+
+async def _into_homes(store: Store, status: Status, mentioned: list[int], tags) -> list[int]:
+    """Offer ``status`` to the homes of those it mentions and of its tags'
+    followers, each as the home rule decides (redpoll.timelines.home_rule:
+    its reason, blocks); the mentioned whose homes took it."""
+    taking = await fanout.offer(store, home_rule.Candidate.of(status, home_rule.MENTION), mentioned)
+    if tags:
+        fans = [u for u in await _tag_followers(store, tags) if u not in set(mentioned)]
+        await fanout.offer(store, home_rule.Candidate.of(status, home_rule.TAG), fans)
+    return taking
 
 
 async def _notifiers(store: Store, status: Status) -> list[int]:
@@ -206,26 +209,13 @@ async def after_post(store: Store, status: Status) -> None:
     if conv.tags and status.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
         await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
-        await _deliver(
-            store,
-            "deliver",
-            sid,
-            [keys.tag_timeline(t) for t in conv.tags],
-            limits.TAG_TIMELINE_CAP,
+        await placement.of(store).deliver_besides(
+            sid, [keys.tag_timeline(t) for t in conv.tags], limits.TAG_TIMELINE_CAP
         )
-    mentioned = [uid for uid, _ in conv.mentions if uid != status.user_id]
-    if mentioned:  # nothing reaches across a block (redpoll.relations.relations)
-        blocked = await store.batch(
-            [
-                ("ZMSCORE", keys.blocking(status.user_id), *mentioned),
-                ("ZMSCORE", keys.blocked_by(status.user_id), *mentioned),
-            ]
-        )
-        mentioned = [uid for uid, x, y in zip(mentioned, *blocked) if x is None and y is None]
-    homes = [keys.home(uid) for uid in mentioned]
-    if status.extra.get("visibility", "public") == "public":  # followed tags: public only
-        homes += await _tag_follower_homes(store, conv.tags)
-    await _deliver(store, "deliver", sid, list(dict.fromkeys(homes)), limits.HOME_CAP)
+    # nothing reaches across a block: the home rule's answer for the mentioned
+    mentioned = await _into_homes(
+        store, status, [uid for uid, _ in conv.mentions if uid != status.user_id], conv.tags
+    )
     for uid in mentioned:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, True, status=sid)
@@ -239,10 +229,10 @@ async def after_delete(store: Store, status: Status) -> None:
     sid = status.id
     if conv.in_reply_to_id:
         await _reply_link(store, status, conv.in_reply_to_id, False)
-    timelines = [keys.tag_timeline(t) for t in conv.tags]
-    timelines += [keys.home(uid) for uid, _ in conv.mentions]
-    timelines += await _tag_follower_homes(store, conv.tags)
-    await _deliver(store, "undeliver", sid, list(dict.fromkeys(timelines)), limits.HOME_CAP)
+    if conv.tags:
+        await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in conv.tags])
+    offered = [uid for uid, _ in conv.mentions] + await _tag_followers(store, conv.tags)
+    await fanout.withdraw(store, sid, offered)
     for uid, _ in conv.mentions:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", status.user_id, sid, op, False)
@@ -274,34 +264,19 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
     new_uids = {uid for uid, _ in new.mentions}
     gone = [uid for uid in old_uids - new_uids if uid != author]
     added = [uid for uid in new_uids - old_uids if uid != author]
-    await _deliver(
-        store,
-        "undeliver",
-        sid,
-        [keys.tag_timeline(t) for t in gone_tags] + [keys.home(u) for u in gone],
-        limits.HOME_CAP,
-    )
+    if gone_tags:
+        await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in gone_tags])
+    await fanout.withdraw(store, sid, gone)
     for uid in gone:
         op = await store.incr(keys.INTERACTION_SEQ)
         await notifications.apply(store, uid, "mention", author, sid, op, False)
     if added_tags and after.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in added_tags])
-        await _deliver(
-            store,
-            "deliver",
-            sid,
-            [keys.tag_timeline(t) for t in added_tags],
-            limits.TAG_TIMELINE_CAP,
+        await placement.of(store).deliver_besides(
+            sid, [keys.tag_timeline(t) for t in added_tags], limits.TAG_TIMELINE_CAP
         )
-    if added:  # nothing reaches across a block (redpoll.relations.relations)
-        blocked = await store.batch(
-            [
-                ("ZMSCORE", keys.blocking(author), *added),
-                ("ZMSCORE", keys.blocked_by(author), *added),
-            ]
-        )
-        added = [uid for uid, x, y in zip(added, *blocked) if x is None and y is None]
-        await _deliver(store, "deliver", sid, [keys.home(u) for u in added], limits.HOME_CAP)
+    if added:  # nothing reaches across a block: the home rule's answer
+        added = await fanout.offer(store, home_rule.Candidate.of(after, home_rule.MENTION), added)
         for uid in added:
             op = await store.incr(keys.INTERACTION_SEQ)
             await notifications.apply(store, uid, "mention", author, sid, op, True, status=sid)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bus.jobs import JobQueue, TagFollowJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits
 from ..core.errors import Conflict, LimitReached
 from ..core.models import now_us
@@ -20,6 +20,7 @@ from ..storage.store import Store
 from ..trends import ranking
 from . import tag_history
 from .conversation import tag_name
+from .jobs import TagFollowJob
 
 JOB = "tag_follow"
 

@@ -41,7 +41,7 @@ def key_parts(make) -> tuple[str, str]:
     """The text before and after the id in the names ``make`` gives, for the
     one script that builds such names itself (read_page_listed.lua) and the
     ``SORT_RO ... GET`` pattern of a home page's large accounts' sequences
-    (Topology.read_page_with): single server only (a cluster refuses keys a
+    (Timelines.read_page_with): single server only (a cluster refuses keys a
     script was not given, and a pattern across slots)."""
     marker = "918273645"
     before, _, after = make(marker).partition(marker)

@@ -242,7 +242,7 @@ class Page(list):
 class HomeRead:
     """What a home page reads before its catch-up (redpoll.timelines.hybrid.read_home):
     the large accounts the user follows, the boosters whose boosts the user
-    hides, the handle on the home's own page (Topology.page_of), and
+    hides, the handle on the home's own page (Timelines.page_of), and
     ``stale``: each of those accounts that posted since the home last
     caught up with it, with its profile sequence as read and the home's
     mark for it (None: no mark yet); or ``rest``, where a single server's

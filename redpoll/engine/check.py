@@ -16,7 +16,7 @@ follow-edges        each follow has its follower entry and each       follows.me
                     follower entry its follow                         follow side is the truth
 list-members        each list member is followed (or asked to be)     lists.remove_member
                     by the list's owner, or is the owner
-timelines           home and list timelines name statuses that        topology.undeliver (the
+timelines           home and list timelines name statuses that        fanout.take_out (the
                     exist and are not deleted                         cleanup's own script)
 media-records       an upload attached to a status that is gone       uploads.drop_orphan:
                                                                       tombstone, files deleted
@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys, limits
 from ..federation import keys as fed_keys
 from ..lists import lists
@@ -55,6 +55,7 @@ from ..media.storage import LocalStorage, MediaStorage
 from ..relations import follows
 from ..storage import topology
 from ..storage.store import Store
+from ..timelines import fanout
 
 log = logging.getLogger("redpoll.check")
 
@@ -275,7 +276,7 @@ async def _users(
     for key, ids in lines:
         for sid in dict.fromkeys(s for s in ids if s in gone):
             if repair:
-                await topology.of(store).undeliver(sid, [key])
+                await fanout.take_out(store, sid, [key])
             report.add("timelines", key, f"status {sid} is {gone[sid]}", repair)
     report.count("timeline entries", sum(len(ids) for _, ids in lines))
 

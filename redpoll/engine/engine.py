@@ -15,8 +15,8 @@ from typing import Any
 from redis.exceptions import RedisClusterException, RedisError
 
 from ..accounts import account, activity, auth, markers, ratelimit
-from ..bus import jobs
-from ..bus.jobs import ContextJob, JobQueue
+from ..bus import queue as jobs
+from ..bus.queue import JobQueue
 from ..conversations import direct_messages, tags
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
@@ -28,6 +28,7 @@ from ..federation import followers as fed_followers
 from ..federation import inbox as fed_inbox
 from ..federation import outbox as fed_outbox
 from ..federation import threads as fed_threads
+from ..federation.jobs import ContextJob, DomainBlockJob, PollVoteJob
 from ..filters import filters, rules
 from ..instance import instance
 from ..interactions import bookmarks, favourites
@@ -596,9 +597,7 @@ class Redpoll:
             await polls.vote(self.store, uid, status.id, choices)
             return await self.poll(uid, status.id)
         held = await self.queue.hold(
-            jobs.PollVoteJob(
-                sid=status.id, author=status.user_id, uid=validate.an_id(uid, "user_id")
-            )
+            PollVoteJob(sid=status.id, author=status.user_id, uid=validate.an_id(uid, "user_id"))
         )
         try:
             await polls.vote(self.store, uid, status.id, choices)
@@ -832,7 +831,7 @@ class Redpoll:
         host = domain_blocks.normalize(domain)
         # journaled: held before the block, released after its cleanup (a
         # call cut short is finished by the worker that replays it)
-        held = await self.queue.hold(jobs.DomainBlockJob(uid, host))
+        held = await self.queue.hold(DomainBlockJob(uid, host))
         try:
             await domain_blocks.block(self.store, uid, host)
             await member_blocks.cleanup(self.store, self.queue, self.settings, uid, host)

@@ -1,11 +1,11 @@
-"""The background worker: runs the jobs of redpoll.bus.jobs, one handler per kind.
+"""The background worker: reads the job queue (redpoll.bus.queue) and runs
+each job with its kind's handler, from the tables the features export
+(each package's ``handlers.TABLE``, merged in :data:`HANDLERS`).
 
 Each job is thin and safe to run twice; a status or user that has vanished
 means the job has nothing left to do and succeeds. A run is cut off after
 its kind's ``time_limit_s`` (and retried, like a failure); a job retried
-more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS. An
-incoming activity refused in a way that would fail every rerun the same
-(``_refusal``) finishes its job with a log line instead.
+more than its kind's ``max_attempts`` is parked in keys.DEAD_JOBS.
 """
 
 from __future__ import annotations
@@ -14,365 +14,57 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from redis.exceptions import ResponseError
 
-from ..accounts import account
-from ..bus.jobs import (
-    BlockJob,
-    BoostJob,
-    CleanupJob,
-    ContextJob,
-    DeleteJob,
-    DeliverJob,
-    DomainBlockJob,
-    EditJob,
-    FanoutJob,
-    FavouriteJob,
-    FollowNoteJob,
-    InboxJob,
-    Job,
-    JobQueue,
-    MalformedJob,
-    MediaFilesJob,
-    MediaJob,
-    MediaSweepJob,
-    MoveJob,
-    NotYet,
-    PollEndJob,
-    PollUpdateJob,
-    PollVoteJob,
-    PostJob,
-    ProfileImageJob,
-    PurgeAccountJob,
-    PushJob,
-    RefillJob,
-    ScheduledStatusJob,
-    SignUpJob,
-    TagFollowJob,
-    decode,
-)
-from ..conversations import tags
+from ..accounts import handlers as accounts_handlers
+from ..bus.queue import Handler, JobQueue, MalformedJob, NotYet, decode
+from ..conversations import handlers as conversations_handlers
 from ..core import keys, limits
-from ..core.errors import UserNotFound, ValidationError
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..core.settings import Settings
-from ..federation import client as fed_client
-from ..federation import delivery as fed_delivery
-from ..federation import inbox as fed_inbox
-from ..federation import member_blocks
-from ..federation import moves as fed_moves
+from ..federation import handlers as federation_handlers
 from ..federation import outbox as fed_outbox
-from ..federation import remote as fed_remote
-from ..federation import threads as fed_threads
-from ..interactions import favourites
-from ..media import profile_images, uploads
-from ..media.storage import open_storage
-from ..moderation import moderation
-from ..net import safety
-from ..net.http import FetchFailed
-from ..notifications import notifications
-from ..polls import polls
-from ..posting import boosts, deleting, editing, posting
-from ..push import delivery as push_delivery
-from ..relations import domain_blocks, follows, relations, unlisting
-from ..scheduling import scheduled
-from ..storage import topology
+from ..interactions import handlers as interactions_handlers
+from ..media import handlers as media_handlers
+from ..media import uploads
+from ..media.jobs import MediaSweepJob
+from ..moderation import handlers as moderation_handlers
+from ..posting import handlers as posting_handlers
+from ..push import handlers as push_handlers
+from ..relations import handlers as relations_handlers
+from ..scheduling import handlers as scheduling_handlers
 from ..storage.store import Store
-from ..suggestions import suggestions
-from ..timelines import delivery, hybrid, refill
+from ..timelines import handlers as timelines_handlers
 
 log = logging.getLogger("redpoll.worker")
 
 
-@dataclass(frozen=True)
-class Done:
-    """What a finished job leaves: its continuation, and what to count."""
-
-    next: Job | None = None
-    count: str = ""
-
-
-Handler = Callable[[Store, Settings, Job, bytes], Awaitable[Done]]
-
-
-async def _post(store: Store, settings: Settings, job: PostJob, entry_id: bytes) -> Done:
-    try:
-        return Done(await posting.apply_post(store, settings, job), "statuses")
-    except UserNotFound:
-        return Done()  # the author vanished (a wiped database): nothing to post
-    except ValidationError:
-        return Done()  # an upload could not be attached: the post never happened
+def merged(*tables: dict[type, Handler]) -> dict[type, Handler]:
+    """The features' tables of kinds as one; a kind handled twice is refused."""
+    out: dict[type, Handler] = {}
+    for table in tables:
+        for kind, handler in table.items():
+            if kind in out:
+                raise TypeError(f"job {kind.__name__} has two handlers")
+            out[kind] = handler
+    return out
 
 
-async def _delete(store: Store, settings: Settings, job: DeleteJob, entry_id: bytes) -> Done:
-    cleanup, mine = await deleting.apply_delete(store, job, entry_id)
-    return Done(cleanup, "deleted" if mine else "")
-
-
-async def _fanout(store: Store, settings: Settings, job: FanoutJob, entry_id: bytes) -> Done:
-    if await delivery.gone(store, job.sid):
-        return Done()  # deleted meanwhile: its cleanup chain takes over
-    start = delivery.Cursor(job.phase, job.after)
-    cursor = await delivery.step(
-        store,
-        "deliver",
-        job.sid,
-        job.author,
-        start,
-        settings.fanout_batch,
-        listed=job.listed,
-        only_following=job.only_following,
-        boost_of=job.boost_of,
-        audience=job.audience,
-        policy=delivery.policy(settings),
-    )
-    if await delivery.gone(store, job.sid):
-        # Deleted while this batch was being delivered: its cleanup chain may
-        # already have passed these timelines, so take the id back out here.
-        await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
-        return Done()
-    return Done(
-        None
-        if cursor is None
-        else FanoutJob(
-            job.sid,
-            job.author,
-            cursor.phase,
-            cursor.after,
-            job.listed,
-            job.only_following,
-            job.boost_of,
-            job.audience,
-        )
-    )
-
-
-async def _cleanup(store: Store, settings: Settings, job: CleanupJob, entry_id: bytes) -> Done:
-    cursor = await delivery.step(
-        store,
-        "undeliver",
-        job.sid,
-        job.author,
-        delivery.Cursor(job.phase, job.after),
-        settings.fanout_batch,
-    )
-    if cursor is None:  # every timeline is clean
-        await topology.of(store).forget_deleted(job.sid)
-        return Done()
-    return Done(CleanupJob(job.sid, job.author, cursor.phase, cursor.after))
-
-
-async def _refill(store: Store, settings: Settings, job: RefillJob, entry_id: bytes) -> Done:
-    if job.lid is not None:
-        await refill.refill_list(store, job.uid, job.lid)
-    else:
-        await refill.refill_home(store, job.uid)
-    return Done()
-
-
-async def _favourite(store: Store, settings: Settings, job: FavouriteJob, entry_id: bytes) -> Done:
-    await favourites.replay(store, settings, job)
-    return Done()
-
-
-async def _follow_note(
-    store: Store, settings: Settings, job: FollowNoteJob, entry_id: bytes
-) -> Done:
-    if not await follows.note_due(store, job):
-        return Done()  # a follow that was there already: its own job saw to it
-    await notifications.replay_follow(store, settings, job)
-    await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
-    await unlisting.unlist(store, job.uid, job.target)  # an unfollow's lists' step, retried
-    await suggestions.note_followers(store, job.target)  # the most followed (idempotent)
-    return Done()
-
-
-async def _tag_follow(store: Store, settings: Settings, job: TagFollowJob, entry_id: bytes) -> Done:
-    await tags.replay(store, settings, job)
-    return Done()
-
-
-async def _block(store: Store, settings: Settings, job: BlockJob, entry_id: bytes) -> Done:
-    await relations.apply_block(store, job)
-    return Done()
-
-
-async def _domain_block(
-    store: Store, settings: Settings, job: DomainBlockJob, entry_id: bytes
-) -> Done:
-    # a block whose call was cut short: its cleanup again, if it still stands
-    if job.domain in await domain_blocks.blocked(store, job.uid):
-        await member_blocks.cleanup(store, JobQueue(store), settings, job.uid, job.domain)
-    return Done()
-
-
-async def _sign_up(store: Store, settings: Settings, job: SignUpJob, entry_id: bytes) -> Done:
-    settle_after_ms = settings.job_claim_ms * limits.SIGN_UP_SETTLE_CLAIMS
-    return (
-        Done(count="users")
-        if await account.settle_sign_up(store, job, entry_id, settle_after_ms)
-        else Done()
-    )
-
-
-async def _purge_account(
-    store: Store, settings: Settings, job: PurgeAccountJob, entry_id: bytes
-) -> Done:
-    await moderation.purge_account_keys(store, job.uid, job.login)
-    return Done(count="users_gone")
-
-
-async def _edit(store: Store, settings: Settings, job: EditJob, entry_id: bytes) -> Done:
-    await editing.replay(store, job)
-    return Done()
-
-
-async def _boost(store: Store, settings: Settings, job: BoostJob, entry_id: bytes) -> Done:
-    return Done(await boosts.replay(store, settings, job))
-
-
-def _media_settle_after_ms(settings: Settings) -> int:
-    return settings.job_claim_ms * limits.MEDIA_SETTLE_CLAIMS
-
-
-async def _media(store: Store, settings: Settings, job: MediaJob, entry_id: bytes) -> Done:
-    await uploads.settle(
-        store, open_storage(settings), job, entry_id, _media_settle_after_ms(settings)
-    )
-    return Done()
-
-
-async def _profile_image(
-    store: Store, settings: Settings, job: ProfileImageJob, entry_id: bytes
-) -> Done:
-    names = await profile_images.settle(store, job, entry_id, _media_settle_after_ms(settings))
-    await uploads.delete_files(open_storage(settings), names)
-    return Done()
-
-
-async def _media_files(
-    store: Store, settings: Settings, job: MediaFilesJob, entry_id: bytes
-) -> Done:
-    await uploads.delete_files(open_storage(settings), job.names)
-    return Done()
-
-
-async def _media_sweep(
-    store: Store, settings: Settings, job: MediaSweepJob, entry_id: bytes
-) -> Done:
-    await uploads.sweep(store, open_storage(settings), job.now or None)
-    return Done()
-
-
-def _refusal(exc: BaseException) -> bool:
-    """Whether an incoming activity's job failed in a way every rerun would
-    fail again: the signer gone, the activity refused (inbox.Refused), an
-    actor document not kept (remote.BadActor), an address the fetch guard
-    refuses (safety.Refused), a peer answering 4xx (but 429, too many
-    requests: it may answer later) or a document that is not the one asked
-    for (client.WrongDocument: another id, another media type). Timeouts,
-    5xx, connection errors and database outages are passing: the job is
-    retried."""
-    if isinstance(exc, fed_client.WrongDocument):
-        return True
-    if isinstance(exc, FetchFailed):
-        return 400 <= exc.status < 500 and exc.status != 429
-    return isinstance(exc, (UserNotFound, fed_inbox.Refused, fed_remote.BadActor, safety.Refused))
-
-
-async def _inbox(store: Store, settings: Settings, job: InboxJob, entry_id: bytes) -> Done:
-    try:
-        await fed_inbox.process(store, JobQueue(store), settings, job)
-    except Exception as exc:
-        if not _refusal(exc):
-            raise  # passing: left pending, retried
-        log.info("activity from account %s dropped (%s): %s", job.uid, type(exc).__name__, exc)
-    return Done()
-
-
-async def _move(store: Store, settings: Settings, job: MoveJob, entry_id: bytes) -> Done:
-    # one step of a Move (idempotent, retried); the next step is queued as its job's next
-    return Done(await fed_moves.step(store, JobQueue(store), settings, job))
-
-
-async def _context(store: Store, settings: Settings, job: ContextJob, entry_id: bytes) -> Done:
-    await fed_threads.fetch(store, JobQueue(store), settings, job.sid)
-    return Done()
-
-
-async def _deliver(store: Store, settings: Settings, job: DeliverJob, entry_id: bytes) -> Done:
-    await fed_delivery.deliver(store, JobQueue(store), settings, job)
-    return Done()
-
-
-async def _scheduled_status(
-    store: Store, settings: Settings, job: ScheduledStatusJob, entry_id: bytes
-) -> Done:
-    # posted once however often this runs (redpoll.scheduling.scheduled.publish)
-    await scheduled.publish(store, JobQueue(store), settings, job)
-    return Done()
-
-
-async def _poll_end(store: Store, settings: Settings, job: PollEndJob, entry_id: bytes) -> Done:
-    await polls.end(store, job)
-    # other servers get its last counts (a local poll: an Update of its Question, closed)
-    await fed_outbox.poll_update(
-        store, JobQueue(store), settings, job.sid, f"end/{job.gen}/{job.at}"
-    )
-    return Done()
-
-
-async def _poll_update(
-    store: Store, settings: Settings, job: PollUpdateJob, entry_id: bytes
-) -> Done:
-    await fed_outbox.poll_update(store, JobQueue(store), settings, job.sid, str(job.at))
-    return Done()
-
-
-async def _poll_vote(store: Store, settings: Settings, job: PollVoteJob, entry_id: bytes) -> Done:
-    # a vote's journal taken over: what follows it, if it was counted (idempotent)
-    await fed_outbox.after_vote(store, JobQueue(store), settings, job.uid, job.sid)
-    return Done()
-
-
-async def _push(store: Store, settings: Settings, job: PushJob, entry_id: bytes) -> Done:
-    # its retries are jobs for later of their own (redpoll.push.delivery)
-    await push_delivery.send(store, settings, job)
-    return Done()
-
-
-HANDLERS: dict[type[Job], Handler] = {
-    PushJob: _push,
-    ScheduledStatusJob: _scheduled_status,
-    PollEndJob: _poll_end,
-    PollUpdateJob: _poll_update,
-    PollVoteJob: _poll_vote,
-    MediaJob: _media,
-    ProfileImageJob: _profile_image,
-    MediaFilesJob: _media_files,
-    MediaSweepJob: _media_sweep,
-    InboxJob: _inbox,
-    DeliverJob: _deliver,
-    ContextJob: _context,
-    MoveJob: _move,
-    EditJob: _edit,
-    BoostJob: _boost,
-    PostJob: _post,
-    DeleteJob: _delete,
-    FanoutJob: _fanout,
-    CleanupJob: _cleanup,
-    RefillJob: _refill,
-    FavouriteJob: _favourite,
-    FollowNoteJob: _follow_note,
-    SignUpJob: _sign_up,
-    PurgeAccountJob: _purge_account,
-    TagFollowJob: _tag_follow,
-    BlockJob: _block,
-    DomainBlockJob: _domain_block,
-}
+#: Every kind's handler, from the features' tables.
+HANDLERS = merged(
+    accounts_handlers.TABLE,
+    conversations_handlers.TABLE,
+    federation_handlers.TABLE,
+    interactions_handlers.TABLE,
+    media_handlers.TABLE,
+    moderation_handlers.TABLE,
+    posting_handlers.TABLE,
+    push_handlers.TABLE,
+    relations_handlers.TABLE,
+    scheduling_handlers.TABLE,
+    timelines_handlers.TABLE,
+)
 
 
 class Worker:

@@ -17,13 +17,14 @@ import json
 import logging
 import time
 
-from ..bus.jobs import DeliverJob, JobQueue
+from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import UserNotFound
 from ..core.settings import Settings
 from ..records import users
 from ..storage.store import Store
 from . import client, documents, domains, keys, remote
+from .jobs import DeliverJob
 from .remote import host_of
 
 log = logging.getLogger("redpoll.federation")

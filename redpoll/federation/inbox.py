@@ -7,7 +7,7 @@ an activity id already taken (SET NX with a TTL); then it queues the
 activity (jobs.InboxJob) and the request is answered 202. :func:`process`
 runs in a worker, at least once, so each branch is idempotent: follows and
 their counts by fed_follow.lua, statuses at most once per note id
-(posting.post_once keyed by it, then the note index), favourites, boosts
+(posting.post_claimed keyed by it, then the note index), favourites, boosts
 and deletes by their own idempotent calls.
 
 A remote actor acts only on its own host's objects and on this server's:
@@ -38,7 +38,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..accounts import ratelimit
-from ..bus.jobs import InboxJob, JobQueue
+from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import QueueFull, RedpollError, StatusNotFound
 from ..core.models import User, now_ms
@@ -52,6 +52,7 @@ from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
 from . import client, delivery, documents, domains, followers, keys, moves, outbox, remote, signing
+from .jobs import InboxJob
 from .text import html_to_text
 
 log = logging.getLogger("redpoll.federation")
@@ -591,7 +592,7 @@ async def keep_note(
     store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User, obj
 ) -> None:
     """Keep a remote note as a status of its author ``actor`` (once per note
-    id: posting.post_once keyed by it, then the note index), whether it came
+    id: posting.post_claimed keyed by it, then the note index), whether it came
     in a Create or was fetched with a thread."""
     if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
         return

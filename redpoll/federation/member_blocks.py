@@ -12,7 +12,7 @@ began; the sets are walked in bounded steps (limits.DOMAIN_BLOCK_STEP)."""
 
 from __future__ import annotations
 
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys as core_keys
 from ..core import limits
 from ..core.models import User

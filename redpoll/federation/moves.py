@@ -37,7 +37,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from ..bus.jobs import JobQueue, MoveJob
+from ..bus.queue import JobQueue
 from ..core import keys as core_keys
 from ..core import limits
 from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
@@ -49,6 +49,7 @@ from ..records import users
 from ..relations import follows, relations, relationship
 from ..storage.store import Store
 from . import followers, keys, outbox
+from .jobs import MoveJob
 
 log = logging.getLogger("redpoll.federation")
 

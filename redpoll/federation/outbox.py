@@ -30,7 +30,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from ..bus import events
-from ..bus.jobs import JobQueue, PollUpdateJob
+from ..bus.queue import JobQueue
 from ..conversations.conversation import Conversation
 from ..core import keys as core_keys
 from ..core import limits
@@ -44,6 +44,7 @@ from ..records import statuses, users
 from ..relations import domain_blocks
 from ..storage.store import Store
 from . import delivery, documents, keys, remote
+from .jobs import PollUpdateJob
 
 log = logging.getLogger("redpoll.federation")
 

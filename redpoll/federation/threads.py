@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import RedpollError
 from ..core.settings import Settings

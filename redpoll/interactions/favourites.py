@@ -13,7 +13,7 @@ applied to the truth.
 
 from __future__ import annotations
 
-from ..bus.jobs import FavouriteJob, JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, ValidationError
 from ..core.models import User
@@ -21,6 +21,7 @@ from ..notifications import notifications
 from ..records.users import get_users
 from ..storage.store import Store
 from ..trends import statuses as trend_statuses
+from .jobs import FavouriteJob
 
 KIND = "favourite"
 

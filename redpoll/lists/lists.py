@@ -6,13 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..bus import events
-from ..bus.jobs import JobQueue, RefillJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import LimitReached, ListNotFound, NotFollowed
 from ..core.models import User
 from ..records.users import get_users, require_users
 from ..relations import edges, unlisting
 from ..storage.store import Store
+from ..timelines.jobs import RefillJob
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..bus.jobs import Held, JobQueue, MediaFilesJob, NotYet, ProfileImageJob, entry_ms
+from ..bus.queue import Held, JobQueue, NotYet, entry_ms
 from ..core import keys as base_keys
 from ..core.errors import Conflict, MediaStorageError, UserNotFound, ValidationError
 from ..core.models import now_ms
 from ..storage.store import Store
 from . import files, keys, processing
+from .jobs import MediaFilesJob, ProfileImageJob
 from .storage import MediaStorage
 
 

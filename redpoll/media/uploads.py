@@ -39,13 +39,14 @@ import logging
 import math
 from dataclasses import dataclass
 
-from ..bus.jobs import Held, JobQueue, MediaFilesJob, MediaJob, NotYet, entry_ms
+from ..bus.queue import Held, JobQueue, NotYet, entry_ms
 from ..core import keys as base_keys
 from ..core import limits, validate
 from ..core.errors import Busy, MediaStorageError, NotFound, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..storage.store import Store
 from . import entity, files, keys, processing
+from .jobs import MediaFilesJob, MediaJob
 from .storage import MediaStorage
 
 log = logging.getLogger("redpoll.media")

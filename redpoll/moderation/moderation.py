@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..accounts import account
 from ..bus import events
-from ..bus.jobs import Held, JobQueue, PurgeAccountJob
+from ..bus.queue import Held, JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from ..core.models import User, now_ms
@@ -33,6 +33,7 @@ from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage import topology
 from ..storage.store import Store
+from .jobs import PurgeAccountJob
 
 CATEGORIES = ("spam", "legal", "violation", "other")
 

@@ -20,11 +20,12 @@ from dataclasses import dataclass, field
 import orjson
 
 from ..bus import events
-from ..bus.jobs import PushJob, add
+from ..bus.queue import add
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, ValidationError
 from ..core.models import now_ms
 from ..storage.store import Store
+from .jobs import PushJob
 
 #: Kinds Mastodon documents for the Notification entity's ``type``.
 TYPES = (

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..bus.jobs import JobQueue, PollEndJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import (
     AlreadyVoted,
@@ -44,10 +44,11 @@ from ..core.errors import (
 )
 from ..core.models import EXTRA_PREFIX, Status, now_ms
 from ..notifications import notifications
+from ..records import writes
 from ..records.state import PollState
-from ..storage import topology
 from ..storage.store import Store
 from . import keys as poll_keys
+from .jobs import PollEndJob
 
 #: the notification kind of a poll's end (Mastodon's ``poll``)
 KIND = "poll"
@@ -221,7 +222,7 @@ async def close(store: Store, queue: JobQueue, status: Status, at: int) -> bool:
     ends no sooner, or ended here already. Its end job for ``at`` is queued
     first (it does nothing unless the poll ends at ``at``), then the
     definition is rewritten in one script that checks it is still the one
-    read (Topology.update_status: atomic; the new version makes every
+    read (StatusWrites.update_status: atomic; the new version makes every
     kept rendering follow): a run cut short is run again whole, and a run
     after the rewrite finds the poll ended and changes nothing."""
     poll = Poll.of(status)
@@ -230,7 +231,7 @@ async def close(store: Store, queue: JobQueue, status: Status, at: int) -> bool:
     closed = Poll(poll.options, at, poll.multiple, poll.hide_totals, poll.gen)
     await queue.enqueue_at(end_job(status, closed), at)
     try:
-        await topology.of(store).update_status(
+        await writes.of(store).update_status(
             status.id, {EXTRA_FIELD: closed.to_extra()}, only_if=(EXTRA_FIELD, status.extra[EXTRA])
         )
     except (Conflict, StatusNotFound):

@@ -26,7 +26,7 @@ original is gone, so no boost outlives its original.
 from __future__ import annotations
 
 from ..bus import events
-from ..bus.jobs import BoostJob, FanoutJob, JobQueue, PostJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, StatusNotFound, ValidationError
 from ..core.models import Status, now_ms
@@ -35,9 +35,11 @@ from ..records.statuses import get_status_or_none
 from ..records.users import get_users
 from ..relations import visibility
 from ..storage.store import Store
-from ..timelines import delivery
+from ..timelines import fanout
+from ..timelines.jobs import FanoutJob
 from ..trends import statuses as trend_statuses
 from . import deleting, posting
+from .jobs import BoostJob, PostJob
 
 
 async def _resolve(store: Store, sid: int) -> Status:
@@ -117,28 +119,17 @@ async def apply(
     # each, idempotent; a boost deleted meanwhile is not revived)
     if not await posting.create(store, PostJob(sid=bid, author=uid, record=status.to_hash())):
         return bid, None
-    cursor = await delivery.step(
-        store,
-        "deliver",
-        bid,
-        uid,
-        delivery.Cursor(),
-        settings.fanout_batch,
-        listed=False,
-        boost_of=orig,
-        audience=audience,
-        policy=delivery.policy(settings),
+    step = await fanout.advance(
+        store, settings, FanoutJob(bid, uid, listed=False, boost_of=orig, audience=audience)
     )
+    if step.taken_back:
+        return bid, None  # the boost was deleted meanwhile
     if await get_status_or_none(store, orig) is None:
         # the original was deleted meanwhile: its delete may have looked for
         # boosts before this one existed, so this boost takes itself down
         await _delete(store, queue, bid, uid)
         return bid, None
-    next_job = (
-        None
-        if cursor is None
-        else FanoutJob(bid, uid, cursor.phase, cursor.after, False, None, orig, audience)
-    )
+    next_job = step.next
     original = await get_status_or_none(store, orig)
     if original is not None:  # at least once: a replay may publish it again
         await events.publish(store, events.update_event(status, reblog=original))

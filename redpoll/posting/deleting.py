@@ -18,7 +18,7 @@ whose entry id marked the status, in the step that finishes it.
 from __future__ import annotations
 
 from ..bus import events
-from ..bus.jobs import CleanupJob, DeleteJob, JobQueue
+from ..bus.queue import JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, StatusNotFound
@@ -26,8 +26,11 @@ from ..core.models import Status, now_ms
 from ..media import uploads
 from ..notifications import notifications
 from ..polls import polls
-from ..storage import topology
+from ..records import writes
 from ..storage.store import Store
+from ..timelines import placement
+from ..timelines.jobs import CleanupJob
+from .jobs import DeleteJob
 
 
 async def delete_status(store: Store, queue: JobQueue, sid, by_user) -> None:
@@ -55,7 +58,7 @@ async def apply_delete(
     public timeline, publish the delete event. Returns the cleanup job and
     whether this journal (``marker``, its entry id) marked the status."""
     try:
-        mine, author = await topology.of(store).mark_deleted(job.sid, job.author, marker)
+        mine, author = await writes.of(store).mark_deleted(job.sid, job.author, marker)
     except StatusNotFound:
         return None, False  # no such status (its tombstone expired): nothing left to do
     author = int(author)
@@ -71,7 +74,8 @@ async def apply_delete(
         ],
         [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000],
     )
-    await store.run("undeliver", [topology.of(store).public_key(job.sid)], [job.sid])
+    timelines = placement.of(store)
+    await timelines.undeliver(job.sid, [timelines.public_key(job.sid)])
     # out of its thread, hashtags and the mentioned's homes (idempotent)
     status = Status.from_hash(job.snapshot)
     await conversation.after_delete(store, status)

@@ -7,7 +7,7 @@ stays in the edit history, its file kept until the status goes); the
 visibility and the reply stay.
 
 The edit itself is one atomic step in the status's slot
-(Topology.edit_status, status_edit*.lua): the history (keys.status_edits:
+(StatusWrites.edit_status, status_edit*.lua): the history (keys.status_edits:
 the original, pushed by the first edit, then each edit), the record's new
 fields, and a new version 'v', with which every kept decoding and rendering
 of the status is made again (redpoll.core.memo). The step is refused with
@@ -37,7 +37,7 @@ import json
 import logging
 
 from ..bus import events
-from ..bus.jobs import EditJob, JobQueue
+from ..bus.queue import JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import (
@@ -53,8 +53,9 @@ from ..media import entity as media_entity
 from ..media import uploads
 from ..notifications import notifications
 from ..polls import polls
-from ..storage import topology
+from ..records import writes
 from ..storage.store import Store
+from .jobs import EditJob
 
 log = logging.getLogger("redpoll.posting")
 
@@ -167,7 +168,7 @@ async def edit(
         job = EditJob(sid=sid, author=uid, old=before.to_hash(), new=after.to_hash(), at=now)
         held = await queue.hold(job)  # from here on, a worker finishes what the call does not
         try:
-            await topology.of(store).edit_status(
+            await writes.of(store).edit_status(
                 sid,
                 uid,
                 version,

@@ -2,7 +2,7 @@
 
 ``keys.idempotency(shard, uid, digest)`` holds ``<status id>:<journal entry>``
 for ``limits.IDEMPOTENCY_WINDOW_S``. It is set in the same atomic step that
-queues the post's journal (posting.post_once, job_hold_once.lua): the key's
+queues the post's journal (posting.post_claimed, job_hold_once.lua): the key's
 hash tag is the job shard the journal goes to, chosen from the user and the
 key, so the two are in one slot on a cluster too. A request cut short at any
 point therefore left either nothing (a retry posts) or the claim and the
@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ..accounts.auth import digest
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import ValidationError
 from ..core.models import Status
@@ -55,7 +55,7 @@ async def post_once(
     uid = validate.an_id(uid, "author_id")
     dig = digest(check_key(key))
     n = shard(uid, dig)
-    return await posting.post_once(
+    return await posting.post_claimed(
         store,
         queue,
         settings,

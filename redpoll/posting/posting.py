@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..bus import events
-from ..bus.jobs import Claimed, FanoutJob, JobQueue, PostJob
+from ..bus.queue import Claimed, JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, UserNotFound, ValidationError
@@ -32,8 +32,10 @@ from ..media import uploads
 from ..polls import polls
 from ..relations import visibility
 from ..storage.store import Store
-from ..timelines import delivery, home_rule
+from ..timelines import fanout, home_rule
+from ..timelines.jobs import FanoutJob
 from ..trends import links
+from .jobs import PostJob
 
 
 @dataclass(frozen=True)
@@ -196,37 +198,21 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await conversation.after_post(store, status)
     await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
-    start = delivery.Cursor()
-    listed = status.listed  # unlisted, private, direct: not on the public timeline
-    audience = visibility.of(status)
-    only = status.replies_to_other
-    cursor = await delivery.step(
-        store,
-        "deliver",
+    first = FanoutJob(
         job.sid,
         job.author,
-        start,
-        settings.fanout_batch,
-        listed=listed,
-        only_following=only,
-        audience=audience,
-        policy=delivery.policy(settings),
+        listed=status.listed,  # unlisted, private, direct: not on the public timeline
+        only_following=status.replies_to_other,
+        audience=visibility.of(status),
     )
-    if await delivery.gone(store, job.sid):
-        # deleted while this batch was delivered: its cleanup may have passed
-        await delivery.step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
-        return None
+    step = await fanout.advance(store, settings, first)
+    if step.taken_back:
+        return None  # deleted while this batch was delivered
     await events.publish(store, events.update_event(status))
-    return (
-        None
-        if cursor is None
-        else FanoutJob(
-            job.sid, job.author, cursor.phase, cursor.after, listed, only, audience=audience
-        )
-    )
+    return step.next
 
 
-async def post_once(
+async def post_claimed(
     store: Store,
     queue: JobQueue,
     settings: Settings,

@@ -36,13 +36,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from ..accounts import auth
-from ..bus.jobs import JobQueue, PushJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits
 from ..core.errors import UserNotFound
 from ..core.settings import Settings
 from ..media.entity import full_url
 from ..net import http, safety
 from ..notifications import notifications
+from ..notifications.jobs import PushJob
 from ..reading import notification_view
 from ..records import users
 from ..storage.store import Store

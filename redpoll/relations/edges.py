@@ -31,9 +31,8 @@ from ..core.errors import (
     UserNotFound,
 )
 from ..core.models import now_us
-from ..storage import topology
 from ..storage.store import Store
-from ..timelines import home_rule
+from ..timelines import home_rule, placement
 
 #: Rounds of re-syncing the far side when concurrent calls keep flipping an edge.
 MAX_SYNC_ROUNDS = 20
@@ -178,7 +177,7 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     """Create the edge and backfill the owner's timeline; True if it is new.
 
     The owner's side and the member's side, with the member's newest
-    statuses read (``Topology.add_edge``: in one round trip on a single
+    statuses read (``Timelines.add_edge``: in one round trip on a single
     server, in turn on a cluster); those the home rule lets into the
     owner's timeline (its facts read first, only if some status needs
     them); then the merge of those (merge.lua, guarded by the edge). On a
@@ -189,7 +188,7 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     idempotent script call (a journal's release) sent with the last write
     of the call, in its round trip where the topology pipelines, run
     whatever the steps returned; its error reply raises last."""
-    topo = topology.of(store)
+    topo = placement.of(store)
     record = home_rule.boost_record(e.owner, e.lid)
     plain = topo.merges_profiles and home_rule.plain_taken(e.member, e.owner, e.lid)
     if plain:
@@ -248,7 +247,7 @@ async def remove(store: Store, e: Edge) -> bool:
     tail = await store.lindex(e.timeline, -1)
     await _target(store, e, False)
     ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
-    if await store.run("unmerge", [e.timeline, e.source], [e.member, *ids]) == -1:
+    if await placement.of(store).unmerge(e.timeline, e.source, e.member, ids) == -1:
         await resync(store, e)  # re-added meanwhile: that call won
     return changed
 
@@ -266,7 +265,7 @@ async def unlist(store: Store, e: Edge) -> bool:
     await _target(store, e, False)
     tail = await store.lindex(e.timeline, -1)
     ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
-    if await store.run("unmerge", [e.timeline, keys.following(e.owner)], [e.member, *ids]) == -1:
+    if await placement.of(store).unmerge(e.timeline, keys.following(e.owner), e.member, ids) == -1:
         await resync(store, e)  # followed again meanwhile: it stays
         return False
     changed = await _source(store, e, False)

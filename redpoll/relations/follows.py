@@ -5,14 +5,16 @@ accounts still followed. Doing either twice changes nothing."""
 
 from __future__ import annotations
 
-from ..bus.jobs import FollowNoteJob, JobQueue, RefillJob
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
 from ..core.models import User, now_us
 from ..notifications import notifications
 from ..records.users import get_users
 from ..storage.store import Store
+from ..timelines.jobs import RefillJob
 from . import edges, follow_requests, relations, unlisting
+from .jobs import FollowNoteJob
 
 
 def _checks(a: int, b: int, *, unblocked: bool = False) -> list[tuple]:

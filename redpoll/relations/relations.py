@@ -25,13 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..bus import events
-from ..bus.jobs import BlockJob, JobQueue
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import UserNotFound, ValidationError
 from ..core.models import User, now_ms
 from ..notifications import notifications
 from ..storage.store import Store
 from . import edges, follow_requests, unlisting
+from .jobs import BlockJob
 
 
 def _pair(a, b) -> tuple[int, int]:

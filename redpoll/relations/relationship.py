@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from ..bus.jobs import JobQueue
+from ..bus.queue import JobQueue
 from ..notifications import notifications
 from ..records.users import get_users
 from ..storage.store import Store

@@ -37,11 +37,11 @@ reads the lists after that removal, finds the member.
 
 from __future__ import annotations
 
-from ..bus import events, jobs
-from ..bus.jobs import RefillJob
+from ..bus import events, queue
 from ..core import keys
 from ..core.errors import NotFound
 from ..storage.store import Store
+from ..timelines.jobs import RefillJob
 from . import edges, endorsements
 
 
@@ -110,7 +110,7 @@ async def unlist(store: Store, owner: int, member: int) -> list[int]:
         except NotFound:  # the list was deleted meanwhile: nothing left to do
             continue
         gone.append(lid)
-        await jobs.add(store, RefillJob(owner, lid))
+        await queue.add(store, RefillJob(owner, lid))
     if gone:
         await events.lists_changed(store, owner)  # its open streams drop the member now
     return gone

@@ -1,7 +1,7 @@
 """Status entities rendered to JSON once per HTTP process.
 
 A status's record rarely changes after it is posted (an edit,
-Topology.update_status, gives it a new version; a delete removes it), so its
+StatusWrites.update_status, gives it a new version; a delete removes it), so its
 entity's JSON is made once and its bytes reused for every page, and every
 single-status answer (api/statuses.rendered_entities), that shows it. What does change (counts, the viewer's flags:
 ``interactions.StatusState``; a poll's votes and whether it ended) is never

@@ -10,8 +10,8 @@ slot, on a cluster too.
 
 from __future__ import annotations
 
-from ..bus.jobs import ScheduledStatusJob
 from ..core import keys as base_keys
+from .jobs import ScheduledStatusJob
 
 #: Counter the scheduled statuses draw their ids from.
 SEQ = "seq:sched"

@@ -32,7 +32,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..bus.jobs import JobQueue, ScheduledStatusJob
+from ..bus.queue import JobQueue
 from ..core import limits, validate
 from ..core.errors import NotFound, RedpollError, StatusNotFound, UserNotFound, ValidationError
 from ..core.models import now_ms
@@ -42,6 +42,7 @@ from ..posting import idempotency
 from ..records import statuses, users
 from ..storage.store import Store
 from . import keys
+from .jobs import ScheduledStatusJob
 
 log = logging.getLogger("redpoll.scheduling")
 

@@ -151,7 +151,7 @@ async def _accounts(store: Store, q: str, query: Query) -> list[User]:
     wanted = query.offset + query.limit
     scan = min(limits.SEARCH_SCAN, wanted * (limits.SEARCH_NAME_WORDS + 1))
     # (a batch of one: the multiplexed connection on a cluster too, see
-    # timelines.delivery._scored_after)
+    # timelines.fanout._scored_after)
     [entries] = await store.batch(
         [
             (

@@ -1,8 +1,8 @@
 """The connection to Redis (one server or a Cluster) and the Lua scripts.
 
 Scripts live in the ``lua/`` folder of the package whose operation each one
-is (the topologies' own in ``storage/lua``), one per atomic operation, every
-name once (:func:`script_files`). :meth:`Store.run` runs a
+is (storage has none of its own), one per atomic operation, every name
+once (:func:`script_files`). :meth:`Store.run` runs a
 script whose keys share a slot; :meth:`Store.run_grouped` runs one over keys
 of many users by splitting them into one call per hash slot (on a single
 server there are no slots, so it is one call).

@@ -41,8 +41,8 @@ from ..notifications.notifications import Notification
 from ..reading import notification_view
 from ..records.state import NONE, StatusState
 from ..render import entities
+from .asgi import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
 from .filters import ALL_RESIDUES, Event, Filter, status_of
-from .http import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
 from .hub import Subscriber, fmt_for
 
 _ENTRY_ID = re.compile(r"\d{1,20}-\d{1,20}")

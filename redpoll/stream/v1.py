@@ -18,8 +18,8 @@ import json
 from dataclasses import replace
 
 from ..gateway.errors import WebError
+from .asgi import CLOSE_AFTER, can_hand_off, identify, read_params, send_error, stream_out
 from .filters import parse_count, parse_filter
-from .http import CLOSE_AFTER, can_hand_off, identify, read_params, send_error, stream_out
 from .hub import Subscriber
 
 FMT = "v1"

@@ -2,18 +2,28 @@
 list's timeline. Decided here and nowhere else, by two pure functions
 (:func:`in_home`, :func:`in_list`) over plain facts read before
 (:class:`Facts`); every way a status enters a home or a list asks them:
-push (redpoll.timelines.delivery, for posts and boosts), the catch-up with
+push (redpoll.timelines.fanout, for posts and boosts), the catch-up with
 large accounts at read (redpoll.timelines.hybrid, one algorithm on both
 topologies), the idle rebuild, the refill after an unfollow and the
 backfill of a follow or a list member (redpoll.timelines.refill,
 redpoll.relations.edges). Lua only writes what was decided.
 
-Mastodon's rule (FeedManager#filter_from_home, #filter_from_list and the
-recent-window part of #add_to_feed), for viewer V and status S by A:
+A status is offered to a home for a reason (:attr:`Candidate.reason`):
+V follows its author (:data:`FOLLOWED`: push, catch-up, refills and
+backfills), V is mentioned in it (:data:`MENTION`) or V follows one of its
+hashtags (:data:`TAG`): the last two from its conversation
+(redpoll.conversations.conversation, through
+redpoll.timelines.fanout.offer). Mastodon's rule (FeedManager#filter_from_home,
+#filter_from_list and the recent-window part of #add_to_feed), for viewer V
+and status S by A:
 
 - V's own statuses pass the filters;
-- a direct status never enters a home here (the mentioned get it from its
-  conversation: redpoll.conversations.conversation);
+- nothing enters across a block, either way (a follow ends with one; a
+  mention or a hashtag asks ``Facts.blocks``);
+- a mention reaches the mentioned, whatever its visibility (a direct status
+  enters the homes of those it mentions, and no other);
+- a followed hashtag brings public statuses only, and no boost;
+- a direct status never enters a home for following its author;
 - a reply to another account only if V follows that account or is it;
 - a boost not if V hides A's boosts (``follow(reblogs=false)``);
 - a boost not where the timeline already shows its original, or another
@@ -46,6 +56,9 @@ from ..core import keys, limits
 from ..core.models import DIRECT, PRIVATE, PUBLIC, Status
 from ..storage.store import Store
 
+#: Why a status is offered to a home (Candidate.reason).
+FOLLOWED, MENTION, TAG = "followed", "mention", "tag"
+
 WINDOW = limits.REBLOG_WINDOW
 #: Boosts of one original read as facts of the window (keys.reblogged_by).
 BOOSTS_READ = limits.CATCH_UP_BOOSTS_READ
@@ -62,15 +75,18 @@ class Candidate:
     replies_to: int | None = None
     #: the original, for a boost
     reblog_of: int | None = None
+    #: why it is offered: FOLLOWED, MENTION or TAG
+    reason: str = FOLLOWED
 
     @classmethod
-    def of(cls, status: Status) -> Candidate:
+    def of(cls, status: Status, reason: str = FOLLOWED) -> Candidate:
         return cls(
             status.id,
             status.user_id,
             status.extra.get("visibility", PUBLIC),
             status.replies_to_other,
             status.reblog_of,
+            reason,
         )
 
     @property
@@ -124,6 +140,9 @@ class Facts:
     window: Mapping[int, frozenset[int]] = field(default_factory=dict)
     #: original id -> ids of boosts of it known
     boosts_of: Mapping[int, frozenset[int]] = field(default_factory=dict)
+    #: accounts with a block between them and the viewer (either way), among
+    #: those asked (the authors of statuses offered for a mention or a hashtag)
+    blocks: frozenset[int] = frozenset()
 
 
 EMPTY = Facts()
@@ -146,6 +165,12 @@ def shown_already(c: Candidate, facts: Facts) -> bool:
 def in_home(c: Candidate, viewer: int, facts: Facts) -> bool:
     """Whether ``c`` belongs in ``viewer``'s home (the module's rule)."""
     if c.author != viewer:
+        if c.author in facts.blocks:
+            return False
+        if c.reason == MENTION:
+            return c.reblog_of is None
+        if c.reason == TAG:
+            return c.visibility == PUBLIC and c.reblog_of is None
         if c.visibility == DIRECT:
             return False
         other = c.replies_to
@@ -313,6 +338,30 @@ def viewer_facts(
     if members:
         in_list_ = frozenset(a for a, s in zip(members, replies.pop(0)) if s is not None)
     return Facts(follows=found, hidden=hidden or frozenset(), members=in_list_)
+
+
+# --- blocks, for a status offered to many homes by its conversation ---------------------
+def block_reads(author: int, viewers: Sequence[int]) -> list[tuple]:
+    """The commands (one slot: the author's) that read which of ``viewers``
+    have a block between them and ``author``, either way (the two sides of
+    a block: redpoll.relations.relations); :func:`block_facts` parses them."""
+    if not viewers:
+        return []
+    return [
+        ("ZMSCORE", keys.blocking(author), *viewers),
+        ("ZMSCORE", keys.blocked_by(author), *viewers),
+    ]
+
+
+def block_facts(author: int, viewers: Sequence[int], replies: list) -> dict[int, Facts]:
+    """:func:`block_reads`' replies as each viewer's facts."""
+    if not viewers:
+        return {}
+    blocking, blocked_by = replies
+    return {
+        v: Facts(blocks=frozenset((author,))) if x is not None or y is not None else EMPTY
+        for v, x, y in zip(viewers, blocking, blocked_by)
+    }
 
 
 # --- the window, for candidates merged at their place ------------------------------------

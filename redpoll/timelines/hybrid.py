@@ -5,7 +5,7 @@
 to their followers' homes: a status of theirs goes to their own home, the
 public timeline and lists only, and each follower's home catches up with
 it when the follower reads their home (:func:`catch_up`): the home page's
-own round trip (Topology.read_home) learns which of the large accounts the
+own round trip (Timelines.read_home) learns which of the large accounts the
 user follows (keys.large_following, in the user's slot) posted since the
 home last caught up with them (each author's profile sequence, 'pseq',
 against the user's keys.large_marks) and reads those accounts' newest ids;
@@ -47,9 +47,8 @@ import weakref
 
 from ..core import keys, limits
 from ..core.models import HomeRead, now_ms
-from ..storage import topology
 from ..storage.store import Store
-from . import home_rule, refill
+from . import home_rule, placement, refill
 
 #: fanout_mode.lua's answers
 FAN, BIG, MARK, UNMARK = "fan", "big", "mark", "unmark"
@@ -86,7 +85,7 @@ async def switch_followers(store: Store, author: int, members: list[bytes], mode
     for member in members:  # each home takes what the home rule lets in
         uid = int(member)
         ids, boosts = await home_rule.take(store, found, uid)
-        await topology.of(store).merge(
+        await placement.of(store).merge(
             keys.home(uid),
             keys.following(uid),
             str(author),
@@ -209,7 +208,7 @@ _LARGE: weakref.WeakKeyDictionary[Store, dict[int, list[int]]] = weakref.WeakKey
 async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
     """A home page's first round trip (redpoll.timelines.timelines.home):
     the home's page with the large accounts it merges (large_followees.lua,
-    in the page's round trip: Topology.read_page_with) and their profile
+    in the page's round trip: Timelines.read_page_with) and their profile
     sequences (in that round trip on a single server, in one more on a
     cluster, only for a user who follows some): which of them posted since
     the home caught up with them (``stale``). Raises NotFound for an unknown
@@ -221,7 +220,7 @@ async def read_home(store: Store, uid: int, cursors: list) -> HomeRead:
     as no rule is needed (the plain news; the home rule was asked about
     those first); what needs the rule is left in ``rest`` for
     :func:`catch_up`."""
-    topo = topology.of(store)
+    topo = placement.of(store)
     known = _LARGE.setdefault(store, {}).get(uid) if topo.catches_up_plain else None
     if known is not None and all(home_rule.plain_taken(a, uid) for a in known):
         reply, handle = await topo.catch_up_plain(uid, known, cursors)
@@ -258,7 +257,7 @@ async def _read_home(store: Store, uid: int, cursors: list) -> HomeRead:
         ],
         [limits.MERGED_ACCOUNTS_MAX],
     )
-    (large, marks, hidden), handle, seq_of = await topology.of(store).read_page_with(
+    (large, marks, hidden), handle, seq_of = await placement.of(store).read_page_with(
         call,
         keys.home(uid),
         keys.user(uid),
@@ -335,7 +334,7 @@ async def catch_up(store: Store, uid: int, first: HomeRead, cursors: list) -> ob
     original comes in within the window below it is taken out: the rule's
     window, which fan-out would have applied had the original come first.
     Returns the home's page read again by ``cursors`` (a handle for
-    Topology.page_of), in the round trip of the last write.
+    Timelines.page_of), in the round trip of the last write.
 
     The news are read (:func:`_read_news`), decided, and written with the
     marks moved by one script (catch_up.lua): atomic, so a catch-up cut
@@ -410,4 +409,4 @@ async def _rule_news(
         mine = [sid for sid in batch.int_ids() if sid in take]
         args += [author, seq, len(mine), *mine]
     args += [len(took), *(x for pair in home_rule.boost_pairs(took) for x in pair), *out]
-    return await topology.of(store).catch_up(uid, args, max(take, default=0), cursors)
+    return await placement.of(store).catch_up(uid, args, max(take, default=0), cursors)

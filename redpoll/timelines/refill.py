@@ -7,9 +7,8 @@ as Mastodon's populate_home and merges apply its feed filters."""
 from __future__ import annotations
 
 from ..core import keys, limits
-from ..storage import topology
 from ..storage.store import Store
-from . import home_rule
+from . import home_rule, placement
 
 
 async def _refill(
@@ -46,7 +45,7 @@ async def _refill(
     )
     if picked:
         record = home_rule.boost_record(viewer, lid) if viewer is not None else None
-        await topology.of(store).merge(
+        await placement.of(store).merge(
             timeline, timeline, "", picked, record, home_rule.boost_pairs(boosts)
         )
         await _drop_departed(
@@ -82,7 +81,7 @@ async def _drop_departed(
         pipe.zscore(guard, uid)
     for (uid, ids), score in zip(mine, await pipe.execute()):
         if score is None:
-            await store.run("unmerge", [timeline, guard], [uid, *ids])
+            await placement.of(store).unmerge(timeline, guard, uid, ids)
 
 
 async def refill_home(store: Store, uid: int) -> int:
@@ -156,7 +155,7 @@ async def rebuild_home(store: Store, uid: int) -> int:
         hidden=frozenset(int(h) for h in hidden),
     )
     if picked:
-        await topology.of(store).merge(
+        await placement.of(store).merge(
             keys.home(uid),
             keys.following(uid),
             "",

@@ -3,8 +3,8 @@
 Cursors work as Mastodon's: ``max_id`` returns statuses older than it,
 ``since_id`` the newest ones newer than it, ``min_id`` the ones right above
 it; a page never repeats or skips a status when new ones arrive. Home, list
-and public pages are ``Topology.read_page`` (one script for the ids, one
-round trip for the statuses; see redpoll/storage/topology.py for how each topology
+and public pages are ``Timelines.read_page`` (one script for the ids, one
+round trip for the statuses; see redpoll/timelines/placement.py for how each topology
 reads past deleted ids).
 """
 
@@ -15,13 +15,12 @@ from ..core.errors import ListNotFound, NotFound, UserNotFound
 from ..core.models import Page
 from ..records.statuses import read_statuses, settle
 from ..records.users import current
-from ..storage import topology
 from ..storage.store import Store
-from . import hybrid
+from . import hybrid, placement
 
 
 class Records:
-    """How a page read's ids become statuses (topology.Records), for the
+    """How a page read's ids become statuses (placement.Records), for the
     storage layer, which decodes no record."""
 
     def __init__(self, store: Store):
@@ -58,7 +57,7 @@ class Records:
 
 
 async def _page(store: Store, timeline: str, owner_hash: str, field: str, cursors: list) -> Page:
-    topo = topology.of(store)
+    topo = placement.of(store)
     return await topo.page_of(
         await topo.read_page(timeline, owner_hash, field, cursors), Records(store)
     )
@@ -101,7 +100,7 @@ async def home(
             handle = await hybrid.catch_up(store, uid, first, cursors)
     except NotFound as exc:
         raise UserNotFound(f"user {uid} does not exist") from exc
-    return await topology.of(store).page_of(handle, Records(store))
+    return await placement.of(store).page_of(handle, Records(store))
 
 
 async def list_timeline(
@@ -119,8 +118,8 @@ async def list_timeline(
 
 async def public(store: Store, *, max_id=None, since_id=None, min_id=None, limit=None) -> Page:
     """The global timeline: every status, newest first, capped like a home
-    (on a cluster, each of its shards is: Topology.read_public)."""
-    return await topology.of(store).read_public(
+    (on a cluster, each of its shards is: Timelines.read_public)."""
+    return await placement.of(store).read_public(
         _cursors(max_id, since_id, min_id, limit), Records(store)
     )
 

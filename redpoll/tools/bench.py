@@ -11,7 +11,7 @@ fan-out
     One post delivered to every follower of an author (``--followers``), and
     to the author's own home. Every home starts with the same 5 older entries
     in both layouts; the contenders deliver the same ids, post by post.
-    *redpoll*: the real delivery path, ``delivery.step`` with ``deliver.lua``
+    *redpoll*: the real delivery path, ``fanout.step`` with ``deliver.lua``
     called in a loop with its cursor (the first step also serves the author's
     home), exactly the work of ``post`` plus its chained fan-out jobs, without
     the job queue's latency and without creating the status hash.
@@ -65,9 +65,8 @@ from ..core import keys, limits
 from ..core.models import Status, User
 from ..core.settings import Settings
 from ..engine.engine import Redpoll
-from ..storage import topology
 from ..storage.server import EmbeddedCluster, EmbeddedServer
-from ..timelines import delivery
+from ..timelines import fanout, placement
 from . import Console, bench_cluster
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
@@ -366,9 +365,9 @@ class Bench:
         # the first step serves the author's own home and the public
         # timeline besides the first batch of followers, as ``post`` does
         async def redpoll_one(sid):
-            cursor = delivery.Cursor()
+            cursor = fanout.Cursor()
             while cursor is not None:
-                cursor = await delivery.step(self.store, "deliver", sid, author, cursor, batch)
+                cursor = await fanout.step(self.store, "deliver", sid, author, cursor, batch)
 
         async def naive_one(sid):
             at = self.status_time[sid]
@@ -708,7 +707,7 @@ class Bench:
         if self.fanout_sids:  # bench posts went to the public timeline
             pipe = self.store.pipeline()
             for sid in self.fanout_sids:
-                pipe.lrem(topology.of(self.store).public_key(sid), 0, sid)
+                pipe.lrem(placement.of(self.store).public_key(sid), 0, sid)
             await pipe.execute()
         await self.unlink_all(self.created)
 

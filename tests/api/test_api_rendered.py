@@ -10,10 +10,10 @@ from test_api_mastodon import new_app, register, serve_env, unique
 
 from redpoll.api.process import ServeProcess
 from redpoll.core.models import Status, User
+from redpoll.records import writes
 from redpoll.records.state import StatusState
 from redpoll.render import entities
 from redpoll.render.rendered import RenderedStatuses
-from redpoll.storage import topology
 
 BASE = "http://example.test"
 
@@ -206,7 +206,7 @@ async def test_single_status_endpoints_never_serve_a_stale_kept_rendering(api, r
         for entity in (one(bob).json(), *many(bob)):
             assert entity["account"]["display_name"] == "Ann Renamed"
 
-        await topology.of(rp.store).update_status(int(toot.id), {"text": "second thoughts"})
+        await writes.of(rp.store).update_status(int(toot.id), {"text": "second thoughts"})
         for entity in (one(bob).json(), *many(bob), one(ann).json()):
             assert entity["content"] == "<p>second thoughts</p>"
 

@@ -19,7 +19,7 @@ from test_stream_mastodon import Listener, accounts, wait_for
 
 from redpoll.core import keys, limits
 from redpoll.core.errors import Conflict
-from redpoll.storage import topology
+from redpoll.records import writes
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -165,7 +165,7 @@ async def test_an_edit_refused_by_its_script_leaves_the_old_record_whole(srv, rp
     osid = int(other["id"])
     before = await rp.store.hgetall(keys.status(osid))
     with pytest.raises(Conflict):
-        await topology.of(rp.store).edit_status(
+        await writes.of(rp.store).edit_status(
             osid, uid, "7", ("{}", "{}"), {"text": "stale"}, ["x:language"]
         )
     assert await rp.store.hgetall(keys.status(osid)) == before

@@ -16,7 +16,8 @@ from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 
 import redpoll
-from redpoll.api import http as api_http
+from redpoll.api import params as api_params
+from redpoll.api import responses as api_responses
 from redpoll.gateway import auth as gateway_auth
 from redpoll.gateway.body import read_body
 from redpoll.gateway.errors import WebError
@@ -28,9 +29,9 @@ STREAM = Path(redpoll.__file__).parent / "stream"
 
 
 def test_one_error_type_and_one_body_reader():
-    assert api_http.ApiError is WebError
+    assert api_responses.ApiError is WebError
     assert issubclass(filters.ParamError, WebError)
-    assert api_http.read_body is read_body
+    assert api_params.read_body is read_body
 
 
 def test_streams_read_no_redis_keys():

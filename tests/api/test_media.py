@@ -22,9 +22,9 @@ from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
 from test_stream_support import StreamProc
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import MediaSweepJob
 from redpoll.core import limits
 from redpoll.media import keys as media_keys
+from redpoll.media.jobs import MediaSweepJob
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 

@@ -34,12 +34,12 @@ from test_stream_mastodon import LOOSE, accounts
 from test_stream_support import StreamProc
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import MediaSweepJob
 from redpoll.core import keys as base_keys
 from redpoll.core import limits
 from redpoll.core.errors import ConfigError, MediaStorageError
 from redpoll.core.settings import Settings
 from redpoll.media import keys as media_keys
+from redpoll.media.jobs import MediaSweepJob
 from redpoll.media.storage import NAME, S3Storage, open_storage
 from redpoll.storage.server import die_with_parent
 

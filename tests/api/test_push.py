@@ -31,9 +31,9 @@ from test_stream_support import StreamProc
 
 from redpoll import Redpoll
 from redpoll.accounts.auth import Token
-from redpoll.bus.jobs import PushJob
 from redpoll.core import keys, limits
 from redpoll.core.errors import ValidationError
+from redpoll.notifications.jobs import PushJob
 from redpoll.push import vapid
 
 pytestmark = [pytest.mark.timeout(240)]

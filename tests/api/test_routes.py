@@ -1,5 +1,5 @@
 """The route table: each handler declares its route and its contract where
-it is written (redpoll.api.http.endpoint / route); the app assembles the
+it is written (redpoll.api.routing.endpoint / route); the app assembles the
 declaring modules and orders the routes so that none hides another."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from starlette.routing import Route
 import redpoll.api
 from redpoll.api.app import MODULES, ROUTES, create_app
 from redpoll.api.contract import build
-from redpoll.api.http import declared, in_order
+from redpoll.api.routing import declared, in_order
 
 
 async def _noop(request):  # a handler for the table tests
@@ -98,7 +98,7 @@ async def test_the_indexed_router_answers_like_starlette_over_http():
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
 
-    from redpoll.api.http import IndexedRouter
+    from redpoll.api.routing import IndexedRouter
 
     async def named(request):
         return PlainTextResponse(request.scope["route"].path)

@@ -18,7 +18,7 @@ from redpoll import Redpoll
 from redpoll.core import keys
 from redpoll.core.errors import LoginTaken, StatusNotFound, UserNotFound, ValidationError
 from redpoll.search import search
-from redpoll.storage import topology
+from redpoll.timelines import placement
 
 #: an await point past every one of the calls tested here (a safety stop)
 MAX_STEPS = 400
@@ -73,7 +73,9 @@ async def world(rp, author, fans, lst_owner, lst):
     return {
         "profile": {int(x) for x in await c.zrange(keys.profile(author.id), 0, -1)},
         "author_home": await ids_in(rp, keys.home(author.id)),
-        "public": {i for key in topology.of(rp.store).public_keys() for i in await ids_in(rp, key)},
+        "public": {
+            i for key in placement.of(rp.store).public_keys() for i in await ids_in(rp, key)
+        },
         "list": await ids_in(rp, keys.list_timeline(lst_owner.id, lst.id)),
         "fans": [await ids_in(rp, keys.home(f.id)) for f in fans],
     }

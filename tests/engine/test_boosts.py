@@ -10,7 +10,7 @@ import pytest
 from redpoll.core import keys
 from redpoll.core.errors import StatusNotFound
 from redpoll.relations import follows
-from redpoll.storage import topology
+from redpoll.timelines import placement
 
 
 async def ids_in(rp, key) -> list[int]:
@@ -26,7 +26,7 @@ async def test_boost_reaches_followers_counts_and_notifies(rp):
     assert await rp.boost(bob.id, bid) == bid  # boosting the boost boosts the original
     await rp.drain()
     assert bid in await ids_in(rp, keys.home(fan.id))
-    assert bid not in await ids_in(rp, topology.of(rp.store).public_key(bid))
+    assert bid not in await ids_in(rp, placement.of(rp.store).public_key(bid))
     [state] = await rp.status_states(bob.id, [status.id])
     assert state.reblogs == 1 and state.reblogged
     [note] = await rp.notifications(ann.id)

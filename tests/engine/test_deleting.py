@@ -9,9 +9,9 @@ import pytest
 from test_delivery import audience
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import CleanupJob
 from redpoll.core import keys, limits
 from redpoll.core.errors import Forbidden, StatusNotFound, ValidationError
+from redpoll.timelines.jobs import CleanupJob
 
 
 async def raw_list(rp, key) -> list[int]:

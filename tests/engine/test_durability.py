@@ -33,9 +33,10 @@ import redis
 import redis.exceptions
 
 from redpoll import ConfigError, Redpoll, Settings
-from redpoll.bus.jobs import FanoutJob, decode, shard_of
+from redpoll.bus.queue import decode, shard_of
 from redpoll.core import keys
 from redpoll.storage.server import PORT_FILE, EmbeddedServer, _die_with_parent
+from redpoll.timelines.jobs import FanoutJob
 
 #: The console script of this virtualenv.
 REDPOLL = Path(sys.executable).with_name("redpoll")

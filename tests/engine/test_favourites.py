@@ -114,8 +114,8 @@ async def test_favourite_unfavourite_storm_ends_with_count_equal_to_set(rp):
 async def test_a_late_replay_of_an_older_operation_changes_nothing(rp):
     """A journal replayed after a newer click (a crashed call's job) must
     not undo the newer choice in any of the three records."""
-    from redpoll.bus.jobs import FavouriteJob
     from redpoll.interactions import favourites
+    from redpoll.interactions.jobs import FavouriteJob
 
     [ann, bob] = await users(rp, "u", 2)
     status = await rp.post(ann.id, "x")

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from redpoll.bus.jobs import FollowNoteJob
 from redpoll.core import keys, limits
 from redpoll.core.errors import UserNotFound, ValidationError
 from redpoll.relations import follows
+from redpoll.relations.jobs import FollowNoteJob
 
 
 async def raw_home(rp, uid) -> list[int]:

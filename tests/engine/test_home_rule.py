@@ -15,6 +15,8 @@ from redpoll.core import keys, limits
 from redpoll.core.models import DIRECT, PRIVATE, PUBLIC, UNLISTED
 from redpoll.timelines.home_rule import (
     EMPTY,
+    MENTION,
+    TAG,
     Batch,
     Candidate,
     Facts,
@@ -36,6 +38,24 @@ def test_a_plain_status_enters_and_a_direct_one_only_its_authors_home():
     assert in_home(Candidate(1, V, DIRECT), V, EMPTY)  # one's own
     assert not reaches_followers(Candidate(1, A, DIRECT))
     assert reaches_followers(Candidate(1, A, PRIVATE, B, None))
+
+
+def test_a_mention_reaches_the_mentioned_whatever_its_visibility_but_not_across_a_block():
+    blocked = Facts(blocks=frozenset({A}))
+    for visibility in (PUBLIC, UNLISTED, PRIVATE, DIRECT):
+        assert in_home(Candidate(1, A, visibility, reason=MENTION), V, EMPTY), visibility
+        assert not in_home(Candidate(1, A, visibility, reason=MENTION), V, blocked), visibility
+    # a reply to an account the mentioned does not follow: the mention decides
+    assert in_home(Candidate(1, A, PUBLIC, B, reason=MENTION), V, EMPTY)
+    assert in_home(Candidate(1, V, DIRECT, reason=MENTION), V, blocked)  # one's own
+
+
+def test_a_followed_hashtag_brings_public_statuses_only_and_not_across_a_block():
+    assert in_home(Candidate(1, A, PUBLIC, reason=TAG), V, EMPTY)
+    for visibility in (UNLISTED, PRIVATE, DIRECT):
+        assert not in_home(Candidate(1, A, visibility, reason=TAG), V, EMPTY), visibility
+    assert not in_home(Candidate(1, A, PUBLIC, reason=TAG), V, Facts(blocks=frozenset({A})))
+    assert not in_home(Candidate(1, A, PUBLIC, None, 9, reason=TAG), V, EMPTY)  # a boost
 
 
 def test_a_reply_enters_where_the_account_replied_to_is_followed_or_the_viewer():
@@ -134,6 +154,31 @@ async def test_a_reply_to_the_follower_reaches_their_home_unmentioned(rp):
     reply = await rp.post(a, "no mention", None, mine.id)
     await rp.drain()
     assert reply.id in await home(rp, v)
+
+
+async def test_mentions_and_followed_hashtags_enter_homes_as_the_rule_says(rp):
+    """A status's conversation offers it to the mentioned and to its tags'
+    followers through the rule: a direct status reaches the mentioned only,
+    a followers-only one no tag follower, nothing crosses a block either
+    way, and a delete or an edit that drops a mention takes it out again."""
+    a, m, t, blocked, blocker = await users(rp, "ma", "mm", "mt", "mblocked", "mblocker")
+    for fan in (t, blocked, blocker):
+        await rp.follow_tag(fan, "birds")
+    await rp.block(a, blocked)
+    await rp.block(blocker, a)
+    direct = await rp.post(a, "@mm @mblocked @mblocker psst #birds", {"visibility": "direct"})
+    private = await rp.post(a, "@mm for followers #birds", {"visibility": "private"})
+    public = await rp.post(a, "@mm @mblocked public #birds")
+    await rp.drain()
+    assert {direct.id, private.id, public.id} <= set(await home(rp, m))
+    assert set(await home(rp, t)) & {direct.id, private.id, public.id} == {public.id}
+    for other in (blocked, blocker):
+        assert set(await home(rp, other)) & {direct.id, private.id, public.id} == set()
+    await rp.edit_status(a, public.id, "no mention now #birds")
+    await rp.delete_status(private.id, a)
+    await rp.drain()
+    assert set(await home(rp, m)) & {public.id, private.id} == set()
+    assert public.id in await home(rp, t)
 
 
 async def test_the_follow_backfill_asks_the_rule(rp):

@@ -14,10 +14,10 @@ from redis.asyncio.cluster import RedisCluster
 
 from redpoll import Redpoll
 from redpoll.accounts import auth
-from redpoll.bus.jobs import FollowNoteJob
 from redpoll.core import keys, limits
 from redpoll.relations import edges, follows
-from redpoll.storage import topology
+from redpoll.relations.jobs import FollowNoteJob
+from redpoll.timelines import placement
 
 NEVER = limits.MAX_ID  # the threshold at "infinity": every author fanned out
 
@@ -246,7 +246,7 @@ async def test_a_post_by_a_large_author_writes_o1(settings):
             assert sid not in await home_ids(rp, keys.home(fan))
             assert (await rp.home_timeline(fan, limit=1))[0].id == sid
         assert (await home_ids(rp, keys.home(author)))[0] == sid
-        assert (await home_ids(rp, topology.of(rp.store).public_key(sid)))[0] == sid
+        assert (await home_ids(rp, placement.of(rp.store).public_key(sid)))[0] == sid
     finally:
         await rp.close()
 

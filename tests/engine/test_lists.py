@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from redpoll.bus.jobs import FollowNoteJob
 from redpoll.core import keys, limits
 from redpoll.core.errors import Forbidden, ListNotFound, UserNotFound, ValidationError
 from redpoll.relations import edges
+from redpoll.relations.jobs import FollowNoteJob
 
 
 async def raw_list(rp, key) -> list[int]:

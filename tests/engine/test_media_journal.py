@@ -11,12 +11,13 @@ import pytest
 from PIL import Image
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import MediaJob, NotYet, ProfileImageJob
+from redpoll.bus.queue import NotYet
 from redpoll.core import keys
 from redpoll.core.errors import MediaStorageError, ValidationError
 from redpoll.core.models import now_ms
 from redpoll.media import files, processing, profile_images, uploads
 from redpoll.media import keys as media_keys
+from redpoll.media.jobs import MediaJob, ProfileImageJob
 from redpoll.moderation import moderation
 
 SETTLE_MS = 60_000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from redpoll.core.memo import Bounded
-from redpoll.storage import topology
+from redpoll.records import writes
 
 
 def test_keeps_at_most_its_limit_dropping_the_oldest():
@@ -73,7 +73,7 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
     one = (await rp.home_timeline(author.id))[0]
     again = (await rp.home_timeline(author.id))[0]
     assert again is one  # unchanged: the kept record itself
-    assert await topology.of(rp.store).update_status(first.id, {"text": "second thoughts"}) == 2
+    assert await writes.of(rp.store).update_status(first.id, {"text": "second thoughts"}) == 2
     for read in (rp.home_timeline(author.id), rp.profile_timeline(author.id), rp.public_timeline()):
         assert [s.text for s in await read] == ["second thoughts"]
     assert [s.text for s in await rp.get_statuses([first.id])] == ["second thoughts"]
@@ -82,7 +82,7 @@ async def test_a_changed_status_is_read_again_and_an_unchanged_one_is_reused(rp)
     from redpoll.core.errors import StatusNotFound
 
     with pytest.raises(StatusNotFound):  # a deleted status cannot change
-        await topology.of(rp.store).update_status(first.id, {"text": "third"})
+        await writes.of(rp.store).update_status(first.id, {"text": "third"})
     assert await rp.home_timeline(author.id) == []
 
 
@@ -119,7 +119,7 @@ async def test_statuses_merged_from_a_large_account_follow_the_rule(settings):
         assert [s.text for s in one][:2] == ["second words", "first words"]
         again = await page()
         assert again[0] is one[0]  # unchanged: the kept record itself
-        assert await topology.of(rp.store).update_status(second.id, {"text": "edited"}) == 2
+        assert await writes.of(rp.store).update_status(second.id, {"text": "edited"}) == 2
         assert [s.text for s in await page()][:2] == ["edited", "first words"]
         await rp.update_profile(big.id, display_name="Renamed")
         shown = await page()

@@ -7,10 +7,11 @@ import asyncio
 import pytest
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import FanoutJob, RefillJob, decode, shard_of
+from redpoll.bus.queue import decode, shard_of
 from redpoll.core import keys, limits
 from redpoll.core.errors import UserNotFound, ValidationError
-from redpoll.timelines import delivery
+from redpoll.timelines import fanout
+from redpoll.timelines.jobs import FanoutJob, RefillJob
 
 
 async def raw_list(rp, key) -> list[int]:
@@ -135,12 +136,12 @@ async def test_fanout_job_of_dead_worker_is_taken_over_without_duplicates(rp10):
     job = decode(fields)
     assert isinstance(job, FanoutJob) and job.sid == s.id
     # the dead worker's step did its writes...
-    await delivery.step(
+    await fanout.step(
         rp.store,
         "deliver",
         s.id,
         author.id,
-        delivery.Cursor(job.phase, job.after),
+        fanout.Cursor(job.phase, job.after),
         rp.settings.fanout_batch,
     )
     assert [await count_in(rp, keys.home(f.id), s.id) for f in fans] == [1] * 20 + [0] * 5

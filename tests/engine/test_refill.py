@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-from redpoll.bus.jobs import RefillJob
 from redpoll.core import keys, limits
 from redpoll.timelines import refill
+from redpoll.timelines.jobs import RefillJob
 
 
 async def raw_home(rp, uid) -> list[int]:

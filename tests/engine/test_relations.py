@@ -8,10 +8,10 @@ import asyncio
 import pytest
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import BlockJob
 from redpoll.core import keys
 from redpoll.core.errors import Forbidden, ValidationError
 from redpoll.relations import relations, visibility
+from redpoll.relations.jobs import BlockJob
 
 
 async def _people(rp, prefix, n):

@@ -16,12 +16,12 @@ import pytest
 from test_durability import WorkerProcess, wait_for
 from test_worker import _png
 
-from redpoll.bus.jobs import ScheduledStatusJob
 from redpoll.core import limits
 from redpoll.core.errors import RedpollError, ValidationError
 from redpoll.media import uploads
 from redpoll.moderation import moderation
 from redpoll.scheduling import scheduled
+from redpoll.scheduling.jobs import ScheduledStatusJob
 from redpoll.scheduling.scheduled import NotScheduled, ScheduleRefused
 
 MIN = 60_000

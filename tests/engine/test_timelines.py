@@ -10,7 +10,7 @@ import pytest
 
 from redpoll.core import keys, limits
 from redpoll.core.errors import ListNotFound, UserNotFound
-from redpoll.storage import topology
+from redpoll.timelines import placement
 
 KINDS = ["home", "profile", "list"]
 
@@ -491,7 +491,7 @@ async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
         posted.remove(sid)
     await rp.drain()
     expected = sorted(posted, reverse=True)
-    slots = {key_slot(topology.of(rp.store).public_key(sid).encode()) for sid in posted}
+    slots = {key_slot(placement.of(rp.store).public_key(sid).encode()) for sid in posted}
     assert len(slots) == (limits.PUBLIC_TIMELINE_SHARDS if rp.store.cluster else 1)
     # a walk by max_id, pages of 7: the whole timeline once, in order
     walked, max_id = [], None

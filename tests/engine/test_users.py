@@ -221,7 +221,8 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
     """A worker that finds a sign-up's journal with no user yet leaves it be
     while its caller may only be slow (SIGN_UP_SETTLE_CLAIMS claim periods),
     then gives the id up: void, so the caller cannot write it late."""
-    from redpoll.bus.jobs import NotYet, SignUpJob
+    from redpoll.accounts.jobs import SignUpJob
+    from redpoll.bus.queue import NotYet
     from redpoll.core.errors import SignUpAbandoned
 
     uid = await rp.store.incr(keys.USER_SEQ)
@@ -243,7 +244,7 @@ async def test_a_slow_sign_up_is_not_given_up_before_its_time(rp):
 async def test_a_sign_up_whose_caller_died_after_its_record_is_counted_once(rp):
     """Its journal held and its record written, the caller gone: a worker's
     replay counts the user and indexes it for search."""
-    from redpoll.bus.jobs import SignUpJob
+    from redpoll.accounts.jobs import SignUpJob
     from redpoll.search import search
 
     before = (await rp.stats())["users"]

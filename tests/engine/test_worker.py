@@ -10,13 +10,15 @@ from conftest import CLUSTER, flush
 from PIL import Image
 
 from redpoll import Redpoll
-from redpoll.bus import jobs
-from redpoll.bus.jobs import JobQueue, MediaSweepJob
+from redpoll.bus import queue as jobs
+from redpoll.bus.queue import JobQueue
 from redpoll.core import keys
 from redpoll.core.errors import RedpollError
 from redpoll.core.health import DATABASE, OUTAGE
 from redpoll.core.settings import Settings
 from redpoll.engine.worker import HANDLERS, Worker
+from redpoll.federation import jobs as fed_jobs
+from redpoll.media.jobs import MediaSweepJob
 from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
 from redpoll.storage.store import Store
 
@@ -55,7 +57,8 @@ def test_jobs_queued_by_the_previous_version_still_decode():
     ones still queued at an upgrade must run, not be parked."""
     import json
 
-    from redpoll.bus.jobs import FanoutJob, RefillJob, decode
+    from redpoll.bus.queue import decode
+    from redpoll.timelines.jobs import FanoutJob, RefillJob
 
     def old(**job):
         return {b"j": json.dumps(job).encode()}
@@ -155,14 +158,14 @@ def test_work_for_other_servers_lands_on_the_ingress_shards_and_local_work_never
     assert set(keys.job_shards()) == ingress | local
     for cls in jobs.KINDS.values():
         shards = {_sample(cls, n).shard() for n in range(64)}
-        if cls in (jobs.InboxJob, jobs.ContextJob):
+        if cls in (fed_jobs.InboxJob, fed_jobs.ContextJob):
             assert cls.lane == "ingress" and shards == ingress, cls
         else:
             assert cls.lane == "local" and shards <= local, cls
 
 
 async def test_the_queue_s_figures_and_due_jobs_cover_the_ingress_shards(rp):
-    job = jobs.InboxJob(uid=7, activity="{}")
+    job = fed_jobs.InboxJob(uid=7, activity="{}")
     assert job.shard() in keys.lane_shards("ingress")
     await rp.queue.ensure_groups()
     await rp.queue.enqueue_at(job, 1000)

@@ -17,10 +17,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import InboxJob
 from redpoll.core import limits
 from redpoll.federation import documents, followers, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import InboxJob
 from redpoll.net import safety
 from redpoll.polls import polls
 

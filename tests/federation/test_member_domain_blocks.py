@@ -18,10 +18,11 @@ from test_stream_mastodon import LOOSE, accounts
 from test_stream_support import StreamProc
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import DeliverJob, DomainBlockJob, InboxJob, decode
+from redpoll.bus.queue import decode
 from redpoll.core import keys, limits
 from redpoll.federation import documents, followers, inbox, outbox, remote, signing
 from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import DeliverJob, DomainBlockJob, InboxJob
 from redpoll.relations import domain_blocks
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]

@@ -15,10 +15,10 @@ from test_federation import Instance, Peer, eventually
 from test_social_atomicity import _drive
 
 from redpoll import Redpoll
-from redpoll.bus import jobs
-from redpoll.bus.jobs import InboxJob, MoveJob
+from redpoll.bus import queue as jobs
 from redpoll.core import keys
 from redpoll.federation import inbox, moves, remote, signing
+from redpoll.federation.jobs import InboxJob, MoveJob
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -11,10 +11,10 @@ import time
 import pytest
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import InboxJob
 from redpoll.core.errors import Conflict
 from redpoll.federation import documents, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import InboxJob
 from redpoll.polls import polls
 
 PAIR = signing.KeyPair.generate()

@@ -19,10 +19,10 @@ from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTP
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import DeliverJob, InboxJob
 from redpoll.core import limits
 from redpoll.federation import client, delivery, documents, domains, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import DeliverJob, InboxJob
 from redpoll.net import safety
 
 PAIR = signing.KeyPair.generate()

@@ -1,6 +1,6 @@
 """Peers that answer slowly or never: every outgoing request has one
 deadline for the whole of it (redpoll.net.http), work for other servers
-runs in its own lane of job shards (redpoll.bus.jobs, the ingress lane)
+runs in its own lane of job shards (redpoll.bus.queue, the ingress lane)
 so it cannot hold the workers local work needs, and an activity refused
 inside its job is finished, not retried."""
 
@@ -18,10 +18,10 @@ import pytest
 from test_signing_and_safety import actor_doc
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import DeliverJob, InboxJob
 from redpoll.core import keys, limits
 from redpoll.engine.worker import HANDLERS
 from redpoll.federation import client, inbox, remote
+from redpoll.federation.jobs import DeliverJob, InboxJob
 from redpoll.net import http, safety
 
 pytestmark = pytest.mark.timeout(180)

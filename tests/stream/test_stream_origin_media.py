@@ -25,9 +25,9 @@ from test_stream_support import WAIT, StreamProc
 from websockets.asyncio.client import connect
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import InboxJob
 from redpoll.federation import documents, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import InboxJob
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 

@@ -1,11 +1,11 @@
-"""delivery.py / deliver.lua: the fast path and the checked path agree."""
+"""timelines/fanout.py / deliver.lua: the fast path and the checked path agree."""
 
 from __future__ import annotations
 
 from redpoll import Redpoll
-from redpoll.bus.jobs import FanoutJob
 from redpoll.core import keys
-from redpoll.storage import topology
+from redpoll.timelines import placement
+from redpoll.timelines.jobs import FanoutJob
 
 
 async def raw(rp, key) -> list[int]:
@@ -104,6 +104,6 @@ async def test_batch_run_again_after_the_fast_path_is_a_no_op(settings):
         await rp.drain()
         for fan in fans + [author]:
             assert (await raw(rp, keys.home(fan.id))).count(status.id) == 1
-        assert (await raw(rp, topology.of(rp.store).public_key(status.id))).count(status.id) == 1
+        assert (await raw(rp, placement.of(rp.store).public_key(status.id))).count(status.id) == 1
     finally:
         await rp.close()

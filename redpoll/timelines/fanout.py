@@ -4,7 +4,7 @@ author's followers and of the lists that hold the author.
 Work goes in steps of at most ``fanout_batch`` targets. A step reads the next
 batch from a cursor (the unique follow-time score of the last target served)
 so steps resume exactly where the previous one stopped; the scripts it runs
-(``Topology.deliver`` / ``Topology.undeliver``) are idempotent, so repeating a step
+(``Timelines.deliver`` / ``Timelines.undeliver``) are idempotent, so repeating a step
 after a crash reaches nobody twice in effect.
 
 Hybrid fan-out (redpoll.timelines.hybrid, :class:`Policy`): a large author's statuses
@@ -15,13 +15,16 @@ walks every follower (homes may hold a large author's older statuses).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core import keys, limits, metrics
 from ..core.models import PUBLIC, now_ms
-from ..storage import topology
+from ..records import writes
 from ..storage.store import Store
-from . import home_rule, hybrid
+from . import home_rule, hybrid, placement
+from .jobs import CleanupJob, FanoutJob
 
 HOME, LISTS = "home", "lists"
 
@@ -54,6 +57,93 @@ async def gone(store: Store, sid: int) -> bool:
     """Deleted (a tombstone) or never written."""
     found, deleted = await store.hmget(keys.status(sid), ["id", "deleted"])
     return found is None or deleted is not None
+
+
+@dataclass(frozen=True)
+class Advanced:
+    """One fan-out step's outcome: the job that continues the delivery
+    (None: every target served), or ``taken_back``: the status was deleted
+    while its batch was delivered, and the batch was taken out again."""
+
+    next: FanoutJob | None = None
+    taken_back: bool = False
+
+
+async def advance(store: Store, settings, job: FanoutJob) -> Advanced:
+    """The one fan-out step, for a post's first batch (posting), a boost's
+    (posting.boosts) and every later batch (the worker's handler): deliver
+    the batch after the job's cursor; if the status is gone afterwards, its
+    cleanup chain may already have passed these timelines, so the batch is
+    taken back out here. Idempotent (both scripts are)."""
+    start = Cursor(job.phase, job.after)
+    cursor = await step(
+        store,
+        "deliver",
+        job.sid,
+        job.author,
+        start,
+        settings.fanout_batch,
+        listed=job.listed,
+        only_following=job.only_following,
+        boost_of=job.boost_of,
+        audience=job.audience,
+        policy=policy(settings),
+    )
+    if await gone(store, job.sid):
+        await step(store, "undeliver", job.sid, job.author, start, settings.fanout_batch)
+        return Advanced(taken_back=True)
+    if cursor is None:
+        return Advanced()
+    return Advanced(dataclasses.replace(job, phase=cursor.phase, after=cursor.after))
+
+
+async def sweep(store: Store, settings, job: CleanupJob) -> CleanupJob | None:
+    """One step of taking a deleted status out of every timeline; the job
+    that continues it, or None when every timeline is clean (then the
+    status's last keys are forgotten)."""
+    cursor = await step(
+        store, "undeliver", job.sid, job.author, Cursor(job.phase, job.after), settings.fanout_batch
+    )
+    if cursor is None:
+        await writes.of(store).forget_deleted(job.sid)
+        return None
+    return CleanupJob(job.sid, job.author, cursor.phase, cursor.after)
+
+
+async def offer(store: Store, c: home_rule.Candidate, viewers: Sequence[int]) -> list[int]:
+    """Offer ``c`` (its reason MENTION or TAG: from its conversation) to the
+    homes of ``viewers``, beside its fan-out: each takes it as the home rule
+    decides (a block either way keeps it out, read in one round trip on the
+    author's slot). The viewers whose homes took it, in order. Idempotent
+    (deliver.lua puts an id in once)."""
+    viewers = [v for v in dict.fromkeys(viewers) if v != c.author]
+    if not viewers:
+        return []
+    facts = home_rule.block_facts(
+        c.author, viewers, await store.batch(home_rule.block_reads(c.author, viewers))
+    )
+    taking = [v for v in viewers if home_rule.in_home(c, v, facts[v])]
+    if taking:
+        await placement.of(store).deliver_besides(
+            c.id, [keys.home(v) for v in taking], limits.HOME_CAP
+        )
+    return taking
+
+
+async def withdraw(store: Store, sid: int, viewers: Sequence[int]) -> None:
+    """Take ``sid`` out of the homes of ``viewers`` (those it was offered to
+    and no longer is: a delete, an edit that drops a mention). Idempotent."""
+    homes = [keys.home(v) for v in dict.fromkeys(viewers)]
+    if homes:
+        await placement.of(store).undeliver(sid, homes)
+
+
+async def take_out(store: Store, sid: int, timelines: Sequence[str]) -> None:
+    """Take ``sid`` out of ``timelines`` (homes or list timelines: keys),
+    as a delete's cleanup does (redpoll check --repair, for an id whose
+    status is gone). Idempotent."""
+    if timelines:
+        await placement.of(store).undeliver(sid, list(dict.fromkeys(timelines)))
 
 
 async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
@@ -183,9 +273,9 @@ async def _lists_batch(store: Store, c: home_rule.Candidate, after: int, batch: 
 
 async def _run(store: Store, script: str, sid: int, targets: list, batch_name: str) -> None:
     if script == "deliver":
-        await topology.of(store).deliver(sid, targets, batch_name)
+        await placement.of(store).deliver(sid, targets, batch_name)
     else:
-        await topology.of(store).undeliver(sid, targets)
+        await placement.of(store).undeliver(sid, targets)
     metrics.FANOUT_DELIVERIES.labels(script).inc(len(targets))  # /metrics
 
 
@@ -193,7 +283,7 @@ async def _run_boost(store: Store, c: home_rule.Candidate, homes: list, seen: di
     """deliver_boost.lua on the homes that take the boost, each with the
     boost of the same original its record held (the write's guard)."""
     if homes:
-        await topology.of(store).deliver_boost(
+        await placement.of(store).deliver_boost(
             c.id,
             [key for home in homes for key in keys.boost_pair(home)],
             [seen.get(home, "") for home in homes],
@@ -253,13 +343,13 @@ async def step(
         if script == "deliver":
             homes, seen, newly_idle, cutoff = await _homes(store, c, members, first, policy)
             if first and listed:
-                homes = [*homes, topology.of(store).public_key(sid)]
+                homes = [*homes, placement.of(store).public_key(sid)]
             await _deliver_homes(store, c, homes, seen, f"{HOME}:{cursor.after}")
         else:
             targets = keys.homes(members)
             if first:
                 targets = (
-                    [keys.home(author), topology.of(store).public_key(sid)]
+                    [keys.home(author), placement.of(store).public_key(sid)]
                     if listed
                     else [keys.home(author)]
                 ) + targets
@@ -286,7 +376,7 @@ async def _deliver_homes(
     store: Store, c: home_rule.Candidate, homes: list, seen: dict, batch_name: str
 ) -> None:
     """The write: a boost through deliver_boost.lua (the public timeline
-    never holds one), anything else through Topology.deliver."""
+    never holds one), anything else through Timelines.deliver."""
     if c.reblog_of is not None:
         await _run_boost(store, c, homes, seen)
     else:

@@ -9,7 +9,14 @@ also counts what the job did (``stats:{shard}``), exactly once.
 
 Jobs are small typed records, one class per kind, each with its own time
 limit and retry budget; on the wire an entry's one field ``j`` holds the
-record as JSON, ``{"kind": ..., <its fields by name>}``.
+record as JSON, ``{"kind": ..., <its fields by name>}``. A kind lives in
+the feature it belongs to: its record in the package's ``jobs.py`` (a
+subclass of :class:`Job` naming its ``kind`` registers itself in
+:data:`KINDS`), its handler in the package's ``handlers.py``, whose
+``TABLE`` the worker merges (redpoll.engine.worker). A record whose handler
+needs a package above the one that queues it lives in the lower package
+(the push of a notification: redpoll.notifications.jobs.PushJob, handled
+by redpoll.push.handlers).
 
 A *journal* is a job queued before the work it describes and held by its
 producer (``JobQueue.hold``): posting and deleting queue theirs first, then
@@ -24,7 +31,7 @@ import dataclasses
 import json
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -32,6 +39,7 @@ from redis.exceptions import ResponseError
 
 from ..core import keys, limits
 from ..core.errors import QueueFull
+from ..core.settings import Settings
 from ..storage.store import Store
 
 #: Consumer name under which producers hold the jobs they run themselves.
@@ -51,6 +59,20 @@ class Job:
     max_attempts: ClassVar[int] = limits.JOB_MAX_ATTEMPTS
     lane: ClassVar[str] = "local"
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        kind = cls.__dict__.get("kind")
+        if not kind:
+            return  # a base of kinds (StatusJob)
+        known = KINDS.get(kind)
+        if known is not None and known.__qualname__ != cls.__qualname__:
+            raise TypeError(f"job kind {kind!r} is declared by {known!r} already")
+        KINDS[kind] = cls
+
+    def check(self) -> None:
+        """Refuse (MalformedJob) a decoded record whose fields' values its
+        types do not say; a kind adds its own rules."""
+
     def shard(self) -> int:
         """Jobs of one lane about one thing (a status, a user) use the same
         shard of the lane."""
@@ -67,6 +89,11 @@ class Job:
         return json.dumps({"kind": self.kind, **vars(self)}, separators=(",", ":"), sort_keys=True)
 
 
+#: Every kind by its name, filled as the features' jobs modules are imported
+#: (the worker imports them all: redpoll.engine.worker).
+KINDS: dict[str, type[Job]] = {}
+
+
 @dataclass(frozen=True)
 class StatusJob(Job):
     sid: int
@@ -76,432 +103,22 @@ class StatusJob(Job):
         return f"status:{self.sid}"
 
 
-@dataclass(frozen=True)
-class PostJob(StatusJob):
-    """The journal of a post: the status's record, written by its first run
-    (posting.apply_post), which also delivers the first batch."""
-
-    kind: ClassVar[str] = "post"
-    record: dict = dataclasses.field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EditJob(StatusJob):
-    """The journal of an edit (posting.editing): the status as it was and as
-    the edit makes it (Status.to_hash) and when the edit was made (its
-    ``edited_at``). Its first run is the call itself; a replay does what
-    follows the edit if, and only if, the record holds this edit."""
-
-    kind: ClassVar[str] = "edit"
-    old: dict = dataclasses.field(default_factory=dict)
-    new: dict = dataclasses.field(default_factory=dict)
-    at: int = 0
-
-
-@dataclass(frozen=True)
-class DeleteJob(StatusJob):
-    """The journal of a delete; ``snapshot`` is the status's hash as it was
-    (for the delete event)."""
-
-    kind: ClassVar[str] = "delete"
-    snapshot: dict = dataclasses.field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class FanoutJob(StatusJob):
-    """Deliver a status to the next batch of targets after ``after``;
-    ``listed`` False for an unlisted status (kept off the public timeline)."""
-
-    kind: ClassVar[str] = "fanout"
-    phase: str = "home"
-    after: int = 0
-    listed: bool = True
-    #: a reply: only followers who also follow this account get it
-    #: (Status.replies_to_other)
-    only_following: int | None = None
-    #: a boost of this status (boosts.py): the homes that take it (the home
-    #: rule) get it through deliver_boost.lua
-    boost_of: int | None = None
-    #: the status's visibility (redpoll.relations.visibility): who the fan-out reaches
-    audience: str = "public"
-
-
-@dataclass(frozen=True)
-class PollEndJob(StatusJob):
-    """A poll's end (redpoll.polls), queued for its time (``at``, ms) with
-    ``JobQueue.enqueue_at``: its voters and author get a ``poll``
-    notification. ``gen``: the generation of its options; a job whose poll
-    was edited (another time or generation) or deleted meanwhile does
-    nothing."""
-
-    kind: ClassVar[str] = "poll_end"
-    time_limit_s: ClassVar[float] = 300.0
-    gen: int = 0
-    at: int = 0
-
-
-@dataclass(frozen=True)
-class PollUpdateJob(StatusJob):
-    """Tell other servers a local poll's counts (redpoll.federation: an
-    Update of its Question), queued with ``JobQueue.enqueue_at`` for the
-    end of the window ``at`` (ms) a vote fell in: the votes of one window
-    make one Update (the same job queued again is one entry)."""
-
-    kind: ClassVar[str] = "poll_update"
-    at: int = 0
-
-
-@dataclass(frozen=True)
-class PollVoteJob(StatusJob):
-    """The journal of local account ``uid``'s vote in the poll of status
-    ``sid`` while federation is on: held before the vote, released after
-    what follows it for other servers (redpoll.federation.outbox.after_vote:
-    the vote sent to the poll's server, or the poll's next Update queued),
-    which a worker does if the call was cut short (idempotent: it sends
-    what the votes hash holds, under the same activity ids)."""
-
-    kind: ClassVar[str] = "poll_vote"
-    uid: int = 0
-
-
-@dataclass(frozen=True)
-class CleanupJob(StatusJob):
-    """Take a deleted status out of the next batch of targets."""
-
-    kind: ClassVar[str] = "cleanup"
-    phase: str = "home"
-    after: int = 0
-
-
-@dataclass(frozen=True)
-class RefillJob(Job):
-    """Refill a home (``lid`` None) or a list timeline after an unfollow."""
-
-    kind: ClassVar[str] = "refill"
-    time_limit_s: ClassVar[float] = 120.0
-    uid: int
-    lid: int | None = None
-
-    def subject(self) -> str:
-        return f"user:{self.uid}" if self.lid is None else f"list:{self.uid}:{self.lid}"
-
-
-@dataclass(frozen=True)
-class FavouriteJob(Job):
-    """The journal of a favourite (``on``) or unfavourite (favourites.py),
-    ordered by its operation id ``op``."""
-
-    kind: ClassVar[str] = "favourite"
-    uid: int
-    sid: int
-    op: int
-    on: bool
-
-    def subject(self) -> str:
-        return f"status:{self.sid}"
-
-
-@dataclass(frozen=True)
-class FollowNoteJob(Job):
-    """The journal of a follow or unfollow's notification (follows.py).
-    ``since``: queued with the follow's change in one round trip, before
-    the call knows whether the follow is new: the worker syncs only if the
-    follow's score is at least ``since`` (the score the call wrote, so the
-    follow is this call's or a later one's); 0 (a journal taken over, an
-    unfollow): always."""
-
-    kind: ClassVar[str] = "follow_note"
-    uid: int
-    target: int
-    since: int = 0
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class BlockJob(Job):
-    """The journal of a block (relations.py): both sides' block sets, then
-    the follows both ways undone; every step idempotent, replayed whole."""
-
-    kind: ClassVar[str] = "block"
-    uid: int
-    target: int
-    op: int
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class TagFollowJob(Job):
-    """The journal of following or unfollowing a hashtag (tags.py)."""
-
-    kind: ClassVar[str] = "tag_follow"
-    uid: int
-    tag: str
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class BoostJob(Job):
-    """The journal of a boost (boosts.py): ``bid`` the boost status's id,
-    ``op`` the operation id, ``at`` its time, ``login`` the booster's."""
-
-    kind: ClassVar[str] = "boost"
-    uid: int
-    sid: int
-    op: int
-    bid: int
-    login: str
-    at: int
-
-    def subject(self) -> str:
-        return f"status:{self.sid}"
-
-
-@dataclass(frozen=True)
-class SignUpJob(Job):
-    """The journal of a sign-up (users.py), held from the id's draw to the
-    user's record: released with the user counted; if its caller died, a
-    worker settles it (account.settle_sign_up): counted if the user was
-    written, else made void and the login freed."""
-
-    kind: ClassVar[str] = "sign_up"
-    uid: int
-    login: str
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class PurgeAccountJob(Job):
-    """The journal of an account's purge (moderation.purge_account): every
-    step idempotent, replayed whole; released with the account counted out
-    of the users, once (held with a claim, job_hold_once.lua)."""
-
-    kind: ClassVar[str] = "purge_account"
-    uid: int
-    login: str
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class MediaJob(Job):
-    """The journal of an upload (redpoll.media.uploads), held from before
-    its record is written until it is ready: if its producer dies, a worker
-    settles it: a finished upload stays, an unfinished one is given up (its
-    record a tombstone, its files deleted)."""
-
-    kind: ClassVar[str] = "media"
-    owner: int
-    mid: int
-
-    def subject(self) -> str:
-        return f"user:{self.owner}"
-
-
-@dataclass(frozen=True)
-class ProfileImageJob(Job):
-    """The journal of a new avatar or header (redpoll.media.profile_images):
-    ``files`` the new stored names, ``old`` those it replaces (space-separated).
-    Settled by a worker if its producer died: of both, the files the user
-    record does not name are deleted."""
-
-    kind: ClassVar[str] = "profile_image"
-    uid: int
-    image: str
-    files: str
-    old: str = ""
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class MediaFilesJob(Job):
-    """Delete stored media files whose records are gone (a deleted status,
-    a replaced avatar, a purged account); idempotent."""
-
-    kind: ClassVar[str] = "media_files"
-    owner: int
-    names: tuple[str, ...] = ()
-
-    def subject(self) -> str:
-        return f"user:{self.owner}"
-
-
-@dataclass(frozen=True)
-class MediaSweepJob(Job):
-    """Remove uploads never attached to a status once they are
-    limits.MEDIA_UNATTACHED_TTL_S old, as of ``now`` (ms; 0: the clock)."""
-
-    kind: ClassVar[str] = "media_sweep"
-    time_limit_s: ClassVar[float] = 300.0
-    now: int = 0
-
-    def subject(self) -> str:
-        return "media:sweep"
-
-
-@dataclass(frozen=True)
-class ScheduledStatusJob(Job):
-    """Post the scheduled status ``id`` of ``uid`` (redpoll.scheduling),
-    queued for its time (JobQueue.enqueue_at; the same record at any time,
-    so moving the time is one ZADD). ``media``: the uploads held for it,
-    released by a run that finds the scheduled status gone."""
-
-    kind: ClassVar[str] = "scheduled_status"
-    uid: int
-    id: int
-    media: tuple[int, ...] = ()
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class InboxJob(Job):
-    """An activity another server sent (redpoll.federation.inbox), its
-    signature checked: ``uid`` is the signer's account, ``activity`` the
-    body as received. In the ingress lane."""
-
-    kind: ClassVar[str] = "inbox"
-    lane: ClassVar[str] = "ingress"
-    uid: int
-    activity: str
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class MoveJob(Job):
-    """Remote account ``old`` moved to ``new`` (redpoll.federation.moves):
-    one step of carrying its local blockers, muters and followers over, in
-    ``phase`` ("blocks", "mutes", "follows") after the score ``after`` of
-    the last one done; each step queues the next (job_next.lua)."""
-
-    kind: ClassVar[str] = "move"
-    time_limit_s: ClassVar[float] = 300.0
-    #: the phases in their order
-    PHASES: ClassVar[tuple[str, ...]] = ("blocks", "mutes", "follows")
-    old: int
-    new: int
-    phase: str = "blocks"
-    after: int = 0
-
-    def subject(self) -> str:
-        return f"user:{self.old}"
-
-
-@dataclass(frozen=True)
-class DeliverJob(Job):
-    """POST ``body`` (an activity) to ``inbox``, signed by local account
-    ``sender`` (0: the server's actor); ``attempt`` counts tries before
-    (redpoll.federation.delivery)."""
-
-    kind: ClassVar[str] = "deliver"
-    time_limit_s: ClassVar[float] = 30.0
-    max_attempts: ClassVar[int] = 3  # its own retries are jobs for later
-    sender: int
-    inbox: str
-    body: str
-    attempt: int = 0
-
-    def subject(self) -> str:
-        return f"inbox:{self.inbox}"
-
-
-@dataclass(frozen=True)
-class PushJob(Job):
-    """Send notification ``nid`` of ``uid`` to their Web Push subscriptions
-    (redpoll.push.delivery), deciding at send time whether each gets it;
-    ``sub`` names the one subscription (its token digest) a retry is for
-    ('' for all), ``attempt`` counts the tries before."""
-
-    kind: ClassVar[str] = "push"
-    time_limit_s: ClassVar[float] = 60.0
-    max_attempts: ClassVar[int] = 3  # its own retries are jobs for later
-    uid: int
-    nid: int
-    sub: str = ""
-    attempt: int = 0
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-@dataclass(frozen=True)
-class ContextJob(Job):
-    """Fetch the thread of remote status ``sid`` from its server
-    (redpoll.federation.threads). In the ingress lane."""
-
-    kind: ClassVar[str] = "context"
-    lane: ClassVar[str] = "ingress"
-    sid: int
-
-    def subject(self) -> str:
-        return f"status:{self.sid}"
-
-
-@dataclass(frozen=True)
-class DomainBlockJob(Job):
-    """The journal of member ``uid``'s block of ``domain``
-    (redpoll.federation.member_blocks): held while the block and its
-    cleanup run in the call; replayed, the cleanup runs again (each of its
-    steps idempotent), if the domain is blocked still."""
-
-    kind: ClassVar[str] = "domain_block"
-    time_limit_s: ClassVar[float] = 300.0
-    uid: int
-    domain: str
-
-    def subject(self) -> str:
-        return f"user:{self.uid}"
-
-
-KINDS: dict[str, type[Job]] = {
-    cls.kind: cls
-    for cls in (
-        PostJob,
-        DeleteJob,
-        FanoutJob,
-        CleanupJob,
-        RefillJob,
-        FavouriteJob,
-        FollowNoteJob,
-        TagFollowJob,
-        BoostJob,
-        BlockJob,
-        SignUpJob,
-        PurgeAccountJob,
-        MediaJob,
-        ProfileImageJob,
-        MediaFilesJob,
-        MediaSweepJob,
-        EditJob,
-        InboxJob,
-        DeliverJob,
-        ScheduledStatusJob,
-        PollEndJob,
-        PushJob,
-        ContextJob,
-        PollUpdateJob,
-        PollVoteJob,
-        MoveJob,
-        DomainBlockJob,
-    )
-}
-
-
 class MalformedJob(ValueError):
     pass
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a finished job leaves: its continuation, and what to count."""
+
+    next: Job | None = None
+    count: str = ""
+
+
+#: A kind's handler: (store, settings, the job, its stream entry's id) -> Done.
+#: Each is thin and safe to run twice; a status or user that has vanished
+#: means its job has nothing left to do and succeeds.
+Handler = Callable[[Store, Settings, Any, bytes], Awaitable[Done]]
 
 
 class NotYet(Exception):
@@ -520,47 +137,27 @@ def encode(job: Job) -> str:
 
 
 def decode(fields: dict) -> Job:
-    """The job of a stream entry; MalformedJob if it is not one."""
+    """The job of a stream entry; MalformedJob if it is not one: an unknown
+    kind, unknown fields, or a field whose value its type does not allow
+    (an ``int`` field holds an integer, a ``tuple[int, ...]`` integers)."""
     try:
         data = json.loads(fields[b"j"])
         if isinstance(data, dict) and "t" in data and "kind" not in data:
             data = _from_old_format(data)
         cls = KINDS[data.pop("kind")]
-        names = {f.name: f.type for f in dataclasses.fields(cls)}
-        if set(data) - set(names):
-            raise MalformedJob(f"unknown fields {sorted(set(data) - set(names))}")
-        job = cls(**data)
-        for name in ("names", "media"):  # JSON has no tuples
-            if isinstance(getattr(job, name, None), list):
-                job = dataclasses.replace(job, **{name: tuple(getattr(job, name))})
-        if isinstance(job, ScheduledStatusJob) and any(type(m) is not int for m in job.media):
-            raise MalformedJob("media must be integers")
-        if isinstance(job, MoveJob):  # (an EditJob's old and new are dicts)
-            if type(job.old) is not int or type(job.new) is not int:
-                raise MalformedJob("old and new must be integers")
-            if job.phase not in MoveJob.PHASES:
-                raise MalformedJob(f"phase must be one of {', '.join(MoveJob.PHASES)}")
-        for name in (
-            "sid",
-            "author",
-            "uid",
-            "after",
-            "op",
-            "target",
-            "bid",
-            "since",
-            "owner",
-            "mid",
-            "now",
-            "sender",
-            "attempt",
-            "id",
-            "gen",
-            "at",
-            "nid",
-        ):
-            if hasattr(job, name) and type(getattr(job, name)) is not int:
+        types = {f.name: f.type for f in dataclasses.fields(cls)}
+        if set(data) - set(types):
+            raise MalformedJob(f"unknown fields {sorted(set(data) - set(types))}")
+        for name, value in data.items():
+            kind = types[name]
+            if kind == "int" and type(value) is not int:
                 raise MalformedJob(f"{name} must be an integer")
+            if str(kind).startswith("tuple[") and isinstance(value, list):  # JSON has no tuples
+                if kind == "tuple[int, ...]" and any(type(v) is not int for v in value):
+                    raise MalformedJob(f"{name} must be integers")
+                data[name] = tuple(value)
+        job = cls(**data)
+        job.check()
         return job
     except MalformedJob:
         raise

@@ -1,0 +1,104 @@
+"""Statuses as a viewer is shown them (redpoll.reading.pages.Shown) made
+Mastodon's Status entities: each with its author's account entity and its
+counts and flags; a boost wraps its original's entity in ``reblog`` and
+shows the original's counts and flags (as Mastodon's clients read them); a
+boost whose original the viewer may not see (or that is gone) is left out.
+:func:`rendered_pairs` serves plain statuses from the process's kept
+renderings (render/rendered.py) and renders boosts whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import orjson
+
+from ..core.models import Status
+from ..reading.pages import Shown
+from . import entities
+from .rendered import RenderedStatuses
+
+#: Renders one status (not a boost) as its entity; its second argument asks
+#: for its ``source`` fields (an edit's answer).
+Plain = Callable[[Status, bool], dict]
+
+
+def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
+    """The entity of a status of ``shown`` that is no boost, each author's
+    account entity made once."""
+    accounts: dict[int, dict] = {}
+
+    def plain(s: Status, source: bool) -> dict:
+        author = accounts.get(s.user_id)
+        if author is None:
+            author = accounts[s.user_id] = entities.account(
+                shown.users.get(s.user_id) or entities.placeholder_user(s), base
+            )
+        return entities.status(
+            s, author, base, viewer=viewer, with_source=source, state=shown.states[s.id]
+        )
+
+    return plain
+
+
+def boosted_entity(
+    shown: Shown, boost: Status, inner: dict[int, dict], plain: Plain, base: str, viewer: bool
+) -> dict | None:
+    """The entity of ``boost``, wrapping its original's (rendered by
+    ``plain``, kept in ``inner`` by id); None when the original is not in
+    ``shown.originals``."""
+    oid = boost.reblog_of
+    original = shown.originals.get(oid) if oid is not None else None
+    if original is None:
+        return None
+    entity = inner.get(original.id)
+    if entity is None:
+        entity = inner[original.id] = plain(original, False)
+    booster = shown.users.get(boost.user_id) or entities.placeholder_user(boost)
+    outer = entities.status(boost, entities.account(booster, base), base, viewer=viewer)
+    outer |= {
+        k: entity[k] for k in (*entities.STATE_FIELDS, *entities.VIEWER_FIELDS) if k in entity
+    }
+    outer["reblog"] = entity
+    return outer
+
+
+def status_entities(
+    shown: Shown, base: str, viewer: bool, *, with_source: bool = False
+) -> list[dict]:
+    """The entities of ``shown.statuses``, in order (the module's rule)."""
+    plain = plain_renderer(shown, base, viewer)
+    inner: dict[int, dict] = {}
+    out = []
+    for s in shown.statuses:
+        if not s.reblog_of:
+            out.append(plain(s, with_source))
+            continue
+        entity = boosted_entity(shown, s, inner, plain, base, viewer)
+        if entity is not None:
+            out.append(entity)
+    return out
+
+
+def rendered_pairs(
+    shown: Shown, base: str, viewer: bool, rendered: RenderedStatuses
+) -> list[tuple[Status, bytes]]:
+    """Each of ``shown.statuses`` with its JSON entity, in order, from the
+    process's kept renderings (``rendered``: a kept one is served only while
+    the status and author records this request read equal the ones it was
+    made from). Boosts are rendered whole; one whose original is gone is
+    left out."""
+    statuses = shown.statuses
+    whole: dict[int, bytes] = {}
+    if any(s.reblog_of for s in statuses):
+        plain = plain_renderer(shown, base, viewer)
+        inner: dict[int, dict] = {}
+        for s in statuses:
+            if s.reblog_of:
+                entity = boosted_entity(shown, s, inner, plain, base, viewer)
+                if entity is not None:
+                    whole[s.id] = orjson.dumps(entity)
+        statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
+    parts = rendered.parts(
+        statuses, shown.users, base, viewer, [shown.states[s.id] for s in statuses], whole=whole
+    )
+    return list(zip(statuses, parts))
