@@ -183,18 +183,3 @@ async def assert_clean(rp) -> None:
     """What the crash and cut-short tests end with: nothing broken."""
     report = await run(rp, batch=200)
     assert report.findings == [], [f.line() for f in report.findings]
-
-
-async def assert_clean_but_far_sides(rp, followee: int) -> list[check.Finding]:
-    """What a follow or unfollow cut short leaves today, beside nothing
-    else: a follow without its follower entry, or a follower entry without
-    its follow (the journal's replay, the worker's FollowNoteJob, syncs the
-    notification and the lists, not the edge's far side). ``redpoll check
-    --repair`` mends those; then the check is clean. The findings."""
-    mended = await run(rp, repair=True, batch=200)
-    assert {(f.invariant, f.repaired) for f in mended.findings} <= {("follow-edges", True)}, [
-        f.line() for f in mended.findings
-    ]
-    assert all(f.subject.endswith(f" / {keys.followers(followee)}") for f in mended.findings)
-    await assert_clean(rp)
-    return mended.findings
