@@ -178,6 +178,23 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
     return [int(m) for m, at in zip(members, since[0]) if at is not None]
 
 
+async def tag_posts(store: Store, status: Status, on: bool, tags=None) -> None:
+    """``status`` in (``on``) or out of its author's sets of ``tags`` (its
+    own, by default): what featured tags count (redpoll.conversations.featured_tags).
+    Only public and unlisted statuses count (Mastodon's rule), so a status of
+    another visibility is only ever taken out. One script on the author's
+    slot (tag_posts.lua), idempotent."""
+    names = list(tags if tags is not None else Conversation.of(status).tags)
+    if not names or (on and visibility.of(status) not in visibility.OPEN):
+        return
+    uid = status.user_id
+    await store.run(
+        "tag_posts",
+        [keys.tags_used(uid), *(keys.tag_posts(uid, n) for n in names)],
+        ["1" if on else "0", status.id, status.created_at, limits.TAGS_USED_KEPT, *names],
+    )
+
+
 def counts_as_reply(status: Status) -> bool:
     """Whether its parent's ``replies_count`` counts it: public and unlisted
     replies only, as Mastodon (a followers-only or direct reply must not
@@ -206,6 +223,7 @@ async def after_post(store: Store, status: Status) -> None:
         return
     if conv.in_reply_to_id:
         await _reply_link(store, status, conv.in_reply_to_id, True)
+    await tag_posts(store, status, True)
     if conv.tags and status.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
         await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
@@ -229,6 +247,7 @@ async def after_delete(store: Store, status: Status) -> None:
     sid = status.id
     if conv.in_reply_to_id:
         await _reply_link(store, status, conv.in_reply_to_id, False)
+    await tag_posts(store, status, False)
     if conv.tags:
         await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in conv.tags])
     offered = [uid for uid, _ in conv.mentions] + await _tag_followers(store, conv.tags)
@@ -264,6 +283,8 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
     new_uids = {uid for uid, _ in new.mentions}
     gone = [uid for uid in old_uids - new_uids if uid != author]
     added = [uid for uid in new_uids - old_uids if uid != author]
+    await tag_posts(store, after, False, gone_tags)
+    await tag_posts(store, after, True, added_tags)
     if gone_tags:
         await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in gone_tags])
     await fanout.withdraw(store, sid, gone)

@@ -76,6 +76,9 @@ STATUS_MAX_CHARS = 500
 EXTRA_MAX_FIELDS = 8
 EXTRA_NAME_MAX = 32
 EXTRA_VALUE_MAX_BYTES = 256
+#: The sanitized HTML of a remote status kept in its record (its ``html``),
+#: at most, as sent and as kept: a longer one is shown from its text.
+FED_NOTE_HTML_MAX_BYTES = 64 * 1024
 #: A content warning (``spoiler_text``), kept as a status extra: 64
 #: characters fit EXTRA_VALUE_MAX_BYTES in any UTF-8. Text and warning
 #: together stay within STATUS_MAX_CHARS, as Mastodon counts them.
@@ -751,3 +754,11 @@ PUSH_RETRY_MAX_S = 3_600
 PUSH_TTL_S = 48 * 3600
 PUSH_BODY_MAX_CHARS = 140
 PUSH_VAPID_EXP_S = 12 * 3600
+
+# --- featured tags --------------------------------------------------------------------
+#: Hashtags one account may feature on its profile (Mastodon's FeaturedTag::LIMIT).
+FEATURED_TAGS_MAX = 10
+#: Tags an account used last, kept for the featured tags' suggestions.
+TAGS_USED_KEPT = 100
+#: Suggestions answered (Mastodon's: ten recently used, not featured).
+FEATURED_TAG_SUGGESTIONS = 10

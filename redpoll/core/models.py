@@ -137,6 +137,9 @@ class Status:
     user_id: int
     login: str
     extra: dict = field(default_factory=dict)
+    #: a remote status's HTML, sanitized when it came (redpoll.federation.text):
+    #: what it is shown with; "" for a local one, shown from its text
+    html: str = ""
 
     @classmethod
     def from_hash(cls, raw: Mapping) -> Status | None:
@@ -154,6 +157,7 @@ class Status:
             user_id=int(h["uid"]),
             login=h.get("login", ""),
             extra=extra,
+            html=h.get("html", ""),
         )
 
     @property
@@ -187,6 +191,8 @@ class Status:
             "login": self.login,
             "v": "1",
         }
+        if self.html:
+            data["html"] = self.html
         data.update({EXTRA_PREFIX + k: v for k, v in self.extra.items()})
         return data
 
@@ -198,13 +204,14 @@ class Status:
             "user_id": self.user_id,
             "login": self.login,
             **self.extra,
+            **({"html": self.html} if self.html else {}),
         }
 
     @classmethod
     def from_dict(cls, raw: Mapping) -> Status:
         """The status of :meth:`to_dict` (an event's), without what an event
         adds to it (``reblog``, ``deleted``)."""
-        core = ("id", "text", "created_at", "user_id", "login", "reblog", "deleted")
+        core = ("id", "text", "created_at", "user_id", "login", "reblog", "deleted", "html")
         return cls(
             id=int(raw["id"]),
             text=str(raw.get("text", "")),
@@ -212,6 +219,7 @@ class Status:
             user_id=int(raw["user_id"]),
             login=str(raw.get("login", "")),
             extra={k: v for k, v in raw.items() if k not in core},
+            html=str(raw.get("html", "")),
         )
 
 

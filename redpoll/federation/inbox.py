@@ -53,7 +53,7 @@ from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
 from . import client, delivery, documents, domains, followers, keys, moves, outbox, remote, signing
 from .jobs import InboxJob
-from .text import html_to_text
+from .text import html_to_text, sanitize
 
 log = logging.getLogger("redpoll.federation")
 
@@ -649,7 +649,9 @@ async def keep_note(
         extra,
         reply_to,
         poll=question.spec if question is not None else None,
-        remote=posting.Remote(limits.FED_NOTE_MAX_CHARS, mentions, media),
+        remote=posting.Remote(
+            limits.FED_NOTE_MAX_CHARS, mentions, media, sanitize(str(obj.get("content") or ""))
+        ),
     )
     # its counts, then the note index: a run cut short before is run again whole
     await _tally(store, status.id, question)
@@ -733,6 +735,7 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
                 sensitive=obj.get("sensitive") is True,
                 max_chars=limits.FED_NOTE_MAX_CHARS,
                 poll=question.spec if question is not None else None,
+                html=sanitize(str(obj.get("content") or "")),
             )
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)

@@ -100,12 +100,15 @@ async def edit(
     media=None,
     poll=KEEP,
     max_chars: int = limits.STATUS_MAX_CHARS,
+    html: str | None = None,
 ) -> Status:
     """Edit ``uid``'s status ``sid``; the status as edited. ``media``:
     None keeps the attachments, else it must name the ones the status has.
     ``poll``: a polls.PollSpec (the same options keep the votes, others
     start afresh: polls.edited), None (no poll), or KEEP (as it is).
-    ``max_chars``: a remote status's text is bounded by its server.
+    ``max_chars``: a remote status's text is bounded by its server;
+    ``html``: a remote status's new HTML, sanitized ("" for none; None
+    keeps what it has).
     StatusNotFound (gone), Forbidden (another's), ValidationError (a boost,
     the input, a full history) with nothing written."""
     uid, sid = validate.an_id(uid, "user_id"), validate.an_id(sid, "status_id")
@@ -161,9 +164,15 @@ async def edit(
             user_id=before.user_id,
             login=before.login,
             extra=extra,
+            html=before.html if html is None else html,
         )
         fields = {"text": body, **{EXTRA_PREFIX + k: extra[k] for k in EDITED if k in extra}}
         drop = [EXTRA_PREFIX + k for k in EDITED if k not in extra and k in before.extra]
+        if after.html != before.html:
+            if after.html:
+                fields["html"] = after.html
+            else:
+                drop.append("html")
         version = (raw.get(b"v") or b"1").decode()
         job = EditJob(sid=sid, author=uid, old=before.to_hash(), new=after.to_hash(), at=now)
         held = await queue.hold(job)  # from here on, a worker finishes what the call does not

@@ -355,7 +355,8 @@ def status(
         "created_at": iso(s.created_at),
         "account": author,
         # (a status of attachments only has no text: Mastodon's content is then empty)
-        "content": status_html(s.text, conv.mentions, base) if s.text else "",
+        # a remote status: its HTML as kept (sanitized when it came); else its text
+        "content": s.html or (status_html(s.text, conv.mentions, base) if s.text else ""),
         "visibility": extra.get("visibility", "public"),
         "sensitive": extra.get("sensitive") == "true",
         "spoiler_text": extra.get("spoiler_text", ""),

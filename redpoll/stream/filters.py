@@ -226,19 +226,9 @@ class Event:
         return self._split()[2]
 
 
-_CORE = ("id", "text", "created_at", "user_id", "login", "deleted")
-
-
 def status_of(raw: dict) -> Status:
     """A status of the event log (redpoll.bus.events.StatusEvent) as a record."""
-    return Status(
-        id=int(raw["id"]),
-        text=str(raw.get("text", "")),
-        created_at=int(raw.get("created_at", 0)),
-        user_id=int(raw["user_id"]),
-        login=str(raw.get("login", "")),
-        extra={k: v for k, v in raw.items() if k not in _CORE and k != "reblog"},
-    )
+    return Status.from_dict(raw)
 
 
 # --- the client side ------------------------------------------------------------------

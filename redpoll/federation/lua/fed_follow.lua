@@ -7,11 +7,16 @@
 -- KEYS[3]: u:{uid}            the local account (its followers count)
 -- KEYS[4]: fed:ferin:{uid}    remote follower -> the inbox it was counted under
 -- ARGV[1]: the remote account's id   ARGV[2]: its inbox (shared if it has one)
--- ARGV[3]: now (ms)                  ARGV[4]: '1' follow, '0' unfollow
+-- ARGV[3]: now (µs; scores are unique and increasing, as a local follow's:
+--          the followers' list pages on them)   ARGV[4]: '1' follow, '0' unfollow
 -- returns: 1 if it changed anything, 0 if not, -1 if the local account is gone
 if redis.call('EXISTS', KEYS[3]) == 0 then return -1 end
 if ARGV[4] == '1' then
-  if redis.call('ZADD', KEYS[1], 'NX', ARGV[3], ARGV[1]) == 0 then return 0 end
+  if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+  local score = tonumber(ARGV[3])
+  local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  if last[2] and tonumber(last[2]) >= score then score = tonumber(last[2]) + 1 end
+  redis.call('ZADD', KEYS[1], score, ARGV[1])
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[2])
   redis.call('HINCRBY', KEYS[2], ARGV[2], 1)
   redis.call('HINCRBY', KEYS[3], 'followers', 1)
