@@ -36,6 +36,7 @@ from ..conversations import migrations as conversations_migrations
 from ..core import keys, limits
 from ..core.errors import ConfigError
 from ..core.models import now_ms
+from ..federation import migrations as federation_migrations
 from ..relations import migrations as relations_migrations
 from ..storage.migration import Migration
 from ..storage.store import Store
@@ -59,6 +60,7 @@ MIGRATIONS: list[Migration] = collect(
     accounts_migrations.MIGRATIONS,
     conversations_migrations.MIGRATIONS,
     relations_migrations.MIGRATIONS,
+    federation_migrations.MIGRATIONS,
 )
 
 

@@ -2,7 +2,8 @@
 before layout versions (tests/engine/layouts/, made by make_layout.py
 running that release's code) opens with today's code on both topologies;
 the three backfills it ran "once per database" are migrations 1-3, counted
-as made where their flags are set and made where they are not; a run cut
+as made where their flags are set and made where they are not, and
+migration 4 (the peers of the accounts it kept) is made; a run cut
 short at any step and run again finishes the whole effect; one process
 migrates while the others wait; a migration due by hand stops a start."""
 
@@ -27,6 +28,7 @@ from redpoll import Redpoll
 from redpoll.core import keys
 from redpoll.core.errors import ConfigError
 from redpoll.engine import migrate
+from redpoll.federation import keys as fed_keys
 from redpoll.search.search import Query
 from redpoll.storage.migration import Migration
 from redpoll.tools.cli import main
@@ -34,6 +36,7 @@ from redpoll.tools.cli import main
 LAYOUTS = Path(__file__).resolve().parent / "layouts"
 #: the release before layout versions, as its code wrote a small network
 PREVIOUS = LAYOUTS / ("f1be097-cluster.json" if CLUSTER else "f1be097.json")
+LATEST = migrate.MIGRATIONS[-1].number
 
 
 @pytest.fixture
@@ -80,6 +83,7 @@ def strip(server) -> None:
             keys.REPLY_COUNTS_DONE,
             keys.MUTED_BY_BUILT,
             keys.LAYOUT,
+            fed_keys.PEERS,
         )
         c.hset(keys.status_counts(1), "p", 3)  # public, unlisted and private
     finally:
@@ -92,7 +96,14 @@ async def effect(store) -> dict:
     counted = {sid: await store.client.zrange(keys.replies_counted(sid), 0, -1) for sid in (1, 6)}
     counts = {sid: await store.client.hget(keys.status_counts(sid), "p") for sid in (1, 6)}
     muted = {u: await store.client.zrange(keys.muted_by(u), 0, -1) for u in (3, 4)}
-    return {"search": sorted(search), "counted": counted, "counts": counts, "muted": muted}
+    peers = await store.client.smembers(fed_keys.PEERS)
+    return {
+        "search": sorted(search),
+        "counted": counted,
+        "counts": counts,
+        "muted": muted,
+        "peers": peers,
+    }
 
 
 async def expect_the_network(rp, made: dict) -> None:
@@ -116,6 +127,10 @@ async def expect_the_network(rp, made: dict) -> None:
     listed = [s.id for s in await rp.list_timeline(alice, made["list"])]
     assert made["second"] in listed
     assert await rp.following_ids(dave) == frozenset({alice})
+    # the remote account the old release kept: its server is a peer
+    assert await rp.peers() == ["far.example"]
+    found = await rp.search(Query(q="erin", hosts=("redpoll.test",), type="accounts"))
+    assert [u.id for u in found.accounts] == [made["remote"]]
     # the key pairs that sign federation are the ones the old release made
     for login in ("alice", "bob"):
         doc = await rp.actor_document(login)
@@ -136,9 +151,11 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
     rp = await Redpoll.open(settings)
     try:
         now = await migrate.layout(rp.store)
-        assert now.version == migrate.MIGRATIONS[-1].number == 3 and not now.cursors
+        assert now.version == LATEST == 4 and not now.cursors
         said = [r.getMessage() for r in caplog.records if r.name == "redpoll.migrate"]
-        assert len(said) == 3 and all("made before layout versions" in s for s in said), said
+        assert len(said) == 4, said
+        assert all("made before layout versions" in s for s in said[:3]), said
+        assert said[3].startswith("migration 4 (instance-peers") and ": made, 1 changed" in said[3]
         await expect_the_network(rp, made)
     finally:
         await rp.close()
@@ -160,15 +177,17 @@ async def test_a_database_from_before_the_backfills_is_migrated_when_opened(serv
             (1, "made"),
             (2, "made"),
             (3, "made"),
+            (4, "made"),
         ]
-        # four users indexed, two statuses with replies recounted, two mutes
-        assert [m.items for m in report.made] == [4, 2, 2]
-        assert (report.before, report.after) == (0, 3)
+        # five users indexed (a remote one too), two statuses with replies
+        # recounted, two mutes, one peer
+        assert [m.items for m in report.made] == [5, 2, 2, 1]
+        assert (report.before, report.after) == (0, LATEST)
         for flag in (keys.SEARCH_BUILT, keys.REPLY_COUNTS_DONE, keys.MUTED_BY_BUILT):
             assert await rp.store.exists(flag)  # for processes of the release before
         await expect_the_network(rp, made)
         again = await migrate.run(rp.store)
-        assert again.made == [] and again.after == 3
+        assert again.made == [] and again.after == LATEST
     finally:
         await rp.close()
 
@@ -181,8 +200,8 @@ async def test_a_migration_cut_short_at_any_step_finishes_when_run_again(server,
         whole = await migrate.run(rp.store, batch=2)
         expected = await effect(rp.store)
         steps = sum(m.steps for m in whole.made)
-        # 4 users, 8 statuses, 4 users, two at a time
-        assert steps == 2 + 4 + 2
+        # 5 users, 8 statuses, 5 users, 5 users, two at a time
+        assert steps == 3 + 4 + 3 + 3
         assert expected["counts"] == {1: b"2", 6: b"1"}
         for cut in range(steps):
             load(server)
@@ -190,12 +209,12 @@ async def test_a_migration_cut_short_at_any_step_finishes_when_run_again(server,
             first = await migrate.run(rp.store, batch=2, max_steps=cut)
             assert sum(m.steps for m in first.made) == cut
             now = await migrate.layout(rp.store)
-            assert now.version < 3
+            assert now.version < LATEST
             rest = await migrate.run(rp.store, batch=2)
             # it went on from the cursor: no step made twice
             assert sum(m.steps for m in rest.made) == steps - cut, cut
             assert await effect(rp.store) == expected, cut
-            assert (await migrate.layout(rp.store)).version == 3
+            assert (await migrate.layout(rp.store)).version == LATEST
         # a step that ran but whose cursor was never recorded (its process
         # died in between) is run again, with the same effect
         load(server)
@@ -220,8 +239,8 @@ async def test_one_process_migrates_while_the_others_wait(server, settings, capl
             assert not any(r.done() for r in runs)  # held off by the lock
             assert (await migrate.layout(engines[0].store)).version == 0
         reports = await asyncio.gather(*runs)
-        assert sorted(len(r.made) for r in reports) == [0, 3]
-        assert all(r.waited for r in reports) and all(r.after == 3 for r in reports)
+        assert sorted(len(r.made) for r in reports) == [0, LATEST]
+        assert all(r.waited for r in reports) and all(r.after == LATEST for r in reports)
         waiting = [r.getMessage() for r in caplog.records if "waiting for another" in r.message]
         assert len(waiting) == 2 and str(os.getpid()) in waiting[0], waiting
         assert await engines[0].store.get(keys.LAYOUT_LOCK) is None  # let go
@@ -236,7 +255,7 @@ async def _by_hand(store, cursor: str, batch: int):
 
 
 BY_HAND = Migration(
-    4, "by-hand", "a change made with nothing else running", _by_hand, 1, by_hand=True
+    LATEST + 1, "by-hand", "a change made with nothing else running", _by_hand, 1, by_hand=True
 )
 
 
@@ -244,16 +263,16 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
     rp = await Redpoll.open(settings)
     try:
         with_it = [*migrate.MIGRATIONS, BY_HAND]
-        with pytest.raises(ConfigError, match=r"needs migration 4 \(by-hand.*`redpoll migrate`"):
+        with pytest.raises(ConfigError, match=r"needs migration 5 \(by-hand.*`redpoll migrate`"):
             await migrate.at_open(rp.store, with_it)
         with pytest.raises(ConfigError, match="must be run by hand"):
             await migrate.run(rp.store, migrations=with_it)
-        assert (await migrate.layout(rp.store)).version == 3
+        assert (await migrate.layout(rp.store)).version == LATEST
         report = await migrate.run(rp.store, migrations=with_it, by_hand=True)
-        assert [m.migration.number for m in report.made] == [4]
+        assert [m.migration.number for m in report.made] == [LATEST + 1]
         assert (await migrate.at_open(rp.store, with_it)).made == []
         # today's code on a database a later release migrated is refused
-        with pytest.raises(ConfigError, match="layout is version 4, newer than this release"):
+        with pytest.raises(ConfigError, match="layout is version 5, newer than this release"):
             await migrate.at_open(rp.store)
     finally:
         await rp.close()
@@ -265,13 +284,16 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
 SERVE_WITH_A_MIGRATION_BY_HAND = """
 import sys
 from redpoll.engine import migrate
+from redpoll.federation import keys as fed_keys
 from redpoll.storage.migration import Migration
 from redpoll.tools.cli import main
 
 async def step(store, cursor, batch):
     return None, 0
 
-migrate.MIGRATIONS.append(Migration(4, "by-hand", "a test's", step, 1, by_hand=True))
+migrate.MIGRATIONS.append(
+    Migration(len(migrate.MIGRATIONS) + 1, "by-hand", "a test's", step, 1, by_hand=True)
+)
 from redpoll.tools.cli import main
 sys.argv[0] = "redpoll"
 main()
@@ -293,7 +315,8 @@ def test_serve_with_a_migration_due_by_hand_says_so_in_one_line_and_exits(server
     assert "Redpoll listening" not in done.stdout
     errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
     assert errors == [
-        "Error: the database needs migration 4 (by-hand: a test's), which must be run "
+        f"Error: the database needs migration {LATEST + 1} (by-hand: a test's), which must "
+        "be run "
         "by hand: stop every redpoll process on this database, then run `redpoll "
         "migrate` (docs/operating.md, Upgrading)"
     ], done.stderr
@@ -326,15 +349,15 @@ def test_the_command_says_what_is_due_and_what_it_did(server, settings):
     assert made.exit_code == 0, made.output
     lines = made.stdout.splitlines()
     assert lines[0].startswith("database layout: version 0")
-    assert [line.split(":")[0] for line in lines[1:4]] == [
+    assert [line.split(":")[0] for line in lines[1:-1]] == [
         f"migration {m.number} ({m.name}" for m in migrate.MIGRATIONS
     ]
-    assert ": made, 4 changed in 1 step, " in lines[1]
-    assert lines[-1] == "database layout: version 3, up to date"
+    assert ": made, 5 changed in 1 step, " in lines[1]
+    assert lines[-1] == f"database layout: version {LATEST}, up to date"
     again = runner.invoke(main, ["migrate"], env=env)
     assert again.stdout.splitlines() == [
-        "database layout: version 3",
-        "database layout: version 3, up to date",
+        f"database layout: version {LATEST}",
+        f"database layout: version {LATEST}, up to date",
     ]
     status = runner.invoke(main, ["migrate", "--status"], env=env)
-    assert status.stdout.splitlines()[-1] == "up to date (version 3)"
+    assert status.stdout.splitlines()[-1] == f"up to date (version {LATEST})"

@@ -14,8 +14,10 @@ release writes there, its public timeline's shards among them).
 It runs the engine of that release on an embedded server of its own:
 accounts (display names to search for), follows, a list, replies of each
 visibility (one deleted), mutes (one without notifications), favourites,
-a boost, a bookmark, federation key pairs; jobs drained. Only the engine's
-public methods are called, so any release of it writes the same network.
+a boost, a bookmark, federation key pairs, a remote account kept (and
+followed); jobs drained. The engine's public methods are called, but for
+keeping the remote account (federation.remote.keep, as the inbox does
+when another server's actor is fetched: no server to fetch it from here).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import redis
 from redis.cluster import RedisCluster
 
 from redpoll import Redpoll, Settings
+from redpoll.federation import remote
 from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
 
 
@@ -65,6 +68,23 @@ async def build(url: str, cluster: bool) -> dict:
         await rp.bookmark(dave.id, first.id)
         await rp.mute(alice.id, carol.id)
         await rp.mute(bob.id, dave.id, 0, False)
+        far = await remote.keep(
+            rp.store,
+            remote.parse_actor(
+                {
+                    "id": "https://far.example/users/erin",
+                    "type": "Person",
+                    "preferredUsername": "erin",
+                    "inbox": "https://far.example/users/erin/inbox",
+                    "publicKey": {
+                        "id": "https://far.example/users/erin#main-key",
+                        "publicKeyPem": (await rp.actor_document("bob"))["publicKey"][
+                            "publicKeyPem"
+                        ],
+                    },
+                }
+            ),
+        )
         chums = await rp.create_list(alice.id, "chums")
         await rp.add_to_list(alice.id, chums.id, bob.id)
         # the key pairs that sign federation: an account's, the server's
@@ -76,6 +96,7 @@ async def build(url: str, cluster: bool) -> dict:
         await rp.drain()
         return {
             "users": {u.login: u.id for u in (alice, bob, carol, dave)},
+            "remote": far.id,
             "first": first.id,
             "second": second.id,
             "replies": {k: s.id for k, s in replies.items()},
