@@ -4,15 +4,20 @@
    replies only (the rule of conversation.counts_as_reply); counts kept
    from when every reply was counted are recounted, and each status's set
    of counted replies (keys.replies_counted) is made.
+5. ``featured-tag-counts``: the statuses posted before the sets that
+   featured tags count (keys.tag_posts, keys.tags_used) existed go into
+   them (every status linked since puts itself there).
 """
 
 from __future__ import annotations
 
 from ..core import keys, limits
 from ..core.models import EXTRA_PREFIX
+from ..records.statuses import read_statuses
 from ..relations import visibility
 from ..storage.migration import Migration
 from ..storage.store import Store
+from .conversation import tag_posts
 
 #: Replies of one status handed to one reply_recount.lua call at most.
 IDS_PER_CALL = 1000
@@ -63,6 +68,33 @@ async def recount_replies(store: Store, cursor: str, batch: int) -> tuple[str | 
     return (str(nxt) if nxt <= last else None), len(parents)
 
 
+async def count_tagged(store: Store, cursor: str, batch: int) -> tuple[str | None, int]:
+    """Put the live statuses ``cursor`` .. ``cursor + batch - 1`` (status
+    ids, from 1) into their authors' sets of their hashtags (conversation.
+    tag_posts: one idempotent script on the author's slot; public and
+    unlisted statuses only). Safe beside deletes: a status found deleted
+    after it went in is taken out again (a delete after that read takes it
+    out itself). How many statuses it put in."""
+    first = int(cursor or 1)
+    last = int(await store.get(keys.STATUS_SEQ) or 0)
+    sids = list(range(first, min(first + batch, last + 1)))
+    if not sids:
+        return None, 0
+    tagged = [
+        s
+        for s in await read_statuses(store, sids)
+        if s.extra.get("tags") and visibility.of(s) in visibility.OPEN
+    ]
+    for status in tagged:
+        await tag_posts(store, status, True)
+    gone = await store.batch([("HEXISTS", keys.status(s.id), "deleted") for s in tagged])
+    for status, deleted in zip(tagged, gone):
+        if deleted:
+            await tag_posts(store, status, False)
+    nxt = sids[-1] + 1
+    return (str(nxt) if nxt <= last else None), len(tagged)
+
+
 MIGRATIONS = [
     Migration(
         number=2,
@@ -71,5 +103,12 @@ MIGRATIONS = [
         step=recount_replies,
         batch=limits.REPLY_RECOUNT_BATCH,
         done_before=keys.REPLY_COUNTS_DONE,
-    )
+    ),
+    Migration(
+        number=5,
+        name="featured-tag-counts",
+        about="count the statuses from before featured tags in their authors' tags",
+        step=count_tagged,
+        batch=limits.REPLY_RECOUNT_BATCH,
+    ),
 ]

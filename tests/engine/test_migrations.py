@@ -3,7 +3,8 @@ before layout versions (tests/engine/layouts/, made by make_layout.py
 running that release's code) opens with today's code on both topologies;
 the three backfills it ran "once per database" are migrations 1-3, counted
 as made where their flags are set and made where they are not, and
-migration 4 (the peers of the accounts it kept) is made; a run cut
+migrations 4 and 5 (the peers of the accounts it kept, the statuses its
+featured tags count) are made; a run cut
 short at any step and run again finishes the whole effect; one process
 migrates while the others wait; a migration due by hand stops a start."""
 
@@ -97,12 +98,14 @@ async def effect(store) -> dict:
     counts = {sid: await store.client.hget(keys.status_counts(sid), "p") for sid in (1, 6)}
     muted = {u: await store.client.zrange(keys.muted_by(u), 0, -1) for u in (3, 4)}
     peers = await store.client.smembers(fed_keys.PEERS)
+    tagged = await store.client.zrange(keys.tag_posts(1, "birds"), 0, -1, withscores=True)
     return {
         "search": sorted(search),
         "counted": counted,
         "counts": counts,
         "muted": muted,
         "peers": peers,
+        "tagged": tagged,
     }
 
 
@@ -131,6 +134,9 @@ async def expect_the_network(rp, made: dict) -> None:
     assert await rp.peers() == ["far.example"]
     found = await rp.search(Query(q="erin", hosts=("redpoll.test",), type="accounts"))
     assert [u.id for u in found.accounts] == [made["remote"]]
+    # its hashtag, featured now, counts the status it posted with it
+    featured = await rp.feature_tag(alice, "birds")
+    assert featured.statuses_count == 1 and featured.last_status_at
     # the key pairs that sign federation are the ones the old release made
     for login in ("alice", "bob"):
         doc = await rp.actor_document(login)
@@ -151,11 +157,12 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
     rp = await Redpoll.open(settings)
     try:
         now = await migrate.layout(rp.store)
-        assert now.version == LATEST == 4 and not now.cursors
+        assert now.version == LATEST == 5 and not now.cursors
         said = [r.getMessage() for r in caplog.records if r.name == "redpoll.migrate"]
-        assert len(said) == 4, said
+        assert len(said) == 5, said
         assert all("made before layout versions" in s for s in said[:3]), said
         assert said[3].startswith("migration 4 (instance-peers") and ": made, 1 changed" in said[3]
+        assert said[4].startswith("migration 5 (featured-tag") and ": made, 1 changed" in said[4]
         await expect_the_network(rp, made)
     finally:
         await rp.close()
@@ -178,10 +185,11 @@ async def test_a_database_from_before_the_backfills_is_migrated_when_opened(serv
             (2, "made"),
             (3, "made"),
             (4, "made"),
+            (5, "made"),
         ]
         # five users indexed (a remote one too), two statuses with replies
-        # recounted, two mutes, one peer
-        assert [m.items for m in report.made] == [5, 2, 2, 1]
+        # recounted, two mutes, one peer, one status with a hashtag
+        assert [m.items for m in report.made] == [5, 2, 2, 1, 1]
         assert (report.before, report.after) == (0, LATEST)
         for flag in (keys.SEARCH_BUILT, keys.REPLY_COUNTS_DONE, keys.MUTED_BY_BUILT):
             assert await rp.store.exists(flag)  # for processes of the release before
@@ -200,8 +208,8 @@ async def test_a_migration_cut_short_at_any_step_finishes_when_run_again(server,
         whole = await migrate.run(rp.store, batch=2)
         expected = await effect(rp.store)
         steps = sum(m.steps for m in whole.made)
-        # 5 users, 8 statuses, 5 users, 5 users, two at a time
-        assert steps == 3 + 4 + 3 + 3
+        # 5 users, 8 statuses, 5 users, 5 users, 8 statuses, two at a time
+        assert steps == 3 + 4 + 3 + 3 + 4
         assert expected["counts"] == {1: b"2", 6: b"1"}
         for cut in range(steps):
             load(server)
@@ -263,7 +271,7 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
     rp = await Redpoll.open(settings)
     try:
         with_it = [*migrate.MIGRATIONS, BY_HAND]
-        with pytest.raises(ConfigError, match=r"needs migration 5 \(by-hand.*`redpoll migrate`"):
+        with pytest.raises(ConfigError, match=r"needs migration 6 \(by-hand.*`redpoll migrate`"):
             await migrate.at_open(rp.store, with_it)
         with pytest.raises(ConfigError, match="must be run by hand"):
             await migrate.run(rp.store, migrations=with_it)
@@ -272,7 +280,7 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
         assert [m.migration.number for m in report.made] == [LATEST + 1]
         assert (await migrate.at_open(rp.store, with_it)).made == []
         # today's code on a database a later release migrated is refused
-        with pytest.raises(ConfigError, match="layout is version 5, newer than this release"):
+        with pytest.raises(ConfigError, match="layout is version 6, newer than this release"):
             await migrate.at_open(rp.store)
     finally:
         await rp.close()
