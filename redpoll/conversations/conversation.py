@@ -74,12 +74,16 @@ class Conversation:
     tags: tuple[str, ...] = ()
     #: the parent's direct conversation (its ``conv`` extra), if it has one
     parent_conversation: int | None = None
+    #: the thread it belongs to: its first status (its parent's ``thread``
+    #: extra, or the parent itself); None for a status that replies to nothing
+    thread: int | None = None
 
     def to_extra(self) -> dict[str, str]:
         out = {}
         if self.in_reply_to_id:
             out["in_reply_to_id"] = str(self.in_reply_to_id)
             out["in_reply_to_account_id"] = str(self.in_reply_to_account_id)
+            out["thread"] = str(self.thread or self.in_reply_to_id)
         if self.mentions:
             out["mentions"] = " ".join(f"{uid}:{login}" for uid, login in self.mentions)
         if self.tags:
@@ -99,6 +103,7 @@ class Conversation:
             int(x["in_reply_to_account_id"]) if reply else None,
             tuple(mentions),
             tuple(x.get("tags", "").split()),
+            thread=int(x["thread"]) if x.get("thread") else None,
         )
 
 
@@ -118,11 +123,11 @@ async def prepare(
     parent = validate.optional_id(in_reply_to, "in_reply_to_id")
     commands: list[tuple] = [("GET", keys.login(login)) for login in logins]
     if parent:
-        commands.append(("HMGET", keys.status(parent), "uid", "deleted", "x:conv"))
+        commands.append(("HMGET", keys.status(parent), "uid", "deleted", "x:conv", "x:thread"))
     replies = await store.batch(commands)
-    parent_author = parent_conv = None
+    parent_author = parent_conv = parent_thread = None
     if parent:
-        uid, deleted, parent_conv = replies.pop()
+        uid, deleted, parent_conv, parent_thread = replies.pop()
         if uid is None or deleted is not None:
             raise StatusNotFound(f"status {parent} does not exist")
         parent_author = int(uid)
@@ -136,7 +141,12 @@ async def prepare(
         (uid, real.decode()) for (_, uid), real in zip(claims, exists) if real is not None
     )
     return Conversation(
-        parent, parent_author, mentions, tuple(tags), int(parent_conv) if parent_conv else None
+        parent,
+        parent_author,
+        mentions,
+        tuple(tags),
+        int(parent_conv) if parent_conv else None,
+        int(parent_thread) if parent_thread else None,
     )
 
 

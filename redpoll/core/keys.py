@@ -545,6 +545,13 @@ def tag_timeline(name: str) -> str:
     return f"tagtl:{{{name}}}"
 
 
+def thread_mutes(uid: int) -> str:
+    """SET of thread ids (a thread's first status) whose notifications
+    ``uid`` does not get (Mastodon's muted conversations:
+    redpoll.conversations.thread_mutes)."""
+    return f"tmute:{{{uid}}}"
+
+
 def featured_tags(uid: int) -> str:
     """HASH normalized tag name -> JSON {id, name as typed, at}: the hashtags
     ``uid`` features on their profile (redpoll.conversations.featured_tags)."""

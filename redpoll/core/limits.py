@@ -762,3 +762,8 @@ FEATURED_TAGS_MAX = 10
 TAGS_USED_KEPT = 100
 #: Suggestions answered (Mastodon's: ten recently used, not featured).
 FEATURED_TAG_SUGGESTIONS = 10
+
+# --- muted threads --------------------------------------------------------------------
+#: Threads one account may mute (the oldest mute is not dropped: a mute past
+#: this is refused with 422).
+THREAD_MUTES_MAX = 1000

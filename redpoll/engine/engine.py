@@ -17,7 +17,7 @@ from redis.exceptions import RedisClusterException, RedisError
 from ..accounts import account, activity, auth, markers, ratelimit
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
-from ..conversations import direct_messages, featured_tags, tags
+from ..conversations import direct_messages, featured_tags, tags, thread_mutes
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
@@ -940,6 +940,14 @@ class Redpoll:
     # --- hashtags ---------------------------------------------------------------------------
     async def get_tag(self, viewer, name) -> tags.Tag:
         return await tags.get_tag(self.store, viewer, name)
+
+    # --- muted threads -----------------------------------------------------------
+    async def mute_thread(self, uid, sid, on: bool = True) -> None:
+        """Mute (or unmute) the thread of status ``sid``, which ``uid`` must
+        be able to see (redpoll.conversations.thread_mutes)."""
+        uid = validate.an_id(uid, "user_id")
+        status = await self.seen_status(uid, sid)
+        await thread_mutes.mute(self.store, uid, status, on)
 
     # --- featured tags -----------------------------------------------------------
     async def featured_tags(self, uid) -> list[featured_tags.FeaturedTag]:

@@ -3,7 +3,7 @@
 -- that died loses it when its time to live runs out.
 -- KEYS[1]: the lock keys.LAYOUT_LOCK (string "<token> <host> <pid>", with a TTL)
 -- ARGV[1]: 'take', 'renew' or 'release'    ARGV[2]: "<token> <host> <pid>"
--- ARGV[3]: time to live (ms; take and renew)
+-- ARGV[3]: (optional: release leaves it off) time to live, ms
 -- returns: 1 if this caller holds it now (take, renew) or let it go
 -- (release); 0 if another holds it (or, for renew, nobody: it expired)
 local mode, who = ARGV[1], ARGV[2]
