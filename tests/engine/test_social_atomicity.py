@@ -112,12 +112,33 @@ async def test_follow_notification_cut_short_anywhere(rp):
         await rp.drain()
         fan = fans[k]
         follows = await c.zscore(keys.following(fan.id), ann.id) is not None
+        followed = await c.zscore(keys.followers(ann.id), fan.id) is not None
         noted = bool(await rp.notifications(ann.id, account_id=fan.id))
         assert follows == noted, (k, follows, noted)
+        assert follows == followed, (k, follows, followed)  # both sides of the edge
         assert follows or not finished
 
     await every_cut(lambda k: rp.follow(fans[k].id, ann.id), check)
     await assert_clean(rp)  # (the journal mends a cut between the two sides)
+
+
+async def test_unfollow_cut_short_anywhere_leaves_both_sides_agreeing(rp):
+    ann = await rp.sign_up("ann")
+    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    c = rp.store.client
+
+    async def check(k, finished):
+        await rp.drain()
+        fan = fans[k]
+        follows = await c.zscore(keys.following(fan.id), ann.id) is not None
+        followed = await c.zscore(keys.followers(ann.id), fan.id) is not None
+        assert follows == followed, (k, follows, followed)
+        assert not follows or not finished
+
+    for k in range(MAX_STEPS):
+        await rp.follow(fans[k].id, ann.id)
+    await rp.drain()
+    await every_cut(lambda k: rp.unfollow(fans[k].id, ann.id), check)
 
 
 async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
