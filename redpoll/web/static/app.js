@@ -302,6 +302,7 @@ document.addEventListener('click', (e) => {
   else render();
 });
 window.addEventListener('popstate', render);
+bus.addEventListener('navigate', (e) => go(e.detail));
 
 // Keys outside text fields: j / k next / previous post, Enter opens it, n writes.
 document.addEventListener('keydown', (e) => {

@@ -228,8 +228,10 @@ export function renderPoll(s) {
 }
 
 export function authorLine(account, extra) {
+  // the avatar is a link too (a tap on it opens the profile), kept out of
+  // the Tab order and the accessibility tree: the name beside it is the same link
   return h('div', { class: 'author' },
-    avatar(account),
+    h('a', { href: profilePath(account), class: 'avatar-link', tabindex: '-1', 'aria-hidden': 'true' }, avatar(account)),
     h('a', { href: profilePath(account), class: 'names' },
       h('strong', { class: 'display-name' }, displayName(account)), ' ',
       h('span', { class: 'acct' }, '@' + account.acct)),
@@ -315,6 +317,7 @@ export function renderStatus(entry, opts = {}) {
       h('span', {}, plural(s.reblogs_count || 0, 'boost', 'boosts')),
       h('span', {}, plural(s.favourites_count || 0, 'favourite', 'favourites'))));
   }
+  if (!opts.focused) opensThread(article, s);
   // the viewer's filters (the server leaves out what they hide in a timeline)
   const verdict = filterVerdict(entry.filtered?.length ? entry.filtered : s.filtered,
     me && s.account.id === me.id);
@@ -336,6 +339,27 @@ export function renderStatus(entry, opts = {}) {
     article.prepend(note);
   }
   return article;
+}
+
+// A tap on a post (its text, the gaps of its action bar) opens its thread, as
+// Mastodon's web app, Elk and Phanpy do; not a tap on a link, a button, a
+// form, its media or a poll, nor the end of selecting its text. Ctrl/Cmd or
+// the middle button open it in a new tab.
+const INTERACTIVE = 'a, button, input, textarea, select, label, summary, video, audio, form, dialog, ' +
+  '.media-gallery, .poll, .edit-history, .post-menu';
+function opensThread(article, s) {
+  article.classList.add('tappable');
+  const open = (e) => {
+    if (e.defaultPrevented || (e.button !== 0 && e.button !== 1) || !(e.target instanceof Element)) return;
+    if (e.target.closest(INTERACTIVE) || e.target.closest('article') !== article) return;
+    const sel = window.getSelection();
+    if (sel && sel.type === 'Range' && article.contains(sel.anchorNode)) return;
+    if (e.button === 1 || e.ctrlKey || e.metaKey) { window.open(statusPath(s), '_blank', 'noopener'); return; }
+    if (e.shiftKey || e.altKey) return;
+    emit('navigate', statusPath(s));
+  };
+  article.addEventListener('click', open);
+  article.addEventListener('auxclick', open);
 }
 
 export const VISIBILITY_LABEL = { public: 'Public', unlisted: 'Unlisted', private: 'Followers only', direct: 'Mentioned people only' };
