@@ -186,7 +186,9 @@ def test_shell_is_same_origin_cached_and_small(web):
         assert nobody.headers["content-security-policy"] == csp
         assert http.get("/nope/nope").status_code == 404
         urls = re.findall(r"(?:src|href)='([^']+)'", shell.text)
-        assert urls and all(u.startswith("/assets/") or u == "#main" for u in urls)
+        assert urls and all(
+            u.startswith("/assets/") or u in ("#main", "/manifest.webmanifest") for u in urls
+        )
         version = urls[0].split("/")[2]
         total = len(shell.content)
         from redpoll.web import FILES

@@ -12,7 +12,7 @@ import re
 
 from playwright.sync_api import expect
 from test_webapp import DESKTOP, browser, people, status_in, web  # noqa: F401 (fixtures)
-from test_webapp_daily import me
+from test_webapp_daily import me, until
 
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1440, "height": 900}
@@ -77,3 +77,86 @@ def test_a_tap_on_a_post_opens_its_thread_and_on_its_avatar_the_profile(people):
         p.keyboard.press("Enter")
         expect(p).to_have_url(re.compile(f"/{post['id']}$"))
     assert bob_name
+
+
+def test_installable_manifest_icons_theme_colour_and_favicon(people, web):  # noqa: F811
+    from io import BytesIO
+
+    import httpx
+    from PIL import Image
+
+    ann = people(PHONE)
+    ann.sign_up("ann")
+    p = ann.page
+    href = p.evaluate("document.querySelector('link[rel=manifest]').href")
+    touch = p.evaluate("document.querySelector('link[rel=apple-touch-icon]').href")
+    colours = p.evaluate(
+        "[...document.querySelectorAll('meta[name=theme-color]')].map(m => m.content)"
+    )
+    assert len(colours) == 2 and all(re.fullmatch(r"#[0-9a-f]{6}", c) for c in colours)
+    with httpx.Client(base_url=web.url) as http:
+        got = http.get(href)
+        assert got.status_code == 200
+        assert got.headers["content-type"].startswith("application/manifest+json")
+        doc = got.json()
+        assert doc["name"] == "Redpoll" and doc["short_name"] == "Redpoll"
+        assert doc["display"] == "standalone" and doc["start_url"] == "/"
+        for key in ("theme_color", "background_color"):
+            assert re.fullmatch(r"#[0-9a-f]{6}", doc[key])
+        sizes = set()
+        for icon in doc["icons"]:
+            answer = http.get(icon["src"])
+            assert answer.status_code == 200, icon
+            assert answer.headers["content-type"] == icon["type"]
+            assert icon["type"].startswith("image/")
+            if icon["type"] == "image/png":
+                img = Image.open(BytesIO(answer.content))
+                assert f"{img.width}x{img.height}" == icon["sizes"], icon
+                sizes.add((img.width, icon["purpose"]))
+        assert {(192, "any"), (512, "any"), (512, "maskable")} <= sizes
+        # a revalidation costs nothing
+        again = http.get(href, headers={"If-None-Match": got.headers["etag"]})
+        assert again.status_code == 304 and not again.content
+        apple = http.get(touch)
+        assert apple.status_code == 200 and apple.headers["content-type"] == "image/png"
+        assert Image.open(BytesIO(apple.content)).size == (180, 180)
+        ico = http.get("/favicon.ico")
+        assert ico.status_code == 200 and ico.headers["content-type"] == "image/x-icon"
+        assert Image.open(BytesIO(ico.content)).format == "ICO"
+    # the browser reads the manifest as a manifest (DevTools' own parse)
+    cdp = ann.context.new_cdp_session(p)
+    parsed = cdp.send("Page.getAppManifest")
+    assert parsed["url"] == href and not parsed["errors"], parsed["errors"]
+
+
+def test_a_post_can_be_written_from_every_screen(people):  # noqa: F811
+    for size in (PHONE, WIDE):
+        ann = people(size)
+        ann.sign_up("ann")
+        p = ann.page
+        for where in ("/notifications", "/explore", f"/@{ann.name}", "/settings"):
+            p.goto(where)
+            button = p.get_by_role("button", name="New post")
+            expect(button).to_be_visible()
+            box = button.bounding_box()
+            assert box and box["y"] + box["height"] <= size["height"]  # on screen, no scrolling
+            button.click()
+            dialog = p.get_by_role("dialog", name="New post")
+            expect(dialog).to_be_visible()
+            expect(dialog.get_by_role("textbox", name="Compose")).to_be_focused()
+            p.keyboard.type(f"written from {where}")
+            dialog.get_by_role("button", name="Post").click()
+            expect(dialog).to_have_count(0)
+        mine = f"/api/v1/accounts/{me(ann)['id']}/statuses"
+        texts = until(lambda: len(got := ann.api("GET", mine).json()) == 4 and got)
+        assert "written from /settings" in texts[0]["content"]
+        # Esc leaves the dialog; on Home the button goes to Home's own box
+        p.get_by_role("button", name="New post").click()
+        expect(p.get_by_role("dialog", name="New post")).to_be_visible()
+        p.keyboard.press("Escape")
+        expect(p.get_by_role("dialog", name="New post")).to_have_count(0)
+        p.get_by_role("link", name="Home", exact=True).click()
+        expect(status_in(p, "written from /explore")).to_be_visible()
+        p.get_by_role("button", name="New post").click()
+        expect(p.get_by_role("dialog")).to_have_count(0)
+        expect(p.locator("main").get_by_role("textbox", name="Compose")).to_be_focused()

@@ -106,7 +106,7 @@ function buildNav() {
     h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
   setMore(false);
-  nav.append(more, extra);
+  nav.append(composeButton, more, extra);
 }
 
 // --- unread notifications ---------------------------------------------------------
@@ -172,6 +172,33 @@ function openReply(status, article) {
     onCancel: () => { box.remove(); article.focus(); } });
   article.after(box);
 }
+
+// --- a new post from any screen -------------------------------------------------------
+// Home has its compose box (the button goes there); elsewhere a dialog holds
+// one (Esc or Cancel closes it; the draft stays, as Home's box keeps it).
+export function openCompose({ text = '' } = {}) {
+  const home = main.querySelector('form.compose:not(.reply) textarea');
+  if (home) {
+    if (text && !home.value.includes(text.trim())) home.value = text + home.value;
+    home.dispatchEvent(new Event('input'));
+    home.focus();
+    home.setSelectionRange(home.value.length, home.value.length);
+    home.scrollIntoView({ block: 'nearest' });
+    return;
+  }
+  if (document.querySelector('dialog.compose-dialog')) return;
+  const dialog = h('dialog', { class: 'dialog compose-dialog', 'aria-labelledby': 'compose-head' });
+  const close = () => dialog.close();
+  const box = composer({ autofocus: true, text, onCancel: close,
+    onPosted: (posted) => { close(); emit('posted', posted); } });
+  dialog.append(h('div', { class: 'dialog-head' }, h('h2', { id: 'compose-head' }, 'New post'),
+    h('button', { type: 'button', class: 'dialog-close', 'aria-label': 'Close', onclick: close }, '×')), box);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
+const composeButton = h('button', { type: 'button', class: 'compose-button primary', 'aria-label': 'New post',
+  title: 'New post (n)', onclick: () => openCompose() }, icon('pen'), h('span', { class: 'label' }, 'New post'));
 
 // --- router ------------------------------------------------------------------------------
 // Each history entry carries {entry, depth}: entry names the view kept for

@@ -44,7 +44,8 @@ function saveDraft(replyTo, draft) {
   } catch { /* storage full or refused: the draft lives on screen only */ }
 }
 
-export function composer({ replyTo = null, onPosted, onCancel, autofocus = false, collapsible = false } = {}) {
+// text: what the box starts with (a mention), before any draft of it
+export function composer({ replyTo = null, onPosted, onCancel, autofocus = false, collapsible = false, text = '' } = {}) {
   const id = 'compose-' + (++seq);
   let max = 500;
   let key = null;
@@ -250,6 +251,9 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     area.value = draft.text || '';
     if (draft.warning) { warning.hidden = false; warning.value = draft.warning; cw.setAttribute('aria-pressed', 'true'); }
     if (draft.visibility && (!offered || offered.includes(draft.visibility))) visibility.value = draft.visibility;
+    if (text && !area.value.includes(text.trim())) area.value = text + area.value;
+  } else if (text) {
+    area.value = text;
   } else if (replyTo) {
     const names = [replyTo.account.acct, ...(replyTo.mentions || []).map((m) => m.acct)]
       .filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);

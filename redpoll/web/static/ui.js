@@ -47,6 +47,8 @@ const ICONS = {
   back: 'M19 12H5M11 6l-6 6 6 6',
   more: 'M5 12h.01M12 12h.01M19 12h.01',
   mail: 'M3.5 6h17v12h-17zM3.5 6.5 12 13l8.5-6.5',
+  pen: 'M4 20l1-4.5L15.5 5a2.1 2.1 0 0 1 3 3L8 18.5zM13.5 7l3 3',
+  poll: 'M5 20V11M12 20V5M19 20v-6',
 };
 
 export function icon(name) {
