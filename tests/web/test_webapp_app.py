@@ -145,7 +145,7 @@ def test_a_post_can_be_written_from_every_screen(people):  # noqa: F811
             expect(dialog).to_be_visible()
             expect(dialog.get_by_role("textbox", name="Compose")).to_be_focused()
             p.keyboard.type(f"written from {where}")
-            dialog.get_by_role("button", name="Post").click()
+            dialog.get_by_role("button", name="Post", exact=True).click()
             expect(dialog).to_have_count(0)
         mine = f"/api/v1/accounts/{me(ann)['id']}/statuses"
         texts = until(lambda: len(got := ann.api("GET", mine).json()) == 4 and got)
@@ -160,3 +160,122 @@ def test_a_post_can_be_written_from_every_screen(people):  # noqa: F811
         p.get_by_role("button", name="New post").click()
         expect(p.get_by_role("dialog")).to_have_count(0)
         expect(p.locator("main").get_by_role("textbox", name="Compose")).to_be_focused()
+
+
+def row_of(locators) -> list[float]:
+    """The vertical middle of each element (one row: all alike)."""
+    out = []
+    for loc in locators:
+        box = loc.bounding_box()
+        assert box, loc
+        out.append(box["y"] + box["height"] / 2)
+    return out
+
+
+def test_phone_layout_one_row_of_actions_a_tidy_composer_and_five_in_the_bar(people):  # noqa: F811
+    ann, bob = people(PHONE), people(PHONE)
+    ann.sign_up("ann")
+    bob.sign_up("bob")
+    assert ann.api("POST", f"/api/v1/accounts/{me(bob)['id']}/follow").status_code == 200
+    mine = ann.api("POST", "/api/v1/statuses", data={"status": "my own post on a phone"}).json()
+    assert bob.api("POST", "/api/v1/statuses", data={"status": "bob's post"}).status_code == 200
+    p = ann.page
+    p.goto("/")
+    post = status_in(p, "my own post on a phone")
+    expect(post).to_be_visible()
+    # one's own post: its actions and More (holding Pin, Edit, Delete) on one line
+    names = ("Reply", "Boost", "Favourite", "Bookmark", "More actions")
+    controls = [post.get_by_role("button", name=n, exact=True) for n in names]
+    middles = row_of(controls)
+    assert max(middles) - min(middles) < 2, middles
+    bar = post.locator("footer.actions").bounding_box()
+    assert bar and bar["height"] < 56, bar
+    article = post.bounding_box()
+    assert article
+    more = controls[-1].bounding_box()
+    assert more and more["x"] + more["width"] <= article["x"] + article["width"]
+    controls[-1].click()
+    delete = post.get_by_role("button", name="Delete")
+    expect(delete).to_be_visible()
+    for name in ("Pin", "Edit"):
+        expect(post.get_by_role("button", name=name, exact=True)).to_be_visible()
+    box = delete.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    assert box["height"] < 56  # one line, not wrapped
+    # Esc closes the menu, a second try deletes (asking first)
+    p.keyboard.press("Escape")
+    expect(delete).to_be_hidden()
+    expect(controls[-1]).to_be_focused()
+    controls[-1].click()
+    delete.click()
+    post.get_by_role("button", name="Confirm delete").click()
+    expect(status_in(p, "my own post on a phone")).to_have_count(0)
+    assert ann.api("GET", f"/api/v1/statuses/{mine['id']}").status_code == 404
+    # someone else's: Report is in the same menu, the bar one row as well
+    theirs = status_in(p, "bob's post")
+    middles = row_of([theirs.get_by_role("button", name=n, exact=True) for n in names])
+    assert max(middles) - min(middles) < 2, middles
+    theirs.get_by_role("button", name="More actions").click()
+    expect(theirs.get_by_role("button", name="Report")).to_be_visible()
+    p.mouse.click(5, 200)  # a tap elsewhere closes it
+    expect(theirs.get_by_role("button", name="Report")).to_be_hidden()
+
+    # the composer's controls in one row inside the box, a reply's too
+    compose = p.get_by_role("form", name="New post")
+    compose.get_by_role("textbox", name="Compose").click()
+    tools = [
+        compose.get_by_role("combobox", name="Visibility"),
+        *(
+            compose.get_by_role("button", name=n, exact=True)
+            for n in ("Add images", "CW", "Poll", "Schedule", "Post")
+        ),
+    ]
+    middles = row_of(tools)
+    assert max(middles) - min(middles) < 3, middles
+    form = compose.bounding_box()
+    assert form
+    for t in tools:
+        b = t.bounding_box()
+        assert b and b["x"] >= form["x"] and b["x"] + b["width"] <= form["x"] + form["width"]
+    p.keyboard.press("Escape")  # the box folds up to one line on a phone
+    theirs.get_by_role("button", name="Reply").click()
+    reply = p.get_by_role("form", name="Reply")
+    expect(reply).to_be_visible()
+    middles = row_of(
+        [
+            reply.get_by_role("combobox", name="Visibility"),
+            *(reply.get_by_role("button", name=n, exact=True) for n in ("CW", "Cancel", "Post")),
+        ]
+    )
+    assert max(middles) - min(middles) < 3, middles
+    reply.get_by_role("button", name="Cancel").click()
+    p.screenshot(path="/tmp/redpoll-phone-layout.png")
+
+    # the bottom bar: five items; Profile and Lists behind More
+    nav = p.get_by_role("navigation", name="Main")
+    bar = nav.bounding_box()
+    assert bar and bar["y"] + bar["height"] == PHONE["height"]
+    inside = [
+        el
+        for el in nav.locator("a:visible, button:visible").all()
+        if (b := el.bounding_box())
+        and b["y"] >= bar["y"]
+        and b["y"] + b["height"] <= PHONE["height"]
+    ]
+    labels = [el.inner_text().strip() for el in inside]
+    assert len(inside) <= 5 and labels[0] == "Home" and labels[-1] == "More", labels
+    nav.get_by_role("button", name="More", exact=True).click()
+    nav.get_by_role("link", name="Lists", exact=True).click()
+    expect(p).to_have_url(re.compile(r"/lists$"))
+    nav.get_by_role("button", name="More", exact=True).click()
+    nav.get_by_role("link", name="Profile", exact=True).click()
+    expect(p.get_by_role("heading", level=1)).to_have_text(ann.name)
+    expect(nav.get_by_role("button", name="More", exact=True)).to_have_attribute(
+        "aria-expanded", "false"
+    )
+    # at a desk, the side navigation shows them all
+    p.set_viewport_size(WIDE)
+    for name in ("Home", "Notifications", "Explore", "Search", "Lists", "Profile", "Settings"):
+        expect(nav.get_by_role("link", name=name, exact=True)).to_be_visible()
+    expect(nav.get_by_role("button", name="More", exact=True)).to_be_hidden()
+    p.set_viewport_size(PHONE)

@@ -54,6 +54,8 @@ const NAV = [
   ['/explore', 'Explore', 'globe', 'explore'], ['/search', 'Search', 'search', 'search'],
   ['/lists', 'Lists', 'list', 'lists'], [null, 'Profile', 'user', 'profile'],
 ];
+// a phone's bottom bar holds five: these four and More (where Lists and Profile go)
+const BAR = new Set(['home', 'notifications', 'explore', 'search']);
 const navLinks = {};
 const nav = h('nav', { class: 'nav', 'aria-label': 'Main' });
 const extra = h('div', { class: 'nav-extra', id: 'nav-extra' });
@@ -89,7 +91,8 @@ function buildNav() {
     return;
   }
   for (const [href, label, ic, key] of NAV) {
-    const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link', dataset: { key } }, icon(ic), h('span', { class: 'label' }, label));
+    const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link' + (BAR.has(key) ? '' : ' wide-only'), dataset: { key } },
+      icon(ic), h('span', { class: 'label' }, label));
     if (key === 'notifications') {
       a.setAttribute('aria-label', 'Notifications');
       a.setAttribute('aria-describedby', 'unread');
@@ -99,11 +102,13 @@ function buildNav() {
     nav.append(a);
   }
   extra.append(
-    has('GET', '/api/v1/conversations') ? navLinks.conversations = h('a', { href: '/conversations', class: 'nav-link' },
+    ...NAV.filter(([, , , key]) => !BAR.has(key)).map(([href, label, ic, key]) => h('a', {
+      href: href || '/@' + me.acct, class: 'nav-link phone-only', dataset: { key } }, icon(ic), h('span', {}, label))),
+    has('GET', '/api/v1/conversations') ? navLinks.conversations = h('a', { href: '/conversations', class: 'nav-link', dataset: { key: 'conversations' } },
       icon('mail'), h('span', {}, 'Direct messages')) : '',
-    h('a', { href: '/bookmarks', class: 'nav-link' }, icon('bookmark'), h('span', {}, 'Bookmarks')),
-    h('a', { href: '/scheduled', class: 'nav-link' }, icon('clock'), h('span', {}, 'Scheduled posts')),
-    h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
+    h('a', { href: '/bookmarks', class: 'nav-link', dataset: { key: 'bookmarks' } }, icon('bookmark'), h('span', {}, 'Bookmarks')),
+    h('a', { href: '/scheduled', class: 'nav-link', dataset: { key: 'scheduled' } }, icon('clock'), h('span', {}, 'Scheduled posts')),
+    h('a', { href: '/settings', class: 'nav-link', dataset: { key: 'settings' } }, icon('gear'), h('span', {}, 'Settings')),
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
   setMore(false);
   nav.append(composeButton, more, extra);
@@ -253,7 +258,8 @@ function keepCurrent(next) {
 }
 
 function markNav(key, path) {
-  for (const [k, a] of Object.entries(navLinks)) {
+  for (const a of nav.querySelectorAll('[data-key]')) {
+    const k = a.dataset.key;
     const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
     if ((k === key && k !== 'profile') || (k === 'profile' && own) || (k === 'notifications' && key === 'mentions') ||
         (k === 'explore' && (key === 'public' || key === 'people'))) a.setAttribute('aria-current', 'page');
