@@ -279,3 +279,108 @@ def test_phone_layout_one_row_of_actions_a_tidy_composer_and_five_in_the_bar(peo
         expect(nav.get_by_role("link", name=name, exact=True)).to_be_visible()
     expect(nav.get_by_role("button", name="More", exact=True)).to_be_hidden()
     p.set_viewport_size(PHONE)
+
+
+def test_mastodons_keyboard_shortcuts_and_their_help(people):  # noqa: F811
+    ann, bob = people(WIDE), people(WIDE)
+    ann_name = ann.sign_up("ann")
+    bob_name = bob.sign_up("bob")
+    bob_id = me(bob)["id"]
+    assert ann.api("POST", f"/api/v1/accounts/{bob_id}/follow").status_code == 200
+    first = bob.api("POST", "/api/v1/statuses", data={"status": "bob's older post"}).json()
+    warned = bob.api(
+        "POST", "/api/v1/statuses", data={"status": "the plot twist", "spoiler_text": "spoilers"}
+    ).json()
+    p = ann.page
+    p.goto("/")
+    expect(p.locator("article")).to_have_count(2)
+    body = p.locator("body")
+
+    # ? shows the shortcuts; Esc closes them
+    body.press("?")
+    help_ = p.get_by_role("dialog", name="Keyboard shortcuts")
+    expect(help_).to_be_visible()
+    for what in ("Favourite", "Boost", "Reply", "Mention the author", "Notifications", "New post"):
+        expect(help_.get_by_text(what, exact=True)).to_be_visible()
+    p.keyboard.press("Escape")
+    expect(help_).to_have_count(0)
+
+    # j focuses the newest post; x opens its warning; f favourites, b boosts it
+    body.press("j")
+    post = p.locator(f'article[data-key="{warned["id"]}"]')
+    expect(post).to_be_focused()
+    expect(post).to_contain_text("spoilers")
+    expect(post.get_by_text("the plot twist")).to_be_hidden()
+    p.keyboard.press("x")
+    expect(post.get_by_text("the plot twist")).to_be_visible()
+    p.keyboard.press("x")
+    expect(post.get_by_text("the plot twist")).to_be_hidden()
+    p.keyboard.press("f")
+    expect(post.get_by_role("button", name="Favourite")).to_have_attribute("aria-pressed", "true")
+    until(lambda: ann.api("GET", f"/api/v1/statuses/{warned['id']}").json()["favourited"])
+    p.keyboard.press("b")
+    until(lambda: ann.api("GET", f"/api/v1/statuses/{warned['id']}").json()["reblogged"])
+    p.keyboard.press("d")
+    until(lambda: ann.api("GET", f"/api/v1/statuses/{warned['id']}").json()["bookmarked"])
+    # the boost shows on top (Home follows oneself); k and j move; r replies to the focused post
+    expect(p.locator("article")).to_have_count(3)
+    expect(post).to_be_focused()
+    p.keyboard.press("j")
+    second = p.locator(f'article[data-key="{first["id"]}"]')
+    expect(second).to_be_focused()
+    p.keyboard.press("k")
+    expect(post).to_be_focused()
+    p.keyboard.press("j")
+    p.keyboard.press("r")
+    reply = p.get_by_role("form", name="Reply")
+    expect(reply.get_by_role("textbox", name="Compose")).to_be_focused()
+    expect(reply.get_by_role("textbox", name="Compose")).to_have_value(f"@{bob_name} ")
+    p.keyboard.type("answered from the keyboard")
+    p.keyboard.press("Control+Enter")
+    until(lambda: ann.api("GET", f"/api/v1/statuses/{first['id']}/context").json()["descendants"])
+    # m mentions the author (Home's box), Esc leaves the box
+    expect(second).to_be_focused()
+    p.keyboard.press("m")
+    box = p.locator("main").get_by_role("textbox", name="Compose")
+    expect(box).to_be_focused()
+    expect(box).to_have_value(re.compile(f"^@{bob_name} "))
+    p.keyboard.press("Escape")
+    expect(box).not_to_be_focused()
+    box.fill("")
+    # Enter and o open the post, p the author, Backspace goes back
+    second.focus()
+    p.keyboard.press("o")
+    expect(p).to_have_url(re.compile(f"/@{bob_name}/{first['id']}$"))
+    p.keyboard.press("Backspace")
+    expect(p).to_have_url(re.compile(r"/$"))
+    second.focus()
+    p.keyboard.press("p")
+    expect(p).to_have_url(re.compile(f"/@{bob_name}$"))
+
+    # g then a letter goes somewhere
+    for keys, url in (
+        ("gn", r"/notifications$"),
+        ("gl", r"/explore$"),
+        ("gf", r"/favourites$"),
+        ("gu", f"/@{ann_name}$"),
+        ("gh", r"/$"),
+    ):
+        body.press(keys[0])
+        body.press(keys[1])
+        expect(p).to_have_url(re.compile(url))
+    expect(status_in(p, "answered from the keyboard")).to_be_visible()
+    # n writes (a dialog away from Home, Esc leaves it); / searches
+    p.goto("/notifications")
+    expect(p.get_by_role("heading", name="Notifications")).to_be_visible()
+    body.press("n")
+    dialog = p.get_by_role("dialog", name="New post")
+    expect(dialog.get_by_role("textbox", name="Compose")).to_be_focused()
+    p.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    body.press("/")
+    expect(p).to_have_url(re.compile(r"/search$"))
+    expect(p.get_by_role("searchbox", name="Search terms")).to_be_focused()
+    # keys typed in a field are text, not shortcuts
+    p.keyboard.type("gn?f")
+    expect(p.get_by_role("searchbox", name="Search terms")).to_have_value("gn?f")
+    expect(p.get_by_role("dialog")).to_have_count(0)

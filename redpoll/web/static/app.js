@@ -14,6 +14,7 @@ import * as notes from './notes.js';
 import * as dm from './dm.js';
 import { patchStatus } from './store.js';
 import { loadFeatures, has } from './features.js';
+import { installKeys } from './keys.js';
 
 const root = document.getElementById('app');
 const PUBLIC = new Set(['landing', 'signup', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
@@ -337,25 +338,8 @@ document.addEventListener('click', (e) => {
 window.addEventListener('popstate', render);
 bus.addEventListener('navigate', (e) => go(e.detail));
 
-// Keys outside text fields: j / k next / previous post, Enter opens it, n writes.
-document.addEventListener('keydown', (e) => {
-  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.target.closest && e.target.closest('input, textarea, select, button, a, [contenteditable]')) return;
-  const posts = [...main.querySelectorAll('article')];
-  const at = posts.indexOf(document.activeElement && document.activeElement.closest ? document.activeElement.closest('article') : null);
-  if ((e.key === 'j' || e.key === 'k') && posts.length) {
-    e.preventDefault();
-    const next = e.key === 'j' ? Math.min(at + 1, posts.length - 1) : Math.max(at - 1, 0);
-    posts[next].focus();
-    posts[next].scrollIntoView({ block: 'nearest' });
-  } else if (e.key === 'Enter' && e.target.tagName === 'ARTICLE') {
-    const link = e.target.querySelector('a.time');
-    if (link) { e.preventDefault(); link.click(); }
-  } else if (e.key === 'n') {
-    const box = main.querySelector('textarea');
-    if (box) { e.preventDefault(); box.focus(); }
-  }
-});
+// Mastodon's keyboard shortcuts (keys.js; ? lists them)
+installKeys({ main, go, back, compose: openCompose });
 
 // --- session ---------------------------------------------------------------------------
 function started() {
