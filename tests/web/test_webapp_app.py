@@ -384,3 +384,49 @@ def test_mastodons_keyboard_shortcuts_and_their_help(people):  # noqa: F811
     p.keyboard.type("gn?f")
     expect(p.get_by_role("searchbox", name="Search terms")).to_have_value("gn?f")
     expect(p.get_by_role("dialog")).to_have_count(0)
+
+
+def test_live_updates_cut_off_say_reconnecting_and_catch_up_when_back(people):  # noqa: F811
+    ann, bob = people(PHONE), people(WIDE)
+    ann.sign_up("ann")
+    bob.sign_up("bob")
+    assert ann.api("POST", f"/api/v1/accounts/{me(bob)['id']}/follow").status_code == 200
+    p = ann.page
+    sockets = []
+
+    def through(ws):  # the page's WebSocket, passed through to the server (and cut at will)
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    p.route_web_socket(re.compile(r"/api/v1/streaming"), through)
+    p.goto("/")
+    notice = p.get_by_role("status").filter(has_text="Reconnecting")
+    expect(p.get_by_role("textbox", name="Compose")).to_be_visible()
+    p.wait_for_timeout(500)  # the stream subscribed (Playwright hands over the socket meanwhile)
+    assert bob.api("POST", "/api/v1/statuses", data={"status": "live before"}).status_code == 200
+    expect(status_in(p, "live before")).to_be_visible()
+    expect(notice).to_have_count(0)
+    assert sockets
+
+    # the network goes: the notice says so at once, and goes when it is back
+    ann.context.set_offline(True)
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("Offline")
+    assert bob.api("POST", "/api/v1/statuses", data={"status": "missed offline"}).status_code == 200
+    p.screenshot(path="/tmp/redpoll-offline-phone.png")
+    ann.context.set_offline(False)
+    expect(notice).to_be_hidden()
+    # what came meanwhile is there, and live updates flow again
+    expect(status_in(p, "missed offline")).to_be_visible()
+    assert bob.api("POST", "/api/v1/statuses", data={"status": "live again"}).status_code == 200
+    expect(status_in(p, "live again")).to_be_visible()
+
+    # the server closes the stream: Reconnecting… until the app is back on it
+    count = len(sockets)
+    sockets[-1].close()
+    expect(notice).to_be_visible()
+    expect(notice).not_to_contain_text("Offline")
+    expect(notice).to_be_hidden()
+    assert len(sockets) > count
+    assert bob.api("POST", "/api/v1/statuses", data={"status": "after the cut"}).status_code == 200
+    expect(status_in(p, "after the cut")).to_be_visible()

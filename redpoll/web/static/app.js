@@ -50,6 +50,7 @@ const ROUTES = [
 // --- the shell ---------------------------------------------------------------------
 const main = h('main', { id: 'main', tabindex: '-1' });
 const badge = h('span', { class: 'badge', id: 'unread', hidden: true });
+const connection = h('div', { class: 'connection', role: 'status', hidden: true });
 const NAV = [
   ['/', 'Home', 'home', 'home'], ['/notifications', 'Notifications', 'bell', 'notifications'],
   ['/explore', 'Explore', 'globe', 'explore'], ['/search', 'Search', 'search', 'search'],
@@ -81,7 +82,7 @@ document.addEventListener('keydown', (e) => {
 });
 const shell = h('div', { class: 'layout' },
   h('header', { class: 'brand' }, h('a', { href: '/', class: 'logo', 'aria-label': 'Redpoll' }, h('span', { 'aria-hidden': 'true' }, '●'), ' Redpoll')),
-  nav, main, h('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }));
+  nav, main, h('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }), connection);
 
 function buildNav() {
   clear(nav); clear(extra);
@@ -160,6 +161,14 @@ bus.addEventListener('notifications:read', async (e) => {
     await api('/api/v1/markers', { method: 'POST', form: { 'notifications[last_read_id]': id } });
   } catch { /* the badge comes back on the next load */ }
 });
+
+// live updates cut off: said at the top until they are back
+bus.addEventListener('stream:lost', () => {
+  connection.textContent = navigator.onLine === false ? 'Offline · Reconnecting…' : 'Reconnecting…';
+  connection.hidden = false;
+});
+bus.addEventListener('stream:back', () => { connection.hidden = true; connection.textContent = ''; loadUnread(); });
+window.addEventListener('offline', () => { if (!connection.hidden) connection.textContent = 'Offline · Reconnecting…'; });
 
 bus.addEventListener('relationship', () => resubscribe({ stream: 'user' }));
 bus.addEventListener('list:members', (e) => resubscribe({ stream: 'list', list: e.detail }));

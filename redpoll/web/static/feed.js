@@ -139,23 +139,26 @@ export function feed(opts) {
       if (!signal.aborted) [...itemsOf(page.data)].reverse().forEach(arrived);
     } catch { /* the next time tries again */ }
   }
+  // what is newer than the top (for lists the streaming API does not carry,
+  // and for what a live feed missed while its stream was cut off)
+  async function newer() {
+    const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
+    if (loading || !newest || !list.isConnected) return;
+    try {
+      const page = await request(path, { query: { ...query, min_id: newest, limit: 40 } });
+      if (!signal.aborted && Array.isArray(page.data)) {
+        [...page.data].sort((a, b) => (BigInt(keyOf(a)) < BigInt(keyOf(b)) ? -1 : 1)).forEach(arrived);
+      }
+    } catch { /* the next time tries again */ }
+  }
   if (opts.pollMs && opts.pollTop) {
     const timer = setInterval(() => { if (!document.hidden && list.isConnected) refreshTop(); }, opts.pollMs);
     signal.addEventListener('abort', () => clearInterval(timer));
   } else if (opts.pollMs) {
-    // for lists the streaming API does not carry: ask for what is newer than the top
-    const timer = setInterval(async () => {
-      const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
-      if (document.hidden || loading || !newest || !list.isConnected) return;
-      try {
-        const page = await request(path, { query: { ...query, min_id: newest, limit: 40 } });
-        if (!signal.aborted && Array.isArray(page.data)) {
-          [...page.data].sort((a, b) => (BigInt(keyOf(a)) < BigInt(keyOf(b)) ? -1 : 1)).forEach(arrived);
-        }
-      } catch { /* the next tick tries again */ }
-    }, opts.pollMs);
+    const timer = setInterval(() => { if (!document.hidden) newer(); }, opts.pollMs);
     signal.addEventListener('abort', () => clearInterval(timer));
   }
+  if (opts.live) bus.addEventListener('stream:back', () => (opts.pollTop || opts.replaces ? refreshTop() : newer()), { signal });
   const onDelete = (e) => {
     for (const node of list.querySelectorAll(`article[data-status-id="${CSS.escape(String(e.detail))}"]`)) node.remove();
   };
