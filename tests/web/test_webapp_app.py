@@ -430,3 +430,95 @@ def test_live_updates_cut_off_say_reconnecting_and_catch_up_when_back(people):  
     assert len(sockets) > count
     assert bob.api("POST", "/api/v1/statuses", data={"status": "after the cut"}).status_code == 200
     expect(status_in(p, "after the cut")).to_be_visible()
+
+
+def test_smaller_things_direct_messages_marked_own_boost_in_place_sign_up_limit_says_when(
+    people,  # noqa: F811
+    browser,  # noqa: F811
+    server,
+):
+    import httpx
+    from test_api_mastodon import serve_env
+    from test_webapp import PASSWORD, Person
+
+    from redpoll.api.process import ServeProcess
+
+    ann, bob = people(PHONE), people(PHONE)
+    ann_name = ann.sign_up("ann")
+    bob.sign_up("bob")
+    assert ann.api("POST", f"/api/v1/accounts/{me(bob)['id']}/follow").status_code == 200
+    fillers = [
+        bob.api("POST", "/api/v1/statuses", data={"status": f"filler {i}"}).json()["id"]
+        for i in range(12)
+    ]
+    dm = bob.api(
+        "POST", "/api/v1/statuses", data={"status": f"@{ann_name} just us", "visibility": "direct"}
+    ).json()
+    p = ann.page
+    p.goto("/")
+    # a direct message in Home says so in words
+    direct = status_in(p, "just us")
+    expect(direct.get_by_text("Direct message")).to_be_visible()
+    expect(status_in(p, "filler 11").get_by_text("Direct message")).to_have_count(0)
+    # one's own boost, made scrolled down, goes in without a "new post" pill or a jump
+    target = p.locator(f'article[data-key="{fillers[3]}"]')
+    target.scroll_into_view_if_needed()
+    p.evaluate("window.scrollBy(0, 200)")
+    before = target.bounding_box()
+    assert before and p.evaluate("window.scrollY") > 120
+    target.get_by_role("button", name="Boost").click()
+    expect(target.get_by_role("button", name="Boost")).to_have_attribute("aria-pressed", "true")
+    expect(p.locator("article", has_text="boosted").filter(has_text="filler 3")).to_have_count(1)
+    expect(p.locator(".new-posts")).to_be_hidden()
+    after = target.bounding_box()
+    assert after and abs(after["y"] - before["y"]) < 2, (before, after)
+    assert dm["id"]
+
+    # a sign-up refused by its limit says when to try again (windows end on the half hour:
+    # "in a few seconds" just before one)
+    with ServeProcess(serve_env(server, REDPOLL_RATE_SIGNUP="1/1800")) as tight:
+        with httpx.Client(base_url=tight.url) as http:
+            app = http.post(
+                "/api/v1/apps",
+                data={
+                    "client_name": "x",
+                    "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                    "scopes": "read write follow push",
+                },
+            ).json()
+            token = http.post(
+                "/oauth/token",
+                data={
+                    "grant_type": "client_credentials",
+                    "client_id": app["client_id"],
+                    "client_secret": app["client_secret"],
+                    "scope": "read write follow push",
+                },
+            ).json()["access_token"]
+            for i in range(2):  # the window's one sign-up used up (by others too, maybe)
+                r = http.post(
+                    "/api/v1/accounts",
+                    headers={"Authorization": f"Bearer {token}"},
+                    data={
+                        "username": f"lim{i}{ann_name[-6:]}",
+                        "email": f"lim{i}{ann_name}@example.com",
+                        "password": PASSWORD,
+                        "agreement": "true",
+                    },
+                )
+                assert r.status_code in (200, 429), r.text
+        cat = Person(browser, tight, PHONE)
+        try:
+            c = cat.page
+            c.goto("/signup")
+            c.get_by_label("Username").fill("cat" + ann_name[-6:])
+            c.get_by_label("E-mail").fill(f"cat{ann_name}@example.com")
+            c.get_by_label("Password").fill(PASSWORD)
+            c.get_by_role("button", name="Sign up").click()
+            expect(c.get_by_role("alert")).to_contain_text(
+                re.compile(r"Too many requests: try again (in \d+ minutes?|in a few seconds)\.")
+            )
+            cat.expected_error(429, "/api/v1/accounts")
+            assert not cat.problems, cat.problems
+        finally:
+            cat.context.close()

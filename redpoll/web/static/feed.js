@@ -3,7 +3,7 @@
 // live items from the streaming API: prepended at once when the reader is at
 // the top, else held behind a "new posts" indicator (and while the feed is
 // kept off screen for Back, so its place does not move).
-import { request, bus } from './api.js';
+import { request, bus, session } from './api.js';
 import { h, errorText } from './ui.js';
 import { subscribe, matches } from './stream.js';
 
@@ -119,7 +119,18 @@ export function feed(opts) {
       }
     }
     if (seen.has(k) || pending.some((p) => keyOf(p) === k)) return;
-    if (atTop()) { add([item], 'top'); status.textContent = ''; } else { pending.push(item); showPending(); }
+    const me = session.me();
+    if (atTop()) { add([item], 'top'); status.textContent = ''; }
+    // one's own (a boost, a reply written below): in at once, the reader's place kept, no "new post" pill
+    else if (me && item.account && item.account.id === me.id) keepPlace(() => add([item], 'top'));
+    else { pending.push(item); showPending(); }
+  }
+  // what goes in above the first post in sight does not move it
+  function keepPlace(change) {
+    const anchor = [...list.querySelectorAll('article')].find((a) => a.getBoundingClientRect().bottom > 0);
+    const top = anchor ? anchor.getBoundingClientRect().top : 0;
+    change();
+    if (anchor && anchor.isConnected && !atTop()) window.scrollBy(0, anchor.getBoundingClientRect().top - top);
   }
   if (opts.live) {
     const { sub, events, accept } = opts.live;
@@ -181,5 +192,5 @@ export function feed(opts) {
   }
 
   load();
-  return { root, list, prepend: (item) => add([item], 'top'), reload, refreshTop };
+  return { root, list, prepend: (item) => keepPlace(() => add([item], 'top')), reload, refreshTop };
 }

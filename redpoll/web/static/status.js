@@ -279,6 +279,10 @@ export function renderStatus(entry, opts = {}) {
     'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80) ||
       mediaSummary(s.media_attachments || [])}` });
   if (opts.pinned) article.append(h('p', { class: 'boosted-by pinned-label' }, icon('pin'), ' Pinned'));
+  if (s.visibility === 'direct') {  // a direct message among the posts: said plainly, as Mastodon's
+    article.classList.add('direct');
+    article.append(h('p', { class: 'boosted-by direct-label' }, icon('mail'), ' Direct message'));
+  }
   if (entry.reblog) {
     article.append(h('p', { class: 'boosted-by' }, icon('boost'), ' ',
       h('a', { href: profilePath(entry.account) }, displayName(entry.account)), ' boosted'));

@@ -180,7 +180,16 @@ export function toast(text, kind = 'info') {
 export function errorText(err) {
   if (!err) return 'Something went wrong';
   if (err.status === 0) return 'The server cannot be reached';
+  if (err.retryAt) return `${err.message || 'Refused for now'}: try again ${waitText(err.retryAt)}.`;
   return err.message || 'Something went wrong';
+}
+
+// "in 25 minutes", "in a few seconds", "at 14:05" (over two hours ahead)
+export function waitText(at, now = Date.now()) {
+  const s = (at - now) / 1000;
+  if (s < 45) return 'in a few seconds';
+  if (s < 7200) return 'in ' + plural(Math.ceil(s / 60), 'minute', 'minutes');
+  return 'at ' + new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(new Date(at));
 }
 
 // The picture an account uploaded, or its initial on a colour from its name
