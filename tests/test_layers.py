@@ -389,3 +389,35 @@ def test_statuses_enter_homes_and_lists_only_through_the_timelines_package():
         for m in named.finditer(p.read_text())
     }
     assert found == TIMELINES_NAMED_ELSEWHERE
+
+
+def test_no_two_key_builders_make_the_same_key():
+    """Each builder of core/keys.py names keys of its own: two that give the
+    same key for the same arguments would hold two kinds of value in one
+    key (a WRONGTYPE at run time, or worse, one feature reading another's)."""
+    import inspect
+
+    from redpoll.core import keys
+
+    made: dict[str, str] = {}
+    clashes = []
+    for name, build in vars(keys).items():
+        if not inspect.isfunction(build) or build.__module__ != keys.__name__:
+            continue
+        params = inspect.signature(build).parameters
+        if not params or any(p.default is not p.empty for p in params.values()):
+            continue
+        key = None
+        for sample in (7, "x7"):
+            try:
+                key = build(*[sample] * len(params))
+                break
+            except Exception:  # noqa: BLE001 - a builder of other arguments
+                continue
+        if not isinstance(key, str):
+            continue
+        if key in made and {made[key], name} != {"token_rate", "rate"}:
+            # (those two share a form; a bucket is "ip:...", a token's digest hex)
+            clashes.append(f"{made[key]} and {name} both make {key!r}")
+        made[key] = name
+    assert clashes == []

@@ -266,7 +266,16 @@ MARKERS = {"type": "object", "properties": {"home": ref("Marker"), "notification
 TAG_DAY = obj({"day": STR, "uses": STR, "accounts": STR})  # numbers as strings, as Mastodon
 TAG = obj(
     {"name": STR, "url": STR, "history": {**array(TAG_DAY), "maxItems": limits.TAG_HISTORY_DAYS}},
-    {"following": BOOL},
+    {"following": BOOL, "featuring": BOOL},
+)
+FEATURED_TAG = obj(
+    {
+        "id": ID,
+        "name": STR,
+        "url": STR,
+        "statuses_count": STR,  # a number as a string, as Mastodon
+        "last_status_at": {"type": ["string", "null"], "format": "date"},
+    }
 )
 CONTEXT = obj({"ancestors": array(ref("Status")), "descendants": array(ref("Status"))})
 MEDIA_SIZE = obj({"width": INT, "height": INT, "size": STR, "aspect": {"type": "number"}})
@@ -399,6 +408,7 @@ SCHEMAS = {
     "StatusSource": STATUS_SOURCE,
     "Poll": POLL,
     "Tag": TAG,
+    "FeaturedTag": FEATURED_TAG,
     "Context": CONTEXT,
     "Notification": NOTIFICATION,
     "NotificationGroup": NOTIFICATION_GROUP,

@@ -80,6 +80,23 @@ async def read(ctx: Ctx) -> Response:
 
 
 @endpoint(
+    "POST",
+    "/api/v1/conversations/{id}/unread",
+    auth="required",
+    scope="write:conversations",
+    doc=Doc(
+        "Mark a conversation unread again",
+        "Statuses",
+        obj({"id": ID, "unread": BOOL, "accounts": ACCOUNTS_REF}),
+        params=[path_param()],
+    ),
+)
+async def unread(ctx: Ctx) -> Response:
+    conv, shown, by_id = await ctx.rp.read_conversation(ctx.uid, ctx.path_id(), unread=True)
+    return JSON(_entities(ctx, [conv], shown, by_id)[0])
+
+
+@endpoint(
     "DELETE",
     "/api/v1/conversations/{id}",
     auth="required",

@@ -234,3 +234,33 @@ async def extended_description(ctx: Ctx) -> Response:
 )
 async def languages(ctx: Ctx) -> Response:
     return JSON([{"code": code, "name": name} for code, name in LANGUAGES])
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/peers",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The domains of the servers whose accounts this server knows (less suspended ones)",
+        INSTANCE_TAG,
+        array(STR),
+    ),
+)
+async def peers(ctx: Ctx) -> Response:
+    return JSON(await ctx.rp.peers())
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/translation_languages",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "Languages statuses can be translated from and to: none (no translation service)",
+        INSTANCE_TAG,
+        {"type": "object", "maxProperties": 0},
+    ),
+)
+async def translation_languages(ctx: Ctx) -> Response:
+    return JSON({})

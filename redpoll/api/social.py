@@ -59,6 +59,37 @@ async def unfavourite(ctx: Ctx) -> Response:
 
 @endpoint(
     "POST",
+    "/api/v1/statuses/{id}/mute",
+    auth="required",
+    scope="write:mutes",
+    doc=Doc(
+        "Mute the status's thread: no more notifications about it (muted in the answer)",
+        "Statuses",
+        STATUS_REF,
+        params=[path_param()],
+    ),
+)
+async def mute_thread(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.mute_thread(ctx.uid, sid, True)
+    return await _status_response(ctx, sid)
+
+
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/unmute",
+    auth="required",
+    scope="write:mutes",
+    doc=Doc("Unmute the status's thread", "Statuses", STATUS_REF, params=[path_param()]),
+)
+async def unmute_thread(ctx: Ctx) -> Response:
+    sid = ctx.path_id()
+    await ctx.rp.mute_thread(ctx.uid, sid, False)
+    return await _status_response(ctx, sid)
+
+
+@endpoint(
+    "POST",
     "/api/v1/statuses/{id}/bookmark",
     auth="required",
     scope="write:bookmarks",

@@ -7,11 +7,12 @@ import re
 from starlette.responses import Response
 
 from ..core import limits
-from ..core.errors import Forbidden, ValidationError
+from ..core.errors import Forbidden, UnexpectedMentions, ValidationError
 from ..core.models import Status
 from ..polls import polls
 from ..reading import pages
 from ..relations import visibility
+from ..render import entities
 from ..render import shown as shown_entities
 from .context import Ctx
 from .contract import (
@@ -196,6 +197,12 @@ def _media_ids(ctx: Ctx) -> list[int]:
                 "poll": POLL_PARAM,
                 "lat": {"type": "number", "minimum": -90, "maximum": 90},
                 "long": {"type": "number", "minimum": -180, "maximum": 180},
+                "allowed_mentions": {
+                    "type": "array",
+                    "items": ID,
+                    "description": "The accounts it may mention: mentioning another "
+                    "is a 422 naming them in unexpected_accounts, nothing posted",
+                },
             },
             (),
         ),
@@ -217,10 +224,27 @@ async def post_status(ctx: Ctx) -> Response:
             ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
         )
         return JSON(scheduled_entity(ctx, found))
-    if key is not None:
-        status = await ctx.rp.post_once(ctx.uid, key, text, extra, reply_to, media, poll)
-    else:
-        status = await ctx.rp.post(ctx.uid, text, extra, reply_to, media, poll)
+    allowed = (
+        frozenset(ctx.params.ids("allowed_mentions"))
+        if ctx.params.has("allowed_mentions")
+        else None
+    )
+    try:
+        if key is not None:
+            status = await ctx.rp.post_once(
+                ctx.uid, key, text, extra, reply_to, media, poll, allowed_mentions=allowed
+            )
+        else:
+            status = await ctx.rp.post(
+                ctx.uid, text, extra, reply_to, media, poll, allowed_mentions=allowed
+            )
+    except UnexpectedMentions as exc:  # Mastodon's answer: who they are
+        found = await ctx.rp.get_users(exc.accounts)
+        body = {
+            "error": "Post would be sent to unexpected accounts",
+            "unexpected_accounts": [entities.account(u, ctx.base) for u in found],
+        }
+        return JSON(body, status_code=422)
     return JSON((await render_statuses(ctx, [status]))[0])
 
 

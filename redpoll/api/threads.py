@@ -144,6 +144,7 @@ def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
     }
     if viewer:
         out["following"] = tag.following  # type: ignore[assignment]  # (Mastodon's bool)
+        out["featuring"] = tag.featuring  # type: ignore[assignment]
     return out
 
 

@@ -75,12 +75,16 @@ class Conversation:
     tags: tuple[str, ...] = ()
     #: the parent's direct conversation (its ``conv`` extra), if it has one
     parent_conversation: int | None = None
+    #: the thread it belongs to: its first status (its parent's ``thread``
+    #: extra, or the parent itself); None for a status that replies to nothing
+    thread: int | None = None
 
     def to_extra(self) -> dict[str, str]:
         out = {}
         if self.in_reply_to_id:
             out["in_reply_to_id"] = str(self.in_reply_to_id)
             out["in_reply_to_account_id"] = str(self.in_reply_to_account_id)
+            out["thread"] = str(self.thread or self.in_reply_to_id)
         if self.mentions:
             out["mentions"] = " ".join(f"{uid}:{login}" for uid, login in self.mentions)
         if self.tags:
@@ -100,6 +104,7 @@ class Conversation:
             int(x["in_reply_to_account_id"]) if reply else None,
             tuple(mentions),
             tuple(x.get("tags", "").split()),
+            thread=int(x["thread"]) if x.get("thread") else None,
         )
 
 
@@ -119,11 +124,11 @@ async def prepare(
     parent = validate.optional_id(in_reply_to, "in_reply_to_id")
     commands: list[tuple] = [("GET", keys.login(login)) for login in logins]
     if parent:
-        commands.append(("HMGET", keys.status(parent), "uid", "deleted", "x:conv"))
+        commands.append(("HMGET", keys.status(parent), "uid", "deleted", "x:conv", "x:thread"))
     replies = await store.batch(commands)
-    parent_author = parent_conv = None
+    parent_author = parent_conv = parent_thread = None
     if parent:
-        uid, deleted, parent_conv = replies.pop()
+        uid, deleted, parent_conv, parent_thread = replies.pop()
         if uid is None or deleted is not None:
             raise StatusNotFound(f"status {parent} does not exist")
         parent_author = int(uid)
@@ -137,7 +142,12 @@ async def prepare(
         (uid, real.decode()) for (_, uid), real in zip(claims, exists) if real is not None
     )
     return Conversation(
-        parent, parent_author, mentions, tuple(tags), int(parent_conv) if parent_conv else None
+        parent,
+        parent_author,
+        mentions,
+        tuple(tags),
+        int(parent_conv) if parent_conv else None,
+        int(parent_thread) if parent_thread else None,
     )
 
 
@@ -177,6 +187,23 @@ async def _notifiers(store: Store, status: Status) -> list[int]:
     # but a follower gone since must not hear of a post)
     since = await store.batch([("ZMSCORE", keys.followers(status.user_id), *members)])
     return [int(m) for m, at in zip(members, since[0]) if at is not None]
+
+
+async def tag_posts(store: Store, status: Status, on: bool, tags=None) -> None:
+    """``status`` in (``on``) or out of its author's sets of ``tags`` (its
+    own, by default): what featured tags count (redpoll.conversations.featured_tags).
+    Only public and unlisted statuses count (Mastodon's rule), so a status of
+    another visibility is only ever taken out. One script on the author's
+    slot (tag_posts.lua), idempotent."""
+    names = list(tags if tags is not None else Conversation.of(status).tags)
+    if not names or (on and visibility.of(status) not in visibility.OPEN):
+        return
+    uid = status.user_id
+    await store.run(
+        "tag_posts",
+        [keys.tags_used(uid), *(keys.tag_posts(uid, n) for n in names)],
+        ["1" if on else "0", status.id, status.created_at, limits.TAGS_USED_KEPT, *names],
+    )
 
 
 def counts_as_reply(status: Status) -> bool:
@@ -256,6 +283,7 @@ async def after_post(store: Store, status: Status) -> None:
         return
     if conv.in_reply_to_id:
         await _reply_link(store, status, conv.in_reply_to_id, True)
+    await tag_posts(store, status, True)
     if conv.tags and status.extra.get("visibility", "public") == "public":
         await store.batch([("ZADD", keys.TAG_NAMES, 0, t) for t in conv.tags])
         await tags_history.count_use(store, conv.tags, sid, status.user_id, status.created_at)
@@ -279,6 +307,7 @@ async def after_delete(store: Store, status: Status) -> None:
     sid = status.id
     if conv.in_reply_to_id:
         await _reply_link(store, status, conv.in_reply_to_id, False)
+    await tag_posts(store, status, False)
     if conv.tags:
         await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in conv.tags])
     offered = [uid for uid, _ in conv.mentions] + await _tag_followers(store, conv.tags)
@@ -314,6 +343,8 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
     new_uids = {uid for uid, _ in new.mentions}
     gone = [uid for uid in old_uids - new_uids if uid != author]
     added = [uid for uid in new_uids - old_uids if uid != author]
+    await tag_posts(store, after, False, gone_tags)
+    await tag_posts(store, after, True, added_tags)
     if gone_tags:
         await placement.of(store).undeliver(sid, [keys.tag_timeline(t) for t in gone_tags])
     await fanout.withdraw(store, sid, gone)

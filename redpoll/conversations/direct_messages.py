@@ -110,9 +110,12 @@ async def get(store: Store, uid, conv) -> Conversation:
     return Conversation(conv, int(sid), unread == "1")
 
 
-async def mark_read(store: Store, uid, conv) -> Conversation:
+async def mark_read(store: Store, uid, conv, unread: bool = False) -> Conversation:
+    """Mark a conversation read (or ``unread`` again: Mastodon's
+    /conversations/:id/unread); ConversationNotFound if the user has none
+    of that id."""
     uid, conv = validate.an_id(uid, "user_id"), validate.an_id(conv, "id")
-    if not await store.run("dm_read", [keys.dm_states(uid)], [conv]):
+    if not await store.run("dm_read", [keys.dm_states(uid)], [conv, "1" if unread else "0"]):
         raise ConversationNotFound(f"conversation {conv} does not exist")
     return await get(store, uid, conv)
 

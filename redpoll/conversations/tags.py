@@ -32,6 +32,8 @@ class Tag:
     used: bool  # has any status carried it
     #: uses and accounts per day, today first (tag_history), when read
     history: tuple[tag_history.TagDay, ...] = ()
+    #: featured on the viewer's profile (redpoll.conversations.featured_tags)
+    featuring: bool = False
 
 
 async def get_tag(store: Store, uid: int | None, name) -> Tag:
@@ -39,15 +41,17 @@ async def get_tag(store: Store, uid: int | None, name) -> Tag:
     commands = [("ZSCORE", keys.TAG_NAMES, name)]
     if uid is not None:
         commands.append(("ZSCORE", keys.followed_tags(uid), name))
+        commands.append(("HEXISTS", keys.featured_tags(uid), name))
     used, *mine = await store.batch(commands)
     history = (await tag_history.histories(store, [name]))[name]
-    return Tag(name, bool(mine and mine[0] is not None), used is not None, history)
+    following = bool(mine and mine[0] is not None)
+    return Tag(name, following, used is not None, history, bool(mine and mine[1]))
 
 
 async def with_history(store: Store, found: list[Tag]) -> list[Tag]:
     """The same tags with their histories read (one batch)."""
     days = await tag_history.histories(store, [t.name for t in found])
-    return [Tag(t.name, t.following, t.used, days[t.name]) for t in found]
+    return [Tag(t.name, t.following, t.used, days[t.name], t.featuring) for t in found]
 
 
 async def set_following(store: Store, queue: JobQueue, uid: int, name, on: bool) -> Tag:

@@ -39,6 +39,16 @@ class ValidationError(RedpollError):
         self.field = field
 
 
+class UnexpectedMentions(ValidationError):
+    """A status that would mention accounts its poster did not list in
+    ``allowed_mentions`` (Mastodon's UnexpectedMentionsError): nothing is
+    posted; ``accounts`` are their ids."""
+
+    def __init__(self, accounts: list[int]):
+        super().__init__("allowed_mentions", "Post would be sent to unexpected accounts")
+        self.accounts = accounts
+
+
 class NotFollowed(ValidationError):
     """An account added to a list its owner neither follows nor has asked
     to follow (redpoll.lists)."""

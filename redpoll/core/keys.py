@@ -48,6 +48,10 @@ def key_parts(make) -> tuple[str, str]:
 
 
 # --- one user: all tagged {uid} ----------------------------------------------
+#: The sequence of featured tags' ids.
+FEATURED_TAG_SEQ = "seq:ftag"
+
+
 def tagged(uid: int) -> str:
     """Pattern: every key tagged ``{uid}`` (and some that merely contain it:
     the caller keeps those whose prefix is one of :func:`user_key_prefixes`)."""
@@ -524,6 +528,31 @@ REPLY_COUNTS_DONE = "rpc:built"
 def tag_timeline(name: str) -> str:
     """LIST of status ids carrying ``#name`` (normalized), newest first."""
     return f"tagtl:{{{name}}}"
+
+
+def thread_mutes(uid: int) -> str:
+    """SET of thread ids (a thread's first status) whose notifications
+    ``uid`` does not get (Mastodon's muted conversations:
+    redpoll.conversations.thread_mutes)."""
+    return f"tmute:{{{uid}}}"
+
+
+def featured_tags(uid: int) -> str:
+    """HASH normalized tag name -> JSON {id, name as typed, at}: the hashtags
+    ``uid`` features on their profile (redpoll.conversations.featured_tags)."""
+    return f"feattags:{{{uid}}}"
+
+
+def tag_posts(uid: int, name: str) -> str:
+    """ZSET status id -> its time (ms): ``uid``'s public and unlisted
+    statuses carrying ``#name`` (a featured tag's count and last use)."""
+    return f"utag:{{{uid}}}:{name}"
+
+
+def tags_used(uid: int) -> str:
+    """ZSET tag name -> when ``uid`` last used it (ms), the newest
+    limits.TAGS_USED_KEPT kept: the featured tags' suggestions."""
+    return f"utags:{{{uid}}}"
 
 
 def tag_followers(name: str) -> str:

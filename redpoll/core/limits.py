@@ -744,3 +744,16 @@ PUSH_RETRY_MAX_S = 3_600
 PUSH_TTL_S = 48 * 3600
 PUSH_BODY_MAX_CHARS = 140
 PUSH_VAPID_EXP_S = 12 * 3600
+
+# --- featured tags --------------------------------------------------------------------
+#: Hashtags one account may feature on its profile (Mastodon's FeaturedTag::LIMIT).
+FEATURED_TAGS_MAX = 10
+#: Tags an account used last, kept for the featured tags' suggestions.
+TAGS_USED_KEPT = 100
+#: Suggestions answered (Mastodon's: ten recently used, not featured).
+FEATURED_TAG_SUGGESTIONS = 10
+
+# --- muted threads --------------------------------------------------------------------
+#: Threads one account may mute (the oldest mute is not dropped: a mute past
+#: this is refused with 422).
+THREAD_MUTES_MAX = 1000

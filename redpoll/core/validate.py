@@ -30,6 +30,7 @@ RESERVED_FIELDS = frozenset(
         "in_reply_to_account_id",
         "mentions",
         "tags",
+        "thread",
         "reblog_of",
         # set by the engine from a poll asked for (redpoll.polls)
         "poll",

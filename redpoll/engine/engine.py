@@ -17,7 +17,7 @@ from redis.exceptions import RedisClusterException, RedisError
 from ..accounts import account, account_index, activity, auth, markers, ratelimit
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
-from ..conversations import conversation, direct_messages, tags
+from ..conversations import conversation, direct_messages, featured_tags, tags, thread_mutes
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
@@ -251,11 +251,23 @@ class Redpoll:
         in_reply_to=None,
         media=(),
         poll: polls.PollSpec | None = None,
+        *,
+        allowed_mentions: frozenset[int] | None = None,
     ) -> Status:
         """``media``: ids of the author's uploads to attach (at most 4);
-        ``poll``: a poll with it (polls.spec)."""
+        ``poll``: a poll with it (polls.spec); ``allowed_mentions``: the
+        accounts it may mention (posting.prepare)."""
         return await posting.post(
-            self.store, self.queue, self.settings, author_id, text, extra, in_reply_to, media, poll
+            self.store,
+            self.queue,
+            self.settings,
+            author_id,
+            text,
+            extra,
+            in_reply_to,
+            media,
+            poll,
+            allowed_mentions=allowed_mentions,
         )
 
     async def post_once(
@@ -267,6 +279,8 @@ class Redpoll:
         in_reply_to=None,
         media=(),
         poll: polls.PollSpec | None = None,
+        *,
+        allowed_mentions: frozenset[int] | None = None,
     ) -> Status:
         """Post at most once per Idempotency-Key (redpoll.posting.idempotency)."""
         return await idempotency.post_once(
@@ -280,6 +294,7 @@ class Redpoll:
             in_reply_to,
             media,
             poll,
+            allowed_mentions=allowed_mentions,
         )
 
     async def get_status(self, sid) -> Status:
@@ -923,6 +938,41 @@ class Redpoll:
     async def get_tag(self, viewer, name) -> tags.Tag:
         return await tags.get_tag(self.store, viewer, name)
 
+    # --- muted threads -----------------------------------------------------------
+    async def mute_thread(self, uid, sid, on: bool = True) -> None:
+        """Mute (or unmute) the thread of status ``sid``, which ``uid`` must
+        be able to see (redpoll.conversations.thread_mutes)."""
+        uid = validate.an_id(uid, "user_id")
+        status = await self.seen_status(uid, sid)
+        await thread_mutes.mute(self.store, uid, status, on)
+
+    # --- featured tags -----------------------------------------------------------
+    async def featured_tags(self, uid) -> list[featured_tags.FeaturedTag]:
+        return await featured_tags.featured(self.store, validate.an_id(uid, "user_id"))
+
+    async def feature_tag(self, uid, name) -> featured_tags.FeaturedTag:
+        return await featured_tags.feature(self.store, validate.an_id(uid, "user_id"), name)
+
+    async def unfeature_tag(self, uid, fid: int) -> None:
+        await featured_tags.unfeature_id(self.store, validate.an_id(uid, "user_id"), fid)
+
+    async def set_featuring(self, uid, name, on: bool) -> tags.Tag:
+        """Feature (``on``) or stop featuring ``#name`` (Mastodon's
+        /tags/:name/feature); the tag as the viewer sees it."""
+        uid = validate.an_id(uid, "user_id")
+        if on:
+            try:
+                await featured_tags.feature(self.store, uid, name)
+            except featured_tags.Taken:
+                pass  # featured already: as asked
+        else:
+            await featured_tags.unfeature_name(self.store, uid, name)
+        return await tags.get_tag(self.store, uid, name)
+
+    async def featured_tag_suggestions(self, uid) -> list[tags.Tag]:
+        names = await featured_tags.suggestions(self.store, validate.an_id(uid, "user_id"))
+        return [await tags.get_tag(self.store, uid, n) for n in names]
+
     async def follow_tag(self, uid, name, on: bool = True) -> tags.Tag:
         return await tags.set_following(self.store, self.queue, uid, name, on)
 
@@ -970,10 +1020,10 @@ class Redpoll:
         return (convs, *await pages.conversations(self.store, uid, convs))
 
     async def read_conversation(
-        self, uid, conv
+        self, uid, conv, unread: bool = False
     ) -> tuple[direct_messages.Conversation, pages.Shown, dict]:
-        """Mark a conversation read; the conversation and what it shows."""
-        found = await direct_messages.mark_read(self.store, uid, conv)
+        """Mark a conversation read (or unread); the conversation and what it shows."""
+        found = await direct_messages.mark_read(self.store, uid, conv, unread)
         return (found, *await pages.conversations(self.store, uid, [found]))
 
     async def remove_conversation(self, uid, conv) -> None:
@@ -1201,6 +1251,10 @@ class Redpoll:
 
     async def remove_rule(self, rid) -> None:
         await instance.remove_rule(self.store, rid)
+
+    async def peers(self) -> list[str]:
+        """The servers whose accounts this one knows (federation.remote.peers)."""
+        return await remote.peers(self.store)
 
     async def description(self) -> tuple[str, int | None]:
         return await instance.description(self.store)

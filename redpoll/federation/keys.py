@@ -107,6 +107,9 @@ def host_failures(host: str) -> str:
 
 #: Hash: blocked host -> its block (redpoll.federation.domains), JSON.
 DOMAIN_BLOCKS = "fed:domains"
+#: SET of the hosts of the remote accounts kept here: the server's peers
+#: (/api/v1/instance/peers)
+PEERS = "fed:peers"
 
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"

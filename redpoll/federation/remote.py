@@ -202,7 +202,20 @@ async def keep(store: Store, actor: Actor) -> User:
     )
     await store.set(core_keys.login(actor.login.lower()), f"{uid}:{now_ms()}", nx=True)
     await account_index.index_account(store, uid, int(rev), actor.login, record["name"])
+    await store.sadd(keys.PEERS, host_of(actor.uri))  # a peer (idempotent)
     return await users.get_user(store, uid)
+
+
+async def peers(store: Store) -> list[str]:
+    """The hosts of the remote accounts kept here, sorted, less those the
+    server suspended (Mastodon's /api/v1/instance/peers leaves out blocked
+    domains). Accounts kept before the set existed are not among them
+    until they are kept again (their next activity or fetch)."""
+    hosts = sorted(
+        h.decode() if isinstance(h, bytes) else h for h in await store.smembers(keys.PEERS)
+    )
+    blocked = {b.host for b in await domains.blocks(store) if b.suspended}
+    return [h for h in hosts if h not in blocked and not any(h.endswith("." + b) for b in blocked)]
 
 
 async def close(store: Store, uid: int) -> None:

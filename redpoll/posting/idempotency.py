@@ -51,6 +51,7 @@ async def post_once(
     poll=None,
     *,
     remote: posting.Remote | None = None,
+    allowed_mentions: frozenset[int] | None = None,
 ) -> Status:
     uid = validate.an_id(uid, "author_id")
     dig = digest(check_key(key))
@@ -68,4 +69,5 @@ async def post_once(
         media,
         poll,
         remote=remote,
+        allowed_mentions=allowed_mentions,
     )

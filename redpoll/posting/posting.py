@@ -25,7 +25,7 @@ from ..bus import events
 from ..bus.queue import Claimed, JobQueue
 from ..conversations import conversation
 from ..core import keys, limits, validate
-from ..core.errors import StatusNotFound, UserNotFound, ValidationError
+from ..core.errors import StatusNotFound, UnexpectedMentions, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..media import uploads
@@ -65,13 +65,16 @@ async def prepare(
     poll: polls.PollSpec | None = None,
     *,
     remote: Remote | None = None,
+    allowed_mentions: frozenset[int] | None = None,
 ) -> Status:
     """Check the input and the author (and what the status replies to,
     mentions, tags, and the author's uploads it attaches: ``media``, ids;
     its ``poll``, checked by polls.spec) and draw an id: the status to post.
     Writes nothing but the id counter. A status with attachments may have
     no text; one with a poll has none (as Mastodon). ``remote``: a status
-    another server sent (:class:`Remote`)."""
+    another server sent (:class:`Remote`). ``allowed_mentions``: the
+    accounts it may mention, if the poster named them; it mentions another:
+    UnexpectedMentions, nothing written."""
     author_id = validate.an_id(author_id, "author_id")
     media = uploads.requested(media or ())
     if poll is not None and media:
@@ -100,6 +103,10 @@ async def prepare(
     conv = await conversation.prepare(
         store, author_id, text, in_reply_to, only=remote.mentions if remote is not None else None
     )
+    if allowed_mentions is not None:
+        unexpected = [uid for uid, _ in conv.mentions if uid not in allowed_mentions]
+        if unexpected:
+            raise UnexpectedMentions(unexpected)
     extra = {**extra, **conv.to_extra()}
     if media:  # what the status shows of them, copied now (checked again when attached)
         extra["media"] = await uploads.for_post(
@@ -137,10 +144,22 @@ async def post(
     in_reply_to=None,
     media=(),
     poll=None,
+    *,
+    allowed_mentions: frozenset[int] | None = None,
 ) -> Status:
     """Create a status and deliver it (the first batch in the call, the rest
     in chained jobs)."""
-    status = await prepare(store, queue, author_id, text, extra, in_reply_to, media, poll)
+    status = await prepare(
+        store,
+        queue,
+        author_id,
+        text,
+        extra,
+        in_reply_to,
+        media,
+        poll,
+        allowed_mentions=allowed_mentions,
+    )
     job = journal(status)
     held = await queue.hold(job)  # from here on, the post happens in full
     await finish(store, queue, settings, job, held)
@@ -234,6 +253,7 @@ async def post_claimed(
     poll=None,
     *,
     remote: Remote | None = None,
+    allowed_mentions: frozenset[int] | None = None,
 ) -> Status:
     """:func:`post`, at most once per ``claim_key``: the key is claimed in the
     step that holds the journal (job_hold_once.lua). If it was claimed
@@ -243,7 +263,16 @@ async def post_claimed(
     value = await store.get(claim_key)  # a retry: no id drawn for it
     if value is None:
         status = await prepare(
-            store, queue, author_id, text, extra, in_reply_to, media, poll, remote=remote
+            store,
+            queue,
+            author_id,
+            text,
+            extra,
+            in_reply_to,
+            media,
+            poll,
+            remote=remote,
+            allowed_mentions=allowed_mentions,
         )
         job = journal(status)
         held = await queue.hold_once(

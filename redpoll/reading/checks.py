@@ -5,6 +5,8 @@ moment they show something."""
 
 from __future__ import annotations
 
+from ..conversations import thread_mutes
+from ..core import keys
 from ..core.models import Status
 from ..filters import rules
 from ..polls import polls
@@ -40,11 +42,19 @@ async def checked(
     counts, parse = state.state_check(viewer, sids, getattr(statuses, "counts", None))
     votes, parse_polls = polls.state_reads(viewer, statuses)  # a poll's votes, beside them
     more = [rules.version_command(viewer)] if filters is not None and viewer is not None else []
-    replies = await store.batch(vis + counts + votes + more)
+    # the threads the viewer muted, among those the records name (an older
+    # reply that does not name its thread shows unmuted here)
+    threads = [thread_mutes.thread_of(s) or 0 for s in statuses] if viewer is not None else []
+    mutes = [("SMISMEMBER", keys.thread_mutes(viewer), *threads)] if threads else []
+    replies = await store.batch(vis + counts + votes + more + mutes)
+    muted_threads = replies.pop() if mutes else []
     if more:
         filters.append(replies.pop())
     states = dict(zip(sids, parse(replies[len(vis) : len(vis) + len(counts)])))
     if votes:
         for sid, poll in parse_polls(replies[len(vis) + len(counts) :]).items():
             states[sid] = states[sid]._replace(poll=poll)
+    for sid, flag in zip(sids, muted_threads):
+        if flag:
+            states[sid] = states[sid]._replace(muted=True)
     return decide(replies[: len(vis)]), states

@@ -6,8 +6,9 @@ notification was made.
 A notification is shown when its account is not hidden from the owner
 (blocked either way, muted with notifications: redpoll.relations.relations) and, for
 a kind about a status, when that status still exists, the owner may see
-it now (redpoll.relations.visibility) and no ``hide`` filter of theirs in
-the notifications context meets it (redpoll.filters.rules). A follower removed, blocked or unfollowed
+it now (redpoll.relations.visibility), no ``hide`` filter of theirs in
+the notifications context meets it (redpoll.filters.rules) and its thread
+is not one they muted (redpoll.conversations.thread_mutes). A follower removed, blocked or unfollowed
 keeps the notifications of the private statuses they saw, but no longer
 sees them, as the statuses themselves answer 404.
 """
@@ -18,6 +19,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..conversations import thread_mutes
 from ..core import keys, limits, validate
 from ..core.models import Status
 from ..filters import rules
@@ -79,8 +81,10 @@ async def seen(
         return Seen([], {})
     sids = list(dict.fromkeys(n.status for n in notes if n.status))
     # the accounts hidden from the owner and the statuses named, together
-    hidden, found = await asyncio.gather(
-        hidden_actors(store, owner, [n.actor for n in notes]), get_statuses(store, sids)
+    hidden, found, muted = await asyncio.gather(
+        hidden_actors(store, owner, [n.actor for n in notes]),
+        get_statuses(store, sids),
+        store.smembers(keys.thread_mutes(owner)) if sids else _none(),
     )
     notes = [n for n in notes if n.actor not in hidden]
     out = Seen(notes, {})
@@ -102,8 +106,16 @@ async def seen(
                 for sid, s in out.statuses.items()
                 if not ((r := active.apply(s, context="notifications", viewer=owner)) and r.hidden)
             }
+    if out.statuses and muted:  # the threads the owner muted
+        muted_ids = {int(m) for m in muted}
+        threads = await thread_mutes.threads_of(store, out.statuses.values())
+        out.statuses = {sid: s for sid, s in out.statuses.items() if threads[sid] not in muted_ids}
     out.notes = [n for n in notes if n.type not in WITH_STATUS or n.status in out.statuses]
     return out
+
+
+async def _none() -> set:
+    return set()
 
 
 async def shown(

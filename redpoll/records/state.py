@@ -46,6 +46,8 @@ class StatusState(NamedTuple):
     #: the viewer's filters this status meets: the ``filtered`` array as JSON
     #: (redpoll.filters.rules.Result.json), empty when none (``[]``)
     filtered: bytes = b""
+    #: its thread muted by the viewer (redpoll.conversations.thread_mutes)
+    muted: bool = False
 
 
 NONE = StatusState()

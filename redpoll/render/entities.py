@@ -264,7 +264,7 @@ def status_state(state: StatusState, viewer: bool) -> dict:
         out |= {
             "favourited": state.favourited,
             "reblogged": state.reblogged,
-            "muted": False,
+            "muted": state.muted,
             "bookmarked": state.bookmarked,
             "pinned": state.pinned,
             "filtered": orjson.loads(state.filtered) if state.filtered else [],
@@ -285,7 +285,8 @@ def state_json(state: StatusState, viewer: bool) -> bytes:
     if viewer:
         tail += (
             f',"favourited":{"true" if state.favourited else "false"},'
-            f'"reblogged":{"true" if state.reblogged else "false"},"muted":false,'
+            f'"reblogged":{"true" if state.reblogged else "false"},'
+            f'"muted":{"true" if state.muted else "false"},'
             f'"bookmarked":{"true" if state.bookmarked else "false"},'
             f'"pinned":{"true" if state.pinned else "false"}'
         )

@@ -453,6 +453,35 @@ def decide(
     return taken, took
 
 
+def boosts_to_drop(
+    home: Sequence[int],
+    record: Mapping[int, int],
+    taken: Sequence[int],
+    took: Sequence[Candidate],
+    came: Mapping[int, int] | None = None,
+) -> list[int]:
+    """The rule's window asked of boosts a home holds already when their
+    original comes in (a catch-up, redpoll.timelines.hybrid): of ``home``
+    (its ids), the boosts whose original is among ``taken`` (the ids going
+    in, the boosts ``took`` among them) or ``came`` (original -> boost, put
+    in before) and now sits within the window below them; ``record`` is the
+    home's boost record (original -> the boost it holds). Those boosts leave
+    the home."""
+    take = set(taken)
+    view = sorted(set(home) | take)
+    held = set(home)
+    boosted = {c.id for c in took}
+    arriving = {sid: record.get(sid) for sid in taken if sid not in boosted}
+    arriving.update(came or {})
+    out: list[int] = []
+    for sid, boost in arriving.items():
+        if boost in held and shown_already(
+            Candidate(boost, 0, reblog_of=sid), Facts(window={boost: below(view, boost)})
+        ):
+            out.append(boost)
+    return out
+
+
 async def take(
     store: Store,
     batch: Batch,

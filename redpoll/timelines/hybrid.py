@@ -391,19 +391,7 @@ async def _rule_news(
     others = {c.id: home_rule.boost_ids(rows) for c, rows in zip(boosts, replies[at:])}
     ids, took = home_rule.decide(wanted, uid, None, facts, home, others)
     take = set(ids)
-    # boosts the home holds whose original now comes in below them
-    view = sorted(set(home) | take)
-    held = set(home)
-    boosted = {c.id for c in took}
-    arriving = {sid: record.get(sid) for sid in ids if sid not in boosted}
-    arriving.update(came)
-    out: list[int] = []
-    for sid, boost in arriving.items():
-        if boost in held and home_rule.shown_already(
-            home_rule.Candidate(boost, 0, reblog_of=sid),
-            home_rule.Facts(window={boost: home_rule.below(view, boost)}),
-        ):
-            out.append(boost)
+    out = home_rule.boosts_to_drop(home, record, ids, took, came)
     args: list = [limits.HOME_REBLOGS_KEPT, len(news)]
     for author, seq, batch in news:
         mine = [sid for sid in batch.int_ids() if sid in take]

@@ -11,8 +11,11 @@ from mastodon import Mastodon
 from test_moderation import admin, ok
 
 from redpoll.core import limits
+from redpoll.federation import domains, remote, signing
 
 pytestmark = [pytest.mark.timeout(120)]
+
+PAIR = signing.KeyPair.generate()
 
 
 async def test_rules_set_by_the_operator_show_in_the_api_and_the_instance(srv, rp):
@@ -54,3 +57,29 @@ async def test_languages_are_iso_codes_with_names(srv, rp):
     langs = await asyncio.to_thread(Mastodon(api_base_url=srv.base).instance_languages)
     codes = [lang["code"] for lang in langs]
     assert "en" in codes and all(len(c) == 2 for c in codes) and len(set(codes)) == len(codes)
+
+
+async def test_peers_are_the_known_servers_less_suspended_ones(srv, rp):
+    for host, name in (("b.example", "x"), ("a.example", "y"), ("a.example", "z")):
+        uri = f"https://{host}/users/{name}"
+        document = {
+            "id": uri,
+            "type": "Person",
+            "preferredUsername": name,
+            "inbox": f"{uri}/inbox",
+            "publicKey": {"id": f"{uri}#main-key", "publicKeyPem": PAIR.public_pem},
+        }
+        await remote.keep(rp.store, remote.parse_actor(document))
+    m = Mastodon(api_base_url=srv.base)
+    peers = await asyncio.to_thread(m.instance_peers)
+    assert {"a.example", "b.example"} <= set(peers) and peers == sorted(peers)
+    assert peers.count("a.example") == 1
+    await domains.block(rp.store, "b.example", "suspend")
+    assert "b.example" not in await asyncio.to_thread(m.instance_peers)
+    await domains.unblock(rp.store, "b.example")
+    assert "b.example" in await asyncio.to_thread(m.instance_peers)
+
+
+async def test_no_translation_languages_without_a_translation_service(srv):
+    reply = httpx.get(f"{srv.base}/api/v1/instance/translation_languages")
+    assert reply.status_code == 200 and reply.json() == {}

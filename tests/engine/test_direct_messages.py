@@ -44,6 +44,14 @@ async def test_conversations_list_read_and_delete(srv, rp):
     assert ann.conversations_read(thread["id"])["unread"] is False
     assert [c["unread"] for c in ann.conversations()] == [False, False]
     auth = {"Authorization": f"Bearer {ann.access_token}"}
+    # unread again (Mastodon's /unread), then read; another's is not found
+    again = httpx.post(f"{srv.base}/api/v1/conversations/{thread['id']}/unread", headers=auth)
+    assert again.status_code == 200 and again.json()["unread"] is True
+    assert [c["unread"] for c in ann.conversations()] == [False, True]
+    assert ann.conversations_read(thread["id"])["unread"] is False
+    cat_auth = {"Authorization": f"Bearer {cat.access_token}"}
+    theirs = httpx.post(f"{srv.base}/api/v1/conversations/{thread['id']}/unread", headers=cat_auth)
+    assert theirs.status_code == 404
     gone = httpx.delete(f"{srv.base}/api/v1/conversations/{thread['id']}", headers=auth)
     assert gone.status_code == 200, gone.text
     assert [c["id"] for c in ann.conversations()] == [str(other["id"])]

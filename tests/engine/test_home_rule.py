@@ -20,6 +20,7 @@ from redpoll.timelines.home_rule import (
     Batch,
     Candidate,
     Facts,
+    boosts_to_drop,
     decide,
     in_home,
     in_list,
@@ -94,6 +95,22 @@ def test_a_list_takes_replies_to_its_owner_or_to_followed_members():
 def batch(*cs: Candidate) -> Batch:
     """Candidates as a merge reads them: plain ones by id only."""
     return Batch([c.id for c in cs], [c.author for c in cs], {c.id: c for c in cs if c.ruled})
+
+
+def test_a_held_boost_leaves_when_its_original_comes_in_within_the_window_below_it():
+    """A catch-up that brings an original in asks the rule about the boosts
+    of it the home holds: within the window below one, that boost goes."""
+    boost, original = 1000, 990
+    home = [boost, 500]  # the boost, and something older
+    record = {original: boost}  # the home's boost record: original -> boost
+    assert boosts_to_drop(home, record, [original], []) == [boost]
+    far = boost - 10_000  # an original far older than the window below the boost
+    filler = list(range(boost - 1, boost - 1 - limits.REBLOG_WINDOW - 5, -1))
+    assert boosts_to_drop([boost, *filler], {far: boost}, [far], []) == []
+    # one put in before by this catch-up (came, so in the home as read), the same
+    assert boosts_to_drop([boost, original, 500], {}, [], [], {original: boost}) == [boost]
+    # a boost not held stays out of it
+    assert boosts_to_drop([500], record, [original], []) == []
 
 
 def test_decide_places_each_boost_by_age_in_what_the_timeline_will_hold():
