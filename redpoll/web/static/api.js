@@ -65,6 +65,10 @@ export async function request(path, { method = 'GET', query, body, form, token, 
   if (text) { try { data = JSON.parse(text); } catch { data = { error: text.slice(0, 200) }; } }
   if (res.status === 401 && t && t === session.token()) emit('unauthorized');
   if (!res.ok) throw new ApiError(res.status, data, retryAt(res));
+  if (method === 'POST' && data && data.id && MADE_HERE.test(String(path))) {
+    madeHere.add(String(data.id));
+    emit('made', String(data.id));  // the stream may have brought it first
+  }
   return { data, link: parseLink(res.headers.get('Link')) };
 }
 
@@ -75,6 +79,11 @@ function retryAt(res) {
   const reset = Date.parse(res.headers.get('X-RateLimit-Reset') || '');
   return Number.isFinite(reset) ? reset : null;
 }
+
+// The statuses this page made (a post, a reply, a boost): arriving again
+// from the stream, they are no news to the reader (feed.js)
+const MADE_HERE = /^\/api\/v1\/statuses(\/\d+\/reblog)?$/;
+export const madeHere = new Set();
 
 export async function api(path, options) { return (await request(path, options)).data; }
 

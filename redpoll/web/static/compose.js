@@ -231,7 +231,17 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
       counter, onCancel ? h('button', { type: 'button', class: 'cancel' }, 'Cancel') : null, post));
 
   form.querySelector('.compose-bar .cancel')?.addEventListener('click', () => onCancel());
-  if (collapsible) form.classList.add('collapsible');
+  if (collapsible) {
+    // folded a moment after focus leaves, not at once: a tap on a post below
+    // lands on what it was aimed at, not on what the page moved up under it
+    form.classList.add('collapsible', 'folded');
+    let folding = null;
+    form.addEventListener('focusin', () => { clearTimeout(folding); form.classList.remove('folded'); });
+    form.addEventListener('focusout', () => {
+      clearTimeout(folding);
+      folding = setTimeout(() => { if (!form.contains(document.activeElement)) form.classList.add('folded'); }, 400);
+    });
+  }
   if (canAttach) {  // images dropped on the box
     const files = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
     form.addEventListener('dragover', (e) => { if (files(e)) { e.preventDefault(); form.classList.add('dragging'); } });

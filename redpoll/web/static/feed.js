@@ -3,7 +3,7 @@
 // live items from the streaming API: prepended at once when the reader is at
 // the top, else held behind a "new posts" indicator (and while the feed is
 // kept off screen for Back, so its place does not move).
-import { request, bus, session } from './api.js';
+import { request, bus, madeHere } from './api.js';
 import { h, errorText } from './ui.js';
 import { subscribe, matches } from './stream.js';
 
@@ -119,12 +119,18 @@ export function feed(opts) {
       }
     }
     if (seen.has(k) || pending.some((p) => keyOf(p) === k)) return;
-    const me = session.me();
     if (atTop()) { add([item], 'top'); status.textContent = ''; }
-    // one's own (a boost, a reply written below): in at once, the reader's place kept, no "new post" pill
-    else if (me && item.account && item.account.id === me.id) keepPlace(() => add([item], 'top'));
+    // what the reader just did here (a boost, a reply written below): in at once, the place kept, no pill
+    else if (madeHere.has(String(k))) keepPlace(() => add([item], 'top'));
     else { pending.push(item); showPending(); }
   }
+  bus.addEventListener('made', (e) => {  // it came before the answer: out of "new posts"
+    const at = pending.findIndex((p) => String(keyOf(p)) === e.detail);
+    if (at < 0) return;
+    const [item] = pending.splice(at, 1);
+    showPending();
+    keepPlace(() => add([item], 'top'));
+  }, { signal });
   // what goes in above the first post in sight does not move it
   function keepPlace(change) {
     const anchor = [...list.querySelectorAll('article')].find((a) => a.getBoundingClientRect().bottom > 0);
