@@ -45,32 +45,3 @@ async def index_account(store: Store, uid: int, rev: int, login: str, display_na
             [uid, rev, *account_terms(login, display_name)],
         )
     )
-
-
-async def index_missing(store: Store) -> int:
-    """Index the users a database holds from before the index existed; runs
-    once per database (``keys.SEARCH_BUILT`` records that it finished, and
-    every sign-up since indexes itself). Idempotent and safe beside live
-    changes: each user goes in with the rev read together with its name
-    (one HMGET), so a newer rename is never undone. Returns users indexed."""
-    client = store
-    if await client.exists(keys.SEARCH_BUILT):
-        return 0
-    last = int(await client.get(keys.USER_SEQ) or 0)
-    done = 0
-    for first in range(1, last + 1, limits.SEARCH_BACKFILL_BATCH):
-        uids = list(range(first, min(first + limits.SEARCH_BACKFILL_BATCH, last + 1)))
-        held, *rows = await store.batch(
-            [
-                ("HMGET", keys.SEARCH_INDEXED, *uids),
-                *(("HMGET", keys.user(u), "rev", "login", "name") for u in uids),
-            ]
-        )
-        for uid, indexed, (rev, login, name) in zip(uids, held, rows):
-            if indexed is None and login is not None:
-                await index_account(
-                    store, uid, int(rev or 1), login.decode(), (name or b"").decode()
-                )
-                done += 1
-    await client.set(keys.SEARCH_BUILT, last)
-    return done

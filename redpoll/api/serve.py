@@ -39,6 +39,7 @@ from ..core import limits
 from ..core.errors import ConfigError
 from ..core.metrics import MULTIPROC_ENV
 from ..core.settings import EMBEDDED_URL_ENV, Settings, redact
+from ..engine import migrate
 from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
 from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from . import logs
@@ -288,6 +289,20 @@ def _serve(
                 port=EmbeddedServer.recorded_port(settings.data_dir),
             ).start()
     log.info("database", extra={"database": where})
+    # the layout brought up to date once, here, under the migration lock
+    # (another serve migrating meanwhile is waited for), before any HTTP
+    # process opens the database; a migration due by hand stops us here
+    try:
+        report = asyncio.run(migrate.before_serving(url, settings.cluster))
+    except ConfigError:
+        if supervisor is not None:
+            supervisor.stop()
+        raise
+    if report.made:
+        log.info(
+            "database layout brought up to date",
+            extra={"from_version": report.before, "to_version": report.after},
+        )
     # after the database answered: a start-up failure stays one line
     _, open_files = raise_open_files()
     # a request beyond the cap is answered 503 at once, before the process

@@ -23,11 +23,10 @@ from dataclasses import dataclass
 
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, ValidationError
-from ..core.models import EXTRA_PREFIX, Status
+from ..core.models import Status
 from ..notifications import notifications
 from ..records.statuses import read_statuses
 from ..relations import visibility
-from ..storage import topology
 from ..storage.store import Store
 from ..timelines import fanout, home_rule, placement
 from . import direct_messages
@@ -219,55 +218,6 @@ async def _reply_link(store: Store, status: Status, parent: int, link: bool) -> 
         [keys.replies(parent), keys.replies_counted(parent), keys.status_counts(parent)],
         [status.id, 1 if link else 0, 1 if counts_as_reply(status) else 0],
     )
-
-
-async def recount_replies(store: Store) -> int:
-    """Recount the replies of every status that has some under the rule of
-    :func:`counts_as_reply`, for counts kept when every reply was counted;
-    runs once per database (``keys.REPLY_COUNTS_DONE`` records that it
-    finished; every reply since is counted by that rule as it is linked).
-    Each status is recounted by one script on its slot (reply_recount.lua):
-    atomic, idempotent, and safe beside replies being posted and deleted,
-    so a run cut short is simply run again. Returns statuses recounted."""
-    if await store.exists(keys.REPLY_COUNTS_DONE):
-        return 0
-    parents = [
-        sid
-        for sid in map(
-            keys.replied_status, await topology.of(store).keys_matching(keys.REPLIES_ANY)
-        )
-        if sid is not None
-    ]
-    for first in range(0, len(parents), limits.REPLY_RECOUNT_BATCH):
-        batch = parents[first : first + limits.REPLY_RECOUNT_BATCH]
-        rows = await store.batch([("ZRANGE", keys.replies(p), 0, -1) for p in batch])
-        reply_ids = [[int(r) for r in row] for row in rows]
-        found = await store.batch(
-            [
-                ("HMGET", keys.status(r), "uid", "deleted", f"{EXTRA_PREFIX}visibility")
-                for ids in reply_ids
-                for r in ids
-            ]
-        )
-        at = 0
-        for parent, ids in zip(batch, reply_ids):
-            counted = []
-            for rid in ids:
-                uid, deleted, vis = found[at]
-                at += 1
-                if (
-                    uid is not None
-                    and deleted is None
-                    and (vis is None or vis.decode() in visibility.OPEN)
-                ):
-                    counted.append(rid)
-            await store.run(
-                "reply_recount",
-                [keys.replies(parent), keys.replies_counted(parent), keys.status_counts(parent)],
-                counted,
-            )
-    await store.set(keys.REPLY_COUNTS_DONE, len(parents))
-    return len(parents)
 
 
 async def after_post(store: Store, status: Status) -> None:

@@ -10,7 +10,8 @@ one script on the account's slot, idempotent, so a journal's replay
 changes nothing); the same script notes the tags used last
 (keys.tags_used), which the suggestions read. Featuring is one script
 (tag_feature.lua: the cap's check and the write, atomic); unfeaturing one
-HDEL. Statuses posted before these sets existed are not counted.
+HDEL. Statuses posted before these sets existed were put in by migration
+5 (conversations/migrations.py).
 """
 
 from __future__ import annotations

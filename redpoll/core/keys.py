@@ -31,8 +31,9 @@ SEARCH_ACCOUNTS = "search:{accounts}"
 #: Hash uid -> ``<rev>\n<term>\n...``: the terms a user has in the index and
 #: the record revision they came from (same slot as SEARCH_ACCOUNTS).
 SEARCH_INDEXED = "search:{accounts}:of"
-#: String: set once the users from before the index existed were indexed
-#: (account_index.index_missing, run when an engine opens a database without it).
+#: String: set once the users from before the index existed were indexed, by
+#: the release before layout versions (migration 1 counts it as done, and
+#: sets it when it finishes, for processes of that release sharing the database).
 SEARCH_BUILT = "search:{accounts}:built"
 
 
@@ -230,6 +231,20 @@ def status(sid: int) -> str:
 #: records by id compares this value to the one it started with and drops
 #: what it kept when it changed (Store.memos_valid, redpoll.core.memo).
 EPOCH = "db:epoch"
+
+#: Hash: the database's layout (redpoll.engine.migrate): ``version``, the
+#: number of the last migration made (every one below it made too);
+#: ``cursor.<n>``, where migration n in progress goes on from; ``done.<n>``,
+#: when it finished (ms) and what it did. Absent: a database from before
+#: layout versions (or a new one).
+LAYOUT = "layout:{db}"
+#: String: the mark of the last ``redpoll backup`` begun, set just before its
+#: snapshot (redpoll.engine.backup): a restore finds it in the data it
+#: brought back, so the snapshot holds what was written before the backup.
+BACKUP_MARK = "backup:{db}:mark"
+#: String with a TTL: ``<token> <host> <pid>`` of the process migrating the
+#: database now; the others wait for it (redpoll.engine.migrate).
+LAYOUT_LOCK = "layout:{db}:lock"
 
 #: ZSET status id -> version: the log of changed statuses, single server
 #: only. A deleted status is here with version -1 from its delete
@@ -520,8 +535,8 @@ def replies_counted(sid: int) -> str:
 
 
 #: String: set once every status's reply count was recounted under the rule
-#: that counts public and unlisted replies only (conversation.recount_replies,
-#: run when an engine opens a database without it).
+#: that counts public and unlisted replies only, by the release before
+#: layout versions (migration 2 counts it as done, and sets it when it finishes).
 REPLY_COUNTS_DONE = "rpc:built"
 
 
@@ -715,8 +730,9 @@ def muted_by(uid: int) -> str:
     return f"mutedby:{{{uid}}}"
 
 
-#: String: set once the mutes from before :func:`muted_by` existed are in it
-#: (relations.index_mutes, run when an engine opens a database without it).
+#: String: set once the mutes from before :func:`muted_by` existed are in it,
+#: by the release before layout versions (migration 3 counts it as done, and
+#: sets it when it finishes).
 MUTED_BY_BUILT = "mutedby:built"
 
 

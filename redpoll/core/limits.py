@@ -127,14 +127,24 @@ SEARCH_SCAN = 400
 SEARCH_WINDOW = 200
 #: Newest statuses of the viewer's own a status search looks through.
 SEARCH_STATUSES_SCANNED = 1000
-#: Users read per round trip when indexing a database's older users.
+#: Users read per step of migration 1 (accounts/migrations.py, the older users indexed).
 SEARCH_BACKFILL_BATCH = 500
-#: Statuses whose replies are recounted per round trip, once per database
-#: (conversation.recount_replies).
+#: Statuses whose replies are recounted per step of migration 2
+#: (conversations/migrations.py).
 REPLY_RECOUNT_BATCH = 200
-#: Users whose mutes one step of the muted-by index's backfill reads, once
-#: per database (relations.index_mutes).
+#: Users whose mutes one step of migration 3 reads
+#: (relations/migrations.py).
 MUTED_BY_BACKFILL_BATCH = 500
+#: The migration lock's time to live (redpoll.engine.migrate): its holder
+#: renews it every third of it; one that died frees it after this long.
+MIGRATION_LOCK_TTL_MS = 30_000
+#: How often a process waiting for another's migration looks again.
+MIGRATION_WAIT_POLL_S = 0.2
+#: A migration in progress logs how far it is at most this often.
+MIGRATION_PROGRESS_LOG_S = 5.0
+#: Users or statuses one step of ``redpoll check`` reads (redpoll.engine.check),
+#: and keys one SCAN call of its walk over upload records looks at.
+CHECK_BATCH = 200
 #: The shortest REDPOLL_METRICS_TOKEN accepted (a scraper's shared secret).
 METRICS_TOKEN_MIN_CHARS = 16
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account, account_index, activity, auth, markers, ratelimit
+from ..accounts import account, activity, auth, markers, ratelimit
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
-from ..conversations import conversation, direct_messages, featured_tags, tags, thread_mutes
+from ..conversations import direct_messages, featured_tags, tags, thread_mutes
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
@@ -63,6 +63,7 @@ from ..suggestions import suggestions as follow_suggestions
 from ..timelines import timelines
 from ..trends import ranking
 from ..trends import statuses as trend_statuses
+from . import migrate as migrations
 from .worker import Worker
 
 log = logging.getLogger("redpoll.engine")
@@ -90,9 +91,12 @@ class Redpoll:
         self._purges: set[asyncio.Task] = set()
 
     @classmethod
-    async def open(cls, settings: Settings | None = None) -> Redpoll:
+    async def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Redpoll:
         """Connect to ``settings.redis_url``; else attach to the embedded server
-        already running on ``settings.data_dir``, or start it (and own it)."""
+        already running on ``settings.data_dir``, or start it (and own it).
+        Then bring the database's layout up to date (redpoll.engine.migrate:
+        a ConfigError of one line if a migration due must be run by hand),
+        unless ``migrate`` is False (``redpoll migrate`` itself)."""
         settings = settings or Settings.from_env()
         server = None
         url = settings.redis_url
@@ -121,12 +125,11 @@ class Redpoll:
             await store.load_scripts()
             await store.adopt_epoch()
             await self.queue.ensure_groups()
-            # once per database: users from before the search index existed
-            await account_index.index_missing(store)
-            # once per database: reply counts from before hidden replies were left out
-            await conversation.recount_replies(store)
-            # once per database: mutes from before the index of each account's muters
-            await relations.index_mutes(store)
+            if migrate:
+                await migrations.at_open(store)
+        except ConfigError:
+            await self.close()
+            raise
         except (RedisError, RedisClusterException, OSError) as exc:
             await self.close()
             # one line naming the setting, not a traceback

@@ -209,8 +209,8 @@ async def keep(store: Store, actor: Actor) -> User:
 async def peers(store: Store) -> list[str]:
     """The hosts of the remote accounts kept here, sorted, less those the
     server suspended (Mastodon's /api/v1/instance/peers leaves out blocked
-    domains). Accounts kept before the set existed are not among them
-    until they are kept again (their next activity or fetch)."""
+    domains). Accounts kept before the set existed were put in by
+    migration 4 (federation/migrations.py)."""
     hosts = sorted(
         h.decode() if isinstance(h, bytes) else h for h in await store.smembers(keys.PEERS)
     )

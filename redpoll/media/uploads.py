@@ -445,6 +445,20 @@ async def forget_account(
         await queue.enqueue(MediaFilesJob(owner=uid, names=names))
 
 
+async def drop_orphan(store: Store, storage: MediaStorage, owner: int, mid: int, sid: int) -> int:
+    """Upload ``mid`` of ``owner``, attached to status ``sid`` that is gone
+    (redpoll check --repair): its record becomes a tombstone (media_drop.lua
+    'status': atomic, a no-op unless it is still attached to ``sid``) and
+    its files are deleted, as the status's delete would have. Idempotent;
+    how many files it named."""
+    gone = await store.run(
+        "media_drop", [keys.record(owner, mid)], ["status", sid, limits.MEDIA_TOMBSTONE_S]
+    )
+    names = _names(gone)
+    await delete_files(storage, names)
+    return len(names)
+
+
 async def delete_files(storage: MediaStorage, names) -> None:
     """Each of ``names`` deleted (idempotent)."""
     for name in names:

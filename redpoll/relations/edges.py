@@ -164,7 +164,7 @@ async def _member_statuses(store: Store, e: Edge, count: int, lowest) -> list[by
     return await store.zrevrangebyscore(keys.profile(e.member), "+inf", lowest, start=0, num=count)
 
 
-async def _resync(store: Store, e: Edge) -> None:
+async def resync(store: Store, e: Edge) -> None:
     """Copy the owner's side to the far side until a re-read shows they agree."""
     for _ in range(MAX_SYNC_ROUNDS):
         present = await store.zscore(e.source, e.member) is not None
@@ -234,7 +234,7 @@ async def add(store: Store, e: Edge, then: tuple | None = None) -> bool:
     if isinstance(merged, Exception):
         raise merged
     if not merged:
-        await _resync(store, e)  # removed again meanwhile: that call won
+        await resync(store, e)  # removed again meanwhile: that call won
     if isinstance(after, Exception):
         raise after
     return bool(source)
@@ -248,7 +248,7 @@ async def remove(store: Store, e: Edge) -> bool:
     await _target(store, e, False)
     ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
     if await placement.of(store).unmerge(e.timeline, e.source, e.member, ids) == -1:
-        await _resync(store, e)  # re-added meanwhile: that call won
+        await resync(store, e)  # re-added meanwhile: that call won
     return changed
 
 
@@ -266,8 +266,8 @@ async def unlist(store: Store, e: Edge) -> bool:
     tail = await store.lindex(e.timeline, -1)
     ids = await _member_statuses(store, e, 2 * limits.HOME_CAP, int(tail) if tail else "-inf")
     if await placement.of(store).unmerge(e.timeline, keys.following(e.owner), e.member, ids) == -1:
-        await _resync(store, e)  # followed again meanwhile: it stays
+        await resync(store, e)  # followed again meanwhile: it stays
         return False
     changed = await _source(store, e, False)
-    await _resync(store, e)
+    await resync(store, e)
     return changed

@@ -171,6 +171,14 @@ async def authorize_request(store: Store, queue: JobQueue, owner, requester) -> 
     return True
 
 
+async def mend_edge(store: Store, a: int, b: int) -> None:
+    """Make the followers' side of the follow ``a`` -> ``b`` agree with the
+    following side (the truth, relations.edges): a follower entry without
+    its follow goes, a follow without its follower entry gets one; each
+    side's counter with it (edge_set.lua). Idempotent."""
+    await edges.resync(store, edges.follow_edge(a, b))
+
+
 async def is_following(store: Store, a, b) -> bool:
     a, b = validate.an_id(a, "user_id"), validate.an_id(b, "target_id")
     return await store.zscore(keys.following(a), b) is not None

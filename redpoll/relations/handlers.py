@@ -18,6 +18,9 @@ async def follow_note(
 ) -> Done:
     if not await follows.note_due(store, job):
         return Done()  # a follow that was there already: its own job saw to it
+    # a follow or unfollow cut short between its two sides: the far side
+    # made to agree with the follow side (idempotent; a no-op once they do)
+    await follows.mend_edge(store, job.uid, job.target)
     await notifications.replay_follow(store, settings, job)
     await hybrid.sync_follow(store, job.uid, job.target)  # a large account's merge
     await unlisting.unlist(store, job.uid, job.target)  # an unfollow's lists' step, retried

@@ -155,35 +155,6 @@ async def unmute(store: Store, a, b) -> None:
     await announce(store, a, b)
 
 
-async def index_mutes(store: Store) -> int:
-    """Index the mutes a database holds from before keys.muted_by existed
-    (so that a Move carries them over too); runs once per database
-    (keys.MUTED_BY_BUILT records that it finished; every mute since indexes
-    itself). Idempotent (ZADD NX) and safe beside live mutes: an entry of a
-    mute lifted meanwhile is a hint like any (its terms decide). How many
-    mutes it indexed."""
-    if await store.exists(keys.MUTED_BY_BUILT):
-        return 0
-    last = int(await store.get(keys.USER_SEQ) or 0)
-    done = 0
-    for first in range(1, last + 1, limits.MUTED_BY_BACKFILL_BATCH):
-        uids = list(range(first, min(first + limits.MUTED_BY_BACKFILL_BATCH, last + 1)))
-        rows = await store.batch([("ZRANGE", keys.muting(u), 0, -1, "WITHSCORES") for u in uids])
-        for uid, row in zip(uids, rows):
-            if row and not isinstance(row[0], (list, tuple)):  # RESP2: flat list
-                row = list(zip(row[0::2], row[1::2]))
-            if row:  # one round trip per user who mutes (at most MUTES_MAX entries)
-                await store.batch(
-                    [
-                        ("ZADD", keys.muted_by(int(member)), "NX", int(float(score)), uid)
-                        for member, score in row
-                    ]
-                )
-                done += len(row)
-    await store.set(keys.MUTED_BY_BUILT, last)
-    return done
-
-
 async def muted_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[int, int]]:
     """(account id, mute id) of active mutes, newest first, below ``max_id``."""
     uid = validate.an_id(uid, "user_id")

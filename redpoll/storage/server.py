@@ -28,6 +28,7 @@ import stat
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -646,3 +647,108 @@ class EmbeddedCluster:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+# --- snapshots: what redpoll backup and restore do with an embedded server ----------------
+
+
+#: How long a snapshot (BGSAVE) or the AOF made from a loaded one may take.
+SNAPSHOT_TIMEOUT_S = 3600.0
+
+
+def take_snapshot(
+    url: str, mark: tuple[str, str], reads: Sequence[tuple] = ()
+) -> tuple[Path, list]:
+    """Have the server at ``url`` write a point-in-time RDB snapshot of its
+    data while it serves (BGSAVE, waited for), and return where it wrote it
+    (its ``dir`` / ``dbfilename``) with the replies of ``reads``, commands
+    sent just before it. ``mark`` (key, value) is SET first: the snapshot
+    holds it, so a restore can tell that it holds everything written before
+    the snapshot began (every write acknowledged before the SET is in it).
+    A BGSAVE or AOF rewrite already running is waited for (BGSAVE
+    SCHEDULE); ConfigError in one line when the save fails."""
+    client = redis.Redis.from_url(url, socket_timeout=30)
+    try:
+        client.set(*mark)
+        replies = [client.execute_command(*command) for command in reads]
+        while True:
+            # (saves are counted: ours is done when the count passes this;
+            # none of another's can start between, BGSAVE refuses to then)
+            before = int(client.info("persistence")["rdb_saves"])
+            try:
+                client.execute_command("BGSAVE", "SCHEDULE")
+                break
+            except redis.ResponseError as exc:  # a save of another's in progress
+                if "in progress" not in str(exc):
+                    raise ConfigError(f"the server refused a snapshot: {exc}") from None
+                time.sleep(0.05)
+        deadline = time.monotonic() + SNAPSHOT_TIMEOUT_S
+        running = False
+        while True:
+            info = client.info("persistence")
+            saving = bool(int(info["rdb_bgsave_in_progress"]))
+            if int(info["rdb_saves"]) > before and not saving:
+                break
+            if running and not saving and int(info["rdb_saves"]) == before:
+                raise ConfigError("the server's snapshot failed (see its valkey.log)")
+            running = running or saving
+            if time.monotonic() > deadline:
+                raise ConfigError("the server's snapshot did not finish in time")
+            time.sleep(0.02)
+        where = client.config_get("dir")["dir"]
+        name = client.config_get("dbfilename")["dbfilename"]
+        return Path(str(where)) / str(name), replies
+    finally:
+        client.close()
+
+
+def load_snapshot(
+    data_dir: str | os.PathLike,
+    snapshot: Path,
+    fsync: str = "everysec",
+    reads: Sequence[tuple] = (),
+) -> tuple[int, list]:
+    """Make ``data_dir`` (empty, but for what the caller put there) the data
+    directory of a server whose data is the RDB ``snapshot``: a server is
+    started on it with the AOF off (so it loads the RDB), the AOF is
+    switched on (its base written from what was loaded, waited for), and
+    the server stopped (SHUTDOWN: fsynced). Returns the keys it held and
+    the replies of ``reads``, commands sent once it was loaded."""
+    data_dir = Path(data_dir).resolve()
+    password = password_for(data_dir)
+    target = data_dir / "dump.rdb"
+    if snapshot.resolve() != target:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as out, open(snapshot, "rb") as src:
+            while chunk := src.read(1 << 20):
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
+    server = EmbeddedServer(data_dir, fsync=fsync, password=password, extra={"appendonly": "no"})
+    server.start()
+    try:
+        client = redis.Redis(port=server.port, password=password, socket_timeout=30)
+        try:
+            held = int(client.dbsize())
+            replies = [client.execute_command(*command) for command in reads]
+            client.config_set("appendonly", "yes")
+            deadline = time.monotonic() + SNAPSHOT_TIMEOUT_S
+            while True:
+                info = client.info("persistence")
+                if (
+                    int(info["aof_enabled"])
+                    and not int(info["aof_rewrite_in_progress"])
+                    and not int(info["aof_rewrite_scheduled"])
+                ):
+                    break
+                if time.monotonic() > deadline:
+                    raise ConfigError("the server did not write its AOF in time")
+                time.sleep(0.02)
+            if info.get("aof_last_bgrewrite_status") != "ok":
+                raise ConfigError("the server could not write its AOF (see its valkey.log)")
+        finally:
+            client.close()
+    finally:
+        server.stop()
+    target.unlink(missing_ok=True)  # the AOF is the data now
+    return held, replies

@@ -43,6 +43,15 @@ class Topology:
             async for k in self.store.scan_iter(match=pattern, count=1000)
         ]
 
+    async def scan_step(self, pattern: str, cursor: str, count: int) -> tuple[str | None, list]:
+        """One SCAN call of a walk over every key matching ``pattern``
+        that can stop and go on later: ``cursor`` is "" at the start, then
+        what the call before returned; None back when the walk is done.
+        Bounded (about ``count`` keys looked at); keys as bytes. A key may
+        come twice (SCAN's own promise), one written during the walk may
+        not come at all."""
+        raise NotImplementedError
+
     async def used_memory(self) -> int:
         raise NotImplementedError
 
@@ -58,12 +67,42 @@ class SingleServer(Topology):
     async def used_memory(self) -> int:
         return (await self.store.info("memory"))["used_memory"]
 
+    async def scan_step(self, pattern: str, cursor: str, count: int) -> tuple[str | None, list]:
+        at, found = await self.store.client.execute_command(
+            "SCAN", int(cursor or 0), "MATCH", pattern, "COUNT", count
+        )
+        return (str(at) if int(at) else None), list(found)
+
 
 class Cluster(Topology):
     name = "cluster"
 
     def slot(self, key) -> int:
         return key_slot(key if isinstance(key, bytes) else key.encode())
+
+    async def scan_step(self, pattern: str, cursor: str, count: int) -> tuple[str | None, list]:
+        """Every master in turn, in the order of their addresses; the cursor
+        is ``<master's address> <its SCAN cursor>``. A walk whose master is
+        no longer one (a failover, a resharding) starts again at the first:
+        the steps that use it are idempotent."""
+        client = self.store.client
+        assert isinstance(client, RedisCluster)
+        masters = sorted(client.get_primaries(), key=lambda n: (n.host, n.port))
+        names = [n.name for n in masters]
+        name, _, at = cursor.partition(" ")
+        if name not in names:
+            name, at = names[0], "0"
+        node = masters[names.index(name)]
+        reply = await client.execute_command(
+            "SCAN", int(at or 0), "MATCH", pattern, "COUNT", count, target_nodes=node
+        )
+        nxt, found = reply
+        if isinstance(nxt, dict):  # redis-py's cluster reply: {node: cursor}
+            nxt = next(iter(nxt.values()))
+        if int(nxt):
+            return f"{name} {int(nxt)}", list(found)
+        following = names.index(name) + 1
+        return (f"{names[following]} 0" if following < len(names) else None), list(found)
 
     async def used_memory(self) -> int:
         info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)

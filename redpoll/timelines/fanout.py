@@ -138,6 +138,14 @@ async def withdraw(store: Store, sid: int, viewers: Sequence[int]) -> None:
         await placement.of(store).undeliver(sid, homes)
 
 
+async def take_out(store: Store, sid: int, timelines: Sequence[str]) -> None:
+    """Take ``sid`` out of ``timelines`` (homes or list timelines: keys),
+    as a delete's cleanup does (redpoll check --repair, for an id whose
+    status is gone). Idempotent."""
+    if timelines:
+        await placement.of(store).undeliver(sid, list(dict.fromkeys(timelines)))
+
+
 async def _scored_after(store: Store, key: str, after: int, batch: int) -> list:
     """The next ``batch`` (member, score) rows of a ZSET scored above ``after``.
 

@@ -16,6 +16,7 @@ from ..core.version import __version__
 from ..engine.engine import Redpoll
 from . import Console
 from . import bench as tools_bench
+from . import data as tools_data
 from . import seed as tools_seed
 from .admin import admin
 
@@ -131,6 +132,10 @@ def demo() -> None:
 
 
 main.add_command(tools_seed.seed)
+main.add_command(tools_data.migrate)
+main.add_command(tools_data.backup)
+main.add_command(tools_data.restore)
+main.add_command(tools_data.check)
 main.add_command(tools_bench.bench)
 
 

@@ -118,13 +118,13 @@ async def test_replies_count_counts_only_public_and_unlisted_replies(srv, rp):
     assert await counts() == {1}
 
     # counts written under the old rule (every reply) are recounted once per
-    # database, when an engine opens it
+    # database, when an engine opens it (migration 2)
     again = await asyncio.to_thread(
         bob.status_post, "again, hidden", in_reply_to_id=post["id"], visibility="private"
     )
     await rp.drain()
     await rp.store.hset(keys.status_counts(post["id"]), "p", 7)
-    await rp.store.delete(keys.REPLY_COUNTS_DONE, keys.replies_counted(post["id"]))
+    await rp.store.delete(keys.REPLY_COUNTS_DONE, keys.replies_counted(post["id"]), keys.LAYOUT)
     opened = await Redpoll.open(rp.settings)
     try:
         assert await counts() == {1}

@@ -12,6 +12,7 @@ import asyncio
 import types
 
 import pytest
+from test_check import assert_clean
 
 from redpoll import Redpoll
 from redpoll.core import keys
@@ -142,6 +143,7 @@ async def test_post_cut_short_anywhere_is_nothing_or_everything(rp2):
     # and a status that exists is exactly what was posted
     for sid in live:
         assert (await rp.get_status(sid)).text.startswith("try ")
+    await assert_clean(rp)
 
 
 async def test_delete_cut_short_anywhere_is_untouched_or_fully_deleted(rp2):
@@ -174,6 +176,7 @@ async def test_delete_cut_short_anywhere_is_untouched_or_fully_deleted(rp2):
                 await rp.delete_status(sid, author.id)
     await rp.drain(timeout=120)
     await check_all_or_nothing(rp, author, fans, owner, lst, sids, expect_live=set(bystanders))
+    await assert_clean(rp)
 
 
 async def test_failed_sign_up_writes_nothing(rp):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_delivery import audience
+from test_fanout import audience
 
 from redpoll import Redpoll
 from redpoll.core import keys, limits

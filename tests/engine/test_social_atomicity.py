@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import types
 
+from test_check import assert_clean
+
 from redpoll.core import keys
 
 MAX_STEPS = 300
@@ -68,6 +70,7 @@ async def test_favourite_cut_short_anywhere(rp):
 
     steps = await every_cut(lambda k: rp.favourite(fans[k].id, status.id), check)
     assert steps > 0  # (how many await points there are depends on the client)
+    await assert_clean(rp)
 
 
 async def test_boost_cut_short_anywhere(rp):
@@ -97,6 +100,7 @@ async def test_boost_cut_short_anywhere(rp):
     }
     home = [int(x) for x in await c.lrange(keys.home(fan.id), 0, -1)]
     assert len(standing & set(home)) == 1
+    await assert_clean(rp)
 
 
 async def test_follow_notification_cut_short_anywhere(rp):
@@ -108,11 +112,33 @@ async def test_follow_notification_cut_short_anywhere(rp):
         await rp.drain()
         fan = fans[k]
         follows = await c.zscore(keys.following(fan.id), ann.id) is not None
+        followed = await c.zscore(keys.followers(ann.id), fan.id) is not None
         noted = bool(await rp.notifications(ann.id, account_id=fan.id))
         assert follows == noted, (k, follows, noted)
+        assert follows == followed, (k, follows, followed)  # both sides of the edge
         assert follows or not finished
 
     await every_cut(lambda k: rp.follow(fans[k].id, ann.id), check)
+    await assert_clean(rp)  # (the journal mends a cut between the two sides)
+
+
+async def test_unfollow_cut_short_anywhere_leaves_both_sides_agreeing(rp):
+    ann = await rp.sign_up("ann")
+    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    c = rp.store.client
+
+    async def check(k, finished):
+        await rp.drain()
+        fan = fans[k]
+        follows = await c.zscore(keys.following(fan.id), ann.id) is not None
+        followed = await c.zscore(keys.followers(ann.id), fan.id) is not None
+        assert follows == followed, (k, follows, followed)
+        assert not follows or not finished
+
+    for k in range(MAX_STEPS):
+        await rp.follow(fans[k].id, ann.id)
+    await rp.drain()
+    await every_cut(lambda k: rp.unfollow(fans[k].id, ann.id), check)
 
 
 async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
@@ -146,3 +172,4 @@ async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
             assert await c.llen(keys.list_timeline(o.id, lst.id)) == 0, k
 
     await every_cut(lambda k: rp.unfollow(owners[k].id, ann.id), check)
+    await assert_clean(rp)  # the journal mended the far side of any cut between the two

@@ -303,7 +303,7 @@ async def test_the_move_job_cut_short_anywhere_is_finished_by_its_rerun(fed):
 
 async def test_mutes_from_before_their_index_are_carried_over(settings):
     """A database whose mutes were made before keys.muted_by existed: the
-    engine that opens it indexes them once (relations.index_mutes), so a
+    engine that opens it indexes them once (migration 3), so a
     Move carries them over too."""
     rp = await Redpoll.open(
         settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
@@ -314,7 +314,7 @@ async def test_mutes_from_before_their_index_are_carried_over(settings):
         muter, later = await rp.sign_up("muter"), await rp.sign_up("later")
         await rp.mute(muter.id, old.id, 0, False)
         # as an older version left it: the mute, and no index of its muters
-        await rp.store.delete(keys.muted_by(old.id), keys.MUTED_BY_BUILT)
+        await rp.store.delete(keys.muted_by(old.id), keys.MUTED_BY_BUILT, keys.LAYOUT)
     finally:
         await rp.close()
     rp = await Redpoll.open(
