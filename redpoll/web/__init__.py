@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -33,6 +34,8 @@ TYPES = {
     ".js": "text/javascript; charset=utf-8",
     ".css": "text/css; charset=utf-8",
     ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
 }
 
 
@@ -106,6 +109,55 @@ ASSET_HEADERS = {
 }
 
 
+#: the page's background in each scheme (style.css's --bg), the colour of a
+#: phone's browser bar; the manifest's theme is the logo's red
+THEME_LIGHT, THEME_DARK, BRAND = "#f4f5f7", "#111318", "#c8102e"
+
+
+def _manifest() -> bytes:
+    """The web app manifest: what a browser needs to install the app (its
+    name, icons, colours, where it starts, standalone)."""
+
+    def icon(name: str, size: int, purpose: str = "any") -> dict[str, str]:
+        return {
+            "src": f"{ASSETS}/{name}",
+            "sizes": f"{size}x{size}",
+            "type": TYPES[Path(name).suffix],
+            "purpose": purpose,
+        }
+
+    doc = {
+        "name": "Redpoll",
+        "short_name": "Redpoll",
+        "description": "A small social network: post, follow people, talk.",
+        "id": "/",
+        "start_url": "/",
+        "scope": "/",
+        "display": "standalone",
+        "theme_color": BRAND,
+        "background_color": THEME_LIGHT,
+        "icons": [
+            icon("icon-192.png", 192),
+            icon("icon-512.png", 512),
+            icon("icon-maskable-512.png", 512, "maskable"),
+            {
+                "src": f"{ASSETS}/icon.svg",
+                "sizes": "any",
+                "type": "image/svg+xml",
+                "purpose": "any",
+            },
+        ],
+        "shortcuts": [
+            {"name": "Notifications", "url": "/notifications"},
+            {"name": "Explore", "url": "/explore"},
+        ],
+    }
+    return json.dumps(doc, indent=1).encode()
+
+
+MANIFEST = _manifest()
+
+
 def _document(title: str, fallback: str) -> bytes:
     """The HTML shell; ``fallback`` (escaped HTML) shows until the app starts,
     and to a reader without JavaScript."""
@@ -115,6 +167,10 @@ def _document(title: str, fallback: str) -> bytes:
         "<meta name=color-scheme content='light dark'>"
         f"<title>{html.escape(title)}</title>"
         f"<link rel=icon href='{ASSETS}/icon.svg' type='image/svg+xml'>"
+        f"<link rel=apple-touch-icon href='{ASSETS}/apple-touch-icon.png'>"
+        "<link rel=manifest href='/manifest.webmanifest'>"
+        f"<meta name=theme-color content='{THEME_LIGHT}' media='(prefers-color-scheme: light)'>"
+        f"<meta name=theme-color content='{THEME_DARK}' media='(prefers-color-scheme: dark)'>"
         f"<link rel=stylesheet href='{ASSETS}/style.css'>"
         f"<link rel=stylesheet href='{ASSETS}/account.css'>"
         f"<link rel=modulepreload href='{ASSETS}/api.js'>"
@@ -207,12 +263,39 @@ async def service_worker(request: Request) -> Response:
     return Response(FILES["sw.js"], media_type=TYPES[".js"], headers=WORKER_HEADERS)
 
 
+#: the manifest and /favicon.ico stay at their addresses (browsers ask for
+#: them there): kept for an hour, not a year, then revalidated by the
+#: static folder's version as their ETag
+ETAG = f'"{VERSION}"'
+ROOT_HEADERS = {
+    "Cache-Control": "public, max-age=3600",
+    "ETag": ETAG,
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def _at_root(request: Request, body: bytes, media_type: str) -> Response:
+    if ETAG in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=ROOT_HEADERS)
+    return Response(body, media_type=media_type, headers=ROOT_HEADERS)
+
+
+async def manifest(request: Request) -> Response:
+    return _at_root(request, MANIFEST, "application/manifest+json")
+
+
+async def favicon(request: Request) -> Response:
+    return _at_root(request, FILES["favicon.ico"], TYPES[".ico"])
+
+
 def routes() -> list[Route]:
-    """The app's routes: its assets, the service worker and the shell of
-    every path it shows."""
+    """The app's routes: its assets, the service worker, the manifest, the
+    favicon and the shell of every path it shows."""
     out = [
         Route("/assets/{version}/{name}", asset, methods=["GET", "HEAD"]),
         Route("/sw.js", service_worker, methods=["GET", "HEAD"]),
+        Route("/manifest.webmanifest", manifest, methods=["GET", "HEAD"]),
+        Route("/favicon.ico", favicon, methods=["GET", "HEAD"]),
     ]
     out += [Route(path, shell, methods=["GET", "HEAD"]) for path in APP_PATHS]
     return out

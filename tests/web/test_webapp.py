@@ -186,7 +186,9 @@ def test_shell_is_same_origin_cached_and_small(web):
         assert nobody.headers["content-security-policy"] == csp
         assert http.get("/nope/nope").status_code == 404
         urls = re.findall(r"(?:src|href)='([^']+)'", shell.text)
-        assert urls and all(u.startswith("/assets/") or u == "#main" for u in urls)
+        assert urls and all(
+            u.startswith("/assets/") or u in ("#main", "/manifest.webmanifest") for u in urls
+        )
         version = urls[0].split("/")[2]
         total = len(shell.content)
         from redpoll.web import FILES
@@ -293,7 +295,7 @@ def test_follow_from_profile_post_and_see_it_arrive_live(people, web):
     compose = b.get_by_role("textbox", name="Compose")
     compose.fill("hello from bob's phone")
     expect(b.locator(".counter")).to_have_text(str(500 - len("hello from bob's phone")))
-    b.get_by_role("button", name="Post").click()
+    b.get_by_role("button", name="Post", exact=True).click()
     expect(status_in(b, "hello from bob's phone")).to_be_visible()
     expect(compose).to_have_value("")
     # ...and it arrives on alice's page without a reload
@@ -333,9 +335,9 @@ def test_follow_from_profile_post_and_see_it_arrive_live(people, web):
     compose = a.get_by_role("textbox", name="Compose")
     compose.fill("x" * 510)
     expect(a.locator(".counter")).to_have_text("-10")
-    expect(a.get_by_role("button", name="Post")).to_be_disabled()
+    expect(a.get_by_role("button", name="Post", exact=True)).to_be_disabled()
     compose.fill(f"hi @{bob_name}, from alice #redpoll")
-    a.get_by_role("button", name="Post").click()
+    a.get_by_role("button", name="Post", exact=True).click()
     mine = a.locator("article").first
     expect(mine).to_contain_text("from alice")
     expect(mine.get_by_role("link", name=f"@{bob_name}")).to_have_attribute("href", f"/@{bob_name}")
@@ -349,7 +351,10 @@ def test_keyboard_only_posting_at_phone_width(people):
     page = kim.page
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"page is {width}px wide at a 360px screen"
-    for name in ("Home", "Notifications", "Explore", "Search", "Lists", "Profile"):
+    for name in ("Home", "Notifications", "Explore", "Search"):
+        expect(page.get_by_role("link", name=name, exact=True)).to_be_visible()
+    page.get_by_role("button", name="More", exact=True).click()
+    for name in ("Lists", "Profile"):
         expect(page.get_by_role("link", name=name, exact=True)).to_be_visible()
     page.reload()
     expect(compose_box := page.get_by_role("textbox", name="Compose")).to_be_visible()
@@ -437,6 +442,7 @@ def test_lists_explore_thread_scroll_and_delete(people, web):
     d = dan.page
     d.get_by_role("link", name="Home", exact=True).click()
     mine = status_in(d, "news for my list")
+    mine.get_by_role("button", name="More actions").click()
     mine.get_by_role("button", name="Delete").click()
     mine.get_by_role("button", name="Confirm delete").click()
     expect(status_in(d, "news for my list")).to_have_count(0)
@@ -554,7 +560,7 @@ def test_reply_thread_hashtag_and_mention(people):
     expect(box).to_be_focused()
     expect(box).to_have_value(f"@{jo_name} ")
     box.press_sequentially("I do, ask away")
-    k.get_by_role("form", name="Reply").get_by_role("button", name="Post").click()
+    k.get_by_role("form", name="Reply").get_by_role("button", name="Post", exact=True).click()
     reply = status_in(k, "I do, ask away")
     expect(reply).to_be_visible()
     expect(reply).to_contain_text(f"Replying to @{jo_name}")
@@ -706,7 +712,7 @@ def test_compose_and_settings_offer_what_the_server_takes(people, web):
     for value in offered:
         select.select_option(value)
         page.get_by_role("textbox", name="Compose").fill(f"posted {value} from the web")
-        page.get_by_role("button", name="Post").click()
+        page.get_by_role("button", name="Post", exact=True).click()
         expect(page.get_by_role("textbox", name="Compose")).to_have_value("")
     mine = ivy.api(
         "GET",
@@ -798,8 +804,9 @@ def test_content_warning_hides_the_text_and_pins_show_first_on_the_profile(peopl
     # gus pins the older post from his profile; it shows first, marked, for everyone
     g.goto(f"/@{gus_name}")
     plain = status_in(g, "an older plain post").first
-    pin = plain.get_by_role("button", name="Pin", exact=True)
+    pin = plain.get_by_role("button", name="Pin", exact=True, include_hidden=True)
     expect(pin).to_have_attribute("aria-pressed", "false")
+    plain.get_by_role("button", name="More actions").click()
     pin.click()
     expect(pin).to_have_attribute("aria-pressed", "true")
     assert gus.api("GET", f"/api/v1/statuses/{older['id']}").json()["pinned"] is True
@@ -875,6 +882,7 @@ def test_edit_a_post_in_place_and_read_its_history(people):
     i = ivy.page
     i.goto(f"/@{ivy_name}")
     post = status_in(i, "a first draft").first
+    post.get_by_role("button", name="More actions").click()
     post.get_by_role("button", name="Edit", exact=True).click()
     form = i.get_by_role("form", name="Edit post")
     expect(form.get_by_role("textbox", name="Edit post")).to_have_value("a first draft")

@@ -115,7 +115,7 @@ def test_direct_messages_view_reply_stays_in_the_conversation(people):  # noqa: 
     a = ann.page
     # a direct message still shows in Home (as Mastodon's)
     expect(status_in(a, "a secret plan")).to_be_visible()
-    a.get_by_role("button", name="More").click()
+    a.get_by_role("button", name="More", exact=True).click()
     a.get_by_role("link", name="Direct messages").click()
     expect(a).to_have_url(re.compile(r"/conversations$"))
     row = a.locator(".conversation", has_text="a secret plan")
@@ -134,7 +134,7 @@ def test_direct_messages_view_reply_stays_in_the_conversation(people):  # noqa: 
     expect(area).to_have_value(re.compile(f"@{bob_name}"))
     area.press("End")
     area.type("count me in")
-    box.get_by_role("button", name="Post").click()
+    box.get_by_role("button", name="Post", exact=True).click()
     expect(a.locator(".conversation")).to_have_count(1)
     expect(a.locator(".conversation").first).to_contain_text("count me in")
     convs = until(
@@ -272,7 +272,7 @@ def test_one_state_per_status_on_every_copy(people):  # noqa: F811
     empty = a.get_by_text("Your home timeline is empty")
     expect(empty).to_be_visible()
     a.get_by_role("textbox", name="Compose").fill("my very first post")
-    a.get_by_role("button", name="Post").click()
+    a.get_by_role("button", name="Post", exact=True).click()
     expect(status_in(a, "my very first post")).to_be_visible()
     expect(empty).to_be_hidden()
 

@@ -409,7 +409,7 @@ def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):  # noqa: F
     # Settings, Bookmarks and Sign out are under "More"
     nav = p.get_by_role("navigation", name="Main")
     expect(nav.get_by_role("link", name="Settings")).to_be_hidden()
-    more = nav.get_by_role("button", name="More")
+    more = nav.get_by_role("button", name="More", exact=True)
     more.click()
     expect(more).to_have_attribute("aria-expanded", "true")
     for name in ("Bookmarks", "Scheduled posts", "Settings"):

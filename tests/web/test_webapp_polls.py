@@ -72,6 +72,7 @@ def test_compose_a_poll_vote_in_it_and_see_the_results(people):  # noqa: F811
     a.screenshot(path="/tmp/redpoll-poll-author-desktop.png", full_page=True)
 
     # editing the text in place keeps the poll and its votes
+    status_in(a, "Which season?").first.get_by_role("button", name="More actions").click()
     status_in(a, "Which season?").first.get_by_role("button", name="Edit", exact=True).click()
     form = a.get_by_role("form", name="Edit post")
     form.get_by_role("textbox", name="Edit post").fill("Which season do you like?")

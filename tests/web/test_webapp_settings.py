@@ -118,7 +118,7 @@ def test_sign_in_keeps_the_username_after_a_wrong_password_and_links_to_sign_up(
     ann = people(PHONE)
     name = ann.sign_up("si")
     p = ann.page
-    p.get_by_role("button", name="More").click()
+    p.get_by_role("button", name="More", exact=True).click()
     p.get_by_role("button", name="Sign out").click()
     p.get_by_role("button", name="Sign in").click()
     expect(p.get_by_role("heading", level=1)).to_have_text("Sign in to Redpoll")
@@ -205,7 +205,7 @@ def test_revoke_another_session_and_it_stops_working(people, web):  # noqa: F811
     phone = password_token(web, name, client="Di's old phone")
     assert works(web, phone) == 200
     p = di.page
-    p.get_by_role("button", name="More").click()
+    p.get_by_role("button", name="More", exact=True).click()
     p.get_by_role("link", name="Settings").click()
     sessions = p.get_by_role("list", name="Signed-in apps and devices")
     expect(sessions.get_by_role("listitem")).to_have_count(2)
@@ -256,6 +256,7 @@ def test_report_a_status_with_it_preselected_and_a_profile(people, web):  # noqa
     p = fay.page
     p.goto(f"/@{gus_name}")
     post = status_in(p, "buy cheap watches")
+    post.get_by_role("button", name="More actions").click()
     post.get_by_role("button", name="Report").click()
     dialog = p.get_by_role("dialog", name=f"Report @{gus_name}")
     expect(dialog).to_be_visible()

@@ -17,7 +17,9 @@ export const bus = new EventTarget();
 export function emit(name, detail) { bus.dispatchEvent(new CustomEvent(name, { detail })); }
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  // retryAt: when a refused request (429, 503) may be tried again, in ms, from
+  // Retry-After (seconds) or Mastodon's X-RateLimit-Reset (an ISO time)
+  constructor(status, body, retryAt = null) {
     const details = body && body.details;
     let message = (body && (body.error_description || body.error)) || `HTTP ${status}`;
     if (details) {
@@ -27,6 +29,7 @@ export class ApiError extends Error {
     super(message);
     this.status = status;
     this.body = body;
+    this.retryAt = retryAt;
   }
 }
 
@@ -61,9 +64,26 @@ export async function request(path, { method = 'GET', query, body, form, token, 
   let data = null;
   if (text) { try { data = JSON.parse(text); } catch { data = { error: text.slice(0, 200) }; } }
   if (res.status === 401 && t && t === session.token()) emit('unauthorized');
-  if (!res.ok) throw new ApiError(res.status, data);
+  if (!res.ok) throw new ApiError(res.status, data, retryAt(res));
+  if (method === 'POST' && data && data.id && MADE_HERE.test(String(path))) {
+    madeHere.add(String(data.id));
+    emit('made', String(data.id));  // the stream may have brought it first
+  }
   return { data, link: parseLink(res.headers.get('Link')) };
 }
+
+function retryAt(res) {
+  if (res.status !== 429 && res.status !== 503) return null;
+  const after = Number(res.headers.get('Retry-After'));
+  if (Number.isFinite(after) && after > 0) return Date.now() + after * 1000;
+  const reset = Date.parse(res.headers.get('X-RateLimit-Reset') || '');
+  return Number.isFinite(reset) ? reset : null;
+}
+
+// The statuses this page made (a post, a reply, a boost): arriving again
+// from the stream, they are no news to the reader (feed.js)
+const MADE_HERE = /^\/api\/v1\/statuses(\/\d+\/reblog)?$/;
+export const madeHere = new Set();
 
 export async function api(path, options) { return (await request(path, options)).data; }
 

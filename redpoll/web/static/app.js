@@ -14,6 +14,7 @@ import * as notes from './notes.js';
 import * as dm from './dm.js';
 import { patchStatus } from './store.js';
 import { loadFeatures, has } from './features.js';
+import { installKeys } from './keys.js';
 
 const root = document.getElementById('app');
 const PUBLIC = new Set(['landing', 'signup', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
@@ -49,11 +50,14 @@ const ROUTES = [
 // --- the shell ---------------------------------------------------------------------
 const main = h('main', { id: 'main', tabindex: '-1' });
 const badge = h('span', { class: 'badge', id: 'unread', hidden: true });
+const connection = h('div', { class: 'connection', role: 'status', hidden: true });
 const NAV = [
   ['/', 'Home', 'home', 'home'], ['/notifications', 'Notifications', 'bell', 'notifications'],
   ['/explore', 'Explore', 'globe', 'explore'], ['/search', 'Search', 'search', 'search'],
   ['/lists', 'Lists', 'list', 'lists'], [null, 'Profile', 'user', 'profile'],
 ];
+// a phone's bottom bar holds five: these four and More (where Lists and Profile go)
+const BAR = new Set(['home', 'notifications', 'explore', 'search']);
 const navLinks = {};
 const nav = h('nav', { class: 'nav', 'aria-label': 'Main' });
 const extra = h('div', { class: 'nav-extra', id: 'nav-extra' });
@@ -78,7 +82,7 @@ document.addEventListener('keydown', (e) => {
 });
 const shell = h('div', { class: 'layout' },
   h('header', { class: 'brand' }, h('a', { href: '/', class: 'logo', 'aria-label': 'Redpoll' }, h('span', { 'aria-hidden': 'true' }, '●'), ' Redpoll')),
-  nav, main, h('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }));
+  nav, main, h('div', { id: 'toast', class: 'toast', role: 'status', 'aria-live': 'polite' }), connection);
 
 function buildNav() {
   clear(nav); clear(extra);
@@ -89,7 +93,8 @@ function buildNav() {
     return;
   }
   for (const [href, label, ic, key] of NAV) {
-    const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link', dataset: { key } }, icon(ic), h('span', { class: 'label' }, label));
+    const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link' + (BAR.has(key) ? '' : ' wide-only'), dataset: { key } },
+      icon(ic), h('span', { class: 'label' }, label));
     if (key === 'notifications') {
       a.setAttribute('aria-label', 'Notifications');
       a.setAttribute('aria-describedby', 'unread');
@@ -99,14 +104,16 @@ function buildNav() {
     nav.append(a);
   }
   extra.append(
-    has('GET', '/api/v1/conversations') ? navLinks.conversations = h('a', { href: '/conversations', class: 'nav-link' },
+    ...NAV.filter(([, , , key]) => !BAR.has(key)).map(([href, label, ic, key]) => h('a', {
+      href: href || '/@' + me.acct, class: 'nav-link phone-only', dataset: { key } }, icon(ic), h('span', {}, label))),
+    has('GET', '/api/v1/conversations') ? navLinks.conversations = h('a', { href: '/conversations', class: 'nav-link', dataset: { key: 'conversations' } },
       icon('mail'), h('span', {}, 'Direct messages')) : '',
-    h('a', { href: '/bookmarks', class: 'nav-link' }, icon('bookmark'), h('span', {}, 'Bookmarks')),
-    h('a', { href: '/scheduled', class: 'nav-link' }, icon('clock'), h('span', {}, 'Scheduled posts')),
-    h('a', { href: '/settings', class: 'nav-link' }, icon('gear'), h('span', {}, 'Settings')),
+    h('a', { href: '/bookmarks', class: 'nav-link', dataset: { key: 'bookmarks' } }, icon('bookmark'), h('span', {}, 'Bookmarks')),
+    h('a', { href: '/scheduled', class: 'nav-link', dataset: { key: 'scheduled' } }, icon('clock'), h('span', {}, 'Scheduled posts')),
+    h('a', { href: '/settings', class: 'nav-link', dataset: { key: 'settings' } }, icon('gear'), h('span', {}, 'Settings')),
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
   setMore(false);
-  nav.append(more, extra);
+  nav.append(composeButton, more, extra);
 }
 
 // --- unread notifications ---------------------------------------------------------
@@ -155,6 +162,14 @@ bus.addEventListener('notifications:read', async (e) => {
   } catch { /* the badge comes back on the next load */ }
 });
 
+// live updates cut off: said at the top until they are back
+bus.addEventListener('stream:lost', () => {
+  connection.textContent = navigator.onLine === false ? 'Offline · Reconnecting…' : 'Reconnecting…';
+  connection.hidden = false;
+});
+bus.addEventListener('stream:back', () => { connection.hidden = true; connection.textContent = ''; loadUnread(); });
+window.addEventListener('offline', () => { if (!connection.hidden) connection.textContent = 'Offline · Reconnecting…'; });
+
 bus.addEventListener('relationship', () => resubscribe({ stream: 'user' }));
 bus.addEventListener('list:members', (e) => resubscribe({ stream: 'list', list: e.detail }));
 
@@ -172,6 +187,33 @@ function openReply(status, article) {
     onCancel: () => { box.remove(); article.focus(); } });
   article.after(box);
 }
+
+// --- a new post from any screen -------------------------------------------------------
+// Home has its compose box (the button goes there); elsewhere a dialog holds
+// one (Esc or Cancel closes it; the draft stays, as Home's box keeps it).
+export function openCompose({ text = '' } = {}) {
+  const home = main.querySelector('form.compose:not(.reply) textarea');
+  if (home) {
+    if (text && !home.value.includes(text.trim())) home.value = text + home.value;
+    home.dispatchEvent(new Event('input'));
+    home.focus();
+    home.setSelectionRange(home.value.length, home.value.length);
+    home.scrollIntoView({ block: 'nearest' });
+    return;
+  }
+  if (document.querySelector('dialog.compose-dialog')) return;
+  const dialog = h('dialog', { class: 'dialog compose-dialog', 'aria-labelledby': 'compose-head' });
+  const close = () => dialog.close();
+  const box = composer({ autofocus: true, text, onCancel: close,
+    onPosted: (posted) => { close(); emit('posted', posted); } });
+  dialog.append(h('div', { class: 'dialog-head' }, h('h2', { id: 'compose-head' }, 'New post'),
+    h('button', { type: 'button', class: 'dialog-close', 'aria-label': 'Close', onclick: close }, '×')), box);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
+const composeButton = h('button', { type: 'button', class: 'compose-button primary', 'aria-label': 'New post',
+  title: 'New post (n)', onclick: () => openCompose() }, icon('pen'), h('span', { class: 'label' }, 'New post'));
 
 // --- router ------------------------------------------------------------------------------
 // Each history entry carries {entry, depth}: entry names the view kept for
@@ -226,7 +268,8 @@ function keepCurrent(next) {
 }
 
 function markNav(key, path) {
-  for (const [k, a] of Object.entries(navLinks)) {
+  for (const a of nav.querySelectorAll('[data-key]')) {
+    const k = a.dataset.key;
     const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
     if ((k === key && k !== 'profile') || (k === 'profile' && own) || (k === 'notifications' && key === 'mentions') ||
         (k === 'explore' && (key === 'public' || key === 'people'))) a.setAttribute('aria-current', 'page');
@@ -302,26 +345,10 @@ document.addEventListener('click', (e) => {
   else render();
 });
 window.addEventListener('popstate', render);
+bus.addEventListener('navigate', (e) => go(e.detail));
 
-// Keys outside text fields: j / k next / previous post, Enter opens it, n writes.
-document.addEventListener('keydown', (e) => {
-  if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
-  if (e.target.closest && e.target.closest('input, textarea, select, button, a, [contenteditable]')) return;
-  const posts = [...main.querySelectorAll('article')];
-  const at = posts.indexOf(document.activeElement && document.activeElement.closest ? document.activeElement.closest('article') : null);
-  if ((e.key === 'j' || e.key === 'k') && posts.length) {
-    e.preventDefault();
-    const next = e.key === 'j' ? Math.min(at + 1, posts.length - 1) : Math.max(at - 1, 0);
-    posts[next].focus();
-    posts[next].scrollIntoView({ block: 'nearest' });
-  } else if (e.key === 'Enter' && e.target.tagName === 'ARTICLE') {
-    const link = e.target.querySelector('a.time');
-    if (link) { e.preventDefault(); link.click(); }
-  } else if (e.key === 'n') {
-    const box = main.querySelector('textarea');
-    if (box) { e.preventDefault(); box.focus(); }
-  }
-});
+// Mastodon's keyboard shortcuts (keys.js; ? lists them)
+installKeys({ main, go, back, compose: openCompose });
 
 // --- session ---------------------------------------------------------------------------
 function started() {

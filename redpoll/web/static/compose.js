@@ -44,7 +44,8 @@ function saveDraft(replyTo, draft) {
   } catch { /* storage full or refused: the draft lives on screen only */ }
 }
 
-export function composer({ replyTo = null, onPosted, onCancel, autofocus = false, collapsible = false } = {}) {
+// text: what the box starts with (a mention), before any draft of it
+export function composer({ replyTo = null, onPosted, onCancel, autofocus = false, collapsible = false, text = '' } = {}) {
   const id = 'compose-' + (++seq);
   let max = 500;
   let key = null;
@@ -62,7 +63,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   // a content warning: shown first, the text behind "Show more" (counted with it, as Mastodon)
   const warning = h('input', { type: 'text', name: 'spoiler_text', class: 'content-warning',
     'aria-label': 'Content warning', placeholder: 'Content warning', hidden: true, maxlength: '500' });
-  const cw = h('button', { type: 'button', class: 'cw-toggle', 'aria-pressed': 'false',
+  const cw = h('button', { type: 'button', class: 'cw-toggle tool', 'aria-pressed': 'false',
     title: 'Add a content warning' }, 'CW');
   function setWarning(on) {
     cw.setAttribute('aria-pressed', String(on));
@@ -80,8 +81,8 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   const canSchedule = !replyTo && has('GET', '/api/v1/scheduled_statuses');
   const when = h('input', { type: 'datetime-local', name: 'scheduled_at', class: 'schedule-at',
     'aria-label': 'Schedule for', hidden: true });
-  const sched = canSchedule ? h('button', { type: 'button', class: 'schedule-toggle', 'aria-pressed': 'false',
-    title: 'Post later, at a time you choose' }, 'Schedule') : null;
+  const sched = canSchedule ? h('button', { type: 'button', class: 'schedule-toggle tool', 'aria-pressed': 'false',
+    'aria-label': 'Schedule', title: 'Post later, at a time you choose' }, icon('clock')) : null;
   function setSchedule(on) {
     if (!sched) return;
     sched.setAttribute('aria-pressed', String(on));
@@ -107,8 +108,8 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     h('legend', {}, 'Poll'), pollOptions,
     h('div', { class: 'compose-row' }, addOption, duration,
       h('label', { class: 'poll-multiple' }, multiple, ' Multiple choice')));
-  const pollToggle = h('button', { type: 'button', class: 'poll-toggle', 'aria-pressed': 'false',
-    title: 'Add a poll' }, 'Poll');
+  const pollToggle = h('button', { type: 'button', class: 'poll-toggle tool', 'aria-pressed': 'false',
+    'aria-label': 'Poll', title: 'Add a poll' }, icon('poll'));
   function optionField() {
     const n = pollOptions.children.length + 1;
     const input = h('input', { type: 'text', class: 'poll-option-input', maxlength: '50',
@@ -141,7 +142,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   const attached = [];  // {file, media, state: uploading|processing|ready|failed, alt, node, abort}
   const picker = h('input', { type: 'file', accept: IMAGE_TYPES.join(','), multiple: true,
     hidden: true, tabindex: '-1', 'aria-hidden': 'true' });
-  const addImages = h('button', { type: 'button', class: 'add-images', 'aria-label': 'Add images',
+  const addImages = h('button', { type: 'button', class: 'add-images tool', 'aria-label': 'Add images',
     title: `Add images (up to ${MAX_IMAGES})`, hidden: !canAttach }, icon('image'));
   const mediaList = h('ul', { class: 'compose-media', 'aria-label': 'Attached images', hidden: true });
   const sensitive = h('input', { type: 'checkbox', name: 'sensitive' });
@@ -225,10 +226,22 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     replyTo ? h('p', { class: 'replying' }, 'Replying to ', h('strong', {}, '@' + replyTo.account.acct)) : null,
     warning, area, suggest, pollBox, mediaList, sensitiveBox, picker,
     canSchedule ? when : null,
-    h('div', { class: 'compose-row' }, visibility, addImages, cw, pollToggle, sched, counter,
-      onCancel ? h('button', { type: 'button', onclick: () => onCancel() }, 'Cancel') : null, post));
+    // one row, on a phone too: the choices left, the counter and the buttons right
+    h('div', { class: 'compose-row compose-bar' }, h('div', { class: 'compose-tools' }, visibility, addImages, cw, pollToggle, sched),
+      counter, onCancel ? h('button', { type: 'button', class: 'cancel' }, 'Cancel') : null, post));
 
-  if (collapsible) form.classList.add('collapsible');
+  form.querySelector('.compose-bar .cancel')?.addEventListener('click', () => onCancel());
+  if (collapsible) {
+    // folded a moment after focus leaves, not at once: a tap on a post below
+    // lands on what it was aimed at, not on what the page moved up under it
+    form.classList.add('collapsible', 'folded');
+    let folding = null;
+    form.addEventListener('focusin', () => { clearTimeout(folding); form.classList.remove('folded'); });
+    form.addEventListener('focusout', () => {
+      clearTimeout(folding);
+      folding = setTimeout(() => { if (!form.contains(document.activeElement)) form.classList.add('folded'); }, 400);
+    });
+  }
   if (canAttach) {  // images dropped on the box
     const files = (e) => e.dataTransfer && [...e.dataTransfer.types].includes('Files');
     form.addEventListener('dragover', (e) => { if (files(e)) { e.preventDefault(); form.classList.add('dragging'); } });
@@ -250,6 +263,9 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
     area.value = draft.text || '';
     if (draft.warning) { warning.hidden = false; warning.value = draft.warning; cw.setAttribute('aria-pressed', 'true'); }
     if (draft.visibility && (!offered || offered.includes(draft.visibility))) visibility.value = draft.visibility;
+    if (text && !area.value.includes(text.trim())) area.value = text + area.value;
+  } else if (text) {
+    area.value = text;
   } else if (replyTo) {
     const names = [replyTo.account.acct, ...(replyTo.mentions || []).map((m) => m.acct)]
       .filter((acct, i, all) => acct !== me?.acct && all.indexOf(acct) === i);

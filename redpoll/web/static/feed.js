@@ -3,7 +3,7 @@
 // live items from the streaming API: prepended at once when the reader is at
 // the top, else held behind a "new posts" indicator (and while the feed is
 // kept off screen for Back, so its place does not move).
-import { request, bus } from './api.js';
+import { request, bus, madeHere } from './api.js';
 import { h, errorText } from './ui.js';
 import { subscribe, matches } from './stream.js';
 
@@ -119,7 +119,24 @@ export function feed(opts) {
       }
     }
     if (seen.has(k) || pending.some((p) => keyOf(p) === k)) return;
-    if (atTop()) { add([item], 'top'); status.textContent = ''; } else { pending.push(item); showPending(); }
+    if (atTop()) { add([item], 'top'); status.textContent = ''; }
+    // what the reader just did here (a boost, a reply written below): in at once, the place kept, no pill
+    else if (madeHere.has(String(k))) keepPlace(() => add([item], 'top'));
+    else { pending.push(item); showPending(); }
+  }
+  bus.addEventListener('made', (e) => {  // it came before the answer: out of "new posts"
+    const at = pending.findIndex((p) => String(keyOf(p)) === e.detail);
+    if (at < 0) return;
+    const [item] = pending.splice(at, 1);
+    showPending();
+    keepPlace(() => add([item], 'top'));
+  }, { signal });
+  // what goes in above the first post in sight does not move it
+  function keepPlace(change) {
+    const anchor = [...list.querySelectorAll('article')].find((a) => a.getBoundingClientRect().bottom > 0);
+    const top = anchor ? anchor.getBoundingClientRect().top : 0;
+    change();
+    if (anchor && anchor.isConnected && !atTop()) window.scrollBy(0, anchor.getBoundingClientRect().top - top);
   }
   if (opts.live) {
     const { sub, events, accept } = opts.live;
@@ -139,23 +156,26 @@ export function feed(opts) {
       if (!signal.aborted) [...itemsOf(page.data)].reverse().forEach(arrived);
     } catch { /* the next time tries again */ }
   }
+  // what is newer than the top (for lists the streaming API does not carry,
+  // and for what a live feed missed while its stream was cut off)
+  async function newer() {
+    const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
+    if (loading || !newest || !list.isConnected) return;
+    try {
+      const page = await request(path, { query: { ...query, min_id: newest, limit: 40 } });
+      if (!signal.aborted && Array.isArray(page.data)) {
+        [...page.data].sort((a, b) => (BigInt(keyOf(a)) < BigInt(keyOf(b)) ? -1 : 1)).forEach(arrived);
+      }
+    } catch { /* the next time tries again */ }
+  }
   if (opts.pollMs && opts.pollTop) {
     const timer = setInterval(() => { if (!document.hidden && list.isConnected) refreshTop(); }, opts.pollMs);
     signal.addEventListener('abort', () => clearInterval(timer));
   } else if (opts.pollMs) {
-    // for lists the streaming API does not carry: ask for what is newer than the top
-    const timer = setInterval(async () => {
-      const newest = pending.length ? keyOf(pending[pending.length - 1]) : list.firstElementChild?.dataset.key;
-      if (document.hidden || loading || !newest || !list.isConnected) return;
-      try {
-        const page = await request(path, { query: { ...query, min_id: newest, limit: 40 } });
-        if (!signal.aborted && Array.isArray(page.data)) {
-          [...page.data].sort((a, b) => (BigInt(keyOf(a)) < BigInt(keyOf(b)) ? -1 : 1)).forEach(arrived);
-        }
-      } catch { /* the next tick tries again */ }
-    }, opts.pollMs);
+    const timer = setInterval(() => { if (!document.hidden) newer(); }, opts.pollMs);
     signal.addEventListener('abort', () => clearInterval(timer));
   }
+  if (opts.live) bus.addEventListener('stream:back', () => (opts.pollTop || opts.replaces ? refreshTop() : newer()), { signal });
   const onDelete = (e) => {
     for (const node of list.querySelectorAll(`article[data-status-id="${CSS.escape(String(e.detail))}"]`)) node.remove();
   };
@@ -178,5 +198,5 @@ export function feed(opts) {
   }
 
   load();
-  return { root, list, prepend: (item) => add([item], 'top'), reload, refreshTop };
+  return { root, list, prepend: (item) => keepPlace(() => add([item], 'top')), reload, refreshTop };
 }

@@ -64,11 +64,14 @@ export function openReport(account, status = null, opener = null) {
   return dialog;
 }
 
-// The Report button in a status's action bar.
-export function reportStatusButton(s) {
-  const btn = h('button', { type: 'button', class: 'action report', 'aria-label': 'Report', title: 'Report' }, flagIcon());
+// The Report button of a status (with a visible label in the post's menu).
+export function reportStatusButton(s, label = null) {
+  const btn = h('button', { type: 'button', class: 'action report', 'aria-label': 'Report', title: 'Report' }, flagIcon(),
+    label ? h('span', { 'aria-hidden': 'true' }, label) : null);
   btn.disabled = !has('POST', '/api/v1/reports');
-  btn.addEventListener('click', () => openReport(s.account, s, btn));
+  // focus comes back to what is on screen: the menu's button when the report was asked from the menu
+  btn.addEventListener('click', () => openReport(s.account, s,
+    btn.closest('.post-menu')?.querySelector('.post-menu-button') || btn));
   return btn;
 }
 

@@ -27,11 +27,12 @@ function countText(n) { return n ? String(n) : ''; }
 
 // The button paints from the status's one record (store.js): the answer of
 // a click goes there, and every copy of the status on screen repaints.
-function toggleButton(name, s, article) {
+function toggleButton(name, s, article, label = null) {
   const t = TOGGLES[name];
   const count = t.count ? h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s[t.count])) : null;
   const btn = h('button', { type: 'button', class: 'action ' + name.toLowerCase(), 'aria-label': name,
-    'aria-pressed': s[t.field] ? 'true' : 'false' }, icon(t.icon), count);
+    'aria-pressed': s[t.field] ? 'true' : 'false' }, icon(t.icon), count,
+  label ? h('span', { 'aria-hidden': 'true' }, label) : null);
   const paint = () => {
     btn.setAttribute('aria-pressed', s[t.field] ? 'true' : 'false');
     if (count) count.textContent = countText(s[t.count]);
@@ -90,7 +91,7 @@ function deleteButton(s, article) {
 // Edit in place: the source text and content warning in a small form; saved,
 // the article is rendered again from the answer.
 function editButton(s, article, opts) {
-  const btn = h('button', { type: 'button', class: 'action edit', 'aria-label': 'Edit' }, 'Edit');
+  const btn = h('button', { type: 'button', class: 'action edit', 'aria-label': 'Edit' }, icon('pen'), h('span', {}, 'Edit'));
   btn.addEventListener('click', async () => {
     btn.disabled = true;
     let source;
@@ -134,6 +135,36 @@ function editButton(s, article, opts) {
     text.focus();
   });
   return btn;
+}
+
+// "More actions" (…): a small menu under the button; Esc, a click elsewhere
+// or an item's action (but Delete's first press, which asks to confirm) closes it.
+function postMenu(items) {
+  const id = 'menu-' + Math.random().toString(36).slice(2, 10);
+  const list = h('div', { class: 'post-menu-list', id, role: 'group', 'aria-label': 'More actions', hidden: true }, items);
+  const btn = h('button', { type: 'button', class: 'action post-menu-button', 'aria-label': 'More actions',
+    title: 'More actions', 'aria-expanded': 'false', 'aria-controls': id }, icon('more'));
+  const box = h('div', { class: 'post-menu' }, btn, list);
+  const set = (open) => {
+    btn.setAttribute('aria-expanded', String(open));
+    list.hidden = !open;
+    if (open) document.addEventListener('click', outside, true);
+    else document.removeEventListener('click', outside, true);
+  };
+  const outside = (e) => { if (!box.contains(e.target)) set(false); };
+  btn.addEventListener('click', () => {
+    const open = btn.getAttribute('aria-expanded') !== 'true';
+    set(open);
+    if (open) list.querySelector('button:not(:disabled)')?.focus();
+  });
+  list.addEventListener('click', (e) => {
+    const item = e.target.closest('button');
+    if (item && !item.classList.contains('delete')) set(false);  // Delete asks first: the menu stays
+  });
+  box.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && !list.hidden) { e.preventDefault(); e.stopPropagation(); set(false); btn.focus(); }
+  });
+  return box;
 }
 
 // "Edited": shows the status's versions, oldest first, below it
@@ -228,8 +259,10 @@ export function renderPoll(s) {
 }
 
 export function authorLine(account, extra) {
+  // the avatar is a link too (a tap on it opens the profile), kept out of
+  // the Tab order and the accessibility tree: the name beside it is the same link
   return h('div', { class: 'author' },
-    avatar(account),
+    h('a', { href: profilePath(account), class: 'avatar-link', tabindex: '-1', 'aria-hidden': 'true' }, avatar(account)),
     h('a', { href: profilePath(account), class: 'names' },
       h('strong', { class: 'display-name' }, displayName(account)), ' ',
       h('span', { class: 'acct' }, '@' + account.acct)),
@@ -246,6 +279,10 @@ export function renderStatus(entry, opts = {}) {
     'aria-label': `${displayName(s.account)}: ${s.spoiler_text || textOf(s.content).slice(0, 80) ||
       mediaSummary(s.media_attachments || [])}` });
   if (opts.pinned) article.append(h('p', { class: 'boosted-by pinned-label' }, icon('pin'), ' Pinned'));
+  if (s.visibility === 'direct') {  // a direct message among the posts: said plainly, as Mastodon's
+    article.classList.add('direct');
+    article.append(h('p', { class: 'boosted-by direct-label' }, icon('mail'), ' Direct message'));
+  }
   if (entry.reblog) {
     article.append(h('p', { class: 'boosted-by' }, icon('boost'), ' ',
       h('a', { href: profilePath(entry.account) }, displayName(entry.account)), ' boosted'));
@@ -300,14 +337,14 @@ export function renderStatus(entry, opts = {}) {
       bar.children[1].disabled = true;
       bar.children[1].title = 'This post cannot be boosted';
     }
-    if (me && s.account.id === me.id && !entry.reblog && s.visibility !== 'direct') {
-      bar.append(toggleButton('Pin', s, article));
-    }
-    if (me && s.account.id === me.id && !entry.reblog && has('PUT', '/api/v1/statuses/{}')) {
-      bar.append(editButton(s, article, opts));
-    }
-    if (me && s.account.id === me.id) bar.append(deleteButton(s, article));
-    else bar.append(reportStatusButton(s));
+    // the rest behind "More actions", so the bar stays one row on a phone (as Mastodon's "…")
+    const items = [];
+    const own = s.account.id === me.id;
+    if (own && !entry.reblog && s.visibility !== 'direct') items.push(toggleButton('Pin', s, article, 'Pin on profile'));
+    if (own && !entry.reblog && has('PUT', '/api/v1/statuses/{}')) items.push(editButton(s, article, opts));
+    if (own) items.push(deleteButton(s, article));
+    else items.push(reportStatusButton(s, 'Report'));
+    bar.append(postMenu(items));
     article.append(bar);
   } else {
     article.append(h('footer', { class: 'actions counts' },
@@ -315,6 +352,7 @@ export function renderStatus(entry, opts = {}) {
       h('span', {}, plural(s.reblogs_count || 0, 'boost', 'boosts')),
       h('span', {}, plural(s.favourites_count || 0, 'favourite', 'favourites'))));
   }
+  if (!opts.focused) opensThread(article, s);
   // the viewer's filters (the server leaves out what they hide in a timeline)
   const verdict = filterVerdict(entry.filtered?.length ? entry.filtered : s.filtered,
     me && s.account.id === me.id);
@@ -336,6 +374,27 @@ export function renderStatus(entry, opts = {}) {
     article.prepend(note);
   }
   return article;
+}
+
+// A tap on a post (its text, the gaps of its action bar) opens its thread, as
+// Mastodon's web app, Elk and Phanpy do; not a tap on a link, a button, a
+// form, its media or a poll, nor the end of selecting its text. Ctrl/Cmd or
+// the middle button open it in a new tab.
+const INTERACTIVE = 'a, button, input, textarea, select, label, summary, video, audio, form, dialog, ' +
+  '.media-gallery, .poll, .edit-history, .post-menu';
+function opensThread(article, s) {
+  article.classList.add('tappable');
+  const open = (e) => {
+    if (e.defaultPrevented || (e.button !== 0 && e.button !== 1) || !(e.target instanceof Element)) return;
+    if (e.target.closest(INTERACTIVE) || e.target.closest('article') !== article) return;
+    const sel = window.getSelection();
+    if (sel && sel.type === 'Range' && article.contains(sel.anchorNode)) return;
+    if (e.button === 1 || e.ctrlKey || e.metaKey) { window.open(statusPath(s), '_blank', 'noopener'); return; }
+    if (e.shiftKey || e.altKey) return;
+    emit('navigate', statusPath(s));
+  };
+  article.addEventListener('click', open);
+  article.addEventListener('auxclick', open);
 }
 
 export const VISIBILITY_LABEL = { public: 'Public', unlisted: 'Unlisted', private: 'Followers only', direct: 'Mentioned people only' };

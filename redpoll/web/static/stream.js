@@ -17,9 +17,19 @@ function send(message) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
 }
 
+// Whether the live updates are cut off (the socket closed, the browser
+// offline): 'stream:lost' once, then 'stream:back' when a socket opens again.
+let lost = false;
+function setLost(now) {
+  if (lost === now) return;
+  lost = now;
+  emit(now ? 'stream:lost' : 'stream:back');
+}
+
 function connect() {
   const token = session.token();
   if (!token || stopped) return;
+  if (navigator.onLine === false) { setLost(true); return; }  // 'online' connects again
   const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + '/api/v1/streaming';
   const ws = new WebSocket(url, token);
   socket = ws;
@@ -27,6 +37,7 @@ function connect() {
     retry = 1000;
     for (const sub of wanted.values()) send({ type: 'subscribe', ...sub });
     emit('stream:open');
+    setLost(false);
   });
   ws.addEventListener('message', (e) => {
     let msg;
@@ -42,6 +53,7 @@ function connect() {
     if (socket !== ws) return;
     socket = null;
     if (stopped) return;
+    setLost(true);
     timer = setTimeout(connect, retry);
     retry = Math.min(retry * 2, 30000);
   });
@@ -58,7 +70,23 @@ export function stopStreaming() {
   stopped = true;
   clearTimeout(timer);
   if (socket) { const ws = socket; socket = null; ws.close(); }
+  setLost(false);
 }
+
+// the browser knows before the socket does: offline closes it at once, and
+// online connects again without waiting out the growing delay
+window.addEventListener('offline', () => {
+  if (stopped) return;
+  clearTimeout(timer);
+  if (socket) { const ws = socket; socket = null; ws.close(); }
+  setLost(true);
+});
+window.addEventListener('online', () => {
+  if (stopped || socket) return;
+  clearTimeout(timer);
+  retry = 1000;
+  connect();
+});
 
 // Subscribe while `signal` is not aborted.
 export function subscribe(sub, signal) {

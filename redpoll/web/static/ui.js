@@ -47,6 +47,8 @@ const ICONS = {
   back: 'M19 12H5M11 6l-6 6 6 6',
   more: 'M5 12h.01M12 12h.01M19 12h.01',
   mail: 'M3.5 6h17v12h-17zM3.5 6.5 12 13l8.5-6.5',
+  pen: 'M4 20l1-4.5L15.5 5a2.1 2.1 0 0 1 3 3L8 18.5zM13.5 7l3 3',
+  poll: 'M5 20V11M12 20V5M19 20v-6',
 };
 
 export function icon(name) {
@@ -178,7 +180,16 @@ export function toast(text, kind = 'info') {
 export function errorText(err) {
   if (!err) return 'Something went wrong';
   if (err.status === 0) return 'The server cannot be reached';
+  if (err.retryAt) return `${err.message || 'Refused for now'}: try again ${waitText(err.retryAt)}.`;
   return err.message || 'Something went wrong';
+}
+
+// "in 25 minutes", "in a few seconds", "at 14:05" (over two hours ahead)
+export function waitText(at, now = Date.now()) {
+  const s = (at - now) / 1000;
+  if (s < 45) return 'in a few seconds';
+  if (s < 7200) return 'in ' + plural(Math.ceil(s / 60), 'minute', 'minutes');
+  return 'at ' + new Intl.DateTimeFormat(undefined, { timeStyle: 'short' }).format(new Date(at));
 }
 
 // The picture an account uploaded, or its initial on a colour from its name
