@@ -3,7 +3,7 @@
 -- KEYS[1]: keys.IP_BLOCKS (network -> JSON; field ARGV[3]: the last id)
 -- ARGV[1]: 'create' or 'update'   ARGV[2]: the network   ARGV[3]: the sequence field
 -- ARGV[4]: the block's JSON without its id
--- ARGV[5]: for update: the block's id   ARGV[6]: its network as it was
+-- ARGV[5]: (optional: update only) the block's id   ARGV[6]: (optional) its network as it was
 -- returns: the block's JSON as stored; error 'EXISTS' if another block holds
 --          the network, 'MISSING' if the block to update is not there
 local mode, net, seq = ARGV[1], ARGV[2], ARGV[3]
