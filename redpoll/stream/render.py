@@ -151,6 +151,7 @@ _CONVERSATION = (
     "in_reply_to_account_id",
     "mentions",
     "tags",
+    "thread",  # (the thread a reply belongs to: redpoll.conversations.thread_mutes)
     "reblog_of",
     "reblog",
 )
