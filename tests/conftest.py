@@ -8,14 +8,13 @@ underneath (every test there is marked ``topology``); api/, stream/, web/,
 ops/ and tools/ talk to a real ``redpoll serve`` and mostly do not, except
 the modules marked ``topology`` themselves (the leak tests). ./test.sh runs
 everything on one server and the ``topology`` tests again on the cluster.
-Test modules import helpers from each other by name (test_stream_support,
-test_api_mastodon): every folder is on the path.
+Helpers the tests share are in ``support`` (tests/support/); no test module
+imports another (tests/test_layers.py checks it).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -26,12 +25,8 @@ from redpoll.storage.server import EmbeddedCluster, EmbeddedServer
 
 CLUSTER = os.environ.get("REDPOLL_TEST_CLUSTER", "") == "1"
 
-HERE = Path(__file__).resolve().parent
 #: folders whose every test depends on the topology
 TOPOLOGY_FOLDERS = ("storage", "engine")
-for folder in sorted(p for p in HERE.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
 
 
 def pytest_collection_modifyitems(config, items):
@@ -75,8 +70,8 @@ def srv(server, tmp_path_factory):
     """A real ``redpoll serve`` (API and streams, no job workers: tests
     drain with ``rp``) on the session's database, one per test module,
     rate limits loose."""
-    from test_stream_mastodon import LOOSE
-    from test_stream_support import StreamProc
+    from support.mastodon import LOOSE
+    from support.streams import StreamProc
 
     url, cluster, _ = server
     proc = StreamProc(url, cluster, tmp_path_factory.mktemp("serve"), **LOOSE).start()

@@ -8,21 +8,17 @@ A change that breaks one of these fails here with the import that does it.
 from __future__ import annotations
 
 import ast
-from collections import defaultdict
 from pathlib import Path
 
-import redpoll
-
-ROOT = Path(redpoll.__file__).resolve().parent
-
-#: Layers from the bottom up; a module may import its own layer and those
-#: below. A package of the root not named here is a feature package.
-BASE = {"core"}
-STORAGE = {"storage"}
-APPLICATION = {"engine", "__init__"}
-WEB = {"gateway", "render", "api", "stream", "web"}
-TOOLS = {"tools"}
-LAYERS = ("base", "storage", "features", "application", "web", "tools")
+from support.imports import (  # noqa: F401
+    LAYERS,
+    ROOT,
+    floors,
+    layer_of,
+    module_imports,
+    module_name,
+    packages_imported,
+)
 
 #: Where an import inside a function is the point, not a dodge: the command
 #: line (tools.cli) imports what a command runs when it runs (``redpoll
@@ -31,72 +27,8 @@ LAYERS = ("base", "storage", "features", "application", "web", "tools")
 LAZY_OK = ("tools",)
 
 
-def _name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__" and len(parts) > 1:
-        parts.pop()
-    return ".".join(parts)
-
-
-def layer_of(module: str) -> str:
-    head = module.split(".")[0]
-    if head in BASE:
-        return "base"
-    if head in STORAGE:
-        return "storage"
-    if head in APPLICATION:
-        return "application"
-    if head in WEB:
-        return "web"
-    if head in TOOLS:
-        return "tools"
-    return "features"
-
-
-def _imports():
-    """module -> {imported module: whether inside a function}."""
-    modules = {_name(p): p for p in ROOT.rglob("*.py")}
-    found: dict[str, dict[str, bool]] = defaultdict(dict)
-    for name, path in modules.items():
-        package = (
-            name.split(".")
-            if path.name == "__init__.py" and name != "__init__"
-            else name.split(".")[:-1]
-        )
-        tree = ast.parse(path.read_text(), str(path))
-
-        def visit(node, in_function: bool) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.ImportFrom) and child.level:
-                    base = package[: len(package) - child.level + 1]
-                    mod = ".".join(base + (child.module.split(".") if child.module else []))
-                    for alias in child.names:
-                        full = f"{mod}.{alias.name}".strip(".")
-                        target = full if full in modules else (mod or "__init__")
-                        if target in modules and target != name:
-                            found[name][target] = found[name].get(target, True) and in_function
-                elif isinstance(child, (ast.Import, ast.ImportFrom)):
-                    names = (
-                        [a.name for a in child.names]
-                        if isinstance(child, ast.Import)
-                        else [child.module or ""]
-                    )
-                    for full in names:
-                        if full.startswith("redpoll."):
-                            target = full[len("redpoll.") :]
-                            if target in modules and target != name:
-                                found[name][target] = found[name].get(target, True) and in_function
-                visit(
-                    child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef))
-                )
-
-        visit(tree, False)
-    return modules, found
-
-
 def test_no_import_points_up_a_layer():
-    _, found = _imports()
+    _, found = module_imports()
     up = sorted(
         f"{a} -> {b}"
         for a, targets in found.items()
@@ -107,7 +39,7 @@ def test_no_import_points_up_a_layer():
 
 
 def test_storage_knows_no_feature_and_the_stream_no_api():
-    _, found = _imports()
+    _, found = module_imports()
     bad = [
         f"{a} -> {b}"
         for a, targets in found.items()
@@ -120,7 +52,7 @@ def test_storage_knows_no_feature_and_the_stream_no_api():
 
 
 def test_no_circle():
-    modules, found = _imports()
+    modules, found = module_imports()
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -156,17 +88,6 @@ def test_no_circle():
     assert circles == [], f"import circles: {circles}"
 
 
-def packages_imported() -> dict[str, set[str]]:
-    """Each package of the root (or root module) -> the others it imports."""
-    _, found = _imports()
-    out: dict[str, set[str]] = defaultdict(set)
-    for a, targets in found.items():
-        for b in targets:
-            if a.split(".")[0] != b.split(".")[0]:
-                out[a.split(".")[0]].add(b.split(".")[0])
-    return out
-
-
 def test_no_circle_between_packages():
     """Packages are the rooms a reader walks through: no two of them import
     each other, through any chain."""
@@ -185,19 +106,6 @@ def test_no_circle_between_packages():
     assert circles == [], f"packages in a circle: {circles}"
 
 
-def floors() -> dict[str, int]:
-    """Each package's floor: one above the highest it imports."""
-    graph = packages_imported()
-    memo: dict[str, int] = {}
-
-    def floor(p: str) -> int:
-        if p not in memo:
-            memo[p] = 1 + max((floor(q) for q in graph.get(p, ())), default=0)
-        return memo[p]
-
-    return {p: floor(p) for p in {*graph, *(q for qs in graph.values() for q in qs)}}
-
-
 def test_at_most_twelve_floors():
     """A request's way down stays short: at most 12 floors of packages, from
     core at the bottom to the tools at the top."""
@@ -205,7 +113,7 @@ def test_at_most_twelve_floors():
 
 
 def test_no_import_hides_inside_a_function():
-    _, found = _imports()
+    _, found = module_imports()
     hidden = sorted(
         f"{a} -> {b}"
         for a, targets in found.items()
@@ -218,7 +126,7 @@ def test_no_import_hides_inside_a_function():
 def test_the_checks_see_what_they_guard():
     """The reader finds the imports it judges (a check that saw nothing
     would pass on anything)."""
-    modules, found = _imports()
+    modules, found = module_imports()
     assert "storage.store" in modules and "storage.store" in found["records.statuses"]
     assert "timelines.hybrid" in found["timelines.timelines"]
     assert "stream.hub" in modules and "bus.events" in found["stream.hub"]
@@ -425,3 +333,22 @@ def test_no_two_key_builders_make_the_same_key():
             clashes.append(f"{made[key]} and {name} both make {key!r}")
         made[key] = name
     assert clashes == []
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers live in tests/support/ (importable as ``support``): a
+    test module imported by another would run its tests' module-level setup
+    twice and tie two unrelated files together."""
+    tests = Path(__file__).resolve().parent
+    names = {p.stem for p in tests.rglob("test_*.py")}
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                hit = [node.module] if node.module.split(".")[0] in names else []
+            elif isinstance(node, ast.Import):
+                hit = [a.name for a in node.names if a.name.split(".")[0] in names]
+            else:
+                continue
+            found += [f"{path.relative_to(tests)}:{node.lineno} imports {m}" for m in hit]
+    assert found == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_hybrid import NEVER, home_ids, scenario, walks
+from support.hybrid import NEVER, home_ids, scenario, walks  # noqa: F401
 
 from redpoll import Redpoll, Settings
 from redpoll.core import keys

@@ -14,10 +14,15 @@ import time
 import httpx
 import pytest
 from mastodon import Mastodon
-from test_api_http import PASSWORD, make_app, sign_up
-from test_api_mastodon import serve_env, unique
-from test_moderation import admin, ok
-from test_stream_mastodon import Listener, accounts, wait_for
+from support.cli import admin, ok  # noqa: F401
+from support.mastodon import (  # noqa: F401
+    Listener,
+    accounts,
+    serve_env,  # noqa: F401
+    wait_for,
+)
+from support.names import unique  # noqa: F401
+from support.rest import PASSWORD, make_app, sign_up  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.api.process import ServeProcess

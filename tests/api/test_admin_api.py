@@ -20,7 +20,7 @@ from mastodon import (
     MastodonIllegalArgumentError,
     MastodonNotFoundError,
 )
-from test_moderation import admin, ok
+from support.cli import admin, ok  # noqa: F401
 
 from redpoll.federation import domains, remote, signing
 

@@ -10,7 +10,7 @@ import asyncio
 
 import httpx
 import pytest
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 pytestmark = [pytest.mark.timeout(120)]
 

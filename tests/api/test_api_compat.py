@@ -8,7 +8,8 @@ from __future__ import annotations
 import httpx
 import pytest
 from mastodon import Mastodon
-from test_api_mastodon import new_app, register, serve_env, unique
+from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 from redpoll.core import limits

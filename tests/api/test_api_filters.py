@@ -13,7 +13,7 @@ import time
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 from redpoll.core import limits
 

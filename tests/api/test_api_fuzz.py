@@ -19,8 +19,8 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from test_api_http import make_app, sign_up
-from test_api_mastodon import serve_env
+from support.mastodon import serve_env  # noqa: F401
+from support.rest import make_app, sign_up  # noqa: F401
 
 from redpoll.api.app import ROUTES
 from redpoll.api.contract import build

@@ -8,65 +8,14 @@ import uuid
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError, MastodonUnauthorizedError
+from support.mastodon import api, client, new_app, register  # noqa: F401
+from support.names import unique  # noqa: F401
 
 from redpoll import Redpoll, Settings
-from redpoll.api.process import ServeProcess
-
-LOOSE_LIMITS = {
-    "REDPOLL_RATE_TOKEN": "100000/60",
-    "REDPOLL_RATE_IP": "100000/60",
-    "REDPOLL_RATE_SIGNUP": "100000/60",
-    "REDPOLL_RATE_LOGIN": "100000/60",
-    "REDPOLL_RATE_APPS": "100000/60",
-    "REDPOLL_RATE_IP_TOKENS": "100000/60",
-    "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60",
-}
-
-
-def serve_env(server, **extra) -> dict:
-    url, cluster, _ = server
-    return {
-        "REDIS_URL": url,
-        "REDPOLL_CLUSTER": "1" if cluster else "0",
-        "REDPOLL_JOB_CLAIM_MS": "500",
-        **LOOSE_LIMITS,
-        **extra,
-    }
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 def unique(prefix: str) -> str:
     return f"{prefix}{uuid.uuid4().hex[:10]}"
-
-
-def new_app(api) -> tuple[str, str]:
-    return Mastodon.create_app(
-        "redpoll-test", api_base_url=api.url, scopes=["read", "write", "follow", "push"]
-    )
-
-
-def client(api, app, token=None) -> Mastodon:
-    return Mastodon(
-        client_id=app[0],
-        client_secret=app[1],
-        access_token=token,
-        api_base_url=api.url,
-        ratelimit_method="throw",
-    )
-
-
-def register(api, app, name, scopes=("read", "write", "follow", "push")) -> Mastodon:
-    m = client(api, app)
-    m.create_account(
-        name, "correct horse battery", f"{name}@example.com", agreement=True, scopes=list(scopes)
-    )
-    return m
 
 
 def test_instance_says_mastodon_compatible(api):

@@ -13,7 +13,7 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
-from test_stream_mastodon import Listener, accounts, wait_for
+from support.mastodon import Listener, accounts, wait_for  # noqa: F401
 
 from redpoll.polls import polls
 

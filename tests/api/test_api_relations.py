@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import httpx
 import orjson
 import pytest
-from test_api_mastodon import new_app, register, serve_env, unique
+from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 from redpoll.core.models import Status, User

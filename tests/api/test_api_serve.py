@@ -12,8 +12,9 @@ import os
 import signal
 
 import httpx
-from test_api_http import PASSWORD, bearer, make_app, sign_up, unique
-from test_api_mastodon import serve_env
+from support.mastodon import serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
+from support.rest import PASSWORD, bearer, make_app, sign_up  # noqa: F401
 
 from redpoll import Redpoll, Settings
 from redpoll.api.process import ServeProcess

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from mastodon import MastodonNotFoundError
-from test_api_mastodon import new_app, register, serve_env, unique
+from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import websockets
 from mastodon import MastodonAPIError, MastodonNotFoundError
-from test_stream_mastodon import Listener, accounts, wait_for
+from support.mastodon import Listener, accounts, wait_for  # noqa: F401
 
 from redpoll.core import keys, limits
 from redpoll.core.errors import Conflict

@@ -9,7 +9,7 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonAPIError
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 from redpoll.core import limits
 from redpoll.moderation import moderation

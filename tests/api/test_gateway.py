@@ -11,8 +11,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_stream_backfill import app_token
-from test_stream_support import WAIT, StreamProc
+from support.streams import (  # noqa: F401
+    WAIT,
+    StreamProc,
+    app_token,  # noqa: F401
+)
 from websockets.asyncio.client import connect
 
 import redpoll

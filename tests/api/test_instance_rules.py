@@ -8,7 +8,7 @@ import asyncio
 import httpx
 import pytest
 from mastodon import Mastodon
-from test_moderation import admin, ok
+from support.cli import admin, ok  # noqa: F401
 
 from redpoll.core import limits
 from redpoll.federation import domains, remote, signing

@@ -22,8 +22,8 @@ import uuid
 import pytest
 import websockets
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
-from test_stream_mastodon import Listener, NoteListener, accounts, wait_for
-from test_stream_support import Conn
+from support.mastodon import Listener, NoteListener, accounts, wait_for  # noqa: F401
+from support.streams import Conn  # noqa: F401
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -317,7 +317,7 @@ async def test_default_visibility_through_the_api(srv, rp):
 async def test_a_suspended_author_vanishes_from_every_read_path(srv, rp):
     """The "suspended author" row: alice's statuses of every visibility, as
     everyone saw them, are gone for everyone once a moderator suspends her."""
-    from test_moderation import admin, ok
+    from support.cli import admin, ok  # noqa: F401
 
     base = srv.base
     alice, fol, men = await asyncio.to_thread(accounts, base, 3)

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
+from mastodon import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
-from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
-from test_stream_support import StreamProc
+from support.mastodon import LOOSE, Listener, accounts, wait_for  # noqa: F401
+from support.media import bearer, jpeg, png, ready  # noqa: F401
+from support.streams import StreamProc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import limits
@@ -55,21 +56,6 @@ async def mrp(settings, media_dir):
     await engine.close()
 
 
-def jpeg(size=(640, 480), color=(200, 30, 30), exif: bytes | None = None, quality=90) -> bytes:
-    img = Image.new("RGB", size, color)
-    for x in range(0, size[0], 8):  # something to compress
-        img.putpixel((x, x % size[1]), (x % 256, 0, 255 - x % 256))
-    out = io.BytesIO()
-    img.save(out, "JPEG", quality=quality, **({"exif": exif} if exif else {}))
-    return out.getvalue()
-
-
-def png(size=(300, 200), color=(10, 120, 240, 255)) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGBA", size, color).save(out, "PNG")
-    return out.getvalue()
-
-
 def stored_files(media_dir: Path) -> set[str]:
     return {
         str(p.relative_to(media_dir))
@@ -80,20 +66,6 @@ def stored_files(media_dir: Path) -> set[str]:
 
 def file_of(url: str, media_dir: Path) -> Path:
     return media_dir / url.split("/system/media/", 1)[1]
-
-
-def bearer(m: Mastodon) -> dict:
-    return {"Authorization": f"Bearer {m.access_token}"}
-
-
-def ready(m: Mastodon, media, seconds: float = 30) -> dict:
-    """Poll GET /api/v1/media/:id (206 while processing) until it has a url."""
-    deadline = time.monotonic() + seconds
-    while media["url"] is None:
-        assert time.monotonic() < deadline, "upload never became ready"
-        time.sleep(0.05)
-        media = m.media(media["id"])
-    return media
 
 
 # --- the upload flows --------------------------------------------------------------------

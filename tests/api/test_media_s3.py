@@ -29,9 +29,9 @@ import pytest
 from botocore.config import Config
 from mastodon import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
-from test_media import bearer, jpeg, png, ready
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
+from support.mastodon import LOOSE, accounts  # noqa: F401
+from support.media import bearer, jpeg, png, ready  # noqa: F401
+from support.streams import StreamProc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import keys as base_keys

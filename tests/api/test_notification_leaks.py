@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_stream_mastodon import NoteListener, accounts
+from support.mastodon import NoteListener, accounts  # noqa: F401
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 

@@ -11,7 +11,8 @@ import secrets
 import httpx
 import pytest
 from mastodon import Mastodon
-from test_api_mastodon import register, serve_env, unique
+from support.mastodon import register, serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 

@@ -11,8 +11,8 @@ import time
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
-from test_api_http import bearer, make_app, sign_up
-from test_api_mastodon import serve_env
+from support.mastodon import serve_env  # noqa: F401
+from support.rest import bearer, make_app, sign_up  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 

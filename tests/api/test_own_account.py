@@ -10,7 +10,8 @@ import time
 import httpx
 import pytest
 from mastodon import Mastodon
-from test_api_mastodon import client, new_app, register, serve_env, unique
+from support.mastodon import client, new_app, register, serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 

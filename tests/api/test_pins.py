@@ -11,7 +11,7 @@ import asyncio
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError, MastodonNotFoundError
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 from redpoll.core import limits
 

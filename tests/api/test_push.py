@@ -26,8 +26,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from mastodon import Mastodon, MastodonNotFoundError
-from test_stream_mastodon import LOOSE
-from test_stream_support import StreamProc
+from support.mastodon import LOOSE  # noqa: F401
+from support.streams import StreamProc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.accounts.auth import Token

@@ -8,8 +8,9 @@ write:accounts could register new accounts.
 from __future__ import annotations
 
 import httpx
-from test_api_http import PASSWORD, app_token, assert_error, bearer, make_app, sign_up, unique
-from test_api_mastodon import serve_env
+from support.mastodon import serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
+from support.rest import PASSWORD, app_token, assert_error, bearer, make_app, sign_up  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 

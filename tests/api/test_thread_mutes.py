@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 from redpoll.core import keys
 

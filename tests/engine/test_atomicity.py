@@ -12,7 +12,7 @@ import asyncio
 import types
 
 import pytest
-from test_check import assert_clean
+from support.integrity import assert_clean  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import keys

@@ -13,6 +13,7 @@ import time
 import pytest
 from click.testing import CliRunner
 from PIL import Image
+from support.integrity import run  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import keys
@@ -31,10 +32,6 @@ async def crp(settings, tmp_path):
     engine = await Redpoll.open(settings.with_(media_dir=str(tmp_path / "media")))
     yield engine
     await engine.close()
-
-
-async def run(rp, repair: bool = False, batch: int = 2) -> check.Report:
-    return await check.check(rp.store, rp.queue, rp.media_storage, repair=repair, batch=batch)
 
 
 async def test_each_broken_invariant_is_found_and_repaired(crp, server):
@@ -177,9 +174,3 @@ def test_the_command_says_what_it_found_and_exits_1_until_repaired(server, setti
     assert "1 broken, 1 repaired" in mended.stdout.splitlines()[-1]
     assert runner.invoke(main, ["check"], env=env).exit_code == 0
     assert stranger.exists()
-
-
-async def assert_clean(rp) -> None:
-    """What the crash and cut-short tests end with: nothing broken."""
-    report = await run(rp, batch=200)
-    assert report.findings == [], [f.line() for f in report.findings]

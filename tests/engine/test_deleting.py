@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_fanout import audience
+from support.social import audience  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import keys, limits

@@ -9,7 +9,7 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonNotFoundError
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 from redpoll.conversations import direct_messages
 from redpoll.core import keys, limits

@@ -25,101 +25,20 @@ import asyncio
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import redis
 import redis.exceptions
+from support.cli import BATCH, REDPOLL, WAIT_S, WorkerProcess, wait_for  # noqa: F401
 
 from redpoll import ConfigError, Redpoll, Settings
 from redpoll.bus.queue import decode, shard_of
 from redpoll.core import keys
-from redpoll.storage.server import PORT_FILE, EmbeddedServer, _die_with_parent
+from redpoll.storage.server import PORT_FILE, EmbeddedServer
 from redpoll.timelines.jobs import FanoutJob
 
-#: The console script of this virtualenv.
-REDPOLL = Path(sys.executable).with_name("redpoll")
-#: Bound on every wait: generous, the machine is shared and has 2 cores.
-WAIT_S = 180.0
-#: Small fan-out steps make long chains of deferred jobs: with 2,000 followers
-#: a chain is 200 jobs, long enough to kill a worker twice in the middle of it
-#: (a worker runs a batch of 50 over 2,000 followers in well under a second).
-BATCH = 10
-
-
 # --- helpers -----------------------------------------------------------------------
-
-
-async def wait_for(
-    check, what: str, timeout: float = WAIT_S, interval: float = 0.01, detail=None
-) -> None:
-    """Poll ``await check()`` until true; fail saying ``what`` did not happen."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not await check():
-        if loop.time() > deadline:
-            extra = f"\n{await detail()}" if detail is not None else ""
-            raise AssertionError(f"gave up after {timeout:.0f}s waiting for {what}{extra}")
-        await asyncio.sleep(interval)
-
-
-class WorkerProcess:
-    """``redpoll worker`` as a child process, output in a log file."""
-
-    def __init__(
-        self, url: str, cluster: bool, log_path: Path, *, batch: int = BATCH, claim_ms: int = 500
-    ):
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"
-        }
-        env.update(
-            REDIS_URL=url,
-            REDPOLL_CLUSTER="1" if cluster else "0",
-            REDPOLL_JOB_CLAIM_MS=str(claim_ms),
-            REDPOLL_FANOUT_BATCH=str(batch),
-            REDPOLL_DATA_DIR=str(log_path.parent / "worker-data"),
-        )
-        self.log_path = log_path
-        self._log = open(log_path, "ab")
-        # Started from the event loop's (main) thread: the child is told to die
-        # with it (PR_SET_PDEATHSIG), so a crashed test run leaves no worker.
-        self.proc = subprocess.Popen(
-            [str(REDPOLL), "worker"],
-            env=env,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_die_with_parent,
-        )
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
-
-    def tail(self, chars: int = 3000) -> str:
-        return f"--- {self.log_path.name} (rc={self.proc.poll()}) ---\n{self.log()[-chars:]}"
-
-    def kill(self) -> None:
-        """SIGKILL: no handler runs, nothing is acknowledged on the way out."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
-        assert self.proc.returncode == -signal.SIGKILL
-
-    def terminate(self) -> int:
-        """SIGTERM, the graceful stop; returns the exit code."""
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"worker ignored SIGTERM for 60s\n{self.tail()}") from None
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        self._log.close()
 
 
 async def audience(rp: Redpoll, n: int, prefix: str = "f") -> tuple[int, list[int]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from support.social import audience  # noqa: F401
+
 from redpoll import Redpoll
 from redpoll.core import keys
 from redpoll.timelines import placement
@@ -10,16 +12,6 @@ from redpoll.timelines.jobs import FanoutJob
 
 async def raw(rp, key) -> list[int]:
     return [int(x) for x in await rp.store.client.lrange(key, 0, -1)]
-
-
-async def audience(rp, author, n, prefix):
-    fans = []
-    for i in range(n):
-        fan = await rp.sign_up(f"{prefix}{i}")
-        await rp.follow(fan.id, author.id)
-        fans.append(fan)
-    await rp.drain()  # the follow notifications' jobs: tests count the queue
-    return fans
 
 
 async def test_fast_path_is_taken_on_a_single_server_only(settings, server):

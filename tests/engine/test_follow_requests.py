@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 
 from redpoll.core import keys
 from redpoll.relations import follow_requests, follows

@@ -15,8 +15,9 @@ import random
 from collections import Counter
 
 import httpx
-from test_api_http import PASSWORD, bearer, unique
-from test_api_mastodon import serve_env
+from support.mastodon import serve_env  # noqa: F401
+from support.names import unique  # noqa: F401
+from support.rest import PASSWORD, bearer  # noqa: F401
 
 from redpoll import Redpoll, Settings
 from redpoll.api.process import ServeProcess

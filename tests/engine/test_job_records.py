@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import pytest
-import test_layers as layers
+from support import imports as layers
 
 from redpoll.bus.queue import KINDS, Job, MalformedJob, decode, encode
 from redpoll.engine.worker import HANDLERS

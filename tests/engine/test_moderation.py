@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import httpx
 import pytest
@@ -21,29 +17,12 @@ from mastodon import (
     MastodonNotFoundError,
     MastodonUnauthorizedError,
 )
-from test_stream_mastodon import Listener, accounts
+from support.cli import admin, ok  # noqa: F401
+from support.mastodon import Listener, accounts  # noqa: F401
 
 from redpoll.storage import topology
 
 pytestmark = pytest.mark.timeout(240)
-
-
-def admin(srv, *args, stdin: str | None = None) -> subprocess.CompletedProcess:
-    script = Path(sys.executable).with_name("redpoll")
-    env = dict(os.environ, REDIS_URL=srv.redis_url, REDPOLL_CLUSTER="1" if srv.cluster else "0")
-    return subprocess.run(
-        [str(script), "admin", *args],
-        env=env,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def ok(done: subprocess.CompletedProcess) -> str:
-    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
-    return done.stdout
 
 
 def sign_in(base: str, app, login: str, password: str) -> Mastodon:

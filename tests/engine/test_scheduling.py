@@ -13,8 +13,8 @@ import asyncio
 import time
 
 import pytest
-from test_durability import WorkerProcess, wait_for
-from test_worker import _png
+from support.cli import WorkerProcess, wait_for  # noqa: F401
+from support.media import small_png  # noqa: F401
 
 from redpoll.core import limits
 from redpoll.core.errors import RedpollError, ValidationError
@@ -157,8 +157,8 @@ async def test_limits_per_day_and_in_all(rp, monkeypatch):
 
 async def test_uploads_are_held_for_a_scheduled_status_and_released_when_cancelled(rp):
     alice = await rp.sign_up("sched_media")
-    kept = await rp.upload_media(alice.id, _png())
-    dropped = await rp.upload_media(alice.id, _png())
+    kept = await rp.upload_media(alice.id, small_png())
+    dropped = await rp.upload_media(alice.id, small_png())
     first = await rp.schedule_status(alice.id, now() + 10 * MIN, "", media=[kept.id])
     second = await rp.schedule_status(alice.id, now() + 10 * MIN, "with", media=[dropped.id])
     assert first.params["media_ids"] == [str(kept.id)]
@@ -189,7 +189,7 @@ async def test_an_upload_held_by_a_call_cut_short_is_released_by_the_job(rp):
     """The call queued the job soon and held the upload, then died before
     the record: the job runs, finds no record and releases it."""
     alice = await rp.sign_up("sched_cut")
-    upload = await rp.upload_media(alice.id, _png())
+    upload = await rp.upload_media(alice.id, small_png())
     sid = 999_999
     job = ScheduledStatusJob(uid=alice.id, id=sid, media=(upload.id,))
     await rp.queue.enqueue_at(job, now() + limits.SCHEDULED_SETTLE_MS)

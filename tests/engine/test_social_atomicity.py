@@ -5,43 +5,17 @@ the records on the different slots agree."""
 
 from __future__ import annotations
 
-import asyncio
-import types
-
-from test_check import assert_clean
+from support.cutshort import drive  # noqa: F401
+from support.integrity import assert_clean  # noqa: F401
 
 from redpoll.core import keys
 
 MAX_STEPS = 300
 
 
-@types.coroutine
-def _drive(coro, k: int):
-    """Run ``coro`` as a task would, throwing CancelledError into it at its
-    k-th suspension; True if it finished before that."""
-    steps, value, error = 0, None, None
-    while True:
-        try:
-            if steps >= k and error is None:
-                error = asyncio.CancelledError()
-            if error is not None:
-                future, error = coro.throw(error), None
-            else:
-                future = coro.send(value)
-        except StopIteration:
-            return True
-        except asyncio.CancelledError:
-            return False
-        steps += 1
-        try:
-            value = yield future
-        except BaseException as exc:  # noqa: BLE001 - handed on, as a task does
-            error = exc
-
-
 async def every_cut(make_call, check):
     for k in range(MAX_STEPS):
-        finished = await _drive(make_call(k), k)
+        finished = await drive(make_call(k), k)
         await check(k, finished)
         if finished:
             return k

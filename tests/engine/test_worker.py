@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import time
 
 from conftest import CLUSTER, flush
-from PIL import Image
+from support.media import small_png  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.bus import queue as jobs
@@ -69,17 +68,11 @@ def test_jobs_queued_by_the_previous_version_still_decode():
     assert decode(old(t="refill", uid=3, lid=9)) == RefillJob(3, 9)
 
 
-def _png() -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", (40, 30), (10, 120, 240)).save(out, "PNG")
-    return out.getvalue()
-
-
 async def test_a_job_for_later_waits_for_its_time_then_runs_once(rp):
     """enqueue_at keeps a job off the stream until it is due; the worker
     then runs it (here: a sweep that removes a never-attached upload)."""
     owner = await rp.sign_up("later_owner")
-    upload = await rp.upload_media(owner.id, _png())
+    upload = await rp.upload_media(owner.id, small_png())
     far = int(time.time() * 1000) + 10 * 86_400_000  # the sweep's "now": every upload is old
     job = MediaSweepJob(now=far)
     due = int(time.time() * 1000) + 1500

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from bovine.activitystreams import factories_for_actor_object
 from bovine.testing.server import ServerConfig
-from test_federation import Instance, eventually, free_port
+from support.federation import Instance, eventually, free_port  # noqa: F401
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -11,7 +11,7 @@ import socket
 
 import httpx
 import pytest
-from test_federation import Instance
+from support.federation import Instance  # noqa: F401
 
 from redpoll.core import limits
 from redpoll.federation import signing

@@ -14,8 +14,8 @@ import time
 
 import pytest
 from mastodon import MastodonAPIError
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
+from support.mastodon import LOOSE, accounts  # noqa: F401
+from support.streams import StreamProc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.bus.queue import decode

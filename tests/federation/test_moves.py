@@ -11,8 +11,8 @@ import time
 
 import httpx
 import pytest
-from test_federation import Instance, Peer, eventually
-from test_social_atomicity import _drive
+from support.cutshort import drive  # noqa: F401
+from support.federation import Instance, Peer, eventually  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.bus import queue as jobs
@@ -283,7 +283,7 @@ async def test_the_move_job_cut_short_anywhere_is_finished_by_its_rerun(fed):
                     fed.store, fed.queue, fed.settings, state["job"], batch=2
                 )
 
-        finished = await _drive(chain(), k)  # cut at its k-th await
+        finished = await drive(chain(), k)  # cut at its k-th await
         await _run(fed, state["job"])  # the re-run of the step cut short, to the end
         await fed.drain()  # (the journals of the follows it made or ended, taken over)
         for fan in fans:

@@ -13,8 +13,8 @@ import asyncio
 import json
 
 import pytest
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import StreamProc
+from support.mastodon import LOOSE, accounts  # noqa: F401
+from support.streams import StreamProc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.federation import documents, followers, inbox, remote, signing

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
+from support.federation import OTHER, actor_doc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import limits
@@ -26,7 +27,6 @@ from redpoll.federation.jobs import DeliverJob, InboxJob
 from redpoll.net import safety
 
 PAIR = signing.KeyPair.generate()
-OTHER = signing.KeyPair.generate()
 URL = "https://peer.example/users/ann/inbox"
 
 
@@ -215,19 +215,6 @@ async def test_a_suspended_domain_is_neither_heard_nor_sent_to_nor_resolved(fed)
     ]
     assert await fed.domain_unblock("blocked.example")
     assert await domains.policy(fed.store, "social.blocked.example") is None
-
-
-def actor_doc(host: str, name: str) -> dict:
-    return {
-        "id": f"https://{host}/users/{name}",
-        "type": "Person",
-        "preferredUsername": name,
-        "inbox": f"https://{host}/users/{name}/inbox",
-        "publicKey": {
-            "id": f"https://{host}/users/{name}#main-key",
-            "publicKeyPem": OTHER.public_pem,
-        },
-    }
 
 
 async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):

@@ -15,7 +15,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from test_signing_and_safety import actor_doc
+from support.federation import actor_doc  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import keys, limits

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 
 import httpx
 from PIL import Image
-from test_api_http import bearer, make_app, sign_up
-from test_crash_and_restart import own_env, redpoll
+from support.cli import own_env, redpoll  # noqa: F401
+from support.rest import bearer, make_app, sign_up  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 

@@ -38,35 +38,18 @@ import psutil
 import pytest
 import redis
 from conftest import CLUSTER
-from test_api_http import bearer, make_app, sign_up
-from test_api_mastodon import LOOSE_LIMITS
+from support.cli import REDPOLL, own_env, redpoll  # noqa: F401
+from support.mastodon import LOOSE_LIMITS  # noqa: F401
+from support.rest import bearer, make_app, sign_up  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 from redpoll.storage.server import EmbeddedCluster, EmbeddedServer, free_port
 
-REDPOLL = Path(sys.executable).with_name("redpoll")
 ROOT = Path(__file__).resolve().parents[2]
 #: "at once": well under what a restart blocked by the dead serve's leftovers
 #: would take (its orphaned jobs are claimed after limits.ORPHAN_CLAIM_MS, 60
 #: s); a loaded 2-core machine took 13.8 s to start two workers and Valkey
 BACK_WITHIN_S = 20.0
-
-
-def own_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    """A clean operator environment: no redpoll settings from outside, a
-    data home of its own, loose rate limits."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REDPOLL_") and k != "REDIS_URL"}
-    env.update(LOOSE_LIMITS, XDG_DATA_HOME=str(tmp_path / "xdg"), REDPOLL_JOB_CLAIM_MS="500")
-    env.update(extra)
-    return env
-
-
-def redpoll(
-    args: list[str], env: dict[str, str], cwd: Path | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [str(REDPOLL), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
 
 
 def wait_ready(base: str, within: float) -> float:

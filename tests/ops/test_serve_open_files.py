@@ -10,7 +10,7 @@ import resource
 
 import httpx
 import pytest
-from test_stream_support import StreamProc
+from support.streams import StreamProc  # noqa: F401
 
 from redpoll.core import limits
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import httpx
 import redis
-from test_api_http import bearer, make_app, sign_up
-from test_api_mastodon import LOOSE_LIMITS
+from support.mastodon import LOOSE_LIMITS  # noqa: F401
+from support.rest import bearer, make_app, sign_up  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 from redpoll.storage.server import EmbeddedServer, read_password

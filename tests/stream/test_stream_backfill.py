@@ -12,7 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from test_stream_support import WAIT, StreamProc
+from support.streams import (  # noqa: F401
+    WAIT,
+    StreamProc,
+    app_token,  # noqa: F401
+)
 
 from redpoll.bus import events
 from redpoll.core import keys, limits
@@ -51,24 +55,6 @@ def peak_rss_kb(pid: int) -> tuple[int, int]:
         line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
     )
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
-
-
-async def app_token(c: httpx.AsyncClient, base: str) -> str:
-    app = (
-        await c.post(
-            base + "/api/v1/apps",
-            data={"client_name": "resume", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob"},
-        )
-    ).json()
-    tok = await c.post(
-        base + "/oauth/token",
-        data={
-            "grant_type": "client_credentials",
-            "client_id": app["client_id"],
-            "client_secret": app["client_secret"],
-        },
-    )
-    return tok.json()["access_token"]
 
 
 async def drain(c: httpx.AsyncClient, method: str, url: str, **kw) -> tuple[int, bytes]:

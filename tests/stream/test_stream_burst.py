@@ -11,9 +11,11 @@ import json
 
 import httpx
 import pytest
-from test_stream_mastodon import accounts
-from test_stream_support import Lines
-from test_stream_v1 import Conn
+from support.mastodon import accounts  # noqa: F401
+from support.streams import (
+    Conn,  # noqa: F401
+    Lines,  # noqa: F401
+)
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -13,7 +13,7 @@ import pytest
 import tweepy
 import twitter
 from requests_oauthlib import OAuth1
-from test_stream_support import WAIT, stream  # noqa: F401  (fixture)
+from support.streams import WAIT, stream  # noqa: F401
 from tweepy.streaming import BaseStream
 
 pytestmark = pytest.mark.timeout(180)

@@ -11,7 +11,7 @@ import json
 
 import httpx
 import pytest
-from test_stream_mastodon import Listener, accounts, wait_for
+from support.mastodon import Listener, accounts, wait_for  # noqa: F401
 from websockets.asyncio.client import connect
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]

@@ -6,7 +6,7 @@ mentions as Twitter did."""
 from __future__ import annotations
 
 import pytest
-from test_stream_support import Conn, stream  # noqa: F401  (fixture)
+from support.streams import Conn, stream  # noqa: F401
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -74,7 +74,7 @@ async def test_track_matches_boosts_by_their_original(stream, rp):
 import asyncio  # noqa: E402
 import json  # noqa: E402
 
-from test_stream_mastodon import Listener, NoteListener, accounts, mstream, wait_for  # noqa: E402,F401
+from support.mastodon import Listener, NoteListener, accounts, mstream, wait_for  # noqa: E402, F401
 from websockets.asyncio.client import connect  # noqa: E402
 
 

@@ -11,7 +11,7 @@ import threading
 import pytest
 import websockets
 from mastodon import StreamListener
-from test_stream_mastodon import accounts, wait_for
+from support.mastodon import accounts, wait_for  # noqa: F401
 
 pytestmark = pytest.mark.timeout(180)
 

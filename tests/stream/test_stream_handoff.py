@@ -15,8 +15,8 @@ import signal
 import socket
 
 import pytest
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import WAIT, StreamProc, read_until_closed
+from support.mastodon import LOOSE, accounts  # noqa: F401
+from support.streams import WAIT, StreamProc, read_until_closed  # noqa: F401
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

@@ -17,10 +17,10 @@ import uuid
 import httpx
 import pytest
 from mastodon import Mastodon
-from test_stream_mastodon import LOOSE, accounts, wait_for
-from test_stream_support import WAIT, StreamProc
+from support.leaks import WS, call, me, scoped, sse, ws_url  # noqa: F401
+from support.mastodon import LOOSE, accounts, wait_for  # noqa: F401
+from support.streams import WAIT, StreamProc  # noqa: F401
 from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
 
 from redpoll.moderation import moderation
 
@@ -61,49 +61,6 @@ class SSE:
 
     def close(self) -> None:
         self.task.cancel()
-
-
-class WS:
-    """A Mastodon WebSocket: every message read, in order."""
-
-    def __init__(self, ws):
-        self.ws = ws
-        self.messages: list[dict] = []
-        self.task = asyncio.create_task(self._read())
-
-    async def _read(self) -> None:
-        try:
-            async for raw in self.ws:
-                self.messages.append(json.loads(raw))
-        except ConnectionClosed:  # the test closed it
-            pass
-
-    def ids(self, stream: str, name: str = "update") -> list[str]:
-        return [
-            str(json.loads(m["payload"])["id"])
-            for m in self.messages
-            if m.get("event") == name and m["stream"][0] == stream
-        ]
-
-    def errors(self) -> list[dict]:
-        return [m for m in self.messages if "error" in m]
-
-
-def sse(http: httpx.AsyncClient, path: str, token: str, **headers):
-    return http.stream("GET", path, headers={"Authorization": f"Bearer {token}", **headers})
-
-
-def ws_url(base: str, token: str, **params) -> str:
-    query = "&".join(f"{k}={v}" for k, v in {"access_token": token, **params}.items())
-    return base.replace("http", "ws") + "/api/v1/streaming?" + query
-
-
-async def call(fn, *args, **kw):
-    return await asyncio.to_thread(fn, *args, **kw)
-
-
-async def me(api: Mastodon) -> str:
-    return (await call(api.me))["id"]
 
 
 # --- relationship changes reach open streams at once ---------------------------------------
@@ -248,28 +205,6 @@ async def test_blocks_and_mutes_reach_open_public_streams_at_once(srv, rp):
         public.close()
         tagged.close()
     await srv.wait_subscribers(0)
-
-
-# --- scopes ------------------------------------------------------------------------------------
-def scoped(base: str, email: str, scopes: list[str]) -> Mastodon:
-    """A token of the same account with only ``scopes`` (password grant)."""
-    cid, secret = Mastodon.create_app(
-        "scoped", api_base_url=base, scopes=["read", "write", "follow"]
-    )
-    r = httpx.post(
-        base + "/oauth/token",
-        data={
-            "grant_type": "password",
-            "client_id": cid,
-            "client_secret": secret,
-            "username": email,
-            "password": "correct horse battery",
-            "scope": " ".join(scopes),
-        },
-    )
-    assert r.status_code == 200, r.text
-    assert r.json()["scope"] == " ".join(scopes)
-    return Mastodon(access_token=r.json()["access_token"], api_base_url=base)
 
 
 async def test_streams_enforce_token_scopes(srv, rp):

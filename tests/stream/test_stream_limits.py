@@ -11,8 +11,11 @@ import json
 
 import httpx
 import pytest
-from test_stream_malformed import user_token
-from test_stream_support import WAIT, StreamProc
+from support.streams import (  # noqa: F401
+    WAIT,
+    StreamProc,
+    user_token,  # noqa: F401
+)
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 

@@ -11,8 +11,12 @@ import time
 
 import httpx
 import pytest
-from test_stream_backfill import app_token
-from test_stream_support import WAIT, StreamProc
+from support.streams import (  # noqa: F401
+    WAIT,
+    StreamProc,
+    app_token,  # noqa: F401
+    user_token,  # noqa: F401
+)
 from websockets.asyncio.client import connect
 
 from redpoll.api.process import ServeProcess
@@ -28,43 +32,6 @@ def proc(server, tmp_path_factory):
     p = StreamProc(url, cluster, tmp_path_factory.mktemp("malformed")).start()
     yield p
     p.stop()
-
-
-async def user_token(c: httpx.AsyncClient, base: str) -> str:
-    app = (
-        await c.post(
-            base + "/api/v1/apps",
-            data={
-                "client_name": "m",
-                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-                "scopes": "read write",
-            },
-        )
-    ).json()
-    tok = (
-        await c.post(
-            base + "/oauth/token",
-            data={
-                "grant_type": "client_credentials",
-                "client_id": app["client_id"],
-                "client_secret": app["client_secret"],
-                "scope": "read write",
-            },
-        )
-    ).json()["access_token"]
-    name = f"m{time.monotonic_ns() % 10**9}"
-    r = await c.post(
-        base + "/api/v1/accounts",
-        headers={"Authorization": f"Bearer {tok}"},
-        data={
-            "username": name,
-            "email": f"{name}@example.com",
-            "password": "correct horse battery",
-            "agreement": "true",
-        },
-    )
-    assert r.status_code == 200, r.text
-    return r.json()["access_token"]
 
 
 async def test_last_event_id_out_of_range_or_malformed_is_400(proc, rp):

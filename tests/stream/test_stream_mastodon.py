@@ -7,91 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-import time
-import uuid
 
 import httpx
 import pytest
-from mastodon import Mastodon, StreamListener
-from test_stream_support import WAIT, StreamProc
+from support.mastodon import Listener, accounts, mstream, wait_for  # noqa: F401
+from support.streams import WAIT, StreamProc  # noqa: F401
 
 pytestmark = pytest.mark.timeout(180)
-
-LOOSE = {
-    "REDPOLL_RATE_TOKEN": "100000/60",
-    "REDPOLL_RATE_IP": "100000/60",
-    "REDPOLL_RATE_SIGNUP": "100000/60",
-    "REDPOLL_RATE_LOGIN": "100000/60",
-    "REDPOLL_RATE_APPS": "100000/60",
-    "REDPOLL_RATE_IP_TOKENS": "100000/60",
-    "REDPOLL_RATE_LOGIN_ACCOUNT": "100000/60",
-}
-
-
-@pytest.fixture(scope="module")
-def mstream(server, tmp_path_factory):
-    url, cluster, _ = server
-    proc = StreamProc(url, cluster, tmp_path_factory.mktemp("mstream"), **LOOSE).start()
-    yield proc
-    proc.stop()
-
-
-class Listener(StreamListener):
-    def __init__(self):
-        self.updates: list = []
-        self.deletes: list = []
-        self.heartbeats = 0
-        self.lock = threading.Lock()
-
-    def on_update(self, status):
-        with self.lock:
-            self.updates.append(status)
-
-    def on_delete(self, status_id):
-        with self.lock:
-            self.deletes.append(int(status_id))
-
-    def handle_heartbeat(self):
-        self.heartbeats += 1
-
-
-class NoteListener(Listener):
-    """A Listener that keeps the notification events too."""
-
-    def __init__(self):
-        super().__init__()
-        self.notifications: list = []
-
-    def on_notification(self, notification):
-        with self.lock:
-            self.notifications.append(notification)
-
-
-async def wait_for(predicate, what: str):
-    deadline = time.monotonic() + WAIT
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
-
-
-def accounts(base: str, n: int) -> list[Mastodon]:
-    cid, secret = Mastodon.create_app(
-        "stream-test", api_base_url=base, scopes=["read", "write", "follow"]
-    )
-    out = []
-    for _ in range(n):
-        name = "u" + uuid.uuid4().hex[:10]
-        m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
-        m.create_account(
-            name,
-            "correct horse battery",
-            f"{name}@example.com",
-            agreement=True,
-            scopes=["read", "write", "follow"],
-        )
-        out.append(m)
-    return out
 
 
 async def test_mastodon_py_public_user_hashtag_list_streams(mstream, rp):

@@ -15,7 +15,7 @@ import time
 
 import httpx
 import pytest
-from test_stream_mastodon import accounts
+from support.mastodon import accounts  # noqa: F401
 from websockets.asyncio.client import connect
 
 from redpoll.core import limits

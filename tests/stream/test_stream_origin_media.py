@@ -19,9 +19,9 @@ import uuid
 import httpx
 import pytest
 from PIL import Image
-from test_stream_leaks import WS, call, me, scoped, sse, ws_url
-from test_stream_mastodon import LOOSE, Listener, NoteListener, accounts, wait_for
-from test_stream_support import WAIT, StreamProc
+from support.leaks import WS, call, me, scoped, sse, ws_url  # noqa: F401
+from support.mastodon import LOOSE, Listener, NoteListener, accounts, wait_for  # noqa: F401
+from support.streams import WAIT, StreamProc  # noqa: F401
 from websockets.asyncio.client import connect
 
 from redpoll import Redpoll

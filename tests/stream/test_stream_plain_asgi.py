@@ -12,8 +12,8 @@ import sys
 
 import httpx
 import pytest
-from test_stream_mastodon import LOOSE, accounts
-from test_stream_support import WAIT, Conn, StreamProc
+from support.mastodon import LOOSE, accounts  # noqa: F401
+from support.streams import WAIT, Conn, StreamProc  # noqa: F401
 from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.timeout(180)

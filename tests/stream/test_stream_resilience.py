@@ -8,7 +8,7 @@ import asyncio
 import socket
 
 import pytest
-from test_stream_support import WAIT, Conn, StreamProc, read_until_closed
+from support.streams import WAIT, Conn, StreamProc, read_until_closed  # noqa: F401
 
 from redpoll import Redpoll, Settings
 from redpoll.storage.server import EmbeddedServer

@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from test_stream_support import WAIT, StreamProc
+from support.streams import WAIT, StreamProc  # noqa: F401
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 

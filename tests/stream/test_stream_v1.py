@@ -9,7 +9,7 @@ import json
 
 import httpx
 import pytest
-from test_stream_support import Conn, stream  # noqa: F401  (fixture)
+from support.streams import Conn, stream  # noqa: F401
 
 from redpoll.stream.filters import residues
 
@@ -232,7 +232,7 @@ async def test_count_backfill_positive_then_live_and_negative_disconnects(stream
 
 
 async def test_small_queue_backfill_warns_then_overflow_disconnects(stream, tmp_path, server, rp):
-    from test_stream_support import StreamProc
+    from support.streams import StreamProc  # noqa: F401
 
     url, cluster, _ = server
     small = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_QUEUE="20").start()

@@ -10,8 +10,8 @@ import json
 import socket
 
 import pytest
-from test_stream_mastodon import LOOSE, Listener, accounts, wait_for
-from test_stream_support import WAIT, StreamProc, read_until_closed
+from support.mastodon import LOOSE, Listener, accounts, wait_for  # noqa: F401
+from support.streams import WAIT, StreamProc, read_until_closed  # noqa: F401
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, browser, people, status_in, web  # noqa: F401 (fixtures)
-from test_webapp_daily import me, until
+from support.browser import DESKTOP, browser, me, people, status_in, until, web  # noqa: F401  # noqa: F401
 
 PHONE = {"width": 390, "height": 844}
 WIDE = {"width": 1440, "height": 900}
@@ -439,8 +438,8 @@ def test_smaller_things_direct_messages_marked_own_boost_in_place_sign_up_limit_
     server,
 ):
     import httpx
-    from test_api_mastodon import serve_env
-    from test_webapp import PASSWORD, Person
+    from support.browser import PASSWORD, Person  # noqa: F401
+    from support.mastodon import serve_env  # noqa: F401
 
     from redpoll.api.process import ServeProcess
 

@@ -4,7 +4,7 @@ are real files (a VP8 WebM made with PyAV, a WAV made with ``wave``, a JPEG
 poster and a PNG) served on loopback by the test, and the reader of a real
 federating ``redpoll serve`` sees them in their mentions: the video plays in
 place (nothing fetched before it is played), the audio plays, a mixed
-gallery opens the viewer, a sensitive video loads nothing until it is shown.
+gallery opens the viewer, a sensitive video loads nothing page_until it is shown.
 
 No server sends a ``gifv`` yet (another server's note does not say a video
 is GIF-like: Mastodon decides it from the file, which is not fetched here;
@@ -25,9 +25,14 @@ import httpx
 import pytest
 from PIL import Image, ImageDraw
 from playwright.sync_api import expect
-from test_federation import Instance, Peer, eventually
-from test_webapp import DESKTOP, Person, browser, status_in  # noqa: F401 (fixture)
-from test_webapp_media import until
+from support.browser import (  # noqa: F401
+    DESKTOP,
+    Person,
+    browser,
+    page_until,  # noqa: F401
+    status_in,
+)
+from support.federation import Instance, Peer, eventually  # noqa: F401
 
 from redpoll import web
 from redpoll.core.settings import Settings
@@ -300,7 +305,7 @@ def test_video_audio_and_a_sensitive_video_from_another_server(site, browser):  
         audio.evaluate("a => a.play()")
         playing(audio)
 
-        # a sensitive video loads nothing, poster included, until shown
+        # a sensitive video loads nothing, poster included, page_until shown
         careful = status_in(p, "careful with this one").first
         cover = careful.get_by_role("button", name="Sensitive content — show")
         expect(cover).to_be_visible()
@@ -370,17 +375,17 @@ def test_a_gif_like_video_plays_muted_looped_and_waits_when_asked_for_less_motio
             expect(p.locator(".gif-test .media-badge", has_text="GIF")).to_be_visible()
             link = p.locator(".gif-test").get_by_role("link", name="score.pdf")
             expect(link).to_have_attribute("href", score)
-            if motion == "reduce":  # still until hovered, and again once left
+            if motion == "reduce":  # still page_until hovered, and again once left
                 p.wait_for_timeout(500)
                 assert gif.evaluate("v => v.paused && v.currentTime === 0")
                 p.screenshot(path="/tmp/redpoll-av-gif-still.png")
                 gif.hover()
                 playing(gif, past=0.1)
                 p.mouse.move(0, 0)
-                until(p, "document.querySelector('.gif-test video').paused")
+                page_until(p, "document.querySelector('.gif-test video').paused")
             else:  # plays on screen by itself, round and round
                 playing(gif, past=0.1)
-                until(p, "window.gifWraps >= 1", timeout=10)
+                page_until(p, "window.gifWraps >= 1", timeout=10)
                 assert not gif.evaluate("v => v.paused")
                 p.screenshot(path="/tmp/redpoll-av-gif-playing.png")
                 # a click opens it in the viewer, looped there too
@@ -388,7 +393,7 @@ def test_a_gif_like_video_plays_muted_looped_and_waits_when_asked_for_less_motio
                 shown = p.get_by_role("dialog", name="GIF 1 of 1").locator("video")
                 expect(shown).to_have_attribute("src", loop)
                 assert shown.evaluate("v => v.muted && v.loop && !v.controls")
-                until(
+                page_until(
                     p,
                     "(() => { const v = document.querySelector('dialog video');"
                     " return v && !v.paused && v.currentTime > 0.1; })()",

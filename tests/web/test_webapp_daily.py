@@ -10,22 +10,9 @@ copy of a status shown on the other, empty-timeline messages that go)."""
 from __future__ import annotations
 
 import re
-import time
 
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401 (fixtures)
-
-
-def me(person) -> dict:
-    return person.api("GET", "/api/v1/accounts/verify_credentials").json()
-
-
-def until(check, seconds: float = 15.0):
-    deadline = time.monotonic() + seconds
-    while not (found := check()):
-        assert time.monotonic() < deadline, "never held"
-        time.sleep(0.2)
-    return found
+from support.browser import DESKTOP, PHONE, browser, me, people, status_in, until, web  # noqa: F401  # noqa: F401
 
 
 def marker(person) -> str | None:

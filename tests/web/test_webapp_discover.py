@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401 (fixtures)
+from support.browser import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401
 
 
 def me(person) -> dict:

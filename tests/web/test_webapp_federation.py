@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from test_federation import Instance, eventually, unique
-from test_webapp import DESKTOP, Person, browser, status_in  # noqa: F401 (fixture)
+from support.browser import DESKTOP, Person, browser, status_in  # noqa: F401
+from support.federation import Instance, eventually  # noqa: F401
+from support.names import unique  # noqa: F401
 
 pytestmark = pytest.mark.timeout(300)
 

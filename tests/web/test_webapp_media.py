@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import io
 import re
-import time
 
 import blurhash as blurhash_lib
 import httpx
 import pytest
 from PIL import Image, ImageDraw
 from playwright.sync_api import expect
-from test_api_mastodon import serve_env
-from test_webapp import DESKTOP, PHONE, Person, browser, people, status_in  # noqa: F401  (fixtures)
+from support.browser import (  # noqa: F401
+    DESKTOP,
+    PHONE,
+    Person,
+    browser,
+    page_until,  # noqa: F401
+    people,
+    status_in,
+)
+from support.mastodon import serve_env  # noqa: F401
 
 from redpoll.api.process import ServeProcess
 
@@ -30,17 +37,6 @@ def web(server, tmp_path_factory):
     with ServeProcess(serve_env(server, REDPOLL_MEDIA_DIR=str(media))) as srv:
         yield srv
         assert srv.process.poll() is None, srv.logs()[-3000:]
-
-
-def until(page, js: str, timeout: float = 15.0) -> None:
-    """Wait until ``js`` (an expression) is true in the page: polled with
-    evaluate, as the app's CSP refuses the string evaluation
-    ``wait_for_function`` falls back on."""
-    end = time.monotonic() + timeout
-    while not page.evaluate(js):
-        if time.monotonic() > end:
-            raise AssertionError(f"still false after {timeout} s: {js}")
-        time.sleep(0.05)
 
 
 def picture(colour: tuple[int, int, int], size=(800, 600), fmt="PNG") -> bytes:
@@ -91,7 +87,7 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F8
     a.get_by_label("Alt text for image 1").fill("A blue harbour at noon")
     a.get_by_label("Alt text for image 2").fill("A green garden with a yellow sun")
     expect(attached.locator("img")).to_have_count(2)  # both processed: their previews show
-    until(
+    page_until(
         a,
         "[...document.querySelectorAll('.compose-media img')].every(i => i.complete && i.naturalWidth > 0)",
     )
@@ -107,7 +103,7 @@ def test_attach_two_images_with_alt_text_and_post_them(people, web):  # noqa: F8
     second = gallery.get_by_role("img", name="A green garden with a yellow sun")
     expect(first).to_be_visible()
     expect(second).to_be_visible()
-    until(
+    page_until(
         a,
         "[...document.querySelectorAll('article .media-item img')].every(i => i.complete && i.naturalWidth > 0)",
     )
@@ -304,7 +300,7 @@ def test_avatar_and_header_upload_in_settings(people, web):  # noqa: F811
     expect(card.locator(".profile-header img")).to_have_attribute("src", me["header_static"])
     post = status_in(f, "my face soon").first
     expect(post.locator(".avatar img")).to_have_attribute("src", me["avatar_static"])
-    until(f, "document.querySelector('.profile-card .avatar img').naturalWidth > 0")
+    page_until(f, "document.querySelector('.profile-card .avatar img').naturalWidth > 0")
     assert httpx.get(me["avatar_static"]).status_code == 200
     f.screenshot(path="/tmp/redpoll-media-profile-desktop.png", full_page=True)
 
@@ -340,11 +336,11 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F81
     top = target.bounding_box()["y"]
     target.locator("a.time").click()
     expect(g.locator("article.focused")).to_contain_text("numbered post 4")
-    until(g, "window.scrollY === 0")
+    page_until(g, "window.scrollY === 0")
     g.go_back()
     expect(g.get_by_role("heading", name="Home")).to_be_visible()
     expect(g.locator("article")).to_have_count(30)  # what was loaded is still there
-    until(g, f"Math.abs(window.scrollY - {y}) <= 3")
+    page_until(g, f"Math.abs(window.scrollY - {y}) <= 3")
     expect(status_in(g, "numbered post 4").first.locator("a.time")).to_be_focused()
     assert len(home_first_pages(gus)) == firsts  # no first page asked for again
     # Forward shows the post again, as it was
@@ -369,7 +365,7 @@ def test_back_returns_to_the_same_place_in_a_long_timeline(people):  # noqa: F81
     g.get_by_role("link", name="Home", exact=True).click()
     expect(g.locator("article")).to_have_count(20)
     expect(status_in(g, "arrived meanwhile")).to_be_visible()
-    until(g, "window.scrollY === 0")
+    page_until(g, "window.scrollY === 0")
     assert len(home_first_pages(gus)) == firsts + 1
     assert not [u for u in home_first_pages(gus) if "min_id" in u or "since_id" in u]
 
@@ -386,7 +382,9 @@ def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):  # noqa: F
     p.reload()
     compose = p.get_by_role("textbox", name="Compose")
     expect(compose).to_be_visible()
-    expect(p.get_by_role("button", name="Post", exact=True)).to_be_hidden()  # one line until tapped
+    expect(
+        p.get_by_role("button", name="Post", exact=True)
+    ).to_be_hidden()  # one line page_until tapped
     assert compose.bounding_box()["height"] < 60
     p.screenshot(path="/tmp/redpoll-phone-home-collapsed.png")
     compose.click()
@@ -404,7 +402,7 @@ def test_phone_back_arrow_more_menu_and_one_line_compose_box(people):  # noqa: F
     p.screenshot(path="/tmp/redpoll-phone-post.png")
     p.get_by_role("button", name="Back", exact=True).click()
     expect(p.get_by_role("heading", name="Home")).to_be_visible()
-    until(p, f"Math.abs(window.scrollY - {y}) <= 3")
+    page_until(p, f"Math.abs(window.scrollY - {y}) <= 3")
 
     # Settings, Bookmarks and Sign out are under "More"
     nav = p.get_by_role("navigation", name="Main")

@@ -7,7 +7,7 @@ author's own view; an edit in place keeps the poll and its votes."""
 from __future__ import annotations
 
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401  (fixtures)
+from support.browser import DESKTOP, PHONE, browser, people, status_in, web  # noqa: F401
 
 
 def test_compose_a_poll_vote_in_it_and_see_the_results(people):  # noqa: F811

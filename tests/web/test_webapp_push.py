@@ -19,7 +19,7 @@ import time
 import httpx
 from mastodon import Mastodon
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, browser, people, web  # noqa: F401  (fixtures)
+from support.browser import DESKTOP, browser, people, web  # noqa: F401
 
 ENDPOINT = "https://push.invalid/redpoll-web-test"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, browser, people, status_in, web  # noqa: F401 (fixtures)
+from support.browser import DESKTOP, browser, people, status_in, web  # noqa: F401
 
 
 def local_input(person, minutes: int) -> str:

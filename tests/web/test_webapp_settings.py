@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 from playwright.sync_api import expect
-from test_webapp import DESKTOP, PASSWORD, PHONE, browser, people, status_in, web  # noqa: F401
+from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, status_in, web  # noqa: F401
 
 SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
 OOB = "urn:ietf:wg:oauth:2.0:oob"
