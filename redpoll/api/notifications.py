@@ -626,7 +626,8 @@ async def requests_merged(ctx: Ctx) -> Response:
 
 
 def _bulk_ids(ctx: Ctx) -> list[int]:
-    return ctx.params.ids("id")
+    """``id[]`` (Mastodon.py sends its lists as ``id[][]``: taken too)."""
+    return [*ctx.params.ids("id"), *ctx.params.ids("id[]")][: limits.API_IDS_PER_REQUEST]
 
 
 BULK_DOC_PARAMS = [
