@@ -235,7 +235,7 @@ NOTIFICATION = obj(
         "created_at": {"type": "string", "format": "date-time"},
         "account": ref("Account"),
     },
-    {"status": ref("Status")},
+    {"status": ref("Status"), "filtered": BOOL},
 )
 NOTIFICATION_GROUP = obj(
     {
@@ -251,6 +251,37 @@ NOTIFICATION_GROUP = obj(
         "page_max_id": ID,  # the last three on pages only
         "latest_page_notification_at": {"type": "string", "format": "date-time"},
     },
+)
+NOTIFICATION_REQUEST = obj(
+    {
+        "id": ID,
+        "created_at": {"type": "string", "format": "date-time"},
+        "updated_at": {"type": "string", "format": "date-time"},
+        "notifications_count": {"type": "string", "pattern": "^[0-9]{1,4}$"},
+        "account": ref("Account"),
+        "last_status": {"anyOf": [ref("Status"), {"type": "null"}]},
+    }
+)
+POLICY_ACTION = {"enum": ["accept", "filter", "drop"]}
+POLICY_SUMMARY = obj({"pending_requests_count": INT, "pending_notifications_count": INT})
+NOTIFICATION_POLICY = obj(
+    {
+        "for_not_following": POLICY_ACTION,
+        "for_not_followers": POLICY_ACTION,
+        "for_new_accounts": POLICY_ACTION,
+        "for_private_mentions": POLICY_ACTION,
+        "for_limited_accounts": POLICY_ACTION,
+        "summary": POLICY_SUMMARY,
+    }
+)
+NOTIFICATION_POLICY_V1 = obj(
+    {
+        "filter_not_following": BOOL,
+        "filter_not_followers": BOOL,
+        "filter_new_accounts": BOOL,
+        "filter_private_mentions": BOOL,
+        "summary": POLICY_SUMMARY,
+    }
 )
 GROUPED_NOTIFICATIONS = obj(
     {
@@ -413,6 +444,9 @@ SCHEMAS = {
     "Notification": NOTIFICATION,
     "NotificationGroup": NOTIFICATION_GROUP,
     "GroupedNotifications": GROUPED_NOTIFICATIONS,
+    "NotificationRequest": NOTIFICATION_REQUEST,
+    "NotificationPolicy": NOTIFICATION_POLICY,
+    "NotificationPolicyV1": NOTIFICATION_POLICY_V1,
     "Marker": MARKER,
     "Markers": MARKERS,
     "Account": ACCOUNT,

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from ..accounts import markers
 from ..core import limits, validate
 from ..core.errors import ValidationError
-from ..notifications import notifications
+from ..notifications import notifications, requests
 from ..notifications.notifications import Notification
 from ..reading import pages
 from ..reading.notification_view import WITH_STATUS
@@ -55,6 +55,7 @@ def _query(ctx: Ctx) -> dict:
         "types": _types(ctx, "types"),
         "exclude_types": _types(ctx, "exclude_types"),
         "account_id": p.cursor("account_id"),
+        "include_filtered": p.bool("include_filtered"),
     }
 
 
@@ -94,7 +95,7 @@ def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[b
         "Notifications",
         array(ref("Notification")),
         paged=True,
-        params=NOTIFICATIONS_QUERY,
+        params=[*NOTIFICATIONS_QUERY, query_param("include_filtered", BOOL)],
     ),
 )
 async def list_notifications(ctx: Ctx) -> Response:
@@ -179,7 +180,6 @@ def _grouped_query(ctx: Ctx) -> dict:
     expand = ctx.params.str("expand_accounts", max_chars=40)
     if expand not in (None, "", "full", "partial_avatars"):
         raise ValidationError("expand_accounts", "must be full or partial_avatars")
-    ctx.params.bool("include_filtered")
     ctx.params.raw("supported_types")
     return {
         "grouped_types": _types(ctx, "grouped_types") if ctx.params.has("grouped_types") else None
@@ -381,6 +381,7 @@ async def dismiss_group(ctx: Ctx) -> Response:
             ),
             *NOTIFICATIONS_QUERY[4:],
             query_param("grouped_types[]", NOTIFICATION_TYPES),
+            query_param("include_filtered", BOOL),
         ],
     ),
 )
@@ -389,6 +390,7 @@ async def unread_groups(ctx: Ctx) -> Response:
     newer than the ``notifications`` marker (``limit``: 100 default, 1000 max)."""
     p = ctx.params
     extra = _grouped_query(ctx)
+    p.bool("include_filtered")  # accepted; filtered ones are never counted as unread
     return JSON(
         {
             "count": await ctx.rp.unread_notification_groups(
@@ -401,6 +403,329 @@ async def unread_groups(ctx: Ctx) -> Response:
             )
         }
     )
+
+
+# --- notification filtering: the policy and notification requests ------------------------
+_V1_POLICY = {
+    "filter_not_following": "for_not_following",
+    "filter_not_followers": "for_not_followers",
+    "filter_new_accounts": "for_new_accounts",
+    "filter_private_mentions": "for_private_mentions",
+}
+_POLICY_FIELD = {"type": "string", "enum": list(requests.ACTIONS)}
+
+
+def _summary(counts: tuple[int, int]) -> dict:
+    return {"pending_requests_count": counts[0], "pending_notifications_count": counts[1]}
+
+
+async def _policy(ctx: Ctx, v1: bool) -> Response:
+    policy, counts = await ctx.rp.notification_policy(ctx.uid)
+    if v1:  # Mastodon's v1 entity: true where the v2 field is not accept
+        body = {name: policy[field] != "accept" for name, field in _V1_POLICY.items()}
+    else:
+        body = dict(policy)
+    return JSON({**body, "summary": _summary(counts)})
+
+
+POLICY_DOC = Doc(
+    "Your notification filtering policy",
+    "Notifications",
+    ref("NotificationPolicy"),
+)
+POLICY_UPDATE_DOC = Doc(
+    "Change your notification filtering policy",
+    "Notifications",
+    ref("NotificationPolicy"),
+    body={
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {name: _POLICY_FIELD for name in notifications.POLICY_DEFAULTS},
+                }
+            }
+        }
+    },
+)
+
+
+@endpoint(
+    "GET",
+    "/api/v2/notifications/policy",
+    auth="required",
+    scope="read:notifications",
+    doc=POLICY_DOC,
+)
+async def get_policy(ctx: Ctx) -> Response:
+    """GET /api/v2/notifications/policy (Mastodon 4.3)."""
+    return await _policy(ctx, v1=False)
+
+
+async def _update_policy(ctx: Ctx) -> Response:
+    changes = {name: ctx.params.str(name, max_chars=10) for name in notifications.POLICY_DEFAULTS}
+    await ctx.rp.set_notification_policy(ctx.uid, changes)
+    return await _policy(ctx, v1=False)
+
+
+@endpoint(
+    "PATCH",
+    "/api/v2/notifications/policy",
+    auth="required",
+    scope="write:notifications",
+    doc=POLICY_UPDATE_DOC,
+)
+async def patch_policy(ctx: Ctx) -> Response:
+    """PATCH /api/v2/notifications/policy: the fields given change."""
+    return await _update_policy(ctx)
+
+
+@endpoint(
+    "PUT",
+    "/api/v2/notifications/policy",
+    auth="required",
+    scope="write:notifications",
+    doc=POLICY_UPDATE_DOC,
+)
+async def put_policy(ctx: Ctx) -> Response:
+    """PUT /api/v2/notifications/policy: as PATCH (Mastodon routes both)."""
+    return await _update_policy(ctx)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/notifications/policy",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "Your notification filtering policy (v1)", "Notifications", ref("NotificationPolicyV1")
+    ),
+)
+async def get_policy_v1(ctx: Ctx) -> Response:
+    return await _policy(ctx, v1=True)
+
+
+async def _update_policy_v1(ctx: Ctx) -> Response:
+    """v1's booleans: true = filter, false = accept, for the fields given."""
+    changes = {}
+    for name, field in _V1_POLICY.items():
+        if ctx.params.has(name):
+            changes[field] = "filter" if ctx.params.bool(name) else "accept"
+    await ctx.rp.set_notification_policy(ctx.uid, changes)
+    return await _policy(ctx, v1=True)
+
+
+POLICY_V1_UPDATE_DOC = Doc(
+    "Change your notification filtering policy (v1)",
+    "Notifications",
+    ref("NotificationPolicyV1"),
+    body={
+        "content": {
+            "application/json": {
+                "schema": {"type": "object", "properties": {name: BOOL for name in _V1_POLICY}}
+            }
+        }
+    },
+)
+
+
+@endpoint(
+    "PUT",
+    "/api/v1/notifications/policy",
+    auth="required",
+    scope="write:notifications",
+    doc=POLICY_V1_UPDATE_DOC,
+)
+async def put_policy_v1(ctx: Ctx) -> Response:
+    return await _update_policy_v1(ctx)
+
+
+@endpoint(
+    "PATCH",
+    "/api/v1/notifications/policy",
+    auth="required",
+    scope="write:notifications",
+    doc=POLICY_V1_UPDATE_DOC,
+)
+async def patch_policy_v1(ctx: Ctx) -> Response:
+    return await _update_policy_v1(ctx)
+
+
+def _requests_rendered(ctx: Ctx, found: list, shown: pages.Shown) -> list[bytes]:
+    """The NotificationRequest entities of ``found`` (those shown now,
+    redpoll.reading.pages.requests_shown): the account and the last status
+    from the kept renderings, a last status the caller may not see now null."""
+    accounts = _accounts(ctx, (r.actor for r in found), shown)
+    statuses = {s.id: body for s, body in rendered_pairs(ctx, shown)}
+    return [
+        entities.notification_request_json(
+            r.id,
+            r.created_at,
+            r.updated_at,
+            r.count,
+            accounts[r.actor],
+            statuses.get(r.last_status) if r.last_status else None,
+        )
+        for r in found
+        if r.actor in accounts
+    ]
+
+
+@endpoint(
+    "GET",
+    "/api/v1/notifications/requests",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "Your notification requests, newest first",
+        "Notifications",
+        array(ref("NotificationRequest")),
+        paged=True,
+        params=[
+            *NOTIFICATIONS_QUERY[:3],
+            query_param(
+                "limit",
+                {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": limits.NOTIFICATION_REQUESTS_PAGE_MAX,
+                },
+            ),
+        ],
+    ),
+)
+async def list_requests(ctx: Ctx) -> Response:
+    """GET /api/v1/notifications/requests: one request per sender whose
+    mentions were filtered, newest first, as shown now."""
+    p = ctx.params
+    p.cursors()
+    read, found, shown = await ctx.rp.notification_requests(
+        ctx.uid,
+        max_id=p.cursor("max_id"),
+        since_id=p.cursor("since_id"),
+        min_id=p.cursor("min_id"),
+        limit=p.raw("limit"),
+    )
+    return Response(
+        b"[" + b",".join(_requests_rendered(ctx, found, shown)) + b"]",
+        media_type=JSON.media_type,
+        headers=link_header(ctx, read),
+    )
+
+
+@endpoint(
+    "GET",
+    "/api/v1/notifications/requests/merged",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc("Whether accepted requests are merged", "Notifications", obj({"merged": BOOL})),
+)
+async def requests_merged(ctx: Ctx) -> Response:
+    """Accepting is one step here (notification_request_accept.lua): always merged."""
+    return JSON({"merged": True})
+
+
+def _bulk_ids(ctx: Ctx) -> list[int]:
+    """``id[]`` (Mastodon.py sends its lists as ``id[][]``: taken too)."""
+    return [*ctx.params.ids("id"), *ctx.params.ids("id[]")][: limits.API_IDS_PER_REQUEST]
+
+
+BULK_DOC_PARAMS = [
+    query_param(
+        "id[]",
+        {"type": "array", "maxItems": limits.API_IDS_PER_REQUEST, "items": ID},
+    )
+]
+
+
+@endpoint(
+    "POST",
+    "/api/v1/notifications/requests/accept",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc("Accept notification requests", "Notifications", ref("Empty"), params=BULK_DOC_PARAMS),
+)
+async def accept_requests(ctx: Ctx) -> Response:
+    await ctx.rp.accept_notification_requests(ctx.uid, _bulk_ids(ctx))
+    return JSON({})
+
+
+@endpoint(
+    "POST",
+    "/api/v1/notifications/requests/dismiss",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc("Dismiss notification requests", "Notifications", ref("Empty"), params=BULK_DOC_PARAMS),
+)
+async def dismiss_requests(ctx: Ctx) -> Response:
+    await ctx.rp.dismiss_notification_requests(ctx.uid, _bulk_ids(ctx))
+    return JSON({})
+
+
+@endpoint(
+    "GET",
+    "/api/v1/notifications/requests/{id}",
+    auth="required",
+    scope="read:notifications",
+    doc=Doc(
+        "One notification request",
+        "Notifications",
+        ref("NotificationRequest"),
+        params=[path_param()],
+    ),
+)
+async def get_request(ctx: Ctx) -> Response:
+    try:
+        found, shown = await ctx.rp.notification_request(ctx.uid, ctx.path_id())
+    except requests.RequestNotFound:
+        raise ApiError(404, NOT_FOUND) from None
+    rendered = _requests_rendered(ctx, found, shown)
+    if not rendered:
+        raise ApiError(404, NOT_FOUND)
+    return Response(rendered[0], media_type=JSON.media_type)
+
+
+async def _one_request(ctx: Ctx, act) -> Response:
+    """Accept or dismiss one request; 404 for one not shown now (its sender
+    since blocked, say), as for one that does not exist."""
+    rid = ctx.path_id()
+    try:
+        found, shown = await ctx.rp.notification_request(ctx.uid, rid)
+        if not _requests_rendered(ctx, found, shown):
+            raise ApiError(404, NOT_FOUND)
+        await act(ctx.uid, rid)
+    except requests.RequestNotFound:
+        raise ApiError(404, NOT_FOUND) from None
+    return JSON({})
+
+
+@endpoint(
+    "POST",
+    "/api/v1/notifications/requests/{id}/accept",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc(
+        "Accept one notification request", "Notifications", ref("Empty"), params=[path_param()]
+    ),
+)
+async def accept_request(ctx: Ctx) -> Response:
+    """Its sender's filtered notifications join the list, and later ones are
+    accepted (one script: notification_request_accept.lua)."""
+    return await _one_request(ctx, ctx.rp.accept_notification_request)
+
+
+@endpoint(
+    "POST",
+    "/api/v1/notifications/requests/{id}/dismiss",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc(
+        "Dismiss one notification request", "Notifications", ref("Empty"), params=[path_param()]
+    ),
+)
+async def dismiss_request(ctx: Ctx) -> Response:
+    """Its sender's filtered notifications go (one script)."""
+    return await _one_request(ctx, ctx.rp.dismiss_notification_request)
 
 
 # --- markers ---------------------------------------------------------------------------

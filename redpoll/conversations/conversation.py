@@ -220,6 +220,32 @@ async def _reply_link(store: Store, status: Status, parent: int, link: bool) -> 
     )
 
 
+async def private_mentions_of(store: Store, status: Status, recipients: list[int]) -> set[int]:
+    """Those of ``recipients`` for whom ``status`` is a private mention not
+    in response (Mastodon 4.3's notification policy): a direct status that
+    answers no direct status of theirs, up its thread (at most
+    limits.NOTIFICATION_RESPONSE_DEPTH_MAX replies up), that mentions its
+    author."""
+    if visibility.of(status) != "direct" or not recipients:
+        return set()
+    answered: set[int] = set()
+    sid = Conversation.of(status).in_reply_to_id
+    for _ in range(limits.NOTIFICATION_RESPONSE_DEPTH_MAX):
+        if not sid:
+            break
+        found = await read_statuses(store, [sid])
+        if not found:
+            break
+        parent = found[0]
+        conv = Conversation.of(parent)
+        if visibility.of(parent) == "direct" and any(
+            uid == status.user_id for uid, _ in conv.mentions
+        ):
+            answered.add(parent.user_id)
+        sid = conv.in_reply_to_id
+    return {uid for uid in recipients if uid not in answered}
+
+
 async def after_post(store: Store, status: Status) -> None:
     """Link a new status into its conversation (idempotent; see the module)."""
     conv = Conversation.of(status)
@@ -244,9 +270,20 @@ async def after_post(store: Store, status: Status) -> None:
     mentioned = await _into_homes(
         store, status, [uid for uid, _ in conv.mentions if uid != status.user_id], conv.tags
     )
+    private = await private_mentions_of(store, status, mentioned)
     for uid in mentioned:
         op = await store.incr(keys.INTERACTION_SEQ)
-        await notifications.apply(store, uid, "mention", status.user_id, sid, op, True, status=sid)
+        await notifications.apply(
+            store,
+            uid,
+            "mention",
+            status.user_id,
+            sid,
+            op,
+            True,
+            status=sid,
+            private_mention=uid in private,
+        )
     if status.extra.get("visibility") == "direct":
         await direct_messages.after_post(store, status, mentioned)
 
@@ -308,9 +345,20 @@ async def after_edit(store: Store, before: Status, after: Status) -> None:
         )
     if added:  # nothing reaches across a block: the home rule's answer
         added = await fanout.offer(store, home_rule.Candidate.of(after, home_rule.MENTION), added)
+        private = await private_mentions_of(store, after, added)
         for uid in added:
             op = await store.incr(keys.INTERACTION_SEQ)
-            await notifications.apply(store, uid, "mention", author, sid, op, True, status=sid)
+            await notifications.apply(
+                store,
+                uid,
+                "mention",
+                author,
+                sid,
+                op,
+                True,
+                status=sid,
+                private_mention=uid in private,
+            )
 
 
 # --- reading a thread ---------------------------------------------------------------------

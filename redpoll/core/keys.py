@@ -524,6 +524,38 @@ def notification_group_index(uid: int) -> str:
     return f"ntg:{{{uid}}}"
 
 
+def notification_policy(uid: int) -> str:
+    """Hash ``for_not_following`` ... ``for_limited_accounts`` -> accept,
+    filter or drop: the user's notification policy (Mastodon 4.3); a field
+    absent is its default (redpoll.notifications.policy.DEFAULTS)."""
+    return f"npol:{{{uid}}}"
+
+
+def notification_permissions(uid: int) -> str:
+    """SET of account ids whose notifications the user accepted (a notification
+    request accepted): never filtered again (Mastodon's NotificationPermission)."""
+    return f"nperm:{{{uid}}}"
+
+
+def filtered_notifications(uid: int) -> str:
+    """ZSET, all scored 0, of ``<actor, 20 digits>\\0<id, 16 digits>``: the
+    user's filtered notifications by sender (each also in ``notifications``,
+    its record marked ``"filtered":1``; notify.lua)."""
+    return f"ntfl:{{{uid}}}"
+
+
+def notification_requests(uid: int) -> str:
+    """ZSET sender id -> request id: the user's notification requests (one per
+    sender with a filtered mention), paged by request id."""
+    return f"nrq:{{{uid}}}"
+
+
+def notification_request_records(uid: int) -> str:
+    """Hash ``<sender>:at`` / ``:upd`` (ms), ``<sender>:last`` (status id),
+    ``<sender>:n`` (filtered mentions held): each request's fields."""
+    return f"nrqr:{{{uid}}}"
+
+
 def markers(uid: int) -> str:
     """Hash timeline (home, notifications) -> JSON {last_read_id, version, at}."""
     return f"mk:{{{uid}}}"

@@ -520,6 +520,20 @@ NOTIFICATION_GROUP_READ_MAX = 80
 #: /api/v2/notifications/unread_count: groups counted (Mastodon: 100 / 1000).
 NOTIFICATIONS_UNREAD_DEFAULT = 100
 NOTIFICATIONS_UNREAD_MAX = 1000
+#: Notification filtering (Mastodon 4.3): an account younger than this is new ...
+NOTIFICATION_NEW_ACCOUNT_S = 30 * 86_400
+#: ... and a follower of less than this long is not yet a follower.
+NOTIFICATION_NEW_FOLLOWER_S = 3 * 86_400
+#: A notification request's ``notifications_count`` and the policy's summary
+#: count up to this many (Mastodon's MAX_MEANINGFUL_COUNT) ...
+NOTIFICATION_REQUEST_COUNT_MAX = 100
+#: ... requests one page lists (Mastodon: 40 default, 80 max) ...
+NOTIFICATION_REQUESTS_PAGE_DEFAULT = 40
+NOTIFICATION_REQUESTS_PAGE_MAX = 80
+#: ... requests one page reads past hidden ones, and replies walked up to
+#: find the recipient's private mention of the sender (Mastodon: 100).
+NOTIFICATION_REQUESTS_SCAN_MAX = 400
+NOTIFICATION_RESPONSE_DEPTH_MAX = 100
 #: Domains one member may block at most (each read by every timeline page's
 #: visibility decision of theirs).
 DOMAIN_BLOCKS_MAX = 1000

@@ -36,7 +36,7 @@ from ..lists import lists
 from ..media import profile_images, uploads
 from ..media.storage import LocalStorage, open_storage
 from ..moderation import moderation
-from ..notifications import notifications
+from ..notifications import notifications, requests
 from ..pins import pins
 from ..polls import polls
 from ..posting import boosts, deleting, editing, idempotency, posting
@@ -1058,6 +1058,35 @@ class Redpoll:
 
     async def clear_notifications(self, uid) -> None:
         await notifications.clear(self.store, uid)
+
+    # --- notification filtering (policy and requests) ------------------------------------
+    async def notification_policy(self, uid) -> tuple[dict[str, str], tuple[int, int]]:
+        """The policy and its summary (pending requests, their notifications)."""
+        return (
+            await requests.policy(self.store, uid),
+            await pages.policy_summary(self.store, uid),
+        )
+
+    async def set_notification_policy(self, uid, changes: dict) -> None:
+        await requests.set_policy(self.store, uid, changes)
+
+    async def notification_requests(self, uid, **query: Any):
+        return await pages.notification_requests(self.store, uid, **query)
+
+    async def notification_request(self, uid, rid):
+        return await pages.notification_request(self.store, uid, rid)
+
+    async def accept_notification_requests(self, uid, ids: list) -> None:
+        await requests.accept_many(self.store, uid, ids)
+
+    async def dismiss_notification_requests(self, uid, ids: list) -> None:
+        await requests.dismiss_many(self.store, uid, ids)
+
+    async def accept_notification_request(self, uid, rid) -> None:
+        await requests.accept(self.store, uid, rid)
+
+    async def dismiss_notification_request(self, uid, rid) -> None:
+        await requests.dismiss(self.store, uid, rid)
 
     async def unread_notifications(self, uid, cap: int) -> int:
         """Notifications newer than the ``notifications`` marker, at most ``cap``."""

@@ -44,6 +44,24 @@ TYPES = (
 )
 
 
+#: Kinds the notification policy may filter or drop (Mastodon 4.3's
+#: filterable kinds; quote is one in 4.5).
+FILTERABLE = frozenset(
+    {"mention", "status", "reblog", "follow", "follow_request", "favourite", "quote"}
+)
+#: Kinds whose filtered notifications go into the sender's notification
+#: request (Mastodon: mentions and quotes).
+REQUESTED = frozenset({"mention", "quote"})
+#: The policy's fields in the order notify.lua reads their defaults, with
+#: Mastodon 4.3's defaults.
+POLICY_DEFAULTS = {
+    "for_not_following": "accept",
+    "for_not_followers": "accept",
+    "for_new_accounts": "accept",
+    "for_private_mentions": "filter",
+    "for_limited_accounts": "filter",
+}
+
 #: Kinds grouped in /api/v2/notifications (Mastodon 4.3: favourite, follow,
 #: reblog; admin.sign_up has no meaning here).
 GROUPABLE = ("favourite", "follow", "reblog")
@@ -69,6 +87,8 @@ class Notification:
     #: Mastodon's group key: made by notify.lua for GROUPABLE kinds,
     #: ``ungrouped-<id>`` for the others.
     group_key: str = ""
+    #: held back by the owner's notification policy (notify.lua)
+    filtered: bool = False
 
     @classmethod
     def from_json(cls, nid: int, raw: bytes | str) -> Notification:
@@ -81,6 +101,7 @@ class Notification:
             created_at=int(data["at"]),
             key=data["key"],
             group_key=data.get("group_key") or f"ungrouped-{nid}",
+            filtered=bool(data.get("filtered")),
         )
 
 
@@ -142,14 +163,20 @@ async def apply(
     on: bool,
     status: int | None = None,
     own: bool = False,
+    private_mention: bool = False,
 ) -> int:
     """Make (``on``) or undo the notification of ``owner`` about ``actor``
     doing ``kind`` to ``target``, as operation ``op``; nothing for one's own
     actions unless ``own`` (the end of one's own poll). Idempotent; the id
-    made now or 0."""
+    made now or 0. A notification made passes the owner's notification
+    policy in the same script (notify.lua): dropped (0), filtered (made,
+    neither streamed nor pushed) or made as any; ``private_mention``: a
+    direct mention that answers no private mention of the owner's
+    (conversations.private_mention_not_in_response)."""
     if owner == actor and not own:
         return 0
     name = key(kind, actor, target)
+    facts = await _sender_facts(store, actor, private_mention) if on and kind in FILTERABLE else ""
     record = (
         json.dumps(
             {"type": kind, "actor": str(actor), "status": status, "at": now_ms(), "key": name},
@@ -167,6 +194,7 @@ async def apply(
             keys.notification_group_index(owner),
             keys.notification_index_done(owner),
             keys.push_subscriptions(owner),
+            *_filter_keys(owner),
         ],
         [
             name,
@@ -178,11 +206,20 @@ async def apply(
             now_ms() // 3_600_000,
             limits.NOTIFICATION_GROUP_SPAN_H,
             limits.NOTIFICATION_INDEX_DONE_KEPT,
+            "1" if kind in FILTERABLE else "0",
+            facts,
+            ",".join(POLICY_DEFAULTS.values()),
+            "1" if kind in REQUESTED else "0",
+            now_ms(),
+            (now_ms() - limits.NOTIFICATION_NEW_FOLLOWER_S * 1000) * 1000,
+            status or "",
         ],
     )
     if not made:
         return 0
     nid, stored, pushed = int(made[0]), made[1], int(made[2])
+    if int(made[3]):  # filtered: only a notification request or include_filtered shows it
+        return nid
     stored = stored.decode() if isinstance(stored, bytes) else stored
     # the owner's open user streams get it (at least once: a replay may repeat it)
     await events.publish(store, events.notification_event(owner, nid, stored))
@@ -193,6 +230,35 @@ async def apply(
         # may drop one anyway
         await add(store, PushJob(owner, nid))
     return nid
+
+
+def _filter_keys(owner: int) -> list[str]:
+    """The keys notify.lua and the dismiss scripts use for filtering after
+    their first six or four (KEYS[7..13] of notify.lua)."""
+    return [
+        keys.notification_policy(owner),
+        keys.notification_permissions(owner),
+        keys.filtered_notifications(owner),
+        keys.notification_requests(owner),
+        keys.notification_request_records(owner),
+        keys.following(owner),
+        keys.followers(owner),
+    ]
+
+
+async def _sender_facts(store: Store, actor: int, private_mention: bool) -> str:
+    """What notify.lua cannot read in the owner's slot about the sender:
+    ``new_account`` (made less than limits.NOTIFICATION_NEW_ACCOUNT_S ago),
+    ``limited`` (silenced by a moderator), ``private_mention``."""
+    at, silenced = await store.hmget(keys.user(actor), ["at", "sil"])
+    facts = []
+    if at and now_ms() - int(at) < limits.NOTIFICATION_NEW_ACCOUNT_S * 1000:
+        facts.append("new_account")
+    if silenced in (b"1", "1"):
+        facts.append("limited")
+    if private_mention:
+        facts.append("private_mention")
+    return ",".join(facts)
 
 
 FOLLOW_JOB = "follow_note"
@@ -249,10 +315,12 @@ async def page(
     types=None,
     exclude_types=None,
     account_id=None,
+    include_filtered: bool = False,
 ) -> list[Notification]:
     """Notifications newest first by Mastodon's id cursors, filtered by type
     (``types`` only these, ``exclude_types`` not these) and by the account
-    that caused them, reading on past filtered ones up to a bound."""
+    that caused them, reading on past filtered ones up to a bound; those
+    the notification policy filtered only with ``include_filtered``."""
     uid = validate.an_id(uid, "user_id")
     cursors = [
         validate.optional_id(max_id, "max_id") or "",
@@ -275,6 +343,7 @@ async def page(
             ",".join(exclude),
             account,
             limits.NOTIFICATIONS_SCAN_MAX,
+            "1" if include_filtered else "",
         ],
     )
     return [Notification.from_json(int(nid), raw) for nid, raw in zip(rows[0::2], rows[1::2])]
@@ -292,19 +361,24 @@ async def dismiss(store: Store, uid: int, nid) -> None:
     """Remove one notification (its index entry stays: a repeat of the action
     that made it does not make it again). Dismissing an unknown one is 404."""
     nid = validate.an_id(nid, "notification_id")
-    removed = await store.run("notification_dismiss", _keys(uid), [nid])
+    removed = await store.run("notification_dismiss", [*_keys(uid), *_filter_keys(uid)[2:5]], [nid])
     if not removed:
         raise NotificationNotFound(f"notification {nid} does not exist")
 
 
 async def clear(store: Store, uid: int) -> None:
-    """Remove every notification of the user (one DEL of all five keys)."""
+    """Remove every notification of the user, filtered ones and their
+    notification requests too (one DEL of all eight keys; the policy and the
+    accepted senders stay)."""
     await store.delete(
         keys.notifications(uid),
         keys.notification_records(uid),
         keys.notification_index(uid),
         keys.notification_group_index(uid),
         keys.notification_index_done(uid),
+        keys.filtered_notifications(uid),
+        keys.notification_requests(uid),
+        keys.notification_request_records(uid),
     )
 
 
@@ -332,6 +406,7 @@ async def group_page(
     exclude_types=None,
     account_id=None,
     grouped_types=None,
+    include_filtered: bool = False,
 ) -> list[Group]:
     """One page of grouped notifications, newest first (Mastodon 4.3's
     GET /api/v2/notifications): at most ``limit`` groups, each counted,
@@ -363,6 +438,7 @@ async def group_page(
             limits.NOTIFICATIONS_SCAN_MAX,
             grouped,
             limits.NOTIFICATION_GROUP_SAMPLE,
+            "1" if include_filtered else "",
         ],
     )
     known = {}

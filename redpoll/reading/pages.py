@@ -18,7 +18,7 @@ from ..conversations.direct_messages import Conversation
 from ..core import limits, validate
 from ..core.models import Page, Status, User
 from ..filters import rules
-from ..notifications import notifications
+from ..notifications import notifications, requests
 from ..notifications.notifications import Notification
 from ..records import statuses as statuses_
 from ..records.state import StatusState
@@ -437,3 +437,75 @@ async def notification_group(
         store, owner, [n.actor for n in whole.notifications], [first.status] if first.status else []
     )
     return whole, ids, shown
+
+
+# --- notification requests ---------------------------------------------------------------
+async def requests_shown(
+    store: Store, owner: int, found: Sequence[requests.Request]
+) -> tuple[list[requests.Request], Shown]:
+    """The requests of ``found`` shown to ``owner`` now, in order (their
+    sender exists and is not hidden from the owner: redpoll.reading.notification_view),
+    and their last statuses as the owner is shown them (one deleted or no
+    longer visible is not among ``shown.statuses``: it renders as null)."""
+    ids, shown = await side_lists(
+        store,
+        owner,
+        [r.actor for r in found],
+        [r.last_status for r in found if r.last_status],
+    )
+    keep = set(ids)
+    return [r for r in found if r.actor in keep and r.actor in shown.users], shown
+
+
+async def notification_requests(
+    store: Store, owner: int, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> tuple[list[requests.Request], list[requests.Request], Shown]:
+    """A page of notification requests: as read (the Link header pages on
+    it) and those shown now, reading on past hidden ones up to
+    limits.NOTIFICATION_REQUESTS_SCAN_MAX requests."""
+    size = validate.page_limit(
+        limit, limits.NOTIFICATION_REQUESTS_PAGE_DEFAULT, limits.NOTIFICATION_REQUESTS_PAGE_MAX
+    )
+    read: list[requests.Request] = []
+    kept: list[requests.Request] = []
+    cursors = {"max_id": max_id, "since_id": since_id, "min_id": min_id}
+    upward = min_id not in (None, "")
+    while len(kept) < size and len(read) < limits.NOTIFICATION_REQUESTS_SCAN_MAX:
+        batch = await requests.read(store, owner, **cursors, size=size)
+        if not batch:
+            break
+        read.extend(batch)
+        shown_now, _ = await requests_shown(store, owner, batch)
+        kept.extend(shown_now)
+        if len(batch) < size:
+            break
+        if upward:  # the batch is newest first: go on above its newest
+            cursors["min_id"] = batch[0].id
+        else:
+            cursors["max_id"] = batch[-1].id
+    if upward:  # the nearest to min_id are the page
+        kept = sorted(kept, key=lambda r: r.id)[:size][::-1]
+        read = sorted(read, key=lambda r: -r.id)
+    else:
+        kept = kept[:size]
+    if len(kept) >= size:  # a full page pages on from its own ends
+        read = kept
+    shown_requests, shown = await requests_shown(store, owner, kept)
+    return read, shown_requests, shown
+
+
+async def notification_request(
+    store: Store, owner: int, rid
+) -> tuple[list[requests.Request], Shown]:
+    """One request (RequestNotFound when there is none), as
+    :func:`requests_shown` gives it: none when it is not shown now."""
+    return await requests_shown(store, owner, [await requests.get(store, owner, rid)])
+
+
+async def policy_summary(store: Store, owner: int) -> tuple[int, int]:
+    """(pending requests, notifications they hold) of the owner's first
+    limits.NOTIFICATION_REQUEST_COUNT_MAX requests shown now (Mastodon's
+    summary, which counts at most that many)."""
+    found = await requests.read(store, owner, size=limits.NOTIFICATION_REQUEST_COUNT_MAX)
+    shown, _ = await requests_shown(store, owner, found)
+    return len(shown), sum(r.count for r in shown)

@@ -479,6 +479,7 @@ def notification_json(note: Notification, account: bytes, status: bytes | None) 
             "type": note.type,
             "group_key": note.group_key,
             "created_at": iso(note.created_at),
+            **({"filtered": True} if note.filtered else {}),
         }
     )[:-1]
     return (
@@ -486,6 +487,35 @@ def notification_json(note: Notification, account: bytes, status: bytes | None) 
         + b',"account":'
         + account
         + (b',"status":' + status + b"}" if status is not None else b"}")
+    )
+
+
+def notification_request_json(
+    rid: int,
+    created_at: int,
+    updated_at: int,
+    count: int,
+    account: bytes,
+    last_status: bytes | None,
+) -> bytes:
+    """The NotificationRequest entity (Mastodon 4.3) as JSON bytes, from the
+    JSON of its account's entity and of its last status's (None: the viewer
+    may not see it now, rendered null); the count is a string, as Mastodon's."""
+    head = orjson.dumps(
+        {
+            "id": str(rid),
+            "created_at": iso(created_at),
+            "updated_at": iso(updated_at),
+            "notifications_count": str(count),
+        }
+    )[:-1]
+    return (
+        head
+        + b',"account":'
+        + account
+        + b',"last_status":'
+        + (last_status if last_status is not None else b"null")
+        + b"}"
     )
 
 

@@ -220,6 +220,9 @@ def test_mentions_direct_messages_favourites_and_boosts_across_servers(pair):
     assert [m["acct"] for m in note["status"]["mentions"]] == [ben_login]
 
     # ben replies with a direct message to ann: only she sees it on her server
+    # (a private mention answering her public post: Mastodon 4.3's default
+    # policy filters it; ann accepts private mentions)
+    ann.update_notifications_policy(for_private_mentions="accept")
     dm = ben.status_post(
         f"@{ann_login}@{a.host} just between us",
         visibility="direct",

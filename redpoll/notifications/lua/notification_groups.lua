@@ -19,6 +19,7 @@
 -- ARGV[8]: most notifications looked at
 -- ARGV[9]: types that may be grouped, comma-separated
 -- ARGV[10]: sample size (accounts per group)
+-- ARGV[11]: '1' to keep filtered ones too (their records start '{"filtered":1,'), else ''
 -- returns: {reps, groups}:
 --   reps   flat {id, record, group key, ...} newest first
 --   groups flat {group key, count, most recent id, page min id, "actor,actor,...",
@@ -53,7 +54,7 @@ while count < limit and budget > 0 do
   local records = redis.call('HMGET', KEYS[2], unpack(ids))
   for i = 1, #ids do
     local raw = records[i]
-    if raw then
+    if raw and (ARGV[11] == '1' or string.sub(raw, 1, 14) ~= '{"filtered":1,') then
       local r = cjson.decode(raw)
       if (not filtered or keep[r['type']]) and not drop[r['type']]
           and (account == '' or tostring(r['actor']) == account) then

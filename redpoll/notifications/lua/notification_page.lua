@@ -9,6 +9,7 @@
 -- ARGV[6]: types to leave out, comma-separated
 -- ARGV[7]: only those caused by this account id ('' = any)
 -- ARGV[8]: most notifications looked at
+-- ARGV[9]: '1' to keep filtered ones too (their records start '{"filtered":1,'), else ''
 -- returns: flat {id, record, id, record, ...} newest first
 local limit, budget = tonumber(ARGV[4]), tonumber(ARGV[8])
 local function set_of(csv)
@@ -38,7 +39,7 @@ while #found < limit * 2 and budget > 0 do
   local records = redis.call('HMGET', KEYS[2], unpack(ids))
   for i = 1, #ids do
     local raw = records[i]
-    if raw then
+    if raw and (ARGV[9] == '1' or string.sub(raw, 1, 14) ~= '{"filtered":1,') then
       local r = cjson.decode(raw)
       if (not filtered or keep[r['type']]) and not drop[r['type']]
           and (account == '' or tostring(r['actor']) == account) then

@@ -19,6 +19,14 @@
 --          notification_dismiss*.lua); past `kept` of them the oldest leave
 --          the index (a repeat of that action long after may notify again)
 -- KEYS[6]: the user's push subscriptions hash push:{uid} (only counted)
+-- KEYS[7]: the user's notification policy hash npol:{uid} (field -> accept/filter/drop)
+-- KEYS[8]: accepted senders set nperm:{uid} (never filtered)
+-- KEYS[9]: filtered notifications by sender zset ntfl:{uid}, all scored 0,
+--          members "<actor, 20 digits>\0<id, 16 digits>"
+-- KEYS[10]: notification requests zset nrq:{uid} (sender -> request id)
+-- KEYS[11]: request fields hash nrqr:{uid} ("<sender>:at|upd|last|n")
+-- KEYS[12]: the user's following zset fing:{uid}
+-- KEYS[13]: the user's followers zset fers:{uid} (follower -> since, microseconds)
 -- ARGV[1]: key
 -- ARGV[2]: operation id (also the new notification's id)
 -- ARGV[3]: '1' make, '0' undo
@@ -28,8 +36,24 @@
 -- ARGV[7]: this hour (ms since the epoch / 3,600,000)
 -- ARGV[8]: longest span of one group in hours
 -- ARGV[9]: kept (KEYS[5])
--- returns: {notification id, record as stored, push subscriptions} when one
--- was made now, else 0
+-- ARGV[10]: '1' when the kind may be filtered (Mastodon 4.3's filterable types)
+-- ARGV[11]: facts about the sender read elsewhere, comma-separated, of
+--           new_account, limited, private_mention
+-- ARGV[12]: the policy's defaults, comma-separated, in the order
+--           for_not_following, for_not_followers, for_new_accounts,
+--           for_private_mentions, for_limited_accounts
+-- ARGV[13]: '1' when a filtered one of this kind goes into the sender's
+--           notification request (mentions)
+-- ARGV[14]: now (ms)
+-- ARGV[15]: followers since after this (microseconds) are not followers yet
+-- ARGV[16]: the status it is about (the request's last status) or ''
+-- A notification to be made is decided by the policy first (Mastodon 4.3's
+-- drop and filter conditions, strictest wins, none for a sender in KEYS[8]):
+-- dropped, nothing is made; filtered, it is listed with its record marked
+-- (it starts '{"filtered":1,'), ungrouped, in KEYS[9] and, for a mention,
+-- counted in the sender's request (made now if none).
+-- returns: {notification id, record as stored, push subscriptions, 1 when
+-- filtered else 0} when one was made now, else 0
 local key, op = ARGV[1], tonumber(ARGV[2])
 
 -- the group index member of a record (nil when it has no group)
@@ -43,6 +67,9 @@ local function member(id, raw)
     .. '\0' .. string.format('%016d', tonumber(id)) .. '\0' .. tostring(r['actor'])
 end
 
+local FLAG = '{"filtered":1,'
+local function pad(v, n) v = tostring(v); return string.rep('0', n - #v) .. v end
+
 local function forget(id)  -- a notification out of the list, records and group index
   local raw = redis.call('HGET', KEYS[2], id)
   redis.call('ZREM', KEYS[1], id)
@@ -50,8 +77,45 @@ local function forget(id)  -- a notification out of the list, records and group 
   if raw then
     local m = member(id, raw)
     if m then redis.call('ZREM', KEYS[4], m) end
+    if string.sub(raw, 1, #FLAG) == FLAG then  -- out of its sender's filtered ones and request
+      local r = cjson.decode(raw)
+      local actor = tostring(r['actor'])
+      redis.call('ZREM', KEYS[9], pad(actor, 20) .. '\0' .. pad(id, 16))
+      if r['type'] == 'mention' and redis.call('HINCRBY', KEYS[11], actor .. ':n', -1) <= 0 then
+        redis.call('ZREM', KEYS[10], actor)
+        redis.call('HDEL', KEYS[11], actor .. ':at', actor .. ':upd', actor .. ':last', actor .. ':n')
+      end
+    end
   end
   return raw
+end
+
+-- the policy's answer for this sender: 'accept', 'filter' or 'drop'
+local function decided(actor)
+  if ARGV[10] ~= '1' or redis.call('SISMEMBER', KEYS[8], actor) == 1 then return 'accept' end
+  local facts = {}
+  for f in string.gmatch(ARGV[11], '[^,]+') do facts[f] = true end
+  local defaults = {}
+  for d in string.gmatch(ARGV[12], '[^,]+') do defaults[#defaults + 1] = d end
+  local not_following = not redis.call('ZSCORE', KEYS[12], actor)
+  local since = redis.call('ZSCORE', KEYS[13], actor)
+  local not_follower = (not since) or tonumber(since) > tonumber(ARGV[15])
+  local tripped = {
+    {'for_not_following', not_following},
+    {'for_not_followers', not_follower},
+    {'for_new_accounts', facts['new_account'] and not_following},
+    {'for_private_mentions', facts['private_mention'] and not_following},
+    {'for_limited_accounts', facts['limited'] and not_following},
+  }
+  local out = 'accept'
+  for i, t in ipairs(tripped) do
+    if t[2] then
+      local v = redis.call('HGET', KEYS[7], t[1]) or defaults[i]
+      if v == 'drop' then return 'drop' end
+      if v == 'filter' then out = 'filter' end
+    end
+  end
+  return out
 end
 
 local cur = redis.call('HGET', KEYS[3], key)
@@ -67,7 +131,11 @@ if ARGV[3] == '1' then
     return 0
   end
   local record = ARGV[4]
-  local prefix = ARGV[6]
+  local actor = tostring(cjson.decode(record)['actor'])
+  local decision = decided(actor)
+  if decision == 'drop' then return 0 end
+  local filtered = decision == 'filter'
+  local prefix = filtered and '' or ARGV[6]
   if prefix ~= '' then
     local bucket = tonumber(ARGV[7])
     local newest = redis.call('ZREVRANGEBYLEX', KEYS[4], '(' .. prefix .. '\1', '[' .. prefix .. '\0',
@@ -80,6 +148,18 @@ if ARGV[3] == '1' then
     record = '{"group_key":"' .. prefix .. '-' .. bucket .. '",' .. string.sub(record, 2)
     redis.call('ZADD', KEYS[4], 0, prefix .. '\0' .. string.format('%010d', bucket) .. '\0'
                .. string.format('%016d', op) .. '\0' .. tostring(cjson.decode(record)['actor']))
+  end
+  if filtered then
+    record = FLAG .. string.sub(record, 2)
+    redis.call('ZADD', KEYS[9], 0, pad(actor, 20) .. '\0' .. pad(ARGV[2], 16))
+    if ARGV[13] == '1' then
+      if redis.call('ZSCORE', KEYS[10], actor) == false then
+        redis.call('ZADD', KEYS[10], op, actor)
+        redis.call('HSET', KEYS[11], actor .. ':at', ARGV[14])
+      end
+      redis.call('HSET', KEYS[11], actor .. ':upd', ARGV[14], actor .. ':last', ARGV[16])
+      redis.call('HINCRBY', KEYS[11], actor .. ':n', 1)
+    end
   end
   redis.call('ZADD', KEYS[1], op, op)
   redis.call('HSET', KEYS[2], op, record)
@@ -95,7 +175,7 @@ if ARGV[3] == '1' then
       if at and string.sub(at, -(#oldest + 1)) == ':' .. oldest then redis.call('HDEL', KEYS[3], okey) end
     end
   end
-  return {op, record, redis.call('HLEN', KEYS[6])}
+  return {op, record, redis.call('HLEN', KEYS[6]), filtered and 1 or 0}
 end
 if cn ~= '0' then forget(cn) end
 redis.call('HSET', KEYS[3], key, op .. ':0')
