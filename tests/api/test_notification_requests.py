@@ -10,7 +10,7 @@ import asyncio
 import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
-from test_stream_mastodon import NoteListener, accounts
+from support.mastodon import NoteListener, accounts
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(300)]
 
