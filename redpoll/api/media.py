@@ -7,11 +7,12 @@ render; nothing below the web layer imports this module.
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, Response
+from starlette.responses import FileResponse, RedirectResponse, Response
 
 from ..core import limits
-from ..core.errors import ValidationError
-from ..media import storage
+from ..core.errors import NotFound, ValidationError
+from ..gateway import links
+from ..media import entity, storage
 from ..media.uploads import FAILED, PROCESSING, Upload
 from .context import Ctx
 from .contract import Doc, path_param, ref, request_body
@@ -220,3 +221,77 @@ async def media_file(request: Request) -> Response:
     return FileResponse(
         path, media_type=storage.CONTENT_TYPES[name.rsplit(".", 1)[1]], headers=FILE_HEADERS
     )
+
+
+def _proxy_doc(summary: str, params: list) -> Doc:
+    return Doc(
+        summary,
+        "Media",
+        None,
+        params=params,
+        ok_type="text/plain",
+        ok_status="302",
+        extra_headers={"Location": {"schema": {"type": "string", "format": "uri"}}},
+    )
+
+
+def _str_param(name: str, pattern: str) -> dict:
+    return {
+        "name": name,
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "pattern": pattern},
+    }
+
+
+async def _to(request: Request, where) -> Response:
+    """A redirect to ``await where`` (a path here or a URL elsewhere); not
+    cached: once the copy is kept here, the client is to be sent there. As
+    the stored files, not rate limited (a page shows many images)."""
+    try:
+        url = await where
+    except NotFound:
+        raise ApiError(404, NOT_FOUND) from None
+    rp = request.app.state.rp
+    target = links.base_url(request.scope, rp.settings.public_url) + url if url[:1] == "/" else url
+    return RedirectResponse(target, 302, headers={"Cache-Control": "no-store"})
+
+
+@route(
+    "GET",
+    entity.PROXY_PATH + "/{sid}/{aid}/{token}/{style}",
+    doc=_proxy_doc(
+        "Another server's attachment: to the copy kept here, or (its fetch "
+        "queued) to its server (Mastodon's media proxy)",
+        [
+            _str_param("sid", "^[0-9]+$"),
+            _str_param("aid", "^[0-9]+$"),
+            _str_param("token", "^[0-9a-f]{16}$"),
+            _str_param("style", "^(original|small)$"),
+        ],
+    ),
+)
+async def media_proxy(request: Request) -> Response:
+    p = request.path_params
+    if not (
+        p["sid"].isdigit() and p["aid"].isdigit() and len(p["sid"]) < 20 and len(p["aid"]) < 12
+    ):
+        raise ApiError(404, NOT_FOUND)
+    rp = request.app.state.rp
+    return await _to(request, rp.media_proxy(int(p["sid"]), int(p["aid"]), p["token"], p["style"]))
+
+
+@route(
+    "GET",
+    entity.PROXY_PATH + "/accounts/{uid}/{kind}",
+    doc=_proxy_doc(
+        "A remote account's avatar or header: to the copy kept here, or (its "
+        "fetch queued) to its server",
+        [_str_param("uid", "^[0-9]+$"), _str_param("kind", "^(avatar|header)$")],
+    ),
+)
+async def media_proxy_profile(request: Request) -> Response:
+    p = request.path_params
+    if not (p["uid"].isdigit() and len(p["uid"]) < 20):
+        raise ApiError(404, NOT_FOUND)
+    return await _to(request, request.app.state.rp.media_proxy_profile(int(p["uid"]), p["kind"]))

@@ -461,6 +461,26 @@ MEDIA_S3_CONNECT_TIMEOUT_S = 5
 MEDIA_S3_READ_TIMEOUT_S = 10
 MEDIA_S3_MAX_ATTEMPTS = 3
 
+# --- other servers' media kept here (redpoll/media/remote.py) --------------------
+#: Another server's attachments, avatars and headers are fetched once and
+#: served from here (as Mastodon's media cache). A kept copy is dropped
+#: (oldest first) once it is this old (s; REDPOLL_REMOTE_MEDIA_MAX_AGE_S;
+#: Mastodon's ``tootctl media remove`` default: 7 days) ...
+REMOTE_MEDIA_MAX_AGE_S = 7 * 86_400
+#: ... or once all kept copies together take more than this (bytes of the
+#: stored files; REDPOLL_REMOTE_MEDIA_MAX_BYTES). A dropped copy is fetched
+#: again when it is asked for (a job; the request is answered meanwhile).
+REMOTE_MEDIA_MAX_BYTES = 10 * 1024**3
+#: One remote file fetched at most (bytes: as an upload, Mastodon's 16 MB) ...
+REMOTE_MEDIA_FETCH_MAX_BYTES = MEDIA_IMAGE_MAX_BYTES
+#: ... under one deadline (s) for the whole of it, redirects included.
+REMOTE_MEDIA_FETCH_TIMEOUT_S = 30.0
+#: A kept copy asked for while it is not here queues its fetch at most once
+#: in this long (s; its asks meanwhile are sent to the origin).
+REMOTE_MEDIA_REQUEUE_S = 300
+#: Kept copies one eviction pass drops at most (the next pass goes on).
+REMOTE_MEDIA_EVICT_BATCH = 500
+
 # --- web app (redpoll/web) -------------------------------------------------------
 #: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);
 #: checked when the package is imported.

@@ -329,6 +329,12 @@ class Settings:
     #: REDPOLL_S3_ACCESS_KEY / _SECRET_KEY; None: boto3's own credential chain.
     s3_access_key: str | None = None
     s3_secret_key: str | None = field(default=None, repr=False)
+    #: Other servers' media kept here (redpoll.media.remote): a copy is
+    #: dropped once older than this (s; REDPOLL_REMOTE_MEDIA_MAX_AGE_S) or,
+    #: oldest first, while all copies take more than this (bytes;
+    #: REDPOLL_REMOTE_MEDIA_MAX_BYTES).
+    remote_media_max_age_s: int = limits.REMOTE_MEDIA_MAX_AGE_S
+    remote_media_max_bytes: int = limits.REMOTE_MEDIA_MAX_BYTES
 
     @property
     def media_root(self) -> str:
@@ -437,6 +443,16 @@ class Settings:
                 os.path.abspath(os.path.expanduser(env["REDPOLL_MEDIA_DIR"]))
                 if env.get("REDPOLL_MEDIA_DIR")
                 else None
+            ),
+            remote_media_max_age_s=_int(
+                env,
+                "REDPOLL_REMOTE_MEDIA_MAX_AGE_S",
+                limits.REMOTE_MEDIA_MAX_AGE_S,
+                1,
+                10 * 365 * 86_400,
+            ),
+            remote_media_max_bytes=_int(
+                env, "REDPOLL_REMOTE_MEDIA_MAX_BYTES", limits.REMOTE_MEDIA_MAX_BYTES, 0, 2**62
             ),
             **_s3(env),
         )

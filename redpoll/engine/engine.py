@@ -23,7 +23,7 @@ from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
 from ..core.models import Page, Status, User
 from ..core.settings import Settings, redact
-from ..federation import domains, member_blocks, publish, remote
+from ..federation import domains, member_blocks, publish, remote, remote_media
 from ..federation import followers as fed_followers
 from ..federation import inbox as fed_inbox
 from ..federation import outbox as fed_outbox
@@ -34,6 +34,7 @@ from ..instance import instance
 from ..interactions import bookmarks, favourites
 from ..lists import lists
 from ..media import profile_images, uploads
+from ..media import remote as remote_cache
 from ..media.storage import LocalStorage, open_storage
 from ..moderation import moderation
 from ..notifications import notifications, requests
@@ -422,6 +423,32 @@ class Redpoll:
         """The local file of a stored name (None: not one, or not stored locally)."""
         storage = self.media_storage
         return storage.path(name) if isinstance(storage, LocalStorage) else None
+
+    async def media_proxy(self, sid: int, aid: int, token: str, style: str) -> str:
+        """Where the media proxy sends a client for a remote attachment (the
+        copy kept here, or its server's URL, its fetch queued)."""
+        return await remote_media.proxy_attachment(self.store, self.queue, sid, aid, token, style)
+
+    async def media_proxy_profile(self, uid: int, kind: str) -> str:
+        return await remote_media.proxy_profile_image(self.store, self.queue, uid, kind)
+
+    async def media_cache_clear(self, older_than_s: float | None = None) -> int:
+        """Drop the copies of other servers' media kept here: all of them, or
+        those fetched more than ``older_than_s`` ago; how many."""
+        bounds = remote_media.bounds(self.settings)
+        age = 0 if older_than_s is None else older_than_s
+        dropped = 0
+        while True:
+            done = await remote_cache.evict(
+                self.store, self.media_storage, bounds, older_than_s=age
+            )
+            dropped += done
+            if done < limits.REMOTE_MEDIA_EVICT_BATCH:
+                return dropped
+
+    async def media_cache_stats(self) -> tuple[int, int]:
+        """(copies of other servers' media kept here, bytes they weigh)."""
+        return await remote_cache.kept(self.store)
 
     async def update_credentials(self, uid, changes: dict, images: dict[str, bytes]) -> User:
         """The profile's fields (``update_profile``) and new profile images

@@ -19,7 +19,17 @@ from ..polls import polls
 from ..polls.jobs import PollEndJob
 from ..relations import domain_blocks
 from ..storage.store import Store
-from . import client, delivery, inbox, member_blocks, moves, outbox, remote, threads
+from . import (
+    client,
+    delivery,
+    inbox,
+    member_blocks,
+    moves,
+    outbox,
+    remote,
+    remote_media,
+    threads,
+)
 from .jobs import (
     ContextJob,
     DeliverJob,
@@ -28,6 +38,8 @@ from .jobs import (
     MoveJob,
     PollUpdateJob,
     PollVoteJob,
+    RemoteImagesJob,
+    RemoteMediaJob,
 )
 
 log = logging.getLogger("redpoll.worker")
@@ -103,6 +115,21 @@ async def domain_block(
     return Done()
 
 
+async def remote_media_job(
+    store: Store, settings: Settings, job: RemoteMediaJob, entry_id: bytes
+) -> Done:
+    # idempotent: keeps what is not kept; a passing failure is retried
+    await remote_media.fetch_attachments(store, settings, job.sid)
+    return Done()
+
+
+async def remote_images(
+    store: Store, settings: Settings, job: RemoteImagesJob, entry_id: bytes
+) -> Done:
+    await remote_media.fetch_profile_images(store, settings, job.uid)
+    return Done()
+
+
 TABLE: dict[type, Handler] = {
     InboxJob: incoming,
     MoveJob: move,
@@ -112,4 +139,6 @@ TABLE: dict[type, Handler] = {
     PollUpdateJob: poll_update,
     PollVoteJob: poll_vote,
     DomainBlockJob: domain_block,
+    RemoteMediaJob: remote_media_job,
+    RemoteImagesJob: remote_images,
 }

@@ -51,7 +51,19 @@ from ..posting import boosts, deleting, editing, idempotency, posting
 from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
-from . import client, delivery, documents, domains, followers, keys, moves, outbox, remote, signing
+from . import (
+    client,
+    delivery,
+    documents,
+    domains,
+    followers,
+    keys,
+    moves,
+    outbox,
+    remote,
+    remote_media,
+    signing,
+)
 from .jobs import InboxJob
 from .text import html_to_text, sanitize
 
@@ -633,10 +645,11 @@ async def keep_note(
     if reply_to is None and _id_of(obj.get("inReplyTo")):
         known = await store.get(keys.note(_id_of(obj.get("inReplyTo"))))
         reply_to = int(known) if known else None
-    media = (
-        ""
-        if block is not None and block.reject_media
-        else media_entity.remote_items(_listed(obj.get("attachment")), limits.MEDIA_PER_STATUS)
+    # (a domain whose media are rejected: its attachments shown as Mastodon, never fetched)
+    media = media_entity.remote_items(
+        _listed(obj.get("attachment")),
+        limits.MEDIA_PER_STATUS,
+        rejected=block is not None and block.reject_media,
     )
     question = _question(obj)
     status = await idempotency.post_once(
@@ -653,8 +666,10 @@ async def keep_note(
             limits.FED_NOTE_MAX_CHARS, mentions, media, sanitize(str(obj.get("content") or ""))
         ),
     )
-    # its counts, then the note index: a run cut short before is run again whole
+    # its counts, its images' fetch, then the note index: a run cut short
+    # before is run again whole
     await _tally(store, status.id, question)
+    await remote_media.queue_attachments(queue, status.id, status.extra.get("media", ""))
     await store.set(keys.note(uri), status.id)
 
 

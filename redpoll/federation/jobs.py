@@ -117,3 +117,34 @@ class DomainBlockJob(Job):
 
     def subject(self) -> str:
         return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class RemoteMediaJob(Job):
+    """Fetch and keep here the images of remote status ``sid`` not kept yet
+    (redpoll.federation.remote_media; redpoll.media.remote). In the
+    ingress lane: it waits on other servers."""
+
+    kind: ClassVar[str] = "remote_media"
+    lane: ClassVar[str] = "ingress"
+    time_limit_s: ClassVar[float] = 180.0
+    max_attempts: ClassVar[int] = 3
+    sid: int
+
+    def subject(self) -> str:
+        return f"status:{self.sid}"
+
+
+@dataclass(frozen=True)
+class RemoteImagesJob(Job):
+    """Fetch and keep here remote account ``uid``'s avatar and header if
+    they are not kept yet (as RemoteMediaJob). In the ingress lane."""
+
+    kind: ClassVar[str] = "remote_images"
+    lane: ClassVar[str] = "ingress"
+    time_limit_s: ClassVar[float] = 120.0
+    max_attempts: ClassVar[int] = 3
+    uid: int
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"

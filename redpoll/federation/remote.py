@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 from ..accounts import account_index
+from ..bus.queue import JobQueue
 from ..core import keys as core_keys
 from ..core import limits
 from ..core.errors import RedpollError, UserNotFound
 from ..core.models import User, now_ms
 from ..records import users
 from ..storage.store import Store
-from . import client, domains, keys, signing
+from . import client, domains, keys, remote_media, signing
 from .documents import instance_actor_id
 from .text import html_to_text
 
@@ -56,6 +57,7 @@ class Actor:
     locked: bool
     bot: bool
     avatar: str
+    header: str = ""
 
     @property
     def login(self) -> str:
@@ -152,13 +154,16 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
         pem=str(key["publicKeyPem"]),
         locked=bool(doc.get("manuallyApprovesFollowers")),
         bot=doc.get("type") in ("Service", "Application"),
-        avatar=media_link(
-            first_url(
-                (doc.get("icon") or {}).get("url") if isinstance(doc.get("icon"), dict) else ""
-            ),
-            uri,
-        ),
+        avatar=_image(doc.get("icon"), uri),
+        header=_image(doc.get("image"), uri),
     )
+
+
+def _image(value, uri: str) -> str:
+    """The URL of an actor's ``icon`` (avatar) or ``image`` (header)."""
+    if isinstance(value, list):
+        value = value[0] if value else None
+    return media_link(first_url(value.get("url")) if isinstance(value, dict) else "", uri)
 
 
 async def account_id(store: Store, uri: str) -> int | None:
@@ -184,8 +189,6 @@ async def keep(store: Store, actor: Actor) -> User:
         "url": actor.url,
         "locked": "1" if actor.locked else "0",
         "bot": "1" if actor.bot else "0",
-        "avatar": actor.avatar,
-        "avatar_s": actor.avatar,
     }
     details = {
         "uri": actor.uri,
@@ -199,6 +202,11 @@ async def keep(store: Store, actor: Actor) -> User:
         "fed_keep_actor",
         [core_keys.user(uid), keys.actor(uid)],
         [json.dumps(record), json.dumps(details), now_ms()],
+    )
+    # its avatar and header: kept here once fetched (a job), the default if
+    # its server's media are rejected (idempotent)
+    await remote_media.keep_profile_origins(
+        store, JobQueue(store), uid, actor.uri, {"avatar": actor.avatar, "header": actor.header}
     )
     await store.set(core_keys.login(actor.login.lower()), f"{uid}:{now_ms()}", nx=True)
     await account_index.index_account(store, uid, int(rev), actor.login, record["name"])

@@ -5,6 +5,7 @@ from the records when it was posted: :func:`snapshot`)."""
 from __future__ import annotations
 
 import json
+import secrets
 import zlib
 
 #: every upload here is an image; a GIF too (Mastodon turns GIFs into video,
@@ -13,6 +14,25 @@ import zlib
 IMAGE = "image"
 VIDEO = "video"
 AUDIO = "audio"
+#: an attachment of a server whose media are rejected here (a domain block's
+#: reject_media): never fetched, shown as Mastodon shows a file it has not
+#: got and cannot name the type of
+UNKNOWN = "unknown"
+
+#: where this server answers for another server's files it has not kept
+#: (redpoll.media.remote): ``/media_proxy/<sid>/<aid>/<token>/<style>`` for
+#: an attachment, ``/media_proxy/accounts/<uid>/<kind>`` for an avatar or
+#: header
+PROXY_PATH = "/media_proxy"
+STYLES = ("original", "small")
+
+
+def attachment_proxy(sid: int, item: dict, style: str) -> str:
+    return f"{PROXY_PATH}/{sid}/{item['id']}/{item['tok']}/{style}"
+
+
+def profile_proxy(uid: int, kind: str) -> str:
+    return f"{PROXY_PATH}/accounts/{uid}/{kind}"
 
 
 def full_url(url: str | None, base: str) -> str | None:
@@ -28,31 +48,49 @@ def focus_of(raw: str | None) -> dict:
     return {"x": x, "y": y}
 
 
-def attachment(item: dict, base: str) -> dict:
+def attachment(item: dict, base: str, sid: int = 0) -> dict:
     """The entity of one attachment: ``item`` is a :func:`snapshot` item, or
-    an upload record's fields as :func:`record_item` gives them."""
+    an upload record's fields as :func:`record_item` gives them; ``sid`` its
+    status. Another server's attachment (as Mastodon's): ``remote_url`` its
+    server's URL; ``url`` and ``preview_url`` the copy kept here, or, while
+    there is none, this server's media proxy (which queues its fetch and
+    sends the client to the origin meanwhile); a rejected domain's: type
+    ``unknown``, no preview. Videos and sounds of other servers, and what
+    was received before copies were kept, are shown from their server."""
     meta = item.get("meta")
     if meta is not None:
         meta = {**meta, "focus": focus_of(item.get("focus"))}
+    kind = item.get("t") or IMAGE
+    url, purl = item.get("url"), item.get("purl")
+    bh = item.get("bh") or None
+    if item.get("remote"):
+        if item.get("lurl"):
+            url, purl = item["lurl"], item.get("lpurl") or item["lurl"]
+        elif item.get("rej"):
+            kind, purl, meta, bh = UNKNOWN, None, None, None
+            url = attachment_proxy(sid, item, "original") if sid and item.get("tok") else url
+        elif sid and item.get("tok") and kind == IMAGE:
+            url = attachment_proxy(sid, item, "original")
+            purl = attachment_proxy(sid, item, "small")
     return {
         "id": str(item["id"]),
-        "type": item.get("t") or IMAGE,
-        "url": full_url(item.get("url"), base),
-        "preview_url": full_url(item.get("purl"), base),
+        "type": kind,
+        "url": full_url(url, base),
+        "preview_url": full_url(purl, base),
         "remote_url": item.get("url") if item.get("remote") else None,
         "preview_remote_url": None,
         "text_url": None,
         "meta": meta,
         "description": item.get("desc") or None,
-        "blurhash": item.get("bh") or None,
+        "blurhash": bh,
     }
 
 
-def attachments(raw: str | None, base: str) -> list[dict]:
+def attachments(raw: str | None, base: str, sid: int = 0) -> list[dict]:
     """The entities of a status's ``media`` extra (none: an empty list)."""
     if not raw:
         return []
-    return [attachment(item, base) for item in json.loads(raw)]
+    return [attachment(item, base, sid) for item in json.loads(raw)]
 
 
 def record_item(record: dict[str, str]) -> dict:
@@ -110,12 +148,14 @@ def _url_of(value) -> str | None:
     return value
 
 
-def remote_items(attachments: list[dict], limit: int) -> str:
+def remote_items(attachments: list[dict], limit: int, rejected: bool = False) -> str:
     """The ``media`` extra of a status from another server: its image,
     video and audio attachments (ActivityStreams Document, Image, Video,
-    Audio objects) shown from their server's URLs (a video's or a sound's
-    preview: its ``icon``, if it has one), at most ``limit``; "" for none.
-    Nothing is fetched."""
+    Audio objects), naming their server's URLs (a video's or a sound's
+    preview: its ``icon``, if it has one), each with the token of its proxy
+    URL; at most ``limit``; "" for none. Nothing is fetched here (its
+    images are kept by a job: redpoll.media.remote). ``rejected``: the
+    domain's media are rejected here: never fetched, shown as ``unknown``."""
     items = []
     for a in attachments:
         kind = remote_kind(a) if isinstance(a, dict) else None
@@ -139,7 +179,11 @@ def remote_items(attachments: list[dict], limit: int) -> str:
             "desc": str(a.get("name") or "")[:1500],
             "bh": a.get("blurhash") if isinstance(a.get("blurhash"), str) else None,
             "remote": 1,
+            "tok": secrets.token_hex(8),
         }
+        if rejected:
+            item["rej"] = 1
+            item["meta"] = item["bh"] = None
         if kind != IMAGE:
             item["t"] = kind
         items.append(item)

@@ -7,7 +7,7 @@ from ..bus.queue import Done, Handler
 from ..core import limits
 from ..core.settings import Settings
 from ..storage.store import Store
-from . import profile_images, uploads
+from . import profile_images, remote, uploads
 from .jobs import MediaFilesJob, MediaJob, MediaSweepJob, ProfileImageJob
 from .storage import open_storage
 
@@ -39,7 +39,11 @@ async def media_files(
 async def media_sweep(
     store: Store, settings: Settings, job: MediaSweepJob, entry_id: bytes
 ) -> Done:
-    await uploads.sweep(store, open_storage(settings), job.now or None)
+    storage = open_storage(settings)
+    await uploads.sweep(store, storage, job.now or None)
+    # other servers' media kept here: past the age limit, or over the size limit
+    bounds = remote.Bounds(settings.remote_media_max_age_s, settings.remote_media_max_bytes)
+    await remote.evict(store, storage, bounds, now=job.now or None)
     return Done()
 
 

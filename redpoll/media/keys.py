@@ -58,3 +58,36 @@ def parse_pending(member: bytes | str) -> tuple[int, int]:
 #: ``<kind>`` its URL, ``<kind>_s`` its still URL, ``<kind>_f`` its stored
 #: file names (space-separated), for kind avatar and header.
 PROFILE_KINDS = ("avatar", "header")
+
+
+# --- other servers' media kept here (redpoll.media.remote) ----------------------
+#: ZSET member -> ms it was fetched: every copy of another server's file
+#: kept here, oldest first (what eviction reads). A member is
+#: :func:`remote_member`: ``s:<sid>:<aid>`` (attachment ``aid`` of remote
+#: status ``sid``) or ``u:<uid>:<kind>`` (a remote account's avatar or
+#: header). The three ``media:{remote}`` keys share one slot: a copy is
+#: added and dropped by one script over them.
+REMOTE_KEPT = "media:{remote}"
+#: HASH member -> ``<bytes> <name> [<name>]``: the stored files of each kept
+#: copy and what they weigh together.
+REMOTE_FILES = "media:{remote}:files"
+#: String: the bytes of every kept copy together (the sum over REMOTE_FILES).
+REMOTE_BYTES = "media:{remote}:bytes"
+
+
+def remote_member(what: str, owner: int, part: int | str) -> str:
+    """A kept copy's member: ``("s", sid, aid)`` or ``("u", uid, kind)``."""
+    return f"{what}:{owner}:{part}"
+
+
+def remote_asked(member: str) -> str:
+    """String with an expiry of limits.REMOTE_MEDIA_REQUEUE_S (SET NX): the
+    fetch of a copy not kept here was queued lately (asked for again
+    meanwhile, it is not queued again)."""
+    return f"media:asked:{{{member}}}"
+
+
+def remote_fetching(member: str) -> str:
+    """String with an expiry (SET NX): a job is fetching this copy now (a
+    second job for it meanwhile leaves it; one fetch of a copy at a time)."""
+    return f"media:fetching:{{{member}}}"

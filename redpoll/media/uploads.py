@@ -45,7 +45,7 @@ from ..core import limits, validate
 from ..core.errors import Busy, MediaStorageError, NotFound, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..storage.store import Store
-from . import entity, files, keys, processing
+from . import entity, files, keys, processing, remote
 from .jobs import MediaFilesJob, MediaJob
 from .storage import MediaStorage
 
@@ -406,6 +406,14 @@ async def forget_status(store: Store, queue: JobQueue, status: Status) -> None:
         json.loads(row).get("media")
         for row in await store.lrange(base_keys.status_edits(status.id), 0, limits.EDITS_MAX)
     ]
+    # another server's attachments have no upload here: the copies kept of them go
+    kept = await remote.forget_status(
+        store,
+        status.id,
+        [i for raw in snapshots for i in entity.snapshot_items(raw) if i.get("remote")],
+    )
+    if kept:
+        await queue.enqueue(MediaFilesJob(owner=status.user_id, names=kept))
     items = list(
         {
             int(i["id"]): i
@@ -414,7 +422,7 @@ async def forget_status(store: Store, queue: JobQueue, status: Status) -> None:
             if not i.get("remote")
         }.values()
     )
-    if not items:  # (another server's attachments have no upload here)
+    if not items:
         return
     owner = status.user_id
     gone = await store.run(

@@ -371,7 +371,7 @@ def status(
         "visibility": extra.get("visibility", "public"),
         "sensitive": sensitized or extra.get("sensitive") == "true",
         "spoiler_text": extra.get("spoiler_text", ""),
-        "media_attachments": media_entity.attachments(extra.get("media"), base),
+        "media_attachments": media_entity.attachments(extra.get("media"), base, s.id),
         "application": None,
         "mentions": [
             {"id": str(uid), "username": login, "acct": login, "url": f"{base}/@{login}"}

@@ -273,7 +273,11 @@ def rules_remove(ctx, rule_id: str) -> None:
     is_flag=True,
     help="Keep its public statuses off the public timelines instead of suspending.",
 )
-@click.option("--reject-media", is_flag=True, help="Keep none of its statuses' attachments.")
+@click.option(
+    "--reject-media",
+    is_flag=True,
+    help="Fetch none of its media (attachments, avatars, headers); shown as not loaded.",
+)
 @click.pass_context
 def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
     """Block another server: suspend (nothing taken from or sent to it) or silence."""
@@ -287,6 +291,40 @@ def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
     click.echo(
         f"{found.host}: {found.severity}" + (", media rejected" if found.reject_media else "")
     )
+
+
+@admin.group("media-cache")
+def media_cache() -> None:
+    """Other servers' media kept here (attachments, avatars, headers)."""
+
+
+@media_cache.command("clear")
+@click.option(
+    "--older-than",
+    "older_than",
+    default=None,
+    metavar="DAYS",
+    type=click.FloatRange(min=0),
+    help="Only the copies fetched more than DAYS days ago (default: all).",
+)
+@click.pass_context
+def media_cache_clear(ctx, older_than: float | None) -> None:
+    """Drop kept copies: their files deleted, fetched again when next asked for."""
+
+    async def act(rp):
+        dropped = await rp.media_cache_clear(None if older_than is None else older_than * 86_400)
+        return dropped, await rp.media_cache_stats()
+
+    dropped, (count, size) = _engine(ctx, act)
+    click.echo(f"dropped {dropped} kept copies; {count} kept ({size} bytes)")
+
+
+@media_cache.command("stats")
+@click.pass_context
+def media_cache_stats(ctx) -> None:
+    """How many copies are kept and what they weigh."""
+    count, size = _engine(ctx, lambda rp: rp.media_cache_stats())
+    click.echo(f"{count} kept copies ({size} bytes)")
 
 
 @admin.command("domain-unblock")

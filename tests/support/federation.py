@@ -71,6 +71,10 @@ class Peer:
     def __init__(self):
         self.pair = signing.KeyPair.generate()
         self.docs: dict[str, dict] = {}
+        #: files served as they are: path -> (bytes, Content-Type)
+        self.files: dict[str, tuple[bytes, str]] = {}
+        #: every GET answered, by path
+        self.gets: list[str] = []
         self.received: list[dict] = []
         #: each delivery whole: its path, headers, raw body and body
         self.deliveries: list[dict] = []
@@ -78,6 +82,15 @@ class Peer:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):
+                peer.gets.append(self.path)
+                if self.path in peer.files:
+                    data, media_type = peer.files[self.path]
+                    self.send_response(200)
+                    self.send_header("Content-Type", media_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                    return
                 doc = peer.docs.get(self.path)
                 body = json.dumps(doc).encode() if doc else b"{}"
                 self.send_response(200 if doc else 404)
@@ -161,7 +174,9 @@ class Peer:
         )
 
     def close(self):
+        """Taken down: nothing answers at its address any more."""
         self.server.shutdown()
+        self.server.server_close()
 
 
 def eventually(check, timeout: float = 30.0, what: str = "it"):
