@@ -1,0 +1,305 @@
+"""Other servers' media kept here (redpoll.media.remote): a signed loopback
+peer (a real HTTP server) sends a note with an image to a real ``redpoll
+serve`` on the session's database (one server, or the cluster with
+REDPOLL_TEST_CLUSTER=1); the jobs run in this process (``rp.drain``), the
+API and the files are read over HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from support.federation import Peer
+from support.media import jpeg, png
+from support.streams import StreamProc
+
+from redpoll import Redpoll
+from redpoll.core.models import now_ms
+from redpoll.federation import documents, inbox, remote
+from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import InboxJob
+from redpoll.media import remote as kept
+from redpoll.media.storage import open_storage
+
+pytestmark = [pytest.mark.timeout(240), pytest.mark.topology]
+
+
+@pytest.fixture(scope="module")
+def media_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(scope="module")
+def serve(server, tmp_path_factory, media_dir):
+    """``redpoll serve`` (no job workers: the tests drain) on the session's
+    database, its media in ``media_dir``."""
+    url, cluster, _ = server
+    proc = StreamProc(
+        url,
+        cluster,
+        tmp_path_factory.mktemp("serve"),
+        REDPOLL_MEDIA_DIR=str(media_dir),
+        REDPOLL_FEDERATION_LOOPBACK="1",
+        REDPOLL_RATE_INBOX_HOST="off",
+        REDPOLL_RATE_IP="off",
+    )
+    # every link it gives is its own address
+    proc.env["REDPOLL_PUBLIC_URL"] = proc.base
+    yield proc.start()
+    proc.stop()
+
+
+@pytest.fixture
+async def rp(settings, serve, media_dir):
+    engine = await Redpoll.open(
+        settings.with_(public_url=serve.base, federation_loopback=True, media_dir=str(media_dir))
+    )
+    yield engine
+    await engine.close()
+
+
+@pytest.fixture
+def peer():
+    one = Peer()
+    yield one
+    try:
+        one.close()
+    except OSError:
+        pass
+
+
+def image_note(peer: Peer, actor: str, paths: list[str], kinds=None) -> tuple[str, dict]:
+    note_id = f"{actor}/statuses/{uuid.uuid4().hex}"
+    note = {
+        "id": note_id,
+        "type": "Note",
+        "attributedTo": actor,
+        "content": "<p>look</p>",
+        "to": [documents.PUBLIC],
+        "cc": [],
+        "attachment": [
+            {
+                "type": "Document",
+                "mediaType": "image/jpeg",
+                "url": peer.base + path,
+                "name": f"picture {path}",
+            }
+            for path in paths
+        ],
+    }
+    return note_id, {"id": f"{note_id}/activity", "type": "Create", "actor": actor, "object": note}
+
+
+async def receive(rp: Redpoll, serve: StreamProc, peer: Peer, activity: dict) -> int:
+    """The activity delivered to the server's inbox, its jobs drained; the
+    id of the status it made."""
+    status = await asyncio.to_thread(peer.post, f"{serve.base}/inbox", activity)
+    assert status == 202
+    await rp.drain()
+    sid = await rp.store.get(fed_keys.note(activity["object"]["id"]))
+    assert sid, "the note was not kept"
+    return int(sid)
+
+
+def shown(serve: StreamProc, sid: int) -> dict:
+    answer = httpx.get(f"{serve.base}/api/v1/statuses/{sid}")
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def fetched(peer: Peer, path: str) -> int:
+    return peer.gets.count(path)
+
+
+async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(rp, serve, peer):
+    eve = peer.actor("eve")
+    peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
+    peer.docs["/users/eve"]["image"] = {"type": "Image", "url": f"{peer.base}/a/eve-header.png"}
+    peer.files["/a/eve.png"] = (png((600, 600)), "image/png")
+    peer.files["/a/eve-header.png"] = (png((1800, 600)), "image/png")
+    peer.files["/m/cat.jpg"] = (jpeg((1200, 900)), "image/jpeg")
+    _, create = image_note(peer, eve, ["/m/cat.jpg"])
+    sid = await receive(rp, serve, peer, create)
+
+    status = shown(serve, sid)
+    [media] = status["media_attachments"]
+    assert media["remote_url"] == f"{peer.base}/m/cat.jpg"
+    assert media["url"].startswith(f"{serve.base}/system/media/")
+    assert media["preview_url"].startswith(f"{serve.base}/system/media/")
+    assert media["preview_url"] != media["url"]
+    # made here: its sizes (the original bounded, the preview), its blurhash
+    assert media["meta"]["original"]["width"] == 1200
+    assert media["meta"]["small"]["width"] == 400
+    assert media["blurhash"] and media["type"] == "image"
+    assert media["description"] == "picture /m/cat.jpg"
+    account = status["account"]
+    for field in ("avatar", "avatar_static", "header", "header_static"):
+        assert account[field].startswith(f"{serve.base}/system/media/"), (field, account)
+    assert fetched(peer, "/m/cat.jpg") == 1 and fetched(peer, "/a/eve.png") == 1
+
+    peer.close()  # its server is down: everything is still served from here
+    for url in (media["url"], media["preview_url"], account["avatar"], account["header"]):
+        answer = httpx.get(url)
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/")
+    assert shown(serve, sid)["media_attachments"][0]["url"] == media["url"]
+    count, size = await rp.media_cache_stats()
+    assert count == 3 and size > 0  # the attachment, the avatar, the header
+
+    # the status deleted by its server: its kept copy goes with it
+    delete = {
+        "id": f"{create['object']['id']}#delete",
+        "type": "Delete",
+        "actor": eve,
+        "object": {"id": create["object"]["id"], "type": "Tombstone"},
+    }
+    assert await asyncio.to_thread(peer.post, f"{serve.base}/inbox", delete) == 202
+    await rp.drain()
+    assert httpx.get(media["url"]).status_code == 404
+    assert (await rp.media_cache_stats())[0] == 2
+
+
+async def test_a_domain_whose_media_are_rejected_is_not_fetched_from(rp, serve, peer):
+    await rp.domain_block("127.0.0.1", "noop", reject_media=True)
+    eve = peer.actor("eve")
+    peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
+    peer.files["/a/eve.png"] = (png((100, 100)), "image/png")
+    peer.files["/m/cat.jpg"] = (jpeg(), "image/jpeg")
+    _, create = image_note(peer, eve, ["/m/cat.jpg"])
+    sid = await receive(rp, serve, peer, create)
+
+    [media] = shown(serve, sid)["media_attachments"]
+    # as Mastodon shows a file it has not got: unknown, no preview, its origin named
+    assert media["type"] == "unknown"
+    assert media["remote_url"] == f"{peer.base}/m/cat.jpg"
+    assert media["preview_url"] is None and media["blurhash"] is None
+    assert media["url"].startswith(f"{serve.base}/media_proxy/")
+    # the proxy does not send anyone there either
+    assert httpx.get(media["url"]).status_code == 404
+    account = shown(serve, sid)["account"]
+    assert account["avatar"] == f"{serve.base}/avatars/original/missing.png"
+    await rp.drain()
+    assert fetched(peer, "/m/cat.jpg") == 0 and fetched(peer, "/a/eve.png") == 0
+    assert await rp.media_cache_stats() == (0, 0)
+
+
+async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
+    rp, serve, peer, media_dir
+):
+    eve = peer.actor("eve")
+    for name in ("one", "two"):
+        peer.files[f"/m/{name}.jpg"] = (jpeg((800, 600), (30, 200, 30)), "image/jpeg")
+    _, first = image_note(peer, eve, ["/m/one.jpg"])
+    one = await receive(rp, serve, peer, first)
+    size = (await rp.media_cache_stats())[1]
+    assert size > 0
+    # room for one copy: the next one fetched drops the oldest
+    rp.settings = rp.settings.with_(remote_media_max_bytes=size + size // 2)
+    before = shown(serve, one)["media_attachments"][0]
+    assert before["url"].startswith(f"{serve.base}/system/media/")
+
+    _, second = image_note(peer, eve, ["/m/two.jpg"])
+    two = await receive(rp, serve, peer, second)
+    assert (await rp.media_cache_stats())[0] == 1
+    assert shown(serve, two)["media_attachments"][0]["url"].startswith(
+        f"{serve.base}/system/media/"
+    )
+    dropped = shown(serve, one)["media_attachments"][0]
+    assert dropped["url"].startswith(f"{serve.base}/media_proxy/")
+    assert dropped["preview_url"].startswith(f"{serve.base}/media_proxy/")
+    assert dropped["remote_url"] == f"{peer.base}/m/one.jpg"
+    assert httpx.get(before["url"]).status_code == 404  # its files deleted
+
+    # asked for again: the client is sent to its server meanwhile, a job is queued
+    answer = httpx.get(dropped["url"])
+    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/m/one.jpg"
+    assert httpx.get(dropped["url"]).status_code == 302  # (asked twice: queued once)
+    assert await rp.queue.depth() == 1
+    await rp.drain()
+    again = shown(serve, one)["media_attachments"][0]
+    assert again["url"].startswith(f"{serve.base}/system/media/")
+    assert httpx.get(again["url"]).status_code == 200
+    assert fetched(peer, "/m/one.jpg") == 2
+    # ... and the oldest (now the second's) was dropped for it
+    assert (await rp.media_cache_stats())[0] == 1
+    assert shown(serve, two)["media_attachments"][0]["url"].startswith(f"{serve.base}/media_proxy/")
+    # a kept copy's proxy URL sends the client to the copy
+    answer = httpx.get(dropped["url"])
+    assert answer.status_code == 302 and answer.headers["location"] == again["url"]
+
+    # the age bound: nothing is old yet; a week and a day later everything is
+    storage = open_storage(rp.settings)
+    bounds = kept.Bounds(max_age_s=7 * 86_400, max_bytes=10**12)
+    assert await kept.evict(rp.store, storage, bounds) == 0
+    assert await kept.evict(rp.store, storage, bounds, now=now_ms() + 8 * 86_400_000) == 1
+    assert await rp.media_cache_stats() == (0, 0)
+    assert shown(serve, one)["media_attachments"][0]["url"].startswith(f"{serve.base}/media_proxy/")
+    assert not [p for p in media_dir.rglob("*.jpg")]
+
+
+async def test_media_cache_clear_from_the_command_line(rp, serve, peer, settings, media_dir):
+    eve = peer.actor("eve")
+    peer.files["/m/one.jpg"] = (jpeg(), "image/jpeg")
+    _, create = image_note(peer, eve, ["/m/one.jpg"])
+    sid = await receive(rp, serve, peer, create)
+    assert (await rp.media_cache_stats())[0] == 1
+    env = {
+        **os.environ,
+        "REDIS_URL": settings.redis_url,
+        "REDPOLL_CLUSTER": "1" if settings.cluster else "0",
+        "REDPOLL_MEDIA_DIR": str(media_dir),
+    }
+    cli = [str(Path(sys.executable).with_name("redpoll")), "admin", "media-cache"]
+
+    def run(*args):
+        return subprocess.run(
+            cli + list(args), env=env, capture_output=True, text=True, check=True
+        ).stdout
+
+    assert "dropped 0 kept copies; 1 kept" in run("clear", "--older-than", "1")
+    assert "1 kept copies" in run("stats")
+    assert "dropped 1 kept copies; 0 kept (0 bytes)" in run("clear")
+    media = shown(serve, sid)["media_attachments"][0]
+    assert media["url"].startswith(f"{serve.base}/media_proxy/")
+    assert not [p for p in media_dir.rglob("*.jpg")]
+
+
+async def test_a_private_address_is_refused(settings, serve, peer, media_dir):
+    """With the loopback switch off (as in production), an attachment at a
+    loopback or private address is never fetched: the note is kept, its
+    images' job runs and fetches nothing."""
+    rp = await Redpoll.open(
+        settings.with_(public_url=serve.base, federation_loopback=False, media_dir=str(media_dir))
+    )
+    try:
+        eve = peer.actor("eve")
+        who = await remote.keep(rp.store, remote.parse_actor(peer.docs["/users/eve"]))
+        await rp.store.hset(fed_keys.actor(who.id), "fetched", now_ms() + 10**9)
+        peer.files["/m/one.jpg"] = (jpeg(), "image/jpeg")
+        note_id, create = image_note(peer, eve, ["/m/one.jpg"])
+        create["object"]["attachment"].append(
+            {"type": "Image", "mediaType": "image/png", "url": "https://10.0.0.1/m/two.png"}
+        )
+        await inbox.process(
+            rp.store, rp.queue, rp.settings, InboxJob(uid=who.id, activity=json.dumps(create))
+        )
+        assert await rp.queue.depth() == 1  # its images' job
+        await rp.drain()
+        sid = int(await rp.store.get(fed_keys.note(note_id)))
+        assert fetched(peer, "/m/one.jpg") == 0
+        assert await rp.media_cache_stats() == (0, 0)
+        media = shown(serve, sid)["media_attachments"]
+        assert [m["url"].startswith(f"{serve.base}/media_proxy/") for m in media] == [True, True]
+        # refused, each: a plain-http URL, then a private address
+        storage = open_storage(rp.settings)
+        failed = await kept.keep_attachments(rp.store, storage, sid, loopback=False)
+        assert failed == [f"{peer.base}/m/one.jpg", "https://10.0.0.1/m/two.png"]
+        assert fetched(peer, "/m/one.jpg") == 0
+    finally:
+        await rp.close()
