@@ -362,6 +362,16 @@ async def _media(
                     repair,
                 )
     report.count("upload records", records)
+    # other servers' files kept here: named by the cache's index
+    # (media/remote.py), in bounded steps
+    hcursor = 0
+    while True:
+        hcursor, entries = await store.hscan(media_keys.REMOTE_FILES, hcursor, count=batch)
+        report.steps += 1
+        for value in entries.values():
+            names.update(_text(value).split()[1:])
+        if not hcursor:
+            break
     if not isinstance(storage, LocalStorage):
         return  # (a bucket is not listed: Redpoll may only put and delete there)
     if not await store.exists(media_keys.NAME_KEY):

@@ -334,11 +334,17 @@ def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
     )[0]
     [shown] = theirs["media_attachments"]
     assert shown["description"] == "a red rectangle"
-    assert shown["url"] == posted["media_attachments"][0]["url"]  # shown from A, where it lives
-    assert shown["remote_url"] == shown["url"] and shown["blurhash"]
-    assert shown["meta"]["original"]["width"] == 320
-    assert httpx.get(shown["url"]).headers["content-type"].startswith("image/")
+    # kept on B and served from there (as Mastodon): A's URL is its remote_url
+    assert shown["remote_url"] == posted["media_attachments"][0]["url"]
     assert theirs["content"] == ""
+
+    def kept_on_b():
+        [one] = rob.status(theirs["id"])["media_attachments"]
+        return one if one["url"].startswith(f"{b.url}/system/media/") else None
+
+    kept = eventually(kept_on_b, what="the image kept on B")
+    assert kept["blurhash"] and kept["meta"]["original"]["width"] == 320
+    assert httpx.get(kept["url"]).headers["content-type"].startswith("image/")
 
 
 def test_authorized_fetch_answers_only_signed_fetches(pair, tmp_path):
@@ -691,10 +697,14 @@ def test_remote_video_and_audio_are_shown_from_their_server(pair):
             (m["type"], m["url"], m["remote_url"], m["description"])
             for m in status["media_attachments"]
         ]
+        # (an image is kept here: until then, and here as its peer answers
+        # 404 for it, it is shown through this server's media proxy)
+        image = status["media_attachments"][2]
+        assert image["url"].startswith(f"{a.url}/media_proxy/")
         assert shown == [
             ("video", f"{peer.base}/m/clip.mp4", f"{peer.base}/m/clip.mp4", "a short clip"),
             ("audio", f"{peer.base}/m/song.ogg", f"{peer.base}/m/song.ogg", "a song"),
-            ("image", f"{peer.base}/m/pic.png", f"{peer.base}/m/pic.png", None),
+            ("image", image["url"], f"{peer.base}/m/pic.png", None),
         ]
         video = status["media_attachments"][0]
         assert video["preview_url"] == f"{peer.base}/m/clip.jpg"

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from support.streams import StreamProc
 
 from redpoll import Redpoll
 from redpoll.core.models import now_ms
+from redpoll.engine import check
 from redpoll.federation import documents, inbox, remote
 from redpoll.federation import keys as fed_keys
 from redpoll.federation.jobs import InboxJob
@@ -118,7 +120,9 @@ def fetched(peer: Peer, path: str) -> int:
     return peer.gets.count(path)
 
 
-async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(rp, serve, peer):
+async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(
+    rp, serve, peer, media_dir
+):
     eve = peer.actor("eve")
     peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
     peer.docs["/users/eve"]["image"] = {"type": "Image", "url": f"{peer.base}/a/eve-header.png"}
@@ -143,6 +147,12 @@ async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(rp
     for field in ("avatar", "avatar_static", "header", "header_static"):
         assert account[field].startswith(f"{serve.base}/system/media/"), (field, account)
     assert fetched(peer, "/m/cat.jpg") == 1 and fetched(peer, "/a/eve.png") == 1
+
+    # redpoll check --repair takes the kept files as named (even once old)
+    for path in media_dir.rglob("*.*"):
+        os.utime(path, (time.time() - 7200, time.time() - 7200))
+    found = await check.check(rp.store, rp.queue, rp.media_storage, repair=True)
+    assert [f for f in found.findings if f.invariant.startswith("media")] == []
 
     peer.close()  # its server is down: everything is still served from here
     for url in (media["url"], media["preview_url"], account["avatar"], account["header"]):
