@@ -77,6 +77,11 @@ def person(user: User, base: str, public_pem: str) -> dict:
             "type": "Image",
             "url": user.avatar if "://" in user.avatar else f"{base}{user.avatar}",
         }
+    if user.header:  # (as Mastodon: the header is the actor's ``image``)
+        doc["image"] = {
+            "type": "Image",
+            "url": user.header if "://" in user.header else f"{base}{user.header}",
+        }
     return doc
 
 

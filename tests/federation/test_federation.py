@@ -321,7 +321,21 @@ def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
     a, b = pair
     pia_login = unique("pia")
     pia, rob = a.person(pia_login), b.person(unique("rob"))
+    face, banner = tmp_path / "face.png", tmp_path / "banner.png"
+    Image.new("RGB", (500, 500), (20, 90, 200)).save(face)
+    Image.new("RGB", (1600, 500), (200, 90, 20)).save(banner)
+    pia.account_update_credentials(avatar=str(face), header=str(banner))
     pia_on_b = rob.search_v2(f"@{pia_login}@{a.host}", resolve=True)["accounts"][0]
+    # her avatar and header are kept on B and served from there (as Mastodon)
+    images = eventually(
+        lambda: (lambda acc: acc if acc["avatar"].startswith(f"{b.url}/system/media/") else None)(
+            rob.account(pia_on_b["id"])
+        ),
+        what="pia's avatar kept on B",
+    )
+    for field in ("avatar", "avatar_static", "header", "header_static"):
+        assert images[field].startswith(f"{b.url}/system/media/"), images
+        assert httpx.get(images[field]).headers["content-type"].startswith("image/")
     rob.account_follow(pia_on_b["id"])
     eventually(lambda: pia.me()["followers_count"] == 1, what="rob following pia")
     path = tmp_path / "red.png"

@@ -190,7 +190,9 @@ function sound(m) {
 
 // Anything else: a link to the file.
 function fileLink(m) {
-  const url = srcOf(m);
+  // (as Mastodon's: its server's URL first; a file of a domain whose media
+  // are rejected is not kept here, and a click is the reader's own choice)
+  const url = m.remote_url || m.url;
   let name = url;
   try { name = decodeURIComponent(new URL(url).pathname.split('/').pop()) || url; } catch { /* as it is */ }
   if (name.length > FILE_NAME_MAX) name = name.slice(0, FILE_NAME_MAX - 1) + '…';
