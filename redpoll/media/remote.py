@@ -100,8 +100,11 @@ async def ask(store: Store, member: str) -> bool:
 # --- fetching ----------------------------------------------------------------------
 def _lasting(exc: Exception) -> bool:
     """Whether a fetch failed in a way a retry would fail again: an address
-    or URL the guard refuses, an answer 4xx (but 429), not an image, or a
-    file that is not a readable image within the bounds."""
+    or URL the guard refuses, an answer 4xx (but 429), larger than the
+    bound, not an image, or a file that is not a readable image within the
+    bounds."""
+    if isinstance(exc, (http.TooLarge, http.WrongType)):
+        return True
     if isinstance(exc, http.FetchFailed):
         return 400 <= exc.status < 500 and exc.status != 429
     return isinstance(exc, (safety.Refused, ValidationError))

@@ -4,7 +4,9 @@ checked by :mod:`.safety`, the connection made to the address checked
 (limits.FED_FETCH_TIMEOUT_S: resolving the name, connecting, the headers
 and the body together, so a peer that trickles its answer is cut off as
 one that never answers) and a size limit on the answer
-(limits.FED_FETCH_MAX_BYTES)."""
+(limits.FED_FETCH_MAX_BYTES). :func:`fetch_file` is a GET of a file (an
+image of another server) following redirects, each hop checked, under one
+deadline for all of them, its size and Content-Type bounded."""
 
 from __future__ import annotations
 
@@ -35,6 +37,14 @@ class FetchFailed(RedpollError):
     def __init__(self, message: str, status: int = 0):
         super().__init__(message)
         self.status = status
+
+
+class TooLarge(FetchFailed):
+    """The answer was larger than the bound (it would be again)."""
+
+
+class WrongType(FetchFailed):
+    """The answer was not of a media type asked for (it would be again)."""
 
 
 async def send(
@@ -99,7 +109,7 @@ async def _send(
                 async for chunk in response.aiter_bytes():
                     data += chunk
                     if len(data) > max_bytes:
-                        raise FetchFailed(f"{url}: the answer is larger than {max_bytes} bytes")
+                        raise TooLarge(f"{url}: the answer is larger than {max_bytes} bytes")
             finally:
                 await response.aclose()
     except httpx.HTTPError as exc:
@@ -146,7 +156,7 @@ async def fetch_file(
                     raise FetchFailed(f"{url}: answered {status}", status)
                 media_type = headers.get("content-type", "").split(";", 1)[0].strip().lower()
                 if not media_type.startswith(types):
-                    raise FetchFailed(
+                    raise WrongType(
                         f"{url}: answered {media_type or 'no Content-Type'}, "
                         f"not {' or '.join(t + '*' for t in types)}",
                         status,

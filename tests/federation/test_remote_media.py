@@ -22,6 +22,7 @@ from support.media import jpeg, png
 from support.streams import StreamProc
 
 from redpoll import Redpoll
+from redpoll.core import limits
 from redpoll.core.models import now_ms
 from redpoll.engine import check
 from redpoll.federation import documents, inbox, remote
@@ -313,3 +314,31 @@ async def test_a_private_address_is_refused(settings, serve, peer, media_dir):
         assert fetched(peer, "/m/one.jpg") == 0
     finally:
         await rp.close()
+
+
+async def test_what_is_not_an_image_or_too_large_is_not_kept(rp, serve, peer, monkeypatch):
+    """The fetch guard's Content-Type check and size bound: a page served
+    for an image, and an image over the bound, are given up (no retry),
+    nothing stored; a damaged image too (it is processed as an upload)."""
+    eve = peer.actor("eve")
+    who = await remote.keep(rp.store, remote.parse_actor(peer.docs["/users/eve"]))
+    await rp.store.hset(fed_keys.actor(who.id), "fetched", now_ms() + 10**9)
+    peer.files["/m/page.jpg"] = (b"<html>not an image</html>", "text/html")
+    peer.files["/m/big.jpg"] = (jpeg((1600, 1200)), "image/jpeg")
+    peer.files["/m/cut.jpg"] = (jpeg((640, 480))[:600], "image/jpeg")
+    peer.files["/m/fine.jpg"] = (jpeg((64, 48)), "image/jpeg")
+    paths = ["/m/page.jpg", "/m/big.jpg", "/m/cut.jpg", "/m/fine.jpg"]
+    note_id, create = image_note(peer, eve, paths)
+    await inbox.process(
+        rp.store, rp.queue, rp.settings, InboxJob(uid=who.id, activity=json.dumps(create))
+    )
+    sid = int(await rp.store.get(fed_keys.note(note_id)))
+    monkeypatch.setattr(
+        limits, "REMOTE_MEDIA_FETCH_MAX_BYTES", len(peer.files["/m/big.jpg"][0]) - 1
+    )
+    failed = await kept.keep_attachments(rp.store, open_storage(rp.settings), sid, loopback=True)
+    assert failed == [peer.base + p for p in paths[:3]]
+    assert all(fetched(peer, p) == 1 for p in paths)
+    urls = [m["url"] for m in shown(serve, sid)["media_attachments"]]
+    assert [u.startswith(f"{serve.base}/media_proxy/") for u in urls] == [True] * 3 + [False]
+    assert (await rp.media_cache_stats())[0] == 1
