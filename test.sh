@@ -18,6 +18,11 @@ PY=${PYTHON:-python3}
 # (serve, workers, CLI commands), and where PYTHONDONTWRITEBYTECODE is set
 # each would compile every module again (~0.4 s of CPU a process).
 PYTHONDONTWRITEBYTECODE= .venv/bin/python -m compileall -q redpoll >/dev/null
+# pytest keeps the test modules it rewrote (their asserts) as bytecode too,
+# unless PYTHONDONTWRITEBYTECODE is set: then every worker rewrites all of
+# them again (~6 s of CPU each). Unset here, and written once by a
+# collection before the workers start.
+export PYTHONDONTWRITEBYTECODE=
 # The web app's browser tests drive Debian's chromium (Playwright never downloads one).
 if [ ! -x /usr/bin/chromium ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -45,6 +50,7 @@ if [ ! -d tests/s3rver/node_modules/s3rver ]; then
         exit 1
     fi
 fi
+.venv/bin/python -m pytest -q --collect-only tests >/dev/null 2>&1 || true
 FULL=0
 ARGS=()
 for arg in "$@"; do

@@ -29,6 +29,20 @@ CLUSTER = os.environ.get("REDPOLL_TEST_CLUSTER", "") == "1"
 TOPOLOGY_FOLDERS = ("storage", "engine")
 
 
+def pytest_ignore_collect(collection_path, config):
+    """With ``-m topology`` (the cluster pass of ./test.sh), a test module
+    outside TOPOLOGY_FOLDERS that marks nothing ``topology`` is not even
+    imported: every worker would import it (and what it imports) only to
+    deselect all of it."""
+    if config.getoption("markexpr") != "topology" or collection_path.suffix != ".py":
+        return None
+    if not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.parent.name in TOPOLOGY_FOLDERS:
+        return None
+    return "mark.topology" not in collection_path.read_text()
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if Path(str(item.fspath)).resolve().parent.name in TOPOLOGY_FOLDERS:

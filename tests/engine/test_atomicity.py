@@ -8,10 +8,8 @@ the two clean states: nothing at all, or the whole effect.
 
 from __future__ import annotations
 
-import asyncio
-import types
-
 import pytest
+from support.cutshort import drive  # noqa: F401
 from support.integrity import assert_clean  # noqa: F401
 
 from redpoll import Redpoll
@@ -31,36 +29,11 @@ async def rp2(settings):
     await engine.close()
 
 
-@types.coroutine
-def _cut_after(coro, k: int):
-    """Drive ``coro`` as a task would, but at its k-th await point (once
-    whatever it awaited there has happened) throw CancelledError into it, as
-    a cancel arriving then would. Returns True if it finished before."""
-    suspended, value, error = 0, None, None
-    while True:
-        try:
-            if suspended >= k and error is None:
-                error = asyncio.CancelledError()
-            if error is not None:
-                future, error = coro.throw(error), None
-            else:
-                future = coro.send(value)
-        except StopIteration:
-            return True
-        except asyncio.CancelledError:
-            return False
-        suspended += 1
-        try:
-            value = yield future
-        except BaseException as exc:  # noqa: BLE001 - handed to the call, as a task does
-            error = exc
-
-
 async def cut_short(make_call, k: int) -> bool:
     """Run the call, cut short at its k-th await point (k = 0: before it
     starts); True if it finished first (no later k can cut it short). Each
     await point is one k, whatever the machine's load."""
-    return await _cut_after(make_call(), k)
+    return await drive(make_call(), k)
 
 
 async def ids_in(rp, key) -> set[int]:

@@ -12,7 +12,7 @@ import time
 
 import httpx
 import pytest
-from support.streams import WAIT, StreamProc  # noqa: F401
+from support.streams import WAIT, StreamProc, register  # noqa: F401
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
@@ -30,50 +30,6 @@ def proc(server, tmp_path_factory):
     p = StreamProc(url, cluster, tmp_path_factory.mktemp("revoke")).start()
     yield p
     p.stop()
-
-
-async def register(c: httpx.AsyncClient, base: str) -> tuple[dict, str, int]:
-    """(app, user token, user id): a new user signed up through the API."""
-    app = (
-        await c.post(
-            base + "/api/v1/apps",
-            data={
-                "client_name": "r",
-                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-                "scopes": "read write",
-            },
-        )
-    ).json()
-    tok = (
-        await c.post(
-            base + "/oauth/token",
-            data={
-                "grant_type": "client_credentials",
-                "client_id": app["client_id"],
-                "client_secret": app["client_secret"],
-                "scope": "read write",
-            },
-        )
-    ).json()["access_token"]
-    name = f"r{time.monotonic_ns() % 10**9}"
-    r = await c.post(
-        base + "/api/v1/accounts",
-        headers={"Authorization": f"Bearer {tok}"},
-        data={
-            "username": name,
-            "email": f"{name}@example.com",
-            "password": "correct horse battery",
-            "agreement": "true",
-        },
-    )
-    token = r.json()["access_token"]
-    me = (
-        await c.get(
-            base + "/api/v1/accounts/verify_credentials",
-            headers={"Authorization": f"Bearer {token}"},
-        )
-    ).json()
-    return app, token, int(me["id"])
 
 
 async def second_token(c: httpx.AsyncClient, base: str, app: dict, username: str) -> str:

@@ -226,7 +226,8 @@ async def app_token(c: httpx.AsyncClient, base: str) -> str:
     return tok.json()["access_token"]
 
 
-async def user_token(c: httpx.AsyncClient, base: str) -> str:
+async def register(c: httpx.AsyncClient, base: str) -> tuple[dict, str, int]:
+    """(app, user token, user id): a new user signed up through the API."""
     app = (
         await c.post(
             base + "/api/v1/apps",
@@ -260,4 +261,14 @@ async def user_token(c: httpx.AsyncClient, base: str) -> str:
         },
     )
     assert r.status_code == 200, r.text
-    return r.json()["access_token"]
+    token = r.json()["access_token"]
+    me = await c.get(
+        base + "/api/v1/accounts/verify_credentials",
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    return app, token, int(me.json()["id"])
+
+
+async def user_token(c: httpx.AsyncClient, base: str) -> str:
+    """The token of a new user signed up through the API."""
+    return (await register(c, base))[1]
