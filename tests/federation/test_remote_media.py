@@ -342,3 +342,47 @@ async def test_what_is_not_an_image_or_too_large_is_not_kept(rp, serve, peer, mo
     urls = [m["url"] for m in shown(serve, sid)["media_attachments"]]
     assert [u.startswith(f"{serve.base}/media_proxy/") for u in urls] == [True] * 3 + [False]
     assert (await rp.media_cache_stats())[0] == 1
+
+
+async def test_a_dropped_avatar_is_shown_through_the_proxy_and_fetched_again(rp, serve, peer):
+    eve = peer.actor("eve")
+    peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
+    peer.files["/a/eve.png"] = (png((120, 120)), "image/png")
+    _, create = image_note(peer, eve, [])
+    sid = await receive(rp, serve, peer, create)
+    account = shown(serve, sid)["account"]
+    assert account["avatar"].startswith(f"{serve.base}/system/media/")
+    assert account["header"] == f"{serve.base}/headers/original/missing.png"  # it has none
+
+    assert await rp.media_cache_clear() == 1
+    proxy = f"{serve.base}/media_proxy/accounts/{account['id']}/avatar"
+    dropped = shown(serve, sid)["account"]
+    assert dropped["avatar"] == dropped["avatar_static"] == proxy
+    assert httpx.get(account["avatar"]).status_code == 404
+    answer = httpx.get(proxy)
+    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/a/eve.png"
+    assert httpx.get(f"{serve.base}/media_proxy/accounts/{account['id']}/header").status_code == 404
+    await rp.drain()
+    again = shown(serve, sid)["account"]["avatar"]
+    assert again.startswith(f"{serve.base}/system/media/") and again != account["avatar"]
+    assert httpx.get(again).status_code == 200
+    assert fetched(peer, "/a/eve.png") == 2
+    answer = httpx.get(proxy)
+    assert answer.status_code == 302 and answer.headers["location"] == again
+
+    # its server names another avatar (an Update of the actor): that one is fetched
+    peer.files["/a/eve2.png"] = (png((90, 90), (200, 10, 10, 255)), "image/png")
+    actor = {**peer.docs["/users/eve"], "icon": {"type": "Image", "url": f"{peer.base}/a/eve2.png"}}
+    update = {
+        "id": f"{eve}#update-{uuid.uuid4().hex}",
+        "type": "Update",
+        "actor": eve,
+        "object": actor,
+    }
+    assert await asyncio.to_thread(peer.post, f"{serve.base}/inbox", update) == 202
+    await rp.drain()
+    newer = shown(serve, sid)["account"]["avatar"]
+    assert newer.startswith(f"{serve.base}/system/media/") and newer != again
+    assert httpx.get(again).status_code == 404  # the copy of the old one went
+    assert fetched(peer, "/a/eve2.png") == 1
+    assert (await rp.media_cache_stats())[0] == 1
