@@ -99,10 +99,13 @@ async def proxy_attachment(
     )
     if item is None:
         raise NotFound("no such attachment")
-    if item.get("lurl"):
-        return item["lurl"] if style == "original" else item.get("lpurl") or item["lurl"]
+    here = item.get("lurl") if style == "original" else item.get("lpurl") or item.get("lurl")
+    if here:
+        return here
     if item.get("rej") or await media_rejected(store, uri.decode() if uri else ""):
         raise NotFound("the media of this server are not shown here")
+    if style == "original" and item.get("t", entity.IMAGE) != entity.IMAGE:
+        return item["url"]  # a video or a sound: on its server
     if kept.fetchable(item) and await kept.ask(store, kept.member_of_attachment(sid, aid)):
         await queue.enqueue(RemoteMediaJob(sid=sid))
     return item["url"] if style == "original" else item.get("purl") or item["url"]

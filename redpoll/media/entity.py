@@ -55,22 +55,32 @@ def attachment(item: dict, base: str, sid: int = 0) -> dict:
     server's URL; ``url`` and ``preview_url`` the copy kept here, or, while
     there is none, this server's media proxy (which queues its fetch and
     sends the client to the origin meanwhile); a rejected domain's: type
-    ``unknown``, no preview. Videos and sounds of other servers, and what
-    was received before copies were kept, are shown from their server."""
+    ``unknown``, no preview. A video or a sound of another server is shown
+    from its server, its preview kept here as an image's (its server's
+    preview: ``preview_remote_url``); what was received before copies were
+    kept is shown from its server."""
     meta = item.get("meta")
     if meta is not None:
         meta = {**meta, "focus": focus_of(item.get("focus"))}
     kind = item.get("t") or IMAGE
     url, purl = item.get("url"), item.get("purl")
     bh = item.get("bh") or None
+    preview_remote = None
     if item.get("remote"):
-        if item.get("lurl"):
+        if kind != IMAGE:  # (a video's or a sound's preview on its server)
+            preview_remote = purl
+        proxied = bool(sid and item.get("tok"))
+        if item.get("rej"):
+            kind, purl, meta, bh, preview_remote = UNKNOWN, None, None, None, None
+            url = attachment_proxy(sid, item, "original") if proxied else url
+        elif kind == IMAGE and item.get("lurl"):
             url, purl = item["lurl"], item.get("lpurl") or item["lurl"]
-        elif item.get("rej"):
-            kind, purl, meta, bh = UNKNOWN, None, None, None
-            url = attachment_proxy(sid, item, "original") if sid and item.get("tok") else url
-        elif sid and item.get("tok") and kind == IMAGE:
+        elif kind == IMAGE and proxied:
             url = attachment_proxy(sid, item, "original")
+            purl = attachment_proxy(sid, item, "small")
+        elif item.get("lpurl"):  # a video or a sound itself stays on its server
+            purl = item["lpurl"]
+        elif purl and proxied:
             purl = attachment_proxy(sid, item, "small")
     return {
         "id": str(item["id"]),
@@ -78,7 +88,7 @@ def attachment(item: dict, base: str, sid: int = 0) -> dict:
         "url": full_url(url, base),
         "preview_url": full_url(purl, base),
         "remote_url": item.get("url") if item.get("remote") else None,
-        "preview_remote_url": None,
+        "preview_remote_url": preview_remote,
         "text_url": None,
         "meta": meta,
         "description": item.get("desc") or None,

@@ -69,16 +69,22 @@ class Bounds:
 
 
 def fetchable(item: dict) -> bool:
-    """Whether an attachment of a status is another server's image that can
-    be kept here and is not (videos and sounds are shown from their server:
-    there is no processing of them here)."""
+    """Whether an attachment of a status is another server's image, or the
+    preview image of its video or sound, that can be kept here and is not
+    (a video or sound itself is shown from its server: there is no
+    processing of them here)."""
     return bool(
         item.get("remote")
         and item.get("tok")
         and not item.get("rej")
         and not item.get("files")
-        and (item.get("t") or IMAGE) == IMAGE
+        and ((item.get("t") or IMAGE) == IMAGE or item.get("purl"))
     )
+
+
+def _image_url(item: dict) -> str:
+    """What is fetched of an attachment: an image, or a video's preview."""
+    return item["url"] if (item.get("t") or IMAGE) == IMAGE else item["purl"]
 
 
 def member_of_attachment(sid: int, aid: int) -> str:
@@ -210,8 +216,8 @@ def _pointing(origin: str, fields: dict):
 async def keep_attachments(
     store: Store, storage: MediaStorage, sid: int, *, loopback: bool
 ) -> list[str]:
-    """Fetch and keep the images of remote status ``sid`` not kept here
-    yet; the URLs that could not be (a refused address, a 4xx, not an
+    """Fetch and keep the images (and the previews of the videos and
+    sounds) of remote status ``sid`` not kept here yet; the URLs that could not be (a refused address, a 4xx, not an
     image: fetching them again would fail the same; logged). FetchFailed
     for a passing failure (a timeout, a 5xx: the job is retried; what was
     kept stays)."""
@@ -224,25 +230,26 @@ async def keep_attachments(
         aid, member = int(item["id"]), member_of_attachment(sid, int(item["id"]))
         if not await _one_at_a_time(store, member):
             continue
+        url = _image_url(item)
         try:
             try:
-                done = await _processed(await _fetch(item["url"], loopback), processing.ATTACHMENT)
+                done = await _processed(await _fetch(url, loopback), processing.ATTACHMENT)
             except (http.FetchFailed, safety.Refused, ValidationError) as exc:
                 if not _lasting(exc):
                     passing = passing or exc
                     continue
-                log.info("remote attachment %s not kept: %s", item["url"], exc)
-                failed.append(item["url"])
+                log.info("remote attachment %s not kept: %s", url, exc)
+                failed.append(url)
                 continue
+            image = (item.get("t") or IMAGE) == IMAGE
+            if not image:  # a video's or a sound's preview: the small one only
+                done = processing.Processed(done.files[-1:], done.meta, done.blurhash)
             names, older = await _store(store, storage, member, sid * 2**32 + aid + now_ms(), done)
-
-            fields = {
-                "lurl": storage.url(names[0]),
-                "lpurl": storage.url(names[-1]),
-                "files": " ".join(names),
-                "meta": done.meta,
-                "bh": done.blurhash,
-            }
+            fields: dict = {"lpurl": storage.url(names[-1]), "files": " ".join(names)}
+            if image:
+                fields |= {"lurl": storage.url(names[0]), "meta": done.meta, "bh": done.blurhash}
+            elif not item.get("bh"):
+                fields["bh"] = done.blurhash
             if not await _change_item(store, sid, aid, _pointing(item["url"], fields)):
                 older = names
                 await _forget(store, storage, member, names)

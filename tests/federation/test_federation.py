@@ -721,7 +721,9 @@ def test_remote_video_and_audio_are_shown_from_their_server(pair):
             ("image", image["url"], f"{peer.base}/m/pic.png", None),
         ]
         video = status["media_attachments"][0]
-        assert video["preview_url"] == f"{peer.base}/m/clip.jpg"
+        # its preview is kept here once fetched (this peer answers 404 for it)
+        assert video["preview_remote_url"] == f"{peer.base}/m/clip.jpg"
+        assert video["preview_url"].startswith(f"{a.url}/media_proxy/")
         assert video["meta"]["original"]["width"] == 640
     finally:
         peer.close()

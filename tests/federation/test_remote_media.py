@@ -386,3 +386,41 @@ async def test_a_dropped_avatar_is_shown_through_the_proxy_and_fetched_again(rp,
     assert httpx.get(again).status_code == 404  # the copy of the old one went
     assert fetched(peer, "/a/eve2.png") == 1
     assert (await rp.media_cache_stats())[0] == 1
+
+
+async def test_a_remote_video_stays_on_its_server_its_preview_is_kept_here(rp, serve, peer):
+    eve = peer.actor("eve")
+    peer.files["/m/clip.jpg"] = (jpeg((640, 360)), "image/jpeg")
+    _, create = image_note(peer, eve, [])
+    create["object"]["attachment"] = [
+        {
+            "type": "Document",
+            "mediaType": "video/mp4",
+            "url": f"{peer.base}/m/clip.mp4",
+            "width": 640,
+            "height": 360,
+            "icon": {"type": "Image", "url": f"{peer.base}/m/clip.jpg"},
+        }
+    ]
+    sid = await receive(rp, serve, peer, create)
+    [video] = shown(serve, sid)["media_attachments"]
+    assert video["type"] == "video"
+    assert video["url"] == video["remote_url"] == f"{peer.base}/m/clip.mp4"
+    assert video["preview_remote_url"] == f"{peer.base}/m/clip.jpg"
+    assert video["preview_url"].startswith(f"{serve.base}/system/media/")
+    assert httpx.get(video["preview_url"]).headers["content-type"] == "image/jpeg"
+    assert video["meta"]["original"]["width"] == 640 and video["blurhash"]
+    assert fetched(peer, "/m/clip.mp4") == 0 and fetched(peer, "/m/clip.jpg") == 1
+    # dropped: its preview through the proxy, the video itself still its server's
+    assert await rp.media_cache_clear() == 1
+    [video] = shown(serve, sid)["media_attachments"]
+    assert video["url"] == f"{peer.base}/m/clip.mp4"
+    answer = httpx.get(video["preview_url"])
+    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/m/clip.jpg"
+    original = video["preview_url"].rsplit("/", 1)[0] + "/original"
+    answer = httpx.get(original)
+    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/m/clip.mp4"
+    await rp.drain()
+    assert shown(serve, sid)["media_attachments"][0]["preview_url"].startswith(
+        f"{serve.base}/system/media/"
+    )
