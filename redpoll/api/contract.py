@@ -313,11 +313,13 @@ MEDIA_SIZE = obj({"width": INT, "height": INT, "size": STR, "aspect": {"type": "
 MEDIA_ATTACHMENT = obj(
     {
         "id": ID,
-        "type": {"enum": ["image"]},
+        # (uploads here are images; another server's may be videos and
+        # sounds, and a rejected domain's are shown as unknown)
+        "type": {"enum": ["image", "video", "audio", "unknown"]},
         "url": NULLABLE_STR,
         "preview_url": NULLABLE_STR,
-        "remote_url": {"type": "null"},
-        "preview_remote_url": {"type": "null"},
+        "remote_url": NULLABLE_STR,
+        "preview_remote_url": NULLABLE_STR,
         "text_url": {"type": "null"},
         "description": NULLABLE_STR,
         "blurhash": NULLABLE_STR,
