@@ -29,7 +29,8 @@ media-files         a file of the local media directory that no       the file d
 
 Walks: users and statuses by id, ``batch`` at a time (one or two batches
 of reads per step); upload records by SCAN through every master
-(topology.scan_step). The names of the files the records and profiles
+(topology.scan_step), then the index of other servers' media kept here
+(HSCAN). The names of the files the records, profiles and kept copies
 hold are kept in memory for the media-files check (one short string per
 file). A check beside live traffic may report what is in flight (a delete
 whose cleanup job has not run yet); a repair of it does what the job
