@@ -29,6 +29,7 @@ import pytest
 from botocore.config import Config
 from mastodon import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
+from support.federation import Peer
 from support.mastodon import LOOSE, accounts  # noqa: F401
 from support.media import bearer, jpeg, png, ready  # noqa: F401
 from support.streams import StreamProc  # noqa: F401
@@ -38,6 +39,8 @@ from redpoll.core import keys as base_keys
 from redpoll.core import limits
 from redpoll.core.errors import ConfigError, MediaStorageError
 from redpoll.core.settings import Settings
+from redpoll.federation import documents
+from redpoll.federation import keys as fed_keys
 from redpoll.media import keys as media_keys
 from redpoll.media.jobs import MediaSweepJob
 from redpoll.media.storage import NAME, S3Storage, open_storage
@@ -435,5 +438,60 @@ async def test_a_refused_write_gives_a_clear_error_and_keeps_nothing(
         )
         assert await asyncio.to_thread(s3.keys) == before  # nothing reached the bucket
     finally:
+        await engine.close()
+        proc.stop()
+
+
+# --- other servers' media kept in the bucket (redpoll.media.remote) -----------------------------
+async def test_another_server_s_image_is_kept_in_the_bucket(settings, s3, tmp_path):
+    """A remote note's image, fetched from a loopback peer by its job, is
+    stored in the bucket and the API names it there; dropped from the
+    cache, its objects go."""
+    proc = StreamProc(
+        settings.redis_url,
+        settings.cluster,
+        tmp_path,
+        REDPOLL_FEDERATION_LOOPBACK="1",
+        **s3.env(),
+        **LOOSE,
+    )
+    proc.env["REDPOLL_PUBLIC_URL"] = proc.base
+    proc.start()
+    engine = await Redpoll.open(
+        s3_settings(settings, s3).with_(public_url=proc.base, federation_loopback=True)
+    )
+    peer = Peer()
+    try:
+        before = await asyncio.to_thread(s3.keys)
+        eve = peer.actor("eve")
+        peer.files["/m/cat.jpg"] = (jpeg((800, 600)), "image/jpeg")
+        note_id = f"{eve}/statuses/1"
+        create = {
+            "id": f"{note_id}/activity",
+            "type": "Create",
+            "actor": eve,
+            "object": {
+                "id": note_id,
+                "type": "Note",
+                "attributedTo": eve,
+                "content": "<p>a cat</p>",
+                "to": [documents.PUBLIC],
+                "attachment": [
+                    {"type": "Document", "mediaType": "image/jpeg", "url": f"{peer.base}/m/cat.jpg"}
+                ],
+            },
+        }
+        assert await asyncio.to_thread(peer.post, f"{proc.base}/inbox", create) == 202
+        await engine.drain()
+        sid = int(await engine.store.get(fed_keys.note(note_id)))
+        [media] = httpx.get(f"{proc.base}/api/v1/statuses/{sid}").json()["media_attachments"]
+        assert media["remote_url"] == f"{peer.base}/m/cat.jpg"
+        names = {name_of(media["url"], s3), name_of(media["preview_url"], s3)}
+        assert fetch(media["url"]).headers["content-type"] == "image/jpeg"
+        assert await asyncio.to_thread(s3.keys) == before | names
+        assert await engine.media_cache_clear() == 1
+        assert await asyncio.to_thread(s3.keys) == before
+    finally:
+        peer.close()
         await engine.close()
         proc.stop()
