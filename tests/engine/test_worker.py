@@ -151,7 +151,13 @@ def test_work_for_other_servers_lands_on_the_ingress_shards_and_local_work_never
     assert set(keys.job_shards()) == ingress | local
     for cls in jobs.KINDS.values():
         shards = {_sample(cls, n).shard() for n in range(64)}
-        if cls in (fed_jobs.InboxJob, fed_jobs.ContextJob):
+        waits_on_other_servers = (
+            fed_jobs.InboxJob,
+            fed_jobs.ContextJob,
+            fed_jobs.RemoteMediaJob,
+            fed_jobs.RemoteImagesJob,
+        )
+        if cls in waits_on_other_servers:
             assert cls.lane == "ingress" and shards == ingress, cls
         else:
             assert cls.lane == "local" and shards <= local, cls

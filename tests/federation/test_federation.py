@@ -327,13 +327,16 @@ def test_images_cross_servers_with_their_descriptions(pair, tmp_path):
     pia.account_update_credentials(avatar=str(face), header=str(banner))
     pia_on_b = rob.search_v2(f"@{pia_login}@{a.host}", resolve=True)["accounts"][0]
     # her avatar and header are kept on B and served from there (as Mastodon)
+    kept = ("avatar", "avatar_static", "header", "header_static")
     images = eventually(
-        lambda: (lambda acc: acc if acc["avatar"].startswith(f"{b.url}/system/media/") else None)(
-            rob.account(pia_on_b["id"])
-        ),
-        what="pia's avatar kept on B",
+        lambda: (
+            lambda acc: (
+                acc if all(acc[f].startswith(f"{b.url}/system/media/") for f in kept) else None
+            )
+        )(rob.account(pia_on_b["id"])),
+        what="pia's avatar and header kept on B",
     )
-    for field in ("avatar", "avatar_static", "header", "header_static"):
+    for field in kept:
         assert images[field].startswith(f"{b.url}/system/media/"), images
         assert httpx.get(images[field]).headers["content-type"].startswith("image/")
     rob.account_follow(pia_on_b["id"])
