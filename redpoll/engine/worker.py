@@ -115,9 +115,9 @@ class Worker:
 
     async def _groups(self, stop: asyncio.Event) -> bool:
         """The job groups made (JobQueue.ensure_groups), tried again with
-        a back-off while the database is away (a worker started in an
-        outage, or cut off while it starts, waits for it instead of ending
-        with no reader left); False if stopped first."""
+        a back-off while the database is away or the client fails otherwise
+        (a worker started in an outage, or cut off while it starts, waits for
+        it instead of ending with no reader left); False if stopped first."""
         backoff = Backoff()
         while not stop.is_set():
             try:
@@ -125,6 +125,10 @@ class Worker:
                 return True
             except OUTAGE as exc:
                 DATABASE.lost("worker", exc)
+                await backoff.wait()
+            except Exception:  # e.g. redis-py's cluster client racing a node's return
+                # (AttributeError on a connection it closed): tried again, as an outage
+                log.exception("could not make the job groups; trying again")
                 await backoff.wait()
         return False
 

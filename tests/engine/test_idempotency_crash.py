@@ -25,6 +25,7 @@ from redpoll.core import keys
 
 ROUNDS = 4
 POSTS_PER_ROUND = 200
+RETRIERS = 16
 
 
 async def make_poster(base_url: str) -> str:
@@ -106,14 +107,21 @@ async def test_retries_across_a_sigkill_of_serve_post_each_key_once(server):
             srv.close()
             answered.update({k: sid for k, sid in zip(batch, results) if sid is not None})
             srv = ServeProcess(env).start()
-            # every key again, answered or not, as a client that retries does
+            # every key again, answered or not, as clients that retry do
+            # (RETRIERS of them at a time)
             async with httpx.AsyncClient(base_url=srv.url, timeout=60) as http:
-                for key in all_keys:
-                    sid = await post(http, token, key)
-                    assert sid is not None
-                    if key in answered:
-                        assert sid == answered[key], f"key {key}: retry got another status"
-                    answered[key] = sid
+                gate = asyncio.Semaphore(RETRIERS)
+
+                async def retry(key: str) -> str | None:
+                    async with gate:
+                        return await post(http, token, key)
+
+                again = await asyncio.gather(*(retry(key) for key in all_keys))
+            for key, sid in zip(all_keys, again):
+                assert sid is not None
+                if key in answered:
+                    assert sid == answered[key], f"key {key}: retry got another status"
+                answered[key] = sid
     finally:
         srv.stop()
         srv.close()
