@@ -1210,10 +1210,6 @@ class Redpoll:
             self.store, self.queue, client_id, scopes, username, email, password
         )
 
-    async def password_login(self, username, password, rate=None):
-        """The user these credentials are, else None (auth.password_login)."""
-        return await auth.password_login(self.store, username, password, rate)
-
     async def password_grant_login(self, username, password, rate=None):
         """The user of a password grant, else None (also with two-factor on)."""
         return await auth.password_grant_login(self.store, username, password, rate)
@@ -1263,9 +1259,6 @@ class Redpoll:
 
     async def redeem_code(self, app: auth.App, code, redirect_uri, verifier=None):
         return await auth.redeem_code(self.store, app, code, redirect_uri, verifier)
-
-    async def create_code(self, app: auth.App, uid, redirect_uri, scopes, **grant: Any) -> str:
-        return await auth.create_code(self.store, app, uid, redirect_uri, scopes, **grant)
 
     async def revoke_token(self, client_id, client_secret, token) -> bool:
         """Revoke ``token`` for the client these credentials authenticate
