@@ -41,7 +41,7 @@ from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, Vali
 from ..core.models import User
 from ..records import users
 from ..storage.store import Store
-from . import account, email_blocks, ratelimit
+from . import account, email_blocks, ratelimit, two_factor
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 
@@ -654,6 +654,119 @@ async def password_login(
     return await account.verify_password(store, user, password)
 
 
+async def password_grant_login(
+    store: Store, username, password, rate: ratelimit.Rate | None = None
+) -> User | None:
+    """:func:`password_login` for the password grant, which has no second
+    step: an account with two-factor sign-in on is refused as a wrong
+    password is (Mastodon's ``resource_owner_from_credentials``: ``user
+    unless user&.otp_required_for_login?``)."""
+    user = await password_login(store, username, password, rate)
+    if user is None or await two_factor.enabled(store, user.id):
+        return None
+    return user
+
+
+# --- the authorize page: password, then (with two-factor on) a code ----------------------
+@dataclass(frozen=True, slots=True)
+class CodeRequest:
+    """What an authorization request asks a code for (the app apart)."""
+
+    redirect_uri: str
+    redirect_given: bool
+    scopes: tuple[str, ...]
+    state: str
+    challenge: str | None  # PKCE S256
+
+    def as_dict(self) -> dict:
+        return {
+            "redirect_uri": self.redirect_uri,
+            "redirect_given": self.redirect_given,
+            "scopes": " ".join(self.scopes),
+            "state": self.state,
+            "challenge": self.challenge,
+        }
+
+    @classmethod
+    def of(cls, data: dict) -> CodeRequest:
+        return cls(
+            data["redirect_uri"],
+            bool(data["redirect_given"]),
+            tuple(data["scopes"].split()),
+            data["state"],
+            data["challenge"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SecondStep:
+    """The password was right and the account has two-factor on: the code
+    comes next, in the step ``token`` names (two_factor.start_challenge)."""
+
+    token: str
+
+
+async def authorize_sign_in(
+    store: Store, app: App, username, password, request: CodeRequest, rate=None
+) -> str | SecondStep | None:
+    """The first step of the authorize page: an authorization code for
+    ``request`` when the password is right and two-factor is off, the
+    second step when it is on, None for a wrong password."""
+    user = await password_login(store, username, password, rate)
+    if user is None:
+        return None
+    if await two_factor.enabled(store, user.id):
+        grant = {"client_id": app.client_id, **request.as_dict()}
+        return SecondStep(await two_factor.start_challenge(store, user.id, grant))
+    return await _code_for(store, app, user.id, request)
+
+
+async def _code_for(store: Store, app: App, uid: int, request: CodeRequest) -> str:
+    return await create_code(
+        store,
+        app,
+        uid,
+        request.redirect_uri,
+        request.scopes,
+        redirect_given=request.redirect_given,
+        challenge=request.challenge,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """The second step's answer: ``app`` None when the step is gone
+    (expired, used, out of tries, or its app removed); ``code`` None for a
+    wrong code (the same step may be tried again)."""
+
+    app: App | None
+    request: CodeRequest | None
+    code: str | None
+
+
+async def authorize_second_step(
+    store: Store, token, otp, rate: ratelimit.Rate | None = None, key: str | None = None
+) -> StepOutcome:
+    """The second step ``token`` with the code ``otp`` (TOTP or recovery):
+    an authorization code for the request the first step was given, once.
+    Each try counts for the step and for the account (TwoFactorLimited
+    past ``rate``); a wrong code writes nothing else."""
+    step = await two_factor.challenge(store, token)
+    if step is None:
+        return StepOutcome(None, None, None)
+    app = await get_app(store, step.grant["client_id"])
+    if app is None:
+        return StepOutcome(None, None, None)
+    request = CodeRequest.of(step.grant)
+    await two_factor.counted(store, step.uid, rate)
+    if not await two_factor.use_code(store, step.uid, otp, key):
+        return StepOutcome(app, request, None)
+    # the code is spent; the step is taken once (a second, racing, right code: gone)
+    if not await two_factor.finish_challenge(store, token):
+        return StepOutcome(None, None, None)
+    return StepOutcome(app, request, await _code_for(store, app, step.uid, request))
+
+
 async def check_own_password(
     store: Store, uid: int, password, rate: ratelimit.Rate | None = None
 ) -> User | None:
@@ -665,6 +778,43 @@ async def check_own_password(
     if not isinstance(password, str) or len(password) > limits.PASSWORD_MAX_CHARS:
         return None
     return await account.verify_password(store, await users.get_user(store, uid), password)
+
+
+async def disable_two_factor(
+    store: Store,
+    uid: int,
+    password=None,
+    code=None,
+    *,
+    rate: ratelimit.Rate | None = None,
+    code_rate: ratelimit.Rate | None = None,
+    key: str | None = None,
+) -> bool:
+    """Turn ``uid``'s two-factor sign-in off when ``code`` is a current code
+    (or an unused recovery code) of it, or else ``password`` is the
+    account's (Mastodon asks for the password); False, writing nothing,
+    when neither is right or it is off."""
+    if not await two_factor.enabled(store, uid):
+        raise two_factor.TwoFactorError("Two-factor authentication is not enabled")
+    if code not in (None, ""):
+        await two_factor.counted(store, uid, code_rate)
+        if not await two_factor.use_code(store, uid, code, key):
+            return False
+    elif await check_own_password(store, uid, password, rate) is None:
+        return False
+    return await two_factor.disable(store, uid)
+
+
+async def new_recovery_codes(
+    store: Store, uid: int, password, rate: ratelimit.Rate | None = None
+) -> list[str] | None:
+    """A new set of recovery codes for ``uid`` if ``password`` is the
+    account's (None, writing nothing, if not), as Mastodon asks."""
+    if not await two_factor.enabled(store, uid):
+        raise two_factor.TwoFactorError("Two-factor authentication is not enabled")
+    if await check_own_password(store, uid, password, rate) is None:
+        return None
+    return await two_factor.new_recovery_codes(store, uid)
 
 
 async def change_password(
@@ -703,6 +853,12 @@ __all__ = [
     "CodeGrant",
     "register",
     "password_login",
+    "password_grant_login",
+    "CodeRequest",
+    "SecondStep",
+    "StepOutcome",
+    "authorize_sign_in",
+    "authorize_second_step",
     "Session",
     "sessions",
     "revoke_session",

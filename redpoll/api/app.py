@@ -70,6 +70,7 @@ from . import (
     statuses,
     threads,
     trends,
+    two_factor,
 )
 from .responses import JSON, ApiError, error_response
 from .routing import IndexedRouter, declared, in_order
@@ -111,6 +112,7 @@ MODULES = (
     trends,
     push,
     sessions,
+    two_factor,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

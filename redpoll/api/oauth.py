@@ -13,8 +13,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from .. import web
-from ..accounts import auth
+from ..accounts import auth, two_factor
 from ..accounts.auth import OOB, OAuthError
+from ..core import limits
 from ..core.errors import RedpollError
 from .context import Ctx
 from .contract import STR, Doc, query_param, ref, request_body
@@ -104,11 +105,11 @@ def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
     return ctx.params.str("client_id"), ctx.params.str("client_secret")
 
 
-async def password_login(ctx: Ctx, username, password) -> auth.User | None:
-    """auth.password_login with the per-account limit (429 past it)."""
+async def _limited(ctx: Ctx, call):
+    """``call()`` with the per-account limits (log-in, two-factor codes) as a 429."""
     try:
-        return await ctx.rp.password_login(username, password, rate=ctx.settings.rate_login_account)
-    except auth.LoginLimited as exc:
+        return await call()
+    except (auth.LoginLimited, two_factor.TwoFactorLimited) as exc:
         ctx.rate = exc.state
         raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
 
@@ -161,8 +162,13 @@ async def token(ctx: Ctx) -> Response:
             )
         uid = None
         if grant == "password":
-            user = await password_login(ctx, p.raw("username"), p.raw("password"))
-            if user is None:
+            user = await _limited(
+                ctx,
+                lambda: ctx.rp.password_grant_login(
+                    p.raw("username"), p.raw("password"), rate=ctx.settings.rate_login_account
+                ),
+            )
+            if user is None:  # also with two-factor on, as Mastodon (auth.password_grant_login)
                 raise OAuthError(
                     "invalid_grant",
                     "The provided authorization grant is invalid, "
@@ -218,7 +224,9 @@ async def server_metadata(ctx: Ctx) -> Response:
                 | auth.ADMIN_WRITE_SCOPES
             ),
             "response_types_supported": ["code"],
-            "response_modes_supported": ["query", "fragment", "form_post"],
+            # (RFC 8414: the modes the authorize page answers in; it redirects
+            # with the query only, and without this field "fragment" is implied)
+            "response_modes_supported": ["query"],
             "code_challenge_methods_supported": ["S256"],
             "grant_types_supported": list(GRANT_TYPES),
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
@@ -433,7 +441,9 @@ async def authorize_page(request: Request) -> Response:
     "/oauth/authorize",
     auth="none",
     doc=Doc(
-        "Submit the authorization form: redirect with a code, or show it (oob)",
+        "Submit the authorization form (username and password; then, for an "
+        "account with two-factor on, two_factor_token and otp_attempt): redirect "
+        "with a code, or show it (oob)",
         "OAuth",
         STR,
         ok_type="text/html",
@@ -454,8 +464,10 @@ async def authorize_page(request: Request) -> Response:
                             "decision": {"enum": ["allow", "deny"]},
                             "code_challenge": STR,
                             "code_challenge_method": STR,
+                            # the second step (two-factor on): its token and the code
+                            "two_factor_token": STR,
+                            "otp_attempt": STR,
                         },
-                        "required": ["client_id", "username", "password"],
                     }
                 }
             },
@@ -466,7 +478,10 @@ async def authorize_submit(request: Request) -> Response:
     ctx = Ctx(request)
     try:
         await ctx.limit("login", ctx.settings.rate_login)
-        req = await _read_authorize_request(ctx, request)
+        ctx.params = await parse_params(request)
+        if ctx.params.has("two_factor_token"):
+            return await _second_step(ctx)
+        req = await _authorize_request(ctx)
     except (_Refused, ApiError) as exc:
         return _failure_page(exc)
     redirect_uri, state = req.redirect_uri, req.state
@@ -481,12 +496,25 @@ async def authorize_submit(request: Request) -> Response:
         return RedirectResponse(
             f"{redirect_uri}{sep}{query}", status_code=302, headers=PAGE_HEADERS
         )
+    p = ctx.params
+    wanted = auth.CodeRequest(
+        req.redirect_uri, req.redirect_given, req.scopes, req.state, req.challenge
+    )
     try:
-        user = await password_login(ctx, ctx.params.raw("username"), ctx.params.raw("password"))
+        outcome = await _limited(
+            ctx,
+            lambda: ctx.rp.authorize_sign_in(
+                req.app,
+                p.raw("username"),
+                p.raw("password"),
+                wanted,
+                rate=ctx.settings.rate_login_account,
+            ),
+        )
     except ApiError as exc:
         return _failure_page(exc)
-    if user is None:
-        typed = ctx.params.raw("username")
+    if outcome is None:
+        typed = p.raw("username")
         return page(
             _title(ctx, req),
             _form(
@@ -494,20 +522,63 @@ async def authorize_submit(request: Request) -> Response:
             ),
             401,
         )
-    code = await ctx.rp.create_code(
-        req.app,
-        user.id,
-        req.redirect_uri,
-        req.scopes,
-        redirect_given=req.redirect_given,
-        challenge=req.challenge,
+    if isinstance(outcome, auth.SecondStep):
+        return page(_title(ctx, req), _code_form(outcome.token))
+    return _answer(req, outcome)
+
+
+def _code_form(token: str, error: str = "") -> str:
+    """The second step: a code from the authenticator app (or a recovery
+    code), with the token of the step the password opened, and nothing else."""
+    e = html.escape
+    err = f"<p class=error role=alert>{e(error)}</p>" if error else ""
+    return (
+        "<p class=auth-step>Two-factor authentication is on for this account: "
+        "enter the code your authenticator app shows, or one of your recovery codes.</p>"
+        f"{err}<form method=post action=/oauth/authorize class=signin>"
+        f'<input type=hidden name=two_factor_token value="{e(token)}">'
+        "<label class=field><span>Code</span><input name=otp_attempt"
+        " autocomplete=one-time-code autocapitalize=none spellcheck=false required"
+        f" maxlength={limits.TWO_FACTOR_CODE_MAX_CHARS} autofocus></label>"
+        "<button type=submit class='primary big'>Verify</button></form>"
+        "<p class=auth-more><a href=/>Cancel</a></p>"
     )
-    if redirect_uri == OOB:
+
+
+async def _second_step(ctx: Ctx) -> Response:
+    """The code for the step a right password opened: an authorization code
+    as the first step would have given, once; a wrong code shows the form
+    again (the same words whatever was wrong), limited per step and per account."""
+    token = ctx.params.raw("two_factor_token")
+    outcome = await _limited(
+        ctx, lambda: ctx.rp.authorize_second_step(token, ctx.params.raw("otp_attempt"))
+    )
+    if outcome.app is None or outcome.request is None:
+        return page(
+            "Sign-in failed",
+            "<p class=error role=alert>This sign-in has expired or was already used: "
+            "sign in again.</p><p class=auth-more><a href=/>Back to Redpoll</a></p>",
+            400,
+        )
+    w = outcome.request
+    req = _AuthorizeRequest(
+        outcome.app, w.redirect_uri, w.redirect_given, w.scopes, w.state, w.challenge
+    )
+    if outcome.code is None:
+        return page(_title(ctx, req), _code_form(str(token), "Invalid code."), 401)
+    return _answer(req, outcome.code)
+
+
+def _answer(req: _AuthorizeRequest, code: str) -> Response:
+    """The authorization code: shown (oob) or sent to the redirect_uri."""
+    if req.redirect_uri == OOB:
         return page(
             "Authorization code",
             "<p>Copy this code and paste it into the application:</p>"
             f"<p><code id=code>{html.escape(code)}</code></p>",
         )
-    query = urlencode({"code": code, **({"state": state} if state else {})})
-    sep = "&" if "?" in redirect_uri else "?"
-    return RedirectResponse(f"{redirect_uri}{sep}{query}", status_code=302, headers=PAGE_HEADERS)
+    query = urlencode({"code": code, **({"state": req.state} if req.state else {})})
+    sep = "&" if "?" in req.redirect_uri else "?"
+    return RedirectResponse(
+        f"{req.redirect_uri}{sep}{query}", status_code=302, headers=PAGE_HEADERS
+    )

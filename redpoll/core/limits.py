@@ -362,6 +362,24 @@ SCHEDULED_SETTLE_MS = 120_000
 AUTH_CODE_TTL_S = 600
 #: A pending e-mail claim of a registration that died expires after this.
 EMAIL_CLAIM_TTL_S = 60
+# --- two-factor sign-in (redpoll/accounts/two_factor.py) -------------------------------
+#: A TOTP code is good for one 30 s step (RFC 6238's default X) ...
+TWO_FACTOR_STEP_S = 30
+#: ... and this many steps either side of now (clock drift of the phone).
+TWO_FACTOR_WINDOW_STEPS = 1
+#: Digits in a code (what every authenticator app shows).
+TWO_FACTOR_DIGITS = 6
+#: A secret not yet confirmed by a code is dropped after this.
+TWO_FACTOR_SETUP_TTL_S = 900
+#: The second step of a sign-in (its code) must come this soon after the password.
+TWO_FACTOR_CHALLENGE_TTL_S = 300
+#: Wrong codes one second step takes before it is dropped (the password again).
+TWO_FACTOR_CHALLENGE_TRIES = 5
+#: Recovery codes made at once (Mastodon: 10), each this many hex digits.
+TWO_FACTOR_RECOVERY_CODES = 10
+TWO_FACTOR_RECOVERY_HEX = 20
+#: The longest code (TOTP or recovery) looked at; anything longer is wrong.
+TWO_FACTOR_CODE_MAX_CHARS = 64
 #: Ids in one GET /api/v1/accounts/relationships or list membership change.
 API_IDS_PER_REQUEST = 40
 #: Status entities kept rendered (JSON bytes) per HTTP process; a status

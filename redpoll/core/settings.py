@@ -52,6 +52,13 @@ def _rate(env: Mapping[str, str], name: str, default: tuple[int, int] | None):
     return count, seconds
 
 
+def _two_factor_key(env: Mapping[str, str]) -> str | None:
+    raw = env.get("REDPOLL_TWO_FACTOR_KEY") or None
+    if raw is not None and len(raw) < 32:
+        raise ConfigError("REDPOLL_TWO_FACTOR_KEY must be at least 32 characters (a random string)")
+    return raw
+
+
 def _cap(env: Mapping[str, str], name: str, default: int) -> int | None:
     """A count limit (1..1e6), or "off" (None)."""
     raw = env.get(name)
@@ -247,6 +254,12 @@ class Settings:
     rate_login: tuple[int, int] | None = (25, 300)
     #: Log-in attempts per account, from any IP (Mastodon: 25 an hour).
     rate_login_account: tuple[int, int] | None = (25, 3600)
+    #: Two-factor codes tried per account, from any IP (a wrong one or a right one).
+    rate_two_factor: tuple[int, int] | None = (10, 300)
+    #: The key two-factor secrets are encrypted with at rest (any string, at
+    #: least 32 characters; REDPOLL_TWO_FACTOR_KEY). None: a random key kept
+    #: in the database itself (a dump of it alone then holds both).
+    two_factor_key: str | None = field(default=None, repr=False)
     #: Apps created and tokens issued per client IP (each app and token would
     #: otherwise bring a fresh per-token bucket).
     rate_apps: tuple[int, int] | None = (100, 300)
@@ -382,6 +395,8 @@ class Settings:
             rate_signup=_rate(env, "REDPOLL_RATE_SIGNUP", (5, 1800)),
             rate_login=_rate(env, "REDPOLL_RATE_LOGIN", (25, 300)),
             rate_login_account=_rate(env, "REDPOLL_RATE_LOGIN_ACCOUNT", (25, 3600)),
+            rate_two_factor=_rate(env, "REDPOLL_RATE_TWO_FACTOR", (10, 300)),
+            two_factor_key=_two_factor_key(env),
             rate_apps=_rate(env, "REDPOLL_RATE_APPS", (100, 300)),
             rate_ip_tokens=_rate(env, "REDPOLL_RATE_IP_TOKENS", (1500, 300)),
             rate_inbox_host=_rate(env, "REDPOLL_RATE_INBOX_HOST", (3000, 300)),

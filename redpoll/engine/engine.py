@@ -14,7 +14,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account, activity, auth, markers, ratelimit
+from ..accounts import account, activity, auth, markers, ratelimit, two_factor
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
@@ -1210,15 +1210,55 @@ class Redpoll:
             self.store, self.queue, client_id, scopes, username, email, password
         )
 
-    async def password_login(self, username, password, rate=None):
-        """The user these credentials are, else None (auth.password_login)."""
-        return await auth.password_login(self.store, username, password, rate)
+    async def password_grant_login(self, username, password, rate=None):
+        """The user of a password grant, else None (also with two-factor on)."""
+        return await auth.password_grant_login(self.store, username, password, rate)
+
+    async def authorize_sign_in(self, app: auth.App, username, password, request, rate=None):
+        """The authorize page's password step (auth.authorize_sign_in)."""
+        return await auth.authorize_sign_in(self.store, app, username, password, request, rate)
+
+    async def authorize_second_step(self, token, otp) -> auth.StepOutcome:
+        """The authorize page's code step (auth.authorize_second_step)."""
+        return await auth.authorize_second_step(
+            self.store, token, otp, self.settings.rate_two_factor, self.settings.two_factor_key
+        )
+
+    # --- two-factor sign-in of one's own account (redpoll.accounts.two_factor) ----------
+    async def two_factor_status(self, uid: int) -> two_factor.Status:
+        return await two_factor.status(self.store, uid)
+
+    async def two_factor_setup(self, uid: int, issuer: str) -> two_factor.Setup:
+        """A new secret to confirm with a code; ``issuer``: the server's host,
+        what the authenticator app shows with the login."""
+        user = await users.get_user(self.store, uid)
+        return await two_factor.begin_setup(
+            self.store, uid, user.login, issuer, self.settings.two_factor_key
+        )
+
+    async def two_factor_enable(self, uid: int, code) -> list[str] | None:
+        """On, with its recovery codes, if ``code`` confirms the set-up."""
+        await two_factor.counted(self.store, uid, self.settings.rate_two_factor)
+        return await two_factor.confirm_setup(self.store, uid, code, self.settings.two_factor_key)
+
+    async def two_factor_disable(self, uid: int, password=None, code=None) -> bool:
+        return await auth.disable_two_factor(
+            self.store,
+            uid,
+            password,
+            code,
+            rate=self.settings.rate_login_account,
+            code_rate=self.settings.rate_two_factor,
+            key=self.settings.two_factor_key,
+        )
+
+    async def two_factor_recovery_codes(self, uid: int, password) -> list[str] | None:
+        return await auth.new_recovery_codes(
+            self.store, uid, password, self.settings.rate_login_account
+        )
 
     async def redeem_code(self, app: auth.App, code, redirect_uri, verifier=None):
         return await auth.redeem_code(self.store, app, code, redirect_uri, verifier)
-
-    async def create_code(self, app: auth.App, uid, redirect_uri, scopes, **grant: Any) -> str:
-        return await auth.create_code(self.store, app, uid, redirect_uri, scopes, **grant)
 
     async def revoke_token(self, client_id, client_secret, token) -> bool:
         """Revoke ``token`` for the client these credentials authenticate

@@ -9,10 +9,11 @@ from datetime import UTC, datetime
 
 import click
 
-from ..accounts import auth
+from ..accounts import auth, two_factor
 from ..admin import audit, roles
 from ..engine.engine import Redpoll
 from ..moderation import moderation
+from ..records import users
 
 
 def _when(ms: int | None) -> str:
@@ -214,6 +215,29 @@ def reset_password(ctx, login: str, password: str | None) -> None:
     secret = _password(password)
     user = _engine(ctx, lambda rp: moderation.reset_password(rp.store, login, secret))
     click.echo(f"@{user.login}: password reset, tokens revoked")
+
+
+@admin.command("disable-two-factor")
+@click.argument("login")
+@click.pass_context
+def disable_two_factor(ctx, login: str) -> None:
+    """Turn an account's two-factor sign-in off (as tootctl accounts modify
+    --disable-2fa): it signs in with its password alone until its owner
+    sets it up again. Its tokens stay."""
+
+    async def act(rp):
+        user = await users.lookup(rp.store, login)
+        was_on = await two_factor.disable(rp.store, user.id)
+        if was_on:
+            await audit.record(rp.store, None, "disable_2fa", "User", user.id, user.login)
+        return user, was_on
+
+    user, was_on = _engine(ctx, act)
+    click.echo(
+        f"@{user.login}: two-factor sign-in turned off"
+        if was_on
+        else f"@{user.login}: two-factor sign-in was not on"
+    )
 
 
 @admin.command("delete-account")

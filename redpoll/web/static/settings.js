@@ -1,8 +1,8 @@
 // Settings beyond the profile's name and bio: profile fields (up to 4
 // name/value pairs, saved with the profile form), the apps and devices
 // signed in to the account (/api/v1/redpoll/sessions) with Revoke for each,
-// changing the password and deleting the account (Redpoll's own small
-// endpoints: Mastodon keeps these out of its client API).
+// changing the password, two-factor sign-in and deleting the account
+// (Redpoll's own small endpoints: Mastodon keeps these out of its client API).
 import { api, session } from './api.js';
 import { has } from './features.js';
 import { h, toast, errorText, statusContent, fullDate } from './ui.js';
@@ -129,6 +129,106 @@ export function passwordSection() {
   currentField, freshField, againField, err,
   h('button', { type: 'submit', class: 'primary' }, 'Change password'));
   return [form];
+}
+
+// --- two-factor sign-in -------------------------------------------------------------------------
+// /api/v1/redpoll/two_factor: set up (the secret as a QR code and as text,
+// on only once a code from the app is right, then the recovery codes shown
+// once), new recovery codes (the password), removal (a code or the password).
+const TFA = '/api/v1/redpoll/two_factor';
+
+function recoveryList(codes) {
+  return h('div', { class: 'tfa-codes' },
+    h('p', {}, 'Your recovery codes: each signs you in once if you lose your phone. Keep them somewhere safe; they are not shown again.'),
+    h('ol', { class: 'tfa-code-list', 'aria-label': 'Recovery codes' }, ...codes.map((c) => h('li', {}, h('code', {}, c)))));
+}
+
+export function twoFactorSection() {
+  if (!has('GET', TFA)) return [];
+  const body = h('div', { class: 'tfa-body' });
+  const err = () => h('p', { class: 'error', role: 'alert' });
+  const busy = async (btn, fail, call) => {
+    btn.disabled = true;
+    fail.textContent = '';
+    try { await call(); } catch (e) { fail.textContent = e.status === 422 ? (e.body?.error || errorText(e)).replace(/^Validation failed: /, '') : errorText(e); } finally { btn.disabled = false; }
+  };
+  const load = async () => {
+    try { show(await api(TFA)); } catch (e) { body.replaceChildren(h('p', { class: 'error' }, errorText(e))); }
+  };
+  const show = (st) => (st.enabled ? on(st) : off());
+  const off = () => {
+    const fail = err();
+    const start = h('button', { type: 'button', class: 'primary' }, 'Set up two-factor authentication');
+    start.disabled = !has('POST', `${TFA}/setup`);
+    start.addEventListener('click', () => busy(start, fail, async () => setup(await api(`${TFA}/setup`, { method: 'POST' }))));
+    body.replaceChildren(
+      h('p', { class: 'hint' }, 'Off. With it on, signing in asks for a code from an authenticator app on your phone after your password.'),
+      start, fail);
+  };
+  const setup = (s) => {
+    const code = h('input', { name: 'code', autocomplete: 'one-time-code', inputmode: 'numeric', required: true, maxlength: '64', autocapitalize: 'none' });
+    const fail = err();
+    const cancel = h('button', { type: 'button', onclick: off }, 'Cancel');
+    const form = h('form', { class: 'tfa-setup', onsubmit: (e) => {
+      e.preventDefault();
+      busy(form.querySelector('button[type=submit]'), fail, async () => {
+        const done = await api(`${TFA}/enable`, { method: 'POST', form: { code: code.value.trim() } });
+        toast('Two-factor authentication is on');
+        const ok = h('button', { type: 'button', class: 'primary', onclick: load }, 'I have kept them');
+        body.replaceChildren(recoveryList(done.recovery_codes), ok);
+        ok.focus();
+      });
+    } },
+    h('p', {}, 'Scan this QR code with your authenticator app, or type the key below into it; then enter the code it shows.'),
+    h('img', { class: 'tfa-qr', src: s.qr_svg, alt: 'QR code of your two-factor key', width: '200', height: '200' }),
+    h('p', {}, 'Key: ', h('code', { class: 'tfa-secret' }, s.secret)),
+    h('label', { class: 'field' }, h('span', {}, 'Code from the app'), code),
+    fail,
+    h('div', { class: 'auth-buttons' }, h('button', { type: 'submit', class: 'primary' }, 'Enable'), cancel));
+    body.replaceChildren(form);
+    code.focus();
+  };
+  const on = (st) => {
+    const proof = h('input', { type: 'password', name: 'two_factor_proof', autocomplete: 'one-time-code', required: true, maxlength: '1024' });
+    const failOff = err();
+    const remove = h('form', { class: 'tfa-remove', onsubmit: (e) => {
+      e.preventDefault();
+      busy(remove.querySelector('button[type=submit]'), failOff, async () => {
+        const typed = proof.value.trim();
+        // six digits are a code (a password is at least 8 characters)
+        const form = /^\d{6}$/.test(typed) ? { code: typed } : { password: proof.value };
+        await api(`${TFA}/disable`, { method: 'POST', form });
+        toast('Two-factor authentication is off');
+        await load();
+      });
+    } },
+    h('label', { class: 'field' }, h('span', {}, 'A code from your app, or your password'), proof),
+    failOff,
+    h('button', { type: 'submit', class: 'danger' }, 'Turn off two-factor authentication'));
+    const password = h('input', { type: 'password', name: 'recovery_password', autocomplete: 'current-password', required: true, maxlength: '1024' });
+    const failCodes = err();
+    const codesOut = h('div', {});
+    const fresh = h('form', { class: 'tfa-recovery', onsubmit: (e) => {
+      e.preventDefault();
+      busy(fresh.querySelector('button[type=submit]'), failCodes, async () => {
+        const done = await api(`${TFA}/recovery_codes`, { method: 'POST', form: { password: password.value } });
+        password.value = '';
+        codesOut.replaceChildren(recoveryList(done.recovery_codes));
+      });
+    } },
+    h('label', { class: 'field' }, h('span', {}, 'Your password'), password),
+    failCodes,
+    h('button', { type: 'submit' }, 'New recovery codes'), codesOut);
+    body.replaceChildren(
+      h('p', { class: 'tfa-on' }, `On · ${st.recovery_codes_left} recovery code${st.recovery_codes_left === 1 ? '' : 's'} left`),
+      remove,
+      h('h3', {}, 'Recovery codes'),
+      h('p', { class: 'hint' }, 'New codes replace the old ones.'),
+      fresh);
+  };
+  load();
+  return [h('section', { class: 'settings-section two-factor', 'aria-labelledby': 'two-factor-head' },
+    h('h2', { id: 'two-factor-head' }, 'Two-factor authentication'), body)];
 }
 
 // --- deleting the account ---------------------------------------------------------------------
