@@ -42,6 +42,7 @@ from ..stream.service import StreamService
 from . import (
     accounts,
     admin,
+    admin_trends,
     conversations,
     edits,
     endorsements,
@@ -84,6 +85,7 @@ access = logging.getLogger("redpoll.access")
 MODULES = (
     statuses,
     admin,
+    admin_trends,
     edits,
     instance,
     oauth,

@@ -17,7 +17,7 @@ from ..core import keys, limits
 from ..core.errors import Conflict, LimitReached
 from ..core.models import now_us
 from ..storage.store import Store
-from ..trends import ranking
+from ..trends import ranking, review
 from . import tag_history
 from .conversation import tag_name
 from .jobs import TagFollowJob
@@ -96,11 +96,19 @@ async def followed(store: Store, uid: int) -> list[str]:
 
 
 async def trending(
-    store: Store, uid: int | None, *, offset=None, limit=None, now: int | None = None
+    store: Store,
+    uid: int | None,
+    *,
+    offset=None,
+    limit=None,
+    now: int | None = None,
+    audience: review.Audience = review.Audience.PUBLIC,
 ) -> list[Tag]:
-    """The trending hashtags (redpoll.trends.ranking), best first, with
-    whether ``uid`` follows each; ``now`` (ms): the clock."""
-    found = await ranking.trending(store, "tag", offset=offset, limit=limit, now=now)
+    """The trending hashtags ``audience`` is shown (redpoll.trends.ranking),
+    best first, with whether ``uid`` follows each; ``now`` (ms): the clock."""
+    found = await ranking.trending(
+        store, "tag", offset=offset, limit=limit, now=now, audience=audience
+    )
     mine = [None] * len(found)
     if uid is not None and found:
         (mine,) = await store.batch(

@@ -668,6 +668,14 @@ def trend_day(kind: str, day: int) -> str:
     return f"trend:{{trends}}:{kind}:{day}"
 
 
+def trend_review(kind: str) -> str:
+    """HASH item -> "1" (approved to trend) or "0" (rejected) for ``kind``
+    ``tag`` (hashtag names), ``link`` (trends.history.digest of the URL) or
+    ``status`` (ids): what moderators decided (redpoll.trends.review). It
+    grows only by their decisions, one field per item reviewed."""
+    return f"trend:{{trends}}:review:{kind}"
+
+
 def trend_statuses(day: int) -> str:
     """ZSET status id -> favourites + boosts, of the public local statuses
     posted on one UTC day that were favourited or boosted: the candidates of

@@ -275,6 +275,9 @@ class Settings:
     instance_title: str = "Redpoll"
     #: Log one JSON line per HTTP request (method, path, status, duration).
     access_log: bool = True
+    #: Trends show only what a moderator approved (REDPOLL_TRENDS_REVIEW=1);
+    #: otherwise everything that trends unless a moderator rejected it.
+    trends_review: bool = False
     #: Streaming: events one connection may have waiting before it is
     #: cut off as stalled (FALLING_BEHIND warning at 60% of it).
     stream_queue_max: int = limits.STREAM_QUEUE_MAX
@@ -403,6 +406,7 @@ class Settings:
             serve_jobs=_bool(env, "REDPOLL_SERVE_JOBS", True),
             instance_title=(env.get("REDPOLL_INSTANCE_TITLE") or "Redpoll")[:100],
             access_log=_bool(env, "REDPOLL_ACCESS_LOG", True),
+            trends_review=_bool(env, "REDPOLL_TRENDS_REVIEW", False),
             stream_queue_max=_int(
                 env, "REDPOLL_STREAM_QUEUE", limits.STREAM_QUEUE_MAX, 2, 1_000_000
             ),

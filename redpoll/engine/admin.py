@@ -20,7 +20,7 @@ from ..federation import domain_admin as domain_blocks
 from ..federation import domains
 from ..moderation import admin_accounts as accounts
 from ..moderation import admin_reports as reports
-from ..moderation import moderation
+from ..moderation import moderation, trends_review
 from ..moderation import report_views as views
 from ..moderation.admin_accounts import AdminAccount, Filter
 from ..moderation.moderation import Report
@@ -198,6 +198,16 @@ class Desk:
     async def sign_up_refused_from(self, ip: str) -> bool:
         """Whether an IP block refuses sign-ups from ``ip``."""
         return await ip_blocks.sign_up_refused(self.store, ip)
+
+    # --- trends review (redpoll.moderation.trends_review) --------------------------------
+    async def trending(self, actor, kind: str, *, offset=None, limit=None):
+        return await trends_review.trending(self.store, actor, kind, offset=offset, limit=limit)
+
+    async def trending_statuses(self, actor, *, offset=None, limit=None):
+        return await trends_review.trending_statuses(self.store, actor, offset=offset, limit=limit)
+
+    async def review_trend(self, actor, kind: str, item, approve: bool):
+        return await trends_review.decide(self.store, actor, kind, item, approve)
 
     # --- the audit log -------------------------------------------------------------------
     async def audit_log(self, limit: int = 100, before: str | None = None) -> list[audit.Entry]:

@@ -63,6 +63,7 @@ from ..storage.store import Store
 from ..suggestions import suggestions as follow_suggestions
 from ..timelines import timelines
 from ..trends import ranking
+from ..trends import review as trend_review
 from ..trends import statuses as trend_statuses
 from . import migrate as migrations
 from .admin import Desk
@@ -1016,21 +1017,32 @@ class Redpoll:
         return await tags.with_history(self.store, [tags.Tag(n, True, True) for n in names])
 
     # --- discovery: trends and suggestions ---------------------------------------------------
+    @property
+    def _trends_audience(self) -> trend_review.Audience:
+        """Whom the public trends are read for (redpoll.trends.review)."""
+        return trend_review.public(self.settings.trends_review)
+
     async def trending_tags(
         self, viewer, *, offset=None, limit=None, now: int | None = None
     ) -> list[tags.Tag]:
-        return await tags.trending(self.store, viewer, offset=offset, limit=limit, now=now)
+        return await tags.trending(
+            self.store, viewer, offset=offset, limit=limit, now=now, audience=self._trends_audience
+        )
 
     async def trending_links(
         self, *, offset=None, limit=None, now: int | None = None
     ) -> list[ranking.Trend]:
-        return await ranking.trending(self.store, "link", offset=offset, limit=limit, now=now)
+        return await ranking.trending(
+            self.store, "link", offset=offset, limit=limit, now=now, audience=self._trends_audience
+        )
 
     async def trending_page(
         self, viewer, *, offset=None, limit=None, now: int | None = None
     ) -> pages.Shown:
         """The trending statuses as ``viewer`` is shown them (mutes applied)."""
-        sids = await trend_statuses.trending(self.store, offset=offset, limit=limit, now=now)
+        sids = await trend_statuses.trending(
+            self.store, offset=offset, limit=limit, now=now, audience=self._trends_audience
+        )
         return await pages.timeline(
             self.store,
             viewer,

@@ -22,7 +22,7 @@ from ..core import limits, validate
 from ..core.errors import ValidationError
 from ..core.models import now_ms
 from ..storage.store import Store
-from . import history
+from . import history, review
 from .history import DAY_MS, Day
 
 BASELINE_DAYS = 5
@@ -33,6 +33,7 @@ class Trend:
     item: str  # a hashtag's name or a URL
     score: float
     history: tuple[Day, ...]  # today first
+    verdict: bool | None = None  # a moderator's (trends.review): None not reviewed
 
 
 def score(days: tuple[Day, ...], now: int) -> tuple[float, float]:
@@ -59,10 +60,17 @@ def window(offset, limit, default: int, maximum: int) -> tuple[int, int]:
 
 
 async def trending(
-    store: Store, kind: str, *, offset=None, limit=None, now: int | None = None
+    store: Store,
+    kind: str,
+    *,
+    offset=None,
+    limit=None,
+    now: int | None = None,
+    audience: review.Audience = review.Audience.PUBLIC,
 ) -> list[Trend]:
-    """The trending items of ``kind`` ("tag" or "link"), best first; ``now``
-    (ms) the clock. One read of the candidates, one batch of histories."""
+    """The trending items of ``kind`` ("tag" or "link") that ``audience``
+    is shown (trends.review), best first; ``now`` (ms) the clock. One read
+    of the candidates, one batch of histories, one read of the verdicts."""
     start, size = window(
         offset,
         limit,
@@ -78,4 +86,8 @@ async def trending(
         if value > 0 and recent >= limits.TRENDS_MIN_ACCOUNTS:
             ranked.append((-value, -recent, item))
     ranked.sort()
-    return [Trend(item, -value, days[item]) for value, _, item in ranked[start : start + size]]
+    found = [Trend(item, -value, days[item]) for value, _, item in ranked]
+    kept = await review.select(
+        store, kind, found, [review.item_id(kind, t.item) for t in found], audience
+    )
+    return [Trend(t.item, t.score, t.history, verdict) for t, verdict in kept[start : start + size]]

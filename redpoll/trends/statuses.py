@@ -16,6 +16,7 @@ from __future__ import annotations
 from ..core import keys, limits
 from ..core.models import now_ms
 from ..storage.store import Store
+from . import review
 from .history import DAY_MS
 from .ranking import window
 
@@ -53,10 +54,32 @@ async def note(store: Store, sid: int, now: int | None = None) -> None:
     )
 
 
-async def trending(store: Store, *, offset=None, limit=None, now: int | None = None) -> list[int]:
-    """The ids of the trending statuses, best first (``now``: the clock, ms).
-    Reads at most limits.TRENDS_CANDIDATES_READ candidates of each day of the
-    window, then their records and counts in one batch."""
+async def trending(
+    store: Store,
+    *,
+    offset=None,
+    limit=None,
+    now: int | None = None,
+    audience: review.Audience = review.Audience.PUBLIC,
+) -> list[int]:
+    """The ids of the trending statuses ``audience`` is shown, best first
+    (``now``: the clock, ms)."""
+    found = await reviewed(store, offset=offset, limit=limit, now=now, audience=audience)
+    return [sid for sid, _ in found]
+
+
+async def reviewed(
+    store: Store,
+    *,
+    offset=None,
+    limit=None,
+    now: int | None = None,
+    audience: review.Audience = review.Audience.PUBLIC,
+) -> list[tuple[int, bool | None]]:
+    """The trending statuses ``audience`` is shown, best first, each with
+    its verdict (trends.review). Reads at most
+    limits.TRENDS_CANDIDATES_READ candidates of each day of the window,
+    then their records and counts in one batch, then the verdicts."""
     start, size = window(offset, limit, limits.PAGE_DEFAULT, limits.PAGE_MAX)
     now = now_ms() if now is None else now
     first, last = (now - WINDOW_MS) // DAY_MS, now // DAY_MS
@@ -86,4 +109,6 @@ async def trending(store: Store, *, offset=None, limit=None, now: int | None = N
         if total > 0 and _eligible(row, now):
             ranked.append((-total, -sid))
     ranked.sort()
-    return [-sid for _, sid in ranked[start : start + size]]
+    ids = [-sid for _, sid in ranked]
+    kept = await review.select(store, "status", ids, [str(i) for i in ids], audience)
+    return kept[start : start + size]
