@@ -9,6 +9,7 @@ the live updates are cut off."""
 from __future__ import annotations
 
 import re
+import time
 
 from playwright.sync_api import expect
 from support.browser import DESKTOP, browser, me, people, status_in, until, web  # noqa: F401  # noqa: F401
@@ -162,13 +163,19 @@ def test_a_post_can_be_written_from_every_screen(people):  # noqa: F811
 
 
 def row_of(locators) -> list[float]:
-    """The vertical middle of each element (one row: all alike)."""
-    out = []
-    for loc in locators:
-        box = loc.bounding_box()
-        assert box, loc
-        out.append(box["y"] + box["height"] / 2)
-    return out
+    """The vertical middle of each element (one row: all alike), read again
+    until the layout is still: each box is read at its own moment, and a
+    composer folding above (a moment after its focus goes) moves the rest."""
+    deadline = time.monotonic() + 5
+    while True:
+        out = []
+        for loc in locators:
+            box = loc.bounding_box()
+            assert box, loc
+            out.append(box["y"] + box["height"] / 2)
+        if max(out) - min(out) < 3 or time.monotonic() > deadline:
+            return out
+        time.sleep(0.1)
 
 
 def test_phone_layout_one_row_of_actions_a_tidy_composer_and_five_in_the_bar(people):  # noqa: F811
