@@ -50,6 +50,7 @@ from . import (
     filters,
     instance,
     lists,
+    mail,
     media,
     nodeinfo,
     notifications,
@@ -111,6 +112,7 @@ MODULES = (
     trends,
     push,
     sessions,
+    mail,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

@@ -23,7 +23,6 @@ from ..gateway import links
 from .params import Params
 from .responses import NOT_FOUND, ApiError
 
-
 #: Mastodon's answer where a login's e-mail address awaits confirmation
 UNCONFIRMED = "Your login is missing a confirmed e-mail address"
 
@@ -80,9 +79,7 @@ class Ctx:
             if state.exceeded:
                 raise ApiError(429, "Too many requests", headers=state.headers())
 
-    async def authenticate(
-        self, required: bool, scope, user: bool, standing: bool = False
-    ) -> None:
+    async def authenticate(self, required: bool, scope, user: bool, standing: bool = False) -> None:
         token, _ = gateway_auth.bearer_token(self.request.scope)
         if token:
             self.token, self.rate = await self.rp.authenticate(token, self.settings.rate_token)

@@ -83,9 +83,7 @@ async def complete(store: Store, link: links.Link, old: str) -> str | None:
     claimed = bool(await store.set(new_key, uid, nx=True))
     if not claimed and not await _free_for(store, uid, new):
         raise AddressTaken("E-mail has already been taken")
-    dropped = bool(old) and bool(
-        await store.run("email_unbind", [keys.email(old.lower())], [uid])
-    )
+    dropped = bool(old) and bool(await store.run("email_unbind", [keys.email(old.lower())], [uid]))
     if await links.use(store, link, {"email": new}, (standing.UNCONFIRMED,)):
         return new
     # replaced or used meanwhile: the index as it was

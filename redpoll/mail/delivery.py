@@ -93,8 +93,12 @@ async def send(store: Store, settings: Settings, job: MailJob) -> str:
         if job.attempt + 1 >= limits.MAIL_ATTEMPTS:
             log.warning(
                 "mail given up",
-                extra={"mail": job.message, "uid": job.uid, "tries": job.attempt + 1,
-                       "reason": str(exc)[:300]},
+                extra={
+                    "mail": job.message,
+                    "uid": job.uid,
+                    "tries": job.attempt + 1,
+                    "reason": str(exc)[:300],
+                },
             )
             return "given up"
         due = int((time.time() + retry_delay_s(job.attempt)) * 1000)
@@ -102,8 +106,12 @@ async def send(store: Store, settings: Settings, job: MailJob) -> str:
         await JobQueue(store).enqueue_at(again, due)
         log.info(
             "mail not sent yet, tried again later",
-            extra={"mail": job.message, "uid": job.uid, "tries": job.attempt + 1,
-                   "reason": str(exc)[:300]},
+            extra={
+                "mail": job.message,
+                "uid": job.uid,
+                "tries": job.attempt + 1,
+                "reason": str(exc)[:300],
+            },
         )
         return "retry"
     log.info("mail sent", extra={"mail": job.message, "uid": job.uid})

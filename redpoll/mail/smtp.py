@@ -50,3 +50,17 @@ async def deliver(settings: Settings, message: EmailMessage) -> None:
         raise _code_error(exc.code, exc.message) from None
     except (aiosmtplib.SMTPException, OSError, TimeoutError) as exc:
         raise Temporary(str(exc) or type(exc).__name__) from None
+
+
+def describe(settings: Settings) -> str:
+    """What the server does about e-mail, in one line for the start-up log."""
+    if not settings.mail:
+        return (
+            "off (REDPOLL_SMTP_HOST is not set): no e-mail is sent, no account "
+            "needs confirming its address, no password can be reset by e-mail"
+        )
+    login = f", as {settings.smtp_username}" if settings.smtp_username else ""
+    return (
+        f"on: SMTP {settings.smtp_host}:{settings.smtp_port} ({settings.smtp_security}{login}), "
+        f"from {settings.smtp_from}; new accounts confirm their address"
+    )
