@@ -12,6 +12,7 @@ import threading
 import time
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from email.utils import getaddresses
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -45,7 +46,9 @@ class Mailbox:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
-        msg = message_from_bytes(envelope.original_content or envelope.content, policy=policy.default)
+        msg = message_from_bytes(
+            envelope.original_content or envelope.content, policy=policy.default
+        )
         with self.lock:
             self.messages.append(msg)  # type: ignore[arg-type]
         return "250 Message accepted"
@@ -78,7 +81,11 @@ class SmtpServer:
 
     def to(self, address: str) -> list[EmailMessage]:
         with self.box.lock:
-            return [m for m in self.box.messages if address.lower() in str(m["To"]).lower()]
+            return [
+                m
+                for m in self.box.messages
+                if address.lower() in (a.lower() for _, a in getaddresses([str(m["To"])]))
+            ]
 
     def wait_for(self, address: str, count: int = 1, timeout: float = WAIT_S) -> EmailMessage:
         """The ``count``-th message to ``address``, once it arrived."""
