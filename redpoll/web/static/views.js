@@ -12,6 +12,7 @@ import { exploreTabs } from './discover.js';
 import { pushSection } from './push.js';
 import { putAccount, patchAccount, watchAccount } from './store.js';
 import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSection } from './settings.js';
+import { emailSection } from './email.js';
 import { reportAccountButton } from './report.js';
 
 function unavailable(what) {
@@ -581,7 +582,7 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...passwordSection(),
+    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(),
     h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
 }
 
