@@ -154,3 +154,24 @@ def test_changing_the_address_in_settings(person, web, smtp):  # noqa: F811
     p.get_by_role("link", name="Go to Redpoll").click()
     p.get_by_role("link", name="Settings", exact=True).click()
     expect(p.locator("form[aria-labelledby=email-head]")).to_contain_text(f"Your address: {new}.")
+
+
+def test_signing_up_asks_to_confirm_the_address_first(person, web, smtp):  # noqa: F811
+    cy = person(PHONE)
+    p = cy.page
+    name = f"w{uuid.uuid4().hex[:8]}"
+    address = f"{name}@example.com"
+    p.goto("/signup")
+    p.get_by_label("Username").fill(name)
+    p.get_by_label("E-mail").fill(address)
+    p.get_by_label("Password").fill(PASSWORD)
+    p.get_by_role("button", name="Sign up").click()
+    expect(p.get_by_role("alert")).to_contain_text("follow the link just mailed")
+    cy.expected_error(403, "/api/v1/accounts/verify_credentials")
+    shot(cy, "sign-up-confirm")
+    p.goto(link_in(smtp.wait_for(address)))
+    expect(p.get_by_role("heading", level=1)).to_have_text("E-mail address confirmed")
+    p.goto("/")
+    p.get_by_role("button", name="Sign in").first.click()
+    sign_in(p, name, PASSWORD)
+    expect(p.get_by_role("textbox", name="Compose")).to_be_visible()

@@ -42,3 +42,11 @@ export function emailSection() {
   api('/api/v1/redpoll/email').then(show).catch((e2) => { now.textContent = errorText(e2); });
   return [form];
 }
+
+// What to say when signing up or in is refused because the address awaits
+// confirmation (Mastodon's 403 from verify_credentials); null for any other error.
+export const UNCONFIRMED = 'Your login is missing a confirmed e-mail address';
+export function confirmationText(err) {
+  if (!err || err.status !== 403 || err.body?.error !== UNCONFIRMED) return null;
+  return 'Almost there: follow the link just mailed to your e-mail address to confirm it, then sign in.';
+}

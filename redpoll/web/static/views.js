@@ -12,7 +12,7 @@ import { exploreTabs } from './discover.js';
 import { pushSection } from './push.js';
 import { putAccount, patchAccount, watchAccount } from './store.js';
 import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSection } from './settings.js';
-import { emailSection } from './email.js';
+import { emailSection, confirmationText } from './email.js';
 import { reportAccountButton } from './report.js';
 
 function unavailable(what) {
@@ -615,7 +615,7 @@ export function signup(ctx) {
       ctx.started();
       ctx.go('/', { replace: true });
     } catch (e2) {
-      err.textContent = errorText(e2);
+      err.textContent = confirmationText(e2) || errorText(e2);
       btn.disabled = false;
     }
   } },
@@ -633,7 +633,7 @@ export function callback(ctx) {
   auth.finishSignIn().then((back) => { ctx.started(); ctx.go(back, { replace: true }); })
     .catch((err) => {
       msg.setAttribute('role', 'alert');
-      msg.replaceChildren(errorText(err), ' ', h('a', { href: '/signin' }, 'Try again'));
+      msg.replaceChildren(confirmationText(err) || errorText(err), ' ', h('a', { href: '/signin' }, 'Try again'));
     });
   return [h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, 'Signing in'), msg)];
 }
