@@ -93,7 +93,11 @@ async def pending(store: Store, uid: int) -> str | None:
 
 
 async def set_pending(store: Store, uid: int, address: str) -> None:
+    """A change to ``address`` awaits confirmation; the confirmation link
+    sent before stops working (its mail named another address, or the
+    sign-up's, which the new link confirms as well). One transaction."""
     pipe = store.pipeline(transaction=True)
     pipe.hset(keys.links(uid), "pending", address)
+    pipe.hdel(keys.links(uid), "confirm")
     pipe.expire(keys.links(uid), max(TTL_S.values()))
     await pipe.execute()

@@ -204,3 +204,32 @@ async def test_with_e_mail_off_nothing_is_sent_and_accounts_are_confirmed(settin
         await rp.request_password_reset(address)
         assert await rp.queue.depth() == 0
         assert smtp.to(address) == []
+
+
+async def test_an_address_change_waits_for_its_link_and_an_address_taken_meanwhile(mrp, smtp):  # noqa: F811
+    user, _, address = await sign_up(mrp, "chg")
+    await mrp.drain()
+    first = token_of(link_in(smtp.wait_for(address)))
+    assert await mrp.change_email(user.id, "wrong password", "x@example.com") is None
+    wanted = f"wanted-{user.login}@example.com"
+    assert await mrp.change_email(user.id, PASSWORD, wanted) == wanted
+    assert await mrp.follow_confirmation(first) is None  # the sign-up's link was replaced
+    await mrp.drain()
+    link = token_of(link_in(smtp.wait_for(wanted)))
+    assert "being changed" in smtp.wait_for(address, 2)["Subject"]
+    # another account takes the address before the link is followed
+    app, _ = await mrp.create_app("t", "urn:ietf:wg:oauth:2.0:oob", "read write")
+    await mrp.register_with_token(app.client_id, ("read",), "t" + user.login[:20], wanted, PASSWORD)
+    with pytest.raises(Exception, match="taken"):
+        await mrp.follow_confirmation(link)
+    assert await mrp.email_state(user.id) == (address, wanted, False)  # nothing written
+    assert await mrp.password_login(address, PASSWORD) is not None
+    # another change, followed: the address and the account's standing change together
+    other = f"other-{user.login}@example.com"
+    await mrp.change_email(user.id, PASSWORD, other)
+    await mrp.drain()
+    assert await mrp.follow_confirmation(token_of(link_in(smtp.wait_for(other)))) == other
+    assert await mrp.email_state(user.id) == (other, None, True)
+    assert await mrp.password_login(other, PASSWORD) is not None
+    assert await mrp.password_login(address, PASSWORD) is None
+    assert await mrp.store.get(keys.email(address.lower())) is None  # free again
