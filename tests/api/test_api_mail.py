@@ -15,10 +15,13 @@ import uuid
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonAPIError
+from support.cli import own_env, redpoll
 from support.mastodon import serve_env
 from support.smtp import free_port, link_in, smtp, text_of, token_of  # noqa: F401
 
 from redpoll.api.process import ServeProcess
+from redpoll.core.errors import ConfigError
+from redpoll.core.settings import Settings
 
 PASSWORD = "correct horse battery"
 
@@ -300,3 +303,74 @@ def test_changing_the_address_takes_effect_when_the_new_one_confirms(mail_api, s
 
 def test_the_start_up_log_says_e_mail_is_on(mail_api):
     assert re.search(r"e-mail on: SMTP 127\.0\.0\.1:\d+ \(none\)", mail_api.logs())
+
+
+def test_smtp_settings_are_checked_together():
+    good = {
+        "REDPOLL_SMTP_HOST": "smtp.example",
+        "REDPOLL_SMTP_FROM": "Social <n@social.example>",
+        "REDPOLL_PUBLIC_URL": "https://social.example",
+    }
+    s = Settings.from_env(good)
+    assert (s.smtp_port, s.smtp_security, s.mail) == (587, "starttls", True)
+    assert Settings.from_env(good | {"REDPOLL_SMTP_SECURITY": "tls"}).smtp_port == 465
+    assert "secret" not in repr(
+        Settings.from_env(good | {"REDPOLL_SMTP_USERNAME": "u", "REDPOLL_SMTP_PASSWORD": "secret"})
+    )
+    assert not Settings.from_env({}).mail
+    for env, says in (
+        ({"REDPOLL_SMTP_PORT": "25"}, "REDPOLL_SMTP_HOST is not"),
+        ({k: v for k, v in good.items() if k != "REDPOLL_SMTP_FROM"}, "REDPOLL_SMTP_FROM must"),
+        ({k: v for k, v in good.items() if k != "REDPOLL_PUBLIC_URL"}, "REDPOLL_PUBLIC_URL must"),
+        (good | {"REDPOLL_SMTP_SECURITY": "ssl"}, "none, starttls, tls"),
+        (good | {"REDPOLL_SMTP_PORT": "0"}, "REDPOLL_SMTP_PORT"),
+        (good | {"REDPOLL_SMTP_USERNAME": "u"}, "go together"),
+        (good | {"REDPOLL_SMTP_FROM": "nobody"}, "is not an address"),
+        (good | {"REDPOLL_RATE_MAIL_IP": "lots"}, "REDPOLL_RATE_MAIL_IP"),
+    ):
+        with pytest.raises(ConfigError, match=says):
+            Settings.from_env(env)
+
+
+def test_serve_stops_at_start_on_a_half_set_smtp_in_one_line(server, tmp_path):
+    url, cluster, _ = server
+    env = own_env(
+        tmp_path, REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0", REDPOLL_SMTP_HOST="x"
+    )
+    done = redpoll(["serve", "--port", "0"], env, timeout=60)
+    assert done.returncode != 0
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert "REDPOLL_SMTP_FROM must be set with REDPOLL_SMTP_HOST" in lines[-1], done.stderr
+
+
+def test_with_e_mail_off_the_server_runs_as_before(server, smtp):  # noqa: F811
+    with ServeProcess(serve_env(server)) as srv, httpx.Client(base_url=srv.url) as http:
+        assert "e-mail off (REDPOLL_SMTP_HOST is not set)" in srv.logs()
+        app = new_app(srv)
+        m, name, address = register(srv, app)
+        assert m.account_verify_credentials()["username"] == name  # confirmed
+        assert http.get("/api/v1/emails/check_confirmation", headers=bearer(m.access_token)).json()
+        r = http.post("/api/v1/emails/confirmations", headers=bearer(m.access_token))
+        assert r.status_code == 403
+        sign_in = http.get(
+            "/oauth/authorize",
+            params={
+                "response_type": "code",
+                "client_id": app[0],
+                "redirect_uri": "urn:ietf:wg:oauth:2.0:oob",
+            },
+        )
+        assert "Forgot your password" not in sign_in.text
+        assert "sends no e-mail" in http.get("/auth/password/new").text
+        assert "sends no e-mail" in http.post("/auth/password", data={"email": address}).text
+        r = http.post(
+            "/api/v1/redpoll/email",
+            headers=bearer(m.access_token),
+            data={"current_password": PASSWORD, "email": f"new-{address}"},
+        )
+        assert r.status_code == 422
+        assert (
+            http.get("/api/v1/redpoll/email", headers=bearer(m.access_token)).json()["enabled"]
+            is False
+        )
+    assert smtp.to(address) == []
