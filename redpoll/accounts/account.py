@@ -192,10 +192,14 @@ async def update_profile(
     return await get_user(store, uid)
 
 
+async def password_hash(password: str) -> str:
+    """The argon2id hash a password is stored as (slow: off the event loop)."""
+    return await asyncio.to_thread(_hasher.hash, password)
+
+
 async def set_password(store: Store, uid: int, password: str) -> None:
     """Store a new password (its argon2id hash) for ``uid``."""
-    hashed = await asyncio.to_thread(_hasher.hash, password)  # slow: off the event loop
-    await store.hset(keys.secrets(uid), "password", hashed)
+    await store.hset(keys.secrets(uid), "password", await password_hash(password))
 
 
 async def check_password(store: Store, login: str, password: str) -> User | None:

@@ -41,7 +41,7 @@ from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, Vali
 from ..core.models import User
 from ..records import users
 from ..storage.store import Store
-from . import account, email_blocks, ratelimit, two_factor
+from . import account, email_blocks, ratelimit, standing, two_factor
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 
@@ -277,6 +277,9 @@ class Token:
     uid: int | None  # None for an app (client credentials) token
     client_id: str
     scopes: tuple[str, ...]
+    #: its user's standing is read where a functional login is needed
+    #: (redpoll.accounts.standing: the account was unconfirmed when marked)
+    check: bool = False
 
     def allows(self, required: str) -> bool:
         return within((required,), self.scopes)
@@ -286,19 +289,24 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
     """A new access token (returned once, stored as a digest) and its creation time."""
     token = new_secret()
     created = int(time.time())
+    record: dict[str, str | int] = {
+        "uid": uid or 0,
+        "app": app.client_id,
+        "scopes": " ".join(scopes),
+        "at": created,
+        # (ms: what orders a user's sessions; two made in one second keep their order)
+        "ms": int(time.time() * 1000),
+    }
     if uid:  # indexed first: a token that exists is always in its user's index
-        await store.batch([("SADD", keys.user_tokens(uid), digest(token))])
-    await store.hset(
-        keys.token(digest(token)),
-        mapping={  # one command: atomic
-            "uid": uid or 0,
-            "app": app.client_id,
-            "scopes": " ".join(scopes),
-            "at": created,
-            # (ms: what orders a user's sessions; two made in one second keep their order)
-            "ms": int(time.time() * 1000),
-        },
-    )
+        _, unconfirmed = await store.batch(
+            [
+                ("SADD", keys.user_tokens(uid), digest(token)),
+                ("HEXISTS", keys.secrets(uid), standing.UNCONFIRMED),
+            ]
+        )
+        if unconfirmed:
+            record["chk"] = 1
+    await store.hset(keys.token(digest(token)), mapping=record)  # one command: atomic
     return token, created
 
 
@@ -322,10 +330,10 @@ async def authenticate(
     dig = digest(token)
     if rate is None:
         # nothing to count: one plain read (a script costs the server ~10x)
-        (reply,) = await store.batch([("HMGET", keys.token(dig), "uid", "app", "scopes")])
+        (reply,) = await store.batch([("HMGET", keys.token(dig), "uid", "app", "scopes", "chk")])
         if reply[0] is None:
             return None, None
-        reply.append(0)
+        reply.insert(3, 0)
         end = 0.0
     else:
         index, end, ttl_ms = ratelimit.window(rate)
@@ -334,9 +342,11 @@ async def authenticate(
         )
     if not reply:
         return None, None
-    uid, client_id, scopes, counted = reply
+    uid, client_id, scopes, counted, *mark = reply
     uid = int(uid)
-    info = Token(dig, uid or None, client_id.decode(), tuple(scopes.decode().split()))
+    info = Token(
+        dig, uid or None, client_id.decode(), tuple(scopes.decode().split()), bool(mark and mark[0])
+    )
     return info, (None if rate is None else ratelimit.state(rate, int(counted), end))
 
 
@@ -569,6 +579,16 @@ def _password(value) -> str:
     if len(value) < limits.PASSWORD_MIN_CHARS:
         raise ValidationError("password", f"is shorter than {limits.PASSWORD_MIN_CHARS} characters")
     return value
+
+
+def valid_email(value) -> str:
+    """``value`` if it is an e-mail address as sign-up takes one, else ValidationError."""
+    return _email(value)
+
+
+def valid_password(value) -> str:
+    """``value`` if it is a password as sign-up takes one, else ValidationError."""
+    return _password(value)
 
 
 class EmailTaken(Conflict):

@@ -51,6 +51,7 @@ from . import (
     filters,
     instance,
     lists,
+    mail,
     media,
     nodeinfo,
     notifications,
@@ -115,6 +116,7 @@ MODULES = (
     push,
     sessions,
     two_factor,
+    mail,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

@@ -23,6 +23,9 @@ from ..gateway import links
 from .params import Params
 from .responses import NOT_FOUND, ApiError
 
+#: Mastodon's answer where a login's e-mail address awaits confirmation
+UNCONFIRMED = "Your login is missing a confirmed e-mail address"
+
 
 class Ctx:
     """What a handler gets: the engine, the caller, the parameters."""
@@ -76,7 +79,7 @@ class Ctx:
             if state.exceeded:
                 raise ApiError(429, "Too many requests", headers=state.headers())
 
-    async def authenticate(self, required: bool, scope, user: bool) -> None:
+    async def authenticate(self, required: bool, scope, user: bool, standing: bool = False) -> None:
         token, _ = gateway_auth.bearer_token(self.request.scope)
         if token:
             self.token, self.rate = await self.rp.authenticate(token, self.settings.rate_token)
@@ -109,6 +112,10 @@ class Ctx:
                 raise ApiError(403, "This action is outside the authorized scopes")
             if user and self.token.uid is None and required:
                 raise ApiError(422, "This method requires an authenticated user")
+            if standing and user and required and self.token.check:
+                # only a marked token pays this read (redpoll.accounts.standing)
+                if await self.rp.unconfirmed(self.token.uid, self.token.digest):
+                    raise ApiError(403, UNCONFIRMED)
 
     async def _ip_hit(self) -> None:
         self.rate = await self.rp.rate_hit(f"ip:{self.ip}:api", self.settings.rate_ip)

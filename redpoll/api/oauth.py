@@ -383,6 +383,12 @@ def _form(ctx: Ctx, req: _AuthorizeRequest, error: str = "", username: str = "")
         f" autocomplete=current-password required{' autofocus' if username else ''}></label>"
         f"{buttons}</form>"
         f"<p class=auth-more>New here? <a href=/signup>Create an account</a></p>"
+        # e-mail on (redpoll.mail): the forgotten-password page
+        + (
+            "<p class=auth-more><a href=/auth/password/new>Forgot your password?</a></p>"
+            if ctx.settings.mail
+            else ""
+        )
     )
 
 

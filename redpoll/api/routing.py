@@ -54,13 +54,16 @@ def endpoint(
     scope: str | tuple | None = None,
     user: bool = True,
     params: bool = True,
+    standing: bool = True,
     doc: Any,
 ):
     """Declare that a handler answers ``method path`` and wrap it: ``auth``
     is 'required' (401 without a valid token), 'optional' (a token, when
     sent, must be valid) or 'none'; ``scope`` is the scope a token must grant
     (a tuple: any one of them); ``user`` means a user token (not an app
-    token) is needed when auth is required; ``doc`` describes it in the
+    token) is needed when auth is required, and then, unless ``standing``
+    is False, a login in good standing (Mastodon's ``require_user!``: 403
+    for an account whose e-mail is unconfirmed); ``doc`` describes it in the
     OpenAPI document (the auth and scope are these)."""
 
     def wrap(fn: Handler):
@@ -68,7 +71,7 @@ def endpoint(
         async def handler(request: Request) -> Response:
             ctx = Ctx(request)
             if auth != "none":
-                await ctx.authenticate(auth == "required", scope, user)
+                await ctx.authenticate(auth == "required", scope, user, standing)
             else:
                 await ctx._ip_hit()
             if params:

@@ -40,6 +40,7 @@ from ..core.errors import ConfigError
 from ..core.metrics import MULTIPROC_ENV
 from ..core.settings import EMBEDDED_URL_ENV, Settings, redact
 from ..engine import migrate
+from ..mail import smtp
 from ..storage.server import EmbeddedServer, Supervisor, die_with_parent, reach
 from ..stream.handoff import StreamHttpProtocol, StreamWebSocketProtocol
 from . import logs
@@ -289,6 +290,7 @@ def _serve(
                 port=EmbeddedServer.recorded_port(settings.data_dir),
             ).start()
     log.info("database", extra={"database": where})
+    log.info("e-mail " + smtp.describe(settings))
     # the layout brought up to date once, here, under the migration lock
     # (another serve migrating meanwhile is waited for), before any HTTP
     # process opens the database; a migration due by hand stops us here

@@ -842,3 +842,28 @@ FEATURED_TAG_SUGGESTIONS = 10
 #: Threads one account may mute (the oldest mute is not dropped: a mute past
 #: this is refused with 422).
 THREAD_MUTES_MAX = 1000
+
+# --- e-mail (redpoll/mail) --------------------------------------------------------------
+#: Ports used when REDPOLL_SMTP_PORT is not set, by REDPOLL_SMTP_SECURITY.
+SMTP_PORTS = {"none": 25, "starttls": 587, "tls": 465}
+#: One SMTP conversation (connect, hello, TLS, log in, send) gets this long.
+SMTP_TIMEOUT_S = 30
+#: Tries of one message, waiting MAIL_RETRY_BASE_S x 4^n between them
+#: (capped at MAIL_RETRY_MAX_S) while the SMTP server is away or answers a
+#: temporary error (4xx); a permanent refusal (5xx) is final at once.
+MAIL_ATTEMPTS = 8
+MAIL_RETRY_BASE_S = 15
+MAIL_RETRY_MAX_S = 3_600
+#: Messages queued for one address at most, per window (more are dropped and
+#: logged): no one can flood a mailbox through the server.
+MAIL_PER_ADDRESS = (10, 3_600)
+#: Requests for a password-reset or confirmation mail (the forgot-password
+#: form, POST /api/v1/emails/confirmations, an e-mail change): per client IP
+#: and per address (Mastodon's rack-attack figures). Settings override
+#: (REDPOLL_RATE_MAIL_IP, REDPOLL_RATE_MAIL_ADDRESS).
+MAIL_REQUESTS_PER_IP = (25, 300)
+MAIL_REQUESTS_PER_ADDRESS = (5, 1_800)
+#: How long a link works: a sign-up or e-mail change confirmation (Devise's
+#: confirm_within as Mastodon sets it, 2 days) and a password reset (6 hours).
+CONFIRMATION_TTL_S = 2 * 86_400
+PASSWORD_RESET_TTL_S = 6 * 3_600

@@ -181,6 +181,72 @@ def _s3(env: Mapping[str, str]) -> dict:
     }
 
 
+_SMTP_SECURITY = ("none", "starttls", "tls")
+_SMTP_VARS = (
+    "REDPOLL_SMTP_PORT",
+    "REDPOLL_SMTP_USERNAME",
+    "REDPOLL_SMTP_PASSWORD",
+    "REDPOLL_SMTP_FROM",
+    "REDPOLL_SMTP_SECURITY",
+)
+_MAILBOX = re.compile(r"[^@\s<>]+@[^@\s<>]+")
+
+
+def _smtp(env: Mapping[str, str], public_url: str | None) -> dict:
+    """The REDPOLL_SMTP_* settings, checked together: none without the host
+    (e-mail is off), the sender's address with it, and REDPOLL_PUBLIC_URL
+    (the links in the mails are built on it, never on a request's Host
+    header, which a caller chooses); username and password go together."""
+    host = (env.get("REDPOLL_SMTP_HOST") or "").strip() or None
+    if host is None:
+        stray = [name for name in _SMTP_VARS if env.get(name)]
+        if stray:
+            raise ConfigError(
+                f"{stray[0]} is set but REDPOLL_SMTP_HOST is not: set the host to "
+                "send e-mail, or unset the REDPOLL_SMTP_* variables"
+            )
+        return {}
+    if any(c.isspace() for c in host) or "/" in host:
+        raise ConfigError(f"REDPOLL_SMTP_HOST={host!r} is not a host name or address")
+    security = (env.get("REDPOLL_SMTP_SECURITY") or "starttls").strip().lower()
+    if security not in _SMTP_SECURITY:
+        raise ConfigError(
+            f"REDPOLL_SMTP_SECURITY={security!r} must be one of {', '.join(_SMTP_SECURITY)}"
+        )
+    port = _int(env, "REDPOLL_SMTP_PORT", limits.SMTP_PORTS[security], 1, 65_535)
+    sender = (env.get("REDPOLL_SMTP_FROM") or "").strip()
+    if not sender:
+        raise ConfigError(
+            "REDPOLL_SMTP_FROM must be set with REDPOLL_SMTP_HOST: the sender "
+            "address of the server's mails, e.g. notifications@social.example"
+        )
+    if not _MAILBOX.search(sender) or "\n" in sender or "\r" in sender:
+        raise ConfigError(
+            f"REDPOLL_SMTP_FROM={sender!r} is not an address (e.g. "
+            "notifications@social.example or 'Social <notifications@social.example>')"
+        )
+    if public_url is None:
+        raise ConfigError(
+            "REDPOLL_PUBLIC_URL must be set with REDPOLL_SMTP_HOST: the links in "
+            "the mails (confirmations, password resets) are built on it"
+        )
+    username = env.get("REDPOLL_SMTP_USERNAME") or None
+    password = env.get("REDPOLL_SMTP_PASSWORD") or None
+    if (username is None) != (password is None):
+        raise ConfigError(
+            "REDPOLL_SMTP_USERNAME and REDPOLL_SMTP_PASSWORD go together: set both "
+            "(to log in to the SMTP server), or neither"
+        )
+    return {
+        "smtp_host": host,
+        "smtp_port": port,
+        "smtp_security": security,
+        "smtp_from": sender,
+        "smtp_username": username,
+        "smtp_password": password,
+    }
+
+
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = env.get(name)
     if raw is None:
@@ -351,6 +417,25 @@ class Settings:
     #: REDPOLL_REMOTE_MEDIA_MAX_BYTES).
     remote_media_max_age_s: int = limits.REMOTE_MEDIA_MAX_AGE_S
     remote_media_max_bytes: int = limits.REMOTE_MEDIA_MAX_BYTES
+    #: E-mail (redpoll.mail): the SMTP server (REDPOLL_SMTP_HOST; None: no
+    #: e-mail is sent and no account needs confirming), its port, how the
+    #: connection is secured (none, starttls or tls), the login (both or
+    #: neither) and the sender address of every mail.
+    smtp_host: str | None = None
+    smtp_port: int = limits.SMTP_PORTS["starttls"]
+    smtp_security: str = "starttls"
+    smtp_username: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    smtp_from: str = ""
+    #: Requests for a password-reset or confirmation mail per client IP and
+    #: per address (REDPOLL_RATE_MAIL_IP, REDPOLL_RATE_MAIL_ADDRESS).
+    rate_mail_ip: tuple[int, int] | None = limits.MAIL_REQUESTS_PER_IP
+    rate_mail_address: tuple[int, int] | None = limits.MAIL_REQUESTS_PER_ADDRESS
+
+    @property
+    def mail(self) -> bool:
+        """E-mail is on: REDPOLL_SMTP_HOST is set."""
+        return self.smtp_host is not None
 
     @property
     def media_root(self) -> str:
@@ -375,6 +460,7 @@ class Settings:
                 "pointing at a cluster node"
             )
         data_dir = env.get("REDPOLL_DATA_DIR") or None
+        public_url = _public_url(env)
         return cls(
             redis_url=url,
             redis_url_origin=url_origin,
@@ -419,7 +505,7 @@ class Settings:
             ready_job_age_s=_int(
                 env, "REDPOLL_READY_JOB_AGE_S", int(limits.READY_MAX_JOB_AGE_S), 1, 86_400
             ),
-            public_url=_public_url(env),
+            public_url=public_url,
             federation_loopback=_bool(env, "REDPOLL_FEDERATION_LOOPBACK", False),
             authorized_fetch=_bool(env, "REDPOLL_AUTHORIZED_FETCH", False),
             poll_expires_min_s=_int(
@@ -473,7 +559,12 @@ class Settings:
             remote_media_max_bytes=_int(
                 env, "REDPOLL_REMOTE_MEDIA_MAX_BYTES", limits.REMOTE_MEDIA_MAX_BYTES, 0, 2**62
             ),
+            rate_mail_ip=_rate(env, "REDPOLL_RATE_MAIL_IP", limits.MAIL_REQUESTS_PER_IP),
+            rate_mail_address=_rate(
+                env, "REDPOLL_RATE_MAIL_ADDRESS", limits.MAIL_REQUESTS_PER_ADDRESS
+            ),
             **_s3(env),
+            **_smtp(env, public_url),
         )
 
     def database(self) -> str:

@@ -16,8 +16,10 @@ from ..admin import audit
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.models import User
+from ..core.settings import Settings
 from ..federation import domain_admin as domain_blocks
 from ..federation import domains
+from ..mail import notices
 from ..moderation import admin_accounts as accounts
 from ..moderation import admin_reports as reports
 from ..moderation import moderation, trends_review
@@ -29,9 +31,17 @@ from ..storage.store import Store
 
 
 class Desk:
-    def __init__(self, store: Store, queue: JobQueue, purge_later: Callable[[int, str], None]):
+    def __init__(
+        self,
+        store: Store,
+        queue: JobQueue,
+        purge_later: Callable[[int, str], None],
+        settings: Settings | None = None,
+    ):
         self.store = store
         self.queue = queue
+        #: what the mails to members need (redpoll.mail); None: none are sent
+        self.settings = settings
         #: purges a deleted account's keys once its jobs drained (the engine's task)
         self.purge_later = purge_later
         #: (when read, the no_access IP blocks' networks), kept per process
@@ -45,7 +55,13 @@ class Desk:
         return await accounts.account(self.store, actor, uid)
 
     async def act(self, actor, uid, kind: str, **options: Any) -> AdminAccount:
-        return await accounts.act(self.store, actor, uid, kind, **options)
+        """The action, then (``send_email``, Mastodon's send_email_notification,
+        default on) the member is mailed it and its text (redpoll.mail.notices)."""
+        found = await accounts.act(self.store, actor, uid, kind, **options)
+        if options.get("send_email", True) and self.settings is not None:
+            text = options.get("text") or ""
+            await notices.moderation_action(self.store, self.settings, found.user.id, kind, text)
+        return found
 
     async def enable(self, actor, uid) -> AdminAccount:
         return await accounts.enable(self.store, actor, uid)

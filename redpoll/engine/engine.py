@@ -14,7 +14,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account, activity, auth, markers, ratelimit, two_factor
+from ..accounts import account, activity, auth, markers, ratelimit, standing, two_factor
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
@@ -33,6 +33,7 @@ from ..filters import filters, rules
 from ..instance import instance
 from ..interactions import bookmarks, favourites
 from ..lists import lists
+from ..mail import address, confirmation, notices, recovery
 from ..media import profile_images, uploads
 from ..media import remote as remote_cache
 from ..media.storage import LocalStorage, open_storage
@@ -93,7 +94,7 @@ class Redpoll:
         #: accounts being purged after their owner deleted them (delete_own_account)
         self._purges: set[asyncio.Task] = set()
         #: the admin API's actions (redpoll.admin), each with its actor
-        self.admin = Desk(store, self.queue, self._purge_later)
+        self.admin = Desk(store, self.queue, self._purge_later, settings)
 
     @classmethod
     async def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Redpoll:
@@ -1218,9 +1219,12 @@ class Redpoll:
         return await auth.token_for_app(self.store, client_id, uid, scopes)
 
     async def register_with_token(self, client_id, scopes, username, email, password):
-        return await auth.register_with_token(
+        user, issued = await auth.register_with_token(
             self.store, self.queue, client_id, scopes, username, email, password
         )
+        # e-mail on: unconfirmed until its link is followed (redpoll.mail)
+        await confirmation.signed_up(self.store, self.settings, user.id, client_id)
+        return user, issued
 
     async def password_grant_login(self, username, password, rate=None):
         """The user of a password grant, else None (also with two-factor on)."""
@@ -1327,6 +1331,45 @@ class Redpoll:
             await moderation.purge_account(self.store, self.queue, uid, login)
         except (RedisError, RedpollError):
             log.exception("purging account %s: run redpoll admin delete-account %s", uid, login)
+
+    # --- e-mail (redpoll.mail) ------------------------------------------------------------
+    async def unconfirmed(self, uid: int, token_digest: str) -> bool:
+        """Whether ``uid``'s address awaits confirmation (asked for a marked
+        token, redpoll.accounts.standing: a confirmed account's token loses
+        its mark here)."""
+        if await standing.unconfirmed(self.store, uid):
+            return True
+        await standing.unmark(self.store, token_digest)
+        return False
+
+    async def resend_confirmation(self, token: auth.Token, email=None) -> None:
+        await confirmation.resend(self.store, self.settings, token, email)
+
+    async def email_confirmed(self, uid: int) -> bool:
+        return await confirmation.confirmed(self.store, uid)
+
+    async def follow_confirmation(self, raw, now: int | None = None) -> str | None:
+        """The address a confirmation link confirmed, else None (address.AddressTaken)."""
+        return await confirmation.follow(self.store, raw, now)
+
+    async def request_password_reset(self, email) -> None:
+        await recovery.request(self.store, self.settings, email)
+
+    async def reset_link_valid(self, raw, now: int | None = None) -> bool:
+        return await recovery.valid(self.store, raw, now)
+
+    async def reset_password(self, raw, password, now: int | None = None) -> bool:
+        return await recovery.reset(self.store, raw, password, now)
+
+    async def change_email(self, uid: int, password, email, rate=None) -> str | None:
+        return await address.change(self.store, self.settings, uid, password, email, rate)
+
+    async def email_state(self, uid: int) -> tuple[str | None, str | None, bool]:
+        return await address.state(self.store, uid)
+
+    async def send_account_approved(self, uid: int) -> bool:
+        """Mail ``uid`` that its sign-up was approved (for the approval flow)."""
+        return await notices.send_account_approved(self.store, self.settings, uid)
 
     async def authenticate(self, token: str, rate: ratelimit.Rate | None):
         """The token's record and its rate-limit state (auth.authenticate)."""

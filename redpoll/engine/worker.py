@@ -26,6 +26,7 @@ from ..core.settings import Settings
 from ..federation import handlers as federation_handlers
 from ..federation import outbox as fed_outbox
 from ..interactions import handlers as interactions_handlers
+from ..mail import handlers as mail_handlers
 from ..media import handlers as media_handlers
 from ..media import uploads
 from ..media.jobs import MediaSweepJob
@@ -57,6 +58,7 @@ HANDLERS = merged(
     conversations_handlers.TABLE,
     federation_handlers.TABLE,
     interactions_handlers.TABLE,
+    mail_handlers.TABLE,
     media_handlers.TABLE,
     moderation_handlers.TABLE,
     posting_handlers.TABLE,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..accounts import standing
 from ..admin import audit, roles, staff
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, ValidationError
@@ -38,6 +39,8 @@ class AdminAccount:
 
     user: User
     email: str | None
+    #: its e-mail address is confirmed (redpoll.accounts.standing)
+    confirmed: bool = True
 
     @property
     def role(self) -> roles.Role | None:
@@ -110,9 +113,17 @@ async def _emails(store: Store, found: list[User]) -> dict[int, str | None]:
     return {u.id: (r.decode() if r else None) for u, r in zip(local, rows)}
 
 
+async def _unconfirmed(store: Store, found: list[User]) -> set[int]:
+    """Those of ``found`` whose e-mail address awaits confirmation."""
+    local = [u for u in found if not u.remote]
+    rows = await store.batch([("HEXISTS", keys.secrets(u.id), standing.UNCONFIRMED) for u in local])
+    return {u.id for u, r in zip(local, rows) if r}
+
+
 async def _one(store: Store, uid) -> AdminAccount:
     user = await users.get_user(store, uid)  # UserNotFound: 404
-    return AdminAccount(user, (await _emails(store, [user])).get(user.id))
+    waiting = await _unconfirmed(store, [user])
+    return AdminAccount(user, (await _emails(store, [user])).get(user.id), user.id not in waiting)
 
 
 async def accounts(
@@ -162,7 +173,8 @@ async def accounts(
     if min_id is not None:
         out.reverse()
     emails = await _emails(store, [a.user for a in out])
-    out = [AdminAccount(a.user, emails.get(a.user.id)) for a in out]
+    waiting = await _unconfirmed(store, [a.user for a in out])
+    out = [AdminAccount(a.user, emails.get(a.user.id), a.user.id not in waiting) for a in out]
     return out, (resume + 1 if resume is not None and min_id is None else None)
 
 
@@ -175,7 +187,8 @@ async def people(store: Store, uids) -> dict[int, AdminAccount]:
     checked the actor's permission), unknown ones left out."""
     found = await users.get_users(store, sorted({u for u in uids if u}))
     emails = await _emails(store, found)
-    return {u.id: AdminAccount(u, emails.get(u.id)) for u in found}
+    waiting = await _unconfirmed(store, found)
+    return {u.id: AdminAccount(u, emails.get(u.id), u.id not in waiting) for u in found}
 
 
 async def account(store: Store, actor: int | None, uid) -> AdminAccount:
@@ -203,8 +216,9 @@ async def act(
     """An account action (Mastodon's Admin::AccountAction): ``none`` warns,
     the others also apply themselves; a report given is resolved by it, and
     an action other than a warning resolves every open report about the
-    account. The warning's text and the action go to the audit log. There is
-    no e-mail yet: ``send_email`` is accepted and changes nothing."""
+    account. The warning's text and the action go to the audit log. The
+    member is mailed it by the caller (redpoll.engine.admin, with
+    ``send_email``), which this accepts and leaves to it."""
     if kind not in ACTIONS:
         raise ValidationError("type", "must be one of " + ", ".join(ACTIONS))
     text = validate.text(text or "", "text", limits.ADMIN_WARNING_MAX_CHARS, allow_empty=True)

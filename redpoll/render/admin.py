@@ -14,9 +14,10 @@ from . import entities
 
 
 def account(found: Any, base: str) -> dict:
-    """Mastodon's Admin::Account. No sign-in addresses, invites or
-    confirmations are kept here: ``ip`` is null, ``ips`` empty, a local
-    account is confirmed and approved (there is no approval mode)."""
+    """Mastodon's Admin::Account. No sign-in addresses or invites are kept
+    here: ``ip`` is null, ``ips`` empty; a local account is confirmed unless
+    its address awaits confirmation (redpoll.mail), and approved (there is
+    no approval mode)."""
     user = found.user
     role = found.role
     local = not user.remote
@@ -32,7 +33,7 @@ def account(found: Any, base: str) -> dict:
         "ip": None,
         "ips": [],
         "role": entities.role_entity(role) if role is not None else None,
-        "confirmed": local,
+        "confirmed": local and found.confirmed,
         "suspended": user.suspended,
         "silenced": user.silenced,
         "sensitized": user.sensitized,

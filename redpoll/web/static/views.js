@@ -13,6 +13,7 @@ import { pushSection } from './push.js';
 import { putAccount, patchAccount, watchAccount } from './store.js';
 import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSection } from './settings.js';
 import { twoFactorSection } from './settings.js';
+import { emailSection, confirmationText } from './email.js';
 import { reportAccountButton } from './report.js';
 
 function unavailable(what) {
@@ -582,7 +583,7 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...passwordSection(), ...twoFactorSection(),
+    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(),
     h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
 }
 
@@ -615,7 +616,7 @@ export function signup(ctx) {
       ctx.started();
       ctx.go('/', { replace: true });
     } catch (e2) {
-      err.textContent = errorText(e2);
+      err.textContent = confirmationText(e2) || errorText(e2);
       btn.disabled = false;
     }
   } },
@@ -633,7 +634,7 @@ export function callback(ctx) {
   auth.finishSignIn().then((back) => { ctx.started(); ctx.go(back, { replace: true }); })
     .catch((err) => {
       msg.setAttribute('role', 'alert');
-      msg.replaceChildren(errorText(err), ' ', h('a', { href: '/signin' }, 'Try again'));
+      msg.replaceChildren(confirmationText(err) || errorText(err), ' ', h('a', { href: '/signin' }, 'Try again'));
     });
   return [h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, 'Signing in'), msg)];
 }
