@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..accounts import ratelimit
-from ..accounts.auth import Token
+from ..accounts.auth import PENDING_MESSAGE, Token
 from ..core import validate
 from ..core.errors import ValidationError
 from ..core.settings import Settings
@@ -104,6 +104,8 @@ class Ctx:
                 self.rate = ip_state
                 raise ApiError(429, "Too many requests", headers=ip_state.headers())
         if self.token is not None:
+            if self.token.pending:  # an account waiting for approval (Mastodon's require_user!)
+                raise ApiError(403, PENDING_MESSAGE)
             wanted = (scope,) if isinstance(scope, str) else scope
             if wanted and not any(self.token.allows(s) for s in wanted):
                 raise ApiError(403, "This action is outside the authorized scopes")

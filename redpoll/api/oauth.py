@@ -105,12 +105,15 @@ def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
 
 
 async def password_login(ctx: Ctx, username, password) -> auth.User | None:
-    """auth.password_login with the per-account limit (429 past it)."""
+    """auth.password_login with the per-account limit (429 past it); an
+    account waiting for approval: 403 with Mastodon's message."""
     try:
         return await ctx.rp.password_login(username, password, rate=ctx.settings.rate_login_account)
     except auth.LoginLimited as exc:
         ctx.rate = exc.state
         raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
+    except auth.PendingApproval as exc:
+        raise ApiError(403, exc.message) from None
 
 
 @endpoint(

@@ -14,7 +14,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account, activity, auth, markers, ratelimit
+from ..accounts import account, activity, auth, invites, markers, ratelimit
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
@@ -30,7 +30,7 @@ from ..federation import outbox as fed_outbox
 from ..federation import threads as fed_threads
 from ..federation.jobs import ContextJob, DomainBlockJob, PollVoteJob
 from ..filters import filters, rules
-from ..instance import instance
+from ..instance import instance, registrations
 from ..interactions import bookmarks, favourites
 from ..lists import lists
 from ..media import profile_images, uploads
@@ -1205,10 +1205,35 @@ class Redpoll:
     async def app_token(self, client_id, uid, scopes) -> tuple[str, int] | None:
         return await auth.token_for_app(self.store, client_id, uid, scopes)
 
-    async def register_with_token(self, client_id, scopes, username, email, password):
-        return await auth.register_with_token(
-            self.store, self.queue, client_id, scopes, username, email, password
+    async def register_with_token(self, client_id, scopes, form: auth.SignUp):
+        return await auth.register_with_token(self.store, self.queue, client_id, scopes, form)
+
+    async def register(self, username, email, password, operator: bool = False) -> User:
+        """auth.register: as the API's sign-up, or (``operator``) as ``redpoll
+        admin create-user``."""
+        return await auth.register(
+            self.store, self.queue, username, email, password, operator=operator
         )
+
+    # --- who may sign up, and invites (redpoll.instance.registrations, accounts.invites) ---
+    async def registration_settings(self) -> registrations.Registrations:
+        return await registrations.registrations(self.store)
+
+    async def set_registrations(
+        self, actor, mode: str, message=None, reason_required=None
+    ) -> registrations.Registrations:
+        return await registrations.set_registrations(
+            self.store, actor, mode, message, reason_required
+        )
+
+    async def create_invite(self, actor, **options: Any) -> invites.Invite:
+        return await invites.create(self.store, actor, **options)
+
+    async def list_invites(self, actor) -> list[invites.Invite]:
+        return await invites.listed(self.store, actor)
+
+    async def revoke_invite(self, actor, code) -> invites.Invite:
+        return await invites.revoke(self.store, actor, code)
 
     async def password_login(self, username, password, rate=None):
         """The user these credentials are, else None (auth.password_login)."""

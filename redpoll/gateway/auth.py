@@ -104,6 +104,7 @@ def verifier(store: Store) -> Verifier:
 
     async def verify(token: str) -> Principal | None:
         info, _ = await authenticate(store, token, None)
-        return None if info is None else Principal.of(info)
+        # (a token of an account waiting for approval opens no stream)
+        return None if info is None or info.pending else Principal.of(info)
 
     return verify

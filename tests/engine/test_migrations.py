@@ -157,12 +157,13 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
     rp = await Redpoll.open(settings)
     try:
         now = await migrate.layout(rp.store)
-        assert now.version == LATEST == 5 and not now.cursors
+        assert now.version == LATEST == 6 and not now.cursors
         said = [r.getMessage() for r in caplog.records if r.name == "redpoll.migrate"]
-        assert len(said) == 5, said
+        assert len(said) == 6, said
         assert all("made before layout versions" in s for s in said[:3]), said
         assert said[3].startswith("migration 4 (instance-peers") and ": made, 1 changed" in said[3]
         assert said[4].startswith("migration 5 (featured-tag") and ": made, 1 changed" in said[4]
+        assert said[5].startswith("migration 6 (staff-index")
         await expect_the_network(rp, made)
     finally:
         await rp.close()
@@ -186,6 +187,7 @@ async def test_a_database_from_before_the_backfills_is_migrated_when_opened(serv
             (3, "made"),
             (4, "made"),
             (5, "made"),
+            (6, "made"),
         ]
         # five users indexed (a remote one too), two statuses with replies
         # recounted, two mutes, one peer, one status with a hashtag

@@ -5,12 +5,13 @@
 -- KEYS[2]: the token's counter for the current window rl:{digest}:<window>
 -- ARGV[1]: milliseconds until the counter may expire ('0' = not rate limited)
 -- returns: {} if the token is unknown (or revoked), else
---          {uid ('0' for an app token), client id, scopes, requests counted}
-local t = redis.call('HMGET', KEYS[1], 'uid', 'app', 'scopes')
+--          {uid ('0' for an app token), client id, scopes, requests counted,
+--          '1' if issued to an account waiting for approval else false}
+local t = redis.call('HMGET', KEYS[1], 'uid', 'app', 'scopes', 'pend')
 if not t[1] then return {} end
 local n = 0
 if ARGV[1] ~= '0' then
   n = redis.call('INCR', KEYS[2])
   if n == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[1]) end
 end
-return {t[1], t[2], t[3], n}
+return {t[1], t[2], t[3], n, t[4]}
