@@ -49,6 +49,7 @@ from . import (
     federation,
     filters,
     instance,
+    invites,
     lists,
     media,
     nodeinfo,
@@ -111,6 +112,7 @@ MODULES = (
     trends,
     push,
     sessions,
+    invites,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

@@ -1183,10 +1183,18 @@ class Redpoll:
 
     # --- reports --------------------------------------------------------------------------
     async def report(
-        self, reporter, account, status_ids=(), comment: str = "", category: str = "other"
+        self,
+        reporter,
+        account,
+        status_ids=(),
+        comment: str = "",
+        category: str = "other",
+        rule_ids=(),
     ) -> tuple[moderation.Report, User]:
         """File a report; the report and the account it is about."""
-        r = await moderation.report(self.store, reporter, account, status_ids, comment, category)
+        r = await moderation.report(
+            self.store, reporter, account, status_ids, comment, category, rule_ids
+        )
         return r, await self.get_user(r.account)
 
     # --- apps, tokens, rate limits --------------------------------------------------------
@@ -1231,6 +1239,9 @@ class Redpoll:
 
     async def list_invites(self, actor) -> list[invites.Invite]:
         return await invites.listed(self.store, actor)
+
+    async def get_invite(self, code) -> invites.Invite:
+        return await invites.get(self.store, code)
 
     async def revoke_invite(self, actor, code) -> invites.Invite:
         return await invites.revoke(self.store, actor, code)
