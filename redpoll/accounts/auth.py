@@ -751,7 +751,8 @@ async def register(
     """Sign a user up with a unique login and a unique e-mail (see module doc).
 
     As Mastodon: registrations closed refuse it (RegistrationsClosed, 403)
-    unless a valid invite came; every field that is wrong is reported at
+    unless a valid invite came (an expired or used-up one is told apart:
+    SignUpInvalid on ``invite_code``); every field that is wrong is reported at
     once (SignUpInvalid), with nothing written; in approval mode (or from
     an IP block's network that asks for it) the account is pending (it
     cannot sign in until a moderator approves it), unless it came with an
@@ -770,7 +771,7 @@ async def register(
         try:
             invite = await invites.check(store, code)
         except invites.InviteNotValid as exc:
-            if not mode.enabled:
+            if not mode.enabled and exc.reason == "none":  # no invite at all: Mastodon's 403
                 raise RegistrationsClosed() from None
             raise SignUpInvalid({"invite_code": [("ERR_INVALID", exc.text)]}) from None
     if not operator and not mode.enabled and invite is None:

@@ -31,7 +31,12 @@ INVITE = obj(
         "comment": STR,
     }
 )
-CODE = {"name": "code", "in": "path", "required": True, "schema": {"type": "string"}}
+CODE = {
+    "name": "code",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9]{1,64}$"},
+}
 
 
 def invite_entity(found: invites.Invite, base: str) -> dict:
