@@ -83,7 +83,7 @@ export async function finishSignIn() {
 }
 
 // Mastodon's answer to a token of an account waiting for a moderator's approval
-export const PENDING = 'Your login is currently pending approval';
+export const PENDING_APPROVAL = 'Your login is currently pending approval';
 
 // The server's rules and who may sign up (GET /api/v2/instance).
 export async function signUpTerms() {
@@ -107,7 +107,7 @@ export async function signUp({ username, email, password, reason, invite_code: i
   try {
     return { me: await start(token.access_token) };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 403 && err.body && err.body.error === PENDING) {
+    if (err instanceof ApiError && err.status === 403 && err.body && err.body.error === PENDING_APPROVAL) {
       return { pending: true };
     }
     throw err;
