@@ -77,6 +77,7 @@ def test_approval_mode_shows_the_rules_asks_a_reason_and_says_the_account_waits(
         expect(section.locator("li").first).to_contain_text("Be kind to each other")
         expect(section.locator("li").first).to_contain_text("No insults")
         expect(p.get_by_text("A moderator approves each new account")).to_be_visible()
+        expect(p.locator(".welcome")).not_to_contain_text("null")
         login = "w" + uuid.uuid4().hex[:9]
         fill(p, login)
         p.get_by_label("Why do you want to join?").fill("I watch birds")

@@ -617,7 +617,7 @@ export function signup(ctx, code = null) {
   ctx.title(code ? 'Invited' : 'Sign up');
   const box = h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, code ? 'You are invited' : 'Create an account'),
     h('p', { role: 'status' }, 'Loading…'));
-  const show = (...nodes) => { box.replaceChildren(box.firstChild, ...nodes); };
+  const show = (...nodes) => { box.replaceChildren(box.firstChild, ...nodes.filter(Boolean)); };
   const invite = code ? api('/api/v1/redpoll/invites/' + encodeURIComponent(code), { token: null })
     .catch(() => ({ valid: false })) : Promise.resolve(null);
   Promise.all([auth.signUpTerms(), invite]).then(([terms, inv]) => {
