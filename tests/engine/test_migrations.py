@@ -284,7 +284,9 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
         assert [m.migration.number for m in report.made] == [LATEST + 1]
         assert (await migrate.at_open(rp.store, with_it)).made == []
         # today's code on a database a later release migrated is refused
-        with pytest.raises(ConfigError, match=f"layout is version {LATEST + 1}, newer than this release"):
+        with pytest.raises(
+            ConfigError, match=f"layout is version {LATEST + 1}, newer than this release"
+        ):
             await migrate.at_open(rp.store)
     finally:
         await rp.close()
