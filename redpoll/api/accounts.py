@@ -129,6 +129,8 @@ async def verify_credentials(ctx: Ctx) -> Response:
 )
 async def get_account(ctx: Ctx) -> Response:
     user = await ctx.rp.get_user(ctx.path_id())
+    if user.pending:  # as Mastodon's check_account_approval: not shown until approved
+        raise ApiError(404, NOT_FOUND)
     return JSON(entities.account(user, ctx.base))
 
 
@@ -158,6 +160,8 @@ async def lookup(ctx: Ctx) -> Response:
         user = await ctx.rp.lookup(name)
     except ValidationError:
         raise ApiError(404, NOT_FOUND) from None
+    if user.pending:
+        raise ApiError(404, NOT_FOUND)
     return JSON(entities.account(user, ctx.base))
 
 

@@ -285,6 +285,9 @@ async def test_approval_mode_keeps_accounts_pending_until_a_moderator_decides(sr
         )
     )
     assert r.status_code == 403 and PENDING in r.text
+    # nobody sees it yet (Mastodon: 404 until approved)
+    r = await asyncio.to_thread(get, srv.base, f"/api/v1/accounts/lookup?acct={login}")
+    assert r.status_code == 404
     # moderators are told (admin.sign_up), members are not
     mod_api = app.mastodon(mod.access_token)
     found = None
@@ -302,6 +305,8 @@ async def test_approval_mode_keeps_accounts_pending_until_a_moderator_decides(sr
     pending = await asyncio.to_thread(mod_api.admin_accounts_v2, status="pending")
     [shown] = [a for a in pending if a.username == login]
     assert shown.approved is False and shown.invite_request == "I love birds"
+    r = await asyncio.to_thread(get, srv.base, f"/api/v1/accounts/{shown.id}")
+    assert r.status_code == 404
     v1 = await asyncio.to_thread(mod_api.admin_accounts, status="pending")
     assert login in {a["username"] for a in v1}
     active = await asyncio.to_thread(
@@ -314,6 +319,8 @@ async def test_approval_mode_keeps_accounts_pending_until_a_moderator_decides(sr
     r = await asyncio.to_thread(get, srv.base, "/api/v1/accounts/verify_credentials", token)
     assert r.status_code == 200 and r.json()["username"] == login
     assert (await asyncio.to_thread(app.password_grant, login)).status_code == 200
+    r = await asyncio.to_thread(get, srv.base, f"/api/v1/accounts/{shown.id}")
+    assert r.status_code == 200 and r.json()["username"] == login
     assert shown.id not in {
         a.id for a in await asyncio.to_thread(mod_api.admin_accounts_v2, status="pending")
     }
