@@ -31,8 +31,13 @@ async def sign_up(
     bio: str = "",
     password: str | None = None,
     email: str | None = None,
+    fields: dict[str, str] | None = None,
+    private: dict[str, str] | None = None,
 ) -> User:
     """Create a user. Of many concurrent sign-ups for one login (any case), one wins.
+    ``fields``: more fields of the record, written with it (a sign-up waiting
+    for approval, the invite it came with: redpoll.accounts.auth);
+    ``private``: more fields of its secrets (the reason it gave).
 
     Steps: claim the lowercased login with SET NX (the atomic uniqueness
     lock) as "0:<ms>" (no id yet), so a taken login or bad input is refused
@@ -67,6 +72,7 @@ async def sign_up(
         secrets["password"] = await asyncio.to_thread(_hasher.hash, password)
     if email is not None:
         secrets["email"] = email
+    secrets.update(private or {})
     uid = await store.incr(keys.USER_SEQ)
     held = await queue.hold(SignUpJob(uid, login))
     claim = f"{uid}:{now_ms()}"
@@ -83,6 +89,7 @@ async def sign_up(
         "followers": 0,
         "following": 0,
         "posts": 0,
+        **(fields or {}),
     }
     args = [len(record)]
     for pairs in (record, secrets):

@@ -20,7 +20,11 @@ each is on one key or one slot, so all of it is Redis Cluster safe):
   up (the engine's own atomic login claim), then binds the e-mail to the new
   id. A registration that dies in between leaves a claim that expires by
   itself (``limits.EMAIL_CLAIM_TTL_S``): the steps are retried by the client
-  by registering again.
+  by registering again. A sign-up with an invite takes one of its uses first
+  (invite_use.lua, atomic) and gives it back when a later step fails; a
+  process that dies in between loses that use, never grants one too many;
+* a token issued to an account waiting for approval carries ``pend`` and is
+  refused until the approval drops it (:func:`approve_tokens`).
 """
 
 from __future__ import annotations
@@ -34,14 +38,24 @@ import secrets
 import time
 from dataclasses import dataclass
 
+from ..admin import staff
 from ..bus import events
 from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
-from ..core.errors import Conflict, LoginTaken, RedpollError, UserNotFound, ValidationError
+from ..core.errors import (
+    Conflict,
+    Forbidden,
+    LoginTaken,
+    RedpollError,
+    UserNotFound,
+    ValidationError,
+)
 from ..core.models import User
+from ..instance import registrations
+from ..notifications import notifications
 from ..records import users
 from ..storage.store import Store
-from . import account, email_blocks, ratelimit, standing, two_factor
+from . import account, email_blocks, invites, ip_blocks, ratelimit, standing, two_factor
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
 
@@ -280,13 +294,18 @@ class Token:
     #: its user's standing is read where a functional login is needed
     #: (redpoll.accounts.standing: the account was unconfirmed when marked)
     check: bool = False
+    #: issued to an account waiting for approval: refused until it is approved
+    pending: bool = False
 
     def allows(self, required: str) -> bool:
         return within((required,), self.scopes)
 
 
-async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[str, int]:
-    """A new access token (returned once, stored as a digest) and its creation time."""
+async def issue_token(
+    store: Store, app: App, uid: int | None, scopes, pending: bool = False
+) -> tuple[str, int]:
+    """A new access token (returned once, stored as a digest) and its
+    creation time; ``pending``: for an account waiting for approval."""
     token = new_secret()
     created = int(time.time())
     record: dict[str, str | int] = {
@@ -306,17 +325,31 @@ async def issue_token(store: Store, app: App, uid: int | None, scopes) -> tuple[
         )
         if unconfirmed:
             record["chk"] = 1
+    if pending:
+        record["pend"] = 1
     await store.hset(keys.token(digest(token)), mapping=record)  # one command: atomic
     return token, created
 
 
-async def token_for_app(store: Store, client_id, uid: int | None, scopes) -> tuple[str, int] | None:
+async def token_for_app(
+    store: Store, client_id, uid: int | None, scopes, pending: bool = False
+) -> tuple[str, int] | None:
     """A new access token of the app ``client_id`` for ``uid`` (:func:`issue_token`);
     None when the app is gone."""
     app = await get_app(store, client_id)
     if app is None:
         return None
-    return await issue_token(store, app, uid, scopes)
+    return await issue_token(store, app, uid, scopes, pending)
+
+
+async def approve_tokens(store: Store, uid: int) -> None:
+    """The tokens of ``uid`` issued while it waited for approval work from
+    now on (one HDEL each: idempotent; an approval runs it before it clears
+    the account's own mark, so a call cut short is finished by approving
+    again)."""
+    digests = [d.decode() for d in await store.smembers(keys.user_tokens(uid))]
+    if digests:
+        await store.batch([("HDEL", keys.token(d), "pend") for d in digests])
 
 
 async def authenticate(
@@ -330,7 +363,9 @@ async def authenticate(
     dig = digest(token)
     if rate is None:
         # nothing to count: one plain read (a script costs the server ~10x)
-        (reply,) = await store.batch([("HMGET", keys.token(dig), "uid", "app", "scopes", "chk")])
+        (reply,) = await store.batch(
+            [("HMGET", keys.token(dig), "uid", "app", "scopes", "chk", "pend")]
+        )
         if reply[0] is None:
             return None, None
         reply.insert(3, 0)
@@ -342,10 +377,10 @@ async def authenticate(
         )
     if not reply:
         return None, None
-    uid, client_id, scopes, counted, *mark = reply
+    uid, client_id, scopes, counted, chk, pend = reply
     uid = int(uid)
     info = Token(
-        dig, uid or None, client_id.decode(), tuple(scopes.decode().split()), bool(mark and mark[0])
+        dig, uid or None, client_id.decode(), tuple(scopes.decode().split()), bool(chk), bool(pend)
     )
     return info, (None if rate is None else ratelimit.state(rate, int(counted), end))
 
@@ -565,6 +600,17 @@ async def redeem_code(
 
 # --- registration and log-in ---------------------------------------------------------------
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+#: what the operator may give (``redpoll admin create-user``, as tootctl):
+#: a local address such as admin@localhost too
+_LOCAL_EMAIL = re.compile(r"[^@\s]+@[^@\s.][^@\s]*")
+_LOGIN = re.compile(r"[A-Za-z0-9_]+")
+#: Mastodon's reserved usernames (Account::RESERVED_USERNAMES... and the
+#: ones its ReservedUsernameValidator refuses): ERR_RESERVED at sign-up
+RESERVED_USERNAMES = frozenset(
+    {"admin", "administrator", "help", "mod", "moderator", "root", "support", "webmaster"}
+)
+#: Mastodon's answer to a pending account's sign-in (Api::BaseController)
+PENDING_MESSAGE = "Your login is currently pending approval"
 
 
 def _email(value) -> str:
@@ -595,34 +641,232 @@ class EmailTaken(Conflict):
     pass
 
 
-async def register(store: Store, queue: JobQueue, username, email, password) -> User:
-    """Sign a user up with a unique login and a unique e-mail (see module doc)."""
-    login = validate.login(username)
-    email = _email(email)
-    password = _password(password)
-    if await email_blocks.refused(store, email):  # (before anything is written)
-        raise ValidationError("email", "is not allowed")
-    client = store
+class PendingApproval(RedpollError):
+    """The right password of an account still waiting for a moderator's approval."""
+
+    status = 403
+
+    def __init__(self) -> None:
+        super().__init__(PENDING_MESSAGE)
+
+
+class RegistrationsClosed(Forbidden):
+    """Registrations are closed and no valid invite came (Mastodon: 403)."""
+
+    def __init__(self) -> None:
+        super().__init__("This action is not allowed")
+
+
+#: Mastodon's names of the fields in its messages ("Username can't be blank")
+_HUMAN = {
+    "username": "Username",
+    "email": "Email",
+    "password": "Password",
+    "agreement": "Agreement",
+    "reason": "Reason",
+    "invite_code": "Invite code",
+}
+
+
+class SignUpInvalid(ValidationError):
+    """Every field a sign-up got wrong, at once: ``errors`` maps a field to
+    its [(Mastodon's error code, description)] (nothing was written)."""
+
+    def __init__(self, errors: dict[str, list[tuple[str, str]]]):
+        field = next(iter(errors))
+        super().__init__(field, errors[field][0][1])
+        self.errors = errors
+
+    @property
+    def summary(self) -> str:
+        """Mastodon's ``error``: "Validation failed: Username can't be blank, ..."."""
+        parts = [
+            f"{_HUMAN.get(f, f.capitalize())} {d}"
+            for f, found in self.errors.items()
+            for _, d in found
+        ]
+        return "Validation failed: " + ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class SignUp:
+    """What a sign-up asks (POST /api/v1/accounts' fields)."""
+
+    username: object
+    email: object
+    password: object
+    agreement: bool = True
+    reason: object = None
+    invite_code: object = None
+    #: the address it came from (IP blocks may make it wait for approval)
+    ip: str | None = None
+
+
+def _text_errors(value, *, top: int, bottom: int = 0) -> tuple[str, str] | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "ERR_BLANK", "can't be blank"
+    if not isinstance(value, str) or "\x00" in value:
+        return "ERR_INVALID", "is invalid"
+    if len(value) > top:
+        return "ERR_TOO_LONG", f"is too long (maximum is {top} characters)"
+    if len(value) < bottom:
+        return "ERR_TOO_SHORT", f"is too short (minimum is {bottom} characters)"
+    return None
+
+
+async def _sign_up_errors(
+    store: Store, form: SignUp, *, operator: bool, asks_reason: bool
+) -> dict[str, list[tuple[str, str]]]:
+    """What is wrong with the form, field by field (reads only)."""
+    errors: dict[str, list[tuple[str, str]]] = {}
+    name = form.username
+    found = _text_errors(name, top=limits.LOGIN_MAX_CHARS)
+    if found is None and not _LOGIN.fullmatch(str(name)):
+        found = ("ERR_INVALID", "must contain only letters, numbers and underscores")
+    if found is None and not operator and str(name).lower() in RESERVED_USERNAMES:
+        found = ("ERR_RESERVED", "is reserved")
+    if found is None and await store.exists(keys.login(str(name).lower())):
+        found = ("ERR_TAKEN", "has already been taken")
+    if found is not None:
+        errors["username"] = [found]
+    email = form.email
+    found = _text_errors(email, top=limits.EMAIL_MAX_CHARS)
+    if found is None and not (_LOCAL_EMAIL if operator else _EMAIL).fullmatch(str(email)):
+        found = ("ERR_INVALID", "is invalid")
+    if found is None and not operator and await email_blocks.refused(store, str(email)):
+        found = ("ERR_BLOCKED", "uses a disallowed e-mail provider")
+    if found is None and await store.exists(keys.email(str(email).lower())):
+        found = ("ERR_TAKEN", "has already been taken")
+    if found is not None:
+        errors["email"] = [found]
+    found = _text_errors(
+        form.password, top=limits.PASSWORD_MAX_CHARS, bottom=limits.PASSWORD_MIN_CHARS
+    )
+    if found is not None:
+        errors["password"] = [found]
+    if not operator and form.agreement is not True:
+        errors["agreement"] = [("ERR_ACCEPTED", "must be accepted")]
+    reason = form.reason
+    if reason not in (None, "") and (
+        not isinstance(reason, str) or len(reason) > limits.SIGN_UP_REASON_MAX_CHARS
+    ):
+        errors["reason"] = [
+            (
+                "ERR_TOO_LONG",
+                f"is too long (maximum is {limits.SIGN_UP_REASON_MAX_CHARS} characters)",
+            )
+        ]
+    elif asks_reason and (not isinstance(reason, str) or not reason.strip()):
+        errors["reason"] = [("ERR_BLANK", "can't be blank")]
+    return errors
+
+
+async def register(
+    store: Store,
+    queue: JobQueue,
+    username,
+    email,
+    password,
+    *,
+    form: SignUp | None = None,
+    operator: bool = False,
+) -> User:
+    """Sign a user up with a unique login and a unique e-mail (see module doc).
+
+    As Mastodon: registrations closed refuse it (RegistrationsClosed, 403)
+    unless a valid invite came (an expired or used-up one is told apart:
+    SignUpInvalid on ``invite_code``); every field that is wrong is reported at
+    once (SignUpInvalid), with nothing written; in approval mode (or from
+    an IP block's network that asks for it) the account is pending (it
+    cannot sign in until a moderator approves it), unless it came with an
+    invite; moderators (roles with ``manage_users``) get an
+    ``admin.sign_up`` notification. ``operator``: ``redpoll admin
+    create-user``, which any mode lets through, approved, and which may use
+    a local address (admin@localhost) and a reserved name.
+
+    The invite's use is taken (invite_use.lua: atomic) before the e-mail
+    claim and the account, and given back if either fails."""
+    form = form or SignUp(username, email, password)
+    mode = await registrations.registrations(store)
+    code = form.invite_code if form.invite_code not in (None, "") else None
+    invite = None
+    if code is not None and not operator:
+        try:
+            invite = await invites.check(store, code)
+        except invites.InviteNotValid as exc:
+            if not mode.enabled and exc.reason == "none":  # no invite at all: Mastodon's 403
+                raise RegistrationsClosed() from None
+            raise SignUpInvalid({"invite_code": [("ERR_INVALID", exc.text)]}) from None
+    if not operator and not mode.enabled and invite is None:
+        raise RegistrationsClosed()
+    errors = await _sign_up_errors(
+        store, form, operator=operator, asks_reason=mode.asks_reason and invite is None
+    )
+    if errors:
+        raise SignUpInvalid(errors)
+    login, email, password = str(form.username), str(form.email), str(form.password)
+    pending = (
+        not operator
+        and invite is None
+        and (mode.approval_required or await ip_blocks.sign_up_needs_approval(store, form.ip))
+    )
+    fields: dict[str, str] = {}
+    if pending:
+        fields["pend"] = "1"
+    if invite is not None:
+        try:
+            fields["invby"] = str(await invites.take(store, invite.code))
+        except invites.InviteNotValid as exc:  # used up or expired since the check
+            raise SignUpInvalid({"invite_code": [("ERR_INVALID", exc.text)]}) from None
+    reason = form.reason.strip() if isinstance(form.reason, str) else ""
     index = keys.email(email.lower())
-    if not await client.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):
-        raise EmailTaken("email has already been taken")
     try:
-        user = await account.sign_up(store, queue, login, password=password, email=email)
+        if not await store.set(index, "pending", nx=True, ex=limits.EMAIL_CLAIM_TTL_S):
+            raise SignUpInvalid({"email": [("ERR_TAKEN", "has already been taken")]})
+        try:
+            user = await account.sign_up(
+                store,
+                queue,
+                login,
+                password=password,
+                email=email,
+                fields=fields,
+                private={"reason": reason} if reason else None,
+            )
+        except LoginTaken:
+            await store.delete(index)
+            raise SignUpInvalid({"username": [("ERR_TAKEN", "has already been taken")]}) from None
+        except BaseException:
+            await store.delete(index)
+            raise
     except BaseException:
-        await client.delete(index)
+        if invite is not None:
+            await invites.give_back(store, invite.code)
         raise
-    await client.set(index, user.id)  # bind for good (drops the claim's TTL)
+    await store.set(index, user.id)  # bind for good (drops the claim's TTL)
+    await tell_staff(store, user.id)
     return user
 
 
+async def tell_staff(store: Store, uid: int) -> None:
+    """An ``admin.sign_up`` notification of the new account ``uid`` to each
+    account whose role may manage users (Mastodon's rule), at most
+    limits.SIGN_UP_NOTIFIED_STAFF_MAX. Each is one idempotent script; a
+    call cut short leaves the rest untold."""
+    (op,) = await store.batch([("INCR", keys.INTERACTION_SEQ)])
+    for moderator in await staff.holding(store, "manage_users"):
+        await notifications.apply(store, moderator, "admin.sign_up", uid, uid, int(op), True)
+
+
 async def register_with_token(
-    store: Store, queue: JobQueue, client_id, scopes, username, email, password
+    store: Store, queue: JobQueue, client_id, scopes, form: SignUp
 ) -> tuple[User, tuple[str, int] | None]:
     """:func:`register`, then a new access token of the app ``client_id``
     for the new user with ``scopes`` (:func:`token_for_app`; None when the
-    app is gone: the account stays registered)."""
-    user = await register(store, queue, username, email, password)
-    return user, await token_for_app(store, client_id, user.id, scopes)
+    app is gone: the account stays registered). A pending account's token
+    is refused until the account is approved (Token.pending)."""
+    user = await register(store, queue, form.username, form.email, form.password, form=form)
+    return user, await token_for_app(store, client_id, user.id, scopes, pending=user.pending)
 
 
 class LoginLimited(RedpollError):
@@ -671,7 +915,10 @@ async def password_login(
     state = await ratelimit.hit(store, bucket, rate)
     if state is not None and state.exceeded:
         raise LoginLimited(state)
-    return await account.verify_password(store, user, password)
+    found = await account.verify_password(store, user, password)
+    if found is not None and found.pending:  # (told only to whoever knows the password)
+        raise PendingApproval()
+    return found
 
 
 async def password_grant_login(
@@ -872,6 +1119,10 @@ __all__ = [
     "s256",
     "CodeGrant",
     "register",
+    "SignUp",
+    "SignUpInvalid",
+    "PendingApproval",
+    "RegistrationsClosed",
     "password_login",
     "password_grant_login",
     "CodeRequest",

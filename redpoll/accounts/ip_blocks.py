@@ -2,8 +2,9 @@
 severity. ``sign_up_block`` and ``no_access`` refuse sign-ups from it (403,
 as Mastodon); ``no_access`` refuses every request from it (the HTTP edge
 asks :func:`no_access_networks`, kept per process for
-limits.IP_BLOCKS_KEPT_S); ``sign_up_requires_approval`` is kept and shown
-only (there is no approval mode). A block may expire (``expires_in``): an expired one
+limits.IP_BLOCKS_KEPT_S); ``sign_up_requires_approval`` makes a sign-up
+from it wait for a moderator's approval, whatever the registration mode
+(redpoll.accounts.auth). A block may expire (``expires_in``): an expired one
 refuses nothing and is left out of the lists.
 
 One hash in the slot {blocks} (keys.IP_BLOCKS): a block is written by one
@@ -97,6 +98,18 @@ async def sign_up_refused(store: Store, ip: str) -> bool:
         return False
     return any(
         b.severity in REFUSE_SIGN_UP and address in ipaddress.ip_network(b.network)
+        for b in await _all(store)
+    )
+
+
+async def sign_up_needs_approval(store: Store, ip: str | None) -> bool:
+    """Whether a ``sign_up_requires_approval`` block holds ``ip``."""
+    try:
+        address = ipaddress.ip_address(ip or "")
+    except ValueError:
+        return False
+    return any(
+        b.severity == "sign_up_requires_approval" and address in ipaddress.ip_network(b.network)
         for b in await _all(store)
     )
 

@@ -3,10 +3,13 @@
 1. ``account-search-index``: the users a database holds from before the
    account search index existed go into it (every sign-up and profile
    change since indexes itself).
+6. ``staff-index``: the accounts holding a staff role from before the
+   staff index existed go into it (every role given since indexes itself).
 """
 
 from __future__ import annotations
 
+from ..admin import staff
 from ..core import keys, limits
 from ..storage.migration import Migration
 from ..storage.store import Store
@@ -39,6 +42,25 @@ async def index_users(store: Store, cursor: str, batch: int) -> tuple[str | None
     return (str(nxt) if nxt <= last else None), done
 
 
+async def index_staff(store: Store, cursor: str, batch: int) -> tuple[str | None, int]:
+    """Put the users ``cursor`` .. ``cursor + batch - 1`` that hold a role
+    into the staff index (one SADD each: idempotent, and a role given or
+    taken meanwhile indexes itself after its write)."""
+    first = int(cursor or 1)
+    last = int(await store.get(keys.USER_SEQ) or 0)
+    uids = list(range(first, min(first + batch, last + 1)))
+    if not uids:
+        return None, 0
+    rows = await store.batch([("HGET", keys.user(u), "role") for u in uids])
+    done = 0
+    for uid, role in zip(uids, rows):
+        if role:
+            await staff.index_role(store, uid, role.decode())
+            done += 1
+    nxt = uids[-1] + 1
+    return (str(nxt) if nxt <= last else None), done
+
+
 MIGRATIONS = [
     Migration(
         number=1,
@@ -47,5 +69,12 @@ MIGRATIONS = [
         step=index_users,
         batch=limits.SEARCH_BACKFILL_BATCH,
         done_before=keys.SEARCH_BUILT,
-    )
+    ),
+    Migration(
+        number=6,
+        name="staff-index",
+        about="put the accounts holding a staff role into the staff index",
+        step=index_staff,
+        batch=limits.SEARCH_BACKFILL_BATCH,
+    ),
 ]

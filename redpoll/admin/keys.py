@@ -9,3 +9,7 @@ from __future__ import annotations
 #: ``type``, ``target``, ``name`` (the target as a person reads it),
 #: ``text``), capped at limits.AUDIT_LOG_MAX entries (the oldest go first).
 AUDIT_LOG = "modlog:{log}"
+
+#: SET: the ids of the accounts holding a staff role (redpoll.admin.staff):
+#: who is told of a sign-up (admin.sign_up). Kept by the role's writer.
+STAFF = "staff:{accounts}"

@@ -6,7 +6,7 @@ from starlette.responses import Response
 
 from ..accounts import auth
 from ..core import limits
-from ..core.errors import Conflict, LoginTaken, UserNotFound, ValidationError
+from ..core.errors import Conflict, UserNotFound, ValidationError
 from ..relations.relationship import Relationship
 from ..render import entities
 from .context import Ctx
@@ -31,21 +31,9 @@ from .responses import JSON, NOT_FOUND, ApiError, link_header
 from .routing import endpoint
 from .statuses import render_statuses, timeline_response
 
-_FIELD_OF = {
-    "login": "username",
-    "username": "username",
-    "email": "email",
-    "password": "password",
-    "agreement": "agreement",
-}
-
-
-def _registration_error(field: str, code: str, message: str) -> ApiError:
-    return ApiError(
-        422,
-        f"Validation failed: {message}",
-        details={field: [{"error": code, "description": message}]},
-    )
+#: Mastodon's answer to a user's token at sign-up (Api::BaseController's
+#: require_client_credentials!)
+APP_TOKEN_ONLY = "This method requires an client credentials authentication"
 
 
 @endpoint(
@@ -55,7 +43,9 @@ def _registration_error(field: str, code: str, message: str) -> ApiError:
     scope="write:accounts",
     user=False,
     doc=Doc(
-        "Register an account (app token with write:accounts); returns a user token",
+        "Register an account (app token with write:accounts; a user's token: 403); "
+        "returns a user token. Registrations closed: 403 unless a valid invite_code "
+        "came; every invalid field at once in a 422's details",
         "Accounts",
         ref("Token"),
         body=request_body(
@@ -66,6 +56,9 @@ def _registration_error(field: str, code: str, message: str) -> ApiError:
                 "agreement": {"type": ["boolean", "string"]},
                 "locale": STR,
                 "reason": STR,
+                "invite_code": STR,
+                "time_zone": STR,
+                "date_of_birth": STR,
             },
             ("username", "email", "password", "agreement"),
         ),
@@ -73,35 +66,40 @@ def _registration_error(field: str, code: str, message: str) -> ApiError:
 )
 async def register(ctx: Ctx) -> Response:
     if ctx.authed.uid is not None:  # Mastodon's rule: only an app token registers accounts
-        raise ApiError(403, "This method requires an app token, not a user's token")
+        raise ApiError(403, APP_TOKEN_ONLY)
     await ctx.limit("signup", ctx.settings.rate_signup)
     if await ctx.rp.admin.sign_up_refused_from(ctx.ip):  # an IP block (Mastodon: 403)
         raise ApiError(403, "This action is not allowed")
     p = ctx.params
+    p.str("locale", max_chars=16)
+    p.str("time_zone", max_chars=100)
+    p.str("date_of_birth", max_chars=20)
     try:
-        if not p.bool("agreement"):
-            raise _registration_error("agreement", "ERR_ACCEPTED", "Agreement must be accepted")
-        for name in ("username", "email", "password"):
-            if not p.has(name):
-                raise _registration_error(name, "ERR_BLANK", f"{name} can't be blank")
-        p.str("locale", max_chars=16)
-        p.str("reason", max_chars=1000)
+        agreed = p.bool("agreement")
+    except ValidationError:  # not a boolean: not accepted (ERR_ACCEPTED)
+        agreed = False
+    form = auth.SignUp(
+        p.raw("username"),
+        p.raw("email"),
+        p.raw("password"),
+        agreement=agreed,
+        reason=p.raw("reason"),
+        invite_code=p.raw("invite_code"),
+        ip=ctx.ip,
+    )
+    try:
         user, issued = await ctx.rp.register_with_token(
-            ctx.authed.client_id,
-            ctx.authed.scopes,
-            p.raw("username"),
-            p.raw("email"),
-            p.raw("password"),
+            ctx.authed.client_id, ctx.authed.scopes, form
         )
-    except LoginTaken:
-        raise _registration_error(
-            "username", "ERR_TAKEN", "Username has already been taken"
+    except auth.SignUpInvalid as exc:
+        raise ApiError(
+            422,
+            exc.summary,
+            details={
+                field: [{"error": code, "description": text} for code, text in found]
+                for field, found in exc.errors.items()
+            },
         ) from None
-    except auth.EmailTaken:
-        raise _registration_error("email", "ERR_TAKEN", "E-mail has already been taken") from None
-    except ValidationError as exc:
-        field = _FIELD_OF.get(exc.field, exc.field)
-        raise _registration_error(field, "ERR_INVALID", exc.message) from None
     if issued is None:  # the app was removed while its token lived
         raise ApiError(401, "The access token is invalid")
     access, created = issued
@@ -131,6 +129,8 @@ async def verify_credentials(ctx: Ctx) -> Response:
 )
 async def get_account(ctx: Ctx) -> Response:
     user = await ctx.rp.get_user(ctx.path_id())
+    if user.pending:  # as Mastodon's check_account_approval: not shown until approved
+        raise ApiError(404, NOT_FOUND)
     return JSON(entities.account(user, ctx.base))
 
 
@@ -160,6 +160,8 @@ async def lookup(ctx: Ctx) -> Response:
         user = await ctx.rp.lookup(name)
     except ValidationError:
         raise ApiError(404, NOT_FOUND) from None
+    if user.pending:
+        raise ApiError(404, NOT_FOUND)
     return JSON(entities.account(user, ctx.base))
 
 

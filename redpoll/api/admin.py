@@ -252,7 +252,7 @@ unsensitive = _account_route("unsensitive", "Stop marking an account's media sen
     auth="required",
     scope=WRITE_ACCOUNTS,
     doc=Doc(
-        "Approve a pending account (none is: sign-ups need no approval here, 403)",
+        "Approve an account waiting for approval (403 for one not pending)",
         "Admin",
         ADMIN_ACCOUNT,
         params=[path_param()],
@@ -268,14 +268,14 @@ async def approve(ctx: Ctx) -> Response:
     auth="required",
     scope=WRITE_ACCOUNTS,
     doc=Doc(
-        "Reject a pending account (none is: sign-ups need no approval here, 403)",
+        "Reject an account waiting for approval: it is deleted (403 for one not pending)",
         "Admin",
         EMPTY_OBJ,
         params=[path_param()],
     ),
 )
 async def reject(ctx: Ctx) -> Response:
-    await ctx.rp.admin.approve(ctx.uid, ctx.path_id())  # refused the same way
+    await ctx.rp.admin.reject(ctx.uid, ctx.path_id())
     return JSON({})
 
 

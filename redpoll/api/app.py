@@ -50,6 +50,7 @@ from . import (
     federation,
     filters,
     instance,
+    invites,
     lists,
     mail,
     media,
@@ -117,6 +118,7 @@ MODULES = (
     sessions,
     two_factor,
     mail,
+    invites,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ..accounts import ratelimit
-from ..accounts.auth import Token
+from ..accounts.auth import PENDING_MESSAGE, Token
 from ..core import validate
 from ..core.errors import ValidationError
 from ..core.settings import Settings
@@ -116,6 +116,10 @@ class Ctx:
                 # only a marked token pays this read (redpoll.accounts.standing)
                 if await self.rp.unconfirmed(self.token.uid, self.token.digest):
                     raise ApiError(403, UNCONFIRMED)
+            if standing and self.token.pending:
+                # an account waiting for approval, after the address as
+                # Mastodon's require_user! (the mail endpoints still answer it)
+                raise ApiError(403, PENDING_MESSAGE)
 
     async def _ip_hit(self) -> None:
         self.rate = await self.rp.rate_hit(f"ip:{self.ip}:api", self.settings.rate_ip)

@@ -6,6 +6,7 @@ import time
 
 from starlette.responses import Response
 
+from ..admin import roles
 from ..core import limits
 from ..core.version import __version__
 from ..media.processing import SUPPORTED_MIME_TYPES
@@ -41,6 +42,21 @@ async def _cached_stats(ctx: Ctx) -> dict:
         "statuses": usage["localPosts"],
         "active": usage["users"]["activeMonth"],
         "rules": cached["rules"],
+    }
+
+
+def registrations_entity(signup) -> dict:
+    """Mastodon 4.4's ``registrations`` of the v2 instance: the message only
+    while closed (HTML), no single sign-on address, no minimum age."""
+    return {
+        "enabled": signup.enabled,
+        "approval_required": signup.approval_required,
+        "reason_required": signup.asks_reason,
+        "message": entities.html_text(signup.message)
+        if not signup.enabled and signup.message
+        else None,
+        "min_age": None,
+        "url": None,
     }
 
 
@@ -115,6 +131,7 @@ LANGUAGES = (
 )
 async def instance_v1(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
+    signup = await ctx.rp.registration_settings()  # read fresh: a change shows at once
     host = ctx.request.url.netloc
     return JSON(
         {
@@ -132,9 +149,10 @@ async def instance_v1(ctx: Ctx) -> Response:
             },
             "thumbnail": f"{ctx.base}/thumbnail.png",
             "languages": ["en"],
-            "registrations": True,
-            "approval_required": False,
-            "invites_enabled": False,
+            "registrations": signup.enabled,
+            "approval_required": signup.approval_required,
+            # (Mastodon: whether a member without a role may invite)
+            "invites_enabled": roles.NONE.can("invite_users"),
             "configuration": {
                 "accounts": {"max_featured_tags": 0},
                 "statuses": _statuses_config(),
@@ -156,6 +174,7 @@ async def instance_v1(ctx: Ctx) -> Response:
 )
 async def instance_v2(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
+    signup = await ctx.rp.registration_settings()
     return JSON(
         {
             "domain": ctx.request.url.netloc,
@@ -176,7 +195,7 @@ async def instance_v2(ctx: Ctx) -> Response:
                 "polls": _polls_config(ctx.settings.poll_expires_min_s),
                 "translation": {"enabled": False},
             },
-            "registrations": {"enabled": True, "approval_required": False, "message": None},
+            "registrations": registrations_entity(signup),
             "api_versions": {"mastodon": 2},
             "contact": {"email": "", "account": None},
             "rules": stats["rules"],

@@ -106,12 +106,15 @@ def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
 
 
 async def _limited(ctx: Ctx, call):
-    """``call()`` with the per-account limits (log-in, two-factor codes) as a 429."""
+    """``call()`` with the per-account limits (log-in, two-factor codes) as a
+    429; an account waiting for approval: 403 with Mastodon's message."""
     try:
         return await call()
     except (auth.LoginLimited, two_factor.TwoFactorLimited) as exc:
         ctx.rate = exc.state
         raise ApiError(429, "Too many requests", headers=exc.state.headers()) from None
+    except auth.PendingApproval as exc:
+        raise ApiError(403, exc.message) from None
 
 
 @endpoint(

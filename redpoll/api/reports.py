@@ -26,7 +26,7 @@ def report_entity(r: moderation.Report, target: dict) -> dict:
         "forwarded": False,
         "created_at": entities.iso(r.created_at),
         "status_ids": [str(s) for s in r.statuses] or None,
-        "rule_ids": None,
+        "rule_ids": [str(i) for i in r.rule_ids] or None,
         "target_account": target,
     }
 
@@ -50,6 +50,7 @@ def report_entity(r: moderation.Report, target: dict) -> dict:
                 },
                 "comment": {"type": "string", "maxLength": limits.REPORT_COMMENT_MAX_CHARS},
                 "category": {"enum": ["spam", "legal", "violation", "other"]},
+                "rule_ids": {"type": "array", "items": ID, "maxItems": limits.INSTANCE_RULES_MAX},
                 "forward": BOOL,
             },
             required=("account_id",),
@@ -62,8 +63,9 @@ async def create(ctx: Ctx) -> Response:
     if account is None:
         raise ValidationError("account_id", "is missing")
     status_ids = p.ids("status_ids", max_count=limits.REPORT_STATUSES_MAX)
+    rule_ids = p.ids("rule_ids", max_count=limits.INSTANCE_RULES_MAX)
     p.bool("forward")
     category = p.str("category", max_chars=20) or "other"
     comment = p.str("comment", max_chars=100_000) or ""
-    r, user = await ctx.rp.report(ctx.uid, account, status_ids, comment, category)
+    r, user = await ctx.rp.report(ctx.uid, account, status_ids, comment, category, rule_ids)
     return JSON(report_entity(r, entities.account(user, ctx.base)))

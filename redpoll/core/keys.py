@@ -138,6 +138,25 @@ HOME_SEEN = "home:seen"
 INSTANCE_RULES = "instance:rules"
 #: HASH: the server's extended description: "content" and "at" (ms).
 INSTANCE_DESCRIPTION = "instance:description"
+#: HASH: who may sign up (redpoll.instance.registrations): "mode" (open,
+#: approval, closed), "message" (shown while closed), "reason" ("1": a
+#: sign-up waiting for approval must say why).
+INSTANCE_REGISTRATIONS = "instance:registrations"
+
+
+def invite(code: str) -> str:
+    """Hash: one invite (redpoll.accounts.invites): its creator, when it was
+    made, when it expires, how many uses it allows and has had."""
+    return f"inv:{{{code}}}"
+
+
+def user_invites(uid: int) -> str:
+    """ZSET: the codes of the invites ``uid`` made -> when (ms)."""
+    return f"invs:{{{uid}}}"
+
+
+#: ZSET: every invite's code -> when it was made (ms): the operator's list.
+INVITES = "invites:{invites}"
 
 
 def home_read(uid: int) -> str:

@@ -635,6 +635,22 @@ BOOKMARKS_MAX = 100_000
 #: of the extended description.
 INSTANCE_RULES_MAX = 50
 INSTANCE_RULE_MAX_CHARS = 1_000
+#: the message shown while registrations are closed (redpoll.instance.registrations)
+REGISTRATIONS_MESSAGE_MAX_CHARS = 2_000
+#: a sign-up's reason (Mastodon's invite request text, read by moderators)
+SIGN_UP_REASON_MAX_CHARS = 1_000
+#: invites (redpoll.accounts.invites): how many a member keeps at once, the
+#: longest expiry one may ask for, the most uses one may allow, how long an
+#: expired or used-up invite's record is kept (shown as such) before it goes
+INVITES_PER_USER_MAX = 50
+INVITE_EXPIRES_MAX_S = 366 * 86_400
+INVITE_USES_MAX = 1_000
+INVITE_KEPT_AFTER_S = 30 * 86_400
+INVITE_COMMENT_MAX_CHARS = 420
+#: invites one list shows (newest first)
+INVITES_LIST_MAX = 200
+#: how many accounts with a staff role are told of a sign-up (admin.sign_up)
+SIGN_UP_NOTIFIED_STAFF_MAX = 200
 INSTANCE_DESCRIPTION_MAX_CHARS = 100_000
 #: Statuses one account may pin to its profile (Mastodon: MAX_PINNED_TOOTS, 5).
 PINS_MAX = 5

@@ -74,6 +74,11 @@ class User:
     #: never deeper: its own ``moved`` stays None)
     moved_to: int = 0
     moved: User | None = None
+    #: signed up while registrations needed approval and not approved yet
+    #: (redpoll.accounts.auth, redpoll.moderation.admin_accounts): it
+    #: cannot sign in; and the account whose invite it signed up with (0: none)
+    pending: bool = False
+    invited_by: int = 0
 
     @property
     def remote(self) -> bool:
@@ -109,6 +114,8 @@ class User:
             uri=h.get("uri", ""),
             url=h.get("url", ""),
             moved_to=int(h.get("moved") or 0),
+            pending=h.get("pend") == "1",
+            invited_by=int(h.get("invby") or 0),
         )
 
     def to_dict(self) -> dict:

@@ -76,7 +76,20 @@ class Desk:
         return await accounts.unsuspend(self.store, actor, uid)
 
     async def approve(self, actor, uid) -> AdminAccount:
-        return await accounts.approve(self.store, actor, uid)
+        approved = await accounts.approve(self.store, actor, uid)
+        if self.settings is not None:  # the member is mailed, as Mastodon does
+            await notices.send_account_approved(self.store, self.settings, approved.user.id)
+        return approved
+
+    async def reject(self, actor, uid) -> AdminAccount:
+        """Reject a pending account: it is deleted (as Mastodon's reject
+        does: its login and e-mail are free again once its keys are purged,
+        after its jobs drained); the audit entry once the first part is done."""
+        found = await accounts.pending(self.store, actor, uid)
+        await moderation.delete_account(self.store, self.queue, found.user.login, uid=found.user.id)
+        await audit.record(self.store, actor, "reject", "Account", found.user.id, found.user.login)
+        self.purge_later(found.user.id, found.user.login)
+        return found
 
     async def delete_account(self, actor, uid) -> AdminAccount:
         """Delete a suspended account for good (redpoll.moderation.moderation

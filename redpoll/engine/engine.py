@@ -14,7 +14,7 @@ from typing import Any
 
 from redis.exceptions import RedisClusterException, RedisError
 
-from ..accounts import account, activity, auth, markers, ratelimit, standing, two_factor
+from ..accounts import account, activity, auth, invites, markers, ratelimit, standing, two_factor
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
@@ -30,7 +30,7 @@ from ..federation import outbox as fed_outbox
 from ..federation import threads as fed_threads
 from ..federation.jobs import ContextJob, DomainBlockJob, PollVoteJob
 from ..filters import filters, rules
-from ..instance import instance
+from ..instance import instance, registrations
 from ..interactions import bookmarks, favourites
 from ..lists import lists
 from ..mail import address, confirmation, notices, recovery
@@ -1196,10 +1196,18 @@ class Redpoll:
 
     # --- reports --------------------------------------------------------------------------
     async def report(
-        self, reporter, account, status_ids=(), comment: str = "", category: str = "other"
+        self,
+        reporter,
+        account,
+        status_ids=(),
+        comment: str = "",
+        category: str = "other",
+        rule_ids=(),
     ) -> tuple[moderation.Report, User]:
         """File a report; the report and the account it is about."""
-        r = await moderation.report(self.store, reporter, account, status_ids, comment, category)
+        r = await moderation.report(
+            self.store, reporter, account, status_ids, comment, category, rule_ids
+        )
         return r, await self.get_user(r.account)
 
     # --- apps, tokens, rate limits --------------------------------------------------------
@@ -1218,13 +1226,20 @@ class Redpoll:
     async def app_token(self, client_id, uid, scopes) -> tuple[str, int] | None:
         return await auth.token_for_app(self.store, client_id, uid, scopes)
 
-    async def register_with_token(self, client_id, scopes, username, email, password):
+    async def register_with_token(self, client_id, scopes, form: auth.SignUp):
         user, issued = await auth.register_with_token(
-            self.store, self.queue, client_id, scopes, username, email, password
+            self.store, self.queue, client_id, scopes, form
         )
         # e-mail on: unconfirmed until its link is followed (redpoll.mail)
         await confirmation.signed_up(self.store, self.settings, user.id, client_id)
         return user, issued
+
+    async def register(self, username, email, password, operator: bool = False) -> User:
+        """auth.register: as the API's sign-up, or (``operator``) as ``redpoll
+        admin create-user``."""
+        return await auth.register(
+            self.store, self.queue, username, email, password, operator=operator
+        )
 
     async def password_grant_login(self, username, password, rate=None):
         """The user of a password grant, else None (also with two-factor on)."""
@@ -1272,6 +1287,29 @@ class Redpoll:
         return await auth.new_recovery_codes(
             self.store, uid, password, self.settings.rate_login_account
         )
+
+    # --- who may sign up, and invites (redpoll.instance.registrations, accounts.invites) ---
+    async def registration_settings(self) -> registrations.Registrations:
+        return await registrations.registrations(self.store)
+
+    async def set_registrations(
+        self, actor, mode: str, message=None, reason_required=None
+    ) -> registrations.Registrations:
+        return await registrations.set_registrations(
+            self.store, actor, mode, message, reason_required
+        )
+
+    async def create_invite(self, actor, **options: Any) -> invites.Invite:
+        return await invites.create(self.store, actor, **options)
+
+    async def list_invites(self, actor) -> list[invites.Invite]:
+        return await invites.listed(self.store, actor)
+
+    async def get_invite(self, code) -> invites.Invite:
+        return await invites.get(self.store, code)
+
+    async def revoke_invite(self, actor, code) -> invites.Invite:
+        return await invites.revoke(self.store, actor, code)
 
     async def redeem_code(self, app: auth.App, code, redirect_uri, verifier=None):
         return await auth.redeem_code(self.store, app, code, redirect_uri, verifier)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ..accounts import auth, ratelimit
+from ..accounts import auth, ratelimit, standing
 from ..accounts.auth import Token
 from ..storage.store import Store
 
@@ -104,6 +104,12 @@ def verifier(store: Store) -> Verifier:
 
     async def verify(token: str) -> Principal | None:
         info, _ = await authenticate(store, token, None)
-        return None if info is None else Principal.of(info)
+        # a token of an account waiting for approval, or for its address to
+        # be confirmed (only a marked token pays that read), opens no stream
+        if info is None or info.pending:
+            return None
+        if info.check and info.uid is not None and await standing.unconfirmed(store, info.uid):
+            return None
+        return Principal.of(info)
 
     return verify

@@ -1,8 +1,8 @@
 """Moderating accounts, as Mastodon's admin API does: listing them with
 its filters, showing one, its account actions (a warning, disable,
-sensitive, silence, suspend), lifting them, approval (there is no approval
-mode: every account is approved, so approving or rejecting one is refused
-as Mastodon refuses it for an account not pending) and deletion.
+sensitive, silence, suspend), lifting them, approval of an account that
+signed up while registrations needed it (approve; reject removes it, as
+Mastodon does; both refused for an account not pending) and deletion.
 
 Every call checks the actor's role first (redpoll.admin.roles; Forbidden
 otherwise) and has written nothing when it refuses. The writes: a flag on
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..accounts import standing
+from ..accounts import auth, standing
 from ..admin import audit, roles, staff
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, ValidationError
@@ -41,6 +41,8 @@ class AdminAccount:
     email: str | None
     #: its e-mail address is confirmed (redpoll.accounts.standing)
     confirmed: bool = True
+    #: why it signed up, when it had to wait for approval (Mastodon's invite request)
+    reason: str | None = None
 
     @property
     def role(self) -> roles.Role | None:
@@ -78,7 +80,7 @@ class Filter:
         status = self.status
         if status == "active" and user.suspended:
             return False
-        if status == "pending":  # no approval mode: no account is pending
+        if status == "pending" and not user.pending:
             return False
         if status == "disabled" and not (user.disabled and not user.suspended):
             return False
@@ -97,7 +99,9 @@ class Filter:
             return False
         if self.email and not (email or "").lower().startswith(self.email.strip().lower()):
             return False
-        if self.ip or self.invited_by is not None:  # no sign-in addresses or invites are kept
+        if self.ip:  # no sign-in addresses are kept
+            return False
+        if self.invited_by is not None and user.invited_by != self.invited_by:
             return False
         role = None if user.remote else roles.of(user)
         if self.staff and not (role is not None and role.staff):
@@ -108,22 +112,31 @@ class Filter:
 
 
 async def _emails(store: Store, found: list[User]) -> dict[int, str | None]:
-    local = [u for u in found if not u.remote]
-    rows = await store.batch([("HGET", keys.secrets(u.id), "email") for u in local])
-    return {u.id: (r.decode() if r else None) for u, r in zip(local, rows)}
+    return {uid: email for uid, (email, _, _) in (await _private(store, found)).items()}
 
 
-async def _unconfirmed(store: Store, found: list[User]) -> set[int]:
-    """Those of ``found`` whose e-mail address awaits confirmation."""
+async def _private(
+    store: Store, found: list[User]
+) -> dict[int, tuple[str | None, bool, str | None]]:
+    """The e-mail address, whether it is confirmed (redpoll.accounts.standing)
+    and the sign-up reason of each local account."""
     local = [u for u in found if not u.remote]
-    rows = await store.batch([("HEXISTS", keys.secrets(u.id), standing.UNCONFIRMED) for u in local])
-    return {u.id for u, r in zip(local, rows) if r}
+    rows = await store.batch(
+        [("HMGET", keys.secrets(u.id), "email", standing.UNCONFIRMED, "reason") for u in local]
+    )
+    return {
+        u.id: (e.decode() if e else None, w is None, r.decode() if r else None)
+        for u, (e, w, r) in zip(local, rows)
+    }
+
+
+def _shown(users_found: list[User], private: dict) -> list[AdminAccount]:
+    return [AdminAccount(u, *private.get(u.id, (None, True, None))) for u in users_found]
 
 
 async def _one(store: Store, uid) -> AdminAccount:
     user = await users.get_user(store, uid)  # UserNotFound: 404
-    waiting = await _unconfirmed(store, [user])
-    return AdminAccount(user, (await _emails(store, [user])).get(user.id), user.id not in waiting)
+    return _shown([user], await _private(store, [user]))[0]
 
 
 async def accounts(
@@ -172,9 +185,8 @@ async def accounts(
             break
     if min_id is not None:
         out.reverse()
-    emails = await _emails(store, [a.user for a in out])
-    waiting = await _unconfirmed(store, [a.user for a in out])
-    out = [AdminAccount(a.user, emails.get(a.user.id), a.user.id not in waiting) for a in out]
+    shown = [a.user for a in out]
+    out = _shown(shown, await _private(store, shown))
     return out, (resume + 1 if resume is not None and min_id is None else None)
 
 
@@ -186,9 +198,7 @@ async def people(store: Store, uids) -> dict[int, AdminAccount]:
     """The accounts ``uids`` as moderators see them (for a caller that has
     checked the actor's permission), unknown ones left out."""
     found = await users.get_users(store, sorted({u for u in uids if u}))
-    emails = await _emails(store, found)
-    waiting = await _unconfirmed(store, found)
-    return {u.id: AdminAccount(u, emails.get(u.id), u.id not in waiting) for u in found}
+    return {a.user.id: a for a in _shown(found, await _private(store, found))}
 
 
 async def account(store: Store, actor: int | None, uid) -> AdminAccount:
@@ -294,13 +304,29 @@ async def unsuspend(store: Store, actor: int | None, uid) -> AdminAccount:
     return await _one(store, found.user.id)
 
 
-async def approve(store: Store, actor: int | None, uid) -> AdminAccount:
-    """Every account here is approved (no approval mode): refused, as
-    Mastodon refuses approving or rejecting an account not pending."""
+async def pending(store: Store, actor: int | None, uid) -> AdminAccount:
+    """The account, if it waits for approval and the actor may decide on it
+    (``manage_users``); Forbidden otherwise, as Mastodon refuses approving
+    or rejecting an account not pending, or another server's."""
     found = await _one(store, uid)
     _local(found)
     roles.require(await staff.role_of(store, actor), "manage_users")
-    raise Forbidden(roles.NOT_ALLOWED)
+    if not found.user.pending:
+        raise Forbidden(roles.NOT_ALLOWED)
+    return found
+
+
+async def approve(store: Store, actor: int | None, uid) -> AdminAccount:
+    """Approve a pending account: its tokens work from now on, then the
+    account's mark goes (it signs in), then the audit entry (the engine's
+    Desk mails the member after). Each step idempotent and in that order: a
+    call cut short before the mark goes leaves the account pending, and
+    approving it again finishes."""
+    found = await pending(store, actor, uid)
+    await auth.approve_tokens(store, found.user.id)
+    await staff.set_fields(store, found.user.id, pend="")
+    await audit.record(store, actor, "approve", "Account", found.user.id, found.user.login)
+    return await _one(store, found.user.id)
 
 
 async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
@@ -328,5 +354,6 @@ async def set_role(store: Store, actor: int | None, login: str, name: str) -> Us
     if new.position > role.position:
         raise Forbidden(roles.NOT_ALLOWED)
     await staff.set_fields(store, user.id, role=new.key)
+    await staff.index_role(store, user.id, new.key)
     await audit.record(store, actor, "change_role", "Account", user.id, user.login, new.key)
     return await users.get_user(store, user.id)

@@ -24,6 +24,7 @@ from ..bus.queue import Held, JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from ..core.models import User, now_ms
+from ..instance import instance
 from ..interactions import bookmarks, favourites
 from ..lists import lists
 from ..media import keys as media_keys
@@ -80,15 +81,28 @@ class Report:
 
 
 async def report(
-    store: Store, reporter, account, status_ids=(), comment: str = "", category: str = "other"
+    store: Store,
+    reporter,
+    account,
+    status_ids=(),
+    comment: str = "",
+    category: str = "other",
+    rule_ids=(),
 ) -> Report:
-    """File a report; ValidationError (nothing written) for bad input."""
+    """File a report; ValidationError (nothing written) for bad input.
+    ``rule_ids``: the server's rules it breaks; given, the category is
+    ``violation`` (as Mastodon's ReportService), and each must be a rule."""
     reporter = validate.an_id(reporter, "user_id")
     account = validate.an_id(account, "account_id")
     if not isinstance(comment, str) or len(comment) > limits.REPORT_COMMENT_MAX_CHARS:
         raise ValidationError("comment", f"at most {limits.REPORT_COMMENT_MAX_CHARS} characters")
     if category not in CATEGORIES:
         raise ValidationError("category", "must be one of " + ", ".join(CATEGORIES))
+    rules = sorted({validate.an_id(r, "rule_ids") for r in rule_ids or ()})
+    if rules:
+        category = "violation"
+        if set(rules) - {r.id for r in await instance.rules(store)}:
+            raise ValidationError("rule_ids", "must be rules of this server")
     ids = [validate.an_id(s, "status_ids") for s in status_ids]
     if len(ids) > limits.REPORT_STATUSES_MAX:
         raise ValidationError("status_ids", f"at most {limits.REPORT_STATUSES_MAX} statuses")
@@ -114,12 +128,13 @@ async def report(
             "comment": comment,
             "category": category,
             "at": at,
+            **({"rules": json.dumps(rules)} if rules else {}),
         },
     )
     pipe.zadd(keys.REPORTS, {str(rid): rid})
     pipe.zadd(keys.REPORTS_OPEN, {str(rid): rid})
     await pipe.execute()
-    return Report(rid, reporter, account, tuple(ids), comment, category, at)
+    return Report(rid, reporter, account, tuple(ids), comment, category, at, rule_ids=tuple(rules))
 
 
 async def reports(store: Store, *, unresolved: bool = False, limit: int = 100) -> list[Report]:

@@ -14,10 +14,10 @@ from . import entities
 
 
 def account(found: Any, base: str) -> dict:
-    """Mastodon's Admin::Account. No sign-in addresses or invites are kept
-    here: ``ip`` is null, ``ips`` empty; a local account is confirmed unless
-    its address awaits confirmation (redpoll.mail), and approved (there is
-    no approval mode)."""
+    """Mastodon's Admin::Account. No sign-in addresses are kept here:
+    ``ip`` is null, ``ips`` empty; a local account is confirmed unless its
+    address awaits confirmation (redpoll.mail), approved unless it waits
+    for approval, and ``invite_request`` is the reason it gave then."""
     user = found.user
     role = found.role
     local = not user.remote
@@ -38,10 +38,11 @@ def account(found: Any, base: str) -> dict:
         "silenced": user.silenced,
         "sensitized": user.sensitized,
         "disabled": user.disabled,
-        "approved": local,
+        "approved": local and not user.pending,
         "locale": None,
-        "invite_request": None,
+        "invite_request": found.reason if local else None,
         "account": shown,
+        **({"invited_by_account_id": str(user.invited_by)} if user.invited_by else {}),
     }
 
 

@@ -200,9 +200,14 @@ def _password(given: str | None) -> str:
 @click.option("--password", default=None, help="Else read from the first line of stdin.")
 @click.pass_context
 def create_user(ctx, login: str, email: str, password: str | None) -> None:
-    """Sign an account up (as POST /api/v1/accounts does)."""
+    """Sign an account up (as POST /api/v1/accounts does, as the operator:
+    whatever the registration mode, approved, a local address such as
+    admin@localhost allowed). The first owner: then `role LOGIN owner`."""
     secret = _password(password)
-    user = _engine(ctx, lambda rp: auth.register(rp.store, rp.queue, login, email, secret))
+    try:
+        user = _engine(ctx, lambda rp: rp.register(login, email, secret, operator=True))
+    except auth.SignUpInvalid as exc:
+        raise click.ClickException(exc.summary) from None
     click.echo(f"@{user.login} created, id {user.id}")
 
 
@@ -395,6 +400,80 @@ def federation_mode(ctx, mode: str | None) -> None:
         return await rp.admin.limited_federation()
 
     click.echo("limited" if _engine(ctx, act) else "open")
+
+
+@admin.command("registrations")
+@click.argument("mode", type=click.Choice(["open", "approval", "closed"]), required=False)
+@click.option("--message", default=None, help="Shown while registrations are closed.")
+@click.option(
+    "--reason-required/--reason-optional",
+    default=None,
+    help="Whether a sign-up waiting for approval must say why.",
+)
+@click.pass_context
+def registrations(ctx, mode: str | None, message: str | None, reason_required) -> None:
+    """Show or set who may sign up: open (anyone), approval (a moderator
+    approves each account) or closed (only with an invite)."""
+
+    async def act(rp):
+        if mode is not None:
+            return await rp.set_registrations(None, mode, message, reason_required)
+        if message is not None or reason_required is not None:
+            now = await rp.registration_settings()
+            return await rp.set_registrations(None, now.mode, message, reason_required)
+        return await rp.registration_settings()
+
+    now = _engine(ctx, act)
+    extra = ", reason required" if now.asks_reason else ""
+    click.echo(now.mode + extra + (f"; message: {now.message}" if now.message else ""))
+
+
+def _invite_line(i) -> str:
+    state = "expired" if i.expired() else "used up" if i.used_up() else "valid"
+    uses = f"{i.uses}/{i.max_uses}" if i.max_uses is not None else f"{i.uses}/unlimited"
+    ends = f"expires {_when(i.expires_at)}" if i.expires_at else "never expires"
+    return f"{i.code} by account {i.uid}: {state}, {uses} uses, {ends}"
+
+
+@admin.command("invite-create")
+@click.argument("login")
+@click.option("--expires-in", type=click.IntRange(min=1), default=None, metavar="SECONDS")
+@click.option("--max-uses", type=click.IntRange(min=1), default=None)
+@click.option("--comment", default="")
+@click.pass_context
+def invite_create(ctx, login: str, expires_in, max_uses, comment: str) -> None:
+    """Make an invite in the name of the account LOGIN; prints its code."""
+
+    async def act(rp):
+        user = await rp.lookup(login)
+        made = await rp.create_invite(
+            user.id, expires_in=expires_in, max_uses=max_uses, comment=comment
+        )
+        await audit.record(rp.store, None, "create", "Invite", made.code, made.code)
+        return made
+
+    made = _engine(ctx, act)
+    click.echo(made.code)
+
+
+@admin.command("invites")
+@click.pass_context
+def invites(ctx) -> None:
+    """List the invites, newest first."""
+    found = _engine(ctx, lambda rp: rp.list_invites(None))
+    if not found:
+        click.echo("no invites")
+    for i in found:
+        click.echo(_invite_line(i))
+
+
+@admin.command("invite-revoke")
+@click.argument("code")
+@click.pass_context
+def invite_revoke(ctx, code: str) -> None:
+    """Expire an invite now."""
+    found = _engine(ctx, lambda rp: rp.revoke_invite(None, code))
+    click.echo(_invite_line(found))
 
 
 @admin.command("describe")

@@ -9,6 +9,7 @@ address's link is followed, the old one told); the per-address limit."""
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 
@@ -99,6 +100,9 @@ def test_a_sign_up_is_limited_until_its_address_is_confirmed(mail_api, smtp, htt
         r = http.request(method, path, headers=bearer(token), data={"status": "x"})
         assert r.status_code == 403
         assert r.json() == {"error": "Your login is missing a confirmed e-mail address"}
+    # nor does its token open a stream
+    with http.stream("GET", "/api/v1/streaming/user", headers=bearer(token)) as r:
+        assert r.status_code == 401
     # what needs no functional login still works, and says where it stands
     assert http.get("/api/v1/timelines/public", headers=bearer(token)).status_code == 200
     assert http.get("/api/v1/emails/check_confirmation", headers=bearer(token)).json() is False
@@ -125,6 +129,8 @@ def test_a_sign_up_is_limited_until_its_address_is_confirmed(mail_api, smtp, htt
     assert "text/html" in page.headers["content-type"]
     assert m.account_verify_credentials()["username"] == name
     assert m.status_post("hello, confirmed")["content"]
+    with http.stream("GET", "/api/v1/streaming/user", headers=bearer(token)) as r:
+        assert r.status_code == 200
     assert http.get("/api/v1/emails/check_confirmation", headers=bearer(token)).json() is True
     assert http.get(link_in(second)).status_code == 400  # once
     # confirmed: resending is refused as Mastodon refuses it
@@ -374,3 +380,42 @@ def test_with_e_mail_off_the_server_runs_as_before(server, smtp):  # noqa: F811
             is False
         )
     assert smtp.to(address) == []
+
+
+def test_an_approved_sign_up_is_mailed_and_then_signs_in(mail_api, smtp, http, server):  # noqa: F811
+    url, cluster, _ = server
+    env = dict(os.environ, REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0")
+
+    def cli(*args: str) -> None:
+        done = redpoll(["admin", *args], env)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    scopes = ["read", "write", "admin:read", "admin:write"]
+    app = Mastodon.create_app("mail-approval", api_base_url=mail_api.url, scopes=scopes)
+    mod_name = f"mod{uuid.uuid4().hex[:8]}"
+    mod = Mastodon(client_id=app[0], client_secret=app[1], api_base_url=mail_api.url)
+    mod.create_account(mod_name, PASSWORD, f"{mod_name}@example.com", agreement=True, scopes=scopes)
+    confirm(http, smtp, f"{mod_name}@example.com")
+    cli("role", mod_name, "moderator")
+    cli("registrations", "approval")
+    try:
+        m, name, address = register(mail_api, app, "wait")
+        # unconfirmed and waiting: the address is asked first, as Mastodon's require_user!
+        me = http.get("/api/v1/accounts/verify_credentials", headers=bearer(m.access_token))
+        assert me.json() == {"error": "Your login is missing a confirmed e-mail address"}
+        confirm(http, smtp, address)  # the address is confirmed while the account waits
+        me = http.get("/api/v1/accounts/verify_credentials", headers=bearer(m.access_token))
+        assert (me.status_code, me.json()) == (
+            403,
+            {"error": "Your login is currently pending approval"},
+        )
+        [waiting] = [a for a in mod.admin_accounts_v2(status="pending") if a.username == name]
+        assert waiting.confirmed is True and waiting.approved is False
+        mod.admin_account_approve(waiting.id)
+        told = smtp.wait_for(address, 2)
+        assert told["Subject"] == "Your account on Mail Poll was approved"
+        assert mail_api.url in text_of(told)
+        me = http.get("/api/v1/accounts/verify_credentials", headers=bearer(m.access_token))
+        assert me.status_code == 200 and me.json()["username"] == name
+    finally:
+        cli("registrations", "open")

@@ -73,7 +73,7 @@ def test_a_user_token_cannot_register_accounts(settings, server):
             },
         )
         body = assert_error(r, 403)
-        assert "app token" in body["error"]
+        assert body["error"] == "This method requires an client credentials authentication"
         assert http.get("/api/v1/accounts/lookup", params={"acct": name}).status_code == 404
         # the app's own token still may
         r = http.post(

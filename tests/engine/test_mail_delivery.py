@@ -15,6 +15,7 @@ import pytest
 from support.smtp import link_in, smtp, text_of, token_of  # noqa: F401
 
 from redpoll import Redpoll
+from redpoll.accounts import auth
 from redpoll.core import keys, limits
 from redpoll.mail import outbox
 from redpoll.mail.jobs import MailJob
@@ -47,7 +48,7 @@ async def sign_up(rp, prefix: str = "m"):
     app, _ = await rp.create_app("mail tests", "urn:ietf:wg:oauth:2.0:oob", "read write")
     address = f"{name}@example.com"
     user, (token, _) = await rp.register_with_token(
-        app.client_id, ("read", "write"), name, address, PASSWORD
+        app.client_id, ("read", "write"), auth.SignUp(name, address, PASSWORD)
     )
     return user, token, address
 
@@ -219,7 +220,9 @@ async def test_an_address_change_waits_for_its_link_and_an_address_taken_meanwhi
     assert "being changed" in smtp.wait_for(address, 2)["Subject"]
     # another account takes the address before the link is followed
     app, _ = await mrp.create_app("t", "urn:ietf:wg:oauth:2.0:oob", "read write")
-    await mrp.register_with_token(app.client_id, ("read",), "t" + user.login[:20], wanted, PASSWORD)
+    await mrp.register_with_token(
+        app.client_id, ("read",), auth.SignUp("t" + user.login[:20], wanted, PASSWORD)
+    )
     with pytest.raises(Exception, match="taken"):
         await mrp.follow_confirmation(link)
     assert await mrp.email_state(user.id) == (address, wanted, False)  # nothing written

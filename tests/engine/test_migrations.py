@@ -157,12 +157,13 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
     rp = await Redpoll.open(settings)
     try:
         now = await migrate.layout(rp.store)
-        assert now.version == LATEST == 5 and not now.cursors
+        assert now.version == LATEST == 6 and not now.cursors
         said = [r.getMessage() for r in caplog.records if r.name == "redpoll.migrate"]
-        assert len(said) == 5, said
+        assert len(said) == 6, said
         assert all("made before layout versions" in s for s in said[:3]), said
         assert said[3].startswith("migration 4 (instance-peers") and ": made, 1 changed" in said[3]
         assert said[4].startswith("migration 5 (featured-tag") and ": made, 1 changed" in said[4]
+        assert said[5].startswith("migration 6 (staff-index")
         await expect_the_network(rp, made)
     finally:
         await rp.close()
@@ -186,10 +187,11 @@ async def test_a_database_from_before_the_backfills_is_migrated_when_opened(serv
             (3, "made"),
             (4, "made"),
             (5, "made"),
+            (6, "made"),
         ]
         # five users indexed (a remote one too), two statuses with replies
-        # recounted, two mutes, one peer, one status with a hashtag
-        assert [m.items for m in report.made] == [5, 2, 2, 1, 1]
+        # recounted, two mutes, one peer, one status with a hashtag, no staff role
+        assert [m.items for m in report.made] == [5, 2, 2, 1, 1, 0]
         assert (report.before, report.after) == (0, LATEST)
         for flag in (keys.SEARCH_BUILT, keys.REPLY_COUNTS_DONE, keys.MUTED_BY_BUILT):
             assert await rp.store.exists(flag)  # for processes of the release before
@@ -209,7 +211,7 @@ async def test_a_migration_cut_short_at_any_step_finishes_when_run_again(server,
         expected = await effect(rp.store)
         steps = sum(m.steps for m in whole.made)
         # 5 users, 8 statuses, 5 users, 5 users, 8 statuses, two at a time
-        assert steps == 3 + 4 + 3 + 3 + 4
+        assert steps == 3 + 4 + 3 + 3 + 4 + 3
         assert expected["counts"] == {1: b"2", 6: b"1"}
         for cut in range(steps):
             load(server)
@@ -271,7 +273,9 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
     rp = await Redpoll.open(settings)
     try:
         with_it = [*migrate.MIGRATIONS, BY_HAND]
-        with pytest.raises(ConfigError, match=r"needs migration 6 \(by-hand.*`redpoll migrate`"):
+        with pytest.raises(
+            ConfigError, match=rf"needs migration {LATEST + 1} \(by-hand.*`redpoll migrate`"
+        ):
             await migrate.at_open(rp.store, with_it)
         with pytest.raises(ConfigError, match="must be run by hand"):
             await migrate.run(rp.store, migrations=with_it)
@@ -280,7 +284,9 @@ async def test_a_migration_due_by_hand_stops_an_open_until_it_is_run(settings):
         assert [m.migration.number for m in report.made] == [LATEST + 1]
         assert (await migrate.at_open(rp.store, with_it)).made == []
         # today's code on a database a later release migrated is refused
-        with pytest.raises(ConfigError, match="layout is version 6, newer than this release"):
+        with pytest.raises(
+            ConfigError, match=f"layout is version {LATEST + 1}, newer than this release"
+        ):
             await migrate.at_open(rp.store)
     finally:
         await rp.close()

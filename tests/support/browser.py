@@ -5,6 +5,7 @@ what a page shows."""
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 
@@ -109,6 +110,7 @@ class Person:
         page.get_by_label("Username").fill(self.name)
         page.get_by_label("E-mail").fill(f"{self.name}@example.com")
         page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("checkbox", name=re.compile("I agree")).check()
         page.get_by_role("button", name="Sign up").click()
         expect(page.get_by_role("textbox", name="Compose")).to_be_visible()
         return self.name

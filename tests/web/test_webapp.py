@@ -125,6 +125,7 @@ def test_sign_up_refusal_is_shown_and_nothing_is_created(people, web):
     page.get_by_label("Username").fill(taken)
     page.get_by_label("E-mail").fill(f"other{uuid.uuid4().hex[:6]}@example.com")
     page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("checkbox", name=re.compile("I agree")).check()
     page.get_by_role("button", name="Sign up").click()
     expect(page.get_by_role("alert")).to_contain_text("taken")
     assert page.evaluate("localStorage.getItem('redpoll.session')") is None

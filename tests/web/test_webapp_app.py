@@ -521,6 +521,7 @@ def test_smaller_things_direct_messages_marked_own_boost_in_place_sign_up_limit_
             c.get_by_label("Username").fill("cat" + ann_name[-6:])
             c.get_by_label("E-mail").fill(f"cat{ann_name}@example.com")
             c.get_by_label("Password").fill(PASSWORD)
+            c.get_by_role("checkbox", name=re.compile("I agree")).check()
             c.get_by_role("button", name="Sign up").click()
             expect(c.get_by_role("alert")).to_contain_text(
                 re.compile(r"Too many requests: try again (in \d+ minutes?|in a few seconds)\.")

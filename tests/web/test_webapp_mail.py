@@ -6,6 +6,7 @@ address in Settings, effective once the new address's link is followed."""
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from pathlib import Path
 
@@ -165,8 +166,10 @@ def test_signing_up_asks_to_confirm_the_address_first(person, web, smtp):  # noq
     p.get_by_label("Username").fill(name)
     p.get_by_label("E-mail").fill(address)
     p.get_by_label("Password").fill(PASSWORD)
+    p.get_by_role("checkbox", name=re.compile("I agree")).check()
     p.get_by_role("button", name="Sign up").click()
-    expect(p.get_by_role("alert")).to_contain_text("follow the link just mailed")
+    expect(p.locator(".pending")).to_contain_text("follow the link just mailed")
+    expect(p.get_by_role("button", name="Sign up")).to_have_count(0)  # the account is made
     cy.expected_error(403, "/api/v1/accounts/verify_credentials")
     shot(cy, "sign-up-confirm")
     p.goto(link_in(smtp.wait_for(address)))

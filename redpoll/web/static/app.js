@@ -12,17 +12,19 @@ import * as views from './views.js';
 import * as discover from './discover.js';
 import * as notes from './notes.js';
 import * as dm from './dm.js';
+import * as invites from './invites.js';
 import { patchStatus } from './store.js';
 import { loadFeatures, has } from './features.js';
 import { installKeys } from './keys.js';
 
 const root = document.getElementById('app');
-const PUBLIC = new Set(['landing', 'signup', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
+const PUBLIC = new Set(['landing', 'signup', 'invite', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
 
 const ROUTES = [
   [/^\/(?:home)?$/, 'home', (c) => views.home(c)],
   [/^\/signin$/, 'landing', (c) => views.landing(c)],
   [/^\/signup$/, 'signup', (c) => views.signup(c)],
+  [/^\/invite\/([A-Za-z0-9]+)$/, 'invite', (c, code) => views.signup(c, code)],
   [/^\/oauth\/callback$/, 'callback', (c) => views.callback(c)],
   [/^\/notifications$/, 'notifications', (c) => notes.notifications(c)],
   [/^\/notifications\/mentions$/, 'mentions', (c) => notes.notifications(c, true)],
@@ -39,6 +41,7 @@ const ROUTES = [
   [/^\/lists\/(\d+)$/, 'lists', (c, id) => views.listView(c, id)],
   [/^\/search$/, 'search', (c) => views.search(c)],
   [/^\/settings$/, 'settings', (c) => views.settings(c)],
+  [/^\/settings\/invites$/, 'settings', (c) => invites.invitesView(c)],
   [/^\/bookmarks$/, 'bookmarks', (c) => views.bookmarks(c)],
   [/^\/favourites$/, 'favourites', (c) => views.favourites(c)],
   [/^\/scheduled$/, 'scheduled', (c) => views.scheduled(c)],
@@ -310,7 +313,7 @@ function render(e) {
     const back = path + location.search;
     match = { key: 'landing', view: (c) => { c.back = back; return views.landing(c); }, args: [] };
   }
-  if (signedIn && (match.key === 'landing' || match.key === 'signup')) {
+  if (signedIn && (match.key === 'landing' || match.key === 'signup' || match.key === 'invite')) {
     history.replaceState({ entry: entry || newEntry(), depth: state()?.depth || 0 }, '', '/');
     return render();
   }

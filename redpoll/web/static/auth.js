@@ -82,15 +82,36 @@ export async function finishSignIn() {
   return pending.back || '/';
 }
 
-export async function signUp({ username, email, password }) {
+// Mastodon's answer to a token of an account waiting for a moderator's approval
+export const PENDING_APPROVAL = 'Your login is currently pending approval';
+
+// The server's rules and who may sign up (GET /api/v2/instance).
+export async function signUpTerms() {
+  const about = await api('/api/v2/instance', { token: null });
+  return { rules: about.rules || [], registrations: about.registrations || { enabled: true } };
+}
+
+// Signs up (POST /api/v1/accounts with an app token, as Mastodon's clients
+// do): { me } when the account may sign in now, { pending: true } when it
+// waits for approval (its token is refused until then, and not kept).
+export async function signUp({ username, email, password, reason, invite_code: inviteCode, agreement = true }) {
   const token = await withApp(async (app) => {
     const appToken = await api('/oauth/token', { method: 'POST', token: null, form: {
       grant_type: 'client_credentials', client_id: app.client_id,
       client_secret: app.client_secret, scope: SCOPES } });
     return api('/api/v1/accounts', { method: 'POST', token: appToken.access_token, form: {
-      username, email, password, agreement: 'true', locale: navigator.language || 'en' } });
+      username, email, password, agreement: agreement ? 'true' : 'false',
+      locale: navigator.language || 'en', reason: reason || undefined,
+      invite_code: inviteCode || undefined } });
   });
-  return start(token.access_token);
+  try {
+    return { me: await start(token.access_token) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403 && err.body && err.body.error === PENDING_APPROVAL) {
+      return { pending: true };
+    }
+    throw err;
+  }
 }
 
 export async function signOut() {

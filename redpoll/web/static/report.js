@@ -1,6 +1,7 @@
 // Reporting an account, or one of its posts, to the moderators
 // (POST /api/v1/reports): a small dialog with a reason, a comment and the
-// post preselected.
+// post preselected; "It breaks the server rules" lists the rules to tick
+// (GET /api/v1/instance/rules), sent as rule_ids.
 import { api } from './api.js';
 import { has } from './features.js';
 import { h, toast, errorText, displayName } from './ui.js';
@@ -31,6 +32,19 @@ export function openReport(account, status = null, opener = null) {
   reason.value = 'other';
   const comment = h('textarea', { name: 'comment', rows: '4', maxlength: '1000', placeholder: 'What is wrong? (optional)' });
   const include = status ? h('input', { type: 'checkbox', name: 'include', checked: true }) : null;
+  const rules = h('fieldset', { class: 'report-rules', hidden: true }, h('legend', {}, 'Which rules does it break?'));
+  let rulesRead = null;
+  const showRules = () => {
+    rules.hidden = reason.value !== 'violation';
+    if (rules.hidden || rulesRead) return;
+    rulesRead = api('/api/v1/instance/rules', { token: null }).then((found) => {
+      if (!found.length) rules.append(h('p', { class: 'hint' }, 'This server has no rules listed.'));
+      for (const r of found) {
+        rules.append(h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'rule_ids', value: r.id }), ' ' + r.text));
+      }
+    }).catch((e) => { rules.append(h('p', { class: 'error' }, errorText(e))); });
+  };
+  reason.addEventListener('change', showRules);
   const err = h('p', { class: 'error', role: 'alert' });
   const send = h('button', { type: 'submit', class: 'primary' }, 'Send report');
   const cancel = h('button', { type: 'button' }, 'Cancel');
@@ -42,6 +56,15 @@ export function openReport(account, status = null, opener = null) {
     send.disabled = true;
     const body = { account_id: account.id, category: reason.value, comment: comment.value.trim() };
     if (status && include.checked) body.status_ids = [status.id];
+    if (reason.value === 'violation') {
+      const ticked = [...rules.querySelectorAll('input:checked')].map((i) => i.value);
+      if (!ticked.length && rules.querySelector('input')) {
+        err.textContent = 'Tick the rules it breaks.';
+        send.disabled = false;
+        return;
+      }
+      if (ticked.length) body.rule_ids = ticked;
+    }
     try {
       await api('/api/v1/reports', { method: 'POST', body });
       dialog.close();
@@ -53,6 +76,7 @@ export function openReport(account, status = null, opener = null) {
   status ? h('label', { class: 'check' }, include, ' Include this post') : null,
   status ? h('blockquote', { class: 'report-status' }, status.spoiler_text || textOf(status.content).slice(0, 280) || '(images only)') : null,
   h('label', { class: 'field' }, h('span', {}, 'Reason'), reason),
+  rules,
   h('label', { class: 'field' }, h('span', {}, 'Comment'), comment),
   err, h('div', { class: 'dialog-buttons' }, cancel, send));
   dialog.append(form);

@@ -584,6 +584,7 @@ export function settings(ctx) {
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
     ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(),
+    has('POST', '/api/v1/redpoll/invites') ? h('p', {}, h('a', { href: '/settings/invites' }, 'Invite people')) : null,
     h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
 }
 
@@ -601,31 +602,85 @@ export function landing(ctx) {
     h('p', {}, h('a', { href: '/explore' }, 'See what people post here')))];
 }
 
-export function signup(ctx) {
-  ctx.title('Sign up');
-  const err = h('p', { class: 'error', role: 'alert' });
-  const input = (label, attrs) => h('label', { class: 'field' }, h('span', {}, label), h('input', { required: true, ...attrs }));
-  const form = h('form', { class: 'signup', onsubmit: async (e) => {
-    e.preventDefault();
-    err.textContent = '';
-    const data = Object.fromEntries(new FormData(form));
-    const btn = form.querySelector('button');
-    btn.disabled = true;
-    try {
-      await auth.signUp(data);
-      ctx.started();
-      ctx.go('/', { replace: true });
-    } catch (e2) {
-      err.textContent = confirmationText(e2) || errorText(e2);
-      btn.disabled = false;
+// Each invalid field of a refused sign-up, by name (Mastodon's details).
+function signUpErrors(err) {
+  const details = err instanceof ApiError && err.body && err.body.details;
+  if (!details) return [errorText(err)];
+  const NAMES = { username: 'Username', email: 'E-mail', password: 'Password', agreement: 'Agreement',
+    reason: 'Reason', invite_code: 'Invite' };
+  return Object.entries(details).map(([field, found]) =>
+    `${NAMES[field] || field}: ${found.map((f) => f.description).join(', ')}`);
+}
+
+// Sign-up: the server's rules to agree to, a reason when accounts wait for
+// approval, an invite's code from /invite/:code (which lets one in while
+// registrations are closed or need approval).
+export function signup(ctx, code = null) {
+  ctx.title(code ? 'Invited' : 'Sign up');
+  const box = h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, code ? 'You are invited' : 'Create an account'),
+    h('p', { role: 'status' }, 'Loading…'));
+  const show = (...nodes) => { box.replaceChildren(box.firstChild, ...nodes.filter(Boolean)); };
+  const invite = code ? api('/api/v1/redpoll/invites/' + encodeURIComponent(code), { token: null })
+    .catch(() => ({ valid: false })) : Promise.resolve(null);
+  Promise.all([auth.signUpTerms(), invite]).then(([terms, inv]) => {
+    const reg = terms.registrations;
+    const invited = Boolean(inv && inv.valid);
+    const notes = [];
+    if (code && !invited) notes.push(h('p', { class: 'error', role: 'alert' }, 'This invite is not valid any more (expired or used up).'));
+    if (!reg.enabled && !invited) {
+      const closed = h('div', { class: 'closed-message' });
+      if (reg.message) closed.append(statusContent(reg.message));
+      show(...notes, h('p', { role: 'status' }, 'This server is not taking sign-ups now.'), closed,
+        h('p', {}, 'Have an account? ', h('a', { href: '/signin' }, 'Sign in')));
+      return;
     }
-  } },
-  input('Username', { name: 'username', autocomplete: 'username', pattern: '[A-Za-z0-9_]{1,30}', maxlength: '30' }),
-  input('E-mail', { name: 'email', type: 'email', autocomplete: 'email' }),
-  input('Password', { name: 'password', type: 'password', autocomplete: 'new-password', minlength: '8' }),
-  err, h('button', { type: 'submit', class: 'primary' }, 'Sign up'));
-  return [h('div', { class: 'welcome' }, h('h1', { tabindex: '-1' }, 'Create an account'), form,
-    h('p', {}, 'Have an account? ', h('a', { href: '/signin' }, 'Sign in')))];
+    const asksApproval = reg.approval_required && !invited;
+    const err = h('div', { class: 'error', role: 'alert' });
+    const input = (label, attrs) => h('label', { class: 'field' }, h('span', {}, label), h('input', { required: true, ...attrs }));
+    const rules = terms.rules.length ? h('section', { class: 'signup-rules', 'aria-labelledby': 'rules-head' },
+      h('h2', { id: 'rules-head' }, 'Server rules'),
+      h('ol', {}, ...terms.rules.map((r) => h('li', {}, h('strong', {}, r.text), r.hint ? h('p', { class: 'hint' }, r.hint) : null)))) : null;
+    const agree = h('input', { type: 'checkbox', name: 'agreement', required: true });
+    const reason = asksApproval ? h('textarea', { name: 'reason', rows: '3', maxlength: '1000', required: Boolean(reg.reason_required) }) : null;
+    const form = h('form', { class: 'signup', onsubmit: async (e) => {
+      e.preventDefault();
+      err.replaceChildren();
+      const data = Object.fromEntries(new FormData(form));
+      data.agreement = agree.checked;
+      if (invited) data.invite_code = code;
+      const btn = form.querySelector('button[type=submit]');
+      btn.disabled = true;
+      try {
+        const done = await auth.signUp(data);
+        if (done.pending) {
+          show(h('p', { role: 'status', class: 'pending' }, 'Your account is waiting for a moderator\'s approval. ' +
+            'You can sign in once it is approved.'), h('p', {}, h('a', { href: '/explore' }, 'See what people post here')));
+          return;
+        }
+        ctx.started();
+        ctx.go('/', { replace: true });
+      } catch (e2) {
+        const mailed = confirmationText(e2);  // e-mail on: the account is made, its address awaits the link
+        if (mailed) {
+          show(h('p', { role: 'status', class: 'pending' }, mailed), h('p', {}, h('a', { href: '/explore' }, 'See what people post here')));
+          return;
+        }
+        err.replaceChildren(...signUpErrors(e2).map((t) => h('p', {}, t)));
+        btn.disabled = false;
+      }
+    } },
+    input('Username', { name: 'username', autocomplete: 'username', pattern: '[A-Za-z0-9_]{1,30}', maxlength: '30' }),
+    input('E-mail', { name: 'email', type: 'email', autocomplete: 'email' }),
+    input('Password', { name: 'password', type: 'password', autocomplete: 'new-password', minlength: '8' }),
+    asksApproval ? h('p', { class: 'hint' }, 'A moderator approves each new account on this server.') : null,
+    reason ? h('label', { class: 'field' }, h('span', {}, reg.reason_required ? 'Why do you want to join?' : 'Why do you want to join? (optional)'), reason) : null,
+    rules,
+    h('label', { class: 'check' }, agree, rules ? ' I agree to the server rules' : ' I agree to the terms of this server'),
+    err, h('button', { type: 'submit', class: 'primary' }, 'Sign up'));
+    show(...notes, invited ? h('p', { class: 'hint' }, 'Your invite lets you join this server.') : null, form,
+      h('p', {}, 'Have an account? ', h('a', { href: '/signin' }, 'Sign in')));
+  }).catch((e) => show(h('p', { class: 'error', role: 'alert' }, errorText(e))));
+  return [box];
 }
 
 export function callback(ctx) {
