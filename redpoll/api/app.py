@@ -51,6 +51,7 @@ from . import (
     instance,
     lists,
     media,
+    moderation,
     nodeinfo,
     notifications,
     oauth,
@@ -113,6 +114,7 @@ MODULES = (
     push,
     sessions,
     two_factor,
+    moderation,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

@@ -138,6 +138,9 @@ HOME_SEEN = "home:seen"
 INSTANCE_RULES = "instance:rules"
 #: HASH: the server's extended description: "content" and "at" (ms).
 INSTANCE_DESCRIPTION = "instance:description"
+#: HASH: the server settings moderators set (redpoll.instance): "title",
+#: "short_description", "email" (a field absent: the default)
+INSTANCE_SETTINGS = "instance:settings"
 
 
 def home_read(uid: int) -> str:

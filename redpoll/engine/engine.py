@@ -36,7 +36,7 @@ from ..lists import lists
 from ..media import profile_images, uploads
 from ..media import remote as remote_cache
 from ..media.storage import LocalStorage, open_storage
-from ..moderation import moderation
+from ..moderation import appeals, moderation
 from ..notifications import notifications, requests
 from ..pins import pins
 from ..polls import polls
@@ -1373,6 +1373,20 @@ class Redpoll:
 
     async def describe(self, content: str) -> None:
         await instance.describe(self.store, content)
+
+    async def instance_settings(self) -> dict[str, str]:
+        """The title, short description and contact address staff set ("": the default)."""
+        return await instance.settings(self.store)
+
+    # --- the warnings about one's own account (redpoll.moderation.appeals) ------------
+    async def my_warnings(self, uid: int):
+        return await appeals.mine(self.store, uid)
+
+    async def my_warning(self, uid: int, wid):
+        return await appeals.my_warning(self.store, uid, wid)
+
+    async def appeal_warning(self, uid: int, wid, text: str):
+        return await appeals.appeal(self.store, uid, wid, text)
 
     async def usage(self) -> dict:
         """NodeInfo's usage: accounts, statuses, and accounts active in the
