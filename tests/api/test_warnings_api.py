@@ -12,7 +12,6 @@ import asyncio
 import httpx
 import pytest
 from support.cli import admin, ok  # noqa: F401
-
 from test_admin_api import NOT_ALLOWED, bearer, cast, raw
 
 pytestmark = [pytest.mark.timeout(300)]
