@@ -8,11 +8,62 @@ rules, settings and audit log by role; every action in the audit log."""
 from __future__ import annotations
 
 import asyncio
+import uuid
+from dataclasses import dataclass
 
 import httpx
 import pytest
-from support.cli import admin, ok  # noqa: F401
-from test_admin_api import NOT_ALLOWED, bearer, cast, raw
+from mastodon import Mastodon
+from support.cli import admin, ok
+
+NOT_ALLOWED = "This action is not allowed"
+PASSWORD = "correct horse battery"
+SCOPES = ["read", "write", "follow", "admin:read", "admin:write"]
+
+
+@dataclass
+class Person:
+    api: Mastodon
+    login: str
+    id: str
+
+
+@dataclass
+class Cast:
+    owner: Person
+    admin: Person
+    mod: Person
+    member: Person
+    target: Person
+
+
+def _people(base: str, n: int) -> list[Person]:
+    cid, secret = Mastodon.create_app("warnings-test", api_base_url=base, scopes=SCOPES)
+    out = []
+    for _ in range(n):
+        login = "w" + uuid.uuid4().hex[:10]
+        m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
+        m.create_account(login, PASSWORD, f"{login}@example.com", agreement=True, scopes=SCOPES)
+        out.append(Person(m, login, str(m.me()["id"])))
+    return out
+
+
+async def cast(srv, rp) -> Cast:
+    owner, adm, mod, member, target = await asyncio.to_thread(_people, srv.base, 5)
+    assert "Owner" in ok(await asyncio.to_thread(admin, srv, "role", owner.login, "owner"))
+    await rp.admin.set_role(None, adm.login, "admin")
+    await rp.admin.set_role(None, mod.login, "moderator")
+    return Cast(owner, adm, mod, member, target)
+
+
+def bearer(person: Person) -> dict:
+    return {"Authorization": f"Bearer {person.api.access_token}"}
+
+
+def raw(base: str, person: Person, method: str, path: str, **kw) -> tuple[int, dict]:
+    r = httpx.request(method, base + path, headers=bearer(person), timeout=30, **kw)
+    return r.status_code, r.json()
+
 
 pytestmark = [pytest.mark.timeout(300)]
 
