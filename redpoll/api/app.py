@@ -54,6 +54,7 @@ from . import (
     lists,
     mail,
     media,
+    moderation,
     nodeinfo,
     notifications,
     oauth,
@@ -119,6 +120,7 @@ MODULES = (
     two_factor,
     mail,
     invites,
+    moderation,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

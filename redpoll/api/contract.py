@@ -227,6 +227,18 @@ OAUTH_METADATA = obj(
     }
 )
 
+APPEAL = obj({"text": STR, "state": {"enum": ["pending", "approved", "rejected"]}})
+ACCOUNT_WARNING = obj(
+    {
+        "id": ID,
+        "action": {"enum": ["none", "disable", "sensitive", "silence", "suspend"]},
+        "text": STR,
+        "status_ids": {"type": ["array", "null"], "items": ID},
+        "target_account": ref("Account"),
+        "appeal": {"oneOf": [{"type": "null"}, APPEAL]},
+        "created_at": {"type": "string", "format": "date-time"},
+    }
+)
 NOTIFICATION = obj(
     {
         "id": ID,
@@ -235,7 +247,7 @@ NOTIFICATION = obj(
         "created_at": {"type": "string", "format": "date-time"},
         "account": ref("Account"),
     },
-    {"status": ref("Status"), "filtered": BOOL},
+    {"status": ref("Status"), "filtered": BOOL, "moderation_warning": ref("AccountWarning")},
 )
 NOTIFICATION_GROUP = obj(
     {
@@ -247,6 +259,7 @@ NOTIFICATION_GROUP = obj(
     },
     {
         "status_id": ID,
+        "moderation_warning": ref("AccountWarning"),
         "page_min_id": ID,
         "page_max_id": ID,  # the last three on pages only
         "latest_page_notification_at": {"type": "string", "format": "date-time"},
@@ -444,6 +457,7 @@ SCHEMAS = {
     "FeaturedTag": FEATURED_TAG,
     "Context": CONTEXT,
     "Notification": NOTIFICATION,
+    "AccountWarning": ACCOUNT_WARNING,
     "NotificationGroup": NOTIFICATION_GROUP,
     "GroupedNotifications": GROUPED_NOTIFICATIONS,
     "NotificationRequest": NOTIFICATION_REQUEST,

@@ -122,6 +122,17 @@ LANGUAGES = (
 )
 
 
+async def _told(ctx: Ctx) -> dict[str, str]:
+    """The title, short description and contact address staff set
+    (redpoll.instance), else the defaults (REDPOLL_INSTANCE_TITLE, ...)."""
+    found = await ctx.rp.instance_settings()
+    return {
+        "title": found["title"] or ctx.settings.instance_title,
+        "short_description": found["short_description"] or DESCRIPTION,
+        "email": found["email"],
+    }
+
+
 @endpoint(
     "GET",
     "/api/v1/instance",
@@ -132,14 +143,15 @@ LANGUAGES = (
 async def instance_v1(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
     signup = await ctx.rp.registration_settings()  # read fresh: a change shows at once
+    told = await _told(ctx)
     host = ctx.request.url.netloc
     return JSON(
         {
             "uri": host,
-            "title": ctx.settings.instance_title,
-            "short_description": DESCRIPTION,
-            "description": DESCRIPTION,
-            "email": "",
+            "title": told["title"],
+            "short_description": told["short_description"],
+            "description": told["short_description"],
+            "email": told["email"],
             "version": VERSION,
             "urls": {"streaming_api": ctx.base.replace("http", "ws", 1)},
             "stats": {
@@ -175,13 +187,14 @@ async def instance_v1(ctx: Ctx) -> Response:
 async def instance_v2(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
     signup = await ctx.rp.registration_settings()
+    told = await _told(ctx)
     return JSON(
         {
             "domain": ctx.request.url.netloc,
-            "title": ctx.settings.instance_title,
+            "title": told["title"],
             "version": VERSION,
             "source_url": SOURCE_URL,
-            "description": DESCRIPTION,
+            "description": told["short_description"],
             "usage": {"users": {"active_month": stats["active"]}},
             "thumbnail": {"url": f"{ctx.base}/thumbnail.png"},
             "icon": [],
@@ -197,7 +210,7 @@ async def instance_v2(ctx: Ctx) -> Response:
             },
             "registrations": registrations_entity(signup),
             "api_versions": {"mastodon": 2},
-            "contact": {"email": "", "account": None},
+            "contact": {"email": told["email"], "account": None},
             "rules": stats["rules"],
             "redpoll": {"version": __version__},
         }

@@ -209,6 +209,10 @@ def _group_entity(
     }
     if first.status:
         out["status_id"] = str(first.status)
+    if first.actor in accounts:  # (a moderation_warning's warning, Mastodon 4.3)
+        warning = entities.note_warning(first, orjson.loads(accounts[first.actor]))
+        if warning is not None:
+            out["moderation_warning"] = warning
     return out
 
 

@@ -158,6 +158,10 @@ def user_invites(uid: int) -> str:
 #: ZSET: every invite's code -> when it was made (ms): the operator's list.
 INVITES = "invites:{invites}"
 
+#: HASH: the server settings moderators set (redpoll.instance): "title",
+#: "short_description", "email" (a field absent: the default)
+INSTANCE_SETTINGS = "instance:settings"
+
 
 def home_read(uid: int) -> str:
     """String: ms of the user's last recorded home read, in their own slot

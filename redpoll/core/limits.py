@@ -838,6 +838,15 @@ ADMIN_REPORTS_SCAN = 5_000
 AUDIT_LOG_MAX = 100_000
 ADMIN_WARNING_MAX_CHARS = 5_000
 ADMIN_COMMENT_MAX_CHARS = 1_000
+#: how long after a strike its account may appeal it (Mastodon's Appeal::MAX_STRIKE_AGE)
+APPEAL_WINDOW_S = 20 * 86_400
+#: an appeal's text (Mastodon: 2,000 characters)
+APPEAL_MAX_CHARS = 2_000
+#: the appealed warnings a moderator's list reads at most (newest first)
+APPEALS_SCAN = 1_000
+#: the server settings moderators set (redpoll.instance.settings): title, short description, contact
+INSTANCE_TITLE_MAX_CHARS = 100
+INSTANCE_SHORT_DESCRIPTION_MAX_CHARS = 500
 #: E-mail domain blocks and canonical e-mail blocks kept at most (each kind).
 EMAIL_BLOCKS_MAX = 10_000
 #: How long a process keeps the networks of the no_access IP blocks before

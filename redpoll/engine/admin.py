@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..accounts import email_blocks, ip_blocks
-from ..admin import audit
+from ..admin import audit, server
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.models import User
@@ -22,11 +22,12 @@ from ..federation import domains
 from ..mail import notices
 from ..moderation import admin_accounts as accounts
 from ..moderation import admin_reports as reports
-from ..moderation import moderation, trends_review
+from ..moderation import appeals, moderation, trends_review
 from ..moderation import report_views as views
 from ..moderation.admin_accounts import AdminAccount, Filter
 from ..moderation.moderation import Report
 from ..moderation.report_views import ReportView
+from ..moderation.warnings import Warning
 from ..storage.store import Store
 
 
@@ -41,7 +42,7 @@ class Desk:
         self.store = store
         self.queue = queue
         #: what the mails to members need (redpoll.mail); None: none are sent
-        self.settings = settings
+        self.mail_settings = settings
         #: purges a deleted account's keys once its jobs drained (the engine's task)
         self.purge_later = purge_later
         #: (when read, the no_access IP blocks' networks), kept per process
@@ -58,9 +59,11 @@ class Desk:
         """The action, then (``send_email``, Mastodon's send_email_notification,
         default on) the member is mailed it and its text (redpoll.mail.notices)."""
         found = await accounts.act(self.store, actor, uid, kind, **options)
-        if options.get("send_email", True) and self.settings is not None:
+        if options.get("send_email", True) and self.mail_settings is not None:
             text = options.get("text") or ""
-            await notices.moderation_action(self.store, self.settings, found.user.id, kind, text)
+            await notices.moderation_action(
+                self.store, self.mail_settings, found.user.id, kind, text
+            )
         return found
 
     async def enable(self, actor, uid) -> AdminAccount:
@@ -77,8 +80,8 @@ class Desk:
 
     async def approve(self, actor, uid) -> AdminAccount:
         approved = await accounts.approve(self.store, actor, uid)
-        if self.settings is not None:  # the member is mailed, as Mastodon does
-            await notices.send_account_approved(self.store, self.settings, approved.user.id)
+        if self.mail_settings is not None:  # the member is mailed, as Mastodon does
+            await notices.send_account_approved(self.store, self.mail_settings, approved.user.id)
         return approved
 
     async def reject(self, actor, uid) -> AdminAccount:
@@ -103,6 +106,36 @@ class Desk:
 
     async def set_role(self, actor, login: str, name: str) -> User:
         return await accounts.set_role(self.store, actor, login, name)
+
+    # --- strikes and appeals (redpoll.moderation.appeals) -------------------------------
+    async def warnings_of(self, actor, uid) -> list[Warning]:
+        return await appeals.of_account(self.store, actor, uid)
+
+    async def appeals(self, actor, state: str | None = None) -> list[Warning]:
+        return await appeals.appealed(self.store, actor, state)
+
+    async def decide_appeal(self, actor, wid, approve: bool) -> Warning:
+        return await appeals.decide(self.store, actor, wid, approve)
+
+    # --- the server's rules and settings (redpoll.admin.server) --------------------------
+    async def rules(self, actor):
+        return await server.rules(self.store, actor)
+
+    async def add_rule(self, actor, text: str, hint: str = ""):
+        return await server.add_rule(self.store, actor, text, hint)
+
+    async def remove_rule(self, actor, rid) -> None:
+        await server.remove_rule(self.store, actor, rid)
+
+    async def settings(self, actor) -> tuple[dict[str, str], str]:
+        return await server.settings(self.store, actor)
+
+    async def set_settings(self, actor, changes: dict, description=None):
+        return await server.set_settings(self.store, actor, changes, description)
+
+    async def read_audit_log(self, actor, limit: int = 100, before=None) -> list[audit.Entry]:
+        """The audit log for a member whose role may read it (view_audit_log)."""
+        return await server.audit_log(self.store, actor, limit, before)
 
     # --- reports (each with what its entity shows: views.ReportView) ---------------------
     async def reports(self, actor, **query: Any) -> list[ReportView]:

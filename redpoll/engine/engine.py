@@ -15,6 +15,7 @@ from typing import Any
 from redis.exceptions import RedisClusterException, RedisError
 
 from ..accounts import account, activity, auth, invites, markers, ratelimit, standing, two_factor
+from ..admin import server
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
@@ -37,7 +38,7 @@ from ..mail import address, confirmation, notices, recovery
 from ..media import profile_images, uploads
 from ..media import remote as remote_cache
 from ..media.storage import LocalStorage, open_storage
-from ..moderation import moderation
+from ..moderation import appeals, moderation
 from ..notifications import notifications, requests
 from ..pins import pins
 from ..polls import polls
@@ -1295,9 +1296,7 @@ class Redpoll:
     async def set_registrations(
         self, actor, mode: str, message=None, reason_required=None
     ) -> registrations.Registrations:
-        return await registrations.set_registrations(
-            self.store, actor, mode, message, reason_required
-        )
+        return await server.set_registrations(self.store, actor, mode, message, reason_required)
 
     async def create_invite(self, actor, **options: Any) -> invites.Invite:
         return await invites.create(self.store, actor, **options)
@@ -1466,6 +1465,20 @@ class Redpoll:
 
     async def describe(self, content: str) -> None:
         await instance.describe(self.store, content)
+
+    async def instance_settings(self) -> dict[str, str]:
+        """The title, short description and contact address staff set ("": the default)."""
+        return await instance.settings(self.store)
+
+    # --- the warnings about one's own account (redpoll.moderation.appeals) ------------
+    async def my_warnings(self, uid: int):
+        return await appeals.mine(self.store, uid)
+
+    async def my_warning(self, uid: int, wid):
+        return await appeals.my_warning(self.store, uid, wid)
+
+    async def appeal_warning(self, uid: int, wid, text: str):
+        return await appeals.appeal(self.store, uid, wid, text)
 
     async def usage(self) -> dict:
         """NodeInfo's usage: accounts, statuses, and accounts active in the

@@ -3,7 +3,9 @@ ExtendedDescription entities show them. Rules are one hash
 (keys.INSTANCE_RULES: a counter and each rule's JSON), added by one script
 (rule_add.lua), removed by one HDEL; the description is one hash
 (keys.INSTANCE_DESCRIPTION: content and when it was set), set by one HSET.
-Each write is a single atomic command or script."""
+The server settings (title, short description, contact e-mail) are one
+hash (keys.INSTANCE_SETTINGS), set by one HSET/HDEL in a MULTI.
+Each write is a single atomic command, script or transaction."""
 
 from __future__ import annotations
 
@@ -69,3 +71,41 @@ async def describe(store: Store, content: str) -> None:
         content, "content", limits.INSTANCE_DESCRIPTION_MAX_CHARS, allow_empty=True
     )
     await store.hset(keys.INSTANCE_DESCRIPTION, mapping={"content": content, "at": now_ms()})
+
+
+#: the server settings kept here and their bounds; an empty value: the default
+SETTINGS = {
+    "title": limits.INSTANCE_TITLE_MAX_CHARS,
+    "short_description": limits.INSTANCE_SHORT_DESCRIPTION_MAX_CHARS,
+    "email": limits.EMAIL_MAX_CHARS,
+}
+# (the registration mode (open / approval / closed) is another setting of
+# this package: it is not kept in this hash)
+
+
+async def settings(store: Store) -> dict[str, str]:
+    """The server settings set (title, short_description, email), "" for one not set."""
+    values = await store.hmget(keys.INSTANCE_SETTINGS, list(SETTINGS))
+    return {name: (v.decode() if v else "") for name, v in zip(SETTINGS, values)}
+
+
+async def set_settings(store: Store, **changes: str) -> dict[str, str]:
+    """Set the settings given ("" clears one: its default again), all or
+    none (one MULTI); a contact address must look like one."""
+    clean = {}
+    for name, value in changes.items():
+        if name not in SETTINGS:
+            raise ValidationError(name, "is not a server setting")
+        value = validate.text(value or "", name, SETTINGS[name], allow_empty=True).strip()
+        if name == "email" and value and ("@" not in value or " " in value):
+            raise ValidationError("email", "must be an e-mail address")
+        clean[name] = value
+    if clean:
+        pipe = store.pipeline(transaction=True)  # one key
+        for name, value in clean.items():
+            if value:
+                pipe.hset(keys.INSTANCE_SETTINGS, name, value)
+            else:
+                pipe.hdel(keys.INSTANCE_SETTINGS, name)
+        await pipe.execute()
+    return await settings(store)

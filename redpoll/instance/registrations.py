@@ -5,15 +5,14 @@ shown while closed, and whether a sign-up waiting for approval must give
 its reason (Mastodon's ``require_invite_text``).
 
 One hash (keys.INSTANCE_REGISTRATIONS) set by one HSET (atomic); a change
-is an admin action: the actor's role must allow ``manage_settings``
-(redpoll.admin.roles; the operator at ``redpoll admin`` may), and the
-change goes to the audit log after it is made."""
+is an admin action (redpoll.admin.server.set_registrations: the actor's
+role must allow ``manage_settings``, the operator at ``redpoll admin``
+may, and the change goes to the audit log after it is made)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..admin import audit, roles, staff
 from ..core import keys, limits, validate
 from ..core.errors import ValidationError
 from ..storage.store import Store
@@ -56,16 +55,16 @@ async def registrations(store: Store) -> Registrations:
     )
 
 
-async def set_registrations(
+async def store_registrations(
     store: Store,
-    actor: int | None,
     mode: str,
     message: str | None = None,
     reason_required: bool | None = None,
 ) -> Registrations:
-    """Set the mode (and, when given, the closed message and whether a
-    reason is required); ValidationError for a bad one, nothing written."""
-    roles.require(await staff.role_of(store, actor), "manage_settings")
+    """Write the mode (and, when given, the closed message and whether a
+    reason is required; staff change it through redpoll.admin.server, which
+    checks the role and audits); ValidationError for a bad one, nothing
+    written."""
     if mode not in MODES:
         raise ValidationError("mode", "must be one of " + ", ".join(MODES))
     fields: dict[str, str] = {"mode": mode}
@@ -76,7 +75,4 @@ async def set_registrations(
     if reason_required is not None:
         fields["reason"] = "1" if reason_required else "0"
     await store.hset(keys.INSTANCE_REGISTRATIONS, mapping=fields)  # one command: atomic
-    now = await registrations(store)
-    note = f"message: {now.message!r}" if now.message else ""
-    await audit.record(store, actor, "update", "Setting", "registrations_mode", now.mode, note)
-    return now
+    return await registrations(store)

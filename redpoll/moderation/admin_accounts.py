@@ -24,7 +24,7 @@ from ..core.models import User
 from ..records import users
 from ..storage.store import Store
 from . import admin_reports as reports
-from . import moderation
+from . import moderation, warnings
 
 #: Mastodon's Admin::AccountAction types
 ACTIONS = ("none", "disable", "sensitive", "silence", "suspend")
@@ -226,9 +226,10 @@ async def act(
     """An account action (Mastodon's Admin::AccountAction): ``none`` warns,
     the others also apply themselves; a report given is resolved by it, and
     an action other than a warning resolves every open report about the
-    account. The warning's text and the action go to the audit log. The
-    member is mailed it by the caller (redpoll.engine.admin, with
-    ``send_email``), which this accepts and leaves to it."""
+    account. A strike is kept (redpoll.moderation.warnings) and, with
+    ``send_email`` (Mastodon's send_email_notification), a local member gets
+    its moderation_warning notification; the caller (redpoll.engine.admin)
+    mails it. The warning's text and the action go to the audit log."""
     if kind not in ACTIONS:
         raise ValidationError("type", "must be one of " + ", ".join(ACTIONS))
     text = validate.text(text or "", "text", limits.ADMIN_WARNING_MAX_CHARS, allow_empty=True)
@@ -259,6 +260,19 @@ async def act(
         await moderation.suspend_account(store, user.id)
     for r in settled:
         await reports.change(store, r.id, "resolve", actor or 0)
+    # the strike (Mastodon's AccountWarning) and, when the member is to be
+    # told, their moderation_warning notification
+    strike = await warnings.record(
+        store,
+        user.id,
+        actor,
+        kind,
+        text,
+        report.statuses if report is not None else (),
+        report.id if report is not None else None,
+    )
+    if send_email and not user.remote:
+        await warnings.notify(store, strike)
     if kind != "none" or text:
         await audit.record(
             store, actor, "warn" if kind == "none" else kind, "Account", user.id, user.login, text

@@ -89,6 +89,9 @@ class Notification:
     group_key: str = ""
     #: held back by the owner's notification policy (notify.lua)
     filtered: bool = False
+    #: a moderation_warning's warning as it was made (id, action, text,
+    #: status_ids, at: redpoll.moderation.warnings)
+    warning: dict | None = None
 
     @classmethod
     def from_json(cls, nid: int, raw: bytes | str) -> Notification:
@@ -102,6 +105,7 @@ class Notification:
             key=data["key"],
             group_key=data.get("group_key") or f"ungrouped-{nid}",
             filtered=bool(data.get("filtered")),
+            warning=data.get("warning") if isinstance(data.get("warning"), dict) else None,
         )
 
 
@@ -164,6 +168,7 @@ async def apply(
     status: int | None = None,
     own: bool = False,
     private_mention: bool = False,
+    extra: dict | None = None,
 ) -> int:
     """Make (``on``) or undo the notification of ``owner`` about ``actor``
     doing ``kind`` to ``target``, as operation ``op``; nothing for one's own
@@ -172,14 +177,22 @@ async def apply(
     policy in the same script (notify.lua): dropped (0), filtered (made,
     neither streamed nor pushed) or made as any; ``private_mention``: a
     direct mention that answers no private mention of the owner's
-    (conversations.private_mention_not_in_response)."""
+    (conversations.private_mention_not_in_response); ``extra``: more fields
+    of the record (a moderation_warning's ``warning``)."""
     if owner == actor and not own:
         return 0
     name = key(kind, actor, target)
     facts = await _sender_facts(store, actor, private_mention) if on and kind in FILTERABLE else ""
     record = (
         json.dumps(
-            {"type": kind, "actor": str(actor), "status": status, "at": now_ms(), "key": name},
+            {
+                "type": kind,
+                "actor": str(actor),
+                "status": status,
+                "at": now_ms(),
+                "key": name,
+                **(extra or {}),
+            },
             separators=(",", ":"),
         )
         if on

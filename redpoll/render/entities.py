@@ -455,6 +455,40 @@ def user_list(item: UserList) -> dict:
     return {"id": str(item.id), "title": item.title, "replies_policy": "list", "exclusive": False}
 
 
+def account_warning(
+    wid: int,
+    action: str,
+    text: str,
+    status_ids,
+    created_at: int,
+    target_account,
+    appeal: dict | None,
+) -> dict:
+    """Mastodon's AccountWarning entity (``target_account`` an Account
+    entity, as a dict or as JSON bytes to splice in by the caller)."""
+    return {
+        "id": str(wid),
+        "action": action,
+        "text": text,
+        "status_ids": [str(s) for s in status_ids] or None,
+        "target_account": target_account,
+        "appeal": appeal,
+        "created_at": iso(created_at),
+    }
+
+
+def note_warning(note: Notification, account) -> dict | None:
+    """A moderation_warning's AccountWarning, as the notification recorded
+    it when made (its appeal: GET /api/v1/redpoll/warnings/:id)."""
+    w = note.warning
+    if note.type != "moderation_warning" or not w:
+        return None
+    ids = [s for s in str(w.get("status_ids") or "").split(",") if s]
+    return account_warning(
+        int(w["id"]), w["action"], w.get("text", ""), ids, int(w["at"]), account, None
+    )
+
+
 def notification(note: Notification, account: dict, status: dict | None) -> dict:
     """The Notification entity: ``account`` its actor's entity, ``status``
     the entity of the status it is about (None: none shown)."""
@@ -467,6 +501,9 @@ def notification(note: Notification, account: dict, status: dict | None) -> dict
     }
     if status is not None:
         out["status"] = status
+    warning = note_warning(note, account)
+    if warning is not None:
+        out["moderation_warning"] = warning
     return out
 
 
@@ -482,11 +519,20 @@ def notification_json(note: Notification, account: bytes, status: bytes | None) 
             **({"filtered": True} if note.filtered else {}),
         }
     )[:-1]
+    warning = note_warning(note, None)
+    tail = b"}"
+    if warning is not None:  # (its target_account is the notification's account)
+        body = orjson.dumps(warning)
+        tail = (
+            b',"moderation_warning":'
+            + body.replace(b'"target_account":null', b'"target_account":' + account, 1)
+            + b"}"
+        )
     return (
         head
         + b',"account":'
         + account
-        + (b',"status":' + status + b"}" if status is not None else b"}")
+        + (b',"status":' + status + tail if status is not None else tail)
     )
 
 

@@ -5,7 +5,8 @@ import { sha256 } from './sha256.js';
 
 const APP = 'redpoll.app';
 const PENDING = 'redpoll.pkce';
-export const SCOPES = 'read write follow push';
+// (admin:*: the moderation area, moderation.js; the server's roles decide what each may do)
+export const SCOPES = 'read write follow push admin:read admin:write';
 
 function redirectUri() { return location.origin + '/oauth/callback'; }
 
@@ -27,11 +28,11 @@ export async function challengeFor(verifier) {
 async function clientApp(fresh = false) {
   let app = null;
   try { app = JSON.parse(localStorage.getItem(APP)); } catch { app = null; }
-  if (app && !fresh && app.redirect_uri === redirectUri()) return app;
+  if (app && !fresh && app.redirect_uri === redirectUri() && app.scopes === SCOPES) return app;
   const made = await api('/api/v1/apps', { method: 'POST', token: null, form: {
     client_name: 'Redpoll web', redirect_uris: redirectUri(), scopes: SCOPES,
     website: location.origin } });
-  app = { client_id: made.client_id, client_secret: made.client_secret, redirect_uri: redirectUri() };
+  app = { client_id: made.client_id, client_secret: made.client_secret, redirect_uri: redirectUri(), scopes: SCOPES };
   localStorage.setItem(APP, JSON.stringify(app));
   return app;
 }
