@@ -46,6 +46,7 @@ from . import (
     conversations,
     edits,
     endorsements,
+    exports,
     featured_tags,
     federation,
     filters,
@@ -121,6 +122,7 @@ MODULES = (
     mail,
     invites,
     moderation,
+    exports,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

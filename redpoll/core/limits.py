@@ -578,6 +578,10 @@ DOMAIN_BLOCKS_MAX = 1000
 #: The follows and followers one step of a domain block's cleanup reads
 #: (redpoll.federation.member_blocks).
 DOMAIN_BLOCK_STEP = 500
+
+#: accounts or statuses read per round trip by a member's CSV export
+#: (redpoll.portability.exports)
+EXPORT_STEP = 1000
 #: Accounts one may endorse (feature on one's profile) at most.
 ENDORSEMENTS_MAX = 100
 #: A private note on an account at most (characters; Mastodon's 2,000).

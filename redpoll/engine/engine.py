@@ -22,7 +22,7 @@ from ..conversations import direct_messages, featured_tags, tags, thread_mutes
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
-from ..core.models import Page, Status, User
+from ..core.models import Page, Status, User, now_ms
 from ..core.settings import Settings, redact
 from ..federation import domains, member_blocks, publish, remote, remote_media
 from ..federation import followers as fed_followers
@@ -42,6 +42,7 @@ from ..moderation import appeals, moderation
 from ..notifications import notifications, requests
 from ..pins import pins
 from ..polls import polls
+from ..portability import exports
 from ..posting import boosts, deleting, editing, idempotency, posting
 from ..push import subscriptions as push_subscriptions
 from ..push import vapid
@@ -897,6 +898,10 @@ class Redpoll:
 
     async def blocked_domains(self, uid, **page: Any) -> tuple[list[str], int | None]:
         return await domain_blocks.page(self.store, uid, **page)
+
+    async def export(self, uid, kind: str, host: str, base: str) -> str:
+        """``uid``'s CSV export ``kind`` (redpoll.portability.exports.FILES)."""
+        return await exports.export(self.store, uid, kind, exports.Here(host, base), now_ms())
 
     async def endorse(self, uid, target, on: bool = True) -> bool:
         return await endorsements.endorse(self.store, uid, target, on)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..core import uris
 from ..core.models import Status, User
 
 AS = "https://www.w3.org/ns/activitystreams"
@@ -31,7 +32,7 @@ CONTEXT: list[Any] = [
 
 
 def actor_id(base: str, login: str) -> str:
-    return f"{base}/users/{login}"
+    return uris.actor(base, login)
 
 
 def key_id(base: str, login: str) -> str:
@@ -44,7 +45,7 @@ def instance_actor_id(base: str) -> str:
 
 
 def note_id(base: str, login: str, sid: int) -> str:
-    return f"{actor_id(base, login)}/statuses/{sid}"
+    return uris.status(base, login, sid)
 
 
 def iso(ms: int) -> str:

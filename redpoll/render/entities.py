@@ -19,7 +19,7 @@ import orjson
 from ..admin import roles
 from ..conversations import conversation
 from ..conversations.conversation import Conversation
-from ..core import limits
+from ..core import limits, uris
 from ..core.markup import html_text
 from ..core.models import Status, User
 from ..core.version import __version__
@@ -147,7 +147,7 @@ def account(user: User, base: str) -> dict:
         "created_at": day(user.created_at),
         "note": html_text(user.bio) if user.bio else "",
         "url": user.url or f"{base}/@{user.login}",
-        "uri": user.uri or f"{base}/users/{user.login}",
+        "uri": user.uri or uris.actor(base, user.login),
         "avatar": avatar,
         "avatar_static": media_entity.full_url(user.avatar_static, base) or avatar,
         "header": header,
@@ -187,7 +187,7 @@ def suspended_account(user: User, base: str) -> dict:
         "created_at": day(user.created_at),
         "note": "",
         "url": user.url or f"{base}/@{user.login}",
-        "uri": user.uri or f"{base}/users/{user.login}",
+        "uri": user.uri or uris.actor(base, user.login),
         "avatar": avatar,
         "avatar_static": avatar,
         "header": header,
@@ -361,7 +361,7 @@ def status(
     out = {
         "id": str(s.id),
         # a remote status: as on its server
-        "uri": extra.get("uri") or f"{base}/users/{s.login}/statuses/{s.id}",
+        "uri": extra.get("uri") or uris.status(base, s.login, s.id),
         "url": extra.get("url") or extra.get("uri") or f"{base}/@{s.login}/{s.id}",
         "created_at": iso(s.created_at),
         "account": author,

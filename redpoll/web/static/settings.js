@@ -268,3 +268,48 @@ export function deleteSection(ctx) {
     h('p', { class: 'hint' }, 'Removes your account and everything in it from this server.'),
     open, dialog)];
 }
+
+// Settings > Export: Mastodon's CSV files of one's follows, lists, blocks,
+// mutes, blocked domains and bookmarks (/api/v1/redpoll/exports/*.csv),
+// fetched with the session's token and saved as the file the server names.
+const EXPORTS = [
+  ['follows', 'Follows', 'following_accounts.csv'],
+  ['lists', 'Lists', 'lists.csv'],
+  ['blocks', 'Blocked accounts', 'blocked_accounts.csv'],
+  ['mutes', 'Muted accounts', 'muted_accounts.csv'],
+  ['domain_blocks', 'Blocked domains', 'blocked_domains.csv'],
+  ['bookmarks', 'Bookmarks', 'bookmarks.csv'],
+];
+
+export function exportSection() {
+  const offered = EXPORTS.filter(([kind]) => has('GET', `/api/v1/redpoll/exports/${kind}.csv`));
+  if (!offered.length) return [];
+  const err = h('p', { class: 'error', role: 'alert' });
+  const save = async (btn, kind, file) => {
+    err.textContent = '';
+    btn.disabled = true;
+    try {
+      const res = await fetch(`/api/v1/redpoll/exports/${kind}.csv`, {
+        headers: { Authorization: 'Bearer ' + session.token() }, credentials: 'omit', cache: 'no-store' });
+      if (!res.ok) throw new Error(`The export failed (${res.status})`);
+      const url = URL.createObjectURL(await res.blob());
+      const a = h('a', { href: url, download: file, hidden: true });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+      toast(`Saved ${file}`);
+    } catch (e) {
+      err.textContent = e instanceof TypeError ? 'The server cannot be reached' : (e.message || errorText(e));
+    } finally { btn.disabled = false; }
+  };
+  const buttons = offered.map(([kind, label, file]) => {
+    const btn = h('button', { type: 'button', 'data-export': kind }, label);
+    btn.addEventListener('click', () => save(btn, kind, file));
+    return h('li', {}, btn);
+  });
+  return [h('section', { class: 'settings-section', 'aria-labelledby': 'export-head' },
+    h('h2', { id: 'export-head' }, 'Export your data'),
+    h('p', { class: 'hint' }, 'CSV files as Mastodon makes them, to import on another server.'),
+    h('ul', { class: 'export-list' }, ...buttons), err)];
+}
