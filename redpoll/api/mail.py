@@ -203,6 +203,8 @@ async def confirmation_page(request: Request) -> Response:
         if exc.status == 429:
             return _too_many("Not confirmed")
         return _refused("Not confirmed", BAD_LINK, 400)
+    except ValidationError:  # a token no link carries (a NUL, too long)
+        return _refused("Not confirmed", BAD_LINK, 400)
     if done is None:
         return _refused(
             "Not confirmed",
@@ -339,6 +341,8 @@ async def reset_page(request: Request) -> Response:
         if exc.status == 429:
             return _too_many(title)
         return _refused(title, BAD_LINK, 400)
+    except ValidationError:  # a token no link carries (a NUL, too long)
+        return _refused(title, BAD_LINK, 400)
     if not await ctx.rp.reset_link_valid(token):
         return _refused(title, BAD_LINK, 400, ("/auth/password/new", "Ask for a new link"))
     return page(title, _reset_form(token))
@@ -379,6 +383,8 @@ async def reset_submit(request: Request) -> Response:
     except ApiError as exc:
         if exc.status == 429:
             return _too_many(title)
+        return _refused(title, BAD_LINK, 400)
+    except ValidationError:  # a token no link carries (a NUL, too long)
         return _refused(title, BAD_LINK, 400)
     password, again = ctx.params.raw("password"), ctx.params.raw("password_confirmation")
     if again is not None and again != password:

@@ -419,3 +419,17 @@ def test_an_approved_sign_up_is_mailed_and_then_signs_in(mail_api, smtp, http, s
         assert me.status_code == 200 and me.json()["username"] == name
     finally:
         cli("registrations", "open")
+
+
+def test_a_malformed_link_gets_the_page_not_json(mail_api, http):
+    """The mails' pages answer a token no link could carry (a NUL) with
+    their own HTML page, as any other bad link."""
+    for method, path, data in (
+        ("GET", "/auth/password/edit?reset_password_token=a%00b", None),
+        ("GET", "/auth/confirmation?confirmation_token=a%00b", None),
+        ("POST", "/auth/password/edit", {"reset_password_token": "a\x00b", "password": "x" * 12}),
+    ):
+        r = http.request(method, path, data=data)
+        assert r.status_code == 400, (path, r.text)
+        assert r.headers["content-type"].startswith("text/html"), (path, r.headers)
+        assert "does not work" in r.text
