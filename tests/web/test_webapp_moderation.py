@@ -252,7 +252,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
         target = f"{web.url}/users/{poster_name}"
         assert inbox_post(web, pair, actor, target) == 202  # taken before the block
         moderation(m, "Domain blocks")
-        m.get_by_label("Domain").fill(peer.name)
+        m.get_by_label("Domain", exact=True).fill(peer.name)
         m.get_by_label("Severity").select_option("suspend")
         m.get_by_label("Reject media files").check()
         m.get_by_label("Private comment (staff only)").fill("a test peer")
