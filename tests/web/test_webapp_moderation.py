@@ -160,6 +160,10 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     expect(item.get_by_role("list", name="Reported posts")).to_contain_text("a rude reply here")
     shot(mod, "reports")
     item.get_by_role("link", name=re.compile("Report #")).click()
+    expect(m.locator(".mod-report").get_by_role("list", name="Reported posts")).to_contain_text(
+        "a rude reply here"
+    )
+    expect(m.locator("main")).not_to_contain_text("null")
     m.get_by_role("button", name="Assign to me").click()
     expect(m.get_by_role("button", name="Unassign")).to_be_visible()
     expect(m.locator(".mod-report")).to_contain_text(f"assigned to @{mod_name}")

@@ -5,7 +5,7 @@
 // their own account with their appeal (/settings/warnings).
 // The API: Mastodon's /api/v1/admin/* and Redpoll's /api/v1/redpoll/admin/*.
 import { api, request, session } from './api.js';
-import { h, toast, errorText, timeEl, fullDate, clear } from './ui.js';
+import { h, append, toast, errorText, timeEl, fullDate, clear } from './ui.js';
 import { heading } from './views.js';
 import { can, moderationSections } from './features.js';
 
@@ -31,6 +31,9 @@ function select(name, options, value) {
   el.value = value;
   return el;
 }
+
+// an element's content replaced (what is null left out)
+function refill(el, ...nodes) { clear(el); return append(el, nodes); }
 
 function alertBox() { return h('p', { class: 'error', role: 'alert' }); }
 
@@ -166,7 +169,7 @@ export function reports(ctx, resolved = false) {
       h('h2', { class: 'mod-item-head' }, h('a', { href: '/moderation/reports/' + r.id },
         `Report #${r.id} about @${acctOf(r.target_account)}`)),
       ...reportBody(r)) });
-  const filter = h('nav', { class: 'tabs', 'aria-label': 'Reports' },
+  const filter = h('nav', { class: 'tabs mod-subtabs', 'aria-label': 'Reports' },
     h('a', { href: '/moderation/reports', 'aria-current': resolved ? null : 'page' }, 'Open'),
     h('a', { href: '/moderation/reports?resolved=1', 'aria-current': resolved ? 'page' : null }, 'Resolved'));
   return page(ctx, 'reports', 'Reports', filter, list.node);
@@ -185,7 +188,7 @@ export function report(ctx, id) {
     };
     const button = (label, v) => { const b = h('button', { type: 'button' }, label); b.addEventListener('click', () => verb(v, b)); return b; };
     const target = r.target_account;
-    box.replaceChildren(
+    refill(box,
       h('h2', {}, `Report #${r.id} about `, target ? accountLine(target) : '?'),
       ...reportBody(r),
       h('div', { class: 'mod-buttons' },
@@ -263,7 +266,7 @@ export function account(ctx, id) {
         });
         return b;
       });
-      box.replaceChildren(h('h2', {}, accountLine(a)),
+      refill(box, h('h2', {}, accountLine(a)),
         h('dl', { class: 'mod-facts' },
           h('dt', {}, 'Joined'), h('dd', {}, fullDate(a.created_at)),
           a.email ? [h('dt', {}, 'E-mail'), h('dd', {}, a.email)] : null,
@@ -364,7 +367,7 @@ export function appeals(ctx) {
     return li;
   };
   load();
-  const filter = h('nav', { class: 'tabs', 'aria-label': 'Appeals' }, ...['pending', 'approved', 'rejected'].map((s) =>
+  const filter = h('nav', { class: 'tabs mod-subtabs', 'aria-label': 'Appeals' }, ...['pending', 'approved', 'rejected'].map((s) =>
     h('a', { href: '/moderation/appeals?state=' + s, 'aria-current': s === state ? 'page' : null }, s[0].toUpperCase() + s.slice(1))));
   return page(ctx, 'appeals', 'Appeals', filter, err, list);
 }
