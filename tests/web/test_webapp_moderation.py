@@ -167,6 +167,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     m.get_by_role("button", name="Assign to me").click()
     expect(m.get_by_role("button", name="Unassign")).to_be_visible()
     expect(m.locator(".mod-report")).to_contain_text(f"assigned to @{mod_name}")
+    shot(mod, "report")
     m.get_by_role("group", name=f"Act on @{poster_name}").get_by_role("button", name="Warn").click()
     warn = m.get_by_role("dialog", name=f"Send a warning: @{poster_name}")
     warn.get_by_label("Warning").fill("Please keep it civil.")
