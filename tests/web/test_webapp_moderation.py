@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -288,10 +289,80 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     m.get_by_label("New rule").fill("Be civil")
     m.get_by_role("button", name="Add rule").click()
     expect(m.get_by_role("list", name="Rules")).to_contain_text("Be civil")
-    expect(m.get_by_label("Who can sign up")).to_have_value("open")
-    shot(mod, "server")
+    assert "Be civil" in [r["text"] for r in httpx.get(web.url + "/api/v1/instance/rules").json()]
     m.get_by_role("button", name="Remove rule: Be civil").click()
     expect(m.get_by_role("list", name="Rules")).not_to_contain_text("Be civil")
+    about = m.get_by_role("form", name="About this server")
+    about.get_by_label("Contact e-mail").fill("staff@example.com")
+    about.get_by_role("button", name="Save").click()
+    expect(m.get_by_role("status").filter(has_text="Server settings saved")).to_be_visible()
+    contact = httpx.get(web.url + "/api/v2/instance").json()["contact"]
+    assert contact["email"] == "staff@example.com"
+    signups = m.get_by_role("form", name="Sign-ups")
+    expect(signups.get_by_label("Who can sign up")).to_have_value("open")
+    signups.get_by_label("Who can sign up").select_option("approval")
+    signups.get_by_label("Ask a reason of those awaiting approval").check()
+    shot(mod, "server")
+    signups.get_by_role("button", name="Save").click()
+    expect(m.get_by_role("status").filter(has_text="Sign-up mode saved")).to_be_visible()
+    try:
+        regs = httpx.get(web.url + "/api/v2/instance").json()["registrations"]
+        assert regs["approval_required"] is True and regs["reason_required"] is True
+        # a sign-up now waits: approved from Accounts (pending)
+        waiting = "mw" + uuid.uuid4().hex[:8]
+        app = httpx.post(
+            web.url + "/api/v1/apps",
+            data={
+                "client_name": "t",
+                "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+                "scopes": "read write",
+            },
+        ).json()
+        grant = httpx.post(
+            web.url + "/oauth/token",
+            data={
+                "grant_type": "client_credentials",
+                "scope": "read write",
+                "client_id": app["client_id"],
+                "client_secret": app["client_secret"],
+            },
+        ).json()
+        made = httpx.post(
+            web.url + "/api/v1/accounts",
+            headers={"Authorization": "Bearer " + grant["access_token"]},
+            data={
+                "username": waiting,
+                "email": f"{waiting}@example.com",
+                "password": PASSWORD,
+                "agreement": "true",
+                "reason": "I know the moderators",
+            },
+        )
+        assert made.status_code == 200, made.text
+        assert password_grant(web, waiting) != 200
+        moderation(m, "Accounts")
+        m.get_by_label("Username").fill(waiting)
+        m.get_by_label("Status").select_option("pending")
+        m.get_by_role("button", name="Search").click()
+        row = m.get_by_role("list", name="Accounts").locator("li")
+        expect(row).to_have_count(1)
+        expect(row).to_contain_text("I know the moderators")
+        expect(row).to_contain_text("pending")
+        row.get_by_role("button", name="Approve").click()
+        expect(row).to_contain_text(f"@{waiting} approved.")
+        assert password_grant(web, waiting) == 200
+    finally:
+        admin(server, "registrations", "open", "--message", "", "--reason-optional")
+        mod.api("PUT", "/api/v1/redpoll/admin/settings", data={"email": ""})
+
+    # a suspension lifted from the account's page
+    moderation(m, "Accounts")
+    m.get_by_label("Username").fill(spammer_name)
+    m.get_by_role("button", name="Search").click()
+    m.get_by_role("list", name="Accounts").get_by_role("link", name=f"@{spammer_name}").click()
+    m.get_by_role("button", name="Lift the suspension").click()
+    expect(m.get_by_role("group", name=f"Act on @{spammer_name}")).to_be_visible()
+    expect(m.locator(".mod-states")).to_have_count(0)
     moderation(m, "Audit log")
     log = m.get_by_role("list", name="Audit log")
     expect(log).to_contain_text("suspend")
