@@ -148,6 +148,11 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     dialog.get_by_role("button", name="Send report").click()
     expect(r.get_by_role("status").filter(has_text="sent to the moderators")).to_be_visible()
 
+    # a member's own address of the area shows nothing of it
+    r.goto("/moderation/reports")
+    expect(r.get_by_role("alert")).to_have_text("Your role does not allow this.")
+    expect(r.get_by_role("list", name="Open reports")).to_have_count(0)
+
     # the moderator: the queue, the report, assign, warn from it
     m = mod.page
     m.reload()

@@ -48,10 +48,14 @@ function tabs(current) {
 
 function page(ctx, key, title, ...body) {
   ctx.title(title);
-  if (key && !moderationSections().some(([k]) => k === key)) {
-    return [heading('Moderation'), tabs(null), h('p', { role: 'alert' }, 'Your role does not allow this.')];
-  }
   return [heading(title), tabs(key), ...body];
+}
+
+// a section this role may not open: said so, nothing asked of the server
+function refused(ctx, key) {
+  if (moderationSections().some(([k]) => k === key)) return null;
+  ctx.title('Moderation');
+  return [heading('Moderation'), tabs(null), h('p', { role: 'alert' }, 'Your role does not allow this.')];
 }
 
 // "Show more": a list read page after page through its Link header
@@ -162,6 +166,8 @@ function reportBody(r) {
 }
 
 export function reports(ctx, resolved = false) {
+  const no = refused(ctx, 'reports');
+  if (no) return no;
   const list = pagedList(ctx, { path: '/api/v1/admin/reports', query: { resolved: resolved ? 'true' : undefined, limit: 20 },
     label: resolved ? 'Resolved reports' : 'Open reports',
     empty: resolved ? 'No resolved reports.' : 'No open reports: nothing to do.',
@@ -176,6 +182,8 @@ export function reports(ctx, resolved = false) {
 }
 
 export function report(ctx, id) {
+  const no = refused(ctx, 'reports');
+  if (no) return no;
   const box = h('div', { class: 'mod-report' }, h('p', { class: 'loading' }, 'Loading…'));
   const show = (r) => {
     const me = session.me();
@@ -211,6 +219,8 @@ const STATUSES = [['', 'Any'], ['active', 'Active'], ['pending', 'Pending approv
   ['silenced', 'Limited'], ['suspended', 'Suspended']];
 
 export function accounts(ctx) {
+  const no = refused(ctx, 'accounts');
+  if (no) return no;
   const q = new URLSearchParams(location.search);
   const username = h('input', { type: 'search', name: 'username', value: q.get('username') || '' });
   const origin = select('origin', [['', 'Any'], ['local', 'This server'], ['remote', 'Other servers']], q.get('origin') || '');
@@ -251,6 +261,8 @@ const UNDO = [['suspended', 'unsuspend', 'Lift the suspension'], ['disabled', 'e
   ['silenced', 'unsilence', 'Lift the limit'], ['sensitized', 'unsensitive', 'Stop marking sensitive']];
 
 export function account(ctx, id) {
+  const no = refused(ctx, 'accounts');
+  if (no) return no;
   const box = h('div', { class: 'mod-account-page' }, h('p', { class: 'loading' }, 'Loading…'));
   const warnings = h('ul', { class: 'mod-list', 'aria-label': 'Warnings' });
   const load = async () => {
@@ -338,6 +350,8 @@ export function myWarnings(ctx) {
 
 // --- appeals --------------------------------------------------------------------------------
 export function appeals(ctx) {
+  const no = refused(ctx, 'appeals');
+  if (no) return no;
   const state = new URLSearchParams(location.search).get('state') || 'pending';
   const list = h('ul', { class: 'mod-list', 'aria-label': 'Appeals' });
   const err = alertBox();
@@ -376,6 +390,8 @@ export function appeals(ctx) {
 const SEVERITY = [['silence', 'Limit'], ['suspend', 'Suspend'], ['noop', 'None (only the options below)']];
 
 export function domains(ctx) {
+  const no = refused(ctx, 'domains');
+  if (no) return no;
   const list = h('ul', { class: 'mod-list', 'aria-label': 'Blocked domains' });
   const err = alertBox();
   const load = async () => {
@@ -508,12 +524,16 @@ function registrationsSection() {
 }
 
 export function server(ctx) {
+  const no = refused(ctx, 'server');
+  if (no) return no;
   return page(ctx, 'server', 'Server', can('manage_rules') ? rulesSection() : null,
     can('manage_settings') ? settingsSection() : null, can('manage_settings') ? registrationsSection() : null);
 }
 
 // --- the audit log ---------------------------------------------------------------------------
 export function audit(ctx) {
+  const no = refused(ctx, 'audit');
+  if (no) return no;
   const list = h('ul', { class: 'mod-list', 'aria-label': 'Audit log' });
   const err = alertBox();
   const more = h('button', { type: 'button', hidden: true }, 'Show more');
