@@ -66,6 +66,12 @@ async def audit_log(
     return await audit.entries(store, limit, before)
 
 
+async def registrations_for(store: Store, actor: int | None) -> registrations.Registrations:
+    """Who may sign up now, read by a role with ``manage_settings``."""
+    roles.require(await staff.role_of(store, actor), "manage_settings")
+    return await registrations.registrations(store)
+
+
 async def set_registrations(
     store: Store,
     actor: int | None,

@@ -13,10 +13,11 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..core import limits
+from ..instance.registrations import MODES
 from ..moderation.warnings import Warning
 from ..render import entities
 from .context import Ctx
-from .contract import STR, Doc, array, obj, path_param, query_param, ref, request_body
+from .contract import BOOL, STR, Doc, array, obj, path_param, query_param, ref, request_body
 from .instance import rule_entity
 from .responses import JSON
 from .routing import endpoint
@@ -296,6 +297,67 @@ async def set_settings(ctx: Ctx) -> Response:
             p.str("extended_description", max_chars=limits.INSTANCE_DESCRIPTION_MAX_CHARS) or ""
         )
     return JSON(_settings(*await ctx.rp.admin.set_settings(ctx.uid, changes, description)))
+
+
+REGISTRATIONS = obj({"mode": STR, "message": STR, "reason_required": BOOL})
+
+
+def _registrations(found) -> dict:
+    return {
+        "mode": found.mode,
+        "message": found.message,
+        "reason_required": found.reason_required,
+    }
+
+
+@endpoint(
+    "GET",
+    "/api/v1/redpoll/admin/registrations",
+    auth="required",
+    scope=("admin:read",),
+    doc=Doc(
+        "Who may sign up: the mode (open, approval, closed), the message shown while "
+        "closed, whether a sign-up awaiting approval gives a reason (manage_settings)",
+        "Admin",
+        REGISTRATIONS,
+    ),
+)
+async def registrations(ctx: Ctx) -> Response:
+    return JSON(_registrations(await ctx.rp.admin.registrations(ctx.uid)))
+
+
+@endpoint(
+    "PUT",
+    "/api/v1/redpoll/admin/registrations",
+    auth="required",
+    scope=("admin:write",),
+    doc=Doc(
+        "Change who may sign up (manage_settings; audited); message and reason_required "
+        "stay as they are when not given",
+        "Admin",
+        REGISTRATIONS,
+        body=request_body(
+            {
+                "mode": {"type": "string", "enum": list(MODES)},
+                "message": {
+                    "type": "string",
+                    "maxLength": limits.REGISTRATIONS_MESSAGE_MAX_CHARS,
+                },
+                "reason_required": BOOL,
+            },
+            required=("mode",),
+        ),
+    ),
+)
+async def set_registrations(ctx: Ctx) -> Response:
+    p = ctx.params
+    mode = p.str("mode", required=True, max_chars=20) or ""
+    message = None
+    if p.raw("message") is not None:
+        message = p.str("message", max_chars=limits.REGISTRATIONS_MESSAGE_MAX_CHARS) or ""
+    reason = p.bool("reason_required") if p.raw("reason_required") is not None else None
+    found = await ctx.rp.admin.set_registrations(ctx.uid, mode, message, reason)
+    return JSON(_registrations(found))
 
 
 # --- staff: the audit log ----------------------------------------------------------------

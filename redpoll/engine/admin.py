@@ -133,6 +133,12 @@ class Desk:
     async def set_settings(self, actor, changes: dict, description=None):
         return await server.set_settings(self.store, actor, changes, description)
 
+    async def registrations(self, actor):
+        return await server.registrations_for(self.store, actor)
+
+    async def set_registrations(self, actor, mode: str, message=None, reason_required=None):
+        return await server.set_registrations(self.store, actor, mode, message, reason_required)
+
     async def read_audit_log(self, actor, limit: int = 100, before=None) -> list[audit.Entry]:
         """The audit log for a member whose role may read it (view_audit_log)."""
         return await server.audit_log(self.store, actor, limit, before)

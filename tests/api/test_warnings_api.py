@@ -244,3 +244,36 @@ async def test_rules_and_settings_by_role(srv, rp):
     actions = [(e["action"], e["target_type"]) for e in log]
     assert ("create", "Rule") in actions and ("destroy", "Rule") in actions
     assert ("update", "Instance") in actions
+
+
+async def test_registrations_mode_by_role(srv, rp):
+    c = await cast(srv, rp)
+    base, path = srv.base, "/api/v1/redpoll/admin/registrations"
+    for who in (c.mod, c.member):
+        assert _get(base, who, path) == (403, {"error": NOT_ALLOWED})
+        assert raw(base, who, "PUT", path, data={"mode": "closed"})[0] == 403
+    assert httpx.get(base + "/api/v2/instance").json()["registrations"]["enabled"] is True
+    code, now = raw(
+        base,
+        c.admin,
+        "PUT",
+        path,
+        data={"mode": "approval", "message": "Ask first.", "reason_required": "true"},
+    )
+    assert (code, now) == (
+        200,
+        {"mode": "approval", "message": "Ask first.", "reason_required": True},
+    )
+    assert _get(base, c.admin, path) == (200, now)
+    regs = httpx.get(base + "/api/v2/instance").json()["registrations"]
+    assert regs["approval_required"] is True and regs["reason_required"] is True
+    assert raw(base, c.admin, "PUT", path, data={"mode": "sometimes"})[0] == 422
+    assert _get(base, c.admin, path) == (200, now)  # nothing written
+    code, back = raw(base, c.owner, "PUT", path, data={"mode": "open"})
+    assert code == 200 and back == {
+        "mode": "open",
+        "message": "Ask first.",
+        "reason_required": True,
+    }
+    code, log = _get(base, c.owner, "/api/v1/redpoll/admin/audit_log")
+    assert [e["target"] for e in log if e["target_type"] == "Setting"][:2] == ["open", "approval"]

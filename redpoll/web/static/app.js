@@ -14,11 +14,28 @@ import * as notes from './notes.js';
 import * as dm from './dm.js';
 import * as invites from './invites.js';
 import { patchStatus } from './store.js';
-import { loadFeatures, has } from './features.js';
+import { loadFeatures, has, moderationSections } from './features.js';
 import { installKeys } from './keys.js';
 
 const root = document.getElementById('app');
 const PUBLIC = new Set(['landing', 'signup', 'invite', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
+
+// The moderation area and one's warnings (moderation.js) load when first opened
+function lazy(view) {
+  return (ctx, ...args) => {
+    const wait = h('p', { class: 'loading' }, 'Loading…');
+    import('./moderation.js').then((m) => {
+      if (ctx.signal.aborted || !wait.isConnected) return;
+      const nodes = view(m, ctx, ...args).filter((n) => n !== null && n !== undefined && n !== false);
+      wait.replaceWith(...nodes);
+      const h1 = main.querySelector('h1');
+      if (h1 && rendered > 1 && !main.contains(document.activeElement)) {
+        h1.focus({ preventScroll: true });
+      }
+    }).catch((err) => { wait.replaceWith(h('p', { role: 'alert', class: 'error' }, errorText(err))); });
+    return [wait];
+  };
+}
 
 const ROUTES = [
   [/^\/(?:home)?$/, 'home', (c) => views.home(c)],
@@ -42,6 +59,16 @@ const ROUTES = [
   [/^\/search$/, 'search', (c) => views.search(c)],
   [/^\/settings$/, 'settings', (c) => views.settings(c)],
   [/^\/settings\/invites$/, 'settings', (c) => invites.invitesView(c)],
+  [/^\/settings\/warnings$/, 'settings', lazy((m, c) => m.myWarnings(c))],
+  [/^\/moderation$/, 'moderation', lazy((m, c) => m.index(c))],
+  [/^\/moderation\/reports$/, 'moderation', lazy((m, c) => m.reports(c, new URLSearchParams(location.search).has('resolved')))],
+  [/^\/moderation\/reports\/(\d+)$/, 'moderation', lazy((m, c, id) => m.report(c, id))],
+  [/^\/moderation\/accounts$/, 'moderation', lazy((m, c) => m.accounts(c))],
+  [/^\/moderation\/accounts\/(\d+)$/, 'moderation', lazy((m, c, id) => m.account(c, id))],
+  [/^\/moderation\/appeals$/, 'moderation', lazy((m, c) => m.appeals(c))],
+  [/^\/moderation\/domains$/, 'moderation', lazy((m, c) => m.domains(c))],
+  [/^\/moderation\/server$/, 'moderation', lazy((m, c) => m.server(c))],
+  [/^\/moderation\/audit$/, 'moderation', lazy((m, c) => m.audit(c))],
   [/^\/bookmarks$/, 'bookmarks', (c) => views.bookmarks(c)],
   [/^\/favourites$/, 'favourites', (c) => views.favourites(c)],
   [/^\/scheduled$/, 'scheduled', (c) => views.scheduled(c)],
@@ -114,6 +141,8 @@ function buildNav() {
     h('a', { href: '/bookmarks', class: 'nav-link', dataset: { key: 'bookmarks' } }, icon('bookmark'), h('span', {}, 'Bookmarks')),
     h('a', { href: '/scheduled', class: 'nav-link', dataset: { key: 'scheduled' } }, icon('clock'), h('span', {}, 'Scheduled posts')),
     h('a', { href: '/settings', class: 'nav-link', dataset: { key: 'settings' } }, icon('gear'), h('span', {}, 'Settings')),
+    moderationSections().length ? h('a', { href: '/moderation', class: 'nav-link', dataset: { key: 'moderation' } },
+      icon('shield'), h('span', {}, 'Moderation')) : '',
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
   setMore(false);
   nav.append(composeButton, more, extra);

@@ -3,7 +3,7 @@
 // server without (say) bookmarks shows the button disabled instead of failing.
 // The same document says which values a body field takes (the visibilities a
 // post may have, whether an account may be locked), so the app offers only those.
-import { api } from './api.js';
+import { api, session } from './api.js';
 
 let routes = null;
 let bodies = null;
@@ -50,4 +50,21 @@ export function choices(method, path, field) {
   if (Array.isArray(schema.enum)) return schema.enum;
   if ('const' in schema) return [schema.const];
   return null;
+}
+
+// What the signed-in member's role allows (verify_credentials' role.permissions:
+// Mastodon's permission bits; administrator grants them all).
+const PERMISSIONS = { administrator: 1, view_audit_log: 1 << 2, manage_reports: 1 << 4, manage_federation: 1 << 5, manage_settings: 1 << 6,
+  manage_blocks: 1 << 7, manage_appeals: 1 << 9, manage_users: 1 << 10, manage_rules: 1 << 12 };
+export function can(permission) {
+  const bits = Number(session.me()?.role?.permissions || 0);
+  return (bits & PERMISSIONS.administrator) !== 0 || (bits & PERMISSIONS[permission]) !== 0;
+}
+
+// The moderation area's sections this role may open: [key, label]
+const SECTIONS = [['reports', 'Reports', ['manage_reports']], ['accounts', 'Accounts', ['manage_users']],
+  ['appeals', 'Appeals', ['manage_appeals']], ['domains', 'Domain blocks', ['manage_federation']],
+  ['server', 'Server', ['manage_rules', 'manage_settings']], ['audit', 'Audit log', ['view_audit_log']]];
+export function moderationSections() {
+  return SECTIONS.filter(([, , perms]) => perms.some(can)).map(([key, label]) => [key, label]);
 }

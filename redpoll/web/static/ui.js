@@ -49,6 +49,7 @@ const ICONS = {
   mail: 'M3.5 6h17v12h-17zM3.5 6.5 12 13l8.5-6.5',
   pen: 'M4 20l1-4.5L15.5 5a2.1 2.1 0 0 1 3 3L8 18.5zM13.5 7l3 3',
   poll: 'M5 20V11M12 20V5M19 20v-6',
+  shield: 'M12 3l8 3v6c0 4.5-3.4 8-8 9-4.6-1-8-4.5-8-9V6z',
 };
 
 export function icon(name) {

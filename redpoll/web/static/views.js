@@ -585,6 +585,7 @@ export function settings(ctx) {
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
     ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(), ...exportSection(),
     has('POST', '/api/v1/redpoll/invites') ? h('p', {}, h('a', { href: '/settings/invites' }, 'Invite people')) : null,
+    has('GET', '/api/v1/redpoll/warnings') ? h('p', {}, h('a', { href: '/settings/warnings' }, 'Warnings about your account')) : null,
     h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
 }
 
