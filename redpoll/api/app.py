@@ -64,6 +64,7 @@ from . import (
     polls,
     profile,
     push,
+    quotes,
     relations,
     reports,
     scheduled,
@@ -87,6 +88,7 @@ access = logging.getLogger("redpoll.access")
 #: the app assembles them, in_order sorts them.
 MODULES = (
     statuses,
+    quotes,
     admin,
     admin_trends,
     edits,

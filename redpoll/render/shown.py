@@ -27,7 +27,7 @@ def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
     account entity made once."""
     accounts: dict[int, dict] = {}
 
-    def plain(s: Status, source: bool) -> dict:
+    def entity(s: Status, source: bool) -> dict:
         author = accounts.get(s.user_id)
         if author is None:
             author = accounts[s.user_id] = entities.account(
@@ -44,7 +44,22 @@ def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
             sensitized=user is not None and user.sensitized,
         )
 
+    def plain(s: Status, source: bool) -> dict:
+        out = entity(s, source)  # its quoted status's own quote stays shallow
+        state = shown.states[s.id]
+        if state.quote_state:
+            out["quote"] = quote_of(shown, state, entity)
+        return out
+
     return plain
+
+
+def quote_of(shown: Shown, state, entity: Plain) -> dict | None:
+    """The Quote entity of a status of ``shown`` with ``state``: the quoted
+    status rendered by ``entity`` when the quote is accepted and the viewer
+    may see it now (redpoll.reading.pages.quoted_shown)."""
+    quoted = shown.quoted.get(state.quoted) if state.quote_state == "accepted" else None
+    return entities.quote_entity(state, entity(quoted, False) if quoted is not None else None)
 
 
 def boosted_entity(
@@ -96,8 +111,13 @@ def rendered_pairs(
     left out."""
     statuses = shown.statuses
     whole: dict[int, bytes] = {}
+    quotes: dict[int, bytes] = {}
+    plain = plain_renderer(shown, base, viewer)
+    for s in statuses:
+        state = shown.states.get(s.id)
+        if state is not None and state.quote_state:
+            quotes[s.id] = entities.quote_json(plain(s, False)["quote"])
     if any(s.reblog_of for s in statuses):
-        plain = plain_renderer(shown, base, viewer)
         inner: dict[int, dict] = {}
         for s in statuses:
             if s.reblog_of:
@@ -106,6 +126,12 @@ def rendered_pairs(
                     whole[s.id] = orjson.dumps(entity)
         statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
     parts = rendered.parts(
-        statuses, shown.users, base, viewer, [shown.states[s.id] for s in statuses], whole=whole
+        statuses,
+        shown.users,
+        base,
+        viewer,
+        [shown.states[s.id] for s in statuses],
+        whole=whole,
+        quotes=quotes,
     )
     return list(zip(statuses, parts))
