@@ -133,14 +133,20 @@ async def complete(
 
 
 async def quoted_shown(
-    store: Store, viewer: int | None, statuses: list[Status], states: dict[int, StatusState]
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    states: dict[int, StatusState],
+    *,
+    nested: bool = True,
 ) -> tuple[dict[int, Status], dict[int, StatusState]]:
     """The statuses the accepted quotes among ``statuses`` show, decided
     now by the one visibility decision (redpoll.relations.visibility, as
     :func:`checked` asks it): one the viewer may not see makes its quote's
     state ``unauthorized``, a deleted one ``deleted`` (Mastodon's Quote
     states), and neither is shown. Returns them by id, and ``states`` with
-    theirs and the quotes' states."""
+    theirs and the quotes' states; ``nested``: the quotes those make are
+    decided too (shown as ShallowQuotes: a hidden one names no id)."""
     wanted = list(
         dict.fromkeys(
             st.quoted
@@ -161,6 +167,8 @@ async def quoted_shown(
             continue
         gone = "deleted" if st.quoted not in present else "unauthorized"
         states[s.id] = st._replace(quote_state=gone)
+    if nested:
+        _, states = await quoted_shown(store, viewer, seen, states, nested=False)
     return shown, states
 
 
