@@ -139,7 +139,10 @@ async def _quote_extras(store: Store, author_id: int, extra: dict, mentioned: se
     original) and its own quote approval policy (``qpol``), both as
     redpoll.quotes decides; reads only."""
     vis = extra.get("visibility", visibility.PUBLIC)
-    extra = {**extra, quotes.POLICY_EXTRA: quotes.policy_param(extra.get(quotes.POLICY_EXTRA), vis)}
+    chosen = quotes.policy_param(extra.get(quotes.POLICY_EXTRA), vis)
+    extra = {k: v for k, v in extra.items() if k != quotes.POLICY_EXTRA}
+    if chosen != quotes.DEFAULT_POLICY and vis in visibility.OPEN:  # public: the absence
+        extra[quotes.POLICY_EXTRA] = chosen
     if quotes.EXTRA in extra:
         target = await quotes.quotable(store, author_id, extra[quotes.EXTRA])
         quotes.check_mentions(target, author_id, vis, mentioned)

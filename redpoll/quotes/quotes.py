@@ -39,8 +39,8 @@ EXTRA = "quote"
 POLICY_EXTRA = "qpol"
 #: Mastodon's quote_approval_policy values
 POLICIES = ("public", "followers", "nobody")
-#: the policy of a status that names none (Mastodon: a new status takes the
-#: author's default, public; one written before quotes existed, nobody)
+#: the policy of a status that names none (Mastodon's default for a new
+#: status); stored as the field's absence, as visibility public is
 DEFAULT_POLICY = "public"
 #: Mastodon's answer to a quote of a status that is missing or may not be quoted
 NOT_FOUND_MESSAGE = "The post you are trying to quote does not appear to exist."
@@ -77,10 +77,11 @@ def quoted_id(status: Status) -> int | None:
 
 def policy(status: Status) -> str:
     """How ``status`` may be quoted: public, followers or nobody (a boost,
-    a private or a direct status: nobody; one that names none: nobody)."""
+    a private or a direct status: nobody; a public or unlisted one that
+    names none: public)."""
     if status.reblog_of or visibility.of(status) not in visibility.OPEN:
         return "nobody"
-    value = status.extra.get(POLICY_EXTRA, "nobody")
+    value = status.extra.get(POLICY_EXTRA, DEFAULT_POLICY)  # public: the field's absence
     return value if value in POLICIES else "nobody"
 
 
@@ -232,7 +233,7 @@ async def set_policy(store: Store, uid: int, sid, value: str | None) -> Status:
     if status.reblog_of:
         raise Forbidden("This action is not allowed")
     chosen = policy_param(value, visibility.of(status))
-    if status.extra.get(POLICY_EXTRA) != chosen:
+    if policy(status) != chosen:
         await writes.of(store).update_status(status.id, {EXTRA_PREFIX + POLICY_EXTRA: chosen})
     return await statuses.get_status(store, status.id)
 
