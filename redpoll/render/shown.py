@@ -14,6 +14,7 @@ import orjson
 
 from ..core.models import Status
 from ..reading.pages import Shown
+from ..records.state import StatusState
 from . import entities
 from .rendered import RenderedStatuses
 
@@ -22,8 +23,9 @@ from .rendered import RenderedStatuses
 Plain = Callable[[Status, bool], dict]
 
 
-def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
-    """The entity of a status of ``shown`` that is no boost, each author's
+def entity_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
+    """The entity of a status of ``shown`` that is no boost, its quote (if
+    any) a ShallowQuote (as a quoted status shows its own), each author's
     account entity made once."""
     accounts: dict[int, dict] = {}
 
@@ -44,8 +46,16 @@ def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
             sensitized=user is not None and user.sensitized,
         )
 
+    return entity
+
+
+def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
+    """The entity of a status of ``shown`` that is no boost, with its whole
+    Quote (:func:`quote_of`)."""
+    entity = entity_renderer(shown, base, viewer)
+
     def plain(s: Status, source: bool) -> dict:
-        out = entity(s, source)  # its quoted status's own quote stays shallow
+        out = entity(s, source)
         state = shown.states[s.id]
         if state.quote_state:
             out["quote"] = quote_of(shown, state, entity)
@@ -54,7 +64,7 @@ def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
     return plain
 
 
-def quote_of(shown: Shown, state, entity: Plain) -> dict | None:
+def quote_of(shown: Shown, state: StatusState, entity: Plain) -> dict | None:
     """The Quote entity of a status of ``shown`` with ``state``: the quoted
     status rendered by ``entity`` when the quote is accepted and the viewer
     may see it now (redpoll.reading.pages.quoted_shown)."""
@@ -111,13 +121,14 @@ def rendered_pairs(
     left out."""
     statuses = shown.statuses
     whole: dict[int, bytes] = {}
-    quotes: dict[int, bytes] = {}
-    plain = plain_renderer(shown, base, viewer)
+    quotes: dict[int, bytes] = {}  # the Quote of each that quotes: rendered per request
+    shallow = entity_renderer(shown, base, viewer)
     for s in statuses:
         state = shown.states.get(s.id)
         if state is not None and state.quote_state:
-            quotes[s.id] = entities.quote_json(plain(s, False)["quote"])
+            quotes[s.id] = entities.quote_json(quote_of(shown, state, shallow))
     if any(s.reblog_of for s in statuses):
+        plain = plain_renderer(shown, base, viewer)
         inner: dict[int, dict] = {}
         for s in statuses:
             if s.reblog_of:
