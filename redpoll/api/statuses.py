@@ -237,9 +237,12 @@ async def post_status(ctx: Ctx) -> Response:
     if ctx.params.has("scheduled_at"):  # posted later, by a job (redpoll.scheduling)
         if poll is not None:  # (it would be lost when the job posts it)
             raise ValidationError("poll", "a scheduled status cannot have a poll yet")
-        found = await ctx.rp.schedule_status(
-            ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
-        )
+        try:
+            found = await ctx.rp.schedule_status(
+                ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
+            )
+        except quotes.QuoteRefused:  # Mastodon's answer, nothing scheduled
+            raise ApiError(404, quotes.NOT_FOUND_MESSAGE) from None
         return JSON(scheduled_entity(ctx, found))
     allowed = (
         frozenset(ctx.params.ids("allowed_mentions"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -136,6 +137,15 @@ async def test_the_policy_refuses_with_nothing_written(srv, rp):
     }
     answer = await run(post_quote, srv, carol, "x", own["id"], quote_approval_policy="everyone")
     assert answer.status_code == 422 and "quote_approval_policy" in answer.json()["error"]
+
+    # a scheduled quote is checked when scheduled, as Mastodon's
+    later = (datetime.now(UTC) + timedelta(minutes=30)).isoformat()
+    answer = await run(post_quote, srv, carol, "later", closed["id"], scheduled_at=later)
+    assert (answer.status_code, answer.json()) == (404, REFUSED)
+    with http(srv, carol) as c:
+        assert c.get("/api/v1/scheduled_statuses").json() == []
+    answer = await run(post_quote, srv, bob, "later", followers["id"], scheduled_at=later)
+    assert answer.status_code == 200 and answer.json()["scheduled_at"]
 
     # nothing of the refused ones was written: no status, no count, no notification
     assert (await run(carol.me))["statuses_count"] == 0
