@@ -65,6 +65,7 @@ from . import (
     polls,
     profile,
     push,
+    quotes,
     relations,
     reports,
     scheduled,
@@ -88,6 +89,7 @@ access = logging.getLogger("redpoll.access")
 #: the app assembles them, in_order sorts them.
 MODULES = (
     statuses,
+    quotes,
     admin,
     admin_trends,
     edits,

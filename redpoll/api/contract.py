@@ -113,6 +113,17 @@ STATUS = obj(
         "card": {"type": ["object", "null"]},
         "language": NULLABLE_STR,
         "edited_at": NULLABLE_STR,
+        "quotes_count": INT,
+        "quote_approval": obj(
+            {
+                "automatic": array(STR),
+                "manual": array(STR),
+                "current_user": {"enum": ["automatic", "manual", "denied", "unknown"]},
+            }
+        ),
+        # Quote ({state, quoted_status}) or, inside a quoted status,
+        # ShallowQuote ({state, quoted_status_id}); null when it quotes nothing
+        "quote": {"type": ["object", "null"]},
     },
     {
         "text": STR,

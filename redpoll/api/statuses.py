@@ -10,6 +10,7 @@ from ..core import limits
 from ..core.errors import Forbidden, UnexpectedMentions, ValidationError
 from ..core.models import Status
 from ..polls import polls
+from ..quotes import quotes
 from ..reading import pages
 from ..relations import visibility
 from ..render import entities
@@ -116,6 +117,12 @@ def _post_options(ctx: Ctx, text_chars: int) -> dict:
         if not _LANGUAGE.fullmatch(language):
             raise ValidationError("language", "must be an ISO 639 language code")
         extra["language"] = language
+    quoted = p.cursor("quoted_status_id")  # checked when posted (redpoll.quotes)
+    if quoted is not None:
+        extra[quotes.EXTRA] = str(quoted)
+    policy = p.str("quote_approval_policy", max_chars=20)
+    if policy:
+        extra[quotes.POLICY_EXTRA] = policy
     return extra
 
 
@@ -197,6 +204,16 @@ def _media_ids(ctx: Ctx) -> list[int]:
                 "poll": POLL_PARAM,
                 "lat": {"type": "number", "minimum": -90, "maximum": 90},
                 "long": {"type": "number", "minimum": -180, "maximum": 180},
+                "quoted_status_id": {
+                    **ID,
+                    "description": "Quote this status (404 when it is unknown or "
+                    "its quote approval policy does not let you)",
+                },
+                "quote_approval_policy": {
+                    "enum": list(quotes.POLICIES),
+                    "description": "Who may quote it (default public; a private "
+                    "or direct status: nobody)",
+                },
                 "allowed_mentions": {
                     "type": "array",
                     "items": ID,
@@ -220,9 +237,12 @@ async def post_status(ctx: Ctx) -> Response:
     if ctx.params.has("scheduled_at"):  # posted later, by a job (redpoll.scheduling)
         if poll is not None:  # (it would be lost when the job posts it)
             raise ValidationError("poll", "a scheduled status cannot have a poll yet")
-        found = await ctx.rp.schedule_status(
-            ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
-        )
+        try:
+            found = await ctx.rp.schedule_status(
+                ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
+            )
+        except quotes.QuoteRefused:  # Mastodon's answer, nothing scheduled
+            raise ApiError(404, quotes.NOT_FOUND_MESSAGE) from None
         return JSON(scheduled_entity(ctx, found))
     allowed = (
         frozenset(ctx.params.ids("allowed_mentions"))
@@ -238,6 +258,8 @@ async def post_status(ctx: Ctx) -> Response:
             status = await ctx.rp.post(
                 ctx.uid, text, extra, reply_to, media, poll, allowed_mentions=allowed
             )
+    except quotes.QuoteRefused:  # Mastodon's answer, nothing posted
+        raise ApiError(404, quotes.NOT_FOUND_MESSAGE) from None
     except UnexpectedMentions as exc:  # Mastodon's answer: who they are
         found = await ctx.rp.get_users(exc.accounts)
         body = {

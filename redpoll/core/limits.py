@@ -685,6 +685,9 @@ FILTERS_KEPT = 10_000
 EDITS_MAX = 50
 #: Boosters of a status told of an edit (Mastodon's ``update`` notification).
 EDIT_NOTIFIED_BOOSTERS_MAX = 10_000
+#: Accepted quotes of a status whose authors are told of an edit
+#: (Mastodon's ``quoted_update`` notification), at most.
+QUOTED_UPDATE_NOTIFIED_MAX = 10_000
 REBLOGS_MAX = 100_000
 #: Boosts of one status taken down with it in the delete call itself.
 BOOSTS_REMOVED_PER_DELETE = 10_000

@@ -46,6 +46,7 @@ from ..portability import exports
 from ..posting import boosts, deleting, editing, idempotency, posting
 from ..push import subscriptions as push_subscriptions
 from ..push import vapid
+from ..quotes import quotes
 from ..reading import notification_view, pages
 from ..records import state, statuses, users
 from ..relations import (
@@ -738,6 +739,24 @@ class Redpoll:
 
     async def statuses_page(self, viewer, sids) -> pages.Shown:
         return await pages.by_id(self.store, viewer, sids)
+
+    async def quotes_page(self, uid, sid, **cursors: Any) -> pages.Shown:
+        """The accepted quotes of ``uid``'s status ``sid``, newest first, as
+        ``uid`` is shown them (redpoll.quotes.quoting_page)."""
+        ids = await quotes.quoting_page(self.store, uid, sid, **cursors)
+        found = await statuses.read_statuses(self.store, ids)
+        return await pages.show(self.store, uid, found)
+
+    async def revoke_quote(self, uid, sid, quoting_sid) -> pages.Shown:
+        """``uid`` revokes the quote ``quoting_sid`` makes of their status
+        ``sid``; the quoting status as ``uid`` is shown it."""
+        quoting = await quotes.revoke(self.store, uid, sid, quoting_sid)
+        return await pages.one(self.store, uid, quoting.id)
+
+    async def set_quote_policy(self, uid, sid, policy: str | None) -> pages.Shown:
+        """``uid``'s status ``sid`` gets the quote approval ``policy``."""
+        status = await quotes.set_policy(self.store, uid, sid, policy)
+        return await pages.one(self.store, uid, status.id)
 
     async def home_page(self, uid, **cursors: Any) -> pages.Shown:
         return await pages.filled(

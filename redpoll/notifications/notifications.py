@@ -37,6 +37,8 @@ TYPES = (
     "favourite",
     "poll",
     "update",
+    "quote",
+    "quoted_update",
     "admin.sign_up",
     "admin.report",
     "severed_relationships",

@@ -26,6 +26,7 @@ from ..core.models import Status, now_ms
 from ..media import uploads
 from ..notifications import notifications
 from ..polls import polls
+from ..quotes import quotes
 from ..records import writes
 from ..storage.store import Store
 from ..timelines import placement
@@ -85,6 +86,7 @@ async def apply_delete(
         await remove_boosts_of(store, JobQueue(store), job.sid)
         await uploads.forget_status(store, JobQueue(store), status)
         await polls.forget(store, JobQueue(store), status)  # its votes, its end's job
+        await quotes.forget(store, status)  # its quote of another, its own quotes (idempotent)
     # its history (redpoll.posting.editing), after its uploads were read from it: those
     # an edit dropped are listed there only
     await store.delete(keys.status_edits(job.sid))

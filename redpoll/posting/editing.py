@@ -53,6 +53,7 @@ from ..media import entity as media_entity
 from ..media import uploads
 from ..notifications import notifications
 from ..polls import polls
+from ..quotes import quotes
 from ..records import writes
 from ..storage.store import Store
 from .jobs import EditJob
@@ -267,6 +268,7 @@ async def follow_up(store: Store, before: Status, after: Status, at: int) -> Non
     await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
+    await quotes.after_edit(store, after, at)  # quoted_update to those who quoted it
 
 
 async def replay(store: Store, job: EditJob) -> None:

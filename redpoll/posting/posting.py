@@ -8,7 +8,8 @@ step) that carries the whole status; the call then runs the journal's first
 step itself (:func:`apply_post`) and hands the rest of the fan-out on. If the
 call is cut short anywhere after the journal exists, a worker replays the
 journal after ``job_claim_ms``: every step of :func:`apply_post` is
-idempotent (status_create.lua, record_post.lua, deliver.lua), so the replay
+idempotent (status_create.lua, record_post.lua, deliver.lua,
+quote_record.lua), so the replay
 finishes exactly the effect the call would have had. Cut short before the
 journal, the call leaves nothing but a skipped status id.
 
@@ -30,6 +31,7 @@ from ..core.models import Status, now_ms
 from ..core.settings import Settings
 from ..media import uploads
 from ..polls import polls
+from ..quotes import quotes
 from ..relations import visibility
 from ..storage.store import Store
 from ..timelines import fanout, home_rule
@@ -116,6 +118,8 @@ async def prepare(
         extra[polls.EXTRA] = polls.create(poll, now_ms()).to_extra()
     if remote is not None and remote.media:
         extra["media"] = remote.media
+    if remote is None:  # its quote (checked: QuoteRefused) and who may quote it
+        extra = await _quote_extras(store, author_id, extra, {uid for uid, _ in conv.mentions})
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation
         extra["conv"] = str(conv.parent_conversation or conv.in_reply_to_id or sid)
@@ -128,6 +132,22 @@ async def prepare(
         extra=extra,
         html=remote.html if remote is not None else "",
     )
+
+
+async def _quote_extras(store: Store, author_id: int, extra: dict, mentioned: set[int]) -> dict:
+    """``extra`` with the status it quotes (``quote``: checked, a boost's
+    original) and its own quote approval policy (``qpol``), both as
+    redpoll.quotes decides; reads only."""
+    vis = extra.get("visibility", visibility.PUBLIC)
+    chosen = quotes.policy_param(extra.get(quotes.POLICY_EXTRA), vis)
+    extra = {k: v for k, v in extra.items() if k != quotes.POLICY_EXTRA}
+    if chosen != quotes.DEFAULT_POLICY and vis in visibility.OPEN:  # public: the absence
+        extra[quotes.POLICY_EXTRA] = chosen
+    if quotes.EXTRA in extra:
+        target = await quotes.quotable(store, author_id, extra[quotes.EXTRA])
+        quotes.check_mentions(target, author_id, vis, mentioned)
+        extra[quotes.EXTRA] = str(target.id)
+    return extra
 
 
 def journal(status: Status) -> PostJob:
@@ -223,6 +243,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
         return None  # deleted meanwhile: its delete journal cleans up
     status = Status.from_hash(job.record)
     await conversation.after_post(store, status)
+    await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
     first = FanoutJob(

@@ -62,6 +62,8 @@ TITLES = {
     "favourite": "{name} favorited your post",
     "poll": "A poll by {name} has ended",
     "update": "{name} edited a post",
+    "quote": "{name} quoted your post",
+    "quoted_update": "{name} edited a post you have quoted",
 }
 
 

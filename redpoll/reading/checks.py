@@ -10,6 +10,8 @@ from ..core import keys
 from ..core.models import Status
 from ..filters import rules
 from ..polls import polls
+from ..quotes import keys as quote_keys
+from ..quotes import quotes
 from ..records import state
 from ..records.state import StatusState
 from ..relations import visibility
@@ -46,7 +48,10 @@ async def checked(
     # reply that does not name its thread shows unmuted here)
     threads = [thread_mutes.thread_of(s) or 0 for s in statuses] if viewer is not None else []
     mutes = [("SMISMEMBER", keys.thread_mutes(viewer), *threads)] if threads else []
-    replies = await store.batch(vis + counts + votes + more + mutes)
+    quoting, quote_reads, parse_quotes = quote_check(viewer, statuses)
+    replies = await store.batch(vis + counts + votes + more + mutes + quote_reads)
+    quote_replies = replies[len(replies) - len(quote_reads) :]
+    del replies[len(replies) - len(quote_reads) :]
     muted_threads = replies.pop() if mutes else []
     if more:
         filters.append(replies.pop())
@@ -57,4 +62,40 @@ async def checked(
     for sid, flag in zip(sids, muted_threads):
         if flag:
             states[sid] = states[sid]._replace(muted=True)
+    for sid, fields in parse_quotes(quote_replies).items():
+        states[sid] = states[sid]._replace(**fields)
     return decide(replies[: len(vis)]), states
+
+
+def quote_check(viewer: int | None, statuses: list[Status]):
+    """The reads of what quotes show (redpoll.quotes), beside the counts:
+    each status's accepted quotes (quotes_count), whether the viewer follows
+    the authors whose followers may quote them (QuoteApproval's
+    current_user), and whether each quote was revoked. Returns the quoting
+    statuses, the commands and the parser of their replies (fields of
+    StatusState by status id)."""
+    quoting = [(s, q) for s in statuses if (q := quotes.quoted_id(s)) is not None]
+    asks = list(dict.fromkeys(s.user_id for s in statuses if quotes.needs_follow(viewer, s)))
+    commands: list[tuple] = [("ZCARD", quote_keys.quotes(s.id)) for s in statuses]
+    commands += [("SISMEMBER", quote_keys.revoked(q), s.id) for s, q in quoting]
+    if asks and viewer is not None:
+        commands.append(("ZMSCORE", keys.following(viewer), *asks))
+
+    def parse(replies: list) -> dict[int, dict]:
+        counts = replies[: len(statuses)]
+        revoked = replies[len(statuses) : len(statuses) + len(quoting)]
+        followed = (
+            {a for a, score in zip(asks, replies[-1]) if score is not None} if asks else set()
+        )
+        out = {}
+        for s, count in zip(statuses, counts):
+            out[s.id] = {
+                "quotes": int(count or 0),
+                "quote_policy": quotes.policy(s),
+                "quote_approval": quotes.decision(viewer, s, s.user_id in followed),
+            }
+        for (s, q), gone in zip(quoting, revoked):
+            out[s.id] |= {"quoted": q, "quote_state": "revoked" if gone else "accepted"}
+        return out
+
+    return quoting, commands, parse

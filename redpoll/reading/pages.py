@@ -49,6 +49,9 @@ class Shown:
     originals: dict[int, Status] = field(default_factory=dict)
     read: Sequence = ()
     cursors: list | None = None
+    #: the statuses the accepted quotes among ``statuses`` and ``originals``
+    #: show, by id: those the viewer may see now (their states in ``states``)
+    quoted: dict[int, Status] = field(default_factory=dict)
 
 
 async def filtered(
@@ -111,16 +114,62 @@ async def complete(
         originals = {s.id: s for s in seen}
         states = {**states, **more}
     statuses = await filtered(store, viewer, statuses, states, originals, context, version or [])
+    quoted, states = await quoted_shown(store, viewer, [*statuses, *originals.values()], states)
     wanted = [
         uid
         for uid in dict.fromkeys(
-            (*(s.user_id for s in statuses), *(s.user_id for s in originals.values()), *also_users)
+            (
+                *(s.user_id for s in statuses),
+                *(s.user_id for s in originals.values()),
+                *(s.user_id for s in quoted.values()),
+                *also_users,
+            )
         )
         if uid not in users
     ]
     if wanted:
         users.update({u.id: u for u in await get_users(store, wanted)})
-    return Shown(statuses, states, users, originals)
+    return Shown(statuses, states, users, originals, quoted=quoted)
+
+
+async def quoted_shown(
+    store: Store,
+    viewer: int | None,
+    statuses: list[Status],
+    states: dict[int, StatusState],
+    *,
+    nested: bool = True,
+) -> tuple[dict[int, Status], dict[int, StatusState]]:
+    """The statuses the accepted quotes among ``statuses`` show, decided
+    now by the one visibility decision (redpoll.relations.visibility, as
+    :func:`checked` asks it): one the viewer may not see makes its quote's
+    state ``unauthorized``, a deleted one ``deleted`` (Mastodon's Quote
+    states), and neither is shown. Returns them by id, and ``states`` with
+    theirs and the quotes' states; ``nested``: the quotes those make are
+    decided too (shown as ShallowQuotes: a hidden one names no id)."""
+    wanted = list(
+        dict.fromkeys(
+            st.quoted
+            for s in statuses
+            if (st := states.get(s.id)) is not None and st.quote_state == "accepted"
+        )
+    )
+    if not wanted:
+        return {}, states
+    found = await statuses_.get_statuses(store, wanted)
+    seen, more = await checked(store, viewer, found)
+    shown = {s.id: s for s in seen}
+    present = {s.id for s in found}
+    states = {**more, **states}
+    for s in statuses:
+        st = states.get(s.id)
+        if st is None or st.quote_state != "accepted" or st.quoted in shown:
+            continue
+        gone = "deleted" if st.quoted not in present else "unauthorized"
+        states[s.id] = st._replace(quote_state=gone)
+    if nested:
+        _, states = await quoted_shown(store, viewer, seen, states, nested=False)
+    return shown, states
 
 
 async def show(

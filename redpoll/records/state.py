@@ -48,6 +48,16 @@ class StatusState(NamedTuple):
     filtered: bytes = b""
     #: its thread muted by the viewer (redpoll.conversations.thread_mutes)
     muted: bool = False
+    #: its accepted quotes (Mastodon's quotes_count; redpoll.quotes)
+    quotes: int = 0
+    #: how it may be quoted (public, followers, nobody) and whether the
+    #: viewer may quote it (QuoteApproval's automatic and current_user)
+    quote_policy: str = "nobody"
+    quote_approval: str = "denied"
+    #: the status it quotes (0: none) and that quote's state as this viewer
+    #: is shown it (accepted, revoked, deleted, unauthorized; "" for none)
+    quoted: int = 0
+    quote_state: str = ""
 
 
 NONE = StatusState()

@@ -256,8 +256,54 @@ def placeholder_user(status: Status) -> User:
 
 #: Status entity fields that change after the status is written: rendered
 #: per request from interactions.StatusState, never kept (render/rendered.py).
-STATE_FIELDS = ("reblogs_count", "favourites_count", "replies_count")
+STATE_FIELDS = (
+    "reblogs_count",
+    "favourites_count",
+    "replies_count",
+    "quotes_count",
+    "quote_approval",
+)
 VIEWER_FIELDS = ("favourited", "reblogged", "muted", "bookmarked", "pinned", "filtered")
+
+
+def quote_approval(state: StatusState) -> dict:
+    """Mastodon's QuoteApproval of a status (redpoll.quotes): who may quote
+    it without approval, and whether the viewer may (none needs approval
+    on one server: ``manual`` is empty)."""
+    return {
+        "automatic": [] if state.quote_policy == "nobody" else [state.quote_policy],
+        "manual": [],
+        "current_user": state.quote_approval,
+    }
+
+
+def quote_entity(state: StatusState, quoted: dict | None) -> dict | None:
+    """Mastodon's Quote entity of a status's quote (None: it quotes
+    nothing): its state as the viewer is shown it and the quoted status's
+    entity, only when accepted and shown (``quoted``)."""
+    if not state.quote_state:
+        return None
+    accepted = state.quote_state == "accepted"
+    return {"state": state.quote_state, "quoted_status": quoted if accepted else None}
+
+
+def shallow_quote(state: StatusState) -> dict | None:
+    """Mastodon's ShallowQuote (a quoted status's own quote): the state and
+    the id of what it quotes, only when accepted."""
+    if not state.quote_state:
+        return None
+    accepted = state.quote_state == "accepted"
+    return {
+        "state": state.quote_state,
+        "quoted_status_id": str(state.quoted) if accepted else None,
+    }
+
+
+def quote_json(entity: dict | None) -> bytes:
+    """The ``quote`` field as the tail of a JSON object (``,"quote":...``),
+    rendered per request (the quoted status's visibility is decided when
+    shown), before ``state_json``."""
+    return b',"quote":' + orjson.dumps(entity)
 
 
 def status_state(state: StatusState, viewer: bool) -> dict:
@@ -265,6 +311,8 @@ def status_state(state: StatusState, viewer: bool) -> dict:
         "reblogs_count": state.reblogs,
         "favourites_count": state.favourites,
         "replies_count": state.replies,
+        "quotes_count": state.quotes,
+        "quote_approval": quote_approval(state),
     }
     if viewer:
         out |= {
@@ -286,7 +334,8 @@ def state_json(state: StatusState, viewer: bool) -> bytes:
     statuses on a page share a few small combinations."""
     tail = (
         f',"reblogs_count":{state.reblogs},"favourites_count":{state.favourites},'
-        f'"replies_count":{state.replies}'
+        f'"replies_count":{state.replies},"quotes_count":{state.quotes},'
+        f'"quote_approval":{orjson.dumps(quote_approval(state)).decode()}'
     )
     if viewer:
         tail += (
@@ -397,6 +446,7 @@ def status(
             out["poll"] = poll(s.id, definition, state.poll, viewer)
     if state is not None:
         out |= status_state(state, viewer)
+        out["quote"] = shallow_quote(state)  # a page's own statuses: the whole Quote
     if with_source:
         out["text"] = s.text
     return out

@@ -90,8 +90,9 @@ class RenderedStatuses:
     def json(
         self, status: Status, author: User, base: str, viewer: bool, state: StatusState = NONE
     ) -> bytes:
-        """The status entity as JSON bytes, as ``entities.status`` renders it."""
-        head = self.head(status, author, base)
+        """The status entity as JSON bytes, as ``entities.status`` renders it
+        (a quote without its quoted status: ``parts`` takes those)."""
+        head = self.head(status, author, base) + _quote_part(state)
         if "poll" in status.extra:  # votes and the clock: rendered per request
             return (
                 head
@@ -120,11 +121,14 @@ class RenderedStatuses:
         viewer: bool,
         states: list[StatusState] | None = None,
         whole: dict[int, bytes] | None = None,
+        quotes: dict[int, bytes] | None = None,
     ) -> list[bytes]:
         """The JSON entity of each status, in order; ``authors`` by id (a
         status whose author record is gone is shown with what the status
         itself knows); ``states`` in the order of ``statuses`` (none: zero
-        counts); ``whole``: entities rendered by the caller, by id (boosts)."""
+        counts); ``whole``: entities rendered by the caller, by id (boosts);
+        ``quotes``: the ``quote`` fields rendered by the caller, by id
+        (entities.quote_json; a status without one shows ``null``)."""
         parts = []
         kept_get = self._kept.get
         state_json = entities.state_json
@@ -139,6 +143,10 @@ class RenderedStatuses:
             else:
                 head = self.head(status, author, base)
             state = states[i] if states else NONE
+            if quotes and status.id in quotes:
+                head = head + quotes[status.id]
+            else:
+                head = head + _quote_part(state)
             if "poll" in status.extra:  # votes and the clock: rendered per request
                 parts.append(
                     head
@@ -148,3 +156,14 @@ class RenderedStatuses:
             else:
                 parts.append(head + state_json(state, viewer))
         return parts
+
+
+_NO_QUOTE = b',"quote":null'
+
+
+def _quote_part(state: StatusState) -> bytes:
+    """The ``quote`` field of a status whose caller rendered none: null, or
+    its state alone (entities.quote_entity)."""
+    if not state.quote_state:
+        return _NO_QUOTE
+    return entities.quote_json(entities.quote_entity(state, None))

@@ -14,6 +14,7 @@ import orjson
 
 from ..core.models import Status
 from ..reading.pages import Shown
+from ..records.state import StatusState
 from . import entities
 from .rendered import RenderedStatuses
 
@@ -22,12 +23,13 @@ from .rendered import RenderedStatuses
 Plain = Callable[[Status, bool], dict]
 
 
-def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
-    """The entity of a status of ``shown`` that is no boost, each author's
+def entity_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
+    """The entity of a status of ``shown`` that is no boost, its quote (if
+    any) a ShallowQuote (as a quoted status shows its own), each author's
     account entity made once."""
     accounts: dict[int, dict] = {}
 
-    def plain(s: Status, source: bool) -> dict:
+    def entity(s: Status, source: bool) -> dict:
         author = accounts.get(s.user_id)
         if author is None:
             author = accounts[s.user_id] = entities.account(
@@ -44,7 +46,30 @@ def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
             sensitized=user is not None and user.sensitized,
         )
 
+    return entity
+
+
+def plain_renderer(shown: Shown, base: str, viewer: bool) -> Plain:
+    """The entity of a status of ``shown`` that is no boost, with its whole
+    Quote (:func:`quote_of`)."""
+    entity = entity_renderer(shown, base, viewer)
+
+    def plain(s: Status, source: bool) -> dict:
+        out = entity(s, source)
+        state = shown.states[s.id]
+        if state.quote_state:
+            out["quote"] = quote_of(shown, state, entity)
+        return out
+
     return plain
+
+
+def quote_of(shown: Shown, state: StatusState, entity: Plain) -> dict | None:
+    """The Quote entity of a status of ``shown`` with ``state``: the quoted
+    status rendered by ``entity`` when the quote is accepted and the viewer
+    may see it now (redpoll.reading.pages.quoted_shown)."""
+    quoted = shown.quoted.get(state.quoted) if state.quote_state == "accepted" else None
+    return entities.quote_entity(state, entity(quoted, False) if quoted is not None else None)
 
 
 def boosted_entity(
@@ -96,6 +121,12 @@ def rendered_pairs(
     left out."""
     statuses = shown.statuses
     whole: dict[int, bytes] = {}
+    quotes: dict[int, bytes] = {}  # the Quote of each that quotes: rendered per request
+    shallow = entity_renderer(shown, base, viewer)
+    for s in statuses:
+        state = shown.states.get(s.id)
+        if state is not None and state.quote_state:
+            quotes[s.id] = entities.quote_json(quote_of(shown, state, shallow))
     if any(s.reblog_of for s in statuses):
         plain = plain_renderer(shown, base, viewer)
         inner: dict[int, dict] = {}
@@ -106,6 +137,12 @@ def rendered_pairs(
                     whole[s.id] = orjson.dumps(entity)
         statuses = [s for s in statuses if not s.reblog_of or s.id in whole]
     parts = rendered.parts(
-        statuses, shown.users, base, viewer, [shown.states[s.id] for s in statuses], whole=whole
+        statuses,
+        shown.users,
+        base,
+        viewer,
+        [shown.states[s.id] for s in statuses],
+        whole=whole,
+        quotes=quotes,
     )
     return list(zip(statuses, parts))

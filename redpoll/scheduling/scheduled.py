@@ -39,6 +39,7 @@ from ..core.models import now_ms
 from ..core.settings import Settings
 from ..media import uploads
 from ..posting import idempotency
+from ..quotes import quotes
 from ..records import statuses, users
 from ..storage.store import Store
 from . import keys
@@ -132,6 +133,11 @@ async def schedule(
     text = validate.text(text, "text", limits.STATUS_MAX_CHARS, allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     user = await users.get_user(store, uid)
+    if quotes.EXTRA in extra:  # what it quotes, checked now as when posting (QuoteRefused)
+        quoted = await quotes.quotable(store, uid, extra[quotes.EXTRA])
+        extra = {**extra, quotes.EXTRA: str(quoted.id)}
+    if quotes.POLICY_EXTRA in extra:  # (a 422 now rather than a dropped post)
+        quotes.policy_param(extra[quotes.POLICY_EXTRA], extra.get("visibility", "public"))
     sid = await store.incr(keys.SEQ)
     snapshot = await uploads.for_post(store, uid, media, str(sid)) if media else ""
     params = {
@@ -314,6 +320,10 @@ async def publish(
             found.media_ids,
         )
         sid = status.id
+    except quotes.QuoteRefused as exc:  # what it quotes is gone, or may be quoted no more
+        log.warning("scheduled status %s could not be posted: %s", found.id, exc)
+        await _drop(store, found)
+        return None
     except StatusNotFound:
         pass  # posted by an earlier run, and deleted since by its author
     except ValidationError as exc:

@@ -269,6 +269,26 @@ export function authorLine(account, extra) {
     extra);
 }
 
+// what a quote's state says when it shows no quoted post (Mastodon 4.5's states)
+const QUOTE_GONE = {
+  revoked: 'The author removed this quote',
+  deleted: 'The quoted post was deleted',
+  unauthorized: 'You cannot see the quoted post',
+  pending: 'The quote awaits approval',
+  rejected: 'The author declined this quote',
+};
+
+// the quoted post inside a card (its own quote is not drawn again)
+export function renderQuote(quote) {
+  const q = quote.state === 'accepted' ? quote.quoted_status : null;
+  if (!q) return h('p', { class: 'quote-card quote-gone' }, QUOTE_GONE[quote.state] || 'The quoted post is not available');
+  const card = h('blockquote', { class: 'quote-card', dataset: { quotedId: q.id } },
+    authorLine(q.account, h('a', { href: statusPath(q), class: 'time' }, timeEl(q.created_at))));
+  if (q.spoiler_text) card.append(h('p', { class: 'spoiler' }, q.spoiler_text));
+  else card.append(statusContent(q.content));
+  return card;
+}
+
 // opts: {onReply(status, article), focused}
 export function renderStatus(entry, opts = {}) {
   entry = putStatus(entry);
@@ -314,6 +334,7 @@ export function renderStatus(entry, opts = {}) {
     const media = renderMedia(s);
     if (media) article.append(media);
   }
+  if (s.quote) article.append(renderQuote(s.quote));
   const meta = [];
   if (opts.focused) meta.push(fullDate(s.created_at));
   if (s.visibility && (s.visibility !== 'public' || opts.focused)) meta.push(VISIBILITY_LABEL[s.visibility] || s.visibility);
