@@ -42,6 +42,7 @@ from ..stream.service import StreamService
 from . import (
     accounts,
     admin,
+    admin_metrics,
     admin_trends,
     conversations,
     edits,
@@ -88,6 +89,7 @@ access = logging.getLogger("redpoll.access")
 MODULES = (
     statuses,
     admin,
+    admin_metrics,
     admin_trends,
     edits,
     instance,

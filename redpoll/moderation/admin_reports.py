@@ -12,7 +12,7 @@ from ..admin import audit, roles, staff
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, ValidationError
 from ..core.models import now_ms
-from ..instance import instance
+from ..instance import activity, instance
 from ..storage.store import Store
 from . import moderation
 from .moderation import Report, ReportNotFound
@@ -142,6 +142,8 @@ async def moderate(store: Store, actor: int | None, rid, op: str, *args) -> Repo
     if op in ("assign", "resolve"):
         args = (actor or 0,)
     found = await change(store, validate.an_id(rid, "report_id"), op, *args)
+    if op == "resolve":  # the day's resolved reports (idempotent)
+        await activity.count(store, "resolved", found.id)
     await audit.record(store, actor, _LOGGED[op], "Report", found.id, f"#{found.id}")
     return found
 

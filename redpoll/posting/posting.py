@@ -28,6 +28,7 @@ from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, UnexpectedMentions, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
+from ..instance import activity
 from ..media import uploads
 from ..polls import polls
 from ..relations import visibility
@@ -222,6 +223,10 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     if not await create(store, job):
         return None  # deleted meanwhile: its delete journal cleans up
     status = Status.from_hash(job.record)
+    if "uri" not in status.extra:  # a local status (another server's has its uri)
+        await activity.count(store, "statuses", status.id, status.created_at)
+    if status.extra.get("in_reply_to_id"):  # a reply: one of the day's interactions
+        await activity.count(store, "interactions", f"r{status.id}", status.created_at)
     await conversation.after_post(store, status)
     await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
