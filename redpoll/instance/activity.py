@@ -100,9 +100,10 @@ class Week:
 
 
 async def weeks(store: Store, n: int = 12) -> list[Week]:
-    """Mastodon's instance activity: the last ``n`` weeks, this one first,
-    each the seven days from a week ago's same instant (Mastodon's
-    ``i.weeks.ago``): statuses and sign-ups summed, logins distinct."""
+    """Mastodon's instance activity: ``n`` rows, the i-th the seven days
+    from the day i weeks ago on (Mastodon's ``i.weeks.ago`` plus six days:
+    the first row is today, the days after it not come yet); statuses and
+    sign-ups summed, logins distinct."""
     now = now_ms()
     day = today(now)
     out = []
