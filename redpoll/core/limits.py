@@ -906,3 +906,9 @@ RETENTION_COHORT_MAX = 10_000
 #: Seconds a client or proxy may keep /api/v1/instance/activity (Cache-Control
 #: public; Mastodon's expires_in 1.day)
 INSTANCE_ACTIVITY_CACHE_S = 86_400
+#: The profile directory (GET /api/v1/directory): accounts per page (Mastodon's
+#: default and most), and the account records one request reads at most
+#: while filtering (the discoverable, not suspended, not hidden from the viewer)
+DIRECTORY_DEFAULT = 40
+DIRECTORY_MAX = 80
+DIRECTORY_SCAN = 4_000

@@ -46,6 +46,7 @@ from ..polls import polls
 from ..posting import boosts, deleting, editing, idempotency, posting
 from ..push import subscriptions as push_subscriptions
 from ..push import vapid
+from ..reading import directory as profile_directory
 from ..reading import notification_view, pages
 from ..records import state, statuses, users
 from ..relations import (
@@ -1055,6 +1056,10 @@ class Redpoll:
             muted=True,
             context="public",
         )
+
+    async def directory(self, viewer, **query: Any) -> list[User]:
+        """A page of the profile directory (redpoll.reading.directory)."""
+        return await profile_directory.directory(self.store, viewer, **query)
 
     async def suggestions(self, uid, *, limit=None) -> list[follow_suggestions.Suggestion]:
         return await follow_suggestions.suggestions(self.store, uid, limit=limit)

@@ -223,6 +223,8 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     if not await create(store, job):
         return None  # deleted meanwhile: its delete journal cleans up
     status = Status.from_hash(job.record)
+    # the author's latest status, for the directory's order=active (only raised: idempotent)
+    await store.batch([("ZADD", keys.ACTIVE_ACCOUNTS, "GT", status.created_at, status.user_id)])
     if "uri" not in status.extra:  # a local status (another server's has its uri)
         await activity.count(store, "statuses", status.id, status.created_at)
     if status.extra.get("in_reply_to_id"):  # a reply: one of the day's interactions
