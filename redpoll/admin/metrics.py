@@ -51,6 +51,10 @@ DIMENSIONS = (
 )
 
 
+#: the last day a period may end on (a month's retention reads the next month's start)
+LAST_DAY = (datetime(9999, 11, 30, tzinfo=UTC) - datetime(1970, 1, 1, tzinfo=UTC)).days
+
+
 @dataclass(frozen=True, slots=True)
 class Measure:
     key: str
@@ -74,11 +78,14 @@ def day_of(value, name: str) -> int:
         raise ValidationError(name, "is missing" if value in (None, "") else "must be a date")
     try:
         at = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        if at.tzinfo is None:
+            at = at.replace(tzinfo=UTC)
+        day = int(at.timestamp()) // 86_400
+    except (ValueError, OverflowError):
         raise ValidationError(name, "must be a date (ISO 8601)") from None
-    if at.tzinfo is None:
-        at = at.replace(tzinfo=UTC)
-    return int(at.timestamp()) // 86_400
+    if not 0 <= day <= LAST_DAY:
+        raise ValidationError(name, "must be a date from 1970 to 9999")
+    return day
 
 
 def period(start_at, end_at) -> tuple[int, int]:

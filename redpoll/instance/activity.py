@@ -54,7 +54,8 @@ async def joined(store: Store, uid: int, at_ms: int) -> None:
 class Seen:
     """Records an account active once a day per process (a request with its
     token): the day's logins and its last activity. The memo only saves
-    writes; a second record counts nothing twice."""
+    writes; a second record counts nothing twice (and a database wiped
+    under a running process counts an account it remembers the next day)."""
 
     def __init__(self) -> None:
         self._day = -1

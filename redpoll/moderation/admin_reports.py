@@ -38,6 +38,8 @@ async def change(store: Store, rid: int, op: str, *args) -> Report:
         )
     except NotFound:
         raise ReportNotFound(f"report {rid} does not exist") from None
+    if op == "resolve":  # the day's resolved reports (idempotent)
+        await activity.count(store, "resolved", rid)
     return Report.from_hash(_pairs(raw))
 
 
@@ -142,8 +144,6 @@ async def moderate(store: Store, actor: int | None, rid, op: str, *args) -> Repo
     if op in ("assign", "resolve"):
         args = (actor or 0,)
     found = await change(store, validate.an_id(rid, "report_id"), op, *args)
-    if op == "resolve":  # the day's resolved reports (idempotent)
-        await activity.count(store, "resolved", found.id)
     await audit.record(store, actor, _LOGGED[op], "Report", found.id, f"#{found.id}")
     return found
 
