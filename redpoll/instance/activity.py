@@ -51,6 +51,12 @@ async def joined(store: Store, uid: int, at_ms: int) -> None:
     )
 
 
+async def forget(store: Store, uid: int) -> None:
+    """A deleted account: out of the retention cohorts (one slot); the day
+    counts it was part of stay, as Mastodon's counters do."""
+    await store.batch([("ZREM", keys.JOINED, uid), ("ZREM", keys.SEEN, uid)])
+
+
 class Seen:
     """Records an account active once a day per process (a request with its
     token): the day's logins and its last activity. The memo only saves

@@ -332,6 +332,8 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED], [uid, 2**50])
     await store.batch([("HDEL", keys.SEARCH_INDEXED, uid)])
     await store.zrem(keys.POPULAR_ACCOUNTS, uid)  # out of the suggestions' most followed
+    await store.zrem(keys.ACTIVE_ACCOUNTS, uid)  # out of the directory's order
+    await activity.forget(store, uid)  # out of the retention cohorts (day counts stay)
     (email,) = await store.batch([("HGET", keys.secrets(uid), "email")])
     if email:
         await store.delete(keys.email(email.decode().lower()))
