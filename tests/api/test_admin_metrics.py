@@ -112,8 +112,11 @@ async def test_the_dashboard_counts_what_happens_today(srv, rp):
         "resolved_reports": "0",
     }
     await call(mod.api, "admin_report_resolve", report["id"])
+    # a warning that resolves a report counts it too
+    second = await call(bob.api, "report", ann.id, comment="spam")
+    await call(mod.api, "admin_account_moderate", ann.id, None, report_id=second["id"])
     after = by_key(await call(mod.api, "admin_measures", today, today, **COUNTED))
-    assert after["resolved_reports"]["total"] == "1"
+    assert (after["opened_reports"]["total"], after["resolved_reports"]["total"]) == ("2", "2")
     for m in after.values():
         assert m["unit"] is None and len(m["data"]) == 1 and m["previous_total"] == "0"
         assert values(m) == [m["total"]]
