@@ -7,8 +7,8 @@ counters (redpoll.instance.activity) and the hashtags' day histories
 
 What Redpoll does not count is answered as Mastodon answers a period with no
 data: a dimension it cannot break down has no rows, and a measure it has no
-counter for (tag_servers, instance_*) is left out, as Mastodon leaves out a
-key it does not know.
+counter for (tag_servers, the instance_* ones but instance_statuses) is
+left out, as Mastodon leaves out a key it does not know.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ..core import limits
+from ..core import limits, validate
 from ..core.errors import ValidationError
 from ..instance import activity
 from ..storage import topology
@@ -35,8 +35,10 @@ COUNTED = {
 }
 #: measures about one hashtag (their parameter: {"id": the tag's name})
 TAGGED = {"tag_accounts": True, "tag_uses": False}
-MEASURES = (*COUNTED, *TAGGED)
-#: Mastodon's dimensions; Redpoll breaks down only space_usage and
+#: measures about one other server (their parameter: {"domain": its host})
+SERVED = ("instance_statuses",)
+MEASURES = (*COUNTED, *TAGGED, *SERVED)
+#: Mastodon's dimensions; Redpoll breaks down servers, space_usage and
 #: software_versions (the others have no rows)
 DIMENSIONS = (
     "languages",
@@ -130,6 +132,12 @@ async def _tagged(store: Store, tag: str, accounts: bool, first: int, last: int)
     return Measure("", total, previous, tuple(zip(range(first, last + 1), counts[n:])))
 
 
+async def _served(store: Store, domain: str, first: int, last: int) -> Measure:
+    n = last - first + 1
+    days = await activity.from_server(store, domain, first - n, last)
+    return Measure("", sum(days[n:]), sum(days[:n]), tuple(zip(range(first, last + 1), days[n:])))
+
+
 async def measures(
     store: Store, actor: int | None, keys, start_at, end_at, extra: dict
 ) -> list[Measure]:
@@ -148,6 +156,12 @@ async def measures(
             if not isinstance(tag, str) or not tag:
                 raise ValidationError(key, "needs id (a hashtag)")
             found = await _tagged(store, tag.lower().lstrip("#"), TAGGED[key], first, last)
+        elif key in SERVED:
+            given = extra.get(key)
+            domain = given.get("domain") if isinstance(given, dict) else None
+            if not isinstance(domain, str) or not domain or len(domain) > 253:
+                raise ValidationError(key, "needs domain (a server's host)")
+            found = await _served(store, domain.lower(), first, last)
         else:
             continue
         out.append(Measure(key, found.total, found.previous_total, found.data))
@@ -164,13 +178,15 @@ def _keys(keys) -> list[str]:
 
 
 async def dimensions(
-    store: Store, actor: int | None, keys, start_at, end_at
+    store: Store, actor: int | None, keys, start_at, end_at, limit=None
 ) -> list[tuple[str, list[Row]]]:
     """The dimensions named in ``keys`` (unknown ones left out), each with
-    its rows: space_usage (the database's memory), software_versions (the
+    its rows: servers (the other servers whose statuses came most, at most
+    ``limit``), space_usage (the database's memory), software_versions (the
     database server's version; the caller adds its own), the others none."""
     await _may(store, actor)
-    period(start_at, end_at)
+    first, last = period(start_at, end_at)
+    rows_max = validate.page_limit(limit, limits.DIMENSION_ROWS_DEFAULT, limits.DIMENSION_ROWS_MAX)
     out = []
     for key in _keys(keys):
         if key not in DIMENSIONS:
@@ -179,6 +195,9 @@ async def dimensions(
         if key == "space_usage":
             used = await topology.of(store).used_memory()
             rows = [Row("redis", "Redis", used, "bytes")]
+        elif key == "servers":  # the statuses that came from each
+            found = await activity.servers(store, first, last, rows_max)
+            rows = [Row(domain, domain, n) for domain, n in found]
         elif key == "software_versions":
             rows = [Row("redis", "Redis", await topology.of(store).server_version())]
         out.append((key, rows))

@@ -62,7 +62,8 @@ def _human_bytes(n: int) -> str:
     scope=READ,
     doc=Doc(
         "Totals of a period and one value a day (view_dashboard): active_users, "
-        "new_users, interactions, opened_reports, resolved_reports, tag_accounts, tag_uses",
+        "new_users, interactions, opened_reports, resolved_reports, tag_accounts, tag_uses, "
+        "instance_statuses",
         "Admin",
         array(MEASURE),
         body=request_body(
@@ -71,6 +72,7 @@ def _human_bytes(n: int) -> str:
                 "keys": KEYS,
                 "tag_accounts": obj({"id": STR}),
                 "tag_uses": obj({"id": STR}),
+                "instance_statuses": obj({"domain": STR}),
             },
             required=("start_at", "end_at"),
         ),
@@ -78,7 +80,7 @@ def _human_bytes(n: int) -> str:
 )
 async def measures(ctx: Ctx) -> Response:
     p = ctx.params
-    extra = {k: p.nested(k) for k in ("tag_accounts", "tag_uses")}
+    extra = {k: p.nested(k) for k in ("tag_accounts", "tag_uses", "instance_statuses")}
     found = await ctx.rp.admin.measures(
         ctx.uid, p.raw("keys"), p.raw("start_at"), p.raw("end_at"), extra
     )
@@ -102,12 +104,16 @@ async def measures(ctx: Ctx) -> Response:
     auth="required",
     scope=READ,
     doc=Doc(
-        "Breakdowns of a period (view_dashboard): space_usage and software_versions "
-        "have rows; languages, sources, servers, tag_*, instance_* none",
+        "Breakdowns of a period (view_dashboard): servers, space_usage and "
+        "software_versions have rows; languages, sources, tag_*, instance_* none",
         "Admin",
         array(DIMENSION),
         body=request_body(
-            {**PERIOD, "keys": KEYS, "limit": {"type": "integer"}},
+            {
+                **PERIOD,
+                "keys": KEYS,
+                "limit": {"type": "integer", "minimum": 1, "maximum": limits.DIMENSION_ROWS_MAX},
+            },
             required=("start_at", "end_at"),
         ),
     ),
@@ -115,7 +121,7 @@ async def measures(ctx: Ctx) -> Response:
 async def dimensions(ctx: Ctx) -> Response:
     p = ctx.params
     found = await ctx.rp.admin.dimensions(
-        ctx.uid, p.raw("keys"), p.raw("start_at"), p.raw("end_at")
+        ctx.uid, p.raw("keys"), p.raw("start_at"), p.raw("end_at"), p.raw("limit")
     )
     out = []
     for key, rows in found:

@@ -897,6 +897,12 @@ PASSWORD_RESET_TTL_S = 6 * 3_600
 #: UTC day): the admin dashboard's measures and retention and
 #: /api/v1/instance/activity reach back at most this far.
 ACTIVITY_DAYS_KEPT = 400
+#: Other servers whose statuses of a day are counted for the dashboard's
+#: servers dimension (the most active kept)
+ACTIVITY_SERVERS_KEPT = 1_000
+#: Rows of one dashboard dimension (Admin::Metrics ``limit``): default, most
+DIMENSION_ROWS_DEFAULT = 10
+DIMENSION_ROWS_MAX = 100
 #: Accounts a process remembers having recorded as active today (the rest are
 #: recorded again, which counts nothing twice)
 ACTIVITY_SEEN_MEMO = 10_000

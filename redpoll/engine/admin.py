@@ -275,8 +275,8 @@ class Desk:
     async def measures(self, actor, keys, start_at, end_at, extra: dict):
         return await metrics.measures(self.store, actor, keys, start_at, end_at, extra)
 
-    async def dimensions(self, actor, keys, start_at, end_at):
-        return await metrics.dimensions(self.store, actor, keys, start_at, end_at)
+    async def dimensions(self, actor, keys, start_at, end_at, limit=None):
+        return await metrics.dimensions(self.store, actor, keys, start_at, end_at, limit)
 
     async def retention(self, actor, start_at, end_at, frequency=None):
         return await metrics.retention(self.store, actor, start_at, end_at, frequency)

@@ -41,6 +41,52 @@ async def count(store: Store, kind: str, member, at_ms: int | None = None) -> No
     await store.batch([("PFADD", key, str(member)), ("EXPIRE", key, KEEP_S)])
 
 
+async def came_from(store: Store, domain: str, sid: int, at_ms: int) -> None:
+    """A status from another server: counted in its domain's day, and the
+    domain's count of the day raised among the day's servers. Two slots,
+    each step idempotent (a PFADD; a ZADD GT of the count), so a call cut
+    short is finished by the post's journal replay."""
+    day = today(at_ms)
+    key = keys.server_day(domain, day)
+    _, _, n = await store.batch(
+        [("PFADD", key, str(sid)), ("EXPIRE", key, KEEP_S), ("PFCOUNT", key)]
+    )
+    board = keys.servers_day(day)
+    await store.batch(
+        [
+            ("ZADD", board, "GT", int(n), domain),
+            ("ZREMRANGEBYRANK", board, 0, -(limits.ACTIVITY_SERVERS_KEPT + 1)),
+            ("EXPIRE", board, KEEP_S),
+        ]
+    )
+
+
+async def from_server(store: Store, domain: str, first: int, last: int) -> list[int]:
+    """The statuses that came from ``domain`` on each of days ``first`` .. ``last``."""
+    found = await store.batch(
+        [("PFCOUNT", keys.server_day(domain, d)) for d in range(first, last + 1)]
+    )
+    return [int(n) for n in found]
+
+
+async def servers(store: Store, first: int, last: int, limit: int) -> list[tuple[str, int]]:
+    """The servers whose statuses came most over days ``first`` .. ``last``
+    (each day's board read whole: at most limits.ACTIVITY_SERVERS_KEPT
+    rows a day), most first, at most ``limit``."""
+    boards = await store.batch(
+        [("ZRANGE", keys.servers_day(d), 0, -1, "WITHSCORES") for d in range(first, last + 1)]
+    )
+    totals: dict[str, int] = {}
+    for board in boards:
+        pairs = board
+        if pairs and not isinstance(pairs[0], (list, tuple)):  # RESP2: flat
+            pairs = list(zip(pairs[0::2], pairs[1::2]))
+        for domain, n in pairs:
+            name = domain.decode() if isinstance(domain, bytes) else str(domain)
+            totals[name] = totals.get(name, 0) + int(float(n))
+    return sorted(totals.items(), key=lambda row: (-row[1], row[0]))[:limit]
+
+
 async def joined(store: Store, uid: int, at_ms: int) -> None:
     """A local account signed up: counted among the day's registrations, and
     its sign-up kept for the retention cohorts (idempotent)."""

@@ -21,3 +21,15 @@ JOINED = "activity:{people}:joined"
 #: ZSET: local account id -> ms of its last day of activity (a request with
 #: its token; recorded once a day), same slot and bound as JOINED
 SEEN = "activity:{people}:seen"
+
+
+def server_day(domain: str, day: int) -> str:
+    """HyperLogLog of the ids of the statuses that came from ``domain`` on
+    one day (the instance_statuses measure); every day of a domain on its slot."""
+    return f"activity:{{srv:{domain}}}:{day}"
+
+
+def servers_day(day: int) -> str:
+    """ZSET: domain -> its statuses that day (only raised), the most active
+    limits.ACTIVITY_SERVERS_KEPT kept (the servers dimension)."""
+    return f"activity:servers:{day}"

@@ -227,6 +227,9 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await store.batch([("ZADD", keys.ACTIVE_ACCOUNTS, "GT", status.created_at, status.user_id)])
     if "uri" not in status.extra:  # a local status (another server's has its uri)
         await activity.count(store, "statuses", status.id, status.created_at)
+    elif "@" in status.login:  # its server's statuses of the day
+        domain = status.login.rsplit("@", 1)[1].lower()
+        await activity.came_from(store, domain, status.id, status.created_at)
     if status.extra.get("in_reply_to_id"):  # a reply: one of the day's interactions
         await activity.count(store, "interactions", f"r{status.id}", status.created_at)
     await conversation.after_post(store, status)
