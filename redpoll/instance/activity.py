@@ -2,7 +2,9 @@
 for the admin dashboard (Admin::Metrics) and /api/v1/instance/activity: for
 each day, the distinct local accounts active (a request with their token),
 the local sign-ups, the local statuses, the interactions (favourites, boosts,
-replies), the reports opened and resolved.
+replies), the reports opened and resolved, and the statuses that came from
+each other server (keys.server_day, with a board of the day's most active
+servers, keys.servers_day).
 
 Each is a HyperLogLog of the events' ids per day (keys.day), written where
 the event happens: adding one again (a replayed journal, a repeated request)
