@@ -14,6 +14,7 @@ from ..bus.queue import JobQueue, NotYet, entry_ms
 from ..core import keys, limits, validate
 from ..core.errors import LoginTaken, UserNotFound, ValidationError
 from ..core.models import VISIBILITIES, User, now_ms
+from ..instance import activity
 from ..records.users import claim_uid, get_user, lookup, require_users
 from ..storage.store import Store
 from . import account_index
@@ -101,6 +102,7 @@ async def sign_up(
     # the search index is another slot: a call cut short here is finished
     # by the journal's replay (settle_sign_up indexes the user again)
     await account_index.index_account(store, uid, 1, login, record["name"])
+    await activity.joined(store, uid, int(record["at"]))  # (idempotent: replayed too)
     await queue.release(held, count="users")
     return User.from_hash({k: str(v) for k, v in record.items()})
 
@@ -121,11 +123,12 @@ async def settle_sign_up(
     ):
         raise NotYet(f"sign-up of user {job.uid} may still be running")
     if await store.run("settle_sign_up", [keys.user(job.uid), keys.sign_up_void(job.uid)]):
-        rev, login, name = await store.hmget(keys.user(job.uid), ["rev", "login", "name"])
+        rev, login, name, at = await store.hmget(keys.user(job.uid), ["rev", "login", "name", "at"])
         if rev is not None:  # (else deleted meanwhile: nothing to index)
             await account_index.index_account(
                 store, job.uid, int(rev), login.decode(), name.decode()
             )
+            await activity.joined(store, job.uid, int(at))
         return True
     await store.run("drop_login_claim", [keys.login(job.login.lower())], [f"{job.uid}:"])
     return False

@@ -892,3 +892,10 @@ def user_key_prefixes() -> frozenset[str]:
         if "{" in key:
             out.add(key.split("{", 1)[0])
     return frozenset(out)
+
+
+#: ZSET: account id -> ms of its latest status (local and remote), raised
+#: when one is posted (posting.apply_post, ZADD GT): the profile directory's
+#: order=active (redpoll.reading.directory). One entry per account that
+#: posted; a deleted account's entry is skipped by the reader.
+ACTIVE_ACCOUNTS = "directory:{active}"

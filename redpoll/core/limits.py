@@ -899,3 +899,29 @@ MAIL_REQUESTS_PER_ADDRESS = (5, 1_800)
 #: confirm_within as Mastodon sets it, 2 days) and a password reset (6 hours).
 CONFIRMATION_TTL_S = 2 * 86_400
 PASSWORD_RESET_TTL_S = 6 * 3_600
+#: Days the server's activity counters are kept (redpoll.instance.activity:
+#: logins, sign-ups, statuses, interactions, reports opened and resolved, per
+#: UTC day): the admin dashboard's measures and retention and
+#: /api/v1/instance/activity reach back at most this far.
+ACTIVITY_DAYS_KEPT = 400
+#: Other servers whose statuses of a day are counted for the dashboard's
+#: servers dimension (the most active kept)
+ACTIVITY_SERVERS_KEPT = 1_000
+#: Rows of one dashboard dimension (Admin::Metrics ``limit``): default, most
+DIMENSION_ROWS_DEFAULT = 10
+DIMENSION_ROWS_MAX = 100
+#: Accounts a process remembers having recorded as active today (the rest are
+#: recorded again, which counts nothing twice)
+ACTIVITY_SEEN_MEMO = 10_000
+#: Sign-ups of one retention cohort read at most (a larger cohort is rated
+#: on its first ones)
+RETENTION_COHORT_MAX = 10_000
+#: Seconds a client or proxy may keep /api/v1/instance/activity (Cache-Control
+#: public; Mastodon's expires_in 1.day)
+INSTANCE_ACTIVITY_CACHE_S = 86_400
+#: The profile directory (GET /api/v1/directory): accounts per page (Mastodon's
+#: default and most), and the account records one request reads at most
+#: while filtering (the discoverable, not suspended, not hidden from the viewer)
+DIRECTORY_DEFAULT = 40
+DIRECTORY_MAX = 80
+DIRECTORY_SCAN = 4_000

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..accounts import email_blocks, ip_blocks
-from ..admin import audit, server
+from ..admin import audit, metrics, server
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.models import User
@@ -276,6 +276,16 @@ class Desk:
 
     async def review_trend(self, actor, kind: str, item, approve: bool):
         return await trends_review.decide(self.store, actor, kind, item, approve)
+
+    # --- the dashboard (redpoll.admin.metrics) ------------------------------------------
+    async def measures(self, actor, keys, start_at, end_at, extra: dict):
+        return await metrics.measures(self.store, actor, keys, start_at, end_at, extra)
+
+    async def dimensions(self, actor, keys, start_at, end_at, limit=None):
+        return await metrics.dimensions(self.store, actor, keys, start_at, end_at, limit)
+
+    async def retention(self, actor, start_at, end_at, frequency=None):
+        return await metrics.retention(self.store, actor, start_at, end_at, frequency)
 
     # --- the audit log -------------------------------------------------------------------
     async def audit_log(self, limit: int = 100, before: str | None = None) -> list[audit.Entry]:

@@ -31,6 +31,7 @@ from ..federation import outbox as fed_outbox
 from ..federation import threads as fed_threads
 from ..federation.jobs import ContextJob, DomainBlockJob, PollVoteJob
 from ..filters import filters, rules
+from ..instance import activity as server_activity
 from ..instance import instance, registrations
 from ..interactions import bookmarks, favourites
 from ..lists import lists
@@ -47,6 +48,7 @@ from ..posting import boosts, deleting, editing, idempotency, posting
 from ..push import subscriptions as push_subscriptions
 from ..push import vapid
 from ..quotes import quotes
+from ..reading import directory as profile_directory
 from ..reading import notification_view, pages
 from ..records import state, statuses, users
 from ..relations import (
@@ -98,6 +100,8 @@ class Redpoll:
         self._purges: set[asyncio.Task] = set()
         #: the admin API's actions (redpoll.admin), each with its actor
         self.admin = Desk(store, self.queue, self._purge_later, settings)
+        #: who this process recorded active today (redpoll.instance.activity)
+        self._seen = server_activity.Seen()
 
     @classmethod
     async def open(cls, settings: Settings | None = None, *, migrate: bool = True) -> Redpoll:
@@ -1077,6 +1081,10 @@ class Redpoll:
             context="public",
         )
 
+    async def directory(self, viewer, **query: Any) -> list[User]:
+        """A page of the profile directory (redpoll.reading.directory)."""
+        return await profile_directory.directory(self.store, viewer, **query)
+
     async def suggestions(self, uid, *, limit=None) -> list[follow_suggestions.Suggestion]:
         return await follow_suggestions.suggestions(self.store, uid, limit=limit)
 
@@ -1433,8 +1441,16 @@ class Redpoll:
         return await notices.send_account_approved(self.store, self.settings, uid)
 
     async def authenticate(self, token: str, rate: ratelimit.Rate | None):
-        """The token's record and its rate-limit state (auth.authenticate)."""
-        return await auth.authenticate(self.store, token, rate)
+        """The token's record and its rate-limit state (auth.authenticate);
+        a user's token counts them active today (redpoll.instance.activity)."""
+        info, state = await auth.authenticate(self.store, token, rate)
+        if info is not None and info.uid is not None:
+            await self._seen.record(self.store, info.uid)
+        return info, state
+
+    async def instance_activity(self) -> list[server_activity.Week]:
+        """Mastodon's instance activity: the last 12 weeks, this one first."""
+        return await server_activity.weeks(self.store)
 
     async def rate_hit(
         self, bucket: str, rate: ratelimit.Rate | None

@@ -17,6 +17,7 @@ from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, ValidationError
 from ..core.models import User
+from ..instance import activity
 from ..notifications import notifications
 from ..records.users import get_users
 from ..storage.store import Store
@@ -87,6 +88,8 @@ async def apply(store: Store, job: FavouriteJob) -> bool:
         [sid, state, version, fid, limits.VERSIONS_UNDONE_KEPT],
     )
     await trend_statuses.note(store, sid)  # among the trending candidates (idempotent)
+    if on:  # the day's interactions (idempotent: once per account and status)
+        await activity.count(store, "interactions", f"f{uid}:{sid}")
     if author:
         await notifications.apply(
             store, int(author), KIND, uid, sid, int(version), bool(state), status=sid

@@ -12,7 +12,7 @@ from ..admin import audit, roles, staff
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, ValidationError
 from ..core.models import now_ms
-from ..instance import instance
+from ..instance import activity, instance
 from ..storage.store import Store
 from . import moderation
 from .moderation import Report, ReportNotFound
@@ -38,6 +38,8 @@ async def change(store: Store, rid: int, op: str, *args) -> Report:
         )
     except NotFound:
         raise ReportNotFound(f"report {rid} does not exist") from None
+    if op == "resolve":  # the day's resolved reports (idempotent)
+        await activity.count(store, "resolved", rid)
     return Report.from_hash(_pairs(raw))
 
 

@@ -24,7 +24,7 @@ from ..bus.queue import Held, JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from ..core.models import User, now_ms
-from ..instance import instance
+from ..instance import activity, instance
 from ..interactions import bookmarks, favourites
 from ..lists import lists
 from ..media import keys as media_keys
@@ -134,6 +134,7 @@ async def report(
     pipe.zadd(keys.REPORTS, {str(rid): rid})
     pipe.zadd(keys.REPORTS_OPEN, {str(rid): rid})
     await pipe.execute()
+    await activity.count(store, "reports", rid, at)  # the day's opened reports (idempotent)
     return Report(rid, reporter, account, tuple(ids), comment, category, at, rule_ids=tuple(rules))
 
 
@@ -161,6 +162,7 @@ async def resolve(store: Store, rid) -> Report:
     if not raw or b"id" not in raw:
         await store.delete(keys.report(rid))  # HSETNX made a stray hash
         raise ReportNotFound(f"report {rid} does not exist")
+    await activity.count(store, "resolved", rid)  # the day's resolved reports (idempotent)
     return Report.from_hash(raw)
 
 
@@ -330,6 +332,8 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
     await store.run("index_account", [keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED], [uid, 2**50])
     await store.batch([("HDEL", keys.SEARCH_INDEXED, uid)])
     await store.zrem(keys.POPULAR_ACCOUNTS, uid)  # out of the suggestions' most followed
+    await store.zrem(keys.ACTIVE_ACCOUNTS, uid)  # out of the directory's order
+    await activity.forget(store, uid)  # out of the retention cohorts (day counts stay)
     (email,) = await store.batch([("HGET", keys.secrets(uid), "email")])
     if email:
         await store.delete(keys.email(email.decode().lower()))

@@ -31,6 +31,7 @@ from ..core import keys, limits, validate
 from ..core.errors import Forbidden, StatusNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
+from ..instance import activity
 from ..records.statuses import get_status_or_none
 from ..records.users import get_users
 from ..relations import visibility
@@ -97,6 +98,8 @@ async def apply(
     uid, orig, op, bid = job.uid, job.sid, job.op, job.bid
     state, _, standing = await deleting.record_reblog(store, uid, orig, op, True, bid)
     await trend_statuses.note(store, orig)  # among the trending candidates (idempotent)
+    if state:  # the day's interactions (idempotent: once per booster and status)
+        await activity.count(store, "interactions", f"b{uid}:{orig}", job.at)
     if not state or int(standing) != bid:
         return int(standing), None
     original = await get_status_or_none(store, orig)

@@ -29,6 +29,7 @@ from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, UnexpectedMentions, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
 from ..core.settings import Settings
+from ..instance import activity
 from ..media import uploads
 from ..polls import polls
 from ..quotes import quotes
@@ -242,6 +243,15 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     if not await create(store, job):
         return None  # deleted meanwhile: its delete journal cleans up
     status = Status.from_hash(job.record)
+    # the author's latest status, for the directory's order=active (only raised: idempotent)
+    await store.batch([("ZADD", keys.ACTIVE_ACCOUNTS, "GT", status.created_at, status.user_id)])
+    if "uri" not in status.extra:  # a local status (another server's has its uri)
+        await activity.count(store, "statuses", status.id, status.created_at)
+    elif "@" in status.login:  # its server's statuses of the day
+        domain = status.login.rsplit("@", 1)[1].lower()
+        await activity.came_from(store, domain, status.id, status.created_at)
+    if status.extra.get("in_reply_to_id"):  # a reply: one of the day's interactions
+        await activity.count(store, "interactions", f"r{status.id}", status.created_at)
     await conversation.after_post(store, status)
     await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)

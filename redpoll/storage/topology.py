@@ -55,6 +55,10 @@ class Topology:
     async def used_memory(self) -> int:
         raise NotImplementedError
 
+    async def server_version(self) -> str:
+        """The database server's version (INFO's redis_version)."""
+        raise NotImplementedError
+
     async def alive(self) -> None:
         """Whether the database serves again after an outage (the health
         probe's question, redpoll.core.health); raises if not."""
@@ -66,6 +70,9 @@ class SingleServer(Topology):
 
     async def used_memory(self) -> int:
         return (await self.store.info("memory"))["used_memory"]
+
+    async def server_version(self) -> str:
+        return str((await self.store.info("server"))["redis_version"])
 
     async def scan_step(self, pattern: str, cursor: str, count: int) -> tuple[str | None, list]:
         at, found = await self.store.client.execute_command(
@@ -107,6 +114,11 @@ class Cluster(Topology):
     async def used_memory(self) -> int:
         info = await self.store.info("memory", target_nodes=RedisCluster.PRIMARIES)
         return sum(node["used_memory"] for node in info.values())
+
+    async def server_version(self) -> str:
+        """The version of the first master (all run one in practice)."""
+        info = await self.store.info("server", target_nodes=RedisCluster.PRIMARIES)
+        return str(next(iter(info.values()))["redis_version"])
 
     async def alive(self) -> None:
         """PING, and the answering node has every slot served
