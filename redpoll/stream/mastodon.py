@@ -38,6 +38,7 @@ from ..core.models import Status
 from ..gateway.auth import Principal
 from ..gateway.errors import WebError
 from ..notifications.notifications import Notification
+from ..quotes import quotes
 from ..reading import notification_view
 from ..records.state import NONE, StatusState
 from ..render import entities
@@ -142,12 +143,14 @@ class MastodonRenderer:
         )
 
     async def _votes(self, status: Status) -> StatusState:
-        """A poll's votes as they are now (anyone's view: no own votes);
-        nothing to read for a status without a poll."""
+        """Anyone's view of ``status`` now: who may quote it (the status's
+        own policy, redpoll.quotes) and its poll's votes (no own votes;
+        nothing to read for a status without a poll)."""
+        shown = NONE._replace(quote_policy=quotes.policy(status))
         if "poll" not in status.extra:
-            return NONE
+            return shown
         found = await self.service.engine.poll_states([status])
-        return NONE._replace(poll=found.get(status.id))
+        return shown._replace(poll=found.get(status.id))
 
     async def _author(self, status: Status):
         try:
