@@ -65,7 +65,8 @@ def wait_ready(base: str, within: float) -> float:
             except httpx.TransportError as exc:
                 last = exc
             if time.monotonic() - start > within:
-                raise AssertionError(f"/ready not 200 within {within} s: {last!r}")
+                said = last.text if isinstance(last, httpx.Response) else ""
+                raise AssertionError(f"/ready not 200 within {within} s: {last!r} {said}")
             time.sleep(0.05)
 
 
