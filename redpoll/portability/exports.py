@@ -112,7 +112,7 @@ async def mutes(store: Store, uid: int, here: Here, now_ms: int) -> str:
     for step in _steps(await _members(store, keys.muting(uid))):
         [terms] = await store.batch([("HMGET", keys.mute_terms(uid), *step)])
         active = {
-            sid: m for sid, t in zip(step, terms) if (m := Mute.parse(t)) and m.active(now_ms)
+            aid: m for aid, t in zip(step, terms) if (m := Mute.parse(t)) and m.active(now_ms)
         }
         for user in await get_users(store, list(active)):
             rows.append([here.address(user), _flag(active[user.id].notifications)])

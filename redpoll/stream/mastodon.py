@@ -139,10 +139,14 @@ class MastodonRenderer:
             ).encode()
         status = _status(raw)
         return self.service.rendered.json(
-            status, await self._author(status), base, viewer=False, state=await self._votes(status)
+            status,
+            await self._author(status),
+            base,
+            viewer=False,
+            state=await self._anyones_state(status),
         )
 
-    async def _votes(self, status: Status) -> StatusState:
+    async def _anyones_state(self, status: Status) -> StatusState:
         """Anyone's view of ``status`` now: who may quote it (the status's
         own policy, redpoll.quotes) and its poll's votes (no own votes;
         nothing to read for a status without a poll)."""
@@ -167,7 +171,7 @@ class MastodonRenderer:
             status,
             entities.account(author, base),
             base,
-            state=await self._votes(status),
+            state=await self._anyones_state(status),
             sensitized=author.sensitized,
         )
         if isinstance(raw.get("reblog"), dict):
