@@ -307,7 +307,9 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   }
   function currentToken() {
     const before = area.value.slice(0, area.selectionStart);
-    const m = before.match(/(^|[^\w@#])([@#])([\p{L}\p{N}_]{1,30})$/u);
+    // as the server's MENTION and TAG (conversations/conversation.py): no
+    // mention after '/' ("/@ann" is a path), no tag after '/' or '&'
+    const m = before.match(/(^|[^\w@#\/&]|&(?=@))([@#])([\p{L}\p{N}_]{1,30})$/u);
     return m ? { sigil: m[2], word: m[3], start: before.length - m[3].length - 1 } : null;
   }
   function choose(i) {
