@@ -58,6 +58,9 @@ class Actor:
     bot: bool
     avatar: str
     header: str = ""
+    #: listed in the profile directory (``toot:discoverable``; absent: not,
+    #: as Mastodon)
+    discoverable: bool = False
 
     @property
     def login(self) -> str:
@@ -154,6 +157,7 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
         pem=str(key["publicKeyPem"]),
         locked=bool(doc.get("manuallyApprovesFollowers")),
         bot=doc.get("type") in ("Service", "Application"),
+        discoverable=doc.get("discoverable") is True,
         avatar=_image(doc.get("icon"), uri),
         header=_image(doc.get("image"), uri),
     )
@@ -189,6 +193,7 @@ async def keep(store: Store, actor: Actor) -> User:
         "url": actor.url,
         "locked": "1" if actor.locked else "0",
         "bot": "1" if actor.bot else "0",
+        "disc": "1" if actor.discoverable else "0",
     }
     details = {
         "uri": actor.uri,

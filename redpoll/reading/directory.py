@@ -1,7 +1,7 @@
 """Mastodon's profile directory (GET /api/v1/directory): the discoverable
 accounts, none suspended, silenced, moved or awaiting approval (Mastodon's
 ``Account.discoverable``), none blocked either way with the viewer or muted
-by them (redpoll.relations), ``local`` ones only if asked; by their latest
+by them (redpoll.relations), none of a domain the viewer blocks, ``local`` ones only if asked; by their latest
 status (``active``: keys.ACTIVE_ACCOUNTS, then those that never posted,
 newest first) or newest first (``new``: by id, which grows with sign-up).
 Offset pages; one request reads at most limits.DIRECTORY_SCAN records."""
@@ -14,7 +14,7 @@ from ..core import keys, limits, validate
 from ..core.errors import ValidationError
 from ..core.models import User
 from ..records.users import get_users
-from ..relations import relations
+from ..relations import domain_blocks, relations
 from ..storage.store import Store
 
 ORDERS = ("active", "new")
@@ -75,9 +75,16 @@ async def directory(
         found = [u for u in await get_users(store, ids) if listed(u, local)]
         if viewer is not None and found:
             uids = [u.id for u in found]
-            replies = await store.batch(relations.hidden_commands(viewer, uids))
+            *replies, domains = await store.batch(
+                [*relations.hidden_commands(viewer, uids), domain_blocks.read(viewer)]
+            )
             hidden = relations.hidden_from(uids, replies, muted=True)
-            found = [u for u in found if u.id not in hidden]
+            blocked = domain_blocks.parse(domains)
+            found = [
+                u
+                for u in found
+                if u.id not in hidden and not domain_blocks.blocked_in(blocked, u.login)
+            ]
         for user in found:
             if passed < offset:
                 passed += 1

@@ -92,14 +92,16 @@ def strip(server) -> None:
 
 
 async def effect(store) -> dict:
-    """What the three migrations make, read back."""
+    """What the migrations make, read back."""
     search = await store.client.zrange(keys.SEARCH_ACCOUNTS, 0, -1)
     counted = {sid: await store.client.zrange(keys.replies_counted(sid), 0, -1) for sid in (1, 6)}
     counts = {sid: await store.client.hget(keys.status_counts(sid), "p") for sid in (1, 6)}
     muted = {u: await store.client.zrange(keys.muted_by(u), 0, -1) for u in (3, 4)}
     peers = await store.client.smembers(fed_keys.PEERS)
     tagged = await store.client.zrange(keys.tag_posts(1, "birds"), 0, -1, withscores=True)
+    listed = [await store.client.hget(keys.user(u), "disc") for u in range(1, 6)]
     return {
+        "listed": listed,
         "search": sorted(search),
         "counted": counted,
         "counts": counts,
@@ -134,6 +136,9 @@ async def expect_the_network(rp, made: dict) -> None:
     assert await rp.peers() == ["far.example"]
     found = await rp.search(Query(q="erin", hosts=("redpoll.test",), type="accounts"))
     assert [u.id for u in found.accounts] == [made["remote"]]
+    # not listed in the directory: its server never said it may be
+    listed = [u.id for u in await rp.directory(None, order="new", limit=80)]
+    assert made["remote"] not in listed and alice in listed
     # its hashtag, featured now, counts the status it posted with it
     featured = await rp.feature_tag(alice, "birds")
     assert featured.statuses_count == 1 and featured.last_status_at
@@ -157,13 +162,16 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
     rp = await Redpoll.open(settings)
     try:
         now = await migrate.layout(rp.store)
-        assert now.version == LATEST == 6 and not now.cursors
+        assert now.version == LATEST == 7 and not now.cursors
         said = [r.getMessage() for r in caplog.records if r.name == "redpoll.migrate"]
-        assert len(said) == 6, said
+        assert len(said) == 7, said
         assert all("made before layout versions" in s for s in said[:3]), said
         assert said[3].startswith("migration 4 (instance-peers") and ": made, 1 changed" in said[3]
         assert said[4].startswith("migration 5 (featured-tag") and ": made, 1 changed" in said[4]
         assert said[5].startswith("migration 6 (staff-index")
+        assert (
+            said[6].startswith("migration 7 (remote-directory") and ": made, 1 changed" in said[6]
+        )
         await expect_the_network(rp, made)
     finally:
         await rp.close()
@@ -188,10 +196,12 @@ async def test_a_database_from_before_the_backfills_is_migrated_when_opened(serv
             (4, "made"),
             (5, "made"),
             (6, "made"),
+            (7, "made"),
         ]
         # five users indexed (a remote one too), two statuses with replies
-        # recounted, two mutes, one peer, one status with a hashtag, no staff role
-        assert [m.items for m in report.made] == [5, 2, 2, 1, 1, 0]
+        # recounted, two mutes, one peer, one status with a hashtag, no staff
+        # role, one remote account left out of the directory
+        assert [m.items for m in report.made] == [5, 2, 2, 1, 1, 0, 1]
         assert (report.before, report.after) == (0, LATEST)
         for flag in (keys.SEARCH_BUILT, keys.REPLY_COUNTS_DONE, keys.MUTED_BY_BUILT):
             assert await rp.store.exists(flag)  # for processes of the release before
@@ -210,8 +220,9 @@ async def test_a_migration_cut_short_at_any_step_finishes_when_run_again(server,
         whole = await migrate.run(rp.store, batch=2)
         expected = await effect(rp.store)
         steps = sum(m.steps for m in whole.made)
-        # 5 users, 8 statuses, 5 users, 5 users, 8 statuses, two at a time
-        assert steps == 3 + 4 + 3 + 3 + 4 + 3
+        # 5 users, 8 statuses, 5 users, 5 users, 8 statuses, 5 users, 5
+        # users, two at a time
+        assert steps == 3 + 4 + 3 + 3 + 4 + 3 + 3
         assert expected["counts"] == {1: b"2", 6: b"1"}
         for cut in range(steps):
             load(server)

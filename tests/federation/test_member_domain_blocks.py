@@ -31,9 +31,10 @@ PAIR = signing.KeyPair.generate()
 HERE = "http://127.0.0.1:1"
 
 
-def actor(host: str, name: str) -> dict:
+def actor(host: str, name: str, discoverable: bool | None = None) -> dict:
     uri = f"https://{host}/users/{name}"
     return {
+        **({} if discoverable is None else {"discoverable": discoverable}),
         "id": uri,
         "type": "Person",
         "preferredUsername": name,
@@ -102,10 +103,10 @@ async def queued(fed, kind: str) -> list[dict]:
 async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     me, friend = await asyncio.to_thread(accounts, fedsrv.base, 2)
     me_id = int(me.me()["id"])
-    bad = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "loud")))
-    fan = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "fan")))
+    bad = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "loud", True)))
+    fan = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "fan", False)))
     asker = await remote.keep(fed.store, remote.parse_actor(actor("bad.example", "asker")))
-    good = await remote.keep(fed.store, remote.parse_actor(actor("good.example", "fine")))
+    good = await remote.keep(fed.store, remote.parse_actor(actor("good.example", "fine", True)))
     me.account_follow(bad.id)
     me.account_follow(good.id)
     bad_sid, good_sid = await note(fed, bad, "from bad"), await note(fed, good, "from good")
@@ -134,6 +135,9 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
         good.login,
     }
     assert me.account_relationships([bad.id])[0]["domain_blocking"] is False
+    # the directory lists the remote accounts that chose to be listed
+    listed = {int(a["id"]) for a in me.directory(order="new", limit=80)}
+    assert {bad.id, good.id} <= listed and fan.id not in listed and asker.id not in listed
 
     me.domain_block("BAD.example")
     assert me.domain_blocks() == ["bad.example"]
@@ -144,6 +148,9 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     public = [int(s["id"]) for s in me.timeline_public()]
     assert bad_sid not in public and good_sid in public
     assert bad_sid in [int(s["id"]) for s in friend.timeline_public()]  # others still see it
+    listed = {int(a["id"]) for a in me.directory(order="new", limit=80)}
+    assert good.id in listed and bad.id not in listed
+    assert bad.id in {int(a["id"]) for a in friend.directory(order="new", limit=80)}
     assert [n["account"]["acct"] for n in me.notifications(types=["favourite"])] == [good.login]
     # the follows both ways and the request end; their servers are told
     assert not me.account_relationships([bad.id])[0]["following"]
