@@ -586,15 +586,17 @@ PREFERENCES = obj(
 )
 
 
-def request_body(properties: dict, required: tuple = ()) -> dict:
+FORM = "application/x-www-form-urlencoded"
+
+
+def request_body(properties: dict, required: tuple = (), *, html_form: bool = False) -> dict:
+    """A body of ``properties``: a form or JSON, as the API takes both; only
+    a form where ``html_form`` (a page's own form posts back)."""
     schema = {"type": "object", "properties": properties, "required": list(required)}
-    return {
-        "required": bool(required),
-        "content": {
-            "application/x-www-form-urlencoded": {"schema": schema},
-            "application/json": {"schema": schema},
-        },
-    }
+    content = {FORM: {"schema": schema}}
+    if not html_form:
+        content["application/json"] = {"schema": schema}
+    return {"required": bool(required) or html_form, "content": content}
 
 
 @dataclass(frozen=True)

@@ -265,18 +265,11 @@ async def forgot_page(request: Request) -> Response:
         "Accounts",
         STR,
         ok_type="text/html",
-        body={
-            "required": True,
-            "content": {
-                "application/x-www-form-urlencoded": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {"email": EMAIL},
-                        "required": ["email"],
-                    }
-                }
-            },
-        },
+        body=request_body(
+            {"email": EMAIL},
+            ("email",),
+            html_form=True,
+        ),
     ),
 )
 async def forgot_submit(request: Request) -> Response:
@@ -357,22 +350,15 @@ async def reset_page(request: Request) -> Response:
         "Accounts",
         STR,
         ok_type="text/html",
-        body={
-            "required": True,
-            "content": {
-                "application/x-www-form-urlencoded": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            "reset_password_token": STR,
-                            "password": PASSWORD,
-                            "password_confirmation": PASSWORD,
-                        },
-                        "required": ["reset_password_token", "password"],
-                    }
-                }
+        body=request_body(
+            {
+                "reset_password_token": STR,
+                "password": PASSWORD,
+                "password_confirmation": PASSWORD,
             },
-        },
+            ("reset_password_token", "password"),
+            html_form=True,
+        ),
     ),
 )
 async def reset_submit(request: Request) -> Response:

@@ -456,31 +456,24 @@ async def authorize_page(request: Request) -> Response:
         "OAuth",
         STR,
         ok_type="text/html",
-        body={
-            "required": True,
-            "content": {
-                "application/x-www-form-urlencoded": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            "response_type": STR,
-                            "client_id": STR,
-                            "redirect_uri": STR,
-                            "scope": STR,
-                            "state": STR,
-                            "username": STR,
-                            "password": STR,
-                            "decision": {"enum": ["allow", "deny"]},
-                            "code_challenge": STR,
-                            "code_challenge_method": STR,
-                            # the second step (two-factor on): its token and the code
-                            "two_factor_token": STR,
-                            "otp_attempt": STR,
-                        },
-                    }
-                }
+        body=request_body(
+            {
+                "response_type": STR,
+                "client_id": STR,
+                "redirect_uri": STR,
+                "scope": STR,
+                "state": STR,
+                "username": STR,
+                "password": STR,
+                "decision": {"enum": ["allow", "deny"]},
+                "code_challenge": STR,
+                "code_challenge_method": STR,
+                # the second step (two-factor on): its token and the code
+                "two_factor_token": STR,
+                "otp_attempt": STR,
             },
-        },
+            html_form=True,
+        ),
     ),
 )
 async def authorize_submit(request: Request) -> Response:
