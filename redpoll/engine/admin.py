@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..accounts import email_blocks, ip_blocks
-from ..admin import audit, metrics, server
+from ..admin import audit, custom_roles, metrics, roles, server
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.models import User
@@ -106,6 +106,26 @@ class Desk:
 
     async def set_role(self, actor, login: str, name: str) -> User:
         return await accounts.set_role(self.store, actor, login, name)
+
+    # --- roles (redpoll.admin.roles, custom_roles) ------------------------------------
+    async def role_table(self) -> roles.Roles:
+        """Every role as defined now (read each call: never kept)."""
+        return await roles.load(self.store)
+
+    async def role_of(self, user: User | None) -> roles.Role:
+        return await roles.of(self.store, user)
+
+    async def roles(self, actor) -> list[roles.Role]:
+        return await custom_roles.listed(self.store, actor)
+
+    async def define_role(self, actor, name: str, permissions: int, position: int, **rest):
+        return await custom_roles.define(self.store, actor, name, permissions, position, **rest)
+
+    async def update_role(self, actor, rid, **changes: Any) -> roles.Role:
+        return await custom_roles.update(self.store, actor, rid, **changes)
+
+    async def remove_role(self, actor, rid) -> roles.Role:
+        return await custom_roles.remove(self.store, actor, rid)
 
     # --- strikes and appeals (redpoll.moderation.appeals) -------------------------------
     async def warnings_of(self, actor, uid) -> list[Warning]:

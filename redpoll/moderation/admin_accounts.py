@@ -43,10 +43,8 @@ class AdminAccount:
     confirmed: bool = True
     #: why it signed up, when it had to wait for approval (Mastodon's invite request)
     reason: str | None = None
-
-    @property
-    def role(self) -> roles.Role | None:
-        return None if self.user.remote else roles.of(self.user)
+    #: the role it holds, as defined when read (None for another server's account)
+    role: roles.Role | None = None
 
     @property
     def domain(self) -> str | None:
@@ -74,7 +72,7 @@ class Filter:
         if self.status is not None and self.status not in STATUSES:
             raise ValidationError("status", "must be one of " + ", ".join(STATUSES))
 
-    def matches(self, user: User, email: str | None) -> bool:
+    def matches(self, user: User, email: str | None, table: roles.Roles) -> bool:
         if self.origin == "local" and user.remote or self.origin == "remote" and not user.remote:
             return False
         status = self.status
@@ -103,7 +101,7 @@ class Filter:
             return False
         if self.invited_by is not None and user.invited_by != self.invited_by:
             return False
-        role = None if user.remote else roles.of(user)
+        role = None if user.remote else table.of(user)
         if self.staff and not (role is not None and role.staff):
             return False
         if self.role_ids and (role is None or role.id not in self.role_ids):
@@ -130,13 +128,19 @@ async def _private(
     }
 
 
-def _shown(users_found: list[User], private: dict) -> list[AdminAccount]:
-    return [AdminAccount(u, *private.get(u.id, (None, True, None))) for u in users_found]
+async def _shown(store: Store, users_found: list[User]) -> list[AdminAccount]:
+    """The accounts with their e-mail details and roles (read now)."""
+    private = await _private(store, users_found)
+    table = await roles.load(store)
+    return [
+        AdminAccount(u, *private.get(u.id, (None, True, None)), None if u.remote else table.of(u))
+        for u in users_found
+    ]
 
 
 async def _one(store: Store, uid) -> AdminAccount:
     user = await users.get_user(store, uid)  # UserNotFound: 404
-    return _shown([user], await _private(store, [user]))[0]
+    return (await _shown(store, [user]))[0]
 
 
 async def accounts(
@@ -163,6 +167,7 @@ async def accounts(
         hi = min(top, validate.an_id(max_id, "max_id") - 1) if max_id is not None else top
         lo = validate.an_id(since_id, "since_id") + 1 if since_id is not None else 1
         order = range(hi, lo - 1, -1)
+    table = await roles.load(store)
     out: list[AdminAccount] = []
     read = 0
     resume = None
@@ -177,7 +182,7 @@ async def accounts(
         found = [User.from_hash(p) for r in rows if r and b"id" in (p := _pairs(r))]
         emails = await _emails(store, found) if flt.email else {}
         for user in found:
-            if flt.matches(user, emails.get(user.id)):
+            if flt.matches(user, emails.get(user.id), table):
                 out.append(AdminAccount(user, None))
                 if len(out) == limit:
                     break
@@ -185,8 +190,7 @@ async def accounts(
             break
     if min_id is not None:
         out.reverse()
-    shown = [a.user for a in out]
-    out = _shown(shown, await _private(store, shown))
+    out = await _shown(store, [a.user for a in out])
     return out, (resume + 1 if resume is not None and min_id is None else None)
 
 
@@ -198,13 +202,17 @@ async def people(store: Store, uids) -> dict[int, AdminAccount]:
     """The accounts ``uids`` as moderators see them (for a caller that has
     checked the actor's permission), unknown ones left out."""
     found = await users.get_users(store, sorted({u for u in uids if u}))
-    return {a.user.id: a for a in _shown(found, await _private(store, found))}
+    return {a.user.id: a for a in await _shown(store, found)}
 
 
 async def account(store: Store, actor: int | None, uid) -> AdminAccount:
     found = await _one(store, uid)
     roles.require(await staff.role_of(store, actor), "manage_users")
     return found
+
+
+def _held(found: AdminAccount) -> roles.Role:
+    return found.role if found.role is not None else roles.NONE
 
 
 def _local(found: AdminAccount) -> None:
@@ -239,9 +247,9 @@ async def act(
     if kind == "disable":
         if target.user.remote:
             raise ValidationError("type", "disable is for accounts of this server")
-        roles.require_over(role, target.user, "manage_users")
+        roles.require_over(role, _held(target), "manage_users")
     else:
-        roles.require_over(role, target.user, "manage_users", "manage_reports")
+        roles.require_over(role, _held(target), "manage_users", "manage_reports")
     if kind == "none":
         settled = [report] if report is not None and report.resolved_at is None else []
     else:
@@ -356,18 +364,28 @@ async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
 
 
 async def set_role(store: Store, actor: int | None, login: str, name: str) -> User:
-    """Give the account ``login`` a role ('none': take its role away). The
-    actor needs ``manage_roles``, a place above the account's role and at
-    least the role given (Mastodon's rules); the operator may give any."""
-    new = roles.named(name)
+    """Give the account ``login`` a role by its name (a built-in key or any
+    role's name; 'none': take its role away). The actor needs
+    ``manage_roles`` and a place above the account's role, and may give no
+    role above its own (Mastodon's rules); the operator may give any. The
+    staff index names the account before the role is given (and after it
+    is taken: redpoll.admin.staff.index_role); the record's role and badge
+    are one script; then the audit entry."""
+    table = await roles.load(store)
+    new = table.named(name)
     user = await users.lookup(store, login)
     if user.remote:
         raise ValidationError("login", "roles are for accounts of this server")
     role = await staff.role_of(store, actor)
-    roles.require_over(role, user, "manage_roles")
+    roles.require_over(role, table.of(user), "manage_roles")
     if new.position > role.position:
         raise Forbidden(roles.NOT_ALLOWED)
-    await staff.set_fields(store, user.id, role=new.key)
-    await staff.index_role(store, user.id, new.key)
-    await audit.record(store, actor, "change_role", "Account", user.id, user.login, new.key)
+    if new.key:
+        await staff.index_role(store, user.id, new.key)
+    await staff.set_fields(store, user.id, role=new.key, rb=roles.badge(new))
+    if not new.key:
+        await staff.index_role(store, user.id, new.key)
+    # the text: a built-in role's key ("" for none), a defined role's name
+    shown = new.key if new.key in roles.BUILT_IN or not new.key else new.name
+    await audit.record(store, actor, "change_role", "Account", user.id, user.login, shown)
     return await users.get_user(store, user.id)
