@@ -119,7 +119,10 @@ def _summary(role: Role) -> str:
 async def _target(store: Store, rid) -> tuple[Role, str]:
     """The role ``rid`` as defined now, and its stored JSON ("" for the
     everyone role never changed)."""
-    rid = validate.an_id(rid, "id") if str(rid) != str(roles.EVERYONE_ID) else roles.EVERYONE_ID
+    try:
+        rid = int(rid)
+    except (TypeError, ValueError):
+        raise NotFound("Record not found") from None
     raw = await store.hget(keys.ROLES, str(rid))
     found = (await roles.load(store)).by_id(rid)
     if found is None:

@@ -107,6 +107,9 @@ class Desk:
     async def set_role(self, actor, login: str, name: str) -> User:
         return await accounts.set_role(self.store, actor, login, name)
 
+    async def set_role_id(self, actor, uid, role_id: int | None) -> AdminAccount:
+        return await accounts.set_role_id(self.store, actor, uid, role_id)
+
     # --- roles (redpoll.admin.roles, custom_roles) ------------------------------------
     async def role_table(self) -> roles.Roles:
         """Every role as defined now (read each call: never kept)."""

@@ -244,6 +244,9 @@ async def act(
     target = await _one(store, uid)
     report = await reports.get(store, report_id) if report_id is not None else None
     role = await staff.role_of(store, actor)
+    # Mastodon's admin API authorizes the account's show? (manage_users)
+    # before the action's own policy (manage_users or manage_reports)
+    roles.require(role, "manage_users")
     if kind == "disable":
         if target.user.remote:
             raise ValidationError("type", "disable is for accounts of this server")
@@ -365,15 +368,32 @@ async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
 
 async def set_role(store: Store, actor: int | None, login: str, name: str) -> User:
     """Give the account ``login`` a role by its name (a built-in key or any
-    role's name; 'none': take its role away). The actor needs
-    ``manage_roles`` and a place above the account's role, and may give no
-    role above its own (Mastodon's rules); the operator may give any. The
-    staff index names the account before the role is given (and after it
-    is taken: redpoll.admin.staff.index_role); the record's role and badge
-    are one script; then the audit entry."""
+    role's name; 'none': take its role away): :func:`give`."""
     table = await roles.load(store)
-    new = table.named(name)
-    user = await users.lookup(store, login)
+    return await give(store, actor, await users.lookup(store, login), table.named(name), table)
+
+
+async def set_role_id(store: Store, actor: int | None, uid, role_id: int | None) -> AdminAccount:
+    """Give the account ``uid`` the role ``role_id`` (None or -99: none)."""
+    table = await roles.load(store)
+    user = await users.get_user(store, uid)  # UserNotFound: 404
+    new = table.everyone if role_id is None else table.by_id(role_id)
+    if new is None:
+        raise ValidationError("role_id", "no such role")
+    await give(store, actor, user, new, table)
+    return await _one(store, user.id)
+
+
+async def give(
+    store: Store, actor: int | None, user: User, new: roles.Role, table: roles.Roles
+) -> User:
+    """Give ``user`` the role ``new``. The actor needs ``manage_roles`` and
+    a place above the account's role, and may give no role above its own
+    (Mastodon's UserPolicy#change_role? and the role's elevation check);
+    the operator may give any. The staff index names the account before
+    the role is given (and after it is taken:
+    redpoll.admin.staff.index_role); the record's role and badge are one
+    script; then the audit entry."""
     if user.remote:
         raise ValidationError("login", "roles are for accounts of this server")
     role = await staff.role_of(store, actor)
