@@ -79,10 +79,9 @@ class Desk:
         return await accounts.unsuspend(self.store, actor, uid)
 
     async def approve(self, actor, uid) -> AdminAccount:
-        approved = await accounts.approve(self.store, actor, uid)
-        if self.mail_settings is not None:  # the member is mailed, as Mastodon does
-            await notices.send_account_approved(self.store, self.mail_settings, approved.user.id)
-        return approved
+        """Approve a pending account; the member is mailed, as Mastodon does,
+        the mail queued in the step that finishes the approval's journal."""
+        return await accounts.approve(self.store, self.queue, self.mail_settings, actor, uid)
 
     async def reject(self, actor, uid) -> AdminAccount:
         """Reject a pending account: it is deleted (as Mastodon's reject

@@ -18,13 +18,17 @@ from dataclasses import dataclass
 
 from ..accounts import auth, standing
 from ..admin import audit, roles, staff
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
-from ..core.errors import Forbidden, ValidationError
+from ..core.errors import Forbidden, UserNotFound, ValidationError
 from ..core.models import User
+from ..core.settings import Settings
+from ..mail import notices
 from ..records import users
 from ..storage.store import Store
 from . import admin_reports as reports
 from . import moderation, warnings
+from .jobs import ApprovalJob
 
 #: Mastodon's Admin::AccountAction types
 ACTIONS = ("none", "disable", "sensitive", "silence", "suspend")
@@ -341,17 +345,38 @@ async def pending(store: Store, actor: int | None, uid) -> AdminAccount:
     return found
 
 
-async def approve(store: Store, actor: int | None, uid) -> AdminAccount:
-    """Approve a pending account: its tokens work from now on, then the
-    account's mark goes (it signs in), then the audit entry (the engine's
-    Desk mails the member after). Each step idempotent and in that order: a
-    call cut short before the mark goes leaves the account pending, and
-    approving it again finishes."""
+async def approve(
+    store: Store, queue: JobQueue, settings: Settings | None, actor: int | None, uid
+) -> AdminAccount:
+    """Approve a pending account, journaled: the journal (ApprovalJob) is
+    held first, then :func:`finish_approval` runs its steps, then the
+    journal is released in one step with the member's mail queued
+    (job_next.lua), so the approval and its mail are one: a call cut short
+    anywhere is finished by a worker's replay of the journal. ``settings``
+    None: no mail."""
     found = await pending(store, actor, uid)
-    await auth.approve_tokens(store, found.user.id)
-    await staff.set_fields(store, found.user.id, pend="")
-    await audit.record(store, actor, "approve", "Account", found.user.id, found.user.login)
+    job = ApprovalJob(found.user.id, actor or 0)
+    held = await queue.hold(job)
+    mail = await finish_approval(store, settings, job)
+    await queue.release(held, mail)
     return await _one(store, found.user.id)
+
+
+async def finish_approval(store: Store, settings: Settings | None, job: ApprovalJob):
+    """The approval's steps (each idempotent, in this order): the tokens
+    work from now on, the account's mark goes (it signs in), the audit
+    entry; then the mail to queue with the journal's release (None: e-mail
+    off or no address). An account gone meanwhile: nothing to do."""
+    try:
+        user = await users.get_user(store, job.uid)
+    except UserNotFound:
+        return None
+    await auth.approve_tokens(store, user.id)
+    await staff.set_fields(store, user.id, pend="")
+    await audit.record(store, job.actor or None, "approve", "Account", user.id, user.login)
+    if settings is None:
+        return None
+    return await notices.approved_mail(store, settings, user.id)
 
 
 async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
