@@ -310,8 +310,8 @@ function warningBody(w) {
   w.appeal ? h('p', { class: 'hint' }, 'Appeal: ' + w.appeal.text) : null];
 }
 
-// Settings → Warnings about your account
-const APPEAL_DAYS = 20;  // the server's window (docs/api.md: appeal)
+// Settings → Warnings about your account (the server says until when each
+// may be appealed: appealable, appealable_until)
 export function myWarnings(ctx) {
   ctx.title('Warnings about your account');
   const list = h('ul', { class: 'mod-list', 'aria-label': 'Warnings' });
@@ -324,8 +324,7 @@ export function myWarnings(ctx) {
   };
   const item = (w) => {
     const li = h('li', { class: 'mod-item warning', dataset: { id: w.id } }, ...warningBody(w));
-    const open = !w.appeal && Date.now() - Date.parse(w.created_at) < APPEAL_DAYS * 86400e3;
-    if (open) {
+    if (w.appealable) {
       const b = h('button', { type: 'button' }, 'Appeal');
       b.addEventListener('click', () => {
         const text = h('textarea', { name: 'text', rows: '4', maxlength: '2000', required: true });
@@ -338,13 +337,14 @@ export function myWarnings(ctx) {
             load();
           } });
       });
-      li.append(h('div', { class: 'mod-buttons' }, b));
+      li.append(h('div', { class: 'mod-buttons' }, b,
+        h('small', { class: 'hint' }, ' You may appeal until ', fullDate(w.appealable_until), '.')));
     }
     return li;
   };
   load();
   return [heading('Warnings about your account'),
-    h('p', { class: 'hint' }, `The moderators' decisions about your account. You may appeal each once, within ${APPEAL_DAYS} days.`),
+    h('p', { class: 'hint' }, "The moderators' decisions about your account. You may appeal each once, until the date shown beside it."),
     err, list, h('p', {}, h('a', { href: '/settings' }, 'Back to settings'))];
 }
 
@@ -407,12 +407,33 @@ export function domains(ctx) {
       text: 'Its servers may deliver here again.', run: async () => {
         await api('/api/v1/admin/domain_blocks/' + b.id, { method: 'DELETE' }); toast(b.domain + ' unblocked'); load();
       } }));
+    const edit = h('button', { type: 'button' }, 'Edit');
+    edit.setAttribute('aria-label', 'Edit the block of ' + b.domain);
+    edit.addEventListener('click', () => {
+      const sev = select('severity', SEVERITY, b.severity);
+      const m = checkbox('reject_media', 'Reject media files', b.reject_media);
+      const r = checkbox('reject_reports', 'Reject reports', b.reject_reports);
+      const o = checkbox('obfuscate', 'Obfuscate the domain in the public list', b.obfuscate);
+      const pc = h('input', { name: 'private_comment', maxlength: '1000', value: b.private_comment || '' });
+      const uc = h('input', { name: 'public_comment', maxlength: '1000', value: b.public_comment || '' });
+      confirmDialog({ title: 'Edit the block of ' + b.domain, opener: edit, confirm: 'Save',
+        extra: [field('Severity', sev), m.node, r.node, o.node, field('Private comment (staff only)', pc),
+          field('Public comment', uc)],
+        run: async () => {
+          await api('/api/v1/admin/domain_blocks/' + b.id, { method: 'PUT', form: { severity: sev.value,
+            reject_media: String(m.input.checked), reject_reports: String(r.input.checked),
+            obfuscate: String(o.input.checked), private_comment: pc.value.trim(), public_comment: uc.value.trim() } });
+          toast(b.domain + ' updated');
+          load();
+        } });
+    });
     const opts = [SEVERITY.find(([v]) => v === b.severity)?.[1] || b.severity, b.reject_media && 'media rejected',
       b.reject_reports && 'reports rejected', b.obfuscate && 'obfuscated'].filter(Boolean);
     return h('li', { class: 'mod-item', dataset: { domain: b.domain } }, h('p', { class: 'mod-item-head' }, h('strong', {}, b.domain)),
       h('p', { class: 'mod-meta' }, opts.join(' · '), ' · ', timeEl(b.created_at)),
       b.private_comment ? h('p', { class: 'hint' }, 'Private: ' + b.private_comment) : null,
-      b.public_comment ? h('p', { class: 'hint' }, 'Public: ' + b.public_comment) : null, remove);
+      b.public_comment ? h('p', { class: 'hint' }, 'Public: ' + b.public_comment) : null,
+      h('div', { class: 'mod-buttons' }, edit, remove));
   };
   const domain = h('input', { name: 'domain', required: true, placeholder: 'example.com', autocapitalize: 'none', spellcheck: 'false' });
   const severity = select('severity', SEVERITY, 'suspend');
