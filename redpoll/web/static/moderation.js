@@ -1,6 +1,6 @@
 // The moderation area, for staff (loaded only when opened): reports, accounts,
-// appeals, domain blocks, the server's rules, settings and sign-up mode, and
-// the audit log, each shown only to a role whose permissions allow it (the
+// appeals, domain blocks, the server's rules, settings and sign-up mode, the
+// roles, and the audit log, each shown only to a role whose permissions allow it (the
 // server refuses the rest anyway); and, for every member, the warnings about
 // their own account with their appeal (/settings/warnings).
 // The API: Mastodon's /api/v1/admin/* and Redpoll's /api/v1/redpoll/admin/*.
@@ -549,6 +549,150 @@ export function server(ctx) {
   if (no) return no;
   return page(ctx, 'server', 'Server', can('manage_rules') ? rulesSection() : null,
     can('manage_settings') ? settingsSection() : null, can('manage_settings') ? registrationsSection() : null);
+}
+
+// --- roles (Redpoll's /api/v1/redpoll/admin/roles: Mastodon keeps them in its web pages) ------
+// Mastodon's UserRole::FLAGS, with what each allows
+const PERMISSION_TEXT = [
+  ['administrator', 1, 'Administrator (every permission)'],
+  ['view_dashboard', 1 << 3, 'View the dashboard'],
+  ['view_audit_log', 1 << 2, 'View the audit log'],
+  ['view_devops', 1 << 1, 'DevOps'],
+  ['manage_reports', 1 << 4, 'Manage reports'],
+  ['manage_users', 1 << 10, 'Manage users (see and act on accounts)'],
+  ['manage_user_access', 1 << 18, 'Manage user access'],
+  ['delete_user_data', 1 << 19, 'Delete user data'],
+  ['manage_appeals', 1 << 9, 'Manage appeals'],
+  ['manage_federation', 1 << 5, 'Manage federation (domain blocks)'],
+  ['manage_blocks', 1 << 7, 'Manage e-mail and IP blocks'],
+  ['manage_taxonomies', 1 << 8, 'Manage trends and hashtags'],
+  ['manage_invites', 1 << 11, 'Manage invites'],
+  ['invite_users', 1 << 16, 'Invite people'],
+  ['manage_rules', 1 << 12, 'Manage the rules'],
+  ['manage_settings', 1 << 6, 'Manage the settings'],
+  ['manage_roles', 1 << 17, 'Manage roles'],
+  ['manage_announcements', 1 << 13, 'Manage announcements'],
+  ['manage_custom_emojis', 1 << 14, 'Manage custom emojis'],
+  ['manage_webhooks', 1 << 15, 'Manage webhooks'],
+];
+
+function roleName(r) { return r.everyone ? 'Everyone' : r.name; }
+
+// a role's colour (set through the CSSOM: the page's CSP allows no inline style)
+function swatch(color) {
+  const el = h('span', { class: 'role-swatch', 'aria-hidden': 'true' });
+  el.style.backgroundColor = color.startsWith('#') ? color : '#' + color;
+  return el;
+}
+
+// the permission boxes of a role's form: a box the member's own role lacks is disabled
+// (the server refuses to give what one does not hold); the everyone role: inviting only
+function permissionBoxes(bits, everyone = false) {
+  const boxes = PERMISSION_TEXT.filter(([name]) => !everyone || name === 'invite_users').map(([name, bit, label]) => {
+    const box = checkbox('permission', label, (bits & bit) !== 0);
+    box.input.value = String(bit);
+    if (!can(name) && !box.input.checked) box.input.disabled = true;
+    return box;
+  });
+  const node = h('fieldset', { class: 'mod-permissions' }, h('legend', {}, 'Permissions'), ...boxes.map((b) => b.node));
+  const value = () => String(boxes.reduce((sum, b) => (b.input.checked ? sum + Number(b.input.value) : sum), 0));
+  return { node, value };
+}
+
+function roleFields(r = null) {
+  const name = h('input', { name: 'name', required: true, maxlength: '60', value: r ? r.name : '' });
+  const position = h('input', { name: 'position', type: 'number', min: '0', max: '100000', required: true,
+    value: r ? String(r.position) : '' });
+  const color = h('input', { name: 'color', maxlength: '7', placeholder: '#rrggbb', value: r ? r.color : '' });
+  const highlighted = checkbox('highlighted', 'Show it on its holders\u2019 profiles', r ? r.highlighted : false);
+  const perms = permissionBoxes(r ? Number(r.permissions) : 0, r?.everyone);
+  const nodes = r?.everyone ? [perms.node] : [field('Name', name), field('Position', position,
+    'Higher acts on lower: a role acts only on accounts and roles below it (Moderator 10, Admin 100, Owner 1000).'),
+  field('Colour', color, '# and 3 or 6 hexadecimal digits (optional)'), highlighted.node, perms.node];
+  const form = () => (r?.everyone ? { permissions: perms.value() } : { name: name.value.trim(), position: position.value,
+    color: color.value.trim(), highlighted: String(highlighted.input.checked), permissions: perms.value() });
+  return { nodes, form };
+}
+
+export function roles(ctx) {
+  const no = refused(ctx, 'roles');
+  if (no) return no;
+  const list = h('ul', { class: 'mod-list', 'aria-label': 'Roles' });
+  const err = alertBox();
+  const choose = h('select', { name: 'role_id' });
+  const load = async () => {
+    try {
+      const found = await api('/api/v1/redpoll/admin/roles');
+      list.replaceChildren(...found.map(item));
+      refill(choose, ...found.map((r) => h('option', { value: r.id }, r.everyone ? 'No role' : r.name)));
+    } catch (e) { err.textContent = errorText(e); }
+  };
+  const item = (r) => {
+    const names = PERMISSION_TEXT.filter(([, bit]) => (Number(r.permissions) & bit) !== 0).map(([, , label]) => label);
+    const li = h('li', { class: 'mod-item role-item', dataset: { id: r.id } },
+      h('p', { class: 'mod-item-head' }, r.color ? swatch(r.color) : null,
+        h('strong', {}, roleName(r)), r.everyone ? ' (accounts without a role)' : ` · position ${r.position}`,
+        r.built_in ? ' · built-in' : '', r.highlighted ? ' · shown on profiles' : ''),
+      h('p', { class: 'mod-meta' }, names.join(' · ') || 'No permissions'));
+    if (r.built_in) return li;
+    const edit = h('button', { type: 'button' }, 'Edit');
+    edit.setAttribute('aria-label', 'Edit the role ' + roleName(r));
+    edit.addEventListener('click', () => {
+      const f = roleFields(r);
+      confirmDialog({ title: 'Edit the role ' + roleName(r), opener: edit, confirm: 'Save', extra: f.nodes,
+        run: async () => {
+          await api('/api/v1/redpoll/admin/roles/' + r.id, { method: 'PUT', form: f.form() });
+          toast(roleName(r) + ' saved');
+          load();
+        } });
+    });
+    const buttons = [edit];
+    if (!r.everyone) {
+      const del = h('button', { type: 'button', class: 'danger' }, 'Delete');
+      del.setAttribute('aria-label', 'Delete the role ' + r.name);
+      del.addEventListener('click', () => confirmDialog({ title: 'Delete the role ' + r.name, opener: del, confirm: 'Delete',
+        danger: true, text: 'Its holders keep their accounts and hold no role.', run: async () => {
+          await api('/api/v1/redpoll/admin/roles/' + r.id, { method: 'DELETE' });
+          toast(r.name + ' deleted');
+          load();
+        } }));
+      buttons.push(del);
+    }
+    li.append(h('div', { class: 'mod-buttons' }, ...buttons));
+    return li;
+  };
+  const fields = roleFields();
+  const formErr = alertBox();
+  const form = h('form', { class: 'settings mod-form', 'aria-labelledby': 'role-head', onsubmit: async (e) => {
+    e.preventDefault();
+    formErr.textContent = '';
+    const btn = form.querySelector('button[type=submit]');
+    btn.disabled = true;
+    try {
+      const made = await api('/api/v1/redpoll/admin/roles', { method: 'POST', form: fields.form() });
+      toast('Role ' + made.name + ' defined');
+      form.reset();
+      load();
+    } catch (e2) { formErr.textContent = errorText(e2); } finally { btn.disabled = false; }
+  } }, h('h2', { id: 'role-head' }, 'Define a role'), ...fields.nodes, formErr,
+  h('button', { type: 'submit', class: 'primary' }, 'Define'));
+  const who = h('input', { name: 'acct', required: true, placeholder: 'username', autocapitalize: 'none', spellcheck: 'false' });
+  const giveErr = alertBox();
+  const give = h('form', { class: 'settings mod-form', 'aria-labelledby': 'give-head', onsubmit: async (e) => {
+    e.preventDefault();
+    giveErr.textContent = '';
+    try {
+      const acct = who.value.trim().replace(/^@/, '');
+      const account = await api('/api/v1/accounts/lookup', { query: { acct } });
+      const done = await api(`/api/v1/redpoll/admin/accounts/${account.id}/role`, { method: 'PUT', form: { role_id: choose.value } });
+      toast(`@${acct}: ${done.role && done.role.id !== '-99' ? done.role.name : 'no role'}`);
+      give.reset();
+      load();
+    } catch (e2) { giveErr.textContent = errorText(e2); }
+  } }, h('h2', { id: 'give-head' }, 'Give an account a role'), field('Account', who), field('Role', choose), giveErr,
+  h('button', { type: 'submit', class: 'primary' }, 'Give role'));
+  load();
+  return page(ctx, 'roles', 'Roles', err, list, form, give);
 }
 
 // --- the audit log ---------------------------------------------------------------------------
