@@ -3,7 +3,8 @@
 only "Manage reports", gives it to a member, and the member's Moderation
 entry then opens the reports and nothing else; the owner edits the role
 (colour, a permission more) and the member's next page shows it; deleting
-the role takes the Moderation entry away."""
+the role takes the Moderation entry away; an account's page gives a role
+too."""
 
 from __future__ import annotations
 
@@ -113,3 +114,13 @@ def test_an_owner_defines_a_role_gives_it_and_the_holder_sees_what_it_allows(
     h.goto("/")
     h.reload()
     expect(h.get_by_role("link", name="Moderation")).to_have_count(0)
+
+    # from the account's page too: the owner makes the holder a moderator
+    o.goto(f"/moderation/accounts/{shown['id']}")
+    facts = o.locator(".mod-facts")
+    expect(facts).to_contain_text("None")
+    chooser = o.locator("form", has=o.get_by_role("button", name="Give role"))
+    chooser.get_by_label("Role").select_option(label="Moderator")
+    chooser.get_by_role("button", name="Give role").click()
+    expect(facts).to_contain_text("Moderator")
+    assert holder.api("GET", "/api/v1/accounts/verify_credentials").json()["role"]["id"] == "1"

@@ -285,6 +285,7 @@ export function account(ctx, id) {
           h('dt', {}, 'Role'), h('dd', {}, a.role?.name || 'None'),
           h('dt', {}, 'Profile'), h('dd', {}, h('a', { href: '/@' + acctOf(a) }, '@' + acctOf(a)))),
         undo.length ? h('div', { class: 'mod-buttons', role: 'group', 'aria-label': 'Undo' }, ...undo) : null,
+        can('manage_roles') && !a.domain ? roleChooser(a, load) : null,
         a.suspended ? null : h('h3', {}, 'Act on this account'),
         a.suspended ? null : actionButtons(a, { onDone: load }));
       const found = await api(`/api/v1/redpoll/admin/accounts/${a.id}/warnings`).catch(() => []);
@@ -295,6 +296,26 @@ export function account(ctx, id) {
   load();
   return page(ctx, 'accounts', 'Account', box, h('h2', {}, 'Warnings'), warnings,
     h('p', {}, h('a', { href: '/moderation/accounts' }, 'All accounts')));
+}
+
+// giving the account of an account page a role (manage_roles)
+function roleChooser(a, onDone) {
+  const choose = h('select', { name: 'role_id' });
+  const btn = h('button', { type: 'submit' }, 'Give role');
+  const form = h('form', { class: 'mod-inline', onsubmit: async (e) => {
+    e.preventDefault();
+    btn.disabled = true;
+    try {
+      await api(`/api/v1/redpoll/admin/accounts/${a.id}/role`, { method: 'PUT', form: { role_id: choose.value } });
+      toast('Role given');
+      onDone();
+    } catch (e2) { toast(errorText(e2), 'error'); btn.disabled = false; }
+  } }, field('Role', choose), btn);
+  api('/api/v1/redpoll/admin/roles').then((found) => {
+    refill(choose, ...found.map((r) => h('option', { value: r.id }, r.everyone ? 'No role' : r.name)));
+    choose.value = a.role?.id || '-99';
+  }).catch(() => form.remove());
+  return form;
 }
 
 // --- warnings (staff and members) -----------------------------------------------------------
