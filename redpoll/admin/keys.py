@@ -13,3 +13,11 @@ AUDIT_LOG = "modlog:{log}"
 #: SET: the ids of the accounts holding a staff role (redpoll.admin.staff):
 #: who is told of a sign-up (admin.sign_up). Kept by the role's writer.
 STAFF = "staff:{accounts}"
+
+#: HASH: the roles an owner defines (redpoll.admin.roles), field: the role's
+#: id, value: its JSON (id, name, color, position, permissions,
+#: highlighted); field "-99": the everyone role's permissions. Written only
+#: by role_write.lua; read whole whenever a role is needed (never cached).
+ROLES = "roles:{defs}"
+#: STRING: the last defined role's sequence number (same slot as ROLES)
+ROLE_SEQ = "roles:{defs}:seq"

@@ -14,12 +14,15 @@ from . import roles
 
 
 async def role_of(store: Store, actor: int | None) -> roles.Role:
+    """The actor's role as its definition reads now (redpoll.admin.roles:
+    nothing kept, so a role changed or deleted counts from this call on)."""
     if actor is None:
         return roles.OPERATOR
     try:
-        return roles.of(await users.get_user(store, actor))
+        user = await users.get_user(store, actor)
     except UserNotFound:
-        return roles.NONE
+        user = None
+    return await roles.of(store, user)
 
 
 async def set_fields(store: Store, uid: int, **fields: str) -> None:
@@ -37,8 +40,10 @@ async def set_fields(store: Store, uid: int, **fields: str) -> None:
 
 async def index_role(store: Store, uid: int, key: str) -> None:
     """Keep ``uid`` in the staff index while it holds a role (``key`` "":
-    none). One SADD or SREM: idempotent, run after the role's own write, so
-    a call cut short is finished by giving the role again."""
+    none). One SADD or SREM: idempotent; a role is indexed before it is
+    given and unindexed after it is taken, so the index names at least every
+    holder (redpoll.admin.custom_roles rewrites them from it), and a call
+    cut short is finished by giving the role again."""
     if key:
         await store.sadd(admin_keys.STAFF, uid)
     else:
@@ -51,4 +56,5 @@ async def holding(store: Store, *any_of: str) -> list[int]:
     uids = sorted(int(u) for u in await store.smembers(admin_keys.STAFF))
     uids = uids[: limits.SIGN_UP_NOTIFIED_STAFF_MAX]
     found = await users.get_users(store, uids)
-    return [u.id for u in found if not u.suspended and roles.of(u).can(*any_of)]
+    table = await roles.load(store)
+    return [u.id for u in found if not u.suspended and table.of(u).can(*any_of)]

@@ -117,7 +117,8 @@ async def register(ctx: Ctx) -> Response:
 )
 async def verify_credentials(ctx: Ctx) -> Response:
     user, count = await ctx.rp.credentials(ctx.uid)
-    return JSON(entities.credential_account(user, ctx.base, follow_requests=count))
+    role = await ctx.rp.admin.role_of(user)
+    return JSON(entities.credential_account(user, ctx.base, role, follow_requests=count))
 
 
 @endpoint(

@@ -70,6 +70,7 @@ from . import (
     quotes,
     relations,
     reports,
+    roles,
     scheduled,
     search,
     sessions,
@@ -128,6 +129,7 @@ MODULES = (
     mail,
     invites,
     moderation,
+    roles,
     exports,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]

@@ -6,7 +6,6 @@ import time
 
 from starlette.responses import Response
 
-from ..admin import roles
 from ..core import limits
 from ..core.version import __version__
 from ..media.processing import SUPPORTED_MIME_TYPES
@@ -144,6 +143,7 @@ async def instance_v1(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
     signup = await ctx.rp.registration_settings()  # read fresh: a change shows at once
     told = await _told(ctx)
+    everyone = (await ctx.rp.admin.role_table()).everyone
     host = ctx.request.url.netloc
     return JSON(
         {
@@ -164,7 +164,7 @@ async def instance_v1(ctx: Ctx) -> Response:
             "registrations": signup.enabled,
             "approval_required": signup.approval_required,
             # (Mastodon: whether a member without a role may invite)
-            "invites_enabled": roles.NONE.can("invite_users"),
+            "invites_enabled": everyone.can("invite_users"),
             "configuration": {
                 "accounts": {"max_featured_tags": 0},
                 "statuses": _statuses_config(),

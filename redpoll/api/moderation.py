@@ -13,6 +13,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..core import limits
+from ..core.models import now_ms
 from ..instance.registrations import MODES
 from ..moderation.warnings import Warning
 from ..render import entities
@@ -55,6 +56,7 @@ def _appeal(w: Warning) -> dict | None:
 
 
 async def _warnings(ctx: Ctx, found: list[Warning]) -> list[dict]:
+    now = now_ms()
     users = {u.id: u for u in await ctx.rp.get_users(list({w.account for w in found}))}
     out = []
     for w in found:
@@ -70,8 +72,19 @@ async def _warnings(ctx: Ctx, found: list[Warning]) -> list[dict]:
             entities.account_warning(
                 w.id, w.action, w.text, w.status_ids, w.created_at, shown, _appeal(w)
             )
+            | _window(w, now)
         )
     return out
+
+
+def _window(w: Warning, now: int) -> dict:
+    """Redpoll's fields beside Mastodon's AccountWarning: until when the
+    warning may be appealed (limits.APPEAL_WINDOW_S after it) and whether
+    its account may appeal it now (once, within that time)."""
+    return {
+        "appealable_until": entities.iso(w.appealable_until),
+        "appealable": w.appeal is None and now < w.appealable_until,
+    }
 
 
 # --- one's own warnings -----------------------------------------------------------------

@@ -843,6 +843,11 @@ ADMIN_ACCOUNTS_SCAN = 5_000
 ADMIN_SCAN_BATCH = 250
 ADMIN_REPORTS_SCAN = 5_000
 AUDIT_LOG_MAX = 100_000
+#: the roles an owner may define (redpoll.admin.custom_roles), a role's name,
+#: and the highest position one may have (the owner's is 1,000)
+ROLES_MAX = 100
+ROLE_NAME_MAX_CHARS = 60
+ROLE_POSITION_MAX = 100_000
 ADMIN_WARNING_MAX_CHARS = 5_000
 ADMIN_COMMENT_MAX_CHARS = 1_000
 #: how long after a strike its account may appeal it (Mastodon's Appeal::MAX_STRIKE_AGE)

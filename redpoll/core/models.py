@@ -49,8 +49,12 @@ class User:
     privacy: str = "public"
     #: suspended by a moderator (redpoll.moderation.moderation): hidden everywhere
     suspended: bool = False
-    #: the staff role held: "", "moderator", "admin" or "owner" (redpoll.admin.roles)
+    #: the staff role held: "", "moderator", "admin", "owner" or a defined
+    #: role's id (redpoll.admin.roles)
     role: str = ""
+    #: a highlighted defined role as the account entity's ``roles`` shows it
+    #: (JSON id, name, color; "" for none): display only (redpoll.admin.roles.badge)
+    badge: str = ""
     #: set by a moderator (redpoll.admin.accounts): limited, its media marked
     #: sensitive, its sign-in disabled
     silenced: bool = False
@@ -103,6 +107,7 @@ class User:
             privacy=h.get("privacy", "public"),
             suspended=h.get("susp") == "1",
             role=h.get("role", ""),
+            badge=h.get("rb", ""),
             silenced=h.get("sil") == "1",
             sensitized=h.get("sens") == "1",
             disabled=h.get("dis") == "1",
@@ -134,6 +139,7 @@ class User:
             "privacy": self.privacy,
             "suspended": self.suspended,
             "role": self.role,
+            "badge": self.badge,
             "silenced": self.silenced,
             "sensitized": self.sensitized,
             "disabled": self.disabled,

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..accounts import email_blocks, ip_blocks
-from ..admin import audit, metrics, server
+from ..admin import audit, custom_roles, metrics, roles, server
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.models import User
@@ -79,10 +79,9 @@ class Desk:
         return await accounts.unsuspend(self.store, actor, uid)
 
     async def approve(self, actor, uid) -> AdminAccount:
-        approved = await accounts.approve(self.store, actor, uid)
-        if self.mail_settings is not None:  # the member is mailed, as Mastodon does
-            await notices.send_account_approved(self.store, self.mail_settings, approved.user.id)
-        return approved
+        """Approve a pending account; the member is mailed, as Mastodon does,
+        the mail queued in the step that finishes the approval's journal."""
+        return await accounts.approve(self.store, self.queue, self.mail_settings, actor, uid)
 
     async def reject(self, actor, uid) -> AdminAccount:
         """Reject a pending account: it is deleted (as Mastodon's reject
@@ -106,6 +105,29 @@ class Desk:
 
     async def set_role(self, actor, login: str, name: str) -> User:
         return await accounts.set_role(self.store, actor, login, name)
+
+    async def set_role_id(self, actor, uid, role_id: int | None) -> AdminAccount:
+        return await accounts.set_role_id(self.store, actor, uid, role_id)
+
+    # --- roles (redpoll.admin.roles, custom_roles) ------------------------------------
+    async def role_table(self) -> roles.Roles:
+        """Every role as defined now (read each call: never kept)."""
+        return await roles.load(self.store)
+
+    async def role_of(self, user: User | None) -> roles.Role:
+        return await roles.of(self.store, user)
+
+    async def roles(self, actor) -> list[roles.Role]:
+        return await custom_roles.listed(self.store, actor)
+
+    async def define_role(self, actor, name: str, permissions: int, position: int, **rest):
+        return await custom_roles.define(self.store, actor, name, permissions, position, **rest)
+
+    async def update_role(self, actor, rid, **changes: Any) -> roles.Role:
+        return await custom_roles.update(self.store, actor, rid, **changes)
+
+    async def remove_role(self, actor, rid) -> roles.Role:
+        return await custom_roles.remove(self.store, actor, rid)
 
     # --- strikes and appeals (redpoll.moderation.appeals) -------------------------------
     async def warnings_of(self, actor, uid) -> list[Warning]:

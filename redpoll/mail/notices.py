@@ -35,6 +35,17 @@ async def moderation_action(
     return await outbox.queue(store, settings, MailJob(uid, "warning", to, f"{action}\n{text}"), to)
 
 
+async def approved_mail(store: Store, settings: Settings, uid: int) -> MailJob | None:
+    """The mail telling ``uid`` that its sign-up was approved, for the
+    approval to queue in the step that finishes it (None: e-mail off, no
+    address, or the address had its share of mails)."""
+    to = await _address(store, uid)
+    if to is None:
+        return None
+    job = MailJob(uid, "approved", to)
+    return job if await outbox.admitted(store, settings, job, to) else None
+
+
 async def send_account_approved(store: Store, settings: Settings, uid: int) -> bool:
     """Tell ``uid`` that the moderators approved its sign-up (for the
     approval flow to call when an account is approved); False if nothing

@@ -24,9 +24,10 @@ def address_bucket(address: str) -> str:
     return "mail:" + hashlib.sha256(address.strip().lower().encode()).hexdigest()[:32]
 
 
-async def queue(store: Store, settings: Settings, job: MailJob, address: str) -> bool:
-    """Queue ``job`` to ``address``; False if e-mail is off or the address
-    had its share of mails for now."""
+async def admitted(store: Store, settings: Settings, job: MailJob, address: str) -> bool:
+    """Whether ``job`` may be sent to ``address`` now (e-mail on, the
+    address under its share of mails: this counts it); for a caller that
+    queues the job itself, in the step of its own change."""
     if not settings.mail:
         return False
     state = await ratelimit.hit(store, address_bucket(address) + ":sent", limits.MAIL_PER_ADDRESS)
@@ -35,6 +36,14 @@ async def queue(store: Store, settings: Settings, job: MailJob, address: str) ->
             "mail not sent: too many for one address",
             extra={"mail": job.message, "uid": job.uid},
         )
+        return False
+    return True
+
+
+async def queue(store: Store, settings: Settings, job: MailJob, address: str) -> bool:
+    """Queue ``job`` to ``address``; False if e-mail is off or the address
+    had its share of mails for now."""
+    if not await admitted(store, settings, job, address):
         return False
     await JobQueue(store).enqueue(job)
     return True

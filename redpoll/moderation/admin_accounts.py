@@ -18,13 +18,17 @@ from dataclasses import dataclass
 
 from ..accounts import auth, standing
 from ..admin import audit, roles, staff
+from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
-from ..core.errors import Forbidden, ValidationError
+from ..core.errors import Forbidden, UserNotFound, ValidationError
 from ..core.models import User
+from ..core.settings import Settings
+from ..mail import notices
 from ..records import users
 from ..storage.store import Store
 from . import admin_reports as reports
 from . import moderation, warnings
+from .jobs import ApprovalJob
 
 #: Mastodon's Admin::AccountAction types
 ACTIONS = ("none", "disable", "sensitive", "silence", "suspend")
@@ -43,10 +47,8 @@ class AdminAccount:
     confirmed: bool = True
     #: why it signed up, when it had to wait for approval (Mastodon's invite request)
     reason: str | None = None
-
-    @property
-    def role(self) -> roles.Role | None:
-        return None if self.user.remote else roles.of(self.user)
+    #: the role it holds, as defined when read (None for another server's account)
+    role: roles.Role | None = None
 
     @property
     def domain(self) -> str | None:
@@ -74,7 +76,7 @@ class Filter:
         if self.status is not None and self.status not in STATUSES:
             raise ValidationError("status", "must be one of " + ", ".join(STATUSES))
 
-    def matches(self, user: User, email: str | None) -> bool:
+    def matches(self, user: User, email: str | None, table: roles.Roles) -> bool:
         if self.origin == "local" and user.remote or self.origin == "remote" and not user.remote:
             return False
         status = self.status
@@ -103,7 +105,7 @@ class Filter:
             return False
         if self.invited_by is not None and user.invited_by != self.invited_by:
             return False
-        role = None if user.remote else roles.of(user)
+        role = None if user.remote else table.of(user)
         if self.staff and not (role is not None and role.staff):
             return False
         if self.role_ids and (role is None or role.id not in self.role_ids):
@@ -130,13 +132,19 @@ async def _private(
     }
 
 
-def _shown(users_found: list[User], private: dict) -> list[AdminAccount]:
-    return [AdminAccount(u, *private.get(u.id, (None, True, None))) for u in users_found]
+async def _shown(store: Store, users_found: list[User]) -> list[AdminAccount]:
+    """The accounts with their e-mail details and roles (read now)."""
+    private = await _private(store, users_found)
+    table = await roles.load(store)
+    return [
+        AdminAccount(u, *private.get(u.id, (None, True, None)), None if u.remote else table.of(u))
+        for u in users_found
+    ]
 
 
 async def _one(store: Store, uid) -> AdminAccount:
     user = await users.get_user(store, uid)  # UserNotFound: 404
-    return _shown([user], await _private(store, [user]))[0]
+    return (await _shown(store, [user]))[0]
 
 
 async def accounts(
@@ -163,6 +171,7 @@ async def accounts(
         hi = min(top, validate.an_id(max_id, "max_id") - 1) if max_id is not None else top
         lo = validate.an_id(since_id, "since_id") + 1 if since_id is not None else 1
         order = range(hi, lo - 1, -1)
+    table = await roles.load(store)
     out: list[AdminAccount] = []
     read = 0
     resume = None
@@ -177,7 +186,7 @@ async def accounts(
         found = [User.from_hash(p) for r in rows if r and b"id" in (p := _pairs(r))]
         emails = await _emails(store, found) if flt.email else {}
         for user in found:
-            if flt.matches(user, emails.get(user.id)):
+            if flt.matches(user, emails.get(user.id), table):
                 out.append(AdminAccount(user, None))
                 if len(out) == limit:
                     break
@@ -185,8 +194,7 @@ async def accounts(
             break
     if min_id is not None:
         out.reverse()
-    shown = [a.user for a in out]
-    out = _shown(shown, await _private(store, shown))
+    out = await _shown(store, [a.user for a in out])
     return out, (resume + 1 if resume is not None and min_id is None else None)
 
 
@@ -198,13 +206,17 @@ async def people(store: Store, uids) -> dict[int, AdminAccount]:
     """The accounts ``uids`` as moderators see them (for a caller that has
     checked the actor's permission), unknown ones left out."""
     found = await users.get_users(store, sorted({u for u in uids if u}))
-    return {a.user.id: a for a in _shown(found, await _private(store, found))}
+    return {a.user.id: a for a in await _shown(store, found)}
 
 
 async def account(store: Store, actor: int | None, uid) -> AdminAccount:
     found = await _one(store, uid)
     roles.require(await staff.role_of(store, actor), "manage_users")
     return found
+
+
+def _held(found: AdminAccount) -> roles.Role:
+    return found.role if found.role is not None else roles.NONE
 
 
 def _local(found: AdminAccount) -> None:
@@ -236,12 +248,15 @@ async def act(
     target = await _one(store, uid)
     report = await reports.get(store, report_id) if report_id is not None else None
     role = await staff.role_of(store, actor)
+    # Mastodon's admin API authorizes the account's show? (manage_users)
+    # before the action's own policy (manage_users or manage_reports)
+    roles.require(role, "manage_users")
     if kind == "disable":
         if target.user.remote:
             raise ValidationError("type", "disable is for accounts of this server")
-        roles.require_over(role, target.user, "manage_users")
+        roles.require_over(role, _held(target), "manage_users")
     else:
-        roles.require_over(role, target.user, "manage_users", "manage_reports")
+        roles.require_over(role, _held(target), "manage_users", "manage_reports")
     if kind == "none":
         settled = [report] if report is not None and report.resolved_at is None else []
     else:
@@ -330,17 +345,38 @@ async def pending(store: Store, actor: int | None, uid) -> AdminAccount:
     return found
 
 
-async def approve(store: Store, actor: int | None, uid) -> AdminAccount:
-    """Approve a pending account: its tokens work from now on, then the
-    account's mark goes (it signs in), then the audit entry (the engine's
-    Desk mails the member after). Each step idempotent and in that order: a
-    call cut short before the mark goes leaves the account pending, and
-    approving it again finishes."""
+async def approve(
+    store: Store, queue: JobQueue, settings: Settings | None, actor: int | None, uid
+) -> AdminAccount:
+    """Approve a pending account, journaled: the journal (ApprovalJob) is
+    held first, then :func:`finish_approval` runs its steps, then the
+    journal is released in one step with the member's mail queued
+    (job_next.lua), so the approval and its mail are one: a call cut short
+    anywhere is finished by a worker's replay of the journal. ``settings``
+    None: no mail."""
     found = await pending(store, actor, uid)
-    await auth.approve_tokens(store, found.user.id)
-    await staff.set_fields(store, found.user.id, pend="")
-    await audit.record(store, actor, "approve", "Account", found.user.id, found.user.login)
+    job = ApprovalJob(found.user.id, actor or 0)
+    held = await queue.hold(job)
+    mail = await finish_approval(store, settings, job)
+    await queue.release(held, mail)
     return await _one(store, found.user.id)
+
+
+async def finish_approval(store: Store, settings: Settings | None, job: ApprovalJob):
+    """The approval's steps (each idempotent, in this order): the tokens
+    work from now on, the account's mark goes (it signs in), the audit
+    entry; then the mail to queue with the journal's release (None: e-mail
+    off or no address). An account gone meanwhile: nothing to do."""
+    try:
+        user = await users.get_user(store, job.uid)
+    except UserNotFound:
+        return None
+    await auth.approve_tokens(store, user.id)
+    await staff.set_fields(store, user.id, pend="")
+    await audit.record(store, job.actor or None, "approve", "Account", user.id, user.login)
+    if settings is None:
+        return None
+    return await notices.approved_mail(store, settings, user.id)
 
 
 async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
@@ -356,18 +392,45 @@ async def deletable(store: Store, actor: int | None, uid) -> AdminAccount:
 
 
 async def set_role(store: Store, actor: int | None, login: str, name: str) -> User:
-    """Give the account ``login`` a role ('none': take its role away). The
-    actor needs ``manage_roles``, a place above the account's role and at
-    least the role given (Mastodon's rules); the operator may give any."""
-    new = roles.named(name)
-    user = await users.lookup(store, login)
+    """Give the account ``login`` a role by its name (a built-in key or any
+    role's name; 'none': take its role away): :func:`give`."""
+    table = await roles.load(store)
+    return await give(store, actor, await users.lookup(store, login), table.named(name), table)
+
+
+async def set_role_id(store: Store, actor: int | None, uid, role_id: int | None) -> AdminAccount:
+    """Give the account ``uid`` the role ``role_id`` (None or -99: none)."""
+    table = await roles.load(store)
+    user = await users.get_user(store, uid)  # UserNotFound: 404
+    new = table.everyone if role_id is None else table.by_id(role_id)
+    if new is None:
+        raise ValidationError("role_id", "no such role")
+    await give(store, actor, user, new, table)
+    return await _one(store, user.id)
+
+
+async def give(
+    store: Store, actor: int | None, user: User, new: roles.Role, table: roles.Roles
+) -> User:
+    """Give ``user`` the role ``new``. The actor needs ``manage_roles`` and
+    a place above the account's role, and may give no role above its own
+    (Mastodon's UserPolicy#change_role? and the role's elevation check);
+    the operator may give any. The staff index names the account before
+    the role is given (and after it is taken:
+    redpoll.admin.staff.index_role); the record's role and badge are one
+    script; then the audit entry."""
     if user.remote:
         raise ValidationError("login", "roles are for accounts of this server")
     role = await staff.role_of(store, actor)
-    roles.require_over(role, user, "manage_roles")
+    roles.require_over(role, table.of(user), "manage_roles")
     if new.position > role.position:
         raise Forbidden(roles.NOT_ALLOWED)
-    await staff.set_fields(store, user.id, role=new.key)
-    await staff.index_role(store, user.id, new.key)
-    await audit.record(store, actor, "change_role", "Account", user.id, user.login, new.key)
+    if new.key:
+        await staff.index_role(store, user.id, new.key)
+    await staff.set_fields(store, user.id, role=new.key, rb=roles.badge(new))
+    if not new.key:
+        await staff.index_role(store, user.id, new.key)
+    # the text: a built-in role's key ("" for none), a defined role's name
+    shown = new.key if new.key in roles.BUILT_IN or not new.key else new.name
+    await audit.record(store, actor, "change_role", "Account", user.id, user.login, shown)
     return await users.get_user(store, user.id)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..bus.queue import Done, Handler
 from ..core.settings import Settings
 from ..storage.store import Store
-from . import moderation
-from .jobs import PurgeAccountJob
+from . import admin_accounts, moderation
+from .jobs import ApprovalJob, PurgeAccountJob
 
 
 async def purge_account(
@@ -17,4 +17,12 @@ async def purge_account(
     return Done(count="users_gone")
 
 
-TABLE: dict[type, Handler] = {PurgeAccountJob: purge_account}
+async def approve_account(
+    store: Store, settings: Settings, job: ApprovalJob, entry_id: bytes
+) -> Done:
+    """The replay of an approval cut short: its steps, then its mail queued
+    as the journal's continuation (in the step that finishes it)."""
+    return Done(next=await admin_accounts.finish_approval(store, settings, job))
+
+
+TABLE: dict[type, Handler] = {PurgeAccountJob: purge_account, ApprovalJob: approve_account}

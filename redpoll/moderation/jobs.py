@@ -21,3 +21,19 @@ class PurgeAccountJob(Job):
 
     def subject(self) -> str:
         return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class ApprovalJob(Job):
+    """The journal of a pending account's approval (admin_accounts.approve):
+    held before the approval's first write, released in one step with the
+    member's mail queued (job_next.lua), so an approval cut short anywhere
+    is finished, mail and all, by a worker's replay (every step idempotent;
+    the audit entry and the mail at least once)."""
+
+    kind: ClassVar[str] = "approve_account"
+    uid: int
+    actor: int  # 0: the operator
+
+    def subject(self) -> str:
+        return f"user:{self.uid}"

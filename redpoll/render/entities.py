@@ -159,7 +159,7 @@ def account(user: User, base: str) -> dict:
         "hide_collections": False,
         "noindex": False,
         "emojis": [],
-        "roles": [role_badge(roles.of(user))] if roles.of(user).highlighted else [],
+        "roles": badges(user),
         # as Mastodon: a field's name is plain text, its value HTML
         "fields": [
             {"name": name, "value": html.escape(value), "verified_at": None}
@@ -205,22 +205,48 @@ def suspended_account(user: User, base: str) -> dict:
     }
 
 
+def badges(user: User) -> list[dict]:
+    """The account entity's ``roles``: the highlighted role it holds (a
+    built-in one from its fixed definition, a defined one from the badge its
+    record keeps, redpoll.admin.roles.badge)."""
+    built_in = roles.BUILT_IN.get(user.role)
+    if built_in is not None:
+        return [role_badge(built_in)] if built_in.highlighted else []
+    return [orjson.loads(user.badge)] if user.badge and user.role else []
+
+
 def role_badge(role: roles.Role) -> dict:
     """A highlighted role as an Account's ``roles`` show it."""
     return {"id": str(role.id), "name": role.name, "color": role.color}
 
 
-def role_entity(role: roles.Role) -> dict:
-    """Mastodon's Role entity (its permissions as a decimal string)."""
+def role_definition(role: roles.Role) -> dict:
+    """A role as ``/api/v1/redpoll/admin/roles`` shows it: Mastodon's Role
+    entity with its own permissions (not the everyone role's added), their
+    names, and its position."""
     return role_badge(role) | {
         "permissions": str(role.permissions),
+        "permission_names": roles.names_of(role.permissions),
+        "highlighted": role.highlighted,
+        "position": role.position,
+        "everyone": role.everyone,
+        "built_in": role.built_in,
+    }
+
+
+def role_entity(role: roles.Role) -> dict:
+    """Mastodon's Role entity (its computed permissions, as Mastodon's
+    REST::RoleSerializer: a decimal string)."""
+    return role_badge(role) | {
+        "permissions": str(role.computed),
         "highlighted": role.highlighted,
     }
 
 
-def credential_account(user: User, base: str, follow_requests: int = 0) -> dict:
+def credential_account(user: User, base: str, role: roles.Role, follow_requests: int = 0) -> dict:
     """The account with its ``source``: the plain text as the user wrote it,
-    and the posting defaults (what a post without those parameters gets)."""
+    and the posting defaults (what a post without those parameters gets),
+    and the role it holds (read by the caller: redpoll.admin.roles.of)."""
     return (
         account(user, base)
         | {
@@ -236,7 +262,7 @@ def credential_account(user: User, base: str, follow_requests: int = 0) -> dict:
                 "follow_requests_count": follow_requests,
             }
         }
-        | {"role": role_entity(roles.of(user))}
+        | {"role": role_entity(role)}
     )
 
 

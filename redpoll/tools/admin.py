@@ -141,13 +141,105 @@ def grant_admin(ctx, login: str) -> None:
 
 @admin.command("role")
 @click.argument("login")
-@click.argument("role", type=click.Choice(roles.NAMES))
+@click.argument("role")
 @click.pass_context
 def role(ctx, login: str, role: str) -> None:
-    """Give an account a staff role: owner, admin, moderator, or none."""
-    user = _engine(ctx, lambda rp: rp.admin.set_role(None, login, role))
-    held = roles.of(user)
+    """Give an account a role: owner, admin, moderator, a defined role's
+    name (`redpoll admin roles`), or none."""
+
+    async def act(rp):
+        user = await rp.admin.set_role(None, login, role)
+        return user, await rp.admin.role_of(user)
+
+    user, held = _engine(ctx, act)
     click.echo(f"@{user.login}: {held.name or 'no role'} (permissions {held.permissions})")
+
+
+@admin.command("roles")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line.")
+@click.pass_context
+def roles_list(ctx, as_json: bool) -> None:
+    """List the roles: the everyone role, then by position."""
+    found = _engine(ctx, lambda rp: rp.admin.roles(None))
+    for r in found:
+        perms = roles.names_of(r.permissions)
+        if as_json:
+            click.echo(
+                json.dumps(
+                    {
+                        "id": r.id,
+                        "name": r.name or "everyone",
+                        "position": r.position,
+                        "permissions": perms,
+                        "color": r.color,
+                        "highlighted": r.highlighted,
+                        "built_in": r.built_in,
+                    }
+                )
+            )
+        else:
+            kind = "built-in" if r.built_in else "everyone" if r.everyone else "defined"
+            shown = ", ".join(perms) or "-"
+            extra = (f" {r.color}" if r.color else "") + (" highlighted" if r.highlighted else "")
+            click.echo(
+                f"{r.id} {r.name or 'everyone'} [{kind}] position {r.position}{extra}: {shown}"
+            )
+
+
+@admin.command("role-define")
+@click.argument("name")
+@click.option(
+    "--permission",
+    "permissions",
+    multiple=True,
+    type=click.Choice(list(roles.FLAGS)),
+    help="A permission the role has (repeat for more).",
+)
+@click.option("--position", type=int, required=True, help="Its place: above it acts on below.")
+@click.option("--color", default="", help="Its colour, #rgb or #rrggbb.")
+@click.option("--highlighted", is_flag=True, help="Shown on its holders' profiles.")
+@click.pass_context
+def role_define(ctx, name, permissions, position, color, highlighted) -> None:
+    """Define a role, or change the defined role of that name."""
+
+    async def act(rp):
+        table = await rp.admin.role_table()
+        bits = roles.bits(permissions)
+        existing = next(
+            (r for r in table.all() if r.name.lower() == name.strip().lower() and r.key), None
+        )
+        if existing is not None and not existing.built_in:
+            return await rp.admin.update_role(
+                None,
+                existing.id,
+                permissions=bits,
+                position=position,
+                color=color,
+                highlighted=highlighted,
+            )
+        return await rp.admin.define_role(
+            None, name, bits, position, color=color, highlighted=highlighted
+        )
+
+    r = _engine(ctx, act)
+    click.echo(
+        f"role {r.name} (id {r.id}), position {r.position}: "
+        + (", ".join(roles.names_of(r.permissions)) or "no permissions")
+    )
+
+
+@admin.command("role-undefine")
+@click.argument("name")
+@click.pass_context
+def role_undefine(ctx, name: str) -> None:
+    """Delete a defined role; its holders hold no role."""
+
+    async def act(rp):
+        found = (await rp.admin.role_table()).named(name)
+        return await rp.admin.remove_role(None, found.id)
+
+    r = _engine(ctx, act)
+    click.echo(f"role {r.name} deleted")
 
 
 @admin.command("audit-log")

@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 
 import httpx
 import pytest
 from mastodon import Mastodon
 from support.cli import admin, ok
+
+from redpoll.core import limits
 
 NOT_ALLOWED = "This action is not allowed"
 PASSWORD = "correct horse battery"
@@ -107,8 +110,14 @@ async def test_a_strike_is_kept_notified_and_appealed_once(srv, rp):
     code, mine = _get(base, c.member, "/api/v1/redpoll/warnings")
     assert code == 200 and [x["id"] for x in mine] == [w["id"]]
     assert mine[0]["appeal"] is None and set(mine[0]) == {
-        "id", "action", "text", "status_ids", "target_account", "appeal", "created_at"
+        "id", "action", "text", "status_ids", "target_account", "appeal", "created_at",
+        "appealable", "appealable_until",
     }  # fmt: skip
+    # Redpoll's: until when it may be appealed (limits.APPEAL_WINDOW_S after it)
+    made = datetime.fromisoformat(mine[0]["created_at"].replace("Z", "+00:00"))
+    until = datetime.fromisoformat(mine[0]["appealable_until"].replace("Z", "+00:00"))
+    assert (until - made).total_seconds() == pytest.approx(limits.APPEAL_WINDOW_S, abs=1)
+    assert mine[0]["appealable"] is True
     assert _get(base, c.target, f"/api/v1/redpoll/warnings/{w['id']}")[0] == 404
     assert (
         _post(base, c.target, f"/api/v1/redpoll/warnings/{w['id']}/appeal", data={"text": "x"})[0]
@@ -129,6 +138,7 @@ async def test_a_strike_is_kept_notified_and_appealed_once(srv, rp):
     code, appealed = _post(base, c.member, path, data={"text": "I was quoting someone."})
     assert code == 200, appealed
     assert appealed["appeal"] == {"text": "I was quoting someone.", "state": "pending"}
+    assert appealed["appealable"] is False  # once
     code, again = _post(base, c.member, path, data={"text": "Please?"})
     assert code == 422 and "appealed already" in again["error"]
 

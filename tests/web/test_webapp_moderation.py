@@ -236,6 +236,8 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     warning = p.get_by_role("list", name="Warnings").locator("li").first
     expect(warning).to_contain_text("Please keep it civil.")
     expect(warning).to_contain_text("Warning")
+    # until when it may be appealed: the server's date (appealable_until)
+    expect(warning).to_contain_text("You may appeal until")
     warning.get_by_role("button", name="Appeal").click()
     appeal = p.get_by_role("dialog", name="Appeal this decision")
     appeal.get_by_label("Your appeal").fill("It was a joke between friends.")
@@ -273,6 +275,35 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
         expect(blocked).to_contain_text("Suspend")
         assert inbox_post(web, pair, actor, target) == 403  # refused at once
         shot(mod, "domains")
+        # edited in place (PUT /api/v1/admin/domain_blocks/:id)
+        blocked.get_by_role("button", name=f"Edit the block of {peer.name}").click()
+        edit = m.get_by_role("dialog", name=f"Edit the block of {peer.name}")
+        expect(edit.get_by_label("Reject media files")).to_be_checked()
+        edit.get_by_label("Severity").select_option("silence")
+        edit.get_by_label("Reject media files").uncheck()
+        edit.get_by_label("Reject reports").check()
+        edit.get_by_label("Obfuscate the domain in the public list").check()
+        edit.get_by_label("Public comment").fill("too noisy")
+        shot(mod, "domain-edit")
+        edit.get_by_role("button", name="Save").click()
+        expect(blocked).to_contain_text("Limit")
+        expect(blocked).to_contain_text("reports rejected")
+        expect(blocked).to_contain_text("Public: too noisy")
+        expect(blocked).not_to_contain_text("media rejected")
+        (stored,) = [
+            b
+            for b in httpx.get(
+                web.url + "/api/v1/admin/domain_blocks",
+                headers={"Authorization": "Bearer " + mod.token()},
+            ).json()
+            if b["domain"] == peer.name
+        ]
+        assert (stored["severity"], stored["reject_media"], stored["reject_reports"]) == (
+            "silence",
+            False,
+            True,
+        )
+        assert stored["obfuscate"] is True and stored["private_comment"] == "a test peer"
         blocked.get_by_role("button", name=f"Remove the block of {peer.name}").click()
         m.get_by_role("dialog", name=f"Unblock {peer.name}").get_by_role(
             "button", name="Remove"

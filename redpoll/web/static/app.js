@@ -68,6 +68,7 @@ const ROUTES = [
   [/^\/moderation\/appeals$/, 'moderation', lazy((m, c) => m.appeals(c))],
   [/^\/moderation\/domains$/, 'moderation', lazy((m, c) => m.domains(c))],
   [/^\/moderation\/server$/, 'moderation', lazy((m, c) => m.server(c))],
+  [/^\/moderation\/roles$/, 'moderation', lazy((m, c) => m.roles(c))],
   [/^\/moderation\/audit$/, 'moderation', lazy((m, c) => m.audit(c))],
   [/^\/bookmarks$/, 'bookmarks', (c) => views.bookmarks(c)],
   [/^\/favourites$/, 'favourites', (c) => views.favourites(c)],

@@ -55,7 +55,7 @@ export function choices(method, path, field) {
 // What the signed-in member's role allows (verify_credentials' role.permissions:
 // Mastodon's permission bits; administrator grants them all).
 const PERMISSIONS = { administrator: 1, view_audit_log: 1 << 2, manage_reports: 1 << 4, manage_federation: 1 << 5, manage_settings: 1 << 6,
-  manage_blocks: 1 << 7, manage_appeals: 1 << 9, manage_users: 1 << 10, manage_rules: 1 << 12 };
+  manage_blocks: 1 << 7, manage_appeals: 1 << 9, manage_users: 1 << 10, manage_rules: 1 << 12, manage_roles: 1 << 17 };
 export function can(permission) {
   const bits = Number(session.me()?.role?.permissions || 0);
   return (bits & PERMISSIONS.administrator) !== 0 || (bits & PERMISSIONS[permission]) !== 0;
@@ -64,7 +64,8 @@ export function can(permission) {
 // The moderation area's sections this role may open: [key, label]
 const SECTIONS = [['reports', 'Reports', ['manage_reports']], ['accounts', 'Accounts', ['manage_users']],
   ['appeals', 'Appeals', ['manage_appeals']], ['domains', 'Domain blocks', ['manage_federation']],
-  ['server', 'Server', ['manage_rules', 'manage_settings']], ['audit', 'Audit log', ['view_audit_log']]];
+  ['server', 'Server', ['manage_rules', 'manage_settings']], ['roles', 'Roles', ['manage_roles']],
+  ['audit', 'Audit log', ['view_audit_log']]];
 export function moderationSections() {
   return SECTIONS.filter(([, , perms]) => perms.some(can)).map(([key, label]) => [key, label]);
 }

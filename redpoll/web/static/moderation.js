@@ -1,6 +1,6 @@
 // The moderation area, for staff (loaded only when opened): reports, accounts,
-// appeals, domain blocks, the server's rules, settings and sign-up mode, and
-// the audit log, each shown only to a role whose permissions allow it (the
+// appeals, domain blocks, the server's rules, settings and sign-up mode, the
+// roles, and the audit log, each shown only to a role whose permissions allow it (the
 // server refuses the rest anyway); and, for every member, the warnings about
 // their own account with their appeal (/settings/warnings).
 // The API: Mastodon's /api/v1/admin/* and Redpoll's /api/v1/redpoll/admin/*.
@@ -285,6 +285,7 @@ export function account(ctx, id) {
           h('dt', {}, 'Role'), h('dd', {}, a.role?.name || 'None'),
           h('dt', {}, 'Profile'), h('dd', {}, h('a', { href: '/@' + acctOf(a) }, '@' + acctOf(a)))),
         undo.length ? h('div', { class: 'mod-buttons', role: 'group', 'aria-label': 'Undo' }, ...undo) : null,
+        can('manage_roles') && !a.domain ? roleChooser(a, load) : null,
         a.suspended ? null : h('h3', {}, 'Act on this account'),
         a.suspended ? null : actionButtons(a, { onDone: load }));
       const found = await api(`/api/v1/redpoll/admin/accounts/${a.id}/warnings`).catch(() => []);
@@ -295,6 +296,26 @@ export function account(ctx, id) {
   load();
   return page(ctx, 'accounts', 'Account', box, h('h2', {}, 'Warnings'), warnings,
     h('p', {}, h('a', { href: '/moderation/accounts' }, 'All accounts')));
+}
+
+// giving the account of an account page a role (manage_roles)
+function roleChooser(a, onDone) {
+  const choose = h('select', { name: 'role_id' });
+  const btn = h('button', { type: 'submit' }, 'Give role');
+  const form = h('form', { class: 'mod-inline', onsubmit: async (e) => {
+    e.preventDefault();
+    btn.disabled = true;
+    try {
+      await api(`/api/v1/redpoll/admin/accounts/${a.id}/role`, { method: 'PUT', form: { role_id: choose.value } });
+      toast('Role given');
+      onDone();
+    } catch (e2) { toast(errorText(e2), 'error'); btn.disabled = false; }
+  } }, field('Role', choose), btn);
+  api('/api/v1/redpoll/admin/roles').then((found) => {
+    refill(choose, ...found.map((r) => h('option', { value: r.id }, r.everyone ? 'No role' : r.name)));
+    choose.value = a.role?.id || '-99';
+  }).catch(() => form.remove());
+  return form;
 }
 
 // --- warnings (staff and members) -----------------------------------------------------------
@@ -310,8 +331,8 @@ function warningBody(w) {
   w.appeal ? h('p', { class: 'hint' }, 'Appeal: ' + w.appeal.text) : null];
 }
 
-// Settings → Warnings about your account
-const APPEAL_DAYS = 20;  // the server's window (docs/api.md: appeal)
+// Settings → Warnings about your account (the server says until when each
+// may be appealed: appealable, appealable_until)
 export function myWarnings(ctx) {
   ctx.title('Warnings about your account');
   const list = h('ul', { class: 'mod-list', 'aria-label': 'Warnings' });
@@ -324,8 +345,7 @@ export function myWarnings(ctx) {
   };
   const item = (w) => {
     const li = h('li', { class: 'mod-item warning', dataset: { id: w.id } }, ...warningBody(w));
-    const open = !w.appeal && Date.now() - Date.parse(w.created_at) < APPEAL_DAYS * 86400e3;
-    if (open) {
+    if (w.appealable) {
       const b = h('button', { type: 'button' }, 'Appeal');
       b.addEventListener('click', () => {
         const text = h('textarea', { name: 'text', rows: '4', maxlength: '2000', required: true });
@@ -338,13 +358,14 @@ export function myWarnings(ctx) {
             load();
           } });
       });
-      li.append(h('div', { class: 'mod-buttons' }, b));
+      li.append(h('div', { class: 'mod-buttons' }, b,
+        h('small', { class: 'hint' }, ' You may appeal until ', fullDate(w.appealable_until), '.')));
     }
     return li;
   };
   load();
   return [heading('Warnings about your account'),
-    h('p', { class: 'hint' }, `The moderators' decisions about your account. You may appeal each once, within ${APPEAL_DAYS} days.`),
+    h('p', { class: 'hint' }, "The moderators' decisions about your account. You may appeal each once, until the date shown beside it."),
     err, list, h('p', {}, h('a', { href: '/settings' }, 'Back to settings'))];
 }
 
@@ -407,12 +428,33 @@ export function domains(ctx) {
       text: 'Its servers may deliver here again.', run: async () => {
         await api('/api/v1/admin/domain_blocks/' + b.id, { method: 'DELETE' }); toast(b.domain + ' unblocked'); load();
       } }));
+    const edit = h('button', { type: 'button' }, 'Edit');
+    edit.setAttribute('aria-label', 'Edit the block of ' + b.domain);
+    edit.addEventListener('click', () => {
+      const sev = select('severity', SEVERITY, b.severity);
+      const m = checkbox('reject_media', 'Reject media files', b.reject_media);
+      const r = checkbox('reject_reports', 'Reject reports', b.reject_reports);
+      const o = checkbox('obfuscate', 'Obfuscate the domain in the public list', b.obfuscate);
+      const pc = h('input', { name: 'private_comment', maxlength: '1000', value: b.private_comment || '' });
+      const uc = h('input', { name: 'public_comment', maxlength: '1000', value: b.public_comment || '' });
+      confirmDialog({ title: 'Edit the block of ' + b.domain, opener: edit, confirm: 'Save',
+        extra: [field('Severity', sev), m.node, r.node, o.node, field('Private comment (staff only)', pc),
+          field('Public comment', uc)],
+        run: async () => {
+          await api('/api/v1/admin/domain_blocks/' + b.id, { method: 'PUT', form: { severity: sev.value,
+            reject_media: String(m.input.checked), reject_reports: String(r.input.checked),
+            obfuscate: String(o.input.checked), private_comment: pc.value.trim(), public_comment: uc.value.trim() } });
+          toast(b.domain + ' updated');
+          load();
+        } });
+    });
     const opts = [SEVERITY.find(([v]) => v === b.severity)?.[1] || b.severity, b.reject_media && 'media rejected',
       b.reject_reports && 'reports rejected', b.obfuscate && 'obfuscated'].filter(Boolean);
     return h('li', { class: 'mod-item', dataset: { domain: b.domain } }, h('p', { class: 'mod-item-head' }, h('strong', {}, b.domain)),
       h('p', { class: 'mod-meta' }, opts.join(' · '), ' · ', timeEl(b.created_at)),
       b.private_comment ? h('p', { class: 'hint' }, 'Private: ' + b.private_comment) : null,
-      b.public_comment ? h('p', { class: 'hint' }, 'Public: ' + b.public_comment) : null, remove);
+      b.public_comment ? h('p', { class: 'hint' }, 'Public: ' + b.public_comment) : null,
+      h('div', { class: 'mod-buttons' }, edit, remove));
   };
   const domain = h('input', { name: 'domain', required: true, placeholder: 'example.com', autocapitalize: 'none', spellcheck: 'false' });
   const severity = select('severity', SEVERITY, 'suspend');
@@ -528,6 +570,150 @@ export function server(ctx) {
   if (no) return no;
   return page(ctx, 'server', 'Server', can('manage_rules') ? rulesSection() : null,
     can('manage_settings') ? settingsSection() : null, can('manage_settings') ? registrationsSection() : null);
+}
+
+// --- roles (Redpoll's /api/v1/redpoll/admin/roles: Mastodon keeps them in its web pages) ------
+// Mastodon's UserRole::FLAGS, with what each allows
+const PERMISSION_TEXT = [
+  ['administrator', 1, 'Administrator (every permission)'],
+  ['view_dashboard', 1 << 3, 'View the dashboard'],
+  ['view_audit_log', 1 << 2, 'View the audit log'],
+  ['view_devops', 1 << 1, 'DevOps'],
+  ['manage_reports', 1 << 4, 'Manage reports'],
+  ['manage_users', 1 << 10, 'Manage users (see and act on accounts)'],
+  ['manage_user_access', 1 << 18, 'Manage user access'],
+  ['delete_user_data', 1 << 19, 'Delete user data'],
+  ['manage_appeals', 1 << 9, 'Manage appeals'],
+  ['manage_federation', 1 << 5, 'Manage federation (domain blocks)'],
+  ['manage_blocks', 1 << 7, 'Manage e-mail and IP blocks'],
+  ['manage_taxonomies', 1 << 8, 'Manage trends and hashtags'],
+  ['manage_invites', 1 << 11, 'Manage invites'],
+  ['invite_users', 1 << 16, 'Invite people'],
+  ['manage_rules', 1 << 12, 'Manage the rules'],
+  ['manage_settings', 1 << 6, 'Manage the settings'],
+  ['manage_roles', 1 << 17, 'Manage roles'],
+  ['manage_announcements', 1 << 13, 'Manage announcements'],
+  ['manage_custom_emojis', 1 << 14, 'Manage custom emojis'],
+  ['manage_webhooks', 1 << 15, 'Manage webhooks'],
+];
+
+function roleName(r) { return r.everyone ? 'Everyone' : r.name; }
+
+// a role's colour (set through the CSSOM: the page's CSP allows no inline style)
+function swatch(color) {
+  const el = h('span', { class: 'role-swatch', 'aria-hidden': 'true' });
+  el.style.backgroundColor = color.startsWith('#') ? color : '#' + color;
+  return el;
+}
+
+// the permission boxes of a role's form: a box the member's own role lacks is disabled
+// (the server refuses to give what one does not hold); the everyone role: inviting only
+function permissionBoxes(bits, everyone = false) {
+  const boxes = PERMISSION_TEXT.filter(([name]) => !everyone || name === 'invite_users').map(([name, bit, label]) => {
+    const box = checkbox('permission', label, (bits & bit) !== 0);
+    box.input.value = String(bit);
+    if (!can(name) && !box.input.checked) box.input.disabled = true;
+    return box;
+  });
+  const node = h('fieldset', { class: 'mod-permissions' }, h('legend', {}, 'Permissions'), ...boxes.map((b) => b.node));
+  const value = () => String(boxes.reduce((sum, b) => (b.input.checked ? sum + Number(b.input.value) : sum), 0));
+  return { node, value };
+}
+
+function roleFields(r = null) {
+  const name = h('input', { name: 'name', required: true, maxlength: '60', value: r ? r.name : '' });
+  const position = h('input', { name: 'position', type: 'number', min: '0', max: '100000', required: true,
+    value: r ? String(r.position) : '' });
+  const color = h('input', { name: 'color', maxlength: '7', placeholder: '#rrggbb', value: r ? r.color : '' });
+  const highlighted = checkbox('highlighted', 'Show it on its holders\u2019 profiles', r ? r.highlighted : false);
+  const perms = permissionBoxes(r ? Number(r.permissions) : 0, r?.everyone);
+  const nodes = r?.everyone ? [perms.node] : [field('Name', name), field('Position', position,
+    'Higher acts on lower: a role acts only on accounts and roles below it (Moderator 10, Admin 100, Owner 1000).'),
+  field('Colour', color, '# and 3 or 6 hexadecimal digits (optional)'), highlighted.node, perms.node];
+  const form = () => (r?.everyone ? { permissions: perms.value() } : { name: name.value.trim(), position: position.value,
+    color: color.value.trim(), highlighted: String(highlighted.input.checked), permissions: perms.value() });
+  return { nodes, form };
+}
+
+export function roles(ctx) {
+  const no = refused(ctx, 'roles');
+  if (no) return no;
+  const list = h('ul', { class: 'mod-list', 'aria-label': 'Roles' });
+  const err = alertBox();
+  const choose = h('select', { name: 'role_id' });
+  const load = async () => {
+    try {
+      const found = await api('/api/v1/redpoll/admin/roles');
+      list.replaceChildren(...found.map(item));
+      refill(choose, ...found.map((r) => h('option', { value: r.id }, r.everyone ? 'No role' : r.name)));
+    } catch (e) { err.textContent = errorText(e); }
+  };
+  const item = (r) => {
+    const names = PERMISSION_TEXT.filter(([, bit]) => (Number(r.permissions) & bit) !== 0).map(([, , label]) => label);
+    const li = h('li', { class: 'mod-item role-item', dataset: { id: r.id } },
+      h('p', { class: 'mod-item-head' }, r.color ? swatch(r.color) : null,
+        h('strong', {}, roleName(r)), r.everyone ? ' (accounts without a role)' : ` · position ${r.position}`,
+        r.built_in ? ' · built-in' : '', r.highlighted ? ' · shown on profiles' : ''),
+      h('p', { class: 'mod-meta' }, names.join(' · ') || 'No permissions'));
+    if (r.built_in) return li;
+    const edit = h('button', { type: 'button' }, 'Edit');
+    edit.setAttribute('aria-label', 'Edit the role ' + roleName(r));
+    edit.addEventListener('click', () => {
+      const f = roleFields(r);
+      confirmDialog({ title: 'Edit the role ' + roleName(r), opener: edit, confirm: 'Save', extra: f.nodes,
+        run: async () => {
+          await api('/api/v1/redpoll/admin/roles/' + r.id, { method: 'PUT', form: f.form() });
+          toast(roleName(r) + ' saved');
+          load();
+        } });
+    });
+    const buttons = [edit];
+    if (!r.everyone) {
+      const del = h('button', { type: 'button', class: 'danger' }, 'Delete');
+      del.setAttribute('aria-label', 'Delete the role ' + r.name);
+      del.addEventListener('click', () => confirmDialog({ title: 'Delete the role ' + r.name, opener: del, confirm: 'Delete',
+        danger: true, text: 'Its holders keep their accounts and hold no role.', run: async () => {
+          await api('/api/v1/redpoll/admin/roles/' + r.id, { method: 'DELETE' });
+          toast(r.name + ' deleted');
+          load();
+        } }));
+      buttons.push(del);
+    }
+    li.append(h('div', { class: 'mod-buttons' }, ...buttons));
+    return li;
+  };
+  const fields = roleFields();
+  const formErr = alertBox();
+  const form = h('form', { class: 'settings mod-form', 'aria-labelledby': 'role-head', onsubmit: async (e) => {
+    e.preventDefault();
+    formErr.textContent = '';
+    const btn = form.querySelector('button[type=submit]');
+    btn.disabled = true;
+    try {
+      const made = await api('/api/v1/redpoll/admin/roles', { method: 'POST', form: fields.form() });
+      toast('Role ' + made.name + ' defined');
+      form.reset();
+      load();
+    } catch (e2) { formErr.textContent = errorText(e2); } finally { btn.disabled = false; }
+  } }, h('h2', { id: 'role-head' }, 'Define a role'), ...fields.nodes, formErr,
+  h('button', { type: 'submit', class: 'primary' }, 'Define'));
+  const who = h('input', { name: 'acct', required: true, placeholder: 'username', autocapitalize: 'none', spellcheck: 'false' });
+  const giveErr = alertBox();
+  const give = h('form', { class: 'settings mod-form', 'aria-labelledby': 'give-head', onsubmit: async (e) => {
+    e.preventDefault();
+    giveErr.textContent = '';
+    try {
+      const acct = who.value.trim().replace(/^@/, '');
+      const account = await api('/api/v1/accounts/lookup', { query: { acct } });
+      const done = await api(`/api/v1/redpoll/admin/accounts/${account.id}/role`, { method: 'PUT', form: { role_id: choose.value } });
+      toast(`@${acct}: ${done.role && done.role.id !== '-99' ? done.role.name : 'no role'}`);
+      give.reset();
+      load();
+    } catch (e2) { giveErr.textContent = errorText(e2); }
+  } }, h('h2', { id: 'give-head' }, 'Give an account a role'), field('Account', who), field('Role', choose), giveErr,
+  h('button', { type: 'submit', class: 'primary' }, 'Give role'));
+  load();
+  return page(ctx, 'roles', 'Roles', err, list, form, give);
 }
 
 // --- the audit log ---------------------------------------------------------------------------
