@@ -56,6 +56,19 @@ def layer_of(module: str) -> str:
     return "features"
 
 
+_PARSED: dict[tuple[Path, int, int], ast.Module] = {}
+
+
+def _parsed(path: Path) -> ast.Module:
+    """The file's syntax tree, parsed once per content: kept by its path,
+    modification time and size (a check that changes a file sees it anew)."""
+    st = path.stat()
+    key = (path, st.st_mtime_ns, st.st_size)
+    if key not in _PARSED:
+        _PARSED[key] = ast.parse(path.read_text(), str(path))
+    return _PARSED[key]
+
+
 def module_imports():
     """module -> {imported module: whether inside a function}."""
     modules = {module_name(p): p for p in ROOT.rglob("*.py")}
@@ -66,7 +79,7 @@ def module_imports():
             if path.name == "__init__.py" and name != "__init__"
             else name.split(".")[:-1]
         )
-        tree = ast.parse(path.read_text(), str(path))
+        tree = _parsed(path)
 
         def visit(node, in_function: bool) -> None:
             for child in ast.iter_child_nodes(node):
