@@ -64,6 +64,8 @@ TITLES = {
     "update": "{name} edited a post",
     "quote": "{name} quoted your post",
     "quoted_update": "{name} edited a post you have quoted",
+    "admin.sign_up": "{name} signed up",
+    "admin.report": "{name} submitted a report",
 }
 
 

@@ -30,8 +30,22 @@ from ..core.errors import LimitReached, ValidationError
 from ..net import safety
 from ..storage.store import Store
 
-#: The notification kinds a subscription may ask for (data[alerts][...]).
-ALERTS = ("mention", "status", "reblog", "follow", "follow_request", "favourite", "poll", "update")
+#: The notification kinds a subscription may ask for (data[alerts][...]),
+#: as Mastodon 4.5 takes them (admin.* pushed only to whom they are made for).
+ALERTS = (
+    "mention",
+    "status",
+    "reblog",
+    "follow",
+    "follow_request",
+    "favourite",
+    "poll",
+    "update",
+    "admin.sign_up",
+    "admin.report",
+    "quote",
+    "quoted_update",
+)
 #: Whose notifications are pushed: everyone's, accounts the user follows,
 #: accounts following the user, no one's.
 POLICIES = ("all", "followed", "follower", "none")
@@ -133,8 +147,8 @@ def _bool(value, name: str) -> bool:
 
 
 def alerts(value) -> dict[str, bool]:
-    """``data[alerts]``: kind -> on; kinds not named are left out (kinds
-    Mastodon has that Redpoll never makes, admin.*, are ignored)."""
+    """``data[alerts]``: kind -> on; kinds not named are left out (other
+    well-formed kind names, of a newer Mastodon, are ignored)."""
     if value in (None, ""):
         return {}
     if not isinstance(value, dict):

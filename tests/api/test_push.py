@@ -219,6 +219,8 @@ ALL_ON = dict(
     follow_request_events=True,
     status_events=True,
     update_events=True,
+    quote_events=True,
+    quoted_update_events=True,
 )
 
 
@@ -247,6 +249,10 @@ async def test_subscription_set_read_change_remove_and_the_server_key_everywhere
         "favourite",
         "poll",
         "update",
+        "admin.sign_up",
+        "admin.report",
+        "quote",
+        "quoted_update",
     }
     assert set(raw) == {"id", "endpoint", "standard", "alerts", "policy", "server_key"}
     # one server key: the entity's, the instance's, the application's, the stored one
@@ -474,6 +480,31 @@ async def test_alerts_and_policy_decide_at_send_time(psrv, prp, service):
     await asyncio.to_thread(carol.status_reblog, post["id"])
     await prp.drain()
     assert len(distinct([browser.decrypt(h, b) for h, b in service.to("a")])) == 1
+
+
+async def test_quotes_and_edits_of_quoted_posts_are_pushed(psrv, prp, service):
+    alice, bob = await asyncio.to_thread(people, psrv.base, 2)
+    browser = Browser(alice)
+    made = await asyncio.to_thread(subscribe, alice, browser, service.url("q"))
+    assert made["alerts"]["quote"] is True and made["alerts"]["quoted_update"] is True
+    bob_name = (await asyncio.to_thread(bob.me))["username"]
+    mine = await asyncio.to_thread(alice.status_post, "quote me")
+    theirs = await asyncio.to_thread(bob.status_post, "a post alice quotes")
+    await asyncio.to_thread(bob.status_post, "look", quoted_status_id=mine["id"])
+    await asyncio.to_thread(alice.status_post, "see this", quoted_status_id=theirs["id"])
+    await prp.drain()
+    await asyncio.to_thread(bob.status_update, theirs["id"], "a post alice quotes, edited")
+    await prp.drain()
+    got = distinct([browser.decrypt(h, b) for h, b in service.to("q")])
+    assert [(p["notification_type"], p["title"]) for p in got] == [
+        ("quote", f"{bob_name} quoted your post"),
+        ("quoted_update", f"{bob_name} edited a post you have quoted"),
+    ]
+    # the alert off: no more quotes pushed
+    await asyncio.to_thread(alice.push_subscription_update, **{**ALL_ON, "quote_events": False})
+    await asyncio.to_thread(bob.status_post, "again", quoted_status_id=mine["id"])
+    await prp.drain()
+    assert len(distinct([browser.decrypt(h, b) for h, b in service.to("q")])) == 2
 
 
 async def test_a_blocked_or_muted_account_is_not_pushed(psrv, prp, service):

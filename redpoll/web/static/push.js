@@ -7,7 +7,7 @@ import { api } from './api.js';
 import { has } from './features.js';
 import { h, toast, errorText } from './ui.js';
 
-const ALERTS = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update'];
+const ALERTS = ['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'quote', 'quoted_update', 'admin.sign_up', 'admin.report'];
 const PATH = '/api/v1/push/subscription';
 
 export function pushSupported() {
