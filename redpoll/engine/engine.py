@@ -846,12 +846,20 @@ class Redpoll:
         no_replies: bool = False,
         no_reblogs: bool = False,
         only_media: bool = False,
+        tagged: str | None = None,
         **cursors: Any,
     ) -> pages.Shown:
+        """``tagged``: only the public and unlisted statuses with that
+        hashtag (a normalized name), as Mastodon's ``tagged=``."""
+        read = (
+            await timelines.profile_tagged(self.store, uid, tagged, **cursors)
+            if tagged
+            else await self.profile_timeline(uid, **cursors)
+        )
         return await pages.profile(
             self.store,
             viewer,
-            await self.profile_timeline(uid, **cursors),
+            read,
             no_replies=no_replies,
             no_reblogs=no_reblogs,
             only_media=only_media,
