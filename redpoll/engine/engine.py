@@ -980,8 +980,14 @@ class Redpoll:
             self.store, await relations.blocked_page(self.store, uid, **page)
         )
 
-    async def muted_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
-        return await pages.accounts(self.store, await relations.muted_page(self.store, uid, **page))
+    async def muted_accounts(
+        self, uid, **page: Any
+    ) -> tuple[list[User], list[int], dict[int, int]]:
+        """The muted accounts, the page's marks, and when each mute ends
+        (ms; 0: never), by account id."""
+        rows = await relations.muted_terms_page(self.store, uid, **page)
+        users, marks = await pages.accounts(self.store, [(t, mark) for t, mark, _ in rows])
+        return users, marks, {t: ends for t, _, ends in rows}
 
     async def follow_requesters(self, uid, **page: Any) -> tuple[list[User], list[int]]:
         return await pages.accounts(

@@ -367,6 +367,8 @@ function render(e) {
   window.scrollTo({ top: 0 });
   const h1 = main.querySelector('h1');
   if (rendered++ && h1) h1.focus({ preventScroll: true });
+  const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+  if (target && main.contains(target)) target.scrollIntoView({ block: 'start' });
 }
 let rendered = 0;
 
@@ -378,7 +380,8 @@ document.addEventListener('click', (e) => {
   if (url.origin !== location.origin || url.pathname.startsWith('/oauth/authorize') ||
       url.pathname.startsWith('/api/') || url.pathname.startsWith('/assets/')) return;
   e.preventDefault();
-  if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search);
+  // a #fragment: that part of the page (Settings' notification policy)
+  if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search + url.hash);
   else render();
 });
 window.addEventListener('popstate', render);

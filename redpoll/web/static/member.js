@@ -6,11 +6,17 @@
 // for featured and followed hashtags, muted and blocked accounts and
 // blocked domains. Lists the API pages go on by its Link header (feed.js).
 import { api, emit } from './api.js';
-import { h, icon, toast, errorText, fullDate, plural, displayName } from './ui.js';
-import { renderAccountRow, renderStatus, profilePath } from './status.js';
+import { h, icon, toast, errorText, fullDate, plural, displayName, timeEl } from './ui.js';
+import { renderAccountRow, authorLine, profilePath } from './status.js';
 import { feed } from './feed.js';
 import { has } from './features.js';
 import { heading, renderNotification } from './views.js';
+
+function textOf(html) {
+  const tpl = document.createElement('template');
+  tpl.innerHTML = html;  // inert: only its text is read
+  return (tpl.content.textContent || '').trim();
+}
 
 function backToSettings() { return h('p', {}, h('a', { href: '/settings' }, 'Back to settings')); }
 
@@ -64,11 +70,13 @@ function requestRow(r, ctx) {
   const a = r.account;
   const item = h('div', { class: 'request', dataset: { id: r.id } });
   const count = Number(r.notifications_count || 0);
+  const last = r.last_status;
   item.append(
-    renderAccountRow(a, h('a', { href: `/notifications/requests/${r.id}`, class: 'request-count',
+    authorLine(a, h('a', { href: `/notifications/requests/${r.id}`, class: 'request-count',
       'aria-label': `${plural(count, 'notification', 'notifications')} from @${a.acct}: open` }, plural(count, 'notification', 'notifications'))),
-    r.last_status ? h('div', { class: 'request-preview' }, renderStatus(r.last_status, { onReply: ctx.reply })) : null,
-    requestChoices(r));
+    last ? h('a', { href: `/notifications/requests/${r.id}`, class: 'request-preview', tabindex: '-1' },
+      last.spoiler_text ? `CW: ${last.spoiler_text}` : textOf(last.content) || '(attachments only)') : null,
+    h('div', { class: 'request-foot' }, requestChoices(r), timeEl(r.updated_at || r.created_at)));
   return item;
 }
 
