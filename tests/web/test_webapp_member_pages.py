@@ -152,6 +152,7 @@ def test_featured_hashtags_accounts_and_a_private_note_on_profiles(people):  # n
     shot(bo, "profile-featured")
     featured.get_by_role("link", name=re.compile("#birding")).click()
     expect(q).to_have_url(re.compile(f"/@{name}/tagged/birding$"))
+    expect(q.locator(".tag-chip[aria-current=page]")).to_contain_text("#birding")
     expect(status_in(q, "first #Birding")).to_be_visible()
     expect(status_in(q, "second #birding")).to_be_visible()
     expect(status_in(q, "about #cats")).to_have_count(0)
@@ -185,6 +186,13 @@ def test_mutes_blocks_domains_and_followed_hashtags_undone_in_settings(people): 
     expect(p.get_by_role("heading", name="Muted accounts")).to_be_visible()
     row = p.locator(".setting-account", has_text=f"@{other}")
     expect(row).to_contain_text("Indefinitely")
+    # muted again for a day (another app): the list says until when
+    muted = ann.api(
+        "POST", f"/api/v1/accounts/{account_id(ann, other)}/mute", data={"duration": 86400}
+    )
+    assert muted.status_code == 200, muted.text
+    p.reload()
+    expect(row).to_contain_text(re.compile(r"Until \w"))
     shot(ann, "muted-accounts")
     row.get_by_role("button", name=f"Unmute @{other}").click()
     expect(row.get_by_role("button", name=f"Mute @{other}")).to_be_visible()

@@ -18,6 +18,11 @@ function textOf(html) {
   return (tpl.content.textContent || '').trim();
 }
 
+// a FeaturedTag's last_status_at ("2026-12-03", a day in UTC) as a date in words
+function dayText(day) {
+  return new Date(day + 'T00:00:00Z').toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+}
+
 function backToSettings() { return h('p', {}, h('a', { href: '/settings' }, 'Back to settings')); }
 
 // a button that does one thing: disabled while it runs, the error as a toast
@@ -156,7 +161,7 @@ export function policySection() {
 
 // --- profiles ---------------------------------------------------------------------------
 // Featured hashtags and featured accounts under a profile's card
-export function profileFeatured(ctx, account) {
+export function profileFeatured(ctx, account, tagged = null) {
   const box = h('div', { class: 'profile-featured' });
   if (has('GET', '/api/v1/accounts/{}/featured_tags')) {
     api(`/api/v1/accounts/${account.id}/featured_tags`).then((tags) => {
@@ -164,10 +169,11 @@ export function profileFeatured(ctx, account) {
       box.prepend(h('section', { class: 'featured-tags', 'aria-labelledby': 'featured-tags-head' },
         h('h2', { id: 'featured-tags-head' }, 'Featured hashtags'),
         h('ul', { class: 'tag-chips' }, ...tags.map((t) => h('li', {},
-          h('a', { href: `${profilePath(account)}/tagged/${encodeURIComponent(t.name)}`, class: 'tag-chip' },
+          h('a', { href: `${profilePath(account)}/tagged/${encodeURIComponent(t.name)}`, class: 'tag-chip',
+            'aria-current': tagged && tagged.toLowerCase() === t.name.toLowerCase() ? 'page' : null },
             h('strong', {}, '#' + t.name), ' ',
             h('span', { class: 'meta' }, plural(Number(t.statuses_count || 0), 'post', 'posts'),
-              t.last_status_at ? ` · last ${new Date(t.last_status_at + 'T00:00:00Z').toLocaleDateString(undefined, { timeZone: 'UTC' })}` : '')))))));
+              t.last_status_at ? ` · last ${dayText(t.last_status_at)}` : '')))))));
     }).catch(() => {});
   }
   if (has('GET', '/api/v1/accounts/{}/endorsements')) {
@@ -306,7 +312,7 @@ function featuredTags(ctx, label) {
       list.replaceChildren(...(tags.length ? tags.map((t) => h('li', { class: 'setting-row' },
         h('div', {}, h('a', { href: '/tags/' + encodeURIComponent(t.name.toLowerCase()) }, h('strong', {}, '#' + t.name)),
           h('p', { class: 'meta' }, plural(Number(t.statuses_count || 0), 'post', 'posts'),
-            t.last_status_at ? ` · last used ${t.last_status_at}` : '')),
+            t.last_status_at ? ` · last used ${dayText(t.last_status_at)}` : '')),
         act(h('button', { type: 'button', class: 'danger', 'aria-label': `Remove #${t.name}` }, 'Remove'), async () => {
           await api(`/api/v1/featured_tags/${t.id}`, { method: 'DELETE' });
           toast(`#${t.name} is no longer featured`);

@@ -351,7 +351,7 @@ export function profile(ctx, acct, tab = 'posts', tagged = null) {
         }
       } catch (err) { toast(errorText(err), 'error'); }
     }
-    head.replaceChildren(card, profileFeatured(ctx, account));
+    head.replaceChildren(card, profileFeatured(ctx, account, tagged));
     if (tagged) {
       body.replaceChildren(taggedPosts(ctx, account, tagged, (s) => renderStatus(s, { onReply: ctx.reply })));
     } else if (tab === 'posts') {
