@@ -140,7 +140,8 @@ def test_featured_hashtags_accounts_and_a_private_note_on_profiles(people):  # n
     )
     menu = p.get_by_role("button", name=f"More for @{friend}")
     menu.click()
-    expect(p.get_by_role("button", name="Remove from featured")).to_be_visible()
+    expect(p.get_by_role("button", name="Remove from featured")).to_be_focused()
+    shot(ann, "profile-menu")
     p.keyboard.press("Escape")
     expect(menu).to_be_focused()
     # another viewer (a phone): the hashtag and the account on ann's profile, no note
@@ -150,6 +151,9 @@ def test_featured_hashtags_accounts_and_a_private_note_on_profiles(people):  # n
     expect(featured).to_contain_text("#birding")
     expect(q.get_by_role("region", name="Featured accounts")).to_contain_text(f"@{friend}")
     shot(bo, "profile-featured")
+    q.emulate_media(color_scheme="dark")
+    shot(bo, "profile-featured-dark")
+    q.emulate_media(color_scheme="light")
     featured.get_by_role("link", name=re.compile("#birding")).click()
     expect(q).to_have_url(re.compile(f"/@{name}/tagged/birding$"))
     expect(q.locator(".tag-chip[aria-current=page]")).to_contain_text("#birding")
@@ -223,6 +227,9 @@ def test_mutes_blocks_domains_and_followed_hashtags_undone_in_settings(people): 
     expect(p.locator(".setting-row", has_text="spam.example")).to_be_visible()
     assert ann.api("GET", "/api/v1/domain_blocks").json() == ["spam.example"]
     shot(ann, "blocked-domains")
+    p.emulate_media(color_scheme="dark")
+    shot(ann, "blocked-domains-dark")
+    p.emulate_media(color_scheme="light")
     p.get_by_role("button", name="Unblock spam.example").click()
     expect(p.locator(".setting-row", has_text="spam.example")).to_have_count(0)
     assert ann.api("GET", "/api/v1/domain_blocks").json() == []
