@@ -75,29 +75,38 @@ def test_a_strangers_mention_waits_in_filtered_notifications_until_accepted(peop
     p.get_by_role("link", name="Notifications", exact=True).first.click()
     expect(status_in(p, "hello from a stranger")).to_be_visible()
     expect(p.get_by_role("link", name=re.compile("Filtered notifications"))).to_be_hidden()
-    # a second stranger's, dismissed from the list, at a phone's size
-    cy = people(PHONE)
-    third = cy.sign_up("th")
-    cy.api("POST", "/api/v1/statuses", data={"status": f"@{name} me too"})
+    # two more strangers' requests, ticked and dismissed at once, at a phone's size
+    more = [people(PHONE), people(PHONE)]
+    names = [person.sign_up("th") for person in more]
+    for person in more:
+        person.api("POST", "/api/v1/statuses", data={"status": f"@{name} me too"})
     until(
         lambda: (
             ann.api("GET", "/api/v2/notifications/policy").json()["summary"][
                 "pending_requests_count"
             ]
-            == 1
+            == 2
         )
     )
     p.set_viewport_size(PHONE)
     p.goto("/notifications")
-    expect(p.get_by_role("link", name=re.compile("Filtered notifications"))).to_be_visible()
+    expect(p.get_by_role("link", name=re.compile("Filtered notifications"))).to_have_text(
+        re.compile(r"\(2\)")
+    )
     p.get_by_role("link", name=re.compile("Filtered notifications")).click()
-    expect(p.locator(".request")).to_contain_text(f"@{third}")
+    expect(p.locator(".request")).to_have_count(2)
+    expect(p.get_by_role("button", name="Dismiss selected")).to_be_disabled()
+    for other in names:
+        p.get_by_role("checkbox", name=f"Select @{other}").check()
     assert p.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     ann.width = PHONE["width"]
     shot(ann, "notification-requests")
-    p.get_by_role("button", name=f"Dismiss notifications from @{third}").click()
-    expect(p.locator(".request .choices")).to_have_text("Dismissed")
+    p.get_by_role("button", name="Dismiss 2").click()
+    expect(p.locator(".request .choices")).to_have_text(["Dismissed", "Dismissed"])
+    expect(p.get_by_role("button", name="Dismiss selected")).to_be_disabled()
     assert ann.api("GET", "/api/v1/notifications/requests").json() == []
+    p.get_by_role("link", name="Change the policy").click()  # Settings, at the policy
+    expect(p.get_by_role("heading", name="Filter notifications from")).to_be_in_viewport()
 
 
 def test_featured_hashtags_accounts_and_a_private_note_on_profiles(people):  # noqa: F811

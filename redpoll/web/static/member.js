@@ -57,7 +57,11 @@ function requestChoices(r) {
   const accept = h('button', { type: 'button', class: 'primary', 'aria-label': `Accept notifications from @${a.acct}` }, 'Accept');
   const dismiss = h('button', { type: 'button', 'aria-label': `Dismiss notifications from @${a.acct}` }, 'Dismiss');
   const choices = h('div', { class: 'choices' }, accept, dismiss);
-  const done = (text) => { choices.replaceChildren(h('span', { class: 'meta', role: 'status' }, text)); };
+  const done = (text) => {
+    choices.replaceChildren(h('span', { class: 'meta', role: 'status' }, text));
+    choices.dispatchEvent(new Event('answered', { bubbles: true }));
+  };
+  choices.answer = done;  // the bulk buttons of the list say it too
   act(accept, async () => {
     await api(`/api/v1/notifications/requests/${r.id}/accept`, { method: 'POST' });
     toast(`Notifications from @${a.acct} accepted`);
@@ -71,9 +75,12 @@ function requestChoices(r) {
   return choices;
 }
 
-function requestRow(r, ctx) {
+function requestRow(r, ctx, onSelect) {
   const a = r.account;
   const item = h('div', { class: 'request', dataset: { id: r.id } });
+  const pick = h('input', { type: 'checkbox', class: 'request-pick', 'aria-label': `Select @${a.acct}` });
+  pick.addEventListener('change', onSelect);
+  item.addEventListener('answered', () => { pick.checked = false; pick.disabled = true; onSelect(); });
   const count = Number(r.notifications_count || 0);
   const last = r.last_status;
   item.append(
@@ -81,7 +88,7 @@ function requestRow(r, ctx) {
       'aria-label': `${plural(count, 'notification', 'notifications')} from @${a.acct}: open` }, plural(count, 'notification', 'notifications'))),
     last ? h('a', { href: `/notifications/requests/${r.id}`, class: 'request-preview', tabindex: '-1' },
       last.spoiler_text ? `CW: ${last.spoiler_text}` : textOf(last.content) || '(attachments only)') : null,
-    h('div', { class: 'request-foot' }, requestChoices(r), timeEl(r.updated_at || r.created_at)));
+    h('div', { class: 'request-foot' }, pick, requestChoices(r), timeEl(r.updated_at || r.created_at)));
   return item;
 }
 
@@ -91,12 +98,35 @@ export function requestsView(ctx) {
   head.classList.add('with-back');
   head.prepend(h('button', { type: 'button', class: 'back', 'aria-label': 'Back', title: 'Back',
     onclick: () => ctx.back() }, icon('back')));
+  // the ticked ones, answered at once (the bulk routes)
+  const acceptAll = h('button', { type: 'button', class: 'primary', disabled: true }, 'Accept selected');
+  const dismissAll = h('button', { type: 'button', disabled: true }, 'Dismiss selected');
+  const picked = () => [...f.list.querySelectorAll('.request-pick:checked')].map((c) => c.closest('.request'));
+  const paintBulk = () => {
+    const n = picked().length;
+    acceptAll.disabled = dismissAll.disabled = n === 0;
+    acceptAll.textContent = n ? `Accept ${n}` : 'Accept selected';
+    dismissAll.textContent = n ? `Dismiss ${n}` : 'Dismiss selected';
+  };
+  const bulk = (verb, said) => async () => {
+    const rows = picked();
+    if (!rows.length) return;
+    acceptAll.disabled = dismissAll.disabled = true;
+    try {
+      await api(`/api/v1/notifications/requests/${verb}`, { method: 'POST', query: { id: rows.map((r) => r.dataset.id) } });
+      for (const row of rows) row.querySelector('.choices').answer(said);
+      toast(`${plural(rows.length, 'request', 'requests')} ${verb === 'accept' ? 'accepted' : 'dismissed'}`);
+    } catch (err) { toast(errorText(err), 'error'); } finally { paintBulk(); }
+  };
+  acceptAll.addEventListener('click', bulk('accept', 'Accepted: their notifications are in your list'));
+  dismissAll.addEventListener('click', bulk('dismiss', 'Dismissed'));
   const f = feed({ path: '/api/v1/notifications/requests', signal: ctx.signal, label: 'Notification requests',
-    empty: 'No filtered notifications.', render: (r) => requestRow(r, ctx) });
+    empty: 'No filtered notifications.', render: (r) => requestRow(r, ctx, paintBulk) });
+  const bar = h('div', { class: 'bulk-bar', role: 'group', 'aria-label': 'Selected requests' }, acceptAll, dismissAll);
   return [head,
     h('p', { class: 'hint' }, 'Notifications from people your notification policy filters. Accept to see them with the others; dismiss to drop them. ',
       h('a', { href: '/settings#notification-policy-head' }, 'Change the policy')),
-    f.root];
+    has('POST', '/api/v1/notifications/requests/accept') ? bar : null, f.root];
 }
 
 export function requestView(ctx, id) {
