@@ -222,7 +222,8 @@ export function profileFeatured(ctx, account, tagged = null) {
 export function profileMenu(account, getRel, setRel) {
   const id = 'profile-menu-' + account.id;
   const endorse = h('button', { type: 'button', class: 'action' });
-  const list = h('div', { class: 'post-menu-list', id, role: 'group', 'aria-label': 'More', hidden: true }, endorse);
+  const muteFor = h('button', { type: 'button', class: 'action' }, 'Mute for a while…');
+  const list = h('div', { class: 'post-menu-list', id, role: 'group', 'aria-label': 'More', hidden: true }, endorse, muteFor);
   const btn = h('button', { type: 'button', class: 'profile-menu-button', 'aria-label': `More for @${account.acct}`,
     title: 'More', 'aria-expanded': 'false', 'aria-controls': id }, icon('more'));
   const box = h('div', { class: 'post-menu profile-menu' }, btn, list);
@@ -231,7 +232,9 @@ export function profileMenu(account, getRel, setRel) {
     endorse.textContent = rel.endorsed ? 'Remove from featured' : 'Feature on profile';
     endorse.disabled = !rel.endorsed && !rel.following;
     endorse.title = endorse.disabled ? 'Follow them first: you feature people you follow' : '';
-    box.hidden = !has('POST', '/api/v1/accounts/{}/endorse');
+    endorse.hidden = !has('POST', '/api/v1/accounts/{}/endorse');
+    muteFor.hidden = !!rel.muting || !has('POST', '/api/v1/accounts/{}/mute');
+    box.hidden = endorse.hidden && muteFor.hidden;
   };
   const set = (open) => {
     if (open) paint();
@@ -259,8 +262,45 @@ export function profileMenu(account, getRel, setRel) {
       toast(on ? `@${account.acct} is featured on your profile` : `@${account.acct} is no longer featured`);
     } catch (err) { toast(errorText(err), 'error'); }
   });
+  muteFor.addEventListener('click', () => {
+    set(false);
+    openMute(account, btn, setRel);
+  });
   paint();
   return { node: box, paint };
+}
+
+// Mastodon's Mute dialog: for how long, and whether their notifications go too
+const MUTE_FOR = [['0', 'Indefinitely'], ['300', '5 minutes'], ['1800', '30 minutes'], ['3600', '1 hour'],
+  ['21600', '6 hours'], ['86400', '1 day'], ['259200', '3 days'], ['604800', '7 days']];
+
+function openMute(account, opener, setRel) {
+  const duration = h('select', { name: 'duration' }, ...MUTE_FOR.map(([v, l]) => h('option', { value: v }, l)));
+  const notes = h('input', { type: 'checkbox', name: 'notifications', checked: true });
+  const yes = h('button', { type: 'submit', class: 'primary' }, 'Mute');
+  const no = h('button', { type: 'button' }, 'Cancel');
+  const dialog = h('dialog', { class: 'dialog', 'aria-labelledby': 'mute-head' },
+    h('form', { method: 'dialog', onsubmit: async (e) => {
+      e.preventDefault();
+      yes.disabled = true;
+      try {
+        const rel = await api(`/api/v1/accounts/${account.id}/mute`, { method: 'POST',
+          form: { duration: duration.value, notifications: notes.checked ? 'true' : 'false' } });
+        setRel(rel);
+        dialog.close();
+        toast(`@${account.acct} muted${duration.value === '0' ? '' : ' for ' + duration.selectedOptions[0].textContent}`);
+      } catch (err) { yes.disabled = false; toast(errorText(err), 'error'); }
+    } },
+    h('h2', { id: 'mute-head' }, `Mute @${account.acct}?`),
+    h('p', { class: 'hint' }, 'You won\'t see their posts or boosts; they can still see yours and follow you, and won\'t know they are muted.'),
+    h('label', { class: 'field' }, h('span', {}, 'Duration'), duration),
+    h('label', { class: 'check' }, notes, ' Hide notifications from them'),
+    h('div', { class: 'dialog-buttons' }, no, yes)));
+  no.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => { dialog.remove(); if (opener.isConnected) opener.focus(); });
+  document.body.append(dialog);
+  dialog.showModal();
+  duration.focus();
 }
 
 // The private note: only its writer sees it (relationship.note); saved when

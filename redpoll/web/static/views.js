@@ -239,6 +239,8 @@ function relationButtons(account, rel) {
   follow.addEventListener('click', () => act(rel.following || rel.requested ? 'unfollow' : 'follow', follow));
   mute.addEventListener('click', () => act(rel.muting ? 'unmute' : 'mute', mute));
   block.addEventListener('click', () => act(rel.blocking ? 'unblock' : 'block', block));
+  // a change made elsewhere on the page (the … menu's Mute for…)
+  box.addEventListener('relationship', (e) => { rel = { ...rel, ...e.detail }; paint(); });
   paint();
   box.append(follow, mute, block, reportAccountButton(account), lists ? lists.button : '', note,
     lists ? lists.panel : '');
@@ -342,7 +344,11 @@ export function profile(ctx, acct, tab = 'posts', tagged = null) {
         if (rel) {
           let now = rel;
           const box = relationButtons(account, rel);
-          const menu = profileMenu(account, () => now, (r) => { now = r; emit('relationship', r); });
+          const menu = profileMenu(account, () => now, (r) => {
+            now = r;
+            box.dispatchEvent(new CustomEvent('relationship', { detail: r }));
+            emit('relationship', r);
+          });
           bus.addEventListener('relationship', (e) => {
             if (e.detail && e.detail.id === account.id) { now = { ...now, ...e.detail }; menu.paint(); }
           }, { signal: ctx.signal });
