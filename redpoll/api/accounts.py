@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from ..accounts import auth
+from ..conversations import conversation
 from ..core import limits
 from ..core.errors import Conflict, UserNotFound, ValidationError
 from ..relations.relationship import Relationship
@@ -183,12 +184,19 @@ async def lookup(ctx: Ctx) -> Response:
             query_param("only_media", BOOL),
             query_param("exclude_replies", BOOL),
             query_param("exclude_reblogs", BOOL),
+            query_param("tagged", STR),
         ],
     ),
 )
 async def account_statuses(ctx: Ctx) -> Response:
     uid = ctx.path_id()
     p = ctx.params
+    tagged = p.str("tagged", max_chars=limits.TAG_MAX_CHARS + 1) or None
+    if tagged:
+        try:
+            tagged = conversation.tag_name(tagged)
+        except ValidationError:  # no hashtag has that name: no status carries it (Mastodon)
+            return JSON([])
     if p.bool("pinned"):  # the pins, all of them (at most limits.PINS_MAX)
         return timeline_response(ctx, await ctx.rp.pinned_page(ctx.viewer, uid))
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
@@ -200,6 +208,7 @@ async def account_statuses(ctx: Ctx) -> Response:
             no_replies=no_replies,
             no_reblogs=no_reblogs,
             only_media=p.bool("only_media"),
+            tagged=tagged,
             **p.cursors(),
         ),
     )

@@ -88,6 +88,8 @@ CREDENTIAL_ACCOUNT = {
         ),
     ]
 }
+#: GET /api/v1/mutes: the Account with when its mute ends (null: until unmuted)
+MUTED_ACCOUNT = {"allOf": [ref("Account"), obj({"mute_expires_at": NULLABLE_STR})]}
 STATUS = obj(
     {
         "id": ID,
@@ -478,6 +480,7 @@ SCHEMAS = {
     "Markers": MARKERS,
     "Account": ACCOUNT,
     "CredentialAccount": CREDENTIAL_ACCOUNT,
+    "MutedAccount": MUTED_ACCOUNT,
     "Status": STATUS,
     "Relationship": RELATIONSHIP,
     "List": LIST,

@@ -10,7 +10,7 @@ from ..core.errors import ValidationError
 from ..render import entities
 from .accounts import relationship_of
 from .context import Ctx
-from .contract import ACCOUNTS_REF, BOOL, PAGE, Doc, path_param, ref, request_body
+from .contract import ACCOUNTS_REF, BOOL, PAGE, Doc, array, path_param, ref, request_body
 from .responses import JSON, link_header
 from .routing import endpoint
 
@@ -129,15 +129,32 @@ async def blocks(ctx: Ctx) -> Response:
     auth="required",
     scope="read:mutes",
     doc=Doc(
-        "Accounts you mute now, newest mute first (cursors are mute ids)",
+        "Accounts you mute now, newest mute first (cursors are mute ids), each with "
+        "when its mute ends",
         "Accounts",
-        ACCOUNTS_REF,
+        array(ref("MutedAccount")),
         paged=True,
         params=PAGE,
     ),
 )
 async def mutes(ctx: Ctx) -> Response:
-    return await _accounts_page(ctx, ctx.rp.muted_accounts)
+    """Mastodon's MutedAccount: the Account with ``mute_expires_at`` (null:
+    until unmuted)."""
+    p = ctx.params
+    for name in ("since_id", "min_id"):
+        p.cursor(name)
+    users, marks, ends = await ctx.rp.muted_accounts(
+        ctx.uid, max_id=p.cursor("max_id"), limit=p.raw("limit")
+    )
+    headers = link_header(ctx, marks, key=lambda c: c, prev=False) if marks else {}
+    return JSON(
+        [
+            entities.account(u, ctx.base)
+            | {"mute_expires_at": entities.iso(ends[u.id]) if ends.get(u.id) else None}
+            for u in users
+        ],
+        headers=headers,
+    )
 
 
 # --- a member's domain blocks ----------------------------------------------------------------

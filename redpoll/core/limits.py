@@ -618,6 +618,9 @@ TAG_TIMELINE_COMBINE_MAX = 4
 #: fill itself; the candidates are the newest of the tag's and the any[]
 #: tags' timelines (each at most TAG_TIMELINE_CAP).
 TAG_TIMELINE_COMBINE_SCAN = 400
+#: An account's statuses with one hashtag (``tagged=``): the newest this
+#: many of its set of them (keys.tag_posts) are the candidates a page reads.
+PROFILE_TAGGED_SCAN = 1000
 #: A boost is not put into a home whose newest this-many entries already hold
 #: its original or another boost of it (Mastodon's REBLOG_FALLOFF is 40).
 REBLOG_WINDOW = 40

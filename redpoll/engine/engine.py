@@ -846,12 +846,20 @@ class Redpoll:
         no_replies: bool = False,
         no_reblogs: bool = False,
         only_media: bool = False,
+        tagged: str | None = None,
         **cursors: Any,
     ) -> pages.Shown:
+        """``tagged``: only the public and unlisted statuses with that
+        hashtag (a normalized name), as Mastodon's ``tagged=``."""
+        read = (
+            await timelines.profile_tagged(self.store, uid, tagged, **cursors)
+            if tagged
+            else await self.profile_timeline(uid, **cursors)
+        )
         return await pages.profile(
             self.store,
             viewer,
-            await self.profile_timeline(uid, **cursors),
+            read,
             no_replies=no_replies,
             no_reblogs=no_reblogs,
             only_media=only_media,
@@ -972,8 +980,14 @@ class Redpoll:
             self.store, await relations.blocked_page(self.store, uid, **page)
         )
 
-    async def muted_accounts(self, uid, **page: Any) -> tuple[list[User], list[int]]:
-        return await pages.accounts(self.store, await relations.muted_page(self.store, uid, **page))
+    async def muted_accounts(
+        self, uid, **page: Any
+    ) -> tuple[list[User], list[int], dict[int, int]]:
+        """The muted accounts, the page's marks, and when each mute ends
+        (ms; 0: never), by account id."""
+        rows = await relations.muted_terms_page(self.store, uid, **page)
+        users, marks = await pages.accounts(self.store, [(t, mark) for t, mark, _ in rows])
+        return users, marks, {t: ends for t, _, ends in rows}
 
     async def follow_requesters(self, uid, **page: Any) -> tuple[list[User], list[int]]:
         return await pages.accounts(

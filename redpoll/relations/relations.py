@@ -157,13 +157,25 @@ async def unmute(store: Store, a, b) -> None:
 
 async def muted_page(store: Store, uid, max_id=None, limit=None) -> list[tuple[int, int]]:
     """(account id, mute id) of active mutes, newest first, below ``max_id``."""
+    return [(target, mark) for target, mark, _ in await muted_terms_page(store, uid, max_id, limit)]
+
+
+async def muted_terms_page(
+    store: Store, uid, max_id=None, limit=None
+) -> list[tuple[int, int, int]]:
+    """(account id, mute id, when the mute ends in ms, 0: never) of active
+    mutes, newest first, below ``max_id``."""
     uid = validate.an_id(uid, "user_id")
     rows = await _page(store, keys.muting(uid), max_id, limit)
     if not rows:
-        return rows
+        return []
     terms = await store.batch([("HMGET", keys.mute_terms(uid), *[r[0] for r in rows])])
     now = now_ms()
-    return [r for r, t in zip(rows, terms[0]) if (m := Mute.parse(t)) and m.active(now)]
+    return [
+        (target, mark, m.expires_at)
+        for (target, mark), t in zip(rows, terms[0])
+        if (m := Mute.parse(t)) and m.active(now)
+    ]
 
 
 # --- what reads ask ----------------------------------------------------------------------

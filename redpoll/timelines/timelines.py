@@ -180,6 +180,29 @@ async def tag_combined(
     return Page(found)
 
 
+async def profile_tagged(
+    store: Store, uid, name: str, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> Page:
+    """A user's public and unlisted statuses carrying ``#name`` (normalized),
+    newest first by id cursors, as Mastodon's ``tagged=``: the candidates
+    are the newest limits.PROFILE_TAGGED_SCAN of the user's set of them
+    (keys.tag_posts, scored by time), ordered by id here."""
+    uid = validate.an_id(uid, "user_id")
+    max_id, since_id, min_id, size = _cursors(max_id, since_id, min_id, limit)
+    pipe = store.pipeline()
+    pipe.exists(keys.user(uid))
+    pipe.zrevrange(keys.tag_posts(uid, name), 0, limits.PROFILE_TAGGED_SCAN - 1)
+    exists, members = await pipe.execute()
+    if not exists:
+        raise UserNotFound(f"user {uid} does not exist")
+    top = int(max_id) if max_id else limits.MAX_ID + 1
+    bottom = int(min_id or since_id or 0)
+    ids = sorted({int(i) for i in members if bottom < int(i) < top}, reverse=not min_id)[:size]
+    if min_id:  # the ones just above it, shown newest first
+        ids.reverse()
+    return Page(await read_statuses(store, ids))
+
+
 async def profile(
     store: Store, uid, *, max_id=None, since_id=None, min_id=None, limit=None
 ) -> Page:

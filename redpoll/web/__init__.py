@@ -233,6 +233,8 @@ APP_PATHS = (
     "/home",
     "/notifications",
     "/notifications/mentions",
+    "/notifications/requests",
+    "/notifications/requests/{id}",
     "/conversations",
     "/scheduled",
     "/explore",
@@ -249,6 +251,7 @@ APP_PATHS = (
     "/settings",
     "/settings/invites",
     "/settings/warnings",
+    "/settings/{section}",
     "/moderation",
     "/moderation/{section}",
     "/moderation/{section}/{id}",
@@ -256,6 +259,7 @@ APP_PATHS = (
     "/favourites",
     "/@{login}/followers",
     "/@{login}/following",
+    "/@{login}/tagged/{tag}",
 )
 
 

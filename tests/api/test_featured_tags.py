@@ -78,3 +78,29 @@ async def test_at_most_ten_featured_and_suggestions_are_recent_unfeatured_tags(s
     assert full.value.args[1] == 422
     assert len(me.featured_tags()) == limits.FEATURED_TAGS_MAX
     assert "onetoomany" not in by_name(me.featured_tags())
+
+
+async def test_an_accounts_statuses_tagged_with_a_hashtag_page_newest_first(srv):
+    """``tagged=`` on an account's statuses (what a featured tag links to):
+    its public and unlisted statuses with the tag, any case, newest first,
+    paged by the Link header; another's, a followers-only one, a deleted
+    one left out; a name no hashtag can have gives an empty page."""
+    me, other = await asyncio.to_thread(accounts, srv.base, 2)
+    posted = [me.status_post(f"bird {i} #Birds") for i in range(3)]
+    me.status_post("quiet #birds", visibility="unlisted")
+    me.status_post("followers only #birds", visibility="private")
+    me.status_post("no tag here")
+    other.status_post("someone else's #birds")
+    gone = me.status_post("gone #birds")
+    me.status_delete(gone["id"])
+    uid = me.me()["id"]
+    url = f"{srv.base}/api/v1/accounts/{uid}/statuses"
+    shown = httpx.get(url, params={"tagged": "BIRDS"}).json()
+    assert [s["content"] for s in shown][0].startswith("<p>quiet")
+    assert len(shown) == 4 and [s["id"] for s in shown[1:]] == [p["id"] for p in reversed(posted)]
+    first = httpx.get(url, params={"tagged": "birds", "limit": 2})
+    assert [s["id"] for s in first.json()] == [shown[0]["id"], shown[1]["id"]]
+    rest = httpx.get(first.links["next"]["url"]).json()
+    assert [s["id"] for s in rest] == [shown[2]["id"], shown[3]["id"]]
+    assert httpx.get(url, params={"tagged": "not a tag!"}).json() == []
+    assert httpx.get(url, params={"tagged": "cats"}).json() == []

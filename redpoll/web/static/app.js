@@ -13,6 +13,7 @@ import * as discover from './discover.js';
 import * as notes from './notes.js';
 import * as dm from './dm.js';
 import * as invites from './invites.js';
+import * as member from './member.js';
 import { patchStatus } from './store.js';
 import { loadFeatures, has, moderationSections } from './features.js';
 import { installKeys } from './keys.js';
@@ -45,6 +46,8 @@ const ROUTES = [
   [/^\/oauth\/callback$/, 'callback', (c) => views.callback(c)],
   [/^\/notifications$/, 'notifications', (c) => notes.notifications(c)],
   [/^\/notifications\/mentions$/, 'mentions', (c) => notes.notifications(c, true)],
+  [/^\/notifications\/requests$/, 'requests', (c) => member.requestsView(c)],
+  [/^\/notifications\/requests\/(\d+)$/, 'requests', (c, id) => member.requestView(c, id)],
   [/^\/conversations$/, 'conversations', (c) => dm.conversations(c)],
   [/^\/explore$/, 'explore', (c) => views.explore(c, true)],
   [/^\/public\/local$/, 'explore', (c) => views.explore(c, true)],
@@ -60,6 +63,7 @@ const ROUTES = [
   [/^\/settings$/, 'settings', (c) => views.settings(c)],
   [/^\/settings\/invites$/, 'settings', (c) => invites.invitesView(c)],
   [/^\/settings\/warnings$/, 'settings', lazy((m, c) => m.myWarnings(c))],
+  [/^\/settings\/(\w+)$/, 'settings', (c, key) => member.settingsPage(c, key)],
   [/^\/moderation$/, 'moderation', lazy((m, c) => m.index(c))],
   [/^\/moderation\/reports$/, 'moderation', lazy((m, c) => m.reports(c, new URLSearchParams(location.search).has('resolved')))],
   [/^\/moderation\/reports\/(\d+)$/, 'moderation', lazy((m, c, id) => m.report(c, id))],
@@ -73,6 +77,7 @@ const ROUTES = [
   [/^\/bookmarks$/, 'bookmarks', (c) => views.bookmarks(c)],
   [/^\/favourites$/, 'favourites', (c) => views.favourites(c)],
   [/^\/scheduled$/, 'scheduled', (c) => views.scheduled(c)],
+  [/^\/@([^/]+)\/tagged\/([^/]+)$/, 'profile', (c, a, t) => views.profile(c, a, 'posts', t)],
   [/^\/@([^/]+)\/(followers|following)$/, 'profile', (c, a, tab) => views.profile(c, a, tab)],
   [/^\/@([^/]+)\/(\d+)$/, 'thread', (c, a, id) => views.thread(c, a, id)],
   [/^\/@([^/]+)$/, 'profile', (c, a) => views.profile(c, a)],
@@ -304,7 +309,7 @@ function markNav(key, path) {
   for (const a of nav.querySelectorAll('[data-key]')) {
     const k = a.dataset.key;
     const own = session.me() && (path === '/@' + session.me().acct || path.startsWith('/@' + session.me().acct + '/'));
-    if ((k === key && k !== 'profile') || (k === 'profile' && own) || (k === 'notifications' && key === 'mentions') ||
+    if ((k === key && k !== 'profile') || (k === 'profile' && own) || (k === 'notifications' && (key === 'mentions' || key === 'requests')) ||
         (k === 'explore' && (key === 'public' || key === 'people'))) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
@@ -363,6 +368,8 @@ function render(e) {
   window.scrollTo({ top: 0 });
   const h1 = main.querySelector('h1');
   if (rendered++ && h1) h1.focus({ preventScroll: true });
+  const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+  if (target && main.contains(target)) target.scrollIntoView({ block: 'start' });
 }
 let rendered = 0;
 
@@ -374,7 +381,8 @@ document.addEventListener('click', (e) => {
   if (url.origin !== location.origin || url.pathname.startsWith('/oauth/authorize') ||
       url.pathname.startsWith('/api/') || url.pathname.startsWith('/assets/')) return;
   e.preventDefault();
-  if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search);
+  // a #fragment: that part of the page (Settings' notification policy)
+  if (url.pathname + url.search !== location.pathname + location.search) go(url.pathname + url.search + url.hash);
   else render();
 });
 window.addEventListener('popstate', render);

@@ -11,6 +11,7 @@ import { renderStatus, profilePath } from './status.js';
 import { feed } from './feed.js';
 import { has } from './features.js';
 import { heading, renderNotification } from './views.js';
+import { filteredEntry } from './member.js';
 
 const TEXT = {
   favourite: 'favourited your post', reblog: 'boosted your post', follow: 'followed you',
@@ -154,5 +155,5 @@ export function notifications(ctx, mentions = false) {
     }
     body.replaceChildren(f.root);
   })();
-  return [head, tabs(mentions), body];
+  return [head, tabs(mentions), filteredEntry(ctx), body];
 }

@@ -15,6 +15,7 @@ import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSecti
 import { twoFactorSection, exportSection } from './settings.js';
 import { emailSection, confirmationText } from './email.js';
 import { reportAccountButton } from './report.js';
+import { profileFeatured, profileMenu, privateNote, taggedPosts, policySection, settingsLinks } from './member.js';
 
 function unavailable(what) {
   return h('p', { class: 'unavailable', role: 'status' }, `${what} is not available on this server yet.`);
@@ -238,6 +239,8 @@ function relationButtons(account, rel) {
   follow.addEventListener('click', () => act(rel.following || rel.requested ? 'unfollow' : 'follow', follow));
   mute.addEventListener('click', () => act(rel.muting ? 'unmute' : 'mute', mute));
   block.addEventListener('click', () => act(rel.blocking ? 'unblock' : 'block', block));
+  // a change made elsewhere on the page (the … menu's Mute for…)
+  box.addEventListener('relationship', (e) => { rel = { ...rel, ...e.detail }; paint(); });
   paint();
   box.append(follow, mute, block, reportAccountButton(account), lists ? lists.button : '', note,
     lists ? lists.panel : '');
@@ -300,8 +303,10 @@ function listPicker(account) {
   return { button, panel };
 }
 
-export function profile(ctx, acct, tab = 'posts') {
+// tagged: only the posts with that hashtag (a featured hashtag's link)
+export function profile(ctx, acct, tab = 'posts', tagged = null) {
   acct = decodeURIComponent(acct);
+  if (tagged) tagged = decodeURIComponent(tagged);
   ctx.title('@' + acct);
   const head = h('div', { class: 'profile' }, h('p', { role: 'status' }, 'Loading…'));
   const body = h('div', {});
@@ -336,11 +341,26 @@ export function profile(ctx, acct, tab = 'posts') {
     } else if (me) {
       try {
         const [rel] = await api('/api/v1/accounts/relationships', { query: { id: [account.id] } });
-        if (rel) card.append(relationButtons(account, rel));
+        if (rel) {
+          let now = rel;
+          const box = relationButtons(account, rel);
+          const menu = profileMenu(account, () => now, (r) => {
+            now = r;
+            box.dispatchEvent(new CustomEvent('relationship', { detail: r }));
+            emit('relationship', r);
+          });
+          bus.addEventListener('relationship', (e) => {
+            if (e.detail && e.detail.id === account.id) { now = { ...now, ...e.detail }; menu.paint(); }
+          }, { signal: ctx.signal });
+          box.querySelector('.rel-note').before(menu.node);
+          card.append(box, privateNote(account, rel));
+        }
       } catch (err) { toast(errorText(err), 'error'); }
     }
-    head.replaceChildren(card);
-    if (tab === 'posts') {
+    head.replaceChildren(card, profileFeatured(ctx, account, tagged));
+    if (tagged) {
+      body.replaceChildren(taggedPosts(ctx, account, tagged, (s) => renderStatus(s, { onReply: ctx.reply })));
+    } else if (tab === 'posts') {
       const pinned = h('section', { class: 'pinned-section', 'aria-label': 'Pinned posts', hidden: true });
       body.replaceChildren(pinned, statusFeed(ctx, `/api/v1/accounts/${account.id}/statuses`, {}, null,
         'No posts yet.', `Posts by ${displayName(account)}`));
@@ -583,7 +603,7 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(), ...exportSection(),
+    ...settingsLinks(), ...policySection(), ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(), ...exportSection(),
     has('POST', '/api/v1/redpoll/invites') ? h('p', {}, h('a', { href: '/settings/invites' }, 'Invite people')) : null,
     has('GET', '/api/v1/redpoll/warnings') ? h('p', {}, h('a', { href: '/settings/warnings' }, 'Warnings about your account')) : null,
     h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
