@@ -8,6 +8,7 @@ import os
 import re
 import time
 import uuid
+from pathlib import Path
 
 import httpx
 import pytest
@@ -32,6 +33,15 @@ FLAGS = [
 
 
 PASSWORD = "correct horse battery"
+
+#: where the browser tests keep their screenshots (look at them)
+SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
+
+
+def shot(person, name: str, prefix: str = "") -> None:
+    """A full-page screenshot of ``person``'s page: ``{prefix}{name}-{width}.png``."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    person.page.screenshot(path=str(SHOTS / f"{prefix}{name}-{person.width}.png"), full_page=True)
 
 
 DESKTOP = {"width": 1280, "height": 900}

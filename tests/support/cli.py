@@ -136,3 +136,16 @@ def admin(srv, *args, stdin: str | None = None) -> subprocess.CompletedProcess:
 def ok(done: subprocess.CompletedProcess) -> str:
     assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
     return done.stdout
+
+
+def admin_ok(server, *args: str) -> str:
+    """``redpoll admin ARGS`` on the test's database (the ``server``
+    fixture's URL and topology); its output, or a failed assertion with
+    what it said."""
+    url, cluster, _ = server
+    env = dict(os.environ, REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0")
+    done = subprocess.run(
+        [str(REDPOLL), "admin", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
+    return done.stdout

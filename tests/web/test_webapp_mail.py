@@ -5,21 +5,17 @@ address in Settings, effective once the new address's link is followed."""
 
 from __future__ import annotations
 
-import os
 import re
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PASSWORD, PHONE, Person, browser  # noqa: F401
+from support.browser import DESKTOP, PASSWORD, PHONE, Person, browser, shot  # noqa: F401
 from support.mastodon import serve_env
 from support.smtp import free_port, link_in, smtp, text_of  # noqa: F401
 
 from redpoll.api.process import ServeProcess
-
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
 
 
 @pytest.fixture(scope="module")
@@ -44,11 +40,6 @@ def person(browser, web):  # noqa: F811
         p.context.close()
     problems = [x for p in made for x in p.problems]
     assert not problems, "\n".join(problems)
-
-
-def shot(who: Person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    who.page.screenshot(path=str(SHOTS / f"{name}-{who.width}.png"), full_page=True)
 
 
 def confirmed_account(web, smtp) -> tuple[str, str]:  # noqa: F811

@@ -11,21 +11,13 @@ followed hashtag unfollowed. At a desk's size and a phone's (390x844)."""
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 from playwright.sync_api import expect
-from support.browser import browser, people, status_in, until, web  # noqa: F401
+from support.browser import browser, people, shot, status_in, until, web  # noqa: F401
 
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
 DESK = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
-
-
-def shot(person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    person.page.screenshot(path=str(SHOTS / f"{name}-{person.width}.png"), full_page=True)
 
 
 def account_id(person, name: str) -> str:

@@ -11,18 +11,15 @@ Moderation entry shows only for a role that may moderate."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import expect
-from support.browser import PASSWORD, Person, browser, status_in  # noqa: F401
+from support.browser import PASSWORD, Person, browser, shot, status_in  # noqa: F401
+from support.cli import admin_ok as admin
 from support.federation import free_port
 from support.mastodon import serve_env
 from support.peers import Host
@@ -30,30 +27,10 @@ from support.peers import Host
 from redpoll.api.process import ServeProcess
 from redpoll.federation import signing
 
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
 WIDE = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def shot(person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    person.page.screenshot(path=str(SHOTS / f"mod-{name}-{person.width}.png"), full_page=True)
-
-
-def admin(server, *args: str) -> str:
-    url, cluster, _ = server
-    env = dict(os.environ, REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("redpoll")), "admin", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
-    return done.stdout
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +141,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     item = queue.locator("li", has_text=f"@{poster_name}").first
     expect(item).to_contain_text("Insults in every reply")
     expect(item.get_by_role("list", name="Reported posts")).to_contain_text("a rude reply here")
-    shot(mod, "reports")
+    shot(mod, "reports", "mod-")
     item.get_by_role("link", name=re.compile("Report #")).click()
     expect(m.locator(".mod-report").get_by_role("list", name="Reported posts")).to_contain_text(
         "a rude reply here"
@@ -174,13 +151,13 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     m.get_by_role("button", name="Assign to me").click()
     expect(m.get_by_role("button", name="Unassign")).to_be_visible()
     expect(m.locator(".mod-report")).to_contain_text(f"assigned to @{mod_name}")
-    shot(mod, "report")
+    shot(mod, "report", "mod-")
     m.get_by_role("group", name=f"Act on @{poster_name}").get_by_role("button", name="Warn").click()
     warn = m.get_by_role("dialog", name=f"Send a warning: @{poster_name}")
     warn.get_by_label("Warning").fill("Please keep it civil.")
     expect(warn.get_by_label("E-mail the member")).to_be_checked()
     warn.get_by_label("E-mail the member").uncheck()
-    shot(mod, "warn-dialog")
+    shot(mod, "warn-dialog", "mod-")
     warn.get_by_role("button", name="Warn").click()
     expect(warn).to_have_count(0)
     expect(
@@ -208,7 +185,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     m.get_by_role("button", name="Search").click()
     found = m.get_by_role("list", name="Accounts").locator("li")
     expect(found).to_have_count(1)
-    shot(mod, "accounts")
+    shot(mod, "accounts", "mod-")
     found.get_by_role("link", name=f"@{spammer_name}").click()
     m.get_by_role("button", name="Suspend").click()
     suspend = m.get_by_role("dialog", name=f"Suspend the account: @{spammer_name}")
@@ -216,7 +193,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     suspend.get_by_role("button", name="Suspend").click()
     expect(m.get_by_role("button", name="Lift the suspension")).to_be_visible()
     expect(m.locator(".mod-states")).to_contain_text("suspended")
-    shot(mod, "account")
+    shot(mod, "account", "mod-")
 
     # the suspended account is signed out and cannot sign in again
     s = spammer.page
@@ -241,11 +218,11 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     warning.get_by_role("button", name="Appeal").click()
     appeal = p.get_by_role("dialog", name="Appeal this decision")
     appeal.get_by_label("Your appeal").fill("It was a joke between friends.")
-    shot(poster, "appeal-dialog")
+    shot(poster, "appeal-dialog", "mod-")
     appeal.get_by_role("button", name="Send appeal").click()
     expect(warning).to_contain_text("Appeal pending")
     expect(warning.get_by_role("button", name="Appeal")).to_have_count(0)
-    shot(poster, "warnings")
+    shot(poster, "warnings", "mod-")
 
     # made an admin: appeals and domain blocks
     admin(server, "role", mod_name, "admin")
@@ -253,7 +230,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     moderation(m, "Appeals")
     pending = m.get_by_role("list", name="Appeals").locator("li", has_text=f"@{poster_name}")
     expect(pending).to_contain_text("It was a joke between friends.")
-    shot(mod, "appeals")
+    shot(mod, "appeals", "mod-")
     pending.get_by_role("button", name="Reject").click()
     expect(
         m.get_by_role("list", name="Appeals").locator("li", has_text=f"@{poster_name}")
@@ -274,7 +251,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
         blocked = m.get_by_role("list", name="Blocked domains").locator("li", has_text=peer.name)
         expect(blocked).to_contain_text("Suspend")
         assert inbox_post(web, pair, actor, target) == 403  # refused at once
-        shot(mod, "domains")
+        shot(mod, "domains", "mod-")
         # edited in place (PUT /api/v1/admin/domain_blocks/:id)
         blocked.get_by_role("button", name=f"Edit the block of {peer.name}").click()
         edit = m.get_by_role("dialog", name=f"Edit the block of {peer.name}")
@@ -284,7 +261,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
         edit.get_by_label("Reject reports").check()
         edit.get_by_label("Obfuscate the domain in the public list").check()
         edit.get_by_label("Public comment").fill("too noisy")
-        shot(mod, "domain-edit")
+        shot(mod, "domain-edit", "mod-")
         edit.get_by_role("button", name="Save").click()
         expect(blocked).to_contain_text("Limit")
         expect(blocked).to_contain_text("reports rejected")
@@ -339,7 +316,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     expect(signups.get_by_label("Who can sign up")).to_have_value("open")
     signups.get_by_label("Who can sign up").select_option("approval")
     signups.get_by_label("Ask a reason of those awaiting approval").check()
-    shot(mod, "server")
+    shot(mod, "server", "mod-")
     signups.get_by_role("button", name="Save").click()
     expect(m.get_by_role("status").filter(has_text="Sign-up mode saved")).to_be_visible()
     try:
@@ -404,7 +381,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     log = m.get_by_role("list", name="Audit log")
     expect(log).to_contain_text("suspend")
     expect(log).to_contain_text(peer.name)
-    shot(mod, "audit")
+    shot(mod, "audit", "mod-")
 
     # the same screens fit a phone
     small = people(PHONE)
@@ -427,7 +404,7 @@ def test_reports_warnings_suspension_appeals_and_domain_blocks(people, web, serv
     q.get_by_role("button", name="Suspend").click()
     dialog = q.get_by_role("dialog", name=re.compile("Suspend the account"))
     expect(dialog.get_by_label("E-mail the member")).to_be_checked()
-    shot(small, "suspend-dialog")
+    shot(small, "suspend-dialog", "mod-")
     dialog.get_by_role("button", name="Cancel").click()
     expect(dialog).to_have_count(0)
-    shot(small, "report")
+    shot(small, "report", "mod-")

@@ -8,38 +8,14 @@ too."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
-from support.browser import browser, people, web  # noqa: F401
+from support.browser import browser, people, shot, web  # noqa: F401
+from support.cli import admin_ok as admin
 
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
 WIDE = {"width": 1440, "height": 900}
 
 pytestmark = pytest.mark.timeout(300)
-
-
-def shot(person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    person.page.screenshot(path=str(SHOTS / f"roles-{name}-{person.width}.png"), full_page=True)
-
-
-def admin(server, *args: str) -> str:
-    url, cluster, _ = server
-    env = dict(os.environ, REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("redpoll")), "admin", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
-    return done.stdout
 
 
 def test_an_owner_defines_a_role_gives_it_and_the_holder_sees_what_it_allows(
@@ -66,7 +42,7 @@ def test_an_owner_defines_a_role_gives_it_and_the_holder_sees_what_it_allows(
     form.get_by_label("Colour").fill("#2a7")
     form.get_by_label("Show it on its holders’ profiles").check()
     form.get_by_label("Manage reports").check()
-    shot(owner, "define")
+    shot(owner, "define", "roles-")
     form.get_by_role("button", name="Define").click()
     desk = listed.locator("li", has_text="Report desk")
     expect(desk).to_contain_text("position 5")
@@ -77,7 +53,7 @@ def test_an_owner_defines_a_role_gives_it_and_the_holder_sees_what_it_allows(
     give.get_by_label("Role").select_option(label="Report desk")
     give.get_by_role("button", name="Give role").click()
     expect(o.get_by_role("status").filter(has_text=f"@{holder_name}: Report desk")).to_be_visible()
-    shot(owner, "list")
+    shot(owner, "list", "roles-")
     shown = owner.api("GET", f"/api/v1/accounts/lookup?acct={holder_name}").json()
     assert shown["roles"][0]["name"] == "Report desk" and shown["roles"][0]["color"] == "#2a7"
 
@@ -91,7 +67,7 @@ def test_an_owner_defines_a_role_gives_it_and_the_holder_sees_what_it_allows(
     expect(h.get_by_role("list", name="Open reports")).to_be_visible()
     h.goto("/moderation/accounts")
     expect(h.get_by_role("alert")).to_have_text("Your role does not allow this.")
-    shot(holder, "holder")
+    shot(holder, "holder", "roles-")
 
     # the owner edits the role: one permission more; the holder's next page has it
     desk.get_by_role("button", name="Edit the role Report desk").click()

@@ -8,21 +8,13 @@ account deletion behind a confirmation, and the Report dialog."""
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 
 import httpx
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, status_in, web  # noqa: F401
+from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, shot, status_in, web  # noqa: F401
 
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
 OOB = "urn:ietf:wg:oauth:2.0:oob"
-
-
-def shot(person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    person.page.screenshot(path=str(SHOTS / f"{name}-{person.width}.png"), full_page=True)
 
 
 def password_token(web, name: str, password: str = PASSWORD, client: str = "Phone app") -> str:

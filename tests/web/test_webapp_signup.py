@@ -7,37 +7,13 @@ link while registrations are closed, and the Report dialog's rules."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 import uuid
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, web  # noqa: F401
-
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
-
-
-def shot(person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    person.page.screenshot(path=str(SHOTS / f"{name}-{person.width}.png"), full_page=True)
-
-
-def admin(server, *args: str) -> str:
-    url, cluster, _ = server
-    env = dict(os.environ, REDIS_URL=url, REDPOLL_CLUSTER="1" if cluster else "0")
-    done = subprocess.run(
-        [str(Path(sys.executable).with_name("redpoll")), "admin", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, (done.stdout, done.stderr[-2000:])
-    return done.stdout
+from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, shot, web  # noqa: F401
+from support.cli import admin_ok as admin
 
 
 @pytest.fixture

@@ -6,21 +6,12 @@ step, and turning it off."""
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import httpx
 import pyotp
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, web  # noqa: F401
-
-SHOTS = Path(os.environ.get("REDPOLL_SHOTS", "/tmp/redpoll-shots"))
-
-
-def shot(person, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    person.page.screenshot(path=str(SHOTS / f"{name}-{person.width}.png"), full_page=True)
+from support.browser import DESKTOP, PASSWORD, PHONE, browser, people, shot, web  # noqa: F401
 
 
 class Phone:
