@@ -13,6 +13,7 @@ import json
 import time
 
 import pytest
+from support.federation import HERE, fed  # noqa: F401
 from support.peers import Host
 
 from redpoll import Redpoll
@@ -24,15 +25,6 @@ from redpoll.net import safety
 from redpoll.polls import polls
 
 pytestmark = pytest.mark.topology
-
-HERE = "http://127.0.0.1:1"
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
-    yield rp
-    await rp.close()
 
 
 @pytest.fixture

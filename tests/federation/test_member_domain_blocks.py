@@ -14,10 +14,10 @@ import time
 
 import pytest
 from mastodon import MastodonAPIError
+from support.federation import HERE, fed  # noqa: F401
 from support.mastodon import LOOSE, accounts  # noqa: F401
 from support.streams import StreamProc  # noqa: F401
 
-from redpoll import Redpoll
 from redpoll.bus.queue import decode
 from redpoll.core import keys, limits
 from redpoll.federation import documents, followers, inbox, outbox, remote, signing
@@ -28,7 +28,6 @@ from redpoll.relations import domain_blocks
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
 PAIR = signing.KeyPair.generate()
-HERE = "http://127.0.0.1:1"
 
 
 def actor(host: str, name: str, discoverable: bool | None = None) -> dict:
@@ -59,13 +58,6 @@ def fedsrv(server, tmp_path_factory):
     ).start()
     yield proc
     proc.stop()
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
-    yield rp
-    await rp.close()
 
 
 async def note(fed, who, text: str) -> int:

@@ -9,8 +9,8 @@ import json
 import time
 
 import pytest
+from support.federation import fed  # noqa: F401
 
-from redpoll import Redpoll
 from redpoll.core.errors import Conflict
 from redpoll.federation import documents, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
@@ -19,15 +19,6 @@ from redpoll.polls import polls
 
 PAIR = signing.KeyPair.generate()
 HOST = "polls.example"
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(
-        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
-    )
-    yield rp
-    await rp.close()
 
 
 async def someone(fed, name: str, host: str = HOST):

@@ -11,22 +11,13 @@ import time
 from datetime import UTC, datetime
 
 import pytest
+from support.federation import HERE, fed  # noqa: F401
 from support.peers import Host
 
-from redpoll import Redpoll
 from redpoll.federation import documents, inbox, remote, signing
 from redpoll.federation.jobs import InboxJob
 
 pytestmark = pytest.mark.topology
-
-HERE = "http://127.0.0.1:1"
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
-    yield rp
-    await rp.close()
 
 
 @pytest.fixture

@@ -13,10 +13,10 @@ import asyncio
 import json
 
 import pytest
+from support.federation import HERE, fed  # noqa: F401
 from support.mastodon import LOOSE, accounts  # noqa: F401
 from support.streams import StreamProc  # noqa: F401
 
-from redpoll import Redpoll
 from redpoll.federation import documents, followers, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
 from redpoll.federation.jobs import InboxJob
@@ -24,7 +24,6 @@ from redpoll.federation.jobs import InboxJob
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
 PAIR = signing.KeyPair.generate()
-HERE = "http://127.0.0.1:1"
 
 
 def actor(host: str, name: str) -> dict:
@@ -51,13 +50,6 @@ def fedsrv(server, tmp_path_factory):
     ).start()
     yield proc
     proc.stop()
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
-    yield rp
-    await rp.close()
 
 
 async def send(fed, who, activity: dict) -> None:

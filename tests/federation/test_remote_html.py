@@ -12,9 +12,9 @@ import json
 import time
 
 import pytest
+from support.federation import HERE, fed  # noqa: F401
 from support.peers import Host
 
-from redpoll import Redpoll
 from redpoll.core import limits
 from redpoll.federation import documents, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
@@ -24,7 +24,6 @@ from redpoll.render import entities
 
 pytestmark = pytest.mark.topology
 
-HERE = "http://127.0.0.1:1"
 REL = 'target="_blank" rel="nofollow noopener noreferrer"'
 
 
@@ -68,13 +67,6 @@ def test_html_past_its_bound_is_not_kept():
     big = "<p>" + "x" * limits.FED_NOTE_HTML_MAX_BYTES + "</p>"
     assert sanitize(big) == ""
     assert sanitize("") == ""
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
-    yield rp
-    await rp.close()
 
 
 @pytest.fixture

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 from http_message_signatures import HTTPMessageSigner, HTTPMessageVerifier, HTTPSignatureKeyResolver
 from http_message_signatures.algorithms import RSA_V1_5_SHA256
-from support.federation import OTHER, actor_doc  # noqa: F401
+from support.federation import OTHER, actor_doc, fed  # noqa: F401
 
-from redpoll import Redpoll
 from redpoll.core import limits
 from redpoll.federation import client, delivery, documents, domains, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
@@ -123,15 +122,6 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(
-        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
-    )
-    yield rp
-    await rp.close()
 
 
 async def test_a_failed_delivery_is_tried_again_later_then_the_host_is_skipped(fed):

@@ -15,7 +15,7 @@ import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from support.federation import actor_doc  # noqa: F401
+from support.federation import actor_doc, fed  # noqa: F401
 
 from redpoll import Redpoll
 from redpoll.core import keys, limits
@@ -199,15 +199,6 @@ async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(
         if task is not None:
             await asyncio.wait_for(task, 60)
         await rp.close()
-
-
-@pytest.fixture
-async def fed(settings):
-    rp = await Redpoll.open(
-        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
-    )
-    yield rp
-    await rp.close()
 
 
 async def test_an_activity_refused_in_its_job_finishes_it_and_is_not_retried(fed, caplog):

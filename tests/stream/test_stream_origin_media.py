@@ -19,12 +19,12 @@ import uuid
 import httpx
 import pytest
 from PIL import Image
+from support.federation import fed  # noqa: F401
 from support.leaks import WS, call, me, scoped, sse, ws_url  # noqa: F401
 from support.mastodon import LOOSE, Listener, NoteListener, accounts, wait_for  # noqa: F401
 from support.streams import WAIT, StreamProc  # noqa: F401
 from websockets.asyncio.client import connect
 
-from redpoll import Redpoll
 from redpoll.federation import documents, inbox, remote, signing
 from redpoll.federation import keys as fed_keys
 from redpoll.federation.jobs import InboxJob
@@ -56,16 +56,6 @@ def media_srv(server, tmp_path_factory):
     ).start()
     yield proc
     proc.stop()
-
-
-@pytest.fixture
-async def fed(settings):
-    """The engine as the inbox runs it, on the same database."""
-    engine = await Redpoll.open(
-        settings.with_(public_url="http://127.0.0.1:1", federation_loopback=True)
-    )
-    yield engine
-    await engine.close()
 
 
 def png() -> bytes:

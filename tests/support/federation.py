@@ -11,11 +11,27 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
+import pytest
 from mastodon import Mastodon
 
+from redpoll import Redpoll
 from redpoll.api.process import ServeProcess
 from redpoll.federation import documents, signing
 from support.mastodon import LOOSE_LIMITS
+
+#: The public URL the federation tests' in-process engines answer as
+#: (nothing listens there: their peers are played in process).
+HERE = "http://127.0.0.1:1"
+
+
+@pytest.fixture
+async def fed(settings):
+    """The engine as the inbox runs it, on the test's database: federating
+    as :data:`HERE`, loopback addresses allowed."""
+    rp = await Redpoll.open(settings.with_(public_url=HERE, federation_loopback=True))
+    yield rp
+    await rp.close()
+
 
 PASSWORD = "correct horse battery"
 
