@@ -8,19 +8,11 @@ from __future__ import annotations
 import httpx
 import pytest
 from mastodon import Mastodon
-from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.mastodon import api, new_app, register, serve_env  # noqa: F401
 from support.names import unique  # noqa: F401
 
-from redpoll.api.process import ServeProcess
 from redpoll.core import limits
 from redpoll.stream.filters import Event, Filter
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 @pytest.fixture

@@ -7,10 +7,8 @@ import time
 
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
-from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.mastodon import api, new_app, register, serve_env  # noqa: F401
 from support.names import unique  # noqa: F401
-
-from redpoll.api.process import ServeProcess
 
 
 def settled(api, follow: bool, seconds: float = 15.0) -> None:
@@ -21,13 +19,6 @@ def settled(api, follow: bool, seconds: float = 15.0) -> None:
     while any(n.type == "follow" for n in api.notifications()) != follow:
         assert time.monotonic() < deadline, "the follow notification never settled"
         time.sleep(0.02)
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 @pytest.fixture

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import httpx
 import orjson
-import pytest
-from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.mastodon import api, new_app, register, serve_env  # noqa: F401
 from support.names import unique  # noqa: F401
 
-from redpoll.api.process import ServeProcess
 from redpoll.core.models import Status, User
 from redpoll.records import writes
 from redpoll.records.state import StatusState
@@ -157,11 +155,6 @@ def test_an_equal_record_read_anew_takes_the_kept_ones_place():
 
 
 # --- the single-status endpoints through a real ``redpoll serve`` -----------------------
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 async def test_single_status_endpoints_never_serve_a_stale_kept_rendering(api, rp):

@@ -8,17 +8,8 @@ import time
 import httpx
 import pytest
 from mastodon import MastodonNotFoundError
-from support.mastodon import new_app, register, serve_env  # noqa: F401
+from support.mastodon import api, new_app, register, serve_env  # noqa: F401
 from support.names import unique  # noqa: F401
-
-from redpoll.api.process import ServeProcess
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 @pytest.fixture

@@ -11,20 +11,12 @@ import secrets
 import httpx
 import pytest
 from mastodon import Mastodon
-from support.mastodon import register, serve_env  # noqa: F401
+from support.mastodon import api, register, serve_env  # noqa: F401
 from support.names import unique  # noqa: F401
-
-from redpoll.api.process import ServeProcess
 
 CB = "https://client.example/cb"
 OTHER = "https://client.example/other"
 PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
 
 
 def challenge(verifier: str) -> str:

@@ -8,22 +8,12 @@ from __future__ import annotations
 import time
 
 import httpx
-import pytest
 from mastodon import Mastodon
-from support.mastodon import client, new_app, register, serve_env  # noqa: F401
+from support.mastodon import api, client, new_app, register, serve_env  # noqa: F401
 from support.names import unique  # noqa: F401
-
-from redpoll.api.process import ServeProcess
 
 PASSWORD = "correct horse battery"
 CB = "https://client.example/cb"
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 def password_token(api, app, name, password=PASSWORD) -> httpx.Response:

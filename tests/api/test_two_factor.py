@@ -21,10 +21,9 @@ import pytest
 import redis
 from mastodon import Mastodon
 from support.cli import admin, ok
-from support.mastodon import register, serve_env  # noqa: F401
+from support.mastodon import api, register, serve_env  # noqa: F401
 from support.names import unique
 
-from redpoll.api.process import ServeProcess
 from redpoll.core import keys
 
 CB = "https://client.example/cb"
@@ -34,12 +33,6 @@ MASTODON_INVALID_GRANT = (
     "The provided authorization grant is invalid, expired, revoked, does not match "
     "the redirection URI used in the authorization request, or was issued to another client."
 )
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
 
 
 @pytest.fixture(scope="module")

@@ -6,17 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from redpoll.api.process import ServeProcess
-from support.mastodon import serve_env
+from support.mastodon import api  # noqa: F401  (the one serve fixture, re-exported)
 from support.names import unique
 
 PASSWORD = "correct horse battery"
-
-
-@pytest.fixture(scope="module")
-def api(server):
-    with ServeProcess(serve_env(server)) as srv:
-        yield srv
 
 
 @pytest.fixture
