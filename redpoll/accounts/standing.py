@@ -53,3 +53,14 @@ async def unmark(store: Store, digest: str) -> None:
     """Drop a token's mark (its account is confirmed): one HDEL, which
     creates nothing if the token is gone."""
     await store.hdel(keys.token(digest), "chk")
+
+
+async def awaits_confirmation(store: Store, uid: int, digest: str) -> bool:
+    """Whether ``uid``'s address still awaits confirmation, asked for a
+    marked token (``digest``): once the account is confirmed the token loses
+    its mark, so the next request pays no read. The one answer for the REST
+    API and the streams alike."""
+    if await unconfirmed(store, uid):
+        return True
+    await unmark(store, digest)
+    return False

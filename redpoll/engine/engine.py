@@ -1420,10 +1420,7 @@ class Redpoll:
         """Whether ``uid``'s address awaits confirmation (asked for a marked
         token, redpoll.accounts.standing: a confirmed account's token loses
         its mark here)."""
-        if await standing.unconfirmed(self.store, uid):
-            return True
-        await standing.unmark(self.store, token_digest)
-        return False
+        return await standing.awaits_confirmation(self.store, uid, token_digest)
 
     async def resend_confirmation(self, token: auth.Token, email=None) -> None:
         await confirmation.resend(self.store, self.settings, token, email)

@@ -108,7 +108,11 @@ def verifier(store: Store) -> Verifier:
         # be confirmed (only a marked token pays that read), opens no stream
         if info is None or info.pending:
             return None
-        if info.check and info.uid is not None and await standing.unconfirmed(store, info.uid):
+        if (
+            info.check
+            and info.uid is not None
+            and await standing.awaits_confirmation(store, info.uid, info.digest)
+        ):
             return None
         return Principal.of(info)
 
