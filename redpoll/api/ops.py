@@ -16,15 +16,18 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import hmac
 from dataclasses import asdict
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
 from ..bus.queue import JobFigures
 from ..core import limits, metrics
 from ..core.health import DATABASE, OUTAGE
+from ..web import compress
 from . import contract
 from .contract import STR, Doc
 from .responses import JSON
@@ -249,10 +252,97 @@ async def sample_stream_figures(service) -> None:
             seen[name] = now
 
 
+def features(doc: dict) -> dict:
+    """What the web app needs of the OpenAPI document (redpoll/web/static/
+    features.js), a small part of it: every ``METHOD path`` (parameters as
+    ``{}``) and, for each body field, the values it takes (its enum, its
+    const as a list, None for any); a nested field named as a form sends it
+    (``source[privacy]``)."""
+
+    def taken(schema: dict):
+        if isinstance(schema.get("enum"), list):
+            return schema["enum"]
+        return [schema["const"]] if "const" in schema else None
+
+    routes: list[str] = []
+    choices: dict[str, dict] = {}
+    for path, ops in doc.get("paths", {}).items():
+        bare = "".join(p if not p.startswith("{") else "{}" for p in _parts(path))
+        for method, op in ops.items():
+            key = f"{method.upper()} {bare}"
+            routes.append(key)
+            content = (op.get("requestBody") or {}).get("content") or {}
+            body = content.get("application/json") or next(iter(content.values()), {})
+            props = (body.get("schema") or {}).get("properties")
+            if not props:
+                continue
+            fields = {}
+            for name, schema in props.items():
+                fields[name] = taken(schema)
+                for inner, sub in (schema.get("properties") or {}).items():
+                    fields[f"{name}[{inner}]"] = taken(sub)
+            choices[key] = fields
+    return {"routes": routes, "choices": choices}
+
+
+def _parts(path: str) -> list[str]:
+    out, rest = [], path
+    while "{" in rest:
+        before, _, after = rest.partition("{")
+        _, _, rest = after.partition("}")
+        out += [before, "{}"]
+    return [*out, rest]
+
+
+class Fixed:
+    """A document that never changes while the app runs: its bytes, an
+    ETag of them, answered compressed (redpoll.web.compress) or 304."""
+
+    def __init__(self, name: str, content) -> None:
+        self.name = name
+        self.body = orjson.dumps(content)
+        self.etag = '"' + hashlib.sha256(self.body).hexdigest()[:20] + '"'
+
+    def answer(self, request: Request) -> Response:
+        headers = {"Cache-Control": "no-cache", "ETag": self.etag}
+        if self.etag in request.headers.get("if-none-match", ""):
+            return Response(status_code=304, headers={**headers, "Vary": "Accept-Encoding"})
+        return compress.answer(
+            request, self.name, self.body, "application/json; charset=utf-8", headers
+        )
+
+
+def _documents(request: Request) -> tuple[Fixed, Fixed]:
+    """The OpenAPI and features documents of this app's routes, built once."""
+    state = request.app.state
+    if getattr(state, "documents", None) is None:
+        doc = contract.build(request.app.routes)
+        state.documents = (Fixed("openapi", doc), Fixed("features", features(doc)))
+    return state.documents
+
+
 @route("GET", "/openapi.json", doc=Doc("This document", "Meta", {"type": "object"}))
 async def document(request: Request) -> Response:
     """The OpenAPI document of the routes this app declares (built once)."""
-    state = request.app.state
-    if getattr(state, "openapi", None) is None:
-        state.openapi = contract.build(request.app.routes)
-    return JSON(state.openapi)
+    return _documents(request)[0].answer(request)
+
+
+@route(
+    "GET",
+    "/api/v1/redpoll/features",
+    doc=Doc(
+        "What this server offers, for the web app: its routes (METHOD path, "
+        "parameters as {}) and the values each body field takes",
+        "Meta",
+        {
+            "type": "object",
+            "properties": {
+                "routes": {"type": "array", "items": STR},
+                "choices": {"type": "object"},
+            },
+        },
+    ),
+)
+async def features_document(request: Request) -> Response:
+    """A small part of /openapi.json (:func:`features`), built once."""
+    return _documents(request)[1].answer(request)

@@ -503,6 +503,9 @@ REMOTE_MEDIA_EVICT_BATCH = 500
 #: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);
 #: checked when the package is imported.
 WEB_ASSETS_MAX_BYTES = 512 * 1024
+#: a fixed body shorter than this is sent uncompressed (redpoll.web.compress):
+#: compressing it saves less than its headers cost
+COMPRESS_MIN_BYTES = 1024
 
 # --- operating it (redpoll/core/health.py, redpoll/api/ops.py, redpoll serve) -------------
 #: While the database is unreachable, a process PINGs it this often to notice

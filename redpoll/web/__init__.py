@@ -28,6 +28,7 @@ from starlette.routing import Route
 
 from ..core import limits
 from ..core.settings import Settings
+from . import compress
 
 STATIC = Path(__file__).with_name("static")
 TYPES = {
@@ -217,7 +218,7 @@ async def asset(request: Request) -> Response:
             media_type="text/plain",
             headers={"Cache-Control": "no-store"},
         )
-    return Response(body, media_type=TYPES[Path(name).suffix], headers=ASSET_HEADERS)
+    return compress.answer(request, name, body, TYPES[Path(name).suffix], ASSET_HEADERS)
 
 
 #: Paths the browser-side router shows (one shell document for all of them);
@@ -270,7 +271,7 @@ WORKER_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosnif
 
 
 async def service_worker(request: Request) -> Response:
-    return Response(FILES["sw.js"], media_type=TYPES[".js"], headers=WORKER_HEADERS)
+    return compress.answer(request, "sw.js", FILES["sw.js"], TYPES[".js"], WORKER_HEADERS)
 
 
 #: the manifest and /favicon.ico stay at their addresses (browsers ask for
@@ -284,18 +285,18 @@ ROOT_HEADERS = {
 }
 
 
-def _at_root(request: Request, body: bytes, media_type: str) -> Response:
+def _at_root(request: Request, name: str, body: bytes, media_type: str) -> Response:
     if ETAG in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=ROOT_HEADERS)
-    return Response(body, media_type=media_type, headers=ROOT_HEADERS)
+    return compress.answer(request, name, body, media_type, ROOT_HEADERS)
 
 
 async def manifest(request: Request) -> Response:
-    return _at_root(request, MANIFEST, "application/manifest+json")
+    return _at_root(request, "manifest", MANIFEST, "application/manifest+json")
 
 
 async def favicon(request: Request) -> Response:
-    return _at_root(request, FILES["favicon.ico"], TYPES[".ico"])
+    return _at_root(request, "favicon.ico", FILES["favicon.ico"], TYPES[".ico"])
 
 
 def routes() -> list[Route]:

@@ -146,8 +146,8 @@ class Person:
 def people(browser, web):
     made: list[Person] = []
 
-    def make(viewport: dict = DESKTOP) -> Person:
-        made.append(Person(browser, web, viewport))
+    def make(viewport: dict = DESKTOP, **context) -> Person:
+        made.append(Person(browser, web, viewport, **context))
         return made[-1]
 
     yield make

@@ -1,8 +1,9 @@
-// Which API routes this server has, read from its own OpenAPI document
-// (/openapi.json): the app never calls a route the server does not list, so a
-// server without (say) bookmarks shows the button disabled instead of failing.
-// The same document says which values a body field takes (the visibilities a
-// post may have, whether an account may be locked), so the app offers only those.
+// Which API routes this server has, read from its features document
+// (/api/v1/redpoll/features: the routes of its OpenAPI document and the
+// values each body field takes, a small part of /openapi.json): the app never
+// calls a route the server does not list, so a server without (say) bookmarks
+// shows the button disabled instead of failing, and it offers only the values
+// a field takes (the visibilities a post may have, whether an account may be locked).
 import { api, session } from './api.js';
 
 let routes = null;
@@ -12,20 +13,9 @@ function norm(path) { return path.replace(/\{[^}]*\}/g, '{}'); }
 
 export async function loadFeatures() {
   try {
-    const doc = await api('/openapi.json', { token: null });
-    const found = [];
-    const schemas = new Map();
-    for (const [path, ops] of Object.entries(doc.paths || {})) {
-      for (const [method, op] of Object.entries(ops)) {
-        const key = method.toUpperCase() + ' ' + norm(path);
-        found.push(key);
-        const content = op?.requestBody?.content || {};
-        const schema = (content['application/json'] || Object.values(content)[0] || {}).schema;
-        if (schema && schema.properties) schemas.set(key, schema.properties);
-      }
-    }
-    routes = new Set(found);
-    bodies = schemas;
+    const doc = await api('/api/v1/redpoll/features', { token: null });
+    routes = new Set(doc.routes || []);
+    bodies = new Map(Object.entries(doc.choices || {}));
   } catch {
     routes = null;  // no document: assume everything Mastodon documents
     bodies = null;
@@ -43,13 +33,7 @@ export function choices(method, path, field) {
   if (bodies === null) return null;
   const props = bodies.get(method + ' ' + norm(path));
   if (!props) return has(method, path) ? null : [];
-  let schema = props[field];
-  const nested = /^(\w+)\[(\w+)\]$/.exec(field);
-  if (!schema && nested) schema = props[nested[1]]?.properties?.[nested[2]];
-  if (!schema) return [];
-  if (Array.isArray(schema.enum)) return schema.enum;
-  if ('const' in schema) return [schema.const];
-  return null;
+  return field in props ? props[field] : [];
 }
 
 // What the signed-in member's role allows (verify_credentials' role.permissions:
