@@ -272,7 +272,7 @@ def features(doc: dict) -> dict:
             key = f"{method.upper()} {bare}"
             routes.append(key)
             content = (op.get("requestBody") or {}).get("content") or {}
-            body = content.get("application/json") or next(iter(content.values()), {})
+            body: dict = content.get("application/json") or next(iter(content.values()), {})
             props = (body.get("schema") or {}).get("properties")
             if not props:
                 continue
