@@ -28,6 +28,7 @@ from ..notifications import notifications
 from ..polls import polls
 from ..quotes import quotes
 from ..records import writes
+from ..search.jobs import IndexJob
 from ..storage.store import Store
 from ..timelines import placement
 from ..timelines.jobs import CleanupJob
@@ -75,6 +76,7 @@ async def apply_delete(
         ],
         [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000],
     )
+    await JobQueue(store).enqueue(IndexJob(job.sid, author))  # out of full-text search
     timelines = placement.of(store)
     await timelines.undeliver(job.sid, [timelines.public_key(job.sid)])
     # out of its thread, hashtags and the mentioned's homes (idempotent)

@@ -55,6 +55,7 @@ from ..notifications import notifications
 from ..polls import polls
 from ..quotes import quotes
 from ..records import writes
+from ..search.jobs import IndexJob
 from ..storage.store import Store
 from .jobs import EditJob
 
@@ -266,6 +267,7 @@ async def follow_up(store: Store, before: Status, after: Status, at: int) -> Non
     await _attach_added(store, before, after)
     await conversation.after_edit(store, before, after)
     await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
+    await JobQueue(store).enqueue(IndexJob(after.id, after.user_id))  # full-text search
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
     await quotes.after_edit(store, after, at)  # quoted_update to those who quoted it

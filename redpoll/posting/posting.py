@@ -34,6 +34,7 @@ from ..media import uploads
 from ..polls import polls
 from ..quotes import quotes
 from ..relations import visibility
+from ..search.jobs import IndexJob
 from ..storage.store import Store
 from ..timelines import fanout, home_rule
 from ..timelines.jobs import FanoutJob
@@ -256,6 +257,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
+    await JobQueue(store).enqueue(IndexJob(status.id, status.user_id))  # full-text search
     first = FanoutJob(
         job.sid,
         job.author,
