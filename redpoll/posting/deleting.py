@@ -20,6 +20,7 @@ from __future__ import annotations
 from ..bus import events
 from ..bus.queue import JobQueue
 from ..conversations import conversation
+from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, StatusNotFound
 from ..core.models import Status, now_ms
@@ -28,7 +29,6 @@ from ..notifications import notifications
 from ..polls import polls
 from ..quotes import quotes
 from ..records import writes
-from ..search.jobs import IndexJob
 from ..storage.store import Store
 from ..timelines import placement
 from ..timelines.jobs import CleanupJob

@@ -39,6 +39,7 @@ import logging
 from ..bus import events
 from ..bus.queue import JobQueue
 from ..conversations import conversation
+from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
 from ..core.errors import (
     Conflict,
@@ -55,7 +56,6 @@ from ..notifications import notifications
 from ..polls import polls
 from ..quotes import quotes
 from ..records import writes
-from ..search.jobs import IndexJob
 from ..storage.store import Store
 from .jobs import EditJob
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..bus import events
 from ..bus.queue import Claimed, JobQueue
 from ..conversations import conversation
+from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, UnexpectedMentions, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
@@ -34,7 +35,6 @@ from ..media import uploads
 from ..polls import polls
 from ..quotes import quotes
 from ..relations import visibility
-from ..search.jobs import IndexJob
 from ..storage.store import Store
 from ..timelines import fanout, home_rule
 from ..timelines.jobs import FanoutJob

@@ -128,8 +128,12 @@ class Parsed:
     def authors(self) -> tuple[set[int | None], set[int | None]]:
         """The author ids ``from:`` asks for and those ``-from:`` excludes
         (None: an account that does not exist)."""
-        wanted = {self.from_ids.get(f.value) for f in self.filters if f.name == "from" and not f.negated}
-        banned = {self.from_ids.get(f.value) for f in self.filters if f.name == "from" and f.negated}
+        wanted = {
+            self.from_ids.get(f.value) for f in self.filters if f.name == "from" and not f.negated
+        }
+        banned = {
+            self.from_ids.get(f.value) for f in self.filters if f.name == "from" and f.negated
+        }
         return wanted, banned
 
     def matches(self, status: Status) -> bool:
@@ -172,7 +176,9 @@ def _day(value: str) -> int | None:
         day = datetime.date.fromisoformat(value.strip('"')[:10])
     except ValueError:
         return None
-    return int(datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()) * 1000
+    return (
+        int(datetime.datetime(day.year, day.month, day.day, tzinfo=datetime.UTC).timestamp()) * 1000
+    )
 
 
 def _in_time(f: Filter, at: int) -> bool:

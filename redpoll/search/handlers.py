@@ -4,10 +4,11 @@ worker's table (redpoll.engine.worker)."""
 from __future__ import annotations
 
 from ..bus.queue import Done, Handler
+from ..conversations.jobs import IndexJob
 from ..core.settings import Settings
 from ..storage.store import Store
 from . import index
-from .jobs import IndexJob, ReindexAuthorJob
+from .jobs import ReindexAuthorJob
 
 
 async def index_one(store: Store, settings: Settings, job: IndexJob, entry_id: bytes) -> Done:

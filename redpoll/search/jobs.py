@@ -1,21 +1,14 @@
 """The search package's background jobs as records (redpoll.bus.queue: the
-queue and its codec); their handlers are in handlers.py."""
+queue and its codec); their handlers are in handlers.py. The index job of
+one status is queued by posting, below this package: its record is
+redpoll.conversations.jobs.IndexJob, handled here."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..bus.queue import Job, StatusJob
-
-
-@dataclass(frozen=True)
-class IndexJob(StatusJob):
-    """Bring the full-text index of a status to the status as it is now
-    (redpoll.search.index.index_status: idempotent), queued on its post,
-    each edit and its delete."""
-
-    kind: ClassVar[str] = "fts_index"
+from ..bus.queue import Job
 
 
 @dataclass(frozen=True)

@@ -244,8 +244,13 @@ async def test_leak_matrix(srv, rp):
     # the full-text index is written by a job: until its author finds each
     for vis in VIS:
         await wait_for(
-            lambda v=vis: sid[v]
-            in {s["id"] for s in alice.search_v2(f"{v} note", result_type="statuses")["statuses"]},
+            lambda v=vis: (
+                sid[v]
+                in {
+                    s["id"]
+                    for s in alice.search_v2(f"{v} note", result_type="statuses")["statuses"]
+                }
+            ),
             f"the {vis} note indexed",
         )
     for vis in VIS:

@@ -156,9 +156,7 @@ def test_edit_delete_and_visibility_take_hits_away(api):
     secret = unique("date")
     reader.account_follow(author.me()["id"])
     stranger = register(api, app, unique("st"))
-    p = author.status_post(
-        f"{secret} @{stranger.me()['username']} private", visibility="private"
-    )
+    p = author.status_post(f"{secret} @{stranger.me()['username']} private", visibility="private")
     until("the private one indexed", lambda: found(author, secret) == [p["id"]])
     until("the mentioned finds it", lambda: found(stranger, secret) == [p["id"]])
     assert found(reader, secret) == []
