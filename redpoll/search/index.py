@@ -57,11 +57,11 @@ SWAP_TRIES = 5
 
 
 # --- writes ----------------------------------------------------------------------------
-def _pairs(row: list) -> dict[bytes, bytes]:
+def pairs(row: list) -> dict[bytes, bytes]:
     return dict(zip(row[::2], row[1::2]))
 
 
-def _state(raw: dict[bytes, bytes]) -> str:
+def swap_state(raw: dict[bytes, bytes]) -> str:
     """The status's state as fts_swap.lua reads it."""
     if not raw:
         return "|"
@@ -105,7 +105,7 @@ async def index_status(store: Store, sid: int) -> bool:
         row, record = await store.batch(
             [("HGETALL", keys.status(sid)), ("GET", fts_keys.indexed(sid))]
         )
-        raw = _pairs(row)
+        raw = pairs(row)
         status = Status.from_hash(raw)
         indexable = status is not None and await _indexable(store, status.user_id)
         wanted = wanted_entries(status, indexable)
@@ -121,7 +121,7 @@ async def index_status(store: Store, sid: int) -> bool:
         if await store.run(
             "fts_swap",
             [keys.status(sid), fts_keys.indexed(sid)],
-            [_state(raw), old_record, record_out],
+            [swap_state(raw), old_record, record_out],
         ):
             return True
     return False
