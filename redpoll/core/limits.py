@@ -134,8 +134,8 @@ FTS_TERMS_PER_STATUS = 200
 FTS_QUERY_TERMS_MAX = 8
 #: Postings one status search reads at most per family (public, library),
 #: and how many it reads and checks per step.
-FTS_POSTINGS_SCANNED = 5000
-FTS_BATCH = 200
+FTS_POSTINGS_SCANNED = 2000
+FTS_BATCH = 400
 #: Statuses of one author an indexable change re-indexes per job step.
 FTS_REINDEX_BATCH = 200
 #: Users read per step of migration 1 (accounts/migrations.py, the older users indexed).

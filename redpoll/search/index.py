@@ -70,25 +70,36 @@ def swap_state(raw: dict[bytes, bytes]) -> str:
 
 
 def wanted_entries(status: Status | None, indexable: bool) -> set[str]:
-    """The entries (``"<key> <member>"``) a status should be in now."""
+    """The entries a status should be in now, as its record names them:
+    ``<family>:<term>`` (the posting list of that term, member the status)
+    or ``L:<uid>:<sid>`` (that user's library, member that status)."""
     if status is None or status.reblog_of:
         return set()
     public = indexable and visibility.of(status) == PUBLIC
     family = fts_keys.PUBLIC if public else fts_keys.LIBRARY
-    out = {f"{fts_keys.postings(family, t)} {status.id}" for t in fulltext.terms(status)}
+    out = {f"{family}:{t}" for t in fulltext.terms(status)}
     for uid in visibility.mentioned_ids(status.extra.get("mentions", "")):
         if uid != status.user_id:
-            out.add(f"{fts_keys.library(uid)} {status.id}")
+            out.add(f"L:{uid}:{status.id}")
     parent = status.extra.get("in_reply_to_id")
     if parent and str(parent).isdigit():
-        out.add(f"{fts_keys.library(status.user_id)} {int(parent)}")
+        out.add(f"L:{status.user_id}:{int(parent)}")
     return out
 
 
-def _commands(op: str, entries: Iterable[str]) -> list[tuple]:
-    out = []
+def entry_key(sid: int, entry: str) -> tuple[str, int]:
+    """The key and member an entry of status ``sid`` names."""
+    kind, _, rest = entry.partition(":")
+    if kind == "L":
+        uid, _, member = rest.partition(":")
+        return fts_keys.library(int(uid)), int(member)
+    return fts_keys.postings(kind, rest), sid
+
+
+def _commands(op: str, sid: int, entries: Iterable[str]) -> list[tuple]:
+    out: list[tuple] = []
     for entry in entries:
-        key, member = entry.rsplit(" ", 1)
+        key, member = entry_key(sid, entry)
         out.append(("ZADD", key, member, member) if op == "ZADD" else ("ZREM", key, member))
     return out
 
@@ -110,14 +121,14 @@ async def index_status(store: Store, sid: int) -> bool:
         indexable = status is not None and await _indexable(store, status.user_id)
         wanted = wanted_entries(status, indexable)
         old_record = record.decode() if record else ""
-        had = set(old_record.split("\0")) - {""}
+        had = set(old_record.split(" ")) - {""}
         gone = (had | added) - wanted
         new = wanted - had
-        commands = _commands("ZADD", new) + _commands("ZREM", gone)
+        commands = _commands("ZADD", sid, new) + _commands("ZREM", sid, gone)
         for start in range(0, len(commands), 500):
             await store.batch(commands[start : start + 500])
         added |= new
-        record_out = "\0".join(sorted(wanted))
+        record_out = " ".join(sorted(wanted))
         if await store.run(
             "fts_swap",
             [keys.status(sid), fts_keys.indexed(sid)],
@@ -183,27 +194,33 @@ async def _checked(
     now matches the query, is in the scope (``family`` ``p``: public, not a
     boost, by an indexable author; ``library``: ids the viewer's library
     holds, None: no such need) and the viewer may see it."""
-    found = await statuses.get_statuses(store, ids)
+    low, high = fulltext.time_bounds(ask.parsed)
+    # the query first (no read), then the authors of what matches
+    found = [
+        s
+        for s in await statuses.get_statuses(store, ids)
+        if not s.reblog_of
+        and (ask.account_id is None or s.user_id == ask.account_id)
+        and (low is None or s.created_at >= low)
+        and (high is None or s.created_at < high)
+        and ask.parsed.matches(s)
+    ]
+    if not found:
+        return []
     authors: dict[int, User] = {
         u.id: u for u in await users.get_users(store, list({s.user_id for s in found}))
     }
-    low, high = fulltext.time_bounds(ask.parsed)
     keep = []
     for s in found:
         author = authors.get(s.user_id)
-        if author is None or author.suspended or s.reblog_of:
-            continue
-        if ask.account_id is not None and s.user_id != ask.account_id:
-            continue
-        if (low is not None and s.created_at < low) or (high is not None and s.created_at >= high):
+        if author is None or author.suspended:
             continue
         if family == fts_keys.PUBLIC and not (author.indexable and visibility.of(s) == PUBLIC):
             if library is None or s.id not in library:
                 continue
         if library is not None and family != fts_keys.PUBLIC and s.id not in library:
             continue
-        if ask.parsed.matches(s):
-            keep.append(s)
+        keep.append(s)
     return await visibility.visible(store, ask.viewer, keep, muted=True)
 
 
@@ -225,9 +242,12 @@ async def _scan_family(store: Store, ask: Ask, family: str, need_library: bool) 
     high, low = _bounds(ask)
     hits: list[Status] = []
     scanned = 0
+    # a first step of about what the page needs, doubled while it stays short
+    step = max(2 * ask.wanted, 40)
     while len(hits) < ask.wanted and scanned < limits.FTS_POSTINGS_SCANNED:
+        step = min(step, limits.FTS_BATCH, limits.FTS_POSTINGS_SCANNED - scanned)
         [page] = await store.batch(
-            [("ZRANGE", rarest, high, low, "BYSCORE", "REV", "LIMIT", 0, limits.FTS_BATCH)]
+            [("ZRANGE", rarest, high, low, "BYSCORE", "REV", "LIMIT", 0, step)]
         )
         if not page:
             break
@@ -244,8 +264,9 @@ async def _scan_family(store: Store, ask: Ask, family: str, need_library: bool) 
             # the library's hits need its membership only; the public family's
             # the status public and its author indexable, now
             hits.extend(await _checked(store, ask, ids, None if need_library else family, library))
-        if len(page) < limits.FTS_BATCH:
+        if len(page) < step:
             break
+        step *= 2
     return hits[: ask.wanted]
 
 

@@ -23,9 +23,10 @@ def postings(family: str, term: str) -> str:
 
 
 def indexed(sid: int) -> str:
-    """String: the posting keys a status is in now, NUL-separated, and the
-    status version they were written for (``<v>\\n<key>\\0<key>...``); in
-    the status's slot, so fts_swap.lua checks it and the status together."""
+    """String: the entries a status is in now, space-separated
+    (``p:<term>``, ``l:<term>``: posting lists; ``L:<uid>:<sid>``: a
+    library; redpoll.search.index.entry_key); in the status's slot, so
+    fts_swap.lua checks it and the status together."""
     return f"fts:s:{{{sid}}}"
 
 
