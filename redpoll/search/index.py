@@ -30,11 +30,14 @@ added for the state it lost. Posting lists of different terms are in
 different slots: each ZADD/ZREM is its own command, safe to repeat.
 
 Reads (:func:`find`): per family, the rarest required term's postings are
-read newest first in steps of limits.FTS_BATCH from the page's bound; the
+read newest first from the page's bound (a first step of what the page
+needs, doubled while it stays short, at most limits.FTS_BATCH); the
 other terms are checked with ZMSCORE, the library (for ``l``, and for
 ``in:library``) with ZMSCORE on the viewer's sets (one slot); at most
 limits.FTS_POSTINGS_SCANNED postings per family. The families' hits are
-merged newest first.
+merged newest first. A ``from:`` author's statuses or the library of
+``in:library``, when they hold at most that many, are read instead (their
+members checked against the terms with ZMSCORE before any status is read).
 """
 
 from __future__ import annotations
@@ -271,8 +274,9 @@ async def _scan_family(store: Store, ask: Ask, family: str, need_library: bool) 
 
 
 async def _scan_sets(store: Store, ask: Ask, sources: list[str]) -> list[Status]:
-    """Hits among the newest members of ``sources`` (a query of operators
-    alone: the ``from:`` authors' statuses, or the viewer's library)."""
+    """Hits among the newest members of ``sources`` (the ``from:`` author's
+    statuses, or the viewer's library: a query of operators alone, or one
+    whose sources are smaller than the terms' postings)."""
     n = limits.FTS_POSTINGS_SCANNED
     replies = await store.batch([("ZRANGE", k, 0, n - 1, "REV") for k in sources])
     ids = sorted({int(i) for r in replies for i in r}, reverse=True)
@@ -282,9 +286,25 @@ async def _scan_sets(store: Store, ask: Ask, sources: list[str]) -> list[Status]
         if (ask.max_id is None or i < ask.max_id) and (ask.min_id is None or i > ask.min_id)
     ]
     scope = ask.parsed.scope
+    terms = ask.parsed.required
+    families = (fts_keys.PUBLIC, fts_keys.LIBRARY)
     hits: list[Status] = []
     for start in range(0, len(ids), limits.FTS_BATCH):
         chunk = ids[start : start + limits.FTS_BATCH]
+        if terms:  # only those holding every term (in either family), before any read
+            replies = await store.batch(
+                [("ZMSCORE", fts_keys.postings(f, t), *chunk) for t in terms for f in families]
+            )
+            chunk = [
+                sid
+                for i, sid in enumerate(chunk)
+                if all(
+                    replies[2 * n][i] is not None or replies[2 * n + 1][i] is not None
+                    for n in range(len(terms))
+                )
+            ]
+            if not chunk:
+                continue
         library = await _in_library(store, ask.viewer, chunk)
         if scope == "library":
             hits.extend(await _checked(store, ask, [i for i in chunk if i in library], None, None))
@@ -305,7 +325,21 @@ async def find(store: Store, ask: Ask) -> list[Status]:
     if None in wanted_authors or len(wanted_authors) > 1:
         return []  # from: an account that does not exist, or two authors at once
     found: list[Status] = []
-    if parsed.required:
+    # a from: author's statuses, or the library of in:library, read whole
+    # when they are few: fewer reads than the terms' postings, and complete
+    sources = (
+        [keys.profile(a) for a in wanted_authors if a is not None]
+        or (library_keys(ask.viewer) if parsed.scope == "library" else [])
+        if parsed.required
+        else []
+    )
+    if sources:
+        sizes = await store.batch([("ZCARD", k) for k in sources])
+        if sum(sizes) > limits.FTS_POSTINGS_SCANNED:
+            sources = []
+    if sources:
+        found = await _scan_sets(store, ask, sources)
+    elif parsed.required:
         if parsed.scope in ("all", "public"):
             found += await _scan_family(store, ask, fts_keys.PUBLIC, False)
         if parsed.scope in ("all", "library"):
