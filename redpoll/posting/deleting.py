@@ -76,7 +76,9 @@ async def apply_delete(
         ],
         [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000],
     )
-    await JobQueue(store).enqueue(IndexJob(job.sid, author))  # out of full-text search
+    # out of full-text search: a job for now, in the due set (a worker moves it onto its stream
+    # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)
+    await JobQueue(store).enqueue_at(IndexJob(job.sid, author), now_ms())
     timelines = placement.of(store)
     await timelines.undeliver(job.sid, [timelines.public_key(job.sid)])
     # out of its thread, hashtags and the mentioned's homes (idempotent)

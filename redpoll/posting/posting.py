@@ -257,7 +257,9 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
-    await JobQueue(store).enqueue(IndexJob(status.id, status.user_id))  # full-text search
+    # full-text search: a job for now, in the due set (a worker moves it onto its stream
+    # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)
+    await JobQueue(store).enqueue_at(IndexJob(status.id, status.user_id), now_ms())
     first = FanoutJob(
         job.sid,
         job.author,
