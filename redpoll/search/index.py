@@ -20,9 +20,11 @@ Invariants:
   never a wrong answer; a missing one (an ``indexable`` change racing a
   post) is a miss until the status is indexed again.
 
-Writes: :func:`index_status` is idempotent and retried (the search
-package's IndexJob, queued on post, edit, delete and by the author's
-reindex): it reads the status and its record, adds the entries it should
+Writes: :func:`index_status` is idempotent and retried (IndexJob, whose
+record is redpoll.conversations.jobs', handled by this package: queued by
+posting on post, edit and delete for now in the due set, so a worker runs
+it within about limits.DUE_JOBS_POLL_S; and ReindexAuthorJob, queued on an
+``indexable`` change): it reads the status and its record, adds the entries it should
 be in, removes those it should not, then records them with fts_swap.lua
 (atomic over the status and its record, one slot) if neither changed
 meanwhile; else it starts again from what is there, taking out what it
