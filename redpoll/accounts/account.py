@@ -90,6 +90,9 @@ async def sign_up(
         "followers": 0,
         "following": 0,
         "posts": 0,
+        # its public posts may be found by full-text search: a new account's
+        # default, as the sign-up of Mastodon 4.2 on (redpoll.search.index)
+        "idx": 1,
         **(fields or {}),
     }
     args = [len(record)]
@@ -163,6 +166,7 @@ async def update_profile(
     fields: list[tuple[str, str]] | None = None,
     privacy: str | None = None,
     locked: bool | None = None,
+    indexable: bool | None = None,
 ) -> User:
     """Change what is given (None: keep). ``fields`` replaces the profile's
     name/value pairs (an empty list clears them); ``privacy`` is the
@@ -175,7 +179,12 @@ async def update_profile(
         )
     if bio is not None:
         changes["bio"] = validate.text(bio, "bio", limits.BIO_MAX_CHARS, allow_empty=True)
-    for name, flag in (("bot", bot), ("disc", discoverable), ("locked", locked)):
+    for name, flag in (
+        ("bot", bot),
+        ("disc", discoverable),
+        ("locked", locked),
+        ("idx", indexable),
+    ):
         if flag is not None:
             if not isinstance(flag, bool):
                 raise ValidationError(name, "must be a boolean")

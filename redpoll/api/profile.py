@@ -94,6 +94,7 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
                 "locked": BOOL,
                 "bot": BOOL,
                 "discoverable": BOOL,
+                "indexable": BOOL,
                 "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
                 "fields_attributes": {
                     "type": "array",
@@ -117,9 +118,8 @@ async def update_credentials(ctx: Ctx) -> Response:
     unknown = sorted(set(files) - {"avatar", "header"})
     if unknown:
         raise ValidationError(unknown[0], "is not a file this endpoint takes (avatar, header)")
-    for flag in ("hide_collections", "indexable"):
-        if p.bool(flag):
-            raise ValidationError(flag, "is not supported yet")
+    if p.bool("hide_collections"):
+        raise ValidationError("hide_collections", "is not supported yet")
     privacy = p.raw("source[privacy]")
     source = p.raw("source")
     if privacy is None and isinstance(source, dict):  # a JSON body nests it
@@ -139,6 +139,7 @@ async def update_credentials(ctx: Ctx) -> Response:
         "fields": _fields(p),
         "privacy": privacy,
         "locked": p.bool("locked") if p.has("locked") else None,
+        "indexable": p.bool("indexable") if p.has("indexable") else None,
     }
     if p.raw("display_name") == "":
         changes["display_name"] = ""

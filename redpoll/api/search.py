@@ -62,7 +62,8 @@ def _query(ctx: Ctx, kind: str | None) -> search.Query:
     scope="read:search",
     doc=Doc(
         "Search accounts (login/display-name prefix, @login, @login@this-host), your "
-        "statuses holding every word, hashtags; never contacts another host",
+        "statuses by full text (your library and the public posts of indexable accounts; "
+        "Mastodon's operators), hashtags; never contacts another host",
         "Search",
         SEARCH,
         params=SEARCH_PARAMS

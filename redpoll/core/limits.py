@@ -125,8 +125,19 @@ SEARCH_NAME_WORDS = 8
 SEARCH_SCAN = 400
 #: offset + limit beyond this finds nothing (searches read a bounded window).
 SEARCH_WINDOW = 200
-#: Newest statuses of the viewer's own a status search looks through.
-SEARCH_STATUSES_SCANNED = 1000
+#: Full-text search of statuses (redpoll.search.index): the longest word
+#: indexed (longer ones are left out, and a query naming one finds nothing),
+#: the words of one status indexed at most, the words and phrases' words of
+#: one query at most.
+FTS_TERM_MAX_CHARS = 40
+FTS_TERMS_PER_STATUS = 200
+FTS_QUERY_TERMS_MAX = 8
+#: Postings one status search reads at most per family (public, library),
+#: and how many it reads and checks per step.
+FTS_POSTINGS_SCANNED = 2000
+FTS_BATCH = 400
+#: Statuses of one author an indexable change re-indexes per job step.
+FTS_REINDEX_BATCH = 200
 #: Users read per step of migration 1 (accounts/migrations.py, the older users indexed).
 SEARCH_BACKFILL_BATCH = 500
 #: Statuses whose replies are recounted per step of migration 2

@@ -43,6 +43,10 @@ class User:
     posts: int
     bot: bool = False
     discoverable: bool = True
+    #: its public statuses may be found by anyone's full-text search
+    #: (Mastodon's ``indexable``; a record without it: False, as Mastodon's
+    #: column; sign-up sets it: redpoll.accounts.account)
+    indexable: bool = False
     #: profile fields: (name, value) pairs
     fields: tuple[tuple[str, str], ...] = ()
     #: the visibility of a post that names none (Mastodon's source.privacy)
@@ -103,6 +107,7 @@ class User:
             posts=int(h.get("posts", 0)),
             bot=h.get("bot") == "1",
             discoverable=h.get("disc", "1") == "1",
+            indexable=h.get("idx") == "1",
             fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
             privacy=h.get("privacy", "public"),
             suspended=h.get("susp") == "1",
@@ -135,6 +140,7 @@ class User:
             "posts": self.posts,
             "bot": self.bot,
             "discoverable": self.discoverable,
+            "indexable": self.indexable,
             "fields": [list(f) for f in self.fields],
             "privacy": self.privacy,
             "suspended": self.suspended,

@@ -62,7 +62,9 @@ from ..relations import (
     visibility,
 )
 from ..scheduling import scheduled
+from ..search import index as search_index
 from ..search import search
+from ..search.jobs import ReindexAuthorJob
 from ..storage import topology
 from ..storage.server import EmbeddedServer, reach
 from ..storage.store import Store
@@ -181,7 +183,12 @@ class Redpoll:
         return await users.lookup(self.store, login)
 
     async def update_profile(self, uid, **fields: Any) -> User:
-        return await account.update_profile(self.store, uid, **fields)
+        """``indexable`` given: the account's statuses are indexed again (a
+        job: their full-text family follows it)."""
+        user = await account.update_profile(self.store, uid, **fields)
+        if fields.get("indexable") is not None:
+            await self.queue.enqueue(ReindexAuthorJob(user.id))
+        return user
 
     async def check_password(self, login: str, password: str) -> User | None:
         return await account.check_password(self.store, login, password)
@@ -650,6 +657,7 @@ class Redpoll:
         status = await self.seen_status(uid, pid)
         if not self.settings.public_url:
             await polls.vote(self.store, uid, status.id, choices)
+            await search_index.add_to_library(self.store, uid, status.id)  # (idempotent)
             return await self.poll(uid, status.id)
         held = await self.queue.hold(
             PollVoteJob(sid=status.id, author=status.user_id, uid=validate.an_id(uid, "user_id"))
@@ -659,6 +667,7 @@ class Redpoll:
         except RedpollError:  # refused, nothing written: nothing follows
             await self.queue.release(held)
             raise
+        await search_index.add_to_library(self.store, uid, status.id)  # (idempotent)
         await fed_outbox.after_vote(self.store, self.queue, self.settings, uid, status.id)
         await self.queue.release(held)
         return await self.poll(uid, status.id)

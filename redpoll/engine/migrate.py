@@ -38,6 +38,7 @@ from ..core.errors import ConfigError
 from ..core.models import now_ms
 from ..federation import migrations as federation_migrations
 from ..relations import migrations as relations_migrations
+from ..search import migrations as search_migrations
 from ..storage.migration import Migration
 from ..storage.store import Store
 
@@ -61,6 +62,7 @@ MIGRATIONS: list[Migration] = collect(
     conversations_migrations.MIGRATIONS,
     relations_migrations.MIGRATIONS,
     federation_migrations.MIGRATIONS,
+    search_migrations.MIGRATIONS,
 )
 
 

@@ -35,6 +35,7 @@ from ..posting import handlers as posting_handlers
 from ..push import handlers as push_handlers
 from ..relations import handlers as relations_handlers
 from ..scheduling import handlers as scheduling_handlers
+from ..search import handlers as search_handlers
 from ..storage.store import Store
 from ..timelines import handlers as timelines_handlers
 
@@ -65,6 +66,7 @@ HANDLERS = merged(
     push_handlers.TABLE,
     relations_handlers.TABLE,
     scheduling_handlers.TABLE,
+    search_handlers.TABLE,
     timelines_handlers.TABLE,
 )
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 from ..bus import events
 from ..bus.queue import JobQueue
 from ..conversations import conversation
+from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, StatusNotFound
 from ..core.models import Status, now_ms
@@ -75,6 +76,9 @@ async def apply_delete(
         ],
         [job.sid, now, now - limits.DELETED_TOMBSTONE_S * 1000],
     )
+    # out of full-text search: a job for now, in the due set (a worker moves it onto its stream
+    # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)
+    await JobQueue(store).enqueue_at(IndexJob(job.sid, author), now_ms())
     timelines = placement.of(store)
     await timelines.undeliver(job.sid, [timelines.public_key(job.sid)])
     # out of its thread, hashtags and the mentioned's homes (idempotent)

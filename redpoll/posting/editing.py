@@ -39,6 +39,7 @@ import logging
 from ..bus import events
 from ..bus.queue import JobQueue
 from ..conversations import conversation
+from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
 from ..core.errors import (
     Conflict,
@@ -266,6 +267,9 @@ async def follow_up(store: Store, before: Status, after: Status, at: int) -> Non
     await _attach_added(store, before, after)
     await conversation.after_edit(store, before, after)
     await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
+    # full-text search: a job for now, in the due set (a worker moves it onto its stream
+    # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)
+    await JobQueue(store).enqueue_at(IndexJob(after.id, after.user_id), now_ms())
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
     await quotes.after_edit(store, after, at)  # quoted_update to those who quoted it

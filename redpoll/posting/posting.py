@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from ..bus import events
 from ..bus.queue import Claimed, JobQueue
 from ..conversations import conversation
+from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, UnexpectedMentions, UserNotFound, ValidationError
 from ..core.models import Status, now_ms
@@ -256,6 +257,9 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
+    # full-text search: a job for now, in the due set (a worker moves it onto its stream
+    # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)
+    await JobQueue(store).enqueue_at(IndexJob(status.id, status.user_id), now_ms())
     first = FanoutJob(
         job.sid,
         job.author,

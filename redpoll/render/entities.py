@@ -142,7 +142,7 @@ def account(user: User, base: str) -> dict:
         "locked": user.locked,
         "bot": user.bot,
         "discoverable": user.discoverable,
-        "indexable": False,
+        "indexable": user.indexable,
         "group": False,
         "created_at": day(user.created_at),
         "note": html_text(user.bio) if user.bio else "",

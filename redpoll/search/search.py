@@ -1,6 +1,6 @@
-"""Search: accounts by login or display-name prefix, statuses the viewer can
-see that contain the words (its own, favourited and bookmarked ones),
-hashtags by prefix.
+"""Search: accounts by login or display-name prefix, statuses by full text
+(redpoll.search.index: the viewer's library and the public statuses of
+accounts that allow it, in Mastodon's search syntax), hashtags by prefix.
 
 Accounts are found through one sorted set of ``<term>\\0<uid>`` entries, all
 scored 0 and read by prefix with ZRANGE BYLEX (``keys.SEARCH_ACCOUNTS``).
@@ -31,9 +31,9 @@ from ..core.errors import NotFound, ValidationError
 from ..core.models import Status, User
 from ..records import statuses, users
 from ..storage.store import Store
+from . import fulltext, index
 
 TYPES = ("accounts", "hashtags", "statuses")
-_WORD = re.compile(r"\w+")
 _ACCT = re.compile(r"@?([A-Za-z0-9_]+)(?:@([^@\s/]+))?")
 _PROFILE_PATH = re.compile(r"/@([A-Za-z0-9_]+)(?:/([0-9]{1,16}))?/?")
 
@@ -198,45 +198,26 @@ def _page(items: list, query: Query) -> list:
     return items[query.offset : query.offset + query.limit]
 
 
-def words(text: str) -> set[str]:
-    return set(_WORD.findall(fold(text)))
-
-
 async def _statuses(store: Store, q: str, query: Query) -> list[Status]:
-    """Statuses the viewer can see that hold every word of ``q`` (in the
-    text or the content warning), newest first: among the newest
-    ``limits.SEARCH_STATUSES_SCANNED`` of the viewer's own, of those it
-    favourited and of those it bookmarked, as Mastodon without a search
-    engine. All three sets are the viewer's, one slot: one batch."""
+    """Statuses matching ``q`` in Mastodon's search syntax
+    (redpoll.search.fulltext), newest first, from the full-text index
+    (redpoll.search.index): the viewer's library (its own, those it
+    favourited, boosted, bookmarked, replied to, voted in or was mentioned
+    in) and the public statuses of accounts that allow it (``indexable``).
+    Nothing for no viewer, as Mastodon; nothing for a query that cannot be
+    asked (a bad date, an unknown property)."""
     if query.viewer is None:
         return []
-    wanted = words(q)
-    if not wanted:
+    try:
+        parsed = fulltext.parse(q)
+    except fulltext.QueryError:
         return []
-    n = limits.SEARCH_STATUSES_SCANNED
-    high = f"({query.max_id}" if query.max_id else "+inf"
-    low = f"({query.min_id}" if query.min_id else "-inf"
-    own, faved, marked = await store.batch(
-        [
-            ("ZRANGE", keys.profile(query.viewer), high, low, "BYSCORE", "REV", "LIMIT", 0, n),
-            ("ZRANGE", keys.favourites(query.viewer), 0, n - 1, "REV"),
-            ("ZRANGE", keys.bookmarks(query.viewer), 0, n - 1, "REV"),
-        ]
+    ask = index.Ask(
+        parsed,
+        query.viewer,
+        query.offset + query.limit,
+        max_id=query.max_id,
+        min_id=query.min_id,
+        account_id=query.account_id,
     )
-    ids = sorted({int(i) for i in (*own, *faved, *marked)}, reverse=True)
-    ids = [
-        i
-        for i in ids
-        if (query.max_id is None or i < query.max_id) and (query.min_id is None or i > query.min_id)
-    ]
-    found: list[Status] = []
-    step = max(query.offset + query.limit, limits.PAGE_MAX)
-    for start in range(0, len(ids), step):  # read on only while the page is short
-        for status in await statuses.get_statuses(store, ids[start : start + step]):
-            if query.account_id is not None and status.user_id != query.account_id:
-                continue
-            if wanted <= words(status.text) | words(status.extra.get("spoiler_text", "")):
-                found.append(status)
-        if len(found) >= query.offset + query.limit:
-            break
-    return _page(found, query)
+    return _page(await index.find(store, ask), query)

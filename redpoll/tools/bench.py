@@ -1048,6 +1048,20 @@ def table(res: dict) -> str:
     default=None,
     help="Capacity part: time compression, simulated seconds per second (default 15).",
 )
+@click.option(
+    "--fts",
+    "with_fts",
+    is_flag=True,
+    help="Also run the full-text search part (bench_fts.py): 1,000,000 statuses "
+    "indexed (20,000 with --quick), query p99 per query shape, index memory per "
+    "status, indexing CPU per post.",
+)
+@click.option(
+    "--fts-statuses",
+    type=click.IntRange(1_000, 10_000_000),
+    default=None,
+    help="Full-text search part: statuses indexed (default 1,000,000; 20,000 with --quick).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
 def bench(
@@ -1077,6 +1091,8 @@ def bench(
     capacity_people,
     capacity_seconds,
     capacity_speed,
+    with_fts,
+    fts_statuses,
     as_json,
 ) -> None:
     """Time fan-out, home reads and follows against a naive client.
@@ -1087,8 +1103,8 @@ def bench(
     embedded server in a temporary directory unless REDIS_URL is set (then
     it writes bench keys there and removes them afterwards). Prints rates,
     ratios and the targets each ratio must meet. --http, --stream, --media,
-    --scale, --federation and --capacity add their parts, each on its own
-    server.
+    --scale, --federation, --capacity and --fts add their parts, each on its
+    own server.
     """
     run = console.run
     result: dict = {}
@@ -1152,6 +1168,11 @@ def bench(
                 setattr(sizes, name, value)
         say("capacity part ...")
         result["capacity"] = capacity.run_capacity(sizes, say)
+    if with_fts:
+        from .bench_fts import run_fts_bench
+
+        n = fts_statuses or (20_000 if quick else 1_000_000)
+        result["fts"] = run(run_fts_bench(n, 100 if quick else 300, say))
     if as_json:
         click.echo(json.dumps(result))
     else:
@@ -1194,6 +1215,10 @@ def full_table(result: dict) -> str:
         from .bench_capacity import format_report as capacity_report
 
         parts.append(capacity_report(result["capacity"]))
+    if "fts" in result:
+        from .bench_fts import format_report as fts_report
+
+        parts.append(fts_report(result["fts"]))
     return "\n\n".join(parts)
 
 

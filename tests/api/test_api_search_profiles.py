@@ -3,6 +3,8 @@ HTTP where it has no method) against a real ``redpoll serve``."""
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonUnauthorizedError
@@ -62,14 +64,30 @@ def test_accounts_by_prefix_v1_and_v2_with_paging(api):
     )
 
 
+def _until_found(m, q: str, ids: list) -> dict:
+    """The search's answer once its statuses are ``ids`` (the full-text
+    index is written by a job)."""
+    deadline = time.monotonic() + 20
+    while True:
+        found = m.search_v2(q, result_type="statuses")
+        if [s.id for s in found.statuses] == ids or time.monotonic() > deadline:
+            assert [s.id for s in found.statuses] == ids
+            return found
+        time.sleep(0.05)
+
+
 def test_statuses_search_finds_the_viewers_own(api):
     app = new_app(api)
     me, other = register(api, app, unique("me")), register(api, app, unique("other"))
     word = unique("w")
     mine = me.status_post(f"about {word} and more")
-    other.status_post(f"also about {word}")
-    found = me.search_v2(word)
-    assert [s.id for s in found.statuses] == [mine.id]
+    theirs = other.status_post(f"also about {word}")
+    # the library: one's own (the public posts of others are found too)
+    found = _until_found(me, f"{word} in:library", [mine.id])
+    assert [s.id for s in _until_found(me, word, [theirs.id, mine.id]).statuses] == [
+        theirs.id,
+        mine.id,
+    ]
     assert found.hashtags == []
     assert me.search_v2(word, result_type="accounts").statuses == []
     # a status URL on this server names that status
@@ -228,8 +246,7 @@ def test_statuses_search_finds_favourited_and_bookmarked(api):
     other.status_post(f"{word} three")
     me.status_favourite(faved.id)
     me.status_bookmark(marked.id)
-    found = me.search_v2(word, result_type="statuses").statuses
-    assert [s.id for s in found] == [marked.id, faved.id]
+    found = _until_found(me, f"{word} in:library", [marked.id, faved.id]).statuses
     assert found[0].bookmarked and found[1].favourited
 
 

@@ -392,6 +392,15 @@ export function search(ctx) {
     e.preventDefault();
     ctx.go('/search?q=' + encodeURIComponent(input.value.trim()), { replace: true });
   } }, input, h('button', { type: 'submit', class: 'primary' }, 'Search'));
+  // what posts a search reads, and the operators it understands (Mastodon's)
+  const hint = h('details', { class: 'search-hint' },
+    h('summary', {}, 'Posts are searched among your own, those you favourited, boosted, bookmarked, replied to, voted in or were mentioned in, and the public posts of accounts that allow it.'),
+    h('ul', {}, ...[
+      ['"exact phrase"', 'the words one after another'], ['-word', 'leave out posts with it (also -from:, -has:, …)'],
+      ['from:name', 'by that account (from:me: yours)'], ['has:media, has:poll, has:link', 'with attachments, a poll, a link'],
+      ['is:reply, is:sensitive', 'replies, posts with a content warning'], ['language:en', 'in that language'],
+      ['before:, after:, during:2025-01-31', 'by the day posted'], ['in:library, in:public', 'only your library, only public posts'],
+    ].map(([op, what]) => h('li', {}, h('code', {}, op), ' ' + what))));
   if (!has('GET', '/api/v2/search')) results.append(unavailable('Search'));
   else if (q) {
     results.append(h('p', { role: 'status' }, 'Searching…'));
@@ -410,7 +419,7 @@ export function search(ctx) {
     }).catch((err) => results.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(err))));
   }
   if (!q) requestAnimationFrame(() => input.focus());
-  return [heading('Search'), form, results];
+  return [heading('Search'), form, hint, results];
 }
 
 // --- lists ----------------------------------------------------------------------------------
