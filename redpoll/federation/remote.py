@@ -24,6 +24,7 @@ from ..core import limits
 from ..core.errors import RedpollError, UserNotFound
 from ..core.models import User, now_ms
 from ..records import users
+from ..search.jobs import ReindexAuthorJob
 from ..storage.store import Store
 from . import client, domains, keys, remote_media, signing
 from .documents import instance_actor_id
@@ -61,6 +62,9 @@ class Actor:
     #: listed in the profile directory (``toot:discoverable``; absent: not,
     #: as Mastodon)
     discoverable: bool = False
+    #: its public statuses searchable by anyone here (``toot:indexable``;
+    #: absent: not, as Mastodon)
+    indexable: bool = False
 
     @property
     def login(self) -> str:
@@ -158,6 +162,7 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
         locked=bool(doc.get("manuallyApprovesFollowers")),
         bot=doc.get("type") in ("Service", "Application"),
         discoverable=doc.get("discoverable") is True,
+        indexable=doc.get("indexable") is True,
         avatar=_image(doc.get("icon"), uri),
         header=_image(doc.get("image"), uri),
     )
@@ -179,6 +184,7 @@ async def account_id(store: Store, uri: str) -> int | None:
 async def keep(store: Store, actor: Actor) -> User:
     """The account for ``actor``, made or brought up to date (idempotent)."""
     uid = await account_id(store, actor.uri)
+    was_indexable = uid is not None and await store.hget(core_keys.user(uid), "idx") == b"1"
     if uid is None:
         fresh = await store.incr(core_keys.USER_SEQ)
         await store.set(keys.by_uri(actor.uri), fresh, nx=True)
@@ -194,6 +200,7 @@ async def keep(store: Store, actor: Actor) -> User:
         "locked": "1" if actor.locked else "0",
         "bot": "1" if actor.bot else "0",
         "disc": "1" if actor.discoverable else "0",
+        "idx": "1" if actor.indexable else "0",
     }
     details = {
         "uri": actor.uri,
@@ -216,6 +223,8 @@ async def keep(store: Store, actor: Actor) -> User:
     await store.set(core_keys.login(actor.login.lower()), f"{uid}:{now_ms()}", nx=True)
     await account_index.index_account(store, uid, int(rev), actor.login, record["name"])
     await store.sadd(keys.PEERS, host_of(actor.uri))  # a peer (idempotent)
+    if was_indexable != actor.indexable:  # its statuses follow it into or out of public search
+        await JobQueue(store).enqueue(ReindexAuthorJob(uid))
     return await users.get_user(store, uid)
 
 
