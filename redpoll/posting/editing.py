@@ -38,6 +38,7 @@ import logging
 
 from ..bus import events
 from ..bus.queue import JobQueue
+from ..cards import cards
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import (
@@ -266,6 +267,7 @@ async def follow_up(store: Store, before: Status, after: Status, at: int) -> Non
     await _attach_added(store, before, after)
     await conversation.after_edit(store, before, after)
     await polls.after_edit(store, JobQueue(store), before, after)  # its end, dropped votes
+    await cards.after_edit(JobQueue(store), before, after)  # a new link's card
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
     await quotes.after_edit(store, after, at)  # quoted_update to those who quoted it

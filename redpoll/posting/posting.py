@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..bus import events
 from ..bus.queue import Claimed, JobQueue
+from ..cards import cards
 from ..conversations import conversation
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, UnexpectedMentions, UserNotFound, ValidationError
@@ -255,6 +256,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await conversation.after_post(store, status)
     await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)
+    await cards.queue_for(JobQueue(store), settings, status)  # its card's job (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
     first = FanoutJob(
         job.sid,
