@@ -31,6 +31,7 @@ from ..core import limits
 from ..core.errors import Conflict, StatusNotFound
 from ..core.models import EXTRA_PREFIX, Status
 from ..core.settings import Settings
+from ..media import entity as media_entity
 from ..media import remote as kept
 from ..media.storage import open_storage
 from ..net import http, safety
@@ -71,7 +72,8 @@ class _Anchors(HTMLParser):
 
 
 def _here(settings: Settings) -> str:
-    return (urlsplit(settings.public_url).hostname or "").lower() if settings.public_url else ""
+    """This server's host (and port), as a link names it."""
+    return urlsplit(settings.public_url).netloc.lower() if settings.public_url else ""
 
 
 def _candidates(status: Status) -> list[str]:
@@ -96,7 +98,7 @@ def link_of(status: Status, settings: Settings) -> str | None:
     not of this server."""
     here = _here(settings)
     for url in _candidates(status):
-        if (urlsplit(url).hostname or "") != here:
+        if urlsplit(url).netloc != here:
             return url
     return None
 
@@ -249,8 +251,9 @@ async def attach(store: Store, settings: Settings, rejected: Rejected, sid: int)
             return
 
 
-def entity(status: Status) -> dict | None:
-    """The ``card`` of a status's entity: the card its record names, or None."""
+def entity(status: Status, base: str) -> dict | None:
+    """The ``card`` of a status's entity: the card its record names, or
+    None; its image's URL as clients get it (media.entity.full_url)."""
     raw = status.extra.get("card")
     if not raw:
         return None
@@ -258,4 +261,6 @@ def entity(status: Status) -> dict | None:
         card = json.loads(raw)
     except ValueError:
         return None
-    return card if isinstance(card, dict) else None
+    if not isinstance(card, dict):
+        return None
+    return card | {"image": media_entity.full_url(card.get("image"), base)}

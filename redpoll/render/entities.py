@@ -461,7 +461,7 @@ def status(
         ),
         "reblog": None,
         "poll": None,
-        "card": cards.entity(s),
+        "card": cards.entity(s, base),
         "language": extra.get("language"),
         "edited_at": iso(int(extra["edited_at"])) if extra.get("edited_at") else None,
     }
