@@ -154,7 +154,7 @@ async def _make(
             raise
         log.info("no card for %s: %s", url, exc)
         return None
-    said = page.read(body.decode("utf-8", "replace"), url)
+    said = page.read(page.decoded(body), url)
     if said is None:
         return None
     parts = urlsplit(said.url)

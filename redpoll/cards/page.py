@@ -90,6 +90,19 @@ def _web(url: str, base: str) -> str:
     return full if ok else ""
 
 
+_CHARSET = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
+
+
+def decoded(body: bytes) -> str:
+    """A page's text: in the charset its ``<meta>`` names (in its first
+    2 KB), else UTF-8; what does not decode is replaced."""
+    found = _CHARSET.search(body[:2048])
+    try:
+        return body.decode(found.group(1).decode() if found else "utf-8", "replace")
+    except LookupError:
+        return body.decode("utf-8", "replace")
+
+
 def read(html: str, url: str) -> Page | None:
     """The page at ``url`` of text ``html``; None when it has no title (no card)."""
     reader = _Reader()

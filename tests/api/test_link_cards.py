@@ -241,3 +241,15 @@ async def test_without_the_loopback_switch_a_private_address_is_never_fetched(
         await strict.close()
     assert peer.gets == []
     assert shown(serve, status["id"])["card"] is None
+
+
+async def test_a_page_in_the_charset_its_meta_names(rp, serve, alice, peer):
+    page = (
+        '<html><head><meta charset="iso-8859-1"><title>Caf\u00e9 cr\u00e8me</title></head></html>'
+    )
+    peer.files["/p/cafe.html"] = (page.encode("latin-1"), "text/html")
+    status = await post(alice, f"{peer.base}/p/cafe.html")
+    await rp.drain()
+    card = shown(serve, status["id"])["card"]
+    assert card["title"] == "Caf\u00e9 cr\u00e8me"
+    assert card["description"] == "" and card["image"] is None and card["provider_name"] == ""
