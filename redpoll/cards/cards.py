@@ -17,6 +17,7 @@ idempotent: a job run twice writes the same card."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -198,18 +199,31 @@ async def _make(
     return card
 
 
+async def _kept(store: Store, key: str) -> dict | None | bool:
+    """The card kept for a URL's digest; None: it makes none; False: not known."""
+    raw = await store.get(keys.card(key))
+    if raw is None:
+        return False
+    return None if raw == _NONE.encode() else json.loads(raw)
+
+
 async def card_for(
     store: Store, settings: Settings, rejected: Rejected, url: str
 ) -> dict | None | bool:
     """The card of ``url``: kept, or fetched and kept now. None for a URL
-    that makes none; False when another job is fetching it now (the caller
-    retries later)."""
+    that makes none. While another job fetches it, waited for (at most
+    limits.CARD_FETCHING_S); False if that job did not finish (the caller
+    is retried)."""
     key = digest(url)
-    raw = await store.get(keys.card(key))
-    if raw is not None:
-        return None if raw == _NONE.encode() else json.loads(raw)
+    card = await _kept(store, key)
+    if card is not False:
+        return card
     if not await store.set(keys.fetching(key), "1", nx=True, ex=limits.CARD_FETCHING_S):
-        return False
+        loop = asyncio.get_running_loop()
+        until = loop.time() + limits.CARD_FETCHING_S
+        while loop.time() < until and await store.get(keys.fetching(key)) is not None:
+            await asyncio.sleep(0.2)  # (a bounded wait on the other job's fetch)
+        return await _kept(store, key)
     try:
         card = await _make(store, settings, rejected, url, key)
         if card is None:

@@ -253,3 +253,15 @@ async def test_a_page_in_the_charset_its_meta_names(rp, serve, alice, peer):
     card = shown(serve, status["id"])["card"]
     assert card["title"] == "Caf\u00e9 cr\u00e8me"
     assert card["description"] == "" and card["image"] is None and card["provider_name"] == ""
+
+
+async def test_a_server_whose_media_are_rejected_gives_a_card_with_no_image(rp, serve, alice, peer):
+    await rp.domain_block("127.0.0.1", "noop", reject_media=True)
+    peer.files["/p/cats.html"] = (PAGE.encode(), "text/html")
+    peer.files["/i/cat.jpg"] = (jpeg(), "image/jpeg")
+    status = await post(alice, f"{peer.base}/p/cats.html")
+    await rp.drain()
+    card = shown(serve, status["id"])["card"]
+    assert card["title"] == "Cats & their ways"
+    assert card["image"] is None and card["blurhash"] is None
+    assert "/i/cat.jpg" not in peer.gets and await rp.media_cache_stats() == (0, 0)
