@@ -229,7 +229,9 @@ async def card_for(
         if card is None:
             await store.set(keys.card(key), _NONE, ex=limits.CARD_NONE_TTL_S)
         else:
-            await store.set(keys.card(key), json.dumps(card), ex=limits.CARD_MAX_AGE_S)
+            # (kept no longer than its image is: the remote media cache's age limit)
+            age = min(limits.CARD_MAX_AGE_S, settings.remote_media_max_age_s)
+            await store.set(keys.card(key), json.dumps(card), ex=max(1, int(age)))
         return card
     finally:
         await store.delete(keys.fetching(key))

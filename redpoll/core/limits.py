@@ -936,7 +936,9 @@ DIRECTORY_SCAN = 4_000
 CARD_PAGE_MAX_BYTES = 1024 * 1024
 #: one deadline for fetching a linked page, its redirects included (s)
 CARD_FETCH_TIMEOUT_S = 15.0
-#: how long a card is kept for its URL before it is fetched again when asked (s)
+#: how long a card is kept for its URL before it is fetched again when asked
+#: (s; Mastodon's two weeks, and never longer than the remote media cache
+#: keeps its image: REDPOLL_REMOTE_MEDIA_MAX_AGE_S)
 CARD_MAX_AGE_S = 14 * 86_400
 #: how long a URL that made no card (no title, refused, a 4xx, too large) is
 #: not fetched again (s)

@@ -228,6 +228,18 @@ async def test_a_remote_note_gets_the_card_of_its_first_plain_link(rp, serve, pe
     assert card["image"].startswith(f"{serve.base}/system/media/")
     assert "/p/tag.html" not in peer.gets
 
+    # its server edits it to link another page: the new page's card
+    peer.files["/p/dogs.html"] = (b"<html><title>Dogs</title></html>", "text/html")
+    edited = note | {
+        "content": f'<p>no, <a href="{peer.base}/p/dogs.html">this</a></p>',
+        "updated": "2026-12-01T10:00:00Z",
+    }
+    update = {"id": f"{note_id}#update", "type": "Update", "actor": eve, "object": edited}
+    assert await asyncio.to_thread(peer.post, f"{serve.base}/inbox", update) == 202
+    await rp.drain()
+    card = shown(serve, sid)["card"]
+    assert card["url"] == f"{peer.base}/p/dogs.html" and card["title"] == "Dogs"
+
 
 async def test_without_the_loopback_switch_a_private_address_is_never_fetched(
     settings, serve, alice, peer, media_dir

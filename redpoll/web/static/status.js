@@ -300,6 +300,8 @@ export function renderCard(s) {
   try { host = new URL(card.url).hostname.replace(/^www\./, ''); } catch { /* shown without it */ }
   const image = card.image ? h('img', { class: 'link-card-image', src: card.image, alt: card.image_description || '',
     loading: 'lazy', decoding: 'async', width: card.width || null, height: card.height || null }) : null;
+  // an image dropped from the cache since: the card without it
+  if (image) image.addEventListener('error', () => { image.remove(); image.closest('.link-card')?.classList.add('no-image'); });
   return h('a', { class: 'link-card' + (image ? '' : ' no-image'), href: card.url, target: '_blank',
     rel: 'noopener noreferrer nofollow' },
   image,
