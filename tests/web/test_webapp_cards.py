@@ -70,6 +70,11 @@ def test_a_post_with_a_link_shows_its_card_opening_the_page_in_a_new_tab(people)
             )
             assert lines <= 2.2
             a.screenshot(path=f"/tmp/redpoll-card-{shot}.png")
+            if viewport is PHONE:  # the dark theme's colours, from the style sheet
+                a.emulate_media(color_scheme="dark")
+                panel = card.evaluate("(el) => getComputedStyle(el).backgroundColor")
+                assert panel == "rgb(26, 29, 36)", panel
+                a.screenshot(path="/tmp/redpoll-card-phone-dark.png")
         # the page and its image were fetched once, by the server, for both posts
         assert peer.gets.count("/p/cat.html") == 1 and peer.gets.count("/i/cat.jpg") == 1
     finally:
