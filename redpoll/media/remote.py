@@ -5,8 +5,9 @@ redpoll.net), checked, stripped, scaled and given a preview and a blurhash
 as uploads are (processing.py), stored through the same MediaStorage, and
 served from here; their server's URL stays the attachment's ``remote_url``.
 
-A copy is a *member* of the cache index (keys.REMOTE_KEPT: ``s:<sid>:<aid>``
-or ``u:<uid>:<kind>``) naming its files and their weight
+A copy is a *member* of the cache index (keys.REMOTE_KEPT: ``s:<sid>:<aid>``,
+``u:<uid>:<kind>``, or ``c:0:<digest>.<ms>`` for a link card's image,
+:func:`keep_image`) naming its files and their weight
 (keys.REMOTE_FILES, keys.REMOTE_BYTES). The index is bounded: a copy older
 than the age limit, and the oldest copies while all of them weigh more
 than the size limit, are dropped (:func:`evict`; settings
