@@ -119,6 +119,10 @@ async def after_edit(queue: JobQueue, before: Status, after: Status) -> None:
         await queue.enqueue(CardJob(sid=after.id))
 
 
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
 def digest(url: str) -> str:
     return hashlib.sha256(url.encode()).hexdigest()
 
@@ -255,7 +259,7 @@ async def attach(store: Store, settings: Settings, rejected: Rejected, sid: int)
         value = json.dumps(card, separators=(",", ":")) if card else ""
         if status.extra.get("card", "") == value:
             return
-        version = raw.get(b"v", b"").decode()
+        version = _text(raw.get(b"v", raw.get("v", b"")))
         try:
             await writes.of(store).update_status(
                 sid, {FIELD: value}, only_if=("v", version) if version else ("", "")
