@@ -183,6 +183,10 @@ async def test_a_direct_status_and_this_servers_links_are_never_fetched(rp, serv
     await rp.drain()
     assert peer.gets == []
     assert shown(serve, own["id"])["card"] is None
+    # the deprecated endpoint: {} for no card, 404 for a status not to be seen
+    assert httpx.get(f"{serve.base}/api/v1/statuses/{own['id']}/card").json() == {}
+    missing = httpx.get(f"{serve.base}/api/v1/statuses/99999999/card")
+    assert missing.status_code == 404 and "error" in missing.json()
 
 
 async def test_an_edit_to_another_link_changes_the_card(rp, serve, alice, peer):
