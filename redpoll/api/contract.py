@@ -90,6 +90,31 @@ CREDENTIAL_ACCOUNT = {
 }
 #: GET /api/v1/mutes: the Account with when its mute ends (null: until unmuted)
 MUTED_ACCOUNT = {"allOf": [ref("Account"), obj({"mute_expires_at": NULLABLE_STR})]}
+#: Mastodon's PreviewCard (redpoll.cards): a link's title, description and
+#: image (kept here), type "link"
+PREVIEW_CARD = obj(
+    {
+        "url": STR,
+        "title": STR,
+        "description": STR,
+        "type": {"enum": ["link", "photo", "video", "rich"]},
+        "author_name": STR,
+        "author_url": STR,
+        "provider_name": STR,
+        "provider_url": STR,
+        "html": STR,
+        "width": INT,
+        "height": INT,
+        "image": NULLABLE_STR,
+        "image_description": STR,
+        "embed_url": STR,
+        "blurhash": NULLABLE_STR,
+        "language": NULLABLE_STR,
+        "published_at": NULLABLE_STR,
+        "authors": array({}),
+    }
+)
+
 STATUS = obj(
     {
         "id": ID,
@@ -112,7 +137,7 @@ STATUS = obj(
         "in_reply_to_account_id": NULLABLE_STR,
         "reblog": {"type": ["object", "null"]},
         "poll": {"oneOf": [{"type": "null"}, ref("Poll")]},
-        "card": {"type": ["object", "null"]},
+        "card": {"oneOf": [{"type": "null"}, ref("PreviewCard")]},
         "language": NULLABLE_STR,
         "edited_at": NULLABLE_STR,
         "quotes_count": INT,
@@ -482,6 +507,7 @@ SCHEMAS = {
     "CredentialAccount": CREDENTIAL_ACCOUNT,
     "MutedAccount": MUTED_ACCOUNT,
     "Status": STATUS,
+    "PreviewCard": PREVIEW_CARD,
     "Relationship": RELATIONSHIP,
     "List": LIST,
     "Application": APPLICATION,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import orjson
 from starlette.responses import Response
 
 from ..core import limits
@@ -27,6 +28,7 @@ from .contract import (
     Doc,
     path_param,
     query_param,
+    ref,
     request_body,
 )
 from .responses import JSON, NOT_FOUND, ApiError, link_header
@@ -286,6 +288,28 @@ async def get_status(ctx: Ctx) -> Response:
     if not entities_:
         raise ApiError(404, NOT_FOUND)
     return Response(entities_[0], media_type=JSON.media_type)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/statuses/{id}/card",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "A status's link preview card, or {} when it has none (deprecated in "
+        "Mastodon for the status's ``card``; some apps still call it)",
+        "Statuses",
+        {"oneOf": [ref("PreviewCard"), ref("Empty")]},
+        params=[path_param()],
+    ),
+)
+async def status_card(ctx: Ctx) -> Response:
+    """From the status's rendering (:func:`get_status`): its ``card``."""
+    entities_ = rendered_entities(ctx, await ctx.rp.status_page(ctx.viewer, ctx.path_id()))
+    if not entities_:
+        raise ApiError(404, NOT_FOUND)
+    shown = orjson.loads(entities_[0])
+    return JSON((shown.get("reblog") or shown).get("card") or {})
 
 
 @endpoint(

@@ -947,3 +947,24 @@ INSTANCE_ACTIVITY_CACHE_S = 86_400
 DIRECTORY_DEFAULT = 40
 DIRECTORY_MAX = 80
 DIRECTORY_SCAN = 4_000
+
+# --- link preview cards (redpoll.cards) ---------------------------------------------
+#: the most of a linked page read to make its card (bytes; a larger page has none)
+CARD_PAGE_MAX_BYTES = 1024 * 1024
+#: one deadline for fetching a linked page, its redirects included (s)
+CARD_FETCH_TIMEOUT_S = 15.0
+#: how long a card is kept for its URL before it is fetched again when asked
+#: (s; Mastodon's two weeks, and never longer than the remote media cache
+#: keeps its image: REDPOLL_REMOTE_MEDIA_MAX_AGE_S)
+CARD_MAX_AGE_S = 14 * 86_400
+#: how long a URL that made no card (no title, refused, a 4xx, too large) is
+#: not fetched again (s)
+CARD_NONE_TTL_S = 3600
+#: how long a URL's fetch is held by one job (s; a second job meanwhile leaves it)
+CARD_FETCHING_S = 60
+#: the longest title, description, provider and author names of a card (chars)
+CARD_TITLE_MAX_CHARS = 200
+CARD_DESCRIPTION_MAX_CHARS = 500
+CARD_NAME_MAX_CHARS = 100
+#: the longest URL a card is made for, or names (chars)
+CARD_URL_MAX_CHARS = 2048

@@ -34,6 +34,8 @@ RESERVED_FIELDS = frozenset(
         "reblog_of",
         # set by the engine from a poll asked for (redpoll.polls)
         "poll",
+        # set by the engine from the status's first link (redpoll.cards)
+        "card",
     }
 )
 

@@ -19,12 +19,14 @@ from redis.exceptions import ResponseError
 
 from ..accounts import handlers as accounts_handlers
 from ..bus.queue import Handler, JobQueue, MalformedJob, NotYet, decode
+from ..cards import handlers as cards_handlers
 from ..conversations import handlers as conversations_handlers
 from ..core import keys, limits
 from ..core.health import DATABASE, OUTAGE, Backoff
 from ..core.settings import Settings
 from ..federation import handlers as federation_handlers
 from ..federation import outbox as fed_outbox
+from ..federation import remote_media
 from ..interactions import handlers as interactions_handlers
 from ..mail import handlers as mail_handlers
 from ..media import handlers as media_handlers
@@ -56,6 +58,7 @@ def merged(*tables: dict[type, Handler]) -> dict[type, Handler]:
 #: Every kind's handler, from the features' tables.
 HANDLERS = merged(
     accounts_handlers.TABLE,
+    cards_handlers.table(remote_media.media_rejected),
     conversations_handlers.TABLE,
     federation_handlers.TABLE,
     interactions_handlers.TABLE,

@@ -64,8 +64,9 @@ PROFILE_KINDS = ("avatar", "header")
 #: ZSET member -> ms it was fetched: every copy of another server's file
 #: kept here, oldest first (what eviction reads). A member is
 #: :func:`remote_member`: ``s:<sid>:<aid>`` (attachment ``aid`` of remote
-#: status ``sid``) or ``u:<uid>:<kind>`` (a remote account's avatar or
-#: header). The three ``media:{remote}`` keys share one slot: a copy is
+#: status ``sid``), ``u:<uid>:<kind>`` (a remote account's avatar or
+#: header) or ``c:0:<digest>.<ms>`` (a link preview card's image, one per
+#: fetch: redpoll.cards). The three ``media:{remote}`` keys share one slot: a copy is
 #: added and dropped by one script over them.
 REMOTE_KEPT = "media:{remote}"
 #: HASH member -> ``<bytes> <name> [<name>]``: the stored files of each kept
@@ -76,7 +77,8 @@ REMOTE_BYTES = "media:{remote}:bytes"
 
 
 def remote_member(what: str, owner: int, part: int | str) -> str:
-    """A kept copy's member: ``("s", sid, aid)`` or ``("u", uid, kind)``."""
+    """A kept copy's member: ``("s", sid, aid)``, ``("u", uid, kind)`` or
+    ``("c", 0, "<digest>.<ms>")``."""
     return f"{what}:{owner}:{part}"
 
 

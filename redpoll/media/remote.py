@@ -5,8 +5,9 @@ redpoll.net), checked, stripped, scaled and given a preview and a blurhash
 as uploads are (processing.py), stored through the same MediaStorage, and
 served from here; their server's URL stays the attachment's ``remote_url``.
 
-A copy is a *member* of the cache index (keys.REMOTE_KEPT: ``s:<sid>:<aid>``
-or ``u:<uid>:<kind>``) naming its files and their weight
+A copy is a *member* of the cache index (keys.REMOTE_KEPT: ``s:<sid>:<aid>``,
+``u:<uid>:<kind>``, or ``c:0:<digest>.<ms>`` for a link card's image,
+:func:`keep_image`) naming its files and their weight
 (keys.REMOTE_FILES, keys.REMOTE_BYTES). The index is bounded: a copy older
 than the age limit, and the oldest copies while all of them weigh more
 than the size limit, are dropped (:func:`evict`; settings
@@ -93,6 +94,12 @@ def member_of_attachment(sid: int, aid: int) -> str:
 
 def member_of_profile(uid: int, kind: str) -> str:
     return keys.remote_member("u", uid, kind)
+
+
+def member_of_card(digest: str) -> str:
+    """The member of a link preview card's image (redpoll.cards): by the
+    digest of the card's URL."""
+    return keys.remote_member("c", 0, digest)
 
 
 async def ask(store: Store, member: str) -> bool:
@@ -328,6 +335,54 @@ async def keep_profile_images(
     return failed
 
 
+@dataclass(frozen=True)
+class KeptImage:
+    """An image kept here by :func:`keep_image`: its URL here (the small
+    rendering), its size and blurhash."""
+
+    url: str
+    width: int
+    height: int
+    blurhash: str
+
+
+async def keep_image(
+    store: Store, storage: MediaStorage, member: str, url: str, *, loopback: bool
+) -> KeptImage | None:
+    """Fetch the image at ``url`` (another server's) and keep it here as
+    ``member`` of the bounded cache, as an attachment's (checked, stripped,
+    scaled, a blurhash): its small rendering. None when it cannot be (a
+    refused address, a 4xx, not an image, a fetch already under way: a
+    retry would fail the same or is being made); FetchFailed for a passing
+    failure. The copy's entry is written before its files (as every copy:
+    a fetch cut short leaves an entry the next one replaces or eviction
+    drops with its files); the files an earlier copy of it named are
+    deleted once the new ones are stored."""
+    if not await _one_at_a_time(store, member):
+        return None
+    try:
+        try:
+            done = await _processed(await _fetch(url, loopback), processing.ATTACHMENT)
+        except (http.FetchFailed, safety.Refused, ValidationError) as exc:
+            if not _lasting(exc):
+                raise http.FetchFailed(str(exc)) from None
+            log.info("image %s not kept: %s", url, exc)
+            return None
+        small = processing.Processed(done.files[-1:], done.meta, done.blurhash)
+        names, older = await _store(store, storage, member, now_ms() * 2**8 + 255, small)
+        for name in older:
+            await storage.delete(name)
+        size = done.meta.get("small") or {}
+        return KeptImage(
+            storage.url(names[-1]),
+            int(size.get("width", 0)),
+            int(size.get("height", 0)),
+            done.blurhash,
+        )
+    finally:
+        await store.delete(keys.remote_fetching(member))
+
+
 # --- dropping ----------------------------------------------------------------------
 async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     """Drop one kept copy (idempotent): what shows it pointed away (back to
@@ -340,7 +395,9 @@ async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     size, *names = value.split()
     joined = " ".join(names)
     what, owner, part = member.split(":", 2)
-    if what == "s":
+    if what == "c":
+        pass  # a card's image: its card names it until the card's age limit
+    elif what == "s":
 
         def away(it: dict) -> dict | None:
             if it.get("files") != joined:

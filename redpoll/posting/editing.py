@@ -38,6 +38,7 @@ import logging
 
 from ..bus import events
 from ..bus.queue import JobQueue
+from ..cards import cards
 from ..conversations import conversation
 from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
@@ -270,6 +271,7 @@ async def follow_up(store: Store, before: Status, after: Status, at: int) -> Non
     # full-text search: a job for now, in the due set (a worker moves it onto its stream
     # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)
     await JobQueue(store).enqueue_at(IndexJob(after.id, after.user_id), now_ms())
+    await cards.after_edit(JobQueue(store), before, after)  # a new link's card
     await events.publish(store, events.status_update_event(after))
     await notify_boosters(store, after, at)
     await quotes.after_edit(store, after, at)  # quoted_update to those who quoted it

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..bus import events
 from ..bus.queue import Claimed, JobQueue
+from ..cards import cards
 from ..conversations import conversation
 from ..conversations.jobs import IndexJob
 from ..core import keys, limits, validate
@@ -256,6 +257,7 @@ async def apply_post(store: Store, settings: Settings, job: PostJob) -> FanoutJo
     await conversation.after_post(store, status)
     await quotes.record(store, status)  # its quote accepted, the quoted told (idempotent)
     await links.count_post(store, status)  # its links' histories (idempotent)
+    await cards.queue_for(JobQueue(store), settings, status)  # its card's job (idempotent)
     await polls.schedule(JobQueue(store), status)  # its poll's end, if it has one (idempotent)
     # full-text search: a job for now, in the due set (a worker moves it onto its stream
     # within limits.DUE_JOBS_POLL_S; queued again before that, it stays one)

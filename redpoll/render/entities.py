@@ -17,6 +17,7 @@ from urllib.parse import quote
 import orjson
 
 from ..admin import roles
+from ..cards import cards
 from ..conversations import conversation
 from ..conversations.conversation import Conversation
 from ..core import limits, uris
@@ -460,7 +461,7 @@ def status(
         ),
         "reblog": None,
         "poll": None,
-        "card": None,
+        "card": cards.entity(s, base),
         "language": extra.get("language"),
         "edited_at": iso(int(extra["edited_at"])) if extra.get("edited_at") else None,
     }

@@ -4,7 +4,8 @@
 // Delete for one's own, Report for others'; an edited status says so, with its history a click away.
 // A poll shows under the text: a Vote form (radio or checkboxes) until one
 // has voted, then, and once it ended, bars with percentages. Images show
-// as a gallery under the text (media.js), behind the warning with it.
+// as a gallery under the text (media.js), behind the warning with it; a
+// link's preview card under the text when there are none.
 import { api, session, emit } from './api.js';
 import { has } from './features.js';
 import { filterVerdict } from './filters.js';
@@ -289,6 +290,27 @@ export function renderQuote(quote) {
   return card;
 }
 
+// A link's preview card under the text (the status's `card`: its image is
+// this server's copy), the whole card one link to the page in a new tab; not
+// drawn when the status has media or a quote (as Mastodon's web app).
+export function renderCard(s) {
+  const card = s.card;
+  if (!card || !/^https?:\/\//i.test(card.url || '') || (s.media_attachments || []).length || s.quote) return null;
+  let host = '';
+  try { host = new URL(card.url).hostname.replace(/^www\./, ''); } catch { /* shown without it */ }
+  const image = card.image ? h('img', { class: 'link-card-image', src: card.image, alt: card.image_description || '',
+    loading: 'lazy', decoding: 'async', width: card.width || null, height: card.height || null }) : null;
+  // an image dropped from the cache since: the card without it
+  if (image) image.addEventListener('error', () => { image.remove(); image.closest('.link-card')?.classList.add('no-image'); });
+  return h('a', { class: 'link-card' + (image ? '' : ' no-image'), href: card.url, target: '_blank',
+    rel: 'noopener noreferrer nofollow' },
+  image,
+  h('span', { class: 'link-card-text' },
+    h('span', { class: 'link-card-provider' }, card.provider_name || host),
+    h('strong', { class: 'link-card-title' }, card.title),
+    card.description ? h('span', { class: 'link-card-description' }, card.description) : null));
+}
+
 // opts: {onReply(status, article), focused}
 export function renderStatus(entry, opts = {}) {
   entry = putStatus(entry);
@@ -318,7 +340,7 @@ export function renderStatus(entry, opts = {}) {
   if (s.spoiler_text) {
     // a content warning hides the text until asked (Mastodon's "Show more")
     const body = h('div', { class: 'behind-warning', id: `cw-${entry.id}-${s.id}`, hidden: true },
-      statusContent(s.content), s.poll ? renderPoll(s) : null, renderMedia(s));
+      statusContent(s.content), s.poll ? renderPoll(s) : null, renderMedia(s), renderCard(s));
     const more = h('button', { type: 'button', class: 'show-more', 'aria-expanded': 'false',
       'aria-controls': body.id }, 'Show more');
     more.addEventListener('click', () => {
@@ -333,6 +355,8 @@ export function renderStatus(entry, opts = {}) {
     if (s.poll) article.append(renderPoll(s));
     const media = renderMedia(s);
     if (media) article.append(media);
+    const card = renderCard(s);
+    if (card) article.append(card);
   }
   if (s.quote) article.append(renderQuote(s.quote));
   const meta = [];
