@@ -18,6 +18,7 @@ import socket
 from redis.exceptions import ResponseError
 
 from ..accounts import handlers as accounts_handlers
+from ..annual import handlers as annual_handlers
 from ..bus.queue import Handler, JobQueue, MalformedJob, NotYet, decode
 from ..conversations import handlers as conversations_handlers
 from ..core import keys, limits
@@ -55,6 +56,7 @@ def merged(*tables: dict[type, Handler]) -> dict[type, Handler]:
 #: Every kind's handler, from the features' tables.
 HANDLERS = merged(
     accounts_handlers.TABLE,
+    annual_handlers.TABLE,
     conversations_handlers.TABLE,
     federation_handlers.TABLE,
     interactions_handlers.TABLE,
