@@ -171,6 +171,14 @@ async def generate(store: Store, uid: int, year: int) -> None:
     await store.delete(keys.generating(uid, year))
 
 
+def _hash(reply) -> dict:
+    """An HGETALL's reply as a dict (a flat list from some clients)."""
+    if isinstance(reply, dict):
+        return reply
+    items = list(reply or ())
+    return dict(zip(items[::2], items[1::2]))
+
+
 @dataclass(frozen=True)
 class Report:
     uid: int
@@ -183,10 +191,11 @@ class Report:
 async def reports(store: Store, uid: int, *, unread_only: bool = False) -> list[Report]:
     """``uid``'s reports, oldest year first; ``unread_only``: those not
     marked read (Mastodon's list shows those)."""
-    raw, viewed = await store.batch([("HGETALL", keys.reports(uid)), ("HGETALL", keys.viewed(uid))])
-    seen = {int(k): int(v) for k, v in (viewed or {}).items()}
+    raw = _hash(await store.hgetall(keys.reports(uid)))
+    viewed = _hash(await store.hgetall(keys.viewed(uid)))
+    seen = {int(k): int(v) for k, v in viewed.items()}
     out = []
-    for year_raw, body in sorted((raw or {}).items(), key=lambda kv: int(kv[0])):
+    for year_raw, body in sorted(raw.items(), key=lambda kv: int(kv[0])):
         year = int(year_raw)
         record = orjson.loads(body)
         if unread_only and year in seen:
