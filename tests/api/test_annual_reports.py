@@ -18,7 +18,10 @@ from mastodon import MastodonAPIError, MastodonNotFoundError
 from support.mastodon import LOOSE, accounts
 from support.streams import StreamProc
 
+from redpoll.annual import reports
 from redpoll.annual.reports import campaign
+from redpoll.core.errors import ConfigError
+from redpoll.core.settings import Settings
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
@@ -157,3 +160,32 @@ def test_the_campaign_is_mastodons_window_unless_set():
     assert campaign("on", at(11, 20)) is None
     assert campaign("off", at(12, 20)) is None
     assert campaign("2025", at(3, 1)) == 2025
+
+
+def test_the_campaign_setting_is_checked_at_start():
+    assert Settings.from_env({}).wrapstodon == "on"
+    assert Settings.from_env({"REDPOLL_WRAPSTODON": "2025"}).wrapstodon == "2025"
+    assert Settings.from_env({"REDPOLL_WRAPSTODON": "OFF"}).wrapstodon == "off"
+    for bad in ("yes", "26", "20x6"):
+        with pytest.raises(ConfigError) as refused:
+            Settings.from_env({"REDPOLL_WRAPSTODON": bad})
+        assert "REDPOLL_WRAPSTODON" in str(refused.value)
+
+
+async def test_making_a_report_again_writes_the_same_one(rp):
+    name = "annual" + str(time.time_ns())[-8:]
+    uid = (await rp.register(name, f"{name}@example.com", "correct horse battery")).id
+    await rp.post(uid, "one #Owls")
+    await rp.post(uid, "two #owls")
+    await reports.generate(rp.store, uid, YEAR)
+    first = await reports.report(rp.store, uid, YEAR)
+    await reports.generate(rp.store, uid, YEAR)  # a replayed job
+    again = await reports.report(rp.store, uid, YEAR)
+    assert first is not None and again == first
+    assert [(t["name"].lower(), t["count"]) for t in first.data["top_hashtags"]] == [("owls", 2)]
+    assert first.data["time_series"][0]["statuses"] == 2
+    # another year: none of these statuses
+    await reports.generate(rp.store, uid, YEAR - 1)
+    old = await reports.report(rp.store, uid, YEAR - 1)
+    assert old is not None and old.data["time_series"][0]["statuses"] == 0
+    assert old.data["top_statuses"]["by_reblogs"] is None
