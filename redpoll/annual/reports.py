@@ -22,6 +22,7 @@ from __future__ import annotations
 import calendar
 import time
 from collections import Counter
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import orjson
@@ -65,11 +66,11 @@ def _bounds_ms(year: int) -> tuple[int, int]:
     return start, end
 
 
-async def _year_statuses(store: Store, uid: int, year: int) -> list[Status]:
-    """``uid``'s statuses made in ``year``, newest first (bounded: the
-    newest limits.ANNUAL_REPORT_STATUSES_SCANNED of the profile read)."""
+async def _year_batches(store: Store, uid: int, year: int) -> AsyncIterator[list[Status]]:
+    """``uid``'s statuses made in ``year``, newest first, a batch at a time
+    (bounded: the newest limits.ANNUAL_REPORT_STATUSES_SCANNED of the
+    profile read)."""
     start, end = _bounds_ms(year)
-    out: list[Status] = []
     offset = 0
     while offset < limits.ANNUAL_REPORT_STATUSES_SCANNED:
         count = min(limits.ANNUAL_REPORT_BATCH, limits.ANNUAL_REPORT_STATUSES_SCANNED - offset)
@@ -78,13 +79,16 @@ async def _year_statuses(store: Store, uid: int, year: int) -> list[Status]:
             for i in await store.zrevrange(base_keys.profile(uid), offset, offset + count - 1)
         ]
         if not ids:
-            break
+            return
         offset += len(ids)
         batch = await read_statuses(store, ids)
-        out += [s for s in batch if start <= s.created_at < end]
+        yield [s for s in batch if start <= s.created_at < end]
         if batch and min(s.created_at for s in batch) < start:
-            break  # ids grow with time: the rest are older
-    return out
+            return  # ids grow with time: the rest are older
+
+
+async def _year_statuses(store: Store, uid: int, year: int) -> list[Status]:
+    return [s async for batch in _year_batches(store, uid, year) for s in batch]
 
 
 def _distributable(status: Status) -> bool:
@@ -116,14 +120,16 @@ def _archetype(statuses: list[Status]) -> str:
     return "oracle"
 
 
-def _eligible(statuses: list[Status]) -> bool:
-    """Every source's condition (Mastodon's): a public or unlisted status,
-    and a status with a hashtag, in the year."""
-    return any(_distributable(s) for s in statuses) and any(_tags(s) for s in statuses)
-
-
 async def eligible(store: Store, uid: int, year: int) -> bool:
-    return _eligible(await _year_statuses(store, uid, year))
+    """Every source's condition (Mastodon's): a public or unlisted status,
+    and a status with a hashtag, in the year (read until both are found)."""
+    public = tagged = False
+    async for batch in _year_batches(store, uid, year):
+        public = public or any(_distributable(s) for s in batch)
+        tagged = tagged or any(_tags(s) for s in batch)
+        if public and tagged:
+            return True
+    return False
 
 
 async def compute(store: Store, uid: int, year: int) -> dict:
