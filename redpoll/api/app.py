@@ -44,6 +44,7 @@ from . import (
     admin,
     admin_metrics,
     admin_trends,
+    annual_reports,
     conversations,
     directory,
     edits,
@@ -92,6 +93,7 @@ access = logging.getLogger("redpoll.access")
 #: the app assembles them, in_order sorts them.
 MODULES = (
     statuses,
+    annual_reports,
     quotes,
     admin,
     admin_metrics,

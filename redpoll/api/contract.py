@@ -252,6 +252,7 @@ INSTANCE_V2 = obj(
         "contact": {"type": "object"},
         "rules": array({}),
         "api_versions": obj({"mastodon": INT}),
+        "wrapstodon": {"type": ["integer", "null"]},
     }
 )
 EMPTY = {"type": "object", "maxProperties": 0}

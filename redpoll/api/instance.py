@@ -210,6 +210,8 @@ async def instance_v2(ctx: Ctx) -> Response:
             },
             "registrations": registrations_entity(signup),
             "api_versions": {"mastodon": 2},
+            # the year whose annual reports may be asked for now (Mastodon 4.6)
+            "wrapstodon": ctx.rp.wrapstodon(),
             "contact": {"email": told["email"], "account": None},
             "rules": stats["rules"],
             "redpoll": {"version": __version__},

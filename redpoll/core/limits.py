@@ -968,3 +968,20 @@ CARD_DESCRIPTION_MAX_CHARS = 500
 CARD_NAME_MAX_CHARS = 100
 #: the longest URL a card is made for, or names (chars)
 CARD_URL_MAX_CHARS = 2048
+# --- annual reports (redpoll.annual, Mastodon's Wrapstodon) ---------------------------------
+#: A member's statuses one report reads at most, newest first (the year's
+#: beyond them are not counted).
+ANNUAL_REPORT_STATUSES_SCANNED = 20_000
+#: Statuses read per batch while a report is made.
+ANNUAL_REPORT_BATCH = 500
+#: Hashtags a report names (Mastodon's schema 2: the one most used) and how
+#: often a tag must be used more than to be named (Mastodon: more than once).
+ANNUAL_REPORT_TOP_HASHTAGS = 1
+ANNUAL_REPORT_MIN_TAGGINGS = 1
+#: Fewer posts, replies and boosts in the year than this: a "lurker"
+#: (Mastodon's archetype: the average of its active users in 2023).
+ANNUAL_REPORT_LURKER_BELOW = 113
+#: Seconds a queued report reads as "generating" before it may be queued again.
+ANNUAL_REPORT_GENERATING_S = 300
+#: The campaign's days of December (Mastodon: the 10th to the 31st).
+ANNUAL_REPORT_CAMPAIGN_DAYS = (10, 31)

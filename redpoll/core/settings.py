@@ -259,6 +259,13 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name}={raw!r} is not a boolean (use 1/0, true/false)")
 
 
+def _wrapstodon(env: Mapping[str, str]) -> str:
+    raw = env.get("REDPOLL_WRAPSTODON", "on").strip().lower()
+    if raw in ("on", "off") or (raw.isdigit() and len(raw) == 4):
+        return raw
+    raise ConfigError(f"REDPOLL_WRAPSTODON={raw!r} must be on, off or a year (2026)")
+
+
 def default_data_dir(env: Mapping[str, str] | None = None) -> str:
     """Where the embedded server keeps its data when REDPOLL_DATA_DIR is not
     set: ``$XDG_DATA_HOME/redpoll``, else ``~/.local/share/redpoll``. One
@@ -431,6 +438,10 @@ class Settings:
     #: per address (REDPOLL_RATE_MAIL_IP, REDPOLL_RATE_MAIL_ADDRESS).
     rate_mail_ip: tuple[int, int] | None = limits.MAIL_REQUESTS_PER_IP
     rate_mail_address: tuple[int, int] | None = limits.MAIL_REQUESTS_PER_ADDRESS
+    #: Annual reports' campaign (REDPOLL_WRAPSTODON; redpoll.annual): ``on``,
+    #: Mastodon's (the current year, 10 to 31 December), ``off``, or a year
+    #: whose reports may be asked for at any time.
+    wrapstodon: str = "on"
 
     @property
     def mail(self) -> bool:
@@ -563,6 +574,7 @@ class Settings:
             rate_mail_address=_rate(
                 env, "REDPOLL_RATE_MAIL_ADDRESS", limits.MAIL_REQUESTS_PER_ADDRESS
             ),
+            wrapstodon=_wrapstodon(env),
             **_s3(env),
             **_smtp(env, public_url),
         )

@@ -16,6 +16,7 @@ from redis.exceptions import RedisClusterException, RedisError
 
 from ..accounts import account, activity, auth, invites, markers, ratelimit, standing, two_factor
 from ..admin import server
+from ..annual import reports as annual
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
@@ -1034,6 +1035,28 @@ class Redpoll:
         uid = validate.an_id(uid, "user_id")
         status = await self.seen_status(uid, sid)
         await thread_mutes.mute(self.store, uid, status, on)
+
+    # --- annual reports ----------------------------------------------------------
+    def wrapstodon(self) -> int | None:
+        """The year of the annual reports' campaign now, or None."""
+        return annual.campaign(self.settings.wrapstodon)
+
+    async def annual_reports(self, uid, year=None, *, unread_only=False) -> list[annual.Report]:
+        """``uid``'s annual reports (of ``year`` only when it is named)."""
+        uid = validate.an_id(uid, "user_id")
+        if year is None:
+            return await annual.reports(self.store, uid, unread_only=unread_only)
+        one = await annual.report(self.store, uid, year)
+        return [one] if one else []
+
+    async def annual_report_state(self, uid, year) -> str:
+        return await annual.state(self.store, uid, year, self.settings.wrapstodon)
+
+    async def annual_report_generate(self, uid, year) -> bool:
+        return await annual.request(self.store, self.queue, uid, year, self.settings.wrapstodon)
+
+    async def annual_report_read(self, uid, year) -> bool:
+        return await annual.mark_read(self.store, uid, year)
 
     # --- featured tags -----------------------------------------------------------
     async def featured_tags(self, uid) -> list[featured_tags.FeaturedTag]:

@@ -18,6 +18,7 @@ import socket
 from redis.exceptions import ResponseError
 
 from ..accounts import handlers as accounts_handlers
+from ..annual import handlers as annual_handlers
 from ..bus.queue import Handler, JobQueue, MalformedJob, NotYet, decode
 from ..cards import handlers as cards_handlers
 from ..conversations import handlers as conversations_handlers
@@ -59,6 +60,7 @@ def merged(*tables: dict[type, Handler]) -> dict[type, Handler]:
 HANDLERS = merged(
     accounts_handlers.TABLE,
     cards_handlers.table(remote_media.media_rejected),
+    annual_handlers.TABLE,
     conversations_handlers.TABLE,
     federation_handlers.TABLE,
     interactions_handlers.TABLE,
