@@ -178,26 +178,29 @@ async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(
 
 async def test_a_domain_whose_media_are_rejected_is_not_fetched_from(rp, serve, peer):
     await rp.domain_block("127.0.0.1", "noop", reject_media=True)
-    eve = peer.actor("eve")
-    peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
-    peer.files["/a/eve.png"] = (png((100, 100)), "image/png")
-    peer.files["/m/cat.jpg"] = (jpeg(), "image/jpeg")
-    _, create = image_note(peer, eve, ["/m/cat.jpg"])
-    sid = await receive(rp, serve, peer, create)
+    try:
+        eve = peer.actor("eve")
+        peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
+        peer.files["/a/eve.png"] = (png((100, 100)), "image/png")
+        peer.files["/m/cat.jpg"] = (jpeg(), "image/jpeg")
+        _, create = image_note(peer, eve, ["/m/cat.jpg"])
+        sid = await receive(rp, serve, peer, create)
 
-    [media] = shown(serve, sid)["media_attachments"]
-    # as Mastodon shows a file it has not got: unknown, no preview, its origin named
-    assert media["type"] == "unknown"
-    assert media["remote_url"] == f"{peer.base}/m/cat.jpg"
-    assert media["preview_url"] is None and media["blurhash"] is None
-    assert media["url"].startswith(f"{serve.base}/media_proxy/")
-    # the proxy does not send anyone there either
-    assert httpx.get(media["url"]).status_code == 404
-    account = shown(serve, sid)["account"]
-    assert account["avatar"] == f"{serve.base}/avatars/original/missing.png"
-    await rp.drain()
-    assert fetched(peer, "/m/cat.jpg") == 0 and fetched(peer, "/a/eve.png") == 0
-    assert await rp.media_cache_stats() == (0, 0)
+        [media] = shown(serve, sid)["media_attachments"]
+        # as Mastodon shows a file it has not got: unknown, no preview, its origin named
+        assert media["type"] == "unknown"
+        assert media["remote_url"] == f"{peer.base}/m/cat.jpg"
+        assert media["preview_url"] is None and media["blurhash"] is None
+        assert media["url"].startswith(f"{serve.base}/media_proxy/")
+        # the proxy does not send anyone there either
+        assert httpx.get(media["url"]).status_code == 404
+        account = shown(serve, sid)["account"]
+        assert account["avatar"] == f"{serve.base}/avatars/original/missing.png"
+        await rp.drain()
+        assert fetched(peer, "/m/cat.jpg") == 0 and fetched(peer, "/a/eve.png") == 0
+        assert await rp.media_cache_stats() == (0, 0)
+    finally:  # (the database outlives this module: the modules after it see no block)
+        await rp.domain_unblock("127.0.0.1")
 
 
 async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
