@@ -1513,7 +1513,9 @@ class Redpoll:
         return Worker(self.store, self.settings, name)
 
     async def drain(self, timeout: float = 60.0) -> None:
-        """Run jobs in this process until the queue is empty (demo and tests)."""
+        """Run jobs in this process until the queue is empty, the jobs due by
+        now included (moved onto the queue as a worker's timer would), for
+        the demo and the tests."""
         stop = asyncio.Event()
         # (no periodic jobs: a drain ends when the queue is empty)
         task = asyncio.create_task(
@@ -1521,7 +1523,7 @@ class Redpoll:
         )
         try:
             deadline = asyncio.get_running_loop().time() + timeout
-            while await self.queue.depth() > 0:
+            while await self.queue.promote_due() > 0 or await self.queue.depth() > 0:
                 if asyncio.get_running_loop().time() > deadline:
                     raise TimeoutError("jobs still queued after drain timeout")
                 await asyncio.sleep(0.02)

@@ -110,20 +110,24 @@ async def test_statuses_are_the_viewers_own_with_every_word(rp):
     s1 = await rp.post(me.id, "The quick brown fox")
     s2 = await rp.post(me.id, "a slow brown dog", {"spoiler_text": "Fox"})
     s3 = await rp.post(me.id, "brown FOX again")
-    await rp.post(other.id, "brown fox from someone else")
+    theirs = await rp.post(other.id, "brown fox from someone else")
     gone = await rp.post(me.id, "brown fox deleted")
     await rp.delete_status(gone.id, me.id)
+    await rp.drain()  # the index's jobs
 
     async def ids(q, **kw):
         return [s.id for s in (await find(rp, q, viewer=me.id, type="statuses", **kw)).statuses]
 
-    assert await ids("fox brown") == [s3.id, s2.id, s1.id]
-    assert await ids("QUICK") == [s1.id]
-    assert await ids("fox", limit=1, offset=1) == [s2.id]
-    assert await ids("fox", max_id=s3.id) == [s2.id, s1.id]
-    assert await ids("fox", min_id=s1.id) == [s3.id, s2.id]
-    assert await ids("fox", account_id=other.id) == []
+    # the viewer's library: its own (every word, in the text or the warning)
+    assert await ids("fox brown in:library") == [s3.id, s2.id, s1.id]
+    assert await ids("QUICK in:library") == [s1.id]
+    assert await ids("fox in:library", limit=1, offset=1) == [s2.id]
+    assert await ids("fox in:library", max_id=s3.id) == [s2.id, s1.id]
+    assert await ids("fox in:library", min_id=s1.id) == [s3.id, s2.id]
+    assert await ids("fox in:library", account_id=other.id) == []
     assert await ids("cat") == []
+    # and everyone's public posts of indexable accounts (a new account is)
+    assert await ids("fox brown") == [theirs.id, s3.id, s2.id, s1.id]
     assert (await find(rp, "fox", type="statuses")).statuses == []  # no viewer, no statuses
     assert (await find(rp, "fox", viewer=me.id, type="accounts")).statuses == []
 
@@ -141,15 +145,16 @@ async def test_statuses_the_viewer_favourited_or_bookmarked_are_found(rp):
     async def ids(q, **kw):
         return [s.id for s in (await find(rp, q, viewer=me.id, type="statuses", **kw)).statuses]
 
-    assert await ids("owls") == [mine.id, marked.id, faved.id]
-    assert await ids("owls", account_id=third.id) == [marked.id]
-    assert await ids("owls", max_id=mine.id, limit=1) == [marked.id]
+    assert await ids("owls in:library") == [mine.id, marked.id, faved.id]
+    assert await ids("owls in:library", account_id=third.id) == [marked.id]
+    assert await ids("owls in:library", max_id=mine.id, limit=1) == [marked.id]
     await rp.unfavourite(me.id, faved.id)
     await rp.unbookmark(me.id, marked.id)
     await rp.drain()
-    assert await ids("owls") == [mine.id]
+    assert await ids("owls in:library") == [mine.id]
     # someone else's favourites are theirs
-    assert [s.id for s in (await find(rp, "dusk", viewer=third.id, type="statuses")).statuses] == []
+    found = await find(rp, "dusk in:library", viewer=third.id, type="statuses")
+    assert found.statuses == []
 
 
 async def test_hashtags_by_prefix_with_following(rp):

@@ -85,6 +85,7 @@ async def test_secrets_never_reach_the_user_record(rp):
         "following",
         "posts",
         "rev",
+        "idx",  # indexable (full-text search), on for a new account
     }
     for value in record.values():
         assert "correct horse" not in value and "erin@example.org" not in value

@@ -3,11 +3,13 @@
 -- deletion applies only to the definition it was decided on.
 -- KEYS[1]: the definitions hash keys.ROLES; KEYS[2]: its sequence keys.ROLE_SEQ
 -- ARGV[1]: 'create', 'update' or 'delete'
--- create: ARGV[2] the first id, ARGV[3] the most roles, ARGV[4] the name in
---   lower case, ARGV[5] the JSON with id 0 (the id is set here)
--- update: ARGV[2] the id, ARGV[3] the JSON read before (the expected one),
---   ARGV[4] the new name in lower case ('' for the everyone role), ARGV[5] the new JSON
--- delete: ARGV[2] the id, ARGV[3] the JSON read before
+-- ARGV[2]: create: the first id; update, delete: the role's id
+-- ARGV[3]: create: the most roles; update, delete: the JSON read before
+--   (the expected one)
+-- ARGV[4]: (optional: not for delete) create: the name in lower case;
+--   update: the new name in lower case ('' for the everyone role)
+-- ARGV[5]: (optional: not for delete) create: the JSON with id 0 (the id
+--   is set here); update: the new JSON
 -- returns: the role's id; errors 'EXISTS name' (another role has that name),
 -- 'FULL' (create: the most roles are defined), 'MISSING' (no such role),
 -- 'CHANGED' (the definition changed since it was read)
