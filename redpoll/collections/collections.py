@@ -268,13 +268,18 @@ async def of_account(
 
 
 async def featuring(
-    store: Store, uid, *, offset=None, limit=None
+    store: Store, uid, viewer: int, *, offset=None, limit=None
 ) -> list[tuple[Collection, list[User]]]:
     """The collections ``uid`` is featured in (accepted), newest addition
-    first, as ``uid`` sees them (Mastodon's in_collections: only one's own);
+    first, as ``uid`` sees them: Mastodon's in_collections, only one's own
+    (Forbidden for ``viewer`` another; UserNotFound for an unknown ``uid``);
     owners suspended or blocked either way with ``uid`` left out. Entries the
     owner's slot no longer backs are skipped and dropped (idempotent)."""
     uid = validate.an_id(uid, "id")
+    if uid != viewer:
+        if not await get_users(store, [uid]):
+            raise UserNotFound(f"user {uid} does not exist")
+        raise Forbidden(NOT_ALLOWED)
     start = _offset(offset)
     size = validate.page_limit(limit, limits.COLLECTIONS_PAGE_DEFAULT, limits.COLLECTIONS_PAGE_MAX)
     entries = [_s(e) for e in await store.zrevrange(keys.featured_in(uid), 0, -1)]
@@ -338,7 +343,9 @@ async def create(store: Store, owner, *, account_ids=(), **fields) -> Collection
     args: list = ["create", cid, now_ms(), limits.COLLECTIONS_PER_USER]
     for k, v in record.items():
         args += [k, v]
-    done = _s(await store.run("collection_put", [keys.collections(owner), keys.record(owner, cid)], args))
+    done = _s(
+        await store.run("collection_put", [keys.collections(owner), keys.record(owner, cid)], args)
+    )
     if done == "FULL":  # a racing create took the last place
         await store.delete(keys.owner_of(cid))
         raise ValidationError(
@@ -346,7 +353,7 @@ async def create(store: Store, owner, *, account_ids=(), **fields) -> Collection
         )
     for account in accounts:
         await _add(store, owner, cid, account)
-    return await get(store, cid)
+    return (await view(store, cid, owner))[0]
 
 
 async def update(store: Store, owner, cid, **fields) -> Collection:
@@ -364,7 +371,7 @@ async def update(store: Store, owner, cid, **fields) -> Collection:
     )
     if done == "NONE":
         raise NotFound(f"collection {cid} does not exist")
-    return await get(store, found.id)
+    return (await view(store, found.id, owner))[0]
 
 
 async def delete(store: Store, owner, cid) -> None:
@@ -436,7 +443,9 @@ async def remove_item(store: Store, owner, cid, item) -> None:
     owner = validate.an_id(owner, "user_id")
     item = validate.an_id(item, "item_id")
     found = await _own(store, owner, cid)
-    done = _s(await store.run("collection_item", _item_keys(owner, found.id), ["remove", found.id, item]))
+    done = _s(
+        await store.run("collection_item", _item_keys(owner, found.id), ["remove", found.id, item])
+    )
     if done == "NONE":
         raise NotFound(f"item {item} does not exist")
     account = int(done.split(" ", 1)[1])
