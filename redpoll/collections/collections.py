@@ -148,7 +148,9 @@ def _fields(
         raw = validate.text(tag, "tag_name", limits.TAG_MAX_CHARS + 1, allow_empty=True)
         raw = raw.strip().lstrip("#")
         try:
-            out["tag"] = tag_name(raw) if raw else ""
+            if raw:
+                tag_name(raw)  # a usable hashtag; kept as written (Mastodon's display name)
+            out["tag"] = raw
         except ValidationError:
             raise ValidationError("tag_name", "is not a usable hashtag") from None
     for field, value in (("sens", sensitive), ("disc", discoverable)):
