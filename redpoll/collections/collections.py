@@ -387,19 +387,25 @@ async def delete(store: Store, owner, cid) -> None:
     name it (idempotent steps)."""
     owner = validate.an_id(owner, "user_id")
     found = await _own(store, owner, cid)
-    accounts = await store.run(
-        "collection_drop",
-        [
-            keys.collections(owner),
-            keys.record(owner, found.id),
-            keys.items(owner, found.id),
-            keys.item_accounts(owner, found.id),
-        ],
-        [found.id],
-    )
+    await _drop(store, owner, found.id)
+
+
+async def _drop(store: Store, owner: int, cid: int) -> int:
+    accounts = await store.run("collection_drop", _item_keys(owner, cid), [cid])
     for account in accounts or ():
-        await store.zrem(keys.featured_in(int(_s(account))), f"{owner}:{found.id}")
-    await store.delete(keys.owner_of(found.id))
+        await store.zrem(keys.featured_in(int(_s(account))), f"{owner}:{cid}")
+    return await store.delete(keys.owner_of(cid))
+
+
+async def forget(store: Store, uid: int) -> int:
+    """A deleted account's collections (each as :func:`delete` drops one) and
+    its index of those it is in (redpoll.moderation's purge); its items in
+    others' collections name an account that is gone, never shown again.
+    Idempotent; how many keys went."""
+    gone = 0
+    for raw in await store.zrange(keys.collections(uid), 0, -1):
+        gone += await _drop(store, uid, int(_s(raw)))
+    return gone + await store.delete(keys.collections(uid), keys.featured_in(uid))
 
 
 def _item_keys(owner: int, cid: int) -> list[str]:

@@ -7,7 +7,8 @@ answers; another member's collection is read-only; and what a viewer is
 shown: an account blocked either way with the viewer, or suspended, is not
 in the collection they see (a featured account that blocks the viewer
 leaks neither its entity nor its item), a suspended owner's collection is
-not found, an owner that blocks the viewer answers 403."""
+not found, an owner that blocks the viewer answers 403; a deleted
+account's collections go with it."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ import pytest
 from mastodon import Mastodon, MastodonAPIError
 
 from redpoll.core import limits
+from redpoll.moderation import moderation
+from redpoll.storage import topology
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
 
@@ -196,3 +199,17 @@ async def test_collections_show_no_one_the_viewer_must_not_see(srv, rp):
     assert await status_of(plain, "collection", cid) == 404
     assert httpx.get(f"{srv.base}/api/v1/collections/{cid}").status_code == 404
     assert (await call(shy, "account_in_collections", s))["collections"] == []
+
+
+async def test_a_deleted_accounts_collections_go_with_it(srv, rp):
+    (owner, o), (ann, a) = await asyncio.to_thread(people, srv.base, 2)
+    gone = (await call(owner, "collection_create", "Soon gone", account_ids=[a]))["collection"]
+    stays = (await call(ann, "collection_create", "Stays", account_ids=[o]))["collection"]
+    login = (await call(owner, "me"))["username"]
+    assert await moderation.purge_account(rp.store, rp.queue, int(o), login) > 0
+    mine = ("colls:", "coll:", "colli:", "colla:", "incoll:")
+    found = await topology.of(rp.store).keys_matching(f"*:{{{o}}}*")
+    assert [k for k in found if k.startswith(mine)] == []
+    assert await status_of(ann, "collection", gone["id"]) == 404
+    assert (await call(ann, "account_in_collections", a))["collections"] == []
+    assert shown_ids(await call(ann, "collection", stays["id"])) == []  # its item names no one
