@@ -4,6 +4,8 @@ shown of one, are redpoll/collections/collections.py's."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from starlette.responses import Response
 
 from ..collections.collections import Collection, Item
@@ -36,6 +38,22 @@ OFFSET_PAGE = [
         f"at most {limits.COLLECTIONS_PAGE_MAX})",
     ),
 ]
+
+
+def _links(ctx: Ctx, count: int) -> dict:
+    """Mastodon's Link header of an offset page: next when the page is full,
+    prev past the first (offset and limit were checked by the domain)."""
+    q = ctx.request.query_params
+    offset = int(q.get("offset") or 0)
+    size = min(int(q.get("limit") or limits.COLLECTIONS_PAGE_DEFAULT), limits.COLLECTIONS_PAGE_MAX)
+    keep = {k: v for k, v in q.items() if k != "offset"}
+    url = f"{ctx.base}{ctx.request.scope['path']}?"
+    links = []
+    if count >= size:
+        links.append(f'<{url}{urlencode({**keep, "offset": offset + size})}>; rel="next"')
+    if offset > 0:
+        links.append(f'<{url}{urlencode({**keep, "offset": max(offset - size, 0)})}>; rel="prev"')
+    return {"Link": ", ".join(links)} if links else {}
 
 
 def item_entity(item: Item) -> dict:
@@ -220,6 +238,7 @@ async def revoke_item(ctx: Ctx) -> Response:
         "An account's collections, newest first (others see the discoverable ones)",
         "Collections",
         LISTED,
+        paged=True,
         params=[path_param(), *OFFSET_PAGE],
     ),
 )
@@ -228,7 +247,10 @@ async def account_collections(ctx: Ctx) -> Response:
     shown = await ctx.rp.collections_of(
         ctx.path_id(), ctx.viewer, offset=p.raw("offset"), limit=p.raw("limit")
     )
-    return JSON({"collections": [collection_entity(ctx, c) for c, _ in shown]})
+    return JSON(
+        {"collections": [collection_entity(ctx, c) for c, _ in shown]},
+        headers=_links(ctx, len(shown)),
+    )
 
 
 @endpoint(
@@ -240,6 +262,7 @@ async def account_collections(ctx: Ctx) -> Response:
         "The collections you are featured in (403 for another account)",
         "Collections",
         LISTED,
+        paged=True,
         params=[path_param(), *OFFSET_PAGE],
     ),
 )
@@ -248,4 +271,7 @@ async def in_collections(ctx: Ctx) -> Response:
     shown = await ctx.rp.collections_featuring(
         ctx.path_id(), ctx.uid, offset=p.raw("offset"), limit=p.raw("limit")
     )
-    return JSON({"collections": [collection_entity(ctx, c) for c, _ in shown]})
+    return JSON(
+        {"collections": [collection_entity(ctx, c) for c, _ in shown]},
+        headers=_links(ctx, len(shown)),
+    )

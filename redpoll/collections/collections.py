@@ -46,11 +46,9 @@ from ..relations import relations
 from ..storage.store import Store
 from . import keys
 
-#: Mastodon's answers: another's collection, an account that may not be
-#: featured, the per-account bound
+#: Mastodon's answers: another's collection, an account that may not be featured
 NOT_ALLOWED = "This action is not allowed"
 CANNOT_FEATURE = "This account cannot be added to collections"
-NOT_FOUND = "Record not found"
 
 _LANGUAGE = re.compile(r"[a-z]{2,3}")
 #: a record's fields by their hash names

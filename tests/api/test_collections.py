@@ -110,6 +110,11 @@ async def test_collections_made_changed_listed_and_revoked(srv):
     assert (await call(owner, "account_collections", o, limit=1, offset=1))["collections"][0][
         "id"
     ] == made["id"]
+    paged = httpx.get(
+        f"{srv.base}/api/v1/accounts/{o}/collections?limit=1",
+        headers={"Authorization": f"Bearer {owner.access_token}"},
+    )
+    assert 'offset=1>; rel="next"' in paged.headers["link"]
     # the collections one is in: one's own only
     assert [
         str(x["id"]) for x in (await call(ann, "account_in_collections", a))["collections"]
