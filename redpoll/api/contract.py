@@ -360,6 +360,33 @@ FEATURED_TAG = obj(
         "last_status_at": {"type": ["string", "null"], "format": "date"},
     }
 )
+COLLECTION_ITEM = obj(
+    {
+        "id": ID,
+        "account_id": {"type": ["string", "null"]},
+        "state": {"enum": ["pending", "accepted", "rejected", "revoked"]},
+        "created_at": STR,
+    }
+)
+COLLECTION = obj(
+    {
+        "id": ID,
+        "uri": STR,
+        "url": NULLABLE_STR,
+        "name": STR,
+        "description": STR,
+        "language": NULLABLE_STR,
+        "account_id": ID,
+        "local": BOOL,
+        "sensitive": BOOL,
+        "discoverable": BOOL,
+        "item_count": INT,
+        "created_at": STR,
+        "updated_at": STR,
+        "tag": {"anyOf": [obj({"name": STR, "url": STR}), {"type": "null"}]},
+        "items": array(ref("CollectionItem")),
+    }
+)
 CONTEXT = obj({"ancestors": array(ref("Status")), "descendants": array(ref("Status"))})
 MEDIA_SIZE = obj({"width": INT, "height": INT, "size": STR, "aspect": {"type": "number"}})
 MEDIA_ATTACHMENT = obj(
@@ -494,6 +521,8 @@ SCHEMAS = {
     "Poll": POLL,
     "Tag": TAG,
     "FeaturedTag": FEATURED_TAG,
+    "Collection": COLLECTION,
+    "CollectionItem": COLLECTION_ITEM,
     "Context": CONTEXT,
     "Notification": NOTIFICATION,
     "AccountWarning": ACCOUNT_WARNING,

@@ -985,3 +985,17 @@ ANNUAL_REPORT_LURKER_BELOW = 113
 ANNUAL_REPORT_GENERATING_S = 300
 #: The campaign's days of December (Mastodon: the 10th to the 31st).
 ANNUAL_REPORT_CAMPAIGN_DAYS = (10, 31)
+
+# --- collections (Mastodon 4.6's featured collections of accounts) ----------------
+#: Collections one account may own (Mastodon's default role collection_limit).
+COLLECTIONS_PER_USER = 10
+#: Pending or accepted items of one collection at most (Mastodon's
+#: Collection::MAX_ITEMS; revoked ones are not counted).
+COLLECTION_ITEMS_MAX = 25
+#: A local collection's name and description at most (characters, Mastodon's).
+COLLECTION_NAME_MAX_CHARS = 40
+COLLECTION_DESCRIPTION_MAX_CHARS = 100
+#: A page of an account's collections, or of those an account is in
+#: (Mastodon's DEFAULT_COLLECTIONS_LIMIT, at most twice it).
+COLLECTIONS_PAGE_DEFAULT = 40
+COLLECTIONS_PAGE_MAX = 80

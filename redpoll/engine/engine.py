@@ -19,6 +19,7 @@ from ..admin import server
 from ..annual import reports as annual
 from ..bus import queue as jobs
 from ..bus.queue import JobQueue
+from ..collections import collections as featured_collections
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
 from ..core import keys, limits, validate
 from ..core.errors import ConfigError, RedpollError, StatusNotFound
@@ -577,6 +578,35 @@ class Redpoll:
 
     async def following(self, uid, **page: Any):
         return await follows.following(self.store, uid, **page)
+
+    # --- collections (redpoll.collections) ----------------------------------------
+    async def create_collection(self, owner, **fields: Any):
+        return await featured_collections.create(self.store, owner, **fields)
+
+    async def update_collection(self, owner, cid, **fields: Any):
+        return await featured_collections.update(self.store, owner, cid, **fields)
+
+    async def delete_collection(self, owner, cid) -> None:
+        await featured_collections.delete(self.store, owner, cid)
+
+    async def collection(self, cid, viewer):
+        """(collection, accounts) as ``viewer`` is shown them."""
+        return await featured_collections.view(self.store, cid, viewer)
+
+    async def collections_of(self, uid, viewer, **page: Any) -> list:
+        return await featured_collections.of_account(self.store, uid, viewer, **page)
+
+    async def collections_featuring(self, uid, viewer, **page: Any) -> list:
+        return await featured_collections.featuring(self.store, uid, viewer, **page)
+
+    async def collection_item(self, uid, cid, op: str, target):
+        """``op``: 'add' (``target`` an account), 'remove' or 'revoke' (an item)."""
+        act = {
+            "add": featured_collections.add_item,
+            "remove": featured_collections.remove_item,
+            "revoke": featured_collections.revoke_item,
+        }[op]
+        return await act(self.store, uid, cid, target)
 
     # --- lists ---------------------------------------------------------------------
     async def create_list(self, owner, title) -> lists.UserList:

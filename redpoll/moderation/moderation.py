@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from ..accounts import account
 from ..bus import events
 from ..bus.queue import Held, JobQueue
+from ..collections import collections as featured_collections
 from ..core import keys, limits, validate
 from ..core.errors import NotFound, StatusNotFound, UserNotFound, ValidationError
 from ..core.models import User, now_ms
@@ -325,6 +326,7 @@ async def purge_account_keys(store: Store, uid: int, login: str) -> int:
         await topology.of(store).keys_matching(media_keys.record_pattern(uid)),
         await profile_images.names_of(store, uid),
     )
+    gone += await featured_collections.forget(store, uid)  # keys of its own module
     mine = keys.user_key_prefixes()
     for key in await topology.of(store).keys_matching(keys.tagged(uid)):
         if key.split("{", 1)[0] in mine and key not in (record, keys.secrets(uid)):

@@ -1,0 +1,1 @@
+"""Collections (Mastodon 4.6's featured collections of accounts)."""
