@@ -3,10 +3,11 @@
 -- KEYS[3]: the items hash (item id -> '<account>|<state>|<ms>')
 -- KEYS[4]: the item accounts hash (account id -> item id)
 -- ARGV[1]: 'add' | 'remove' | 'revoke'    ARGV[2]: collection id
--- add:    ARGV[3] item id, ARGV[4] account id, ARGV[5] now (ms),
---         ARGV[6] most pending or accepted items
--- remove: ARGV[3] item id
--- revoke: ARGV[3] item id, ARGV[4] the revoking account id
+-- ARGV[3]: the item id
+-- ARGV[4]: (optional: add and revoke) add: the account id; revoke: the
+--   revoking account id
+-- ARGV[5]: (optional: add only) now (ms)
+-- ARGV[6]: (optional: add only) most pending or accepted items
 -- returns: 'OK' (remove and revoke: 'OK <account id>'), 'NONE' (no such
 --          collection or item), 'TAKEN' (the account is in it) or 'FULL'
 if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 'NONE' end
