@@ -28,7 +28,9 @@ def test_quick_scale_bench_reports_its_figures():
     assert small["writes_per_post"] >= small["followers"]
     # ... and none got the large author's: its writes do not grow with followers
     assert large["first_follower_home_entries"] == 0
-    assert large["writes_per_post"] < 100 < large["followers"]
+    # (a post's own writes, its full-text index entries among them, stay
+    # about a hundred: under 1% of the large author's followers)
+    assert large["writes_per_post"] < 200 and large["writes_per_post"] * 100 < large["followers"]
     pages = scale["pages"]
     assert set(pages["page_ms"]) == {"large_0", "large_5", "large_20"}
     assert all(n == 20 for n in pages["statuses_per_page"].values())
