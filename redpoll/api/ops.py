@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import re
 from dataclasses import asdict
 
 import orjson
@@ -252,6 +253,10 @@ async def sample_stream_figures(service) -> None:
             seen[name] = now
 
 
+#: a path parameter of an OpenAPI path (``{id}``), written ``{}`` in the features
+_PARAM = re.compile(r"\{[^}]*\}")
+
+
 def features(doc: dict) -> dict:
     """What the web app needs of the OpenAPI document (redpoll/web/static/
     features.js), a small part of it: every ``METHOD path`` (parameters as
@@ -267,7 +272,7 @@ def features(doc: dict) -> dict:
     routes: list[str] = []
     choices: dict[str, dict] = {}
     for path, ops in doc.get("paths", {}).items():
-        bare = "".join(p if not p.startswith("{") else "{}" for p in _parts(path))
+        bare = _PARAM.sub("{}", path)
         for method, op in ops.items():
             key = f"{method.upper()} {bare}"
             routes.append(key)
@@ -285,15 +290,6 @@ def features(doc: dict) -> dict:
     return {"routes": routes, "choices": choices}
 
 
-def _parts(path: str) -> list[str]:
-    out, rest = [], path
-    while "{" in rest:
-        before, _, after = rest.partition("{")
-        _, _, rest = after.partition("}")
-        out += [before, "{}"]
-    return [*out, rest]
-
-
 class Fixed:
     """A document that never changes while the app runs: its bytes, an
     ETag of them, answered compressed (redpoll.web.compress) or 304."""
@@ -308,7 +304,11 @@ class Fixed:
         if self.etag in request.headers.get("if-none-match", ""):
             return Response(status_code=304, headers={**headers, "Vary": "Accept-Encoding"})
         return compress.answer(
-            request, self.name, self.body, "application/json; charset=utf-8", headers
+            request,
+            f"{self.name}:{self.etag}",
+            self.body,
+            "application/json; charset=utf-8",
+            headers,
         )
 
 

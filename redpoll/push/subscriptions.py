@@ -28,24 +28,14 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ..core import keys, limits, validate
 from ..core.errors import LimitReached, ValidationError
 from ..net import safety
+from ..notifications import notifications
 from ..storage.store import Store
 
 #: The notification kinds a subscription may ask for (data[alerts][...]),
-#: as Mastodon 4.5 takes them (admin.* pushed only to whom they are made for).
-ALERTS = (
-    "mention",
-    "status",
-    "reblog",
-    "follow",
-    "follow_request",
-    "favourite",
-    "poll",
-    "update",
-    "admin.sign_up",
-    "admin.report",
-    "quote",
-    "quoted_update",
-)
+#: as Mastodon 4.5 takes them: every kind but those Redpoll never pushes
+#: (admin.* are pushed only to whom they are made for).
+NOT_PUSHED = ("severed_relationships", "moderation_warning")
+ALERTS = tuple(kind for kind in notifications.TYPES if kind not in NOT_PUSHED)
 #: Whose notifications are pushed: everyone's, accounts the user follows,
 #: accounts following the user, no one's.
 POLICIES = ("all", "followed", "follower", "none")

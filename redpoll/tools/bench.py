@@ -67,7 +67,7 @@ from ..core.settings import Settings
 from ..engine.engine import Redpoll
 from ..storage.server import EmbeddedCluster, EmbeddedServer
 from ..timelines import fanout, placement
-from . import Console, bench_cluster
+from . import Console, bench_cluster, bench_fts
 
 #: target name -> (op, bound): the ratio must be >= (or <=) the bound.
 TARGETS = {
@@ -1169,10 +1169,8 @@ def bench(
         say("capacity part ...")
         result["capacity"] = capacity.run_capacity(sizes, say)
     if with_fts:
-        from .bench_fts import run_fts_bench
-
         n = fts_statuses or (20_000 if quick else 1_000_000)
-        result["fts"] = run(run_fts_bench(n, 100 if quick else 300, say))
+        result["fts"] = run(bench_fts.run_fts_bench(n, 100 if quick else 300, say))
     if as_json:
         click.echo(json.dumps(result))
     else:
@@ -1216,9 +1214,7 @@ def full_table(result: dict) -> str:
 
         parts.append(capacity_report(result["capacity"]))
     if "fts" in result:
-        from .bench_fts import format_report as fts_report
-
-        parts.append(fts_report(result["fts"]))
+        parts.append(bench_fts.format_report(result["fts"]))
     return "\n\n".join(parts)
 
 

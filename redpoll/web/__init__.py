@@ -218,7 +218,9 @@ async def asset(request: Request) -> Response:
             media_type="text/plain",
             headers={"Cache-Control": "no-store"},
         )
-    return compress.answer(request, name, body, TYPES[Path(name).suffix], ASSET_HEADERS)
+    return compress.answer(
+        request, f"{VERSION}/{name}", body, TYPES[Path(name).suffix], ASSET_HEADERS
+    )
 
 
 #: Paths the browser-side router shows (one shell document for all of them);
@@ -271,7 +273,9 @@ WORKER_HEADERS = {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosnif
 
 
 async def service_worker(request: Request) -> Response:
-    return compress.answer(request, "sw.js", FILES["sw.js"], TYPES[".js"], WORKER_HEADERS)
+    return compress.answer(
+        request, f"{VERSION}/sw.js", FILES["sw.js"], TYPES[".js"], WORKER_HEADERS
+    )
 
 
 #: the manifest and /favicon.ico stay at their addresses (browsers ask for
@@ -288,7 +292,7 @@ ROOT_HEADERS = {
 def _at_root(request: Request, name: str, body: bytes, media_type: str) -> Response:
     if ETAG in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers=ROOT_HEADERS)
-    return compress.answer(request, name, body, media_type, ROOT_HEADERS)
+    return compress.answer(request, f"{VERSION}/{name}", body, media_type, ROOT_HEADERS)
 
 
 async def manifest(request: Request) -> Response:

@@ -2,17 +2,17 @@
 OpenAPI document, the features document) answered compressed: brotli
 (quality 11) where the client's Accept-Encoding takes it, else gzip (level
 9), else as they are. Each body is compressed the first time a client asks
-for that encoding and kept (:data:`_KEPT`, keyed by the body's own name and
-digest, so a changed body is a new key: a kept copy is never of another
-body); the set of such bodies is fixed (the static folder, two documents),
-so the store is bounded by them. Every answer says ``Vary:
+for that encoding and kept (:data:`_KEPT`), keyed by the name its caller
+gives it, which must name that body's content (the static folder's version
+with the file's name, a document's ETag): a changed body has a new name, so
+a kept copy is never of another body. The set of such bodies is fixed (the
+static folder, two documents), so the store is bounded by them. Every answer says ``Vary:
 Accept-Encoding``. A body under limits.COMPRESS_MIN_BYTES, or one that would
 not shrink, is sent as it is."""
 
 from __future__ import annotations
 
 import gzip
-import hashlib
 
 import brotli
 from starlette.requests import Request
@@ -22,7 +22,7 @@ from ..core import limits
 
 #: encodings in the order they are preferred
 ENCODINGS = ("br", "gzip")
-_KEPT: dict[tuple[str, str, str], bytes] = {}
+_KEPT: dict[tuple[str, str], bytes] = {}
 
 
 def accepted(header: str) -> str | None:
@@ -48,8 +48,9 @@ def accepted(header: str) -> str | None:
 
 
 def encoded(name: str, body: bytes, encoding: str) -> bytes:
-    """``body`` compressed with ``encoding``, made once and kept."""
-    key = (name, hashlib.sha256(body).hexdigest(), encoding)
+    """``body`` (the content ``name`` names) compressed with ``encoding``,
+    made once and kept."""
+    key = (name, encoding)
     kept = _KEPT.get(key)
     if kept is None:
         if encoding == "br":
@@ -63,7 +64,8 @@ def encoded(name: str, body: bytes, encoding: str) -> bytes:
 def answer(
     request: Request, name: str, body: bytes, media_type: str, headers: dict[str, str]
 ) -> Response:
-    """``body`` answered to ``request`` in the best encoding it accepts."""
+    """``body`` answered to ``request`` in the best encoding it accepts
+    (``name``: what names its content, see the module)."""
     out = {**headers, "Vary": "Accept-Encoding"}
     encoding = accepted(request.headers.get("accept-encoding", ""))
     if encoding is not None and len(body) >= limits.COMPRESS_MIN_BYTES:

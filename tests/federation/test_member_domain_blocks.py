@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import pytest
 from mastodon import MastodonAPIError
-from support.federation import HERE, fed  # noqa: F401
+from support.federation import HERE, fed, public_note  # noqa: F401
 from support.mastodon import LOOSE, accounts  # noqa: F401
 from support.streams import StreamProc  # noqa: F401
 
 from redpoll.bus.queue import decode
 from redpoll.core import keys, limits
-from redpoll.federation import documents, followers, inbox, outbox, remote, signing
+from redpoll.federation import followers, inbox, outbox, remote, signing
 from redpoll.federation import keys as fed_keys
 from redpoll.federation.jobs import DeliverJob, DomainBlockJob, InboxJob
 from redpoll.relations import domain_blocks
@@ -60,27 +59,6 @@ def fedsrv(server, tmp_path_factory):
     proc.stop()
 
 
-async def note(fed, who, text: str) -> int:
-    note_id = f"{who.uri}/statuses/{time.time_ns()}"
-    create = {
-        "id": f"{note_id}/activity",
-        "type": "Create",
-        "actor": who.uri,
-        "object": {
-            "id": note_id,
-            "type": "Note",
-            "attributedTo": who.uri,
-            "content": f"<p>{text}</p>",
-            "to": [documents.PUBLIC],
-            "cc": [],
-        },
-    }
-    await inbox.process(
-        fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
-    )
-    return int(await fed.store.get(fed_keys.note(note_id)))
-
-
 async def queued(fed, kind: str) -> list[dict]:
     """The activities of ``kind`` queued for delivery."""
     out = []
@@ -101,7 +79,10 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     good = await remote.keep(fed.store, remote.parse_actor(actor("good.example", "fine", True)))
     me.account_follow(bad.id)
     me.account_follow(good.id)
-    bad_sid, good_sid = await note(fed, bad, "from bad"), await note(fed, good, "from good")
+    bad_sid, good_sid = (
+        await public_note(fed, bad, "from bad"),
+        await public_note(fed, good, "from good"),
+    )
     local = me.status_post("mine")
     # a remote follower, and a pending request (me locked for the moment)
     await followers.fed_follow(fed.store, me_id, fan.id, "https://bad.example/inbox", True)

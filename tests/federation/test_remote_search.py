@@ -5,15 +5,10 @@ public search again once an Update says it is not."""
 
 from __future__ import annotations
 
-import json
-import time
-
 import pytest
-from support.federation import HERE, fed  # noqa: F401
+from support.federation import fed, public_note  # noqa: F401
 
-from redpoll.federation import documents, inbox, remote, signing
-from redpoll.federation import keys as fed_keys
-from redpoll.federation.jobs import InboxJob
+from redpoll.federation import remote, signing
 from redpoll.search.search import Query
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(120)]
@@ -33,27 +28,6 @@ def actor(name: str, indexable: bool | None) -> dict:
     }
 
 
-async def note(fed, who, text: str) -> int:
-    note_id = f"{who.uri}/statuses/{time.time_ns()}"
-    create = {
-        "id": f"{note_id}/activity",
-        "type": "Create",
-        "actor": who.uri,
-        "object": {
-            "id": note_id,
-            "type": "Note",
-            "attributedTo": who.uri,
-            "content": f"<p>{text}</p>",
-            "to": [documents.PUBLIC],
-            "cc": [],
-        },
-    }
-    await inbox.process(
-        fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
-    )
-    return int(await fed.store.get(fed_keys.note(note_id)))
-
-
 async def found(fed, viewer: int, words: str) -> list[int]:
     results = await fed.search(Query(q=words, viewer=viewer, type="statuses", hosts=("127.0.0.1",)))
     return [s.id for s in results.statuses]
@@ -64,8 +38,8 @@ async def test_a_remote_authors_indexable_decides_public_search(fed):  # noqa: F
     open_one = await remote.keep(fed.store, remote.parse_actor(actor("open", True)))
     quiet = await remote.keep(fed.store, remote.parse_actor(actor("quiet", None)))
     assert open_one.indexable and not quiet.indexable
-    shown = await note(fed, open_one, "marmalade skies over the harbour")
-    hidden = await note(fed, quiet, "marmalade toast for breakfast")
+    shown = await public_note(fed, open_one, "marmalade skies over the harbour")
+    hidden = await public_note(fed, quiet, "marmalade toast for breakfast")
     await fed.drain(timeout=30)
     assert await found(fed, reader.id, "marmalade") == [shown]
     # its server says it is no longer indexable: out of public search

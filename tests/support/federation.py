@@ -16,12 +16,37 @@ from mastodon import Mastodon
 
 from redpoll import Redpoll
 from redpoll.api.process import ServeProcess
-from redpoll.federation import documents, signing
+from redpoll.federation import documents, inbox, signing
+from redpoll.federation import keys as fed_keys
+from redpoll.federation.jobs import InboxJob
 from support.mastodon import LOOSE_LIMITS
 
 #: The public URL the federation tests' in-process engines answer as
 #: (nothing listens there: their peers are played in process).
 HERE = "http://127.0.0.1:1"
+
+
+async def public_note(fed, who, text: str) -> int:
+    """A public Note by the remote account ``who`` (kept here), its Create
+    processed by the inbox as a peer's would be: the status id it got."""
+    note_id = f"{who.uri}/statuses/{time.time_ns()}"
+    create = {
+        "id": f"{note_id}/activity",
+        "type": "Create",
+        "actor": who.uri,
+        "object": {
+            "id": note_id,
+            "type": "Note",
+            "attributedTo": who.uri,
+            "content": f"<p>{text}</p>",
+            "to": [documents.PUBLIC],
+            "cc": [],
+        },
+    }
+    await inbox.process(
+        fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
+    )
+    return int(await fed.store.get(fed_keys.note(note_id)))
 
 
 @pytest.fixture
