@@ -54,7 +54,7 @@ async def edit_status(ctx: Ctx) -> Response:
             raise ValidationError("language", "must be an ISO 639 language code")
     media = _media_ids(ctx) if p.raw("media_ids") is not None else None
     try:
-        status = await ctx.rp.edit_status(
+        status = await ctx.rp.statuses.edit(
             ctx.uid,
             ctx.path_id(),
             text,
@@ -83,7 +83,7 @@ async def edit_status(ctx: Ctx) -> Response:
     ),
 )
 async def status_history(ctx: Ctx) -> Response:
-    status, author, versions = await ctx.rp.status_history(ctx.viewer, ctx.path_id())
+    status, author, versions = await ctx.rp.statuses.history(ctx.viewer, ctx.path_id())
     account = entities.account(author or entities.placeholder_user(status), ctx.base)
     return JSON([entities.status_edit(v, account, ctx.base) for v in versions])
 
@@ -101,7 +101,7 @@ async def status_history(ctx: Ctx) -> Response:
     ),
 )
 async def status_source(ctx: Ctx) -> Response:
-    status = await ctx.rp.status_source(ctx.uid, ctx.path_id())
+    status = await ctx.rp.statuses.source(ctx.uid, ctx.path_id())
     return JSON(
         {
             "id": str(status.id),
