@@ -1621,3 +1621,8 @@ class Redpoll:
             "queue_depth": await self.queue.depth(),
             "used_memory_bytes": memory,
         }
+
+    # --- from branch fedquotes ---
+    async def quote_authorization_document(self, login: str, sid: int) -> dict:
+        """A QuoteAuthorization this server issued (redpoll.federation.publish)."""
+        return await publish.quote_authorization(self.store, self.settings, login, sid)

@@ -43,7 +43,7 @@ from ..polls import polls
 from ..records import statuses, users
 from ..relations import domain_blocks
 from ..storage.store import Store
-from . import delivery, documents, keys, remote
+from . import delivery, documents, keys, quoting, remote
 from .jobs import PollUpdateJob
 
 log = logging.getLogger("redpoll.federation")
@@ -107,6 +107,7 @@ async def note_of(store: Store, base: str, status: Status) -> dict:
         mentions,
         media_entity.attachments(status.extra.get("media"), base),
         await poll_view(store, status),
+        await quoting.note_fields(store, base, status),
     )
 
 
@@ -134,6 +135,11 @@ async def _targets(store: Store, status: Status, named: list[tuple[str, str, str
     direct = status.extra.get("visibility", "public") == "direct"
     targets = [] if direct else await inboxes(store, status.user_id)
     targets += [inbox for _, _, inbox in named if inbox and inbox not in targets]
+    quoted = await quoting.quoted_inbox(store, status)
+    if quoted is not None and not direct:  # the quoted author's server hears of it (Mastodon's)
+        inbox = quoted[1].get("shared_inbox") or quoted[1].get("inbox", "")
+        if inbox and inbox not in targets:
+            targets.append(inbox)
     blocked = await domain_blocks.blocked(store, status.user_id)
     return [t for t in targets if remote.host_of(t) not in blocked] if blocked else targets
 
@@ -190,7 +196,15 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
         )
     for inbox in targets:
         await delivery.send(store, queue, status.user_id, inbox, activity)
+    if activity["type"] == "Create":  # a quote of a remote status: its author's approval asked
+        await quoting.request(store, queue, base, status)
     return len(targets)
+
+
+async def resend(store: Store, queue: JobQueue, base: str, status: Status) -> int:
+    """Send a local status again as an Update of its Note, where it went
+    (its quote accepted or refused since: quoting.answered)."""
+    return await handle(store, queue, base, events.status_update_event(status).encode())
 
 
 def _fresh() -> str:
