@@ -39,11 +39,11 @@ from typing import Any
 
 from ..bus.queue import JobQueue
 from ..core import limits
-from ..core.errors import RedpollError, StatusNotFound
+from ..core.errors import RedpollError, StatusNotFound, UserNotFound
 from ..core.models import Status
 from ..net.safety import Refused as Unreachable
 from ..quotes import quotes
-from ..records import statuses
+from ..records import statuses, users
 from ..relations import visibility
 from ..storage.store import Store
 from . import client, delivery, documents, keys, remote
@@ -218,6 +218,11 @@ async def may_quote(store: Store, actor_id: int, quoted: Status) -> bool:
     once: a public or unlisted original status, and its author's policy
     (redpoll.quotes.decision; a remote follower is a follower here)."""
     if quoted.reblog_of or visibility.of(quoted) not in visibility.OPEN:
+        return False
+    try:
+        if (await users.get_user(store, actor_id)).suspended:
+            return False  # (an account closed here asks for nothing)
+    except UserNotFound:
         return False
     follows = False
     if quotes.needs_follow(actor_id, quoted):

@@ -231,69 +231,6 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
     )
 
 
-def test_an_account_deleted_on_its_server_is_closed_here(peers):
-    redpoll, bovine = peers
-    ada = redpoll.person(f"del{uuid.uuid4().hex[:8]}")
-    found = ada.search_v2(f"@buttercup@{bovine.config.hostname}", resolve=True)["accounts"][0]
-    actor_object = bovine.config.create_actor_object()
-    activities, _ = factories_for_actor_object(actor_object, id_generator=bovine.config.make_id)
-    gone = activities.delete(actor_object["id"]).build()
-    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", gone) == 202
-    eventually(
-        lambda: ada.account(found["id"]).get("suspended") is True, what="the deleted account closed"
-    )
-    # a Delete from an actor never seen here is answered 202 and does nothing
-    stranger = dict(
-        gone,
-        id=gone["id"] + "x",
-        actor="http://127.0.0.1:9/users/nobody",
-        object="http://127.0.0.1:9/users/nobody",
-    )
-    assert (
-        httpx.post(
-            f"{redpoll.url}/inbox",
-            content=json.dumps(stranger),
-            headers={
-                "Content-Type": "application/activity+json",
-                "Signature": 'keyId="http://127.0.0.1:9/users/nobody#main-key",'
-                'headers="(request-target) host date",signature="AAAA"',
-            },
-        ).status_code
-        == 202
-    )
-
-
-def test_bovine_receives_a_poll_as_a_well_formed_question(peers):
-    redpoll, bovine = peers
-    login = f"pol{uuid.uuid4().hex[:8]}"
-    ada = redpoll.person(login)
-    me = ada.me()
-    activities, _ = factories_for_actor_object(
-        bovine.config.create_actor_object(), id_generator=bovine.config.make_id
-    )
-    follow = activities.follow(f"{redpoll.url}/users/{login}").build()
-    assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", follow) == 202
-    eventually(lambda: ada.account(me["id"])["followers_count"] == 1, what="the follow counted")
-    status = ada.status_post(
-        "which one?", poll=ada.make_poll(["this", "that"], expires_in=600, multiple=True)
-    )
-    creates = eventually(
-        lambda: [
-            d
-            for _, d in bovine.received()
-            if d.get("type") == "Create" and d["object"]["id"] == status["uri"]
-        ],
-        what="the poll at bovine",
-    )
-    question = creates[0]["object"]
-    assert question["type"] == "Question" and "oneOf" not in question
-    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in question["anyOf"]] == [
-        ("Note", "this", 0),
-        ("Note", "that", 0),
-    ]
-    assert question["endTime"] and question["votersCount"] == 0 and "closed" not in question
-
-
 def test_bovine_asks_to_quote_and_gets_a_verifiable_authorization(peers):
     """buttercup quotes ada's posts as Mastodon 4.5 does (FEP-044f): a
     signed QuoteRequest with the quote inlined; Redpoll answers by ada's
@@ -376,3 +313,66 @@ def test_bovine_asks_to_quote_and_gets_a_verifiable_authorization(peers):
         httpx.get(accept["result"], headers={"Accept": "application/activity+json"}).status_code
         == 404
     )
+
+
+def test_an_account_deleted_on_its_server_is_closed_here(peers):
+    redpoll, bovine = peers
+    ada = redpoll.person(f"del{uuid.uuid4().hex[:8]}")
+    found = ada.search_v2(f"@buttercup@{bovine.config.hostname}", resolve=True)["accounts"][0]
+    actor_object = bovine.config.create_actor_object()
+    activities, _ = factories_for_actor_object(actor_object, id_generator=bovine.config.make_id)
+    gone = activities.delete(actor_object["id"]).build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/inbox", gone) == 202
+    eventually(
+        lambda: ada.account(found["id"]).get("suspended") is True, what="the deleted account closed"
+    )
+    # a Delete from an actor never seen here is answered 202 and does nothing
+    stranger = dict(
+        gone,
+        id=gone["id"] + "x",
+        actor="http://127.0.0.1:9/users/nobody",
+        object="http://127.0.0.1:9/users/nobody",
+    )
+    assert (
+        httpx.post(
+            f"{redpoll.url}/inbox",
+            content=json.dumps(stranger),
+            headers={
+                "Content-Type": "application/activity+json",
+                "Signature": 'keyId="http://127.0.0.1:9/users/nobody#main-key",'
+                'headers="(request-target) host date",signature="AAAA"',
+            },
+        ).status_code
+        == 202
+    )
+
+
+def test_bovine_receives_a_poll_as_a_well_formed_question(peers):
+    redpoll, bovine = peers
+    login = f"pol{uuid.uuid4().hex[:8]}"
+    ada = redpoll.person(login)
+    me = ada.me()
+    activities, _ = factories_for_actor_object(
+        bovine.config.create_actor_object(), id_generator=bovine.config.make_id
+    )
+    follow = activities.follow(f"{redpoll.url}/users/{login}").build()
+    assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", follow) == 202
+    eventually(lambda: ada.account(me["id"])["followers_count"] == 1, what="the follow counted")
+    status = ada.status_post(
+        "which one?", poll=ada.make_poll(["this", "that"], expires_in=600, multiple=True)
+    )
+    creates = eventually(
+        lambda: [
+            d
+            for _, d in bovine.received()
+            if d.get("type") == "Create" and d["object"]["id"] == status["uri"]
+        ],
+        what="the poll at bovine",
+    )
+    question = creates[0]["object"]
+    assert question["type"] == "Question" and "oneOf" not in question
+    assert [(o["type"], o["name"], o["replies"]["totalItems"]) for o in question["anyOf"]] == [
+        ("Note", "this", 0),
+        ("Note", "that", 0),
+    ]
+    assert question["endTime"] and question["votersCount"] == 0 and "closed" not in question
