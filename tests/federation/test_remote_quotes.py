@@ -25,6 +25,7 @@ from redpoll.core.errors import StatusNotFound
 from redpoll.federation import documents, inbox, outbox, publish, quoting, remote
 from redpoll.federation import keys as fed_keys
 from redpoll.federation.jobs import InboxJob
+from redpoll.quotes import quotes
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(180)]
 
@@ -223,6 +224,25 @@ async def test_forged_quote_requests_are_refused(fed, peer, third):
     other_q = int(await fed.store.get(fed_keys.note(not_theirs["id"])))
     assert await state(fed, ada.id, other_q) == "pending"  # (its own author never asked)
     assert (await fed.status_page(ada.id, mine.id)).states[mine.id].quotes == 0
+    # an account closed here asks for nothing: Rejected
+    await remote.close(fed.store, quoter.id)
+    await send(
+        fed,
+        quoter,
+        {
+            "id": f"{quoter.uri}#quote_requests/11",
+            "type": "QuoteRequest",
+            "actor": quoter.uri,
+            "object": mine_uri,
+            "instrument": q["id"],
+        },
+    )
+    await fed.drain()
+    assert delivered(peer, "Accept") == []
+    assert f"{quoter.uri}#quote_requests/11" in [
+        r["object"]["id"] for r in delivered(peer, "Reject")
+    ]
+    assert await quotes.state_of(fed.store, mine.id, qsid) == "rejected"
 
 
 async def test_a_local_quote_of_a_remote_status_waits_for_its_authors_answer(fed, peer, third):
