@@ -246,6 +246,16 @@ async def collection(request: Request) -> Response:
     "/inbox",
     doc=Doc("The shared inbox: a signed activity", "Federation", STR, ok_status="202"),
 )
+@route(
+    "POST",
+    "/actor/inbox",
+    doc=Doc(
+        "The server's own actor's inbox (a relay's answer to its Follow): a signed activity",
+        "Federation",
+        STR,
+        ok_status="202",
+    ),
+)
 async def inbox(request: Request) -> Response:
     rp = request.app.state.rp
     # bounded before anything else (no signature is checked yet): a declared

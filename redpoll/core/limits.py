@@ -767,6 +767,8 @@ FED_REPLIES_LISTED = 40
 #: how deep a remote note's quoted notes are fetched when not kept here
 #: (the quoted note of a quoted note...; Mastodon's MAX_SYNCHRONOUS_DEPTH)
 FED_QUOTE_FETCH_DEPTH = 2
+#: the longest relay inbox URL an admin may add
+FED_RELAY_URL_MAX_CHARS = 2048
 FED_CONTEXT_FETCHED = 20
 FED_CONTEXT_EVERY_S = 600
 #: Loaded signing and verifying keys each process keeps (loading one costs

@@ -26,7 +26,7 @@ from ..core.errors import ConfigError, RedpollError, StatusNotFound
 from ..core.health import DATABASE
 from ..core.models import Page, Status, User, now_ms
 from ..core.settings import Settings, redact
-from ..federation import domains, member_blocks, publish, remote, remote_media
+from ..federation import domains, member_blocks, publish, relays, remote, remote_media
 from ..federation import followers as fed_followers
 from ..federation import inbox as fed_inbox
 from ..federation import outbox as fed_outbox
@@ -1626,3 +1626,15 @@ class Redpoll:
     async def quote_authorization_document(self, login: str, sid: int) -> dict:
         """A QuoteAuthorization this server issued (redpoll.federation.publish)."""
         return await publish.quote_authorization(self.store, self.settings, login, sid)
+
+    async def relay_list(self) -> list[relays.Relay]:
+        """The relays this server follows (redpoll.federation.relays)."""
+        return await relays.all_(self.store)
+
+    async def relay_add(self, inbox_url: str) -> relays.Relay:
+        """Follow the relay at ``inbox_url`` (federation must be on)."""
+        return await relays.add(self.store, self.queue, self.settings, inbox_url)
+
+    async def relay_remove(self, inbox_url: str) -> relays.Relay:
+        """Stop following the relay at ``inbox_url`` (the Undo sent)."""
+        return await relays.remove(self.store, self.queue, self.settings, inbox_url)

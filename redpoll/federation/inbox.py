@@ -62,6 +62,7 @@ from . import (
     moves,
     outbox,
     quoting,
+    relays,
     remote,
     remote_media,
     signing,
@@ -423,6 +424,8 @@ async def _accepted(store, queue, settings, here: Here, actor: User, activity, o
     (redpoll.federation.quoting) and its Note sent again."""
     if await _quote_answer(store, queue, here, actor, activity, obj, True):
         return
+    if await relays.answered(store, actor.uri, obj, True):
+        return  # a relay's answer to this server's Follow (redpoll.federation.relays)
     local = await _local_of(store, here, obj.get("actor") if isinstance(obj, dict) else None)
     if local is None:
         return
@@ -481,6 +484,8 @@ async def _quote_request(store, queue, settings, here: Here, actor: User, activi
 async def _reject(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     if await _quote_answer(store, queue, here, actor, activity, obj, False):
         return
+    if await relays.answered(store, actor.uri, obj, False):
+        return
     local = await _local_of(store, here, obj.get("actor") if isinstance(obj, dict) else None)
     if local is None:
         return
@@ -510,8 +515,10 @@ async def may_see(store: Store, actor: User, status) -> bool:
 async def _announce(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     """A boost: of a local status, or of a remote one (kept here already, or
     fetched from its own server now); the boost is the booster's status,
-    delivered to its followers here as any boost."""
+    delivered to its followers here as any boost. From an accepted relay:
+    the note is kept (fetched from its server), and that is all (Mastodon's)."""
     uri = _id_of(obj)
+    relayed = await relays.is_relay(store, actor.uri)
     sid = await _status_of(store, here, uri)
     if sid is None and uri and not uri.startswith(here.base + "/"):
         try:
@@ -526,7 +533,7 @@ async def _announce(store, queue, settings, here: Here, actor: User, activity, o
         except (RedpollError, Unreachable) as exc:
             log.info("boosted note %s not had: %s", uri, exc)
         sid = await _status_of(store, here, uri)
-    if sid is not None:
+    if sid is not None and not relayed:
         await _quietly(boosts.boost(store, queue, settings, actor.id, sid))
 
 

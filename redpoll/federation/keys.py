@@ -129,3 +129,10 @@ PEERS = "fed:peers"
 
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"
+
+
+#: Hash: a relay's inbox URL -> its record (JSON: id, state, its Follow's
+#: id, its actor; redpoll.federation.relays)
+RELAYS = "fed:relays"
+#: String: the last relay id given
+RELAY_SEQ = "fed:relay_seq"
