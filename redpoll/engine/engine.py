@@ -1638,3 +1638,13 @@ class Redpoll:
     async def relay_remove(self, inbox_url: str) -> relays.Relay:
         """Stop following the relay at ``inbox_url`` (the Undo sent)."""
         return await relays.remove(self.store, self.queue, self.settings, inbox_url)
+
+    async def admin_relays(self, actor) -> list[relays.Relay]:
+        """The relays, as staff with manage_federation see them (the admin API)."""
+        return await relays.admin_list(self.store, actor)
+
+    async def admin_relay_add(self, actor, inbox_url) -> relays.Relay:
+        return await relays.admin_add(self.store, self.queue, self.settings, actor, inbox_url)
+
+    async def admin_relay_remove(self, actor, rid) -> relays.Relay:
+        return await relays.admin_remove(self.store, self.queue, self.settings, actor, rid)

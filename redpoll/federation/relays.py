@@ -21,6 +21,7 @@ import json
 import uuid
 from dataclasses import dataclass
 
+from ..admin import audit, roles, staff
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import NotFound, ValidationError
@@ -193,3 +194,33 @@ async def answered(store: Store, actor_uri: str, obj, accepted: bool) -> bool:
 async def is_relay(store: Store, actor_uri: str) -> bool:
     """Whether ``actor_uri`` is the actor of an accepted relay."""
     return any(r.enabled and r.actor == actor_uri for r in await all_(store))
+
+
+# --- the admin API's (checking manage_federation, its actions logged) --------------------------
+
+
+async def _may(store: Store, actor: int | None) -> None:
+    roles.require(await staff.role_of(store, actor), "manage_federation")
+
+
+async def admin_list(store: Store, actor: int | None) -> list[Relay]:
+    await _may(store, actor)
+    return await all_(store)
+
+
+async def admin_add(
+    store: Store, queue: JobQueue, settings: Settings, actor: int | None, inbox_url
+) -> Relay:
+    await _may(store, actor)
+    found = await add(store, queue, settings, str(inbox_url or ""))
+    await audit.record(store, actor, "create", "Relay", found.id, found.inbox_url)
+    return found
+
+
+async def admin_remove(
+    store: Store, queue: JobQueue, settings: Settings, actor: int | None, rid
+) -> Relay:
+    await _may(store, actor)
+    found = await remove(store, queue, settings, (await by_id(store, rid)).inbox_url)
+    await audit.record(store, actor, "destroy", "Relay", found.id, found.inbox_url)
+    return found

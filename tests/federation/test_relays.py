@@ -10,15 +10,21 @@ by the inbox as a worker would."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
+import httpx
 import pytest
+from mastodon import Mastodon
 from support.federation import HERE, Peer, fed  # noqa: F401
+from support.mastodon import LOOSE
+from support.streams import StreamProc
 
 from redpoll.bus import events
 from redpoll.federation import documents, inbox, outbox, remote
@@ -163,3 +169,75 @@ def test_a_relay_url_is_checked(settings):
     assert "inbox_url" in failed.value.stderr + failed.value.stdout
     with pytest.raises(subprocess.CalledProcessError):
         admin(settings, "relay-remove", "https://never.example/inbox")
+
+
+ADMIN_SCOPES = ["read", "write", "follow", "admin:read", "admin:write"]
+
+
+@pytest.fixture(scope="module")
+def fedsrv(server, tmp_path_factory):
+    url, cluster, _ = server
+    proc = StreamProc(
+        url,
+        cluster,
+        tmp_path_factory.mktemp("serve"),
+        REDPOLL_PUBLIC_URL=HERE,
+        REDPOLL_FEDERATION_LOOPBACK="1",
+        **LOOSE,
+    ).start()
+    yield proc
+    proc.stop()
+
+
+def people(base: str, n: int) -> list[tuple[str, str]]:
+    """(login, token) of ``n`` new accounts whose tokens have the admin scopes."""
+    cid, secret = Mastodon.create_app("relay-admin", api_base_url=base, scopes=ADMIN_SCOPES)
+    out = []
+    for _ in range(n):
+        login = "u" + uuid.uuid4().hex[:10]
+        m = Mastodon(client_id=cid, client_secret=secret, api_base_url=base)
+        m.create_account(
+            login,
+            "correct horse battery",
+            f"{login}@example.com",
+            agreement=True,
+            scopes=ADMIN_SCOPES,
+        )
+        out.append((login, m.access_token))
+    return out
+
+
+async def test_relays_through_the_admin_api(fedsrv, fed, relay):
+    (boss, boss_token), (_, member_token) = await asyncio.to_thread(people, fedsrv.base, 2)
+    await fed.admin.set_role(None, boss, "admin")
+    api = f"{fedsrv.base}/api/v1/redpoll/admin/relays"
+    inbox_url = f"{relay.base}/inbox"
+
+    def call(method: str, url: str, token: str, **kw) -> httpx.Response:
+        return httpx.request(method, url, headers={"Authorization": f"Bearer {token}"}, **kw)
+
+    assert (
+        await asyncio.to_thread(call, "POST", api, member_token, json={"inbox_url": inbox_url})
+    ).status_code == 403
+    bad = await asyncio.to_thread(call, "POST", api, boss_token, json={"inbox_url": "javascript:x"})
+    assert bad.status_code == 422
+    made = await asyncio.to_thread(call, "POST", api, boss_token, json={"inbox_url": inbox_url})
+    assert made.status_code == 200, made.text
+    entity = made.json()
+    assert (
+        entity["inbox_url"] == inbox_url and entity["state"] == "pending" and not entity["enabled"]
+    )
+    listed = (await asyncio.to_thread(call, "GET", api, boss_token)).json()
+    assert [r["id"] for r in listed] == [entity["id"]]
+    assert (await asyncio.to_thread(call, "GET", api, member_token)).status_code == 403
+    gone = await asyncio.to_thread(call, "DELETE", f"{api}/{entity['id']}", boss_token)
+    assert gone.status_code == 200 and gone.json()["id"] == entity["id"]
+    assert (
+        await asyncio.to_thread(call, "DELETE", f"{api}/{entity['id']}", boss_token)
+    ).status_code == 404
+    assert (await asyncio.to_thread(call, "GET", api, boss_token)).json() == []
+    await fed.drain()
+    kinds = {a["type"] for a in relay.received}
+    assert kinds == {"Follow", "Undo"}
+    logged = [e for e in await fed.admin.audit_log() if e.type == "Relay"]
+    assert {(e.action, e.name) for e in logged} == {("create", inbox_url), ("destroy", inbox_url)}
