@@ -859,6 +859,8 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)
     await _tally(store, int(known), question)  # (a Question's counts: not an edit)
+    policy = quoting.policy_of(obj, actor.uri) or quotes_.DEFAULT_POLICY
+    await quotes_.take_policy(store, status, policy)  # who may quote it now
     approval = _id_of(obj.get("quoteAuthorization"))
     if approval and quotes_.quoted_id(status) is not None:  # its quote approved since
         await quoting.verify(store, here.base, status, approval, loopback=here.loopback)

@@ -318,6 +318,18 @@ async def set_policy(store: Store, uid: int, sid, value: str | None) -> Status:
     return await statuses.get_status(store, status.id)
 
 
+async def take_policy(store: Store, status: Status, value: str) -> bool:
+    """Another server's status ``status`` now says how it may be quoted
+    (``value``: public, followers, nobody; its Update's interactionPolicy):
+    kept if it changed (writes.update_status: atomic). Whether it did."""
+    if not remote(status) or value not in POLICIES:
+        return False
+    if visibility.of(status) not in visibility.OPEN or policy(status) == value:
+        return False
+    await writes.of(store).update_status(status.id, {EXTRA_PREFIX + POLICY_EXTRA: value})
+    return True
+
+
 async def after_edit(store: Store, status: Status, at: int) -> None:
     """A ``quoted_update`` notification for the author of each accepted
     quote of the edited ``status`` (bounded), keyed by the edit's time

@@ -352,6 +352,18 @@ async def test_a_local_quote_of_a_remote_status_waits_for_its_authors_answer(fed
     s3 = await create(fed, carl, n3)
     with pytest.raises(StatusNotFound):
         await fed.post(bob.id, "no", {"quote": str(s3)})
+    # an Update saying who may quote it now is taken: n2 closed, n3 opened
+    for doc, approved in ((n2, [carl.uri]), (n3, [documents.PUBLIC])):
+        changed = {**doc, "interactionPolicy": {"canQuote": {"automaticApproval": approved}}}
+        await send(
+            fed,
+            carl,
+            {"id": f"{doc['id']}#u/1", "type": "Update", "actor": carl.uri, "object": changed},
+        )
+    with pytest.raises(StatusNotFound):
+        await fed.post(bob.id, "no more", {"quote": str(s2)})
+    opened = await fed.post(bob.id, "now I may", {"quote": str(s3)})
+    assert await state(fed, bob.id, opened.id) == "pending"
 
 
 async def test_a_third_servers_quote_counts_only_with_an_authorization_that_verifies(
