@@ -339,8 +339,12 @@ async def after_edit(store: Store, status: Status, at: int) -> None:
     )
     if not quoting:
         return
-    authors = await store.batch([("HGET", core_keys.status(int(q)), "uid") for q in quoting])
-    for author in dict.fromkeys(int(a) for a in authors if a is not None):
+    rows = await store.batch(
+        [("HMGET", core_keys.status(int(q)), "uid", EXTRA_PREFIX + "uri") for q in quoting]
+    )
+    # (a quote made on another server: its author is told there, not here)
+    authors = [uid for uid, uri in rows if uid is not None and not uri]
+    for author in dict.fromkeys(int(a) for a in authors):
         await notifications.apply(
             store, author, QUOTED_UPDATE_KIND, status.user_id, at, at, True, status=status.id
         )

@@ -124,6 +124,9 @@ async def test_a_quote_request_is_answered_by_the_quoted_authors_policy(fed, pee
     assert doc["id"] == approval and doc["type"] == "QuoteAuthorization"
     assert doc["attributedTo"] == documents.actor_id(HERE, ada.login)
     assert doc["interactionTarget"] == open_uri and doc["interactingObject"] == q["id"]
+    # an edit of the quoted status: no quoted_update for the quote's remote author here
+    await fed.edit_status(ada.id, open_.id, "anyone may quote this, edited")
+    assert [n.type for n in await fed.notifications(quoter.id)] == []
     # the same request again: the same answer, nothing more
     await send(fed, quoter, request)
     await fed.drain()
