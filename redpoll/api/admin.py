@@ -45,6 +45,7 @@ ADMIN_ACCOUNT = obj(
 )
 ADMIN_REPORT = obj({"id": ID, "action_taken": BOOL, "category": STR, "comment": STR})
 DOMAIN_BLOCK = obj({"id": ID, "domain": STR, "severity": STR, "reject_media": BOOL})
+RELAY = obj({"id": ID, "inbox_url": STR, "state": STR, "enabled": BOOL})
 EMPTY_OBJ = {"type": "object"}
 ADMIN_PAGE = [
     *PAGE[:3],
@@ -793,3 +794,48 @@ async def allow_domain(ctx: Ctx) -> Response:
 async def remove_domain_allow(ctx: Ctx) -> Response:
     await ctx.rp.admin.remove_domain_allow(ctx.uid, ctx.path_id())
     return JSON({})
+
+
+# --- relays (Mastodon has only its admin page: these are Redpoll's) ---------------------------
+@endpoint(
+    "GET",
+    "/api/v1/redpoll/admin/relays",
+    auth="required",
+    scope=("admin:read",),
+    doc=Doc("The relays this server follows (manage_federation)", "Admin", array(RELAY)),
+)
+async def relays(ctx: Ctx) -> Response:
+    return JSON([r.entity() for r in await ctx.rp.federation.admin_relays(ctx.uid)])
+
+
+@endpoint(
+    "POST",
+    "/api/v1/redpoll/admin/relays",
+    auth="required",
+    scope=("admin:write",),
+    doc=Doc(
+        "Follow a relay by its inbox URL (manage_federation): pending until it accepts",
+        "Admin",
+        RELAY,
+        body=request_body({"inbox_url": STR}, required=("inbox_url",)),
+    ),
+)
+async def add_relay(ctx: Ctx) -> Response:
+    url = ctx.params.str("inbox_url", required=True, max_chars=limits.FED_RELAY_URL_MAX_CHARS)
+    return JSON((await ctx.rp.federation.admin_relay_add(ctx.uid, url)).entity())
+
+
+@endpoint(
+    "DELETE",
+    "/api/v1/redpoll/admin/relays/{id}",
+    auth="required",
+    scope=("admin:write",),
+    doc=Doc(
+        "Stop following a relay: the Undo of its Follow sent (manage_federation)",
+        "Admin",
+        RELAY,
+        params=[path_param()],
+    ),
+)
+async def remove_relay(ctx: Ctx) -> Response:
+    return JSON((await ctx.rp.federation.admin_relay_remove(ctx.uid, ctx.path_id())).entity())

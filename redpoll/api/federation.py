@@ -154,6 +154,27 @@ async def note(request: Request) -> Response:
 
 @route(
     "GET",
+    "/users/{login}/quote_authorizations/{id}",
+    doc=Doc(
+        "A QuoteAuthorization this server issued for a quote of a local status (FEP-044f)",
+        "Federation",
+        DOC,
+        ok_type=AP_TYPE,
+        params=[LOGIN_PARAM, path_param()],
+    ),
+)
+async def quote_authorization(request: Request) -> Response:
+    login, sid = request.path_params["login"], request.path_params["id"]
+    if not sid.isdigit():
+        return _error(404, "Record not found")
+    rp = request.app.state.rp
+    return await _guard(
+        request, _doc(rp.federation.quote_authorization_document(login, int(sid)), request)
+    )
+
+
+@route(
+    "GET",
     "/users/{login}/statuses/{id}/replies",
     doc=Doc(
         "A note's replies collection (its public and unlisted replies)",
@@ -230,6 +251,16 @@ async def collection(request: Request) -> Response:
     "POST",
     "/inbox",
     doc=Doc("The shared inbox: a signed activity", "Federation", STR, ok_status="202"),
+)
+@route(
+    "POST",
+    "/actor/inbox",
+    doc=Doc(
+        "The server's own actor's inbox (a relay's answer to its Follow): a signed activity",
+        "Federation",
+        STR,
+        ok_status="202",
+    ),
 )
 async def inbox(request: Request) -> Response:
     rp = request.app.state.rp

@@ -774,6 +774,11 @@ FED_HOST_FAILURES_UNAVAILABLE = 30
 #: remote status's context fetches at most this many of its replies and
 #: parents from their servers, at most once per FED_CONTEXT_EVERY_S.
 FED_REPLIES_LISTED = 40
+#: how deep a remote note's quoted notes are fetched when not kept here
+#: (the quoted note of a quoted note...; Mastodon's MAX_SYNCHRONOUS_DEPTH)
+FED_QUOTE_FETCH_DEPTH = 2
+#: the longest relay inbox URL an admin may add
+FED_RELAY_URL_MAX_CHARS = 2048
 FED_CONTEXT_FETCHED = 20
 FED_CONTEXT_EVERY_S = 600
 #: Loaded signing and verifying keys each process keeps (loading one costs

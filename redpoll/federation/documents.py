@@ -27,6 +27,19 @@ CONTEXT: list[Any] = [
         "toot": "http://joinmastodon.org/ns#",
         "discoverable": "toot:discoverable",
         "votersCount": "toot:votersCount",
+        # quotes and who may make them (Mastodon's context extensions; FEP-044f)
+        "quote": "https://w3id.org/fep/044f#quote",
+        "quoteUri": "http://fedibird.com/ns#quoteUri",
+        "_misskey_quote": "https://misskey-hub.net/ns#_misskey_quote",
+        "quoteAuthorization": {
+            "@id": "https://w3id.org/fep/044f#quoteAuthorization",
+            "@type": "@id",
+        },
+        "gts": "https://gotosocial.org/ns#",
+        "interactionPolicy": {"@id": "gts:interactionPolicy", "@type": "@id"},
+        "canQuote": {"@id": "gts:canQuote", "@type": "@id"},
+        "automaticApproval": {"@id": "gts:automaticApproval", "@type": "@id"},
+        "manualApproval": {"@id": "gts:manualApproval", "@type": "@id"},
     },
 ]
 
@@ -139,10 +152,12 @@ def note(
     mentions: list[tuple[str, str]] = (),
     attachments: list[dict] = (),
     poll: PollView | None = None,
+    quoting: dict | None = None,
 ) -> dict:
     """``mentions``: (actor id, ``@name@host``) of each account it mentions;
     ``attachments``: its MediaAttachment entities (as Documents); ``poll``:
-    its poll (the note is then a Question)."""
+    its poll (the note is then a Question); ``quoting``: its quote fields
+    and interaction policy (redpoll.federation.quoting.note_fields)."""
     to, cc = addressing(status, base, [uri for uri, _ in mentions])
     doc = {
         "id": note_id(base, status.login, status.id),
@@ -159,6 +174,8 @@ def note(
         "tag": [{"type": "Mention", "href": uri, "name": name} for uri, name in mentions],
         "attachment": [document(a) for a in attachments],
     }
+    if quoting:
+        doc.update(quoting)
     if status.extra.get("edited_at"):
         doc["updated"] = iso(int(status.extra["edited_at"]))
     if poll is not None:

@@ -1,7 +1,8 @@
 """The federation package's job handlers (records: jobs.py), merged into the
 worker's table (redpoll.engine.worker); also the handler of a poll's end
 (its record is the polls package's, redpoll.polls.jobs, which queues it;
-what follows the end includes telling other servers).
+what follows the end includes telling other servers) and of a revoked quote
+(redpoll.quotes.jobs.QuoteRevokedJob: the Delete of its authorization).
 
 An incoming activity refused in a way that would fail every rerun the same
 (:func:`refusal`) finishes its job with a log line instead of a retry."""
@@ -17,6 +18,7 @@ from ..net import safety
 from ..net.http import FetchFailed
 from ..polls import polls
 from ..polls.jobs import PollEndJob
+from ..quotes.jobs import QuoteRevokedJob
 from ..relations import domain_blocks
 from ..storage.store import Store
 from . import (
@@ -26,6 +28,7 @@ from . import (
     member_blocks,
     moves,
     outbox,
+    quoting,
     remote,
     remote_media,
     threads,
@@ -130,6 +133,17 @@ async def remote_images(
     return Done()
 
 
+async def quote_revoked(
+    store: Store, settings: Settings, job: QuoteRevokedJob, entry_id: bytes
+) -> Done:
+    # the Delete of the authorization (a rerun sends the same activity id: dropped there)
+    if settings.public_url:
+        await quoting.send_revocation(
+            store, JobQueue(store), settings.public_url.rstrip("/"), job.sid
+        )
+    return Done()
+
+
 TABLE: dict[type, Handler] = {
     InboxJob: incoming,
     MoveJob: move,
@@ -141,4 +155,5 @@ TABLE: dict[type, Handler] = {
     DomainBlockJob: domain_block,
     RemoteMediaJob: remote_media_job,
     RemoteImagesJob: remote_images,
+    QuoteRevokedJob: quote_revoked,
 }

@@ -48,6 +48,7 @@ from ..media import entity as media_entity
 from ..net.safety import Refused as Unreachable
 from ..polls import polls
 from ..posting import boosts, deleting, editing, idempotency, posting
+from ..quotes import quotes as quotes_
 from ..records import statuses, users
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
@@ -60,6 +61,8 @@ from . import (
     keys,
     moves,
     outbox,
+    quoting,
+    relays,
     remote,
     remote_media,
     signing,
@@ -416,7 +419,13 @@ async def _undo(store, queue, settings, here: Here, actor: User, activity, obj) 
 async def _accepted(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     """A remote account accepts a local one's Follow. An unlocked account's
     follow counts from when it was sent; a locked one's was a request here
-    until now (follows.follow made it one), and becomes a follow."""
+    until now (follows.follow made it one), and becomes a follow. An
+    Accept of a local quote's QuoteRequest: that quote is accepted
+    (redpoll.federation.quoting) and its Note sent again."""
+    if await _quote_answer(store, queue, here, actor, activity, obj, True):
+        return
+    if await relays.answered(store, actor.uri, obj, True):
+        return  # a relay's answer to this server's Follow (redpoll.federation.relays)
     local = await _local_of(store, here, obj.get("actor") if isinstance(obj, dict) else None)
     if local is None:
         return
@@ -424,7 +433,59 @@ async def _accepted(store, queue, settings, here: Here, actor: User, activity, o
         await follows.authorize_request(store, queue, actor.id, local.id)
 
 
+async def _quote_answer(
+    store, queue, here: Here, actor: User, activity, obj, accepted: bool
+) -> bool:
+    """An Accept or Reject of a QuoteRequest of this server's: handled
+    (True), else False (a follow's answer)."""
+    kind = obj.get("type") if isinstance(obj, dict) else None
+    if kind != "QuoteRequest" and quoting.quoting_of_request(here.base, _id_of(obj)) is None:
+        return False
+    changed = await quoting.answered(store, here.base, actor.id, activity, obj, accepted)
+    if changed is not None:
+        await outbox.resend(store, queue, here.base, changed)
+    return True
+
+
+async def _quote_request(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    """A QuoteRequest (Mastodon 4.5's ActivityPub::Activity::QuoteRequest):
+    its id on its actor's host, of a local status anyone may see; the
+    quote (``instrument``) kept here (known, inlined by its actor's host,
+    or fetched), then answered by the local author's policy
+    (quoting.answer: Accept with an authorization, or Reject). A request
+    for another server's status is not this server's to answer: dropped."""
+    if remote.host_of(_id_of(activity)) != remote.host_of(actor.uri):
+        raise Refused("a QuoteRequest's id must be on its actor's host", 403)
+    sid = here.local_status(_id_of(obj))
+    quoted = await statuses.get_status_or_none(store, sid) if sid is not None else None
+    if quoted is None or quoted.extra.get("uri") or visibility.of(quoted) not in visibility.OPEN:
+        return
+    instrument = activity.get("instrument")
+    uri = _id_of(instrument)
+    quoting_sid = await _status_of(store, here, uri) if uri else None
+    if quoting_sid is None and uri and remote.host_of(uri) == remote.host_of(actor.uri):
+        try:
+            if isinstance(instrument, dict) and instrument.get("type"):
+                await keep_note(store, queue, settings, here, actor, instrument)
+            else:
+                doc = await client.fetch_object(
+                    uri,
+                    loopback=here.loopback,
+                    signer=await remote.instance_signer(store, here.base),
+                )
+                await keep_note(store, queue, settings, here, actor, doc)
+        except (RedpollError, Unreachable) as exc:
+            log.info("quote %s not had: %s", uri, exc)
+        quoting_sid = await _status_of(store, here, uri)
+    found = await statuses.get_status_or_none(store, quoting_sid) if quoting_sid else None
+    await quoting.answer(store, queue, here.base, actor.id, activity, quoted, found)
+
+
 async def _reject(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
+    if await _quote_answer(store, queue, here, actor, activity, obj, False):
+        return
+    if await relays.answered(store, actor.uri, obj, False):
+        return
     local = await _local_of(store, here, obj.get("actor") if isinstance(obj, dict) else None)
     if local is None:
         return
@@ -454,8 +515,10 @@ async def may_see(store: Store, actor: User, status) -> bool:
 async def _announce(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     """A boost: of a local status, or of a remote one (kept here already, or
     fetched from its own server now); the boost is the booster's status,
-    delivered to its followers here as any boost."""
+    delivered to its followers here as any boost. From an accepted relay:
+    the note is kept (fetched from its server), and that is all (Mastodon's)."""
     uri = _id_of(obj)
+    relayed = await relays.is_relay(store, actor.uri)
     sid = await _status_of(store, here, uri)
     if sid is None and uri and not uri.startswith(here.base + "/"):
         try:
@@ -470,7 +533,7 @@ async def _announce(store, queue, settings, here: Here, actor: User, activity, o
         except (RedpollError, Unreachable) as exc:
             log.info("boosted note %s not had: %s", uri, exc)
         sid = await _status_of(store, here, uri)
-    if sid is not None:
+    if sid is not None and not relayed:
         await _quietly(boosts.boost(store, queue, settings, actor.id, sid))
 
 
@@ -601,11 +664,14 @@ async def _tally(store, sid: int, question: Question | None) -> None:
 
 
 async def keep_note(
-    store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User, obj
+    store: Store, queue: JobQueue, settings: Settings, here: Here, actor: User, obj, depth: int = 0
 ) -> None:
     """Keep a remote note as a status of its author ``actor`` (once per note
     id: posting.post_claimed keyed by it, then the note index), whether it came
-    in a Create or was fetched with a thread."""
+    in a Create or was fetched with a thread. A note that quotes another
+    (quoting.quote_uri) quotes the status kept here for it (fetched when
+    not kept, ``depth`` notes deep at most), pending until its
+    ``quoteAuthorization`` is verified (quoting.verify)."""
     if not isinstance(obj, dict) or obj.get("type") not in ("Note", "Article", "Question"):
         return
     uri = _id_of(obj)
@@ -652,6 +718,12 @@ async def keep_note(
         rejected=block is not None and block.reject_media,
     )
     question = _question(obj)
+    quoted = await _quoted(store, queue, settings, here, obj, depth)
+    if quoted is not None:
+        extra[quotes_.EXTRA] = str(quoted)
+    policy = quoting.policy_of(obj, actor.uri)
+    if policy and policy != quotes_.DEFAULT_POLICY:
+        extra[quotes_.POLICY_EXTRA] = policy
     status = await idempotency.post_once(
         store,
         queue,
@@ -670,7 +742,35 @@ async def keep_note(
     # before is run again whole
     await _tally(store, status.id, question)
     await remote_media.queue_attachments(queue, status.id, status.extra.get("media", ""))
+    if quoted is not None:  # its approval checked (idempotent: a pending quote only)
+        approval = _id_of(obj.get("quoteAuthorization"))
+        await quoting.verify(store, here.base, status, approval, loopback=here.loopback)
     await store.set(keys.note(uri), status.id)
+
+
+async def _quoted(store, queue, settings, here: Here, obj: dict, depth: int) -> int | None:
+    """The status kept here for the note ``obj`` quotes: a local one, a
+    remote one kept, or fetched from its server now (taken only under its
+    own id; at most limits.FED_QUOTE_FETCH_DEPTH deep); None if none."""
+    uri = quoting.quote_uri(obj)
+    if not uri:
+        return None
+    sid = await _status_of(store, here, uri)
+    if sid is not None or uri.startswith(here.base + "/"):
+        return sid
+    if depth >= limits.FED_QUOTE_FETCH_DEPTH:
+        return None
+    try:
+        doc = await client.fetch_object(
+            uri, loopback=here.loopback, signer=await remote.instance_signer(store, here.base)
+        )
+        author = await remote.known_or_fetch(
+            store, here.base, _id_of(doc.get("attributedTo")), loopback=here.loopback
+        )
+        await keep_note(store, queue, settings, here, author, doc, depth + 1)
+    except (RedpollError, Unreachable) as exc:
+        log.info("quoted note %s not had: %s", uri, exc)
+    return await _status_of(store, here, uri)
 
 
 async def _mentions(store: Store, here: Here, obj: dict) -> tuple[str, frozenset[str]]:
@@ -704,6 +804,10 @@ async def _mentions(store: Store, here: Here, obj: dict) -> tuple[str, frozenset
 
 async def _delete(store, queue, settings, here: Here, actor: User, activity, obj) -> None:
     uri = _id_of(obj)
+    if uri and remote.host_of(uri) == remote.host_of(actor.uri):
+        # a QuoteAuthorization its author takes back: the quote it approved revoked
+        if await quoting.revoked(store, actor.id, uri) is not None:
+            return
     if uri == actor.uri:  # the account itself: closed here, its statuses hidden with it
         await remote.close(store, actor.id)
         return
@@ -755,6 +859,11 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)
     await _tally(store, int(known), question)  # (a Question's counts: not an edit)
+    policy = quoting.policy_of(obj, actor.uri) or quotes_.DEFAULT_POLICY
+    await quotes_.take_policy(store, status, policy)  # who may quote it now
+    approval = _id_of(obj.get("quoteAuthorization"))
+    if approval and quotes_.quoted_id(status) is not None:  # its quote approved since
+        await quoting.verify(store, here.base, status, approval, loopback=here.loopback)
     closed = _closed_at(obj) if question is not None else None
     if closed is not None:  # closed by its server before its end: it ends here too
         status = await statuses.get_status_or_none(store, int(known))  # (as the edit left it)
@@ -875,4 +984,5 @@ _HANDLERS = {
     "Update": _update,
     "Move": _move,
     "Block": _block,
+    "QuoteRequest": _quote_request,
 }

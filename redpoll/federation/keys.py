@@ -43,6 +43,13 @@ def note(uri: str) -> str:
     return f"fed:note:{{{_h(uri)}}}"
 
 
+def quote_approval(uri: str) -> str:
+    """String: the URI of a QuoteAuthorization another server issued ->
+    ``<quoted id>:<quoting id>``, the quote it approved (its Delete revokes
+    that quote: redpoll.federation.quoting)."""
+    return f"fed:qauth:{{{_h(uri)}}}"
+
+
 def remote_followers(uid: int) -> str:
     """ZSET: remote account id -> when it followed local account ``uid``."""
     return f"fed:fers:{{{uid}}}"
@@ -122,3 +129,10 @@ PEERS = "fed:peers"
 
 #: Consumer group of the event log that sends local posts, edits and deletes out.
 OUTBOX_GROUP = "federation"
+
+
+#: Hash: a relay's inbox URL -> its record (JSON: id, state, its Follow's
+#: id, its actor; redpoll.federation.relays)
+RELAYS = "fed:relays"
+#: String: the last relay id given
+RELAY_SEQ = "fed:relay_seq"

@@ -43,7 +43,7 @@ from ..polls import polls
 from ..records import statuses, users
 from ..relations import domain_blocks
 from ..storage.store import Store
-from . import delivery, documents, keys, remote
+from . import delivery, documents, keys, quoting, relays, remote
 from .jobs import PollUpdateJob
 
 log = logging.getLogger("redpoll.federation")
@@ -61,6 +61,10 @@ async def inboxes(store: Store, uid: int) -> list[str]:
     """Where ``uid``'s posts go: one inbox per remote server (its shared
     inbox) or per remote follower without one."""
     return [k.decode() for k in await store.hkeys(keys.inboxes(uid))]
+
+
+def visibility_of(status: Status) -> str:
+    return status.extra.get("visibility", "public")
 
 
 def _object_uri(base: str, status: Status) -> str:
@@ -107,6 +111,7 @@ async def note_of(store: Store, base: str, status: Status) -> dict:
         mentions,
         media_entity.attachments(status.extra.get("media"), base),
         await poll_view(store, status),
+        await quoting.note_fields(store, base, status),
     )
 
 
@@ -130,10 +135,18 @@ async def poll_view(store: Store, status: Status) -> documents.PollView | None:
 async def _targets(store: Store, status: Status, named: list[tuple[str, str, str]]) -> list[str]:
     """The inboxes a local status goes to: its author's remote followers'
     (not for a direct status), and those of the remote accounts it names;
-    none on a domain its author blocks (redpoll.relations.domain_blocks)."""
+    none on a domain its author blocks (redpoll.relations.domain_blocks);
+    a public original also to the accepted relays (redpoll.federation.relays)."""
     direct = status.extra.get("visibility", "public") == "direct"
     targets = [] if direct else await inboxes(store, status.user_id)
     targets += [inbox for _, _, inbox in named if inbox and inbox not in targets]
+    quoted = await quoting.quoted_inbox(store, status)
+    if quoted is not None and not direct:  # the quoted author's server hears of it (Mastodon's)
+        inbox = quoted[1].get("shared_inbox") or quoted[1].get("inbox", "")
+        if inbox and inbox not in targets:
+            targets.append(inbox)
+    if status.reblog_of is None and visibility_of(status) == "public":  # and to the relays
+        targets += [r for r in await relays.enabled_inboxes(store) if r not in targets]
     blocked = await domain_blocks.blocked(store, status.user_id)
     return [t for t in targets if remote.host_of(t) not in blocked] if blocked else targets
 
@@ -190,7 +203,15 @@ async def handle(store: Store, queue: JobQueue, base: str, payload: bytes) -> in
         )
     for inbox in targets:
         await delivery.send(store, queue, status.user_id, inbox, activity)
+    if activity["type"] == "Create":  # a quote of a remote status: its author's approval asked
+        await quoting.request(store, queue, base, status)
     return len(targets)
+
+
+async def resend(store: Store, queue: JobQueue, base: str, status: Status) -> int:
+    """Send a local status again as an Update of its Note, where it went
+    (its quote accepted or refused since: quoting.answered)."""
+    return await handle(store, queue, base, events.status_update_event(status).encode())
 
 
 def _fresh() -> str:

@@ -15,7 +15,7 @@ from ..pins import pins
 from ..records import statuses, users
 from ..relations import visibility
 from ..storage.store import Store
-from . import documents, remote
+from . import documents, quoting, remote
 from .inbox import Here
 from .outbox import note_of
 
@@ -136,3 +136,11 @@ async def collection(store: Store, settings: Settings, login: str, which: str) -
         }
     total = {"outbox": user.posts, "followers": user.followers, "following": user.following}[which]
     return documents.collection(f"{me}/{which}", total)
+
+
+async def quote_authorization(store: Store, settings: Settings, login: str, sid: int) -> dict:
+    """The QuoteAuthorization of the quote remote status ``sid`` makes of a
+    status of local ``login``, while it stays accepted (quoting.authorization)."""
+    here = Here.of(settings)
+    await _local(store, login)
+    return await quoting.authorization(store, here.base, login, sid)

@@ -20,3 +20,19 @@ def revoked(sid: int) -> str:
     """Set: the quoting status ids whose quote of status ``sid`` its author
     revoked (their state ``revoked``; never accepted again)."""
     return f"qrev:{{{sid}}}"
+
+
+def states(sid: int) -> str:
+    """Hash: quoting status id -> ``pending`` or ``rejected``, the quotes of
+    status ``sid`` across servers not accepted (yet): a quote here of a
+    status of another server until its author's Accept, a quote made
+    elsewhere until its authorization is verified (redpoll.federation.quoting).
+    A quote in neither this hash nor :func:`revoked` is accepted."""
+    return f"qst:{{{sid}}}"
+
+
+def approvals(sid: int) -> str:
+    """Hash: quoting status id -> the URI of the QuoteAuthorization that
+    approved its quote of status ``sid`` when that was issued by another
+    server (a local author's is published here, derived from the ids)."""
+    return f"qappr:{{{sid}}}"

@@ -19,10 +19,21 @@ author (idempotent too). Revoking is one script (quote_revoke.lua: atomic).
 What a viewer is shown of a quote is decided when it is shown
 (redpoll.reading): revoked, or the quoted status deleted, or one the viewer
 may not see, shows no quoted status.
+
+Across servers (Mastodon 4.5, FEP-044f; redpoll.federation.quoting sends
+and takes the activities): a quote whose quoting or quoted status is
+another server's, by another author, is recorded ``pending``
+(``qst:{qsid}``) and shows no quoted status until it is accepted (an Accept
+with a QuoteAuthorization, or one verified), or ``rejected``; a revocation
+makes it ``revoked`` for good (:func:`set_state`, quote_state.lua: atomic).
+A local author's revocation of a quote made on another server queues
+:class:`~redpoll.quotes.jobs.QuoteRevokedJob`, by which federation sends the
+Delete of its authorization.
 """
 
 from __future__ import annotations
 
+from ..bus.queue import JobQueue
 from ..core import keys as core_keys
 from ..core import limits, validate
 from ..core.errors import Forbidden, NotFound, RedpollError, StatusNotFound, ValidationError
@@ -32,6 +43,7 @@ from ..records import statuses, writes
 from ..relations import visibility
 from ..storage.store import Store
 from . import keys
+from .jobs import QuoteRevokedJob
 
 #: the extra naming the quoted status
 EXTRA = "quote"
@@ -49,6 +61,8 @@ NOT_MENTIONED_MESSAGE = "Cannot quote a non-mentioned user in a Private Mention 
 #: the notification kinds: a status of yours was quoted; one you quoted was edited
 QUOTE_KIND = "quote"
 QUOTED_UPDATE_KIND = "quoted_update"
+#: a quote's states (Mastodon's Quote#state, as the API shows them)
+ACCEPTED, PENDING, REJECTED, REVOKED = "accepted", "pending", "rejected", "revoked"
 
 
 class QuoteRefused(StatusNotFound):
@@ -145,29 +159,87 @@ def check_mentions(target: Status, author: int, vis: str, mentioned: set[int]) -
         raise QuoteNotMentioned()
 
 
+def remote(status: Status) -> bool:
+    """Whether ``status`` is another server's (it has its own uri)."""
+    return bool(status.extra.get("uri"))
+
+
 async def record(store: Store, status: Status) -> None:
-    """The quote of a just-posted ``status`` recorded as accepted and its
-    author told (a ``quote`` notification). Idempotent (quote_record.lua,
-    notifications.apply): the post journal's replay runs it again."""
+    """The quote of a just-posted ``status`` recorded and the quoted author
+    told (a ``quote`` notification) once it is accepted: at once between
+    statuses of this server (and an author's quote of their own status);
+    ``pending`` when either status is another server's (:func:`set_state`
+    decides later). Idempotent (quote_record.lua, notifications.apply): the
+    post journal's replay runs it again."""
     qsid = quoted_id(status)
     if qsid is None:
         return
+    quoted = await statuses.get_status_or_none(store, qsid)
+    if quoted is None:
+        return
+    across = (remote(status) or remote(quoted)) and quoted.user_id != status.user_id
     author = await store.run(
         "quote_record",
-        [core_keys.status(qsid), keys.quotes(qsid), keys.revoked(qsid)],
-        [status.id],
+        [core_keys.status(qsid), keys.quotes(qsid), keys.revoked(qsid), keys.states(qsid)],
+        [status.id, PENDING if across else ""],
     )
-    if author:
-        await notifications.apply(
-            store,
-            int(author),
-            QUOTE_KIND,
-            status.user_id,
-            status.id,
-            status.id,
-            True,
-            status=status.id,
-        )
+    if author and not remote(quoted):
+        await _notify(store, int(author), status)
+
+
+async def _notify(store: Store, author: int, status: Status) -> None:
+    """The ``quote`` notification of local ``author`` (idempotent)."""
+    await notifications.apply(
+        store, author, QUOTE_KIND, status.user_id, status.id, status.id, True, status=status.id
+    )
+
+
+async def set_state(
+    store: Store, quoted: Status, quoting: Status, state: str, approval: str = ""
+) -> bool:
+    """The quote ``quoting`` makes of ``quoted`` becomes ``state``
+    (accepted, rejected, revoked; revoked for good), with the URI of the
+    authorization that approved it when another server issued it. One
+    script (quote_state.lua: atomic); the quoted author, if local, is told
+    of an accepted quote (idempotent). Whether it changed now."""
+    changed = await store.run(
+        "quote_state",
+        [
+            core_keys.status(quoted.id),
+            keys.quotes(quoted.id),
+            keys.revoked(quoted.id),
+            keys.states(quoted.id),
+            keys.approvals(quoted.id),
+        ],
+        [quoting.id, state, approval],
+    )
+    if state == ACCEPTED and not remote(quoted):
+        await _notify(store, quoted.user_id, quoting)
+    return bool(changed)
+
+
+async def state_of(store: Store, qsid: int, quoting: int) -> str:
+    """The state of the quote status ``quoting`` makes of ``qsid``: one of
+    accepted, pending, rejected, revoked; "" when none is recorded."""
+    accepted, gone, state = await store.batch(
+        [
+            ("ZSCORE", keys.quotes(qsid), quoting),
+            ("SISMEMBER", keys.revoked(qsid), quoting),
+            ("HGET", keys.states(qsid), quoting),
+        ]
+    )
+    if gone:
+        return REVOKED
+    if state:
+        return state.decode() if isinstance(state, bytes) else str(state)
+    return ACCEPTED if accepted is not None else ""
+
+
+async def approval_of(store: Store, qsid: int, quoting: int) -> str:
+    """The URI of the authorization another server issued for the quote
+    ``quoting`` makes of ``qsid`` ("" when none)."""
+    raw = await store.hget(keys.approvals(qsid), str(quoting))
+    return (raw.decode() if isinstance(raw, bytes) else raw) or ""
 
 
 async def forget(store: Store, status: Status) -> None:
@@ -181,8 +253,13 @@ async def forget(store: Store, status: Status) -> None:
             await notifications.apply(
                 store, int(author), QUOTE_KIND, status.user_id, status.id, status.id, False
             )
-    # one command over two keys of one slot
-    await store.delete(keys.quotes(status.id), keys.revoked(status.id))
+    # one command over the keys of one slot
+    await store.delete(
+        keys.quotes(status.id),
+        keys.revoked(status.id),
+        keys.states(status.id),
+        keys.approvals(status.id),
+    )
 
 
 async def owned(store: Store, uid: int, sid) -> Status:
@@ -203,6 +280,9 @@ async def revoke(store: Store, uid: int, sid, quoting_sid) -> Status:
     if quoted_id(quoting) != int(sid):
         raise QuoteNotFound(f"status {quoting.id} does not quote {sid}")
     await store.run("quote_revoke", [keys.quotes(int(sid)), keys.revoked(int(sid))], [quoting.id])
+    await store.hdel(keys.states(int(sid)), str(quoting.id))  # (revoked wins: read first)
+    if remote(quoting):  # its server is sent the Delete of the authorization (a job)
+        await JobQueue(store).enqueue(QuoteRevokedJob(sid=quoting.id, author=uid, quoted=int(sid)))
     return quoting
 
 
@@ -238,6 +318,18 @@ async def set_policy(store: Store, uid: int, sid, value: str | None) -> Status:
     return await statuses.get_status(store, status.id)
 
 
+async def take_policy(store: Store, status: Status, value: str) -> bool:
+    """Another server's status ``status`` now says how it may be quoted
+    (``value``: public, followers, nobody; its Update's interactionPolicy):
+    kept if it changed (writes.update_status: atomic). Whether it did."""
+    if not remote(status) or value not in POLICIES:
+        return False
+    if visibility.of(status) not in visibility.OPEN or policy(status) == value:
+        return False
+    await writes.of(store).update_status(status.id, {EXTRA_PREFIX + POLICY_EXTRA: value})
+    return True
+
+
 async def after_edit(store: Store, status: Status, at: int) -> None:
     """A ``quoted_update`` notification for the author of each accepted
     quote of the edited ``status`` (bounded), keyed by the edit's time
@@ -247,8 +339,12 @@ async def after_edit(store: Store, status: Status, at: int) -> None:
     )
     if not quoting:
         return
-    authors = await store.batch([("HGET", core_keys.status(int(q)), "uid") for q in quoting])
-    for author in dict.fromkeys(int(a) for a in authors if a is not None):
+    rows = await store.batch(
+        [("HMGET", core_keys.status(int(q)), "uid", EXTRA_PREFIX + "uri") for q in quoting]
+    )
+    # (a quote made on another server: its author is told there, not here)
+    authors = [uid for uid, uri in rows if uid is not None and not uri]
+    for author in dict.fromkeys(int(a) for a in authors):
         await notifications.apply(
             store, author, QUOTED_UPDATE_KIND, status.user_id, at, at, True, status=status.id
         )

@@ -71,19 +71,22 @@ def quote_check(viewer: int | None, statuses: list[Status]):
     """The reads of what quotes show (redpoll.quotes), beside the counts:
     each status's accepted quotes (quotes_count), whether the viewer follows
     the authors whose followers may quote them (QuoteApproval's
-    current_user), and whether each quote was revoked. Returns the quoting
+    current_user), and whether each quote was revoked, or is pending or
+    rejected (a quote across servers: redpoll.quotes.set_state). Returns the quoting
     statuses, the commands and the parser of their replies (fields of
     StatusState by status id)."""
     quoting = [(s, q) for s in statuses if (q := quotes.quoted_id(s)) is not None]
     asks = list(dict.fromkeys(s.user_id for s in statuses if quotes.needs_follow(viewer, s)))
     commands: list[tuple] = [("ZCARD", quote_keys.quotes(s.id)) for s in statuses]
     commands += [("SISMEMBER", quote_keys.revoked(q), s.id) for s, q in quoting]
+    commands += [("HGET", quote_keys.states(q), s.id) for s, q in quoting]
     if asks and viewer is not None:
         commands.append(("ZMSCORE", keys.following(viewer), *asks))
 
     def parse(replies: list) -> dict[int, dict]:
         counts = replies[: len(statuses)]
         revoked = replies[len(statuses) : len(statuses) + len(quoting)]
+        held = replies[len(statuses) + len(quoting) : len(statuses) + 2 * len(quoting)]
         followed = (
             {a for a, score in zip(asks, replies[-1]) if score is not None} if asks else set()
         )
@@ -94,8 +97,10 @@ def quote_check(viewer: int | None, statuses: list[Status]):
                 "quote_policy": quotes.policy(s),
                 "quote_approval": quotes.decision(viewer, s, s.user_id in followed),
             }
-        for (s, q), gone in zip(quoting, revoked):
-            out[s.id] |= {"quoted": q, "quote_state": "revoked" if gone else "accepted"}
+        for (s, q), gone, kept in zip(quoting, revoked, held):
+            shown = kept.decode() if isinstance(kept, bytes) else kept
+            shown = quotes.REVOKED if gone else (shown or quotes.ACCEPTED)
+            out[s.id] |= {"quoted": q, "quote_state": shown}
         return out
 
     return quoting, commands, parse

@@ -417,6 +417,47 @@ def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
     )
 
 
+@admin.command("relay-add")
+@click.argument("inbox_url")
+@click.pass_context
+def relay_add(ctx, inbox_url: str) -> None:
+    """Follow a relay by its inbox URL (Mastodon's relays): pending until it accepts."""
+
+    async def act(rp):
+        found = await rp.federation.relay_add(inbox_url)
+        await audit.record(rp.store, None, "create", "Relay", found.id, found.inbox_url)
+        return found
+
+    found = _engine(ctx, act)
+    click.echo(f"relay #{found.id} {found.inbox_url}: {found.state}")
+
+
+@admin.command("relay-remove")
+@click.argument("inbox_url")
+@click.pass_context
+def relay_remove(ctx, inbox_url: str) -> None:
+    """Stop following a relay (its Follow undone)."""
+
+    async def act(rp):
+        found = await rp.federation.relay_remove(inbox_url)
+        await audit.record(rp.store, None, "destroy", "Relay", found.id, found.inbox_url)
+        return found
+
+    found = _engine(ctx, act)
+    click.echo(f"relay #{found.id} {found.inbox_url}: removed")
+
+
+@admin.command("relays")
+@click.pass_context
+def relay_list(ctx) -> None:
+    """List the relays this server follows and their states."""
+    found = _engine(ctx, lambda rp: rp.federation.relays())
+    if not found:
+        click.echo("no relays")
+    for r in found:
+        click.echo(f"#{r.id} {r.inbox_url} {r.state}" + (f" ({r.actor})" if r.actor else ""))
+
+
 @admin.group("media-cache")
 def media_cache() -> None:
     """Other servers' media kept here (attachments, avatars, headers)."""

@@ -146,12 +146,12 @@ def test_groups_span_pages(four):
     cat.status_favourite(other.id)
     dan.status_favourite(toot.id)
     first = ann.grouped_notifications(limit=1)
-    [g] = first.notification_groups
+    [g] = first.notifications.groups
     assert g.status_id == toot.id and g.notifications_count == 2
     assert g.sample_account_ids == [dan.me().id, bob.me().id]
     assert {a.id for a in first.accounts} == {dan.me().id, bob.me().id}
     second = ann.fetch_next(first)
-    [g2] = second.notification_groups
+    [g2] = second.notifications.groups
     assert g2.status_id == other.id and g2.notifications_count == 1
     third = ann.fetch_next(second)
     [g3] = third.notification_groups

@@ -7,75 +7,17 @@ Nothing here signs or verifies with Redpoll's code on bovine's behalf."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import subprocess
-import sys
-import threading
 import time
 import uuid
 
-import aiohttp
 import httpx
 import pytest
 from bovine.activitystreams import factories_for_actor_object
-from bovine.testing.server import ServerConfig
-from support.federation import Instance, eventually, free_port  # noqa: F401
+from support.bovine import Bovine, post_as_bovine
+from support.federation import Instance, eventually
 
 pytestmark = pytest.mark.timeout(300)
-
-SERVE = """
-import sys
-from bovine.testing.server import ServerConfig, create_app
-config = ServerConfig.load(sys.argv[1])
-create_app(config).run(host="127.0.0.1", port=int(sys.argv[2]))
-"""
-
-
-class Bovine:
-    def __init__(self, tmp):
-        self.port = free_port()
-        self.config = ServerConfig.from_env()
-        self.config.hostname = f"127.0.0.1:{self.port}"
-        self.config.handle_name = "buttercup"
-        path = tmp / "bovine.toml"
-        self.config.save(str(path))
-        self.out: list[str] = []
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", SERVE, str(path), str(self.port)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        threading.Thread(target=self._read, daemon=True).start()
-        eventually(self._up, 30, "bovine's server starting")
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.out.append(line)
-
-    def _up(self):
-        try:
-            return httpx.get(f"http://{self.config.hostname}/actor").status_code == 200
-        except httpx.HTTPError:
-            return False
-
-    def received(self) -> list[tuple[str, dict]]:
-        """(the signer bovine verified, the activity) of each accepted delivery."""
-        text = "".join(self.out)
-        found = []
-        for chunk in text.split("Received in inbox from ")[1:]:
-            signer, _, rest = chunk.partition("\n")
-            try:
-                doc, _ = json.JSONDecoder().raw_decode(rest)
-            except ValueError:
-                continue  # still being printed
-            found.append((signer.strip(), doc))
-        return found
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(10)
 
 
 @pytest.fixture(scope="module")
@@ -88,17 +30,6 @@ def peers(tmp_path_factory):
             yield redpoll, bovine
     finally:
         bovine.stop()
-
-
-def post_as_bovine(bovine: Bovine, target: str, activity: dict) -> int:
-    async def send():
-        async with aiohttp.ClientSession() as session:
-            actor = bovine.config.create_actor()
-            await actor.init(session=session)
-            response = await actor.post(target, activity)
-            return response.status
-
-    return asyncio.run(send())
 
 
 def test_follows_and_posts_both_ways_with_bovine(peers):
@@ -228,6 +159,90 @@ def test_follows_and_posts_both_ways_with_bovine(peers):
             if d.get("type") == "Delete" and d["object"]["id"] == mine["uri"]
         ],
         what="the delete at bovine",
+    )
+
+
+def test_bovine_asks_to_quote_and_gets_a_verifiable_authorization(peers):
+    """buttercup quotes ada's posts as Mastodon 4.5 does (FEP-044f): a
+    signed QuoteRequest with the quote inlined; Redpoll answers by ada's
+    policy, an Accept (verified by bovine's own checker) whose result is a
+    QuoteAuthorization Redpoll serves, or a Reject."""
+    redpoll, bovine = peers
+    login = f"quo{uuid.uuid4().hex[:8]}"
+    ada = redpoll.person(login)
+    ada_uri = f"{redpoll.url}/users/{login}"
+    actor_object = bovine.config.create_actor_object()
+    _, objects = factories_for_actor_object(actor_object, id_generator=bovine.config.make_id)
+    open_ = ada.status_post("quote me, bovine")
+    closed = ada.status_post("followers only", quote_approval_policy="followers")
+
+    def ask(quoted: dict) -> tuple[dict, dict]:
+        quote = objects.note(content="<p>moo, quoting</p>").as_public().build()
+        quote |= {"quote": quoted["uri"], "_misskey_quote": quoted["uri"]}
+        request = {
+            "@context": [
+                "https://www.w3.org/ns/activitystreams",
+                {"QuoteRequest": "https://w3id.org/fep/044f#QuoteRequest"},
+            ],
+            "id": bovine.config.make_id(),
+            "type": "QuoteRequest",
+            "actor": actor_object["id"],
+            "object": quoted["uri"],
+            "instrument": {k: v for k, v in quote.items() if k != "@context"},
+        }
+        assert post_as_bovine(bovine, f"{redpoll.url}/users/{login}/inbox", request) == 202
+        return quote, request
+
+    quote, request = ask(open_)
+    accepts = eventually(
+        lambda: [
+            (s, d)
+            for s, d in bovine.received()
+            if d.get("type") == "Accept" and (d.get("object") or {}).get("id") == request["id"]
+        ],
+        what="bovine accepting Redpoll's Accept of the QuoteRequest",
+    )
+    signer, accept = accepts[0]
+    assert signer == ada_uri and accept["actor"] == ada_uri
+    assert accept["object"]["type"] == "QuoteRequest"
+    assert accept["object"]["instrument"]["id"] == quote["id"]
+    stamp = httpx.get(accept["result"], headers={"Accept": "application/activity+json"})
+    assert stamp.status_code == 200
+    doc = stamp.json()
+    assert doc["id"] == accept["result"] and doc["type"] == "QuoteAuthorization"
+    assert doc["attributedTo"] == ada_uri
+    assert doc["interactionTarget"] == open_["uri"] and doc["interactingObject"] == quote["id"]
+    # the quote is kept, accepted, counted, and ada told
+    assert ada.status(open_["id"])["quotes_count"] == 1
+    told = [n for n in ada.notifications() if n["type"] == "quote"]
+    assert told[0]["status"]["uri"] == quote["id"]
+    assert told[0]["status"]["quote"]["state"] == "accepted"
+
+    # followers only, and buttercup does not follow ada: a Reject
+    _, refused = ask(closed)
+    eventually(
+        lambda: [
+            d
+            for _, d in bovine.received()
+            if d.get("type") == "Reject" and (d.get("object") or {}).get("id") == refused["id"]
+        ],
+        what="bovine accepting Redpoll's Reject of the QuoteRequest",
+    )
+    assert ada.status(closed["id"])["quotes_count"] == 0
+
+    # ada revokes the first: the Delete of the authorization reaches bovine, verified
+    ada.status_quote_revoke(open_["id"], told[0]["status"]["id"])
+    eventually(
+        lambda: [
+            d
+            for _, d in bovine.received()
+            if d.get("type") == "Delete" and d.get("object") == accept["result"]
+        ],
+        what="bovine accepting the Delete of the authorization",
+    )
+    assert (
+        httpx.get(accept["result"], headers={"Accept": "application/activity+json"}).status_code
+        == 404
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from ...core.models import User
-from ...federation import domains, publish, remote
+from ...federation import domains, publish, relays, remote
 from ...federation import inbox as fed_inbox
 from .base import Area
 
@@ -68,3 +68,30 @@ class Federation(Area):
 
     async def collection_document(self, login: str, which: str) -> dict:
         return await publish.collection(self.store, self.settings, login, which)
+
+    async def quote_authorization_document(self, login: str, sid: int) -> dict:
+        """A QuoteAuthorization this server issued (redpoll.federation.publish)."""
+        return await publish.quote_authorization(self.store, self.settings, login, sid)
+
+    # --- relays (redpoll.federation.relays) ---------------------------------------
+    async def relays(self) -> list[relays.Relay]:
+        """The relays this server follows."""
+        return await relays.all_(self.store)
+
+    async def relay_add(self, inbox_url: str) -> relays.Relay:
+        """Follow the relay at ``inbox_url`` (federation must be on)."""
+        return await relays.add(self.store, self.queue, self.settings, inbox_url)
+
+    async def relay_remove(self, inbox_url: str) -> relays.Relay:
+        """Stop following the relay at ``inbox_url`` (the Undo sent)."""
+        return await relays.remove(self.store, self.queue, self.settings, inbox_url)
+
+    async def admin_relays(self, actor) -> list[relays.Relay]:
+        """The relays, as staff with manage_federation see them (the admin API)."""
+        return await relays.admin_list(self.store, actor)
+
+    async def admin_relay_add(self, actor, inbox_url) -> relays.Relay:
+        return await relays.admin_add(self.store, self.queue, self.settings, actor, inbox_url)
+
+    async def admin_relay_remove(self, actor, rid) -> relays.Relay:
+        return await relays.admin_remove(self.store, self.queue, self.settings, actor, rid)
