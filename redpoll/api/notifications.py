@@ -9,9 +9,8 @@ from ..accounts import markers
 from ..core import limits, validate
 from ..core.errors import ValidationError
 from ..notifications import notifications, requests
-from ..notifications.notifications import Notification
+from ..notifications.notifications import WITH_STATUS, Notification
 from ..reading import pages
-from ..reading.notification_view import WITH_STATUS
 from ..render import entities
 from .context import Ctx
 from .contract import (

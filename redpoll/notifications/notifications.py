@@ -45,6 +45,11 @@ TYPES = (
     "moderation_warning",
 )
 
+#: Kinds about a status (the entity's ``status``): shown only while its
+#: owner may see that status (redpoll.reading.notification_view).
+WITH_STATUS = frozenset(
+    {"mention", "status", "reblog", "favourite", "poll", "update", "quote", "quoted_update"}
+)
 
 #: Kinds the notification policy may filter or drop (Mastodon 4.3's
 #: filterable kinds; quote is one in 4.5).

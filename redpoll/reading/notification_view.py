@@ -23,15 +23,12 @@ from ..conversations import thread_mutes
 from ..core import keys, limits, validate
 from ..core.models import Status
 from ..filters import rules
-from ..notifications.notifications import Notification, _grouped_types, page
+from ..notifications.notifications import WITH_STATUS, Notification, _grouped_types, page
 from ..records.state import StatusState
 from ..records.statuses import get_statuses
 from ..relations import domain_blocks, relations, visibility
 from ..storage.store import Store
 from .checks import checked
-
-#: Kinds about a status (left out when it is gone or hidden).
-WITH_STATUS = frozenset({"mention", "status", "reblog", "favourite", "poll", "update"})
 
 
 async def hidden_actors(store: Store, owner: int, actors: Sequence[int]) -> set[int]:

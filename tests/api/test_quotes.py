@@ -266,3 +266,23 @@ async def test_the_interaction_policy_changes_who_may_quote(srv):
     private = await run(alice.status_post, "mine", visibility="private")
     kept = await run(alice.status_update_quote_approval_policy, private["id"], "public")
     assert kept["quote_approval"]["automatic"] == []  # private: nobody, always
+
+
+async def test_a_quote_its_author_may_not_see_is_left_out_of_their_notifications(srv, rp):
+    """The ``quote`` notification's status is the quoting one: when the
+    quoted author may not see it (followers-only, not a follower), the
+    notification is not shown, and the page still answers."""
+    alice, bob = await people(srv, 2)
+    original = await run(alice.status_post, "quote me privately " + uuid.uuid4().hex[:6])
+    quoted = await run(
+        post_quote, srv, bob, "only my followers see this", original["id"], visibility="private"
+    )
+    assert quoted.status_code == 200, quoted.text
+    await rp.drain()
+    with http(srv, alice) as c:
+        page = c.get("/api/v1/notifications")
+        grouped = c.get("/api/v2/notifications")
+    assert page.status_code == 200, page.text
+    assert [n for n in page.json() if n["type"] == "quote"] == []
+    assert grouped.status_code == 200, grouped.text
+    assert all(g["type"] != "quote" for g in grouped.json()["notification_groups"])
