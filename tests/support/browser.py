@@ -163,6 +163,12 @@ def people(browser, web):
     assert not problems, "\n".join(problems)
 
 
+def counted(word: str) -> re.Pattern:
+    """The accessible name of a control that shows a count: its word, then
+    the count when there is one ("Favourite 3", "Notifications 2 unread")."""
+    return re.compile(rf"^{word}( (\d+|40\+)( unread)?)?$")
+
+
 def status_in(page: Page, text: str):
     return page.locator("article", has_text=text)
 

@@ -132,9 +132,7 @@ function buildNav() {
     const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link' + (BAR.has(key) ? '' : ' wide-only'), dataset: { key } },
       icon(ic), h('span', { class: 'label' }, label));
     if (key === 'notifications') {
-      a.setAttribute('aria-label', 'Notifications');
-      a.setAttribute('aria-describedby', 'unread');
-      a.append(badge);
+      a.append(badge);  // the link's name is its text and the badge's: "Notifications 2 unread"
     }
     navLinks[key] = a;
     nav.append(a);
