@@ -325,7 +325,7 @@ def test_sha256_fallback_matches_webcrypto(people):
     page = people().page
     page.goto("/signin")
     same = page.evaluate("""async () => {
-        const src = document.querySelector('script[type=module]').src.replace('app.js', 'sha256.js');
+        const src = document.querySelector('script[type=module][src$="/app.js"]').src.replace('app.js', 'sha256.js');
         const { sha256 } = await import(src);
         const out = [];
         for (const n of [0, 1, 3, 55, 56, 63, 64, 65, 119, 120, 1000]) {

@@ -417,12 +417,11 @@ bus.addEventListener('unauthorized', () => {
 
 async function boot() {
   root.replaceChildren(shell);
+  // the features and who is signed in, asked side by side (neither needs the other)
+  const me = session.token() ? auth.refreshMe().then(() => null, (err) => err) : null;
   await loadFeatures();
-  if (session.token()) {
-    try { await auth.refreshMe(); } catch (err) {
-      if (err.status !== 401) toast(errorText(err), 'error');
-    }
-  }
+  const failed = await me;
+  if (failed && failed.status !== 401) toast(errorText(failed), 'error');
   buildNav();
   if (session.token()) started();
   render();
