@@ -1,5 +1,6 @@
-"""Screenshots of the web app's main views, desktop and phone width, light
-and dark, into this folder. Run from the repository root with the test
+"""Screenshots of the web app's main views, at a desk's 1440x900 and a
+phone's 390x844, light and dark, into this folder, each made small (a
+palette PNG). Run from the repository root with the test
 extra installed and Debian's chromium present:
 
     .venv/bin/python docs/screenshots/make.py
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import tempfile
 import time
@@ -131,6 +133,85 @@ def seed(url: str) -> None:
                   "The same site at sunset, hills in dark green")]})
 
 
+def views_of(browser, signed_in, label: str, scheme: str) -> None:
+    """Every screen but home, at ``label``'s size in ``scheme``: as
+    ``{screen}-{label}-{scheme}.png``."""
+    ctx, page = signed_in(label, scheme)
+
+    def shot(screen: str) -> None:
+        page.screenshot(path=HERE / f"{screen}-{label}-{scheme}.png")
+
+    page.locator("article").first.get_by_role("button", name="Reply").click()
+    shot("reply")
+    page.get_by_role("link", name="Explore", exact=True).click()
+    expect(page.locator("article").first).to_be_visible()
+    shot("explore")
+    page.goto("/@margaret")
+    expect(page.get_by_role("button", name="Unfollow")).to_be_visible()
+    expect(page.locator("article").first).to_be_visible()
+    shot("profile")
+    page.get_by_role("button", name="New post").first.click()  # the compose dialog, away from home
+    page.locator("dialog textarea").fill("Notes from the Analytical Engine talk #math")
+    shot("compose")
+    page.keyboard.press("Escape")
+    page.goto("/@ada")
+    page.locator("article", has_text="Jacquard").locator("a.time").click()
+    expect(page.locator("article.focused")).to_be_visible()
+    expect(page.locator("article").nth(1)).to_be_visible()
+    shot("thread")
+    page.get_by_role("link", name=re.compile("^Notifications")).click()
+    expect(page.locator(".notification").first).to_be_visible()
+    shot("notifications")
+    page.get_by_role("link", name="Search", exact=True).click()
+    page.get_by_role("searchbox", name="Search terms").fill("ma")
+    page.get_by_role("button", name="Search", exact=True).click()
+    page.wait_for_timeout(500)
+    shot("search")
+    page.goto("/lists")
+    page.get_by_label("New list title").fill(f"Apollo {label} {scheme}")
+    page.get_by_role("button", name="Create list").click()
+    expect(page.get_by_role("link", name=f"Apollo {label} {scheme}")).to_be_visible()
+    shot("lists")
+    page.goto("/")
+    gallery = page.get_by_role("group", name="2 images").first
+    expect(gallery).to_be_visible()
+    until(page, "[...document.querySelectorAll('.media-item img')].every(i => i.complete)")
+    gallery.scroll_into_view_if_needed()
+    shot("media")
+    gallery.locator(".media-item").first.click()
+    expect(page.get_by_role("dialog")).to_be_visible()
+    until(page, "document.querySelector('.viewer-image').complete")
+    shot("viewer")
+    page.keyboard.press("Escape")
+    page.goto("/@linus")
+    expect(page.get_by_role("button", name="Sensitive content — show")).to_be_visible()
+    page.get_by_role("button", name="Sensitive content — show").scroll_into_view_if_needed()
+    shot("sensitive")
+    page.goto("/")
+    page.get_by_role("textbox", name="Compose").click()
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Add images").click()
+    chooser.value.set_files({"name": "meadow.png", "mimeType": "image/png",
+                             "buffer": picture((160, 200, 240), (90, 160, 70), (255, 230, 120))})
+    page.get_by_label("Alt text for image 1").fill("A meadow under a yellow sun")
+    page.get_by_role("textbox", name="Compose").fill("Lunch break view")
+    until(page, "[...document.querySelectorAll('.compose-media img')].some(i => i.complete)")
+    shot("compose-images")
+    page.goto("/settings")  # on a phone the link is in the menu
+    expect(page.get_by_label("Display name")).to_be_visible()
+    shot("settings")
+    ctx.close()
+
+
+def shrink(paths: list[Path]) -> None:
+    """Each screenshot made small: a 256-colour palette (screens are mostly
+    flat colour and text) and zlib's best, as PNG still."""
+    for path in paths:
+        with Image.open(path) as img:
+            small = img.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT)
+        small.save(path, optimize=True)
+
+
 def main() -> int:
     data = tempfile.mkdtemp(prefix="redpoll-shots-")
     env = {"REDPOLL_DATA_DIR": data, **LOOSE}
@@ -140,19 +221,18 @@ def main() -> int:
         url = srv.url.rstrip("/")
         seed(url)
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
-        views = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 360, "height": 760}}
+        views = {"desktop": {"width": 1440, "height": 900}, "phone": {"width": 390, "height": 844}}
 
         def signed_in(label, scheme):
             ctx = browser.new_context(viewport=views[label], base_url=url, color_scheme=scheme,
-                                      device_scale_factor=1 if label == "desktop" else 2)
+                                      device_scale_factor=1)
             page = ctx.new_page()
             page.goto("/")
-            if scheme == "light" and label == "desktop":
-                page.screenshot(path=HERE / "signed-out-desktop.png")
+            if label == "desktop":
+                page.screenshot(path=HERE / f"signed-out-desktop-{scheme}.png")
             page.get_by_role("button", name="Sign in").click()
             expect(page.get_by_label("Username or e-mail")).to_be_visible()  # the form, not the landing
-            if scheme == "light":
-                page.screenshot(path=HERE / f"sign-in-{label}.png")
+            page.screenshot(path=HERE / f"sign-in-{label}-{scheme}.png")
             page.get_by_label("Username or e-mail").fill("ada")
             page.get_by_label("Password").fill(PASSWORD)
             page.get_by_role("button", name="Sign in").click()
@@ -168,65 +248,11 @@ def main() -> int:
                 page.mouse.move(0, 0)
                 page.screenshot(path=HERE / f"home-{label}-{scheme}.png")
                 ctx.close()
-        for label in views:
-            ctx, page = signed_in(label, "light")
-            page.locator("article").first.get_by_role("button", name="Reply").click()
-            page.screenshot(path=HERE / f"reply-{label}.png")
-            page.get_by_role("link", name="Explore", exact=True).click()
-            expect(page.locator("article").first).to_be_visible()
-            page.screenshot(path=HERE / f"explore-{label}.png")
-            page.goto("/@margaret")
-            expect(page.get_by_role("button", name="Unfollow")).to_be_visible()
-            expect(page.locator("article").first).to_be_visible()
-            page.screenshot(path=HERE / f"profile-{label}.png")
-            page.goto("/@ada")
-            page.locator("article", has_text="Jacquard").locator("a.time").click()
-            expect(page.locator("article.focused")).to_be_visible()
-            expect(page.locator("article").nth(1)).to_be_visible()
-            page.screenshot(path=HERE / f"thread-{label}.png")
-            page.get_by_role("link", name="Notifications", exact=True).click()
-            expect(page.locator(".notification").first).to_be_visible()
-            page.screenshot(path=HERE / f"notifications-{label}.png")
-            page.get_by_role("link", name="Search", exact=True).click()
-            page.get_by_role("searchbox", name="Search terms").fill("ma")
-            page.get_by_role("button", name="Search", exact=True).click()
-            page.wait_for_timeout(500)
-            page.screenshot(path=HERE / f"search-{label}.png")
-            page.get_by_role("link", name="Lists", exact=True).click()
-            page.get_by_label("New list title").fill("Apollo " + label)
-            page.get_by_role("button", name="Create list").click()
-            expect(page.get_by_role("link", name="Apollo " + label)).to_be_visible()
-            page.screenshot(path=HERE / f"lists-{label}.png")
-            page.goto("/")
-            gallery = page.get_by_role("group", name="2 images").first
-            expect(gallery).to_be_visible()
-            until(page, "[...document.querySelectorAll('.media-item img')].every(i => i.complete)")
-            gallery.scroll_into_view_if_needed()
-            page.screenshot(path=HERE / f"media-{label}.png")
-            gallery.locator(".media-item").first.click()
-            expect(page.get_by_role("dialog")).to_be_visible()
-            until(page, "document.querySelector('.viewer-image').complete")
-            page.screenshot(path=HERE / f"viewer-{label}.png")
-            page.keyboard.press("Escape")
-            page.goto("/@linus")
-            expect(page.get_by_role("button", name="Sensitive content — show")).to_be_visible()
-            page.get_by_role("button", name="Sensitive content — show").scroll_into_view_if_needed()
-            page.screenshot(path=HERE / f"sensitive-{label}.png")
-            page.goto("/")
-            page.get_by_role("textbox", name="Compose").click()
-            with page.expect_file_chooser() as chooser:
-                page.get_by_role("button", name="Add images").click()
-            chooser.value.set_files({"name": "meadow.png", "mimeType": "image/png",
-                                     "buffer": picture((160, 200, 240), (90, 160, 70), (255, 230, 120))})
-            page.get_by_label("Alt text for image 1").fill("A meadow under a yellow sun")
-            page.get_by_role("textbox", name="Compose").fill("Lunch break view")
-            until(page, "[...document.querySelectorAll('.compose-media img')].some(i => i.complete)")
-            page.screenshot(path=HERE / f"compose-images-{label}.png")
-            page.goto("/settings")  # on a phone the link is in the menu
-            expect(page.get_by_label("Display name")).to_be_visible()
-            page.screenshot(path=HERE / f"settings-{label}.png")
-            ctx.close()
+        for scheme in ("light", "dark"):
+            for label in views:
+                views_of(browser, signed_in, label, scheme)
         browser.close()
+    shrink(sorted(HERE.glob("*.png")))
     print("screenshots in", HERE)
     return 0
 
