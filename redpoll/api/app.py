@@ -391,16 +391,20 @@ JSON_TYPE = b"application/json"
 
 
 def _json_answer(start) -> bool:
-    """Whether an answer's start is of a JSON body not encoded yet (what
-    :func:`_maybe_compressed` may compress): not a stream (SSE is
-    text/event-stream), not a fixed body compressed once (redpoll.web.compress)."""
-    json = False
+    """Whether an answer's start is of a whole JSON body not encoded yet
+    (what :func:`_maybe_compressed` may compress): of a known length, so
+    not a stream (the v1 streaming API's JSON lines, SSE, a hand-off: their
+    start must go out at once), and not a fixed body compressed once
+    (redpoll.web.compress)."""
+    json = sized = False
     for k, v in start["headers"]:
         if k == b"content-type":
             json = v.startswith(JSON_TYPE)
+        elif k == b"content-length":
+            sized = True
         elif k == b"content-encoding":
             return False
-    return json
+    return json and sized
 
 
 def _maybe_compressed(scope, start, body):

@@ -46,6 +46,14 @@ async def events(request):
     return StreamingResponse(body(), media_type="text/event-stream")
 
 
+async def lines(request):  # the v1 streaming API's shape: JSON lines, no length
+    async def body():
+        for _ in range(3):
+            yield (b'{"text": "' + b"x" * 2000 + b'"}\r\n')
+
+    return StreamingResponse(body(), media_type="application/json; charset=utf-8")
+
+
 async def already(request):
     packed = gzip.compress(b"{}" * 2000)
     return Response(packed, media_type="application/json", headers={"Content-Encoding": "gzip"})
@@ -56,6 +64,7 @@ ROUTES = [
     Route("/api/v1/small", small),
     Route("/api/v1/streaming/public", events),
     Route("/api/v1/already", already),
+    Route("/1.1/statuses/sample.json", lines),
 ]
 
 
@@ -96,6 +105,8 @@ async def test_small_answers_streams_and_bodies_compressed_once_go_as_they_are()
     r, raw = await get("/api/v1/streaming/public", "br, gzip")
     assert "content-encoding" not in r.headers
     assert raw.count(b"event: update") == 3
+    r, raw = await get("/1.1/statuses/sample.json", "br, gzip")
+    assert "content-encoding" not in r.headers and raw.count(b"\r\n") == 3
     r, raw = await get("/api/v1/already", "br, gzip")
     assert r.headers["content-encoding"] == "gzip"
     assert gzip.decompress(raw) == b"{}" * 2000
