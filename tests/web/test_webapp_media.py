@@ -241,7 +241,7 @@ def test_blurhash_decoder_agrees_with_the_reference(people):  # noqa: F811
     want = blurhash_lib.decode(hash_, 8, 6)  # rows of [r, g, b]
     got = ed.page.evaluate(
         """async (hash) => {
-        const src = document.querySelector('script[type=module]').src.replace('app.js', 'blurhash.js');
+        const src = document.querySelector('script[type=module][src$="/app.js"]').src.replace('app.js', 'blurhash.js');
         const { decode, averageColor } = await import(src);
         return { px: Array.from(decode(hash, 8, 6)), avg: averageColor(hash), bad: decode('not a hash!', 4, 4) };
     }""",
