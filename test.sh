@@ -7,8 +7,9 @@
 # half the time; each worker has its own embedded server;
 # REDPOLL_TEST_WORKERS overrides), the cluster pass with two fewer. `./test.sh --full` runs
 # every test on both topologies. Other arguments go to pytest. Installs what
-# the tests need (extras test and tools) into .venv first, and s3rver (npm)
-# for the S3 media tests; assumes no Redis on the machine.
+# the tests need (extras test and tools) into .venv first, s3rver (npm)
+# for the S3 media tests and axe-core (npm) for the accessibility tests;
+# assumes no Redis on the machine.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -47,6 +48,19 @@ if [ ! -d tests/s3rver/node_modules/s3rver ]; then
     echo "== installing s3rver (npm) =="
     if ! npm ci --prefix tests/s3rver --no-audit --no-fund --loglevel=error >/dev/null; then
         echo "test.sh: 'npm ci --prefix tests/s3rver' failed; the S3 media tests need s3rver" >&2
+        exit 1
+    fi
+fi
+# The browser tests' accessibility checks run axe-core (npm) in the page
+# (pinned in tests/axe/package-lock.json).
+if [ ! -f tests/axe/node_modules/axe-core/axe.min.js ]; then
+    if ! command -v npm >/dev/null; then
+        echo "test.sh: the accessibility tests need node and npm to install axe-core: run 'sudo apt-get install nodejs npm'" >&2
+        exit 1
+    fi
+    echo "== installing axe-core (npm) =="
+    if ! npm ci --prefix tests/axe --no-audit --no-fund --loglevel=error >/dev/null; then
+        echo "test.sh: 'npm ci --prefix tests/axe' failed; the accessibility tests need axe-core" >&2
         exit 1
     fi
 fi

@@ -281,13 +281,23 @@ class Edge:
                     origin = value
                     break
 
+        held = None  # a JSON answer's start, until its body shows whether to compress
+
         async def sending(message):
-            nonlocal status
-            if message["type"] == "http.response.start":
+            nonlocal status, held
+            kind = message["type"]
+            if kind == "http.response.start":
                 status = message["status"]
                 if cors:
                     self._cors_headers(message, origin is not None)
                 _no_sniffing(message)
+                if _json_answer(message):
+                    held = message
+                    return
+            elif held is not None and kind == "http.response.body":
+                start, held = held, None
+                message = _maybe_compressed(scope, start, message)
+                await send(start)
             await send(message)
 
         async def plain(message):  # what the gate answers: no CORS headers (as before)
@@ -310,7 +320,7 @@ class Edge:
             else:
                 await self.app(scope, receive, sending)
         except Exception as exc:
-            started = status != 0
+            started = status != 0 and held is None  # a held start was not sent
             response = await _crash(Request(scope), exc)
             if not started:
                 await response(scope, receive, sending)
@@ -379,6 +389,57 @@ async def _refuse(scope, send) -> None:
 
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
+JSON_TYPE = b"application/json"
+
+
+def _json_answer(start) -> bool:
+    """Whether an answer's start is of a whole JSON body not encoded yet
+    (what :func:`_maybe_compressed` may compress): of a known length, so
+    not a stream (the v1 streaming API's JSON lines, SSE, a hand-off: their
+    start must go out at once), and not a fixed body compressed once
+    (redpoll.web.compress)."""
+    json = sized = False
+    for k, v in start["headers"]:
+        if k == b"content-type":
+            json = v.startswith(JSON_TYPE)
+        elif k == b"content-length":
+            sized = True
+        elif k == b"content-encoding":
+            return False
+    return json and sized
+
+
+def _maybe_compressed(scope, start, body):
+    """A JSON answer (``start`` and its first ``body`` message) compressed
+    in place when it is whole in that message, at least
+    limits.API_COMPRESS_MIN_BYTES long and the request's Accept-Encoding
+    takes brotli or gzip (redpoll.web.compress.squeezed); every JSON answer
+    says ``Vary: Accept-Encoding``. A strong ETag becomes weak when the
+    bytes change (the content is the same, its encoding not), as nginx
+    does. Returns the body message to send."""
+    headers = start["headers"]
+    vary = [v for k, v in headers if k == b"vary"]
+    _set_header(headers, b"vary", b", ".join([b"Accept-Encoding", *vary]))
+    data = body.get("body", b"")
+    if body.get("more_body") or len(data) < limits.API_COMPRESS_MIN_BYTES:
+        return body
+    asked = ""
+    for k, v in scope["headers"]:
+        if k == b"accept-encoding":
+            asked = v.decode("latin-1")
+            break
+    encoding = web.compress.accepted(asked) if asked else None
+    if encoding is None:
+        return body
+    packed = web.compress.squeezed(data, encoding)
+    if len(packed) >= len(data):
+        return body
+    _set_header(headers, b"content-length", str(len(packed)).encode())
+    headers.append((b"content-encoding", encoding.encode()))
+    for i, (k, v) in enumerate(headers):
+        if k == b"etag" and not v.startswith(b"W/"):
+            headers[i] = (k, b"W/" + v)
+    return {**body, "body": packed}
 
 
 def _no_sniffing(message) -> None:

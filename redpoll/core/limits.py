@@ -517,6 +517,15 @@ WEB_ASSETS_MAX_BYTES = 512 * 1024
 #: a fixed body shorter than this is sent uncompressed (redpoll.web.compress):
 #: compressing it saves less than its headers cost
 COMPRESS_MIN_BYTES = 1024
+#: a JSON answer of the API at least this long is compressed for a client that
+#: accepts it (redpoll.api.app.Edge), at the levels below: chosen by measurement
+#: on 20-item home and notification answers (docs/decisions.md, "API answers
+#: compressed"): brotli 1 is both the fastest and, but for brotli 4 and gzip 6,
+#: the smallest; gzip 1 for clients without brotli (gzip 6 costs 3x its CPU
+#: for 15% fewer bytes)
+API_COMPRESS_MIN_BYTES = 1024
+API_BROTLI_QUALITY = 1
+API_GZIP_LEVEL = 1
 
 # --- operating it (redpoll/core/health.py, redpoll/api/ops.py, redpoll serve) -------------
 #: While the database is unreachable, a process PINGs it this often to notice

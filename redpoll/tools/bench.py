@@ -1062,6 +1062,14 @@ def table(res: dict) -> str:
     default=None,
     help="Full-text search part: statuses indexed (default 1,000,000; 20,000 with --quick).",
 )
+@click.option(
+    "--web",
+    "with_web",
+    is_flag=True,
+    help="Also run the web app part (bench_web.py, needs Playwright and chromium): the "
+    "first post's time under emulated Fast 3G after a navigation and after a reload, "
+    "the first load's bytes, and the API answers' compression levels compared.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.pass_obj
 def bench(
@@ -1093,6 +1101,7 @@ def bench(
     capacity_speed,
     with_fts,
     fts_statuses,
+    with_web,
     as_json,
 ) -> None:
     """Time fan-out, home reads and follows against a naive client.
@@ -1103,8 +1112,8 @@ def bench(
     embedded server in a temporary directory unless REDIS_URL is set (then
     it writes bench keys there and removes them afterwards). Prints rates,
     ratios and the targets each ratio must meet. --http, --stream, --media,
-    --scale, --federation, --capacity and --fts add their parts, each on its
-    own server.
+    --scale, --federation, --capacity, --fts and --web add their parts, each on
+    its own server.
     """
     run = console.run
     result: dict = {}
@@ -1171,6 +1180,10 @@ def bench(
     if with_fts:
         n = fts_statuses or (20_000 if quick else 1_000_000)
         result["fts"] = run(bench_fts.run_fts_bench(n, 100 if quick else 300, say))
+    if with_web:
+        web_part = load_generator("bench_web")
+        say("web part ...")
+        result["web"] = web_part.run_web(rounds=1 if quick else 3, say=say)
     if as_json:
         click.echo(json.dumps(result))
     else:
@@ -1215,6 +1228,10 @@ def full_table(result: dict) -> str:
         parts.append(capacity_report(result["capacity"]))
     if "fts" in result:
         parts.append(bench_fts.format_report(result["fts"]))
+    if "web" in result:
+        from .bench_web import format_web
+
+        parts.append(format_web(result["web"]))
     return "\n\n".join(parts)
 
 

@@ -33,6 +33,10 @@ divided by the active
 person-hours the window simulated (``active * seconds * speed / 3600``).
 ``people_per_core`` = 3600 s of one core / CPU seconds per person-hour.
 
+Requests take brotli and gzip (``Accept-Encoding``) as a browser's do, so
+the server's CPU includes compressing the large JSON answers
+(limits.API_COMPRESS_MIN_BYTES); the generator decodes them on its own CPU.
+
 The generator measures each request from its write to the last byte of
 the answer (per kind: p50, p99), the time from a post's request to the
 status's ``update`` event at each follower's open stream (stream delivery;
@@ -48,6 +52,7 @@ large means the generator, not the server, fell behind).
 from __future__ import annotations
 
 import asyncio
+import gzip
 import itertools
 import json
 import multiprocessing as mp
@@ -59,6 +64,8 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
+
+import brotli
 
 from ..accounts import auth
 from ..api.process import ServeProcess
@@ -143,7 +150,7 @@ class Sizes:
 # --- the generator (in its own processes) ---------------------------------------------------
 class _Http(asyncio.Protocol):
     """One keep-alive connection, one request in flight, the answer read by
-    its Content-Length."""
+    its Content-Length (and decoded when it came compressed)."""
 
     def __init__(self) -> None:
         self.transport = None
@@ -151,6 +158,7 @@ class _Http(asyncio.Protocol):
         self.need = -1
         self.body_at = 0
         self.status = 0
+        self.encoding = b""
         self.future: asyncio.Future | None = None
         self.closed = False
         self.used = 0.0
@@ -179,8 +187,19 @@ class _Http(asyncio.Protocol):
             stop = head.find(b"\r\n", at + 2)
             self.need = end + 4 + int(head[at + 17 : stop if stop > 0 else len(head)])
             self.body_at = end + 4
+            self.encoding = (
+                b"br"
+                if b"\r\ncontent-encoding: br" in head
+                else b"gzip"
+                if b"\r\ncontent-encoding: gzip" in head
+                else b""
+            )
         if len(buf) >= self.need:
             body = bytes(buf[self.body_at : self.need])
+            if self.encoding == b"br":
+                body = brotli.decompress(body)
+            elif self.encoding == b"gzip":
+                body = gzip.decompress(body)
             del buf[: self.need]
             self.need = -1
             if self.future is not None and not self.future.done():
@@ -248,7 +267,12 @@ class _Pool:
 
 
 def _request(method: str, path: str, token: str, body: bytes | None = None) -> bytes:
-    head = f"{method} {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n"
+    """A request as the web app's browser sends it: taking brotli and gzip,
+    so the server's CPU for compressing answers is counted."""
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: bench\r\nAuthorization: Bearer {token}\r\n"
+        "Accept-Encoding: gzip, deflate, br\r\n"
+    )
     if body is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
     return head.encode() + b"\r\n" + (body or b"")

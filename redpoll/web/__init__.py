@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -57,6 +58,29 @@ def _load() -> tuple[str, dict[str, bytes]]:
 
 VERSION, FILES = _load()
 ASSETS = f"/assets/{VERSION}"
+
+#: a module's static imports of its siblings (``import … from './x.js'``;
+#: ``import('./x.js')``, a module loaded when needed, is not one)
+_IMPORTS = re.compile(r"""(?:\bfrom|^import)\s+'\./([\w-]+\.js)'""", re.M)
+
+
+def _static_graph(entry: str) -> list[str]:
+    """``entry`` and every module it imports, directly or not, nearest first."""
+    seen = [entry]
+    for name in seen:
+        for found in _IMPORTS.findall(FILES[name].decode()):
+            if found not in seen:
+                seen.append(found)
+    return seen
+
+
+#: what the shell tells the browser to fetch at once (``modulepreload``):
+#: every module the app's first screen imports, so that the import graph's
+#: depth (app.js, then views.js, then status.js, then media.js ...) is not a
+#: chain of round trips; ``import()``-ed modules (moderation) are not among them
+PRELOADED = _static_graph("early.js") + [
+    m for m in _static_graph("app.js") if m not in _static_graph("early.js")
+]
 
 
 def csp(media: str = "") -> str:
@@ -174,7 +198,8 @@ def _document(title: str, fallback: str) -> bytes:
         f"<meta name=theme-color content='{THEME_DARK}' media='(prefers-color-scheme: dark)'>"
         f"<link rel=stylesheet href='{ASSETS}/style.css'>"
         f"<link rel=stylesheet href='{ASSETS}/account.css'>"
-        f"<link rel=modulepreload href='{ASSETS}/api.js'>"
+        + "".join(f"<link rel=modulepreload href='{ASSETS}/{name}'>" for name in PRELOADED)
+        + f"<script type=module src='{ASSETS}/early.js'></script>"
         f"<script type=module src='{ASSETS}/app.js'></script>"
         "</head><body><a class=skip href='#main'>Skip to content</a>"
         f"<div id=app><div class=fallback>{fallback}</div></div>"

@@ -8,7 +8,10 @@ with the file's name, a document's ETag): a changed body has a new name, so
 a kept copy is never of another body. The set of such bodies is fixed (the
 static folder, two documents), so the store is bounded by them. Every answer says ``Vary:
 Accept-Encoding``. A body under limits.COMPRESS_MIN_BYTES, or one that would
-not shrink, is sent as it is."""
+not shrink, is sent as it is.
+
+API answers are made per request: :func:`squeezed` compresses one at the
+cheap levels limits names (redpoll.api.app.Edge decides which)."""
 
 from __future__ import annotations
 
@@ -59,6 +62,15 @@ def encoded(name: str, body: bytes, encoding: str) -> bytes:
             kept = gzip.compress(body, compresslevel=9, mtime=0)
         _KEPT[key] = kept
     return kept
+
+
+def squeezed(body: bytes, encoding: str) -> bytes:
+    """``body`` (an API answer, made for one request) compressed with
+    ``encoding`` at the API's levels (limits.API_BROTLI_QUALITY,
+    limits.API_GZIP_LEVEL): cheap enough to run on every answer."""
+    if encoding == "br":
+        return brotli.compress(body, quality=limits.API_BROTLI_QUALITY, mode=brotli.MODE_TEXT)
+    return gzip.compress(body, compresslevel=limits.API_GZIP_LEVEL, mtime=0)
 
 
 def answer(

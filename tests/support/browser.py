@@ -8,13 +8,16 @@ import os
 import re
 import time
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from playwright.sync_api import Page, expect, sync_playwright
 
 from redpoll.api.process import ServeProcess
+from redpoll.storage.server import EmbeddedCluster
 from support.mastodon import serve_env
 
 CHROMIUM = "/usr/bin/chromium"
@@ -50,11 +53,34 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 360, "height": 740}
 
 
-@pytest.fixture(scope="module")
-def web(server):
-    with ServeProcess(serve_env(server)) as srv:
+def clean_database(server) -> None:
+    """Empty the worker's database (every node of a cluster). The browser
+    tests' modules share one database per worker; each module's ``web``
+    starts from this, before its ``redpoll serve`` (which makes what a
+    fresh database needs), so no module sees another's registration mode,
+    blocks or accounts. FLUSHALL of a test database takes milliseconds."""
+    _, _, handle = server
+    nodes = handle.nodes if isinstance(handle, EmbeddedCluster) else [handle]
+    for node in nodes:
+        with redis.Redis(port=node.port) as r:
+            r.flushall()
+
+
+@contextmanager
+def fresh_serve(server, env: dict | None = None, args: list[str] | None = None):
+    """A ``redpoll serve`` (:func:`support.mastodon.serve_env` and ``env``)
+    on a clean database (:func:`clean_database`), checked still running at
+    the end: what every browser-test module's ``web`` is."""
+    clean_database(server)
+    with ServeProcess({**serve_env(server), **(env or {})}, args=args) as srv:
         yield srv
         assert srv.process.poll() is None, srv.logs()[-3000:]
+
+
+@pytest.fixture(scope="module")
+def web(server):
+    with fresh_serve(server) as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -161,6 +187,12 @@ def people(browser, web):
         person.context.close()
     problems = [p for person in made for p in person.problems]
     assert not problems, "\n".join(problems)
+
+
+def counted(word: str) -> re.Pattern:
+    """The accessible name of a control that shows a count: its word, then
+    the count when there is one ("Favourite 3", "Notifications 2 unread")."""
+    return re.compile(rf"^{word}( (\d+|40\+)( unread)?)?$")
 
 
 def status_in(page: Page, text: str):

@@ -144,6 +144,15 @@ def test_a_post_can_be_written_from_every_screen(people):  # noqa: F811
             dialog = p.get_by_role("dialog", name="New post")
             expect(dialog).to_be_visible()
             expect(dialog.get_by_role("textbox", name="Compose")).to_be_focused()
+            # the dialog's bar: its controls side by side, none over another, inside it
+            bar = dialog.locator(".compose-bar").locator("select, button, .counter")
+            boxes = [b for i in range(bar.count()) if (b := bar.nth(i).bounding_box())]
+            frame = dialog.bounding_box()
+            assert frame and len(boxes) >= 5, boxes
+            for left, right in zip(boxes, boxes[1:]):
+                assert left["x"] + left["width"] <= right["x"] + 0.5, (size, boxes)
+            assert boxes[0]["x"] >= frame["x"]
+            assert boxes[-1]["x"] + boxes[-1]["width"] <= frame["x"] + frame["width"]
             p.keyboard.type(f"written from {where}")
             dialog.get_by_role("button", name="Post", exact=True).click()
             expect(dialog).to_have_count(0)

@@ -350,7 +350,7 @@ def test_video_audio_and_a_sensitive_video_from_another_server(site, browser):  
 
 
 GIF_STATUS = """async ([url, poster, file]) => {
-    const src = document.querySelector('script[type=module]').src.replace('app.js', 'media.js');
+    const src = document.querySelector('script[type=module][src$="/app.js"]').src.replace('app.js', 'media.js');
     const { renderMedia } = await import(src);
     const box = renderMedia({ sensitive: false, media_attachments: [
         { id: '1', type: 'gifv', url, preview_url: poster, description: 'A square crossing, looped',

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import pytest
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PHONE, browser, people, status_in, until  # noqa: F401
+from support.browser import DESKTOP, PHONE, browser, fresh_serve, people, status_in, until  # noqa: F401
 from support.federation import Peer
-from support.mastodon import serve_env
 from support.media import jpeg
-
-from redpoll.api.process import ServeProcess
 
 PAGE = """<!doctype html><html lang="en"><head><title>x</title>
 <meta property="og:title" content="The red cat of Lisbon">
@@ -31,10 +28,9 @@ def web(server, tmp_path_factory):
     """``redpoll serve`` with its job workers, allowed to fetch from loopback
     (``people`` uses this ``web``)."""
     media = tmp_path_factory.mktemp("cardmedia")
-    env = serve_env(server, REDPOLL_MEDIA_DIR=str(media), REDPOLL_FEDERATION_LOOPBACK="1")
-    with ServeProcess(env) as srv:
+    env = {"REDPOLL_MEDIA_DIR": str(media), "REDPOLL_FEDERATION_LOOPBACK": "1"}
+    with fresh_serve(server, env) as srv:
         yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 def test_a_post_with_a_link_shows_its_card_opening_the_page_in_a_new_tab(people):  # noqa: F811

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PHONE, browser, me, people, status_in, until, web  # noqa: F401  # noqa: F401
+from support.browser import DESKTOP, PHONE, browser, counted, me, people, status_in, until, web  # noqa: F401
 
 
 def marker(person) -> str | None:
@@ -41,7 +41,7 @@ def test_grouped_notifications_mentions_filter_and_mark_all_read(people):  # noq
     a.goto("/")
     badge = a.locator("#unread")
     expect(badge).to_have_text("4")
-    a.get_by_role("link", name="Notifications", exact=True).click()
+    a.get_by_role("link", name=counted("Notifications")).click()
     group = a.locator(".notification.favourite")
     expect(group).to_have_count(1)
     expect(group.locator(".note-head")).to_contain_text(
@@ -267,23 +267,23 @@ def test_one_state_per_status_on_every_copy(people):  # noqa: F811
     assert bob.api("POST", f"/api/v1/statuses/{post['id']}/favourite").status_code == 200
     a.reload()
     original = a.locator("article:not(:has(.boosted-by))", has_text="my very first post")
-    expect(original.get_by_role("button", name="Favourite", exact=True)).to_have_text("1")
+    expect(original.get_by_role("button", name=counted("Favourite"))).to_have_text("1")
 
     # ann boosts her own post: the boost comes in above the original with its real counts
-    original.get_by_role("button", name="Boost", exact=True).click()
+    original.get_by_role("button", name=counted("Boost")).click()
     boost = a.locator("article:has(.boosted-by)", has_text="my very first post")
     expect(boost).to_be_visible(timeout=20_000)
     for copy in (boost, original):
-        expect(copy.get_by_role("button", name="Favourite", exact=True)).to_have_text("1")
-        expect(copy.get_by_role("button", name="Boost", exact=True)).to_have_attribute(
+        expect(copy.get_by_role("button", name=counted("Favourite"))).to_have_text("1")
+        expect(copy.get_by_role("button", name=counted("Boost"))).to_have_attribute(
             "aria-pressed", "true"
         )
-        expect(copy.get_by_role("button", name="Boost", exact=True)).to_have_text("1")
+        expect(copy.get_by_role("button", name=counted("Boost"))).to_have_text("1")
 
     # favouriting one copy shows on the other
-    boost.get_by_role("button", name="Favourite", exact=True).click()
+    boost.get_by_role("button", name=counted("Favourite")).click()
     for copy in (boost, original):
-        fav = copy.get_by_role("button", name="Favourite", exact=True)
+        fav = copy.get_by_role("button", name=counted("Favourite"))
         expect(fav).to_have_attribute("aria-pressed", "true")
         expect(fav).to_have_text("2")
     a.screenshot(path="/tmp/redpoll-home-one-state.png", full_page=True)

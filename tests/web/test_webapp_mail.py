@@ -11,20 +11,16 @@ import uuid
 import httpx
 import pytest
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PASSWORD, PHONE, Person, browser, shot  # noqa: F401
-from support.mastodon import serve_env
+from support.browser import DESKTOP, PASSWORD, PHONE, Person, browser, fresh_serve, shot  # noqa: F401
 from support.smtp import free_port, link_in, smtp, text_of  # noqa: F401
-
-from redpoll.api.process import ServeProcess
 
 
 @pytest.fixture(scope="module")
 def web(server, smtp):  # noqa: F811
     port = free_port()
-    env = serve_env(server, **smtp.env(), REDPOLL_PUBLIC_URL=f"http://127.0.0.1:{port}")
-    with ServeProcess(env, args=["--port", str(port)]) as srv:
+    env = {**smtp.env(), "REDPOLL_PUBLIC_URL": f"http://127.0.0.1:{port}"}
+    with fresh_serve(server, env, args=["--port", str(port)]) as srv:
         yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 @pytest.fixture

@@ -20,13 +20,11 @@ from support.browser import (  # noqa: F401
     PHONE,
     Person,
     browser,
+    fresh_serve,
     page_until,  # noqa: F401
     people,
     status_in,
 )
-from support.mastodon import serve_env  # noqa: F401
-
-from redpoll.api.process import ServeProcess
 
 
 @pytest.fixture(scope="module")
@@ -34,9 +32,8 @@ def web(server, tmp_path_factory):
     """``redpoll serve`` keeping media files in a folder of this module's own
     (``people`` from test_webapp uses this ``web``)."""
     media = tmp_path_factory.mktemp("webmedia")
-    with ServeProcess(serve_env(server, REDPOLL_MEDIA_DIR=str(media))) as srv:
+    with fresh_serve(server, {"REDPOLL_MEDIA_DIR": str(media)}) as srv:
         yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 def picture(colour: tuple[int, int, int], size=(800, 600), fmt="PNG") -> bytes:
@@ -244,7 +241,7 @@ def test_blurhash_decoder_agrees_with_the_reference(people):  # noqa: F811
     want = blurhash_lib.decode(hash_, 8, 6)  # rows of [r, g, b]
     got = ed.page.evaluate(
         """async (hash) => {
-        const src = document.querySelector('script[type=module]').src.replace('app.js', 'blurhash.js');
+        const src = document.querySelector('script[type=module][src$="/app.js"]').src.replace('app.js', 'blurhash.js');
         const { decode, averageColor } = await import(src);
         return { px: Array.from(decode(hash, 8, 6)), avg: averageColor(hash), bad: decode('not a hash!', 4, 4) };
     }""",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from playwright.sync_api import expect
-from support.browser import browser, people, shot, status_in, until, web  # noqa: F401
+from support.browser import browser, counted, people, shot, status_in, until, web  # noqa: F401
 
 DESK = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
@@ -48,7 +48,7 @@ def test_a_strangers_mention_waits_in_filtered_notifications_until_accepted(peop
             == 1
         )
     )
-    p.get_by_role("link", name="Notifications", exact=True).first.click()
+    p.get_by_role("link", name=counted("Notifications")).first.click()
     entry = p.get_by_role("link", name=re.compile("Filtered notifications"))
     expect(entry).to_have_text(re.compile(r"Filtered notifications \(1\)"))
     expect(status_in(p, "hello from a stranger")).to_have_count(0)
@@ -64,7 +64,7 @@ def test_a_strangers_mention_waits_in_filtered_notifications_until_accepted(peop
     expect(p.locator(".notification.mention")).to_have_count(1)
     p.get_by_role("button", name=f"Accept notifications from @{stranger}").click()
     expect(p.get_by_text("Accepted: their notifications are in your list")).to_be_visible()
-    p.get_by_role("link", name="Notifications", exact=True).first.click()
+    p.get_by_role("link", name=counted("Notifications")).first.click()
     expect(status_in(p, "hello from a stranger")).to_be_visible()
     expect(p.get_by_role("link", name=re.compile("Filtered notifications"))).to_be_hidden()
     # two more strangers' requests, ticked and dismissed at once, at a phone's size

@@ -18,13 +18,11 @@ import uuid
 import httpx
 import pytest
 from playwright.sync_api import expect
-from support.browser import PASSWORD, Person, browser, shot, status_in  # noqa: F401
+from support.browser import PASSWORD, Person, browser, fresh_serve, shot, status_in  # noqa: F401
 from support.cli import admin_ok as admin
 from support.federation import free_port
-from support.mastodon import serve_env
 from support.peers import Host
 
-from redpoll.api.process import ServeProcess
 from redpoll.federation import signing
 
 WIDE = {"width": 1440, "height": 900}
@@ -38,10 +36,9 @@ def web(server):
     """A server with a public address (its inbox answers), on loopback."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = serve_env(server, REDPOLL_PUBLIC_URL=url, REDPOLL_FEDERATION_LOOPBACK="1")
-    with ServeProcess(env, args=["--port", str(port)]) as srv:
+    env = {"REDPOLL_PUBLIC_URL": url, "REDPOLL_FEDERATION_LOOPBACK": "1"}
+    with fresh_serve(server, env, args=["--port", str(port)]) as srv:
         yield srv
-        assert srv.process.poll() is None, srv.logs()[-3000:]
 
 
 @pytest.fixture

@@ -89,3 +89,16 @@ def test_a_signed_in_first_load_is_light_on_the_wire(people):  # noqa: F811
         sorted(sent.items(), key=lambda kv: -kv[1]["responseBodySize"])[:8],
     )
     assert me(ann)["username"] == ann.name
+    # what the first screen waits on is asked for once, early (early.js), and
+    # the app takes those answers rather than asking again
+    asked = [r.url.removeprefix(ann.web.url.rstrip("/")) for r in seen]
+    for path in (
+        "/api/v1/redpoll/features",
+        "/api/v1/accounts/verify_credentials",
+        "/api/v1/timelines/home?limit=20",
+    ):
+        assert asked.count(path) == 1, (path, asked)
+    # every module the first screen imports was asked for by the shell at once
+    shell = httpx.get(ann.web.url).text
+    for name in ("app.js", "views.js", "status.js", "media.js", "blurhash.js"):
+        assert f"<link rel=modulepreload href='{ASSETS}/{name}'>" in shell, name

@@ -43,6 +43,27 @@ function urlFor(path, query) {
   return url;
 }
 
+// Answers asked for early (early.js, before the rest of the app's modules
+// arrive): what fetch() promised, by URL and token, taken once by the first
+// request() for the same URL and token, and dropped after EARLY_KEEP_MS.
+const early = new Map();
+const EARLY_KEEP_MS = 10000;
+const earlyKey = (url, token) => String(url) + ' ' + (token || '');
+const fetchOptions = (method, headers, body) => ({ method, headers, body,
+  credentials: 'omit', cache: 'no-store', redirect: 'error' });
+
+export function prefetch(path, query, { token } = {}) {
+  const t = token === undefined ? session.token() : token;
+  const url = urlFor(path, query);
+  const key = earlyKey(url, t);
+  const headers = { Accept: 'application/json' };
+  if (t) headers.Authorization = 'Bearer ' + t;
+  const answer = fetch(url, fetchOptions('GET', headers));
+  answer.catch(() => {});  // a failure is the taker's to see (it asks again)
+  early.set(key, answer);
+  setTimeout(() => { if (early.get(key) === answer) early.delete(key); }, EARLY_KEEP_MS);
+}
+
 // One request. `body` is sent as JSON (a FormData as multipart/form-data),
 // `form` as application/x-www-form-urlencoded.
 export async function request(path, { method = 'GET', query, body, form, token, headers } = {}) {
@@ -54,11 +75,18 @@ export async function request(path, { method = 'GET', query, body, form, token, 
   else if (body instanceof FormData) payload = body;
   else if (body !== undefined) { h['Content-Type'] = 'application/json'; payload = JSON.stringify(body); }
   let res;
-  try {
-    res = await fetch(urlFor(path, query), { method, headers: h, body: payload,
-      credentials: 'omit', cache: 'no-store', redirect: 'error' });
-  } catch {
-    throw new ApiError(0, { error: 'The server cannot be reached' });
+  const url = urlFor(path, query);
+  const asked = method === 'GET' && !headers ? early.get(earlyKey(url, t)) : undefined;
+  if (asked) {
+    early.delete(earlyKey(url, t));
+    try { res = await asked; } catch { res = undefined; }
+  }
+  if (!res) {
+    try {
+      res = await fetch(url, fetchOptions(method, h, payload));
+    } catch {
+      throw new ApiError(0, { error: 'The server cannot be reached' });
+    }
   }
   const text = await res.text();
   let data = null;

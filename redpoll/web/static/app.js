@@ -132,9 +132,7 @@ function buildNav() {
     const a = h('a', { href: href || '/@' + me.acct, class: 'nav-link' + (BAR.has(key) ? '' : ' wide-only'), dataset: { key } },
       icon(ic), h('span', { class: 'label' }, label));
     if (key === 'notifications') {
-      a.setAttribute('aria-label', 'Notifications');
-      a.setAttribute('aria-describedby', 'unread');
-      a.append(badge);
+      a.append(badge);  // the link's name is its text and the badge's: "Notifications 2 unread"
     }
     navLinks[key] = a;
     nav.append(a);
@@ -419,12 +417,11 @@ bus.addEventListener('unauthorized', () => {
 
 async function boot() {
   root.replaceChildren(shell);
+  // the features and who is signed in, asked side by side (neither needs the other)
+  const me = session.token() ? auth.refreshMe().then(() => null, (err) => err) : null;
   await loadFeatures();
-  if (session.token()) {
-    try { await auth.refreshMe(); } catch (err) {
-      if (err.status !== 401) toast(errorText(err), 'error');
-    }
-  }
+  const failed = await me;
+  if (failed && failed.status !== 401) toast(errorText(failed), 'error');
   buildNav();
   if (session.token()) started();
   render();

@@ -55,7 +55,8 @@ function followRequestChoices(account, item) {
 }
 
 export function renderGroup(g, ctx, unread) {
-  const item = h('div', { class: 'notification ' + g.type + (unread ? ' unread' : ''),
+  // role article: what a feed holds (ARIA), each notification one
+  const item = h('div', { class: 'notification ' + g.type + (unread ? ' unread' : ''), role: 'article',
     dataset: { id: g.most_recent_notification_id } });
   const text = TEXT[g.type] || g.type;
   const when = g.latest_page_notification_at ? timeEl(g.latest_page_notification_at) : null;

@@ -25,6 +25,8 @@ export function profilePath(account) { return '/@' + account.acct; }
 export function statusPath(s) { return `/@${s.account.acct}/${s.id}`; }
 
 function countText(n) { return n ? String(n) : ''; }
+// an action's accessible name: its word, then the count it shows, if any
+function named(word, n) { return n ? `${word} ${countText(n)}` : word; }
 
 // The button paints from the status's one record (store.js): the answer of
 // a click goes there, and every copy of the status on screen repaints.
@@ -37,6 +39,8 @@ function toggleButton(name, s, article, label = null) {
   const paint = () => {
     btn.setAttribute('aria-pressed', s[t.field] ? 'true' : 'false');
     if (count) count.textContent = countText(s[t.count]);
+    // the visible count is part of the name (WCAG 2.5.3, label in name): "Favourite 3"
+    if (count && !label) btn.setAttribute('aria-label', named(name, s[t.count]));
     if (t.count) btn.setAttribute('aria-description', plural(s[t.count] || 0, t.noun[0], t.noun[1]));
   };
   paint();
@@ -368,11 +372,12 @@ export function renderStatus(entry, opts = {}) {
     article.append(line);
   }
   if (me) {
-    const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': 'Reply',
+    const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': named('Reply', s.replies_count),
       'aria-description': plural(s.replies_count || 0, 'reply', 'replies') },
     icon('reply'), h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s.replies_count)));
     watchStatus(s.id, article, () => {
       reply.lastChild.textContent = countText(s.replies_count);
+      reply.setAttribute('aria-label', named('Reply', s.replies_count));
       reply.setAttribute('aria-description', plural(s.replies_count || 0, 'reply', 'replies'));
     });
     reply.addEventListener('click', () => opts.onReply ? opts.onReply(s, article) : emit('reply', { status: s, article }));

@@ -170,7 +170,7 @@ const NOTE_TEXT = {
 
 export function renderNotification(n, ctx) {
   const who = n.account;
-  const item = h('div', { class: 'notification ' + n.type, dataset: { id: n.id } });
+  const item = h('div', { class: 'notification ' + n.type, role: 'article', dataset: { id: n.id } });
   if (n.type !== 'mention') {
     item.append(h('p', { class: 'note-head' }, avatar(who, 'small'), ' ',
       h('a', { href: profilePath(who) }, displayName(who)), ' ', NOTE_TEXT[n.type] || n.type, ' ',
