@@ -313,3 +313,73 @@ export function exportSection() {
     h('p', { class: 'hint' }, 'CSV files as Mastodon makes them, to import on another server.'),
     h('ul', { class: 'export-list' }, ...buttons), err)];
 }
+
+// Settings > Import: one of Mastodon's CSV files (the exports above, from
+// here or another server) imported by the server in the background
+// (/api/v1/redpoll/imports); the list says how far each import is, read
+// again every few seconds while one is under way.
+const IMPORT_KINDS = [
+  ['follows', 'Follows'],
+  ['lists', 'Lists'],
+  ['blocks', 'Blocked accounts'],
+  ['mutes', 'Muted accounts'],
+  ['domain_blocks', 'Blocked domains'],
+  ['bookmarks', 'Bookmarks'],
+];
+const IMPORT_STATES = { scheduled: 'waiting', in_progress: 'under way', pruning: 'removing the rest', finished: 'done' };
+const IMPORT_POLL_MS = 2000;
+
+export function importSection() {
+  if (!has('POST', '/api/v1/redpoll/imports')) return [];
+  const err = h('p', { class: 'error', role: 'alert' });
+  const kind = h('select', { id: 'import-type', name: 'type' },
+    ...IMPORT_KINDS.map(([value, label]) => h('option', { value }, label)));
+  const file = h('input', { id: 'import-file', type: 'file', name: 'data', accept: '.csv,text/csv', required: true });
+  const merge = h('input', { type: 'radio', name: 'mode', value: 'merge', id: 'import-merge', checked: true });
+  const overwrite = h('input', { type: 'radio', name: 'mode', value: 'overwrite', id: 'import-overwrite' });
+  const submit = h('button', { type: 'submit' }, 'Import');
+  const list = h('ul', { class: 'import-list', 'aria-live': 'polite', 'aria-label': 'Your imports' });
+  let timer = null;
+  const label = (k) => (IMPORT_KINDS.find(([v]) => v === k) || [k, k])[1];
+  const show = async () => {
+    clearTimeout(timer);
+    let found = [];
+    try { found = await api('/api/v1/redpoll/imports'); } catch { return; }
+    list.replaceChildren(...found.map((i) => h('li', { 'data-import': i.id, 'data-state': i.state },
+      `${label(i.type)} (${i.mode === 'overwrite' ? 'overwrite' : 'merge'}), ${IMPORT_STATES[i.state] || i.state}: `
+      + `${i.processed_items} of ${i.total_items} read, ${i.imported_items} imported`
+      + (i.failed_items ? `, ${i.failed_items} not found or refused` : ''))));
+    if (found.some((i) => i.state !== 'finished') && list.isConnected) timer = setTimeout(show, IMPORT_POLL_MS);
+  };
+  const form = h('form', { class: 'import-form', 'aria-labelledby': 'import-head' },
+    h('label', { for: 'import-type' }, 'What the file holds'), kind,
+    h('label', { for: 'import-file' }, 'CSV file'), file,
+    h('fieldset', {}, h('legend', {}, 'Mode'),
+      h('label', { for: 'import-merge' }, merge, ' Merge: add to what you have'),
+      h('label', { for: 'import-overwrite' }, overwrite, ' Overwrite: keep only what the file names')),
+    submit, err);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    err.textContent = '';
+    if (!file.files.length) { err.textContent = 'Choose a CSV file first'; return; }
+    const body = new FormData();
+    body.append('type', kind.value);
+    body.append('mode', overwrite.checked ? 'overwrite' : 'merge');
+    body.append('data', file.files[0]);
+    body.append('filename', file.files[0].name);
+    submit.disabled = true;
+    try {
+      await api('/api/v1/redpoll/imports', { method: 'POST', body });
+      file.value = '';
+      toast('Import started');
+      await show();
+    } catch (e) {
+      err.textContent = errorText(e);
+    } finally { submit.disabled = false; }
+  });
+  show();
+  return [h('section', { class: 'settings-section', 'aria-labelledby': 'import-head' },
+    h('h2', { id: 'import-head' }, 'Import data'),
+    h('p', { class: 'hint' }, 'CSV files as Mastodon makes them: follows, lists, blocks, mutes, blocked domains, bookmarks.'),
+    form, list)];
+}

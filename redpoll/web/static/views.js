@@ -12,7 +12,7 @@ import { exploreTabs } from './discover.js';
 import { pushSection } from './push.js';
 import { putAccount, patchAccount, watchAccount } from './store.js';
 import { fieldsEditor, fieldsList, sessionsSection, passwordSection, deleteSection } from './settings.js';
-import { twoFactorSection, exportSection } from './settings.js';
+import { twoFactorSection, exportSection, importSection } from './settings.js';
 import { emailSection, confirmationText } from './email.js';
 import { reportAccountButton } from './report.js';
 import { profileFeatured, profileMenu, privateNote, taggedPosts, policySection, settingsLinks } from './member.js';
@@ -612,7 +612,7 @@ export function settings(ctx) {
   const editable = has('PATCH', '/api/v1/accounts/update_credentials');
   for (const el of form.elements) el.disabled = !editable;
   return [heading('Settings'), editable ? null : unavailable('Changing the profile'), form,
-    ...settingsLinks(), ...policySection(), ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(), ...exportSection(),
+    ...settingsLinks(), ...policySection(), ...filtersSection(), ...pushSection(), ...sessionsSection(ctx), ...emailSection(), ...passwordSection(), ...twoFactorSection(), ...exportSection(), ...importSection(),
     has('POST', '/api/v1/redpoll/invites') ? h('p', {}, h('a', { href: '/settings/invites' }, 'Invite people')) : null,
     has('GET', '/api/v1/redpoll/warnings') ? h('p', {}, h('a', { href: '/settings/warnings' }, 'Warnings about your account')) : null,
     h('h2', {}, 'Session'), h('p', {}, 'Signed in as @' + (me.acct || '?')), out, ...deleteSection(ctx)];
