@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..core import limits
 from ..core.version import __version__
+from ..notifications import notifications
 
 ID = {"type": "string", "pattern": "^[0-9]{1,16}$", "examples": ["1"]}
 NULLABLE_STR = {"type": ["string", "null"]}
@@ -720,25 +721,12 @@ ACCOUNTS_PAGE = [
     query_param("min_id", ID),
     query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.ACCOUNTS_PAGE_MAX}),
 ]
+#: ``types[]``/``exclude_types[]``/``grouped_types[]``: every kind the one list
+#: (redpoll.notifications.notifications.TYPES) names, each at most once.
 NOTIFICATION_TYPES = {
     "type": "array",
-    "maxItems": 12,
-    "items": {
-        "enum": [
-            "mention",
-            "status",
-            "reblog",
-            "follow",
-            "follow_request",
-            "favourite",
-            "poll",
-            "update",
-            "admin.sign_up",
-            "admin.report",
-            "severed_relationships",
-            "moderation_warning",
-        ]
-    },
+    "maxItems": len(notifications.TYPES),
+    "items": {"enum": list(notifications.TYPES)},
 }
 NOTIFICATIONS_QUERY = [
     *PAGE[:3],
