@@ -78,6 +78,8 @@ CREDENTIAL_ACCOUNT = {
                 "source": obj(
                     {
                         "privacy": STR,
+                        "quote_policy": {"enum": ["public", "followers", "nobody"]},
+                        "attribution_domains": array(STR),
                         "sensitive": BOOL,
                         "language": NULLABLE_STR,
                         "note": STR,
@@ -640,6 +642,7 @@ PREFERENCES = obj(
         "posting:default:visibility": {"enum": ["public", "unlisted", "private", "direct"]},
         "posting:default:sensitive": BOOL,
         "posting:default:language": NULLABLE_STR,
+        "posting:default:quote_policy": {"enum": ["public", "followers", "nobody"]},
         "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
         "reading:expand:spoilers": BOOL,
     }

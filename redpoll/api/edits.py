@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from ..core import limits
 from ..core.errors import Forbidden, ValidationError
+from ..quotes import quotes
 from ..render import entities
 from .context import Ctx
 from .contract import BOOL, ID, POLL_PARAM, Doc, array, path_param, ref, request_body
@@ -38,6 +39,7 @@ from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
                 "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
                 "media_ids": {"type": "array", "items": ID, "maxItems": limits.MEDIA_PER_STATUS},
                 "poll": POLL_PARAM,
+                "quote_approval_policy": {"enum": list(quotes.POLICIES)},
             }
         ),
     ),
@@ -53,6 +55,9 @@ async def edit_status(ctx: Ctx) -> Response:
         if not _LANGUAGE.fullmatch(language):
             raise ValidationError("language", "must be an ISO 639 language code")
     media = _media_ids(ctx) if p.raw("media_ids") is not None else None
+    policy = p.str("quote_approval_policy", max_chars=20)
+    if policy:  # checked before anything is written
+        quotes.policy_param(policy, "public")
     try:
         status = await ctx.rp.edit_status(
             ctx.uid,
@@ -64,6 +69,10 @@ async def edit_status(ctx: Ctx) -> Response:
             media=media,
             poll=poll,
         )
+        if policy:  # Mastodon 4.5: an edit may change who may quote it; a second
+            # atomic step (quote_policy's script), the same on a retried request
+            await ctx.rp.set_quote_policy(ctx.uid, status.id, policy)
+            status = await ctx.rp.seen_status(ctx.viewer, status.id)
     except Forbidden:  # another's status: Mastodon answers 404
         raise ApiError(404, NOT_FOUND) from None
     return JSON((await render_statuses(ctx, [status]))[0])

@@ -10,7 +10,7 @@ from ..core import limits
 from ..core.version import __version__
 from ..media.processing import SUPPORTED_MIME_TYPES
 from ..render import entities
-from ..render.entities import VERSION
+from ..render.entities import MASTODON_API_VERSION, VERSION
 from .context import Ctx
 from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
 from .responses import JSON
@@ -209,7 +209,7 @@ async def instance_v2(ctx: Ctx) -> Response:
                 "translation": {"enabled": False},
             },
             "registrations": registrations_entity(signup),
-            "api_versions": {"mastodon": 2},
+            "api_versions": {"mastodon": MASTODON_API_VERSION},  # which, why: render.entities
             # the year whose annual reports may be asked for now (Mastodon 4.6)
             "wrapstodon": ctx.rp.wrapstodon(),
             "contact": {"email": told["email"], "account": None},

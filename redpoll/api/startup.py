@@ -59,6 +59,7 @@ async def preferences(ctx: Ctx) -> Response:
             "posting:default:visibility": user.privacy,
             "posting:default:sensitive": False,
             "posting:default:language": None,
+            "posting:default:quote_policy": user.quote_policy,
             "reading:expand:media": "default",
             "reading:expand:spoilers": False,
         }

@@ -342,13 +342,16 @@ async def get_statuses(ctx: Ctx) -> Response:
     auth="required",
     scope="write:statuses",
     doc=Doc(
-        "Delete your status; returns it with its source text",
+        "Delete your status; returns it with its source text. Its uploads go with it "
+        "whatever delete_media says (Mastodon 4.4's parameter: true deletes them at once, "
+        "false lets the server keep them a day for a redraft)",
         "Statuses",
         STATUS_REF,
-        params=[path_param()],
+        params=[path_param(), query_param("delete_media", BOOL)],
     ),
 )
 async def delete_status(ctx: Ctx) -> Response:
+    ctx.params.bool("delete_media")  # checked (a boolean); deleting is the same either way
     status = await seen_status(ctx, ctx.path_id())
     try:
         await ctx.rp.delete_status(status.id, ctx.uid)

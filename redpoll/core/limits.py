@@ -107,6 +107,10 @@ BIO_MAX_CHARS = 500
 #: Profile name/value fields (Mastodon's defaults: 4 rows of 255 characters).
 PROFILE_FIELDS_MAX = 4
 PROFILE_FIELD_MAX_CHARS = 255
+#: Websites allowed to credit an account (Mastodon 4.4's attribution_domains:
+#: at most 10), each a host name of at most 253 characters.
+ATTRIBUTION_DOMAINS_MAX = 10
+ATTRIBUTION_DOMAIN_MAX_CHARS = 253
 #: A login claim whose user record is still missing after this long belongs
 #: to a sign-up that died, and the next sign-up may take it over.
 ORPHAN_CLAIM_MS = 60_000

@@ -1621,3 +1621,11 @@ class Redpoll:
             "queue_depth": await self.queue.depth(),
             "used_memory_bytes": memory,
         }
+
+    # --- from branch clientapi ---
+    async def delete_media_attachment(self, owner, mid) -> None:
+        """``owner``'s upload ``mid`` not attached to a status, deleted
+        (NotFound; uploads.MediaInUse while attached)."""
+        await uploads.delete_unattached(
+            self.store, self.queue, validate.an_id(owner, "owner"), validate.an_id(mid, "id")
+        )

@@ -30,7 +30,30 @@ from ..notifications.notifications import Notification
 from ..polls.polls import Poll
 from ..records.state import NONE, PollState, StatusState
 
-MASTODON_VERSION = "4.3.0"
+#: The Mastodon release whose API Redpoll answers, and its ``api_versions``
+#: number (/api/v2/instance): the highest Mastodon API version all of whose
+#: additions are answered here (Mastodon's lib/mastodon/version.rb; what each
+#: added, from Mastodon's docs, their version histories, and its pull requests):
+#:   2 (4.3): grouped notifications (/api/v2/notifications), notification
+#:      policy v2 and requests, the first numbered version;
+#:   3 (4.4): source[attribution_domains] and update_credentials'
+#:      attribution_domains[];
+#:   4 (4.4): DELETE /api/v1/statuses/:id's delete_media, DELETE /api/v1/media/:id;
+#:   5 (4.4): the filter action ``blur``;
+#:   6 (4.4): featured accounts: POST /api/v1/accounts/:id/endorse, unendorse,
+#:      GET /api/v1/accounts/:id/endorsements (Mastodon PR 34421; clients use
+#:      pin/unpin below 6);
+#:   7 (4.5): quote posts: quoted_status_id and quote_approval_policy (posting
+#:      and editing), Status quote/quotes_count/quote_approval,
+#:      /api/v1/statuses/:id/quotes, revoking, interaction_policy,
+#:      source[quote_policy] and posting:default:quote_policy, the ``quote``
+#:      and ``quoted_update`` notifications and push alerts.
+#: Not 8: Mastodon 4.6's 8 adds GET/PATCH /api/v1/profile (the Profile
+#: entity), missing here, with annual reports; 9 the avatar and header
+#: descriptions; 10 collections, supported_types and the collection
+#: notifications.
+MASTODON_API_VERSION = 7
+MASTODON_VERSION = "4.5.0"
 VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"
 
 
@@ -253,6 +276,8 @@ def credential_account(user: User, base: str, role: roles.Role, follow_requests:
         | {
             "source": {
                 "privacy": user.privacy,
+                "quote_policy": user.quote_policy,
+                "attribution_domains": list(user.attribution_domains),
                 "sensitive": False,
                 "language": None,
                 "note": user.bio,
