@@ -289,7 +289,12 @@ NOTIFICATION = obj(
         "created_at": {"type": "string", "format": "date-time"},
         "account": ref("Account"),
     },
-    {"status": ref("Status"), "filtered": BOOL, "moderation_warning": ref("AccountWarning")},
+    {
+        "status": ref("Status"),
+        "filtered": BOOL,
+        "moderation_warning": ref("AccountWarning"),
+        "collection": ref("Collection"),  # added_to_collection (Mastodon 4.6)
+    },
 )
 NOTIFICATION_GROUP = obj(
     {
@@ -302,6 +307,7 @@ NOTIFICATION_GROUP = obj(
     {
         "status_id": ID,
         "moderation_warning": ref("AccountWarning"),
+        "collection": ref("Collection"),
         "page_min_id": ID,
         "page_max_id": ID,  # the last three on pages only
         "latest_page_notification_at": {"type": "string", "format": "date-time"},

@@ -11,7 +11,7 @@ from ..core.errors import ValidationError
 from ..notifications import notifications, requests
 from ..notifications.notifications import Notification
 from ..reading import pages
-from ..reading.notification_view import WITH_STATUS
+from ..reading.notification_view import WITH_COLLECTION, WITH_STATUS
 from ..render import entities
 from .context import Ctx
 from .contract import (
@@ -79,10 +79,21 @@ def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[b
     accounts = _accounts(ctx, (n.actor for n in notes), shown)
     statuses = {s.id: body for s, body in rendered_pairs(ctx, shown)}
     return [
-        entities.notification_json(n, accounts[n.actor], statuses[n.status] if n.status else None)
+        entities.notification_json(
+            n,
+            accounts[n.actor],
+            statuses[n.status] if n.status else None,
+            _collection(ctx, n, shown),
+        )
         for n in notes
-        if n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
+        if _shown(n, accounts, statuses, shown)
     ]
+
+
+def _collection(ctx: Ctx, n: Notification, shown: pages.Shown) -> dict | None:
+    """The Collection entity an added_to_collection names, as shown to the caller."""
+    c = shown.collections.get(n.collection) if n.collection else None
+    return entities.collection(c, ctx.base) if c is not None else None
 
 
 @endpoint(
@@ -239,8 +250,12 @@ def _results(
     )
 
 
-def _shown(n: Notification, accounts: dict, statuses: dict) -> bool:
-    return n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
+def _shown(n: Notification, accounts: dict, statuses: dict, shown: pages.Shown) -> bool:
+    return (
+        n.actor in accounts
+        and (n.type not in WITH_STATUS or n.status in statuses)
+        and (n.type not in WITH_COLLECTION or n.collection in shown.collections)
+    )
 
 
 @endpoint(
@@ -271,11 +286,14 @@ async def grouped(ctx: Ctx) -> Response:
     accounts, statuses = _side_lists(ctx, ids, shown)
     body = []
     for g in groups:
-        if not _shown(g.first, accounts, statuses):
+        if not _shown(g.first, accounts, statuses, shown):
             continue
         entity = _group_entity(
             g.key, g.first, g.count, g.most_recent_id, g.sample_account_ids, accounts
         )
+        coll = _collection(ctx, g.first, shown)
+        if coll is not None:
+            entity["collection"] = coll
         entity.update(
             {
                 "page_min_id": str(g.page_min_id),
@@ -289,7 +307,7 @@ async def grouped(ctx: Ctx) -> Response:
     )
 
 
-async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
+async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict, dict | None]:
     try:
         whole, ids, shown = await ctx.rp.notification_group(
             ctx.uid, ctx.request.path_params["group_key"], limits.NOTIFICATION_GROUP_READ_MAX
@@ -298,9 +316,9 @@ async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
         raise ApiError(404, NOT_FOUND) from None
     first = whole.notifications[0]
     accounts, statuses = _side_lists(ctx, ids, shown)
-    if not _shown(first, accounts, statuses):
+    if not _shown(first, accounts, statuses, shown):
         raise ApiError(404, NOT_FOUND)
-    return whole, accounts, statuses
+    return whole, accounts, statuses, _collection(ctx, first, shown)
 
 
 @endpoint(
@@ -317,10 +335,12 @@ async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
 )
 async def get_group(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key: one group whole."""
-    whole, accounts, statuses = await _whole(ctx)
+    whole, accounts, statuses, coll = await _whole(ctx)
     first = whole.notifications[0]
     sample = [n.actor for n in whole.notifications][: limits.NOTIFICATION_GROUP_SAMPLE]
     entity = _group_entity(whole.key, first, whole.count, first.id, sample, accounts)
+    if coll is not None:
+        entity["collection"] = coll
     return _results([entity], accounts, statuses)
 
 
@@ -339,7 +359,7 @@ async def get_group(ctx: Ctx) -> Response:
 async def group_accounts(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key/accounts: the group's accounts,
     newest first (at most limits.NOTIFICATION_GROUP_READ_MAX)."""
-    whole, accounts, _ = await _whole(ctx)
+    whole, accounts, _, _ = await _whole(ctx)
     return Response(
         b"["
         + b",".join(

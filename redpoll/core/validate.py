@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -150,6 +151,19 @@ def profile_fields(fields: Any) -> str:
         if name.strip() or value.strip():  # Mastodon drops blank rows
             clean.append([name, value])
     return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+
+
+def normalize_tag(name: str) -> str:
+    """A hashtag's name as Mastodon keeps it: NFKC, lowercased, without '#'."""
+    return unicodedata.normalize("NFKC", name).lstrip("#").lower()
+
+
+def tag_name(value) -> str:
+    """A hashtag name from a path or query: validated and normalized."""
+    name = normalize_tag(text(value, "tag", limits.TAG_MAX_CHARS + 1))
+    if not re.fullmatch(r"\w+", name) or name.isdigit():
+        raise ValidationError("tag", "must be letters, digits or underscores, not only digits")
+    return name
 
 
 _HOST_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")

@@ -18,6 +18,8 @@ import orjson
 
 from ..admin import roles
 from ..cards import cards
+from ..collections.collections import Collection
+from ..collections.collections import Item as CollectionItem
 from ..conversations import conversation
 from ..conversations.conversation import Conversation
 from ..core import limits, uris
@@ -591,9 +593,43 @@ def note_warning(note: Notification, account) -> dict | None:
     )
 
 
-def notification(note: Notification, account: dict, status: dict | None) -> dict:
+def collection_item(item: CollectionItem) -> dict:
+    """Mastodon's CollectionItem."""
+    return {
+        "id": str(item.id),
+        "account_id": str(item.account),
+        "state": item.state,
+        "created_at": iso(item.created_at),
+    }
+
+
+def collection(c: Collection, base: str) -> dict:
+    """Mastodon's Collection, with the items as shown (item_count theirs)."""
+    return {
+        "id": str(c.id),
+        "uri": f"{base}/collections/{c.id}",
+        "url": None,  # no page of its own here
+        "name": c.name,
+        "description": c.description,
+        "language": c.language,
+        "account_id": str(c.owner),
+        "local": True,
+        "sensitive": c.sensitive,
+        "discoverable": c.discoverable,
+        "item_count": len(c.items),
+        "created_at": iso(c.created_at),
+        "updated_at": iso(c.updated_at),
+        "tag": {"name": c.tag, "url": f"{base}/tags/{c.tag}"} if c.tag else None,
+        "items": [collection_item(i) for i in c.items],
+    }
+
+
+def notification(
+    note: Notification, account: dict, status: dict | None, coll: dict | None = None
+) -> dict:
     """The Notification entity: ``account`` its actor's entity, ``status``
-    the entity of the status it is about (None: none shown)."""
+    the entity of the status it is about (None: none shown), ``coll`` the
+    Collection an added_to_collection names (Mastodon 4.6)."""
     out = {
         "id": str(note.id),
         "type": note.type,
@@ -603,13 +639,17 @@ def notification(note: Notification, account: dict, status: dict | None) -> dict
     }
     if status is not None:
         out["status"] = status
+    if coll is not None:
+        out["collection"] = coll
     warning = note_warning(note, account)
     if warning is not None:
         out["moderation_warning"] = warning
     return out
 
 
-def notification_json(note: Notification, account: bytes, status: bytes | None) -> bytes:
+def notification_json(
+    note: Notification, account: bytes, status: bytes | None, coll: dict | None = None
+) -> bytes:
     """:func:`notification` as JSON bytes, from the JSON of its account's
     and its status's entities (kept renderings)."""
     head = orjson.dumps(
@@ -619,6 +659,7 @@ def notification_json(note: Notification, account: bytes, status: bytes | None) 
             "group_key": note.group_key,
             "created_at": iso(note.created_at),
             **({"filtered": True} if note.filtered else {}),
+            **({"collection": coll} if coll is not None else {}),
         }
     )[:-1]
     warning = note_warning(note, None)

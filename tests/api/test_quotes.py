@@ -30,7 +30,7 @@ def run(fn, *args, **kwargs):
 
 
 async def people(srv, n: int):
-    """``n`` new accounts; Mastodon.py's version check off (redpoll reports 4.3)."""
+    """``n`` new accounts; Mastodon.py's version check off."""
     out = await run(accounts, srv.base, n)
     for m in out:
         m.version_check_mode = "none"
