@@ -13,7 +13,7 @@ from ..render import entities
 from ..render.entities import MASTODON_API_VERSION, VERSION
 from .context import Ctx
 from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
-from .responses import JSON
+from .responses import JSON, NOT_FOUND, ApiError
 from .routing import endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
@@ -298,3 +298,60 @@ async def peers(ctx: Ctx) -> Response:
 )
 async def translation_languages(ctx: Ctx) -> Response:
     return JSON({})
+
+
+#: Mastodon 4.4's TermsOfService entity (this server publishes none yet)
+TERMS_OF_SERVICE = obj(
+    {
+        "effective_date": STR,
+        "effective": {"type": "boolean"},
+        "content": STR,
+        "succeeded_by": {"type": ["string", "null"]},
+    }
+)
+
+
+async def _no_terms(ctx: Ctx) -> Response:
+    """Mastodon's answer while a server has published no terms of service
+    (TermsOfService.published is empty): 404, Record not found. Clients
+    (the official apps' sign-up) then show none."""
+    raise ApiError(404, NOT_FOUND)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/terms_of_service",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The server's terms of service in force (Mastodon 4.4): none published here, so "
+        "404 as Mastodon answers then",
+        INSTANCE_TAG,
+        TERMS_OF_SERVICE,
+    ),
+)
+async def terms_of_service(ctx: Ctx) -> Response:
+    return await _no_terms(ctx)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/terms_of_service/{date}",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The terms of service in force on a date (Mastodon 4.4): 404, none published",
+        INSTANCE_TAG,
+        TERMS_OF_SERVICE,
+        params=[
+            {
+                "name": "date",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "format": "date"},
+            }
+        ],
+    ),
+)
+async def terms_of_service_on(ctx: Ctx) -> Response:
+    return await _no_terms(ctx)

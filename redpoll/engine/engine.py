@@ -1629,3 +1629,9 @@ class Redpoll:
         await uploads.delete_unattached(
             self.store, self.queue, validate.an_id(owner, "owner"), validate.an_id(mid, "id")
         )
+
+    async def domain_block_preview(self, uid, domain) -> tuple[int, int]:
+        """(follows, followers) of ``uid`` on ``domain`` that a block of it would end."""
+        return await member_blocks.preview(
+            self.store, validate.an_id(uid, "user_id"), domain_blocks.normalize(domain)
+        )
