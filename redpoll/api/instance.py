@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 from starlette.responses import Response
@@ -355,3 +356,62 @@ async def terms_of_service(ctx: Ctx) -> Response:
 )
 async def terms_of_service_on(ctx: Ctx) -> Response:
     return await _no_terms(ctx)
+
+
+def _shown_to(setting: str, signed_in: bool) -> bool:
+    """Mastodon's show_domain_blocks(_rationale): disabled (its default), users, all."""
+    return setting == "all" or (setting == "users" and signed_in)
+
+
+def public_domain(host: str, obfuscate: bool) -> str:
+    """A blocked domain as the public list shows it: obfuscated, its middle
+    letters starred (dots kept, about a quarter of it shown at each end), as
+    Mastodon's DomainBlock#public_domain."""
+    if not obfuscate:
+        return host
+    n = len(host)
+    shown = n // 4
+    return "".join("*" if shown < i < n - shown and c != "." else c for i, c in enumerate(host))
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/domain_blocks",
+    auth="optional",
+    params=False,
+    doc=Doc(
+        "The servers this one limits or suspends, when its show_domain_blocks setting "
+        "lets the caller see them (all; users: signed in): domain (starred when "
+        "obfuscated), sha256 digest, severity, and the public comment when "
+        "show_domain_blocks_rationale allows; otherwise 404, as Mastodon",
+        INSTANCE_TAG,
+        array(
+            obj(
+                {"domain": STR, "digest": STR, "severity": {"enum": ["silence", "suspend"]}},
+                {"comment": STR},
+            )
+        ),
+    ),
+)
+async def domain_blocks(ctx: Ctx) -> Response:
+    settings = await ctx.rp.instance_settings()
+    signed_in = ctx.viewer is not None
+    if not _shown_to(settings.get("show_domain_blocks", ""), signed_in):
+        # Mastodon answers a bare 404 (head 404); the same status, with the
+        # body every 404 of ours has (the contract's Error)
+        raise ApiError(404, NOT_FOUND)
+    rationale = _shown_to(settings.get("show_domain_blocks_rationale", ""), signed_in)
+    blocks = [b for b in await ctx.rp.domain_blocks() if b.severity in ("silence", "suspend")]
+    # Mastodon's order: silenced before suspended, then by domain
+    blocks.sort(key=lambda b: (b.severity != "silence", b.host))
+    out = []
+    for b in blocks:
+        entry = {
+            "domain": public_domain(b.host, b.obfuscate),
+            "digest": hashlib.sha256(b.host.encode()).hexdigest(),
+            "severity": b.severity,
+        }
+        if rationale:
+            entry["comment"] = b.public_comment
+        out.append(entry)
+    return JSON(out)

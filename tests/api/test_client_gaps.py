@@ -10,11 +10,17 @@ block preview is tested with the member domain blocks
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import uuid
 
 import httpx
 import pytest
 from mastodon import Mastodon, MastodonNotFoundError
 from support.mastodon import accounts
+
+from redpoll.core.errors import ValidationError
+from redpoll.federation import domains
+from redpoll.instance import instance
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -52,3 +58,58 @@ async def test_no_terms_of_service_are_published(srv):
         ):
             answer = anon.get(path)
             assert (answer.status_code, answer.json()) == (404, NOT_FOUND)
+
+
+async def test_the_servers_domain_blocks_as_its_settings_show_them(srv, rp):
+    """GET /api/v1/instance/domain_blocks: 404 while show_domain_blocks is
+    Mastodon's default (disabled); signed-in readers under ``users``,
+    everyone under ``all``; silenced before suspended, an obfuscated domain
+    starred, its digest the sha256 of the real one, the public comment only
+    when show_domain_blocks_rationale allows."""
+    tag = uuid.uuid4().hex[:8]
+    loud, hidden = f"loud{tag}.example", f"secretive{tag}.example"
+    (member,) = await run(accounts, srv.base, 1)
+    await domains.create(rp.store, loud, "silence", public_comment="spam")
+    await domains.create(rp.store, hidden, "suspend", obfuscate=True, public_comment="abuse")
+    signed = {"Authorization": f"Bearer {member.access_token}"}
+    try:
+        with httpx.Client(base_url=srv.base, timeout=30) as c:
+            assert c.get("/api/v1/instance/domain_blocks").status_code == 404  # the default
+            await instance.set_settings(rp.store, show_domain_blocks="users")
+            assert c.get("/api/v1/instance/domain_blocks").status_code == 404  # anonymous
+            listed = c.get("/api/v1/instance/domain_blocks", headers=signed).json()
+            assert [b["domain"] for b in listed if b["domain"] == loud] == [loud]
+            assert all("comment" not in b for b in listed)
+            await instance.set_settings(
+                rp.store, show_domain_blocks="all", show_domain_blocks_rationale="all"
+            )
+            listed = c.get("/api/v1/instance/domain_blocks").json()
+            by_digest = {b["digest"]: b for b in listed}
+            shown_loud = by_digest[hashlib.sha256(loud.encode()).hexdigest()]
+            shown_hidden = by_digest[hashlib.sha256(hidden.encode()).hexdigest()]
+            assert shown_loud == {
+                "domain": loud,
+                "digest": hashlib.sha256(loud.encode()).hexdigest(),
+                "severity": "silence",
+                "comment": "spam",
+            }
+            assert shown_hidden["severity"] == "suspend" and shown_hidden["comment"] == "abuse"
+            assert shown_hidden["domain"] != hidden and "*" in shown_hidden["domain"]
+            assert len(shown_hidden["domain"]) == len(hidden)
+            assert shown_hidden["domain"].startswith(hidden[:2]) and "." in shown_hidden["domain"]
+            assert listed.index(shown_loud) < listed.index(shown_hidden)  # silence first
+            assert await run_refused(instance.set_settings(rp.store, show_domain_blocks="some"))
+    finally:
+        await instance.set_settings(
+            rp.store, show_domain_blocks="", show_domain_blocks_rationale=""
+        )
+        await domains.unblock(rp.store, loud)
+        await domains.unblock(rp.store, hidden)
+
+
+async def run_refused(call) -> bool:
+    try:
+        await call
+    except ValidationError:
+        return True
+    return False
