@@ -402,6 +402,35 @@ async def public(ctx: Ctx) -> Response:
     )
 
 
+@endpoint(
+    "GET",
+    "/api/v1/timelines/link",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "A trending link's timeline (Mastodon 4.3): the public statuses of discoverable "
+        "accounts that carried the link, newest first (local: this server's); 404 for a "
+        "link that does not trend",
+        "Timelines",
+        STATUSES_REF,
+        paged=True,
+        params=[
+            query_param(
+                "url", {"type": "string", "maxLength": limits.TRENDS_LINK_MAX_CHARS}, required=True
+            ),
+            *PAGE,
+            query_param("local", BOOL),
+        ],
+    ),
+)
+async def link_timeline(ctx: Ctx) -> Response:
+    p = ctx.params
+    url = p.str("url", max_chars=limits.TRENDS_LINK_MAX_CHARS * 2) or ""
+    return timeline_response(
+        ctx, await ctx.rp.link_page(ctx.viewer, url, local=p.bool("local"), **p.cursors())
+    )
+
+
 def origin(local: bool, remote: bool) -> str | None:
     """``local``: this server's statuses only; ``remote`` (without local):
     other servers' only; neither (or both, as Mastodon): all."""

@@ -823,6 +823,9 @@ TRENDS_WINDOW = 200
 #: Links counted per status at most, and a counted link's length at most.
 TRENDS_LINKS_PER_STATUS = 5
 TRENDS_LINK_MAX_CHARS = 400
+#: The newest statuses kept per link for its timeline (Mastodon 4.3's
+#: /api/v1/timelines/link, which pages further back in its database).
+LINK_STATUSES_KEPT = 1000
 #: Suggestions: the accounts followed whose followings are read (the most
 #: recently followed), and of each the most recent followings read.
 SUGGESTIONS_FOLLOWEES_READ = 50

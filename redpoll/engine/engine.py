@@ -22,7 +22,7 @@ from ..bus.queue import JobQueue
 from ..collections import collections as featured_collections
 from ..conversations import direct_messages, featured_tags, tags, thread_mutes
 from ..core import keys, limits, validate
-from ..core.errors import ConfigError, RedpollError, StatusNotFound
+from ..core.errors import ConfigError, NotFound, RedpollError, StatusNotFound
 from ..core.health import DATABASE
 from ..core.models import Page, Status, User, now_ms
 from ..core.settings import Settings, redact
@@ -72,6 +72,7 @@ from ..storage.server import EmbeddedServer, reach
 from ..storage.store import Store
 from ..suggestions import suggestions as follow_suggestions
 from ..timelines import timelines
+from ..trends import links as trend_links
 from ..trends import ranking
 from ..trends import review as trend_review
 from ..trends import statuses as trend_statuses
@@ -1634,4 +1635,29 @@ class Redpoll:
         """(follows, followers) of ``uid`` on ``domain`` that a block of it would end."""
         return await member_blocks.preview(
             self.store, validate.an_id(uid, "user_id"), domain_blocks.normalize(domain)
+        )
+
+    async def link_page(self, viewer, url, *, local: bool = False, **cursors: Any) -> pages.Shown:
+        """A trending link's timeline (Mastodon 4.3's LinkFeed): the public
+        statuses that carried it, of discoverable accounts (``local``: of
+        this server's only), newest first, as ``viewer`` is shown them;
+        NotFound for a link that does not trend now."""
+        link = trend_links.normalize(url) if isinstance(url, str) else None
+        if link is None or not await ranking.trends(
+            self.store, "link", link, audience=self._trends_audience
+        ):
+            raise NotFound("the link does not trend")
+        read = await statuses.get_statuses(
+            self.store, await trend_links.statuses(self.store, link, **cursors)
+        )
+        authors = {u.id: u for u in await users.get_users(self.store, {s.user_id for s in read})}
+        kept = [
+            s
+            for s in read
+            if (a := authors.get(s.user_id)) is not None
+            and a.discoverable
+            and not (local and a.remote)
+        ]
+        return await pages.timeline(
+            self.store, viewer, kept, muted=True, read=read, context="public"
         )
