@@ -79,6 +79,26 @@ async def edit_status(ctx: Ctx) -> Response:
 
 
 @endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/translate",
+    auth="required",
+    scope="read:statuses",
+    doc=Doc(
+        "Translate a status: this server has no translation service (its instance "
+        "configuration says translation.enabled false), so 404 as Mastodon answers then "
+        "(and for a status the caller may not see)",
+        "Statuses",
+        {"type": "object"},
+        params=[path_param()],
+        body=request_body({"lang": {"type": "string", "maxLength": 16}}),
+    ),
+)
+async def translate(ctx: Ctx) -> Response:
+    await ctx.rp.seen_status(ctx.viewer, ctx.path_id())  # 404 for one not seen
+    raise ApiError(404, NOT_FOUND)  # Mastodon's TranslationService::NotConfiguredError
+
+
+@endpoint(
     "GET",
     "/api/v1/statuses/{id}/history",
     auth="optional",

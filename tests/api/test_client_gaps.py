@@ -113,3 +113,30 @@ async def run_refused(call) -> bool:
     except ValidationError:
         return True
     return False
+
+
+async def test_translation_and_announcements_answer_as_mastodon_without_them(srv):
+    """No translation service (translation.enabled false) and no
+    announcements: POST /api/v1/statuses/:id/translate and the
+    announcement actions answer Mastodon's 404 then."""
+    ann, bob = await run(accounts, srv.base, 2)
+    for m in (ann, bob):
+        m.version_check_mode = "none"
+    public = await run(ann.status_post, "bonjour")
+    assert (await run(bob.instance_v2))["configuration"]["translation"]["enabled"] is False
+    with pytest.raises(MastodonNotFoundError):
+        await run(bob.status_translate, public["id"], lang="en")
+    with pytest.raises(MastodonNotFoundError):
+        await run(bob.announcement_dismiss, "1")
+    with httpx.Client(base_url=srv.base, timeout=30) as c:
+        headers = {"Authorization": f"Bearer {bob.access_token}"}
+        for method, path in (
+            ("POST", f"/api/v1/statuses/{public['id']}/translate"),
+            ("POST", "/api/v1/statuses/999999999/translate"),
+            ("POST", "/api/v1/announcements/1/dismiss"),
+            ("PUT", "/api/v1/announcements/1/reactions/%F0%9F%91%8D"),
+            ("DELETE", "/api/v1/announcements/1/reactions/x"),
+        ):
+            answer = c.request(method, path, headers=headers)
+            assert (answer.status_code, answer.json()) == (404, NOT_FOUND), path
+        assert c.post(f"/api/v1/statuses/{public['id']}/translate").status_code == 401
