@@ -161,6 +161,22 @@ async def clear(ctx: Ctx) -> Response:
 
 
 @endpoint(
+    "POST",
+    "/api/v2/notifications/clear",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc(
+        "Dismiss every notification (Mastodon's v2 route of the same action)",
+        "Notifications",
+        ref("Empty"),
+    ),
+)
+async def clear_v2(ctx: Ctx) -> Response:
+    await ctx.rp.clear_notifications(ctx.uid)
+    return JSON({})
+
+
+@endpoint(
     "GET",
     "/api/v1/notifications/unread_count",
     auth="required",

@@ -140,3 +140,19 @@ async def test_translation_and_announcements_answer_as_mastodon_without_them(srv
             answer = c.request(method, path, headers=headers)
             assert (answer.status_code, answer.json()) == (404, NOT_FOUND), path
         assert c.post(f"/api/v1/statuses/{public['id']}/translate").status_code == 401
+
+
+async def test_v2_notifications_clear(srv):
+    """POST /api/v2/notifications/clear (Mastodon's route beside v1's): every
+    notification dismissed, grouped ones too."""
+    ann, bob = await run(accounts, srv.base, 2)
+    toot = await run(ann.status_post, "clear me")
+    await run(bob.status_favourite, toot["id"])
+    assert len((await run(ann.grouped_notifications))["notification_groups"]) == 1
+    with httpx.Client(base_url=srv.base, timeout=30) as c:
+        headers = {"Authorization": f"Bearer {ann.access_token}"}
+        answer = c.post("/api/v2/notifications/clear", headers=headers)
+        assert (answer.status_code, answer.json()) == (200, {})
+        assert c.post("/api/v2/notifications/clear").status_code == 401
+    assert (await run(ann.grouped_notifications))["notification_groups"] == []
+    assert await run(ann.notifications) == []
