@@ -349,7 +349,22 @@ GROUPED_NOTIFICATIONS = obj(
         "accounts": array(ref("Account")),
         "statuses": array(ref("Status")),
         "notification_groups": array(ref("NotificationGroup")),
-    }
+    },
+    {  # expand_accounts=partial_avatars (PartialAccountWithAvatar)
+        "partial_accounts": array(
+            obj(
+                {
+                    "id": ID,
+                    "acct": STR,
+                    "url": STR,
+                    "avatar": STR,
+                    "avatar_static": STR,
+                    "locked": BOOL,
+                    "bot": BOOL,
+                }
+            )
+        )
+    },
 )
 MARKER = obj(
     {"last_read_id": ID, "version": INT, "updated_at": {"type": "string", "format": "date-time"}}

@@ -200,13 +200,29 @@ def _limit(value, maximum: int) -> int:
     return validate.page_limit(value, maximum, maximum)
 
 
+def _partial(ctx: Ctx) -> bool:
+    """``expand_accounts``: ``full`` (the default) or ``partial_avatars``
+    (Mastodon 4.3: each group's most recent account in full, the rest of its
+    sample as PartialAccountWithAvatar in ``partial_accounts``); anything
+    else Mastodon's 400 (InvalidParameterError)."""
+    expand = ctx.params.str("expand_accounts", max_chars=40)
+    if expand not in (None, "full", "partial_avatars"):
+        raise ApiError(
+            400,
+            f"Invalid value for 'expand_accounts': '{expand}', allowed values are "
+            "'full' and 'partial_avatars'",
+        )
+    return expand == "partial_avatars"
+
+
+#: PartialAccountWithAvatar's fields (Mastodon 4.3)
+PARTIAL_FIELDS = ("id", "acct", "url", "avatar", "avatar_static", "locked", "bot")
+
+
 def _grouped_query(ctx: Ctx) -> dict:
     """The grouped endpoints' extra parameters: ``grouped_types[]`` (absent
-    = every groupable kind), and ``expand_accounts`` / ``include_filtered``
-    accepted (accounts are always full; nothing is filtered)."""
-    expand = ctx.params.str("expand_accounts", max_chars=40)
-    if expand not in (None, "", "full", "partial_avatars"):
-        raise ValidationError("expand_accounts", "must be full or partial_avatars")
+    = every groupable kind), and ``include_filtered`` accepted (nothing is
+    filtered)."""
     ctx.params.raw("supported_types")
     return {
         "grouped_types": _types(ctx, "grouped_types") if ctx.params.has("grouped_types") else None
@@ -248,15 +264,35 @@ def _results(
     accounts: dict[int, bytes],
     statuses: dict[int, bytes],
     headers: dict | None = None,
+    partial: bool = False,
 ) -> Response:
     """GroupedNotificationsResults: the accounts and statuses the groups
-    name, each once, joined as bytes beside the groups."""
-    used_accounts = {int(a) for g in groups for a in g["sample_account_ids"]}
+    name, each once, joined as bytes beside the groups; ``partial``
+    (expand_accounts=partial_avatars): only each group's most recent account
+    in ``accounts``, the other sampled ones in ``partial_accounts``, as
+    Mastodon's GroupedNotificationsPresenter."""
+    if partial:
+        used_accounts = {int(g["sample_account_ids"][0]) for g in groups if g["sample_account_ids"]}
+        rest = {int(a) for g in groups for a in g["sample_account_ids"][1:]} - used_accounts
+    else:
+        used_accounts = {int(a) for g in groups for a in g["sample_account_ids"]}
+        rest = set()
     used_statuses = {int(g["status_id"]) for g in groups if "status_id" in g}
+    tail = b""
+    if partial:
+        tail = b',"partial_accounts":' + orjson.dumps(
+            [
+                {k: v for k, v in orjson.loads(a).items() if k in PARTIAL_FIELDS}
+                for uid, a in accounts.items()
+                if uid in rest
+            ]
+        )
     return Response(
         b'{"accounts":['
         + b",".join(a for uid, a in accounts.items() if uid in used_accounts)
-        + b'],"statuses":['
+        + b"]"
+        + tail
+        + b',"statuses":['
         + b",".join(s for sid, s in statuses.items() if sid in used_statuses)
         + b'],"notification_groups":'
         + orjson.dumps(groups)
@@ -298,6 +334,7 @@ async def grouped(ctx: Ctx) -> Response:
     notifications up to the page's newest, with the accounts and statuses
     they name listed once beside them."""
     extra = _grouped_query(ctx)
+    partial = _partial(ctx)
     groups, ids, shown = await ctx.rp.notification_groups(ctx.uid, **_query(ctx), **extra)
     accounts, statuses = _side_lists(ctx, ids, shown)
     body = []
@@ -319,7 +356,11 @@ async def grouped(ctx: Ctx) -> Response:
         )
         body.append(entity)
     return _results(
-        body, accounts, statuses, headers=link_header(ctx, groups, key=lambda g: g.first.id)
+        body,
+        accounts,
+        statuses,
+        headers=link_header(ctx, groups, key=lambda g: g.first.id),
+        partial=partial,
     )
 
 
