@@ -31,24 +31,24 @@ async def rule_scenario(rp) -> dict:
     membership made after the posts (backfills); ``ra`` large at threshold
     3 (caught up with at read)."""
     u = {
-        n: (await rp.sign_up(n)).id
+        n: (await rp.accounts.sign_up(n)).id
         for n in ("rv", "ra", "rb", "rc", "ridle", "rlate", "rowner", "rhider")
     }
     for i in range(4):  # ra has more than 3 followers
-        await rp.follow((await rp.sign_up(f"rfan{i}")).id, u["ra"])
+        await rp.relations.follow((await rp.accounts.sign_up(f"rfan{i}")).id, u["ra"])
     for who in ("rv", "ridle"):
         for target in ("ra", "rb"):
-            await rp.follow(u[who], u[target])
-        await rp.follow_with_options(u[who], u["rhider"], reblogs=False)
-    await rp.follow(u["rowner"], u["rb"])
-    lst = (await rp.create_list(u["rowner"], "rule")).id
-    await rp.add_to_list(u["rowner"], lst, u["rb"])
-    await rp.home_timeline(u["ridle"])
+            await rp.relations.follow(u[who], u[target])
+        await rp.relations.follow_with_options(u[who], u["rhider"], reblogs=False)
+    await rp.relations.follow(u["rowner"], u["rb"])
+    lst = (await rp.lists.create(u["rowner"], "rule")).id
+    await rp.lists.add(u["rowner"], lst, u["rb"])
+    await rp.timelines.home(u["ridle"])
     await asyncio.sleep(1.3)  # ridle is idle from here: fan-out skips them
     t: dict[str, int] = {}
 
     async def post(who, text, reply=None, **extra):
-        t[text] = (await rp.post(u[who], text, extra or None, reply)).id
+        t[text] = (await rp.statuses.post(u[who], text, extra or None, reply)).id
 
     await post("rc", "c's")
     await post("rb", "b's")
@@ -60,25 +60,25 @@ async def rule_scenario(rp) -> dict:
     await post("ra", "to v", t["v's"])
     await post("ra", "@rc direct", visibility="direct")
     await post("ra", "private", visibility="private")
-    t["b boosts plain"] = await rp.boost(u["rb"], t["plain"])  # its original just below
-    t["a boosts c"] = await rp.boost(u["ra"], t["c's"])
-    t["hider boosts b"] = await rp.boost(u["rhider"], t["b's"])
+    t["b boosts plain"] = await rp.statuses.boost(u["rb"], t["plain"])  # its original just below
+    t["a boosts c"] = await rp.statuses.boost(u["ra"], t["c's"])
+    t["hider boosts b"] = await rp.statuses.boost(u["rhider"], t["b's"])
     await post("rb", "b to c", t["c's"])
     await post("rb", "b to itself", t["b's"])
     await rp.drain()
-    await rp.follow(u["rlate"], u["ra"])  # backfills, both after the posts
-    await rp.follow(u["rlate"], u["rb"])
-    await rp.update_profile(u["ra"], locked=True)
-    await rp.follow(u["rowner"], u["ra"])  # a request: a list may hold it
-    await rp.add_to_list(u["rowner"], lst, u["ra"])
+    await rp.relations.follow(u["rlate"], u["ra"])  # backfills, both after the posts
+    await rp.relations.follow(u["rlate"], u["rb"])
+    await rp.accounts.update_profile(u["ra"], locked=True)
+    await rp.relations.follow(u["rowner"], u["ra"])  # a request: a list may hold it
+    await rp.lists.add(u["rowner"], lst, u["ra"])
     await rp.drain()
     pages = {
         "rv": await walks(
-            lambda **c: rp.home_timeline(u["rv"], **c), await rp.home_timeline(u["rv"])
+            lambda **c: rp.timelines.home(u["rv"], **c), await rp.timelines.home(u["rv"])
         ),
-        "ridle": [s.id for s in await rp.home_timeline(u["ridle"])],  # rebuilt
-        "rlate": [s.id for s in await rp.home_timeline(u["rlate"])],
-        "list": [s.id for s in await rp.list_timeline(u["rowner"], lst)],
+        "ridle": [s.id for s in await rp.timelines.home(u["ridle"])],  # rebuilt
+        "rlate": [s.id for s in await rp.timelines.home(u["rlate"])],
+        "list": [s.id for s in await rp.timelines.of_list(u["rowner"], lst)],
     }
     pages["homes"] = {n: await home_ids(rp, keys.home(u[n])) for n in ("rv", "ridle", "rlate")}
     pages["list_raw"] = await home_ids(rp, keys.list_timeline(u["rowner"], lst))
@@ -91,15 +91,19 @@ async def rule_scenario_again(rp, got: dict) -> dict:
     seen the viewer's large accounts (a single server catches up in the
     page's own round trip then): a plain status whose boost the home holds
     already, a reply to an account not followed, a boost shown."""
-    u = {n: (await rp.lookup(n)).id for n in ("rv", "ra", "rb", "rc")}
+    u = {n: (await rp.accounts.lookup(n)).id for n in ("rv", "ra", "rb", "rc")}
     t = dict(got["texts"])
-    await rp.home_timeline(u["rv"])  # this process learns rv's large accounts
-    t["plain 2"] = (await rp.post(u["ra"], "plain 2")).id
-    t["b boosts plain 2"] = await rp.boost(u["rb"], t["plain 2"])  # before rv's home has it
-    t["to c 2"] = (await rp.post(u["ra"], "to c 2", None, t["c's"])).id
-    t["a boosts b"] = await rp.boost(u["ra"], t["b's"])
+    await rp.timelines.home(u["rv"])  # this process learns rv's large accounts
+    t["plain 2"] = (await rp.statuses.post(u["ra"], "plain 2")).id
+    t["b boosts plain 2"] = await rp.statuses.boost(
+        u["rb"], t["plain 2"]
+    )  # before rv's home has it
+    t["to c 2"] = (await rp.statuses.post(u["ra"], "to c 2", None, t["c's"])).id
+    t["a boosts b"] = await rp.statuses.boost(u["ra"], t["b's"])
     await rp.drain()
-    page = await walks(lambda **c: rp.home_timeline(u["rv"], **c), await rp.home_timeline(u["rv"]))
+    page = await walks(
+        lambda **c: rp.timelines.home(u["rv"], **c), await rp.timelines.home(u["rv"])
+    )
     return {
         "rv again": page,
         "home again": await home_ids(rp, keys.home(u["rv"])),
@@ -151,7 +155,7 @@ async def test_both_topologies_build_the_same_homes(tmp_path, threshold):
             try:
                 pages = await scenario(rp, None, threshold)
                 users = {
-                    login: (await rp.lookup(login)).id
+                    login: (await rp.accounts.lookup(login)).id
                     for login in ("viewer", "viewer2", "big1", "small1", "small2")
                 }
                 pages["homes"] = {

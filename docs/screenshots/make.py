@@ -7,6 +7,7 @@ extra installed and Debian's chromium present:
 It starts its own ``redpoll serve`` on an embedded server in a temporary data
 directory, makes a few accounts and posts through the public API, then opens
 the app in Chromium (Playwright, /usr/bin/chromium)."""
+
 from __future__ import annotations
 
 import io
@@ -23,20 +24,45 @@ from playwright.sync_api import expect, sync_playwright
 from redpoll.api.process import ServeProcess
 
 HERE = Path(__file__).parent
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 PASSWORD = "correct horse battery"
-LOOSE = {"REDPOLL_RATE_TOKEN": "off", "REDPOLL_RATE_IP": "off", "REDPOLL_RATE_SIGNUP": "off",
-         "REDPOLL_RATE_LOGIN": "off"}
+LOOSE = {
+    "REDPOLL_RATE_TOKEN": "off",
+    "REDPOLL_RATE_IP": "off",
+    "REDPOLL_RATE_SIGNUP": "off",
+    "REDPOLL_RATE_LOGIN": "off",
+}
 
 
 def account(url: str, app: dict, name: str) -> str:
-    app_token = httpx.post(url + "/oauth/token", data={
-        "grant_type": "client_credentials", "client_id": app["client_id"],
-        "client_secret": app["client_secret"], "scope": "read write follow"}).json()["access_token"]
-    made = httpx.post(url + "/api/v1/accounts", headers={"Authorization": "Bearer " + app_token},
-                      data={"username": name, "email": f"{name}@example.org", "password": PASSWORD,
-                            "agreement": "true"})
+    app_token = httpx.post(
+        url + "/oauth/token",
+        data={
+            "grant_type": "client_credentials",
+            "client_id": app["client_id"],
+            "client_secret": app["client_secret"],
+            "scope": "read write follow",
+        },
+    ).json()["access_token"]
+    made = httpx.post(
+        url + "/api/v1/accounts",
+        headers={"Authorization": "Bearer " + app_token},
+        data={
+            "username": name,
+            "email": f"{name}@example.org",
+            "password": PASSWORD,
+            "agreement": "true",
+        },
+    )
     made.raise_for_status()
     return made.json()["access_token"]
 
@@ -58,27 +84,46 @@ def picture(sky: tuple, ground: tuple, sun: tuple, size=(960, 640), face=False) 
     img = Image.new("RGB", size, sky)
     draw = ImageDraw.Draw(img)
     if face:
-        draw.ellipse((w * .2, h * .15, w * .8, h * .85), fill=sun)
-        for x in (.38, .62):
-            draw.ellipse((w * x - w * .05, h * .4, w * x + w * .05, h * .5), fill=ground)
-        draw.arc((w * .35, h * .45, w * .65, h * .7), 20, 160, fill=ground, width=max(2, w // 40))
+        draw.ellipse((w * 0.2, h * 0.15, w * 0.8, h * 0.85), fill=sun)
+        for x in (0.38, 0.62):
+            draw.ellipse((w * x - w * 0.05, h * 0.4, w * x + w * 0.05, h * 0.5), fill=ground)
+        draw.arc(
+            (w * 0.35, h * 0.45, w * 0.65, h * 0.7), 20, 160, fill=ground, width=max(2, w // 40)
+        )
     else:
-        draw.ellipse((w * .62, h * .12, w * .8, h * .12 + w * .18), fill=sun)
-        draw.polygon([(0, h * .7), (w * .3, h * .45), (w * .55, h * .65), (w * .8, h * .4), (w, h * .6),
-                      (w, h), (0, h)], fill=ground)
+        draw.ellipse((w * 0.62, h * 0.12, w * 0.8, h * 0.12 + w * 0.18), fill=sun)
+        draw.polygon(
+            [
+                (0, h * 0.7),
+                (w * 0.3, h * 0.45),
+                (w * 0.55, h * 0.65),
+                (w * 0.8, h * 0.4),
+                (w, h * 0.6),
+                (w, h),
+                (0, h),
+            ],
+            fill=ground,
+        )
     out = io.BytesIO()
     img.save(out, "PNG")
     return out.getvalue()
 
 
 def seed(url: str) -> None:
-    app = httpx.post(url + "/api/v1/apps", data={
-        "client_name": "seed", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
-        "scopes": "read write follow"}).json()
+    app = httpx.post(
+        url + "/api/v1/apps",
+        data={
+            "client_name": "seed",
+            "redirect_uris": "urn:ietf:wg:oauth:2.0:oob",
+            "scopes": "read write follow",
+        },
+    ).json()
     tokens = {n: account(url, app, n) for n in ("ada", "grace", "linus", "margaret")}
 
     def call(who, method, path, **kw):
-        r = httpx.request(method, url + path, headers={"Authorization": "Bearer " + tokens[who]}, **kw)
+        r = httpx.request(
+            method, url + path, headers={"Authorization": "Bearer " + tokens[who]}, **kw
+        )
         r.raise_for_status()
         return r.json()
 
@@ -88,12 +133,21 @@ def seed(url: str) -> None:
             if a != b and not (a == "margaret" and b == "linus"):
                 call(a, "POST", f"/api/v1/accounts/{ids[b]}/follow")
     posts = [
-        ("grace", "Debugging is twice as hard as writing the code in the first place. #programming"),
+        (
+            "grace",
+            "Debugging is twice as hard as writing the code in the first place. #programming",
+        ),
         ("linus", "Talk is cheap. Show me the code."),
         ("margaret", "Flight software review tonight; @ada, bring the #apollo notes."),
-        ("grace", "The most dangerous phrase: \"we have always done it this way\"."),
-        ("ada", "The engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves. #math"),
-        ("linus", "Release candidate is out, please test it on your odd hardware: https://example.org/rc1"),
+        ("grace", 'The most dangerous phrase: "we have always done it this way".'),
+        (
+            "ada",
+            "The engine weaves algebraic patterns just as the Jacquard loom weaves flowers and leaves. #math",
+        ),
+        (
+            "linus",
+            "Release candidate is out, please test it on your odd hardware: https://example.org/rc1",
+        ),
         ("margaret", "Good morning! Coffee first, then the #apollo guidance review."),
     ]
     made = {}
@@ -103,32 +157,84 @@ def seed(url: str) -> None:
     engine = made["The engine w"]["id"]
     for who in ("grace", "margaret", "linus"):
         call(who, "POST", f"/api/v1/statuses/{engine}/favourite")
-    call("grace", "POST", "/api/v1/statuses", data={
-        "status": "@ada it weaves a lot more than flowers these days.", "in_reply_to_id": engine})
+    call(
+        "grace",
+        "POST",
+        "/api/v1/statuses",
+        data={
+            "status": "@ada it weaves a lot more than flowers these days.",
+            "in_reply_to_id": engine,
+        },
+    )
     call("ada", "POST", f"/api/v1/statuses/{made['Good morning']['id']}/favourite")
     call("ada", "POST", f"/api/v1/statuses/{made['Release cand']['id']}/bookmark")
 
     # pictures: avatars, a post with two images (alt text), a sensitive one
     def media(who, data, description):
-        return call(who, "POST", "/api/v1/media", files={"file": ("p.png", data, "image/png")},
-                    data={"description": description})["id"]
+        return call(
+            who,
+            "POST",
+            "/api/v1/media",
+            files={"file": ("p.png", data, "image/png")},
+            data={"description": description},
+        )["id"]
 
-    for who, colours in {"grace": ((70, 110, 190), (40, 40, 60), (240, 200, 160)),
-                         "margaret": ((200, 120, 60), (60, 30, 20), (250, 220, 180))}.items():
-        call(who, "PATCH", "/api/v1/accounts/update_credentials", files={
-            "avatar": ("a.png", picture(*colours, size=(400, 400), face=True), "image/png")})
-    call("ada", "PATCH", "/api/v1/accounts/update_credentials", files={
-        "header": ("h.png", picture((150, 190, 230), (60, 120, 80), (255, 210, 90), size=(1500, 500)),
-                   "image/png")})
-    call("linus", "POST", "/api/v1/statuses", json={
-        "status": "Spoiler: the ending of the film", "sensitive": True,
-        "media_ids": [media("linus", picture((30, 30, 50), (120, 30, 60), (230, 230, 255)), "A dark stage")]})
-    call("margaret", "POST", "/api/v1/statuses", json={
-        "status": "Two views from the launch site #apollo", "media_ids": [
-            media("margaret", picture((140, 190, 240), (190, 160, 110), (255, 220, 120)),
-                  "A sandy launch site under a pale blue sky"),
-            media("margaret", picture((250, 170, 120), (70, 90, 60), (255, 120, 80)),
-                  "The same site at sunset, hills in dark green")]})
+    for who, colours in {
+        "grace": ((70, 110, 190), (40, 40, 60), (240, 200, 160)),
+        "margaret": ((200, 120, 60), (60, 30, 20), (250, 220, 180)),
+    }.items():
+        call(
+            who,
+            "PATCH",
+            "/api/v1/accounts/update_credentials",
+            files={"avatar": ("a.png", picture(*colours, size=(400, 400), face=True), "image/png")},
+        )
+    call(
+        "ada",
+        "PATCH",
+        "/api/v1/accounts/update_credentials",
+        files={
+            "header": (
+                "h.png",
+                picture((150, 190, 230), (60, 120, 80), (255, 210, 90), size=(1500, 500)),
+                "image/png",
+            )
+        },
+    )
+    call(
+        "linus",
+        "POST",
+        "/api/v1/statuses",
+        json={
+            "status": "Spoiler: the ending of the film",
+            "sensitive": True,
+            "media_ids": [
+                media(
+                    "linus", picture((30, 30, 50), (120, 30, 60), (230, 230, 255)), "A dark stage"
+                )
+            ],
+        },
+    )
+    call(
+        "margaret",
+        "POST",
+        "/api/v1/statuses",
+        json={
+            "status": "Two views from the launch site #apollo",
+            "media_ids": [
+                media(
+                    "margaret",
+                    picture((140, 190, 240), (190, 160, 110), (255, 220, 120)),
+                    "A sandy launch site under a pale blue sky",
+                ),
+                media(
+                    "margaret",
+                    picture((250, 170, 120), (70, 90, 60), (255, 120, 80)),
+                    "The same site at sunset, hills in dark green",
+                ),
+            ],
+        },
+    )
 
 
 def main() -> int:
@@ -143,14 +249,20 @@ def main() -> int:
         views = {"desktop": {"width": 1280, "height": 860}, "phone": {"width": 360, "height": 760}}
 
         def signed_in(label, scheme):
-            ctx = browser.new_context(viewport=views[label], base_url=url, color_scheme=scheme,
-                                      device_scale_factor=1 if label == "desktop" else 2)
+            ctx = browser.new_context(
+                viewport=views[label],
+                base_url=url,
+                color_scheme=scheme,
+                device_scale_factor=1 if label == "desktop" else 2,
+            )
             page = ctx.new_page()
             page.goto("/")
             if scheme == "light" and label == "desktop":
                 page.screenshot(path=HERE / "signed-out-desktop.png")
             page.get_by_role("button", name="Sign in").click()
-            expect(page.get_by_label("Username or e-mail")).to_be_visible()  # the form, not the landing
+            expect(
+                page.get_by_label("Username or e-mail")
+            ).to_be_visible()  # the form, not the landing
             if scheme == "light":
                 page.screenshot(path=HERE / f"sign-in-{label}.png")
             page.get_by_label("Username or e-mail").fill("ada")
@@ -164,7 +276,9 @@ def main() -> int:
             for label in views:
                 ctx, page = signed_in(label, scheme)
                 expect(page.locator("#unread")).to_be_visible()
-                page.get_by_role("textbox", name="Compose").fill("Drafting a note about #math and @grace")
+                page.get_by_role("textbox", name="Compose").fill(
+                    "Drafting a note about #math and @grace"
+                )
                 page.mouse.move(0, 0)
                 page.screenshot(path=HERE / f"home-{label}-{scheme}.png")
                 ctx.close()
@@ -216,11 +330,18 @@ def main() -> int:
             page.get_by_role("textbox", name="Compose").click()
             with page.expect_file_chooser() as chooser:
                 page.get_by_role("button", name="Add images").click()
-            chooser.value.set_files({"name": "meadow.png", "mimeType": "image/png",
-                                     "buffer": picture((160, 200, 240), (90, 160, 70), (255, 230, 120))})
+            chooser.value.set_files(
+                {
+                    "name": "meadow.png",
+                    "mimeType": "image/png",
+                    "buffer": picture((160, 200, 240), (90, 160, 70), (255, 230, 120)),
+                }
+            )
             page.get_by_label("Alt text for image 1").fill("A meadow under a yellow sun")
             page.get_by_role("textbox", name="Compose").fill("Lunch break view")
-            until(page, "[...document.querySelectorAll('.compose-media img')].some(i => i.complete)")
+            until(
+                page, "[...document.querySelectorAll('.compose-media img')].some(i => i.complete)"
+            )
             page.screenshot(path=HERE / f"compose-images-{label}.png")
             page.goto("/settings")  # on a phone the link is in the menu
             expect(page.get_by_label("Display name")).to_be_visible()

@@ -89,7 +89,7 @@ async def register(ctx: Ctx) -> Response:
         ip=ctx.ip,
     )
     try:
-        user, issued = await ctx.rp.register_with_token(
+        user, issued = await ctx.rp.auth.register_with_token(
             ctx.authed.client_id, ctx.authed.scopes, form
         )
     except auth.SignUpInvalid as exc:
@@ -117,7 +117,7 @@ async def register(ctx: Ctx) -> Response:
     doc=Doc("The token's account", "Accounts", ref("CredentialAccount")),
 )
 async def verify_credentials(ctx: Ctx) -> Response:
-    user, count = await ctx.rp.credentials(ctx.uid)
+    user, count = await ctx.rp.accounts.credentials(ctx.uid)
     role = await ctx.rp.admin.role_of(user)
     return JSON(entities.credential_account(user, ctx.base, role, follow_requests=count))
 
@@ -141,7 +141,7 @@ async def verify_credentials(ctx: Ctx) -> Response:
 )
 async def get_accounts(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    found = {u.id: u for u in await ctx.rp.get_users(ids) if not u.pending}
+    found = {u.id: u for u in await ctx.rp.accounts.get_users(ids) if not u.pending}
     return JSON([entities.account(found[uid], ctx.base) for uid in ids if uid in found])
 
 
@@ -153,7 +153,7 @@ async def get_accounts(ctx: Ctx) -> Response:
     doc=Doc("An account", "Accounts", ACCOUNT_REF, params=[path_param()]),
 )
 async def get_account(ctx: Ctx) -> Response:
-    user = await ctx.rp.get_user(ctx.path_id())
+    user = await ctx.rp.accounts.get_user(ctx.path_id())
     if user.pending:  # as Mastodon's check_account_approval: not shown until approved
         raise ApiError(404, NOT_FOUND)
     return JSON(entities.account(user, ctx.base))
@@ -177,12 +177,12 @@ async def lookup(ctx: Ctx) -> Response:
     ours = {(ctx.request.url.hostname or "").lower(), ctx.request.url.netloc.lower()}
     if domain and domain.lower() not in ours:
         # another server's account: the one kept here, if any (no lookup there)
-        found = await ctx.rp.kept_remote_account(acct)
+        found = await ctx.rp.federation.kept_remote_account(acct)
         if found is None:
             raise ApiError(404, NOT_FOUND)
         return JSON(entities.account(found, ctx.base))
     try:
-        user = await ctx.rp.lookup(name)
+        user = await ctx.rp.accounts.lookup(name)
     except ValidationError:
         raise ApiError(404, NOT_FOUND) from None
     if user.pending:
@@ -221,11 +221,11 @@ async def account_statuses(ctx: Ctx) -> Response:
         except ValidationError:  # no hashtag has that name: no status carries it (Mastodon)
             return JSON([])
     if p.bool("pinned"):  # the pins, all of them (at most limits.PINS_MAX)
-        return timeline_response(ctx, await ctx.rp.pinned_page(ctx.viewer, uid))
+        return timeline_response(ctx, await ctx.rp.timelines.pinned_page(ctx.viewer, uid))
     no_replies, no_reblogs = p.bool("exclude_replies"), p.bool("exclude_reblogs")
     return timeline_response(
         ctx,
-        await ctx.rp.profile_page(
+        await ctx.rp.timelines.profile_page(
             ctx.viewer,
             uid,
             no_replies=no_replies,
@@ -256,7 +256,7 @@ def relationship_entity(r: Relationship) -> dict:
 
 async def relationship_of(ctx: Ctx, target: int) -> dict:
     """The caller's Relationship to ``target`` (follows, blocks, mutes)."""
-    return relationship_entity(await ctx.rp.relationship(ctx.uid, target))
+    return relationship_entity(await ctx.rp.relations.relationship(ctx.uid, target))
 
 
 @endpoint(
@@ -278,7 +278,9 @@ async def follow(ctx: Ctx) -> Response:
     reblogs = p.bool("reblogs", True) if p.has("reblogs") else None
     notify = p.bool("notify", False) if p.has("notify") else None
     return JSON(
-        relationship_entity(await ctx.rp.follow_with_options(ctx.uid, target, reblogs, notify))
+        relationship_entity(
+            await ctx.rp.relations.follow_with_options(ctx.uid, target, reblogs, notify)
+        )
     )
 
 
@@ -291,8 +293,8 @@ async def follow(ctx: Ctx) -> Response:
 )
 async def unfollow(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    await ctx.rp.get_user(target)
-    await ctx.rp.unfollow(ctx.uid, target)
+    await ctx.rp.accounts.get_user(target)
+    await ctx.rp.relations.unfollow(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
@@ -314,16 +316,18 @@ async def unfollow(ctx: Ctx) -> Response:
 )
 async def relationships(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    return JSON([relationship_entity(r) for r in await ctx.rp.relationships(ctx.uid, ids)])
+    return JSON(
+        [relationship_entity(r) for r in await ctx.rp.relations.relationships(ctx.uid, ids)]
+    )
 
 
 async def _follow_page(ctx: Ctx, which: str) -> Response:
     uid = ctx.path_id()
-    await ctx.rp.get_user(uid)
+    await ctx.rp.accounts.get_user(uid)
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    page = ctx.rp.followers if which == "followers" else ctx.rp.following
+    page = ctx.rp.relations.followers if which == "followers" else ctx.rp.relations.following
     users, cursor = await page(uid, max_score=p.cursor("max_id"), limit=p.raw("limit") or 40)
     headers = {}
     if users and cursor is not None:
@@ -383,7 +387,7 @@ async def following(ctx: Ctx) -> Response:
 )
 async def familiar_followers(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    found = await ctx.rp.familiar_followers(ctx.uid, ids)
+    found = await ctx.rp.relations.familiar_followers(ctx.uid, ids)
     return JSON(
         [{"id": str(t), "accounts": [entities.account(u, ctx.base) for u in found[t]]} for t in ids]
     )
@@ -400,8 +404,10 @@ async def familiar_followers(ctx: Ctx) -> Response:
 )
 async def account_lists(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    await ctx.rp.get_user(target)
-    return JSON([entities.user_list(item) for item in await ctx.rp.lists_of(ctx.uid, target)])
+    await ctx.rp.accounts.get_user(target)
+    return JSON(
+        [entities.user_list(item) for item in await ctx.rp.lists.containing(ctx.uid, target)]
+    )
 
 
 @endpoint(
@@ -417,7 +423,7 @@ async def account_lists(ctx: Ctx) -> Response:
     ),
 )
 async def identity_proofs(ctx: Ctx) -> Response:
-    await ctx.rp.get_user(ctx.path_id())
+    await ctx.rp.accounts.get_user(ctx.path_id())
     return JSON([])
 
 

@@ -191,7 +191,7 @@ async def retention(ctx: Ctx) -> Response:
     ),
 )
 async def instance_activity(ctx: Ctx) -> Response:
-    weeks = await ctx.rp.instance_activity()
+    weeks = await ctx.rp.instance.activity()
     return JSON(
         [
             {

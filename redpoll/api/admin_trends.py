@@ -76,7 +76,9 @@ def _link(trend) -> dict:
 
 async def _statuses(ctx: Ctx, found: list[tuple[int, bool | None]]) -> list[dict]:
     verdict = dict(found)
-    shown = await render_statuses(ctx, await ctx.rp.get_statuses([sid for sid, _ in found]))
+    shown = await render_statuses(
+        ctx, await ctx.rp.statuses.get_statuses([sid for sid, _ in found])
+    )
     return [{**s, "requires_review": verdict.get(int(s["id"])) is None} for s in shown]
 
 
@@ -96,7 +98,7 @@ async def trending_tags(ctx: Ctx) -> Response:
     try:
         found = await ctx.rp.admin.trending(ctx.uid, "tag", **_query(ctx))
     except Forbidden:
-        public = await ctx.rp.trending_tags(ctx.viewer, **_query(ctx))
+        public = await ctx.rp.discovery.trending_tags(ctx.viewer, **_query(ctx))
         return JSON([tag_entity(ctx, t, True) for t in public])
     return JSON([_tag(ctx, t) for t in found])
 
@@ -117,7 +119,7 @@ async def trending_links(ctx: Ctx) -> Response:
     try:
         found = await ctx.rp.admin.trending(ctx.uid, "link", **_query(ctx))
     except Forbidden:
-        return JSON([link_entity(t) for t in await ctx.rp.trending_links(**_query(ctx))])
+        return JSON([link_entity(t) for t in await ctx.rp.discovery.trending_links(**_query(ctx))])
     return JSON([_link(t) for t in found])
 
 
@@ -137,7 +139,7 @@ async def trending_statuses(ctx: Ctx) -> Response:
     try:
         found = await ctx.rp.admin.trending_statuses(ctx.uid, **_query(ctx))
     except Forbidden:
-        shown = await ctx.rp.trending_page(ctx.viewer, **_query(ctx))
+        shown = await ctx.rp.discovery.trending_page(ctx.viewer, **_query(ctx))
         return JSON(await render_statuses(ctx, shown.statuses))
     return JSON(await _statuses(ctx, found))
 

@@ -60,8 +60,8 @@ async def _wrapped(ctx: Ctx, found: list[Report]) -> Response:
     named = sorted(
         {int(sid) for r in found for sid in r.data["top_statuses"].values() if sid is not None}
     )
-    shown = await ctx.rp.statuses_page(ctx.uid, named) if named else None
-    user = await ctx.rp.get_user(ctx.uid)
+    shown = await ctx.rp.timelines.statuses_page(ctx.uid, named) if named else None
+    user = await ctx.rp.accounts.get_user(ctx.uid)
     return JSON(
         {
             "annual_reports": [
@@ -88,7 +88,7 @@ async def _wrapped(ctx: Ctx, found: list[Report]) -> Response:
     doc=Doc("Your annual reports not yet marked read", TAG, WRAPPED),
 )
 async def list_reports(ctx: Ctx) -> Response:
-    return await _wrapped(ctx, await ctx.rp.annual_reports(ctx.uid, unread_only=True))
+    return await _wrapped(ctx, await ctx.rp.annual.reports(ctx.uid, unread_only=True))
 
 
 @endpoint(
@@ -100,7 +100,7 @@ async def list_reports(ctx: Ctx) -> Response:
 )
 async def get_report(ctx: Ctx) -> Response:
     year = _year(ctx)
-    found = await ctx.rp.annual_reports(ctx.uid, year) if year is not None else []
+    found = await ctx.rp.annual.reports(ctx.uid, year) if year is not None else []
     if not found:
         raise ApiError(404, NOT_FOUND)
     return await _wrapped(ctx, found)
@@ -119,7 +119,7 @@ async def get_report(ctx: Ctx) -> Response:
     ),
 )
 async def report_state(ctx: Ctx) -> Response:
-    return JSON({"state": await ctx.rp.annual_report_state(ctx.uid, _year(ctx))})
+    return JSON({"state": await ctx.rp.annual.state(ctx.uid, _year(ctx))})
 
 
 @endpoint(
@@ -138,7 +138,7 @@ async def report_state(ctx: Ctx) -> Response:
     ),
 )
 async def generate_report(ctx: Ctx) -> Response:
-    making = await ctx.rp.annual_report_generate(ctx.uid, _year(ctx))
+    making = await ctx.rp.annual.generate(ctx.uid, _year(ctx))
     return JSON({}, status_code=202 if making else 200)
 
 
@@ -152,6 +152,6 @@ async def generate_report(ctx: Ctx) -> Response:
     ),
 )
 async def read_report(ctx: Ctx) -> Response:
-    if not await ctx.rp.annual_report_read(ctx.uid, _year(ctx)):
+    if not await ctx.rp.annual.read(ctx.uid, _year(ctx)):
         raise ApiError(404, NOT_FOUND)
     return JSON({})

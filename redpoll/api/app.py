@@ -1,4 +1,4 @@
-"""The ASGI application: Starlette routes over the engine facade.
+"""The ASGI application: Starlette routes over the engine and its areas.
 
 ``create_app()`` is the factory uvicorn runs in each HTTP worker process. Its
 lifespan opens the engine (on the database ``redpoll serve`` names in the
@@ -54,6 +54,7 @@ from . import (
     featured_tags,
     federation,
     filters,
+    imports,
     instance,
     invites,
     lists,
@@ -135,6 +136,7 @@ MODULES = (
     moderation,
     roles,
     exports,
+    imports,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

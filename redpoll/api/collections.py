@@ -100,7 +100,7 @@ def _fields(ctx: Ctx) -> dict:
 )
 async def create_collection(ctx: Ctx) -> Response:
     accounts = ctx.params.ids("account_ids", max_count=limits.COLLECTION_ITEMS_MAX + 1)
-    c = await ctx.rp.create_collection(ctx.uid, account_ids=accounts, **_fields(ctx))
+    c = await ctx.rp.collections.create(ctx.uid, account_ids=accounts, **_fields(ctx))
     return JSON({"collection": collection_entity(ctx, c)})
 
 
@@ -117,7 +117,7 @@ async def create_collection(ctx: Ctx) -> Response:
     ),
 )
 async def show_collection(ctx: Ctx) -> Response:
-    return JSON(_with_accounts(ctx, await ctx.rp.collection(ctx.path_id(), ctx.viewer)))
+    return JSON(_with_accounts(ctx, await ctx.rp.collections.view(ctx.path_id(), ctx.viewer)))
 
 
 @endpoint(
@@ -134,7 +134,7 @@ async def show_collection(ctx: Ctx) -> Response:
     ),
 )
 async def update_collection(ctx: Ctx) -> Response:
-    c = await ctx.rp.update_collection(ctx.uid, ctx.path_id(), **_fields(ctx))
+    c = await ctx.rp.collections.update(ctx.uid, ctx.path_id(), **_fields(ctx))
     return JSON({"collection": collection_entity(ctx, c)})
 
 
@@ -146,7 +146,7 @@ async def update_collection(ctx: Ctx) -> Response:
     doc=Doc("Delete one of your collections", "Collections", ref("Empty"), params=[path_param()]),
 )
 async def delete_collection(ctx: Ctx) -> Response:
-    await ctx.rp.delete_collection(ctx.uid, ctx.path_id())
+    await ctx.rp.collections.delete(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -166,7 +166,7 @@ async def delete_collection(ctx: Ctx) -> Response:
 )
 async def add_item(ctx: Ctx) -> Response:
     account = ctx.params.str("account_id", required=True, max_chars=20)
-    item = await ctx.rp.collection_item(ctx.uid, ctx.path_id(), "add", account)
+    item = await ctx.rp.collections.item(ctx.uid, ctx.path_id(), "add", account)
     return JSON({"collection_item": entities.collection_item(item)})
 
 
@@ -183,7 +183,7 @@ async def add_item(ctx: Ctx) -> Response:
     ),
 )
 async def remove_item(ctx: Ctx) -> Response:
-    await ctx.rp.collection_item(ctx.uid, ctx.path_id(), "remove", ctx.path_id("item_id"))
+    await ctx.rp.collections.item(ctx.uid, ctx.path_id(), "remove", ctx.path_id("item_id"))
     return JSON({})
 
 
@@ -200,7 +200,7 @@ async def remove_item(ctx: Ctx) -> Response:
     ),
 )
 async def revoke_item(ctx: Ctx) -> Response:
-    await ctx.rp.collection_item(ctx.uid, ctx.path_id(), "revoke", ctx.path_id("item_id"))
+    await ctx.rp.collections.item(ctx.uid, ctx.path_id(), "revoke", ctx.path_id("item_id"))
     return JSON({})
 
 
@@ -219,7 +219,7 @@ async def revoke_item(ctx: Ctx) -> Response:
 )
 async def account_collections(ctx: Ctx) -> Response:
     p = ctx.params
-    shown = await ctx.rp.collections_of(
+    shown = await ctx.rp.collections.of_account(
         ctx.path_id(), ctx.viewer, offset=p.raw("offset"), limit=p.raw("limit")
     )
     return JSON(
@@ -243,7 +243,7 @@ async def account_collections(ctx: Ctx) -> Response:
 )
 async def in_collections(ctx: Ctx) -> Response:
     p = ctx.params
-    shown = await ctx.rp.collections_featuring(
+    shown = await ctx.rp.collections.featuring(
         ctx.path_id(), ctx.uid, offset=p.raw("offset"), limit=p.raw("limit")
     )
     return JSON(

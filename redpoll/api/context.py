@@ -73,7 +73,7 @@ class Ctx:
 
     async def limit(self, family: str, rate) -> None:
         """Count this request against a stricter per-IP family (signup, login)."""
-        state = await self.rp.rate_hit(f"ip:{self.ip}:{family}", rate)
+        state = await self.rp.auth.rate_hit(f"ip:{self.ip}:{family}", rate)
         if state is not None:
             self.rate = state
             if state.exceeded:
@@ -82,7 +82,7 @@ class Ctx:
     async def authenticate(self, required: bool, scope, user: bool, standing: bool = False) -> None:
         token, _ = gateway_auth.bearer_token(self.request.scope)
         if token:
-            self.token, self.rate = await self.rp.authenticate(token, self.settings.rate_token)
+            self.token, self.rate = await self.rp.auth.authenticate(token, self.settings.rate_token)
             if self.token is None:
                 await self._ip_hit()
                 raise ApiError(
@@ -102,7 +102,9 @@ class Ctx:
             # one IP's requests over all its tokens: many app tokens must not
             # multiply its allowance. The X-RateLimit-*
             # headers keep showing the token's own bucket until this one is full.
-            ip_state = await self.rp.rate_hit(f"ip:{self.ip}:tokens", self.settings.rate_ip_tokens)
+            ip_state = await self.rp.auth.rate_hit(
+                f"ip:{self.ip}:tokens", self.settings.rate_ip_tokens
+            )
             if ip_state is not None and ip_state.exceeded:
                 self.rate = ip_state
                 raise ApiError(429, "Too many requests", headers=ip_state.headers())
@@ -114,7 +116,7 @@ class Ctx:
                 raise ApiError(422, "This method requires an authenticated user")
             if standing and user and required and self.token.check:
                 # only a marked token pays this read (redpoll.accounts.standing)
-                if await self.rp.unconfirmed(self.token.uid, self.token.digest):
+                if await self.rp.accounts.unconfirmed(self.token.uid, self.token.digest):
                     raise ApiError(403, UNCONFIRMED)
             if standing and self.token.pending:
                 # an account waiting for approval, after the address as
@@ -122,7 +124,7 @@ class Ctx:
                 raise ApiError(403, PENDING_MESSAGE)
 
     async def _ip_hit(self) -> None:
-        self.rate = await self.rp.rate_hit(f"ip:{self.ip}:api", self.settings.rate_ip)
+        self.rate = await self.rp.auth.rate_hit(f"ip:{self.ip}:api", self.settings.rate_ip)
         if self.rate is not None and self.rate.exceeded:
             raise ApiError(429, "Too many requests", headers=self.rate.headers())
 

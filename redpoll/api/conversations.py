@@ -57,7 +57,7 @@ def _entities(
     ),
 )
 async def conversations(ctx: Ctx) -> Response:
-    convs, shown, by_id = await ctx.rp.conversations(ctx.uid, **ctx.params.cursors())
+    convs, shown, by_id = await ctx.rp.timelines.conversations(ctx.uid, **ctx.params.cursors())
     headers = link_header(ctx, [c.last_status for c in convs], key=lambda sid: sid)
     return JSON(_entities(ctx, convs, shown, by_id), headers=headers)
 
@@ -75,7 +75,7 @@ async def conversations(ctx: Ctx) -> Response:
     ),
 )
 async def read(ctx: Ctx) -> Response:
-    conv, shown, by_id = await ctx.rp.read_conversation(ctx.uid, ctx.path_id())
+    conv, shown, by_id = await ctx.rp.timelines.read_conversation(ctx.uid, ctx.path_id())
     return JSON(_entities(ctx, [conv], shown, by_id)[0])
 
 
@@ -92,7 +92,9 @@ async def read(ctx: Ctx) -> Response:
     ),
 )
 async def unread(ctx: Ctx) -> Response:
-    conv, shown, by_id = await ctx.rp.read_conversation(ctx.uid, ctx.path_id(), unread=True)
+    conv, shown, by_id = await ctx.rp.timelines.read_conversation(
+        ctx.uid, ctx.path_id(), unread=True
+    )
     return JSON(_entities(ctx, [conv], shown, by_id)[0])
 
 
@@ -104,5 +106,5 @@ async def unread(ctx: Ctx) -> Response:
     doc=Doc("Take a conversation off your list", "Statuses", obj({}), params=[path_param()]),
 )
 async def remove(ctx: Ctx) -> Response:
-    await ctx.rp.remove_conversation(ctx.uid, ctx.path_id())
+    await ctx.rp.timelines.remove_conversation(ctx.uid, ctx.path_id())
     return JSON({})

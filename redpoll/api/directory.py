@@ -34,7 +34,7 @@ from .routing import endpoint
 )
 async def directory(ctx: Ctx) -> Response:
     p = ctx.params
-    found = await ctx.rp.directory(
+    found = await ctx.rp.discovery.directory(
         ctx.viewer,
         offset=p.raw("offset"),
         limit=p.raw("limit"),

@@ -59,7 +59,7 @@ async def edit_status(ctx: Ctx) -> Response:
     if policy:  # checked before anything is written
         quotes.policy_param(policy, "public")
     try:
-        status = await ctx.rp.edit_status(
+        status = await ctx.rp.statuses.edit(
             ctx.uid,
             ctx.path_id(),
             text,
@@ -71,8 +71,8 @@ async def edit_status(ctx: Ctx) -> Response:
         )
         if policy:  # Mastodon 4.5: an edit may change who may quote it; a second
             # atomic step (quote_policy's script), the same on a retried request
-            await ctx.rp.set_quote_policy(ctx.uid, status.id, policy)
-            status = await ctx.rp.seen_status(ctx.viewer, status.id)
+            await ctx.rp.statuses.set_quote_policy(ctx.uid, status.id, policy)
+            status = await ctx.rp.statuses.seen_status(ctx.viewer, status.id)
     except Forbidden:  # another's status: Mastodon answers 404
         raise ApiError(404, NOT_FOUND) from None
     return JSON((await render_statuses(ctx, [status]))[0])
@@ -94,7 +94,7 @@ async def edit_status(ctx: Ctx) -> Response:
     ),
 )
 async def translate(ctx: Ctx) -> Response:
-    await ctx.rp.seen_status(ctx.viewer, ctx.path_id())  # 404 for one not seen
+    await ctx.rp.statuses.seen_status(ctx.viewer, ctx.path_id())  # 404 for one not seen
     raise ApiError(404, NOT_FOUND)  # Mastodon's TranslationService::NotConfiguredError
 
 
@@ -112,7 +112,7 @@ async def translate(ctx: Ctx) -> Response:
     ),
 )
 async def status_history(ctx: Ctx) -> Response:
-    status, author, versions = await ctx.rp.status_history(ctx.viewer, ctx.path_id())
+    status, author, versions = await ctx.rp.statuses.history(ctx.viewer, ctx.path_id())
     account = entities.account(author or entities.placeholder_user(status), ctx.base)
     return JSON([entities.status_edit(v, account, ctx.base) for v in versions])
 
@@ -130,7 +130,7 @@ async def status_history(ctx: Ctx) -> Response:
     ),
 )
 async def status_source(ctx: Ctx) -> Response:
-    status = await ctx.rp.status_source(ctx.uid, ctx.path_id())
+    status = await ctx.rp.statuses.source(ctx.uid, ctx.path_id())
     return JSON(
         {
             "id": str(status.id),

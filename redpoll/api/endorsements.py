@@ -17,8 +17,8 @@ from .routing import endpoint
 
 async def _endorse(ctx: Ctx, on: bool) -> Response:
     target = ctx.path_id()
-    await ctx.rp.get_user(target)
-    await ctx.rp.endorse(ctx.uid, target, on)
+    await ctx.rp.accounts.get_user(target)
+    await ctx.rp.relations.endorse(ctx.uid, target, on)
     return JSON(await relationship_of(ctx, target))
 
 
@@ -85,7 +85,7 @@ async def _page(ctx: Ctx, uid: int) -> Response:
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await ctx.rp.endorsements(
+    users, cursor = await ctx.rp.relations.endorsements(
         uid, ctx.viewer, max_score=p.cursor("max_id"), limit=p.raw("limit")
     )
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if cursor else {}
@@ -124,7 +124,7 @@ async def endorsements(ctx: Ctx) -> Response:
 )
 async def account_endorsements(ctx: Ctx) -> Response:
     uid = ctx.path_id()
-    await ctx.rp.get_user(uid)
+    await ctx.rp.accounts.get_user(uid)
     return await _page(ctx, uid)
 
 
@@ -144,5 +144,5 @@ async def account_endorsements(ctx: Ctx) -> Response:
 )
 async def note(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    await ctx.rp.set_account_note(ctx.uid, target, ctx.params.raw("comment"))
+    await ctx.rp.relations.set_note(ctx.uid, target, ctx.params.raw("comment"))
     return JSON(await relationship_of(ctx, target))

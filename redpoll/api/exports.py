@@ -35,7 +35,7 @@ def _exporter(kind: str):
         doc=Doc(f"A CSV of {what}, as Mastodon's export", "Accounts", STR, ok_type="text/csv"),
     )
     async def export(ctx: Ctx) -> Response:
-        body = await ctx.rp.export(ctx.uid, kind, urlsplit(ctx.base).netloc, ctx.base)
+        body = await ctx.rp.accounts.export(ctx.uid, kind, urlsplit(ctx.base).netloc, ctx.base)
         return Response(
             body,
             media_type="text/csv; charset=utf-8",

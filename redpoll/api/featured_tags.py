@@ -32,8 +32,8 @@ def featured_entity(base: str, login: str, tag: FeaturedTag) -> dict:
 
 
 async def _entities(ctx: Ctx, uid: int) -> list[dict]:
-    user = await ctx.rp.get_user(uid)
-    return [featured_entity(ctx.base, user.login, t) for t in await ctx.rp.featured_tags(uid)]
+    user = await ctx.rp.accounts.get_user(uid)
+    return [featured_entity(ctx.base, user.login, t) for t in await ctx.rp.tags.featured(uid)]
 
 
 @endpoint(
@@ -60,8 +60,8 @@ async def list_featured(ctx: Ctx) -> Response:
     ),
 )
 async def create_featured(ctx: Ctx) -> Response:
-    tag = await ctx.rp.feature_tag(ctx.uid, ctx.params.raw("name"))
-    user = await ctx.rp.get_user(ctx.uid)
+    tag = await ctx.rp.tags.feature(ctx.uid, ctx.params.raw("name"))
+    user = await ctx.rp.accounts.get_user(ctx.uid)
     return JSON(featured_entity(ctx.base, user.login, tag))
 
 
@@ -73,7 +73,7 @@ async def create_featured(ctx: Ctx) -> Response:
     doc=Doc("Stop featuring a hashtag", "Tags", ref("Empty"), params=[path_param()]),
 )
 async def delete_featured(ctx: Ctx) -> Response:
-    await ctx.rp.unfeature_tag(ctx.uid, ctx.path_id())
+    await ctx.rp.tags.unfeature(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -89,11 +89,11 @@ async def delete_featured(ctx: Ctx) -> Response:
     ),
 )
 async def suggestions(ctx: Ctx) -> Response:
-    return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.featured_tag_suggestions(ctx.uid)])
+    return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.tags.featured_suggestions(ctx.uid)])
 
 
 async def _featuring(ctx: Ctx, on: bool) -> Response:
-    tag = await ctx.rp.set_featuring(ctx.uid, _tag_name(ctx, "name"), on)
+    tag = await ctx.rp.tags.set_featuring(ctx.uid, _tag_name(ctx, "name"), on)
     return JSON(tag_entity(ctx, tag, True))
 
 

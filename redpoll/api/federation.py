@@ -63,7 +63,7 @@ async def webfinger(request: Request) -> Response:
     resource = request.query_params.get("resource", "")
 
     async def answer():
-        doc = await rp.webfinger(resource)
+        doc = await rp.federation.webfinger(resource)
         return Response(
             orjson.dumps(doc),
             media_type="application/jrd+json",
@@ -82,7 +82,7 @@ async def host_meta(request: Request) -> Response:
     rp = request.app.state.rp
 
     async def answer():
-        return Response(await rp.host_meta(), media_type="application/xrd+xml")
+        return Response(await rp.federation.host_meta(), media_type="application/xrd+xml")
 
     return await _guard(request, answer())
 
@@ -103,7 +103,7 @@ async def actor(request: Request) -> Response:
     if _wants_html(request):
         return RedirectResponse(f"/@{login}", 302)
     rp = request.app.state.rp
-    return await _guard(request, _doc(rp.actor_document(login), request))
+    return await _guard(request, _doc(rp.federation.actor_document(login), request))
 
 
 async def _doc(call, request: Request | None = None) -> Response:
@@ -112,7 +112,7 @@ async def _doc(call, request: Request | None = None) -> Response:
     if request is not None:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         try:
-            await request.app.state.rp.authorize_fetch(
+            await request.app.state.rp.federation.authorize_fetch(
                 "GET", target, {k.lower(): v for k, v in request.headers.items()}
             )
         except BaseException:
@@ -127,7 +127,7 @@ async def _doc(call, request: Request | None = None) -> Response:
     doc=Doc("The server's own actor (it signs fetches)", "Federation", DOC, ok_type=AP_TYPE),
 )
 async def instance_actor(request: Request) -> Response:
-    return await _guard(request, _doc(request.app.state.rp.instance_actor_document()))
+    return await _guard(request, _doc(request.app.state.rp.federation.instance_actor_document()))
 
 
 @route(
@@ -147,7 +147,9 @@ async def note(request: Request) -> Response:
         return RedirectResponse(f"/@{login}/{sid}", 302)
     if not sid.isdigit():
         return _error(404, "Record not found")
-    return await _guard(request, _doc(request.app.state.rp.note_document(login, int(sid)), request))
+    return await _guard(
+        request, _doc(request.app.state.rp.federation.note_document(login, int(sid)), request)
+    )
 
 
 @route(
@@ -166,7 +168,7 @@ async def replies(request: Request) -> Response:
     if not sid.isdigit():
         return _error(404, "Record not found")
     return await _guard(
-        request, _doc(request.app.state.rp.replies_document(login, int(sid)), request)
+        request, _doc(request.app.state.rp.federation.replies_document(login, int(sid)), request)
     )
 
 
@@ -185,7 +187,9 @@ async def featured(request: Request) -> Response:
     return await _guard(
         request,
         _doc(
-            request.app.state.rp.collection_document(request.path_params["login"], "featured"),
+            request.app.state.rp.federation.collection_document(
+                request.path_params["login"], "featured"
+            ),
             request,
         ),
     )
@@ -207,7 +211,7 @@ async def collection(request: Request) -> Response:
     if which not in ("outbox", "followers", "following"):
         return _error(404, "Record not found")
     return await _guard(
-        request, _doc(request.app.state.rp.collection_document(login, which), request)
+        request, _doc(request.app.state.rp.federation.collection_document(login, which), request)
     )
 
 
@@ -243,7 +247,7 @@ async def inbox(request: Request) -> Response:
     headers = {k.lower(): v for k, v in request.headers.items()}
 
     async def answer():
-        await rp.receive_activity("POST", target, headers, body)
+        await rp.federation.receive_activity("POST", target, headers, body)
         return Response(b"", 202)
 
     return await _guard(request, answer())

@@ -121,7 +121,7 @@ def _expires_in(p: Params) -> Any:
     doc=Doc("Your filters", TAG, array(FILTER)),
 )
 async def list_filters(ctx: Ctx) -> Response:
-    return JSON([_v2(f) for f in await ctx.rp.filters(ctx.uid)])
+    return JSON([_v2(f) for f in await ctx.rp.filters.all(ctx.uid)])
 
 
 @endpoint(
@@ -151,7 +151,7 @@ async def create_filter(ctx: Ctx) -> Response:
                 None if whole in (None, "") else str(whole).lower() in ("true", "1", "on", "yes"),
             )
         )
-    f = await ctx.rp.create_filter(
+    f = await ctx.rp.filters.create(
         ctx.uid,
         title=p.raw("title"),
         context=p.raw("context"),
@@ -170,7 +170,7 @@ async def create_filter(ctx: Ctx) -> Response:
     doc=Doc("One of your filters", TAG, FILTER, params=[path_param()]),
 )
 async def get_filter(ctx: Ctx) -> Response:
-    return JSON(_v2(await ctx.rp.filter(ctx.uid, ctx.path_id())))
+    return JSON(_v2(await ctx.rp.filters.get(ctx.uid, ctx.path_id())))
 
 
 @endpoint(
@@ -188,7 +188,7 @@ async def get_filter(ctx: Ctx) -> Response:
 )
 async def update_filter(ctx: Ctx) -> Response:
     p = ctx.params
-    f = await ctx.rp.update_filter(
+    f = await ctx.rp.filters.update(
         ctx.uid,
         ctx.path_id(),
         title=p.raw("title") if p.has("title") else F.UNSET,
@@ -208,7 +208,7 @@ async def update_filter(ctx: Ctx) -> Response:
     doc=Doc("Delete a filter", TAG, ref("Empty"), params=[path_param()]),
 )
 async def delete_filter(ctx: Ctx) -> Response:
-    await ctx.rp.delete_filter(ctx.uid, ctx.path_id())
+    await ctx.rp.filters.delete(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -221,7 +221,7 @@ async def delete_filter(ctx: Ctx) -> Response:
     doc=Doc("A filter's keywords", TAG, array(KEYWORD), params=[path_param()]),
 )
 async def list_keywords(ctx: Ctx) -> Response:
-    f = await ctx.rp.filter(ctx.uid, ctx.path_id())
+    f = await ctx.rp.filters.get(ctx.uid, ctx.path_id())
     return JSON([keyword_entity(k) for k in f.keywords])
 
 
@@ -240,27 +240,27 @@ async def list_keywords(ctx: Ctx) -> Response:
 )
 async def add_keyword(ctx: Ctx) -> Response:
     p = ctx.params
-    k = await ctx.rp.add_filter_keyword(
+    k = await ctx.rp.filters.add_keyword(
         ctx.uid, ctx.path_id(), p.raw("keyword"), _bool(p, "whole_word")
     )
     return JSON(keyword_entity(k))
 
 
 async def _get_keyword(ctx: Ctx) -> Response:
-    _, k = await ctx.rp.filter_keyword(ctx.uid, ctx.path_id())
+    _, k = await ctx.rp.filters.keyword(ctx.uid, ctx.path_id())
     return JSON(keyword_entity(k))
 
 
 async def _update_keyword(ctx: Ctx) -> Response:
     p = ctx.params
-    k = await ctx.rp.update_filter_keyword(
+    k = await ctx.rp.filters.update_keyword(
         ctx.uid, ctx.path_id(), p.raw("keyword"), _bool(p, "whole_word")
     )
     return JSON(keyword_entity(k))
 
 
 async def _delete_keyword(ctx: Ctx) -> Response:
-    await ctx.rp.delete_filter_keyword(ctx.uid, ctx.path_id())
+    await ctx.rp.filters.delete_keyword(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -305,7 +305,7 @@ for _path in ("/api/v2/filters/keywords/{id}", "/api/v2/filter_keywords/{id}"):
     doc=Doc("A filter's statuses", TAG, array(FILTER_STATUS), params=[path_param()]),
 )
 async def list_statuses(ctx: Ctx) -> Response:
-    f = await ctx.rp.filter(ctx.uid, ctx.path_id())
+    f = await ctx.rp.filters.get(ctx.uid, ctx.path_id())
     return JSON([_status(f, s) for s in f.statuses])
 
 
@@ -327,18 +327,18 @@ async def add_status(ctx: Ctx) -> Response:
     if sid is None:
         raise ValidationError("status_id", "is missing")
     fid = ctx.path_id()
-    await ctx.rp.filter(ctx.uid, fid)  # an unknown filter: 404 before the status
-    s = await ctx.rp.add_filter_status(ctx.uid, fid, sid)
+    await ctx.rp.filters.get(ctx.uid, fid)  # an unknown filter: 404 before the status
+    s = await ctx.rp.filters.add_status(ctx.uid, fid, sid)
     return JSON({"id": str(s.id), "status_id": str(s.status_id)})
 
 
 async def _get_status(ctx: Ctx) -> Response:
-    f, s = await ctx.rp.filter_status(ctx.uid, ctx.path_id())
+    f, s = await ctx.rp.filters.status(ctx.uid, ctx.path_id())
     return JSON(_status(f, s))
 
 
 async def _delete_status(ctx: Ctx) -> Response:
-    await ctx.rp.delete_filter_status(ctx.uid, ctx.path_id())
+    await ctx.rp.filters.delete_status(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -369,7 +369,7 @@ for _path in ("/api/v2/filters/statuses/{id}", "/api/v2/filter_statuses/{id}"):
     doc=Doc("Your filters, v1 (one per keyword of your v2 filters)", TAG, array(FILTER_V1)),
 )
 async def list_v1(ctx: Ctx) -> Response:
-    return JSON([_v1(f, k) for f, k in await ctx.rp.v1_filters(ctx.uid)])
+    return JSON([_v1(f, k) for f, k in await ctx.rp.filters.v1_filters(ctx.uid)])
 
 
 @endpoint(
@@ -386,7 +386,7 @@ async def list_v1(ctx: Ctx) -> Response:
 )
 async def create_v1(ctx: Ctx) -> Response:
     p = ctx.params
-    f, k = await ctx.rp.v1_create_filter(
+    f, k = await ctx.rp.filters.v1_create(
         ctx.uid,
         phrase=p.raw("phrase"),
         context=p.raw("context"),
@@ -405,7 +405,7 @@ async def create_v1(ctx: Ctx) -> Response:
     doc=Doc("One v1 filter", TAG, FILTER_V1, params=[path_param()]),
 )
 async def get_v1(ctx: Ctx) -> Response:
-    return JSON(_v1(*await ctx.rp.filter_keyword(ctx.uid, ctx.path_id())))
+    return JSON(_v1(*await ctx.rp.filters.keyword(ctx.uid, ctx.path_id())))
 
 
 @endpoint(
@@ -419,7 +419,7 @@ async def get_v1(ctx: Ctx) -> Response:
 )
 async def update_v1(ctx: Ctx) -> Response:
     p = ctx.params
-    f, k = await ctx.rp.v1_update_filter(
+    f, k = await ctx.rp.filters.v1_update(
         ctx.uid,
         ctx.path_id(),
         phrase=p.raw("phrase") if p.has("phrase") else None,
@@ -439,7 +439,7 @@ async def update_v1(ctx: Ctx) -> Response:
     doc=Doc("Delete a v1 filter (its keyword)", TAG, ref("Empty"), params=[path_param()]),
 )
 async def delete_v1(ctx: Ctx) -> Response:
-    await ctx.rp.delete_filter_keyword(ctx.uid, ctx.path_id())
+    await ctx.rp.filters.delete_keyword(ctx.uid, ctx.path_id())
     return JSON({})
 
 

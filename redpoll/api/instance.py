@@ -29,7 +29,9 @@ async def cached_usage(rp) -> dict:
     now = time.monotonic()
     if now - _stats["at"] > limits.INSTANCE_STATS_CACHE_S:
         _stats.update(
-            at=now, usage=await rp.usage(), rules=[rule_entity(r) for r in await rp.rules()]
+            at=now,
+            usage=await rp.usage(),
+            rules=[rule_entity(r) for r in await rp.instance.rules()],
         )
     return _stats
 
@@ -125,7 +127,7 @@ LANGUAGES = (
 async def _told(ctx: Ctx) -> dict[str, str]:
     """The title, short description and contact address staff set
     (redpoll.instance), else the defaults (REDPOLL_INSTANCE_TITLE, ...)."""
-    found = await ctx.rp.instance_settings()
+    found = await ctx.rp.instance.instance_settings()
     return {
         "title": found["title"] or ctx.settings.instance_title,
         "short_description": found["short_description"] or DESCRIPTION,
@@ -142,7 +144,7 @@ async def _told(ctx: Ctx) -> dict[str, str]:
 )
 async def instance_v1(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
-    signup = await ctx.rp.registration_settings()  # read fresh: a change shows at once
+    signup = await ctx.rp.instance.registrations()  # read fresh: a change shows at once
     told = await _told(ctx)
     everyone = (await ctx.rp.admin.role_table()).everyone
     host = ctx.request.url.netloc
@@ -187,7 +189,7 @@ async def instance_v1(ctx: Ctx) -> Response:
 )
 async def instance_v2(ctx: Ctx) -> Response:
     stats = await _cached_stats(ctx)
-    signup = await ctx.rp.registration_settings()
+    signup = await ctx.rp.instance.registrations()
     told = await _told(ctx)
     return JSON(
         {
@@ -202,7 +204,7 @@ async def instance_v2(ctx: Ctx) -> Response:
             "languages": ["en"],
             "configuration": {
                 "urls": {"streaming": ctx.base.replace("http", "ws", 1)},
-                "vapid": {"public_key": await ctx.rp.vapid_key()},
+                "vapid": {"public_key": await ctx.rp.push.vapid_key()},
                 "accounts": {"max_featured_tags": 0, "max_pinned_statuses": limits.PINS_MAX},
                 "statuses": _statuses_config(),
                 "media_attachments": _media_config(),
@@ -212,7 +214,7 @@ async def instance_v2(ctx: Ctx) -> Response:
             "registrations": registrations_entity(signup),
             "api_versions": {"mastodon": MASTODON_API_VERSION},  # which, why: render.entities
             # the year whose annual reports may be asked for now (Mastodon 4.6)
-            "wrapstodon": ctx.rp.wrapstodon(),
+            "wrapstodon": ctx.rp.annual.wrapstodon(),
             "contact": {"email": told["email"], "account": None},
             "rules": stats["rules"],
             "redpoll": {"version": __version__},
@@ -232,7 +234,7 @@ async def instance_v2(ctx: Ctx) -> Response:
     ),
 )
 async def rules(ctx: Ctx) -> Response:
-    return JSON([rule_entity(r) for r in await ctx.rp.rules()])
+    return JSON([rule_entity(r) for r in await ctx.rp.instance.rules()])
 
 
 @endpoint(
@@ -247,7 +249,7 @@ async def rules(ctx: Ctx) -> Response:
     ),
 )
 async def extended_description(ctx: Ctx) -> Response:
-    content, at = await ctx.rp.description()
+    content, at = await ctx.rp.instance.description()
     return JSON(
         {
             "updated_at": entities.iso(at) if at else None,
@@ -283,7 +285,7 @@ async def languages(ctx: Ctx) -> Response:
     ),
 )
 async def peers(ctx: Ctx) -> Response:
-    return JSON(await ctx.rp.peers())
+    return JSON(await ctx.rp.instance.peers())
 
 
 @endpoint(
@@ -394,14 +396,16 @@ def public_domain(host: str, obfuscate: bool) -> str:
     ),
 )
 async def domain_blocks(ctx: Ctx) -> Response:
-    settings = await ctx.rp.instance_settings()
+    settings = await ctx.rp.instance.instance_settings()
     signed_in = ctx.viewer is not None
     if not _shown_to(settings.get("show_domain_blocks", ""), signed_in):
         # Mastodon answers a bare 404 (head 404); the same status, with the
         # body every 404 of ours has (the contract's Error)
         raise ApiError(404, NOT_FOUND)
     rationale = _shown_to(settings.get("show_domain_blocks_rationale", ""), signed_in)
-    blocks = [b for b in await ctx.rp.domain_blocks() if b.severity in ("silence", "suspend")]
+    blocks = [
+        b for b in await ctx.rp.federation.domain_blocks() if b.severity in ("silence", "suspend")
+    ]
     # Mastodon's order: silenced before suspended, then by domain
     blocks.sort(key=lambda b: (b.severity != "silence", b.host))
     out = []

@@ -61,7 +61,7 @@ def invite_entity(found: invites.Invite, base: str) -> dict:
     doc=Doc("The invites one made, newest first", "Accounts", array(INVITE)),
 )
 async def mine(ctx: Ctx) -> Response:
-    return JSON([invite_entity(i, ctx.base) for i in await ctx.rp.list_invites(ctx.uid)])
+    return JSON([invite_entity(i, ctx.base) for i in await ctx.rp.auth.list_invites(ctx.uid)])
 
 
 @endpoint(
@@ -92,7 +92,7 @@ async def mine(ctx: Ctx) -> Response:
 )
 async def create(ctx: Ctx) -> Response:
     p = ctx.params
-    made = await ctx.rp.create_invite(
+    made = await ctx.rp.auth.create_invite(
         ctx.uid,
         expires_in=p.raw("expires_in"),
         max_uses=p.raw("max_uses"),
@@ -110,7 +110,7 @@ async def create(ctx: Ctx) -> Response:
 )
 async def revoke(ctx: Ctx) -> Response:
     try:
-        found = await ctx.rp.revoke_invite(ctx.uid, ctx.request.path_params["code"])
+        found = await ctx.rp.auth.revoke_invite(ctx.uid, ctx.request.path_params["code"])
     except invites.InviteNotFound:
         raise ApiError(404, NOT_FOUND) from None
     return JSON(invite_entity(found, ctx.base))
@@ -130,7 +130,7 @@ async def revoke(ctx: Ctx) -> Response:
 )
 async def check(ctx: Ctx) -> Response:
     try:
-        found = await ctx.rp.get_invite(ctx.request.path_params["code"])
+        found = await ctx.rp.auth.get_invite(ctx.request.path_params["code"])
     except invites.InviteNotFound:
         raise ApiError(404, NOT_FOUND) from None
     return JSON(

@@ -41,7 +41,7 @@ def _options(ctx: Ctx) -> None:
     doc=Doc("Your lists", "Lists", array(LIST_REF)),
 )
 async def get_lists(ctx: Ctx) -> Response:
-    return JSON([entities.user_list(item) for item in await ctx.rp.get_lists(ctx.uid)])
+    return JSON([entities.user_list(item) for item in await ctx.rp.lists.all(ctx.uid)])
 
 
 @endpoint(
@@ -66,7 +66,7 @@ async def get_lists(ctx: Ctx) -> Response:
 async def create_list(ctx: Ctx) -> Response:
     _options(ctx)
     title = ctx.params.str("title", required=True, max_chars=limits.LIST_TITLE_MAX_CHARS)
-    return JSON(entities.user_list(await ctx.rp.create_list(ctx.uid, title)))
+    return JSON(entities.user_list(await ctx.rp.lists.create(ctx.uid, title)))
 
 
 @endpoint(
@@ -77,7 +77,7 @@ async def create_list(ctx: Ctx) -> Response:
     doc=Doc("A list", "Lists", LIST_REF, params=[path_param()]),
 )
 async def get_list(ctx: Ctx) -> Response:
-    return JSON(entities.user_list(await ctx.rp.get_list(ctx.uid, ctx.path_id())))
+    return JSON(entities.user_list(await ctx.rp.lists.get(ctx.uid, ctx.path_id())))
 
 
 @endpoint(
@@ -104,8 +104,8 @@ async def update_list(ctx: Ctx) -> Response:
     lid = ctx.path_id()
     title = ctx.params.str("title", max_chars=limits.LIST_TITLE_MAX_CHARS)
     if title is None:  # only options changed, and redpoll keeps none: the list as it is
-        return JSON(entities.user_list(await ctx.rp.get_list(ctx.uid, lid)))
-    return JSON(entities.user_list(await ctx.rp.rename_list(ctx.uid, lid, title)))
+        return JSON(entities.user_list(await ctx.rp.lists.get(ctx.uid, lid)))
+    return JSON(entities.user_list(await ctx.rp.lists.rename(ctx.uid, lid, title)))
 
 
 @endpoint(
@@ -116,7 +116,7 @@ async def update_list(ctx: Ctx) -> Response:
     doc=Doc("Delete a list", "Lists", ref("Empty"), params=[path_param()]),
 )
 async def delete_list(ctx: Ctx) -> Response:
-    await ctx.rp.delete_list(ctx.uid, ctx.path_id())
+    await ctx.rp.lists.delete(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -140,7 +140,7 @@ async def delete_list(ctx: Ctx) -> Response:
 async def list_accounts(ctx: Ctx) -> Response:
     """Members in the order they were added; ``limit=0`` returns all of them,
     else pages of ``limit`` (default 40) continued with ``max_id``."""
-    members = await ctx.rp.list_members(ctx.uid, ctx.path_id())
+    members = await ctx.rp.lists.members(ctx.uid, ctx.path_id())
     p = ctx.params
     raw = p.raw("limit")
     if raw in (None, ""):
@@ -201,12 +201,12 @@ async def add_accounts(ctx: Ctx) -> Response:
     request); a 422 that says why is what a client can show."""
     lid = ctx.path_id()
     ids = _account_ids(ctx)
-    await ctx.rp.get_list(ctx.uid, lid)
-    users = {u.id: u for u in await ctx.rp.get_users(ids)}
+    await ctx.rp.lists.get(ctx.uid, lid)
+    users = {u.id: u for u in await ctx.rp.accounts.get_users(ids)}
     missing = [i for i in ids if i not in users]
     if missing:
         raise ApiError(404, NOT_FOUND)
-    refused = await ctx.rp.unlistable(ctx.uid, ids)
+    refused = await ctx.rp.lists.unlistable(ctx.uid, ids)
     if refused:
         names = ", ".join(f"@{users[i].login}" for i in refused[:5])
         raise NotFollowed(
@@ -214,7 +214,7 @@ async def add_accounts(ctx: Ctx) -> Response:
             f"{names}{' and others' if len(refused) > 5 else ''}"
         )
     for member in ids:
-        await ctx.rp.add_to_list(ctx.uid, lid, member)
+        await ctx.rp.lists.add(ctx.uid, lid, member)
     return JSON({})
 
 
@@ -239,7 +239,7 @@ async def add_accounts(ctx: Ctx) -> Response:
 async def remove_accounts(ctx: Ctx) -> Response:
     lid = ctx.path_id()
     ids = _account_ids(ctx)
-    await ctx.rp.get_list(ctx.uid, lid)
+    await ctx.rp.lists.get(ctx.uid, lid)
     for member in ids:
-        await ctx.rp.remove_from_list(ctx.uid, lid, member)
+        await ctx.rp.lists.remove(ctx.uid, lid, member)
     return JSON({})

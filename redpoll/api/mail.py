@@ -79,7 +79,7 @@ async def _mail_call(ctx: Ctx, call):
 async def resend_confirmation(ctx: Ctx) -> Response:
     await ctx.limit("mail", ctx.settings.rate_mail_ip)
     email = ctx.params.raw("email") if ctx.params.has("email") else None
-    await _mail_call(ctx, lambda: ctx.rp.resend_confirmation(ctx.authed, email))
+    await _mail_call(ctx, lambda: ctx.rp.accounts.resend_confirmation(ctx.authed, email))
     return JSON({})
 
 
@@ -92,11 +92,11 @@ async def resend_confirmation(ctx: Ctx) -> Response:
     doc=Doc("Whether the account's e-mail address is confirmed", "Accounts", BOOL),
 )
 async def check_confirmation(ctx: Ctx) -> Response:
-    return JSON(await ctx.rp.email_confirmed(ctx.uid))
+    return JSON(await ctx.rp.accounts.email_confirmed(ctx.uid))
 
 
 async def _state(ctx: Ctx) -> dict:
-    email, waiting, confirmed = await ctx.rp.email_state(ctx.uid)
+    email, waiting, confirmed = await ctx.rp.accounts.email_state(ctx.uid)
     return {
         "email": email,
         "unconfirmed_email": waiting,
@@ -144,7 +144,7 @@ async def change_email(ctx: Ctx) -> Response:
     p = ctx.params
     done = await _mail_call(
         ctx,
-        lambda: ctx.rp.change_email(
+        lambda: ctx.rp.accounts.change_email(
             ctx.uid, p.raw("current_password"), p.raw("email"), ctx.settings.rate_login_account
         ),
     )
@@ -196,7 +196,9 @@ async def confirmation_page(request: Request) -> Response:
     title = "E-mail address confirmed"
     try:
         ctx = await _page_ctx(request)
-        done = await ctx.rp.follow_confirmation(ctx.params.str("confirmation_token", max_chars=200))
+        done = await ctx.rp.accounts.follow_confirmation(
+            ctx.params.str("confirmation_token", max_chars=200)
+        )
     except AddressTaken:
         return _refused("Not confirmed", "Another account uses this e-mail address now.", 422)
     except ApiError as exc:
@@ -286,7 +288,7 @@ async def forgot_submit(request: Request) -> Response:
     if not isinstance(email, str) or not email.strip():
         return page(title, _forgot_form("Type your e-mail address."), 422)
     try:
-        await ctx.rp.request_password_reset(email)
+        await ctx.rp.accounts.request_password_reset(email)
     except MailLimited:
         return _too_many(title)
     return page(
@@ -336,7 +338,7 @@ async def reset_page(request: Request) -> Response:
         return _refused(title, BAD_LINK, 400)
     except ValidationError:  # a token no link carries (a NUL, too long)
         return _refused(title, BAD_LINK, 400)
-    if not await ctx.rp.reset_link_valid(token):
+    if not await ctx.rp.accounts.reset_link_valid(token):
         return _refused(title, BAD_LINK, 400, ("/auth/password/new", "Ask for a new link"))
     return page(title, _reset_form(token))
 
@@ -376,7 +378,7 @@ async def reset_submit(request: Request) -> Response:
     if again is not None and again != password:
         return page(title, _reset_form(token, "The two passwords differ."), 422)
     try:
-        done = await ctx.rp.reset_password(token, password)
+        done = await ctx.rp.accounts.reset_password(token, password)
     except ValidationError as exc:
         return page(
             title, _reset_form(token, "The password " + exc.message.split(": ", 1)[-1]), 422

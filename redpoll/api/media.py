@@ -51,7 +51,7 @@ async def _upload(ctx: Ctx, wait: bool) -> Upload:
     files = await upload_form(ctx, limits.MEDIA_UPLOAD_MAX_BODY_BYTES)
     data = _file(files, ctx)
     p = ctx.params
-    return await ctx.rp.upload_media(
+    return await ctx.rp.media.upload(
         ctx.uid,
         data,
         description=p.str("description", max_chars=10**6),
@@ -148,7 +148,7 @@ async def upload_v1(ctx: Ctx) -> Response:
 )
 async def get_media(ctx: Ctx) -> Response:
     """One's own upload, while not attached (as Mastodon; 404 otherwise)."""
-    return _answer(ctx, await ctx.rp.media_attachment(ctx.uid, ctx.path_id()))
+    return _answer(ctx, await ctx.rp.media.attachment(ctx.uid, ctx.path_id()))
 
 
 @endpoint(
@@ -165,7 +165,7 @@ async def get_media(ctx: Ctx) -> Response:
     ),
 )
 async def delete_media(ctx: Ctx) -> Response:
-    await ctx.rp.delete_media_attachment(ctx.uid, ctx.path_id())
+    await ctx.rp.media.delete_attachment(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -201,7 +201,7 @@ async def update_media(ctx: Ctx) -> Response:
         description = ""
     return _answer(
         ctx,
-        await ctx.rp.media_attachment(
+        await ctx.rp.media.attachment(
             ctx.uid, ctx.path_id(), description=description, focus=p.str("focus", max_chars=100)
         ),
     )
@@ -233,7 +233,7 @@ async def media_file(request: Request) -> Response:
     year (a name never changes content)."""
     params = request.path_params
     name = f"{params['d1']}/{params['d2']}/{params['file']}"
-    path = request.app.state.rp.media_file(name)
+    path = request.app.state.rp.media.file(name)
     if path is None or not path.is_file():  # (a name that is not a stored name: None)
         raise ApiError(404, NOT_FOUND)
     return FileResponse(
@@ -299,7 +299,7 @@ async def media_proxy(request: Request) -> Response:
     ):
         raise ApiError(404, NOT_FOUND)
     rp = request.app.state.rp
-    return await _to(request, rp.media_proxy(int(p["sid"]), int(p["aid"]), p["token"], p["style"]))
+    return await _to(request, rp.media.proxy(int(p["sid"]), int(p["aid"]), p["token"], p["style"]))
 
 
 @route(
@@ -315,4 +315,4 @@ async def media_proxy_profile(request: Request) -> Response:
     p = request.path_params
     if not (p["uid"].isdigit() and len(p["uid"]) < 20):
         raise ApiError(404, NOT_FOUND)
-    return await _to(request, request.app.state.rp.media_proxy_profile(int(p["uid"]), p["kind"]))
+    return await _to(request, request.app.state.rp.media.proxy_profile(int(p["uid"]), p["kind"]))

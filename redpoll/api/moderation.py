@@ -59,7 +59,7 @@ def _appeal(w: Warning) -> dict | None:
 
 async def _warnings(ctx: Ctx, found: list[Warning]) -> list[dict]:
     now = now_ms()
-    users = {u.id: u for u in await ctx.rp.get_users(list({w.account for w in found}))}
+    users = {u.id: u for u in await ctx.rp.accounts.get_users(list({w.account for w in found}))}
     out = []
     for w in found:
         user = users.get(w.account)
@@ -100,7 +100,7 @@ def _window(w: Warning, now: int) -> dict:
     ),
 )
 async def my_warnings(ctx: Ctx) -> Response:
-    return JSON(await _warnings(ctx, await ctx.rp.my_warnings(ctx.uid)))
+    return JSON(await _warnings(ctx, await ctx.rp.moderation.warnings(ctx.uid)))
 
 
 @endpoint(
@@ -111,7 +111,7 @@ async def my_warnings(ctx: Ctx) -> Response:
     doc=Doc("One warning about your account", "Accounts", WARNING, params=[path_param()]),
 )
 async def my_warning(ctx: Ctx) -> Response:
-    found = await ctx.rp.my_warning(ctx.uid, ctx.path_id())
+    found = await ctx.rp.moderation.warning(ctx.uid, ctx.path_id())
     return JSON((await _warnings(ctx, [found]))[0])
 
 
@@ -133,7 +133,7 @@ async def my_warning(ctx: Ctx) -> Response:
 )
 async def appeal(ctx: Ctx) -> Response:
     text = ctx.params.str("text", required=True, max_chars=limits.APPEAL_MAX_CHARS)
-    found = await ctx.rp.appeal_warning(ctx.uid, ctx.path_id(), text or "")
+    found = await ctx.rp.moderation.appeal(ctx.uid, ctx.path_id(), text or "")
     return JSON((await _warnings(ctx, [found]))[0])
 
 
@@ -403,7 +403,9 @@ async def audit_log(ctx: Ctx) -> Response:
     limit = min(int(raw), 200) if isinstance(raw, str) and raw.isdigit() and int(raw) > 0 else 50
     before = p.str("before", max_chars=41) or None
     found = await ctx.rp.admin.read_audit_log(ctx.uid, limit, before)
-    people = {u.id: u for u in await ctx.rp.get_users(list({e.actor for e in found if e.actor}))}
+    people = {
+        u.id: u for u in await ctx.rp.accounts.get_users(list({e.actor for e in found if e.actor}))
+    }
     return JSON(
         [
             {

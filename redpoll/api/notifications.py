@@ -110,7 +110,7 @@ def _collection(ctx: Ctx, n: Notification, shown: pages.Shown) -> dict | None:
     ),
 )
 async def list_notifications(ctx: Ctx) -> Response:
-    notes, shown_notes, shown = await ctx.rp.notification_page(ctx.uid, **_query(ctx))
+    notes, shown_notes, shown = await ctx.rp.notifications.page(ctx.uid, **_query(ctx))
     return Response(
         b"[" + b",".join(_rendered(ctx, shown_notes, shown)) + b"]",
         media_type=JSON.media_type,
@@ -127,7 +127,7 @@ async def list_notifications(ctx: Ctx) -> Response:
 )
 async def get_notification(ctx: Ctx) -> Response:
     try:
-        notes, shown = await ctx.rp.notification(ctx.uid, ctx.path_id())
+        notes, shown = await ctx.rp.notifications.get(ctx.uid, ctx.path_id())
     except notifications.NotificationNotFound:
         raise ApiError(404, NOT_FOUND) from None
     rendered = _rendered(ctx, notes, shown)
@@ -144,7 +144,7 @@ async def get_notification(ctx: Ctx) -> Response:
     doc=Doc("Dismiss one notification", "Notifications", ref("Empty"), params=[path_param()]),
 )
 async def dismiss(ctx: Ctx) -> Response:
-    await ctx.rp.dismiss_notification(ctx.uid, ctx.path_id())
+    await ctx.rp.notifications.dismiss(ctx.uid, ctx.path_id())
     return JSON({})
 
 
@@ -156,7 +156,7 @@ async def dismiss(ctx: Ctx) -> Response:
     doc=Doc("Dismiss every notification", "Notifications", ref("Empty")),
 )
 async def clear(ctx: Ctx) -> Response:
-    await ctx.rp.clear_notifications(ctx.uid)
+    await ctx.rp.notifications.clear(ctx.uid)
     return JSON({})
 
 
@@ -172,7 +172,7 @@ async def clear(ctx: Ctx) -> Response:
     ),
 )
 async def clear_v2(ctx: Ctx) -> Response:
-    await ctx.rp.clear_notifications(ctx.uid)
+    await ctx.rp.notifications.clear(ctx.uid)
     return JSON({})
 
 
@@ -193,7 +193,7 @@ async def unread_count(ctx: Ctx) -> Response:
     ``limit`` (Mastodon: default 100, at most 1000)."""
     cap = ctx.params.raw("limit")
     cap = 100 if cap in (None, "") else _limit(cap, 1000)
-    return JSON({"count": await ctx.rp.unread_notifications(ctx.uid, cap)})
+    return JSON({"count": await ctx.rp.notifications.unread(ctx.uid, cap)})
 
 
 def _limit(value, maximum: int) -> int:
@@ -335,7 +335,7 @@ async def grouped(ctx: Ctx) -> Response:
     they name listed once beside them."""
     extra = _grouped_query(ctx)
     partial = _partial(ctx)
-    groups, ids, shown = await ctx.rp.notification_groups(ctx.uid, **_query(ctx), **extra)
+    groups, ids, shown = await ctx.rp.notifications.groups(ctx.uid, **_query(ctx), **extra)
     accounts, statuses = _side_lists(ctx, ids, shown)
     body = []
     for g in groups:
@@ -366,7 +366,7 @@ async def grouped(ctx: Ctx) -> Response:
 
 async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict, dict | None]:
     try:
-        whole, ids, shown = await ctx.rp.notification_group(
+        whole, ids, shown = await ctx.rp.notifications.group(
             ctx.uid, ctx.request.path_params["group_key"], limits.NOTIFICATION_GROUP_READ_MAX
         )
     except notifications.NotificationNotFound:
@@ -442,7 +442,7 @@ async def dismiss_group(ctx: Ctx) -> Response:
     """POST /api/v2/notifications/:group_key/dismiss: every notification of
     the group goes (one script). As Mastodon's, an empty or unknown group
     answers the same."""
-    await ctx.rp.dismiss_notification_group(ctx.uid, ctx.request.path_params["group_key"])
+    await ctx.rp.notifications.dismiss_group(ctx.uid, ctx.request.path_params["group_key"])
     return JSON({})
 
 
@@ -474,7 +474,7 @@ async def unread_groups(ctx: Ctx) -> Response:
     p.bool("include_filtered")  # accepted; filtered ones are never counted as unread
     return JSON(
         {
-            "count": await ctx.rp.unread_notification_groups(
+            "count": await ctx.rp.notifications.unread_groups(
                 ctx.uid,
                 p.raw("limit"),
                 types=_types(ctx, "types"),
@@ -501,7 +501,7 @@ def _summary(counts: tuple[int, int]) -> dict:
 
 
 async def _policy(ctx: Ctx, v1: bool) -> Response:
-    policy, counts = await ctx.rp.notification_policy(ctx.uid)
+    policy, counts = await ctx.rp.notifications.policy(ctx.uid)
     if v1:  # Mastodon's v1 entity: true where the v2 field is not accept
         body = {name: policy[field] != "accept" for name, field in _V1_POLICY.items()}
     else:
@@ -545,7 +545,7 @@ async def get_policy(ctx: Ctx) -> Response:
 
 async def _update_policy(ctx: Ctx) -> Response:
     changes = {name: ctx.params.str(name, max_chars=10) for name in notifications.POLICY_DEFAULTS}
-    await ctx.rp.set_notification_policy(ctx.uid, changes)
+    await ctx.rp.notifications.set_policy(ctx.uid, changes)
     return await _policy(ctx, v1=False)
 
 
@@ -592,7 +592,7 @@ async def _update_policy_v1(ctx: Ctx) -> Response:
     for name, field in _V1_POLICY.items():
         if ctx.params.has(name):
             changes[field] = "filter" if ctx.params.bool(name) else "accept"
-    await ctx.rp.set_notification_policy(ctx.uid, changes)
+    await ctx.rp.notifications.set_policy(ctx.uid, changes)
     return await _policy(ctx, v1=True)
 
 
@@ -680,7 +680,7 @@ async def list_requests(ctx: Ctx) -> Response:
     mentions were filtered, newest first, as shown now."""
     p = ctx.params
     p.cursors()
-    read, found, shown = await ctx.rp.notification_requests(
+    read, found, shown = await ctx.rp.notifications.requests(
         ctx.uid,
         max_id=p.cursor("max_id"),
         since_id=p.cursor("since_id"),
@@ -727,7 +727,7 @@ BULK_DOC_PARAMS = [
     doc=Doc("Accept notification requests", "Notifications", ref("Empty"), params=BULK_DOC_PARAMS),
 )
 async def accept_requests(ctx: Ctx) -> Response:
-    await ctx.rp.accept_notification_requests(ctx.uid, _bulk_ids(ctx))
+    await ctx.rp.notifications.accept_requests(ctx.uid, _bulk_ids(ctx))
     return JSON({})
 
 
@@ -739,7 +739,7 @@ async def accept_requests(ctx: Ctx) -> Response:
     doc=Doc("Dismiss notification requests", "Notifications", ref("Empty"), params=BULK_DOC_PARAMS),
 )
 async def dismiss_requests(ctx: Ctx) -> Response:
-    await ctx.rp.dismiss_notification_requests(ctx.uid, _bulk_ids(ctx))
+    await ctx.rp.notifications.dismiss_requests(ctx.uid, _bulk_ids(ctx))
     return JSON({})
 
 
@@ -757,7 +757,7 @@ async def dismiss_requests(ctx: Ctx) -> Response:
 )
 async def get_request(ctx: Ctx) -> Response:
     try:
-        found, shown = await ctx.rp.notification_request(ctx.uid, ctx.path_id())
+        found, shown = await ctx.rp.notifications.request(ctx.uid, ctx.path_id())
     except requests.RequestNotFound:
         raise ApiError(404, NOT_FOUND) from None
     rendered = _requests_rendered(ctx, found, shown)
@@ -771,7 +771,7 @@ async def _one_request(ctx: Ctx, act) -> Response:
     since blocked, say), as for one that does not exist."""
     rid = ctx.path_id()
     try:
-        found, shown = await ctx.rp.notification_request(ctx.uid, rid)
+        found, shown = await ctx.rp.notifications.request(ctx.uid, rid)
         if not _requests_rendered(ctx, found, shown):
             raise ApiError(404, NOT_FOUND)
         await act(ctx.uid, rid)
@@ -792,7 +792,7 @@ async def _one_request(ctx: Ctx, act) -> Response:
 async def accept_request(ctx: Ctx) -> Response:
     """Its sender's filtered notifications join the list, and later ones are
     accepted (one script: notification_request_accept.lua)."""
-    return await _one_request(ctx, ctx.rp.accept_notification_request)
+    return await _one_request(ctx, ctx.rp.notifications.accept_request)
 
 
 @endpoint(
@@ -806,7 +806,7 @@ async def accept_request(ctx: Ctx) -> Response:
 )
 async def dismiss_request(ctx: Ctx) -> Response:
     """Its sender's filtered notifications go (one script)."""
-    return await _one_request(ctx, ctx.rp.dismiss_notification_request)
+    return await _one_request(ctx, ctx.rp.notifications.dismiss_request)
 
 
 # --- markers ---------------------------------------------------------------------------
@@ -840,7 +840,9 @@ async def get_markers(ctx: Ctx) -> Response:
     names = value if isinstance(value, list) else ([] if value in (None, "") else [value])
     if len(names) > len(markers.TIMELINES) * 2:
         raise ValidationError("timeline", "too many timelines")
-    found = await ctx.rp.get_markers(ctx.uid, [n for n in names if n in markers.TIMELINES])
+    found = await ctx.rp.timelines.get_markers(
+        ctx.uid, [n for n in names if n in markers.TIMELINES]
+    )
     return JSON({m.timeline: _marker(m) for m in found})
 
 
@@ -884,4 +886,6 @@ async def set_markers(ctx: Ctx) -> Response:
             raise ValidationError(name, "must be an object with last_read_id")
         if last is not None:
             positions[name] = last
-    return JSON({m.timeline: _marker(m) for m in await ctx.rp.set_markers(ctx.uid, positions)})
+    return JSON(
+        {m.timeline: _marker(m) for m in await ctx.rp.timelines.set_markers(ctx.uid, positions)}
+    )

@@ -70,13 +70,13 @@ def token_entity(token: str, scopes, created: int) -> dict:
 async def create_app(ctx: Ctx) -> Response:
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     p = ctx.params
-    app, secret = await ctx.rp.create_app(
+    app, secret = await ctx.rp.auth.create_app(
         p.str("client_name", required=True, allow_empty=False),
         p.raw("redirect_uris") if p.has("redirect_uris") else None,
         p.str("scopes"),
         p.str("website"),
     )
-    return JSON(app_entity(app, await ctx.rp.vapid_key(), secret))
+    return JSON(app_entity(app, await ctx.rp.push.vapid_key(), secret))
 
 
 @endpoint(
@@ -87,10 +87,10 @@ async def create_app(ctx: Ctx) -> Response:
     doc=Doc("The token's application", "OAuth", ref("Application")),
 )
 async def verify_app(ctx: Ctx) -> Response:
-    app = await ctx.rp.get_app(ctx.authed.client_id)
+    app = await ctx.rp.auth.get_app(ctx.authed.client_id)
     if app is None:
         raise ApiError(401, "The access token is invalid")
-    return JSON(app_entity(app, await ctx.rp.vapid_key()))
+    return JSON(app_entity(app, await ctx.rp.push.vapid_key()))
 
 
 def _client_credentials(ctx: Ctx) -> tuple[str | None, str | None]:
@@ -152,9 +152,9 @@ async def token(ctx: Ctx) -> Response:
     await ctx.limit("apps", ctx.settings.rate_apps)  # apps and tokens per IP
     if grant == "password":
         await ctx.limit("login", ctx.settings.rate_login)
-    app = await ctx.rp.check_client(*_client_credentials(ctx))
+    app = await ctx.rp.auth.check_client(*_client_credentials(ctx))
     if grant == "authorization_code":
-        uid, scopes = await ctx.rp.redeem_code(
+        uid, scopes = await ctx.rp.auth.redeem_code(
             app, p.str("code"), p.str("redirect_uri"), p.str("code_verifier", max_chars=200)
         )
     else:
@@ -167,7 +167,7 @@ async def token(ctx: Ctx) -> Response:
         if grant == "password":
             user = await _limited(
                 ctx,
-                lambda: ctx.rp.password_grant_login(
+                lambda: ctx.rp.auth.password_grant_login(
                     p.raw("username"), p.raw("password"), rate=ctx.settings.rate_login_account
                 ),
             )
@@ -179,7 +179,7 @@ async def token(ctx: Ctx) -> Response:
                     "the authorization request, or was issued to another client.",
                 )
             uid = user.id
-    access, created = await ctx.rp.issue_token(app, uid, scopes)
+    access, created = await ctx.rp.auth.issue_token(app, uid, scopes)
     return JSON(token_entity(access, scopes, created), headers={"Cache-Control": "no-store"})
 
 
@@ -198,7 +198,7 @@ async def token(ctx: Ctx) -> Response:
     ),
 )
 async def revoke(ctx: Ctx) -> Response:
-    await ctx.rp.revoke_token(*_client_credentials(ctx), ctx.params.raw("token"))
+    await ctx.rp.auth.revoke_token(*_client_credentials(ctx), ctx.params.raw("token"))
     return JSON({})
 
 
@@ -314,7 +314,7 @@ async def _authorize_request(ctx: Ctx) -> _AuthorizeRequest:
     try:
         if p.str("response_type") != "code":
             raise _Refused("response_type must be code")
-        app = await ctx.rp.get_app(p.str("client_id", max_chars=200))
+        app = await ctx.rp.auth.get_app(p.str("client_id", max_chars=200))
         if app is None:
             raise _Refused("Unknown client_id")
         given = p.str("redirect_uri", max_chars=2000) or ""
@@ -505,7 +505,7 @@ async def authorize_submit(request: Request) -> Response:
     try:
         outcome = await _limited(
             ctx,
-            lambda: ctx.rp.authorize_sign_in(
+            lambda: ctx.rp.auth.authorize_sign_in(
                 req.app,
                 p.raw("username"),
                 p.raw("password"),
@@ -553,7 +553,7 @@ async def _second_step(ctx: Ctx) -> Response:
     again (the same words whatever was wrong), limited per step and per account."""
     token = ctx.params.raw("two_factor_token")
     outcome = await _limited(
-        ctx, lambda: ctx.rp.authorize_second_step(token, ctx.params.raw("otp_attempt"))
+        ctx, lambda: ctx.rp.auth.authorize_second_step(token, ctx.params.raw("otp_attempt"))
     )
     if outcome.app is None or outcome.request is None:
         return page(

@@ -51,7 +51,7 @@ async def web_page(request: Request) -> Response:
     e = html.escape
     try:
         await ctx._ip_hit()
-        user = await ctx.rp.lookup(request.path_params["login"])
+        user = await ctx.rp.accounts.lookup(request.path_params["login"])
         sid = request.path_params.get("id")
         status = None
         if sid is not None:

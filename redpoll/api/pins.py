@@ -34,7 +34,7 @@ async def _pinned(ctx: Ctx, change) -> Response:
     ),
 )
 async def pin(ctx: Ctx) -> Response:
-    return await _pinned(ctx, ctx.rp.pin)
+    return await _pinned(ctx, ctx.rp.statuses.pin)
 
 
 @endpoint(
@@ -45,4 +45,4 @@ async def pin(ctx: Ctx) -> Response:
     doc=Doc("Unpin a status from your profile", "Statuses", STATUS_REF, params=[path_param()]),
 )
 async def unpin(ctx: Ctx) -> Response:
-    return await _pinned(ctx, ctx.rp.unpin)
+    return await _pinned(ctx, ctx.rp.statuses.unpin)

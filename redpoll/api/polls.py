@@ -36,7 +36,7 @@ def poll_response(ctx: Ctx, shown: pages.Shown) -> Response:
     ),
 )
 async def get_poll(ctx: Ctx) -> Response:
-    return poll_response(ctx, await ctx.rp.poll(ctx.viewer, ctx.path_id()))
+    return poll_response(ctx, await ctx.rp.statuses.poll(ctx.viewer, ctx.path_id()))
 
 
 @endpoint(
@@ -64,4 +64,6 @@ async def get_poll(ctx: Ctx) -> Response:
     ),
 )
 async def vote(ctx: Ctx) -> Response:
-    return poll_response(ctx, await ctx.rp.vote(ctx.uid, ctx.path_id(), ctx.params.raw("choices")))
+    return poll_response(
+        ctx, await ctx.rp.statuses.vote(ctx.uid, ctx.path_id(), ctx.params.raw("choices"))
+    )

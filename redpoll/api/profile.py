@@ -160,12 +160,12 @@ async def update_credentials(ctx: Ctx) -> Response:
         changes["display_name"] = ""
     if p.raw("note") == "":
         changes["bio"] = ""
-    user = await ctx.rp.update_credentials(ctx.uid, changes, files)
+    user = await ctx.rp.accounts.update_credentials(ctx.uid, changes, files)
     return JSON(entities.credential_account(user, ctx.base, await ctx.rp.admin.role_of(user)))
 
 
 async def _remove(ctx: Ctx, kind: str) -> Response:
-    user = await ctx.rp.remove_profile_image(ctx.uid, kind)
+    user = await ctx.rp.accounts.remove_profile_image(ctx.uid, kind)
     return JSON(entities.credential_account(user, ctx.base, await ctx.rp.admin.role_of(user)))
 
 

@@ -61,7 +61,7 @@ async def entity(ctx: Ctx, sub: Subscription) -> dict:
         "standard": sub.standard,
         "alerts": {k: sub.alerts.get(k, False) for k in ALERTS},
         "policy": sub.policy,
-        "server_key": await ctx.rp.vapid_key(),
+        "server_key": await ctx.rp.push.vapid_key(),
     }
 
 
@@ -100,7 +100,7 @@ async def create(ctx: Ctx) -> Response:
     standard = sub.get("standard")
     alerts, policy = _data(ctx)
     secret, _ = gateway_auth.bearer_token(ctx.request.scope)
-    made = await ctx.rp.push_subscribe(
+    made = await ctx.rp.push.subscribe(
         ctx.token,
         secret or "",
         endpoint=sub.get("endpoint"),
@@ -132,7 +132,7 @@ def _flag(value) -> bool:
     doc=Doc("This access token's Web Push subscription", TAG, ref("WebPushSubscription")),
 )
 async def show(ctx: Ctx) -> Response:
-    sub = await ctx.rp.push_subscription(ctx.token)
+    sub = await ctx.rp.push.subscription(ctx.token)
     if sub is None:
         raise ApiError(404, NOT_FOUND)
     return JSON(await entity(ctx, sub))
@@ -153,7 +153,7 @@ async def show(ctx: Ctx) -> Response:
 )
 async def update(ctx: Ctx) -> Response:
     alerts, policy = _data(ctx)
-    sub = await ctx.rp.update_push_subscription(ctx.token, alerts, policy)
+    sub = await ctx.rp.push.update(ctx.token, alerts, policy)
     if sub is None:
         raise ApiError(404, NOT_FOUND)
     return JSON(await entity(ctx, sub))
@@ -167,5 +167,5 @@ async def update(ctx: Ctx) -> Response:
     doc=Doc("Remove this access token's Web Push subscription", TAG, EMPTY),
 )
 async def remove(ctx: Ctx) -> Response:
-    await ctx.rp.remove_push_subscription(ctx.token)
+    await ctx.rp.push.remove(ctx.token)
     return JSON({})

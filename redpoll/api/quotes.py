@@ -42,7 +42,7 @@ async def status_quotes(ctx: Ctx) -> Response:
     await seen_status(ctx, sid)  # 404 for a status the caller may not see
     p = ctx.params
     try:
-        shown = await ctx.rp.quotes_page(
+        shown = await ctx.rp.timelines.quotes_page(
             ctx.uid,
             sid,
             max_id=p.cursor("max_id"),
@@ -73,7 +73,7 @@ async def revoke_quote(ctx: Ctx) -> Response:
     quoting = ctx.path_id("quoting_status_id")
     await seen_status(ctx, sid)
     try:
-        shown = await ctx.rp.revoke_quote(ctx.uid, sid, quoting)
+        shown = await ctx.rp.statuses.revoke_quote(ctx.uid, sid, quoting)
     except Forbidden:
         raise ApiError(403, NOT_ALLOWED) from None
     except quotes.QuoteNotFound:
@@ -99,7 +99,7 @@ async def interaction_policy(ctx: Ctx) -> Response:
     await seen_status(ctx, sid)
     policy = ctx.params.str("quote_approval_policy", max_chars=20)
     try:
-        shown = await ctx.rp.set_quote_policy(ctx.uid, sid, policy)
+        shown = await ctx.rp.statuses.set_quote_policy(ctx.uid, sid, policy)
     except Forbidden:
         raise ApiError(403, NOT_ALLOWED) from None
     return _one(ctx, shown)

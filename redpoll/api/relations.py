@@ -41,7 +41,7 @@ from .routing import endpoint
 )
 async def block(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    await ctx.rp.block(ctx.uid, target)
+    await ctx.rp.relations.block(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
@@ -54,7 +54,7 @@ async def block(ctx: Ctx) -> Response:
 )
 async def unblock(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    await ctx.rp.unblock(ctx.uid, target)
+    await ctx.rp.relations.unblock(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
@@ -91,7 +91,7 @@ async def mute(ctx: Ctx) -> Response:
         raise ValidationError("duration", "must be a whole number of seconds")
     duration = int(seconds or 0)
     notes = p.bool("notifications", True) if p.has("notifications") else True
-    await ctx.rp.mute(ctx.uid, target, duration, notes)
+    await ctx.rp.relations.mute(ctx.uid, target, duration, notes)
     return JSON(await relationship_of(ctx, target))
 
 
@@ -104,7 +104,7 @@ async def mute(ctx: Ctx) -> Response:
 )
 async def unmute(ctx: Ctx) -> Response:
     target = ctx.path_id()
-    await ctx.rp.unmute(ctx.uid, target)
+    await ctx.rp.relations.unmute(ctx.uid, target)
     return JSON(await relationship_of(ctx, target))
 
 
@@ -132,7 +132,7 @@ async def _accounts_page(ctx: Ctx, read) -> Response:
     ),
 )
 async def blocks(ctx: Ctx) -> Response:
-    return await _accounts_page(ctx, ctx.rp.blocked_accounts)
+    return await _accounts_page(ctx, ctx.rp.relations.blocked_accounts)
 
 
 @endpoint(
@@ -155,7 +155,7 @@ async def mutes(ctx: Ctx) -> Response:
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, marks, ends = await ctx.rp.muted_accounts(
+    users, marks, ends = await ctx.rp.relations.muted_accounts(
         ctx.uid, max_id=p.cursor("max_id"), limit=p.raw("limit")
     )
     headers = link_header(ctx, marks, key=lambda c: c, prev=False) if marks else {}
@@ -190,7 +190,7 @@ async def domain_blocks(ctx: Ctx) -> Response:
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    found, cursor = await ctx.rp.blocked_domains(
+    found, cursor = await ctx.rp.relations.blocked_domains(
         ctx.uid, max_score=p.cursor("max_id"), limit=p.raw("limit")
     )
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if cursor else {}
@@ -211,7 +211,7 @@ async def domain_blocks(ctx: Ctx) -> Response:
     ),
 )
 async def domain_block_preview(ctx: Ctx) -> Response:
-    following, followers = await ctx.rp.domain_block_preview(
+    following, followers = await ctx.rp.relations.domain_block_preview(
         ctx.uid, ctx.params.str("domain", required=True, max_chars=253)
     )
     return JSON({"following_count": following, "followers_count": followers})
@@ -231,7 +231,9 @@ async def domain_block_preview(ctx: Ctx) -> Response:
     ),
 )
 async def block_domain(ctx: Ctx) -> Response:
-    await ctx.rp.block_domain(ctx.uid, ctx.params.str("domain", required=True, max_chars=253))
+    await ctx.rp.relations.block_domain(
+        ctx.uid, ctx.params.str("domain", required=True, max_chars=253)
+    )
     return JSON({})
 
 
@@ -243,7 +245,9 @@ async def block_domain(ctx: Ctx) -> Response:
     doc=Doc("Unblock a domain", "Accounts", {"type": "object"}, body=_DOMAIN),
 )
 async def unblock_domain(ctx: Ctx) -> Response:
-    await ctx.rp.unblock_domain(ctx.uid, ctx.params.str("domain", required=True, max_chars=253))
+    await ctx.rp.relations.unblock_domain(
+        ctx.uid, ctx.params.str("domain", required=True, max_chars=253)
+    )
     return JSON({})
 
 
@@ -263,7 +267,7 @@ async def unblock_domain(ctx: Ctx) -> Response:
 )
 async def follow_requests_list(ctx: Ctx) -> Response:
     """Pending requests to follow the caller, newest first (by request ids)."""
-    return await _accounts_page(ctx, ctx.rp.follow_requesters)
+    return await _accounts_page(ctx, ctx.rp.relations.follow_requesters)
 
 
 @endpoint(
@@ -280,7 +284,7 @@ async def follow_requests_list(ctx: Ctx) -> Response:
 )
 async def authorize(ctx: Ctx) -> Response:
     requester = ctx.path_id()
-    await ctx.rp.authorize_follow(ctx.uid, requester)
+    await ctx.rp.relations.authorize_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
@@ -298,7 +302,7 @@ async def authorize(ctx: Ctx) -> Response:
 )
 async def reject(ctx: Ctx) -> Response:
     requester = ctx.path_id()
-    await ctx.rp.reject_follow(ctx.uid, requester)
+    await ctx.rp.relations.reject_follow(ctx.uid, requester)
     return JSON(await relationship_of(ctx, requester))
 
 
@@ -314,6 +318,6 @@ async def reject(ctx: Ctx) -> Response:
 async def remove_from_followers(ctx: Ctx) -> Response:
     """Make an account stop following the caller."""
     follower = ctx.path_id()
-    await ctx.rp.get_user(follower)
-    await ctx.rp.unfollow(follower, ctx.uid)
+    await ctx.rp.accounts.get_user(follower)
+    await ctx.rp.relations.unfollow(follower, ctx.uid)
     return JSON(await relationship_of(ctx, follower))

@@ -67,5 +67,7 @@ async def create(ctx: Ctx) -> Response:
     p.bool("forward")
     category = p.str("category", max_chars=20) or "other"
     comment = p.str("comment", max_chars=100_000) or ""
-    r, user = await ctx.rp.report(ctx.uid, account, status_ids, comment, category, rule_ids)
+    r, user = await ctx.rp.moderation.report(
+        ctx.uid, account, status_ids, comment, category, rule_ids
+    )
     return JSON(report_entity(r, entities.account(user, ctx.base)))

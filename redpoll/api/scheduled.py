@@ -43,7 +43,7 @@ def parse_time(ctx: Ctx) -> int:
     ),
 )
 async def list_scheduled(ctx: Ctx) -> Response:
-    found = await ctx.rp.scheduled_statuses(ctx.uid, **ctx.params.cursors())
+    found = await ctx.rp.statuses.scheduled(ctx.uid, **ctx.params.cursors())
     return JSON([scheduled_entity(ctx, s) for s in found], headers=link_header(ctx, found))
 
 
@@ -57,7 +57,7 @@ async def list_scheduled(ctx: Ctx) -> Response:
     ),
 )
 async def get_scheduled(ctx: Ctx) -> Response:
-    return JSON(scheduled_entity(ctx, await ctx.rp.scheduled_status(ctx.uid, ctx.path_id())))
+    return JSON(scheduled_entity(ctx, await ctx.rp.statuses.scheduled_one(ctx.uid, ctx.path_id())))
 
 
 @endpoint(
@@ -76,7 +76,7 @@ async def get_scheduled(ctx: Ctx) -> Response:
     ),
 )
 async def update_scheduled(ctx: Ctx) -> Response:
-    found = await ctx.rp.reschedule_status(ctx.uid, ctx.path_id(), parse_time(ctx))
+    found = await ctx.rp.statuses.reschedule(ctx.uid, ctx.path_id(), parse_time(ctx))
     return JSON(scheduled_entity(ctx, found))
 
 
@@ -93,5 +93,5 @@ async def update_scheduled(ctx: Ctx) -> Response:
     ),
 )
 async def delete_scheduled(ctx: Ctx) -> Response:
-    await ctx.rp.cancel_scheduled_status(ctx.uid, ctx.path_id())
+    await ctx.rp.statuses.cancel_scheduled(ctx.uid, ctx.path_id())
     return JSON({})

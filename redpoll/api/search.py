@@ -77,7 +77,7 @@ def _query(ctx: Ctx, kind: str | None) -> search.Query:
     ),
 )
 async def search_v2(ctx: Ctx) -> Response:
-    found = await ctx.rp.search(_query(ctx, None))
+    found = await ctx.rp.discovery.search(_query(ctx, None))
     return JSON(
         {
             "accounts": [entities.account(u, ctx.base) for u in found.accounts],
@@ -102,5 +102,5 @@ async def search_v2(ctx: Ctx) -> Response:
     ),
 )
 async def accounts_search(ctx: Ctx) -> Response:
-    found = await ctx.rp.search(_query(ctx, "accounts"))
+    found = await ctx.rp.discovery.search(_query(ctx, "accounts"))
     return JSON([entities.account(u, ctx.base) for u in found.accounts])

@@ -75,7 +75,7 @@ async def _limited(call):
 async def list_sessions(ctx: Ctx) -> Response:
     current = ctx.authed.digest
     return JSON(
-        [session_entity(s, current) for s in await ctx.rp.sessions(ctx.uid)],
+        [session_entity(s, current) for s in await ctx.rp.accounts.sessions(ctx.uid)],
         headers={"Cache-Control": "no-store"},
     )
 
@@ -90,7 +90,7 @@ async def list_sessions(ctx: Ctx) -> Response:
     ),
 )
 async def revoke_session(ctx: Ctx) -> Response:
-    if not await ctx.rp.revoke_session(ctx.uid, ctx.request.path_params["id"]):
+    if not await ctx.rp.accounts.revoke_session(ctx.uid, ctx.request.path_params["id"]):
         raise ApiError(404, NOT_FOUND)
     return JSON({})
 
@@ -113,7 +113,7 @@ async def change_password(ctx: Ctx) -> Response:
     await ctx.limit("login", ctx.settings.rate_login)
     p = ctx.params
     if not await _limited(
-        lambda: ctx.rp.change_password(
+        lambda: ctx.rp.accounts.change_password(
             ctx.token,
             p.raw("current_password"),
             p.raw("password"),
@@ -140,7 +140,7 @@ async def change_password(ctx: Ctx) -> Response:
 async def delete_account(ctx: Ctx) -> Response:
     await ctx.limit("login", ctx.settings.rate_login)
     if not await _limited(
-        lambda: ctx.rp.delete_own_account(
+        lambda: ctx.rp.accounts.delete_own_account(
             ctx.uid, ctx.params.raw("password"), rate=ctx.settings.rate_login_account
         )
     ):

@@ -37,7 +37,7 @@ async def _status_response(ctx: Ctx, sid: int) -> Response:
 async def favourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)  # 404 before anything is written
-    await ctx.rp.favourite(ctx.uid, sid)
+    await ctx.rp.statuses.favourite(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
 
@@ -53,7 +53,7 @@ async def favourite(ctx: Ctx) -> Response:
 async def unfavourite(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
-    await ctx.rp.unfavourite(ctx.uid, sid)
+    await ctx.rp.statuses.unfavourite(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
 
@@ -71,7 +71,7 @@ async def unfavourite(ctx: Ctx) -> Response:
 )
 async def mute_thread(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.mute_thread(ctx.uid, sid, True)
+    await ctx.rp.statuses.mute_thread(ctx.uid, sid, True)
     return await _status_response(ctx, sid)
 
 
@@ -84,7 +84,7 @@ async def mute_thread(ctx: Ctx) -> Response:
 )
 async def unmute_thread(ctx: Ctx) -> Response:
     sid = ctx.path_id()
-    await ctx.rp.mute_thread(ctx.uid, sid, False)
+    await ctx.rp.statuses.mute_thread(ctx.uid, sid, False)
     return await _status_response(ctx, sid)
 
 
@@ -98,7 +98,7 @@ async def unmute_thread(ctx: Ctx) -> Response:
 async def bookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
-    await ctx.rp.bookmark(ctx.uid, sid)
+    await ctx.rp.statuses.bookmark(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
 
@@ -112,7 +112,7 @@ async def bookmark(ctx: Ctx) -> Response:
 async def unbookmark(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     await seen_status(ctx, sid)
-    await ctx.rp.unbookmark(ctx.uid, sid)
+    await ctx.rp.statuses.unbookmark(ctx.uid, sid)
     return await _status_response(ctx, sid)
 
 
@@ -135,7 +135,9 @@ async def favourited_by(ctx: Ctx) -> Response:
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await ctx.rp.favourited_by(sid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
+    users, cursor = await ctx.rp.statuses.favourited_by(
+        sid, max_id=p.cursor("max_id"), limit=p.raw("limit")
+    )
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)
 
@@ -154,7 +156,9 @@ async def favourited_by(ctx: Ctx) -> Response:
     ),
 )
 async def favourites_list(ctx: Ctx) -> Response:
-    return timeline_response(ctx, await ctx.rp.favourites_page(ctx.uid, **ctx.params.cursors()))
+    return timeline_response(
+        ctx, await ctx.rp.timelines.favourites_page(ctx.uid, **ctx.params.cursors())
+    )
 
 
 @endpoint(
@@ -171,7 +175,9 @@ async def favourites_list(ctx: Ctx) -> Response:
     ),
 )
 async def bookmarks_list(ctx: Ctx) -> Response:
-    return timeline_response(ctx, await ctx.rp.bookmarks_page(ctx.uid, **ctx.params.cursors()))
+    return timeline_response(
+        ctx, await ctx.rp.timelines.bookmarks_page(ctx.uid, **ctx.params.cursors())
+    )
 
 
 @endpoint(
@@ -195,7 +201,7 @@ async def reblog(ctx: Ctx) -> Response:
     if visibility not in (None, "public", "unlisted"):
         raise ValidationError("visibility", "must be public or unlisted")
     await seen_status(ctx, ctx.path_id())  # one may not see it: 404, as Mastodon
-    bid = await ctx.rp.boost(ctx.uid, ctx.path_id())
+    bid = await ctx.rp.statuses.boost(ctx.uid, ctx.path_id())
     return await _status_response(ctx, bid)
 
 
@@ -216,7 +222,7 @@ async def unreblog(ctx: Ctx) -> Response:
     sid = ctx.path_id()
     status = await seen_status(ctx, sid)
     original = status.reblog_of or sid
-    await ctx.rp.unboost(ctx.uid, original)
+    await ctx.rp.statuses.unboost(ctx.uid, original)
     return await _status_response(ctx, original)
 
 
@@ -239,6 +245,8 @@ async def reblogged_by(ctx: Ctx) -> Response:
     p = ctx.params
     for name in ("since_id", "min_id"):
         p.cursor(name)
-    users, cursor = await ctx.rp.reblogged_by(sid, max_id=p.cursor("max_id"), limit=p.raw("limit"))
+    users, cursor = await ctx.rp.statuses.reblogged_by(
+        sid, max_id=p.cursor("max_id"), limit=p.raw("limit")
+    )
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if users else {}
     return JSON([entities.account(u, ctx.base) for u in users], headers=headers)

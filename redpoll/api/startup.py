@@ -116,7 +116,7 @@ async def unreact_to_announcement(ctx: Ctx) -> Response:
 async def preferences(ctx: Ctx) -> Response:
     """The defaults a client pre-fills its compose box with: what a post
     without those parameters gets."""
-    user = await ctx.rp.get_user(ctx.uid)
+    user = await ctx.rp.accounts.get_user(ctx.uid)
     return JSON(
         {
             "posting:default:visibility": user.privacy,

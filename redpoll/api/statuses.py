@@ -41,7 +41,7 @@ VISIBILITIES = visibility.ALL
 async def seen_status(ctx: Ctx, sid: int) -> Status:
     """The status ``sid`` if the caller may see it (redpoll.relations.visibility);
     404 otherwise, as for a status that does not exist."""
-    return await ctx.rp.seen_status(ctx.viewer, sid)
+    return await ctx.rp.statuses.seen_status(ctx.viewer, sid)
 
 
 def status_entities(ctx: Ctx, shown: pages.Shown, *, with_source: bool = False) -> list[dict]:
@@ -56,7 +56,9 @@ async def render_statuses(
 ) -> list[dict]:
     """Statuses as the caller is shown them where they were asked for
     (redpoll.reading.pages.show), rendered (:func:`status_entities`)."""
-    return status_entities(ctx, await ctx.rp.show(ctx.viewer, statuses), with_source=with_source)
+    return status_entities(
+        ctx, await ctx.rp.timelines.show(ctx.viewer, statuses), with_source=with_source
+    )
 
 
 def timeline_response(ctx: Ctx, shown: pages.Shown) -> Response:
@@ -240,7 +242,7 @@ async def post_status(ctx: Ctx) -> Response:
         if poll is not None:  # (it would be lost when the job posts it)
             raise ValidationError("poll", "a scheduled status cannot have a poll yet")
         try:
-            found = await ctx.rp.schedule_status(
+            found = await ctx.rp.statuses.schedule(
                 ctx.uid, parse_time(ctx), text, extra, reply_to, media, ctx.params.raw("poll"), key
             )
         except quotes.QuoteRefused:  # Mastodon's answer, nothing scheduled
@@ -253,17 +255,17 @@ async def post_status(ctx: Ctx) -> Response:
     )
     try:
         if key is not None:
-            status = await ctx.rp.post_once(
+            status = await ctx.rp.statuses.post_once(
                 ctx.uid, key, text, extra, reply_to, media, poll, allowed_mentions=allowed
             )
         else:
-            status = await ctx.rp.post(
+            status = await ctx.rp.statuses.post(
                 ctx.uid, text, extra, reply_to, media, poll, allowed_mentions=allowed
             )
     except quotes.QuoteRefused:  # Mastodon's answer, nothing posted
         raise ApiError(404, quotes.NOT_FOUND_MESSAGE) from None
     except UnexpectedMentions as exc:  # Mastodon's answer: who they are
-        found = await ctx.rp.get_users(exc.accounts)
+        found = await ctx.rp.accounts.get_users(exc.accounts)
         body = {
             "error": "Post would be sent to unexpected accounts",
             "unexpected_accounts": [entities.account(u, ctx.base) for u in found],
@@ -284,7 +286,9 @@ async def get_status(ctx: Ctx) -> Response:
     (:func:`rendered_entities`); visibility and the counts and flags in one
     round trip (redpoll.reading.pages.checked). A status the caller may not see, or a
     boost whose original is gone, is a 404."""
-    entities_ = rendered_entities(ctx, await ctx.rp.status_page(ctx.viewer, ctx.path_id()))
+    entities_ = rendered_entities(
+        ctx, await ctx.rp.timelines.status_page(ctx.viewer, ctx.path_id())
+    )
     if not entities_:
         raise ApiError(404, NOT_FOUND)
     return Response(entities_[0], media_type=JSON.media_type)
@@ -305,7 +309,9 @@ async def get_status(ctx: Ctx) -> Response:
 )
 async def status_card(ctx: Ctx) -> Response:
     """From the status's rendering (:func:`get_status`): its ``card``."""
-    entities_ = rendered_entities(ctx, await ctx.rp.status_page(ctx.viewer, ctx.path_id()))
+    entities_ = rendered_entities(
+        ctx, await ctx.rp.timelines.status_page(ctx.viewer, ctx.path_id())
+    )
     if not entities_:
         raise ApiError(404, NOT_FOUND)
     shown = orjson.loads(entities_[0])
@@ -330,7 +336,7 @@ async def status_card(ctx: Ctx) -> Response:
 )
 async def get_statuses(ctx: Ctx) -> Response:
     ids = list(dict.fromkeys(ctx.params.ids("id")))
-    shown = await ctx.rp.statuses_page(ctx.viewer, ids)  # as get_status
+    shown = await ctx.rp.timelines.statuses_page(ctx.viewer, ids)  # as get_status
     return Response(
         b"[" + b",".join(rendered_entities(ctx, shown)) + b"]", media_type=JSON.media_type
     )
@@ -354,7 +360,7 @@ async def delete_status(ctx: Ctx) -> Response:
     ctx.params.bool("delete_media")  # checked (a boolean); deleting is the same either way
     status = await seen_status(ctx, ctx.path_id())
     try:
-        await ctx.rp.delete_status(status.id, ctx.uid)
+        await ctx.rp.statuses.delete(status.id, ctx.uid)
     except Forbidden:  # Mastodon answers 404 for statuses that are not yours
         raise ApiError(404, NOT_FOUND) from None
     return JSON((await render_statuses(ctx, [status], with_source=True))[0])
@@ -369,7 +375,7 @@ async def delete_status(ctx: Ctx) -> Response:
     doc=Doc("Home timeline", "Timelines", STATUSES_REF, paged=True, params=PAGE),
 )
 async def home(ctx: Ctx) -> Response:
-    return timeline_response(ctx, await ctx.rp.home_page(ctx.uid, **ctx.params.cursors()))
+    return timeline_response(ctx, await ctx.rp.timelines.home_page(ctx.uid, **ctx.params.cursors()))
 
 
 @endpoint(
@@ -396,7 +402,7 @@ async def public(ctx: Ctx) -> Response:
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
     return timeline_response(
         ctx,
-        await ctx.rp.public_page(
+        await ctx.rp.timelines.public_page(
             ctx.viewer, origin=origin(local, remote), only_media=only_media, **p.cursors()
         ),
     )
@@ -427,7 +433,7 @@ async def link_timeline(ctx: Ctx) -> Response:
     p = ctx.params
     url = p.str("url", max_chars=limits.TRENDS_LINK_MAX_CHARS * 2) or ""
     return timeline_response(
-        ctx, await ctx.rp.link_page(ctx.viewer, url, local=p.bool("local"), **p.cursors())
+        ctx, await ctx.rp.discovery.link_page(ctx.viewer, url, local=p.bool("local"), **p.cursors())
     )
 
 
@@ -452,4 +458,6 @@ def origin(local: bool, remote: bool) -> str | None:
 )
 async def list_timeline(ctx: Ctx) -> Response:
     lid = ctx.path_id("list_id")
-    return timeline_response(ctx, await ctx.rp.list_page(ctx.uid, lid, **ctx.params.cursors()))
+    return timeline_response(
+        ctx, await ctx.rp.timelines.list_page(ctx.uid, lid, **ctx.params.cursors())
+    )

@@ -39,7 +39,7 @@ from .statuses import origin, rendered_pairs, timeline_response
     ),
 )
 async def context(ctx: Ctx) -> Response:
-    shown, ancestors = await ctx.rp.thread(ctx.viewer, ctx.path_id())
+    shown, ancestors = await ctx.rp.timelines.thread(ctx.viewer, ctx.path_id())
     pairs = rendered_pairs(ctx, shown)  # the kept renderings, as a page's
     return Response(
         b'{"ancestors":['
@@ -99,7 +99,7 @@ async def tag_timeline(ctx: Ctx) -> Response:
     local, remote, only_media = p.bool("local"), p.bool("remote"), p.bool("only_media")
     return timeline_response(
         ctx,
-        await ctx.rp.tag_page(
+        await ctx.rp.timelines.tag_page(
             ctx.viewer,
             name,
             any_=combine["any"],
@@ -161,7 +161,7 @@ def tag_entity(ctx: Ctx, tag: Tag, viewer: bool) -> dict:
     ),
 )
 async def get_tag(ctx: Ctx) -> Response:
-    tag = await ctx.rp.get_tag(ctx.viewer, _tag_name(ctx, "name"))
+    tag = await ctx.rp.tags.get(ctx.viewer, _tag_name(ctx, "name"))
     return JSON(tag_entity(ctx, tag, ctx.viewer is not None))
 
 
@@ -175,7 +175,7 @@ async def get_tag(ctx: Ctx) -> Response:
     ),
 )
 async def follow_tag(ctx: Ctx) -> Response:
-    tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), True)
+    tag = await ctx.rp.tags.follow(ctx.uid, _tag_name(ctx, "name"), True)
     return JSON(tag_entity(ctx, tag, True))
 
 
@@ -187,7 +187,7 @@ async def follow_tag(ctx: Ctx) -> Response:
     doc=Doc("Unfollow a hashtag", "Tags", ref("Tag"), params=[TAG_PATH]),
 )
 async def unfollow_tag(ctx: Ctx) -> Response:
-    tag = await ctx.rp.follow_tag(ctx.uid, _tag_name(ctx, "name"), False)
+    tag = await ctx.rp.tags.follow(ctx.uid, _tag_name(ctx, "name"), False)
     return JSON(tag_entity(ctx, tag, True))
 
 
@@ -199,4 +199,4 @@ async def unfollow_tag(ctx: Ctx) -> Response:
     doc=Doc("The hashtags you follow", "Tags", array(ref("Tag"))),
 )
 async def followed_tags(ctx: Ctx) -> Response:
-    return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.followed_tags(ctx.uid)])
+    return JSON([tag_entity(ctx, t, True) for t in await ctx.rp.tags.followed(ctx.uid)])

@@ -45,7 +45,7 @@ def _next(ctx: Ctx, count: int, default: int) -> dict:
 
 
 async def _tags(ctx: Ctx) -> Response:
-    found = await ctx.rp.trending_tags(ctx.viewer, **_query(ctx))
+    found = await ctx.rp.discovery.trending_tags(ctx.viewer, **_query(ctx))
     return JSON(
         [tag_entity(ctx, t, ctx.viewer is not None) for t in found],
         headers=_next(ctx, len(found), limits.TRENDS_TAGS_DEFAULT),
@@ -95,7 +95,7 @@ async def trends(ctx: Ctx) -> Response:
     ),
 )
 async def trending_statuses(ctx: Ctx) -> Response:
-    shown = await ctx.rp.trending_page(ctx.viewer, **_query(ctx))
+    shown = await ctx.rp.discovery.trending_page(ctx.viewer, **_query(ctx))
     body = b"[" + b",".join(rendered_entities(ctx, shown)) + b"]"
     return Response(
         body, media_type=JSON.media_type, headers=_next(ctx, len(shown.read), limits.PAGE_DEFAULT)
@@ -146,7 +146,7 @@ def link_entity(trend) -> dict:
     ),
 )
 async def trending_links(ctx: Ctx) -> Response:
-    found = await ctx.rp.trending_links(**_query(ctx))
+    found = await ctx.rp.discovery.trending_links(**_query(ctx))
     return JSON(
         [link_entity(t) for t in found], headers=_next(ctx, len(found), limits.PAGE_DEFAULT)
     )
@@ -173,7 +173,7 @@ def _limit(ctx: Ctx):
     ),
 )
 async def suggestions_v2(ctx: Ctx) -> Response:
-    found = await ctx.rp.suggestions(ctx.uid, limit=_limit(ctx))
+    found = await ctx.rp.discovery.suggestions(ctx.uid, limit=_limit(ctx))
     return JSON(
         [
             {
@@ -203,7 +203,7 @@ async def suggestions_v2(ctx: Ctx) -> Response:
     ),
 )
 async def suggestions_v1(ctx: Ctx) -> Response:
-    found = await ctx.rp.suggestions(ctx.uid, limit=_limit(ctx))
+    found = await ctx.rp.discovery.suggestions(ctx.uid, limit=_limit(ctx))
     return JSON([entities.account(s.user, ctx.base) for s in found])
 
 
@@ -217,5 +217,5 @@ async def suggestions_v1(ctx: Ctx) -> Response:
     ),
 )
 async def dismiss_suggestion(ctx: Ctx) -> Response:
-    await ctx.rp.dismiss_suggestion(ctx.uid, ctx.path_id("account_id"))
+    await ctx.rp.discovery.dismiss_suggestion(ctx.uid, ctx.path_id("account_id"))
     return JSON({})

@@ -47,7 +47,7 @@ async def _limited(call):
     doc=Doc("Whether two-factor sign-in is on, and recovery codes left", "Accounts", STATUS),
 )
 async def status(ctx: Ctx) -> Response:
-    found = await ctx.rp.two_factor_status(ctx.uid)
+    found = await ctx.rp.accounts.two_factor_status(ctx.uid)
     return JSON(
         {"enabled": found.enabled, "recovery_codes_left": found.recovery_codes_left},
         headers=NO_STORE,
@@ -69,7 +69,7 @@ async def status(ctx: Ctx) -> Response:
 )
 async def setup(ctx: Ctx) -> Response:
     host = ctx.base.split("://", 1)[-1]
-    found = await ctx.rp.two_factor_setup(ctx.uid, host)
+    found = await ctx.rp.accounts.two_factor_setup(ctx.uid, host)
     return JSON(
         {"secret": found.secret, "uri": found.uri, "qr_svg": found.qr_svg}, headers=NO_STORE
     )
@@ -91,7 +91,7 @@ async def setup(ctx: Ctx) -> Response:
 async def enable(ctx: Ctx) -> Response:
     await ctx.limit("login", ctx.settings.rate_login)
     code = ctx.params.raw("code")
-    codes = await _limited(lambda: ctx.rp.two_factor_enable(ctx.uid, code))
+    codes = await _limited(lambda: ctx.rp.accounts.two_factor_enable(ctx.uid, code))
     if codes is None:
         raise _invalid("code", "The code is not right")
     return JSON({"recovery_codes": codes}, headers=NO_STORE)
@@ -112,7 +112,7 @@ async def enable(ctx: Ctx) -> Response:
 async def recovery_codes(ctx: Ctx) -> Response:
     await ctx.limit("login", ctx.settings.rate_login)
     password = ctx.params.raw("password")
-    codes = await _limited(lambda: ctx.rp.two_factor_recovery_codes(ctx.uid, password))
+    codes = await _limited(lambda: ctx.rp.accounts.two_factor_recovery_codes(ctx.uid, password))
     if codes is None:
         raise _invalid("password", "The password is not right")
     return JSON({"recovery_codes": codes}, headers=NO_STORE)
@@ -137,7 +137,7 @@ async def disable(ctx: Ctx) -> Response:
     code, password = p.raw("code"), p.raw("password")
     if code in (None, "") and password in (None, ""):
         raise _invalid("code", "A code or the password is needed")
-    if not await _limited(lambda: ctx.rp.two_factor_disable(ctx.uid, password, code)):
+    if not await _limited(lambda: ctx.rp.accounts.two_factor_disable(ctx.uid, password, code)):
         field = "code" if code not in (None, "") else "password"
         raise _invalid(field, f"The {field} is not right")
     return JSON({})

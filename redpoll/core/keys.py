@@ -509,6 +509,40 @@ def status_edits(sid: int) -> str:
     return f"edits:{{{sid}}}"
 
 
+def imports(uid: int) -> str:
+    """ZSET import id -> when it was made (ms): a member's CSV imports, at
+    most limits.IMPORTS_KEPT (redpoll.portability.imports)."""
+    return f"imp:{{{uid}}}"
+
+
+def import_seq(uid: int) -> str:
+    """String: the last import id given to ``uid``."""
+    return f"imp:{{{uid}}}:seq"
+
+
+def import_record(uid: int, iid: int) -> str:
+    """HASH: one import (kind, mode, file, total, processed, imported,
+    state, made, finished, and ``pos``: the next row its job does)."""
+    return f"imp:{{{uid}}}:{iid}"
+
+
+def import_rows(uid: int, iid: int) -> str:
+    """LIST: an import's rows as parsed, each a JSON array of strings."""
+    return f"imp:{{{uid}}}:{iid}:rows"
+
+
+def import_found(uid: int, iid: int) -> str:
+    """SET: what an import's rows named, as found (account ids, domains,
+    status ids, ``<list id>:<account id>``): what an overwrite keeps."""
+    return f"imp:{{{uid}}}:{iid}:found"
+
+
+def import_gone(uid: int, iid: int) -> str:
+    """LIST: what an overwrite undoes (the member's set when its prune
+    began, less what the import found)."""
+    return f"imp:{{{uid}}}:{iid}:gone"
+
+
 def bookmarks(uid: int) -> str:
     """ZSET status id -> bookmark id (unique microseconds): the user's bookmarks."""
     return f"bm:{{{uid}}}"

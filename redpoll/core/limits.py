@@ -600,6 +600,16 @@ DOMAIN_BLOCK_STEP = 500
 #: accounts or statuses read per round trip by a member's CSV export
 #: (redpoll.portability.exports)
 EXPORT_STEP = 1000
+
+#: a member's CSV import (redpoll.portability.imports): the largest file
+#: taken, the most rows of any kind (Mastodon's ROWS_PROCESSING_LIMIT; each
+#: kind is also held to its own bound: FOLLOW_MAX, BLOCKS_MAX, ...), the
+#: rows one step of its job does, and the imports kept per member (the
+#: oldest finished one is dropped past it)
+IMPORT_BYTES_MAX = 2 * 1024 * 1024
+IMPORT_ROWS_MAX = 20_000
+IMPORT_STEP = 25
+IMPORTS_KEPT = 20
 #: Accounts one may endorse (feature on one's profile) at most.
 ENDORSEMENTS_MAX = 100
 #: A private note on an account at most (characters; Mastodon's 2,000).

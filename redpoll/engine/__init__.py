@@ -1,3 +1,4 @@
 """The application: the Python API (engine.Redpoll: one object that owns the
-connection and offers every action as a method) and the background worker that
-runs the jobs. HTTP and the streams stand on it."""
+connection, runs the jobs, and offers every action through its areas,
+engine.areas) and the background worker that runs the jobs. HTTP and the
+streams stand on it."""

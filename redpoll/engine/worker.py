@@ -33,7 +33,9 @@ from ..mail import handlers as mail_handlers
 from ..media import handlers as media_handlers
 from ..media import uploads
 from ..media.jobs import MediaSweepJob
+from ..media.storage import open_storage
 from ..moderation import handlers as moderation_handlers
+from ..portability import handlers as portability_handlers
 from ..posting import handlers as posting_handlers
 from ..push import handlers as push_handlers
 from ..relations import handlers as relations_handlers
@@ -41,6 +43,8 @@ from ..scheduling import handlers as scheduling_handlers
 from ..search import handlers as search_handlers
 from ..storage.store import Store
 from ..timelines import handlers as timelines_handlers
+from .areas.base import Deps
+from .areas.imports import ImportActions
 
 log = logging.getLogger("redpoll.worker")
 
@@ -56,6 +60,12 @@ def merged(*tables: dict[type, Handler]) -> dict[type, Handler]:
     return out
 
 
+def import_actions(store: Store, settings: Settings) -> ImportActions:
+    """What a CSV import's job does for each row: the engine's own actions
+    (redpoll.engine.areas.imports), bound to the worker's store."""
+    return ImportActions(Deps(store, JobQueue(store), settings, open_storage(settings)))
+
+
 #: Every kind's handler, from the features' tables.
 HANDLERS = merged(
     accounts_handlers.TABLE,
@@ -67,6 +77,7 @@ HANDLERS = merged(
     mail_handlers.TABLE,
     media_handlers.TABLE,
     moderation_handlers.TABLE,
+    portability_handlers.table(import_actions),
     posting_handlers.TABLE,
     push_handlers.TABLE,
     relations_handlers.TABLE,

@@ -16,9 +16,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from ..accounts import auth, ratelimit, standing
 from ..accounts.auth import Token
-from ..storage.store import Store
 
 
 def _header(scope, name: bytes) -> str | None:
@@ -43,14 +41,6 @@ def bearer_token(
         if proto:
             return proto, proto
     return None, None
-
-
-async def authenticate(
-    store: Store, token: str, rate: ratelimit.Rate | None
-) -> tuple[Token | None, ratelimit.RateState | None]:
-    """The token's record (None: unknown or revoked) and, when ``rate`` is
-    set, its rate-limit state after counting this request."""
-    return await auth.authenticate(store, token, rate)
 
 
 @dataclass(frozen=True)
@@ -97,23 +87,3 @@ class Principal:
 
 #: token -> Principal, or None for an unknown / revoked token
 Verifier = Callable[[str], Awaitable["Principal | None"]]
-
-
-def verifier(store: Store) -> Verifier:
-    """Bearer tokens as stream principals (streams are not rate limited)."""
-
-    async def verify(token: str) -> Principal | None:
-        info, _ = await authenticate(store, token, None)
-        # a token of an account waiting for approval, or for its address to
-        # be confirmed (only a marked token pays that read), opens no stream
-        if info is None or info.pending:
-            return None
-        if (
-            info.check
-            and info.uid is not None
-            and await standing.awaits_confirmation(store, info.uid, info.digest)
-        ):
-            return None
-        return Principal.of(info)
-
-    return verify

@@ -39,7 +39,6 @@ from ..gateway.auth import Principal
 from ..gateway.errors import WebError
 from ..notifications.notifications import Notification
 from ..quotes import quotes
-from ..reading import notification_view
 from ..records.state import NONE, StatusState
 from ..render import entities
 from .asgi import CLOSE_AFTER, can_hand_off, header, identify, read_params, send_error, stream_out
@@ -153,12 +152,12 @@ class MastodonRenderer:
         shown = NONE._replace(quote_policy=quotes.policy(status))
         if "poll" not in status.extra:
             return shown
-        found = await self.service.engine.poll_states([status])
+        found = await self.service.engine.statuses.poll_states([status])
         return shown._replace(poll=found.get(status.id))
 
     async def _author(self, status: Status):
         try:
-            return await self.service.engine.get_user(status.user_id)
+            return await self.service.engine.accounts.get_user(status.user_id)
         except UserNotFound:
             return entities.placeholder_user(status)
 
@@ -185,7 +184,7 @@ class MastodonRenderer:
         redpoll.reading.notification_view), live and replayed alike; its status
         carries ``filtered`` when a warn filter of theirs meets it."""
         record = Notification.from_json(int(note["id"]), json.dumps(note))
-        found = await notification_view.shown_with(self.service.engine.store, owner, record)
+        found = await self.service.engine.notifications.shown_with(owner, record)
         if found is None:
             return None
         status, coll = found
@@ -193,7 +192,7 @@ class MastodonRenderer:
         account = entities.account(await self._author(actor), base)
         shown = await self.entity(status.to_dict(), base) if status is not None else None
         if status is not None:  # its owner's warn filters of the notifications context
-            words = await self.service.engine.active_filters(owner)
+            words = await self.service.engine.filters.active(owner)
             result = words.apply(status, context="notifications", viewer=owner) if words else None
             if result is not None:
                 shown["filtered"] = json.loads(result.json())
@@ -218,7 +217,7 @@ class ConversationRenderer:
             return None
         status = _status(ev.status)
         others = [u for u in participants(status) if u != viewer]
-        users = await self.statuses.service.engine.get_users(others)
+        users = await self.statuses.service.engine.accounts.get_users(others)
         body = entities.direct_conversation(
             conversation_of(status),
             status.user_id != viewer,
@@ -277,12 +276,12 @@ class SSEEndpoint:
         engine = self.service.engine
         uid = principal.user_id
         if self.channel == "user":
-            return await engine.following_ids(uid) | {uid}
+            return await engine.relations.following_ids(uid) | {uid}
         raw = params.get("list", "")
         if not raw.isdigit():
             raise WebError(400, "Missing list parameter")
         try:  # an id past 2**53 cannot exist: not found, like any unknown list
-            return await engine.list_member_ids(uid, validate.an_id(raw, "list"))
+            return await engine.lists.member_ids(uid, validate.an_id(raw, "list"))
         except (NotFound, ValidationError):
             raise WebError(404, "Record not found") from None
 
@@ -293,7 +292,7 @@ class SSEEndpoint:
         filt = await self._build_filter(principal, params)
         if principal.user_id is not None and self.channel in CONTEXTS:
             filt.context = CONTEXTS[self.channel]
-            filt.words = await self.service.engine.active_filters(principal.user_id)
+            filt.words = await self.service.engine.filters.active(principal.user_id)
         return filt
 
     async def _build_filter(self, principal: Principal, params: dict) -> Filter:
@@ -302,7 +301,7 @@ class SSEEndpoint:
             raise WebError(401, "Access token does not have the required scopes")
         hidden, domains = frozenset(), frozenset()
         if uid is not None:  # blocks, mutes and domain blocks (redpoll.relations)
-            hidden, domains = await self.service.engine.hidden_of(uid)
+            hidden, domains = await self.service.engine.relations.hidden_of(uid)
         if self.channel == "public":  # no boosts on public streams, as Mastodon
             return Filter(
                 sample=ALL_RESIDUES,
@@ -341,9 +340,11 @@ class SSEEndpoint:
         owner = uid if self.channel == "user" else None
         authors = await self.members(principal, params)
         followed = (
-            authors if self.channel == "user" else await self.service.engine.following_ids(uid)
+            authors
+            if self.channel == "user"
+            else await self.service.engine.relations.following_ids(uid)
         )
-        hidden, domains = await self.service.engine.hidden_of(uid)
+        hidden, domains = await self.service.engine.relations.hidden_of(uid)
         return Filter(
             authors=authors,
             owner=owner,

@@ -18,14 +18,12 @@ from dataclasses import replace
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
-from ..accounts import auth, ratelimit
 from ..core import limits
 from ..core.settings import Settings
+from ..engine.engine import Redpoll
 from ..gateway import links
-from ..gateway.auth import Verifier, verifier
+from ..gateway.auth import Principal, Verifier
 from ..gateway.errors import WebError
-from ..records import statuses
-from ..relations import visibility
 from ..render.rendered import RenderedStatuses
 from .hub import DIRECT_FMT, MASTODON_FMT, Hub, Subscriber
 from .mastodon import SSE_PATHS, ConversationRenderer, Health, MastodonRenderer, SSEEndpoint
@@ -35,6 +33,26 @@ from .v1 import V1Endpoint
 from .websocket import STREAMS, WebSocketEndpoint
 
 log = logging.getLogger("redpoll.stream")
+
+
+def verifier(rp: Redpoll) -> Verifier:
+    """Bearer tokens as stream principals (streams are not rate limited)."""
+
+    async def verify(token: str) -> Principal | None:
+        info, _ = await rp.auth.authenticate(token, None)
+        # a token of an account waiting for approval, or for its address to
+        # be confirmed (only a marked token pays that read), opens no stream
+        if info is None or info.pending:
+            return None
+        if (
+            info.check
+            and info.uid is not None
+            and await rp.accounts.unconfirmed(info.uid, info.digest)
+        ):
+            return None
+        return Principal.of(info)
+
+    return verify
 
 
 class StreamService:
@@ -84,7 +102,7 @@ class StreamService:
         feed the rendering and the user/list streams."""
         self.engine = engine
         if self.verify is None:
-            self.verify = verifier(engine.store)
+            self.verify = verifier(engine)
         self.renderers[MASTODON_FMT] = MastodonRenderer(self)
         self.renderers[DIRECT_FMT] = ConversationRenderer(self.renderers[MASTODON_FMT])
 
@@ -148,7 +166,6 @@ class StreamService:
         every process shares the count); WebError 429 once either has had
         its share."""
         ip = client_ip(scope)
-        store = self.engine.store
         budgets = (
             (
                 "identifier",
@@ -158,7 +175,7 @@ class StreamService:
             ("IP", f"stream-replay:ip:{ip}", self.settings.stream_replays_per_ip),
         )
         states = await asyncio.gather(
-            *(ratelimit.hit(store, bucket, rate) for _, bucket, rate in budgets)
+            *(self.engine.auth.rate_hit(bucket, rate) for _, bucket, rate in budgets)
         )
         for (who, _, rate), state in zip(budgets, states):  # every attempt counts in both
             if state is not None and state.exceeded:
@@ -339,7 +356,7 @@ class StreamService:
         them)."""
         try:
             words, (_, domains) = await asyncio.gather(
-                self.engine.active_filters(uid), self.engine.hidden_of(uid)
+                self.engine.filters.active(uid), self.engine.relations.hidden_of(uid)
             )
         except Exception:  # Redis away: the next change (or reconnect) brings them
             log.warning("could not read the filters of user %s", uid, exc_info=True)
@@ -368,9 +385,7 @@ class StreamService:
                     sids.append(int(reblog["id"]))
         if not sids:
             return evs
-        store = self.engine.store
-        found = await statuses.get_statuses(store, list(dict.fromkeys(sids)))
-        seen = {s.id for s in await visibility.visible(store, sub.filter.viewer, found, muted=True)}
+        seen = await self.engine.timelines.visible_ids(sub.filter.viewer, sids)
         out = []
         for ev in evs:
             if ev.owner is not None or ev.deleted:
@@ -391,7 +406,7 @@ class StreamService:
             for start in range(0, len(digests), 1000):
                 chunk = digests[start : start + 1000]
                 try:
-                    gone = await auth.missing_tokens(self.engine.store, chunk)
+                    gone = await self.engine.auth.missing_tokens(chunk)
                 except Exception as exc:  # Redis away: try again next round
                     log.warning("stream token check failed: %s", type(exc).__name__)
                     break

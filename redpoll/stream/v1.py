@@ -67,7 +67,7 @@ class V1Endpoint:
             if principal.user_id is not None and engine is not None:
                 # a user's stream: whom they block, are blocked by or mute
                 # stays hidden, and relation events keep it so (Filter.viewer)
-                hidden, domains = await engine.hidden_of(principal.user_id)
+                hidden, domains = await engine.relations.hidden_of(principal.user_id)
                 filt = replace(filt, viewer=principal.user_id, hidden=hidden, domains=domains)
             count = parse_count(params.get("count"))
             place = self.service.open_stream(principal.counted_as, scope, over_identifier=420)

@@ -51,7 +51,7 @@ def reports(ctx, unresolved: bool, as_json: bool) -> None:
         found = await moderation.reports(rp.store, unresolved=unresolved)
         people = {
             u.id: u.login
-            for u in await rp.get_users(
+            for u in await rp.accounts.get_users(
                 list({r.reporter for r in found} | {r.account for r in found})
             )
         }
@@ -253,7 +253,8 @@ def audit_log(ctx, limit: int, before: str | None, as_json: bool) -> None:
     async def act(rp):
         found = await rp.admin.audit_log(limit, before)
         people = {
-            u.id: u.login for u in await rp.get_users(list({e.actor for e in found if e.actor}))
+            u.id: u.login
+            for u in await rp.accounts.get_users(list({e.actor for e in found if e.actor}))
         }
         return found, people
 
@@ -297,7 +298,7 @@ def create_user(ctx, login: str, email: str, password: str | None) -> None:
     admin@localhost allowed). The first owner: then `role LOGIN owner`."""
     secret = _password(password)
     try:
-        user = _engine(ctx, lambda rp: rp.register(login, email, secret, operator=True))
+        user = _engine(ctx, lambda rp: rp.auth.register(login, email, secret, operator=True))
     except auth.SignUpInvalid as exc:
         raise click.ClickException(exc.summary) from None
     click.echo(f"@{user.login} created, id {user.id}")
@@ -361,7 +362,7 @@ def delete_account(ctx, login: str, yes: bool) -> None:
 @click.pass_context
 def rules(ctx) -> None:
     """List the server's rules (GET /api/v1/instance/rules shows them)."""
-    found = _engine(ctx, lambda rp: rp.rules())
+    found = _engine(ctx, lambda rp: rp.instance.rules())
     if not found:
         click.echo("no rules")
     for rule in found:
@@ -374,7 +375,7 @@ def rules(ctx) -> None:
 @click.pass_context
 def rules_add(ctx, text: str, hint: str) -> None:
     """Add a rule at the end."""
-    rule = _engine(ctx, lambda rp: rp.add_rule(text, hint))
+    rule = _engine(ctx, lambda rp: rp.instance.add_rule(text, hint))
     click.echo(f"added rule #{rule.id}")
 
 
@@ -383,7 +384,7 @@ def rules_add(ctx, text: str, hint: str) -> None:
 @click.pass_context
 def rules_remove(ctx, rule_id: str) -> None:
     """Remove a rule by its id."""
-    _engine(ctx, lambda rp: rp.remove_rule(rule_id))
+    _engine(ctx, lambda rp: rp.instance.remove_rule(rule_id))
     click.echo(f"removed rule #{rule_id}")
 
 
@@ -404,7 +405,9 @@ def domain_block(ctx, host: str, silence: bool, reject_media: bool) -> None:
     """Block another server: suspend (nothing taken from or sent to it) or silence."""
 
     async def act(rp):
-        found = await rp.domain_block(host, "silence" if silence else "suspend", reject_media)
+        found = await rp.federation.domain_block(
+            host, "silence" if silence else "suspend", reject_media
+        )
         await audit.record(rp.store, None, "create", "DomainBlock", found.id, found.host)
         return found
 
@@ -433,8 +436,8 @@ def media_cache_clear(ctx, older_than: float | None) -> None:
     """Drop kept copies: their files deleted, fetched again when next asked for."""
 
     async def act(rp):
-        dropped = await rp.media_cache_clear(None if older_than is None else older_than * 86_400)
-        return dropped, await rp.media_cache_stats()
+        dropped = await rp.media.cache_clear(None if older_than is None else older_than * 86_400)
+        return dropped, await rp.media.cache_stats()
 
     dropped, (count, size) = _engine(ctx, act)
     click.echo(f"dropped {dropped} kept copies; {count} kept ({size} bytes)")
@@ -444,7 +447,7 @@ def media_cache_clear(ctx, older_than: float | None) -> None:
 @click.pass_context
 def media_cache_stats(ctx) -> None:
     """How many copies are kept and what they weigh."""
-    count, size = _engine(ctx, lambda rp: rp.media_cache_stats())
+    count, size = _engine(ctx, lambda rp: rp.media.cache_stats())
     click.echo(f"{count} kept copies ({size} bytes)")
 
 
@@ -455,7 +458,7 @@ def domain_unblock(ctx, host: str) -> None:
     """Lift a domain block."""
 
     async def act(rp):
-        done = await rp.domain_unblock(host)
+        done = await rp.federation.domain_unblock(host)
         if done:
             await audit.record(rp.store, None, "destroy", "DomainBlock", "", host)
         return done
@@ -468,7 +471,7 @@ def domain_unblock(ctx, host: str) -> None:
 @click.pass_context
 def domain_blocks(ctx) -> None:
     """List the blocked domains."""
-    found = _engine(ctx, lambda rp: rp.domain_blocks())
+    found = _engine(ctx, lambda rp: rp.federation.domain_blocks())
     if not found:
         click.echo("no blocked domains")
     for b in found:
@@ -509,11 +512,11 @@ def registrations(ctx, mode: str | None, message: str | None, reason_required) -
 
     async def act(rp):
         if mode is not None:
-            return await rp.set_registrations(None, mode, message, reason_required)
+            return await rp.instance.set_registrations(None, mode, message, reason_required)
         if message is not None or reason_required is not None:
-            now = await rp.registration_settings()
-            return await rp.set_registrations(None, now.mode, message, reason_required)
-        return await rp.registration_settings()
+            now = await rp.instance.registrations()
+            return await rp.instance.set_registrations(None, now.mode, message, reason_required)
+        return await rp.instance.registrations()
 
     now = _engine(ctx, act)
     extra = ", reason required" if now.asks_reason else ""
@@ -537,8 +540,8 @@ def invite_create(ctx, login: str, expires_in, max_uses, comment: str) -> None:
     """Make an invite in the name of the account LOGIN; prints its code."""
 
     async def act(rp):
-        user = await rp.lookup(login)
-        made = await rp.create_invite(
+        user = await rp.accounts.lookup(login)
+        made = await rp.auth.create_invite(
             user.id, expires_in=expires_in, max_uses=max_uses, comment=comment
         )
         await audit.record(rp.store, None, "create", "Invite", made.code, made.code)
@@ -552,7 +555,7 @@ def invite_create(ctx, login: str, expires_in, max_uses, comment: str) -> None:
 @click.pass_context
 def invites(ctx) -> None:
     """List the invites, newest first."""
-    found = _engine(ctx, lambda rp: rp.list_invites(None))
+    found = _engine(ctx, lambda rp: rp.auth.list_invites(None))
     if not found:
         click.echo("no invites")
     for i in found:
@@ -564,7 +567,7 @@ def invites(ctx) -> None:
 @click.pass_context
 def invite_revoke(ctx, code: str) -> None:
     """Expire an invite now."""
-    found = _engine(ctx, lambda rp: rp.revoke_invite(None, code))
+    found = _engine(ctx, lambda rp: rp.auth.revoke_invite(None, code))
     click.echo(_invite_line(found))
 
 
@@ -574,5 +577,5 @@ def invite_revoke(ctx, code: str) -> None:
 def describe(ctx, source) -> None:
     """Set the server's extended description from a file ('-': standard input)."""
     content = source.read()
-    _engine(ctx, lambda rp: rp.describe(content))
+    _engine(ctx, lambda rp: rp.instance.describe(content))
     click.echo(f"description set ({len(content)} characters)")

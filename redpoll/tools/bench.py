@@ -22,7 +22,7 @@ fan-out
     checks, no trim): what inserting the ids costs at the least.
 read
     Pages of 20 from home timelines at their cap, over many users and pages.
-    *redpoll*: ``rp.home_timeline(uid, limit=20, max_id=...)``.
+    *redpoll*: ``rp.timelines.home(uid, limit=20, max_id=...)``.
     *naive*: the design source's ``get_status_messages``, reading the same
     fields redpoll's page brings (a page shows each status with its counts
     and its author's account): ZREVRANGE of the ZSET, then one pipeline of
@@ -35,7 +35,7 @@ read
     the source runs it; printed in statuses/s (information, not a target).
 follow
     ``a`` follows ``b`` who has 1,000 statuses; a's home already holds 500.
-    *redpoll*: ``rp.follow``, which also checks blocks and locked accounts
+    *redpoll*: ``rp.relations.follow``, which also checks blocks and locked accounts
     and journals the followed user's notification; the notification itself
     is a job (as Mastodon's), run after the timing. *naive*: the source's
     ``follow_user``: a
@@ -479,7 +479,7 @@ class Bench:
 
         async def redpoll_run(i):
             uid, max_id = rp_plan[i]
-            page = await self.rp.home_timeline(uid, limit=20, max_id=max_id)
+            page = await self.rp.timelines.home(uid, limit=20, max_id=max_id)
             return len(page)
 
         async def naive_run(i):
@@ -594,7 +594,7 @@ class Bench:
         self.created += [nv_followers(b) for b in self.authors]
 
         async def redpoll_run(a, b):
-            assert await self.rp.follow(a, b)
+            assert await self.rp.relations.follow(a, b)
 
         multi = not self.store.cluster
 

@@ -495,14 +495,16 @@ async def _seed(rp: Redpoll, sizes: Sizes, say) -> tuple[list[dict], list[int], 
             return await coro
 
     say(f"  {sizes.people:,} people ...")
-    users = await asyncio.gather(*(bounded(rp.sign_up(f"{tag}_{i}")) for i in range(sizes.people)))
+    users = await asyncio.gather(
+        *(bounded(rp.accounts.sign_up(f"{tag}_{i}")) for i in range(sizes.people))
+    )
     uids = [u.id for u in users]
     ranked = uids[:]
     rng.shuffle(ranked)  # popularity rank, unrelated to sign-up order
     statuses: list[str] = []
 
     async def post(uid, n):
-        st = await rp.post(uid, f"{' '.join(rng.choices(WORDS, k=8))} ({n})")
+        st = await rp.statuses.post(uid, f"{' '.join(rng.choices(WORDS, k=8))} ({n})")
         statuses.append(str(st.id))
 
     say(f"  {sizes.people * SEED_POSTS:,} statuses ...")
@@ -520,7 +522,7 @@ async def _seed(rp: Redpoll, sizes: Sizes, say) -> tuple[list[dict], list[int], 
                     chosen.add(other)
         edges += [(uid, other) for other in chosen]
     say(f"  {len(edges):,} follows (Zipf) ...")
-    await asyncio.gather(*(bounded(rp.follow(a, b)) for a, b in edges))
+    await asyncio.gather(*(bounded(rp.relations.follow(a, b)) for a, b in edges))
     await rp.drain(timeout=600)
 
     async def token(uid):

@@ -10,7 +10,7 @@ spread
 keys
     Keys each master holds once the bench data is built (``DBSIZE``).
 hot keys
-    *posts*: many authors posting (``rp.post``, no followers), unlisted and
+    *posts*: many authors posting (``rp.statuses.post``, no followers), unlisted and
     then public: a public status also goes to the public timeline (one of
     ``limits.PUBLIC_TIMELINE_SHARDS`` LISTs on a cluster), and every post
     writes the status id counter and the stream's event log, each one key
@@ -121,7 +121,7 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
             async def one(worker: int):
                 while queue:
                     n = queue.pop()
-                    status = await rp.post(
+                    status = await rp.statuses.post(
                         authors[(worker + n) % len(authors)], f"hot post {n}", extra
                     )
                     posted.append(status.id)
@@ -175,7 +175,7 @@ async def hot_keys(rp, bench, say) -> dict[str, Any]:
         async def run():
             t0 = time.perf_counter()
             for n in range(CELEBRITY_READS):
-                await rp.profile_timeline(pick(n), limit=20)
+                await rp.timelines.profile(pick(n), limit=20)
             return CELEBRITY_READS / (time.perf_counter() - t0)
 
         return run

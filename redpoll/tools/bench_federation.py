@@ -145,7 +145,7 @@ async def _fanout(
     rp: Redpoll, sink: Sink, say, base: str, followers: int, hosts: int
 ) -> dict[str, Any]:
     stamp = int(time.time())
-    author = await rp.sign_up(f"fedbench{stamp}")
+    author = await rp.accounts.sign_up(f"fedbench{stamp}")
     pem = signing.KeyPair.generate().public_pem
     say(f"  federation: {followers:,} remote followers on {hosts} servers ...")
     host = f"127.0.0.1:{sink.port}"
@@ -166,7 +166,7 @@ async def _fanout(
             ],
             [user.id, inbox, int(time.time() * 1000), "1"],
         )
-    status = await rp.post(author.id, "one post, many servers")
+    status = await rp.statuses.post(author.id, "one post, many servers")
     started = time.monotonic()
     queued = await outbox.handle(rp.store, rp.queue, base, events.update_event(status).encode())
     await rp.drain(timeout=300)
@@ -191,8 +191,8 @@ async def _inbox(rp: Redpoll, say, n: int) -> dict[str, Any]:
     doc = _actor(host, "liker", f"http://{host}/inbox", pair.public_pem)
     liker = await remote.keep(rp.store, remote.parse_actor(doc))
     await rp.store.hset(fed_keys.actor(liker.id), "fetched", int(time.time() * 1000) + 10**9)
-    author = await rp.sign_up(f"fedinbox{int(time.time())}")
-    status = await rp.post(author.id, "liked from afar")
+    author = await rp.accounts.sign_up(f"fedinbox{int(time.time())}")
+    status = await rp.statuses.post(author.id, "liked from afar")
     note = f"http://127.0.0.1:1/users/{author.login}/statuses/{status.id}"
     say(f"  inbox: {n:,} signed activities, then the same again ...")
     requests = []
@@ -220,7 +220,7 @@ async def _inbox(rp: Redpoll, say, n: int) -> dict[str, Any]:
         db0, cpu0, wall0 = await _db_cpu(rp), time.process_time(), time.monotonic()
         taken = 0
         for headers, body in requests:
-            taken += await rp.receive_activity("POST", "/inbox", headers, body)
+            taken += await rp.federation.receive_activity("POST", "/inbox", headers, body)
         cpu = time.process_time() - cpu0 + await _db_cpu(rp) - db0
         wall = time.monotonic() - wall0
         out[label] = {"taken": taken, "per_cpu_s": round(n / cpu), "per_s": round(n / wall)}

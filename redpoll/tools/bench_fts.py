@@ -157,7 +157,9 @@ async def run_fts_bench(statuses: int, rounds: int, say) -> dict:
             hits = 0
             for _ in range(rounds):
                 t0 = time.perf_counter()
-                found = await rp.search(search.Query(q=q, viewer=viewer, type="statuses", limit=20))
+                found = await rp.discovery.search(
+                    search.Query(q=q, viewer=viewer, type="statuses", limit=20)
+                )
                 times.append(time.perf_counter() - t0)
                 hits = len(found.statuses)
             times.sort()

@@ -71,35 +71,37 @@ async def _setup(rp: Redpoll, users: int, follows: int, posts: int) -> tuple[lis
     app, _ = await auth.create_app(rp.store, "bench", "urn:ietf:wg:oauth:2.0:oob", "read write")
     made = []
     for i in range(users):
-        made.append(await rp.sign_up(f"{tag}_{i}"))
+        made.append(await rp.accounts.sign_up(f"{tag}_{i}"))
     ids = [u.id for u in made]
     sem = asyncio.Semaphore(32)
 
     async def wire(i: int, uid: int) -> tuple[str, int]:
         async with sem:
             for k in range(1, follows + 1):
-                await rp.follow(uid, ids[(i + k) % len(ids)])
+                await rp.relations.follow(uid, ids[(i + k) % len(ids)])
             first = None
             for n in range(posts):
-                status = await rp.post(uid, f"bench status {n} from {uid}")
+                status = await rp.statuses.post(uid, f"bench status {n} from {uid}")
                 first = first or status.id
             token, _ = await auth.issue_token(rp.store, app, uid, ("read",))
             return token, first
 
     wired = await asyncio.gather(*(wire(i, uid) for i, uid in enumerate(ids)))
-    outsiders = [await rp.sign_up(f"{tag}_o{j}") for j in range(OUTSIDERS)]
+    outsiders = [await rp.accounts.sign_up(f"{tag}_o{j}") for j in range(OUTSIDERS)]
 
     async def talk(i: int, uid: int, sid: int) -> None:
         async with sem:
             for j, o in enumerate(outsiders):
                 if (i + j) % 2 == 0:
-                    reply = await rp.post(o.id, f"@{tag}_{i} a reply to you", in_reply_to=sid)
-                    await rp.post(
+                    reply = await rp.statuses.post(
+                        o.id, f"@{tag}_{i} a reply to you", in_reply_to=sid
+                    )
+                    await rp.statuses.post(
                         outsiders[(j + 1) % len(outsiders)].id,
                         "and a reply to the reply",
                         in_reply_to=reply.id,
                     )
-                await rp.favourite(o.id, sid)
+                await rp.statuses.favourite(o.id, sid)
 
     await asyncio.gather(*(talk(i, uid, w[1]) for i, (uid, w) in enumerate(zip(ids, wired))))
     await rp.drain(timeout=120)

@@ -129,7 +129,9 @@ async def run_media_bench(
             app, _ = await auth.create_app(
                 rp.store, "bench-media", "urn:ietf:wg:oauth:2.0:oob", "read write"
             )
-            users = [await rp.sign_up(f"media_bench_{i}_{int(time.time())}") for i in range(4)]
+            users = [
+                await rp.accounts.sign_up(f"media_bench_{i}_{int(time.time())}") for i in range(4)
+            ]
             tokens = [
                 (await auth.issue_token(rp.store, app, u.id, ("read", "write")))[0] for u in users
             ]

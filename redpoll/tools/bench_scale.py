@@ -4,7 +4,7 @@ Runs on its own embedded server in a temporary directory (the 1M-follower
 graph is not something to write into a live database).
 
 posting
-    ``rp.post`` by authors with 1k, 10k, 100k and 1M followers, with the
+    ``rp.statuses.post`` by authors with 1k, 10k, 100k and 1M followers, with the
     default threshold (``Settings.fanout_threshold``): p50 of the call, and
     the writes one post causes in all (the call and every fan-out job it
     chains, run to the end), counted by the server (INFO commandstats:
@@ -14,12 +14,12 @@ posting
     An author above the threshold is seeded in the state its switch walk
     (redpoll.timelines.hybrid) leaves: mode ``big``.
 pages
-    ``rp.home_timeline(uid, limit=20)`` and the next pages by ``max_id``
+    ``rp.timelines.home(uid, limit=20)`` and the next pages by ``max_id``
     (a visit: 5 pages), for readers following 10 fanned-out authors (their
     home at 1,000 entries) and 0, 5 or 20 large accounts (caught up with at
     read time), the three classes taking turns in short slices. Twice:
     with news, where before each round of a class's visits every large
-    account it follows posts one status (through ``rp.post``, untimed), so
+    account it follows posts one status (through ``rp.statuses.post``, untimed), so
     that every visit's first page catches up with each of them; and steady,
     where nothing is posted (a page catches up with nothing).
     merge20_page_cost_ratio = time of a page with 20 large accounts / time
@@ -133,7 +133,7 @@ async def seed_followers(r, author: int, n: int) -> None:
 
 async def posting(rp: Redpoll, n: int, posts: int, say) -> dict:
     r = rp.store.client
-    author = (await rp.sign_up(f"author{n}")).id
+    author = (await rp.accounts.sign_up(f"author{n}")).id
     say(f"  seeding {n:,} followers ...")
     t0 = time.perf_counter()
     await seed_followers(r, author, n)
@@ -141,13 +141,13 @@ async def posting(rp: Redpoll, n: int, posts: int, say) -> dict:
     big = n > rp.settings.fanout_threshold
     if big:  # the switch walk's end state (redpoll.timelines.hybrid)
         await r.hset(keys.user(author), keys.FANOUT_MODE_FIELD, "big")
-    await rp.post(author, "warm-up")
+    await rp.statuses.post(author, "warm-up")
     await rp.drain(timeout=600)
     times, writes = [], []
     for i in range(posts):
         before = await write_counts(r)
         t = time.perf_counter()
-        await rp.post(author, f"post {i} " + " ".join(WORDS))
+        await rp.statuses.post(author, f"post {i} " + " ".join(WORDS))
         times.append((time.perf_counter() - t) * 1000)
         await rp.drain(timeout=600)  # its fan-out jobs, to the end
         writes.append(await write_counts(r) - before)
@@ -180,8 +180,8 @@ class Graph:
 
     async def build(self, say) -> None:
         rp, r, rng = self.rp, self.r, self.rng
-        self.small = [(await rp.sign_up(f"small{i}")).id for i in range(40)]
-        self.large = [(await rp.sign_up(f"large{i}")).id for i in range(20)]
+        self.small = [(await rp.accounts.sign_up(f"small{i}")).id for i in range(40)]
+        self.large = [(await rp.accounts.sign_up(f"large{i}")).id for i in range(20)]
         for a in self.large:  # past the threshold, as posting() seeds them
             await seed_followers(r, a, rp.settings.fanout_threshold + 1)
             await r.hset(keys.user(a), keys.FANOUT_MODE_FIELD, "big")
@@ -223,7 +223,7 @@ class Graph:
         for k in (0, 5, 20):
             uids = []
             for i in range(self.readers):
-                uid = (await rp.sign_up(f"reader{k}_{i}")).id
+                uid = (await rp.accounts.sign_up(f"reader{k}_{i}")).id
                 follows = rng.sample(self.small, 10)
                 home = sorted((s for a in follows for s in by_author[a]), reverse=True)[
                     : limits.HOME_CAP
@@ -253,7 +253,7 @@ class Graph:
         sizes: dict[int, list[int]] = {k: [] for k in self.classes}
         for uids in self.classes.values():  # warm-up: every reader's first page
             for uid in uids:
-                await rp.home_timeline(uid, limit=20)
+                await rp.timelines.home(uid, limit=20)
         while min(spent.values()) < seconds:
             for k, uids in self.classes.items():
                 t0 = time.perf_counter()
@@ -261,14 +261,14 @@ class Graph:
                     if news and k and cursor[k] % len(uids) == 0:
                         paused = time.perf_counter()
                         for a in self.large[:k]:
-                            await rp.post(a, " ".join(self.rng.choices(WORDS, k=10)))
+                            await rp.statuses.post(a, " ".join(self.rng.choices(WORDS, k=10)))
                         await rp.drain()
                         t0 += time.perf_counter() - paused
                     uid = uids[cursor[k] % len(uids)]
                     cursor[k] += 1
                     max_id = None
                     for _ in range(5):
-                        page = await rp.home_timeline(uid, limit=20, max_id=max_id)
+                        page = await rp.timelines.home(uid, limit=20, max_id=max_id)
                         done[k] += 1
                         sizes[k].append(len(page))
                         max_id = page[-1].id
@@ -295,7 +295,7 @@ class Graph:
         for uid in uids:
             await r.set(keys.home_read(uid), long_ago)
         for i in range(200):  # posted while they were away: skipped, their homes dropped
-            await rp.post(authors[i % len(authors)], f"while away {i}")
+            await rp.statuses.post(authors[i % len(authors)], f"while away {i}")
         await rp.drain()
         self.idle_bytes = await self.held(uids[0])
         from ..timelines.hybrid import _TOUCHED
@@ -304,7 +304,7 @@ class Graph:
         times = []
         for uid in uids:
             t = time.perf_counter()
-            page = await rp.home_timeline(uid, limit=20)
+            page = await rp.timelines.home(uid, limit=20)
             times.append((time.perf_counter() - t) * 1000)
             assert page
         return {

@@ -31,14 +31,14 @@ async def run_demo(settings: Settings) -> None:
         users = []
         for name in PEOPLE:
             login = f"{name}_{run_tag:x}"
-            users.append(await rp.sign_up(login, display_name=name.title()))
+            users.append(await rp.accounts.sign_up(login, display_name=name.title()))
         for u in users:
             for v in rng.sample(users, 4):
                 if v.id != u.id:
-                    await rp.follow(u.id, v.id)
+                    await rp.relations.follow(u.id, v.id)
         for _ in range(24):
             author = rng.choice(users)
-            await rp.post(author.id, rng.choice(LINES), {"location": "52.52,13.40"})
+            await rp.statuses.post(author.id, rng.choice(LINES), {"location": "52.52,13.40"})
         stop = asyncio.Event()
         worker = asyncio.create_task(rp.worker("demo").run(stop))
         while await rp.queue.depth():
@@ -46,10 +46,10 @@ async def run_demo(settings: Settings) -> None:
         stop.set()
         await worker
         me = users[0]
-        me = await rp.get_user(me.id)
+        me = await rp.accounts.get_user(me.id)
         click.echo(
             f"\nhome timeline of @{me.login} (follows {me.following}, followed by {me.followers}):"
         )
-        for status in await rp.home_timeline(me.id, limit=10):
+        for status in await rp.timelines.home(me.id, limit=10):
             click.echo(f"  {status.id:>6}  @{status.login:<16} {status.text}")
         click.echo(f"\nstats: {await rp.stats()}")

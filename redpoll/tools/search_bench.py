@@ -72,7 +72,7 @@ async def run(users: int, rounds: int) -> list[str]:
             times = []
             for _ in range(rounds):
                 start = time.perf_counter()
-                found = await rp.search(search.Query(q=q, type="accounts", limit=40))
+                found = await rp.discovery.search(search.Query(q=q, type="accounts", limit=40))
                 times.append(time.perf_counter() - start)
             times.sort()
             out.append(

@@ -57,17 +57,19 @@ async def build(
     made = []
 
     async def sign(i):
-        made.append((i, await rp.sign_up(f"{prefix}_{i}")))
+        made.append((i, await rp.accounts.sign_up(f"{prefix}_{i}")))
 
     await _gather_bounded("users  ", [lambda i=i: sign(i) for i in range(users)], users)
     ids = [u.id for _, u in sorted(made, key=lambda pair: pair[0])]
     plan = draw_follows(rng, users, avg_follows, alpha)
     edges = [(ids[a], ids[b]) for a, targets in enumerate(plan) for b in targets]
-    await _gather_bounded("follows", [lambda e=e: rp.follow(*e) for e in edges], len(edges))
+    await _gather_bounded(
+        "follows", [lambda e=e: rp.relations.follow(*e) for e in edges], len(edges)
+    )
     authors = rng.choices(ids, k=posts)
     await _gather_bounded(
         "posts  ",
-        [lambda a=a, i=i: rp.post(a, f"post {i} from {a}") for i, a in enumerate(authors)],
+        [lambda a=a, i=i: rp.statuses.post(a, f"post {i} from {a}") for i, a in enumerate(authors)],
         posts,
     )
     return {"users": users, "follows": len(edges), "posts": posts, "first_user_id": ids[0]}

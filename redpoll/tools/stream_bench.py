@@ -161,7 +161,9 @@ def _poster(redis_url: str, author_ids: list[int], rate: float, duration: float,
                 extra = None
                 if rnd.random() < 0.3:
                     extra = {"location": f"{rnd.uniform(-80, 80):.3f},{rnd.uniform(-170, 170):.3f}"}
-                posted.append((await rp.post(rnd.choice(author_ids), text, extra)).to_dict())
+                posted.append(
+                    (await rp.statuses.post(rnd.choice(author_ids), text, extra)).to_dict()
+                )
                 n += 1
         finally:
             await rp.close()
@@ -442,17 +444,17 @@ async def _seed(rp: Redpoll, clients: int) -> tuple[list[int], list[dict]]:
     from ..accounts import auth
 
     tag = os.getpid()
-    author_ids = [(await rp.sign_up(f"bench{i}_{tag}")).id for i in range(AUTHORS)]
+    author_ids = [(await rp.accounts.sign_up(f"bench{i}_{tag}")).id for i in range(AUTHORS)]
     kinds = [plan(i) for i in range(clients)]
     mastodon = sum(1 for k, _ in kinds if k != "v1")
     nusers = -(-mastodon // STREAMS_PER_USER)
     app, _ = await auth.create_app(rp.store, "stream-bench", ["urn:ietf:wg:oauth:2.0:oob"], "read")
     users = []
     for u in range(nusers):
-        uid = (await rp.sign_up(f"mbench{u}_{tag}")).id
+        uid = (await rp.accounts.sign_up(f"mbench{u}_{tag}")).id
         follows = random.Random(-u - 1).sample(author_ids, FOLLOWS)
         for a in follows:
-            await rp.follow(uid, a)
+            await rp.relations.follow(uid, a)
         token, _ = await auth.issue_token(rp.store, app, uid, ("read",))
         users.append({"uid": uid, "token": token, "follows": follows})
     specs, m = [], 0

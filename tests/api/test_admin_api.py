@@ -159,7 +159,7 @@ async def test_admin_scopes_are_known_granted_and_enforced(srv, rp):
         code, text = await asyncio.to_thread(refused, call, *args)
         assert code == 403, call
     assert (await asyncio.to_thread(c.target.api.me))["suspended"] is not True
-    assert [b.host for b in await rp.domain_blocks()] == ["scoped.example"]
+    assert [b.host for b in await rp.federation.domain_blocks()] == ["scoped.example"]
 
 
 async def test_roles_show_on_accounts_and_decide_each_route(srv, rp):
@@ -361,7 +361,7 @@ async def test_account_actions_and_their_lifting(srv, rp):
 async def test_admin_reports(srv, rp):
     c = await cast(srv, rp)
     mod = c.mod.api
-    rule = await rp.add_rule("No spam")
+    rule = await rp.instance.add_rule("No spam")
     post = await asyncio.to_thread(c.target.api.status_post, "buy now", visibility="private")
     await asyncio.to_thread(c.member.api.account_follow, c.target.id)
     await rp.drain()
@@ -460,7 +460,7 @@ async def test_admin_domain_blocks(srv, rp):
         r = http.put(f"/api/v1/admin/domain_blocks/{made['id']}", data={"severity": "bogus"})
         assert r.status_code == 422
         assert http.get("/api/v1/admin/domain_blocks/424242").status_code == 404
-    assert [b.host for b in await rp.domain_blocks()] == ["spam.example"]
+    assert [b.host for b in await rp.federation.domain_blocks()] == ["spam.example"]
     other = await asyncio.to_thread(adm.admin_create_domain_block, "other.example", "noop")
     listed = await asyncio.to_thread(adm.admin_domain_blocks)
     assert [b["id"] for b in listed] == [other["id"], made["id"]]

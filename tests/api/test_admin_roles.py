@@ -249,13 +249,13 @@ async def test_the_command_line_lists_defines_gives_and_deletes_roles(srv, rp):
     assert found[2]["color"] == "#0a0" and found[2]["built_in"] is False
     out = ok(await asyncio.to_thread(admin, srv, "role", login, "greeters"))
     assert "Greeters" in out
-    held = await rp.admin.role_of(await rp.lookup(login))
+    held = await rp.admin.role_of(await rp.accounts.lookup(login))
     assert held.name == "Greeters" and held.can("manage_users")
     bad = await asyncio.to_thread(admin, srv, "role", login, "nobody-has-this")
     assert bad.returncode != 0 and "Greeters" in bad.stderr + bad.stdout
     out = ok(await asyncio.to_thread(admin, srv, "role-undefine", "Greeters"))
     assert "deleted" in out
-    held = await rp.admin.role_of(await rp.lookup(login))
+    held = await rp.admin.role_of(await rp.accounts.lookup(login))
     assert held.id == roles.EVERYONE_ID
     text = ok(await asyncio.to_thread(admin, srv, "roles"))
     assert "Greeters" not in text and "everyone" in text

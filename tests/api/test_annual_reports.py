@@ -174,9 +174,9 @@ def test_the_campaign_setting_is_checked_at_start():
 
 async def test_making_a_report_again_writes_the_same_one(rp):
     name = "annual" + str(time.time_ns())[-8:]
-    uid = (await rp.register(name, f"{name}@example.com", "correct horse battery")).id
-    await rp.post(uid, "one #Owls")
-    await rp.post(uid, "two #owls")
+    uid = (await rp.auth.register(name, f"{name}@example.com", "correct horse battery")).id
+    await rp.statuses.post(uid, "one #Owls")
+    await rp.statuses.post(uid, "two #owls")
     await reports.generate(rp.store, uid, YEAR)
     first = await reports.report(rp.store, uid, YEAR)
     await reports.generate(rp.store, uid, YEAR)  # a replayed job

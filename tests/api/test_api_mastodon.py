@@ -188,7 +188,7 @@ async def test_lat_long_are_stored_as_location(api, server):
     url, cluster, _ = server
     rp = await Redpoll.open(Settings(redis_url=url, cluster=cluster))
     try:
-        status = await rp.get_status(sid)
+        status = await rp.statuses.get_status(sid)
         assert status.extra["location"] == "51.5,-0.1275"
         assert status.login == name
     finally:

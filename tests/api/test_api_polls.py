@@ -192,7 +192,7 @@ async def test_the_end_notifies_voters_and_the_author_and_a_delete_takes_the_pol
     )
     await run(bob.poll_vote, status["id"], [0])
     # the end's job runs when due: driven past the poll's end here
-    record = await rp.get_status(int(status["id"]))
+    record = await rp.statuses.get_status(int(status["id"]))
     end = polls.Poll.of(record).expires_at
     await rp.queue.promote_due()  # what is due now (the status's index job)
     assert await rp.queue.promote_due(end) == 1

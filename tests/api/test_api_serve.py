@@ -94,11 +94,11 @@ async def test_sigterm_shuts_down_cleanly_and_keeps_queued_work(server):
     rp = await Redpoll.open(Settings(redis_url=url, cluster=cluster, job_claim_ms=500))
     try:
         assert await rp.queue.depth() > 0  # the fan-out still waits, in Redis
-        homes = [[s.id for s in await rp.home_timeline(i)] for i in ids[1:]]
+        homes = [[s.id for s in await rp.timelines.home(i)] for i in ids[1:]]
         assert sum(int(status["id"]) in h for h in homes) < 3
         await rp.drain(timeout=60)  # what the next start's workers do
         for i in ids[1:]:
-            assert int(status["id"]) in [s.id for s in await rp.home_timeline(i)]
+            assert int(status["id"]) in [s.id for s in await rp.timelines.home(i)]
     finally:
         await rp.close()
 

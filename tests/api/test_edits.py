@@ -148,7 +148,7 @@ async def test_an_edit_refused_by_its_script_leaves_the_old_record_whole(srv, rp
     post = await run(alice.status_post, "version 0")
     sid, uid = int(post["id"]), int(me["id"])
     for i in range(1, limits.EDITS_MAX + 1):
-        await rp.edit_status(uid, sid, f"version {i}")
+        await rp.statuses.edit(uid, sid, f"version {i}")
     raw = await rp.store.hgetall(keys.status(sid))
     held = await rp.store.lrange(keys.status_edits(sid), 0, -1)
     assert len(held) == limits.EDITS_MAX + 1

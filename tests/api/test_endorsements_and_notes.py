@@ -66,7 +66,7 @@ async def test_an_endorsement_needs_a_follow_and_goes_with_it(srv, rp):
     me.account_follow(bob_id)  # following again does not endorse again
     assert me.account_relationships([bob_id])[0]["endorsed"] is False
     # a block by the endorsed account ends the follow, and the endorsement
-    await rp.block(int(carol_id), int(me.me()["id"]))
+    await rp.relations.block(int(carol_id), int(me.me()["id"]))
     assert me.endorsements() == []
     assert me.account_unendorse(carol_id)["endorsed"] is False  # nothing to undo: fine
     with pytest.raises(MastodonAPIError) as yourself:

@@ -75,7 +75,7 @@ async def test_stream_events_are_the_rest_entity(server, rp, tmp_path):
     url, cluster, _ = server
     proc = StreamProc(url, cluster, tmp_path).start()
     try:
-        alice = await rp.sign_up("alice")
+        alice = await rp.accounts.sign_up("alice")
         async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
             token = await app_token(c, proc.base)
             async with connect(
@@ -83,7 +83,7 @@ async def test_stream_events_are_the_rest_entity(server, rp, tmp_path):
                 additional_headers={"Authorization": f"Bearer {token}"},
             ) as ws:
                 await proc.wait_subscribers(1)
-                status = await rp.post(alice.id, "one renderer #for all")
+                status = await rp.statuses.post(alice.id, "one renderer #for all")
                 frame = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
             rest = (await c.get(f"{proc.base}/api/v1/statuses/{status.id}")).json()
     finally:

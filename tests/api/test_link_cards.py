@@ -160,7 +160,7 @@ async def test_a_page_that_makes_no_card_leaves_none(rp, serve, alice, peer, wha
         peer.files[path] = (big, "text/html")
     elif what == "not html":
         peer.files[path] = (b"<title>plain</title>", "text/plain")
-    kept_before = await rp.media_cache_stats()
+    kept_before = await rp.media.cache_stats()
     status = await post(alice, f"see {peer.base}{path}")
     await rp.drain()
     assert shown(serve, status["id"])["card"] is None
@@ -169,7 +169,7 @@ async def test_a_page_that_makes_no_card_leaves_none(rp, serve, alice, peer, wha
     # kept as no card (not fetched again at once), and nothing else written
     url = f"{peer.base}{path}"
     assert await rp.store.get(card_keys.card(cards.digest(url))) == b"none"
-    assert await rp.media_cache_stats() == kept_before
+    assert await rp.media.cache_stats() == kept_before
     again = await post(alice, f"and again {url}")
     await rp.drain()
     assert shown(serve, again["id"])["card"] is None and peer.gets.count(path) == 1
@@ -272,15 +272,15 @@ async def test_a_page_in_the_charset_its_meta_names(rp, serve, alice, peer):
 
 
 async def test_a_server_whose_media_are_rejected_gives_a_card_with_no_image(rp, serve, alice, peer):
-    await rp.domain_block("127.0.0.1", "noop", reject_media=True)
+    await rp.federation.domain_block("127.0.0.1", "noop", reject_media=True)
     peer.files["/p/cats.html"] = (PAGE.encode(), "text/html")
     peer.files["/i/cat.jpg"] = (jpeg(), "image/jpeg")
     try:
         status = await post(alice, f"{peer.base}/p/cats.html")
         await rp.drain()
     finally:  # (the database outlives this module: the modules after it see no block)
-        await rp.domain_unblock("127.0.0.1")
+        await rp.federation.domain_unblock("127.0.0.1")
     card = shown(serve, status["id"])["card"]
     assert card["title"] == "Cats & their ways"
     assert card["image"] is None and card["blurhash"] is None
-    assert "/i/cat.jpg" not in peer.gets and await rp.media_cache_stats() == (0, 0)
+    assert "/i/cat.jpg" not in peer.gets and await rp.media.cache_stats() == (0, 0)

@@ -591,10 +591,12 @@ async def test_only_media_on_the_public_and_hashtag_timelines_pages_full(msrv, m
     local_media, remote_media, plain = [], [], []
     for i in range(120):
         if i % 5 == 0:  # one in five has an attachment
-            upload = await mrp.upload_media(uid, jpeg((16, 16)))
-            local_media.append((await mrp.post(uid, f"pic {i} #pics", media=[upload.id])).id)
+            upload = await mrp.media.upload(uid, jpeg((16, 16)))
+            local_media.append(
+                (await mrp.statuses.post(uid, f"pic {i} #pics", media=[upload.id])).id
+            )
         else:
-            plain.append((await mrp.post(uid, f"words {i} #pics")).id)
+            plain.append((await mrp.statuses.post(uid, f"words {i} #pics")).id)
         if i % 20 in (7, 13):  # another server's, with an attachment or not
             with_media = i % 20 == 7
             att = (

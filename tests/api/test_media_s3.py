@@ -489,7 +489,7 @@ async def test_another_server_s_image_is_kept_in_the_bucket(settings, s3, tmp_pa
         names = {name_of(media["url"], s3), name_of(media["preview_url"], s3)}
         assert fetch(media["url"]).headers["content-type"] == "image/jpeg"
         assert await asyncio.to_thread(s3.keys) == before | names
-        assert await engine.media_cache_clear() == 1
+        assert await engine.media.cache_clear() == 1
         assert await asyncio.to_thread(s3.keys) == before
     finally:
         peer.close()

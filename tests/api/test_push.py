@@ -625,7 +625,7 @@ def test_bad_signature_is_caught_by_the_check():
 async def test_subscriptions_per_account_are_bounded_and_a_token_replaces_its_own(prp):
     """limits.PUSH_SUBSCRIPTIONS_MAX of different tokens; one more is a 422
     (ValidationError) writing nothing; a token at the bound replaces its own."""
-    user = await prp.sign_up("pushcap")
+    user = await prp.accounts.sign_up("pushcap")
     _, public = Mastodon.push_subscription_generate_keys(Mastodon)
     key = base64.b64encode(public["pubkey"]).decode()
     secret = base64.b64encode(public["auth"]).decode()
@@ -634,7 +634,7 @@ async def test_subscriptions_per_account_are_bounded_and_a_token_replaces_its_ow
         return Token(hashlib.sha256(f"t{i}".encode()).hexdigest(), user.id, "c", ("push",))
 
     async def subscribe_as(i: int, url: str):
-        return await prp.push_subscribe(
+        return await prp.push.subscribe(
             token(i), f"t{i}", endpoint=url, p256dh=key, auth_key=secret
         )
 
@@ -643,7 +643,7 @@ async def test_subscriptions_per_account_are_bounded_and_a_token_replaces_its_ow
     with pytest.raises(ValidationError):
         await subscribe_as(limits.PUSH_SUBSCRIPTIONS_MAX, "https://push.example/over")
     assert await prp.store.hlen(keys.push_subscriptions(user.id)) == limits.PUSH_SUBSCRIPTIONS_MAX
-    assert await prp.push_subscription(token(limits.PUSH_SUBSCRIPTIONS_MAX)) is None
+    assert await prp.push.subscription(token(limits.PUSH_SUBSCRIPTIONS_MAX)) is None
     again = await subscribe_as(0, "https://push.example/again")
     assert again.endpoint == "https://push.example/again"
-    assert (await prp.push_subscription(token(0))).id == again.id
+    assert (await prp.push.subscription(token(0))).id == again.id

@@ -107,7 +107,7 @@ async def app(srv, rp):
     try:
         yield made
     finally:
-        await rp.set_registrations(None, "open", "", False)
+        await rp.instance.set_registrations(None, "open", "", False)
 
 
 async def free_login(rp, login: str) -> bool:
@@ -147,10 +147,10 @@ async def test_instance_entities_say_the_mode_set_from_the_command_line(srv, rp,
     # the operator's changes are in the audit log, as other admin actions
     log = ok(await asyncio.to_thread(admin, srv, "audit-log", "--json"))
     assert log.count('"target_id": "registrations_mode"') == 2
-    assert (await rp.registration_settings()).mode == "approval"
+    assert (await rp.instance.registrations()).mode == "approval"
     # a member's role may not change it (manage_settings)
     with pytest.raises(Exception) as exc:
-        await rp.set_registrations(1, "open")
+        await rp.instance.set_registrations(1, "open")
     assert "not allowed" in str(exc.value)
     bad = await asyncio.to_thread(admin, srv, "registrations", "sometimes")
     assert bad.returncode != 0

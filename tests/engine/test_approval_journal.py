@@ -37,22 +37,22 @@ async def mrp(settings, smtp):  # noqa: F811
     )
     smtp.box.refuse.clear()
     smtp.box.defer.clear()
-    await engine.set_registrations(None, "approval")
+    await engine.instance.set_registrations(None, "approval")
     yield engine
     # the database outlives the module: the modules after it sign up as usual
-    await engine.set_registrations(None, "open")
+    await engine.instance.set_registrations(None, "open")
     await engine.close()
 
 
 async def waiting(rp):
     """A new account waiting for approval, its sign-up mail delivered."""
     name = f"w{uuid.uuid4().hex[:8]}"
-    app, _ = await rp.create_app("journal tests", "urn:ietf:wg:oauth:2.0:oob", "read")
+    app, _ = await rp.auth.create_app("journal tests", "urn:ietf:wg:oauth:2.0:oob", "read")
     address = f"{name}@example.com"
-    user, _ = await rp.register_with_token(
+    user, _ = await rp.auth.register_with_token(
         app.client_id, ("read",), auth.SignUp(name, address, PASSWORD, reason="hello")
     )
-    assert (await rp.lookup(name)).pending
+    assert (await rp.accounts.lookup(name)).pending
     await rp.drain()
     return user, address
 
@@ -62,7 +62,7 @@ async def test_an_approval_cut_short_is_finished_with_its_mail(mrp, smtp):  # no
     user, address = await waiting(mrp)
     await mrp.queue.hold(ApprovalJob(user.id, 0))
     await mrp.drain()  # a worker takes the journal over after job_claim_ms
-    assert not (await mrp.lookup(user.login)).pending
+    assert not (await mrp.accounts.lookup(user.login)).pending
     assert smtp.wait_for(address, 2)["Subject"] == SUBJECT
 
     # cut short after the approval's writes, before the release: the member
@@ -71,7 +71,7 @@ async def test_an_approval_cut_short_is_finished_with_its_mail(mrp, smtp):  # no
     job = ApprovalJob(user.id, 0)
     await mrp.queue.hold(job)
     assert await admin_accounts.finish_approval(mrp.store, None, job) is None
-    assert not (await mrp.lookup(user.login)).pending
+    assert not (await mrp.accounts.lookup(user.login)).pending
     await mrp.drain()
     assert smtp.wait_for(address, 2)["Subject"] == SUBJECT
     # approving again is refused, as before (the account is not pending)

@@ -60,22 +60,22 @@ async def live_status(rp, sid) -> bool:
 
 
 async def setup_author(rp):
-    author = await rp.sign_up("poster")
+    author = await rp.accounts.sign_up("poster")
     fans = []
     for i in range(5):  # fanout_batch=2: the delivery takes several jobs
-        fan = await rp.sign_up(f"fan{i}")
-        await rp.follow(fan.id, author.id)
+        fan = await rp.accounts.sign_up(f"fan{i}")
+        await rp.relations.follow(fan.id, author.id)
         fans.append(fan)
-    owner = await rp.sign_up("lister")
-    await rp.follow(owner.id, author.id)  # lists hold only accounts followed
-    lst = await rp.create_list(owner.id, "watch")
-    await rp.add_to_list(owner.id, lst.id, author.id)
+    owner = await rp.accounts.sign_up("lister")
+    await rp.relations.follow(owner.id, author.id)  # lists hold only accounts followed
+    lst = await rp.lists.create(owner.id, "watch")
+    await rp.lists.add(owner.id, lst.id, author.id)
     return author, fans, owner, lst
 
 
 async def check_all_or_nothing(rp, author, fans, owner, lst, sids, expect_live=None):
     w = await world(rp, author, fans, owner, lst)
-    user = await rp.get_user(author.id)
+    user = await rp.accounts.get_user(author.id)
     assert user.posts == len(w["profile"]), "counter equals the profile's size"
     live = set()
     for sid in sids:
@@ -105,7 +105,7 @@ async def test_post_cut_short_anywhere_is_nothing_or_everything(rp2):
     author, fans, owner, lst = await setup_author(rp)
     first = int(await rp.store.client.get(keys.STATUS_SEQ) or 0)
     k = 0
-    while not await cut_short(lambda: rp.post(author.id, f"try {k}"), k):
+    while not await cut_short(lambda: rp.statuses.post(author.id, f"try {k}"), k):
         k += 1
         assert k < MAX_STEPS
     assert k >= 2  # the call really has await points to be cut at
@@ -115,7 +115,7 @@ async def test_post_cut_short_anywhere_is_nothing_or_everything(rp2):
     assert last in live  # the call that was not cut short posted
     # and a status that exists is exactly what was posted
     for sid in live:
-        assert (await rp.get_status(sid)).text.startswith("try ")
+        assert (await rp.statuses.get_status(sid)).text.startswith("try ")
     await assert_clean(rp)
 
 
@@ -125,9 +125,9 @@ async def test_delete_cut_short_anywhere_is_untouched_or_fully_deleted(rp2):
     sids = []
     k = 0
     while True:  # a new status for each k, its fan-out maybe still queued
-        sids.append((await rp.post(author.id, f"doomed {k}")).id)
-        sids.append((await rp.post(author.id, f"bystander {k}")).id)
-        if await cut_short(lambda: rp.delete_status(sids[-2], author.id), k):
+        sids.append((await rp.statuses.post(author.id, f"doomed {k}")).id)
+        sids.append((await rp.statuses.post(author.id, f"bystander {k}")).id)
+        if await cut_short(lambda: rp.statuses.delete(sids[-2], author.id), k):
             break
         k += 1
         assert k < MAX_STEPS
@@ -143,17 +143,17 @@ async def test_delete_cut_short_anywhere_is_untouched_or_fully_deleted(rp2):
     # deleted is not found (its journal finished the delete)
     for sid in doomed[:-1]:
         if sid in live:
-            await rp.delete_status(sid, author.id)
+            await rp.statuses.delete(sid, author.id)
         else:
             with pytest.raises(StatusNotFound):
-                await rp.delete_status(sid, author.id)
+                await rp.statuses.delete(sid, author.id)
     await rp.drain(timeout=120)
     await check_all_or_nothing(rp, author, fans, owner, lst, sids, expect_live=set(bystanders))
     await assert_clean(rp)
 
 
 async def test_failed_sign_up_writes_nothing(rp):
-    await rp.sign_up("taken")
+    await rp.accounts.sign_up("taken")
     c = rp.store.client
 
     async def snapshot():
@@ -171,12 +171,12 @@ async def test_failed_sign_up_writes_nothing(rp):
     before = await snapshot()
     for login in ("taken", "TAKEN", "Taken"):
         with pytest.raises(LoginTaken):
-            await rp.sign_up(login)
+            await rp.accounts.sign_up(login)
     for bad in ("", "no spaces", "x" * 500):
         with pytest.raises(ValidationError):
-            await rp.sign_up(bad)
+            await rp.accounts.sign_up(bad)
     with pytest.raises(ValidationError):
-        await rp.sign_up("fine", display_name="x" * 10_000)
+        await rp.accounts.sign_up("fine", display_name="x" * 10_000)
     assert await snapshot() == before  # not even a user id from the counter
 
 
@@ -188,14 +188,14 @@ async def test_sign_up_cut_short_anywhere_is_counted_exactly_when_it_made_a_user
     before = (await rp.stats())["users"]
     made = []
     k = 0
-    while not await cut_short(lambda: rp.sign_up(f"cut{k}", password="pw"), k):
+    while not await cut_short(lambda: rp.accounts.sign_up(f"cut{k}", password="pw"), k):
         k += 1
         assert k < MAX_STEPS
     assert k >= 4
     await rp.drain(timeout=120)
     for i in range(k + 1):
         try:
-            made.append(await rp.lookup(f"cut{i}"))
+            made.append(await rp.accounts.lookup(f"cut{i}"))
         except UserNotFound:
             pass
     assert f"cut{k}" in {u.login for u in made}  # the call not cut short
@@ -204,7 +204,7 @@ async def test_sign_up_cut_short_anywhere_is_counted_exactly_when_it_made_a_user
     assert len(made) < k + 1  # the cut before the start made none
     assert (await rp.stats())["users"] == before + len(made)
     for user in made:
-        found = await rp.search(search.Query(q=user.login, type="accounts"))
+        found = await rp.discovery.search(search.Query(q=user.login, type="accounts"))
         assert user.id in {u.id for u in found.accounts}
     # an id given up has no user
     seq = int(await rp.store.get(keys.USER_SEQ))
@@ -222,8 +222,8 @@ async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
     results = {}
     while True:
         key = f"retry-{k}"
-        done = await cut_short(lambda: rp.post_once(author.id, key, f"once {k}"), k)
-        again = await rp.post_once(author.id, key, f"once {k}")
+        done = await cut_short(lambda: rp.statuses.post_once(author.id, key, f"once {k}"), k)
+        again = await rp.statuses.post_once(author.id, key, f"once {k}")
         assert again.text == f"once {k}"
         results[k] = again.id
         if done:
@@ -234,7 +234,7 @@ async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
     first = 0
     last = int(await rp.store.client.get(keys.STATUS_SEQ))
     live = await check_all_or_nothing(rp, author, fans, owner, lst, range(first + 1, last + 1))
-    texts = [(await rp.get_status(sid)).text for sid in live]
+    texts = [(await rp.statuses.get_status(sid)).text for sid in live]
     assert sorted(texts) == sorted(f"once {n}" for n in results)  # each key posted once
     assert live == set(results.values())
 
@@ -242,10 +242,10 @@ async def test_idempotent_post_cut_short_anywhere_then_retried_posts_once(rp2):
 async def test_a_mentioned_follower_gets_the_status_once(rp):
     """Mentions are delivered besides the fan-out (conversation.after_post);
     the fan-out's blind push on a single server must not add it again."""
-    author = await rp.sign_up("speaker")
-    fan = await rp.sign_up("listener")
-    await rp.follow(fan.id, author.id)
-    status = await rp.post(author.id, "hello @listener")
+    author = await rp.accounts.sign_up("speaker")
+    fan = await rp.accounts.sign_up("listener")
+    await rp.relations.follow(fan.id, author.id)
+    status = await rp.statuses.post(author.id, "hello @listener")
     await rp.drain()
     home = [int(x) for x in await rp.store.client.lrange(keys.home(fan.id), 0, -1)]
     assert home.count(status.id) == 1, home
@@ -258,20 +258,22 @@ async def test_an_edit_cut_short_anywhere_is_all_or_nothing_once_the_jobs_drain(
     reader has it in their home and a mention, the booster an update
     notification)."""
     rp = rp2
-    author = await rp.sign_up("editor")
-    reader = await rp.sign_up("reader")
-    booster = await rp.sign_up("booster")
+    author = await rp.accounts.sign_up("editor")
+    reader = await rp.accounts.sign_up("reader")
+    booster = await rp.accounts.sign_up("booster")
     k = 0
     while True:
-        status = await rp.post(author.id, f"draft {k}")
-        await rp.boost(booster.id, status.id)
+        status = await rp.statuses.post(author.id, f"draft {k}")
+        await rp.statuses.boost(booster.id, status.id)
         await rp.drain(timeout=60)
-        done = await cut_short(lambda: rp.edit_status(author.id, status.id, f"@reader now {k}"), k)
+        done = await cut_short(
+            lambda: rp.statuses.edit(author.id, status.id, f"@reader now {k}"), k
+        )
         await rp.drain(timeout=60)
-        now = await rp.get_status(status.id)
+        now = await rp.statuses.get_status(status.id)
         home = {int(x) for x in await rp.store.client.lrange(keys.home(reader.id), 0, -1)}
-        reader_notes = await rp.notifications(reader.id)
-        booster_notes = await rp.notifications(booster.id)
+        reader_notes = await rp.notifications.listed(reader.id)
+        booster_notes = await rp.notifications.listed(booster.id)
         mentioned = any(n.type == "mention" and n.status == status.id for n in reader_notes)
         updated = [n for n in booster_notes if n.type == "update" and n.status == status.id]
         if now.text == f"draft {k}":  # nothing of the edit

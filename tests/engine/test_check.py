@@ -36,22 +36,22 @@ async def crp(settings, tmp_path):
 
 async def test_each_broken_invariant_is_found_and_repaired(crp, server):
     rp = crp
-    alice = await rp.sign_up("alice")
-    bob = await rp.sign_up("bob")
-    carol = await rp.sign_up("carol")
-    dave = await rp.sign_up("dave")
+    alice = await rp.accounts.sign_up("alice")
+    bob = await rp.accounts.sign_up("bob")
+    carol = await rp.accounts.sign_up("carol")
+    dave = await rp.accounts.sign_up("dave")
     for who in (bob, carol, dave):
-        await rp.follow(who.id, alice.id)
-    await rp.follow(alice.id, bob.id)
-    chums = await rp.create_list(alice.id, "chums")
-    await rp.add_to_list(alice.id, chums.id, bob.id)
-    first = await rp.post(alice.id, "hello")
-    await rp.post(bob.id, "a reply", in_reply_to=first.id)
-    await rp.favourite(bob.id, first.id)
-    await rp.boost(carol.id, first.id)
-    upload = await rp.upload_media(alice.id, jpeg())
-    pictured = await rp.post(alice.id, "a picture", media=[upload.id])
-    doomed = await rp.post(bob.id, "to be lost")
+        await rp.relations.follow(who.id, alice.id)
+    await rp.relations.follow(alice.id, bob.id)
+    chums = await rp.lists.create(alice.id, "chums")
+    await rp.lists.add(alice.id, chums.id, bob.id)
+    first = await rp.statuses.post(alice.id, "hello")
+    await rp.statuses.post(bob.id, "a reply", in_reply_to=first.id)
+    await rp.statuses.favourite(bob.id, first.id)
+    await rp.statuses.boost(carol.id, first.id)
+    upload = await rp.media.upload(alice.id, jpeg())
+    pictured = await rp.statuses.post(alice.id, "a picture", media=[upload.id])
+    doomed = await rp.statuses.post(bob.id, "to be lost")
     await rp.drain()
 
     clean = await run(rp)
@@ -132,7 +132,7 @@ async def test_each_broken_invariant_is_found_and_repaired(crp, server):
     assert b"999999" not in await s.lrange(keys.home(dave.id), 0, -1)
     assert not orphan.exists() and recent.exists()
     assert not any(p.exists() for p in names_before)  # the lost status's picture's files
-    assert (await rp.home_timeline(bob.id)) is not None
+    assert (await rp.timelines.home(bob.id)) is not None
 
 
 def test_the_command_says_what_it_found_and_exits_1_until_repaired(server, settings, tmp_path):
@@ -156,7 +156,7 @@ def test_the_command_says_what_it_found_and_exits_1_until_repaired(server, setti
     async def plant():
         rp = await Redpoll.open(settings)
         try:
-            alice = await rp.sign_up("alice")
+            alice = await rp.accounts.sign_up("alice")
             await rp.store.hset(keys.user(alice.id), "following", 3)
             return alice
         finally:

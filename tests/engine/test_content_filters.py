@@ -88,7 +88,7 @@ def test_status_filters_match_the_status_and_boosts_of_it():
 
 
 async def test_the_compiled_filters_are_kept_by_version_and_read_again_after_a_change(rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     store = rp.store
     assert not await rules.active(store, alice.id)  # none: no read of the hash
     await F.create_filter(store, alice.id, title="t", context=["home"], keywords=[("kale", None)])
@@ -100,7 +100,7 @@ async def test_the_compiled_filters_are_kept_by_version_and_read_again_after_a_c
 
 
 async def test_racing_changes_to_one_filter_all_land(rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     store = rp.store
     f = await F.create_filter(store, alice.id, title="t", context=["home"])
     words = [f"w{i}" for i in range(20)]
@@ -111,7 +111,7 @@ async def test_racing_changes_to_one_filter_all_land(rp):
 
 
 async def test_the_bound_on_filters_holds_under_racing_creates(rp, monkeypatch):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     monkeypatch.setattr("redpoll.core.limits.FILTERS_MAX", 3)
     results = await asyncio.gather(
         *(F.create_filter(rp.store, alice.id, title=f"t{i}", context=["home"]) for i in range(8)),
@@ -125,7 +125,7 @@ async def test_the_bound_on_filters_holds_under_racing_creates(rp, monkeypatch):
 
 
 async def test_another_accounts_keyword_and_status_ids_are_not_found(rp):
-    alice, bob = await rp.sign_up("alice"), await rp.sign_up("bob")
+    alice, bob = await rp.accounts.sign_up("alice"), await rp.accounts.sign_up("bob")
     f = await F.create_filter(
         rp.store, alice.id, title="t", context=["home"], keywords=[("kale", True)]
     )

@@ -69,15 +69,17 @@ async def test_conversations_list_read_and_delete(srv, rp):
 
 
 async def test_touch_is_idempotent_and_order_proof(rp):
-    a, b = await rp.sign_up("dmx1"), await rp.sign_up("dmx2")
-    new = await rp.post(a.id, f"@{b.login} newer", {"visibility": "direct"})
-    old = await rp.post(a.id, f"@{b.login} older", {"visibility": "direct"})
+    a, b = await rp.accounts.sign_up("dmx1"), await rp.accounts.sign_up("dmx2")
+    new = await rp.statuses.post(a.id, f"@{b.login} newer", {"visibility": "direct"})
+    old = await rp.statuses.post(a.id, f"@{b.login} older", {"visibility": "direct"})
     assert old.id > new.id  # (posted second: the larger id)
     await direct_messages.after_post(rp.store, old, [b.id])  # a replay
     convs = await direct_messages.page(rp.store, b.id)
     assert {(c.id, c.last_status) for c in convs} == {(new.id, new.id), (old.id, old.id)}
     # a late replay of an older status of a conversation leaves its newer last status
-    reply = await rp.post(b.id, f"@{a.login} answer", {"visibility": "direct"}, in_reply_to=new.id)
+    reply = await rp.statuses.post(
+        b.id, f"@{a.login} answer", {"visibility": "direct"}, in_reply_to=new.id
+    )
     await direct_messages.after_post(rp.store, new, [b.id])
     (conv,) = [c for c in await direct_messages.page(rp.store, a.id) if c.id == new.id]
     assert conv.last_status == reply.id and conv.unread

@@ -45,13 +45,13 @@ async def audience(rp: Redpoll, n: int, prefix: str = "f") -> tuple[int, list[in
     """An author with ``n`` real followers (signed up and following through the
     engine); returns the author id and the followers in delivery order (fan-out
     walks the followers set by follow time)."""
-    author = await rp.sign_up(f"{prefix}author")
+    author = await rp.accounts.sign_up(f"{prefix}author")
     gate = asyncio.Semaphore(64)
 
     async def one(i: int) -> None:
         async with gate:
-            user = await rp.sign_up(f"{prefix}{i}")
-            assert await rp.follow(user.id, author.id)
+            user = await rp.accounts.sign_up(f"{prefix}{i}")
+            assert await rp.relations.follow(user.id, author.id)
 
     await asyncio.gather(*(one(i) for i in range(n)))
     await rp.drain()  # the follow notifications' jobs: tests watch the queue
@@ -156,8 +156,8 @@ async def test_worker_sigkill_mid_fanout(settings, server, tmp_path):
     workers: list[WorkerProcess] = []
     try:
         author, order = await audience(rp, FOLLOWERS)
-        first = await rp.post(author, "the long chain")
-        second = await rp.post(author, "another chain")
+        first = await rp.statuses.post(author, "the long chain")
+        second = await rp.statuses.post(author, "another chain")
         # The call served the first batch; the rest waits in one job per post.
         assert sum((await copies(rp, order, first.id)).values()) == BATCH
         assert await rp.queue.depth() == 2
@@ -228,7 +228,7 @@ async def test_job_left_pending_by_a_vanished_consumer_is_claimed(settings, serv
     worker = None
     try:
         author, order = await audience(rp, 300, prefix="g")
-        status = await rp.post(author, "claimed")
+        status = await rp.statuses.post(author, "claimed")
         stream, entry_id, _ = await read_by_hand(rp, status.id, "ghost")
         assert [p["message_id"] for p in await pending_of(rp, stream, "ghost")] == [entry_id]
 
@@ -261,7 +261,7 @@ async def test_late_finish_of_a_claimed_job_does_not_fork_the_chain(settings):
     rp = await Redpoll.open(settings.with_(fanout_batch=BATCH, job_claim_ms=500))
     try:
         author, order = await audience(rp, 100, prefix="s")
-        status = await rp.post(author, "slow worker")
+        status = await rp.statuses.post(author, "slow worker")
         stream, entry_id, fields = await read_by_hand(rp, status.id, "slow")
 
         stop = asyncio.Event()
@@ -311,7 +311,7 @@ async def test_failing_jobs_are_parked_not_blocking(settings):
         for stream in keys.all_job_streams():  # poison every shard, ahead of real work
             for fields in malformed + failing:
                 await client.xadd(stream, fields)
-        status = await rp.post(author, "behind the poison")
+        status = await rp.statuses.post(author, "behind the poison")
 
         stop = asyncio.Event()
         task = asyncio.create_task(rp.worker("w").run(stop))
@@ -362,7 +362,7 @@ async def test_queued_fanout_survives_server_sigkill(tmp_path):
     rp = await Redpoll.open(settings)
     try:
         author, order = await audience(rp, 500)
-        sids = [(await rp.post(author, f"queued {i}")).id for i in range(3)]
+        sids = [(await rp.statuses.post(author, f"queued {i}")).id for i in range(3)]
         stream, entry_id, _ = await read_by_hand(rp, sids[0], "ghost")
         assert await rp.queue.depth() == 3
         assert await rp.queue.pending() == 1
@@ -399,7 +399,7 @@ async def test_worker_rides_out_a_server_crash_and_restart(tmp_path):
     worker = None
     try:
         author, order = await audience(rp, 1500)
-        status = await rp.post(author, "through the crash")
+        status = await rp.statuses.post(author, "through the crash")
         worker = WorkerProcess(servers[0].url, False, tmp_path / "worker.log")
         checkpoint = order[len(order) // 4]
 
@@ -463,12 +463,12 @@ async def _tail(worker: WorkerProcess) -> str:
 async def build_world(rp: Redpoll) -> dict:
     """A little of everything: users with secrets, profiles, follows, posts
     with extras, a delete, an unfollow (refill job), a list with its timeline."""
-    alice = await rp.sign_up(
+    alice = await rp.accounts.sign_up(
         "Alice", display_name="Alice A", password="alice-pw", email="alice@example.org"
     )
-    bob = await rp.sign_up("bob", password="bob-pw")
-    carol = await rp.sign_up("carol")
-    dave = await rp.sign_up("dave")
+    bob = await rp.accounts.sign_up("bob", password="bob-pw")
+    carol = await rp.accounts.sign_up("carol")
+    dave = await rp.accounts.sign_up("dave")
     for a, b in [
         (bob, alice),
         (carol, alice),
@@ -477,17 +477,17 @@ async def build_world(rp: Redpoll) -> dict:
         (dave, bob),
         (carol, bob),
     ]:
-        assert await rp.follow(a.id, b.id)
-    await rp.update_profile(carol.id, bio="writes about owls")
-    a1 = await rp.post(alice.id, "first", {"location": "52.52,13.40"})
-    a2 = await rp.post(alice.id, "second")
-    b1 = await rp.post(bob.id, "bob speaks")
-    await rp.delete_status(a2.id, alice.id)
-    assert await rp.unfollow(dave.id, bob.id)
-    friends = await rp.create_list(carol.id, "friends")
-    assert await rp.add_to_list(carol.id, friends.id, bob.id)
-    b2 = await rp.post(bob.id, "bob again")
-    a3 = await rp.post(alice.id, "the last acknowledged write")
+        assert await rp.relations.follow(a.id, b.id)
+    await rp.accounts.update_profile(carol.id, bio="writes about owls")
+    a1 = await rp.statuses.post(alice.id, "first", {"location": "52.52,13.40"})
+    a2 = await rp.statuses.post(alice.id, "second")
+    b1 = await rp.statuses.post(bob.id, "bob speaks")
+    await rp.statuses.delete(a2.id, alice.id)
+    assert await rp.relations.unfollow(dave.id, bob.id)
+    friends = await rp.lists.create(carol.id, "friends")
+    assert await rp.lists.add(carol.id, friends.id, bob.id)
+    b2 = await rp.statuses.post(bob.id, "bob again")
+    a3 = await rp.statuses.post(alice.id, "the last acknowledged write")
     return {
         "users": [alice, bob, carol, dave],
         "list": friends,
@@ -502,17 +502,17 @@ async def engine_view(rp: Redpoll, world: dict) -> dict:
     uids = [u.id for u in world["users"]]
     lst = world["list"]
     return {
-        "users": await rp.get_users(uids),
-        "homes": [[s.id for s in await rp.home_timeline(u)] for u in uids],
-        "profiles": [[s.id for s in await rp.profile_timeline(u)] for u in uids],
-        "following": [sorted(u.id for u in (await rp.following(uid))[0]) for uid in uids],
-        "followers": [sorted(u.id for u in (await rp.followers(uid))[0]) for uid in uids],
-        "list": [s.id for s in await rp.list_timeline(lst.owner, lst.id)],
-        "list_members": [u.id for u in await rp.list_members(lst.owner, lst.id)],
-        "statuses": await rp.get_statuses(world["statuses"] + [world["deleted"]]),
+        "users": await rp.accounts.get_users(uids),
+        "homes": [[s.id for s in await rp.timelines.home(u)] for u in uids],
+        "profiles": [[s.id for s in await rp.timelines.profile(u)] for u in uids],
+        "following": [sorted(u.id for u in (await rp.relations.following(uid))[0]) for uid in uids],
+        "followers": [sorted(u.id for u in (await rp.relations.followers(uid))[0]) for uid in uids],
+        "list": [s.id for s in await rp.timelines.of_list(lst.owner, lst.id)],
+        "list_members": [u.id for u in await rp.lists.members(lst.owner, lst.id)],
+        "statuses": await rp.statuses.get_statuses(world["statuses"] + [world["deleted"]]),
         "queue": await rp.queue.depth(),
-        "login": (await rp.lookup("ALICE")).id,
-        "password": await rp.check_password("alice", "alice-pw") is not None,
+        "login": (await rp.accounts.lookup("ALICE")).id,
+        "password": await rp.accounts.check_password("alice", "alice-pw") is not None,
     }
 
 
@@ -596,24 +596,24 @@ async def test_writes_in_flight_at_a_crash(tmp_path):
     acked_posts: list[tuple[int, int]] = []  # (author, status id)
     killed = asyncio.Event()
     try:
-        hub = await rp.sign_up("hub")
+        hub = await rp.accounts.sign_up("hub")
         acked_users.append(hub.id)
 
         async def writer(n: int) -> BaseException | None:
             try:
-                me = await rp.sign_up(f"w{n}")
+                me = await rp.accounts.sign_up(f"w{n}")
                 acked_users.append(me.id)
-                await rp.follow(me.id, hub.id)
+                await rp.relations.follow(me.id, hub.id)
                 acked_follows.append((me.id, hub.id))
-                await rp.follow(hub.id, me.id)
+                await rp.relations.follow(hub.id, me.id)
                 acked_follows.append((hub.id, me.id))
                 i = 0
                 while True:
-                    status = await rp.post(me.id, f"post {i} of writer {n}")
+                    status = await rp.statuses.post(me.id, f"post {i} of writer {n}")
                     acked_posts.append((me.id, status.id))
                     i += 1
                     if i % 10 == 0:  # new users keep arriving too
-                        extra = await rp.sign_up(f"w{n}x{i}")
+                        extra = await rp.accounts.sign_up(f"w{n}x{i}")
                         acked_users.append(extra.id)
             except (
                 redis.exceptions.ConnectionError,
@@ -639,12 +639,12 @@ async def test_writes_in_flight_at_a_crash(tmp_path):
         servers.append(start_server(data, port=servers[0].port))
         rp = await Redpoll.open(settings)
         client = rp.store.client
-        users = await rp.get_users(acked_users)
+        users = await rp.accounts.get_users(acked_users)
         assert sorted(u.id for u in users) == sorted(acked_users)
         for a, b in acked_follows:
-            assert await rp.is_following(a, b)
+            assert await rp.relations.is_following(a, b)
             assert await client.zscore(keys.followers(b), a) is not None
-        statuses = await rp.get_statuses([sid for _, sid in acked_posts])
+        statuses = await rp.statuses.get_statuses([sid for _, sid in acked_posts])
         assert [s.id for s in statuses] == [sid for _, sid in acked_posts]
         pipe = rp.store.pipeline()
         for author, sid in acked_posts:
@@ -653,12 +653,12 @@ async def test_writes_in_flight_at_a_crash(tmp_path):
         found = await pipe.execute()
         assert all(x is not None for x in found), "an acknowledged post lost its timeline entry"
         # counters equal their sets for everyone, including writes cut off mid-way
-        everyone = await rp.get_users(range(1, int(await client.get(keys.USER_SEQ)) + 1))
+        everyone = await rp.accounts.get_users(range(1, int(await client.get(keys.USER_SEQ)) + 1))
         for user in everyone:
             assert user.followers == await client.zcard(keys.followers(user.id)), user
             assert user.following == await client.zcard(keys.following(user.id)), user
             assert user.posts == await client.zcard(keys.profile(user.id)), user
-        hub_now = await rp.get_user(hub.id)
+        hub_now = await rp.accounts.get_user(hub.id)
         assert hub_now.followers >= 8 and hub_now.following >= 8
     finally:
         killed.set()
@@ -722,11 +722,11 @@ async def test_redpoll_open_reuses_its_data_dir(tmp_path):
         try:
             assert second.server is None, "a second server was started on the same data dir"
             assert await engine_view(second, world) == before
-            extra = await second.sign_up("latecomer")
+            extra = await second.accounts.sign_up("latecomer")
         finally:
             await second.close()
         assert first.server.process.poll() is None, "closing the guest stopped the owner's server"
-        assert (await first.get_user(extra.id)).login == "latecomer"
+        assert (await first.accounts.get_user(extra.id)).login == "latecomer"
     finally:
         await first.close()
     assert first.server.process.returncode == 0
@@ -735,7 +735,7 @@ async def test_redpoll_open_reuses_its_data_dir(tmp_path):
     try:
         assert again.server is not None and again.server.data_dir == data.resolve()
         await assert_same_world(again, world, before)
-        assert (await again.lookup("LATECOMER")).id == extra.id
+        assert (await again.accounts.lookup("LATECOMER")).id == extra.id
     finally:
         await again.close()
 

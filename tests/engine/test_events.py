@@ -11,9 +11,9 @@ from redpoll.stream.filters import Event
 
 
 async def test_posts_and_deletes_write_events_the_stream_reads(rp):
-    author = await rp.sign_up("teller")
-    status = await rp.post(author.id, "news at 11", {"location": "52.5,13.4"})
-    await rp.delete_status(status.id, author.id)
+    author = await rp.accounts.sign_up("teller")
+    status = await rp.statuses.post(author.id, "news at 11", {"location": "52.5,13.4"})
+    await rp.statuses.delete(status.id, author.id)
     entries = await rp.store.client.xrange(keys.EVENT_LOG)
     parsed = [StatusEvent.parse(fields[FIELD.encode()]) for _, fields in entries]
     assert [e.kind for e in parsed] == ["update", "delete"]

@@ -17,9 +17,9 @@ async def raw(rp, key) -> list[int]:
 async def test_fast_path_is_taken_on_a_single_server_only(settings, server):
     rp = await Redpoll.open(settings.with_(fanout_batch=4))
     try:
-        author = await rp.sign_up("fast")
+        author = await rp.accounts.sign_up("fast")
         await audience(rp, author, 10, "fa")
-        status = await rp.post(author.id, "newest of all")
+        status = await rp.statuses.post(author.id, "newest of all")
         await rp.drain()
         mark = await rp.store.client.get(keys.FANOUT_WATERMARK)
         done = await rp.store.client.smembers(keys.fanout_done(status.id))
@@ -50,11 +50,11 @@ async def test_follow_during_fanout_of_the_newest_status_gets_it_once(settings):
     new follower: the merge marks the watermark so the fan-out looks first."""
     rp = await Redpoll.open(settings.with_(fanout_batch=3))
     try:
-        author = await rp.sign_up("celeb")
+        author = await rp.accounts.sign_up("celeb")
         fans = await audience(rp, author, 9, "cf")
-        status = await rp.post(author.id, "in flight")  # 3 delivered, rest queued
-        late = await rp.sign_up("latecomer")
-        await rp.follow(late.id, author.id)  # backfill copies it in now
+        status = await rp.statuses.post(author.id, "in flight")  # 3 delivered, rest queued
+        late = await rp.accounts.sign_up("latecomer")
+        await rp.relations.follow(late.id, author.id)  # backfill copies it in now
         assert (await raw(rp, keys.home(late.id))).count(status.id) == 1
         await rp.drain()
         for fan in fans + [late]:
@@ -68,13 +68,16 @@ async def test_overtaken_fanout_keeps_timelines_sorted(settings):
     were queued, the newer post delivered at once) inserts in place."""
     rp = await Redpoll.open(settings.with_(fanout_batch=2))
     try:
-        slow, fast = await rp.sign_up("slowposter"), await rp.sign_up("fastposter")
-        fans = [await rp.sign_up(f"of{i}") for i in range(7)]
+        slow, fast = (
+            await rp.accounts.sign_up("slowposter"),
+            await rp.accounts.sign_up("fastposter"),
+        )
+        fans = [await rp.accounts.sign_up(f"of{i}") for i in range(7)]
         for fan in fans:
-            await rp.follow(fan.id, slow.id)
-            await rp.follow(fan.id, fast.id)
-        older = await rp.post(slow.id, "older, delivered late")
-        newer = await rp.post(fast.id, "newer, delivered first")
+            await rp.relations.follow(fan.id, slow.id)
+            await rp.relations.follow(fan.id, fast.id)
+        older = await rp.statuses.post(slow.id, "older, delivered late")
+        newer = await rp.statuses.post(fast.id, "newer, delivered first")
         await rp.drain()
         for fan in fans:
             ids = await raw(rp, keys.home(fan.id))
@@ -87,9 +90,9 @@ async def test_overtaken_fanout_keeps_timelines_sorted(settings):
 async def test_batch_run_again_after_the_fast_path_is_a_no_op(settings):
     rp = await Redpoll.open(settings.with_(fanout_batch=3))
     try:
-        author = await rp.sign_up("again")
+        author = await rp.accounts.sign_up("again")
         fans = await audience(rp, author, 8, "ag")
-        status = await rp.post(author.id, "twice")
+        status = await rp.statuses.post(author.id, "twice")
         await rp.drain()
         job = FanoutJob(status.id, author.id)
         await rp.queue.enqueue(job)  # the whole chain once more, from the start

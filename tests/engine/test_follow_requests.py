@@ -74,23 +74,23 @@ async def test_locked_account_requests_authorize_reject_withdraw(srv, rp):
 
 
 async def test_a_request_authorized_twice_at_once_makes_one_follow(rp):
-    owner = await rp.sign_up("lockd0")
-    await rp.update_profile(owner.id, locked=True)
-    asker = await rp.sign_up("lockd1")
-    assert not await rp.follow(asker.id, owner.id)  # a request, not a follow
+    owner = await rp.accounts.sign_up("lockd0")
+    await rp.accounts.update_profile(owner.id, locked=True)
+    asker = await rp.accounts.sign_up("lockd1")
+    assert not await rp.relations.follow(asker.id, owner.id)  # a request, not a follow
     assert await rp.store.client.zscore(keys.follow_requests(owner.id), asker.id) is not None
     done = await asyncio.gather(
         *(follows.authorize_request(rp.store, rp.queue, owner.id, asker.id) for _ in range(2))
     )
     assert any(done)
-    assert (await rp.get_user(owner.id)).followers == 1
-    assert (await rp.get_user(asker.id)).following == 1
-    assert await rp.is_following(asker.id, owner.id)
+    assert (await rp.accounts.get_user(owner.id)).followers == 1
+    assert (await rp.accounts.get_user(asker.id)).following == 1
+    assert await rp.relations.is_following(asker.id, owner.id)
     assert await follow_requests.state(rp.store, asker.id, owner.id) == (False, False)
     assert await follows.authorize_request(rp.store, rp.queue, owner.id, asker.id) is False
     # a block takes pending requests away too
-    other = await rp.sign_up("lockd2")
-    await rp.follow(other.id, owner.id)
-    await rp.block(owner.id, other.id)
+    other = await rp.accounts.sign_up("lockd2")
+    await rp.relations.follow(other.id, owner.id)
+    await rp.relations.block(owner.id, other.id)
     assert await follow_requests.count(rp.store, owner.id) == 0
     assert await follow_requests.state(rp.store, other.id, owner.id) == (False, False)

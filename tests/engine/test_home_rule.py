@@ -159,16 +159,16 @@ async def listed(rp, owner, lid) -> list[int]:
 
 
 async def users(rp, *names):
-    return [(await rp.sign_up(n)).id for n in names]
+    return [(await rp.accounts.sign_up(n)).id for n in names]
 
 
 async def test_a_reply_to_the_follower_reaches_their_home_unmentioned(rp):
     """Mastodon's "and it's not a reply to me": a followee's reply to the
     follower enters the follower's home, mention or not."""
     v, a = await users(rp, "rv", "ra")
-    await rp.follow(v, a)
-    mine = await rp.post(v, "mine")
-    reply = await rp.post(a, "no mention", None, mine.id)
+    await rp.relations.follow(v, a)
+    mine = await rp.statuses.post(v, "mine")
+    reply = await rp.statuses.post(a, "no mention", None, mine.id)
     await rp.drain()
     assert reply.id in await home(rp, v)
 
@@ -180,19 +180,21 @@ async def test_mentions_and_followed_hashtags_enter_homes_as_the_rule_says(rp):
     way, and a delete or an edit that drops a mention takes it out again."""
     a, m, t, blocked, blocker = await users(rp, "ma", "mm", "mt", "mblocked", "mblocker")
     for fan in (t, blocked, blocker):
-        await rp.follow_tag(fan, "birds")
-    await rp.block(a, blocked)
-    await rp.block(blocker, a)
-    direct = await rp.post(a, "@mm @mblocked @mblocker psst #birds", {"visibility": "direct"})
-    private = await rp.post(a, "@mm for followers #birds", {"visibility": "private"})
-    public = await rp.post(a, "@mm @mblocked public #birds")
+        await rp.tags.follow(fan, "birds")
+    await rp.relations.block(a, blocked)
+    await rp.relations.block(blocker, a)
+    direct = await rp.statuses.post(
+        a, "@mm @mblocked @mblocker psst #birds", {"visibility": "direct"}
+    )
+    private = await rp.statuses.post(a, "@mm for followers #birds", {"visibility": "private"})
+    public = await rp.statuses.post(a, "@mm @mblocked public #birds")
     await rp.drain()
     assert {direct.id, private.id, public.id} <= set(await home(rp, m))
     assert set(await home(rp, t)) & {direct.id, private.id, public.id} == {public.id}
     for other in (blocked, blocker):
         assert set(await home(rp, other)) & {direct.id, private.id, public.id} == set()
-    await rp.edit_status(a, public.id, "no mention now #birds")
-    await rp.delete_status(private.id, a)
+    await rp.statuses.edit(a, public.id, "no mention now #birds")
+    await rp.statuses.delete(private.id, a)
     await rp.drain()
     assert set(await home(rp, m)) & {public.id, private.id} == set()
     assert public.id in await home(rp, t)
@@ -204,18 +206,18 @@ async def test_the_follow_backfill_asks_the_rule(rp):
     shows just below it; it keeps a reply to an account followed and one
     to the follower."""
     v, a, b, c = await users(rp, "bv", "ba", "bb", "bc")
-    await rp.follow(v, b)
-    from_b = await rp.post(b, "b's")
-    to_c = await rp.post(c, "c's")
-    theirs = await rp.post(b, "b again")
-    mine = await rp.post(v, "mine")
-    plain = await rp.post(a, "plain")
-    reply_c = await rp.post(a, "to c", None, to_c.id)
-    reply_b = await rp.post(a, "to b", None, theirs.id)
-    reply_v = await rp.post(a, "to v", None, mine.id)
-    boost = await rp.boost(a, from_b.id)  # from_b is in v's home, just below
+    await rp.relations.follow(v, b)
+    from_b = await rp.statuses.post(b, "b's")
+    to_c = await rp.statuses.post(c, "c's")
+    theirs = await rp.statuses.post(b, "b again")
+    mine = await rp.statuses.post(v, "mine")
+    plain = await rp.statuses.post(a, "plain")
+    reply_c = await rp.statuses.post(a, "to c", None, to_c.id)
+    reply_b = await rp.statuses.post(a, "to b", None, theirs.id)
+    reply_v = await rp.statuses.post(a, "to v", None, mine.id)
+    boost = await rp.statuses.boost(a, from_b.id)  # from_b is in v's home, just below
     await rp.drain()
-    await rp.follow(v, a)
+    await rp.relations.follow(v, a)
     got = await home(rp, v)
     assert {plain.id, reply_b.id, reply_v.id} <= set(got)
     assert reply_c.id not in got
@@ -225,11 +227,11 @@ async def test_the_follow_backfill_asks_the_rule(rp):
 
 async def test_a_follow_without_reblogs_backfills_no_boosts(rp):
     v, a, c = await users(rp, "nv", "na", "nc")
-    original = await rp.post(c, "c's")
-    own = await rp.post(a, "a's own")
-    boost = await rp.boost(a, original.id)
+    original = await rp.statuses.post(c, "c's")
+    own = await rp.statuses.post(a, "a's own")
+    boost = await rp.statuses.boost(a, original.id)
     await rp.drain()
-    await rp.follow_with_options(v, a, reblogs=False)
+    await rp.relations.follow_with_options(v, a, reblogs=False)
     got = await home(rp, v)
     assert own.id in got
     assert boost not in got
@@ -239,17 +241,17 @@ async def test_the_refill_asks_the_rule(rp):
     """The refill after an unfollow takes older statuses of those still
     followed by the same rule."""
     v, a, b, c = await users(rp, "fv", "fa", "fb", "fc")
-    to_c = await rp.post(c, "c's")
-    reply = await rp.post(a, "old reply to c", None, to_c.id)
-    kept = await rp.post(a, "old plain")
+    to_c = await rp.statuses.post(c, "c's")
+    reply = await rp.statuses.post(a, "old reply to c", None, to_c.id)
+    kept = await rp.statuses.post(a, "old plain")
     await rp.drain()
-    await rp.follow(v, a)
-    await rp.follow(v, b)
+    await rp.relations.follow(v, a)
+    await rp.relations.follow(v, b)
     # v's home holds only newer entries (a's were pushed out), half full;
     # the unfollow of b queues the refill, which reaches below them
     await rp.store.client.delete(keys.home(v))
     await rp.store.client.rpush(keys.home(v), *range(10**9, 10**9 - limits.HOME_CAP // 2, -1))
-    await rp.unfollow(v, b)
+    await rp.relations.unfollow(v, b)
     await rp.drain()
     got = await home(rp, v)
     assert kept.id in got
@@ -262,14 +264,14 @@ async def test_the_idle_rebuild_asks_the_rule_with_the_window(settings):
     rp = await Redpoll.open(settings.with_(idle_after_s=1))
     try:
         v, a, b = await users(rp, "iv", "ia", "ib")
-        await rp.follow(v, a)
-        await rp.follow(v, b)
-        await rp.home_timeline(v)
+        await rp.relations.follow(v, a)
+        await rp.relations.follow(v, b)
+        await rp.timelines.home(v)
         await asyncio.sleep(1.2)  # idle from now on: fan-out skips v
-        original = await rp.post(a, "a's")
-        boost = await rp.boost(b, original.id)
+        original = await rp.statuses.post(a, "a's")
+        boost = await rp.statuses.boost(b, original.id)
         await rp.drain()
-        page = [s.id for s in await rp.home_timeline(v)]
+        page = [s.id for s in await rp.timelines.home(v)]
         assert original.id in page
         assert boost not in page
         assert boost not in await home(rp, v)
@@ -283,22 +285,22 @@ async def test_a_list_takes_what_its_rule_lets_in(rp):
     out, one to a member the owner follows goes in; a member's boost the
     owner hides stays out."""
     o, a, b, c = await users(rp, "lo", "la", "lb", "lc")
-    await rp.follow(o, b)
-    await rp.follow_with_options(o, a, reblogs=False)
-    lst = await rp.create_list(o, "friends")
-    await rp.add_to_list(o, lst.id, b)
-    to_c = await rp.post(c, "c's")
-    from_b = await rp.post(b, "b's")
-    old_reply_c = await rp.post(a, "to c, before", None, to_c.id)
-    old_reply_b = await rp.post(a, "to b, before", None, from_b.id)
+    await rp.relations.follow(o, b)
+    await rp.relations.follow_with_options(o, a, reblogs=False)
+    lst = await rp.lists.create(o, "friends")
+    await rp.lists.add(o, lst.id, b)
+    to_c = await rp.statuses.post(c, "c's")
+    from_b = await rp.statuses.post(b, "b's")
+    old_reply_c = await rp.statuses.post(a, "to c, before", None, to_c.id)
+    old_reply_b = await rp.statuses.post(a, "to b, before", None, from_b.id)
     await rp.drain()
-    await rp.add_to_list(o, lst.id, a)  # the backfill
+    await rp.lists.add(o, lst.id, a)  # the backfill
     got = await listed(rp, o, lst.id)
     assert old_reply_b.id in got
     assert old_reply_c.id not in got
-    reply_c = await rp.post(a, "to c", None, to_c.id)
-    reply_b = await rp.post(a, "to b", None, from_b.id)
-    boost = await rp.boost(a, to_c.id)
+    reply_c = await rp.statuses.post(a, "to c", None, to_c.id)
+    reply_b = await rp.statuses.post(a, "to b", None, from_b.id)
+    boost = await rp.statuses.boost(a, to_c.id)
     await rp.drain()
     got = await listed(rp, o, lst.id)
     assert reply_b.id in got

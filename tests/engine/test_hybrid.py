@@ -65,14 +65,14 @@ async def test_merged_pages_equal_fanned_out_pages(settings, server, srv, thresh
 async def test_crossing_the_threshold_both_ways(settings):
     rp = await Redpoll.open(settings.with_(fanout_threshold=3))  # back below 1.5 followers
     try:
-        author = (await rp.sign_up("grower")).id
-        fans = [(await rp.sign_up(f"gfan{i}")).id for i in range(5)]
+        author = (await rp.accounts.sign_up("grower")).id
+        fans = [(await rp.accounts.sign_up(f"gfan{i}")).id for i in range(5)]
         for fan in fans[:2]:
-            await rp.follow(fan, author)
-        first = (await rp.post(author, "small still")).id
+            await rp.relations.follow(fan, author)
+        first = (await rp.statuses.post(author, "small still")).id
         for fan in fans[2:]:
-            await rp.follow(fan, author)  # 5 > 3
-        walker = (await rp.post(author, "the walk")).id  # still fanned out, marks everyone
+            await rp.relations.follow(fan, author)  # 5 > 3
+        walker = (await rp.statuses.post(author, "the walk")).id  # still fanned out, marks everyone
         user = await rp.store.client.hget(keys.user(author), keys.FANOUT_MODE_FIELD)
         assert user == b"big"
         for fan in fans:
@@ -80,9 +80,9 @@ async def test_crossing_the_threshold_both_ways(settings):
                 str(author).encode()
             }
             assert {first, walker} <= set(await home_ids(rp, keys.home(fan)))
-        merged = [(await rp.post(author, f"merged {i}")).id for i in range(3)]
-        late = (await rp.sign_up("late")).id
-        await rp.follow(late, author)  # follows a large account: the backfill brings
+        merged = [(await rp.statuses.post(author, f"merged {i}")).id for i in range(3)]
+        late = (await rp.accounts.sign_up("late")).id
+        await rp.relations.follow(late, author)  # follows a large account: the backfill brings
         # its newest at once, and the follow's job marks it for the read-time merge
         await rp.drain()
         assert await rp.store.client.smembers(keys.large_following(late)) == {str(author).encode()}
@@ -90,18 +90,18 @@ async def test_crossing_the_threshold_both_ways(settings):
             home = await home_ids(rp, keys.home(fan))
             if fan != late:
                 assert not set(merged) & set(home)
-            page = [s.id for s in await rp.home_timeline(fan)]
+            page = [s.id for s in await rp.timelines.home(fan)]
             assert page == [*reversed(merged), walker, first], fan
         for fan in fans[1:] + [late]:
-            await rp.unfollow(fan, author)  # 1 follower left: < 1.5
+            await rp.relations.unfollow(fan, author)  # 1 follower left: < 1.5
         await rp.drain()
-        back = (await rp.post(author, "fanned out again")).id
+        back = (await rp.statuses.post(author, "fanned out again")).id
         assert await rp.store.client.hget(keys.user(author), keys.FANOUT_MODE_FIELD) is None
         assert not await rp.store.client.smembers(keys.large_following(fans[0]))
         home = await home_ids(rp, keys.home(fans[0]))
         assert home == [back, *reversed(merged), walker, first]  # once each, in the home now
-        assert [s.id for s in await rp.home_timeline(fans[0])] == home
-        assert [s.id for s in await rp.home_timeline(fans[1])] == []  # unfollowed
+        assert [s.id for s in await rp.timelines.home(fans[0])] == home
+        assert [s.id for s in await rp.timelines.home(fans[1])] == []  # unfollowed
     finally:
         await rp.close()
 
@@ -111,17 +111,17 @@ async def test_a_post_by_a_large_author_writes_o1(settings):
     public timeline, not its followers' homes, however many they are."""
     rp = await Redpoll.open(settings.with_(fanout_threshold=10, fanout_batch=7))
     try:
-        author = (await rp.sign_up("star")).id
-        fans = [(await rp.sign_up(f"sfan{i}")).id for i in range(30)]
+        author = (await rp.accounts.sign_up("star")).id
+        fans = [(await rp.accounts.sign_up(f"sfan{i}")).id for i in range(30)]
         for fan in fans:
-            await rp.follow(fan, author)
-        await rp.post(author, "walk")  # marks the 30 (several batches, jobs)
+            await rp.relations.follow(fan, author)
+        await rp.statuses.post(author, "walk")  # marks the 30 (several batches, jobs)
         await rp.drain()
-        sid = (await rp.post(author, "cheap")).id
+        sid = (await rp.statuses.post(author, "cheap")).id
         assert await rp.queue.depth() == 0  # no continuation of its fan-out
         for fan in fans:
             assert sid not in await home_ids(rp, keys.home(fan))
-            assert (await rp.home_timeline(fan, limit=1))[0].id == sid
+            assert (await rp.timelines.home(fan, limit=1))[0].id == sid
         assert (await home_ids(rp, keys.home(author)))[0] == sid
         assert (await home_ids(rp, placement.of(rp.store).public_key(sid)))[0] == sid
     finally:
@@ -131,22 +131,22 @@ async def test_a_post_by_a_large_author_writes_o1(settings):
 async def test_idle_users_are_skipped_then_rebuilt(settings):
     rp = await Redpoll.open(settings.with_(idle_after_s=1))
     try:
-        author = (await rp.sign_up("poster")).id
-        other = (await rp.sign_up("poster2")).id
-        idle = (await rp.sign_up("sleeper")).id
-        active = (await rp.sign_up("reader")).id
-        unknown = (await rp.sign_up("never")).id  # never read: not known to be idle
+        author = (await rp.accounts.sign_up("poster")).id
+        other = (await rp.accounts.sign_up("poster2")).id
+        idle = (await rp.accounts.sign_up("sleeper")).id
+        active = (await rp.accounts.sign_up("reader")).id
+        unknown = (await rp.accounts.sign_up("never")).id  # never read: not known to be idle
         for fan in (idle, active, unknown):
-            await rp.follow(fan, author)
-            await rp.follow(fan, other)
-        before = (await rp.post(author, "before")).id
-        await rp.home_timeline(idle)
+            await rp.relations.follow(fan, author)
+            await rp.relations.follow(fan, other)
+        before = (await rp.statuses.post(author, "before")).id
+        await rp.timelines.home(idle)
         await asyncio.sleep(1.2)
-        await rp.home_timeline(active)  # read lately: not idle
+        await rp.timelines.home(active)  # read lately: not idle
         missed = [
-            (await rp.post(author, "missed 1")).id,
-            (await rp.post(other, "missed other")).id,
-            (await rp.post(author, "missed 2")).id,
+            (await rp.statuses.post(author, "missed 1")).id,
+            (await rp.statuses.post(other, "missed other")).id,
+            (await rp.statuses.post(author, "missed 2")).id,
         ]
         await rp.drain()
         # skipped by fan-out, and the home dropped once (its score marks it)
@@ -154,11 +154,11 @@ async def test_idle_users_are_skipped_then_rebuilt(settings):
         assert await rp.store.client.zscore(keys.HOME_SEEN, idle) < 0
         for fan in (active, unknown):
             assert await home_ids(rp, keys.home(fan)) == [*reversed(missed), before]
-        page = [s.id for s in await rp.home_timeline(idle)]  # back: rebuilt first
+        page = [s.id for s in await rp.timelines.home(idle)]  # back: rebuilt first
         assert page == [*reversed(missed), before]
         assert await home_ids(rp, keys.home(idle)) == page
         assert await rp.store.client.zscore(keys.HOME_SEEN, idle) > 0
-        newest = (await rp.post(author, "now active")).id
+        newest = (await rp.statuses.post(author, "now active")).id
         assert (await home_ids(rp, keys.home(idle)))[0] == newest  # fanned out again
     finally:
         await rp.close()
@@ -182,22 +182,22 @@ async def test_a_user_back_while_fan_out_drops_idle_homes_keeps_theirs(settings)
     the shared record is not marked."""
     rp = await Redpoll.open(settings.with_(idle_after_s=1))
     try:
-        author = (await rp.sign_up("poster")).id
-        back, gone = (await rp.sign_up("back")).id, (await rp.sign_up("gone")).id
+        author = (await rp.accounts.sign_up("poster")).id
+        back, gone = (await rp.accounts.sign_up("back")).id, (await rp.accounts.sign_up("gone")).id
         for fan in (back, gone):
-            await rp.follow(fan, author)
-        first = (await rp.post(author, "first")).id
+            await rp.relations.follow(fan, author)
+        first = (await rp.statuses.post(author, "first")).id
         long_ago = 1_000
         await rp.store.client.zadd(keys.HOME_SEEN, {back: long_ago, gone: long_ago})
         await rp.store.client.set(keys.home_read(gone), long_ago)
         await rp.store.client.set(keys.home_read(back), 2**50)  # read just now, elsewhere
-        second = (await rp.post(author, "second")).id
+        second = (await rp.statuses.post(author, "second")).id
         assert await home_ids(rp, keys.home(back)) == [first]  # skipped, kept
         assert not await rp.store.client.exists(keys.home(gone))
         assert await rp.store.client.zscore(keys.HOME_SEEN, back) == long_ago
         assert await rp.store.client.zscore(keys.HOME_SEEN, gone) == -long_ago
         for fan in (back, gone):
-            assert [s.id for s in await rp.home_timeline(fan)] == [second, first]
+            assert [s.id for s in await rp.timelines.home(fan)] == [second, first]
     finally:
         await rp.close()
 
@@ -208,18 +208,18 @@ async def test_a_follow_cut_short_is_marked_by_its_replayed_journal(settings):
     set, so the follower's home merges it."""
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
     try:
-        star = (await rp.sign_up("star")).id
+        star = (await rp.accounts.sign_up("star")).id
         for i in range(2):
-            await rp.follow((await rp.sign_up(f"f{i}")).id, star)
-        sid = (await rp.post(star, "walks, then big")).id
-        late = (await rp.sign_up("late")).id
+            await rp.relations.follow((await rp.accounts.sign_up(f"f{i}")).id, star)
+        sid = (await rp.statuses.post(star, "walks, then big")).id
+        late = (await rp.accounts.sign_up("late")).id
         await edges.add(rp.store, edges.follow_edge(late, star))  # the call died here
         assert not await rp.store.client.smembers(keys.large_following(late))
         await rp.queue.enqueue(FollowNoteJob(late, star))
         await rp.drain()
         assert await rp.store.client.smembers(keys.large_following(late)) == {str(star).encode()}
-        newer = (await rp.post(star, "merged")).id
-        assert [s.id for s in await rp.home_timeline(late)] == [newer, sid]
+        newer = (await rp.statuses.post(star, "merged")).id
+        assert [s.id for s in await rp.timelines.home(late)] == [newer, sid]
     finally:
         await rp.close()
 
@@ -227,12 +227,12 @@ async def test_a_follow_cut_short_is_marked_by_its_replayed_journal(settings):
 async def large_setup(rp, name: str):
     """A large account (threshold 1, two followers: the walk made it large)
     and the reader following it; its first status came in by the walk."""
-    big = (await rp.sign_up(f"{name}big")).id
-    reader = (await rp.sign_up(f"{name}reader")).id
-    other = (await rp.sign_up(f"{name}other")).id
+    big = (await rp.accounts.sign_up(f"{name}big")).id
+    reader = (await rp.accounts.sign_up(f"{name}reader")).id
+    other = (await rp.accounts.sign_up(f"{name}other")).id
     for fan in (reader, other):
-        await rp.follow(fan, big)
-    walk = (await rp.post(big, "the walk")).id
+        await rp.relations.follow(fan, big)
+    walk = (await rp.statuses.post(big, "the walk")).id
     await rp.drain()
     assert await rp.store.client.smembers(keys.large_following(reader)) == {str(big).encode()}
     return big, reader, walk
@@ -255,21 +255,21 @@ async def test_a_page_reads_a_large_accounts_news_once(settings):
     try:
         big, reader, walk = await large_setup(rp, "news")
         r = rp.store.client
-        posted = [(await rp.post(big, f"news {i}")).id for i in range(3)]
+        posted = [(await rp.statuses.post(big, f"news {i}")).id for i in range(3)]
         await rp.drain()
         before = await profile_reads(rp)
-        assert [s.id for s in await rp.home_timeline(reader)] == [*reversed(posted), walk]
+        assert [s.id for s in await rp.timelines.home(reader)] == [*reversed(posted), walk]
         assert await profile_reads(rp) > before  # the news read
         assert await home_ids(rp, keys.home(reader)) == [*reversed(posted), walk]
         seq = await r.hget(keys.user(big), "pseq")
         assert await r.hget(keys.large_marks(reader), big) == seq
         before = await profile_reads(rp)
         for _ in range(3):  # nothing new: no profile read, nothing written
-            assert [s.id for s in await rp.home_timeline(reader)] == [*reversed(posted), walk]
+            assert [s.id for s in await rp.timelines.home(reader)] == [*reversed(posted), walk]
         assert await profile_reads(rp) == before
-        newer = (await rp.post(big, "one more")).id
+        newer = (await rp.statuses.post(big, "one more")).id
         await rp.drain()
-        assert (await rp.home_timeline(reader, limit=1))[0].id == newer
+        assert (await rp.timelines.home(reader, limit=1))[0].id == newer
         assert await home_ids(rp, keys.home(reader)) == [newer, *reversed(posted), walk]
         assert await r.hget(keys.large_marks(reader), big) == await r.hget(keys.user(big), "pseq")
     finally:
@@ -287,12 +287,12 @@ async def test_a_catch_up_repeated_leaves_each_status_once(settings):
         r = rp.store.client
         old = await r.hget(keys.user(big), "pseq")
         await r.hset(keys.large_marks(reader), big, old)
-        posted = [(await rp.post(big, f"again {i}")).id for i in range(2)]
+        posted = [(await rp.statuses.post(big, f"again {i}")).id for i in range(2)]
         await rp.drain()
-        page = [s.id for s in await rp.home_timeline(reader)]
+        page = [s.id for s in await rp.timelines.home(reader)]
         assert page == [*reversed(posted), walk]
         await r.hset(keys.large_marks(reader), big, old)  # the marks' write lost
-        assert [s.id for s in await rp.home_timeline(reader)] == page
+        assert [s.id for s in await rp.timelines.home(reader)] == page
         assert await home_ids(rp, keys.home(reader)) == page
         assert await r.hget(keys.large_marks(reader), big) == await r.hget(keys.user(big), "pseq")
     finally:
@@ -303,17 +303,17 @@ async def test_unfollowing_a_large_account_takes_what_came_in_out(settings):
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
     try:
         big, reader, walk = await large_setup(rp, "unf")
-        sid = await rp.post(big, "caught up with")
+        sid = await rp.statuses.post(big, "caught up with")
         await rp.drain()
-        assert [s.id for s in await rp.home_timeline(reader)] == [sid.id, walk]
-        await rp.unfollow(reader, big)
+        assert [s.id for s in await rp.timelines.home(reader)] == [sid.id, walk]
+        await rp.relations.unfollow(reader, big)
         await rp.drain()
         assert await home_ids(rp, keys.home(reader)) == []
         assert not await rp.store.client.hgetall(keys.large_marks(reader))
         assert not await rp.store.client.smembers(keys.large_following(reader))
-        await rp.post(big, "after the unfollow")
+        await rp.statuses.post(big, "after the unfollow")
         await rp.drain()
-        assert await rp.home_timeline(reader) == []
+        assert await rp.timelines.home(reader) == []
     finally:
         await rp.close()
 
@@ -326,17 +326,17 @@ async def test_a_status_recorded_after_a_newer_one_still_comes_in(settings):
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
     try:
         big, reader, walk = await large_setup(rp, "late")
-        older = (await rp.post(big, "older, recorded late")).id
-        newer = (await rp.post(big, "newer, recorded first")).id
+        older = (await rp.statuses.post(big, "older, recorded late")).id
+        newer = (await rp.statuses.post(big, "newer, recorded first")).id
         await rp.drain()
         r = rp.store.client
         # as it stood between the two profile writes: the older not recorded yet
         await r.zrem(keys.profile(big), older)
         await r.hincrby(keys.user(big), "pseq", -1)
-        assert [s.id for s in await rp.home_timeline(reader)] == [newer, walk]
+        assert [s.id for s in await rp.timelines.home(reader)] == [newer, walk]
         await r.zadd(keys.profile(big), {older: older})  # its record_post now
         await r.hincrby(keys.user(big), "pseq", 1)
-        assert [s.id for s in await rp.home_timeline(reader)] == [newer, older, walk]
+        assert [s.id for s in await rp.timelines.home(reader)] == [newer, older, walk]
     finally:
         await rp.close()
 
@@ -349,10 +349,10 @@ async def test_a_catch_up_keeps_the_homes_cap(settings, monkeypatch):
     rp = await Redpoll.open(settings.with_(fanout_threshold=1))
     try:
         big, reader, walk = await large_setup(rp, "cap")
-        posted = [(await rp.post(big, f"cap {i}")).id for i in range(6)]
+        posted = [(await rp.statuses.post(big, f"cap {i}")).id for i in range(6)]
         await rp.drain()
         await rp.store.client.delete(keys.large_marks(reader))  # as a rebuild leaves it
-        page = [s.id for s in await rp.home_timeline(reader)]
+        page = [s.id for s in await rp.timelines.home(reader)]
         assert page == posted[::-1][:4]
         assert await home_ids(rp, keys.home(reader)) == page
     finally:
@@ -366,16 +366,16 @@ async def test_an_idle_user_back_gets_both_their_large_and_their_small_accounts(
     rp = await Redpoll.open(settings.with_(fanout_threshold=1, idle_after_s=1))
     try:
         big, reader, walk = await large_setup(rp, "idle")
-        small = (await rp.sign_up("idlesmall")).id
-        await rp.follow(reader, small)
-        await rp.home_timeline(reader)  # read, then away
+        small = (await rp.accounts.sign_up("idlesmall")).id
+        await rp.relations.follow(reader, small)
+        await rp.timelines.home(reader)  # read, then away
         await asyncio.sleep(1.2)
-        missed = (await rp.post(small, "while away")).id  # skipped: the home dropped
+        missed = (await rp.statuses.post(small, "while away")).id  # skipped: the home dropped
         await rp.drain()
         assert not await rp.store.client.exists(keys.home(reader))
-        later = (await rp.post(big, "large, later")).id
+        later = (await rp.statuses.post(big, "large, later")).id
         await rp.drain()
-        page = [s.id for s in await rp.home_timeline(reader)]
+        page = [s.id for s in await rp.timelines.home(reader)]
         assert page == [later, missed, walk]
     finally:
         await rp.close()
@@ -390,22 +390,22 @@ async def test_a_boost_caught_up_with_counts_for_later_boosts(settings):
         rp = await Redpoll.open(settings.with_(fanout_threshold=t))
         try:
             tag = f"b{t % 7}"
-            big = (await rp.sign_up(f"{tag}big")).id
-            small = (await rp.sign_up(f"{tag}small")).id
-            stranger = (await rp.sign_up(f"{tag}stranger")).id
-            reader = (await rp.sign_up(f"{tag}reader")).id
-            other = (await rp.sign_up(f"{tag}other")).id
+            big = (await rp.accounts.sign_up(f"{tag}big")).id
+            small = (await rp.accounts.sign_up(f"{tag}small")).id
+            stranger = (await rp.accounts.sign_up(f"{tag}stranger")).id
+            reader = (await rp.accounts.sign_up(f"{tag}reader")).id
+            other = (await rp.accounts.sign_up(f"{tag}other")).id
             for fan in (reader, other):
-                await rp.follow(fan, big)
-            await rp.follow(reader, small)
-            await rp.post(big, "the walk")
-            original = (await rp.post(stranger, "boosted twice")).id
-            first = await rp.boost(big, original)
+                await rp.relations.follow(fan, big)
+            await rp.relations.follow(reader, small)
+            await rp.statuses.post(big, "the walk")
+            original = (await rp.statuses.post(stranger, "boosted twice")).id
+            first = await rp.statuses.boost(big, original)
             await rp.drain()
-            await rp.home_timeline(reader)  # the catch-up (large) or nothing new (fanned out)
-            await rp.boost(small, original)
+            await rp.timelines.home(reader)  # the catch-up (large) or nothing new (fanned out)
+            await rp.statuses.boost(small, original)
             await rp.drain()
-            page = await rp.home_timeline(reader)
+            page = await rp.timelines.home(reader)
             # one boost of it, the first: the second one left out
             pages[t] = [(s.id == first, s.extra.get("reblog_of") == str(original)) for s in page]
             assert pages[t][0] == (True, True), t

@@ -132,13 +132,13 @@ async def test_retries_across_a_sigkill_of_serve_post_each_key_once(server):
     try:
         await rp.drain(timeout=120)
         any_id = next(iter(answered.values()))
-        author = (await rp.get_status(int(any_id))).user_id
+        author = (await rp.statuses.get_status(int(any_id))).user_id
         ids = [int(i) for i in await rp.store.client.zrange(keys.profile(author), 0, -1)]
-        texts = Counter(s.text for s in await rp.get_statuses(ids))
+        texts = Counter(s.text for s in await rp.statuses.get_statuses(ids))
         duplicates = {t: n for t, n in texts.items() if n > 1}
         assert not duplicates, duplicates
         assert set(texts) == {f"posted under {k}" for k in all_keys}
         assert sorted(int(i) for i in answered.values()) == sorted(ids)
-        assert (await rp.get_user(author)).posts == len(all_keys)
+        assert (await rp.accounts.get_user(author)).posts == len(all_keys)
     finally:
         await rp.close()

@@ -45,9 +45,9 @@ async def mrp(settings, smtp):  # noqa: F811
 async def sign_up(rp, prefix: str = "m"):
     """(user, token, address) of a new account signed up through an app."""
     name = f"{prefix}{uuid.uuid4().hex[:8]}"
-    app, _ = await rp.create_app("mail tests", "urn:ietf:wg:oauth:2.0:oob", "read write")
+    app, _ = await rp.auth.create_app("mail tests", "urn:ietf:wg:oauth:2.0:oob", "read write")
     address = f"{name}@example.com"
-    user, (token, _) = await rp.register_with_token(
+    user, (token, _) = await rp.auth.register_with_token(
         app.client_id, ("read", "write"), auth.SignUp(name, address, PASSWORD)
     )
     return user, token, address
@@ -60,7 +60,7 @@ async def confirmed(rp, uid) -> bool:
 async def test_a_sign_up_is_confirmed_by_the_link_it_is_mailed(mrp, smtp):  # noqa: F811
     user, token, address = await sign_up(mrp)
     assert await confirmed(mrp, user.id) is False
-    found, _ = await mrp.authenticate(token, None)
+    found, _ = await mrp.auth.authenticate(token, None)
     assert found.check  # its requests read the account's standing
     await mrp.drain()
     msg = smtp.wait_for(address)
@@ -69,13 +69,13 @@ async def test_a_sign_up_is_confirmed_by_the_link_it_is_mailed(mrp, smtp):  # no
     link = link_in(msg)
     assert link.startswith("http://redpoll.test/auth/confirmation?confirmation_token=")
     assert f"@{user.login}" in text_of(msg)
-    assert await mrp.follow_confirmation("1.x" * 10) is None  # a made-up link
+    assert await mrp.accounts.follow_confirmation("1.x" * 10) is None  # a made-up link
     assert await confirmed(mrp, user.id) is False
-    assert await mrp.follow_confirmation(token_of(link)) == address
+    assert await mrp.accounts.follow_confirmation(token_of(link)) == address
     assert await confirmed(mrp, user.id) is True
-    assert await mrp.follow_confirmation(token_of(link)) is None  # once
-    assert await mrp.unconfirmed(user.id, found.digest) is False
-    again, _ = await mrp.authenticate(token, None)
+    assert await mrp.accounts.follow_confirmation(token_of(link)) is None  # once
+    assert await mrp.accounts.unconfirmed(user.id, found.digest) is False
+    again, _ = await mrp.auth.authenticate(token, None)
     assert not again.check  # the mark went with the first read after it
 
 
@@ -94,7 +94,7 @@ async def test_a_server_down_gets_the_mail_later(mrp, smtp):  # noqa: F811
     assert await mrp.queue.promote_due(due + 1) == 1
     await mrp.drain()
     msg = smtp.wait_for(address)
-    assert await mrp.follow_confirmation(token_of(link_in(msg))) == address
+    assert await mrp.accounts.follow_confirmation(token_of(link_in(msg))) == address
     assert await mrp.queue.due_at(retry) is None
 
 
@@ -127,8 +127,8 @@ async def test_a_permanent_refusal_is_given_up_and_holds_nothing_up(mrp, smtp, c
 async def test_a_reset_link_expires_and_works_once(mrp, smtp):  # noqa: F811
     user, token, address = await sign_up(mrp, "reset")
     await mrp.drain()
-    await mrp.request_password_reset(address.upper())  # any case
-    await mrp.request_password_reset("nobody-" + address)  # no account: nothing said
+    await mrp.accounts.request_password_reset(address.upper())  # any case
+    await mrp.accounts.request_password_reset("nobody-" + address)  # no account: nothing said
     await mrp.drain()
     msg = smtp.wait_for(address, 2)
     assert msg["Subject"] == "Reset your password on Test Poll"
@@ -136,33 +136,33 @@ async def test_a_reset_link_expires_and_works_once(mrp, smtp):  # noqa: F811
     assert smtp.to("nobody-" + address) == []
     before = await mrp.store.hget(keys.secrets(user.id), "password")
     later = int(time.time() * 1000) + limits.PASSWORD_RESET_TTL_S * 1000 + 1000
-    assert await mrp.reset_link_valid(raw)
-    assert not await mrp.reset_link_valid(raw, now=later)
+    assert await mrp.accounts.reset_link_valid(raw)
+    assert not await mrp.accounts.reset_link_valid(raw, now=later)
     # refused: expired, a password sign-up refuses, a made-up link
-    assert await mrp.reset_password(raw, "a brand new secret", now=later) is False
+    assert await mrp.accounts.reset_password(raw, "a brand new secret", now=later) is False
     with pytest.raises(Exception, match="shorter than"):
-        await mrp.reset_password(raw, "short")
-    assert await mrp.reset_password(raw[:-2] + "zz", "a brand new secret") is False
+        await mrp.accounts.reset_password(raw, "short")
+    assert await mrp.accounts.reset_password(raw[:-2] + "zz", "a brand new secret") is False
     assert await mrp.store.hget(keys.secrets(user.id), "password") == before
-    assert (await mrp.authenticate(token, None))[0] is not None  # not signed out
-    assert await mrp.reset_password(raw, "a brand new secret") is True
-    assert (await mrp.authenticate(token, None))[0] is None  # every token revoked
-    assert await mrp.password_grant_login(address, "a brand new secret") is not None
-    assert await mrp.password_grant_login(address, PASSWORD) is None
-    assert await mrp.reset_password(raw, "another new secret") is False  # once
-    assert await mrp.password_grant_login(address, "a brand new secret") is not None
+    assert (await mrp.auth.authenticate(token, None))[0] is not None  # not signed out
+    assert await mrp.accounts.reset_password(raw, "a brand new secret") is True
+    assert (await mrp.auth.authenticate(token, None))[0] is None  # every token revoked
+    assert await mrp.auth.password_grant_login(address, "a brand new secret") is not None
+    assert await mrp.auth.password_grant_login(address, PASSWORD) is None
+    assert await mrp.accounts.reset_password(raw, "another new secret") is False  # once
+    assert await mrp.auth.password_grant_login(address, "a brand new secret") is not None
 
 
 async def test_a_newer_reset_link_replaces_the_older(mrp, smtp):  # noqa: F811
     user, _, address = await sign_up(mrp, "twice")
-    await mrp.request_password_reset(address)
-    await mrp.request_password_reset(address)
+    await mrp.accounts.request_password_reset(address)
+    await mrp.accounts.request_password_reset(address)
     await mrp.drain()
     first = token_of(link_in(smtp.wait_for(address, 2)))
     second = token_of(link_in(smtp.wait_for(address, 3)))
     assert first != second
-    assert not await mrp.reset_link_valid(first)
-    assert await mrp.reset_password(second, "a brand new secret") is True
+    assert not await mrp.accounts.reset_link_valid(first)
+    assert await mrp.accounts.reset_password(second, "a brand new secret") is True
 
 
 async def test_moderators_actions_are_mailed_unless_asked_not_to(mrp, smtp):  # noqa: F811
@@ -180,7 +180,7 @@ async def test_moderators_actions_are_mailed_unless_asked_not_to(mrp, smtp):  # 
     assert "> Too much spam." in text_of(suspended)
     assert len(smtp.to(address)) == 3  # the silence asked for no mail
     approved, _, approved_address = await sign_up(mrp, "approved")
-    assert await mrp.send_account_approved(approved.id)
+    assert await mrp.accounts.send_account_approved(approved.id)
     await mrp.drain()
     msg = smtp.wait_for(approved_address, 2)
     assert msg["Subject"] == "Your account on Test Poll was approved"
@@ -201,8 +201,8 @@ async def test_with_e_mail_off_nothing_is_sent_and_accounts_are_confirmed(settin
     async with await Redpoll.open(settings) as rp:
         user, token, address = await sign_up(rp, "off")
         assert await confirmed(rp, user.id) is True
-        assert not (await rp.authenticate(token, None))[0].check
-        await rp.request_password_reset(address)
+        assert not (await rp.auth.authenticate(token, None))[0].check
+        await rp.accounts.request_password_reset(address)
         assert await rp.queue.depth() == 0
         assert smtp.to(address) == []
 
@@ -211,28 +211,28 @@ async def test_an_address_change_waits_for_its_link_and_an_address_taken_meanwhi
     user, _, address = await sign_up(mrp, "chg")
     await mrp.drain()
     first = token_of(link_in(smtp.wait_for(address)))
-    assert await mrp.change_email(user.id, "wrong password", "x@example.com") is None
+    assert await mrp.accounts.change_email(user.id, "wrong password", "x@example.com") is None
     wanted = f"wanted-{user.login}@example.com"
-    assert await mrp.change_email(user.id, PASSWORD, wanted) == wanted
-    assert await mrp.follow_confirmation(first) is None  # the sign-up's link was replaced
+    assert await mrp.accounts.change_email(user.id, PASSWORD, wanted) == wanted
+    assert await mrp.accounts.follow_confirmation(first) is None  # the sign-up's link was replaced
     await mrp.drain()
     link = token_of(link_in(smtp.wait_for(wanted)))
     assert "being changed" in smtp.wait_for(address, 2)["Subject"]
     # another account takes the address before the link is followed
-    app, _ = await mrp.create_app("t", "urn:ietf:wg:oauth:2.0:oob", "read write")
-    await mrp.register_with_token(
+    app, _ = await mrp.auth.create_app("t", "urn:ietf:wg:oauth:2.0:oob", "read write")
+    await mrp.auth.register_with_token(
         app.client_id, ("read",), auth.SignUp("t" + user.login[:20], wanted, PASSWORD)
     )
     with pytest.raises(Exception, match="taken"):
-        await mrp.follow_confirmation(link)
-    assert await mrp.email_state(user.id) == (address, wanted, False)  # nothing written
-    assert await mrp.password_grant_login(address, PASSWORD) is not None
+        await mrp.accounts.follow_confirmation(link)
+    assert await mrp.accounts.email_state(user.id) == (address, wanted, False)  # nothing written
+    assert await mrp.auth.password_grant_login(address, PASSWORD) is not None
     # another change, followed: the address and the account's standing change together
     other = f"other-{user.login}@example.com"
-    await mrp.change_email(user.id, PASSWORD, other)
+    await mrp.accounts.change_email(user.id, PASSWORD, other)
     await mrp.drain()
-    assert await mrp.follow_confirmation(token_of(link_in(smtp.wait_for(other)))) == other
-    assert await mrp.email_state(user.id) == (other, None, True)
-    assert await mrp.password_grant_login(other, PASSWORD) is not None
-    assert await mrp.password_grant_login(address, PASSWORD) is None
+    assert await mrp.accounts.follow_confirmation(token_of(link_in(smtp.wait_for(other)))) == other
+    assert await mrp.accounts.email_state(user.id) == (other, None, True)
+    assert await mrp.auth.password_grant_login(other, PASSWORD) is not None
+    assert await mrp.auth.password_grant_login(address, PASSWORD) is None
     assert await mrp.store.get(keys.email(address.lower())) is None  # free again

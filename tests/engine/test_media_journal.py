@@ -46,7 +46,7 @@ def stored(rp: Redpoll) -> set[str]:
 
 
 async def test_an_upload_cut_short_after_its_files_is_given_up_whole(mrp):
-    alice = await mrp.sign_up("alice")
+    alice = await mrp.accounts.sign_up("alice")
     data = jpeg()
     probe = processing.inspect(data)
     done = processing.process(data, probe)
@@ -77,13 +77,13 @@ async def test_an_upload_cut_short_after_its_files_is_given_up_whole(mrp):
     # the slow producer's last step is refused, and nothing can be attached
     assert not await mrp.store.run("media_step", [key], ["state", "ready"])
     with pytest.raises(ValidationError):
-        await mrp.post(alice.id, "with it", media=[mid])
+        await mrp.statuses.post(alice.id, "with it", media=[mid])
     # settling again is harmless
     await uploads.settle(mrp.store, mrp.media_storage, job, held.entry_id, 0)
 
 
 async def test_an_upload_cut_short_before_its_record_leaves_only_a_tombstone(mrp):
-    alice = await mrp.sign_up("alice")
+    alice = await mrp.accounts.sign_up("alice")
     mid = await mrp.store.incr(media_keys.MEDIA_SEQ)
     held = await mrp.queue.hold(MediaJob(owner=alice.id, mid=mid))
     await uploads.settle(
@@ -95,19 +95,19 @@ async def test_an_upload_cut_short_before_its_record_leaves_only_a_tombstone(mrp
 
 
 async def test_a_finished_upload_survives_its_journal_being_settled(mrp):
-    alice = await mrp.sign_up("alice")
-    upload = await mrp.upload_media(alice.id, jpeg((800, 600)), description="kept")
+    alice = await mrp.accounts.sign_up("alice")
+    upload = await mrp.media.upload(alice.id, jpeg((800, 600)), description="kept")
     assert upload.ready
     job = MediaJob(owner=alice.id, mid=upload.id)
     assert await uploads.settle(mrp.store, mrp.media_storage, job, b"1-0", 0) is True
-    status = await mrp.post(alice.id, "", media=[upload.id])
+    status = await mrp.statuses.post(alice.id, "", media=[upload.id])
     assert len(stored(mrp)) == 2 and "media" in status.extra
     await mrp.drain()  # (the journal was released by the upload itself)
     assert await mrp.queue.depth() == 0
 
 
 async def test_a_profile_image_cut_short_keeps_what_the_record_names(mrp):
-    alice = await mrp.sign_up("alice")
+    alice = await mrp.accounts.sign_up("alice")
     first = await profile_images.prepare("avatar", jpeg((500, 500)))
     await profile_images.store_image(mrp.store, mrp.queue, mrp.media_storage, alice.id, first)
     current = (await mrp.store.hget(keys.user(alice.id), "avatar_f")).decode().split()
@@ -128,14 +128,14 @@ async def test_a_profile_image_cut_short_keeps_what_the_record_names(mrp):
     for name in gone:
         await mrp.media_storage.delete(name)
     assert stored(mrp) == set(current)
-    assert (await mrp.get_user(alice.id)).avatar.endswith(current[0])
+    assert (await mrp.accounts.get_user(alice.id)).avatar.endswith(current[0])
 
 
 async def test_a_removed_avatar_cut_short_keeps_or_deletes_as_the_record_says(mrp):
     """A removal whose producer dies after its journal is held: before the
     record changed, the settle deletes nothing; after, it deletes the
     files the record no longer names."""
-    alice = await mrp.sign_up("alice")
+    alice = await mrp.accounts.sign_up("alice")
     image = await profile_images.prepare("avatar", jpeg((500, 500)))
     await profile_images.store_image(mrp.store, mrp.queue, mrp.media_storage, alice.id, image)
     current = (await mrp.store.hget(keys.user(alice.id), "avatar_f")).decode()
@@ -154,7 +154,7 @@ async def test_a_removed_avatar_cut_short_keeps_or_deletes_as_the_record_says(mr
     again = await profile_images.prepare("avatar", jpeg((300, 300)))
     await profile_images.store_image(mrp.store, mrp.queue, mrp.media_storage, alice.id, again)
     assert await profile_images.remove_image(mrp.store, mrp.queue, alice.id, "avatar")
-    assert (await mrp.get_user(alice.id)).avatar == ""
+    assert (await mrp.accounts.get_user(alice.id)).avatar == ""
     assert not await profile_images.remove_image(mrp.store, mrp.queue, alice.id, "avatar")
 
 
@@ -163,8 +163,8 @@ async def test_workers_queue_the_sweep_once_per_interval(mrp):
 
     from redpoll.media import keys as mk
 
-    alice = await mrp.sign_up("alice")
-    upload = await mrp.upload_media(alice.id, jpeg())
+    alice = await mrp.accounts.sign_up("alice")
+    upload = await mrp.media.upload(alice.id, jpeg())
     stop = asyncio.Event()
     runs = [asyncio.create_task(mrp.worker(f"w{i}").run(stop)) for i in range(2)]
     for _ in range(100):
@@ -176,15 +176,15 @@ async def test_workers_queue_the_sweep_once_per_interval(mrp):
     assert 0 < await mrp.store.ttl(mk.SWEEP_DUE) <= 600
     assert await mrp.queue.depth() == 0
     # the sweep ran as of now: a fresh upload stays
-    assert (await mrp.media_attachment(alice.id, upload.id)).ready
+    assert (await mrp.media.attachment(alice.id, upload.id)).ready
 
 
 async def test_a_deleted_account_takes_its_uploads_avatar_and_header_along(mrp):
-    alice = await mrp.sign_up("alice")
-    shown = await mrp.upload_media(alice.id, jpeg((800, 600)))
-    loose = await mrp.upload_media(alice.id, jpeg((700, 500)))
-    await mrp.post(alice.id, "with a picture", media=[shown.id])
-    await mrp.update_credentials(
+    alice = await mrp.accounts.sign_up("alice")
+    shown = await mrp.media.upload(alice.id, jpeg((800, 600)))
+    loose = await mrp.media.upload(alice.id, jpeg((700, 500)))
+    await mrp.statuses.post(alice.id, "with a picture", media=[shown.id])
+    await mrp.accounts.update_credentials(
         alice.id, {}, {"avatar": jpeg((500, 500)), "header": jpeg((1600, 600))}
     )
     await mrp.drain()
@@ -208,21 +208,21 @@ async def test_a_storage_that_fails_a_write_gives_the_upload_up_at_once(settings
     blocker.write_bytes(b"")
     rp = await Redpoll.open(settings.with_(media_dir=str(blocker)))
     try:
-        alice = await rp.sign_up("alice")
+        alice = await rp.accounts.sign_up("alice")
         with pytest.raises(MediaStorageError, match="could not store a file"):
-            await rp.upload_media(alice.id, jpeg())
+            await rp.media.upload(alice.id, jpeg())
         mid = int(await rp.store.get(media_keys.MEDIA_SEQ))
         record = await rp.store.hgetall(media_keys.record(alice.id, mid))
         assert record[b"state"] == b"gone" and b"could not store" in record[b"err"]
-        upload = await rp.media_attachment(alice.id, mid)  # reads as failed, saying why
+        upload = await rp.media.attachment(alice.id, mid)  # reads as failed, saying why
         assert upload.state == uploads.FAILED and "could not store" in upload.error
         assert await rp.store.zcard(media_keys.PENDING) == 0
         assert sum([await rp.store.xlen(k) for k in keys.all_held_job_streams()]) == 0
         with pytest.raises(MediaStorageError):
-            await rp.update_credentials(
+            await rp.accounts.update_credentials(
                 alice.id, {"display_name": "Changed"}, {"avatar": jpeg((300, 300))}
             )
-        after = await rp.get_user(alice.id)
+        after = await rp.accounts.get_user(alice.id)
         assert after.display_name != "Changed" and after.avatar == ""
         await rp.drain()  # the deletions queued find nothing to delete
     finally:

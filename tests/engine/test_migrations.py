@@ -115,43 +115,43 @@ async def expect_the_network(rp, made: dict) -> None:
     """The small network as today's code reads it."""
     users = made["users"]
     alice, bob, carol, dave = (users[n] for n in ("alice", "bob", "carol", "dave"))
-    found = await rp.search(Query(q="early", hosts=("redpoll.test",), type="accounts"))
+    found = await rp.discovery.search(Query(q="early", hosts=("redpoll.test",), type="accounts"))
     assert [u.login for u in found.accounts] == ["alice"]
-    found = await rp.search(Query(q="owl", hosts=("redpoll.test",), type="accounts"))
+    found = await rp.discovery.search(Query(q="owl", hosts=("redpoll.test",), type="accounts"))
     assert [u.login for u in found.accounts] == ["bob"]
-    first = await rp.get_status(made["first"])
+    first = await rp.statuses.get_status(made["first"])
     assert first.text == "hello #birds"
     # public and unlisted replies count; the private one and the deleted one do not
     assert int(await rp.store.hget(keys.status_counts(made["first"]), "p")) == 2
     assert await rp.store.zscore(keys.muted_by(carol), alice) is not None
     assert await rp.store.zscore(keys.muted_by(dave), bob) is not None
-    mute = (await rp.relation(bob, dave)).mute
+    mute = (await rp.relations.relation(bob, dave)).mute
     assert mute is not None and mute.notifications is False
-    home = [s.id for s in await rp.home_timeline(carol)]
+    home = [s.id for s in await rp.timelines.home(carol)]
     assert made["first"] in home
-    listed = [s.id for s in await rp.list_timeline(alice, made["list"])]
+    listed = [s.id for s in await rp.timelines.of_list(alice, made["list"])]
     assert made["second"] in listed
-    assert await rp.following_ids(dave) == frozenset({alice})
+    assert await rp.relations.following_ids(dave) == frozenset({alice})
     # the remote account the old release kept: its server is a peer
-    assert await rp.peers() == ["far.example"]
-    found = await rp.search(Query(q="erin", hosts=("redpoll.test",), type="accounts"))
+    assert await rp.instance.peers() == ["far.example"]
+    found = await rp.discovery.search(Query(q="erin", hosts=("redpoll.test",), type="accounts"))
     assert [u.id for u in found.accounts] == [made["remote"]]
     # not listed in the directory: its server never said it may be
-    listed = [u.id for u in await rp.directory(None, order="new", limit=80)]
+    listed = [u.id for u in await rp.discovery.directory(None, order="new", limit=80)]
     assert made["remote"] not in listed and alice in listed
     # its hashtag, featured now, counts the status it posted with it
-    featured = await rp.feature_tag(alice, "birds")
+    featured = await rp.tags.feature(alice, "birds")
     assert featured.statuses_count == 1 and featured.last_status_at
     # the key pairs that sign federation are the ones the old release made
     for login in ("alice", "bob"):
-        doc = await rp.actor_document(login)
+        doc = await rp.federation.actor_document(login)
         assert doc["publicKey"]["publicKeyPem"] == made["public_keys"][login]
-    doc = await rp.instance_actor_document()
+    doc = await rp.federation.instance_actor_document()
     assert doc["publicKey"]["publicKeyPem"] == made["public_keys"]["instance"]
     # and the network goes on: a new post reaches a follower's home
-    new = await rp.post(alice, "after the upgrade")
+    new = await rp.statuses.post(alice, "after the upgrade")
     await rp.drain()
-    assert new.id in [s.id for s in await rp.home_timeline(bob)]
+    assert new.id in [s.id for s in await rp.timelines.home(bob)]
 
 
 async def test_a_database_of_the_previous_release_opens_with_its_backfills_counted(

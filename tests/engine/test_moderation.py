@@ -136,26 +136,30 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     from redpoll.core.errors import UserNotFound
     from redpoll.moderation import moderation
 
-    gone, friend, fan = [await rp.sign_up(f"del{i}x{time.time_ns() % 10**6}") for i in range(3)]
+    gone, friend, fan = [
+        await rp.accounts.sign_up(f"del{i}x{time.time_ns() % 10**6}") for i in range(3)
+    ]
     users_before = (await rp.stats())["users"]
-    await rp.follow(gone.id, friend.id)
-    await rp.follow(fan.id, gone.id)
-    own = [await rp.post(gone.id, f"mine {i}") for i in range(3)]
-    theirs = await rp.post(friend.id, "friend's")
-    await rp.favourite(gone.id, theirs.id)
-    await rp.boost(gone.id, theirs.id)
-    await rp.bookmark(gone.id, theirs.id)
-    await rp.favourite(fan.id, own[0].id)
-    lst = await rp.create_list(fan.id, "watch")
-    await rp.add_to_list(fan.id, lst.id, gone.id)
-    await rp.mute(fan.id, friend.id)
-    blocked, blocker = [await rp.sign_up(f"delb{i}x{time.time_ns() % 10**6}") for i in range(2)]
-    await rp.block(gone.id, blocked.id)
-    await rp.block(blocker.id, gone.id)
-    muter = await rp.sign_up(f"delm{time.time_ns() % 10**6}")
-    await rp.mute(muter.id, gone.id)
+    await rp.relations.follow(gone.id, friend.id)
+    await rp.relations.follow(fan.id, gone.id)
+    own = [await rp.statuses.post(gone.id, f"mine {i}") for i in range(3)]
+    theirs = await rp.statuses.post(friend.id, "friend's")
+    await rp.statuses.favourite(gone.id, theirs.id)
+    await rp.statuses.boost(gone.id, theirs.id)
+    await rp.statuses.bookmark(gone.id, theirs.id)
+    await rp.statuses.favourite(fan.id, own[0].id)
+    lst = await rp.lists.create(fan.id, "watch")
+    await rp.lists.add(fan.id, lst.id, gone.id)
+    await rp.relations.mute(fan.id, friend.id)
+    blocked, blocker = [
+        await rp.accounts.sign_up(f"delb{i}x{time.time_ns() % 10**6}") for i in range(2)
+    ]
+    await rp.relations.block(gone.id, blocked.id)
+    await rp.relations.block(blocker.id, gone.id)
+    muter = await rp.accounts.sign_up(f"delm{time.time_ns() % 10**6}")
+    await rp.relations.mute(muter.id, gone.id)
     await rp.drain()
-    assert own[0].id in {s.id for s in await rp.home_timeline(fan.id)}
+    assert own[0].id in {s.id for s in await rp.timelines.home(fan.id)}
 
     # cut short after its steps: a second run finishes it
     await moderation.delete_account(rp.store, rp.queue, gone.login)
@@ -172,7 +176,7 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     assert await moderation.purge_account(rp.store, rp.queue, uid, gone.login) == 0
 
     with pytest.raises(UserNotFound):
-        await rp.lookup(gone.login)
+        await rp.accounts.lookup(gone.login)
     mine = keys.user_key_prefixes()
     left = [
         k
@@ -183,15 +187,15 @@ async def test_delete_account_leaves_nothing_and_others_counts_exact(rp):
     for s in own:
         raw = await rp.store.client.hgetall(keys.status(s.id))
         assert not raw or b"deleted" in raw
-    state = (await rp.status_states(friend.id, [theirs.id]))[0]
+    state = (await rp.statuses.states(friend.id, [theirs.id]))[0]
     assert (state.favourites, state.reblogs) == (0, 0)
-    assert (await rp.get_user(friend.id)).followers == 0
-    assert (await rp.get_user(fan.id)).following == 0
-    assert not {s.id for s in await rp.home_timeline(fan.id)} & {s.id for s in own}
-    assert await rp.list_member_ids(fan.id, lst.id) == frozenset()
+    assert (await rp.accounts.get_user(friend.id)).followers == 0
+    assert (await rp.accounts.get_user(fan.id)).following == 0
+    assert not {s.id for s in await rp.timelines.home(fan.id)} & {s.id for s in own}
+    assert await rp.lists.member_ids(fan.id, lst.id) == frozenset()
     assert (await rp.stats())["users"] == users_before + 3 - 1
-    assert await rp.hidden_ids(blocked.id) == frozenset()
-    assert await rp.hidden_ids(blocker.id) == frozenset()
+    assert await rp.relations.hidden_ids(blocked.id) == frozenset()
+    assert await rp.relations.hidden_ids(blocker.id) == frozenset()
     # nobody's mutes name it any more
     assert await rp.store.client.zscore(keys.muting(muter.id), uid) is None
     assert await rp.store.client.hget(keys.mute_terms(muter.id), uid) is None

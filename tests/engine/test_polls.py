@@ -23,47 +23,49 @@ def spec(options=("yes", "no"), expires_in=600, multiple=False, hide_totals=Fals
 
 
 async def votes_of(rp, viewer, sid):
-    shown = await rp.poll(viewer, sid)
+    shown = await rp.statuses.poll(viewer, sid)
     return shown.states[sid].poll
 
 
 async def test_votes_are_counted_once_per_account_and_refusals_write_nothing(rp):
-    alice, bob, cat, dan = [await rp.sign_up(n) for n in ("alice", "bob", "cat", "dan")]
-    status = await rp.post(alice.id, "which?", poll=spec(("a", "b", "c")))
-    await rp.vote(bob.id, status.id, [1])
-    await rp.vote(cat.id, status.id, ["1"])
+    alice, bob, cat, dan = [await rp.accounts.sign_up(n) for n in ("alice", "bob", "cat", "dan")]
+    status = await rp.statuses.post(alice.id, "which?", poll=spec(("a", "b", "c")))
+    await rp.statuses.vote(bob.id, status.id, [1])
+    await rp.statuses.vote(cat.id, status.id, ["1"])
     state = await votes_of(rp, bob.id, status.id)
     assert state.counts == (0, 2, 0) and state.voters == 2 and state.own == (1,)
     assert (await votes_of(rp, dan.id, status.id)).own is None  # dan has not voted
 
     with pytest.raises(Conflict, match="already voted"):
-        await rp.vote(bob.id, status.id, [0])
+        await rp.statuses.vote(bob.id, status.id, [0])
     with pytest.raises(Conflict, match="your own"):
-        await rp.vote(alice.id, status.id, [0])
+        await rp.statuses.vote(alice.id, status.id, [0])
     for bad in ([3], [-1], [], ["x"], [0, 1]):  # out of range, none, not an index, two in one
         with pytest.raises(ValidationError):
-            await rp.vote(dan.id, status.id, bad)
+            await rp.statuses.vote(dan.id, status.id, bad)
     state = await votes_of(rp, dan.id, status.id)
     assert state.counts == (0, 2, 0) and state.voters == 2 and state.own is None
 
     # racing votes of one account: one counted
-    eve = await rp.sign_up("eve")
+    eve = await rp.accounts.sign_up("eve")
     results = await asyncio.gather(
-        *(rp.vote(eve.id, status.id, [i % 3]) for i in range(6)), return_exceptions=True
+        *(rp.statuses.vote(eve.id, status.id, [i % 3]) for i in range(6)), return_exceptions=True
     )
     assert sum(not isinstance(r, Exception) for r in results) == 1
     state = await votes_of(rp, eve.id, status.id)
     assert sum(state.counts) == 3 and state.voters == 3
 
-    plain = await rp.post(alice.id, "no poll here")
+    plain = await rp.statuses.post(alice.id, "no poll here")
     with pytest.raises(NotFound):
-        await rp.vote(bob.id, plain.id, [0])
+        await rp.statuses.vote(bob.id, plain.id, [0])
 
 
 async def test_multiple_choice_counts_each_choice_and_one_voter(rp):
-    alice, bob = await rp.sign_up("alice"), await rp.sign_up("bob")
-    status = await rp.post(alice.id, "pick any", poll=spec(("a", "b", "c", "d"), multiple=True))
-    await rp.vote(bob.id, status.id, [0, 3, 3])
+    alice, bob = await rp.accounts.sign_up("alice"), await rp.accounts.sign_up("bob")
+    status = await rp.statuses.post(
+        alice.id, "pick any", poll=spec(("a", "b", "c", "d"), multiple=True)
+    )
+    await rp.statuses.vote(bob.id, status.id, [0, 3, 3])
     state = await votes_of(rp, bob.id, status.id)
     assert state.counts == (1, 0, 0, 1) and state.voters == 1 and state.own == (0, 3)
 
@@ -82,21 +84,23 @@ async def test_multiple_choice_counts_each_choice_and_one_voter(rp):
     ],
 )
 async def test_a_bad_poll_is_refused_before_anything_is_written(rp, asked):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     args = {"options": ["a", "b"], "expires_in": 600, **asked}
     with pytest.raises(ValidationError):
-        await rp.post(alice.id, "bad", poll=polls.spec(args["options"], args["expires_in"]))
-    assert (await rp.get_user(alice.id)).posts == 0
+        await rp.statuses.post(
+            alice.id, "bad", poll=polls.spec(args["options"], args["expires_in"])
+        )
+    assert (await rp.accounts.get_user(alice.id)).posts == 0
 
 
 async def test_the_end_notifies_voters_and_author_once_and_a_delete_takes_the_poll(rp):
-    alice, bob, cat, dan = [await rp.sign_up(n) for n in ("alice", "bob", "cat", "dan")]
-    status = await rp.post(alice.id, "ends", poll=spec(expires_in=300))
+    alice, bob, cat, dan = [await rp.accounts.sign_up(n) for n in ("alice", "bob", "cat", "dan")]
+    status = await rp.statuses.post(alice.id, "ends", poll=spec(expires_in=300))
     poll = polls.Poll.of(status)
     job = polls.end_job(status, poll)
     assert await rp.queue.due_at(job) == poll.expires_at  # queued for its end by the post
-    await rp.vote(bob.id, status.id, [0])
-    await rp.vote(cat.id, status.id, [1])
+    await rp.statuses.vote(bob.id, status.id, [0])
+    await rp.statuses.vote(cat.id, status.id, [1])
 
     await rp.queue.promote_due()  # what is due now (the status's index job)
     assert await rp.queue.promote_due(poll.expires_at - 1) == 0  # not yet
@@ -105,15 +109,15 @@ async def test_the_end_notifies_voters_and_author_once_and_a_delete_takes_the_po
     # run again (at least once): nobody is told twice
     assert await polls.end(rp.store, job) == 2
     for uid in (alice.id, bob.id, cat.id):
-        notes = await rp.notifications(uid)
+        notes = await rp.notifications.listed(uid)
         assert [(n.type, n.status, n.actor) for n in notes] == [("poll", status.id, alice.id)]
-    assert await rp.notifications(dan.id) == []
+    assert await rp.notifications.listed(dan.id) == []
 
-    other = await rp.post(alice.id, "gone soon", poll=spec())
+    other = await rp.statuses.post(alice.id, "gone soon", poll=spec())
     other_job = polls.end_job(other, polls.Poll.of(other))
-    await rp.vote(bob.id, other.id, [0])
+    await rp.statuses.vote(bob.id, other.id, [0])
     assert await rp.queue.due_at(other_job) is not None
-    await rp.delete_status(other.id, alice.id)
+    await rp.statuses.delete(other.id, alice.id)
     await rp.drain()
     assert await rp.queue.due_at(other_job) is None  # its end is taken back
     gen = polls.Poll.of(other).gen
@@ -124,12 +128,12 @@ async def test_the_end_notifies_voters_and_author_once_and_a_delete_takes_the_po
 
 
 async def test_an_edit_keeps_the_votes_of_the_same_options_and_resets_changed_ones(rp):
-    alice, bob = await rp.sign_up("alice"), await rp.sign_up("bob")
-    status = await rp.post(alice.id, "vote", poll=spec(("a", "b")))
+    alice, bob = await rp.accounts.sign_up("alice"), await rp.accounts.sign_up("bob")
+    status = await rp.statuses.post(alice.id, "vote", poll=spec(("a", "b")))
     first = polls.Poll.of(status)
-    await rp.vote(bob.id, status.id, [1])
+    await rp.statuses.vote(bob.id, status.id, [1])
 
-    same = await rp.edit_status(alice.id, status.id, "vote, edited", poll=spec(("a", "b"), 3600))
+    same = await rp.statuses.edit(alice.id, status.id, "vote, edited", poll=spec(("a", "b"), 3600))
     kept = polls.Poll.of(same)
     assert kept.gen == first.gen and kept.expires_at > first.expires_at
     state = await votes_of(rp, bob.id, status.id)
@@ -139,27 +143,27 @@ async def test_an_edit_keeps_the_votes_of_the_same_options_and_resets_changed_on
     assert await rp.queue.due_at(polls.end_job(status, first)) is None
     assert await rp.queue.due_at(polls.end_job(same, kept)) == kept.expires_at
 
-    changed = await rp.edit_status(alice.id, status.id, "vote again", poll=spec(("c", "d", "e")))
+    changed = await rp.statuses.edit(alice.id, status.id, "vote again", poll=spec(("c", "d", "e")))
     await rp.drain()
     state = await votes_of(rp, bob.id, status.id)
     assert state.counts == (0, 0, 0) and state.voters == 0 and state.own is None
-    await rp.vote(bob.id, status.id, [2])  # a new poll: bob votes again
+    await rp.statuses.vote(bob.id, status.id, [2])  # a new poll: bob votes again
     assert not await rp.store.exists(poll_keys.votes(status.id, first.gen))
 
-    await rp.edit_status(alice.id, status.id, "no poll now", poll=None)
+    await rp.statuses.edit(alice.id, status.id, "no poll now", poll=None)
     await rp.drain()
     with pytest.raises(NotFound):
-        await rp.poll(bob.id, status.id)
+        await rp.statuses.poll(bob.id, status.id)
     assert await rp.queue.due_at(polls.end_job(changed, polls.Poll.of(changed))) is None
 
 
 async def test_a_vote_in_an_ended_poll_is_refused(rp):
-    alice, bob = await rp.sign_up("alice"), await rp.sign_up("bob")
-    status = await rp.post(alice.id, "short", poll=spec())
+    alice, bob = await rp.accounts.sign_up("alice"), await rp.accounts.sign_up("bob")
+    status = await rp.statuses.post(alice.id, "short", poll=spec())
     # the poll's end moved into the past, as the record would hold it then
     ended = polls.Poll.of(status)
     past = polls.Poll(ended.options, now_ms() - 1, False, False, ended.gen)
     await rp.store.hset(keys.status(status.id), mapping={"x:poll": past.to_extra()})
     with pytest.raises(Conflict, match="ended"):
-        await rp.vote(bob.id, status.id, [0])
+        await rp.statuses.vote(bob.id, status.id, [0])
     assert (await votes_of(rp, bob.id, status.id)).voters == 0

@@ -40,57 +40,57 @@ async def rp10(settings):
 async def make_audience(rp, author, n, prefix="f"):
     fans = []
     for i in range(n):  # sequential: the follow order is the delivery order
-        fan = await rp.sign_up(f"{prefix}{i}")
-        await rp.follow(fan.id, author.id)
+        fan = await rp.accounts.sign_up(f"{prefix}{i}")
+        await rp.relations.follow(fan.id, author.id)
         fans.append(fan)
     await rp.drain()  # the follow notifications' jobs: tests count the queue
     return fans
 
 
 async def test_post_records_status_profile_and_counter(rp):
-    a = await rp.sign_up("alice")
-    s = await rp.post(a.id, "hello there", {"location": "52.5,13.4"})
-    got = await rp.get_status(s.id)
+    a = await rp.accounts.sign_up("alice")
+    s = await rp.statuses.post(a.id, "hello there", {"location": "52.5,13.4"})
+    got = await rp.statuses.get_status(s.id)
     assert (got.text, got.user_id, got.login) == ("hello there", a.id, "alice")
     assert got.extra == {"location": "52.5,13.4"}
-    assert (await rp.get_user(a.id)).posts == 1
-    assert [x.id for x in await rp.profile_timeline(a.id)] == [s.id]
+    assert (await rp.accounts.get_user(a.id)).posts == 1
+    assert [x.id for x in await rp.timelines.profile(a.id)] == [s.id]
     assert await raw_list(rp, keys.home(a.id)) == [s.id]
-    s2 = await rp.post(str(a.id), "again")
+    s2 = await rp.statuses.post(str(a.id), "again")
     assert s2.id > s.id
-    assert (await rp.get_user(a.id)).posts == 2
+    assert (await rp.accounts.get_user(a.id)).posts == 2
 
 
 async def test_post_by_unknown_author_writes_nothing(rp):
-    a = await rp.sign_up("alice")
+    a = await rp.accounts.sign_up("alice")
     ghost = a.id + 77
     with pytest.raises(UserNotFound):
-        await rp.post(ghost, "boo")
+        await rp.statuses.post(ghost, "boo")
     with pytest.raises(ValidationError):
-        await rp.post(a.id, "")
+        await rp.statuses.post(a.id, "")
     with pytest.raises(ValidationError):
-        await rp.post(a.id, "x" * (limits.STATUS_MAX_CHARS + 1))
+        await rp.statuses.post(a.id, "x" * (limits.STATUS_MAX_CHARS + 1))
     client = rp.store.client
     assert not await client.exists(keys.profile(ghost), keys.home(ghost), keys.user(ghost))
     seq = await client.get(keys.STATUS_SEQ)
     if seq is not None:  # an id may have been drawn, but no status written under it
         assert not await client.exists(keys.status(int(seq)))
-    assert (await rp.get_user(a.id)).posts == 0
+    assert (await rp.accounts.get_user(a.id)).posts == 0
     assert await rp.queue.depth() == 0
 
 
 async def test_fanout_first_batch_in_call_rest_by_jobs(rp10):
     rp = rp10
-    author = await rp.sign_up("author")
+    author = await rp.accounts.sign_up("author")
     fans = await make_audience(rp, author, 35)
-    s = await rp.post(author.id, "to everyone")
+    s = await rp.statuses.post(author.id, "to everyone")
 
     # during the call: the author's own home and the first batch of 10
     assert await raw_list(rp, keys.home(author.id)) == [s.id]
     delivered = [await count_in(rp, keys.home(f.id), s.id) for f in fans]
     assert delivered == [1] * 10 + [0] * 25
     assert await rp.queue.depth() >= 1
-    assert [x.id for x in await rp.home_timeline(fans[20].id)] == []
+    assert [x.id for x in await rp.timelines.home(fans[20].id)] == []
 
     await rp.drain()
     assert await rp.queue.depth() == 0
@@ -98,16 +98,16 @@ async def test_fanout_first_batch_in_call_rest_by_jobs(rp10):
         home = await raw_list(rp, keys.home(f.id))
         assert home == [s.id], f.login
         assert await rp.store.client.llen(keys.home(f.id)) == 1
-    assert [x.id for x in await rp.home_timeline(fans[-1].id)] == [s.id]
+    assert [x.id for x in await rp.timelines.home(fans[-1].id)] == [s.id]
 
 
 async def test_rerunning_a_fanout_chain_reaches_nobody_twice(rp10):
     rp = rp10
-    author = await rp.sign_up("author")
+    author = await rp.accounts.sign_up("author")
     fans = await make_audience(rp, author, 35)
-    s1 = await rp.post(author.id, "first")
+    s1 = await rp.statuses.post(author.id, "first")
     await rp.drain()
-    s2 = await rp.post(author.id, "second")
+    s2 = await rp.statuses.post(author.id, "second")
     await rp.drain()
 
     # the whole chain again from the start, and once more from mid-way; s1 is
@@ -126,9 +126,9 @@ async def test_fanout_job_of_dead_worker_is_taken_over_without_duplicates(rp10):
     """A worker takes the continuation job, delivers its batch and dies before
     acknowledging it; another worker claims the job and repeats the batch."""
     rp = rp10
-    author = await rp.sign_up("author")
+    author = await rp.accounts.sign_up("author")
     fans = await make_audience(rp, author, 25)
-    s = await rp.post(author.id, "survive a crash")
+    s = await rp.statuses.post(author.id, "survive a crash")
 
     stream = shard_of(FanoutJob(s.id, author.id))
     reply = await rp.store.client.xreadgroup(keys.JOB_GROUP, "doomed", {stream: ">"}, count=1)
@@ -153,7 +153,7 @@ async def test_fanout_job_of_dead_worker_is_taken_over_without_duplicates(rp10):
 
 
 async def test_post_with_a_million_followers_returns_after_first_batch(rp):
-    author = await rp.sign_up("celebrity")
+    author = await rp.accounts.sign_up("celebrity")
     client = rp.store.client
     base = 10_000_000  # fake follower ids: they need no user record
     total, chunk = 1_000_000, 20_000
@@ -166,7 +166,7 @@ async def test_post_with_a_million_followers_returns_after_first_batch(rp):
         await pipe.execute()
     assert await client.zcard(keys.followers(author.id)) == total
 
-    s = await asyncio.wait_for(rp.post(author.id, "hello, world"), 120)
+    s = await asyncio.wait_for(rp.statuses.post(author.id, "hello, world"), 120)
 
     batch = rp.settings.fanout_batch
     pipe = rp.store.pipeline()
@@ -186,11 +186,13 @@ async def test_post_with_a_million_followers_returns_after_first_batch(rp):
 
 
 async def test_concurrent_posts_keep_homes_sorted_and_complete(rp):
-    authors = [await rp.sign_up(f"a{i}") for i in range(4)]
-    reader = await rp.sign_up("reader")
+    authors = [await rp.accounts.sign_up(f"a{i}") for i in range(4)]
+    reader = await rp.accounts.sign_up("reader")
     for a in authors:
-        await rp.follow(reader.id, a.id)
-    posted = await asyncio.gather(*(rp.post(authors[i % 4].id, f"p{i}") for i in range(80)))
+        await rp.relations.follow(reader.id, a.id)
+    posted = await asyncio.gather(
+        *(rp.statuses.post(authors[i % 4].id, f"p{i}") for i in range(80))
+    )
     await rp.drain()
     home = await raw_list(rp, keys.home(reader.id))
     assert home == sorted((s.id for s in posted), reverse=True)
@@ -200,15 +202,17 @@ async def test_concurrent_posts_keep_homes_sorted_and_complete(rp):
 
 
 async def test_delivery_trims_home_to_cap(rp):
-    reader = await rp.sign_up("reader")
-    author = await rp.sign_up("author")
+    reader = await rp.accounts.sign_up("reader")
+    author = await rp.accounts.sign_up("author")
     ids = []
     for chunk in range(0, limits.HOME_CAP, 100):
-        posted = await asyncio.gather(*(rp.post(author.id, f"old {chunk + i}") for i in range(100)))
+        posted = await asyncio.gather(
+            *(rp.statuses.post(author.id, f"old {chunk + i}") for i in range(100))
+        )
         ids += [s.id for s in posted]
-    await rp.follow(reader.id, author.id)
+    await rp.relations.follow(reader.id, author.id)
     assert await rp.store.client.llen(keys.home(reader.id)) == limits.HOME_CAP
-    new = await rp.post(author.id, "newest")
+    new = await rp.statuses.post(author.id, "newest")
     await rp.drain()
     home = await raw_list(rp, keys.home(reader.id))
     assert len(home) == limits.HOME_CAP
@@ -222,25 +226,25 @@ async def test_delivery_trims_home_to_cap(rp):
 
 async def test_post_feeds_list_timelines_of_lists_holding_the_author(rp10):
     rp = rp10
-    author = await rp.sign_up("author")
-    other = await rp.sign_up("other")
+    author = await rp.accounts.sign_up("author")
+    other = await rp.accounts.sign_up("other")
     fans = await make_audience(rp, author, 12)  # more than a batch: lists come later
-    owners = [await rp.sign_up(f"owner{i}") for i in range(13)]
+    owners = [await rp.accounts.sign_up(f"owner{i}") for i in range(13)]
     holding = []
     for o in owners:  # followers too (a list holds only accounts followed), after the fans
-        await rp.follow(o.id, author.id)
-        lst = await rp.create_list(o.id, f"list of {o.login}")
-        await rp.add_to_list(o.id, lst.id, author.id)
+        await rp.relations.follow(o.id, author.id)
+        lst = await rp.lists.create(o.id, f"list of {o.login}")
+        await rp.lists.add(o.id, lst.id, author.id)
         holding.append((o, lst))
-    await rp.follow(owners[0].id, other.id)
-    bystander = await rp.create_list(owners[0].id, "others only")
-    await rp.add_to_list(owners[0].id, bystander.id, other.id)
+    await rp.relations.follow(owners[0].id, other.id)
+    bystander = await rp.lists.create(owners[0].id, "others only")
+    await rp.lists.add(owners[0].id, bystander.id, other.id)
 
-    s = await rp.post(author.id, "for my lists too")
+    s = await rp.statuses.post(author.id, "for my lists too")
     await rp.drain()
     for o, lst in holding:
         assert await raw_list(rp, keys.list_timeline(o.id, lst.id)) == [s.id]
-        assert [x.id for x in await rp.list_timeline(o.id, lst.id)] == [s.id]
+        assert [x.id for x in await rp.timelines.of_list(o.id, lst.id)] == [s.id]
         assert await raw_list(rp, keys.home(o.id)) == [s.id]
     assert await raw_list(rp, keys.list_timeline(owners[0].id, bystander.id)) == []
     for f in fans:
@@ -248,13 +252,13 @@ async def test_post_feeds_list_timelines_of_lists_holding_the_author(rp10):
 
 
 async def test_small_audience_list_is_fed_during_the_call(rp):
-    author = await rp.sign_up("author")
-    owner = await rp.sign_up("owner")
-    await rp.follow(owner.id, author.id)
-    lst = await rp.create_list(owner.id, "news")
-    await rp.add_to_list(owner.id, lst.id, author.id)
+    author = await rp.accounts.sign_up("author")
+    owner = await rp.accounts.sign_up("owner")
+    await rp.relations.follow(owner.id, author.id)
+    lst = await rp.lists.create(owner.id, "news")
+    await rp.lists.add(owner.id, lst.id, author.id)
     await rp.drain()  # the follow's notification job
-    s = await rp.post(author.id, "breaking")
+    s = await rp.statuses.post(author.id, "breaking")
     assert await raw_list(rp, keys.list_timeline(owner.id, lst.id)) == [s.id]
     assert await rp.queue.depth() == 0
 
@@ -263,8 +267,8 @@ async def test_fanout_held_by_a_posting_call_that_died_is_taken_over(rp10):
     """Posting holds its fan-out job (job_hold.lua) while it runs the first
     step itself. If the posting process dies before handing the rest over,
     the held entry goes idle and a worker takes it over: nobody is missed."""
-    author = await rp10.sign_up("held_author")
-    status = await rp10.post(author.id, "before the audience arrived")
+    author = await rp10.accounts.sign_up("held_author")
+    status = await rp10.statuses.post(author.id, "before the audience arrived")
     fans = await make_audience(rp10, author, 25)
     for fan in fans:  # the follow backfill delivered it; take it out again
         await rp10.store.client.lrem(keys.home(fan.id), 0, status.id)
@@ -281,16 +285,16 @@ async def test_fanout_held_by_a_posting_call_that_died_is_taken_over(rp10):
 
 
 async def test_posting_releases_its_held_job(rp10):
-    author = await rp10.sign_up("releaser")
+    author = await rp10.accounts.sign_up("releaser")
     fans = await make_audience(rp10, author, 25)
-    await rp10.post(author.id, "big enough for a continuation")
+    await rp10.statuses.post(author.id, "big enough for a continuation")
     for stream in keys.all_held_job_streams():
         assert await rp10.store.client.xlen(stream) == 0
     jobs = await queued_jobs(rp10)
     assert len(jobs) == 1 and jobs[0].after > 0  # only the continuation is queued
     await rp10.drain()
     for fan in fans:
-        assert len(await rp10.home_timeline(fan.id)) == 1
+        assert len(await rp10.timelines.home(fan.id)) == 1
 
 
 async def test_full_queue_refuses_new_posts_and_writes_nothing(rp, monkeypatch):
@@ -298,16 +302,16 @@ async def test_full_queue_refuses_new_posts_and_writes_nothing(rp, monkeypatch):
     Busy: retry later) before it writes anything."""
     from redpoll.core.errors import QueueFull
 
-    author = await rp.sign_up("too_busy")
+    author = await rp.accounts.sign_up("too_busy")
     monkeypatch.setattr(limits, "QUEUE_MAX_JOBS", 3)
     for n in range(3):
         await rp.queue.enqueue(RefillJob(author.id + 1000 + n))
     rp.queue._depth_checked_at = 0.0  # the depth is re-read at most once a second
     before = await rp.store.client.get(keys.STATUS_SEQ)
     with pytest.raises(QueueFull):
-        await rp.post(author.id, "one too many")
+        await rp.statuses.post(author.id, "one too many")
     assert await rp.store.client.get(keys.STATUS_SEQ) == before
-    assert (await rp.get_user(author.id)).posts == 0
+    assert (await rp.accounts.get_user(author.id)).posts == 0
     await rp.drain()
     rp.queue._depth_checked_at = 0.0
-    assert (await rp.post(author.id, "room again")).text == "room again"
+    assert (await rp.statuses.post(author.id, "room again")).text == "room again"

@@ -21,7 +21,10 @@ async def post_interleaved(rp, plan: dict[int, int]) -> dict[int, list[int]]:
     out: dict[int, list[int]] = {uid: [] for uid in plan}
     for start in range(0, len(queue), 100):
         posted = await asyncio.gather(
-            *(rp.post(uid, f"p{start + i}") for i, uid in enumerate(queue[start : start + 100]))
+            *(
+                rp.statuses.post(uid, f"p{start + i}")
+                for i, uid in enumerate(queue[start : start + 100])
+            )
         )
         for s in posted:
             out[s.user_id].append(s.id)
@@ -33,12 +36,12 @@ def newest(ids, n=limits.HOME_CAP) -> list[int]:
 
 
 async def test_full_homes_are_refilled_from_remaining_followees_in_id_order(rp):
-    b, c, d = [await rp.sign_up(n) for n in ("b", "c", "d")]
-    r1, r2, r3 = [await rp.sign_up(n) for n in ("r1", "r2", "r3")]
+    b, c, d = [await rp.accounts.sign_up(n) for n in ("b", "c", "d")]
+    r1, r2, r3 = [await rp.accounts.sign_up(n) for n in ("r1", "r2", "r3")]
     ids = await post_interleaved(rp, {b.id: 400, c.id: 550, d.id: 550, r3.id: 60})
     for who, targets in ((r1, (b, c, d)), (r2, (b, d)), (r3, (b, c))):
         for t in targets:
-            await rp.follow(who.id, t.id)
+            await rp.relations.follow(who.id, t.id)
     assert await raw_home(rp, r1.id) == newest(ids[b.id] + ids[c.id] + ids[d.id])
     assert await raw_home(rp, r3.id) == newest(ids[b.id] + ids[c.id] + ids[r3.id])
     assert len(await raw_home(rp, r1.id)) == limits.HOME_CAP
@@ -46,13 +49,13 @@ async def test_full_homes_are_refilled_from_remaining_followees_in_id_order(rp):
     # deleted statuses must not come back through the refill
     dead = sorted(ids[c.id])[:5]
     for sid in dead:
-        await rp.delete_status(sid, c.id)
+        await rp.statuses.delete(sid, c.id)
     c_alive = [i for i in ids[c.id] if i not in dead]
     await rp.drain()
 
-    await rp.unfollow(r1.id, b.id)
-    await rp.unfollow(r2.id, d.id)
-    await rp.unfollow(r3.id, c.id)
+    await rp.relations.unfollow(r1.id, b.id)
+    await rp.relations.unfollow(r2.id, d.id)
+    await rp.relations.unfollow(r3.id, c.id)
     # at once: only the unfollowed user's statuses are gone, nothing added yet
     r1_now = await raw_home(rp, r1.id)
     assert not set(r1_now) & set(ids[b.id])
@@ -77,43 +80,43 @@ async def test_full_homes_are_refilled_from_remaining_followees_in_id_order(rp):
     await rp.drain()
     for uid, want in expected.items():
         assert await raw_home(rp, uid) == want, uid
-    assert [s.id for s in await rp.home_timeline(r1.id, limit=40)] == expected[r1.id][:40]
+    assert [s.id for s in await rp.timelines.home(r1.id, limit=40)] == expected[r1.id][:40]
 
 
 async def test_refollow_before_refill_runs_leaves_no_duplicates(rp):
-    r = await rp.sign_up("reader")
-    b = await rp.sign_up("b")
-    c = await rp.sign_up("c")
+    r = await rp.accounts.sign_up("reader")
+    b = await rp.accounts.sign_up("b")
+    c = await rp.accounts.sign_up("c")
     ids = await post_interleaved(rp, {b.id: 15, c.id: 15})
-    await rp.follow(r.id, b.id)
-    await rp.follow(r.id, c.id)
-    await rp.unfollow(r.id, b.id)
-    await rp.follow(r.id, b.id)
-    await rp.unfollow(r.id, c.id)
+    await rp.relations.follow(r.id, b.id)
+    await rp.relations.follow(r.id, c.id)
+    await rp.relations.unfollow(r.id, b.id)
+    await rp.relations.follow(r.id, b.id)
+    await rp.relations.unfollow(r.id, c.id)
     await rp.drain()
     assert await raw_home(rp, r.id) == newest(ids[b.id])
-    await rp.follow(r.id, c.id)
+    await rp.relations.follow(r.id, c.id)
     await rp.drain()
     assert await raw_home(rp, r.id) == newest(ids[b.id] + ids[c.id])
 
 
 async def test_refill_of_emptied_home_includes_own_statuses(rp):
-    r = await rp.sign_up("reader")
-    b = await rp.sign_up("b")
-    own = [(await rp.post(r.id, f"own {i}")).id for i in range(3)]
+    r = await rp.accounts.sign_up("reader")
+    b = await rp.accounts.sign_up("b")
+    own = [(await rp.statuses.post(r.id, f"own {i}")).id for i in range(3)]
     b_ids = (await post_interleaved(rp, {b.id: limits.HOME_CAP}))[b.id]
-    await rp.follow(r.id, b.id)
+    await rp.relations.follow(r.id, b.id)
     assert await raw_home(rp, r.id) == newest(b_ids)  # own ones are older, out of the cap
-    await rp.unfollow(r.id, b.id)
+    await rp.relations.unfollow(r.id, b.id)
     assert await raw_home(rp, r.id) == []
     await rp.drain()
     assert await raw_home(rp, r.id) == sorted(own, reverse=True)
 
 
 async def test_refill_job_for_vanished_or_unfollowing_user_is_harmless(rp):
-    r = await rp.sign_up("reader")
-    b = await rp.sign_up("b")
-    await rp.post(b.id, "x")
+    r = await rp.accounts.sign_up("reader")
+    b = await rp.accounts.sign_up("b")
+    await rp.statuses.post(b.id, "x")
     await rp.queue.enqueue(RefillJob(r.id + 999))  # no such user
     await rp.queue.enqueue(RefillJob(r.id))  # follows nobody
     await rp.drain()
@@ -126,14 +129,14 @@ async def test_refill_racing_an_unfollow_does_not_bring_the_unfollowed_back(rp):
     """A refill job reads the followees, then the user unfollows one of them
     before the job writes. Forced here by handing the job's step the followee
     list as it was read before the unfollow."""
-    r = await rp.sign_up("reader")
-    b = await rp.sign_up("b")
-    c = await rp.sign_up("c")
+    r = await rp.accounts.sign_up("reader")
+    b = await rp.accounts.sign_up("b")
+    c = await rp.accounts.sign_up("c")
     ids = await post_interleaved(rp, {b.id: 600, c.id: 600})
-    await rp.follow(r.id, b.id)
-    await rp.follow(r.id, c.id)
+    await rp.relations.follow(r.id, b.id)
+    await rp.relations.follow(r.id, c.id)
     stale_sources = [b.id, c.id, r.id]
-    await rp.unfollow(r.id, c.id)
+    await rp.relations.unfollow(r.id, c.id)
     assert not set(await raw_home(rp, r.id)) & set(ids[c.id])
 
     await refill._refill(rp.store, keys.home(r.id), keys.following(r.id), stale_sources, own=r.id)
@@ -146,13 +149,13 @@ async def test_refill_racing_an_unfollow_does_not_bring_the_unfollowed_back(rp):
 async def test_list_refill_racing_a_list_delete_leaves_no_orphan_timeline(rp):
     """The list refill job checked the list and read its members, then the
     list was deleted before the job wrote (forced as above)."""
-    o = await rp.sign_up("owner")
-    m = await rp.sign_up("member")
+    o = await rp.accounts.sign_up("owner")
+    m = await rp.accounts.sign_up("member")
     await post_interleaved(rp, {m.id: 30})
-    lst = await rp.create_list(o.id, "short-lived")
-    await rp.follow(o.id, m.id)
-    await rp.add_to_list(o.id, lst.id, m.id)
-    await rp.delete_list(o.id, lst.id)
+    lst = await rp.lists.create(o.id, "short-lived")
+    await rp.relations.follow(o.id, m.id)
+    await rp.lists.add(o.id, lst.id, m.id)
+    await rp.lists.delete(o.id, lst.id)
     await refill._refill(
         rp.store, keys.list_timeline(o.id, lst.id), keys.list_members(o.id, lst.id), [m.id]
     )

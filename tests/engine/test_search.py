@@ -15,7 +15,7 @@ from redpoll.search.search import Query
 
 
 async def find(rp, q, **kw):
-    return await rp.search(Query(q=q, hosts=("redpoll.test",), **kw))
+    return await rp.discovery.search(Query(q=q, hosts=("redpoll.test",), **kw))
 
 
 async def logins(rp, q, **kw):
@@ -32,9 +32,9 @@ async def indexed_terms(rp, uid) -> set[str]:
 
 
 async def test_accounts_by_login_and_display_name_prefix(rp):
-    owl = await rp.sign_up("owlbert", display_name="Hoot Ünal Night")
-    await rp.sign_up("owlette", display_name="Barn")
-    await rp.sign_up("crow")
+    owl = await rp.accounts.sign_up("owlbert", display_name="Hoot Ünal Night")
+    await rp.accounts.sign_up("owlette", display_name="Barn")
+    await rp.accounts.sign_up("crow")
     assert await logins(rp, "owl") == ["owlbert", "owlette"]
     assert await logins(rp, "OWLE") == ["owlette"]
     assert await logins(rp, "hoot") == ["owlbert"]
@@ -53,8 +53,8 @@ async def test_accounts_by_login_and_display_name_prefix(rp):
 
 async def test_exact_login_first_then_offset_and_limit(rp):
     for name in ("ann", "anna", "annabel", "annette"):
-        await rp.sign_up(name)
-    await rp.sign_up("zed", display_name="Ann")  # a name word that equals a login
+        await rp.accounts.sign_up(name)
+    await rp.accounts.sign_up("zed", display_name="Ann")  # a name word that equals a login
     assert await logins(rp, "ann") == ["ann", "zed", "anna", "annabel", "annette"]
     assert await logins(rp, "ann", limit=2) == ["ann", "zed"]
     assert await logins(rp, "ann", limit=2, offset=2) == ["anna", "annabel"]
@@ -66,8 +66,8 @@ async def test_exact_login_first_then_offset_and_limit(rp):
 
 
 async def test_renames_move_the_index_and_late_calls_change_nothing(rp):
-    user = await rp.sign_up("renamer", display_name="Old Name")
-    await rp.update_profile(user.id, display_name="Fresh Name")
+    user = await rp.accounts.sign_up("renamer", display_name="Old Name")
+    await rp.accounts.update_profile(user.id, display_name="Fresh Name")
     assert await logins(rp, "old") == []
     assert await logins(rp, "fresh") == ["renamer"]
     # a call carrying an older revision of the record arrives late: ignored
@@ -79,19 +79,19 @@ async def test_renames_move_the_index_and_late_calls_change_nothing(rp):
 async def test_a_lagging_index_never_answers_wrong(rp):
     """The record changed but the index call never ran (cut short): the old
     name finds nothing, the login still finds the user."""
-    user = await rp.sign_up("lagger", display_name="Before")
+    user = await rp.accounts.sign_up("lagger", display_name="Before")
     await rp.store.client.hset(keys.user(user.id), mapping={"name": "After"})
     assert await logins(rp, "before") == []
     assert await logins(rp, "lag") == ["lagger"]
-    await rp.update_profile(user.id, display_name="After")  # the next change repairs it
+    await rp.accounts.update_profile(user.id, display_name="After")  # the next change repairs it
     assert await logins(rp, "after") == ["lagger"]
 
 
 async def test_concurrent_renames_leave_the_index_equal_to_the_record(rp):
-    user = await rp.sign_up("racer")
+    user = await rp.accounts.sign_up("racer")
     names = [f"Name{i} Word{i}" for i in range(30)]
-    await asyncio.gather(*(rp.update_profile(user.id, display_name=n) for n in names))
-    final = (await rp.get_user(user.id)).display_name
+    await asyncio.gather(*(rp.accounts.update_profile(user.id, display_name=n) for n in names))
+    final = (await rp.accounts.get_user(user.id)).display_name
     assert await indexed_terms(rp, user.id) == set(account_index.account_terms("racer", final))
     for name in names:
         expected = ["racer"] if name == final else []
@@ -99,20 +99,20 @@ async def test_concurrent_renames_leave_the_index_equal_to_the_record(rp):
 
 
 async def test_following_only(rp):
-    me, a, b = [await rp.sign_up(n) for n in ("me_f", "fol_a", "fol_b")]
-    await rp.follow(me.id, a.id)
+    me, a, b = [await rp.accounts.sign_up(n) for n in ("me_f", "fol_a", "fol_b")]
+    await rp.relations.follow(me.id, a.id)
     assert await logins(rp, "fol_", viewer=me.id, following=True) == ["fol_a"]
     assert await logins(rp, "fol_", viewer=me.id) == ["fol_a", "fol_b"]
 
 
 async def test_statuses_are_the_viewers_own_with_every_word(rp):
-    me, other = await rp.sign_up("seeker"), await rp.sign_up("other")
-    s1 = await rp.post(me.id, "The quick brown fox")
-    s2 = await rp.post(me.id, "a slow brown dog", {"spoiler_text": "Fox"})
-    s3 = await rp.post(me.id, "brown FOX again")
-    theirs = await rp.post(other.id, "brown fox from someone else")
-    gone = await rp.post(me.id, "brown fox deleted")
-    await rp.delete_status(gone.id, me.id)
+    me, other = await rp.accounts.sign_up("seeker"), await rp.accounts.sign_up("other")
+    s1 = await rp.statuses.post(me.id, "The quick brown fox")
+    s2 = await rp.statuses.post(me.id, "a slow brown dog", {"spoiler_text": "Fox"})
+    s3 = await rp.statuses.post(me.id, "brown FOX again")
+    theirs = await rp.statuses.post(other.id, "brown fox from someone else")
+    gone = await rp.statuses.post(me.id, "brown fox deleted")
+    await rp.statuses.delete(gone.id, me.id)
     await rp.drain()  # the index's jobs
 
     async def ids(q, **kw):
@@ -133,13 +133,13 @@ async def test_statuses_are_the_viewers_own_with_every_word(rp):
 
 
 async def test_statuses_the_viewer_favourited_or_bookmarked_are_found(rp):
-    me, other, third = [await rp.sign_up(n) for n in ("fan", "author", "third")]
-    faved = await rp.post(other.id, "owls at dusk")
-    marked = await rp.post(third.id, "owls at dawn")
-    await rp.post(other.id, "owls at noon")  # neither: not found
-    mine = await rp.post(me.id, "my owls")
-    await rp.favourite(me.id, faved.id)
-    await rp.bookmark(me.id, marked.id)
+    me, other, third = [await rp.accounts.sign_up(n) for n in ("fan", "author", "third")]
+    faved = await rp.statuses.post(other.id, "owls at dusk")
+    marked = await rp.statuses.post(third.id, "owls at dawn")
+    await rp.statuses.post(other.id, "owls at noon")  # neither: not found
+    mine = await rp.statuses.post(me.id, "my owls")
+    await rp.statuses.favourite(me.id, faved.id)
+    await rp.statuses.bookmark(me.id, marked.id)
     await rp.drain()
 
     async def ids(q, **kw):
@@ -148,8 +148,8 @@ async def test_statuses_the_viewer_favourited_or_bookmarked_are_found(rp):
     assert await ids("owls in:library") == [mine.id, marked.id, faved.id]
     assert await ids("owls in:library", account_id=third.id) == [marked.id]
     assert await ids("owls in:library", max_id=mine.id, limit=1) == [marked.id]
-    await rp.unfavourite(me.id, faved.id)
-    await rp.unbookmark(me.id, marked.id)
+    await rp.statuses.unfavourite(me.id, faved.id)
+    await rp.statuses.unbookmark(me.id, marked.id)
     await rp.drain()
     assert await ids("owls in:library") == [mine.id]
     # someone else's favourites are theirs
@@ -158,8 +158,8 @@ async def test_statuses_the_viewer_favourited_or_bookmarked_are_found(rp):
 
 
 async def test_hashtags_by_prefix_with_following(rp):
-    me = await rp.sign_up("tagger")
-    await rp.post(me.id, "#Owls #owlery #owl中 #crows")
+    me = await rp.accounts.sign_up("tagger")
+    await rp.statuses.post(me.id, "#Owls #owlery #owl中 #crows")
     await rp.drain()
 
     async def tags(q, **kw):
@@ -188,8 +188,8 @@ async def test_the_search_bench_runs():
 async def test_users_from_before_the_index_are_indexed_once_when_an_engine_opens(rp, settings):
     """Migration 1 (accounts/migrations.py), run when an engine opens a
     database whose layout does not record it."""
-    old = await rp.sign_up("oldtimer", display_name="Early Bird")
-    renamed = await rp.sign_up("mover", display_name="First")
+    old = await rp.accounts.sign_up("oldtimer", display_name="Early Bird")
+    renamed = await rp.accounts.sign_up("mover", display_name="First")
     # as a database written before the index existed: no entries, no marker
     await rp.store.client.delete(
         keys.SEARCH_ACCOUNTS, keys.SEARCH_INDEXED, keys.SEARCH_BUILT, keys.LAYOUT

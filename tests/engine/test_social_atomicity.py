@@ -23,9 +23,9 @@ async def every_cut(make_call, check):
 
 
 async def test_favourite_cut_short_anywhere(rp):
-    ann = await rp.sign_up("ann")
-    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
-    status = await rp.post(ann.id, "x")
+    ann = await rp.accounts.sign_up("ann")
+    fans = [await rp.accounts.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    status = await rp.statuses.post(ann.id, "x")
     c = rp.store.client
 
     async def check(k, finished):
@@ -34,25 +34,26 @@ async def test_favourite_cut_short_anywhere(rp):
         truth = await c.zscore(keys.favourited_by(status.id), fan.id) is not None
         flag = await c.zscore(keys.favourites(fan.id), status.id) is not None
         noted = any(
-            n.actor == fan.id for n in await rp.notifications(ann.id, limit=80, account_id=fan.id)
+            n.actor == fan.id
+            for n in await rp.notifications.listed(ann.id, limit=80, account_id=fan.id)
         )
         assert truth == flag == noted, (k, truth, flag, noted)
         assert truth or not finished
         members = await c.zcard(keys.favourited_by(status.id))
-        [state] = await rp.status_states(None, [status.id])
+        [state] = await rp.statuses.states(None, [status.id])
         assert state.favourites == members
 
-    steps = await every_cut(lambda k: rp.favourite(fans[k].id, status.id), check)
+    steps = await every_cut(lambda k: rp.statuses.favourite(fans[k].id, status.id), check)
     assert steps > 0  # (how many await points there are depends on the client)
     await assert_clean(rp)
 
 
 async def test_boost_cut_short_anywhere(rp):
-    ann, fan = await rp.sign_up("ann"), await rp.sign_up("fan")
-    boosters = [await rp.sign_up(f"b{i}") for i in range(MAX_STEPS)]
+    ann, fan = await rp.accounts.sign_up("ann"), await rp.accounts.sign_up("fan")
+    boosters = [await rp.accounts.sign_up(f"b{i}") for i in range(MAX_STEPS)]
     for b in boosters[:40]:
-        await rp.follow(fan.id, b.id)
-    status = await rp.post(ann.id, "x")
+        await rp.relations.follow(fan.id, b.id)
+    status = await rp.statuses.post(ann.id, "x")
     c = rp.store.client
 
     async def check(k, finished):
@@ -60,14 +61,14 @@ async def test_boost_cut_short_anywhere(rp):
         b = boosters[k]
         bid = await c.zscore(keys.reblogged_by(status.id), b.id)
         flag = await c.zscore(keys.reblogs(b.id), status.id)
-        noted = bool(await rp.notifications(ann.id, account_id=b.id))
+        noted = bool(await rp.notifications.listed(ann.id, account_id=b.id))
         profile = [int(x) for x in await c.zrange(keys.profile(b.id), 0, -1)]
         assert (bid is None) == (flag is None) == (not noted) == (not profile), (k, bid, flag)
         assert bid is not None or not finished
         if bid is not None:
-            assert profile == [int(bid)] and await rp.get_statuses([int(bid)])
+            assert profile == [int(bid)] and await rp.statuses.get_statuses([int(bid)])
 
-    await every_cut(lambda k: rp.boost(boosters[k].id, status.id), check)
+    await every_cut(lambda k: rp.statuses.boost(boosters[k].id, status.id), check)
     # the fan follows the first 40 boosters: their home holds one boost of it
     standing = {
         int(s) for _, s in await c.zrange(keys.reblogged_by(status.id), 0, -1, withscores=True)
@@ -78,8 +79,8 @@ async def test_boost_cut_short_anywhere(rp):
 
 
 async def test_follow_notification_cut_short_anywhere(rp):
-    ann = await rp.sign_up("ann")
-    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    ann = await rp.accounts.sign_up("ann")
+    fans = [await rp.accounts.sign_up(f"f{i}") for i in range(MAX_STEPS)]
     c = rp.store.client
 
     async def check(k, finished):
@@ -87,18 +88,18 @@ async def test_follow_notification_cut_short_anywhere(rp):
         fan = fans[k]
         follows = await c.zscore(keys.following(fan.id), ann.id) is not None
         followed = await c.zscore(keys.followers(ann.id), fan.id) is not None
-        noted = bool(await rp.notifications(ann.id, account_id=fan.id))
+        noted = bool(await rp.notifications.listed(ann.id, account_id=fan.id))
         assert follows == noted, (k, follows, noted)
         assert follows == followed, (k, follows, followed)  # both sides of the edge
         assert follows or not finished
 
-    await every_cut(lambda k: rp.follow(fans[k].id, ann.id), check)
+    await every_cut(lambda k: rp.relations.follow(fans[k].id, ann.id), check)
     await assert_clean(rp)  # (the journal mends a cut between the two sides)
 
 
 async def test_unfollow_cut_short_anywhere_leaves_both_sides_agreeing(rp):
-    ann = await rp.sign_up("ann")
-    fans = [await rp.sign_up(f"f{i}") for i in range(MAX_STEPS)]
+    ann = await rp.accounts.sign_up("ann")
+    fans = [await rp.accounts.sign_up(f"f{i}") for i in range(MAX_STEPS)]
     c = rp.store.client
 
     async def check(k, finished):
@@ -110,9 +111,9 @@ async def test_unfollow_cut_short_anywhere_leaves_both_sides_agreeing(rp):
         assert not follows or not finished
 
     for k in range(MAX_STEPS):
-        await rp.follow(fans[k].id, ann.id)
+        await rp.relations.follow(fans[k].id, ann.id)
     await rp.drain()
-    await every_cut(lambda k: rp.unfollow(fans[k].id, ann.id), check)
+    await every_cut(lambda k: rp.relations.unfollow(fans[k].id, ann.id), check)
 
 
 async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
@@ -120,15 +121,15 @@ async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
     follow went (redpoll.relations.unlisting): cut short anywhere, once the
     jobs drain (its journal taken over), a list holds the account only while
     the owner still follows it, and both sides of the membership agree."""
-    ann = await rp.sign_up("ann")
-    await rp.post(ann.id, "x")
+    ann = await rp.accounts.sign_up("ann")
+    await rp.statuses.post(ann.id, "x")
     c = rp.store.client
     owners, lists = [], []
     for i in range(60):
-        o = await rp.sign_up(f"o{i}")
-        await rp.follow(o.id, ann.id)
-        lst = await rp.create_list(o.id, "l")
-        await rp.add_to_list(o.id, lst.id, ann.id)
+        o = await rp.accounts.sign_up(f"o{i}")
+        await rp.relations.follow(o.id, ann.id)
+        lst = await rp.lists.create(o.id, "l")
+        await rp.lists.add(o.id, lst.id, ann.id)
         owners.append(o)
         lists.append(lst)
     await rp.drain()
@@ -145,5 +146,5 @@ async def test_unfollow_cut_short_anywhere_leaves_no_unfollowed_list_member(rp):
         if not member:
             assert await c.llen(keys.list_timeline(o.id, lst.id)) == 0, k
 
-    await every_cut(lambda k: rp.unfollow(owners[k].id, ann.id), check)
+    await every_cut(lambda k: rp.relations.unfollow(owners[k].id, ann.id), check)
     await assert_clean(rp)  # the journal mended the far side of any cut between the two

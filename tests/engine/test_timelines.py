@@ -49,10 +49,10 @@ class World:
 
     def read(self, kind, **cursors):
         if kind == "home":
-            return self.rp.home_timeline(self.bob.id, **cursors)
+            return self.rp.timelines.home(self.bob.id, **cursors)
         if kind == "profile":
-            return self.rp.profile_timeline(self.alice.id, **cursors)
-        return self.rp.list_timeline(self.carol.id, self.lid, **cursors)
+            return self.rp.timelines.profile(self.alice.id, **cursors)
+        return self.rp.timelines.of_list(self.carol.id, self.lid, **cursors)
 
     def raw_key(self, kind):
         return {
@@ -62,19 +62,19 @@ class World:
         }[kind]
 
     async def post(self, text="x"):
-        return (await self.rp.post(self.alice.id, text)).id
+        return (await self.rp.statuses.post(self.alice.id, text)).id
 
 
 @pytest.fixture
 async def world(rp):
-    alice = await rp.sign_up("alice")
-    bob = await rp.sign_up("bob")
-    carol = await rp.sign_up("carol")
-    dave = await rp.sign_up("dave")
-    await rp.follow(bob.id, alice.id)
-    await rp.follow(carol.id, alice.id)
-    lst = await rp.create_list(carol.id, "alice only")
-    await rp.add_to_list(carol.id, lst.id, alice.id)
+    alice = await rp.accounts.sign_up("alice")
+    bob = await rp.accounts.sign_up("bob")
+    carol = await rp.accounts.sign_up("carol")
+    dave = await rp.accounts.sign_up("dave")
+    await rp.relations.follow(bob.id, alice.id)
+    await rp.relations.follow(carol.id, alice.id)
+    lst = await rp.lists.create(carol.id, "alice only")
+    await rp.lists.add(carol.id, lst.id, alice.id)
     return World(rp, alice, bob, carol, dave, lst.id)
 
 
@@ -85,29 +85,29 @@ async def post_with_gaps(world, count):
     for i in range(count):
         mine.append(await world.post(f"alice {i}"))
         if i % 3 == 2:
-            noise.append((await world.rp.post(world.dave.id, f"dave {i}")).id)
+            noise.append((await world.rp.statuses.post(world.dave.id, f"dave {i}")).id)
     return mine, noise
 
 
 # --- order -------------------------------------------------------------------
 async def test_newest_first_everywhere(rp, world):
-    erin = await rp.sign_up("erin")
-    await rp.follow(world.bob.id, erin.id)
-    await rp.follow(world.carol.id, erin.id)
+    erin = await rp.accounts.sign_up("erin")
+    await rp.relations.follow(world.bob.id, erin.id)
+    await rp.relations.follow(world.carol.id, erin.id)
     expected_home, expected_alice = [], []
     for i in range(12):
         author = world.alice if i % 2 else erin
-        sid = (await rp.post(author.id, f"{i}")).id
+        sid = (await rp.statuses.post(author.id, f"{i}")).id
         expected_home.insert(0, sid)
         if author is world.alice:
             expected_alice.insert(0, sid)
-    assert ids(await rp.home_timeline(world.bob.id)) == expected_home
-    assert ids(await rp.profile_timeline(world.alice.id)) == expected_alice
-    assert ids(await rp.list_timeline(world.carol.id, world.lid)) == expected_alice
+    assert ids(await rp.timelines.home(world.bob.id)) == expected_home
+    assert ids(await rp.timelines.profile(world.alice.id)) == expected_alice
+    assert ids(await rp.timelines.of_list(world.carol.id, world.lid)) == expected_alice
     # the list is its own timeline: carol's home has erin too, her list only alice
-    assert ids(await rp.home_timeline(world.carol.id)) == expected_home
-    assert ids(await rp.home_timeline(world.alice.id)) == expected_alice  # own statuses
-    page = await rp.home_timeline(world.bob.id)
+    assert ids(await rp.timelines.home(world.carol.id)) == expected_home
+    assert ids(await rp.timelines.home(world.alice.id)) == expected_alice  # own statuses
+    page = await rp.timelines.home(world.bob.id)
     assert [s.login for s in page] == [
         "alice" if i in expected_alice else "erin" for i in expected_home
     ]
@@ -178,7 +178,7 @@ async def test_walk_down_while_new_statuses_arrive(world, kind):
         seen += ids(page)
         for _ in range(2):  # newer statuses land on top meanwhile
             arrived.append(await world.post("new"))
-        await world.rp.post(world.dave.id, "noise")
+        await world.rp.statuses.post(world.dave.id, "noise")
         page = await world.read(kind, max_id=page[-1].id, limit=7)
     assert seen == posted[::-1]
     assert len(seen) == len(set(seen)) == 100
@@ -197,7 +197,7 @@ async def test_walk_down_while_new_statuses_arrive(world, kind):
 
 @pytest.mark.parametrize("kind", KINDS)
 async def test_walk_up_with_min_id(world, kind):
-    floor = (await world.rp.post(world.dave.id, "before everything")).id
+    floor = (await world.rp.statuses.post(world.dave.id, "before everything")).id
     posted = [await world.post(f"{i}") for i in range(60)]
     walked, cursor, rounds = [], floor, 0
     while True:
@@ -220,39 +220,41 @@ async def test_deleted_statuses_never_show(world):
     posted = [await world.post(f"{i}") for i in range(12)]
     gone = {posted[-1], posted[5], posted[6], posted[0]}
     for sid in gone:
-        await rp.delete_status(sid, world.alice.id)
+        await rp.statuses.delete(sid, world.alice.id)
     kept_desc = [i for i in posted[::-1] if i not in gone]
 
     async def check_all():
-        assert ids(await rp.home_timeline(world.bob.id, limit=40)) == kept_desc
-        assert ids(await rp.home_timeline(world.alice.id, limit=40)) == kept_desc
-        assert ids(await rp.profile_timeline(world.alice.id, limit=40)) == kept_desc
-        assert ids(await rp.list_timeline(world.carol.id, world.lid, limit=40)) == kept_desc
+        assert ids(await rp.timelines.home(world.bob.id, limit=40)) == kept_desc
+        assert ids(await rp.timelines.home(world.alice.id, limit=40)) == kept_desc
+        assert ids(await rp.timelines.profile(world.alice.id, limit=40)) == kept_desc
+        assert ids(await rp.timelines.of_list(world.carol.id, world.lid, limit=40)) == kept_desc
         # cursors that name a deleted status still work
-        assert ids(await rp.home_timeline(world.bob.id, max_id=posted[6])) == [
+        assert ids(await rp.timelines.home(world.bob.id, max_id=posted[6])) == [
             i for i in kept_desc if i < posted[6]
         ]
         # a page whose raw ids are all deleted reads on instead of coming back
         # empty, which a client would take for the end of the timeline
         assert ids(
-            await rp.list_timeline(world.carol.id, world.lid, min_id=posted[4], limit=2)
+            await rp.timelines.of_list(world.carol.id, world.lid, min_id=posted[4], limit=2)
         ) == [posted[8], posted[7]]
-        assert ids(await rp.home_timeline(world.bob.id, max_id=posted[7], limit=2)) == [
+        assert ids(await rp.timelines.home(world.bob.id, max_id=posted[7], limit=2)) == [
             posted[4],
             posted[3],
         ]
-        assert ids(await rp.home_timeline(world.bob.id, since_id=posted[4], max_id=posted[7])) == []
+        assert (
+            ids(await rp.timelines.home(world.bob.id, since_id=posted[4], max_id=posted[7])) == []
+        )
         walked, cursor = [], posted[0]
-        while page := ids(await rp.home_timeline(world.bob.id, min_id=cursor, limit=2)):
+        while page := ids(await rp.timelines.home(world.bob.id, min_id=cursor, limit=2)):
             walked = page + walked
             cursor = page[0]
         assert walked == kept_desc
-        walked, page = [], await rp.home_timeline(world.bob.id, limit=3)
+        walked, page = [], await rp.timelines.home(world.bob.id, limit=3)
         while page:
             walked += ids(page)
-            page = await rp.home_timeline(world.bob.id, max_id=page[-1].id, limit=3)
+            page = await rp.timelines.home(world.bob.id, max_id=page[-1].id, limit=3)
         assert walked == kept_desc
-        assert (await rp.get_user(world.alice.id)).posts == len(kept_desc)
+        assert (await rp.accounts.get_user(world.alice.id)).posts == len(kept_desc)
 
     # before the cleanup jobs ran: the ids are still in the follower's and the
     # list's timelines, and reading filters them out
@@ -283,7 +285,7 @@ async def test_home_cap_keeps_the_newest(world):
 
     async def one(i):
         async with gate:
-            return (await rp.post(world.alice.id, f"#{i}")).id
+            return (await rp.statuses.post(world.alice.id, f"#{i}")).id
 
     # concurrent posts deliver out of order near the cap too
     posted = sorted(await asyncio.gather(*(one(i) for i in range(total))))
@@ -298,9 +300,9 @@ async def test_home_cap_keeps_the_newest(world):
         assert [int(i) for i in await rp.store.client.lrange(key, 0, -1)] == newest, key
     # profiles are not capped
     assert await rp.store.client.zcard(keys.profile(world.alice.id)) == total
-    assert (await rp.get_user(world.alice.id)).posts == total
+    assert (await rp.accounts.get_user(world.alice.id)).posts == total
     # a follow made now backfills up to the cap, newest first
-    await rp.follow(world.dave.id, world.alice.id)
+    await rp.relations.follow(world.dave.id, world.alice.id)
     assert [int(i) for i in await rp.store.client.lrange(keys.home(world.dave.id), 0, -1)] == newest
     # one more post pushes the oldest out
     extra = await world.post("one more")
@@ -308,16 +310,16 @@ async def test_home_cap_keeps_the_newest(world):
     assert len(home) == limits.HOME_CAP
     assert home == [extra] + newest[:-1]
     # the end of a capped home is reached by paging
-    walked, page = [], await rp.home_timeline(world.bob.id, limit=40)
+    walked, page = [], await rp.timelines.home(world.bob.id, limit=40)
     while page:
         walked += ids(page)
-        page = await rp.home_timeline(world.bob.id, max_id=page[-1].id, limit=40)
+        page = await rp.timelines.home(world.bob.id, max_id=page[-1].id, limit=40)
     assert walked == home
 
 
 # --- delivery out of order ---------------------------------------------------------
 async def test_out_of_order_delivery(rp, world):
-    frank = await rp.sign_up("frank")
+    frank = await rp.accounts.sign_up("frank")
     s = [await world.post(f"{i}") for i in range(6)]  # frank follows nobody
     home = keys.home(frank.id)
 
@@ -337,12 +339,12 @@ async def test_out_of_order_delivery(rp, world):
         assert await deliver(again) == 0
     assert await raw() == [s[5], s[3], s[2], s[1], s[0]]
     assert await deliver(s[4]) == 1
-    assert ids(await rp.home_timeline(frank.id)) == s[::-1]
-    assert ids(await rp.home_timeline(frank.id, max_id=s[4], limit=2)) == [s[3], s[2]]
+    assert ids(await rp.timelines.home(frank.id)) == s[::-1]
+    assert ids(await rp.timelines.home(frank.id, max_id=s[4], limit=2)) == [s[3], s[2]]
 
 
 async def test_out_of_order_delivery_with_a_cap(rp, world):
-    frank = await rp.sign_up("frank")
+    frank = await rp.accounts.sign_up("frank")
     home = keys.home(frank.id)
     cap = 50
 
@@ -371,7 +373,7 @@ async def test_out_of_order_delivery_with_a_cap(rp, world):
 
 # --- unknown owners ------------------------------------------------------------------
 async def test_unknown_user_timelines(rp, world):
-    for read in (rp.home_timeline, rp.profile_timeline):
+    for read in (rp.timelines.home, rp.timelines.profile):
         with pytest.raises(UserNotFound):
             await read(987_654)
         with pytest.raises(UserNotFound):
@@ -382,21 +384,21 @@ async def test_unknown_user_timelines(rp, world):
 async def test_unknown_list_timelines(rp, world):
     await world.post("hi")
     with pytest.raises(ListNotFound):
-        await rp.list_timeline(world.carol.id, world.lid + 100)
+        await rp.timelines.of_list(world.carol.id, world.lid + 100)
     with pytest.raises(ListNotFound):  # somebody else's list
-        await rp.list_timeline(world.bob.id, world.lid)
+        await rp.timelines.of_list(world.bob.id, world.lid)
     with pytest.raises(ListNotFound):  # an owner that does not exist
-        await rp.list_timeline(987_654, world.lid)
-    assert len(await rp.list_timeline(world.carol.id, world.lid)) == 1
-    await rp.delete_list(world.carol.id, world.lid)
+        await rp.timelines.of_list(987_654, world.lid)
+    assert len(await rp.timelines.of_list(world.carol.id, world.lid)) == 1
+    await rp.lists.delete(world.carol.id, world.lid)
     with pytest.raises(ListNotFound):
-        await rp.list_timeline(world.carol.id, world.lid)
+        await rp.timelines.of_list(world.carol.id, world.lid)
 
 
 async def test_empty_timelines(rp, world):
-    assert await rp.home_timeline(world.dave.id) == []
-    assert await rp.profile_timeline(world.dave.id, max_id=10, since_id=2) == []
-    assert await rp.list_timeline(world.carol.id, world.lid, min_id=1) == []
+    assert await rp.timelines.home(world.dave.id) == []
+    assert await rp.timelines.profile(world.dave.id, max_id=10, since_id=2) == []
+    assert await rp.timelines.of_list(world.carol.id, world.lid, min_id=1) == []
 
 
 async def test_paging_past_a_run_of_deleted_statuses(world):
@@ -404,11 +406,11 @@ async def test_paging_past_a_run_of_deleted_statuses(world):
     rp = world.rp
     posted = [await world.post(f"{i}") for i in range(30)]
     for sid in posted[5:25]:
-        await rp.delete_status(sid, world.alice.id)
+        await rp.statuses.delete(sid, world.alice.id)
     kept_desc = [i for i in posted[::-1] if i not in posted[5:25]]
     for read in (
-        lambda **c: rp.home_timeline(world.bob.id, **c),
-        lambda **c: rp.list_timeline(world.carol.id, world.lid, **c),
+        lambda **c: rp.timelines.home(world.bob.id, **c),
+        lambda **c: rp.timelines.of_list(world.carol.id, world.lid, **c),
     ):
         down, page = [], await read(limit=4)
         while page:
@@ -430,17 +432,19 @@ async def test_a_page_brings_its_authors_as_they_are_now(world):
     slots) and brings none. Either way the statuses are the same."""
     rp = world.rp
     await world.post("a")
-    await rp.post(world.bob.id, "b")
-    page = await rp.home_timeline(world.bob.id)
+    await rp.statuses.post(world.bob.id, "b")
+    page = await rp.timelines.home(world.bob.id)
     assert sorted({s.user_id for s in page}) == sorted([world.alice.id, world.bob.id])
     if rp.store.cluster:
         assert page.authors == {}
         return
-    assert page.authors == {u.id: u for u in await rp.get_users([world.alice.id, world.bob.id])}
-    await rp.follow(world.dave.id, world.alice.id)  # alice's record changes
-    again = await rp.home_timeline(world.bob.id)
+    assert page.authors == {
+        u.id: u for u in await rp.accounts.get_users([world.alice.id, world.bob.id])
+    }
+    await rp.relations.follow(world.dave.id, world.alice.id)  # alice's record changes
+    again = await rp.timelines.home(world.bob.id)
     assert again.authors[world.alice.id].followers == page.authors[world.alice.id].followers + 1
-    public = await rp.public_timeline()
+    public = await rp.timelines.public()
     assert set(public.authors) == {s.user_id for s in public}
 
 
@@ -450,22 +454,27 @@ async def test_a_wiped_database_handing_out_the_same_ids_is_not_served_from_memo
     from conftest import flush
 
     async def scene(text):
-        a, b = await rp.sign_up(f"wipe_a{len(text)}"), await rp.sign_up(f"wipe_b{len(text)}")
-        await rp.follow(b.id, a.id)
-        await rp.post(a.id, text)
+        a, b = (
+            await rp.accounts.sign_up(f"wipe_a{len(text)}"),
+            await rp.accounts.sign_up(f"wipe_b{len(text)}"),
+        )
+        await rp.relations.follow(b.id, a.id)
+        await rp.statuses.post(a.id, text)
         return a, b
 
     a, b = await scene("before the wipe")
-    before = await rp.home_timeline(b.id)
+    before = await rp.timelines.home(b.id)
     assert [s.text for s in before] == ["before the wipe"]
     flush(server[2])
     await rp.queue.ensure_groups()
     a2, b2 = await scene("after the wipe, longer")
     assert (a2.id, b2.id) == (a.id, b.id)  # the same ids again
-    after = await rp.home_timeline(b2.id)
+    after = await rp.timelines.home(b2.id)
     assert [s.id for s in after] == [s.id for s in before]
     assert [s.text for s in after] == ["after the wipe, longer"]
-    assert [s.text for s in await rp.get_statuses([after[0].id])] == ["after the wipe, longer"]
+    assert [s.text for s in await rp.statuses.get_statuses([after[0].id])] == [
+        "after the wipe, longer"
+    ]
     if not rp.store.cluster:
         assert after.authors[a2.id].login == a2.login
 
@@ -478,16 +487,16 @@ async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
     never in it."""
     from redis.cluster import key_slot
 
-    authors = [await rp.sign_up(f"pub{i}") for i in range(3)]
+    authors = [await rp.accounts.sign_up(f"pub{i}") for i in range(3)]
     posted = []
     for n in range(60):
         extra = {"visibility": "unlisted"} if n % 7 == 3 else None
-        s = await rp.post(authors[n % 3].id, f"public {n}", extra)
+        s = await rp.statuses.post(authors[n % 3].id, f"public {n}", extra)
         if extra is None:
             posted.append(s.id)
     for sid in posted[5:50:9]:  # a few deleted, spread over the shards
-        author = (await rp.get_status(sid)).user_id
-        await rp.delete_status(sid, author)
+        author = (await rp.statuses.get_status(sid)).user_id
+        await rp.statuses.delete(sid, author)
         posted.remove(sid)
     await rp.drain()
     expected = sorted(posted, reverse=True)
@@ -496,7 +505,7 @@ async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
     # a walk by max_id, pages of 7: the whole timeline once, in order
     walked, max_id = [], None
     while True:
-        page = ids(await rp.public_timeline(limit=7, max_id=max_id))
+        page = ids(await rp.timelines.public(limit=7, max_id=max_id))
         if not page:
             break
         walked += page
@@ -507,7 +516,7 @@ async def test_public_timeline_pages_like_one_list_over_its_shards(rp):
         cursor = rng.choice(expected)
         limit = rng.choice([1, 4, 20])
         for name in ("max_id", "since_id", "min_id"):
-            got = ids(await rp.public_timeline(limit=limit, **{name: cursor}))
+            got = ids(await rp.timelines.public(limit=limit, **{name: cursor}))
             assert got == mastodon_page(expected, limit=limit, **{name: cursor}), (name, cursor)
 
 
@@ -518,11 +527,11 @@ async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
     way the counts are the ones of this read."""
     from redpoll.records import state
 
-    ann, bob = await rp.sign_up("counts_a"), await rp.sign_up("counts_b")
-    first = await rp.post(ann.id, "one")
-    second = await rp.post(ann.id, "two")
-    await rp.favourite(bob.id, second.id)
-    page = await rp.home_timeline(ann.id)
+    ann, bob = await rp.accounts.sign_up("counts_a"), await rp.accounts.sign_up("counts_b")
+    first = await rp.statuses.post(ann.id, "one")
+    second = await rp.statuses.post(ann.id, "two")
+    await rp.statuses.favourite(bob.id, second.id)
+    page = await rp.timelines.home(ann.id)
     assert [s.id for s in page] == [second.id, first.id]
     if rp.store.cluster:
         assert page.counts == {}
@@ -532,8 +541,8 @@ async def test_a_page_brings_its_statuses_counts_as_they_are_now(rp):
     assert any(c[0] == "HMGET" for c in commands) == bool(rp.store.cluster)
     states = parse(await rp.store.batch(commands))
     assert [s.favourites for s in states] == [1, 0]
-    await rp.favourite(ann.id, first.id)  # a later page shows the later count
-    page = await rp.home_timeline(ann.id)
+    await rp.statuses.favourite(ann.id, first.id)  # a later page shows the later count
+    page = await rp.timelines.home(ann.id)
     commands, parse = state.state_check(ann.id, [s.id for s in page], page.counts)
     states = parse(await rp.store.batch(commands))
     assert [(s.favourites, s.favourited) for s in states] == [(1, False), (1, True)]

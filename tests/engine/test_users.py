@@ -20,25 +20,27 @@ async def raw_hash(rp, key: str) -> dict[str, str]:
 
 async def test_sign_up_returns_a_fresh_record(rp):
     before = now_ms()
-    alice = await rp.sign_up("AliceW")
+    alice = await rp.accounts.sign_up("AliceW")
     assert alice.id > 0
     assert alice.login == "AliceW"  # as typed, not folded
     assert alice.display_name == "AliceW"  # defaults to the login
     assert (alice.followers, alice.following, alice.posts) == (0, 0, 0)
     assert before <= alice.created_at <= now_ms()
-    assert await rp.get_user(alice.id) == alice
+    assert await rp.accounts.get_user(alice.id) == alice
 
-    bob = await rp.sign_up("bob", display_name="Bob B.", bio="hi there")
+    bob = await rp.accounts.sign_up("bob", display_name="Bob B.", bio="hi there")
     assert bob.id != alice.id
     assert (bob.display_name, bob.bio) == ("Bob B.", "hi there")
-    assert await rp.get_user(bob.id) == bob
+    assert await rp.accounts.get_user(bob.id) == bob
     assert (await rp.stats())["users"] == 2
 
 
 async def test_concurrent_sign_ups_in_any_case_make_one_user(rp):
     variants = ["Alice", "alice", "ALICE", "aLiCe", "alicE"]
     logins = [variants[i % len(variants)] for i in range(100)]
-    results = await asyncio.gather(*(rp.sign_up(login) for login in logins), return_exceptions=True)
+    results = await asyncio.gather(
+        *(rp.accounts.sign_up(login) for login in logins), return_exceptions=True
+    )
     winners = [r for r in results if not isinstance(r, BaseException)]
     losers = [r for r in results if isinstance(r, BaseException)]
     assert len(winners) == 1, winners
@@ -47,33 +49,33 @@ async def test_concurrent_sign_ups_in_any_case_make_one_user(rp):
     winner = winners[0]
     assert winner.login in variants
     for login in variants + ["ALIce"]:
-        assert await rp.lookup(login) == winner
+        assert await rp.accounts.lookup(login) == winner
     assert (await rp.stats())["users"] == 1
     # the losers' ids never became users
     seq = int(await rp.store.client.get(keys.USER_SEQ))
     others = [uid for uid in range(1, seq + 1) if uid != winner.id]
-    assert await rp.get_users(others) == []
+    assert await rp.accounts.get_users(others) == []
 
 
 async def test_taken_login_is_refused_later_too(rp):
-    first = await rp.sign_up("carol")
+    first = await rp.accounts.sign_up("carol")
     for login in ("carol", "Carol", "CAROL"):
         with pytest.raises(LoginTaken):
-            await rp.sign_up(login, password="other")
-    assert await rp.lookup("cArOl") == first
+            await rp.accounts.sign_up(login, password="other")
+    assert await rp.accounts.lookup("cArOl") == first
     assert (await rp.stats())["users"] == 1
 
 
 async def test_lookup_unknown_and_invalid_logins(rp):
-    await rp.sign_up("dave")
+    await rp.accounts.sign_up("dave")
     with pytest.raises(UserNotFound):
-        await rp.lookup("davey")
+        await rp.accounts.lookup("davey")
     with pytest.raises(ValidationError):
-        await rp.lookup("not a login")
+        await rp.accounts.lookup("not a login")
 
 
 async def test_secrets_never_reach_the_user_record(rp):
-    user = await rp.sign_up("erin", password="correct horse", email="erin@example.org")
+    user = await rp.accounts.sign_up("erin", password="correct horse", email="erin@example.org")
     record = await raw_hash(rp, keys.user(user.id))
     assert set(record) == {
         "id",
@@ -98,75 +100,75 @@ async def test_secrets_never_reach_the_user_record(rp):
 
 
 async def test_user_without_secrets_has_no_secrets_key(rp):
-    user = await rp.sign_up("frank")
+    user = await rp.accounts.sign_up("frank")
     assert not await rp.store.client.exists(keys.secrets(user.id))
-    assert await rp.check_password("frank", "") is None
-    assert await rp.check_password("frank", "anything") is None
+    assert await rp.accounts.check_password("frank", "") is None
+    assert await rp.accounts.check_password("frank", "anything") is None
 
 
 async def test_check_password(rp):
-    grace = await rp.sign_up("Grace", password="s3cret!")
-    await rp.sign_up("heidi", password="other")
-    assert await rp.check_password("Grace", "s3cret!") == grace
-    assert await rp.check_password("GRACE", "s3cret!") == grace  # login in any case
-    assert await rp.check_password("Grace", "s3cret") is None
-    assert await rp.check_password("Grace", "S3CRET!") is None
-    assert await rp.check_password("Grace", "other") is None  # someone else's password
-    assert await rp.check_password("nobody", "s3cret!") is None
-    assert await rp.check_password("not a login", "s3cret!") is None
+    grace = await rp.accounts.sign_up("Grace", password="s3cret!")
+    await rp.accounts.sign_up("heidi", password="other")
+    assert await rp.accounts.check_password("Grace", "s3cret!") == grace
+    assert await rp.accounts.check_password("GRACE", "s3cret!") == grace  # login in any case
+    assert await rp.accounts.check_password("Grace", "s3cret") is None
+    assert await rp.accounts.check_password("Grace", "S3CRET!") is None
+    assert await rp.accounts.check_password("Grace", "other") is None  # someone else's password
+    assert await rp.accounts.check_password("nobody", "s3cret!") is None
+    assert await rp.accounts.check_password("not a login", "s3cret!") is None
 
 
 async def test_update_profile(rp):
-    ivan = await rp.sign_up("ivan", password="pw")
-    updated = await rp.update_profile(ivan.id, display_name="Ivan the Great", bio="Tsar")
+    ivan = await rp.accounts.sign_up("ivan", password="pw")
+    updated = await rp.accounts.update_profile(ivan.id, display_name="Ivan the Great", bio="Tsar")
     assert (updated.display_name, updated.bio) == ("Ivan the Great", "Tsar")
     assert (updated.id, updated.login, updated.created_at) == (ivan.id, ivan.login, ivan.created_at)
-    assert await rp.get_user(ivan.id) == updated
+    assert await rp.accounts.get_user(ivan.id) == updated
     # only the given field changes
-    again = await rp.update_profile(ivan.id, bio="")
+    again = await rp.accounts.update_profile(ivan.id, bio="")
     assert (again.display_name, again.bio) == ("Ivan the Great", "")
     # nothing given: nothing changes, the user is returned
-    assert await rp.update_profile(str(ivan.id)) == again
+    assert await rp.accounts.update_profile(str(ivan.id)) == again
     # the password still works and the record gained no secrets
-    assert await rp.check_password("ivan", "pw") == again
+    assert await rp.accounts.check_password("ivan", "pw") == again
     assert "password" not in await raw_hash(rp, keys.user(ivan.id))
 
 
 async def test_update_profile_of_unknown_user(rp):
     with pytest.raises(UserNotFound):
-        await rp.update_profile(424242, display_name="ghost")
+        await rp.accounts.update_profile(424242, display_name="ghost")
     with pytest.raises(UserNotFound):
-        await rp.update_profile(424242)
+        await rp.accounts.update_profile(424242)
     assert not await rp.store.client.exists(keys.user(424242))
 
 
 async def test_get_user_unknown(rp):
-    await rp.sign_up("judy")
+    await rp.accounts.sign_up("judy")
     with pytest.raises(UserNotFound):
-        await rp.get_user(987654)
+        await rp.accounts.get_user(987654)
     with pytest.raises(UserNotFound) as info:
-        await rp.get_user("987654")
+        await rp.accounts.get_user("987654")
     assert info.value.status == 404
 
 
 async def test_get_users_keeps_order_and_skips_unknown(rp):
-    a = await rp.sign_up("ann")
-    b = await rp.sign_up("ben")
-    c = await rp.sign_up("cat")
-    found = await rp.get_users([c.id, 999_001, a.id, str(b.id), 999_002, c.id])
+    a = await rp.accounts.sign_up("ann")
+    b = await rp.accounts.sign_up("ben")
+    c = await rp.accounts.sign_up("cat")
+    found = await rp.accounts.get_users([c.id, 999_001, a.id, str(b.id), 999_002, c.id])
     assert [u.login for u in found] == ["cat", "ann", "ben", "cat"]
     assert found[0] == c
-    assert await rp.get_users([]) == []
-    assert await rp.get_users([999_003]) == []
+    assert await rp.accounts.get_users([]) == []
+    assert await rp.accounts.get_users([999_003]) == []
 
 
 async def test_counters_follow_activity(rp):
-    kim = await rp.sign_up("kim")
-    lee = await rp.sign_up("lee")
-    await rp.follow(kim.id, lee.id)
-    await rp.post(lee.id, "one")
-    await rp.post(lee.id, "two")
-    kim, lee = await rp.get_users([kim.id, lee.id])
+    kim = await rp.accounts.sign_up("kim")
+    lee = await rp.accounts.sign_up("lee")
+    await rp.relations.follow(kim.id, lee.id)
+    await rp.statuses.post(lee.id, "one")
+    await rp.statuses.post(lee.id, "two")
+    kim, lee = await rp.accounts.get_users([kim.id, lee.id])
     assert (kim.following, kim.followers, kim.posts) == (1, 0, 0)
     assert (lee.following, lee.followers, lee.posts) == (0, 1, 2)
 
@@ -175,22 +177,22 @@ async def test_every_change_to_a_user_record_bumps_its_rev(rp):
     """users.current trusts a kept record while 'rev' is unchanged, so each
     change to the record must bump it: counts (follow, unfollow, post,
     delete) and the profile."""
-    ann, bob = await rp.sign_up("ann_rev"), await rp.sign_up("bob_rev")
+    ann, bob = await rp.accounts.sign_up("ann_rev"), await rp.accounts.sign_up("bob_rev")
 
     async def revs():
         a, b = await rp.store.batch(users.rev_reads([ann.id, bob.id]))
         return int(a), int(b)
 
     seen = [await revs()]
-    await rp.follow(ann.id, bob.id)  # ann following, bob followers
+    await rp.relations.follow(ann.id, bob.id)  # ann following, bob followers
     seen.append(await revs())
-    status = await rp.post(bob.id, "hello")  # bob posts
+    status = await rp.statuses.post(bob.id, "hello")  # bob posts
     seen.append(await revs())
-    await rp.delete_status(status.id, bob.id)  # bob uncounted
+    await rp.statuses.delete(status.id, bob.id)  # bob uncounted
     seen.append(await revs())
-    await rp.update_profile(ann.id, display_name="Ann")
+    await rp.accounts.update_profile(ann.id, display_name="Ann")
     seen.append(await revs())
-    await rp.unfollow(ann.id, bob.id)
+    await rp.relations.unfollow(ann.id, bob.id)
     seen.append(await revs())
     assert seen[0] == (1, 1)
     ann_revs, bob_revs = [a for a, _ in seen], [b for _, b in seen]
@@ -201,7 +203,7 @@ async def test_every_change_to_a_user_record_bumps_its_rev(rp):
 
 
 async def test_current_users_are_reused_while_unchanged_and_reread_after(rp):
-    ann, bob = await rp.sign_up("ann_cur"), await rp.sign_up("bob_cur")
+    ann, bob = await rp.accounts.sign_up("ann_cur"), await rp.accounts.sign_up("bob_cur")
 
     async def now():
         uids = [ann.id, bob.id, 999_999]
@@ -212,7 +214,7 @@ async def test_current_users_are_reused_while_unchanged_and_reread_after(rp):
     assert set(first) == {ann.id, bob.id}  # the unknown id is left out
     again = await now()
     assert again[ann.id] is first[ann.id] and again[bob.id] is first[bob.id]
-    await rp.follow(ann.id, bob.id)
+    await rp.relations.follow(ann.id, bob.id)
     after = await now()
     assert after[bob.id].followers == 1 and after[ann.id].following == 1
     assert (await users.current(rp.store, [ann.id], {}))[ann.id] == after[ann.id]  # no rev: read
@@ -260,8 +262,8 @@ async def test_a_sign_up_whose_caller_died_after_its_record_is_counted_once(rp):
     assert (await rp.stats())["users"] == before  # not yet: the journal is held
     await rp.drain(timeout=60)  # a worker takes the journal over after job_claim_ms
     assert (await rp.stats())["users"] == before + 1
-    assert (await rp.lookup("ghostly")).id == uid
-    found = await rp.search(search.Query(q="ghostly", type="accounts"))
+    assert (await rp.accounts.lookup("ghostly")).id == uid
+    found = await rp.discovery.search(search.Query(q="ghostly", type="accounts"))
     assert [u.id for u in found.accounts] == [uid]
     await rp.drain(timeout=60)
     assert (await rp.stats())["users"] == before + 1  # once

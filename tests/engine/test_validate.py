@@ -318,12 +318,12 @@ def snapshot(handle) -> dict:
 @pytest.fixture
 async def world(rp, server):
     """A small populated world; returns (rp, handle, ids)."""
-    alice = await rp.sign_up("alice", password="pw-alice", email="a@example.org")
-    bob = await rp.sign_up("bob")
-    await rp.follow(bob.id, alice.id)
-    status = await rp.post(alice.id, "hello", {"location": "1,2"})
-    lst = await rp.create_list(bob.id, "friends")
-    await rp.add_to_list(bob.id, lst.id, alice.id)
+    alice = await rp.accounts.sign_up("alice", password="pw-alice", email="a@example.org")
+    bob = await rp.accounts.sign_up("bob")
+    await rp.relations.follow(bob.id, alice.id)
+    status = await rp.statuses.post(alice.id, "hello", {"location": "1,2"})
+    lst = await rp.lists.create(bob.id, "friends")
+    await rp.lists.add(bob.id, lst.id, alice.id)
     await rp.drain()
     return rp, server[2], {"alice": alice.id, "bob": bob.id, "sid": status.id, "lid": lst.id}
 
@@ -346,79 +346,83 @@ async def assert_writes_nothing(handle, name, call, error=errors.RedpollError):
 def bad_calls(rp, ids):
     a, b, sid, lid = ids["alice"], ids["bob"], ids["sid"], ids["lid"]
     calls = {
-        "post empty": lambda: rp.post(a, ""),
-        "post whitespace": lambda: rp.post(a, " \n\t "),
-        "post too long": lambda: rp.post(a, "x" * (limits.STATUS_MAX_CHARS + 1)),
-        "post bad utf8": lambda: rp.post(a, b"caf\xe9"),
-        "post lone surrogate": lambda: rp.post(a, "hi \ud83d"),
-        "post NUL": lambda: rp.post(a, "a\x00b"),
-        "post None text": lambda: rp.post(a, None),
-        "post int text": lambda: rp.post(a, 42),
-        "post too many extras": lambda: rp.post(
+        "post empty": lambda: rp.statuses.post(a, ""),
+        "post whitespace": lambda: rp.statuses.post(a, " \n\t "),
+        "post too long": lambda: rp.statuses.post(a, "x" * (limits.STATUS_MAX_CHARS + 1)),
+        "post bad utf8": lambda: rp.statuses.post(a, b"caf\xe9"),
+        "post lone surrogate": lambda: rp.statuses.post(a, "hi \ud83d"),
+        "post NUL": lambda: rp.statuses.post(a, "a\x00b"),
+        "post None text": lambda: rp.statuses.post(a, None),
+        "post int text": lambda: rp.statuses.post(a, 42),
+        "post too many extras": lambda: rp.statuses.post(
             a, "hi", {f"f{i}": "v" for i in range(limits.EXTRA_MAX_FIELDS + 1)}
         ),
-        "post bad extra name": lambda: rp.post(a, "hi", {"Bad-Name": "v"}),
-        "post long extra name": lambda: rp.post(a, "hi", {"a" * (limits.EXTRA_NAME_MAX + 1): "v"}),
-        "post extra not mapping": lambda: rp.post(a, "hi", [("mood", "ok")]),
-        "post oversized extra": lambda: rp.post(
+        "post bad extra name": lambda: rp.statuses.post(a, "hi", {"Bad-Name": "v"}),
+        "post long extra name": lambda: rp.statuses.post(
+            a, "hi", {"a" * (limits.EXTRA_NAME_MAX + 1): "v"}
+        ),
+        "post extra not mapping": lambda: rp.statuses.post(a, "hi", [("mood", "ok")]),
+        "post oversized extra": lambda: rp.statuses.post(
             a, "hi", {"mood": "x" * (limits.EXTRA_VALUE_MAX_BYTES + 1)}
         ),
-        "post oversized extra bytes": lambda: rp.post(a, "hi", {"mood": "€" * 100}),
-        "post empty extra": lambda: rp.post(a, "hi", {"mood": ""}),
-        "post bad location": lambda: rp.post(a, "hi", {"location": "north"}),
-        "post location out of range": lambda: rp.post(a, "hi", {"location": "0,200"}),
-        "post location nan": lambda: rp.post(a, "hi", {"location": "nan,1"}),
-        "post location three parts": lambda: rp.post(a, "hi", {"location": "1,2,3"}),
-        "sign_up space": lambda: rp.sign_up("has space"),
-        "sign_up too long": lambda: rp.sign_up("x" * (limits.LOGIN_MAX_CHARS + 1)),
-        "sign_up empty": lambda: rp.sign_up(""),
-        "sign_up punctuation": lambda: rp.sign_up("carol!"),
-        "sign_up None": lambda: rp.sign_up(None),
-        "sign_up long display name": lambda: rp.sign_up(
+        "post oversized extra bytes": lambda: rp.statuses.post(a, "hi", {"mood": "€" * 100}),
+        "post empty extra": lambda: rp.statuses.post(a, "hi", {"mood": ""}),
+        "post bad location": lambda: rp.statuses.post(a, "hi", {"location": "north"}),
+        "post location out of range": lambda: rp.statuses.post(a, "hi", {"location": "0,200"}),
+        "post location nan": lambda: rp.statuses.post(a, "hi", {"location": "nan,1"}),
+        "post location three parts": lambda: rp.statuses.post(a, "hi", {"location": "1,2,3"}),
+        "sign_up space": lambda: rp.accounts.sign_up("has space"),
+        "sign_up too long": lambda: rp.accounts.sign_up("x" * (limits.LOGIN_MAX_CHARS + 1)),
+        "sign_up empty": lambda: rp.accounts.sign_up(""),
+        "sign_up punctuation": lambda: rp.accounts.sign_up("carol!"),
+        "sign_up None": lambda: rp.accounts.sign_up(None),
+        "sign_up long display name": lambda: rp.accounts.sign_up(
             "carol", display_name="d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)
         ),
-        "sign_up long bio": lambda: rp.sign_up("carol", bio="b" * (limits.BIO_MAX_CHARS + 1)),
-        "sign_up NUL password": lambda: rp.sign_up("carol", password="pw\x00"),
-        "update long display name": lambda: rp.update_profile(
+        "sign_up long bio": lambda: rp.accounts.sign_up(
+            "carol", bio="b" * (limits.BIO_MAX_CHARS + 1)
+        ),
+        "sign_up NUL password": lambda: rp.accounts.sign_up("carol", password="pw\x00"),
+        "update long display name": lambda: rp.accounts.update_profile(
             a, display_name="d" * (limits.DISPLAY_NAME_MAX_CHARS + 1)
         ),
-        "update bad bio": lambda: rp.update_profile(a, bio=b"\xff"),
-        "update unknown user": lambda: rp.update_profile(999_999, bio="hi"),
-        "home limit 0": lambda: rp.home_timeline(a, limit=0),
-        "home limit -1": lambda: rp.home_timeline(a, limit=-1),
-        "home limit text": lambda: rp.home_timeline(a, limit="lots"),
-        "home limit inf": lambda: rp.home_timeline(a, limit=float("inf")),
-        "profile limit 0": lambda: rp.profile_timeline(a, limit=0),
-        "list limit -5": lambda: rp.list_timeline(b, lid, limit=-5),
-        "list title empty": lambda: rp.create_list(b, " "),
-        "list title long": lambda: rp.create_list(b, "t" * (limits.LIST_TITLE_MAX_CHARS + 1)),
-        "follow self": lambda: rp.follow(a, a),
-        "follow unknown": lambda: rp.follow(b, 999_999),
-        "delete by other": lambda: rp.delete_status(sid, b),
-        "delete unknown": lambda: rp.delete_status(999_999, a),
-        "post unknown user": lambda: rp.post(999_999, "hello"),
-        "get_statuses bad id": lambda: rp.get_statuses([sid, "abc"]),
-        "get_users bad id": lambda: rp.get_users([a, "abc"]),
+        "update bad bio": lambda: rp.accounts.update_profile(a, bio=b"\xff"),
+        "update unknown user": lambda: rp.accounts.update_profile(999_999, bio="hi"),
+        "home limit 0": lambda: rp.timelines.home(a, limit=0),
+        "home limit -1": lambda: rp.timelines.home(a, limit=-1),
+        "home limit text": lambda: rp.timelines.home(a, limit="lots"),
+        "home limit inf": lambda: rp.timelines.home(a, limit=float("inf")),
+        "profile limit 0": lambda: rp.timelines.profile(a, limit=0),
+        "list limit -5": lambda: rp.timelines.of_list(b, lid, limit=-5),
+        "list title empty": lambda: rp.lists.create(b, " "),
+        "list title long": lambda: rp.lists.create(b, "t" * (limits.LIST_TITLE_MAX_CHARS + 1)),
+        "follow self": lambda: rp.relations.follow(a, a),
+        "follow unknown": lambda: rp.relations.follow(b, 999_999),
+        "delete by other": lambda: rp.statuses.delete(sid, b),
+        "delete unknown": lambda: rp.statuses.delete(999_999, a),
+        "post unknown user": lambda: rp.statuses.post(999_999, "hello"),
+        "get_statuses bad id": lambda: rp.statuses.get_statuses([sid, "abc"]),
+        "get_users bad id": lambda: rp.accounts.get_users([a, "abc"]),
     }
     for bad in BAD_IDS:
-        calls[f"post author {bad!r}"] = lambda bad=bad: rp.post(bad, "hi")
-        calls[f"get_user {bad!r}"] = lambda bad=bad: rp.get_user(bad)
-        calls[f"get_status {bad!r}"] = lambda bad=bad: rp.get_status(bad)
-        calls[f"delete sid {bad!r}"] = lambda bad=bad: rp.delete_status(bad, a)
-        calls[f"delete by {bad!r}"] = lambda bad=bad: rp.delete_status(sid, bad)
-        calls[f"follow {bad!r}"] = lambda bad=bad: rp.follow(b, bad)
-        calls[f"unfollow {bad!r}"] = lambda bad=bad: rp.unfollow(bad, a)
-        calls[f"update {bad!r}"] = lambda bad=bad: rp.update_profile(bad, bio="x")
-        calls[f"home {bad!r}"] = lambda bad=bad: rp.home_timeline(bad)
-        calls[f"profile {bad!r}"] = lambda bad=bad: rp.profile_timeline(bad)
-        calls[f"list owner {bad!r}"] = lambda bad=bad: rp.list_timeline(bad, lid)
-        calls[f"list id {bad!r}"] = lambda bad=bad: rp.list_timeline(b, bad)
-        calls[f"add member {bad!r}"] = lambda bad=bad: rp.add_to_list(b, lid, bad)
+        calls[f"post author {bad!r}"] = lambda bad=bad: rp.statuses.post(bad, "hi")
+        calls[f"get_user {bad!r}"] = lambda bad=bad: rp.accounts.get_user(bad)
+        calls[f"get_status {bad!r}"] = lambda bad=bad: rp.statuses.get_status(bad)
+        calls[f"delete sid {bad!r}"] = lambda bad=bad: rp.statuses.delete(bad, a)
+        calls[f"delete by {bad!r}"] = lambda bad=bad: rp.statuses.delete(sid, bad)
+        calls[f"follow {bad!r}"] = lambda bad=bad: rp.relations.follow(b, bad)
+        calls[f"unfollow {bad!r}"] = lambda bad=bad: rp.relations.unfollow(bad, a)
+        calls[f"update {bad!r}"] = lambda bad=bad: rp.accounts.update_profile(bad, bio="x")
+        calls[f"home {bad!r}"] = lambda bad=bad: rp.timelines.home(bad)
+        calls[f"profile {bad!r}"] = lambda bad=bad: rp.timelines.profile(bad)
+        calls[f"list owner {bad!r}"] = lambda bad=bad: rp.timelines.of_list(bad, lid)
+        calls[f"list id {bad!r}"] = lambda bad=bad: rp.timelines.of_list(b, bad)
+        calls[f"add member {bad!r}"] = lambda bad=bad: rp.lists.add(b, lid, bad)
         if bad not in (None, ""):  # both mean "no cursor" for the paging arguments
-            calls[f"home max_id {bad!r}"] = lambda bad=bad: rp.home_timeline(a, max_id=bad)
-            calls[f"home since_id {bad!r}"] = lambda bad=bad: rp.home_timeline(a, since_id=bad)
-            calls[f"profile min_id {bad!r}"] = lambda bad=bad: rp.profile_timeline(a, min_id=bad)
-            calls[f"list max_id {bad!r}"] = lambda bad=bad: rp.list_timeline(b, lid, max_id=bad)
+            calls[f"home max_id {bad!r}"] = lambda bad=bad: rp.timelines.home(a, max_id=bad)
+            calls[f"home since_id {bad!r}"] = lambda bad=bad: rp.timelines.home(a, since_id=bad)
+            calls[f"profile min_id {bad!r}"] = lambda bad=bad: rp.timelines.profile(a, min_id=bad)
+            calls[f"list max_id {bad!r}"] = lambda bad=bad: rp.timelines.of_list(b, lid, max_id=bad)
     return calls
 
 
@@ -448,20 +452,20 @@ async def test_the_world_still_works_afterwards(world):
             await call()
         except errors.RedpollError:
             pass
-    status = await rp.post(ids["alice"], "still here")
-    assert [s.id for s in await rp.home_timeline(ids["bob"])] == [status.id, ids["sid"]]
-    alice = await rp.get_user(ids["alice"])
+    status = await rp.statuses.post(ids["alice"], "still here")
+    assert [s.id for s in await rp.timelines.home(ids["bob"])] == [status.id, ids["sid"]]
+    alice = await rp.accounts.get_user(ids["alice"])
     assert (alice.posts, alice.followers, alice.following) == (2, 1, 0)
 
 
 async def test_validation_error_names_the_field(world):
     rp, _, ids = world
     with pytest.raises(errors.ValidationError) as info:
-        await rp.post(ids["alice"], "hi", {"location": "x"})
+        await rp.statuses.post(ids["alice"], "hi", {"location": "x"})
     assert info.value.field == "location"
     with pytest.raises(errors.ValidationError) as info:
-        await rp.home_timeline(ids["alice"], max_id="abc")
+        await rp.timelines.home(ids["alice"], max_id="abc")
     assert info.value.field == "max_id"
     with pytest.raises(errors.ValidationError) as info:
-        await rp.post("nope", "hi")
+        await rp.statuses.post("nope", "hi")
     assert info.value.field == "author_id"

@@ -25,7 +25,7 @@ def test_the_rule():
 
 
 async def _people(rp, prefix, n):
-    return [await rp.sign_up(f"{prefix}{i}") for i in range(n)]
+    return [await rp.accounts.sign_up(f"{prefix}{i}") for i in range(n)]
 
 
 async def test_direct_and_private_reach_only_their_audience_across_batches(settings):
@@ -35,22 +35,24 @@ async def test_direct_and_private_reach_only_their_audience_across_batches(setti
         author, mentioned, stranger, lister = await _people(rp, "vis", 4)
         fans = await _people(rp, "visfan", 5)
         for fan in fans:
-            await rp.follow(fan.id, author.id)
-        fan_list = await rp.create_list(fans[0].id, "a fan's list")
-        await rp.add_to_list(fans[0].id, fan_list.id, author.id)
+            await rp.relations.follow(fan.id, author.id)
+        fan_list = await rp.lists.create(fans[0].id, "a fan's list")
+        await rp.lists.add(fans[0].id, fan_list.id, author.id)
         # a list may hold an account its owner has only asked to follow (as Mastodon's)
-        await rp.update_profile(author.id, locked=True)
-        await rp.follow(lister.id, author.id)  # a request
-        other_list = await rp.create_list(lister.id, "not following")
-        await rp.add_to_list(lister.id, other_list.id, author.id)
+        await rp.accounts.update_profile(author.id, locked=True)
+        await rp.relations.follow(lister.id, author.id)  # a request
+        other_list = await rp.lists.create(lister.id, "not following")
+        await rp.lists.add(lister.id, other_list.id, author.id)
         posted = {
-            vis: await rp.post(author.id, f"{vis} for @{mentioned.login}", {"visibility": vis})
+            vis: await rp.statuses.post(
+                author.id, f"{vis} for @{mentioned.login}", {"visibility": vis}
+            )
             for vis in visibility.ALL
         }
         await rp.drain()
 
         async def home(user):
-            return {s.id for s in await rp.home_timeline(user.id, limit=40)}
+            return {s.id for s in await rp.timelines.home(user.id, limit=40)}
 
         ids = {vis: s.id for vis, s in posted.items()}
         for fan in fans:
@@ -58,11 +60,11 @@ async def test_direct_and_private_reach_only_their_audience_across_batches(setti
         assert await home(mentioned) == set(ids.values())
         assert await home(author) == set(ids.values())
         assert await home(stranger) == set()
-        fan_lt = {s.id for s in await rp.list_timeline(fans[0].id, fan_list.id, limit=40)}
+        fan_lt = {s.id for s in await rp.timelines.of_list(fans[0].id, fan_list.id, limit=40)}
         assert fan_lt == {ids["public"], ids["unlisted"], ids["private"]}
-        other_lt = {s.id for s in await rp.list_timeline(lister.id, other_list.id, limit=40)}
+        other_lt = {s.id for s in await rp.timelines.of_list(lister.id, other_list.id, limit=40)}
         assert other_lt == {ids["public"], ids["unlisted"]}  # never a private one
-        public = {s.id for s in await rp.public_timeline(limit=40)}
+        public = {s.id for s in await rp.timelines.public(limit=40)}
         assert ids["public"] in public and not public & {ids[v] for v in visibility.ALL[1:]}
         # reads decide again: no follow, no private status, whatever a page holds
         statuses = list(posted.values())
@@ -70,7 +72,7 @@ async def test_direct_and_private_reach_only_their_audience_across_batches(setti
         assert seen == {ids["public"], ids["unlisted"]}
         seen = {s.id for s in await visibility.visible(rp.store, None, statuses)}
         assert seen == {ids["public"], ids["unlisted"]}
-        await rp.unfollow(fans[1].id, author.id)
+        await rp.relations.unfollow(fans[1].id, author.id)
         seen = {s.id for s in await visibility.visible(rp.store, fans[1].id, statuses)}
         assert seen == {ids["public"], ids["unlisted"]}
         with pytest.raises(StatusNotFound):
@@ -81,37 +83,37 @@ async def test_direct_and_private_reach_only_their_audience_across_batches(setti
 
 async def test_boosting_hidden_statuses_is_refused_and_writes_nothing(rp):
     author, fan = await _people(rp, "boo", 2)
-    await rp.follow(fan.id, author.id)
-    private = await rp.post(author.id, "followers only", {"visibility": "private"})
-    direct = await rp.post(author.id, f"just @{fan.login}", {"visibility": "direct"})
+    await rp.relations.follow(fan.id, author.id)
+    private = await rp.statuses.post(author.id, "followers only", {"visibility": "private"})
+    direct = await rp.statuses.post(author.id, f"just @{fan.login}", {"visibility": "direct"})
     for status in (private, direct):
         with pytest.raises(Forbidden):
-            await rp.boost(fan.id, status.id)
-        assert await rp.status_states(fan.id, [status.id]) == await rp.status_states(
+            await rp.statuses.boost(fan.id, status.id)
+        assert await rp.statuses.states(fan.id, [status.id]) == await rp.statuses.states(
             author.id, [status.id]
         )  # no count, no flag
     with pytest.raises(Forbidden):
-        await rp.boost(author.id, direct.id)
-    bid = await rp.boost(author.id, private.id)  # a self-boost of a private one
+        await rp.statuses.boost(author.id, direct.id)
+    bid = await rp.statuses.boost(author.id, private.id)  # a self-boost of a private one
     await rp.drain()
-    boost = await rp.get_status(bid)
+    boost = await rp.statuses.get_status(bid)
     assert boost.extra["visibility"] == "private"
-    assert bid not in {s.id for s in await rp.public_timeline(limit=40)}
+    assert bid not in {s.id for s in await rp.timelines.public(limit=40)}
 
 
 async def test_default_visibility_and_bad_visibility(rp):
     (author,) = await _people(rp, "def", 1)
-    assert (await rp.get_user(author.id)).privacy == "public"
-    await rp.update_profile(author.id, privacy="private")
-    assert (await rp.get_user(author.id)).privacy == "private"
-    plain = await rp.post(author.id, "no visibility named")
+    assert (await rp.accounts.get_user(author.id)).privacy == "public"
+    await rp.accounts.update_profile(author.id, privacy="private")
+    assert (await rp.accounts.get_user(author.id)).privacy == "private"
+    plain = await rp.statuses.post(author.id, "no visibility named")
     assert visibility.of(plain) == "private"
-    named = await rp.post(author.id, "named", {"visibility": "public"})
+    named = await rp.statuses.post(author.id, "named", {"visibility": "public"})
     assert visibility.of(named) == "public" and "visibility" not in named.extra
-    before = (await rp.get_user(author.id)).posts
+    before = (await rp.accounts.get_user(author.id)).posts
     with pytest.raises(ValidationError):
-        await rp.post(author.id, "odd", {"visibility": "friends"})
+        await rp.statuses.post(author.id, "odd", {"visibility": "friends"})
     with pytest.raises(ValidationError):
-        await rp.update_profile(author.id, privacy="friends")
-    assert (await rp.get_user(author.id)).posts == before
-    assert (await rp.get_user(author.id)).privacy == "private"
+        await rp.accounts.update_profile(author.id, privacy="friends")
+    assert (await rp.accounts.get_user(author.id)).posts == before
+    assert (await rp.accounts.get_user(author.id)).privacy == "private"

@@ -33,11 +33,11 @@ async def test_worker_and_posting_survive_lost_job_streams(server, settings):
     try:
         await asyncio.sleep(0.5)  # let the worker create its groups and block
         flush(server[2])  # groups gone while the worker blocks on them
-        author = await rp.sign_up("after_flush")
-        fans = [await rp.sign_up(f"af{i}") for i in range(17)]
+        author = await rp.accounts.sign_up("after_flush")
+        fans = [await rp.accounts.sign_up(f"af{i}") for i in range(17)]
         for fan in fans:
-            await rp.follow(fan.id, author.id)
-        status = await rp.post(author.id, "posted into a wiped queue")
+            await rp.relations.follow(fan.id, author.id)
+        status = await rp.statuses.post(author.id, "posted into a wiped queue")
         for _ in range(1500):
             if await rp.queue.depth() == 0:
                 break
@@ -72,8 +72,8 @@ def test_jobs_queued_by_the_previous_version_still_decode():
 async def test_a_job_for_later_waits_for_its_time_then_runs_once(rp):
     """enqueue_at keeps a job off the stream until it is due; the worker
     then runs it (here: a sweep that removes a never-attached upload)."""
-    owner = await rp.sign_up("later_owner")
-    upload = await rp.upload_media(owner.id, small_png())
+    owner = await rp.accounts.sign_up("later_owner")
+    upload = await rp.media.upload(owner.id, small_png())
     far = int(time.time() * 1000) + 10 * 86_400_000  # the sweep's "now": every upload is old
     job = MediaSweepJob(now=far)
     due = int(time.time() * 1000) + 1500
@@ -84,10 +84,10 @@ async def test_a_job_for_later_waits_for_its_time_then_runs_once(rp):
     stop = asyncio.Event()
     task = asyncio.create_task(rp.worker("later").run(stop))
     try:
-        await rp.media_attachment(owner.id, upload.id)  # still there before its time
+        await rp.media.attachment(owner.id, upload.id)  # still there before its time
         for _ in range(500):
             try:
-                await rp.media_attachment(owner.id, upload.id)
+                await rp.media.attachment(owner.id, upload.id)
             except RedpollError:
                 break
             await asyncio.sleep(0.02)

@@ -45,7 +45,7 @@ def signed(
 
 async def refused(fed, headers, body) -> int:
     with pytest.raises(inbox.Refused) as caught:
-        await fed.receive_activity("POST", "/inbox", headers, body)
+        await fed.federation.receive_activity("POST", "/inbox", headers, body)
     return caught.value.status
 
 
@@ -93,7 +93,7 @@ async def test_a_document_planted_on_the_victim_s_host_does_not_replace_its_key(
     assert await kept_pem(fed, victim) == victim_key.public_pem
     # the victim's own key still verifies; the attacker's, as the victim, does not
     headers, body = signed(victim_key, f"{victim}#main-key", like(victim, 1))
-    assert await fed.receive_activity("POST", "/inbox", headers, body)
+    assert await fed.federation.receive_activity("POST", "/inbox", headers, body)
     headers, body = signed(attacker_key, f"{victim}#main-key", like(victim, 2))
     assert await refused(fed, headers, body) == 401
 
@@ -156,11 +156,11 @@ async def test_a_key_at_its_own_url_is_taken_when_its_owner_names_it(fed, host):
     actor = host.actor("gts", pair, key_id=key_id)
     host.put("/users/gts/main-key", {"id": key_id, "owner": actor, "publicKeyPem": pair.public_pem})
     headers, body = signed(pair, key_id, like(actor))
-    assert await fed.receive_activity("POST", "/inbox", headers, body)
+    assert await fed.federation.receive_activity("POST", "/inbox", headers, body)
     # learned once: the next activity fetches neither the key nor the actor
     fetched = len(host.gets)
     headers, body = signed(pair, key_id, like(actor, 1))
-    assert await fed.receive_activity("POST", "/inbox", headers, body)
+    assert await fed.federation.receive_activity("POST", "/inbox", headers, body)
     assert len(host.gets) == fetched
     # a key document naming an owner whose document names another key
     other = signing.KeyPair.generate()
@@ -204,15 +204,17 @@ async def test_another_server_cannot_squat_an_activity_id(fed, host):
         assert await refused(fed, headers, body) == 403
         # the honest server's own Create is taken, and is not a repeat
         headers, body = signed(pair, f"{honest}#main-key", create(honest))
-        assert await fed.receive_activity("POST", "/inbox", headers, body)
-        assert not await fed.receive_activity("POST", "/inbox", headers, body)  # now it is
+        assert await fed.federation.receive_activity("POST", "/inbox", headers, body)
+        assert not await fed.federation.receive_activity(
+            "POST", "/inbox", headers, body
+        )  # now it is
     finally:
         squatter_host.close()
 
 
 # --- this server's own actors are never remote ----------------------------------------------------
 async def test_a_local_actor_is_never_taken_as_a_remote_one(fed, host):
-    carol = await fed.sign_up("carol")
+    carol = await fed.accounts.sign_up("carol")
     local = f"{HERE}/users/{carol.login}"
     pair = signing.KeyPair.generate()
     headers, body = signed(pair, f"{local}#main-key", like(local))
@@ -248,7 +250,7 @@ async def test_an_activity_signed_for_another_server_does_not_verify_here(fed, h
     # what was signed for this server verifies whatever Host a proxy passes on
     headers, body = signed(pair, f"{actor}#main-key", like(actor, 1))
     headers["host"] = "internal-name:8080"
-    assert await fed.receive_activity("POST", "/inbox", headers, body)
+    assert await fed.federation.receive_activity("POST", "/inbox", headers, body)
 
 
 # --- forged requests do not make this server fetch keys again and again -------------------------
@@ -256,7 +258,7 @@ async def test_forged_signatures_do_not_fetch_the_key_each_time(fed, host):
     pair, forger = signing.KeyPair.generate(), signing.KeyPair.generate()
     actor = host.actor("often", pair)
     headers, body = signed(pair, f"{actor}#main-key", like(actor))
-    assert await fed.receive_activity("POST", "/inbox", headers, body)
+    assert await fed.federation.receive_activity("POST", "/inbox", headers, body)
     before = host.gets.count("/users/often")
     for n in range(10):
         headers, body = signed(forger, f"{actor}#main-key", like(actor, n))
@@ -274,10 +276,10 @@ async def test_one_host_s_activities_are_bounded_with_a_429(settings, host):
         actor = host.actor("flood", pair)
         for n in range(5):
             headers, body = signed(pair, f"{actor}#main-key", like(actor, n))
-            assert await rp.receive_activity("POST", "/inbox", headers, body)
+            assert await rp.federation.receive_activity("POST", "/inbox", headers, body)
         headers, body = signed(pair, f"{actor}#main-key", like(actor, "x"))
         with pytest.raises(inbox.Refused) as caught:
-            await rp.receive_activity("POST", "/inbox", headers, body)
+            await rp.federation.receive_activity("POST", "/inbox", headers, body)
         assert caught.value.status == 429 and "try again after" in str(caught.value)
     finally:
         await rp.close()
@@ -342,7 +344,7 @@ async def test_a_note_s_url_is_kept_only_on_its_host(fed, host):
             fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
         )
         sid = int(await fed.store.get(fed_keys.note(note_id)))
-        kept[url] = (await fed.get_status(sid)).extra.get("url")
+        kept[url] = (await fed.statuses.get_status(sid)).extra.get("url")
     assert kept == {
         "javascript:alert(1)": None,
         "https://evil.example/x": None,
@@ -379,13 +381,13 @@ async def test_a_stranger_s_like_or_vote_of_a_followers_only_status_counts_nothi
     follower = await remote.fetch_actor(
         fed.store, HERE, host.actor("follower", pair), loopback=True
     )
-    ada = await fed.sign_up("ada")
+    ada = await fed.accounts.sign_up("ada")
     await followers.fed_follow(fed.store, ada.id, follower.id, f"{host.base}/inbox", True)
-    private = await fed.post(ada.id, "for followers", extra={"visibility": "private"})
-    poll = await fed.post(
+    private = await fed.statuses.post(ada.id, "for followers", extra={"visibility": "private"})
+    poll = await fed.statuses.post(
         ada.id, "which?", extra={"visibility": "private"}, poll=polls.spec(["x", "y"], 600, False)
     )
-    direct = await fed.post(ada.id, "@nobody hi", extra={"visibility": "direct"})
+    direct = await fed.statuses.post(ada.id, "@nobody hi", extra={"visibility": "direct"})
 
     async def take(who, activity):
         await inbox.process(
@@ -423,12 +425,12 @@ async def test_a_stranger_s_like_or_vote_of_a_followers_only_status_counts_nothi
                 },
             },
         )
-    liked, _ = await fed.favourited_by(private.id)
+    liked, _ = await fed.statuses.favourited_by(private.id)
     assert [u.id for u in liked] == [follower.id]  # a follower's, not a stranger's
-    assert (await fed.favourited_by(direct.id))[0] == []
-    votes = (await fed.poll_states([poll]))[poll.id]
+    assert (await fed.statuses.favourited_by(direct.id))[0] == []
+    votes = (await fed.statuses.poll_states([poll]))[poll.id]
     assert votes.counts == (1, 0) and votes.voters == 1
-    kinds = [(n.type, n.actor) for n in await fed.notifications(ada.id)]
+    kinds = [(n.type, n.actor) for n in await fed.notifications.listed(ada.id)]
     assert ("favourite", stranger.id) not in kinds and ("favourite", follower.id) in kinds
 
 

@@ -111,8 +111,8 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     )
     me.account_update_credentials(locked=False)
     # a notification from the domain, and one from elsewhere
-    await fed.favourite(bad.id, int(local["id"]))
-    await fed.favourite(good.id, int(local["id"]))
+    await fed.statuses.favourite(bad.id, int(local["id"]))
+    await fed.statuses.favourite(good.id, int(local["id"]))
     await asyncio.to_thread(lambda: None)
     home = [int(s["id"]) for s in me.timeline_home()]
     assert bad_sid in home and good_sid in home
@@ -161,7 +161,9 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     assert {r["object"]["actor"] for r in rejects} >= {fan.uri, asker.uri}
     assert any(u["object"]["object"] == bad.uri for u in await queued(fed, "Undo"))
     # the member's posts go there no more (to a mention on that domain either)
-    mine = await fed.get_status(int(me.status_post(f"hi @{bad.login} and @{good.login}")["id"]))
+    mine = await fed.statuses.get_status(
+        int(me.status_post(f"hi @{bad.login} and @{good.login}")["id"])
+    )
     targets = await outbox._targets(fed.store, mine, await outbox.mentioned(fed.store, HERE, mine))
     assert targets and not [t for t in targets if "bad.example" in t]
     # again: nothing more to do; then lifted
@@ -190,21 +192,21 @@ async def test_domain_blocks_page_and_refuse_what_is_no_domain(fedsrv, fed):
 
 
 async def test_a_block_cut_short_before_its_cleanup_is_finished_by_the_worker(fed):
-    me = await fed.sign_up("blocker")
+    me = await fed.accounts.sign_up("blocker")
     bad = await remote.keep(fed.store, remote.parse_actor(actor("cut.example", "gone")))
     fan = await remote.keep(fed.store, remote.parse_actor(actor("cut.example", "fan")))
-    await fed.follow(me.id, bad.id)
+    await fed.relations.follow(me.id, bad.id)
     await followers.fed_follow(fed.store, me.id, fan.id, "https://cut.example/inbox", True)
     # the call dies after its journal and the block, before the cleanup
     await fed.queue.hold(DomainBlockJob(me.id, "cut.example"))
     await domain_blocks.block(fed.store, me.id, "cut.example")
-    assert await fed.is_following(me.id, bad.id)
+    assert await fed.relations.is_following(me.id, bad.id)
     await fed.drain(timeout=30)  # the journal is claimed and replayed
-    assert not await fed.is_following(me.id, bad.id)
+    assert not await fed.relations.is_following(me.id, bad.id)
     assert await fed.store.zscore(fed_keys.remote_followers(me.id), fan.id) is None
     # a journal whose block was lifted meanwhile does nothing
-    await fed.follow(me.id, bad.id)
+    await fed.relations.follow(me.id, bad.id)
     await fed.queue.hold(DomainBlockJob(me.id, "cut.example"))
-    await fed.unblock_domain(me.id, "cut.example")
+    await fed.relations.unblock_domain(me.id, "cut.example")
     await fed.drain(timeout=30)
-    assert await fed.is_following(me.id, bad.id)
+    assert await fed.relations.is_following(me.id, bad.id)

@@ -191,8 +191,8 @@ async def test_refused_moves_move_nothing(fed):
         peer.docs["/users/new"]["alsoKnownAs"] = [old_uri]
         old = await remote.keep(fed.store, remote.parse_actor(peer.docs["/users/old"]))
         other = await remote.keep(fed.store, remote.parse_actor(peer.docs["/users/stranger"]))
-        fan = await fed.sign_up("fan")
-        await fed.follow(fan.id, old.id)
+        fan = await fed.accounts.sign_up("fan")
+        await fed.relations.follow(fan.id, old.id)
 
         def move(actor, obj, target) -> InboxJob:
             return InboxJob(
@@ -217,18 +217,18 @@ async def test_refused_moves_move_nothing(fed):
             move(other, old.uri, named),  # not the old account's own Move
             move(old, old.uri, "http://127.0.0.1:1/users/fan"),
         ]  # to one of here
-        await fed.domain_block("127.0.0.1")  # the new account's domain suspended
+        await fed.federation.domain_block("127.0.0.1")  # the new account's domain suspended
         peer.docs["/users/b"]["alsoKnownAs"] = [old_uri]
         with pytest.raises(inbox.Refused):
             await inbox.process(fed.store, fed.queue, fed.settings, move(old, old.uri, blocked))
-        await fed.domain_unblock("127.0.0.1")
+        await fed.federation.domain_unblock("127.0.0.1")
         for job in refused:
             with pytest.raises(inbox.Refused):
                 await inbox.process(fed.store, fed.queue, fed.settings, job)
         assert (await remote.details(fed.store, old.id)).get("moved_to") is None
-        assert (await fed.get_user(old.id)).moved is None
+        assert (await fed.accounts.get_user(old.id)).moved is None
         assert await _queued(fed, MoveJob) == []
-        assert await fed.is_following(fan.id, old.id)
+        assert await fed.relations.is_following(fan.id, old.id)
         assert host  # (the peer served them)
     finally:
         peer.close()
@@ -252,15 +252,15 @@ async def _world(fed, k: int):
 
     old = await remote.keep(fed.store, remote.parse_actor(doc("old")))
     new = await remote.keep(fed.store, remote.parse_actor(doc("new")))
-    fans = [await fed.sign_up(f"f{k}x{i}") for i in range(3)]
-    await fed.follow_with_options(fans[0].id, old.id, reblogs=False, notify=True)
+    fans = [await fed.accounts.sign_up(f"f{k}x{i}") for i in range(3)]
+    await fed.relations.follow_with_options(fans[0].id, old.id, reblogs=False, notify=True)
     for fan in fans[1:]:
-        await fed.follow(fan.id, old.id)
-    lst = await fed.create_list(fans[0].id, "l")
-    await fed.add_to_list(fans[0].id, lst.id, old.id)
-    blocker, muter = await fed.sign_up(f"b{k}"), await fed.sign_up(f"m{k}")
-    await fed.block(blocker.id, old.id)
-    await fed.mute(muter.id, old.id, 0, False)
+        await fed.relations.follow(fan.id, old.id)
+    lst = await fed.lists.create(fans[0].id, "l")
+    await fed.lists.add(fans[0].id, lst.id, old.id)
+    blocker, muter = await fed.accounts.sign_up(f"b{k}"), await fed.accounts.sign_up(f"m{k}")
+    await fed.relations.block(blocker.id, old.id)
+    await fed.relations.mute(muter.id, old.id, 0, False)
     return old, new, fans, lst, blocker, muter
 
 
@@ -287,13 +287,13 @@ async def test_the_move_job_cut_short_anywhere_is_finished_by_its_rerun(fed):
         await _run(fed, state["job"])  # the re-run of the step cut short, to the end
         await fed.drain()  # (the journals of the follows it made or ended, taken over)
         for fan in fans:
-            assert await fed.is_following(fan.id, new.id), k
-            assert not await fed.is_following(fan.id, old.id), k
-        rel = await fed.relationship(fans[0].id, new.id)
+            assert await fed.relations.is_following(fan.id, new.id), k
+            assert not await fed.relations.is_following(fan.id, old.id), k
+        rel = await fed.relations.relationship(fans[0].id, new.id)
         assert not rel.showing_reblogs and rel.notifying, k
-        assert await fed.list_member_ids(fans[0].id, lst.id) == {new.id}, k
-        assert (await fed.relation(blocker.id, new.id)).blocking, k
-        mute = (await fed.relation(muter.id, new.id)).mute
+        assert await fed.lists.member_ids(fans[0].id, lst.id) == {new.id}, k
+        assert (await fed.relations.relation(blocker.id, new.id)).blocking, k
+        mute = (await fed.relations.relation(muter.id, new.id)).mute
         assert mute is not None and not mute.notifications, k
         if finished:
             assert k > 0
@@ -311,8 +311,8 @@ async def test_mutes_from_before_their_index_are_carried_over(settings):
     try:
         old = await remote.keep(rp.store, remote.parse_actor(_doc("was", "ancient")))
         new = await remote.keep(rp.store, remote.parse_actor(_doc("now", "ancient")))
-        muter, later = await rp.sign_up("muter"), await rp.sign_up("later")
-        await rp.mute(muter.id, old.id, 0, False)
+        muter, later = await rp.accounts.sign_up("muter"), await rp.accounts.sign_up("later")
+        await rp.relations.mute(muter.id, old.id, 0, False)
         # as an older version left it: the mute, and no index of its muters
         await rp.store.delete(keys.muted_by(old.id), keys.MUTED_BY_BUILT, keys.LAYOUT)
     finally:
@@ -322,11 +322,11 @@ async def test_mutes_from_before_their_index_are_carried_over(settings):
     )
     try:
         assert await rp.store.zscore(keys.muted_by(old.id), muter.id) is not None
-        await rp.mute(later.id, old.id)  # one since: in the index by itself
+        await rp.relations.mute(later.id, old.id)  # one since: in the index by itself
         await _run(rp, MoveJob(old.id, new.id))
         await rp.drain()
         for who, quiet in ((muter, False), (later, True)):
-            mute = (await rp.relation(who.id, new.id)).mute
+            mute = (await rp.relations.relation(who.id, new.id)).mute
             assert mute is not None and mute.notifications is quiet
     finally:
         await rp.close()

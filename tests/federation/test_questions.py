@@ -80,8 +80,8 @@ async def take(fed, who, kind: str, obj: dict) -> None:
 
 async def shown(fed, note_id: str):
     sid = int(await fed.store.get(fed_keys.note(note_id)))
-    status = await fed.get_status(sid)
-    return status, polls.Poll.of(status), (await fed.poll_states([status])).get(sid)
+    status = await fed.statuses.get_status(sid)
+    return status, polls.Poll.of(status), (await fed.statuses.poll_states([status])).get(sid)
 
 
 async def test_a_question_is_kept_with_its_counts_and_an_update_of_them_is_no_edit(fed):
@@ -124,16 +124,16 @@ async def test_a_question_past_the_bounds_is_kept_without_its_poll(fed):
 
 
 async def test_a_remote_vote_counts_once_per_option(fed):
-    ada = await fed.sign_up("pollster")
+    ada = await fed.accounts.sign_up("pollster")
     who = await someone(fed, "voter")
-    status = await fed.post(ada.id, "pick", poll=polls.spec(["x", "y", "z"], 600, True))
+    status = await fed.statuses.post(ada.id, "pick", poll=polls.spec(["x", "y", "z"], 600, True))
     inbox_url = f"https://{HOST}/inbox"
     await polls.vote_one(fed.store, who.id, status.id, "x", inbox_url)
     await polls.vote_one(fed.store, who.id, status.id, "z", inbox_url)
     with pytest.raises(Conflict):
         await polls.vote_one(fed.store, who.id, status.id, "x", inbox_url)
     poll = polls.Poll.of(status)
-    votes = (await fed.poll_states([status]))[status.id]
+    votes = (await fed.statuses.poll_states([status]))[status.id]
     assert votes.counts == (1, 0, 1) and votes.voters == 1
     assert await polls.choices(fed.store, who.id, status.id, poll) == (0, 2)
     assert await polls.voter_inboxes(fed.store, status.id, poll) == [inbox_url]
@@ -148,12 +148,12 @@ async def test_a_question_its_server_closed_early_ends_here_with_its_final_count
     voter here is notified once, and the same Update again changes
     nothing."""
     who = await someone(fed, "closer")
-    voter = await fed.sign_up("early_voter")
+    voter = await fed.accounts.sign_up("early_voter")
     note_id = f"{who.uri}/statuses/{time.time_ns()}"
     await take(fed, who, "Create", question(who, note_id, ["yes", "no"], [1, 0], votersCount=1))
     status, poll, _ = await shown(fed, note_id)
-    await fed.vote(voter.id, status.id, [1])
-    late = await fed.sign_up("late_voter")
+    await fed.statuses.vote(voter.id, status.id, [1])
+    late = await fed.accounts.sign_up("late_voter")
     closed = question(
         who, note_id, ["yes", "no"], [4, 2], votersCount=6, closed="2020-01-01T00:00:00Z"
     )
@@ -163,15 +163,15 @@ async def test_a_question_its_server_closed_early_ends_here_with_its_final_count
     assert "edited_at" not in after.extra  # closing is no edit
     assert votes.counts == (4, 2) and votes.voters == 6
     with pytest.raises(Conflict, match="ended"):
-        await fed.vote(late.id, status.id, [0])
+        await fed.statuses.vote(late.id, status.id, [0])
     await fed.drain()
-    ends = [n for n in await fed.notifications(voter.id) if n.type == "poll"]
+    ends = [n for n in await fed.notifications.listed(voter.id) if n.type == "poll"]
     assert len(ends) == 1
     await take(fed, who, "Update", closed)  # again: nothing new
     await fed.drain()
     again, same, _ = await shown(fed, note_id)
     assert same == ended
-    assert len([n for n in await fed.notifications(voter.id) if n.type == "poll"]) == 1
+    assert len([n for n in await fed.notifications.listed(voter.id) if n.type == "poll"]) == 1
 
 
 async def test_closed_true_ends_a_running_remote_poll_now(fed):

@@ -50,7 +50,7 @@ async def test_statuses_from_a_peer_count_for_its_domain(fed, host):
     domain = who.login.rsplit("@", 1)[1]
     for n in range(3):
         await _create(fed, who, n)
-    owner = await fed.sign_up("boss")
+    owner = await fed.accounts.sign_up("boss")
     await fed.admin.set_role(None, "boss", "owner")
     today = datetime.now(UTC).strftime("%Y-%m-%d")
 
@@ -69,4 +69,4 @@ async def test_statuses_from_a_peer_count_for_its_domain(fed, host):
     [(key, rows)] = await fed.admin.dimensions(owner.id, ["servers"], today, today)
     assert key == "servers" and [(r.key, r.value) for r in rows] == [(domain, 3)]
     # not a local status
-    assert (await fed.instance_activity())[0].statuses == 0
+    assert (await fed.instance.activity())[0].statuses == 0

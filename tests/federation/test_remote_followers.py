@@ -89,7 +89,7 @@ async def test_remote_followers_are_listed_among_the_local_ones_by_follow_time(f
         page = me.fetch_next(page)
     assert seen == order
     assert me.account(me_id)["followers_count"] == 4
-    assert (await fed.collection_document(login, "followers"))["totalItems"] == 4
+    assert (await fed.federation.collection_document(login, "followers"))["totalItems"] == 4
     # an Undo from elsewhere is seen: the follower is no longer listed
     undo = {
         "id": f"{far.uri}/follows/1/undo",

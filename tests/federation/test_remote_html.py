@@ -104,30 +104,34 @@ async def test_a_remote_status_is_shown_with_its_sanitized_html_and_an_update_br
     await _send(fed, who, {"id": f"{note_id}/c", "type": "Create", "actor": who.uri,
                            "object": _note(who, note_id, first)})  # fmt: skip
     sid = int(await fed.store.get(fed_keys.note(note_id)))
-    status = await fed.get_status(sid)
+    status = await fed.statuses.get_status(sid)
     kept = f'<p>Look <a href="https://peer.example/x" {REL}>here</a></p><blockquote><p>quoted</p></blockquote>'
     assert status.html == kept
     assert status.text == "Look here\n\nquoted"  # what search and filters read
-    entity = entities.status(status, entities.account(await fed.get_user(who.id), HERE), HERE)
+    entity = entities.status(
+        status, entities.account(await fed.accounts.get_user(who.id), HERE), HERE
+    )
     assert entity["content"] == kept
     # an Update: the new HTML, sanitized; one with HTML past the bound: shown from its text
     edited = "<p>Now <em>edited</em><img src=x onerror=y()></p>"
     await _send(fed, who, {"id": f"{note_id}/u1", "type": "Update", "actor": who.uri,
                            "object": _note(who, note_id, edited)})  # fmt: skip
-    assert (await fed.get_status(sid)).html == "<p>Now <em>edited</em></p>"
+    assert (await fed.statuses.get_status(sid)).html == "<p>Now <em>edited</em></p>"
     huge = "<p>" + "y" * limits.FED_NOTE_HTML_MAX_BYTES + "</p>"
     await _send(fed, who, {"id": f"{note_id}/u2", "type": "Update", "actor": who.uri,
                            "object": _note(who, note_id, huge)})  # fmt: skip
-    plain = await fed.get_status(sid)
+    plain = await fed.statuses.get_status(sid)
     assert plain.html == "" and plain.text.startswith("yyy")
-    entity = entities.status(plain, entities.account(await fed.get_user(who.id), HERE), HERE)
+    entity = entities.status(
+        plain, entities.account(await fed.accounts.get_user(who.id), HERE), HERE
+    )
     assert entity["content"].startswith("<p>yyy")
 
 
 async def test_a_local_status_has_no_html_of_its_own(fed):
-    me = await fed.sign_up("local_writer")
-    status = await fed.post(me.id, "<b>not markup</b> here")
-    kept = await fed.get_status(status.id)
+    me = await fed.accounts.sign_up("local_writer")
+    status = await fed.statuses.post(me.id, "<b>not markup</b> here")
+    kept = await fed.statuses.get_status(status.id)
     assert kept.html == ""
     entity = entities.status(kept, entities.account(me, HERE), HERE)
     assert entity["content"] == "<p>&lt;b&gt;not markup&lt;/b&gt; here</p>"

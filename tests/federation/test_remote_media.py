@@ -160,7 +160,7 @@ async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(
         answer = httpx.get(url)
         assert answer.status_code == 200 and answer.headers["content-type"].startswith("image/")
     assert shown(serve, sid)["media_attachments"][0]["url"] == media["url"]
-    count, size = await rp.media_cache_stats()
+    count, size = await rp.media.cache_stats()
     assert count == 3 and size > 0  # the attachment, the avatar, the header
 
     # the status deleted by its server: its kept copy goes with it
@@ -173,11 +173,11 @@ async def test_a_remote_image_is_kept_and_served_here_and_outlives_its_server(
     assert await asyncio.to_thread(peer.post, f"{serve.base}/inbox", delete) == 202
     await rp.drain()
     assert httpx.get(media["url"]).status_code == 404
-    assert (await rp.media_cache_stats())[0] == 2
+    assert (await rp.media.cache_stats())[0] == 2
 
 
 async def test_a_domain_whose_media_are_rejected_is_not_fetched_from(rp, serve, peer):
-    await rp.domain_block("127.0.0.1", "noop", reject_media=True)
+    await rp.federation.domain_block("127.0.0.1", "noop", reject_media=True)
     try:
         eve = peer.actor("eve")
         peer.docs["/users/eve"]["icon"] = {"type": "Image", "url": f"{peer.base}/a/eve.png"}
@@ -198,9 +198,9 @@ async def test_a_domain_whose_media_are_rejected_is_not_fetched_from(rp, serve, 
         assert account["avatar"] == f"{serve.base}/avatars/original/missing.png"
         await rp.drain()
         assert fetched(peer, "/m/cat.jpg") == 0 and fetched(peer, "/a/eve.png") == 0
-        assert await rp.media_cache_stats() == (0, 0)
+        assert await rp.media.cache_stats() == (0, 0)
     finally:  # (the database outlives this module: the modules after it see no block)
-        await rp.domain_unblock("127.0.0.1")
+        await rp.federation.domain_unblock("127.0.0.1")
 
 
 async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
@@ -211,7 +211,7 @@ async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
         peer.files[f"/m/{name}.jpg"] = (jpeg((800, 600), (30, 200, 30)), "image/jpeg")
     _, first = image_note(peer, eve, ["/m/one.jpg"])
     one = await receive(rp, serve, peer, first)
-    size = (await rp.media_cache_stats())[1]
+    size = (await rp.media.cache_stats())[1]
     assert size > 0
     # room for one copy: the next one fetched drops the oldest
     rp.settings = rp.settings.with_(remote_media_max_bytes=size + size // 2)
@@ -220,7 +220,7 @@ async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
 
     _, second = image_note(peer, eve, ["/m/two.jpg"])
     two = await receive(rp, serve, peer, second)
-    assert (await rp.media_cache_stats())[0] == 1
+    assert (await rp.media.cache_stats())[0] == 1
     assert shown(serve, two)["media_attachments"][0]["url"].startswith(
         f"{serve.base}/system/media/"
     )
@@ -241,7 +241,7 @@ async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
     assert httpx.get(again["url"]).status_code == 200
     assert fetched(peer, "/m/one.jpg") == 2
     # ... and the oldest (now the second's) was dropped for it
-    assert (await rp.media_cache_stats())[0] == 1
+    assert (await rp.media.cache_stats())[0] == 1
     assert shown(serve, two)["media_attachments"][0]["url"].startswith(f"{serve.base}/media_proxy/")
     # a kept copy's proxy URL sends the client to the copy
     answer = httpx.get(dropped["url"])
@@ -252,7 +252,7 @@ async def test_the_cache_holds_its_bounds_and_fetches_dropped_copies_again(
     bounds = kept.Bounds(max_age_s=7 * 86_400, max_bytes=10**12)
     assert await kept.evict(rp.store, storage, bounds) == 0
     assert await kept.evict(rp.store, storage, bounds, now=now_ms() + 8 * 86_400_000) == 1
-    assert await rp.media_cache_stats() == (0, 0)
+    assert await rp.media.cache_stats() == (0, 0)
     assert shown(serve, one)["media_attachments"][0]["url"].startswith(f"{serve.base}/media_proxy/")
     assert not [p for p in media_dir.rglob("*.jpg")]
 
@@ -262,7 +262,7 @@ async def test_media_cache_clear_from_the_command_line(rp, serve, peer, settings
     peer.files["/m/one.jpg"] = (jpeg(), "image/jpeg")
     _, create = image_note(peer, eve, ["/m/one.jpg"])
     sid = await receive(rp, serve, peer, create)
-    assert (await rp.media_cache_stats())[0] == 1
+    assert (await rp.media.cache_stats())[0] == 1
     env = {
         **os.environ,
         "REDIS_URL": settings.redis_url,
@@ -307,7 +307,7 @@ async def test_a_private_address_is_refused(settings, serve, peer, media_dir):
         await rp.drain()
         sid = int(await rp.store.get(fed_keys.note(note_id)))
         assert fetched(peer, "/m/one.jpg") == 0
-        assert await rp.media_cache_stats() == (0, 0)
+        assert await rp.media.cache_stats() == (0, 0)
         media = shown(serve, sid)["media_attachments"]
         assert [m["url"].startswith(f"{serve.base}/media_proxy/") for m in media] == [True, True]
         # refused, each: a plain-http URL, then a private address
@@ -344,7 +344,7 @@ async def test_what_is_not_an_image_or_too_large_is_not_kept(rp, serve, peer, mo
     assert all(fetched(peer, p) == 1 for p in paths)
     urls = [m["url"] for m in shown(serve, sid)["media_attachments"]]
     assert [u.startswith(f"{serve.base}/media_proxy/") for u in urls] == [True] * 3 + [False]
-    assert (await rp.media_cache_stats())[0] == 1
+    assert (await rp.media.cache_stats())[0] == 1
 
 
 async def test_a_dropped_avatar_is_shown_through_the_proxy_and_fetched_again(rp, serve, peer):
@@ -357,7 +357,7 @@ async def test_a_dropped_avatar_is_shown_through_the_proxy_and_fetched_again(rp,
     assert account["avatar"].startswith(f"{serve.base}/system/media/")
     assert account["header"] == f"{serve.base}/headers/original/missing.png"  # it has none
 
-    assert await rp.media_cache_clear() == 1
+    assert await rp.media.cache_clear() == 1
     proxy = f"{serve.base}/media_proxy/accounts/{account['id']}/avatar"
     dropped = shown(serve, sid)["account"]
     assert dropped["avatar"] == dropped["avatar_static"] == proxy
@@ -388,7 +388,7 @@ async def test_a_dropped_avatar_is_shown_through_the_proxy_and_fetched_again(rp,
     assert newer.startswith(f"{serve.base}/system/media/") and newer != again
     assert httpx.get(again).status_code == 404  # the copy of the old one went
     assert fetched(peer, "/a/eve2.png") == 1
-    assert (await rp.media_cache_stats())[0] == 1
+    assert (await rp.media.cache_stats())[0] == 1
 
 
 async def test_a_remote_video_stays_on_its_server_its_preview_is_kept_here(rp, serve, peer):
@@ -415,7 +415,7 @@ async def test_a_remote_video_stays_on_its_server_its_preview_is_kept_here(rp, s
     assert video["meta"]["original"]["width"] == 640 and video["blurhash"]
     assert fetched(peer, "/m/clip.mp4") == 0 and fetched(peer, "/m/clip.jpg") == 1
     # dropped: its preview through the proxy, the video itself still its server's
-    assert await rp.media_cache_clear() == 1
+    assert await rp.media.cache_clear() == 1
     [video] = shown(serve, sid)["media_attachments"]
     assert video["url"] == f"{peer.base}/m/clip.mp4"
     answer = httpx.get(video["preview_url"])

@@ -29,12 +29,14 @@ def actor(name: str, indexable: bool | None) -> dict:
 
 
 async def found(fed, viewer: int, words: str) -> list[int]:
-    results = await fed.search(Query(q=words, viewer=viewer, type="statuses", hosts=("127.0.0.1",)))
+    results = await fed.discovery.search(
+        Query(q=words, viewer=viewer, type="statuses", hosts=("127.0.0.1",))
+    )
     return [s.id for s in results.statuses]
 
 
 async def test_a_remote_authors_indexable_decides_public_search(fed):  # noqa: F811
-    reader = await fed.sign_up("reader")
+    reader = await fed.accounts.sign_up("reader")
     open_one = await remote.keep(fed.store, remote.parse_actor(actor("open", True)))
     quiet = await remote.keep(fed.store, remote.parse_actor(actor("quiet", None)))
     assert open_one.indexable and not quiet.indexable

@@ -125,7 +125,7 @@ def closed_port() -> int:
 
 
 async def test_a_failed_delivery_is_tried_again_later_then_the_host_is_skipped(fed):
-    sender = await fed.sign_up("deliverer")
+    sender = await fed.accounts.sign_up("deliverer")
     inbox = f"http://127.0.0.1:{closed_port()}/inbox"
     host = f"127.0.0.1:{inbox.split(':')[2].split('/')[0]}"
     job = DeliverJob(sender=sender.id, inbox=inbox, body=json.dumps({"type": "Create"}))
@@ -175,7 +175,7 @@ def test_a_digest_algorithm_name_in_any_case_is_accepted():
 
 
 async def test_a_suspended_domain_is_neither_heard_nor_sent_to_nor_resolved(fed):
-    await fed.domain_block("blocked.example")
+    await fed.federation.domain_block("blocked.example")
     body = json.dumps(
         {
             "id": "https://social.blocked.example/a/1",
@@ -192,23 +192,23 @@ async def test_a_suspended_domain_is_neither_heard_nor_sent_to_nor_resolved(fed)
         body,
     )
     with pytest.raises(inbox.Refused) as refused:  # before any fetch of its key
-        await fed.receive_activity("POST", "/inbox", headers, body)
+        await fed.federation.receive_activity("POST", "/inbox", headers, body)
     assert refused.value.status == 403
-    sender = await fed.sign_up("to_blocked")
+    sender = await fed.accounts.sign_up("to_blocked")
     job = DeliverJob(sender.id, "https://social.blocked.example/inbox", "{}")
     assert await delivery.deliver(fed.store, fed.queue, fed.settings, job) == "dropped"
     assert await fed.queue.due_at(DeliverJob(sender.id, job.inbox, "{}", 1)) is None
     with pytest.raises(remote.BadActor):
-        await fed.resolve_account("x@social.blocked.example")
-    assert [(b.host, b.severity, b.reject_media) for b in await fed.domain_blocks()] == [
+        await fed.federation.resolve_account("x@social.blocked.example")
+    assert [(b.host, b.severity, b.reject_media) for b in await fed.federation.domain_blocks()] == [
         ("blocked.example", "suspend", True)
     ]
-    assert await fed.domain_unblock("blocked.example")
+    assert await fed.federation.domain_unblock("blocked.example")
     assert await domains.policy(fed.store, "social.blocked.example") is None
 
 
 async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):
-    await fed.domain_block("quiet.example", "silence")
+    await fed.federation.domain_block("quiet.example", "silence")
     assert (await domains.policy(fed.store, "a.quiet.example:8443")).silenced
     loud = await remote.keep(fed.store, remote.parse_actor(actor_doc("loud.example", "l")))
     hush = await remote.keep(fed.store, remote.parse_actor(actor_doc("a.quiet.example", "q")))
@@ -232,9 +232,9 @@ async def test_a_silenced_domain_s_public_statuses_are_kept_unlisted(fed):
             fed.store, fed.queue, fed.settings, InboxJob(uid=who.id, activity=json.dumps(create))
         )
         sid = int(await fed.store.get(fed_keys.note(note_id)))
-        seen[who.login] = (await fed.get_status(sid)).extra.get("visibility", "public")
+        seen[who.login] = (await fed.statuses.get_status(sid)).extra.get("visibility", "public")
     assert seen == {loud.login: "public", hush.login: "unlisted"}
-    await fed.domain_unblock("quiet.example")
+    await fed.federation.domain_unblock("quiet.example")
 
 
 def test_domain_blocks_from_the_command_line(settings):
@@ -323,7 +323,9 @@ async def test_rfc9421_signatures_are_accepted_and_checked(fed):
         ).encode()
 
     body = like(1)
-    assert await fed.receive_activity("POST", "/inbox", rfc9421_request(key_id, url, body), body)
+    assert await fed.federation.receive_activity(
+        "POST", "/inbox", rfc9421_request(key_id, url, body), body
+    )
     bad = [
         ("another body", lambda: (rfc9421_request(key_id, url, like(2)), like(3))),
         (
@@ -356,7 +358,7 @@ async def test_rfc9421_signatures_are_accepted_and_checked(fed):
     for why, make in bad:
         headers, sent = make()
         with pytest.raises(inbox.Refused) as refused:
-            await fed.receive_activity("POST", "/inbox", headers, sent)
+            await fed.federation.receive_activity("POST", "/inbox", headers, sent)
         assert refused.value.status == 401, why
 
 
@@ -425,7 +427,7 @@ async def test_a_move_is_recorded_when_the_new_account_names_the_old(fed):
         assert (await remote.details(fed.store, old.id)).get("moved_to") is None
         await inbox.process(fed.store, fed.queue, fed.settings, move(new_doc["id"]))
         moved_to = int((await remote.details(fed.store, old.id))["moved_to"])
-        assert (await fed.get_user(moved_to)).uri == new_doc["id"]
+        assert (await fed.accounts.get_user(moved_to)).uri == new_doc["id"]
     finally:
         server.shutdown()
 
@@ -470,13 +472,13 @@ async def test_a_server_that_signs_with_rfc9421_is_sent_rfc9421_signatures(fed):
                 "object": "http://127.0.0.1:1/users/x/statuses/1",
             }
         ).encode()
-        assert await fed.receive_activity(
+        assert await fed.federation.receive_activity(
             "POST",
             "/inbox",
             rfc9421_request(doc["publicKey"]["id"], "http://127.0.0.1:1/inbox", body),
             body,
         )
-        sender = await fed.sign_up(f"nine{time.time_ns() % 10**6}")
+        sender = await fed.accounts.sign_up(f"nine{time.time_ns() % 10**6}")
         sent = json.dumps({"type": "Create", "actor": "x"})
         for server in (nine, plain):
             inbox_url = f"http://127.0.0.1:{server.server_address[1]}/inbox"

@@ -185,7 +185,7 @@ async def test_local_work_runs_while_every_ingress_slot_waits_on_a_slow_peer(
         while trickler.requests < limits.INGRESS_SHARDS:  # every ingress slot waiting
             assert time.monotonic() - started < 10, "the boosts were never taken up"
             await asyncio.sleep(0.05)
-        sender = await rp.sign_up("local_sender")
+        sender = await rp.accounts.sign_up("local_sender")
         inbox = f"http://127.0.0.1:{quick.server_address[1]}/inbox"
         await rp.queue.enqueue(DeliverJob(sender.id, inbox, json.dumps({"type": "Create"})))
         queued = time.monotonic()

@@ -171,8 +171,8 @@ async def test_replays_are_counted_per_identifier_and_per_ip(server, tmp_path, r
         REDPOLL_STREAM_REPLAYS_PER_IP="5/60",
     ).start()
     try:
-        alice = await rp.sign_up("alice")
-        await rp.post(alice.id, "something to replay")
+        alice = await rp.accounts.sign_up("alice")
+        await rp.statuses.post(alice.id, "something to replay")
         sample = proc.base + "/1.1/statuses/sample.json"
         async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
 

@@ -25,7 +25,7 @@ BURST = 300
 async def test_a_burst_is_delivered_whole_in_order(srv, rp):
     base = srv.base
     (viewer,) = await asyncio.to_thread(accounts, base, 1)
-    author = await rp.sign_up("burster")
+    author = await rp.accounts.sign_up("burster")
     before = (await srv.astats())["backlog_reads"]
     async with (
         Conn(srv, "filter", track="burst") as tr,
@@ -40,7 +40,9 @@ async def test_a_burst_is_delivered_whole_in_order(srv, rp):
         assert tr.status == fo.status == sse.status_code == 200
         await srv.wait_subscribers(3)
         # concurrently: the statuses land in the log faster than the hub reads them
-        posted = await asyncio.gather(*(rp.post(author.id, f"burst {i}") for i in range(BURST)))
+        posted = await asyncio.gather(
+            *(rp.statuses.post(author.id, f"burst {i}") for i in range(BURST))
+        )
         want = {s.id for s in posted}
         got_tr: list[int] = []
         while len(got_tr) < BURST:

@@ -65,8 +65,8 @@ async def wait_for(predicate, what: str):
 
 
 async def test_tweepy_filter_and_sample_with_deletes_and_keep_alives(stream, rp):
-    alice = await rp.sign_up("alice")
-    bob = await rp.sign_up("bob")
+    alice = await rp.accounts.sign_up("alice")
+    bob = await rp.accounts.sign_up("bob")
     filt = LocalStream(stream.base)
     sample = LocalStream(stream.base)
     threads = [
@@ -81,12 +81,12 @@ async def test_tweepy_filter_and_sample_with_deletes_and_keep_alives(stream, rp)
     try:
         await wait_for(lambda: filt.connected.is_set() and sample.connected.is_set(), "connect")
         await stream.wait_subscribers(2)
-        s1 = await rp.post(alice.id, "Redis streams!")
-        s2 = await rp.post(bob.id, "bob talks")
-        s3 = await rp.post(alice.id, "from SF", {"location": "37.7,-122.4"})
-        s4 = await rp.post(alice.id, "unrelated")
-        await rp.delete_status(s1.id, alice.id)
-        await rp.delete_status(s4.id, alice.id)
+        s1 = await rp.statuses.post(alice.id, "Redis streams!")
+        s2 = await rp.statuses.post(bob.id, "bob talks")
+        s3 = await rp.statuses.post(alice.id, "from SF", {"location": "37.7,-122.4"})
+        s4 = await rp.statuses.post(alice.id, "unrelated")
+        await rp.statuses.delete(s1.id, alice.id)
+        await rp.statuses.delete(s4.id, alice.id)
         await wait_for(lambda: len(filt.statuses) >= 3 and filt.deletes, "tweepy filter events")
         assert [s.id for s in filt.statuses] == [s1.id, s2.id, s3.id]
         first = filt.statuses[0]
@@ -100,7 +100,7 @@ async def test_tweepy_filter_and_sample_with_deletes_and_keep_alives(stream, rp)
         want = [s.id for s in (s1, s2, s3, s4) if s.id % 100 in residues("oauth:access-token", 10)]
         marker = s4
         for i in range(200):  # post until one lands in the sample, as an end marker
-            marker = await rp.post(alice.id, f"filler {i}")
+            marker = await rp.statuses.post(alice.id, f"filler {i}")
             if marker.id % 100 in residues("oauth:access-token", 10):
                 break
         await wait_for(lambda: any(s.id == marker.id for s in sample.statuses), "sample marker")
@@ -140,7 +140,7 @@ def _collect(gen, n: int, out: list, done: threading.Event) -> None:
 
 
 async def test_python_twitter_filter_and_sample(stream, rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     api = twitter.Api(
         consumer_key="ck",
         consumer_secret="cs",
@@ -164,14 +164,14 @@ async def test_python_twitter_filter_and_sample(stream, rp):
     ts.start()
     try:
         await stream.wait_subscribers(2)
-        s1 = await rp.post(alice.id, "a Redis Stream")
-        await rp.post(alice.id, "only redis")
-        s3 = await rp.post(alice.id, "Cats!")
-        s4 = await rp.post(alice.id, "null island", {"location": "0.5,0.5"})
-        await rp.delete_status(s3.id, alice.id)
+        s1 = await rp.statuses.post(alice.id, "a Redis Stream")
+        await rp.statuses.post(alice.id, "only redis")
+        s3 = await rp.statuses.post(alice.id, "Cats!")
+        s4 = await rp.statuses.post(alice.id, "null island", {"location": "0.5,0.5"})
+        await rp.statuses.delete(s3.id, alice.id)
         sampled = None
         for i in range(300):
-            s = await rp.post(alice.id, f"sample filler {i}")
+            s = await rp.statuses.post(alice.id, f"sample filler {i}")
             from redpoll.stream.filters import residues
 
             if s.id % 100 in residues("oauth:pt-token", 10):

@@ -12,11 +12,11 @@ pytestmark = pytest.mark.timeout(180)
 
 
 async def test_reply_mentions_hashtags_and_boost_shapes(stream, rp):
-    ann, bob = await rp.sign_up("Ann"), await rp.sign_up("bob")
+    ann, bob = await rp.accounts.sign_up("Ann"), await rp.accounts.sign_up("bob")
     async with Conn(stream, "filter", follow=f"{ann.id},{bob.id}") as c:
-        root = await rp.post(ann.id, "first #Redis")
-        reply = await rp.post(bob.id, "@ann agreed #redis", in_reply_to=root.id)
-        bid = await rp.boost(bob.id, root.id)
+        root = await rp.statuses.post(ann.id, "first #Redis")
+        reply = await rp.statuses.post(bob.id, "@ann agreed #redis", in_reply_to=root.id)
+        bid = await rp.statuses.boost(bob.id, root.id)
         got = await c.lines.until(lambda m: m.get("id") == bid)
     by_id = {m["id"]: m for m in got if "id" in m}
     r = by_id[reply.id]
@@ -41,12 +41,12 @@ async def test_reply_mentions_hashtags_and_boost_shapes(stream, rp):
 
 
 async def test_track_matches_hashtags_and_mentions(stream, rp):
-    ann, _ = await rp.sign_up("ann"), await rp.sign_up("bob")
+    ann, _ = await rp.accounts.sign_up("ann"), await rp.accounts.sign_up("bob")
     async with Conn(stream, "filter", track="redis,bob,sentinel") as c:
-        tagged = await rp.post(ann.id, "all about #Redis today")
-        mentioned = await rp.post(ann.id, "thanks @bob!")
-        await rp.post(ann.id, "nothing to see")
-        end = await rp.post(ann.id, "sentinel")
+        tagged = await rp.statuses.post(ann.id, "all about #Redis today")
+        mentioned = await rp.statuses.post(ann.id, "thanks @bob!")
+        await rp.statuses.post(ann.id, "nothing to see")
+        end = await rp.statuses.post(ann.id, "sentinel")
         got = await c.lines.until(lambda m: m.get("id") == end.id)
     assert [m["id"] for m in got if "id" in m] == [tagged.id, mentioned.id, end.id]
 
@@ -54,15 +54,15 @@ async def test_track_matches_hashtags_and_mentions(stream, rp):
 async def test_track_matches_boosts_by_their_original(stream, rp):
     """A boost's own text is empty; track matches it by the boosted status's
     text, hashtags and mentions, as Twitter matched retweets."""
-    ann, bob = await rp.sign_up("ann"), await rp.sign_up("bob")
-    plain = await rp.post(ann.id, "nothing to track here")
-    tagged = await rp.post(ann.id, "about #Valkey and @bob")
-    worded = await rp.post(ann.id, "a Keyspace story")
+    ann, bob = await rp.accounts.sign_up("ann"), await rp.accounts.sign_up("bob")
+    plain = await rp.statuses.post(ann.id, "nothing to track here")
+    tagged = await rp.statuses.post(ann.id, "about #Valkey and @bob")
+    worded = await rp.statuses.post(ann.id, "a Keyspace story")
     async with Conn(stream, "filter", track="valkey,keyspace story") as c:
-        b_plain = await rp.boost(bob.id, plain.id)
-        b_tagged = await rp.boost(bob.id, tagged.id)
-        b_worded = await rp.boost(bob.id, worded.id)
-        end = await rp.post(ann.id, "#valkey end")
+        b_plain = await rp.statuses.boost(bob.id, plain.id)
+        b_tagged = await rp.statuses.boost(bob.id, tagged.id)
+        b_worded = await rp.statuses.boost(bob.id, worded.id)
+        end = await rp.statuses.post(ann.id, "#valkey end")
         got = await c.lines.until(lambda m: m.get("id") == end.id)
     assert [m["id"] for m in got if "id" in m] == [b_tagged, b_worded, end.id]
     assert b_plain not in [m.get("id") for m in got]

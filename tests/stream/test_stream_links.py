@@ -39,7 +39,7 @@ async def links_seen(proc: StreamProc, rp, host_of_second: str) -> tuple[dict, d
     """(status as seen by a client using the real address, by one sending
     ``Host: host_of_second``, by a WebSocket client using the real address);
     the second connects last."""
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     url = proc.base + "/api/v1/streaming/public"
     async with httpx.AsyncClient(timeout=httpx.Timeout(WAIT, read=None)) as c:
         token = await app_token(c, proc.base)
@@ -54,7 +54,7 @@ async def links_seen(proc: StreamProc, rp, host_of_second: str) -> tuple[dict, d
             await proc.wait_subscribers(2)
             async with c.stream("GET", url, headers=auth | {"Host": host_of_second}) as theirs:
                 await proc.wait_subscribers(3)
-                await rp.post(alice.id, "where do my links point?")
+                await rp.statuses.post(alice.id, "where do my links point?")
                 seen = await first_update(mine), await first_update(theirs)
                 frame = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
                 return seen[0], seen[1], json.loads(frame["payload"])

@@ -67,7 +67,7 @@ async def test_sse_list_id_past_2_53_is_404(proc, rp):
 
 
 async def test_websocket_list_id_past_2_53_is_an_error_frame_and_the_socket_lives(proc, rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     async with httpx.AsyncClient(timeout=WAIT) as c:
         token = await user_token(c, proc.base)
     async with connect(
@@ -82,7 +82,7 @@ async def test_websocket_list_id_past_2_53_is_an_error_frame_and_the_socket_live
         # the socket still works
         await ws.send(json.dumps({"type": "subscribe", "stream": "public"}))
         await proc.wait_subscribers(1)
-        status = await rp.post(alice.id, "still here")
+        status = await rp.statuses.post(alice.id, "still here")
         frame = json.loads(await asyncio.wait_for(ws.recv(), WAIT))
         assert frame["event"] == "update" and json.loads(frame["payload"])["id"] == str(status.id)
 

@@ -70,7 +70,7 @@ async def test_v1_and_sse_stream_through_the_asgi_request(plain, rp):
         # not handed off: the connection may be kept alive after the stream
         assert "close" not in v1.response.headers.get("connection", "")
         await plain.wait_subscribers(2)
-        post = await rp.post(uid, "plainasgi hello")
+        post = await rp.statuses.post(uid, "plainasgi hello")
         msgs = await v1.lines.until(lambda m: m.get("id") == post.id)
         assert msgs[-1]["text"] == "plainasgi hello"
         text = ""

@@ -21,7 +21,7 @@ async def test_slow_client_is_disconnected_and_nobody_else_notices(server, rp, t
     proc = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_QUEUE="50").start()
     slow = None
     try:
-        alice = await rp.sign_up("alice")
+        alice = await rp.accounts.sign_up("alice")
         # a raw socket client with a tiny receive window that never reads its body
         slow = socket.socket()
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -40,14 +40,14 @@ async def test_slow_client_is_disconnected_and_nobody_else_notices(server, rp, t
             )
             for round_ in range(200):
                 batch = await asyncio.gather(
-                    *(rp.post(alice.id, f"{text} {round_} {i}") for i in range(25))
+                    *(rp.statuses.post(alice.id, f"{text} {round_} {i}") for i in range(25))
                 )
                 posted.extend(s.id for s in batch)
                 if (await proc.astats())["stalls"] >= 1:
                     break
             assert (await proc.astats())["stalls"] == 1
             await proc.wait_subscribers(1)  # the slow one is gone ...
-            end = await rp.post(alice.id, "the end")
+            end = await rp.statuses.post(alice.id, "the end")
             got = await asyncio.wait_for(reader, WAIT)
             # ... and the fast one got every status, in the order of the log, none twice
             got_ids = [m["id"] for m in got if "id" in m]
@@ -72,12 +72,12 @@ async def test_redis_restart_clients_stay_connected_and_keep_receiving(tmp_path)
     try:
         proc = StreamProc(own.url, False, tmp_path).start()
         engine = await Redpoll.open(Settings(redis_url=own.url))
-        alice = await engine.sign_up("alice")
+        alice = await engine.accounts.sign_up("alice")
         async with (
             Conn(proc, "filter", track="restart") as c,
             Conn(proc, "sample", method="GET", percent="100") as fire,
         ):
-            s1 = await engine.post(alice.id, "before restart")
+            s1 = await engine.statuses.post(alice.id, "before restart")
             assert (await c.lines.message())["id"] == s1.id
             assert (await fire.lines.message())["id"] == s1.id
             await engine.close()
@@ -87,7 +87,7 @@ async def test_redis_restart_clients_stay_connected_and_keep_receiving(tmp_path)
             assert await c.lines.line() == b""
             await asyncio.to_thread(own.start)  # same port, same data directory
             engine = await Redpoll.open(Settings(redis_url=own.url))
-            s2 = await engine.post(alice.id, "after restart")
+            s2 = await engine.statuses.post(alice.id, "after restart")
             got = await c.lines.until(lambda m: m.get("id") == s2.id)
             assert [m["id"] for m in got] == [s2.id]
             got = await fire.lines.until(lambda m: m.get("id") == s2.id)

@@ -121,7 +121,7 @@ async def test_revoking_a_token_closes_its_streams_and_only_those(proc, rp):
         await proc.wait_subscribers(3)
 
         # the other token's streams still deliver
-        status = await rp.post(uid, "still streaming")
+        status = await rp.statuses.post(uid, "still streaming")
         line = b""
         async for chunk in keep_v1.aiter_raw():
             line += chunk

@@ -13,4 +13,4 @@ def sentinel_text(tag: str) -> str:
 async def marker(rp, uid: int, tag: str):
     """Post a status every client in a test matches (sample 100 / track 'sentinel')
     so a test can tell that everything before it has been delivered."""
-    return await rp.post(uid, sentinel_text(tag))
+    return await rp.statuses.post(uid, sentinel_text(tag))

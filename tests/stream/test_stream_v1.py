@@ -70,9 +70,9 @@ async def test_bad_percent_is_406_and_wrong_method_405(stream):
 
 # --- filters ----------------------------------------------------------------------------------
 async def test_track_follow_locations_each_and_ored(stream, rp):
-    alice = await rp.sign_up("alice")
-    bob = await rp.sign_up("bob")
-    carol = await rp.sign_up("carol")
+    alice = await rp.accounts.sign_up("alice")
+    bob = await rp.accounts.sign_up("bob")
+    carol = await rp.accounts.sign_up("carol")
     async with (
         Conn(stream, "filter", track="redis stream,sentinel") as tr,
         Conn(stream, "filter", follow=f"{bob.id},sentinel_x") as fo_id,
@@ -90,15 +90,15 @@ async def test_track_follow_locations_each_and_ored(stream, rp):
     ):
         for c in (tr, fo_id, fo_login, geo, geo2, combo):
             assert c.status == 200
-        s1 = await rp.post(alice.id, "A Redis STREAM, really.")  # track
-        await rp.post(alice.id, "redis without the other word")  # nothing
-        s3 = await rp.post(bob.id, "hello from bob")  # follow id
-        s4 = await rp.post(alice.id, "hey @carol look")  # follow login (mention)
-        s5 = await rp.post(carol.id, "carol posting")  # follow login (author)
-        s6 = await rp.post(alice.id, "in SF", {"location": "37.77,-122.41"})  # box 1
-        s7 = await rp.post(alice.id, "near 0,0", {"location": "0.5,0.5"})  # box 2
-        s8 = await rp.post(alice.id, "I love cats!")  # combo track
-        end = await rp.post(bob.id, "sentinel @sentinel_x", {"location": "0.1,0.1"})
+        s1 = await rp.statuses.post(alice.id, "A Redis STREAM, really.")  # track
+        await rp.statuses.post(alice.id, "redis without the other word")  # nothing
+        s3 = await rp.statuses.post(bob.id, "hello from bob")  # follow id
+        s4 = await rp.statuses.post(alice.id, "hey @carol look")  # follow login (mention)
+        s5 = await rp.statuses.post(carol.id, "carol posting")  # follow login (author)
+        s6 = await rp.statuses.post(alice.id, "in SF", {"location": "37.77,-122.41"})  # box 1
+        s7 = await rp.statuses.post(alice.id, "near 0,0", {"location": "0.5,0.5"})  # box 2
+        s8 = await rp.statuses.post(alice.id, "I love cats!")  # combo track
+        end = await rp.statuses.post(bob.id, "sentinel @sentinel_x", {"location": "0.1,0.1"})
 
         def got(c):
             return c.lines.until(lambda m: m.get("id") == end.id)
@@ -112,14 +112,14 @@ async def test_track_follow_locations_each_and_ored(stream, rp):
 
 
 async def test_sample_percent_seeded_by_identifier_and_firehose(stream, rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     async with (
         Conn(stream, "sample", method="GET", identifier="seed-a", percent="20") as a,
         Conn(stream, "sample", method="GET", identifier="seed-b", percent="20") as b,
         Conn(stream, "sample", method="POST", identifier="seed-c", percent="100") as fire,
         Conn(stream, "sample", method="GET", identifier="seed-d") as default,
     ):
-        posted = [await rp.post(alice.id, f"status {i}") for i in range(100)]
+        posted = [await rp.statuses.post(alice.id, f"status {i}") for i in range(100)]
         last = posted[-1].id
         want = {
             k: [s.id for s in posted if s.id % 100 in residues(k, p)]
@@ -138,15 +138,15 @@ async def test_sample_percent_seeded_by_identifier_and_firehose(stream, rp):
 
 # --- deletes ------------------------------------------------------------------------------------
 async def test_delete_goes_exactly_to_clients_that_got_the_status(stream, rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     async with (
         Conn(stream, "filter", track="redis,sentinel") as yes,
         Conn(stream, "filter", track="cats,sentinel") as no,
     ):
-        s = await rp.post(alice.id, "redis news")
-        other = await rp.post(alice.id, "cats news")
-        await rp.delete_status(s.id, alice.id)
-        end = await rp.post(alice.id, "sentinel")
+        s = await rp.statuses.post(alice.id, "redis news")
+        other = await rp.statuses.post(alice.id, "cats news")
+        await rp.statuses.delete(s.id, alice.id)
+        end = await rp.statuses.post(alice.id, "sentinel")
         got_yes = await yes.lines.until(lambda m: m.get("id") == end.id)
         got_no = await no.lines.until(lambda m: m.get("id") == end.id)
         assert ids(got_yes) == [s.id, end.id]
@@ -163,11 +163,11 @@ async def test_delete_goes_exactly_to_clients_that_got_the_status(stream, rp):
 
 # --- framing and status shape --------------------------------------------------------------------
 async def test_status_shape_and_line_framing(stream, rp):
-    alice = await rp.sign_up("Alice")
+    alice = await rp.accounts.sign_up("Alice")
     async with Conn(stream, "filter", track="shape") as c:
         assert c.response.headers["transfer-encoding"] == "chunked"
         assert c.response.headers["content-type"].startswith("application/json")
-        s = await rp.post(alice.id, "shape #redis @bob", {"location": "10.5,20.25"})
+        s = await rp.statuses.post(alice.id, "shape #redis @bob", {"location": "10.5,20.25"})
         msg = await c.lines.message()
     assert msg["id"] == s.id and msg["id_str"] == str(s.id) and msg["text"] == "shape #redis @bob"
     assert msg["user"] == {
@@ -186,13 +186,13 @@ async def test_status_shape_and_line_framing(stream, rp):
 
 
 async def test_delimited_length_framing_and_other_values_unset(stream, rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     async with (
         Conn(stream, "filter", track="framed", delimited="length") as d,
         Conn(stream, "filter", track="framed", delimited="False") as plain,
     ):
-        s1 = await rp.post(alice.id, "framed one")
-        s2 = await rp.post(alice.id, "framed two ünïcode")
+        s1 = await rp.statuses.post(alice.id, "framed one")
+        s2 = await rp.statuses.post(alice.id, "framed two ünïcode")
         got = []
         while len(got) < 2:
             line = await d.lines.line()
@@ -217,11 +217,13 @@ async def test_keep_alive_newlines_on_an_idle_stream(stream):
 
 # --- backfill --------------------------------------------------------------------------------
 async def test_count_backfill_positive_then_live_and_negative_disconnects(stream, rp):
-    alice = await rp.sign_up("alice")
-    old = [await rp.post(alice.id, f"old {i} {'odd' if i % 2 else 'even'}") for i in range(10)]
+    alice = await rp.accounts.sign_up("alice")
+    old = [
+        await rp.statuses.post(alice.id, f"old {i} {'odd' if i % 2 else 'even'}") for i in range(10)
+    ]
     # count=6 considers the last 6 events; the filter keeps the odd ones among them
     async with Conn(stream, "filter", track="odd,live", count="6") as c:
-        live = await rp.post(alice.id, "live one")
+        live = await rp.statuses.post(alice.id, "live one")
         got = await c.lines.until(lambda m: m.get("id") == live.id)
         assert ids(got) == [s.id for s in old[4:] if "odd" in s.text] + [live.id]
     async with Conn(stream, "sample", method="GET", percent="100", count="-3") as c:
@@ -237,9 +239,9 @@ async def test_small_queue_backfill_warns_then_overflow_disconnects(stream, tmp_
     url, cluster, _ = server
     small = StreamProc(url, cluster, tmp_path, REDPOLL_STREAM_QUEUE="20").start()
     try:
-        alice = await rp.sign_up("alice")
+        alice = await rp.accounts.sign_up("alice")
         for i in range(30):
-            await rp.post(alice.id, f"filler {i}")
+            await rp.statuses.post(alice.id, f"filler {i}")
         # 15 of 20 slots at once: over 60% -> FALLING_BEHIND (asked for), then drained
         async with Conn(
             small, "sample", method="GET", percent="100", count="15", stall_warnings="true"
@@ -271,7 +273,7 @@ async def test_client_disconnect_releases_the_subscription(stream, rp):
 
 
 async def test_raw_socket_request_and_chunked_wire_format(stream, rp):
-    alice = await rp.sign_up("alice")
+    alice = await rp.accounts.sign_up("alice")
     reader, writer = await asyncio.open_connection("127.0.0.1", stream.port)
     body = b"identifier=raw&track=wire"
     writer.write(
@@ -282,7 +284,7 @@ async def test_raw_socket_request_and_chunked_wire_format(stream, rp):
     await writer.drain()
     head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
     assert head.startswith(b"HTTP/1.1 200") and b"transfer-encoding: chunked" in head.lower()
-    s = await rp.post(alice.id, "wire test")
+    s = await rp.statuses.post(alice.id, "wire test")
     while True:  # chunks: hex size \r\n data \r\n; skip keep-alive chunks
         size = int((await asyncio.wait_for(reader.readuntil(b"\r\n"), 30)).strip(), 16)
         data = await reader.readexactly(size + 2)

@@ -319,14 +319,14 @@ async def test_slow_socket_is_cut_off_and_nobody_else_notices(server, rp, tmp_pa
             text = "x" * 450
             for round_ in range(200):
                 batch = await asyncio.gather(
-                    *(rp.post(alice_id, f"{text} {round_} {i}") for i in range(25))
+                    *(rp.statuses.post(alice_id, f"{text} {round_} {i}") for i in range(25))
                 )
                 posted.extend(s.id for s in batch)
                 if (await proc.astats())["stalls"] >= 1:
                     break
             assert (await proc.astats())["stalls"] == 1
             await proc.wait_subscribers(1)  # the slow one is gone ...
-            end = await rp.post(alice_id, "the end")
+            end = await rp.statuses.post(alice_id, "the end")
             await asyncio.wait_for(reader, WAIT)
             # ... and the fast one got every status, none twice
             got = [

@@ -55,21 +55,21 @@ async def scenario(rp, srv, threshold: int) -> dict:
     (through a real serve too, unless ``srv`` is None)."""
     s = {}
     for name in ("viewer", "viewer2", "big1", "big2", "big3", "small1", "small2", "stranger"):
-        s[name] = (await rp.sign_up(name)).id
-    fans = [(await rp.sign_up(f"fan{i}")).id for i in range(4)]
+        s[name] = (await rp.accounts.sign_up(name)).id
+    fans = [(await rp.accounts.sign_up(f"fan{i}")).id for i in range(4)]
     for big in ("big1", "big2", "big3"):
         for fan in fans:  # 5 followers with the viewer: large at threshold 3
-            await rp.follow(fan, s[big])
+            await rp.relations.follow(fan, s[big])
     for target in ("big1", "big2", "big3", "small1", "small2"):
-        await rp.follow(s["viewer"], s[target])
+        await rp.relations.follow(s["viewer"], s[target])
     for target in ("big1", "small1"):
-        await rp.follow(s["viewer2"], s[target])
+        await rp.relations.follow(s["viewer2"], s[target])
     await follows.set_show_reblogs(rp.store, s["viewer"], s["big3"], False)  # reblogs=false
     texts = {}
 
     async def post(who, text, **extra):
         reply = extra.pop("in_reply_to", None)
-        status = await rp.post(s[who], text, extra or None, reply)
+        status = await rp.statuses.post(s[who], text, extra or None, reply)
         texts[text] = status.id
         return status.id
 
@@ -85,19 +85,19 @@ async def scenario(rp, srv, threshold: int) -> dict:
     await post("big1", "b1 unlisted", visibility="unlisted")
     await post("big1", "@stranger b1 reply to a stranger", in_reply_to=texts["not followed"])
     await post("big1", "@small1 b1 reply to small1", in_reply_to=texts["s1 0"])
-    await rp.boost(s["big2"], texts["s1 3"])  # its original just below: left out
-    await rp.boost(s["big2"], texts["not followed"])  # shown
-    await rp.boost(s["small2"], texts["b1 3"])  # original (a big one's) just below
-    await rp.boost(s["big3"], texts["s1 2"])  # viewer hides big3's boosts
+    await rp.statuses.boost(s["big2"], texts["s1 3"])  # its original just below: left out
+    await rp.statuses.boost(s["big2"], texts["not followed"])  # shown
+    await rp.statuses.boost(s["small2"], texts["b1 3"])  # original (a big one's) just below
+    await rp.statuses.boost(s["big3"], texts["s1 2"])  # viewer hides big3's boosts
     await post("big3", "b3 own")
-    await rp.delete_status(texts["b1 1"], s["big1"])
-    await rp.delete_status(texts["s1 1"], s["small1"])
+    await rp.statuses.delete(texts["b1 1"], s["big1"])
+    await rp.statuses.delete(texts["s1 1"], s["small1"])
     for i in range(3):
         await post("small2", f"s2 {i}")
         await post("big1", f"b1 late {i}")
-    await rp.mute(s["viewer"], s["small2"])
+    await rp.relations.mute(s["viewer"], s["small2"])
     for fan, text in ((fans[0], "b1 0"), (fans[1], "b1 0"), (fans[0], "s1 0")):
-        await rp.favourite(fan, texts[text])  # counts a page shows
+        await rp.statuses.favourite(fan, texts[text])  # counts a page shows
     await rp.drain()
 
     async def big_homes() -> int:
@@ -107,16 +107,16 @@ async def scenario(rp, srv, threshold: int) -> dict:
     posted = await big_homes()  # before the viewer reads: what posting put there
     pages = {
         "viewer": await walks(
-            lambda **c: rp.home_timeline(s["viewer"], **c), await rp.home_timeline(s["viewer"])
+            lambda **c: rp.timelines.home(s["viewer"], **c), await rp.timelines.home(s["viewer"])
         ),
         "viewer2": await walks(
-            lambda **c: rp.home_timeline(s["viewer2"], **c), await rp.home_timeline(s["viewer2"])
+            lambda **c: rp.timelines.home(s["viewer2"], **c), await rp.timelines.home(s["viewer2"])
         ),
     }
-    await rp.block(s["viewer"], s["big2"])
+    await rp.relations.block(s["viewer"], s["big2"])
     await rp.drain()
     pages["blocked"] = await walks(
-        lambda **c: rp.home_timeline(s["viewer"], **c), await rp.home_timeline(s["viewer"])
+        lambda **c: rp.timelines.home(s["viewer"], **c), await rp.timelines.home(s["viewer"])
     )
     pages["big_homes"] = (posted, await big_homes())
     pages["texts"] = texts

@@ -42,32 +42,32 @@ async def build(url: str, cluster: bool) -> dict:
     )
     rp = await Redpoll.open(settings)
     try:
-        alice = await rp.sign_up("alice", display_name="Early Bird")
-        bob = await rp.sign_up("bob", display_name="Night Owl")
-        carol = await rp.sign_up("carol", display_name="Song Thrush")
-        dave = await rp.sign_up("dave", display_name="Redpoll Fan")
+        alice = await rp.accounts.sign_up("alice", display_name="Early Bird")
+        bob = await rp.accounts.sign_up("bob", display_name="Night Owl")
+        carol = await rp.accounts.sign_up("carol", display_name="Song Thrush")
+        dave = await rp.accounts.sign_up("dave", display_name="Redpoll Fan")
         for who in (bob, carol, dave):
-            await rp.follow(who.id, alice.id)
-        await rp.follow(alice.id, bob.id)
-        first = await rp.post(alice.id, "hello #birds")
+            await rp.relations.follow(who.id, alice.id)
+        await rp.relations.follow(alice.id, bob.id)
+        first = await rp.statuses.post(alice.id, "hello #birds")
         replies = {
-            "public": await rp.post(bob.id, "hi alice", in_reply_to=first.id),
-            "unlisted": await rp.post(
+            "public": await rp.statuses.post(bob.id, "hi alice", in_reply_to=first.id),
+            "unlisted": await rp.statuses.post(
                 dave.id, "quietly", {"visibility": "unlisted"}, in_reply_to=first.id
             ),
-            "private": await rp.post(
+            "private": await rp.statuses.post(
                 carol.id, "followers only", {"visibility": "private"}, in_reply_to=first.id
             ),
-            "deleted": await rp.post(bob.id, "oops", in_reply_to=first.id),
+            "deleted": await rp.statuses.post(bob.id, "oops", in_reply_to=first.id),
         }
-        await rp.delete_status(replies["deleted"].id, bob.id)
-        second = await rp.post(bob.id, "a second thread")
-        await rp.post(alice.id, "and a reply to it", in_reply_to=second.id)
-        await rp.favourite(bob.id, first.id)
-        await rp.boost(carol.id, first.id)
-        await rp.bookmark(dave.id, first.id)
-        await rp.mute(alice.id, carol.id)
-        await rp.mute(bob.id, dave.id, 0, False)
+        await rp.statuses.delete(replies["deleted"].id, bob.id)
+        second = await rp.statuses.post(bob.id, "a second thread")
+        await rp.statuses.post(alice.id, "and a reply to it", in_reply_to=second.id)
+        await rp.statuses.favourite(bob.id, first.id)
+        await rp.statuses.boost(carol.id, first.id)
+        await rp.statuses.bookmark(dave.id, first.id)
+        await rp.relations.mute(alice.id, carol.id)
+        await rp.relations.mute(bob.id, dave.id, 0, False)
         far = await remote.keep(
             rp.store,
             remote.parse_actor(
@@ -78,21 +78,23 @@ async def build(url: str, cluster: bool) -> dict:
                     "inbox": "https://far.example/users/erin/inbox",
                     "publicKey": {
                         "id": "https://far.example/users/erin#main-key",
-                        "publicKeyPem": (await rp.actor_document("bob"))["publicKey"][
+                        "publicKeyPem": (await rp.federation.actor_document("bob"))["publicKey"][
                             "publicKeyPem"
                         ],
                     },
                 }
             ),
         )
-        chums = await rp.create_list(alice.id, "chums")
-        await rp.add_to_list(alice.id, chums.id, bob.id)
+        chums = await rp.lists.create(alice.id, "chums")
+        await rp.lists.add(alice.id, chums.id, bob.id)
         # the key pairs that sign federation: an account's, the server's
         pems = {
-            login: (await rp.actor_document(login))["publicKey"]["publicKeyPem"]
+            login: (await rp.federation.actor_document(login))["publicKey"]["publicKeyPem"]
             for login in ("alice", "bob")
         }
-        pems["instance"] = (await rp.instance_actor_document())["publicKey"]["publicKeyPem"]
+        pems["instance"] = (await rp.federation.instance_actor_document())["publicKey"][
+            "publicKeyPem"
+        ]
         await rp.drain()
         return {
             "users": {u.login: u.id for u in (alice, bob, carol, dave)},
