@@ -13,7 +13,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from ..bus.queue import JobQueue, NotYet, entry_ms
 from ..core import keys, limits, validate
 from ..core.errors import LoginTaken, UserNotFound, ValidationError
-from ..core.models import VISIBILITIES, User, now_ms
+from ..core.models import QUOTE_POLICIES, VISIBILITIES, User, now_ms
 from ..instance import activity
 from ..records.users import claim_uid, get_user, lookup, require_users
 from ..storage.store import Store
@@ -167,10 +167,15 @@ async def update_profile(
     privacy: str | None = None,
     locked: bool | None = None,
     indexable: bool | None = None,
+    quote_policy: str | None = None,
+    attribution_domains: list[str] | None = None,
 ) -> User:
     """Change what is given (None: keep). ``fields`` replaces the profile's
     name/value pairs (an empty list clears them); ``privacy`` is the
-    visibility of posts that name none (redpoll.relations.visibility)."""
+    visibility of posts that name none (redpoll.relations.visibility),
+    ``quote_policy`` who may quote a post that names none (public,
+    followers, nobody); ``attribution_domains`` replaces the websites
+    allowed to credit the account."""
     uid = validate.an_id(uid, "user_id")
     changes: dict[str, str] = {}
     if display_name is not None:
@@ -195,6 +200,14 @@ async def update_profile(
         if privacy not in VISIBILITIES:
             raise ValidationError("privacy", "must be one of " + ", ".join(VISIBILITIES))
         changes["privacy"] = privacy
+    if quote_policy is not None:
+        if quote_policy not in QUOTE_POLICIES:
+            raise ValidationError(
+                "source[quote_policy]", "must be one of " + ", ".join(QUOTE_POLICIES)
+            )
+        changes["qpol"] = quote_policy
+    if attribution_domains is not None:
+        changes["attr"] = validate.attribution_domains(attribution_domains)
     if changes:
         await require_users(store, uid)
         # one transaction (a single slot): the fields and the record's rev

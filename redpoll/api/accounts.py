@@ -124,6 +124,29 @@ async def verify_credentials(ctx: Ctx) -> Response:
 
 @endpoint(
     "GET",
+    "/api/v1/accounts",
+    auth="optional",
+    scope="read:accounts",
+    doc=Doc(
+        "Several accounts by id (Mastodon 4.3), in the order asked, each once; ids of "
+        "no account, or of one not approved yet, are left out",
+        "Accounts",
+        ACCOUNTS_REF,
+        params=[
+            query_param(
+                "id[]", {"type": "array", "items": ID, "maxItems": limits.API_IDS_PER_REQUEST}
+            )
+        ],
+    ),
+)
+async def get_accounts(ctx: Ctx) -> Response:
+    ids = list(dict.fromkeys(ctx.params.ids("id")))
+    found = {u.id: u for u in await ctx.rp.accounts.get_users(ids) if not u.pending}
+    return JSON([entities.account(found[uid], ctx.base) for uid in ids if uid in found])
+
+
+@endpoint(
+    "GET",
     "/api/v1/accounts/{id}",
     auth="optional",
     scope="read:accounts",

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from starlette.responses import Response
 
-from ..collections.collections import Collection, Item
+from ..collections.collections import Collection
 from ..core import limits
 from ..core.models import User
 from ..render import entities
@@ -56,34 +56,9 @@ def _links(ctx: Ctx, count: int) -> dict:
     return {"Link": ", ".join(links)} if links else {}
 
 
-def item_entity(item: Item) -> dict:
-    return {
-        "id": str(item.id),
-        "account_id": str(item.account),
-        "state": item.state,
-        "created_at": entities.iso(item.created_at),
-    }
-
-
 def collection_entity(ctx: Ctx, c: Collection) -> dict:
-    """Mastodon's Collection, with the items as shown (item_count theirs)."""
-    return {
-        "id": str(c.id),
-        "uri": f"{ctx.base}/collections/{c.id}",
-        "url": None,  # no page of its own here
-        "name": c.name,
-        "description": c.description,
-        "language": c.language,
-        "account_id": str(c.owner),
-        "local": True,
-        "sensitive": c.sensitive,
-        "discoverable": c.discoverable,
-        "item_count": len(c.items),
-        "created_at": entities.iso(c.created_at),
-        "updated_at": entities.iso(c.updated_at),
-        "tag": {"name": c.tag, "url": f"{ctx.base}/tags/{c.tag}"} if c.tag else None,
-        "items": [item_entity(i) for i in c.items],
-    }
+    """Mastodon's Collection (redpoll.render.entities.collection)."""
+    return entities.collection(c, ctx.base)
 
 
 def _with_accounts(ctx: Ctx, shown: tuple[Collection, list[User]]) -> dict:
@@ -192,7 +167,7 @@ async def delete_collection(ctx: Ctx) -> Response:
 async def add_item(ctx: Ctx) -> Response:
     account = ctx.params.str("account_id", required=True, max_chars=20)
     item = await ctx.rp.collections.item(ctx.uid, ctx.path_id(), "add", account)
-    return JSON({"collection_item": item_entity(item)})
+    return JSON({"collection_item": entities.collection_item(item)})
 
 
 @endpoint(

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ..core import limits
 from ..core.version import __version__
+from ..notifications import notifications
 
 ID = {"type": "string", "pattern": "^[0-9]{1,16}$", "examples": ["1"]}
 NULLABLE_STR = {"type": ["string", "null"]}
@@ -77,6 +78,8 @@ CREDENTIAL_ACCOUNT = {
                 "source": obj(
                     {
                         "privacy": STR,
+                        "quote_policy": {"enum": ["public", "followers", "nobody"]},
+                        "attribution_domains": array(STR),
                         "sensitive": BOOL,
                         "language": NULLABLE_STR,
                         "note": STR,
@@ -286,7 +289,12 @@ NOTIFICATION = obj(
         "created_at": {"type": "string", "format": "date-time"},
         "account": ref("Account"),
     },
-    {"status": ref("Status"), "filtered": BOOL, "moderation_warning": ref("AccountWarning")},
+    {
+        "status": ref("Status"),
+        "filtered": BOOL,
+        "moderation_warning": ref("AccountWarning"),
+        "collection": ref("Collection"),  # added_to_collection (Mastodon 4.6)
+    },
 )
 NOTIFICATION_GROUP = obj(
     {
@@ -299,6 +307,7 @@ NOTIFICATION_GROUP = obj(
     {
         "status_id": ID,
         "moderation_warning": ref("AccountWarning"),
+        "collection": ref("Collection"),
         "page_min_id": ID,
         "page_max_id": ID,  # the last three on pages only
         "latest_page_notification_at": {"type": "string", "format": "date-time"},
@@ -340,7 +349,22 @@ GROUPED_NOTIFICATIONS = obj(
         "accounts": array(ref("Account")),
         "statuses": array(ref("Status")),
         "notification_groups": array(ref("NotificationGroup")),
-    }
+    },
+    {  # expand_accounts=partial_avatars (PartialAccountWithAvatar)
+        "partial_accounts": array(
+            obj(
+                {
+                    "id": ID,
+                    "acct": STR,
+                    "url": STR,
+                    "avatar": STR,
+                    "avatar_static": STR,
+                    "locked": BOOL,
+                    "bot": BOOL,
+                }
+            )
+        )
+    },
 )
 MARKER = obj(
     {"last_read_id": ID, "version": INT, "updated_at": {"type": "string", "format": "date-time"}}
@@ -639,6 +663,7 @@ PREFERENCES = obj(
         "posting:default:visibility": {"enum": ["public", "unlisted", "private", "direct"]},
         "posting:default:sensitive": BOOL,
         "posting:default:language": NULLABLE_STR,
+        "posting:default:quote_policy": {"enum": ["public", "followers", "nobody"]},
         "reading:expand:media": {"enum": ["default", "show_all", "hide_all"]},
         "reading:expand:spoilers": BOOL,
     }
@@ -720,25 +745,12 @@ ACCOUNTS_PAGE = [
     query_param("min_id", ID),
     query_param("limit", {"type": "integer", "minimum": 1, "maximum": limits.ACCOUNTS_PAGE_MAX}),
 ]
+#: ``types[]``/``exclude_types[]``/``grouped_types[]``: every kind the one list
+#: (redpoll.notifications.notifications.TYPES) names, each at most once.
 NOTIFICATION_TYPES = {
     "type": "array",
-    "maxItems": 12,
-    "items": {
-        "enum": [
-            "mention",
-            "status",
-            "reblog",
-            "follow",
-            "follow_request",
-            "favourite",
-            "poll",
-            "update",
-            "admin.sign_up",
-            "admin.report",
-            "severed_relationships",
-            "moderation_warning",
-        ]
-    },
+    "maxItems": len(notifications.TYPES),
+    "items": {"enum": list(notifications.TYPES)},
 }
 NOTIFICATIONS_QUERY = [
     *PAGE[:3],

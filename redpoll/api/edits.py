@@ -7,6 +7,7 @@ from starlette.responses import Response
 
 from ..core import limits
 from ..core.errors import Forbidden, ValidationError
+from ..quotes import quotes
 from ..render import entities
 from .context import Ctx
 from .contract import BOOL, ID, POLL_PARAM, Doc, array, path_param, ref, request_body
@@ -38,6 +39,7 @@ from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
                 "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},
                 "media_ids": {"type": "array", "items": ID, "maxItems": limits.MEDIA_PER_STATUS},
                 "poll": POLL_PARAM,
+                "quote_approval_policy": {"enum": list(quotes.POLICIES)},
             }
         ),
     ),
@@ -53,6 +55,9 @@ async def edit_status(ctx: Ctx) -> Response:
         if not _LANGUAGE.fullmatch(language):
             raise ValidationError("language", "must be an ISO 639 language code")
     media = _media_ids(ctx) if p.raw("media_ids") is not None else None
+    policy = p.str("quote_approval_policy", max_chars=20)
+    if policy:  # checked before anything is written
+        quotes.policy_param(policy, "public")
     try:
         status = await ctx.rp.statuses.edit(
             ctx.uid,
@@ -64,9 +69,33 @@ async def edit_status(ctx: Ctx) -> Response:
             media=media,
             poll=poll,
         )
+        if policy:  # Mastodon 4.5: an edit may change who may quote it; a second
+            # atomic step (quote_policy's script), the same on a retried request
+            await ctx.rp.statuses.set_quote_policy(ctx.uid, status.id, policy)
+            status = await ctx.rp.statuses.seen_status(ctx.viewer, status.id)
     except Forbidden:  # another's status: Mastodon answers 404
         raise ApiError(404, NOT_FOUND) from None
     return JSON((await render_statuses(ctx, [status]))[0])
+
+
+@endpoint(
+    "POST",
+    "/api/v1/statuses/{id}/translate",
+    auth="required",
+    scope="read:statuses",
+    doc=Doc(
+        "Translate a status: this server has no translation service (its instance "
+        "configuration says translation.enabled false), so 404 as Mastodon answers then "
+        "(and for a status the caller may not see)",
+        "Statuses",
+        {"type": "object"},
+        params=[path_param()],
+        body=request_body({"lang": {"type": "string", "maxLength": 16}}),
+    ),
+)
+async def translate(ctx: Ctx) -> Response:
+    await ctx.rp.statuses.seen_status(ctx.viewer, ctx.path_id())  # 404 for one not seen
+    raise ApiError(404, NOT_FOUND)  # Mastodon's TranslationService::NotConfiguredError
 
 
 @endpoint(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 from starlette.responses import Response
@@ -10,10 +11,10 @@ from ..core import limits
 from ..core.version import __version__
 from ..media.processing import SUPPORTED_MIME_TYPES
 from ..render import entities
-from ..render.entities import VERSION
+from ..render.entities import MASTODON_API_VERSION, VERSION
 from .context import Ctx
 from .contract import INSTANCE_TAG, STR, Doc, array, obj, ref
-from .responses import JSON
+from .responses import JSON, NOT_FOUND, ApiError
 from .routing import endpoint
 
 SOURCE_URL = "https://example.invalid/redpoll"  # no public repository yet
@@ -211,7 +212,7 @@ async def instance_v2(ctx: Ctx) -> Response:
                 "translation": {"enabled": False},
             },
             "registrations": registrations_entity(signup),
-            "api_versions": {"mastodon": 2},
+            "api_versions": {"mastodon": MASTODON_API_VERSION},  # which, why: render.entities
             # the year whose annual reports may be asked for now (Mastodon 4.6)
             "wrapstodon": ctx.rp.annual.wrapstodon(),
             "contact": {"email": told["email"], "account": None},
@@ -300,3 +301,121 @@ async def peers(ctx: Ctx) -> Response:
 )
 async def translation_languages(ctx: Ctx) -> Response:
     return JSON({})
+
+
+#: Mastodon 4.4's TermsOfService entity (this server publishes none yet)
+TERMS_OF_SERVICE = obj(
+    {
+        "effective_date": STR,
+        "effective": {"type": "boolean"},
+        "content": STR,
+        "succeeded_by": {"type": ["string", "null"]},
+    }
+)
+
+
+async def _no_terms(ctx: Ctx) -> Response:
+    """Mastodon's answer while a server has published no terms of service
+    (TermsOfService.published is empty): 404, Record not found. Clients
+    (the official apps' sign-up) then show none."""
+    raise ApiError(404, NOT_FOUND)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/terms_of_service",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The server's terms of service in force (Mastodon 4.4): none published here, so "
+        "404 as Mastodon answers then",
+        INSTANCE_TAG,
+        TERMS_OF_SERVICE,
+    ),
+)
+async def terms_of_service(ctx: Ctx) -> Response:
+    return await _no_terms(ctx)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/terms_of_service/{date}",
+    auth="none",
+    params=False,
+    doc=Doc(
+        "The terms of service in force on a date (Mastodon 4.4): 404, none published",
+        INSTANCE_TAG,
+        TERMS_OF_SERVICE,
+        params=[
+            {
+                "name": "date",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "format": "date"},
+            }
+        ],
+    ),
+)
+async def terms_of_service_on(ctx: Ctx) -> Response:
+    return await _no_terms(ctx)
+
+
+def _shown_to(setting: str, signed_in: bool) -> bool:
+    """Mastodon's show_domain_blocks(_rationale): disabled (its default), users, all."""
+    return setting == "all" or (setting == "users" and signed_in)
+
+
+def public_domain(host: str, obfuscate: bool) -> str:
+    """A blocked domain as the public list shows it: obfuscated, its middle
+    letters starred (dots kept, about a quarter of it shown at each end), as
+    Mastodon's DomainBlock#public_domain."""
+    if not obfuscate:
+        return host
+    n = len(host)
+    shown = n // 4
+    return "".join("*" if shown < i < n - shown and c != "." else c for i, c in enumerate(host))
+
+
+@endpoint(
+    "GET",
+    "/api/v1/instance/domain_blocks",
+    auth="optional",
+    params=False,
+    doc=Doc(
+        "The servers this one limits or suspends, when its show_domain_blocks setting "
+        "lets the caller see them (all; users: signed in): domain (starred when "
+        "obfuscated), sha256 digest, severity, and the public comment when "
+        "show_domain_blocks_rationale allows; otherwise 404, as Mastodon",
+        INSTANCE_TAG,
+        array(
+            obj(
+                {"domain": STR, "digest": STR, "severity": {"enum": ["silence", "suspend"]}},
+                {"comment": STR},
+            )
+        ),
+    ),
+)
+async def domain_blocks(ctx: Ctx) -> Response:
+    settings = await ctx.rp.instance.instance_settings()
+    signed_in = ctx.viewer is not None
+    if not _shown_to(settings.get("show_domain_blocks", ""), signed_in):
+        # Mastodon answers a bare 404 (head 404); the same status, with the
+        # body every 404 of ours has (the contract's Error)
+        raise ApiError(404, NOT_FOUND)
+    rationale = _shown_to(settings.get("show_domain_blocks_rationale", ""), signed_in)
+    blocks = [
+        b for b in await ctx.rp.federation.domain_blocks() if b.severity in ("silence", "suspend")
+    ]
+    # Mastodon's order: silenced before suspended, then by domain
+    blocks.sort(key=lambda b: (b.severity != "silence", b.host))
+    out = []
+    for b in blocks:
+        entry = {
+            "domain": public_domain(b.host, b.obfuscate),
+            "digest": hashlib.sha256(b.host.encode()).hexdigest(),
+            "severity": b.severity,
+        }
+        if rationale:
+            entry["comment"] = b.public_comment
+        out.append(entry)
+    return JSON(out)

@@ -152,6 +152,24 @@ async def get_media(ctx: Ctx) -> Response:
 
 
 @endpoint(
+    "DELETE",
+    "/api/v1/media/{id}",
+    auth="required",
+    scope="write:media",
+    doc=Doc(
+        "Delete one of your uploads not attached to a status (Mastodon 4.4): an empty "
+        "object; 422 while a status uses it",
+        "Media",
+        {"type": "object", "maxProperties": 0},
+        params=[path_param()],
+    ),
+)
+async def delete_media(ctx: Ctx) -> Response:
+    await ctx.rp.media.delete_attachment(ctx.uid, ctx.path_id())
+    return JSON({})
+
+
+@endpoint(
     "PUT",
     "/api/v1/media/{id}",
     auth="required",

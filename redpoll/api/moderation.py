@@ -33,6 +33,8 @@ SETTINGS = obj(
         "short_description": STR,
         "extended_description": STR,
         "email": STR,
+        "show_domain_blocks": {"enum": ["", "disabled", "users", "all"]},
+        "show_domain_blocks_rationale": {"enum": ["", "disabled", "users", "all"]},
     }
 )
 AUDIT_ENTRY = obj(
@@ -249,6 +251,8 @@ def _settings(found: dict, content: str) -> dict:
         "short_description": found.get("short_description") or "",
         "extended_description": content,
         "email": found.get("email") or "",
+        "show_domain_blocks": found.get("show_domain_blocks") or "",
+        "show_domain_blocks_rationale": found.get("show_domain_blocks_rationale") or "",
     }
 
 
@@ -289,6 +293,8 @@ async def settings(ctx: Ctx) -> Response:
                     "maxLength": limits.INSTANCE_DESCRIPTION_MAX_CHARS,
                 },
                 "email": {"type": "string", "maxLength": limits.EMAIL_MAX_CHARS},
+                "show_domain_blocks": {"enum": ["", "disabled", "users", "all"]},
+                "show_domain_blocks_rationale": {"enum": ["", "disabled", "users", "all"]},
             }
         ),
     ),
@@ -300,6 +306,8 @@ async def set_settings(ctx: Ctx) -> Response:
         "title": limits.INSTANCE_TITLE_MAX_CHARS,
         "short_description": limits.INSTANCE_SHORT_DESCRIPTION_MAX_CHARS,
         "email": limits.EMAIL_MAX_CHARS,
+        "show_domain_blocks": 8,
+        "show_domain_blocks_rationale": 8,
     }
     for name, most in bounds.items():
         if p.raw(name) is not None:

@@ -11,6 +11,7 @@ from ..core.errors import ValidationError
 from ..notifications import notifications, requests
 from ..notifications.notifications import WITH_STATUS, Notification
 from ..reading import pages
+from ..reading.notification_view import WITH_COLLECTION
 from ..render import entities
 from .context import Ctx
 from .contract import (
@@ -78,10 +79,21 @@ def _rendered(ctx: Ctx, notes: list[Notification], shown: pages.Shown) -> list[b
     accounts = _accounts(ctx, (n.actor for n in notes), shown)
     statuses = {s.id: body for s, body in rendered_pairs(ctx, shown)}
     return [
-        entities.notification_json(n, accounts[n.actor], statuses[n.status] if n.status else None)
+        entities.notification_json(
+            n,
+            accounts[n.actor],
+            statuses[n.status] if n.status else None,
+            _collection(ctx, n, shown),
+        )
         for n in notes
-        if n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
+        if _shown(n, accounts, statuses, shown)
     ]
+
+
+def _collection(ctx: Ctx, n: Notification, shown: pages.Shown) -> dict | None:
+    """The Collection entity an added_to_collection names, as shown to the caller."""
+    c = shown.collections.get(n.collection) if n.collection else None
+    return entities.collection(c, ctx.base) if c is not None else None
 
 
 @endpoint(
@@ -149,6 +161,22 @@ async def clear(ctx: Ctx) -> Response:
 
 
 @endpoint(
+    "POST",
+    "/api/v2/notifications/clear",
+    auth="required",
+    scope="write:notifications",
+    doc=Doc(
+        "Dismiss every notification (Mastodon's v2 route of the same action)",
+        "Notifications",
+        ref("Empty"),
+    ),
+)
+async def clear_v2(ctx: Ctx) -> Response:
+    await ctx.rp.notifications.clear(ctx.uid)
+    return JSON({})
+
+
+@endpoint(
     "GET",
     "/api/v1/notifications/unread_count",
     auth="required",
@@ -172,13 +200,29 @@ def _limit(value, maximum: int) -> int:
     return validate.page_limit(value, maximum, maximum)
 
 
+def _partial(ctx: Ctx) -> bool:
+    """``expand_accounts``: ``full`` (the default) or ``partial_avatars``
+    (Mastodon 4.3: each group's most recent account in full, the rest of its
+    sample as PartialAccountWithAvatar in ``partial_accounts``); anything
+    else Mastodon's 400 (InvalidParameterError)."""
+    expand = ctx.params.str("expand_accounts", max_chars=40)
+    if expand not in (None, "full", "partial_avatars"):
+        raise ApiError(
+            400,
+            f"Invalid value for 'expand_accounts': '{expand}', allowed values are "
+            "'full' and 'partial_avatars'",
+        )
+    return expand == "partial_avatars"
+
+
+#: PartialAccountWithAvatar's fields (Mastodon 4.3)
+PARTIAL_FIELDS = ("id", "acct", "url", "avatar", "avatar_static", "locked", "bot")
+
+
 def _grouped_query(ctx: Ctx) -> dict:
     """The grouped endpoints' extra parameters: ``grouped_types[]`` (absent
-    = every groupable kind), and ``expand_accounts`` / ``include_filtered``
-    accepted (accounts are always full; nothing is filtered)."""
-    expand = ctx.params.str("expand_accounts", max_chars=40)
-    if expand not in (None, "", "full", "partial_avatars"):
-        raise ValidationError("expand_accounts", "must be full or partial_avatars")
+    = every groupable kind), and ``include_filtered`` accepted (nothing is
+    filtered)."""
     ctx.params.raw("supported_types")
     return {
         "grouped_types": _types(ctx, "grouped_types") if ctx.params.has("grouped_types") else None
@@ -220,15 +264,35 @@ def _results(
     accounts: dict[int, bytes],
     statuses: dict[int, bytes],
     headers: dict | None = None,
+    partial: bool = False,
 ) -> Response:
     """GroupedNotificationsResults: the accounts and statuses the groups
-    name, each once, joined as bytes beside the groups."""
-    used_accounts = {int(a) for g in groups for a in g["sample_account_ids"]}
+    name, each once, joined as bytes beside the groups; ``partial``
+    (expand_accounts=partial_avatars): only each group's most recent account
+    in ``accounts``, the other sampled ones in ``partial_accounts``, as
+    Mastodon's GroupedNotificationsPresenter."""
+    if partial:
+        used_accounts = {int(g["sample_account_ids"][0]) for g in groups if g["sample_account_ids"]}
+        rest = {int(a) for g in groups for a in g["sample_account_ids"][1:]} - used_accounts
+    else:
+        used_accounts = {int(a) for g in groups for a in g["sample_account_ids"]}
+        rest = set()
     used_statuses = {int(g["status_id"]) for g in groups if "status_id" in g}
+    tail = b""
+    if partial:
+        tail = b',"partial_accounts":' + orjson.dumps(
+            [
+                {k: v for k, v in orjson.loads(a).items() if k in PARTIAL_FIELDS}
+                for uid, a in accounts.items()
+                if uid in rest
+            ]
+        )
     return Response(
         b'{"accounts":['
         + b",".join(a for uid, a in accounts.items() if uid in used_accounts)
-        + b'],"statuses":['
+        + b"]"
+        + tail
+        + b',"statuses":['
         + b",".join(s for sid, s in statuses.items() if sid in used_statuses)
         + b'],"notification_groups":'
         + orjson.dumps(groups)
@@ -238,8 +302,12 @@ def _results(
     )
 
 
-def _shown(n: Notification, accounts: dict, statuses: dict) -> bool:
-    return n.actor in accounts and (n.type not in WITH_STATUS or n.status in statuses)
+def _shown(n: Notification, accounts: dict, statuses: dict, shown: pages.Shown) -> bool:
+    return (
+        n.actor in accounts
+        and (n.type not in WITH_STATUS or n.status in statuses)
+        and (n.type not in WITH_COLLECTION or n.collection in shown.collections)
+    )
 
 
 @endpoint(
@@ -266,15 +334,19 @@ async def grouped(ctx: Ctx) -> Response:
     notifications up to the page's newest, with the accounts and statuses
     they name listed once beside them."""
     extra = _grouped_query(ctx)
+    partial = _partial(ctx)
     groups, ids, shown = await ctx.rp.notifications.groups(ctx.uid, **_query(ctx), **extra)
     accounts, statuses = _side_lists(ctx, ids, shown)
     body = []
     for g in groups:
-        if not _shown(g.first, accounts, statuses):
+        if not _shown(g.first, accounts, statuses, shown):
             continue
         entity = _group_entity(
             g.key, g.first, g.count, g.most_recent_id, g.sample_account_ids, accounts
         )
+        coll = _collection(ctx, g.first, shown)
+        if coll is not None:
+            entity["collection"] = coll
         entity.update(
             {
                 "page_min_id": str(g.page_min_id),
@@ -284,11 +356,15 @@ async def grouped(ctx: Ctx) -> Response:
         )
         body.append(entity)
     return _results(
-        body, accounts, statuses, headers=link_header(ctx, groups, key=lambda g: g.first.id)
+        body,
+        accounts,
+        statuses,
+        headers=link_header(ctx, groups, key=lambda g: g.first.id),
+        partial=partial,
     )
 
 
-async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
+async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict, dict | None]:
     try:
         whole, ids, shown = await ctx.rp.notifications.group(
             ctx.uid, ctx.request.path_params["group_key"], limits.NOTIFICATION_GROUP_READ_MAX
@@ -297,9 +373,9 @@ async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
         raise ApiError(404, NOT_FOUND) from None
     first = whole.notifications[0]
     accounts, statuses = _side_lists(ctx, ids, shown)
-    if not _shown(first, accounts, statuses):
+    if not _shown(first, accounts, statuses, shown):
         raise ApiError(404, NOT_FOUND)
-    return whole, accounts, statuses
+    return whole, accounts, statuses, _collection(ctx, first, shown)
 
 
 @endpoint(
@@ -316,10 +392,12 @@ async def _whole(ctx: Ctx) -> tuple[notifications.WholeGroup, dict, dict]:
 )
 async def get_group(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key: one group whole."""
-    whole, accounts, statuses = await _whole(ctx)
+    whole, accounts, statuses, coll = await _whole(ctx)
     first = whole.notifications[0]
     sample = [n.actor for n in whole.notifications][: limits.NOTIFICATION_GROUP_SAMPLE]
     entity = _group_entity(whole.key, first, whole.count, first.id, sample, accounts)
+    if coll is not None:
+        entity["collection"] = coll
     return _results([entity], accounts, statuses)
 
 
@@ -338,7 +416,7 @@ async def get_group(ctx: Ctx) -> Response:
 async def group_accounts(ctx: Ctx) -> Response:
     """GET /api/v2/notifications/:group_key/accounts: the group's accounts,
     newest first (at most limits.NOTIFICATION_GROUP_READ_MAX)."""
-    whole, accounts, _ = await _whole(ctx)
+    whole, accounts, _, _ = await _whole(ctx)
     return Response(
         b"["
         + b",".join(

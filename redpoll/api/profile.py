@@ -83,7 +83,9 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
     params=False,
     doc=Doc(
         "Change your profile; locked: follows need your approval; source[privacy] is "
-        "the visibility of posts that name none (other posting defaults: 422); "
+        "the visibility of posts that name none, source[quote_policy] who may quote "
+        "them (other posting defaults: 422); attribution_domains[] the websites "
+        "allowed to credit you; "
         "avatar and header images as multipart form data",
         "Accounts",
         ref("CredentialAccount"),
@@ -96,6 +98,12 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
                 "discoverable": BOOL,
                 "indexable": BOOL,
                 "source[privacy]": {"enum": ["public", "unlisted", "private", "direct"]},
+                "source[quote_policy]": {"enum": ["public", "followers", "nobody"]},
+                "attribution_domains[]": {
+                    "type": "array",
+                    "maxItems": limits.ATTRIBUTION_DOMAINS_MAX,
+                    "items": {"type": "string", "maxLength": limits.ATTRIBUTION_DOMAIN_MAX_CHARS},
+                },
                 "fields_attributes": {
                     "type": "array",
                     "maxItems": limits.PROFILE_FIELDS_MAX,
@@ -107,7 +115,7 @@ def _refuse_unless(p: Params, name: str, ok) -> None:
 )
 async def update_credentials(ctx: Ctx) -> Response:
     """display_name, note, bot, discoverable, locked, fields, the default
-    visibility, and an ``avatar`` and ``header`` image (multipart) are
+    visibility and quote policy, the attribution domains, and an ``avatar`` and ``header`` image (multipart) are
     stored; what redpoll cannot honour yet (hiding collections; other
     posting defaults) is refused with a 422 naming it, and nothing is
     written."""
@@ -130,7 +138,12 @@ async def update_credentials(ctx: Ctx) -> Response:
         raise ValidationError("source[privacy]", "must be one of " + ", ".join(visibility.ALL))
     _refuse_unless(p, "source[sensitive]", lambda v: str(v).lower() in ("false", "0"))
     _refuse_unless(p, "source[language]", lambda v: False)
-    _refuse_unless(p, "attribution_domains", lambda v: v == [])
+    quote_policy = p.raw("source[quote_policy]")
+    if quote_policy is None and isinstance(source, dict):
+        quote_policy = source.get("quote_policy")
+    domains = p.raw("attribution_domains")
+    if isinstance(domains, str):
+        domains = [domains] if domains else []
     changes = {
         "display_name": p.str("display_name", max_chars=limits.DISPLAY_NAME_MAX_CHARS),
         "bio": p.str("note", max_chars=limits.BIO_MAX_CHARS),
@@ -140,6 +153,8 @@ async def update_credentials(ctx: Ctx) -> Response:
         "privacy": privacy,
         "locked": p.bool("locked") if p.has("locked") else None,
         "indexable": p.bool("indexable") if p.has("indexable") else None,
+        "quote_policy": quote_policy or None,
+        "attribution_domains": domains,
     }
     if p.raw("display_name") == "":
         changes["display_name"] = ""

@@ -10,7 +10,19 @@ from ..core.errors import ValidationError
 from ..render import entities
 from .accounts import relationship_of
 from .context import Ctx
-from .contract import ACCOUNTS_REF, BOOL, PAGE, Doc, array, path_param, ref, request_body
+from .contract import (
+    ACCOUNTS_REF,
+    BOOL,
+    INT,
+    PAGE,
+    Doc,
+    array,
+    obj,
+    path_param,
+    query_param,
+    ref,
+    request_body,
+)
 from .responses import JSON, link_header
 from .routing import endpoint
 
@@ -183,6 +195,26 @@ async def domain_blocks(ctx: Ctx) -> Response:
     )
     headers = link_header(ctx, [cursor], key=lambda c: c, prev=False) if cursor else {}
     return JSON(found, headers=headers)
+
+
+@endpoint(
+    "GET",
+    "/api/v1/domain_blocks/preview",
+    auth="required",
+    scope=("write:blocks", "follow"),
+    doc=Doc(
+        "What blocking a domain would end (Mastodon 4.3): how many of its accounts you "
+        "follow and how many follow you",
+        "Accounts",
+        obj({"following_count": INT, "followers_count": INT}),
+        params=[query_param("domain", {"type": "string", "maxLength": 253}, required=True)],
+    ),
+)
+async def domain_block_preview(ctx: Ctx) -> Response:
+    following, followers = await ctx.rp.relations.domain_block_preview(
+        ctx.uid, ctx.params.str("domain", required=True, max_chars=253)
+    )
+    return JSON({"following_count": following, "followers_count": followers})
 
 
 @endpoint(

@@ -11,8 +11,8 @@ from __future__ import annotations
 from starlette.responses import Response
 
 from .context import Ctx
-from .contract import BOOL, PREFERENCES, Doc, array, query_param
-from .responses import JSON
+from .contract import BOOL, ID, PREFERENCES, Doc, array, query_param
+from .responses import JSON, NOT_FOUND, ApiError
 from .routing import endpoint
 
 
@@ -43,6 +43,69 @@ async def announcements(ctx: Ctx) -> Response:
     return JSON([])
 
 
+def _no_announcement(ctx: Ctx) -> Response:
+    """Mastodon's answer for an announcement that is not published
+    (Announcement.published.find): this server publishes none."""
+    raise ApiError(404, NOT_FOUND)
+
+
+ANNOUNCEMENT_ID = {"name": "id", "in": "path", "required": True, "schema": ID}
+REACTION_NAME = {
+    "name": "name",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "maxLength": 100},
+}
+
+
+@endpoint(
+    "POST",
+    "/api/v1/announcements/{id}/dismiss",
+    auth="required",
+    scope="write:accounts",
+    doc=Doc(
+        "Dismiss an announcement (none are published: 404, as Mastodon for an unknown one)",
+        "Instance",
+        {"type": "object"},
+        params=[ANNOUNCEMENT_ID],
+    ),
+)
+async def dismiss_announcement(ctx: Ctx) -> Response:
+    return _no_announcement(ctx)
+
+
+@endpoint(
+    "PUT",
+    "/api/v1/announcements/{id}/reactions/{name}",
+    auth="required",
+    scope="write:favourites",
+    doc=Doc(
+        "React to an announcement (none are published: 404)",
+        "Instance",
+        {"type": "object"},
+        params=[ANNOUNCEMENT_ID, REACTION_NAME],
+    ),
+)
+async def react_to_announcement(ctx: Ctx) -> Response:
+    return _no_announcement(ctx)
+
+
+@endpoint(
+    "DELETE",
+    "/api/v1/announcements/{id}/reactions/{name}",
+    auth="required",
+    scope="write:favourites",
+    doc=Doc(
+        "Take back a reaction to an announcement (none are published: 404)",
+        "Instance",
+        {"type": "object"},
+        params=[ANNOUNCEMENT_ID, REACTION_NAME],
+    ),
+)
+async def unreact_to_announcement(ctx: Ctx) -> Response:
+    return _no_announcement(ctx)
+
+
 @endpoint(
     "GET",
     "/api/v1/preferences",
@@ -59,6 +122,7 @@ async def preferences(ctx: Ctx) -> Response:
             "posting:default:visibility": user.privacy,
             "posting:default:sensitive": False,
             "posting:default:language": None,
+            "posting:default:quote_policy": user.quote_policy,
             "reading:expand:media": "default",
             "reading:expand:spoilers": False,
         }

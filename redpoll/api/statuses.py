@@ -348,13 +348,16 @@ async def get_statuses(ctx: Ctx) -> Response:
     auth="required",
     scope="write:statuses",
     doc=Doc(
-        "Delete your status; returns it with its source text",
+        "Delete your status; returns it with its source text. Its uploads go with it "
+        "whatever delete_media says (Mastodon 4.4's parameter: true deletes them at once, "
+        "false lets the server keep them a day for a redraft)",
         "Statuses",
         STATUS_REF,
-        params=[path_param()],
+        params=[path_param(), query_param("delete_media", BOOL)],
     ),
 )
 async def delete_status(ctx: Ctx) -> Response:
+    ctx.params.bool("delete_media")  # checked (a boolean); deleting is the same either way
     status = await seen_status(ctx, ctx.path_id())
     try:
         await ctx.rp.statuses.delete(status.id, ctx.uid)
@@ -402,6 +405,35 @@ async def public(ctx: Ctx) -> Response:
         await ctx.rp.timelines.public_page(
             ctx.viewer, origin=origin(local, remote), only_media=only_media, **p.cursors()
         ),
+    )
+
+
+@endpoint(
+    "GET",
+    "/api/v1/timelines/link",
+    auth="optional",
+    scope="read:statuses",
+    doc=Doc(
+        "A trending link's timeline (Mastodon 4.3): the public statuses of discoverable "
+        "accounts that carried the link, newest first (local: this server's); 404 for a "
+        "link that does not trend",
+        "Timelines",
+        STATUSES_REF,
+        paged=True,
+        params=[
+            query_param(
+                "url", {"type": "string", "maxLength": limits.TRENDS_LINK_MAX_CHARS}, required=True
+            ),
+            *PAGE,
+            query_param("local", BOOL),
+        ],
+    ),
+)
+async def link_timeline(ctx: Ctx) -> Response:
+    p = ctx.params
+    url = p.str("url", max_chars=limits.TRENDS_LINK_MAX_CHARS * 2) or ""
+    return timeline_response(
+        ctx, await ctx.rp.discovery.link_page(ctx.viewer, url, local=p.bool("local"), **p.cursors())
     )
 
 

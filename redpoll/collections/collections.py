@@ -14,6 +14,12 @@ ActivityPub there, which this server does not do: it cannot be added). The
 featured account may revoke its item (state ``revoked``: it is no longer
 shown, and cannot be added again; the owner may remove the item).
 
+The featured account is told (Mastodon 4.6's ``added_to_collection``
+notification: its account the owner, its ``collection`` the collection,
+never grouped nor pushed, filtered by the notification policy as Mastodon's):
+made after the item is written, undone when the owner removes the item;
+shown only while the collection is shown to it (redpoll.reading.notification_view).
+
 Writes: every change to a collection is one script over its owner's slot
 (collection_put, collection_drop, collection_item: atomic). The two indexes
 outside it are written as idempotent steps in an order that never shows
@@ -36,16 +42,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from ..conversations.conversation import tag_name
 from ..core import keys as core_keys
 from ..core import limits, validate
 from ..core.errors import Forbidden, NotFound, UserNotFound, ValidationError
 from ..core.models import User, now_ms
+from ..core.validate import tag_name
+from ..notifications import notifications
 from ..records.users import get_users
 from ..relations import relations
 from ..storage.store import Store
 from . import keys
 
+#: The notification the featured account gets (Mastodon 4.6)
+ADDED_KIND = "added_to_collection"
 #: Mastodon's answers: another's collection, an account that may not be featured
 NOT_ALLOWED = "This action is not allowed"
 CANNOT_FEATURE = "This account cannot be added to collections"
@@ -197,6 +206,14 @@ def _pairs(reply) -> dict:
     if isinstance(reply, dict):
         return reply
     return dict(zip(reply[::2], reply[1::2]))  # a flat RESP2 reply
+
+
+async def read(store: Store, pairs: list[tuple[int, int]]) -> dict[int, Collection]:
+    """The collections named by (owner, id) that are there, by id, as stored
+    (one round trip; not yet :func:`shown`). A pair whose id is another
+    owner's names nothing."""
+    found = await _read_many(store, pairs)
+    return {c.id: c for c in found if c is not None}
 
 
 async def get(store: Store, cid) -> Collection:
@@ -438,7 +455,20 @@ async def _add(store: Store, owner: int, cid: int, account: int) -> Item:
         raise ValidationError(
             "collection_items", f"are too many (at most {limits.COLLECTION_ITEMS_MAX})"
         )
+    # step 3: the featured account is told (after the item: at most once, a
+    # step cut short before it tells no one; keyed by the item, so a
+    # repeated step makes no second one)
+    await _tell(store, owner, cid, account, iid, True)
     return Item(iid, account, "accepted", at)
+
+
+async def _tell(store: Store, owner: int, cid: int, account: int, iid: int, on: bool) -> None:
+    """Make (``on``) or undo ``account``'s added_to_collection notification
+    of item ``iid`` (notifications.apply: one script on its slot)."""
+    op = await store.incr(core_keys.INTERACTION_SEQ)
+    await notifications.apply(
+        store, account, ADDED_KIND, owner, iid, int(op), on, extra={"collection": str(cid)}
+    )
 
 
 async def add_item(store: Store, owner, cid, account) -> Item:
@@ -462,6 +492,7 @@ async def remove_item(store: Store, owner, cid, item) -> None:
         raise NotFound(f"item {item} does not exist")
     account = int(done.split(" ", 1)[1])
     await store.zrem(keys.featured_in(account), f"{owner}:{found.id}")
+    await _tell(store, owner, found.id, account, item, False)  # its notification goes too
 
 
 async def revoke_item(store: Store, uid, cid, item) -> None:

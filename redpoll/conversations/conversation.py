@@ -18,12 +18,13 @@ and takes back the notifications about the status.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
 from ..core import keys, limits, validate
 from ..core.errors import StatusNotFound, ValidationError
 from ..core.models import Status
+from ..core.validate import normalize_tag as normalize_tag  # (their home: core)
+from ..core.validate import tag_name as tag_name
 from ..notifications import notifications
 from ..records.statuses import read_statuses
 from ..relations import visibility
@@ -41,19 +42,6 @@ MENTION = re.compile(
     + r"}(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?)?)(?![\w@])"
 )
 TAG = re.compile(r"(?<![\w#/&])#(\w{1," + str(limits.TAG_MAX_CHARS) + r"})(?!\w)")
-
-
-def normalize_tag(name: str) -> str:
-    """As Mastodon: NFKC, lowercased, without '#'."""
-    return unicodedata.normalize("NFKC", name).lstrip("#").lower()
-
-
-def tag_name(value) -> str:
-    """A hashtag name from a path or query: validated and normalized."""
-    name = normalize_tag(validate.text(value, "tag", limits.TAG_MAX_CHARS + 1))
-    if not re.fullmatch(r"\w+", name) or name.isdigit():
-        raise ValidationError("tag", "must be letters, digits or underscores, not only digits")
-    return name
 
 
 def parse(text: str) -> tuple[list[str], list[str]]:

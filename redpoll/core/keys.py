@@ -717,6 +717,14 @@ def link_day_accounts(digest: str, day: int) -> str:
     return f"linkacc:{{{digest}}}:{day}"
 
 
+def link_statuses(digest: str) -> str:
+    """ZSET status id -> id: the public statuses (no boosts) that carried a
+    link since they were first counted (redpoll.trends.links), its newest
+    limits.LINK_STATUSES_KEPT; the link's slot. What GET
+    /api/v1/timelines/link reads (each shown by the visibility decision)."""
+    return f"linkst:{{{digest}}}"
+
+
 def trend_day(kind: str, day: int) -> str:
     """ZSET item -> accounts that used it on one UTC day, for ``kind``
     ``tag`` (hashtag names) or ``link`` (URLs): the candidates of the trends,

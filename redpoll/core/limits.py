@@ -107,6 +107,10 @@ BIO_MAX_CHARS = 500
 #: Profile name/value fields (Mastodon's defaults: 4 rows of 255 characters).
 PROFILE_FIELDS_MAX = 4
 PROFILE_FIELD_MAX_CHARS = 255
+#: Websites allowed to credit an account (Mastodon 4.4's attribution_domains:
+#: at most 10), each a host name of at most 253 characters.
+ATTRIBUTION_DOMAINS_MAX = 10
+ATTRIBUTION_DOMAIN_MAX_CHARS = 253
 #: A login claim whose user record is still missing after this long belongs
 #: to a sign-up that died, and the next sign-up may take it over.
 ORPHAN_CLAIM_MS = 60_000
@@ -843,6 +847,9 @@ TRENDS_WINDOW = 200
 #: Links counted per status at most, and a counted link's length at most.
 TRENDS_LINKS_PER_STATUS = 5
 TRENDS_LINK_MAX_CHARS = 400
+#: The newest statuses kept per link for its timeline (Mastodon 4.3's
+#: /api/v1/timelines/link, which pages further back in its database).
+LINK_STATUSES_KEPT = 1000
 #: Suggestions: the accounts followed whose followings are read (the most
 #: recently followed), and of each the most recent followings read.
 SUGGESTIONS_FOLLOWEES_READ = 50

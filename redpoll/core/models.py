@@ -13,6 +13,9 @@ EXTRA_PREFIX = "x:"
 PUBLIC, UNLISTED, PRIVATE, DIRECT = "public", "unlisted", "private", "direct"
 #: in Mastodon's order, most open first
 VISIBILITIES = (PUBLIC, UNLISTED, PRIVATE, DIRECT)
+#: Who may quote a status (Mastodon 4.5's quote approval policies;
+#: redpoll.quotes decides with them)
+QUOTE_POLICIES = ("public", "followers", "nobody")
 
 
 def now_ms() -> int:
@@ -51,6 +54,12 @@ class User:
     fields: tuple[tuple[str, str], ...] = ()
     #: the visibility of a post that names none (Mastodon's source.privacy)
     privacy: str = "public"
+    #: who may quote a post that names no quote_approval_policy (Mastodon
+    #: 4.5's source.quote_policy: public, followers, nobody)
+    quote_policy: str = "public"
+    #: domains of websites allowed to credit the account (Mastodon 4.4's
+    #: source.attribution_domains)
+    attribution_domains: tuple[str, ...] = ()
     #: suspended by a moderator (redpoll.moderation.moderation): hidden everywhere
     suspended: bool = False
     #: the staff role held: "", "moderator", "admin", "owner" or a defined
@@ -110,6 +119,8 @@ class User:
             indexable=h.get("idx") == "1",
             fields=tuple((n, v) for n, v in json.loads(fields)) if fields else (),
             privacy=h.get("privacy", "public"),
+            quote_policy=h.get("qpol") or "public",
+            attribution_domains=tuple(json.loads(h["attr"])) if h.get("attr") else (),
             suspended=h.get("susp") == "1",
             role=h.get("role", ""),
             badge=h.get("rb", ""),
@@ -143,6 +154,8 @@ class User:
             "indexable": self.indexable,
             "fields": [list(f) for f in self.fields],
             "privacy": self.privacy,
+            "quote_policy": self.quote_policy,
+            "attribution_domains": list(self.attribution_domains),
             "suspended": self.suspended,
             "role": self.role,
             "badge": self.badge,

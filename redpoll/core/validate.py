@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -150,6 +151,51 @@ def profile_fields(fields: Any) -> str:
         if name.strip() or value.strip():  # Mastodon drops blank rows
             clean.append([name, value])
     return json.dumps(clean, ensure_ascii=False, separators=(",", ":"))
+
+
+def normalize_tag(name: str) -> str:
+    """A hashtag's name as Mastodon keeps it: NFKC, lowercased, without '#'."""
+    return unicodedata.normalize("NFKC", name).lstrip("#").lower()
+
+
+def tag_name(value) -> str:
+    """A hashtag name from a path or query: validated and normalized."""
+    name = normalize_tag(text(value, "tag", limits.TAG_MAX_CHARS + 1))
+    if not re.fullmatch(r"\w+", name) or name.isdigit():
+        raise ValidationError("tag", "must be letters, digits or underscores, not only digits")
+    return name
+
+
+_HOST_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
+
+
+def attribution_domains(domains: Any) -> str:
+    """The domains allowed to credit an account (lower-cased, a leading
+    ``*.`` or trailing dot dropped, each once), as the JSON the user record
+    keeps."""
+    if not isinstance(domains, (list, tuple)):
+        raise ValidationError("attribution_domains", "must be a list of domains")
+    clean: list[str] = []
+    for raw in domains:
+        if not isinstance(raw, str):
+            raise ValidationError("attribution_domains", "each is a domain name")
+        host = raw.strip().lower().removeprefix("*.").rstrip(".")
+        if not host:
+            continue
+        labels = host.split(".")
+        if (
+            len(host) > limits.ATTRIBUTION_DOMAIN_MAX_CHARS
+            or len(labels) < 2
+            or not all(_HOST_LABEL.fullmatch(label) for label in labels)
+        ):
+            raise ValidationError("attribution_domains", f"{raw[:64]!r} is not a domain name")
+        if host not in clean:
+            clean.append(host)
+    if len(clean) > limits.ATTRIBUTION_DOMAINS_MAX:
+        raise ValidationError(
+            "attribution_domains", f"at most {limits.ATTRIBUTION_DOMAINS_MAX} domains"
+        )
+    return json.dumps(clean, separators=(",", ":"))
 
 
 def extra_fields(extra: Mapping[str, Any] | None) -> dict[str, str]:

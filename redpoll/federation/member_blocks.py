@@ -39,6 +39,15 @@ async def _on(store: Store, key: str, domain: str) -> list[User]:
             return list({u.id: u for u in found}.values())
 
 
+async def preview(store: Store, uid: int, domain: str) -> tuple[int, int]:
+    """What blocking ``domain`` would end for ``uid`` (Mastodon 4.3's
+    domain block preview): how many of its accounts ``uid`` follows, and
+    how many follow ``uid``. Reads only, in the same bounded steps."""
+    following = await _on(store, core_keys.following(uid), domain)
+    followers_there = await _on(store, keys.remote_followers(uid), domain)
+    return len(following), len(followers_there)
+
+
 async def cleanup(store: Store, queue: JobQueue, settings: Settings, uid: int, domain: str) -> int:
     """Carry out the member's block of ``domain`` (the module's steps);
     how many follows, followers and requests it ended. Idempotent."""

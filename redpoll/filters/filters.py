@@ -1,7 +1,8 @@
 """An account's content filters (Mastodon's v2 filters, and the v1 ones
 mapped onto them as Mastodon does): a title, the contexts it applies in
 (home, notifications, public, thread, account), an action (``warn``: the
-status shows as filtered; ``hide``: it is left out), an optional expiry,
+status shows as filtered; ``blur``: it shows as filtered too, the client
+blurring its media, Mastodon 4.4; ``hide``: it is left out), an optional expiry,
 keywords (each with ``whole_word``) and statuses.
 
 Stored as one hash on the owner's slot, ``keys.filters(uid)``: each filter
@@ -37,7 +38,7 @@ from ..core.models import now_ms
 from ..storage.store import Store
 
 CONTEXTS = ("home", "notifications", "public", "thread", "account")
-ACTIONS = ("warn", "hide")
+ACTIONS = ("warn", "blur", "hide")
 #: a field the caller did not send (PUT changes only what is sent)
 UNSET: Any = object()
 
@@ -122,7 +123,7 @@ def check_context(context) -> tuple[str, ...]:
 
 def check_action(action) -> str:
     if action not in ACTIONS:
-        raise ValidationError("filter_action", "must be warn or hide")
+        raise ValidationError("filter_action", "must be " + ", ".join(ACTIONS[:-1]) + " or hide")
     return action
 
 

@@ -12,7 +12,8 @@ them.
   in a context (home, notifications, public, thread, account) meets only
   those; a read in none (a status by id, favourites, search) meets every
   one, as Mastodon's ``filtered`` lists them, and hides nothing.
-- ``warn``: the status carries ``filtered`` (FilterResult entities);
+- ``warn`` and ``blur``: the status carries ``filtered`` (FilterResult
+  entities; a client blurs the media of a ``blur`` one, as Mastodon 4.4's);
   ``hide``: it is left out, except a status of the viewer's own (as
   Mastodon's clients, where hiding happens there, never hide one's own).
 

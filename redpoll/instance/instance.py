@@ -78,7 +78,13 @@ SETTINGS = {
     "title": limits.INSTANCE_TITLE_MAX_CHARS,
     "short_description": limits.INSTANCE_SHORT_DESCRIPTION_MAX_CHARS,
     "email": limits.EMAIL_MAX_CHARS,
+    # who may read the server's domain blocks (GET /api/v1/instance/domain_blocks)
+    # and their public comments, as Mastodon's settings of these names
+    "show_domain_blocks": 8,
+    "show_domain_blocks_rationale": 8,
 }
+#: the values of the two settings above; "" (not set): Mastodon's default, disabled
+SHOW_TO = ("disabled", "users", "all")
 # (the registration mode (open / approval / closed) is another setting of
 # this package: it is not kept in this hash)
 
@@ -99,6 +105,8 @@ async def set_settings(store: Store, **changes: str) -> dict[str, str]:
         value = validate.text(value or "", name, SETTINGS[name], allow_empty=True).strip()
         if name == "email" and value and ("@" not in value or " " in value):
             raise ValidationError("email", "must be an e-mail address")
+        if name.startswith("show_") and value and value not in SHOW_TO:
+            raise ValidationError(name, "must be one of " + ", ".join(SHOW_TO))
         clean[name] = value
     if clean:
         pipe = store.pipeline(transaction=True)  # one key

@@ -42,7 +42,14 @@ from dataclasses import dataclass
 from ..bus.queue import Held, JobQueue, NotYet, entry_ms
 from ..core import keys as base_keys
 from ..core import limits, validate
-from ..core.errors import Busy, MediaStorageError, NotFound, UserNotFound, ValidationError
+from ..core.errors import (
+    Busy,
+    MediaStorageError,
+    NotFound,
+    RedpollError,
+    UserNotFound,
+    ValidationError,
+)
 from ..core.models import Status, now_ms
 from ..storage.store import Store
 from . import entity, files, keys, processing, remote
@@ -277,6 +284,39 @@ async def get(store: Store, owner: int, mid: int, changes: dict[str, str] | None
     if upload.state == GONE:  # (only its reason is read: media_update.lua)
         return Upload(mid, owner, FAILED, {"state": FAILED, "err": upload.error})
     return upload
+
+
+class MediaInUse(RedpollError):
+    """An upload attached to a status (or held for a scheduled one) is not
+    deleted by the media API: Mastodon's answer."""
+
+    status = 422
+
+    def __init__(self) -> None:
+        super().__init__("Media attachment is currently used by a status")
+
+
+async def delete_unattached(store: Store, queue: JobQueue, owner: int, mid: int) -> None:
+    """DELETE /api/v1/media/:id (Mastodon 4.4): ``owner``'s upload ``mid``
+    not attached to a status becomes a tombstone (media_drop.lua 'stale'
+    with no age bound: atomic, a no-op on one attached or held meanwhile)
+    and a job deletes its files; then its pending entry goes. NotFound for
+    no such upload of ``owner``'s, MediaInUse for one attached or held.
+    A repeated call finds the tombstone: NotFound."""
+    record = keys.record(owner, mid)
+    state = (await store.hmget(record, ["state"]))[0]
+    if state is None or state.decode() == GONE:
+        raise NotFound(f"upload {mid} does not exist")
+    gone = await store.run(
+        "media_drop", [record], ["stale", now_ms() + 1, limits.MEDIA_TOMBSTONE_S]
+    )
+    after = (await store.hmget(record, ["state"]))[0]
+    if after is None or after.decode() != GONE:
+        raise MediaInUse()
+    names = _names(gone)
+    if names:
+        await queue.enqueue(MediaFilesJob(owner=owner, names=names))
+    await store.zrem(keys.PENDING, keys.pending_member(owner, mid))
 
 
 # --- attaching to a status (redpoll.posting) --------------------------------------

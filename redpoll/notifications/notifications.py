@@ -39,6 +39,7 @@ TYPES = (
     "update",
     "quote",
     "quoted_update",
+    "added_to_collection",
     "admin.sign_up",
     "admin.report",
     "severed_relationships",
@@ -52,9 +53,18 @@ WITH_STATUS = frozenset(
 )
 
 #: Kinds the notification policy may filter or drop (Mastodon 4.3's
-#: filterable kinds; quote is one in 4.5).
+#: filterable kinds; quote is one in 4.5, added_to_collection in 4.6).
 FILTERABLE = frozenset(
-    {"mention", "status", "reblog", "follow", "follow_request", "favourite", "quote"}
+    {
+        "mention",
+        "status",
+        "reblog",
+        "follow",
+        "follow_request",
+        "favourite",
+        "quote",
+        "added_to_collection",
+    }
 )
 #: Kinds whose filtered notifications go into the sender's notification
 #: request (Mastodon: mentions and quotes).
@@ -99,6 +109,9 @@ class Notification:
     #: a moderation_warning's warning as it was made (id, action, text,
     #: status_ids, at: redpoll.moderation.warnings)
     warning: dict | None = None
+    #: an added_to_collection's collection (its owner is ``actor``:
+    #: redpoll.collections)
+    collection: int | None = None
 
     @classmethod
     def from_json(cls, nid: int, raw: bytes | str) -> Notification:
@@ -113,6 +126,7 @@ class Notification:
             group_key=data.get("group_key") or f"ungrouped-{nid}",
             filtered=bool(data.get("filtered")),
             warning=data.get("warning") if isinstance(data.get("warning"), dict) else None,
+            collection=int(data["collection"]) if data.get("collection") else None,
         )
 
 

@@ -95,7 +95,7 @@ async def prepare(
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.
-    login, privacy = await store.hmget(keys.user(author_id), ["login", "privacy"])
+    login, privacy, qpol = await store.hmget(keys.user(author_id), ["login", "privacy", "qpol"])
     if login is None:
         raise UserNotFound(f"user {author_id} does not exist")
     if extra.get("visibility", visibility.PUBLIC) not in visibility.ALL:
@@ -122,6 +122,8 @@ async def prepare(
     if remote is not None and remote.media:
         extra["media"] = remote.media
     if remote is None:  # its quote (checked: QuoteRefused) and who may quote it
+        if quotes.POLICY_EXTRA not in extra and qpol:  # the author's default
+            extra = {**extra, quotes.POLICY_EXTRA: qpol.decode()}
         extra = await _quote_extras(store, author_id, extra, {uid for uid, _ in conv.mentions})
     sid = await store.incr(keys.STATUS_SEQ)
     if extra.get("visibility") == visibility.DIRECT:  # its direct conversation

@@ -33,8 +33,9 @@ from ..storage.store import Store
 
 #: The notification kinds a subscription may ask for (data[alerts][...]),
 #: as Mastodon 4.5 takes them: every kind but those Redpoll never pushes
-#: (admin.* are pushed only to whom they are made for).
-NOT_PUSHED = ("severed_relationships", "moderation_warning")
+#: (admin.* are pushed only to whom they are made for; Mastodon 4.6 has no
+#: alert for added_to_collection either).
+NOT_PUSHED = ("severed_relationships", "moderation_warning", "added_to_collection")
 ALERTS = tuple(kind for kind in notifications.TYPES if kind not in NOT_PUSHED)
 #: Whose notifications are pushed: everyone's, accounts the user follows,
 #: accounts following the user, no one's.

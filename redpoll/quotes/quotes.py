@@ -37,7 +37,7 @@ from ..bus.queue import JobQueue
 from ..core import keys as core_keys
 from ..core import limits, validate
 from ..core.errors import Forbidden, NotFound, RedpollError, StatusNotFound, ValidationError
-from ..core.models import EXTRA_PREFIX, Status
+from ..core.models import EXTRA_PREFIX, QUOTE_POLICIES, Status
 from ..notifications import notifications
 from ..records import statuses, writes
 from ..relations import visibility
@@ -50,7 +50,7 @@ EXTRA = "quote"
 #: the extra holding a status's quote approval policy
 POLICY_EXTRA = "qpol"
 #: Mastodon's quote_approval_policy values
-POLICIES = ("public", "followers", "nobody")
+POLICIES = QUOTE_POLICIES
 #: the policy of a status that names none (Mastodon's default for a new
 #: status); stored as the field's absence, as visibility public is
 DEFAULT_POLICY = "public"

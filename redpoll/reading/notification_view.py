@@ -8,7 +8,10 @@ A notification is shown when its account is not hidden from the owner
 a kind about a status, when that status still exists, the owner may see
 it now (redpoll.relations.visibility), no ``hide`` filter of theirs in
 the notifications context meets it (redpoll.filters.rules) and its thread
-is not one they muted (redpoll.conversations.thread_mutes). A follower removed, blocked or unfollowed
+is not one they muted (redpoll.conversations.thread_mutes); for an
+``added_to_collection``, when its collection is there and shown to the
+owner (redpoll.collections.collections.shown: its owner not suspended, nor
+blocking or blocked by the owner). A follower removed, blocked or unfollowed
 keeps the notifications of the private statuses they saw, but no longer
 sees them, as the statuses themselves answer 404.
 """
@@ -19,6 +22,8 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..collections import collections
+from ..collections.collections import Collection
 from ..conversations import thread_mutes
 from ..core import keys, limits, validate
 from ..core.models import Status
@@ -29,6 +34,9 @@ from ..records.statuses import get_statuses
 from ..relations import domain_blocks, relations, visibility
 from ..storage.store import Store
 from .checks import checked
+
+#: Kinds about a collection (left out when it is gone or not shown to the owner).
+WITH_COLLECTION = frozenset({collections.ADDED_KIND})
 
 
 async def hidden_actors(store: Store, owner: int, actors: Sequence[int]) -> set[int]:
@@ -66,6 +74,8 @@ class Seen:
     statuses: dict[int, Status]
     states: dict[int, StatusState] = field(default_factory=dict)
     version: list = field(default_factory=list)
+    #: the collections the notes name that are shown to the owner, by id
+    collections: dict[int, Collection] = field(default_factory=dict)
 
 
 async def seen(
@@ -108,7 +118,28 @@ async def seen(
         threads = await thread_mutes.threads_of(store, out.statuses.values())
         out.statuses = {sid: s for sid, s in out.statuses.items() if threads[sid] not in muted_ids}
     out.notes = [n for n in notes if n.type not in WITH_STATUS or n.status in out.statuses]
+    out.collections = await collections_shown(store, owner, out.notes)
+    out.notes = [
+        n for n in out.notes if n.type not in WITH_COLLECTION or n.collection in out.collections
+    ]
     return out
+
+
+async def collections_shown(
+    store: Store, owner: int, notes: Sequence[Notification]
+) -> dict[int, Collection]:
+    """The collections ``notes`` name (added_to_collection: the actor's) that
+    are there and shown to ``owner`` now, by id; a note whose collection is
+    not among them is not shown."""
+    named = list(
+        dict.fromkeys(
+            (n.actor, n.collection) for n in notes if n.type in WITH_COLLECTION and n.collection
+        )
+    )
+    if not named:
+        return {}
+    found = await collections.read(store, named)
+    return {c.id: c for c, _ in await collections.shown(store, list(found.values()), owner)}
 
 
 async def _none() -> set:
@@ -127,10 +158,22 @@ async def shown(
 async def shown_one(store: Store, owner: int, note: Notification) -> Status | None | bool:
     """False when ``note`` is not shown to ``owner`` now; else its status
     (None for a kind without one)."""
-    kept, statuses = await shown(store, owner, [note])
-    if not kept:
-        return False
-    return statuses.get(note.status) if note.status else None
+    found = await shown_with(store, owner, note)
+    return False if found is None else found[0]
+
+
+async def shown_with(
+    store: Store, owner: int, note: Notification
+) -> tuple[Status | None, Collection | None] | None:
+    """None when ``note`` is not shown to ``owner`` now; else its status and
+    its collection (None for a kind without one)."""
+    found = await seen(store, owner, [note])
+    if not found.notes:
+        return None
+    return (
+        found.statuses.get(note.status) if note.status else None,
+        found.collections.get(note.collection) if note.collection else None,
+    )
 
 
 async def unread(

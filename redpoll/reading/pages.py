@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from ..collections.collections import Collection
 from ..conversations import conversation, direct_messages
 from ..conversations.direct_messages import Conversation
 from ..core import limits, validate
@@ -52,6 +53,9 @@ class Shown:
     #: the statuses the accepted quotes among ``statuses`` and ``originals``
     #: show, by id: those the viewer may see now (their states in ``states``)
     quoted: dict[int, Status] = field(default_factory=dict)
+    #: the collections notifications name that the viewer is shown, by id
+    #: (redpoll.reading.notification_view)
+    collections: dict[int, Collection] = field(default_factory=dict)
 
 
 async def filtered(
@@ -426,6 +430,7 @@ async def notes_shown(
         version=found.version,
     )
     out.read = statuses
+    out.collections = found.collections
     return found.notes, out
 
 
@@ -471,6 +476,9 @@ async def notification_groups(
         [a for g in groups for a in (g.first.actor, *g.sample_account_ids)],
         [g.first.status for g in groups if g.first.status],
     )
+    shown.collections = await notification_view.collections_shown(
+        store, owner, [g.first for g in groups]
+    )
     return groups, ids, shown
 
 
@@ -485,6 +493,7 @@ async def notification_group(
     ids, shown = await side_lists(
         store, owner, [n.actor for n in whole.notifications], [first.status] if first.status else []
     )
+    shown.collections = await notification_view.collections_shown(store, owner, [first])
     return whole, ids, shown
 
 

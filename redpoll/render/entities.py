@@ -18,6 +18,8 @@ import orjson
 
 from ..admin import roles
 from ..cards import cards
+from ..collections.collections import Collection
+from ..collections.collections import Item as CollectionItem
 from ..conversations import conversation
 from ..conversations.conversation import Conversation
 from ..core import limits, uris
@@ -30,7 +32,30 @@ from ..notifications.notifications import Notification
 from ..polls.polls import Poll
 from ..records.state import NONE, PollState, StatusState
 
-MASTODON_VERSION = "4.3.0"
+#: The Mastodon release whose API Redpoll answers, and its ``api_versions``
+#: number (/api/v2/instance): the highest Mastodon API version all of whose
+#: additions are answered here (Mastodon's lib/mastodon/version.rb; what each
+#: added, from Mastodon's docs, their version histories, and its pull requests):
+#:   2 (4.3): grouped notifications (/api/v2/notifications), notification
+#:      policy v2 and requests, the first numbered version;
+#:   3 (4.4): source[attribution_domains] and update_credentials'
+#:      attribution_domains[];
+#:   4 (4.4): DELETE /api/v1/statuses/:id's delete_media, DELETE /api/v1/media/:id;
+#:   5 (4.4): the filter action ``blur``;
+#:   6 (4.4): featured accounts: POST /api/v1/accounts/:id/endorse, unendorse,
+#:      GET /api/v1/accounts/:id/endorsements (Mastodon PR 34421; clients use
+#:      pin/unpin below 6);
+#:   7 (4.5): quote posts: quoted_status_id and quote_approval_policy (posting
+#:      and editing), Status quote/quotes_count/quote_approval,
+#:      /api/v1/statuses/:id/quotes, revoking, interaction_policy,
+#:      source[quote_policy] and posting:default:quote_policy, the ``quote``
+#:      and ``quoted_update`` notifications and push alerts.
+#: Not 8: Mastodon 4.6's 8 adds GET/PATCH /api/v1/profile (the Profile
+#: entity), missing here, with annual reports; 9 the avatar and header
+#: descriptions; 10 collections, supported_types and the collection
+#: notifications.
+MASTODON_API_VERSION = 7
+MASTODON_VERSION = "4.5.0"
 VERSION = f"{MASTODON_VERSION} (compatible; Redpoll {__version__})"
 
 
@@ -253,6 +278,8 @@ def credential_account(user: User, base: str, role: roles.Role, follow_requests:
         | {
             "source": {
                 "privacy": user.privacy,
+                "quote_policy": user.quote_policy,
+                "attribution_domains": list(user.attribution_domains),
                 "sensitive": False,
                 "language": None,
                 "note": user.bio,
@@ -566,9 +593,43 @@ def note_warning(note: Notification, account) -> dict | None:
     )
 
 
-def notification(note: Notification, account: dict, status: dict | None) -> dict:
+def collection_item(item: CollectionItem) -> dict:
+    """Mastodon's CollectionItem."""
+    return {
+        "id": str(item.id),
+        "account_id": str(item.account),
+        "state": item.state,
+        "created_at": iso(item.created_at),
+    }
+
+
+def collection(c: Collection, base: str) -> dict:
+    """Mastodon's Collection, with the items as shown (item_count theirs)."""
+    return {
+        "id": str(c.id),
+        "uri": f"{base}/collections/{c.id}",
+        "url": None,  # no page of its own here
+        "name": c.name,
+        "description": c.description,
+        "language": c.language,
+        "account_id": str(c.owner),
+        "local": True,
+        "sensitive": c.sensitive,
+        "discoverable": c.discoverable,
+        "item_count": len(c.items),
+        "created_at": iso(c.created_at),
+        "updated_at": iso(c.updated_at),
+        "tag": {"name": c.tag, "url": f"{base}/tags/{c.tag}"} if c.tag else None,
+        "items": [collection_item(i) for i in c.items],
+    }
+
+
+def notification(
+    note: Notification, account: dict, status: dict | None, coll: dict | None = None
+) -> dict:
     """The Notification entity: ``account`` its actor's entity, ``status``
-    the entity of the status it is about (None: none shown)."""
+    the entity of the status it is about (None: none shown), ``coll`` the
+    Collection an added_to_collection names (Mastodon 4.6)."""
     out = {
         "id": str(note.id),
         "type": note.type,
@@ -578,13 +639,17 @@ def notification(note: Notification, account: dict, status: dict | None) -> dict
     }
     if status is not None:
         out["status"] = status
+    if coll is not None:
+        out["collection"] = coll
     warning = note_warning(note, account)
     if warning is not None:
         out["moderation_warning"] = warning
     return out
 
 
-def notification_json(note: Notification, account: bytes, status: bytes | None) -> bytes:
+def notification_json(
+    note: Notification, account: bytes, status: bytes | None, coll: dict | None = None
+) -> bytes:
     """:func:`notification` as JSON bytes, from the JSON of its account's
     and its status's entities (kept renderings)."""
     head = orjson.dumps(
@@ -594,6 +659,7 @@ def notification_json(note: Notification, account: bytes, status: bytes | None) 
             "group_key": note.group_key,
             "created_at": iso(note.created_at),
             **({"filtered": True} if note.filtered else {}),
+            **({"collection": coll} if coll is not None else {}),
         }
     )[:-1]
     warning = note_warning(note, None)

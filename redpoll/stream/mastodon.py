@@ -184,9 +184,10 @@ class MastodonRenderer:
         redpoll.reading.notification_view), live and replayed alike; its status
         carries ``filtered`` when a warn filter of theirs meets it."""
         record = Notification.from_json(int(note["id"]), json.dumps(note))
-        status = await self.service.engine.notifications.shown_one(owner, record)
-        if status is False:
+        found = await self.service.engine.notifications.shown_with(owner, record)
+        if found is None:
             return None
+        status, coll = found
         actor = Status(id=0, text="", created_at=0, user_id=record.actor, login="")
         account = entities.account(await self._author(actor), base)
         shown = await self.entity(status.to_dict(), base) if status is not None else None
@@ -195,7 +196,9 @@ class MastodonRenderer:
             result = words.apply(status, context="notifications", viewer=owner) if words else None
             if result is not None:
                 shown["filtered"] = json.loads(result.json())
-        body = entities.notification(record, account, shown)
+        body = entities.notification(
+            record, account, shown, entities.collection(coll, base) if coll is not None else None
+        )
         return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 

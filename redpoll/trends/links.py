@@ -1,14 +1,19 @@
 """Links in public statuses: the URLs a status's text carries, counted at
 post time in each link's history (redpoll.trends.history, kind ``link``)
 by the accounts that posted them, as hashtags are. No preview is fetched
-(nothing leaves the server): a link's title is its host and path."""
+(nothing leaves the server): a link's title is its host and path.
+
+Each link also keeps the ids of the statuses that carried it
+(``keys.link_statuses``, the newest limits.LINK_STATUSES_KEPT): the link's
+timeline (Mastodon 4.3's /api/v1/timelines/link) pages them, for a link
+that trends; the reader shows each by the visibility decision."""
 
 from __future__ import annotations
 
 import re
 from urllib.parse import urlsplit
 
-from ..core import limits
+from ..core import keys, limits, validate
 from ..core.models import Status
 from ..storage.store import Store
 from . import history
@@ -55,3 +60,26 @@ async def count_post(store: Store, status: Status) -> None:
     found = parse(status.text)
     if found:
         await history.count_use(store, "link", found, status.id, status.user_id, status.created_at)
+        for url in found:  # each link's statuses (its slot: one MULTI; idempotent)
+            key = keys.link_statuses(history.digest(url))
+            pipe = store.pipeline(transaction=True)
+            pipe.zadd(key, {str(status.id): status.id})
+            pipe.zremrangebyrank(key, 0, -limits.LINK_STATUSES_KEPT - 1)
+            await pipe.execute()
+
+
+async def statuses(
+    store: Store, url: str, *, max_id=None, since_id=None, min_id=None, limit=None
+) -> list[int]:
+    """A page of the ids of the statuses that carried ``url`` (as counted:
+    :func:`normalize`), newest first (``min_id``: the oldest newer than it)."""
+    size = validate.page_limit(limit, limits.PAGE_DEFAULT, limits.PAGE_MAX)
+    key = keys.link_statuses(history.digest(url))
+    top = f"({validate.an_id(max_id, 'max_id')}" if max_id else "+inf"
+    if min_id:
+        low = f"({validate.an_id(min_id, 'min_id')}"
+        rows = await store.zrangebyscore(key, low, top, start=0, num=size)
+        return [int(r) for r in reversed(rows)]
+    low = f"({validate.an_id(since_id, 'since_id')}" if since_id else "-inf"
+    rows = await store.zrevrangebyscore(key, top, low, start=0, num=size)
+    return [int(r) for r in rows]

@@ -77,7 +77,27 @@ async def trending(
         limits.TRENDS_TAGS_DEFAULT if kind == "tag" else limits.PAGE_DEFAULT,
         limits.TRENDS_TAGS_MAX if kind == "tag" else limits.PAGE_MAX,
     )
-    now = now_ms() if now is None else now
+    kept = await _ranked(store, kind, now_ms() if now is None else now, audience)
+    return [Trend(t.item, t.score, t.history, verdict) for t, verdict in kept[start : start + size]]
+
+
+async def trends(
+    store: Store,
+    kind: str,
+    item: str,
+    *,
+    now: int | None = None,
+    audience: review.Audience = review.Audience.PUBLIC,
+) -> bool:
+    """Whether ``item`` is among the trending items of ``kind`` that
+    ``audience`` is shown (any place of them, not only a page's)."""
+    kept = await _ranked(store, kind, now_ms() if now is None else now, audience)
+    return any(t.item == item for t, _ in kept)
+
+
+async def _ranked(store: Store, kind: str, now: int, audience: review.Audience) -> list:
+    """Every trending item of ``kind`` that ``audience`` is shown, best
+    first, with its verdict."""
     items = await history.candidates(store, kind, now)
     days = await history.histories(store, kind, items, now)
     ranked = []
@@ -87,7 +107,6 @@ async def trending(
             ranked.append((-value, -recent, item))
     ranked.sort()
     found = [Trend(item, -value, days[item]) for value, _, item in ranked]
-    kept = await review.select(
+    return await review.select(
         store, kind, found, [review.item_id(kind, t.item) for t in found], audience
     )
-    return [Trend(t.item, t.score, t.history, verdict) for t, verdict in kept[start : start + size]]

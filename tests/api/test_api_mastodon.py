@@ -21,7 +21,7 @@ def unique(prefix: str) -> str:
 def test_instance_says_mastodon_compatible(api):
     m = Mastodon(api_base_url=api.url)
     info = m.instance()
-    assert info.version.startswith("4.3.0 (compatible; Redpoll")
+    assert info.version.startswith("4.5.0 (compatible; Redpoll")
     assert m.instance_v2().configuration.statuses.max_characters == 500
     assert m.verify_minimum_version("4.0.0")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+import httpx
 import pytest
 from mastodon import MastodonAPIError, MastodonNotFoundError
 from support.mastodon import api, new_app, register, serve_env  # noqa: F401
@@ -145,13 +146,13 @@ def test_groups_span_pages(four):
     bob.status_favourite(toot.id)
     cat.status_favourite(other.id)
     dan.status_favourite(toot.id)
-    first = ann.grouped_notifications(limit=1)
-    [g] = first.notifications.groups
+    first = ann.grouped_notifications(limit=1, expand_accounts="full")
+    [g] = first.notification_groups
     assert g.status_id == toot.id and g.notifications_count == 2
     assert g.sample_account_ids == [dan.me().id, bob.me().id]
     assert {a.id for a in first.accounts} == {dan.me().id, bob.me().id}
     second = ann.fetch_next(first)
-    [g2] = second.notifications.groups
+    [g2] = second.notification_groups
     assert g2.status_id == other.id and g2.notifications_count == 1
     third = ann.fetch_next(second)
     [g3] = third.notification_groups
@@ -241,3 +242,47 @@ def test_follow_with_notify_gets_status_notifications(trio):
     bob.status_post("after the unfollow")
     assert ann.notifications(types=["status"]) == []
     assert ann.account_follow(bob_id).notifying is False
+
+
+def test_grouped_notifications_with_partial_avatars(four, api):
+    """expand_accounts=partial_avatars (Mastodon 4.3; Mastodon.py's default):
+    each group's most recent account in full in ``accounts``, the rest of
+    its sample as PartialAccountWithAvatar in ``partial_accounts``; ``full``
+    lists them all in full and no partial_accounts; any other value is
+    Mastodon's 400."""
+    ann, bob, cat, dan = four
+    toot = ann.status_post("liked by three")
+    for m in (bob, cat, dan):
+        m.status_favourite(toot.id)
+    ids = [m.me().id for m in (dan, cat, bob)]  # newest first
+    partial = ann.grouped_notifications(expand_accounts="partial_avatars")
+    (group,) = partial.notification_groups
+    assert group.sample_account_ids == ids
+    assert [a.id for a in partial.accounts] == [ids[0]] and "note" in partial.accounts[0]
+    assert sorted(a.id for a in partial.partial_accounts) == sorted(ids[1:])
+    full = ann.grouped_notifications(expand_accounts="full")
+    assert sorted(a.id for a in full.accounts) == sorted(ids)
+    with httpx.Client(base_url=api.url, timeout=30) as c:
+        raw = c.get(
+            "/api/v2/notifications",
+            params={"expand_accounts": "partial_avatars"},
+            headers={"Authorization": f"Bearer {ann.access_token}"},
+        ).json()
+        fields = {"id", "acct", "url", "avatar", "avatar_static", "locked", "bot"}
+        assert [set(a) for a in raw["partial_accounts"]] == [fields, fields]
+        whole = c.get(
+            "/api/v2/notifications",
+            params={"expand_accounts": "full"},
+            headers={"Authorization": f"Bearer {ann.access_token}"},
+        ).json()
+        assert "partial_accounts" not in whole and len(whole["accounts"]) == 3
+        wrong = c.get(
+            "/api/v2/notifications",
+            params={"expand_accounts": "some"},
+            headers={"Authorization": f"Bearer {ann.access_token}"},
+        )
+    assert wrong.status_code == 400
+    assert wrong.json() == {
+        "error": "Invalid value for 'expand_accounts': 'some', allowed values are "
+        "'full' and 'partial_avatars'"
+    }

@@ -100,3 +100,36 @@ async def test_suggestions_v2_v1_and_dismissing_one(srv, rp):
     assert ids["star"] not in [a["id"] for a in await call(me, "suggestions_v1")]
     with httpx.Client(base_url=srv.base, timeout=30) as http:
         assert http.get("/api/v2/suggestions").status_code == 401
+
+
+async def test_a_trending_links_timeline(srv, rp):
+    """GET /api/v1/timelines/link (Mastodon 4.3's LinkFeed): the public
+    statuses of discoverable accounts that carried a trending link, newest
+    first and paged; what the viewer may not see left out; 404 for a link
+    that does not trend."""
+    ann, bob, cat, dan = await asyncio.to_thread(accounts, srv.base, 4)
+    url = "https://example.org/news/1"
+    first = await call(ann, "status_post", f"read {url}")
+    await call(bob, "status_post", f"quietly {url}", visibility="unlisted")  # not public
+    await call(dan, "status_post", f"friends only {url}", visibility="private")
+    await call(cat, "account_update_credentials", discoverable=False)
+    await call(cat, "status_post", f"undiscoverable {url}")
+    second = await call(bob, "status_post", f"again {url}.")
+    assert [link["url"] for link in await call(dan, "trending_links")] == [url]
+
+    found = await call(dan, "timeline_link", url)
+    assert [s["id"] for s in found] == [second["id"], first["id"]]
+    with httpx.Client(base_url=srv.base, timeout=30) as http:  # no token needed
+        page = http.get("/api/v1/timelines/link", params={"url": url, "limit": 1})
+        assert [s["id"] for s in page.json()] == [str(second["id"])]
+        assert f"max_id={second['id']}" in page.headers["link"]
+        older = http.get("/api/v1/timelines/link", params={"url": url, "max_id": str(second["id"])})
+        assert [s["id"] for s in older.json()] == [str(first["id"])]
+        newer = http.get("/api/v1/timelines/link", params={"url": url, "min_id": str(first["id"])})
+        assert [s["id"] for s in newer.json()] == [str(second["id"])]
+        for missing in ({"url": "https://example.org/not-trending"}, {}):
+            gone = http.get("/api/v1/timelines/link", params=missing)
+            assert (gone.status_code, gone.json()) == (404, {"error": "Record not found"})
+    # the viewer's blocks and mutes apply, as on every timeline
+    await call(dan, "account_block", (await call(ann, "me"))["id"])
+    assert [s["id"] for s in await call(dan, "timeline_link", url)] == [second["id"]]

@@ -37,7 +37,7 @@ def people(base: str, n: int) -> list[tuple[Mastodon, str]]:
         m.create_account(
             login, "correct horse battery", f"{login}@example.com", agreement=True, scopes=SCOPES
         )
-        m.version_check_mode = "none"  # the server says 4.3; collections are 4.6's
+        m.version_check_mode = "none"  # the server says 4.5; collections are 4.6's
         out.append((m, str(m.me()["id"])))
     return out
 
@@ -218,3 +218,65 @@ async def test_a_deleted_accounts_collections_go_with_it(srv, rp):
     assert await status_of(ann, "collection", gone["id"]) == 404
     assert (await call(ann, "account_in_collections", a))["collections"] == []
     assert shown_ids(await call(ann, "collection", stays["id"])) == []  # its item names no one
+
+
+def notes_of(m: Mastodon, **query) -> list:
+    return m.notifications(types=["added_to_collection"], **query)
+
+
+async def test_an_added_account_is_told_and_the_notification_follows_the_collection(srv):
+    """Mastodon 4.6's added_to_collection: to the featured account, its
+    account the owner, its ``collection`` the Collection as the featured
+    account is shown it; ungrouped in /api/v2/notifications (the group
+    carries the collection); never pushed; gone with the item, hidden while
+    the owner is blocked, not shown once the collection is deleted."""
+    (owner, o), (ann, a), (bob, b) = await asyncio.to_thread(people, srv.base, 3)
+    made = (await call(owner, "collection_create", "Friends", account_ids=[a]))["collection"]
+    cid = str(made["id"])
+    (note,) = await asyncio.to_thread(notes_of, ann)
+    assert note["type"] == "added_to_collection" and str(note["account"]["id"]) == o
+    assert str(note["collection"]["id"]) == cid and note["collection"]["name"] == "Friends"
+    assert item_accounts(note["collection"]) == [a] and note.get("status") is None
+    assert str((await call(ann, "notifications", id=note["id"]))["collection"]["id"]) == cid
+    assert await asyncio.to_thread(notes_of, owner) == []  # no one tells themselves
+
+    # one for each account added later, one per item (adding is once)
+    item = (await call(owner, "collection_item_add", cid, b))["collection_item"]
+    (bobs,) = await asyncio.to_thread(notes_of, bob)
+    assert item_accounts(bobs["collection"]) == [a, b]
+    assert await status_of(owner, "collection_item_add", cid, b) == 422
+    assert len(await asyncio.to_thread(notes_of, bob)) == 1
+
+    # grouped (v2): its own group, with the collection; the owner listed once
+    grouped = await call(ann, "grouped_notifications")
+    (group,) = [g for g in grouped["notification_groups"] if g["type"] == "added_to_collection"]
+    assert group["group_key"] == f"ungrouped-{note['id']}"
+    assert str(group["collection"]["id"]) == cid and [
+        str(x) for x in group["sample_account_ids"]
+    ] == [o]
+    assert o in [str(x["id"]) for x in grouped["accounts"]]
+    with httpx.Client(base_url=srv.base, timeout=30) as c:
+        headers = {"Authorization": f"Bearer {ann.access_token}"}
+        whole = c.get(f"/api/v2/notifications/{group['group_key']}", headers=headers).json()
+        assert str(whole["notification_groups"][0]["collection"]["id"]) == cid
+        # not a kind a push subscription may ask for (Mastodon 4.6 has no alert)
+        doc = c.get("/openapi.json").json()
+    body = doc["paths"]["/api/v1/push/subscription"]["post"]["requestBody"]
+    assert "added_to_collection" not in str(body)
+
+    # the owner removes the item: its notification goes
+    await call(owner, "collection_item_delete", cid, item["id"])
+    assert await asyncio.to_thread(notes_of, bob) == []
+
+    # hidden while the featured account blocks the owner
+    await call(ann, "account_block", o)
+    assert await asyncio.to_thread(notes_of, ann) == []
+    await call(ann, "account_unblock", o)
+    assert len(await asyncio.to_thread(notes_of, ann)) == 1
+
+    # the collection deleted: nothing left to show, by id neither
+    await call(owner, "collection_delete", cid)
+    assert await asyncio.to_thread(notes_of, ann) == []
+    assert await status_of(ann, "notifications", id=note["id"]) == 404
+    grouped = await call(ann, "grouped_notifications")
+    assert [g for g in grouped["notification_groups"] if g["type"] == "added_to_collection"] == []

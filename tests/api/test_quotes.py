@@ -17,6 +17,7 @@ import httpx
 import pytest
 from support.mastodon import accounts
 
+from redpoll.notifications import notifications as notification_kinds
 from redpoll.quotes import keys as quote_keys
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(240)]
@@ -29,7 +30,7 @@ def run(fn, *args, **kwargs):
 
 
 async def people(srv, n: int):
-    """``n`` new accounts; Mastodon.py's version check off (redpoll reports 4.3)."""
+    """``n`` new accounts; Mastodon.py's version check off."""
     out = await run(accounts, srv.base, n)
     for m in out:
         m.version_check_mode = "none"
@@ -286,3 +287,25 @@ async def test_a_quote_its_author_may_not_see_is_left_out_of_their_notifications
     assert [n for n in page.json() if n["type"] == "quote"] == []
     assert grouped.status_code == 200, grouped.text
     assert all(g["type"] != "quote" for g in grouped.json()["notification_groups"])
+
+
+async def test_the_quote_kinds_are_notification_types_one_may_ask_for(srv):
+    """``types[]``/``exclude_types[]`` take (and /openapi.json documents)
+    every kind of the one list, quote and quoted_update among them."""
+    alice, bob = await people(srv, 2)
+    original = await run(alice.status_post, "quote me " + uuid.uuid4().hex[:6])
+    await run(alice.status_favourite, original["id"])  # one's own: no notification
+    await run(bob.status_favourite, original["id"])
+    quoting = await run(bob.status_post, "quoting", quoted_status_id=original["id"])
+    only = await run(alice.notifications, types=["quote"])
+    assert [(n["type"], n["status"]["id"]) for n in only] == [("quote", quoting["id"])]
+    rest = await run(alice.notifications, exclude_types=["quote", "quoted_update"])
+    assert [n["type"] for n in rest] == ["favourite"]
+    with http(srv) as anon:
+        doc = anon.get("/openapi.json").json()
+    for path in ("/api/v1/notifications", "/api/v2/notifications"):
+        params = {p["name"]: p["schema"] for p in doc["paths"][path]["get"]["parameters"]}
+        for name in ("types[]", "exclude_types[]"):
+            kinds = params[name]["items"]["enum"]
+            assert "quote" in kinds and "quoted_update" in kinds, (path, name)
+            assert set(kinds) == set(notification_kinds.TYPES) and len(kinds) == len(set(kinds))

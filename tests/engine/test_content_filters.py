@@ -96,7 +96,7 @@ async def test_the_compiled_filters_are_kept_by_version_and_read_again_after_a_c
     assert await rules.active(store, alice.id) is first  # same version: the same object
     await F.create_filter(store, alice.id, title="u", context=["home"], keywords=[("okra", None)])
     second = await rules.active(store, alice.id)
-    assert second is not first and len(second.instance.rules) == 2
+    assert second is not first and len(second.rules) == 2
 
 
 async def test_racing_changes_to_one_filter_all_land(rp):

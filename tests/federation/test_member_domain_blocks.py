@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import httpx
 import pytest
 from mastodon import MastodonAPIError
 from support.federation import HERE, fed, public_note  # noqa: F401
@@ -57,6 +58,18 @@ def fedsrv(server, tmp_path_factory):
     ).start()
     yield proc
     proc.stop()
+
+
+def preview(srv, m, domain: str) -> dict:
+    """GET /api/v1/domain_blocks/preview as ``m``."""
+    answer = httpx.get(
+        f"{srv.base}/api/v1/domain_blocks/preview",
+        params={"domain": domain},
+        headers={"Authorization": f"Bearer {m.access_token}"},
+        timeout=30,
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()
 
 
 async def queued(fed, kind: str) -> list[dict]:
@@ -112,8 +125,22 @@ async def test_a_blocked_domain_is_heard_from_no_more(fedsrv, fed):
     listed = {int(a["id"]) for a in me.directory(order="new", limit=80)}
     assert {bad.id, good.id} <= listed and fan.id not in listed and asker.id not in listed
 
+    # what a block would end (Mastodon 4.3's preview): one follow, one follower
+    assert preview(fedsrv, me, "BAD.example") == {"following_count": 1, "followers_count": 1}
+    assert preview(fedsrv, me, "good.example") == {"following_count": 1, "followers_count": 0}
+    assert preview(fedsrv, me, "none.example") == {"following_count": 0, "followers_count": 0}
+    with httpx.Client(base_url=fedsrv.base, timeout=30) as c:
+        bad_input = c.get(
+            "/api/v1/domain_blocks/preview",
+            params={"domain": "not a domain"},
+            headers={"Authorization": f"Bearer {me.access_token}"},
+        )
+        assert bad_input.status_code == 422
+        assert c.get("/api/v1/domain_blocks/preview?domain=x.example").status_code == 401
+
     me.domain_block("BAD.example")
     assert me.domain_blocks() == ["bad.example"]
+    assert preview(fedsrv, me, "bad.example") == {"following_count": 0, "followers_count": 0}
     assert me.account_relationships([bad.id])[0]["domain_blocking"] is True
     assert friend.account_relationships([bad.id])[0]["domain_blocking"] is False
     home = [int(s["id"]) for s in me.timeline_home()]

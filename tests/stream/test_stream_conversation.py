@@ -123,6 +123,31 @@ async def test_user_stream_gets_boosts_and_its_own_notifications(mstream, rp):
     await mstream.wait_subscribers(0)
 
 
+async def test_user_stream_gets_an_added_to_collection_with_its_collection(mstream, rp):
+    """Mastodon 4.6's added_to_collection reaches the featured account's user
+    stream carrying the Collection, as the REST notification does."""
+    owner, ann = await asyncio.to_thread(accounts, mstream.base, 2)
+    for m in (owner, ann):
+        m.version_check_mode = "none"  # collections are Mastodon 4.6's
+    owner_id, ann_id = (
+        (await asyncio.to_thread(owner.me))["id"],
+        (await asyncio.to_thread(ann.me))["id"],
+    )
+    listener = NoteListener()
+    handle = await asyncio.to_thread(ann.stream_user, listener, run_async=True)
+    try:
+        await mstream.wait_subscribers(1)
+        made = await asyncio.to_thread(owner.collection_create, "Streamed", account_ids=[ann_id])
+        await wait_for(lambda: len(listener.notifications) == 1, "ann's notification")
+        (note,) = listener.notifications
+        assert note["type"] == "added_to_collection" and note["account"]["id"] == owner_id
+        assert note["collection"]["id"] == made["collection"]["id"]
+        assert [i["account_id"] for i in note["collection"]["items"]] == [ann_id]
+    finally:
+        handle.close()
+    await mstream.wait_subscribers(0)
+
+
 async def test_websocket_user_stream_gets_notifications(mstream, rp):
     base = mstream.base
     ann, bob = await asyncio.to_thread(accounts, base, 2)

@@ -58,7 +58,9 @@ def test_a_file_exported_by_one_member_is_imported_by_another(people, web, tmp_p
     ann.sign_up("imf")
     cat_name = cat.sign_up("imf")
     cat_id = cat.api("GET", "/api/v1/accounts/verify_credentials").json()["id"]
-    assert dee.api("POST", f"/api/v1/accounts/{cat_id}/follow", data={"reblogs": "false"}).is_success
+    assert dee.api(
+        "POST", f"/api/v1/accounts/{cat_id}/follow", data={"reblogs": "false"}
+    ).is_success
     p = dee.page
     p.goto("/settings")
     with p.expect_download() as got:

@@ -6,13 +6,14 @@ import logging
 from typing import Any
 
 from ...conversations import tags
-from ...core.errors import RedpollError
+from ...core.errors import NotFound, RedpollError
 from ...core.models import User
 from ...reading import directory as profile_directory
 from ...reading import pages
-from ...records import statuses
+from ...records import statuses, users
 from ...search import search
 from ...suggestions import suggestions as follow_suggestions
+from ...trends import links as trend_links
 from ...trends import ranking
 from ...trends import review as trend_review
 from ...trends import statuses as trend_statuses
@@ -75,6 +76,31 @@ class Discovery(Area):
             await statuses.get_statuses(self.store, sids),
             muted=True,
             context="public",
+        )
+
+    async def link_page(self, viewer, url, *, local: bool = False, **cursors: Any) -> pages.Shown:
+        """A trending link's timeline (Mastodon 4.3's LinkFeed): the public
+        statuses that carried it, of discoverable accounts (``local``: of
+        this server's only), newest first, as ``viewer`` is shown them;
+        NotFound for a link that does not trend now."""
+        link = trend_links.normalize(url) if isinstance(url, str) else None
+        if link is None or not await ranking.trends(
+            self.store, "link", link, audience=self._trends_audience
+        ):
+            raise NotFound("the link does not trend")
+        read = await statuses.get_statuses(
+            self.store, await trend_links.statuses(self.store, link, **cursors)
+        )
+        authors = {u.id: u for u in await users.get_users(self.store, {s.user_id for s in read})}
+        kept = [
+            s
+            for s in read
+            if (a := authors.get(s.user_id)) is not None
+            and a.discoverable
+            and not (local and a.remote)
+        ]
+        return await pages.timeline(
+            self.store, viewer, kept, muted=True, read=read, context="public"
         )
 
     async def directory(self, viewer, **query: Any) -> list[User]:

@@ -43,6 +43,13 @@ class Media(Area):
             self.store, validate.an_id(owner, "owner"), validate.an_id(mid, "id"), changes
         )
 
+    async def delete_attachment(self, owner, mid) -> None:
+        """``owner``'s upload ``mid`` not attached to a status, deleted
+        (NotFound; uploads.MediaInUse while attached: Mastodon 4.4)."""
+        await uploads.delete_unattached(
+            self.store, self.queue, validate.an_id(owner, "owner"), validate.an_id(mid, "id")
+        )
+
     async def sweep(self, now_ms: int | None = None) -> int:
         """Remove uploads never attached, older than a day as of ``now_ms``."""
         return await uploads.sweep(self.store, self.media_storage, now_ms)

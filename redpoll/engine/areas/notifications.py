@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from ...accounts import markers
+from ...collections.collections import Collection
 from ...core.models import Status
 from ...notifications import notifications, requests
 from ...notifications.notifications import Notification
@@ -22,6 +23,14 @@ class Notifications(Area):
         (redpoll.reading.notification_view: a stream's live and replayed
         notifications)."""
         return await notification_view.shown_one(self.store, owner, record)
+
+    async def shown_with(
+        self, owner, record: Notification
+    ) -> tuple[Status | None, Collection | None] | None:
+        """None when ``record`` is not shown to ``owner`` now; else its status
+        and the collection it names (None for a kind without one), decided
+        now (redpoll.reading.notification_view)."""
+        return await notification_view.shown_with(self.store, owner, record)
 
     async def listed(self, uid, **query: Any) -> list[notifications.Notification]:
         return await notifications.page(self.store, uid, **query)

@@ -119,6 +119,13 @@ class Relations(Area):
     async def blocked_domains(self, uid, **page: Any) -> tuple[list[str], int | None]:
         return await domain_blocks.page(self.store, uid, **page)
 
+    async def domain_block_preview(self, uid, domain) -> tuple[int, int]:
+        """(follows, followers) of ``uid`` on ``domain`` that a block of it
+        would end (Mastodon 4.3's preview)."""
+        return await member_blocks.preview(
+            self.store, validate.an_id(uid, "user_id"), domain_blocks.normalize(domain)
+        )
+
     async def endorse(self, uid, target, on: bool = True) -> bool:
         return await endorsements.endorse(self.store, uid, target, on)
 
