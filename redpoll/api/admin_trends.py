@@ -119,7 +119,8 @@ async def trending_links(ctx: Ctx) -> Response:
     try:
         found = await ctx.rp.admin.trending(ctx.uid, "link", **_query(ctx))
     except Forbidden:
-        return JSON([link_entity(t) for t in await ctx.rp.discovery.trending_links(**_query(ctx))])
+        found = await ctx.rp.discovery.trending_links_shown(**_query(ctx))
+        return JSON([link_entity(t, card, ctx.base) for t, card in found])
     return JSON([_link(t) for t in found])
 
 

@@ -7,6 +7,7 @@ from urllib.parse import urlencode, urlsplit
 from starlette.responses import Response
 
 from ..core import limits
+from ..media import entity as media_entity
 from ..render import entities
 from ..trends import links as trend_links
 from .context import Ctx
@@ -102,11 +103,21 @@ async def trending_statuses(ctx: Ctx) -> Response:
     )
 
 
-def link_entity(trend) -> dict:
-    """Mastodon's Trends::Link (a PreviewCard with its history); no preview
-    is fetched, so the title is the link's host and path."""
+def link_entity(trend, card: dict | None = None, base: str = "") -> dict:
+    """Mastodon's Trends::Link (a PreviewCard with its history): the card
+    kept for the link (redpoll.cards; its image this server's copy), or,
+    while there is none, the link's host and path for its title."""
     url = trend.item
     host = urlsplit(url).hostname or ""
+    history = [
+        {"day": str(d.day), "uses": str(d.uses), "accounts": str(d.accounts)} for d in trend.history
+    ]
+    if card is not None:
+        return card | {
+            "url": url,
+            "image": media_entity.full_url(card.get("image"), base),
+            "history": history,
+        }
     return {
         "url": url,
         "title": trend_links.title(url),
@@ -126,10 +137,7 @@ def link_entity(trend) -> dict:
         "blurhash": None,
         "language": None,
         "published_at": None,
-        "history": [
-            {"day": str(d.day), "uses": str(d.uses), "accounts": str(d.accounts)}
-            for d in trend.history
-        ],
+        "history": history,
     }
 
 
@@ -146,9 +154,10 @@ def link_entity(trend) -> dict:
     ),
 )
 async def trending_links(ctx: Ctx) -> Response:
-    found = await ctx.rp.discovery.trending_links(**_query(ctx))
+    found = await ctx.rp.discovery.trending_links_shown(**_query(ctx))
     return JSON(
-        [link_entity(t) for t in found], headers=_next(ctx, len(found), limits.PAGE_DEFAULT)
+        [link_entity(t, card, ctx.base) for t, card in found],
+        headers=_next(ctx, len(found), limits.PAGE_DEFAULT),
     )
 
 

@@ -271,6 +271,26 @@ async def attach(store: Store, settings: Settings, rejected: Rejected, sid: int)
             return
 
 
+async def kept_cards(store: Store, urls: list[str]) -> dict[str, dict]:
+    """The cards kept for ``urls`` (normalized as trends.links counts them),
+    by URL, in one round trip; none is fetched (a card is made by a post's
+    job): a URL with no card kept is left out."""
+    if not urls:
+        return {}
+    raws = await store.batch([("GET", keys.card(digest(u))) for u in urls])
+    out: dict[str, dict] = {}
+    for url, raw in zip(urls, raws):
+        if not raw or raw == _NONE.encode():
+            continue
+        try:
+            card = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(card, dict):
+            out[url] = card
+    return out
+
+
 def entity(status: Status, base: str) -> dict | None:
     """The ``card`` of a status's entity: the card its record names, or
     None; its image's URL as clients get it (media.entity.full_url)."""

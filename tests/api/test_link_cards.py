@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -284,3 +285,24 @@ async def test_a_server_whose_media_are_rejected_gives_a_card_with_no_image(rp, 
     assert card["title"] == "Cats & their ways"
     assert card["image"] is None and card["blurhash"] is None
     assert "/i/cat.jpg" not in peer.gets and await rp.media.cache_stats() == (0, 0)
+
+
+async def test_a_trending_link_shows_its_card(rp, serve, alice, peer):
+    """/api/v1/trends/links answers each link as its kept card (Mastodon's
+    Trends::Link), not its host and path, once a post's job made the card."""
+    peer.files["/p/trend.html"] = (PAGE.encode(), "text/html; charset=utf-8")
+    peer.files["/i/cat.jpg"] = (jpeg((800, 600)), "image/jpeg")
+    link = f"{peer.base}/p/trend.html"
+    plain = f"{peer.base}/p/no-card-yet.html"
+    await post(alice, f"trending {link}")
+    await rp.drain()
+    await post(alice, f"and {plain}")  # its card job not run yet
+    trends = httpx.get(f"{serve.base}/api/v1/trends/links").json()
+    by_url = {t["url"]: t for t in trends}
+    card = by_url[link]
+    assert card["title"] == "Cats & their ways" and card["provider_name"] == "Cat News"
+    assert card["image"].startswith(f"{serve.base}/system/media/")
+    assert card["history"] and card["history"][0]["accounts"] == "1"
+    bare = by_url[plain]
+    assert bare["title"] == urlsplit(plain).hostname + "/p/no-card-yet.html"
+    assert bare["image"] is None and bare["history"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from ...cards import cards
 from ...conversations import tags
 from ...core.errors import NotFound, RedpollError
 from ...core.models import User
@@ -62,6 +63,15 @@ class Discovery(Area):
         return await ranking.trending(
             self.store, "link", offset=offset, limit=limit, now=now, audience=self._trends_audience
         )
+
+    async def trending_links_shown(
+        self, *, offset=None, limit=None, now: int | None = None
+    ) -> list[tuple[ranking.Trend, dict | None]]:
+        """The trending links, each with the preview card kept for it (a
+        post's card job made it; None while there is none)."""
+        found = await self.trending_links(offset=offset, limit=limit, now=now)
+        kept = await cards.kept_cards(self.store, [t.item for t in found])
+        return [(t, kept.get(t.item)) for t in found]
 
     async def trending_page(
         self, viewer, *, offset=None, limit=None, now: int | None = None
