@@ -176,9 +176,14 @@ class Store:
 
     async def load_scripts(self) -> None:
         """Load every script (on every primary of a cluster) so that batches
-        of EVALSHA in one pipeline (``run_many``) find them."""
-        for script in self.scripts.values():
-            await self.client.script_load(script.script)
+        of EVALSHA in one pipeline (``run_many``) find them: those the
+        server does not hold yet (one SCRIPT EXISTS first; a cluster's
+        answer is true only where every primary holds it)."""
+        scripts = list(self.scripts.values())
+        held = await self.client.script_exists(*[s.sha for s in scripts])
+        for script, there in zip(scripts, held):
+            if not there:
+                await self.client.script_load(script.script)
 
     async def run_many(
         self, calls: Sequence[tuple[str, Sequence, Sequence]], reads: Sequence[tuple] = ()

@@ -299,3 +299,25 @@ def test_a_cluster_node_whose_bus_port_was_taken_starts_on_another(tmp_path):
         with cluster:
             assert int(cluster.nodes[1].config["cluster-port"]) != taken
             assert redis.Redis(port=cluster.nodes[1].port).cluster("info")["cluster_state"] == "ok"
+
+
+@pytest.mark.topology
+async def test_scripts_are_loaded_where_missing_and_only_there(pair, server):
+    """load_scripts asks which scripts the server holds and loads the
+    others: after one master forgot every script (SCRIPT FLUSH, as a
+    restart without persistence does), each script runs again by its sha."""
+    store, plain = pair
+    _, _, handle = server
+    await store.load_scripts()
+    nodes = handle.nodes if isinstance(handle, EmbeddedCluster) else [handle]
+    redis.Redis(port=nodes[-1].port).script_flush()
+    shas = [s.sha for s in store.scripts.values()]
+    assert not all(await plain.script_exists(*shas))
+    await store.load_scripts()
+    assert all(await plain.script_exists(*shas))
+    again = Store.connect(*server[:2])
+    try:
+        await again.load_scripts()  # all there: nothing loaded, nothing refused
+        assert all(await plain.script_exists(*shas))
+    finally:
+        await again.close()
