@@ -276,7 +276,7 @@ async def step(
     if h.get("state") == "ready":
         # packed: its removal queued for its time, its pages dropped (both
         # idempotent: a step cut short after the pack is done again here)
-        expire = ArchiveExpireJob(uid=uid, aid=aid)
+        expire = ArchiveExpireJob(uid=uid, aid=aid, file=h["file"])
         await queue.enqueue_at(expire, int(h["made"]) + limits.ARCHIVE_KEPT_S * 1000)
         await asyncio.to_thread(shutil.rmtree, work, True)
         return False
@@ -511,17 +511,20 @@ async def _media_file(media: MediaStorage, name: str) -> bytes | None:
 
 # --- removal ------------------------------------------------------------------------------------
 async def expire(
-    store: Store, data_dir: str, uid: int, aid: int, now: int | None = None
+    store: Store, data_dir: str, uid: int, aid: int, file: str, now: int | None = None
 ) -> int | None:
-    """Remove archive ``aid`` if it is past its time: its file, its pages,
-    then its record (idempotent: a removal cut short is done again); None
-    then, else when it is due (ms: its job is queued again for then)."""
+    """Remove archive ``aid`` (its ZIP named ``file``) if it is past its
+    time: its file, its pages, then its record (idempotent: a removal cut
+    short is done again; a record gone already, with its account, leaves
+    the file to remove); None then, else when it is due (ms: its job is
+    queued again for then)."""
     raw = await store.hgetall(keys.archive_record(uid, aid))
     if raw:
         found = Archive.of(uid, aid, raw)
         if found.expires_at > (now_ms() if now is None else now):
             return found.expires_at
-        await asyncio.to_thread(path_of(data_dir, found).unlink, True)
+    if file and "/" not in file and file.startswith("archive-"):
+        await asyncio.to_thread((folder(data_dir, uid) / file).unlink, True)
     await asyncio.to_thread(shutil.rmtree, work_folder(data_dir, uid, aid), True)
     pipe = store.pipeline(transaction=True)
     pipe.delete(keys.archive_record(uid, aid))

@@ -44,7 +44,7 @@ def table(
         store: Store, settings: Settings, job: ArchiveExpireJob, entry_id: bytes
     ) -> Done:
         # idempotent: removing what is gone already removes nothing
-        due = await archive.expire(store, settings.data_dir, job.uid, job.aid)
+        due = await archive.expire(store, settings.data_dir, job.uid, job.aid, job.file)
         if due is not None:  # (queued early: again for its time)
             await JobQueue(store).enqueue_at(job, due)
         return Done(None)

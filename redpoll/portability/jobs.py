@@ -48,12 +48,15 @@ class ArchiveJob(Job):
 
 @dataclass(frozen=True)
 class ArchiveExpireJob(Job):
-    """Remove ``uid``'s archive ``aid`` once past limits.ARCHIVE_KEPT_S
-    (redpoll.portability.archive.expire), queued for then."""
+    """Remove ``uid``'s archive ``aid`` (its ZIP: ``file``) once past
+    limits.ARCHIVE_KEPT_S (redpoll.portability.archive.expire), queued for
+    then; the file named here goes even if the record went first (an
+    account purged)."""
 
     kind: ClassVar[str] = "archive_expire"
     uid: int
     aid: int
+    file: str
 
     def subject(self) -> str:
         return f"user:{self.uid}"

@@ -28,7 +28,7 @@ from redpoll.engine.worker import archive_renderer
 from redpoll.federation import documents
 from redpoll.media.storage import open_storage
 from redpoll.portability import archive
-from redpoll.portability.jobs import ArchiveJob
+from redpoll.portability.jobs import ArchiveExpireJob, ArchiveJob
 
 pytestmark = [pytest.mark.topology, pytest.mark.timeout(300)]
 
@@ -245,10 +245,17 @@ async def test_the_archive_holds_what_the_server_publishes_and_the_media(asrv, a
     found = await arp.archives.get(uid, int(made["id"]))
     path = archive.path_of(str(dirs[0]), found)
     assert path.is_file()
-    assert await archive.expire(arp.store, str(dirs[0]), uid, found.id) == found.expires_at
+    # its removal is queued for its time
+    expiry = ArchiveExpireJob(uid=uid, aid=found.id, file=found.file)
+    assert await arp.queue.due_at(expiry) == found.expires_at
+    assert (
+        await archive.expire(arp.store, str(dirs[0]), uid, found.id, found.file) == found.expires_at
+    )
     assert path.is_file()  # not due yet
     later = found.expires_at + 1
-    assert await archive.expire(arp.store, str(dirs[0]), uid, found.id, now=later) is None
+    assert (
+        await archive.expire(arp.store, str(dirs[0]), uid, found.id, found.file, now=later) is None
+    )
     assert not path.exists() and not path.parent.joinpath(f"{found.id}.parts").exists()
     assert await asyncio.to_thread(listed, base, me) == []
     assert httpx.get(ready["url"], headers=auth(me), timeout=30).status_code == 404
