@@ -399,9 +399,8 @@ async def _id_page(
     for s in await statuses.get_statuses(store, ids):
         if s is not None:
             out.append(s.extra.get("uri") or uris.status(base, s.login, s.id))
-    last = repr(rows[-1][1]) if rows else after
-    if rows and float(rows[-1][1]).is_integer():
-        last = str(int(rows[-1][1]))
+    # (the scores are integers: favourite ids, unique microseconds)
+    last = str(int(rows[-1][1])) if rows else after
     return out, last, len(rows) == limits.ARCHIVE_ID_STEP
 
 

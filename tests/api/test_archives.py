@@ -232,6 +232,9 @@ async def test_the_archive_holds_what_the_server_publishes_and_the_media(asrv, a
     assert httpx.get(ready["url"], headers=auth(other), timeout=30).status_code == 404
     assert httpx.get(ready["url"], timeout=30).status_code == 401
     assert await asyncio.to_thread(listed, base, other) == []
+    one = f"{base}/api/v1/redpoll/archives/{made['id']}"
+    assert httpx.get(one, headers=auth(other), timeout=30).status_code == 404
+    assert httpx.get(one, headers=auth(me), timeout=30).json() == ready
 
     # a second request within the interval: 429, saying when
     again = await asyncio.to_thread(ask, base, me)
@@ -270,14 +273,21 @@ async def test_requests_racing_make_one_archive(asrv, arp):
     assert [a["state"] for a in await asyncio.to_thread(listed, asrv.base, me)] == ["ready"]
 
 
-async def test_a_job_cut_short_at_any_await_gives_one_whole_archive(asrv, arp, dirs):
-    (me,) = await asyncio.to_thread(accounts, asrv.base, 1)
-
+async def test_a_job_cut_short_at_any_await_gives_one_whole_archive(asrv, arp, dirs, monkeypatch):
+    # small steps (in this process, where the job runs): pages of 2 statuses, 1 id
+    monkeypatch.setattr(limits, "ARCHIVE_STATUS_STEP", 2)
+    monkeypatch.setattr(limits, "ARCHIVE_ID_STEP", 1)
+    me, other = await asyncio.to_thread(accounts, asrv.base, 2)
     kinds = ("public", "unlisted", "private", "direct", "public")
 
     def post() -> None:
         for i, visibility in enumerate(kinds):
             me.status_post(f"note {i}", visibility=visibility)
+        for i in range(3):
+            theirs = other.status_post(f"theirs {i}")
+            me.status_favourite(theirs["id"])
+            if i:
+                me.status_bookmark(theirs["id"])
 
     await asyncio.to_thread(post)
     await arp.drain()
@@ -332,8 +342,14 @@ async def test_a_job_cut_short_at_any_await_gives_one_whole_archive(asrv, arp, d
     zf = opened(body)
     outbox = json.loads(zf.read("outbox.json"))
     assert outbox["totalItems"] == len(kinds)
-    contents = sorted(i["object"]["content"] for i in outbox["orderedItems"])
-    assert contents == sorted(f"<p>note {i}</p>" for i in range(len(kinds)))
+    # every page once, in order: oldest first
+    contents = [i["object"]["content"] for i in outbox["orderedItems"]]
+    assert contents == [f"<p>note {i}</p>" for i in range(len(kinds))]
+    likes = json.loads(zf.read("likes.json"))
+    bookmarks = json.loads(zf.read("bookmarks.json"))
+    assert (likes["totalItems"], bookmarks["totalItems"]) == (3, 2)
+    assert len(set(likes["orderedItems"])) == 3
+    assert set(bookmarks["orderedItems"]) < set(likes["orderedItems"])
     # nothing else left in its folder: no partial file, no pages
     left = {p.name for p in archive.folder(data, uid).iterdir()} - before_here
     assert left == {found.file}
