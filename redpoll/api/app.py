@@ -45,6 +45,7 @@ from . import (
     admin_metrics,
     admin_trends,
     annual_reports,
+    archives,
     collections,
     conversations,
     directory,
@@ -137,6 +138,7 @@ MODULES = (
     roles,
     exports,
     imports,
+    archives,
 )
 ROUTES = [Route(d.path, handler, methods=[d.method]) for d, handler in declared(MODULES)]
 

@@ -543,6 +543,31 @@ def import_gone(uid: int, iid: int) -> str:
     return f"imp:{{{uid}}}:{iid}:gone"
 
 
+def archives(uid: int) -> str:
+    """ZSET archive id -> when it was asked for (ms): a member's archives of
+    their posts and media (redpoll.portability.archive)."""
+    return f"arc:{{{uid}}}"
+
+
+def archive_seq(uid: int) -> str:
+    """String: the last archive id given to ``uid``."""
+    return f"arc:{{{uid}}}:seq"
+
+
+def archive_record(uid: int, aid: int) -> str:
+    """HASH: one archive (state, made, base, file, size, finished, and its
+    job's cursor: phase, page, after)."""
+    return f"arc:{{{uid}}}:{aid}"
+
+
+def archive_gate(shard: int, uid: int) -> str:
+    """String ``<archive id>:<journal entry id>``, expiring after
+    limits.ARCHIVE_INTERVAL_S: the member's last archive request, claimed in
+    the step that holds its job (job_hold_once.lua), so one is made per
+    interval however many requests race. In the slot of the job's shard."""
+    return f"arcgate:{{{shard}}}:{uid}"
+
+
 def bookmarks(uid: int) -> str:
     """ZSET status id -> bookmark id (unique microseconds): the user's bookmarks."""
     return f"bm:{{{uid}}}"

@@ -619,6 +619,17 @@ IMPORT_BYTES_MAX = 2 * 1024 * 1024
 IMPORT_ROWS_MAX = 20_000
 IMPORT_STEP = 25
 IMPORTS_KEPT = 20
+#: a member's archive of their posts and media (redpoll.portability.archive,
+#: Mastodon's "Request your archive"): at most one per ARCHIVE_INTERVAL_S
+#: (Mastodon's 7 days), each kept ARCHIVE_KEPT_S after it was asked for
+#: (Mastodon's backup cleanup: 7 days), then removed; one step of its job
+#: renders ARCHIVE_STATUS_STEP of the member's statuses or reads
+#: ARCHIVE_ID_STEP of their favourites or bookmarks; the archives listed
+ARCHIVE_INTERVAL_S = 7 * 24 * 3600
+ARCHIVE_KEPT_S = 7 * 24 * 3600
+ARCHIVE_STATUS_STEP = 100
+ARCHIVE_ID_STEP = 1000
+ARCHIVES_KEPT = 5
 #: Accounts one may endorse (feature on one's profile) at most.
 ENDORSEMENTS_MAX = 100
 #: A private note on an account at most (characters; Mastodon's 2,000).

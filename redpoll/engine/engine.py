@@ -30,6 +30,7 @@ from . import migrate as migrations
 from .admin import Desk
 from .areas.accounts import Accounts
 from .areas.annual import Annual
+from .areas.archives import Archives
 from .areas.auth import Auth
 from .areas.base import Deps
 from .areas.collections import Collections
@@ -89,6 +90,7 @@ class Redpoll:
         self.annual = Annual(deps)
         self.discovery = Discovery(deps, self.federation)
         self.imports = Imports(deps)
+        self.archives = Archives(deps)
         #: the admin API's actions (redpoll.engine.admin), each with its actor
         self.admin = Desk(store, self.queue, self.accounts.purge_later, settings)
 

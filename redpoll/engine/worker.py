@@ -43,6 +43,7 @@ from ..scheduling import handlers as scheduling_handlers
 from ..search import handlers as search_handlers
 from ..storage.store import Store
 from ..timelines import handlers as timelines_handlers
+from .areas.archives import ArchiveRenderer
 from .areas.base import Deps
 from .areas.imports import ImportActions
 
@@ -66,6 +67,12 @@ def import_actions(store: Store, settings: Settings) -> ImportActions:
     return ImportActions(Deps(store, JobQueue(store), settings, open_storage(settings)))
 
 
+def archive_renderer(store: Store, settings: Settings) -> ArchiveRenderer:
+    """What renders an archive's actor and notes for its job: the
+    federation's documents (redpoll.engine.areas.archives)."""
+    return ArchiveRenderer(Deps(store, JobQueue(store), settings, open_storage(settings)))
+
+
 #: Every kind's handler, from the features' tables.
 HANDLERS = merged(
     accounts_handlers.TABLE,
@@ -77,7 +84,7 @@ HANDLERS = merged(
     mail_handlers.TABLE,
     media_handlers.TABLE,
     moderation_handlers.TABLE,
-    portability_handlers.table(import_actions),
+    portability_handlers.table(import_actions, archive_renderer),
     posting_handlers.TABLE,
     push_handlers.TABLE,
     relations_handlers.TABLE,

@@ -54,6 +54,12 @@ class MediaStorage(Protocol):
         """Where clients fetch ``name``: an absolute URL, or a path under
         the server's own base (starting with ``/``)."""
 
+    async def read(self, name: str) -> bytes | None:
+        """The bytes of ``name``, or None if there is no such file (a name
+        that is not a stored name included). MediaStorageError if the
+        storage fails. (For a member's archive, redpoll.portability.archive:
+        a stored file is at most limits.MEDIA_IMAGE_MAX_BYTES.)"""
+
     async def delete(self, name: str) -> None:
         """Remove ``name``; nothing happens if it is not there (idempotent).
         MediaStorageError if the storage fails."""
@@ -112,6 +118,19 @@ class LocalStorage:
 
     def url(self, name: str) -> str:
         return f"{URL_PATH}/{name}"
+
+    async def read(self, name: str) -> bytes | None:
+        path = self.path(name)
+        if path is None:
+            return None
+        try:
+            return await asyncio.to_thread(path.read_bytes)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise MediaStorageError(
+                f"the media storage could not read a file ({exc.strerror or exc})"
+            ) from exc
 
     async def delete(self, name: str) -> None:
         path = self.path(name)
@@ -222,7 +241,7 @@ class S3Storage:
                 type(exc).__name__,
                 exc,
             )
-            verb = "store" if what == "PutObject" else "delete"
+            verb = {"PutObject": "store", "GetObject": "read"}.get(what, "delete")
             raise MediaStorageError(
                 f"the media storage could not {verb} a file (S3 {what}: {detail})"
             ) from exc
@@ -244,6 +263,24 @@ class S3Storage:
 
     def url(self, name: str) -> str:
         return f"{self.public_url}/{name}"
+
+    async def read(self, name: str) -> bytes | None:
+        if not NAME.fullmatch(name):
+            return None
+        got: list[bytes | None] = []
+
+        def fetch() -> None:
+            try:
+                body = self._s3().get_object(Bucket=self.bucket, Key=name)["Body"]
+                got.append(body.read())
+            except Exception as exc:
+                if _s3_error(exc)[0] in ("NoSuchKey", "404"):
+                    got.append(None)
+                    return
+                raise
+
+        await self._call("GetObject", name, fetch)
+        return got[0] if got else None
 
     async def delete(self, name: str) -> None:
         if not NAME.fullmatch(name):

@@ -21,6 +21,7 @@ import shutil
 import socket
 import subprocess
 import time
+import zipfile
 from pathlib import Path
 
 import boto3
@@ -312,6 +313,45 @@ async def test_avatar_and_header_land_in_the_bucket(ssrv, srp, s3, tmp_path):
     keys = await asyncio.to_thread(s3.keys)
     assert first not in keys and name_of(again["avatar"], s3) in keys
     assert name_of(again["header"], s3) in keys
+
+
+async def test_an_archive_holds_the_media_read_from_the_bucket(ssrv, settings, s3, tmp_path):
+    """A member's archive (redpoll.portability.archive) made by the worker
+    reads the attachments, avatar and header from the bucket: the same bytes
+    as a client fetches, at the paths its JSON names."""
+    (alice,) = await asyncio.to_thread(accounts, ssrv.base, 1)
+    me = await asyncio.to_thread(
+        alice.account_update_credentials,
+        avatar=png((300, 300)),
+        avatar_mime_type="image/png",
+        header=jpeg((1500, 500)),
+        header_mime_type="image/jpeg",
+    )
+    with httpx.Client(base_url=ssrv.base, timeout=30) as http:
+        r = http.post(
+            "/api/v1/media", headers=bearer(alice), files={"file": ("p.png", png(), "image/png")}
+        )
+        assert r.status_code == 200, r.text
+        media = r.json()
+        await asyncio.to_thread(alice.status_post, "in the bucket", media_ids=[media["id"]])
+        asked = http.post("/api/v1/redpoll/archives", headers=bearer(alice))
+        assert asked.status_code == 202, asked.text
+    engine = await Redpoll.open(s3_settings(settings, s3).with_(data_dir=str(tmp_path)))
+    try:
+        missing = "00/00/" + "0" * 32 + ".jpg"
+        assert await engine.media_storage.read(missing) is None  # (GetObject of no key)
+        await engine.drain()
+        found, path = await engine.archives.ready_file(int(me["id"]), int(asked.json()["id"]))
+    finally:
+        await engine.close()
+    zf = zipfile.ZipFile(path)
+    (item,) = json.loads(zf.read("outbox.json"))["orderedItems"]
+    (attachment,) = item["object"]["attachment"]
+    assert attachment["url"] == "media_attachments/files/" + name_of(media["url"], s3)
+    assert zf.read(attachment["url"]) == (await asyncio.to_thread(fetch, media["url"])).content
+    assert zf.read("avatar.png") == (await asyncio.to_thread(fetch, me["avatar"])).content
+    assert zf.read("header.jpg") == (await asyncio.to_thread(fetch, me["header"])).content
+    assert json.loads(zf.read("actor.json"))["icon"]["url"] == "avatar.png"
 
 
 # --- removal ---------------------------------------------------------------------------------
