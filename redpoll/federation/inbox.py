@@ -521,18 +521,7 @@ async def _announce(store, queue, settings, here: Here, actor: User, activity, o
     relayed = await relays.is_relay(store, actor.uri)
     sid = await _status_of(store, here, uri)
     if sid is None and uri and not uri.startswith(here.base + "/"):
-        try:
-            # (taken only as the document of its own id: client.fetch_object)
-            doc = await client.fetch_object(
-                uri, loopback=here.loopback, signer=await remote.instance_signer(store, here.base)
-            )
-            author = await remote.known_or_fetch(
-                store, here.base, _id_of(doc.get("attributedTo")), loopback=here.loopback
-            )
-            await keep_note(store, queue, settings, here, author, doc)
-        except (RedpollError, Unreachable) as exc:
-            log.info("boosted note %s not had: %s", uri, exc)
-        sid = await _status_of(store, here, uri)
+        sid = await fetch_note(store, queue, settings, here, uri)
     if sid is not None and not relayed:
         await _quietly(boosts.boost(store, queue, settings, actor.id, sid))
 
@@ -760,6 +749,16 @@ async def _quoted(store, queue, settings, here: Here, obj: dict, depth: int) -> 
         return sid
     if depth >= limits.FED_QUOTE_FETCH_DEPTH:
         return None
+    return await fetch_note(store, queue, settings, here, uri, depth + 1)
+
+
+async def fetch_note(
+    store: Store, queue: JobQueue, settings: Settings, here: Here, uri: str, depth: int = 0
+) -> int | None:
+    """The status kept here for another server's note ``uri``: fetched from
+    its server now (taken only as the document of its own id, signed by the
+    instance actor: client.fetch_object) and kept as its author's (keep_note,
+    once per note id); None if it could not be had."""
     try:
         doc = await client.fetch_object(
             uri, loopback=here.loopback, signer=await remote.instance_signer(store, here.base)
@@ -767,10 +766,15 @@ async def _quoted(store, queue, settings, here: Here, obj: dict, depth: int) -> 
         author = await remote.known_or_fetch(
             store, here.base, _id_of(doc.get("attributedTo")), loopback=here.loopback
         )
-        await keep_note(store, queue, settings, here, author, doc, depth + 1)
+        await keep_note(store, queue, settings, here, author, doc, depth)
     except (RedpollError, Unreachable) as exc:
-        log.info("quoted note %s not had: %s", uri, exc)
+        log.info("note %s not had: %s", uri, exc)
     return await _status_of(store, here, uri)
+
+
+async def status_of(store: Store, settings: Settings, uri: str) -> int | None:
+    """The status a note id names here (local, or kept), without fetching."""
+    return await _status_of(store, Here.of(settings), uri)
 
 
 async def _mentions(store: Store, here: Here, obj: dict) -> tuple[str, frozenset[str]]:

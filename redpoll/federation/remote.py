@@ -423,9 +423,3 @@ async def resolve_handle(store: Store, base: str, handle: str, *, loopback: bool
         ):
             return await fetch_actor(store, base, link["href"], loopback=loopback, id_known=False)
     raise BadActor(f"{handle} has no ActivityPub actor")
-
-
-async def kept_note(store: Store, uri: str) -> int | None:
-    """The id of the status a remote note's id is kept as here, else None."""
-    raw = await store.get(keys.note(uri))
-    return int(raw) if raw else None

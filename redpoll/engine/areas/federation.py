@@ -95,3 +95,16 @@ class Federation(Area):
 
     async def admin_relay_remove(self, actor, rid) -> relays.Relay:
         return await relays.admin_remove(self.store, self.queue, self.settings, actor, rid)
+
+    async def status_by_uri(self, uri: str) -> int | None:
+        """The status a note's id names: a local one, another server's kept
+        here, or fetched from its server now (federation on); None if none."""
+        if not self.settings.public_url:
+            return None
+        sid = await fed_inbox.status_of(self.store, self.settings, uri)
+        if sid is not None:
+            return sid
+        here = fed_inbox.Here.of(self.settings)
+        if uri.startswith(here.base + "/"):
+            return None
+        return await fed_inbox.fetch_note(self.store, self.queue, self.settings, here, uri)

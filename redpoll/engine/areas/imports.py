@@ -5,7 +5,6 @@ side (:class:`ImportActions`)."""
 from __future__ import annotations
 
 from ...core.errors import RedpollError, StatusNotFound, UserNotFound
-from ...federation import remote
 from ...portability import imports
 from ...portability.exports import Here
 from ...records import statuses, users
@@ -56,9 +55,11 @@ class ImportActions(Area):
             return None
 
     async def status(self, uri: str, here: Here) -> int | None:
-        """A local status by its ActivityPub id or its URL, or a remote one
-        kept here; None otherwise (another server's status is not fetched
-        for an import)."""
+        """A local status by its ActivityPub id or its URL; another
+        server's, kept here or fetched from its server (federation on);
+        None otherwise."""
+        if self.settings.public_url and not uri.startswith(here.base + "/"):
+            return await self.federation.status_by_uri(uri)
         if uri.startswith(here.base + "/"):
             tail = uri[len(here.base) :].strip("/").split("/")
             digits = tail[-1] if tail else ""
@@ -68,7 +69,7 @@ class ImportActions(Area):
                 return (await statuses.get_status(self.store, int(digits))).id
             except StatusNotFound:
                 return None
-        return await remote.kept_note(self.store, uri)
+        return None
 
     async def follow(self, uid: int, target: int, reblogs: bool, notify: bool) -> None:
         await self.relations.follow_with_options(uid, target, reblogs, notify)
