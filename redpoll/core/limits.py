@@ -948,6 +948,9 @@ SMTP_TIMEOUT_S = 30
 #: (capped at MAIL_RETRY_MAX_S) while the SMTP server is away or answers a
 #: temporary error (4xx); a permanent refusal (5xx) is final at once.
 MAIL_ATTEMPTS = 8
+#: How long a queued mail job is remembered as sent: another run of it (a
+#: worker that took it over after its claim ran out) sends nothing.
+MAIL_SENT_KEPT_S = 86_400
 MAIL_RETRY_BASE_S = 15
 MAIL_RETRY_MAX_S = 3_600
 #: Messages queued for one address at most, per window (more are dropped and

@@ -8,6 +8,7 @@ off."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 
@@ -17,6 +18,7 @@ from support.smtp import link_in, smtp, text_of, token_of  # noqa: F401
 from redpoll import Redpoll
 from redpoll.accounts import auth
 from redpoll.core import keys, limits
+from redpoll.engine.worker import HANDLERS
 from redpoll.mail import outbox
 from redpoll.mail.jobs import MailJob
 from redpoll.render import admin as admin_render
@@ -236,3 +238,25 @@ async def test_an_address_change_waits_for_its_link_and_an_address_taken_meanwhi
     assert await mrp.auth.password_grant_login(other, PASSWORD) is not None
     assert await mrp.auth.password_grant_login(address, PASSWORD) is None
     assert await mrp.store.get(keys.email(address.lower())) is None  # free again
+
+
+async def test_a_mail_job_run_again_or_twice_at_once_is_sent_once(mrp, smtp):  # noqa: F811
+    """Jobs are at-least-once: a run that outlived its claim is taken again by
+    another worker while it still sends. The same queued job, run twice at
+    once and once more after, sends its message once."""
+    user, _, address = await sign_up(mrp, "once")
+    await mrp.drain()
+    smtp.wait_for(address)  # the confirmation
+    before = len(smtp.to(address))
+    job = MailJob(user.id, "warning", address, "none\nbe kind")
+    handler = HANDLERS[MailJob]
+    entry = b"1700000000000-7"
+    await asyncio.gather(
+        *(handler(mrp.store, mrp.settings, job, entry) for _ in range(2)), return_exceptions=True
+    )
+    await handler(mrp.store, mrp.settings, job, entry)
+    time.sleep(0.5)
+    assert len(smtp.to(address)) == before + 1
+    # another queued job of the same message is another mail
+    await handler(mrp.store, mrp.settings, job, b"1700000000000-8")
+    smtp.wait_for(address, before + 2)
