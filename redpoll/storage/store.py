@@ -47,6 +47,18 @@ def script_files() -> dict[str, Path]:
 SCRIPT_FILES = script_files()
 
 
+def own_client(url: str, cluster: bool, *, blocking: bool) -> aredis.Redis | RedisCluster:
+    """A client with connections of its own, for a reader that holds one
+    (the stream hub's blocking reads of the event log, redpoll.stream.hub):
+    no read timeout when ``blocking``. Everything else goes through a
+    :class:`Store`."""
+    if cluster:
+        return RedisCluster.from_url(url)
+    return aredis.Redis.from_url(
+        url, socket_timeout=None if blocking else 10, socket_connect_timeout=5
+    )
+
+
 class Store:
     """The engine's one way to the database. Scripts (:meth:`run`,
     :meth:`run_many`, :meth:`run_grouped`), batches (:meth:`batch`),

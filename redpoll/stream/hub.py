@@ -26,14 +26,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-import redis.asyncio as aredis
-from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisClusterException, RedisError
 
 from ..bus import events
 from ..bus.events import FIELD
 from ..core import limits
 from ..core.health import DATABASE
+from ..storage.store import own_client
 from .filters import Event, Filter
 from .index import FilterIndex
 
@@ -330,11 +329,7 @@ class Hub:
 
     # --- lifecycle -----------------------------------------------------------------------
     def _connect(self, blocking: bool):
-        if self.cluster:
-            return RedisCluster.from_url(self.url)
-        return aredis.Redis.from_url(
-            self.url, socket_timeout=None if blocking else 10, socket_connect_timeout=5
-        )
+        return own_client(self.url, self.cluster, blocking=blocking)
 
     async def start(self) -> None:
         self._reader = self._connect(True)
