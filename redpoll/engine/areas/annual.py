@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...annual import reports as annual
 from ...core import validate
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Annual(Area):

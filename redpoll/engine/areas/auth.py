@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ...accounts import auth, invites, ratelimit
@@ -10,8 +9,6 @@ from ...core.models import User
 from ...instance import activity as server_activity
 from ...mail import confirmation
 from .base import Area, Deps
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Auth(Area):

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ...collections import collections as featured_collections
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Collections(Area):

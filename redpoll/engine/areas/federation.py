@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...core.models import User
 from ...federation import domains, publish, relays, remote
 from ...federation import inbox as fed_inbox
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Federation(Area):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ...filters import filters, rules
@@ -11,8 +10,6 @@ from ...relations import (
     visibility,
 )
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Filters(Area):

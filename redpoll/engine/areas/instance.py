@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...admin import server
 from ...federation import remote
 from ...instance import activity as server_activity
 from ...instance import instance, registrations
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Instance(Area):

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...core.models import User
 from ...lists import lists
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Lists(Area):

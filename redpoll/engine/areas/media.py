@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...core import limits, validate
 from ...federation import remote_media
 from ...media import remote as remote_cache
 from ...media import uploads
 from ...media.storage import LocalStorage
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Media(Area):

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...core.models import User
 from ...moderation import appeals, moderation
 from ...records import users
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Moderation(Area):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ...accounts import markers
@@ -12,8 +11,6 @@ from ...notifications import notifications, requests
 from ...notifications.notifications import Notification
 from ...reading import notification_view, pages
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Notifications(Area):

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...accounts import auth
 from ...push import subscriptions as push_subscriptions
 from ...push import vapid
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Push(Area):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from typing import Any
 
 from ...core import validate
@@ -26,8 +25,6 @@ from ...relations import (
     relationship,
 )
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Relations(Area):

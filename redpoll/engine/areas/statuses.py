@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ...conversations import thread_mutes
@@ -24,8 +23,6 @@ from ...relations import (
 from ...scheduling import scheduled
 from ...search import index as search_index
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Statuses(Area):

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import logging
-
 from ...conversations import featured_tags, tags
 from ...core import validate
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Tags(Area):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from ...accounts import markers
@@ -19,8 +18,6 @@ from ...records import statuses, users
 from ...relations import visibility
 from ...timelines import timelines
 from .base import Area
-
-log = logging.getLogger("redpoll.engine")
 
 
 class Timelines(Area):
