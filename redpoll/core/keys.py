@@ -185,6 +185,12 @@ def ruled_posts(uid: int) -> str:
     profile and this in one round trip and needs no status record: a profile
     id not in here passes the rule by itself (record_post.lua adds,
     delete_own.lua removes)."""
+    return f"ruled:{{{uid}}}"
+
+
+def ruled_posts_before(uid: int) -> str:
+    """What :func:`ruled_posts` was named before layout 9 (``profdm:``, when it
+    held only direct statuses); migration 9 moves it (redpoll.timelines.migrations)."""
     return f"profdm:{{{uid}}}"
 
 

@@ -41,6 +41,7 @@ from ..relations import migrations as relations_migrations
 from ..search import migrations as search_migrations
 from ..storage.migration import Migration
 from ..storage.store import Store
+from ..timelines import migrations as timelines_migrations
 
 log = logging.getLogger("redpoll.migrate")
 
@@ -63,6 +64,7 @@ MIGRATIONS: list[Migration] = collect(
     relations_migrations.MIGRATIONS,
     federation_migrations.MIGRATIONS,
     search_migrations.MIGRATIONS,
+    timelines_migrations.MIGRATIONS,
 )
 
 

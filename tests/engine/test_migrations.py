@@ -100,7 +100,15 @@ async def effect(store) -> dict:
     peers = await store.client.smembers(fed_keys.PEERS)
     tagged = await store.client.zrange(keys.tag_posts(1, "birds"), 0, -1, withscores=True)
     listed = [await store.client.hget(keys.user(u), "disc") for u in range(1, 6)]
+    ruled = {
+        u: (
+            await store.client.zrange(keys.ruled_posts(u), 0, -1, withscores=True),
+            await store.client.exists(keys.ruled_posts_before(u)),
+        )
+        for u in range(1, 6)
+    }
     return {
+        "ruled": ruled,
         "listed": listed,
         "search": sorted(search),
         "counted": counted,
@@ -162,9 +170,9 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
     rp = await Redpoll.open(settings)
     try:
         now = await migrate.layout(rp.store)
-        assert now.version == LATEST == 8 and not now.cursors
+        assert now.version == LATEST == 9 and not now.cursors
         said = [r.getMessage() for r in caplog.records if r.name == "redpoll.migrate"]
-        assert len(said) == 8, said
+        assert len(said) == 9, said
         assert all("made before layout versions" in s for s in said[:3]), said
         assert said[3].startswith("migration 4 (instance-peers") and ": made, 1 changed" in said[3]
         assert said[4].startswith("migration 5 (featured-tag") and ": made, 1 changed" in said[4]
@@ -172,6 +180,16 @@ async def test_a_database_of_the_previous_release_opens_with_its_backfills_count
         assert (
             said[6].startswith("migration 7 (remote-directory") and ": made, 1 changed" in said[6]
         )
+        # the layout's ruled posts moved from profdm:{uid} to ruled:{uid}
+        before = [k["key"] for k in json.loads(PREVIOUS.read_text())["keys"]]
+        old = [k for k in before if k.startswith("profdm:")]
+        assert said[8].startswith("migration 9 (ruled-posts-key") and (
+            f": made, {len(old)} changed" in said[8]
+        ), said[8]
+        for key in old:
+            uid = int(key.split("{")[1].rstrip("}"))
+            assert not await rp.store.exists(keys.ruled_posts_before(uid))
+            assert await rp.store.zcard(keys.ruled_posts(uid)) > 0
         await expect_the_network(rp, made)
     finally:
         await rp.close()
@@ -198,12 +216,14 @@ async def test_a_database_from_before_the_backfills_is_migrated_when_opened(serv
             (6, "made"),
             (7, "made"),
             (8, "made"),
+            (9, "made"),
         ]
         # five users indexed (a remote one too), two statuses with replies
         # recounted, two mutes, one peer, one status with a hashtag, no staff
         # role, one remote account left out of the directory
         assert [m.items for m in report.made][:7] == [5, 2, 2, 1, 1, 0, 1]
         assert report.made[7].items >= 1  # the accounts that posted, their reindex queued
+        assert report.made[8].items >= 1  # the ruled posts moved to their new name
         assert (report.before, report.after) == (0, LATEST)
         for flag in (keys.SEARCH_BUILT, keys.REPLY_COUNTS_DONE, keys.MUTED_BY_BUILT):
             assert await rp.store.exists(flag)  # for processes of the release before
@@ -222,9 +242,9 @@ async def test_a_migration_cut_short_at_any_step_finishes_when_run_again(server,
         whole = await migrate.run(rp.store, batch=2)
         expected = await effect(rp.store)
         steps = sum(m.steps for m in whole.made)
-        # 5 users, 8 statuses, 5 users, 5 users, 8 statuses, then four more
+        # 5 users, 8 statuses, 5 users, 5 users, 8 statuses, then five more
         # of 5 users each, two at a time
-        assert steps == 3 + 4 + 3 + 3 + 4 + 3 + 3 + 3
+        assert steps == 3 + 4 + 3 + 3 + 4 + 3 + 3 + 3 + 3
         assert expected["counts"] == {1: b"2", 6: b"1"}
         for cut in range(steps):
             load(server)
