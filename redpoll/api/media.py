@@ -304,6 +304,22 @@ async def media_proxy(request: Request) -> Response:
 
 @route(
     "GET",
+    entity.PROXY_PATH + "/cards/{sid}/{part}",
+    doc=_proxy_doc(
+        "A link preview card's image: to the copy kept here (404 while it is "
+        "fetched again, its fetch queued; never to its server)",
+        [_str_param("sid", "^[0-9]+$"), _str_param("part", "^[0-9a-f]{64}[.][0-9]+$")],
+    ),
+)
+async def media_proxy_card(request: Request) -> Response:
+    p = request.path_params
+    if not (p["sid"].isdigit() and len(p["sid"]) < 20 and len(p["part"]) < 90):
+        raise ApiError(404, NOT_FOUND)
+    return await _to(request, request.app.state.rp.media.proxy_card(int(p["sid"]), p["part"]))
+
+
+@route(
+    "GET",
     entity.PROXY_PATH + "/accounts/{uid}/{kind}",
     doc=_proxy_doc(
         "A remote account's avatar or header: to the copy kept here, or (its "

@@ -383,6 +383,14 @@ async def keep_image(
         await store.delete(keys.remote_fetching(member))
 
 
+async def kept_url(store: Store, storage: MediaStorage, member: str) -> str | None:
+    """The URL here of a kept copy's small rendering (its last file), or
+    None while it is not kept."""
+    entry = await store.hget(keys.REMOTE_FILES, member)
+    names = entry.decode().split()[1:] if entry else []
+    return storage.url(names[-1]) if names else None
+
+
 # --- dropping ----------------------------------------------------------------------
 async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     """Drop one kept copy (idempotent): what shows it pointed away (back to
@@ -396,7 +404,7 @@ async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     joined = " ".join(names)
     what, owner, part = member.split(":", 2)
     if what == "c":
-        pass  # a card's image: its card names it until the card's age limit
+        pass  # a card's image: its card names the media proxy, which fetches it again
     elif what == "s":
 
         def away(it: dict) -> dict | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from ...cards import cards
 from ...core import limits, validate
 from ...federation import remote_media
 from ...media import remote as remote_cache
@@ -66,6 +67,13 @@ class Media(Area):
 
     async def proxy_profile(self, uid: int, kind: str) -> str:
         return await remote_media.proxy_profile_image(self.store, self.queue, uid, kind)
+
+    async def proxy_card(self, sid: int, part: str) -> str:
+        """Where the media proxy sends a client for a link card's image (the
+        copy kept here; NotFound while it is fetched again)."""
+        return await cards.proxy_image(
+            self.store, self.queue, self.settings, remote_media.media_rejected, sid, part
+        )
 
     async def cache_clear(self, older_than_s: float | None = None) -> int:
         """Drop the copies of other servers' media kept here: all of them, or
