@@ -304,6 +304,20 @@ async def media_proxy(request: Request) -> Response:
 
 @route(
     "GET",
+    entity.PROXY_PATH + "/emoji/{host}/{shortcode}",
+    doc=_proxy_doc(
+        "A remote custom emoji's image: to the copy kept here (404 while it is "
+        "fetched, its fetch queued; never to its server)",
+        [_str_param("host", "^[0-9a-f]{32}$"), _str_param("shortcode", "^[A-Za-z0-9_]+$")],
+    ),
+)
+async def media_proxy_emoji(request: Request) -> Response:
+    p = request.path_params
+    return await _to(request, request.app.state.rp.media.proxy_emoji(p["host"], p["shortcode"]))
+
+
+@route(
+    "GET",
     entity.PROXY_PATH + "/cards/{sid}/{part}",
     doc=_proxy_doc(
         "A link preview card's image: to the copy kept here (404 while it is "

@@ -513,6 +513,10 @@ REMOTE_MEDIA_FETCH_TIMEOUT_S = 30.0
 REMOTE_MEDIA_REQUEUE_S = 300
 #: Kept copies one eviction pass drops at most (the next pass goes on).
 REMOTE_MEDIA_EVICT_BATCH = 500
+#: A remote note's or actor's custom emoji (``tag`` of type ``Emoji``)
+#: kept at most, and a shortcode's length (Mastodon: 2 or more of [a-zA-Z0-9_])
+REMOTE_EMOJI_PER_OBJECT = 50
+REMOTE_EMOJI_SHORTCODE_MAX_CHARS = 64
 
 # --- web app (redpoll/web) -------------------------------------------------------
 #: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);

@@ -57,6 +57,7 @@ from . import (
     delivery,
     documents,
     domains,
+    emoji,
     followers,
     keys,
     moves,
@@ -717,6 +718,13 @@ async def keep_note(
         limits.MEDIA_PER_STATUS,
         rejected=block is not None and block.reject_media,
     )
+    # its custom emoji: recorded for its server, their images fetched by a job
+    used = emoji.parse(
+        obj.get("tag"), uri, [str(obj.get("content") or ""), extra.get("spoiler_text", "")]
+    )
+    codes = await emoji.keep(store, queue, uri, used)
+    if codes:
+        extra["emo"] = codes
     question = _question(obj)
     quoted = await _quoted(store, queue, settings, here, obj, depth)
     if quoted is not None:

@@ -148,3 +148,20 @@ class RemoteImagesJob(Job):
 
     def subject(self) -> str:
         return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class RemoteEmojiJob(Job):
+    """Fetch and keep here the images of server ``host``'s custom emoji
+    ``codes`` (space-separated) not kept yet (redpoll.federation.emoji).
+    Idempotent; in the ingress lane."""
+
+    kind: ClassVar[str] = "remote_emoji"
+    lane: ClassVar[str] = "ingress"
+    time_limit_s: ClassVar[float] = 120.0
+    max_attempts: ClassVar[int] = 3
+    host: str
+    codes: str
+
+    def subject(self) -> str:
+        return f"emoji:{self.host}"

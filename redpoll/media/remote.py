@@ -37,6 +37,7 @@ a deleted file:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -100,6 +101,12 @@ def member_of_card(digest: str) -> str:
     """The member of a link preview card's image (redpoll.cards): by the
     digest of the card's URL."""
     return keys.remote_member("c", 0, digest)
+
+
+def member_of_emoji(origin: str) -> str:
+    """The member of a remote custom emoji's image: by the digest of its
+    URL on its server (an emoji given a new image is a new copy)."""
+    return keys.remote_member("e", 0, hashlib.sha256(origin.encode()).hexdigest()[:32])
 
 
 async def ask(store: Store, member: str) -> bool:
@@ -403,8 +410,8 @@ async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     size, *names = value.split()
     joined = " ".join(names)
     what, owner, part = member.split(":", 2)
-    if what == "c":
-        pass  # a card's image: its card names the media proxy, which fetches it again
+    if what in ("c", "e"):  # a card's image or an emoji: the media proxy fetches it again
+        pass
     elif what == "s":
 
         def away(it: dict) -> dict | None:
