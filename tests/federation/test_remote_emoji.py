@@ -190,3 +190,22 @@ async def test_a_server_whose_media_are_rejected_gets_no_emoji(rp, serve, peer):
     assert status["emojis"] == [] and status["account"]["emojis"] == []
     assert not [p for p in peer.gets if p.startswith("/e/")]
     assert await rp.media.cache_stats() == (0, 0)
+
+
+async def test_an_edit_names_its_emoji_anew(rp, serve, peer):
+    eve = with_emoji_name(peer, "eve")
+    note_id, create = emoji_note(peer, eve)
+    sid = await receive(rp, serve, peer, create)
+    assert [e["shortcode"] for e in shown(serve, sid)["emojis"]] == ["blobcat"]
+    edited = create["object"] | {
+        "content": "<p>now :unused: only</p>",
+        "updated": "2026-12-02T10:00:00Z",
+    }
+    update = {"id": f"{note_id}#update", "type": "Update", "actor": eve, "object": edited}
+    assert await asyncio.to_thread(peer.post, f"{serve.base}/inbox", update) == 202
+    await rp.drain()
+    status = shown(serve, sid)
+    assert "only" in status["content"]
+    assert [e["shortcode"] for e in status["emojis"]] == ["unused"]
+    is_kept_image(serve, status["emojis"][0]["url"])
+    assert peer.gets.count("/e/unused.png") == 1
