@@ -222,7 +222,10 @@ async def update_media(ctx: Ctx) -> Response:
                 "name": "file",
                 "in": "path",
                 "required": True,
-                "schema": {"type": "string", "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif)$"},
+                "schema": {
+                    "type": "string",
+                    "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif|mp4|webm|m4a|mp3|ogg|wav|flac)$",
+                },
             },
         ],
     ),

@@ -508,6 +508,12 @@ REMOTE_MEDIA_MAX_BYTES = 10 * 1024**3
 REMOTE_MEDIA_FETCH_MAX_BYTES = MEDIA_IMAGE_MAX_BYTES
 #: ... under one deadline (s) for the whole of it, redirects included.
 REMOTE_MEDIA_FETCH_TIMEOUT_S = 30.0
+#: A remote video or sound itself kept here at most (bytes; larger: shown
+#: from its server, its preview kept), fetched under its own deadline (s).
+#: (Mastodon's remote video limit is 99 MB; a file is held in memory while
+#: it is fetched, so less here.)
+REMOTE_MEDIA_AV_MAX_BYTES = 40 * 1024**2
+REMOTE_MEDIA_AV_FETCH_TIMEOUT_S = 120.0
 #: A kept copy asked for while it is not here queues its fetch at most once
 #: in this long (s; its asks meanwhile are sent to the origin).
 REMOTE_MEDIA_REQUEUE_S = 300

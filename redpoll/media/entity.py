@@ -101,10 +101,16 @@ def attachment(item: dict, base: str, sid: int = 0) -> dict:
         elif kind == IMAGE and proxied:
             url = attachment_proxy(sid, item, "original")
             purl = attachment_proxy(sid, item, "small")
-        elif item.get("lpurl"):  # a video or a sound itself stays on its server
+        elif item.get("lurl"):  # a video or a sound kept here, and its preview
+            url = item["lurl"]
+            purl = item.get("lpurl") or (
+                attachment_proxy(sid, item, "small") if purl and proxied else purl
+            )
+        elif item.get("lpurl"):  # a video or a sound not kept (too large): on its server
             purl = item["lpurl"]
-        elif purl and proxied:
-            purl = attachment_proxy(sid, item, "small")
+        elif proxied:  # a video or a sound not kept yet: through the proxy
+            url = attachment_proxy(sid, item, "original")
+            purl = attachment_proxy(sid, item, "small") if purl else None
     return {
         "id": str(item["id"]),
         "type": kind,
