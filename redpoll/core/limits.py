@@ -513,7 +513,7 @@ REMOTE_MEDIA_FETCH_TIMEOUT_S = 30.0
 #: (Mastodon's remote video limit is 99 MB; a file is held in memory while
 #: it is fetched, so less here.)
 REMOTE_MEDIA_AV_MAX_BYTES = 40 * 1024**2
-REMOTE_MEDIA_AV_FETCH_TIMEOUT_S = 120.0
+REMOTE_MEDIA_AV_FETCH_TIMEOUT_S = 60.0
 #: A kept copy asked for while it is not here queues its fetch at most once
 #: in this long (s; its asks meanwhile are sent to the origin).
 REMOTE_MEDIA_REQUEUE_S = 300
