@@ -84,10 +84,13 @@ async def keep(store: Store, queue: JobQueue, uri: str, found: dict[str, str]) -
         return ""
     # (its server's host kept with them: the media proxy knows it by its digest)
     await store.hset(keys.emoji(entity.host_digest(host)), mapping=found | {_HOST: host})
+    # (each not kept queued at most once per limits.REMOTE_MEDIA_REQUEUE_S
+    # until it is: a note naming an image that cannot be had costs no fetch)
     missing = [
         code
         for code, url in found.items()
         if await store.hget(media_keys.REMOTE_FILES, kept.member_of_emoji(url)) is None
+        and await kept.ask(store, kept.member_of_emoji(url))
     ]
     if missing:
         await queue.enqueue(RemoteEmojiJob(host=host, codes=" ".join(missing)))
@@ -112,11 +115,14 @@ async def fetch(store: Store, settings: Settings, host: str, codes: str) -> None
         if await kept.kept_url(store, storage, member):
             continue
         try:
-            await kept.keep_image(
+            image = await kept.keep_image(
                 store, storage, member, origin, loopback=settings.federation_loopback
             )
         except http.FetchFailed as exc:
             passing = passing or exc
+            continue
+        if image is not None:  # kept: once dropped, it may be asked for again at once
+            await store.delete(media_keys.remote_asked(member))
     await kept.evict(store, storage, remote_media.bounds(settings))
     if passing is not None:
         raise passing

@@ -209,3 +209,18 @@ async def test_an_edit_names_its_emoji_anew(rp, serve, peer):
     assert [e["shortcode"] for e in status["emojis"]] == ["unused"]
     is_kept_image(serve, status["emojis"][0]["url"])
     assert peer.gets.count("/e/unused.png") == 1
+
+
+async def test_an_emoji_that_cannot_be_had_is_not_fetched_for_every_note(rp, serve, peer):
+    """Its image answers 404: the first note's job asks once; the next notes
+    naming it queue no fetch (at most one per limits.REMOTE_MEDIA_REQUEUE_S),
+    and the status still names it (its URL here answers 404)."""
+    eve = with_emoji_name(peer, "eve")
+    del peer.files["/e/blobcat.png"]
+    sids = []
+    for _ in range(3):
+        _, create = emoji_note(peer, eve)
+        sids.append(await receive(rp, serve, peer, create))
+    assert peer.gets.count("/e/blobcat.png") == 1
+    url = shown(serve, sids[-1])["emojis"][0]["url"]
+    assert httpx.get(url).status_code == 404
