@@ -222,7 +222,10 @@ async def update_media(ctx: Ctx) -> Response:
                 "name": "file",
                 "in": "path",
                 "required": True,
-                "schema": {"type": "string", "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif)$"},
+                "schema": {
+                    "type": "string",
+                    "pattern": "^[0-9a-f]{32}[.](jpg|png|webp|gif|mp4|webm|m4a|mp3|ogg|wav|flac)$",
+                },
             },
         ],
     ),
@@ -300,6 +303,36 @@ async def media_proxy(request: Request) -> Response:
         raise ApiError(404, NOT_FOUND)
     rp = request.app.state.rp
     return await _to(request, rp.media.proxy(int(p["sid"]), int(p["aid"]), p["token"], p["style"]))
+
+
+@route(
+    "GET",
+    entity.PROXY_PATH + "/emoji/{host}/{shortcode}",
+    doc=_proxy_doc(
+        "A remote custom emoji's image: to the copy kept here (404 while it is "
+        "fetched, its fetch queued; never to its server)",
+        [_str_param("host", "^[0-9a-f]{32}$"), _str_param("shortcode", "^[A-Za-z0-9_]+$")],
+    ),
+)
+async def media_proxy_emoji(request: Request) -> Response:
+    p = request.path_params
+    return await _to(request, request.app.state.rp.media.proxy_emoji(p["host"], p["shortcode"]))
+
+
+@route(
+    "GET",
+    entity.PROXY_PATH + "/cards/{sid}/{part}",
+    doc=_proxy_doc(
+        "A link preview card's image: to the copy kept here (404 while it is "
+        "fetched again, its fetch queued; never to its server)",
+        [_str_param("sid", "^[0-9]+$"), _str_param("part", "^[0-9a-f]{64}[.][0-9]+$")],
+    ),
+)
+async def media_proxy_card(request: Request) -> Response:
+    p = request.path_params
+    if not (p["sid"].isdigit() and len(p["sid"]) < 20 and len(p["part"]) < 90):
+        raise ApiError(404, NOT_FOUND)
+    return await _to(request, request.app.state.rp.media.proxy_card(int(p["sid"]), p["part"]))
 
 
 @route(

@@ -6,8 +6,8 @@ from urllib.parse import urlencode, urlsplit
 
 from starlette.responses import Response
 
+from ..cards import cards
 from ..core import limits
-from ..media import entity as media_entity
 from ..render import entities
 from ..trends import links as trend_links
 from .context import Ctx
@@ -113,11 +113,7 @@ def link_entity(trend, card: dict | None = None, base: str = "") -> dict:
         {"day": str(d.day), "uses": str(d.uses), "accounts": str(d.accounts)} for d in trend.history
     ]
     if card is not None:
-        return card | {
-            "url": url,
-            "image": media_entity.full_url(card.get("image"), base),
-            "history": history,
-        }
+        return cards.shown(card, 0, base) | {"url": url, "history": history}
     return {
         "url": url,
         "title": trend_links.title(url),

@@ -21,6 +21,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from html.parser import HTMLParser
@@ -29,7 +30,7 @@ from urllib.parse import urlsplit
 from ..bus.queue import JobQueue
 from ..core import keys as core_keys
 from ..core import limits
-from ..core.errors import Conflict, StatusNotFound
+from ..core.errors import Conflict, NotFound, StatusNotFound
 from ..core.models import EXTRA_PREFIX, Status
 from ..core.settings import Settings
 from ..media import entity as media_entity
@@ -40,7 +41,7 @@ from ..records import writes
 from ..storage.store import Store
 from ..trends import links
 from . import keys, page
-from .jobs import CardJob
+from .jobs import CardImageJob, CardJob
 
 log = logging.getLogger("redpoll.cards")
 
@@ -51,6 +52,14 @@ Rejected = Callable[[Store, str], Awaitable[bool]]
 
 FIELD = EXTRA_PREFIX + "card"
 _NONE = "none"
+#: a kept card's fields no client is shown: its image's member part in the
+#: remote media cache (``<digest>.<ms>``) and its image's URL on its server
+IMAGE_PART = "_im"
+IMAGE_ORIGIN = "_imr"
+#: the path of a card's image here (redpoll.api.media): ``/<sid>/<part>``, sid
+#: 0 for a card not shown by a status (a trending link's)
+IMAGE_PROXY = media_entity.PROXY_PATH + "/cards"
+_PART = re.compile(r"^[0-9a-f]{64}\.[0-9]{1,16}$")
 
 
 class _Anchors(HTMLParser):
@@ -184,10 +193,14 @@ async def _make(
         "authors": [],
     }
     if said.image and not await rejected(store, said.image):
-        member = kept.member_of_card(f"{key}.{int(datetime.now().timestamp() * 1000)}")
+        part = f"{key}.{int(datetime.now().timestamp() * 1000)}"
         storage = open_storage(settings)
         image = await kept.keep_image(
-            store, storage, member, said.image, loopback=settings.federation_loopback
+            store,
+            storage,
+            kept.member_of_card(part),
+            said.image,
+            loopback=settings.federation_loopback,
         )
         if image is not None:
             card |= {
@@ -195,7 +208,10 @@ async def _make(
                 "width": image.width,
                 "height": image.height,
                 "blurhash": image.blurhash,
+                IMAGE_PART: part,
+                IMAGE_ORIGIN: said.image,
             }
+            await kept.evict(store, storage, _bounds(settings))
     if card["author_name"] or card["author_url"]:
         card["authors"] = [
             {"name": card["author_name"], "url": card["author_url"], "account": None}
@@ -291,9 +307,23 @@ async def kept_cards(store: Store, urls: list[str]) -> dict[str, dict]:
     return out
 
 
+def shown(card: dict, sid: int, base: str) -> dict:
+    """A kept card as clients are shown it: its image through this server's
+    media proxy (:func:`proxy_image`: the copy kept here, fetched again when
+    the cache dropped it; never its server's URL), the fields kept for that
+    left out. A card kept before its image had a part names its file."""
+    out = {k: v for k, v in card.items() if k not in (IMAGE_PART, IMAGE_ORIGIN)}
+    part = card.get(IMAGE_PART)
+    if card.get("image") and isinstance(part, str) and _PART.match(part):
+        out["image"] = f"{base}{IMAGE_PROXY}/{sid}/{part}"
+    else:
+        out["image"] = media_entity.full_url(card.get("image"), base)
+    return out
+
+
 def entity(status: Status, base: str) -> dict | None:
     """The ``card`` of a status's entity: the card its record names, or
-    None; its image's URL as clients get it (media.entity.full_url)."""
+    None, as :func:`shown`."""
     raw = status.extra.get("card")
     if not raw:
         return None
@@ -303,4 +333,72 @@ def entity(status: Status, base: str) -> dict | None:
         return None
     if not isinstance(card, dict):
         return None
-    return card | {"image": media_entity.full_url(card.get("image"), base)}
+    return shown(card, status.id, base)
+
+
+# --- a card's image, kept again ----------------------------------------------------
+def _bounds(settings: Settings) -> kept.Bounds:
+    return kept.Bounds(settings.remote_media_max_age_s, settings.remote_media_max_bytes)
+
+
+async def _naming(store: Store, sid: int, part: str) -> dict | None:
+    """The card whose image is ``part``: status ``sid``'s (not deleted), or
+    for sid 0 the card kept for its URL; None if none names it."""
+    if not _PART.match(part):
+        return None
+    if sid:
+        raw, deleted = await store.hmget(core_keys.status(sid), [FIELD, "deleted"])
+        if deleted:
+            return None
+    else:
+        raw = await store.get(keys.card(part.split(".")[0]))
+    try:
+        card = json.loads(raw) if raw and raw != _NONE.encode() else None
+    except ValueError:
+        return None
+    if not isinstance(card, dict) or card.get(IMAGE_PART) != part:
+        return None
+    return card if card.get(IMAGE_ORIGIN) else None
+
+
+async def proxy_image(
+    store: Store, queue: JobQueue, settings: Settings, rejected: Rejected, sid: int, part: str
+) -> str:
+    """Where ``/media_proxy/cards/<sid>/<part>`` sends a client: the card
+    image's copy kept here. When the cache dropped it, its fetch is queued
+    (jobs.CardImageJob, at most once per limits.REMOTE_MEDIA_REQUEUE_S) and
+    NotFound answered meanwhile: the image's server is never named to the
+    browser. NotFound too for a card not known, or whose image's server's
+    media are rejected now."""
+    card = await _naming(store, sid, part)
+    if card is None:
+        raise NotFound("no such card image")
+    member = kept.member_of_card(part)
+    here = await kept.kept_url(store, open_storage(settings), member)
+    if here:
+        return here
+    if await rejected(store, card[IMAGE_ORIGIN]):
+        raise NotFound("the media of this server are not shown here")
+    if await kept.ask(store, member):
+        await queue.enqueue(CardImageJob(sid=sid, part=part))
+    raise NotFound("not kept here now: being fetched again")
+
+
+async def keep_image_again(
+    store: Store, settings: Settings, rejected: Rejected, sid: int, part: str
+) -> None:
+    """CardImageJob: the image of the card naming ``part`` fetched again and
+    kept under the same member (every card naming it shows it again), if
+    it is not kept and its server's media are not rejected; then the cache
+    held to its bounds. Idempotent; FetchFailed for a passing failure."""
+    card = await _naming(store, sid, part)
+    if card is None or await rejected(store, card[IMAGE_ORIGIN]):
+        return
+    storage = open_storage(settings)
+    member = kept.member_of_card(part)
+    if await kept.kept_url(store, storage, member):
+        return
+    await kept.keep_image(
+        store, storage, member, card[IMAGE_ORIGIN], loopback=settings.federation_loopback
+    )
+    await kept.evict(store, storage, _bounds(settings))

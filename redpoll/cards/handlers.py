@@ -8,7 +8,7 @@ from ..bus.queue import Done, Handler
 from ..core.settings import Settings
 from ..storage.store import Store
 from . import cards
-from .jobs import CardJob
+from .jobs import CardImageJob, CardJob
 
 
 def table(rejected: cards.Rejected) -> dict[type, Handler]:
@@ -17,4 +17,9 @@ def table(rejected: cards.Rejected) -> dict[type, Handler]:
         await cards.attach(store, settings, rejected, job.sid)
         return Done()
 
-    return {CardJob: card}
+    async def image(store: Store, settings: Settings, job: CardImageJob, entry_id: bytes) -> Done:
+        # idempotent: kept once under the same member; a passing failure is retried
+        await cards.keep_image_again(store, settings, rejected, job.sid, job.part)
+        return Done()
+
+    return {CardJob: card, CardImageJob: image}

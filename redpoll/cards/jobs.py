@@ -23,3 +23,21 @@ class CardJob(Job):
 
     def subject(self) -> str:
         return f"status:{self.sid}"
+
+
+@dataclass(frozen=True)
+class CardImageJob(Job):
+    """Fetch again the image of the card that names ``part`` (status
+    ``sid``'s, or 0: the card kept for its URL) when the remote media cache
+    dropped it: asked for through the media proxy. Idempotent; in the
+    ingress lane."""
+
+    kind: ClassVar[str] = "card-image"
+    lane: ClassVar[str] = "ingress"
+    time_limit_s: ClassVar[float] = 60.0
+    max_attempts: ClassVar[int] = 3
+    sid: int
+    part: str
+
+    def subject(self) -> str:
+        return f"card-image:{self.part}"

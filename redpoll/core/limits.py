@@ -508,11 +508,21 @@ REMOTE_MEDIA_MAX_BYTES = 10 * 1024**3
 REMOTE_MEDIA_FETCH_MAX_BYTES = MEDIA_IMAGE_MAX_BYTES
 #: ... under one deadline (s) for the whole of it, redirects included.
 REMOTE_MEDIA_FETCH_TIMEOUT_S = 30.0
+#: A remote video or sound itself kept here at most (bytes; larger: shown
+#: from its server, its preview kept), fetched under its own deadline (s).
+#: (Mastodon's remote video limit is 99 MB; a file is held in memory while
+#: it is fetched, so less here.)
+REMOTE_MEDIA_AV_MAX_BYTES = 40 * 1024**2
+REMOTE_MEDIA_AV_FETCH_TIMEOUT_S = 60.0
 #: A kept copy asked for while it is not here queues its fetch at most once
 #: in this long (s; its asks meanwhile are sent to the origin).
 REMOTE_MEDIA_REQUEUE_S = 300
 #: Kept copies one eviction pass drops at most (the next pass goes on).
 REMOTE_MEDIA_EVICT_BATCH = 500
+#: A remote note's or actor's custom emoji (``tag`` of type ``Emoji``)
+#: kept at most, and a shortcode's length (Mastodon: 2 or more of [a-zA-Z0-9_])
+REMOTE_EMOJI_PER_OBJECT = 50
+REMOTE_EMOJI_SHORTCODE_MAX_CHARS = 64
 
 # --- web app (redpoll/web) -------------------------------------------------------
 #: Bytes of HTML/JS/CSS/SVG the web app ships (the page under 512 KB);

@@ -96,6 +96,9 @@ class User:
     #: cannot sign in; and the account whose invite it signed up with (0: none)
     pending: bool = False
     invited_by: int = 0
+    #: a remote account's custom emoji (shortcodes, space-separated) its
+    #: name and bio use (redpoll.federation.emoji)
+    emojis: str = ""
 
     @property
     def remote(self) -> bool:
@@ -137,6 +140,7 @@ class User:
             moved_to=int(h.get("moved") or 0),
             pending=h.get("pend") == "1",
             invited_by=int(h.get("invby") or 0),
+            emojis=h.get("emo", ""),
         )
 
     def to_dict(self) -> dict:

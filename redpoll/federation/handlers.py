@@ -24,6 +24,7 @@ from ..storage.store import Store
 from . import (
     client,
     delivery,
+    emoji,
     inbox,
     member_blocks,
     moves,
@@ -41,6 +42,7 @@ from .jobs import (
     MoveJob,
     PollUpdateJob,
     PollVoteJob,
+    RemoteEmojiJob,
     RemoteImagesJob,
     RemoteMediaJob,
 )
@@ -133,6 +135,14 @@ async def remote_images(
     return Done()
 
 
+async def remote_emoji(
+    store: Store, settings: Settings, job: RemoteEmojiJob, entry_id: bytes
+) -> Done:
+    # idempotent: keeps what is not kept; a passing failure is retried
+    await emoji.fetch(store, settings, job.host, job.codes)
+    return Done()
+
+
 async def quote_revoked(
     store: Store, settings: Settings, job: QuoteRevokedJob, entry_id: bytes
 ) -> Done:
@@ -155,5 +165,6 @@ TABLE: dict[type, Handler] = {
     DomainBlockJob: domain_block,
     RemoteMediaJob: remote_media_job,
     RemoteImagesJob: remote_images,
+    RemoteEmojiJob: remote_emoji,
     QuoteRevokedJob: quote_revoked,
 }

@@ -41,7 +41,7 @@ from ..accounts import ratelimit
 from ..bus.queue import JobQueue
 from ..core import limits
 from ..core.errors import QueueFull, RedpollError, StatusNotFound
-from ..core.models import User, now_ms
+from ..core.models import EXTRA_PREFIX, User, now_ms
 from ..core.settings import Settings
 from ..interactions import favourites
 from ..media import entity as media_entity
@@ -49,7 +49,7 @@ from ..net.safety import Refused as Unreachable
 from ..polls import polls
 from ..posting import boosts, deleting, editing, idempotency, posting
 from ..quotes import quotes as quotes_
-from ..records import statuses, users
+from ..records import statuses, users, writes
 from ..relations import follow_requests, follows, relations, visibility
 from ..storage.store import Store
 from . import (
@@ -57,6 +57,7 @@ from . import (
     delivery,
     documents,
     domains,
+    emoji,
     followers,
     keys,
     moves,
@@ -706,6 +707,13 @@ async def keep_note(
         limits.MEDIA_PER_STATUS,
         rejected=block is not None and block.reject_media,
     )
+    # its custom emoji: recorded for its server, their images fetched by a job
+    used = emoji.parse(
+        obj.get("tag"), uri, [str(obj.get("content") or ""), extra.get("spoiler_text", "")]
+    )
+    codes = await emoji.keep(store, queue, uri, used)
+    if codes:
+        extra["emo"] = codes
     question = _question(obj)
     quoted = await _quoted(store, queue, settings, here, obj, depth)
     if quoted is not None:
@@ -862,6 +870,14 @@ async def _update(store, queue, settings, here: Here, actor: User, activity, obj
             )
         except RedpollError as exc:
             log.info("edit of %s not taken: %s", uri, exc)
+    # its custom emoji as the edit names them (idempotent: the same value written)
+    used = emoji.parse(obj.get("tag"), uri, [str(obj.get("content") or ""), summary])
+    codes = await emoji.keep(store, queue, uri, used)
+    if codes != status.extra.get("emo", ""):
+        try:
+            await writes.of(store).update_status(int(known), {EXTRA_PREFIX + "emo": codes})
+        except StatusNotFound:
+            pass
     await _tally(store, int(known), question)  # (a Question's counts: not an edit)
     policy = quoting.policy_of(obj, actor.uri) or quotes_.DEFAULT_POLICY
     await quotes_.take_policy(store, status, policy)  # who may quote it now

@@ -121,13 +121,16 @@ class DomainBlockJob(Job):
 
 @dataclass(frozen=True)
 class RemoteMediaJob(Job):
-    """Fetch and keep here the images of remote status ``sid`` not kept yet
-    (redpoll.federation.remote_media; redpoll.media.remote). In the
-    ingress lane: it waits on other servers."""
+    """Fetch and keep here the images, videos and sounds of remote status
+    ``sid`` not kept yet (redpoll.federation.remote_media;
+    redpoll.media.remote). In the ingress lane: it waits on other servers.
+    Its time covers 4 videos with their previews, each under its deadlines
+    (limits.REMOTE_MEDIA_AV_FETCH_TIMEOUT_S + REMOTE_MEDIA_FETCH_TIMEOUT_S);
+    a run cut short keeps what it kept, the retry goes on."""
 
     kind: ClassVar[str] = "remote_media"
     lane: ClassVar[str] = "ingress"
-    time_limit_s: ClassVar[float] = 180.0
+    time_limit_s: ClassVar[float] = 400.0
     max_attempts: ClassVar[int] = 3
     sid: int
 
@@ -148,3 +151,20 @@ class RemoteImagesJob(Job):
 
     def subject(self) -> str:
         return f"user:{self.uid}"
+
+
+@dataclass(frozen=True)
+class RemoteEmojiJob(Job):
+    """Fetch and keep here the images of server ``host``'s custom emoji
+    ``codes`` (space-separated) not kept yet (redpoll.federation.emoji).
+    Idempotent; in the ingress lane."""
+
+    kind: ClassVar[str] = "remote_emoji"
+    lane: ClassVar[str] = "ingress"
+    time_limit_s: ClassVar[float] = 120.0
+    max_attempts: ClassVar[int] = 3
+    host: str
+    codes: str
+
+    def subject(self) -> str:
+        return f"emoji:{self.host}"

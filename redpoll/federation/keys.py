@@ -136,3 +136,10 @@ OUTBOX_GROUP = "federation"
 RELAYS = "fed:relays"
 #: String: the last relay id given
 RELAY_SEQ = "fed:relay_seq"
+
+
+def emoji(host_digest: str) -> str:
+    """Hash: a remote server's custom emoji as its notes and actors last
+    named them, shortcode -> its image's URL there (redpoll.federation.emoji;
+    ``host_digest``: media.entity.host_digest of its host)."""
+    return f"fed:emoji:{{{host_digest}}}"

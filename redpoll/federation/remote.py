@@ -26,7 +26,7 @@ from ..core.models import User, now_ms
 from ..records import users
 from ..search.jobs import ReindexAuthorJob
 from ..storage.store import Store
-from . import client, domains, keys, remote_media, signing
+from . import client, domains, emoji, keys, remote_media, signing
 from .documents import instance_actor_id
 from .text import html_to_text
 
@@ -65,6 +65,8 @@ class Actor:
     #: its public statuses searchable by anyone here (``toot:indexable``;
     #: absent: not, as Mastodon)
     indexable: bool = False
+    #: its custom emoji that its name and bio use: shortcode -> image URL
+    emojis: tuple[tuple[str, str], ...] = ()
 
     @property
     def login(self) -> str:
@@ -165,6 +167,11 @@ def parse_actor(doc: dict, fetched_from: str | None = None) -> Actor:
         indexable=doc.get("indexable") is True,
         avatar=_image(doc.get("icon"), uri),
         header=_image(doc.get("image"), uri),
+        emojis=tuple(
+            emoji.parse(
+                doc.get("tag"), uri, [str(doc.get("name") or ""), str(doc.get("summary") or "")]
+            ).items()
+        ),
     )
 
 
@@ -202,6 +209,8 @@ async def keep(store: Store, actor: Actor) -> User:
         "disc": "1" if actor.discoverable else "0",
         "idx": "1" if actor.indexable else "0",
     }
+    # its custom emoji: recorded for its server, their images fetched by a job
+    record["emo"] = await emoji.keep(store, JobQueue(store), actor.uri, dict(actor.emojis))
     details = {
         "uri": actor.uri,
         "inbox": actor.inbox,

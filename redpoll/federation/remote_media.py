@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from ..bus.queue import JobQueue
 from ..core import keys as core_keys
+from ..core import limits
 from ..core.errors import NotFound
 from ..core.models import EXTRA_PREFIX
 from ..core.settings import Settings
@@ -48,7 +49,14 @@ async def fetch_attachments(store: Store, settings: Settings, sid: int) -> None:
     if await media_rejected(store, uri.decode() if uri else ""):
         return
     storage = open_storage(settings)
-    await kept.keep_attachments(store, storage, sid, loopback=settings.federation_loopback)
+    await kept.keep_attachments(
+        store,
+        storage,
+        sid,
+        loopback=settings.federation_loopback,
+        # (a video or a sound never larger than the whole cache may be)
+        av_max_bytes=min(limits.REMOTE_MEDIA_AV_MAX_BYTES, settings.remote_media_max_bytes),
+    )
     await kept.evict(store, storage, bounds(settings))
 
 
@@ -99,13 +107,15 @@ async def proxy_attachment(
     )
     if item is None:
         raise NotFound("no such attachment")
-    here = item.get("lurl") if style == "original" else item.get("lpurl") or item.get("lurl")
+    image = item.get("t", entity.IMAGE) == entity.IMAGE
+    if style == "original":
+        here = item.get("lurl")
+    else:  # (a video's or a sound's file is no preview)
+        here = item.get("lpurl") or (item.get("lurl") if image else None)
     if here:
         return here
     if item.get("rej") or await media_rejected(store, uri.decode() if uri else ""):
         raise NotFound("the media of this server are not shown here")
-    if style == "original" and item.get("t", entity.IMAGE) != entity.IMAGE:
-        return item["url"]  # a video or a sound: on its server
     if kept.fetchable(item) and await kept.ask(store, kept.member_of_attachment(sid, aid)):
         await queue.enqueue(RemoteMediaJob(sid=sid))
     return item["url"] if style == "original" else item.get("purl") or item["url"]

@@ -4,6 +4,7 @@ from the records when it was posted: :func:`snapshot`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import zlib
@@ -33,6 +34,28 @@ def attachment_proxy(sid: int, item: dict, style: str) -> str:
 
 def profile_proxy(uid: int, kind: str) -> str:
     return f"{PROXY_PATH}/accounts/{uid}/{kind}"
+
+
+def host_digest(host: str) -> str:
+    """The digest naming a remote server in emoji paths and keys."""
+    return hashlib.sha256(host.lower().encode()).hexdigest()[:32]
+
+
+def emoji_proxy(host: str, shortcode: str) -> str:
+    return f"{PROXY_PATH}/emoji/{host_digest(host)}/{shortcode}"
+
+
+def emojis(host: str, shortcodes: str, base: str) -> list[dict]:
+    """Mastodon's CustomEmoji of a remote status or account: ``shortcodes``
+    (space-separated) of server ``host``, each shown through this server's
+    media proxy (the copy kept here), never from its server."""
+    if not host:
+        return []
+    out = []
+    for code in shortcodes.split():
+        url = base + emoji_proxy(host, code)
+        out.append({"shortcode": code, "url": url, "static_url": url, "visible_in_picker": False})
+    return out
 
 
 def full_url(url: str | None, base: str) -> str | None:
@@ -78,10 +101,16 @@ def attachment(item: dict, base: str, sid: int = 0) -> dict:
         elif kind == IMAGE and proxied:
             url = attachment_proxy(sid, item, "original")
             purl = attachment_proxy(sid, item, "small")
-        elif item.get("lpurl"):  # a video or a sound itself stays on its server
+        elif item.get("lurl"):  # a video or a sound kept here, and its preview
+            url = item["lurl"]
+            purl = item.get("lpurl") or (
+                attachment_proxy(sid, item, "small") if purl and proxied else purl
+            )
+        elif item.get("lpurl"):  # a video or a sound not kept (too large): on its server
             purl = item["lpurl"]
-        elif purl and proxied:
-            purl = attachment_proxy(sid, item, "small")
+        elif proxied:  # a video or a sound not kept yet: through the proxy
+            url = attachment_proxy(sid, item, "original")
+            purl = attachment_proxy(sid, item, "small") if purl else None
     return {
         "id": str(item["id"]),
         "type": kind,

@@ -37,6 +37,7 @@ a deleted file:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -49,7 +50,7 @@ from ..net import http, safety
 from ..records import writes
 from ..storage.store import Store
 from . import files, keys, processing
-from .entity import IMAGE, profile_proxy
+from .entity import IMAGE, VIDEO, profile_proxy
 from .storage import MediaStorage
 
 log = logging.getLogger("redpoll.media")
@@ -70,22 +71,60 @@ class Bounds:
 
 
 def fetchable(item: dict) -> bool:
-    """Whether an attachment of a status is another server's image, or the
-    preview image of its video or sound, that can be kept here and is not
-    (a video or sound itself is shown from its server: there is no
-    processing of them here)."""
+    """Whether an attachment of a status is another server's image, video
+    or sound (and its preview image) that can be kept here and is not."""
     return bool(
-        item.get("remote")
-        and item.get("tok")
-        and not item.get("rej")
-        and not item.get("files")
-        and ((item.get("t") or IMAGE) == IMAGE or item.get("purl"))
+        item.get("remote") and item.get("tok") and not item.get("rej") and not item.get("files")
     )
 
 
-def _image_url(item: dict) -> str:
-    """What is fetched of an attachment: an image, or a video's preview."""
-    return item["url"] if (item.get("t") or IMAGE) == IMAGE else item["purl"]
+#: the leading bytes of the video and sound files kept as they came, and
+#: their extension (media.storage.CONTENT_TYPES); ``ftyp`` (ISO media) is
+#: told by the attachment's kind
+_SIGNATURES = (
+    (b"\x1a\x45\xdf\xa3", "webm"),
+    (b"OggS", "ogg"),
+    (b"fLaC", "flac"),
+    (b"ID3", "mp3"),
+    (b"\xff\xfb", "mp3"),
+    (b"\xff\xf3", "mp3"),
+    (b"\xff\xf2", "mp3"),
+)
+
+
+def av_ext(data: bytes, kind: str) -> str:
+    """The extension a remote video's or sound's file is kept under, by
+    what its bytes are (never by what its server says); ValidationError
+    for a file that is none of the kept kinds."""
+    if data[4:8] == b"ftyp":
+        return "mp4" if kind == VIDEO else "m4a"
+    if data[:4] == b"RIFF" and data[8:12] == b"WAVE":
+        return "wav"
+    for head, ext in _SIGNATURES:
+        if data.startswith(head):
+            return ext
+    raise ValidationError("file", "is not a video or sound file kept here")
+
+
+async def _av_file(url: str, kind: str, loopback: bool, max_bytes: int) -> processing.Output | None:
+    """A remote video or sound itself, as it came (its kind checked by its
+    bytes): None when it cannot be kept (larger than ``max_bytes``, not a
+    known kind, refused: a retry would fail the same; logged); FetchFailed
+    for a passing failure."""
+    try:
+        data, _ = await http.fetch_file(
+            url,
+            loopback=loopback,
+            types=("video/", "audio/"),
+            max_bytes=max_bytes,
+            deadline=limits.REMOTE_MEDIA_AV_FETCH_TIMEOUT_S,
+        )
+        return processing.Output(data, av_ext(data, kind))
+    except (http.FetchFailed, safety.Refused, ValidationError) as exc:
+        if not _lasting(exc):
+            raise
+        log.info("remote %s %s not kept: %s", kind, url, exc)
+        return None
 
 
 def member_of_attachment(sid: int, aid: int) -> str:
@@ -100,6 +139,12 @@ def member_of_card(digest: str) -> str:
     """The member of a link preview card's image (redpoll.cards): by the
     digest of the card's URL."""
     return keys.remote_member("c", 0, digest)
+
+
+def member_of_emoji(origin: str) -> str:
+    """The member of a remote custom emoji's image: by the digest of its
+    URL on its server (an emoji given a new image is a new copy)."""
+    return keys.remote_member("e", 0, hashlib.sha256(origin.encode()).hexdigest()[:32])
 
 
 async def ask(store: Store, member: str) -> bool:
@@ -221,13 +266,20 @@ def _pointing(origin: str, fields: dict):
 
 
 async def keep_attachments(
-    store: Store, storage: MediaStorage, sid: int, *, loopback: bool
+    store: Store,
+    storage: MediaStorage,
+    sid: int,
+    *,
+    loopback: bool,
+    av_max_bytes: int = limits.REMOTE_MEDIA_AV_MAX_BYTES,
 ) -> list[str]:
-    """Fetch and keep the images (and the previews of the videos and
-    sounds) of remote status ``sid`` not kept here yet; the URLs that could not be (a refused address, a 4xx, not an
-    image: fetching them again would fail the same; logged). FetchFailed
-    for a passing failure (a timeout, a 5xx: the job is retried; what was
-    kept stays)."""
+    """Fetch and keep the images, videos and sounds (and their previews) of
+    remote status ``sid`` not kept here yet (a video or sound of more than
+    ``av_max_bytes``: its preview only, the file shown from its server);
+    the URLs that could not be (a refused address, a 4xx, not an image:
+    fetching them again would fail the same; logged). FetchFailed for a
+    passing failure (a timeout, a 5xx: the job is retried; what was kept
+    stays)."""
     raw = await store.hget(core_keys.status(sid), MEDIA_FIELD)
     failed: list[str] = []
     passing: Exception | None = None
@@ -237,10 +289,18 @@ async def keep_attachments(
         aid, member = int(item["id"]), member_of_attachment(sid, int(item["id"]))
         if not await _one_at_a_time(store, member):
             continue
-        url = _image_url(item)
+        kind = item.get("t") or IMAGE
+        image = kind == IMAGE
+        url = item["url"] if image else item.get("purl") or ""
         try:
             try:
-                done = await _processed(await _fetch(url, loopback), processing.ATTACHMENT)
+                itself = (
+                    None if image else await _av_file(item["url"], kind, loopback, av_max_bytes)
+                )
+                if url:
+                    done = await _processed(await _fetch(url, loopback), processing.ATTACHMENT)
+                else:  # a video or a sound with no preview: the file alone
+                    done = processing.Processed([])
             except (http.FetchFailed, safety.Refused, ValidationError) as exc:
                 if not _lasting(exc):
                     passing = passing or exc
@@ -248,15 +308,29 @@ async def keep_attachments(
                 log.info("remote attachment %s not kept: %s", url, exc)
                 failed.append(url)
                 continue
-            image = (item.get("t") or IMAGE) == IMAGE
             if not image:  # a video's or a sound's preview: the small one only
                 done = processing.Processed(done.files[-1:], done.meta, done.blurhash)
+                if itself is not None:  # and the file itself, first
+                    done = processing.Processed([itself, *done.files], done.meta, done.blurhash)
+            if not done.files:
+                failed.append(item["url"])
+                continue
             names, older = await _store(store, storage, member, sid * 2**32 + aid + now_ms(), done)
-            fields: dict = {"lpurl": storage.url(names[-1]), "files": " ".join(names)}
+            fields: dict = {"files": " ".join(names)}
             if image:
-                fields |= {"lurl": storage.url(names[0]), "meta": done.meta, "bh": done.blurhash}
-            elif not item.get("bh"):
-                fields["bh"] = done.blurhash
+                fields |= {
+                    "lurl": storage.url(names[0]),
+                    "lpurl": storage.url(names[-1]),
+                    "meta": done.meta,
+                    "bh": done.blurhash,
+                }
+            else:
+                if itself is not None:
+                    fields["lurl"] = storage.url(names[0])
+                if url:
+                    fields["lpurl"] = storage.url(names[-1])
+                    if not item.get("bh"):
+                        fields["bh"] = done.blurhash
             if not await _change_item(store, sid, aid, _pointing(item["url"], fields)):
                 older = names
                 await _forget(store, storage, member, names)
@@ -383,6 +457,14 @@ async def keep_image(
         await store.delete(keys.remote_fetching(member))
 
 
+async def kept_url(store: Store, storage: MediaStorage, member: str) -> str | None:
+    """The URL here of a kept copy's small rendering (its last file), or
+    None while it is not kept."""
+    entry = await store.hget(keys.REMOTE_FILES, member)
+    names = entry.decode().split()[1:] if entry else []
+    return storage.url(names[-1]) if names else None
+
+
 # --- dropping ----------------------------------------------------------------------
 async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     """Drop one kept copy (idempotent): what shows it pointed away (back to
@@ -395,8 +477,8 @@ async def drop(store: Store, storage: MediaStorage, member: str) -> int:
     size, *names = value.split()
     joined = " ".join(names)
     what, owner, part = member.split(":", 2)
-    if what == "c":
-        pass  # a card's image: its card names it until the card's age limit
+    if what in ("c", "e"):  # a card's image or an emoji: the media proxy fetches it again
+        pass
     elif what == "s":
 
         def away(it: dict) -> dict | None:

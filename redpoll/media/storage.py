@@ -37,8 +37,23 @@ log = logging.getLogger("redpoll.media")
 #: Where ``redpoll serve`` serves the local backend's files.
 URL_PATH = "/system/media"
 #: A stored name: two levels of two hex digits, 32 hex digits, an extension.
-NAME = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{32}\.(?:jpg|png|webp|gif)")
-CONTENT_TYPES = {"jpg": "image/jpeg", "png": "image/png", "webp": "image/webp", "gif": "image/gif"}
+NAME = re.compile(
+    r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{32}\.(?:jpg|png|webp|gif|mp4|webm|m4a|mp3|ogg|wav|flac)"
+)
+CONTENT_TYPES = {
+    "jpg": "image/jpeg",
+    "png": "image/png",
+    "webp": "image/webp",
+    "gif": "image/gif",
+    # other servers' videos and sounds kept as they came (redpoll.media.remote)
+    "mp4": "video/mp4",
+    "webm": "video/webm",
+    "m4a": "audio/mp4",
+    "mp3": "audio/mpeg",
+    "ogg": "audio/ogg",
+    "wav": "audio/wav",
+    "flac": "audio/flac",
+}
 #: How every stored file may be cached: a name is its content's, so for a year.
 CACHE_CONTROL = f"public, max-age={limits.MEDIA_CACHE_MAX_AGE_S}, immutable"
 

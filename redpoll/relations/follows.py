@@ -5,6 +5,8 @@ accounts still followed. Doing either twice changes nothing."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
 from ..core.errors import Forbidden, RedpollError, UserNotFound, ValidationError
@@ -214,12 +216,16 @@ async def following(
     return await get_users(store, [m for m, _ in rows]), (rows[-1][1] if rows else None)
 
 
-async def familiar_followers(store: Store, viewer: int, targets: list[int]) -> dict[int, list[int]]:
+async def familiar_followers(
+    store: Store, viewer: int, targets: list[int], also: Callable[[int], str] | None = None
+) -> dict[int, list[int]]:
     """For each of ``targets``: the accounts ``viewer`` follows that follow
     it, newest follow of the viewer's first (Mastodon's familiar
     followers), among the viewer's limits.FAMILIAR_FOLLOWERS_SCAN newest
-    follows, at most limits.FAMILIAR_FOLLOWERS_MAX each. Two round trips:
-    the viewer's follows, then one ZMSCORE per target on its own slot."""
+    follows, at most limits.FAMILIAR_FOLLOWERS_MAX each. ``also``: the key
+    of a target's other followers' set (a local account's remote followers,
+    kept apart by redpoll.federation), looked in too. Two round trips: the
+    viewer's follows, then one ZMSCORE per target and set on its own slot."""
     followed = [
         int(m)
         for m in await store.zrevrange(
@@ -228,13 +234,17 @@ async def familiar_followers(store: Store, viewer: int, targets: list[int]) -> d
     ]
     if not followed or not targets:
         return {t: [] for t in targets}
-    replies = await store.batch([("ZMSCORE", keys.followers(t), *followed) for t in targets])
-    return {
-        t: [f for f, score in zip(followed, scores) if score is not None and f != t][
-            : limits.FAMILIAR_FOLLOWERS_MAX
-        ]
-        for t, scores in zip(targets, replies)
-    }
+    sets = [keys.followers] + ([also] if also is not None else [])
+    replies = await store.batch([("ZMSCORE", key(t), *followed) for t in targets for key in sets])
+    out: dict[int, list[int]] = {}
+    for at, t in enumerate(targets):
+        found = replies[at * len(sets) : (at + 1) * len(sets)]
+        out[t] = [
+            f
+            for i, f in enumerate(followed)
+            if f != t and any(scores[i] is not None for scores in found)
+        ][: limits.FAMILIAR_FOLLOWERS_MAX]
+    return out
 
 
 async def set_show_reblogs(store: Store, uid: int, target: int, show: bool) -> None:

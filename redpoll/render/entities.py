@@ -12,7 +12,7 @@ import functools
 import html
 import re
 import time
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import orjson
 
@@ -184,7 +184,9 @@ def account(user: User, base: str) -> dict:
         "last_status_at": None,
         "hide_collections": False,
         "noindex": False,
-        "emojis": [],
+        "emojis": media_entity.emojis(urlsplit(user.uri).netloc, user.emojis, base)
+        if user.uri
+        else [],
         "roles": badges(user),
         # as Mastodon: a field's name is plain text, its value HTML
         "fields": [
@@ -481,7 +483,9 @@ def status(
             for uid, login in conv.mentions
         ],
         "tags": [{"name": t, "url": f"{base}/tags/{t}"} for t in conv.tags],
-        "emojis": [],
+        "emojis": media_entity.emojis(
+            urlsplit(extra.get("uri", "")).netloc, extra.get("emo", ""), base
+        ),
         "in_reply_to_id": str(conv.in_reply_to_id) if conv.in_reply_to_id else None,
         "in_reply_to_account_id": (
             str(conv.in_reply_to_account_id) if conv.in_reply_to_id else None

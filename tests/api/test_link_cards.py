@@ -134,13 +134,18 @@ async def test_a_link_gets_its_card_once_per_url_its_image_kept_here(rp, serve, 
     assert card["image_description"] == "a red cat"
     assert card["published_at"].startswith("2026-11-30T10:00:00")
     assert card["html"] == "" and card["embed_url"] == ""
-    # the image is this server's copy, never the origin's
-    assert card["image"].startswith(f"{serve.base}/system/media/")
+    # the image is this server's copy (through the media proxy), never the origin's
+    assert card["image"].startswith(f"{serve.base}/media_proxy/cards/{first['id']}/")
     assert card["width"] == 400 and card["height"] == 300 and card["blurhash"]
+    assert "_im" not in card and "_imr" not in card
     image = httpx.get(card["image"])
+    assert image.status_code == 302
+    assert image.headers["location"].startswith(f"{serve.base}/system/media/")
+    image = httpx.get(card["image"], follow_redirects=True)
     assert image.status_code == 200 and image.headers["content-type"].startswith("image/")
     # the same card for the second status; the page and the image fetched once
-    assert shown(serve, second["id"])["card"] == card
+    again = shown(serve, second["id"])["card"]
+    assert again == card | {"image": card["image"].replace(f"/{first['id']}/", f"/{second['id']}/")}
     assert peer.gets.count("/p/cats.html") == 1 and peer.gets.count("/i/cat.jpg") == 1
     # the deprecated endpoint answers the same card
     assert httpx.get(f"{serve.base}/api/v1/statuses/{first['id']}/card").json() == card
@@ -230,7 +235,7 @@ async def test_a_remote_note_gets_the_card_of_its_first_plain_link(rp, serve, pe
     sid = int(await rp.store.get(fed_keys.note(note_id)))
     card = shown(serve, sid)["card"]
     assert card["url"] == f"{peer.base}/p/cats.html"
-    assert card["image"].startswith(f"{serve.base}/system/media/")
+    assert card["image"].startswith(f"{serve.base}/media_proxy/cards/{sid}/")
     assert "/p/tag.html" not in peer.gets
 
     # its server edits it to link another page: the new page's card
@@ -301,8 +306,70 @@ async def test_a_trending_link_shows_its_card(rp, serve, alice, peer):
     by_url = {t["url"]: t for t in trends}
     card = by_url[link]
     assert card["title"] == "Cats & their ways" and card["provider_name"] == "Cat News"
-    assert card["image"].startswith(f"{serve.base}/system/media/")
+    assert card["image"].startswith(f"{serve.base}/media_proxy/cards/0/")
+    shown_image = httpx.get(card["image"], follow_redirects=True)
+    assert shown_image.status_code == 200
+    assert shown_image.headers["content-type"].startswith("image/")
     assert card["history"] and card["history"][0]["accounts"] == "1"
     bare = by_url[plain]
     assert bare["title"] == urlsplit(plain).hostname + "/p/no-card-yet.html"
     assert bare["image"] is None and bare["history"]
+
+
+@pytest.mark.parametrize("how", ["cleared", "past the bound"])
+async def test_a_card_image_dropped_from_the_cache_is_fetched_again(
+    settings, serve, alice, peer, media_dir, how
+):
+    """The remote media cache drops a card's image (the admin command, or
+    more kept than its size bound): the card's image URL answers 404 (its
+    fetch queued; never a redirect to the image's server), then, once the
+    job ran, the image again, fetched once more through the guard."""
+    peer.files["/p/cats.html"] = (PAGE.encode(), "text/html")
+    peer.files["/i/cat.jpg"] = (jpeg((800, 600)), "image/jpeg")
+    engine = await _engine(settings, serve, media_dir, True)
+    try:
+        status = await post(alice, f"{peer.base}/p/cats.html")
+        await engine.drain()
+        card = shown(serve, status["id"])["card"]
+        first = httpx.get(card["image"], follow_redirects=True)
+        assert first.status_code == 200 and peer.gets.count("/i/cat.jpg") == 1
+        count, weight = await engine.media.cache_stats()
+        assert count == 1 and weight > 0
+        if how == "cleared":
+            assert await engine.media.cache_clear() == 1
+        else:  # another card's image kept by an engine whose bound is 1 byte
+            await engine.close()
+            engine = await Redpoll.open(
+                settings.with_(
+                    public_url=serve.base,
+                    federation_loopback=True,
+                    media_dir=str(media_dir),
+                    remote_media_max_bytes=1,
+                )
+            )
+            peer.files["/p/dogs.html"] = (
+                PAGE.replace("/i/cat.jpg", "/i/dog.jpg").encode(),
+                "text/html",
+            )
+            peer.files["/i/dog.jpg"] = (jpeg((640, 480)), "image/jpeg")
+            await post(alice, f"{peer.base}/p/dogs.html")
+            await engine.drain()
+        assert (await engine.media.cache_stats())[0] == 0
+        # the file is gone: the card's URL answers no image, and never the origin
+        gone = httpx.get(card["image"])
+        assert gone.status_code == 404 and "location" not in gone.headers
+        assert shown(serve, status["id"])["card"]["image"] == card["image"]
+        # asked again before the job ran: queued once
+        assert httpx.get(card["image"]).status_code == 404
+        await engine.close()
+        engine = await _engine(settings, serve, media_dir, True)
+        await engine.drain()
+        back = httpx.get(card["image"])
+        assert back.status_code == 302
+        assert back.headers["location"].startswith(f"{serve.base}/system/media/")
+        image = httpx.get(card["image"], follow_redirects=True)
+        assert image.status_code == 200 and image.headers["content-type"].startswith("image/")
+        assert peer.gets.count("/i/cat.jpg") == 2
+        assert (await engine.media.cache_stats())[0] == 1
+    finally:
+        await engine.close()

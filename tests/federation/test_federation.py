@@ -666,7 +666,7 @@ def test_a_remote_vote_counts_once_and_never_as_a_reply(pair):
         peer.close()
 
 
-def test_remote_video_and_audio_are_shown_from_their_server(pair):
+def test_remote_video_and_audio_are_shown_through_the_media_proxy(pair):
     a, _ = pair
     ada_login = unique("ada")
     ada = a.person(ada_login)
@@ -716,11 +716,13 @@ def test_remote_video_and_audio_are_shown_from_their_server(pair):
         ]
         # (an image is kept here: until then, and here as its peer answers
         # 404 for it, it is shown through this server's media proxy)
-        image = status["media_attachments"][2]
-        assert image["url"].startswith(f"{a.url}/media_proxy/")
+        # a video and a sound too (kept here as images are)
+        video, sound, image = status["media_attachments"][:3]
+        for one in (video, sound, image):
+            assert one["url"].startswith(f"{a.url}/media_proxy/")
         assert shown == [
-            ("video", f"{peer.base}/m/clip.mp4", f"{peer.base}/m/clip.mp4", "a short clip"),
-            ("audio", f"{peer.base}/m/song.ogg", f"{peer.base}/m/song.ogg", "a song"),
+            ("video", video["url"], f"{peer.base}/m/clip.mp4", "a short clip"),
+            ("audio", sound["url"], f"{peer.base}/m/song.ogg", "a song"),
             ("image", image["url"], f"{peer.base}/m/pic.png", None),
         ]
         video = status["media_attachments"][0]

@@ -121,3 +121,37 @@ async def test_a_remote_follow_recorded_in_ms_is_placed_by_its_time(fedsrv, fed)
     newer = await remote.keep(fed.store, remote.parse_actor(actor("old.example", "newer")))
     await followers.fed_follow(fed.store, me_id, newer.id, "https://old.example/inbox", True)
     assert ids(me.account_followers(me_id)) == [newer.id, int(local.me()["id"]), old.id]
+
+
+async def test_familiar_followers_count_remote_followers_of_local_accounts(fedsrv, fed):
+    """GET /api/v1/accounts/familiar_followers (Mastodon.py's
+    account_familiar_followers): a remote account the viewer follows that
+    follows a local account is among that account's familiar followers,
+    with a local one, newest follow of the viewer's first; one the viewer
+    does not follow is not, and an Undo from elsewhere takes it out."""
+    viewer, target, friend = await asyncio.to_thread(accounts, fedsrv.base, 3)
+    target_id, login = int(target.me()["id"]), target.me()["username"]
+    friend_id = int(friend.me()["id"])
+    fan = await remote.keep(fed.store, remote.parse_actor(actor("fans.example", "fan")))
+    stranger = await remote.keep(fed.store, remote.parse_actor(actor("fans.example", "stranger")))
+    friend.account_follow(target_id)
+    await send(fed, fan, follow(fan, login, 1))
+    await send(fed, stranger, follow(stranger, login, 2))
+    viewer.account_follow(friend_id)
+    viewer.account_follow(fan.id)  # (an unlocked remote account: a follow at once)
+    assert viewer.account_relationships(fan.id)[0]["following"] is True
+
+    def familiar() -> list[int]:
+        (answer,) = viewer.account_familiar_followers(target_id)
+        assert int(answer["id"]) == target_id
+        return ids(answer["accounts"])
+
+    assert await asyncio.to_thread(familiar) == [fan.id, friend_id]
+    undo = {
+        "id": f"{fan.uri}/follows/1/undo",
+        "type": "Undo",
+        "actor": fan.uri,
+        "object": follow(fan, login, 1),
+    }
+    await send(fed, fan, undo)
+    assert await asyncio.to_thread(familiar) == [friend_id]

@@ -391,39 +391,104 @@ async def test_a_dropped_avatar_is_shown_through_the_proxy_and_fetched_again(rp,
     assert (await rp.media.cache_stats())[0] == 1
 
 
-async def test_a_remote_video_stays_on_its_server_its_preview_is_kept_here(rp, serve, peer):
-    eve = peer.actor("eve")
-    peer.files["/m/clip.jpg"] = (jpeg((640, 360)), "image/jpeg")
-    _, create = image_note(peer, eve, [])
+MP4 = b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00isomiso2avc1mp41" + b"\x00" * 4000
+MP3 = b"ID3\x04\x00\x00\x00\x00\x00\x00" + b"\xff\xfb\x90\x00" * 1000
+
+
+def av_note(peer: Peer, actor: str, items: list[tuple[str, str, str | None]]) -> dict:
+    """A Create of a note with videos and sounds: (media type, path, its
+    preview's path or None)."""
+    _, create = image_note(peer, actor, [])
     create["object"]["attachment"] = [
         {
             "type": "Document",
-            "mediaType": "video/mp4",
-            "url": f"{peer.base}/m/clip.mp4",
+            "mediaType": media_type,
+            "url": f"{peer.base}{path}",
             "width": 640,
             "height": 360,
-            "icon": {"type": "Image", "url": f"{peer.base}/m/clip.jpg"},
         }
+        | ({"icon": {"type": "Image", "url": f"{peer.base}{preview}"}} if preview else {})
+        for media_type, path, preview in items
     ]
+    return create
+
+
+async def test_a_remote_video_and_sound_are_kept_here_and_outlive_their_server(rp, serve, peer):
+    eve = peer.actor("eve")
+    peer.files["/m/clip.jpg"] = (jpeg((640, 360)), "image/jpeg")
+    peer.files["/m/clip.mp4"] = (MP4, "video/mp4")
+    peer.files["/m/song.mp3"] = (MP3, "audio/mpeg")
+    create = av_note(
+        peer,
+        eve,
+        [("video/mp4", "/m/clip.mp4", "/m/clip.jpg"), ("audio/mpeg", "/m/song.mp3", None)],
+    )
     sid = await receive(rp, serve, peer, create)
+    video, sound = shown(serve, sid)["media_attachments"]
+    assert video["type"] == "video" and sound["type"] == "audio"
+    assert video["remote_url"] == f"{peer.base}/m/clip.mp4"
+    assert video["url"].startswith(f"{serve.base}/system/media/") and video["url"].endswith(".mp4")
+    assert video["preview_url"].startswith(f"{serve.base}/system/media/")
+    assert video["preview_remote_url"] == f"{peer.base}/m/clip.jpg"
+    assert video["meta"]["original"]["width"] == 640 and video["blurhash"]
+    assert sound["url"].startswith(f"{serve.base}/system/media/") and sound["url"].endswith(".mp3")
+    assert sound["remote_url"] == f"{peer.base}/m/song.mp3"
+    assert fetched(peer, "/m/clip.mp4") == 1 and fetched(peer, "/m/song.mp3") == 1
+    count, size = await rp.media.cache_stats()
+    assert count == 2 and size >= len(MP4) + len(MP3)  # (each weighs what its files do)
+    peer.close()  # its server gone: they are still shown from here
+    for url, kind in ((video["url"], "video/mp4"), (sound["url"], "audio/mpeg")):
+        answer = httpx.get(url)
+        assert answer.status_code == 200 and answer.headers["content-type"] == kind
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert httpx.get(video["url"]).content == MP4
+
+
+async def test_a_remote_video_not_kept_is_shown_through_the_proxy_and_fetched_again(
+    rp, serve, peer
+):
+    eve = peer.actor("eve")
+    peer.files["/m/clip.jpg"] = (jpeg((640, 360)), "image/jpeg")
+    peer.files["/m/clip.mp4"] = (MP4, "video/mp4")
+    sid = await receive(
+        rp, serve, peer, av_note(peer, eve, [("video/mp4", "/m/clip.mp4", "/m/clip.jpg")])
+    )
+    [video] = shown(serve, sid)["media_attachments"]
+    kept_url = video["url"]
+    assert kept_url.startswith(f"{serve.base}/system/media/")
+    # dropped: the video and its preview through the proxy, which sends to the
+    # origin meanwhile (as an image's) and queues the fetch
+    assert await rp.media.cache_clear() == 1
+    [video] = shown(serve, sid)["media_attachments"]
+    assert video["url"].startswith(f"{serve.base}/media_proxy/{sid}/")
+    assert httpx.get(kept_url).status_code == 404
+    answer = httpx.get(video["url"])
+    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/m/clip.mp4"
+    await rp.drain()
+    [video] = shown(serve, sid)["media_attachments"]
+    assert video["url"].startswith(f"{serve.base}/system/media/") and video["url"].endswith(".mp4")
+    assert httpx.get(video["url"]).status_code == 200
+    assert fetched(peer, "/m/clip.mp4") == 2
+
+
+@pytest.mark.parametrize("what", ["too large", "not a video", "missing"])
+async def test_a_remote_video_that_cannot_be_kept_stays_on_its_server_its_preview_kept(
+    rp, serve, peer, what
+):
+    eve = peer.actor("eve")
+    peer.files["/m/clip.jpg"] = (jpeg((640, 360)), "image/jpeg")
+    if what == "too large":
+        peer.files["/m/clip.mp4"] = (MP4 + b"\x00" * limits.REMOTE_MEDIA_AV_MAX_BYTES, "video/mp4")
+    elif what == "not a video":  # (what its server says it is counts for nothing)
+        peer.files["/m/clip.mp4"] = (b"<html><script>alert(1)</script></html>", "video/mp4")
+    sid = await receive(
+        rp, serve, peer, av_note(peer, eve, [("video/mp4", "/m/clip.mp4", "/m/clip.jpg")])
+    )
     [video] = shown(serve, sid)["media_attachments"]
     assert video["type"] == "video"
     assert video["url"] == video["remote_url"] == f"{peer.base}/m/clip.mp4"
-    assert video["preview_remote_url"] == f"{peer.base}/m/clip.jpg"
     assert video["preview_url"].startswith(f"{serve.base}/system/media/")
     assert httpx.get(video["preview_url"]).headers["content-type"] == "image/jpeg"
-    assert video["meta"]["original"]["width"] == 640 and video["blurhash"]
-    assert fetched(peer, "/m/clip.mp4") == 0 and fetched(peer, "/m/clip.jpg") == 1
-    # dropped: its preview through the proxy, the video itself still its server's
-    assert await rp.media.cache_clear() == 1
-    [video] = shown(serve, sid)["media_attachments"]
-    assert video["url"] == f"{peer.base}/m/clip.mp4"
-    answer = httpx.get(video["preview_url"])
-    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/m/clip.jpg"
-    original = video["preview_url"].rsplit("/", 1)[0] + "/original"
-    answer = httpx.get(original)
-    assert answer.status_code == 302 and answer.headers["location"] == f"{peer.base}/m/clip.mp4"
-    await rp.drain()
-    assert shown(serve, sid)["media_attachments"][0]["preview_url"].startswith(
-        f"{serve.base}/system/media/"
-    )
+    assert fetched(peer, "/m/clip.jpg") == 1
+    count, size = await rp.media.cache_stats()
+    assert count == 1 and size < 1024 * 1024  # the preview only

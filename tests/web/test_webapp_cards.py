@@ -56,7 +56,9 @@ def test_a_post_with_a_link_shows_its_card_opening_the_page_in_a_new_tab(people)
             assert card.get_attribute("target") == "_blank"
             assert set(card.get_attribute("rel").split()) == {"noopener", "noreferrer", "nofollow"}
             image = card.locator("img")
-            assert image.get_attribute("src").startswith(ann.web.url.rstrip("/") + "/system/media/")
+            assert image.get_attribute("src").startswith(
+                ann.web.url.rstrip("/") + "/media_proxy/cards/"
+            )
             assert image.get_attribute("loading") == "lazy"
             until(lambda: a.evaluate("document.querySelector('a.link-card img').naturalWidth > 0"))
             # the description is held to two lines

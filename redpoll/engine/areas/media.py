@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ...cards import cards
 from ...core import limits, validate
-from ...federation import remote_media
+from ...federation import emoji, remote_media
 from ...media import remote as remote_cache
 from ...media import uploads
 from ...media.storage import LocalStorage
@@ -62,6 +63,18 @@ class Media(Area):
 
     async def proxy_profile(self, uid: int, kind: str) -> str:
         return await remote_media.proxy_profile_image(self.store, self.queue, uid, kind)
+
+    async def proxy_emoji(self, host_digest: str, shortcode: str) -> str:
+        """Where the media proxy sends a client for a remote custom emoji (the
+        copy kept here; NotFound while it is fetched)."""
+        return await emoji.proxy(self.store, self.queue, self.media_storage, host_digest, shortcode)
+
+    async def proxy_card(self, sid: int, part: str) -> str:
+        """Where the media proxy sends a client for a link card's image (the
+        copy kept here; NotFound while it is fetched again)."""
+        return await cards.proxy_image(
+            self.store, self.queue, self.settings, remote_media.media_rejected, sid, part
+        )
 
     async def cache_clear(self, older_than_s: float | None = None) -> int:
         """Drop the copies of other servers' media kept here: all of them, or

@@ -10,6 +10,7 @@ from ...core.errors import RedpollError
 from ...core.models import User
 from ...federation import followers as fed_followers
 from ...federation import inbox as fed_inbox
+from ...federation import keys as fed_keys
 from ...federation import member_blocks
 from ...federation import outbox as fed_outbox
 from ...federation.jobs import DomainBlockJob
@@ -136,8 +137,12 @@ class Relations(Area):
 
     async def familiar_followers(self, viewer, targets) -> dict[int, list[User]]:
         """For each of ``targets``: the accounts ``viewer`` follows that
-        follow it, as ``viewer`` is shown accounts (relations.shown_accounts)."""
-        found = await follows.familiar_followers(self.store, viewer, list(targets))
+        follow it, local or remote (a local account's remote followers are
+        kept apart: federation.keys.remote_followers), as ``viewer`` is shown
+        accounts (relations.shown_accounts)."""
+        found = await follows.familiar_followers(
+            self.store, viewer, list(targets), also=fed_keys.remote_followers
+        )
         wanted = sorted({i for ids in found.values() for i in ids})
         shown = {
             u.id: u
