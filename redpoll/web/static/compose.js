@@ -48,8 +48,8 @@ function saveDraft(replyTo, draft) {
 // The length a post counts, as Mastodon's: a link counts as characters_reserved_per_url
 // (23) whatever its length, a mention of another server's account as its username only.
 const URL_CHARS = 23;
-const URL_RE = /(^|[^\p{L}\p{N}/@.])https?:\/\/[^\s<>"]+/gu;
-const REMOTE_MENTION_RE = /(^|[^\p{L}\p{N}/])(@[\w.]+)@[\w.-]+\.[a-z]{2,}/giu;
+const URL_RE = /(^|[^\p{L}\p{N}_/@.])https?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]']/giu;  // as validate.status_length
+const REMOTE_MENTION_RE = /(^|[^\p{L}\p{N}_/])(@\w[\w.]*)@[\w.-]+\.[a-z]{2,}/giu;
 export function counted(text, perUrl = URL_CHARS) {
   const short = text.replace(URL_RE, (_, before) => before + 'x'.repeat(perUrl))
     .replace(REMOTE_MENTION_RE, (_, before, local) => before + local);
