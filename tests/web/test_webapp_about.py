@@ -76,6 +76,7 @@ def test_notifications_show_their_kind_and_offer_follow_back(people):  # noqa: F
         mine = ann.api("POST", "/api/v1/statuses", data={"status": "a post of ann's"}).json()
         assert bob.api("POST", f"/api/v1/statuses/{mine['id']}/favourite").status_code == 200
         assert bob.api("POST", f"/api/v1/statuses/{mine['id']}/reblog").status_code == 200
+        assert bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} a word"}).status_code == 200
         assert ann.api("POST", f"/api/v1/accounts/{me(cat)['id']}/follow").status_code == 200
         assert cat.api("POST", f"/api/v1/accounts/{ann_id}/follow").status_code == 200
         assert bob.api("POST", f"/api/v1/accounts/{ann_id}/follow").status_code == 200
@@ -93,6 +94,11 @@ def test_notifications_show_their_kind_and_offer_follow_back(people):  # noqa: F
         fav_icon = p.locator(".notification.favourite .note-icon").inner_html()
         boost_icon = p.locator(".notification.reblog .note-icon").inner_html()
         assert fav_icon != boost_icon
+        # the post a favourite is about: small, without actions, and a tap opens it
+        liked = p.locator(".notification.favourite article")
+        expect(liked).to_contain_text("a post of ann's")
+        expect(liked.get_by_role("button")).to_have_count(0)
+        expect(p.locator(".notification.mention article").get_by_role("button", name="Reply")).to_be_visible()
         # bob, the newest, is not followed back yet: one tap does it
         back = follows.get_by_role("button", name="Follow back")
         expect(back).to_be_visible()
@@ -109,7 +115,8 @@ def test_notifications_show_their_kind_and_offer_follow_back(people):  # noqa: F
         expect(follows.locator(".note-head")).to_be_visible()
         p.wait_for_timeout(300)  # the relationship asked for and answered
         expect(back).to_be_hidden()
-        assert ann_name
+        liked.locator(".content").click(position={"x": 5, "y": 5})
+        expect(p).to_have_url(re.compile(f"/{mine['id']}$"))
 
 
 def test_a_link_counts_23_characters_in_the_composer_and_on_the_server(people):  # noqa: F811

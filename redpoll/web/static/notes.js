@@ -19,6 +19,7 @@ const TEXT = {
   update: 'edited a post', poll: 'ran a poll that has ended',
 };
 const SAMPLE_SHOWN = 6;
+const COMPACT = new Set(['favourite', 'reblog', 'poll', 'update']);
 
 function newer(a, b) { return b === null || b === undefined || BigInt(a) > BigInt(b); }
 
@@ -99,7 +100,9 @@ export function renderGroup(g, ctx, unread) {
   if (unread) item.querySelector('.note-head').prepend(h('span', { class: 'visually-hidden' }, 'Unread: '));
   if (g.type === 'follow_request') item.append(followRequestChoices(g.accounts[0], item));
   if (g.type === 'follow' && g.accounts.length) item.append(followBack(g.accounts[0]));
-  if (g.status) item.append(renderStatus(g.status, { onReply: ctx.reply }));
+  // a favourite, boost, poll or edit of one's post shows that post small, without actions;
+  // a mention or a new post of someone's, whole (one answers those)
+  if (g.status) item.append(renderStatus(g.status, { onReply: ctx.reply, compact: COMPACT.has(g.type) }));
   return item;
 }
 

@@ -384,7 +384,9 @@ export function renderStatus(entry, opts = {}) {
     watchStatus(s.id, line, paint);
     article.append(line);
   }
-  if (me) {
+  if (opts.compact) {
+    article.classList.add('compact');  // the post a favourite or boost is about: no actions (as Mastodon's)
+  } else if (me) {
     const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': named('Reply', s.replies_count),
       'aria-description': plural(s.replies_count || 0, 'reply', 'replies') },
     icon('reply'), h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s.replies_count)));
