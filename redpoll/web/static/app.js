@@ -204,12 +204,18 @@ bus.addEventListener('notifications:read', async (e) => {
 });
 
 // live updates cut off: said at the top until they are back
+let streamLost = false;
 bus.addEventListener('stream:lost', () => {
+  streamLost = true;
   connection.textContent = navigator.onLine === false ? 'Offline · Reconnecting…' : 'Reconnecting…';
   connection.hidden = false;
 });
-bus.addEventListener('stream:back', () => { connection.hidden = true; connection.textContent = ''; loadUnread(); });
-window.addEventListener('offline', () => { if (!connection.hidden) connection.textContent = 'Offline · Reconnecting…'; });
+bus.addEventListener('stream:back', () => { streamLost = false; connection.hidden = true; connection.textContent = ''; loadUnread(); });
+window.addEventListener('offline', () => {
+  connection.textContent = 'Offline · Reconnecting…';
+  connection.hidden = false;
+});
+window.addEventListener('online', () => { if (!streamLost) { connection.hidden = true; connection.textContent = ''; } });
 
 bus.addEventListener('relationship', () => resubscribe({ stream: 'user' }));
 bus.addEventListener('list:members', (e) => resubscribe({ stream: 'list', list: e.detail }));
@@ -420,8 +426,26 @@ bus.addEventListener('unauthorized', () => {
   toast('Your session has ended: sign in again.', 'error');
 });
 
+// the service worker (sw.js) keeps the shell for a start without a network, and
+// shows pushed notifications; started offline, the app says so and starts again once online
+function offlineStart() {
+  if ('serviceWorker' in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+  }
+  if (navigator.onLine !== false) return false;
+  connection.textContent = 'Offline · waiting for the network';
+  connection.hidden = false;
+  window.addEventListener('online', () => location.reload(), { once: true });
+  return true;
+}
+
 async function boot() {
   root.replaceChildren(shell);
+  if (offlineStart()) {
+    buildNav();
+    render();
+    return;
+  }
   // the features and who is signed in, asked side by side (neither needs the other)
   const me = session.token() ? auth.refreshMe().then(() => null, (err) => err) : null;
   await loadFeatures();
