@@ -180,3 +180,36 @@ def test_profile_tabs_posts_with_replies_and_media_and_no_load_more_when_short(p
         p.go_back()
         expect(p).to_have_url(re.compile(f"/@{bob_name}/with_replies$"))
         expect(feed.locator("article")).to_have_count(3)
+
+
+def test_keyboard_h_uncovers_sensitive_media_and_e_opens_it(people):  # noqa: F811
+    for size in (PHONE, DESKTOP):
+        ann = people(size)
+        ann.sign_up("ann")
+        media = ann.api(
+            "POST",
+            "/api/v1/media",
+            files={"file": ("dot.png", png((80, 60)), "image/png")},
+            data={"description": "A blue rectangle"},
+        )
+        assert media.status_code == 200, media.text
+        post(ann, "a picture behind a cover", media_ids=[media.json()["id"]], sensitive=True)
+        p = ann.page
+        p.goto("/")
+        article = status_in(p, "a picture behind a cover")
+        expect(article).to_be_visible()
+        p.locator("body").press("j")
+        expect(article).to_be_focused()
+        cover = article.locator(".media-cover")
+        expect(cover).to_be_visible()
+        p.keyboard.press("h")
+        expect(cover).to_be_hidden()
+        p.keyboard.press("e")
+        viewer = p.get_by_role("dialog", name="Image 1 of 1")
+        expect(viewer).to_be_visible()
+        expect(viewer.get_by_role("img", name="A blue rectangle")).to_be_visible()
+        p.keyboard.press("Escape")
+        expect(viewer).to_be_hidden()
+        # Esc gives the focus back to the image's post (its keys work again)
+        p.keyboard.press("h")
+        expect(cover).to_be_visible()
