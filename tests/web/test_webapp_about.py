@@ -25,7 +25,9 @@ def about(server, tmp_path):
         for text, hint in (("Be kind to each other", "No insults"), ("No spam", ""))
     ]
     told = tmp_path / "about.md"
-    told.write_text("We are a small server for bird watchers in Lisbon.\n\nBe patient with newcomers.\n")
+    told.write_text(
+        "We are a small server for bird watchers in Lisbon.\n\nBe patient with newcomers.\n"
+    )
     admin(server, "describe", str(told))
     try:
         yield made
@@ -76,7 +78,10 @@ def test_notifications_show_their_kind_and_offer_follow_back(people):  # noqa: F
         mine = ann.api("POST", "/api/v1/statuses", data={"status": "a post of ann's"}).json()
         assert bob.api("POST", f"/api/v1/statuses/{mine['id']}/favourite").status_code == 200
         assert bob.api("POST", f"/api/v1/statuses/{mine['id']}/reblog").status_code == 200
-        assert bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} a word"}).status_code == 200
+        assert (
+            bob.api("POST", "/api/v1/statuses", data={"status": f"@{ann_name} a word"}).status_code
+            == 200
+        )
         assert ann.api("POST", f"/api/v1/accounts/{me(cat)['id']}/follow").status_code == 200
         assert cat.api("POST", f"/api/v1/accounts/{ann_id}/follow").status_code == 200
         assert bob.api("POST", f"/api/v1/accounts/{ann_id}/follow").status_code == 200
@@ -88,7 +93,9 @@ def test_notifications_show_their_kind_and_offer_follow_back(people):  # noqa: F
             expect(note.locator(".note-head .note-icon svg")).to_have_count(1)
         follows = p.locator(".notification.follow")
         expect(follows).to_have_count(1)  # grouped: bob and 1 other followed you
-        expect(follows.locator(".note-head")).to_contain_text(f"{bob_name} and 1 other followed you")
+        expect(follows.locator(".note-head")).to_contain_text(
+            f"{bob_name} and 1 other followed you"
+        )
         expect(follows.locator(".note-head .note-icon svg")).to_have_count(1)
         # the favourite's icon and the boost's differ, so they read apart at a glance
         fav_icon = p.locator(".notification.favourite .note-icon").inner_html()
@@ -98,7 +105,9 @@ def test_notifications_show_their_kind_and_offer_follow_back(people):  # noqa: F
         liked = p.locator(".notification.favourite article")
         expect(liked).to_contain_text("a post of ann's")
         expect(liked.get_by_role("button")).to_have_count(0)
-        expect(p.locator(".notification.mention article").get_by_role("button", name="Reply")).to_be_visible()
+        expect(
+            p.locator(".notification.mention article").get_by_role("button", name="Reply")
+        ).to_be_visible()
         # bob, the newest, is not followed back yet: one tap does it
         back = follows.get_by_role("button", name="Follow back")
         expect(back).to_be_visible()

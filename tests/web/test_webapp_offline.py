@@ -8,7 +8,7 @@ answers no API request."""
 from __future__ import annotations
 
 from playwright.sync_api import expect
-from support.browser import DESKTOP, PHONE, browser, people, page_until, shot, status_in, web  # noqa: F401
+from support.browser import DESKTOP, PHONE, browser, page_until, people, shot, status_in, web  # noqa: F401
 
 
 def test_offline_the_app_still_opens_from_its_shell_and_says_so(people):  # noqa: F811
@@ -48,12 +48,16 @@ def test_offline_the_app_still_opens_from_its_shell_and_says_so(people):  # noqa
 
         # the network is back: the app starts again by itself, the notice goes
         ann.context.set_offline(False)
-        expect(status_in(p, "posted before the tunnel").or_(p.locator(".notes-body"))).to_be_visible()
+        expect(
+            status_in(p, "posted before the tunnel").or_(p.locator(".notes-body"))
+        ).to_be_visible()
         expect(notice).to_be_hidden()
         p.goto("/")
         expect(status_in(p, "posted before the tunnel")).to_be_visible()
         expect(notice).to_have_count(0)
         # what failed while offline was the browser saying the network was gone
         ann.problems[:] = [
-            x for x in ann.problems if "ERR_INTERNET_DISCONNECTED" not in x and "Failed to fetch" not in x
+            x
+            for x in ann.problems
+            if "ERR_INTERNET_DISCONNECTED" not in x and "Failed to fetch" not in x
         ]

@@ -70,8 +70,10 @@ def test_a_popular_suggestion_fits_its_card(people):  # noqa: F811
         )
         p = new.page
         p.goto("/explore/people")
-        row = p.get_by_role("list", name="Who to follow").get_by_role("listitem").filter(
-            has_text=star.name
+        row = (
+            p.get_by_role("list", name="Who to follow")
+            .get_by_role("listitem")
+            .filter(has_text=star.name)
         )
         expect(row).to_contain_text("Popular on this server")
         card = row.bounding_box()
@@ -84,8 +86,14 @@ def test_a_popular_suggestion_fits_its_card(people):  # noqa: F811
         ):
             box = part.bounding_box()
             assert box, part
-            assert box["x"] >= card["x"] - 0.5 and box["x"] + box["width"] <= card["x"] + card["width"] + 0.5
-            assert box["y"] >= card["y"] - 0.5 and box["y"] + box["height"] <= card["y"] + card["height"] + 0.5
+            assert (
+                box["x"] >= card["x"] - 0.5
+                and box["x"] + box["width"] <= card["x"] + card["width"] + 0.5
+            )
+            assert (
+                box["y"] >= card["y"] - 0.5
+                and box["y"] + box["height"] <= card["y"] + card["height"] + 0.5
+            )
         # and nothing inside overflows it
         assert row.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
         shot(new, "popular-suggestion")

@@ -56,6 +56,7 @@ def test_a_thread_shows_its_replies_as_branches_under_their_parents(people):  # 
         # each reply right under its parent, depth first: the second branch after the first's replies
         keys = [thread.nth(i).get_attribute("data-status-id") for i in range(5)]
         assert keys == [root["id"], first["id"], deep["id"], deeper["id"], second["id"]], keys
+
         def at(s):
             return p.locator(f'.thread > article[data-status-id="{s["id"]}"]')
 
@@ -78,9 +79,7 @@ def test_a_thread_shows_its_replies_as_branches_under_their_parents(people):  # 
         expect(thread).to_have_count(6)
         twig = status_in(p, "a third twig")
         assert twig.get_attribute("data-depth") == "2"
-        assert thread.nth(4).get_attribute("data-status-id") == twig.get_attribute(
-            "data-status-id"
-        )
+        assert thread.nth(4).get_attribute("data-status-id") == twig.get_attribute("data-status-id")
         assert left(twig) == left(at(deep))
         # a tap on a reply opens its own thread: its parents above it, flat
         words = at(deeper).locator(".content")
