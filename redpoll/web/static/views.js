@@ -338,6 +338,11 @@ function listPicker(account) {
   return { button, panel };
 }
 
+// an account in a feed: a feed holds articles (ARIA), each account one
+function accountItem(a) {
+  return h('div', { role: 'article', class: 'account-item', 'aria-label': displayName(a) }, renderAccountRow(a));
+}
+
 // a profile's posts in three tabs (as Mastodon's): its posts (replies to others left out),
 // posts and replies, and the posts with media
 const POST_TABS = {
@@ -365,7 +370,7 @@ export function statusAccounts(ctx, acct, id, which) {
   return [head, h('p', {}, h('a', { href: `/@${acct}/${id}` }, 'The post')),
     feed({ path, signal: ctx.signal, label: title,
       empty: boosts ? 'Nobody has boosted this post yet.' : 'Nobody has favourited this post yet.',
-      render: (a) => renderAccountRow(a) }).root];
+      render: accountItem }).root];
 }
 
 // tagged: only the posts with that hashtag (a featured hashtag's link)
@@ -442,7 +447,7 @@ export function profile(ctx, acct, tab = 'posts', tagged = null) {
       body.replaceChildren(h('h2', {}, tab === 'followers' ? 'Followers' : 'Following'),
         feed({ path: `/api/v1/accounts/${account.id}/${tab}`, signal: ctx.signal,
           label: tab === 'followers' ? 'Followers' : 'Following', empty: 'Nobody yet.',
-          render: (a) => renderAccountRow(a) }).root);
+          render: accountItem }).root);
     }
   })();
   return [head, body];
