@@ -12,6 +12,8 @@
 // The API is never answered from here: offline, the app says so (app.js).
 const CACHE = 'redpoll-shell';
 const SHELL = '/__shell';
+// the server's own pages and files, never the app's shell: left to the network
+const NOT_APP = /^\/(api|oauth|auth|system|users|actor|inbox|nodeinfo|\.well-known|avatars|headers|health|ready|metrics|openapi\.json|thumbnail\.png)(\/|$)/;
 
 function assetsOf(html) {
   return [...new Set([...html.matchAll(/(?:src|href)='(\/assets\/[^']+)'/g)].map((m) => m[1]))];
@@ -20,8 +22,9 @@ function assetsOf(html) {
 async function keepShell(response) {
   const cache = await caches.open(CACHE);
   const html = await response.clone().text();
-  await cache.put(SHELL, response.clone());
   const wanted = assetsOf(html);
+  if (!wanted.some((u) => u.endsWith('/app.js'))) return;  // not the app's shell (a sign-in form, say)
+  await cache.put(SHELL, response.clone());
   const version = wanted.length ? wanted[0].split('/')[2] : null;
   if (!version) return;
   for (const req of await cache.keys()) {  // another version's files go
@@ -44,7 +47,7 @@ self.addEventListener('fetch', (event) => {
   if (req.method !== 'GET') return;
   const url = new URL(req.url);
   if (url.origin !== self.location.origin) return;
-  if (req.mode === 'navigate') {
+  if (req.mode === 'navigate' && !NOT_APP.test(url.pathname)) {
     event.respondWith((async () => {
       try {
         const answer = await fetch(req);
