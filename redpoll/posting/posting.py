@@ -87,7 +87,10 @@ async def prepare(
     # (another server's status may be its attachments or its poll alone)
     if remote is not None:
         text = validate.text(
-            text, "text", remote.max_chars, allow_empty=bool(media) or bool(remote.media or poll)
+            text,
+            "text",
+            remote.max_chars,
+            allow_empty=bool(media) or bool(remote.media) or poll is not None,
         )
     else:  # counted as Mastodon counts: a link as 23
         text = validate.status_body(text, "text", allow_empty=bool(media))
