@@ -1,9 +1,13 @@
 """The smaller things of the web app (Debian's Chromium, a real ``redpoll
 serve``), at a phone's size and a desk's: one's own reply, written inline
 in Home while scrolled down, goes in without a "new post" pill or a jump;
-a "Popular on this server" suggestion, with a long name, fits its card."""
+a "Popular on this server" suggestion, with a long name, fits its card; a
+mention arriving live shows its post's reply count, which one's answer
+from there raises at once (and a reload agrees)."""
 
 from __future__ import annotations
+
+import re
 
 from playwright.sync_api import expect
 from support.browser import DESKTOP, PHONE, browser, me, people, shot, status_in, until, web  # noqa: F401
@@ -97,3 +101,38 @@ def test_a_popular_suggestion_fits_its_card(people):  # noqa: F811
         # and nothing inside overflows it
         assert row.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
         shot(new, "popular-suggestion")
+
+
+def test_a_live_notification_keeps_the_reply_count_of_its_post(people):  # noqa: F811
+    for size in (PHONE, DESKTOP):
+        ann, bob, cat = people(size), people(DESKTOP), people(DESKTOP)
+        ann_name = ann.sign_up("ann")
+        bob.sign_up("bob")
+        cat.sign_up("cat")
+        p = ann.page
+        p.goto("/notifications")
+        expect(p.get_by_text("No notifications yet.")).to_be_visible()
+        # a post of bob's that has a reply already mentions ann: its notification arrives live
+        asked = bob.api("POST", "/api/v1/statuses", data={"status": "who counts birds?"}).json()
+        cat.api("POST", "/api/v1/statuses", data={"status": "me!", "in_reply_to_id": asked["id"]})
+        until(lambda: bob.api("GET", f"/api/v1/statuses/{asked['id']}").json()["replies_count"])
+        bob.api(
+            "POST",
+            "/api/v1/statuses",
+            data={"status": f"@{ann_name} and you?", "in_reply_to_id": asked["id"]},
+        )
+        mention = p.locator(".notification.mention article")
+        expect(mention).to_contain_text("and you?", timeout=15_000)
+        reply = mention.get_by_role("button", name=re.compile(r"^Reply"))
+        expect(reply).to_have_accessible_name("Reply")  # nobody answered this one yet
+        # ann answers from the notification: the count goes up there at once
+        reply.click()
+        form = p.get_by_role("form", name="Reply")
+        form.get_by_role("textbox", name="Compose").press_sequentially("I do")
+        form.get_by_role("button", name="Post", exact=True).click()
+        expect(mention.get_by_role("button", name="Reply 1")).to_be_visible()
+        # and the same after a reload
+        p.reload()
+        expect(
+            p.locator(".notification.mention article").first.get_by_role("button", name="Reply 1")
+        ).to_be_visible()
