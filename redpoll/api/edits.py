@@ -33,7 +33,7 @@ from .statuses import _LANGUAGE, _media_ids, poll_param, render_statuses
         params=[path_param()],
         body=request_body(
             {
-                "status": {"type": "string", "maxLength": limits.STATUS_MAX_CHARS},
+                "status": {"type": "string", "maxLength": limits.STATUS_TEXT_MAX_CHARS},
                 "spoiler_text": {"type": "string", "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
                 "sensitive": BOOL,
                 "language": {"type": "string", "pattern": "^[a-z]{2,3}(-[a-z]{2,8})?$"},

@@ -71,7 +71,7 @@ def _statuses_config() -> dict:
     return {
         "max_characters": limits.STATUS_MAX_CHARS,
         "max_media_attachments": limits.MEDIA_PER_STATUS,
-        "characters_reserved_per_url": 23,
+        "characters_reserved_per_url": limits.STATUS_URL_CHARS,
     }
 
 

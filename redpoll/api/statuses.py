@@ -7,7 +7,7 @@ import re
 import orjson
 from starlette.responses import Response
 
-from ..core import limits
+from ..core import limits, validate
 from ..core.errors import Forbidden, UnexpectedMentions, ValidationError
 from ..core.models import Status
 from ..polls import polls
@@ -190,7 +190,7 @@ def _media_ids(ctx: Ctx) -> list[int]:
         ],
         body=request_body(
             {
-                "status": {"type": "string", "maxLength": limits.STATUS_MAX_CHARS},
+                "status": {"type": "string", "maxLength": limits.STATUS_TEXT_MAX_CHARS},
                 "visibility": {"enum": ["public", "unlisted", "private", "direct"]},
                 "sensitive": BOOL,
                 "spoiler_text": {"type": "string", "maxLength": limits.SPOILER_TEXT_MAX_CHARS},
@@ -232,7 +232,7 @@ def _media_ids(ctx: Ctx) -> list[int]:
 async def post_status(ctx: Ctx) -> Response:
     media = _media_ids(ctx)  # with attachments, the text may be empty (Mastodon)
     text = ctx.params.str("status", required=not media, max_chars=100_000) or ""
-    extra = _post_options(ctx, len(text)) | _location(ctx)
+    extra = _post_options(ctx, validate.status_length(text)) | _location(ctx)
     poll = poll_param(ctx)
     reply_to = ctx.params.cursor("in_reply_to_id")  # an unknown one: 404, nothing posted
     if reply_to is not None:  # nor a reply to what the caller may not see

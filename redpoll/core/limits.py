@@ -70,8 +70,15 @@ ACCOUNT_PURGE_WAIT_S = 120
 REFILL_MAX_SOURCES = 5000
 
 # --- statuses ----------------------------------------------------------------
-#: Characters in a status text (Mastodon's default limit).
+#: Characters in a status text (Mastodon's default limit), as Mastodon
+#: counts them: a link as STATUS_URL_CHARS whatever its length, a mention
+#: of another server's account as its username (validate.status_length).
 STATUS_MAX_CHARS = 500
+#: What a link counts (the instance's ``characters_reserved_per_url``).
+STATUS_URL_CHARS = 23
+#: The raw characters of a status text, links at their full length: what
+#: a text of STATUS_MAX_CHARS counted may hold (its links long).
+STATUS_TEXT_MAX_CHARS = 5000
 #: Extra fields on a status (``location`` and the like).
 EXTRA_MAX_FIELDS = 8
 EXTRA_NAME_MAX = 32

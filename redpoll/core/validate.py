@@ -67,6 +67,32 @@ def status_text(value: Any) -> str:
     return text(value, "text", limits.STATUS_MAX_CHARS)
 
 
+#: a link (http or https, up to white space, less a closing punctuation
+#: mark) not inside a word or an address
+_URL = re.compile(r"(?<![\w/@.])https?://[^\s<>\"]*[^\s<>\".,;:!?)\]']", re.IGNORECASE)
+#: a mention of another server's account: counted as its username only
+_REMOTE_MENTION = re.compile(r"(?<![\w/])(@\w[\w.]*)@[\w.-]+\.[a-z]{2,}", re.IGNORECASE)
+
+
+def status_length(value: str) -> int:
+    """The length of a status text as Mastodon counts it (its
+    StatusLengthValidator) and the web app's counter: a link counts
+    limits.STATUS_URL_CHARS, ``@user@domain`` counts as ``@user``."""
+    short = _URL.sub("x" * limits.STATUS_URL_CHARS, value)
+    return len(_REMOTE_MENTION.sub(r"\1", short))
+
+
+def status_body(value: Any, field: str, *, allow_empty: bool = False, spoiler: str = "") -> str:
+    """A local status's text: :func:`text` of at most
+    limits.STATUS_TEXT_MAX_CHARS raw characters, and with ``spoiler`` (its
+    content warning) at most limits.STATUS_MAX_CHARS as :func:`status_length`
+    counts."""
+    value = text(value, field, limits.STATUS_TEXT_MAX_CHARS, allow_empty=allow_empty)
+    if status_length(value) + len(spoiler) > limits.STATUS_MAX_CHARS:
+        raise ValidationError(field, f"is longer than {limits.STATUS_MAX_CHARS} characters")
+    return value
+
+
 def login(value: Any) -> str:
     value = text(value, "login", limits.LOGIN_MAX_CHARS)
     if not _LOGIN.fullmatch(value):

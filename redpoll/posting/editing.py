@@ -129,10 +129,15 @@ async def edit(
             raise ValidationError("id", "A boost cannot be edited")
         media_extra = await _attachments(store, uid, before, media)
         kept = media_entity.snapshot_items(media_extra)
+        local = max_chars == limits.STATUS_MAX_CHARS  # counted as Mastodon counts: a link as 23
         body = validate.text(
-            text if text is not None else "", "status", max_chars, allow_empty=bool(kept)
+            text if text is not None else "",
+            "status",
+            limits.STATUS_TEXT_MAX_CHARS if local else max_chars,
+            allow_empty=bool(kept),
         )
-        if len(body) + len(spoiler_text) > max_chars:
+        length = validate.status_length(body) if local else len(body)
+        if length + len(spoiler_text) > max_chars:
             raise ValidationError(
                 "spoiler_text",
                 f"the text and the content warning together exceed {max_chars} characters",

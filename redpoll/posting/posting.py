@@ -84,14 +84,16 @@ async def prepare(
     media = uploads.requested(media or ())
     if poll is not None and media:
         raise ValidationError("poll", "a status with a poll cannot have attachments")
-    max_chars = remote.max_chars if remote is not None else limits.STATUS_MAX_CHARS
     # (another server's status may be its attachments or its poll alone)
-    text = validate.text(
-        text,
-        "text",
-        max_chars,
-        allow_empty=bool(media) or bool(remote is not None and (remote.media or poll is not None)),
-    )
+    if remote is not None:
+        text = validate.text(
+            text,
+            "text",
+            remote.max_chars,
+            allow_empty=bool(media) or bool(remote.media) or poll is not None,
+        )
+    else:  # counted as Mastodon counts: a link as 23
+        text = validate.status_body(text, "text", allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     await queue.check_capacity()
     # Check the author before taking an id: a failed post writes nothing.

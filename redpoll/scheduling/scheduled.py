@@ -130,7 +130,7 @@ async def schedule(
     now = now_ms()
     _check_time(at, now)
     media = uploads.requested(media or ())
-    text = validate.text(text, "text", limits.STATUS_MAX_CHARS, allow_empty=bool(media))
+    text = validate.status_body(text, "text", allow_empty=bool(media))
     extra = validate.extra_fields(extra)
     user = await users.get_user(store, uid)
     if quotes.EXTRA in extra:  # what it quotes, checked now as when posting (QuoteRefused)

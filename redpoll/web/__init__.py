@@ -288,6 +288,11 @@ APP_PATHS = (
     "/@{login}/followers",
     "/@{login}/following",
     "/@{login}/tagged/{tag}",
+    "/@{login}/with_replies",
+    "/@{login}/media",
+    "/@{login}/{id}/reblogs",
+    "/@{login}/{id}/favourites",
+    "/about",
 )
 
 

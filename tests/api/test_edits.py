@@ -277,3 +277,16 @@ async def test_boosters_get_an_update_notification_shown_by_the_visibility_decis
     # blocked since: not shown (the decision is taken when it is shown)
     await run(bob.account_block, (await run(alice.me))["id"])
     assert await run(bob.notifications, types=["update"]) == []
+
+
+async def test_an_edit_counts_a_link_as_23_characters(srv, rp):
+    (alice,) = await run(accounts, srv.base, 1)
+    mine = await run(alice.status_post, "a link to come")
+    link = "https://example.com/" + "long/" * 60  # 320 characters
+    fits = "x" * (limits.STATUS_MAX_CHARS - limits.STATUS_URL_CHARS - 1) + " " + link
+    assert len(fits) > limits.STATUS_MAX_CHARS
+    edited = await run(alice.status_update, mine["id"], fits)
+    assert link in edited["content"]
+    with pytest.raises(MastodonAPIError) as refused:  # one character more, counted
+        await run(alice.status_update, mine["id"], "x" + fits)
+    assert refused.value.args[1] == 422

@@ -84,6 +84,24 @@ class TestText:
             validate.status_text(exact + "x")
         assert info.value.field == "text"
 
+    def test_a_link_counts_23_and_a_remote_mention_its_username(self):
+        link = "https://example.com/" + "p" * 200
+        assert validate.status_length(link) == limits.STATUS_URL_CHARS
+        assert validate.status_length(f"see {link}.") == 4 + limits.STATUS_URL_CHARS + 1
+        assert validate.status_length("http://a.b") == limits.STATUS_URL_CHARS  # short ones too
+        assert validate.status_length("@bob@far.example hi") == len("@bob hi")
+        assert validate.status_length("ann@example.com") == len("ann@example.com")  # an address
+        assert validate.status_length("nohttps://x.y") == len("nohttps://x.y")  # inside a word
+        body = "x" * (limits.STATUS_MAX_CHARS - limits.STATUS_URL_CHARS - 1) + " " + link
+        assert len(body) > limits.STATUS_MAX_CHARS
+        assert validate.status_body(body, "text") == body
+        with pytest.raises(errors.ValidationError):
+            validate.status_body("x" + body, "text")
+        with pytest.raises(errors.ValidationError):  # with its content warning
+            validate.status_body(body, "text", spoiler="cw")
+        with pytest.raises(errors.ValidationError):  # the raw bound holds whatever the count
+            validate.status_body("https://x.y/" + "p" * limits.STATUS_TEXT_MAX_CHARS, "text")
+
 
 class TestLogin:
     @pytest.mark.parametrize("good", ["a", "Alice", "bob_2", "_", "x" * limits.LOGIN_MAX_CHARS])

@@ -78,6 +78,12 @@ def screens(person, writer: str, thread: str):
     p.goto("/settings")
     expect(p.get_by_role("heading", name="Settings").first).to_be_visible()
     yield "settings"
+    p.goto("/about")
+    expect(p.get_by_role("heading", name="Server rules")).to_be_visible()
+    yield "about"
+    p.goto(f"/@{writer}/{thread}/favourites")
+    expect(p.locator(".feed .account-row").first).to_be_visible()
+    yield "favourited by"
     p.goto(f"/@{writer}")
     expect(p.locator("article").first).to_be_visible()
     p.get_by_role("button", name="New post").first.click()
@@ -107,6 +113,7 @@ def cast(browser, web):  # noqa: F811
         data={"status": f"@{wname} how many?", "in_reply_to_id": ids[-1]},
     ).json()
     writer.api("POST", f"/api/v1/statuses/{reply['id']}/favourite").raise_for_status()
+    reader.api("POST", f"/api/v1/statuses/{ids[-1]}/favourite").raise_for_status()  # favourited by
     deadline = time.monotonic() + 15
     while not reader.api("GET", "/api/v1/notifications").json():
         assert time.monotonic() < deadline, "no notification came"

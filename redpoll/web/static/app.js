@@ -19,7 +19,7 @@ import { loadFeatures, has, moderationSections } from './features.js';
 import { installKeys } from './keys.js';
 
 const root = document.getElementById('app');
-const PUBLIC = new Set(['landing', 'signup', 'invite', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
+const PUBLIC = new Set(['about', 'landing', 'signup', 'invite', 'callback', 'explore', 'public', 'tag', 'profile', 'thread']);
 
 // The moderation area and one's warnings (moderation.js) load when first opened
 function lazy(view) {
@@ -79,6 +79,9 @@ const ROUTES = [
   [/^\/scheduled$/, 'scheduled', (c) => views.scheduled(c)],
   [/^\/@([^/]+)\/tagged\/([^/]+)$/, 'profile', (c, a, t) => views.profile(c, a, 'posts', t)],
   [/^\/@([^/]+)\/(followers|following)$/, 'profile', (c, a, tab) => views.profile(c, a, tab)],
+  [/^\/@([^/]+)\/(with_replies|media)$/, 'profile', (c, a, tab) => views.profile(c, a, tab)],
+  [/^\/@([^/]+)\/(\d+)\/(reblogs|favourites)$/, 'thread', (c, a, id, w) => views.statusAccounts(c, a, id, w)],
+  [/^\/about$/, 'about', (c) => views.about(c)],
   [/^\/@([^/]+)\/(\d+)$/, 'thread', (c, a, id) => views.thread(c, a, id)],
   [/^\/@([^/]+)$/, 'profile', (c, a) => views.profile(c, a)],
 ];
@@ -125,6 +128,7 @@ function buildNav() {
   const me = session.me();
   if (!me) {
     nav.append(h('a', { href: '/explore', class: 'nav-link' }, icon('globe'), h('span', {}, 'Explore')),
+      h('a', { href: '/about', class: 'nav-link', dataset: { key: 'about' } }, icon('list'), h('span', {}, 'About')),
       h('a', { href: '/signin', class: 'nav-link' }, icon('user'), h('span', {}, 'Sign in')));
     return;
   }
@@ -145,6 +149,7 @@ function buildNav() {
     h('a', { href: '/bookmarks', class: 'nav-link', dataset: { key: 'bookmarks' } }, icon('bookmark'), h('span', {}, 'Bookmarks')),
     h('a', { href: '/scheduled', class: 'nav-link', dataset: { key: 'scheduled' } }, icon('clock'), h('span', {}, 'Scheduled posts')),
     h('a', { href: '/settings', class: 'nav-link', dataset: { key: 'settings' } }, icon('gear'), h('span', {}, 'Settings')),
+    h('a', { href: '/about', class: 'nav-link', dataset: { key: 'about' } }, icon('list'), h('span', {}, 'About')),
     moderationSections().length ? h('a', { href: '/moderation', class: 'nav-link', dataset: { key: 'moderation' } },
       icon('shield'), h('span', {}, 'Moderation')) : '',
     h('button', { type: 'button', class: 'nav-link', onclick: signOut }, icon('out'), h('span', {}, 'Sign out')));
@@ -199,12 +204,18 @@ bus.addEventListener('notifications:read', async (e) => {
 });
 
 // live updates cut off: said at the top until they are back
+let streamLost = false;
 bus.addEventListener('stream:lost', () => {
+  streamLost = true;
   connection.textContent = navigator.onLine === false ? 'Offline · Reconnecting…' : 'Reconnecting…';
   connection.hidden = false;
 });
-bus.addEventListener('stream:back', () => { connection.hidden = true; connection.textContent = ''; loadUnread(); });
-window.addEventListener('offline', () => { if (!connection.hidden) connection.textContent = 'Offline · Reconnecting…'; });
+bus.addEventListener('stream:back', () => { streamLost = false; connection.hidden = true; connection.textContent = ''; loadUnread(); });
+window.addEventListener('offline', () => {
+  connection.textContent = 'Offline · Reconnecting…';
+  connection.hidden = false;
+});
+window.addEventListener('online', () => { if (!streamLost) { connection.hidden = true; connection.textContent = ''; } });
 
 bus.addEventListener('relationship', () => resubscribe({ stream: 'user' }));
 bus.addEventListener('list:members', (e) => resubscribe({ stream: 'list', list: e.detail }));
@@ -415,8 +426,26 @@ bus.addEventListener('unauthorized', () => {
   toast('Your session has ended: sign in again.', 'error');
 });
 
+// the service worker (sw.js) keeps the shell for a start without a network, and
+// shows pushed notifications; started offline, the app says so and starts again once online
+function offlineStart() {
+  if ('serviceWorker' in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register('/sw.js', { scope: '/' }).catch(() => {});
+  }
+  if (navigator.onLine !== false) return false;
+  connection.textContent = 'Offline · waiting for the network';
+  connection.hidden = false;
+  window.addEventListener('online', () => location.reload(), { once: true });
+  return true;
+}
+
 async function boot() {
   root.replaceChildren(shell);
+  if (offlineStart()) {
+    buildNav();
+    render();
+    return;
+  }
   // the features and who is signed in, asked side by side (neither needs the other)
   const me = session.token() ? auth.refreshMe().then(() => null, (err) => err) : null;
   await loadFeatures();

@@ -45,9 +45,20 @@ function saveDraft(replyTo, draft) {
 }
 
 // text: what the box starts with (a mention), before any draft of it
+// The length a post counts, as Mastodon's: a link counts as characters_reserved_per_url
+// (23) whatever its length, a mention of another server's account as its username only.
+const URL_CHARS = 23;
+const URL_RE = /(^|[^\p{L}\p{N}_/@.])https?:\/\/[^\s<>"]*[^\s<>".,;:!?)\]']/giu;  // as validate.status_length
+const REMOTE_MENTION_RE = /(^|[^\p{L}\p{N}_/])(@\w[\w.]*)@[\w.-]+\.[a-z]{2,}/giu;
+export function counted(text, perUrl = URL_CHARS) {
+  const short = text.replace(URL_RE, (_, before) => before + 'x'.repeat(perUrl))
+    .replace(REMOTE_MENTION_RE, (_, before, local) => before + local);
+  return [...short].length;
+}
+
 export function composer({ replyTo = null, onPosted, onCancel, autofocus = false, collapsible = false, text = '' } = {}) {
   const id = 'compose-' + (++seq);
-  let max = 500;
+  let max = 500, perUrl = URL_CHARS;
   let key = null;
   const me = session.me();
   const area = h('textarea', { id, name: 'status', 'aria-label': 'Compose', rows: replyTo ? '3' : '4',
@@ -278,7 +289,7 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   }
 
   function update() {
-    const left = max - [...area.value].length - [...warning.value].length;
+    const left = max - counted(area.value, perUrl) - [...warning.value].length;
     counter.textContent = String(left);
     counter.classList.toggle('over', left < 0);
     counter.classList.toggle('near', left >= 0 && left <= 20);
@@ -296,6 +307,8 @@ export function composer({ replyTo = null, onPosted, onCancel, autofocus = false
   instanceInfo().then((info) => {
     const n = info?.configuration?.statuses?.max_characters;
     if (Number.isInteger(n) && n > 0) { max = n; update(); }
+    const u = info?.configuration?.statuses?.characters_reserved_per_url;
+    if (Number.isInteger(u) && u > 0) { perUrl = u; update(); }
   }).catch(() => {});
   update();
 

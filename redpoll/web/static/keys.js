@@ -98,7 +98,7 @@ export function installKeys({ main, go, back, compose }) {
       case 'b': act('footer.actions .action.boost'); return;
       case 'd': act('footer.actions .action.bookmark'); return;
       case 'x': act('.show-more'); return;
-      case 'h': act('.media-cover, .media-hide'); return;
+      case 'h': act('.media-cover:not([hidden]), .media-hide:not([hidden])'); return;  // the one shown: h toggles
       case 'e': act('.media-item:not(.media-video)'); return;
       case 'm': {
         const acct = post && post.querySelector('header .acct');

@@ -6,7 +6,7 @@
 // the All tab moves the marker up to the newest it shows (the badge goes),
 // and "Mark all as read" moves it to the newest there is, from either tab.
 import { api, bus, emit } from './api.js';
-import { h, avatar, displayName, timeEl, toast, errorText, plural } from './ui.js';
+import { h, icon, avatar, displayName, timeEl, toast, errorText, plural } from './ui.js';
 import { renderStatus, profilePath } from './status.js';
 import { feed } from './feed.js';
 import { has } from './features.js';
@@ -19,6 +19,7 @@ const TEXT = {
   update: 'edited a post', poll: 'ran a poll that has ended',
 };
 const SAMPLE_SHOWN = 6;
+const COMPACT = new Set(['favourite', 'reblog', 'poll', 'update']);
 
 function newer(a, b) { return b === null || b === undefined || BigInt(a) > BigInt(b); }
 
@@ -54,6 +55,32 @@ function followRequestChoices(account, item) {
   return h('div', { class: 'choices' }, accept, reject);
 }
 
+// each kind of notification its icon, so a list of them scans at a glance (as Mastodon's)
+const ICON = { favourite: 'favourite', reblog: 'boost', follow: 'user', follow_request: 'user',
+  mention: 'reply', status: 'bell', update: 'pen', poll: 'poll' };
+
+// "Follow back" on a follow from someone one does not follow (shown once the relationship says so)
+function followBack(account) {
+  const button = h('button', { type: 'button', class: 'primary follow-back', hidden: true }, 'Follow back');
+  const box = h('div', { class: 'choices' }, button);
+  if (!has('POST', '/api/v1/accounts/{}/follow')) return box;
+  api('/api/v1/accounts/relationships', { query: { id: [account.id] } }).then(([rel]) => {
+    if (rel && !rel.following && !rel.requested && !rel.blocking) button.hidden = false;
+  }).catch(() => {});
+  button.addEventListener('click', async () => {
+    button.disabled = true;
+    try {
+      const rel = await api(`/api/v1/accounts/${account.id}/follow`, { method: 'POST' });
+      emit('relationship', rel);
+      box.replaceChildren(h('span', { class: 'hint' }, rel.following ? 'Following' : 'Requested'));
+    } catch (err) {
+      button.disabled = false;
+      toast(errorText(err), 'error');
+    }
+  });
+  return box;
+}
+
 export function renderGroup(g, ctx, unread) {
   // role article: what a feed holds (ARIA), each notification one
   const item = h('div', { class: 'notification ' + g.type + (unread ? ' unread' : ''), role: 'article',
@@ -68,9 +95,14 @@ export function renderGroup(g, ctx, unread) {
     item.append(h('p', { class: 'note-head' }, avatar(g.accounts[0], 'small'), ' ', ...who(g), ' ',
       text, ' ', when));
   }
+  const kind = ICON[g.type];
+  if (kind) item.querySelector('.note-head').prepend(h('span', { class: 'note-icon', 'aria-hidden': 'true' }, icon(kind)));
   if (unread) item.querySelector('.note-head').prepend(h('span', { class: 'visually-hidden' }, 'Unread: '));
   if (g.type === 'follow_request') item.append(followRequestChoices(g.accounts[0], item));
-  if (g.status) item.append(renderStatus(g.status, { onReply: ctx.reply }));
+  if (g.type === 'follow' && g.accounts.length) item.append(followBack(g.accounts[0]));
+  // a favourite, boost, poll or edit of one's post shows that post small, without actions;
+  // a mention or a new post of someone's, whole (one answers those)
+  if (g.status) item.append(renderStatus(g.status, { onReply: ctx.reply, compact: COMPACT.has(g.type) }));
   return item;
 }
 

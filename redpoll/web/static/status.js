@@ -371,7 +371,22 @@ export function renderStatus(entry, opts = {}) {
     if (s.edited_at) line.append(meta.length ? ' · ' : '', editedButton(s, article));
     article.append(line);
   }
-  if (me) {
+  // the focused post: who boosted and favourited it, each a link to the list (as Mastodon's)
+  if (opts.focused && (has('GET', '/api/v1/statuses/{}/reblogged_by') || has('GET', '/api/v1/statuses/{}/favourited_by'))) {
+    const boosts = h('a', { href: statusPath(s) + '/reblogs', class: 'boosted-list' });
+    const favs = h('a', { href: statusPath(s) + '/favourites', class: 'favourited-list' });
+    const paint = () => {
+      boosts.textContent = plural(s.reblogs_count || 0, 'boost', 'boosts');
+      favs.textContent = plural(s.favourites_count || 0, 'favourite', 'favourites');
+    };
+    paint();
+    const line = h('p', { class: 'engaged' }, boosts, favs);
+    watchStatus(s.id, line, paint);
+    article.append(line);
+  }
+  if (opts.compact) {
+    article.classList.add('compact');  // the post a favourite or boost is about: no actions (as Mastodon's)
+  } else if (me) {
     const reply = h('button', { type: 'button', class: 'action reply', 'aria-label': named('Reply', s.replies_count),
       'aria-description': plural(s.replies_count || 0, 'reply', 'replies') },
     icon('reply'), h('span', { class: 'count', 'aria-hidden': 'true' }, countText(s.replies_count)));
@@ -399,8 +414,8 @@ export function renderStatus(entry, opts = {}) {
   } else {
     article.append(h('footer', { class: 'actions counts' },
       h('span', {}, plural(s.replies_count || 0, 'reply', 'replies')),
-      h('span', {}, plural(s.reblogs_count || 0, 'boost', 'boosts')),
-      h('span', {}, plural(s.favourites_count || 0, 'favourite', 'favourites'))));
+      opts.focused ? null : h('span', {}, plural(s.reblogs_count || 0, 'boost', 'boosts')),
+      opts.focused ? null : h('span', {}, plural(s.favourites_count || 0, 'favourite', 'favourites'))));
   }
   if (!opts.focused) opensThread(article, s);
   // the viewer's filters (the server leaves out what they hide in a timeline)

@@ -130,6 +130,33 @@ export function scheduled(ctx) {
 }
 
 // --- thread ---------------------------------------------------------------------------
+// The replies as branches (as Elk and Phanpy show them): each under its
+// parent, depth first, oldest first among siblings; [status, depth] with
+// depth 1 for a direct reply to the focused post. Indented by depth (held
+// at THREAD_INDENT_MAX on screen: style.css), a line down the left.
+const THREAD_INDENT_MAX = 4;
+function replyTree(rootId, descendants) {
+  const children = new Map();
+  const ids = new Set(descendants.map((d) => d.id));
+  for (const d of descendants) {
+    const parent = ids.has(d.in_reply_to_id) ? d.in_reply_to_id : rootId;
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(d);
+  }
+  const out = [];
+  const walk = (id, depth) => {
+    for (const c of children.get(id) || []) { out.push([c, depth]); walk(c.id, depth + 1); }
+  };
+  walk(rootId, 1);
+  return out;
+}
+
+function branch(node, depth) {
+  node.dataset.depth = String(depth);
+  node.classList.add('branch');
+  node.style.setProperty('--depth', String(Math.min(depth, THREAD_INDENT_MAX)));
+}
+
 export function thread(ctx, acct, id) {
   ctx.title('Post');
   const box = h('div', { class: 'thread' }, h('p', { role: 'status' }, 'Loading…'));
@@ -139,13 +166,21 @@ export function thread(ctx, acct, id) {
         has('GET', '/api/v1/statuses/{}/context') ? api(`/api/v1/statuses/${id}/context`)
           : { ancestors: [], descendants: [] }]);
       if (ctx.signal.aborted) return;
-      const render = (x, focused) => renderStatus(x, { onReply: ctx.reply, focused });
+      const render = (x, focused, depth = 0) => {
+        const node = renderStatus(x, { onReply: ctx.reply, focused });
+        if (depth) branch(node, depth);
+        return node;
+      };
       box.replaceChildren(...context.ancestors.map((x) => render(x)), render(s, true),
-        ...context.descendants.map((x) => render(x)));
+        ...replyTree(s.id, context.descendants).map(([x, depth]) => render(x, false, depth)));
       ctx.title(`${displayName(s.account)}: post`);
       bus.addEventListener('posted', (e) => {  // a reply written here goes under its parent
         const parent = box.querySelector(`article[data-status-id="${CSS.escape(String(e.detail.in_reply_to_id))}"]`);
-        if (parent) parent.after(render(e.detail));
+        if (!parent) return;
+        const depth = Number(parent.dataset.depth || 0) + 1;
+        let after = parent;  // after the parent's own replies
+        while (after.nextElementSibling && Number(after.nextElementSibling.dataset.depth || 0) >= depth) after = after.nextElementSibling;
+        after.after(render(e.detail, false, depth));
       }, { signal: ctx.signal });
       bus.addEventListener('status:deleted', (e) => {
         for (const n of box.querySelectorAll(`article[data-status-id="${CSS.escape(String(e.detail))}"]`)) n.remove();
@@ -303,6 +338,41 @@ function listPicker(account) {
   return { button, panel };
 }
 
+// an account in a feed: a feed holds articles (ARIA), each account one
+function accountItem(a) {
+  return h('div', { role: 'article', class: 'account-item', 'aria-label': displayName(a) }, renderAccountRow(a));
+}
+
+// a profile's posts in three tabs (as Mastodon's): its posts (replies to others left out),
+// posts and replies, and the posts with media
+const POST_TABS = {
+  posts: ['Posts', { exclude_replies: 'true' }, 'No posts yet.'],
+  with_replies: ['Posts and replies', {}, 'No posts yet.'],
+  media: ['Media', { only_media: 'true' }, 'No posts with media yet.'],
+};
+function postTabs(base, tab) {
+  const link = (key, href) => h('a', { href, 'aria-current': key === tab ? 'page' : null }, POST_TABS[key][0]);
+  return h('nav', { class: 'tabs tabs-profile', 'aria-label': 'Profile posts' },
+    link('posts', base), link('with_replies', base + '/with_replies'), link('media', base + '/media'));
+}
+
+// who boosted or favourited a post (GET /api/v1/statuses/:id/reblogged_by, favourited_by)
+export function statusAccounts(ctx, acct, id, which) {
+  const boosts = which === 'reblogs';
+  const title = boosts ? 'Boosted by' : 'Favourited by';
+  ctx.title(title);
+  const head = heading(title);
+  head.classList.add('with-back');
+  head.prepend(h('button', { type: 'button', class: 'back', 'aria-label': 'Back', title: 'Back',
+    onclick: () => ctx.back() }, icon('back')));
+  const path = `/api/v1/statuses/${id}/${boosts ? 'reblogged_by' : 'favourited_by'}`;
+  if (!has('GET', path.replace(id, '{}'))) return [head, unavailable(title)];
+  return [head, h('p', {}, h('a', { href: `/@${acct}/${id}` }, 'The post')),
+    feed({ path, signal: ctx.signal, label: title,
+      empty: boosts ? 'Nobody has boosted this post yet.' : 'Nobody has favourited this post yet.',
+      render: accountItem }).root];
+}
+
 // tagged: only the posts with that hashtag (a featured hashtag's link)
 export function profile(ctx, acct, tab = 'posts', tagged = null) {
   acct = decodeURIComponent(acct);
@@ -360,10 +430,12 @@ export function profile(ctx, acct, tab = 'posts', tagged = null) {
     head.replaceChildren(card, profileFeatured(ctx, account, tagged));
     if (tagged) {
       body.replaceChildren(taggedPosts(ctx, account, tagged, (s) => renderStatus(s, { onReply: ctx.reply })));
-    } else if (tab === 'posts') {
+    } else if (POST_TABS[tab]) {
+      const [, query, empty] = POST_TABS[tab];
       const pinned = h('section', { class: 'pinned-section', 'aria-label': 'Pinned posts', hidden: true });
-      body.replaceChildren(pinned, statusFeed(ctx, `/api/v1/accounts/${account.id}/statuses`, {}, null,
-        'No posts yet.', `Posts by ${displayName(account)}`));
+      body.replaceChildren(postTabs(base, tab), pinned, statusFeed(ctx, `/api/v1/accounts/${account.id}/statuses`, query, null,
+        empty, `${POST_TABS[tab][0]} by ${displayName(account)}`));
+      if (tab !== 'posts') return;
       try {
         const pins = await api(`/api/v1/accounts/${account.id}/statuses`, { query: { pinned: 'true' } });
         if (pins.length && !ctx.signal.aborted) {
@@ -375,7 +447,7 @@ export function profile(ctx, acct, tab = 'posts', tagged = null) {
       body.replaceChildren(h('h2', {}, tab === 'followers' ? 'Followers' : 'Following'),
         feed({ path: `/api/v1/accounts/${account.id}/${tab}`, signal: ctx.signal,
           label: tab === 'followers' ? 'Followers' : 'Following', empty: 'Nobody yet.',
-          render: (a) => renderAccountRow(a) }).root);
+          render: accountItem }).root);
     }
   })();
   return [head, body];
@@ -629,7 +701,40 @@ export function landing(ctx) {
     h('p', {}, 'A small social network. Post, follow people, talk.'),
     go,
     h('p', {}, 'New here? ', h('a', { href: '/signup' }, 'Create an account')),
-    h('p', {}, h('a', { href: '/explore' }, 'See what people post here')))];
+    h('p', {}, h('a', { href: '/explore' }, 'See what people post here')),
+    h('p', {}, h('a', { href: '/about' }, 'About this server')))];
+}
+
+// About this server: its title, description, extended description and rules
+// (redpoll admin describe / rules-add), GET /api/v2/instance and
+// /api/v1/instance/extended_description; signed in or not.
+export function about(ctx) {
+  ctx.title('About');
+  const box = h('div', { class: 'about' }, h('p', { role: 'status' }, 'Loading…'));
+  (async () => {
+    try {
+      const [info, extended] = await Promise.all([api('/api/v2/instance', { token: null }),
+        has('GET', '/api/v1/instance/extended_description')
+          ? api('/api/v1/instance/extended_description', { token: null }).catch(() => null) : null]);
+      if (ctx.signal.aborted) return;
+      const rules = info.rules || [];
+      const contact = info.contact?.email;
+      box.replaceChildren(
+        h('section', { class: 'about-head', 'aria-label': 'Server' },
+          h('h2', {}, info.title || info.domain || 'Redpoll'),
+          info.domain ? h('p', { class: 'acct' }, info.domain) : null,
+          info.description ? h('p', { class: 'about-description' }, info.description) : null),
+        extended && extended.content ? h('section', { class: 'about-extended', 'aria-label': 'About this server' },
+          statusContent(extended.content)) : null,
+        h('section', { class: 'about-rules-section', 'aria-labelledby': 'about-rules-head' },
+          h('h2', { id: 'about-rules-head' }, 'Server rules'),
+          rules.length ? h('ol', { class: 'about-rules' }, ...rules.map((r) => h('li', {},
+            h('strong', {}, r.text), r.hint ? h('span', { class: 'hint' }, ' ', r.hint) : null)))
+            : h('p', {}, 'This server has no rules listed.')),
+        contact ? h('p', {}, 'Contact: ', h('a', { href: 'mailto:' + contact }, contact)) : null);
+    } catch (err) { box.replaceChildren(h('p', { class: 'error', role: 'alert' }, errorText(err))); }
+  })();
+  return [heading('About'), box];
 }
 
 // Each invalid field of a refused sign-up, by name (Mastodon's details).
