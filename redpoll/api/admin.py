@@ -106,7 +106,11 @@ async def _accounts(ctx: Ctx, flt: Filter) -> Response:
         min_id=p.cursor("min_id"),
         limit=limit,
     )
-    size = int(limit) if isinstance(limit, str) and limit.isdigit() else limits.ADMIN_PAGE_DEFAULT
+    size = (
+        int(limit)
+        if isinstance(limit, str) and (limit.isascii() and limit.isdigit())
+        else limits.ADMIN_PAGE_DEFAULT
+    )
     headers = _page_links(
         ctx, [a.user.id for a in found], len(found) >= min(size, limits.ADMIN_PAGE_MAX), resume
     )
@@ -341,7 +345,11 @@ async def reports(ctx: Ctx) -> Response:
         min_id=p.cursor("min_id"),
         limit=limit,
     )
-    size = int(limit) if isinstance(limit, str) and limit.isdigit() else limits.ADMIN_PAGE_DEFAULT
+    size = (
+        int(limit)
+        if isinstance(limit, str) and (limit.isascii() and limit.isdigit())
+        else limits.ADMIN_PAGE_DEFAULT
+    )
     ids = [v.report.id for v in found]
     headers = _page_links(ctx, ids, len(ids) >= min(size, limits.ADMIN_PAGE_MAX), None)
     return JSON([_report(ctx, v) for v in found], headers=headers)

@@ -145,7 +145,7 @@ async def note(request: Request) -> Response:
     login, sid = request.path_params["login"], request.path_params["id"]
     if _wants_html(request):
         return RedirectResponse(f"/@{login}/{sid}", 302)
-    if not sid.isdigit():
+    if not (sid.isascii() and sid.isdigit()):
         return _error(404, "Record not found")
     return await _guard(
         request, _doc(request.app.state.rp.federation.note_document(login, int(sid)), request)
@@ -165,7 +165,7 @@ async def note(request: Request) -> Response:
 )
 async def quote_authorization(request: Request) -> Response:
     login, sid = request.path_params["login"], request.path_params["id"]
-    if not sid.isdigit():
+    if not (sid.isascii() and sid.isdigit()):
         return _error(404, "Record not found")
     rp = request.app.state.rp
     return await _guard(
@@ -186,7 +186,7 @@ async def quote_authorization(request: Request) -> Response:
 )
 async def replies(request: Request) -> Response:
     login, sid = request.path_params["login"], request.path_params["id"]
-    if not sid.isdigit():
+    if not (sid.isascii() and sid.isdigit()):
         return _error(404, "Record not found")
     return await _guard(
         request, _doc(request.app.state.rp.federation.replies_document(login, int(sid)), request)

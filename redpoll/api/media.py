@@ -6,6 +6,8 @@ render; nothing below the web layer imports this module.
 
 from __future__ import annotations
 
+import re
+
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
@@ -19,6 +21,15 @@ from .contract import Doc, path_param, ref, request_body
 from .params import parse_params
 from .responses import JSON, NOT_FOUND, ApiError
 from .routing import endpoint, route
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def _digits(value: str, most: int) -> bool:
+    """An id of ASCII digits, at most ``most`` of them (str.isdigit also
+    takes other scripts' digits and superscripts, which int() refuses)."""
+    return len(value) <= most and _DIGITS.fullmatch(value) is not None
+
 
 TOO_BIG = (
     f"File too large: images up to {limits.MEDIA_IMAGE_MAX_BYTES // (1024 * 1024)} MB "
@@ -297,9 +308,7 @@ async def _to(request: Request, where) -> Response:
 )
 async def media_proxy(request: Request) -> Response:
     p = request.path_params
-    if not (
-        p["sid"].isdigit() and p["aid"].isdigit() and len(p["sid"]) < 20 and len(p["aid"]) < 12
-    ):
+    if not (_digits(p["sid"], 19) and _digits(p["aid"], 11)):
         raise ApiError(404, NOT_FOUND)
     rp = request.app.state.rp
     return await _to(request, rp.media.proxy(int(p["sid"]), int(p["aid"]), p["token"], p["style"]))
@@ -330,7 +339,7 @@ async def media_proxy_emoji(request: Request) -> Response:
 )
 async def media_proxy_card(request: Request) -> Response:
     p = request.path_params
-    if not (p["sid"].isdigit() and len(p["sid"]) < 20 and len(p["part"]) < 90):
+    if not (_digits(p["sid"], 19) and len(p["part"]) < 90):
         raise ApiError(404, NOT_FOUND)
     return await _to(request, request.app.state.rp.media.proxy_card(int(p["sid"]), p["part"]))
 
@@ -346,6 +355,6 @@ async def media_proxy_card(request: Request) -> Response:
 )
 async def media_proxy_profile(request: Request) -> Response:
     p = request.path_params
-    if not (p["uid"].isdigit() and len(p["uid"]) < 20):
+    if not _digits(p["uid"], 19):
         raise ApiError(404, NOT_FOUND)
     return await _to(request, request.app.state.rp.media.proxy_profile(int(p["uid"]), p["kind"]))

@@ -400,7 +400,11 @@ async def set_registrations(ctx: Ctx) -> Response:
 async def audit_log(ctx: Ctx) -> Response:
     p = ctx.params
     raw = p.raw("limit")
-    limit = min(int(raw), 200) if isinstance(raw, str) and raw.isdigit() and int(raw) > 0 else 50
+    limit = (
+        min(int(raw), 200)
+        if isinstance(raw, str) and (raw.isascii() and raw.isdigit()) and int(raw) > 0
+        else 50
+    )
     before = p.str("before", max_chars=41) or None
     found = await ctx.rp.admin.read_audit_log(ctx.uid, limit, before)
     people = {

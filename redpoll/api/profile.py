@@ -38,7 +38,7 @@ def _fields(p: Params) -> list[tuple[str, str]] | None:
         if isinstance(raw, dict):
             items = []
             for k, v in raw.items():
-                if not (isinstance(k, str) and k.isdigit() and len(k) <= 3):
+                if not (isinstance(k, str) and (k.isascii() and k.isdigit()) and len(k) <= 3):
                     raise ValidationError("fields_attributes", "keys must be row numbers")
                 items.append((int(k), v))
         elif isinstance(raw, list):

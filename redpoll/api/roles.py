@@ -52,7 +52,9 @@ FIELDS = {
 def _role_id(ctx: Ctx) -> int:
     raw = ctx.request.path_params["id"]
     try:
-        return int(raw) if raw == "-99" or raw.isdigit() and len(raw) <= 16 else -1
+        return (
+            int(raw) if raw == "-99" or (raw.isascii() and raw.isdigit()) and len(raw) <= 16 else -1
+        )
     except ValueError:
         return -1
 
@@ -61,7 +63,7 @@ def _bits(ctx: Ctx) -> int | None:
     raw = ctx.params.str("permissions", max_chars=8)
     if raw is None:
         return None
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):
         raise ValidationError("permissions", "must be a decimal number of permission flags")
     return int(raw)
 

@@ -373,3 +373,19 @@ async def test_a_card_image_dropped_from_the_cache_is_fetched_again(
         assert (await engine.media.cache_stats())[0] == 1
     finally:
         await engine.close()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/media_proxy/cards/%C2%B9/" + "0" * 64 + ".2",  # a superscript one
+        "/media_proxy/accounts/%C2%B2/avatar",
+        "/media_proxy/%D9%A3/1/" + "0" * 16 + "/small",  # an Arabic-Indic three
+        "/users/nobody/statuses/%C2%B3",
+    ],
+)
+def test_an_id_of_other_digits_is_an_unknown_id_not_a_server_error(serve, path):
+    """str.isdigit takes superscripts and other scripts' digits, which int()
+    refuses: such an id in a path is a 404, as any unknown one."""
+    r = httpx.get(serve.base + path, headers={"Accept": "application/activity+json"})
+    assert r.status_code == 404, (path, r.status_code, r.text[:200])

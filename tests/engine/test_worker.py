@@ -11,7 +11,7 @@ from support.media import small_png  # noqa: F401
 from redpoll import Redpoll
 from redpoll.bus import queue as jobs
 from redpoll.bus.queue import JobQueue
-from redpoll.cards.jobs import CardJob
+from redpoll.cards.jobs import CardImageJob, CardJob
 from redpoll.core import keys
 from redpoll.core.errors import RedpollError
 from redpoll.core.health import DATABASE, OUTAGE
@@ -157,7 +157,9 @@ def test_work_for_other_servers_lands_on_the_ingress_shards_and_local_work_never
             fed_jobs.ContextJob,
             fed_jobs.RemoteMediaJob,
             fed_jobs.RemoteImagesJob,
+            fed_jobs.RemoteEmojiJob,
             CardJob,  # a link's page, on its own server
+            CardImageJob,  # a card's image fetched again
         )
         if cls in waits_on_other_servers:
             assert cls.lane == "ingress" and shards == ingress, cls
