@@ -174,6 +174,9 @@ METRICS_TOKEN_MIN_CHARS = 16
 LIST_TITLE_MAX_CHARS = 100
 LISTS_PER_USER = 100
 LIST_MAX_MEMBERS = 5000
+#: How long a boost call waits for the status of a boost another call made
+#: at the same moment (it answers with that status: redpoll.posting.boosts)
+BOOST_SETTLE_S = 2.0
 
 # --- jobs --------------------------------------------------------------------
 #: Streams the job queue is sharded over, so a cluster spreads the queue:

@@ -25,6 +25,8 @@ original is gone, so no boost outlives its original.
 
 from __future__ import annotations
 
+import asyncio
+
 from ..bus import events
 from ..bus.queue import JobQueue
 from ..core import keys, limits, validate
@@ -63,7 +65,7 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
         raise Forbidden(f"a {visibility.of(original)} status cannot be boosted")
     standing = await store.zscore(keys.reblogged_by(original.id), uid)
     if standing is not None:
-        return int(standing)
+        return await _settled(store, int(standing))
     # the user's bound, checked before anything is written (as favourites:
     # the truth is on the status's slot, the index on the user's, so boosts
     # of one user racing each other may pass it by their number in flight)
@@ -85,7 +87,22 @@ async def boost(store: Store, queue: JobQueue, settings: Settings, uid, sid) -> 
         await queue.release(held)
         raise
     await queue.release(held, next_job)
+    if standing != bid:  # another call's boost: its status may still be being written
+        return await _settled(store, standing)
     return standing
+
+
+async def _settled(store: Store, bid: int) -> int:
+    """``bid``, once its status can be read: a boost that another call made
+    (racing this one) is recorded before its status is written, and the
+    caller answers with that status. Waited for at most
+    limits.BOOST_SETTLE_S (a call cut short before writing it leaves it to
+    its journal's replay)."""
+    loop = asyncio.get_running_loop()
+    until = loop.time() + limits.BOOST_SETTLE_S
+    while await get_status_or_none(store, bid) is None and loop.time() < until:
+        await asyncio.sleep(0.02)
+    return bid
 
 
 async def apply(

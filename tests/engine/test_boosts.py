@@ -106,3 +106,22 @@ async def test_boost_and_delete_racing_leave_no_boost_behind(rp):
         assert await rp.statuses.get_statuses(made) == []  # every boost made is gone
         for f in fans:
             assert await rp.store.client.zcard(keys.profile(f.id)) == 0
+
+
+async def test_boosts_racing_each_answer_a_boost_that_exists(rp):
+    """The same account boosting a status many times at once (a client
+    retrying, the capacity bench under load): every call answers the one
+    standing boost, and that boost's status can be read as soon as the call
+    returns, though another call is the one writing it."""
+    author = await rp.accounts.sign_up("race_author")
+    original = await rp.statuses.post(author.id, "boost me at once")
+    for n in range(5):
+        booster = await rp.accounts.sign_up(f"race_booster{n}")
+
+        async def boost_and_read():
+            bid = await rp.statuses.boost(booster.id, original.id)
+            return bid, (await rp.statuses.get_status(bid)).reblog_of  # StatusNotFound: early
+
+        got = await asyncio.gather(*(boost_and_read() for _ in range(8)))
+        assert len({bid for bid, _ in got}) == 1, got
+        assert all(of == original.id for _, of in got), got
