@@ -27,6 +27,15 @@ from .responses import NOT_FOUND, ApiError
 UNCONFIRMED = "Your login is missing a confirmed e-mail address"
 
 
+def path_id(request: Request, name: str = "id") -> int:
+    """A numeric id from a route's path (validate.an_id: ASCII digits, in
+    range); a malformed one is just an unknown record (404)."""
+    try:
+        return validate.an_id(request.path_params[name], name)
+    except ValidationError:
+        raise ApiError(404, NOT_FOUND) from None
+
+
 class Ctx:
     """What a handler gets: the engine, the caller, the parameters."""
 
@@ -66,10 +75,7 @@ class Ctx:
 
     def path_id(self, name: str = "id") -> int:
         """A numeric id from the path; a malformed one is just an unknown record."""
-        try:
-            return validate.an_id(self.request.path_params[name], name)
-        except ValidationError:
-            raise ApiError(404, NOT_FOUND) from None
+        return path_id(self.request, name)
 
     async def limit(self, family: str, rate) -> None:
         """Count this request against a stricter per-IP family (signup, login)."""

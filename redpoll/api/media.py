@@ -6,8 +6,6 @@ render; nothing below the web layer imports this module.
 
 from __future__ import annotations
 
-import re
-
 from starlette.requests import Request
 from starlette.responses import FileResponse, RedirectResponse, Response
 
@@ -16,20 +14,11 @@ from ..core.errors import NotFound, ValidationError
 from ..gateway import links
 from ..media import entity, storage
 from ..media.uploads import FAILED, PROCESSING, Upload
-from .context import Ctx
+from .context import Ctx, path_id
 from .contract import Doc, path_param, ref, request_body
 from .params import parse_params
 from .responses import JSON, NOT_FOUND, ApiError
 from .routing import endpoint, route
-
-_DIGITS = re.compile(r"[0-9]+")
-
-
-def _digits(value: str, most: int) -> bool:
-    """An id of ASCII digits, at most ``most`` of them (str.isdigit also
-    takes other scripts' digits and superscripts, which int() refuses)."""
-    return len(value) <= most and _DIGITS.fullmatch(value) is not None
-
 
 TOO_BIG = (
     f"File too large: images up to {limits.MEDIA_IMAGE_MAX_BYTES // (1024 * 1024)} MB "
@@ -308,10 +297,9 @@ async def _to(request: Request, where) -> Response:
 )
 async def media_proxy(request: Request) -> Response:
     p = request.path_params
-    if not (_digits(p["sid"], 19) and _digits(p["aid"], 11)):
-        raise ApiError(404, NOT_FOUND)
+    sid, aid = path_id(request, "sid"), path_id(request, "aid")
     rp = request.app.state.rp
-    return await _to(request, rp.media.proxy(int(p["sid"]), int(p["aid"]), p["token"], p["style"]))
+    return await _to(request, rp.media.proxy(sid, aid, p["token"], p["style"]))
 
 
 @route(
@@ -338,10 +326,12 @@ async def media_proxy_emoji(request: Request) -> Response:
     ),
 )
 async def media_proxy_card(request: Request) -> Response:
-    p = request.path_params
-    if not (_digits(p["sid"], 19) and len(p["part"]) < 90):
+    # (sid 0: a trending link's card, which no status names)
+    sid = 0 if request.path_params["sid"] == "0" else path_id(request, "sid")
+    part = request.path_params["part"]
+    if len(part) >= 90:
         raise ApiError(404, NOT_FOUND)
-    return await _to(request, request.app.state.rp.media.proxy_card(int(p["sid"]), p["part"]))
+    return await _to(request, request.app.state.rp.media.proxy_card(sid, part))
 
 
 @route(
@@ -354,7 +344,7 @@ async def media_proxy_card(request: Request) -> Response:
     ),
 )
 async def media_proxy_profile(request: Request) -> Response:
-    p = request.path_params
-    if not _digits(p["uid"], 19):
-        raise ApiError(404, NOT_FOUND)
-    return await _to(request, request.app.state.rp.media.proxy_profile(int(p["uid"]), p["kind"]))
+    uid = path_id(request, "uid")
+    return await _to(
+        request, request.app.state.rp.media.proxy_profile(uid, request.path_params["kind"])
+    )

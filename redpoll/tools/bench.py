@@ -1229,9 +1229,7 @@ def full_table(result: dict) -> str:
     if "fts" in result:
         parts.append(bench_fts.format_report(result["fts"]))
     if "web" in result:
-        from .bench_web import format_web
-
-        parts.append(format_web(result["web"]))
+        parts.append(load_generator("bench_web").format_web(result["web"]))
     return "\n\n".join(parts)
 
 

@@ -31,6 +31,7 @@ and CPU µs per answer (docs/decisions.md, "API answers compressed").
 
 from __future__ import annotations
 
+import gzip
 import os
 import random
 import re
@@ -40,6 +41,7 @@ import time
 import uuid
 from typing import Any
 
+import brotli
 import httpx
 
 from ..api.process import ServeProcess
@@ -322,10 +324,6 @@ def compression_figures(bodies: dict[str, bytes], reps: int = 200) -> list[dict[
     """For each body (an API answer as served) and each of :data:`CODECS`:
     its compressed size and the CPU µs one compression takes (the mean of
     ``reps``, process CPU time)."""
-    import gzip
-
-    import brotli
-
     out = []
     for name, body in bodies.items():
         for codec, level in CODECS:

@@ -8,60 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from pathlib import Path
 
 import httpx
 import pytest
 from support.federation import Peer
 from support.media import png
+from support.remote_media import media_dir, peer, receive, rp, serve, shown  # noqa: F401
 from support.streams import StreamProc
 
-from redpoll import Redpoll
 from redpoll.federation import documents
-from redpoll.federation import keys as fed_keys
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.topology]
-
-
-@pytest.fixture(scope="module")
-def media_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("media")
-
-
-@pytest.fixture(scope="module")
-def serve(server, tmp_path_factory, media_dir):
-    url, cluster, _ = server
-    proc = StreamProc(
-        url,
-        cluster,
-        tmp_path_factory.mktemp("serve"),
-        REDPOLL_MEDIA_DIR=str(media_dir),
-        REDPOLL_FEDERATION_LOOPBACK="1",
-        REDPOLL_RATE_INBOX_HOST="off",
-        REDPOLL_RATE_IP="off",
-    )
-    proc.env["REDPOLL_PUBLIC_URL"] = proc.base
-    yield proc.start()
-    proc.stop()
-
-
-@pytest.fixture
-async def rp(settings, serve, media_dir):
-    engine = await Redpoll.open(
-        settings.with_(public_url=serve.base, federation_loopback=True, media_dir=str(media_dir))
-    )
-    yield engine
-    await engine.close()
-
-
-@pytest.fixture
-def peer():
-    one = Peer()
-    yield one
-    try:
-        one.close()
-    except OSError:
-        pass
 
 
 def emoji_tag(peer: Peer, code: str, path: str) -> dict:
@@ -106,21 +63,6 @@ def with_emoji_name(peer: Peer, name: str) -> str:
     peer.files["/e/unused.png"] = (png((64, 64)), "image/png")
     peer.files["/e/wave.png"] = (png((32, 32), (10, 200, 10, 255)), "image/png")
     return actor
-
-
-async def receive(rp: Redpoll, serve: StreamProc, peer: Peer, activity: dict) -> int:
-    status = await asyncio.to_thread(peer.post, f"{serve.base}/inbox", activity)
-    assert status == 202
-    await rp.drain()
-    sid = await rp.store.get(fed_keys.note(activity["object"]["id"]))
-    assert sid, "the note was not kept"
-    return int(sid)
-
-
-def shown(serve: StreamProc, sid: int) -> dict:
-    answer = httpx.get(f"{serve.base}/api/v1/statuses/{sid}")
-    assert answer.status_code == 200, answer.text
-    return answer.json()
 
 
 def is_kept_image(serve: StreamProc, url: str) -> None:

@@ -39,6 +39,8 @@ class ImportActions(Area):
         self.statuses = Statuses(deps)
         self.lists = Lists(deps)
         self.federation = Federation(deps)
+        #: list title -> id, of the one member this step imports for
+        self._titles: dict[str, int] | None = None
 
     async def account(self, address: str, here: Here) -> int | None:
         """A local account by its login (``name`` or ``name@this-host``),
@@ -102,16 +104,23 @@ class ImportActions(Area):
         await self.statuses.unbookmark(uid, sid)
 
     async def list_named(self, uid: int, title: str) -> int:
-        for found in await self.lists.all(uid):
-            if found.title == title:
-                return found.id
-        return (await self.lists.create(uid, title)).id
+        """The id of ``uid``'s list of that title, made if there is none;
+        the member's lists read once per step (an object lives one step:
+        worker.import_actions), not once per row."""
+        if self._titles is None:
+            self._titles = {}
+            for found in await self.lists.all(uid):
+                self._titles.setdefault(found.title, found.id)
+        if title not in self._titles:
+            self._titles[title] = (await self.lists.create(uid, title)).id
+        return self._titles[title]
 
     async def list_ids(self, uid: int) -> dict[int, str]:
         return {found.id: found.title for found in await self.lists.all(uid)}
 
     async def drop_list(self, uid: int, lid: int) -> None:
         await self.lists.delete(uid, lid)
+        self._titles = None
 
     async def list_add(self, uid: int, lid: int, target: int) -> None:
         """As Mastodon's import: an account not followed yet is followed first."""
